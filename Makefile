@@ -1,0 +1,204 @@
+# prism top-level Makefile (plain GNU make).
+#
+# Owns: flags, the output tree, the library/program/test/fuzz rules and the
+# user-facing targets.  Each part of the tree describes its own sources in a
+# *.mk fragment (runtime/*/*.mk, compiler/*.mk, tests/*/*.mk, ...), which appends to the variables below; this file never lists sources.
+#
+#   make            library (static + shared), prismc, tools
+#   make test       deps, build, every cmocka suite, the ASan+UBSan build of
+#                   the suites, bounded fuzz runs
+#   make demo       the main job on the software NIC
+#   make bench      benchmarks (print figures)
+#   make fuzz       longer fuzz runs
+#   make deps       install missing Debian packages
+#   make install    PREFIX=/usr/local DESTDIR=
+#
+# Module variables:
+#   LIB_SRCS      sources of libprism (.c)
+#   PRISMC_SRCS   sources of prismc (.c; generated sources via PRISMC_GEN)
+#   TOOLS         extra programs: name, with <name>_SRCS
+#   TESTS         cmocka suites: name, with <name>_SRCS (linked with libprism.a)
+#   FUZZERS       libFuzzer targets: name, with <name>_SRCS
+#   BENCHES       benchmark programs: name, with <name>_SRCS
+#   DEMO_STEPS    shell commands run in order by `make demo`
+
+VERSION      := 0.1.0
+SOVERSION    := 0
+PREFIX       ?= /usr/local
+LIBDIR       ?= $(PREFIX)/lib
+INCLUDEDIR   ?= $(PREFIX)/include
+BINDIR       ?= $(PREFIX)/bin
+PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+
+SAN ?= 0
+ifeq ($(SAN),1)
+O ?= build/san
+SANFLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+else
+O ?= build
+SANFLAGS :=
+endif
+
+CC      ?= cc
+CLANG   ?= clang
+FLEX    ?= flex
+BISON   ?= bison
+CFLAGS  ?= -O2 -g
+WARNINGS := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
+	    -Wno-unused-parameter
+CPPFLAGS_ALL := -Iruntime/include -Iruntime -I. -I$(O)/gen -D_GNU_SOURCE
+CFLAGS_ALL := -std=gnu11 $(WARNINGS) -fvisibility=hidden -fPIC $(CFLAGS) $(SANFLAGS) $(CPPFLAGS_ALL)
+LDFLAGS_ALL := $(LDFLAGS) $(SANFLAGS)
+LDLIBS_ALL := -lyaml -lpthread -lm $(LDLIBS)
+
+LIB_SRCS    :=
+PRISMC_SRCS :=
+PRISMC_GEN  :=
+TOOLS       :=
+TESTS       :=
+FUZZERS     :=
+BENCHES     :=
+DEMO_STEPS  :=
+
+include $(sort $(wildcard runtime/*/*.mk compiler/*.mk compiler/*/*.mk lib/*/*.mk \
+	tools/*.mk tests/*.mk tests/*/*.mk examples/*/*.mk))
+
+obj = $(patsubst %.c,$(O)/obj/%.o,$(1))
+
+LIB_OBJS := $(call obj,$(LIB_SRCS))
+LIB_A    := $(O)/libprism.a
+LIB_SO   := $(O)/libprism.so.$(VERSION)
+PRISMC   := $(O)/prismc
+
+.PHONY: all lib test check demo bench fuzz fuzz-smoke deps install uninstall clean format \
+	check-format
+
+all: lib $(if $(PRISMC_SRCS),$(PRISMC)) $(addprefix $(O)/,$(TOOLS))
+
+lib: $(LIB_A) $(LIB_SO)
+
+$(O)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
+
+$(LIB_A): $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(LIB_SO): $(LIB_OBJS) runtime/libprism.map
+	$(CC) -shared -Wl,-soname,libprism.so.$(SOVERSION) \
+		-Wl,--version-script=runtime/libprism.map -o $@ $(LIB_OBJS) $(LDFLAGS_ALL) $(LDLIBS_ALL)
+	ln -sf libprism.so.$(VERSION) $(O)/libprism.so.$(SOVERSION)
+	ln -sf libprism.so.$(SOVERSION) $(O)/libprism.so
+
+# Generated sources (bison/flex output) live in $(O)/gen; their objects
+# are built with GEN_CFLAGS, which modules may relax for generated code.
+GEN_CFLAGS ?= $(CFLAGS_ALL)
+$(O)/gen/%.o: $(O)/gen/%.c
+	$(CC) $(GEN_CFLAGS) -MMD -MP -c $< -o $@
+
+# prismc: static link against the library so it runs from the build tree.
+PRISMC_OBJS := $(call obj,$(PRISMC_SRCS)) $(patsubst %.c,%.o,$(PRISMC_GEN))
+$(PRISMC): $(PRISMC_OBJS) $(LIB_A)
+	$(CC) -o $@ $(PRISMC_OBJS) $(LIB_A) $(LDFLAGS_ALL) $(LDLIBS_ALL)
+
+# Generic program rule: name with name_SRCS, linked with libprism.a.
+define program_rule
+$(O)/$(1): $$(call obj,$$($(1)_SRCS)) $$(LIB_A)
+	@mkdir -p $$(dir $$@)
+	$$(CC) -o $$@ $$(call obj,$$($(1)_SRCS)) $$(LIB_A) $$(LDFLAGS_ALL) $$($(1)_LDLIBS) $$(LDLIBS_ALL)
+endef
+$(foreach p,$(TOOLS) $(BENCHES),$(eval $(call program_rule,$(p))))
+
+define test_rule
+$(O)/tests/$(1): $$(call obj,$$($(1)_SRCS)) $$(LIB_A)
+	@mkdir -p $$(dir $$@)
+	$$(CC) -o $$@ $$(call obj,$$($(1)_SRCS)) $$(LIB_A) $$(LDFLAGS_ALL) -lcmocka $$($(1)_LDLIBS) $$(LDLIBS_ALL)
+endef
+$(foreach t,$(TESTS),$(eval $(call test_rule,$(t))))
+
+# libFuzzer targets are always built with clang, ASan and UBSan, in their
+# own tree, straight from the library sources.
+FUZZ_O := build/fuzz
+FUZZ_CFLAGS := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
+	       -fno-sanitize-recover=all $(CPPFLAGS_ALL)
+define fuzz_rule
+$(FUZZ_O)/$(1): $$($(1)_SRCS) $$(LIB_SRCS) $$(wildcard runtime/include/prism/*.h)
+	@mkdir -p $$(dir $$@)
+	$$(CLANG) $$(FUZZ_CFLAGS) -o $$@ $$($(1)_SRCS) $$(LIB_SRCS) $$($(1)_LDLIBS) -lyaml -lpthread -lm
+endef
+$(foreach f,$(FUZZERS),$(eval $(call fuzz_rule,$(f))))
+
+FUZZ_SMOKE_RUNS ?= 20000
+FUZZ_SECONDS    ?= 300
+
+TEST_BINS := $(addprefix $(O)/tests/,$(TESTS))
+
+# Run every suite of this build; tools/run-tests.sh prints cmocka's
+# summaries and a final tally, and fails if any suite failed.
+check: all $(TEST_BINS)
+	@tools/run-tests.sh "$(O)" $(TEST_BINS)
+
+deps:
+	@tools/deps.sh install
+
+test:
+	@tools/deps.sh ensure
+	@$(MAKE) --no-print-directory check
+	@$(MAKE) --no-print-directory SAN=1 check
+	@$(MAKE) --no-print-directory fuzz-smoke
+	@tools/run-tests.sh --summary
+
+fuzz-smoke: $(addprefix $(FUZZ_O)/,$(FUZZERS))
+	@for f in $(FUZZERS); do \
+		echo "fuzz-smoke: $$f ($(FUZZ_SMOKE_RUNS) runs)"; \
+		mkdir -p $(FUZZ_O)/corpus-$$f; \
+		$(FUZZ_O)/$$f -runs=$(FUZZ_SMOKE_RUNS) -seed=1 -max_len=4096 \
+			$(FUZZ_O)/corpus-$$f $$(test -d tests/fuzz/seeds/$$f && echo tests/fuzz/seeds/$$f) \
+			> $(FUZZ_O)/$$f.log 2>&1 || { tail -40 $(FUZZ_O)/$$f.log; exit 1; }; \
+		tail -1 $(FUZZ_O)/$$f.log; \
+	done
+
+fuzz: $(addprefix $(FUZZ_O)/,$(FUZZERS))
+	@for f in $(FUZZERS); do \
+		mkdir -p $(FUZZ_O)/corpus-$$f; \
+		$(FUZZ_O)/$$f -max_total_time=$(FUZZ_SECONDS) -max_len=4096 $(FUZZ_O)/corpus-$$f \
+			$$(test -d tests/fuzz/seeds/$$f && echo tests/fuzz/seeds/$$f) || exit 1; \
+	done
+
+bench: all $(addprefix $(O)/,$(BENCHES))
+	@for b in $(BENCHES); do echo "== $$b"; $(O)/$$b || exit 1; done
+
+demo:
+	@tools/deps.sh ensure
+	@$(MAKE) --no-print-directory all $(addprefix $(O)/,$(BENCHES))
+	@$(foreach s,$(DEMO_STEPS),$(s) || exit 1;)
+
+install: all
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/prism $(DESTDIR)$(BINDIR) \
+		$(DESTDIR)$(PKGCONFIGDIR)
+	install -m 644 runtime/include/prism/*.h $(DESTDIR)$(INCLUDEDIR)/prism/
+	install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
+	ln -sf libprism.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libprism.so.$(SOVERSION)
+	ln -sf libprism.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libprism.so
+	$(if $(PRISMC_SRCS),install -m 755 $(PRISMC) $(DESTDIR)$(BINDIR)/)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
+	    runtime/prism.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/prism.pc
+
+uninstall:
+	rm -rf $(DESTDIR)$(INCLUDEDIR)/prism $(DESTDIR)$(PKGCONFIGDIR)/prism.pc
+	rm -f $(DESTDIR)$(LIBDIR)/libprism.* $(DESTDIR)$(BINDIR)/prismc
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h')
+
+check-format:
+	clang-format --dry-run --Werror $$(git ls-files '*.c' '*.h')
+
+clean:
+	rm -rf build
+
+-include $(shell find $(O)/obj -name '*.d' 2>/dev/null)
