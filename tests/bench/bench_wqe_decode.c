@@ -18,9 +18,9 @@
 
 #include <prism/wqe.h>
 
-#define NWQE 6
+#define NWQE  6
 #define ITERS 2000000u
-#define RUNS 7
+#define RUNS  7
 
 static uint8_t wqes[NWQE][128];
 static int lens[NWQE];
