@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim/cost_model.c - what one WQE costs on the virtual clock.
+ *
+ * Owns: the mapping from opcode to verb class and the formula that turns a
+ * profile and one executed WQE into latency and processing-unit occupancy
+ * (docs/cost-model.md):
+ *
+ *   latency = (HEAD ? latency[nop] : chain[order])       doorbell/fetch/order
+ *           + (latency[verb] - latency[nop])             execution (Fig. 7)
+ *           + max(0, bytes - free_bytes) * 8 / gbps      payload
+ *           + (remote ? network : 0)                     the wire
+ *   busy    = processing_units * 1000 / throughput[verb] (Table 3, per PU)
+ *
+ * Must not: schedule, or know about queues; the engine composes these
+ * numbers into a timeline.
+ */
+#include "sim/cost_profile.h"
+
+#include <math.h>
+
+#include <prism/wqe.h>
+
+/* Opcode -> verb class: designated initializers, unknown opcodes are NOP. */
+static const enum sim_verb verb_of_opcode[256] = {
+    [PRISM_OP_NOP] = SIM_VERB_NOP,
+    [PRISM_OP_RDMA_WRITE] = SIM_VERB_WRITE,
+    [PRISM_OP_RDMA_WRITE_IMM] = SIM_VERB_WRITE,
+    [PRISM_OP_SEND] = SIM_VERB_SEND,
+    [PRISM_OP_SEND_IMM] = SIM_VERB_SEND,
+    [PRISM_OP_CQE_WAIT] = SIM_VERB_WAIT,
+    [PRISM_OP_RDMA_READ] = SIM_VERB_READ,
+    [PRISM_OP_ATOMIC_CS] = SIM_VERB_ATOMIC,
+    [PRISM_OP_ATOMIC_FA] = SIM_VERB_ATOMIC,
+    [PRISM_OP_ATOMIC_MASKED_CS] = SIM_VERB_MASKED_ATOMIC,
+    [PRISM_OP_ATOMIC_MASKED_FA] = SIM_VERB_MASKED_ATOMIC,
+    [PRISM_OP_RECV_ENABLE] = SIM_VERB_ENABLE,
+    [PRISM_OP_SEND_ENABLE] = SIM_VERB_ENABLE,
+};
+
+static const char *const verb_names[SIM_VERB__COUNT] = {
+#define X_NAME(v, key) [SIM_VERB_##v] = key,
+    SIM_VERB_CLASSES(X_NAME)
+#undef X_NAME
+};
+
+static const char *const order_names[SIM_ORDER__COUNT] = {
+#define X_NAME(o, key) [SIM_ORDER_##o] = key,
+    SIM_ORDER_MODES(X_NAME)
+#undef X_NAME
+};
+
+enum sim_verb sim_cost_verb_of(uint8_t opcode)
+{
+	return verb_of_opcode[opcode];
+}
+
+const char *sim_verb_name(enum sim_verb v)
+{
+	return (unsigned)v < SIM_VERB__COUNT ? verb_names[v] : "?";
+}
+
+const char *sim_order_name(enum sim_order o)
+{
+	return (unsigned)o < SIM_ORDER__COUNT ? order_names[o] : "?";
+}
+
+static uint64_t ns_round(double ns)
+{
+	return ns <= 0 ? 0 : (uint64_t)llround(ns);
+}
+
+void sim_cost_charge(const struct sim_cost_profile *p, const struct sim_cost_wqe *w,
+                     struct sim_cost *out)
+{
+	enum sim_verb v = sim_cost_verb_of(w->opcode);
+	enum sim_order o = (unsigned)w->order < SIM_ORDER__COUNT ? w->order : SIM_ORDER_WQ;
+
+	double lat = o == SIM_ORDER_HEAD ? p->latency_ns[SIM_VERB_NOP] : p->chain_ns[o];
+	double exec = p->latency_ns[v] - p->latency_ns[SIM_VERB_NOP];
+	if (exec > 0)
+		lat += exec;
+	if (w->bytes > p->payload_free_bytes)
+		lat += (double)(w->bytes - p->payload_free_bytes) * 8.0 / p->payload_gbps;
+	if (w->remote)
+		lat += p->network_ns;
+
+	out->latency_ns = ns_round(lat);
+	out->busy_ns = ns_round((double)p->processing_units * 1000.0 / p->throughput_mops[v]);
+}

@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim/cost_profile.h - NIC cost profiles and the per-WQE cost model of the
+ * software RNIC's virtual clock (DESIGN contract 6).
+ *
+ * Owns: the profile schema (a table of fields; YAML files such as
+ * profiles/cx5.yaml, parsed with libyaml), the built-in profiles compiled
+ * into the library, and sim_cost_charge(), which turns one executed WQE into
+ * virtual nanoseconds.
+ *
+ * Must not: know about queues, scheduling or memory; the engine decides when
+ * a WQE may start and asks this module only how long it takes.  Never prints:
+ * load errors come back as a negative errno and a message with file:line:col.
+ */
+#ifndef PRISM_SIM_COST_PROFILE_H
+#define PRISM_SIM_COST_PROFILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* What a WQE costs to execute depends on its verb class... */
+#define SIM_VERB_CLASSES(X)                                                                        \
+	X(NOP, "nop")                                                                              \
+	X(WRITE, "write")                                                                          \
+	X(SEND, "send")                                                                            \
+	X(READ, "read")                                                                            \
+	X(ATOMIC, "atomic")                                                                        \
+	X(MASKED_ATOMIC, "masked_atomic")                                                          \
+	X(WAIT, "wait")                                                                            \
+	X(ENABLE, "enable")
+
+enum sim_verb {
+#define SIM_X_VERB(name, key) SIM_VERB_##name,
+	SIM_VERB_CLASSES(SIM_X_VERB)
+#undef SIM_X_VERB
+	    SIM_VERB__COUNT,
+};
+
+/*
+ * ...and on how it reached its processing unit (RedN 3.1, Fig. 2, Fig. 8):
+ *   HEAD        the first WQE after a host doorbell (pays doorbell + fetch)
+ *   WQ          prefetched behind its predecessor in the same work queue
+ *   COMPLETION  released by a WAIT on a completion (or held by a fence)
+ *   DOORBELL    on a managed queue, fetched alone after a SEND_EN/RECV_EN
+ */
+#define SIM_ORDER_MODES(X)                                                                         \
+	X(HEAD, "head")                                                                            \
+	X(WQ, "wq")                                                                                \
+	X(COMPLETION, "completion")                                                                \
+	X(DOORBELL, "doorbell")
+
+enum sim_order {
+#define SIM_X_ORDER(name, key) SIM_ORDER_##name,
+	SIM_ORDER_MODES(SIM_X_ORDER)
+#undef SIM_X_ORDER
+	    SIM_ORDER__COUNT,
+};
+
+#define SIM_PROFILE_NAME_MAX 32
+#define SIM_PROFILE_DESC_MAX 160
+
+/* A loaded profile: plain numbers, copied by value. */
+struct sim_cost_profile {
+	unsigned schema;
+	char name[SIM_PROFILE_NAME_MAX];
+	char description[SIM_PROFILE_DESC_MAX];
+	unsigned processing_units;
+	double latency_ns[SIM_VERB__COUNT];      /* alone, doorbell to completion */
+	double network_ns;                       /* one way, remote minus loopback */
+	double chain_ns[SIM_ORDER__COUNT];       /* HEAD unused (latency_ns[NOP]) */
+	double throughput_mops[SIM_VERB__COUNT]; /* per port */
+	unsigned payload_free_bytes;
+	double payload_gbps;
+};
+
+/* Why a load failed: the first problem, with its position when known. */
+struct sim_cost_diag {
+	int code;      /* negative errno */
+	unsigned line; /* 1-based; 0 when not tied to a position */
+	unsigned col;  /* 1-based */
+	char msg[256]; /* "cx5.yaml:12:3: unknown key 'nopp' in 'latency_ns'" */
+};
+
+/*
+ * Parse a profile from @text (@len bytes; @origin names it in messages).
+ * Returns 0, or -EINVAL (bad YAML, unknown or duplicate key, missing field,
+ * value out of range) / -ENOMEM with @diag filled in (@diag may be NULL).
+ */
+int sim_cost_profile_parse(const char *text, size_t len, const char *origin,
+                           struct sim_cost_profile *out, struct sim_cost_diag *diag);
+
+/* Same, from a file; -errno of fopen/fread on I/O failure. */
+int sim_cost_profile_load_file(const char *path, struct sim_cost_profile *out,
+                               struct sim_cost_diag *diag);
+
+/*
+ * A profile compiled into the library ("cx5"): the YAML text of
+ * profiles/<name>.yaml, parsed with the same code.  -ENOENT when unknown.
+ */
+int sim_cost_profile_builtin(const char *name, struct sim_cost_profile *out,
+                             struct sim_cost_diag *diag);
+
+/* Names of the built-in profiles, NULL-terminated. */
+const char *const *sim_cost_profile_builtin_names(void);
+
+/* Raw YAML text of a built-in profile (for `--dump`), NULL when unknown. */
+const char *sim_cost_profile_builtin_text(const char *name, size_t *len);
+
+/* Everything the cost model needs to know about one executed WQE. */
+struct sim_cost_wqe {
+	uint8_t opcode;       /* enum prism_opcode */
+	enum sim_order order; /* how it reached its PU */
+	uint32_t bytes;       /* payload moved (0 for NOP / ordering / atomics) */
+	bool remote;          /* crosses the wire to another NIC */
+};
+
+/*
+ * The price of one WQE:
+ *   latency_ns  from the moment it may start (predecessor done, WAIT
+ *               satisfied, ENABLE executed) until its completion is visible;
+ *   busy_ns     how long it occupies its processing unit: a PU can start
+ *               the next WQE after busy_ns (throughput, Table 3: a port's
+ *               rate for the verb spread over its processing_units).
+ */
+struct sim_cost {
+	uint64_t latency_ns;
+	uint64_t busy_ns;
+};
+
+/* Map a WQE opcode to its verb class; NOP for unknown opcodes. */
+enum sim_verb sim_cost_verb_of(uint8_t opcode);
+
+void sim_cost_charge(const struct sim_cost_profile *p, const struct sim_cost_wqe *w,
+                     struct sim_cost *out);
+
+const char *sim_verb_name(enum sim_verb v);
+const char *sim_order_name(enum sim_order o);
+
+#endif /* PRISM_SIM_COST_PROFILE_H */
