@@ -41,13 +41,13 @@ enum {
 	CQN_WORKER = 0x22,     /* W's CQ: the CAS completion */
 	LKEY_CODE = 0x100a,    /* queue memory (the chain rewrites itself) */
 	RKEY_CODE = 0x200a,
-	RKEY_TABLE = 0x200b,   /* the hash table */
-	RKEY_CLIENT = 0x300c,  /* the client's response buffer */
+	RKEY_TABLE = 0x200b,  /* the hash table */
+	RKEY_CLIENT = 0x300c, /* the client's response buffer */
 	VALUE_LEN = 64,
 };
 
-#define W_SQ_ADDR 0x7f0000010000ull /* W's send queue buffer */
-#define C_SQ_ADDR 0x7f0000020000ull /* C's send queue buffer */
+#define W_SQ_ADDR  0x7f0000010000ull /* W's send queue buffer */
+#define C_SQ_ADDR  0x7f0000020000ull /* C's send queue buffer */
 #define CLIENT_BUF 0x5500000000ull
 
 struct chain_wqe {
@@ -99,7 +99,7 @@ static int show(struct chain_wqe *c)
 
 /* Absolute address of @field inside WQE @c posted at @sq_base. */
 static uint64_t field_addr(const struct chain_wqe *c, uint64_t sq_base, enum prism_wqe_field f,
-			   uint32_t *len)
+                           uint32_t *len)
 {
 	uint32_t off = 0;
 
@@ -124,13 +124,21 @@ static uint64_t ctrl_word(const struct prism_ctrl_seg *ctrl)
 
 int main(void)
 {
-	struct chain_wqe wait_recv = {.queue = "W", .index = 0, .role = "WAIT for the client's SEND (RECV completion)"};
-	struct chain_wqe en_worker = {.queue = "W", .index = 1, .role = "SEND_EN: let W run the READ and the CAS"};
-	struct chain_wqe read = {.queue = "W", .index = 2, .role = "READ the bucket {key[3], value address}"};
-	struct chain_wqe cas = {.queue = "W", .index = 3, .role = "CAS (fenced): NOP -> WRITE_IMM if the keys match"};
-	struct chain_wqe wait_cas = {.queue = "W", .index = 4, .role = "WAIT for the CAS completion"};
-	struct chain_wqe en_client = {.queue = "W", .index = 5, .role = "SEND_EN: let C run the response"};
-	struct chain_wqe resp = {.queue = "C", .index = 0, .role = "response, posted as a NOP with WRITE_IMM's segments"};
+	struct chain_wqe wait_recv = {
+	    .queue = "W", .index = 0, .role = "WAIT for the client's SEND (RECV completion)"};
+	struct chain_wqe en_worker = {
+	    .queue = "W", .index = 1, .role = "SEND_EN: let W run the READ and the CAS"};
+	struct chain_wqe read = {
+	    .queue = "W", .index = 2, .role = "READ the bucket {key[3], value address}"};
+	struct chain_wqe cas = {
+	    .queue = "W", .index = 3, .role = "CAS (fenced): NOP -> WRITE_IMM if the keys match"};
+	struct chain_wqe wait_cas = {
+	    .queue = "W", .index = 4, .role = "WAIT for the CAS completion"};
+	struct chain_wqe en_client = {
+	    .queue = "W", .index = 5, .role = "SEND_EN: let C run the response"};
+	struct chain_wqe resp = {.queue = "C",
+	                         .index = 0,
+	                         .role = "response, posted as a NOP with WRITE_IMM's segments"};
 	struct prism_ctrl_seg nop_ctrl, write_ctrl;
 	struct prism_sge recv_sge[2], back_sge[2];
 	uint8_t rwqe[4 * PRISM_WQE_DS_BYTES];
@@ -144,12 +152,12 @@ int main(void)
 	       "below is executed; addresses, keys and queue numbers are illustrative.\n\n");
 
 	/* The response: WRITE_IMM of the value to the client, encoded in full... */
-	resp.w.ctrl = (struct prism_ctrl_seg){.opcode = PRISM_OP_RDMA_WRITE_IMM,
-					      .wqe_index = 0,
-					      .qpn = QPN_CLIENT,
-					      .fm_ce_se = PRISM_FM_CE_SE(PRISM_FENCE_NONE,
-									 PRISM_CE_CQ_UPDATE, 0),
-					      .imm = 0x600d};
+	resp.w.ctrl = (struct prism_ctrl_seg){
+	    .opcode = PRISM_OP_RDMA_WRITE_IMM,
+	    .wqe_index = 0,
+	    .qpn = QPN_CLIENT,
+	    .fm_ce_se = PRISM_FM_CE_SE(PRISM_FENCE_NONE, PRISM_CE_CQ_UPDATE, 0),
+	    .imm = 0x600d};
 	resp.w.raddr = (struct prism_raddr_seg){.raddr = CLIENT_BUF, .rkey = RKEY_CLIENT};
 	resp.w.num_sge = 1;
 	resp.w.sge[0] = (struct prism_sge){.byte_count = VALUE_LEN, .lkey = 0x400d, .addr = 0};
@@ -162,59 +170,61 @@ int main(void)
 	nop_ctrl.qpn = 0; /* the READ scatters the bucket's key here */
 	prism_ctrl_seg_pack(&nop_ctrl, resp.bytes);
 
-	wait_recv.w.ctrl = (struct prism_ctrl_seg){.opcode = PRISM_OP_CQE_WAIT, .wqe_index = 0,
-						   .qpn = QPN_WORKER};
+	wait_recv.w.ctrl =
+	    (struct prism_ctrl_seg){.opcode = PRISM_OP_CQE_WAIT, .wqe_index = 0, .qpn = QPN_WORKER};
 	wait_recv.w.wait_en = (struct prism_wait_en_seg){.index = 1, .obj_num = CQN_CLIENT};
 
-	en_worker.w.ctrl = (struct prism_ctrl_seg){.opcode = PRISM_OP_SEND_ENABLE, .wqe_index = 1,
-						   .qpn = QPN_WORKER};
+	en_worker.w.ctrl = (struct prism_ctrl_seg){
+	    .opcode = PRISM_OP_SEND_ENABLE, .wqe_index = 1, .qpn = QPN_WORKER};
 	en_worker.w.wait_en = (struct prism_wait_en_seg){.index = 4, .obj_num = QPN_WORKER};
 
-	read.w.ctrl = (struct prism_ctrl_seg){.opcode = PRISM_OP_RDMA_READ, .wqe_index = 2,
-					      .qpn = QPN_WORKER};
+	read.w.ctrl = (struct prism_ctrl_seg){
+	    .opcode = PRISM_OP_RDMA_READ, .wqe_index = 2, .qpn = QPN_WORKER};
 	read.w.raddr = (struct prism_raddr_seg){.raddr = 0, .rkey = RKEY_TABLE}; /* RECV fills */
 	read.w.num_sge = 2;
-	read.w.sge[0] = (struct prism_sge){.byte_count = 3, .lkey = LKEY_CODE,
-					   .addr = field_addr(&resp, C_SQ_ADDR,
-							      PRISM_FIELD_CTRL_QPN, &len)};
-	read.w.sge[1] = (struct prism_sge){.byte_count = 8, .lkey = LKEY_CODE,
-					   .addr = field_addr(&resp, C_SQ_ADDR,
-							      PRISM_FIELD_SGE0_ADDR, &len)};
+	read.w.sge[0] =
+	    (struct prism_sge){.byte_count = 3,
+	                       .lkey = LKEY_CODE,
+	                       .addr = field_addr(&resp, C_SQ_ADDR, PRISM_FIELD_CTRL_QPN, &len)};
+	read.w.sge[1] =
+	    (struct prism_sge){.byte_count = 8,
+	                       .lkey = LKEY_CODE,
+	                       .addr = field_addr(&resp, C_SQ_ADDR, PRISM_FIELD_SGE0_ADDR, &len)};
 
-	cas.w.ctrl = (struct prism_ctrl_seg){.opcode = PRISM_OP_ATOMIC_CS,
-					     .wqe_index = 3,
-					     .qpn = QPN_WORKER,
-					     .fm_ce_se = PRISM_FM_CE_SE(PRISM_FENCE_SMALL_AND_FENCE,
-									PRISM_CE_CQ_UPDATE, 0)};
+	cas.w.ctrl = (struct prism_ctrl_seg){
+	    .opcode = PRISM_OP_ATOMIC_CS,
+	    .wqe_index = 3,
+	    .qpn = QPN_WORKER,
+	    .fm_ce_se = PRISM_FM_CE_SE(PRISM_FENCE_SMALL_AND_FENCE, PRISM_CE_CQ_UPDATE, 0)};
 	cas.w.raddr = (struct prism_raddr_seg){
-		.raddr = field_addr(&resp, C_SQ_ADDR, PRISM_FIELD_CTRL_WORD0, &len),
-		.rkey = RKEY_CODE};
-	cas.w.atomic = (struct prism_atomic_seg){.size = 8,
-						 .swap = ctrl_word(&write_ctrl),
-						 .compare = ctrl_word(&nop_ctrl)};
+	    .raddr = field_addr(&resp, C_SQ_ADDR, PRISM_FIELD_CTRL_WORD0, &len), .rkey = RKEY_CODE};
+	cas.w.atomic = (struct prism_atomic_seg){
+	    .size = 8, .swap = ctrl_word(&write_ctrl), .compare = ctrl_word(&nop_ctrl)};
 	cas.w.num_sge = 1;
-	cas.w.sge[0] = (struct prism_sge){.byte_count = 8, .lkey = LKEY_CODE, .addr = 0x7f0000030000};
+	cas.w.sge[0] =
+	    (struct prism_sge){.byte_count = 8, .lkey = LKEY_CODE, .addr = 0x7f0000030000};
 
-	wait_cas.w.ctrl = (struct prism_ctrl_seg){.opcode = PRISM_OP_CQE_WAIT, .wqe_index = 4,
-						  .qpn = QPN_WORKER};
+	wait_cas.w.ctrl =
+	    (struct prism_ctrl_seg){.opcode = PRISM_OP_CQE_WAIT, .wqe_index = 4, .qpn = QPN_WORKER};
 	wait_cas.w.wait_en = (struct prism_wait_en_seg){.index = 1, .obj_num = CQN_WORKER};
 
-	en_client.w.ctrl = (struct prism_ctrl_seg){.opcode = PRISM_OP_SEND_ENABLE, .wqe_index = 5,
-						   .qpn = QPN_WORKER};
+	en_client.w.ctrl = (struct prism_ctrl_seg){
+	    .opcode = PRISM_OP_SEND_ENABLE, .wqe_index = 5, .qpn = QPN_WORKER};
 	en_client.w.wait_en = (struct prism_wait_en_seg){.index = 1, .obj_num = QPN_CLIENT};
 
-	if (show(&wait_recv) || show(&en_worker) || show(&read) || show(&cas) ||
-	    show(&wait_cas) || show(&en_client))
+	if (show(&wait_recv) || show(&en_worker) || show(&read) || show(&cas) || show(&wait_cas) ||
+	    show(&en_client))
 		return 1;
 
 	/* The RECV on C: the client's 11-byte SEND lands inside the chain. */
-	recv_sge[0] = (struct prism_sge){.byte_count = 3, .lkey = LKEY_CODE,
-					 .addr = field_addr(&cas, W_SQ_ADDR,
-							    PRISM_FIELD_ATOMIC_COMPARE, &len) +
-						 1};
-	recv_sge[1] = (struct prism_sge){.byte_count = 8, .lkey = LKEY_CODE,
-					 .addr = field_addr(&read, W_SQ_ADDR, PRISM_FIELD_RADDR,
-							    &len)};
+	recv_sge[0] = (struct prism_sge){
+	    .byte_count = 3,
+	    .lkey = LKEY_CODE,
+	    .addr = field_addr(&cas, W_SQ_ADDR, PRISM_FIELD_ATOMIC_COMPARE, &len) + 1};
+	recv_sge[1] =
+	    (struct prism_sge){.byte_count = 8,
+	                       .lkey = LKEY_CODE,
+	                       .addr = field_addr(&read, W_SQ_ADDR, PRISM_FIELD_RADDR, &len)};
 	rc = prism_rwqe_encode(recv_sge, 2, rwqe, 4, &diag);
 	if (rc < 0)
 		return fail("RECV", rc, &diag);
@@ -237,15 +247,14 @@ int main(void)
 		if (rc < 0)
 			return fail("posted response", rc, &diag);
 		prism_wqe_snprint(line, sizeof(line), &posted, resp.bytes, (size_t)resp.len,
-				  PRISM_PRINT_RAW);
+		                  PRISM_PRINT_RAW);
 		printf("C[0] as posted (a NOP of the WRITE_IMM's size; keys not yet filled):\n"
 		       "    %s\n",
 		       line);
 	}
 	printf("\nCAS W[3]: compare 0x%016" PRIx64 " (NOP, key in QPN, ds=%u)\n"
 	       "          swap    0x%016" PRIx64 " (WRITE_IMM, QPN 0x%06x, ds=%u)\n",
-	       cas.w.atomic.compare, nop_ctrl.ds, cas.w.atomic.swap, write_ctrl.qpn,
-	       write_ctrl.ds);
+	       cas.w.atomic.compare, nop_ctrl.ds, cas.w.atomic.swap, write_ctrl.qpn, write_ctrl.ds);
 	printf("\nprism-wqe-demo: %d WQEs and 1 receive WQE encoded, decoded and compared: OK\n",
 	       7);
 	return 0;

@@ -25,7 +25,7 @@
 #include "wqe_layout.h"
 
 /* Compared as plain integers: the two sides are different enum types. */
-#define SAME(ours, theirs)                                                                       \
+#define SAME(ours, theirs)                                                                         \
 	_Static_assert((long long)(ours) == (long long)(theirs), #ours " != " #theirs)
 
 /* Geometry. */

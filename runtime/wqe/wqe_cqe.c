@@ -16,29 +16,29 @@
 
 /* CQE opcodes a prism CQ may hold; the rest are reserved here. */
 static const char *const cqe_opcode_names[16] = {
-	[PRISM_CQE_REQ] = "REQ",
-	[PRISM_CQE_RESP_WR_IMM] = "RESP_WR_IMM",
-	[PRISM_CQE_RESP_SEND] = "RESP_SEND",
-	[PRISM_CQE_RESP_SEND_IMM] = "RESP_SEND_IMM",
-	[PRISM_CQE_REQ_ERR] = "REQ_ERR",
-	[PRISM_CQE_RESP_ERR] = "RESP_ERR",
-	[PRISM_CQE_INVALID] = "INVALID",
+    [PRISM_CQE_REQ] = "REQ",
+    [PRISM_CQE_RESP_WR_IMM] = "RESP_WR_IMM",
+    [PRISM_CQE_RESP_SEND] = "RESP_SEND",
+    [PRISM_CQE_RESP_SEND_IMM] = "RESP_SEND_IMM",
+    [PRISM_CQE_REQ_ERR] = "REQ_ERR",
+    [PRISM_CQE_RESP_ERR] = "RESP_ERR",
+    [PRISM_CQE_INVALID] = "INVALID",
 };
 
 static const char *const syndrome_names[256] = {
-	[PRISM_SYND_LOCAL_LENGTH_ERR] = "local length error",
-	[PRISM_SYND_LOCAL_QP_OP_ERR] = "local QP operation error",
-	[PRISM_SYND_LOCAL_PROT_ERR] = "local protection error",
-	[PRISM_SYND_WR_FLUSH_ERR] = "WR flushed",
-	[PRISM_SYND_MW_BIND_ERR] = "memory window bind error",
-	[PRISM_SYND_BAD_RESP_ERR] = "bad response",
-	[PRISM_SYND_LOCAL_ACCESS_ERR] = "local access error",
-	[PRISM_SYND_REMOTE_INVAL_REQ_ERR] = "remote invalid request",
-	[PRISM_SYND_REMOTE_ACCESS_ERR] = "remote access error",
-	[PRISM_SYND_REMOTE_OP_ERR] = "remote operation error",
-	[PRISM_SYND_TRANSPORT_RETRY_EXC_ERR] = "transport retry counter exceeded",
-	[PRISM_SYND_RNR_RETRY_EXC_ERR] = "RNR retry counter exceeded",
-	[PRISM_SYND_REMOTE_ABORTED_ERR] = "remote aborted",
+    [PRISM_SYND_LOCAL_LENGTH_ERR] = "local length error",
+    [PRISM_SYND_LOCAL_QP_OP_ERR] = "local QP operation error",
+    [PRISM_SYND_LOCAL_PROT_ERR] = "local protection error",
+    [PRISM_SYND_WR_FLUSH_ERR] = "WR flushed",
+    [PRISM_SYND_MW_BIND_ERR] = "memory window bind error",
+    [PRISM_SYND_BAD_RESP_ERR] = "bad response",
+    [PRISM_SYND_LOCAL_ACCESS_ERR] = "local access error",
+    [PRISM_SYND_REMOTE_INVAL_REQ_ERR] = "remote invalid request",
+    [PRISM_SYND_REMOTE_ACCESS_ERR] = "remote access error",
+    [PRISM_SYND_REMOTE_OP_ERR] = "remote operation error",
+    [PRISM_SYND_TRANSPORT_RETRY_EXC_ERR] = "transport retry counter exceeded",
+    [PRISM_SYND_RNR_RETRY_EXC_ERR] = "RNR retry counter exceeded",
+    [PRISM_SYND_REMOTE_ABORTED_ERR] = "remote aborted",
 };
 
 PRISM_API const char *prism_cqe_opcode_name(uint8_t opcode)
@@ -91,7 +91,7 @@ PRISM_API int prism_cqe_decode(const void *in64, struct prism_cqe *c, struct pri
 	c->owner = op_own & 1u;
 	if (!cqe_opcode_names[c->opcode])
 		return wqe_diag_fail(diag, PRISM_WQE_E_OPCODE, 63, "reserved CQE opcode %u",
-				     c->opcode);
+		                     c->opcode);
 	c->srqn_uidx = wqe_get_be32(p + 32);
 	c->wqe_counter = wqe_get_be16(p + 60);
 	c->signature = p[62];

@@ -19,13 +19,13 @@ static bool ctrl_equal(const struct prism_ctrl_seg *a, const struct prism_ctrl_s
 }
 
 static bool operand_equal(unsigned size, uint64_t x, uint64_t y, const uint8_t *bx,
-			  const uint8_t *by)
+                          const uint8_t *by)
 {
 	return size <= 8 ? x == y : memcmp(bx, by, size) == 0;
 }
 
 static bool atomic_equal(uint8_t opcode, const struct prism_atomic_seg *a,
-			 const struct prism_atomic_seg *b)
+                         const struct prism_atomic_seg *b)
 {
 	unsigned n = a->size;
 
@@ -40,7 +40,7 @@ static bool atomic_equal(uint8_t opcode, const struct prism_atomic_seg *a,
 		return true;
 	return operand_equal(n, a->compare, b->compare, a->compare_bytes, b->compare_bytes) &&
 	       operand_equal(n, a->compare_mask, b->compare_mask, a->compare_mask_bytes,
-			     b->compare_mask_bytes);
+	                     b->compare_mask_bytes);
 }
 
 PRISM_API bool prism_wqe_equal(const struct prism_wqe *a, const struct prism_wqe *b)
@@ -52,7 +52,7 @@ PRISM_API bool prism_wqe_equal(const struct prism_wqe *a, const struct prism_wqe
 	    a->has_wod != b->has_wod || a->is_inline != b->is_inline || a->num_sge != b->num_sge)
 		return false;
 	if (a->has_raddr && (a->raddr.raddr != b->raddr.raddr || a->raddr.rkey != b->raddr.rkey ||
-			     a->raddr.reserved != b->raddr.reserved))
+	                     a->raddr.reserved != b->raddr.reserved))
 		return false;
 	if (a->has_atomic && !atomic_equal(a->ctrl.opcode, &a->atomic, &b->atomic))
 		return false;
@@ -60,8 +60,8 @@ PRISM_API bool prism_wqe_equal(const struct prism_wqe *a, const struct prism_wqe
 	    (a->wait_en.index != b->wait_en.index || a->wait_en.obj_num != b->wait_en.obj_num))
 		return false;
 	if (a->has_wod && (a->wod.cond != b->wod.cond || a->wod.lkey != b->wod.lkey ||
-			   a->wod.addr != b->wod.addr || a->wod.fail_action != b->wod.fail_action ||
-			   a->wod.value != b->wod.value || a->wod.mask != b->wod.mask))
+	                   a->wod.addr != b->wod.addr || a->wod.fail_action != b->wod.fail_action ||
+	                   a->wod.value != b->wod.value || a->wod.mask != b->wod.mask))
 		return false;
 	if (a->is_inline)
 		return a->inline_len == b->inline_len &&

@@ -12,16 +12,16 @@
 #include "wqe_layout.h"
 
 static const char *const err_names[] = {
-	[-PRISM_WQE_OK] = "ok",
-	[-PRISM_WQE_E_SHORT] = "buffer shorter than the WQE",
-	[-PRISM_WQE_E_OPCODE] = "unknown opcode",
-	[-PRISM_WQE_E_OPMOD] = "opmod invalid for the opcode",
-	[-PRISM_WQE_E_DS] = "DS count inconsistent with the segments",
-	[-PRISM_WQE_E_SEGMENT] = "malformed segment",
-	[-PRISM_WQE_E_RANGE] = "field value does not fit its width",
-	[-PRISM_WQE_E_SGE_COUNT] = "too many scatter/gather entries",
-	[-PRISM_WQE_E_INLINE] = "inline length out of bounds",
-	[-PRISM_WQE_E_ARG] = "invalid argument",
+    [-PRISM_WQE_OK] = "ok",
+    [-PRISM_WQE_E_SHORT] = "buffer shorter than the WQE",
+    [-PRISM_WQE_E_OPCODE] = "unknown opcode",
+    [-PRISM_WQE_E_OPMOD] = "opmod invalid for the opcode",
+    [-PRISM_WQE_E_DS] = "DS count inconsistent with the segments",
+    [-PRISM_WQE_E_SEGMENT] = "malformed segment",
+    [-PRISM_WQE_E_RANGE] = "field value does not fit its width",
+    [-PRISM_WQE_E_SGE_COUNT] = "too many scatter/gather entries",
+    [-PRISM_WQE_E_INLINE] = "inline length out of bounds",
+    [-PRISM_WQE_E_ARG] = "invalid argument",
 };
 
 PRISM_API const char *prism_wqe_strerror(int code)

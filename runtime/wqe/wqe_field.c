@@ -19,21 +19,21 @@ struct field_row {
 };
 
 static const struct field_row fields[PRISM_FIELD__COUNT] = {
-	[PRISM_FIELD_CTRL_OPCODE] = {"ctrl.opcode", 3, 1, SEG_CTRL},
-	[PRISM_FIELD_CTRL_WORD0] = {"ctrl.opmod_idx_opcode", 0, 4, SEG_CTRL},
-	[PRISM_FIELD_CTRL_QPN] = {"ctrl.qpn", 4, 3, SEG_CTRL},
-	[PRISM_FIELD_CTRL_DS] = {"ctrl.ds", 7, 1, SEG_CTRL},
-	[PRISM_FIELD_CTRL_FM_CE_SE] = {"ctrl.fm_ce_se", 11, 1, SEG_CTRL},
-	[PRISM_FIELD_CTRL_IMM] = {"ctrl.imm", 12, 4, SEG_CTRL},
-	[PRISM_FIELD_RADDR] = {"raddr.addr", 0, 8, SEG_RADDR},
-	[PRISM_FIELD_RKEY] = {"raddr.rkey", 8, 4, SEG_RADDR},
-	[PRISM_FIELD_ATOMIC_SWAP] = {"atomic.swap", 0, 0, SEG_SWAP},
-	[PRISM_FIELD_ATOMIC_COMPARE] = {"atomic.compare", 0, 0, SEG_COMPARE},
-	[PRISM_FIELD_SGE0_LEN] = {"sge0.byte_count", 0, 4, SEG_SGE0},
-	[PRISM_FIELD_SGE0_LKEY] = {"sge0.lkey", 4, 4, SEG_SGE0},
-	[PRISM_FIELD_SGE0_ADDR] = {"sge0.addr", 8, 8, SEG_SGE0},
-	[PRISM_FIELD_WAIT_EN_INDEX] = {"wait_en.index", 8, 4, SEG_WAIT_EN},
-	[PRISM_FIELD_WAIT_EN_OBJ] = {"wait_en.obj_num", 12, 4, SEG_WAIT_EN},
+    [PRISM_FIELD_CTRL_OPCODE] = {"ctrl.opcode", 3, 1, SEG_CTRL},
+    [PRISM_FIELD_CTRL_WORD0] = {"ctrl.opmod_idx_opcode", 0, 4, SEG_CTRL},
+    [PRISM_FIELD_CTRL_QPN] = {"ctrl.qpn", 4, 3, SEG_CTRL},
+    [PRISM_FIELD_CTRL_DS] = {"ctrl.ds", 7, 1, SEG_CTRL},
+    [PRISM_FIELD_CTRL_FM_CE_SE] = {"ctrl.fm_ce_se", 11, 1, SEG_CTRL},
+    [PRISM_FIELD_CTRL_IMM] = {"ctrl.imm", 12, 4, SEG_CTRL},
+    [PRISM_FIELD_RADDR] = {"raddr.addr", 0, 8, SEG_RADDR},
+    [PRISM_FIELD_RKEY] = {"raddr.rkey", 8, 4, SEG_RADDR},
+    [PRISM_FIELD_ATOMIC_SWAP] = {"atomic.swap", 0, 0, SEG_SWAP},
+    [PRISM_FIELD_ATOMIC_COMPARE] = {"atomic.compare", 0, 0, SEG_COMPARE},
+    [PRISM_FIELD_SGE0_LEN] = {"sge0.byte_count", 0, 4, SEG_SGE0},
+    [PRISM_FIELD_SGE0_LKEY] = {"sge0.lkey", 4, 4, SEG_SGE0},
+    [PRISM_FIELD_SGE0_ADDR] = {"sge0.addr", 8, 8, SEG_SGE0},
+    [PRISM_FIELD_WAIT_EN_INDEX] = {"wait_en.index", 8, 4, SEG_WAIT_EN},
+    [PRISM_FIELD_WAIT_EN_OBJ] = {"wait_en.obj_num", 12, 4, SEG_WAIT_EN},
 };
 
 PRISM_API const char *prism_wqe_field_name(enum prism_wqe_field field)
@@ -61,7 +61,7 @@ static uint32_t sge0_offset(const struct prism_opcode_info *info, unsigned maske
 }
 
 PRISM_API int prism_wqe_field_offset(const struct prism_wqe *w, enum prism_wqe_field field,
-				     uint32_t *offset, uint32_t *len)
+                                     uint32_t *offset, uint32_t *len)
 {
 	const struct prism_opcode_info *info;
 	const struct field_row *row;
@@ -87,7 +87,8 @@ PRISM_API int prism_wqe_field_offset(const struct prism_wqe *w, enum prism_wqe_f
 		base = 0;
 		break;
 	case SEG_RADDR:
-		if (info->shape != PRISM_SHAPE_RADDR_DATA && info->shape != PRISM_SHAPE_RADDR_ATOMIC &&
+		if (info->shape != PRISM_SHAPE_RADDR_DATA &&
+		    info->shape != PRISM_SHAPE_RADDR_ATOMIC &&
 		    info->shape != PRISM_SHAPE_RADDR_MASKED)
 			return PRISM_WQE_E_ARG;
 		base = 16;

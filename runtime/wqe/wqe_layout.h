@@ -19,13 +19,13 @@
 #include <prism/wqe.h>
 
 enum {
-	WQE_CTRL_BYTES = 16,	/* struct mlx5_wqe_ctrl_seg */
-	WQE_RADDR_BYTES = 16,	/* struct mlx5_wqe_raddr_seg */
-	WQE_ATOMIC_BYTES = 16,	/* struct mlx5_wqe_atomic_seg */
-	WQE_DATA_BYTES = 16,	/* struct mlx5_wqe_data_seg */
+	WQE_CTRL_BYTES = 16,    /* struct mlx5_wqe_ctrl_seg */
+	WQE_RADDR_BYTES = 16,   /* struct mlx5_wqe_raddr_seg */
+	WQE_ATOMIC_BYTES = 16,  /* struct mlx5_wqe_atomic_seg */
+	WQE_DATA_BYTES = 16,    /* struct mlx5_wqe_data_seg */
 	WQE_WAIT_EN_BYTES = 16, /* DPDK struct mlx5_wqe_qseg */
-	WQE_WOD_BYTES = 32,	/* DPDK struct mlx5_wqe_wseg */
-	WQE_INLINE_HDR = 4,	/* struct mlx5_wqe_inl_data_seg */
+	WQE_WOD_BYTES = 32,     /* DPDK struct mlx5_wqe_wseg */
+	WQE_INLINE_HDR = 4,     /* struct mlx5_wqe_inl_data_seg */
 	WQE_OPMOD_MASKED_BASE = 0x08,
 };
 
@@ -80,6 +80,6 @@ static inline int wqe_opmod_valid(const struct prism_opcode_info *info, uint8_t 
 
 /* Record the first failure in @diag (may be NULL) and return @code. */
 int wqe_diag_fail(struct prism_wqe_diag *diag, int code, uint32_t offset, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 
 #endif /* PRISM_WQE_LAYOUT_H */

@@ -16,25 +16,25 @@
  * MNEMONIC_##name, so an opcode added to PRISM_OPCODES without a mnemonic
  * here fails to compile instead of printing a wrong name.
  */
-#define MNEMONIC_NOP "nop"
-#define MNEMONIC_RDMA_WRITE "write"
-#define MNEMONIC_RDMA_WRITE_IMM "write_imm"
-#define MNEMONIC_SEND "send"
-#define MNEMONIC_SEND_IMM "send_imm"
-#define MNEMONIC_CQE_WAIT "wait"
-#define MNEMONIC_RDMA_READ "read"
-#define MNEMONIC_ATOMIC_CS "cas"
-#define MNEMONIC_ATOMIC_FA "faa"
+#define MNEMONIC_NOP              "nop"
+#define MNEMONIC_RDMA_WRITE       "write"
+#define MNEMONIC_RDMA_WRITE_IMM   "write_imm"
+#define MNEMONIC_SEND             "send"
+#define MNEMONIC_SEND_IMM         "send_imm"
+#define MNEMONIC_CQE_WAIT         "wait"
+#define MNEMONIC_RDMA_READ        "read"
+#define MNEMONIC_ATOMIC_CS        "cas"
+#define MNEMONIC_ATOMIC_FA        "faa"
 #define MNEMONIC_ATOMIC_MASKED_CS "mcas"
 #define MNEMONIC_ATOMIC_MASKED_FA "mfaa"
-#define MNEMONIC_RECV_ENABLE "recv_en"
-#define MNEMONIC_SEND_ENABLE "send_en"
+#define MNEMONIC_RECV_ENABLE      "recv_en"
+#define MNEMONIC_SEND_ENABLE      "send_en"
 
 /* Indexed by opcode value: lookups on the sim's hot path are one load. */
 static const struct prism_opcode_info opcode_table[256] = {
-#define PRISM_X_INFO(op, val, shp, klass)                                                        \
+#define PRISM_X_INFO(op, val, shp, klass)                                                          \
 	[val] = {.name = #op, .mnemonic = MNEMONIC_##op, .value = val, .shape = shp, .cls = klass},
-	PRISM_OPCODES(PRISM_X_INFO)
+    PRISM_OPCODES(PRISM_X_INFO)
 #undef PRISM_X_INFO
 };
 
@@ -56,9 +56,9 @@ PRISM_API const char *prism_opcode_name(uint8_t opcode)
 PRISM_API const char *prism_op_class_name(enum prism_op_class cls)
 {
 	static const char *const names[] = {
-		[PRISM_CLASS_COPY] = "copy",
-		[PRISM_CLASS_ATOMIC] = "atomic",
-		[PRISM_CLASS_ORDERING] = "ordering",
+	    [PRISM_CLASS_COPY] = "copy",
+	    [PRISM_CLASS_ATOMIC] = "atomic",
+	    [PRISM_CLASS_ORDERING] = "ordering",
 	};
 
 	if ((unsigned)cls >= sizeof(names) / sizeof(names[0]))

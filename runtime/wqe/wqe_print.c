@@ -45,8 +45,8 @@ static void put_hex(struct line *l, const uint8_t *b, size_t n)
 }
 
 static const char *const ce_names[4] = {"none", "err", "cq", "cq+ev"};
-static const char *const fence_names[8] = {"none", "small", "fence", "strong", "small+fence",
-					   "fm5",  "fm6",   "fm7"};
+static const char *const fence_names[8] = {"none",        "small", "fence", "strong",
+                                           "small+fence", "fm5",   "fm6",   "fm7"};
 
 static void put_ctrl(struct line *l, const struct prism_ctrl_seg *c)
 {
@@ -73,7 +73,7 @@ static void put_ctrl(struct line *l, const struct prism_ctrl_seg *c)
 }
 
 static void put_operand(struct line *l, const char *name, unsigned size, uint64_t v,
-			const uint8_t *bytes)
+                        const uint8_t *bytes)
 {
 	put(l, " %s=0x", name);
 	if (size <= 8)
@@ -131,16 +131,16 @@ static void put_data(struct line *l, const struct prism_wqe *w)
 
 static void put_wait_en(struct line *l, const struct prism_wqe *w)
 {
-	static const char *const conds[16] = {"true",  "eq",	 "gt",	    "lt",
-					      "cyc_gt", "cyc_lt", "cond6", "cond7",
-					      "cond8", "cond9",	 "cond10", "cond11",
-					      "cond12", "cond13", "cond14", "cond15"};
+	static const char *const conds[16] = {
+	    "true",  "eq",    "gt",     "lt",     "cyc_gt", "cyc_lt", "cond6",  "cond7",
+	    "cond8", "cond9", "cond10", "cond11", "cond12", "cond13", "cond14", "cond15"};
 
 	if (w->has_wait_en) {
 		if (w->ctrl.opcode == PRISM_OP_CQE_WAIT)
 			put(l, " cq=0x%x count=%u", w->wait_en.obj_num, w->wait_en.index);
 		else
-			put(l, " %s=0x%x upto=%u", w->ctrl.opcode == PRISM_OP_SEND_ENABLE ? "sq" : "rq",
+			put(l, " %s=0x%x upto=%u",
+			    w->ctrl.opcode == PRISM_OP_SEND_ENABLE ? "sq" : "rq",
 			    w->wait_en.obj_num, w->wait_en.index);
 	}
 	if (w->has_wod)
@@ -152,7 +152,7 @@ static void put_wait_en(struct line *l, const struct prism_wqe *w)
 }
 
 PRISM_API int prism_wqe_snprint(char *out, size_t cap, const struct prism_wqe *w, const void *raw,
-				size_t raw_len, unsigned flags)
+                                size_t raw_len, unsigned flags)
 {
 	struct line l = {.out = out, .cap = out ? cap : 0, .len = 0};
 

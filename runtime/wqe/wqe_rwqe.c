@@ -12,7 +12,7 @@
 #include "wqe_layout.h"
 
 PRISM_API int prism_rwqe_encode(const struct prism_sge *sge, unsigned n, void *buf,
-				unsigned stride_ds, struct prism_wqe_diag *diag)
+                                unsigned stride_ds, struct prism_wqe_diag *diag)
 {
 	uint8_t *p = buf;
 	unsigned i;
@@ -20,21 +20,20 @@ PRISM_API int prism_rwqe_encode(const struct prism_sge *sge, unsigned n, void *b
 	if (!buf || (n && !sge))
 		return wqe_diag_fail(diag, PRISM_WQE_E_ARG, 0, "NULL receive list or buffer");
 	if (stride_ds == 0 || stride_ds > PRISM_WQE_MAX_DS)
-		return wqe_diag_fail(diag, PRISM_WQE_E_ARG, 0,
-				     "receive stride of %u DS (1..%u)", stride_ds,
-				     PRISM_WQE_MAX_DS);
+		return wqe_diag_fail(diag, PRISM_WQE_E_ARG, 0, "receive stride of %u DS (1..%u)",
+		                     stride_ds, PRISM_WQE_MAX_DS);
 	if (n > stride_ds || n > PRISM_WQE_MAX_SGE)
 		return wqe_diag_fail(diag, PRISM_WQE_E_SGE_COUNT, 0,
-				     "%u scatter entries, stride holds %u, at most %u", n, stride_ds,
-				     PRISM_WQE_MAX_SGE);
+		                     "%u scatter entries, stride holds %u, at most %u", n,
+		                     stride_ds, PRISM_WQE_MAX_SGE);
 	for (i = 0; i < n; i++) {
 		if (sge[i].byte_count & PRISM_INLINE_SEG)
 			return wqe_diag_fail(diag, PRISM_WQE_E_RANGE, 16u * i,
-					     "rsge[%u] byte_count 0x%x does not fit 31 bits", i,
-					     sge[i].byte_count);
+			                     "rsge[%u] byte_count 0x%x does not fit 31 bits", i,
+			                     sge[i].byte_count);
 		if (sge[i].lkey == PRISM_INVALID_LKEY)
 			return wqe_diag_fail(diag, PRISM_WQE_E_RANGE, 16u * i + 4,
-					     "rsge[%u] uses lkey 0x100, the list terminator", i);
+			                     "rsge[%u] uses lkey 0x100, the list terminator", i);
 	}
 	for (i = 0; i < n; i++, p += WQE_DATA_BYTES) {
 		wqe_put_be32(p, sge[i].byte_count);
@@ -50,7 +49,7 @@ PRISM_API int prism_rwqe_encode(const struct prism_sge *sge, unsigned n, void *b
 }
 
 PRISM_API int prism_rwqe_decode(const void *buf, unsigned stride_ds, struct prism_sge *sge,
-				unsigned max, struct prism_wqe_diag *diag)
+                                unsigned max, struct prism_wqe_diag *diag)
 {
 	const uint8_t *p = buf;
 	unsigned i;
@@ -59,7 +58,7 @@ PRISM_API int prism_rwqe_decode(const void *buf, unsigned stride_ds, struct pris
 		return wqe_diag_fail(diag, PRISM_WQE_E_ARG, 0, "NULL receive WQE or list");
 	if (stride_ds == 0 || stride_ds > PRISM_WQE_MAX_DS)
 		return wqe_diag_fail(diag, PRISM_WQE_E_ARG, 0, "receive stride of %u DS (1..%u)",
-				     stride_ds, PRISM_WQE_MAX_DS);
+		                     stride_ds, PRISM_WQE_MAX_DS);
 	for (i = 0; i < stride_ds; i++, p += WQE_DATA_BYTES) {
 		uint32_t lkey = wqe_get_be32(p + 4);
 		uint32_t count;
@@ -69,11 +68,11 @@ PRISM_API int prism_rwqe_decode(const void *buf, unsigned stride_ds, struct pris
 		count = wqe_get_be32(p);
 		if (count & PRISM_INLINE_SEG)
 			return wqe_diag_fail(diag, PRISM_WQE_E_SEGMENT, 16u * i,
-					     "rsge[%u] byte_count 0x%08x has bit 31 set", i, count);
+			                     "rsge[%u] byte_count 0x%08x has bit 31 set", i, count);
 		if (i >= max || i >= PRISM_WQE_MAX_SGE)
 			return wqe_diag_fail(diag, PRISM_WQE_E_SGE_COUNT, 16u * i,
-					     "more than %u scatter entries",
-					     max < PRISM_WQE_MAX_SGE ? max : PRISM_WQE_MAX_SGE);
+			                     "more than %u scatter entries",
+			                     max < PRISM_WQE_MAX_SGE ? max : PRISM_WQE_MAX_SGE);
 		sge[i].byte_count = count;
 		sge[i].lkey = lkey;
 		sge[i].addr = wqe_get_be64(p + 8);

@@ -51,19 +51,19 @@ static void test_opcode_table(void **state)
 		enum prism_seg_shape shape;
 		enum prism_op_class cls;
 	} want[] = {
-		{0x00, "NOP", PRISM_SHAPE_CTRL_ONLY, PRISM_CLASS_ORDERING},
-		{0x08, "RDMA_WRITE", PRISM_SHAPE_RADDR_DATA, PRISM_CLASS_COPY},
-		{0x09, "RDMA_WRITE_IMM", PRISM_SHAPE_RADDR_DATA, PRISM_CLASS_COPY},
-		{0x0a, "SEND", PRISM_SHAPE_DATA, PRISM_CLASS_COPY},
-		{0x0b, "SEND_IMM", PRISM_SHAPE_DATA, PRISM_CLASS_COPY},
-		{0x0f, "CQE_WAIT", PRISM_SHAPE_WAIT_ENABLE, PRISM_CLASS_ORDERING},
-		{0x10, "RDMA_READ", PRISM_SHAPE_RADDR_DATA, PRISM_CLASS_COPY},
-		{0x11, "ATOMIC_CS", PRISM_SHAPE_RADDR_ATOMIC, PRISM_CLASS_ATOMIC},
-		{0x12, "ATOMIC_FA", PRISM_SHAPE_RADDR_ATOMIC, PRISM_CLASS_ATOMIC},
-		{0x14, "ATOMIC_MASKED_CS", PRISM_SHAPE_RADDR_MASKED, PRISM_CLASS_ATOMIC},
-		{0x15, "ATOMIC_MASKED_FA", PRISM_SHAPE_RADDR_MASKED, PRISM_CLASS_ATOMIC},
-		{0x16, "RECV_ENABLE", PRISM_SHAPE_WAIT_ENABLE, PRISM_CLASS_ORDERING},
-		{0x17, "SEND_ENABLE", PRISM_SHAPE_WAIT_ENABLE, PRISM_CLASS_ORDERING},
+	    {0x00, "NOP", PRISM_SHAPE_CTRL_ONLY, PRISM_CLASS_ORDERING},
+	    {0x08, "RDMA_WRITE", PRISM_SHAPE_RADDR_DATA, PRISM_CLASS_COPY},
+	    {0x09, "RDMA_WRITE_IMM", PRISM_SHAPE_RADDR_DATA, PRISM_CLASS_COPY},
+	    {0x0a, "SEND", PRISM_SHAPE_DATA, PRISM_CLASS_COPY},
+	    {0x0b, "SEND_IMM", PRISM_SHAPE_DATA, PRISM_CLASS_COPY},
+	    {0x0f, "CQE_WAIT", PRISM_SHAPE_WAIT_ENABLE, PRISM_CLASS_ORDERING},
+	    {0x10, "RDMA_READ", PRISM_SHAPE_RADDR_DATA, PRISM_CLASS_COPY},
+	    {0x11, "ATOMIC_CS", PRISM_SHAPE_RADDR_ATOMIC, PRISM_CLASS_ATOMIC},
+	    {0x12, "ATOMIC_FA", PRISM_SHAPE_RADDR_ATOMIC, PRISM_CLASS_ATOMIC},
+	    {0x14, "ATOMIC_MASKED_CS", PRISM_SHAPE_RADDR_MASKED, PRISM_CLASS_ATOMIC},
+	    {0x15, "ATOMIC_MASKED_FA", PRISM_SHAPE_RADDR_MASKED, PRISM_CLASS_ATOMIC},
+	    {0x16, "RECV_ENABLE", PRISM_SHAPE_WAIT_ENABLE, PRISM_CLASS_ORDERING},
+	    {0x17, "SEND_ENABLE", PRISM_SHAPE_WAIT_ENABLE, PRISM_CLASS_ORDERING},
 	};
 	unsigned i, known = 0;
 
@@ -92,18 +92,21 @@ static void test_opcode_table(void **state)
 static void test_ctrl_matches_mlx5dv_set_ctrl_seg(void **state)
 {
 	static const struct prism_ctrl_seg cases[] = {
-		{.opcode = 0x08, .wqe_index = 1, .qpn = 0x12, .ds = 3, .fm_ce_se = 0x08},
-		{.opcode = 0x14,
-		 .opmod = 0x09,
-		 .wqe_index = 0xffff,
-		 .qpn = 0xffffff,
-		 .ds = 63,
-		 .signature = 0xff,
-		 .fm_ce_se = 0xff,
-		 .imm = 0xffffffff},
-		{.opcode = 0x00, .wqe_index = 0x8001, .qpn = 0x800001, .ds = 1, .imm = 0x01020304},
-		{.opcode = 0x0f, .opmod = 1, .qpn = 0xabcdef, .ds = 3,
-		 .fm_ce_se = PRISM_FM_CE_SE(PRISM_FENCE_STRONG_ORDERING, PRISM_CE_CQ_UPDATE_EVENT, 1)},
+	    {.opcode = 0x08, .wqe_index = 1, .qpn = 0x12, .ds = 3, .fm_ce_se = 0x08},
+	    {.opcode = 0x14,
+	     .opmod = 0x09,
+	     .wqe_index = 0xffff,
+	     .qpn = 0xffffff,
+	     .ds = 63,
+	     .signature = 0xff,
+	     .fm_ce_se = 0xff,
+	     .imm = 0xffffffff},
+	    {.opcode = 0x00, .wqe_index = 0x8001, .qpn = 0x800001, .ds = 1, .imm = 0x01020304},
+	    {.opcode = 0x0f,
+	     .opmod = 1,
+	     .qpn = 0xabcdef,
+	     .ds = 3,
+	     .fm_ce_se = PRISM_FM_CE_SE(PRISM_FENCE_STRONG_ORDERING, PRISM_CE_CQ_UPDATE_EVENT, 1)},
 	};
 	unsigned i;
 
@@ -115,8 +118,8 @@ static void test_ctrl_matches_mlx5dv_set_ctrl_seg(void **state)
 
 		memset(&theirs, 0, sizeof(theirs));
 		/* rdma-core takes imm already in wire order (a __be32). */
-		mlx5dv_set_ctrl_seg(&theirs, c->wqe_index, c->opcode, c->opmod, c->qpn,
-				    c->fm_ce_se, c->ds, c->signature, htobe32(c->imm));
+		mlx5dv_set_ctrl_seg(&theirs, c->wqe_index, c->opcode, c->opmod, c->qpn, c->fm_ce_se,
+		                    c->ds, c->signature, htobe32(c->imm));
 		prism_ctrl_seg_pack(c, ours);
 		assert_memory_equal(ours, &theirs, 16);
 		prism_ctrl_seg_unpack(&theirs, &back);
@@ -140,9 +143,9 @@ static void test_write_matches_mlx5dv_builders(void **state)
 	int n;
 
 	w.ctrl = (struct prism_ctrl_seg){.opcode = PRISM_OP_RDMA_WRITE,
-					 .wqe_index = 7,
-					 .qpn = 0x1234,
-					 .fm_ce_se = MLX5_WQE_CTRL_CQ_UPDATE};
+	                                 .wqe_index = 7,
+	                                 .qpn = 0x1234,
+	                                 .fm_ce_se = MLX5_WQE_CTRL_CQ_UPDATE};
 	w.raddr.raddr = 0x00007f0012345678ull;
 	w.raddr.rkey = 0xdeadbeef;
 	w.num_sge = 2;
@@ -152,7 +155,7 @@ static void test_write_matches_mlx5dv_builders(void **state)
 	assert_int_equal(n, 64);
 
 	mlx5dv_set_ctrl_seg((void *)theirs, 7, MLX5_OPCODE_RDMA_WRITE, 0, 0x1234,
-			    MLX5_WQE_CTRL_CQ_UPDATE, 4, 0, 0);
+	                    MLX5_WQE_CTRL_CQ_UPDATE, 4, 0, 0);
 	raddr->raddr = htobe64(w.raddr.raddr);
 	raddr->rkey = htobe32(w.raddr.rkey);
 	mlx5dv_set_data_seg((void *)(theirs + 32), 64, 0x11, 0x1000);
@@ -168,18 +171,18 @@ static void test_cas_matches_mlx5dv_structs(void **state)
 	struct mlx5_wqe_atomic_seg *aseg = (void *)(theirs + 32);
 
 	w.ctrl = (struct prism_ctrl_seg){.opcode = PRISM_OP_ATOMIC_CS,
-					 .wqe_index = 4,
-					 .qpn = 0x11,
-					 .fm_ce_se = MLX5_WQE_CTRL_FENCE | MLX5_WQE_CTRL_CQ_UPDATE};
+	                                 .wqe_index = 4,
+	                                 .qpn = 0x11,
+	                                 .fm_ce_se = MLX5_WQE_CTRL_FENCE | MLX5_WQE_CTRL_CQ_UPDATE};
 	w.raddr = (struct prism_raddr_seg){.raddr = 0x2000, .rkey = 5};
-	w.atomic = (struct prism_atomic_seg){.size = 8, .swap = 0x0102030405060708ull,
-					     .compare = 0x1112131415161718ull};
+	w.atomic = (struct prism_atomic_seg){
+	    .size = 8, .swap = 0x0102030405060708ull, .compare = 0x1112131415161718ull};
 	w.num_sge = 1;
 	w.sge[0] = (struct prism_sge){.byte_count = 8, .lkey = 9, .addr = 0x3000};
 	assert_int_equal(prism_wqe_encode(&w, ours, sizeof(ours), NULL), 64);
 
 	mlx5dv_set_ctrl_seg((void *)theirs, 4, MLX5_OPCODE_ATOMIC_CS, 0, 0x11,
-			    MLX5_WQE_CTRL_FENCE | MLX5_WQE_CTRL_CQ_UPDATE, 4, 0, 0);
+	                    MLX5_WQE_CTRL_FENCE | MLX5_WQE_CTRL_CQ_UPDATE, 4, 0, 0);
 	raddr->raddr = htobe64(0x2000);
 	raddr->rkey = htobe32(5);
 	aseg->swap_add = htobe64(w.atomic.swap);
@@ -207,7 +210,7 @@ static void test_inline_matches_mlx5dv_layout(void **state)
 	assert_memory_equal(ours + 20, "hello, prism!", 13);
 	for (unsigned i = 33; i < 48; i++)
 		assert_int_equal(ours[i], 0); /* padded with zeros */
-	assert_int_equal(ours[48], 0xee); /* nothing written past ds*16 */
+	assert_int_equal(ours[48], 0xee);     /* nothing written past ds*16 */
 }
 
 /* ---- golden images (WAIT, SEND_EN, masked CAS: not in mlx5dv.h) ---- */
@@ -230,17 +233,17 @@ static void test_golden_wait(void **state)
 {
 	/* WAIT for CQ 0x2a to reach 6 completions; WQE 5 of QP 0x101; signaled. */
 	static const uint8_t golden[32] = {
-		0x00, 0x00, 0x05, 0x0f, 0x00, 0x01, 0x01, 0x02, /* opmod 0, idx 5, WAIT; qpn, ds 2 */
-		0x00, 0x00, 0x00, 0x08, 0x00, 0x00, 0x00, 0x00, /* CE = CQ update */
-		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* reserved */
-		0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00, 0x2a, /* count 6, CQN 0x2a */
+	    0x00, 0x00, 0x05, 0x0f, 0x00, 0x01, 0x01, 0x02, /* opmod 0, idx 5, WAIT; qpn, ds 2 */
+	    0x00, 0x00, 0x00, 0x08, 0x00, 0x00, 0x00, 0x00, /* CE = CQ update */
+	    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* reserved */
+	    0x00, 0x00, 0x00, 0x06, 0x00, 0x00, 0x00, 0x2a, /* count 6, CQN 0x2a */
 	};
 	struct prism_wqe w = {0};
 
 	w.ctrl = (struct prism_ctrl_seg){.opcode = PRISM_OP_CQE_WAIT,
-					 .wqe_index = 5,
-					 .qpn = 0x101,
-					 .fm_ce_se = PRISM_FM_CE_SE(0, PRISM_CE_CQ_UPDATE, 0)};
+	                                 .wqe_index = 5,
+	                                 .qpn = 0x101,
+	                                 .fm_ce_se = PRISM_FM_CE_SE(0, PRISM_CE_CQ_UPDATE, 0)};
 	w.wait_en = (struct prism_wait_en_seg){.index = 6, .obj_num = 0x2a};
 	expect_golden(&w, golden, sizeof(golden));
 }
@@ -249,15 +252,15 @@ static void test_golden_send_en(void **state)
 {
 	/* SEND_EN: let QP 0x0b7 run up to WQE 0x1234, from WQE 0xfffe of QP 0x42. */
 	static const uint8_t golden[32] = {
-		0x00, 0xff, 0xfe, 0x17, 0x00, 0x00, 0x42, 0x02, /* idx 0xfffe, SEND_EN; ds 2 */
-		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* unsignaled */
-		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* reserved */
-		0x00, 0x00, 0x12, 0x34, 0x00, 0x00, 0x00, 0xb7, /* max index, QPN */
+	    0x00, 0xff, 0xfe, 0x17, 0x00, 0x00, 0x42, 0x02, /* idx 0xfffe, SEND_EN; ds 2 */
+	    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* unsignaled */
+	    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* reserved */
+	    0x00, 0x00, 0x12, 0x34, 0x00, 0x00, 0x00, 0xb7, /* max index, QPN */
 	};
 	struct prism_wqe w = {0};
 
-	w.ctrl = (struct prism_ctrl_seg){.opcode = PRISM_OP_SEND_ENABLE, .wqe_index = 0xfffe,
-					 .qpn = 0x42};
+	w.ctrl = (struct prism_ctrl_seg){
+	    .opcode = PRISM_OP_SEND_ENABLE, .wqe_index = 0xfffe, .qpn = 0x42};
 	w.wait_en = (struct prism_wait_en_seg){.index = 0x1234, .obj_num = 0xb7};
 	expect_golden(&w, golden, sizeof(golden));
 }
@@ -269,30 +272,30 @@ static void test_golden_masked_cas8(void **state)
 	 * WQE's first word and swap only that byte, the "if" of RedN/PRISM.
 	 */
 	static const uint8_t golden[80] = {
-		0x09, 0x00, 0x03, 0x14, 0x00, 0x00, 0x07, 0x05, /* opmod 9, idx 3; ds 5 */
-		0x00, 0x00, 0x00, 0x88, 0x00, 0x00, 0x00, 0x00, /* fence + CQ update */
-		0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x40, /* raddr 0x10040 */
-		0x00, 0x00, 0x00, 0x77, 0x00, 0x00, 0x00, 0x00, /* rkey 0x77 */
-		0x00, 0x00, 0x00, 0x09, 0x00, 0x00, 0x00, 0x00, /* swap: WRITE_IMM opcode */
-		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* compare: NOP opcode */
-		0x00, 0x00, 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, /* swap mask */
-		0x00, 0x00, 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, /* compare mask */
-		0x00, 0x00, 0x00, 0x08, 0x00, 0x00, 0x00, 0x03, /* 8 bytes back, lkey 3 */
-		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x50, 0x00, /* into 0x5000 */
+	    0x09, 0x00, 0x03, 0x14, 0x00, 0x00, 0x07, 0x05, /* opmod 9, idx 3; ds 5 */
+	    0x00, 0x00, 0x00, 0x88, 0x00, 0x00, 0x00, 0x00, /* fence + CQ update */
+	    0x00, 0x00, 0x00, 0x00, 0x00, 0x01, 0x00, 0x40, /* raddr 0x10040 */
+	    0x00, 0x00, 0x00, 0x77, 0x00, 0x00, 0x00, 0x00, /* rkey 0x77 */
+	    0x00, 0x00, 0x00, 0x09, 0x00, 0x00, 0x00, 0x00, /* swap: WRITE_IMM opcode */
+	    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, /* compare: NOP opcode */
+	    0x00, 0x00, 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, /* swap mask */
+	    0x00, 0x00, 0x00, 0xff, 0x00, 0x00, 0x00, 0x00, /* compare mask */
+	    0x00, 0x00, 0x00, 0x08, 0x00, 0x00, 0x00, 0x03, /* 8 bytes back, lkey 3 */
+	    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x50, 0x00, /* into 0x5000 */
 	};
 	struct prism_wqe w = {0};
 
-	w.ctrl = (struct prism_ctrl_seg){.opcode = PRISM_OP_ATOMIC_MASKED_CS,
-					 .wqe_index = 3,
-					 .qpn = 7,
-					 .fm_ce_se = PRISM_FM_CE_SE(PRISM_FENCE_SMALL_AND_FENCE,
-								    PRISM_CE_CQ_UPDATE, 0)};
+	w.ctrl = (struct prism_ctrl_seg){
+	    .opcode = PRISM_OP_ATOMIC_MASKED_CS,
+	    .wqe_index = 3,
+	    .qpn = 7,
+	    .fm_ce_se = PRISM_FM_CE_SE(PRISM_FENCE_SMALL_AND_FENCE, PRISM_CE_CQ_UPDATE, 0)};
 	w.raddr = (struct prism_raddr_seg){.raddr = 0x10040, .rkey = 0x77};
 	w.atomic = (struct prism_atomic_seg){.size = 8,
-					     .swap = 0x0000000900000000ull,
-					     .compare = 0,
-					     .swap_mask = 0x000000ff00000000ull,
-					     .compare_mask = 0x000000ff00000000ull};
+	                                     .swap = 0x0000000900000000ull,
+	                                     .compare = 0,
+	                                     .swap_mask = 0x000000ff00000000ull,
+	                                     .compare_mask = 0x000000ff00000000ull};
 	w.num_sge = 1;
 	w.sge[0] = (struct prism_sge){.byte_count = 8, .lkey = 3, .addr = 0x5000};
 	expect_golden(&w, golden, sizeof(golden));
@@ -301,23 +304,23 @@ static void test_golden_masked_cas8(void **state)
 static void test_golden_wait_on_data(void **state)
 {
 	static const uint8_t golden[48] = {
-		0x01, 0x00, 0x09, 0x0f, 0x00, 0x00, 0x05, 0x03, /* opmod 1 (data), idx 9; ds 3 */
-		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
-		0x00, 0x00, 0x00, 0x11, 0x00, 0x00, 0x00, 0x44, /* EQUAL|INVERT, lkey 0x44 */
-		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x80, 0x02, /* va 0x8000, action 2 */
-		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, /* value */
-		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, /* mask */
+	    0x01, 0x00, 0x09, 0x0f, 0x00, 0x00, 0x05, 0x03, /* opmod 1 (data), idx 9; ds 3 */
+	    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	    0x00, 0x00, 0x00, 0x11, 0x00, 0x00, 0x00, 0x44, /* EQUAL|INVERT, lkey 0x44 */
+	    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x80, 0x02, /* va 0x8000, action 2 */
+	    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x01, /* value */
+	    0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, /* mask */
 	};
 	struct prism_wqe w = {0};
 
-	w.ctrl = (struct prism_ctrl_seg){.opcode = PRISM_OP_CQE_WAIT, .opmod = PRISM_WAIT_ON_DATA,
-					 .wqe_index = 9, .qpn = 5};
+	w.ctrl = (struct prism_ctrl_seg){
+	    .opcode = PRISM_OP_CQE_WAIT, .opmod = PRISM_WAIT_ON_DATA, .wqe_index = 9, .qpn = 5};
 	w.wod = (struct prism_wod_seg){.cond = PRISM_WOD_EQUAL | PRISM_WOD_INVERT,
-				       .lkey = 0x44,
-				       .addr = 0x8000,
-				       .fail_action = 2,
-				       .value = 1,
-				       .mask = ~0ull};
+	                               .lkey = 0x44,
+	                               .addr = 0x8000,
+	                               .fail_action = 2,
+	                               .value = 1,
+	                               .mask = ~0ull};
 	expect_golden(&w, golden, sizeof(golden));
 }
 
@@ -337,7 +340,7 @@ static void fill_ctrl_limits(struct prism_wqe *w, uint8_t opcode, unsigned varia
 static void test_round_trip_every_opcode(void **state)
 {
 	static const uint8_t opcodes[] = {0x00, 0x08, 0x09, 0x0a, 0x0b, 0x0f, 0x10,
-					  0x11, 0x12, 0x14, 0x15, 0x16, 0x17};
+	                                  0x11, 0x12, 0x14, 0x15, 0x16, 0x17};
 	uint8_t buf[PRISM_WQE_MAX_BYTES];
 	unsigned i, variant;
 
@@ -349,25 +352,26 @@ static void test_round_trip_every_opcode(void **state)
 
 			fill_ctrl_limits(&w, opcodes[i], variant);
 			w.raddr = (struct prism_raddr_seg){big, (uint32_t)big, (uint32_t)big};
-			w.wait_en = (struct prism_wait_en_seg){(uint32_t)big, variant ? 0xffffff : 0};
+			w.wait_en =
+			    (struct prism_wait_en_seg){(uint32_t)big, variant ? 0xffffff : 0};
 			if (info->cls == PRISM_CLASS_ATOMIC) {
 				w.atomic.size = 8;
 				w.atomic.swap = big;
 				w.atomic.compare = big ^ 0x5555;
-				w.atomic.swap_mask = info->shape == PRISM_SHAPE_RADDR_MASKED ? big : 0;
+				w.atomic.swap_mask =
+				    info->shape == PRISM_SHAPE_RADDR_MASKED ? big : 0;
 				w.atomic.compare_mask =
-					opcodes[i] == PRISM_OP_ATOMIC_MASKED_CS ? big : 0;
+				    opcodes[i] == PRISM_OP_ATOMIC_MASKED_CS ? big : 0;
 				if (opcodes[i] == PRISM_OP_ATOMIC_MASKED_FA)
 					w.atomic.compare = 0;
 				w.num_sge = 1;
-				w.sge[0] = (struct prism_sge){0x7fffffff * variant, (uint32_t)big,
-							      big};
+				w.sge[0] =
+				    (struct prism_sge){0x7fffffff * variant, (uint32_t)big, big};
 			} else if (info->shape == PRISM_SHAPE_RADDR_DATA ||
-				   info->shape == PRISM_SHAPE_DATA) {
+			           info->shape == PRISM_SHAPE_DATA) {
 				w.num_sge = variant ? PRISM_WQE_MAX_SGE : 0;
 				for (unsigned s = 0; s < w.num_sge; s++)
-					w.sge[s] = (struct prism_sge){0x7fffffff - s, ~s,
-								      big - s};
+					w.sge[s] = (struct prism_sge){0x7fffffff - s, ~s, big - s};
 			}
 			round_trip(&w, buf, &back);
 			/* what decode must report: the encoder fills in ds and opmod */
@@ -376,7 +380,7 @@ static void test_round_trip_every_opcode(void **state)
 				assert_int_equal(back.ctrl.opmod, PRISM_MASKED_OPMOD(3));
 			w.ctrl.opmod = back.ctrl.opmod;
 			w.has_raddr = info->shape == PRISM_SHAPE_RADDR_DATA ||
-				      info->cls == PRISM_CLASS_ATOMIC;
+			              info->cls == PRISM_CLASS_ATOMIC;
 			w.has_atomic = info->cls == PRISM_CLASS_ATOMIC;
 			w.has_wait_en = info->shape == PRISM_SHAPE_WAIT_ENABLE;
 			assert_true(prism_wqe_equal(&w, &back));
@@ -669,7 +673,7 @@ static void test_decode_errors(void **state)
 static void test_strerror(void **state)
 {
 	assert_string_equal(prism_wqe_strerror(PRISM_WQE_E_DS),
-			    "DS count inconsistent with the segments");
+	                    "DS count inconsistent with the segments");
 	assert_string_equal(prism_wqe_strerror(-1000), "unknown codec error");
 	assert_string_equal(prism_wqe_strerror(5), "unknown codec error");
 }
@@ -677,23 +681,23 @@ static void test_strerror(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_opcode_table),
-		cmocka_unit_test(test_ctrl_matches_mlx5dv_set_ctrl_seg),
-		cmocka_unit_test(test_write_matches_mlx5dv_builders),
-		cmocka_unit_test(test_cas_matches_mlx5dv_structs),
-		cmocka_unit_test(test_inline_matches_mlx5dv_layout),
-		cmocka_unit_test(test_golden_wait),
-		cmocka_unit_test(test_golden_send_en),
-		cmocka_unit_test(test_golden_masked_cas8),
-		cmocka_unit_test(test_golden_wait_on_data),
-		cmocka_unit_test(test_round_trip_every_opcode),
-		cmocka_unit_test(test_round_trip_masked_sizes),
-		cmocka_unit_test(test_round_trip_inline_limits),
-		cmocka_unit_test(test_nop_keeps_ds),
-		cmocka_unit_test(test_encode_rejects_out_of_range),
-		cmocka_unit_test(test_encode_short_buffer),
-		cmocka_unit_test(test_decode_errors),
-		cmocka_unit_test(test_strerror),
+	    cmocka_unit_test(test_opcode_table),
+	    cmocka_unit_test(test_ctrl_matches_mlx5dv_set_ctrl_seg),
+	    cmocka_unit_test(test_write_matches_mlx5dv_builders),
+	    cmocka_unit_test(test_cas_matches_mlx5dv_structs),
+	    cmocka_unit_test(test_inline_matches_mlx5dv_layout),
+	    cmocka_unit_test(test_golden_wait),
+	    cmocka_unit_test(test_golden_send_en),
+	    cmocka_unit_test(test_golden_masked_cas8),
+	    cmocka_unit_test(test_golden_wait_on_data),
+	    cmocka_unit_test(test_round_trip_every_opcode),
+	    cmocka_unit_test(test_round_trip_masked_sizes),
+	    cmocka_unit_test(test_round_trip_inline_limits),
+	    cmocka_unit_test(test_nop_keeps_ds),
+	    cmocka_unit_test(test_encode_rejects_out_of_range),
+	    cmocka_unit_test(test_encode_short_buffer),
+	    cmocka_unit_test(test_decode_errors),
+	    cmocka_unit_test(test_strerror),
 	};
 
 	return cmocka_run_group_tests_name("wqe_codec", tests, NULL, NULL);

@@ -26,9 +26,9 @@
 static void test_rwqe_round_trip_with_terminator(void **state)
 {
 	struct prism_sge in[3] = {
-		{.byte_count = 3, .lkey = 0x10, .addr = 0x1000},
-		{.byte_count = 8, .lkey = 0x11, .addr = 0x2008},
-		{.byte_count = 0x7fffffff, .lkey = 0xffffffff, .addr = ~0ull},
+	    {.byte_count = 3, .lkey = 0x10, .addr = 0x1000},
+	    {.byte_count = 8, .lkey = 0x11, .addr = 0x2008},
+	    {.byte_count = 0x7fffffff, .lkey = 0xffffffff, .addr = ~0ull},
 	};
 	struct prism_sge out[16];
 	uint8_t buf[8 * 16];
@@ -86,14 +86,14 @@ static void test_rwqe_full_stride_and_errors(void **state)
 static void test_cqe_success_layout_matches_mlx5_cqe64(void **state)
 {
 	struct prism_cqe c = {.opcode = PRISM_CQE_RESP_SEND_IMM,
-			      .owner = 1,
-			      .wqe_counter = 0xbeef,
-			      .byte_count = 0x12345678,
-			      .qpn = 0xabcdef,
-			      .imm = 0xcafebabe,
-			      .srqn_uidx = 0x00112233,
-			      .timestamp = 0x0102030405060708ull,
-			      .signature = 0x5a};
+	                      .owner = 1,
+	                      .wqe_counter = 0xbeef,
+	                      .byte_count = 0x12345678,
+	                      .qpn = 0xabcdef,
+	                      .imm = 0xcafebabe,
+	                      .srqn_uidx = 0x00112233,
+	                      .timestamp = 0x0102030405060708ull,
+	                      .signature = 0x5a};
 	struct mlx5_cqe64 cqe;
 	struct prism_cqe back;
 
@@ -124,12 +124,12 @@ static void test_cqe_success_layout_matches_mlx5_cqe64(void **state)
 static void test_cqe_error_layout_matches_mlx5_err_cqe(void **state)
 {
 	struct prism_cqe c = {.opcode = PRISM_CQE_REQ_ERR,
-			      .owner = 0,
-			      .wqe_counter = 7,
-			      .qpn = 0x000102,
-			      .syndrome = PRISM_SYND_REMOTE_ACCESS_ERR,
-			      .vendor_syndrome = 0x88,
-			      .wqe_opcode = PRISM_OP_RDMA_READ};
+	                      .owner = 0,
+	                      .wqe_counter = 7,
+	                      .qpn = 0x000102,
+	                      .syndrome = PRISM_SYND_REMOTE_ACCESS_ERR,
+	                      .vendor_syndrome = 0x88,
+	                      .wqe_opcode = PRISM_OP_RDMA_READ};
 	struct mlx5_err_cqe ecqe;
 	struct prism_cqe back;
 
@@ -232,14 +232,14 @@ static void test_field_offsets_hit_their_fields(void **state)
 
 	w.ctrl.opcode = PRISM_OP_ATOMIC_MASKED_FA;
 	assert_int_equal(prism_wqe_field_offset(&w, PRISM_FIELD_ATOMIC_COMPARE, &off, &len),
-			 PRISM_WQE_E_ARG);
+	                 PRISM_WQE_E_ARG);
 
 	memset(&w, 0, sizeof(w));
 	w.ctrl.opcode = PRISM_OP_SEND_ENABLE;
 	poke_field(&w, PRISM_FIELD_WAIT_EN_INDEX, &out);
 	assert_int_equal(out.wait_en.index, 0xffffffff);
 	assert_int_equal(prism_wqe_field_offset(&w, PRISM_FIELD_RADDR, &off, &len),
-			 PRISM_WQE_E_ARG);
+	                 PRISM_WQE_E_ARG);
 	assert_int_equal(prism_wqe_field_offset(&w, PRISM_FIELD_WAIT_EN_OBJ, &off, &len), 0);
 	assert_int_equal(off, 28);
 
@@ -248,7 +248,7 @@ static void test_field_offsets_hit_their_fields(void **state)
 	assert_int_equal(prism_wqe_field_offset(&w, PRISM_FIELD_SGE0_LEN, &off, &len), 0);
 	assert_int_equal(off, 16);
 	assert_int_equal(prism_wqe_field_offset(&w, PRISM_FIELD__COUNT, &off, &len),
-			 PRISM_WQE_E_ARG);
+	                 PRISM_WQE_E_ARG);
 	assert_string_equal(prism_wqe_field_name(PRISM_FIELD_CTRL_QPN), "ctrl.qpn");
 	assert_string_equal(prism_wqe_field_name(PRISM_FIELD__COUNT), "?");
 }
@@ -272,12 +272,12 @@ static void test_print_write_line(void **state)
 	char line[512];
 	int n, full;
 
-	w.ctrl = (struct prism_ctrl_seg){.opcode = PRISM_OP_RDMA_WRITE_IMM,
-					 .wqe_index = 3,
-					 .qpn = 0x102,
-					 .fm_ce_se = PRISM_FM_CE_SE(PRISM_FENCE_NONE, PRISM_CE_CQ_UPDATE,
-								    0),
-					 .imm = 0x2a};
+	w.ctrl = (struct prism_ctrl_seg){
+	    .opcode = PRISM_OP_RDMA_WRITE_IMM,
+	    .wqe_index = 3,
+	    .qpn = 0x102,
+	    .fm_ce_se = PRISM_FM_CE_SE(PRISM_FENCE_NONE, PRISM_CE_CQ_UPDATE, 0),
+	    .imm = 0x2a};
 	w.raddr = (struct prism_raddr_seg){.raddr = 0x1000, .rkey = 0x5};
 	w.num_sge = 1;
 	w.sge[0] = (struct prism_sge){.byte_count = 64, .lkey = 0x4, .addr = 0x2000};
@@ -286,7 +286,7 @@ static void test_print_write_line(void **state)
 	n = prism_wqe_snprint(line, sizeof(line), &w, NULL, 0, 0);
 	assert_int_equal(n, (int)strlen(line));
 	assert_string_equal(line, "write_imm idx=3 qpn=0x000102 ds=3 ce=cq fm=none imm=0x0000002a "
-				  "raddr=0x1000 rkey=0x5 sge[0x2000+64 lkey=0x4]");
+	                          "raddr=0x1000 rkey=0x5 sge[0x2000+64 lkey=0x4]");
 	full = n;
 	n = prism_wqe_snprint(line, sizeof(line), &w, buf, sizeof(buf), PRISM_PRINT_RAW);
 	assert_true(n > full);
@@ -309,13 +309,14 @@ static void test_print_every_shape(void **state)
 	w.has_wait_en = true;
 	w.wait_en = (struct prism_wait_en_seg){.index = 6, .obj_num = 0x2a};
 	prism_wqe_snprint(line, sizeof(line), &w, NULL, 0, 0);
-	assert_string_equal(line, "wait      idx=0 qpn=0x000000 ds=2 ce=none fm=none cq=0x2a count=6");
+	assert_string_equal(line,
+	                    "wait      idx=0 qpn=0x000000 ds=2 ce=none fm=none cq=0x2a count=6");
 
 	w.ctrl.opcode = PRISM_OP_SEND_ENABLE;
 	w.ctrl.fm_ce_se = PRISM_FM_CE_SE(PRISM_FENCE_SMALL_AND_FENCE, PRISM_CE_CQ_UPDATE_EVENT, 1);
 	prism_wqe_snprint(line, sizeof(line), &w, NULL, 0, 0);
 	assert_string_equal(line, "send_en   idx=0 qpn=0x000000 ds=2 ce=cq+ev fm=small+fence se "
-				  "sq=0x2a upto=6");
+	                          "sq=0x2a upto=6");
 
 	memset(&w, 0, sizeof(w));
 	w.ctrl.opcode = PRISM_OP_ATOMIC_MASKED_CS;
@@ -326,7 +327,8 @@ static void test_print_every_shape(void **state)
 	w.num_sge = 1;
 	prism_wqe_snprint(line, sizeof(line), &w, NULL, 0, 0);
 	assert_non_null(strstr(line, "mcas      idx=0 qpn=0x000000 ds=0 opmod=0x0a"));
-	assert_non_null(strstr(line, " size=16 swap=0x11111111111111111111111111111111 cmp=0x0000"));
+	assert_non_null(
+	    strstr(line, " size=16 swap=0x11111111111111111111111111111111 cmp=0x0000"));
 
 	memset(&w, 0, sizeof(w));
 	w.ctrl.opcode = PRISM_OP_SEND;
@@ -352,34 +354,35 @@ static void test_print_every_shape(void **state)
 static void test_print_cqe(void **state)
 {
 	struct prism_cqe c = {.opcode = PRISM_CQE_REQ_ERR,
-			      .owner = 1,
-			      .wqe_counter = 9,
-			      .qpn = 0x12,
-			      .syndrome = PRISM_SYND_LOCAL_PROT_ERR,
-			      .wqe_opcode = PRISM_OP_RDMA_WRITE};
+	                      .owner = 1,
+	                      .wqe_counter = 9,
+	                      .qpn = 0x12,
+	                      .syndrome = PRISM_SYND_LOCAL_PROT_ERR,
+	                      .wqe_opcode = PRISM_OP_RDMA_WRITE};
 	char line[256];
 
 	prism_cqe_snprint(line, sizeof(line), &c);
 	assert_string_equal(line, "cqe REQ_ERR       owner=1 wqe=9 qpn=0x000012 syndrome=0x04 "
-				  "(local protection error) vendor=0x00 wqe_op=RDMA_WRITE");
+	                          "(local protection error) vendor=0x00 wqe_op=RDMA_WRITE");
 	c = (struct prism_cqe){.opcode = PRISM_CQE_REQ, .wqe_counter = 1, .byte_count = 8};
 	prism_cqe_snprint(line, sizeof(line), &c);
-	assert_string_equal(line, "cqe REQ           owner=0 wqe=1 qpn=0x000000 bytes=8 imm=0x00000000");
+	assert_string_equal(line,
+	                    "cqe REQ           owner=0 wqe=1 qpn=0x000000 bytes=8 imm=0x00000000");
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_rwqe_round_trip_with_terminator),
-		cmocka_unit_test(test_rwqe_full_stride_and_errors),
-		cmocka_unit_test(test_cqe_success_layout_matches_mlx5_cqe64),
-		cmocka_unit_test(test_cqe_error_layout_matches_mlx5_err_cqe),
-		cmocka_unit_test(test_cqe_reserved_opcode_and_owner),
-		cmocka_unit_test(test_field_offsets_hit_their_fields),
-		cmocka_unit_test(test_field_names_complete),
-		cmocka_unit_test(test_print_write_line),
-		cmocka_unit_test(test_print_every_shape),
-		cmocka_unit_test(test_print_cqe),
+	    cmocka_unit_test(test_rwqe_round_trip_with_terminator),
+	    cmocka_unit_test(test_rwqe_full_stride_and_errors),
+	    cmocka_unit_test(test_cqe_success_layout_matches_mlx5_cqe64),
+	    cmocka_unit_test(test_cqe_error_layout_matches_mlx5_err_cqe),
+	    cmocka_unit_test(test_cqe_reserved_opcode_and_owner),
+	    cmocka_unit_test(test_field_offsets_hit_their_fields),
+	    cmocka_unit_test(test_field_names_complete),
+	    cmocka_unit_test(test_print_write_line),
+	    cmocka_unit_test(test_print_every_shape),
+	    cmocka_unit_test(test_print_cqe),
 	};
 
 	return cmocka_run_group_tests_name("wqe_misc", tests, NULL, NULL);
