@@ -282,7 +282,6 @@ void sim_qp_fail(struct sim_qp *qp, sim_time_t t)
 
 	if (qp->state == SIM_QPS_ERR)
 		return;
-	sim_outst_complete(qp);
 	sim_qp_set_state(qp, SIM_QPS_ERR, t);
 	while (sq->os_cnt) {
 		struct sim_outst *o = &sq->os[sq->os_head];
