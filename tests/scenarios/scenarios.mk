@@ -1,0 +1,4 @@
+# tests/scenarios/scenarios.mk - end-to-end chains on the software NIC.
+TESTS += scenario_redn_hash
+scenario_redn_hash_SRCS := tests/scenarios/test_redn_hash.c tests/support/redn_hash_chain.c \
+	tests/support/host_verbs.c
