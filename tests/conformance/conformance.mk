@@ -3,3 +3,9 @@ CONF_HARNESS := tests/sim/sim_harness.c
 
 TESTS += conf_verbs
 conf_verbs_SRCS := tests/conformance/conf_verbs.c $(CONF_HARNESS)
+
+TESTS += conf_atomics
+conf_atomics_SRCS := tests/conformance/conf_atomics.c $(CONF_HARNESS)
+
+TESTS += conf_ordering
+conf_ordering_SRCS := tests/conformance/conf_ordering.c $(CONF_HARNESS)
