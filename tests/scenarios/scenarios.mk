@@ -2,3 +2,6 @@
 TESTS += scenario_redn_hash
 scenario_redn_hash_SRCS := tests/scenarios/test_redn_hash.c tests/support/redn_hash_chain.c \
 	tests/support/host_verbs.c
+
+TESTS += scenario_torn_read
+scenario_torn_read_SRCS := tests/scenarios/test_torn_read.c tests/support/host_verbs.c
