@@ -1,0 +1,360 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * bench_sim.c - how fast the software RNIC executes WQEs, and what its
+ * virtual clock predicts against RedN's measurements.
+ *
+ * Host figures (wall clock, this machine), each the median of RUNS runs
+ * with a baseline measured in the same run:
+ *   - WQEs executed per second on one core (deterministic mode: the caller's
+ *     thread runs the NIC) and in threaded mode (a NIC thread; the caller
+ *     posts and polls), for NOP chains, 64-byte WRITE and READ, and CAS;
+ *     hazard detection is on.  Baselines: memcpy of the same bytes, and the
+ *     NOP chain (ratio = verb rate / NOP rate).
+ *   - RedN hash gets per second in-process (the host re-posts the unrolled
+ *     chain per request, as RedN does), vs the NOP WQE rate / 7 WQEs.
+ * Virtual-clock figures (cx5 profile), next to RedN's numbers.
+ *
+ * Figures only: never fails on speed.  Owns: these measurements.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "sim/cost_profile.h"
+#include "sim/sim.h"
+#include "tests/support/host_verbs.h"
+#include "tests/support/redn_hash_chain.h"
+
+#define RUNS  7
+#define CHAIN 4096 /* WQEs per run */
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n)
+{
+	qsort(v, (size_t)n, sizeof(*v), cmp_double);
+	return v[n / 2];
+}
+
+static void die(const char *what, int rc)
+{
+	fprintf(stderr, "bench_sim: %s failed (%d)\n", what, rc);
+	exit(1);
+}
+
+#define CHECK(x)                                                                                   \
+	do {                                                                                       \
+		int rc_ = (x);                                                                     \
+		if (rc_ < 0)                                                                       \
+			die(#x, rc_);                                                              \
+	} while (0)
+
+struct rig {
+	struct sim_dev *d;
+	struct sim_cq *cq, *cq_r;
+	struct sim_qp *a, *b;
+	struct hv_qp ha;
+	struct hv_cq hcq;
+	uint8_t *src, *dst;
+	struct sim_mr *mr_src, *mr_dst;
+	bool threaded;
+};
+
+static void connect(struct sim_qp *x, struct sim_qp *y)
+{
+	struct sim_qp_mod m = {.state = SIM_QPS_INIT};
+	CHECK(sim_qp_modify(x, &m));
+	m = (struct sim_qp_mod){.state = SIM_QPS_RTR, .peer_node = 1, .peer_qpn = sim_qp_num(y)};
+	CHECK(sim_qp_modify(x, &m));
+	m = (struct sim_qp_mod){.state = SIM_QPS_RTS};
+	CHECK(sim_qp_modify(x, &m));
+}
+
+static void rig_open(struct rig *g, bool threaded, const struct sim_observer *obs)
+{
+	memset(g, 0, sizeof(*g));
+	struct sim_dev_opts o = {.sz = sizeof(o),
+	                         .seed = 1,
+	                         .fw = SIM_FW_RELAXED,
+	                         .hazard = SIM_HAZARD_FAIL,
+	                         .node = 1,
+	                         .obs = obs};
+	CHECK(sim_dev_open(&o, &g->d));
+	struct sim_cq_attr ca = {.ncqe = 2 * CHAIN, .ignore_overrun = true};
+	CHECK(sim_cq_create(g->d, &ca, &g->cq));
+	CHECK(sim_cq_create(g->d, &ca, &g->cq_r));
+	struct sim_qp_attr qa = {
+	    .send_cq = g->cq, .recv_cq = g->cq_r, .sq_bbs = CHAIN, .rq_max_sge = 1};
+	CHECK(sim_qp_create(g->d, &qa, &g->a));
+	qa.send_cq = g->cq_r;
+	qa.sq_bbs = 1;
+	CHECK(sim_qp_create(g->d, &qa, &g->b));
+	connect(g->a, g->b);
+	connect(g->b, g->a);
+	hv_qp_init(&g->ha, g->a, CHAIN, 0);
+	hv_cq_init(&g->hcq, g->cq);
+	if (posix_memalign((void **)&g->src, 4096, 64 * CHAIN) ||
+	    posix_memalign((void **)&g->dst, 4096, 64 * CHAIN))
+		die("posix_memalign", -1);
+	memset(g->src, 0x5a, 64 * CHAIN);
+	memset(g->dst, 0, 64 * CHAIN);
+	const unsigned all = SIM_ACCESS_LOCAL_WRITE | SIM_ACCESS_REMOTE_READ |
+	                     SIM_ACCESS_REMOTE_WRITE | SIM_ACCESS_REMOTE_ATOMIC;
+	CHECK(sim_mr_reg(g->d, g->src, 64 * CHAIN, all, &g->mr_src));
+	CHECK(sim_mr_reg(g->d, g->dst, 64 * CHAIN, all, &g->mr_dst));
+	g->threaded = threaded;
+	if (threaded)
+		CHECK(sim_dev_start(g->d));
+}
+
+static void rig_close(struct rig *g)
+{
+	if (g->threaded)
+		sim_dev_stop(g->d);
+	sim_mr_dereg(g->mr_src);
+	sim_mr_dereg(g->mr_dst);
+	sim_qp_destroy(g->a);
+	sim_qp_destroy(g->b);
+	sim_cq_destroy(g->cq);
+	sim_cq_destroy(g->cq_r);
+	sim_dev_close(g->d);
+	free(g->src);
+	free(g->dst);
+}
+
+/* Post CHAIN WQEs of @op (the last one signaled). */
+static void post_chain(struct rig *g, uint8_t op)
+{
+	for (unsigned i = 0; i < CHAIN; i++) {
+		struct prism_wqe w;
+		hv_wqe(&w, op, i == CHAIN - 1);
+		uint64_t off = (uint64_t)i * 64;
+		switch (op) {
+		case PRISM_OP_RDMA_WRITE:
+		case PRISM_OP_RDMA_READ:
+			w.raddr.raddr = (uint64_t)(uintptr_t)g->dst + off;
+			w.raddr.rkey = sim_mr_rkey(g->mr_dst);
+			w.num_sge = 1;
+			w.sge[0] = (struct prism_sge){.byte_count = 64,
+			                              .lkey = sim_mr_lkey(g->mr_src),
+			                              .addr = (uint64_t)(uintptr_t)g->src + off};
+			break;
+		case PRISM_OP_ATOMIC_CS:
+			w.raddr.raddr = (uint64_t)(uintptr_t)g->dst + off;
+			w.raddr.rkey = sim_mr_rkey(g->mr_dst);
+			w.atomic.size = 8;
+			w.atomic.compare = 0;
+			w.atomic.swap = i;
+			w.num_sge = 1;
+			w.sge[0] = (struct prism_sge){.byte_count = 8,
+			                              .lkey = sim_mr_lkey(g->mr_src),
+			                              .addr = (uint64_t)(uintptr_t)g->src + off};
+			break;
+		default:
+			break;
+		}
+		CHECK(hv_post_send(&g->ha, &w, false, NULL));
+	}
+}
+
+/* One run: WQEs per second of executing a posted chain (posting excluded). */
+static double chain_rate(bool threaded, uint8_t op)
+{
+	struct rig g;
+	rig_open(&g, threaded, NULL);
+	post_chain(&g, op);
+	struct prism_cqe c;
+	double t0 = now();
+	CHECK(hv_ring(&g.ha));
+	if (threaded) {
+		while (hv_poll(&g.hcq, &c) == 0)
+			;
+	} else {
+		CHECK(sim_dev_run(g.d, 0));
+		if (hv_poll(&g.hcq, &c) != 1)
+			die("completion", -1);
+	}
+	double dt = now() - t0;
+	if (c.opcode != PRISM_CQE_REQ)
+		die("chain completed in error", -c.syndrome);
+	struct sim_stats st;
+	sim_dev_stats(g.d, &st);
+	if (st.hazards)
+		die("hazard", -1);
+	rig_close(&g);
+	return CHAIN / dt;
+}
+
+static double memcpy_rate(void)
+{
+	static uint8_t a[64 * CHAIN], b[64 * CHAIN];
+	memset(a, 1, sizeof(a));
+	double t0 = now();
+	for (int rep = 0; rep < 16; rep++) {
+		for (unsigned i = 0; i < CHAIN; i++)
+			memcpy(b + 64 * i, a + 64 * ((i * 7 + rep) % CHAIN), 64);
+		__asm__ volatile("" : : "r"(b) : "memory");
+	}
+	return 16.0 * CHAIN / (now() - t0);
+}
+
+/* RedN hash gets per second, host posting included. */
+static double hash_rate(bool threaded, unsigned gets)
+{
+	struct sim_dev *d;
+	struct sim_dev_opts o = {
+	    .sz = sizeof(o), .seed = 1, .fw = SIM_FW_RELAXED, .hazard = SIM_HAZARD_FAIL, .node = 1};
+	CHECK(sim_dev_open(&o, &d));
+	struct redn_hash_cfg cfg = {
+	    .nbuckets = 1024, .value_len = 64, .max_inflight = 64, .seed = 9};
+	struct redn_hash *h;
+	CHECK(redn_hash_create(d, d, &cfg, &h));
+	if (threaded)
+		CHECK(sim_dev_start(d));
+	double t0 = now();
+	unsigned done = 0, b = 0;
+	while (done < gets) {
+		unsigned n = gets - done < 64 ? gets - done : 64;
+		for (unsigned i = 0; i < n; i++, b = (b + 37) % 1024)
+			CHECK(redn_hash_post_get(h, redn_hash_key(h, b), b, NULL));
+		if (!threaded)
+			CHECK(sim_dev_run(d, 0));
+		struct redn_hash_reply r;
+		for (unsigned got = 0; got < n;) {
+			int rc = redn_hash_poll_reply(h, &r);
+			CHECK(rc);
+			got += (unsigned)rc;
+		}
+		redn_hash_drained(h);
+		done += n;
+	}
+	double dt = now() - t0;
+	if (threaded)
+		sim_dev_stop(d);
+	redn_hash_destroy(h);
+	sim_dev_close(d);
+	return gets / dt;
+}
+
+/* ---- virtual clock --------------------------------------------------------- */
+
+struct vprobe {
+	struct sim_cost_profile p;
+	sim_time_t send_at, reply_at;
+};
+
+static void vcost(void *ctx, const struct sim_cost_query *q, struct sim_cost *out)
+{
+	sim_cost_profile_charge(&((struct vprobe *)ctx)->p, q, out);
+}
+
+static void vevent(void *ctx, const struct sim_event *ev)
+{
+	struct vprobe *v = ctx;
+	if (ev->kind == SIM_EV_EXEC_START && ev->opcode == PRISM_OP_SEND && !v->send_at)
+		v->send_at = ev->t;
+	if (ev->kind == SIM_EV_CQE && ev->cqe_opcode == PRISM_CQE_RESP_WR_IMM && !v->reply_at)
+		v->reply_at = ev->t;
+}
+
+/* Virtual latency of one get across two nodes, and virtual time per get when
+ * @n gets are posted back to back on one device. */
+static void hash_virtual(double *lat_us, double *per_get_us)
+{
+	struct vprobe vs = {0}, vc = {0};
+	sim_cost_profile_builtin("cx5", &vs.p, NULL);
+	vc.p = vs.p;
+	struct sim_observer os = {.ctx = &vs, .cost = vcost, .event = NULL};
+	struct sim_observer oc = {.ctx = &vc, .cost = vcost, .event = vevent};
+	struct sim_dev *s, *c;
+	struct sim_dev_opts o = {
+	    .sz = sizeof(o), .seed = 1, .fw = SIM_FW_RELAXED, .node = 1, .obs = &os};
+	CHECK(sim_dev_open(&o, &s));
+	o.node = 2;
+	o.obs = &oc;
+	CHECK(sim_dev_open(&o, &c));
+	struct sim_fabric *f;
+	CHECK(sim_fabric_create(&f));
+	CHECK(sim_fabric_attach(f, s));
+	CHECK(sim_fabric_attach(f, c));
+	struct redn_hash_cfg cfg = {.nbuckets = 64, .value_len = 64, .max_inflight = 64, .seed = 2};
+	struct redn_hash *h;
+	CHECK(redn_hash_create(s, c, &cfg, &h));
+	CHECK(redn_hash_post_get(h, redn_hash_key(h, 1), 1, NULL));
+	CHECK(sim_fabric_run(f, 0));
+	*lat_us = (double)(vc.reply_at - vc.send_at) / 1e6;
+	/* 64 gets back to back: virtual time per get */
+	redn_hash_drained(h);
+	struct sim_stats st0, st1;
+	sim_dev_stats(s, &st0);
+	for (unsigned i = 0; i < 64; i++)
+		CHECK(redn_hash_post_get(h, redn_hash_key(h, i), i, NULL));
+	CHECK(sim_fabric_run(f, 0));
+	sim_dev_stats(s, &st1);
+	*per_get_us = (double)(st1.vtime_max - st0.vtime_max) / 1e6 / 64;
+	redn_hash_destroy(h);
+	sim_fabric_destroy(f);
+	sim_dev_close(c);
+	sim_dev_close(s);
+}
+
+int main(void)
+{
+	static const struct {
+		const char *name;
+		uint8_t op;
+	} verbs[] = {{"NOP", PRISM_OP_NOP},
+	             {"WRITE 64 B", PRISM_OP_RDMA_WRITE},
+	             {"READ 64 B", PRISM_OP_RDMA_READ},
+	             {"CAS", PRISM_OP_ATOMIC_CS}};
+	printf(
+	    "sim WQE execution rate, chains of %u WQEs, hazard detection on, median of %d runs\n",
+	    CHAIN, RUNS);
+	double cp[RUNS];
+	for (int r = 0; r < RUNS; r++)
+		cp[r] = memcpy_rate();
+	double mc = median(cp, RUNS);
+	printf("  baseline memcpy of 64 B:            %8.2f M copies/s\n", mc / 1e6);
+	for (int mode = 0; mode < 2; mode++) {
+		bool threaded = mode == 1;
+		double nop = 0;
+		for (size_t v = 0; v < sizeof(verbs) / sizeof(verbs[0]); v++) {
+			double x[RUNS];
+			for (int r = 0; r < RUNS; r++)
+				x[r] = chain_rate(threaded, verbs[v].op);
+			double m = median(x, RUNS);
+			if (v == 0)
+				nop = m;
+			printf("  %-11s %-12s %8.2f M WQEs/s   x%.2f of NOP   x%.3f of memcpy\n",
+			       threaded ? "threaded" : "one core", verbs[v].name, m / 1e6, m / nop,
+			       m / mc);
+		}
+		double x[RUNS];
+		for (int r = 0; r < RUNS; r++)
+			x[r] = hash_rate(threaded, 4096);
+		double m = median(x, RUNS);
+		printf("  %-11s %-12s %8.3f M gets/s   (%.2f M server WQEs/s; x%.2f of NOP rate)\n",
+		       threaded ? "threaded" : "one core", "RedN get", m / 1e6,
+		       m * REDN_HASH_SERVER_WQES / 1e6, m * REDN_HASH_SERVER_WQES / nop);
+	}
+	double lat, per;
+	hash_virtual(&lat, &per);
+	printf("virtual clock, cx5 profile, vs RedN (NSDI'22) on ConnectX-5:\n");
+	printf("  hash get 64 B latency       predicted %6.2f us   RedN %5.2f us   (x%.2f)\n", lat,
+	       5.7, lat / 5.7);
+	printf("  hash gets, one chain        predicted %6.3f M/s  RedN %5.3f M/s  (x%.2f)\n",
+	       1.0 / per, 0.5, (1.0 / per) / 0.5);
+	return 0;
+}
