@@ -64,6 +64,7 @@ struct sim_fetched {
 	uint16_t len;	      /* bytes fetched: ds * 16, or 16 for a bad control segment */
 	int decode_rc;	      /* < 0: the codec rejected the bytes */
 	enum sim_order order; /* how it was fetched */
+	bool hazard;	      /* a racing write was reported while it waited */
 	sim_time_t fetched_at;
 	uint64_t wseq;	      /* dev->wseq at fetch time */
 	uint8_t bytes[PRISM_WQE_MAX_BB * PRISM_WQE_BB];
@@ -98,10 +99,13 @@ enum sim_block {
 	SIM_BLOCK_RNR,	     /* waiting for the RNR timer, then retransmit */
 };
 
-/* Last engine write into one BB of a send queue. */
-struct sim_bb_writer {
-	uint64_t wseq;
-	struct sim_writer w;
+/* Per 64-byte block of a send queue: last engine write, last fetch. */
+struct sim_bb_state {
+	uint64_t wseq;	     /* dev->wseq of the last engine write */
+	struct sim_writer w; /* its writer */
+	uint32_t fetch_ctr;  /* counter of the WQE last fetched over this block */
+	sim_time_t fetch_t;  /* when */
+	bool fetched;
 };
 
 struct sim_sq {
@@ -118,8 +122,8 @@ struct sim_sq {
 	/* outstanding ring */
 	struct sim_outst *os;
 	uint32_t os_cap, os_head, os_cnt;
-	/* per-BB last engine writer */
-	struct sim_bb_writer *writers;
+	/* per-BB last engine writer and last fetch */
+	struct sim_bb_state *bbs;
 	/* processing unit */
 	sim_time_t t;	  /* PU virtual time: next WQE starts no earlier */
 	sim_time_t dep_t; /* time the current WQE's dependency was satisfied */
@@ -284,6 +288,10 @@ void sim_sq_fetch(struct sim_qp *qp, sim_time_t t, enum sim_order first_order);
  * the fail policy says the WQE must not execute. */
 bool sim_sq_hazard_check(struct sim_qp *qp, struct sim_fetched *f, sim_time_t t);
 void sim_sq_drop_fetched(struct sim_qp *qp);
+/* An engine write of @len bytes of @src is about to land at send-queue
+ * offset @off of @qp: record the writer, report a racing patch. */
+void sim_sq_patch(struct sim_qp *qp, uint32_t off, const uint8_t *src, uint32_t len,
+		  const struct sim_writer *w, sim_time_t t);
 void sim_sqrange_rebuild(struct sim_dev *dev);
 
 /* sim_exec.c: executes the head WQE of @qp's send queue (one step). */

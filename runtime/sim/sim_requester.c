@@ -126,6 +126,7 @@ static uint8_t land(struct sim_qp *qp, struct sim_outst *o, const struct sim_pkt
 		.qpn = qp->qpn,
 		.wqe_counter = o->counter,
 		.opcode = o->opcode,
+		.issued_at = o->start,
 	};
 	uint32_t off = 0;
 	sim_time_t t = p->t > o->ready_at ? p->t : o->ready_at;

@@ -208,7 +208,6 @@ static void on_hazard(struct sim_trace_observer *o, const struct sim_event *ev)
 		sim_trace_args_hex(&a, "writer_qpn", h->writer.qpn);
 		sim_trace_args_u64(&a, "writer_counter", h->writer.wqe_counter);
 		sim_trace_args_u64(&a, "fetched_at_ps", h->fetched_at);
-		sim_trace_args_u64(&a, "executed_at_ps", h->executed_at);
 	}
 	sim_trace_instant(o->tr, o->opts.pid, qpn, "HAZARD: WQE changed after fetch", "hazard",
 	                  ev->t, &a);

@@ -169,32 +169,44 @@ static void post_chain(struct rig *g, uint8_t op)
 	}
 }
 
-/* One run: WQEs per second of executing a posted chain (posting excluded). */
-static double chain_rate(bool threaded, uint8_t op)
+/* Execute one posted chain; returns seconds (posting excluded). */
+static double run_chain(struct rig *g, uint8_t op)
 {
-	struct rig g;
-	rig_open(&g, threaded, NULL);
-	post_chain(&g, op);
 	struct prism_cqe c;
+	post_chain(g, op);
 	double t0 = now();
-	CHECK(hv_ring(&g.ha));
-	if (threaded) {
-		while (hv_poll(&g.hcq, &c) == 0)
+	CHECK(hv_ring(&g->ha));
+	if (g->threaded) {
+		int rc;
+		while ((rc = hv_poll(&g->hcq, &c)) == 0)
 			;
+		CHECK(rc);
 	} else {
-		CHECK(sim_dev_run(g.d, 0));
-		if (hv_poll(&g.hcq, &c) != 1)
+		CHECK(sim_dev_run(g->d, 0));
+		if (hv_poll(&g->hcq, &c) != 1)
 			die("completion", -1);
 	}
 	double dt = now() - t0;
 	if (c.opcode != PRISM_CQE_REQ)
 		die("chain completed in error", -c.syndrome);
+	return dt;
+}
+
+/* Median WQEs/s over RUNS chains on one warm rig (one warm-up chain first). */
+static double chain_rate(bool threaded, uint8_t op, int runs)
+{
+	struct rig g;
+	double x[RUNS * 64];
+	rig_open(&g, threaded, NULL);
+	run_chain(&g, op);
+	for (int r = 0; r < runs; r++)
+		x[r] = CHAIN / run_chain(&g, op);
 	struct sim_stats st;
 	sim_dev_stats(g.d, &st);
 	if (st.hazards)
 		die("hazard", -1);
 	rig_close(&g);
-	return CHAIN / dt;
+	return median(x, runs);
 }
 
 static double memcpy_rate(void)
@@ -310,8 +322,17 @@ static void hash_virtual(double *lat_us, double *per_get_us)
 	sim_dev_close(s);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	/* `bench_sim nop` runs only the one-core NOP chain, for profiling */
+	if (argc > 1 && strcmp(argv[1], "nop") == 0) {
+		printf("one core NOP: %.2f M WQEs/s\n", chain_rate(false, PRISM_OP_NOP, RUNS * 64) / 1e6);
+		return 0;
+	}
+	if (argc > 1 && strcmp(argv[1], "hash") == 0) {
+		printf("one core RedN get: %.3f M gets/s\n", hash_rate(false, 100000) / 1e6);
+		return 0;
+	}
 	static const struct {
 		const char *name;
 		uint8_t op;
@@ -331,10 +352,7 @@ int main(void)
 		bool threaded = mode == 1;
 		double nop = 0;
 		for (size_t v = 0; v < sizeof(verbs) / sizeof(verbs[0]); v++) {
-			double x[RUNS];
-			for (int r = 0; r < RUNS; r++)
-				x[r] = chain_rate(threaded, verbs[v].op);
-			double m = median(x, RUNS);
+			double m = chain_rate(threaded, verbs[v].op, RUNS);
 			if (v == 0)
 				nop = m;
 			printf("  %-11s %-12s %8.2f M WQEs/s   x%.2f of NOP   x%.3f of memcpy\n",

@@ -9,3 +9,6 @@ conf_atomics_SRCS := tests/conformance/conf_atomics.c $(CONF_HARNESS)
 
 TESTS += conf_ordering
 conf_ordering_SRCS := tests/conformance/conf_ordering.c $(CONF_HARNESS)
+
+TESTS += conf_hazard
+conf_hazard_SRCS := tests/conformance/conf_hazard.c $(CONF_HARNESS)
