@@ -131,6 +131,8 @@ struct sim_sq {
 	uint32_t block_cqn;   /* WAIT_CQ */
 	uint32_t block_index; /* WAIT_CQ: 24-bit index */
 	bool after_wait;      /* the previous WQE was a WAIT: completion order */
+	sim_time_t rdone_t;   /* latest completion time of a READ/atomic (fences) */
+	sim_time_t done_t;    /* latest completion time of any WQE (strong ordering) */
 	bool rnr_parked;      /* infinite RNR retry waiting for outside progress */
 	uint64_t rnr_mark;    /* dev->outside_progress when parked */
 	sim_time_t rnr_at;    /* RNR: retransmit time */
@@ -333,7 +335,6 @@ uint64_t sim_masked_add64(uint64_t a, uint64_t b, uint64_t boundary);
 /* sim_requester.c */
 struct sim_outst *sim_outst_push(struct sim_qp *qp);
 void sim_outst_complete(struct sim_qp *qp); /* emits CQEs of done entries in order */
-bool sim_outst_has_read_like(struct sim_qp *qp);
 void sim_requester_rx(struct sim_qp *qp, struct sim_pkt *p);
 void sim_requester_rnr_resend(struct sim_qp *qp);
 /* Sends a request for the outstanding entry @os (keeps a copy for retransmit). */

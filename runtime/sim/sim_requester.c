@@ -36,19 +36,6 @@ struct sim_outst *sim_outst_push(struct sim_qp *qp)
 	return o;
 }
 
-bool sim_outst_has_read_like(struct sim_qp *qp)
-{
-	struct sim_sq *sq = &qp->sq;
-
-	for (uint32_t i = 0; i < sq->os_cnt; i++) {
-		const struct sim_outst *o = &sq->os[(sq->os_head + i) % sq->os_cap];
-
-		if (o->read_like && !o->done)
-			return true;
-	}
-	return false;
-}
-
 void sim_outst_complete(struct sim_qp *qp)
 {
 	struct sim_sq *sq = &qp->sq;
@@ -66,6 +53,10 @@ void sim_outst_complete(struct sim_qp *qp)
 			return;
 		}
 		t = o->done_at > o->ready_at ? o->done_at : o->ready_at;
+		if (t > sq->done_t)
+			sq->done_t = t;
+		if (o->read_like && t > sq->rdone_t)
+			sq->rdone_t = t;
 		if (o->signaled) {
 			struct prism_cqe c = {
 				.opcode = PRISM_CQE_REQ,
