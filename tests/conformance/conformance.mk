@@ -12,3 +12,6 @@ conf_ordering_SRCS := tests/conformance/conf_ordering.c $(CONF_HARNESS)
 
 TESTS += conf_hazard
 conf_hazard_SRCS := tests/conformance/conf_hazard.c $(CONF_HARNESS)
+
+TESTS += conf_errors
+conf_errors_SRCS := tests/conformance/conf_errors.c $(CONF_HARNESS)
