@@ -15,3 +15,6 @@ conf_hazard_SRCS := tests/conformance/conf_hazard.c $(CONF_HARNESS)
 
 TESTS += conf_errors
 conf_errors_SRCS := tests/conformance/conf_errors.c $(CONF_HARNESS)
+
+TESTS += conf_engine
+conf_engine_SRCS := tests/conformance/conf_engine.c $(CONF_HARNESS)
