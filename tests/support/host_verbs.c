@@ -9,6 +9,7 @@
 #include "tests/support/host_verbs.h"
 
 #include <arpa/inet.h>
+#include <stddef.h>
 #include <string.h>
 
 void hv_qp_init(struct hv_qp *h, struct sim_qp *qp, uint32_t sq_bbs, uint32_t rq_n)
@@ -33,7 +34,12 @@ void hv_cq_init(struct hv_cq *h, struct sim_cq *cq)
 
 void hv_wqe(struct prism_wqe *w, uint8_t opcode, bool signaled)
 {
-	memset(w, 0, sizeof(*w));
+	/* the header fields only: the encoder reads num_sge entries and
+	 * inline_len bytes, never the rest of the big arrays */
+	memset(w, 0, offsetof(struct prism_wqe, sge));
+	memset(w->sge, 0, 2 * sizeof(w->sge[0]));
+	w->is_inline = false;
+	w->inline_len = 0;
 	w->ctrl.opcode = opcode;
 	w->ctrl.fm_ce_se =
 	    prism_fm_ce_se(PRISM_FENCE_NONE, signaled ? PRISM_CE_CQ_UPDATE : PRISM_CE_NONE, false);
@@ -46,32 +52,38 @@ uint8_t *hv_sq_slot(const struct hv_qp *h, uint32_t c)
 
 int64_t hv_post_send(struct hv_qp *h, struct prism_wqe *w, bool keep_ctrl_ids, uint8_t **slot_out)
 {
-	uint8_t tmp[PRISM_WQE_MAX_BB * PRISM_WQE_BB];
 	uint32_t c = h->sq_pi;
+	uint32_t first = c & (h->sq_bbs - 1);
+	uint8_t *slot = h->sq + (size_t)first * PRISM_WQE_BB;
+	size_t room = (size_t)(h->sq_bbs - first) * PRISM_WQE_BB;
+	int n;
 
 	if (!keep_ctrl_ids) {
 		w->ctrl.wqe_index = (uint16_t)c;
 		w->ctrl.qpn = h->qpn;
 	}
-	memset(tmp, 0, sizeof(tmp));
-	int n = prism_wqe_encode(w, tmp, sizeof(tmp), NULL);
-	if (n < 0)
+	/* Encode in place when the WQE fits before the end of the ring (the
+	 * codec leaves the rest of the slot alone and writes nothing on error). */
+	n = prism_wqe_encode(w, slot, room < PRISM_WQE_MAX_BYTES ? room : PRISM_WQE_MAX_BYTES,
+	                     NULL);
+	if (n == PRISM_WQE_E_SHORT) {
+		/* it wraps: encode aside, copy in two parts, as mlx5 does */
+		uint8_t tmp[PRISM_WQE_MAX_BB * PRISM_WQE_BB];
+		n = prism_wqe_encode(w, tmp, sizeof(tmp), NULL);
+		if (n < 0)
+			return n;
+		size_t bytes =
+		    (size_t)prism_wqe_bbs((unsigned)n / PRISM_WQE_DS_BYTES) * PRISM_WQE_BB;
+		memcpy(slot, tmp, room);
+		memcpy(h->sq, tmp + room, bytes - room);
+	} else if (n < 0) {
 		return n;
-	uint32_t nbb = prism_wqe_bbs((unsigned)n / PRISM_WQE_DS_BYTES);
-	uint32_t first = c & (h->sq_bbs - 1);
-	size_t bytes = (size_t)nbb * PRISM_WQE_BB;
-	size_t head = (size_t)(h->sq_bbs - first) * PRISM_WQE_BB;
-	if (head >= bytes) {
-		memcpy(h->sq + (size_t)first * PRISM_WQE_BB, tmp, bytes);
-	} else {
-		memcpy(h->sq + (size_t)first * PRISM_WQE_BB, tmp, head);
-		memcpy(h->sq, tmp + head, bytes - head);
 	}
-	h->sq_pi = c + nbb;
+	h->sq_pi = c + prism_wqe_bbs((unsigned)n / PRISM_WQE_DS_BYTES);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	sim_qp_dbrec(h->qp)[1] = htonl(h->sq_pi & 0xffff);
 	if (slot_out)
-		*slot_out = h->sq + (size_t)first * PRISM_WQE_BB;
+		*slot_out = slot;
 	return c;
 }
 
