@@ -200,6 +200,11 @@ int hw_verbs_ring(struct hw_qp *q);
 int hw_verbs_post(struct hw_qp *q, const struct prism_wqe *w, uint32_t counter);
 int hw_verbs_post_recv(struct hw_qp *q, const struct prism_sge *sge, unsigned n, uint32_t counter);
 int hw_verbs_poll(struct hw_cq *c, struct prism_cqe *out);
+/* The translations themselves (also unit-tested without a device). */
+int hw_verbs_translate(const struct prism_wqe *w, uint32_t counter, struct ibv_send_wr *wr,
+                       struct ibv_sge *sge, uint8_t *inl);
+uint8_t hw_verbs_syndrome(enum ibv_wc_status status);
+void hw_verbs_wc_to_cqe(const struct ibv_wc *wc, bool is_recv, struct prism_cqe *out);
 
 /* ---- mlx5 device capabilities through DEVX (hw_devx.c) ---- */
 struct hw_mlx5_caps {
@@ -213,5 +218,9 @@ struct hw_mlx5_caps {
 };
 /* Queries the general and atomic capabilities (needs a DEVX context). */
 int hw_mlx5_query_caps(struct hw_env *e, struct hw_mlx5_caps *caps);
+/* Decodes the two capability structures (QUERY_HCA_CAP output from byte 16). */
+void hw_mlx5_caps_decode(const uint8_t *general, const uint8_t *atomic, struct hw_mlx5_caps *caps);
+/* @width bits at mlx5_ifc bit offset @off (from the MSB of big-endian dword 0). */
+uint32_t hw_cap_bits(const uint8_t *cap, unsigned off, unsigned width);
 
 #endif /* PRISM_TESTS_HW_COMMON_H */

@@ -38,7 +38,7 @@
 #define ATOMIC_OPERATIONS      0x90 /* 16 bits */
 #define ATOMIC_SIZE_QP         0xb0 /* 16 bits */
 
-static uint32_t cap_bits(const uint8_t *cap, unsigned off, unsigned width)
+uint32_t hw_cap_bits(const uint8_t *cap, unsigned off, unsigned width)
 {
 	uint32_t dw;
 
@@ -63,9 +63,19 @@ static int query_cap(struct ibv_context *ctx, unsigned type, uint8_t *cap)
 	return 0;
 }
 
+void hw_mlx5_caps_decode(const uint8_t *general, const uint8_t *atomic, struct hw_mlx5_caps *caps)
+{
+	caps->cd = hw_cap_bits(general, GEN_CD, 1);
+	caps->wait_on_data = hw_cap_bits(general, GEN_WAIT_ON_DATA, 1);
+	caps->wait_on_time = hw_cap_bits(general, GEN_WAIT_ON_TIME, 1);
+	caps->endianness_mode = (uint8_t)hw_cap_bits(atomic, ATOMIC_ENDIANNESS_MODE, 2);
+	caps->atomic_ops = (uint16_t)hw_cap_bits(atomic, ATOMIC_OPERATIONS, 16);
+	caps->atomic_size_qp = (uint16_t)hw_cap_bits(atomic, ATOMIC_SIZE_QP, 16);
+}
+
 int hw_mlx5_query_caps(struct hw_env *e, struct hw_mlx5_caps *caps)
 {
-	static uint8_t cap[CAP_BYTES];
+	static uint8_t general[CAP_BYTES], atomic[CAP_BYTES];
 	int rc;
 
 	memset(caps, 0, sizeof(*caps));
@@ -73,18 +83,12 @@ int hw_mlx5_query_caps(struct hw_env *e, struct hw_mlx5_caps *caps)
 		return caps->err = -ENODEV;
 	if (!e->devx)
 		return caps->err = -(e->devx_errno ? e->devx_errno : EOPNOTSUPP);
-	rc = query_cap(e->ctx, CAP_GENERAL, cap);
+	rc = query_cap(e->ctx, CAP_GENERAL, general);
+	if (!rc)
+		rc = query_cap(e->ctx, CAP_ATOMIC, atomic);
 	if (rc)
 		return caps->err = rc;
-	caps->cd = cap_bits(cap, GEN_CD, 1);
-	caps->wait_on_data = cap_bits(cap, GEN_WAIT_ON_DATA, 1);
-	caps->wait_on_time = cap_bits(cap, GEN_WAIT_ON_TIME, 1);
-	rc = query_cap(e->ctx, CAP_ATOMIC, cap);
-	if (rc)
-		return caps->err = rc;
-	caps->endianness_mode = (uint8_t)cap_bits(cap, ATOMIC_ENDIANNESS_MODE, 2);
-	caps->atomic_ops = (uint16_t)cap_bits(cap, ATOMIC_OPERATIONS, 16);
-	caps->atomic_size_qp = (uint16_t)cap_bits(cap, ATOMIC_SIZE_QP, 16);
+	hw_mlx5_caps_decode(general, atomic, caps);
 	caps->queried = true;
 	return 0;
 }

@@ -88,18 +88,11 @@ static unsigned send_flags(const struct prism_wqe *w)
 	return f;
 }
 
-int hw_verbs_post(struct hw_qp *q, const struct prism_wqe *w, uint32_t counter)
+int hw_verbs_translate(const struct prism_wqe *w, uint32_t counter, struct ibv_send_wr *wr,
+                       struct ibv_sge *sge, uint8_t *inl)
 {
-	struct hw_verbs_queue *vq = q->vq;
-	struct ibv_send_wr *wr;
-	struct ibv_sge *sge;
-
 	if (!verbs_op[w->ctrl.opcode].ok || w->ctrl.opmod)
 		return -ENOTSUP;
-	if (vq->n == VQ_MAX)
-		return -ENOSPC;
-	wr = &vq->wr[vq->n];
-	sge = vq->sge[vq->n];
 	memset(wr, 0, sizeof(*wr));
 	wr->wr_id = counter; /* comes back as the CQE's wqe_counter */
 	wr->opcode = verbs_op[w->ctrl.opcode].op;
@@ -107,9 +100,8 @@ int hw_verbs_post(struct hw_qp *q, const struct prism_wqe *w, uint32_t counter)
 	wr->imm_data = htobe32(w->ctrl.imm);
 	wr->sg_list = sge;
 	if (w->is_inline) {
-		memcpy(vq->inl[vq->n], w->inline_data, w->inline_len);
-		sge[0] =
-		    (struct ibv_sge){.addr = (uintptr_t)vq->inl[vq->n], .length = w->inline_len};
+		memcpy(inl, w->inline_data, w->inline_len);
+		sge[0] = (struct ibv_sge){.addr = (uintptr_t)inl, .length = w->inline_len};
 		wr->num_sge = 1;
 	} else {
 		for (unsigned i = 0; i < w->num_sge; i++)
@@ -129,8 +121,21 @@ int hw_verbs_post(struct hw_qp *q, const struct prism_wqe *w, uint32_t counter)
 		wr->wr.rdma.remote_addr = w->raddr.raddr;
 		wr->wr.rdma.rkey = w->raddr.rkey;
 	}
+	return 0;
+}
+
+int hw_verbs_post(struct hw_qp *q, const struct prism_wqe *w, uint32_t counter)
+{
+	struct hw_verbs_queue *vq = q->vq;
+	int rc;
+
+	if (vq->n == VQ_MAX)
+		return -ENOSPC;
+	rc = hw_verbs_translate(w, counter, &vq->wr[vq->n], vq->sge[vq->n], vq->inl[vq->n]);
+	if (rc)
+		return rc;
 	if (vq->n > 0)
-		vq->wr[vq->n - 1].next = wr;
+		vq->wr[vq->n - 1].next = &vq->wr[vq->n];
 	vq->n++;
 	return 0;
 }
@@ -170,6 +175,33 @@ static uint8_t recv_opcode(const struct ibv_wc *wc)
 	return (wc->wc_flags & IBV_WC_WITH_IMM) ? PRISM_CQE_RESP_SEND_IMM : PRISM_CQE_RESP_SEND;
 }
 
+uint8_t hw_verbs_syndrome(enum ibv_wc_status status)
+{
+	return (unsigned)status < sizeof(status_synd) ? status_synd[status] : 0;
+}
+
+void hw_verbs_wc_to_cqe(const struct ibv_wc *wc, bool is_recv, struct prism_cqe *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->wqe_counter = (uint16_t)wc->wr_id;
+	out->qpn = wc->qp_num;
+	out->byte_count = wc->byte_len;
+	if (wc->status != IBV_WC_SUCCESS) {
+		/* wc.opcode is undefined on error: the CQ tells the side */
+		out->opcode = is_recv ? PRISM_CQE_RESP_ERR : PRISM_CQE_REQ_ERR;
+		out->syndrome = hw_verbs_syndrome(wc->status);
+		out->vendor_syndrome = (uint8_t)wc->vendor_err;
+		return;
+	}
+	if (is_recv) {
+		out->opcode = recv_opcode(wc);
+		if (wc->wc_flags & IBV_WC_WITH_IMM)
+			out->imm = be32toh(wc->imm_data);
+	} else {
+		out->opcode = PRISM_CQE_REQ;
+	}
+}
+
 int hw_verbs_poll(struct hw_cq *c, struct prism_cqe *out)
 {
 	struct ibv_wc wc;
@@ -177,24 +209,6 @@ int hw_verbs_poll(struct hw_cq *c, struct prism_cqe *out)
 
 	if (n <= 0)
 		return n;
-	memset(out, 0, sizeof(*out));
-	out->wqe_counter = (uint16_t)wc.wr_id;
-	out->qpn = wc.qp_num;
-	out->byte_count = wc.byte_len;
-	if (wc.status != IBV_WC_SUCCESS) {
-		/* wc.opcode is undefined on error: the CQ tells the side */
-		out->opcode = c->is_recv ? PRISM_CQE_RESP_ERR : PRISM_CQE_REQ_ERR;
-		out->syndrome =
-		    (unsigned)wc.status < sizeof(status_synd) ? status_synd[wc.status] : 0;
-		out->vendor_syndrome = (uint8_t)wc.vendor_err;
-		return 1;
-	}
-	if (c->is_recv) {
-		out->opcode = recv_opcode(&wc);
-		if (wc.wc_flags & IBV_WC_WITH_IMM)
-			out->imm = be32toh(wc.imm_data);
-	} else {
-		out->opcode = PRISM_CQE_REQ;
-	}
+	hw_verbs_wc_to_cqe(&wc, c->is_recv, out);
 	return 1;
 }
