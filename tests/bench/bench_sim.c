@@ -121,9 +121,13 @@ static void rig_open(struct rig *g, bool threaded, const struct sim_observer *ob
 	struct sim_cq_attr ca = {.ncqe = 2 * CHAIN, .ignore_overrun = true};
 	CHECK(sim_cq_create(g->d, &ca, &g->cq));
 	CHECK(sim_cq_create(g->d, &ca, &g->cq_r));
-	struct sim_qp_attr qa = {
-	    .send_cq = g->cq, .recv_cq = g->cq_r, .sq_bbs = CHAIN, .rq_max_sge = 1};
+	struct sim_qp_attr qa = {.send_cq = g->cq,
+	                         .recv_cq = g->cq_r,
+	                         .sq_bbs = CHAIN,
+	                         .rq_max_sge = 1,
+	                         .flags = SIM_QP_CROSS_CHANNEL};
 	CHECK(sim_qp_create(g->d, &qa, &g->a));
+	qa.flags = 0;
 	qa.send_cq = g->cq_r;
 	qa.sq_bbs = 1;
 	CHECK(sim_qp_create(g->d, &qa, &g->b));
@@ -317,6 +321,145 @@ static void vevent(void *ctx, const struct sim_event *ev)
 		v->reply_at = ev->t;
 }
 
+/* Virtual time at which the @nth CQE of @cq was written. */
+struct cqe_clock {
+	struct sim_cost_profile p;
+	uint32_t cqn, want, seen;
+	sim_time_t at;
+};
+
+static void cc_cost(void *ctx, const struct sim_cost_query *q, struct sim_cost *out)
+{
+	sim_cost_profile_charge(&((struct cqe_clock *)ctx)->p, q, out);
+}
+
+static void cc_event(void *ctx, const struct sim_event *ev)
+{
+	struct cqe_clock *c = ctx;
+	if (ev->kind == SIM_EV_CQE && ev->cqn == c->cqn && ++c->seen == c->want)
+		c->at = ev->t;
+}
+
+/*
+ * Fig. 7 / Fig. 8 on the engine: a chain of @n NOOPs (or one @op) on a
+ * loopback QP, ordered by @mode, from the doorbell to the last CQE:
+ *   WQ          NOP NOP ...                      one unmanaged QP
+ *   COMPLETION  NOP (WAIT NOP) (WAIT NOP) ...    one cross-channel QP
+ *   DOORBELL    managed QP M: NOP NOP ...; control QP C: SEN(M,1) (WAIT SEN(M,k)) ...
+ */
+static double fig_chain_us(enum sim_order mode, uint8_t op, unsigned n)
+{
+	struct cqe_clock cc = {0};
+	sim_cost_profile_builtin("cx5", &cc.p, NULL);
+	struct sim_observer obs = {.ctx = &cc, .cost = cc_cost, .event = cc_event};
+	struct rig g;
+	rig_open(&g, false, &obs);
+	struct prism_wqe w;
+	cc.cqn = sim_cq_num(g.cq);
+	cc.want = n;
+	if (mode == SIM_ORDER_DOORBELL) {
+		/* g.a becomes the control queue; M is a fresh managed QP */
+		struct sim_qp *m, *mr;
+		struct sim_cq *cqm;
+		struct sim_cq_attr ca = {.ncqe = 64, .ignore_overrun = true};
+		CHECK(sim_cq_create(g.d, &ca, &cqm));
+		struct sim_qp_attr qa = {.send_cq = cqm,
+		                         .recv_cq = g.cq_r,
+		                         .sq_bbs = 64,
+		                         .rq_max_sge = 1,
+		                         .flags = SIM_QP_CROSS_CHANNEL | SIM_QP_MANAGED_SEND};
+		CHECK(sim_qp_create(g.d, &qa, &m));
+		qa.flags = 0;
+		qa.sq_bbs = 1;
+		CHECK(sim_qp_create(g.d, &qa, &mr));
+		connect(m, mr);
+		connect(mr, m);
+		struct hv_qp hm;
+		hv_qp_init(&hm, m, 64, 0);
+		for (unsigned i = 0; i < n; i++) {
+			hv_wqe(&w, PRISM_OP_NOP, true);
+			CHECK(hv_post_send(&hm, &w, false, NULL));
+		}
+		cc.cqn = sim_cq_num(cqm);
+		for (unsigned i = 0; i < n; i++) {
+			if (i) {
+				hv_wqe(&w, PRISM_OP_CQE_WAIT, false);
+				w.wait_en.index = i;
+				w.wait_en.obj_num = sim_cq_num(cqm);
+				CHECK(hv_post_send(&g.ha, &w, false, NULL));
+			}
+			hv_wqe(&w, PRISM_OP_SEND_ENABLE, false);
+			w.wait_en.index = i + 1;
+			w.wait_en.obj_num = sim_qp_num(m);
+			CHECK(hv_post_send(&g.ha, &w, false, NULL));
+		}
+		CHECK(hv_ring(&g.ha));
+		CHECK(sim_dev_run(g.d, 0));
+		sim_qp_destroy(m);
+		sim_qp_destroy(mr);
+		sim_cq_destroy(cqm);
+	} else {
+		for (unsigned i = 0; i < n; i++) {
+			if (i && mode == SIM_ORDER_COMPLETION) {
+				hv_wqe(&w, PRISM_OP_CQE_WAIT, false);
+				w.wait_en.index = i;
+				w.wait_en.obj_num = sim_cq_num(g.cq);
+				CHECK(hv_post_send(&g.ha, &w, false, NULL));
+			}
+			hv_wqe(&w, op, true);
+			if (op != PRISM_OP_NOP) {
+				w.raddr.raddr = (uint64_t)(uintptr_t)g.dst;
+				w.raddr.rkey = sim_mr_rkey(g.mr_dst);
+				w.atomic.size = 8;
+				w.num_sge = 1;
+				w.sge[0] = (struct prism_sge){.byte_count =
+				                                  op == PRISM_OP_ATOMIC_CS ? 8 : 64,
+				                              .lkey = sim_mr_lkey(g.mr_src),
+				                              .addr = (uint64_t)(uintptr_t)g.src};
+			}
+			CHECK(hv_post_send(&g.ha, &w, false, NULL));
+		}
+		CHECK(hv_ring(&g.ha));
+		CHECK(sim_dev_run(g.d, 0));
+	}
+	rig_close(&g);
+	if (cc.seen < cc.want)
+		die("virtual chain did not complete", -1);
+	return (double)cc.at / 1e6;
+}
+
+static void virtual_microbenchmarks(void)
+{
+	static const struct {
+		const char *name;
+		uint8_t op;
+		double redn_us;
+	} fig7[] = {{"NOOP", PRISM_OP_NOP, 1.21},
+	            {"WRITE 64 B", PRISM_OP_RDMA_WRITE, 1.6},
+	            {"READ 64 B", PRISM_OP_RDMA_READ, 1.8},
+	            {"CAS", PRISM_OP_ATOMIC_CS, 1.8}};
+	for (size_t i = 0; i < sizeof(fig7) / sizeof(fig7[0]); i++) {
+		double us = fig_chain_us(SIM_ORDER_WQ, fig7[i].op, 1);
+		printf("  Fig. 7 %-12s         predicted %6.2f us   RedN %5.2f us   (x%.2f)\n",
+		       fig7[i].name, us, fig7[i].redn_us, us / fig7[i].redn_us);
+	}
+	static const struct {
+		enum sim_order mode;
+		const char *name;
+		double slope;
+	} fig8[] = {{SIM_ORDER_WQ, "WQ order", 0.17},
+	            {SIM_ORDER_COMPLETION, "completion order", 0.19},
+	            {SIM_ORDER_DOORBELL, "doorbell order", 0.54}};
+	for (size_t i = 0; i < sizeof(fig8) / sizeof(fig8[0]); i++) {
+		double one = fig_chain_us(fig8[i].mode, PRISM_OP_NOP, 1);
+		double eight = fig_chain_us(fig8[i].mode, PRISM_OP_NOP, 8);
+		double slope = (eight - one) / 7;
+		printf("  Fig. 8 8 NOOPs, %-16s predicted %6.2f us   RedN %5.2f us   "
+		       "(+%.2f us/WR vs +%.2f)\n",
+		       fig8[i].name, eight, 1.21 + 7 * fig8[i].slope, slope, fig8[i].slope);
+	}
+}
+
 /* Virtual latency of one get across two nodes, and virtual time per get when
  * @n gets are posted back to back on one device. */
 static void hash_virtual(double *lat_us, double *per_get_us)
@@ -409,6 +552,7 @@ int main(int argc, char **argv)
 	double lat, per;
 	hash_virtual(&lat, &per);
 	printf("virtual clock, cx5 profile, vs RedN (NSDI'22) on ConnectX-5:\n");
+	virtual_microbenchmarks();
 	printf("  hash get 64 B latency       predicted %6.2f us   RedN %5.2f us   (x%.2f)\n", lat,
 	       5.7, lat / 5.7);
 	printf("  hash gets, one chain        predicted %6.3f M/s  RedN %5.3f M/s  (x%.2f)\n",
