@@ -428,6 +428,108 @@ static double fig_chain_us(enum sim_order mode, uint8_t op, unsigned n)
 	return (double)cc.at / 1e6;
 }
 
+/*
+ * RedN's `if` (Table 2: 1 copy + 1 atomic + 3 ordering WRs), @k of them back
+ * to back, virtual ifs per second:
+ *   W (managed)    CAS R_i.ctrl: NOP -> WRITE when the operand matches
+ *   C (host)       SEN(W, CAS_i)  WAIT(W's CQ, i)  SEN(Q, R_i)
+ *   Q (managed)    R_i: a WRITE of 8 bytes (or the NOP it was posted as)
+ */
+static double if_rate_mops(unsigned k)
+{
+	struct cqe_clock cc = {0};
+	sim_cost_profile_builtin("cx5", &cc.p, NULL);
+	struct sim_observer obs = {.ctx = &cc, .cost = cc_cost, .event = NULL};
+	struct rig g;
+	rig_open(&g, false, &obs); /* g.a is C; its peer g.b serves the verbs */
+	struct sim_cq *cqw, *cqq;
+	struct sim_cq_attr ca = {.ncqe = 1024, .ignore_overrun = true};
+	CHECK(sim_cq_create(g.d, &ca, &cqw));
+	CHECK(sim_cq_create(g.d, &ca, &cqq));
+	struct sim_qp *w, *q, *peer;
+	struct sim_qp_attr qa = {.send_cq = cqw,
+	                         .recv_cq = g.cq_r,
+	                         .sq_bbs = 1024,
+	                         .rq_max_sge = 1,
+	                         .flags = SIM_QP_CROSS_CHANNEL | SIM_QP_MANAGED_SEND};
+	CHECK(sim_qp_create(g.d, &qa, &w));
+	qa.send_cq = cqq;
+	CHECK(sim_qp_create(g.d, &qa, &q));
+	qa.flags = 0;
+	qa.sq_bbs = 1;
+	CHECK(sim_qp_create(g.d, &qa, &peer));
+	connect(w, peer);
+	connect(q, peer);
+	connect(peer, w);
+	struct sim_mr *mr_q;
+	CHECK(sim_mr_reg(
+	    g.d, sim_qp_buf(q), sim_qp_buf_len(q),
+	    SIM_ACCESS_LOCAL_WRITE | SIM_ACCESS_REMOTE_ATOMIC | SIM_ACCESS_REMOTE_WRITE, &mr_q));
+	struct hv_qp hw, hq;
+	hv_qp_init(&hw, w, 1024, 0);
+	hv_qp_init(&hq, q, 1024, 0);
+	struct prism_wqe x;
+	for (unsigned i = 0; i < k; i++) {
+		/* R_i: a WRITE posted as a NOP */
+		hv_wqe(&x, PRISM_OP_RDMA_WRITE, false);
+		x.raddr.raddr = (uint64_t)(uintptr_t)g.dst;
+		x.raddr.rkey = sim_mr_rkey(g.mr_dst);
+		x.num_sge = 1;
+		x.sge[0] = (struct prism_sge){.byte_count = 8,
+		                              .lkey = sim_mr_lkey(g.mr_src),
+		                              .addr = (uint64_t)(uintptr_t)g.src};
+		uint8_t *r;
+		CHECK(hv_post_send(&hq, &x, false, &r));
+		struct prism_ctrl_seg wr, nop;
+		prism_ctrl_seg_unpack(r, &wr);
+		nop = wr;
+		nop.opcode = PRISM_OP_NOP;
+		prism_ctrl_seg_pack(&nop, r);
+		uint8_t b[16];
+		uint64_t vw, vn;
+		prism_ctrl_seg_pack(&wr, b);
+		memcpy(&vw, b, 8);
+		prism_ctrl_seg_pack(&nop, b);
+		memcpy(&vn, b, 8);
+		/* CAS_i: the condition holds on even i */
+		hv_wqe(&x, PRISM_OP_ATOMIC_CS, true);
+		x.raddr.raddr = (uint64_t)(uintptr_t)r;
+		x.raddr.rkey = sim_mr_rkey(mr_q);
+		x.atomic.size = 8;
+		x.atomic.compare = i % 2 ? vn + 1 : vn;
+		x.atomic.swap = vw;
+		x.num_sge = 1;
+		x.sge[0] = (struct prism_sge){.byte_count = 8,
+		                              .lkey = sim_mr_lkey(g.mr_dst),
+		                              .addr = (uint64_t)(uintptr_t)g.dst};
+		CHECK(hv_post_send(&hw, &x, false, NULL));
+		struct {
+			uint8_t op;
+			uint32_t index, obj;
+		} c3[3] = {{PRISM_OP_SEND_ENABLE, hw.sq_pi, sim_qp_num(w)},
+		           {PRISM_OP_CQE_WAIT, i + 1, sim_cq_num(cqw)},
+		           {PRISM_OP_SEND_ENABLE, hq.sq_pi, sim_qp_num(q)}};
+		for (int j = 0; j < 3; j++) {
+			hv_wqe(&x, c3[j].op, false);
+			x.wait_en.index = c3[j].index;
+			x.wait_en.obj_num = c3[j].obj;
+			CHECK(hv_post_send(&g.ha, &x, false, NULL));
+		}
+	}
+	CHECK(hv_ring(&g.ha));
+	CHECK(sim_dev_run(g.d, 0));
+	struct sim_stats st;
+	sim_dev_stats(g.d, &st);
+	sim_mr_dereg(mr_q);
+	sim_qp_destroy(w);
+	sim_qp_destroy(q);
+	sim_qp_destroy(peer);
+	sim_cq_destroy(cqw);
+	sim_cq_destroy(cqq);
+	rig_close(&g);
+	return k / ((double)st.vtime_max / 1e6);
+}
+
 static void virtual_microbenchmarks(void)
 {
 	static const struct {
@@ -557,5 +659,8 @@ int main(int argc, char **argv)
 	       5.7, lat / 5.7);
 	printf("  hash gets, one chain        predicted %6.3f M/s  RedN %5.3f M/s  (x%.2f)\n",
 	       1.0 / per, 0.5, (1.0 / per) / 0.5);
+	double ifs = if_rate_mops(256);
+	printf("  if construct, one chain     predicted %6.3f M/s  RedN %5.3f M/s  (x%.2f)\n", ifs,
+	       0.7, ifs / 0.7);
 	return 0;
 }
