@@ -605,11 +605,21 @@ static void hash_virtual(double *lat_us, double *per_get_us)
 
 int main(int argc, char **argv)
 {
-	/* `bench_sim nop` runs only the one-core NOP chain, for profiling */
-	if (argc > 1 && strcmp(argv[1], "nop") == 0) {
+	/* `bench_sim nop|write|read|cas|hash` runs one one-core workload, for
+	 * profiling (perf, callgrind) */
+	static const struct {
+		const char *arg;
+		uint8_t op;
+	} one[] = {{"nop", PRISM_OP_NOP},
+	           {"write", PRISM_OP_RDMA_WRITE},
+	           {"read", PRISM_OP_RDMA_READ},
+	           {"cas", PRISM_OP_ATOMIC_CS}};
+	for (size_t i = 0; argc > 1 && i < sizeof(one) / sizeof(one[0]); i++) {
+		if (strcmp(argv[1], one[i].arg) != 0)
+			continue;
 		double w;
-		printf("one core NOP: %.2f M WQEs/s\n",
-		       chain_rate(false, PRISM_OP_NOP, RUNS * 64, &w) / 1e6);
+		printf("one core %s: %.2f M WQEs/s\n", one[i].arg,
+		       chain_rate(false, one[i].op, RUNS * 16, &w) / 1e6);
 		return 0;
 	}
 	if (argc > 1 && strcmp(argv[1], "hash") == 0) {
