@@ -169,6 +169,7 @@ int sim_cq_push(struct sim_cq *cq, const struct prism_cqe *c, sim_time_t t)
 	cq->times[cq->pi & (cq->ncqe - 1)] = t;
 	cq->last_time = t;
 	cq->pi++;
+	dev->epoch++;
 	dev->st.cqes++;
 	if (c->opcode == PRISM_CQE_REQ_ERR || c->opcode == PRISM_CQE_RESP_ERR)
 		dev->st.error_cqes++;

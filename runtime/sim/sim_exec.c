@@ -149,19 +149,16 @@ static void pop_head(struct sim_sq *sq, const struct sim_fetched *f)
 	sq->pf_cnt--;
 }
 
-void sim_sq_step(struct sim_qp *qp)
+void sim_sq_step(struct sim_qp *qp, sim_time_t start)
 {
 	struct sim_dev *dev = qp->dev;
 	struct sim_sq *sq = &qp->sq;
 	struct sim_fetched *f;
 	struct sim_xctx x = {.qp = qp};
 	struct sim_cost_query q;
-	sim_time_t start;
 	int rc;
 	uint8_t synd;
 
-	if (!sim_sq_ready(qp, &start))
-		return;
 	if (sq->block == SIM_BLOCK_RNR) {
 		sq->t = start;
 		sim_requester_rnr_resend(qp);

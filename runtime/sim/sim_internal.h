@@ -236,6 +236,7 @@ struct sim_dev {
 	bool hazard_failed;
 	sim_time_t now; /* latest virtual time (host actions happen here) */
 	uint64_t outside_progress; /* doorbells, deliveries, kicks */
+	uint64_t epoch; /* bumped by anything another unit may depend on */
 };
 
 /* sim_dev.c */
@@ -296,8 +297,9 @@ void sim_sq_patch(struct sim_qp *qp, uint32_t off, const uint8_t *src, uint32_t 
 		  const struct sim_writer *w, sim_time_t t);
 void sim_sqrange_rebuild(struct sim_dev *dev);
 
-/* sim_exec.c: executes the head WQE of @qp's send queue (one step). */
-void sim_sq_step(struct sim_qp *qp);
+/* sim_exec.c: executes the head WQE of @qp's send queue (one step) at
+ * @start; the caller has just seen sim_sq_ready() say so. */
+void sim_sq_step(struct sim_qp *qp, sim_time_t start);
 /* Is the head WQE of @qp runnable, and from when?  (Evaluates WAITs.) */
 bool sim_sq_ready(struct sim_qp *qp, sim_time_t *t);
 

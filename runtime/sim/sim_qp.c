@@ -229,6 +229,7 @@ void sim_qp_set_state(struct sim_qp *qp, int state, sim_time_t t)
 	if (qp->state == state)
 		return;
 	qp->state = state;
+	qp->dev->epoch++;
 	sim_emit(qp->dev, &ev);
 }
 
