@@ -165,7 +165,7 @@ int hw_setup(void **state)
 	return 0;
 }
 
-static void cq_destroy(struct hw_cq *c)
+void hw_cq_destroy(struct hw_cq *c)
 {
 	if (c->cq)
 		ibv_destroy_cq(c->cq);
@@ -179,8 +179,8 @@ static void qp_destroy(struct hw_qp *q)
 	if (q->qp)
 		ibv_destroy_qp(q->qp);
 	hw_verbs_free(q);
-	cq_destroy(&q->scq);
-	cq_destroy(&q->rcq);
+	hw_cq_destroy(&q->scq);
+	hw_cq_destroy(&q->rcq);
 	memset(q, 0, sizeof(*q));
 }
 
@@ -197,6 +197,10 @@ int hw_teardown(void **state)
 
 	if (!e)
 		return 0;
+	for (unsigned i = 0; i < e->n_xq; i++) {
+		hw_xqp_destroy(e->xq[i]);
+		free(e->xq[i]);
+	}
 	pair_destroy(e);
 	for (unsigned i = 0; i < e->n_extra_mr; i++)
 		ibv_dereg_mr(e->extra_mr[i]);
@@ -215,7 +219,7 @@ int hw_teardown(void **state)
 	return 0;
 }
 
-static void cq_create(struct hw_env *e, struct hw_cq *c, bool is_recv)
+void hw_cq_create(struct hw_env *e, struct hw_cq *c, bool is_recv)
 {
 	c->cq = ibv_create_cq(e->ctx, HW_CQ_DEPTH, NULL, NULL, 0);
 	if (!c->cq)
@@ -243,8 +247,8 @@ static void qp_create(struct hw_env *e, struct hw_qp *q)
 	};
 
 	q->env = e;
-	cq_create(e, &q->scq, false);
-	cq_create(e, &q->rcq, true);
+	hw_cq_create(e, &q->scq, false);
+	hw_cq_create(e, &q->rcq, true);
 	ia.send_cq = q->scq.cq;
 	ia.recv_cq = q->rcq.cq;
 	q->qp = ibv_create_qp(e->pd, &ia);
@@ -383,6 +387,21 @@ struct hw_env *hw_start(void **state, unsigned needs, const struct hw_pair_opts 
 		fail_msg("%s: ibv_reg_mr: %s", e->name, strerror(errno));
 	hw_repair(e, opts);
 	return e;
+}
+
+struct hw_xqp *hw_xqp_new(struct hw_env *e, unsigned roles)
+{
+	struct hw_xqp *x;
+	char why_buf[200];
+
+	assert_true(e->n_xq < sizeof(e->xq) / sizeof(e->xq[0]));
+	x = calloc(1, sizeof(*x));
+	if (!x)
+		fail_msg("out of memory");
+	e->xq[e->n_xq++] = x;
+	if (hw_xqp_create(e, x, roles, why_buf, sizeof(why_buf)))
+		HW_SKIP("%s: cannot create a cross-channel QP: %s", e->name, why_buf);
+	return x;
 }
 
 struct ibv_mr *hw_register_sq(struct hw_qp *q)

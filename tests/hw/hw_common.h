@@ -107,6 +107,8 @@ struct hw_env {
 	bool relaxed_fw;   /* PRISM_HW_FW=relaxed */
 	struct hw_qp a, b; /* a loopback pair: a <-> b */
 	bool have_pair;
+	struct hw_xqp *xq[4]; /* cross-channel QPs of this test (freed first) */
+	unsigned n_xq;
 	uint8_t *src, *dst; /* HW_BUF_BYTES each, page aligned, registered */
 	struct ibv_mr *src_mr, *dst_mr;
 	struct ibv_mr *extra_mr[8];
@@ -135,6 +137,13 @@ void hw_print_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Destroys and re-creates the pair (a fresh pair after an error test). */
 void hw_repair(struct hw_env *e, const struct hw_pair_opts *opts);
+
+/* A CQ polled raw (mlx5) or through verbs; hw_cq_destroy frees it. */
+void hw_cq_create(struct hw_env *e, struct hw_cq *c, bool is_recv);
+void hw_cq_destroy(struct hw_cq *c);
+/* A cross-channel QP with @roles owned by the env, or a skip with the
+ * reason when the device cannot make one. */
+struct hw_xqp *hw_xqp_new(struct hw_env *e, unsigned roles);
 
 /* Registers @len bytes at @addr with @access; the env frees it. */
 struct ibv_mr *hw_reg(struct hw_env *e, void *addr, size_t len, int access);
@@ -205,6 +214,42 @@ int hw_verbs_translate(const struct prism_wqe *w, uint32_t counter, struct ibv_s
                        struct ibv_sge *sge, uint8_t *inl);
 uint8_t hw_verbs_syndrome(enum ibv_wc_status status);
 void hw_verbs_wc_to_cqe(const struct ibv_wc *wc, bool is_recv, struct prism_cqe *out);
+
+/* ---- cross-channel QPs through DEVX (hw_devx_qp.c) ---- */
+enum hw_xqp_role {
+	HW_XQP_MASTER = 1u << 0,       /* qpc.cd_master: may post WAIT / SEND_EN / RECV_EN */
+	HW_XQP_MANAGED_SEND = 1u << 1, /* qpc.cd_slave_send: only SEND_EN starts its SQ */
+	HW_XQP_MANAGED_RECV = 1u << 2, /* qpc.cd_slave_receive: RECV_EN enables its RQ */
+};
+
+struct hw_xqp_params {
+	unsigned roles;
+	uint32_t pdn, uar_page, cqn_snd, cqn_rcv, wq_umem_id, dbr_umem_id;
+	unsigned sq_bbs, rq_wqes, rq_stride;
+	unsigned port, mtu;
+	uint32_t remote_qpn;
+};
+
+struct hw_xqp {
+	struct hw_qp q; /* post / ring / poll exactly as for any raw QP */
+	struct mlx5dv_devx_obj *obj;
+	struct mlx5dv_devx_umem *wq_umem, *db_umem;
+	struct mlx5dv_devx_uar *uar;
+	void *wq, *db;
+};
+
+/* 0, or a negative errno with the precise reason in @why. */
+int hw_xqp_create(struct hw_env *e, struct hw_xqp *x, unsigned roles, char *why, size_t n);
+/* RST -> INIT -> RTR -> RTS, force-loopback to @remote_qpn. */
+int hw_xqp_connect(struct hw_env *e, struct hw_xqp *x, uint32_t remote_qpn, char *why, size_t n);
+void hw_xqp_destroy(struct hw_xqp *x);
+/* The firmware commands (unit-tested): CREATE_QP, and transition @step
+ * 0 RST2INIT, 1 INIT2RTR, 2 RTR2RTS. */
+void hw_xqp_build_create(uint8_t *in, const struct hw_xqp_params *p);
+int hw_xqp_build_modify(uint8_t *in, unsigned step, uint32_t qpn, const struct hw_xqp_params *p);
+#define HW_XQP_CMD_BYTES (0x880 / 8)
+/* Sets @width bits at mlx5_ifc bit offset @off (inverse of hw_cap_bits). */
+void hw_set_bits(uint8_t *buf, unsigned off, unsigned width, uint64_t v);
 
 /* ---- mlx5 device capabilities through DEVX (hw_devx.c) ---- */
 struct hw_mlx5_caps {

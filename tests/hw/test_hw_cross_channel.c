@@ -10,8 +10,10 @@
  * ibv_create_qp_ex and mlx5dv_create_qp reject the cross-channel creation
  * flags that MLNX_OFED's experimental verbs had.  The route is DEVX
  * (CREATE_QP with qpc.cd_master / cd_slave_send / cd_slave_receive, the WQ
- * and doorbell record in umem), which needs the HCA capability `cd`.  Each
- * test reports precisely which of these steps is missing on this machine.
+ * and doorbell record in umem), which needs the HCA capability `cd`;
+ * hw_devx_qp.c does it.  Each test first reports precisely which step is
+ * missing on this machine (no device, not mlx5, no DEVX, cd = 0, a DEVX
+ * command refused, with the firmware's status and syndrome), and skips.
  *
  * Owns: the capability probe of these tests.  Must not: leave a device
  * setting changed.
@@ -27,35 +29,67 @@
 
 #include "tests/hw/hw_common.h"
 
-/*
- * Skips unless the device can make cross-channel QPs, with the reason:
- * no device, not mlx5, no DEVX context, QUERY_HCA_CAP refused, cd = 0, or
- * (last) the DEVX QP path that tests/hw does not have yet.
- */
-static void need_cross_channel(void **state, const char *rule)
+/* Skips unless the device can make cross-channel QPs, saying why. */
+static struct hw_env *cc_start(void **state, const char *rule)
 {
 	struct hw_env *e = *state;
 	struct hw_mlx5_caps caps;
-	int rc;
 
 	if (e->why[0])
 		HW_SKIP("%s", e->why);
 	if (!e->is_mlx5)
 		HW_SKIP("%s needs an mlx5 device with cross-channel queues (%s is not mlx5)", rule,
 		        e->name);
-	rc = hw_mlx5_query_caps(e, &caps);
-	if (rc)
+	if (hw_mlx5_query_caps(e, &caps))
 		HW_SKIP("%s needs DEVX to create cross-channel QPs; %s: %s", rule, e->name,
 		        e->devx ? "QUERY_HCA_CAP failed"
 		                : "mlx5dv_open_device(MLX5DV_CONTEXT_FLAGS_DEVX) failed");
 	if (!caps.cd)
 		HW_SKIP("%s: %s reports no cross-channel support (cmd_hca_cap.cd = 0)", rule,
 		        e->name);
-	HW_SKIP("%s: %s has cross-channel (cd = 1), but upstream rdma-core cannot create "
-	        "cross-channel QPs (ibv_create_qp_ex / mlx5dv_create_qp reject the flags) and "
-	        "tests/hw has no DEVX CREATE_QP path yet",
-	        rule, e->name);
+	return hw_start(state, HW_NEED_RAW, NULL);
 }
+
+/* Connects @x and @y to each other (or @x to itself when they are one). */
+static void cc_link(struct hw_env *e, struct hw_xqp *x, struct hw_xqp *y)
+{
+	char why[200];
+
+	if (hw_xqp_connect(e, x, y->q.qpn, why, sizeof(why)) ||
+	    (x != y && hw_xqp_connect(e, y, x->q.qpn, why, sizeof(why))))
+		HW_SKIP("%s: cannot connect cross-channel QPs: %s", e->name, why);
+}
+
+static void wait_wqe(struct prism_wqe *w, uint32_t cqn, uint32_t count, bool signaled)
+{
+	hw_nop(w, signaled);
+	w->ctrl.opcode = PRISM_OP_CQE_WAIT;
+	w->ctrl.opmod = PRISM_WAIT_CQ;
+	w->wait_en.obj_num = cqn;
+	w->wait_en.index = count;
+}
+
+static void enable_wqe(struct prism_wqe *w, uint8_t opcode, uint32_t qpn, uint32_t index,
+                       bool signaled)
+{
+	hw_nop(w, signaled);
+	w->ctrl.opcode = opcode;
+	w->wait_en.obj_num = qpn;
+	w->wait_en.index = index;
+}
+
+/* Posts and rings one ENABLE on the master @m. */
+static void cc_enable(struct hw_xqp *m, uint8_t opcode, uint32_t qpn, uint32_t index)
+{
+	struct prism_wqe w;
+
+	enable_wqe(&w, opcode, qpn, index, false);
+	hw_post(&m->q, &w);
+	hw_ring(&m->q);
+}
+
+/* A short look for a CQE that must not come; absence is all it asserts. */
+#define QUIET_MS 50
 
 /*
  * rule enable-needs-cross-channel: WAIT / SEND_EN on a QP created without the
@@ -69,11 +103,7 @@ static void hw_enable_needs_cross_channel(void **state)
 	struct prism_wqe w;
 	struct prism_cqe c;
 
-	memset(&w, 0, sizeof(w));
-	w.ctrl.opcode = PRISM_OP_SEND_ENABLE;
-	w.ctrl.fm_ce_se = prism_fm_ce_se(PRISM_FENCE_NONE, PRISM_CE_CQ_UPDATE, false);
-	w.wait_en.obj_num = e->b.qpn;
-	w.wait_en.index = 1;
+	enable_wqe(&w, PRISM_OP_SEND_ENABLE, e->b.qpn, 1, true);
 	hw_post(&e->a, &w);
 	hw_ring(&e->a);
 	c = hw_expect(&e->a.scq);
@@ -84,66 +114,196 @@ static void hw_enable_needs_cross_channel(void **state)
 	assert_int_equal(hw_qp_state(&e->a), IBV_QPS_ERR);
 }
 
-/* rule managed-ignores-doorbell: the host doorbell does not start a managed send queue;
- * only SEND_EN from another queue does */
+/* rule managed-ignores-doorbell: the host doorbell does not start a managed
+ * send queue; SEND_EN from another queue does */
 static void hw_managed_ignores_doorbell(void **state)
 {
-	need_cross_channel(state, "managed-ignores-doorbell");
+	struct hw_env *e = cc_start(state, "managed-ignores-doorbell");
+	struct hw_xqp *m = hw_xqp_new(e, HW_XQP_MASTER);
+	struct hw_xqp *s = hw_xqp_new(e, HW_XQP_MASTER | HW_XQP_MANAGED_SEND);
+	struct prism_wqe w;
+	struct prism_cqe c;
+	uint32_t nop;
+
+	cc_link(e, m, s);
+	hw_nop(&w, true);
+	nop = hw_post(&s->q, &w);
+	hw_ring(&s->q);
+	assert_int_equal(hw_poll(&s->q.scq, &c, QUIET_MS), 0);
+	cc_enable(m, PRISM_OP_SEND_ENABLE, s->q.qpn, 1);
+	c = hw_expect(&s->q.scq);
+	assert_int_equal(c.opcode, PRISM_CQE_REQ);
+	assert_int_equal(c.wqe_counter, (uint16_t)nop);
 }
 
-/* rule wait-blocks-until-cq-count: WAIT holds its queue until the CQ has produced the
- * given count of CQEs (absolute count) */
+/* rule wait-blocks-until-cq-count: WAIT holds its queue until the CQ has
+ * produced the given number of completions (here: the plain pair's send CQ) */
 static void hw_wait_blocks_until_cq_count(void **state)
 {
-	need_cross_channel(state, "wait-blocks-until-cq-count");
+	struct hw_env *e = cc_start(state, "wait-blocks-until-cq-count");
+	struct hw_xqp *m = hw_xqp_new(e, HW_XQP_MASTER);
+	struct prism_wqe w;
+	struct prism_cqe c;
+
+	cc_link(e, m, m);
+	wait_wqe(&w, e->a.scq.dv.cqn, 1, false);
+	hw_post(&m->q, &w);
+	hw_rw(&w, PRISM_OP_RDMA_WRITE, (uintptr_t)e->dst, e->dst_mr->rkey, (uintptr_t)e->src,
+	      e->src_mr->lkey, 8, true);
+	hw_post(&m->q, &w);
+	hw_ring(&m->q);
+	assert_int_equal(hw_poll(&m->q.scq, &c, QUIET_MS), 0);
+	assert_int_equal(e->dst[0], 0); /* still waiting */
+	hw_nop(&w, true);
+	hw_post(&e->a, &w);
+	hw_ring(&e->a);
+	assert_int_equal(hw_expect(&e->a.scq).opcode, PRISM_CQE_REQ);
+	assert_int_equal(hw_expect(&m->q.scq).opcode, PRISM_CQE_REQ);
+	assert_memory_equal(e->dst, e->src, 8);
 }
 
 /* rule wait-index-24-bit: WAIT compares only 24 bits of its count */
 static void hw_wait_index_24_bit(void **state)
 {
-	need_cross_channel(state, "wait-index-24-bit");
+	struct hw_env *e = cc_start(state, "wait-index-24-bit");
+	struct hw_xqp *m = hw_xqp_new(e, HW_XQP_MASTER);
+	struct prism_wqe w;
+
+	cc_link(e, m, m);
+	hw_nop(&w, true);
+	hw_post(&e->a, &w);
+	hw_ring(&e->a);
+	assert_int_equal(hw_expect(&e->a.scq).opcode, PRISM_CQE_REQ);
+	wait_wqe(&w, e->a.scq.dv.cqn, 0x5000001, true); /* == 1 in 24 bits */
+	hw_post(&m->q, &w);
+	hw_ring(&m->q);
+	assert_int_equal(hw_expect(&m->q.scq).opcode, PRISM_CQE_REQ);
 }
 
-/* rule send-en-absolute-index: SEND_EN's index is an absolute 16-bit producer
- * value: the managed queue runs every WQE below it, and no further */
+/* rule send-en-absolute-index: SEND_EN's index is an absolute 16-bit
+ * producer count: WQEs below it run, the rest wait */
 static void hw_send_en_absolute_index(void **state)
 {
-	need_cross_channel(state, "send-en-absolute-index");
+	struct hw_env *e = cc_start(state, "send-en-absolute-index");
+	struct hw_xqp *m = hw_xqp_new(e, HW_XQP_MASTER);
+	struct hw_xqp *s = hw_xqp_new(e, HW_XQP_MASTER | HW_XQP_MANAGED_SEND);
+	struct prism_wqe w;
+	struct prism_cqe c;
+
+	cc_link(e, m, s);
+	for (int i = 0; i < 3; i++) {
+		hw_nop(&w, true);
+		hw_post(&s->q, &w);
+	}
+	hw_ring(&s->q);
+	cc_enable(m, PRISM_OP_SEND_ENABLE, s->q.qpn, 0x10002); /* 2 in 16 bits */
+	assert_int_equal(hw_expect(&s->q.scq).wqe_counter, 0);
+	assert_int_equal(hw_expect(&s->q.scq).wqe_counter, 1);
+	assert_int_equal(hw_poll(&s->q.scq, &c, QUIET_MS), 0);
+	cc_enable(m, PRISM_OP_SEND_ENABLE, s->q.qpn, 3);
+	assert_int_equal(hw_expect(&s->q.scq).wqe_counter, 2);
 }
 
-/* rule managed-bounded-by-posted: without IGNORE_SQ_OVERFLOW an ENABLE cannot run
- * a managed queue past what the host posted */
+/* rule managed-bounded-by-posted: without IGNORE_SQ_OVERFLOW an ENABLE
+ * cannot run a managed queue past what the host posted */
 static void hw_managed_bounded_by_posted(void **state)
 {
-	need_cross_channel(state, "managed-bounded-by-posted");
+	struct hw_env *e = cc_start(state, "managed-bounded-by-posted");
+	struct hw_xqp *m = hw_xqp_new(e, HW_XQP_MASTER);
+	struct hw_xqp *s = hw_xqp_new(e, HW_XQP_MASTER | HW_XQP_MANAGED_SEND);
+	struct prism_wqe w;
+	struct prism_cqe c;
+
+	cc_link(e, m, s);
+	for (int i = 0; i < 2; i++) {
+		hw_nop(&w, true);
+		hw_post(&s->q, &w);
+	}
+	hw_ring(&s->q);
+	cc_enable(m, PRISM_OP_SEND_ENABLE, s->q.qpn, 200);
+	assert_int_equal(hw_expect(&s->q.scq).opcode, PRISM_CQE_REQ);
+	assert_int_equal(hw_expect(&s->q.scq).opcode, PRISM_CQE_REQ);
+	assert_int_equal(hw_poll(&s->q.scq, &c, QUIET_MS), 0);
+}
+
+/* The recycling rules need a managed send queue that ignores overflow. */
+static void need_ignore_sq_overflow(void **state, const char *rule)
+{
+	struct hw_env *e = cc_start(state, rule);
+
+	HW_SKIP("%s: needs a managed send queue created with IGNORE_SQ_OVERFLOW (MLNX_OFED's "
+	        "IBV_EXP_QP_CREATE_IGNORE_SQ_OVERFLOW); no public PRM source (mlx5_ifc.h, DPDK) "
+	        "names the qpc field behind it, so tests/hw cannot create one on %s",
+	        rule, e->name);
 }
 
 /* rule recycle-wraps-queue: with IGNORE_SQ_OVERFLOW an ENABLE past the posted
  * WQEs re-executes the ring (RedN section 3.4, WQ recycling) */
 static void hw_recycle_wraps_queue(void **state)
 {
-	need_cross_channel(state, "recycle-wraps-queue");
+	need_ignore_sq_overflow(state, "recycle-wraps-queue");
 }
 
-/* rule strict-firmware-rejects-recycling: under stock firmware a recycled WQE's stale
- * index fails it with a local QP operation error */
+/* rule strict-firmware-rejects-recycling: under stock firmware a recycled
+ * WQE's stale index fails it with a local QP operation error */
 static void hw_strict_firmware_rejects_recycling(void **state)
 {
-	need_cross_channel(state, "strict-firmware-rejects-recycling");
+	need_ignore_sq_overflow(state, "strict-firmware-rejects-recycling");
 }
 
-/* rule recv-en-makes-receive-usable: a managed receive queue accepts a SEND only
- * into receive WQEs that RECV_EN enabled */
+/* rule recv-en-makes-receive-usable: a managed receive queue accepts a SEND
+ * only after RECV_EN; until then the sender sees RNR (and retries) */
 static void hw_recv_en_makes_receive_usable(void **state)
 {
-	need_cross_channel(state, "recv-en-makes-receive-usable");
+	struct hw_env *e = cc_start(state, "recv-en-makes-receive-usable");
+	struct hw_xqp *a = hw_xqp_new(e, HW_XQP_MASTER);
+	struct hw_xqp *b = hw_xqp_new(e, HW_XQP_MASTER | HW_XQP_MANAGED_RECV);
+	struct hw_xqp *c = hw_xqp_new(e, HW_XQP_MASTER);
+	struct prism_sge sge = {
+	    .byte_count = 8, .lkey = e->dst_mr->lkey, .addr = (uintptr_t)e->dst};
+	struct prism_wqe w;
+	struct prism_cqe cqe;
+
+	cc_link(e, a, b);
+	cc_link(e, c, c);
+	hw_post_recv(&b->q, &sge, 1);
+	hw_send(&w, PRISM_OP_SEND, (uintptr_t)e->src, e->src_mr->lkey, 8, true);
+	hw_post(&a->q, &w);
+	hw_ring(&a->q);
+	assert_int_equal(hw_poll(&b->q.rcq, &cqe, QUIET_MS), 0);
+	assert_int_equal(e->dst[0], 0); /* RNR, retrying (rnr_retry 7) */
+	/* a's queue is stalled behind the RNR'd SEND: enable from a third QP */
+	cc_enable(c, PRISM_OP_RECV_ENABLE, b->q.qpn, 1);
+	cqe = hw_expect(&b->q.rcq);
+	assert_int_equal(cqe.opcode, PRISM_CQE_RESP_SEND);
+	assert_memory_equal(e->dst, e->src, 8);
+	assert_int_equal(hw_expect(&a->q.scq).opcode, PRISM_CQE_REQ);
 }
 
-/* rule managed-no-prefetch-before-enable: a managed queue fetches no WQE before the
- * ENABLE that covers it executed, so bytes patched before then run */
+/* rule managed-no-prefetch-before-enable: bytes of a managed queue may
+ * change freely until the ENABLE runs: a WRITE posted and rung as a NOP
+ * (its opcode byte cleared), then patched back by the host before the
+ * SEND_EN, runs as the WRITE */
 static void hw_managed_no_prefetch_before_enable(void **state)
 {
-	need_cross_channel(state, "managed-no-prefetch-before-enable");
+	struct hw_env *e = cc_start(state, "managed-no-prefetch-before-enable");
+	struct hw_xqp *m = hw_xqp_new(e, HW_XQP_MASTER);
+	struct hw_xqp *s = hw_xqp_new(e, HW_XQP_MASTER | HW_XQP_MANAGED_SEND);
+	uint32_t off = 0, len = 0;
+	struct prism_wqe w;
+	uint8_t *slot;
+
+	cc_link(e, m, s);
+	hw_rw(&w, PRISM_OP_RDMA_WRITE, (uintptr_t)e->dst + 256, e->dst_mr->rkey, (uintptr_t)e->src,
+	      e->src_mr->lkey, 8, true);
+	slot = hw_sq_slot(&s->q, hw_post(&s->q, &w));
+	assert_int_equal(prism_wqe_field_offset(&w, PRISM_FIELD_CTRL_OPCODE, &off, &len), 0);
+	slot[off] = PRISM_OP_NOP; /* what the queue holds when its doorbell rings */
+	hw_ring(&s->q);
+	slot[off] = PRISM_OP_RDMA_WRITE; /* host patch before any ENABLE */
+	cc_enable(m, PRISM_OP_SEND_ENABLE, s->q.qpn, 1);
+	assert_int_equal(hw_expect(&s->q.scq).opcode, PRISM_CQE_REQ);
+	assert_memory_equal(e->dst + 256, e->src, 8);
 }
 
 int main(void)
