@@ -10,8 +10,8 @@
  *
  * Patch arrows: a flow starts inside the writer's execution slice (or a short
  * "scatter" slice on the receive/remote track) and ends inside the execution
- * slice of the patched WQE, once that WQE executes.  When the engine cannot
- * name the patched WQE yet, the arrow ends on the next WQE the queue runs.
+ * slice of the patched WQE (the engine names it: the fetched WQE covering the
+ * bytes, else the one the slot holds next), once that WQE executes.
  *
  * Must not: alter the engine's behaviour (read-only; forwards to `next`).
  */
@@ -50,9 +50,6 @@ struct queue_state {
 	struct exec_mark exec[EXEC_RING];
 	sim_time_t blocked_at;
 	bool blocked;
-	/* text of the WQE the cost model was last asked about */
-	uint32_t text_counter;
-	char text[200];
 };
 
 struct pending_flow {
@@ -84,7 +81,6 @@ static struct queue_state *queue(struct sim_trace_observer *o, uint32_t qpn)
 			memset(q, 0, sizeof(*q));
 			q->used = true;
 			q->qpn = qpn;
-			q->text_counter = NO_COUNTER;
 			char name[48];
 			snprintf(name, sizeof(name), "QP 0x%06" PRIx32 " send queue", qpn);
 			sim_trace_track(o->tr, o->opts.pid, qpn, name);
@@ -102,11 +98,6 @@ static void cost_hook(void *ctx, const struct sim_cost_query *q, struct sim_cost
 		n->cost(n->ctx, q, out);
 	else
 		sim_default_cost(NULL, q, out);
-	struct queue_state *qs = queue(o, q->qpn);
-	if (qs && q->wqe) {
-		prism_wqe_snprint(qs->text, sizeof(qs->text), q->wqe, NULL, 0, 0);
-		qs->text_counter = q->wqe_counter;
-	}
 }
 
 static void on_exec_start(struct sim_trace_observer *o, const struct sim_event *ev)
@@ -118,8 +109,11 @@ static void on_exec_start(struct sim_trace_observer *o, const struct sim_event *
 	sim_trace_args_str(&a, "order", sim_order_name(ev->order));
 	if (ev->bytes)
 		sim_trace_args_u64(&a, "bytes", ev->bytes);
-	if (qs && qs->text_counter == ev->wqe_counter)
-		sim_trace_args_str(&a, "wqe", qs->text);
+	if (ev->wqe) {
+		char text[256];
+		prism_wqe_snprint(text, sizeof(text), ev->wqe, NULL, 0, 0);
+		sim_trace_args_str(&a, "wqe", text);
+	}
 	sim_trace_slice(o->tr, o->opts.pid, ev->qpn, prism_opcode_name(ev->opcode), "exec", ev->t,
 	                ev->t_end - ev->t, &a);
 	if (qs)

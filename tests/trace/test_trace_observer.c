@@ -130,7 +130,7 @@ static void test_hash_get_trace(void **state)
 	assert_true(patches >= 9);
 	unsigned nbeg = count_ph(evs, "s", "patch"), nend = count_ph(evs, "f", "patch");
 	assert_int_equal(nbeg, patches);
-	assert_true(nend >= 5);
+	assert_int_equal(nend, patches);      /* every patched WQE executed and got its arrow */
 	for (size_t i = 0; i < evs->n; i++) { /* every arrow end has its start */
 		const char *p = json_get_str(evs->items[i], "ph");
 		if (!p || strcmp(p, "f") != 0)
@@ -143,6 +143,18 @@ static void test_hash_get_trace(void **state)
 			    q && strcmp(q, "s") == 0 && json_get_num(evs->items[k], "id", -2) == id;
 		}
 		assert_true(found);
+		/* ...and ends where the patched WQE starts executing, on its queue */
+		double tid = json_get_num(evs->items[i], "tid", -1);
+		double ts = json_get_num(evs->items[i], "ts", -1);
+		bool at_exec = false;
+		for (size_t k = 0; k < evs->n && !at_exec; k++) {
+			const struct json *e = evs->items[k];
+			const char *cat = json_get_str(e, "cat");
+			at_exec = cat && strcmp(cat, "exec") == 0 &&
+			          json_get_num(e, "tid", -2) == tid &&
+			          json_get_num(e, "ts", -2) == ts;
+		}
+		assert_true(at_exec);
 	}
 	assert_int_equal(count_ph(evs, "i", "hazard"), 0);
 	json_free(doc);
