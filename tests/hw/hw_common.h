@@ -70,13 +70,14 @@ struct hw_qp {
 	struct ibv_qp *qp;
 	struct hw_cq scq, rcq;
 	uint32_t qpn;
-	uint32_t max_inline;       /* what ibv_create_qp granted */
-	struct mlx5dv_qp dv;       /* raw path */
-	uint32_t sq_pi;            /* producer counter in 64-byte basic blocks */
-	uint32_t rq_pi;            /* receive producer counter, in WQEs */
-	uint32_t last_bb;          /* first BB of the last posted WQE (its doorbell) */
-	bool posted;               /* something posted since the last ring */
-	struct ibv_mr *sq_mr;      /* the send queue registered (hw_register_sq) */
+	uint32_t max_inline;  /* what ibv_create_qp granted */
+	struct mlx5dv_qp dv;  /* raw path */
+	uint32_t sq_pi;       /* producer counter in 64-byte basic blocks */
+	uint32_t sq_ci;       /* BBs known complete: slots below sq_ci + ring size may be reused */
+	uint32_t rq_pi;       /* receive producer counter, in WQEs */
+	uint32_t last_bb;     /* first BB of the last posted WQE (its doorbell) */
+	bool posted;          /* something posted since the last ring */
+	struct ibv_mr *sq_mr; /* the send queue registered (hw_register_sq) */
 	struct hw_verbs_queue *vq; /* verbs path: WRs posted but not yet rung */
 };
 
@@ -107,6 +108,8 @@ struct hw_env {
 	bool relaxed_fw;   /* PRISM_HW_FW=relaxed */
 	struct hw_qp a, b; /* a loopback pair: a <-> b */
 	bool have_pair;
+	struct hw_qp c, d; /* a second pair (hw_second_pair) */
+	bool have_pair2;
 	struct hw_xqp *xq[4]; /* cross-channel QPs of this test (freed first) */
 	unsigned n_xq;
 	uint8_t *src, *dst; /* HW_BUF_BYTES each, page aligned, registered */
@@ -137,6 +140,8 @@ void hw_print_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Destroys and re-creates the pair (a fresh pair after an error test). */
 void hw_repair(struct hw_env *e, const struct hw_pair_opts *opts);
+/* Creates the second loopback pair c <-> d (default options). */
+void hw_second_pair(struct hw_env *e);
 
 /* A CQ polled raw (mlx5) or through verbs; hw_cq_destroy frees it. */
 void hw_cq_create(struct hw_env *e, struct hw_cq *c, bool is_recv);

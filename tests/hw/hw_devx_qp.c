@@ -283,6 +283,8 @@ int hw_xqp_connect(struct hw_env *e, struct hw_xqp *x, uint32_t remote_qpn, char
 
 void hw_xqp_destroy(struct hw_xqp *x)
 {
+	if (x->q.sq_mr) /* hw_register_sq: before the umem goes */
+		ibv_dereg_mr(x->q.sq_mr);
 	if (x->obj)
 		mlx5dv_devx_obj_destroy(x->obj);
 	if (x->wq_umem)

@@ -306,6 +306,47 @@ static void hw_managed_no_prefetch_before_enable(void **state)
 	assert_memory_equal(e->dst + 256, e->src, 8);
 }
 
+/*
+ * rule doorbell-order-no-hazard: READ, WAIT on its completion, then SEND_EN
+ * (doorbell order, RedN Fig. 2b): the WQE that the READ patched runs with the
+ * new bytes.  A WRITE on the managed queue is rung with its opcode byte set
+ * to NOP; the master READs the WRITE opcode into that byte (the send queue
+ * is registered, as RedN registers its queues), waits for the READ's CQE,
+ * then enables the queue.
+ */
+static void hw_doorbell_order_no_hazard(void **state)
+{
+	struct hw_env *e = cc_start(state, "doorbell-order-no-hazard");
+	struct hw_xqp *m = hw_xqp_new(e, HW_XQP_MASTER);
+	struct hw_xqp *s = hw_xqp_new(e, HW_XQP_MASTER | HW_XQP_MANAGED_SEND);
+	struct ibv_mr *sq_mr = hw_register_sq(&s->q);
+	uint32_t off = 0, len = 0;
+	struct prism_wqe w;
+	uint8_t *slot;
+
+	cc_link(e, m, s);
+	hw_rw(&w, PRISM_OP_RDMA_WRITE, (uintptr_t)e->dst + 256, e->dst_mr->rkey, (uintptr_t)e->src,
+	      e->src_mr->lkey, 8, true);
+	slot = hw_sq_slot(&s->q, hw_post(&s->q, &w));
+	assert_int_equal(prism_wqe_field_offset(&w, PRISM_FIELD_CTRL_OPCODE, &off, &len), 0);
+	slot[off] = PRISM_OP_NOP;
+	hw_ring(&s->q);
+	e->src[2048] = PRISM_OP_RDMA_WRITE;
+	/* READ the opcode byte into s's WQE, WAIT for it, SEND_EN s */
+	hw_rw(&w, PRISM_OP_RDMA_READ, (uintptr_t)e->src + 2048, e->src_mr->rkey,
+	      (uintptr_t)slot + off, sq_mr->lkey, 1, true);
+	hw_post(&m->q, &w);
+	wait_wqe(&w, m->q.scq.dv.cqn, 1, false);
+	hw_post(&m->q, &w);
+	enable_wqe(&w, PRISM_OP_SEND_ENABLE, s->q.qpn, 1, false);
+	hw_post(&m->q, &w);
+	hw_ring(&m->q);
+	assert_int_equal(hw_expect(&m->q.scq).opcode, PRISM_CQE_REQ); /* the READ */
+	assert_int_equal(hw_expect(&s->q.scq).opcode, PRISM_CQE_REQ);
+	assert_int_equal(slot[off], PRISM_OP_RDMA_WRITE);
+	assert_memory_equal(e->dst + 256, e->src, 8);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -321,6 +362,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(hw_recv_en_makes_receive_usable, hw_setup, hw_teardown),
 	    cmocka_unit_test_setup_teardown(hw_managed_no_prefetch_before_enable, hw_setup,
 	                                    hw_teardown),
+	    cmocka_unit_test_setup_teardown(hw_doorbell_order_no_hazard, hw_setup, hw_teardown),
 	};
 
 	return cmocka_run_group_tests_name("test_hw_cross_channel", tests, NULL, NULL);

@@ -85,6 +85,7 @@ static void hw_mr_remote_access_error(void **state)
 		expect_error(&e->a.scq, PRISM_CQE_REQ_ERR, PRISM_SYND_REMOTE_ACCESS_ERR, (int)idx,
 		             k->what);
 		assert_int_equal(hw_qp_state(&e->a), IBV_QPS_ERR);
+		assert_int_equal(hw_qp_state(&e->b), IBV_QPS_ERR); /* responder class C */
 		for (uint32_t b = k->offset; b < k->offset + 8 && b < HW_BUF_BYTES; b++)
 			assert_int_equal(e->dst[b], 0);
 	}
@@ -133,40 +134,150 @@ static void hw_mr_local_protection_error(void **state)
 	}
 }
 
-/* rule qp-error-flushes: after an error CQE every outstanding WQE of the QP,
- * send and receive, completes with WR_FLUSH_ERR (0x05) in order, without
- * executing */
+/* rule qp-error-flushes: after an error every later WQE, signaled or not,
+ * and every posted receive completes with WR_FLUSH_ERR (0x05), in order and
+ * without executing; WQEs posted while in ERR are flushed too.  The failing
+ * WQE is unsignaled: errors always complete. */
 static void hw_qp_error_flushes(void **state)
 {
 	struct hw_env *e = hw_start(state, HW_NEED_DEVICE, NULL);
 	struct prism_sge sge = {.byte_count = 64, .lkey = e->dst_mr->lkey, .addr = DST(e) + 4096};
 	static const uint8_t zero[64];
 	struct prism_wqe w;
-	uint32_t bad, w1, w2;
+	uint32_t bad, n1, n2;
 
 	hw_post_recv(&e->a, &sge, 1);
-	hw_rw(&w, PRISM_OP_RDMA_WRITE, DST(e), wrong_key(e->dst_mr->rkey), SRC(e), e->src_mr->lkey,
-	      8, true);
+	hw_rw(&w, PRISM_OP_RDMA_WRITE, DST(e), e->dst_mr->rkey, SRC(e), wrong_key(e->src_mr->lkey),
+	      8, false);
 	bad = hw_post(&e->a, &w);
 	hw_rw(&w, PRISM_OP_RDMA_WRITE, DST(e) + 64, e->dst_mr->rkey, SRC(e), e->src_mr->lkey, 64,
-	      true);
-	w1 = hw_post(&e->a, &w);
+	      false);
+	n1 = hw_post(&e->a, &w);
 	hw_rw(&w, PRISM_OP_RDMA_WRITE, DST(e) + 128, e->dst_mr->rkey, SRC(e), e->src_mr->lkey, 64,
 	      true);
-	w2 = hw_post(&e->a, &w);
+	n2 = hw_post(&e->a, &w);
 	hw_ring(&e->a);
-	expect_error(&e->a.scq, PRISM_CQE_REQ_ERR, PRISM_SYND_REMOTE_ACCESS_ERR, (int)bad,
-	             "WRITE with a wrong rkey");
-	expect_error(&e->a.scq, PRISM_CQE_REQ_ERR, PRISM_SYND_WR_FLUSH_ERR, (int)w1,
-	             "the WRITE behind it");
-	expect_error(&e->a.scq, PRISM_CQE_REQ_ERR, PRISM_SYND_WR_FLUSH_ERR, (int)w2,
-	             "the second WRITE behind it");
+	expect_error(&e->a.scq, PRISM_CQE_REQ_ERR, PRISM_SYND_LOCAL_PROT_ERR, (int)bad,
+	             "unsignaled WRITE with a wrong lkey");
+	expect_error(&e->a.scq, PRISM_CQE_REQ_ERR, PRISM_SYND_WR_FLUSH_ERR, (int)n1,
+	             "the unsignaled WRITE behind it");
+	expect_error(&e->a.scq, PRISM_CQE_REQ_ERR, PRISM_SYND_WR_FLUSH_ERR, (int)n2,
+	             "the signaled WRITE behind it");
 	expect_error(&e->a.rcq, PRISM_CQE_RESP_ERR, PRISM_SYND_WR_FLUSH_ERR, -1,
 	             "the posted receive");
 	assert_memory_equal(e->dst + 64, zero, 64);
 	assert_memory_equal(e->dst + 128, zero, 64);
 	assert_memory_equal(e->dst + 4096, zero, 64);
+	/* posted while in ERR: flushed as well */
+	hw_rw(&w, PRISM_OP_RDMA_WRITE, DST(e) + 192, e->dst_mr->rkey, SRC(e), e->src_mr->lkey, 8,
+	      false);
+	n1 = hw_post(&e->a, &w);
+	hw_ring(&e->a);
+	expect_error(&e->a.scq, PRISM_CQE_REQ_ERR, PRISM_SYND_WR_FLUSH_ERR, (int)n1,
+	             "a WRITE posted in ERR");
+	assert_memory_equal(e->dst + 192, zero, 8);
 	hw_expect_empty(&e->a.scq);
+}
+
+/* rule bad-wqe-local-qp-op-error: an unknown opcode or a DS that does not
+ * fit the segments fails with a local QP operation error (0x02); nothing is
+ * written.  The WQE is the codec's WRITE with its control segment re-packed
+ * (opcode 0x05, or ds = 1) in the ring before the doorbell. */
+static void hw_bad_wqe_local_qp_op_error(void **state)
+{
+	struct hw_env *e = hw_start(state, HW_NEED_RAW, NULL);
+
+	for (int k = 0; k < 2; k++) {
+		struct prism_ctrl_seg ctrl;
+		struct prism_wqe w;
+		uint8_t *slot;
+		uint32_t idx;
+
+		if (k)
+			hw_repair(e, NULL);
+		memset(e->dst, 0, 64);
+		hw_rw(&w, PRISM_OP_RDMA_WRITE, DST(e), e->dst_mr->rkey, SRC(e), e->src_mr->lkey, 8,
+		      true);
+		idx = hw_post(&e->a, &w);
+		slot = hw_sq_slot(&e->a, idx);
+		prism_ctrl_seg_unpack(slot, &ctrl);
+		if (k == 0)
+			ctrl.opcode = 0x05; /* not an opcode */
+		else
+			ctrl.ds = 1; /* WRITE needs its raddr segment */
+		prism_ctrl_seg_pack(&ctrl, slot);
+		hw_ring(&e->a);
+		expect_error(&e->a.scq, PRISM_CQE_REQ_ERR, PRISM_SYND_LOCAL_QP_OP_ERR, -1,
+		             k == 0 ? "opcode 0x05" : "a WRITE with ds = 1");
+		assert_int_equal(e->dst[0], 0);
+	}
+}
+
+/* rule recv-too-short: a SEND longer than the receive fails the receive with
+ * a local length error (responder, 0x01) and the requester with a remote
+ * invalid request error (0x12) */
+static void hw_recv_too_short(void **state)
+{
+	struct hw_env *e = hw_start(state, HW_NEED_DEVICE, NULL);
+	struct prism_sge sge = {.byte_count = 11, .lkey = e->dst_mr->lkey, .addr = DST(e)};
+	struct prism_wqe w;
+
+	hw_post_recv(&e->b, &sge, 1);
+	hw_send(&w, PRISM_OP_SEND, SRC(e), e->src_mr->lkey, 64, true);
+	hw_post(&e->a, &w);
+	hw_ring(&e->a);
+	expect_error(&e->b.rcq, PRISM_CQE_RESP_ERR, PRISM_SYND_LOCAL_LENGTH_ERR, -1,
+	             "the 11-byte receive");
+	expect_error(&e->a.scq, PRISM_CQE_REQ_ERR, PRISM_SYND_REMOTE_INVAL_REQ_ERR, -1,
+	             "the 64-byte SEND");
+}
+
+/* rule error-isolation: one connection's error leaves other QPs running */
+static void hw_error_isolation(void **state)
+{
+	struct hw_env *e = hw_start(state, HW_NEED_DEVICE, NULL);
+	struct prism_wqe w;
+
+	hw_second_pair(e);
+	hw_rw(&w, PRISM_OP_RDMA_WRITE, DST(e), wrong_key(e->dst_mr->rkey), SRC(e), e->src_mr->lkey,
+	      8, true);
+	hw_post(&e->a, &w);
+	hw_ring(&e->a);
+	hw_rw(&w, PRISM_OP_RDMA_WRITE, DST(e) + 64, e->dst_mr->rkey, SRC(e), e->src_mr->lkey, 8,
+	      true);
+	hw_post(&e->c, &w);
+	hw_ring(&e->c);
+	expect_error(&e->a.scq, PRISM_CQE_REQ_ERR, PRISM_SYND_REMOTE_ACCESS_ERR, -1,
+	             "WRITE with a wrong rkey");
+	assert_int_equal(hw_expect(&e->c.scq).opcode, PRISM_CQE_REQ);
+	assert_int_equal(hw_qp_state(&e->a), IBV_QPS_ERR);
+	assert_int_equal(hw_qp_state(&e->c), IBV_QPS_RTS);
+	assert_int_equal(hw_qp_state(&e->d), IBV_QPS_RTS);
+	assert_memory_equal(e->dst + 64, e->src, 8);
+}
+
+/* rule cq-owner-bit-wraps: the owner bit flips on each pass over the CQ
+ * ring; software owns a CQE when it matches the consumer's pass.  Signaled
+ * NOPs one by one over more than two passes of the real CQ. */
+static void hw_cq_owner_bit_wraps(void **state)
+{
+	struct hw_env *e = hw_start(state, HW_NEED_RAW, NULL);
+	uint32_t n = e->a.scq.dv.cqe_cnt;
+
+	for (uint32_t i = 0; i < 2 * n + 3; i++) {
+		struct prism_wqe w;
+		struct prism_cqe c;
+
+		hw_nop(&w, true);
+		hw_post(&e->a, &w);
+		hw_ring(&e->a);
+		c = hw_expect(&e->a.scq);
+		assert_int_equal(c.opcode, PRISM_CQE_REQ);
+		assert_int_equal(c.wqe_counter, (uint16_t)i);
+		assert_int_equal(c.owner, (i / n) & 1);
+		e->a.sq_ci = e->a.sq_pi; /* completed: its slot may be reused */
+		hw_expect_empty(&e->a.scq);
+	}
 }
 
 /* rule rnr-retry-exceeded: a SEND that finds no posted RECV, with
@@ -184,6 +295,7 @@ static void hw_rnr_retry_exceeded(void **state)
 	expect_error(&e->a.scq, PRISM_CQE_REQ_ERR, PRISM_SYND_RNR_RETRY_EXC_ERR, (int)idx,
 	             "SEND without a posted RECV");
 	assert_int_equal(hw_qp_state(&e->a), IBV_QPS_ERR);
+	assert_int_equal(hw_qp_state(&e->b), IBV_QPS_RTS); /* RNR does not fail b */
 	hw_expect_empty(&e->b.rcq);
 }
 
@@ -270,6 +382,10 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(hw_mr_remote_access_error, hw_setup, hw_teardown),
 	    cmocka_unit_test_setup_teardown(hw_mr_local_protection_error, hw_setup, hw_teardown),
 	    cmocka_unit_test_setup_teardown(hw_qp_error_flushes, hw_setup, hw_teardown),
+	    cmocka_unit_test_setup_teardown(hw_bad_wqe_local_qp_op_error, hw_setup, hw_teardown),
+	    cmocka_unit_test_setup_teardown(hw_recv_too_short, hw_setup, hw_teardown),
+	    cmocka_unit_test_setup_teardown(hw_error_isolation, hw_setup, hw_teardown),
+	    cmocka_unit_test_setup_teardown(hw_cq_owner_bit_wraps, hw_setup, hw_teardown),
 	    cmocka_unit_test_setup_teardown(hw_rnr_retry_exceeded, hw_setup, hw_teardown),
 	    cmocka_unit_test_setup_teardown(hw_rnr_infinite_waits_for_recv, hw_setup, hw_teardown),
 	    cmocka_unit_test_setup_teardown(hw_strict_checks_wqe_index, hw_setup, hw_teardown),
