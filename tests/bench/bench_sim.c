@@ -279,6 +279,7 @@ static double hash_rate(bool threaded, unsigned gets)
 		unsigned n = gets - done < 64 ? gets - done : 64;
 		for (unsigned i = 0; i < n; i++, b = (b + 37) % 1024)
 			CHECK(redn_hash_post_get(h, redn_hash_key(h, b), b, NULL));
+		CHECK(redn_hash_ring(h)); /* one doorbell per queue per batch */
 		if (!threaded)
 			CHECK(sim_dev_run(d, 0));
 		struct redn_hash_reply r;
@@ -620,6 +621,10 @@ int main(int argc, char **argv)
 		double w;
 		printf("one core %s: %.2f M WQEs/s\n", one[i].arg,
 		       chain_rate(false, one[i].op, RUNS * 16, &w) / 1e6);
+		return 0;
+	}
+	if (argc > 1 && strcmp(argv[1], "thash") == 0) {
+		printf("threaded RedN get: %.3f M gets/s\n", hash_rate(true, 100000) / 1e6);
 		return 0;
 	}
 	if (argc > 1 && strcmp(argv[1], "hash") == 0) {

@@ -386,16 +386,22 @@ int redn_hash_post_get(struct redn_hash *h, const uint8_t key[REDN_KEY_BYTES], u
 	if ((c = hv_post_send(&h->hcli, &w, false, NULL)) < 0)
 		return (int)c;
 
-	int rc = hv_ring(&h->hctl);
-	if (!rc)
-		rc = hv_ring(&h->hcli);
-	if (rc)
-		return rc;
+	if (!h->cfg.defer_doorbells) {
+		int rc = redn_hash_ring(h);
+		if (rc)
+			return rc;
+	}
 	h->next_req++;
 	h->inflight++;
 	if (req_id)
 		*req_id = id;
 	return 0;
+}
+
+int redn_hash_ring(struct redn_hash *h)
+{
+	int rc = hv_ring(&h->hctl);
+	return rc ? rc : hv_ring(&h->hcli);
 }
 
 int redn_hash_poll_reply(struct redn_hash *h, struct redn_hash_reply *r)

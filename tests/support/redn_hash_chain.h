@@ -40,6 +40,7 @@ struct redn_hash_cfg {
 	uint32_t value_len;    /* bytes per value, returned by the WRITE_IMM */
 	uint32_t max_inflight; /* requests posted between two runs to idle */
 	uint64_t seed;         /* table keys and values */
+	bool defer_doorbells;  /* post_get leaves ringing to redn_hash_ring() */
 };
 
 struct redn_hash;
@@ -66,6 +67,9 @@ struct redn_hash_reply {
 	uint32_t req_id;
 	const uint8_t *value; /* the client's copy (value_len bytes) */
 };
+/* Ring the server's control queue and the client (defer_doorbells). */
+int redn_hash_ring(struct redn_hash *h);
+
 /* After a run: next value the client received (1), none (0), or < 0. */
 int redn_hash_poll_reply(struct redn_hash *h, struct redn_hash_reply *r);
 /* After a run: an error CQE on the server's queues (1), none (0). */
