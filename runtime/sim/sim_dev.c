@@ -167,8 +167,11 @@ void sim_dev_close(struct sim_dev *dev)
 		sim_pkt_free(p);
 	while ((p = sim_pktq_pop(&dev->rx_async)))
 		sim_pkt_free(p);
+	while ((p = sim_pktq_pop(&dev->txq)))
+		sim_pkt_free(p);
 	sim_pktq_free(&dev->inbox);
 	sim_pktq_free(&dev->rx_async);
+	sim_pktq_free(&dev->txq);
 	free(dev->mrs);
 	free(dev->cqs);
 	free(dev->qps);

@@ -342,7 +342,8 @@ static int fake_xmit(void *ctx, const struct sim_pkt *p)
 	assert_true(fw->n < 64 && p->payload_len <= 256);
 	fw->held[fw->n] = test_malloc(sizeof(*p));
 	*fw->held[fw->n] = *p;
-	memcpy(fw->payload[fw->n], p->payload, p->payload_len);
+	if (p->payload_len)
+		memcpy(fw->payload[fw->n], p->payload, p->payload_len);
 	fw->held[fw->n]->payload = fw->payload[fw->n];
 	fw->n++;
 	return 0;
