@@ -199,8 +199,19 @@ static void on_hazard(struct sim_trace_observer *o, const struct sim_event *ev)
 		sim_trace_args_u64(&a, "counter", h->wqe_counter);
 		sim_trace_args_u64(&a, "offset", h->offset);
 		sim_trace_args_u64(&a, "len", h->len);
+		static const char *const kinds[] = {[SIM_WRITER_HOST] = "host",
+		                                    [SIM_WRITER_SQ] = "send queue",
+		                                    [SIM_WRITER_RQ] = "receive scatter",
+		                                    [SIM_WRITER_REMOTE] = "remote request"};
+		if ((unsigned)h->writer.kind < sizeof(kinds) / sizeof(kinds[0]))
+			sim_trace_args_str(&a, "writer", kinds[h->writer.kind]);
 		sim_trace_args_hex(&a, "writer_qpn", h->writer.qpn);
 		sim_trace_args_u64(&a, "writer_counter", h->writer.wqe_counter);
+		if (h->writer.kind == SIM_WRITER_REMOTE) {
+			sim_trace_args_u64(&a, "src_node", h->writer.src_node);
+			sim_trace_args_hex(&a, "src_qpn", h->writer.src_qpn);
+			sim_trace_args_u64(&a, "src_counter", h->writer.src_wqe_counter);
+		}
 		sim_trace_args_u64(&a, "fetched_at_ps", h->fetched_at);
 	}
 	sim_trace_instant(o->tr, o->opts.pid, qpn, "HAZARD: WQE changed after fetch", "hazard",

@@ -236,6 +236,7 @@ static void test_hazard_instant(void **state)
 	assert_int_equal(sim_trace_observer_count(ob, SIM_EV_HAZARD), 1);
 	assert_int_equal(sim_trace_observer_finish(ob), 0);
 	sim_mr_dereg(mr);
+	uint32_t qpn_a = sim_qp_num(a), qpn_b = sim_qp_num(b);
 	sim_qp_destroy(a);
 	sim_qp_destroy(b);
 	sim_cq_destroy(cqa);
@@ -251,9 +252,13 @@ static void test_hazard_instant(void **state)
 		const char *c = json_get_str(evs->items[i], "cat");
 		if (c && strcmp(c, "hazard") == 0) {
 			const struct json *args = json_get(evs->items[i], "args");
-			assert_true(json_get_num(evs->items[i], "tid", -1) == sim_qp_num(a) ||
-			            json_get_num(args, "offset", -1) >= 0);
+			/* on the changed queue's track, naming the bytes and the writer */
+			assert_true(json_get_num(evs->items[i], "tid", -1) == qpn_a);
 			assert_true(json_get_num(args, "offset", -1) == 12);
+			char want[16];
+			snprintf(want, sizeof(want), "0x%x", qpn_b);
+			assert_string_equal(json_get_str(args, "writer"), "remote request");
+			assert_string_equal(json_get_str(args, "src_qpn"), want);
 		}
 	}
 	json_free(doc);
