@@ -178,6 +178,48 @@ static void test_managed_no_prefetch_before_enable(void **state)
 	assert_memory_equal(e->dst + 256, e->src, 8);
 }
 
+/* rule hazard-recv-scatter-attributed: a receive scatter into a WQE that
+ * is fetched but waiting is reported at execute time with the receive WQE
+ * as the writer */
+static void test_hazard_recv_scatter_attributed(void **state)
+{
+	struct env *e = env_make(SIM_FW_RELAXED, SIM_HAZARD_WARN, false, XC, XC);
+	struct prism_wqe w;
+	struct prism_sge sge;
+	struct sim_hazard h;
+	uint8_t *slot;
+	uint32_t nop;
+
+	(void)state;
+	/* b: WAIT (on a's CQ) then a NOP; both fetched when b's doorbell rings */
+	hx_wait(&w, sim_cq_num(e->cq_a.cq), 1, false);
+	hx_post(&e->b, &w);
+	hx_nop(&w, true);
+	nop = hx_post(&e->b, &w);
+	slot = hx_slot(&e->b, nop);
+	hx_ring(&e->b);
+	assert_int_equal(sim_dev_run(e->dev, 0), 0);
+	/* a SEND from a scatters into the waiting NOP's immediate */
+	sge = (struct prism_sge){.byte_count = 4,
+				 .lkey = sim_mr_lkey(e->b.sq_mr),
+				 .addr = (uintptr_t)slot + 12};
+	hx_post_recv(&e->b, &sge, 1);
+	hx_send(&w, PRISM_OP_SEND, (uintptr_t)e->src, e->src_key, 4, true);
+	hx_post(&e->a, &w);
+	hx_ring(&e->a);
+	assert_int_equal(sim_dev_run(e->dev, 0), 0);
+	assert_true(sim_dev_last_hazard(e->dev, &h));
+	assert_int_equal(h.qpn, e->b.qpn);
+	assert_int_equal(h.wqe_counter, nop);
+	assert_int_equal(h.offset, 12);
+	assert_int_equal(h.len, 4);
+	assert_int_equal(h.writer.kind, SIM_WRITER_RQ);
+	assert_int_equal(h.writer.qpn, e->b.qpn);
+	assert_int_equal(h.writer.wqe_counter, 0);
+	assert_int_equal(h.writer.src_qpn, e->a.qpn);
+	env_free(e);
+}
+
 static void post_with_ids(struct env *e, uint16_t index, uint32_t qpn)
 {
 	struct prism_wqe w;
@@ -245,6 +287,7 @@ int main(void)
 						env_teardown),
 		cmocka_unit_test_setup_teardown(test_managed_no_prefetch_before_enable,
 						setup_fail, env_teardown),
+		cmocka_unit_test(test_hazard_recv_scatter_attributed),
 		cmocka_unit_test(test_strict_checks_wqe_index),
 		cmocka_unit_test(test_strict_checks_qpn),
 	};

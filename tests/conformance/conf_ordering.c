@@ -265,6 +265,34 @@ static void test_recv_en_makes_receive_usable(void **state)
 	(void)state;
 }
 
+/* rule wait-on-data: WAIT opmod 1 holds its queue until (mem & mask) meets
+ * the condition against (value & mask); the word is big-endian (sim choice) */
+static void test_wait_on_data(void **state)
+{
+	struct env *e = *state;
+	struct prism_wqe w;
+
+	memset(&w, 0, sizeof(w));
+	w.ctrl.opcode = PRISM_OP_CQE_WAIT;
+	w.ctrl.opmod = PRISM_WAIT_ON_DATA;
+	w.has_wod = true;
+	w.wod.cond = PRISM_WOD_EQUAL;
+	w.wod.lkey = e->dst_key;
+	w.wod.addr = (uintptr_t)e->dst + 64;
+	w.wod.value = 0x0000000000000700ull;
+	w.wod.mask = 0x000000000000ff00ull;
+	hx_post(&e->a, &w);
+	hx_nop(&w, true);
+	hx_post(&e->a, &w);
+	hx_ring(&e->a);
+	assert_int_equal(sim_dev_run(e->dev, 0), 0);
+	assert_int_equal(sim_cq_count(e->cq_a.cq), 0);
+	e->dst[64 + 6] = 0x07; /* the CPU writes the awaited value (big-endian) */
+	e->dst[64 + 7] = 0x99; /* outside the mask */
+	assert_int_equal(sim_dev_run(e->dev, 0), 0);
+	assert_int_equal(hx_expect(&e->cq_a).opcode, PRISM_CQE_REQ);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -287,6 +315,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_strict_firmware_rejects_recycling,
 						setup_recycle_b_strict, env_teardown),
 		cmocka_unit_test(test_recv_en_makes_receive_usable),
+		cmocka_unit_test_setup_teardown(test_wait_on_data, setup_xc, env_teardown),
 	};
 
 	return cmocka_run_group_tests_name("conf_ordering", tests, NULL, NULL);
