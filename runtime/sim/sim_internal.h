@@ -203,6 +203,7 @@ struct sim_dev {
 	pthread_cond_t wake;
 	pthread_t thread;
 	bool threaded, stopping;
+	uint64_t wakes; /* bumped by every wake-up request (threaded mode) */
 	uint64_t rng;
 	/* objects (slot tables; index 0 unused so no key/number is 0) */
 	struct sim_mr **mrs;
