@@ -81,7 +81,6 @@ struct sim_outst {
 	bool sent;	    /* has a request packet (ACK / response expected) */
 	bool read_like;	    /* READ or atomic: what fences wait for */
 	uint8_t syndrome;   /* 0 = success */
-	uint8_t vendor;
 	uint32_t byte_count;
 	sim_time_t start, ready_at; /* ready_at: start + latency */
 	sim_time_t done_at;
@@ -92,8 +91,7 @@ struct sim_outst {
 
 enum sim_block {
 	SIM_BLOCK_NONE,
-	SIM_BLOCK_WAIT_CQ,   /* WAIT on a CQ count */
-	SIM_BLOCK_WAIT_DATA, /* wait-on-data */
+	SIM_BLOCK_WAIT_CQ,   /* WAIT on a CQ count or on data */
 	SIM_BLOCK_FENCE,     /* fence: outstanding READ/atomics */
 	SIM_BLOCK_OUTST,     /* outstanding ring full */
 	SIM_BLOCK_RNR,	     /* waiting for the RNR timer, then retransmit */
@@ -128,8 +126,6 @@ struct sim_sq {
 	sim_time_t t;	  /* PU virtual time: next WQE starts no earlier */
 	sim_time_t dep_t; /* time the current WQE's dependency was satisfied */
 	enum sim_block block;
-	uint32_t block_cqn;   /* WAIT_CQ */
-	uint32_t block_index; /* WAIT_CQ: 24-bit index */
 	bool after_wait;      /* the previous WQE was a WAIT: completion order */
 	sim_time_t rdone_t;   /* latest completion time of a READ/atomic (fences) */
 	sim_time_t done_t;    /* latest completion time of any WQE (strong ordering) */
@@ -305,9 +301,8 @@ void sim_sq_step(struct sim_qp *qp, sim_time_t start);
 bool sim_sq_ready(struct sim_qp *qp, sim_time_t *t);
 
 /* Per-verb executors (sim_exec_*.c).  They return 0 when the WQE executed
- * (possibly with a request in flight), > 0 a CQE syndrome for a local
- * error, or SIM_EXEC_BLOCKED when it cannot execute yet. */
-#define SIM_EXEC_BLOCKED (-1)
+ * (possibly with a request in flight) or > 0, a CQE syndrome for a local
+ * error.  They never block: readiness is decided before (sim_sq_ready). */
 struct sim_xctx {
 	struct sim_qp *qp;
 	struct sim_fetched *f;

@@ -27,7 +27,7 @@ struct sim_outst *sim_outst_push(struct sim_qp *qp)
 
 	sq->os_cnt++;
 	o->done = o->sent = o->read_like = false;
-	o->syndrome = o->vendor = 0;
+	o->syndrome = 0;
 	o->byte_count = 0;
 	o->nsge = 0;
 	o->psn = 0;
