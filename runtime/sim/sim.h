@@ -317,8 +317,9 @@ int sim_qp_modify(struct sim_qp *qp, const struct sim_qp_mod *mod);
 
 /* The host wrote WQEs and updated dbrec[1]: the send queue may fetch up to it. */
 int sim_qp_ring_sq_doorbell(struct sim_qp *qp);
-/* The host posted receives (dbrec[0]); optional: the sim reads dbrec[0]
- * whenever it needs a receive, this only wakes parked RNR retries sooner. */
+/* The host posted receives (dbrec[0]).  The sim reads dbrec[0] whenever it
+ * needs a receive; this call wakes requesters parked on an infinite RNR
+ * retry (rnr_retry 7), which otherwise wait for the next outside event. */
 int sim_qp_ring_rq_doorbell(struct sim_qp *qp);
 
 /* ---- run modes --------------------------------------------------------- */
