@@ -100,11 +100,20 @@ static void hw_open(struct hw_env *e)
 	e->timeout_ms = env_int("PRISM_HW_TIMEOUT_MS", 2000);
 	e->relaxed_fw = fw && strcmp(fw, "relaxed") == 0;
 
+	/*
+	 * rdma-core's mlx5 provider asks the kernel to put receive payloads of
+	 * up to 32 bytes into the CQE (scatter-to-CQE, on by default) and copies
+	 * them out in mlx5_poll_cq.  The raw path polls CQEs itself, so the
+	 * payload must land in the receive buffers, as the model says.
+	 */
+	setenv("MLX5_SCATTER_TO_CQE", "0", 1);
 	list = ibv_get_device_list(&n);
 	if (!list) {
+		int err = errno;
+
 		/* ENOSYS: the kernel has no RDMA support (no uverbs devices at all) */
-		why(e, "no RDMA device (ibv_get_device_list: %s%s)", strerror(errno),
-		    errno == ENOSYS ? ": no RDMA support in this kernel" : "");
+		why(e, "no RDMA device (ibv_get_device_list: %s%s)", strerror(err),
+		    err == ENOSYS ? ": no RDMA support in this kernel" : "");
 		return;
 	}
 	if (n == 0) {
