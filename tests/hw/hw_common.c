@@ -286,52 +286,94 @@ static int clamp_rd_atom(int v)
 	return v < 1 ? 1 : v > 16 ? 16 : v;
 }
 
+/* The attributes of each transition (ibv_modify_qp(3)), one function per target state. */
+static int to_init(struct hw_env *e, struct ibv_qp_attr *a, uint32_t peer,
+                   const struct hw_pair_opts *o)
+{
+	a->pkey_index = 0;
+	a->port_num = e->port_num;
+	a->qp_access_flags = HW_ACCESS_ALL;
+	return IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS;
+}
+
+static int to_rtr(struct hw_env *e, struct ibv_qp_attr *a, uint32_t peer,
+                  const struct hw_pair_opts *o)
+{
+	a->path_mtu = e->port.active_mtu;
+	a->dest_qp_num = peer;
+	a->rq_psn = 0;
+	a->max_dest_rd_atomic = (uint8_t)clamp_rd_atom(e->attr.orig_attr.max_qp_rd_atom);
+	a->min_rnr_timer = (uint8_t)(o->min_rnr_timer ? o->min_rnr_timer : 1);
+	a->ah_attr.port_num = e->port_num;
+	a->ah_attr.dlid = e->port.lid;
+	if (e->port.link_layer == IBV_LINK_LAYER_ETHERNET) {
+		a->ah_attr.is_global = 1;
+		a->ah_attr.grh.dgid = e->gid;
+		a->ah_attr.grh.sgid_index = (uint8_t)e->gid_index;
+		a->ah_attr.grh.hop_limit = 1;
+	}
+	return IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+	       IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER;
+}
+
+static int to_rts(struct hw_env *e, struct ibv_qp_attr *a, uint32_t peer,
+                  const struct hw_pair_opts *o)
+{
+	a->timeout = 14;
+	a->retry_cnt = (uint8_t)(o->retry_cnt ? o->retry_cnt : 7);
+	a->rnr_retry = (uint8_t)(o->rnr_set ? o->rnr_retry : 7);
+	a->sq_psn = 0;
+	a->max_rd_atomic = (uint8_t)clamp_rd_atom(e->attr.orig_attr.max_qp_init_rd_atom);
+	return IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
+	       IBV_QP_MAX_QP_RD_ATOMIC;
+}
+
+static int to_plain(struct hw_env *e, struct ibv_qp_attr *a, uint32_t peer,
+                    const struct hw_pair_opts *o)
+{
+	return 0; /* RESET and ERR take only the state */
+}
+
+static int (*const transition[])(struct hw_env *, struct ibv_qp_attr *, uint32_t,
+                                 const struct hw_pair_opts *) = {
+    [IBV_QPS_RESET] = to_plain, [IBV_QPS_INIT] = to_init, [IBV_QPS_RTR] = to_rtr,
+    [IBV_QPS_RTS] = to_rts,     [IBV_QPS_ERR] = to_plain,
+};
+
+int hw_qp_modify(struct hw_env *e, struct hw_qp *q, enum ibv_qp_state to, uint32_t peer,
+                 const struct hw_pair_opts *o)
+{
+	static const struct hw_pair_opts dflt;
+	struct ibv_qp_attr a;
+	int mask;
+
+	if ((unsigned)to >= sizeof(transition) / sizeof(transition[0]) || !transition[to])
+		return EINVAL;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = to;
+	mask = IBV_QP_STATE | transition[to](e, &a, peer, o ? o : &dflt);
+	return ibv_modify_qp(q->qp, &a, mask); /* 0 or an errno value (rdma-core) */
+}
+
 /* RESET -> INIT -> RTR -> RTS, connected to @peer on the same port. */
 static void qp_connect(struct hw_env *e, struct hw_qp *q, uint32_t peer,
                        const struct hw_pair_opts *o)
 {
-	struct ibv_qp_attr a = {
-	    .qp_state = IBV_QPS_INIT,
-	    .pkey_index = 0,
-	    .port_num = e->port_num,
-	    .qp_access_flags = HW_ACCESS_ALL,
-	};
+	static const enum ibv_qp_state steps[] = {IBV_QPS_INIT, IBV_QPS_RTR, IBV_QPS_RTS};
+	static const char *const names[] = {"INIT", "RTR", "RTS"};
 
-	if (ibv_modify_qp(q->qp, &a,
-	                  IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		fail_msg("%s: QP 0x%x RESET->INIT: %s", e->name, q->qpn, strerror(errno));
+	for (unsigned i = 0; i < sizeof(steps) / sizeof(steps[0]); i++) {
+		int rc = hw_qp_modify(e, q, steps[i], peer, o);
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = e->port.active_mtu;
-	a.dest_qp_num = peer;
-	a.rq_psn = 0;
-	a.max_dest_rd_atomic = (uint8_t)clamp_rd_atom(e->attr.orig_attr.max_qp_rd_atom);
-	a.min_rnr_timer = (uint8_t)(o->min_rnr_timer ? o->min_rnr_timer : 1);
-	a.ah_attr.port_num = e->port_num;
-	a.ah_attr.dlid = e->port.lid;
-	if (e->port.link_layer == IBV_LINK_LAYER_ETHERNET) {
-		a.ah_attr.is_global = 1;
-		a.ah_attr.grh.dgid = e->gid;
-		a.ah_attr.grh.sgid_index = (uint8_t)e->gid_index;
-		a.ah_attr.grh.hop_limit = 1;
+		if (rc)
+			fail_msg("%s: QP 0x%x to %s: %s", e->name, q->qpn, names[i], strerror(rc));
 	}
-	if (ibv_modify_qp(q->qp, &a,
-	                  IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-	                      IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		fail_msg("%s: QP 0x%x INIT->RTR: %s", e->name, q->qpn, strerror(errno));
+}
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = (uint8_t)(o->retry_cnt ? o->retry_cnt : 7);
-	a.rnr_retry = (uint8_t)(o->rnr_set ? o->rnr_retry : 7);
-	a.sq_psn = 0;
-	a.max_rd_atomic = (uint8_t)clamp_rd_atom(e->attr.orig_attr.max_qp_init_rd_atom);
-	if (ibv_modify_qp(q->qp, &a,
-	                  IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-	                      IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC))
-		fail_msg("%s: QP 0x%x RTR->RTS: %s", e->name, q->qpn, strerror(errno));
+/* A QP in RESET (its own CQs); hw_teardown frees it. */
+void hw_qp_new(struct hw_env *e, struct hw_qp *q)
+{
+	qp_create(e, q);
 }
 
 void hw_repair(struct hw_env *e, const struct hw_pair_opts *opts)

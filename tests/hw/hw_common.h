@@ -142,6 +142,12 @@ void hw_print_skip(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void hw_repair(struct hw_env *e, const struct hw_pair_opts *opts);
 /* Creates the second loopback pair c <-> d (default options). */
 void hw_second_pair(struct hw_env *e);
+/* Creates @q (e->c or e->d only: the env frees them) in RESET. */
+void hw_qp_new(struct hw_env *e, struct hw_qp *q);
+/* One ibv_modify_qp transition to @to with the attributes the harness uses
+ * (@peer: the remote QPN for RTR; @o may be NULL); 0 or an errno value. */
+int hw_qp_modify(struct hw_env *e, struct hw_qp *q, enum ibv_qp_state to, uint32_t peer,
+                 const struct hw_pair_opts *o);
 
 /* A CQ polled raw (mlx5) or through verbs; hw_cq_destroy frees it. */
 void hw_cq_create(struct hw_env *e, struct hw_cq *c, bool is_recv);

@@ -325,6 +325,39 @@ static void hw_rnr_infinite_waits_for_recv(void **state)
 	assert_int_equal(c.wqe_counter, (uint16_t)idx);
 }
 
+/* rule qp-state-machine: RESET->INIT->RTR->RTS in order; a QP below RTS does
+ * not send; any state may go to ERR or RESET (ERR->RTS is refused).  A NOP
+ * rung while the QP is in INIT runs only once it reaches RTS (the doorbell
+ * is rung again there: the producer count in the doorbell record is what
+ * the NIC reads). */
+static void hw_qp_state_machine(void **state)
+{
+	struct hw_env *e = hw_start(state, HW_NEED_RAW, NULL);
+	struct hw_qp *q = &e->c;
+	struct prism_wqe w;
+	struct prism_cqe c;
+
+	hw_qp_new(e, q);
+	assert_int_not_equal(hw_qp_modify(e, q, IBV_QPS_RTS, q->qpn, NULL), 0); /* RESET->RTS */
+	assert_int_equal(hw_qp_state(q), IBV_QPS_RESET);
+	assert_int_equal(hw_qp_modify(e, q, IBV_QPS_INIT, q->qpn, NULL), 0);
+	hw_nop(&w, true);
+	hw_post(q, &w);
+	hw_ring(q);
+	assert_int_equal(hw_poll(&q->scq, &c, 50), 0); /* INIT: nothing runs */
+	assert_int_equal(hw_qp_modify(e, q, IBV_QPS_RTR, q->qpn, NULL), 0);
+	assert_int_equal(hw_poll(&q->scq, &c, 50), 0); /* RTR: no sends */
+	assert_int_equal(hw_qp_modify(e, q, IBV_QPS_RTS, q->qpn, NULL), 0);
+	hw_raw_ring(q);
+	c = hw_expect(&q->scq);
+	assert_int_equal(c.opcode, PRISM_CQE_REQ);
+	assert_int_equal(c.wqe_counter, 0);
+	assert_int_equal(hw_qp_modify(e, q, IBV_QPS_ERR, q->qpn, NULL), 0);
+	assert_int_not_equal(hw_qp_modify(e, q, IBV_QPS_RTS, q->qpn, NULL), 0); /* ERR->RTS */
+	assert_int_equal(hw_qp_modify(e, q, IBV_QPS_RESET, q->qpn, NULL), 0);
+	assert_int_equal(hw_qp_state(q), IBV_QPS_RESET);
+}
+
 /*
  * Posts a signaled NOP whose control segment carries a wrong WQE index or a
  * wrong QPN (the doorbell itself is correct), and checks the firmware
@@ -388,6 +421,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(hw_cq_owner_bit_wraps, hw_setup, hw_teardown),
 	    cmocka_unit_test_setup_teardown(hw_rnr_retry_exceeded, hw_setup, hw_teardown),
 	    cmocka_unit_test_setup_teardown(hw_rnr_infinite_waits_for_recv, hw_setup, hw_teardown),
+	    cmocka_unit_test_setup_teardown(hw_qp_state_machine, hw_setup, hw_teardown),
 	    cmocka_unit_test_setup_teardown(hw_strict_checks_wqe_index, hw_setup, hw_teardown),
 	    cmocka_unit_test_setup_teardown(hw_strict_checks_qpn, hw_setup, hw_teardown),
 	};
