@@ -330,7 +330,7 @@ static void test_throughput_table3(void **state)
 	assert_int_equal(charge(&p, PRISM_OP_SEND_ENABLE, SIM_ORDER_WQ, 0, true), 20);
 	assert_int_equal(charge(&p, PRISM_OP_CQE_WAIT, SIM_ORDER_COMPLETION, 0, true), 20);
 	assert_int_equal(charge(&p, PRISM_OP_RDMA_READ, SIM_ORDER_DOORBELL, 64, true),
-			 540 - 2 * 20 + 590 + 250);
+	                 540 - 2 * 20 + 590 + 250);
 }
 
 int main(void)
