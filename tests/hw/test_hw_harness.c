@@ -186,6 +186,7 @@ static void check_owner_bit(struct fake *f, uint32_t cqe_size)
 
 	fake_cq(f, &cq, cqe_size);
 	assert_int_equal(hw_raw_poll(&cq, &out), 0); /* fresh: all invalid */
+	assert_int_equal(hw_raw_peek(&cq, 0, &out), -1);
 	for (uint16_t i = 0; i < CQ_N; i++) {
 		put_cqe(f, cqe_size, i, i, 0); /* first pass: owner 0 */
 		assert_int_equal(hw_raw_poll(&cq, &out), 1);
@@ -195,6 +196,9 @@ static void check_owner_bit(struct fake *f, uint32_t cqe_size)
 	}
 	/* wrapped: slot 0 still holds the old owner-0 CQE, not ours yet */
 	assert_int_equal(hw_raw_poll(&cq, &out), 0);
+	assert_int_equal(hw_raw_peek(&cq, CQ_N, &out), 0); /* peek ignores the owner bit */
+	assert_int_equal(out.wqe_counter, 0);
+	assert_int_equal(out.owner, 0);
 	put_cqe(f, cqe_size, 0, 4, 1);
 	assert_int_equal(hw_raw_poll(&cq, &out), 1);
 	assert_int_equal(out.wqe_counter, 4);
