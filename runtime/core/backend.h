@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * core/backend.h - the NIC backend operations table.
+ *
+ * Owns: the small set of operations runtime/core needs from a NIC, as a
+ * struct of function pointers.  The sim implements it (runtime/sim/
+ * sim_backend.c); the mlx5 backend (libibverbs + mlx5dv + DEVX) will
+ * implement the same table.
+ *
+ * Contract: the queue buffer, doorbell records and CQ rings a backend hands
+ * out are host memory that the caller writes and reads exactly as with mlx5
+ * (receive queue at offset 0 of the QP buffer, send queue after it; doorbell
+ * record word 0 = receive counter, word 1 = send counter, be32; CQ doorbell
+ * record word 0 = consumer index; 64-byte CQEs with an owner bit).  WQE and
+ * CQE bytes are produced and parsed with prism/wqe.h.
+ *
+ * Must not: expose backend structures (handles are opaque), print, exit.
+ * Every operation returns 0 or a negative error code.
+ */
+#ifndef PRISM_CORE_BACKEND_H
+#define PRISM_CORE_BACKEND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct sim_observer;
+
+/* Opaque handles; each backend defines what they point to. */
+struct core_be_dev;
+struct core_be_mr;
+struct core_be_cq;
+struct core_be_qp;
+
+/* Access flags: the values of enum ibv_access_flags. */
+enum core_access {
+	CORE_ACCESS_LOCAL_WRITE = 1u << 0,
+	CORE_ACCESS_REMOTE_WRITE = 1u << 1,
+	CORE_ACCESS_REMOTE_READ = 1u << 2,
+	CORE_ACCESS_REMOTE_ATOMIC = 1u << 3,
+};
+
+enum core_qp_state {
+	CORE_QPS_RESET,
+	CORE_QPS_INIT,
+	CORE_QPS_RTR,
+	CORE_QPS_RTS,
+	CORE_QPS_ERR,
+};
+
+enum core_qp_flags {
+	CORE_QP_CROSS_CHANNEL = 1u << 0,
+	CORE_QP_MANAGED_SEND = 1u << 1,
+	CORE_QP_MANAGED_RECV = 1u << 2,
+	CORE_QP_IGNORE_SQ_OVERFLOW = 1u << 3,
+	CORE_QP_IGNORE_RQ_OVERFLOW = 1u << 4,
+};
+
+/* Size-prefixed options: .sz = sizeof; zero fields mean defaults. */
+struct core_dev_attr {
+	size_t sz;
+	const char *name;     /* backend-specific device name ("mlx5_0"); NULL = first */
+	uint64_t seed;	      /* sim: scheduler seed */
+	bool relaxed_fw;      /* sim: relaxed firmware profile; mlx5: expected setting */
+	int hazard_policy;    /* sim: enum sim_hazard_policy */
+	bool chaos;	      /* sim: chaos mode */
+	bool threaded;	      /* sim: run NIC threads in the background */
+	uint32_t node;	      /* sim: node id on the wire */
+	const struct sim_observer *obs; /* sim: cost model and trace hooks (sim/sim.h) */
+	void (*log)(void *ctx, int level, const char *msg);
+	void *log_ctx;
+};
+
+struct core_mr_info {
+	uint32_t lkey, rkey;
+};
+
+struct core_cq_attr {
+	uint32_t ncqe; /* power of two */
+	bool ignore_overrun;
+};
+
+struct core_cq_info {
+	uint32_t cqn;
+	void *buf;		  /* ncqe 64-byte CQEs */
+	uint32_t ncqe;
+	volatile uint32_t *dbrec; /* [0]: be32 consumer index (24 bits) */
+};
+
+struct core_qp_attr {
+	struct core_be_cq *send_cq, *recv_cq;
+	uint32_t sq_bbs;     /* send queue size in 64-byte basic blocks, 2^n */
+	uint32_t rq_wqes;    /* receive WQEs, 2^n, may be 0 */
+	uint32_t rq_max_sge; /* data segments per receive WQE */
+	unsigned flags;	     /* enum core_qp_flags */
+};
+
+struct core_qp_info {
+	uint32_t qpn;
+	void *buf;		  /* receive queue at 0, send queue at sq_offset */
+	size_t buf_len;
+	size_t sq_offset;
+	uint32_t sq_bbs;
+	uint32_t rq_wqes;
+	uint32_t rq_stride;	  /* bytes per receive WQE */
+	volatile uint32_t *dbrec; /* [0] receive counter, [1] send counter (be32) */
+};
+
+/* Where a QP connects (RTR) and how it retries (RTS). */
+struct core_qp_peer {
+	uint32_t node; /* sim: peer's node id; mlx5: unused (use gid/lid) */
+	uint32_t qpn;
+	uint16_t lid;
+	uint8_t gid[16];
+	uint32_t psn;
+	uint8_t rnr_retry; /* 7 = infinite */
+	uint8_t min_rnr_timer;
+	uint8_t retry_cnt;
+};
+
+struct core_backend_ops {
+	const char *name; /* "sim", "mlx5" */
+
+	int (*open)(const struct core_dev_attr *attr, struct core_be_dev **out);
+	void (*close)(struct core_be_dev *dev);
+
+	int (*reg_mr)(struct core_be_dev *dev, void *addr, size_t len, unsigned access,
+		      struct core_be_mr **out, struct core_mr_info *info);
+	int (*dereg_mr)(struct core_be_mr *mr);
+
+	int (*create_cq)(struct core_be_dev *dev, const struct core_cq_attr *attr,
+			 struct core_be_cq **out, struct core_cq_info *info);
+	int (*destroy_cq)(struct core_be_cq *cq);
+
+	int (*create_qp)(struct core_be_dev *dev, const struct core_qp_attr *attr,
+			 struct core_be_qp **out, struct core_qp_info *info);
+	int (*destroy_qp)(struct core_be_qp *qp);
+	/* RESET->INIT->RTR (peer used)->RTS (retry counts used), any->ERR, any->RESET. */
+	int (*modify_qp)(struct core_be_qp *qp, enum core_qp_state state,
+			 const struct core_qp_peer *peer);
+
+	/* The caller updated dbrec[1] after writing WQEs: start the send queue. */
+	int (*ring_sq)(struct core_be_qp *qp);
+	/* The caller updated dbrec[0] after writing receive WQEs. */
+	int (*ring_rq)(struct core_be_qp *qp);
+
+	/*
+	 * Make progress without background threads (sim deterministic mode:
+	 * run until idle); a backend whose NIC runs by itself sets it NULL.
+	 */
+	int (*progress)(struct core_be_dev *dev);
+
+	/* Device clock in ns (sim: latest virtual time; mlx5: NULL). */
+	uint64_t (*now_ns)(struct core_be_dev *dev);
+};
+
+/* The sim backend's table (runtime/sim/sim_backend.c). */
+extern const struct core_backend_ops core_sim_backend;
+
+#endif /* PRISM_CORE_BACKEND_H */

@@ -1,0 +1,346 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim_fetch.c - send-queue doorbells, WQE prefetch and hazard detection.
+ *
+ * Owns: when a send queue may fetch (RedN section 3.1: an unmanaged queue
+ * once its doorbell rang, a managed queue as soon as an ENABLE executes),
+ * the copy of a WQE's bytes into the NIC (decoded once, by the codec), and
+ * the check at execute time that those bytes still match memory.  A
+ * mismatch is a hazard: the NIC executes the fetched (stale) copy, as
+ * hardware does; the report names the queue, WQE, bytes and last writer.
+ *
+ * Must not: execute WQEs.  The hot path does no allocation.
+ */
+#include <stdlib.h>
+
+#include "sim/sim_internal.h"
+
+/* Copies @len bytes of the send queue ring starting at BB counter @ctr. */
+static void ring_copy(const struct sim_sq *sq, uint32_t ctr, uint8_t *dst, uint32_t len)
+{
+	size_t ring = (size_t)sq->nbb * PRISM_WQE_BB;
+	size_t off = (size_t)(ctr & (sq->nbb - 1)) * PRISM_WQE_BB;
+	size_t first = ring - off < len ? ring - off : len;
+
+	memcpy(dst, sq->buf + off, first);
+	if (first < len)
+		memcpy(dst + first, sq->buf, len - first);
+}
+
+void sim_sq_fetch(struct sim_qp *qp, sim_time_t t, enum sim_order first_order)
+{
+	struct sim_dev *dev = qp->dev;
+	struct sim_sq *sq = &qp->sq;
+	uint32_t limit;
+	bool first = true;
+
+	if (qp->state != SIM_QPS_RTS)
+		return;
+	limit = sim_qp_sq_limit(qp);
+	while ((int32_t)(limit - sq->fetch) > 0 && sq->pf_cnt < sq->pf_cap &&
+	       sq->fetch - sq->head < sq->pf_max_bbs) {
+		struct sim_fetched *f = &sq->pf[(sq->pf_head + sq->pf_cnt) % sq->pf_cap];
+		const uint8_t *ctrl = sq->buf + (size_t)(sq->fetch & (sq->nbb - 1)) * PRISM_WQE_BB;
+		unsigned ds = ctrl[7] & 0x3fu; /* mlx5_wqe_ctrl_seg.qpn_ds low 6 bits */
+		unsigned nbb = ds ? prism_wqe_bbs(ds) : 1;
+		uint32_t len = ds ? ds * PRISM_WQE_DS_BYTES : PRISM_WQE_DS_BYTES;
+
+		if ((int32_t)(limit - (sq->fetch + nbb)) < 0)
+			break; /* the WQE is not wholly posted / enabled yet */
+		f->counter = sq->fetch;
+		f->nbb = (uint16_t)nbb;
+		f->len = (uint16_t)len;
+		ring_copy(sq, sq->fetch, f->bytes, len);
+		f->decode_rc = prism_wqe_decode(f->bytes, len, &f->w, NULL);
+		if (first && sq->pf_cnt == 0 && sq->fetch == sq->head)
+			f->order = first_order;
+		else
+			f->order = first_order == SIM_ORDER_DOORBELL ? SIM_ORDER_DOORBELL
+								     : SIM_ORDER_WQ;
+		first = false;
+		f->fetched_at = t;
+		f->wseq = dev->wseq;
+		f->hazard = false;
+		for (unsigned b = 0; b < nbb; b++) {
+			struct sim_bb_state *st = &sq->bbs[(sq->fetch + b) & (sq->nbb - 1)];
+
+			st->fetch_ctr = sq->fetch;
+			st->fetch_t = t;
+			st->fetched = true;
+		}
+		sq->fetch += nbb;
+		sq->pf_cnt++;
+		dev->st.fetches++;
+		if (dev->obs.event) {
+			struct sim_event ev = {
+				.kind = SIM_EV_FETCH,
+				.t = t,
+				.t_end = t,
+				.qpn = qp->qpn,
+				.wqe_counter = f->counter,
+				.opcode = f->bytes[3],
+				.order = f->order,
+				.bytes = len,
+				.wqe = f->decode_rc < 0 ? NULL : &f->w,
+			};
+			sim_emit(dev, &ev);
+		}
+	}
+}
+
+void sim_sq_drop_fetched(struct sim_qp *qp)
+{
+	qp->sq.pf_head = 0;
+	qp->sq.pf_cnt = 0;
+	qp->sq.fetch = qp->sq.head;
+}
+
+/* First and last differing byte of @f against memory; false if equal. */
+static bool diff_range(const struct sim_sq *sq, const struct sim_fetched *f, uint32_t *lo,
+		       uint32_t *hi)
+{
+	uint8_t now[PRISM_WQE_MAX_BB * PRISM_WQE_BB];
+	size_t ring = (size_t)sq->nbb * PRISM_WQE_BB;
+	size_t off = (size_t)(f->counter & (sq->nbb - 1)) * PRISM_WQE_BB;
+	uint32_t i, j;
+
+	if (off + f->len <= ring) {
+		if (memcmp(sq->buf + off, f->bytes, f->len) == 0)
+			return false;
+		memcpy(now, sq->buf + off, f->len);
+	} else {
+		ring_copy(sq, f->counter, now, f->len);
+		if (memcmp(now, f->bytes, f->len) == 0)
+			return false;
+	}
+	for (i = 0; i < f->len && now[i] == f->bytes[i]; i++)
+		;
+	for (j = f->len; j > i && now[j - 1] == f->bytes[j - 1]; j--)
+		;
+	*lo = i;
+	*hi = j;
+	return true;
+}
+
+static const char *const writer_names[] = {
+	[SIM_WRITER_HOST] = "host",
+	[SIM_WRITER_SQ] = "send WQE",
+	[SIM_WRITER_RQ] = "receive WQE",
+	[SIM_WRITER_REMOTE] = "remote request",
+};
+
+static void report(struct sim_qp *qp, uint32_t counter, uint8_t opcode, uint32_t lo, uint32_t hi,
+		   const struct sim_writer *w, sim_time_t fetched_at, bool executed, sim_time_t t)
+{
+	struct sim_dev *dev = qp->dev;
+	struct sim_hazard *h = &dev->last_hazard;
+
+	memset(h, 0, sizeof(*h));
+	h->qpn = qp->qpn;
+	h->wqe_counter = counter;
+	h->offset = lo;
+	h->len = hi - lo;
+	h->writer = *w;
+	h->fetched_at = fetched_at;
+	h->executed = executed;
+	h->executed_at = t;
+	dev->has_hazard = true;
+	dev->st.hazards++;
+	if (dev->obs.event) {
+		struct sim_event ev = {
+			.kind = SIM_EV_HAZARD,
+			.t = t,
+			.t_end = t,
+			.qpn = qp->qpn,
+			.wqe_counter = counter,
+			.opcode = opcode,
+			.offset = lo,
+			.len = hi - lo,
+			.writer = *w,
+			.hazard = h,
+		};
+		sim_emit(dev, &ev);
+	}
+	sim_log(dev, dev->o.hazard == SIM_HAZARD_FAIL ? SIM_LOG_ERROR : SIM_LOG_WARN,
+		"qp %u: WQE %u: hazard: bytes %u..%u changed after fetch%s by %s (qp %u WQE %u)",
+		qp->qpn, counter, lo, hi - 1, executed ? " (stale copy already ran)" : "",
+		writer_names[w->kind], w->qpn, w->wqe_counter);
+}
+
+/* The fetched-but-not-executed WQE at @counter, or NULL. */
+static struct sim_fetched *fetched_at_counter(struct sim_sq *sq, uint32_t counter)
+{
+	for (uint32_t i = 0; i < sq->pf_cnt; i++) {
+		struct sim_fetched *f = &sq->pf[(sq->pf_head + i) % sq->pf_cap];
+
+		if (f->counter == counter)
+			return f;
+	}
+	return NULL;
+}
+
+void sim_sq_patch(struct sim_qp *qp, uint32_t off, const uint8_t *src, uint32_t len,
+		  const struct sim_writer *w, sim_time_t t)
+{
+	struct sim_dev *dev = qp->dev;
+	struct sim_sq *sq = &qp->sq;
+	uint32_t b0 = off / PRISM_WQE_BB, b1 = (off + len - 1) / PRISM_WQE_BB;
+	bool reported = false;
+
+	for (uint32_t b = b0; b <= b1; b++) {
+		struct sim_bb_state *st = &sq->bbs[b];
+		uint32_t lo, hi, first, wqe_off;
+		struct sim_fetched *f;
+
+		st->wseq = dev->wseq;
+		st->w = *w;
+		/* a patch issued before the fetch that lands after it raced the
+		 * fetch: what ran depended on timing.  Only local READ/atomic
+		 * results have an issue time on this device's clock; remote
+		 * writes and receive scatters are checked when the WQE runs. */
+		if (reported || dev->o.hazard == SIM_HAZARD_OFF || !st->fetched ||
+		    w->kind != SIM_WRITER_SQ || st->fetch_t <= w->issued_at)
+			continue;
+		lo = b == b0 ? off : b * PRISM_WQE_BB;
+		hi = b == b1 ? off + len : (b + 1) * PRISM_WQE_BB;
+		while (lo < hi && sq->buf[lo] == src[lo - off])
+			lo++;
+		while (hi > lo && sq->buf[hi - 1] == src[hi - 1 - off])
+			hi--;
+		if (lo == hi)
+			continue; /* same bytes: nothing changes */
+		first = st->fetch_ctr & (sq->nbb - 1);
+		wqe_off = ((b - first) & (sq->nbb - 1)) * PRISM_WQE_BB;
+		f = fetched_at_counter(sq, st->fetch_ctr);
+		report(qp, st->fetch_ctr, sq->buf[first * PRISM_WQE_BB + 3],
+		       wqe_off + lo - b * PRISM_WQE_BB, wqe_off + hi - b * PRISM_WQE_BB, w,
+		       st->fetch_t, !f, t);
+		reported = true;
+		if (f) {
+			f->hazard = true; /* the policy applies when it executes */
+		} else if (dev->o.hazard == SIM_HAZARD_FAIL) {
+			dev->hazard_failed = true;
+			sim_qp_fail(qp, t);
+		}
+	}
+	if (dev->obs.event) {
+		struct sim_event ev = {
+			.kind = SIM_EV_PATCH,
+			.t = t,
+			.t_end = t,
+			.qpn = w->qpn,
+			.wqe_counter = w->wqe_counter,
+			.opcode = w->opcode,
+			.target_qpn = qp->qpn,
+			.target_wqe_counter = sq->bbs[b0].fetched &&
+							      fetched_at_counter(sq, sq->bbs[b0].fetch_ctr)
+						      ? sq->bbs[b0].fetch_ctr
+						      : sq->fetch + ((b0 - sq->fetch) & (sq->nbb - 1)),
+			.offset = off,
+			.len = len,
+			.writer = *w,
+		};
+		sim_emit(dev, &ev);
+	}
+}
+
+bool sim_sq_hazard_check(struct sim_qp *qp, struct sim_fetched *f, sim_time_t t)
+{
+	struct sim_dev *dev = qp->dev;
+	struct sim_sq *sq = &qp->sq;
+	struct sim_bb_state *bs;
+	struct sim_writer host = {.kind = SIM_WRITER_HOST};
+	uint32_t lo, hi, bb;
+
+	if (dev->o.hazard == SIM_HAZARD_OFF)
+		return false;
+	if (!f->hazard) {
+		if (!diff_range(sq, f, &lo, &hi))
+			return false;
+		bb = ((f->counter & (sq->nbb - 1)) + lo / PRISM_WQE_BB) & (sq->nbb - 1);
+		bs = &sq->bbs[bb];
+		report(qp, f->counter, f->bytes[3], lo, hi, bs->wseq > f->wseq ? &bs->w : &host,
+		       f->fetched_at, false, t);
+	}
+	if (dev->o.hazard == SIM_HAZARD_FAIL) {
+		dev->hazard_failed = true;
+		return true;
+	}
+	return false;
+}
+
+static int range_cmp(const void *a, const void *b)
+{
+	const struct sim_sqrange *x = a, *y = b;
+
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+void sim_sqrange_rebuild(struct sim_dev *dev)
+{
+	uint32_t n = 0;
+	struct sim_sqrange *r = realloc(dev->sqr, (dev->nqps + 1) * sizeof(*r));
+
+	if (!r)
+		return; /* keep the old table: attribution only, never safety */
+	dev->sqr = r;
+	dev->sqr_lo = UINTPTR_MAX;
+	dev->sqr_hi = 0;
+	for (uint32_t i = 0; i < dev->qps_cap; i++) {
+		struct sim_qp *qp = dev->qps[i];
+
+		if (!qp)
+			continue;
+		r[n].lo = (uintptr_t)qp->sq.buf;
+		r[n].hi = r[n].lo + (size_t)qp->sq.nbb * PRISM_WQE_BB;
+		r[n].qp = qp;
+		if (r[n].lo < dev->sqr_lo)
+			dev->sqr_lo = r[n].lo;
+		if (r[n].hi > dev->sqr_hi)
+			dev->sqr_hi = r[n].hi;
+		n++;
+	}
+	qsort(r, n, sizeof(*r), range_cmp);
+	dev->nsqr = n;
+}
+
+int sim_qp_ring_sq_doorbell(struct sim_qp *qp)
+{
+	struct sim_dev *dev;
+	struct sim_sq *sq;
+
+	if (!qp)
+		return -EINVAL;
+	dev = qp->dev;
+	pthread_mutex_lock(&dev->lock);
+	sq = &qp->sq;
+	sq->pi = sim_extend16(sq->pi, sim_load_be32(&qp->dbrec[1]) & 0xffffu);
+	if (dev->obs.event) {
+		struct sim_event ev = {
+			.kind = SIM_EV_DOORBELL,
+			.t = dev->now,
+			.t_end = dev->now,
+			.qpn = qp->qpn,
+			.wqe_counter = sq->pi,
+		};
+		sim_emit(dev, &ev);
+	}
+	if (qp->state == SIM_QPS_ERR)
+		sim_qp_flush_new(qp, dev->now);
+	else if (!(qp->flags & SIM_QP_MANAGED_SEND))
+		sim_sq_fetch(qp, dev->now, SIM_ORDER_HOST);
+	pthread_mutex_unlock(&dev->lock);
+	sim_thread_wake(dev);
+	return 0;
+}
+
+int sim_qp_ring_rq_doorbell(struct sim_qp *qp)
+{
+	if (!qp)
+		return -EINVAL;
+	pthread_mutex_lock(&qp->dev->lock);
+	sim_progress_bump(qp->dev);
+	pthread_mutex_unlock(&qp->dev->lock);
+	sim_thread_wake(qp->dev);
+	return 0;
+}
