@@ -469,6 +469,10 @@ struct hw_env *hw_start(void **state, unsigned needs, const struct hw_pair_opts 
 		e->src[i] = (uint8_t)(i * 7 + 1);
 	e->src_mr = ibv_reg_mr(e->pd, e->src, HW_BUF_BYTES, HW_ACCESS_ALL);
 	e->dst_mr = ibv_reg_mr(e->pd, e->dst, HW_BUF_BYTES, HW_ACCESS_ALL);
+	if ((!e->src_mr || !e->dst_mr) && (errno == ENOMEM || errno == EPERM))
+		HW_SKIP("%s: cannot pin 128 KiB for memory regions (%s): raise the locked-memory "
+		        "limit (ulimit -l)",
+		        e->name, strerror(errno));
 	if (!e->src_mr || !e->dst_mr)
 		fail_msg("%s: ibv_reg_mr: %s", e->name, strerror(errno));
 	hw_repair(e, opts);
