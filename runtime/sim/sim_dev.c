@@ -175,6 +175,7 @@ void sim_dev_close(struct sim_dev *dev)
 	free(dev->mrs);
 	free(dev->cqs);
 	free(dev->qps);
+	free(dev->cand);
 	free(dev->sqr);
 	pthread_mutex_destroy(&dev->lock);
 	pthread_mutex_destroy(&dev->inbox_lock);

@@ -97,7 +97,7 @@ int sim_qp_create(struct sim_dev *dev, const struct sim_qp_attr *attr, struct si
 	for (slot = 0; slot < dev->qps_cap && dev->qps[slot]; slot++)
 		;
 	if (slot >= dev->qps_cap) {
-		uint32_t ncap = dev->qps_cap ? dev->qps_cap * 2 : 16;
+		uint32_t ocap = dev->qps_cap, ncap = ocap ? ocap * 2 : 16;
 		struct sim_qp **n = realloc(dev->qps, ncap * sizeof(*n));
 
 		if (!n || slot + SIM_QPN_BASE > 0xffffffu) {
@@ -105,9 +105,13 @@ int sim_qp_create(struct sim_dev *dev, const struct sim_qp_attr *attr, struct si
 			pthread_mutex_unlock(&dev->lock);
 			goto fail;
 		}
-		memset(n + dev->qps_cap, 0, (ncap - dev->qps_cap) * sizeof(*n));
+		memset(n + ocap, 0, (ncap - ocap) * sizeof(*n));
 		dev->qps = n;
 		dev->qps_cap = ncap;
+		if (sim_sched_resize(dev, ocap)) {
+			pthread_mutex_unlock(&dev->lock);
+			goto fail;
+		}
 	}
 	qp->slot = slot;
 	qp->qpn = slot + SIM_QPN_BASE;
@@ -133,6 +137,7 @@ int sim_qp_destroy(struct sim_qp *qp)
 	dev = qp->dev;
 	pthread_mutex_lock(&dev->lock);
 	dev->qps[qp->slot] = NULL;
+	dev->cand[qp->slot / 64] &= ~(1ull << (qp->slot % 64));
 	dev->nqps--;
 	qp->scq->users--;
 	qp->rcq->users--;
@@ -230,6 +235,7 @@ void sim_qp_set_state(struct sim_qp *qp, int state, sim_time_t t)
 		return;
 	qp->state = state;
 	qp->dev->epoch++;
+	sim_sched_wake(qp);
 	sim_emit(qp->dev, &ev);
 }
 

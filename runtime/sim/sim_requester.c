@@ -167,6 +167,7 @@ void sim_requester_rx(struct sim_qp *qp, struct sim_pkt *p)
 
 	if (qp->state != SIM_QPS_RTS)
 		return; /* responses to an ERR/RESET QP are dropped */
+	sim_sched_wake(qp); /* RNR block, fence or ring space may change */
 	o = find_psn(qp, p->psn);
 	if (!o || o->done)
 		return; /* duplicate or stale */
