@@ -232,6 +232,8 @@ struct sim_dev {
 	struct sim_pktq rx_async;   /* delivered from outside, moved into inbox */
 	struct sim_pktq txq;	    /* refused by the transport (-EAGAIN), in order */
 	struct sim_readjob *jobs;
+	struct sim_pkt *pkt_free; /* free list (linked through the payload area) */
+	uint32_t npkt_free;
 	const struct sim_wire_ops *wire;
 	void *wire_ctx;
 	struct sim_fabric *fabric;
@@ -350,13 +352,18 @@ int sim_send_request(struct sim_qp *qp, struct sim_outst *os, struct sim_pkt *p)
 /* sim_responder.c */
 void sim_responder_rx(struct sim_qp *qp, struct sim_pkt *p);
 bool sim_readjob_step(struct sim_dev *dev, struct sim_readjob *j);
-void sim_readjob_free(struct sim_readjob *j);
+void sim_readjob_free(struct sim_dev *dev, struct sim_readjob *j);
 void sim_readjobs_free(struct sim_dev *dev);
 
 /* sim_wire.c */
-struct sim_pkt *sim_pkt_alloc(uint32_t payload_len);
-struct sim_pkt *sim_pkt_clone(const struct sim_pkt *p);
-void sim_pkt_free(struct sim_pkt *p);
+/* Packets come from @dev's free list (@dev NULL: plain malloc, for callers
+ * without dev->lock) and go back to the list of the device that frees them
+ * (NULL: free()).  A packet may be freed by another device than the one
+ * that allocated it (fabric). */
+struct sim_pkt *sim_pkt_alloc(struct sim_dev *dev, uint32_t payload_len);
+struct sim_pkt *sim_pkt_clone(struct sim_dev *dev, const struct sim_pkt *p);
+void sim_pkt_free(struct sim_dev *dev, struct sim_pkt *p);
+void sim_pkt_pool_free(struct sim_dev *dev);
 int sim_pktq_push(struct sim_pktq *q, struct sim_pkt *p);
 struct sim_pkt *sim_pktq_peek(struct sim_pktq *q);
 struct sim_pkt *sim_pktq_pop(struct sim_pktq *q);

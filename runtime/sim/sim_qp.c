@@ -38,7 +38,7 @@ static void qp_free(struct sim_qp *qp)
 
 	if (sq->os) {
 		for (uint32_t i = 0; i < sq->os_cap; i++)
-			sim_pkt_free(sq->os[i].req);
+			sim_pkt_free(NULL, sq->os[i].req);
 	}
 	free(sq->pf);
 	free(sq->os);
@@ -300,7 +300,7 @@ void sim_qp_fail(struct sim_qp *qp, sim_time_t t)
 		else if (o->signaled)
 			push_cqe(qp, qp->scq, PRISM_CQE_REQ, 0, (uint16_t)o->counter, o->opcode,
 				 o->byte_count, t);
-		sim_pkt_free(o->req);
+		sim_pkt_free(qp->dev, o->req);
 		o->req = NULL;
 		sq->os_head = (sq->os_head + 1) % sq->os_cap;
 		sq->os_cnt--;
@@ -353,7 +353,7 @@ static void reset_queues(struct sim_qp *qp)
 	struct sim_sq *sq = &qp->sq;
 
 	for (uint32_t i = 0; i < sq->os_cap; i++) {
-		sim_pkt_free(sq->os[i].req);
+		sim_pkt_free(qp->dev, sq->os[i].req);
 		sq->os[i].req = NULL;
 	}
 	sq->os_head = sq->os_cnt = 0;

@@ -202,7 +202,7 @@ bool sim_sched_step(struct sim_dev *dev)
 			while (*pp != b.ptr)
 				pp = &(*pp)->next;
 			*pp = ((struct sim_readjob *)b.ptr)->next;
-			sim_readjob_free(b.ptr);
+			sim_readjob_free(dev, b.ptr);
 		}
 		break;
 	}
