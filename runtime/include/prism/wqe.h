@@ -111,7 +111,7 @@ struct prism_opcode_info {
 
 /* NULL when @opcode is not one prism knows. */
 PRISM_API const struct prism_opcode_info *prism_opcode_info(uint8_t opcode);
-/* Name of an opcode or "UNKNOWN(0x..)"-style static string "?" when unknown. */
+/* Name of an opcode ("RDMA_WRITE"), or "UNKNOWN" when prism does not know it. */
 PRISM_API const char *prism_opcode_name(uint8_t opcode);
 PRISM_API const char *prism_op_class_name(enum prism_op_class cls);
 
@@ -198,7 +198,28 @@ struct prism_wod_seg {
 	uint64_t mask;
 };
 
-/* A fully decoded send WQE. */
+/*
+ * A fully decoded send WQE.
+ *
+ * Valid after prism_wqe_decode() (the decoder is lean: it writes only what
+ * the WQE's shape uses and never clears the big arrays):
+ *   always           ctrl, has_raddr, has_atomic, has_wait_en, has_wod,
+ *                    num_sge, is_inline, inline_len
+ *   has_raddr        raddr
+ *   has_atomic       atomic.size; for size 4 and 8: swap, compare, swap_mask,
+ *                    compare_mask (unused operands read 0); for 16 and 32:
+ *                    the first `size` bytes of swap_bytes and swap_mask_bytes,
+ *                    and of compare_bytes / compare_mask_bytes for masked CAS
+ *   has_wait_en      wait_en;  has_wod: wod
+ *   num_sge > 0      sge[0 .. num_sge-1];  is_inline: inline_data[0 .. inline_len-1]
+ * Everything else keeps whatever it held before.  prism_wqe_equal() compares
+ * exactly these fields.
+ *
+ * For prism_wqe_encode() the opcode and opmod decide which segments are
+ * written; the has_* flags are ignored.  ctrl.ds is computed, except for a
+ * NOP, which keeps a ds above 1 (a NOP standing in for a larger WQE, as in
+ * RedN's conditional) and writes only its control segment.
+ */
 struct prism_wqe {
 	struct prism_ctrl_seg ctrl;
 	bool has_raddr;
@@ -240,11 +261,16 @@ struct prism_wqe_diag {
 
 PRISM_API const char *prism_wqe_strerror(int code);
 
+/* Same WQE?  Compares only the fields valid after decode (see above). */
+PRISM_API bool prism_wqe_equal(const struct prism_wqe *a, const struct prism_wqe *b);
+
 /*
  * Encode @w into @buf.  ctrl.ds is computed from the segments (the value in
- * @w is ignored).  Returns the WQE size in bytes (ds * 16) or a negative
- * enum prism_wqe_err; @diag may be NULL.  Bytes between ds*16 and the end of
- * the last basic block are left untouched.
+ * @w is ignored, except for a NOP: see struct prism_wqe).  A masked atomic
+ * with opmod 0 gets the opmod of its atomic.size; with atomic.size 0, the
+ * size of its opmod.  Returns the WQE size in bytes (ds * 16) or a negative
+ * enum prism_wqe_err; @diag may be NULL.  On failure @buf is untouched.
+ * Bytes between ds*16 and the end of the last basic block are left untouched.
  */
 PRISM_API int prism_wqe_encode(const struct prism_wqe *w, void *buf, size_t cap,
 			       struct prism_wqe_diag *diag);
@@ -276,10 +302,14 @@ static inline bool prism_ctrl_se(const struct prism_ctrl_seg *c)
 {
 	return (c->fm_ce_se & PRISM_CTRL_SE) != 0;
 }
+/* The fm_ce_se byte as a constant expression (usable in initializers). */
+#define PRISM_FM_CE_SE(fm, ce, se)                                                              \
+	((uint8_t)((((unsigned)(fm) << PRISM_CTRL_FM_SHIFT) & PRISM_CTRL_FM_MASK) |              \
+		   (((unsigned)(ce) << PRISM_CTRL_CE_SHIFT) & PRISM_CTRL_CE_MASK) |              \
+		   ((se) ? PRISM_CTRL_SE : 0u)))
 static inline uint8_t prism_fm_ce_se(enum prism_fence fm, enum prism_ce ce, bool se)
 {
-	return (uint8_t)(((unsigned)fm << PRISM_CTRL_FM_SHIFT) |
-			 ((unsigned)ce << PRISM_CTRL_CE_SHIFT) | (se ? PRISM_CTRL_SE : 0));
+	return PRISM_FM_CE_SE(fm, ce, se);
 }
 
 /*
