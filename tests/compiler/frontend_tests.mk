@@ -1,0 +1,11 @@
+# tests/compiler/frontend_tests.mk - front-end suites (parser, diagnostics,
+# checker, prismc CLI), the front-end fuzz target and the compile-speed
+# benchmark.  They link the front end from source (FRONTEND_SRCS) plus
+# the generated parser/lexer objects.
+
+FE_TEST_GEN := $(O)/gen/parser.o $(O)/gen/lexer.o
+
+TESTS += test_fe_diag
+test_fe_diag_SRCS = tests/compiler/test_fe_diag.c tests/compiler/fe_helpers.c $(FRONTEND_SRCS)
+test_fe_diag_LDLIBS = $(FE_TEST_GEN)
+$(O)/tests/test_fe_diag: $(FE_TEST_GEN)
