@@ -112,10 +112,12 @@ decl
 		{ parse_decl_freelist(ps, $2, L(@2), $4, $6, L(@6)); }
 	| OFFLOAD IDENT '(' params_opt ')' ret_opt block
 		{ parse_decl_offload(ps, $2, L(@2), $4, $6, $7); }
+	| OFFLOAD IDENT '(' error ')' ret_opt block
+		{ parse_decl_offload(ps, $2, L(@2), (struct parse_params){ 0 }, $6, $7); }
+	/* no yyerrok: bison stays quiet for three tokens, so the rest of a
+	 * broken declaration does not cascade */
 	| error ';'
-		{ yyerrok; }
 	| error '}'
-		{ yyerrok; }
 	;
 
 semi_opt
@@ -158,10 +160,12 @@ ret_opt
 	| ARROW type { $$ = $2; }
 	;
 
-/* type = IDENT | type '[' expr ']' | [ IDENT ] '*' type 'in' IDENT */
+/* type = IDENT | type '[' expr ']' | [ IDENT ] '*' type 'in' IDENT | '(' type ')' */
 type
 	: IDENT
 		{ $$ = parse_type_name(ps, $1, L(@1)); }
+	| '(' type ')'
+		{ $$ = $2; }
 	| type '[' expr ']'
 		{ $$ = parse_type_array(ps, $1, $3, L(@2)); }
 	| '*' type IN IDENT

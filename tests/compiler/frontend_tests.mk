@@ -9,3 +9,11 @@ TESTS += test_fe_diag
 test_fe_diag_SRCS = tests/compiler/test_fe_diag.c tests/compiler/fe_helpers.c $(FRONTEND_SRCS)
 test_fe_diag_LDLIBS = $(FE_TEST_GEN)
 $(O)/tests/test_fe_diag: $(FE_TEST_GEN)
+
+FUZZERS += fuzz_frontend
+fuzz_frontend_SRCS = tests/fuzz/fuzz_frontend.c $(FRONTEND_SRCS) $(O)/gen/parser.c $(O)/gen/lexer.c
+
+BENCHES += bench_compile
+bench_compile_SRCS = tests/bench/bench_compile.c $(FRONTEND_SRCS)
+bench_compile_LDLIBS = $(FE_TEST_GEN)
+$(O)/bench_compile: $(FE_TEST_GEN)
