@@ -13,7 +13,8 @@
 #include "compiler/cmd.h"
 
 #define PRISMC_COMMANDS(X) \
-	X(check)
+	X(check) \
+	X(compile)
 
 #define PRISMC_X_DECLARE(name) extern const struct prismc_cmd cmd_##name;
 PRISMC_COMMANDS(PRISMC_X_DECLARE)

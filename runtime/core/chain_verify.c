@@ -1,0 +1,392 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * core/chain_verify.c - object-level verifier (see chain_verify.h).
+ *
+ * Owns the checks; reads WQEs only through the codec.  Facts it relies on:
+ *   - a managed queue fetches a WQE only once a SEND_EN covering its counter
+ *     executed (RedN 3.1; DESIGN contract 3), so "enabled after the writer
+ *     completed" = the first SEND_EN whose range covers the WQE comes after,
+ *     in its own queue, a WAIT on the writer's CQ for a count that includes
+ *     the writer (CQEs of one queue arrive in order);
+ *   - the entry WAIT on the connection's receive CQ orders every RECV scatter.
+ * Counts and enable ranges are read from the SQ_COUNT / CQ_COUNT relocation
+ * deltas (per-invocation offsets), so the check holds for every invocation.
+ *
+ * Must not: print, exit, or modify the object except in fill_summary.
+ */
+#include "core/chain_verify.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <prism/wqe.h>
+
+static const char *const err_names[CHAIN_VERIFY_E__COUNT] = {
+#define CHAIN_VERIFY_X_NAME(e, text) [CHAIN_VERIFY_E_##e] = text,
+    CHAIN_VERIFY_ERRORS(CHAIN_VERIFY_X_NAME)
+#undef CHAIN_VERIFY_X_NAME
+};
+
+const char *chain_verify_err_name(enum chain_verify_err e)
+{
+	return (unsigned)e < CHAIN_VERIFY_E__COUNT ? err_names[e] : "?";
+}
+
+static int reject(struct chain_verify_report *rep, enum chain_verify_err e, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int reject(struct chain_verify_report *rep, enum chain_verify_err e, const char *fmt, ...)
+{
+	va_list ap;
+	char detail[200];
+	va_start(ap, fmt);
+	vsnprintf(detail, sizeof(detail), fmt, ap);
+	va_end(ap);
+	rep->err = e;
+	snprintf(rep->msg, sizeof(rep->msg), "%s: %s", err_names[e], detail);
+	return -EINVAL;
+}
+
+/* The relocation of `kind` whose site starts at (q, ring, wqe, off), or NULL. */
+static const struct chainobj_reloc *reloc_at(const struct chainobj *o, uint32_t q,
+                                             enum chainobj_ring ring, uint32_t wqe, uint32_t off)
+{
+	for (uint32_t i = 0; i < o->n_relocs; i++) {
+		const struct chainobj_reloc *r = &o->relocs[i];
+		if (r->site.queue == q && r->site.ring == ring && r->site.wqe == wqe &&
+		    r->site.offset == off)
+			return r;
+	}
+	return NULL;
+}
+
+struct decoded {
+	struct prism_wqe w;
+	uint32_t count; /* 1-based completion number when signaled, else 0 */
+};
+
+struct vctx {
+	const struct chainobj *o;
+	struct decoded **d; /* per queue, per SQ template */
+};
+
+static uint32_t field_off(const struct prism_wqe *w, enum prism_wqe_field f)
+{
+	uint32_t off = 0, len = 0;
+	if (prism_wqe_field_offset(w, f, &off, &len) != 0)
+		return UINT32_MAX;
+	return off;
+}
+
+/* Does a WAIT at (q, before position `pos`) guarantee writer (wq, ww) completed? */
+static bool waited(const struct vctx *v, uint32_t q, uint32_t pos, uint32_t wq, uint32_t ww,
+                   bool writer_is_recv)
+{
+	const struct chainobj *o = v->o;
+	/* completion number that covers the writer: the first signaled WQE at or
+	 * after it in its queue */
+	uint32_t need = 0;
+	if (!writer_is_recv) {
+		for (uint32_t i = ww; i < o->queues[wq].n_sq; i++)
+			if (v->d[wq][i].count) {
+				need = v->d[wq][i].count;
+				break;
+			}
+		if (!need)
+			return false;
+	}
+	uint32_t cq = writer_is_recv ? o->queues[wq].recv_cq : o->queues[wq].send_cq;
+	for (uint32_t i = 0; i < pos; i++) {
+		const struct prism_wqe *w = &v->d[q][i].w;
+		if (w->ctrl.opcode != PRISM_OP_CQE_WAIT)
+			continue;
+		uint32_t io = field_off(w, PRISM_FIELD_WAIT_EN_INDEX);
+		uint32_t oo = field_off(w, PRISM_FIELD_WAIT_EN_OBJ);
+		const struct chainobj_reloc *ri = reloc_at(o, q, CHAINOBJ_RING_SQ, i, io);
+		const struct chainobj_reloc *ro = reloc_at(o, q, CHAINOBJ_RING_SQ, i, oo);
+		if (!ri || !ro || ri->kind != CHAINOBJ_RELOC_CQ_COUNT ||
+		    ro->kind != CHAINOBJ_RELOC_CQN || ro->target != cq || ri->target != cq)
+			continue;
+		/* a WAIT for a later WQE of its own queue never fires */
+		if (!writer_is_recv && wq == q && ww >= i)
+			continue;
+		if (ri->delta >= (writer_is_recv ? 1u : need))
+			return true;
+	}
+	/* a queue's own earlier WAITs are not the only source: an enable chain
+	 * from another queue is checked by the caller on that queue */
+	return false;
+}
+
+/* The SEND_EN (queue, position) that first makes slot `slot` of queue `tq`
+ * fetchable: the covering enable with the smallest range end. */
+static bool first_enable(const struct vctx *v, uint32_t tq, uint32_t slot, uint32_t *eq,
+                         uint32_t *epos)
+{
+	const struct chainobj *o = v->o;
+	bool found = false;
+	uint32_t best = UINT32_MAX;
+	for (uint32_t q = 0; q < o->n_queues; q++) {
+		for (uint32_t i = 0; i < o->queues[q].n_sq; i++) {
+			const struct prism_wqe *w = &v->d[q][i].w;
+			if (w->ctrl.opcode != PRISM_OP_SEND_ENABLE)
+				continue;
+			uint32_t io = field_off(w, PRISM_FIELD_WAIT_EN_INDEX);
+			uint32_t oo = field_off(w, PRISM_FIELD_WAIT_EN_OBJ);
+			const struct chainobj_reloc *ri = reloc_at(o, q, CHAINOBJ_RING_SQ, i, io);
+			const struct chainobj_reloc *ro = reloc_at(o, q, CHAINOBJ_RING_SQ, i, oo);
+			if (!ri || !ro || ri->kind != CHAINOBJ_RELOC_SQ_COUNT ||
+			    ro->kind != CHAINOBJ_RELOC_QPN || ro->target != tq || ri->target != tq)
+				continue;
+			if (ri->delta > slot && ri->delta < best) {
+				best = ri->delta;
+				*eq = q;
+				*epos = i;
+				found = true;
+			}
+		}
+	}
+	return found;
+}
+
+/* May client bytes fill [off, off+len) of this WQE? */
+static bool client_field_ok(const struct chainobj *o, const struct prism_wqe *w, uint32_t off,
+                            uint32_t len)
+{
+	static const enum prism_wqe_field allowed[] = {
+	    PRISM_FIELD_RADDR,
+	    PRISM_FIELD_ATOMIC_SWAP,
+	    PRISM_FIELD_ATOMIC_COMPARE,
+	    PRISM_FIELD_SGE0_ADDR,
+	};
+	for (size_t i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++) {
+		uint32_t fo, fl;
+		if (prism_wqe_field_offset(w, allowed[i], &fo, &fl) == 0 && off >= fo &&
+		    off + len <= fo + fl)
+			return true;
+	}
+	/* the QPN bytes of a control segment (relaxed conditional operand) */
+	if (o->profile == CHAINOBJ_PROFILE_RELAXED && off >= 4 && off + len <= 7)
+		return true;
+	/* inline data of a WRITE */
+	if (w->is_inline && w->ctrl.opcode == PRISM_OP_RDMA_WRITE) {
+		uint32_t ro = field_off(w, PRISM_FIELD_RADDR);
+		if (ro != UINT32_MAX && off >= ro + 20 && off + len <= ro + 20 + w->inline_len)
+			return true;
+	}
+	return false;
+}
+
+/* The key field that goes with a client-filled address field. */
+static int key_for(const struct chainobj *o, uint32_t q, uint32_t wqe, const struct prism_wqe *w,
+                   uint32_t off, const struct chainobj_param *param,
+                   struct chain_verify_report *rep)
+{
+	uint32_t ra = field_off(w, PRISM_FIELD_RADDR);
+	uint32_t sa = field_off(w, PRISM_FIELD_SGE0_ADDR);
+	uint32_t key_off;
+	enum chainobj_reloc_kind want;
+	if (ra != UINT32_MAX && off >= ra && off < ra + 8) {
+		key_off = field_off(w, PRISM_FIELD_RKEY);
+		want = CHAINOBJ_RELOC_REGION_RKEY;
+	} else if (sa != UINT32_MAX && off >= sa && (off - sa) % 16 < 8) {
+		key_off = off - (off - sa) % 16 - 4;
+		want = CHAINOBJ_RELOC_REGION_LKEY;
+	} else {
+		return 0; /* not an address field */
+	}
+	const struct chainobj_reloc *r = reloc_at(o, q, CHAINOBJ_RING_SQ, wqe, key_off);
+	if (!r || r->kind != want)
+		return reject(rep, CHAIN_VERIFY_E_CLIENT_KEY,
+		              "queue %s wqe %u: client address at byte %u is used with a key "
+		              "that is not a region key",
+		              o->queues[q].name, wqe, off);
+	if (param && param->type == CHAINOBJ_PT_ADDR && r->target != param->region)
+		return reject(rep, CHAIN_VERIFY_E_CLIENT_KEY,
+		              "queue %s wqe %u: parameter '%s' points into region %s but the "
+		              "access uses region %s's key",
+		              o->queues[q].name, wqe, param->name, o->regions[param->region].name,
+		              o->regions[r->target].name);
+	return 0;
+}
+
+static const struct chainobj_param *param_of_sge(const struct chainobj *o, uint32_t sge)
+{
+	for (uint32_t e = 0; e < o->n_entries; e++)
+		for (uint32_t i = 0; i < o->entries[e].n_params; i++) {
+			const struct chainobj_param *p = &o->entries[e].params[i];
+			if (sge >= p->first_sge && sge < p->first_sge + p->n_sge)
+				return p;
+		}
+	return NULL;
+}
+
+static int check_patches(const struct vctx *v, struct chain_verify_report *rep)
+{
+	const struct chainobj *o = v->o;
+	for (uint32_t i = 0; i < o->n_patches; i++) {
+		const struct chainobj_patch *pt = &o->patches[i];
+		uint32_t tq = pt->target.queue, tw = pt->target.wqe;
+		if (pt->target.ring != CHAINOBJ_RING_SQ)
+			continue;
+		const struct chainobj_queue *q = &o->queues[tq];
+		const struct chainobj_wqe *t = &q->sq[tw];
+		if (!q->managed_send)
+			return reject(rep, CHAIN_VERIFY_E_UNMANAGED_PATCH,
+			              "queue %s wqe %u is rewritten at run time (%s) but the queue "
+			              "is not managed: the NIC may prefetch it",
+			              q->name, tw, chainobj_patch_kind_name(pt->kind));
+		uint32_t eq = 0, epos = 0;
+		if (!first_enable(v, tq, t->slot, &eq, &epos))
+			return reject(rep, CHAIN_VERIFY_E_NO_ENABLE,
+			              "queue %s wqe %u (slot %u) is never enabled", q->name, tw,
+			              t->slot);
+		bool recv = pt->writer_ring == CHAINOBJ_RING_RQ;
+		/* a self-enable in the writer's queue after the writer also waits on
+		 * it only through a WAIT: same rule */
+		if (!waited(v, eq, epos, pt->writer_queue, pt->writer_wqe, recv))
+			return reject(rep, CHAIN_VERIFY_E_PREFETCH,
+			              "queue %s wqe %u is rewritten by %s %s wqe %u, but the "
+			              "SEND_EN at %s wqe %u that enables it does not wait for that "
+			              "writer's completion",
+			              q->name, tw, chainobj_patch_kind_name(pt->kind),
+			              o->queues[pt->writer_queue].name, pt->writer_wqe,
+			              o->queues[eq].name, epos);
+		/* client bytes: only declared fields, with region keys */
+		if (recv) {
+			const struct prism_wqe *w = &v->d[tq][tw].w;
+			if (!client_field_ok(o, w, pt->target.offset, pt->target.width))
+				return reject(
+				    rep, CHAIN_VERIFY_E_CLIENT_FIELD,
+				    "queue %s wqe %u (%s): client bytes land at bytes "
+				    "%u..%u, which is not an address, operand or data field",
+				    q->name, tw, prism_opcode_name(w->ctrl.opcode),
+				    pt->target.offset, pt->target.offset + pt->target.width - 1);
+			int rc = key_for(o, tq, tw, w, pt->target.offset,
+			                 param_of_sge(o, pt->writer_sge), rep);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+/* Every receive scatter into queue memory must be a declared patch. */
+static int check_recv(const struct vctx *v, struct chain_verify_report *rep)
+{
+	const struct chainobj *o = v->o;
+	for (uint32_t qi = 0; qi < o->n_queues; qi++) {
+		for (uint32_t ri = 0; ri < o->queues[qi].n_rq; ri++) {
+			for (uint32_t s = 0; s < 16; s++) {
+				const struct chainobj_reloc *r =
+				    reloc_at(o, qi, CHAINOBJ_RING_RQ, ri, 16 * s + 8);
+				if (!r || r->kind != CHAINOBJ_RELOC_QBUF_ADDR)
+					continue;
+				bool declared = false;
+				for (uint32_t i = 0; i < o->n_patches; i++) {
+					const struct chainobj_patch *pt = &o->patches[i];
+					if (pt->writer_ring == CHAINOBJ_RING_RQ &&
+					    pt->writer_queue == qi && pt->writer_wqe == ri &&
+					    pt->writer_sge == s && pt->target.queue == r->target)
+						declared = true;
+				}
+				if (!declared)
+					return reject(rep, CHAIN_VERIFY_E_HIDDEN_PATCH,
+					              "queue %s receive %u entry %u scatters into "
+					              "queue %s memory without a patch site",
+					              o->queues[qi].name, ri, s,
+					              o->queues[r->target].name);
+			}
+		}
+	}
+	return 0;
+}
+
+static int run(const struct chainobj *o, uint32_t budget, struct chain_verify_report *rep)
+{
+	struct vctx v = {.o = o};
+	struct chainobj_diag cd;
+	int rc = 0;
+	if (chainobj_validate(o, &cd) != 0)
+		return reject(rep, CHAIN_VERIFY_E_STRUCTURE, "%s", cd.msg);
+	v.d = calloc(o->n_queues ? o->n_queues : 1, sizeof(*v.d));
+	if (!v.d)
+		return -ENOMEM;
+	uint32_t total = 0;
+	for (uint32_t q = 0; q < o->n_queues && rc == 0; q++) {
+		const struct chainobj_queue *cq = &o->queues[q];
+		v.d[q] = calloc(cq->n_sq ? cq->n_sq : 1, sizeof(**v.d));
+		if (!v.d[q]) {
+			rc = -ENOMEM;
+			break;
+		}
+		uint32_t sig = 0;
+		for (uint32_t i = 0; i < cq->n_sq; i++) {
+			struct prism_wqe_diag d;
+			if (prism_wqe_decode(cq->sq[i].bytes, cq->sq[i].len, &v.d[q][i].w, &d) <
+			    0) {
+				rc = reject(rep, CHAIN_VERIFY_E_STRUCTURE, "queue %s wqe %u: %s",
+				            cq->name, i, d.msg);
+				break;
+			}
+			if (prism_ctrl_ce(&v.d[q][i].w.ctrl) >= PRISM_CE_CQ_UPDATE)
+				v.d[q][i].count = ++sig;
+			if (v.d[q][i].w.ctrl.opcode == PRISM_OP_SEND_ENABLE)
+				rep->barriers++;
+		}
+		total += cq->n_sq;
+		if (rc == 0 &&
+		    (cq->sq_per_invocation > cq->sq_slots || cq->rq_per_invocation > cq->rq_slots))
+			rc = reject(rep, CHAIN_VERIFY_E_RING,
+			            "queue %s needs %u send slots per invocation, its ring has %u",
+			            cq->name, cq->sq_per_invocation, cq->sq_slots);
+	}
+	if (rc == 0 && total > budget)
+		rc = reject(rep, CHAIN_VERIFY_E_BUDGET, "%u WQEs per invocation, budget %u", total,
+		            budget);
+	rep->wr_per_invocation = total;
+	if (rc == 0)
+		rc = check_patches(&v, rep);
+	if (rc == 0)
+		rc = check_recv(&v, rep);
+	for (uint32_t i = 0; i < o->n_relocs; i++) {
+		const struct chainobj_reloc *r = &o->relocs[i];
+		if (chainobj_reloc_kind_ref(r->kind) == CHAINOBJ_REF_REGION && r->target < 32)
+			rep->regions_touched |= 1u << r->target;
+	}
+	for (uint32_t q = 0; q < o->n_queues; q++)
+		free(v.d[q]);
+	free(v.d);
+	return rc;
+}
+
+int chain_verify(const struct chainobj *o, uint32_t wr_budget, struct chain_verify_report *rep)
+{
+	memset(rep, 0, sizeof(*rep));
+	if (!o)
+		return reject(rep, CHAIN_VERIFY_E_STRUCTURE, "no object");
+	return run(o, wr_budget ? wr_budget : CHAIN_VERIFY_WR_BUDGET, rep);
+}
+
+int chain_verify_fill_summary(struct chainobj *o, uint32_t wr_budget,
+                              struct chain_verify_report *rep)
+{
+	int rc = chain_verify(o, wr_budget, rep);
+	if (rc)
+		return rc;
+	o->summary.verified = true;
+	o->summary.wr_per_invocation = rep->wr_per_invocation;
+	o->summary.barriers = rep->barriers;
+	for (uint32_t r = 0; r < o->n_regions && r < 32; r++) {
+		if (!(rep->regions_touched & (1u << r)))
+			continue;
+		struct chainobj_touch *t = chainobj_add_touch(o);
+		if (!t)
+			return -ENOMEM;
+		t->region = r;
+		t->access = o->regions[r].access;
+	}
+	return 0;
+}
