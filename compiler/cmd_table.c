@@ -14,7 +14,8 @@
 
 #define PRISMC_COMMANDS(X) \
 	X(check) \
-	X(compile)
+	X(compile) \
+	X(dump)
 
 #define PRISMC_X_DECLARE(name) extern const struct prismc_cmd cmd_##name;
 PRISMC_COMMANDS(PRISMC_X_DECLARE)

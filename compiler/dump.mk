@@ -3,8 +3,4 @@
 # by test suites without the CLI.
 DUMP_SRCS := compiler/dump_xref.c compiler/dump_text.c compiler/dump_stats.c \
 	compiler/dump_dot.c compiler/dump_json.c
-# Until the CLI framework (compiler/prismc.c) is on the branch there is no
-# prismc to link into.
-ifneq ($(wildcard compiler/prismc.c),)
 PRISMC_SRCS += compiler/cmd_dump.c $(DUMP_SRCS)
-endif
