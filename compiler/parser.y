@@ -233,7 +233,7 @@ if_stmt
 
 else_opt
 	: %empty { $$ = NULL; }
-	| ELSE block { $$ = $2 ? $2 : parse_stmt_block(ps, NULL, L(@1)); }
+	| ELSE block { $$ = parse_stmt_block(ps, $2, L(@2)); }
 	| ELSE if_stmt { $$ = $2; }
 	;
 

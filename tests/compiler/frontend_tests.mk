@@ -17,3 +17,19 @@ BENCHES += bench_compile
 bench_compile_SRCS = tests/bench/bench_compile.c $(FRONTEND_SRCS)
 bench_compile_LDLIBS = $(FE_TEST_GEN)
 $(O)/bench_compile: $(FE_TEST_GEN)
+
+TESTS += test_fe_parse
+test_fe_parse_SRCS = tests/compiler/test_fe_parse.c $(FRONTEND_SRCS)
+test_fe_parse_LDLIBS = $(FE_TEST_GEN)
+$(O)/tests/test_fe_parse: $(FE_TEST_GEN)
+
+TESTS += test_fe_check
+test_fe_check_SRCS = tests/compiler/test_fe_check.c tests/compiler/fe_helpers.c $(FRONTEND_SRCS)
+test_fe_check_LDLIBS = $(FE_TEST_GEN)
+$(O)/tests/test_fe_check: $(FE_TEST_GEN)
+
+# Runs the prismc binary of this build tree.
+TESTS += test_fe_cli
+test_fe_cli_SRCS = tests/compiler/test_fe_cli.c
+$(O)/tests/test_fe_cli: $(O)/prismc
+$(O)/obj/tests/compiler/test_fe_cli.o: CFLAGS_ALL += -DPRISMC_PATH='"$(O)/prismc"'
