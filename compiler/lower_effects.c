@@ -116,6 +116,12 @@ bool lower_final_response(struct lower_ctx *c)
 		return false;
 	p->nodes[f].what = "end of invocation";
 	p->nodes[f].signaled = true;
+	if (p->resp_size == 0) {
+		/* no response buffer: a zero-length WRITE_IMM touches no memory and
+		 * needs no key (InfiniBand: an R_Key is checked only when bytes move) */
+		p->nodes[f].raddr = IR_CONST(0);
+		p->nodes[f].rkey = IR_CONST(0);
+	}
 	lower_anchor(c, f);
 	/* join: the response goes after every lane's last node */
 	for (unsigned q = 0; q < p->n_queues; q++)
