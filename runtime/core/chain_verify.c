@@ -49,19 +49,6 @@ static int reject(struct chain_verify_report *rep, enum chain_verify_err e, cons
 	return -EINVAL;
 }
 
-/* The relocation of `kind` whose site starts at (q, ring, wqe, off), or NULL. */
-static const struct chainobj_reloc *reloc_at(const struct chainobj *o, uint32_t q,
-                                             enum chainobj_ring ring, uint32_t wqe, uint32_t off)
-{
-	for (uint32_t i = 0; i < o->n_relocs; i++) {
-		const struct chainobj_reloc *r = &o->relocs[i];
-		if (r->site.queue == q && r->site.ring == ring && r->site.wqe == wqe &&
-		    r->site.offset == off)
-			return r;
-	}
-	return NULL;
-}
-
 struct decoded {
 	struct prism_wqe w;
 	uint32_t count; /* 1-based completion number when signaled, else 0 */
@@ -70,7 +57,50 @@ struct decoded {
 struct vctx {
 	const struct chainobj *o;
 	struct decoded **d; /* per queue, per SQ template */
+	/* relocations sorted by site, for binary search (a linear scan per
+	 * lookup would make verification quadratic) */
+	const struct chainobj_reloc **sorted;
+	uint32_t nsorted;
 };
+
+static int site_cmp(uint32_t q, uint32_t ring, uint32_t wqe, uint32_t off,
+                    const struct chainobj_reloc *r)
+{
+	if (q != r->site.queue)
+		return q < r->site.queue ? -1 : 1;
+	if (ring != (uint32_t)r->site.ring)
+		return ring < (uint32_t)r->site.ring ? -1 : 1;
+	if (wqe != r->site.wqe)
+		return wqe < r->site.wqe ? -1 : 1;
+	if (off != r->site.offset)
+		return off < r->site.offset ? -1 : 1;
+	return 0;
+}
+
+static int reloc_sort_cmp(const void *a, const void *b)
+{
+	const struct chainobj_reloc *x = *(const struct chainobj_reloc *const *)a;
+	return site_cmp(x->site.queue, x->site.ring, x->site.wqe, x->site.offset,
+	                *(const struct chainobj_reloc *const *)b);
+}
+
+/* The relocation whose site starts at (q, ring, wqe, off), or NULL. */
+static const struct chainobj_reloc *reloc_at(const struct vctx *v, uint32_t q,
+                                             enum chainobj_ring ring, uint32_t wqe, uint32_t off)
+{
+	uint32_t lo = 0, hi = v->nsorted;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		int c = site_cmp(q, ring, wqe, off, v->sorted[mid]);
+		if (c == 0)
+			return v->sorted[mid];
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return NULL;
+}
 
 static uint32_t field_off(const struct prism_wqe *w, enum prism_wqe_field f)
 {
@@ -104,8 +134,8 @@ static bool waited(const struct vctx *v, uint32_t q, uint32_t pos, uint32_t wq, 
 			continue;
 		uint32_t io = field_off(w, PRISM_FIELD_WAIT_EN_INDEX);
 		uint32_t oo = field_off(w, PRISM_FIELD_WAIT_EN_OBJ);
-		const struct chainobj_reloc *ri = reloc_at(o, q, CHAINOBJ_RING_SQ, i, io);
-		const struct chainobj_reloc *ro = reloc_at(o, q, CHAINOBJ_RING_SQ, i, oo);
+		const struct chainobj_reloc *ri = reloc_at(v, q, CHAINOBJ_RING_SQ, i, io);
+		const struct chainobj_reloc *ro = reloc_at(v, q, CHAINOBJ_RING_SQ, i, oo);
 		if (!ri || !ro || ri->kind != CHAINOBJ_RELOC_CQ_COUNT ||
 		    ro->kind != CHAINOBJ_RELOC_CQN || ro->target != cq || ri->target != cq)
 			continue;
@@ -135,8 +165,8 @@ static bool first_enable(const struct vctx *v, uint32_t tq, uint32_t slot, uint3
 				continue;
 			uint32_t io = field_off(w, PRISM_FIELD_WAIT_EN_INDEX);
 			uint32_t oo = field_off(w, PRISM_FIELD_WAIT_EN_OBJ);
-			const struct chainobj_reloc *ri = reloc_at(o, q, CHAINOBJ_RING_SQ, i, io);
-			const struct chainobj_reloc *ro = reloc_at(o, q, CHAINOBJ_RING_SQ, i, oo);
+			const struct chainobj_reloc *ri = reloc_at(v, q, CHAINOBJ_RING_SQ, i, io);
+			const struct chainobj_reloc *ro = reloc_at(v, q, CHAINOBJ_RING_SQ, i, oo);
 			if (!ri || !ro || ri->kind != CHAINOBJ_RELOC_SQ_COUNT ||
 			    ro->kind != CHAINOBJ_RELOC_QPN || ro->target != tq || ri->target != tq)
 				continue;
@@ -180,10 +210,11 @@ static bool client_field_ok(const struct chainobj *o, const struct prism_wqe *w,
 }
 
 /* The key field that goes with a client-filled address field. */
-static int key_for(const struct chainobj *o, uint32_t q, uint32_t wqe, const struct prism_wqe *w,
+static int key_for(const struct vctx *v, uint32_t q, uint32_t wqe, const struct prism_wqe *w,
                    uint32_t off, const struct chainobj_param *param,
                    struct chain_verify_report *rep)
 {
+	const struct chainobj *o = v->o;
 	uint32_t ra = field_off(w, PRISM_FIELD_RADDR);
 	uint32_t sa = field_off(w, PRISM_FIELD_SGE0_ADDR);
 	uint32_t key_off;
@@ -197,7 +228,7 @@ static int key_for(const struct chainobj *o, uint32_t q, uint32_t wqe, const str
 	} else {
 		return 0; /* not an address field */
 	}
-	const struct chainobj_reloc *r = reloc_at(o, q, CHAINOBJ_RING_SQ, wqe, key_off);
+	const struct chainobj_reloc *r = reloc_at(v, q, CHAINOBJ_RING_SQ, wqe, key_off);
 	if (!r || r->kind != want)
 		return reject(rep, CHAIN_VERIFY_E_CLIENT_KEY,
 		              "queue %s wqe %u: client address at byte %u is used with a key "
@@ -264,7 +295,7 @@ static int check_patches(const struct vctx *v, struct chain_verify_report *rep)
 				    "%u..%u, which is not an address, operand or data field",
 				    q->name, tw, prism_opcode_name(w->ctrl.opcode),
 				    pt->target.offset, pt->target.offset + pt->target.width - 1);
-			int rc = key_for(o, tq, tw, w, pt->target.offset,
+			int rc = key_for(v, tq, tw, w, pt->target.offset,
 			                 param_of_sge(o, pt->writer_sge), rep);
 			if (rc)
 				return rc;
@@ -281,7 +312,7 @@ static int check_recv(const struct vctx *v, struct chain_verify_report *rep)
 		for (uint32_t ri = 0; ri < o->queues[qi].n_rq; ri++) {
 			for (uint32_t s = 0; s < 16; s++) {
 				const struct chainobj_reloc *r =
-				    reloc_at(o, qi, CHAINOBJ_RING_RQ, ri, 16 * s + 8);
+				    reloc_at(v, qi, CHAINOBJ_RING_RQ, ri, 16 * s + 8);
 				if (!r || r->kind != CHAINOBJ_RELOC_QBUF_ADDR)
 					continue;
 				bool declared = false;
@@ -312,8 +343,18 @@ static int run(const struct chainobj *o, uint32_t budget, struct chain_verify_re
 	if (chainobj_validate(o, &cd) != 0)
 		return reject(rep, CHAIN_VERIFY_E_STRUCTURE, "%s", cd.msg);
 	v.d = calloc(o->n_queues ? o->n_queues : 1, sizeof(*v.d));
-	if (!v.d)
+	const struct chainobj_reloc **sorted =
+	    malloc((o->n_relocs ? o->n_relocs : 1) * sizeof(*sorted));
+	if (!v.d || !sorted) {
+		free(v.d);
+		free(sorted);
 		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < o->n_relocs; i++)
+		sorted[i] = &o->relocs[i];
+	qsort(sorted, o->n_relocs, sizeof(*sorted), reloc_sort_cmp);
+	v.sorted = sorted;
+	v.nsorted = o->n_relocs;
 	uint32_t total = 0;
 	for (uint32_t q = 0; q < o->n_queues && rc == 0; q++) {
 		const struct chainobj_queue *cq = &o->queues[q];
@@ -359,6 +400,7 @@ static int run(const struct chainobj *o, uint32_t budget, struct chain_verify_re
 	for (uint32_t q = 0; q < o->n_queues; q++)
 		free(v.d[q]);
 	free(v.d);
+	free(sorted);
 	return rc;
 }
 

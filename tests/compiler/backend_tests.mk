@@ -18,3 +18,8 @@ TESTS += test_be_passes
 test_be_passes_SRCS = tests/compiler/test_be_passes.c $(BE_TEST_COMMON)
 test_be_passes_LDLIBS = $(O)/gen/parser.o $(O)/gen/lexer.o
 $(O)/tests/test_be_passes: $(O)/gen/parser.o $(O)/gen/lexer.o
+
+BENCHES += bench_backend
+bench_backend_SRCS = tests/bench/bench_backend.c $(FRONTEND_SRCS) $(BACKEND_SRCS)
+bench_backend_LDLIBS = $(O)/gen/parser.o $(O)/gen/lexer.o
+$(O)/bench_backend: $(O)/gen/parser.o $(O)/gen/lexer.o
