@@ -30,4 +30,5 @@ $(O)/gen/lexer.c: compiler/lexer.l $(O)/gen/parser.h
 
 $(O)/gen/parser.o $(O)/gen/lexer.o: compiler/parse_state.h compiler/ast.h compiler/diag.h \
 	$(O)/gen/parser.h
-$(call obj,compiler/parse.c): $(O)/gen/parser.h
+# (obj() is defined after the fragments are read: spell the object path.)
+$(O)/obj/compiler/parse.o: $(O)/gen/parser.h
