@@ -12,6 +12,7 @@
 #include "compiler/cmd.h"
 #include "compiler/lower.h"
 #include "compiler/sched.h"
+#include "compiler/verify.h"
 #include "core/chain_verify.h"
 
 #include <stdlib.h>
@@ -29,6 +30,11 @@ int compile_ir(struct diag_ctx *d, struct ir_prog *p, const char *entry, struct 
 	struct chainobj *o = emit_chainobj(p, entry, err, sizeof(err));
 	if (!o) {
 		diag_error(d, SRC_LOC_NONE, "emit: %s", err);
+		return PRISMC_EXIT_ERRORS;
+	}
+	if (verify_taint(p, o, err, sizeof(err)) != 0) {
+		diag_error(d, SRC_LOC_NONE, "verifier: %s", err);
+		chainobj_free(o);
 		return PRISMC_EXIT_ERRORS;
 	}
 	struct chain_verify_report rep;
@@ -58,7 +64,7 @@ int compile_program(struct diag_ctx *d, const struct ast_program *prog,
 	if (!p)
 		return d->oom ? PRISMC_EXIT_INTERNAL : PRISMC_EXIT_ERRORS;
 	int rc = compile_ir(d, p, off->name, out);
-	if (rc == PRISMC_EXIT_OK && opts->emit_ir && opts->ir_out) {
+	if (opts->emit_ir && opts->ir_out) { /* also on failure: it shows why */
 		size_t need = ir_snprint(p, NULL, 0) + 1;
 		char *buf = malloc(need);
 		if (buf) {

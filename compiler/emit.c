@@ -54,6 +54,10 @@ static uint64_t tmpl_value(const struct ir_prog *p, const struct ir_val *v)
 	}
 	case IR_V_SEND_COUNT:
 		return p->nodes[v->a].count;
+	case IR_V_QUEUE_ENTRY: {
+		const struct ir_node *a = &p->nodes[p->queues[v->a].entry_end];
+		return a->slot + a->bbs;
+	}
 	case IR_V_RECV_COUNT:
 		return v->k;
 	case IR_V_CTRL_WORD: {
@@ -97,6 +101,14 @@ void emit_node_wqe(const struct ir_prog *p, const struct ir_node *n, struct pris
 	memcpy(w->atomic.compare_bytes, n->compare_bytes, 32);
 	memcpy(w->atomic.swap_mask_bytes, n->swap_mask_bytes, 32);
 	memcpy(w->atomic.compare_mask_bytes, n->compare_mask_bytes, 32);
+	if (n->swap_idx.kind != IR_V_NONE) {
+		uint32_t idx = (uint32_t)tmpl_value(p, &n->swap_idx);
+		uint32_t obj = (uint32_t)tmpl_value(p, &n->swap_obj);
+		for (int i = 0; i < 4; i++) {
+			w->atomic.swap_bytes[8 + i] = (uint8_t)(idx >> (24 - 8 * i));
+			w->atomic.swap_bytes[12 + i] = (uint8_t)(obj >> (24 - 8 * i));
+		}
+	}
 	w->wait_en.index = (uint32_t)tmpl_value(p, &n->we_index);
 	w->wait_en.obj_num = (uint32_t)tmpl_value(p, &n->we_obj) & 0xffffffu;
 	w->num_sge = n->nsge;
@@ -190,8 +202,10 @@ static void reloc(struct emitter *e, uint32_t queue, enum chainobj_ring ring, ui
 		r.kind = CHAINOBJ_RELOC_CQN;
 		r.target = (uint32_t)e->rcq;
 		break;
+	case IR_V_QUEUE_ENTRY:
 	case IR_V_ENABLE_THROUGH: {
-		const struct ir_node *a = &p->nodes[v->a];
+		const struct ir_node *a =
+		    &p->nodes[v->kind == IR_V_QUEUE_ENTRY ? p->queues[v->a].entry_end : v->a];
 		r.kind = CHAINOBJ_RELOC_SQ_COUNT;
 		r.target = (uint32_t)a->queue;
 		r.stride = p->queues[a->queue].bbs;
@@ -339,6 +353,10 @@ static void emit_node(struct emitter *e, struct chainobj_queue *cq, uint32_t qi,
 		reloc_field(e, qi, wqe, &w, PRISM_FIELD_ATOMIC_SWAP, 0, 8, &n->swap);
 		reloc_field(e, qi, wqe, &w, PRISM_FIELD_ATOMIC_COMPARE, 0, 8, &n->compare);
 	}
+	if (n->swap_idx.kind != IR_V_NONE) {
+		reloc_field(e, qi, wqe, &w, PRISM_FIELD_ATOMIC_SWAP, 8, 4, &n->swap_idx);
+		reloc_field(e, qi, wqe, &w, PRISM_FIELD_ATOMIC_SWAP, 12, 4, &n->swap_obj);
+	}
 	if (info->shape == PRISM_SHAPE_WAIT_ENABLE) {
 		reloc_field(e, qi, wqe, &w, PRISM_FIELD_WAIT_EN_INDEX, 0, 4, &n->we_index);
 		reloc_field(e, qi, wqe, &w, PRISM_FIELD_WAIT_EN_OBJ, 0, 4, &n->we_obj);
@@ -468,6 +486,40 @@ static void emit_entry(struct emitter *e, const char *entry, uint32_t qconn)
 	}
 }
 
+/* An early exit: the halting queue stops after the exit's enable; every
+ * other queue and CQ advances by its full per-invocation amount. */
+static void emit_exit(struct emitter *e, const struct ir_exit *x, const int *cqmap)
+{
+	const struct ir_prog *p = e->p;
+	struct chainobj_exit *ex = chainobj_add_exit(e->o);
+	if (!ex) {
+		fail(e, "out of memory", -1);
+		return;
+	}
+	const struct ir_node *id = &p->nodes[x->response];
+	const struct ir_node *halt = &p->nodes[x->halt];
+	ex->queue = (uint32_t)id->queue;
+	ex->wqe = (uint32_t)id->pos;
+	for (unsigned q = 0; q < p->n_queues && q < ex->n_queues; q++) {
+		ex->sq_advance[q] = p->queues[q].bbs;
+		ex->rq_advance[q] = e->o->queues[q].rq_per_invocation;
+		ex->cq_advance[cqmap[q]] = p->queues[q].signaled;
+	}
+	if (e->rcq >= 0 && (uint32_t)e->rcq < ex->n_cqs)
+		ex->cq_advance[e->rcq] = 1;
+	const struct ir_queue *hq = &p->queues[halt->queue];
+	ex->sq_advance[halt->queue] = halt->slot + halt->bbs;
+	uint32_t sig = 0;
+	for (unsigned i = 0; i < hq->n; i++) {
+		const struct ir_node *n = &p->nodes[hq->nodes[i]];
+		if (n->slot > halt->slot)
+			break;
+		if (n->signaled)
+			sig = n->count;
+	}
+	ex->cq_advance[cqmap[halt->queue]] = sig;
+}
+
 struct chainobj *emit_chainobj(const struct ir_prog *p, const char *entry, char *err, size_t errlen)
 {
 	struct chainobj *o = chainobj_new(p->name ? p->name : "program");
@@ -569,6 +621,33 @@ struct chainobj *emit_chainobj(const struct ir_prog *p, const char *entry, char 
 	}
 	if (!e.failed)
 		emit_entry(&e, entry, (uint32_t)p->q_conn);
+	for (unsigned i = 0; i < p->n_exits && !e.failed; i++)
+		emit_exit(&e, &p->exits[i], cqmap);
+	for (unsigned i = 0; i < p->n_loops && !e.failed; i++) {
+		char name[32];
+		snprintf(name, sizeof(name), "loop%u", i);
+		struct chainobj_loop *l = chainobj_add_loop(o, name);
+		if (!l) {
+			fail(&e, "out of memory", -1);
+			break;
+		}
+		l->bound = p->loops[i].bound;
+		l->wr_per_iteration = p->loops[i].wr_per_iter;
+		/* scheduled: the distance between two consecutive exits of the
+		 * loop (barriers included) */
+		int a = -1, b = -1;
+		for (unsigned x = 0; x < p->n_exits; x++) {
+			if (p->exits[x].loop != (int)i)
+				continue;
+			if (a < 0)
+				a = p->exits[x].halt;
+			else if (b < 0)
+				b = p->exits[x].halt;
+		}
+		if (a >= 0 && b >= 0 && p->nodes[b].queue == p->nodes[a].queue &&
+		    p->nodes[b].pos > p->nodes[a].pos)
+			l->wr_per_iteration = (uint32_t)(p->nodes[b].pos - p->nodes[a].pos);
+	}
 	if (e.failed) {
 		chainobj_free(o);
 		return NULL;

@@ -65,7 +65,7 @@ struct ir_prog *ir_prog_new(const char *name, enum ir_profile profile)
 	p->profile = profile;
 	p->q_ctl = ir_add_queue(p, "ctl", IR_Q_CTL, 0, false);
 	p->q_conn = ir_add_queue(p, "conn", IR_Q_CONN, 0, true);
-	ir_add_queue(p, "w0", IR_Q_LANE, 0, true);
+	p->q_main = ir_add_queue(p, "w0", IR_Q_LANE, 0, true);
 	if (p->oom) {
 		ir_prog_free(p);
 		return NULL;
@@ -101,6 +101,7 @@ int ir_add_queue(struct ir_prog *p, const char *name, enum ir_qrole role, unsign
 	q->role = role;
 	q->lane = lane;
 	q->managed = managed;
+	q->entry_end = -1;
 	return (int)p->n_queues++;
 }
 
@@ -208,11 +209,12 @@ int ir_add_loop(struct ir_prog *p, uint32_t bound, struct src_loc loc)
 	return (int)p->n_loops++;
 }
 
-int ir_add_exit(struct ir_prog *p, int response, int loop, int iter)
+int ir_add_exit(struct ir_prog *p, int response, int halt, int loop, int iter)
 {
 	if (!grow(p, (void **)&p->exits, p->n_exits, &p->cap_exits, sizeof(*p->exits)))
 		return -1;
 	p->exits[p->n_exits].response = response;
+	p->exits[p->n_exits].halt = halt;
 	p->exits[p->n_exits].loop = loop;
 	p->exits[p->n_exits].iter = iter;
 	p->nodes[response].exit_id = p->n_exits + 1;

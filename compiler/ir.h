@@ -66,7 +66,8 @@ enum ir_profile {
 	X(ENABLE_THROUGH, "enable") /* SQ counter just after node a (exclusive end) */             \
 	X(SEND_COUNT, "scount")     /* completions of node a's queue up to node a */               \
 	X(RECV_COUNT, "rcount")     /* receive completions of queue a: k per invocation */         \
-	X(CTRL_WORD, "ctrl")        /* le64 of node a's ctrl bytes 0-7 with opcode k */
+	X(CTRL_WORD, "ctrl")        /* le64 of node a's ctrl bytes 0-7 with opcode k */            \
+	X(QUEUE_ENTRY, "entry")     /* SQ counter just after queue a's first segment */
 
 enum ir_val_kind {
 #define IR_X_ENUM(e, name) IR_V_##e,
@@ -129,6 +130,9 @@ struct ir_node {
 	uint8_t asize;
 	struct ir_val swap, compare, swap_mask, compare_mask;
 	uint8_t swap_bytes[32], compare_bytes[32], swap_mask_bytes[32], compare_mask_bytes[32];
+	/* 16-byte masked CAS retargeting a SEND_EN (loop exit): the new
+	 * index / QPN words at swap bytes 8-11 / 12-15 */
+	struct ir_val swap_idx, swap_obj;
 	/* WAIT / SEND_EN */
 	struct ir_val we_index, we_obj;
 	/* gather / scatter list, or inline data */
@@ -197,6 +201,9 @@ struct ir_queue {
 	bool managed;
 	int *nodes; /* node ids in execution order */
 	unsigned n, cap;
+	bool no_entry; /* not enabled by ctl: a loop's exits enable it */
+	bool halts;    /* hosts a loop with exits: may stop before its end */
+	int entry_end; /* sched: node through which its first segment runs */
 	/* layout results */
 	uint32_t bbs;      /* SQ advance per invocation */
 	uint32_t signaled; /* CQEs per invocation on its send CQ */
@@ -231,7 +238,8 @@ struct ir_loop {
 
 /* An early exit (break): which response ends the invocation there. */
 struct ir_exit {
-	int response; /* node id of the WQE whose completion ends the invocation */
+	int response; /* node id of the WQE whose completion identifies the exit */
+	int halt;     /* node id of the last WQE its queue runs (the exit enable) */
 	int loop, iter;
 };
 
@@ -261,6 +269,8 @@ struct ir_prog {
 	uint32_t resp_size;    /* client response buffer bytes */
 	uint32_t barriers;     /* WAIT+ENABLE steps (sched_barrier) */
 	int q_ctl, q_conn;     /* queue indices */
+	int q_main;            /* queue whose end enables the responses (lane 0, or the
+	                        * continuation queue after its last loop) */
 	bool oom;              /* sticky allocation failure */
 };
 
@@ -288,7 +298,7 @@ int ir_add_patch(struct ir_prog *p, const struct ir_patch *pt);
 int ir_add_dep(struct ir_prog *p, int from, int to);
 int ir_add_region(struct ir_prog *p, const char *name, uint64_t size, bool writable);
 int ir_add_loop(struct ir_prog *p, uint32_t bound, struct src_loc loc);
-int ir_add_exit(struct ir_prog *p, int response, int loop, int iter);
+int ir_add_exit(struct ir_prog *p, int response, int halt, int loop, int iter);
 /* Reserve `len` bytes of scratch aligned to `align`; returns the offset. */
 uint32_t ir_scratch_alloc(struct ir_prog *p, uint32_t len, uint32_t align);
 

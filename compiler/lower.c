@@ -54,13 +54,35 @@ static bool lower_parallel(struct lower_ctx *c, const struct ast_stmt *s)
 	return ok;
 }
 
+/* `let x = e` / `x = e`: x now names e's value (no WQE: values move only
+ * when a field needs them). */
+static bool set_local(struct lower_ctx *c, const struct ast_local *l, const struct ast_expr *e)
+{
+	struct lval v;
+	if (l->index >= c->nlocals) {
+		lower_error(c, e->loc, "variable '%s' out of range", l->name);
+		return false;
+	}
+	if (!lower_value(c, e, &v))
+		return false;
+	c->env[l->index] = v;
+	c->env_set[l->index] = true;
+	return true;
+}
+
 static bool lower_stmt(struct lower_ctx *c, const struct ast_stmt *s)
 {
 	c->last_was_return = false;
 	switch (s->kind) {
 	case AST_STMT_LET:
-		return true; /* substituted at each use (lower_mem.c) */
+		if (!s->u.let.init)
+			return true;
+		return set_local(c, s->u.let.local, s->u.let.init);
 	case AST_STMT_ASSIGN:
+		if (s->u.assign.target->kind == AST_EXPR_NAME &&
+		    s->u.assign.target->u.name.sym == AST_SYM_LOCAL)
+			return set_local(c, s->u.assign.target->u.name.target.local,
+			                 s->u.assign.value);
 		return lower_store(c, s);
 	case AST_STMT_EXPR:
 		return lower_call_stmt(c, s->u.expr.expr);
@@ -73,13 +95,9 @@ static bool lower_stmt(struct lower_ctx *c, const struct ast_stmt *s)
 	case AST_STMT_BLOCK:
 		return lower_block(c, s->u.block.body);
 	case AST_STMT_WHILE:
-		lower_error(c, s->loc,
-		            "`while` is not lowered by this back end yet (unrolled loops with "
-		            "break are designed in docs/ir.md)");
-		return false;
+		return lower_while(c, s);
 	case AST_STMT_BREAK:
-		lower_error(c, s->loc, "`break` outside a lowered loop");
-		return false;
+		return lower_break(c, s);
 	}
 	return false;
 }
@@ -135,6 +153,16 @@ struct ir_prog *lower_offload(struct diag_ctx *d, const struct ast_program *prog
 	}
 	struct lower_ctx c = {.p = p, .d = d, .prog = prog, .off = off};
 	c.lane = ir_lane_queue(p, 0);
+	c.nlocals = off->nlocals;
+	c.env = calloc(off->nlocals + 1, sizeof(*c.env));
+	c.env_set = calloc(off->nlocals + 1, sizeof(*c.env_set));
+	if (!c.env || !c.env_set) {
+		free(c.env);
+		free(c.env_set);
+		ir_prog_free(p);
+		d->oom = true;
+		return NULL;
+	}
 	for (const struct ast_region *r = prog->regions; r; r = r->next)
 		ir_add_region(p, r->name, r->size, r->writable);
 	p->params = calloc(off->nparams ? off->nparams : 1, sizeof(*p->params));
@@ -159,6 +187,11 @@ struct ir_prog *lower_offload(struct diag_ctx *d, const struct ast_program *prog
 		free(c.reads[i].picks);
 	free(c.reads);
 	free(c.deferred);
+	free(c.env);
+	free(c.env_set);
+	for (unsigned i = 0; i < c.n_phis; i++)
+		free(c.phis[i].in);
+	free(c.phis);
 	if (!ok || c.failed || p->oom) {
 		if (p->oom)
 			d->oom = true;

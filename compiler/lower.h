@@ -28,6 +28,8 @@ enum lval_kind {
 	LV_PARAM, /* client payload bytes: param, byte poff */
 	LV_MEM,   /* bytes at offset `off` of what READ `read` fetches */
 	LV_CONST, /* k */
+	LV_PHI,   /* after a loop: the value at whichever exit was taken (each
+	           * exit's writer patches the same sink; later ones never run) */
 };
 
 struct lval {
@@ -41,6 +43,7 @@ struct lval {
 	int region; /* pointer values: region pointed into; LV_MEM: region read */
 	uint64_t k;
 	uint64_t taint;
+	int phi; /* LV_PHI: index into ctx->phis */
 };
 
 /* One pick of a READ: bytes [off, off+width) of the data land at node
@@ -56,6 +59,7 @@ struct lpick {
 struct lread {
 	int node;
 	int lane;
+	struct lval base; /* the pointer it dereferences (for a second READ) */
 	/* identity of the pointer it dereferences */
 	enum lval_kind base_kind;
 	int base_param;
@@ -70,6 +74,34 @@ struct lcond {
 	const struct ast_expr *lhs, *rhs; /* lhs == rhs, lowered again per guard */
 	uint32_t width;
 	struct src_loc loc;
+};
+
+struct lphi {
+	struct lval *in;
+	unsigned n, cap;
+	/* where its first use placed it (later uses copy from there), or -1 */
+	int landed_target;
+	uint32_t landed_toff;
+	bool landed_reverse;
+};
+
+/* The loop being unrolled. */
+struct lloop {
+	int id;
+	unsigned iter;
+	int cont_q; /* continuation queue its exits enable */
+	/* per exit, the locals' values there (nlocals each) */
+	struct lval *snap;
+	bool *snap_set;
+	unsigned n_snap, cap_snap;
+};
+
+/* A client parameter staged through scratch (lower_mem.c). */
+struct lstage {
+	int param;
+	uint32_t width, copies, off;
+	int recv; /* its RECV entry */
+	int node; /* the READ that fans the copies out */
 };
 
 struct lower_ctx {
@@ -88,6 +120,15 @@ struct lower_ctx {
 	bool last_was_return; /* the offload ends with an unconditional return */
 	uint32_t junk_off, junk_len;
 	bool failed;
+	/* current value of each `let` (index = ast_local.index) */
+	struct lval *env;
+	bool *env_set;
+	unsigned nlocals;
+	struct lphi *phis;
+	unsigned n_phis, cap_phis;
+	struct lloop *loop; /* innermost loop being unrolled, or NULL */
+	struct lstage stages[12];
+	unsigned n_stages;
 };
 
 /* lower_mem.c */
@@ -117,6 +158,10 @@ bool lower_store(struct lower_ctx *c, const struct ast_stmt *s);
 bool lower_call_stmt(struct lower_ctx *c, const struct ast_expr *e);
 bool lower_final_response(struct lower_ctx *c);
 void lower_anchor(struct lower_ctx *c, int conn_node);
+
+/* lower_loop.c */
+bool lower_while(struct lower_ctx *c, const struct ast_stmt *s);
+bool lower_break(struct lower_ctx *c, const struct ast_stmt *s);
 
 /* lower.c */
 bool lower_block(struct lower_ctx *c, const struct ast_stmt *s);

@@ -40,8 +40,7 @@ void lower_anchor(struct lower_ctx *c, int conn_node)
 		c->deferred[c->n_deferred++] = conn_node;
 		return;
 	}
-	int l0 = ir_lane_queue(p, 0);
-	p->nodes[conn_node].anchor = (int)p->queues[l0].n;
+	p->nodes[conn_node].anchor = (int)p->queues[p->q_main].n;
 }
 
 /* A response: WRITE_IMM on conn of `len` bytes gathered at the pointer. */
@@ -123,9 +122,10 @@ bool lower_final_response(struct lower_ctx *c)
 		p->nodes[f].rkey = IR_CONST(0);
 	}
 	lower_anchor(c, f);
-	/* join: the response goes after every lane's last node */
+	/* join: the response goes after every lane's last node (a queue a loop
+	 * may leave early is joined through its continuation queue) */
 	for (unsigned q = 0; q < p->n_queues; q++)
-		if (p->queues[q].role == IR_Q_LANE && p->queues[q].n)
+		if (p->queues[q].role == IR_Q_LANE && p->queues[q].n && !p->queues[q].halts)
 			ir_add_dep(p, p->queues[q].nodes[p->queues[q].n - 1], f);
 	return !p->oom;
 }

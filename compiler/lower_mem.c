@@ -57,27 +57,9 @@ static int region_index(const struct ast_region *r)
 	return r ? (int)r->index : -1;
 }
 
-/* Find or create the READ that dereferences `ptr`, with no pick overlapping
- * [off, off+width) yet (a READ's scatter consumes each byte once). */
-static int get_read(struct lower_ctx *c, const struct lval *ptr, uint32_t off, uint32_t width)
+/* A new READ through `ptr` (appended to the current lane). */
+static int get_read_fresh(struct lower_ctx *c, const struct lval *ptr)
 {
-	for (unsigned i = 0; i < c->n_reads; i++) {
-		struct lread *r = &c->reads[i];
-		if (r->lane != c->lane || r->base_kind != ptr->kind)
-			continue;
-		if (ptr->kind == LV_PARAM &&
-		    (r->base_param != ptr->param || r->base_poff != ptr->poff))
-			continue;
-		if (ptr->kind == LV_MEM && (r->base_read != ptr->read || r->base_off != ptr->off))
-			continue;
-		bool overlap = false;
-		for (unsigned k = 0; k < r->n; k++)
-			if (off < r->picks[k].off + r->picks[k].width &&
-			    r->picks[k].off < off + width)
-				overlap = true;
-		if (!overlap)
-			return (int)i;
-	}
 	if (c->n_reads == c->cap_reads) {
 		unsigned ncap = c->cap_reads ? c->cap_reads * 2 : 16;
 		struct lread *nr = realloc(c->reads, ncap * sizeof(*nr));
@@ -102,6 +84,7 @@ static int get_read(struct lower_ctx *c, const struct lval *ptr, uint32_t off, u
 	memset(r, 0, sizeof(*r));
 	r->node = id;
 	r->lane = c->lane;
+	r->base = *ptr;
 	r->base_kind = ptr->kind;
 	r->base_param = ptr->param;
 	r->base_poff = ptr->poff;
@@ -114,12 +97,59 @@ static int get_read(struct lower_ctx *c, const struct lval *ptr, uint32_t off, u
 	return idx;
 }
 
+/* Find or create the READ that dereferences `ptr`, with no pick overlapping
+ * [off, off+width) yet (a READ's scatter consumes each byte once). */
+static int get_read(struct lower_ctx *c, const struct lval *ptr, uint32_t off, uint32_t width)
+{
+	for (unsigned i = 0; i < c->n_reads; i++) {
+		struct lread *r = &c->reads[i];
+		if (r->lane != c->lane || r->base_kind != ptr->kind)
+			continue;
+		if (ptr->kind == LV_PARAM &&
+		    (r->base_param != ptr->param || r->base_poff != ptr->poff))
+			continue;
+		if (ptr->kind == LV_MEM && (r->base_read != ptr->read || r->base_off != ptr->off))
+			continue;
+		if (ptr->kind == LV_PHI && r->base_read != ptr->phi)
+			continue;
+		bool overlap = false;
+		for (unsigned k = 0; k < r->n; k++)
+			if (off < r->picks[k].off + r->picks[k].width &&
+			    r->picks[k].off < off + width)
+				overlap = true;
+		if (!overlap)
+			return (int)i;
+	}
+	return get_read_fresh(c, ptr);
+}
+
+/* A READ through a pointer known only after a loop (see LV_PHI). */
+static int new_phi_read(struct lower_ctx *c, const struct lval *ptr)
+{
+	struct lval key = *ptr;
+	key.read = ptr->phi; /* identity for get_read's search */
+	return get_read(c, &key, 0, 0);
+}
+
 bool lower_mem_lval(struct lower_ctx *c, const struct lval *ptr, uint32_t off, uint32_t width,
                     struct lval *out)
 {
 	if (ptr->kind == LV_CONST) {
 		lower_error(c, SRC_LOC_NONE, "dereferencing a constant address is not supported");
 		return false;
+	}
+	if (ptr->kind == LV_PHI) {
+		/* one READ per use: its raddr is written by every exit */
+		memset(out, 0, sizeof(*out));
+		out->kind = LV_MEM;
+		out->read = new_phi_read(c, ptr);
+		if (out->read < 0)
+			return false;
+		out->off = off;
+		out->width = width;
+		out->region = ptr->region;
+		out->taint = ptr->taint;
+		return true;
 	}
 	memset(out, 0, sizeof(*out));
 	out->kind = LV_MEM;
@@ -197,41 +227,16 @@ bool lower_value(struct lower_ctx *c, const struct ast_expr *e, struct lval *out
 		return true;
 	}
 	if (e->kind == AST_EXPR_NAME && e->u.name.sym == AST_SYM_LOCAL) {
-		/* a `let` is a name for its initializer, re-read where used: reads
-		 * are side-effect free and the back end shares the READ */
+		/* a `let` holds the value it was last given (reads are side-effect
+		 * free: the back end shares or repeats the READ behind it) */
 		const struct ast_local *l = e->u.name.target.local;
-		const struct ast_stmt *def = NULL;
-		/* find its defining LET in the offload body (depth-first) */
-		const struct ast_stmt *stack[64];
-		int sp = 0;
-		if (c->off->body)
-			stack[sp++] = c->off->body;
-		while (sp > 0 && !def) {
-			const struct ast_stmt *s = stack[--sp];
-			for (; s && !def; s = s->next) {
-				if (s->kind == AST_STMT_LET && s->u.let.local == l)
-					def = s;
-				else if (s->kind == AST_STMT_IF && sp < 62) {
-					if (s->u.if_.then_body)
-						stack[sp++] = s->u.if_.then_body;
-					if (s->u.if_.else_body)
-						stack[sp++] = s->u.if_.else_body;
-				} else if (s->kind == AST_STMT_BLOCK && sp < 63 && s->u.block.body)
-					stack[sp++] = s->u.block.body;
-				else if (s->kind == AST_STMT_PARALLEL)
-					for (const struct ast_lane *ln = s->u.parallel.lanes;
-					     ln && sp < 63; ln = ln->next)
-						stack[sp++] = ln->body;
-			}
-		}
-		if (!def || !def->u.let.init) {
-			lower_error(c, e->loc,
-			            "variable '%s' has no initializer the back end can "
-			            "substitute",
+		if (l->index >= c->nlocals || !c->env_set[l->index]) {
+			lower_error(c, e->loc, "variable '%s' is used before it has a value",
 			            l->name);
 			return false;
 		}
-		return lower_value(c, def->u.let.init, out);
+		*out = c->env[l->index];
+		return true;
 	}
 	if (e->place == AST_PLACE_MEMORY) {
 		struct lval ptr;
@@ -269,12 +274,179 @@ static bool add_pick(struct lower_ctx *c, struct lread *r, const struct lpick *p
 	return true;
 }
 
+/*
+ * Staging: a RECV scatters each payload byte once and has 16 entries, so a
+ * parameter needed in many fields arrives as several back-to-back copies
+ * in one entry into scratch, and one READ of that scratch (first WQE of
+ * lane 0, after the entry barrier) scatters each copy to its field:
+ *
+ *   RECV ──1 entry──► scratch[copy0 copy1 ...] ──READ──► field, field, ...
+ */
+#define RECV_RESERVE 4u  /* entries kept for staging */
+#define STAGE_COPIES 15u /* copies per staging READ (16 entries, one reversal slack) */
+
+static int stage_param(struct lower_ctx *c, const struct lval *v, int target, uint32_t toff,
+                       bool reverse)
+{
+	struct ir_prog *p = c->p;
+	struct lstage *st = NULL;
+	unsigned need = reverse ? v->width : 1;
+	for (unsigned i = 0; i < c->n_stages; i++)
+		if (c->stages[i].param == v->param && c->stages[i].copies < STAGE_COPIES &&
+		    p->nodes[c->stages[i].node].nsge + need <= IR_MAX_SGE)
+			st = &c->stages[i];
+	if (!st) {
+		if (c->n_stages == sizeof(c->stages) / sizeof(c->stages[0]) ||
+		    p->n_recv >= IR_MAX_SGE) {
+			lower_error(c, SRC_LOC_NONE,
+			            "client arguments are needed in too many WQE fields (a RECV "
+			            "scatters into at most %u places, staging included)",
+			            IR_MAX_SGE);
+			return -3;
+		}
+		st = &c->stages[c->n_stages++];
+		st->param = v->param;
+		st->width = v->width;
+		st->copies = 0;
+		st->off = ir_scratch_alloc(p, STAGE_COPIES * v->width, 8);
+		st->recv = ir_recv_into(p, v->param, 0, 0, ir_v(IR_V_SCRATCH_ADDR, 0, st->off), -1,
+		                        0, v->taint);
+		if (st->recv < 0)
+			return -3;
+		int l0 = ir_lane_queue(p, 0);
+		struct ir_node *n = ir_insert(p, l0, 0, PRISM_OP_RDMA_READ, IR_ROLE_DATA);
+		if (!n)
+			return -3;
+		n->what = "stage client argument";
+		n->raddr = ir_v(IR_V_SCRATCH_ADDR, 0, st->off);
+		n->rkey = ir_v(IR_V_SCRATCH_RKEY, 0, 0);
+		st->node = n->id;
+	}
+	/* copy k of the staged bytes goes to this field */
+	p->recv[st->recv].len += v->width;
+	st->copies++;
+	if (reverse) {
+		for (uint32_t j = 0; j < v->width; j++)
+			if (ir_scatter_into(p, st->node, target, toff + v->width - 1 - j, 1,
+			                    v->taint) < 0)
+				return -3;
+	} else if (ir_scatter_into(p, st->node, target, toff, v->width, v->taint) < 0) {
+		return -3;
+	}
+	return st->node;
+}
+
+/* Copy bytes that READ `from` already scattered into a WQE field: a
+ * loopback READ of that field (queue memory), right after `from`. */
+static int copy_read(struct lower_ctx *c, int from, const struct lpick *pk, int target,
+                     uint32_t toff, bool reverse, uint64_t taint)
+{
+	struct ir_prog *p = c->p;
+	int q = p->nodes[from].queue;
+	struct ir_node *n =
+	    ir_insert(p, q, (unsigned)p->nodes[from].pos + 1, PRISM_OP_RDMA_READ, IR_ROLE_DATA);
+	if (!n)
+		return -3;
+	int id = n->id;
+	n->what = "copy a landed value";
+	n->raddr = ir_v(IR_V_NODE_ADDR, pk->target, pk->toff);
+	n->rkey = ir_v(IR_V_QBUF_RKEY, p->nodes[pk->target].queue, 0);
+	if (reverse) {
+		for (uint32_t j = 0; j < pk->width; j++)
+			if (ir_scatter_into(p, id, target, toff + pk->width - 1 - j, 1, taint) < 0)
+				return -3;
+	} else if (ir_scatter_into(p, id, target, toff, pk->width, taint) < 0) {
+		return -3;
+	}
+	/* it reads what `from` writes */
+	ir_add_dep(p, from, id);
+	return id;
+}
+
+/* Copy bytes that already landed in a WQE field, appended to the current
+ * lane (after a loop: the exits that wrote them ran before this lane). */
+static int copy_landed(struct lower_ctx *c, const struct lpick *pk, int target, uint32_t toff,
+                       bool reverse, uint64_t taint)
+{
+	struct ir_prog *p = c->p;
+	/* before its target when the target is already in this lane */
+	struct ir_node *n = p->nodes[target].queue == c->lane
+	                        ? ir_insert(p, c->lane, (unsigned)p->nodes[target].pos,
+	                                    PRISM_OP_RDMA_READ, IR_ROLE_DATA)
+	                        : ir_append(p, c->lane, PRISM_OP_RDMA_READ, IR_ROLE_DATA);
+	if (!n)
+		return -3;
+	int id = n->id;
+	n->what = "copy a landed value";
+	n->raddr = ir_v(IR_V_NODE_ADDR, pk->target, pk->toff);
+	n->rkey = ir_v(IR_V_QBUF_RKEY, p->nodes[pk->target].queue, 0);
+	if (reverse) {
+		for (uint32_t j = 0; j < pk->width; j++)
+			if (ir_scatter_into(p, id, target, toff + pk->width - 1 - j, 1, taint) < 0)
+				return -3;
+	} else if (ir_scatter_into(p, id, target, toff, pk->width, taint) < 0) {
+		return -3;
+	}
+	return id;
+}
+
+/* A second READ of READ `ri`'s base, placed right after it in its queue. */
+static int dup_read(struct lower_ctx *c, int ri, uint32_t off, uint32_t width)
+{
+	/* an existing sibling without overlap will do */
+	struct lread *r0 = &c->reads[ri];
+	int node0 = r0->node;
+	int lane0 = r0->lane;
+	for (unsigned i = 0; i < c->n_reads; i++) {
+		struct lread *r = &c->reads[i];
+		if ((int)i == ri || r->lane != r0->lane || r->base_kind != r0->base_kind ||
+		    r->base_param != r0->base_param || r->base_poff != r0->base_poff ||
+		    r->base_read != r0->base_read || r->base_off != r0->base_off)
+			continue;
+		bool overlap = false;
+		for (unsigned k = 0; k < r->n; k++)
+			if (off < r->picks[k].off + r->picks[k].width &&
+			    r->picks[k].off < off + width)
+				overlap = true;
+		if (!overlap)
+			return (int)i;
+	}
+	int saved = c->lane;
+	struct lval base = r0->base;
+	struct ir_prog *p = c->p;
+	c->lane = lane0;
+	unsigned before = p->queues[lane0].n;
+	int ni = get_read_fresh(c, &base);
+	c->lane = saved;
+	if (ni < 0)
+		return -1;
+	/* get_read appended it (its raddr came from a RECV or a pick, so nothing
+	 * else was appended); move it right after the original READ */
+	struct ir_queue *q = &p->queues[lane0];
+	int id = c->reads[ni].node;
+	if (q->n == before + 1 && q->nodes[q->n - 1] == id) {
+		unsigned at = (unsigned)p->nodes[node0].pos + 1;
+		for (unsigned i = q->n - 1; i > at; i--) {
+			q->nodes[i] = q->nodes[i - 1];
+			p->nodes[q->nodes[i]].pos = (int)i;
+		}
+		q->nodes[at] = id;
+		p->nodes[id].pos = (int)at;
+	}
+	return ni;
+}
+
 int lower_deliver(struct lower_ctx *c, const struct lval *v, int target, uint32_t toff,
                   bool reverse)
 {
 	struct ir_prog *p = c->p;
 	switch (v->kind) {
-	case LV_PARAM:
+	case LV_PARAM: {
+		unsigned need = reverse ? v->width : 1;
+		/* keep RECV entries for the parameters still to come: past the
+		 * reserve, a use is staged (below) */
+		if (p->n_recv + need > IR_MAX_SGE - RECV_RESERVE)
+			return stage_param(c, v, target, toff, reverse);
 		if (reverse) {
 			for (uint32_t j = 0; j < v->width; j++)
 				if (ir_recv_into(
@@ -288,8 +460,30 @@ int lower_deliver(struct lower_ctx *c, const struct lval *v, int target, uint32_
 			goto too_many;
 		}
 		return IR_RECV;
+	}
 	case LV_MEM: {
-		struct lread *r = &c->reads[v->read];
+		int ri = v->read;
+		struct lread *r = &c->reads[ri];
+		bool overlap = false;
+		for (unsigned k = 0; k < r->n; k++)
+			if (v->off < r->picks[k].off + r->picks[k].width &&
+			    r->picks[k].off < v->off + v->width)
+				overlap = true;
+		if (overlap) {
+			/* a READ places each byte once.  If these exact bytes already
+			 * land in a WQE field, copy them from there (one loopback READ
+			 * of queue memory); else read them again */
+			for (unsigned k = 0; k < r->n; k++) {
+				const struct lpick *pk = &r->picks[k];
+				if (pk->off == v->off && pk->width == v->width && pk->target >= 0)
+					return copy_read(c, r->node, pk, target, toff,
+					                 reverse != pk->reverse, v->taint);
+			}
+			ri = dup_read(c, ri, v->off, v->width);
+			if (ri < 0)
+				return -3;
+			r = &c->reads[ri];
+		}
 		struct lpick pk = {.off = v->off,
 		                   .width = v->width,
 		                   .target = target,
@@ -299,6 +493,34 @@ int lower_deliver(struct lower_ctx *c, const struct lval *v, int target, uint32_
 		if (!add_pick(c, r, &pk))
 			return -3;
 		return r->node;
+	}
+	case LV_PHI: {
+		struct lphi *ph = &c->phis[v->phi];
+		if (ph->landed_target >= 0) {
+			/* delivered once already: copy it from where it landed (one
+			 * READ after the loop instead of one per exit) */
+			struct lpick pk = {.off = 0,
+			                   .width = v->width,
+			                   .target = ph->landed_target,
+			                   .toff = ph->landed_toff,
+			                   .reverse = ph->landed_reverse};
+			return copy_landed(c, &pk, target, toff, reverse != ph->landed_reverse,
+			                   v->taint);
+		}
+		int last = -2;
+		for (unsigned i = 0; i < ph->n; i++) {
+			struct lval in = c->phis[v->phi].in[i];
+			int w = lower_deliver(c, &in, target, toff, reverse);
+			if (w < -1 && w != -2)
+				return w;
+			last = w;
+			ph = &c->phis[v->phi];
+		}
+		ph->landed_target = target;
+		ph->landed_toff = toff;
+		ph->landed_reverse = reverse;
+		/* several writers: no single dependency to record */
+		return last == -2 ? -2 : -1;
 	}
 	case LV_CONST:
 	default:

@@ -198,8 +198,15 @@ static int schedule_lane(struct ir_prog *p, int lane, int *done, int *waits, int
 		done[i] = -1;
 		waits[i] = -1;
 	}
-	/* the entry barrier waited for the RECV: RECV patches are satisfied */
-	bool lane0 = q->role == IR_Q_LANE && q->lane == 0;
+	/* the entry barrier waited for the RECV: RECV patches are satisfied.  A
+	 * continuation queue runs after a loop exit, which waited for its own
+	 * iteration; writers in iterations after the exit never run, so the
+	 * halting queue counts as complete. */
+	if (q->no_entry)
+		for (unsigned i = 0; i < p->n_queues; i++)
+			if (p->queues[i].halts)
+				done[i] = INT32_MAX;
+	bool lane0 = lane == p->q_main;
 	unsigned ci = 0;
 	int rc = 0;
 	for (unsigned i = 0; i <= n && rc == 0; i++) {
@@ -236,6 +243,18 @@ static int schedule_lane(struct ir_prog *p, int lane, int *done, int *waits, int
 		}
 		push(&w, id);
 		w.last_data = id;
+		/* a loop exit (SEND_EN self, retargeted by a CAS when the loop
+		 * ends): the barrier before it enables through it, and it enables
+		 * through the next barrier */
+		const struct ir_node *xn = &p->nodes[id];
+		if (xn->role == IR_ROLE_EXIT && xn->op == PRISM_OP_SEND_ENABLE &&
+		    xn->we_obj.kind == IR_V_QPN && xn->we_obj.a == lane) {
+			if (w.last_en >= 0)
+				p->nodes[w.last_en].we_index = ir_v(IR_V_ENABLE_THROUGH, id, 0);
+			else
+				w.first_en_target = id;
+			w.last_en = id;
+		}
 	}
 	if (rc == 0) {
 		int last = w.nout ? w.out[w.nout - 1] : -1;
@@ -278,9 +297,12 @@ int sched_barriers(struct ir_prog *p)
 		first[l] = -1;
 		if (p->queues[l].role != IR_Q_LANE)
 			continue;
-		if (p->queues[l].n == 0 && !(p->queues[l].lane == 0 && cq->n))
+		if (p->queues[l].n == 0 && !((int)l == p->q_main && cq->n))
 			continue;
 		rc = schedule_lane(p, (int)l, done, waits, &first[l]);
+		p->queues[l].entry_end = first[l];
+		if (p->queues[l].no_entry)
+			first[l] = -1; /* enabled by its loop's exits, not by ctl */
 	}
 	/* entry barrier on ctl: wait for the arguments, enable each lane */
 	if (rc == 0) {

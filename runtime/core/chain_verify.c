@@ -150,35 +150,160 @@ static bool waited(const struct vctx *v, uint32_t q, uint32_t pos, uint32_t wq, 
 	return false;
 }
 
-/* The SEND_EN (queue, position) that first makes slot `slot` of queue `tq`
- * fetchable: the covering enable with the smallest range end. */
-static bool first_enable(const struct vctx *v, uint32_t tq, uint32_t slot, uint32_t *eq,
-                         uint32_t *epos)
+/* An enable that may make WQEs of a queue fetchable: a SEND_EN template,
+ * or a SEND_EN that a masked CAS may retarget (a loop exit). */
+struct enable {
+	uint32_t q, pos; /* the SEND_EN WQE */
+	uint32_t delta;  /* range end (SQ counter, per-invocation offset) */
+	bool retarget;   /* the range comes from a CAS's swap operand */
+};
+
+static bool enable_of_template(const struct vctx *v, uint32_t q, uint32_t i, uint32_t tq,
+                               struct enable *en)
+{
+	const struct prism_wqe *w = &v->d[q][i].w;
+	if (w->ctrl.opcode != PRISM_OP_SEND_ENABLE)
+		return false;
+	const struct chainobj_reloc *ri =
+	    reloc_at(v, q, CHAINOBJ_RING_SQ, i, field_off(w, PRISM_FIELD_WAIT_EN_INDEX));
+	const struct chainobj_reloc *ro =
+	    reloc_at(v, q, CHAINOBJ_RING_SQ, i, field_off(w, PRISM_FIELD_WAIT_EN_OBJ));
+	if (!ri || !ro || ri->kind != CHAINOBJ_RELOC_SQ_COUNT || ro->kind != CHAINOBJ_RELOC_QPN ||
+	    ro->target != tq || ri->target != tq)
+		return false;
+	*en = (struct enable){q, i, ri->delta, false};
+	return true;
+}
+
+static bool enable_of_retarget(const struct vctx *v, uint32_t q, uint32_t i, uint32_t tq,
+                               struct enable *en)
 {
 	const struct chainobj *o = v->o;
-	bool found = false;
+	const struct prism_wqe *w = &v->d[q][i].w;
+	if (w->ctrl.opcode != PRISM_OP_ATOMIC_MASKED_CS || w->atomic.size != 16)
+		return false;
+	uint32_t so = field_off(w, PRISM_FIELD_ATOMIC_SWAP);
+	if (so == UINT32_MAX)
+		return false;
+	const struct chainobj_reloc *ri = reloc_at(v, q, CHAINOBJ_RING_SQ, i, so + 8);
+	const struct chainobj_reloc *ro = reloc_at(v, q, CHAINOBJ_RING_SQ, i, so + 12);
+	if (!ri || !ro || ri->kind != CHAINOBJ_RELOC_SQ_COUNT || ro->kind != CHAINOBJ_RELOC_QPN ||
+	    ro->target != tq || ri->target != tq)
+		return false;
+	for (uint32_t k = 0; k < o->n_patches; k++) {
+		const struct chainobj_patch *pt = &o->patches[k];
+		if (pt->writer_ring != CHAINOBJ_RING_SQ || pt->writer_queue != q ||
+		    pt->writer_wqe != i || pt->target.ring != CHAINOBJ_RING_SQ)
+			continue;
+		const struct prism_wqe *t = &v->d[pt->target.queue][pt->target.wqe].w;
+		if (t->ctrl.opcode != PRISM_OP_SEND_ENABLE)
+			continue;
+		*en = (struct enable){pt->target.queue, pt->target.wqe, ri->delta, true};
+		return true;
+	}
+	return false;
+}
+
+/* Every enable of queue `tq` whose range first covers `slot` (several when
+ * different loop exits enable the same code).  Returns how many. */
+static unsigned first_enables(const struct vctx *v, uint32_t tq, uint32_t slot, struct enable *out,
+                              unsigned max)
+{
+	const struct chainobj *o = v->o;
 	uint32_t best = UINT32_MAX;
-	for (uint32_t q = 0; q < o->n_queues; q++) {
-		for (uint32_t i = 0; i < o->queues[q].n_sq; i++) {
-			const struct prism_wqe *w = &v->d[q][i].w;
-			if (w->ctrl.opcode != PRISM_OP_SEND_ENABLE)
-				continue;
-			uint32_t io = field_off(w, PRISM_FIELD_WAIT_EN_INDEX);
-			uint32_t oo = field_off(w, PRISM_FIELD_WAIT_EN_OBJ);
-			const struct chainobj_reloc *ri = reloc_at(v, q, CHAINOBJ_RING_SQ, i, io);
-			const struct chainobj_reloc *ro = reloc_at(v, q, CHAINOBJ_RING_SQ, i, oo);
-			if (!ri || !ro || ri->kind != CHAINOBJ_RELOC_SQ_COUNT ||
-			    ro->kind != CHAINOBJ_RELOC_QPN || ro->target != tq || ri->target != tq)
-				continue;
-			if (ri->delta > slot && ri->delta < best) {
-				best = ri->delta;
-				*eq = q;
-				*epos = i;
-				found = true;
+	unsigned n = 0;
+	for (int pass = 0; pass < 2; pass++) {
+		for (uint32_t q = 0; q < o->n_queues; q++) {
+			for (uint32_t i = 0; i < o->queues[q].n_sq; i++) {
+				struct enable en;
+				if (!enable_of_template(v, q, i, tq, &en) &&
+				    !enable_of_retarget(v, q, i, tq, &en))
+					continue;
+				if (en.delta <= slot)
+					continue;
+				if (pass == 0 && en.delta < best)
+					best = en.delta;
+				if (pass == 1 && en.delta == best && n < max)
+					out[n++] = en;
 			}
 		}
 	}
-	return found;
+	return n;
+}
+
+/* A writer after a retargeted exit enable, in the exit's own queue, never
+ * runs when that exit is taken, provided nothing else enables the queue
+ * past the exit. */
+static bool skipped_by_exit(const struct vctx *v, const struct enable *en, uint32_t wq, uint32_t ww)
+{
+	const struct chainobj *o = v->o;
+	if (!en->retarget || wq != en->q || ww <= en->pos)
+		return false;
+	const struct chainobj_wqe *x = &o->queues[en->q].sq[en->pos];
+	uint32_t end = x->slot + prism_wqe_bbs(v->d[en->q][en->pos].w.ctrl.ds);
+	for (uint32_t q = 0; q < o->n_queues; q++)
+		for (uint32_t i = 0; i < o->queues[q].n_sq; i++) {
+			struct enable other;
+			if (!enable_of_template(v, q, i, en->q, &other))
+				continue;
+			if (q == en->q && i >= en->pos)
+				continue; /* reachable only through the exit */
+			if (other.delta > end)
+				return false;
+		}
+	return true;
+}
+
+/*
+ * Does enable `en` execute only after writer (wq, ww) completed?  Either a
+ * WAIT before it in its own queue covers the writer, or the writer never
+ * runs when `en` is a taken loop exit, or every enable that let `en`'s own
+ * queue reach it does (a chain of barriers: ctl's entry WAIT on the RECV
+ * orders every later step).
+ */
+static bool ordered_after(const struct vctx *v, const struct enable *en, uint32_t wq, uint32_t ww,
+                          bool recv, unsigned depth)
+{
+	if (waited(v, en->q, en->pos, wq, ww, recv))
+		return true;
+	if (!recv && skipped_by_exit(v, en, wq, ww))
+		return true;
+	if (depth >= 512 || (!recv && wq == en->q && ww >= en->pos))
+		return false;
+	const struct chainobj *o = v->o;
+	if (!o->queues[en->q].managed_send)
+		return false; /* started by the host doorbell: nothing before it */
+	struct enable up[16];
+	unsigned n = first_enables(v, en->q, o->queues[en->q].sq[en->pos].slot, up, 16);
+	if (n == 0)
+		return false;
+	for (unsigned k = 0; k < n; k++)
+		if (!ordered_after(v, &up[k], wq, ww, recv, depth + 1))
+			return false;
+	return true;
+}
+
+/* The WQE as it executes once armed: a NOP template with ds > 1 that a CAS
+ * on its control word turns into the swap word's opcode (RedN Fig. 4). */
+static struct prism_wqe armed_view(const struct vctx *v, uint32_t q, uint32_t i)
+{
+	const struct chainobj *o = v->o;
+	struct prism_wqe w = v->d[q][i].w;
+	if (w.ctrl.opcode != PRISM_OP_NOP || w.ctrl.ds <= 1)
+		return w;
+	for (uint32_t k = 0; k < o->n_patches; k++) {
+		const struct chainobj_patch *pt = &o->patches[k];
+		if (pt->target.queue != q || pt->target.ring != CHAINOBJ_RING_SQ ||
+		    pt->target.wqe != i || pt->target.offset != 0 ||
+		    pt->writer_ring != CHAINOBJ_RING_SQ || pt->kind != CHAINOBJ_PATCH_CAS)
+			continue;
+		const struct prism_wqe *g = &v->d[pt->writer_queue][pt->writer_wqe].w;
+		/* the swap word is the host-endian integer of ctrl bytes 0-7 */
+		w.ctrl.opcode = (uint8_t)(g->atomic.swap >> 24);
+		w.ctrl.opmod = (uint8_t)g->atomic.swap;
+		break;
+	}
+	return w;
 }
 
 /* May client bytes fill [off, off+len) of this WQE? */
@@ -200,6 +325,10 @@ static bool client_field_ok(const struct chainobj *o, const struct prism_wqe *w,
 	/* the QPN bytes of a control segment (relaxed conditional operand) */
 	if (o->profile == CHAINOBJ_PROFILE_RELAXED && off >= 4 && off + len <= 7)
 		return true;
+	/* a SEND_EN's reserved bytes 16-23: the NIC ignores them; a loop exit's
+	 * CAS compares its operand there (lower_loop.c) */
+	if (w->ctrl.opcode == PRISM_OP_SEND_ENABLE && off >= 16 && off + len <= 24)
+		return true;
 	/* inline data of a WRITE */
 	if (w->is_inline && w->ctrl.opcode == PRISM_OP_RDMA_WRITE) {
 		uint32_t ro = field_off(w, PRISM_FIELD_RADDR);
@@ -207,6 +336,12 @@ static bool client_field_ok(const struct chainobj *o, const struct prism_wqe *w,
 			return true;
 	}
 	return false;
+}
+
+bool chain_verify_client_field_ok(const struct chainobj *o, const struct prism_wqe *w, uint32_t off,
+                                  uint32_t len)
+{
+	return client_field_ok(o, w, off, len);
 }
 
 /* The key field that goes with a client-filled address field. */
@@ -269,25 +404,30 @@ static int check_patches(const struct vctx *v, struct chain_verify_report *rep)
 			              "queue %s wqe %u is rewritten at run time (%s) but the queue "
 			              "is not managed: the NIC may prefetch it",
 			              q->name, tw, chainobj_patch_kind_name(pt->kind));
-		uint32_t eq = 0, epos = 0;
-		if (!first_enable(v, tq, t->slot, &eq, &epos))
+		struct enable ens[64];
+		unsigned nen = first_enables(v, tq, t->slot, ens, 64);
+		if (nen == 0)
 			return reject(rep, CHAIN_VERIFY_E_NO_ENABLE,
 			              "queue %s wqe %u (slot %u) is never enabled", q->name, tw,
 			              t->slot);
 		bool recv = pt->writer_ring == CHAINOBJ_RING_RQ;
-		/* a self-enable in the writer's queue after the writer also waits on
-		 * it only through a WAIT: same rule */
-		if (!waited(v, eq, epos, pt->writer_queue, pt->writer_wqe, recv))
-			return reject(rep, CHAIN_VERIFY_E_PREFETCH,
-			              "queue %s wqe %u is rewritten by %s %s wqe %u, but the "
-			              "SEND_EN at %s wqe %u that enables it does not wait for that "
-			              "writer's completion",
-			              q->name, tw, chainobj_patch_kind_name(pt->kind),
-			              o->queues[pt->writer_queue].name, pt->writer_wqe,
-			              o->queues[eq].name, epos);
+		for (unsigned k = 0; k < nen; k++) {
+			if (ordered_after(v, &ens[k], pt->writer_queue, pt->writer_wqe, recv, 0))
+				continue;
+			return reject(
+			    rep, CHAIN_VERIFY_E_PREFETCH,
+			    "queue %s wqe %u is rewritten by %s %s wqe %u, but the "
+			    "SEND_EN at %s wqe %u%s that enables it does not wait for that "
+			    "writer's completion",
+			    q->name, tw, chainobj_patch_kind_name(pt->kind),
+			    o->queues[pt->writer_queue].name, pt->writer_wqe,
+			    o->queues[ens[k].q].name, ens[k].pos,
+			    ens[k].retarget ? " (as a loop exit)" : "");
+		}
 		/* client bytes: only declared fields, with region keys */
 		if (recv) {
-			const struct prism_wqe *w = &v->d[tq][tw].w;
+			struct prism_wqe armed = armed_view(v, tq, tw);
+			const struct prism_wqe *w = &armed;
 			if (!client_field_ok(o, w, pt->target.offset, pt->target.width))
 				return reject(
 				    rep, CHAIN_VERIFY_E_CLIENT_FIELD,

@@ -17,6 +17,7 @@
 #ifndef PRISM_CORE_CHAIN_VERIFY_H
 #define PRISM_CORE_CHAIN_VERIFY_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "core/chainobj.h"
@@ -53,6 +54,14 @@ struct chain_verify_report {
 };
 
 const char *chain_verify_err_name(enum chain_verify_err e);
+
+struct prism_wqe;
+/* May client-controlled bytes fill [off, off+len) of a WQE shaped like @w
+ * (as it executes) under @o's profile?  Address fields, atomic operands,
+ * WRITE inline data, and (relaxed) the control segment's QPN bytes.  The
+ * compiler applies the same rule to values it stages through scratch. */
+bool chain_verify_client_field_ok(const struct chainobj *o, const struct prism_wqe *w, uint32_t off,
+                                  uint32_t len);
 
 /* Verify @o.  Returns 0, or -EINVAL with @rep describing the first problem. */
 int chain_verify(const struct chainobj *o, uint32_t wr_budget, struct chain_verify_report *rep);

@@ -18,37 +18,36 @@
 #include "compiler/frontend.h"
 
 #define TARGET_LINES 10000
-#define RUNS 9
+#define RUNS         9
 
-static const char header[] =
-	"struct bucket { key: be24; pad: u8[5]; value: *u8[64] in values; }\n"
-	"struct ctr { n: le64; }\n"
-	"region table: bucket[65536] readonly;\n"
-	"region values size 4 MiB readonly;\n"
-	"region counters: ctr[1024] writable;\n";
+static const char header[] = "struct bucket { key: be24; pad: u8[5]; value: *u8[64] in values; }\n"
+                             "struct ctr { n: le64; }\n"
+                             "region table: bucket[65536] readonly;\n"
+                             "region values size 4 MiB readonly;\n"
+                             "region counters: ctr[1024] writable;\n";
 
 /* One group of offloads: 20 lines. */
 static const char body[] =
-	"offload get%u(key: be24, b1: *bucket in table, b2: *bucket in table) -> u8[64] {\n"
-	"\tif (b1.key == key) {\n"
-	"\t\treturn *b1.value;\n"
-	"\t}\n"
-	"\tif (b2.key == key) {\n"
-	"\t\treturn *b2.value;\n"
-	"\t}\n"
-	"}\n"
-	"offload pget%u(key: be24, b1: *bucket in table, b2: *bucket in table) -> u8[64] {\n"
-	"\tparallel {\n"
-	"\t\tif (b1.key == key) { return *b1.value; }\n"
-	"\t} || {\n"
-	"\t\tif (b2.key == key) { return *b2.value; }\n"
-	"\t}\n"
-	"}\n"
-	"offload bump%u(c: *ctr in counters, v: le64) {\n"
-	"\tc.n = v;\n"
-	"\tfetch_add(c.n, 1);\n"
-	"}\n"
-	"\n";
+    "offload get%u(key: be24, b1: *bucket in table, b2: *bucket in table) -> u8[64] {\n"
+    "\tif (b1.key == key) {\n"
+    "\t\treturn *b1.value;\n"
+    "\t}\n"
+    "\tif (b2.key == key) {\n"
+    "\t\treturn *b2.value;\n"
+    "\t}\n"
+    "}\n"
+    "offload pget%u(key: be24, b1: *bucket in table, b2: *bucket in table) -> u8[64] {\n"
+    "\tparallel {\n"
+    "\t\tif (b1.key == key) { return *b1.value; }\n"
+    "\t} || {\n"
+    "\t\tif (b2.key == key) { return *b2.value; }\n"
+    "\t}\n"
+    "}\n"
+    "offload bump%u(c: *ctr in counters, v: le64) {\n"
+    "\tc.n = v;\n"
+    "\tfetch_add(c.n, 1);\n"
+    "}\n"
+    "\n";
 
 static double now(void)
 {
@@ -97,7 +96,8 @@ int main(void)
 		double t1 = now();
 		wqes = 0;
 		for (const struct ast_offload *off = u.prog->offloads; off; off = off->next) {
-			struct compile_opts co = { .profile = IR_PROFILE_RELAXED, .entry = off->name };
+			struct compile_opts co = {.profile = IR_PROFILE_RELAXED,
+			                          .entry = off->name};
 			struct chainobj *o = NULL;
 			if (compile_program(&u.diag, u.prog, &co, &o) != 0) {
 				diag_render(&u.diag, stderr);

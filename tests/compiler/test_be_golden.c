@@ -188,6 +188,71 @@ static void test_le_pointer_swapped(void **state)
 	chainobj_free(o);
 }
 
+static const char *src_walk =
+    "struct node { key: be24; pad: u8[5]; next: *node in nodes; value: u8[64]; }\n"
+    "region nodes: node[4096] readonly;\n"
+    "offload find(key: be24, head: *node in nodes) -> u8[64] {\n"
+    "  let p = head;\n"
+    "  while (p.key != key) bound 2 { p = p.next; }\n"
+    "  if (p.key == key) { return p.value; }\n}\n";
+
+/* An unrolled pointer walk with an exit per iteration: READ the node, test
+ * the exit with a 16-byte masked CAS on the iteration's SEND_EN, barrier,
+ * then that SEND_EN either enables the next iteration or (retargeted) the
+ * code after the loop, in its own queue. */
+static void test_loop_walk_sequence(void **state)
+{
+	(void)state;
+	struct chainobj *o = compile_ok(src_walk, IR_PROFILE_RELAXED);
+	assert_string_equal(be_ops(o, "ctl"), "WAIT EN");
+	assert_string_equal(be_ops(o, "w0"), "READ READ MCAS WAIT EN EN READ MCAS WAIT EN EN EN");
+	assert_string_equal(be_ops(o, "w0c0"), "READ WAIT EN READ CAS WAIT EN");
+	assert_string_equal(be_ops(o, "conn"), "NOP WRITE_IMM");
+	/* the exit test compares 3 key bytes and swaps the enable's index and
+	 * QPN words (bytes 24-31 of the SEND_EN it targets) */
+	struct prism_wqe g = decode(o, "w0", 2);
+	assert_int_equal(g.atomic.size, 16);
+	static const uint8_t cmask[16] = {0xff, 0xff, 0xff};
+	static const uint8_t smask[16] = {0,    0,    0,    0,    0,    0,    0,    0,
+	                                  0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+	assert_memory_equal(g.atomic.compare_mask_bytes, cmask, 16);
+	assert_memory_equal(g.atomic.swap_mask_bytes, smask, 16);
+	/* the loop's queue halts at an exit: the object lists both exits with
+	 * the counters they leave behind */
+	assert_int_equal(o->n_exits, 2);
+	int w0 = be_queue(o, "w0");
+	const struct chainobj_exit *x0 = &o->exits[0];
+	assert_int_equal(x0->queue, (uint32_t)w0);
+	assert_int_equal(x0->wqe, 2); /* its completion identifies the exit */
+	assert_true(x0->sq_advance[w0] < o->queues[w0].sq_per_invocation);
+	assert_int_equal(x0->sq_advance[w0], o->queues[w0].sq[5].slot + 1);
+	chainobj_free(o);
+}
+
+/* Both list walks of lib/chains compile and verify. */
+static void test_lib_list_find_compiles(void **state)
+{
+	(void)state;
+	FILE *f = fopen("lib/chains/list_find.prism", "r");
+	assert_non_null(f);
+	char buf[8192];
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	for (int i = 0; i < 2; i++) {
+		char *diag = NULL;
+		struct chainobj *o =
+		    be_compile(buf, i ? "find_break" : "find", IR_PROFILE_RELAXED, &diag);
+		if (!o)
+			fprintf(stderr, "%s", diag ? diag : "");
+		free(diag);
+		assert_non_null(o);
+		assert_true(o->summary.verified);
+		assert_true(o->n_exits >= 8);
+		chainobj_free(o);
+	}
+}
+
 static void expect_error(const char *src, enum ir_profile prof, const char *needle)
 {
 	char *diag = NULL;
@@ -248,6 +313,8 @@ int main(void)
 	    cmocka_unit_test(test_parallel_lanes),
 	    cmocka_unit_test(test_store_and_atomics),
 	    cmocka_unit_test(test_le_pointer_swapped),
+	    cmocka_unit_test(test_loop_walk_sequence),
+	    cmocka_unit_test(test_lib_list_find_compiles),
 	    cmocka_unit_test(test_reject_strict_if),
 	    cmocka_unit_test(test_reject_wide_operand),
 	    cmocka_unit_test(test_reject_not_equal),

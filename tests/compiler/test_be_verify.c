@@ -151,6 +151,31 @@ static void test_rejects_hidden_patch(void **state)
 	expect(o, 0, CHAIN_VERIFY_E_HIDDEN_PATCH);
 }
 
+/* A loop exit (a SEND_EN a CAS retargets) fetched before its CAS completed:
+ * drop the barrier WAIT in front of it. */
+static void test_rejects_loop_exit_prefetch(void **state)
+{
+	(void)state;
+	struct chainobj *o = be_compile(
+	    "struct node { key: be24; pad: u8[5]; next: *node in nodes; value: u8[64]; }\n"
+	    "region nodes: node[4096] readonly;\n"
+	    "offload find(key: be24, head: *node in nodes) -> u8[64] {\n"
+	    "  let p = head;\n"
+	    "  while (p.key != key) bound 2 { p = p.next; }\n"
+	    "  if (p.key == key) { return p.value; }\n}\n",
+	    NULL, IR_PROFILE_RELAXED, NULL);
+	assert_non_null(o);
+	expect(o, 0, CHAIN_VERIFY_E_OK);
+	uint32_t w0 = (uint32_t)be_queue(o, "w0");
+	for (uint32_t i = 0; i < o->n_relocs; i++) {
+		struct chainobj_reloc *r = &o->relocs[i];
+		if (r->site.queue == w0 && r->kind == CHAINOBJ_RELOC_CQ_COUNT)
+			r->delta = 0;
+	}
+	expect(o, 0, CHAIN_VERIFY_E_PREFETCH);
+	chainobj_free(o);
+}
+
 /* Load time: the runtime has only the YAML.  Round trip, verify; then a
  * tampered object (conn no longer managed) is rejected after reading. */
 static void test_load_time_reverify(void **state)
@@ -202,6 +227,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_rejects_ring, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_rejects_hidden_patch, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_load_time_reverify, setup, teardown),
+	    cmocka_unit_test(test_rejects_loop_exit_prefetch),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
