@@ -61,6 +61,9 @@ struct vctx {
 	 * lookup would make verification quadratic) */
 	const struct chainobj_reloc **sorted;
 	uint32_t nsorted;
+	/* every enable of the object (collect_enables) */
+	struct enable *ens;
+	uint32_t n_ens;
 };
 
 static int site_cmp(uint32_t q, uint32_t ring, uint32_t wqe, uint32_t off,
@@ -153,13 +156,13 @@ static bool waited(const struct vctx *v, uint32_t q, uint32_t pos, uint32_t wq, 
 /* An enable that may make WQEs of a queue fetchable: a SEND_EN template,
  * or a SEND_EN that a masked CAS may retarget (a loop exit). */
 struct enable {
+	uint32_t tq;     /* the queue it enables */
 	uint32_t q, pos; /* the SEND_EN WQE */
 	uint32_t delta;  /* range end (SQ counter, per-invocation offset) */
 	bool retarget;   /* the range comes from a CAS's swap operand */
 };
 
-static bool enable_of_template(const struct vctx *v, uint32_t q, uint32_t i, uint32_t tq,
-                               struct enable *en)
+static bool enable_of_template(const struct vctx *v, uint32_t q, uint32_t i, struct enable *en)
 {
 	const struct prism_wqe *w = &v->d[q][i].w;
 	if (w->ctrl.opcode != PRISM_OP_SEND_ENABLE)
@@ -169,14 +172,13 @@ static bool enable_of_template(const struct vctx *v, uint32_t q, uint32_t i, uin
 	const struct chainobj_reloc *ro =
 	    reloc_at(v, q, CHAINOBJ_RING_SQ, i, field_off(w, PRISM_FIELD_WAIT_EN_OBJ));
 	if (!ri || !ro || ri->kind != CHAINOBJ_RELOC_SQ_COUNT || ro->kind != CHAINOBJ_RELOC_QPN ||
-	    ro->target != tq || ri->target != tq)
+	    ri->target != ro->target)
 		return false;
-	*en = (struct enable){q, i, ri->delta, false};
+	*en = (struct enable){ro->target, q, i, ri->delta, false};
 	return true;
 }
 
-static bool enable_of_retarget(const struct vctx *v, uint32_t q, uint32_t i, uint32_t tq,
-                               struct enable *en)
+static bool enable_of_retarget(const struct vctx *v, uint32_t q, uint32_t i, struct enable *en)
 {
 	const struct chainobj *o = v->o;
 	const struct prism_wqe *w = &v->d[q][i].w;
@@ -188,7 +190,7 @@ static bool enable_of_retarget(const struct vctx *v, uint32_t q, uint32_t i, uin
 	const struct chainobj_reloc *ri = reloc_at(v, q, CHAINOBJ_RING_SQ, i, so + 8);
 	const struct chainobj_reloc *ro = reloc_at(v, q, CHAINOBJ_RING_SQ, i, so + 12);
 	if (!ri || !ro || ri->kind != CHAINOBJ_RELOC_SQ_COUNT || ro->kind != CHAINOBJ_RELOC_QPN ||
-	    ro->target != tq || ri->target != tq)
+	    ri->target != ro->target)
 		return false;
 	for (uint32_t k = 0; k < o->n_patches; k++) {
 		const struct chainobj_patch *pt = &o->patches[k];
@@ -198,10 +200,31 @@ static bool enable_of_retarget(const struct vctx *v, uint32_t q, uint32_t i, uin
 		const struct prism_wqe *t = &v->d[pt->target.queue][pt->target.wqe].w;
 		if (t->ctrl.opcode != PRISM_OP_SEND_ENABLE)
 			continue;
-		*en = (struct enable){pt->target.queue, pt->target.wqe, ri->delta, true};
+		*en =
+		    (struct enable){ro->target, pt->target.queue, pt->target.wqe, ri->delta, true};
 		return true;
 	}
 	return false;
+}
+
+/* Every enable of the object, once (the checks below look them up often). */
+static int collect_enables(struct vctx *v)
+{
+	const struct chainobj *o = v->o;
+	uint32_t total = 0;
+	for (uint32_t q = 0; q < o->n_queues; q++)
+		total += o->queues[q].n_sq;
+	v->ens = malloc((total ? total : 1) * sizeof(*v->ens));
+	if (!v->ens)
+		return -ENOMEM;
+	v->n_ens = 0;
+	for (uint32_t q = 0; q < o->n_queues; q++)
+		for (uint32_t i = 0; i < o->queues[q].n_sq; i++) {
+			struct enable en;
+			if (enable_of_template(v, q, i, &en) || enable_of_retarget(v, q, i, &en))
+				v->ens[v->n_ens++] = en;
+		}
+	return 0;
 }
 
 /* Every enable of queue `tq` whose range first covers `slot` (several when
@@ -209,25 +232,14 @@ static bool enable_of_retarget(const struct vctx *v, uint32_t q, uint32_t i, uin
 static unsigned first_enables(const struct vctx *v, uint32_t tq, uint32_t slot, struct enable *out,
                               unsigned max)
 {
-	const struct chainobj *o = v->o;
 	uint32_t best = UINT32_MAX;
 	unsigned n = 0;
-	for (int pass = 0; pass < 2; pass++) {
-		for (uint32_t q = 0; q < o->n_queues; q++) {
-			for (uint32_t i = 0; i < o->queues[q].n_sq; i++) {
-				struct enable en;
-				if (!enable_of_template(v, q, i, tq, &en) &&
-				    !enable_of_retarget(v, q, i, tq, &en))
-					continue;
-				if (en.delta <= slot)
-					continue;
-				if (pass == 0 && en.delta < best)
-					best = en.delta;
-				if (pass == 1 && en.delta == best && n < max)
-					out[n++] = en;
-			}
-		}
-	}
+	for (uint32_t k = 0; k < v->n_ens; k++)
+		if (v->ens[k].tq == tq && v->ens[k].delta > slot && v->ens[k].delta < best)
+			best = v->ens[k].delta;
+	for (uint32_t k = 0; k < v->n_ens && n < max; k++)
+		if (v->ens[k].tq == tq && v->ens[k].delta == best)
+			out[n++] = v->ens[k];
 	return n;
 }
 
@@ -241,16 +253,15 @@ static bool skipped_by_exit(const struct vctx *v, const struct enable *en, uint3
 		return false;
 	const struct chainobj_wqe *x = &o->queues[en->q].sq[en->pos];
 	uint32_t end = x->slot + prism_wqe_bbs(v->d[en->q][en->pos].w.ctrl.ds);
-	for (uint32_t q = 0; q < o->n_queues; q++)
-		for (uint32_t i = 0; i < o->queues[q].n_sq; i++) {
-			struct enable other;
-			if (!enable_of_template(v, q, i, en->q, &other))
-				continue;
-			if (q == en->q && i >= en->pos)
-				continue; /* reachable only through the exit */
-			if (other.delta > end)
-				return false;
-		}
+	for (uint32_t k = 0; k < v->n_ens; k++) {
+		const struct enable *other = &v->ens[k];
+		if (other->retarget || other->tq != en->q)
+			continue;
+		if (other->q == en->q && other->pos >= en->pos)
+			continue; /* reachable only through the exit */
+		if (other->delta > end)
+			return false;
+	}
 	return true;
 }
 
@@ -529,6 +540,8 @@ static int run(const struct chainobj *o, uint32_t budget, struct chain_verify_re
 		            budget);
 	rep->wr_per_invocation = total;
 	if (rc == 0)
+		rc = collect_enables(&v);
+	if (rc == 0)
 		rc = check_patches(&v, rep);
 	if (rc == 0)
 		rc = check_recv(&v, rep);
@@ -540,6 +553,7 @@ static int run(const struct chainobj *o, uint32_t budget, struct chain_verify_re
 	for (uint32_t q = 0; q < o->n_queues; q++)
 		free(v.d[q]);
 	free(v.d);
+	free(v.ens);
 	free(sorted);
 	return rc;
 }

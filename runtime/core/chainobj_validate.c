@@ -16,20 +16,54 @@
 #include "core/chainobj_diag.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <prism/wqe.h>
 
+/*
+ * The field being checked is recorded as a format and up to three indices,
+ * and formatted only when an error is reported: validation runs on every
+ * compile and every load, and formatting a path per field dominated it.
+ */
 struct vctx {
 	const struct chainobj *o;
 	struct chainobj_diag *d;
+	const char *pfmt; /* "queues[%u].sq[%u].hex" */
+	unsigned parg[3];
 	char path[128];
 };
 
-#define VFAIL(v, kind, line, ...) chainobj_diag_set((v)->d, kind, line, 0, (v)->path, __VA_ARGS__)
-#define VPATH(v, ...)             snprintf((v)->path, sizeof((v)->path), __VA_ARGS__)
+static inline void vpath3(struct vctx *v, const char *fmt, unsigned a, unsigned b, unsigned c)
+{
+	v->pfmt = fmt;
+	v->parg[0] = a;
+	v->parg[1] = b;
+	v->parg[2] = c;
+}
+
+static int vfail(struct vctx *v, enum chainobj_err kind, unsigned line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+static int vfail(struct vctx *v, enum chainobj_err kind, unsigned line, const char *fmt, ...)
+{
+	char what[160];
+	va_list ap;
+
+	snprintf(v->path, sizeof(v->path), v->pfmt ? v->pfmt : "", v->parg[0], v->parg[1],
+	         v->parg[2]);
+	va_start(ap, fmt);
+	vsnprintf(what, sizeof(what), fmt, ap);
+	va_end(ap);
+	return chainobj_diag_set(v->d, kind, line, 0, v->path, "%s", what);
+}
+
+#define VFAIL(v, kind, line, ...) vfail(v, kind, line, __VA_ARGS__)
+/* VPATH(v, fmt[, up to three unsigned indices]) */
+#define VPATH_(v, fmt, a, b, c, ...) vpath3(v, fmt, a, b, c)
+#define VPATH(v, ...)                VPATH_(v, __VA_ARGS__, 0u, 0u, 0u)
 
 static bool is_pow2(uint64_t x)
 {
@@ -777,9 +811,11 @@ int chainobj_validate(const struct chainobj *o, struct chainobj_diag *diag)
 		rc = check_cqs(&v);
 	if (!rc)
 		rc = check_queues(&v);
-	if (!rc && o->n_entries > CHAINOBJ_MAX_ENTRIES)
-		rc = VPATH(&v, "entries"), VFAIL(&v, CHAINOBJ_E_RANGE, 0, "%u entries (max %u)",
-		                                 o->n_entries, CHAINOBJ_MAX_ENTRIES);
+	if (!rc && o->n_entries > CHAINOBJ_MAX_ENTRIES) {
+		VPATH(&v, "entries");
+		rc = VFAIL(&v, CHAINOBJ_E_RANGE, 0, "%u entries (max %u)", o->n_entries,
+		           CHAINOBJ_MAX_ENTRIES);
+	}
 	for (uint32_t i = 0; !rc && i < o->n_entries; i++)
 		rc = check_entry(&v, i);
 	for (uint32_t i = 0; !rc && i < o->n_patches; i++)

@@ -219,7 +219,11 @@ static void put_counts(FILE *f, const char *key, const uint32_t *v, uint32_t n)
 
 static void put_exits(FILE *f, const struct chainobj *o)
 {
-	fprintf(f, "exits:%s\n", o->n_exits ? "" : " []");
+	/* Optional keys are omitted at their default, so that objects written
+	 * before a key existed keep their canonical text (and checksum). */
+	if (!o->n_exits)
+		return;
+	fputs("exits:\n", f);
 	for (uint32_t i = 0; i < o->n_exits; i++) {
 		const struct chainobj_exit *x = &o->exits[i];
 

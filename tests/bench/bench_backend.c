@@ -3,7 +3,8 @@
  * tests/bench/bench_backend.c - compile speed of the whole prismc pipeline.
  *
  * Generates a 10,000-line .prism program in the subset the back end lowers
- * (conditionals by CAS, returns, stores, atomics, parallel lanes), then
+ * (conditionals by CAS, returns, stores, atomics, parallel lanes, an
+ * unrolled list walk with exits), then
  * times the front end alone (parse + check: the baseline) and the full
  * compile of every offload (front end + lower + barrier coalescing + layout
  * + emit through the codec + verifier).  Prints medians of several runs
@@ -24,9 +25,12 @@ static const char header[] = "struct bucket { key: be24; pad: u8[5]; value: *u8[
                              "struct ctr { n: le64; }\n"
                              "region table: bucket[65536] readonly;\n"
                              "region values size 4 MiB readonly;\n"
-                             "region counters: ctr[1024] writable;\n";
+                             "region counters: ctr[1024] writable;\n"
+                             "struct node { key: be24; pad: u8[5]; next: *node in nodes; "
+                             "value: u8[64]; }\n"
+                             "region nodes: node[4096] readonly;\n";
 
-/* One group of offloads: 20 lines. */
+/* One group of offloads: 29 lines. */
 static const char body[] =
     "offload get%u(key: be24, b1: *bucket in table, b2: *bucket in table) -> u8[64] {\n"
     "\tif (b1.key == key) {\n"
@@ -46,6 +50,15 @@ static const char body[] =
     "offload bump%u(c: *ctr in counters, v: le64) {\n"
     "\tc.n = v;\n"
     "\tfetch_add(c.n, 1);\n"
+    "}\n"
+    "offload find%u(key: be24, head: *node in nodes) -> u8[64] {\n"
+    "\tlet p = head;\n"
+    "\twhile (p.key != key) bound 8 {\n"
+    "\t\tp = p.next;\n"
+    "\t}\n"
+    "\tif (p.key == key) {\n"
+    "\t\treturn p.value;\n"
+    "\t}\n"
     "}\n"
     "\n";
 
@@ -80,9 +93,9 @@ int main(void)
 		return 1;
 	fputs(header, f);
 	while (lines < TARGET_LINES) {
-		fprintf(f, body, groups, groups, groups);
+		fprintf(f, body, groups, groups, groups, groups);
 		groups++;
-		lines += 20;
+		lines += 29;
 	}
 	fclose(f);
 	for (int r = 0; r < RUNS; r++) {
@@ -114,7 +127,7 @@ int main(void)
 	}
 	double fe = median(fe_t, RUNS), full = median(full_t, RUNS);
 	printf("bench_backend: %u lines, %u offloads, %lu WQEs emitted, median of %d runs\n", lines,
-	       groups * 3, wqes, RUNS);
+	       groups * 4, wqes, RUNS);
 	printf("  front end (baseline)   %8.2f ms\n", fe * 1e3);
 	printf("  full compile           %8.2f ms  (%.0f lines/s)\n", full * 1e3, lines / full);
 	printf("  ratio full / front end %.2f\n", full / fe);
