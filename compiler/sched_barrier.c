@@ -183,7 +183,8 @@ static int schedule_lane(struct ir_prog *p, int lane, int *done, int *waits, int
 		p->oom = true;
 		return -1;
 	}
-	memcpy(orig, q->nodes, n * sizeof(int));
+	if (n)
+		memcpy(orig, q->nodes, n * sizeof(int));
 	for (unsigned i = 0; i < n; i++)
 		p->nodes[orig[i]].seq = (int)i;
 	struct walk w = {.p = p,
