@@ -9,3 +9,9 @@ test_cmd_dump_SRCS = tests/compiler/test_cmd_dump.c tests/chainobj/chain_fixture
 	compiler/cmd_dump.c $(DUMP_SRCS) $(FRONTEND_SRCS) $(BACKEND_SRCS)
 test_cmd_dump_LDLIBS = $(O)/gen/parser.o $(O)/gen/lexer.o
 $(O)/tests/test_cmd_dump: $(O)/gen/parser.o $(O)/gen/lexer.o
+
+TESTS += test_chainobj_compiled
+test_chainobj_compiled_SRCS = tests/compiler/test_chainobj_compiled.c $(DUMP_SRCS) \
+	$(FRONTEND_SRCS) $(BACKEND_SRCS)
+test_chainobj_compiled_LDLIBS = $(O)/gen/parser.o $(O)/gen/lexer.o
+$(O)/tests/test_chainobj_compiled: $(O)/gen/parser.o $(O)/gen/lexer.o
