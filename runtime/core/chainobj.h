@@ -41,6 +41,7 @@
 #define CHAINOBJ_MAX_REGION_SIZE  (1ull << 40)
 #define CHAINOBJ_MAX_SCRATCH      (1u << 20)
 #define CHAINOBJ_MAX_MSG          4096u /* client SEND payload / response bytes */
+#define CHAINOBJ_MAX_LOOPS        1024u /* loops in the verifier summary */
 
 /* Firmware profile the chain was compiled for (DESIGN contract 3). */
 enum chainobj_profile {

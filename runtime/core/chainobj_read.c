@@ -1021,19 +1021,24 @@ static int read_summary(struct rctx *r, yaml_node_t *n)
 		char name[CHAINOBJ_NAME_MAX + 1];
 		struct chainobj_loop *l;
 
-		snprintf(path, sizeof(path), "summary.loops[%u]", i);
-		rc = map_fields(r, m, path, lkeys, 3, lv);
+		if (i >= CHAINOBJ_MAX_LOOPS)
+			return RFAIL(r, CHAINOBJ_E_RANGE, m, "summary.loops", "more than %u loops",
+			             CHAINOBJ_MAX_LOOPS);
+#define LP(field) (snprintf(path, sizeof(path), "summary.loops[%u]" field, i), path)
+		rc = map_fields(r, m, LP(""), lkeys, 3, lv);
 		if (!rc)
-			rc = read_name(r, lv[0], path, name);
+			rc = read_name(r, lv[0], LP(".name"), name);
 		if (rc)
 			return rc;
 		l = chainobj_add_loop(r->o, name);
 		if (!l)
 			return NOMEM(r);
 		l->line = node_line(m);
-		rc = read_u32(r, lv[1], path, 1, CHAINOBJ_MAX_CQE, &l->bound);
+		rc = read_u32(r, lv[1], LP(".bound"), 1, CHAINOBJ_MAX_CQE, &l->bound);
 		if (!rc)
-			rc = read_u32(r, lv[2], path, 0, UINT32_MAX, &l->wr_per_iteration);
+			rc = read_u32(r, lv[2], LP(".wr-per-iteration"), 0, UINT32_MAX,
+			              &l->wr_per_iteration);
+#undef LP
 	}
 	if (!rc)
 		rc = seq_items(r, v[4], "summary.regions-touched", &it, &top);
@@ -1041,6 +1046,9 @@ static int read_summary(struct rctx *r, yaml_node_t *n)
 		yaml_node_t *m = node_at(r, *it), *tv[2];
 		struct chainobj_touch *t;
 
+		if (i >= CHAINOBJ_MAX_REGIONS)
+			return RFAIL(r, CHAINOBJ_E_RANGE, m, "summary.regions-touched",
+			             "more than %u entries", CHAINOBJ_MAX_REGIONS);
 		snprintf(path, sizeof(path), "summary.regions-touched[%u]", i);
 		t = chainobj_add_touch(r->o);
 		if (!t)

@@ -740,6 +740,11 @@ static int check_summary(struct vctx *v)
 	const struct chainobj *o = v->o;
 	const struct chainobj_summary *s = &o->summary;
 
+	if (s->n_loops > CHAINOBJ_MAX_LOOPS) {
+		VPATH(v, "summary.loops");
+		return VFAIL(v, CHAINOBJ_E_RANGE, 0, "%u loops (max %u)", s->n_loops,
+		             CHAINOBJ_MAX_LOOPS);
+	}
 	for (uint32_t i = 0; i < s->n_loops; i++) {
 		const struct chainobj_loop *l = &s->loops[i];
 		int rc;
@@ -760,6 +765,12 @@ static int check_summary(struct vctx *v)
 		if (t->region >= o->n_regions)
 			return VFAIL(v, CHAINOBJ_E_NAME, t->line, "region index %u does not exist",
 			             t->region);
+		/* (pigeonhole: this ends within n_regions + 1 entries) */
+		for (uint32_t k = 0; k < i; k++)
+			if (s->touched[k].region == t->region)
+				return VFAIL(v, CHAINOBJ_E_DUPLICATE, t->line,
+				             "region '%s' listed twice",
+				             o->regions[t->region].name);
 		if (!t->access || (t->access & ~o->regions[t->region].access))
 			return VFAIL(v, CHAINOBJ_E_RANGE, t->line,
 			             "access 0x%x beyond what region '%s' declares (0x%x)",

@@ -162,6 +162,9 @@ static const struct reject_case cases[] = {
      CHAINOBJ_E_UNKNOWN_KEY, "relocs[14].stride", "kind: qpn", "only go with counts"},
     {"offset: 3, recv", 0, "offset: 3, copies: 2, recv", CHAINOBJ_E_PARAM,
      "entries[0].params[1].width", "copies: 2", "bytes 3+16 do not fit the 11-byte message"},
+    {"    - {region: table, access: [read]}\n", 0,
+     "    - {region: table, access: [read]}\n    - {region: table, access: [read]}\n",
+     CHAINOBJ_E_DUPLICATE, "summary.regions-touched[1]", NULL, "region 'table' listed twice"},
     {"checksum: \"fnv1a64:", 0, "checksum: \"fnv1a64:zz", CHAINOBJ_E_TYPE, "checksum",
      "checksum:", "16 hex digits"},
 };
