@@ -265,6 +265,31 @@ static void expect_error(const char *src, enum ir_profile prof, const char *need
 	free(diag);
 }
 
+/* A loop must unroll within the budget (recycled loops are not built). */
+static void test_reject_loop_bound_too_large(void **state)
+{
+	(void)state;
+	expect_error("struct node { key: be24; pad: u8[5]; next: *node in nodes; value: u8[64]; }\n"
+	             "region nodes: node[4096] readonly;\n"
+	             "offload f(key: be24, head: *node in nodes) -> u8[64] {\n"
+	             "  let p = head;\n"
+	             "  while (p.key != key) bound 100 { p = p.next; }\n"
+	             "  if (p.key == key) { return p.value; }\n}\n",
+	             IR_PROFILE_RELAXED, "too large to unroll");
+}
+
+/* A loop inside a conditional is not lowered: rejected with the reason. */
+static void test_reject_loop_in_if(void **state)
+{
+	(void)state;
+	expect_error("struct node { key: be24; pad: u8[5]; next: *node in nodes; value: u8[64]; }\n"
+	             "region nodes: node[4096] readonly;\n"
+	             "offload f(key: be24, head: *node in nodes) -> u8[64] {\n"
+	             "  let p = head;\n"
+	             "  if (p.key == key) { while (p.key != key) bound 2 { p = p.next; } }\n}\n",
+	             IR_PROFILE_RELAXED, "top level");
+}
+
 static void test_reject_strict_if(void **state)
 {
 	(void)state;
@@ -315,6 +340,8 @@ int main(void)
 	    cmocka_unit_test(test_le_pointer_swapped),
 	    cmocka_unit_test(test_loop_walk_sequence),
 	    cmocka_unit_test(test_lib_list_find_compiles),
+	    cmocka_unit_test(test_reject_loop_bound_too_large),
+	    cmocka_unit_test(test_reject_loop_in_if),
 	    cmocka_unit_test(test_reject_strict_if),
 	    cmocka_unit_test(test_reject_wide_operand),
 	    cmocka_unit_test(test_reject_not_equal),
