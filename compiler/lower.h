@@ -70,8 +70,30 @@ struct lread {
 	unsigned n, cap;
 };
 
+enum lcond_kind {
+	LC_EQ,  /* arm iff lhs == rhs: NOP template, CAS swaps in the opcode */
+	LC_NE,  /* arm iff lhs != rhs: live template, CAS swaps in a NOP */
+	LC_GT,  /* arm iff lhs > rhs (unsigned): NOT, add, masked CAS on the carry */
+	LC_GE,  /* arm iff lhs >= rhs: the carry of rhs + ~lhs clear */
+};
+
+/* An order comparison's computed carry, shared by every effect it guards
+ * (both arms of an if/else): later guards add one scatter entry and one
+ * masked CAS. */
+struct lorder {
+	bool done;
+	int lane;
+	uint32_t s;     /* scratch pair S */
+	int carry_read; /* READ of S's carry bytes 1..7 (one per target), or -1 */
+	uint64_t taint;
+	bool flip; /* operands exchanged to put a constant on the complemented
+	            * side: the carry means the opposite */
+};
+
 struct lcond {
-	const struct ast_expr *lhs, *rhs; /* lhs == rhs, lowered again per guard */
+	const struct ast_expr *lhs, *rhs; /* lowered again per guard */
+	enum lcond_kind kind;
+	struct lorder *ord; /* LC_GT / LC_GE: shared carry (NULL: compute per guard) */
 	uint32_t width;
 	struct src_loc loc;
 };

@@ -306,12 +306,31 @@ static struct prism_wqe armed_view(const struct vctx *v, uint32_t q, uint32_t i)
 		const struct chainobj_patch *pt = &o->patches[k];
 		if (pt->target.queue != q || pt->target.ring != CHAINOBJ_RING_SQ ||
 		    pt->target.wqe != i || pt->target.offset != 0 ||
-		    pt->writer_ring != CHAINOBJ_RING_SQ || pt->kind != CHAINOBJ_PATCH_CAS)
+		    pt->writer_ring != CHAINOBJ_RING_SQ)
 			continue;
 		const struct prism_wqe *g = &v->d[pt->writer_queue][pt->writer_wqe].w;
-		/* the swap word is the host-endian integer of ctrl bytes 0-7 */
-		w.ctrl.opcode = (uint8_t)(g->atomic.swap >> 24);
-		w.ctrl.opmod = (uint8_t)g->atomic.swap;
+		/* a plain CAS swaps the whole word; a masked one (order
+		 * comparison) arms only if its swap mask covers the opcode byte */
+		if (pt->kind != CHAINOBJ_PATCH_CAS &&
+		    !(pt->kind == CHAINOBJ_PATCH_MASKED_CAS && g->atomic.size == 8 &&
+		      ((g->atomic.swap_mask >> 24) & 0xff) == 0xff))
+			continue;
+		/* the swap word is the host-endian integer of ctrl bytes 0-7:
+		 * decode the template again with the armed opcode and opmod, so
+		 * its segments (inline data, addresses) are seen as they run */
+		const struct chainobj_wqe *t = &o->queues[q].sq[i];
+		uint8_t buf[PRISM_WQE_MAX_BYTES];
+		struct prism_wqe_diag dg;
+		struct prism_wqe aw;
+		if (t->len > sizeof(buf))
+			break;
+		memcpy(buf, t->bytes, t->len);
+		buf[0] = (uint8_t)g->atomic.swap;
+		buf[3] = (uint8_t)(g->atomic.swap >> 24);
+		if (prism_wqe_decode(buf, t->len, &aw, &dg) > 0)
+			return aw;
+		w.ctrl.opcode = buf[3];
+		w.ctrl.opmod = buf[0];
 		break;
 	}
 	return w;
@@ -331,6 +350,14 @@ static bool client_field_ok(const struct chainobj *o, const struct prism_wqe *w,
 		uint32_t fo, fl;
 		if (prism_wqe_field_offset(w, allowed[i], &fo, &fl) == 0 && off >= fo &&
 		    off + len <= fo + fl)
+			return true;
+	}
+	/* the masks of a masked CAS (an order comparison complements an
+	 * operand by using it as the swap mask): they follow swap and compare */
+	if (w->ctrl.opcode == PRISM_OP_ATOMIC_MASKED_CS) {
+		uint32_t so, sl;
+		if (prism_wqe_field_offset(w, PRISM_FIELD_ATOMIC_SWAP, &so, &sl) == 0 &&
+		    off >= so + 2 * sl && off + len <= so + 4 * sl)
 			return true;
 	}
 	/* the QPN bytes of a control segment (relaxed conditional operand) */
