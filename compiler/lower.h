@@ -30,6 +30,9 @@ enum lval_kind {
 	LV_CONST, /* k */
 	LV_PHI,   /* after a loop: the value at whichever exit was taken (each
 	           * exit's writer patches the same sink; later ones never run) */
+	LV_FIELD, /* bytes that landed in a WQE field: node `read`, byte `off`,
+	           * written by node `field_writer` (copied by a loopback READ, so
+	           * every use sees the same snapshot) */
 };
 
 struct lval {
@@ -44,6 +47,7 @@ struct lval {
 	uint64_t k;
 	uint64_t taint;
 	int phi; /* LV_PHI: index into ctx->phis */
+	int field_writer;
 };
 
 /* One pick of a READ: bytes [off, off+width) of the data land at node
@@ -94,6 +98,7 @@ struct lcond {
 	const struct ast_expr *lhs, *rhs; /* lowered again per guard */
 	enum lcond_kind kind;
 	struct lorder *ord; /* LC_GT / LC_GE: shared carry (NULL: compute per guard) */
+	const struct lval *vals; /* [lhs, rhs] already lowered (cas_gt/cas_lt), or NULL */
 	uint32_t width;
 	struct src_loc loc;
 };
@@ -174,7 +179,11 @@ bool lower_if(struct lower_ctx *c, const struct ast_stmt *s);
 /* Guard effect node `x` with the active condition (no-op without one). */
 bool lower_guard(struct lower_ctx *c, int x);
 
+/* lower_atomic.c */
+bool lower_cas_order(struct lower_ctx *c, const struct ast_expr *e);
+
 /* lower_effects.c */
+bool lower_target_addr(struct lower_ctx *c, const struct ast_expr *t, int node, uint8_t op);
 bool lower_return(struct lower_ctx *c, const struct ast_stmt *s);
 bool lower_store(struct lower_ctx *c, const struct ast_stmt *s);
 bool lower_call_stmt(struct lower_ctx *c, const struct ast_expr *e);

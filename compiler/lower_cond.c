@@ -35,6 +35,17 @@
 #define ORDER_SWAP_MASK 0x00ffffffff0000ffull
 #define ORDER_CARRY_BYTES 7u /* S bytes 1..7 */
 
+/* Operand i (0 = lhs, 1 = rhs) of the active condition. */
+static bool cond_value(struct lower_ctx *c, int i, struct lval *out)
+{
+	const struct lcond *cd = c->cond;
+	if (cd->vals) {
+		*out = cd->vals[i];
+		return true;
+	}
+	return lower_value(c, i ? cd->rhs : cd->lhs, out);
+}
+
 /* The effect must come after its guards in the guard's own queue. */
 static void move_after_guards(struct lower_ctx *c, int x)
 {
@@ -102,7 +113,7 @@ static bool guard_eq(struct lower_ctx *c, int x, bool neg)
 	 * once, so a second guard needs its own copy (get_read shares what it
 	 * can) */
 	struct lval ta, cb;
-	if (!lower_value(c, cd->lhs, &ta) || !lower_value(c, cd->rhs, &cb))
+	if (!cond_value(c, 0, &ta) || !cond_value(c, 1, &cb))
 		return false;
 	/* target side (memory preferred: a READ scatter costs no RECV entry)
 	 * goes into X's ctrl; compare side into the CAS's compare field */
@@ -175,8 +186,7 @@ static bool order_carry(struct lower_ctx *c, bool gt, struct lorder *ord, uint64
 	struct ir_prog *p = c->p;
 	uint32_t w = cd->width;
 	struct lval xv, yv;
-	if (!lower_value(c, gt ? cd->lhs : cd->rhs, &xv) ||
-	    !lower_value(c, gt ? cd->rhs : cd->lhs, &yv))
+	if (!cond_value(c, gt ? 0 : 1, &xv) || !cond_value(c, gt ? 1 : 0, &yv))
 		return false;
 	uint64_t taint = xv.taint | yv.taint;
 	/* a constant X' moves to the complemented side, where it costs no
@@ -384,6 +394,7 @@ static bool cond_operands(struct lower_ctx *c, const struct ast_expr *e, struct 
 	bool sw = cond_map[e->u.binary.op].swap;
 	cd->kind = cond_map[e->u.binary.op].kind;
 	cd->ord = NULL;
+	cd->vals = NULL;
 	cd->lhs = sw ? r : l;
 	cd->rhs = sw ? l : r;
 	cd->width = wl;

@@ -131,7 +131,7 @@ bool lower_final_response(struct lower_ctx *c)
 }
 
 /* The target of a store / atomic: pointer delivered into raddr (offset 0). */
-static bool target_addr(struct lower_ctx *c, const struct ast_expr *t, int node, uint8_t op)
+bool lower_target_addr(struct lower_ctx *c, const struct ast_expr *t, int node, uint8_t op)
 {
 	struct ir_prog *p = c->p;
 	struct lval ptr;
@@ -175,7 +175,7 @@ bool lower_store(struct lower_ctx *c, const struct ast_stmt *s)
 	int id = w->id;
 	w->what = "store";
 	w->loc = s->loc;
-	if (!target_addr(c, t, id, PRISM_OP_RDMA_WRITE))
+	if (!lower_target_addr(c, t, id, PRISM_OP_RDMA_WRITE))
 		return false;
 	struct lval val;
 	if (!lower_value(c, v, &val))
@@ -226,6 +226,9 @@ bool lower_call_stmt(struct lower_ctx *c, const struct ast_expr *e)
 			return false;
 		}
 		break;
+	case AST_BUILTIN_CAS_GT:
+	case AST_BUILTIN_CAS_LT:
+		return lower_cas_order(c, e);
 	default:
 		lower_error(c, e->loc, "%s is not lowered yet",
 		            ast_builtin_table[e->u.call.fn].spelling);
@@ -237,7 +240,7 @@ bool lower_call_stmt(struct lower_ctx *c, const struct ast_expr *e)
 	int id = n->id;
 	n->what = op == PRISM_OP_ATOMIC_FA ? "fetch_add" : "cas";
 	n->loc = e->loc;
-	if (!target_addr(c, a0, id, op))
+	if (!lower_target_addr(c, a0, id, op))
 		return false;
 	uint32_t result = ir_scratch_alloc(p, 8, 8);
 	ir_sge_add(p, &p->nodes[id], ir_v(IR_V_SCRATCH_ADDR, 0, result), 8,

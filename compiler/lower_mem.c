@@ -366,14 +366,21 @@ static int copy_read(struct lower_ctx *c, int from, const struct lpick *pk, int 
 /* Copy bytes that already landed in a WQE field, appended to the current
  * lane (after a loop: the exits that wrote them ran before this lane). */
 static int copy_landed(struct lower_ctx *c, const struct lpick *pk, int target, uint32_t toff,
-                       bool reverse, uint64_t taint)
+                       bool reverse, uint64_t taint, int after)
 {
 	struct ir_prog *p = c->p;
-	/* before its target when the target is already in this lane */
-	struct ir_node *n = p->nodes[target].queue == c->lane
-	                        ? ir_insert(p, c->lane, (unsigned)p->nodes[target].pos,
-	                                    PRISM_OP_RDMA_READ, IR_ROLE_DATA)
-	                        : ir_append(p, c->lane, PRISM_OP_RDMA_READ, IR_ROLE_DATA);
+	/* right after the writer of the landed bytes when given (one barrier
+	 * then covers every WQE the copies rewrite), else before its target
+	 * when the target is already in this lane */
+	struct ir_node *n;
+	if (after >= 0 && p->nodes[after].queue == c->lane)
+		n = ir_insert(p, c->lane, (unsigned)p->nodes[after].pos + 1, PRISM_OP_RDMA_READ,
+		              IR_ROLE_DATA);
+	else if (p->nodes[target].queue == c->lane)
+		n = ir_insert(p, c->lane, (unsigned)p->nodes[target].pos, PRISM_OP_RDMA_READ,
+		              IR_ROLE_DATA);
+	else
+		n = ir_append(p, c->lane, PRISM_OP_RDMA_READ, IR_ROLE_DATA);
 	if (!n)
 		return -3;
 	int id = n->id;
@@ -505,7 +512,7 @@ int lower_deliver(struct lower_ctx *c, const struct lval *v, int target, uint32_
 			                   .toff = ph->landed_toff,
 			                   .reverse = ph->landed_reverse};
 			return copy_landed(c, &pk, target, toff, reverse != ph->landed_reverse,
-			                   v->taint);
+			                   v->taint, -1);
 		}
 		int last = -2;
 		for (unsigned i = 0; i < ph->n; i++) {
@@ -521,6 +528,17 @@ int lower_deliver(struct lower_ctx *c, const struct lval *v, int target, uint32_
 		ph->landed_reverse = reverse;
 		/* several writers: no single dependency to record */
 		return last == -2 ? -2 : -1;
+	}
+	case LV_FIELD: {
+		struct lpick pk = {.off = 0,
+		                   .width = v->width,
+		                   .target = v->read,
+		                   .toff = v->off,
+		                   .reverse = false};
+		int id = copy_landed(c, &pk, target, toff, reverse, v->taint, v->field_writer);
+		if (id >= 0 && v->field_writer >= 0)
+			ir_add_dep(c->p, v->field_writer, id);
+		return id;
 	}
 	case LV_CONST:
 	default:

@@ -420,6 +420,80 @@ static void test_reject_never_true(void **state)
 	             "constant for unsigned integers");
 }
 
+/* ---- cas_gt / cas_lt ------------------------------------------------------------ */
+
+/* cas_gt(c.n, 100): READ the old value into the CAS's compare field, copy
+ * it back from there (one snapshot for both uses), compare (the constant
+ * is complemented at compile time: 2 atomics + the carry READ), then the
+ * CAS that stores 100, armed only when 100 > old. */
+static void test_cas_gt_sequence(void **state)
+{
+	(void)state;
+	struct chainobj *o = compile_ok("struct ctr { n: le64; }\n"
+	                                "region counters: ctr[16] writable;\n"
+	                                "offload bump(c: *ctr in counters) { cas_gt(c.n, 100); }\n",
+	                                NULL);
+	assert_string_equal(be_ops(o, "w0"), "READ READ WAIT EN MFA READ MCAS WAIT EN NOP WAIT EN");
+	int w0 = be_queue(o, "w0");
+	struct prism_wqe x = decode(o, w0, 9), g = decode(o, w0, 6), cp = decode(o, w0, 1);
+	assert_int_equal(x.ctrl.opcode, PRISM_OP_NOP);
+	assert_int_equal(x.ctrl.ds, 4);                            /* a CAS's size */
+	assert_int_equal((g.atomic.swap >> 24) & 0xff, PRISM_OP_ATOMIC_CS); /* armed as a CAS */
+	assert_int_equal(g.atomic.compare, 0xffull << 32); /* 100 > old = not old > 99 */
+	/* the armed CAS stores 100 (swap) and compares with the READ's bytes */
+	uint32_t cmp_off = 0, cmp_len = 0;
+	struct prism_wqe armed = x;
+	armed.ctrl.opcode = PRISM_OP_ATOMIC_CS;
+	assert_int_equal(prism_wqe_field_offset(&armed, PRISM_FIELD_ATOMIC_COMPARE, &cmp_off,
+	                                        &cmp_len),
+	                 0);
+	unsigned into_cmp = 0;
+	for (uint32_t i = 0; i < o->n_patches; i++) {
+		const struct chainobj_patch *p = &o->patches[i];
+		if (p->kind == CHAINOBJ_PATCH_READ_SCATTER && p->target.queue == (uint32_t)w0 &&
+		    p->target.wqe == 9 && p->target.offset >= cmp_off &&
+		    p->target.offset < cmp_off + 8) {
+			assert_int_equal(p->writer_wqe, 0);
+			into_cmp += p->target.width;
+		}
+	}
+	assert_int_equal(into_cmp, 8); /* le64 old value, reversed byte by byte */
+	/* the copy READ reads the CAS's compare field (queue memory) */
+	assert_int_equal(cp.num_sge, 1);
+	assert_int_equal(cp.sge[0].byte_count, 8);
+	assert_int_equal(prism_ctrl_fence(&cp.ctrl), PRISM_FENCE_SMALL_AND_FENCE);
+	chainobj_free(o);
+}
+
+/* cas_lt with a client value: the complement takes the client bytes, the
+ * add the copied snapshot; both rewritten WQEs share one barrier. */
+static void test_cas_lt_one_barrier(void **state)
+{
+	(void)state;
+	struct chainobj *o = compile_ok("struct ctr { n: le64; }\n"
+	                                "region counters: ctr[16] writable;\n"
+	                                "offload low(c: *ctr in counters, v: le64) "
+	                                "{ cas_lt(c.n, v); }\n",
+	                                NULL);
+	assert_string_equal(be_ops(o, "w0"),
+	                    "READ READ READ WAIT EN MCAS MFA READ MCAS WAIT EN NOP WAIT EN");
+	chainobj_free(o);
+}
+
+static void test_reject_cas_gt_forms(void **state)
+{
+	(void)state;
+	expect_error("struct w { n: le32; }\nregion r: w[4] writable;\n"
+	             "offload f(p: *w in r, v: le32) { cas_gt(p.n, v); }\n",
+	             "8-byte places only");
+	expect_error("struct ctr { n: le64; }\nregion r: ctr[4] writable;\n"
+	             "offload f(p: *ctr in r, v: le64) { cas_gt(p.n, v, 255, 255); }\n",
+	             "masked cas_gt is not lowered yet");
+	expect_error("struct ctr { n: le64; k: le64; }\nregion r: ctr[4] writable;\n"
+	             "offload f(p: *ctr in r, v: le64) { if (p.k > v) { cas_lt(p.n, v); } }\n",
+	             "inside an `if`");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -431,6 +505,9 @@ int main(void)
 	    cmocka_unit_test(test_order_truth_lt),
 	    cmocka_unit_test(test_order_truth_ge),
 	    cmocka_unit_test(test_order_truth_le),
+	    cmocka_unit_test(test_cas_gt_sequence),
+	    cmocka_unit_test(test_cas_lt_one_barrier),
+	    cmocka_unit_test(test_reject_cas_gt_forms),
 	    cmocka_unit_test(test_reject_else_if),
 	    cmocka_unit_test(test_reject_and),
 	    cmocka_unit_test(test_reject_break_not_equal),

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * compiler/lower_atomic.c - PRISM's enhanced compare-and-swap (SOSP '21
+ * §3.3): cas_gt(place, v) stores v if v > *place, cas_lt if v < *place.
+ *
+ * Owns: lowering the statement form on an 8-byte place.  There is no such
+ * verb, so it is a plain CAS guarded by an order comparison (lower_cond.c):
+ *
+ *   READ  *place ──scatter──► X.compare          (the snapshot `old`)
+ *   READ  X.compare ─────────► the comparison's operand (same snapshot)
+ *   complement / add / carry READ / masked CAS arming X   (docs/ir.md)
+ *   X:    CAS place, compare = old, swap = v     (a NOP unless v > old)
+ *
+ * X compares with the very bytes the comparison used, so a writer that
+ * changes *place between the READ and X makes X fail instead of storing a
+ * value that is no longer greater: the store is atomic with respect to the
+ * comparison (it may fail spuriously under contention, like one try of a
+ * CAS loop).
+ *
+ * Must not: lower masked or 4/16/32-byte forms (rejected with the reason),
+ * or nest inside another condition.
+ */
+#include "compiler/lower.h"
+
+bool lower_cas_order(struct lower_ctx *c, const struct ast_expr *e)
+{
+	struct ir_prog *p = c->p;
+	bool gt = e->u.call.fn == AST_BUILTIN_CAS_GT;
+	const char *name = gt ? "cas_gt" : "cas_lt";
+	const struct ast_expr *place = e->u.call.args;
+	const struct ast_expr *v = place ? place->arg_next : NULL;
+	if (!place || !v)
+		return false;
+	if (e->u.call.nargs > 2) {
+		lower_error(c, e->loc,
+		            "masked %s is not lowered yet (the comparison would need the masked "
+		            "bits gathered into one integer)",
+		            name);
+		return false;
+	}
+	if (c->cond) {
+		lower_error(c, e->loc,
+		            "%s inside an `if` is not lowered yet (it needs chained guards)", name);
+		return false;
+	}
+	if (c->p->profile == IR_PROFILE_STRICT) {
+		lower_error(c, e->loc,
+		            "profile strict: %s arms its CAS through the QPN bytes of the "
+		            "control segment, which stock firmware checks; compile with --profile "
+		            "relaxed",
+		            name);
+		return false;
+	}
+	unsigned w = place->type ? (unsigned)place->type->size : 0;
+	if (w != 8) {
+		lower_error(c, e->loc,
+		            "%s is lowered on 8-byte places only (a plain CAS stores the value); "
+		            "this place has %u bytes",
+		            name, w);
+		return false;
+	}
+	struct lval old, val;
+	if (!lower_value(c, place, &old) || !lower_value(c, v, &val))
+		return false;
+	if (old.kind != LV_MEM) {
+		lower_error(c, place->loc, "%s needs a place in region memory", name);
+		return false;
+	}
+
+	/* X: the CAS that stores v, compare = old (from the READ) */
+	struct ir_node *x = ir_append(p, c->lane, PRISM_OP_ATOMIC_CS, IR_ROLE_DATA);
+	if (!x)
+		return false;
+	int xid = x->id;
+	x->what = name;
+	x->loc = e->loc;
+	if (!lower_target_addr(c, place, xid, PRISM_OP_ATOMIC_CS))
+		return false;
+	uint32_t result = ir_scratch_alloc(p, 8, 8);
+	ir_sge_add(p, &p->nodes[xid], ir_v(IR_V_SCRATCH_ADDR, 0, result), 8,
+	           ir_v(IR_V_SCRATCH_LKEY, 0, 0));
+	uint32_t cmp = lower_field_off(PRISM_OP_ATOMIC_CS, PRISM_FIELD_ATOMIC_COMPARE, 8);
+	uint32_t swp = lower_field_off(PRISM_OP_ATOMIC_CS, PRISM_FIELD_ATOMIC_SWAP, 8);
+	/* the fields hold be64 of the host-endian integer */
+	p->nodes[xid].compare = ir_v(IR_V_RUNTIME, 0, 0);
+	int wold = lower_deliver(c, &old, xid, cmp, !old.be);
+	if (wold < 0)
+		return false;
+	if (val.kind == LV_CONST) {
+		p->nodes[xid].swap = IR_CONST(val.k);
+	} else {
+		p->nodes[xid].swap = ir_v(IR_V_RUNTIME, 0, 0);
+		if (lower_deliver(c, &val, xid, swp, !val.be) < -1)
+			return false;
+	}
+
+	/* the comparison reads `old` back from X's compare field (big-endian
+	 * integer there): the same snapshot X compares with */
+	struct lval snap = {.kind = LV_FIELD,
+	                    .read = xid,
+	                    .off = cmp,
+	                    .width = 8,
+	                    .be = true,
+	                    .region = -1,
+	                    .taint = old.taint,
+	                    .field_writer = wold};
+	if (val.kind == LV_CONST)
+		val.width = 8;
+	struct lval vals[2];
+	struct lorder ord = {.done = false, .carry_read = -1};
+	struct lcond cd = {.lhs = gt ? v : place,
+	                   .rhs = gt ? place : v,
+	                   .kind = LC_GT,
+	                   .ord = &ord,
+	                   .vals = vals,
+	                   .width = 8,
+	                   .loc = e->loc};
+	/* cas_gt: v > old; cas_lt: v < old = old > v */
+	vals[0] = gt ? val : snap;
+	vals[1] = gt ? snap : val;
+	c->cond = &cd;
+	bool ok = lower_guard(c, xid);
+	c->cond = NULL;
+	return ok && !p->oom;
+}
