@@ -181,6 +181,7 @@ bool lower_guard(struct lower_ctx *c, int x);
 
 /* lower_atomic.c */
 bool lower_cas_order(struct lower_ctx *c, const struct ast_expr *e);
+bool lower_cas_stmt(struct lower_ctx *c, const struct ast_expr *e);
 
 /* lower_effects.c */
 bool lower_target_addr(struct lower_ctx *c, const struct ast_expr *t, int node, uint8_t op);

@@ -123,3 +123,113 @@ bool lower_cas_order(struct lower_ctx *c, const struct ast_expr *e)
 	c->cond = NULL;
 	return ok && !p->oom;
 }
+
+static uint64_t bswap(uint64_t k, unsigned w)
+{
+	uint64_t r = 0;
+	for (unsigned i = 0; i < w; i++)
+		r = r << 8 | ((k >> (8 * i)) & 0xff);
+	return r;
+}
+
+/*
+ * cas(place, expect, new [, cmp_mask, swap_mask]): plain CAS (8 bytes, no
+ * masks) or mlx5 masked CAS (4, 8, 16, 32 bytes).  Operands are in the
+ * place's byte order (the checker enforces it).  What the NIC compares:
+ *   - 8 bytes: the target read as a host (little-endian) integer; each
+ *     field holds be64 of that integer, so an operand's bytes (in memory
+ *     order) land reversed, and a constant of a big-endian place is
+ *     byte-swapped;
+ *   - 4, 16, 32 bytes: big-endian in memory, fields in memory order: the
+ *     bytes land as they are; a constant of a little-endian 4-byte place is
+ *     byte-swapped.
+ * 16/32-byte operands are aggregates (no constants wider than 8 bytes).
+ */
+bool lower_cas_stmt(struct lower_ctx *c, const struct ast_expr *e)
+{
+	struct ir_prog *p = c->p;
+	const struct ast_expr *args[5] = {0};
+	unsigned n = 0;
+	for (const struct ast_expr *a = e->u.call.args; a && n < 5; a = a->arg_next)
+		args[n++] = a;
+	bool masked = n == 5;
+	if (n != 3 && n != 5) {
+		lower_error(c, e->loc, "cas takes 3 or 5 arguments");
+		return false;
+	}
+	const struct ast_expr *place = args[0];
+	unsigned w = place->type ? (unsigned)place->type->size : 0;
+	if (!masked && w != 8) {
+		lower_error(c, e->loc,
+		            "a cas without masks is the 8-byte verb; this place has %u bytes (give "
+		            "both masks for a masked cas of 4, 16 or 32 bytes)",
+		            w);
+		return false;
+	}
+	if (w != 4 && w != 8 && w != 16 && w != 32) {
+		lower_error(c, e->loc, "a masked cas works on 4, 8, 16 or 32 bytes, not %u", w);
+		return false;
+	}
+	bool le = ast_type_order(place->type) == AST_ORDER_LE;
+	uint8_t op = masked ? PRISM_OP_ATOMIC_MASKED_CS : PRISM_OP_ATOMIC_CS;
+	struct ir_node *x = ir_append(p, c->lane, op, IR_ROLE_DATA);
+	if (!x)
+		return false;
+	int id = x->id;
+	x->what = masked ? "masked cas" : "cas";
+	x->loc = e->loc;
+	if (masked) {
+		x->asize = (uint8_t)w;
+		x->opmod = (uint8_t)PRISM_MASKED_OPMOD(w == 4 ? 2 : w == 8 ? 3 : w == 16 ? 4 : 5);
+	}
+	if (!lower_target_addr(c, place, id, op))
+		return false;
+	uint32_t result = ir_scratch_alloc(p, w, w > 8 ? 16 : 8);
+	ir_sge_add(p, &p->nodes[id], ir_v(IR_V_SCRATCH_ADDR, 0, result), w,
+	           ir_v(IR_V_SCRATCH_LKEY, 0, 0));
+	uint32_t base = lower_field_off(op, PRISM_FIELD_ATOMIC_SWAP, masked ? (uint8_t)w : 8);
+	/* argument -> field: expect = compare (base + w), new = swap (base),
+	 * cmp_mask = base + 3w, swap_mask = base + 2w */
+	static const unsigned arg_field[5] = {0, 1, 0, 3, 2};
+	for (unsigned i = 1; i < n; i++) {
+		struct lval v;
+		if (!lower_value(c, args[i], &v))
+			return false;
+		struct ir_node *xn = &p->nodes[id];
+		unsigned f = arg_field[i];
+		struct ir_val *dst = f == 0   ? &xn->swap
+		                     : f == 1 ? &xn->compare
+		                     : f == 2 ? &xn->swap_mask
+		                              : &xn->compare_mask;
+		uint8_t *bytes = f == 0   ? xn->swap_bytes
+		                 : f == 1 ? xn->compare_bytes
+		                 : f == 2 ? xn->swap_mask_bytes
+		                          : xn->compare_mask_bytes;
+		if (v.kind == LV_CONST) {
+			if (w > 8) {
+				lower_error(c, args[i]->loc,
+				            "a %u-byte cas takes aggregate operands, not constants", w);
+				return false;
+			}
+			uint64_t k = v.k;
+			if (w < 8 && (k >> (8 * w)) != 0) {
+				lower_error(c, args[i]->loc, "the constant does not fit %u bytes", w);
+				return false;
+			}
+			/* the integer the NIC sees for these memory bytes */
+			if ((w == 8 && !le) || (w == 4 && le))
+				k = bswap(k, w);
+			*dst = IR_CONST(k);
+			(void)bytes;
+			continue;
+		}
+		if (v.width != w) {
+			lower_error(c, args[i]->loc, "cas operands have the place's %u bytes", w);
+			return false;
+		}
+		*dst = ir_v(IR_V_RUNTIME, 0, 0);
+		if (lower_deliver(c, &v, id, base + f * w, w == 8) < -1)
+			return false;
+	}
+	return lower_guard(c, id);
+}

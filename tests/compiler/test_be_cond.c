@@ -494,6 +494,100 @@ static void test_reject_cas_gt_forms(void **state)
 	             "inside an `if`");
 }
 
+/* ---- masked cas --------------------------------------------------------------- */
+
+#define MHDR                                                                                       \
+	"struct w4 { n: be32; }\nstruct w8 { n: le64; }\nstruct b8 { n: be64; }\n"                 \
+	"struct w16 { a: u8[16]; }\n"                                                              \
+	"region r4: w4[4] writable;\nregion r8: w8[4] writable;\nregion rb: b8[4] writable;\n"     \
+	"region r16: w16[4] writable;\n"
+
+/* Client bytes that land in `wq` of w0: total width per field offset. */
+static unsigned recv_bytes_at(const struct chainobj *o, unsigned wqe, uint32_t off, uint32_t len)
+{
+	int w0 = be_queue(o, "w0");
+	unsigned n = 0;
+	for (uint32_t i = 0; i < o->n_patches; i++) {
+		const struct chainobj_patch *p = &o->patches[i];
+		if (p->kind == CHAINOBJ_PATCH_RECV_SCATTER && p->target.queue == (uint32_t)w0 &&
+		    p->target.wqe == wqe && p->target.offset >= off &&
+		    p->target.offset + p->target.width <= off + len)
+			n += p->target.width;
+	}
+	return n;
+}
+
+/* 4-byte masked cas: opmod 0x08, constants in the template as the
+ * big-endian integers the NIC compares, the client value in the swap field
+ * in memory order (one 4-byte entry). */
+static void test_masked_cas_4(void **state)
+{
+	(void)state;
+	struct chainobj *o = compile_ok(MHDR "offload m(p: *w4 in r4, v: be32) "
+	                                     "{ cas(p.n, 0, v, 0xffff0000, 0x0000ffff); }\n",
+	                                NULL);
+	assert_string_equal(be_ops(o, "w0"), "MCAS WAIT EN");
+	struct prism_wqe m = decode(o, be_queue(o, "w0"), 0);
+	assert_int_equal(m.atomic.size, 4);
+	assert_int_equal(m.ctrl.opmod, PRISM_MASKED_OPMOD(2));
+	assert_int_equal(m.atomic.compare_mask, 0xffff0000u);
+	assert_int_equal(m.atomic.swap_mask, 0x0000ffffu);
+	assert_int_equal(m.atomic.compare, 0);
+	uint32_t so, sl;
+	assert_int_equal(prism_wqe_field_offset(&m, PRISM_FIELD_ATOMIC_SWAP, &so, &sl), 0);
+	assert_int_equal(sl, 4);
+	assert_int_equal(recv_bytes_at(o, 0, so, 4), 4);
+	chainobj_free(o);
+}
+
+/* 16-byte masked cas on an aggregate: all four operands from the client,
+ * 16 bytes each, in memory order (swap, compare, swap mask, compare mask). */
+static void test_masked_cas_16(void **state)
+{
+	(void)state;
+	struct chainobj *o = compile_ok(
+	    MHDR "offload m(p: *w16 in r16, e: u8[16], v: u8[16], cm: u8[16], sm: u8[16]) "
+	         "{ cas(p.a, e, v, cm, sm); }\n",
+	    NULL);
+	assert_string_equal(be_ops(o, "w0"), "MCAS WAIT EN");
+	struct prism_wqe m = decode(o, be_queue(o, "w0"), 0);
+	assert_int_equal(m.atomic.size, 16);
+	uint32_t so, sl;
+	assert_int_equal(prism_wqe_field_offset(&m, PRISM_FIELD_ATOMIC_SWAP, &so, &sl), 0);
+	for (unsigned f = 0; f < 4; f++)
+		assert_int_equal(recv_bytes_at(o, 0, so + 16 * f, 16), 16);
+	chainobj_free(o);
+}
+
+/* An 8-byte cas on a big-endian place: the NIC compares the host-endian
+ * integer of the memory bytes, so constants are byte-swapped and client
+ * bytes land reversed. */
+static void test_cas_be_place_constant(void **state)
+{
+	(void)state;
+	struct chainobj *o =
+	    compile_ok(MHDR "offload m(p: *b8 in rb) { cas(p.n, 5, 6); }\n", NULL);
+	struct prism_wqe m = decode(o, be_queue(o, "w0"), 0);
+	assert_int_equal(m.ctrl.opcode, PRISM_OP_ATOMIC_CS);
+	assert_int_equal(m.atomic.compare, 0x0500000000000000ull);
+	assert_int_equal(m.atomic.swap, 0x0600000000000000ull);
+	chainobj_free(o);
+	o = compile_ok(MHDR "offload m(p: *w8 in r8) { cas(p.n, 5, 6, 255, 255); }\n", NULL);
+	m = decode(o, be_queue(o, "w0"), 0);
+	assert_int_equal(m.ctrl.opcode, PRISM_OP_ATOMIC_MASKED_CS);
+	assert_int_equal(m.atomic.size, 8);
+	assert_int_equal(m.atomic.compare, 5);
+	assert_int_equal(m.atomic.compare_mask, 255);
+	chainobj_free(o);
+}
+
+static void test_reject_cas_forms(void **state)
+{
+	(void)state;
+	expect_error(MHDR "offload m(p: *w4 in r4) { cas(p.n, 0, 1); }\n",
+	             "a cas without masks is the 8-byte verb");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -508,6 +602,10 @@ int main(void)
 	    cmocka_unit_test(test_cas_gt_sequence),
 	    cmocka_unit_test(test_cas_lt_one_barrier),
 	    cmocka_unit_test(test_reject_cas_gt_forms),
+	    cmocka_unit_test(test_masked_cas_4),
+	    cmocka_unit_test(test_masked_cas_16),
+	    cmocka_unit_test(test_cas_be_place_constant),
+	    cmocka_unit_test(test_reject_cas_forms),
 	    cmocka_unit_test(test_reject_else_if),
 	    cmocka_unit_test(test_reject_and),
 	    cmocka_unit_test(test_reject_break_not_equal),
