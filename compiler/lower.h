@@ -16,6 +16,9 @@
 #include "compiler/diag.h"
 #include "compiler/ir.h"
 
+/* Slots of a free list's region (8-byte cursor, then 8-byte slots). */
+#define LOWER_FREELIST_SLOTS 4096u
+
 /* Lower offload `off` of a checked program.  Returns the IR, or NULL with
  * errors in `d` (or on allocation failure, with d->oom). */
 struct ir_prog *lower_offload(struct diag_ctx *d, const struct ast_program *prog,
@@ -30,6 +33,8 @@ enum lval_kind {
 	LV_CONST, /* k */
 	LV_PHI,   /* after a loop: the value at whichever exit was taken (each
 	           * exit's writer patches the same sink; later ones never run) */
+	LV_SCRATCH, /* bytes in scratch at `off` (an atomic's returned value),
+	             * written by node `field_writer` */
 	LV_FIELD, /* bytes that landed in a WQE field: node `read`, byte `off`,
 	           * written by node `field_writer` (copied by a loopback READ, so
 	           * every use sees the same snapshot) */
@@ -182,6 +187,7 @@ bool lower_guard(struct lower_ctx *c, int x);
 /* lower_atomic.c */
 bool lower_cas_order(struct lower_ctx *c, const struct ast_expr *e);
 bool lower_cas_stmt(struct lower_ctx *c, const struct ast_expr *e);
+bool lower_alloc(struct lower_ctx *c, const struct ast_expr *e, struct lval *out);
 
 /* lower_effects.c */
 bool lower_target_addr(struct lower_ctx *c, const struct ast_expr *t, int node, uint8_t op);

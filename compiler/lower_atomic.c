@@ -233,3 +233,65 @@ bool lower_cas_stmt(struct lower_ctx *c, const struct ast_expr *e)
 	}
 	return lower_guard(c, id);
 }
+
+/*
+ * alloc(list): PRISM ALLOCATE (§3.2).  A free list is a region of its own,
+ * named after the list (docs/ir.md, "Free lists"):
+ *
+ *   offset 0   le64 cursor: the address of the next free slot
+ *   offset 8   slots: be64 pointers to buffers in the list's region
+ *
+ * The server posts buffers by writing slot pointers and pointing the cursor
+ * at the first posted slot.  The chain pops one:
+ *
+ *   FETCH_ADD cursor += 8  ──returned value──► scratch T       (le64 address)
+ *   READ T (8 one-byte entries, reversed) ──► READ2.raddr      (big-endian)
+ *   READ2 the slot (list key)  ──scatter──► wherever the buffer pointer is used
+ *
+ * A cursor past the last slot makes READ2 fail its key's bounds check (a
+ * remote access error), so an empty list stops the chain instead of reading
+ * outside the list.  The result is the buffer pointer (`*T in R`).
+ */
+bool lower_alloc(struct lower_ctx *c, const struct ast_expr *e, struct lval *out)
+{
+	struct ir_prog *p = c->p;
+	const struct ast_freelist *fl = e->u.call.freelist;
+	if (!fl || !fl->region) {
+		lower_error(c, e->loc, "alloc needs a declared free list");
+		return false;
+	}
+	int list = -1;
+	for (unsigned i = 0; i < p->n_regions; i++)
+		if (p->regions[i].name == fl->name)
+			list = (int)i;
+	if (list < 0) {
+		lower_error(c, e->loc, "free list '%s' has no region", fl->name);
+		return false;
+	}
+	struct ir_node *fa = ir_append(p, c->lane, PRISM_OP_ATOMIC_FA, IR_ROLE_DATA);
+	if (!fa)
+		return false;
+	int fid = fa->id;
+	fa->what = "alloc: pop the cursor";
+	fa->loc = e->loc;
+	fa->raddr = ir_v(IR_V_REGION_ADDR, list, 0);
+	fa->rkey = ir_v(IR_V_REGION_RKEY, list, 0);
+	fa->swap = IR_CONST(8);
+	p->regions[list].access_used |= 4u | 1u; /* atomic, read */
+	uint32_t t = ir_scratch_alloc(p, 8, 8);
+	ir_sge_add(p, fa, ir_v(IR_V_SCRATCH_ADDR, 0, t), 8, ir_v(IR_V_SCRATCH_LKEY, 0, 0));
+	/* the slot address: a pointer into the list region, held in scratch */
+	struct lval slot = {.kind = LV_SCRATCH,
+	                    .read = -1,
+	                    .off = t,
+	                    .width = 8,
+	                    .be = false,
+	                    .region = list,
+	                    .field_writer = fid};
+	if (!lower_mem_lval(c, &slot, 0, 8, out))
+		return false;
+	/* the slot holds a be64 pointer into the list's buffer region */
+	out->be = true;
+	out->region = (int)fl->region->index;
+	return true;
+}

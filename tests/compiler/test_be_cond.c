@@ -588,6 +588,51 @@ static void test_reject_cas_forms(void **state)
 	             "a cas without masks is the 8-byte verb");
 }
 
+/* ---- alloc ---------------------------------------------------------------------- */
+
+/* PRISM ALLOCATE: FETCH_ADD the list cursor (+8) into scratch, a READ
+ * byte-swaps the returned address into the slot READ's raddr, the slot's
+ * be64 pointer lands in the WRITE that fills the buffer.  The free list is
+ * a region of its own (cursor + slots), keyed separately. */
+static void test_alloc_sequence(void **state)
+{
+	(void)state;
+	struct chainobj *o =
+	    compile_ok("struct object { version: le64; len: be32; data: u8[52]; }\n"
+	               "region heap size 16 MiB writable;\n"
+	               "freelist objects: object in heap;\n"
+	               "offload put(version: le64) {\n"
+	               "  let buf = alloc(objects);\n  buf.version = version;\n}\n",
+	               NULL);
+	assert_string_equal(be_ops(o, "w0"), "FA READ WAIT EN READ WAIT EN WRITE WAIT EN");
+	int w0 = be_queue(o, "w0");
+	int list = chainobj_find_region(o, "objects");
+	assert_true(list >= 0);
+	assert_int_equal(o->regions[list].size, 8 + 8 * 4096);
+	struct prism_wqe fa = decode(o, w0, 0), cp = decode(o, w0, 1);
+	assert_int_equal(fa.atomic.swap, 8);
+	assert_int_equal(cp.num_sge, 8); /* le64 address -> be64 raddr */
+	assert_int_equal(prism_ctrl_fence(&cp.ctrl), PRISM_FENCE_SMALL_AND_FENCE);
+	/* the FA and the slot READ use the list's key; the WRITE the heap's */
+	unsigned list_keys = 0, heap_keys = 0;
+	int heap = chainobj_find_region(o, "heap");
+	for (uint32_t i = 0; i < o->n_relocs; i++) {
+		const struct chainobj_reloc *r = &o->relocs[i];
+		if (r->site.queue != (uint32_t)w0 || r->kind != CHAINOBJ_RELOC_REGION_RKEY)
+			continue;
+		if (r->target == (uint32_t)list) {
+			assert_true(r->site.wqe == 0 || r->site.wqe == 4);
+			list_keys++;
+		} else if (r->target == (uint32_t)heap) {
+			assert_int_equal(r->site.wqe, 7);
+			heap_keys++;
+		}
+	}
+	assert_int_equal(list_keys, 2);
+	assert_int_equal(heap_keys, 1);
+	chainobj_free(o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -606,6 +651,7 @@ int main(void)
 	    cmocka_unit_test(test_masked_cas_16),
 	    cmocka_unit_test(test_cas_be_place_constant),
 	    cmocka_unit_test(test_reject_cas_forms),
+	    cmocka_unit_test(test_alloc_sequence),
 	    cmocka_unit_test(test_reject_else_if),
 	    cmocka_unit_test(test_reject_and),
 	    cmocka_unit_test(test_reject_break_not_equal),
