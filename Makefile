@@ -22,6 +22,8 @@
 #   BENCHES       benchmark programs: name, with <name>_SRCS
 #   DEMO_STEPS    shell commands run in order by `make demo`
 
+.DEFAULT_GOAL := all
+
 VERSION      := 0.1.0
 SOVERSION    := 0
 PREFIX       ?= /usr/local
