@@ -38,9 +38,13 @@ struct dump_stats {
 	double predicted_us; /* cx5 sequential model, see dump_stats.c */
 };
 
-/* The cx5 cost profile used by the prediction (RedN Fig. 7/8, Table 3). */
+/*
+ * The numbers the prediction uses, taken from a sim cost profile
+ * (profiles/<name>.yaml, RedN Fig. 7/8 and Table 3 for cx5): one source of
+ * truth for `dump --stats` and the software NIC's virtual clock.
+ */
 struct dump_cost_profile {
-	const char *name;
+	char name[32];
 	double noop_us;        /* one NOOP chain */
 	double wq_ordered_us;  /* each further WQ-ordered WR */
 	double completion_us;  /* each completion-ordered step (WAIT) */
@@ -49,7 +53,14 @@ struct dump_cost_profile {
 	double read_atomic_us; /* a READ or atomic instead of a NOOP */
 };
 
-extern const struct dump_cost_profile dump_cx5;
+/*
+ * Fill @out from the built-in sim profile @name ("cx5").  Returns 0, or a
+ * negative errno with @err (may be NULL) holding the loader's message.
+ */
+int dump_cost_profile_builtin(const char *name, struct dump_cost_profile *out, char *err,
+                              size_t errlen);
+/* The cx5 profile, loaded once; never NULL (the built-in text is fixed). */
+const struct dump_cost_profile *dump_cost_cx5(void);
 
 void dump_compute_stats(const struct chainobj *o, const struct dump_cost_profile *cost,
                         struct dump_stats *st);

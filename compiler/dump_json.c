@@ -222,7 +222,7 @@ static void jsummary(FILE *f, const struct chainobj *o)
 		jaccess(f, s->touched[i].access);
 		fputc('}', f);
 	}
-	dump_compute_stats(o, &dump_cx5, &st);
+	dump_compute_stats(o, dump_cost_cx5(), &st);
 	fprintf(
 	    f,
 	    "]},\n\"stats\":{\"wqes\":%u,\"recvs\":%u,\"copy\":%u,\"atomic\":%u,\"ordering\":%u,"
@@ -230,7 +230,7 @@ static void jsummary(FILE *f, const struct chainobj *o)
 	    "\"signaled\":%u,\"fenced\":%u,\"profile\":\"%s\",\"predicted_us\":%.2f}\n",
 	    st.wqes, st.recvs, st.by_class[PRISM_CLASS_COPY], st.by_class[PRISM_CLASS_ATOMIC],
 	    st.by_class[PRISM_CLASS_ORDERING], st.wq_ordered, st.completion_ordered,
-	    st.doorbell_ordered, st.signaled, st.fenced, dump_cx5.name, st.predicted_us);
+	    st.doorbell_ordered, st.signaled, st.fenced, dump_cost_cx5()->name, st.predicted_us);
 }
 
 int dump_json(FILE *f, const struct chainobj *o, unsigned flags)

@@ -3,8 +3,7 @@
  * compiler/dump_stats.c - per-invocation statistics and the predicted
  * latency of a chain object (`prismc dump --stats`).
  *
- * Owns: the cx5 cost constants used here, the ordering classification and
- * the latency model:
+ * Owns: the ordering classification and the latency model:
  *
  *   latency = NOOP                                   (the first WR)
  *           + wq_ordered_us   * (WQ-ordered WRs - 1)
@@ -15,27 +14,50 @@
  *
  * i.e. RedN's microbenchmark increments (Fig. 7/8, Table 3) summed along
  * the chain as if it ran sequentially: an upper bound when lanes overlap.
- * The constants are a copy of the cx5 profile of DESIGN contract 6; the
- * sim's profile loader (profiles/cx5.yaml) is the source of truth once it
- * lands, and this table should then be read from it.
+ * The numbers come from the sim's cost profile (runtime/sim/cost_profile.h,
+ * profiles/cx5.yaml), the same one the software NIC's virtual clock uses.
  *
  * Must not: decode bytes except through the codec.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include <prism/wqe.h>
 
 #include "compiler/dump.h"
+#include "sim/cost_profile.h"
 
-const struct dump_cost_profile dump_cx5 = {
-    .name = "cx5",
-    .noop_us = 1.21,
-    .wq_ordered_us = 0.17,
-    .completion_us = 0.19,
-    .doorbell_us = 0.54,
-    .write_us = 1.6,
-    .read_atomic_us = 1.8,
-};
+int dump_cost_profile_builtin(const char *name, struct dump_cost_profile *out, char *err,
+                              size_t errlen)
+{
+	struct sim_cost_profile p;
+	struct sim_cost_diag diag;
+	int rc = sim_cost_profile_builtin(name, &p, &diag);
+
+	if (rc < 0) {
+		if (err && errlen)
+			snprintf(err, errlen, "%s", diag.msg);
+		return rc;
+	}
+	memset(out, 0, sizeof(*out));
+	snprintf(out->name, sizeof(out->name), "%s", p.name);
+	out->noop_us = p.latency_ns[SIM_VERB_NOP] / 1000.0;
+	out->wq_ordered_us = p.chain_ns[SIM_ORDER_WQ] / 1000.0;
+	out->completion_us = p.chain_ns[SIM_ORDER_COMPLETION] / 1000.0;
+	out->doorbell_us = p.chain_ns[SIM_ORDER_DOORBELL] / 1000.0;
+	out->write_us = p.latency_ns[SIM_VERB_WRITE] / 1000.0;
+	out->read_atomic_us = p.latency_ns[SIM_VERB_READ] / 1000.0;
+	return 0;
+}
+
+const struct dump_cost_profile *dump_cost_cx5(void)
+{
+	static struct dump_cost_profile cx5;
+
+	if (!cx5.name[0] && dump_cost_profile_builtin("cx5", &cx5, NULL, 0) < 0)
+		snprintf(cx5.name, sizeof(cx5.name), "cx5 (unavailable)");
+	return &cx5;
+}
 
 static bool is_write(uint8_t op)
 {
@@ -108,9 +130,10 @@ void dump_compute_stats(const struct chainobj *o, const struct dump_cost_profile
 
 int dump_stats_text(FILE *f, const struct chainobj *o)
 {
+	const struct dump_cost_profile *cx5 = dump_cost_cx5();
 	struct dump_stats st;
 
-	dump_compute_stats(o, &dump_cx5, &st);
+	dump_compute_stats(o, cx5, &st);
 	fprintf(f, "program %s: %u queues, %u CQs, %u send WQEs, %u receive WQEs per invocation\n",
 	        o->program, o->n_queues, o->n_cqs, st.wqes, st.recvs);
 	fprintf(f, "by class: copy %u, atomic %u, ordering %u\n", st.by_class[PRISM_CLASS_COPY],
@@ -125,10 +148,10 @@ int dump_stats_text(FILE *f, const struct chainobj *o)
 	    f,
 	    "predicted latency (%s, sequential model): %.2f us = %.2f noop + %u x %.2f wq + %u x "
 	    "%.2f completion + %u x %.2f doorbell + %u x %.2f write + %u x %.2f read/atomic\n",
-	    dump_cx5.name, st.predicted_us, dump_cx5.noop_us, st.wq_ordered ? st.wq_ordered - 1 : 0,
-	    dump_cx5.wq_ordered_us, st.completion_ordered, dump_cx5.completion_us,
-	    st.doorbell_ordered, dump_cx5.doorbell_us, st.writes,
-	    dump_cx5.write_us - dump_cx5.noop_us, st.reads_atomics,
-	    dump_cx5.read_atomic_us - dump_cx5.noop_us);
+	    cx5->name, st.predicted_us, cx5->noop_us, st.wq_ordered ? st.wq_ordered - 1 : 0,
+	    cx5->wq_ordered_us, st.completion_ordered, cx5->completion_us,
+	    st.doorbell_ordered, cx5->doorbell_us, st.writes,
+	    cx5->write_us - cx5->noop_us, st.reads_atomics,
+	    cx5->read_atomic_us - cx5->noop_us);
 	return ferror(f) ? -1 : 0;
 }

@@ -150,7 +150,7 @@ static void test_latency_model(void **state)
 	struct dump_stats st;
 	double want;
 
-	dump_compute_stats(o, &dump_cx5, &st);
+	dump_compute_stats(o, dump_cost_cx5(), &st);
 	assert_int_equal(st.wqes, 5);
 	assert_int_equal(st.recvs, 1);
 	assert_int_equal(st.by_class[PRISM_CLASS_COPY], 1);
@@ -187,7 +187,7 @@ static void test_doorbell_step(void **state)
 	assert_int_equal(prism_wqe_encode(&w, buf, sizeof(buf), NULL), 32);
 	assert_non_null(chainobj_queue_add_wqe(q, CHAINOBJ_RING_SQ, 1, buf, 32, NULL));
 	assert_int_equal(chainobj_validate(o, NULL), 0);
-	dump_compute_stats(o, &dump_cx5, &st);
+	dump_compute_stats(o, dump_cost_cx5(), &st);
 	assert_int_equal(st.wqes, 2);
 	assert_int_equal(st.doorbell_ordered, 1);
 	assert_int_equal(st.completion_ordered, 0);
