@@ -31,6 +31,7 @@ LIBDIR       ?= $(PREFIX)/lib
 INCLUDEDIR   ?= $(PREFIX)/include
 BINDIR       ?= $(PREFIX)/bin
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
+DATADIR      ?= $(PREFIX)/share/prism
 
 SAN ?= 0
 ifeq ($(SAN),1)
@@ -186,7 +187,9 @@ demo:
 
 install: all
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/prism $(DESTDIR)$(BINDIR) \
-		$(DESTDIR)$(PKGCONFIGDIR)
+		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(DATADIR)/profiles
+	install -m 644 profiles/*.yaml $(DESTDIR)$(DATADIR)/profiles/
+	install -m 755 firmware-config/prism-fw $(DESTDIR)$(BINDIR)/
 	install -m 644 runtime/include/prism/*.h $(DESTDIR)$(INCLUDEDIR)/prism/
 	install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
@@ -198,8 +201,8 @@ install: all
 	    runtime/prism.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/prism.pc
 
 uninstall:
-	rm -rf $(DESTDIR)$(INCLUDEDIR)/prism $(DESTDIR)$(PKGCONFIGDIR)/prism.pc
-	rm -f $(DESTDIR)$(LIBDIR)/libprism.* $(DESTDIR)$(BINDIR)/prismc
+	rm -rf $(DESTDIR)$(INCLUDEDIR)/prism $(DESTDIR)$(PKGCONFIGDIR)/prism.pc $(DESTDIR)$(DATADIR)
+	rm -f $(DESTDIR)$(LIBDIR)/libprism.* $(DESTDIR)$(BINDIR)/prismc $(DESTDIR)$(BINDIR)/prism-fw
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
