@@ -216,8 +216,10 @@ struct sim_dev {
 	/* scheduler: bit per QP slot that may be runnable.  A QP leaves it
 	 * when its send queue cannot run until something outside it happens
 	 * (idle, not RTS, WAIT on a CQ) and comes back exactly then
-	 * (sim_sched_wake: fetch, state change, response, CQE on that CQ). */
-	uint64_t *cand;
+	 * (sim_sched_wake: fetch, state change, response, CQE on that CQ).
+	 * cand_sum: bit per nonzero word of cand (a step with 1,000 mostly
+	 * parked QPs reads one summary word, not 16). */
+	uint64_t *cand, *cand_sum;
 	/* send-queue ranges sorted by start, for write attribution */
 	struct sim_sqrange {
 		uintptr_t lo, hi;
@@ -386,7 +388,10 @@ void sim_sched_wake_waiters(struct sim_cq *cq);
 /* Something that may make @qp's send queue runnable happened. */
 static inline void sim_sched_wake(struct sim_qp *qp)
 {
-	qp->dev->cand[qp->slot / 64] |= 1ull << (qp->slot % 64);
+	uint32_t w = qp->slot / 64;
+
+	qp->dev->cand[w] |= 1ull << (qp->slot % 64);
+	qp->dev->cand_sum[w / 64] |= 1ull << (w % 64);
 }
 
 /* sim_thread.c */

@@ -144,42 +144,62 @@ void sim_sched_wake_waiters(struct sim_cq *cq)
 int sim_sched_resize(struct sim_dev *dev, uint32_t old_cap)
 {
 	uint32_t ow = (old_cap + 63) / 64, nw = (dev->qps_cap + 63) / 64;
-	uint64_t *c;
+	uint32_t os = (ow + 63) / 64, ns = (nw + 63) / 64;
+	uint64_t *c, *sum;
 
-	if (nw == ow && dev->cand)
-		return 0;
 	c = realloc(dev->cand, (nw ? nw : 1) * sizeof(*c));
 	if (!c)
 		return -ENOMEM;
 	memset(c + ow, 0, (nw - ow) * sizeof(*c));
 	dev->cand = c;
+	sum = realloc(dev->cand_sum, (ns ? ns : 1) * sizeof(*sum));
+	if (!sum)
+		return -ENOMEM;
+	memset(sum + os, 0, (ns - os) * sizeof(*sum));
+	dev->cand_sum = sum;
 	return 0;
+}
+
+/* Offers every candidate queue that is ready to @b, in slot order, and
+ * parks the ones that cannot run until woken. */
+static void scan_queues(struct sim_dev *dev, struct pick *b)
+{
+	uint32_t ns = (dev->qps_cap + 4095) / 4096;
+	sim_time_t t;
+
+	for (uint32_t s = 0; s < ns; s++) {
+		uint64_t words = dev->cand_sum[s];
+
+		while (words) {
+			uint32_t w = s * 64 + (uint32_t)__builtin_ctzll(words);
+			uint64_t bits = dev->cand[w];
+
+			words &= words - 1;
+			while (bits) {
+				uint32_t slot = w * 64 + (uint32_t)__builtin_ctzll(bits);
+				struct sim_qp *qp = dev->qps[slot];
+
+				bits &= bits - 1;
+				if (qp && sim_sq_ready(qp, &t))
+					consider(dev, b, UNIT_SQ, qp, t);
+				else if (!qp || park(qp))
+					dev->cand[w] &= ~(1ull << (slot % 64));
+			}
+			if (!dev->cand[w])
+				dev->cand_sum[s] &= ~(1ull << (w % 64));
+		}
+	}
 }
 
 bool sim_sched_step(struct sim_dev *dev)
 {
 	struct pick b = {.any = false, .t2 = UINT64_MAX};
 	struct sim_pkt *p;
-	sim_time_t t;
-	uint32_t nw = (dev->qps_cap + 63) / 64;
 
 	sim_inbox_drain_async(dev);
 	/* candidates in slot order: the same units, in the same order, as a
 	 * scan of every QP (the parked ones would all say "not ready") */
-	for (uint32_t w = 0; w < nw; w++) {
-		uint64_t bits = dev->cand[w];
-
-		while (bits) {
-			uint32_t slot = w * 64 + (uint32_t)__builtin_ctzll(bits);
-			struct sim_qp *qp = dev->qps[slot];
-
-			bits &= bits - 1;
-			if (qp && sim_sq_ready(qp, &t))
-				consider(dev, &b, UNIT_SQ, qp, t);
-			else if (!qp || park(qp))
-				dev->cand[w] &= ~(1ull << (slot % 64));
-		}
-	}
+	scan_queues(dev, &b);
 	p = sim_pktq_peek(&dev->inbox);
 	if (p)
 		consider(dev, &b, UNIT_PKT, p, p->t);
