@@ -70,6 +70,7 @@ struct sim_fetched {
 	bool hazard;	      /* a racing write was reported while it waited */
 	sim_time_t fetched_at;
 	uint64_t wseq;	      /* dev->wseq at fetch time */
+	const struct prism_opcode_info *info; /* of w.ctrl.opcode (decoded only) */
 	uint8_t bytes[PRISM_WQE_MAX_BB * PRISM_WQE_BB];
 	struct prism_wqe w;
 };
@@ -83,6 +84,7 @@ struct sim_outst {
 	bool done;
 	bool sent;	    /* has a request packet (ACK / response expected) */
 	bool read_like;	    /* READ or atomic: what fences wait for */
+	bool rnr_able;	    /* SEND / SEND_IMM / WRITE_IMM: may draw an RNR NAK */
 	uint8_t syndrome;   /* 0 = success */
 	uint32_t byte_count;
 	sim_time_t start, ready_at; /* ready_at: start + latency */
@@ -135,6 +137,7 @@ struct sim_sq {
 	bool rnr_parked;      /* infinite RNR retry waiting for outside progress */
 	uint64_t rnr_mark;    /* dev->outside_progress when parked */
 	sim_time_t rnr_at;    /* RNR: retransmit time */
+	uint32_t rnr_outst;   /* entries of the outstanding ring with rnr_able */
 	uint32_t rnr_psn;
 	uint8_t rnr_left;
 };
@@ -345,6 +348,8 @@ uint64_t sim_masked_add64(uint64_t a, uint64_t b, uint64_t boundary);
 
 /* sim_requester.c */
 struct sim_outst *sim_outst_push(struct sim_qp *qp);
+/* Drops the head entry of the outstanding ring (its request copy freed). */
+void sim_outst_pop(struct sim_qp *qp);
 void sim_outst_complete(struct sim_qp *qp); /* emits CQEs of done entries in order */
 void sim_requester_rx(struct sim_qp *qp, struct sim_pkt *p);
 void sim_requester_rnr_resend(struct sim_qp *qp);
@@ -409,6 +414,12 @@ static inline uint32_t sim_load_be32(const volatile uint32_t *p)
 static inline void sim_store_be32(volatile uint32_t *p, uint32_t v)
 {
 	__atomic_store_n(p, __builtin_bswap32(v), __ATOMIC_RELEASE);
+}
+/* @i modulo @cap for @i < 2 * @cap (ring index arithmetic without a
+ * division: head < cap and offset <= cap). */
+static inline uint32_t sim_wrap(uint32_t i, uint32_t cap)
+{
+	return i >= cap ? i - cap : i;
 }
 /* Extends a 16-bit wire counter to 32 bits around @cur (forward only). */
 static inline uint32_t sim_extend16(uint32_t cur, uint32_t v16)
