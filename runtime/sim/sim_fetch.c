@@ -32,11 +32,11 @@ void sim_sq_fetch(struct sim_qp *qp, sim_time_t t, enum sim_order first_order)
 	struct sim_dev *dev = qp->dev;
 	struct sim_sq *sq = &qp->sq;
 	uint32_t limit;
-	bool first = true;
+	bool first = true, was_empty;
 
 	if (qp->state != SIM_QPS_RTS)
 		return;
-	sim_sched_wake(qp);
+	was_empty = sq->pf_cnt == 0;
 	limit = sim_qp_sq_limit(qp);
 	while ((int32_t)(limit - sq->fetch) > 0 && sq->pf_cnt < sq->pf_cap &&
 	       sq->fetch - sq->head < sq->pf_max_bbs) {
@@ -88,6 +88,9 @@ void sim_sq_fetch(struct sim_qp *qp, sim_time_t t, enum sim_order first_order)
 			sim_emit(dev, &ev);
 		}
 	}
+	/* an idle queue may have been parked: it has a head WQE now */
+	if (was_empty && sq->pf_cnt)
+		sim_sched_wake(qp);
 }
 
 void sim_sq_drop_fetched(struct sim_qp *qp)

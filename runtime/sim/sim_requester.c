@@ -36,7 +36,7 @@ struct sim_outst *sim_outst_push(struct sim_qp *qp)
 	return o;
 }
 
-void sim_outst_pop(struct sim_qp *qp)
+static inline void outst_pop(struct sim_qp *qp)
 {
 	struct sim_sq *sq = &qp->sq;
 	struct sim_outst *o = &sq->os[sq->os_head];
@@ -47,6 +47,11 @@ void sim_outst_pop(struct sim_qp *qp)
 	o->req = NULL;
 	sq->os_head = sim_wrap(sq->os_head + 1, sq->os_cap);
 	sq->os_cnt--;
+}
+
+void sim_outst_pop(struct sim_qp *qp)
+{
+	outst_pop(qp);
 }
 
 void sim_outst_complete(struct sim_qp *qp)
@@ -80,12 +85,12 @@ void sim_outst_complete(struct sim_qp *qp)
 			};
 
 			if (sim_cq_push(qp->scq, &c, t) < 0 && qp->state != SIM_QPS_ERR) {
-				sim_outst_pop(qp);
+				outst_pop(qp);
 				sim_qp_fail(qp, t); /* CQ overrun: the QP cannot complete */
 				return;
 			}
 		}
-		sim_outst_pop(qp);
+		outst_pop(qp);
 	}
 	if (sq->block == SIM_BLOCK_OUTST || sq->block == SIM_BLOCK_FENCE)
 		sq->block = SIM_BLOCK_NONE;
