@@ -388,8 +388,9 @@ bool sim_sched_step(struct sim_dev *dev);
 void sim_unpark_all(struct sim_dev *dev);
 /* Grows the candidate bitmap to dev->qps_cap slots (0 or -ENOMEM). */
 int sim_sched_resize(struct sim_dev *dev, uint32_t old_cap);
-/* The CQ produced a CQE (or went away): its parked waiters may run. */
-void sim_sched_wake_waiters(struct sim_cq *cq);
+/* The CQ produced a CQE: parked waiters whose count it reached may run
+ * (@all: the CQ goes away, every waiter runs). */
+void sim_sched_wake_waiters(struct sim_cq *cq, bool all);
 /* Something that may make @qp's send queue runnable happened. */
 static inline void sim_sched_wake(struct sim_qp *qp)
 {

@@ -178,6 +178,7 @@ static void on_rnr(struct sim_qp *qp, struct sim_outst *o, const struct sim_pkt 
 		sq->rnr_left--;
 	}
 	sq->block = SIM_BLOCK_RNR;
+	sim_sched_wake(qp); /* a parked (idle) queue has a retransmission to run */
 	sq->rnr_psn = p->psn;
 	sq->rnr_at = p->t + wait;
 	/* an infinite retry waits for outside progress instead of spinning */
@@ -192,7 +193,6 @@ void sim_requester_rx(struct sim_qp *qp, struct sim_pkt *p)
 
 	if (qp->state != SIM_QPS_RTS)
 		return; /* responses to an ERR/RESET QP are dropped */
-	sim_sched_wake(qp); /* RNR block, fence or ring space may change */
 	o = find_psn(qp, p->psn);
 	if (!o || o->done)
 		return; /* duplicate or stale */
