@@ -98,7 +98,7 @@ int sim_cq_destroy(struct sim_cq *cq)
 	}
 	dev->cqs[cq->slot] = NULL;
 	dev->ncqs--;
-	sim_sched_wake_waiters(cq); /* a WAIT on a missing CQ runs (and fails) */
+	sim_sched_wake_waiters(cq, true); /* a WAIT on a missing CQ runs (and fails) */
 	pthread_mutex_unlock(&dev->lock);
 	cq_free(cq);
 	return 0;
@@ -174,7 +174,7 @@ int sim_cq_push(struct sim_cq *cq, const struct prism_cqe *c, sim_time_t t)
 	cq->pi++;
 	dev->epoch++;
 	if (cq->nwaiters)
-		sim_sched_wake_waiters(cq);
+		sim_sched_wake_waiters(cq, false);
 	dev->st.cqes++;
 	if (c->opcode == PRISM_CQE_REQ_ERR || c->opcode == PRISM_CQE_RESP_ERR)
 		dev->st.error_cqes++;

@@ -177,6 +177,7 @@ void sim_dev_close(struct sim_dev *dev)
 	free(dev->cqs);
 	free(dev->qps);
 	free(dev->cand);
+	free(dev->cand_sum);
 	free(dev->sqr);
 	pthread_mutex_destroy(&dev->lock);
 	pthread_mutex_destroy(&dev->inbox_lock);

@@ -61,7 +61,7 @@ static bool fence_clear(struct sim_qp *qp, const struct prism_wqe *w, sim_time_t
 		return true;
 	*t = strong ? sq->done_t : sq->rdone_t;
 	for (uint32_t i = 0; i < sq->os_cnt; i++) {
-		const struct sim_outst *o = &sq->os[(sq->os_head + i) % sq->os_cap];
+		const struct sim_outst *o = &sq->os[sim_wrap(sq->os_head + i, sq->os_cap)];
 
 		if (!strong && !o->read_like)
 			continue;
@@ -93,13 +93,13 @@ bool sim_sq_ready(struct sim_qp *qp, sim_time_t *t)
 	if (!f)
 		return false;
 	t0 = sq->t > f->fetched_at ? sq->t : f->fetched_at;
+	if (sq->os_cnt == sq->os_cap) {
+		sq->block = SIM_BLOCK_OUTST; /* every WQE, even a bad one, takes an entry */
+		return false;
+	}
 	if (f->decode_rc < 0) {
 		*t = t0;
 		return true; /* executes as an error */
-	}
-	if (sq->os_cnt == sq->os_cap) {
-		sq->block = SIM_BLOCK_OUTST;
-		return false;
 	}
 	if (!fence_clear(qp, &f->w, &dep)) {
 		sq->block = SIM_BLOCK_FENCE;
@@ -136,7 +136,7 @@ static uint8_t check_ctrl(struct sim_qp *qp, const struct sim_fetched *f)
 	    (c->wqe_index != (uint16_t)f->counter || c->qpn != qp->qpn))
 		return PRISM_SYND_LOCAL_QP_OP_ERR;
 	/* cross-channel verbs need a cross-channel QP (qpc.cd_master) */
-	if (prism_opcode_info(c->opcode)->shape == PRISM_SHAPE_WAIT_ENABLE &&
+	if (f->info->shape == PRISM_SHAPE_WAIT_ENABLE &&
 	    !(qp->flags & SIM_QP_CROSS_CHANNEL))
 		return PRISM_SYND_LOCAL_QP_OP_ERR;
 	return 0;
@@ -145,7 +145,7 @@ static uint8_t check_ctrl(struct sim_qp *qp, const struct sim_fetched *f)
 static void pop_head(struct sim_sq *sq, const struct sim_fetched *f)
 {
 	sq->head = f->counter + f->nbb;
-	sq->pf_head = (sq->pf_head + 1) % sq->pf_cap;
+	sq->pf_head = sim_wrap(sq->pf_head + 1, sq->pf_cap);
 	sq->pf_cnt--;
 }
 
@@ -186,7 +186,7 @@ void sim_sq_step(struct sim_qp *qp, sim_time_t start)
 		.wqe = f->decode_rc < 0 ? NULL : &f->w,
 	};
 	if (!synd) {
-		const struct prism_opcode_info *info = prism_opcode_info(f->w.ctrl.opcode);
+		const struct prism_opcode_info *info = f->info;
 
 		q.cls = info->cls;
 		q.fence = (uint8_t)prism_ctrl_fence(&f->w.ctrl);

@@ -32,15 +32,15 @@ void sim_sq_fetch(struct sim_qp *qp, sim_time_t t, enum sim_order first_order)
 	struct sim_dev *dev = qp->dev;
 	struct sim_sq *sq = &qp->sq;
 	uint32_t limit;
-	bool first = true;
+	bool first = true, was_empty;
 
 	if (qp->state != SIM_QPS_RTS)
 		return;
-	sim_sched_wake(qp);
+	was_empty = sq->pf_cnt == 0;
 	limit = sim_qp_sq_limit(qp);
 	while ((int32_t)(limit - sq->fetch) > 0 && sq->pf_cnt < sq->pf_cap &&
 	       sq->fetch - sq->head < sq->pf_max_bbs) {
-		struct sim_fetched *f = &sq->pf[(sq->pf_head + sq->pf_cnt) % sq->pf_cap];
+		struct sim_fetched *f = &sq->pf[sim_wrap(sq->pf_head + sq->pf_cnt, sq->pf_cap)];
 		const uint8_t *ctrl = sq->buf + (size_t)(sq->fetch & (sq->nbb - 1)) * PRISM_WQE_BB;
 		unsigned ds = ctrl[7] & 0x3fu; /* mlx5_wqe_ctrl_seg.qpn_ds low 6 bits */
 		unsigned nbb = ds ? prism_wqe_bbs(ds) : 1;
@@ -53,6 +53,7 @@ void sim_sq_fetch(struct sim_qp *qp, sim_time_t t, enum sim_order first_order)
 		f->len = (uint16_t)len;
 		ring_copy(sq, sq->fetch, f->bytes, len);
 		f->decode_rc = prism_wqe_decode(f->bytes, len, &f->w, NULL);
+		f->info = f->decode_rc < 0 ? NULL : prism_opcode_info(f->w.ctrl.opcode);
 		if (first && sq->pf_cnt == 0 && sq->fetch == sq->head)
 			f->order = first_order;
 		else
@@ -87,6 +88,9 @@ void sim_sq_fetch(struct sim_qp *qp, sim_time_t t, enum sim_order first_order)
 			sim_emit(dev, &ev);
 		}
 	}
+	/* an idle queue may have been parked: it has a head WQE now */
+	if (was_empty && sq->pf_cnt)
+		sim_sched_wake(qp);
 }
 
 void sim_sq_drop_fetched(struct sim_qp *qp)
@@ -172,7 +176,7 @@ static void report(struct sim_qp *qp, uint32_t counter, uint8_t opcode, uint32_t
 static struct sim_fetched *fetched_at_counter(struct sim_sq *sq, uint32_t counter)
 {
 	for (uint32_t i = 0; i < sq->pf_cnt; i++) {
-		struct sim_fetched *f = &sq->pf[(sq->pf_head + i) % sq->pf_cap];
+		struct sim_fetched *f = &sq->pf[sim_wrap(sq->pf_head + i, sq->pf_cap)];
 
 		if (f->counter == counter)
 			return f;

@@ -70,6 +70,7 @@ struct sim_fetched {
 	bool hazard;	      /* a racing write was reported while it waited */
 	sim_time_t fetched_at;
 	uint64_t wseq;	      /* dev->wseq at fetch time */
+	const struct prism_opcode_info *info; /* of w.ctrl.opcode (decoded only) */
 	uint8_t bytes[PRISM_WQE_MAX_BB * PRISM_WQE_BB];
 	struct prism_wqe w;
 };
@@ -83,6 +84,7 @@ struct sim_outst {
 	bool done;
 	bool sent;	    /* has a request packet (ACK / response expected) */
 	bool read_like;	    /* READ or atomic: what fences wait for */
+	bool rnr_able;	    /* SEND / SEND_IMM / WRITE_IMM: may draw an RNR NAK */
 	uint8_t syndrome;   /* 0 = success */
 	uint32_t byte_count;
 	sim_time_t start, ready_at; /* ready_at: start + latency */
@@ -135,6 +137,7 @@ struct sim_sq {
 	bool rnr_parked;      /* infinite RNR retry waiting for outside progress */
 	uint64_t rnr_mark;    /* dev->outside_progress when parked */
 	sim_time_t rnr_at;    /* RNR: retransmit time */
+	uint32_t rnr_outst;   /* entries of the outstanding ring with rnr_able */
 	uint32_t rnr_psn;
 	uint8_t rnr_left;
 };
@@ -216,8 +219,10 @@ struct sim_dev {
 	/* scheduler: bit per QP slot that may be runnable.  A QP leaves it
 	 * when its send queue cannot run until something outside it happens
 	 * (idle, not RTS, WAIT on a CQ) and comes back exactly then
-	 * (sim_sched_wake: fetch, state change, response, CQE on that CQ). */
-	uint64_t *cand;
+	 * (sim_sched_wake: fetch, state change, response, CQE on that CQ).
+	 * cand_sum: bit per nonzero word of cand (a step with 1,000 mostly
+	 * parked QPs reads one summary word, not 16). */
+	uint64_t *cand, *cand_sum;
 	/* send-queue ranges sorted by start, for write attribution */
 	struct sim_sqrange {
 		uintptr_t lo, hi;
@@ -343,6 +348,8 @@ uint64_t sim_masked_add64(uint64_t a, uint64_t b, uint64_t boundary);
 
 /* sim_requester.c */
 struct sim_outst *sim_outst_push(struct sim_qp *qp);
+/* Drops the head entry of the outstanding ring (its request copy freed). */
+void sim_outst_pop(struct sim_qp *qp);
 void sim_outst_complete(struct sim_qp *qp); /* emits CQEs of done entries in order */
 void sim_requester_rx(struct sim_qp *qp, struct sim_pkt *p);
 void sim_requester_rnr_resend(struct sim_qp *qp);
@@ -381,12 +388,16 @@ bool sim_sched_step(struct sim_dev *dev);
 void sim_unpark_all(struct sim_dev *dev);
 /* Grows the candidate bitmap to dev->qps_cap slots (0 or -ENOMEM). */
 int sim_sched_resize(struct sim_dev *dev, uint32_t old_cap);
-/* The CQ produced a CQE (or went away): its parked waiters may run. */
-void sim_sched_wake_waiters(struct sim_cq *cq);
+/* The CQ produced a CQE: parked waiters whose count it reached may run
+ * (@all: the CQ goes away, every waiter runs). */
+void sim_sched_wake_waiters(struct sim_cq *cq, bool all);
 /* Something that may make @qp's send queue runnable happened. */
 static inline void sim_sched_wake(struct sim_qp *qp)
 {
-	qp->dev->cand[qp->slot / 64] |= 1ull << (qp->slot % 64);
+	uint32_t w = qp->slot / 64;
+
+	qp->dev->cand[w] |= 1ull << (qp->slot % 64);
+	qp->dev->cand_sum[w / 64] |= 1ull << (w % 64);
 }
 
 /* sim_thread.c */
@@ -404,6 +415,12 @@ static inline uint32_t sim_load_be32(const volatile uint32_t *p)
 static inline void sim_store_be32(volatile uint32_t *p, uint32_t v)
 {
 	__atomic_store_n(p, __builtin_bswap32(v), __ATOMIC_RELEASE);
+}
+/* @i modulo @cap for @i < 2 * @cap (ring index arithmetic without a
+ * division: head < cap and offset <= cap). */
+static inline uint32_t sim_wrap(uint32_t i, uint32_t cap)
+{
+	return i >= cap ? i - cap : i;
 }
 /* Extends a 16-bit wire counter to 32 bits around @cur (forward only). */
 static inline uint32_t sim_extend16(uint32_t cur, uint32_t v16)

@@ -163,8 +163,9 @@ void sim_mr_destroy_all(struct sim_dev *dev)
 	}
 }
 
-/* The send queue whose buffer holds @a, or NULL (binary search). */
-static struct sim_sqrange *sq_range_of(struct sim_dev *dev, uintptr_t a)
+/* Index of the first send-queue range that ends above @a (binary search;
+ * dev->nsqr if none): the range holding @a, or the next one above it. */
+static uint32_t sq_range_from(const struct sim_dev *dev, uintptr_t a)
 {
 	uint32_t lo = 0, hi = dev->nsqr;
 
@@ -176,9 +177,7 @@ static struct sim_sqrange *sq_range_of(struct sim_dev *dev, uintptr_t a)
 		else
 			hi = mid;
 	}
-	if (lo < dev->nsqr && dev->sqr[lo].lo <= a)
-		return &dev->sqr[lo];
-	return NULL;
+	return lo;
 }
 
 static void attribute(struct sim_dev *dev, uintptr_t lo, uintptr_t hi, const uint8_t *src,
@@ -186,21 +185,14 @@ static void attribute(struct sim_dev *dev, uintptr_t lo, uintptr_t hi, const uin
 {
 	uintptr_t base = lo;
 
-	while (lo < hi) {
-		struct sim_sqrange *r = sq_range_of(dev, lo);
+	for (uint32_t i = sq_range_from(dev, lo); lo < hi && i < dev->nsqr; i++) {
+		struct sim_sqrange *r = &dev->sqr[i];
 		uintptr_t end;
 
-		if (!r) {
-			/* skip to the next range start above lo */
-			uint32_t i;
-
-			for (i = 0; i < dev->nsqr && dev->sqr[i].lo <= lo; i++)
-				;
-			if (i == dev->nsqr || dev->sqr[i].lo >= hi)
-				return;
-			lo = dev->sqr[i].lo;
-			continue;
-		}
+		if (r->lo >= hi)
+			return; /* the next send queue starts above the write */
+		if (r->lo > lo)
+			lo = r->lo;
 		end = hi < r->hi ? hi : r->hi;
 		sim_sq_patch(r->qp, (uint32_t)(lo - r->lo), src + (lo - base), (uint32_t)(end - lo),
 			     w, t);

@@ -300,10 +300,7 @@ void sim_qp_fail(struct sim_qp *qp, sim_time_t t)
 		else if (o->signaled)
 			push_cqe(qp, qp->scq, PRISM_CQE_REQ, 0, (uint16_t)o->counter, o->opcode,
 				 o->byte_count, t);
-		sim_pkt_free(qp->dev, o->req);
-		o->req = NULL;
-		sq->os_head = (sq->os_head + 1) % sq->os_cap;
-		sq->os_cnt--;
+		sim_outst_pop(qp);
 	}
 	sim_sq_drop_fetched(qp);
 	limit = sim_qp_sq_limit(qp);
@@ -357,6 +354,7 @@ static void reset_queues(struct sim_qp *qp)
 		sq->os[i].req = NULL;
 	}
 	sq->os_head = sq->os_cnt = 0;
+	sq->rnr_outst = 0;
 	sq->pf_head = sq->pf_cnt = 0;
 	sq->pi = sq->en = sq->fetch = sq->head = 0;
 	sq->block = SIM_BLOCK_NONE;
@@ -431,7 +429,7 @@ int sim_qp_link_down(struct sim_qp *qp, uint8_t syndrome)
 	pthread_mutex_lock(&qp->dev->lock);
 	sq = &qp->sq;
 	for (uint32_t i = 0; i < sq->os_cnt; i++) {
-		struct sim_outst *o = &sq->os[(sq->os_head + i) % sq->os_cap];
+		struct sim_outst *o = &sq->os[sim_wrap(sq->os_head + i, sq->os_cap)];
 
 		if (!o->done && o->sent) {
 			o->done = true;

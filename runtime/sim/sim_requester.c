@@ -23,10 +23,10 @@ static const uint32_t rnr_timer_10us[32] = {
 struct sim_outst *sim_outst_push(struct sim_qp *qp)
 {
 	struct sim_sq *sq = &qp->sq;
-	struct sim_outst *o = &sq->os[(sq->os_head + sq->os_cnt) % sq->os_cap];
+	struct sim_outst *o = &sq->os[sim_wrap(sq->os_head + sq->os_cnt, sq->os_cap)];
 
 	sq->os_cnt++;
-	o->done = o->sent = o->read_like = false;
+	o->done = o->sent = o->read_like = o->rnr_able = false;
 	o->syndrome = 0;
 	o->byte_count = 0;
 	o->nsge = 0;
@@ -34,6 +34,24 @@ struct sim_outst *sim_outst_push(struct sim_qp *qp)
 	o->done_at = 0;
 	o->req = NULL;
 	return o;
+}
+
+static inline void outst_pop(struct sim_qp *qp)
+{
+	struct sim_sq *sq = &qp->sq;
+	struct sim_outst *o = &sq->os[sq->os_head];
+
+	if (o->rnr_able)
+		sq->rnr_outst--;
+	sim_pkt_free(qp->dev, o->req);
+	o->req = NULL;
+	sq->os_head = sim_wrap(sq->os_head + 1, sq->os_cap);
+	sq->os_cnt--;
+}
+
+void sim_outst_pop(struct sim_qp *qp)
+{
+	outst_pop(qp);
 }
 
 void sim_outst_complete(struct sim_qp *qp)
@@ -67,29 +85,36 @@ void sim_outst_complete(struct sim_qp *qp)
 			};
 
 			if (sim_cq_push(qp->scq, &c, t) < 0 && qp->state != SIM_QPS_ERR) {
-				sq->os_head = (sq->os_head + 1) % sq->os_cap;
-				sq->os_cnt--;
-				sim_pkt_free(qp->dev, o->req);
-				o->req = NULL;
+				outst_pop(qp);
 				sim_qp_fail(qp, t); /* CQ overrun: the QP cannot complete */
 				return;
 			}
 		}
-		sim_pkt_free(qp->dev, o->req);
-		o->req = NULL;
-		sq->os_head = (sq->os_head + 1) % sq->os_cap;
-		sq->os_cnt--;
+		outst_pop(qp);
 	}
 	if (sq->block == SIM_BLOCK_OUTST || sq->block == SIM_BLOCK_FENCE)
 		sq->block = SIM_BLOCK_NONE;
 }
 
+/*
+ * A copy of the request is kept only where an RNR NAK can make it go again
+ * (go-back-N resends from the NAKed PSN on): for a SEND / SEND_IMM /
+ * WRITE_IMM, and for anything sent while one of those is outstanding.
+ */
 int sim_send_request(struct sim_qp *qp, struct sim_outst *os, struct sim_pkt *p)
 {
-	os->req = sim_pkt_clone(qp->dev, p);
-	if (!os->req) {
-		sim_pkt_free(qp->dev, p);
-		return PRISM_SYND_LOCAL_QP_OP_ERR;
+	struct sim_sq *sq = &qp->sq;
+
+	os->rnr_able = p->kind == SIM_PKT_SEND || p->kind == SIM_PKT_SEND_IMM ||
+		       p->kind == SIM_PKT_WRITE_IMM;
+	if (os->rnr_able)
+		sq->rnr_outst++;
+	if (sq->rnr_outst) {
+		os->req = sim_pkt_clone(qp->dev, p);
+		if (!os->req) {
+			sim_pkt_free(qp->dev, p);
+			return PRISM_SYND_LOCAL_QP_OP_ERR;
+		}
 	}
 	if (sim_wire_xmit(qp->dev, p) < 0)
 		return PRISM_SYND_TRANSPORT_RETRY_EXC_ERR; /* link gone */
@@ -101,7 +126,7 @@ static struct sim_outst *find_psn(struct sim_qp *qp, uint32_t psn)
 	struct sim_sq *sq = &qp->sq;
 
 	for (uint32_t i = 0; i < sq->os_cnt; i++) {
-		struct sim_outst *o = &sq->os[(sq->os_head + i) % sq->os_cap];
+		struct sim_outst *o = &sq->os[sim_wrap(sq->os_head + i, sq->os_cap)];
 
 		if (o->sent && o->psn == psn)
 			return o;
@@ -153,6 +178,7 @@ static void on_rnr(struct sim_qp *qp, struct sim_outst *o, const struct sim_pkt 
 		sq->rnr_left--;
 	}
 	sq->block = SIM_BLOCK_RNR;
+	sim_sched_wake(qp); /* a parked (idle) queue has a retransmission to run */
 	sq->rnr_psn = p->psn;
 	sq->rnr_at = p->t + wait;
 	/* an infinite retry waits for outside progress instead of spinning */
@@ -167,7 +193,6 @@ void sim_requester_rx(struct sim_qp *qp, struct sim_pkt *p)
 
 	if (qp->state != SIM_QPS_RTS)
 		return; /* responses to an ERR/RESET QP are dropped */
-	sim_sched_wake(qp); /* RNR block, fence or ring space may change */
 	o = find_psn(qp, p->psn);
 	if (!o || o->done)
 		return; /* duplicate or stale */
@@ -202,7 +227,7 @@ void sim_requester_rnr_resend(struct sim_qp *qp)
 
 	sq->block = SIM_BLOCK_NONE;
 	for (uint32_t i = 0; i < sq->os_cnt; i++) {
-		struct sim_outst *o = &sq->os[(sq->os_head + i) % sq->os_cap];
+		struct sim_outst *o = &sq->os[sim_wrap(sq->os_head + i, sq->os_cap)];
 		struct sim_pkt *p;
 
 		if (!o->sent || o->done || ((o->psn - sq->rnr_psn) & 0x800000u) || !o->req)

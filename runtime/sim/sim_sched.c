@@ -31,8 +31,8 @@ struct pick {
 	bool any;
 };
 
-static void consider(struct sim_dev *dev, struct pick *b, enum unit_kind k, void *ptr,
-		     sim_time_t t)
+static inline __attribute__((always_inline)) void
+consider(struct sim_dev *dev, struct pick *b, enum unit_kind k, void *ptr, sim_time_t t)
 {
 	bool take;
 
@@ -124,9 +124,27 @@ static bool park(struct sim_qp *qp)
 	return true;
 }
 
-void sim_sched_wake_waiters(struct sim_cq *cq)
+/* Is @qp still parked on a WAIT for a count @cq has not reached?  (What
+ * sim_sq_ready would answer, without its side effects: none here.) */
+static bool still_waiting(struct sim_qp *qp, struct sim_cq *cq)
+{
+	const struct sim_sq *sq = &qp->sq;
+	const struct sim_fetched *f;
+	sim_time_t t;
+
+	if (qp->wait_cqn != cq->cqn || qp->state != SIM_QPS_RTS ||
+	    sq->block != SIM_BLOCK_WAIT_CQ || !sq->pf_cnt)
+		return false;
+	f = &sq->pf[sq->pf_head];
+	return f->decode_rc >= 0 && f->w.ctrl.opcode == PRISM_OP_CQE_WAIT &&
+	       f->w.ctrl.opmod == PRISM_WAIT_CQ && f->w.wait_en.obj_num == cq->cqn &&
+	       !sim_cq_reached(cq, f->w.wait_en.index & 0xffffffu, &t);
+}
+
+void sim_sched_wake_waiters(struct sim_cq *cq, bool all)
 {
 	struct sim_dev *dev = cq->dev;
+	uint32_t keep = 0;
 
 	for (uint32_t i = 0; i < cq->nwaiters; i++) {
 		uint32_t slot = cq->waiters[i];
@@ -134,53 +152,78 @@ void sim_sched_wake_waiters(struct sim_cq *cq)
 
 		if (!qp)
 			continue; /* destroyed since */
+		if (!all && still_waiting(qp, cq)) {
+			cq->waiters[keep++] = slot; /* this CQE is not the awaited one */
+			continue;
+		}
 		if (qp->wait_cqn == cq->cqn)
 			qp->wait_cqn = 0;
 		sim_sched_wake(qp);
 	}
-	cq->nwaiters = 0;
+	cq->nwaiters = keep;
 }
 
 int sim_sched_resize(struct sim_dev *dev, uint32_t old_cap)
 {
 	uint32_t ow = (old_cap + 63) / 64, nw = (dev->qps_cap + 63) / 64;
-	uint64_t *c;
+	uint32_t os = (ow + 63) / 64, ns = (nw + 63) / 64;
+	uint64_t *c, *sum;
 
-	if (nw == ow && dev->cand)
-		return 0;
 	c = realloc(dev->cand, (nw ? nw : 1) * sizeof(*c));
 	if (!c)
 		return -ENOMEM;
 	memset(c + ow, 0, (nw - ow) * sizeof(*c));
 	dev->cand = c;
+	sum = realloc(dev->cand_sum, (ns ? ns : 1) * sizeof(*sum));
+	if (!sum)
+		return -ENOMEM;
+	memset(sum + os, 0, (ns - os) * sizeof(*sum));
+	dev->cand_sum = sum;
 	return 0;
+}
+
+/* Offers every candidate queue that is ready to @b, in slot order, and
+ * parks the ones that cannot run until woken. */
+static void scan_queues(struct sim_dev *dev, struct pick *b)
+{
+	uint32_t ns = (dev->qps_cap + 4095) / 4096;
+	sim_time_t t;
+
+	for (uint32_t s = 0; s < ns; s++) {
+		uint64_t words = dev->cand_sum[s];
+
+		while (words) {
+			uint32_t w = s * 64 + (uint32_t)__builtin_ctzll(words);
+			uint64_t bits = dev->cand[w];
+
+			words &= words - 1;
+			while (bits) {
+				uint32_t slot = w * 64 + (uint32_t)__builtin_ctzll(bits);
+				struct sim_qp *qp = dev->qps[slot];
+
+				bits &= bits - 1;
+				if (qp && sim_sq_ready(qp, &t))
+					consider(dev, b, UNIT_SQ, qp, t);
+				else if (!qp || park(qp))
+					dev->cand[w] &= ~(1ull << (slot % 64));
+			}
+			if (!dev->cand[w])
+				dev->cand_sum[s] &= ~(1ull << (w % 64));
+		}
+	}
 }
 
 bool sim_sched_step(struct sim_dev *dev)
 {
 	struct pick b = {.any = false, .t2 = UINT64_MAX};
 	struct sim_pkt *p;
-	sim_time_t t;
-	uint32_t nw = (dev->qps_cap + 63) / 64;
 
-	sim_inbox_drain_async(dev);
+	if (dev->txq.n || __atomic_load_n(&dev->rx_async.n, __ATOMIC_ACQUIRE))
+		sim_inbox_drain_async(dev);
 	/* candidates in slot order: the same units, in the same order, as a
 	 * scan of every QP (the parked ones would all say "not ready") */
-	for (uint32_t w = 0; w < nw; w++) {
-		uint64_t bits = dev->cand[w];
-
-		while (bits) {
-			uint32_t slot = w * 64 + (uint32_t)__builtin_ctzll(bits);
-			struct sim_qp *qp = dev->qps[slot];
-
-			bits &= bits - 1;
-			if (qp && sim_sq_ready(qp, &t))
-				consider(dev, &b, UNIT_SQ, qp, t);
-			else if (!qp || park(qp))
-				dev->cand[w] &= ~(1ull << (slot % 64));
-		}
-	}
-	p = sim_pktq_peek(&dev->inbox);
+	scan_queues(dev, &b);
+	p = dev->inbox.n ? dev->inbox.a[0] : NULL; /* sim_pktq_peek */
 	if (p)
 		consider(dev, &b, UNIT_PKT, p, p->t);
 	for (struct sim_readjob *j = dev->jobs; j; j = j->next)

@@ -259,8 +259,31 @@ static double memcpy_rate(void)
 	return 16.0 * CHAIN / (cpu_now() - t0);
 }
 
-/* RedN hash gets per second, host posting included. */
-static double hash_rate(bool threaded, unsigned gets)
+/* @n connected QPs with nothing posted: the other connections of a server. */
+static void add_idle_qps(struct sim_dev *d, unsigned n, struct sim_cq **cq, struct sim_qp ***qps)
+{
+	struct sim_cq_attr ca = {.ncqe = 64};
+	CHECK(sim_cq_create(d, &ca, cq));
+	*qps = calloc(n ? n : 1, sizeof(**qps));
+	if (!*qps)
+		die("calloc", -1);
+	for (unsigned i = 0; i < n; i++) {
+		struct sim_qp_attr qa = {.send_cq = *cq, .recv_cq = *cq, .sq_bbs = 64, .rq_wqes = 16};
+		CHECK(sim_qp_create(d, &qa, &(*qps)[i]));
+		struct sim_qp_mod m = {.state = SIM_QPS_INIT};
+		CHECK(sim_qp_modify((*qps)[i], &m));
+		m = (struct sim_qp_mod){.state = SIM_QPS_RTR,
+		                        .peer_node = sim_dev_node(d),
+		                        .peer_qpn = sim_qp_num((*qps)[i])};
+		CHECK(sim_qp_modify((*qps)[i], &m));
+		m = (struct sim_qp_mod){.state = SIM_QPS_RTS};
+		CHECK(sim_qp_modify((*qps)[i], &m));
+	}
+}
+
+/* RedN hash gets per second, host posting included; @idle other connected
+ * QPs on the server device (a server holding many connections). */
+static double hash_rate_idle(bool threaded, unsigned gets, unsigned idle)
 {
 	struct sim_dev *d;
 	struct sim_dev_opts o = {
@@ -269,6 +292,9 @@ static double hash_rate(bool threaded, unsigned gets)
 	struct redn_hash_cfg cfg = {
 	    .nbuckets = 1024, .value_len = 64, .max_inflight = 64, .seed = 9};
 	struct redn_hash *h;
+	struct sim_cq *idle_cq;
+	struct sim_qp **idle_qps;
+	add_idle_qps(d, idle, &idle_cq, &idle_qps);
 	CHECK(redn_hash_create(d, d, &cfg, &h));
 	if (threaded)
 		CHECK(sim_dev_start(d));
@@ -297,8 +323,17 @@ static double hash_rate(bool threaded, unsigned gets)
 	if (threaded)
 		sim_dev_stop(d);
 	redn_hash_destroy(h);
+	for (unsigned i = 0; i < idle; i++)
+		CHECK(sim_qp_destroy(idle_qps[i]));
+	free(idle_qps);
+	CHECK(sim_cq_destroy(idle_cq));
 	sim_dev_close(d);
 	return gets / dt;
+}
+
+static double hash_rate(bool threaded, unsigned gets)
+{
+	return hash_rate_idle(threaded, gets, 0);
 }
 
 /* ---- virtual clock --------------------------------------------------------- */
@@ -628,9 +663,11 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc > 1 && strcmp(argv[1], "hash") == 0) {
-		/* `bench_sim hash [gets]`: fewer gets for callgrind */
+		/* `bench_sim hash [gets [idle QPs]]`: fewer gets for callgrind */
 		unsigned gets = argc > 2 ? (unsigned)strtoul(argv[2], NULL, 10) : 100000;
-		printf("one core RedN get: %.3f M gets/s\n", hash_rate(false, gets ? gets : 1) / 1e6);
+		unsigned idle = argc > 3 ? (unsigned)strtoul(argv[3], NULL, 10) : 0;
+		printf("one core RedN get, %u idle QPs: %.3f M gets/s\n", idle,
+		       hash_rate_idle(false, gets ? gets : 1, idle) / 1e6);
 		return 0;
 	}
 	static const struct {
@@ -667,6 +704,14 @@ int main(int argc, char **argv)
 		printf("  %-11s %-12s %8.3f M gets/s   (%.2f M server WQEs/s; x%.2f of NOP rate)\n",
 		       threaded ? "threaded" : "one core", "RedN get", m / 1e6,
 		       m * REDN_HASH_SERVER_WQES / 1e6, m * REDN_HASH_SERVER_WQES / nop);
+		if (!threaded) {
+			for (int r = 0; r < RUNS; r++)
+				x[r] = hash_rate_idle(false, 4096, 1000);
+			double mi = median(x, RUNS);
+			printf("  %-11s %-12s %8.3f M gets/s   (1,000 other connected QPs on the "
+			       "device: x%.2f of the above)\n",
+			       "one core", "RedN get", mi / 1e6, mi / m);
+		}
 	}
 	double lat, per;
 	hash_virtual(&lat, &per);
