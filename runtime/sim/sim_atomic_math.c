@@ -16,6 +16,8 @@
  *
  * Must not: check keys, bounds or alignment (the responder does first).
  */
+#include <endian.h>
+
 #include "sim/sim_internal.h"
 
 #define LIMBS 4 /* 32 bytes */
@@ -24,6 +26,10 @@ static uint64_t be_load(const uint8_t *p, unsigned n)
 {
 	uint64_t v = 0;
 
+	if (n == 8) {
+		memcpy(&v, p, 8);
+		return be64toh(v);
+	}
 	for (unsigned i = 0; i < n; i++)
 		v = v << 8 | p[i];
 	return v;
@@ -121,6 +127,19 @@ void sim_atomic_apply(uint8_t opcode, unsigned size, uint8_t *target, const uint
 	unsigned n = size == 4 ? 1 : size / 8;
 	bool eq = true;
 
+	if (size == 8 && (opcode == PRISM_OP_ATOMIC_CS || opcode == PRISM_OP_ATOMIC_FA)) {
+		/* the common case: one host-order word, no masks to read */
+		uint64_t tv, sv = be_load(swap, 8);
+
+		memcpy(orig, target, 8);
+		memcpy(&tv, target, 8);
+		if (opcode == PRISM_OP_ATOMIC_FA)
+			tv += sv;
+		else if (tv == be_load(compare, 8))
+			tv = sv;
+		memcpy(result, &tv, 8);
+		return;
+	}
 	memcpy(orig, target, size);
 	target_load(target, size, t);
 	to_limbs(swap, size, s);

@@ -178,7 +178,7 @@ int sim_cq_push(struct sim_cq *cq, const struct prism_cqe *c, sim_time_t t)
 	dev->st.cqes++;
 	if (c->opcode == PRISM_CQE_REQ_ERR || c->opcode == PRISM_CQE_RESP_ERR)
 		dev->st.error_cqes++;
-	{
+	if (dev->obs.event) {
 		struct sim_event ev = {
 			.kind = SIM_EV_CQE,
 			.t = t,

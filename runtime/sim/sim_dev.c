@@ -73,8 +73,7 @@ const char *sim_strerror(int err)
 void sim_default_cost(void *ctx, const struct sim_cost_query *q, struct sim_cost *out)
 {
 	(void)ctx;
-	out->busy = SIM_US(0.17);
-	out->latency = q->cls == PRISM_CLASS_ORDERING ? out->busy : SIM_US(1.0);
+	sim_default_cost_of(q->cls, out);
 }
 
 void sim_log(struct sim_dev *dev, enum sim_log_level lvl, const char *fmt, ...)
@@ -141,6 +140,7 @@ int sim_dev_open(const struct sim_dev_opts *opts, struct sim_dev **out)
 	if (dev->o.obs)
 		dev->obs = *dev->o.obs;
 	dev->o.obs = NULL;
+	dev->cost_query = dev->obs.cost || dev->obs.event;
 	if (!dev->obs.cost)
 		dev->obs.cost = sim_default_cost;
 	dev->rng = dev->o.seed ^ 0x5eed5eed5eed5eedull;

@@ -47,6 +47,10 @@ int sim_exec_atomic(struct sim_xctx *x)
 	p = sim_pkt_alloc(x->qp->dev, 0);
 	if (!p)
 		return PRISM_SYND_LOCAL_QP_OP_ERR;
+	memset(p->swap, 0, sizeof(p->swap));
+	memset(p->compare, 0, sizeof(p->compare));
+	memset(p->swap_mask, 0, sizeof(p->swap_mask));
+	memset(p->compare_mask, 0, sizeof(p->compare_mask));
 	p->kind = SIM_PKT_ATOMIC_REQ;
 	p->flags = SIM_PKT_ACKREQ;
 	p->src_node = qp->dev->o.node;

@@ -202,6 +202,9 @@ struct sim_readjob {
 struct sim_dev {
 	struct sim_dev_opts o;
 	struct sim_observer obs; /* copy; cost never NULL */
+	/* A cost model or an event observer reads the per-WQE cost query;
+	 * without either the flat default cost is charged directly. */
+	bool cost_query;
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
 	pthread_t thread;
@@ -256,6 +259,13 @@ struct sim_dev {
 void sim_log(struct sim_dev *dev, enum sim_log_level lvl, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 void sim_emit(struct sim_dev *dev, const struct sim_event *ev);
+
+/* The flat default cost (sim_default_cost) of a WQE of class @cls. */
+static inline void sim_default_cost_of(enum prism_op_class cls, struct sim_cost *out)
+{
+	out->busy = SIM_US(0.17);
+	out->latency = cls == PRISM_CLASS_ORDERING ? out->busy : SIM_US(1.0);
+}
 uint64_t sim_rand(struct sim_dev *dev);
 static inline void sim_advance_now(struct sim_dev *dev, sim_time_t t)
 {

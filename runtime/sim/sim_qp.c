@@ -96,12 +96,19 @@ int sim_qp_create(struct sim_dev *dev, const struct sim_qp_attr *attr, struct si
 	pthread_mutex_lock(&dev->lock);
 	for (slot = 0; slot < dev->qps_cap && dev->qps[slot]; slot++)
 		;
+	if (slot + SIM_QPN_BASE > 0xffffffu) {
+		/* QPNs are 24 bits: checked before the table grows, so a
+		 * failure leaves dev->qps as it was. */
+		pthread_mutex_unlock(&dev->lock);
+		rc = -ENOSPC;
+		goto fail;
+	}
 	if (slot >= dev->qps_cap) {
 		uint32_t ocap = dev->qps_cap, ncap = ocap ? ocap * 2 : 16;
 		struct sim_qp **n = realloc(dev->qps, ncap * sizeof(*n));
 
-		if (!n || slot + SIM_QPN_BASE > 0xffffffu) {
-			free(n == dev->qps ? NULL : n);
+		if (!n) {
+			/* realloc failed: the old table is still valid. */
 			pthread_mutex_unlock(&dev->lock);
 			goto fail;
 		}
@@ -109,6 +116,9 @@ int sim_qp_create(struct sim_dev *dev, const struct sim_qp_attr *attr, struct si
 		dev->qps = n;
 		dev->qps_cap = ncap;
 		if (sim_sched_resize(dev, ocap)) {
+			/* The larger table stays (its new slots are empty); the
+			 * capacity the scheduler's bitmaps cover does not grow. */
+			dev->qps_cap = ocap;
 			pthread_mutex_unlock(&dev->lock);
 			goto fail;
 		}

@@ -12,6 +12,7 @@
  * Must not: interpret request semantics (sim_responder.c) or responses
  * (sim_requester.c).
  */
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "sim/sim_internal.h"
@@ -30,6 +31,8 @@ struct sim_fabric {
  * Under ASan a pooled packet's header is poisoned until it is reused.
  */
 #define SIM_PKT_SMALL 256u
+/* The header bytes before the atomic operands. */
+#define SIM_PKT_HDR_BYTES offsetof(struct sim_pkt, swap)
 #define SIM_PKT_POOL_MAX 4096u
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -68,7 +71,9 @@ struct sim_pkt *sim_pkt_alloc(struct sim_dev *dev, uint32_t payload_len)
 		if (!p)
 			return NULL;
 	}
-	memset(p, 0, sizeof(*p));
+	/* The atomic operands (128 bytes) are read only in atomic requests,
+	 * whose builder (sim_exec_atomic) zeroes them. */
+	memset(p, 0, SIM_PKT_HDR_BYTES);
 	p->payload_len = payload_len;
 	p->payload = payload_len ? (uint8_t *)(p + 1) : NULL;
 	return p;
@@ -83,7 +88,10 @@ struct sim_pkt *sim_pkt_clone(struct sim_dev *dev, const struct sim_pkt *src)
 	p = sim_pkt_alloc(dev, src->payload_len);
 	if (!p)
 		return NULL;
-	*p = *src;
+	if (src->kind == SIM_PKT_ATOMIC_REQ)
+		*p = *src;
+	else
+		memcpy(p, src, SIM_PKT_HDR_BYTES);
 	p->payload = src->payload_len ? (uint8_t *)(p + 1) : NULL;
 	if (src->payload_len)
 		memcpy(p->payload, src->payload, src->payload_len);

@@ -67,8 +67,12 @@ static void rig_open(struct rig *r, bool two_devices, enum sim_fw_profile fw, ui
 	} else {
 		r->cli = r->srv;
 	}
-	struct redn_hash_cfg cfg = {
-	    .nbuckets = NBUCKETS, .value_len = VALUE_LEN, .max_inflight = BATCH, .seed = seed};
+	/* every re-posted get is checked byte for byte against a full encode */
+	struct redn_hash_cfg cfg = {.nbuckets = NBUCKETS,
+	                            .value_len = VALUE_LEN,
+	                            .max_inflight = BATCH,
+	                            .seed = seed,
+	                            .check_patches = true};
 	assert_int_equal(redn_hash_create(r->srv, r->cli, &cfg, &r->h), 0);
 }
 

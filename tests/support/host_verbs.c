@@ -87,6 +87,16 @@ int64_t hv_post_send(struct hv_qp *h, struct prism_wqe *w, bool keep_ctrl_ids, u
 	return c;
 }
 
+int64_t hv_sq_publish(struct hv_qp *h, uint32_t nbb)
+{
+	uint32_t c = h->sq_pi;
+
+	h->sq_pi = c + nbb;
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	sim_qp_dbrec(h->qp)[1] = htonl(h->sq_pi & 0xffff);
+	return c;
+}
+
 int hv_ring(struct hv_qp *h)
 {
 	return sim_qp_ring_sq_doorbell(h->qp);
@@ -104,6 +114,16 @@ int64_t hv_post_recv(struct hv_qp *h, const struct prism_sge *sge, unsigned n)
 	sim_qp_dbrec(h->qp)[0] = htonl(h->rq_pi & 0xffff);
 	/* no receive doorbell: the NIC reads dbrec[0] when a message arrives
 	 * (sim.h); ringing only wakes parked RNR retries sooner */
+	return c;
+}
+
+int64_t hv_recv_repost(struct hv_qp *h)
+{
+	uint32_t c = h->rq_pi;
+
+	h->rq_pi = c + 1;
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	sim_qp_dbrec(h->qp)[0] = htonl(h->rq_pi & 0xffff);
 	return c;
 }
 

@@ -47,10 +47,19 @@ void hv_cq_init(struct hv_cq *h, struct sim_cq *cq);
  * codec error.  @slot_out (may be NULL) gets the WQE's address in memory.
  */
 int64_t hv_post_send(struct hv_qp *h, struct prism_wqe *w, bool keep_ctrl_ids, uint8_t **slot_out);
+/*
+ * Publish @nbb basic blocks at the send producer counter whose bytes the
+ * caller already holds there (a WQE of the same shape posted one lap ago,
+ * changed fields rewritten in place).  Returns the WQE's counter.
+ */
+int64_t hv_sq_publish(struct hv_qp *h, uint32_t nbb);
 /* Ring the send doorbell (host-started queues; managed queues ignore it). */
 int hv_ring(struct hv_qp *h);
 /* Post one receive WQE with @n entries; returns its receive counter. */
 int64_t hv_post_recv(struct hv_qp *h, const struct prism_sge *sge, unsigned n);
+/* Re-post the receive WQE already at the receive counter, unchanged (one
+ * lap ago it was posted with the same entries); returns its counter. */
+int64_t hv_recv_repost(struct hv_qp *h);
 /* Poll one CQE: 1 and *@out filled, 0 when the CQ is empty, < 0 on a bad CQE. */
 int hv_poll(struct hv_cq *h, struct prism_cqe *out);
 

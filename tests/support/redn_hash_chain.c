@@ -5,16 +5,22 @@
  * Owns: building the lookup service (queues, CQs, regions, table) and
  * posting one request's WQEs exactly as redn_hash_chain.h draws them.  All
  * WQE bytes come from the codec; patch offsets from prism_wqe_field_offset.
+ * Once every ring has been filled, a get re-uses the WQEs an earlier get
+ * left at the same positions and rewrites only the fields that change (as a
+ * runtime re-arming a chain would), at the codec's field offsets.
  *
  * Must not: run the engine, or peek at its internals.
  */
 #include "tests/support/redn_hash_chain.h"
 
+#include <endian.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tests/support/host_verbs.h"
+
+#define REDN_CTL_WQES 4 /* WAIT recv, SEND_EN wrk, WAIT wrk CQ, SEND_EN srv */
 
 struct redn_hash {
 	struct redn_hash_cfg cfg;
@@ -35,6 +41,16 @@ struct redn_hash {
 	uint8_t *keys; /* nbuckets x 3 */
 	/* counters */
 	uint32_t next_req, inflight, srv_recvs, wrk_cqes;
+	/* What a re-post at the same ring positions rewrites (post_get_patch):
+	 * control segments as encoded, field offsets from the codec, and the
+	 * basic blocks each WQE takes.  Filled by every encoded get. */
+	struct redn_tmpl {
+		struct prism_ctrl_seg r_hit, r_miss, rd, cas, ctl[REDN_CTL_WQES];
+		uint32_t r_raddr, r_sge0_addr, rd_raddr, cas_compare, cas_swap;
+		uint32_t ctl_index[REDN_CTL_WQES];
+		uint32_t r_bbs, rd_bbs, cas_bbs, ctl_bbs[REDN_CTL_WQES];
+		bool valid;
+	} t;
 };
 
 static uint64_t rng_next(uint64_t *s)
@@ -256,15 +272,55 @@ static uint64_t ctrl_word(const struct prism_ctrl_seg *c)
 	return v;
 }
 
-int redn_hash_post_get(struct redn_hash *h, const uint8_t key[REDN_KEY_BYTES], uint32_t bucket,
-                       uint32_t *req_id)
+/* Writes @v big-endian into the @len bytes of a field at @p (the codec gave
+ * the offset and the length). */
+static void put_field(uint8_t *p, uint64_t v, uint32_t len)
 {
-	if (h->inflight >= h->cfg.max_inflight)
-		return -EAGAIN;
-	if (bucket >= h->cfg.nbuckets)
-		return -EINVAL;
-	uint32_t id = h->next_req;
-	uint32_t slot = id % h->cfg.max_inflight;
+	if (len == 8) {
+		uint64_t be = htobe64(v);
+		memcpy(p, &be, 8);
+	} else if (len == 4) {
+		uint32_t be = htobe32((uint32_t)v);
+		memcpy(p, &be, 4);
+	} else {
+		for (uint32_t i = 0; i < len; i++)
+			p[i] = (uint8_t)(v >> (8 * (len - 1 - i)));
+	}
+}
+
+/* The per-request values every WQE of one get needs. */
+struct get_req {
+	uint32_t id;
+	uint64_t resp_addr; /* where the value lands at the client */
+	const uint8_t *key;
+	uint32_t bucket;
+	uint32_t recv_index, wrk_index; /* the CQE counts the two WAITs wait for */
+};
+
+/* Client: a receive for the WRITE_IMM, then the SEND carrying the request
+ * (encoded every time: its inline data is the request). */
+static int post_client_send(struct redn_hash *h, const struct get_req *q)
+{
+	struct prism_wqe w;
+
+	hv_wqe(&w, PRISM_OP_SEND, false);
+	w.is_inline = true;
+	w.inline_len = REDN_KEY_BYTES + 8;
+	w.inline_data[0] = q->key[2];
+	w.inline_data[1] = q->key[1];
+	w.inline_data[2] = q->key[0];
+	uint64_t ba = (uint64_t)(uintptr_t)(h->table + (size_t)q->bucket * REDN_BUCKET_BYTES);
+	for (int j = 0; j < 8; j++)
+		w.inline_data[REDN_KEY_BYTES + j] = (uint8_t)(ba >> (56 - 8 * j));
+	int64_t c = hv_post_send(&h->hcli, &w, false, NULL);
+	return c < 0 ? (int)c : 0;
+}
+
+/* Encodes every WQE of one get through the codec, and records in h->t what
+ * a later re-post at the same ring positions has to rewrite. */
+static int post_get_encode(struct redn_hash *h, const struct get_req *q)
+{
+	struct redn_tmpl *t = &h->t;
 	struct prism_wqe w;
 	int64_t c;
 
@@ -272,18 +328,20 @@ int redn_hash_post_get(struct redn_hash *h, const uint8_t key[REDN_KEY_BYTES], u
 	 * whose QPN bytes will hold the bucket's key (RedN Fig. 9, R4). */
 	struct prism_wqe r;
 	hv_wqe(&r, PRISM_OP_RDMA_WRITE_IMM, false);
-	r.ctrl.imm = id;
+	r.ctrl.imm = q->id;
 	r.has_raddr = true;
-	r.raddr.raddr = (uint64_t)(uintptr_t)(h->resp + (size_t)slot * h->cfg.value_len);
+	r.raddr.raddr = q->resp_addr;
 	r.raddr.rkey = sim_mr_rkey(h->mr_resp);
 	r.num_sge = 1;
 	r.sge[0] = (struct prism_sge){.byte_count = h->cfg.value_len,
 	                              .lkey = sim_mr_lkey(h->mr_values),
 	                              .addr = 0 /* patched by the READ */};
 	uint8_t *r_slot;
+	uint32_t pi = h->hsrv.sq_pi;
 	c = hv_post_send(&h->hsrv, &r, false, &r_slot);
 	if (c < 0)
 		return (int)c;
+	t->r_bbs = h->hsrv.sq_pi - pi;
 	uint32_t r_end = h->hsrv.sq_pi;
 	struct prism_ctrl_seg hit = r.ctrl, miss;
 	prism_ctrl_seg_unpack(r_slot, &hit); /* as encoded: ds, index, qpn */
@@ -291,6 +349,10 @@ int redn_hash_post_get(struct redn_hash *h, const uint8_t key[REDN_KEY_BYTES], u
 	miss.opcode = PRISM_OP_NOP;
 	miss.qpn = 0; /* the key goes here */
 	prism_ctrl_seg_pack(&miss, r_slot);
+	t->r_hit = hit;
+	t->r_miss = miss;
+	t->r_raddr = field_at(&r, PRISM_FIELD_RADDR);
+	t->r_sge0_addr = field_at(&r, PRISM_FIELD_SGE0_ADDR);
 
 	/* 3: READ the bucket; scatter the key into R's QPN bytes and the value
 	 * address into R's data-segment address. */
@@ -303,15 +365,17 @@ int redn_hash_post_get(struct redn_hash *h, const uint8_t key[REDN_KEY_BYTES], u
 	    .byte_count = REDN_KEY_BYTES,
 	    .lkey = sim_mr_lkey(h->mr_srv_sq),
 	    .addr = (uint64_t)(uintptr_t)(r_slot + field_at(&r, PRISM_FIELD_CTRL_QPN))};
-	w.sge[1] = (struct prism_sge){
-	    .byte_count = 8,
-	    .lkey = sim_mr_lkey(h->mr_srv_sq),
-	    .addr = (uint64_t)(uintptr_t)(r_slot + field_at(&r, PRISM_FIELD_SGE0_ADDR))};
+	w.sge[1] = (struct prism_sge){.byte_count = 8,
+	                              .lkey = sim_mr_lkey(h->mr_srv_sq),
+	                              .addr = (uint64_t)(uintptr_t)(r_slot + t->r_sge0_addr)};
 	uint8_t *read_slot;
+	pi = h->hwrk.sq_pi;
 	c = hv_post_send(&h->hwrk, &w, false, &read_slot);
 	if (c < 0)
 		return (int)c;
-	uint32_t read_raddr = field_at(&w, PRISM_FIELD_RADDR);
+	t->rd_bbs = h->hwrk.sq_pi - pi;
+	prism_ctrl_seg_unpack(read_slot, &t->rd);
+	t->rd_raddr = field_at(&w, PRISM_FIELD_RADDR);
 
 	/* 4: CAS R.ctrl[0..7]: NOP+key -> WRITE_IMM+qpn, fenced behind the READ. */
 	hv_wqe(&w, PRISM_OP_ATOMIC_CS, true);
@@ -328,15 +392,20 @@ int redn_hash_post_get(struct redn_hash *h, const uint8_t key[REDN_KEY_BYTES], u
 	                              .lkey = sim_mr_lkey(h->mr_scratch),
 	                              .addr = (uint64_t)(uintptr_t)h->scratch};
 	uint8_t *cas_slot;
+	pi = h->hwrk.sq_pi;
 	c = hv_post_send(&h->hwrk, &w, false, &cas_slot);
 	if (c < 0)
 		return (int)c;
+	t->cas_bbs = h->hwrk.sq_pi - pi;
+	prism_ctrl_seg_unpack(cas_slot, &t->cas);
 	uint32_t wrk_end = h->hwrk.sq_pi;
+	t->cas_compare = field_at(&w, PRISM_FIELD_ATOMIC_COMPARE);
+	t->cas_swap = field_at(&w, PRISM_FIELD_ATOMIC_SWAP);
 	/*
 	 * The compare operand is a big-endian field holding the host-order value
 	 * of R.ctrl[0..7]: R's QPN bytes 4, 5, 6 sit at compare bytes 3, 2, 1.
 	 */
-	uint32_t cas_key_at = field_at(&w, PRISM_FIELD_ATOMIC_COMPARE) + 1;
+	uint32_t cas_key_at = t->cas_compare + 1;
 
 	/* Server receive: scatter the request into the CAS and the READ. */
 	struct prism_sge rs[2] = {
@@ -345,7 +414,7 @@ int redn_hash_post_get(struct redn_hash *h, const uint8_t key[REDN_KEY_BYTES], u
 	     .addr = (uint64_t)(uintptr_t)(cas_slot + cas_key_at)},
 	    {.byte_count = 8,
 	     .lkey = sim_mr_lkey(h->mr_wrk_sq),
-	     .addr = (uint64_t)(uintptr_t)(read_slot + read_raddr)},
+	     .addr = (uint64_t)(uintptr_t)(read_slot + t->rd_raddr)},
 	};
 	if ((c = hv_post_recv(&h->hsrv, rs, 2)) < 0)
 		return (int)c;
@@ -354,47 +423,199 @@ int redn_hash_post_get(struct redn_hash *h, const uint8_t key[REDN_KEY_BYTES], u
 	struct {
 		uint8_t op;
 		uint32_t index, obj;
-	} steps[4] = {
-	    {PRISM_OP_CQE_WAIT, (h->srv_recvs + 1) & 0xffffff, sim_cq_num(h->cq_srv_recv)},
+	} steps[REDN_CTL_WQES] = {
+	    {PRISM_OP_CQE_WAIT, q->recv_index, sim_cq_num(h->cq_srv_recv)},
 	    {PRISM_OP_SEND_ENABLE, wrk_end & 0xffff, sim_qp_num(h->wrk)},
-	    {PRISM_OP_CQE_WAIT, (h->wrk_cqes + 1) & 0xffffff, sim_cq_num(h->cq_wrk)},
+	    {PRISM_OP_CQE_WAIT, q->wrk_index, sim_cq_num(h->cq_wrk)},
 	    {PRISM_OP_SEND_ENABLE, r_end & 0xffff, sim_qp_num(h->srv)},
 	};
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < REDN_CTL_WQES; i++) {
+		uint8_t *ctl_slot;
 		hv_wqe(&w, steps[i].op, false);
 		w.has_wait_en = true;
 		w.wait_en.index = steps[i].index;
 		w.wait_en.obj_num = steps[i].obj;
-		if ((c = hv_post_send(&h->hctl, &w, false, NULL)) < 0)
+		pi = h->hctl.sq_pi;
+		if ((c = hv_post_send(&h->hctl, &w, false, &ctl_slot)) < 0)
 			return (int)c;
+		t->ctl_bbs[i] = h->hctl.sq_pi - pi;
+		prism_ctrl_seg_unpack(ctl_slot, &t->ctl[i]);
+		t->ctl_index[i] = field_at(&w, PRISM_FIELD_WAIT_EN_INDEX);
 	}
+
+	if ((c = hv_post_recv(&h->hcli, NULL, 0)) < 0)
+		return (int)c;
+	t->valid = true;
+	return post_client_send(h, q);
+}
+
+/*
+ * Re-posts one get over the WQEs that the same ring positions held one lap
+ * ago (same shapes, same addresses in the rings): rewrites only what changed
+ * -- counters in the control segments, the request id, the reply address,
+ * the CAS operands, and the fields the last run's chain patched -- at the
+ * codec's field offsets.  The receives are re-posted unchanged.
+ */
+static int post_get_patch(struct redn_hash *h, const struct get_req *q)
+{
+	const struct redn_tmpl *t = &h->t;
+	struct prism_ctrl_seg c;
+	uint32_t pi;
+
+	pi = h->hsrv.sq_pi;
+	uint8_t *r_slot = hv_sq_slot(&h->hsrv, pi);
+	struct prism_ctrl_seg hit = t->r_hit, miss = t->r_miss;
+	hit.wqe_index = miss.wqe_index = (uint16_t)pi;
+	hit.imm = miss.imm = q->id;
+	prism_ctrl_seg_pack(&miss, r_slot);
+	put_field(r_slot + t->r_raddr, q->resp_addr, 8);
+	put_field(r_slot + t->r_sge0_addr, 0, 8); /* patched by the READ */
+	hv_sq_publish(&h->hsrv, t->r_bbs);
+	uint32_t r_end = h->hsrv.sq_pi;
+
+	pi = h->hwrk.sq_pi;
+	uint8_t *read_slot = hv_sq_slot(&h->hwrk, pi);
+	c = t->rd;
+	c.wqe_index = (uint16_t)pi;
+	prism_ctrl_seg_pack(&c, read_slot);
+	put_field(read_slot + t->rd_raddr, 0, 8); /* patched by the RECV */
+	hv_sq_publish(&h->hwrk, t->rd_bbs);
+
+	pi = h->hwrk.sq_pi;
+	uint8_t *cas_slot = hv_sq_slot(&h->hwrk, pi);
+	c = t->cas;
+	c.wqe_index = (uint16_t)pi;
+	prism_ctrl_seg_pack(&c, cas_slot);
+	put_field(cas_slot + t->cas_compare, ctrl_word(&miss), 8);
+	put_field(cas_slot + t->cas_swap, ctrl_word(&hit), 8);
+	hv_sq_publish(&h->hwrk, t->cas_bbs);
+	uint32_t wrk_end = h->hwrk.sq_pi;
+
+	hv_recv_repost(&h->hsrv);
+
+	uint32_t index[REDN_CTL_WQES] = {q->recv_index, wrk_end & 0xffff, q->wrk_index,
+	                                 r_end & 0xffff};
+	for (int i = 0; i < REDN_CTL_WQES; i++) {
+		pi = h->hctl.sq_pi;
+		uint8_t *ctl_slot = hv_sq_slot(&h->hctl, pi);
+		c = t->ctl[i];
+		c.wqe_index = (uint16_t)pi;
+		prism_ctrl_seg_pack(&c, ctl_slot);
+		put_field(ctl_slot + t->ctl_index[i], index[i], 4);
+		hv_sq_publish(&h->hctl, t->ctl_bbs[i]);
+	}
+
+	hv_recv_repost(&h->hcli);
+	return post_client_send(h, q);
+}
+
+/*
+ * True when every ring position the next get uses holds the WQE the same
+ * step of an earlier get left there: each ring has been filled once, all
+ * rings moved in step (no get stopped half-posted), and a ring's size is a
+ * whole number of gets.
+ */
+static bool can_patch(const struct redn_hash *h)
+{
+	const struct redn_tmpl *t = &h->t;
+	uint32_t n = h->next_req, ctl = 0;
+
+	if (!t->valid || h->cfg.encode_every_wqe)
+		return false;
+	for (int i = 0; i < REDN_CTL_WQES; i++)
+		ctl += t->ctl_bbs[i];
+	struct {
+		const struct hv_qp *q;
+		uint32_t per_get; /* basic blocks (send) or receives per get */
+		bool sq;
+	} rings[] = {
+	    {&h->hsrv, t->r_bbs, true}, {&h->hwrk, t->rd_bbs + t->cas_bbs, true},
+	    {&h->hctl, ctl, true},      {&h->hsrv, 1, false},
+	    {&h->hcli, 1, false},
+	};
+	for (size_t i = 0; i < sizeof(rings) / sizeof(rings[0]); i++) {
+		const struct hv_qp *q = rings[i].q;
+		uint32_t size = rings[i].sq ? q->sq_bbs : q->rq_n;
+		uint32_t pi = rings[i].sq ? q->sq_pi : q->rq_pi;
+		if (size % rings[i].per_get || (uint64_t)n * rings[i].per_get < size ||
+		    pi != n * rings[i].per_get)
+			return false;
+	}
+	return true;
+}
+
+/* Posts by patching, then posts the same get again through the codec over
+ * the same positions and checks that every queue byte came out the same. */
+static int post_get_checked(struct redn_hash *h, const struct get_req *q)
+{
+	struct hv_qp saved[4] = {h->hsrv, h->hwrk, h->hctl, h->hcli};
+	struct sim_qp *qps[4] = {h->srv, h->wrk, h->ctl, h->cli};
+	uint8_t *patched[4] = {NULL};
+	int rc = post_get_patch(h, q);
+
+	for (int i = 0; i < 4 && rc == 0; i++) {
+		patched[i] = malloc(sim_qp_buf_len(qps[i]));
+		if (!patched[i])
+			rc = -ENOMEM;
+		else
+			memcpy(patched[i], sim_qp_buf(qps[i]), sim_qp_buf_len(qps[i]));
+	}
+	struct hv_qp after[4] = {h->hsrv, h->hwrk, h->hctl, h->hcli};
+	if (rc == 0) {
+		h->hsrv = saved[0];
+		h->hwrk = saved[1];
+		h->hctl = saved[2];
+		h->hcli = saved[3];
+		rc = post_get_encode(h, q);
+	}
+	struct hv_qp now[4] = {h->hsrv, h->hwrk, h->hctl, h->hcli};
+	for (int i = 0; i < 4 && rc == 0; i++)
+		if (memcmp(patched[i], sim_qp_buf(qps[i]), sim_qp_buf_len(qps[i])) ||
+		    now[i].sq_pi != after[i].sq_pi || now[i].rq_pi != after[i].rq_pi)
+			rc = -EPROTO;
+	for (int i = 0; i < 4; i++)
+		free(patched[i]);
+	return rc;
+}
+
+int redn_hash_post_get(struct redn_hash *h, const uint8_t key[REDN_KEY_BYTES], uint32_t bucket,
+                       uint32_t *req_id)
+{
+	if (h->inflight >= h->cfg.max_inflight)
+		return -EAGAIN;
+	if (bucket >= h->cfg.nbuckets)
+		return -EINVAL;
+	uint32_t slot = h->next_req % h->cfg.max_inflight;
+	struct get_req q = {
+	    .id = h->next_req,
+	    .resp_addr = (uint64_t)(uintptr_t)(h->resp + (size_t)slot * h->cfg.value_len),
+	    .key = key,
+	    .bucket = bucket,
+	    .recv_index = (h->srv_recvs + 1) & 0xffffff,
+	    .wrk_index = (h->wrk_cqes + 1) & 0xffffff,
+	};
+	int rc;
+
+	if (!can_patch(h))
+		rc = post_get_encode(h, &q);
+	else if (h->cfg.check_patches)
+		rc = post_get_checked(h, &q);
+	else
+		rc = post_get_patch(h, &q);
+	if (rc)
+		return rc;
 	h->srv_recvs++;
 	h->wrk_cqes++;
 
-	/* Client: a receive for the WRITE_IMM, then the SEND. */
-	if ((c = hv_post_recv(&h->hcli, NULL, 0)) < 0)
-		return (int)c;
-	hv_wqe(&w, PRISM_OP_SEND, false);
-	w.is_inline = true;
-	w.inline_len = REDN_KEY_BYTES + 8;
-	w.inline_data[0] = key[2];
-	w.inline_data[1] = key[1];
-	w.inline_data[2] = key[0];
-	uint64_t ba = (uint64_t)(uintptr_t)(h->table + (size_t)bucket * REDN_BUCKET_BYTES);
-	for (int j = 0; j < 8; j++)
-		w.inline_data[REDN_KEY_BYTES + j] = (uint8_t)(ba >> (56 - 8 * j));
-	if ((c = hv_post_send(&h->hcli, &w, false, NULL)) < 0)
-		return (int)c;
-
 	if (!h->cfg.defer_doorbells) {
-		int rc = redn_hash_ring(h);
+		rc = redn_hash_ring(h);
 		if (rc)
 			return rc;
 	}
 	h->next_req++;
 	h->inflight++;
 	if (req_id)
-		*req_id = id;
+		*req_id = q.id;
 	return 0;
 }
 

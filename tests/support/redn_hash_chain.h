@@ -41,6 +41,11 @@ struct redn_hash_cfg {
 	uint32_t max_inflight; /* requests posted between two runs to idle */
 	uint64_t seed;         /* table keys and values */
 	bool defer_doorbells;  /* post_get leaves ringing to redn_hash_ring() */
+	/* Once the rings are full, gets patch the WQEs left one lap ago in
+	 * place; these two change that: */
+	bool encode_every_wqe; /* encode every WQE through the codec instead */
+	bool check_patches;    /* patch, then encode over it and compare every
+	                          queue byte (post_get fails with -EPROTO) */
 };
 
 struct redn_hash;
