@@ -20,7 +20,9 @@
 #   TESTS         cmocka suites: name, with <name>_SRCS (linked with libprism.a)
 #   FUZZERS       libFuzzer targets: name, with <name>_SRCS
 #   BENCHES       benchmark programs: name, with <name>_SRCS
-#   DEMO_STEPS    shell commands run in order by `make demo`
+#   DEMO_STEPS    programs/scripts (no arguments) run in order by `make demo`,
+#                 with O=<build dir> in the environment
+#   DEMO_DEPS     targets `make demo` builds before running them
 
 .DEFAULT_GOAL := all
 
@@ -62,6 +64,7 @@ TESTS       :=
 FUZZERS     :=
 BENCHES     :=
 DEMO_STEPS  :=
+DEMO_DEPS   :=
 
 include $(sort $(wildcard runtime/*/*.mk compiler/*.mk compiler/*/*.mk lib/*/*.mk \
 	tools/*.mk tests/*.mk tests/*/*.mk examples/*/*.mk))
@@ -180,10 +183,12 @@ fuzz: $(addprefix $(FUZZ_O)/,$(FUZZERS))
 bench: all $(addprefix $(O)/,$(BENCHES))
 	@for b in $(BENCHES); do echo "== $$b"; $(O)/$$b || exit 1; done
 
+# DEMO_STEPS are programs or scripts without arguments (the list is split on
+# spaces); they find the build tree in $$O.  DEMO_DEPS are the targets they need.
 demo:
 	@tools/deps.sh ensure
-	@$(MAKE) --no-print-directory all $(addprefix $(O)/,$(BENCHES))
-	@$(foreach s,$(DEMO_STEPS),$(s) || exit 1;)
+	@$(MAKE) --no-print-directory all $(DEMO_DEPS)
+	@$(foreach s,$(DEMO_STEPS),O=$(O) $(s) || exit 1;)
 
 install: all
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/prism $(DESTDIR)$(BINDIR) \
