@@ -86,17 +86,23 @@ enum lcond_kind {
 	LC_GE,  /* arm iff lhs >= rhs: the carry of rhs + ~lhs clear */
 };
 
-/* An order comparison's computed carry, shared by every effect it guards
- * (both arms of an if/else): later guards add one scatter entry and one
- * masked CAS. */
-struct lorder {
+/* One carry term: a scratch pair S where X' + ~Y' carries iff X' > Y'
+ * (lower_order.c).  Shared by every guard of one `if` (both arms). */
+struct lterm {
 	bool done;
 	int lane;
 	uint32_t s;     /* scratch pair S */
-	int carry_read; /* READ of S's carry bytes 1..7 (one per target), or -1 */
+	int fa;         /* the add: S is final when it completed */
+	int carry_read; /* relaxed form: READ of S[1..7] (one byte per guarded WQE), or -1 */
+	bool flip;      /* a constant X' moved to the complemented side: the carry
+	                 * means "not X' > Y'" */
+	bool constant;  /* known at compile time: X' > Y' == kval, nothing computed */
+	bool kval;
 	uint64_t taint;
-	bool flip; /* operands exchanged to put a constant on the complemented
-	            * side: the carry means the opposite */
+};
+
+struct lorder {
+	struct lterm t[2]; /* order: t[0]; equality: t[0] = lhs > rhs, t[1] = rhs > lhs */
 };
 
 struct lcond {
@@ -181,6 +187,18 @@ uint32_t lower_field_off(uint8_t op, enum prism_wqe_field f, uint8_t asize);
 
 /* lower_cond.c */
 bool lower_if(struct lower_ctx *c, const struct ast_stmt *s);
+/* Operand i (0 = lhs, 1 = rhs) of the active condition. */
+bool lower_cond_value(struct lower_ctx *c, int i, struct lval *out);
+/* A guard atomic appended to the lane, with a scratch result buffer. */
+struct ir_node *lower_guard_node(struct lower_ctx *c, uint8_t op, uint8_t asize,
+                                 struct ir_val raddr, struct ir_val rkey, const char *what,
+                                 uint32_t result_len);
+bool lower_cas_patch(struct ir_prog *p, int writer, int target, uint32_t off, uint32_t len,
+                     bool control, uint64_t taint);
+
+/* lower_order.c: order comparisons (relaxed carry form) and every
+ * condition in the exact form (strict profile, wide equality) */
+bool lower_guard_order(struct lower_ctx *c, int x);
 /* Guard effect node `x` with the active condition (no-op without one). */
 bool lower_guard(struct lower_ctx *c, int x);
 

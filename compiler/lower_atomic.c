@@ -20,6 +20,8 @@
  * Must not: lower masked or 4/16/32-byte forms (rejected with the reason),
  * or nest inside another condition.
  */
+#include <string.h>
+
 #include "compiler/lower.h"
 
 bool lower_cas_order(struct lower_ctx *c, const struct ast_expr *e)
@@ -41,14 +43,6 @@ bool lower_cas_order(struct lower_ctx *c, const struct ast_expr *e)
 	if (c->cond) {
 		lower_error(c, e->loc,
 		            "%s inside an `if` is not lowered yet (it needs chained guards)", name);
-		return false;
-	}
-	if (c->p->profile == IR_PROFILE_STRICT) {
-		lower_error(c, e->loc,
-		            "profile strict: %s arms its CAS through the QPN bytes of the "
-		            "control segment, which stock firmware checks; compile with --profile "
-		            "relaxed",
-		            name);
 		return false;
 	}
 	unsigned w = place->type ? (unsigned)place->type->size : 0;
@@ -107,7 +101,8 @@ bool lower_cas_order(struct lower_ctx *c, const struct ast_expr *e)
 	if (val.kind == LV_CONST)
 		val.width = 8;
 	struct lval vals[2];
-	struct lorder ord = {.done = false, .carry_read = -1};
+	struct lorder ord;
+	memset(&ord, 0, sizeof(ord));
 	struct lcond cd = {.lhs = gt ? v : place,
 	                   .rhs = gt ? place : v,
 	                   .kind = LC_GT,

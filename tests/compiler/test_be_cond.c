@@ -417,7 +417,7 @@ static void test_reject_never_true(void **state)
 {
 	(void)state;
 	expect_error(HDR "offload g(c: *ctr in counters) {\n  if (0 > c.n) { c.n = 1; }\n}\n",
-	             "constant for unsigned integers");
+	             "never true for unsigned integers");
 }
 
 /* ---- cas_gt / cas_lt ------------------------------------------------------------ */
@@ -633,6 +633,227 @@ static void test_alloc_sequence(void **state)
 	chainobj_free(o);
 }
 
+/* ---- an executor for every condition form ---------------------------------------- */
+
+static const struct chainobj_reloc *reloc_at(const struct chainobj *o, int q, unsigned wqe,
+                                             uint32_t off)
+{
+	for (uint32_t i = 0; i < o->n_relocs; i++) {
+		const struct chainobj_reloc *r = &o->relocs[i];
+		if (r->site.queue == (uint32_t)q && r->site.ring == CHAINOBJ_RING_SQ &&
+		    r->site.wqe == wqe && r->site.offset == off)
+			return r;
+	}
+	return NULL;
+}
+
+/* Run lane w0 of `o` on the template bytes for client values a, b: the
+ * scratch pairs, the READs between scratch and WQE fields, the atomics on
+ * scratch and on the guarded WQE.  Returns whether the guarded WQE (the
+ * target of the guards' CAS patches) runs as its real opcode. */
+static bool run_lane(const struct chainobj *o, uint16_t a, uint16_t b)
+{
+	int w0 = be_queue(o, "w0");
+	const struct chainobj_queue *q = &o->queues[w0];
+	static uint8_t wq[64][128];
+	static uint8_t scratch[4096];
+	assert_true(q->n_sq <= 64 && o->scratch_size <= sizeof(scratch));
+	for (uint32_t i = 0; i < q->n_sq; i++) {
+		memset(wq[i], 0, 128);
+		memcpy(wq[i], q->sq[i].bytes, q->sq[i].len < 128 ? q->sq[i].len : 128);
+	}
+	memset(scratch, 0, sizeof(scratch));
+	memcpy(scratch, o->scratch_init, o->scratch_init_len);
+	uint8_t msg[64] = {0};
+	make_payload(o, a, b, msg);
+	apply_recv(o, msg, wq, w0);
+	int x = -1;
+	for (uint32_t i = 0; i < o->n_patches; i++) {
+		const struct chainobj_patch *p = &o->patches[i];
+		if ((p->kind == CHAINOBJ_PATCH_CAS || p->kind == CHAINOBJ_PATCH_MASKED_CAS) &&
+		    p->target.queue == (uint32_t)w0 && p->target.offset == 0)
+			x = (int)p->target.wqe;
+	}
+	assert_true(x >= 0);
+	for (uint32_t i = 0; i < q->n_sq; i++) {
+		struct prism_wqe w;
+		struct prism_wqe_diag d;
+		memset(&w, 0, sizeof(w));
+		assert_true(prism_wqe_decode(wq[i], q->sq[i].len, &w, &d) > 0);
+		uint32_t ro;
+		uint32_t rl;
+		if (prism_wqe_field_offset(&w, PRISM_FIELD_RADDR, &ro, &rl) != 0)
+			continue;
+		const struct chainobj_reloc *r = reloc_at(o, w0, i, ro);
+		if (!r)
+			continue;
+		if (w.ctrl.opcode == PRISM_OP_RDMA_READ && r->kind == CHAINOBJ_RELOC_SCRATCH_ADDR) {
+			uint32_t d0 = 0;
+			for (uint32_t k = 0; k < w.num_sge; k++) {
+				for (uint32_t pi = 0; pi < o->n_patches; pi++) {
+					const struct chainobj_patch *p = &o->patches[pi];
+					if (p->kind == CHAINOBJ_PATCH_READ_SCATTER &&
+					    p->writer_queue == (uint32_t)w0 && p->writer_wqe == i &&
+					    p->writer_sge == k && p->target.queue == (uint32_t)w0)
+						memcpy(&wq[p->target.wqe][p->target.offset],
+						       scratch + r->addend + d0, p->target.width);
+				}
+				d0 += w.sge[k].byte_count;
+			}
+			continue;
+		}
+		uint64_t t[2], sw[2], cm[2], sm[2], cp[2];
+		if (r->kind == CHAINOBJ_RELOC_SCRATCH_ADDR && w.has_atomic && w.atomic.size == 16) {
+			uint8_t *sb = scratch + r->addend;
+			be_limbs(sb, t);
+			be_limbs(w.atomic.swap_bytes, sw);
+			if (w.ctrl.opcode == PRISM_OP_ATOMIC_MASKED_FA) {
+				uint64_t lo = t[0] + sw[0];
+				t[1] += sw[1] + (lo < t[0]);
+				t[0] = lo;
+			} else {
+				be_limbs(w.atomic.compare_bytes, cp);
+				be_limbs(w.atomic.swap_mask_bytes, sm);
+				be_limbs(w.atomic.compare_mask_bytes, cm);
+				if (((t[0] ^ cp[0]) & cm[0]) == 0 && ((t[1] ^ cp[1]) & cm[1]) == 0)
+					for (int k = 0; k < 2; k++)
+						t[k] = (t[k] & ~sm[k]) | (sw[k] & sm[k]);
+			}
+			limbs_be(t, sb);
+			continue;
+		}
+		if (r->kind == CHAINOBJ_RELOC_QBUF_ADDR && w.has_atomic && w.atomic.size == 8 &&
+		    (w.ctrl.opcode == PRISM_OP_ATOMIC_CS || w.ctrl.opcode == PRISM_OP_ATOMIC_MASKED_CS)) {
+			/* on X's ctrl word (host-endian); index/QPN relocations are 0
+			 * in both the template and the operands */
+			uint64_t v = 0;
+			for (int k = 7; k >= 0; k--)
+				v = v << 8 | wq[x][k];
+			uint64_t cmask = w.ctrl.opcode == PRISM_OP_ATOMIC_CS ? ~0ull : w.atomic.compare_mask;
+			uint64_t smask = w.ctrl.opcode == PRISM_OP_ATOMIC_CS ? ~0ull : w.atomic.swap_mask;
+			if (((v ^ w.atomic.compare) & cmask) == 0)
+				v = (v & ~smask) | (w.atomic.swap & smask);
+			for (int k = 0; k < 8; k++)
+				wq[x][k] = (uint8_t)(v >> (8 * k));
+		}
+	}
+	return wq[x][3] != PRISM_OP_NOP;
+}
+
+static bool t_eq(uint16_t a, uint16_t b)
+{
+	return a == b;
+}
+static bool t_ne(uint16_t a, uint16_t b)
+{
+	return a != b;
+}
+
+/* Every comparison, both profiles, both arms: the guarded store runs
+ * exactly when its condition holds. */
+static void test_conditions_execute(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *op;
+		bool (*truth)(uint16_t, uint16_t);
+	} ops[] = {{"==", t_eq}, {"!=", t_ne}, {">", t_gt}, {"<", t_lt}, {">=", t_ge}, {"<=", t_le}};
+	static const uint16_t vals[] = {0, 1, 2, 0x7fff, 0x8000, 0xfffe, 0xffff};
+	for (int prof = 0; prof < 2; prof++)
+		for (size_t oi = 0; oi < sizeof(ops) / sizeof(ops[0]); oi++)
+			for (int arm = 0; arm < 2; arm++) {
+				char src[640];
+				snprintf(src, sizeof(src),
+				         HDR "offload f(a: be16, b: be16, c: *ctr in counters) {\n"
+				             "  if (a %s b) { %s } else { %s }\n}\n",
+				         ops[oi].op, arm ? "" : "c.n = 1;", arm ? "c.n = 2;" : "");
+				char *diag = NULL;
+				struct chainobj *o = be_compile(
+				    src, NULL, prof ? IR_PROFILE_STRICT : IR_PROFILE_RELAXED, &diag);
+				if (!o)
+					fprintf(stderr, "%s", diag ? diag : "");
+				free(diag);
+				assert_non_null(o);
+				for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
+					for (size_t j = 0; j < sizeof(vals) / sizeof(vals[0]); j++) {
+						bool want = ops[oi].truth(vals[i], vals[j]) != arm;
+						bool got = run_lane(o, vals[i], vals[j]);
+						if (got != want)
+							fprintf(stderr, "%s %s arm %d: %u %s %u -> %d\n",
+							        prof ? "strict" : "relaxed", ops[oi].op, arm,
+							        vals[i], ops[oi].op, vals[j], got);
+						assert_int_equal(got, want);
+					}
+				chainobj_free(o);
+			}
+}
+
+/* ---- strict profile ---------------------------------------------------------------- */
+
+/* `==` under strict: two carry terms (key > b.key, b.key > key), each READ
+ * copies its "carry clear" byte S[0] into the guard's compare field at the
+ * opmod (0) and opcode (3) positions of the exact NOP; the masked CAS swaps
+ * only opmod and opcode.  Nothing rides in the index or QPN bytes. */
+static void test_strict_equal_sequence(void **state)
+{
+	(void)state;
+	char *diag = NULL;
+	struct chainobj *o =
+	    be_compile(HDR "offload get(key: be24, b: *bucket in table) -> u8[64] {\n"
+	                   "  if (b.key == key) { return *b.value; }\n}\n",
+	               NULL, IR_PROFILE_STRICT, &diag);
+	free(diag);
+	assert_non_null(o);
+	assert_string_equal(be_ops(o, "w0"),
+	                    "READ READ MCAS WAIT EN MFA MCAS MFA READ READ WAIT EN MCAS WAIT EN");
+	assert_string_equal(be_ops(o, "conn"), "NOP WRITE_IMM");
+	int w0 = be_queue(o, "w0"), conn = be_queue(o, "conn");
+	struct prism_wqe g = decode(o, w0, 12);
+	assert_int_equal(g.atomic.size, 8);
+	assert_int_equal(g.atomic.compare_mask, 0xff0000ffull);
+	assert_int_equal(g.atomic.swap_mask, 0xff0000ffull);
+	assert_int_equal((g.atomic.swap >> 24) & 0xff, PRISM_OP_RDMA_WRITE_IMM);
+	/* the response template is exact: index and QPN relocated */
+	unsigned exact = 0;
+	for (uint32_t i = 0; i < o->n_relocs; i++) {
+		const struct chainobj_reloc *r = &o->relocs[i];
+		if (r->site.queue == (uint32_t)conn && r->site.ring == CHAINOBJ_RING_SQ &&
+		    r->site.wqe == 0 &&
+		    ((r->kind == CHAINOBJ_RELOC_QPN && r->site.offset == 4) ||
+		     (r->kind == CHAINOBJ_RELOC_SQ_COUNT && r->site.offset == 1)))
+			exact++;
+	}
+	assert_int_equal(exact, 2);
+	/* the two carry READs land in the compare field bytes of ctrl 0 / 3 */
+	uint32_t cmp = 0, len = 0;
+	assert_int_equal(prism_wqe_field_offset(&g, PRISM_FIELD_ATOMIC_COMPARE, &cmp, &len), 0);
+	unsigned hits = 0;
+	for (uint32_t i = 0; i < o->n_patches; i++) {
+		const struct chainobj_patch *p = &o->patches[i];
+		if (p->kind == CHAINOBJ_PATCH_READ_SCATTER && p->target.queue == (uint32_t)w0 &&
+		    p->target.wqe == 12) {
+			assert_true(p->target.offset == cmp + 7 || p->target.offset == cmp + 4);
+			hits++;
+		}
+	}
+	assert_int_equal(hits, 2);
+	chainobj_free(o);
+}
+
+/* A wide key (8 bytes) under relaxed uses the same exact form. */
+static void test_wide_equal(void **state)
+{
+	(void)state;
+	struct chainobj *o = compile_ok(
+	    "struct b8 { key: be64; v: *u8[8] in vals; }\nregion t8: b8[4] readonly;\n"
+	    "region vals size 64 readonly;\n"
+	    "offload g(k: be64, p: *b8 in t8) -> u8[8] { if (p.key == k) { return *p.v; } }\n",
+	    NULL);
+	assert_string_equal(be_ops(o, "w0"),
+	                    "READ READ MCAS WAIT EN MFA MCAS MFA READ READ WAIT EN MCAS WAIT EN");
+	chainobj_free(o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -652,6 +873,9 @@ int main(void)
 	    cmocka_unit_test(test_cas_be_place_constant),
 	    cmocka_unit_test(test_reject_cas_forms),
 	    cmocka_unit_test(test_alloc_sequence),
+	    cmocka_unit_test(test_conditions_execute),
+	    cmocka_unit_test(test_strict_equal_sequence),
+	    cmocka_unit_test(test_wide_equal),
 	    cmocka_unit_test(test_reject_else_if),
 	    cmocka_unit_test(test_reject_and),
 	    cmocka_unit_test(test_reject_break_not_equal),

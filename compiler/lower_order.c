@@ -1,0 +1,326 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * compiler/lower_order.c - conditions built from carries: the order
+ * comparisons `<` `>` `<=` `>=`, and every condition in the exact form
+ * (profile strict, or an equality wider than the 3 QPN bytes).
+ *
+ * Owns: the carry term and the guards that test it (docs/ir.md, "Order
+ * comparisons" and "Conditionals under strict").  A term compares X' > Y'
+ * (unsigned, 1-8 bytes) on a 16-byte scratch pair S = [00 ff*7 | ff*8]:
+ *
+ *   MCAS16 S  compare-mask 0, swap 0, swap-mask [0 | Y']   S = [00 ff.. | ~Y']
+ *   MFA16  S  add [0 | X'], no field boundary               S = [00 ff.. + c | X' + ~Y']
+ *
+ * X' + ~Y' = X' - Y' - 1 + 2^64 carries out of the low limb exactly when
+ * X' > Y'; the carry turns S[0] from 00 into 01 and S[1..7] from ff into
+ * 00.  So "carry set" is S[k] == 0 for k in 1..7, "carry clear" is S[0] == 0.
+ *
+ * Relaxed form (one order term): a READ copies S[1+j] into the j-th
+ * guarded WQE's ctrl byte 4 (a QPN byte), and a masked CAS on that WQE
+ * compares byte 4 and swaps in opmod, opcode and the exact QPN.
+ *
+ * Exact form (no data in the index or QPN bytes, stock firmware): the
+ * guarded WQE is an exact NOP (index and QPN relocated, opmod and opcode
+ * bytes 0x00).  A READ copies the term's zero-when-true byte (S[1] for
+ * "carry set", S[0] for "carry clear") into the *compare field* of a masked
+ * CAS on that WQE, at the position of ctrl byte 0 (opmod) or 3 (opcode):
+ * both are 0x00 in the NOP, so the CAS matches exactly when every term
+ * holds, and it swaps only the opcode and opmod bytes.  Equality is two
+ * terms in one CAS (a == b: neither a > b nor b > a); `!=` is two CASes,
+ * each arming on one term (a > b or b > a).
+ *
+ * Must not: place barriers (the READ rewrites a CAS in the lane; the
+ * scheduler puts the barrier before it).
+ */
+#include <string.h>
+
+#include "compiler/lower.h"
+
+#define CARRY_CTRL_OFF    4u                    /* relaxed: the QPN byte that carries it */
+#define CARRY_RT_BITS     ((uint8_t)(7u << 4))  /* ctrl bytes 4-6 are run-time */
+#define RELAXED_SWAP_MASK 0x00ffffffff0000ffull /* opmod, opcode, QPN */
+#define EXACT_SWAP_MASK   0x00000000ff0000ffull /* opmod, opcode */
+#define CARRY_BYTES       7u                    /* S bytes 1..7 */
+
+/* Big-endian bytes of the low `w` bytes of k at dst[0..w). */
+static void put_be(uint8_t *dst, uint64_t k, uint32_t w)
+{
+	for (uint32_t i = 0; i < w; i++)
+		dst[i] = (uint8_t)(k >> (8 * (w - 1 - i)));
+}
+
+/* Compute term t: is X' > Y' (operands given as condition operand
+ * indices xi, yi).  Constants fold or move to the complemented side. */
+static bool term_compute(struct lower_ctx *c, const struct lval *vals, int xi, int yi,
+                         struct lterm *t)
+{
+	const struct lcond *cd = c->cond;
+	struct ir_prog *p = c->p;
+	uint32_t w = cd->width;
+	struct lval xv = vals[xi], yv = vals[yi];
+	for (int i = 0; i < 2; i++) {
+		const struct lval *v = i ? &yv : &xv;
+		if (v->kind == LV_CONST && w < 8 && (v->k >> (8 * w)) != 0) {
+			lower_error(c, cd->loc, "the constant %llu does not fit the %u-byte operand",
+			            (unsigned long long)v->k, w);
+			return false;
+		}
+	}
+	memset(t, 0, sizeof(*t));
+	t->carry_read = -1;
+	t->fa = -1;
+	t->done = true;
+	t->lane = c->lane;
+	t->taint = xv.taint | yv.taint;
+	if (xv.kind == LV_CONST && (yv.kind == LV_CONST || xv.k == 0)) {
+		/* 0 > v is false; k > k' is known */
+		t->constant = true;
+		t->kval = yv.kind == LV_CONST ? xv.k > yv.k : false;
+		return true;
+	}
+	/* a constant X' moves to the complemented side, where it costs no
+	 * atomic: k > v  <=>  not (v > k - 1) */
+	if (xv.kind == LV_CONST) {
+		struct lval k = xv;
+		k.k = xv.k - 1;
+		xv = yv;
+		yv = k;
+		t->flip = true;
+	}
+	uint32_t s = ir_scratch_alloc(p, 16, 16);
+	uint8_t init[16];
+	memset(init, 0xff, 16);
+	init[0] = 0;
+	if (yv.kind == LV_CONST)
+		put_be(init + 8, ~yv.k, 8);
+	if (ir_scratch_init(p, s, init, 16) < 0)
+		return false;
+	t->s = s;
+	struct ir_val sa = ir_v(IR_V_SCRATCH_ADDR, 0, s), sk = ir_v(IR_V_SCRATCH_RKEY, 0, 0);
+	int prev = -1;
+	if (yv.kind != LV_CONST) {
+		struct ir_node *n = lower_guard_node(c, PRISM_OP_ATOMIC_MASKED_CS, 16, sa, sk,
+		                                     "compare: complement", 16);
+		if (!n)
+			return false;
+		int id = n->id;
+		uint32_t smask =
+		    lower_field_off(PRISM_OP_ATOMIC_MASKED_CS, PRISM_FIELD_ATOMIC_SWAP, 16) + 32;
+		int wy = lower_deliver(c, &yv, id, smask + 16 - w, !yv.be);
+		if (wy < -1)
+			return false;
+		if (wy >= 0)
+			ir_add_dep(p, wy, id);
+		prev = id;
+	}
+	struct ir_node *fa =
+	    lower_guard_node(c, PRISM_OP_ATOMIC_MASKED_FA, 16, sa, sk, "compare: add", 16);
+	if (!fa)
+		return false;
+	int fid = fa->id;
+	if (xv.kind == LV_CONST) {
+		put_be(fa->swap_bytes + 16 - w, xv.k, w);
+	} else {
+		uint32_t add = lower_field_off(PRISM_OP_ATOMIC_MASKED_FA, PRISM_FIELD_ATOMIC_SWAP, 16);
+		int wx = lower_deliver(c, &xv, fid, add + 16 - w, !xv.be);
+		if (wx < -1)
+			return false;
+		if (wx >= 0)
+			ir_add_dep(p, wx, fid);
+	}
+	if (prev >= 0)
+		ir_add_dep(p, prev, fid);
+	t->fa = fid;
+	return !p->oom;
+}
+
+/* Term i of the active condition, computed once per `if` and lane. */
+static struct lterm *term(struct lower_ctx *c, const struct lval *vals, unsigned i,
+                          struct lterm *local)
+{
+	const struct lcond *cd = c->cond;
+	struct lterm *t = cd->ord ? &cd->ord->t[i] : local;
+	if (t->done && t->lane == c->lane)
+		return t;
+	/* order: t[0] = X' > Y' with (X', Y') = GT ? (lhs, rhs) : (rhs, lhs);
+	 * equality: t[0] = lhs > rhs, t[1] = rhs > lhs */
+	int xi, yi;
+	if (cd->kind == LC_GT || cd->kind == LC_GE) {
+		xi = cd->kind == LC_GT ? 0 : 1;
+		yi = 1 - xi;
+	} else {
+		xi = (int)i;
+		yi = 1 - (int)i;
+	}
+	return term_compute(c, vals, xi, yi, t) ? t : NULL;
+}
+
+/* A READ of one byte of S (appended, after the add completed). */
+static int read_s(struct lower_ctx *c, const struct lterm *t, uint32_t byte)
+{
+	struct ir_node *rd = ir_append(c->p, c->lane, PRISM_OP_RDMA_READ, IR_ROLE_GUARD);
+	if (!rd)
+		return -1;
+	int id = rd->id;
+	rd->what = "compare: carry";
+	rd->loc = c->cond->loc;
+	rd->raddr = ir_v(IR_V_SCRATCH_ADDR, 0, t->s + byte);
+	rd->rkey = ir_v(IR_V_SCRATCH_RKEY, 0, 0);
+	ir_add_dep(c->p, t->fa, id);
+	return id;
+}
+
+static void make_nop(struct ir_prog *p, int x, bool relaxed)
+{
+	struct ir_node *xn = ir_node(p, x);
+	xn->tmpl_op = PRISM_OP_NOP;
+	xn->role = xn->role == IR_ROLE_RESPONSE ? IR_ROLE_RESPONSE : IR_ROLE_EFFECT;
+	if (relaxed)
+		xn->ctrl_rt_bytes |= CARRY_RT_BITS;
+}
+
+/* Relaxed form: one order term, the carry byte in X's ctrl byte 4. */
+static bool guard_relaxed(struct lower_ctx *c, int x, struct lterm *t, bool want_gt)
+{
+	struct ir_prog *p = c->p;
+	int rid = t->carry_read;
+	if (rid < 0 || p->nodes[rid].nsge >= CARRY_BYTES) {
+		int nid = read_s(c, t, 1);
+		if (nid < 0)
+			return false;
+		if (rid >= 0)
+			ir_add_dep(p, rid, nid);
+		rid = t->carry_read = nid;
+	}
+	if (ir_scatter_into(p, rid, x, CARRY_CTRL_OFF, 1, t->taint) < 0)
+		return false;
+	uint8_t xop = p->nodes[x].op;
+	make_nop(p, x, true);
+	struct ir_node *g = lower_guard_node(c, PRISM_OP_ATOMIC_MASKED_CS, 8,
+	                                     ir_v(IR_V_NODE_ADDR, x, 0),
+	                                     ir_v(IR_V_QBUF_RKEY, p->nodes[x].queue, 0),
+	                                     "if: guard (carry)", 8);
+	if (!g)
+		return false;
+	int gid = g->id;
+	/* carry byte 0x00 = X' > Y'; 0xff = not */
+	bool want_carry = want_gt != t->flip;
+	g->compare = IR_CONST(want_carry ? 0 : 0xffull << 32);
+	g->compare_mask = IR_CONST(0xffull << 32);
+	g->swap = ir_v(IR_V_CTRL_WORD, x, xop);
+	g->swap_mask = IR_CONST(RELAXED_SWAP_MASK);
+	if (!lower_cas_patch(p, gid, x, 0, 8, true, t->taint))
+		return false;
+	ir_add_dep(p, rid, gid);
+	return !p->oom;
+}
+
+/*
+ * Exact form: one masked CAS arming the NOP X when every term in `ts`
+ * has its wanted value.  Term k's zero-when-true byte lands in the CAS's
+ * compare field at ctrl byte 0 (k = 0) or 3 (k = 1).
+ */
+static bool arm_exact(struct lower_ctx *c, int x, uint8_t xop, struct lterm **ts,
+                      const bool *want_gt, unsigned n)
+{
+	struct ir_prog *p = c->p;
+	/* the READs first: each rewrites the CAS that follows them */
+	int rids[2];
+	for (unsigned k = 0; k < n; k++) {
+		bool want_carry = want_gt[k] != ts[k]->flip;
+		rids[k] = read_s(c, ts[k], want_carry ? 1 : 0);
+		if (rids[k] < 0)
+			return false;
+	}
+	struct ir_node *g = lower_guard_node(c, PRISM_OP_ATOMIC_MASKED_CS, 8,
+	                                     ir_v(IR_V_NODE_ADDR, x, 0),
+	                                     ir_v(IR_V_QBUF_RKEY, p->nodes[x].queue, 0),
+	                                     "if: guard (exact)", 8);
+	if (!g)
+		return false;
+	int gid = g->id;
+	static const unsigned ctrl_byte[2] = {0, 3};
+	uint64_t cmask = 0, taint = 0;
+	uint32_t cmp = lower_field_off(PRISM_OP_ATOMIC_MASKED_CS, PRISM_FIELD_ATOMIC_COMPARE, 8);
+	for (unsigned k = 0; k < n; k++) {
+		/* the field is be64 of the host-endian ctrl word: ctrl byte b
+		 * sits at field byte 7 - b */
+		if (ir_scatter_into(p, rids[k], gid, cmp + 7 - ctrl_byte[k], 1, ts[k]->taint) < 0)
+			return false;
+		cmask |= 0xffull << (8 * ctrl_byte[k]);
+		taint |= ts[k]->taint;
+	}
+	g = &p->nodes[gid];
+	g->compare = ir_v(IR_V_RUNTIME, 0, 0);
+	g->compare_mask = IR_CONST(cmask);
+	g->swap = ir_v(IR_V_CTRL_WORD, x, xop);
+	g->swap_mask = IR_CONST(EXACT_SWAP_MASK);
+	return lower_cas_patch(p, gid, x, 0, 8, true, taint) && !p->oom;
+}
+
+bool lower_guard_order(struct lower_ctx *c, int x)
+{
+	const struct lcond *cd = c->cond;
+	struct ir_prog *p = c->p;
+	bool exact = p->profile == IR_PROFILE_STRICT || cd->kind == LC_EQ || cd->kind == LC_NE;
+	uint8_t xop = p->nodes[x].op;
+	struct lterm local[2];
+	memset(local, 0, sizeof(local));
+	bool equality = cd->kind == LC_EQ || cd->kind == LC_NE;
+	unsigned nt = equality ? 2 : 1;
+	struct lterm *ts[2] = {NULL, NULL};
+	/* both operands before any delivery: a value needed by both terms
+	 * then shares its READ (the second use copies or re-reads right after
+	 * it), so one barrier can cover both terms' atomics */
+	struct lval vals[2];
+	bool need = !cd->ord;
+	for (unsigned i = 0; i < nt && !need; i++)
+		need = !cd->ord->t[i].done || cd->ord->t[i].lane != c->lane;
+	if (need && (!lower_cond_value(c, 0, &vals[0]) || !lower_cond_value(c, 1, &vals[1])))
+		return false;
+	for (unsigned i = 0; i < nt; i++) {
+		ts[i] = term(c, vals, i, &local[i]);
+		if (!ts[i])
+			return false;
+	}
+	/* what each term must be: order GT: X' > Y'; GE: not (Y'' > X'');
+	 * EQ: neither; NE: either */
+	bool want[2] = {cd->kind == LC_GT || cd->kind == LC_NE, cd->kind == LC_NE};
+	bool any = cd->kind == LC_NE; /* disjunction */
+	/* fold the constant terms */
+	struct lterm *live[2];
+	bool lwant[2];
+	unsigned nl = 0;
+	for (unsigned i = 0; i < nt; i++) {
+		if (!ts[i]->constant) {
+			live[nl] = ts[i];
+			lwant[nl++] = want[i];
+			continue;
+		}
+		bool holds = ts[i]->kval == want[i];
+		if (any && holds)
+			return true; /* always armed: X stays as posted */
+		if (!any && !holds)
+			goto never;
+	}
+	if (nl == 0) {
+		if (any)
+			goto never;
+		return true;
+	}
+	if (!exact)
+		return guard_relaxed(c, x, live[0], lwant[0]);
+	make_nop(p, x, false);
+	if (any) {
+		for (unsigned k = 0; k < nl; k++)
+			if (!arm_exact(c, x, xop, &live[k], &lwant[k], 1))
+				return false;
+		return true;
+	}
+	return arm_exact(c, x, xop, live, lwant, nl);
+never:
+	lower_error(c, cd->loc,
+	            "this condition is never true for unsigned integers (nothing is below 0): "
+	            "remove the branch");
+	return false;
+}
