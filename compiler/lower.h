@@ -205,6 +205,9 @@ bool lower_guard(struct lower_ctx *c, int x);
 /* lower_atomic.c */
 bool lower_cas_order(struct lower_ctx *c, const struct ast_expr *e);
 bool lower_cas_stmt(struct lower_ctx *c, const struct ast_expr *e);
+/* The CAS of `e` (a cas call): its node id (or -1); *result_off receives
+ * the scratch offset of its returned value. */
+int lower_cas_node(struct lower_ctx *c, const struct ast_expr *e, uint32_t *result_off);
 bool lower_alloc(struct lower_ctx *c, const struct ast_expr *e, struct lval *out);
 
 /* lower_effects.c */

@@ -142,6 +142,11 @@ static uint64_t bswap(uint64_t k, unsigned w)
  */
 bool lower_cas_stmt(struct lower_ctx *c, const struct ast_expr *e)
 {
+	return lower_cas_node(c, e, NULL) >= 0;
+}
+
+int lower_cas_node(struct lower_ctx *c, const struct ast_expr *e, uint32_t *result_off)
+{
 	struct ir_prog *p = c->p;
 	const struct ast_expr *args[5] = {0};
 	unsigned n = 0;
@@ -150,7 +155,7 @@ bool lower_cas_stmt(struct lower_ctx *c, const struct ast_expr *e)
 	bool masked = n == 5;
 	if (n != 3 && n != 5) {
 		lower_error(c, e->loc, "cas takes 3 or 5 arguments");
-		return false;
+		return -1;
 	}
 	const struct ast_expr *place = args[0];
 	unsigned w = place->type ? (unsigned)place->type->size : 0;
@@ -159,17 +164,17 @@ bool lower_cas_stmt(struct lower_ctx *c, const struct ast_expr *e)
 		            "a cas without masks is the 8-byte verb; this place has %u bytes (give "
 		            "both masks for a masked cas of 4, 16 or 32 bytes)",
 		            w);
-		return false;
+		return -1;
 	}
 	if (w != 4 && w != 8 && w != 16 && w != 32) {
 		lower_error(c, e->loc, "a masked cas works on 4, 8, 16 or 32 bytes, not %u", w);
-		return false;
+		return -1;
 	}
 	bool le = ast_type_order(place->type) == AST_ORDER_LE;
 	uint8_t op = masked ? PRISM_OP_ATOMIC_MASKED_CS : PRISM_OP_ATOMIC_CS;
 	struct ir_node *x = ir_append(p, c->lane, op, IR_ROLE_DATA);
 	if (!x)
-		return false;
+		return -1;
 	int id = x->id;
 	x->what = masked ? "masked cas" : "cas";
 	x->loc = e->loc;
@@ -178,7 +183,7 @@ bool lower_cas_stmt(struct lower_ctx *c, const struct ast_expr *e)
 		x->opmod = (uint8_t)PRISM_MASKED_OPMOD(w == 4 ? 2 : w == 8 ? 3 : w == 16 ? 4 : 5);
 	}
 	if (!lower_target_addr(c, place, id, op))
-		return false;
+		return -1;
 	uint32_t result = ir_scratch_alloc(p, w, w > 8 ? 16 : 8);
 	ir_sge_add(p, &p->nodes[id], ir_v(IR_V_SCRATCH_ADDR, 0, result), w,
 	           ir_v(IR_V_SCRATCH_LKEY, 0, 0));
@@ -189,7 +194,7 @@ bool lower_cas_stmt(struct lower_ctx *c, const struct ast_expr *e)
 	for (unsigned i = 1; i < n; i++) {
 		struct lval v;
 		if (!lower_value(c, args[i], &v))
-			return false;
+			return -1;
 		struct ir_node *xn = &p->nodes[id];
 		unsigned f = arg_field[i];
 		struct ir_val *dst = f == 0   ? &xn->swap
@@ -204,12 +209,12 @@ bool lower_cas_stmt(struct lower_ctx *c, const struct ast_expr *e)
 			if (w > 8) {
 				lower_error(c, args[i]->loc,
 				            "a %u-byte cas takes aggregate operands, not constants", w);
-				return false;
+				return -1;
 			}
 			uint64_t k = v.k;
 			if (w < 8 && (k >> (8 * w)) != 0) {
 				lower_error(c, args[i]->loc, "the constant does not fit %u bytes", w);
-				return false;
+				return -1;
 			}
 			/* the integer the NIC sees for these memory bytes */
 			if ((w == 8 && !le) || (w == 4 && le))
@@ -220,13 +225,15 @@ bool lower_cas_stmt(struct lower_ctx *c, const struct ast_expr *e)
 		}
 		if (v.width != w) {
 			lower_error(c, args[i]->loc, "cas operands have the place's %u bytes", w);
-			return false;
+			return -1;
 		}
 		*dst = ir_v(IR_V_RUNTIME, 0, 0);
 		if (lower_deliver(c, &v, id, base + f * w, w == 8) < -1)
-			return false;
+			return -1;
 	}
-	return lower_guard(c, id);
+	if (result_off)
+		*result_off = result;
+	return lower_guard(c, id) ? id : -1;
 }
 
 /*

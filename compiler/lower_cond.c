@@ -223,6 +223,49 @@ static bool cond_operands(struct lower_ctx *c, const struct ast_expr *e, struct 
 	return true;
 }
 
+/*
+ * if (cas(place, expect, new)): the CAS runs unconditionally; it swapped
+ * exactly when the value it returned equals `expect`.  That value lands in
+ * scratch; the condition is `old == expect` in the exact form (8 bytes:
+ * lower_order.c), read from scratch after the CAS completed.
+ */
+static bool cas_condition(struct lower_ctx *c, const struct ast_expr *e, struct lcond *cd,
+                          struct lval *vals)
+{
+	if (e->u.call.nargs != 3) {
+		lower_error(c, e->loc,
+		            "a masked cas as a condition is not lowered yet (its success compares "
+		            "only the masked bits)");
+		return false;
+	}
+	const struct ast_expr *place = e->u.call.args;
+	const struct ast_expr *expect = place->arg_next;
+	uint32_t result = 0;
+	int id = lower_cas_node(c, e, &result);
+	if (id < 0)
+		return false;
+	if (!lower_value(c, expect, &vals[1]))
+		return false;
+	vals[0] = (struct lval){.kind = LV_SCRATCH,
+	                        .read = -1,
+	                        .off = result,
+	                        .width = 8,
+	                        .be = ast_type_order(place->type) != AST_ORDER_LE,
+	                        .region = -1,
+	                        .taint = vals[1].taint,
+	                        .field_writer = id};
+	if (vals[1].kind == LV_CONST)
+		vals[1].width = 8;
+	memset(cd, 0, sizeof(*cd));
+	cd->lhs = place;
+	cd->rhs = expect;
+	cd->kind = LC_EQ;
+	cd->width = 8;
+	cd->vals = vals;
+	cd->loc = e->loc;
+	return true;
+}
+
 /* The negation of a condition (the `else` arm). */
 static const enum lcond_kind cond_negate[] = {
     [LC_EQ] = LC_NE,
@@ -244,9 +287,15 @@ bool lower_if(struct lower_ctx *c, const struct ast_stmt *s)
 	}
 	struct lcond cd;
 	struct lorder ord;
+	struct lval vals[2];
 	memset(&ord, 0, sizeof(ord));
-	if (!cond_operands(c, s->u.if_.cond, &cd))
+	const struct ast_expr *ce = s->u.if_.cond;
+	if (ce->kind == AST_EXPR_CALL && ce->u.call.fn == AST_BUILTIN_CAS) {
+		if (!cas_condition(c, ce, &cd, vals))
+			return false;
+	} else if (!cond_operands(c, ce, &cd)) {
 		return false;
+	}
 	cd.ord = &ord;
 	c->cond = &cd;
 	bool ok = lower_block(c, s->u.if_.then_body);
