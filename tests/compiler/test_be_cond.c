@@ -663,7 +663,8 @@ static bool run_lane(const struct chainobj *o, uint16_t a, uint16_t b)
 		memcpy(wq[i], q->sq[i].bytes, q->sq[i].len < 128 ? q->sq[i].len : 128);
 	}
 	memset(scratch, 0, sizeof(scratch));
-	memcpy(scratch, o->scratch_init, o->scratch_init_len);
+	if (o->scratch_init_len)
+		memcpy(scratch, o->scratch_init, o->scratch_init_len);
 	uint8_t msg[64] = {0};
 	make_payload(o, a, b, msg);
 	apply_recv(o, msg, wq, w0);
