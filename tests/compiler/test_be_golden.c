@@ -326,12 +326,36 @@ static void test_reject_not_equal(void **state)
 	             IR_PROFILE_RELAXED, "need chained guards");
 }
 
-static void test_reject_field_store(void **state)
+/* A store to a field after offset 0 behind a pointer: the pointer lands
+ * in the WRITE's raddr, a 16-byte masked FETCH_ADD on [raddr | rkey] adds
+ * the field offset (big-endian, like the field), then the WRITE runs. */
+static void test_field_store_offset(void **state)
 {
 	(void)state;
-	expect_error("struct s { a: le64; b: le64; }\nregion r: s[4] writable;\n"
-	             "offload f(p: *s in r, v: le64) { p.b = v; }\n",
-	             IR_PROFILE_RELAXED, "pointer arithmetic");
+	struct chainobj *o = compile_ok("struct s { a: le64; b: le64; }\nregion r: s[4] writable;\n"
+	                                "offload f(p: *s in r, v: le64) { p.b = v; }\n",
+	                                IR_PROFILE_RELAXED);
+	assert_string_equal(be_ops(o, "w0"), "MFA WAIT EN WRITE WAIT EN");
+	struct prism_wqe fa = decode(o, "w0", 0);
+	assert_int_equal(fa.atomic.size, 16);
+	static const uint8_t add[16] = {0, 0, 0, 0, 0, 0, 0, 8};
+	static const uint8_t zero[16];
+	assert_memory_equal(fa.atomic.swap_bytes, add, 16);
+	assert_memory_equal(fa.atomic.swap_mask_bytes, zero, 16); /* no field boundary */
+	/* it targets the WRITE's raddr (queue memory, byte 16 of wqe 3) */
+	int w0 = be_queue(o, "w0");
+	unsigned hits = 0;
+	for (uint32_t i = 0; i < o->n_patches; i++) {
+		const struct chainobj_patch *p = &o->patches[i];
+		if (p->kind == CHAINOBJ_PATCH_MASKED_FETCH_ADD && p->writer_wqe == 0 &&
+		    p->target.queue == (uint32_t)w0 && p->target.wqe == 3) {
+			assert_int_equal(p->target.offset, 16);
+			assert_int_equal(p->target.width, 16);
+			hits++;
+		}
+	}
+	assert_int_equal(hits, 1);
+	chainobj_free(o);
 }
 
 static void test_reject_readonly_store(void **state)
@@ -357,7 +381,7 @@ int main(void)
 	    cmocka_unit_test(test_reject_strict_if),
 	    cmocka_unit_test(test_reject_wide_operand),
 	    cmocka_unit_test(test_reject_not_equal),
-	    cmocka_unit_test(test_reject_field_store),
+	    cmocka_unit_test(test_field_store_offset),
 	    cmocka_unit_test(test_reject_readonly_store),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
