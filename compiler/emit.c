@@ -304,8 +304,12 @@ static void emit_node(struct emitter *e, struct chainobj_queue *cq, uint32_t qi,
 	}
 	struct prism_ctrl_seg c;
 	prism_ctrl_seg_unpack(buf, &c);
-	if (n->tmpl_op != n->op)
+	if (n->tmpl_op != n->op) {
+		/* a guarded WQE waits as a plain NOP: its guard swaps in the
+		 * opcode and the opmod (masked atomics) */
 		c.opcode = n->tmpl_op;
+		c.opmod = 0;
+	}
 	if (n->ctrl_rt_bytes & 0x06)
 		c.wqe_index = 0;
 	if (n->ctrl_rt_bytes & 0x70)

@@ -110,6 +110,7 @@ struct lcond {
 	enum lcond_kind kind;
 	struct lorder *ord; /* LC_GT / LC_GE: shared carry (NULL: compute per guard) */
 	const struct lval *vals; /* [lhs, rhs] already lowered (cas_gt/cas_lt), or NULL */
+	uint64_t ymask;          /* order terms: compare Y' & ymask (0: no mask) */
 	uint32_t width;
 	struct src_loc loc;
 };

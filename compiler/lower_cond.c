@@ -208,6 +208,7 @@ static bool cond_operands(struct lower_ctx *c, const struct ast_expr *e, struct 
 	cd->kind = cond_map[e->u.binary.op].kind;
 	cd->ord = NULL;
 	cd->vals = NULL;
+	cd->ymask = 0;
 	cd->lhs = sw ? r : l;
 	cd->rhs = sw ? l : r;
 	cd->width = wl;

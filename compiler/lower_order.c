@@ -80,7 +80,7 @@ static bool term_compute(struct lower_ctx *c, const struct lval *vals, int xi, i
 	}
 	/* a constant X' moves to the complemented side, where it costs no
 	 * atomic: k > v  <=>  not (v > k - 1) */
-	if (xv.kind == LV_CONST) {
+	if (xv.kind == LV_CONST && !cd->ymask) {
 		struct lval k = xv;
 		k.k = xv.k - 1;
 		xv = yv;
@@ -92,7 +92,7 @@ static bool term_compute(struct lower_ctx *c, const struct lval *vals, int xi, i
 	memset(init, 0xff, 16);
 	init[0] = 0;
 	if (yv.kind == LV_CONST)
-		put_be(init + 8, ~yv.k, 8);
+		put_be(init + 8, ~(cd->ymask ? yv.k & cd->ymask : yv.k), 8);
 	if (ir_scratch_init(p, s, init, 16) < 0)
 		return false;
 	t->s = s;
@@ -104,6 +104,10 @@ static bool term_compute(struct lower_ctx *c, const struct lval *vals, int xi, i
 		if (!n)
 			return false;
 		int id = n->id;
+		/* swap 1s outside the mask: those bits stay 1 whatever Y' is,
+		 * so S = ~(Y' & ymask) */
+		if (cd->ymask)
+			put_be(n->swap_bytes + 8, ~cd->ymask, 8);
 		uint32_t smask =
 		    lower_field_off(PRISM_OP_ATOMIC_MASKED_CS, PRISM_FIELD_ATOMIC_SWAP, 16) + 32;
 		int wy = lower_deliver(c, &yv, id, smask + 16 - w, !yv.be);
