@@ -105,12 +105,30 @@ struct lorder {
 	struct lterm t[2]; /* order: t[0]; equality: t[0] = lhs > rhs, t[1] = rhs > lhs */
 };
 
+/* An arm of an `if / else if / else` chain (relaxed `==` chains): whether
+ * it ran is its first guarded effect's opcode byte, which later arms copy
+ * into their own control index bytes (lower_cond.c). */
+struct lstatus {
+	int node;  /* first guarded effect of the arm */
+	int guard; /* the CAS that arms it */
+	uint8_t op;
+};
+
+struct lchain {
+	struct lstatus prev[2]; /* earlier arms (ctrl index bytes 1 and 2) */
+	unsigned n_prev;
+	struct lstatus self;
+	bool have_self;
+	bool final_else; /* the closing `else`: runs unless an earlier arm ran */
+};
+
 struct lcond {
 	const struct ast_expr *lhs, *rhs; /* lowered again per guard */
 	enum lcond_kind kind;
 	struct lorder *ord; /* LC_GT / LC_GE: shared carry (NULL: compute per guard) */
 	const struct lval *vals; /* [lhs, rhs] already lowered (cas_gt/cas_lt), or NULL */
 	uint64_t ymask;          /* order terms: compare Y' & ymask (0: no mask) */
+	struct lchain *chain;    /* arm of an else-if chain, or NULL */
 	uint32_t width;
 	struct src_loc loc;
 };
@@ -196,6 +214,11 @@ struct ir_node *lower_guard_node(struct lower_ctx *c, uint8_t op, uint8_t asize,
                                  uint32_t result_len);
 bool lower_cas_patch(struct ir_prog *p, int writer, int target, uint32_t off, uint32_t len,
                      bool control, uint64_t taint);
+
+/* else-if chains: copy an earlier arm's opcode byte into X's ctrl `byte`
+ * (1 or 2); record the current arm's first guarded effect. */
+int lower_status_read(struct lower_ctx *c, const struct lstatus *st, int x, unsigned byte);
+void lower_record_status(struct lower_ctx *c, int x, int guard);
 
 /* lower_order.c: order comparisons (relaxed carry form) and every
  * condition in the exact form (strict profile, wide equality) */

@@ -94,6 +94,69 @@ bool lower_cas_patch(struct ir_prog *p, int writer, int target, uint32_t off, ui
 	return ir_add_patch(p, &pt) >= 0;
 }
 
+/* Index bytes 1-2 carry earlier arms' opcodes in an else-if chain. */
+#define CHAIN_RT_BITS 0x06u
+
+/* READ the opcode byte of an earlier arm's status WQE into X's ctrl byte
+ * `byte` (after that arm's guard ran). */
+int lower_status_read(struct lower_ctx *c, const struct lstatus *st, int x, unsigned byte)
+{
+	struct ir_prog *p = c->p;
+	struct ir_node *rd = ir_append(p, c->lane, PRISM_OP_RDMA_READ, IR_ROLE_GUARD);
+	if (!rd)
+		return -1;
+	int rid = rd->id;
+	rd->what = "else if: did an earlier arm run";
+	rd->loc = c->cond->loc;
+	rd->raddr = ir_v(IR_V_NODE_ADDR, st->node, 3);
+	rd->rkey = ir_v(IR_V_QBUF_RKEY, p->nodes[st->node].queue, 0);
+	if (ir_scatter_into(p, rid, x, byte, 1, 0) < 0)
+		return -1;
+	p->nodes[x].ctrl_rt_bytes |= CHAIN_RT_BITS;
+	ir_add_dep(p, st->guard, rid);
+	return rid;
+}
+
+void lower_record_status(struct lower_ctx *c, int x, int guard)
+{
+	struct lchain *ch = c->cond->chain;
+	if (!ch || ch->have_self)
+		return;
+	ch->self = (struct lstatus){.node = x, .guard = guard, .op = c->p->nodes[x].op};
+	ch->have_self = true;
+}
+
+/* The closing `else` of a chain: X is posted live and disarmed (opcode and
+ * opmod swapped for a NOP's) by one masked CAS per earlier arm that ran. */
+static bool guard_final_else(struct lower_ctx *c, int x)
+{
+	const struct lcond *cd = c->cond;
+	struct ir_prog *p = c->p;
+	struct ir_node *xn = ir_node(p, x);
+	xn->role = xn->role == IR_ROLE_RESPONSE ? IR_ROLE_RESPONSE : IR_ROLE_EFFECT;
+	for (unsigned k = 0; k < cd->chain->n_prev; k++) {
+		const struct lstatus *st = &cd->chain->prev[k];
+		int rid = lower_status_read(c, st, x, 1 + k);
+		if (rid < 0)
+			return false;
+		struct ir_node *g = lower_guard_node(
+		    c, PRISM_OP_ATOMIC_MASKED_CS, 8, ir_v(IR_V_NODE_ADDR, x, 0),
+		    ir_v(IR_V_QBUF_RKEY, p->nodes[x].queue, 0), "else: disarm when an arm ran", 8);
+		if (!g)
+			return false;
+		int gid = g->id;
+		unsigned sh = 8 * (1 + k);
+		g->compare = IR_CONST((uint64_t)st->op << sh);
+		g->compare_mask = IR_CONST(0xffull << sh);
+		g->swap = ir_v(IR_V_CTRL_WORD, x, PRISM_OP_NOP);
+		g->swap_mask = IR_CONST(0xff0000ffull);
+		if (!lower_cas_patch(p, gid, x, 0, 8, true, 0))
+			return false;
+		ir_add_dep(p, rid, gid);
+	}
+	return !p->oom;
+}
+
 /*
  * a == b (arm) / a != b (disarm).  `==`: X posted as a NOP, the CAS
  * compares NOP|a|ds and swaps in op|qpn|ds.  `!=`: X posted live (its
@@ -127,6 +190,15 @@ static bool guard_eq(struct lower_ctx *c, int x, bool neg)
 	if (wa < -1)
 		goto bad_operand;
 
+	/* earlier arms of an else-if chain: their opcode bytes into X's index
+	 * bytes, which the CAS compares with 0 (the NOP): armed only if none ran */
+	int excl[2];
+	unsigned nex = cd->chain ? cd->chain->n_prev : 0;
+	for (unsigned k = 0; k < nex; k++) {
+		excl[k] = lower_status_read(c, &cd->chain->prev[k], x, 1 + k);
+		if (excl[k] < 0)
+			return false;
+	}
 	struct ir_node *g = lower_guard_node(c, PRISM_OP_ATOMIC_CS, 0, ir_v(IR_V_NODE_ADDR, x, 0),
 	                               ir_v(IR_V_QBUF_RKEY, p->nodes[x].queue, 0),
 	                               neg ? "if: guard (disarm when equal)" : "if: guard", 8);
@@ -134,7 +206,10 @@ static bool guard_eq(struct lower_ctx *c, int x, bool neg)
 		return false;
 	int gid = g->id;
 	g->compare = ir_v(IR_V_CTRL_WORD, x, neg ? xop : PRISM_OP_NOP);
-	g->compare.rt_bytes = COND_RT_BITS(w);
+	g->compare.rt_bytes = COND_RT_BITS(w) | (nex ? CHAIN_RT_BITS : 0);
+	for (unsigned k = 0; k < nex; k++)
+		ir_add_dep(p, excl[k], gid);
+	lower_record_status(c, x, gid);
 	g->swap = ir_v(IR_V_CTRL_WORD, x, neg ? PRISM_OP_NOP : xop);
 	if (!lower_cas_patch(p, gid, x, 0, 8, true, ta.taint | cb.taint))
 		return false;
@@ -158,6 +233,12 @@ bool lower_guard(struct lower_ctx *c, int x)
 	const struct lcond *cd = c->cond;
 	if (!cd)
 		return true;
+	if (cd->chain && cd->chain->final_else) {
+		bool fine = guard_final_else(c, x);
+		if (fine)
+			move_after_guards(c, x);
+		return fine;
+	}
 	/* the cheap RedN form for narrow equality under relaxed; carries for
 	 * everything else (lower_order.c) */
 	bool narrow_eq = (cd->kind == LC_EQ || cd->kind == LC_NE) &&
@@ -209,6 +290,7 @@ static bool cond_operands(struct lower_ctx *c, const struct ast_expr *e, struct 
 	cd->ord = NULL;
 	cd->vals = NULL;
 	cd->ymask = 0;
+	cd->chain = NULL;
 	cd->lhs = sw ? r : l;
 	cd->rhs = sw ? l : r;
 	cd->width = wl;
@@ -267,6 +349,71 @@ static bool cas_condition(struct lower_ctx *c, const struct ast_expr *e, struct 
 	return true;
 }
 
+/*
+ * if (A) {X} else if (B) {Y} [else if (C) {..}] [else {Z}] under relaxed, each
+ * condition a narrow `==`.  Arm k runs iff its condition holds and no earlier
+ * arm ran: a READ copies each earlier arm's first effect's opcode byte (NOP
+ * or its real opcode once armed) into the arm's control index bytes 1-2,
+ * which its guard CAS compares with 0.  The closing else is posted live and
+ * disarmed by one masked CAS per earlier arm that ran.  Up to three
+ * conditional arms (two index bytes).
+ */
+static bool lower_if_chain(struct lower_ctx *c, const struct ast_stmt *s)
+{
+	struct lchain ch;
+	memset(&ch, 0, sizeof(ch));
+	const struct ast_stmt *cur = s;
+	for (;;) {
+		struct lcond cd;
+		if (!cond_operands(c, cur->u.if_.cond, &cd))
+			return false;
+		if (c->p->profile != IR_PROFILE_RELAXED) {
+			lower_error(c, cur->u.if_.cond->loc,
+			            "profile strict: `else if` carries the earlier arms' outcome in "
+			            "the control index bytes, which stock firmware checks; compile "
+			            "with --profile relaxed");
+			return false;
+		}
+		ch.have_self = false;
+		cd.chain = &ch;
+		c->cond = &cd;
+		bool ok = lower_block(c, cur->u.if_.then_body);
+		c->cond = NULL;
+		if (!ok)
+			return false;
+		const struct ast_stmt *next = cur->u.if_.has_else ? cur->u.if_.else_body : NULL;
+		if (!next)
+			return true;
+		if (!ch.have_self) {
+			lower_error(c, cur->loc,
+			            "an arm followed by `else` must have an effect (later arms test "
+			            "whether it ran)");
+			return false;
+		}
+		if (ch.n_prev == 2) {
+			lower_error(c, next->loc,
+			            "an `if / else if` chain has at most three conditions (the earlier "
+			            "arms' outcomes ride in the two control index bytes)");
+			return false;
+		}
+		ch.prev[ch.n_prev++] = ch.self;
+		if (next->kind == AST_STMT_IF) {
+			cur = next;
+			continue;
+		}
+		struct lcond fe;
+		memset(&fe, 0, sizeof(fe));
+		ch.final_else = true;
+		fe.chain = &ch;
+		fe.loc = next->loc;
+		fe.kind = LC_NE;
+		c->cond = &fe;
+		ok = lower_block(c, next);
+		c->cond = NULL;
+		return ok;
+	}
+}
+
 /* The negation of a condition (the `else` arm). */
 static const enum lcond_kind cond_negate[] = {
     [LC_EQ] = LC_NE,
@@ -280,12 +427,8 @@ bool lower_if(struct lower_ctx *c, const struct ast_stmt *s)
 		return false;
 	}
 	const struct ast_stmt *els = s->u.if_.has_else ? s->u.if_.else_body : NULL;
-	if (els && els->kind == AST_STMT_IF) {
-		lower_error(c, els->loc,
-		            "`else if` is not lowered yet (the second condition needs a guard "
-		            "chained after the first one's complement)");
-		return false;
-	}
+	if (els && els->kind == AST_STMT_IF)
+		return lower_if_chain(c, s);
 	struct lcond cd;
 	struct lorder ord;
 	struct lval vals[2];

@@ -174,6 +174,30 @@ static int read_s(struct lower_ctx *c, const struct lterm *t, uint32_t byte)
 	return id;
 }
 
+/* An else-if arm: earlier arms' opcode bytes into X's index bytes 1-2
+ * (READs before the guard); *mask: the compare-mask bits that test them
+ * for 0 (no earlier arm ran). */
+static bool chain_reads(struct lower_ctx *c, int x, int *excl, uint64_t *mask)
+{
+	const struct lchain *ch = c->cond->chain;
+	unsigned n = ch ? ch->n_prev : 0;
+	*mask = 0;
+	for (unsigned k = 0; k < n; k++) {
+		excl[k] = lower_status_read(c, &ch->prev[k], x, 1 + k);
+		if (excl[k] < 0)
+			return false;
+		*mask |= 0xffull << (8 * (1 + k));
+	}
+	return true;
+}
+
+static void chain_deps(struct lower_ctx *c, const int *excl, int guard)
+{
+	const struct lchain *ch = c->cond->chain;
+	for (unsigned k = 0; ch && k < ch->n_prev; k++)
+		ir_add_dep(c->p, excl[k], guard);
+}
+
 static void make_nop(struct ir_prog *p, int x, bool relaxed)
 {
 	struct ir_node *xn = ir_node(p, x);
@@ -200,6 +224,10 @@ static bool guard_relaxed(struct lower_ctx *c, int x, struct lterm *t, bool want
 		return false;
 	uint8_t xop = p->nodes[x].op;
 	make_nop(p, x, true);
+	int excl[2];
+	uint64_t xmask = 0;
+	if (!chain_reads(c, x, excl, &xmask))
+		return false;
 	struct ir_node *g = lower_guard_node(c, PRISM_OP_ATOMIC_MASKED_CS, 8,
 	                                     ir_v(IR_V_NODE_ADDR, x, 0),
 	                                     ir_v(IR_V_QBUF_RKEY, p->nodes[x].queue, 0),
@@ -210,9 +238,11 @@ static bool guard_relaxed(struct lower_ctx *c, int x, struct lterm *t, bool want
 	/* carry byte 0x00 = X' > Y'; 0xff = not */
 	bool want_carry = want_gt != t->flip;
 	g->compare = IR_CONST(want_carry ? 0 : 0xffull << 32);
-	g->compare_mask = IR_CONST(0xffull << 32);
+	g->compare_mask = IR_CONST(0xffull << 32 | xmask);
+	chain_deps(c, excl, gid);
 	g->swap = ir_v(IR_V_CTRL_WORD, x, xop);
-	g->swap_mask = IR_CONST(RELAXED_SWAP_MASK);
+	g->swap_mask = IR_CONST(RELAXED_SWAP_MASK | (xmask ? 0xffff00ull : 0));
+	lower_record_status(c, x, gid);
 	if (!lower_cas_patch(p, gid, x, 0, 8, true, t->taint))
 		return false;
 	ir_add_dep(p, rid, gid);
@@ -236,6 +266,10 @@ static bool arm_exact(struct lower_ctx *c, int x, uint8_t xop, struct lterm **ts
 		if (rids[k] < 0)
 			return false;
 	}
+	int excl[2];
+	uint64_t xmask = 0;
+	if (!chain_reads(c, x, excl, &xmask))
+		return false;
 	struct ir_node *g = lower_guard_node(c, PRISM_OP_ATOMIC_MASKED_CS, 8,
 	                                     ir_v(IR_V_NODE_ADDR, x, 0),
 	                                     ir_v(IR_V_QBUF_RKEY, p->nodes[x].queue, 0),
@@ -243,8 +277,9 @@ static bool arm_exact(struct lower_ctx *c, int x, uint8_t xop, struct lterm **ts
 	if (!g)
 		return false;
 	int gid = g->id;
+	chain_deps(c, excl, gid);
 	static const unsigned ctrl_byte[2] = {0, 3};
-	uint64_t cmask = 0, taint = 0;
+	uint64_t cmask = xmask, taint = 0;
 	uint32_t cmp = lower_field_off(PRISM_OP_ATOMIC_MASKED_CS, PRISM_FIELD_ATOMIC_COMPARE, 8);
 	for (unsigned k = 0; k < n; k++) {
 		/* the field is be64 of the host-endian ctrl word: ctrl byte b
@@ -258,7 +293,9 @@ static bool arm_exact(struct lower_ctx *c, int x, uint8_t xop, struct lterm **ts
 	g->compare = ir_v(IR_V_RUNTIME, 0, 0);
 	g->compare_mask = IR_CONST(cmask);
 	g->swap = ir_v(IR_V_CTRL_WORD, x, xop);
-	g->swap_mask = IR_CONST(EXACT_SWAP_MASK);
+	/* relaxed chains: also restore the index bytes the status READs wrote */
+	g->swap_mask = IR_CONST(EXACT_SWAP_MASK | (xmask ? 0xffff00ull : 0));
+	lower_record_status(c, x, gid);
 	return lower_cas_patch(p, gid, x, 0, 8, true, taint) && !p->oom;
 }
 

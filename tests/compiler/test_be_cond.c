@@ -384,14 +384,6 @@ static void test_order_truth_le(void **state)
 
 /* ---- rejections --------------------------------------------------------------- */
 
-static void test_reject_else_if(void **state)
-{
-	(void)state;
-	expect_error(HDR "offload g(key: be24, b: *bucket in table) -> u8[64] {\n"
-	                 "  if (b.key == key) { return *b.value; } else if (b.key > key) "
-	                 "{ return *b.alt; }\n}\n",
-	             "`else if` is not lowered yet");
-}
 
 static void test_reject_and(void **state)
 {
@@ -647,6 +639,8 @@ static const struct chainobj_reloc *reloc_at(const struct chainobj *o, int q, un
 	return NULL;
 }
 
+static unsigned last_armed; /* bit k: the k-th guarded WQE of w0 runs */
+
 /* Run lane w0 of `o` on the template bytes for client values a, b: the
  * scratch pairs, the READs between scratch and WQE fields, the atomics on
  * scratch and on the guarded WQE.  Returns whether the guarded WQE (the
@@ -688,7 +682,18 @@ static bool run_lane(const struct chainobj *o, uint16_t a, uint16_t b)
 		const struct chainobj_reloc *r = reloc_at(o, w0, i, ro);
 		if (!r)
 			continue;
-		if (w.ctrl.opcode == PRISM_OP_RDMA_READ && r->kind == CHAINOBJ_RELOC_SCRATCH_ADDR) {
+		if (w.ctrl.opcode == PRISM_OP_RDMA_READ && (r->kind == CHAINOBJ_RELOC_SCRATCH_ADDR ||
+		                                           r->kind == CHAINOBJ_RELOC_QBUF_ADDR)) {
+			const uint8_t *src = scratch + r->addend;
+			if (r->kind == CHAINOBJ_RELOC_QBUF_ADDR) {
+				int sw = -1;
+				assert_int_equal(r->target, (uint32_t)w0);
+				for (uint32_t j = 0; j < q->n_sq; j++)
+					if (q->sq[j].slot == r->delta)
+						sw = (int)j;
+				assert_true(sw >= 0);
+				src = wq[sw] + r->addend;
+			}
 			uint32_t d0 = 0;
 			for (uint32_t k = 0; k < w.num_sge; k++) {
 				for (uint32_t pi = 0; pi < o->n_patches; pi++) {
@@ -697,7 +702,7 @@ static bool run_lane(const struct chainobj *o, uint16_t a, uint16_t b)
 					    p->writer_queue == (uint32_t)w0 && p->writer_wqe == i &&
 					    p->writer_sge == k && p->target.queue == (uint32_t)w0)
 						memcpy(&wq[p->target.wqe][p->target.offset],
-						       scratch + r->addend + d0, p->target.width);
+						       src + d0, p->target.width);
 				}
 				d0 += w.sge[k].byte_count;
 			}
@@ -725,8 +730,15 @@ static bool run_lane(const struct chainobj *o, uint16_t a, uint16_t b)
 		}
 		if (r->kind == CHAINOBJ_RELOC_QBUF_ADDR && w.has_atomic && w.atomic.size == 8 &&
 		    (w.ctrl.opcode == PRISM_OP_ATOMIC_CS || w.ctrl.opcode == PRISM_OP_ATOMIC_MASKED_CS)) {
-			/* on X's ctrl word (host-endian); index/QPN relocations are 0
-			 * in both the template and the operands */
+			/* on its target's ctrl word (host-endian); index/QPN
+			 * relocations are 0 in both the template and the operands */
+			for (uint32_t pi = 0; pi < o->n_patches; pi++) {
+				const struct chainobj_patch *p = &o->patches[pi];
+				if ((p->kind == CHAINOBJ_PATCH_CAS ||
+				     p->kind == CHAINOBJ_PATCH_MASKED_CAS) &&
+				    p->writer_queue == (uint32_t)w0 && p->writer_wqe == i)
+					x = (int)p->target.wqe;
+			}
 			uint64_t v = 0;
 			for (int k = 7; k >= 0; k--)
 				v = v << 8 | wq[x][k];
@@ -738,6 +750,24 @@ static bool run_lane(const struct chainobj *o, uint16_t a, uint16_t b)
 				wq[x][k] = (uint8_t)(v >> (8 * k));
 		}
 	}
+	/* the guarded WQEs, in lane order: bit k = the k-th one runs */
+	unsigned armed = 0, k = 0;
+	for (uint32_t i = 0; i < q->n_sq; i++) {
+		bool guarded = false;
+		for (uint32_t pi = 0; pi < o->n_patches; pi++) {
+			const struct chainobj_patch *p = &o->patches[pi];
+			if ((p->kind == CHAINOBJ_PATCH_CAS || p->kind == CHAINOBJ_PATCH_MASKED_CAS) &&
+			    p->target.queue == (uint32_t)w0 && p->target.wqe == i &&
+			    p->target.offset == 0)
+				guarded = true;
+		}
+		if (!guarded)
+			continue;
+		if (wq[i][3] != PRISM_OP_NOP)
+			armed |= 1u << k;
+		k++;
+	}
+	last_armed = armed;
 	return wq[x][3] != PRISM_OP_NOP;
 }
 
@@ -890,6 +920,43 @@ static void test_reject_masked_cas_condition(void **state)
 	             "a masked cas as a condition is not lowered yet");
 }
 
+/* if / else if / else: exactly the first arm whose condition holds runs.
+ * Earlier arms' outcomes ride in the index bytes of later arms. */
+static void test_else_if_chain_executes(void **state)
+{
+	(void)state;
+	static const char *srcs[] = {
+	    HDR "offload f(a: be16, b: be16, c: *ctr in counters) {\n"
+	        "  if (a == b) { c.n = 1; } else if (a > b) { c.n = 2; } else { c.n = 3; }\n}\n",
+	    HDR "offload f(a: be16, b: be16, c: *ctr in counters) {\n"
+	        "  if (a < 10) { c.n = 1; } else if (a == b) { c.n = 2; } else if (b > a) "
+	        "{ c.n = 3; }\n}\n",
+	};
+	static const uint16_t vals[] = {0, 5, 10, 11, 0x8000, 0xffff};
+	for (int si = 0; si < 2; si++) {
+		struct chainobj *o = compile_ok(srcs[si], NULL);
+		for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
+			for (size_t j = 0; j < sizeof(vals) / sizeof(vals[0]); j++) {
+				uint16_t a = vals[i], b = vals[j];
+				unsigned want;
+				if (si == 0)
+					want = a == b ? 1 : a > b ? 2 : 4;
+				else
+					want = a < 10 ? 1 : a == b ? 2 : b > a ? 4 : 0;
+				run_lane(o, a, b);
+				if (last_armed != want)
+					fprintf(stderr, "chain %d: a %u b %u armed %x want %x\n", si, a, b,
+					        last_armed, want);
+				assert_int_equal(last_armed, want);
+			}
+		chainobj_free(o);
+	}
+	expect_error(HDR "offload f(a: be16, b: be16, c: *ctr in counters) {\n"
+	                 "  if (a < 10) { c.n = 1; } else if (a == b) { c.n = 2; } else if (b > a) "
+	                 "{ c.n = 3; } else { c.n = 4; }\n}\n",
+	             "at most three conditions");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -914,7 +981,7 @@ int main(void)
 	    cmocka_unit_test(test_wide_equal),
 	    cmocka_unit_test(test_cas_condition),
 	    cmocka_unit_test(test_reject_masked_cas_condition),
-	    cmocka_unit_test(test_reject_else_if),
+	    cmocka_unit_test(test_else_if_chain_executes),
 	    cmocka_unit_test(test_reject_and),
 	    cmocka_unit_test(test_reject_break_not_equal),
 	    cmocka_unit_test(test_reject_never_true),
