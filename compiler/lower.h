@@ -233,6 +233,8 @@ bool lower_cas_stmt(struct lower_ctx *c, const struct ast_expr *e);
  * the scratch offset of its returned value. */
 int lower_cas_node(struct lower_ctx *c, const struct ast_expr *e, uint32_t *result_off);
 bool lower_alloc(struct lower_ctx *c, const struct ast_expr *e, struct lval *out);
+/* v & m as a big-endian 8-byte scratch value (one 16-byte masked CAS). */
+bool lower_mask_value(struct lower_ctx *c, const struct lval *v, uint64_t m, struct lval *out);
 
 /* lower_effects.c */
 bool lower_target_addr(struct lower_ctx *c, const struct ast_expr *t, int node, uint8_t op);

@@ -34,7 +34,7 @@ static uint64_t bswap(uint64_t k, unsigned w)
 
 /* v & m into a scratch word (a 16-byte masked CAS with swap [0 | v] and
  * swap mask [0 | m] on a zeroed pair): the masked value, big-endian. */
-static bool mask_value(struct lower_ctx *c, const struct lval *v, uint64_t m, struct lval *out)
+bool lower_mask_value(struct lower_ctx *c, const struct lval *v, uint64_t m, struct lval *out)
 {
 	struct ir_prog *p = c->p;
 	uint32_t wo = ir_scratch_alloc(p, 16, 16);
@@ -174,7 +174,7 @@ bool lower_cas_order(struct lower_ctx *c, const struct ast_expr *e)
 	if (masked) {
 		if (xv.kind == LV_CONST)
 			xv.k &= cm;
-		else if (!mask_value(c, &xv, cm, &xv))
+		else if (!lower_mask_value(c, &xv, cm, &xv))
 			return false;
 	}
 	struct lval vals[2] = {xv, yv};

@@ -315,14 +315,30 @@ static bool cond_operands(struct lower_ctx *c, const struct ast_expr *e, struct 
 static bool cas_condition(struct lower_ctx *c, const struct ast_expr *e, struct lcond *cd,
                           struct lval *vals)
 {
-	if (e->u.call.nargs != 3) {
-		lower_error(c, e->loc,
-		            "a masked cas as a condition is not lowered yet (its success compares "
-		            "only the masked bits)");
-		return false;
-	}
 	const struct ast_expr *place = e->u.call.args;
 	const struct ast_expr *expect = place->arg_next;
+	bool masked = e->u.call.nargs == 5;
+	uint64_t cm = 0;
+	if (masked) {
+		/* success compares only the compare-mask bits: (old & m) == (expect & m) */
+		struct lval mv;
+		unsigned w = place->type ? (unsigned)place->type->size : 0;
+		if (w != 8) {
+			lower_error(c, e->loc,
+			            "a masked cas is lowered as a condition on 8-byte places only, "
+			            "not %u",
+			            w);
+			return false;
+		}
+		if (!lower_value(c, expect->arg_next->arg_next, &mv))
+			return false;
+		if (mv.kind != LV_CONST) {
+			lower_error(c, e->loc,
+			            "a masked cas used as a condition needs a constant compare mask");
+			return false;
+		}
+		cm = mv.k;
+	}
 	uint32_t result = 0;
 	int id = lower_cas_node(c, e, &result);
 	if (id < 0)
@@ -339,7 +355,17 @@ static bool cas_condition(struct lower_ctx *c, const struct ast_expr *e, struct 
 	                        .field_writer = id};
 	if (vals[1].kind == LV_CONST)
 		vals[1].width = 8;
+	if (masked) {
+		/* X' masked explicitly, Y' by the complement (ymask) */
+		if (!lower_mask_value(c, &vals[0], cm, &vals[0]))
+			return false;
+		if (vals[1].kind == LV_CONST)
+			vals[1].k &= cm;
+		else if (!lower_mask_value(c, &vals[1], cm, &vals[1]))
+			return false;
+	}
 	memset(cd, 0, sizeof(*cd));
+	cd->ymask = masked ? cm : 0;
 	cd->lhs = place;
 	cd->rhs = expect;
 	cd->kind = LC_EQ;

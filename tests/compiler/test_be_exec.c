@@ -388,6 +388,35 @@ static void test_alloc_executes(void **state)
 	chainobj_free(o);
 }
 
+/* A masked cas as a condition succeeds when the compare-mask bits match:
+ * here the lock's low byte pair, whatever the other bits hold. */
+static void test_masked_cas_condition_executes(void **state)
+{
+	(void)state;
+	struct chainobj *o = compile_ok(
+	    "struct lk { v: le64; n: le64; }\nregion locks: lk[16] writable;\n"
+	    "offload take(l: *lk in locks) {\n"
+	    "  if (cas(l.v, 0x100, 0x200, 0xff00, 0xff00)) { fetch_add(l.n, 1); }\n}\n");
+	static const uint64_t olds[] = {0x100, 0x1100, 0xabcd0000000001ffull, 0x1ff, 0, 0x200};
+	static struct machine m;
+	for (size_t i = 0; i < sizeof(olds) / sizeof(olds[0]); i++) {
+		uint8_t msg[256] = {0};
+		const struct chainobj_param *p = &o->entries[0].params[0];
+		for (uint32_t k = 0; k < p->copies; k++)
+			for (int b = 0; b < 8; b++)
+				msg[p->msg_offset + 8 * k + b] = (uint8_t)((MEM_BASE + 256) >> (56 - 8 * b));
+		load(&m, o, msg);
+		le64_put(place_at(&m, MEM_BASE + 256), olds[i]);
+		le64_put(place_at(&m, MEM_BASE + 264), 7);
+		run(&m);
+		bool hit = (olds[i] & 0xff00) == 0x100;
+		uint64_t v = le64_get(place_at(&m, MEM_BASE + 256));
+		assert_true(v == (hit ? (olds[i] & ~0xff00ull) | 0x200 : olds[i]));
+		assert_true(le64_get(place_at(&m, MEM_BASE + 264)) == (hit ? 8u : 7u));
+	}
+	chainobj_free(o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -395,6 +424,7 @@ int main(void)
 	    cmocka_unit_test(test_masked_cas_gt_executes),
 	    cmocka_unit_test(test_cas_condition_executes),
 	    cmocka_unit_test(test_alloc_executes),
+	    cmocka_unit_test(test_masked_cas_condition_executes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
