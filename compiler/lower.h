@@ -129,6 +129,7 @@ struct lcond {
 	const struct lval *vals; /* [lhs, rhs] already lowered (cas_gt/cas_lt), or NULL */
 	uint64_t ymask;          /* order terms: compare Y' & ymask (0: no mask) */
 	struct lchain *chain;    /* arm of an else-if chain, or NULL */
+	const struct lcond *and_next; /* conjunction: this clause and the next (&&, nested if) */
 	uint32_t width;
 	struct src_loc loc;
 };

@@ -243,7 +243,7 @@ bool lower_guard(struct lower_ctx *c, int x)
 	 * everything else (lower_order.c) */
 	bool narrow_eq = (cd->kind == LC_EQ || cd->kind == LC_NE) &&
 	                 c->p->profile == IR_PROFILE_RELAXED && cd->width <= COND_MAX_BYTES &&
-	                 !cd->lhs->is_const && !cd->rhs->is_const && !cd->vals;
+	                 !cd->lhs->is_const && !cd->rhs->is_const && !cd->vals && !cd->and_next;
 	bool ok = narrow_eq ? guard_eq(c, x, cd->kind == LC_NE) : lower_guard_order(c, x);
 	if (ok)
 		move_after_guards(c, x);
@@ -267,9 +267,9 @@ static bool cond_operands(struct lower_ctx *c, const struct ast_expr *e, struct 
 	                                   e->u.binary.op != AST_BINOP_NE &&
 	                                   !cond_map[e->u.binary.op].order)) {
 		lower_error(c, e->loc,
-		            "only comparisons `==`, `!=`, `<`, `>`, `<=`, `>=` are lowered as "
-		            "conditions (`&&`, `||`, `!` and booleans need chained guards, which "
-		            "this back end does not build yet)");
+		            "only comparisons `==`, `!=`, `<`, `>`, `<=`, `>=` and `&&` of them are "
+		            "lowered as conditions (`||`, `!` and booleans need chained guards, "
+		            "which this back end does not build yet)");
 		return false;
 	}
 	const struct ast_expr *l = e->u.binary.lhs, *r = e->u.binary.rhs;
@@ -291,6 +291,7 @@ static bool cond_operands(struct lower_ctx *c, const struct ast_expr *e, struct 
 	cd->vals = NULL;
 	cd->ymask = 0;
 	cd->chain = NULL;
+	cd->and_next = NULL;
 	cd->lhs = sw ? r : l;
 	cd->rhs = sw ? l : r;
 	cd->width = wl;
@@ -446,12 +447,108 @@ static const enum lcond_kind cond_negate[] = {
     [LC_NE] = LC_EQ,
 };
 
-bool lower_if(struct lower_ctx *c, const struct ast_stmt *s)
+static bool conj_operands(struct lower_ctx *c, const struct ast_expr *e, struct lcond *cds,
+                          unsigned *n, unsigned cap);
+static bool conjoinable(const struct lcond *cd);
+
+/*
+ * A conjunction: `if (a && b)`, or an `if` inside an `if` (the inner
+ * condition and every enclosing one).  Every effect is guarded by all the
+ * clauses' carry terms in one exact guard (lower_order.c).  An `else` is
+ * lowered when the inner condition is one order comparison (its complement
+ * is one term too) and there is no `&&` at this level.
+ */
+static bool lower_if_conj(struct lower_ctx *c, const struct ast_stmt *s)
 {
-	if (c->cond) {
-		lower_error(c, s->loc, "nested `if` is not lowered yet (it needs chained guards)");
+	const struct lcond *outer = c->cond;
+	if (outer && !conjoinable(outer)) {
+		lower_error(c, s->loc,
+		            "an `if` inside an `else if` arm, an `else`, or under `!=` is not lowered "
+		            "(its guard would need a disjunction)");
 		return false;
 	}
+	struct lcond cds[4];
+	struct lorder ords[4];
+	unsigned n = 0;
+	memset(cds, 0, sizeof(cds));
+	memset(ords, 0, sizeof(ords));
+	const struct ast_expr *ce = s->u.if_.cond;
+	if (ce->kind == AST_EXPR_CALL) {
+		lower_error(c, ce->loc, "a cas inside a nested condition is not lowered");
+		return false;
+	}
+	if (!conj_operands(c, ce, cds, &n, 4))
+		return false;
+	for (unsigned i = 0; i < n; i++) {
+		if (cds[i].kind == LC_NE) {
+			lower_error(c, cds[i].loc,
+			            "`!=` in a conjunction is not lowered (it is a disjunction of two "
+			            "carry terms)");
+			return false;
+		}
+		cds[i].ord = &ords[i];
+	}
+	cds[n - 1].and_next = outer;
+	c->cond = &cds[0];
+	bool ok = lower_block(c, s->u.if_.then_body);
+	c->cond = outer;
+	if (!ok || !s->u.if_.has_else)
+		return ok;
+	const struct ast_stmt *els = s->u.if_.else_body;
+	if (n != 1 || (cds[0].kind != LC_GT && cds[0].kind != LC_GE) ||
+	    els->kind == AST_STMT_IF) {
+		lower_error(c, els->loc,
+		            "an `else` of a nested or `&&` condition is lowered only for one order "
+		            "comparison (the complement of `==` or of a conjunction is a "
+		            "disjunction)");
+		return false;
+	}
+	struct lcond ne = cds[0];
+	ne.kind = cds[0].kind == LC_GT ? LC_GE : LC_GT;
+	ne.lhs = cds[0].rhs;
+	ne.rhs = cds[0].lhs;
+	ne.and_next = outer;
+	c->cond = &ne;
+	ok = lower_block(c, els);
+	c->cond = outer;
+	return ok;
+}
+
+/* `a && b && ...`: clauses into cds[*n..], linked by and_next. */
+static bool conj_operands(struct lower_ctx *c, const struct ast_expr *e, struct lcond *cds,
+                          unsigned *n, unsigned cap)
+{
+	if (e->kind == AST_EXPR_BINARY && e->u.binary.op == AST_BINOP_LAND)
+		return conj_operands(c, e->u.binary.lhs, cds, n, cap) &&
+		       conj_operands(c, e->u.binary.rhs, cds, n, cap);
+	if (*n == cap) {
+		lower_error(c, e->loc, "a conjunction of more than %u comparisons is not lowered", cap);
+		return false;
+	}
+	if (!cond_operands(c, e, &cds[*n]))
+		return false;
+	if (*n)
+		cds[*n - 1].and_next = &cds[*n];
+	(*n)++;
+	return true;
+}
+
+/* Which clause a nested `if` may conjoin with: not an else-if chain arm,
+ * not a disjunction. */
+static bool conjoinable(const struct lcond *cd)
+{
+	for (; cd; cd = cd->and_next)
+		if (cd->chain || cd->kind == LC_NE)
+			return false;
+	return true;
+}
+
+bool lower_if(struct lower_ctx *c, const struct ast_stmt *s)
+{
+	const struct ast_expr *ce0 = s->u.if_.cond;
+	bool conj = ce0->kind == AST_EXPR_BINARY && ce0->u.binary.op == AST_BINOP_LAND;
+	if (c->cond || conj)
+		return lower_if_conj(c, s);
 	const struct ast_stmt *els = s->u.if_.has_else ? s->u.if_.else_body : NULL;
 	if (els && els->kind == AST_STMT_IF)
 		return lower_if_chain(c, s);

@@ -259,7 +259,7 @@ static bool arm_exact(struct lower_ctx *c, int x, uint8_t xop, struct lterm **ts
 {
 	struct ir_prog *p = c->p;
 	/* the READs first: each rewrites the CAS that follows them */
-	int rids[2];
+	int rids[4];
 	for (unsigned k = 0; k < n; k++) {
 		bool want_carry = want_gt[k] != ts[k]->flip;
 		rids[k] = read_s(c, ts[k], want_carry ? 1 : 0);
@@ -278,7 +278,11 @@ static bool arm_exact(struct lower_ctx *c, int x, uint8_t xop, struct lterm **ts
 		return false;
 	int gid = g->id;
 	chain_deps(c, excl, gid);
-	static const unsigned ctrl_byte[2] = {0, 3};
+	/* NOP bytes that are 0x00: opmod, opcode; under relaxed (no chain)
+	 * also the index bytes, which the template then holds at 0 */
+	static const unsigned ctrl_byte[4] = {0, 3, 1, 2};
+	if (n > 2)
+		p->nodes[x].ctrl_rt_bytes |= 0x06; /* restored by the swap below */
 	uint64_t cmask = xmask, taint = 0;
 	uint32_t cmp = lower_field_off(PRISM_OP_ATOMIC_MASKED_CS, PRISM_FIELD_ATOMIC_COMPARE, 8);
 	for (unsigned k = 0; k < n; k++) {
@@ -294,19 +298,25 @@ static bool arm_exact(struct lower_ctx *c, int x, uint8_t xop, struct lterm **ts
 	g->compare_mask = IR_CONST(cmask);
 	g->swap = ir_v(IR_V_CTRL_WORD, x, xop);
 	/* relaxed chains: also restore the index bytes the status READs wrote */
-	g->swap_mask = IR_CONST(EXACT_SWAP_MASK | (xmask ? 0xffff00ull : 0));
+	g->swap_mask = IR_CONST(EXACT_SWAP_MASK | (xmask || n > 2 ? 0xffff00ull : 0));
 	lower_record_status(c, x, gid);
 	return lower_cas_patch(p, gid, x, 0, 8, true, taint) && !p->oom;
 }
 
-bool lower_guard_order(struct lower_ctx *c, int x)
+/* Outcome of folding one clause's terms. */
+enum clause_fold {
+	CLAUSE_LIVE,   /* live terms to test */
+	CLAUSE_ALWAYS, /* holds whatever the values */
+	CLAUSE_NEVER,  /* can never hold */
+	CLAUSE_ERROR,
+};
+
+/* The terms of the active condition (c->cond, one clause) with what each
+ * must be; constant terms folded.  *any: the clause is a disjunction (`!=`). */
+static enum clause_fold clause_terms(struct lower_ctx *c, struct lterm *local, struct lterm **live,
+                                     bool *lwant, unsigned *nl, bool *any)
 {
 	const struct lcond *cd = c->cond;
-	struct ir_prog *p = c->p;
-	bool exact = p->profile == IR_PROFILE_STRICT || cd->kind == LC_EQ || cd->kind == LC_NE;
-	uint8_t xop = p->nodes[x].op;
-	struct lterm local[2];
-	memset(local, 0, sizeof(local));
 	bool equality = cd->kind == LC_EQ || cd->kind == LC_NE;
 	unsigned nt = equality ? 2 : 1;
 	struct lterm *ts[2] = {NULL, NULL};
@@ -318,36 +328,120 @@ bool lower_guard_order(struct lower_ctx *c, int x)
 	for (unsigned i = 0; i < nt && !need; i++)
 		need = !cd->ord->t[i].done || cd->ord->t[i].lane != c->lane;
 	if (need && (!lower_cond_value(c, 0, &vals[0]) || !lower_cond_value(c, 1, &vals[1])))
-		return false;
+		return CLAUSE_ERROR;
 	for (unsigned i = 0; i < nt; i++) {
 		ts[i] = term(c, vals, i, &local[i]);
 		if (!ts[i])
-			return false;
+			return CLAUSE_ERROR;
 	}
 	/* what each term must be: order GT: X' > Y'; GE: not (Y'' > X'');
 	 * EQ: neither; NE: either */
 	bool want[2] = {cd->kind == LC_GT || cd->kind == LC_NE, cd->kind == LC_NE};
-	bool any = cd->kind == LC_NE; /* disjunction */
-	/* fold the constant terms */
-	struct lterm *live[2];
-	bool lwant[2];
-	unsigned nl = 0;
+	*any = cd->kind == LC_NE;
+	*nl = 0;
 	for (unsigned i = 0; i < nt; i++) {
 		if (!ts[i]->constant) {
-			live[nl] = ts[i];
-			lwant[nl++] = want[i];
+			live[*nl] = ts[i];
+			lwant[(*nl)++] = want[i];
 			continue;
 		}
 		bool holds = ts[i]->kval == want[i];
-		if (any && holds)
-			return true; /* always armed: X stays as posted */
-		if (!any && !holds)
-			goto never;
+		if (*any && holds)
+			return CLAUSE_ALWAYS;
+		if (!*any && !holds)
+			return CLAUSE_NEVER;
 	}
-	if (nl == 0) {
-		if (any)
-			goto never;
+	if (*nl == 0)
+		return *any ? CLAUSE_NEVER : CLAUSE_ALWAYS;
+	return CLAUSE_LIVE;
+}
+
+/* A conjunction (`&&`, an `if` inside an `if`): every clause's terms in
+ * one exact guard. */
+static bool guard_conj(struct lower_ctx *c, int x)
+{
+	const struct lcond *top = c->cond;
+	struct ir_prog *p = c->p;
+	uint8_t xop = p->nodes[x].op;
+	unsigned cap = p->profile == IR_PROFILE_RELAXED ? 4 : 2;
+	struct lterm local[8];
+	struct lterm *live[8];
+	bool lwant[8];
+	unsigned nl = 0;
+	memset(local, 0, sizeof(local));
+	bool ok = true, never = false;
+	for (const struct lcond *cl = top; cl && ok; cl = cl->and_next) {
+		if (nl + 2 > 8) {
+			ok = false;
+			break;
+		}
+		c->cond = cl;
+		unsigned n = 0;
+		bool any = false;
+		enum clause_fold f = clause_terms(c, &local[nl], &live[nl], &lwant[nl], &n, &any);
+		if (f == CLAUSE_ERROR) {
+			ok = false;
+		} else if (f == CLAUSE_NEVER) {
+			never = true;
+		} else if (f == CLAUSE_LIVE) {
+			if (any && n > 1) {
+				lower_error(c, cl->loc,
+				            "`!=` inside a conjunction is not lowered (it is a "
+				            "disjunction of two carry terms)");
+				ok = false;
+			}
+			nl += n;
+		}
+	}
+	c->cond = top;
+	if (!ok)
+		return false;
+	if (never) {
+		lower_error(c, top->loc,
+		            "this condition is never true for unsigned integers (nothing is below 0): "
+		            "remove the branch");
+		return false;
+	}
+	if (nl == 0)
 		return true;
+	if (nl > cap) {
+		lower_error(c, top->loc,
+		            "this conjunction needs %u carry tests; one guard takes at most %u (%s)",
+		            nl, cap,
+		            cap == 4 ? "the NOP's opmod, opcode and index bytes"
+		                     : "profile strict: the NOP's opmod and opcode bytes");
+		return false;
+	}
+	make_nop(p, x, false);
+	return arm_exact(c, x, xop, live, lwant, nl);
+}
+
+bool lower_guard_order(struct lower_ctx *c, int x)
+{
+	const struct lcond *cd = c->cond;
+	struct ir_prog *p = c->p;
+	if (cd->and_next)
+		return guard_conj(c, x);
+	bool exact = p->profile == IR_PROFILE_STRICT || cd->kind == LC_EQ || cd->kind == LC_NE;
+	uint8_t xop = p->nodes[x].op;
+	struct lterm local[2];
+	memset(local, 0, sizeof(local));
+	struct lterm *live[2];
+	bool lwant[2];
+	unsigned nl = 0;
+	bool any = false;
+	switch (clause_terms(c, local, live, lwant, &nl, &any)) {
+	case CLAUSE_ERROR:
+		return false;
+	case CLAUSE_ALWAYS:
+		return true; /* X stays as posted */
+	case CLAUSE_NEVER:
+		lower_error(c, cd->loc,
+		            "this condition is never true for unsigned integers (nothing is below "
+		            "0): remove the branch");
+		return false;
+	case CLAUSE_LIVE:
+		break;
 	}
 	if (!exact)
 		return guard_relaxed(c, x, live[0], lwant[0]);
@@ -359,9 +453,4 @@ bool lower_guard_order(struct lower_ctx *c, int x)
 		return true;
 	}
 	return arm_exact(c, x, xop, live, lwant, nl);
-never:
-	lower_error(c, cd->loc,
-	            "this condition is never true for unsigned integers (nothing is below 0): "
-	            "remove the branch");
-	return false;
 }

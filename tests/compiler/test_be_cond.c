@@ -389,7 +389,7 @@ static void test_reject_and(void **state)
 {
 	(void)state;
 	expect_error(HDR "offload g(key: be24, b: *bucket in table) -> u8[64] {\n"
-	                 "  if (b.key == key && b.key > key) { return *b.value; }\n}\n",
+	                 "  if (b.key == key || b.key > key) { return *b.value; }\n}\n",
 	             "chained guards");
 }
 
@@ -957,6 +957,59 @@ static void test_else_if_chain_executes(void **state)
 	             "at most three conditions");
 }
 
+/* `&&` and an `if` inside an `if`: one exact guard tests every clause's
+ * carry terms (up to four under relaxed: opmod, opcode, index bytes). */
+static void test_conjunction_executes(void **state)
+{
+	(void)state;
+	static const char *srcs[] = {
+	    HDR "offload f(a: be16, b: be16, c: *ctr in counters) {\n"
+	        "  if (a > b && b > 10) { c.n = 1; }\n}\n",
+	    HDR "offload f(a: be16, b: be16, c: *ctr in counters) {\n"
+	        "  if (a > b) { if (b > 10) { c.n = 1; } }\n}\n",
+	    HDR "offload f(a: be16, b: be16, c: *ctr in counters) {\n"
+	        "  if (a == b && a >= 5) { c.n = 1; }\n}\n",
+	    HDR "offload f(a: be16, b: be16, c: *ctr in counters) {\n"
+	        "  if (a > 5) { c.n = 1; if (b > a) { c.n = 2; } else { c.n = 3; } }\n}\n",
+	};
+	static const uint16_t vals[] = {0, 5, 6, 10, 11, 12, 0xffff};
+	for (int si = 0; si < 4; si++) {
+		struct chainobj *o = compile_ok(srcs[si], NULL);
+		for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
+			for (size_t j = 0; j < sizeof(vals) / sizeof(vals[0]); j++) {
+				uint16_t a = vals[i], b = vals[j];
+				unsigned want;
+				switch (si) {
+				case 0:
+				case 1:
+					want = a > b && b > 10;
+					break;
+				case 2:
+					want = a == b && a >= 5;
+					break;
+				default:
+					want = a > 5 ? 1u | (b > a ? 2u : 4u) : 0u;
+					break;
+				}
+				run_lane(o, a, b);
+				if (last_armed != want)
+					fprintf(stderr, "conj %d: a %u b %u armed %x want %x\n", si, a, b,
+					        last_armed, want);
+				assert_int_equal(last_armed, want);
+			}
+		chainobj_free(o);
+	}
+	/* strict: two tests per guard (opmod and opcode bytes only) */
+	char *diag = NULL;
+	struct chainobj *o = be_compile(srcs[2], NULL, IR_PROFILE_STRICT, &diag);
+	assert_null(o);
+	assert_non_null(strstr(diag, "at most 2"));
+	free(diag);
+	expect_error(HDR "offload f(a: be16, b: be16, c: *ctr in counters) {\n"
+	                 "  if (a > 1) { if (a == b) { c.n = 1; } else { c.n = 2; } }\n}\n",
+	             "an `else` of a nested or `&&` condition");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -982,6 +1035,7 @@ int main(void)
 	    cmocka_unit_test(test_cas_condition),
 	    cmocka_unit_test(test_reject_masked_cas_condition),
 	    cmocka_unit_test(test_else_if_chain_executes),
+	    cmocka_unit_test(test_conjunction_executes),
 	    cmocka_unit_test(test_reject_and),
 	    cmocka_unit_test(test_reject_break_not_equal),
 	    cmocka_unit_test(test_reject_never_true),
