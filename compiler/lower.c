@@ -133,11 +133,12 @@ static bool layout_payload(struct lower_ctx *c)
 		}
 		p->params[pi].copies = p->params[pi].width ? bytes / p->params[pi].width : 0;
 		if (p->params[pi].copies > IR_MAX_SGE) {
-			lower_error(c, SRC_LOC_NONE,
-			            "parameter '%s' is needed in %u WQE fields; a client payload "
-			            "carries a parameter at most %u times (each use of a client value "
-			            "needs its own copy: a RECV or READ scatter places a byte once)",
-			            p->params[pi].name, p->params[pi].copies, IR_MAX_SGE);
+			lower_error(
+			    c, SRC_LOC_NONE,
+			    "parameter '%s' is needed in %u WQE fields; a client payload "
+			    "carries a parameter at most %u times (each use of a client value "
+			    "needs its own copy: a RECV or READ scatter places a byte once)",
+			    p->params[pi].name, p->params[pi].copies, IR_MAX_SGE);
 			return false;
 		}
 		off += bytes;

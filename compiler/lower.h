@@ -28,16 +28,16 @@ struct ir_prog *lower_offload(struct diag_ctx *d, const struct ast_program *prog
 
 /* A run-time value the lowering can deliver into a WQE field. */
 enum lval_kind {
-	LV_PARAM, /* client payload bytes: param, byte poff */
-	LV_MEM,   /* bytes at offset `off` of what READ `read` fetches */
-	LV_CONST, /* k */
-	LV_PHI,   /* after a loop: the value at whichever exit was taken (each
-	           * exit's writer patches the same sink; later ones never run) */
+	LV_PARAM,   /* client payload bytes: param, byte poff */
+	LV_MEM,     /* bytes at offset `off` of what READ `read` fetches */
+	LV_CONST,   /* k */
+	LV_PHI,     /* after a loop: the value at whichever exit was taken (each
+	             * exit's writer patches the same sink; later ones never run) */
 	LV_SCRATCH, /* bytes in scratch at `off` (an atomic's returned value),
 	             * written by node `field_writer` */
-	LV_FIELD, /* bytes that landed in a WQE field: node `read`, byte `off`,
-	           * written by node `field_writer` (copied by a loopback READ, so
-	           * every use sees the same snapshot) */
+	LV_FIELD,   /* bytes that landed in a WQE field: node `read`, byte `off`,
+	             * written by node `field_writer` (copied by a loopback READ, so
+	             * every use sees the same snapshot) */
 };
 
 struct lval {
@@ -80,10 +80,10 @@ struct lread {
 };
 
 enum lcond_kind {
-	LC_EQ,  /* arm iff lhs == rhs: NOP template, CAS swaps in the opcode */
-	LC_NE,  /* arm iff lhs != rhs: live template, CAS swaps in a NOP */
-	LC_GT,  /* arm iff lhs > rhs (unsigned): NOT, add, masked CAS on the carry */
-	LC_GE,  /* arm iff lhs >= rhs: the carry of rhs + ~lhs clear */
+	LC_EQ, /* arm iff lhs == rhs: NOP template, CAS swaps in the opcode */
+	LC_NE, /* arm iff lhs != rhs: live template, CAS swaps in a NOP */
+	LC_GT, /* arm iff lhs > rhs (unsigned): NOT, add, masked CAS on the carry */
+	LC_GE, /* arm iff lhs >= rhs: the carry of rhs + ~lhs clear */
 };
 
 /* One carry term: a scratch pair S where X' + ~Y' carries iff X' > Y'
@@ -125,10 +125,10 @@ struct lchain {
 struct lcond {
 	const struct ast_expr *lhs, *rhs; /* lowered again per guard */
 	enum lcond_kind kind;
-	struct lorder *ord; /* LC_GT / LC_GE: shared carry (NULL: compute per guard) */
-	const struct lval *vals; /* [lhs, rhs] already lowered (cas_gt/cas_lt), or NULL */
-	uint64_t ymask;          /* order terms: compare Y' & ymask (0: no mask) */
-	struct lchain *chain;    /* arm of an else-if chain, or NULL */
+	struct lorder *ord;           /* LC_GT / LC_GE: shared carry (NULL: compute per guard) */
+	const struct lval *vals;      /* [lhs, rhs] already lowered (cas_gt/cas_lt), or NULL */
+	uint64_t ymask;               /* order terms: compare Y' & ymask (0: no mask) */
+	struct lchain *chain;         /* arm of an else-if chain, or NULL */
 	const struct lcond *and_next; /* conjunction: this clause and the next (&&, nested if) */
 	uint32_t width;
 	struct src_loc loc;

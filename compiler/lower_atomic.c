@@ -108,7 +108,8 @@ bool lower_cas_order(struct lower_ctx *c, const struct ast_expr *e)
 		return false;
 	}
 	uint64_t cm = ~0ull, sm = ~0ull;
-	if (masked && (!const_arg(c, v->arg_next, &cm) || !const_arg(c, v->arg_next->arg_next, &sm)))
+	if (masked &&
+	    (!const_arg(c, v->arg_next, &cm) || !const_arg(c, v->arg_next->arg_next, &sm)))
 		return false;
 	bool be = ast_type_order(place->type) != AST_ORDER_LE;
 	struct lval old, val;
@@ -194,7 +195,6 @@ bool lower_cas_order(struct lower_ctx *c, const struct ast_expr *e)
 	return ok && !p->oom;
 }
 
-
 /*
  * cas(place, expect, new [, cmp_mask, swap_mask]): plain CAS (8 bytes, no
  * masks) or mlx5 masked CAS (4, 8, 16, 32 bytes).  Operands are in the
@@ -276,12 +276,14 @@ int lower_cas_node(struct lower_ctx *c, const struct ast_expr *e, uint32_t *resu
 		if (v.kind == LV_CONST) {
 			if (w > 8) {
 				lower_error(c, args[i]->loc,
-				            "a %u-byte cas takes aggregate operands, not constants", w);
+				            "a %u-byte cas takes aggregate operands, not constants",
+				            w);
 				return -1;
 			}
 			uint64_t k = v.k;
 			if (w < 8 && (k >> (8 * w)) != 0) {
-				lower_error(c, args[i]->loc, "the constant does not fit %u bytes", w);
+				lower_error(c, args[i]->loc, "the constant does not fit %u bytes",
+				            w);
 				return -1;
 			}
 			/* the integer the NIC sees for these memory bytes */

@@ -199,9 +199,10 @@ static bool guard_eq(struct lower_ctx *c, int x, bool neg)
 		if (excl[k] < 0)
 			return false;
 	}
-	struct ir_node *g = lower_guard_node(c, PRISM_OP_ATOMIC_CS, 0, ir_v(IR_V_NODE_ADDR, x, 0),
-	                               ir_v(IR_V_QBUF_RKEY, p->nodes[x].queue, 0),
-	                               neg ? "if: guard (disarm when equal)" : "if: guard", 8);
+	struct ir_node *g =
+	    lower_guard_node(c, PRISM_OP_ATOMIC_CS, 0, ir_v(IR_V_NODE_ADDR, x, 0),
+	                     ir_v(IR_V_QBUF_RKEY, p->nodes[x].queue, 0),
+	                     neg ? "if: guard (disarm when equal)" : "if: guard", 8);
 	if (!g)
 		return false;
 	int gid = g->id;
@@ -263,13 +264,14 @@ static const struct {
 
 static bool cond_operands(struct lower_ctx *c, const struct ast_expr *e, struct lcond *cd)
 {
-	if (e->kind != AST_EXPR_BINARY || (e->u.binary.op != AST_BINOP_EQ &&
-	                                   e->u.binary.op != AST_BINOP_NE &&
-	                                   !cond_map[e->u.binary.op].order)) {
-		lower_error(c, e->loc,
-		            "only comparisons `==`, `!=`, `<`, `>`, `<=`, `>=` and `&&` of them are "
-		            "lowered as conditions (`||`, `!` and booleans need chained guards, "
-		            "which this back end does not build yet)");
+	if (e->kind != AST_EXPR_BINARY ||
+	    (e->u.binary.op != AST_BINOP_EQ && e->u.binary.op != AST_BINOP_NE &&
+	     !cond_map[e->u.binary.op].order)) {
+		lower_error(
+		    c, e->loc,
+		    "only comparisons `==`, `!=`, `<`, `>`, `<=`, `>=` and `&&` of them are "
+		    "lowered as conditions (`||`, `!` and booleans need chained guards, "
+		    "which this back end does not build yet)");
 		return false;
 	}
 	const struct ast_expr *l = e->u.binary.lhs, *r = e->u.binary.rhs;
@@ -334,8 +336,9 @@ static bool cas_condition(struct lower_ctx *c, const struct ast_expr *e, struct 
 		if (!lower_value(c, expect->arg_next->arg_next, &mv))
 			return false;
 		if (mv.kind != LV_CONST) {
-			lower_error(c, e->loc,
-			            "a masked cas used as a condition needs a constant compare mask");
+			lower_error(
+			    c, e->loc,
+			    "a masked cas used as a condition needs a constant compare mask");
 			return false;
 		}
 		cm = mv.k;
@@ -395,10 +398,11 @@ static bool lower_if_chain(struct lower_ctx *c, const struct ast_stmt *s)
 		if (!cond_operands(c, cur->u.if_.cond, &cd))
 			return false;
 		if (c->p->profile != IR_PROFILE_RELAXED) {
-			lower_error(c, cur->u.if_.cond->loc,
-			            "profile strict: `else if` carries the earlier arms' outcome in "
-			            "the control index bytes, which stock firmware checks; compile "
-			            "with --profile relaxed");
+			lower_error(
+			    c, cur->u.if_.cond->loc,
+			    "profile strict: `else if` carries the earlier arms' outcome in "
+			    "the control index bytes, which stock firmware checks; compile "
+			    "with --profile relaxed");
 			return false;
 		}
 		ch.have_self = false;
@@ -412,15 +416,17 @@ static bool lower_if_chain(struct lower_ctx *c, const struct ast_stmt *s)
 		if (!next)
 			return true;
 		if (!ch.have_self) {
-			lower_error(c, cur->loc,
-			            "an arm followed by `else` must have an effect (later arms test "
-			            "whether it ran)");
+			lower_error(
+			    c, cur->loc,
+			    "an arm followed by `else` must have an effect (later arms test "
+			    "whether it ran)");
 			return false;
 		}
 		if (ch.n_prev == 2) {
-			lower_error(c, next->loc,
-			            "an `if / else if` chain has at most three conditions (the earlier "
-			            "arms' outcomes ride in the two control index bytes)");
+			lower_error(
+			    c, next->loc,
+			    "an `if / else if` chain has at most three conditions (the earlier "
+			    "arms' outcomes ride in the two control index bytes)");
 			return false;
 		}
 		ch.prev[ch.n_prev++] = ch.self;
@@ -462,9 +468,10 @@ static bool lower_if_conj(struct lower_ctx *c, const struct ast_stmt *s)
 {
 	const struct lcond *outer = c->cond;
 	if (outer && !conjoinable(outer)) {
-		lower_error(c, s->loc,
-		            "an `if` inside an `else if` arm, an `else`, or under `!=` is not lowered "
-		            "(its guard would need a disjunction)");
+		lower_error(
+		    c, s->loc,
+		    "an `if` inside an `else if` arm, an `else`, or under `!=` is not lowered "
+		    "(its guard would need a disjunction)");
 		return false;
 	}
 	struct lcond cds[4];
@@ -481,9 +488,10 @@ static bool lower_if_conj(struct lower_ctx *c, const struct ast_stmt *s)
 		return false;
 	for (unsigned i = 0; i < n; i++) {
 		if (cds[i].kind == LC_NE) {
-			lower_error(c, cds[i].loc,
-			            "`!=` in a conjunction is not lowered (it is a disjunction of two "
-			            "carry terms)");
+			lower_error(
+			    c, cds[i].loc,
+			    "`!=` in a conjunction is not lowered (it is a disjunction of two "
+			    "carry terms)");
 			return false;
 		}
 		cds[i].ord = &ords[i];
@@ -495,8 +503,7 @@ static bool lower_if_conj(struct lower_ctx *c, const struct ast_stmt *s)
 	if (!ok || !s->u.if_.has_else)
 		return ok;
 	const struct ast_stmt *els = s->u.if_.else_body;
-	if (n != 1 || (cds[0].kind != LC_GT && cds[0].kind != LC_GE) ||
-	    els->kind == AST_STMT_IF) {
+	if (n != 1 || (cds[0].kind != LC_GT && cds[0].kind != LC_GE) || els->kind == AST_STMT_IF) {
 		lower_error(c, els->loc,
 		            "an `else` of a nested or `&&` condition is lowered only for one order "
 		            "comparison (the complement of `==` or of a conjunction is a "
@@ -522,7 +529,8 @@ static bool conj_operands(struct lower_ctx *c, const struct ast_expr *e, struct 
 		return conj_operands(c, e->u.binary.lhs, cds, n, cap) &&
 		       conj_operands(c, e->u.binary.rhs, cds, n, cap);
 	if (*n == cap) {
-		lower_error(c, e->loc, "a conjunction of more than %u comparisons is not lowered", cap);
+		lower_error(c, e->loc, "a conjunction of more than %u comparisons is not lowered",
+		            cap);
 		return false;
 	}
 	if (!cond_operands(c, e, &cds[*n]))

@@ -61,7 +61,8 @@ static bool term_compute(struct lower_ctx *c, const struct lval *vals, int xi, i
 	for (int i = 0; i < 2; i++) {
 		const struct lval *v = i ? &yv : &xv;
 		if (v->kind == LV_CONST && w < 8 && (v->k >> (8 * w)) != 0) {
-			lower_error(c, cd->loc, "the constant %llu does not fit the %u-byte operand",
+			lower_error(c, cd->loc,
+			            "the constant %llu does not fit the %u-byte operand",
 			            (unsigned long long)v->k, w);
 			return false;
 		}
@@ -125,7 +126,8 @@ static bool term_compute(struct lower_ctx *c, const struct lval *vals, int xi, i
 	if (xv.kind == LV_CONST) {
 		put_be(fa->swap_bytes + 16 - w, xv.k, w);
 	} else {
-		uint32_t add = lower_field_off(PRISM_OP_ATOMIC_MASKED_FA, PRISM_FIELD_ATOMIC_SWAP, 16);
+		uint32_t add =
+		    lower_field_off(PRISM_OP_ATOMIC_MASKED_FA, PRISM_FIELD_ATOMIC_SWAP, 16);
 		int wx = lower_deliver(c, &xv, fid, add + 16 - w, !xv.be);
 		if (wx < -1)
 			return false;
@@ -228,10 +230,9 @@ static bool guard_relaxed(struct lower_ctx *c, int x, struct lterm *t, bool want
 	uint64_t xmask = 0;
 	if (!chain_reads(c, x, excl, &xmask))
 		return false;
-	struct ir_node *g = lower_guard_node(c, PRISM_OP_ATOMIC_MASKED_CS, 8,
-	                                     ir_v(IR_V_NODE_ADDR, x, 0),
-	                                     ir_v(IR_V_QBUF_RKEY, p->nodes[x].queue, 0),
-	                                     "if: guard (carry)", 8);
+	struct ir_node *g =
+	    lower_guard_node(c, PRISM_OP_ATOMIC_MASKED_CS, 8, ir_v(IR_V_NODE_ADDR, x, 0),
+	                     ir_v(IR_V_QBUF_RKEY, p->nodes[x].queue, 0), "if: guard (carry)", 8);
 	if (!g)
 		return false;
 	int gid = g->id;
@@ -270,10 +271,9 @@ static bool arm_exact(struct lower_ctx *c, int x, uint8_t xop, struct lterm **ts
 	uint64_t xmask = 0;
 	if (!chain_reads(c, x, excl, &xmask))
 		return false;
-	struct ir_node *g = lower_guard_node(c, PRISM_OP_ATOMIC_MASKED_CS, 8,
-	                                     ir_v(IR_V_NODE_ADDR, x, 0),
-	                                     ir_v(IR_V_QBUF_RKEY, p->nodes[x].queue, 0),
-	                                     "if: guard (exact)", 8);
+	struct ir_node *g =
+	    lower_guard_node(c, PRISM_OP_ATOMIC_MASKED_CS, 8, ir_v(IR_V_NODE_ADDR, x, 0),
+	                     ir_v(IR_V_QBUF_RKEY, p->nodes[x].queue, 0), "if: guard (exact)", 8);
 	if (!g)
 		return false;
 	int gid = g->id;
@@ -397,19 +397,21 @@ static bool guard_conj(struct lower_ctx *c, int x)
 	if (!ok)
 		return false;
 	if (never) {
-		lower_error(c, top->loc,
-		            "this condition is never true for unsigned integers (nothing is below 0): "
-		            "remove the branch");
+		lower_error(
+		    c, top->loc,
+		    "this condition is never true for unsigned integers (nothing is below 0): "
+		    "remove the branch");
 		return false;
 	}
 	if (nl == 0)
 		return true;
 	if (nl > cap) {
-		lower_error(c, top->loc,
-		            "this conjunction needs %u carry tests; one guard takes at most %u (%s)",
-		            nl, cap,
-		            cap == 4 ? "the NOP's opmod, opcode and index bytes"
-		                     : "profile strict: the NOP's opmod and opcode bytes");
+		lower_error(
+		    c, top->loc,
+		    "this conjunction needs %u carry tests; one guard takes at most %u (%s)", nl,
+		    cap,
+		    cap == 4 ? "the NOP's opmod, opcode and index bytes"
+		             : "profile strict: the NOP's opmod and opcode bytes");
 		return false;
 	}
 	make_nop(p, x, false);

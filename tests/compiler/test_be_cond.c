@@ -25,7 +25,7 @@
 #include "tests/compiler/be_helpers.h"
 
 #define HDR                                                                                        \
-	"struct bucket { key: be24; pad: u8[5]; value: *u8[64] in values; alt: *u8[64] in "       \
+	"struct bucket { key: be24; pad: u8[5]; value: *u8[64] in values; alt: *u8[64] in "        \
 	"values; }\n"                                                                              \
 	"region table: bucket[1024] readonly;\n"                                                   \
 	"region values size 65536 readonly;\n"                                                     \
@@ -51,8 +51,7 @@ static struct prism_wqe decode(const struct chainobj *o, int q, unsigned i)
 	assert_true(q >= 0);
 	assert_true(i < o->queues[q].n_sq);
 	memset(&w, 0, sizeof(w));
-	assert_true(prism_wqe_decode(o->queues[q].sq[i].bytes, o->queues[q].sq[i].len, &w, &d) >
-	            0);
+	assert_true(prism_wqe_decode(o->queues[q].sq[i].bytes, o->queues[q].sq[i].len, &w, &d) > 0);
 	return w;
 }
 
@@ -312,7 +311,8 @@ static bool run_order(const struct chainobj *o, uint16_t a, uint16_t b)
 			for (int k = 7; k >= 0; k--)
 				x = x << 8 | ctrl[k];
 			if (((x ^ w.atomic.compare) & w.atomic.compare_mask) == 0)
-				x = (x & ~w.atomic.swap_mask) | (w.atomic.swap & w.atomic.swap_mask);
+				x = (x & ~w.atomic.swap_mask) |
+				    (w.atomic.swap & w.atomic.swap_mask);
 			armed = ((x >> 24) & 0xff) != PRISM_OP_NOP;
 		}
 	}
@@ -384,7 +384,6 @@ static void test_order_truth_le(void **state)
 
 /* ---- rejections --------------------------------------------------------------- */
 
-
 static void test_reject_and(void **state)
 {
 	(void)state;
@@ -429,16 +428,15 @@ static void test_cas_gt_sequence(void **state)
 	int w0 = be_queue(o, "w0");
 	struct prism_wqe x = decode(o, w0, 9), g = decode(o, w0, 6), cp = decode(o, w0, 1);
 	assert_int_equal(x.ctrl.opcode, PRISM_OP_NOP);
-	assert_int_equal(x.ctrl.ds, 4);                            /* a CAS's size */
+	assert_int_equal(x.ctrl.ds, 4);                                     /* a CAS's size */
 	assert_int_equal((g.atomic.swap >> 24) & 0xff, PRISM_OP_ATOMIC_CS); /* armed as a CAS */
 	assert_int_equal(g.atomic.compare, 0xffull << 32); /* 100 > old = not old > 99 */
 	/* the armed CAS stores 100 (swap) and compares with the READ's bytes */
 	uint32_t cmp_off = 0, cmp_len = 0;
 	struct prism_wqe armed = x;
 	armed.ctrl.opcode = PRISM_OP_ATOMIC_CS;
-	assert_int_equal(prism_wqe_field_offset(&armed, PRISM_FIELD_ATOMIC_COMPARE, &cmp_off,
-	                                        &cmp_len),
-	                 0);
+	assert_int_equal(
+	    prism_wqe_field_offset(&armed, PRISM_FIELD_ATOMIC_COMPARE, &cmp_off, &cmp_len), 0);
 	unsigned into_cmp = 0;
 	for (uint32_t i = 0; i < o->n_patches; i++) {
 		const struct chainobj_patch *p = &o->patches[i];
@@ -557,8 +555,7 @@ static void test_masked_cas_16(void **state)
 static void test_cas_be_place_constant(void **state)
 {
 	(void)state;
-	struct chainobj *o =
-	    compile_ok(MHDR "offload m(p: *b8 in rb) { cas(p.n, 5, 6); }\n", NULL);
+	struct chainobj *o = compile_ok(MHDR "offload m(p: *b8 in rb) { cas(p.n, 5, 6); }\n", NULL);
 	struct prism_wqe m = decode(o, be_queue(o, "w0"), 0);
 	assert_int_equal(m.ctrl.opcode, PRISM_OP_ATOMIC_CS);
 	assert_int_equal(m.atomic.compare, 0x0500000000000000ull);
@@ -682,8 +679,9 @@ static bool run_lane(const struct chainobj *o, uint16_t a, uint16_t b)
 		const struct chainobj_reloc *r = reloc_at(o, w0, i, ro);
 		if (!r)
 			continue;
-		if (w.ctrl.opcode == PRISM_OP_RDMA_READ && (r->kind == CHAINOBJ_RELOC_SCRATCH_ADDR ||
-		                                           r->kind == CHAINOBJ_RELOC_QBUF_ADDR)) {
+		if (w.ctrl.opcode == PRISM_OP_RDMA_READ &&
+		    (r->kind == CHAINOBJ_RELOC_SCRATCH_ADDR ||
+		     r->kind == CHAINOBJ_RELOC_QBUF_ADDR)) {
 			const uint8_t *src = scratch + r->addend;
 			if (r->kind == CHAINOBJ_RELOC_QBUF_ADDR) {
 				int sw = -1;
@@ -729,7 +727,8 @@ static bool run_lane(const struct chainobj *o, uint16_t a, uint16_t b)
 			continue;
 		}
 		if (r->kind == CHAINOBJ_RELOC_QBUF_ADDR && w.has_atomic && w.atomic.size == 8 &&
-		    (w.ctrl.opcode == PRISM_OP_ATOMIC_CS || w.ctrl.opcode == PRISM_OP_ATOMIC_MASKED_CS)) {
+		    (w.ctrl.opcode == PRISM_OP_ATOMIC_CS ||
+		     w.ctrl.opcode == PRISM_OP_ATOMIC_MASKED_CS)) {
 			/* on its target's ctrl word (host-endian); index/QPN
 			 * relocations are 0 in both the template and the operands */
 			for (uint32_t pi = 0; pi < o->n_patches; pi++) {
@@ -742,8 +741,10 @@ static bool run_lane(const struct chainobj *o, uint16_t a, uint16_t b)
 			uint64_t v = 0;
 			for (int k = 7; k >= 0; k--)
 				v = v << 8 | wq[x][k];
-			uint64_t cmask = w.ctrl.opcode == PRISM_OP_ATOMIC_CS ? ~0ull : w.atomic.compare_mask;
-			uint64_t smask = w.ctrl.opcode == PRISM_OP_ATOMIC_CS ? ~0ull : w.atomic.swap_mask;
+			uint64_t cmask =
+			    w.ctrl.opcode == PRISM_OP_ATOMIC_CS ? ~0ull : w.atomic.compare_mask;
+			uint64_t smask =
+			    w.ctrl.opcode == PRISM_OP_ATOMIC_CS ? ~0ull : w.atomic.swap_mask;
 			if (((v ^ w.atomic.compare) & cmask) == 0)
 				v = (v & ~smask) | (w.atomic.swap & smask);
 			for (int k = 0; k < 8; k++)
@@ -756,7 +757,8 @@ static bool run_lane(const struct chainobj *o, uint16_t a, uint16_t b)
 		bool guarded = false;
 		for (uint32_t pi = 0; pi < o->n_patches; pi++) {
 			const struct chainobj_patch *p = &o->patches[pi];
-			if ((p->kind == CHAINOBJ_PATCH_CAS || p->kind == CHAINOBJ_PATCH_MASKED_CAS) &&
+			if ((p->kind == CHAINOBJ_PATCH_CAS ||
+			     p->kind == CHAINOBJ_PATCH_MASKED_CAS) &&
 			    p->target.queue == (uint32_t)w0 && p->target.wqe == i &&
 			    p->target.offset == 0)
 				guarded = true;
@@ -788,7 +790,8 @@ static void test_conditions_execute(void **state)
 	static const struct {
 		const char *op;
 		bool (*truth)(uint16_t, uint16_t);
-	} ops[] = {{"==", t_eq}, {"!=", t_ne}, {">", t_gt}, {"<", t_lt}, {">=", t_ge}, {"<=", t_le}};
+	} ops[] = {{"==", t_eq}, {"!=", t_ne}, {">", t_gt},
+	           {"<", t_lt},  {">=", t_ge}, {"<=", t_le}};
 	static const uint16_t vals[] = {0, 1, 2, 0x7fff, 0x8000, 0xfffe, 0xffff};
 	for (int prof = 0; prof < 2; prof++)
 		for (size_t oi = 0; oi < sizeof(ops) / sizeof(ops[0]); oi++)
@@ -800,19 +803,23 @@ static void test_conditions_execute(void **state)
 				         ops[oi].op, arm ? "" : "c.n = 1;", arm ? "c.n = 2;" : "");
 				char *diag = NULL;
 				struct chainobj *o = be_compile(
-				    src, NULL, prof ? IR_PROFILE_STRICT : IR_PROFILE_RELAXED, &diag);
+				    src, NULL, prof ? IR_PROFILE_STRICT : IR_PROFILE_RELAXED,
+				    &diag);
 				if (!o)
 					fprintf(stderr, "%s", diag ? diag : "");
 				free(diag);
 				assert_non_null(o);
 				for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
-					for (size_t j = 0; j < sizeof(vals) / sizeof(vals[0]); j++) {
+					for (size_t j = 0; j < sizeof(vals) / sizeof(vals[0]);
+					     j++) {
 						bool want = ops[oi].truth(vals[i], vals[j]) != arm;
 						bool got = run_lane(o, vals[i], vals[j]);
 						if (got != want)
-							fprintf(stderr, "%s %s arm %d: %u %s %u -> %d\n",
-							        prof ? "strict" : "relaxed", ops[oi].op, arm,
-							        vals[i], ops[oi].op, vals[j], got);
+							fprintf(stderr,
+							        "%s %s arm %d: %u %s %u -> %d\n",
+							        prof ? "strict" : "relaxed",
+							        ops[oi].op, arm, vals[i],
+							        ops[oi].op, vals[j], got);
 						assert_int_equal(got, want);
 					}
 				chainobj_free(o);
@@ -894,12 +901,12 @@ static void test_wide_equal(void **state)
 static void test_cas_condition(void **state)
 {
 	(void)state;
-	struct chainobj *o = compile_ok(
-	    "struct lk { v: le64; }\nregion locks: lk[16] writable;\n"
-	    "struct ctr { n: le64; }\nregion counters: ctr[16] writable;\n"
-	    "offload take(l: *lk in locks, c: *ctr in counters) -> le64 {\n"
-	    "  if (cas(l.v, 0, 1)) { fetch_add(c.n, 1); } else { return l.v; }\n}\n",
-	    NULL);
+	struct chainobj *o =
+	    compile_ok("struct lk { v: le64; }\nregion locks: lk[16] writable;\n"
+	               "struct ctr { n: le64; }\nregion counters: ctr[16] writable;\n"
+	               "offload take(l: *lk in locks, c: *ctr in counters) -> le64 {\n"
+	               "  if (cas(l.v, 0, 1)) { fetch_add(c.n, 1); } else { return l.v; }\n}\n",
+	               NULL);
 	assert_string_equal(be_ops(o, "w0"), "CAS READ WAIT EN MFA READ WAIT EN MCAS WAIT EN NOP "
 	                                     "READ WAIT EN MCAS WAIT EN");
 	assert_string_equal(be_ops(o, "conn"), "NOP WRITE_IMM");
@@ -945,8 +952,8 @@ static void test_else_if_chain_executes(void **state)
 					want = a < 10 ? 1 : a == b ? 2 : b > a ? 4 : 0;
 				run_lane(o, a, b);
 				if (last_armed != want)
-					fprintf(stderr, "chain %d: a %u b %u armed %x want %x\n", si, a, b,
-					        last_armed, want);
+					fprintf(stderr, "chain %d: a %u b %u armed %x want %x\n",
+					        si, a, b, last_armed, want);
 				assert_int_equal(last_armed, want);
 			}
 		chainobj_free(o);
@@ -993,8 +1000,8 @@ static void test_conjunction_executes(void **state)
 				}
 				run_lane(o, a, b);
 				if (last_armed != want)
-					fprintf(stderr, "conj %d: a %u b %u armed %x want %x\n", si, a, b,
-					        last_armed, want);
+					fprintf(stderr, "conj %d: a %u b %u armed %x want %x\n", si,
+					        a, b, last_armed, want);
 				assert_int_equal(last_armed, want);
 			}
 		chainobj_free(o);

@@ -92,7 +92,8 @@ static void load(struct machine *m, const struct chainobj *o, const uint8_t *msg
 	uint32_t moff = 0;
 	for (uint32_t s = 0; s < 16 && 16 * s + 16 <= o->queues[conn].rq[0].len; s++) {
 		const uint8_t *d = rq + 16 * s;
-		uint32_t len = (uint32_t)d[0] << 24 | (uint32_t)d[1] << 16 | (uint32_t)d[2] << 8 | d[3];
+		uint32_t len =
+		    (uint32_t)d[0] << 24 | (uint32_t)d[1] << 16 | (uint32_t)d[2] << 8 | d[3];
 		if ((uint32_t)d[4] << 24 == 0 && d[5] == 0x00 && d[6] == 0x01 && d[7] == 0x00)
 			break; /* invalid lkey ends the list */
 		const struct chainobj_reloc *r = NULL;
@@ -167,7 +168,8 @@ static void atomic(struct machine *m, const struct prism_wqe *w, uint8_t *t, uns
 			break;
 		case PRISM_OP_ATOMIC_MASKED_CS:
 			if (((v ^ w->atomic.compare) & w->atomic.compare_mask) == 0)
-				v = (v & ~w->atomic.swap_mask) | (w->atomic.swap & w->atomic.swap_mask);
+				v = (v & ~w->atomic.swap_mask) |
+				    (w->atomic.swap & w->atomic.swap_mask);
 			break;
 		default:
 			fail();
@@ -217,11 +219,11 @@ static void run(struct machine *m)
 				for (uint32_t pi = 0; pi < m->o->n_patches; pi++) {
 					const struct chainobj_patch *p = &m->o->patches[pi];
 					if (p->kind == CHAINOBJ_PATCH_READ_SCATTER &&
-					    p->writer_queue == (uint32_t)m->w0 && p->writer_wqe == i &&
-					    p->writer_sge == k) {
+					    p->writer_queue == (uint32_t)m->w0 &&
+					    p->writer_wqe == i && p->writer_sge == k) {
 						assert_int_equal(p->target.queue, (uint32_t)m->w0);
-						memcpy(&m->wq[p->target.wqe][p->target.offset], src + d0,
-						       p->target.width);
+						memcpy(&m->wq[p->target.wqe][p->target.offset],
+						       src + d0, p->target.width);
 						patched = true;
 					}
 				}
@@ -252,7 +254,8 @@ static void payload_ptr_le64(const struct chainobj *o, uint64_t ptr, uint64_t v,
 		for (uint32_t k = 0; k < p->copies; k++) {
 			uint8_t *d = msg + p->msg_offset + 8 * k;
 			for (int b = 0; b < 8; b++)
-				d[b] = i == 0 ? (uint8_t)(ptr >> (56 - 8 * b)) : (uint8_t)(v >> (8 * b));
+				d[b] = i == 0 ? (uint8_t)(ptr >> (56 - 8 * b))
+				              : (uint8_t)(v >> (8 * b));
 		}
 	}
 }
@@ -268,8 +271,9 @@ static struct chainobj *compile_ok(const char *src)
 	return o;
 }
 
-static const uint64_t vals[] = {0, 1, 2, 99, 100, 101, 0x7fffffffffffffffull,
-                                0x8000000000000000ull, 0xfffffffffffffffeull, ~0ull};
+static const uint64_t vals[] = {
+    0,    1, 2, 99, 100, 101, 0x7fffffffffffffffull, 0x8000000000000000ull, 0xfffffffffffffffeull,
+    ~0ull};
 
 /* cas_gt / cas_lt with a client value: the place ends as max / min. */
 static void test_cas_order_executes(void **state)
@@ -294,9 +298,10 @@ static void test_cas_order_executes(void **state)
 				uint64_t want = gt ? (vals[j] > vals[i] ? vals[j] : vals[i])
 				                   : (vals[j] < vals[i] ? vals[j] : vals[i]);
 				if (got != want)
-					fprintf(stderr, "%s old %llx v %llx -> %llx\n",
-					        gt ? "cas_gt" : "cas_lt", (unsigned long long)vals[i],
-					        (unsigned long long)vals[j], (unsigned long long)got);
+					fprintf(
+					    stderr, "%s old %llx v %llx -> %llx\n",
+					    gt ? "cas_gt" : "cas_lt", (unsigned long long)vals[i],
+					    (unsigned long long)vals[j], (unsigned long long)got);
 				assert_true(got == want);
 			}
 		chainobj_free(o);
@@ -337,16 +342,17 @@ static void test_masked_cas_gt_executes(void **state)
 static void test_cas_condition_executes(void **state)
 {
 	(void)state;
-	struct chainobj *o =
-	    compile_ok("struct lk { v: le64; n: le64; }\nregion locks: lk[16] writable;\n"
-	               "offload take(l: *lk in locks) { if (cas(l.v, 0, 1)) { fetch_add(l.n, 1); } }\n");
+	struct chainobj *o = compile_ok(
+	    "struct lk { v: le64; n: le64; }\nregion locks: lk[16] writable;\n"
+	    "offload take(l: *lk in locks) { if (cas(l.v, 0, 1)) { fetch_add(l.n, 1); } }\n");
 	static struct machine m;
 	for (uint64_t lock = 0; lock < 3; lock++) {
 		uint8_t msg[256] = {0};
 		const struct chainobj_param *p = &o->entries[0].params[0];
 		for (uint32_t k = 0; k < p->copies; k++)
 			for (int b = 0; b < 8; b++)
-				msg[p->msg_offset + 8 * k + b] = (uint8_t)((MEM_BASE + 256) >> (56 - 8 * b));
+				msg[p->msg_offset + 8 * k + b] =
+				    (uint8_t)((MEM_BASE + 256) >> (56 - 8 * b));
 		load(&m, o, msg);
 		le64_put(place_at(&m, MEM_BASE + 256), lock);
 		le64_put(place_at(&m, MEM_BASE + 264), 40);
@@ -380,7 +386,8 @@ static void test_alloc_executes(void **state)
 	for (int s = 0; s < 2; s++) {
 		uint64_t buf = MEM_BASE + 0x1000 + 0x100 * (uint64_t)s; /* be64 pointers */
 		for (int b = 0; b < 8; b++)
-			place_at(&m, MEM_BASE + 8 + 8 * (uint64_t)s)[b] = (uint8_t)(buf >> (56 - 8 * b));
+			place_at(&m, MEM_BASE + 8 + 8 * (uint64_t)s)[b] =
+			    (uint8_t)(buf >> (56 - 8 * b));
 	}
 	run(&m);
 	assert_true(le64_get(place_at(&m, MEM_BASE)) == cursor + 8);
@@ -393,10 +400,10 @@ static void test_alloc_executes(void **state)
 static void test_masked_cas_condition_executes(void **state)
 {
 	(void)state;
-	struct chainobj *o = compile_ok(
-	    "struct lk { v: le64; n: le64; }\nregion locks: lk[16] writable;\n"
-	    "offload take(l: *lk in locks) {\n"
-	    "  if (cas(l.v, 0x100, 0x200, 0xff00, 0xff00)) { fetch_add(l.n, 1); }\n}\n");
+	struct chainobj *o =
+	    compile_ok("struct lk { v: le64; n: le64; }\nregion locks: lk[16] writable;\n"
+	               "offload take(l: *lk in locks) {\n"
+	               "  if (cas(l.v, 0x100, 0x200, 0xff00, 0xff00)) { fetch_add(l.n, 1); }\n}\n");
 	static const uint64_t olds[] = {0x100, 0x1100, 0xabcd0000000001ffull, 0x1ff, 0, 0x200};
 	static struct machine m;
 	for (size_t i = 0; i < sizeof(olds) / sizeof(olds[0]); i++) {
@@ -404,7 +411,8 @@ static void test_masked_cas_condition_executes(void **state)
 		const struct chainobj_param *p = &o->entries[0].params[0];
 		for (uint32_t k = 0; k < p->copies; k++)
 			for (int b = 0; b < 8; b++)
-				msg[p->msg_offset + 8 * k + b] = (uint8_t)((MEM_BASE + 256) >> (56 - 8 * b));
+				msg[p->msg_offset + 8 * k + b] =
+				    (uint8_t)((MEM_BASE + 256) >> (56 - 8 * b));
 		load(&m, o, msg);
 		le64_put(place_at(&m, MEM_BASE + 256), olds[i]);
 		le64_put(place_at(&m, MEM_BASE + 264), 7);

@@ -222,10 +222,11 @@ static void test_load_time_reverify(void **state)
 static void test_rejects_client_copy(void **state)
 {
 	(void)state;
-	struct chainobj *o = be_compile("struct ctr { n: le64; }\n"
-	                                "region counters: ctr[16] writable;\n"
-	                                "offload f(c: *ctr in counters, v: le64) { cas_gt(c.n, v); }\n",
-	                                NULL, IR_PROFILE_RELAXED, NULL);
+	struct chainobj *o =
+	    be_compile("struct ctr { n: le64; }\n"
+	               "region counters: ctr[16] writable;\n"
+	               "offload f(c: *ctr in counters, v: le64) { cas_gt(c.n, v); }\n",
+	               NULL, IR_PROFILE_RELAXED, NULL);
 	assert_non_null(o);
 	expect(o, 0, CHAIN_VERIFY_E_OK);
 	uint32_t w0 = (uint32_t)be_queue(o, "w0");
