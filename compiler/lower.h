@@ -130,6 +130,7 @@ struct lcond {
 	uint64_t ymask;               /* order terms: compare Y' & ymask (0: no mask) */
 	struct lchain *chain;         /* arm of an else-if chain, or NULL */
 	const struct lcond *and_next; /* conjunction: this clause and the next (&&, nested if) */
+	const struct lcond *or_next;  /* disjunction: this conjunction or the next (||) */
 	uint32_t width;
 	struct src_loc loc;
 };

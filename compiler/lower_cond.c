@@ -244,7 +244,8 @@ bool lower_guard(struct lower_ctx *c, int x)
 	 * everything else (lower_order.c) */
 	bool narrow_eq = (cd->kind == LC_EQ || cd->kind == LC_NE) &&
 	                 c->p->profile == IR_PROFILE_RELAXED && cd->width <= COND_MAX_BYTES &&
-	                 !cd->lhs->is_const && !cd->rhs->is_const && !cd->vals && !cd->and_next;
+	                 !cd->lhs->is_const && !cd->rhs->is_const && !cd->vals && !cd->and_next &&
+	                 !cd->or_next;
 	bool ok = narrow_eq ? guard_eq(c, x, cd->kind == LC_NE) : lower_guard_order(c, x);
 	if (ok)
 		move_after_guards(c, x);
@@ -294,6 +295,7 @@ static bool cond_operands(struct lower_ctx *c, const struct ast_expr *e, struct 
 	cd->ymask = 0;
 	cd->chain = NULL;
 	cd->and_next = NULL;
+	cd->or_next = NULL;
 	cd->lhs = sw ? r : l;
 	cd->rhs = sw ? l : r;
 	cd->width = wl;
@@ -546,14 +548,96 @@ static bool conj_operands(struct lower_ctx *c, const struct ast_expr *e, struct 
 static bool conjoinable(const struct lcond *cd)
 {
 	for (; cd; cd = cd->and_next)
-		if (cd->chain || cd->kind == LC_NE)
+		if (cd->chain || cd->kind == LC_NE || cd->or_next)
 			return false;
 	return true;
+}
+
+/*
+ * `if (A || B ...)` at the top level, each clause a comparison or an `&&` of
+ * comparisons: one exact guard per clause (lower_order.c).  Its `else` is
+ * the conjunction of the clauses' complements, lowered when every clause is
+ * one order comparison.
+ */
+static bool lower_if_disj(struct lower_ctx *c, const struct ast_stmt *s)
+{
+	struct lcond cds[8];
+	struct lorder ords[8];
+	const struct ast_expr *clauses[4];
+	unsigned nc = 0, n = 0;
+	memset(cds, 0, sizeof(cds));
+	memset(ords, 0, sizeof(ords));
+	/* flatten the || tree, left to right */
+	const struct ast_expr *stack[8];
+	unsigned sp = 0;
+	stack[sp++] = s->u.if_.cond;
+	while (sp) {
+		const struct ast_expr *e = stack[--sp];
+		if (e->kind == AST_EXPR_BINARY && e->u.binary.op == AST_BINOP_LOR) {
+			if (sp + 2 > 8) {
+				lower_error(c, e->loc,
+				            "a disjunction of more than 4 clauses is not lowered");
+				return false;
+			}
+			stack[sp++] = e->u.binary.rhs;
+			stack[sp++] = e->u.binary.lhs;
+			continue;
+		}
+		if (nc == 4) {
+			lower_error(c, e->loc,
+			            "a disjunction of more than 4 clauses is not lowered");
+			return false;
+		}
+		clauses[nc++] = e;
+	}
+	struct lcond *heads[4];
+	for (unsigned i = 0; i < nc; i++) {
+		unsigned first = n;
+		if (!conj_operands(c, clauses[i], cds, &n, 8))
+			return false;
+		if (first)
+			cds[first - 1].and_next = NULL; /* the previous clause ended there */
+		heads[i] = &cds[first];
+		if (i)
+			heads[i - 1]->or_next = heads[i];
+	}
+	for (unsigned i = 0; i < n; i++)
+		cds[i].ord = &ords[i];
+	c->cond = heads[0];
+	bool ok = lower_block(c, s->u.if_.then_body);
+	c->cond = NULL;
+	if (!ok || !s->u.if_.has_else)
+		return ok;
+	const struct ast_stmt *els = s->u.if_.else_body;
+	struct lcond neg[4];
+	for (unsigned i = 0; i < nc; i++) {
+		const struct lcond *h = heads[i];
+		if (h->and_next || (h->kind != LC_GT && h->kind != LC_GE) ||
+		    els->kind == AST_STMT_IF) {
+			lower_error(
+			    c, els->loc,
+			    "the `else` of `||` is lowered only when every clause is one order "
+			    "comparison (its complement is then one conjunction)");
+			return false;
+		}
+		neg[i] = *h;
+		neg[i].kind = h->kind == LC_GT ? LC_GE : LC_GT;
+		neg[i].lhs = h->rhs;
+		neg[i].rhs = h->lhs;
+		neg[i].or_next = NULL;
+		neg[i].and_next = i + 1 < nc ? &neg[i + 1] : NULL;
+	}
+	c->cond = &neg[0];
+	ok = lower_block(c, els);
+	c->cond = NULL;
+	return ok;
 }
 
 bool lower_if(struct lower_ctx *c, const struct ast_stmt *s)
 {
 	const struct ast_expr *ce0 = s->u.if_.cond;
+	if (!c->cond && ce0->kind == AST_EXPR_BINARY && ce0->u.binary.op == AST_BINOP_LOR)
+		return lower_if_disj(c, s);
 	bool conj = ce0->kind == AST_EXPR_BINARY && ce0->u.binary.op == AST_BINOP_LAND;
 	if (c->cond || conj)
 		return lower_if_conj(c, s);

@@ -356,6 +356,72 @@ static enum clause_fold clause_terms(struct lower_ctx *c, struct lterm *local, s
 	return CLAUSE_LIVE;
 }
 
+/* The live terms of the conjunction starting at `first` (clauses linked by
+ * and_next), folded.  Reports an error for a disjunction inside it. */
+static enum clause_fold conj_terms(struct lower_ctx *c, const struct lcond *first,
+                                   struct lterm *local, struct lterm **live, bool *lwant,
+                                   unsigned *nl)
+{
+	const struct lcond *top = c->cond;
+	enum clause_fold res = CLAUSE_LIVE;
+	*nl = 0;
+	for (const struct lcond *cl = first; cl && res != CLAUSE_ERROR; cl = cl->and_next) {
+		if (*nl + 2 > 8) {
+			lower_error(c, cl->loc, "a conjunction of more than 8 carry tests");
+			res = CLAUSE_ERROR;
+			break;
+		}
+		c->cond = cl;
+		unsigned n = 0;
+		bool any = false;
+		enum clause_fold f =
+		    clause_terms(c, &local[*nl], &live[*nl], &lwant[*nl], &n, &any);
+		if (f == CLAUSE_ERROR) {
+			res = CLAUSE_ERROR;
+		} else if (f == CLAUSE_NEVER) {
+			res = CLAUSE_NEVER;
+		} else if (f == CLAUSE_LIVE) {
+			if (any && n > 1) {
+				lower_error(c, cl->loc,
+				            "`!=` inside a conjunction is not lowered (it is a "
+				            "disjunction of two carry terms)");
+				res = CLAUSE_ERROR;
+			}
+			*nl += n;
+		}
+	}
+	c->cond = top;
+	if (res == CLAUSE_LIVE && *nl == 0)
+		res = CLAUSE_ALWAYS;
+	return res;
+}
+
+static unsigned guard_capacity(const struct ir_prog *p)
+{
+	return p->profile == IR_PROFILE_RELAXED ? 4 : 2;
+}
+
+static bool too_many_tests(struct lower_ctx *c, const struct lcond *cd, unsigned nl)
+{
+	unsigned cap = guard_capacity(c->p);
+	if (nl <= cap)
+		return false;
+	lower_error(c, cd->loc,
+	            "this conjunction needs %u carry tests; one guard takes at most %u (%s)", nl,
+	            cap,
+	            cap == 4 ? "the NOP's opmod, opcode and index bytes"
+	                     : "profile strict: the NOP's opmod and opcode bytes");
+	return true;
+}
+
+static bool never_true(struct lower_ctx *c, const struct lcond *cd)
+{
+	lower_error(c, cd->loc,
+	            "this condition is never true for unsigned integers (nothing is below 0): "
+	            "remove the branch");
+	return false;
+}
+
 /* A conjunction (`&&`, an `if` inside an `if`): every clause's terms in
  * one exact guard. */
 static bool guard_conj(struct lower_ctx *c, int x)
@@ -363,65 +429,78 @@ static bool guard_conj(struct lower_ctx *c, int x)
 	const struct lcond *top = c->cond;
 	struct ir_prog *p = c->p;
 	uint8_t xop = p->nodes[x].op;
-	unsigned cap = p->profile == IR_PROFILE_RELAXED ? 4 : 2;
 	struct lterm local[8];
 	struct lterm *live[8];
 	bool lwant[8];
 	unsigned nl = 0;
 	memset(local, 0, sizeof(local));
-	bool ok = true, never = false;
-	for (const struct lcond *cl = top; cl && ok; cl = cl->and_next) {
-		if (nl + 2 > 8) {
-			ok = false;
-			break;
-		}
-		c->cond = cl;
-		unsigned n = 0;
-		bool any = false;
-		enum clause_fold f = clause_terms(c, &local[nl], &live[nl], &lwant[nl], &n, &any);
-		if (f == CLAUSE_ERROR) {
-			ok = false;
-		} else if (f == CLAUSE_NEVER) {
-			never = true;
-		} else if (f == CLAUSE_LIVE) {
-			if (any && n > 1) {
-				lower_error(c, cl->loc,
-				            "`!=` inside a conjunction is not lowered (it is a "
-				            "disjunction of two carry terms)");
-				ok = false;
-			}
-			nl += n;
-		}
-	}
-	c->cond = top;
-	if (!ok)
+	switch (conj_terms(c, top, local, live, lwant, &nl)) {
+	case CLAUSE_ERROR:
 		return false;
-	if (never) {
-		lower_error(
-		    c, top->loc,
-		    "this condition is never true for unsigned integers (nothing is below 0): "
-		    "remove the branch");
-		return false;
-	}
-	if (nl == 0)
+	case CLAUSE_NEVER:
+		return never_true(c, top);
+	case CLAUSE_ALWAYS:
 		return true;
-	if (nl > cap) {
-		lower_error(
-		    c, top->loc,
-		    "this conjunction needs %u carry tests; one guard takes at most %u (%s)", nl,
-		    cap,
-		    cap == 4 ? "the NOP's opmod, opcode and index bytes"
-		             : "profile strict: the NOP's opmod and opcode bytes");
-		return false;
+	case CLAUSE_LIVE:
+		break;
 	}
+	if (too_many_tests(c, top, nl))
+		return false;
 	make_nop(p, x, false);
 	return arm_exact(c, x, xop, live, lwant, nl);
+}
+
+/* A disjunction (`||` of comparisons or conjunctions): one exact guard per
+ * clause, each able to arm X (a later one finds X armed and fails). */
+static bool guard_disj(struct lower_ctx *c, int x)
+{
+	const struct lcond *top = c->cond;
+	struct ir_prog *p = c->p;
+	uint8_t xop = p->nodes[x].op;
+	static struct lterm local[4][8];
+	struct lterm *live[4][8];
+	bool lwant[4][8];
+	unsigned nl[4], na = 0;
+	bool always = false;
+	memset(local, 0, sizeof(local));
+	for (const struct lcond *cl = top; cl; cl = cl->or_next) {
+		if (na == 4) {
+			lower_error(c, cl->loc,
+			            "a disjunction of more than 4 clauses is not lowered");
+			return false;
+		}
+		switch (conj_terms(c, cl, local[na], live[na], lwant[na], &nl[na])) {
+		case CLAUSE_ERROR:
+			return false;
+		case CLAUSE_NEVER:
+			continue;
+		case CLAUSE_ALWAYS:
+			always = true;
+			continue;
+		case CLAUSE_LIVE:
+			break;
+		}
+		if (too_many_tests(c, cl, nl[na]))
+			return false;
+		na++;
+	}
+	if (always)
+		return true; /* X stays as posted */
+	if (na == 0)
+		return never_true(c, top);
+	make_nop(p, x, false);
+	for (unsigned k = 0; k < na; k++)
+		if (!arm_exact(c, x, xop, live[k], lwant[k], nl[k]))
+			return false;
+	return true;
 }
 
 bool lower_guard_order(struct lower_ctx *c, int x)
 {
 	const struct lcond *cd = c->cond;
 	struct ir_prog *p = c->p;
+	if (cd->or_next)
+		return guard_disj(c, x);
 	if (cd->and_next)
 		return guard_conj(c, x);
 	bool exact = p->profile == IR_PROFILE_STRICT || cd->kind == LC_EQ || cd->kind == LC_NE;

@@ -388,7 +388,7 @@ static void test_reject_and(void **state)
 {
 	(void)state;
 	expect_error(HDR "offload g(key: be24, b: *bucket in table) -> u8[64] {\n"
-	                 "  if (b.key == key || b.key > key) { return *b.value; }\n}\n",
+	                 "  if (!(b.key == key)) { return *b.value; }\n}\n",
 	             "chained guards");
 }
 
@@ -1017,6 +1017,38 @@ static void test_conjunction_executes(void **state)
 	             "an `else` of a nested or `&&` condition");
 }
 
+/* `||`: one exact guard per clause; its else is the conjunction of the
+ * clauses' complements. */
+static void test_disjunction_executes(void **state)
+{
+	(void)state;
+	static const char *srcs[] = {
+	    HDR "offload f(a: be16, b: be16, c: *ctr in counters) {\n"
+	        "  if (a > b || b > 10) { c.n = 1; } else { c.n = 2; }\n}\n",
+	    HDR "offload f(a: be16, b: be16, c: *ctr in counters) {\n"
+	        "  if (a == b || a < 5 && b > 20) { c.n = 1; }\n}\n",
+	};
+	static const uint16_t vals[] = {0, 4, 5, 10, 11, 21, 0xffff};
+	for (int si = 0; si < 2; si++) {
+		struct chainobj *o = compile_ok(srcs[si], NULL);
+		for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
+			for (size_t j = 0; j < sizeof(vals) / sizeof(vals[0]); j++) {
+				uint16_t a = vals[i], b = vals[j];
+				unsigned want = si == 0 ? (a > b || b > 10 ? 1u : 2u)
+				                        : (a == b || (a < 5 && b > 20) ? 1u : 0u);
+				run_lane(o, a, b);
+				if (last_armed != want)
+					fprintf(stderr, "disj %d: a %u b %u armed %x want %x\n", si,
+					        a, b, last_armed, want);
+				assert_int_equal(last_armed, want);
+			}
+		chainobj_free(o);
+	}
+	expect_error(HDR "offload f(a: be16, b: be16, c: *ctr in counters) {\n"
+	                 "  if (a == b || b > 10) { c.n = 1; } else { c.n = 2; }\n}\n",
+	             "the `else` of `||`");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1043,6 +1075,7 @@ int main(void)
 	    cmocka_unit_test(test_reject_masked_cas_condition),
 	    cmocka_unit_test(test_else_if_chain_executes),
 	    cmocka_unit_test(test_conjunction_executes),
+	    cmocka_unit_test(test_disjunction_executes),
 	    cmocka_unit_test(test_reject_and),
 	    cmocka_unit_test(test_reject_break_not_equal),
 	    cmocka_unit_test(test_reject_never_true),
