@@ -220,6 +220,8 @@ bool lower_cas_patch(struct ir_prog *p, int writer, int target, uint32_t off, ui
 /* else-if chains: copy an earlier arm's opcode byte into X's ctrl `byte`
  * (1 or 2); record the current arm's first guarded effect. */
 int lower_status_read(struct lower_ctx *c, const struct lstatus *st, int x, unsigned byte);
+/* May a further clause be conjoined with `cd` (no chain arm, no disjunction)? */
+bool lower_conjoinable(const struct lcond *cd);
 void lower_record_status(struct lower_ctx *c, int x, int guard);
 
 /* lower_order.c: order comparisons (relaxed carry form) and every

@@ -94,9 +94,13 @@ bool lower_cas_order(struct lower_ctx *c, const struct ast_expr *e)
 	if (!place || !v)
 		return false;
 	bool masked = e->u.call.nargs == 4;
-	if (c->cond) {
-		lower_error(c, e->loc,
-		            "%s inside an `if` is not lowered yet (it needs chained guards)", name);
+	const struct lcond *outer = c->cond;
+	if (outer && !lower_conjoinable(outer)) {
+		lower_error(
+		    c, e->loc,
+		    "%s inside an `else if` arm, an `else` or under `!=`/`||` is not lowered "
+		    "(its guard would need a disjunction)",
+		    name);
 		return false;
 	}
 	unsigned w = place->type ? (unsigned)place->type->size : 0;
@@ -187,11 +191,12 @@ bool lower_cas_order(struct lower_ctx *c, const struct ast_expr *e)
 	                   .ord = &ord,
 	                   .vals = vals,
 	                   .ymask = masked ? cm : 0,
+	                   .and_next = outer, /* inside an `if`: both must hold */
 	                   .width = 8,
 	                   .loc = e->loc};
 	c->cond = &cd;
 	bool ok = lower_guard(c, xid);
-	c->cond = NULL;
+	c->cond = outer;
 	return ok && !p->oom;
 }
 

@@ -457,7 +457,6 @@ static const enum lcond_kind cond_negate[] = {
 
 static bool conj_operands(struct lower_ctx *c, const struct ast_expr *e, struct lcond *cds,
                           unsigned *n, unsigned cap);
-static bool conjoinable(const struct lcond *cd);
 
 /*
  * A conjunction: `if (a && b)`, or an `if` inside an `if` (the inner
@@ -469,7 +468,7 @@ static bool conjoinable(const struct lcond *cd);
 static bool lower_if_conj(struct lower_ctx *c, const struct ast_stmt *s)
 {
 	const struct lcond *outer = c->cond;
-	if (outer && !conjoinable(outer)) {
+	if (outer && !lower_conjoinable(outer)) {
 		lower_error(
 		    c, s->loc,
 		    "an `if` inside an `else if` arm, an `else`, or under `!=` is not lowered "
@@ -545,7 +544,7 @@ static bool conj_operands(struct lower_ctx *c, const struct ast_expr *e, struct 
 
 /* Which clause a nested `if` may conjoin with: not an else-if chain arm,
  * not a disjunction. */
-static bool conjoinable(const struct lcond *cd)
+bool lower_conjoinable(const struct lcond *cd)
 {
 	for (; cd; cd = cd->and_next)
 		if (cd->chain || cd->kind == LC_NE || cd->or_next)

@@ -33,7 +33,7 @@
 struct machine {
 	const struct chainobj *o;
 	int w0;
-	uint8_t wq[64][256];
+	uint8_t wq[64][1024];
 	uint8_t scratch[4096];
 	uint8_t mem[65536]; /* every region, one address space at MEM_BASE */
 };
@@ -80,7 +80,7 @@ static void load(struct machine *m, const struct chainobj *o, const uint8_t *msg
 	const struct chainobj_queue *q = &o->queues[m->w0];
 	assert_true(q->n_sq <= 64);
 	for (uint32_t i = 0; i < q->n_sq; i++) {
-		assert_true(q->sq[i].len <= 256);
+		assert_true(q->sq[i].len <= sizeof(m->wq[i]));
 		memcpy(m->wq[i], q->sq[i].bytes, q->sq[i].len);
 	}
 	assert_true(o->scratch_size <= sizeof(m->scratch));
@@ -425,6 +425,30 @@ static void test_masked_cas_condition_executes(void **state)
 	chainobj_free(o);
 }
 
+/* cas_gt inside an `if`: its guard is the conjunction of both conditions. */
+static void test_cas_gt_in_if_executes(void **state)
+{
+	(void)state;
+	struct chainobj *o =
+	    compile_ok("struct ctr { n: le64; }\nregion counters: ctr[16] writable;\n"
+	               "offload f(c: *ctr in counters, v: le64) {\n"
+	               "  if (v < 1000) { cas_gt(c.n, v); }\n}\n");
+	static struct machine m;
+	static const uint64_t vs[] = {0, 5, 50, 999, 1000, 5000};
+	static const uint64_t olds[] = {0, 10, 100, 2000};
+	for (size_t i = 0; i < sizeof(olds) / sizeof(olds[0]); i++)
+		for (size_t j = 0; j < sizeof(vs) / sizeof(vs[0]); j++) {
+			uint8_t msg[256] = {0};
+			payload_ptr_le64(o, MEM_BASE + 64, vs[j], msg);
+			load(&m, o, msg);
+			le64_put(place_at(&m, MEM_BASE + 64), olds[i]);
+			run(&m);
+			uint64_t want = vs[j] < 1000 && vs[j] > olds[i] ? vs[j] : olds[i];
+			assert_true(le64_get(place_at(&m, MEM_BASE + 64)) == want);
+		}
+	chainobj_free(o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -433,6 +457,7 @@ int main(void)
 	    cmocka_unit_test(test_cas_condition_executes),
 	    cmocka_unit_test(test_alloc_executes),
 	    cmocka_unit_test(test_masked_cas_condition_executes),
+	    cmocka_unit_test(test_cas_gt_in_if_executes),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
