@@ -366,10 +366,27 @@ static void test_reject_readonly_store(void **state)
 	             IR_PROFILE_RELAXED, "error");
 }
 
+/* A parameter the body never uses is still in the payload: its bytes land
+ * in a scratch sink (the object stays valid, the client ABI uniform). */
+static void test_unused_parameter(void **state)
+{
+	(void)state;
+	struct chainobj *o =
+	    compile_ok("struct s { a: le64; }\nregion r: s[4] writable;\n"
+	               "offload f(a: le64, unused: le64, p: *s in r) { p.a = a; }\n",
+	               IR_PROFILE_RELAXED);
+	assert_int_equal(o->entries[0].n_params, 3);
+	assert_int_equal(o->entries[0].params[1].copies, 1);
+	assert_int_equal(o->entries[0].params[1].n_sge, 1);
+	assert_int_equal(o->entries[0].msg_size, 24);
+	chainobj_free(o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_if_return_sequence),
+	    cmocka_unit_test(test_unused_parameter),
 	    cmocka_unit_test(test_if_operand_placement),
 	    cmocka_unit_test(test_two_buckets_one_barrier),
 	    cmocka_unit_test(test_parallel_lanes),
