@@ -3,7 +3,7 @@
 # verifier lives in the library (runtime/core/chain_verify.c) so the loader
 # can run it.
 
-BACKEND_SRCS := compiler/ir.c compiler/lower.c compiler/lower_mem.c compiler/lower_cond.c \
+BACKEND_SRCS := compiler/ir.c compiler/lower.c compiler/lower_mem.c compiler/lower_cond.c compiler/lower_order.c \
 	compiler/lower_effects.c compiler/lower_atomic.c compiler/lower_loop.c compiler/sched_barrier.c compiler/layout.c compiler/emit.c \
 	compiler/compile.c compiler/verify_taint.c
 

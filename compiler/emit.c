@@ -304,8 +304,12 @@ static void emit_node(struct emitter *e, struct chainobj_queue *cq, uint32_t qi,
 	}
 	struct prism_ctrl_seg c;
 	prism_ctrl_seg_unpack(buf, &c);
-	if (n->tmpl_op != n->op)
+	if (n->tmpl_op != n->op) {
+		/* a guarded WQE waits as a plain NOP: its guard swaps in the
+		 * opcode and the opmod (masked atomics) */
 		c.opcode = n->tmpl_op;
+		c.opmod = 0;
+	}
 	if (n->ctrl_rt_bytes & 0x06)
 		c.wqe_index = 0;
 	if (n->ctrl_rt_bytes & 0x70)
@@ -540,8 +544,8 @@ struct chainobj *emit_chainobj(const struct ir_prog *p, const char *entry, char 
 	    p->profile == IR_PROFILE_STRICT ? CHAINOBJ_PROFILE_STRICT : CHAINOBJ_PROFILE_RELAXED;
 	o->rearm = CHAINOBJ_REARM_CPU_REPOST;
 	o->scratch_size = p->scratch_size;
-	if (p->scratch_init_len && chainobj_set_scratch_init(o, p->scratch_init,
-	                                                     p->scratch_init_len) < 0)
+	if (p->scratch_init_len &&
+	    chainobj_set_scratch_init(o, p->scratch_init, p->scratch_init_len) < 0)
 		fail(&e, "out of memory", -1);
 	o->response_size = p->resp_size;
 	for (unsigned i = 0; i < p->n_regions; i++) {

@@ -268,12 +268,12 @@ struct ir_prog {
 	uint32_t scratch_size; /* per-connection scratch bytes */
 	uint8_t *scratch_init; /* initial scratch image (re-applied at each re-arm) */
 	uint32_t scratch_init_len;
-	uint32_t resp_size;    /* client response buffer bytes */
-	uint32_t barriers;     /* WAIT+ENABLE steps (sched_barrier) */
-	int q_ctl, q_conn;     /* queue indices */
-	int q_main;            /* queue whose end enables the responses (lane 0, or the
-	                        * continuation queue after its last loop) */
-	bool oom;              /* sticky allocation failure */
+	uint32_t resp_size; /* client response buffer bytes */
+	uint32_t barriers;  /* WAIT+ENABLE steps (sched_barrier) */
+	int q_ctl, q_conn;  /* queue indices */
+	int q_main;         /* queue whose end enables the responses (lane 0, or the
+	                     * continuation queue after its last loop) */
+	bool oom;           /* sticky allocation failure */
 };
 
 /* ---- lifetime ------------------------------------------------------------ */

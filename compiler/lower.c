@@ -119,6 +119,23 @@ static bool layout_payload(struct lower_ctx *c)
 	/* patches name RECV entries by index: remap them */
 	int remap[IR_MAX_SGE];
 	uint32_t off = 0;
+	/* a parameter the body never uses is still part of the payload (the
+	 * client sends every parameter): its bytes land in a scratch sink */
+	for (unsigned pi = 0; pi < p->n_params; pi++) {
+		bool used = false;
+		for (unsigned i = 0; i < p->n_recv; i++)
+			used |= p->recv[i].param == (int)pi;
+		if (used)
+			continue;
+		uint32_t sink = ir_scratch_alloc(p, p->params[pi].width, 8);
+		if (ir_recv_into(p, (int)pi, 0, p->params[pi].width,
+		                 ir_v(IR_V_SCRATCH_ADDR, 0, sink), -1, 0, 1ull << pi) < 0) {
+			lower_error(c, SRC_LOC_NONE,
+			            "client arguments need more than %u receive scatter entries",
+			            IR_MAX_SGE);
+			return false;
+		}
+	}
 	for (unsigned pi = 0; pi < p->n_params; pi++) {
 		p->params[pi].msg_off = off;
 		uint32_t bytes = 0;
@@ -132,6 +149,15 @@ static bool layout_payload(struct lower_ctx *c)
 			n++;
 		}
 		p->params[pi].copies = p->params[pi].width ? bytes / p->params[pi].width : 0;
+		if (p->params[pi].copies > IR_MAX_SGE) {
+			lower_error(
+			    c, SRC_LOC_NONE,
+			    "parameter '%s' is needed in %u WQE fields; a client payload "
+			    "carries a parameter at most %u times (each use of a client value "
+			    "needs its own copy: a RECV or READ scatter places a byte once)",
+			    p->params[pi].name, p->params[pi].copies, IR_MAX_SGE);
+			return false;
+		}
 		off += bytes;
 	}
 	memcpy(p->recv, sorted, n * sizeof(sorted[0]));

@@ -28,16 +28,16 @@ struct ir_prog *lower_offload(struct diag_ctx *d, const struct ast_program *prog
 
 /* A run-time value the lowering can deliver into a WQE field. */
 enum lval_kind {
-	LV_PARAM, /* client payload bytes: param, byte poff */
-	LV_MEM,   /* bytes at offset `off` of what READ `read` fetches */
-	LV_CONST, /* k */
-	LV_PHI,   /* after a loop: the value at whichever exit was taken (each
-	           * exit's writer patches the same sink; later ones never run) */
+	LV_PARAM,   /* client payload bytes: param, byte poff */
+	LV_MEM,     /* bytes at offset `off` of what READ `read` fetches */
+	LV_CONST,   /* k */
+	LV_PHI,     /* after a loop: the value at whichever exit was taken (each
+	             * exit's writer patches the same sink; later ones never run) */
 	LV_SCRATCH, /* bytes in scratch at `off` (an atomic's returned value),
 	             * written by node `field_writer` */
-	LV_FIELD, /* bytes that landed in a WQE field: node `read`, byte `off`,
-	           * written by node `field_writer` (copied by a loopback READ, so
-	           * every use sees the same snapshot) */
+	LV_FIELD,   /* bytes that landed in a WQE field: node `read`, byte `off`,
+	             * written by node `field_writer` (copied by a loopback READ, so
+	             * every use sees the same snapshot) */
 };
 
 struct lval {
@@ -80,30 +80,57 @@ struct lread {
 };
 
 enum lcond_kind {
-	LC_EQ,  /* arm iff lhs == rhs: NOP template, CAS swaps in the opcode */
-	LC_NE,  /* arm iff lhs != rhs: live template, CAS swaps in a NOP */
-	LC_GT,  /* arm iff lhs > rhs (unsigned): NOT, add, masked CAS on the carry */
-	LC_GE,  /* arm iff lhs >= rhs: the carry of rhs + ~lhs clear */
+	LC_EQ, /* arm iff lhs == rhs: NOP template, CAS swaps in the opcode */
+	LC_NE, /* arm iff lhs != rhs: live template, CAS swaps in a NOP */
+	LC_GT, /* arm iff lhs > rhs (unsigned): NOT, add, masked CAS on the carry */
+	LC_GE, /* arm iff lhs >= rhs: the carry of rhs + ~lhs clear */
 };
 
-/* An order comparison's computed carry, shared by every effect it guards
- * (both arms of an if/else): later guards add one scatter entry and one
- * masked CAS. */
-struct lorder {
+/* One carry term: a scratch pair S where X' + ~Y' carries iff X' > Y'
+ * (lower_order.c).  Shared by every guard of one `if` (both arms). */
+struct lterm {
 	bool done;
 	int lane;
 	uint32_t s;     /* scratch pair S */
-	int carry_read; /* READ of S's carry bytes 1..7 (one per target), or -1 */
+	int fa;         /* the add: S is final when it completed */
+	int carry_read; /* relaxed form: READ of S[1..7] (one byte per guarded WQE), or -1 */
+	bool flip;      /* a constant X' moved to the complemented side: the carry
+	                 * means "not X' > Y'" */
+	bool constant;  /* known at compile time: X' > Y' == kval, nothing computed */
+	bool kval;
 	uint64_t taint;
-	bool flip; /* operands exchanged to put a constant on the complemented
-	            * side: the carry means the opposite */
+};
+
+struct lorder {
+	struct lterm t[2]; /* order: t[0]; equality: t[0] = lhs > rhs, t[1] = rhs > lhs */
+};
+
+/* An arm of an `if / else if / else` chain (relaxed `==` chains): whether
+ * it ran is its first guarded effect's opcode byte, which later arms copy
+ * into their own control index bytes (lower_cond.c). */
+struct lstatus {
+	int node;  /* first guarded effect of the arm */
+	int guard; /* the CAS that arms it */
+	uint8_t op;
+};
+
+struct lchain {
+	struct lstatus prev[2]; /* earlier arms (ctrl index bytes 1 and 2) */
+	unsigned n_prev;
+	struct lstatus self;
+	bool have_self;
+	bool final_else; /* the closing `else`: runs unless an earlier arm ran */
 };
 
 struct lcond {
 	const struct ast_expr *lhs, *rhs; /* lowered again per guard */
 	enum lcond_kind kind;
-	struct lorder *ord; /* LC_GT / LC_GE: shared carry (NULL: compute per guard) */
-	const struct lval *vals; /* [lhs, rhs] already lowered (cas_gt/cas_lt), or NULL */
+	struct lorder *ord;           /* LC_GT / LC_GE: shared carry (NULL: compute per guard) */
+	const struct lval *vals;      /* [lhs, rhs] already lowered (cas_gt/cas_lt), or NULL */
+	uint64_t ymask;               /* order terms: compare Y' & ymask (0: no mask) */
+	struct lchain *chain;         /* arm of an else-if chain, or NULL */
+	const struct lcond *and_next; /* conjunction: this clause and the next (&&, nested if) */
+	const struct lcond *or_next;  /* disjunction: this conjunction or the next (||) */
 	uint32_t width;
 	struct src_loc loc;
 };
@@ -181,13 +208,37 @@ uint32_t lower_field_off(uint8_t op, enum prism_wqe_field f, uint8_t asize);
 
 /* lower_cond.c */
 bool lower_if(struct lower_ctx *c, const struct ast_stmt *s);
+/* Operand i (0 = lhs, 1 = rhs) of the active condition. */
+bool lower_cond_value(struct lower_ctx *c, int i, struct lval *out);
+/* A guard atomic appended to the lane, with a scratch result buffer. */
+struct ir_node *lower_guard_node(struct lower_ctx *c, uint8_t op, uint8_t asize,
+                                 struct ir_val raddr, struct ir_val rkey, const char *what,
+                                 uint32_t result_len);
+bool lower_cas_patch(struct ir_prog *p, int writer, int target, uint32_t off, uint32_t len,
+                     bool control, uint64_t taint);
+
+/* else-if chains: copy an earlier arm's opcode byte into X's ctrl `byte`
+ * (1 or 2); record the current arm's first guarded effect. */
+int lower_status_read(struct lower_ctx *c, const struct lstatus *st, int x, unsigned byte);
+/* May a further clause be conjoined with `cd` (no chain arm, no disjunction)? */
+bool lower_conjoinable(const struct lcond *cd);
+void lower_record_status(struct lower_ctx *c, int x, int guard);
+
+/* lower_order.c: order comparisons (relaxed carry form) and every
+ * condition in the exact form (strict profile, wide equality) */
+bool lower_guard_order(struct lower_ctx *c, int x);
 /* Guard effect node `x` with the active condition (no-op without one). */
 bool lower_guard(struct lower_ctx *c, int x);
 
 /* lower_atomic.c */
 bool lower_cas_order(struct lower_ctx *c, const struct ast_expr *e);
 bool lower_cas_stmt(struct lower_ctx *c, const struct ast_expr *e);
+/* The CAS of `e` (a cas call): its node id (or -1); *result_off receives
+ * the scratch offset of its returned value. */
+int lower_cas_node(struct lower_ctx *c, const struct ast_expr *e, uint32_t *result_off);
 bool lower_alloc(struct lower_ctx *c, const struct ast_expr *e, struct lval *out);
+/* v & m as a big-endian 8-byte scratch value (one 16-byte masked CAS). */
+bool lower_mask_value(struct lower_ctx *c, const struct lval *v, uint64_t m, struct lval *out);
 
 /* lower_effects.c */
 bool lower_target_addr(struct lower_ctx *c, const struct ast_expr *t, int node, uint8_t op);

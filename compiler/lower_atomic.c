@@ -20,7 +20,69 @@
  * Must not: lower masked or 4/16/32-byte forms (rejected with the reason),
  * or nest inside another condition.
  */
+#include <string.h>
+
 #include "compiler/lower.h"
+
+static uint64_t bswap(uint64_t k, unsigned w)
+{
+	uint64_t r = 0;
+	for (unsigned i = 0; i < w; i++)
+		r = r << 8 | ((k >> (8 * i)) & 0xff);
+	return r;
+}
+
+/* v & m into a scratch word (a 16-byte masked CAS with swap [0 | v] and
+ * swap mask [0 | m] on a zeroed pair): the masked value, big-endian. */
+bool lower_mask_value(struct lower_ctx *c, const struct lval *v, uint64_t m, struct lval *out)
+{
+	struct ir_prog *p = c->p;
+	uint32_t wo = ir_scratch_alloc(p, 16, 16);
+	static const uint8_t zero[16];
+	if (ir_scratch_init(p, wo, zero, 16) < 0) /* reset at each re-arm */
+		return false;
+	struct ir_node *n = ir_append(p, c->lane, PRISM_OP_ATOMIC_MASKED_CS, IR_ROLE_GUARD);
+	if (!n)
+		return false;
+	int id = n->id;
+	n->what = "compare: mask";
+	n->asize = 16;
+	n->opmod = (uint8_t)PRISM_MASKED_OPMOD(4);
+	n->raddr = ir_v(IR_V_SCRATCH_ADDR, 0, wo);
+	n->rkey = ir_v(IR_V_SCRATCH_RKEY, 0, 0);
+	for (int i = 0; i < 8; i++)
+		n->swap_mask_bytes[8 + i] = (uint8_t)(m >> (56 - 8 * i));
+	uint32_t result = ir_scratch_alloc(p, 16, 16);
+	ir_sge_add(p, n, ir_v(IR_V_SCRATCH_ADDR, 0, result), 16, ir_v(IR_V_SCRATCH_LKEY, 0, 0));
+	uint32_t swp = lower_field_off(PRISM_OP_ATOMIC_MASKED_CS, PRISM_FIELD_ATOMIC_SWAP, 16);
+	int wv = lower_deliver(c, v, id, swp + 8, !v->be);
+	if (wv < -1)
+		return false;
+	if (wv >= 0)
+		ir_add_dep(p, wv, id);
+	*out = (struct lval){.kind = LV_SCRATCH,
+	                     .read = -1,
+	                     .off = wo + 8,
+	                     .width = 8,
+	                     .be = true,
+	                     .region = -1,
+	                     .taint = v->taint,
+	                     .field_writer = id};
+	return !p->oom;
+}
+
+static bool const_arg(struct lower_ctx *c, const struct ast_expr *a, uint64_t *k)
+{
+	struct lval v;
+	if (!lower_value(c, a, &v))
+		return false;
+	if (v.kind != LV_CONST) {
+		lower_error(c, a->loc, "the masks of cas_gt / cas_lt are constants");
+		return false;
+	}
+	*k = v.k;
+	return true;
+}
 
 bool lower_cas_order(struct lower_ctx *c, const struct ast_expr *e)
 {
@@ -31,24 +93,14 @@ bool lower_cas_order(struct lower_ctx *c, const struct ast_expr *e)
 	const struct ast_expr *v = place ? place->arg_next : NULL;
 	if (!place || !v)
 		return false;
-	if (e->u.call.nargs > 2) {
-		lower_error(c, e->loc,
-		            "masked %s is not lowered yet (the comparison would need the masked "
-		            "bits gathered into one integer)",
-		            name);
-		return false;
-	}
-	if (c->cond) {
-		lower_error(c, e->loc,
-		            "%s inside an `if` is not lowered yet (it needs chained guards)", name);
-		return false;
-	}
-	if (c->p->profile == IR_PROFILE_STRICT) {
-		lower_error(c, e->loc,
-		            "profile strict: %s arms its CAS through the QPN bytes of the "
-		            "control segment, which stock firmware checks; compile with --profile "
-		            "relaxed",
-		            name);
+	bool masked = e->u.call.nargs == 4;
+	const struct lcond *outer = c->cond;
+	if (outer && !lower_conjoinable(outer)) {
+		lower_error(
+		    c, e->loc,
+		    "%s inside an `else if` arm, an `else` or under `!=`/`||` is not lowered "
+		    "(its guard would need a disjunction)",
+		    name);
 		return false;
 	}
 	unsigned w = place->type ? (unsigned)place->type->size : 0;
@@ -59,6 +111,11 @@ bool lower_cas_order(struct lower_ctx *c, const struct ast_expr *e)
 		            name, w);
 		return false;
 	}
+	uint64_t cm = ~0ull, sm = ~0ull;
+	if (masked &&
+	    (!const_arg(c, v->arg_next, &cm) || !const_arg(c, v->arg_next->arg_next, &sm)))
+		return false;
+	bool be = ast_type_order(place->type) != AST_ORDER_LE;
 	struct lval old, val;
 	if (!lower_value(c, place, &old) || !lower_value(c, v, &val))
 		return false;
@@ -67,69 +124,80 @@ bool lower_cas_order(struct lower_ctx *c, const struct ast_expr *e)
 		return false;
 	}
 
-	/* X: the CAS that stores v, compare = old (from the READ) */
-	struct ir_node *x = ir_append(p, c->lane, PRISM_OP_ATOMIC_CS, IR_ROLE_DATA);
+	/* X: the CAS that stores v, compare = old (from the READ); masked: only
+	 * the swap-mask bits of v replace old's */
+	uint8_t op = masked ? PRISM_OP_ATOMIC_MASKED_CS : PRISM_OP_ATOMIC_CS;
+	struct ir_node *x = ir_append(p, c->lane, op, IR_ROLE_DATA);
 	if (!x)
 		return false;
 	int xid = x->id;
 	x->what = name;
 	x->loc = e->loc;
-	if (!lower_target_addr(c, place, xid, PRISM_OP_ATOMIC_CS))
+	if (masked) {
+		x->asize = 8;
+		x->opmod = (uint8_t)PRISM_MASKED_OPMOD(3);
+		x->compare_mask = IR_CONST(~0ull);
+		x->swap_mask = IR_CONST(be ? bswap(sm, 8) : sm);
+	}
+	if (!lower_target_addr(c, place, xid, op))
 		return false;
 	uint32_t result = ir_scratch_alloc(p, 8, 8);
 	ir_sge_add(p, &p->nodes[xid], ir_v(IR_V_SCRATCH_ADDR, 0, result), 8,
 	           ir_v(IR_V_SCRATCH_LKEY, 0, 0));
-	uint32_t cmp = lower_field_off(PRISM_OP_ATOMIC_CS, PRISM_FIELD_ATOMIC_COMPARE, 8);
-	uint32_t swp = lower_field_off(PRISM_OP_ATOMIC_CS, PRISM_FIELD_ATOMIC_SWAP, 8);
-	/* the fields hold be64 of the host-endian integer */
+	uint32_t cmp = lower_field_off(op, PRISM_FIELD_ATOMIC_COMPARE, 8);
+	uint32_t swp = lower_field_off(op, PRISM_FIELD_ATOMIC_SWAP, 8);
+	/* the fields hold be64 of the host-endian integer of the memory bytes:
+	 * operand bytes (memory order) land reversed */
 	p->nodes[xid].compare = ir_v(IR_V_RUNTIME, 0, 0);
-	int wold = lower_deliver(c, &old, xid, cmp, !old.be);
+	int wold = lower_deliver(c, &old, xid, cmp, true);
 	if (wold < 0)
 		return false;
 	if (val.kind == LV_CONST) {
-		p->nodes[xid].swap = IR_CONST(val.k);
+		p->nodes[xid].swap = IR_CONST(be ? bswap(val.k, 8) : val.k);
 	} else {
 		p->nodes[xid].swap = ir_v(IR_V_RUNTIME, 0, 0);
-		if (lower_deliver(c, &val, xid, swp, !val.be) < -1)
+		if (lower_deliver(c, &val, xid, swp, true) < -1)
 			return false;
 	}
 
-	/* the comparison reads `old` back from X's compare field (big-endian
-	 * integer there): the same snapshot X compares with */
+	/* the comparison reads `old` back from X's compare field: the same
+	 * snapshot X compares with.  There it is the memory bytes reversed:
+	 * big-endian for a little-endian place and vice versa */
 	struct lval snap = {.kind = LV_FIELD,
 	                    .read = xid,
 	                    .off = cmp,
 	                    .width = 8,
-	                    .be = true,
+	                    .be = !be,
 	                    .region = -1,
 	                    .taint = old.taint,
 	                    .field_writer = wold};
 	if (val.kind == LV_CONST)
 		val.width = 8;
-	struct lval vals[2];
-	struct lorder ord = {.done = false, .carry_read = -1};
+	/* cas_gt: v & cm > old & cm; cas_lt: old & cm > v & cm.  Y' is masked
+	 * by the complement; X' by a masked CAS into scratch (or folded) */
+	struct lval xv = gt ? val : snap, yv = gt ? snap : val;
+	if (masked) {
+		if (xv.kind == LV_CONST)
+			xv.k &= cm;
+		else if (!lower_mask_value(c, &xv, cm, &xv))
+			return false;
+	}
+	struct lval vals[2] = {xv, yv};
+	struct lorder ord;
+	memset(&ord, 0, sizeof(ord));
 	struct lcond cd = {.lhs = gt ? v : place,
 	                   .rhs = gt ? place : v,
 	                   .kind = LC_GT,
 	                   .ord = &ord,
 	                   .vals = vals,
+	                   .ymask = masked ? cm : 0,
+	                   .and_next = outer, /* inside an `if`: both must hold */
 	                   .width = 8,
 	                   .loc = e->loc};
-	/* cas_gt: v > old; cas_lt: v < old = old > v */
-	vals[0] = gt ? val : snap;
-	vals[1] = gt ? snap : val;
 	c->cond = &cd;
 	bool ok = lower_guard(c, xid);
-	c->cond = NULL;
+	c->cond = outer;
 	return ok && !p->oom;
-}
-
-static uint64_t bswap(uint64_t k, unsigned w)
-{
-	uint64_t r = 0;
-	for (unsigned i = 0; i < w; i++)
-		r = r << 8 | ((k >> (8 * i)) & 0xff);
-	return r;
 }
 
 /*
@@ -147,6 +215,11 @@ static uint64_t bswap(uint64_t k, unsigned w)
  */
 bool lower_cas_stmt(struct lower_ctx *c, const struct ast_expr *e)
 {
+	return lower_cas_node(c, e, NULL) >= 0;
+}
+
+int lower_cas_node(struct lower_ctx *c, const struct ast_expr *e, uint32_t *result_off)
+{
 	struct ir_prog *p = c->p;
 	const struct ast_expr *args[5] = {0};
 	unsigned n = 0;
@@ -155,7 +228,7 @@ bool lower_cas_stmt(struct lower_ctx *c, const struct ast_expr *e)
 	bool masked = n == 5;
 	if (n != 3 && n != 5) {
 		lower_error(c, e->loc, "cas takes 3 or 5 arguments");
-		return false;
+		return -1;
 	}
 	const struct ast_expr *place = args[0];
 	unsigned w = place->type ? (unsigned)place->type->size : 0;
@@ -164,17 +237,17 @@ bool lower_cas_stmt(struct lower_ctx *c, const struct ast_expr *e)
 		            "a cas without masks is the 8-byte verb; this place has %u bytes (give "
 		            "both masks for a masked cas of 4, 16 or 32 bytes)",
 		            w);
-		return false;
+		return -1;
 	}
 	if (w != 4 && w != 8 && w != 16 && w != 32) {
 		lower_error(c, e->loc, "a masked cas works on 4, 8, 16 or 32 bytes, not %u", w);
-		return false;
+		return -1;
 	}
 	bool le = ast_type_order(place->type) == AST_ORDER_LE;
 	uint8_t op = masked ? PRISM_OP_ATOMIC_MASKED_CS : PRISM_OP_ATOMIC_CS;
 	struct ir_node *x = ir_append(p, c->lane, op, IR_ROLE_DATA);
 	if (!x)
-		return false;
+		return -1;
 	int id = x->id;
 	x->what = masked ? "masked cas" : "cas";
 	x->loc = e->loc;
@@ -183,7 +256,7 @@ bool lower_cas_stmt(struct lower_ctx *c, const struct ast_expr *e)
 		x->opmod = (uint8_t)PRISM_MASKED_OPMOD(w == 4 ? 2 : w == 8 ? 3 : w == 16 ? 4 : 5);
 	}
 	if (!lower_target_addr(c, place, id, op))
-		return false;
+		return -1;
 	uint32_t result = ir_scratch_alloc(p, w, w > 8 ? 16 : 8);
 	ir_sge_add(p, &p->nodes[id], ir_v(IR_V_SCRATCH_ADDR, 0, result), w,
 	           ir_v(IR_V_SCRATCH_LKEY, 0, 0));
@@ -194,7 +267,7 @@ bool lower_cas_stmt(struct lower_ctx *c, const struct ast_expr *e)
 	for (unsigned i = 1; i < n; i++) {
 		struct lval v;
 		if (!lower_value(c, args[i], &v))
-			return false;
+			return -1;
 		struct ir_node *xn = &p->nodes[id];
 		unsigned f = arg_field[i];
 		struct ir_val *dst = f == 0   ? &xn->swap
@@ -208,13 +281,15 @@ bool lower_cas_stmt(struct lower_ctx *c, const struct ast_expr *e)
 		if (v.kind == LV_CONST) {
 			if (w > 8) {
 				lower_error(c, args[i]->loc,
-				            "a %u-byte cas takes aggregate operands, not constants", w);
-				return false;
+				            "a %u-byte cas takes aggregate operands, not constants",
+				            w);
+				return -1;
 			}
 			uint64_t k = v.k;
 			if (w < 8 && (k >> (8 * w)) != 0) {
-				lower_error(c, args[i]->loc, "the constant does not fit %u bytes", w);
-				return false;
+				lower_error(c, args[i]->loc, "the constant does not fit %u bytes",
+				            w);
+				return -1;
 			}
 			/* the integer the NIC sees for these memory bytes */
 			if ((w == 8 && !le) || (w == 4 && le))
@@ -225,13 +300,15 @@ bool lower_cas_stmt(struct lower_ctx *c, const struct ast_expr *e)
 		}
 		if (v.width != w) {
 			lower_error(c, args[i]->loc, "cas operands have the place's %u bytes", w);
-			return false;
+			return -1;
 		}
 		*dst = ir_v(IR_V_RUNTIME, 0, 0);
 		if (lower_deliver(c, &v, id, base + f * w, w == 8) < -1)
-			return false;
+			return -1;
 	}
-	return lower_guard(c, id);
+	if (result_off)
+		*result_off = result;
+	return lower_guard(c, id) ? id : -1;
 }
 
 /*

@@ -30,13 +30,9 @@
 #define COND_MAX_BYTES  3u
 #define COND_RT_BITS(w) ((uint8_t)(((1u << (w)) - 1u) << COND_CTRL_OFF))
 #define COND_MAX_ORDER  8u
-/* ctrl bytes an order guard rewrites: opmod (0), opcode (3), QPN (4-6);
- * the index (1-2) and ds (7) are already exact */
-#define ORDER_SWAP_MASK 0x00ffffffff0000ffull
-#define ORDER_CARRY_BYTES 7u /* S bytes 1..7 */
 
 /* Operand i (0 = lhs, 1 = rhs) of the active condition. */
-static bool cond_value(struct lower_ctx *c, int i, struct lval *out)
+bool lower_cond_value(struct lower_ctx *c, int i, struct lval *out)
 {
 	const struct lcond *cd = c->cond;
 	if (cd->vals) {
@@ -63,9 +59,9 @@ static void move_after_guards(struct lower_ctx *c, int x)
 }
 
 /* A CAS-like guard node on `target` bytes [off, off+len) (control patch). */
-static struct ir_node *guard_node(struct lower_ctx *c, uint8_t op, uint8_t asize,
-                                  struct ir_val raddr, struct ir_val rkey, const char *what,
-                                  uint32_t result_len)
+struct ir_node *lower_guard_node(struct lower_ctx *c, uint8_t op, uint8_t asize,
+                                 struct ir_val raddr, struct ir_val rkey, const char *what,
+                                 uint32_t result_len)
 {
 	struct ir_prog *p = c->p;
 	struct ir_node *g = ir_append(p, c->lane, op, IR_ROLE_GUARD);
@@ -84,8 +80,8 @@ static struct ir_node *guard_node(struct lower_ctx *c, uint8_t op, uint8_t asize
 	return g;
 }
 
-static bool add_cas_patch(struct ir_prog *p, int writer, int target, uint32_t off, uint32_t len,
-                          bool control, uint64_t taint)
+bool lower_cas_patch(struct ir_prog *p, int writer, int target, uint32_t off, uint32_t len,
+                     bool control, uint64_t taint)
 {
 	struct ir_patch pt = {.kind = IR_PATCH_CAS,
 	                      .writer = writer,
@@ -96,6 +92,69 @@ static bool add_cas_patch(struct ir_prog *p, int writer, int target, uint32_t of
 	                      .control = control,
 	                      .taint = taint};
 	return ir_add_patch(p, &pt) >= 0;
+}
+
+/* Index bytes 1-2 carry earlier arms' opcodes in an else-if chain. */
+#define CHAIN_RT_BITS 0x06u
+
+/* READ the opcode byte of an earlier arm's status WQE into X's ctrl byte
+ * `byte` (after that arm's guard ran). */
+int lower_status_read(struct lower_ctx *c, const struct lstatus *st, int x, unsigned byte)
+{
+	struct ir_prog *p = c->p;
+	struct ir_node *rd = ir_append(p, c->lane, PRISM_OP_RDMA_READ, IR_ROLE_GUARD);
+	if (!rd)
+		return -1;
+	int rid = rd->id;
+	rd->what = "else if: did an earlier arm run";
+	rd->loc = c->cond->loc;
+	rd->raddr = ir_v(IR_V_NODE_ADDR, st->node, 3);
+	rd->rkey = ir_v(IR_V_QBUF_RKEY, p->nodes[st->node].queue, 0);
+	if (ir_scatter_into(p, rid, x, byte, 1, 0) < 0)
+		return -1;
+	p->nodes[x].ctrl_rt_bytes |= CHAIN_RT_BITS;
+	ir_add_dep(p, st->guard, rid);
+	return rid;
+}
+
+void lower_record_status(struct lower_ctx *c, int x, int guard)
+{
+	struct lchain *ch = c->cond->chain;
+	if (!ch || ch->have_self)
+		return;
+	ch->self = (struct lstatus){.node = x, .guard = guard, .op = c->p->nodes[x].op};
+	ch->have_self = true;
+}
+
+/* The closing `else` of a chain: X is posted live and disarmed (opcode and
+ * opmod swapped for a NOP's) by one masked CAS per earlier arm that ran. */
+static bool guard_final_else(struct lower_ctx *c, int x)
+{
+	const struct lcond *cd = c->cond;
+	struct ir_prog *p = c->p;
+	struct ir_node *xn = ir_node(p, x);
+	xn->role = xn->role == IR_ROLE_RESPONSE ? IR_ROLE_RESPONSE : IR_ROLE_EFFECT;
+	for (unsigned k = 0; k < cd->chain->n_prev; k++) {
+		const struct lstatus *st = &cd->chain->prev[k];
+		int rid = lower_status_read(c, st, x, 1 + k);
+		if (rid < 0)
+			return false;
+		struct ir_node *g = lower_guard_node(
+		    c, PRISM_OP_ATOMIC_MASKED_CS, 8, ir_v(IR_V_NODE_ADDR, x, 0),
+		    ir_v(IR_V_QBUF_RKEY, p->nodes[x].queue, 0), "else: disarm when an arm ran", 8);
+		if (!g)
+			return false;
+		int gid = g->id;
+		unsigned sh = 8 * (1 + k);
+		g->compare = IR_CONST((uint64_t)st->op << sh);
+		g->compare_mask = IR_CONST(0xffull << sh);
+		g->swap = ir_v(IR_V_CTRL_WORD, x, PRISM_OP_NOP);
+		g->swap_mask = IR_CONST(0xff0000ffull);
+		if (!lower_cas_patch(p, gid, x, 0, 8, true, 0))
+			return false;
+		ir_add_dep(p, rid, gid);
+	}
+	return !p->oom;
 }
 
 /*
@@ -113,7 +172,7 @@ static bool guard_eq(struct lower_ctx *c, int x, bool neg)
 	 * once, so a second guard needs its own copy (get_read shares what it
 	 * can) */
 	struct lval ta, cb;
-	if (!cond_value(c, 0, &ta) || !cond_value(c, 1, &cb))
+	if (!lower_cond_value(c, 0, &ta) || !lower_cond_value(c, 1, &cb))
 		return false;
 	/* target side (memory preferred: a READ scatter costs no RECV entry)
 	 * goes into X's ctrl; compare side into the CAS's compare field */
@@ -131,16 +190,29 @@ static bool guard_eq(struct lower_ctx *c, int x, bool neg)
 	if (wa < -1)
 		goto bad_operand;
 
-	struct ir_node *g = guard_node(c, PRISM_OP_ATOMIC_CS, 0, ir_v(IR_V_NODE_ADDR, x, 0),
-	                               ir_v(IR_V_QBUF_RKEY, p->nodes[x].queue, 0),
-	                               neg ? "if: guard (disarm when equal)" : "if: guard", 8);
+	/* earlier arms of an else-if chain: their opcode bytes into X's index
+	 * bytes, which the CAS compares with 0 (the NOP): armed only if none ran */
+	int excl[2];
+	unsigned nex = cd->chain ? cd->chain->n_prev : 0;
+	for (unsigned k = 0; k < nex; k++) {
+		excl[k] = lower_status_read(c, &cd->chain->prev[k], x, 1 + k);
+		if (excl[k] < 0)
+			return false;
+	}
+	struct ir_node *g =
+	    lower_guard_node(c, PRISM_OP_ATOMIC_CS, 0, ir_v(IR_V_NODE_ADDR, x, 0),
+	                     ir_v(IR_V_QBUF_RKEY, p->nodes[x].queue, 0),
+	                     neg ? "if: guard (disarm when equal)" : "if: guard", 8);
 	if (!g)
 		return false;
 	int gid = g->id;
 	g->compare = ir_v(IR_V_CTRL_WORD, x, neg ? xop : PRISM_OP_NOP);
-	g->compare.rt_bytes = COND_RT_BITS(w);
+	g->compare.rt_bytes = COND_RT_BITS(w) | (nex ? CHAIN_RT_BITS : 0);
+	for (unsigned k = 0; k < nex; k++)
+		ir_add_dep(p, excl[k], gid);
+	lower_record_status(c, x, gid);
 	g->swap = ir_v(IR_V_CTRL_WORD, x, neg ? PRISM_OP_NOP : xop);
-	if (!add_cas_patch(p, gid, x, 0, 8, true, ta.taint | cb.taint))
+	if (!lower_cas_patch(p, gid, x, 0, 8, true, ta.taint | cb.taint))
 		return false;
 	uint32_t cmp = lower_field_off(PRISM_OP_ATOMIC_CS, PRISM_FIELD_ATOMIC_COMPARE, 8);
 	int wb = lower_deliver(c, &cb, gid, cmp + (COND_CTRL_OFF - w), true);
@@ -157,194 +229,24 @@ bad_operand:
 	return false;
 }
 
-/* Big-endian bytes of the low `w` bytes of k at dst[0..w). */
-static void put_be(uint8_t *dst, uint64_t k, uint32_t w)
-{
-	for (uint32_t i = 0; i < w; i++)
-		dst[i] = (uint8_t)(k >> (8 * (w - 1 - i)));
-}
-
-/* A READ of S's carry bytes 1..7 (its scatter entries, one byte each,
- * are added per target). */
-static int carry_read(struct lower_ctx *c, uint32_t s)
-{
-	struct ir_node *rd = ir_append(c->p, c->lane, PRISM_OP_RDMA_READ, IR_ROLE_GUARD);
-	if (!rd)
-		return -1;
-	rd->what = "compare: carry";
-	rd->loc = c->cond->loc;
-	rd->raddr = ir_v(IR_V_SCRATCH_ADDR, 0, s + 1);
-	rd->rkey = ir_v(IR_V_SCRATCH_RKEY, 0, 0);
-	return rd->id;
-}
-
-/* Steps 1-3 of an order guard: S, the complement, the add, the carry READ
- * (with no scatter entries yet). */
-static bool order_carry(struct lower_ctx *c, bool gt, struct lorder *ord, uint64_t *taint_out)
-{
-	const struct lcond *cd = c->cond;
-	struct ir_prog *p = c->p;
-	uint32_t w = cd->width;
-	struct lval xv, yv;
-	if (!cond_value(c, gt ? 0 : 1, &xv) || !cond_value(c, gt ? 1 : 0, &yv))
-		return false;
-	uint64_t taint = xv.taint | yv.taint;
-	/* a constant X' moves to the complemented side, where it costs no
-	 * atomic: k > v  <=>  not (v > k - 1) */
-	ord->flip = false;
-	if (xv.kind == LV_CONST && yv.kind != LV_CONST) {
-		if (xv.k == 0) {
-			lower_error(c, cd->loc,
-			            "this comparison is constant for unsigned integers (nothing "
-			            "is below 0)");
-			return false;
-		}
-		struct lval k = xv;
-		k.k = xv.k - 1;
-		xv = yv;
-		yv = k;
-		ord->flip = true;
-	}
-	for (int i = 0; i < 2; i++) {
-		const struct lval *v = i ? &yv : &xv;
-		if (v->kind == LV_CONST && w < 8 && (v->k >> (8 * w)) != 0) {
-			lower_error(c, cd->loc, "the constant %llu does not fit the %u-byte operand",
-			            (unsigned long long)v->k, w);
-			return false;
-		}
-	}
-	uint32_t s = ir_scratch_alloc(p, 16, 16);
-	/* upper limb 0x00ffffffffffffff: the carry turns bytes 1-7 from 0xff
-	 * into 0x00, so one READ feeds up to 7 guarded WQEs */
-	uint8_t init[16];
-	memset(init, 0xff, 16);
-	init[0] = 0;
-	if (yv.kind == LV_CONST)
-		put_be(init + 8, ~yv.k, 8);
-	if (ir_scratch_init(p, s, init, 16) < 0)
-		return false;
-	struct ir_val sa = ir_v(IR_V_SCRATCH_ADDR, 0, s), sk = ir_v(IR_V_SCRATCH_RKEY, 0, 0);
-	int prev = -1;
-	if (yv.kind != LV_CONST) {
-		struct ir_node *n =
-		    guard_node(c, PRISM_OP_ATOMIC_MASKED_CS, 16, sa, sk, "compare: complement", 16);
-		if (!n)
-			return false;
-		int id = n->id;
-		uint32_t smask = lower_field_off(PRISM_OP_ATOMIC_MASKED_CS,
-		                                 PRISM_FIELD_ATOMIC_SWAP, 16) + 32;
-		int wy = lower_deliver(c, &yv, id, smask + 16 - w, !yv.be);
-		if (wy < -1)
-			return false;
-		if (wy >= 0)
-			ir_add_dep(p, wy, id);
-		prev = id;
-	}
-	struct ir_node *fa =
-	    guard_node(c, PRISM_OP_ATOMIC_MASKED_FA, 16, sa, sk, "compare: add", 16);
-	if (!fa)
-		return false;
-	int fid = fa->id;
-	if (xv.kind == LV_CONST) {
-		put_be(fa->swap_bytes + 16 - w, xv.k, w);
-	} else {
-		uint32_t add = lower_field_off(PRISM_OP_ATOMIC_MASKED_FA, PRISM_FIELD_ATOMIC_SWAP, 16);
-		int wx = lower_deliver(c, &xv, fid, add + 16 - w, !xv.be);
-		if (wx < -1)
-			return false;
-		if (wx >= 0)
-			ir_add_dep(p, wx, fid);
-	}
-	if (prev >= 0)
-		ir_add_dep(p, prev, fid);
-
-	/* the carry bytes, one per target's ctrl byte 4 */
-	int rid = carry_read(c, s);
-	if (rid < 0)
-		return false;
-	ir_add_dep(p, fid, rid);
-	ord->done = true;
-	ord->lane = c->lane;
-	ord->s = s;
-	ord->carry_read = rid;
-	ord->taint = taint;
-	*taint_out = taint;
-	return !p->oom;
-}
-
-
-/*
- * Unsigned order (docs/ir.md, "Order comparisons").  With X' and Y' chosen
- * so that the condition is "X' > Y'" (carry set) or "not Y'' > X''"
- * (carry clear), on a 16-byte scratch pair S = [0 (8 bytes) | 1s (8)]:
- *
- *   1 MCAS16 S  cmask 0, swap 0, smask [0 | Y']  -> S = [0 | ~Y']
- *   2 MFA16  S  add [0 | X'], no boundary        -> S = [carry | X' + ~Y']
- *   3 READ   S[7] (the carry byte)               -> X.ctrl byte 4 (a QPN byte)
- *   4 MCAS8  X.ctrl  cmask byte 4 = carry wanted, smask opmod|opcode|QPN
- *                    swap = X's real ctrl word   -> X armed
- *
- * X' + ~Y' = X' - Y' - 1 + 2^64 carries out of the low limb exactly when
- * X' > Y' (any width up to 8 bytes).  A constant Y' is complemented at
- * compile time into the scratch initial image (step 1 dropped); a constant
- * X' sits in the template.  16-byte masked atomics are big-endian in memory,
- * so operand byte j meets S byte j.
- */
-static bool guard_order(struct lower_ctx *c, int x)
-{
-	const struct lcond *cd = c->cond;
-	struct ir_prog *p = c->p;
-	bool gt = cd->kind == LC_GT;
-	struct lorder local = {.done = false, .carry_read = -1};
-	struct lorder *ord = cd->ord ? cd->ord : &local;
-	uint64_t taint = 0;
-	if (!ord->done || ord->lane != c->lane) {
-		if (!order_carry(c, gt, ord, &taint))
-			return false;
-	}
-	int rid = ord->carry_read;
-	if (p->nodes[rid].nsge >= ORDER_CARRY_BYTES) {
-		/* every carry byte of this READ is taken: a second READ */
-		int nid = carry_read(c, ord->s);
-		if (nid < 0)
-			return false;
-		ir_add_dep(p, rid, nid);
-		rid = ord->carry_read = nid;
-	}
-	taint = ord->taint;
-	if (ir_scatter_into(p, rid, x, COND_CTRL_OFF, 1, taint) < 0)
-		return false;
-
-	struct ir_node *xn = ir_node(p, x);
-	uint8_t xop = xn->op;
-	xn->tmpl_op = PRISM_OP_NOP;
-	xn->role = xn->role == IR_ROLE_RESPONSE ? IR_ROLE_RESPONSE : IR_ROLE_EFFECT;
-	xn->ctrl_rt_bytes |= COND_RT_BITS(3);
-	struct ir_node *g = guard_node(c, PRISM_OP_ATOMIC_MASKED_CS, 8, ir_v(IR_V_NODE_ADDR, x, 0),
-	                               ir_v(IR_V_QBUF_RKEY, p->nodes[x].queue, 0),
-	                               "if: guard (carry)", 8);
-	if (!g)
-		return false;
-	int gid = g->id;
-	/* carry byte 0x00 = X' > Y'; 0xff = not */
-	bool want_carry = (cd->kind == LC_GT) != ord->flip;
-	g->compare = IR_CONST(want_carry ? 0 : 0xffull << 32);
-	g->compare_mask = IR_CONST(0xffull << 32);
-	g->swap = ir_v(IR_V_CTRL_WORD, x, xop);
-	g->swap_mask = IR_CONST(ORDER_SWAP_MASK);
-	if (!add_cas_patch(p, gid, x, 0, 8, true, taint))
-		return false;
-	ir_add_dep(p, rid, gid);
-	return !p->oom;
-}
-
 bool lower_guard(struct lower_ctx *c, int x)
 {
 	const struct lcond *cd = c->cond;
 	if (!cd)
 		return true;
-	bool ok = cd->kind == LC_EQ || cd->kind == LC_NE ? guard_eq(c, x, cd->kind == LC_NE)
-	                                                  : guard_order(c, x);
+	if (cd->chain && cd->chain->final_else) {
+		bool fine = guard_final_else(c, x);
+		if (fine)
+			move_after_guards(c, x);
+		return fine;
+	}
+	/* the cheap RedN form for narrow equality under relaxed; carries for
+	 * everything else (lower_order.c) */
+	bool narrow_eq = (cd->kind == LC_EQ || cd->kind == LC_NE) &&
+	                 c->p->profile == IR_PROFILE_RELAXED && cd->width <= COND_MAX_BYTES &&
+	                 !cd->lhs->is_const && !cd->rhs->is_const && !cd->vals && !cd->and_next &&
+	                 !cd->or_next;
+	bool ok = narrow_eq ? guard_eq(c, x, cd->kind == LC_NE) : lower_guard_order(c, x);
 	if (ok)
 		move_after_guards(c, x);
 	return ok;
@@ -363,28 +265,23 @@ static const struct {
 
 static bool cond_operands(struct lower_ctx *c, const struct ast_expr *e, struct lcond *cd)
 {
-	if (e->kind != AST_EXPR_BINARY || (e->u.binary.op != AST_BINOP_EQ &&
-	                                   e->u.binary.op != AST_BINOP_NE &&
-	                                   !cond_map[e->u.binary.op].order)) {
-		lower_error(c, e->loc,
-		            "only comparisons `==`, `!=`, `<`, `>`, `<=`, `>=` are lowered as "
-		            "conditions (`&&`, `||`, `!` and booleans need chained guards, which "
-		            "this back end does not build yet)");
+	if (e->kind != AST_EXPR_BINARY ||
+	    (e->u.binary.op != AST_BINOP_EQ && e->u.binary.op != AST_BINOP_NE &&
+	     !cond_map[e->u.binary.op].order)) {
+		lower_error(
+		    c, e->loc,
+		    "only comparisons `==`, `!=`, `<`, `>`, `<=`, `>=` and `&&` of them are "
+		    "lowered as conditions (`||`, `!` and booleans need chained guards, "
+		    "which this back end does not build yet)");
 		return false;
 	}
 	const struct ast_expr *l = e->u.binary.lhs, *r = e->u.binary.rhs;
 	unsigned wl = l->type ? (unsigned)l->type->size : 0;
 	unsigned wr = r->type ? (unsigned)r->type->size : 0;
 	bool order = cond_map[e->u.binary.op].order;
-	if (!order && (l->is_const || r->is_const)) {
-		lower_error(c, e->loc,
-		            "comparing with a constant by `==`/`!=` is not lowered yet: compare a "
-		            "client parameter with a value read from memory");
-		return false;
-	}
-	if (order && l->is_const && !r->is_const)
+	if (l->is_const && !r->is_const)
 		wl = wr; /* an integer literal takes the other operand's width */
-	if (order && r->is_const && !l->is_const)
+	if (r->is_const && !l->is_const)
 		wr = wl;
 	if (wl != wr) {
 		lower_error(c, e->loc, "operands of `%s` have different widths (%u and %u bytes)",
@@ -395,29 +292,161 @@ static bool cond_operands(struct lower_ctx *c, const struct ast_expr *e, struct 
 	cd->kind = cond_map[e->u.binary.op].kind;
 	cd->ord = NULL;
 	cd->vals = NULL;
+	cd->ymask = 0;
+	cd->chain = NULL;
+	cd->and_next = NULL;
+	cd->or_next = NULL;
 	cd->lhs = sw ? r : l;
 	cd->rhs = sw ? l : r;
 	cd->width = wl;
 	cd->loc = e->loc;
-	if (order) {
-		if (cd->width == 0 || cd->width > COND_MAX_ORDER) {
-			lower_error(c, e->loc,
-			            "an order comparison takes integers of 1 to %u bytes (the "
-			            "difference is formed in a 16-byte masked FETCH_ADD), not %u",
-			            COND_MAX_ORDER, cd->width);
-			return false;
-		}
-		return true;
-	}
-	if (cd->width > COND_MAX_BYTES || cd->width == 0) {
+	(void)order;
+	if (cd->width == 0 || cd->width > COND_MAX_ORDER) {
 		lower_error(c, e->loc,
-		            "a %u-byte operand does not fit the %u QPN bytes of a control segment "
-		            "that a conditional CAS compares (RedN keeps a 24-bit key there); "
-		            "declare the key be24",
-		            cd->width, COND_MAX_BYTES);
+		            "a comparison takes integers of 1 to %u bytes (the difference is "
+		            "formed in a 16-byte masked FETCH_ADD), not %u",
+		            COND_MAX_ORDER, cd->width);
 		return false;
 	}
 	return true;
+}
+
+/*
+ * if (cas(place, expect, new)): the CAS runs unconditionally; it swapped
+ * exactly when the value it returned equals `expect`.  That value lands in
+ * scratch; the condition is `old == expect` in the exact form (8 bytes:
+ * lower_order.c), read from scratch after the CAS completed.
+ */
+static bool cas_condition(struct lower_ctx *c, const struct ast_expr *e, struct lcond *cd,
+                          struct lval *vals)
+{
+	const struct ast_expr *place = e->u.call.args;
+	const struct ast_expr *expect = place->arg_next;
+	bool masked = e->u.call.nargs == 5;
+	uint64_t cm = 0;
+	if (masked) {
+		/* success compares only the compare-mask bits: (old & m) == (expect & m) */
+		struct lval mv;
+		unsigned w = place->type ? (unsigned)place->type->size : 0;
+		if (w != 8) {
+			lower_error(c, e->loc,
+			            "a masked cas is lowered as a condition on 8-byte places only, "
+			            "not %u",
+			            w);
+			return false;
+		}
+		if (!lower_value(c, expect->arg_next->arg_next, &mv))
+			return false;
+		if (mv.kind != LV_CONST) {
+			lower_error(
+			    c, e->loc,
+			    "a masked cas used as a condition needs a constant compare mask");
+			return false;
+		}
+		cm = mv.k;
+	}
+	uint32_t result = 0;
+	int id = lower_cas_node(c, e, &result);
+	if (id < 0)
+		return false;
+	if (!lower_value(c, expect, &vals[1]))
+		return false;
+	vals[0] = (struct lval){.kind = LV_SCRATCH,
+	                        .read = -1,
+	                        .off = result,
+	                        .width = 8,
+	                        .be = ast_type_order(place->type) != AST_ORDER_LE,
+	                        .region = -1,
+	                        .taint = vals[1].taint,
+	                        .field_writer = id};
+	if (vals[1].kind == LV_CONST)
+		vals[1].width = 8;
+	if (masked) {
+		/* X' masked explicitly, Y' by the complement (ymask) */
+		if (!lower_mask_value(c, &vals[0], cm, &vals[0]))
+			return false;
+		if (vals[1].kind == LV_CONST)
+			vals[1].k &= cm;
+		else if (!lower_mask_value(c, &vals[1], cm, &vals[1]))
+			return false;
+	}
+	memset(cd, 0, sizeof(*cd));
+	cd->ymask = masked ? cm : 0;
+	cd->lhs = place;
+	cd->rhs = expect;
+	cd->kind = LC_EQ;
+	cd->width = 8;
+	cd->vals = vals;
+	cd->loc = e->loc;
+	return true;
+}
+
+/*
+ * if (A) {X} else if (B) {Y} [else if (C) {..}] [else {Z}] under relaxed, each
+ * condition a narrow `==`.  Arm k runs iff its condition holds and no earlier
+ * arm ran: a READ copies each earlier arm's first effect's opcode byte (NOP
+ * or its real opcode once armed) into the arm's control index bytes 1-2,
+ * which its guard CAS compares with 0.  The closing else is posted live and
+ * disarmed by one masked CAS per earlier arm that ran.  Up to three
+ * conditional arms (two index bytes).
+ */
+static bool lower_if_chain(struct lower_ctx *c, const struct ast_stmt *s)
+{
+	struct lchain ch;
+	memset(&ch, 0, sizeof(ch));
+	const struct ast_stmt *cur = s;
+	for (;;) {
+		struct lcond cd;
+		if (!cond_operands(c, cur->u.if_.cond, &cd))
+			return false;
+		if (c->p->profile != IR_PROFILE_RELAXED) {
+			lower_error(
+			    c, cur->u.if_.cond->loc,
+			    "profile strict: `else if` carries the earlier arms' outcome in "
+			    "the control index bytes, which stock firmware checks; compile "
+			    "with --profile relaxed");
+			return false;
+		}
+		ch.have_self = false;
+		cd.chain = &ch;
+		c->cond = &cd;
+		bool ok = lower_block(c, cur->u.if_.then_body);
+		c->cond = NULL;
+		if (!ok)
+			return false;
+		const struct ast_stmt *next = cur->u.if_.has_else ? cur->u.if_.else_body : NULL;
+		if (!next)
+			return true;
+		if (!ch.have_self) {
+			lower_error(
+			    c, cur->loc,
+			    "an arm followed by `else` must have an effect (later arms test "
+			    "whether it ran)");
+			return false;
+		}
+		if (ch.n_prev == 2) {
+			lower_error(
+			    c, next->loc,
+			    "an `if / else if` chain has at most three conditions (the earlier "
+			    "arms' outcomes ride in the two control index bytes)");
+			return false;
+		}
+		ch.prev[ch.n_prev++] = ch.self;
+		if (next->kind == AST_STMT_IF) {
+			cur = next;
+			continue;
+		}
+		struct lcond fe;
+		memset(&fe, 0, sizeof(fe));
+		ch.final_else = true;
+		fe.chain = &ch;
+		fe.loc = next->loc;
+		fe.kind = LC_NE;
+		c->cond = &fe;
+		ok = lower_block(c, next);
+		c->cond = NULL;
+		return ok;
+	}
 }
 
 /* The negation of a condition (the `else` arm). */
@@ -426,30 +455,205 @@ static const enum lcond_kind cond_negate[] = {
     [LC_NE] = LC_EQ,
 };
 
+static bool conj_operands(struct lower_ctx *c, const struct ast_expr *e, struct lcond *cds,
+                          unsigned *n, unsigned cap);
+
+/*
+ * A conjunction: `if (a && b)`, or an `if` inside an `if` (the inner
+ * condition and every enclosing one).  Every effect is guarded by all the
+ * clauses' carry terms in one exact guard (lower_order.c).  An `else` is
+ * lowered when the inner condition is one order comparison (its complement
+ * is one term too) and there is no `&&` at this level.
+ */
+static bool lower_if_conj(struct lower_ctx *c, const struct ast_stmt *s)
+{
+	const struct lcond *outer = c->cond;
+	if (outer && !lower_conjoinable(outer)) {
+		lower_error(
+		    c, s->loc,
+		    "an `if` inside an `else if` arm, an `else`, or under `!=` is not lowered "
+		    "(its guard would need a disjunction)");
+		return false;
+	}
+	struct lcond cds[4];
+	struct lorder ords[4];
+	unsigned n = 0;
+	memset(cds, 0, sizeof(cds));
+	memset(ords, 0, sizeof(ords));
+	const struct ast_expr *ce = s->u.if_.cond;
+	if (ce->kind == AST_EXPR_CALL) {
+		lower_error(c, ce->loc, "a cas inside a nested condition is not lowered");
+		return false;
+	}
+	if (!conj_operands(c, ce, cds, &n, 4))
+		return false;
+	for (unsigned i = 0; i < n; i++) {
+		if (cds[i].kind == LC_NE) {
+			lower_error(
+			    c, cds[i].loc,
+			    "`!=` in a conjunction is not lowered (it is a disjunction of two "
+			    "carry terms)");
+			return false;
+		}
+		cds[i].ord = &ords[i];
+	}
+	cds[n - 1].and_next = outer;
+	c->cond = &cds[0];
+	bool ok = lower_block(c, s->u.if_.then_body);
+	c->cond = outer;
+	if (!ok || !s->u.if_.has_else)
+		return ok;
+	const struct ast_stmt *els = s->u.if_.else_body;
+	if (n != 1 || (cds[0].kind != LC_GT && cds[0].kind != LC_GE) || els->kind == AST_STMT_IF) {
+		lower_error(c, els->loc,
+		            "an `else` of a nested or `&&` condition is lowered only for one order "
+		            "comparison (the complement of `==` or of a conjunction is a "
+		            "disjunction)");
+		return false;
+	}
+	struct lcond ne = cds[0];
+	ne.kind = cds[0].kind == LC_GT ? LC_GE : LC_GT;
+	ne.lhs = cds[0].rhs;
+	ne.rhs = cds[0].lhs;
+	ne.and_next = outer;
+	c->cond = &ne;
+	ok = lower_block(c, els);
+	c->cond = outer;
+	return ok;
+}
+
+/* `a && b && ...`: clauses into cds[*n..], linked by and_next. */
+static bool conj_operands(struct lower_ctx *c, const struct ast_expr *e, struct lcond *cds,
+                          unsigned *n, unsigned cap)
+{
+	if (e->kind == AST_EXPR_BINARY && e->u.binary.op == AST_BINOP_LAND)
+		return conj_operands(c, e->u.binary.lhs, cds, n, cap) &&
+		       conj_operands(c, e->u.binary.rhs, cds, n, cap);
+	if (*n == cap) {
+		lower_error(c, e->loc, "a conjunction of more than %u comparisons is not lowered",
+		            cap);
+		return false;
+	}
+	if (!cond_operands(c, e, &cds[*n]))
+		return false;
+	if (*n)
+		cds[*n - 1].and_next = &cds[*n];
+	(*n)++;
+	return true;
+}
+
+/* Which clause a nested `if` may conjoin with: not an else-if chain arm,
+ * not a disjunction. */
+bool lower_conjoinable(const struct lcond *cd)
+{
+	for (; cd; cd = cd->and_next)
+		if (cd->chain || cd->kind == LC_NE || cd->or_next)
+			return false;
+	return true;
+}
+
+/*
+ * `if (A || B ...)` at the top level, each clause a comparison or an `&&` of
+ * comparisons: one exact guard per clause (lower_order.c).  Its `else` is
+ * the conjunction of the clauses' complements, lowered when every clause is
+ * one order comparison.
+ */
+static bool lower_if_disj(struct lower_ctx *c, const struct ast_stmt *s)
+{
+	struct lcond cds[8];
+	struct lorder ords[8];
+	const struct ast_expr *clauses[4];
+	unsigned nc = 0, n = 0;
+	memset(cds, 0, sizeof(cds));
+	memset(ords, 0, sizeof(ords));
+	/* flatten the || tree, left to right */
+	const struct ast_expr *stack[8];
+	unsigned sp = 0;
+	stack[sp++] = s->u.if_.cond;
+	while (sp) {
+		const struct ast_expr *e = stack[--sp];
+		if (e->kind == AST_EXPR_BINARY && e->u.binary.op == AST_BINOP_LOR) {
+			if (sp + 2 > 8) {
+				lower_error(c, e->loc,
+				            "a disjunction of more than 4 clauses is not lowered");
+				return false;
+			}
+			stack[sp++] = e->u.binary.rhs;
+			stack[sp++] = e->u.binary.lhs;
+			continue;
+		}
+		if (nc == 4) {
+			lower_error(c, e->loc,
+			            "a disjunction of more than 4 clauses is not lowered");
+			return false;
+		}
+		clauses[nc++] = e;
+	}
+	struct lcond *heads[4];
+	for (unsigned i = 0; i < nc; i++) {
+		unsigned first = n;
+		if (!conj_operands(c, clauses[i], cds, &n, 8))
+			return false;
+		if (first)
+			cds[first - 1].and_next = NULL; /* the previous clause ended there */
+		heads[i] = &cds[first];
+		if (i)
+			heads[i - 1]->or_next = heads[i];
+	}
+	for (unsigned i = 0; i < n; i++)
+		cds[i].ord = &ords[i];
+	c->cond = heads[0];
+	bool ok = lower_block(c, s->u.if_.then_body);
+	c->cond = NULL;
+	if (!ok || !s->u.if_.has_else)
+		return ok;
+	const struct ast_stmt *els = s->u.if_.else_body;
+	struct lcond neg[4];
+	for (unsigned i = 0; i < nc; i++) {
+		const struct lcond *h = heads[i];
+		if (h->and_next || (h->kind != LC_GT && h->kind != LC_GE) ||
+		    els->kind == AST_STMT_IF) {
+			lower_error(
+			    c, els->loc,
+			    "the `else` of `||` is lowered only when every clause is one order "
+			    "comparison (its complement is then one conjunction)");
+			return false;
+		}
+		neg[i] = *h;
+		neg[i].kind = h->kind == LC_GT ? LC_GE : LC_GT;
+		neg[i].lhs = h->rhs;
+		neg[i].rhs = h->lhs;
+		neg[i].or_next = NULL;
+		neg[i].and_next = i + 1 < nc ? &neg[i + 1] : NULL;
+	}
+	c->cond = &neg[0];
+	ok = lower_block(c, els);
+	c->cond = NULL;
+	return ok;
+}
+
 bool lower_if(struct lower_ctx *c, const struct ast_stmt *s)
 {
-	if (c->p->profile == IR_PROFILE_STRICT) {
-		lower_error(c, s->loc,
-		            "profile strict: an `if` on run-time values needs an operand in the "
-		            "control segment's index/QPN bytes, which stock firmware checks; "
-		            "compile with --profile relaxed (RedN firmware setting)");
-		return false;
-	}
-	if (c->cond) {
-		lower_error(c, s->loc, "nested `if` is not lowered yet (it needs chained guards)");
-		return false;
-	}
+	const struct ast_expr *ce0 = s->u.if_.cond;
+	if (!c->cond && ce0->kind == AST_EXPR_BINARY && ce0->u.binary.op == AST_BINOP_LOR)
+		return lower_if_disj(c, s);
+	bool conj = ce0->kind == AST_EXPR_BINARY && ce0->u.binary.op == AST_BINOP_LAND;
+	if (c->cond || conj)
+		return lower_if_conj(c, s);
 	const struct ast_stmt *els = s->u.if_.has_else ? s->u.if_.else_body : NULL;
-	if (els && els->kind == AST_STMT_IF) {
-		lower_error(c, els->loc,
-		            "`else if` is not lowered yet (the second condition needs a guard "
-		            "chained after the first one's complement)");
+	if (els && els->kind == AST_STMT_IF)
+		return lower_if_chain(c, s);
+	struct lcond cd;
+	struct lorder ord;
+	struct lval vals[2];
+	memset(&ord, 0, sizeof(ord));
+	const struct ast_expr *ce = s->u.if_.cond;
+	if (ce->kind == AST_EXPR_CALL && ce->u.call.fn == AST_BUILTIN_CAS) {
+		if (!cas_condition(c, ce, &cd, vals))
+			return false;
+	} else if (!cond_operands(c, ce, &cd)) {
 		return false;
 	}
-	struct lcond cd;
-	struct lorder ord = {.done = false, .carry_read = -1};
-	if (!cond_operands(c, s->u.if_.cond, &cd))
-		return false;
 	cd.ord = &ord;
 	c->cond = &cd;
 	bool ok = lower_block(c, s->u.if_.then_body);

@@ -130,7 +130,64 @@ bool lower_final_response(struct lower_ctx *c)
 	return !p->oom;
 }
 
-/* The target of a store / atomic: pointer delivered into raddr (offset 0). */
+/*
+ * A field at `off` behind a pointer: the NIC cannot add an offset, so a
+ * 16-byte masked FETCH_ADD on the WQE's [raddr | rkey, reserved] adds it.
+ * 16-byte masked atomics are big-endian in memory, like the raddr field, and
+ * the add [off | 0] leaves the key word alone (no carry out of it); a carry
+ * out of the raddr leaves the 128-bit integer.  The NIC's key check still
+ * bounds the sum.  It runs after the pointer landed (fence) and before the
+ * WQE (which moves after it: the rewrite costs the barrier the pointer's
+ * delivery needs anyway).
+ */
+static bool pointer_offset(struct lower_ctx *c, int node, uint32_t ra, uint32_t off, int writer)
+{
+	struct ir_prog *p = c->p;
+	if (ra % 16 != 0) {
+		lower_error(c, p->nodes[node].loc, "raddr field not 16-byte aligned");
+		return false;
+	}
+	struct ir_node *fa = ir_append(p, c->lane, PRISM_OP_ATOMIC_MASKED_FA, IR_ROLE_DATA);
+	if (!fa)
+		return false;
+	int fid = fa->id;
+	fa->what = "pointer + field offset";
+	fa->loc = p->nodes[node].loc;
+	fa->asize = 16;
+	fa->opmod = (uint8_t)PRISM_MASKED_OPMOD(4);
+	fa->raddr = ir_v(IR_V_NODE_ADDR, node, ra);
+	fa->rkey = ir_v(IR_V_QBUF_RKEY, p->nodes[node].queue, 0);
+	for (int i = 0; i < 8; i++)
+		fa->swap_bytes[i] = (uint8_t)((uint64_t)off >> (56 - 8 * i));
+	uint32_t result = ir_scratch_alloc(p, 16, 16);
+	ir_sge_add(p, fa, ir_v(IR_V_SCRATCH_ADDR, 0, result), 16, ir_v(IR_V_SCRATCH_LKEY, 0, 0));
+	struct ir_patch pt = {.kind = IR_PATCH_CAS,
+	                      .writer = fid,
+	                      .writer_sge = 0,
+	                      .target = node,
+	                      .off = ra,
+	                      .len = 16,
+	                      .control = false,
+	                      .taint = 0};
+	if (ir_add_patch(p, &pt) < 0)
+		return false;
+	if (writer >= 0)
+		ir_add_dep(p, writer, fid);
+	/* the WQE after its offset add */
+	struct ir_queue *q = &p->queues[c->lane];
+	if (p->nodes[node].queue == c->lane) {
+		for (unsigned i = (unsigned)p->nodes[node].pos; i + 1 < q->n; i++) {
+			q->nodes[i] = q->nodes[i + 1];
+			p->nodes[q->nodes[i]].pos = (int)i;
+		}
+		q->nodes[q->n - 1] = node;
+		p->nodes[node].pos = (int)q->n - 1;
+	}
+	return !p->oom;
+}
+
+/* The target of a store / atomic: pointer delivered into raddr, plus the
+ * field's offset. */
 bool lower_target_addr(struct lower_ctx *c, const struct ast_expr *t, int node, uint8_t op)
 {
 	struct ir_prog *p = c->p;
@@ -142,14 +199,6 @@ bool lower_target_addr(struct lower_ctx *c, const struct ast_expr *t, int node, 
 	}
 	if (!lower_place(c, t, &ptr, &off))
 		return false;
-	if (off != 0) {
-		lower_error(c, t->loc,
-		            "writing a field at offset %u through a pointer needs pointer "
-		            "arithmetic, which this back end does not build yet; put the field "
-		            "first in its struct",
-		            off);
-		return false;
-	}
 	if (ptr.region < 0 || !p->regions[ptr.region].writable) {
 		lower_error(c, t->loc, "the target region is not writable");
 		return false;
@@ -157,8 +206,11 @@ bool lower_target_addr(struct lower_ctx *c, const struct ast_expr *t, int node, 
 	p->nodes[node].rkey = ir_v(IR_V_REGION_RKEY, ptr.region, 0);
 	p->nodes[node].raddr = ir_v(IR_V_RUNTIME, 0, 0);
 	p->regions[ptr.region].access_used |= op == PRISM_OP_RDMA_WRITE ? 2u : 4u;
-	return lower_deliver(c, &ptr, node, lower_field_off(op, PRISM_FIELD_RADDR, 8), !ptr.be) >
-	       -2;
+	uint32_t ra = lower_field_off(op, PRISM_FIELD_RADDR, 8);
+	int wp = lower_deliver(c, &ptr, node, ra, !ptr.be);
+	if (wp < -1)
+		return false;
+	return off == 0 || pointer_offset(c, node, ra, off, wp);
 }
 
 bool lower_store(struct lower_ctx *c, const struct ast_stmt *s)

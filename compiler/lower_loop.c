@@ -160,7 +160,7 @@ bool lower_break(struct lower_ctx *c, const struct ast_stmt *s)
 		            "iteration: write the loop without it");
 		return false;
 	}
-	if (c->cond->kind != LC_EQ) {
+	if (c->cond->kind != LC_EQ || c->cond->chain || c->cond->and_next || c->cond->or_next) {
 		lower_error(c, s->loc,
 		            "`break` is lowered under an `a == b` condition only (the exit test "
 		            "is one masked CAS comparing for equality)");

@@ -581,16 +581,19 @@ static int taint_pass(const struct vctx *v, struct taint *t, bool *changed,
 				if (!hot)
 					continue;
 				uint32_t so = field_off(w, PRISM_FIELD_SGE0_ADDR) + 16 * k;
-				const struct chainobj_reloc *dr = reloc_at(v, q, CHAINOBJ_RING_SQ, i, so);
+				const struct chainobj_reloc *dr =
+				    reloc_at(v, q, CHAINOBJ_RING_SQ, i, so);
 				if (dr && dr->kind == CHAINOBJ_RELOC_SCRATCH_ADDR) {
-					*changed |= taint_set(t->scratch, t->scratch_len, dr->addend, len);
+					*changed |=
+					    taint_set(t->scratch, t->scratch_len, dr->addend, len);
 					continue;
 				}
 				bool declared = false;
 				for (uint32_t pi = 0; pi < o->n_patches; pi++) {
 					const struct chainobj_patch *pt = &o->patches[pi];
-					if (pt->writer_ring != CHAINOBJ_RING_SQ || pt->writer_queue != q ||
-					    pt->writer_wqe != i || pt->writer_sge != k ||
+					if (pt->writer_ring != CHAINOBJ_RING_SQ ||
+					    pt->writer_queue != q || pt->writer_wqe != i ||
+					    pt->writer_sge != k ||
 					    pt->target.ring != CHAINOBJ_RING_SQ)
 						continue;
 					declared = true;
@@ -601,25 +604,28 @@ static int taint_pass(const struct vctx *v, struct taint *t, bool *changed,
 						return reject(
 						    rep, CHAIN_VERIFY_E_CLIENT_FIELD,
 						    "queue %s wqe %u (%s): client bytes copied by "
-						    "queue %s wqe %u land at bytes %u..%u, which is "
+						    "queue %s wqe %u land at bytes %u..%u, which "
+						    "is "
 						    "not an address, operand or data field",
 						    o->queues[tq].name, tw,
 						    prism_opcode_name(armed.ctrl.opcode),
 						    o->queues[q].name, i, pt->target.offset,
 						    pt->target.offset + pt->target.width - 1);
-					int rc = key_for(v, tq, tw, &armed, pt->target.offset, NULL, rep);
+					int rc = key_for(v, tq, tw, &armed, pt->target.offset, NULL,
+					                 rep);
 					if (rc)
 						return rc;
-					*changed |= taint_set(wqe_map(t, tq, tw), o->queues[tq].sq[tw].len,
-					                      pt->target.offset, pt->target.width);
+					*changed |=
+					    taint_set(wqe_map(t, tq, tw), o->queues[tq].sq[tw].len,
+					              pt->target.offset, pt->target.width);
 				}
 				/* client bytes into queue memory without a patch site */
 				if (!declared && dr && dr->kind == CHAINOBJ_RELOC_QBUF_ADDR)
-					return reject(rep, CHAIN_VERIFY_E_HIDDEN_PATCH,
-					              "queue %s wqe %u entry %u copies client bytes "
-					              "into queue %s memory without a patch site",
-					              o->queues[q].name, i, k,
-					              o->queues[dr->target].name);
+					return reject(
+					    rep, CHAIN_VERIFY_E_HIDDEN_PATCH,
+					    "queue %s wqe %u entry %u copies client bytes "
+					    "into queue %s memory without a patch site",
+					    o->queues[q].name, i, k, o->queues[dr->target].name);
 			}
 		}
 	}

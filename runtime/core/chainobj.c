@@ -103,6 +103,17 @@ const char *chainobj_rearm_name(enum chainobj_rearm r)
 	return TABLE_NAME(rearm_names, r);
 }
 
+/* A copy through malloc (all of the object's memory comes from one allocator). */
+static char *copy_str(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *p = malloc(n);
+
+	if (p)
+		memcpy(p, s, n);
+	return p;
+}
+
 /* ---- lifetime ---------------------------------------------------------- */
 
 struct chainobj *chainobj_new(const char *program)
@@ -115,7 +126,7 @@ struct chainobj *chainobj_new(const char *program)
 	o->profile = CHAINOBJ_PROFILE_RELAXED;
 	o->rearm = CHAINOBJ_REARM_CPU_REPOST;
 	if (program) {
-		o->program = strdup(program);
+		o->program = copy_str(program);
 		if (!o->program) {
 			free(o);
 			return NULL;
@@ -216,7 +227,7 @@ static void *grow(void **arr, uint32_t *n, size_t size)
 		if (!elem)                                                                         \
 			return NULL;                                                               \
 		if (namep) {                                                                       \
-			elem->name = strdup(namep);                                                \
+			elem->name = copy_str(namep);                                                \
 			if (!elem->name) {                                                         \
 				(*(np))--;                                                         \
 				return NULL;                                                       \
@@ -261,7 +272,7 @@ struct chainobj_wqe *chainobj_queue_add_wqe(struct chainobj_queue *q, enum chain
 	struct chainobj_wqe **arr = ring == CHAINOBJ_RING_RQ ? &q->rq : &q->sq;
 	uint32_t *n = ring == CHAINOBJ_RING_RQ ? &q->n_rq : &q->n_sq;
 	uint8_t *copy = malloc(len ? len : 1);
-	char *note_copy = note ? strdup(note) : NULL;
+	char *note_copy = note ? copy_str(note) : NULL;
 	struct chainobj_wqe *w;
 
 	if (!copy || (note && !note_copy)) {

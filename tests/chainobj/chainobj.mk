@@ -3,3 +3,5 @@ TESTS += test_chainobj
 test_chainobj_SRCS := tests/chainobj/test_chainobj.c tests/chainobj/chain_fixture.c
 TESTS += test_chainobj_reject
 test_chainobj_reject_SRCS := tests/chainobj/test_chainobj_reject.c tests/chainobj/chain_fixture.c
+TESTS += test_chainobj_nomem
+test_chainobj_nomem_SRCS := tests/chainobj/test_chainobj_nomem.c tests/chainobj/chain_fixture.c

@@ -28,3 +28,8 @@ TESTS += test_be_cond
 test_be_cond_SRCS = tests/compiler/test_be_cond.c $(BE_TEST_COMMON)
 test_be_cond_LDLIBS = $(O)/gen/parser.o $(O)/gen/lexer.o
 $(O)/tests/test_be_cond: $(O)/gen/parser.o $(O)/gen/lexer.o
+
+TESTS += test_be_exec
+test_be_exec_SRCS = tests/compiler/test_be_exec.c $(BE_TEST_COMMON)
+test_be_exec_LDLIBS = $(O)/gen/parser.o $(O)/gen/lexer.o
+$(O)/tests/test_be_exec: $(O)/gen/parser.o $(O)/gen/lexer.o

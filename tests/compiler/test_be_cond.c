@@ -25,7 +25,7 @@
 #include "tests/compiler/be_helpers.h"
 
 #define HDR                                                                                        \
-	"struct bucket { key: be24; pad: u8[5]; value: *u8[64] in values; alt: *u8[64] in "       \
+	"struct bucket { key: be24; pad: u8[5]; value: *u8[64] in values; alt: *u8[64] in "        \
 	"values; }\n"                                                                              \
 	"region table: bucket[1024] readonly;\n"                                                   \
 	"region values size 65536 readonly;\n"                                                     \
@@ -51,8 +51,7 @@ static struct prism_wqe decode(const struct chainobj *o, int q, unsigned i)
 	assert_true(q >= 0);
 	assert_true(i < o->queues[q].n_sq);
 	memset(&w, 0, sizeof(w));
-	assert_true(prism_wqe_decode(o->queues[q].sq[i].bytes, o->queues[q].sq[i].len, &w, &d) >
-	            0);
+	assert_true(prism_wqe_decode(o->queues[q].sq[i].bytes, o->queues[q].sq[i].len, &w, &d) > 0);
 	return w;
 }
 
@@ -312,7 +311,8 @@ static bool run_order(const struct chainobj *o, uint16_t a, uint16_t b)
 			for (int k = 7; k >= 0; k--)
 				x = x << 8 | ctrl[k];
 			if (((x ^ w.atomic.compare) & w.atomic.compare_mask) == 0)
-				x = (x & ~w.atomic.swap_mask) | (w.atomic.swap & w.atomic.swap_mask);
+				x = (x & ~w.atomic.swap_mask) |
+				    (w.atomic.swap & w.atomic.swap_mask);
 			armed = ((x >> 24) & 0xff) != PRISM_OP_NOP;
 		}
 	}
@@ -384,20 +384,11 @@ static void test_order_truth_le(void **state)
 
 /* ---- rejections --------------------------------------------------------------- */
 
-static void test_reject_else_if(void **state)
-{
-	(void)state;
-	expect_error(HDR "offload g(key: be24, b: *bucket in table) -> u8[64] {\n"
-	                 "  if (b.key == key) { return *b.value; } else if (b.key > key) "
-	                 "{ return *b.alt; }\n}\n",
-	             "`else if` is not lowered yet");
-}
-
 static void test_reject_and(void **state)
 {
 	(void)state;
 	expect_error(HDR "offload g(key: be24, b: *bucket in table) -> u8[64] {\n"
-	                 "  if (b.key == key && b.key > key) { return *b.value; }\n}\n",
+	                 "  if (!(b.key == key)) { return *b.value; }\n}\n",
 	             "chained guards");
 }
 
@@ -417,7 +408,7 @@ static void test_reject_never_true(void **state)
 {
 	(void)state;
 	expect_error(HDR "offload g(c: *ctr in counters) {\n  if (0 > c.n) { c.n = 1; }\n}\n",
-	             "constant for unsigned integers");
+	             "never true for unsigned integers");
 }
 
 /* ---- cas_gt / cas_lt ------------------------------------------------------------ */
@@ -437,16 +428,15 @@ static void test_cas_gt_sequence(void **state)
 	int w0 = be_queue(o, "w0");
 	struct prism_wqe x = decode(o, w0, 9), g = decode(o, w0, 6), cp = decode(o, w0, 1);
 	assert_int_equal(x.ctrl.opcode, PRISM_OP_NOP);
-	assert_int_equal(x.ctrl.ds, 4);                            /* a CAS's size */
+	assert_int_equal(x.ctrl.ds, 4);                                     /* a CAS's size */
 	assert_int_equal((g.atomic.swap >> 24) & 0xff, PRISM_OP_ATOMIC_CS); /* armed as a CAS */
 	assert_int_equal(g.atomic.compare, 0xffull << 32); /* 100 > old = not old > 99 */
 	/* the armed CAS stores 100 (swap) and compares with the READ's bytes */
 	uint32_t cmp_off = 0, cmp_len = 0;
 	struct prism_wqe armed = x;
 	armed.ctrl.opcode = PRISM_OP_ATOMIC_CS;
-	assert_int_equal(prism_wqe_field_offset(&armed, PRISM_FIELD_ATOMIC_COMPARE, &cmp_off,
-	                                        &cmp_len),
-	                 0);
+	assert_int_equal(
+	    prism_wqe_field_offset(&armed, PRISM_FIELD_ATOMIC_COMPARE, &cmp_off, &cmp_len), 0);
 	unsigned into_cmp = 0;
 	for (uint32_t i = 0; i < o->n_patches; i++) {
 		const struct chainobj_patch *p = &o->patches[i];
@@ -487,11 +477,11 @@ static void test_reject_cas_gt_forms(void **state)
 	             "offload f(p: *w in r, v: le32) { cas_gt(p.n, v); }\n",
 	             "8-byte places only");
 	expect_error("struct ctr { n: le64; }\nregion r: ctr[4] writable;\n"
-	             "offload f(p: *ctr in r, v: le64) { cas_gt(p.n, v, 255, 255); }\n",
-	             "masked cas_gt is not lowered yet");
+	             "offload f(p: *ctr in r, v: le64, m: le64) { cas_gt(p.n, v, m, 255); }\n",
+	             "the masks of cas_gt / cas_lt are constants");
 	expect_error("struct ctr { n: le64; k: le64; }\nregion r: ctr[4] writable;\n"
-	             "offload f(p: *ctr in r, v: le64) { if (p.k > v) { cas_lt(p.n, v); } }\n",
-	             "inside an `if`");
+	             "offload f(p: *ctr in r, v: le64) { if (p.k != v) { cas_lt(p.n, v); } }\n",
+	             "under `!=`/`||` is not lowered");
 }
 
 /* ---- masked cas --------------------------------------------------------------- */
@@ -565,8 +555,7 @@ static void test_masked_cas_16(void **state)
 static void test_cas_be_place_constant(void **state)
 {
 	(void)state;
-	struct chainobj *o =
-	    compile_ok(MHDR "offload m(p: *b8 in rb) { cas(p.n, 5, 6); }\n", NULL);
+	struct chainobj *o = compile_ok(MHDR "offload m(p: *b8 in rb) { cas(p.n, 5, 6); }\n", NULL);
 	struct prism_wqe m = decode(o, be_queue(o, "w0"), 0);
 	assert_int_equal(m.ctrl.opcode, PRISM_OP_ATOMIC_CS);
 	assert_int_equal(m.atomic.compare, 0x0500000000000000ull);
@@ -633,6 +622,433 @@ static void test_alloc_sequence(void **state)
 	chainobj_free(o);
 }
 
+/* ---- an executor for every condition form ---------------------------------------- */
+
+static const struct chainobj_reloc *reloc_at(const struct chainobj *o, int q, unsigned wqe,
+                                             uint32_t off)
+{
+	for (uint32_t i = 0; i < o->n_relocs; i++) {
+		const struct chainobj_reloc *r = &o->relocs[i];
+		if (r->site.queue == (uint32_t)q && r->site.ring == CHAINOBJ_RING_SQ &&
+		    r->site.wqe == wqe && r->site.offset == off)
+			return r;
+	}
+	return NULL;
+}
+
+static unsigned last_armed; /* bit k: the k-th guarded WQE of w0 runs */
+
+/* Run lane w0 of `o` on the template bytes for client values a, b: the
+ * scratch pairs, the READs between scratch and WQE fields, the atomics on
+ * scratch and on the guarded WQE.  Returns whether the guarded WQE (the
+ * target of the guards' CAS patches) runs as its real opcode. */
+static bool run_lane(const struct chainobj *o, uint16_t a, uint16_t b)
+{
+	int w0 = be_queue(o, "w0");
+	const struct chainobj_queue *q = &o->queues[w0];
+	static uint8_t wq[64][128];
+	static uint8_t scratch[4096];
+	assert_true(q->n_sq <= 64 && o->scratch_size <= sizeof(scratch));
+	for (uint32_t i = 0; i < q->n_sq; i++) {
+		memset(wq[i], 0, 128);
+		memcpy(wq[i], q->sq[i].bytes, q->sq[i].len < 128 ? q->sq[i].len : 128);
+	}
+	memset(scratch, 0, sizeof(scratch));
+	if (o->scratch_init_len)
+		memcpy(scratch, o->scratch_init, o->scratch_init_len);
+	uint8_t msg[64] = {0};
+	make_payload(o, a, b, msg);
+	apply_recv(o, msg, wq, w0);
+	int x = -1;
+	for (uint32_t i = 0; i < o->n_patches; i++) {
+		const struct chainobj_patch *p = &o->patches[i];
+		if ((p->kind == CHAINOBJ_PATCH_CAS || p->kind == CHAINOBJ_PATCH_MASKED_CAS) &&
+		    p->target.queue == (uint32_t)w0 && p->target.offset == 0)
+			x = (int)p->target.wqe;
+	}
+	assert_true(x >= 0);
+	for (uint32_t i = 0; i < q->n_sq; i++) {
+		struct prism_wqe w;
+		struct prism_wqe_diag d;
+		memset(&w, 0, sizeof(w));
+		assert_true(prism_wqe_decode(wq[i], q->sq[i].len, &w, &d) > 0);
+		uint32_t ro;
+		uint32_t rl;
+		if (prism_wqe_field_offset(&w, PRISM_FIELD_RADDR, &ro, &rl) != 0)
+			continue;
+		const struct chainobj_reloc *r = reloc_at(o, w0, i, ro);
+		if (!r)
+			continue;
+		if (w.ctrl.opcode == PRISM_OP_RDMA_READ &&
+		    (r->kind == CHAINOBJ_RELOC_SCRATCH_ADDR ||
+		     r->kind == CHAINOBJ_RELOC_QBUF_ADDR)) {
+			const uint8_t *src = scratch + r->addend;
+			if (r->kind == CHAINOBJ_RELOC_QBUF_ADDR) {
+				int sw = -1;
+				assert_int_equal(r->target, (uint32_t)w0);
+				for (uint32_t j = 0; j < q->n_sq; j++)
+					if (q->sq[j].slot == r->delta)
+						sw = (int)j;
+				assert_true(sw >= 0);
+				src = wq[sw] + r->addend;
+			}
+			uint32_t d0 = 0;
+			for (uint32_t k = 0; k < w.num_sge; k++) {
+				for (uint32_t pi = 0; pi < o->n_patches; pi++) {
+					const struct chainobj_patch *p = &o->patches[pi];
+					if (p->kind == CHAINOBJ_PATCH_READ_SCATTER &&
+					    p->writer_queue == (uint32_t)w0 && p->writer_wqe == i &&
+					    p->writer_sge == k && p->target.queue == (uint32_t)w0)
+						memcpy(&wq[p->target.wqe][p->target.offset],
+						       src + d0, p->target.width);
+				}
+				d0 += w.sge[k].byte_count;
+			}
+			continue;
+		}
+		uint64_t t[2], sw[2], cm[2], sm[2], cp[2];
+		if (r->kind == CHAINOBJ_RELOC_SCRATCH_ADDR && w.has_atomic && w.atomic.size == 16) {
+			uint8_t *sb = scratch + r->addend;
+			be_limbs(sb, t);
+			be_limbs(w.atomic.swap_bytes, sw);
+			if (w.ctrl.opcode == PRISM_OP_ATOMIC_MASKED_FA) {
+				uint64_t lo = t[0] + sw[0];
+				t[1] += sw[1] + (lo < t[0]);
+				t[0] = lo;
+			} else {
+				be_limbs(w.atomic.compare_bytes, cp);
+				be_limbs(w.atomic.swap_mask_bytes, sm);
+				be_limbs(w.atomic.compare_mask_bytes, cm);
+				if (((t[0] ^ cp[0]) & cm[0]) == 0 && ((t[1] ^ cp[1]) & cm[1]) == 0)
+					for (int k = 0; k < 2; k++)
+						t[k] = (t[k] & ~sm[k]) | (sw[k] & sm[k]);
+			}
+			limbs_be(t, sb);
+			continue;
+		}
+		if (r->kind == CHAINOBJ_RELOC_QBUF_ADDR && w.has_atomic && w.atomic.size == 8 &&
+		    (w.ctrl.opcode == PRISM_OP_ATOMIC_CS ||
+		     w.ctrl.opcode == PRISM_OP_ATOMIC_MASKED_CS)) {
+			/* on its target's ctrl word (host-endian); index/QPN
+			 * relocations are 0 in both the template and the operands */
+			for (uint32_t pi = 0; pi < o->n_patches; pi++) {
+				const struct chainobj_patch *p = &o->patches[pi];
+				if ((p->kind == CHAINOBJ_PATCH_CAS ||
+				     p->kind == CHAINOBJ_PATCH_MASKED_CAS) &&
+				    p->writer_queue == (uint32_t)w0 && p->writer_wqe == i)
+					x = (int)p->target.wqe;
+			}
+			uint64_t v = 0;
+			for (int k = 7; k >= 0; k--)
+				v = v << 8 | wq[x][k];
+			uint64_t cmask =
+			    w.ctrl.opcode == PRISM_OP_ATOMIC_CS ? ~0ull : w.atomic.compare_mask;
+			uint64_t smask =
+			    w.ctrl.opcode == PRISM_OP_ATOMIC_CS ? ~0ull : w.atomic.swap_mask;
+			if (((v ^ w.atomic.compare) & cmask) == 0)
+				v = (v & ~smask) | (w.atomic.swap & smask);
+			for (int k = 0; k < 8; k++)
+				wq[x][k] = (uint8_t)(v >> (8 * k));
+		}
+	}
+	/* the guarded WQEs, in lane order: bit k = the k-th one runs */
+	unsigned armed = 0, k = 0;
+	for (uint32_t i = 0; i < q->n_sq; i++) {
+		bool guarded = false;
+		for (uint32_t pi = 0; pi < o->n_patches; pi++) {
+			const struct chainobj_patch *p = &o->patches[pi];
+			if ((p->kind == CHAINOBJ_PATCH_CAS ||
+			     p->kind == CHAINOBJ_PATCH_MASKED_CAS) &&
+			    p->target.queue == (uint32_t)w0 && p->target.wqe == i &&
+			    p->target.offset == 0)
+				guarded = true;
+		}
+		if (!guarded)
+			continue;
+		if (wq[i][3] != PRISM_OP_NOP)
+			armed |= 1u << k;
+		k++;
+	}
+	last_armed = armed;
+	return wq[x][3] != PRISM_OP_NOP;
+}
+
+static bool t_eq(uint16_t a, uint16_t b)
+{
+	return a == b;
+}
+static bool t_ne(uint16_t a, uint16_t b)
+{
+	return a != b;
+}
+
+/* Every comparison, both profiles, both arms: the guarded store runs
+ * exactly when its condition holds. */
+static void test_conditions_execute(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *op;
+		bool (*truth)(uint16_t, uint16_t);
+	} ops[] = {{"==", t_eq}, {"!=", t_ne}, {">", t_gt},
+	           {"<", t_lt},  {">=", t_ge}, {"<=", t_le}};
+	static const uint16_t vals[] = {0, 1, 2, 0x7fff, 0x8000, 0xfffe, 0xffff};
+	for (int prof = 0; prof < 2; prof++)
+		for (size_t oi = 0; oi < sizeof(ops) / sizeof(ops[0]); oi++)
+			for (int arm = 0; arm < 2; arm++) {
+				char src[640];
+				snprintf(src, sizeof(src),
+				         HDR "offload f(a: be16, b: be16, c: *ctr in counters) {\n"
+				             "  if (a %s b) { %s } else { %s }\n}\n",
+				         ops[oi].op, arm ? "" : "c.n = 1;", arm ? "c.n = 2;" : "");
+				char *diag = NULL;
+				struct chainobj *o = be_compile(
+				    src, NULL, prof ? IR_PROFILE_STRICT : IR_PROFILE_RELAXED,
+				    &diag);
+				if (!o)
+					fprintf(stderr, "%s", diag ? diag : "");
+				free(diag);
+				assert_non_null(o);
+				for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
+					for (size_t j = 0; j < sizeof(vals) / sizeof(vals[0]);
+					     j++) {
+						bool want = ops[oi].truth(vals[i], vals[j]) != arm;
+						bool got = run_lane(o, vals[i], vals[j]);
+						if (got != want)
+							fprintf(stderr,
+							        "%s %s arm %d: %u %s %u -> %d\n",
+							        prof ? "strict" : "relaxed",
+							        ops[oi].op, arm, vals[i],
+							        ops[oi].op, vals[j], got);
+						assert_int_equal(got, want);
+					}
+				chainobj_free(o);
+			}
+}
+
+/* ---- strict profile ---------------------------------------------------------------- */
+
+/* `==` under strict: two carry terms (key > b.key, b.key > key), each READ
+ * copies its "carry clear" byte S[0] into the guard's compare field at the
+ * opmod (0) and opcode (3) positions of the exact NOP; the masked CAS swaps
+ * only opmod and opcode.  Nothing rides in the index or QPN bytes. */
+static void test_strict_equal_sequence(void **state)
+{
+	(void)state;
+	char *diag = NULL;
+	struct chainobj *o =
+	    be_compile(HDR "offload get(key: be24, b: *bucket in table) -> u8[64] {\n"
+	                   "  if (b.key == key) { return *b.value; }\n}\n",
+	               NULL, IR_PROFILE_STRICT, &diag);
+	free(diag);
+	assert_non_null(o);
+	assert_string_equal(be_ops(o, "w0"),
+	                    "READ READ MCAS WAIT EN MFA MCAS MFA READ READ WAIT EN MCAS WAIT EN");
+	assert_string_equal(be_ops(o, "conn"), "NOP WRITE_IMM");
+	int w0 = be_queue(o, "w0"), conn = be_queue(o, "conn");
+	struct prism_wqe g = decode(o, w0, 12);
+	assert_int_equal(g.atomic.size, 8);
+	assert_int_equal(g.atomic.compare_mask, 0xff0000ffull);
+	assert_int_equal(g.atomic.swap_mask, 0xff0000ffull);
+	assert_int_equal((g.atomic.swap >> 24) & 0xff, PRISM_OP_RDMA_WRITE_IMM);
+	/* the response template is exact: index and QPN relocated */
+	unsigned exact = 0;
+	for (uint32_t i = 0; i < o->n_relocs; i++) {
+		const struct chainobj_reloc *r = &o->relocs[i];
+		if (r->site.queue == (uint32_t)conn && r->site.ring == CHAINOBJ_RING_SQ &&
+		    r->site.wqe == 0 &&
+		    ((r->kind == CHAINOBJ_RELOC_QPN && r->site.offset == 4) ||
+		     (r->kind == CHAINOBJ_RELOC_SQ_COUNT && r->site.offset == 1)))
+			exact++;
+	}
+	assert_int_equal(exact, 2);
+	/* the two carry READs land in the compare field bytes of ctrl 0 / 3 */
+	uint32_t cmp = 0, len = 0;
+	assert_int_equal(prism_wqe_field_offset(&g, PRISM_FIELD_ATOMIC_COMPARE, &cmp, &len), 0);
+	unsigned hits = 0;
+	for (uint32_t i = 0; i < o->n_patches; i++) {
+		const struct chainobj_patch *p = &o->patches[i];
+		if (p->kind == CHAINOBJ_PATCH_READ_SCATTER && p->target.queue == (uint32_t)w0 &&
+		    p->target.wqe == 12) {
+			assert_true(p->target.offset == cmp + 7 || p->target.offset == cmp + 4);
+			hits++;
+		}
+	}
+	assert_int_equal(hits, 2);
+	chainobj_free(o);
+}
+
+/* A wide key (8 bytes) under relaxed uses the same exact form. */
+static void test_wide_equal(void **state)
+{
+	(void)state;
+	struct chainobj *o = compile_ok(
+	    "struct b8 { key: be64; v: *u8[8] in vals; }\nregion t8: b8[4] readonly;\n"
+	    "region vals size 64 readonly;\n"
+	    "offload g(k: be64, p: *b8 in t8) -> u8[8] { if (p.key == k) { return *p.v; } }\n",
+	    NULL);
+	assert_string_equal(be_ops(o, "w0"),
+	                    "READ READ MCAS WAIT EN MFA MCAS MFA READ READ WAIT EN MCAS WAIT EN");
+	chainobj_free(o);
+}
+
+/* ---- cas as a condition ------------------------------------------------------------ */
+
+/* if (cas(l.v, 0, 1)) {..} else {..}: the CAS runs, its returned value
+ * (scratch) is compared with 0 in the exact form: one term (old > 0; the
+ * other, 0 > old, folds to false), a READ of the value into the add, the
+ * carry READs into each arm's guard. */
+static void test_cas_condition(void **state)
+{
+	(void)state;
+	struct chainobj *o =
+	    compile_ok("struct lk { v: le64; }\nregion locks: lk[16] writable;\n"
+	               "struct ctr { n: le64; }\nregion counters: ctr[16] writable;\n"
+	               "offload take(l: *lk in locks, c: *ctr in counters) -> le64 {\n"
+	               "  if (cas(l.v, 0, 1)) { fetch_add(c.n, 1); } else { return l.v; }\n}\n",
+	               NULL);
+	assert_string_equal(be_ops(o, "w0"), "CAS READ WAIT EN MFA READ WAIT EN MCAS WAIT EN NOP "
+	                                     "READ WAIT EN MCAS WAIT EN");
+	assert_string_equal(be_ops(o, "conn"), "NOP WRITE_IMM");
+	int w0 = be_queue(o, "w0");
+	struct prism_wqe cas = decode(o, w0, 0), cp = decode(o, w0, 1);
+	assert_int_equal(cas.atomic.compare, 0);
+	assert_int_equal(cas.atomic.swap, 1);
+	assert_int_equal(cp.num_sge, 8); /* the le64 old value, reversed into the add */
+	assert_int_equal(prism_ctrl_fence(&cp.ctrl), PRISM_FENCE_SMALL_AND_FENCE);
+	chainobj_free(o);
+}
+
+static void test_reject_masked_cas_condition(void **state)
+{
+	(void)state;
+	expect_error("struct lk { v: be32; }\nregion locks: lk[16] writable;\n"
+	             "offload t(l: *lk in locks) { if (cas(l.v, 0, 1, 255, 255)) { l.v = 2; } }\n",
+	             "on 8-byte places only");
+}
+
+/* if / else if / else: exactly the first arm whose condition holds runs.
+ * Earlier arms' outcomes ride in the index bytes of later arms. */
+static void test_else_if_chain_executes(void **state)
+{
+	(void)state;
+	static const char *srcs[] = {
+	    HDR "offload f(a: be16, b: be16, c: *ctr in counters) {\n"
+	        "  if (a == b) { c.n = 1; } else if (a > b) { c.n = 2; } else { c.n = 3; }\n}\n",
+	    HDR "offload f(a: be16, b: be16, c: *ctr in counters) {\n"
+	        "  if (a < 10) { c.n = 1; } else if (a == b) { c.n = 2; } else if (b > a) "
+	        "{ c.n = 3; }\n}\n",
+	};
+	static const uint16_t vals[] = {0, 5, 10, 11, 0x8000, 0xffff};
+	for (int si = 0; si < 2; si++) {
+		struct chainobj *o = compile_ok(srcs[si], NULL);
+		for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
+			for (size_t j = 0; j < sizeof(vals) / sizeof(vals[0]); j++) {
+				uint16_t a = vals[i], b = vals[j];
+				unsigned want;
+				if (si == 0)
+					want = a == b ? 1 : a > b ? 2 : 4;
+				else
+					want = a < 10 ? 1 : a == b ? 2 : b > a ? 4 : 0;
+				run_lane(o, a, b);
+				if (last_armed != want)
+					fprintf(stderr, "chain %d: a %u b %u armed %x want %x\n",
+					        si, a, b, last_armed, want);
+				assert_int_equal(last_armed, want);
+			}
+		chainobj_free(o);
+	}
+	expect_error(HDR "offload f(a: be16, b: be16, c: *ctr in counters) {\n"
+	                 "  if (a < 10) { c.n = 1; } else if (a == b) { c.n = 2; } else if (b > a) "
+	                 "{ c.n = 3; } else { c.n = 4; }\n}\n",
+	             "at most three conditions");
+}
+
+/* `&&` and an `if` inside an `if`: one exact guard tests every clause's
+ * carry terms (up to four under relaxed: opmod, opcode, index bytes). */
+static void test_conjunction_executes(void **state)
+{
+	(void)state;
+	static const char *srcs[] = {
+	    HDR "offload f(a: be16, b: be16, c: *ctr in counters) {\n"
+	        "  if (a > b && b > 10) { c.n = 1; }\n}\n",
+	    HDR "offload f(a: be16, b: be16, c: *ctr in counters) {\n"
+	        "  if (a > b) { if (b > 10) { c.n = 1; } }\n}\n",
+	    HDR "offload f(a: be16, b: be16, c: *ctr in counters) {\n"
+	        "  if (a == b && a >= 5) { c.n = 1; }\n}\n",
+	    HDR "offload f(a: be16, b: be16, c: *ctr in counters) {\n"
+	        "  if (a > 5) { c.n = 1; if (b > a) { c.n = 2; } else { c.n = 3; } }\n}\n",
+	};
+	static const uint16_t vals[] = {0, 5, 6, 10, 11, 12, 0xffff};
+	for (int si = 0; si < 4; si++) {
+		struct chainobj *o = compile_ok(srcs[si], NULL);
+		for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
+			for (size_t j = 0; j < sizeof(vals) / sizeof(vals[0]); j++) {
+				uint16_t a = vals[i], b = vals[j];
+				unsigned want;
+				switch (si) {
+				case 0:
+				case 1:
+					want = a > b && b > 10;
+					break;
+				case 2:
+					want = a == b && a >= 5;
+					break;
+				default:
+					want = a > 5 ? 1u | (b > a ? 2u : 4u) : 0u;
+					break;
+				}
+				run_lane(o, a, b);
+				if (last_armed != want)
+					fprintf(stderr, "conj %d: a %u b %u armed %x want %x\n", si,
+					        a, b, last_armed, want);
+				assert_int_equal(last_armed, want);
+			}
+		chainobj_free(o);
+	}
+	/* strict: two tests per guard (opmod and opcode bytes only) */
+	char *diag = NULL;
+	struct chainobj *o = be_compile(srcs[2], NULL, IR_PROFILE_STRICT, &diag);
+	assert_null(o);
+	assert_non_null(strstr(diag, "at most 2"));
+	free(diag);
+	expect_error(HDR "offload f(a: be16, b: be16, c: *ctr in counters) {\n"
+	                 "  if (a > 1) { if (a == b) { c.n = 1; } else { c.n = 2; } }\n}\n",
+	             "an `else` of a nested or `&&` condition");
+}
+
+/* `||`: one exact guard per clause; its else is the conjunction of the
+ * clauses' complements. */
+static void test_disjunction_executes(void **state)
+{
+	(void)state;
+	static const char *srcs[] = {
+	    HDR "offload f(a: be16, b: be16, c: *ctr in counters) {\n"
+	        "  if (a > b || b > 10) { c.n = 1; } else { c.n = 2; }\n}\n",
+	    HDR "offload f(a: be16, b: be16, c: *ctr in counters) {\n"
+	        "  if (a == b || a < 5 && b > 20) { c.n = 1; }\n}\n",
+	};
+	static const uint16_t vals[] = {0, 4, 5, 10, 11, 21, 0xffff};
+	for (int si = 0; si < 2; si++) {
+		struct chainobj *o = compile_ok(srcs[si], NULL);
+		for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
+			for (size_t j = 0; j < sizeof(vals) / sizeof(vals[0]); j++) {
+				uint16_t a = vals[i], b = vals[j];
+				unsigned want = si == 0 ? (a > b || b > 10 ? 1u : 2u)
+				                        : (a == b || (a < 5 && b > 20) ? 1u : 0u);
+				run_lane(o, a, b);
+				if (last_armed != want)
+					fprintf(stderr, "disj %d: a %u b %u armed %x want %x\n", si,
+					        a, b, last_armed, want);
+				assert_int_equal(last_armed, want);
+			}
+		chainobj_free(o);
+	}
+	expect_error(HDR "offload f(a: be16, b: be16, c: *ctr in counters) {\n"
+	                 "  if (a == b || b > 10) { c.n = 1; } else { c.n = 2; }\n}\n",
+	             "the `else` of `||`");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -652,7 +1068,14 @@ int main(void)
 	    cmocka_unit_test(test_cas_be_place_constant),
 	    cmocka_unit_test(test_reject_cas_forms),
 	    cmocka_unit_test(test_alloc_sequence),
-	    cmocka_unit_test(test_reject_else_if),
+	    cmocka_unit_test(test_conditions_execute),
+	    cmocka_unit_test(test_strict_equal_sequence),
+	    cmocka_unit_test(test_wide_equal),
+	    cmocka_unit_test(test_cas_condition),
+	    cmocka_unit_test(test_reject_masked_cas_condition),
+	    cmocka_unit_test(test_else_if_chain_executes),
+	    cmocka_unit_test(test_conjunction_executes),
+	    cmocka_unit_test(test_disjunction_executes),
 	    cmocka_unit_test(test_reject_and),
 	    cmocka_unit_test(test_reject_break_not_equal),
 	    cmocka_unit_test(test_reject_never_true),

@@ -290,37 +290,73 @@ static void test_reject_loop_in_if(void **state)
 	             IR_PROFILE_RELAXED, "top level");
 }
 
+/* Under strict an `if` is built from carries (test_be_cond.c): the guarded
+ * response is an exact NOP, its QPN and index relocated like any WQE. */
 static void test_reject_strict_if(void **state)
 {
 	(void)state;
-	expect_error(src_if, IR_PROFILE_STRICT, "profile strict");
+	struct chainobj *o = compile_ok(src_if, IR_PROFILE_STRICT);
+	int conn = be_queue(o, "conn");
+	unsigned qpn_relocs = 0;
+	for (uint32_t i = 0; i < o->n_relocs; i++)
+		if (o->relocs[i].site.queue == (uint32_t)conn &&
+		    o->relocs[i].site.ring == CHAINOBJ_RING_SQ && o->relocs[i].site.wqe == 0 &&
+		    o->relocs[i].kind == CHAINOBJ_RELOC_QPN && o->relocs[i].site.offset == 4)
+			qpn_relocs++;
+	assert_int_equal(qpn_relocs, 1);
+	chainobj_free(o);
 }
 
 static void test_reject_wide_operand(void **state)
 {
 	(void)state;
 	expect_error(
-	    "struct b { key: be64; v: *u8[8] in vals; }\nregion t: b[4] readonly;\n"
+	    "struct b { key: u8[16]; v: *u8[8] in vals; }\nregion t: b[4] readonly;\n"
 	    "region vals size 64 readonly;\n"
-	    "offload g(k: be64, p: *b in t) -> u8[8] { if (p.key == k) { return *p.v; } }\n",
-	    IR_PROFILE_RELAXED, "does not fit the 3 QPN bytes");
+	    "offload g(k: u8[16], p: *b in t) -> u8[8] { if (p.key == k) { return *p.v; } }\n",
+	    IR_PROFILE_RELAXED, "1 to 8 bytes");
 }
 
 static void test_reject_not_equal(void **state)
 {
 	(void)state;
-	/* `!=` is lowered (test_be_cond.c); a disjunction is not */
+	/* `!=` is lowered (test_be_cond.c), but not as a clause of `||` or `&&`
+	 * (it is itself a disjunction of two carry terms) */
 	expect_error(HDR "offload g(key: be24, b: *bucket in table) -> u8[64] {\n"
 	                 "  if (b.key != key || b.key == key) { return *b.value; }\n}\n",
-	             IR_PROFILE_RELAXED, "need chained guards");
+	             IR_PROFILE_RELAXED, "`!=` inside a conjunction");
 }
 
-static void test_reject_field_store(void **state)
+/* A store to a field after offset 0 behind a pointer: the pointer lands
+ * in the WRITE's raddr, a 16-byte masked FETCH_ADD on [raddr | rkey] adds
+ * the field offset (big-endian, like the field), then the WRITE runs. */
+static void test_field_store_offset(void **state)
 {
 	(void)state;
-	expect_error("struct s { a: le64; b: le64; }\nregion r: s[4] writable;\n"
-	             "offload f(p: *s in r, v: le64) { p.b = v; }\n",
-	             IR_PROFILE_RELAXED, "pointer arithmetic");
+	struct chainobj *o = compile_ok("struct s { a: le64; b: le64; }\nregion r: s[4] writable;\n"
+	                                "offload f(p: *s in r, v: le64) { p.b = v; }\n",
+	                                IR_PROFILE_RELAXED);
+	assert_string_equal(be_ops(o, "w0"), "MFA WAIT EN WRITE WAIT EN");
+	struct prism_wqe fa = decode(o, "w0", 0);
+	assert_int_equal(fa.atomic.size, 16);
+	static const uint8_t add[16] = {0, 0, 0, 0, 0, 0, 0, 8};
+	static const uint8_t zero[16];
+	assert_memory_equal(fa.atomic.swap_bytes, add, 16);
+	assert_memory_equal(fa.atomic.swap_mask_bytes, zero, 16); /* no field boundary */
+	/* it targets the WRITE's raddr (queue memory, byte 16 of wqe 3) */
+	int w0 = be_queue(o, "w0");
+	unsigned hits = 0;
+	for (uint32_t i = 0; i < o->n_patches; i++) {
+		const struct chainobj_patch *p = &o->patches[i];
+		if (p->kind == CHAINOBJ_PATCH_MASKED_FETCH_ADD && p->writer_wqe == 0 &&
+		    p->target.queue == (uint32_t)w0 && p->target.wqe == 3) {
+			assert_int_equal(p->target.offset, 16);
+			assert_int_equal(p->target.width, 16);
+			hits++;
+		}
+	}
+	assert_int_equal(hits, 1);
+	chainobj_free(o);
 }
 
 static void test_reject_readonly_store(void **state)
@@ -330,10 +366,27 @@ static void test_reject_readonly_store(void **state)
 	             IR_PROFILE_RELAXED, "error");
 }
 
+/* A parameter the body never uses is still in the payload: its bytes land
+ * in a scratch sink (the object stays valid, the client ABI uniform). */
+static void test_unused_parameter(void **state)
+{
+	(void)state;
+	struct chainobj *o =
+	    compile_ok("struct s { a: le64; }\nregion r: s[4] writable;\n"
+	               "offload f(a: le64, unused: le64, p: *s in r) { p.a = a; }\n",
+	               IR_PROFILE_RELAXED);
+	assert_int_equal(o->entries[0].n_params, 3);
+	assert_int_equal(o->entries[0].params[1].copies, 1);
+	assert_int_equal(o->entries[0].params[1].n_sge, 1);
+	assert_int_equal(o->entries[0].msg_size, 24);
+	chainobj_free(o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_if_return_sequence),
+	    cmocka_unit_test(test_unused_parameter),
 	    cmocka_unit_test(test_if_operand_placement),
 	    cmocka_unit_test(test_two_buckets_one_barrier),
 	    cmocka_unit_test(test_parallel_lanes),
@@ -346,7 +399,7 @@ int main(void)
 	    cmocka_unit_test(test_reject_strict_if),
 	    cmocka_unit_test(test_reject_wide_operand),
 	    cmocka_unit_test(test_reject_not_equal),
-	    cmocka_unit_test(test_reject_field_store),
+	    cmocka_unit_test(test_field_store_offset),
 	    cmocka_unit_test(test_reject_readonly_store),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,6 +9,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -222,10 +223,11 @@ static void test_load_time_reverify(void **state)
 static void test_rejects_client_copy(void **state)
 {
 	(void)state;
-	struct chainobj *o = be_compile("struct ctr { n: le64; }\n"
-	                                "region counters: ctr[16] writable;\n"
-	                                "offload f(c: *ctr in counters, v: le64) { cas_gt(c.n, v); }\n",
-	                                NULL, IR_PROFILE_RELAXED, NULL);
+	struct chainobj *o =
+	    be_compile("struct ctr { n: le64; }\n"
+	               "region counters: ctr[16] writable;\n"
+	               "offload f(c: *ctr in counters, v: le64) { cas_gt(c.n, v); }\n",
+	               NULL, IR_PROFILE_RELAXED, NULL);
 	assert_non_null(o);
 	expect(o, 0, CHAIN_VERIFY_E_OK);
 	uint32_t w0 = (uint32_t)be_queue(o, "w0");
@@ -248,6 +250,54 @@ static void test_rejects_client_copy(void **state)
 	chainobj_free(o);
 }
 
+/* lib/chains/prism_ops.prism (alloc, masked cas_gt, cas as a condition, a
+ * conjunction of order comparisons), both profiles: the objects survive the
+ * YAML round trip with their scratch image and masked atomics, and the
+ * loader's verifier accepts them from the text alone. */
+static void test_prism_ops_reverify(void **state)
+{
+	(void)state;
+	FILE *f = fopen("lib/chains/prism_ops.prism", "r");
+	assert_non_null(f);
+	static char buf[8192];
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	static const char *entries[] = {"put", "publish", "acquire", "lookup"};
+	for (int prof = 0; prof < 2; prof++)
+		for (size_t i = 0; i < sizeof(entries) / sizeof(entries[0]); i++) {
+			char *diag = NULL;
+			struct chainobj *o = be_compile(
+			    buf, entries[i], prof ? IR_PROFILE_STRICT : IR_PROFILE_RELAXED, &diag);
+			if (!o)
+				fprintf(stderr, "%s", diag ? diag : "");
+			free(diag);
+			assert_non_null(o);
+			char *text = NULL;
+			size_t len = 0;
+			struct chainobj_diag d;
+			assert_int_equal(chainobj_write_mem(o, 0, &text, &len, &d), 0);
+			struct chainobj *back = NULL;
+			int rc = chainobj_read_mem(text, len, &back, &d);
+			if (rc)
+				fprintf(stderr, "read: %s\n", d.msg);
+			assert_int_equal(rc, 0);
+			assert_int_equal(back->scratch_init_len, o->scratch_init_len);
+			if (o->scratch_init_len)
+				assert_memory_equal(back->scratch_init, o->scratch_init,
+				                    o->scratch_init_len);
+			struct chain_verify_report rep;
+			rc = chain_verify(back, 0, &rep);
+			if (rc)
+				fprintf(stderr, "%s: %s\n", entries[i], rep.msg);
+			assert_int_equal(rc, 0);
+			assert_int_equal(rep.wr_per_invocation, o->summary.wr_per_invocation);
+			chainobj_free(back);
+			free(text);
+			chainobj_free(o);
+		}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -262,6 +312,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_load_time_reverify, setup, teardown),
 	    cmocka_unit_test(test_rejects_loop_exit_prefetch),
 	    cmocka_unit_test(test_rejects_client_copy),
+	    cmocka_unit_test(test_prism_ops_reverify),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
