@@ -1,0 +1,432 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * core/chainobj.h - the compiled chain object (`foo.chain`) in memory.
+ *
+ * Owns: struct chainobj and everything hanging off it (program name, target
+ * profile, entry points with typed parameters, regions, queues with their
+ * WQE templates as raw bytes, receive templates, CQs, patch sites,
+ * relocations, re-arm mode, verifier summary); the builder helpers the
+ * compiler back end fills it with; structural validation; the YAML writer
+ * and reader (DESIGN contract 4, schema `prism-chain: 1`, described in
+ * docs/chain-format.md); a byte helper to store a relocated value.
+ *
+ * Must not: pack or parse WQE bytes itself (prism/wqe.h does that), touch a
+ * NIC, allocate queues, print, or exit.  Internal to libprism and prismc;
+ * not installed.
+ *
+ * Ownership: a struct chainobj owns every string and array reachable from
+ * it; chainobj_free() releases all of it.  Indices (queue, cq, region,
+ * wqe) refer to positions in the object's arrays.
+ */
+#ifndef PRISM_CORE_CHAINOBJ_H
+#define PRISM_CORE_CHAINOBJ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define CHAINOBJ_SCHEMA_VERSION 1u
+
+/* Limits the reader enforces (and the builders respect). */
+#define CHAINOBJ_NAME_MAX 63u	       /* identifiers: [A-Za-z_][A-Za-z0-9_.-]* */
+#define CHAINOBJ_MAX_QUEUES 64u
+#define CHAINOBJ_MAX_CQS 64u
+#define CHAINOBJ_MAX_REGIONS 64u
+#define CHAINOBJ_MAX_ENTRIES 64u
+#define CHAINOBJ_MAX_PARAMS 16u	       /* per entry (a RECV scatters <= 16 entries) */
+#define CHAINOBJ_MAX_RING 65536u       /* SQ slots (BBs) / RQ slots per queue */
+#define CHAINOBJ_MAX_CQE 16777216u     /* 24-bit CQ counts */
+#define CHAINOBJ_MAX_RQ_STRIDE_DS 32u  /* receive WQE stride in 16-byte units */
+#define CHAINOBJ_MAX_REGION_SIZE (1ull << 40)
+#define CHAINOBJ_MAX_SCRATCH (1u << 20)
+#define CHAINOBJ_MAX_MSG 4096u	       /* client SEND payload / response bytes */
+
+/* Firmware profile the chain was compiled for (DESIGN contract 3). */
+enum chainobj_profile {
+	CHAINOBJ_PROFILE_RELAXED = 0, /* ctrl WQE index / QPN checks off (RedN firmware) */
+	CHAINOBJ_PROFILE_STRICT = 1,  /* stock firmware: index and QPN must match */
+};
+
+enum chainobj_order {
+	CHAINOBJ_ORDER_BIG = 0,	   /* WQE fields */
+	CHAINOBJ_ORDER_LITTLE = 1, /* host-endian atomic operands, host integers */
+};
+
+/* Access a program declares for a region (what its WQEs may do there). */
+enum chainobj_access {
+	CHAINOBJ_ACC_READ = 1u << 0,
+	CHAINOBJ_ACC_WRITE = 1u << 1,
+	CHAINOBJ_ACC_ATOMIC = 1u << 2,
+};
+
+enum chainobj_role {
+	CHAINOBJ_ROLE_CONN = 0,	  /* RC QP connected to the client */
+	CHAINOBJ_ROLE_WORKER = 1, /* loopback QP that runs the chain */
+	CHAINOBJ_ROLE_LANE = 2,	  /* worker of parallel lane N (queue.lane) */
+};
+
+enum chainobj_ring {
+	CHAINOBJ_RING_SQ = 0,
+	CHAINOBJ_RING_RQ = 1,
+};
+
+/* How the program is made ready for invocation k+1. */
+enum chainobj_rearm {
+	CHAINOBJ_REARM_CPU_REPOST = 0, /* runtime re-posts templates, counts += stride */
+	CHAINOBJ_REARM_NIC_RECYCLE = 1, /* chain wraps its rings itself (WAIT+ENABLE tail) */
+};
+
+/* Parameter types: the checker's view of what the client sends. */
+enum chainobj_ptype {
+	CHAINOBJ_PT_UINT = 0,  /* unsigned integer of `width` bytes */
+	CHAINOBJ_PT_ADDR = 1,  /* address inside declared region `region` */
+	CHAINOBJ_PT_BYTES = 2, /* opaque bytes (keys) */
+};
+
+/*
+ * How a WQE's bytes are rewritten at run time, by another WQE:
+ * X(ENUM, "yaml-name").
+ */
+#define CHAINOBJ_PATCH_KINDS(X)                  \
+	X(READ_SCATTER, "read-scatter")          \
+	X(RECV_SCATTER, "recv-scatter")          \
+	X(CAS, "cas")                            \
+	X(FETCH_ADD, "fetch-add")                \
+	X(MASKED_CAS, "masked-cas")              \
+	X(MASKED_FETCH_ADD, "masked-fetch-add")  \
+	X(WRITE, "write")
+
+enum chainobj_patch_kind {
+#define CHAINOBJ_X_ENUM(e, name) CHAINOBJ_PATCH_##e,
+	CHAINOBJ_PATCH_KINDS(CHAINOBJ_X_ENUM)
+#undef CHAINOBJ_X_ENUM
+	CHAINOBJ_PATCH__COUNT
+};
+
+/* What a relocation's `target` index refers to. */
+enum chainobj_ref {
+	CHAINOBJ_REF_NONE = 0,
+	CHAINOBJ_REF_QUEUE,
+	CHAINOBJ_REF_CQ,
+	CHAINOBJ_REF_REGION,
+};
+
+/*
+ * Relocation kinds (notes on the program ABI): X(ENUM, "yaml-name", target
+ * reference, uses count fields).  The value the loader stores at the site is
+ *   address kinds:  base + addend
+ *   count kinds:    counter base of the target + k * stride + delta
+ *                   (k = invocation number; masked to the site's width)
+ *   key/number kinds: the key or number itself.
+ */
+#define CHAINOBJ_RELOC_KINDS(X)                                          \
+	X(QPN, "qpn", CHAINOBJ_REF_QUEUE, false)                         \
+	X(CQN, "cqn", CHAINOBJ_REF_CQ, false)                            \
+	X(QBUF_ADDR, "qbuf-addr", CHAINOBJ_REF_QUEUE, false)             \
+	X(QBUF_LKEY, "qbuf-lkey", CHAINOBJ_REF_QUEUE, false)             \
+	X(QBUF_RKEY, "qbuf-rkey", CHAINOBJ_REF_QUEUE, false)             \
+	X(REGION_ADDR, "region-addr", CHAINOBJ_REF_REGION, false)        \
+	X(REGION_LKEY, "region-lkey", CHAINOBJ_REF_REGION, false)        \
+	X(REGION_RKEY, "region-rkey", CHAINOBJ_REF_REGION, false)        \
+	X(SCRATCH_ADDR, "scratch-addr", CHAINOBJ_REF_NONE, false)        \
+	X(SCRATCH_LKEY, "scratch-lkey", CHAINOBJ_REF_NONE, false)        \
+	X(SCRATCH_RKEY, "scratch-rkey", CHAINOBJ_REF_NONE, false)        \
+	X(CLIENT_RESP_ADDR, "client-resp-addr", CHAINOBJ_REF_NONE, false) \
+	X(CLIENT_RESP_RKEY, "client-resp-rkey", CHAINOBJ_REF_NONE, false) \
+	X(CLIENT_QPN, "client-qpn", CHAINOBJ_REF_NONE, false)            \
+	X(SQ_COUNT, "sq-count", CHAINOBJ_REF_QUEUE, true)                \
+	X(RQ_COUNT, "rq-count", CHAINOBJ_REF_QUEUE, true)                \
+	X(CQ_COUNT, "cq-count", CHAINOBJ_REF_CQ, true)
+
+enum chainobj_reloc_kind {
+#define CHAINOBJ_X_ENUM(e, name, ref, cnt) CHAINOBJ_RELOC_##e,
+	CHAINOBJ_RELOC_KINDS(CHAINOBJ_X_ENUM)
+#undef CHAINOBJ_X_ENUM
+	CHAINOBJ_RELOC__COUNT
+};
+
+/*
+ * A byte range inside one WQE template: queue `queue`, ring `ring`, the
+ * `wqe`-th template of that ring (position in queue.sq / queue.rq, not the
+ * slot), bytes [offset, offset + width).
+ */
+struct chainobj_site {
+	uint32_t queue;
+	enum chainobj_ring ring;
+	uint32_t wqe;
+	uint32_t offset;
+	uint32_t width;
+};
+
+/* One WQE template: the exact bytes posted at ring slot `slot`. */
+struct chainobj_wqe {
+	uint32_t slot; /* SQ: first 64-byte BB; RQ: receive slot */
+	uint32_t len;  /* SQ: ds*16 (what the codec decodes); RQ: stride bytes */
+	uint8_t *bytes;
+	char *note;    /* optional provenance ("get.prism:12 if"), may be NULL */
+};
+
+struct chainobj_queue {
+	char *name;
+	enum chainobj_role role;
+	uint32_t lane;		/* CHAINOBJ_ROLE_LANE only */
+	bool managed_send;	/* SQ started only by SEND_EN */
+	bool managed_recv;	/* RQ started only by RECV_EN */
+	uint32_t sq_slots;	/* power of two, in 64-byte BBs */
+	uint32_t rq_slots;	/* power of two, receive WQEs (0: no RQ) */
+	uint32_t rq_stride_ds;	/* receive WQE size in 16-byte units, power of two */
+	uint32_t send_cq;	/* cq index */
+	uint32_t recv_cq;	/* cq index */
+	uint32_t sq_per_invocation; /* SQ producer advance (BBs) per invocation */
+	uint32_t rq_per_invocation; /* RQ WQEs consumed per invocation */
+	uint32_t n_sq;
+	struct chainobj_wqe *sq;
+	uint32_t n_rq;
+	struct chainobj_wqe *rq;
+};
+
+struct chainobj_cq {
+	char *name;
+	uint32_t entries;	   /* power of two */
+	bool ignore_overrun;	   /* required for recycled / long-running chains */
+	uint32_t per_invocation;   /* CQEs produced per invocation */
+};
+
+struct chainobj_region {
+	char *name;
+	uint64_t size;
+	uint32_t access; /* enum chainobj_access bits */
+};
+
+/* A typed entry-point parameter and the RECV scatter entries it lands in. */
+struct chainobj_param {
+	char *name;
+	enum chainobj_ptype type;
+	uint32_t width;	      /* bytes */
+	enum chainobj_order order;
+	uint32_t region;      /* CHAINOBJ_PT_ADDR: declared region it points into */
+	uint32_t msg_offset;  /* offset in the client's SEND payload */
+	uint32_t queue;	      /* receive template: queue ... */
+	uint32_t rwqe;	      /* ... its rq[rwqe] ... */
+	uint32_t first_sge;   /* ... scatter entries [first_sge, first_sge + n_sge) */
+	uint32_t n_sge;
+};
+
+/* A typed result written back to the client's response buffer. */
+struct chainobj_result {
+	char *name;
+	uint32_t width;
+	enum chainobj_order order;
+	uint32_t offset; /* in the client response buffer */
+};
+
+struct chainobj_entry {
+	char *name;
+	uint32_t msg_size; /* bytes the client SENDs */
+	uint32_t n_params;
+	struct chainobj_param *params;
+	uint32_t n_results;
+	struct chainobj_result *results;
+};
+
+/* `target` bytes are rewritten at run time by WQE `writer`. */
+struct chainobj_patch {
+	struct chainobj_site target;
+	enum chainobj_patch_kind kind;
+	uint32_t writer_queue;
+	enum chainobj_ring writer_ring;
+	uint32_t writer_wqe;
+	uint32_t writer_sge; /* scatter kinds: which scatter entry; else 0 */
+};
+
+struct chainobj_reloc {
+	struct chainobj_site site; /* width 1..8 */
+	enum chainobj_reloc_kind kind;
+	enum chainobj_order order;
+	uint32_t target;    /* queue / cq / region index per the kind's reference */
+	uint32_t ring;      /* QBUF_ADDR: enum chainobj_ring of the target buffer */
+	uint64_t addend;    /* address kinds: byte offset */
+	uint32_t stride;    /* count kinds: advance per invocation */
+	uint32_t delta;     /* count kinds: offset within the invocation */
+};
+
+struct chainobj_loop {
+	char *name;
+	uint32_t bound;		 /* max iterations per invocation */
+	uint32_t wr_per_iteration;
+};
+
+struct chainobj_touch {
+	uint32_t region;
+	uint32_t access; /* enum chainobj_access bits actually used */
+};
+
+/* What the verifier proved (re-checked at load time). */
+struct chainobj_summary {
+	bool verified;
+	uint32_t wr_per_invocation; /* upper bound, loops included */
+	uint32_t barriers;	    /* doorbell-ordered steps (WAIT+ENABLE) */
+	uint32_t n_loops;
+	struct chainobj_loop *loops;
+	uint32_t n_touched;
+	struct chainobj_touch *touched;
+};
+
+struct chainobj {
+	uint32_t schema;    /* CHAINOBJ_SCHEMA_VERSION */
+	char *program;
+	enum chainobj_profile profile;
+	enum chainobj_rearm rearm;
+	uint32_t scratch_size;	/* per-connection scratch bytes */
+	uint32_t response_size; /* client response buffer bytes */
+	uint32_t n_entries;
+	struct chainobj_entry *entries;
+	uint32_t n_regions;
+	struct chainobj_region *regions;
+	uint32_t n_cqs;
+	struct chainobj_cq *cqs;
+	uint32_t n_queues;
+	struct chainobj_queue *queues;
+	uint32_t n_patches;
+	struct chainobj_patch *patches;
+	uint32_t n_relocs;
+	struct chainobj_reloc *relocs;
+	struct chainobj_summary summary;
+};
+
+/* Error classes the validator and reader report (diag.kind). */
+#define CHAINOBJ_ERRORS(X)                                         \
+	X(OK, "ok")                                                \
+	X(NOMEM, "out of memory")                                  \
+	X(IO, "I/O error")                                         \
+	X(SYNTAX, "YAML syntax error")                             \
+	X(VERSION, "unsupported schema version")                   \
+	X(UNKNOWN_KEY, "unknown key")                              \
+	X(MISSING_KEY, "missing key")                              \
+	X(DUPLICATE, "duplicate key or name")                      \
+	X(TYPE, "wrong type")                                      \
+	X(RANGE, "value out of range")                             \
+	X(NAME, "unknown or invalid name")                         \
+	X(WQE, "WQE bytes do not decode")                          \
+	X(RING, "ring size or slot inconsistent")                  \
+	X(SITE, "relocation site outside its WQE")                 \
+	X(PATCH, "patch site points nowhere")                      \
+	X(PARAM, "parameter does not match its receive template")  \
+	X(OVERFLOW, "integer overflow")                            \
+	X(CHECKSUM, "checksum mismatch")
+
+enum chainobj_err {
+#define CHAINOBJ_X_ENUM(e, text) CHAINOBJ_E_##e,
+	CHAINOBJ_ERRORS(CHAINOBJ_X_ENUM)
+#undef CHAINOBJ_X_ENUM
+	CHAINOBJ_E__COUNT
+};
+
+/*
+ * Where and why an object was rejected.  `line`/`col` are 1-based positions
+ * in the YAML text (0 when the error comes from validating an in-memory
+ * object); `path` names the field ("queues[1].sq[3].hex"); `msg` is the full
+ * one-line message, "line 42: queues[1].sq[3].hex: ...".
+ */
+struct chainobj_diag {
+	enum chainobj_err kind;
+	unsigned line;
+	unsigned col;
+	char path[128];
+	char msg[256];
+};
+
+const char *chainobj_err_name(enum chainobj_err e);
+const char *chainobj_patch_kind_name(enum chainobj_patch_kind k);
+const char *chainobj_reloc_kind_name(enum chainobj_reloc_kind k);
+enum chainobj_ref chainobj_reloc_kind_ref(enum chainobj_reloc_kind k);
+bool chainobj_reloc_kind_is_count(enum chainobj_reloc_kind k);
+const char *chainobj_role_name(enum chainobj_role r);
+const char *chainobj_profile_name(enum chainobj_profile p);
+const char *chainobj_rearm_name(enum chainobj_rearm r);
+
+/* ---- building (compiler back end, tests) ------------------------------ */
+
+/* A new empty object (schema set, relaxed profile, CPU re-post). NULL on ENOMEM. */
+struct chainobj *chainobj_new(const char *program);
+void chainobj_free(struct chainobj *o);
+
+/*
+ * Append helpers: each returns a pointer to the new zero-initialised element
+ * (name copied), or NULL on allocation failure.  Pointers stay valid until
+ * the next append to the same array.
+ */
+struct chainobj_region *chainobj_add_region(struct chainobj *o, const char *name, uint64_t size,
+					    uint32_t access);
+struct chainobj_cq *chainobj_add_cq(struct chainobj *o, const char *name, uint32_t entries);
+struct chainobj_queue *chainobj_add_queue(struct chainobj *o, const char *name,
+					  enum chainobj_role role);
+/* Copies @len bytes.  @note may be NULL. */
+struct chainobj_wqe *chainobj_queue_add_wqe(struct chainobj_queue *q, enum chainobj_ring ring,
+					    uint32_t slot, const void *bytes, uint32_t len,
+					    const char *note);
+struct chainobj_entry *chainobj_add_entry(struct chainobj *o, const char *name);
+struct chainobj_param *chainobj_entry_add_param(struct chainobj_entry *e, const char *name);
+struct chainobj_result *chainobj_entry_add_result(struct chainobj_entry *e, const char *name);
+struct chainobj_patch *chainobj_add_patch(struct chainobj *o);
+struct chainobj_reloc *chainobj_add_reloc(struct chainobj *o);
+struct chainobj_loop *chainobj_add_loop(struct chainobj *o, const char *name);
+struct chainobj_touch *chainobj_add_touch(struct chainobj *o);
+
+/* Index lookups by name; -1 when absent. */
+int chainobj_find_queue(const struct chainobj *o, const char *name);
+int chainobj_find_cq(const struct chainobj *o, const char *name);
+int chainobj_find_region(const struct chainobj *o, const char *name);
+
+/* Template at a site's (queue, ring, wqe), or NULL when it does not exist. */
+const struct chainobj_wqe *chainobj_site_wqe(const struct chainobj *o, uint32_t queue,
+					     enum chainobj_ring ring, uint32_t wqe);
+
+/*
+ * Structural validation of an in-memory object: every index in range, names
+ * valid and unique, rings power-of-two and templates inside them without
+ * overlap, SQ templates decode with the codec, receive templates decode,
+ * sites inside their WQE, patch writers exist and have the scatter entry
+ * named, parameters consistent with their receive template, sizes without
+ * overflow.  Returns 0 or -EINVAL with @diag filled (diag may be NULL).
+ * This is not the security verifier; it makes the object safe to walk.
+ */
+int chainobj_validate(const struct chainobj *o, struct chainobj_diag *diag);
+
+/* FNV-1a 64 over every template's (queue, ring, slot, bytes). */
+uint64_t chainobj_checksum(const struct chainobj *o);
+
+/* ---- YAML ------------------------------------------------------------ */
+
+/* Writer flags. */
+#define CHAINOBJ_WRITE_NO_COMMENTS (1u << 0) /* omit the printer comments */
+#define CHAINOBJ_WRITE_NO_CHECKSUM (1u << 1)
+
+/*
+ * Write @o as YAML.  Validates first (returns -EINVAL and @diag on an
+ * invalid object; nothing is written then).  -EIO on a write error.
+ */
+int chainobj_write(const struct chainobj *o, FILE *out, unsigned flags,
+		   struct chainobj_diag *diag);
+/* Same, into a malloc'd NUL-terminated buffer (*@text, *@len). */
+int chainobj_write_mem(const struct chainobj *o, unsigned flags, char **text, size_t *len,
+		       struct chainobj_diag *diag);
+
+/*
+ * Parse and validate a chain object.  On success *@out owns a new object
+ * and 0 is returned; otherwise *@out is NULL, the return is -EINVAL
+ * (rejected, @diag says where and why), -ENOMEM or -EIO.  Never reads past
+ * @len, never crashes, frees everything on failure.
+ */
+int chainobj_read_mem(const void *text, size_t len, struct chainobj **out,
+		      struct chainobj_diag *diag);
+int chainobj_read_file(const char *path, struct chainobj **out, struct chainobj_diag *diag);
+
+/* ---- relocation helper ----------------------------------------------- */
+
+/* Store the low @width bytes (1..8) of @value at @p in @order. */
+void chainobj_put_uint(uint8_t *p, uint32_t width, enum chainobj_order order, uint64_t value);
+uint64_t chainobj_get_uint(const uint8_t *p, uint32_t width, enum chainobj_order order);
+
+#endif /* PRISM_CORE_CHAINOBJ_H */
