@@ -1,0 +1,5 @@
+# runtime/core/core.mk - the backend-neutral runtime: devices, regions,
+# programs (loader, relocation), connections, servers, clients, daemon link.
+# (chainobj.c and the verifier are listed by their owners' fragments.)
+LIB_SRCS += runtime/core/log.c runtime/core/errors.c runtime/core/device.c \
+	    runtime/core/region.c runtime/core/memfd.c

@@ -1,0 +1,5 @@
+# tests/runtime.mk - the runtime core's suites (API, loader, connections,
+# daemon) and their support code.
+TESTS += runtime_core_basics prismd_config
+runtime_core_basics_SRCS := tests/runtime/test_core_basics.c
+prismd_config_SRCS := tests/runtime/test_prismd_config.c tools/prismd/config.c
