@@ -70,8 +70,8 @@ LIB_A    := $(O)/libprism.a
 LIB_SO   := $(O)/libprism.so.$(VERSION)
 PRISMC   := $(O)/prismc
 
-.PHONY: all lib test check demo bench fuzz fuzz-smoke deps install uninstall clean format \
-	check-format
+.PHONY: all lib test check demo bench fuzz fuzz-smoke deps install install-check uninstall \
+	clean format check-format
 
 all: lib $(if $(PRISMC_SRCS),$(PRISMC)) $(addprefix $(O)/,$(TOOLS))
 
@@ -145,10 +145,17 @@ deps:
 
 test:
 	@tools/deps.sh ensure
+	@rm -f build/test-tally
 	@$(MAKE) --no-print-directory check
 	@$(MAKE) --no-print-directory SAN=1 check
 	@$(MAKE) --no-print-directory fuzz-smoke
+	@$(MAKE) --no-print-directory install-check
 	@tools/run-tests.sh --summary
+
+# make install into a temporary DESTDIR, then build and run a program
+# against it through prism.pc.
+install-check: all
+	@MAKE="$(MAKE)" tests/install-check.sh
 
 fuzz-smoke: $(addprefix $(FUZZ_O)/,$(FUZZERS))
 	@for f in $(FUZZERS); do \

@@ -1,0 +1,294 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * wqe_decode.c - send-WQE bytes -> struct prism_wqe, with validation.
+ *
+ * Owns: prism_wqe_decode().  The control segment is read first; its DS
+ * count bounds every later read (and is itself bounded by @len), so no
+ * input can make the decoder read outside [buf, buf + len).  Each shape
+ * then checks that DS matches exactly the segments it implies.
+ *
+ * Lean by design (the software NIC decodes on its hot path): only the
+ * fields that the WQE's shape uses are written; see "valid after decode"
+ * in <prism/wqe.h>.  No memset of the big arrays.
+ *
+ * Must not: execute anything, or accept a WQE it cannot re-encode.
+ */
+#include "wqe_bytes.h"
+#include "wqe_layout.h"
+
+static void get_raddr(const uint8_t *p, struct prism_raddr_seg *r)
+{
+	r->raddr = wqe_get_be64(p);
+	r->rkey = wqe_get_be32(p + 8);
+	r->reserved = wqe_get_be32(p + 12);
+}
+
+/*
+ * The data part starting at @off and running to the end of the WQE: either
+ * one inline segment that fills it exactly, or whole data segments.
+ */
+static int get_data_part(const uint8_t *buf, uint32_t off, uint32_t end, struct prism_wqe *w,
+                         struct prism_wqe_diag *d)
+{
+	uint32_t rem = end - off;
+	const uint8_t *p = buf + off;
+	uint32_t word, n, i;
+
+	w->is_inline = false;
+	w->num_sge = 0;
+	w->inline_len = 0;
+	if (rem == 0)
+		return 0;
+	word = wqe_get_be32(p);
+	if (word & PRISM_INLINE_SEG) {
+		uint32_t len = word & ~PRISM_INLINE_SEG;
+
+		if (len > PRISM_WQE_MAX_INLINE)
+			return wqe_diag_fail(d, PRISM_WQE_E_INLINE, off,
+			                     "inline length %u exceeds %u", len,
+			                     PRISM_WQE_MAX_INLINE);
+		if (wqe_ds_of(WQE_INLINE_HDR + len) * 16u != rem)
+			return wqe_diag_fail(
+			    d, PRISM_WQE_E_DS, 7,
+			    "inline segment of %u bytes takes %u DS, WQE leaves %u", len,
+			    wqe_ds_of(WQE_INLINE_HDR + len), rem / 16u);
+		w->is_inline = true;
+		w->inline_len = len;
+		memcpy(w->inline_data, p + WQE_INLINE_HDR, len);
+		return 0;
+	}
+	n = rem / WQE_DATA_BYTES;
+	if (n > PRISM_WQE_MAX_SGE)
+		return wqe_diag_fail(d, PRISM_WQE_E_SGE_COUNT, off,
+		                     "ds leaves room for %u data segments, at most %u", n,
+		                     PRISM_WQE_MAX_SGE);
+	for (i = 0; i < n; i++, p += WQE_DATA_BYTES) {
+		struct prism_sge *s = &w->sge[i];
+
+		s->byte_count = wqe_get_be32(p);
+		if (s->byte_count & PRISM_INLINE_SEG)
+			return wqe_diag_fail(d, PRISM_WQE_E_SEGMENT, off + i * WQE_DATA_BYTES,
+			                     "inline segment after %u data segment(s)", i);
+		s->lkey = wqe_get_be32(p + 4);
+		s->addr = wqe_get_be64(p + 8);
+	}
+	w->num_sge = (uint8_t)n;
+	return 0;
+}
+
+static void clear_optional(struct prism_wqe *w)
+{
+	w->has_raddr = false;
+	w->has_atomic = false;
+	w->has_wait_en = false;
+	w->has_wod = false;
+	w->num_sge = 0;
+	w->is_inline = false;
+	w->inline_len = 0;
+}
+
+/* Shape decoders: @end is ds * 16, already known to be within the buffer. */
+static int dec_ctrl_only(const uint8_t *buf, uint32_t end, struct prism_wqe *w,
+                         struct prism_wqe_diag *d)
+{
+	/* Bytes after a NOP's control segment are opaque (see the encoder). */
+	return 0;
+}
+
+static int need_at_least(uint32_t end, uint32_t need, const struct prism_wqe *w, const char *what,
+                         struct prism_wqe_diag *d)
+{
+	if (end >= need)
+		return 0;
+	return wqe_diag_fail(d, PRISM_WQE_E_DS, 7, "ds=%u but %s needs at least %u (%s)", end / 16u,
+	                     prism_opcode_name(w->ctrl.opcode), need / 16u, what);
+}
+
+static int dec_raddr_data(const uint8_t *buf, uint32_t end, struct prism_wqe *w,
+                          struct prism_wqe_diag *d)
+{
+	int rc = need_at_least(end, 32, w, "ctrl+raddr", d);
+
+	if (rc)
+		return rc;
+	get_raddr(buf + 16, &w->raddr);
+	w->has_raddr = true;
+	rc = get_data_part(buf, 32, end, w, d);
+	if (rc == 0 && w->is_inline && w->ctrl.opcode == PRISM_OP_RDMA_READ)
+		return wqe_diag_fail(d, PRISM_WQE_E_INLINE, 32,
+		                     "RDMA_READ with an inline segment (a READ scatters)");
+	return rc;
+}
+
+static int dec_data(const uint8_t *buf, uint32_t end, struct prism_wqe *w, struct prism_wqe_diag *d)
+{
+	return get_data_part(buf, 16, end, w, d);
+}
+
+/* The one data segment an atomic returns its old value into. */
+static int get_atomic_sge(const uint8_t *buf, uint32_t off, uint32_t end, struct prism_wqe *w,
+                          const char *layout, struct prism_wqe_diag *d)
+{
+	int rc;
+
+	if (end != off + WQE_DATA_BYTES)
+		return wqe_diag_fail(d, PRISM_WQE_E_DS, 7, "ds=%u but %s needs %u (%s)", end / 16u,
+		                     prism_opcode_name(w->ctrl.opcode), off / 16u + 1u, layout);
+	rc = get_data_part(buf, off, end, w, d);
+	if (rc == 0 && w->is_inline)
+		return wqe_diag_fail(d, PRISM_WQE_E_SEGMENT, off,
+		                     "%s result segment is inline, must be a data segment",
+		                     prism_opcode_name(w->ctrl.opcode));
+	return rc;
+}
+
+static int dec_raddr_atomic(const uint8_t *buf, uint32_t end, struct prism_wqe *w,
+                            struct prism_wqe_diag *d)
+{
+	int rc = get_atomic_sge(buf, 48, end, w, "ctrl+raddr+atomic+data", d);
+
+	if (rc)
+		return rc;
+	get_raddr(buf + 16, &w->raddr);
+	w->has_raddr = true;
+	w->atomic.size = 8;
+	w->atomic.swap = wqe_get_be64(buf + 32);
+	w->atomic.compare = wqe_get_be64(buf + 40);
+	w->atomic.swap_mask = 0;
+	w->atomic.compare_mask = 0;
+	w->has_atomic = true;
+	return 0;
+}
+
+static uint64_t get_operand(const uint8_t *p, unsigned size, uint8_t *bytes)
+{
+	if (size == 4)
+		return wqe_get_be32(p);
+	if (size == 8)
+		return wqe_get_be64(p);
+	memcpy(bytes, p, size);
+	return 0;
+}
+
+static int dec_raddr_masked(const uint8_t *buf, uint32_t end, struct prism_wqe *w,
+                            struct prism_wqe_diag *d)
+{
+	struct prism_atomic_seg *a = &w->atomic;
+	unsigned size = wqe_masked_size(w->ctrl.opmod); /* opmod already validated */
+	uint32_t seg = wqe_masked_seg_bytes(w->ctrl.opcode, size);
+	const uint8_t *p = buf + 32;
+	int rc;
+
+	rc = get_atomic_sge(buf, 32 + seg, end, w,
+	                    w->ctrl.opcode == PRISM_OP_ATOMIC_MASKED_CS
+	                        ? "ctrl+raddr+masked CAS operands+data"
+	                        : "ctrl+raddr+masked FA operands+data",
+	                    d);
+	if (rc)
+		return rc;
+	get_raddr(buf + 16, &w->raddr);
+	w->has_raddr = true;
+	a->size = (uint8_t)size;
+	a->swap = get_operand(p, size, a->swap_bytes);
+	if (w->ctrl.opcode == PRISM_OP_ATOMIC_MASKED_CS) {
+		a->compare = get_operand(p + size, size, a->compare_bytes);
+		a->swap_mask = get_operand(p + 2 * size, size, a->swap_mask_bytes);
+		a->compare_mask = get_operand(p + 3 * size, size, a->compare_mask_bytes);
+	} else {
+		a->swap_mask = get_operand(p + size, size, a->swap_mask_bytes);
+		a->compare = 0;
+		a->compare_mask = 0;
+	}
+	w->has_atomic = true;
+	return 0;
+}
+
+static int dec_wait_enable(const uint8_t *buf, uint32_t end, struct prism_wqe *w,
+                           struct prism_wqe_diag *d)
+{
+	const uint8_t *p = buf + 16;
+
+	if (w->ctrl.opcode == PRISM_OP_CQE_WAIT && w->ctrl.opmod != PRISM_WAIT_CQ) {
+		uint32_t cond;
+		uint64_t va;
+
+		if (end != 16 + WQE_WOD_BYTES)
+			return wqe_diag_fail(
+			    d, PRISM_WQE_E_DS, 7,
+			    "ds=%u but CQE_WAIT opmod %u needs 3 (ctrl+wait-on-data)", end / 16u,
+			    w->ctrl.opmod);
+		cond = wqe_get_be32(p);
+		if (cond & ~0x1fu)
+			return wqe_diag_fail(d, PRISM_WQE_E_SEGMENT, 16,
+			                     "wait condition word 0x%08x has bits above 4:0", cond);
+		va = wqe_get_be64(p + 8);
+		w->wod.cond = (uint8_t)cond;
+		w->wod.lkey = wqe_get_be32(p + 4);
+		w->wod.addr = va & ~(uint64_t)7;
+		w->wod.fail_action = (uint8_t)(va & 7u);
+		w->wod.value = wqe_get_be64(p + 16);
+		w->wod.mask = wqe_get_be64(p + 24);
+		w->has_wod = true;
+		return 0;
+	}
+	if (end != 16 + WQE_WAIT_EN_BYTES)
+		return wqe_diag_fail(d, PRISM_WQE_E_DS, 7, "ds=%u but %s needs 2 (ctrl+%s)",
+		                     end / 16u, prism_opcode_name(w->ctrl.opcode),
+		                     w->ctrl.opcode == PRISM_OP_CQE_WAIT ? "wait" : "enable");
+	w->wait_en.index = wqe_get_be32(p + 8);
+	w->wait_en.obj_num = wqe_get_be32(p + 12);
+	if (w->wait_en.obj_num > 0xffffffu)
+		return wqe_diag_fail(
+		    d, PRISM_WQE_E_SEGMENT, 28, "%s number 0x%08x does not fit 24 bits",
+		    w->ctrl.opcode == PRISM_OP_CQE_WAIT ? "CQ" : "QP", w->wait_en.obj_num);
+	w->has_wait_en = true;
+	return 0;
+}
+
+typedef int (*shape_decoder)(const uint8_t *buf, uint32_t end, struct prism_wqe *w,
+                             struct prism_wqe_diag *d);
+
+static const shape_decoder shape_decoders[] = {
+    [PRISM_SHAPE_CTRL_ONLY] = dec_ctrl_only,
+    [PRISM_SHAPE_RADDR_DATA] = dec_raddr_data,
+    [PRISM_SHAPE_DATA] = dec_data,
+    [PRISM_SHAPE_RADDR_ATOMIC] = dec_raddr_atomic,
+    [PRISM_SHAPE_RADDR_MASKED] = dec_raddr_masked,
+    [PRISM_SHAPE_WAIT_ENABLE] = dec_wait_enable,
+};
+
+PRISM_API int prism_wqe_decode(const void *buf, size_t len, struct prism_wqe *w,
+                               struct prism_wqe_diag *diag)
+{
+	const struct prism_opcode_info *info;
+	uint32_t end;
+	int rc;
+
+	if (!buf || !w)
+		return wqe_diag_fail(diag, PRISM_WQE_E_ARG, 0, "NULL buffer or WQE");
+	if (len < WQE_CTRL_BYTES)
+		return wqe_diag_fail(diag, PRISM_WQE_E_SHORT, 0,
+		                     "%zu bytes, a control segment needs 16", len);
+	prism_ctrl_seg_unpack(buf, &w->ctrl);
+	clear_optional(w);
+	info = prism_opcode_info(w->ctrl.opcode);
+	if (!info)
+		return wqe_diag_fail(diag, PRISM_WQE_E_OPCODE, 3, "unknown opcode 0x%02x",
+		                     w->ctrl.opcode);
+	if (w->ctrl.ds & 0xc0u)
+		return wqe_diag_fail(diag, PRISM_WQE_E_DS, 7,
+		                     "ds byte 0x%02x has reserved bits 7:6 set", w->ctrl.ds);
+	if (w->ctrl.ds == 0)
+		return wqe_diag_fail(diag, PRISM_WQE_E_DS, 7,
+		                     "ds=0, the control segment alone is 1");
+	end = w->ctrl.ds * PRISM_WQE_DS_BYTES;
+	if (end > len)
+		return wqe_diag_fail(diag, PRISM_WQE_E_SHORT, (uint32_t)len,
+		                     "ds=%u (%u bytes) but only %zu bytes readable", w->ctrl.ds,
+		                     end, len);
+	if (!wqe_opmod_valid(info, w->ctrl.opmod))
+		return wqe_diag_fail(diag, PRISM_WQE_E_OPMOD, 0, "opmod 0x%02x is not valid for %s",
+		                     w->ctrl.opmod, info->name);
+	rc = shape_decoders[info->shape](buf, end, w, diag);
+	return rc < 0 ? rc : (int)end;
+}

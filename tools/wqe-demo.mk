@@ -1,0 +1,5 @@
+# tools: prism-wqe-demo, the codec-only demo that `make demo` runs until the
+# software NIC and the compiler are merged.
+TOOLS += prism-wqe-demo
+prism-wqe-demo_SRCS := tools/prism-wqe-demo.c
+DEMO_STEPS += $(O)/prism-wqe-demo
