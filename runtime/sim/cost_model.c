@@ -6,11 +6,12 @@
  * profile and one executed WQE into latency and processing-unit occupancy
  * (docs/cost-model.md):
  *
- *   latency = (HEAD ? latency[nop] : chain[order])       doorbell/fetch/order
+ *   latency = (HOST ? latency[nop] : chain[order])       doorbell/fetch/order
  *           + (latency[verb] - latency[nop])             execution (Fig. 7)
  *           + max(0, bytes - free_bytes) * 8 / gbps      payload
- *           + (remote ? network : 0)                     the wire
+ *           + (to another node ? network : 0)            the wire
  *   busy    = processing_units * 1000 / throughput[verb] (Table 3, per PU)
+ *   latency = max(latency, busy)
  *
  * Must not: schedule, or know about queues; the engine composes these
  * numbers into a timeline.
@@ -44,10 +45,12 @@ static const char *const verb_names[SIM_VERB__COUNT] = {
 #undef X_NAME
 };
 
+/* Keys of the profile's chain_ns section, indexed by sim.h's enum sim_order. */
 static const char *const order_names[SIM_ORDER__COUNT] = {
-#define X_NAME(o, key) [SIM_ORDER_##o] = key,
-    SIM_ORDER_MODES(X_NAME)
-#undef X_NAME
+    [SIM_ORDER_HOST] = "host",
+    [SIM_ORDER_WQ] = "wq",
+    [SIM_ORDER_COMPLETION] = "completion",
+    [SIM_ORDER_DOORBELL] = "doorbell",
 };
 
 enum sim_verb sim_cost_verb_of(uint8_t opcode)
@@ -65,26 +68,40 @@ const char *sim_order_name(enum sim_order o)
 	return (unsigned)o < SIM_ORDER__COUNT ? order_names[o] : "?";
 }
 
-static uint64_t ns_round(double ns)
+static sim_time_t ns_to_ps(double ns)
 {
-	return ns <= 0 ? 0 : (uint64_t)llround(ns);
+	return ns <= 0 ? 0 : (sim_time_t)llround(ns * 1000.0);
 }
 
-void sim_cost_charge(const struct sim_cost_profile *p, const struct sim_cost_wqe *w,
-                     struct sim_cost *out)
+/* Verbs whose request or data crosses the wire to the peer. */
+static bool uses_wire(enum sim_verb v)
 {
-	enum sim_verb v = sim_cost_verb_of(w->opcode);
-	enum sim_order o = (unsigned)w->order < SIM_ORDER__COUNT ? w->order : SIM_ORDER_WQ;
+	return v == SIM_VERB_WRITE || v == SIM_VERB_SEND || v == SIM_VERB_READ ||
+	       v == SIM_VERB_ATOMIC || v == SIM_VERB_MASKED_ATOMIC;
+}
 
-	double lat = o == SIM_ORDER_HEAD ? p->latency_ns[SIM_VERB_NOP] : p->chain_ns[o];
+void sim_cost_profile_charge(const struct sim_cost_profile *p, const struct sim_cost_query *q,
+                             struct sim_cost *out)
+{
+	enum sim_verb v = sim_cost_verb_of(q->opcode);
+	unsigned o = (unsigned)q->order < SIM_ORDER__COUNT ? (unsigned)q->order : SIM_ORDER_WQ;
+
+	double lat = p->chain_ns[o];
 	double exec = p->latency_ns[v] - p->latency_ns[SIM_VERB_NOP];
 	if (exec > 0)
 		lat += exec;
-	if (w->bytes > p->payload_free_bytes)
-		lat += (double)(w->bytes - p->payload_free_bytes) * 8.0 / p->payload_gbps;
-	if (w->remote)
+	if (q->bytes > p->payload_free_bytes)
+		lat += (double)(q->bytes - p->payload_free_bytes) * 8.0 / p->payload_gbps;
+	if (!q->loopback && uses_wire(v))
 		lat += p->network_ns;
 
-	out->latency_ns = ns_round(lat);
-	out->busy_ns = ns_round((double)p->processing_units * 1000.0 / p->throughput_mops[v]);
+	out->latency = ns_to_ps(lat);
+	out->busy = ns_to_ps((double)p->processing_units * 1000.0 / p->throughput_mops[v]);
+	if (out->latency < out->busy)
+		out->latency = out->busy; /* sim.h: latency >= busy */
+}
+
+void sim_cost_profile_observer_cost(void *ctx, const struct sim_cost_query *q, struct sim_cost *out)
+{
+	sim_cost_profile_charge(ctx, q, out);
 }

@@ -300,7 +300,7 @@ int sim_cost_profile_parse(const char *text, size_t len, const char *origin,
 	if (rc)
 		return rc;
 
-	p.chain_ns[SIM_ORDER_HEAD] = p.latency_ns[SIM_VERB_NOP];
+	p.chain_ns[SIM_ORDER_HOST] = p.latency_ns[SIM_VERB_NOP];
 	*out = p;
 	return 0;
 }

@@ -5,8 +5,8 @@
  *
  * Owns: the profile schema (a table of fields; YAML files such as
  * profiles/cx5.yaml, parsed with libyaml), the built-in profiles compiled
- * into the library, and sim_cost_charge(), which turns one executed WQE into
- * virtual nanoseconds.
+ * into the library, and sim_cost_profile_charge(), which turns one executed
+ * WQE into virtual time (the engine's sim_observer.cost).
  *
  * Must not: know about queues, scheduling or memory; the engine decides when
  * a WQE may start and asks this module only how long it takes.  Never prints:
@@ -18,6 +18,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include "sim/sim.h"
 
 /* What a WQE costs to execute depends on its verb class... */
 #define SIM_VERB_CLASSES(X)                                                                        \
@@ -38,24 +40,11 @@ enum sim_verb {
 };
 
 /*
- * ...and on how it reached its processing unit (RedN 3.1, Fig. 2, Fig. 8):
- *   HEAD        the first WQE after a host doorbell (pays doorbell + fetch)
- *   WQ          prefetched behind its predecessor in the same work queue
- *   COMPLETION  released by a WAIT on a completion (or held by a fence)
- *   DOORBELL    on a managed queue, fetched alone after a SEND_EN/RECV_EN
+ * ...and on how it reached its processing unit: sim.h's enum sim_order
+ * (HOST: first WQE after a host doorbell, WQ, COMPLETION, DOORBELL; RedN
+ * 3.1, Fig. 2, Fig. 8).  The profile's chain_ns section is keyed by these.
  */
-#define SIM_ORDER_MODES(X)                                                                         \
-	X(HEAD, "head")                                                                            \
-	X(WQ, "wq")                                                                                \
-	X(COMPLETION, "completion")                                                                \
-	X(DOORBELL, "doorbell")
-
-enum sim_order {
-#define SIM_X_ORDER(name, key) SIM_ORDER_##name,
-	SIM_ORDER_MODES(SIM_X_ORDER)
-#undef SIM_X_ORDER
-	    SIM_ORDER__COUNT,
-};
+#define SIM_ORDER__COUNT 4
 
 #define SIM_PROFILE_NAME_MAX 32
 #define SIM_PROFILE_DESC_MAX 160
@@ -107,32 +96,24 @@ const char *const *sim_cost_profile_builtin_names(void);
 /* Raw YAML text of a built-in profile (for `--dump`), NULL when unknown. */
 const char *sim_cost_profile_builtin_text(const char *name, size_t *len);
 
-/* Everything the cost model needs to know about one executed WQE. */
-struct sim_cost_wqe {
-	uint8_t opcode;       /* enum prism_opcode */
-	enum sim_order order; /* how it reached its PU */
-	uint32_t bytes;       /* payload moved (0 for NOP / ordering / atomics) */
-	bool remote;          /* crosses the wire to another NIC */
-};
-
 /*
- * The price of one WQE:
- *   latency_ns  from the moment it may start (predecessor done, WAIT
- *               satisfied, ENABLE executed) until its completion is visible;
- *   busy_ns     how long it occupies its processing unit: a PU can start
- *               the next WQE after busy_ns (throughput, Table 3: a port's
- *               rate for the verb spread over its processing_units).
+ * The price of one WQE (struct sim_cost, picoseconds):
+ *   latency  from the moment it may start (predecessor done, WAIT satisfied,
+ *            ENABLE executed) until its completion is visible;
+ *   busy     how long it occupies its processing unit: the PU can start the
+ *            next WQE after busy (Table 3: the port's rate for the verb
+ *            spread over its processing_units).
+ * Inputs used from @q: opcode, order, bytes, loopback.
  */
-struct sim_cost {
-	uint64_t latency_ns;
-	uint64_t busy_ns;
-};
+void sim_cost_profile_charge(const struct sim_cost_profile *p, const struct sim_cost_query *q,
+                             struct sim_cost *out);
+
+/* sim_observer.cost callback: @ctx is a const struct sim_cost_profile *. */
+void sim_cost_profile_observer_cost(void *ctx, const struct sim_cost_query *q,
+                                    struct sim_cost *out);
 
 /* Map a WQE opcode to its verb class; NOP for unknown opcodes. */
 enum sim_verb sim_cost_verb_of(uint8_t opcode);
-
-void sim_cost_charge(const struct sim_cost_profile *p, const struct sim_cost_wqe *w,
-                     struct sim_cost *out);
 
 const char *sim_verb_name(enum sim_verb v);
 const char *sim_order_name(enum sim_order o);

@@ -21,10 +21,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rc == 0) {
 		if (p.processing_units < 1 || p.latency_ns[SIM_VERB_NOP] < 1)
 			abort();
-		struct sim_cost_wqe w = {
-		    .opcode = 0x11, .order = SIM_ORDER_DOORBELL, .bytes = 4096, .remote = true};
+		struct sim_cost_query q = {
+		    .opcode = 0x11, .order = SIM_ORDER_DOORBELL, .bytes = 4096};
 		struct sim_cost c;
-		sim_cost_charge(&p, &w, &c);
+		sim_cost_profile_charge(&p, &q, &c);
+		if (c.latency < c.busy)
+			abort();
 	} else if (d.msg[0] == '\0') {
 		abort();
 	}

@@ -198,13 +198,23 @@ static void test_truncations_never_crash(void **state)
 	assert_true(bad > len / 2);
 }
 
-static struct sim_cost charge(const struct sim_cost_profile *p, uint8_t op, enum sim_order o,
-                              uint32_t bytes, bool remote)
+/* Charge one WQE; returns latency in ns (busy in *busy_ns when non-NULL). */
+static uint64_t charge_busy(const struct sim_cost_profile *p, uint8_t op, enum sim_order o,
+			    uint32_t bytes, bool remote, uint64_t *busy_ns)
 {
-	struct sim_cost_wqe w = {.opcode = op, .order = o, .bytes = bytes, .remote = remote};
+	struct sim_cost_query q = {.opcode = op, .order = o, .bytes = bytes, .loopback = !remote};
 	struct sim_cost c;
-	sim_cost_charge(p, &w, &c);
-	return c;
+	sim_cost_profile_observer_cost((void *)p, &q, &c);
+	assert_true(c.latency >= c.busy);
+	if (busy_ns)
+		*busy_ns = c.busy / 1000;
+	return c.latency / 1000;
+}
+
+static uint64_t charge(const struct sim_cost_profile *p, uint8_t op, enum sim_order o,
+		       uint32_t bytes, bool remote)
+{
+	return charge_busy(p, op, o, bytes, remote, NULL);
 }
 
 static void test_single_verb_latency_fig7(void **state)
@@ -212,18 +222,17 @@ static void test_single_verb_latency_fig7(void **state)
 	(void)state;
 	struct sim_cost_profile p;
 	assert_int_equal(sim_cost_profile_builtin("cx5", &p, NULL), 0);
-	assert_int_equal(charge(&p, PRISM_OP_NOP, SIM_ORDER_HEAD, 0, false).latency_ns, 1210);
-	assert_int_equal(charge(&p, PRISM_OP_RDMA_WRITE, SIM_ORDER_HEAD, 64, false).latency_ns,
-	                 1600);
-	assert_int_equal(charge(&p, PRISM_OP_RDMA_READ, SIM_ORDER_HEAD, 64, false).latency_ns,
-	                 1800);
-	assert_int_equal(charge(&p, PRISM_OP_ATOMIC_CS, SIM_ORDER_HEAD, 0, false).latency_ns, 1800);
-	assert_int_equal(charge(&p, PRISM_OP_ATOMIC_FA, SIM_ORDER_HEAD, 0, false).latency_ns, 1800);
-	/* remote NOOP ~0.25 us above loopback */
-	assert_int_equal(charge(&p, PRISM_OP_NOP, SIM_ORDER_HEAD, 0, true).latency_ns, 1460);
+	assert_int_equal(charge(&p, PRISM_OP_NOP, SIM_ORDER_HOST, 0, false), 1210);
+	assert_int_equal(charge(&p, PRISM_OP_RDMA_WRITE, SIM_ORDER_HOST, 64, false), 1600);
+	assert_int_equal(charge(&p, PRISM_OP_RDMA_READ, SIM_ORDER_HOST, 64, false), 1800);
+	assert_int_equal(charge(&p, PRISM_OP_ATOMIC_CS, SIM_ORDER_HOST, 0, false), 1800);
+	assert_int_equal(charge(&p, PRISM_OP_ATOMIC_FA, SIM_ORDER_HOST, 0, false), 1800);
+	/* the wire adds ~0.25 us (remote minus loopback, Fig. 7) to verbs that cross it; a
+	 * NOP or an ordering verb stays on the NIC */
+	assert_int_equal(charge(&p, PRISM_OP_RDMA_WRITE, SIM_ORDER_HOST, 64, true), 1850);
+	assert_int_equal(charge(&p, PRISM_OP_NOP, SIM_ORDER_HOST, 0, true), 1210);
 	/* payload: 4 KB WRITE adds (4096-64)*8/50 ns */
-	assert_int_equal(charge(&p, PRISM_OP_RDMA_WRITE, SIM_ORDER_HEAD, 4096, false).latency_ns,
-	                 1600 + 645);
+	assert_int_equal(charge(&p, PRISM_OP_RDMA_WRITE, SIM_ORDER_HOST, 4096, false), 1600 + 645);
 }
 
 /* Fig. 8: n NOOPs take 1.21 us + (n-1) x {0.17, 0.19, 0.54} us. */
@@ -238,9 +247,9 @@ static void test_chain_latency_fig8(void **state)
 	} modes[] = {{SIM_ORDER_WQ, 170}, {SIM_ORDER_COMPLETION, 190}, {SIM_ORDER_DOORBELL, 540}};
 	for (size_t m = 0; m < 3; m++) {
 		for (unsigned n = 1; n <= 16; n++) {
-			uint64_t t = charge(&p, PRISM_OP_NOP, SIM_ORDER_HEAD, 0, false).latency_ns;
+			uint64_t t = charge(&p, PRISM_OP_NOP, SIM_ORDER_HOST, 0, false);
 			for (unsigned i = 1; i < n; i++)
-				t += charge(&p, PRISM_OP_NOP, modes[m].order, 0, false).latency_ns;
+				t += charge(&p, PRISM_OP_NOP, modes[m].order, 0, false);
 			assert_int_equal(t, 1210 + (uint64_t)(n - 1) * modes[m].per_wr);
 		}
 	}
@@ -261,7 +270,8 @@ static void test_throughput_table3(void **state)
 	            {PRISM_OP_ATOMIC_FA, 8.4},
 	            {PRISM_OP_ATOMIC_MASKED_CS, 8.4}};
 	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
-		uint64_t busy = charge(&p, rows[i].op, SIM_ORDER_WQ, 64, false).busy_ns;
+		uint64_t busy;
+		charge_busy(&p, rows[i].op, SIM_ORDER_WQ, 64, false, &busy);
 		double port_mops = p.processing_units * 1000.0 / (double)busy;
 		assert_true(port_mops > rows[i].mops * 0.99 && port_mops < rows[i].mops * 1.01);
 	}
@@ -270,6 +280,14 @@ static void test_throughput_table3(void **state)
 	assert_int_equal(sim_cost_verb_of(0xff), SIM_VERB_NOP);
 	assert_string_equal(sim_verb_name(SIM_VERB_MASKED_ATOMIC), "masked_atomic");
 	assert_string_equal(sim_order_name(SIM_ORDER_DOORBELL), "doorbell");
+	/* ordering verbs never pay for the wire; a remote READ does */
+	assert_int_equal(charge(&p, PRISM_OP_SEND_ENABLE, SIM_ORDER_WQ, 0, true), 170);
+	assert_int_equal(charge(&p, PRISM_OP_RDMA_READ, SIM_ORDER_DOORBELL, 64, true),
+			 540 + 590 + 250);
+	/* ordering verbs never pay for the wire; a remote READ does */
+	assert_int_equal(charge(&p, PRISM_OP_SEND_ENABLE, SIM_ORDER_WQ, 0, true), 170);
+	assert_int_equal(charge(&p, PRISM_OP_RDMA_READ, SIM_ORDER_DOORBELL, 64, true),
+	                 540 + 590 + 250);
 }
 
 int main(void)
