@@ -37,7 +37,7 @@
 #define CHAINOBJ_MAX_PARAMS 16u	       /* per entry (a RECV scatters <= 16 entries) */
 #define CHAINOBJ_MAX_RING 65536u       /* SQ slots (BBs) / RQ slots per queue */
 #define CHAINOBJ_MAX_CQE 16777216u     /* 24-bit CQ counts */
-#define CHAINOBJ_MAX_RQ_STRIDE_DS 32u  /* receive WQE stride in 16-byte units */
+#define CHAINOBJ_MAX_RQ_STRIDE_DS 16u  /* receive WQE stride, 16-byte units (<= 16 SGEs) */
 #define CHAINOBJ_MAX_REGION_SIZE (1ull << 40)
 #define CHAINOBJ_MAX_SCRATCH (1u << 20)
 #define CHAINOBJ_MAX_MSG 4096u	       /* client SEND payload / response bytes */
@@ -165,6 +165,7 @@ struct chainobj_wqe {
 	uint32_t len;  /* SQ: ds*16 (what the codec decodes); RQ: stride bytes */
 	uint8_t *bytes;
 	char *note;    /* optional provenance ("get.prism:12 if"), may be NULL */
+	uint32_t line; /* YAML line it was read from; 0 when built in memory */
 };
 
 struct chainobj_queue {
@@ -184,6 +185,7 @@ struct chainobj_queue {
 	struct chainobj_wqe *sq;
 	uint32_t n_rq;
 	struct chainobj_wqe *rq;
+	uint32_t line; /* YAML line it was read from; 0 when built in memory */
 };
 
 struct chainobj_cq {
@@ -191,12 +193,14 @@ struct chainobj_cq {
 	uint32_t entries;	   /* power of two */
 	bool ignore_overrun;	   /* required for recycled / long-running chains */
 	uint32_t per_invocation;   /* CQEs produced per invocation */
+	uint32_t line; /* YAML line it was read from; 0 when built in memory */
 };
 
 struct chainobj_region {
 	char *name;
 	uint64_t size;
 	uint32_t access; /* enum chainobj_access bits */
+	uint32_t line; /* YAML line it was read from; 0 when built in memory */
 };
 
 /* A typed entry-point parameter and the RECV scatter entries it lands in. */
@@ -211,6 +215,7 @@ struct chainobj_param {
 	uint32_t rwqe;	      /* ... its rq[rwqe] ... */
 	uint32_t first_sge;   /* ... scatter entries [first_sge, first_sge + n_sge) */
 	uint32_t n_sge;
+	uint32_t line; /* YAML line it was read from; 0 when built in memory */
 };
 
 /* A typed result written back to the client's response buffer. */
@@ -219,6 +224,7 @@ struct chainobj_result {
 	uint32_t width;
 	enum chainobj_order order;
 	uint32_t offset; /* in the client response buffer */
+	uint32_t line; /* YAML line it was read from; 0 when built in memory */
 };
 
 struct chainobj_entry {
@@ -228,6 +234,7 @@ struct chainobj_entry {
 	struct chainobj_param *params;
 	uint32_t n_results;
 	struct chainobj_result *results;
+	uint32_t line; /* YAML line it was read from; 0 when built in memory */
 };
 
 /* `target` bytes are rewritten at run time by WQE `writer`. */
@@ -238,6 +245,7 @@ struct chainobj_patch {
 	enum chainobj_ring writer_ring;
 	uint32_t writer_wqe;
 	uint32_t writer_sge; /* scatter kinds: which scatter entry; else 0 */
+	uint32_t line; /* YAML line it was read from; 0 when built in memory */
 };
 
 struct chainobj_reloc {
@@ -249,17 +257,20 @@ struct chainobj_reloc {
 	uint64_t addend;    /* address kinds: byte offset */
 	uint32_t stride;    /* count kinds: advance per invocation */
 	uint32_t delta;     /* count kinds: offset within the invocation */
+	uint32_t line; /* YAML line it was read from; 0 when built in memory */
 };
 
 struct chainobj_loop {
 	char *name;
 	uint32_t bound;		 /* max iterations per invocation */
 	uint32_t wr_per_iteration;
+	uint32_t line; /* YAML line it was read from; 0 when built in memory */
 };
 
 struct chainobj_touch {
 	uint32_t region;
 	uint32_t access; /* enum chainobj_access bits actually used */
+	uint32_t line; /* YAML line it was read from; 0 when built in memory */
 };
 
 /* What the verifier proved (re-checked at load time). */
@@ -355,7 +366,8 @@ void chainobj_free(struct chainobj *o);
 /*
  * Append helpers: each returns a pointer to the new zero-initialised element
  * (name copied), or NULL on allocation failure.  Pointers stay valid until
- * the next append to the same array.
+ * the next append to the same array.  Arrays must only grow through these
+ * helpers (their capacity is implied by the count).
  */
 struct chainobj_region *chainobj_add_region(struct chainobj *o, const char *name, uint64_t size,
 					    uint32_t access);
@@ -394,7 +406,13 @@ const struct chainobj_wqe *chainobj_site_wqe(const struct chainobj *o, uint32_t 
  */
 int chainobj_validate(const struct chainobj *o, struct chainobj_diag *diag);
 
-/* FNV-1a 64 over every template's (queue, ring, slot, bytes). */
+/*
+ * Content checksum: FNV-1a 64 over the object's canonical YAML (written
+ * without comments and without the checksum line), so it covers every
+ * field, not only the WQE bytes.  0 on allocation failure (or when the
+ * object does not validate).  A checksum only detects accidental or naive
+ * edits; the real defence is the loader's re-verification.
+ */
 uint64_t chainobj_checksum(const struct chainobj *o);
 
 /* ---- YAML ------------------------------------------------------------ */
