@@ -1,0 +1,17 @@
+# runtime/net/net.mk - the cross-process transport between software NICs:
+# IB-framed packets over TCP, connection setup on port 18515, its tests,
+# fuzz target and benchmark.
+LIB_SRCS += runtime/net/net_frame.c runtime/net/net_oob.c runtime/net/net_sock.c
+
+TESTS += net_frame
+net_frame_SRCS := tests/net/test_net_frame.c
+TESTS += net_oob
+net_oob_SRCS := tests/net/test_net_oob.c
+
+FUZZERS += fuzz_net_frame
+fuzz_net_frame_SRCS := tests/fuzz/fuzz_net_frame.c
+
+# The data path needs the sim engine (runtime/sim/sim.mk, branch sim).
+ifneq ($(wildcard runtime/sim/sim.mk),)
+LIB_SRCS += runtime/net/net_simpkt.c runtime/net/net_transport.c
+endif
