@@ -24,6 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct sim_observer;
+
 /* Opaque handles; each backend defines what they point to. */
 struct core_be_dev;
 struct core_be_mr;
@@ -64,6 +66,7 @@ struct core_dev_attr {
 	bool chaos;	      /* sim: chaos mode */
 	bool threaded;	      /* sim: run NIC threads in the background */
 	uint32_t node;	      /* sim: node id on the wire */
+	const struct sim_observer *obs; /* sim: cost model and trace hooks (sim/sim.h) */
 	void (*log)(void *ctx, int level, const char *msg);
 	void *log_ctx;
 };
@@ -146,6 +149,9 @@ struct core_backend_ops {
 	 * run until idle); a backend whose NIC runs by itself sets it NULL.
 	 */
 	int (*progress)(struct core_be_dev *dev);
+
+	/* Device clock in ns (sim: latest virtual time; mlx5: NULL). */
+	uint64_t (*now_ns)(struct core_be_dev *dev);
 };
 
 /* The sim backend's table (runtime/sim/sim_backend.c). */

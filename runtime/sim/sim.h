@@ -143,8 +143,9 @@ struct sim_event {
 	uint8_t opcode;
 	enum sim_order order;
 	uint32_t bytes;
-	/* PATCH: target queue's qpn and WQE (if inside the fetched window),
-	 * queue byte offset and length; HAZARD: the hazard. */
+	/* PATCH: target queue's qpn and WQE (the fetched WQE covering the
+	 * bytes, else the counter the slot holds next), send-queue byte offset
+	 * and length; HAZARD: the hazard. */
 	uint32_t target_qpn;
 	uint32_t target_wqe_counter;
 	uint32_t offset, len;
@@ -158,6 +159,8 @@ struct sim_event {
 	/* READ_LINE: host address of the line (an observer may write memory here,
 	 * between lines, to model a concurrent CPU writer) */
 	const void *addr;
+	/* FETCH / EXEC_START: the decoded WQE as fetched (NULL if undecodable) */
+	const struct prism_wqe *wqe;
 	/* PKT_TX / PKT_RX */
 	const struct sim_pkt *pkt;
 };
@@ -357,6 +360,7 @@ struct sim_pkt {
 	uint32_t wqe_counter; /* requester's WQE counter (attribution only; may be 0) */
 	sim_time_t t;	      /* virtual arrival time at the destination */
 	uint8_t syndrome;     /* NAK: enum prism_cqe_syndrome */
+	uint8_t rnr_timer;    /* RNR NAK: responder's min_rnr_timer (IB encoding) */
 	uint8_t opcode;	      /* ATOMIC_REQ: ATOMIC_CS/FA/MASKED_*; requests: WQE opcode */
 	uint8_t opmod;
 	uint8_t atomic_size;  /* 4, 8, 16, 32 */
@@ -399,5 +403,13 @@ void sim_fabric_destroy(struct sim_fabric *f);
 int sim_fabric_attach(struct sim_fabric *f, struct sim_dev *dev);
 /* Runs every attached device in deterministic mode until all are idle. */
 int sim_fabric_run(struct sim_fabric *f, uint64_t max_steps);
+
+/* ---- the sim behind core/backend.h ------------------------------------ */
+
+struct core_be_dev;
+struct core_be_qp;
+/* The sim objects behind the sim backend's handles (for the net transport). */
+struct sim_dev *sim_backend_dev(struct core_be_dev *dev);
+struct sim_qp *sim_backend_qp(struct core_be_qp *qp);
 
 #endif /* PRISM_SIM_H */

@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim_cq.c - completion queues: the CQE ring in host memory, the owner bit,
+ * the consumer-index doorbell record, overrun, and the completion count
+ * that WAIT compares against.
+ *
+ * Owns: struct sim_cq.  A CQE is encoded by the codec, its first 63 bytes
+ * stored, then op_own with release order, so a polling thread that sees the
+ * owner bit flip sees the whole CQE (mlx5 rdma-core: mlx5_get_next_cqe).
+ *
+ * Must not: decide which CQEs exist (sim_requester.c / sim_responder.c /
+ * sim_qp.c do).
+ */
+#include <stdlib.h>
+
+#include "sim/sim_internal.h"
+
+int sim_cq_create(struct sim_dev *dev, const struct sim_cq_attr *attr, struct sim_cq **out)
+{
+	struct sim_cq *cq;
+	uint32_t slot;
+	int rc = 0;
+
+	if (!dev || !attr || !out || attr->ncqe < 2 || attr->ncqe > (1u << 22) ||
+	    (attr->ncqe & (attr->ncqe - 1)))
+		return -EINVAL;
+	cq = calloc(1, sizeof(*cq));
+	if (!cq)
+		return -ENOMEM;
+	cq->buf = aligned_alloc(4096, (size_t)attr->ncqe * PRISM_CQE_BYTES);
+	cq->dbrec = aligned_alloc(64, 64);
+	cq->times = calloc(attr->ncqe, sizeof(*cq->times));
+	if (!cq->buf || !cq->dbrec || !cq->times) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	/* rdma-core initializes every CQE as invalid and hardware-owned */
+	for (uint32_t i = 0; i < attr->ncqe; i++) {
+		memset(cq->buf + (size_t)i * PRISM_CQE_BYTES, 0, PRISM_CQE_BYTES);
+		cq->buf[(size_t)i * PRISM_CQE_BYTES + 63] = PRISM_CQE_INVALID << 4 | 1;
+	}
+	memset((void *)cq->dbrec, 0, 64);
+	cq->dev = dev;
+	cq->ncqe = attr->ncqe;
+	cq->ignore_overrun = attr->ignore_overrun;
+	pthread_mutex_lock(&dev->lock);
+	for (slot = 1; slot < dev->cqs_cap && dev->cqs[slot]; slot++)
+		;
+	if (slot >= dev->cqs_cap) {
+		uint32_t ncap = dev->cqs_cap ? dev->cqs_cap * 2 : 16;
+		struct sim_cq **n = realloc(dev->cqs, ncap * sizeof(*n));
+
+		if (!n) {
+			pthread_mutex_unlock(&dev->lock);
+			rc = -ENOMEM;
+			goto fail;
+		}
+		memset(n + dev->cqs_cap, 0, (ncap - dev->cqs_cap) * sizeof(*n));
+		dev->cqs = n;
+		dev->cqs_cap = ncap;
+	}
+	cq->slot = slot;
+	cq->cqn = slot;
+	dev->cqs[slot] = cq;
+	dev->ncqs++;
+	pthread_mutex_unlock(&dev->lock);
+	*out = cq;
+	return 0;
+fail:
+	free(cq->buf);
+	free((void *)cq->dbrec);
+	free(cq->times);
+	free(cq);
+	return rc;
+}
+
+static void cq_free(struct sim_cq *cq)
+{
+	free(cq->buf);
+	free((void *)cq->dbrec);
+	free(cq->times);
+	free(cq);
+}
+
+int sim_cq_destroy(struct sim_cq *cq)
+{
+	struct sim_dev *dev;
+
+	if (!cq)
+		return -EINVAL;
+	dev = cq->dev;
+	pthread_mutex_lock(&dev->lock);
+	if (cq->users) {
+		pthread_mutex_unlock(&dev->lock);
+		return SIM_E_BUSY;
+	}
+	dev->cqs[cq->slot] = NULL;
+	dev->ncqs--;
+	pthread_mutex_unlock(&dev->lock);
+	cq_free(cq);
+	return 0;
+}
+
+void sim_cq_destroy_all(struct sim_dev *dev)
+{
+	for (uint32_t i = 0; i < dev->cqs_cap; i++) {
+		if (dev->cqs[i])
+			cq_free(dev->cqs[i]);
+		dev->cqs[i] = NULL;
+	}
+}
+
+struct sim_cq *sim_cq_by_num(struct sim_dev *dev, uint32_t cqn)
+{
+	return cqn && cqn < dev->cqs_cap ? dev->cqs[cqn] : NULL;
+}
+
+uint32_t sim_cq_num(const struct sim_cq *cq)
+{
+	return cq->cqn;
+}
+void *sim_cq_buf(const struct sim_cq *cq)
+{
+	return cq->buf;
+}
+volatile uint32_t *sim_cq_dbrec(const struct sim_cq *cq)
+{
+	return cq->dbrec;
+}
+uint32_t sim_cq_ncqe(const struct sim_cq *cq)
+{
+	return cq->ncqe;
+}
+
+uint32_t sim_cq_count(struct sim_cq *cq)
+{
+	uint32_t n;
+
+	pthread_mutex_lock(&cq->dev->lock);
+	n = cq->pi;
+	pthread_mutex_unlock(&cq->dev->lock);
+	return n;
+}
+
+int sim_cq_push(struct sim_cq *cq, const struct prism_cqe *c, sim_time_t t)
+{
+	struct sim_dev *dev = cq->dev;
+	uint8_t raw[PRISM_CQE_BYTES];
+	struct prism_cqe e = *c;
+	uint32_t ci = sim_load_be32(cq->dbrec) & 0xffffffu;
+	uint8_t *slot;
+
+	if (cq->overrun)
+		return -ENOSPC;
+	if (!cq->ignore_overrun && ((cq->pi - ci) & 0xffffffu) >= cq->ncqe) {
+		cq->overrun = true;
+		sim_log(dev, SIM_LOG_ERROR, "cq %u: overrun (producer %u, consumer %u)", cq->cqn,
+			cq->pi, ci);
+		return -ENOSPC;
+	}
+	if (t < cq->last_time)
+		t = cq->last_time; /* a CQ produces in order */
+	e.owner = (cq->pi & cq->ncqe) ? 1 : 0;
+	e.timestamp = t / 1000; /* ns */
+	prism_cqe_encode(&e, raw);
+	slot = cq->buf + (size_t)(cq->pi & (cq->ncqe - 1)) * PRISM_CQE_BYTES;
+	memcpy(slot, raw, PRISM_CQE_BYTES - 1);
+	__atomic_store_n(&slot[PRISM_CQE_BYTES - 1], raw[PRISM_CQE_BYTES - 1], __ATOMIC_RELEASE);
+	cq->times[cq->pi & (cq->ncqe - 1)] = t;
+	cq->last_time = t;
+	cq->pi++;
+	dev->st.cqes++;
+	if (c->opcode == PRISM_CQE_REQ_ERR || c->opcode == PRISM_CQE_RESP_ERR)
+		dev->st.error_cqes++;
+	{
+		struct sim_event ev = {
+			.kind = SIM_EV_CQE,
+			.t = t,
+			.t_end = t,
+			.qpn = c->qpn,
+			.wqe_counter = c->wqe_counter,
+			.opcode = c->wqe_opcode,
+			.cqn = cq->cqn,
+			.cqe_opcode = c->opcode,
+			.syndrome = c->syndrome,
+		};
+		sim_emit(dev, &ev);
+	}
+	return 0;
+}
+
+/* WAIT: has the CQ produced at least @index completions (24-bit, cyclic)? */
+bool sim_cq_reached(struct sim_cq *cq, uint32_t index, sim_time_t *t)
+{
+	uint32_t ahead = (cq->pi - index) & 0xffffffu;
+
+	if (ahead >= 0x800000u)
+		return false; /* index is still in the future */
+	if (index == 0 || ahead >= cq->ncqe)
+		*t = 0; /* long ago */
+	else
+		*t = cq->times[(cq->pi - 1 - ahead) & (cq->ncqe - 1)];
+	return true;
+}

@@ -1,0 +1,204 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim_dev.c - the software RNIC device: open/close, options, the log and
+ * observer plumbing, the seeded PRNG, statistics and name tables.
+ *
+ * Owns: struct sim_dev's lifetime.  Must not: execute WQEs (sim_exec*.c)
+ * or schedule (sim_sched.c).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "sim/sim_internal.h"
+
+static const char *const event_names[] = {
+#define SIM_X_NAME(n) [SIM_EV_##n] = #n,
+	SIM_EVENT_KINDS(SIM_X_NAME)
+#undef SIM_X_NAME
+};
+
+const char *sim_event_name(enum sim_event_kind k)
+{
+	if ((unsigned)k >= sizeof(event_names) / sizeof(event_names[0]))
+		return "?";
+	return event_names[k];
+}
+
+static const char *const pkt_names[] = {
+#define SIM_X_NAME(n) [SIM_PKT_##n] = #n,
+	SIM_PKT_KINDS(SIM_X_NAME)
+#undef SIM_X_NAME
+};
+
+const char *sim_pkt_kind_name(enum sim_pkt_kind k)
+{
+	if ((unsigned)k >= sizeof(pkt_names) / sizeof(pkt_names[0]))
+		return "?";
+	return pkt_names[k];
+}
+
+static const char *const state_names[] = {
+	[SIM_QPS_RESET] = "RESET", [SIM_QPS_INIT] = "INIT", [SIM_QPS_RTR] = "RTR",
+	[SIM_QPS_RTS] = "RTS",	   [SIM_QPS_ERR] = "ERR",
+};
+
+const char *sim_qp_state_name(int s)
+{
+	if (s < 0 || (unsigned)s >= sizeof(state_names) / sizeof(state_names[0]))
+		return "?";
+	return state_names[s];
+}
+
+const char *sim_strerror(int err)
+{
+	switch (err) {
+	case SIM_E_HAZARD:
+		return "WQE hazard (fetched WQE modified before it executed)";
+	case SIM_E_STATE:
+		return "object in the wrong state";
+	case SIM_E_BUSY:
+		return "object busy";
+	case SIM_E_LIMIT:
+		return "step budget exhausted before the device went idle";
+	default:
+		return err < 0 ? strerror(-err) : "success";
+	}
+}
+
+/*
+ * The flat default cost: every WQE occupies its PU for 0.17 us (RedN's
+ * per-WR WQ-ordered increment) and takes 1.0 us to take effect when it
+ * crosses the wire; ordering verbs take effect when they end.
+ */
+void sim_default_cost(void *ctx, const struct sim_cost_query *q, struct sim_cost *out)
+{
+	(void)ctx;
+	out->busy = SIM_US(0.17);
+	out->latency = q->cls == PRISM_CLASS_ORDERING ? out->busy : SIM_US(1.0);
+}
+
+void sim_log(struct sim_dev *dev, enum sim_log_level lvl, const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	if (!dev->o.log)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	dev->o.log(dev->o.log_ctx, lvl, msg);
+}
+
+void sim_emit(struct sim_dev *dev, const struct sim_event *ev)
+{
+	if (dev->obs.event)
+		dev->obs.event(dev->obs.ctx, ev);
+}
+
+/* splitmix64: small, seedable, good enough to pick among units. */
+uint64_t sim_rand(struct sim_dev *dev)
+{
+	uint64_t z = (dev->rng += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+int sim_dev_open(const struct sim_dev_opts *opts, struct sim_dev **out)
+{
+	struct sim_dev *dev;
+	size_t n;
+
+	if (!out)
+		return -EINVAL;
+	*out = NULL;
+	dev = calloc(1, sizeof(*dev));
+	if (!dev)
+		return -ENOMEM;
+	if (opts) {
+		n = opts->sz < sizeof(dev->o) ? opts->sz : sizeof(dev->o);
+		/* unknown nonzero trailing bytes are rejected (libbpf OPTS) */
+		for (size_t i = sizeof(dev->o); i < opts->sz; i++) {
+			if (((const uint8_t *)opts)[i]) {
+				free(dev);
+				return -EINVAL;
+			}
+		}
+		memcpy(&dev->o, opts, n);
+	}
+	dev->o.sz = sizeof(dev->o);
+	if (dev->o.fw > SIM_FW_RELAXED || dev->o.hazard > SIM_HAZARD_FAIL ||
+	    dev->o.sched > SIM_SCHED_RANDOM) {
+		free(dev);
+		return -EINVAL;
+	}
+	if (!dev->o.prefetch_bbs)
+		dev->o.prefetch_bbs = SIM_DEFAULT_PREFETCH_BBS;
+	if (dev->o.prefetch_bbs > 4096)
+		dev->o.prefetch_bbs = 4096;
+	if (dev->o.obs)
+		dev->obs = *dev->o.obs;
+	dev->o.obs = NULL;
+	if (!dev->obs.cost)
+		dev->obs.cost = sim_default_cost;
+	dev->rng = dev->o.seed ^ 0x5eed5eed5eed5eedull;
+	dev->mr_gen = 0x11;
+	pthread_mutex_init(&dev->lock, NULL);
+	pthread_mutex_init(&dev->inbox_lock, NULL);
+	pthread_cond_init(&dev->wake, NULL);
+	*out = dev;
+	return 0;
+}
+
+void sim_dev_close(struct sim_dev *dev)
+{
+	struct sim_pkt *p;
+
+	if (!dev)
+		return;
+	sim_thread_stop(dev);
+	sim_qp_destroy_all(dev);
+	sim_cq_destroy_all(dev);
+	sim_mr_destroy_all(dev);
+	sim_readjobs_free(dev);
+	while ((p = sim_pktq_pop(&dev->inbox)))
+		sim_pkt_free(p);
+	while ((p = sim_pktq_pop(&dev->rx_async)))
+		sim_pkt_free(p);
+	sim_pktq_free(&dev->inbox);
+	sim_pktq_free(&dev->rx_async);
+	free(dev->mrs);
+	free(dev->cqs);
+	free(dev->qps);
+	free(dev->sqr);
+	pthread_mutex_destroy(&dev->lock);
+	pthread_mutex_destroy(&dev->inbox_lock);
+	pthread_cond_destroy(&dev->wake);
+	free(dev);
+}
+
+uint32_t sim_dev_node(const struct sim_dev *dev)
+{
+	return dev->o.node;
+}
+
+void sim_dev_stats(struct sim_dev *dev, struct sim_stats *out)
+{
+	pthread_mutex_lock(&dev->lock);
+	*out = dev->st;
+	pthread_mutex_unlock(&dev->lock);
+}
+
+bool sim_dev_last_hazard(struct sim_dev *dev, struct sim_hazard *out)
+{
+	bool has;
+
+	pthread_mutex_lock(&dev->lock);
+	has = dev->has_hazard;
+	if (has && out)
+		*out = dev->last_hazard;
+	pthread_mutex_unlock(&dev->lock);
+	return has;
+}

@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim_exec.c - one step of a send queue's processing unit: is the head WQE
+ * runnable (fetched, WAIT satisfied, fence clear), then hazard check,
+ * firmware-profile checks, the cost callback, dispatch through the opcode
+ * table to the verb executors, and the error path.
+ *
+ * Owns: the per-WQE life from "fetched" to "executed".  Must not: know
+ * any verb's semantics (sim_exec_*.c) or emit CQEs itself (completions go
+ * through the outstanding ring, sim_requester.c).
+ */
+#include "sim/sim_internal.h"
+
+static const sim_exec_fn exec_table[256] = {
+	[PRISM_OP_NOP] = sim_exec_nop,
+	[PRISM_OP_RDMA_WRITE] = sim_exec_write,
+	[PRISM_OP_RDMA_WRITE_IMM] = sim_exec_write,
+	[PRISM_OP_SEND] = sim_exec_write,
+	[PRISM_OP_SEND_IMM] = sim_exec_write,
+	[PRISM_OP_CQE_WAIT] = sim_exec_wait,
+	[PRISM_OP_RDMA_READ] = sim_exec_read,
+	[PRISM_OP_ATOMIC_CS] = sim_exec_atomic,
+	[PRISM_OP_ATOMIC_FA] = sim_exec_atomic,
+	[PRISM_OP_ATOMIC_MASKED_CS] = sim_exec_atomic,
+	[PRISM_OP_ATOMIC_MASKED_FA] = sim_exec_atomic,
+	[PRISM_OP_RECV_ENABLE] = sim_exec_recv_en,
+	[PRISM_OP_SEND_ENABLE] = sim_exec_send_en,
+};
+
+static inline struct sim_fetched *head_fetched(struct sim_sq *sq)
+{
+	return sq->pf_cnt ? &sq->pf[sq->pf_head] : NULL;
+}
+
+static void emit_wait(struct sim_qp *qp, enum sim_event_kind k, const struct sim_fetched *f,
+		      sim_time_t t)
+{
+	struct sim_event ev = {
+		.kind = k,
+		.t = t,
+		.t_end = t,
+		.qpn = qp->qpn,
+		.wqe_counter = f->counter,
+		.opcode = f->w.ctrl.opcode,
+	};
+
+	sim_emit(qp->dev, &ev);
+}
+
+/* A fence holds a WQE until earlier READs/atomics (or, for strong
+ * ordering, everything) completed (mlx5dv.h MLX5_WQE_CTRL_*FENCE). */
+static bool fence_clear(struct sim_qp *qp, const struct prism_wqe *w)
+{
+	enum prism_fence fm = prism_ctrl_fence(&w->ctrl);
+	struct sim_sq *sq = &qp->sq;
+
+	if (fm == PRISM_FENCE_NONE)
+		return true;
+	if (fm == PRISM_FENCE_STRONG_ORDERING) {
+		for (uint32_t i = 0; i < sq->os_cnt; i++)
+			if (!sq->os[(sq->os_head + i) % sq->os_cap].done)
+				return false;
+		return true;
+	}
+	return !sim_outst_has_read_like(qp);
+}
+
+bool sim_sq_ready(struct sim_qp *qp, sim_time_t *t)
+{
+	struct sim_sq *sq = &qp->sq;
+	struct sim_fetched *f;
+	sim_time_t t0, dep = 0;
+
+	if (qp->state != SIM_QPS_RTS)
+		return false;
+	if (sq->block == SIM_BLOCK_RNR) {
+		if (sq->rnr_parked &&
+		    sq->rnr_mark == __atomic_load_n(&qp->dev->outside_progress, __ATOMIC_RELAXED))
+			return false;
+		sq->rnr_parked = false;
+		*t = sq->rnr_at > sq->t ? sq->rnr_at : sq->t;
+		return true;
+	}
+	f = head_fetched(sq);
+	if (!f)
+		return false;
+	t0 = sq->t > f->fetched_at ? sq->t : f->fetched_at;
+	if (f->decode_rc < 0) {
+		*t = t0;
+		return true; /* executes as an error */
+	}
+	if (sq->os_cnt == sq->os_cap) {
+		sq->block = SIM_BLOCK_OUTST;
+		return false;
+	}
+	if (!fence_clear(qp, &f->w)) {
+		sq->block = SIM_BLOCK_FENCE;
+		return false;
+	}
+	if (f->w.ctrl.opcode == PRISM_OP_CQE_WAIT) {
+		if (!sim_wait_satisfied(qp, &f->w, &dep)) {
+			if (sq->block != SIM_BLOCK_WAIT_CQ) {
+				sq->block = SIM_BLOCK_WAIT_CQ;
+				emit_wait(qp, SIM_EV_WAIT_BLOCK, f, t0);
+			}
+			return false;
+		}
+		if (sq->block == SIM_BLOCK_WAIT_CQ)
+			emit_wait(qp, SIM_EV_WAIT_RELEASE, f, dep > t0 ? dep : t0);
+		if (dep > t0)
+			t0 = dep;
+	}
+	sq->block = SIM_BLOCK_NONE;
+	*t = t0;
+	return true;
+}
+
+static uint8_t check_ctrl(struct sim_qp *qp, const struct sim_fetched *f)
+{
+	const struct prism_ctrl_seg *c = &f->w.ctrl;
+
+	if (f->decode_rc < 0)
+		return PRISM_SYND_LOCAL_QP_OP_ERR;
+	/* stock firmware checks the WQE index and QPN (PCX; RedN section 4) */
+	if (qp->dev->o.fw == SIM_FW_STRICT &&
+	    (c->wqe_index != (uint16_t)f->counter || c->qpn != qp->qpn))
+		return PRISM_SYND_LOCAL_QP_OP_ERR;
+	/* cross-channel verbs need a cross-channel QP (qpc.cd_master) */
+	if (prism_opcode_info(c->opcode)->shape == PRISM_SHAPE_WAIT_ENABLE &&
+	    !(qp->flags & SIM_QP_CROSS_CHANNEL))
+		return PRISM_SYND_LOCAL_QP_OP_ERR;
+	return 0;
+}
+
+static void pop_head(struct sim_sq *sq, const struct sim_fetched *f)
+{
+	sq->head = f->counter + f->nbb;
+	sq->pf_head = (sq->pf_head + 1) % sq->pf_cap;
+	sq->pf_cnt--;
+}
+
+void sim_sq_step(struct sim_qp *qp)
+{
+	struct sim_dev *dev = qp->dev;
+	struct sim_sq *sq = &qp->sq;
+	struct sim_fetched *f;
+	struct sim_xctx x = {.qp = qp};
+	struct sim_cost_query q;
+	sim_time_t start;
+	int rc;
+	uint8_t synd;
+
+	if (!sim_sq_ready(qp, &start))
+		return;
+	if (sq->block == SIM_BLOCK_RNR) {
+		sq->t = start;
+		sim_requester_rnr_resend(qp);
+		return;
+	}
+	f = head_fetched(sq);
+	x.f = f;
+	x.w = &f->w;
+	x.start = start;
+	sim_advance_now(dev, start);
+
+	if (sim_sq_hazard_check(qp, f, start))
+		synd = PRISM_SYND_LOCAL_QP_OP_ERR;
+	else
+		synd = check_ctrl(qp, f);
+
+	q = (struct sim_cost_query){
+		.qpn = qp->qpn,
+		.wqe_counter = f->counter,
+		.opcode = f->bytes[3],
+		.opmod = f->bytes[0],
+		.cls = PRISM_CLASS_ORDERING,
+		.order = sq->after_wait ? SIM_ORDER_COMPLETION : f->order,
+		.ds = f->bytes[7] & 0x3fu,
+		.wqe = f->decode_rc < 0 ? NULL : &f->w,
+	};
+	if (!synd) {
+		const struct prism_opcode_info *info = prism_opcode_info(f->w.ctrl.opcode);
+
+		q.cls = info->cls;
+		q.fence = (uint8_t)prism_ctrl_fence(&f->w.ctrl);
+		q.loopback = qp->peer_node == dev->o.node;
+		if (info->cls == PRISM_CLASS_COPY) {
+			if (f->w.is_inline)
+				q.bytes = f->w.inline_len;
+			else
+				for (unsigned i = 0; i < f->w.num_sge; i++)
+					q.bytes += f->w.sge[i].byte_count;
+		} else if (info->cls == PRISM_CLASS_ATOMIC) {
+			q.bytes = f->w.atomic.size;
+		}
+	}
+	dev->obs.cost(dev->obs.ctx, &q, &x.cost);
+	if (x.cost.latency < x.cost.busy)
+		x.cost.latency = x.cost.busy;
+
+	x.os = sim_outst_push(qp);
+	x.os->counter = f->counter;
+	x.os->opcode = f->bytes[3];
+	x.os->signaled = f->decode_rc >= 0 && prism_ctrl_ce(&f->w.ctrl) >= PRISM_CE_CQ_UPDATE;
+	x.os->start = start;
+	x.os->ready_at = start + x.cost.latency;
+
+	if (dev->obs.event) {
+		struct sim_event ev = {
+			.kind = SIM_EV_EXEC_START,
+			.t = start,
+			.t_end = start + x.cost.busy,
+			.qpn = qp->qpn,
+			.wqe_counter = f->counter,
+			.opcode = q.opcode,
+			.order = q.order,
+			.bytes = q.bytes,
+			.wqe = q.wqe,
+		};
+		sim_emit(dev, &ev);
+	}
+
+	rc = synd ? synd : exec_table[f->w.ctrl.opcode](&x);
+	sq->after_wait = f->decode_rc >= 0 && f->w.ctrl.opcode == PRISM_OP_CQE_WAIT;
+	pop_head(sq, f);
+	sq->t = start + x.cost.busy;
+	dev->st.wqes_executed++;
+	sim_advance_now(dev, sq->t);
+	if (dev->obs.event) {
+		struct sim_event ev = {
+			.kind = SIM_EV_EXEC_END,
+			.t = sq->t,
+			.t_end = sq->t,
+			.qpn = qp->qpn,
+			.wqe_counter = x.os->counter,
+			.opcode = q.opcode,
+			.order = q.order,
+			.bytes = q.bytes,
+		};
+		sim_emit(dev, &ev);
+	}
+	if (rc > 0) {
+		x.os->done = true;
+		x.os->syndrome = (uint8_t)rc;
+		x.os->done_at = start + x.cost.busy;
+		sim_log(dev, SIM_LOG_WARN, "qp %u: WQE %u (%s): %s", qp->qpn, x.os->counter,
+			prism_opcode_name(x.os->opcode), prism_cqe_syndrome_name((uint8_t)rc));
+		sim_qp_fail(qp, start + x.cost.busy);
+		return;
+	}
+	sim_outst_complete(qp);
+	if (qp->state == SIM_QPS_RTS)
+		sim_sq_fetch(qp, start, SIM_ORDER_WQ);
+}

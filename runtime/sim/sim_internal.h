@@ -1,0 +1,384 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim/sim_internal.h - the software RNIC's internal structures and the
+ * functions its files share.
+ *
+ * Owns: struct sim_dev / sim_mr / sim_cq / sim_qp and their parts (send
+ * queue with its prefetch ring and outstanding ring, receive queue, the
+ * writer map used to attribute hazards), the packet queue, and the
+ * prototypes that link the engine's files.  Never installed.
+ *
+ * Must not: be included outside runtime/sim (and the sim's own tests).
+ *
+ * Locking: every entry point of sim.h takes dev->lock (a mutex); the
+ * engine's files below assume it is held.
+ */
+#ifndef PRISM_SIM_INTERNAL_H
+#define PRISM_SIM_INTERNAL_H
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "sim/sim.h"
+
+#define SIM_CACHE_LINE 64u
+#define SIM_DEFAULT_PREFETCH_BBS 16u
+#define SIM_MAX_MSG (1u << 30) /* largest message (mlx5 max_msg_sz is 1 GiB) */
+
+/* ---- memory regions ---------------------------------------------------- */
+
+struct sim_mr {
+	struct sim_dev *dev;
+	uint8_t *addr;
+	size_t len;
+	unsigned access;
+	uint32_t key; /* lkey == rkey, as mlx5 does for plain MRs */
+	uint32_t slot;
+};
+
+/* ---- CQs ---------------------------------------------------------------- */
+
+struct sim_cq {
+	struct sim_dev *dev;
+	uint32_t cqn;
+	uint32_t ncqe;
+	bool ignore_overrun;
+	bool overrun; /* CQ in error after an overrun */
+	uint8_t *buf;
+	volatile uint32_t *dbrec;
+	uint32_t pi;	      /* CQEs produced (absolute; WAIT compares its low 24 bits) */
+	sim_time_t *times;    /* times[i % ncqe]: when CQE number i+1 was produced */
+	sim_time_t last_time; /* production time of the latest CQE */
+	uint32_t users;	      /* QPs that use it */
+	uint32_t slot;
+};
+
+/* ---- send queue --------------------------------------------------------- */
+
+/* A WQE copied into the NIC (one per prefetch slot). */
+struct sim_fetched {
+	uint32_t counter;     /* absolute BB counter of the WQE's first BB */
+	uint16_t nbb;	      /* BBs the WQE occupies (>= 1) */
+	uint16_t len;	      /* bytes fetched: ds * 16, or 16 for a bad control segment */
+	int decode_rc;	      /* < 0: the codec rejected the bytes */
+	enum sim_order order; /* how it was fetched */
+	sim_time_t fetched_at;
+	uint64_t wseq;	      /* dev->wseq at fetch time */
+	uint8_t bytes[PRISM_WQE_MAX_BB * PRISM_WQE_BB];
+	struct prism_wqe w;
+};
+
+/* An executed WQE that has not completed yet (completions are in order). */
+struct sim_outst {
+	uint32_t counter;
+	uint32_t psn;
+	uint8_t opcode;
+	bool signaled;
+	bool done;
+	bool sent;	    /* has a request packet (ACK / response expected) */
+	bool read_like;	    /* READ or atomic: what fences wait for */
+	uint8_t syndrome;   /* 0 = success */
+	uint8_t vendor;
+	uint32_t byte_count;
+	sim_time_t start, ready_at; /* ready_at: start + latency */
+	sim_time_t done_at;
+	struct sim_pkt *req; /* kept for RNR retransmission until acknowledged */
+	uint8_t nsge;	     /* READ / atomic local scatter list */
+	struct prism_sge sge[PRISM_WQE_MAX_SGE];
+};
+
+enum sim_block {
+	SIM_BLOCK_NONE,
+	SIM_BLOCK_WAIT_CQ,   /* WAIT on a CQ count */
+	SIM_BLOCK_WAIT_DATA, /* wait-on-data */
+	SIM_BLOCK_FENCE,     /* fence: outstanding READ/atomics */
+	SIM_BLOCK_OUTST,     /* outstanding ring full */
+	SIM_BLOCK_RNR,	     /* waiting for the RNR timer, then retransmit */
+};
+
+/* Last engine write into one BB of a send queue. */
+struct sim_bb_writer {
+	uint64_t wseq;
+	struct sim_writer w;
+};
+
+struct sim_sq {
+	uint8_t *buf;
+	uint32_t nbb; /* power of two */
+	uint32_t pi;	/* host producer counter (extended from dbrec[1]) */
+	uint32_t en;	/* managed: enabled limit (SEND_EN) */
+	uint32_t fetch; /* next BB counter to fetch */
+	uint32_t head;	/* next BB counter to execute */
+	/* prefetch ring */
+	struct sim_fetched *pf;
+	uint32_t pf_cap, pf_head, pf_cnt;
+	uint32_t pf_max_bbs;
+	/* outstanding ring */
+	struct sim_outst *os;
+	uint32_t os_cap, os_head, os_cnt;
+	/* per-BB last engine writer */
+	struct sim_bb_writer *writers;
+	/* processing unit */
+	sim_time_t t;	  /* PU virtual time: next WQE starts no earlier */
+	sim_time_t dep_t; /* time the current WQE's dependency was satisfied */
+	enum sim_block block;
+	uint32_t block_cqn;   /* WAIT_CQ */
+	uint32_t block_index; /* WAIT_CQ: 24-bit index */
+	bool after_wait;      /* the previous WQE was a WAIT: completion order */
+	bool rnr_parked;      /* infinite RNR retry waiting for outside progress */
+	uint64_t rnr_mark;    /* dev->outside_progress when parked */
+	sim_time_t rnr_at;    /* RNR: retransmit time */
+	uint32_t rnr_psn;
+	uint8_t rnr_left;
+};
+
+struct sim_rq {
+	uint8_t *buf;
+	uint32_t n;	 /* WQEs, power of two */
+	uint32_t stride; /* bytes per WQE */
+	uint32_t max_sge;
+	uint32_t pi;   /* host producer (extended from dbrec[0]) */
+	uint32_t en;   /* managed: RECV_EN limit */
+	uint32_t head; /* next receive to consume */
+};
+
+struct sim_qp {
+	struct sim_dev *dev;
+	uint32_t qpn;
+	uint32_t slot;
+	int state;
+	unsigned flags;
+	struct sim_cq *scq, *rcq;
+	uint8_t *buf;
+	size_t buf_len;
+	volatile uint32_t *dbrec;
+	struct sim_sq sq;
+	struct sim_rq rq;
+	/* connection */
+	uint32_t peer_node, peer_qpn;
+	uint8_t rnr_retry, min_rnr_timer, retry_cnt;
+	uint32_t next_psn; /* requester: next PSN to send */
+	uint32_t exp_psn;  /* responder: next PSN expected */
+	uint32_t msn;
+	bool resp_nak_pending; /* responder sent an RNR NAK, drops until exp_psn */
+	sim_time_t last_tx_t;  /* packets of one QP leave in order */
+};
+
+/* ---- packets ------------------------------------------------------------ */
+
+/* Min-heap of packets ordered by (t, seq), or by seq alone (fifo). */
+struct sim_pktq {
+	struct sim_pkt **a;
+	uint64_t *seq;
+	uint32_t n, cap;
+	uint64_t next_seq;
+	bool fifo;
+};
+
+/* A READ being served by a responder (line by line in chaos mode). */
+struct sim_readjob {
+	struct sim_pkt *resp; /* the response under construction */
+	const uint8_t *src;
+	uint32_t nlines, done;
+	uint32_t *order; /* line order (chaos: a seeded permutation) */
+	sim_time_t t, step;
+	uint32_t qpn;
+	struct sim_readjob *next;
+};
+
+/* ---- device ------------------------------------------------------------- */
+
+struct sim_dev {
+	struct sim_dev_opts o;
+	struct sim_observer obs; /* copy; cost never NULL */
+	pthread_mutex_t lock;
+	pthread_cond_t wake;
+	pthread_t thread;
+	bool threaded, stopping;
+	uint64_t rng;
+	/* objects (slot tables; index 0 unused so no key/number is 0) */
+	struct sim_mr **mrs;
+	uint32_t nmrs, mrs_cap;
+	uint8_t mr_gen;
+	struct sim_cq **cqs;
+	uint32_t ncqs, cqs_cap;
+	struct sim_qp **qps;
+	uint32_t nqps, qps_cap;
+	/* send-queue ranges sorted by start, for write attribution */
+	struct sim_sqrange {
+		uintptr_t lo, hi;
+		struct sim_qp *qp;
+	} *sqr;
+	uint32_t nsqr;
+	uintptr_t sqr_lo, sqr_hi;
+	uint64_t wseq;
+	/* packets waiting to be processed, READ jobs */
+	struct sim_pktq inbox;
+	pthread_mutex_t inbox_lock; /* sim_dev_deliver from transport threads */
+	struct sim_pktq rx_async;   /* delivered from outside, moved into inbox */
+	struct sim_pktq txq;	    /* refused by the transport (-EAGAIN), in order */
+	struct sim_readjob *jobs;
+	const struct sim_wire_ops *wire;
+	void *wire_ctx;
+	struct sim_fabric *fabric;
+	/* results */
+	struct sim_stats st;
+	bool has_hazard;
+	struct sim_hazard last_hazard;
+	bool hazard_failed;
+	sim_time_t now; /* latest virtual time (host actions happen here) */
+	uint64_t outside_progress; /* doorbells, deliveries, kicks */
+};
+
+/* sim_dev.c */
+void sim_log(struct sim_dev *dev, enum sim_log_level lvl, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void sim_emit(struct sim_dev *dev, const struct sim_event *ev);
+uint64_t sim_rand(struct sim_dev *dev);
+static inline void sim_advance_now(struct sim_dev *dev, sim_time_t t)
+{
+	if (t > dev->now)
+		dev->now = t;
+	if (t > dev->st.vtime_max)
+		dev->st.vtime_max = t;
+}
+
+/* sim_mr.c: checked memory access.  Each returns 0 and the host pointer, or
+ * a CQE syndrome (> 0) saying why the access is not allowed. */
+int sim_mr_check_local(struct sim_dev *dev, uint32_t lkey, uint64_t addr, uint64_t len,
+		       unsigned need, uint8_t **host);
+int sim_mr_check_remote(struct sim_dev *dev, uint32_t rkey, uint64_t addr, uint64_t len,
+			unsigned need, uint8_t **host);
+/* Every engine write to host memory: copies and attributes the write when it
+ * lands in send-queue memory (PATCH event, writer map). */
+void sim_mem_write(struct sim_dev *dev, uint8_t *dst, const void *src, size_t len,
+		   const struct sim_writer *w, sim_time_t t);
+void sim_mr_destroy_all(struct sim_dev *dev);
+
+/* sim_cq.c */
+/* Writes one CQE (in order of the calls).  Returns 0 or -ENOSPC (overrun). */
+int sim_cq_push(struct sim_cq *cq, const struct prism_cqe *c, sim_time_t t);
+/* Has the CQ produced @index (24-bit, cyclic)?  *t: when it did. */
+bool sim_cq_reached(struct sim_cq *cq, uint32_t index, sim_time_t *t);
+struct sim_cq *sim_cq_by_num(struct sim_dev *dev, uint32_t cqn);
+void sim_cq_destroy_all(struct sim_dev *dev);
+
+/* sim_qp.c */
+struct sim_qp *sim_qp_by_num(struct sim_dev *dev, uint32_t qpn);
+/* Moves @qp to ERR: outstanding WQEs complete in order (done ones with their
+ * syndrome, the rest flushed), then every fetched/posted WQE is flushed. */
+void sim_qp_fail(struct sim_qp *qp, sim_time_t t);
+/* ERR QP: flush WQEs posted after the failure (host doorbell). */
+void sim_qp_flush_new(struct sim_qp *qp, sim_time_t t);
+void sim_qp_set_state(struct sim_qp *qp, int state, sim_time_t t);
+void sim_qp_destroy_all(struct sim_dev *dev);
+uint32_t sim_qp_rq_limit(struct sim_qp *qp);
+uint32_t sim_qp_sq_limit(struct sim_qp *qp);
+
+/* sim_fetch.c */
+/* Fetches every WQE now allowed (up to the prefetch window). */
+void sim_sq_fetch(struct sim_qp *qp, sim_time_t t, enum sim_order first_order);
+/* Compares a fetched WQE with memory; reports a hazard.  Returns true when
+ * the fail policy says the WQE must not execute. */
+bool sim_sq_hazard_check(struct sim_qp *qp, struct sim_fetched *f, sim_time_t t);
+void sim_sq_drop_fetched(struct sim_qp *qp);
+void sim_sqrange_rebuild(struct sim_dev *dev);
+
+/* sim_exec.c: executes the head WQE of @qp's send queue (one step). */
+void sim_sq_step(struct sim_qp *qp);
+/* Is the head WQE of @qp runnable, and from when?  (Evaluates WAITs.) */
+bool sim_sq_ready(struct sim_qp *qp, sim_time_t *t);
+
+/* Per-verb executors (sim_exec_*.c).  They return 0 when the WQE executed
+ * (possibly with a request in flight), > 0 a CQE syndrome for a local
+ * error, or SIM_EXEC_BLOCKED when it cannot execute yet. */
+#define SIM_EXEC_BLOCKED (-1)
+struct sim_xctx {
+	struct sim_qp *qp;
+	struct sim_fetched *f;
+	const struct prism_wqe *w;
+	struct sim_outst *os; /* the WQE's outstanding entry */
+	sim_time_t start;
+	struct sim_cost cost;
+	uint32_t bytes;
+};
+typedef int (*sim_exec_fn)(struct sim_xctx *x);
+int sim_exec_nop(struct sim_xctx *x);
+int sim_exec_wait(struct sim_xctx *x);
+int sim_exec_send_en(struct sim_xctx *x);
+int sim_exec_recv_en(struct sim_xctx *x);
+int sim_exec_write(struct sim_xctx *x); /* WRITE, WRITE_IMM, SEND, SEND_IMM */
+int sim_exec_read(struct sim_xctx *x);
+int sim_exec_atomic(struct sim_xctx *x);
+/* Pre-check the WAIT of a head WQE (no side effects). */
+bool sim_wait_satisfied(struct sim_qp *qp, const struct prism_wqe *w, sim_time_t *t);
+
+/* sim_atomic_math.c: the responder's atomic arithmetic on @size bytes at
+ * @target (already bounds-checked, aligned).  @orig receives the old bytes. */
+void sim_atomic_apply(uint8_t opcode, unsigned size, uint8_t *target, const uint8_t *swap,
+		      const uint8_t *compare, const uint8_t *swap_mask,
+		      const uint8_t *compare_mask, uint8_t *orig, uint8_t *result);
+uint64_t sim_masked_add64(uint64_t a, uint64_t b, uint64_t boundary);
+
+/* sim_requester.c */
+struct sim_outst *sim_outst_push(struct sim_qp *qp);
+void sim_outst_complete(struct sim_qp *qp); /* emits CQEs of done entries in order */
+bool sim_outst_has_read_like(struct sim_qp *qp);
+void sim_requester_rx(struct sim_qp *qp, struct sim_pkt *p);
+void sim_requester_rnr_resend(struct sim_qp *qp);
+/* Sends a request for the outstanding entry @os (keeps a copy for retransmit). */
+int sim_send_request(struct sim_qp *qp, struct sim_outst *os, struct sim_pkt *p);
+
+/* sim_responder.c */
+void sim_responder_rx(struct sim_qp *qp, struct sim_pkt *p);
+bool sim_readjob_step(struct sim_dev *dev, struct sim_readjob *j);
+void sim_readjob_free(struct sim_readjob *j);
+void sim_readjobs_free(struct sim_dev *dev);
+
+/* sim_wire.c */
+struct sim_pkt *sim_pkt_alloc(uint32_t payload_len);
+struct sim_pkt *sim_pkt_clone(const struct sim_pkt *p);
+void sim_pkt_free(struct sim_pkt *p);
+int sim_pktq_push(struct sim_pktq *q, struct sim_pkt *p);
+struct sim_pkt *sim_pktq_peek(struct sim_pktq *q);
+struct sim_pkt *sim_pktq_pop(struct sim_pktq *q);
+void sim_pktq_free(struct sim_pktq *q);
+/* Sends @p (takes ownership): loopback into the inbox, or the transport. */
+int sim_wire_xmit(struct sim_dev *dev, struct sim_pkt *p);
+/* Processes one inbound packet. */
+void sim_wire_rx(struct sim_dev *dev, struct sim_pkt *p);
+void sim_inbox_drain_async(struct sim_dev *dev);
+void sim_progress_bump(struct sim_dev *dev);
+
+/* sim_sched.c */
+/* One scheduling step; false when nothing is runnable. */
+bool sim_sched_step(struct sim_dev *dev);
+void sim_unpark_all(struct sim_dev *dev);
+
+/* sim_thread.c */
+int sim_thread_start(struct sim_dev *dev);
+int sim_thread_stop(struct sim_dev *dev);
+void sim_thread_wake(struct sim_dev *dev);
+
+/* helpers */
+static inline uint32_t sim_load_be32(const volatile uint32_t *p)
+{
+	uint32_t v = __atomic_load_n(p, __ATOMIC_ACQUIRE);
+
+	return __builtin_bswap32(v);
+}
+static inline void sim_store_be32(volatile uint32_t *p, uint32_t v)
+{
+	__atomic_store_n(p, __builtin_bswap32(v), __ATOMIC_RELEASE);
+}
+/* Extends a 16-bit wire counter to 32 bits around @cur (forward only). */
+static inline uint32_t sim_extend16(uint32_t cur, uint32_t v16)
+{
+	uint32_t d = (v16 - cur) & 0xffffu;
+
+	return d < 0x8000u ? cur + d : cur;
+}
+
+#endif /* PRISM_SIM_INTERNAL_H */

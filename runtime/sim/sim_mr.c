@@ -1,0 +1,259 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim_mr.c - memory regions, the checks every engine access goes through,
+ * and the one function through which the engine writes host memory.
+ *
+ * Owns: the MR table (key = slot << 8 | generation byte, lkey == rkey),
+ * access and bounds checks, and write attribution: a write that lands in a
+ * send queue's buffer records its writer per 64-byte block and emits a
+ * PATCH event, so a later hazard can name the WQE that wrote the bytes.
+ *
+ * Must not: let any address outside a registered region through.  Checks
+ * are overflow-safe for every 64-bit addr/len a WQE can carry.
+ */
+#include <stdlib.h>
+
+#include "sim/sim_internal.h"
+
+static struct sim_mr *mr_by_key(struct sim_dev *dev, uint32_t key)
+{
+	uint32_t slot = key >> 8;
+	struct sim_mr *mr;
+
+	if (slot == 0 || slot >= dev->mrs_cap)
+		return NULL;
+	mr = dev->mrs[slot];
+	return mr && mr->key == key ? mr : NULL;
+}
+
+static bool in_bounds(const struct sim_mr *mr, uint64_t addr, uint64_t len)
+{
+	uint64_t lo = (uint64_t)(uintptr_t)mr->addr;
+
+	if (addr < lo)
+		return false;
+	if (addr - lo > mr->len)
+		return false;
+	return len <= mr->len - (addr - lo);
+}
+
+static int check(struct sim_dev *dev, uint32_t key, uint64_t addr, uint64_t len, unsigned need,
+		 uint8_t **host, uint8_t synd)
+{
+	struct sim_mr *mr = mr_by_key(dev, key);
+
+	if (!mr || (mr->access & need) != need || !in_bounds(mr, addr, len))
+		return synd;
+	*host = (uint8_t *)(uintptr_t)addr;
+	return 0;
+}
+
+/* Local access: a bad lkey, missing LOCAL_WRITE or bounds -> local protection. */
+int sim_mr_check_local(struct sim_dev *dev, uint32_t lkey, uint64_t addr, uint64_t len,
+		       unsigned need, uint8_t **host)
+{
+	if (len == 0) {
+		*host = NULL;
+		return 0;
+	}
+	return check(dev, lkey, addr, len, need, host, PRISM_SYND_LOCAL_PROT_ERR);
+}
+
+/* Remote access (responder): anything wrong -> remote access error. */
+int sim_mr_check_remote(struct sim_dev *dev, uint32_t rkey, uint64_t addr, uint64_t len,
+			unsigned need, uint8_t **host)
+{
+	if (len == 0) {
+		*host = NULL;
+		return 0;
+	}
+	return check(dev, rkey, addr, len, need, host, PRISM_SYND_REMOTE_ACCESS_ERR);
+}
+
+static int grow(void **arr, uint32_t *cap, size_t elem)
+{
+	uint32_t ncap = *cap ? *cap * 2 : 16;
+	void *n = realloc(*arr, ncap * elem);
+
+	if (!n)
+		return -ENOMEM;
+	memset((char *)n + *cap * elem, 0, (ncap - *cap) * elem);
+	*arr = n;
+	*cap = ncap;
+	return 0;
+}
+
+int sim_mr_reg(struct sim_dev *dev, void *addr, size_t len, unsigned access,
+	       struct sim_mr **out)
+{
+	struct sim_mr *mr;
+	uint32_t slot;
+	int rc = 0;
+
+	if (!dev || !out || !addr || len == 0 || len > (1ull << 40) || (access & ~0xfu))
+		return -EINVAL;
+	/* IB: remote write/atomic need local write (ibv_reg_mr EINVAL) */
+	if ((access & (SIM_ACCESS_REMOTE_WRITE | SIM_ACCESS_REMOTE_ATOMIC)) &&
+	    !(access & SIM_ACCESS_LOCAL_WRITE))
+		return -EINVAL;
+	pthread_mutex_lock(&dev->lock);
+	for (slot = 1; slot < dev->mrs_cap && dev->mrs[slot]; slot++)
+		;
+	if (slot >= dev->mrs_cap) {
+		rc = grow((void **)&dev->mrs, &dev->mrs_cap, sizeof(*dev->mrs));
+		if (rc)
+			goto out;
+	}
+	if (slot >= (1u << 24)) {
+		rc = -ENOSPC;
+		goto out;
+	}
+	mr = calloc(1, sizeof(*mr));
+	if (!mr) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	mr->dev = dev;
+	mr->addr = addr;
+	mr->len = len;
+	mr->access = access;
+	mr->slot = slot;
+	dev->mr_gen = (uint8_t)(dev->mr_gen * 5u + 3u);
+	mr->key = slot << 8 | dev->mr_gen;
+	if (mr->key == PRISM_INVALID_LKEY)
+		mr->key ^= 1;
+	dev->mrs[slot] = mr;
+	dev->nmrs++;
+	*out = mr;
+out:
+	pthread_mutex_unlock(&dev->lock);
+	return rc;
+}
+
+int sim_mr_dereg(struct sim_mr *mr)
+{
+	struct sim_dev *dev;
+
+	if (!mr)
+		return -EINVAL;
+	dev = mr->dev;
+	pthread_mutex_lock(&dev->lock);
+	dev->mrs[mr->slot] = NULL;
+	dev->nmrs--;
+	pthread_mutex_unlock(&dev->lock);
+	free(mr);
+	return 0;
+}
+
+uint32_t sim_mr_lkey(const struct sim_mr *mr)
+{
+	return mr->key;
+}
+
+uint32_t sim_mr_rkey(const struct sim_mr *mr)
+{
+	return mr->key;
+}
+
+void sim_mr_destroy_all(struct sim_dev *dev)
+{
+	for (uint32_t i = 0; i < dev->mrs_cap; i++) {
+		free(dev->mrs[i]);
+		dev->mrs[i] = NULL;
+	}
+}
+
+/* The send queue whose buffer holds @a, or NULL (binary search). */
+static struct sim_sqrange *sq_range_of(struct sim_dev *dev, uintptr_t a)
+{
+	uint32_t lo = 0, hi = dev->nsqr;
+
+	while (lo < hi) {
+		uint32_t mid = (lo + hi) / 2;
+
+		if (dev->sqr[mid].hi <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < dev->nsqr && dev->sqr[lo].lo <= a)
+		return &dev->sqr[lo];
+	return NULL;
+}
+
+/* The WQE counter whose bytes block @bb holds: a fetched-but-not-executed
+ * WQE covering it, else the next counter >= fetch that maps to the slot. */
+static uint32_t fetched_counter_at(struct sim_qp *qp, uint32_t bb)
+{
+	struct sim_sq *sq = &qp->sq;
+
+	for (uint32_t i = 0; i < sq->pf_cnt; i++) {
+		struct sim_fetched *f = &sq->pf[(sq->pf_head + i) % sq->pf_cap];
+		uint32_t first = f->counter & (sq->nbb - 1);
+
+		if (((bb - first) & (sq->nbb - 1)) < f->nbb)
+			return f->counter;
+	}
+	return sq->fetch + ((bb - sq->fetch) & (sq->nbb - 1));
+}
+
+static void attribute(struct sim_dev *dev, uintptr_t lo, uintptr_t hi, const struct sim_writer *w,
+		      sim_time_t t)
+{
+	while (lo < hi) {
+		struct sim_sqrange *r = sq_range_of(dev, lo);
+		uintptr_t end;
+
+		if (!r) {
+			/* skip to the next range start above lo */
+			uint32_t i;
+
+			for (i = 0; i < dev->nsqr && dev->sqr[i].lo <= lo; i++)
+				;
+			if (i == dev->nsqr || dev->sqr[i].lo >= hi)
+				return;
+			lo = dev->sqr[i].lo;
+			continue;
+		}
+		end = hi < r->hi ? hi : r->hi;
+		{
+			struct sim_qp *qp = r->qp;
+			uint32_t b0 = (uint32_t)((lo - r->lo) / PRISM_WQE_BB);
+			uint32_t b1 = (uint32_t)((end - 1 - r->lo) / PRISM_WQE_BB);
+			struct sim_event ev = {
+				.kind = SIM_EV_PATCH,
+				.t = t,
+				.t_end = t,
+				.qpn = w->qpn,
+				.wqe_counter = w->wqe_counter,
+				.opcode = w->opcode,
+				.target_qpn = qp->qpn,
+				.target_wqe_counter = fetched_counter_at(qp, b0),
+				.offset = (uint32_t)(lo - r->lo),
+				.len = (uint32_t)(end - lo),
+				.writer = *w,
+			};
+
+			for (uint32_t b = b0; b <= b1; b++) {
+				qp->sq.writers[b].wseq = dev->wseq;
+				qp->sq.writers[b].w = *w;
+			}
+			sim_emit(dev, &ev);
+		}
+		lo = end;
+	}
+}
+
+void sim_mem_write(struct sim_dev *dev, uint8_t *dst, const void *src, size_t len,
+		   const struct sim_writer *w, sim_time_t t)
+{
+	uintptr_t lo = (uintptr_t)dst, hi = lo + len;
+
+	if (len == 0)
+		return;
+	memmove(dst, src, len);
+	dev->wseq++;
+	if (hi <= dev->sqr_lo || lo >= dev->sqr_hi)
+		return;
+	attribute(dev, lo, hi, w, t);
+}

@@ -1,0 +1,229 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim_requester.c - the requester half of an RC QP: the outstanding ring
+ * (executed WQEs waiting for their ACK / READ response / atomic response),
+ * responses landing in local memory, in-order completions, NAKs turned into
+ * error CQEs, and RNR NAK retry with go-back-N retransmission.
+ *
+ * Owns: everything between "request sent" and "CQE written" on the send
+ * side.  Completions are in WQE order (IB RC); an unsignaled WQE completes
+ * silently (CE bits), an error always writes a CQE (sim_qp_fail).
+ *
+ * Must not: execute WQEs or serve requests (sim_responder.c).
+ */
+#include "sim/sim_internal.h"
+
+/* IB spec Table 45 (RNR NAK timer field), microseconds * 100. */
+static const uint32_t rnr_timer_10us[32] = {
+	65536, 1,    2,	   3,	 4,    6,    8,	   12,	 16,   24,    32,
+	48,    64,   96,   128,	 192,  256,  384,  512,	 768,  1024,  1536,
+	2048,  3072, 4096, 6144, 8192, 12288, 16384, 24576, 32768, 49152,
+};
+
+struct sim_outst *sim_outst_push(struct sim_qp *qp)
+{
+	struct sim_sq *sq = &qp->sq;
+	struct sim_outst *o = &sq->os[(sq->os_head + sq->os_cnt) % sq->os_cap];
+
+	sq->os_cnt++;
+	o->done = o->sent = o->read_like = false;
+	o->syndrome = o->vendor = 0;
+	o->byte_count = 0;
+	o->nsge = 0;
+	o->psn = 0;
+	o->done_at = 0;
+	o->req = NULL;
+	return o;
+}
+
+bool sim_outst_has_read_like(struct sim_qp *qp)
+{
+	struct sim_sq *sq = &qp->sq;
+
+	for (uint32_t i = 0; i < sq->os_cnt; i++) {
+		const struct sim_outst *o = &sq->os[(sq->os_head + i) % sq->os_cap];
+
+		if (o->read_like && !o->done)
+			return true;
+	}
+	return false;
+}
+
+void sim_outst_complete(struct sim_qp *qp)
+{
+	struct sim_sq *sq = &qp->sq;
+
+	while (sq->os_cnt) {
+		struct sim_outst *o = &sq->os[sq->os_head];
+		sim_time_t t;
+
+		if (!o->done)
+			return;
+		if (o->syndrome) {
+			/* errors are reported by the failure path, in order */
+			if (qp->state != SIM_QPS_ERR)
+				sim_qp_fail(qp, o->done_at);
+			return;
+		}
+		t = o->done_at > o->ready_at ? o->done_at : o->ready_at;
+		if (o->signaled) {
+			struct prism_cqe c = {
+				.opcode = PRISM_CQE_REQ,
+				.wqe_opcode = o->opcode,
+				.wqe_counter = (uint16_t)o->counter,
+				.byte_count = o->byte_count,
+				.qpn = qp->qpn,
+			};
+
+			if (sim_cq_push(qp->scq, &c, t) < 0 && qp->state != SIM_QPS_ERR) {
+				sq->os_head = (sq->os_head + 1) % sq->os_cap;
+				sq->os_cnt--;
+				sim_pkt_free(o->req);
+				o->req = NULL;
+				sim_qp_fail(qp, t); /* CQ overrun: the QP cannot complete */
+				return;
+			}
+		}
+		sim_pkt_free(o->req);
+		o->req = NULL;
+		sq->os_head = (sq->os_head + 1) % sq->os_cap;
+		sq->os_cnt--;
+	}
+	if (sq->block == SIM_BLOCK_OUTST || sq->block == SIM_BLOCK_FENCE)
+		sq->block = SIM_BLOCK_NONE;
+}
+
+int sim_send_request(struct sim_qp *qp, struct sim_outst *os, struct sim_pkt *p)
+{
+	os->req = sim_pkt_clone(p);
+	if (!os->req) {
+		sim_pkt_free(p);
+		return PRISM_SYND_LOCAL_QP_OP_ERR;
+	}
+	if (sim_wire_xmit(qp->dev, p) < 0)
+		return PRISM_SYND_TRANSPORT_RETRY_EXC_ERR; /* link gone */
+	return 0;
+}
+
+static struct sim_outst *find_psn(struct sim_qp *qp, uint32_t psn)
+{
+	struct sim_sq *sq = &qp->sq;
+
+	for (uint32_t i = 0; i < sq->os_cnt; i++) {
+		struct sim_outst *o = &sq->os[(sq->os_head + i) % sq->os_cap];
+
+		if (o->sent && o->psn == psn)
+			return o;
+	}
+	return NULL;
+}
+
+/* READ / atomic response data into the local scatter list. */
+static uint8_t land(struct sim_qp *qp, struct sim_outst *o, const struct sim_pkt *p)
+{
+	struct sim_writer w = {
+		.kind = SIM_WRITER_SQ,
+		.qpn = qp->qpn,
+		.wqe_counter = o->counter,
+		.opcode = o->opcode,
+	};
+	uint32_t off = 0;
+	sim_time_t t = p->t > o->ready_at ? p->t : o->ready_at;
+
+	for (unsigned i = 0; i < o->nsge && off < p->payload_len; i++) {
+		uint32_t n = o->sge[i].byte_count;
+		uint8_t *dst;
+
+		if (n > p->payload_len - off)
+			n = p->payload_len - off;
+		if (sim_mr_check_local(qp->dev, o->sge[i].lkey, o->sge[i].addr, n,
+				       SIM_ACCESS_LOCAL_WRITE, &dst))
+			return PRISM_SYND_LOCAL_PROT_ERR;
+		sim_mem_write(qp->dev, dst, p->payload + off, n, &w, t);
+		off += n;
+	}
+	return 0;
+}
+
+static void on_rnr(struct sim_qp *qp, struct sim_outst *o, const struct sim_pkt *p)
+{
+	struct sim_sq *sq = &qp->sq;
+	sim_time_t wait = (sim_time_t)rnr_timer_10us[p->rnr_timer & 31] * 10 * 1000000ull;
+
+	if (qp->rnr_retry != 7) {
+		if (sq->rnr_left == 0) {
+			o->done = true;
+			o->syndrome = PRISM_SYND_RNR_RETRY_EXC_ERR;
+			o->done_at = p->t;
+			sim_outst_complete(qp);
+			return;
+		}
+		sq->rnr_left--;
+	}
+	sq->block = SIM_BLOCK_RNR;
+	sq->rnr_psn = p->psn;
+	sq->rnr_at = p->t + wait;
+	/* an infinite retry waits for outside progress instead of spinning */
+	sq->rnr_parked = qp->rnr_retry == 7;
+	sq->rnr_mark = __atomic_load_n(&qp->dev->outside_progress, __ATOMIC_RELAXED);
+}
+
+void sim_requester_rx(struct sim_qp *qp, struct sim_pkt *p)
+{
+	struct sim_outst *o;
+	uint8_t synd = 0;
+
+	if (qp->state != SIM_QPS_RTS)
+		return; /* responses to an ERR/RESET QP are dropped */
+	o = find_psn(qp, p->psn);
+	if (!o || o->done)
+		return; /* duplicate or stale */
+	switch (p->kind) {
+	case SIM_PKT_NAK:
+		if (p->syndrome == PRISM_SYND_RNR_RETRY_EXC_ERR) {
+			on_rnr(qp, o, p);
+			return;
+		}
+		synd = p->syndrome;
+		break;
+	case SIM_PKT_READ_RESP:
+	case SIM_PKT_ATOMIC_RESP:
+		synd = land(qp, o, p);
+		break;
+	default:
+		break;
+	}
+	qp->sq.rnr_left = qp->rnr_retry;
+	o->done = true;
+	o->syndrome = synd;
+	o->done_at = p->t > o->ready_at ? p->t : o->ready_at;
+	sim_advance_now(qp->dev, o->done_at);
+	sim_outst_complete(qp);
+}
+
+/* Go-back-N after an RNR NAK: resend every unacknowledged request from the
+ * NAKed PSN on (the responder dropped them). */
+void sim_requester_rnr_resend(struct sim_qp *qp)
+{
+	struct sim_sq *sq = &qp->sq;
+
+	sq->block = SIM_BLOCK_NONE;
+	for (uint32_t i = 0; i < sq->os_cnt; i++) {
+		struct sim_outst *o = &sq->os[(sq->os_head + i) % sq->os_cap];
+		struct sim_pkt *p;
+
+		if (!o->sent || o->done || ((o->psn - sq->rnr_psn) & 0x800000u) || !o->req)
+			continue;
+		p = sim_pkt_clone(o->req);
+		if (!p)
+			continue;
+		p->t = sq->t;
+		if (sim_wire_xmit(qp->dev, p) < 0) {
+			o->done = true;
+			o->syndrome = PRISM_SYND_TRANSPORT_RETRY_EXC_ERR;
+			o->done_at = sq->t;
+			sim_outst_complete(qp);
+			return;
+		}
+	}
+}

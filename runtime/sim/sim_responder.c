@@ -1,0 +1,370 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim_responder.c - the responder half of an RC QP: serves request packets
+ * (SEND/WRITE(+imm) into memory, a posted receive's scatter list, READ,
+ * atomics), answers with ACK / NAK / READ response / atomic response, and
+ * serves READs line by line in chaos mode.
+ *
+ * Owns: remote key/bounds/access checks (IB remote access error), receive
+ * consumption (RNR NAK when none is usable), receive CQEs, PSN order with
+ * go-back-N after an RNR NAK, and the responder's own error path: a NAK for
+ * the requester and, as IBA 9.9.3 / the RC responder error classes say, the
+ * responder QP moves to ERR (with an error CQE only when a receive WQE was
+ * consumed).
+ *
+ * Must not: touch memory outside a registered region (every access goes
+ * through sim_mr_check_* and sim_mem_write).
+ */
+#include <stdlib.h>
+
+#include "sim/sim_internal.h"
+
+static void respond(struct sim_qp *qp, const struct sim_pkt *req, enum sim_pkt_kind kind,
+		    uint8_t synd, struct sim_pkt *p)
+{
+	if (!p)
+		p = sim_pkt_alloc(0);
+	if (!p)
+		return; /* out of memory: the requester's WQE stays outstanding */
+	p->kind = kind;
+	p->syndrome = synd;
+	p->rnr_timer = qp->min_rnr_timer;
+	p->src_node = qp->dev->o.node;
+	p->src_qpn = qp->qpn;
+	p->dst_node = req->src_node;
+	p->dst_qpn = req->src_qpn;
+	p->psn = req->psn;
+	p->msn = qp->msn;
+	p->wqe_counter = req->wqe_counter;
+	p->opcode = req->opcode;
+	if (p->t < req->t)
+		p->t = req->t;
+	sim_wire_xmit(qp->dev, p);
+}
+
+static void resp_cqe(struct sim_qp *qp, uint8_t op, uint8_t synd, uint32_t counter,
+		     const struct sim_pkt *req, uint32_t bytes)
+{
+	struct prism_cqe c = {
+		.opcode = op,
+		.syndrome = synd,
+		.wqe_counter = (uint16_t)counter,
+		.byte_count = bytes,
+		.qpn = qp->qpn,
+		.imm = req->imm,
+	};
+
+	sim_cq_push(qp->rcq, &c, req->t);
+}
+
+/* Responder-side failure: NAK the requester, move this QP to ERR. */
+static void resp_fail(struct sim_qp *qp, const struct sim_pkt *req, uint8_t nak_synd)
+{
+	respond(qp, req, SIM_PKT_NAK, nak_synd, NULL);
+	sim_log(qp->dev, SIM_LOG_WARN, "qp %u: request psn %u from qp %u: %s", qp->qpn, req->psn,
+		req->src_qpn, prism_cqe_syndrome_name(nak_synd));
+	sim_qp_fail(qp, req->t);
+}
+
+static struct sim_writer remote_writer(const struct sim_qp *qp, const struct sim_pkt *p,
+				       enum sim_writer_kind kind, uint32_t counter)
+{
+	struct sim_writer w = {
+		.kind = kind,
+		.qpn = qp->qpn,
+		.wqe_counter = counter,
+		.opcode = p->opcode,
+		.src_node = p->src_node,
+		.src_qpn = p->src_qpn,
+		.src_wqe_counter = p->wqe_counter,
+	};
+	return w;
+}
+
+/*
+ * Consumes the next usable receive WQE: scatters @data (may be NULL for a
+ * WRITE_IMM) and writes the receive CQE.  Returns 0, -EAGAIN when no
+ * receive is usable (RNR), or a syndrome > 0 for the responder's CQE.
+ */
+static int consume_recv(struct sim_qp *qp, const struct sim_pkt *p, const uint8_t *data,
+			uint32_t len, uint8_t cqe_op)
+{
+	struct sim_rq *rq = &qp->rq;
+	struct prism_sge sge[PRISM_WQE_MAX_SGE];
+	struct sim_writer w;
+	uint32_t off = 0;
+	int n;
+
+	if (!rq->n || (int32_t)(sim_qp_rq_limit(qp) - rq->head) <= 0)
+		return -EAGAIN;
+	w = remote_writer(qp, p, SIM_WRITER_RQ, rq->head);
+	n = prism_rwqe_decode(rq->buf + (size_t)(rq->head & (rq->n - 1)) * rq->stride,
+			      rq->max_sge, sge, PRISM_WQE_MAX_SGE, NULL);
+	if (n < 0)
+		return PRISM_SYND_LOCAL_QP_OP_ERR;
+	if (data) {
+		for (int i = 0; i < n && off < len; i++) {
+			uint32_t k = sge[i].byte_count < len - off ? sge[i].byte_count : len - off;
+			uint8_t *dst;
+
+			if (sim_mr_check_local(qp->dev, sge[i].lkey, sge[i].addr, k,
+					       SIM_ACCESS_LOCAL_WRITE, &dst))
+				return PRISM_SYND_LOCAL_PROT_ERR;
+			sim_mem_write(qp->dev, dst, data + off, k, &w, p->t);
+			off += k;
+		}
+		if (off < len)
+			return PRISM_SYND_LOCAL_LENGTH_ERR;
+	}
+	resp_cqe(qp, cqe_op, 0, rq->head, p, len);
+	rq->head++;
+	return 0;
+}
+
+/* A receive-side failure consumes the receive WQE with an error CQE. */
+static void recv_fail(struct sim_qp *qp, const struct sim_pkt *p, int synd)
+{
+	resp_cqe(qp, PRISM_CQE_RESP_ERR, (uint8_t)synd, qp->rq.head, p, 0);
+	qp->rq.head++;
+	resp_fail(qp, p,
+		  synd == PRISM_SYND_LOCAL_LENGTH_ERR ? PRISM_SYND_REMOTE_INVAL_REQ_ERR
+						      : PRISM_SYND_REMOTE_OP_ERR);
+}
+
+static bool rnr(struct sim_qp *qp, const struct sim_pkt *p)
+{
+	qp->resp_nak_pending = true;
+	respond(qp, p, SIM_PKT_NAK, PRISM_SYND_RNR_RETRY_EXC_ERR, NULL);
+	return false;
+}
+
+static bool serve_send(struct sim_qp *qp, const struct sim_pkt *p)
+{
+	int rc = consume_recv(qp, p, p->payload, p->payload_len,
+			      p->kind == SIM_PKT_SEND_IMM ? PRISM_CQE_RESP_SEND_IMM
+							  : PRISM_CQE_RESP_SEND);
+
+	if (rc == -EAGAIN)
+		return rnr(qp, p);
+	if (rc > 0) {
+		recv_fail(qp, p, rc);
+		return false;
+	}
+	respond(qp, p, SIM_PKT_ACK, 0, NULL);
+	return true;
+}
+
+static bool serve_write(struct sim_qp *qp, const struct sim_pkt *p)
+{
+	struct sim_writer w = remote_writer(qp, p, SIM_WRITER_REMOTE, 0);
+	uint8_t *dst;
+	int rc;
+
+	if (sim_mr_check_remote(qp->dev, p->rkey, p->raddr, p->payload_len,
+				SIM_ACCESS_REMOTE_WRITE, &dst)) {
+		resp_fail(qp, p, PRISM_SYND_REMOTE_ACCESS_ERR);
+		return false;
+	}
+	/* WRITE_IMM needs a receive: check before any byte lands (RNR) */
+	if (p->kind == SIM_PKT_WRITE_IMM && (!qp->rq.n ||
+					     (int32_t)(sim_qp_rq_limit(qp) - qp->rq.head) <= 0))
+		return rnr(qp, p);
+	sim_mem_write(qp->dev, dst, p->payload, p->payload_len, &w, p->t);
+	if (p->kind == SIM_PKT_WRITE_IMM) {
+		rc = consume_recv(qp, p, NULL, p->payload_len, PRISM_CQE_RESP_WR_IMM);
+		if (rc > 0) {
+			recv_fail(qp, p, rc);
+			return false;
+		}
+	}
+	respond(qp, p, SIM_PKT_ACK, 0, NULL);
+	return true;
+}
+
+static bool serve_atomic(struct sim_qp *qp, const struct sim_pkt *p)
+{
+	struct sim_writer w = remote_writer(qp, p, SIM_WRITER_REMOTE, 0);
+	unsigned size = p->atomic_size;
+	uint8_t result[32];
+	struct sim_pkt *r;
+	uint8_t *dst;
+
+	if ((size != 4 && size != 8 && size != 16 && size != 32) ||
+	    ((p->opcode == PRISM_OP_ATOMIC_CS || p->opcode == PRISM_OP_ATOMIC_FA) && size != 8) ||
+	    (p->raddr & (size - 1))) {
+		resp_fail(qp, p, PRISM_SYND_REMOTE_INVAL_REQ_ERR); /* misaligned / bad size */
+		return false;
+	}
+	if (sim_mr_check_remote(qp->dev, p->rkey, p->raddr, size, SIM_ACCESS_REMOTE_ATOMIC,
+				&dst)) {
+		resp_fail(qp, p, PRISM_SYND_REMOTE_ACCESS_ERR);
+		return false;
+	}
+	r = sim_pkt_alloc(size);
+	if (!r)
+		return false;
+	sim_atomic_apply(p->opcode, size, dst, p->swap, p->compare, p->swap_mask,
+			 p->compare_mask, r->payload, result);
+	sim_mem_write(qp->dev, dst, result, size, &w, p->t);
+	r->t = p->t;
+	respond(qp, p, SIM_PKT_ATOMIC_RESP, 0, r);
+	return true;
+}
+
+/* ---- READ: whole, or line by line (chaos) ------------------------------ */
+
+static void job_line(struct sim_dev *dev, struct sim_readjob *j, uint32_t line)
+{
+	uintptr_t base = (uintptr_t)j->src & ~(uintptr_t)(SIM_CACHE_LINE - 1);
+	uintptr_t lo = base + (uintptr_t)line * SIM_CACHE_LINE, hi = lo + SIM_CACHE_LINE;
+	uintptr_t s = (uintptr_t)j->src, e = s + j->resp->payload_len;
+
+	if (lo < s)
+		lo = s;
+	if (hi > e)
+		hi = e;
+	memcpy(j->resp->payload + (lo - s), (const void *)lo, hi - lo);
+	if (dev->obs.event) {
+		struct sim_event ev = {
+			.kind = SIM_EV_READ_LINE,
+			.t = j->t,
+			.t_end = j->t,
+			.qpn = j->qpn,
+			.offset = (uint32_t)(lo - s),
+			.len = (uint32_t)(hi - lo),
+			.addr = (const void *)lo,
+		};
+		sim_emit(dev, &ev);
+	}
+}
+
+static void job_free(struct sim_readjob *j)
+{
+	free(j->order);
+	free(j);
+}
+
+/* One line of a chaos READ; true when the job finished (and was freed). */
+bool sim_readjob_step(struct sim_dev *dev, struct sim_readjob *j)
+{
+	struct sim_qp *qp = sim_qp_by_num(dev, j->qpn);
+
+	if (!qp || qp->state == SIM_QPS_ERR || qp->state == SIM_QPS_RESET) {
+		sim_pkt_free(j->resp);
+		j->resp = NULL;
+		return true;
+	}
+	job_line(dev, j, j->order[j->done++]);
+	j->t += j->step + (sim_rand(dev) % (j->step + 1));
+	if (j->done < j->nlines)
+		return false;
+	j->resp->t = j->t;
+	sim_wire_xmit(dev, j->resp);
+	j->resp = NULL;
+	return true;
+}
+
+void sim_readjobs_free(struct sim_dev *dev)
+{
+	while (dev->jobs) {
+		struct sim_readjob *j = dev->jobs;
+
+		dev->jobs = j->next;
+		sim_pkt_free(j->resp);
+		job_free(j);
+	}
+}
+
+void sim_readjob_free(struct sim_readjob *j)
+{
+	sim_pkt_free(j->resp);
+	job_free(j);
+}
+
+static bool serve_read(struct sim_qp *qp, const struct sim_pkt *p)
+{
+	struct sim_dev *dev = qp->dev;
+	struct sim_readjob *j;
+	struct sim_pkt *r;
+	uint8_t *src;
+	uint32_t nlines;
+
+	if (p->len > SIM_MAX_MSG ||
+	    sim_mr_check_remote(dev, p->rkey, p->raddr, p->len, SIM_ACCESS_REMOTE_READ, &src)) {
+		resp_fail(qp, p, PRISM_SYND_REMOTE_ACCESS_ERR);
+		return false;
+	}
+	r = sim_pkt_alloc(p->len);
+	if (!r)
+		return false;
+	r->t = p->t;
+	nlines = p->len ? (uint32_t)((((uintptr_t)src + p->len - 1) / SIM_CACHE_LINE) -
+				     ((uintptr_t)src / SIM_CACHE_LINE) + 1)
+			: 0;
+	if (!dev->o.chaos || nlines <= 1) {
+		if (p->len)
+			memcpy(r->payload, src, p->len);
+		respond(qp, p, SIM_PKT_READ_RESP, 0, r);
+		return true;
+	}
+	/* chaos: lines in a seeded random order, each its own scheduling step
+	 * (rdma-sync-tods25: one READ has no address order) */
+	j = calloc(1, sizeof(*j));
+	if (j)
+		j->order = malloc(nlines * sizeof(*j->order));
+	if (!j || !j->order) {
+		free(j);
+		sim_pkt_free(r);
+		return false;
+	}
+	for (uint32_t i = 0; i < nlines; i++)
+		j->order[i] = i;
+	for (uint32_t i = nlines - 1; i > 0; i--) {
+		uint32_t k = (uint32_t)(sim_rand(dev) % (i + 1)), tmp = j->order[i];
+
+		j->order[i] = j->order[k];
+		j->order[k] = tmp;
+	}
+	/* fill in the response header now; the payload fills line by line */
+	r->kind = SIM_PKT_READ_RESP;
+	r->src_node = dev->o.node;
+	r->src_qpn = qp->qpn;
+	r->dst_node = p->src_node;
+	r->dst_qpn = p->src_qpn;
+	r->psn = p->psn;
+	r->msn = qp->msn;
+	r->wqe_counter = p->wqe_counter;
+	r->opcode = p->opcode;
+	j->resp = r;
+	j->src = src;
+	j->nlines = nlines;
+	j->t = p->t;
+	j->step = SIM_US(0.02);
+	j->qpn = qp->qpn;
+	j->next = dev->jobs;
+	dev->jobs = j;
+	return true;
+}
+
+typedef bool (*serve_fn)(struct sim_qp *qp, const struct sim_pkt *p);
+static const serve_fn serve_table[] = {
+	[SIM_PKT_SEND] = serve_send,	       [SIM_PKT_SEND_IMM] = serve_send,
+	[SIM_PKT_WRITE] = serve_write,	       [SIM_PKT_WRITE_IMM] = serve_write,
+	[SIM_PKT_READ_REQ] = serve_read,       [SIM_PKT_ATOMIC_REQ] = serve_atomic,
+};
+
+void sim_responder_rx(struct sim_qp *qp, struct sim_pkt *p)
+{
+	if (qp->state != SIM_QPS_RTR && qp->state != SIM_QPS_RTS)
+		return; /* RESET/INIT/ERR: inbound requests are dropped */
+	if (p->psn != qp->exp_psn)
+		return; /* go-back-N after an RNR NAK: wait for the expected PSN */
+	qp->resp_nak_pending = false;
+	if ((unsigned)p->kind >= sizeof(serve_table) / sizeof(serve_table[0]) ||
+	    !serve_table[p->kind])
+		return;
+	if (serve_table[p->kind](qp, p)) {
+		qp->exp_psn = (qp->exp_psn + 1) & 0xffffffu;
+		qp->msn = (qp->msn + 1) & 0xffffffu;
+	}
+}

@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim_sched.c - the deterministic scheduler: one step runs one unit (a send
+ * queue's head WQE, one inbound packet, or one line of a chaos READ).
+ *
+ * Owns: the choice of the next unit.  SIM_SCHED_VTIME takes the unit with
+ * the earliest virtual start time (each send queue is a processing unit
+ * with its own clock; a WQE starts at max(PU time, fetch time, time its
+ * WAIT was satisfied)), ties broken by the seeded PRNG; SIM_SCHED_RANDOM
+ * takes any runnable unit by the PRNG.  Same seed and inputs: same run.
+ *
+ * Must not: execute anything itself (sim_exec.c, sim_wire.c do).
+ */
+#include "sim/sim_internal.h"
+
+enum unit_kind { UNIT_SQ, UNIT_PKT, UNIT_JOB };
+
+struct pick {
+	enum unit_kind kind;
+	void *ptr;
+	sim_time_t t;
+	uint32_t ties;
+	bool any;
+};
+
+static void consider(struct sim_dev *dev, struct pick *b, enum unit_kind k, void *ptr,
+		     sim_time_t t)
+{
+	bool take;
+
+	if (!b->any) {
+		take = true;
+		b->ties = 1;
+	} else if (dev->o.sched == SIM_SCHED_RANDOM) {
+		b->ties++;
+		take = sim_rand(dev) % b->ties == 0; /* reservoir sampling */
+	} else if (t < b->t) {
+		take = true;
+		b->ties = 1;
+	} else if (t == b->t) {
+		b->ties++;
+		take = sim_rand(dev) % b->ties == 0;
+	} else {
+		take = false;
+	}
+	if (take) {
+		b->kind = k;
+		b->ptr = ptr;
+		b->t = t;
+		b->any = true;
+	}
+}
+
+bool sim_sched_step(struct sim_dev *dev)
+{
+	struct pick b = {.any = false};
+	struct sim_pkt *p;
+	sim_time_t t;
+
+	sim_inbox_drain_async(dev);
+	for (uint32_t i = 0; i < dev->qps_cap; i++) {
+		struct sim_qp *qp = dev->qps[i];
+
+		if (qp && sim_sq_ready(qp, &t))
+			consider(dev, &b, UNIT_SQ, qp, t);
+	}
+	p = sim_pktq_peek(&dev->inbox);
+	if (p)
+		consider(dev, &b, UNIT_PKT, p, p->t);
+	for (struct sim_readjob *j = dev->jobs; j; j = j->next)
+		consider(dev, &b, UNIT_JOB, j, j->t);
+	if (!b.any)
+		return false;
+	dev->st.steps++;
+	switch (b.kind) {
+	case UNIT_SQ:
+		sim_sq_step(b.ptr);
+		break;
+	case UNIT_PKT:
+		sim_wire_rx(dev, sim_pktq_pop(&dev->inbox));
+		break;
+	case UNIT_JOB:
+		if (sim_readjob_step(dev, b.ptr)) {
+			struct sim_readjob **pp = &dev->jobs;
+
+			while (*pp != b.ptr)
+				pp = &(*pp)->next;
+			*pp = ((struct sim_readjob *)b.ptr)->next;
+			sim_readjob_free(b.ptr);
+		}
+		break;
+	}
+	return true;
+}
+
+void sim_unpark_all(struct sim_dev *dev)
+{
+	for (uint32_t i = 0; i < dev->qps_cap; i++)
+		if (dev->qps[i])
+			dev->qps[i]->sq.rnr_parked = false;
+}
+
+int sim_dev_run(struct sim_dev *dev, uint64_t max_steps)
+{
+	uint64_t n = 0;
+	int rc = 0;
+
+	if (!dev)
+		return -EINVAL;
+	pthread_mutex_lock(&dev->lock);
+	if (dev->threaded) {
+		pthread_mutex_unlock(&dev->lock);
+		return SIM_E_BUSY;
+	}
+	dev->hazard_failed = false;
+	while (sim_sched_step(dev)) {
+		if (max_steps && ++n >= max_steps) {
+			rc = SIM_E_LIMIT;
+			break;
+		}
+	}
+	if (!rc && dev->hazard_failed)
+		rc = SIM_E_HAZARD;
+	pthread_mutex_unlock(&dev->lock);
+	return rc;
+}

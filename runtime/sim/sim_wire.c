@@ -1,0 +1,385 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim_wire.c - the wire between QPs: packets, the device's inbound queue,
+ * routing (loopback, in-process fabric, or a plugged-in transport), and
+ * the in-process fabric that runs several devices together.
+ *
+ * Owns: struct sim_pkt memory, the packet heap (virtual time, then send
+ * order: one QP's packets leave in order and arrive in order), transport
+ * back-pressure (-EAGAIN keeps packets in order in a device queue), and
+ * dispatch of an arriving packet to the requester or responder half.
+ *
+ * Must not: interpret request semantics (sim_responder.c) or responses
+ * (sim_requester.c).
+ */
+#include <stdlib.h>
+
+#include "sim/sim_internal.h"
+
+struct sim_fabric {
+	struct sim_dev **devs;
+	uint32_t n;
+};
+
+struct sim_pkt *sim_pkt_alloc(uint32_t payload_len)
+{
+	struct sim_pkt *p = malloc(sizeof(*p) + payload_len);
+
+	if (!p)
+		return NULL;
+	memset(p, 0, sizeof(*p));
+	p->payload_len = payload_len;
+	p->payload = payload_len ? (uint8_t *)(p + 1) : NULL;
+	return p;
+}
+
+struct sim_pkt *sim_pkt_clone(const struct sim_pkt *src)
+{
+	struct sim_pkt *p;
+
+	if (src->payload_len && !src->payload)
+		return NULL;
+	p = sim_pkt_alloc(src->payload_len);
+	if (!p)
+		return NULL;
+	*p = *src;
+	p->payload = src->payload_len ? (uint8_t *)(p + 1) : NULL;
+	if (src->payload_len)
+		memcpy(p->payload, src->payload, src->payload_len);
+	return p;
+}
+
+void sim_pkt_free(struct sim_pkt *p)
+{
+	free(p);
+}
+
+/* ---- packet heap -------------------------------------------------------- */
+
+static bool before(const struct sim_pktq *q, uint32_t a, uint32_t b)
+{
+	if (!q->fifo && q->a[a]->t != q->a[b]->t)
+		return q->a[a]->t < q->a[b]->t;
+	return q->seq[a] < q->seq[b];
+}
+
+static void swap(struct sim_pktq *q, uint32_t a, uint32_t b)
+{
+	struct sim_pkt *p = q->a[a];
+	uint64_t s = q->seq[a];
+
+	q->a[a] = q->a[b];
+	q->seq[a] = q->seq[b];
+	q->a[b] = p;
+	q->seq[b] = s;
+}
+
+int sim_pktq_push(struct sim_pktq *q, struct sim_pkt *p)
+{
+	uint32_t i;
+
+	if (q->n == q->cap) {
+		uint32_t ncap = q->cap ? q->cap * 2 : 64;
+		struct sim_pkt **a = realloc(q->a, ncap * sizeof(*a));
+		uint64_t *s;
+
+		if (!a)
+			return -ENOMEM;
+		q->a = a;
+		s = realloc(q->seq, ncap * sizeof(*s));
+		if (!s)
+			return -ENOMEM;
+		q->seq = s;
+		q->cap = ncap;
+	}
+	i = q->n++;
+	q->a[i] = p;
+	q->seq[i] = q->next_seq++;
+	while (i && before(q, i, (i - 1) / 2)) {
+		swap(q, i, (i - 1) / 2);
+		i = (i - 1) / 2;
+	}
+	return 0;
+}
+
+struct sim_pkt *sim_pktq_peek(struct sim_pktq *q)
+{
+	return q->n ? q->a[0] : NULL;
+}
+
+struct sim_pkt *sim_pktq_pop(struct sim_pktq *q)
+{
+	struct sim_pkt *top;
+	uint32_t i = 0;
+
+	if (!q->n)
+		return NULL;
+	top = q->a[0];
+	q->n--;
+	if (q->n) {
+		q->a[0] = q->a[q->n];
+		q->seq[0] = q->seq[q->n];
+		for (;;) {
+			uint32_t l = 2 * i + 1, r = l + 1, m = i;
+
+			if (l < q->n && before(q, l, m))
+				m = l;
+			if (r < q->n && before(q, r, m))
+				m = r;
+			if (m == i)
+				break;
+			swap(q, i, m);
+			i = m;
+		}
+	}
+	return top;
+}
+
+void sim_pktq_free(struct sim_pktq *q)
+{
+	free(q->a);
+	free(q->seq);
+	q->a = NULL;
+	q->seq = NULL;
+	q->n = q->cap = 0;
+}
+
+/* ---- routing ------------------------------------------------------------ */
+
+static struct sim_dev *fabric_dev(struct sim_fabric *f, uint32_t node)
+{
+	for (uint32_t i = 0; i < f->n; i++)
+		if (f->devs[i]->o.node == node)
+			return f->devs[i];
+	return NULL;
+}
+
+/* Hands an owned packet to another device's asynchronous inbox. */
+static int enqueue_async(struct sim_dev *dev, struct sim_pkt *p)
+{
+	int rc;
+
+	pthread_mutex_lock(&dev->inbox_lock);
+	rc = sim_pktq_push(&dev->rx_async, p);
+	pthread_mutex_unlock(&dev->inbox_lock);
+	if (rc) {
+		sim_pkt_free(p);
+		return rc;
+	}
+	sim_thread_wake(dev);
+	return 0;
+}
+
+int sim_wire_xmit(struct sim_dev *dev, struct sim_pkt *p)
+{
+	struct sim_qp *src = sim_qp_by_num(dev, p->src_qpn);
+	struct sim_dev *peer;
+	int rc;
+
+	if (src) {
+		if (p->t < src->last_tx_t)
+			p->t = src->last_tx_t;
+		src->last_tx_t = p->t;
+	}
+	dev->st.pkts++;
+	if (dev->obs.event) {
+		struct sim_event ev = {
+			.kind = SIM_EV_PKT_TX,
+			.t = p->t,
+			.t_end = p->t,
+			.qpn = p->src_qpn,
+			.wqe_counter = p->wqe_counter,
+			.opcode = p->opcode,
+			.bytes = p->payload_len,
+			.pkt = p,
+		};
+		sim_emit(dev, &ev);
+	}
+	if (p->dst_node == dev->o.node) {
+		rc = sim_pktq_push(&dev->inbox, p);
+		if (rc)
+			sim_pkt_free(p);
+		return rc;
+	}
+	if (dev->fabric && (peer = fabric_dev(dev->fabric, p->dst_node)))
+		return enqueue_async(peer, p);
+	if (!dev->wire) {
+		sim_pkt_free(p);
+		return -EHOSTUNREACH;
+	}
+	if (dev->txq.n) /* keep order behind packets the transport refused */
+		return sim_pktq_push(&dev->txq, p);
+	rc = dev->wire->xmit(dev->wire_ctx, p);
+	if (rc == -EAGAIN) {
+		rc = sim_pktq_push(&dev->txq, p);
+		if (rc)
+			sim_pkt_free(p);
+		return rc;
+	}
+	sim_pkt_free(p);
+	return rc < 0 ? rc : 0;
+}
+
+/* Retries packets the transport refused (called every step). */
+static void txq_flush(struct sim_dev *dev)
+{
+	struct sim_pkt *p;
+
+	while ((p = sim_pktq_peek(&dev->txq))) {
+		if (dev->wire && dev->wire->xmit(dev->wire_ctx, p) == -EAGAIN)
+			return;
+		sim_pkt_free(sim_pktq_pop(&dev->txq));
+	}
+}
+
+static bool is_response(enum sim_pkt_kind k)
+{
+	return k == SIM_PKT_ACK || k == SIM_PKT_NAK || k == SIM_PKT_READ_RESP ||
+	       k == SIM_PKT_ATOMIC_RESP;
+}
+
+void sim_wire_rx(struct sim_dev *dev, struct sim_pkt *p)
+{
+	struct sim_qp *qp = sim_qp_by_num(dev, p->dst_qpn);
+
+	sim_advance_now(dev, p->t);
+	if (dev->obs.event) {
+		struct sim_event ev = {
+			.kind = SIM_EV_PKT_RX,
+			.t = p->t,
+			.t_end = p->t,
+			.qpn = p->dst_qpn,
+			.wqe_counter = p->wqe_counter,
+			.opcode = p->opcode,
+			.bytes = p->payload_len,
+			.pkt = p,
+		};
+		sim_emit(dev, &ev);
+	}
+	/* RC: a QP takes packets only from the QP it is connected to */
+	if (qp && qp->peer_node == p->src_node && qp->peer_qpn == p->src_qpn &&
+	    (unsigned)p->kind <= SIM_PKT_ATOMIC_RESP) {
+		if (is_response(p->kind))
+			sim_requester_rx(qp, p);
+		else
+			sim_responder_rx(qp, p);
+	}
+	sim_pkt_free(p);
+}
+
+void sim_inbox_drain_async(struct sim_dev *dev)
+{
+	struct sim_pkt *p;
+
+	if (dev->txq.n)
+		txq_flush(dev);
+	if (!__atomic_load_n(&dev->rx_async.n, __ATOMIC_ACQUIRE))
+		return;
+	pthread_mutex_lock(&dev->inbox_lock);
+	while ((p = sim_pktq_pop(&dev->rx_async))) {
+		if (sim_pktq_push(&dev->inbox, p))
+			sim_pkt_free(p);
+	}
+	pthread_mutex_unlock(&dev->inbox_lock);
+}
+
+void sim_dev_set_wire(struct sim_dev *dev, const struct sim_wire_ops *ops, void *ctx)
+{
+	pthread_mutex_lock(&dev->lock);
+	dev->wire = ops;
+	dev->wire_ctx = ctx;
+	dev->txq.fifo = true;
+	pthread_mutex_unlock(&dev->lock);
+}
+
+int sim_dev_deliver(struct sim_dev *dev, const struct sim_pkt *pkt)
+{
+	struct sim_pkt *p;
+
+	if (!dev || !pkt || (pkt->payload_len && !pkt->payload) || pkt->payload_len > SIM_MAX_MSG)
+		return -EINVAL;
+	p = sim_pkt_clone(pkt);
+	if (!p)
+		return -ENOMEM;
+	return enqueue_async(dev, p);
+}
+
+void sim_dev_kick(struct sim_dev *dev)
+{
+	__atomic_add_fetch(&dev->outside_progress, 1, __ATOMIC_RELAXED);
+	sim_thread_wake(dev);
+}
+
+/* Something that may have made receives usable happened: parked infinite
+ * RNR retries on this device (and on every device of its fabric) retry. */
+void sim_progress_bump(struct sim_dev *dev)
+{
+	if (!dev->fabric) {
+		__atomic_add_fetch(&dev->outside_progress, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	for (uint32_t i = 0; i < dev->fabric->n; i++)
+		__atomic_add_fetch(&dev->fabric->devs[i]->outside_progress, 1, __ATOMIC_RELAXED);
+}
+
+/* ---- in-process fabric -------------------------------------------------- */
+
+int sim_fabric_create(struct sim_fabric **out)
+{
+	if (!out)
+		return -EINVAL;
+	*out = calloc(1, sizeof(**out));
+	return *out ? 0 : -ENOMEM;
+}
+
+void sim_fabric_destroy(struct sim_fabric *f)
+{
+	if (!f)
+		return;
+	for (uint32_t i = 0; i < f->n; i++)
+		f->devs[i]->fabric = NULL;
+	free(f->devs);
+	free(f);
+}
+
+int sim_fabric_attach(struct sim_fabric *f, struct sim_dev *dev)
+{
+	struct sim_dev **n;
+
+	if (!f || !dev || dev->fabric || fabric_dev(f, dev->o.node))
+		return -EINVAL;
+	n = realloc(f->devs, (f->n + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	f->devs = n;
+	f->devs[f->n++] = dev;
+	dev->fabric = f;
+	return 0;
+}
+
+int sim_fabric_run(struct sim_fabric *f, uint64_t max_steps)
+{
+	bool progress = true;
+	int rc = 0, r;
+
+	if (!f)
+		return -EINVAL;
+	while (progress) {
+		progress = false;
+		for (uint32_t i = 0; i < f->n; i++) {
+			uint64_t before_steps = f->devs[i]->st.steps;
+
+			r = sim_dev_run(f->devs[i], max_steps);
+			if (r && !rc)
+				rc = r;
+			if (r && r != SIM_E_HAZARD)
+				return r;
+			if (f->devs[i]->st.steps != before_steps)
+				progress = true;
+		}
+		/* packets still waiting in an inbox mean more work */
+		for (uint32_t i = 0; i < f->n && !progress; i++)
+			progress = f->devs[i]->rx_async.n != 0;
+	}
+	return rc;
+}
