@@ -14,4 +14,7 @@ fuzz_net_frame_SRCS := tests/fuzz/fuzz_net_frame.c
 # The data path needs the sim engine (runtime/sim/sim.mk, branch sim).
 ifneq ($(wildcard runtime/sim/sim.mk),)
 LIB_SRCS += runtime/net/net_simpkt.c runtime/net/net_transport.c
+
+TESTS += net_loopback
+net_loopback_SRCS := tests/net/test_net_loopback.c tests/net/net_peer.c
 endif

@@ -52,7 +52,8 @@ struct net_link {
 
 	/* t->lock */
 	unsigned pins;
-	bool closed;  /* unlinked by net_link_close; free at last unpin */
+	bool closed;  /* unlinked by net_link_close */
+	bool closer_waits; /* net_link_close waits for the pins and frees it */
 	bool failing; /* the thread must fail it (tx error seen by xmit) */
 
 	pthread_mutex_t tx_lock;
@@ -162,7 +163,7 @@ static void unpin(struct net_link *l)
 	bool do_free;
 
 	pthread_mutex_lock(&t->lock);
-	do_free = --l->pins == 0 && l->closed;
+	do_free = --l->pins == 0 && l->closed && !l->closer_waits;
 	if (l->pins == 0)
 		pthread_cond_broadcast(&t->unpinned);
 	pthread_mutex_unlock(&t->lock);
@@ -277,7 +278,7 @@ static int transport_xmit(void *ctx, const struct sim_pkt *sp)
 	rc = tx_reserve(l, (size_t)size + NET_RECORD_HDR_BYTES);
 	if (rc)
 		goto out;
-	size = net_record_encode(&np, l->tx + l->tx_head + l->tx_len,
+	size = net_record_encode(&np, sp->t, l->tx + l->tx_head + l->tx_len,
 				 l->tx_cap - l->tx_head - l->tx_len, &fd);
 	if (size < 0) {
 		rc = -EINVAL;
@@ -344,11 +345,13 @@ static void deliver_records(struct net_link *l)
 	struct net_pkt np;
 	struct sim_pkt sp;
 	size_t off = 0;
+	uint64_t vtime;
 	uint32_t len;
 	int rc;
 
 	while (!l->dead) {
-		rc = net_record_peek(l->rx + off, l->rx_len - off, t->opts.max_pkt, &len, &fdiag);
+		rc = net_record_peek(l->rx + off, l->rx_len - off, t->opts.max_pkt, &len, &vtime,
+				     &fdiag);
 		if (rc == 1)
 			break;
 		if (rc < 0) {
@@ -368,6 +371,7 @@ static void deliver_records(struct net_link *l)
 			link_fail(l, -EPROTO, diag.msg);
 			return;
 		}
+		sp.t = vtime;
 		rc = sim_dev_deliver(t->dev, &sp);
 		if (rc == -EAGAIN) {
 			if (!l->rx_stalled) {
@@ -757,6 +761,9 @@ void net_link_close(struct net_link *l)
 	pthread_mutex_lock(&t->lock);
 	unlink_locked(t, l);
 	epoll_ctl(t->epfd, EPOLL_CTL_DEL, l->fd, NULL);
+	/* on the transport thread (a down callback) the link is pinned by the
+	 * thread itself: the last unpin frees it */
+	l->closer_waits = !on_thread;
 	if (!on_thread)
 		while (l->pins)
 			pthread_cond_wait(&t->unpinned, &t->lock);
