@@ -20,6 +20,7 @@
 #include <stdio.h>
 
 #include <prism/prism.h>
+#include <prism/wqe.h>
 
 #include "core/backend.h"
 #include "core/log.h"
@@ -40,15 +41,21 @@ struct prism_region {
 	struct core_mr_info keys;
 };
 
+struct core_sim_obs;
+struct net_transport;
+
 struct prism_device {
 	char name[32];
 	const struct core_backend_ops *ops;
 	struct core_be_dev *be;
 	bool threaded;		 /* backend runs by itself: no progress() calls */
+	uint32_t node;		 /* sim node id of this device on the wire */
+	struct core_sim_obs *sim_obs; /* sim: cost profile observer */
+	struct net_transport *transport; /* created at the first TCP connection */
+	pthread_mutex_t transport_lock;
 	pthread_mutex_t lock;	 /* serialises progress() and doorbells */
 	pthread_mutex_t reg_lock; /* the region list */
 	struct prism_region *regions;
-	uint64_t next_node_hint;
 };
 
 /* Return @err (negative) as NULL + errno at the API boundary. */
@@ -76,6 +83,9 @@ struct prism_region *core_region_find(struct prism_device *dev, const char *name
  */
 struct prism_region *core_region_adopt(struct prism_device *dev, const char *name, int fd,
 				       void *addr, size_t len, unsigned access);
+
+/* The device's TCP transport, created on first use (server_net.c); NULL on failure. */
+struct net_transport *core_dev_transport(struct prism_device *dev);
 
 /* memfd helpers (core/memfd.c). */
 int core_memfd_create(const char *name, size_t len, int *fd_out, void **addr_out);

@@ -9,9 +9,14 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "core/core.h"
+#include "core/device_sim.h"
 #include "core/opts.h"
+#include "net/net.h"
 
 /* Backends a device name can resolve to; "sim" is the default. */
 static const struct {
@@ -28,6 +33,19 @@ PRISM_API int prism_list_devices(const char **names, size_t cap)
 	for (size_t i = 0; i < N_BACKENDS && i < cap; i++)
 		names[i] = backends[i].name;
 	return (int)N_BACKENDS;
+}
+
+static uint64_t random_u64(void)
+{
+	uint64_t v = 0;
+
+	if (getrandom(&v, sizeof(v), 0) != sizeof(v)) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		v = (uint64_t)ts.tv_nsec * 0x9e3779b97f4a7c15ull ^ (uint64_t)getpid();
+	}
+	return v;
 }
 
 static void be_log(void *ctx, int level, const char *msg)
@@ -70,6 +88,9 @@ PRISM_API struct prism_device *prism_device__open(const char *name,
 	snprintf(dev->name, sizeof(dev->name), "%s", name);
 	dev->ops = ops;
 	dev->threaded = CORE_OPT(opts, threaded, false);
+	dev->node = CORE_OPT(opts, node, 0);
+	while (!dev->node) /* unique enough among the processes of a test bed */
+		dev->node = (uint32_t)random_u64();
 	pthread_mutex_init(&dev->lock, NULL);
 	pthread_mutex_init(&dev->reg_lock, NULL);
 
@@ -79,19 +100,30 @@ PRISM_API struct prism_device *prism_device__open(const char *name,
 		.relaxed_fw = !strcmp(fw, "relaxed"),
 		.hazard_policy = CORE_OPT(opts, hazard_fail, false) ? 2 : 1,
 		.threaded = dev->threaded,
-		.node = CORE_OPT(opts, node, 0),
+		.node = dev->node,
 		.log = be_log,
 		.log_ctx = dev,
 	};
+	pthread_mutex_init(&dev->transport_lock, NULL);
+	if (ops == &core_sim_backend) {
+		err = core_sim_obs_create(CORE_OPT(opts, profile, "cx5"), &dev->sim_obs);
+		if (err)
+			goto fail;
+		attr.obs = core_sim_obs_get(dev->sim_obs);
+	}
 	err = ops->open(&attr, &dev->be);
 	if (err) {
 		core_err("device '%s': backend open failed: %s", name, prism_strerror(err));
-		pthread_mutex_destroy(&dev->lock);
-		pthread_mutex_destroy(&dev->reg_lock);
-		free(dev);
-		return core_fail_ptr(err < 0 ? err : -PRISM_E_BACKEND);
+		goto fail;
 	}
 	return dev;
+fail:
+	core_sim_obs_destroy(dev->sim_obs);
+	pthread_mutex_destroy(&dev->lock);
+	pthread_mutex_destroy(&dev->reg_lock);
+	pthread_mutex_destroy(&dev->transport_lock);
+	free(dev);
+	return core_fail_ptr(err < 0 ? err : -PRISM_E_BACKEND);
 }
 
 PRISM_API void prism_device__close(struct prism_device *dev)
@@ -107,7 +139,11 @@ PRISM_API void prism_device__close(struct prism_device *dev)
 		r->users = 0;
 		prism_region__unregister(r);
 	}
+	if (dev->transport)
+		net_transport_destroy(dev->transport);
 	dev->ops->close(dev->be);
+	core_sim_obs_destroy(dev->sim_obs);
+	pthread_mutex_destroy(&dev->transport_lock);
 	pthread_mutex_destroy(&dev->lock);
 	pthread_mutex_destroy(&dev->reg_lock);
 	free(dev);
@@ -116,6 +152,13 @@ PRISM_API void prism_device__close(struct prism_device *dev)
 PRISM_API const char *prism_device__name(const struct prism_device *dev)
 {
 	return dev ? dev->name : NULL;
+}
+
+PRISM_API uint64_t prism_device__virt_ns(const struct prism_device *dev)
+{
+	if (!dev || !dev->ops->now_ns)
+		return 0;
+	return dev->ops->now_ns(dev->be);
 }
 
 int core_dev_progress(struct prism_device *dev)

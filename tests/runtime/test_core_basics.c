@@ -22,7 +22,7 @@ static void test_strerror_prism_codes(void **state)
 	(void)state;
 	assert_string_equal(prism_strerror(-PRISM_E_VERIFY), "program failed load-time verification");
 	assert_string_equal(prism_strerror(PRISM_E_VERIFY), prism_strerror(-PRISM_E_VERIFY));
-	assert_string_equal(prism_strerror(-PRISM_E_PEER_GONE), "peer closed the connection");
+	assert_string_equal(prism_strerror(-PRISM_E_NET_PEER_GONE), "peer closed the connection");
 	assert_string_equal(prism_strerror(0), "success");
 	assert_non_null(strstr(prism_strerror(-4098), "unknown prism error 4098"));
 }

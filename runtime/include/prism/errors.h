@@ -44,8 +44,11 @@
 	X(PRISM_E_LIMIT, 4020, "resource limit reached")                                       \
 	X(PRISM_E_REMOTE, 4021, "the server rejected the request")                             \
 	X(PRISM_E_DAEMON, 4022, "daemon control protocol error")                               \
-	X(PRISM_E_PEER_GONE, 4060, "peer closed the connection")                               \
-	X(PRISM_E_PROTO, 4061, "transport protocol violation")
+	X(PRISM_E_PROTO, 4023, "malformed connection-setup message")                           \
+	X(PRISM_E_NET_PROTO, 4060, "malformed packet or setup message from the peer")          \
+	X(PRISM_E_NET_VERSION, 4061, "peer speaks another setup protocol version")             \
+	X(PRISM_E_NET_REJECTED, 4062, "peer rejected the connection")                          \
+	X(PRISM_E_NET_PEER_GONE, 4063, "peer closed the connection")
 
 enum prism_errno {
 #define PRISM_X_ERRNO(name, value, msg) name = value,

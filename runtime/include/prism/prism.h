@@ -212,6 +212,9 @@ PRISM_API int prism_program__wr_budget(const struct prism_program *prog, int ent
 
 struct prism_server;
 
+#define PRISM_DEFAULT_PORT 18515
+#define PRISM_PORT_ANY (-1)
+
 /*
  * How a connection's queues get ready for the next invocation.
  *   CPU: the server's progress thread re-posts the WQE templates with advanced
@@ -229,10 +232,12 @@ enum prism_rearm {
 struct prism_server_opts {
 	size_t sz;
 	const char *host;	/* listen address; NULL: "0.0.0.0" */
-	uint16_t port;		/* 0: in-process clients only; default TCP port is 18515 */
+	int port;		/* TCP port (18515 is the usual one); 0: in-process clients
+				 * only; PRISM_PORT_ANY: any free port (prism_server__port) */
 	enum prism_rearm rearm;
 	unsigned max_conns;	/* 0: 4096 */
 	unsigned depth;		/* invocations a connection may have in flight; 0: 16 */
+	bool allow_post;	/* accept programs from `prismc post` (prism_post) */
 	size_t :0;
 };
 
@@ -332,6 +337,21 @@ PRISM_API int prism_client__invoke(struct prism_client *cl, struct prism_call *c
  */
 PRISM_API int prism_client__invoke_batch(struct prism_client *cl, struct prism_call *calls,
 					 size_t n, const struct prism_invoke_opts *opts);
+
+struct prism_post_opts {
+	size_t sz;
+	int timeout_ms; /* 0: 5000 */
+	size_t :0;
+};
+
+/*
+ * Send a .chain object (@len bytes of YAML) to the server at @addr
+ * ("host:port"), which verifies it and installs it for new connections
+ * (only servers created with allow_post).  0, or -PRISM_E_NET_REJECTED with
+ * the server's reason in the log.
+ */
+PRISM_API int prism_post(const char *addr, const void *chain, size_t len,
+			 const struct prism_post_opts *opts);
 
 /* ---- daemon mode (prismd) ----------------------------------------------- */
 
