@@ -61,8 +61,9 @@ static void client_link_down(void *ctx, struct net_link *link, int err, const ch
 int core_client_net_connect(struct prism_client *cl, const char *addr, struct core_hello *h)
 {
 	struct net_transport *t = core_dev_transport(cl->dev);
-	struct net_oob_params mine = {0}, peer;
+	struct net_oob_params mine = {0}, peer = {0};
 	struct net_diag d = {0};
+	uint8_t hello[256];
 	char host[256];
 	int port, fd, err;
 	size_t n;
@@ -78,13 +79,15 @@ int core_client_net_connect(struct prism_client *cl, const char *addr, struct co
 	mine.n_regions = 1;
 	mine.regions[0] = (struct net_oob_region){h->resp_addr, h->resp_rkey,
 						  h->resp_slots * h->resp_stride};
-	n = core_hello_encode(h, mine.blob, sizeof(mine.blob));
-	mine.blob_len = (uint16_t)n;
+	n = core_hello_encode(h, hello, sizeof(hello));
+	mine.blob = hello;
+	mine.blob_len = (uint32_t)n;
 	err = net_connect(host[0] ? host : "127.0.0.1", port, &mine, &peer, cl->timeout_ms, &fd,
 			  &d);
 	if (err)
 		return setup_error(err, &d, addr);
 	err = core_welcome_decode(peer.blob, peer.blob_len, &cl->w);
+	net_oob_params_release(&peer);
 	if (!err && cl->w.status)
 		err = cl->w.status;
 	if (err) {
@@ -133,11 +136,12 @@ void core_client_net_close(struct prism_client *cl)
 PRISM_API int prism_post(const char *addr, const void *chain, size_t len,
 			 const struct prism_post_opts *opts)
 {
-	struct net_oob_params mine = {0}, peer;
+	struct net_oob_params mine = {0}, peer = {0};
 	struct core_hello h = {.kind = CORE_HELLO_POST};
 	struct net_diag d = {0};
 	char host[256];
 	int port, fd, err;
+	uint8_t *blob;
 	size_t n;
 
 	if ((err = CORE_OPTS_CHECK(opts, timeout_ms)))
@@ -148,18 +152,26 @@ PRISM_API int prism_post(const char *addr, const void *chain, size_t len,
 		core_err("post: '%s' is not host:port", addr);
 		return -EINVAL;
 	}
-	n = core_hello_encode(&h, mine.blob, sizeof(mine.blob));
-	if (n + len > sizeof(mine.blob)) {
-		core_err("post: a %zu-byte object does not fit the %zu-byte setup message", len,
-			 sizeof(mine.blob) - n);
+	n = core_hello_encode(&h, NULL, 0);
+	if (n + len > NET_OOB_MAX_BLOB) {
+		core_err("post: a %zu-byte object does not fit the %u-byte setup message", len,
+			 NET_OOB_MAX_BLOB - (unsigned)n);
 		return -E2BIG;
 	}
-	memcpy(mine.blob + n, chain, len);
-	mine.blob_len = (uint16_t)(n + len);
+	blob = malloc(n + len);
+	if (!blob)
+		return -ENOMEM;
+	core_hello_encode(&h, blob, n);
+	memcpy(blob + n, chain, len);
+	mine.node = 1;
+	mine.blob = blob;
+	mine.blob_len = (uint32_t)(n + len);
 	err = net_connect(host[0] ? host : "127.0.0.1", port, &mine, &peer,
 			  CORE_OPT(opts, timeout_ms, 5000), &fd, &d);
+	free(blob);
 	if (err)
 		return setup_error(err, &d, addr);
+	net_oob_params_release(&peer);
 	close(fd);
 	return 0;
 }

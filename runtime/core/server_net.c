@@ -94,9 +94,11 @@ static void serve_post(struct prism_server *srv, struct net_pending *p, const ui
 
 static void serve_connect(struct prism_server *srv, struct net_pending *p, struct core_hello *h)
 {
-	const struct net_oob_params *peer = net_pending_peer(p);
+	/* The pending (and its blob) dies at accept/reject: keep a copy. */
+	struct net_oob_params pc = *net_pending_peer(p), *peer = &pc;
 	struct net_transport *t = core_dev_transport(srv->dev);
 	struct net_oob_params mine = {0};
+	uint8_t *blob;
 	struct core_welcome w;
 	struct core_conn *c;
 	struct net_diag d = {0};
@@ -107,6 +109,8 @@ static void serve_connect(struct prism_server *srv, struct net_pending *p, struc
 		net_pending_reject(p, -EIO, "server transport unavailable");
 		return;
 	}
+	pc.blob = NULL;
+	pc.blob_len = 0;
 	h->node = net_peer_node(sim_backend_dev(srv->dev->be), peer);
 	h->qpn = peer->qpn;
 	err = core_server_open_conn(srv, h, &w, &c);
@@ -116,18 +120,24 @@ static void serve_connect(struct prism_server *srv, struct net_pending *p, struc
 	}
 	mine.node = srv->dev->node;
 	mine.qpn = w.qpn;
-	n = core_welcome_encode(&w, mine.blob, sizeof(mine.blob));
-	core_welcome_free(&w);
-	if (n > sizeof(mine.blob)) {
-		net_pending_reject(p, -E2BIG, "connection description too large");
+	n = core_welcome_encode(&w, NULL, 0);
+	blob = n <= NET_OOB_MAX_BLOB ? malloc(n) : NULL;
+	if (!blob) {
+		core_welcome_free(&w);
+		net_pending_reject(p, -ENOMEM, "connection description too large");
 		core_server_close_conn(srv, c->id);
 		return;
 	}
-	mine.blob_len = (uint16_t)n;
+	core_welcome_encode(&w, blob, n);
+	core_welcome_free(&w);
+	mine.blob = blob;
+	mine.blob_len = (uint32_t)n;
 	uint32_t id = c->id;
 	struct core_be_qp *qp = c->inst->qps[c->inst->prog->conn_queue].qp;
 
-	if (net_pending_accept(p, &mine, &fd, &d)) {
+	err = net_pending_accept(p, &mine, &fd, &d);
+	free(blob);
+	if (err) {
 		core_warn("conn %u: setup answer failed: %s", id, d.msg);
 		core_server_close_conn(srv, id);
 		return;
