@@ -6,12 +6,24 @@
  * profile and one executed WQE into latency and processing-unit occupancy
  * (docs/cost-model.md):
  *
- *   latency = (HOST ? latency[nop] : chain[order])       doorbell/fetch/order
- *           + (latency[verb] - latency[nop])             execution (Fig. 7)
- *           + max(0, bytes - free_bytes) * 8 / gbps      payload
- *           + (to another node ? network : 0)            the wire
- *   busy    = processing_units * 1000 / throughput[verb] (Table 3, per PU)
- *   latency = max(latency, busy)
+ * The engine starts a queue's next WQE once the previous one's busy time is
+ * over (and its WAIT / fence / ENABLE dependencies hold) and makes a WQE's
+ * effect visible latency after its start.  So that a chain on one queue
+ * grows as RedN's Fig. 8 measured, a WQE's increment depends on its order:
+ *
+ *   inc(HOST) = latency[nop]                  doorbell + fetch + NOOP
+ *   inc(WQ)   = chain.wq
+ *   inc(COMPLETION) = chain.completion - ordering_verb        (WAIT + WR)
+ *   inc(DOORBELL)   = chain.doorbell   - 2 * ordering_verb    (WAIT + EN + WR)
+ *
+ *   WAIT, SEND_EN, RECV_EN: latency = busy = max(ordering_verb, share)
+ *   other verbs:
+ *     latency = inc(order) + (latency[verb] - latency[nop])    Fig. 7
+ *             + max(0, bytes - free_bytes) * 8 / gbps          payload
+ *             + (crosses the wire ? network : 0)
+ *     busy    = WQ ? share : max(share, inc(order))
+ *     latency = max(latency, busy)
+ *   share = processing_units * 1000 / throughput[verb]          Table 3
  *
  * Must not: schedule, or know about queues; the engine composes these
  * numbers into a timeline.
@@ -80,23 +92,40 @@ static bool uses_wire(enum sim_verb v)
 	       v == SIM_VERB_ATOMIC || v == SIM_VERB_MASKED_ATOMIC;
 }
 
+/* The latency a WQE adds to its queue's chain in ordering mode @o. */
+static double increment(const struct sim_cost_profile *p, unsigned o)
+{
+	double inc = p->chain_ns[o];
+	if (o == SIM_ORDER_COMPLETION)
+		inc -= p->ordering_verb_ns;
+	else if (o == SIM_ORDER_DOORBELL)
+		inc -= 2 * p->ordering_verb_ns;
+	return inc > 0 ? inc : 0;
+}
+
 void sim_cost_profile_charge(const struct sim_cost_profile *p, const struct sim_cost_query *q,
                              struct sim_cost *out)
 {
 	enum sim_verb v = sim_cost_verb_of(q->opcode);
 	unsigned o = (unsigned)q->order < SIM_ORDER__COUNT ? (unsigned)q->order : SIM_ORDER_WQ;
+	double share = (double)p->processing_units * 1000.0 / p->throughput_mops[v];
+	double lat, busy;
 
-	double lat = p->chain_ns[o];
-	double exec = p->latency_ns[v] - p->latency_ns[SIM_VERB_NOP];
-	if (exec > 0)
-		lat += exec;
-	if (q->bytes > p->payload_free_bytes)
-		lat += (double)(q->bytes - p->payload_free_bytes) * 8.0 / p->payload_gbps;
-	if (!q->loopback && uses_wire(v))
-		lat += p->network_ns;
-
+	if (v == SIM_VERB_WAIT || v == SIM_VERB_ENABLE) {
+		lat = busy = share > p->ordering_verb_ns ? share : p->ordering_verb_ns;
+	} else {
+		double inc = increment(p, o);
+		double exec = p->latency_ns[v] - p->latency_ns[SIM_VERB_NOP];
+		lat = inc + (exec > 0 ? exec : 0);
+		if (q->bytes > p->payload_free_bytes)
+			lat += (double)(q->bytes - p->payload_free_bytes) * 8.0 / p->payload_gbps;
+		if (!q->loopback && uses_wire(v))
+			lat += p->network_ns;
+		/* prefetched WQEs pipeline at the verb's rate; the others wait */
+		busy = o == SIM_ORDER_WQ || share > inc ? share : inc;
+	}
 	out->latency = ns_to_ps(lat);
-	out->busy = ns_to_ps((double)p->processing_units * 1000.0 / p->throughput_mops[v]);
+	out->busy = ns_to_ps(busy);
 	if (out->latency < out->busy)
 		out->latency = out->busy; /* sim.h: latency >= busy */
 }

@@ -64,6 +64,7 @@ static const struct field fields[] = {
     F_NUM("chain_ns.wq", chain_ns[SIM_ORDER_WQ], 0, 1e9),
     F_NUM("chain_ns.completion", chain_ns[SIM_ORDER_COMPLETION], 0, 1e9),
     F_NUM("chain_ns.doorbell", chain_ns[SIM_ORDER_DOORBELL], 0, 1e9),
+    F_NUM("chain_ns.ordering_verb", ordering_verb_ns, 0, 1e9),
 #define X_TPUT(v, key) F_NUM("throughput_mops." key, throughput_mops[SIM_VERB_##v], 1e-6, 1e6),
     SIM_VERB_CLASSES(X_TPUT)
 #undef X_TPUT

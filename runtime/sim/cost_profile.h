@@ -57,7 +57,8 @@ struct sim_cost_profile {
 	unsigned processing_units;
 	double latency_ns[SIM_VERB__COUNT];      /* alone, doorbell to completion */
 	double network_ns;                       /* one way, remote minus loopback */
-	double chain_ns[SIM_ORDER__COUNT];       /* HEAD unused (latency_ns[NOP]) */
+	double chain_ns[SIM_ORDER__COUNT];       /* [SIM_ORDER_HOST] = latency_ns[NOP] */
+	double ordering_verb_ns;                 /* one WAIT / SEND_EN / RECV_EN (Fig. 8 glue) */
 	double throughput_mops[SIM_VERB__COUNT]; /* per port */
 	unsigned payload_free_bytes;
 	double payload_gbps;

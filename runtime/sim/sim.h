@@ -102,15 +102,24 @@ struct sim_writer {
 	uint32_t src_node;    /* REMOTE: requester's node and QP and WQE counter */
 	uint32_t src_qpn;
 	uint32_t src_wqe_counter;
+	sim_time_t issued_at; /* when the writing operation was issued */
 };
 
+/*
+ * A hazard: bytes of a fetched WQE changed after the fetch, either before it
+ * executed (seen when it executes) or by a write that was issued before the
+ * fetch and landed after it (seen when the write lands: the patch and the
+ * fetch were unordered, so what ran depended on timing).
+ */
 struct sim_hazard {
 	uint32_t qpn;	      /* queue whose WQE changed */
 	uint32_t wqe_counter; /* the changed WQE */
 	uint32_t offset;      /* first changed byte, relative to the WQE start */
 	uint32_t len;	      /* from the first to the last changed byte */
 	struct sim_writer writer;
-	sim_time_t fetched_at, executed_at;
+	sim_time_t fetched_at;
+	sim_time_t executed_at; /* when it executed, or when the racing write landed */
+	bool executed;	      /* the stale copy had already executed */
 };
 
 enum sim_event_kind {
@@ -308,8 +317,9 @@ int sim_qp_modify(struct sim_qp *qp, const struct sim_qp_mod *mod);
 
 /* The host wrote WQEs and updated dbrec[1]: the send queue may fetch up to it. */
 int sim_qp_ring_sq_doorbell(struct sim_qp *qp);
-/* The host posted receives (dbrec[0]); optional: the sim reads dbrec[0]
- * whenever it needs a receive, this only wakes parked RNR retries sooner. */
+/* The host posted receives (dbrec[0]).  The sim reads dbrec[0] whenever it
+ * needs a receive; this call wakes requesters parked on an infinite RNR
+ * retry (rnr_retry 7), which otherwise wait for the next outside event. */
 int sim_qp_ring_rq_doorbell(struct sim_qp *qp);
 
 /* ---- run modes --------------------------------------------------------- */

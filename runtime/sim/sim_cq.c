@@ -27,7 +27,7 @@ int sim_cq_create(struct sim_dev *dev, const struct sim_cq_attr *attr, struct si
 	cq = calloc(1, sizeof(*cq));
 	if (!cq)
 		return -ENOMEM;
-	cq->buf = aligned_alloc(4096, (size_t)attr->ncqe * PRISM_CQE_BYTES);
+	cq->buf = aligned_alloc(4096, ((size_t)attr->ncqe * PRISM_CQE_BYTES + 4095) & ~(size_t)4095);
 	cq->dbrec = aligned_alloc(64, 64);
 	cq->times = calloc(attr->ncqe, sizeof(*cq->times));
 	if (!cq->buf || !cq->dbrec || !cq->times) {
@@ -169,6 +169,7 @@ int sim_cq_push(struct sim_cq *cq, const struct prism_cqe *c, sim_time_t t)
 	cq->times[cq->pi & (cq->ncqe - 1)] = t;
 	cq->last_time = t;
 	cq->pi++;
+	dev->epoch++;
 	dev->st.cqes++;
 	if (c->opcode == PRISM_CQE_REQ_ERR || c->opcode == PRISM_CQE_RESP_ERR)
 		dev->st.error_cqes++;

@@ -49,20 +49,20 @@ const char *sim_qp_state_name(int s)
 	return state_names[s];
 }
 
+static const char *const sim_errors[] = {
+	[1] = "WQE hazard (fetched WQE modified before it executed)",
+	[2] = "object in the wrong state",
+	[3] = "object busy",
+	[4] = "step budget exhausted before the device went idle",
+};
+
 const char *sim_strerror(int err)
 {
-	switch (err) {
-	case SIM_E_HAZARD:
-		return "WQE hazard (fetched WQE modified before it executed)";
-	case SIM_E_STATE:
-		return "object in the wrong state";
-	case SIM_E_BUSY:
-		return "object busy";
-	case SIM_E_LIMIT:
-		return "step budget exhausted before the device went idle";
-	default:
-		return err < 0 ? strerror(-err) : "success";
-	}
+	int k = -err - SIM_E_BASE;
+
+	if (k > 0 && (unsigned)k < sizeof(sim_errors) / sizeof(sim_errors[0]) && sim_errors[k])
+		return sim_errors[k];
+	return err < 0 ? strerror(-err) : "success";
 }
 
 /*
@@ -167,8 +167,11 @@ void sim_dev_close(struct sim_dev *dev)
 		sim_pkt_free(p);
 	while ((p = sim_pktq_pop(&dev->rx_async)))
 		sim_pkt_free(p);
+	while ((p = sim_pktq_pop(&dev->txq)))
+		sim_pkt_free(p);
 	sim_pktq_free(&dev->inbox);
 	sim_pktq_free(&dev->rx_async);
+	sim_pktq_free(&dev->txq);
 	free(dev->mrs);
 	free(dev->cqs);
 	free(dev->qps);

@@ -48,21 +48,29 @@ static void emit_wait(struct sim_qp *qp, enum sim_event_kind k, const struct sim
 }
 
 /* A fence holds a WQE until earlier READs/atomics (or, for strong
- * ordering, everything) completed (mlx5dv.h MLX5_WQE_CTRL_*FENCE). */
-static bool fence_clear(struct sim_qp *qp, const struct prism_wqe *w)
+ * ordering, everything) completed (mlx5dv.h MLX5_WQE_CTRL_*FENCE); *t
+ * is when the last of them completed. */
+static bool fence_clear(struct sim_qp *qp, const struct prism_wqe *w, sim_time_t *t)
 {
 	enum prism_fence fm = prism_ctrl_fence(&w->ctrl);
 	struct sim_sq *sq = &qp->sq;
+	bool strong = fm == PRISM_FENCE_STRONG_ORDERING;
 
+	*t = 0;
 	if (fm == PRISM_FENCE_NONE)
 		return true;
-	if (fm == PRISM_FENCE_STRONG_ORDERING) {
-		for (uint32_t i = 0; i < sq->os_cnt; i++)
-			if (!sq->os[(sq->os_head + i) % sq->os_cap].done)
-				return false;
-		return true;
+	*t = strong ? sq->done_t : sq->rdone_t;
+	for (uint32_t i = 0; i < sq->os_cnt; i++) {
+		const struct sim_outst *o = &sq->os[(sq->os_head + i) % sq->os_cap];
+
+		if (!strong && !o->read_like)
+			continue;
+		if (!o->done)
+			return false;
+		if (o->done_at > *t)
+			*t = o->done_at;
 	}
-	return !sim_outst_has_read_like(qp);
+	return true;
 }
 
 bool sim_sq_ready(struct sim_qp *qp, sim_time_t *t)
@@ -93,10 +101,12 @@ bool sim_sq_ready(struct sim_qp *qp, sim_time_t *t)
 		sq->block = SIM_BLOCK_OUTST;
 		return false;
 	}
-	if (!fence_clear(qp, &f->w)) {
+	if (!fence_clear(qp, &f->w, &dep)) {
 		sq->block = SIM_BLOCK_FENCE;
 		return false;
 	}
+	if (dep > t0)
+		t0 = dep;
 	if (f->w.ctrl.opcode == PRISM_OP_CQE_WAIT) {
 		if (!sim_wait_satisfied(qp, &f->w, &dep)) {
 			if (sq->block != SIM_BLOCK_WAIT_CQ) {
@@ -139,19 +149,16 @@ static void pop_head(struct sim_sq *sq, const struct sim_fetched *f)
 	sq->pf_cnt--;
 }
 
-void sim_sq_step(struct sim_qp *qp)
+void sim_sq_step(struct sim_qp *qp, sim_time_t start)
 {
 	struct sim_dev *dev = qp->dev;
 	struct sim_sq *sq = &qp->sq;
 	struct sim_fetched *f;
 	struct sim_xctx x = {.qp = qp};
 	struct sim_cost_query q;
-	sim_time_t start;
 	int rc;
 	uint8_t synd;
 
-	if (!sim_sq_ready(qp, &start))
-		return;
 	if (sq->block == SIM_BLOCK_RNR) {
 		sq->t = start;
 		sim_requester_rnr_resend(qp);

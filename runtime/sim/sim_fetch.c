@@ -60,6 +60,14 @@ void sim_sq_fetch(struct sim_qp *qp, sim_time_t t, enum sim_order first_order)
 		first = false;
 		f->fetched_at = t;
 		f->wseq = dev->wseq;
+		f->hazard = false;
+		for (unsigned b = 0; b < nbb; b++) {
+			struct sim_bb_state *st = &sq->bbs[(sq->fetch + b) & (sq->nbb - 1)];
+
+			st->fetch_ctr = sq->fetch;
+			st->fetch_t = t;
+			st->fetched = true;
+		}
 		sq->fetch += nbb;
 		sq->pf_cnt++;
 		dev->st.fetches++;
@@ -114,54 +122,146 @@ static bool diff_range(const struct sim_sq *sq, const struct sim_fetched *f, uin
 	return true;
 }
 
-bool sim_sq_hazard_check(struct sim_qp *qp, struct sim_fetched *f, sim_time_t t)
+static const char *const writer_names[] = {
+	[SIM_WRITER_HOST] = "host",
+	[SIM_WRITER_SQ] = "send WQE",
+	[SIM_WRITER_RQ] = "receive WQE",
+	[SIM_WRITER_REMOTE] = "remote request",
+};
+
+static void report(struct sim_qp *qp, uint32_t counter, uint8_t opcode, uint32_t lo, uint32_t hi,
+		   const struct sim_writer *w, sim_time_t fetched_at, bool executed, sim_time_t t)
 {
 	struct sim_dev *dev = qp->dev;
-	struct sim_sq *sq = &qp->sq;
 	struct sim_hazard *h = &dev->last_hazard;
-	struct sim_bb_writer *bw;
-	uint32_t lo, hi, bb;
 
-	if (dev->o.hazard == SIM_HAZARD_OFF || !diff_range(sq, f, &lo, &hi))
-		return false;
-	bb = ((f->counter & (sq->nbb - 1)) + lo / PRISM_WQE_BB) & (sq->nbb - 1);
-	bw = &sq->writers[bb];
 	memset(h, 0, sizeof(*h));
 	h->qpn = qp->qpn;
-	h->wqe_counter = f->counter;
+	h->wqe_counter = counter;
 	h->offset = lo;
 	h->len = hi - lo;
-	h->fetched_at = f->fetched_at;
+	h->writer = *w;
+	h->fetched_at = fetched_at;
+	h->executed = executed;
 	h->executed_at = t;
-	if (bw->wseq > f->wseq)
-		h->writer = bw->w;
-	else
-		h->writer.kind = SIM_WRITER_HOST;
 	dev->has_hazard = true;
 	dev->st.hazards++;
-	{
+	if (dev->obs.event) {
 		struct sim_event ev = {
 			.kind = SIM_EV_HAZARD,
 			.t = t,
 			.t_end = t,
 			.qpn = qp->qpn,
-			.wqe_counter = f->counter,
-			.opcode = f->bytes[3],
+			.wqe_counter = counter,
+			.opcode = opcode,
 			.offset = lo,
 			.len = hi - lo,
-			.writer = h->writer,
+			.writer = *w,
 			.hazard = h,
 		};
 		sim_emit(dev, &ev);
 	}
 	sim_log(dev, dev->o.hazard == SIM_HAZARD_FAIL ? SIM_LOG_ERROR : SIM_LOG_WARN,
-		"qp %u: WQE %u: hazard: bytes %u..%u changed after fetch (writer: %s qp %u WQE %u)",
-		qp->qpn, f->counter, lo, hi - 1,
-		h->writer.kind == SIM_WRITER_HOST	  ? "host"
-		: h->writer.kind == SIM_WRITER_SQ	  ? "send"
-		: h->writer.kind == SIM_WRITER_RQ	  ? "recv"
-							  : "remote",
-		h->writer.qpn, h->writer.wqe_counter);
+		"qp %u: WQE %u: hazard: bytes %u..%u changed after fetch%s by %s (qp %u WQE %u)",
+		qp->qpn, counter, lo, hi - 1, executed ? " (stale copy already ran)" : "",
+		writer_names[w->kind], w->qpn, w->wqe_counter);
+}
+
+/* The fetched-but-not-executed WQE at @counter, or NULL. */
+static struct sim_fetched *fetched_at_counter(struct sim_sq *sq, uint32_t counter)
+{
+	for (uint32_t i = 0; i < sq->pf_cnt; i++) {
+		struct sim_fetched *f = &sq->pf[(sq->pf_head + i) % sq->pf_cap];
+
+		if (f->counter == counter)
+			return f;
+	}
+	return NULL;
+}
+
+void sim_sq_patch(struct sim_qp *qp, uint32_t off, const uint8_t *src, uint32_t len,
+		  const struct sim_writer *w, sim_time_t t)
+{
+	struct sim_dev *dev = qp->dev;
+	struct sim_sq *sq = &qp->sq;
+	uint32_t b0 = off / PRISM_WQE_BB, b1 = (off + len - 1) / PRISM_WQE_BB;
+	bool reported = false;
+
+	for (uint32_t b = b0; b <= b1; b++) {
+		struct sim_bb_state *st = &sq->bbs[b];
+		uint32_t lo, hi, first, wqe_off;
+		struct sim_fetched *f;
+
+		st->wseq = dev->wseq;
+		st->w = *w;
+		/* a patch issued before the fetch that lands after it raced the
+		 * fetch: what ran depended on timing.  Only local READ/atomic
+		 * results have an issue time on this device's clock; remote
+		 * writes and receive scatters are checked when the WQE runs. */
+		if (reported || dev->o.hazard == SIM_HAZARD_OFF || !st->fetched ||
+		    w->kind != SIM_WRITER_SQ || st->fetch_t <= w->issued_at)
+			continue;
+		lo = b == b0 ? off : b * PRISM_WQE_BB;
+		hi = b == b1 ? off + len : (b + 1) * PRISM_WQE_BB;
+		while (lo < hi && sq->buf[lo] == src[lo - off])
+			lo++;
+		while (hi > lo && sq->buf[hi - 1] == src[hi - 1 - off])
+			hi--;
+		if (lo == hi)
+			continue; /* same bytes: nothing changes */
+		first = st->fetch_ctr & (sq->nbb - 1);
+		wqe_off = ((b - first) & (sq->nbb - 1)) * PRISM_WQE_BB;
+		f = fetched_at_counter(sq, st->fetch_ctr);
+		report(qp, st->fetch_ctr, sq->buf[first * PRISM_WQE_BB + 3],
+		       wqe_off + lo - b * PRISM_WQE_BB, wqe_off + hi - b * PRISM_WQE_BB, w,
+		       st->fetch_t, !f, t);
+		reported = true;
+		if (f) {
+			f->hazard = true; /* the policy applies when it executes */
+		} else if (dev->o.hazard == SIM_HAZARD_FAIL) {
+			dev->hazard_failed = true;
+			sim_qp_fail(qp, t);
+		}
+	}
+	if (dev->obs.event) {
+		struct sim_event ev = {
+			.kind = SIM_EV_PATCH,
+			.t = t,
+			.t_end = t,
+			.qpn = w->qpn,
+			.wqe_counter = w->wqe_counter,
+			.opcode = w->opcode,
+			.target_qpn = qp->qpn,
+			.target_wqe_counter = sq->bbs[b0].fetched &&
+							      fetched_at_counter(sq, sq->bbs[b0].fetch_ctr)
+						      ? sq->bbs[b0].fetch_ctr
+						      : sq->fetch + ((b0 - sq->fetch) & (sq->nbb - 1)),
+			.offset = off,
+			.len = len,
+			.writer = *w,
+		};
+		sim_emit(dev, &ev);
+	}
+}
+
+bool sim_sq_hazard_check(struct sim_qp *qp, struct sim_fetched *f, sim_time_t t)
+{
+	struct sim_dev *dev = qp->dev;
+	struct sim_sq *sq = &qp->sq;
+	struct sim_bb_state *bs;
+	struct sim_writer host = {.kind = SIM_WRITER_HOST};
+	uint32_t lo, hi, bb;
+
+	if (dev->o.hazard == SIM_HAZARD_OFF)
+		return false;
+	if (!f->hazard) {
+		if (!diff_range(sq, f, &lo, &hi))
+			return false;
+		bb = ((f->counter & (sq->nbb - 1)) + lo / PRISM_WQE_BB) & (sq->nbb - 1);
+		bs = &sq->bbs[bb];
+		report(qp, f->counter, f->bytes[3], lo, hi, bs->wseq > f->wseq ? &bs->w : &host,
+		       f->fetched_at, false, t);
+	}
 	if (dev->o.hazard == SIM_HAZARD_FAIL) {
 		dev->hazard_failed = true;
 		return true;

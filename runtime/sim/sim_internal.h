@@ -64,6 +64,7 @@ struct sim_fetched {
 	uint16_t len;	      /* bytes fetched: ds * 16, or 16 for a bad control segment */
 	int decode_rc;	      /* < 0: the codec rejected the bytes */
 	enum sim_order order; /* how it was fetched */
+	bool hazard;	      /* a racing write was reported while it waited */
 	sim_time_t fetched_at;
 	uint64_t wseq;	      /* dev->wseq at fetch time */
 	uint8_t bytes[PRISM_WQE_MAX_BB * PRISM_WQE_BB];
@@ -80,7 +81,6 @@ struct sim_outst {
 	bool sent;	    /* has a request packet (ACK / response expected) */
 	bool read_like;	    /* READ or atomic: what fences wait for */
 	uint8_t syndrome;   /* 0 = success */
-	uint8_t vendor;
 	uint32_t byte_count;
 	sim_time_t start, ready_at; /* ready_at: start + latency */
 	sim_time_t done_at;
@@ -91,17 +91,19 @@ struct sim_outst {
 
 enum sim_block {
 	SIM_BLOCK_NONE,
-	SIM_BLOCK_WAIT_CQ,   /* WAIT on a CQ count */
-	SIM_BLOCK_WAIT_DATA, /* wait-on-data */
+	SIM_BLOCK_WAIT_CQ,   /* WAIT on a CQ count or on data */
 	SIM_BLOCK_FENCE,     /* fence: outstanding READ/atomics */
 	SIM_BLOCK_OUTST,     /* outstanding ring full */
 	SIM_BLOCK_RNR,	     /* waiting for the RNR timer, then retransmit */
 };
 
-/* Last engine write into one BB of a send queue. */
-struct sim_bb_writer {
-	uint64_t wseq;
-	struct sim_writer w;
+/* Per 64-byte block of a send queue: last engine write, last fetch. */
+struct sim_bb_state {
+	uint64_t wseq;	     /* dev->wseq of the last engine write */
+	struct sim_writer w; /* its writer */
+	uint32_t fetch_ctr;  /* counter of the WQE last fetched over this block */
+	sim_time_t fetch_t;  /* when */
+	bool fetched;
 };
 
 struct sim_sq {
@@ -118,15 +120,15 @@ struct sim_sq {
 	/* outstanding ring */
 	struct sim_outst *os;
 	uint32_t os_cap, os_head, os_cnt;
-	/* per-BB last engine writer */
-	struct sim_bb_writer *writers;
+	/* per-BB last engine writer and last fetch */
+	struct sim_bb_state *bbs;
 	/* processing unit */
 	sim_time_t t;	  /* PU virtual time: next WQE starts no earlier */
 	sim_time_t dep_t; /* time the current WQE's dependency was satisfied */
 	enum sim_block block;
-	uint32_t block_cqn;   /* WAIT_CQ */
-	uint32_t block_index; /* WAIT_CQ: 24-bit index */
 	bool after_wait;      /* the previous WQE was a WAIT: completion order */
+	sim_time_t rdone_t;   /* latest completion time of a READ/atomic (fences) */
+	sim_time_t done_t;    /* latest completion time of any WQE (strong ordering) */
 	bool rnr_parked;      /* infinite RNR retry waiting for outside progress */
 	uint64_t rnr_mark;    /* dev->outside_progress when parked */
 	sim_time_t rnr_at;    /* RNR: retransmit time */
@@ -197,6 +199,7 @@ struct sim_dev {
 	pthread_cond_t wake;
 	pthread_t thread;
 	bool threaded, stopping;
+	uint64_t wakes; /* bumped by every wake-up request (threaded mode) */
 	uint64_t rng;
 	/* objects (slot tables; index 0 unused so no key/number is 0) */
 	struct sim_mr **mrs;
@@ -230,6 +233,7 @@ struct sim_dev {
 	bool hazard_failed;
 	sim_time_t now; /* latest virtual time (host actions happen here) */
 	uint64_t outside_progress; /* doorbells, deliveries, kicks */
+	uint64_t epoch; /* bumped by anything another unit may depend on */
 };
 
 /* sim_dev.c */
@@ -284,17 +288,21 @@ void sim_sq_fetch(struct sim_qp *qp, sim_time_t t, enum sim_order first_order);
  * the fail policy says the WQE must not execute. */
 bool sim_sq_hazard_check(struct sim_qp *qp, struct sim_fetched *f, sim_time_t t);
 void sim_sq_drop_fetched(struct sim_qp *qp);
+/* An engine write of @len bytes of @src is about to land at send-queue
+ * offset @off of @qp: record the writer, report a racing patch. */
+void sim_sq_patch(struct sim_qp *qp, uint32_t off, const uint8_t *src, uint32_t len,
+		  const struct sim_writer *w, sim_time_t t);
 void sim_sqrange_rebuild(struct sim_dev *dev);
 
-/* sim_exec.c: executes the head WQE of @qp's send queue (one step). */
-void sim_sq_step(struct sim_qp *qp);
+/* sim_exec.c: executes the head WQE of @qp's send queue (one step) at
+ * @start; the caller has just seen sim_sq_ready() say so. */
+void sim_sq_step(struct sim_qp *qp, sim_time_t start);
 /* Is the head WQE of @qp runnable, and from when?  (Evaluates WAITs.) */
 bool sim_sq_ready(struct sim_qp *qp, sim_time_t *t);
 
 /* Per-verb executors (sim_exec_*.c).  They return 0 when the WQE executed
- * (possibly with a request in flight), > 0 a CQE syndrome for a local
- * error, or SIM_EXEC_BLOCKED when it cannot execute yet. */
-#define SIM_EXEC_BLOCKED (-1)
+ * (possibly with a request in flight) or > 0, a CQE syndrome for a local
+ * error.  They never block: readiness is decided before (sim_sq_ready). */
 struct sim_xctx {
 	struct sim_qp *qp;
 	struct sim_fetched *f;
@@ -325,7 +333,6 @@ uint64_t sim_masked_add64(uint64_t a, uint64_t b, uint64_t boundary);
 /* sim_requester.c */
 struct sim_outst *sim_outst_push(struct sim_qp *qp);
 void sim_outst_complete(struct sim_qp *qp); /* emits CQEs of done entries in order */
-bool sim_outst_has_read_like(struct sim_qp *qp);
 void sim_requester_rx(struct sim_qp *qp, struct sim_pkt *p);
 void sim_requester_rnr_resend(struct sim_qp *qp);
 /* Sends a request for the outstanding entry @os (keeps a copy for retransmit). */

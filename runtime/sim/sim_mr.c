@@ -181,25 +181,11 @@ static struct sim_sqrange *sq_range_of(struct sim_dev *dev, uintptr_t a)
 	return NULL;
 }
 
-/* The WQE counter whose bytes block @bb holds: a fetched-but-not-executed
- * WQE covering it, else the next counter >= fetch that maps to the slot. */
-static uint32_t fetched_counter_at(struct sim_qp *qp, uint32_t bb)
+static void attribute(struct sim_dev *dev, uintptr_t lo, uintptr_t hi, const uint8_t *src,
+		      const struct sim_writer *w, sim_time_t t)
 {
-	struct sim_sq *sq = &qp->sq;
+	uintptr_t base = lo;
 
-	for (uint32_t i = 0; i < sq->pf_cnt; i++) {
-		struct sim_fetched *f = &sq->pf[(sq->pf_head + i) % sq->pf_cap];
-		uint32_t first = f->counter & (sq->nbb - 1);
-
-		if (((bb - first) & (sq->nbb - 1)) < f->nbb)
-			return f->counter;
-	}
-	return sq->fetch + ((bb - sq->fetch) & (sq->nbb - 1));
-}
-
-static void attribute(struct sim_dev *dev, uintptr_t lo, uintptr_t hi, const struct sim_writer *w,
-		      sim_time_t t)
-{
 	while (lo < hi) {
 		struct sim_sqrange *r = sq_range_of(dev, lo);
 		uintptr_t end;
@@ -216,30 +202,8 @@ static void attribute(struct sim_dev *dev, uintptr_t lo, uintptr_t hi, const str
 			continue;
 		}
 		end = hi < r->hi ? hi : r->hi;
-		{
-			struct sim_qp *qp = r->qp;
-			uint32_t b0 = (uint32_t)((lo - r->lo) / PRISM_WQE_BB);
-			uint32_t b1 = (uint32_t)((end - 1 - r->lo) / PRISM_WQE_BB);
-			struct sim_event ev = {
-				.kind = SIM_EV_PATCH,
-				.t = t,
-				.t_end = t,
-				.qpn = w->qpn,
-				.wqe_counter = w->wqe_counter,
-				.opcode = w->opcode,
-				.target_qpn = qp->qpn,
-				.target_wqe_counter = fetched_counter_at(qp, b0),
-				.offset = (uint32_t)(lo - r->lo),
-				.len = (uint32_t)(end - lo),
-				.writer = *w,
-			};
-
-			for (uint32_t b = b0; b <= b1; b++) {
-				qp->sq.writers[b].wseq = dev->wseq;
-				qp->sq.writers[b].w = *w;
-			}
-			sim_emit(dev, &ev);
-		}
+		sim_sq_patch(r->qp, (uint32_t)(lo - r->lo), src + (lo - base), (uint32_t)(end - lo),
+			     w, t);
 		lo = end;
 	}
 }
@@ -251,9 +215,9 @@ void sim_mem_write(struct sim_dev *dev, uint8_t *dst, const void *src, size_t le
 
 	if (len == 0)
 		return;
-	memmove(dst, src, len);
 	dev->wseq++;
-	if (hi <= dev->sqr_lo || lo >= dev->sqr_hi)
-		return;
-	attribute(dev, lo, hi, w, t);
+	dev->epoch++;
+	if (hi > dev->sqr_lo && lo < dev->sqr_hi)
+		attribute(dev, lo, hi, src, w, t); /* before the bytes change */
+	memmove(dst, src, len);
 }

@@ -42,7 +42,7 @@ static void qp_free(struct sim_qp *qp)
 	}
 	free(sq->pf);
 	free(sq->os);
-	free(sq->writers);
+	free(sq->bbs);
 	free(qp->buf);
 	free((void *)qp->dbrec);
 	free(qp);
@@ -79,8 +79,8 @@ int sim_qp_create(struct sim_dev *dev, const struct sim_qp_attr *attr, struct si
 	qp->sq.pf = calloc(qp->sq.pf_cap, sizeof(*qp->sq.pf));
 	qp->sq.os_cap = attr->sq_bbs < 16 ? 16 : attr->sq_bbs;
 	qp->sq.os = calloc(qp->sq.os_cap, sizeof(*qp->sq.os));
-	qp->sq.writers = calloc(attr->sq_bbs, sizeof(*qp->sq.writers));
-	if (!qp->buf || !qp->dbrec || !qp->sq.pf || !qp->sq.os || !qp->sq.writers)
+	qp->sq.bbs = calloc(attr->sq_bbs, sizeof(*qp->sq.bbs));
+	if (!qp->buf || !qp->dbrec || !qp->sq.pf || !qp->sq.os || !qp->sq.bbs)
 		goto fail;
 	memset(qp->buf, 0, qp->buf_len);
 	memset((void *)qp->dbrec, 0, 64);
@@ -229,6 +229,7 @@ void sim_qp_set_state(struct sim_qp *qp, int state, sim_time_t t)
 	if (qp->state == state)
 		return;
 	qp->state = state;
+	qp->dev->epoch++;
 	sim_emit(qp->dev, &ev);
 }
 
@@ -282,7 +283,6 @@ void sim_qp_fail(struct sim_qp *qp, sim_time_t t)
 
 	if (qp->state == SIM_QPS_ERR)
 		return;
-	sim_outst_complete(qp);
 	sim_qp_set_state(qp, SIM_QPS_ERR, t);
 	while (sq->os_cnt) {
 		struct sim_outst *o = &sq->os[sq->os_head];

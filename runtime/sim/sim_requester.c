@@ -27,26 +27,13 @@ struct sim_outst *sim_outst_push(struct sim_qp *qp)
 
 	sq->os_cnt++;
 	o->done = o->sent = o->read_like = false;
-	o->syndrome = o->vendor = 0;
+	o->syndrome = 0;
 	o->byte_count = 0;
 	o->nsge = 0;
 	o->psn = 0;
 	o->done_at = 0;
 	o->req = NULL;
 	return o;
-}
-
-bool sim_outst_has_read_like(struct sim_qp *qp)
-{
-	struct sim_sq *sq = &qp->sq;
-
-	for (uint32_t i = 0; i < sq->os_cnt; i++) {
-		const struct sim_outst *o = &sq->os[(sq->os_head + i) % sq->os_cap];
-
-		if (o->read_like && !o->done)
-			return true;
-	}
-	return false;
 }
 
 void sim_outst_complete(struct sim_qp *qp)
@@ -66,6 +53,10 @@ void sim_outst_complete(struct sim_qp *qp)
 			return;
 		}
 		t = o->done_at > o->ready_at ? o->done_at : o->ready_at;
+		if (t > sq->done_t)
+			sq->done_t = t;
+		if (o->read_like && t > sq->rdone_t)
+			sq->rdone_t = t;
 		if (o->signaled) {
 			struct prism_cqe c = {
 				.opcode = PRISM_CQE_REQ,
@@ -126,6 +117,7 @@ static uint8_t land(struct sim_qp *qp, struct sim_outst *o, const struct sim_pkt
 		.qpn = qp->qpn,
 		.wqe_counter = o->counter,
 		.opcode = o->opcode,
+		.issued_at = o->start,
 	};
 	uint32_t off = 0;
 	sim_time_t t = p->t > o->ready_at ? p->t : o->ready_at;

@@ -77,6 +77,7 @@ static struct sim_writer remote_writer(const struct sim_qp *qp, const struct sim
 		.src_node = p->src_node,
 		.src_qpn = p->src_qpn,
 		.src_wqe_counter = p->wqe_counter,
+		.issued_at = p->t, /* arrival: the issue time is not on the wire */
 	};
 	return w;
 }

@@ -15,10 +15,13 @@
 
 enum unit_kind { UNIT_SQ, UNIT_PKT, UNIT_JOB };
 
+#define SIM_BURST 64 /* WQEs a PU may run back to back in one step */
+
 struct pick {
 	enum unit_kind kind;
 	void *ptr;
 	sim_time_t t;
+	sim_time_t t2; /* earliest time of any other unit */
 	uint32_t ties;
 	bool any;
 };
@@ -28,6 +31,12 @@ static void consider(struct sim_dev *dev, struct pick *b, enum unit_kind k, void
 {
 	bool take;
 
+	if (b->any) {
+		sim_time_t loser = t < b->t ? b->t : t;
+
+		if (loser < b->t2)
+			b->t2 = loser;
+	}
 	if (!b->any) {
 		take = true;
 		b->ties = 1;
@@ -51,9 +60,28 @@ static void consider(struct sim_dev *dev, struct pick *b, enum unit_kind k, void
 	}
 }
 
+/*
+ * Runs @qp's head WQE at @t, then keeps running the queue while it stays
+ * strictly earlier than every other unit (@t2) and touches nothing another
+ * unit could depend on (dev->epoch: packets, CQEs, memory writes, ENABLEs,
+ * QP states).  The result equals one step per WQE; it only skips rescans.
+ */
+static void sq_burst(struct sim_dev *dev, struct sim_qp *qp, sim_time_t t, sim_time_t t2)
+{
+	for (int n = 0;; n++) {
+		uint64_t epoch = dev->epoch;
+
+		sim_sq_step(qp, t);
+		if (n == SIM_BURST || dev->o.sched != SIM_SCHED_VTIME || dev->epoch != epoch ||
+		    !sim_sq_ready(qp, &t) || t >= t2)
+			return;
+		dev->st.steps++;
+	}
+}
+
 bool sim_sched_step(struct sim_dev *dev)
 {
-	struct pick b = {.any = false};
+	struct pick b = {.any = false, .t2 = UINT64_MAX};
 	struct sim_pkt *p;
 	sim_time_t t;
 
@@ -74,7 +102,7 @@ bool sim_sched_step(struct sim_dev *dev)
 	dev->st.steps++;
 	switch (b.kind) {
 	case UNIT_SQ:
-		sim_sq_step(b.ptr);
+		sq_burst(dev, b.ptr, b.t, b.t2);
 		break;
 	case UNIT_PKT:
 		sim_wire_rx(dev, sim_pktq_pop(&dev->inbox));

@@ -19,6 +19,7 @@
 
 #define SIM_THREAD_BATCH 256
 #define SIM_THREAD_IDLE_NS 200000L
+#define SIM_THREAD_SPINS 64
 
 static void *nic_thread(void *arg)
 {
@@ -37,7 +38,19 @@ static void *nic_thread(void *arg)
 			continue;
 		}
 		if (n == 0) {
+			uint64_t w = __atomic_load_n(&dev->wakes, __ATOMIC_ACQUIRE);
 			struct timespec ts;
+
+			/* spin a little before sleeping: a host that posts one WQE
+			 * and polls for it should not pay a thread wake-up */
+			pthread_mutex_unlock(&dev->lock);
+			for (int i = 0; i < SIM_THREAD_SPINS &&
+					__atomic_load_n(&dev->wakes, __ATOMIC_ACQUIRE) == w;
+			     i++)
+				sched_yield();
+			pthread_mutex_lock(&dev->lock);
+			if (__atomic_load_n(&dev->wakes, __ATOMIC_ACQUIRE) != w)
+				continue;
 
 			clock_gettime(CLOCK_REALTIME, &ts);
 			ts.tv_nsec += SIM_THREAD_IDLE_NS;
@@ -89,6 +102,7 @@ int sim_thread_stop(struct sim_dev *dev)
 
 void sim_thread_wake(struct sim_dev *dev)
 {
+	__atomic_add_fetch(&dev->wakes, 1, __ATOMIC_RELEASE);
 	if (__atomic_load_n(&dev->threaded, __ATOMIC_RELAXED))
 		pthread_cond_signal(&dev->wake);
 }

@@ -1,0 +1,369 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tests/hw/test_hw_cross_channel.c - NIC-model rules for cross-channel
+ * (managed) queues on a real ConnectX: a managed send queue ignores the host
+ * doorbell and runs only what SEND_EN enabled, WAIT holds a queue until a CQ
+ * produced a count of CQEs, RECV_EN enables receive WQEs.  One test per rule
+ * of docs/nic-model.md, named after the rule (hw_<rule>).
+ *
+ * Cross-channel QPs cannot be created through upstream verbs: rdma-core's
+ * ibv_create_qp_ex and mlx5dv_create_qp reject the cross-channel creation
+ * flags that MLNX_OFED's experimental verbs had.  The route is DEVX
+ * (CREATE_QP with qpc.cd_master / cd_slave_send / cd_slave_receive, the WQ
+ * and doorbell record in umem), which needs the HCA capability `cd`;
+ * hw_devx_qp.c does it.  Each test first reports precisely which step is
+ * missing on this machine (no device, not mlx5, no DEVX, cd = 0, a DEVX
+ * command refused, with the firmware's status and syndrome), and skips.
+ *
+ * Owns: the capability probe of these tests.  Must not: leave a device
+ * setting changed.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "tests/hw/hw_common.h"
+
+/* Skips unless the device can make cross-channel QPs, saying why. */
+static struct hw_env *cc_start(void **state, const char *rule)
+{
+	struct hw_env *e = *state;
+	struct hw_mlx5_caps caps;
+
+	if (e->why[0])
+		HW_SKIP("%s", e->why);
+	if (!e->is_mlx5)
+		HW_SKIP("%s needs an mlx5 device with cross-channel queues (%s is not mlx5)", rule,
+		        e->name);
+	if (hw_mlx5_query_caps(e, &caps))
+		HW_SKIP("%s needs DEVX to create cross-channel QPs; %s: %s", rule, e->name,
+		        e->devx ? "QUERY_HCA_CAP failed"
+		                : "mlx5dv_open_device(MLX5DV_CONTEXT_FLAGS_DEVX) failed");
+	if (!caps.cd)
+		HW_SKIP("%s: %s reports no cross-channel support (cmd_hca_cap.cd = 0)", rule,
+		        e->name);
+	return hw_start(state, HW_NEED_RAW, NULL);
+}
+
+/* Connects @x and @y to each other (or @x to itself when they are one). */
+static void cc_link(struct hw_env *e, struct hw_xqp *x, struct hw_xqp *y)
+{
+	char why[200];
+
+	if (hw_xqp_connect(e, x, y->q.qpn, why, sizeof(why)) ||
+	    (x != y && hw_xqp_connect(e, y, x->q.qpn, why, sizeof(why))))
+		HW_SKIP("%s: cannot connect cross-channel QPs: %s", e->name, why);
+}
+
+static void wait_wqe(struct prism_wqe *w, uint32_t cqn, uint32_t count, bool signaled)
+{
+	hw_nop(w, signaled);
+	w->ctrl.opcode = PRISM_OP_CQE_WAIT;
+	w->ctrl.opmod = PRISM_WAIT_CQ;
+	w->wait_en.obj_num = cqn;
+	w->wait_en.index = count;
+}
+
+static void enable_wqe(struct prism_wqe *w, uint8_t opcode, uint32_t qpn, uint32_t index,
+                       bool signaled)
+{
+	hw_nop(w, signaled);
+	w->ctrl.opcode = opcode;
+	w->wait_en.obj_num = qpn;
+	w->wait_en.index = index;
+}
+
+/* Posts and rings one ENABLE on the master @m. */
+static void cc_enable(struct hw_xqp *m, uint8_t opcode, uint32_t qpn, uint32_t index)
+{
+	struct prism_wqe w;
+
+	enable_wqe(&w, opcode, qpn, index, false);
+	hw_post(&m->q, &w);
+	hw_ring(&m->q);
+}
+
+/* A short look for a CQE that must not come; absence is all it asserts. */
+#define QUIET_MS 50
+
+/*
+ * rule enable-needs-cross-channel: WAIT / SEND_EN on a QP created without the
+ * cross-channel flag fail with a local QP operation error (0x02).  This one
+ * needs no DEVX: an ordinary mlx5 QP is exactly such a QP; the SEND_EN's
+ * bytes come from the codec.
+ */
+static void hw_enable_needs_cross_channel(void **state)
+{
+	struct hw_env *e = hw_start(state, HW_NEED_RAW, NULL);
+	struct prism_wqe w;
+	struct prism_cqe c;
+
+	enable_wqe(&w, PRISM_OP_SEND_ENABLE, e->b.qpn, 1, true);
+	hw_post(&e->a, &w);
+	hw_ring(&e->a);
+	c = hw_expect(&e->a.scq);
+	print_message("hw: %s: SEND_EN on a plain QP completed as %s %s\n", e->name,
+	              prism_cqe_opcode_name(c.opcode), hw_synd_name(c.syndrome));
+	assert_int_equal(c.opcode, PRISM_CQE_REQ_ERR);
+	assert_int_equal(c.syndrome, PRISM_SYND_LOCAL_QP_OP_ERR);
+	assert_int_equal(hw_qp_state(&e->a), IBV_QPS_ERR);
+}
+
+/* rule managed-ignores-doorbell: the host doorbell does not start a managed
+ * send queue; SEND_EN from another queue does */
+static void hw_managed_ignores_doorbell(void **state)
+{
+	struct hw_env *e = cc_start(state, "managed-ignores-doorbell");
+	struct hw_xqp *m = hw_xqp_new(e, HW_XQP_MASTER);
+	struct hw_xqp *s = hw_xqp_new(e, HW_XQP_MASTER | HW_XQP_MANAGED_SEND);
+	struct prism_wqe w;
+	struct prism_cqe c;
+	uint32_t nop;
+
+	cc_link(e, m, s);
+	hw_nop(&w, true);
+	nop = hw_post(&s->q, &w);
+	hw_ring(&s->q);
+	assert_int_equal(hw_poll(&s->q.scq, &c, QUIET_MS), 0);
+	cc_enable(m, PRISM_OP_SEND_ENABLE, s->q.qpn, 1);
+	c = hw_expect(&s->q.scq);
+	assert_int_equal(c.opcode, PRISM_CQE_REQ);
+	assert_int_equal(c.wqe_counter, (uint16_t)nop);
+}
+
+/* rule wait-blocks-until-cq-count: WAIT holds its queue until the CQ has
+ * produced the given number of completions (here: the plain pair's send CQ) */
+static void hw_wait_blocks_until_cq_count(void **state)
+{
+	struct hw_env *e = cc_start(state, "wait-blocks-until-cq-count");
+	struct hw_xqp *m = hw_xqp_new(e, HW_XQP_MASTER);
+	struct prism_wqe w;
+	struct prism_cqe c;
+
+	cc_link(e, m, m);
+	wait_wqe(&w, e->a.scq.dv.cqn, 1, false);
+	hw_post(&m->q, &w);
+	hw_rw(&w, PRISM_OP_RDMA_WRITE, (uintptr_t)e->dst, e->dst_mr->rkey, (uintptr_t)e->src,
+	      e->src_mr->lkey, 8, true);
+	hw_post(&m->q, &w);
+	hw_ring(&m->q);
+	assert_int_equal(hw_poll(&m->q.scq, &c, QUIET_MS), 0);
+	assert_int_equal(e->dst[0], 0); /* still waiting */
+	hw_nop(&w, true);
+	hw_post(&e->a, &w);
+	hw_ring(&e->a);
+	assert_int_equal(hw_expect(&e->a.scq).opcode, PRISM_CQE_REQ);
+	assert_int_equal(hw_expect(&m->q.scq).opcode, PRISM_CQE_REQ);
+	assert_memory_equal(e->dst, e->src, 8);
+}
+
+/* rule wait-index-24-bit: WAIT compares only 24 bits of its count */
+static void hw_wait_index_24_bit(void **state)
+{
+	struct hw_env *e = cc_start(state, "wait-index-24-bit");
+	struct hw_xqp *m = hw_xqp_new(e, HW_XQP_MASTER);
+	struct prism_wqe w;
+
+	cc_link(e, m, m);
+	hw_nop(&w, true);
+	hw_post(&e->a, &w);
+	hw_ring(&e->a);
+	assert_int_equal(hw_expect(&e->a.scq).opcode, PRISM_CQE_REQ);
+	wait_wqe(&w, e->a.scq.dv.cqn, 0x5000001, true); /* == 1 in 24 bits */
+	hw_post(&m->q, &w);
+	hw_ring(&m->q);
+	assert_int_equal(hw_expect(&m->q.scq).opcode, PRISM_CQE_REQ);
+}
+
+/* rule send-en-absolute-index: SEND_EN's index is an absolute 16-bit
+ * producer count: WQEs below it run, the rest wait */
+static void hw_send_en_absolute_index(void **state)
+{
+	struct hw_env *e = cc_start(state, "send-en-absolute-index");
+	struct hw_xqp *m = hw_xqp_new(e, HW_XQP_MASTER);
+	struct hw_xqp *s = hw_xqp_new(e, HW_XQP_MASTER | HW_XQP_MANAGED_SEND);
+	struct prism_wqe w;
+	struct prism_cqe c;
+
+	cc_link(e, m, s);
+	for (int i = 0; i < 3; i++) {
+		hw_nop(&w, true);
+		hw_post(&s->q, &w);
+	}
+	hw_ring(&s->q);
+	cc_enable(m, PRISM_OP_SEND_ENABLE, s->q.qpn, 0x10002); /* 2 in 16 bits */
+	assert_int_equal(hw_expect(&s->q.scq).wqe_counter, 0);
+	assert_int_equal(hw_expect(&s->q.scq).wqe_counter, 1);
+	assert_int_equal(hw_poll(&s->q.scq, &c, QUIET_MS), 0);
+	cc_enable(m, PRISM_OP_SEND_ENABLE, s->q.qpn, 3);
+	assert_int_equal(hw_expect(&s->q.scq).wqe_counter, 2);
+}
+
+/* rule managed-bounded-by-posted: without IGNORE_SQ_OVERFLOW an ENABLE
+ * cannot run a managed queue past what the host posted */
+static void hw_managed_bounded_by_posted(void **state)
+{
+	struct hw_env *e = cc_start(state, "managed-bounded-by-posted");
+	struct hw_xqp *m = hw_xqp_new(e, HW_XQP_MASTER);
+	struct hw_xqp *s = hw_xqp_new(e, HW_XQP_MASTER | HW_XQP_MANAGED_SEND);
+	struct prism_wqe w;
+	struct prism_cqe c;
+
+	cc_link(e, m, s);
+	for (int i = 0; i < 2; i++) {
+		hw_nop(&w, true);
+		hw_post(&s->q, &w);
+	}
+	hw_ring(&s->q);
+	cc_enable(m, PRISM_OP_SEND_ENABLE, s->q.qpn, 200);
+	assert_int_equal(hw_expect(&s->q.scq).opcode, PRISM_CQE_REQ);
+	assert_int_equal(hw_expect(&s->q.scq).opcode, PRISM_CQE_REQ);
+	assert_int_equal(hw_poll(&s->q.scq, &c, QUIET_MS), 0);
+}
+
+/* The recycling rules need a managed send queue that ignores overflow. */
+static void need_ignore_sq_overflow(void **state, const char *rule)
+{
+	struct hw_env *e = cc_start(state, rule);
+
+	HW_SKIP("%s: needs a managed send queue created with IGNORE_SQ_OVERFLOW (MLNX_OFED's "
+	        "IBV_EXP_QP_CREATE_IGNORE_SQ_OVERFLOW); no public PRM source (mlx5_ifc.h, DPDK) "
+	        "names the qpc field behind it, so tests/hw cannot create one on %s",
+	        rule, e->name);
+}
+
+/* rule recycle-wraps-queue: with IGNORE_SQ_OVERFLOW an ENABLE past the posted
+ * WQEs re-executes the ring (RedN section 3.4, WQ recycling) */
+static void hw_recycle_wraps_queue(void **state)
+{
+	need_ignore_sq_overflow(state, "recycle-wraps-queue");
+}
+
+/* rule strict-firmware-rejects-recycling: under stock firmware a recycled
+ * WQE's stale index fails it with a local QP operation error */
+static void hw_strict_firmware_rejects_recycling(void **state)
+{
+	need_ignore_sq_overflow(state, "strict-firmware-rejects-recycling");
+}
+
+/* rule recv-en-makes-receive-usable: a managed receive queue accepts a SEND
+ * only after RECV_EN; until then the sender sees RNR (and retries) */
+static void hw_recv_en_makes_receive_usable(void **state)
+{
+	struct hw_env *e = cc_start(state, "recv-en-makes-receive-usable");
+	struct hw_xqp *a = hw_xqp_new(e, HW_XQP_MASTER);
+	struct hw_xqp *b = hw_xqp_new(e, HW_XQP_MASTER | HW_XQP_MANAGED_RECV);
+	struct hw_xqp *c = hw_xqp_new(e, HW_XQP_MASTER);
+	struct prism_sge sge = {
+	    .byte_count = 8, .lkey = e->dst_mr->lkey, .addr = (uintptr_t)e->dst};
+	struct prism_wqe w;
+	struct prism_cqe cqe;
+
+	cc_link(e, a, b);
+	cc_link(e, c, c);
+	hw_post_recv(&b->q, &sge, 1);
+	hw_send(&w, PRISM_OP_SEND, (uintptr_t)e->src, e->src_mr->lkey, 8, true);
+	hw_post(&a->q, &w);
+	hw_ring(&a->q);
+	assert_int_equal(hw_poll(&b->q.rcq, &cqe, QUIET_MS), 0);
+	assert_int_equal(e->dst[0], 0); /* RNR, retrying (rnr_retry 7) */
+	/* a's queue is stalled behind the RNR'd SEND: enable from a third QP */
+	cc_enable(c, PRISM_OP_RECV_ENABLE, b->q.qpn, 1);
+	cqe = hw_expect(&b->q.rcq);
+	assert_int_equal(cqe.opcode, PRISM_CQE_RESP_SEND);
+	assert_memory_equal(e->dst, e->src, 8);
+	assert_int_equal(hw_expect(&a->q.scq).opcode, PRISM_CQE_REQ);
+}
+
+/* rule managed-no-prefetch-before-enable: bytes of a managed queue may
+ * change freely until the ENABLE runs: a WRITE posted and rung as a NOP
+ * (its opcode byte cleared), then patched back by the host before the
+ * SEND_EN, runs as the WRITE */
+static void hw_managed_no_prefetch_before_enable(void **state)
+{
+	struct hw_env *e = cc_start(state, "managed-no-prefetch-before-enable");
+	struct hw_xqp *m = hw_xqp_new(e, HW_XQP_MASTER);
+	struct hw_xqp *s = hw_xqp_new(e, HW_XQP_MASTER | HW_XQP_MANAGED_SEND);
+	uint32_t off = 0, len = 0;
+	struct prism_wqe w;
+	uint8_t *slot;
+
+	cc_link(e, m, s);
+	hw_rw(&w, PRISM_OP_RDMA_WRITE, (uintptr_t)e->dst + 256, e->dst_mr->rkey, (uintptr_t)e->src,
+	      e->src_mr->lkey, 8, true);
+	slot = hw_sq_slot(&s->q, hw_post(&s->q, &w));
+	assert_int_equal(prism_wqe_field_offset(&w, PRISM_FIELD_CTRL_OPCODE, &off, &len), 0);
+	slot[off] = PRISM_OP_NOP; /* what the queue holds when its doorbell rings */
+	hw_ring(&s->q);
+	slot[off] = PRISM_OP_RDMA_WRITE; /* host patch before any ENABLE */
+	cc_enable(m, PRISM_OP_SEND_ENABLE, s->q.qpn, 1);
+	assert_int_equal(hw_expect(&s->q.scq).opcode, PRISM_CQE_REQ);
+	assert_memory_equal(e->dst + 256, e->src, 8);
+}
+
+/*
+ * rule doorbell-order-no-hazard: READ, WAIT on its completion, then SEND_EN
+ * (doorbell order, RedN Fig. 2b): the WQE that the READ patched runs with the
+ * new bytes.  A WRITE on the managed queue is rung with its opcode byte set
+ * to NOP; the master READs the WRITE opcode into that byte (the send queue
+ * is registered, as RedN registers its queues), waits for the READ's CQE,
+ * then enables the queue.
+ */
+static void hw_doorbell_order_no_hazard(void **state)
+{
+	struct hw_env *e = cc_start(state, "doorbell-order-no-hazard");
+	struct hw_xqp *m = hw_xqp_new(e, HW_XQP_MASTER);
+	struct hw_xqp *s = hw_xqp_new(e, HW_XQP_MASTER | HW_XQP_MANAGED_SEND);
+	struct ibv_mr *sq_mr = hw_register_sq(&s->q);
+	uint32_t off = 0, len = 0;
+	struct prism_wqe w;
+	uint8_t *slot;
+
+	cc_link(e, m, s);
+	hw_rw(&w, PRISM_OP_RDMA_WRITE, (uintptr_t)e->dst + 256, e->dst_mr->rkey, (uintptr_t)e->src,
+	      e->src_mr->lkey, 8, true);
+	slot = hw_sq_slot(&s->q, hw_post(&s->q, &w));
+	assert_int_equal(prism_wqe_field_offset(&w, PRISM_FIELD_CTRL_OPCODE, &off, &len), 0);
+	slot[off] = PRISM_OP_NOP;
+	hw_ring(&s->q);
+	e->src[2048] = PRISM_OP_RDMA_WRITE;
+	/* READ the opcode byte into s's WQE, WAIT for it, SEND_EN s */
+	hw_rw(&w, PRISM_OP_RDMA_READ, (uintptr_t)e->src + 2048, e->src_mr->rkey,
+	      (uintptr_t)slot + off, sq_mr->lkey, 1, true);
+	hw_post(&m->q, &w);
+	wait_wqe(&w, m->q.scq.dv.cqn, 1, false);
+	hw_post(&m->q, &w);
+	enable_wqe(&w, PRISM_OP_SEND_ENABLE, s->q.qpn, 1, false);
+	hw_post(&m->q, &w);
+	hw_ring(&m->q);
+	assert_int_equal(hw_expect(&m->q.scq).opcode, PRISM_CQE_REQ); /* the READ */
+	assert_int_equal(hw_expect(&s->q.scq).opcode, PRISM_CQE_REQ);
+	assert_int_equal(slot[off], PRISM_OP_RDMA_WRITE);
+	assert_memory_equal(e->dst + 256, e->src, 8);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(hw_enable_needs_cross_channel, hw_setup, hw_teardown),
+	    cmocka_unit_test_setup_teardown(hw_managed_ignores_doorbell, hw_setup, hw_teardown),
+	    cmocka_unit_test_setup_teardown(hw_wait_blocks_until_cq_count, hw_setup, hw_teardown),
+	    cmocka_unit_test_setup_teardown(hw_wait_index_24_bit, hw_setup, hw_teardown),
+	    cmocka_unit_test_setup_teardown(hw_send_en_absolute_index, hw_setup, hw_teardown),
+	    cmocka_unit_test_setup_teardown(hw_managed_bounded_by_posted, hw_setup, hw_teardown),
+	    cmocka_unit_test_setup_teardown(hw_recycle_wraps_queue, hw_setup, hw_teardown),
+	    cmocka_unit_test_setup_teardown(hw_strict_firmware_rejects_recycling, hw_setup,
+	                                    hw_teardown),
+	    cmocka_unit_test_setup_teardown(hw_recv_en_makes_receive_usable, hw_setup, hw_teardown),
+	    cmocka_unit_test_setup_teardown(hw_managed_no_prefetch_before_enable, hw_setup,
+	                                    hw_teardown),
+	    cmocka_unit_test_setup_teardown(hw_doorbell_order_no_hazard, hw_setup, hw_teardown),
+	};
+
+	return cmocka_run_group_tests_name("test_hw_cross_channel", tests, NULL, NULL);
+}

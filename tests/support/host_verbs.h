@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tests/support/host_verbs.h - what a host driver does with a sim QP, for
+ * tests and benchmarks: post send WQEs (through the codec) and receive WQEs
+ * into queue memory, update doorbell records, ring doorbells, poll CQEs.
+ *
+ * Owns: host-side producer/consumer counters (struct hv_qp, struct hv_cq).
+ * Must not: reach into the engine's internals; it uses only sim.h and the
+ * memory layout sim.h documents (as mlx5 does).
+ */
+#ifndef PRISM_TESTS_HOST_VERBS_H
+#define PRISM_TESTS_HOST_VERBS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <prism/wqe.h>
+
+#include "sim/sim.h"
+
+struct hv_qp {
+	struct sim_qp *qp;
+	uint32_t qpn;
+	uint8_t *sq;     /* send queue memory */
+	uint32_t sq_bbs; /* power of two */
+	uint32_t sq_pi;  /* producer counter, in BBs (absolute) */
+	uint8_t *rq;     /* receive queue memory */
+	uint32_t rq_n;   /* receive WQEs */
+	uint32_t rq_stride;
+	uint32_t rq_pi;
+};
+
+struct hv_cq {
+	struct sim_cq *cq;
+	uint8_t *buf;
+	uint32_t ncqe;
+	uint32_t ci; /* consumer counter (absolute) */
+};
+
+void hv_qp_init(struct hv_qp *h, struct sim_qp *qp, uint32_t sq_bbs, uint32_t rq_n);
+void hv_cq_init(struct hv_cq *h, struct sim_cq *cq);
+
+/*
+ * Encode @w at the send producer counter (ctrl.wqe_index and ctrl.qpn are
+ * filled in unless @keep_ctrl_ids), advance the counter, and publish it in
+ * the doorbell record.  Returns the WQE's counter (>= 0) or a negative
+ * codec error.  @slot_out (may be NULL) gets the WQE's address in memory.
+ */
+int64_t hv_post_send(struct hv_qp *h, struct prism_wqe *w, bool keep_ctrl_ids, uint8_t **slot_out);
+/* Ring the send doorbell (host-started queues; managed queues ignore it). */
+int hv_ring(struct hv_qp *h);
+/* Post one receive WQE with @n entries; returns its receive counter. */
+int64_t hv_post_recv(struct hv_qp *h, const struct prism_sge *sge, unsigned n);
+/* Poll one CQE: 1 and *@out filled, 0 when the CQ is empty, < 0 on a bad CQE. */
+int hv_poll(struct hv_cq *h, struct prism_cqe *out);
+
+/* A decoded WQE skeleton with opcode and signaling set, everything else zero. */
+void hv_wqe(struct prism_wqe *w, uint8_t opcode, bool signaled);
+/* Address of the first byte of the WQE at counter @c. */
+uint8_t *hv_sq_slot(const struct hv_qp *h, uint32_t c);
+
+#endif /* PRISM_TESTS_HOST_VERBS_H */

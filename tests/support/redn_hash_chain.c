@@ -1,0 +1,435 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tests/support/redn_hash_chain.c - RedN's hash-lookup chain on the sim.
+ *
+ * Owns: building the lookup service (queues, CQs, regions, table) and
+ * posting one request's WQEs exactly as redn_hash_chain.h draws them.  All
+ * WQE bytes come from the codec; patch offsets from prism_wqe_field_offset.
+ *
+ * Must not: run the engine, or peek at its internals.
+ */
+#include "tests/support/redn_hash_chain.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/support/host_verbs.h"
+
+struct redn_hash {
+	struct redn_hash_cfg cfg;
+	struct sim_dev *sdev, *cdev;
+	/* server: client-facing QP, worker + its responder, control queue + peer */
+	struct sim_cq *cq_srv_send, *cq_srv_recv, *cq_wrk, *cq_misc;
+	struct sim_qp *srv, *wrk, *wrk_r, *ctl, *ctl_r;
+	struct hv_qp hsrv, hwrk, hctl;
+	struct hv_cq hcq_srv_send;
+	/* client */
+	struct sim_cq *cq_cli_send, *cq_cli_recv;
+	struct sim_qp *cli;
+	struct hv_qp hcli;
+	struct hv_cq hcq_cli_recv, hcq_cli_send;
+	/* memory */
+	uint8_t *table, *values, *scratch, *resp;
+	struct sim_mr *mr_table, *mr_values, *mr_scratch, *mr_srv_sq, *mr_wrk_sq, *mr_resp;
+	uint8_t *keys; /* nbuckets x 3 */
+	/* counters */
+	uint32_t next_req, inflight, srv_recvs, wrk_cqes;
+};
+
+static uint64_t rng_next(uint64_t *s)
+{
+	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+static uint32_t pow2_at_least(uint32_t v)
+{
+	uint32_t p = 1;
+	while (p < v)
+		p <<= 1;
+	return p;
+}
+
+static int make_cq(struct sim_dev *dev, uint32_t ncqe, bool ignore_overrun, struct sim_cq **out)
+{
+	struct sim_cq_attr a = {.ncqe = pow2_at_least(ncqe), .ignore_overrun = ignore_overrun};
+	return sim_cq_create(dev, &a, out);
+}
+
+static int make_qp(struct sim_dev *dev, struct sim_cq *scq, struct sim_cq *rcq, uint32_t sq_bbs,
+                   uint32_t rq_wqes, uint32_t rq_sge, unsigned flags, struct sim_qp **out)
+{
+	struct sim_qp_attr a = {.send_cq = scq,
+	                        .recv_cq = rcq,
+	                        .sq_bbs = pow2_at_least(sq_bbs),
+	                        .rq_wqes = rq_wqes ? pow2_at_least(rq_wqes) : 0,
+	                        .rq_max_sge = rq_sge,
+	                        .flags = flags};
+	return sim_qp_create(dev, &a, out);
+}
+
+static int connect_qp(struct sim_qp *qp, struct sim_dev *peer_dev, struct sim_qp *peer)
+{
+	struct sim_qp_mod m = {.state = SIM_QPS_INIT};
+	int rc = sim_qp_modify(qp, &m);
+	if (rc)
+		return rc;
+	m = (struct sim_qp_mod){.state = SIM_QPS_RTR,
+	                        .peer_node = sim_dev_node(peer_dev),
+	                        .peer_qpn = sim_qp_num(peer),
+	                        .min_rnr_timer = 1};
+	rc = sim_qp_modify(qp, &m);
+	if (rc)
+		return rc;
+	m = (struct sim_qp_mod){.state = SIM_QPS_RTS, .rnr_retry = 7, .retry_cnt = 7};
+	return sim_qp_modify(qp, &m);
+}
+
+static int connect_pair(struct sim_dev *da, struct sim_qp *a, struct sim_dev *db, struct sim_qp *b)
+{
+	int rc = connect_qp(a, db, b);
+	return rc ? rc : connect_qp(b, da, a);
+}
+
+const uint8_t *redn_hash_key(const struct redn_hash *h, uint32_t i)
+{
+	return h->keys + (size_t)i * REDN_KEY_BYTES;
+}
+
+const uint8_t *redn_hash_value(const struct redn_hash *h, uint32_t i)
+{
+	return h->values + (size_t)i * h->cfg.value_len;
+}
+
+/* Fill the table: distinct random 3-byte keys, random values. */
+static void fill_table(struct redn_hash *h)
+{
+	uint64_t s = h->cfg.seed;
+	for (uint32_t i = 0; i < h->cfg.nbuckets; i++) {
+		uint8_t *k = h->keys + (size_t)i * REDN_KEY_BYTES;
+		uint64_t r = rng_next(&s);
+		k[0] = (uint8_t)r;
+		k[1] = (uint8_t)(r >> 8);
+		k[2] = (uint8_t)((r >> 16) | 1); /* never the all-zero template key */
+		uint8_t *b = h->table + (size_t)i * REDN_BUCKET_BYTES;
+		memcpy(b, k, REDN_KEY_BYTES);
+		uint64_t va = (uint64_t)(uintptr_t)redn_hash_value(h, i);
+		for (int j = 0; j < 8; j++) /* big-endian, as a WQE address field wants it */
+			b[REDN_KEY_BYTES + j] = (uint8_t)(va >> (56 - 8 * j));
+		uint8_t *v = h->values + (size_t)i * h->cfg.value_len;
+		for (uint32_t j = 0; j < h->cfg.value_len; j++)
+			v[j] = (uint8_t)rng_next(&s);
+	}
+}
+
+static void *zalloc_aligned(size_t len)
+{
+	void *p = NULL;
+	if (posix_memalign(&p, 4096, len ? len : 64))
+		return NULL;
+	memset(p, 0, len ? len : 64);
+	return p;
+}
+
+int redn_hash_create(struct sim_dev *server, struct sim_dev *client,
+                     const struct redn_hash_cfg *cfg, struct redn_hash **out)
+{
+	if (!server || !client || !cfg || !out || cfg->nbuckets == 0 || cfg->value_len == 0 ||
+	    cfg->max_inflight == 0)
+		return -EINVAL;
+	struct redn_hash *h = calloc(1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	h->cfg = *cfg;
+	h->sdev = server;
+	h->cdev = client;
+	uint32_t k = cfg->max_inflight;
+	int rc = -ENOMEM;
+
+	h->keys = calloc(cfg->nbuckets, REDN_KEY_BYTES);
+	h->table = zalloc_aligned((size_t)cfg->nbuckets * REDN_BUCKET_BYTES);
+	h->values = zalloc_aligned((size_t)cfg->nbuckets * cfg->value_len);
+	h->scratch = zalloc_aligned(64);
+	h->resp = zalloc_aligned((size_t)k * cfg->value_len);
+	if (!h->keys || !h->table || !h->values || !h->scratch || !h->resp)
+		goto fail;
+	fill_table(h);
+
+	const unsigned managed = SIM_QP_CROSS_CHANNEL | SIM_QP_MANAGED_SEND;
+	if ((rc = make_cq(server, 4 * k, true, &h->cq_srv_send)) ||
+	    (rc = make_cq(server, 4 * k, true, &h->cq_srv_recv)) ||
+	    (rc = make_cq(server, 4 * k, true, &h->cq_wrk)) ||
+	    (rc = make_cq(server, 4 * k, true, &h->cq_misc)) ||
+	    (rc = make_cq(client, 4 * k, false, &h->cq_cli_send)) ||
+	    (rc = make_cq(client, 4 * k, false, &h->cq_cli_recv)))
+		goto fail;
+	if ((rc = make_qp(server, h->cq_srv_send, h->cq_srv_recv, k, k, 2, managed, &h->srv)) ||
+	    (rc = make_qp(server, h->cq_wrk, h->cq_misc, 2 * k, 0, 1, managed, &h->wrk)) ||
+	    (rc = make_qp(server, h->cq_misc, h->cq_misc, 1, 0, 1, SIM_QP_CROSS_CHANNEL,
+	                  &h->wrk_r)) ||
+	    (rc = make_qp(server, h->cq_misc, h->cq_misc, 4 * k, 0, 1, SIM_QP_CROSS_CHANNEL,
+	                  &h->ctl)) ||
+	    (rc = make_qp(server, h->cq_misc, h->cq_misc, 1, 0, 1, SIM_QP_CROSS_CHANNEL,
+	                  &h->ctl_r)) ||
+	    (rc = make_qp(client, h->cq_cli_send, h->cq_cli_recv, k, k, 1, 0, &h->cli)))
+		goto fail;
+	hv_qp_init(&h->hsrv, h->srv, pow2_at_least(k), pow2_at_least(k));
+	hv_qp_init(&h->hwrk, h->wrk, pow2_at_least(2 * k), 0);
+	hv_qp_init(&h->hctl, h->ctl, pow2_at_least(4 * k), 0);
+	hv_qp_init(&h->hcli, h->cli, pow2_at_least(k), pow2_at_least(k));
+	hv_cq_init(&h->hcq_srv_send, h->cq_srv_send);
+	hv_cq_init(&h->hcq_cli_recv, h->cq_cli_recv);
+	hv_cq_init(&h->hcq_cli_send, h->cq_cli_send);
+
+	if ((rc = connect_pair(server, h->srv, client, h->cli)) ||
+	    (rc = connect_pair(server, h->wrk, server, h->wrk_r)) ||
+	    (rc = connect_pair(server, h->ctl, server, h->ctl_r)))
+		goto fail;
+
+	const unsigned all = SIM_ACCESS_LOCAL_WRITE | SIM_ACCESS_REMOTE_WRITE |
+	                     SIM_ACCESS_REMOTE_READ | SIM_ACCESS_REMOTE_ATOMIC;
+	if ((rc = sim_mr_reg(server, h->table, (size_t)cfg->nbuckets * REDN_BUCKET_BYTES,
+	                     SIM_ACCESS_REMOTE_READ, &h->mr_table)) ||
+	    (rc = sim_mr_reg(server, h->values, (size_t)cfg->nbuckets * cfg->value_len, 0,
+	                     &h->mr_values)) ||
+	    (rc = sim_mr_reg(server, h->scratch, 64, SIM_ACCESS_LOCAL_WRITE, &h->mr_scratch)) ||
+	    /* RedN registers the send queues themselves so chains can rewrite WQEs */
+	    (rc = sim_mr_reg(server, sim_qp_buf(h->srv), sim_qp_buf_len(h->srv), all,
+	                     &h->mr_srv_sq)) ||
+	    (rc = sim_mr_reg(server, sim_qp_buf(h->wrk), sim_qp_buf_len(h->wrk), all,
+	                     &h->mr_wrk_sq)) ||
+	    (rc = sim_mr_reg(client, h->resp, (size_t)k * cfg->value_len,
+	                     SIM_ACCESS_LOCAL_WRITE | SIM_ACCESS_REMOTE_WRITE, &h->mr_resp)))
+		goto fail;
+	*out = h;
+	return 0;
+fail:
+	redn_hash_destroy(h);
+	return rc;
+}
+
+void redn_hash_destroy(struct redn_hash *h)
+{
+	if (!h)
+		return;
+	struct sim_mr *mrs[] = {h->mr_table,  h->mr_values, h->mr_scratch,
+	                        h->mr_srv_sq, h->mr_wrk_sq, h->mr_resp};
+	for (size_t i = 0; i < sizeof(mrs) / sizeof(mrs[0]); i++)
+		if (mrs[i])
+			sim_mr_dereg(mrs[i]);
+	struct sim_qp *qps[] = {h->srv, h->wrk, h->wrk_r, h->ctl, h->ctl_r, h->cli};
+	for (size_t i = 0; i < sizeof(qps) / sizeof(qps[0]); i++)
+		if (qps[i])
+			sim_qp_destroy(qps[i]);
+	struct sim_cq *cqs[] = {h->cq_srv_send, h->cq_srv_recv, h->cq_wrk,
+	                        h->cq_misc,     h->cq_cli_send, h->cq_cli_recv};
+	for (size_t i = 0; i < sizeof(cqs) / sizeof(cqs[0]); i++)
+		if (cqs[i])
+			sim_cq_destroy(cqs[i]);
+	free(h->keys);
+	free(h->table);
+	free(h->values);
+	free(h->scratch);
+	free(h->resp);
+	free(h);
+}
+
+/* Offset of @field in a WQE shaped like @w (the codec knows the layout). */
+static uint32_t field_at(const struct prism_wqe *w, enum prism_wqe_field field)
+{
+	uint32_t off = 0, len = 0;
+	if (prism_wqe_field_offset(w, field, &off, &len) != 0)
+		abort(); /* a shape this file builds always has the field */
+	return off;
+}
+
+/* Control-segment bytes 0-7 as the NIC's 8-byte atomic reads them (host order). */
+static uint64_t ctrl_word(const struct prism_ctrl_seg *c)
+{
+	uint8_t b[16];
+	uint64_t v;
+	prism_ctrl_seg_pack(c, b);
+	memcpy(&v, b, sizeof(v));
+	return v;
+}
+
+int redn_hash_post_get(struct redn_hash *h, const uint8_t key[REDN_KEY_BYTES], uint32_t bucket,
+                       uint32_t *req_id)
+{
+	if (h->inflight >= h->cfg.max_inflight)
+		return -EAGAIN;
+	if (bucket >= h->cfg.nbuckets)
+		return -EINVAL;
+	uint32_t id = h->next_req;
+	uint32_t slot = id % h->cfg.max_inflight;
+	struct prism_wqe w;
+	int64_t c;
+
+	/* R: the response, a WRITE_IMM of the value to the client, posted as a NOP
+	 * whose QPN bytes will hold the bucket's key (RedN Fig. 9, R4). */
+	struct prism_wqe r;
+	hv_wqe(&r, PRISM_OP_RDMA_WRITE_IMM, false);
+	r.ctrl.imm = id;
+	r.has_raddr = true;
+	r.raddr.raddr = (uint64_t)(uintptr_t)(h->resp + (size_t)slot * h->cfg.value_len);
+	r.raddr.rkey = sim_mr_rkey(h->mr_resp);
+	r.num_sge = 1;
+	r.sge[0] = (struct prism_sge){.byte_count = h->cfg.value_len,
+	                              .lkey = sim_mr_lkey(h->mr_values),
+	                              .addr = 0 /* patched by the READ */};
+	uint8_t *r_slot;
+	c = hv_post_send(&h->hsrv, &r, false, &r_slot);
+	if (c < 0)
+		return (int)c;
+	uint32_t r_end = h->hsrv.sq_pi;
+	struct prism_ctrl_seg hit = r.ctrl, miss;
+	prism_ctrl_seg_unpack(r_slot, &hit); /* as encoded: ds, index, qpn */
+	miss = hit;
+	miss.opcode = PRISM_OP_NOP;
+	miss.qpn = 0; /* the key goes here */
+	prism_ctrl_seg_pack(&miss, r_slot);
+
+	/* 3: READ the bucket; scatter the key into R's QPN bytes and the value
+	 * address into R's data-segment address. */
+	hv_wqe(&w, PRISM_OP_RDMA_READ, false);
+	w.has_raddr = true;
+	w.raddr.raddr = 0; /* patched by the RECV */
+	w.raddr.rkey = sim_mr_rkey(h->mr_table);
+	w.num_sge = 2;
+	w.sge[0] = (struct prism_sge){
+	    .byte_count = REDN_KEY_BYTES,
+	    .lkey = sim_mr_lkey(h->mr_srv_sq),
+	    .addr = (uint64_t)(uintptr_t)(r_slot + field_at(&r, PRISM_FIELD_CTRL_QPN))};
+	w.sge[1] = (struct prism_sge){
+	    .byte_count = 8,
+	    .lkey = sim_mr_lkey(h->mr_srv_sq),
+	    .addr = (uint64_t)(uintptr_t)(r_slot + field_at(&r, PRISM_FIELD_SGE0_ADDR))};
+	uint8_t *read_slot;
+	c = hv_post_send(&h->hwrk, &w, false, &read_slot);
+	if (c < 0)
+		return (int)c;
+	uint32_t read_raddr = field_at(&w, PRISM_FIELD_RADDR);
+
+	/* 4: CAS R.ctrl[0..7]: NOP+key -> WRITE_IMM+qpn, fenced behind the READ. */
+	hv_wqe(&w, PRISM_OP_ATOMIC_CS, true);
+	w.ctrl.fm_ce_se = prism_fm_ce_se(PRISM_FENCE_SMALL_AND_FENCE, PRISM_CE_CQ_UPDATE, false);
+	w.has_raddr = true;
+	w.raddr.raddr = (uint64_t)(uintptr_t)r_slot;
+	w.raddr.rkey = sim_mr_rkey(h->mr_srv_sq);
+	w.has_atomic = true;
+	w.atomic.size = 8;
+	w.atomic.compare = ctrl_word(&miss); /* key bytes patched by the RECV */
+	w.atomic.swap = ctrl_word(&hit);
+	w.num_sge = 1;
+	w.sge[0] = (struct prism_sge){.byte_count = 8,
+	                              .lkey = sim_mr_lkey(h->mr_scratch),
+	                              .addr = (uint64_t)(uintptr_t)h->scratch};
+	uint8_t *cas_slot;
+	c = hv_post_send(&h->hwrk, &w, false, &cas_slot);
+	if (c < 0)
+		return (int)c;
+	uint32_t wrk_end = h->hwrk.sq_pi;
+	/*
+	 * The compare operand is a big-endian field holding the host-order value
+	 * of R.ctrl[0..7]: R's QPN bytes 4, 5, 6 sit at compare bytes 3, 2, 1.
+	 */
+	uint32_t cas_key_at = field_at(&w, PRISM_FIELD_ATOMIC_COMPARE) + 1;
+
+	/* Server receive: scatter the request into the CAS and the READ. */
+	struct prism_sge rs[2] = {
+	    {.byte_count = REDN_KEY_BYTES,
+	     .lkey = sim_mr_lkey(h->mr_wrk_sq),
+	     .addr = (uint64_t)(uintptr_t)(cas_slot + cas_key_at)},
+	    {.byte_count = 8,
+	     .lkey = sim_mr_lkey(h->mr_wrk_sq),
+	     .addr = (uint64_t)(uintptr_t)(read_slot + read_raddr)},
+	};
+	if ((c = hv_post_recv(&h->hsrv, rs, 2)) < 0)
+		return (int)c;
+
+	/* ctl: 1 WAIT recv, 2 SEND_EN wrk, 5 WAIT wrk CQ, 6 SEND_EN srv. */
+	struct {
+		uint8_t op;
+		uint32_t index, obj;
+	} steps[4] = {
+	    {PRISM_OP_CQE_WAIT, (h->srv_recvs + 1) & 0xffffff, sim_cq_num(h->cq_srv_recv)},
+	    {PRISM_OP_SEND_ENABLE, wrk_end & 0xffff, sim_qp_num(h->wrk)},
+	    {PRISM_OP_CQE_WAIT, (h->wrk_cqes + 1) & 0xffffff, sim_cq_num(h->cq_wrk)},
+	    {PRISM_OP_SEND_ENABLE, r_end & 0xffff, sim_qp_num(h->srv)},
+	};
+	for (int i = 0; i < 4; i++) {
+		hv_wqe(&w, steps[i].op, false);
+		w.has_wait_en = true;
+		w.wait_en.index = steps[i].index;
+		w.wait_en.obj_num = steps[i].obj;
+		if ((c = hv_post_send(&h->hctl, &w, false, NULL)) < 0)
+			return (int)c;
+	}
+	h->srv_recvs++;
+	h->wrk_cqes++;
+
+	/* Client: a receive for the WRITE_IMM, then the SEND. */
+	if ((c = hv_post_recv(&h->hcli, NULL, 0)) < 0)
+		return (int)c;
+	hv_wqe(&w, PRISM_OP_SEND, false);
+	w.is_inline = true;
+	w.inline_len = REDN_KEY_BYTES + 8;
+	w.inline_data[0] = key[2];
+	w.inline_data[1] = key[1];
+	w.inline_data[2] = key[0];
+	uint64_t ba = (uint64_t)(uintptr_t)(h->table + (size_t)bucket * REDN_BUCKET_BYTES);
+	for (int j = 0; j < 8; j++)
+		w.inline_data[REDN_KEY_BYTES + j] = (uint8_t)(ba >> (56 - 8 * j));
+	if ((c = hv_post_send(&h->hcli, &w, false, NULL)) < 0)
+		return (int)c;
+
+	if (!h->cfg.defer_doorbells) {
+		int rc = redn_hash_ring(h);
+		if (rc)
+			return rc;
+	}
+	h->next_req++;
+	h->inflight++;
+	if (req_id)
+		*req_id = id;
+	return 0;
+}
+
+int redn_hash_ring(struct redn_hash *h)
+{
+	int rc = hv_ring(&h->hctl);
+	return rc ? rc : hv_ring(&h->hcli);
+}
+
+int redn_hash_poll_reply(struct redn_hash *h, struct redn_hash_reply *r)
+{
+	struct prism_cqe cqe;
+	int rc = hv_poll(&h->hcq_cli_recv, &cqe);
+	if (rc <= 0)
+		return rc;
+	if (cqe.opcode != PRISM_CQE_RESP_WR_IMM)
+		return -EPROTO;
+	r->req_id = cqe.imm;
+	r->value = h->resp + (size_t)(cqe.imm % h->cfg.max_inflight) * h->cfg.value_len;
+	return 1;
+}
+
+int redn_hash_poll_server_error(struct redn_hash *h, struct prism_cqe *cqe)
+{
+	int rc;
+	while ((rc = hv_poll(&h->hcq_srv_send, cqe)) == 1)
+		if (cqe->opcode == PRISM_CQE_REQ_ERR || cqe->opcode == PRISM_CQE_RESP_ERR)
+			return 1;
+	return rc;
+}
+
+void redn_hash_drained(struct redn_hash *h)
+{
+	h->inflight = 0;
+	struct prism_cqe cqe;
+	while (hv_poll(&h->hcq_cli_send, &cqe) == 1)
+		;
+}
