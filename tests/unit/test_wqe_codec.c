@@ -477,6 +477,57 @@ static void test_nop_keeps_ds(void **state)
 	assert_int_equal(prism_wqe_encode(&w, buf, sizeof(buf), NULL), 16);
 }
 
+static void test_round_trip_wait_on_time_and_recv_enable(void **state)
+{
+	uint8_t buf[PRISM_WQE_MAX_BYTES];
+	struct prism_wqe w = {0}, back;
+
+	/* wait on time: the wait-on-data segment with lkey/va 0 and the time in value */
+	w.ctrl.opcode = PRISM_OP_CQE_WAIT;
+	w.ctrl.opmod = PRISM_WAIT_ON_TIME;
+	w.wod = (struct prism_wod_seg){
+	    .cond = PRISM_WOD_CYCLIC_SMALLER, .value = 0x0000000100000200ull, .mask = ~0ull};
+	assert_int_equal(round_trip(&w, buf, &back), 48);
+	assert_true(back.has_wod);
+	assert_false(back.has_wait_en);
+	assert_int_equal(back.ctrl.opmod, PRISM_WAIT_ON_TIME);
+	assert_int_equal(back.wod.cond, PRISM_WOD_CYCLIC_SMALLER);
+	assert_int_equal(back.wod.value, w.wod.value);
+
+	memset(&w, 0, sizeof(w));
+	w.ctrl.opcode = PRISM_OP_RECV_ENABLE;
+	w.wait_en = (struct prism_wait_en_seg){.index = 0xffffffff, .obj_num = 0xffffff};
+	assert_int_equal(round_trip(&w, buf, &back), 32);
+	assert_true(back.has_wait_en);
+	assert_int_equal(back.wait_en.index, 0xffffffff);
+	assert_int_equal(back.wait_en.obj_num, 0xffffff);
+}
+
+/* The decoder's hot-path contract: fields the shape does not use are not written. */
+static void test_decode_is_lean(void **state)
+{
+	uint8_t buf[PRISM_WQE_MAX_BYTES];
+	struct prism_wqe w = {0}, back;
+
+	w.ctrl.opcode = PRISM_OP_SEND_ENABLE;
+	w.wait_en.index = 3;
+	assert_int_equal(prism_wqe_encode(&w, buf, sizeof(buf), NULL), 32);
+	memset(&back, 0xa5, sizeof(back));
+	assert_int_equal(prism_wqe_decode(buf, 32, &back, NULL), 32);
+	assert_int_equal(back.inline_data[0], 0xa5);
+	assert_int_equal(back.inline_data[PRISM_WQE_MAX_INLINE - 1], 0xa5);
+	assert_int_equal(back.sge[0].lkey, 0xa5a5a5a5);
+	assert_int_equal(back.atomic.swap_bytes[0], 0xa5);
+	/* ... while everything that is valid after decode is set */
+	assert_int_equal(back.num_sge, 0);
+	assert_false(back.is_inline);
+	assert_int_equal(back.inline_len, 0);
+	assert_false(back.has_raddr);
+	assert_false(back.has_atomic);
+	assert_false(back.has_wod);
+	assert_true(back.has_wait_en);
+}
+
 /* ---- encoder range checks ---- */
 
 static void expect_encode_error(const struct prism_wqe *w, int code)
@@ -694,6 +745,8 @@ int main(void)
 	    cmocka_unit_test(test_round_trip_masked_sizes),
 	    cmocka_unit_test(test_round_trip_inline_limits),
 	    cmocka_unit_test(test_nop_keeps_ds),
+	    cmocka_unit_test(test_round_trip_wait_on_time_and_recv_enable),
+	    cmocka_unit_test(test_decode_is_lean),
 	    cmocka_unit_test(test_encode_rejects_out_of_range),
 	    cmocka_unit_test(test_encode_short_buffer),
 	    cmocka_unit_test(test_decode_errors),

@@ -182,7 +182,11 @@ struct prism_atomic_seg {
 	uint8_t compare_mask_bytes[32];
 };
 
-/* WAIT (opmod 0) / SEND_EN / RECV_EN segment: 16 bytes. */
+/*
+ * WAIT (opmod 0) / SEND_EN / RECV_EN segment: 16 bytes.  index is kept as the
+ * full 32-bit wire word; the NIC compares its low 24 bits (WAIT: CQ count)
+ * or 16 bits (ENABLE: WQE index), which the NIC model applies.
+ */
 struct prism_wait_en_seg {
 	uint32_t index;   /* WAIT: 24-bit CQ count; ENABLE: 16-bit WQE index */
 	uint32_t obj_num; /* CQN for WAIT, QPN for SEND_EN / RECV_EN */
@@ -352,7 +356,11 @@ PRISM_API int prism_wqe_field_offset(const struct prism_wqe *w, enum prism_wqe_f
                                      uint32_t *offset, uint32_t *len);
 PRISM_API const char *prism_wqe_field_name(enum prism_wqe_field field);
 
-/* Receive WQEs: an array of data segments, a short list ends with lkey 0x100. */
+/*
+ * Receive WQEs: an array of data segments, a short list ends with lkey 0x100.
+ * @buf holds stride_ds * 16 bytes.  Encode writes the @n entries (at most 16)
+ * and, when n < stride_ds, the terminator, and returns stride_ds * 16.
+ */
 PRISM_API int prism_rwqe_encode(const struct prism_sge *sge, unsigned n, void *buf,
                                 unsigned stride_ds, struct prism_wqe_diag *diag);
 /* Returns the number of valid entries (0..stride_ds) or a negative error. */
