@@ -266,6 +266,8 @@ enum ast_expr_kind {
 	AST_EXPR_SLICE,  /* e[.. n]: PRISM bounded read of min(n, capacity) bytes */
 	AST_EXPR_CALL,   /* builtin(args) */
 	AST_EXPR_SIZEOF, /* sizeof(type) */
+	AST_EXPR_ERROR,  /* parser: an expression already reported as wrong
+			  * (never present in a program that checked clean) */
 };
 
 /* Where the value of an expression lives, for place (lvalue) expressions. */
@@ -393,7 +395,7 @@ struct ast_stmt {
 		struct {
 			struct ast_expr *cond;
 			struct ast_stmt *then_body; /* statement list */
-			struct ast_stmt *else_body; /* statement list; `else if`: one IF */
+			struct ast_stmt *else_body; /* `else {..}`: one BLOCK; `else if`: one IF */
 			bool has_else;
 		} if_;
 		struct {

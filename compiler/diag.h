@@ -53,6 +53,7 @@ struct diag_ctx {
 	unsigned errors, warnings;
 	unsigned max_errors; /* stop recording errors after this many (0 = 100) */
 	bool truncated;      /* max_errors reached: later errors dropped */
+	bool drop_notes;     /* the last error was dropped: drop its notes */
 	bool oom;            /* an allocation failed; some messages lost */
 	bool werror;         /* warnings count as errors */
 };
@@ -76,6 +77,10 @@ void diag_note(struct diag_ctx *d, struct src_loc loc, const char *fmt, ...)
 void diag_vreport(struct diag_ctx *d, enum diag_severity sev, struct src_loc loc, const char *fmt,
 		  va_list ap);
 
+/* Put diagnostics in source order (stable; a note stays with the error or
+ * warning it follows; messages without a location go last). */
+void diag_sort(struct diag_ctx *d);
+
 /* Errors so far (warnings included when werror). */
 unsigned diag_error_count(const struct diag_ctx *d);
 bool diag_has_errors(const struct diag_ctx *d);
@@ -88,6 +93,9 @@ void diag_render_one(const struct diag_ctx *d, const struct diag *g, FILE *out);
 /* Print every diagnostic as a JSON array of objects:
  * {"file":..,"line":..,"column":..,"severity":"error","message":..}. */
 void diag_render_json(const struct diag_ctx *d, FILE *out);
+/* The same objects without the brackets, comma-separated, continuing a list
+ * (`*first` is true before the first object of the list; updated). */
+void diag_render_json_items(const struct diag_ctx *d, FILE *out, bool *first);
 
 /* Name of a severity ("error", "warning", "note"). */
 const char *diag_severity_name(enum diag_severity sev);

@@ -29,7 +29,7 @@ struct ast_program *parse_buffer(struct diag_ctx *d, const char *file, const cha
 				 size_t len);
 
 /*
- * Read and parse `path`.  On success *src_out receives the file's text
+ * Read and parse `path` ("-": standard input, named "<stdin>").  On success *src_out receives the file's text
  * (malloc'ed; the caller frees it after rendering diagnostics) and d is
  * pointed at it.  Returns NULL and sets *io_error (errno value) if the
  * file cannot be read.

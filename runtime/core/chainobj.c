@@ -18,43 +18,44 @@
 
 static const char *const err_names[CHAINOBJ_E__COUNT] = {
 #define CHAINOBJ_X_NAME(e, text) [CHAINOBJ_E_##e] = text,
-	CHAINOBJ_ERRORS(CHAINOBJ_X_NAME)
+    CHAINOBJ_ERRORS(CHAINOBJ_X_NAME)
 #undef CHAINOBJ_X_NAME
 };
 
 static const char *const patch_names[CHAINOBJ_PATCH__COUNT] = {
 #define CHAINOBJ_X_NAME(e, name) [CHAINOBJ_PATCH_##e] = name,
-	CHAINOBJ_PATCH_KINDS(CHAINOBJ_X_NAME)
+    CHAINOBJ_PATCH_KINDS(CHAINOBJ_X_NAME)
 #undef CHAINOBJ_X_NAME
 };
 
 static const struct {
 	const char *name;
 	enum chainobj_ref ref;
-	bool count;
+	enum chainobj_count_use count;
 } reloc_info[CHAINOBJ_RELOC__COUNT] = {
-#define CHAINOBJ_X_INFO(e, nm, rf, cnt) [CHAINOBJ_RELOC_##e] = { .name = nm, .ref = rf, .count = cnt },
-	CHAINOBJ_RELOC_KINDS(CHAINOBJ_X_INFO)
+#define CHAINOBJ_X_INFO(e, nm, rf, cnt)                                                            \
+	[CHAINOBJ_RELOC_##e] = {.name = nm, .ref = rf, .count = cnt},
+    CHAINOBJ_RELOC_KINDS(CHAINOBJ_X_INFO)
 #undef CHAINOBJ_X_INFO
 };
 
 static const char *const role_names[] = {
-	[CHAINOBJ_ROLE_CONN] = "conn",
-	[CHAINOBJ_ROLE_WORKER] = "worker",
-	[CHAINOBJ_ROLE_LANE] = "lane",
+    [CHAINOBJ_ROLE_CONN] = "conn",
+    [CHAINOBJ_ROLE_WORKER] = "worker",
+    [CHAINOBJ_ROLE_LANE] = "lane",
 };
 
 static const char *const profile_names[] = {
-	[CHAINOBJ_PROFILE_RELAXED] = "relaxed",
-	[CHAINOBJ_PROFILE_STRICT] = "strict",
+    [CHAINOBJ_PROFILE_RELAXED] = "relaxed",
+    [CHAINOBJ_PROFILE_STRICT] = "strict",
 };
 
 static const char *const rearm_names[] = {
-	[CHAINOBJ_REARM_CPU_REPOST] = "cpu-repost",
-	[CHAINOBJ_REARM_NIC_RECYCLE] = "nic-recycle",
+    [CHAINOBJ_REARM_CPU_REPOST] = "cpu-repost",
+    [CHAINOBJ_REARM_NIC_RECYCLE] = "nic-recycle",
 };
 
-#define TABLE_NAME(tab, i) \
+#define TABLE_NAME(tab, i)                                                                         \
 	((size_t)(i) < sizeof(tab) / sizeof((tab)[0]) && (tab)[i] ? (tab)[i] : "?")
 
 const char *chainobj_err_name(enum chainobj_err e)
@@ -79,7 +80,12 @@ enum chainobj_ref chainobj_reloc_kind_ref(enum chainobj_reloc_kind k)
 
 bool chainobj_reloc_kind_is_count(enum chainobj_reloc_kind k)
 {
-	return (unsigned)k < CHAINOBJ_RELOC__COUNT && reloc_info[k].count;
+	return chainobj_reloc_kind_count_use(k) == CHAINOBJ_COUNT_YES;
+}
+
+enum chainobj_count_use chainobj_reloc_kind_count_use(enum chainobj_reloc_kind k)
+{
+	return (unsigned)k < CHAINOBJ_RELOC__COUNT ? reloc_info[k].count : CHAINOBJ_COUNT_NO;
 }
 
 const char *chainobj_role_name(enum chainobj_role r)
@@ -159,6 +165,13 @@ void chainobj_free(struct chainobj *o)
 	free(o->queues);
 	free(o->patches);
 	free(o->relocs);
+	for (uint32_t i = 0; i < o->n_exits; i++) {
+		free(o->exits[i].sq_advance);
+		free(o->exits[i].rq_advance);
+		free(o->exits[i].cq_advance);
+	}
+	free(o->exits);
+	free(o->scratch_init);
 	for (uint32_t i = 0; i < o->summary.n_loops; i++)
 		free(o->summary.loops[i].name);
 	free(o->summary.loops);
@@ -197,22 +210,22 @@ static void *grow(void **arr, uint32_t *n, size_t size)
 }
 
 /* Append an element named with a copy of @name; undo the append on ENOMEM. */
-#define APPEND_NAMED(arrp, np, namep, elem)                             \
-	do {                                                            \
-		elem = grow((void **)(arrp), (np), sizeof(**(arrp)));   \
-		if (!elem)                                              \
-			return NULL;                                    \
-		if (namep) {                                            \
-			elem->name = strdup(namep);                     \
-			if (!elem->name) {                              \
-				(*(np))--;                              \
-				return NULL;                            \
-			}                                               \
-		}                                                       \
+#define APPEND_NAMED(arrp, np, namep, elem)                                                        \
+	do {                                                                                       \
+		elem = grow((void **)(arrp), (np), sizeof(**(arrp)));                              \
+		if (!elem)                                                                         \
+			return NULL;                                                               \
+		if (namep) {                                                                       \
+			elem->name = strdup(namep);                                                \
+			if (!elem->name) {                                                         \
+				(*(np))--;                                                         \
+				return NULL;                                                       \
+			}                                                                          \
+		}                                                                                  \
 	} while (0)
 
 struct chainobj_region *chainobj_add_region(struct chainobj *o, const char *name, uint64_t size,
-					    uint32_t access)
+                                            uint32_t access)
 {
 	struct chainobj_region *r;
 
@@ -232,7 +245,7 @@ struct chainobj_cq *chainobj_add_cq(struct chainobj *o, const char *name, uint32
 }
 
 struct chainobj_queue *chainobj_add_queue(struct chainobj *o, const char *name,
-					  enum chainobj_role role)
+                                          enum chainobj_role role)
 {
 	struct chainobj_queue *q;
 
@@ -242,8 +255,8 @@ struct chainobj_queue *chainobj_add_queue(struct chainobj *o, const char *name,
 }
 
 struct chainobj_wqe *chainobj_queue_add_wqe(struct chainobj_queue *q, enum chainobj_ring ring,
-					    uint32_t slot, const void *bytes, uint32_t len,
-					    const char *note)
+                                            uint32_t slot, const void *bytes, uint32_t len,
+                                            const char *note)
 {
 	struct chainobj_wqe **arr = ring == CHAINOBJ_RING_RQ ? &q->rq : &q->sq;
 	uint32_t *n = ring == CHAINOBJ_RING_RQ ? &q->n_rq : &q->n_sq;
@@ -284,6 +297,7 @@ struct chainobj_param *chainobj_entry_add_param(struct chainobj_entry *e, const 
 	struct chainobj_param *p;
 
 	APPEND_NAMED(&e->params, &e->n_params, name, p);
+	p->copies = 1;
 	return p;
 }
 
@@ -316,17 +330,56 @@ struct chainobj_loop *chainobj_add_loop(struct chainobj *o, const char *name)
 struct chainobj_touch *chainobj_add_touch(struct chainobj *o)
 {
 	return grow((void **)&o->summary.touched, &o->summary.n_touched,
-		    sizeof(*o->summary.touched));
+	            sizeof(*o->summary.touched));
+}
+
+struct chainobj_exit *chainobj_add_exit(struct chainobj *o)
+{
+	uint32_t nq = o->n_queues ? o->n_queues : 1, nc = o->n_cqs ? o->n_cqs : 1;
+	uint32_t *sq = calloc(nq, sizeof(*sq)), *rq = calloc(nq, sizeof(*rq));
+	uint32_t *cq = calloc(nc, sizeof(*cq));
+	struct chainobj_exit *x = NULL;
+
+	if (sq && rq && cq)
+		x = grow((void **)&o->exits, &o->n_exits, sizeof(*o->exits));
+	if (!x) {
+		free(sq);
+		free(rq);
+		free(cq);
+		return NULL;
+	}
+	x->n_queues = o->n_queues;
+	x->n_cqs = o->n_cqs;
+	x->sq_advance = sq;
+	x->rq_advance = rq;
+	x->cq_advance = cq;
+	return x;
+}
+
+int chainobj_set_scratch_init(struct chainobj *o, const void *bytes, uint32_t len)
+{
+	uint8_t *copy = NULL;
+
+	if (len) {
+		copy = malloc(len);
+		if (!copy)
+			return -ENOMEM;
+		memcpy(copy, bytes, len);
+	}
+	free(o->scratch_init);
+	o->scratch_init = copy;
+	o->scratch_init_len = len;
+	return 0;
 }
 
 /* ---- lookups ----------------------------------------------------------- */
 
-#define FIND_BY_NAME(arr, n, key)                                        \
-	do {                                                             \
-		for (uint32_t i_ = 0; key && i_ < (n); i_++)             \
-			if ((arr)[i_].name && !strcmp((arr)[i_].name, key)) \
-				return (int)i_;                          \
-		return -1;                                               \
+#define FIND_BY_NAME(arr, n, key)                                                                  \
+	do {                                                                                       \
+		for (uint32_t i_ = 0; key && i_ < (n); i_++)                                       \
+			if ((arr)[i_].name && !strcmp((arr)[i_].name, key))                        \
+				return (int)i_;                                                    \
+		return -1;                                                                         \
 	} while (0)
 
 int chainobj_find_queue(const struct chainobj *o, const char *name)
@@ -345,7 +398,7 @@ int chainobj_find_region(const struct chainobj *o, const char *name)
 }
 
 const struct chainobj_wqe *chainobj_site_wqe(const struct chainobj *o, uint32_t queue,
-					     enum chainobj_ring ring, uint32_t wqe)
+                                             enum chainobj_ring ring, uint32_t wqe)
 {
 	const struct chainobj_queue *q;
 

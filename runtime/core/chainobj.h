@@ -29,18 +29,19 @@
 #define CHAINOBJ_SCHEMA_VERSION 1u
 
 /* Limits the reader enforces (and the builders respect). */
-#define CHAINOBJ_NAME_MAX 63u	       /* identifiers: [A-Za-z_][A-Za-z0-9_.-]* */
-#define CHAINOBJ_MAX_QUEUES 64u
-#define CHAINOBJ_MAX_CQS 64u
-#define CHAINOBJ_MAX_REGIONS 64u
-#define CHAINOBJ_MAX_ENTRIES 64u
-#define CHAINOBJ_MAX_PARAMS 16u	       /* per entry (a RECV scatters <= 16 entries) */
-#define CHAINOBJ_MAX_RING 65536u       /* SQ slots (BBs) / RQ slots per queue */
-#define CHAINOBJ_MAX_CQE 16777216u     /* 24-bit CQ counts */
-#define CHAINOBJ_MAX_RQ_STRIDE_DS 16u  /* receive WQE stride, 16-byte units (<= 16 SGEs) */
-#define CHAINOBJ_MAX_REGION_SIZE (1ull << 40)
-#define CHAINOBJ_MAX_SCRATCH (1u << 20)
-#define CHAINOBJ_MAX_MSG 4096u	       /* client SEND payload / response bytes */
+#define CHAINOBJ_NAME_MAX         63u /* identifiers: [A-Za-z_][A-Za-z0-9_.-]* */
+#define CHAINOBJ_MAX_QUEUES       64u
+#define CHAINOBJ_MAX_CQS          64u
+#define CHAINOBJ_MAX_REGIONS      64u
+#define CHAINOBJ_MAX_ENTRIES      64u
+#define CHAINOBJ_MAX_PARAMS       16u       /* per entry (a RECV scatters <= 16 entries) */
+#define CHAINOBJ_MAX_RING         65536u    /* SQ slots (BBs) / RQ slots per queue */
+#define CHAINOBJ_MAX_CQE          16777216u /* 24-bit CQ counts */
+#define CHAINOBJ_MAX_RQ_STRIDE_DS 16u       /* receive WQE stride, 16-byte units (<= 16 SGEs) */
+#define CHAINOBJ_MAX_REGION_SIZE  (1ull << 40)
+#define CHAINOBJ_MAX_SCRATCH      (1u << 20)
+#define CHAINOBJ_MAX_MSG          4096u /* client SEND payload / response bytes */
+#define CHAINOBJ_MAX_LOOPS        1024u /* loops in the verifier summary */
 
 /* Firmware profile the chain was compiled for (DESIGN contract 3). */
 enum chainobj_profile {
@@ -49,7 +50,7 @@ enum chainobj_profile {
 };
 
 enum chainobj_order {
-	CHAINOBJ_ORDER_BIG = 0,	   /* WQE fields */
+	CHAINOBJ_ORDER_BIG = 0,    /* WQE fields */
 	CHAINOBJ_ORDER_LITTLE = 1, /* host-endian atomic operands, host integers */
 };
 
@@ -61,9 +62,9 @@ enum chainobj_access {
 };
 
 enum chainobj_role {
-	CHAINOBJ_ROLE_CONN = 0,	  /* RC QP connected to the client */
+	CHAINOBJ_ROLE_CONN = 0,   /* RC QP connected to the client */
 	CHAINOBJ_ROLE_WORKER = 1, /* loopback QP that runs the chain */
-	CHAINOBJ_ROLE_LANE = 2,	  /* worker of parallel lane N (queue.lane) */
+	CHAINOBJ_ROLE_LANE = 2,   /* worker of parallel lane N (queue.lane) */
 };
 
 enum chainobj_ring {
@@ -73,7 +74,7 @@ enum chainobj_ring {
 
 /* How the program is made ready for invocation k+1. */
 enum chainobj_rearm {
-	CHAINOBJ_REARM_CPU_REPOST = 0, /* runtime re-posts templates, counts += stride */
+	CHAINOBJ_REARM_CPU_REPOST = 0,  /* runtime re-posts templates, counts += stride */
 	CHAINOBJ_REARM_NIC_RECYCLE = 1, /* chain wraps its rings itself (WAIT+ENABLE tail) */
 };
 
@@ -88,20 +89,20 @@ enum chainobj_ptype {
  * How a WQE's bytes are rewritten at run time, by another WQE:
  * X(ENUM, "yaml-name").
  */
-#define CHAINOBJ_PATCH_KINDS(X)                  \
-	X(READ_SCATTER, "read-scatter")          \
-	X(RECV_SCATTER, "recv-scatter")          \
-	X(CAS, "cas")                            \
-	X(FETCH_ADD, "fetch-add")                \
-	X(MASKED_CAS, "masked-cas")              \
-	X(MASKED_FETCH_ADD, "masked-fetch-add")  \
+#define CHAINOBJ_PATCH_KINDS(X)                                                                    \
+	X(READ_SCATTER, "read-scatter")                                                            \
+	X(RECV_SCATTER, "recv-scatter")                                                            \
+	X(CAS, "cas")                                                                              \
+	X(FETCH_ADD, "fetch-add")                                                                  \
+	X(MASKED_CAS, "masked-cas")                                                                \
+	X(MASKED_FETCH_ADD, "masked-fetch-add")                                                    \
 	X(WRITE, "write")
 
 enum chainobj_patch_kind {
 #define CHAINOBJ_X_ENUM(e, name) CHAINOBJ_PATCH_##e,
 	CHAINOBJ_PATCH_KINDS(CHAINOBJ_X_ENUM)
 #undef CHAINOBJ_X_ENUM
-	CHAINOBJ_PATCH__COUNT
+	    CHAINOBJ_PATCH__COUNT
 };
 
 /* What a relocation's `target` index refers to. */
@@ -112,38 +113,50 @@ enum chainobj_ref {
 	CHAINOBJ_REF_REGION,
 };
 
+/* Whether a relocation kind uses the count fields (stride, delta). */
+enum chainobj_count_use {
+	CHAINOBJ_COUNT_NO = 0,
+	CHAINOBJ_COUNT_YES = 1, /* required: the value is a counter */
+	CHAINOBJ_COUNT_OPT = 2, /* optional: qbuf-addr of the slot of invocation k */
+};
+
 /*
  * Relocation kinds (notes on the program ABI): X(ENUM, "yaml-name", target
- * reference, uses count fields).  The value the loader stores at the site is
+ * reference, count use).  The value the loader stores at the site is
  *   address kinds:  base + addend
+ *   qbuf-addr with stride/delta (a WQE of invocation k in a ring that
+ *                   advances per invocation):
+ *                   ring base + ((counter base of the target's ring
+ *                   + k * stride + delta) mod ring slots) * slot size + addend
  *   count kinds:    counter base of the target + k * stride + delta
- *                   (k = invocation number; masked to the site's width)
+ *                   (k = invocation number; masked to the site's width;
+ *                   with early exits, see struct chainobj_exit)
  *   key/number kinds: the key or number itself.
  */
-#define CHAINOBJ_RELOC_KINDS(X)                                          \
-	X(QPN, "qpn", CHAINOBJ_REF_QUEUE, false)                         \
-	X(CQN, "cqn", CHAINOBJ_REF_CQ, false)                            \
-	X(QBUF_ADDR, "qbuf-addr", CHAINOBJ_REF_QUEUE, false)             \
-	X(QBUF_LKEY, "qbuf-lkey", CHAINOBJ_REF_QUEUE, false)             \
-	X(QBUF_RKEY, "qbuf-rkey", CHAINOBJ_REF_QUEUE, false)             \
-	X(REGION_ADDR, "region-addr", CHAINOBJ_REF_REGION, false)        \
-	X(REGION_LKEY, "region-lkey", CHAINOBJ_REF_REGION, false)        \
-	X(REGION_RKEY, "region-rkey", CHAINOBJ_REF_REGION, false)        \
-	X(SCRATCH_ADDR, "scratch-addr", CHAINOBJ_REF_NONE, false)        \
-	X(SCRATCH_LKEY, "scratch-lkey", CHAINOBJ_REF_NONE, false)        \
-	X(SCRATCH_RKEY, "scratch-rkey", CHAINOBJ_REF_NONE, false)        \
-	X(CLIENT_RESP_ADDR, "client-resp-addr", CHAINOBJ_REF_NONE, false) \
-	X(CLIENT_RESP_RKEY, "client-resp-rkey", CHAINOBJ_REF_NONE, false) \
-	X(CLIENT_QPN, "client-qpn", CHAINOBJ_REF_NONE, false)            \
-	X(SQ_COUNT, "sq-count", CHAINOBJ_REF_QUEUE, true)                \
-	X(RQ_COUNT, "rq-count", CHAINOBJ_REF_QUEUE, true)                \
-	X(CQ_COUNT, "cq-count", CHAINOBJ_REF_CQ, true)
+#define CHAINOBJ_RELOC_KINDS(X)                                                                    \
+	X(QPN, "qpn", CHAINOBJ_REF_QUEUE, CHAINOBJ_COUNT_NO)                                       \
+	X(CQN, "cqn", CHAINOBJ_REF_CQ, CHAINOBJ_COUNT_NO)                                          \
+	X(QBUF_ADDR, "qbuf-addr", CHAINOBJ_REF_QUEUE, CHAINOBJ_COUNT_OPT)                          \
+	X(QBUF_LKEY, "qbuf-lkey", CHAINOBJ_REF_QUEUE, CHAINOBJ_COUNT_NO)                           \
+	X(QBUF_RKEY, "qbuf-rkey", CHAINOBJ_REF_QUEUE, CHAINOBJ_COUNT_NO)                           \
+	X(REGION_ADDR, "region-addr", CHAINOBJ_REF_REGION, CHAINOBJ_COUNT_NO)                      \
+	X(REGION_LKEY, "region-lkey", CHAINOBJ_REF_REGION, CHAINOBJ_COUNT_NO)                      \
+	X(REGION_RKEY, "region-rkey", CHAINOBJ_REF_REGION, CHAINOBJ_COUNT_NO)                      \
+	X(SCRATCH_ADDR, "scratch-addr", CHAINOBJ_REF_NONE, CHAINOBJ_COUNT_NO)                      \
+	X(SCRATCH_LKEY, "scratch-lkey", CHAINOBJ_REF_NONE, CHAINOBJ_COUNT_NO)                      \
+	X(SCRATCH_RKEY, "scratch-rkey", CHAINOBJ_REF_NONE, CHAINOBJ_COUNT_NO)                      \
+	X(CLIENT_RESP_ADDR, "client-resp-addr", CHAINOBJ_REF_NONE, CHAINOBJ_COUNT_NO)              \
+	X(CLIENT_RESP_RKEY, "client-resp-rkey", CHAINOBJ_REF_NONE, CHAINOBJ_COUNT_NO)              \
+	X(CLIENT_QPN, "client-qpn", CHAINOBJ_REF_NONE, CHAINOBJ_COUNT_NO)                          \
+	X(SQ_COUNT, "sq-count", CHAINOBJ_REF_QUEUE, CHAINOBJ_COUNT_YES)                            \
+	X(RQ_COUNT, "rq-count", CHAINOBJ_REF_QUEUE, CHAINOBJ_COUNT_YES)                            \
+	X(CQ_COUNT, "cq-count", CHAINOBJ_REF_CQ, CHAINOBJ_COUNT_YES)
 
 enum chainobj_reloc_kind {
 #define CHAINOBJ_X_ENUM(e, name, ref, cnt) CHAINOBJ_RELOC_##e,
 	CHAINOBJ_RELOC_KINDS(CHAINOBJ_X_ENUM)
 #undef CHAINOBJ_X_ENUM
-	CHAINOBJ_RELOC__COUNT
+	    CHAINOBJ_RELOC__COUNT
 };
 
 /*
@@ -171,14 +184,14 @@ struct chainobj_wqe {
 struct chainobj_queue {
 	char *name;
 	enum chainobj_role role;
-	uint32_t lane;		/* CHAINOBJ_ROLE_LANE only */
-	bool managed_send;	/* SQ started only by SEND_EN */
-	bool managed_recv;	/* RQ started only by RECV_EN */
-	uint32_t sq_slots;	/* power of two, in 64-byte BBs */
-	uint32_t rq_slots;	/* power of two, receive WQEs (0: no RQ) */
-	uint32_t rq_stride_ds;	/* receive WQE size in 16-byte units, power of two */
-	uint32_t send_cq;	/* cq index */
-	uint32_t recv_cq;	/* cq index */
+	uint32_t lane;              /* CHAINOBJ_ROLE_LANE only */
+	bool managed_send;          /* SQ started only by SEND_EN */
+	bool managed_recv;          /* RQ started only by RECV_EN */
+	uint32_t sq_slots;          /* power of two, in 64-byte BBs */
+	uint32_t rq_slots;          /* power of two, receive WQEs (0: no RQ) */
+	uint32_t rq_stride_ds;      /* receive WQE size in 16-byte units, power of two */
+	uint32_t send_cq;           /* cq index */
+	uint32_t recv_cq;           /* cq index */
 	uint32_t sq_per_invocation; /* SQ producer advance (BBs) per invocation */
 	uint32_t rq_per_invocation; /* RQ WQEs consumed per invocation */
 	uint32_t n_sq;
@@ -190,32 +203,35 @@ struct chainobj_queue {
 
 struct chainobj_cq {
 	char *name;
-	uint32_t entries;	   /* power of two */
-	bool ignore_overrun;	   /* required for recycled / long-running chains */
-	uint32_t per_invocation;   /* CQEs produced per invocation */
-	uint32_t line; /* YAML line it was read from; 0 when built in memory */
+	uint32_t entries;        /* power of two */
+	bool ignore_overrun;     /* required for recycled / long-running chains */
+	uint32_t per_invocation; /* CQEs produced per invocation */
+	uint32_t line;           /* YAML line it was read from; 0 when built in memory */
 };
 
 struct chainobj_region {
 	char *name;
 	uint64_t size;
 	uint32_t access; /* enum chainobj_access bits */
-	uint32_t line; /* YAML line it was read from; 0 when built in memory */
+	uint32_t line;   /* YAML line it was read from; 0 when built in memory */
 };
 
 /* A typed entry-point parameter and the RECV scatter entries it lands in. */
 struct chainobj_param {
 	char *name;
 	enum chainobj_ptype type;
-	uint32_t width;	      /* bytes */
+	uint32_t width; /* bytes */
 	enum chainobj_order order;
-	uint32_t region;      /* CHAINOBJ_PT_ADDR: declared region it points into */
-	uint32_t msg_offset;  /* offset in the client's SEND payload */
-	uint32_t queue;	      /* receive template: queue ... */
-	uint32_t rwqe;	      /* ... its rq[rwqe] ... */
-	uint32_t first_sge;   /* ... scatter entries [first_sge, first_sge + n_sge) */
-	uint32_t n_sge;
-	uint32_t line; /* YAML line it was read from; 0 when built in memory */
+	uint32_t region;     /* CHAINOBJ_PT_ADDR: declared region it points into */
+	uint32_t msg_offset; /* offset in the client's SEND payload */
+	uint32_t copies;     /* the value is sent `copies` times back to back (one per
+	                        use: a RECV scatter places each payload byte once);
+	                        chainobj_entry_add_param() sets 1 */
+	uint32_t queue;      /* receive template: queue ... */
+	uint32_t rwqe;       /* ... its rq[rwqe] ... */
+	uint32_t first_sge;  /* ... scatter entries [first_sge, first_sge + n_sge), */
+	uint32_t n_sge;      /* carrying exactly width * copies message bytes */
+	uint32_t line;       /* YAML line it was read from; 0 when built in memory */
 };
 
 /* A typed result written back to the client's response buffer. */
@@ -224,7 +240,7 @@ struct chainobj_result {
 	uint32_t width;
 	enum chainobj_order order;
 	uint32_t offset; /* in the client response buffer */
-	uint32_t line; /* YAML line it was read from; 0 when built in memory */
+	uint32_t line;   /* YAML line it was read from; 0 when built in memory */
 };
 
 struct chainobj_entry {
@@ -245,24 +261,24 @@ struct chainobj_patch {
 	enum chainobj_ring writer_ring;
 	uint32_t writer_wqe;
 	uint32_t writer_sge; /* scatter kinds: which scatter entry; else 0 */
-	uint32_t line; /* YAML line it was read from; 0 when built in memory */
+	uint32_t line;       /* YAML line it was read from; 0 when built in memory */
 };
 
 struct chainobj_reloc {
 	struct chainobj_site site; /* width 1..8 */
 	enum chainobj_reloc_kind kind;
 	enum chainobj_order order;
-	uint32_t target;    /* queue / cq / region index per the kind's reference */
-	uint32_t ring;      /* QBUF_ADDR: enum chainobj_ring of the target buffer */
-	uint64_t addend;    /* address kinds: byte offset */
-	uint32_t stride;    /* count kinds: advance per invocation */
-	uint32_t delta;     /* count kinds: offset within the invocation */
-	uint32_t line; /* YAML line it was read from; 0 when built in memory */
+	uint32_t target; /* queue / cq / region index per the kind's reference */
+	uint32_t ring;   /* QBUF_ADDR: enum chainobj_ring of the target buffer */
+	uint64_t addend; /* address kinds: byte offset */
+	uint32_t stride; /* count kinds (and qbuf-addr): advance per invocation */
+	uint32_t delta;  /* count kinds (and qbuf-addr): offset within the invocation */
+	uint32_t line;   /* YAML line it was read from; 0 when built in memory */
 };
 
 struct chainobj_loop {
 	char *name;
-	uint32_t bound;		 /* max iterations per invocation */
+	uint32_t bound; /* max iterations per invocation */
 	uint32_t wr_per_iteration;
 	uint32_t line; /* YAML line it was read from; 0 when built in memory */
 };
@@ -270,14 +286,34 @@ struct chainobj_loop {
 struct chainobj_touch {
 	uint32_t region;
 	uint32_t access; /* enum chainobj_access bits actually used */
-	uint32_t line; /* YAML line it was read from; 0 when built in memory */
+	uint32_t line;   /* YAML line it was read from; 0 when built in memory */
+};
+
+/*
+ * An early exit (`break`, a return inside a loop): the chain stops before
+ * its last WQE, so the counters advance less than per_invocation.  The exit
+ * is identified by the completion of SQ template `wqe` of queue `queue`
+ * (e.g. the response WQE on conn).  Advances are per queue / per CQ, in
+ * declaration order; the fall-through exit is the per_invocation values
+ * and has no entry.  Count relocations of invocation k+1 then start from
+ * the counters invocation k actually reached.
+ */
+struct chainobj_exit {
+	uint32_t queue;
+	uint32_t wqe;
+	uint32_t n_queues;    /* == chainobj.n_queues */
+	uint32_t *sq_advance; /* [n_queues] SQ BBs */
+	uint32_t *rq_advance; /* [n_queues] receive WQEs */
+	uint32_t n_cqs;       /* == chainobj.n_cqs */
+	uint32_t *cq_advance; /* [n_cqs] CQEs */
+	uint32_t line;        /* YAML line it was read from; 0 when built in memory */
 };
 
 /* What the verifier proved (re-checked at load time). */
 struct chainobj_summary {
 	bool verified;
 	uint32_t wr_per_invocation; /* upper bound, loops included */
-	uint32_t barriers;	    /* doorbell-ordered steps (WAIT+ENABLE) */
+	uint32_t barriers;          /* doorbell-ordered steps (WAIT+ENABLE) */
 	uint32_t n_loops;
 	struct chainobj_loop *loops;
 	uint32_t n_touched;
@@ -285,12 +321,14 @@ struct chainobj_summary {
 };
 
 struct chainobj {
-	uint32_t schema;    /* CHAINOBJ_SCHEMA_VERSION */
+	uint32_t schema; /* CHAINOBJ_SCHEMA_VERSION */
 	char *program;
 	enum chainobj_profile profile;
 	enum chainobj_rearm rearm;
-	uint32_t scratch_size;	/* per-connection scratch bytes */
-	uint32_t response_size; /* client response buffer bytes */
+	uint32_t scratch_size;     /* per-connection scratch bytes */
+	uint32_t scratch_init_len; /* initial image of the scratch area (<= scratch_size), */
+	uint8_t *scratch_init;     /* re-applied by the runtime at each re-arm; may be NULL */
+	uint32_t response_size;    /* client response buffer bytes */
 	uint32_t n_entries;
 	struct chainobj_entry *entries;
 	uint32_t n_regions;
@@ -303,35 +341,38 @@ struct chainobj {
 	struct chainobj_patch *patches;
 	uint32_t n_relocs;
 	struct chainobj_reloc *relocs;
+	uint32_t n_exits;
+	struct chainobj_exit *exits;
 	struct chainobj_summary summary;
 };
 
 /* Error classes the validator and reader report (diag.kind). */
-#define CHAINOBJ_ERRORS(X)                                         \
-	X(OK, "ok")                                                \
-	X(NOMEM, "out of memory")                                  \
-	X(IO, "I/O error")                                         \
-	X(SYNTAX, "YAML syntax error")                             \
-	X(VERSION, "unsupported schema version")                   \
-	X(UNKNOWN_KEY, "unknown key")                              \
-	X(MISSING_KEY, "missing key")                              \
-	X(DUPLICATE, "duplicate key or name")                      \
-	X(TYPE, "wrong type")                                      \
-	X(RANGE, "value out of range")                             \
-	X(NAME, "unknown or invalid name")                         \
-	X(WQE, "WQE bytes do not decode")                          \
-	X(RING, "ring size or slot inconsistent")                  \
-	X(SITE, "relocation site outside its WQE")                 \
-	X(PATCH, "patch site points nowhere")                      \
-	X(PARAM, "parameter does not match its receive template")  \
-	X(OVERFLOW, "integer overflow")                            \
+#define CHAINOBJ_ERRORS(X)                                                                         \
+	X(OK, "ok")                                                                                \
+	X(NOMEM, "out of memory")                                                                  \
+	X(IO, "I/O error")                                                                         \
+	X(SYNTAX, "YAML syntax error")                                                             \
+	X(VERSION, "unsupported schema version")                                                   \
+	X(UNKNOWN_KEY, "unknown key")                                                              \
+	X(MISSING_KEY, "missing key")                                                              \
+	X(DUPLICATE, "duplicate key or name")                                                      \
+	X(TYPE, "wrong type")                                                                      \
+	X(RANGE, "value out of range")                                                             \
+	X(NAME, "unknown or invalid name")                                                         \
+	X(WQE, "WQE bytes do not decode")                                                          \
+	X(RING, "ring size or slot inconsistent")                                                  \
+	X(SITE, "relocation site outside its WQE")                                                 \
+	X(PATCH, "patch site points nowhere")                                                      \
+	X(PARAM, "parameter does not match its receive template")                                  \
+	X(EXIT, "early exit inconsistent with queues or CQs")                                      \
+	X(OVERFLOW, "integer overflow")                                                            \
 	X(CHECKSUM, "checksum mismatch")
 
 enum chainobj_err {
 #define CHAINOBJ_X_ENUM(e, text) CHAINOBJ_E_##e,
 	CHAINOBJ_ERRORS(CHAINOBJ_X_ENUM)
 #undef CHAINOBJ_X_ENUM
-	CHAINOBJ_E__COUNT
+	    CHAINOBJ_E__COUNT
 };
 
 /*
@@ -352,7 +393,9 @@ const char *chainobj_err_name(enum chainobj_err e);
 const char *chainobj_patch_kind_name(enum chainobj_patch_kind k);
 const char *chainobj_reloc_kind_name(enum chainobj_reloc_kind k);
 enum chainobj_ref chainobj_reloc_kind_ref(enum chainobj_reloc_kind k);
+/* True when the kind requires stride/delta (CHAINOBJ_COUNT_YES). */
 bool chainobj_reloc_kind_is_count(enum chainobj_reloc_kind k);
+enum chainobj_count_use chainobj_reloc_kind_count_use(enum chainobj_reloc_kind k);
 const char *chainobj_role_name(enum chainobj_role r);
 const char *chainobj_profile_name(enum chainobj_profile p);
 const char *chainobj_rearm_name(enum chainobj_rearm r);
@@ -370,20 +413,24 @@ void chainobj_free(struct chainobj *o);
  * helpers (their capacity is implied by the count).
  */
 struct chainobj_region *chainobj_add_region(struct chainobj *o, const char *name, uint64_t size,
-					    uint32_t access);
+                                            uint32_t access);
 struct chainobj_cq *chainobj_add_cq(struct chainobj *o, const char *name, uint32_t entries);
 struct chainobj_queue *chainobj_add_queue(struct chainobj *o, const char *name,
-					  enum chainobj_role role);
+                                          enum chainobj_role role);
 /* Copies @len bytes.  @note may be NULL. */
 struct chainobj_wqe *chainobj_queue_add_wqe(struct chainobj_queue *q, enum chainobj_ring ring,
-					    uint32_t slot, const void *bytes, uint32_t len,
-					    const char *note);
+                                            uint32_t slot, const void *bytes, uint32_t len,
+                                            const char *note);
 struct chainobj_entry *chainobj_add_entry(struct chainobj *o, const char *name);
 struct chainobj_param *chainobj_entry_add_param(struct chainobj_entry *e, const char *name);
 struct chainobj_result *chainobj_entry_add_result(struct chainobj_entry *e, const char *name);
 struct chainobj_patch *chainobj_add_patch(struct chainobj *o);
 struct chainobj_reloc *chainobj_add_reloc(struct chainobj *o);
 struct chainobj_loop *chainobj_add_loop(struct chainobj *o, const char *name);
+/* Call after every queue and CQ is added: sizes the advance arrays to them (zeroed). */
+struct chainobj_exit *chainobj_add_exit(struct chainobj *o);
+/* Copy @len bytes as the scratch area's initial image (replaces any earlier one). */
+int chainobj_set_scratch_init(struct chainobj *o, const void *bytes, uint32_t len);
 struct chainobj_touch *chainobj_add_touch(struct chainobj *o);
 
 /* Index lookups by name; -1 when absent. */
@@ -393,7 +440,7 @@ int chainobj_find_region(const struct chainobj *o, const char *name);
 
 /* Template at a site's (queue, ring, wqe), or NULL when it does not exist. */
 const struct chainobj_wqe *chainobj_site_wqe(const struct chainobj *o, uint32_t queue,
-					     enum chainobj_ring ring, uint32_t wqe);
+                                             enum chainobj_ring ring, uint32_t wqe);
 
 /*
  * Structural validation of an in-memory object: every index in range, names
@@ -425,11 +472,10 @@ uint64_t chainobj_checksum(const struct chainobj *o);
  * Write @o as YAML.  Validates first (returns -EINVAL and @diag on an
  * invalid object; nothing is written then).  -EIO on a write error.
  */
-int chainobj_write(const struct chainobj *o, FILE *out, unsigned flags,
-		   struct chainobj_diag *diag);
+int chainobj_write(const struct chainobj *o, FILE *out, unsigned flags, struct chainobj_diag *diag);
 /* Same, into a malloc'd NUL-terminated buffer (*@text, *@len). */
 int chainobj_write_mem(const struct chainobj *o, unsigned flags, char **text, size_t *len,
-		       struct chainobj_diag *diag);
+                       struct chainobj_diag *diag);
 
 /*
  * Parse and validate a chain object.  On success *@out owns a new object
@@ -438,7 +484,7 @@ int chainobj_write_mem(const struct chainobj *o, unsigned flags, char **text, si
  * @len, never crashes, frees everything on failure.
  */
 int chainobj_read_mem(const void *text, size_t len, struct chainobj **out,
-		      struct chainobj_diag *diag);
+                      struct chainobj_diag *diag);
 int chainobj_read_file(const char *path, struct chainobj **out, struct chainobj_diag *diag);
 
 /* ---- relocation helper ----------------------------------------------- */

@@ -18,8 +18,8 @@ void chainobj_diag_clear(struct chainobj_diag *d)
 		memset(d, 0, sizeof(*d));
 }
 
-int chainobj_diag_set(struct chainobj_diag *d, enum chainobj_err kind, unsigned line,
-		      unsigned col, const char *path, const char *fmt, ...)
+int chainobj_diag_set(struct chainobj_diag *d, enum chainobj_err kind, unsigned line, unsigned col,
+                      const char *path, const char *fmt, ...)
 {
 	int rc = kind == CHAINOBJ_E_NOMEM ? -ENOMEM : kind == CHAINOBJ_E_IO ? -EIO : -EINVAL;
 	char what[160];
@@ -47,6 +47,21 @@ int chainobj_diag_set(struct chainobj_diag *d, enum chainobj_err kind, unsigned 
 	if (n >= (int)sizeof(d->msg))
 		d->msg[sizeof(d->msg) - 2] = '~';
 	return rc;
+}
+
+void chainobj_diag_set_line(struct chainobj_diag *d, unsigned line, unsigned col)
+{
+	char old[sizeof(d->msg)];
+	int n;
+
+	if (!d || d->kind == CHAINOBJ_E_OK || d->line || !line)
+		return;
+	memcpy(old, d->msg, sizeof(old));
+	d->line = line;
+	d->col = col;
+	n = snprintf(d->msg, sizeof(d->msg), "line %u: %s", line, old);
+	if (n >= (int)sizeof(d->msg))
+		d->msg[sizeof(d->msg) - 2] = '~';
 }
 
 bool chainobj_name_ok(const char *s)

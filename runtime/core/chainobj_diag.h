@@ -16,9 +16,11 @@
  * (d->kind != OK): the first error wins.  Returns -EINVAL, or -ENOMEM /
  * -EIO for those kinds, so callers can `return chainobj_diag_set(...)`.
  */
-int chainobj_diag_set(struct chainobj_diag *d, enum chainobj_err kind, unsigned line,
-		      unsigned col, const char *path, const char *fmt, ...)
-	__attribute__((format(printf, 6, 7)));
+int chainobj_diag_set(struct chainobj_diag *d, enum chainobj_err kind, unsigned line, unsigned col,
+                      const char *path, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+/* Give a recorded error without a line (an object-level field) line @line. */
+void chainobj_diag_set_line(struct chainobj_diag *d, unsigned line, unsigned col);
 
 /* Reset @d to "no error". */
 void chainobj_diag_clear(struct chainobj_diag *d);

@@ -47,7 +47,7 @@ static unsigned node_col(const yaml_node_t *n)
 	return n ? (unsigned)n->start_mark.column + 1 : 0;
 }
 
-#define RFAIL(r, kind, node, path, ...) \
+#define RFAIL(r, kind, node, path, ...)                                                            \
 	chainobj_diag_set((r)->d, kind, node_line(node), node_col(node), path, __VA_ARGS__)
 #define NOMEM(r) chainobj_diag_set((r)->d, CHAINOBJ_E_NOMEM, 0, 0, "", "out of memory")
 
@@ -86,12 +86,12 @@ struct key {
  * required keys are errors.
  */
 static int map_fields(struct rctx *r, yaml_node_t *n, const char *path, const struct key *keys,
-		      size_t nk, yaml_node_t **vals)
+                      size_t nk, yaml_node_t **vals)
 {
 	memset(vals, 0, nk * sizeof(*vals));
 	if (!n || n->type != YAML_MAPPING_NODE)
 		return RFAIL(r, CHAINOBJ_E_TYPE, n, path, "expected a mapping, found %s",
-			     type_word(n));
+		             type_word(n));
 	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
 	     p++) {
 		yaml_node_t *k = node_at(r, p->key);
@@ -99,27 +99,27 @@ static int map_fields(struct rctx *r, yaml_node_t *n, const char *path, const st
 
 		if (!k || k->type != YAML_SCALAR_NODE)
 			return RFAIL(r, CHAINOBJ_E_TYPE, k ? k : n, path,
-				     "expected a scalar key, found %s", type_word(k));
+			             "expected a scalar key, found %s", type_word(k));
 		for (i = 0; i < nk; i++)
 			if (strlen(keys[i].name) == k->data.scalar.length &&
 			    !memcmp(keys[i].name, k->data.scalar.value, k->data.scalar.length))
 				break;
 		if (i == nk)
 			return RFAIL(r, CHAINOBJ_E_UNKNOWN_KEY, k, path, "unknown key '%.*s'",
-				     (int)(k->data.scalar.length > 40 ? 40 : k->data.scalar.length),
-				     (const char *)k->data.scalar.value);
+			             (int)(k->data.scalar.length > 40 ? 40 : k->data.scalar.length),
+			             (const char *)k->data.scalar.value);
 		if (vals[i])
 			return RFAIL(r, CHAINOBJ_E_DUPLICATE, k, path, "duplicate key '%s'",
-				     keys[i].name);
+			             keys[i].name);
 		vals[i] = node_at(r, p->value);
 		if (!vals[i])
 			return RFAIL(r, CHAINOBJ_E_SYNTAX, k, path, "key '%s' has no value",
-				     keys[i].name);
+			             keys[i].name);
 	}
 	for (size_t i = 0; i < nk; i++)
 		if (keys[i].required && !vals[i])
 			return RFAIL(r, CHAINOBJ_E_MISSING_KEY, n, path, "missing key '%s'",
-				     keys[i].name);
+			             keys[i].name);
 	return 0;
 }
 
@@ -130,7 +130,7 @@ static int scalar(struct rctx *r, yaml_node_t *n, const char *path, const char *
 	*len = 0;
 	if (!n || n->type != YAML_SCALAR_NODE)
 		return RFAIL(r, CHAINOBJ_E_TYPE, n, path, "expected a scalar, found %s",
-			     type_word(n));
+		             type_word(n));
 	*s = (const char *)n->data.scalar.value;
 	*len = n->data.scalar.length;
 	return 0;
@@ -138,7 +138,7 @@ static int scalar(struct rctx *r, yaml_node_t *n, const char *path, const char *
 
 /* Unsigned integer: decimal or 0x-hex, no sign, no spaces. */
 static int read_u64(struct rctx *r, yaml_node_t *n, const char *path, uint64_t min, uint64_t max,
-		    uint64_t *out)
+                    uint64_t *out)
 {
 	const char *s;
 	size_t len, i = 0;
@@ -166,22 +166,22 @@ static int read_u64(struct rctx *r, yaml_node_t *n, const char *path, uint64_t m
 			dgt = (unsigned)(c - 'A' + 10);
 		else
 			return RFAIL(r, CHAINOBJ_E_TYPE, n, path,
-				     "expected an unsigned integer, found '%.*s'",
-				     (int)(len > 40 ? 40 : len), s);
+			             "expected an unsigned integer, found '%.*s'",
+			             (int)(len > 40 ? 40 : len), s);
 		if (v > (UINT64_MAX - dgt) / base)
-			return RFAIL(r, CHAINOBJ_E_OVERFLOW, n, path,
-				     "'%.*s' overflows 64 bits", (int)(len > 40 ? 40 : len), s);
+			return RFAIL(r, CHAINOBJ_E_OVERFLOW, n, path, "'%.*s' overflows 64 bits",
+			             (int)(len > 40 ? 40 : len), s);
 		v = v * base + dgt;
 	}
 	if (v < min || v > max)
-		return RFAIL(r, CHAINOBJ_E_RANGE, n, path, "%" PRIu64 " outside %" PRIu64 "..%" PRIu64,
-			     v, min, max);
+		return RFAIL(r, CHAINOBJ_E_RANGE, n, path,
+		             "%" PRIu64 " outside %" PRIu64 "..%" PRIu64, v, min, max);
 	*out = v;
 	return 0;
 }
 
 static int read_u32(struct rctx *r, yaml_node_t *n, const char *path, uint32_t min, uint32_t max,
-		    uint32_t *out)
+                    uint32_t *out)
 {
 	uint64_t v = 0;
 	int rc = read_u64(r, n, path, min, max, &v);
@@ -214,8 +214,8 @@ static int read_bool(struct rctx *r, yaml_node_t *n, const char *path, bool *out
 	return 0;
 }
 
-static int read_keyword(struct rctx *r, yaml_node_t *n, const char *path,
-			enum chainobj_kwset set, int *out)
+static int read_keyword(struct rctx *r, yaml_node_t *n, const char *path, enum chainobj_kwset set,
+                        int *out)
 {
 	const char *s;
 	size_t len;
@@ -226,7 +226,7 @@ static int read_keyword(struct rctx *r, yaml_node_t *n, const char *path,
 	v = chainobj_yaml_keyword(set, s, len);
 	if (v < 0)
 		return RFAIL(r, CHAINOBJ_E_RANGE, n, path, "unknown value '%.*s' (expected %s)",
-			     (int)(len > 40 ? 40 : len), s, chainobj_yaml_keywords(set));
+		             (int)(len > 40 ? 40 : len), s, chainobj_yaml_keywords(set));
 	*out = v;
 	return 0;
 }
@@ -242,7 +242,7 @@ static int read_name(struct rctx *r, yaml_node_t *n, const char *path, char *buf
 		return rc;
 	if (len > CHAINOBJ_NAME_MAX || memchr(s, 0, len))
 		return RFAIL(r, CHAINOBJ_E_NAME, n, path, "invalid name (at most %u characters)",
-			     CHAINOBJ_NAME_MAX);
+		             CHAINOBJ_NAME_MAX);
 	memcpy(buf, s, len);
 	buf[len] = 0;
 	if (!chainobj_name_ok(buf))
@@ -254,17 +254,17 @@ static int read_name(struct rctx *r, yaml_node_t *n, const char *path, char *buf
 enum ref_kind { REF_QUEUE, REF_CQ, REF_REGION };
 
 static int read_ref(struct rctx *r, yaml_node_t *n, const char *path, enum ref_kind kind,
-		    uint32_t *out)
+                    uint32_t *out)
 {
-	static const char *const what[] = { "queue", "CQ", "region" };
+	static const char *const what[] = {"queue", "CQ", "region"};
 	char name[CHAINOBJ_NAME_MAX + 1];
 	int rc = read_name(r, n, path, name), idx;
 
 	if (rc)
 		return rc;
 	idx = kind == REF_QUEUE ? chainobj_find_queue(r->o, name)
-	      : kind == REF_CQ	? chainobj_find_cq(r->o, name)
-				: chainobj_find_region(r->o, name);
+	      : kind == REF_CQ  ? chainobj_find_cq(r->o, name)
+	                        : chainobj_find_region(r->o, name);
 	if (idx < 0)
 		return RFAIL(r, CHAINOBJ_E_NAME, n, path, "no %s named '%s'", what[kind], name);
 	*out = (uint32_t)idx;
@@ -276,7 +276,7 @@ static int read_access(struct rctx *r, yaml_node_t *n, const char *path, uint32_
 	*out = 0;
 	if (!n || n->type != YAML_SEQUENCE_NODE)
 		return RFAIL(r, CHAINOBJ_E_TYPE, n, path, "expected a sequence, found %s",
-			     type_word(n));
+		             type_word(n));
 	for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top;
 	     it++) {
 		int bit, rc = read_keyword(r, node_at(r, *it), path, CHAINOBJ_KW_ACCESS, &bit);
@@ -285,7 +285,7 @@ static int read_access(struct rctx *r, yaml_node_t *n, const char *path, uint32_
 			return rc;
 		if (*out & (1u << bit))
 			return RFAIL(r, CHAINOBJ_E_DUPLICATE, node_at(r, *it), path,
-				     "access '%s' listed twice", chainobj_yaml_access_name(bit));
+			             "access '%s' listed twice", chainobj_yaml_access_name(bit));
 		*out |= 1u << bit;
 	}
 	return 0;
@@ -293,14 +293,14 @@ static int read_access(struct rctx *r, yaml_node_t *n, const char *path, uint32_
 
 /* Iterate the items of an optional sequence: absent means empty. */
 static int seq_items(struct rctx *r, yaml_node_t *n, const char *path, yaml_node_item_t **start,
-		     yaml_node_item_t **top)
+                     yaml_node_item_t **top)
 {
 	*start = *top = NULL;
 	if (!n)
 		return 0;
 	if (n->type != YAML_SEQUENCE_NODE)
 		return RFAIL(r, CHAINOBJ_E_TYPE, n, path, "expected a sequence, found %s",
-			     type_word(n));
+		             type_word(n));
 	*start = n->data.sequence.items.start;
 	*top = n->data.sequence.items.top;
 	return 0;
@@ -318,8 +318,8 @@ static int hexval(char c)
 }
 
 /* Append the hex digits of one scalar (spaces allowed between bytes). */
-static int hex_scalar(struct rctx *r, yaml_node_t *n, const char *path, uint8_t *buf,
-		      uint32_t cap, uint32_t *len)
+static int hex_scalar(struct rctx *r, yaml_node_t *n, const char *path, uint8_t *buf, uint32_t cap,
+                      uint32_t *len)
 {
 	const char *s;
 	size_t slen;
@@ -338,11 +338,11 @@ static int hex_scalar(struct rctx *r, yaml_node_t *n, const char *path, uint8_t 
 		lo = i + 1 < slen ? hexval(s[i + 1]) : -1;
 		if (hi < 0 || lo < 0)
 			return RFAIL(r, CHAINOBJ_E_TYPE, n, path,
-				     "not hex bytes at character %zu of '%.*s'", i + 1,
-				     (int)(slen > 48 ? 48 : slen), s);
+			             "not hex bytes at character %zu of '%.*s'", i + 1,
+			             (int)(slen > 48 ? 48 : slen), s);
 		if (*len >= cap)
-			return RFAIL(r, CHAINOBJ_E_RANGE, n, path,
-				     "more than %u bytes of WQE", cap);
+			return RFAIL(r, CHAINOBJ_E_RANGE, n, path, "more than %u bytes of WQE",
+			             cap);
 		buf[(*len)++] = (uint8_t)(hi << 4 | lo);
 		i += 2;
 	}
@@ -351,7 +351,7 @@ static int hex_scalar(struct rctx *r, yaml_node_t *n, const char *path, uint8_t 
 
 /* WQE bytes: a sequence of hex lines, or one hex scalar. */
 static int read_hex(struct rctx *r, yaml_node_t *n, const char *path, uint8_t *buf, uint32_t cap,
-		    uint32_t *len)
+                    uint32_t *len)
 {
 	*len = 0;
 	if (n && n->type == YAML_SEQUENCE_NODE) {
@@ -377,7 +377,7 @@ static int read_hex(struct rctx *r, yaml_node_t *n, const char *path, uint8_t *b
 
 static int read_regions(struct rctx *r, yaml_node_t *n)
 {
-	static const struct key keys[] = { { "name", true }, { "size", true }, { "access", true } };
+	static const struct key keys[] = {{"name", true}, {"size", true}, {"access", true}};
 	yaml_node_item_t *it, *top;
 	char path[128];
 	uint32_t i = 0;
@@ -392,19 +392,21 @@ static int read_regions(struct rctx *r, yaml_node_t *n)
 
 		if (i >= CHAINOBJ_MAX_REGIONS)
 			return RFAIL(r, CHAINOBJ_E_RANGE, m, "regions", "more than %u regions",
-				     CHAINOBJ_MAX_REGIONS);
+			             CHAINOBJ_MAX_REGIONS);
 		snprintf(path, sizeof(path), "regions[%u]", i);
 		rc = map_fields(r, m, path, keys, 3, v);
 		if (!rc)
-			rc = read_name(r, v[0], (snprintf(path, sizeof(path), "regions[%u].name", i), path),
-				       name);
+			rc = read_name(r, v[0],
+			               (snprintf(path, sizeof(path), "regions[%u].name", i), path),
+			               name);
 		if (!rc)
-			rc = read_u64(r, v[1], (snprintf(path, sizeof(path), "regions[%u].size", i), path),
-				      1, CHAINOBJ_MAX_REGION_SIZE, &size);
+			rc = read_u64(r, v[1],
+			              (snprintf(path, sizeof(path), "regions[%u].size", i), path),
+			              1, CHAINOBJ_MAX_REGION_SIZE, &size);
 		if (!rc)
-			rc = read_access(r, v[2],
-					 (snprintf(path, sizeof(path), "regions[%u].access", i), path),
-					 &acc);
+			rc = read_access(
+			    r, v[2], (snprintf(path, sizeof(path), "regions[%u].access", i), path),
+			    &acc);
 		if (rc)
 			return rc;
 		reg = chainobj_add_region(r->o, name, size, acc);
@@ -417,10 +419,8 @@ static int read_regions(struct rctx *r, yaml_node_t *n)
 
 static int read_cqs(struct rctx *r, yaml_node_t *n)
 {
-	static const struct key keys[] = { { "name", true },
-					   { "entries", true },
-					   { "ignore-overrun", true },
-					   { "per-invocation", true } };
+	static const struct key keys[] = {
+	    {"name", true}, {"entries", true}, {"ignore-overrun", true}, {"per-invocation", true}};
 	yaml_node_item_t *it, *top;
 	char path[128];
 	uint32_t i = 0;
@@ -435,23 +435,26 @@ static int read_cqs(struct rctx *r, yaml_node_t *n)
 
 		if (i >= CHAINOBJ_MAX_CQS)
 			return RFAIL(r, CHAINOBJ_E_RANGE, m, "cqs", "more than %u CQs",
-				     CHAINOBJ_MAX_CQS);
+			             CHAINOBJ_MAX_CQS);
 		snprintf(path, sizeof(path), "cqs[%u]", i);
 		rc = map_fields(r, m, path, keys, 4, v);
 		if (!rc)
-			rc = read_name(r, v[0], (snprintf(path, sizeof(path), "cqs[%u].name", i), path),
-				       name);
+			rc = read_name(
+			    r, v[0], (snprintf(path, sizeof(path), "cqs[%u].name", i), path), name);
 		if (!rc)
-			rc = read_u32(r, v[1], (snprintf(path, sizeof(path), "cqs[%u].entries", i), path),
-				      1, CHAINOBJ_MAX_CQE, &entries);
+			rc = read_u32(r, v[1],
+			              (snprintf(path, sizeof(path), "cqs[%u].entries", i), path), 1,
+			              CHAINOBJ_MAX_CQE, &entries);
 		if (!rc)
-			rc = read_bool(r, v[2],
-				       (snprintf(path, sizeof(path), "cqs[%u].ignore-overrun", i), path),
-				       &ign);
+			rc = read_bool(
+			    r, v[2],
+			    (snprintf(path, sizeof(path), "cqs[%u].ignore-overrun", i), path),
+			    &ign);
 		if (!rc)
-			rc = read_u32(r, v[3],
-				      (snprintf(path, sizeof(path), "cqs[%u].per-invocation", i), path),
-				      0, CHAINOBJ_MAX_CQE, &per);
+			rc = read_u32(
+			    r, v[3],
+			    (snprintf(path, sizeof(path), "cqs[%u].per-invocation", i), path), 0,
+			    CHAINOBJ_MAX_CQE, &per);
 		if (rc)
 			return rc;
 		cq = chainobj_add_cq(r->o, name, entries);
@@ -466,10 +469,10 @@ static int read_cqs(struct rctx *r, yaml_node_t *n)
 
 static int read_wqes(struct rctx *r, yaml_node_t *n, uint32_t qi, enum chainobj_ring ring)
 {
-	static const struct key keys[] = { { "slot", true }, { "hex", true }, { "note", false } };
+	static const struct key keys[] = {{"slot", true}, {"hex", true}, {"note", false}};
 	const char *rn = chainobj_yaml_ring_name(ring);
 	uint32_t cap = ring == CHAINOBJ_RING_SQ ? PRISM_WQE_MAX_BYTES
-						: CHAINOBJ_MAX_RQ_STRIDE_DS * PRISM_WQE_DS_BYTES;
+	                                        : CHAINOBJ_MAX_RQ_STRIDE_DS * PRISM_WQE_DS_BYTES;
 	uint8_t buf[PRISM_WQE_MAX_BYTES];
 	yaml_node_item_t *it, *top;
 	char path[128];
@@ -486,19 +489,21 @@ static int read_wqes(struct rctx *r, yaml_node_t *n, uint32_t qi, enum chainobj_
 
 		if (i >= CHAINOBJ_MAX_RING)
 			return RFAIL(r, CHAINOBJ_E_RING, m, path, "more than %u templates",
-				     CHAINOBJ_MAX_RING);
+			             CHAINOBJ_MAX_RING);
 		snprintf(path, sizeof(path), "queues[%u].%s[%u]", qi, rn, i);
 		rc = map_fields(r, m, path, keys, 3, v);
 		if (!rc)
-			rc = read_u32(r, v[0],
-				      (snprintf(path, sizeof(path), "queues[%u].%s[%u].slot", qi, rn, i),
-				       path),
-				      0, CHAINOBJ_MAX_RING - 1, &slot);
+			rc = read_u32(
+			    r, v[0],
+			    (snprintf(path, sizeof(path), "queues[%u].%s[%u].slot", qi, rn, i),
+			     path),
+			    0, CHAINOBJ_MAX_RING - 1, &slot);
 		if (!rc)
-			rc = read_hex(r, v[1],
-				      (snprintf(path, sizeof(path), "queues[%u].%s[%u].hex", qi, rn, i),
-				       path),
-				      buf, cap, &len);
+			rc = read_hex(
+			    r, v[1],
+			    (snprintf(path, sizeof(path), "queues[%u].%s[%u].hex", qi, rn, i),
+			     path),
+			    buf, cap, &len);
 		if (!rc && v[2]) {
 			const char *s;
 			size_t sl;
@@ -507,19 +512,19 @@ static int read_wqes(struct rctx *r, yaml_node_t *n, uint32_t qi, enum chainobj_
 			rc = scalar(r, v[2], path, &s, &sl);
 			if (!rc && (sl > CHAINOBJ_NOTE_MAX || memchr(s, 0, sl)))
 				rc = RFAIL(r, CHAINOBJ_E_RANGE, v[2], path,
-					   "longer than %u bytes or not text", CHAINOBJ_NOTE_MAX);
+				           "longer than %u bytes or not text", CHAINOBJ_NOTE_MAX);
 			if (!rc) {
 				memcpy(note, s, sl);
 				note[sl] = 0;
 				if (!chainobj_note_ok(note))
 					rc = RFAIL(r, CHAINOBJ_E_RANGE, v[2], path,
-						   "not printable ASCII");
+					           "not printable ASCII");
 			}
 		}
 		if (rc)
 			return rc;
 		w = chainobj_queue_add_wqe(&r->o->queues[qi], ring, slot, buf, len,
-					   v[2] ? note : NULL);
+		                           v[2] ? note : NULL);
 		if (!w)
 			return NOMEM(r);
 		w->line = node_line(m);
@@ -530,17 +535,37 @@ static int read_wqes(struct rctx *r, yaml_node_t *n, uint32_t qi, enum chainobj_
 static int read_queue(struct rctx *r, yaml_node_t *m, uint32_t qi)
 {
 	enum {
-		K_NAME, K_ROLE, K_LANE, K_MSEND, K_MRECV, K_SQS, K_RQS, K_STRIDE, K_SCQ, K_RCQ,
-		K_SQPI, K_RQPI, K_SQ, K_RQ, K__N
+		K_NAME,
+		K_ROLE,
+		K_LANE,
+		K_MSEND,
+		K_MRECV,
+		K_SQS,
+		K_RQS,
+		K_STRIDE,
+		K_SCQ,
+		K_RCQ,
+		K_SQPI,
+		K_RQPI,
+		K_SQ,
+		K_RQ,
+		K__N
 	};
 	static const struct key keys[K__N] = {
-		[K_NAME] = { "name", true },	      [K_ROLE] = { "role", true },
-		[K_LANE] = { "lane", false },	      [K_MSEND] = { "managed-send", true },
-		[K_MRECV] = { "managed-recv", true }, [K_SQS] = { "sq-slots", true },
-		[K_RQS] = { "rq-slots", true },	      [K_STRIDE] = { "rq-stride-ds", true },
-		[K_SCQ] = { "send-cq", true },	      [K_RCQ] = { "recv-cq", true },
-		[K_SQPI] = { "sq-per-invocation", true }, [K_RQPI] = { "rq-per-invocation", true },
-		[K_SQ] = { "sq", false },	      [K_RQ] = { "rq", false },
+	    [K_NAME] = {"name", true},
+	    [K_ROLE] = {"role", true},
+	    [K_LANE] = {"lane", false},
+	    [K_MSEND] = {"managed-send", true},
+	    [K_MRECV] = {"managed-recv", true},
+	    [K_SQS] = {"sq-slots", true},
+	    [K_RQS] = {"rq-slots", true},
+	    [K_STRIDE] = {"rq-stride-ds", true},
+	    [K_SCQ] = {"send-cq", true},
+	    [K_RCQ] = {"recv-cq", true},
+	    [K_SQPI] = {"sq-per-invocation", true},
+	    [K_RQPI] = {"rq-per-invocation", true},
+	    [K_SQ] = {"sq", false},
+	    [K_RQ] = {"rq", false},
 	};
 	yaml_node_t *v[K__N];
 	char name[CHAINOBJ_NAME_MAX + 1], path[128];
@@ -554,7 +579,7 @@ static int read_queue(struct rctx *r, yaml_node_t *m, uint32_t qi)
 		rc = read_name(r, v[K_NAME], QP("name"), name);
 	if (!rc && chainobj_find_queue(r->o, name) >= 0)
 		rc = RFAIL(r, CHAINOBJ_E_DUPLICATE, v[K_NAME], QP("name"),
-			   "duplicate queue name '%s'", name);
+		           "duplicate queue name '%s'", name);
 	if (!rc)
 		rc = read_keyword(r, v[K_ROLE], QP("role"), CHAINOBJ_KW_ROLE, &role);
 	if (rc)
@@ -576,17 +601,17 @@ static int read_queue(struct rctx *r, yaml_node_t *m, uint32_t qi)
 		rc = read_u32(r, v[K_RQS], QP("rq-slots"), 0, CHAINOBJ_MAX_RING, &q->rq_slots);
 	if (!rc)
 		rc = read_u32(r, v[K_STRIDE], QP("rq-stride-ds"), 0, CHAINOBJ_MAX_RQ_STRIDE_DS,
-			      &q->rq_stride_ds);
+		              &q->rq_stride_ds);
 	if (!rc)
 		rc = read_ref(r, v[K_SCQ], QP("send-cq"), REF_CQ, &q->send_cq);
 	if (!rc)
 		rc = read_ref(r, v[K_RCQ], QP("recv-cq"), REF_CQ, &q->recv_cq);
 	if (!rc)
 		rc = read_u32(r, v[K_SQPI], QP("sq-per-invocation"), 0, CHAINOBJ_MAX_RING,
-			      &q->sq_per_invocation);
+		              &q->sq_per_invocation);
 	if (!rc)
 		rc = read_u32(r, v[K_RQPI], QP("rq-per-invocation"), 0, CHAINOBJ_MAX_RING,
-			      &q->rq_per_invocation);
+		              &q->rq_per_invocation);
 #undef QP
 	/* q may move when the queue array grows; templates are added by index. */
 	if (!rc)
@@ -605,25 +630,24 @@ static int read_queues(struct rctx *r, yaml_node_t *n)
 	for (; !rc && it < top; it++, i++) {
 		if (i >= CHAINOBJ_MAX_QUEUES)
 			return RFAIL(r, CHAINOBJ_E_RANGE, node_at(r, *it), "queues",
-				     "more than %u queues", CHAINOBJ_MAX_QUEUES);
+			             "more than %u queues", CHAINOBJ_MAX_QUEUES);
 		rc = read_queue(r, node_at(r, *it), i);
 	}
 	return rc;
 }
 
 static int read_param(struct rctx *r, yaml_node_t *m, struct chainobj_entry *e, uint32_t ei,
-		      uint32_t pi)
+                      uint32_t pi)
 {
-	enum { K_NAME, K_TYPE, K_REGION, K_WIDTH, K_ORDER, K_OFFSET, K_RECV, K__N };
+	enum { K_NAME, K_TYPE, K_REGION, K_WIDTH, K_ORDER, K_OFFSET, K_COPIES, K_RECV, K__N };
 	static const struct key keys[K__N] = {
-		[K_NAME] = { "name", true },	 [K_TYPE] = { "type", true },
-		[K_REGION] = { "region", false }, [K_WIDTH] = { "width", true },
-		[K_ORDER] = { "order", true },	 [K_OFFSET] = { "offset", true },
-		[K_RECV] = { "recv", true },
+	    [K_NAME] = {"name", true},      [K_TYPE] = {"type", true},
+	    [K_REGION] = {"region", false}, [K_WIDTH] = {"width", true},
+	    [K_ORDER] = {"order", true},    [K_OFFSET] = {"offset", true},
+	    [K_COPIES] = {"copies", false}, [K_RECV] = {"recv", true},
 	};
 	static const struct key rkeys[] = {
-		{ "queue", true }, { "wqe", true }, { "sge", true }, { "count", true }
-	};
+	    {"queue", true}, {"wqe", true}, {"sge", true}, {"count", true}};
 	yaml_node_t *v[K__N], *rv[4];
 	char name[CHAINOBJ_NAME_MAX + 1], path[128];
 	struct chainobj_param *p;
@@ -638,9 +662,9 @@ static int read_param(struct rctx *r, yaml_node_t *m, struct chainobj_entry *e, 
 	if (!rc)
 		rc = read_keyword(r, v[K_ORDER], PP(".order"), CHAINOBJ_KW_ORDER, &order);
 	if (!rc && (type == CHAINOBJ_PT_ADDR) != (v[K_REGION] != NULL))
-		rc = RFAIL(r, type == CHAINOBJ_PT_ADDR ? CHAINOBJ_E_MISSING_KEY
-						       : CHAINOBJ_E_UNKNOWN_KEY,
-			   m, PP(".region"), "'region' goes with type addr, and only with it");
+		rc = RFAIL(
+		    r, type == CHAINOBJ_PT_ADDR ? CHAINOBJ_E_MISSING_KEY : CHAINOBJ_E_UNKNOWN_KEY,
+		    m, PP(".region"), "'region' goes with type addr, and only with it");
 	if (rc)
 		return rc;
 	p = chainobj_entry_add_param(e, name);
@@ -655,6 +679,8 @@ static int read_param(struct rctx *r, yaml_node_t *m, struct chainobj_entry *e, 
 		rc = read_u32(r, v[K_WIDTH], PP(".width"), 1, CHAINOBJ_MAX_MSG, &p->width);
 	if (!rc)
 		rc = read_u32(r, v[K_OFFSET], PP(".offset"), 0, CHAINOBJ_MAX_MSG, &p->msg_offset);
+	if (!rc && v[K_COPIES])
+		rc = read_u32(r, v[K_COPIES], PP(".copies"), 1, PRISM_WQE_MAX_SGE, &p->copies);
 	if (!rc)
 		rc = map_fields(r, v[K_RECV], PP(".recv"), rkeys, 4, rv);
 	if (!rc)
@@ -670,11 +696,10 @@ static int read_param(struct rctx *r, yaml_node_t *m, struct chainobj_entry *e, 
 }
 
 static int read_result(struct rctx *r, yaml_node_t *m, struct chainobj_entry *e, uint32_t ei,
-		       uint32_t ri)
+                       uint32_t ri)
 {
 	static const struct key keys[] = {
-		{ "name", true }, { "width", true }, { "order", true }, { "offset", true }
-	};
+	    {"name", true}, {"width", true}, {"order", true}, {"offset", true}};
 	yaml_node_t *v[4];
 	char name[CHAINOBJ_NAME_MAX + 1], path[128];
 	struct chainobj_result *res;
@@ -703,8 +728,7 @@ static int read_result(struct rctx *r, yaml_node_t *m, struct chainobj_entry *e,
 static int read_entries(struct rctx *r, yaml_node_t *n)
 {
 	static const struct key keys[] = {
-		{ "name", true }, { "message-size", true }, { "params", true }, { "results", false }
-	};
+	    {"name", true}, {"message-size", true}, {"params", true}, {"results", false}};
 	yaml_node_item_t *it, *top;
 	char path[128];
 	uint32_t i = 0;
@@ -719,27 +743,29 @@ static int read_entries(struct rctx *r, yaml_node_t *n)
 
 		if (i >= CHAINOBJ_MAX_ENTRIES)
 			return RFAIL(r, CHAINOBJ_E_RANGE, m, "entries", "more than %u entries",
-				     CHAINOBJ_MAX_ENTRIES);
+			             CHAINOBJ_MAX_ENTRIES);
 		snprintf(path, sizeof(path), "entries[%u]", i);
 		rc = map_fields(r, m, path, keys, 4, v);
 		if (!rc)
-			rc = read_name(r, v[0], (snprintf(path, sizeof(path), "entries[%u].name", i), path),
-				       name);
+			rc = read_name(r, v[0],
+			               (snprintf(path, sizeof(path), "entries[%u].name", i), path),
+			               name);
 		if (rc)
 			return rc;
 		e = chainobj_add_entry(r->o, name);
 		if (!e)
 			return NOMEM(r);
 		e->line = node_line(m);
-		rc = read_u32(r, v[1], (snprintf(path, sizeof(path), "entries[%u].message-size", i), path),
-			      0, CHAINOBJ_MAX_MSG, &e->msg_size);
+		rc = read_u32(r, v[1],
+		              (snprintf(path, sizeof(path), "entries[%u].message-size", i), path),
+		              0, CHAINOBJ_MAX_MSG, &e->msg_size);
 		snprintf(path, sizeof(path), "entries[%u].params", i);
 		if (!rc)
 			rc = seq_items(r, v[2], path, &pit, &ptop);
 		for (k = 0; !rc && pit < ptop; pit++, k++) {
 			if (k >= CHAINOBJ_MAX_PARAMS)
 				return RFAIL(r, CHAINOBJ_E_RANGE, node_at(r, *pit), path,
-					     "more than %u parameters", CHAINOBJ_MAX_PARAMS);
+				             "more than %u parameters", CHAINOBJ_MAX_PARAMS);
 			rc = read_param(r, node_at(r, *pit), e, i, k);
 		}
 		snprintf(path, sizeof(path), "entries[%u].results", i);
@@ -748,7 +774,7 @@ static int read_entries(struct rctx *r, yaml_node_t *n)
 		for (k = 0; !rc && pit < ptop; pit++, k++) {
 			if (k >= CHAINOBJ_MAX_PARAMS)
 				return RFAIL(r, CHAINOBJ_E_RANGE, node_at(r, *pit), path,
-					     "more than %u results", CHAINOBJ_MAX_PARAMS);
+				             "more than %u results", CHAINOBJ_MAX_PARAMS);
 			rc = read_result(r, node_at(r, *pit), e, i, k);
 		}
 	}
@@ -757,9 +783,8 @@ static int read_entries(struct rctx *r, yaml_node_t *n)
 
 static int read_site(struct rctx *r, yaml_node_t *n, const char *path, struct chainobj_site *s)
 {
-	static const struct key keys[] = { { "queue", true },  { "ring", true },
-					   { "wqe", true },    { "offset", true },
-					   { "width", true } };
+	static const struct key keys[] = {
+	    {"queue", true}, {"ring", true}, {"wqe", true}, {"offset", true}, {"width", true}};
 	yaml_node_t *v[5];
 	char p[160];
 	int ring = 0;
@@ -783,10 +808,9 @@ static int read_site(struct rctx *r, yaml_node_t *n, const char *path, struct ch
 
 static int read_patches(struct rctx *r, yaml_node_t *n)
 {
-	static const struct key keys[] = { { "target", true }, { "kind", true }, { "writer", true } };
+	static const struct key keys[] = {{"target", true}, {"kind", true}, {"writer", true}};
 	static const struct key wkeys[] = {
-		{ "queue", true }, { "ring", true }, { "wqe", true }, { "sge", true }
-	};
+	    {"queue", true}, {"ring", true}, {"wqe", true}, {"sge", true}};
 	yaml_node_item_t *it, *top;
 	char path[128];
 	uint32_t i = 0;
@@ -814,10 +838,10 @@ static int read_patches(struct rctx *r, yaml_node_t *n)
 			rc = read_keyword(r, wv[1], PP(".writer.ring"), CHAINOBJ_KW_RING, &ring);
 		if (!rc)
 			rc = read_u32(r, wv[2], PP(".writer.wqe"), 0, CHAINOBJ_MAX_RING - 1,
-				      &p->writer_wqe);
+			              &p->writer_wqe);
 		if (!rc)
 			rc = read_u32(r, wv[3], PP(".writer.sge"), 0, PRISM_WQE_MAX_SGE - 1,
-				      &p->writer_sge);
+			              &p->writer_sge);
 #undef PP
 		p->kind = (enum chainobj_patch_kind)kind;
 		p->writer_ring = (enum chainobj_ring)ring;
@@ -829,10 +853,10 @@ static int read_relocs(struct rctx *r, yaml_node_t *n)
 {
 	enum { K_SITE, K_KIND, K_TARGET, K_RING, K_ADDEND, K_STRIDE, K_DELTA, K_ORDER, K__N };
 	static const struct key keys[K__N] = {
-		[K_SITE] = { "site", true },	 [K_KIND] = { "kind", true },
-		[K_TARGET] = { "target", false }, [K_RING] = { "ring", false },
-		[K_ADDEND] = { "addend", false }, [K_STRIDE] = { "stride", false },
-		[K_DELTA] = { "delta", false },	 [K_ORDER] = { "order", true },
+	    [K_SITE] = {"site", true},      [K_KIND] = {"kind", true},
+	    [K_TARGET] = {"target", false}, [K_RING] = {"ring", false},
+	    [K_ADDEND] = {"addend", false}, [K_STRIDE] = {"stride", false},
+	    [K_DELTA] = {"delta", false},   [K_ORDER] = {"order", true},
 	};
 	yaml_node_item_t *it, *top;
 	char path[128];
@@ -844,7 +868,7 @@ static int read_relocs(struct rctx *r, yaml_node_t *n)
 		struct chainobj_reloc *rl = chainobj_add_reloc(r->o);
 		int kind = 0, order = 0, ring = 0;
 		enum chainobj_ref ref;
-		bool count;
+		enum chainobj_count_use count;
 
 		if (!rl)
 			return NOMEM(r);
@@ -862,22 +886,27 @@ static int read_relocs(struct rctx *r, yaml_node_t *n)
 		rl->kind = (enum chainobj_reloc_kind)kind;
 		rl->order = (enum chainobj_order)order;
 		ref = chainobj_reloc_kind_ref(rl->kind);
-		count = chainobj_reloc_kind_is_count(rl->kind);
+		count = chainobj_reloc_kind_count_use(rl->kind);
 		if ((ref != CHAINOBJ_REF_NONE) != (v[K_TARGET] != NULL))
-			return RFAIL(r, v[K_TARGET] ? CHAINOBJ_E_UNKNOWN_KEY : CHAINOBJ_E_MISSING_KEY,
-				     v[K_TARGET] ? v[K_TARGET] : m, RP(".target"),
-				     "a %s relocation %s a target", chainobj_reloc_kind_name(rl->kind),
-				     ref != CHAINOBJ_REF_NONE ? "needs" : "takes no");
+			return RFAIL(
+			    r, v[K_TARGET] ? CHAINOBJ_E_UNKNOWN_KEY : CHAINOBJ_E_MISSING_KEY,
+			    v[K_TARGET] ? v[K_TARGET] : m, RP(".target"),
+			    "a %s relocation %s a target", chainobj_reloc_kind_name(rl->kind),
+			    ref != CHAINOBJ_REF_NONE ? "needs" : "takes no");
 		if ((rl->kind == CHAINOBJ_RELOC_QBUF_ADDR) != (v[K_RING] != NULL))
 			return RFAIL(r, v[K_RING] ? CHAINOBJ_E_UNKNOWN_KEY : CHAINOBJ_E_MISSING_KEY,
-				     v[K_RING] ? v[K_RING] : m, RP(".ring"),
-				     "'ring' goes with qbuf-addr, and only with it");
-		if (!count && (v[K_STRIDE] || v[K_DELTA]))
-			return RFAIL(r, CHAINOBJ_E_UNKNOWN_KEY, v[K_STRIDE] ? v[K_STRIDE] : v[K_DELTA],
-				     RP(".stride"), "stride/delta only go with count kinds");
-		if (count && (!v[K_STRIDE] || !v[K_DELTA]))
+			             v[K_RING] ? v[K_RING] : m, RP(".ring"),
+			             "'ring' goes with qbuf-addr, and only with it");
+		if (count == CHAINOBJ_COUNT_NO && (v[K_STRIDE] || v[K_DELTA]))
+			return RFAIL(r, CHAINOBJ_E_UNKNOWN_KEY,
+			             v[K_STRIDE] ? v[K_STRIDE] : v[K_DELTA], RP(".stride"),
+			             "stride/delta only go with counts and qbuf-addr");
+		if (count != CHAINOBJ_COUNT_NO && (!v[K_STRIDE] != !v[K_DELTA]))
 			return RFAIL(r, CHAINOBJ_E_MISSING_KEY, m, RP(".stride"),
-				     "a count relocation needs stride and delta");
+			             "stride and delta go together");
+		if (count == CHAINOBJ_COUNT_YES && !v[K_STRIDE])
+			return RFAIL(r, CHAINOBJ_E_MISSING_KEY, m, RP(".stride"),
+			             "a count relocation needs stride and delta");
 		if (ref == CHAINOBJ_REF_QUEUE)
 			rc = read_ref(r, v[K_TARGET], RP(".target"), REF_QUEUE, &rl->target);
 		else if (ref == CHAINOBJ_REF_CQ)
@@ -899,17 +928,78 @@ static int read_relocs(struct rctx *r, yaml_node_t *n)
 	return rc;
 }
 
+/* A flow sequence of exactly @n counts, each at most @max. */
+static int read_counts(struct rctx *r, yaml_node_t *n, const char *path, uint32_t *out,
+                       uint32_t count, uint32_t max)
+{
+	yaml_node_item_t *it, *top;
+	uint32_t i = 0;
+	int rc;
+
+	if (!n)
+		return RFAIL(r, CHAINOBJ_E_MISSING_KEY, n, path, "missing");
+	rc = seq_items(r, n, path, &it, &top);
+	for (; !rc && it < top; it++, i++) {
+		if (i >= count)
+			return RFAIL(r, CHAINOBJ_E_EXIT, n, path, "more than %u values", count);
+		rc = read_u32(r, node_at(r, *it), path, 0, max, &out[i]);
+	}
+	if (!rc && i != count)
+		return RFAIL(r, CHAINOBJ_E_EXIT, n, path, "%u values, expected one per %s (%u)", i,
+		             path[strlen(path) - 2] == 'c' ? "CQ" : "queue", count);
+	return rc;
+}
+
+static int read_exits(struct rctx *r, yaml_node_t *n)
+{
+	static const struct key keys[] = {
+	    {"queue", true}, {"wqe", true}, {"sq", true}, {"rq", true}, {"cq", true}};
+	yaml_node_item_t *it, *top;
+	char path[128];
+	uint32_t i = 0;
+	int rc = seq_items(r, n, "exits", &it, &top);
+
+	for (; !rc && it < top; it++, i++) {
+		yaml_node_t *m = node_at(r, *it), *v[5];
+		struct chainobj_exit *x;
+
+		if (i >= CHAINOBJ_MAX_RING)
+			return RFAIL(r, CHAINOBJ_E_RANGE, m, "exits", "more than %u exits",
+			             CHAINOBJ_MAX_RING);
+		x = chainobj_add_exit(r->o);
+		if (!x)
+			return NOMEM(r);
+		x->line = node_line(m);
+#define XP(field) (snprintf(path, sizeof(path), "exits[%u]" field, i), path)
+		rc = map_fields(r, m, XP(""), keys, 5, v);
+		if (!rc)
+			rc = read_ref(r, v[0], XP(".queue"), REF_QUEUE, &x->queue);
+		if (!rc)
+			rc = read_u32(r, v[1], XP(".wqe"), 0, CHAINOBJ_MAX_RING - 1, &x->wqe);
+		if (!rc)
+			rc = read_counts(r, v[2], XP(".sq"), x->sq_advance, x->n_queues,
+			                 CHAINOBJ_MAX_RING);
+		if (!rc)
+			rc = read_counts(r, v[3], XP(".rq"), x->rq_advance, x->n_queues,
+			                 CHAINOBJ_MAX_RING);
+		if (!rc)
+			rc = read_counts(r, v[4], XP(".cq"), x->cq_advance, x->n_cqs,
+			                 CHAINOBJ_MAX_CQE);
+#undef XP
+	}
+	return rc;
+}
+
 static int read_summary(struct rctx *r, yaml_node_t *n)
 {
-	static const struct key keys[] = { { "verified", true },
-					   { "wr-per-invocation", true },
-					   { "barriers", true },
-					   { "loops", false },
-					   { "regions-touched", false } };
+	static const struct key keys[] = {{"verified", true},
+	                                  {"wr-per-invocation", true},
+	                                  {"barriers", true},
+	                                  {"loops", false},
+	                                  {"regions-touched", false}};
 	static const struct key lkeys[] = {
-		{ "name", true }, { "bound", true }, { "wr-per-iteration", true }
-	};
-	static const struct key tkeys[] = { { "region", true }, { "access", true } };
+	    {"name", true}, {"bound", true}, {"wr-per-iteration", true}};
+	static const struct key tkeys[] = {{"region", true}, {"access", true}};
 	struct chainobj_summary *s = &r->o->summary;
 	yaml_node_item_t *it, *top;
 	yaml_node_t *v[5];
@@ -921,7 +1011,7 @@ static int read_summary(struct rctx *r, yaml_node_t *n)
 		rc = read_bool(r, v[0], "summary.verified", &s->verified);
 	if (!rc)
 		rc = read_u32(r, v[1], "summary.wr-per-invocation", 0, UINT32_MAX,
-			      &s->wr_per_invocation);
+		              &s->wr_per_invocation);
 	if (!rc)
 		rc = read_u32(r, v[2], "summary.barriers", 0, UINT32_MAX, &s->barriers);
 	if (!rc)
@@ -931,19 +1021,24 @@ static int read_summary(struct rctx *r, yaml_node_t *n)
 		char name[CHAINOBJ_NAME_MAX + 1];
 		struct chainobj_loop *l;
 
-		snprintf(path, sizeof(path), "summary.loops[%u]", i);
-		rc = map_fields(r, m, path, lkeys, 3, lv);
+		if (i >= CHAINOBJ_MAX_LOOPS)
+			return RFAIL(r, CHAINOBJ_E_RANGE, m, "summary.loops", "more than %u loops",
+			             CHAINOBJ_MAX_LOOPS);
+#define LP(field) (snprintf(path, sizeof(path), "summary.loops[%u]" field, i), path)
+		rc = map_fields(r, m, LP(""), lkeys, 3, lv);
 		if (!rc)
-			rc = read_name(r, lv[0], path, name);
+			rc = read_name(r, lv[0], LP(".name"), name);
 		if (rc)
 			return rc;
 		l = chainobj_add_loop(r->o, name);
 		if (!l)
 			return NOMEM(r);
 		l->line = node_line(m);
-		rc = read_u32(r, lv[1], path, 1, CHAINOBJ_MAX_CQE, &l->bound);
+		rc = read_u32(r, lv[1], LP(".bound"), 1, CHAINOBJ_MAX_CQE, &l->bound);
 		if (!rc)
-			rc = read_u32(r, lv[2], path, 0, UINT32_MAX, &l->wr_per_iteration);
+			rc = read_u32(r, lv[2], LP(".wr-per-iteration"), 0, UINT32_MAX,
+			              &l->wr_per_iteration);
+#undef LP
 	}
 	if (!rc)
 		rc = seq_items(r, v[4], "summary.regions-touched", &it, &top);
@@ -951,6 +1046,9 @@ static int read_summary(struct rctx *r, yaml_node_t *n)
 		yaml_node_t *m = node_at(r, *it), *tv[2];
 		struct chainobj_touch *t;
 
+		if (i >= CHAINOBJ_MAX_REGIONS)
+			return RFAIL(r, CHAINOBJ_E_RANGE, m, "summary.regions-touched",
+			             "more than %u entries", CHAINOBJ_MAX_REGIONS);
 		snprintf(path, sizeof(path), "summary.regions-touched[%u]", i);
 		t = chainobj_add_touch(r->o);
 		if (!t)
@@ -968,18 +1066,42 @@ static int read_summary(struct rctx *r, yaml_node_t *n)
 /* ---- top level --------------------------------------------------------- */
 
 enum {
-	T_VERSION, T_PROGRAM, T_PROFILE, T_REARM, T_SCRATCH, T_RESPONSE, T_CHECKSUM, T_REGIONS,
-	T_CQS, T_QUEUES, T_ENTRIES, T_PATCHES, T_RELOCS, T_SUMMARY, T__N
+	T_VERSION,
+	T_PROGRAM,
+	T_PROFILE,
+	T_REARM,
+	T_SCRATCH,
+	T_RESPONSE,
+	T_SCRATCH_INIT,
+	T_CHECKSUM,
+	T_REGIONS,
+	T_CQS,
+	T_QUEUES,
+	T_ENTRIES,
+	T_PATCHES,
+	T_RELOCS,
+	T_EXITS,
+	T_SUMMARY,
+	T__N
 };
 
 static const struct key top_keys[T__N] = {
-	[T_VERSION] = { "prism-chain", true },	  [T_PROGRAM] = { "program", true },
-	[T_PROFILE] = { "profile", true },	  [T_REARM] = { "rearm", true },
-	[T_SCRATCH] = { "scratch-size", true },	  [T_RESPONSE] = { "response-size", true },
-	[T_CHECKSUM] = { "checksum", false },	  [T_REGIONS] = { "regions", true },
-	[T_CQS] = { "cqs", true },		  [T_QUEUES] = { "queues", true },
-	[T_ENTRIES] = { "entries", true },	  [T_PATCHES] = { "patches", true },
-	[T_RELOCS] = { "relocs", true },	  [T_SUMMARY] = { "summary", true },
+    [T_VERSION] = {"prism-chain", true},
+    [T_PROGRAM] = {"program", true},
+    [T_PROFILE] = {"profile", true},
+    [T_REARM] = {"rearm", true},
+    [T_SCRATCH] = {"scratch-size", true},
+    [T_RESPONSE] = {"response-size", true},
+    [T_SCRATCH_INIT] = {"scratch-init", false},
+    [T_CHECKSUM] = {"checksum", false},
+    [T_REGIONS] = {"regions", true},
+    [T_CQS] = {"cqs", true},
+    [T_QUEUES] = {"queues", true},
+    [T_ENTRIES] = {"entries", true},
+    [T_PATCHES] = {"patches", true},
+    [T_RELOCS] = {"relocs", true},
+    [T_EXITS] = {"exits", false},
+    [T_SUMMARY] = {"summary", true},
 };
 
 static int read_checksum(struct rctx *r, yaml_node_t *n, uint64_t *sum)
@@ -994,17 +1116,45 @@ static int read_checksum(struct rctx *r, yaml_node_t *n, uint64_t *sum)
 		return rc;
 	if (len != sizeof(prefix) - 1 + 16 || memcmp(s, prefix, sizeof(prefix) - 1))
 		return RFAIL(r, CHAINOBJ_E_TYPE, n, "checksum",
-			     "expected \"fnv1a64:\" and 16 hex digits");
+		             "expected \"fnv1a64:\" and 16 hex digits");
 	for (size_t i = sizeof(prefix) - 1; i < len; i++) {
 		int h = hexval(s[i]);
 
 		if (h < 0)
 			return RFAIL(r, CHAINOBJ_E_TYPE, n, "checksum",
-				     "expected \"fnv1a64:\" and 16 hex digits");
+			             "expected \"fnv1a64:\" and 16 hex digits");
 		v = v << 4 | (uint64_t)h;
 	}
 	*sum = v;
 	return 0;
+}
+
+/* Object-level fields carry no line of their own: point at their key's value. */
+static void locate_top_error(struct rctx *r, yaml_node_t **v)
+{
+	size_t len = strcspn(r->d->path, ".[");
+
+	for (size_t i = 0; i < T__N; i++)
+		if (v[i] && strlen(top_keys[i].name) == len &&
+		    !memcmp(top_keys[i].name, r->d->path, len)) {
+			chainobj_diag_set_line(r->d, node_line(v[i]), node_col(v[i]));
+			return;
+		}
+}
+
+static int read_scratch_init(struct rctx *r, yaml_node_t *n)
+{
+	uint8_t *buf = malloc(CHAINOBJ_MAX_SCRATCH);
+	uint32_t len = 0;
+	int rc;
+
+	if (!buf)
+		return NOMEM(r);
+	rc = read_hex(r, n, "scratch-init", buf, CHAINOBJ_MAX_SCRATCH, &len);
+	if (!rc && chainobj_set_scratch_init(r->o, buf, len))
+		rc = NOMEM(r);
+	free(buf);
+	return rc;
 }
 
 static int read_top(struct rctx *r, yaml_node_t *root)
@@ -1031,9 +1181,9 @@ static int read_top(struct rctx *r, yaml_node_t *root)
 				return rc;
 			if (ver != CHAINOBJ_SCHEMA_VERSION)
 				return RFAIL(r, CHAINOBJ_E_VERSION, node_at(r, p->value),
-					     "prism-chain",
-					     "schema version %" PRIu64 " (this build reads %u)", ver,
-					     CHAINOBJ_SCHEMA_VERSION);
+				             "prism-chain",
+				             "schema version %" PRIu64 " (this build reads %u)",
+				             ver, CHAINOBJ_SCHEMA_VERSION);
 		}
 	}
 	rc = map_fields(r, root, "", top_keys, T__N, v);
@@ -1053,10 +1203,12 @@ static int read_top(struct rctx *r, yaml_node_t *root)
 	r->o->rearm = (enum chainobj_rearm)rearm;
 	if (!rc)
 		rc = read_u32(r, v[T_SCRATCH], "scratch-size", 0, CHAINOBJ_MAX_SCRATCH,
-			      &r->o->scratch_size);
+		              &r->o->scratch_size);
 	if (!rc)
 		rc = read_u32(r, v[T_RESPONSE], "response-size", 0, CHAINOBJ_MAX_MSG,
-			      &r->o->response_size);
+		              &r->o->response_size);
+	if (!rc && v[T_SCRATCH_INIT])
+		rc = read_scratch_init(r, v[T_SCRATCH_INIT]);
 	if (!rc && v[T_CHECKSUM])
 		rc = read_checksum(r, v[T_CHECKSUM], &sum);
 	if (!rc)
@@ -1072,9 +1224,14 @@ static int read_top(struct rctx *r, yaml_node_t *root)
 	if (!rc)
 		rc = read_relocs(r, v[T_RELOCS]);
 	if (!rc)
-		rc = read_summary(r, v[T_SUMMARY]);
+		rc = read_exits(r, v[T_EXITS]);
 	if (!rc)
+		rc = read_summary(r, v[T_SUMMARY]);
+	if (!rc) {
 		rc = chainobj_validate(r->o, r->d);
+		if (rc)
+			locate_top_error(r, v);
+	}
 	if (!rc && v[T_CHECKSUM]) {
 		uint64_t actual = chainobj_checksum(r->o);
 
@@ -1082,9 +1239,9 @@ static int read_top(struct rctx *r, yaml_node_t *root)
 			return NOMEM(r);
 		if (actual != sum)
 			return RFAIL(r, CHAINOBJ_E_CHECKSUM, v[T_CHECKSUM], "checksum",
-				     "content checksum %016" PRIx64 " does not match the recorded "
-				     "%016" PRIx64 " (object edited or damaged)",
-				     actual, sum);
+			             "content checksum %016" PRIx64 " does not match the recorded "
+			             "%016" PRIx64 " (object edited or damaged)",
+			             actual, sum);
 	}
 	return rc;
 }
@@ -1107,12 +1264,13 @@ static int prescan(struct rctx *r, const void *text, size_t len)
 
 		if (!yaml_parser_parse(&parser, &ev)) {
 			rc = chainobj_diag_set(
-				r->d, parser.error == YAML_MEMORY_ERROR ? CHAINOBJ_E_NOMEM
-									: CHAINOBJ_E_SYNTAX,
-				(unsigned)parser.problem_mark.line + 1,
-				(unsigned)parser.problem_mark.column + 1, "", "%s%s%s",
-				parser.problem ? parser.problem : "YAML error",
-				parser.context ? " " : "", parser.context ? parser.context : "");
+			    r->d,
+			    parser.error == YAML_MEMORY_ERROR ? CHAINOBJ_E_NOMEM
+			                                      : CHAINOBJ_E_SYNTAX,
+			    (unsigned)parser.problem_mark.line + 1,
+			    (unsigned)parser.problem_mark.column + 1, "", "%s%s%s",
+			    parser.problem ? parser.problem : "YAML error",
+			    parser.context ? " " : "", parser.context ? parser.context : "");
 			break;
 		}
 		if (ev.type == YAML_ALIAS_EVENT)
@@ -1125,14 +1283,13 @@ static int prescan(struct rctx *r, const void *text, size_t len)
 			anchor = ev.data.mapping_start.anchor;
 		if (anchor)
 			rc = chainobj_diag_set(r->d, CHAINOBJ_E_SYNTAX,
-					       (unsigned)ev.start_mark.line + 1,
-					       (unsigned)ev.start_mark.column + 1, "",
-					       "anchors and aliases are not allowed");
+			                       (unsigned)ev.start_mark.line + 1,
+			                       (unsigned)ev.start_mark.column + 1, "",
+			                       "anchors and aliases are not allowed");
 		else if (ev.type == YAML_DOCUMENT_START_EVENT && ++docs > 1)
-			rc = chainobj_diag_set(r->d, CHAINOBJ_E_SYNTAX,
-					       (unsigned)ev.start_mark.line + 1,
-					       (unsigned)ev.start_mark.column + 1, "",
-					       "more than one YAML document");
+			rc = chainobj_diag_set(
+			    r->d, CHAINOBJ_E_SYNTAX, (unsigned)ev.start_mark.line + 1,
+			    (unsigned)ev.start_mark.column + 1, "", "more than one YAML document");
 		bool end = ev.type == YAML_STREAM_END_EVENT;
 
 		yaml_event_delete(&ev);
@@ -1146,10 +1303,10 @@ static int prescan(struct rctx *r, const void *text, size_t len)
 }
 
 int chainobj_read_mem(const void *text, size_t len, struct chainobj **out,
-		      struct chainobj_diag *diag)
+                      struct chainobj_diag *diag)
 {
 	struct chainobj_diag local;
-	struct rctx r = { .d = diag ? diag : &local };
+	struct rctx r = {.d = diag ? diag : &local};
 	yaml_parser_t parser;
 	yaml_document_t doc;
 	int rc;
@@ -1160,7 +1317,7 @@ int chainobj_read_mem(const void *text, size_t len, struct chainobj **out,
 		return chainobj_diag_set(r.d, CHAINOBJ_E_IO, 0, 0, "", "no input");
 	if (len > READ_MAX_BYTES)
 		return chainobj_diag_set(r.d, CHAINOBJ_E_RANGE, 0, 0, "",
-					 "object of %zu bytes exceeds %u", len, READ_MAX_BYTES);
+		                         "object of %zu bytes exceeds %u", len, READ_MAX_BYTES);
 	rc = prescan(&r, text ? text : "", len);
 	if (rc)
 		return rc;
@@ -1168,12 +1325,11 @@ int chainobj_read_mem(const void *text, size_t len, struct chainobj **out,
 		return chainobj_diag_set(r.d, CHAINOBJ_E_NOMEM, 0, 0, "", "out of memory");
 	yaml_parser_set_input_string(&parser, text ? text : (const void *)"", len);
 	if (!yaml_parser_load(&parser, &doc)) {
-		rc = chainobj_diag_set(r.d,
-				       parser.error == YAML_MEMORY_ERROR ? CHAINOBJ_E_NOMEM
-									 : CHAINOBJ_E_SYNTAX,
-				       (unsigned)parser.problem_mark.line + 1,
-				       (unsigned)parser.problem_mark.column + 1, "", "%s",
-				       parser.problem ? parser.problem : "YAML error");
+		rc = chainobj_diag_set(
+		    r.d, parser.error == YAML_MEMORY_ERROR ? CHAINOBJ_E_NOMEM : CHAINOBJ_E_SYNTAX,
+		    (unsigned)parser.problem_mark.line + 1,
+		    (unsigned)parser.problem_mark.column + 1, "", "%s",
+		    parser.problem ? parser.problem : "YAML error");
 		yaml_parser_delete(&parser);
 		return rc;
 	}
@@ -1201,7 +1357,7 @@ int chainobj_read_file(const char *path, struct chainobj **out, struct chainobj_
 	f = fopen(path, "rb");
 	if (!f)
 		return chainobj_diag_set(diag, CHAINOBJ_E_IO, 0, 0, "", "%s: %s", path,
-					 strerror(errno));
+		                         strerror(errno));
 	for (;;) {
 		size_t n;
 
@@ -1216,7 +1372,7 @@ int chainobj_read_file(const char *path, struct chainobj **out, struct chainobj_
 				free(buf);
 				fclose(f);
 				return chainobj_diag_set(diag, CHAINOBJ_E_NOMEM, 0, 0, "",
-							 "out of memory");
+				                         "out of memory");
 			}
 			buf = nb;
 		}

@@ -88,7 +88,7 @@ static void comment_sq(FILE *f, uint32_t i, const struct chainobj_wqe *w)
 }
 
 static void comment_rq(FILE *f, uint32_t i, const struct chainobj_queue *q,
-		       const struct chainobj_wqe *w)
+                       const struct chainobj_wqe *w)
 {
 	struct prism_sge sge[PRISM_WQE_MAX_SGE];
 	char text[560];
@@ -98,13 +98,13 @@ static void comment_rq(FILE *f, uint32_t i, const struct chainobj_queue *q,
 	used = (size_t)snprintf(text, sizeof(text), "[%u] recv", i);
 	for (int k = 0; k < n && used < sizeof(text); k++)
 		used += (size_t)snprintf(text + used, sizeof(text) - used,
-					 " sge[0x%" PRIx64 "+%u lkey=0x%x]", sge[k].addr,
-					 sge[k].byte_count, sge[k].lkey);
+		                         " sge[0x%" PRIx64 "+%u lkey=0x%x]", sge[k].addr,
+		                         sge[k].byte_count, sge[k].lkey);
 	put_comment(f, "      ", text);
 }
 
 static void put_wqes(FILE *f, const struct chainobj_queue *q, enum chainobj_ring ring,
-		     unsigned flags)
+                     unsigned flags)
 {
 	const struct chainobj_wqe *arr = ring == CHAINOBJ_RING_RQ ? q->rq : q->sq;
 	uint32_t n = ring == CHAINOBJ_RING_RQ ? q->n_rq : q->n_sq;
@@ -133,12 +133,12 @@ static void put_wqes(FILE *f, const struct chainobj_queue *q, enum chainobj_ring
 static void put_site(FILE *f, const struct chainobj *o, const struct chainobj_site *s)
 {
 	fprintf(f, "{queue: %s, ring: %s, wqe: %u, offset: %u, width: %u}",
-		o->queues[s->queue].name, chainobj_yaml_ring_name(s->ring), s->wqe, s->offset,
-		s->width);
+	        o->queues[s->queue].name, chainobj_yaml_ring_name(s->ring), s->wqe, s->offset,
+	        s->width);
 }
 
 static void put_queue(FILE *f, const struct chainobj *o, const struct chainobj_queue *q,
-		      unsigned flags)
+                      unsigned flags)
 {
 	fprintf(f, "  - name: %s\n", q->name);
 	fprintf(f, "    role: %s\n", chainobj_role_name(q->role));
@@ -165,21 +165,23 @@ static void put_entry(FILE *f, const struct chainobj *o, const struct chainobj_e
 	for (uint32_t i = 0; i < e->n_params; i++) {
 		const struct chainobj_param *p = &e->params[i];
 
-		fprintf(f, "      - {name: %s, type: %s, ", p->name, chainobj_yaml_ptype_name(p->type));
+		fprintf(f, "      - {name: %s, type: %s, ", p->name,
+		        chainobj_yaml_ptype_name(p->type));
 		if (p->type == CHAINOBJ_PT_ADDR)
 			fprintf(f, "region: %s, ", o->regions[p->region].name);
-		fprintf(f,
-			"width: %u, order: %s, offset: %u, "
-			"recv: {queue: %s, wqe: %u, sge: %u, count: %u}}\n",
-			p->width, chainobj_yaml_order_name(p->order), p->msg_offset,
-			o->queues[p->queue].name, p->rwqe, p->first_sge, p->n_sge);
+		fprintf(f, "width: %u, order: %s, offset: %u, ", p->width,
+		        chainobj_yaml_order_name(p->order), p->msg_offset);
+		if (p->copies != 1)
+			fprintf(f, "copies: %u, ", p->copies);
+		fprintf(f, "recv: {queue: %s, wqe: %u, sge: %u, count: %u}}\n",
+		        o->queues[p->queue].name, p->rwqe, p->first_sge, p->n_sge);
 	}
 	fprintf(f, "    results:%s\n", e->n_results ? "" : " []");
 	for (uint32_t i = 0; i < e->n_results; i++) {
 		const struct chainobj_result *r = &e->results[i];
 
 		fprintf(f, "      - {name: %s, width: %u, order: %s, offset: %u}\n", r->name,
-			r->width, chainobj_yaml_order_name(r->order), r->offset);
+		        r->width, chainobj_yaml_order_name(r->order), r->offset);
 	}
 }
 
@@ -200,9 +202,39 @@ static void put_reloc(FILE *f, const struct chainobj *o, const struct chainobj_r
 		fprintf(f, ", ring: %s", chainobj_yaml_ring_name((enum chainobj_ring)r->ring));
 	if (r->addend)
 		fprintf(f, ", addend: %" PRIu64, r->addend);
-	if (chainobj_reloc_kind_is_count(r->kind))
+	if (chainobj_reloc_kind_is_count(r->kind) ||
+	    (chainobj_reloc_kind_count_use(r->kind) == CHAINOBJ_COUNT_OPT &&
+	     (r->stride || r->delta)))
 		fprintf(f, ", stride: %u, delta: %u", r->stride, r->delta);
 	fprintf(f, ", order: %s}\n", chainobj_yaml_order_name(r->order));
+}
+
+static void put_counts(FILE *f, const char *key, const uint32_t *v, uint32_t n)
+{
+	fprintf(f, "%s: [", key);
+	for (uint32_t i = 0; i < n; i++)
+		fprintf(f, "%s%u", i ? ", " : "", v[i]);
+	fputc(']', f);
+}
+
+static void put_exits(FILE *f, const struct chainobj *o)
+{
+	/* Optional keys are omitted at their default, so that objects written
+	 * before a key existed keep their canonical text (and checksum). */
+	if (!o->n_exits)
+		return;
+	fputs("exits:\n", f);
+	for (uint32_t i = 0; i < o->n_exits; i++) {
+		const struct chainobj_exit *x = &o->exits[i];
+
+		fprintf(f, "  - {queue: %s, wqe: %u, ", o->queues[x->queue].name, x->wqe);
+		put_counts(f, "sq", x->sq_advance, x->n_queues);
+		fputs(", ", f);
+		put_counts(f, "rq", x->rq_advance, x->n_queues);
+		fputs(", ", f);
+		put_counts(f, "cq", x->cq_advance, x->n_cqs);
+		fputs("}\n", f);
+	}
 }
 
 static void put_summary(FILE *f, const struct chainobj *o)
@@ -216,7 +248,7 @@ static void put_summary(FILE *f, const struct chainobj *o)
 	fprintf(f, "  loops:%s\n", s->n_loops ? "" : " []");
 	for (uint32_t i = 0; i < s->n_loops; i++)
 		fprintf(f, "    - {name: %s, bound: %u, wr-per-iteration: %u}\n", s->loops[i].name,
-			s->loops[i].bound, s->loops[i].wr_per_iteration);
+		        s->loops[i].bound, s->loops[i].wr_per_iteration);
 	fprintf(f, "  regions-touched:%s\n", s->n_touched ? "" : " []");
 	for (uint32_t i = 0; i < s->n_touched; i++) {
 		fprintf(f, "    - {region: %s, access: ", o->regions[s->touched[i].region].name);
@@ -230,28 +262,32 @@ static void put_object(FILE *f, const struct chainobj *o, unsigned flags, uint64
 {
 	if (!(flags & CHAINOBJ_WRITE_NO_COMMENTS))
 		fprintf(f, "# prism compiled chain: program '%s' (docs/chain-format.md)\n",
-			o->program);
+		        o->program);
 	fprintf(f, "prism-chain: %u\n", o->schema);
 	fprintf(f, "program: %s\n", o->program);
 	fprintf(f, "profile: %s\n", chainobj_profile_name(o->profile));
 	fprintf(f, "rearm: %s\n", chainobj_rearm_name(o->rearm));
 	fprintf(f, "scratch-size: %u\n", o->scratch_size);
 	fprintf(f, "response-size: %u\n", o->response_size);
+	if (o->scratch_init_len) {
+		fputs("scratch-init:\n", f);
+		put_hex(f, o->scratch_init, o->scratch_init_len, "  ");
+	}
 	if (!(flags & CHAINOBJ_WRITE_NO_CHECKSUM))
 		fprintf(f, "checksum: \"fnv1a64:%016" PRIx64 "\"\n", sum);
 
 	fprintf(f, "regions:%s\n", o->n_regions ? "" : " []");
 	for (uint32_t i = 0; i < o->n_regions; i++) {
 		fprintf(f, "  - {name: %s, size: %" PRIu64 ", access: ", o->regions[i].name,
-			o->regions[i].size);
+		        o->regions[i].size);
 		put_access(f, o->regions[i].access);
 		fputs("}\n", f);
 	}
 	fprintf(f, "cqs:%s\n", o->n_cqs ? "" : " []");
 	for (uint32_t i = 0; i < o->n_cqs; i++)
 		fprintf(f, "  - {name: %s, entries: %u, ignore-overrun: %s, per-invocation: %u}\n",
-			o->cqs[i].name, o->cqs[i].entries,
-			o->cqs[i].ignore_overrun ? "true" : "false", o->cqs[i].per_invocation);
+		        o->cqs[i].name, o->cqs[i].entries,
+		        o->cqs[i].ignore_overrun ? "true" : "false", o->cqs[i].per_invocation);
 	fprintf(f, "queues:%s\n", o->n_queues ? "" : " []");
 	for (uint32_t i = 0; i < o->n_queues; i++)
 		put_queue(f, o, &o->queues[i], flags);
@@ -265,12 +301,13 @@ static void put_object(FILE *f, const struct chainobj *o, unsigned flags, uint64
 		fputs("  - {target: ", f);
 		put_site(f, o, &p->target);
 		fprintf(f, ", kind: %s, writer: {queue: %s, ring: %s, wqe: %u, sge: %u}}\n",
-			chainobj_patch_kind_name(p->kind), o->queues[p->writer_queue].name,
-			chainobj_yaml_ring_name(p->writer_ring), p->writer_wqe, p->writer_sge);
+		        chainobj_patch_kind_name(p->kind), o->queues[p->writer_queue].name,
+		        chainobj_yaml_ring_name(p->writer_ring), p->writer_wqe, p->writer_sge);
 	}
 	fprintf(f, "relocs:%s\n", o->n_relocs ? "" : " []");
 	for (uint32_t i = 0; i < o->n_relocs; i++)
 		put_reloc(f, o, &o->relocs[i]);
+	put_exits(f, o);
 	put_summary(f, o);
 }
 
@@ -314,8 +351,7 @@ uint64_t chainobj_checksum(const struct chainobj *o)
 	return sum;
 }
 
-int chainobj_write(const struct chainobj *o, FILE *out, unsigned flags,
-		   struct chainobj_diag *diag)
+int chainobj_write(const struct chainobj *o, FILE *out, unsigned flags, struct chainobj_diag *diag)
 {
 	uint64_t sum = 0;
 	int rc = chainobj_validate(o, diag);
@@ -327,12 +363,12 @@ int chainobj_write(const struct chainobj *o, FILE *out, unsigned flags,
 	put_object(out, o, flags, sum);
 	if (fflush(out) || ferror(out))
 		return chainobj_diag_set(diag, CHAINOBJ_E_IO, 0, 0, "", "write failed: %s",
-					 strerror(errno));
+		                         strerror(errno));
 	return 0;
 }
 
 int chainobj_write_mem(const struct chainobj *o, unsigned flags, char **text, size_t *len,
-		       struct chainobj_diag *diag)
+                       struct chainobj_diag *diag)
 {
 	char *buf = NULL;
 	size_t n = 0;

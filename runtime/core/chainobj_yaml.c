@@ -13,22 +13,22 @@
 #include <string.h>
 
 static const char *const ring_words[] = {
-	[CHAINOBJ_RING_SQ] = "sq",
-	[CHAINOBJ_RING_RQ] = "rq",
+    [CHAINOBJ_RING_SQ] = "sq",
+    [CHAINOBJ_RING_RQ] = "rq",
 };
 
 static const char *const order_words[] = {
-	[CHAINOBJ_ORDER_BIG] = "big",
-	[CHAINOBJ_ORDER_LITTLE] = "little",
+    [CHAINOBJ_ORDER_BIG] = "big",
+    [CHAINOBJ_ORDER_LITTLE] = "little",
 };
 
 static const char *const ptype_words[] = {
-	[CHAINOBJ_PT_UINT] = "uint",
-	[CHAINOBJ_PT_ADDR] = "addr",
-	[CHAINOBJ_PT_BYTES] = "bytes",
+    [CHAINOBJ_PT_UINT] = "uint",
+    [CHAINOBJ_PT_ADDR] = "addr",
+    [CHAINOBJ_PT_BYTES] = "bytes",
 };
 
-static const char *const access_words[] = { "read", "write", "atomic" };
+static const char *const access_words[] = {"read", "write", "atomic"};
 
 #define WORD(tab, i) ((size_t)(i) < sizeof(tab) / sizeof((tab)[0]) ? (tab)[i] : "?")
 
@@ -102,17 +102,17 @@ static const struct {
 	int count;
 	const char *list;
 } kwsets[CHAINOBJ_KW__COUNT] = {
-	[CHAINOBJ_KW_RING] = { ring_word, 2, "sq, rq" },
-	[CHAINOBJ_KW_ORDER] = { order_word, 2, "big, little" },
-	[CHAINOBJ_KW_PTYPE] = { ptype_word, 3, "uint, addr, bytes" },
-	[CHAINOBJ_KW_ACCESS] = { access_word, 3, "read, write, atomic" },
-	[CHAINOBJ_KW_ROLE] = { role_word, 3, "conn, worker, lane" },
-	[CHAINOBJ_KW_PROFILE] = { profile_word, 2, "relaxed, strict" },
-	[CHAINOBJ_KW_REARM] = { rearm_word, 2, "cpu-repost, nic-recycle" },
-	[CHAINOBJ_KW_PATCH] = { patch_word, CHAINOBJ_PATCH__COUNT,
-				"read-scatter, recv-scatter, cas, fetch-add, masked-cas, "
-				"masked-fetch-add, write" },
-	[CHAINOBJ_KW_RELOC] = { reloc_word, CHAINOBJ_RELOC__COUNT, "see docs/chain-format.md" },
+    [CHAINOBJ_KW_RING] = {ring_word, 2, "sq, rq"},
+    [CHAINOBJ_KW_ORDER] = {order_word, 2, "big, little"},
+    [CHAINOBJ_KW_PTYPE] = {ptype_word, 3, "uint, addr, bytes"},
+    [CHAINOBJ_KW_ACCESS] = {access_word, 3, "read, write, atomic"},
+    [CHAINOBJ_KW_ROLE] = {role_word, 3, "conn, worker, lane"},
+    [CHAINOBJ_KW_PROFILE] = {profile_word, 2, "relaxed, strict"},
+    [CHAINOBJ_KW_REARM] = {rearm_word, 2, "cpu-repost, nic-recycle"},
+    [CHAINOBJ_KW_PATCH] = {patch_word, CHAINOBJ_PATCH__COUNT,
+                           "read-scatter, recv-scatter, cas, fetch-add, masked-cas, "
+                           "masked-fetch-add, write"},
+    [CHAINOBJ_KW_RELOC] = {reloc_word, CHAINOBJ_RELOC__COUNT, "see docs/chain-format.md"},
 };
 
 int chainobj_yaml_keyword(enum chainobj_kwset set, const char *word, size_t len)

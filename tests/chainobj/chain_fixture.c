@@ -26,7 +26,7 @@ static uint32_t field_off(const struct prism_wqe *w, enum prism_wqe_field f)
 }
 
 static void add_sq(struct chainobj_queue *q, uint32_t slot, const struct prism_wqe *w,
-		   const char *note)
+                   const char *note)
 {
 	uint8_t buf[PRISM_WQE_MAX_BYTES];
 	int n;
@@ -38,12 +38,12 @@ static void add_sq(struct chainobj_queue *q, uint32_t slot, const struct prism_w
 }
 
 static void reloc(struct chainobj *o, uint32_t q, uint32_t wqe, uint32_t off, uint32_t width,
-		  enum chainobj_reloc_kind kind, uint32_t target, uint64_t addend)
+                  enum chainobj_reloc_kind kind, uint32_t target, uint64_t addend)
 {
 	struct chainobj_reloc *r = chainobj_add_reloc(o);
 
 	assert_non_null(r);
-	r->site = (struct chainobj_site){ q, CHAINOBJ_RING_SQ, wqe, off, width };
+	r->site = (struct chainobj_site){q, CHAINOBJ_RING_SQ, wqe, off, width};
 	r->kind = kind;
 	r->target = target;
 	r->addend = addend;
@@ -51,13 +51,13 @@ static void reloc(struct chainobj *o, uint32_t q, uint32_t wqe, uint32_t off, ui
 }
 
 static void patch(struct chainobj *o, uint32_t tq, uint32_t twqe, uint32_t off, uint32_t width,
-		  enum chainobj_patch_kind kind, uint32_t wq, enum chainobj_ring wring,
-		  uint32_t wwqe, uint32_t sge)
+                  enum chainobj_patch_kind kind, uint32_t wq, enum chainobj_ring wring,
+                  uint32_t wwqe, uint32_t sge)
 {
 	struct chainobj_patch *p = chainobj_add_patch(o);
 
 	assert_non_null(p);
-	p->target = (struct chainobj_site){ tq, CHAINOBJ_RING_SQ, twqe, off, width };
+	p->target = (struct chainobj_site){tq, CHAINOBJ_RING_SQ, twqe, off, width};
 	p->kind = kind;
 	p->writer_queue = wq;
 	p->writer_ring = wring;
@@ -77,7 +77,7 @@ struct chainobj *fixture_hashget(void)
 	struct chainobj_param *p;
 	struct chainobj_result *res;
 	struct prism_wqe resp, wait, rd, cas, en;
-	struct prism_sge rsge[2] = { { 3, 0, 0 }, { 8, 0, 0 } };
+	struct prism_sge rsge[2] = {{3, 0, 0}, {8, 0, 0}};
 	uint8_t rbuf[32];
 	struct chainobj_loop *l;
 	struct chainobj_touch *t;
@@ -86,8 +86,8 @@ struct chainobj *fixture_hashget(void)
 	assert_non_null(o);
 	o->scratch_size = 64;
 	o->response_size = 64;
-	assert_non_null(chainobj_add_region(o, "table", 1u << 20,
-					    CHAINOBJ_ACC_READ | CHAINOBJ_ACC_ATOMIC));
+	assert_non_null(
+	    chainobj_add_region(o, "table", 1u << 20, CHAINOBJ_ACC_READ | CHAINOBJ_ACC_ATOMIC));
 	assert_non_null(chainobj_add_cq(o, "conn_cq", 64));
 	assert_non_null(chainobj_add_cq(o, "worker_cq", 64));
 	o->cqs[CQ_CONN].per_invocation = 1;
@@ -110,9 +110,9 @@ struct chainobj *fixture_hashget(void)
 	resp.ctrl.opcode = PRISM_OP_RDMA_WRITE_IMM;
 	resp.ctrl.fm_ce_se = prism_fm_ce_se(PRISM_FENCE_NONE, PRISM_CE_CQ_UPDATE, false);
 	resp.num_sge = 1;
-	resp.sge[0] = (struct prism_sge){ .byte_count = 64 };
+	resp.sge[0] = (struct prism_sge){.byte_count = 64};
 	{
-		uint8_t buf[PRISM_WQE_MAX_BYTES] = { 0 };
+		uint8_t buf[PRISM_WQE_MAX_BYTES] = {0};
 		int n = prism_wqe_encode(&resp, buf, sizeof(buf), NULL), m;
 		struct prism_wqe nop;
 
@@ -124,7 +124,7 @@ struct chainobj *fixture_hashget(void)
 		m = prism_wqe_encode(&nop, buf, sizeof(buf), NULL);
 		assert_int_equal(m, 48);
 		assert_non_null(chainobj_queue_add_wqe(conn, CHAINOBJ_RING_SQ, 0, buf, 48,
-						       "hash_get.prism:9 return value"));
+		                                       "hash_get.prism:9 return value"));
 	}
 	assert_int_equal(prism_rwqe_encode(rsge, 2, rbuf, 2, NULL), 32);
 	assert_non_null(chainobj_queue_add_wqe(conn, CHAINOBJ_RING_RQ, 0, rbuf, 32, NULL));
@@ -147,8 +147,8 @@ struct chainobj *fixture_hashget(void)
 	rd.ctrl.opcode = PRISM_OP_RDMA_READ;
 	rd.ctrl.fm_ce_se = prism_fm_ce_se(PRISM_FENCE_NONE, PRISM_CE_CQ_UPDATE, false);
 	rd.num_sge = 2;
-	rd.sge[0] = (struct prism_sge){ .byte_count = 3 };
-	rd.sge[1] = (struct prism_sge){ .byte_count = 8 };
+	rd.sge[0] = (struct prism_sge){.byte_count = 3};
+	rd.sge[1] = (struct prism_sge){.byte_count = 8};
 	add_sq(worker, 1, &rd, "hash_get.prism:5 bucket = table[addr]");
 
 	memset(&cas, 0, sizeof(cas));
@@ -158,7 +158,7 @@ struct chainobj *fixture_hashget(void)
 	cas.atomic.compare = 0x0000000300000000ull;
 	cas.atomic.swap = 0x0000000300000009ull;
 	cas.num_sge = 1;
-	cas.sge[0] = (struct prism_sge){ .byte_count = 8 };
+	cas.sge[0] = (struct prism_sge){.byte_count = 8};
 	add_sq(worker, 2, &cas, "hash_get.prism:6 if bucket.key == key");
 
 	memset(&en, 0, sizeof(en));
@@ -172,27 +172,38 @@ struct chainobj *fixture_hashget(void)
 	e->msg_size = 11;
 	p = chainobj_entry_add_param(e, "key");
 	assert_non_null(p);
-	*p = (struct chainobj_param){ .name = p->name, .type = CHAINOBJ_PT_BYTES, .width = 3,
-				      .queue = Q_CONN, .first_sge = 0, .n_sge = 1 };
+	*p = (struct chainobj_param){.name = p->name,
+	                             .type = CHAINOBJ_PT_BYTES,
+	                             .width = 3,
+	                             .queue = Q_CONN,
+	                             .first_sge = 0,
+	                             .n_sge = 1,
+	                             .copies = 1};
 	p = chainobj_entry_add_param(e, "addr");
 	assert_non_null(p);
-	*p = (struct chainobj_param){ .name = p->name, .type = CHAINOBJ_PT_ADDR, .width = 8,
-				      .region = R_TABLE, .msg_offset = 3, .queue = Q_CONN,
-				      .first_sge = 1, .n_sge = 1 };
+	*p = (struct chainobj_param){.name = p->name,
+	                             .type = CHAINOBJ_PT_ADDR,
+	                             .width = 8,
+	                             .region = R_TABLE,
+	                             .msg_offset = 3,
+	                             .queue = Q_CONN,
+	                             .first_sge = 1,
+	                             .n_sge = 1,
+	                             .copies = 1};
 	res = chainobj_entry_add_result(e, "value");
 	assert_non_null(res);
 	res->width = 64;
 
 	/* Patch sites. */
 	off = field_off(&cas, PRISM_FIELD_ATOMIC_COMPARE);
-	patch(o, Q_WORKER, 2, off + 1, 3, CHAINOBJ_PATCH_RECV_SCATTER, Q_CONN, CHAINOBJ_RING_RQ,
-	      0, 0);
+	patch(o, Q_WORKER, 2, off + 1, 3, CHAINOBJ_PATCH_RECV_SCATTER, Q_CONN, CHAINOBJ_RING_RQ, 0,
+	      0);
 	patch(o, Q_WORKER, 1, field_off(&rd, PRISM_FIELD_RADDR), 8, CHAINOBJ_PATCH_RECV_SCATTER,
 	      Q_CONN, CHAINOBJ_RING_RQ, 0, 1);
-	patch(o, Q_CONN, 0, field_off(&resp, PRISM_FIELD_CTRL_QPN), 3,
-	      CHAINOBJ_PATCH_READ_SCATTER, Q_WORKER, CHAINOBJ_RING_SQ, 1, 0);
-	patch(o, Q_CONN, 0, field_off(&resp, PRISM_FIELD_SGE0_ADDR), 8,
-	      CHAINOBJ_PATCH_READ_SCATTER, Q_WORKER, CHAINOBJ_RING_SQ, 1, 1);
+	patch(o, Q_CONN, 0, field_off(&resp, PRISM_FIELD_CTRL_QPN), 3, CHAINOBJ_PATCH_READ_SCATTER,
+	      Q_WORKER, CHAINOBJ_RING_SQ, 1, 0);
+	patch(o, Q_CONN, 0, field_off(&resp, PRISM_FIELD_SGE0_ADDR), 8, CHAINOBJ_PATCH_READ_SCATTER,
+	      Q_WORKER, CHAINOBJ_RING_SQ, 1, 1);
 	patch(o, Q_CONN, 0, 0, 8, CHAINOBJ_PATCH_CAS, Q_WORKER, CHAINOBJ_RING_SQ, 2, 0);
 
 	/* Relocations: the receive scatter targets are queue-buffer addresses. */
@@ -202,29 +213,37 @@ struct chainobj *fixture_hashget(void)
 		for (uint32_t s = 0; s < 2; s++) {
 			r = chainobj_add_reloc(o);
 			assert_non_null(r);
-			r->site = (struct chainobj_site){ Q_CONN, CHAINOBJ_RING_RQ, 0, 16 * s + 8, 8 };
+			r->site =
+			    (struct chainobj_site){Q_CONN, CHAINOBJ_RING_RQ, 0, 16 * s + 8, 8};
 			r->kind = CHAINOBJ_RELOC_QBUF_ADDR;
 			r->target = Q_WORKER;
 			r->ring = CHAINOBJ_RING_SQ;
-			r->addend = s == 0 ? 2 * 64 + off + 1 : 1 * 64 + 16;
+			if (s == 0) { /* the CAS of invocation k: slot from the count */
+				r->addend = off + 1;
+				r->stride = 4;
+				r->delta = 2;
+			} else {
+				r->addend = 1 * 64 + 16;
+			}
 			r = chainobj_add_reloc(o);
 			assert_non_null(r);
-			r->site = (struct chainobj_site){ Q_CONN, CHAINOBJ_RING_RQ, 0, 16 * s + 4, 4 };
+			r->site =
+			    (struct chainobj_site){Q_CONN, CHAINOBJ_RING_RQ, 0, 16 * s + 4, 4};
 			r->kind = CHAINOBJ_RELOC_QBUF_LKEY;
 			r->target = Q_WORKER;
 		}
 		r = chainobj_add_reloc(o);
 		assert_non_null(r);
-		r->site = (struct chainobj_site){ Q_WORKER, CHAINOBJ_RING_SQ, 0,
-						  field_off(&wait, PRISM_FIELD_WAIT_EN_INDEX), 4 };
+		r->site = (struct chainobj_site){Q_WORKER, CHAINOBJ_RING_SQ, 0,
+		                                 field_off(&wait, PRISM_FIELD_WAIT_EN_INDEX), 4};
 		r->kind = CHAINOBJ_RELOC_CQ_COUNT;
 		r->target = CQ_CONN;
 		r->stride = 1;
 		r->delta = 1;
 		r = chainobj_add_reloc(o);
 		assert_non_null(r);
-		r->site = (struct chainobj_site){ Q_WORKER, CHAINOBJ_RING_SQ, 3,
-						  field_off(&en, PRISM_FIELD_WAIT_EN_INDEX), 4 };
+		r->site = (struct chainobj_site){Q_WORKER, CHAINOBJ_RING_SQ, 3,
+		                                 field_off(&en, PRISM_FIELD_WAIT_EN_INDEX), 4};
 		r->kind = CHAINOBJ_RELOC_SQ_COUNT;
 		r->target = Q_CONN;
 		r->stride = 1;
@@ -250,13 +269,28 @@ struct chainobj *fixture_hashget(void)
 	      CHAINOBJ_RELOC_SCRATCH_LKEY, 0, 0);
 	reloc(o, Q_WORKER, 3, field_off(&en, PRISM_FIELD_WAIT_EN_OBJ), 4, CHAINOBJ_RELOC_QPN,
 	      Q_CONN, 0);
-	reloc(o, Q_CONN, 0, field_off(&resp, PRISM_FIELD_RADDR), 8,
-	      CHAINOBJ_RELOC_CLIENT_RESP_ADDR, 0, 0);
-	reloc(o, Q_CONN, 0, field_off(&resp, PRISM_FIELD_RKEY), 4,
-	      CHAINOBJ_RELOC_CLIENT_RESP_RKEY, 0, 0);
-	reloc(o, Q_CONN, 0, field_off(&resp, PRISM_FIELD_SGE0_LKEY), 4,
-	      CHAINOBJ_RELOC_REGION_LKEY, R_TABLE, 0);
+	reloc(o, Q_CONN, 0, field_off(&resp, PRISM_FIELD_RADDR), 8, CHAINOBJ_RELOC_CLIENT_RESP_ADDR,
+	      0, 0);
+	reloc(o, Q_CONN, 0, field_off(&resp, PRISM_FIELD_RKEY), 4, CHAINOBJ_RELOC_CLIENT_RESP_RKEY,
+	      0, 0);
+	reloc(o, Q_CONN, 0, field_off(&resp, PRISM_FIELD_SGE0_LKEY), 4, CHAINOBJ_RELOC_REGION_LKEY,
+	      R_TABLE, 0);
 
+	{
+		static const uint8_t sentinel[8] = {0, 0, 0, 0, 0xde, 0xad, 0xbe, 0xef};
+		struct chainobj_exit *x;
+
+		assert_int_equal(chainobj_set_scratch_init(o, sentinel, sizeof(sentinel)), 0);
+		x = chainobj_add_exit(o); /* key mismatch: the response never runs */
+		assert_non_null(x);
+		x->queue = Q_WORKER;
+		x->wqe = 2;
+		x->sq_advance[Q_CONN] = 0;
+		x->sq_advance[Q_WORKER] = 3;
+		x->rq_advance[Q_CONN] = 1;
+		x->cq_advance[CQ_CONN] = 1;
+		x->cq_advance[CQ_WORKER] = 1;
+	}
 	o->summary.verified = true;
 	o->summary.wr_per_invocation = 6;
 	o->summary.barriers = 2;

@@ -23,8 +23,7 @@
 #include "core/chainobj.h"
 #include "tests/chainobj/chain_fixture.h"
 
-static void assert_same_wqes(const struct chainobj_wqe *a, const struct chainobj_wqe *b,
-			     uint32_t n)
+static void assert_same_wqes(const struct chainobj_wqe *a, const struct chainobj_wqe *b, uint32_t n)
 {
 	for (uint32_t i = 0; i < n; i++) {
 		assert_int_equal(a[i].slot, b[i].slot);
@@ -125,7 +124,7 @@ static void assert_same_object(const struct chainobj *a, const struct chainobj *
 		assert_string_equal(a->summary.loops[i].name, b->summary.loops[i].name);
 		assert_int_equal(a->summary.loops[i].bound, b->summary.loops[i].bound);
 		assert_int_equal(a->summary.loops[i].wr_per_iteration,
-				 b->summary.loops[i].wr_per_iteration);
+		                 b->summary.loops[i].wr_per_iteration);
 	}
 	assert_int_equal(a->summary.n_touched, b->summary.n_touched);
 	for (uint32_t i = 0; i < a->summary.n_touched; i++) {
@@ -183,9 +182,10 @@ static void test_round_trip_without_comments_or_checksum(void **state)
 	char *text = NULL;
 	size_t len = 0;
 
-	assert_int_equal(chainobj_write_mem(o, CHAINOBJ_WRITE_NO_COMMENTS | CHAINOBJ_WRITE_NO_CHECKSUM,
-					    &text, &len, NULL),
-			 0);
+	assert_int_equal(chainobj_write_mem(o,
+	                                    CHAINOBJ_WRITE_NO_COMMENTS | CHAINOBJ_WRITE_NO_CHECKSUM,
+	                                    &text, &len, NULL),
+	                 0);
 	assert_null(strchr(text, '#'));
 	assert_null(strstr(text, "checksum"));
 	assert_int_equal(chainobj_read_mem(text, len, &back, NULL), 0);
@@ -285,15 +285,15 @@ static void test_validate_in_memory(void **state)
 		const char *path;
 		enum chainobj_err kind;
 	} want[] = {
-		{ "program", CHAINOBJ_E_NAME },
-		{ "queues[1].sq[1].hex", CHAINOBJ_E_WQE },
-		{ "queues[1].sq[2].slot", CHAINOBJ_E_RING },
-		{ "relocs[4].site", CHAINOBJ_E_SITE },
-		{ "patches[2].writer", CHAINOBJ_E_PATCH },
-		{ "entries[0].params[1].recv", CHAINOBJ_E_PARAM },
-		{ "relocs[12].addend", CHAINOBJ_E_RANGE },
-		{ "summary.regions-touched[0]", CHAINOBJ_E_RANGE },
-		{ "relocs[1].site", CHAINOBJ_E_SITE },
+	    {"program", CHAINOBJ_E_NAME},
+	    {"queues[1].sq[1].hex", CHAINOBJ_E_WQE},
+	    {"queues[1].sq[2].slot", CHAINOBJ_E_RING},
+	    {"relocs[4].site", CHAINOBJ_E_SITE},
+	    {"patches[2].writer", CHAINOBJ_E_PATCH},
+	    {"entries[0].params[1].recv", CHAINOBJ_E_PARAM},
+	    {"relocs[12].addend", CHAINOBJ_E_RANGE},
+	    {"summary.regions-touched[0]", CHAINOBJ_E_RANGE},
+	    {"relocs[1].site", CHAINOBJ_E_SITE},
 	};
 
 	for (unsigned i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
@@ -339,7 +339,7 @@ static void test_validate_in_memory(void **state)
 
 static void test_put_get_uint(void **state)
 {
-	uint8_t b[8] = { 0 };
+	uint8_t b[8] = {0};
 
 	chainobj_put_uint(b, 3, CHAINOBJ_ORDER_BIG, 0x12345678);
 	assert_int_equal(b[0], 0x34);
@@ -361,7 +361,7 @@ static void test_names_tables(void **state)
 	assert_int_equal(chainobj_reloc_kind_ref(CHAINOBJ_RELOC_REGION_RKEY), CHAINOBJ_REF_REGION);
 	assert_int_equal(chainobj_reloc_kind_ref(CHAINOBJ_RELOC_CLIENT_QPN), CHAINOBJ_REF_NONE);
 	assert_string_equal(chainobj_patch_kind_name(CHAINOBJ_PATCH_MASKED_FETCH_ADD),
-			    "masked-fetch-add");
+	                    "masked-fetch-add");
 	assert_string_equal(chainobj_patch_kind_name(CHAINOBJ_PATCH__COUNT), "?");
 	assert_string_equal(chainobj_err_name(CHAINOBJ_E_CHECKSUM), "checksum mismatch");
 	assert_string_equal(chainobj_role_name(CHAINOBJ_ROLE_LANE), "lane");
@@ -396,17 +396,17 @@ static void test_builders_grow(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_fixture_validates),
-		cmocka_unit_test(test_round_trip),
-		cmocka_unit_test(test_round_trip_without_comments_or_checksum),
-		cmocka_unit_test(test_writer_comments_use_the_printer),
-		cmocka_unit_test(test_checksum_covers_content),
-		cmocka_unit_test(test_file_io),
-		cmocka_unit_test(test_writer_refuses_invalid),
-		cmocka_unit_test(test_validate_in_memory),
-		cmocka_unit_test(test_put_get_uint),
-		cmocka_unit_test(test_names_tables),
-		cmocka_unit_test(test_builders_grow),
+	    cmocka_unit_test(test_fixture_validates),
+	    cmocka_unit_test(test_round_trip),
+	    cmocka_unit_test(test_round_trip_without_comments_or_checksum),
+	    cmocka_unit_test(test_writer_comments_use_the_printer),
+	    cmocka_unit_test(test_checksum_covers_content),
+	    cmocka_unit_test(test_file_io),
+	    cmocka_unit_test(test_writer_refuses_invalid),
+	    cmocka_unit_test(test_validate_in_memory),
+	    cmocka_unit_test(test_put_get_uint),
+	    cmocka_unit_test(test_names_tables),
+	    cmocka_unit_test(test_builders_grow),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -72,83 +72,101 @@ struct reject_case {
 	unsigned nth;
 	const char *repl;
 	enum chainobj_err kind;
-	const char *path;	/* expected diag.path ("" for none) */
-	const char *line_at;	/* the error is on the line of this text in the edited object */
-	const char *msg;	/* substring of diag.msg */
+	const char *path;    /* expected diag.path ("" for none) */
+	const char *line_at; /* the error is on the line of this text in the edited object */
+	const char *msg;     /* substring of diag.msg */
 };
 
 static const struct reject_case cases[] = {
-	{ "prism-chain: 1", 0, "prism-chain: [1", CHAINOBJ_E_SYNTAX, "", NULL,
-	  "did not find expected" },
-	{ "program: hash_get", 0, "program: &a hash_get", CHAINOBJ_E_SYNTAX, "",
-	  "program: &a", "anchors and aliases are not allowed" },
-	{ "prism-chain: 1", 0, "prism-chain: 2", CHAINOBJ_E_VERSION, "prism-chain",
-	  "prism-chain: 2", "schema version 2 (this build reads 1)" },
-	{ "rearm: cpu-repost\n", 0, "rearm: cpu-repost\nbogus: 1\n", CHAINOBJ_E_UNKNOWN_KEY, "",
-	  "bogus: 1", "unknown key 'bogus'" },
-	{ "    sq-slots: 64\n", 1, "", CHAINOBJ_E_MISSING_KEY, "queues[1]", "  - name: worker",
-	  "missing key 'sq-slots'" },
-	{ "program: hash_get\n", 0, "program: hash_get\nprogram: other\n",
-	  CHAINOBJ_E_DUPLICATE, "", "program: other", "duplicate key 'program'" },
-	{ "sq-slots: 64", 0, "sq-slots: sixty-four", CHAINOBJ_E_TYPE, "queues[0].sq-slots",
-	  "sq-slots: sixty-four", "expected an unsigned integer, found 'sixty-four'" },
-	{ "    rq: []", 0, "    rq: 5", CHAINOBJ_E_TYPE, "queues[1].rq", "    rq: 5",
-	  "expected a sequence, found a scalar" },
-	{ "rq-stride-ds: 2", 0, "rq-stride-ds: 99", CHAINOBJ_E_RANGE, "queues[0].rq-stride-ds",
-	  "rq-stride-ds: 99", "99 outside 0..16" },
-	{ "kind: cas,", 0, "kind: cass,", CHAINOBJ_E_RANGE, "patches[4].kind", "kind: cass",
-	  "unknown value 'cass'" },
-	{ "send-cq: conn_cq", 0, "send-cq: nope", CHAINOBJ_E_NAME, "queues[0].send-cq",
-	  "send-cq: nope", "no CQ named 'nope'" },
-	{ "  - name: worker", 0, "  - name: conn", CHAINOBJ_E_DUPLICATE, "queues[1].name",
-	  "  - name: conn\n    role: worker", "duplicate queue name 'conn'" },
-	{ "0000000f 00000002", 0, "0000000e 00000002", CHAINOBJ_E_WQE, "queues[1].sq[0].hex",
-	  "      - slot: 0\n        note: \"hash_get.prism:3", "unknown" },
-	{ "00000017 00000002", 0, "00000017 00000004", CHAINOBJ_E_WQE, "queues[1].sq[3].hex",
-	  "      - slot: 3", "" },
-	{ "          - \"00000008 00000000 00000000 00000000\"\n      # [3]", 0,
-	  "      # [3]", CHAINOBJ_E_WQE, "queues[1].sq[2].hex", "      - slot: 2", "" },
-	{ "      - slot: 3\n        hex:\n          - \"", 0,
-	  "      - slot: 3\n        hex:\n          - \"0", CHAINOBJ_E_TYPE, "queues[1].sq[3].hex",
-	  "          - \"000000017", "not hex bytes at character 9" },
-	{ "sq-slots: 64", 0, "sq-slots: 48", CHAINOBJ_E_RING, "queues[0].sq-slots",
-	  "  - name: conn", "48: not a power of two" },
-	{ "      - slot: 3\n", 0, "      - slot: 2\n", CHAINOBJ_E_RING, "queues[1].sq[3].slot",
-	  "      - slot: 2\n        hex:", "overlaps the previous template" },
-	{ "rq-slots: 0", 0, "rq-slots: 0\n    rq-stride-ds: 1", CHAINOBJ_E_DUPLICATE, "queues[1]",
-	  "rq-stride-ds: 0", "duplicate key 'rq-stride-ds'" },
-	{ "offset: 36, width: 4}, kind: region-lkey", 0, "offset: 46, width: 4}, kind: region-lkey",
-	  CHAINOBJ_E_SITE, "relocs[17].site", "offset: 46", "bytes 46..49 lie outside sq WQE 0" },
-	{ "offset: 8, width: 8}, kind: qbuf-addr", 0, "offset: 8, width: 9}, kind: qbuf-addr",
-	  CHAINOBJ_E_RANGE, "relocs[0].site", "width: 9", "width 9 outside 1..8" },
-	{ "offset: 4, width: 4}, kind: qbuf-lkey", 0, "offset: 12, width: 4}, kind: qbuf-lkey",
-	  CHAINOBJ_E_SITE, "relocs[1].site", "offset: 12, width: 4}, kind: qbuf-lkey",
-	  "overlaps relocation 0" },
-	{ "writer: {queue: worker, ring: sq, wqe: 2, sge: 0}", 0,
-	  "writer: {queue: worker, ring: sq, wqe: 9, sge: 0}", CHAINOBJ_E_PATCH,
-	  "patches[4].writer", "wqe: 9", "queue 'worker' has no sq WQE 9" },
-	{ "writer: {queue: worker, ring: sq, wqe: 1, sge: 1}", 0,
-	  "writer: {queue: worker, ring: sq, wqe: 1, sge: 2}", CHAINOBJ_E_PATCH,
-	  "patches[3].writer", "sge: 2}", "writer has 2 scatter entries, no entry 2" },
-	{ "kind: recv-scatter, writer: {queue: conn, ring: rq, wqe: 0, sge: 0}", 0,
-	  "kind: read-scatter, writer: {queue: conn, ring: rq, wqe: 0, sge: 0}", CHAINOBJ_E_PATCH,
-	  "patches[0].writer", "kind: read-scatter, writer: {queue: conn",
-	  "a read-scatter patch is written from the sq" },
-	{ "offset: 3, recv", 0, "offset: 2, recv", CHAINOBJ_E_PARAM, "entries[0].params[1].recv",
-	  "offset: 2, recv", "carry message bytes 3+8, the parameter is 2+8" },
-	{ "type: addr, region: table,", 0, "type: addr,", CHAINOBJ_E_MISSING_KEY,
-	  "entries[0].params[1].region", "name: addr", "'region' goes with type addr" },
-	{ "size: 1048576", 0, "size: 99999999999999999999999", CHAINOBJ_E_OVERFLOW,
-	  "regions[0].size", "size: 9999", "overflows 64 bits" },
-	{ "\"00000011 00000004 00000088 00000000\"", 0,
-	  "\"00000011 00000004 00000088 00000000\"\n          - \"00000000 00000000 00000000 00000000\"",
-	  CHAINOBJ_E_WQE, "queues[1].sq[2].hex", NULL, "80 bytes given but the WQE's ds says 64" },
-	{ "00000003 00000009 00000003", 0, "00000003 0000000a 00000003", CHAINOBJ_E_CHECKSUM,
-	  "checksum", "checksum:", "does not match the recorded" },
-	{ "addend: 169", 0, "addend: 170", CHAINOBJ_E_CHECKSUM, "checksum", "checksum:",
-	  "object edited or damaged" },
-	{ "checksum: \"fnv1a64:", 0, "checksum: \"fnv1a64:zz", CHAINOBJ_E_TYPE, "checksum",
-	  "checksum:", "16 hex digits" },
+    {"prism-chain: 1", 0, "prism-chain: [1", CHAINOBJ_E_SYNTAX, "", NULL, "did not find expected"},
+    {"program: hash_get", 0, "program: &a hash_get", CHAINOBJ_E_SYNTAX, "", "program: &a",
+     "anchors and aliases are not allowed"},
+    {"prism-chain: 1", 0, "prism-chain: 2", CHAINOBJ_E_VERSION, "prism-chain", "prism-chain: 2",
+     "schema version 2 (this build reads 1)"},
+    {"rearm: cpu-repost\n", 0, "rearm: cpu-repost\nbogus: 1\n", CHAINOBJ_E_UNKNOWN_KEY, "",
+     "bogus: 1", "unknown key 'bogus'"},
+    {"    sq-slots: 64\n", 1, "", CHAINOBJ_E_MISSING_KEY, "queues[1]", "  - name: worker",
+     "missing key 'sq-slots'"},
+    {"program: hash_get\n", 0, "program: hash_get\nprogram: other\n", CHAINOBJ_E_DUPLICATE, "",
+     "program: other", "duplicate key 'program'"},
+    {"sq-slots: 64", 0, "sq-slots: sixty-four", CHAINOBJ_E_TYPE, "queues[0].sq-slots",
+     "sq-slots: sixty-four", "expected an unsigned integer, found 'sixty-four'"},
+    {"    rq: []", 0, "    rq: 5", CHAINOBJ_E_TYPE, "queues[1].rq", "    rq: 5",
+     "expected a sequence, found a scalar"},
+    {"rq-stride-ds: 2", 0, "rq-stride-ds: 99", CHAINOBJ_E_RANGE, "queues[0].rq-stride-ds",
+     "rq-stride-ds: 99", "99 outside 0..16"},
+    {"kind: cas,", 0, "kind: cass,", CHAINOBJ_E_RANGE, "patches[4].kind", "kind: cass",
+     "unknown value 'cass'"},
+    {"send-cq: conn_cq", 0, "send-cq: nope", CHAINOBJ_E_NAME, "queues[0].send-cq", "send-cq: nope",
+     "no CQ named 'nope'"},
+    {"  - name: worker", 0, "  - name: conn", CHAINOBJ_E_DUPLICATE, "queues[1].name",
+     "  - name: conn\n    role: worker", "duplicate queue name 'conn'"},
+    {"0000000f 00000002", 0, "0000000e 00000002", CHAINOBJ_E_WQE, "queues[1].sq[0].hex",
+     "      - slot: 0\n        note: \"hash_get.prism:3", "unknown"},
+    {"00000017 00000002", 0, "00000017 00000004", CHAINOBJ_E_WQE, "queues[1].sq[3].hex",
+     "      - slot: 3", ""},
+    {"          - \"00000008 00000000 00000000 00000000\"\n      # [3]", 0, "      # [3]",
+     CHAINOBJ_E_WQE, "queues[1].sq[2].hex", "      - slot: 2", ""},
+    {"      - slot: 3\n        hex:\n          - \"", 0,
+     "      - slot: 3\n        hex:\n          - \"0", CHAINOBJ_E_TYPE, "queues[1].sq[3].hex",
+     "          - \"000000017", "not hex bytes at character 9"},
+    {"sq-slots: 64", 0, "sq-slots: 48", CHAINOBJ_E_RING, "queues[0].sq-slots", "  - name: conn",
+     "48: not a power of two"},
+    {"      - slot: 3\n", 0, "      - slot: 2\n", CHAINOBJ_E_RING, "queues[1].sq[3].slot",
+     "      - slot: 2\n        hex:", "overlaps the previous template"},
+    {"rq-slots: 0", 0, "rq-slots: 0\n    rq-stride-ds: 1", CHAINOBJ_E_DUPLICATE, "queues[1]",
+     "rq-stride-ds: 0", "duplicate key 'rq-stride-ds'"},
+    {"offset: 36, width: 4}, kind: region-lkey", 0, "offset: 46, width: 4}, kind: region-lkey",
+     CHAINOBJ_E_SITE, "relocs[17].site", "offset: 46", "bytes 46..49 lie outside sq WQE 0"},
+    {"offset: 8, width: 8}, kind: qbuf-addr", 0, "offset: 8, width: 9}, kind: qbuf-addr",
+     CHAINOBJ_E_RANGE, "relocs[0].site", "width: 9", "width 9 outside 1..8"},
+    {"offset: 4, width: 4}, kind: qbuf-lkey", 0, "offset: 12, width: 4}, kind: qbuf-lkey",
+     CHAINOBJ_E_SITE, "relocs[1].site", "offset: 12, width: 4}, kind: qbuf-lkey",
+     "overlaps relocation 0"},
+    {"writer: {queue: worker, ring: sq, wqe: 2, sge: 0}", 0,
+     "writer: {queue: worker, ring: sq, wqe: 9, sge: 0}", CHAINOBJ_E_PATCH, "patches[4].writer",
+     "wqe: 9", "queue 'worker' has no sq WQE 9"},
+    {"writer: {queue: worker, ring: sq, wqe: 1, sge: 1}", 0,
+     "writer: {queue: worker, ring: sq, wqe: 1, sge: 2}", CHAINOBJ_E_PATCH, "patches[3].writer",
+     "sge: 2}", "writer has 2 scatter entries, no entry 2"},
+    {"kind: recv-scatter, writer: {queue: conn, ring: rq, wqe: 0, sge: 0}", 0,
+     "kind: read-scatter, writer: {queue: conn, ring: rq, wqe: 0, sge: 0}", CHAINOBJ_E_PATCH,
+     "patches[0].writer", "kind: read-scatter, writer: {queue: conn",
+     "a read-scatter patch is written from the sq"},
+    {"offset: 3, recv", 0, "offset: 2, recv", CHAINOBJ_E_PARAM, "entries[0].params[1].recv",
+     "offset: 2, recv", "carry message bytes 3+8, the parameter is 2+8"},
+    {"type: addr, region: table,", 0, "type: addr,", CHAINOBJ_E_MISSING_KEY,
+     "entries[0].params[1].region", "name: addr", "'region' goes with type addr"},
+    {"size: 1048576", 0, "size: 99999999999999999999999", CHAINOBJ_E_OVERFLOW, "regions[0].size",
+     "size: 9999", "overflows 64 bits"},
+    {"\"00000011 00000004 00000088 00000000\"", 0,
+     "\"00000011 00000004 00000088 00000000\"\n          - \"00000000 00000000 00000000 00000000\"",
+     CHAINOBJ_E_WQE, "queues[1].sq[2].hex", NULL, "80 bytes given but the WQE's ds says 64"},
+    {"00000003 00000009 00000003", 0, "00000003 0000000a 00000003", CHAINOBJ_E_CHECKSUM, "checksum",
+     "checksum:", "does not match the recorded"},
+    {"addend: 80", 0, "addend: 88", CHAINOBJ_E_CHECKSUM, "checksum",
+     "checksum:", "object edited or damaged"},
+    {"sq: [0, 3]", 0, "sq: [0, 3, 1]", CHAINOBJ_E_EXIT, "exits[0].sq", "sq: [0, 3, 1]",
+     "more than 2 values"},
+    {"cq: [1, 1]", 0, "cq: [1]", CHAINOBJ_E_EXIT, "exits[0].cq", "cq: [1]",
+     "1 values, expected one per CQ (2)"},
+    {"{queue: worker, wqe: 2, sq:", 0, "{queue: worker, wqe: 7, sq:", CHAINOBJ_E_EXIT,
+     "exits[0].wqe", "wqe: 7, sq:", "no SQ template 7"},
+    {"sq: [0, 3]", 0, "sq: [0, 65]", CHAINOBJ_E_EXIT, "exits[0].sq[1]", "sq: [0, 65]",
+     "advance 65 exceeds the 64-slot ring"},
+    {"scratch-size: 64", 0, "scratch-size: 4", CHAINOBJ_E_RANGE, "scratch-init",
+     "  - \"00000000 deadbeef", "8 bytes do not fit the 4-byte scratch area"},
+    {"stride: 4, delta: 2, ", 0, "stride: 4, ", CHAINOBJ_E_MISSING_KEY, "relocs[0].stride",
+     "  - {site: {queue: conn, ring: rq, wqe: 0, offset: 8", "stride and delta go together"},
+    {"kind: qpn, target: conn,", 0, "kind: qpn, target: conn, stride: 1, delta: 0,",
+     CHAINOBJ_E_UNKNOWN_KEY, "relocs[14].stride", "kind: qpn", "only go with counts"},
+    {"offset: 3, recv", 0, "offset: 3, copies: 2, recv", CHAINOBJ_E_PARAM,
+     "entries[0].params[1].width", "copies: 2", "bytes 3+16 do not fit the 11-byte message"},
+    {"    - {region: table, access: [read]}\n", 0,
+     "    - {region: table, access: [read]}\n    - {region: table, access: [read]}\n",
+     CHAINOBJ_E_DUPLICATE, "summary.regions-touched[1]", NULL, "region 'table' listed twice"},
+    {"checksum: \"fnv1a64:", 0, "checksum: \"fnv1a64:zz", CHAINOBJ_E_TYPE, "checksum",
+     "checksum:", "16 hex digits"},
 };
 
 static void run_case(void **state)
@@ -164,7 +182,7 @@ static void run_case(void **state)
 	assert_null(o);
 	if (d.kind != c->kind || strcmp(d.path, c->path) || !strstr(d.msg, c->msg))
 		print_error("got kind %s path '%s' msg '%s'\n", chainobj_err_name(d.kind), d.path,
-			    d.msg);
+		            d.msg);
 	assert_int_equal(d.kind, c->kind);
 	assert_string_equal(d.path, c->path);
 	assert_non_null(strstr(d.msg, c->msg));
@@ -209,10 +227,18 @@ static void test_comment_edit_keeps_checksum(void **state)
 static void test_degenerate_inputs(void **state)
 {
 	static const char *const inputs[] = {
-		"", "# only a comment\n", "42\n", "[1, 2]\n", "prism-chain: 1\n",
-		"prism-chain: 1\n---\nprism-chain: 1\n", "prism-chain: x\n", "{a: *b}\n",
-		"prism-chain: 1\nprogram: [x]\n", "\t\n", "prism-chain: 01\n",
-		"prism-chain: 0x1\nprogram: p\n",
+	    "",
+	    "# only a comment\n",
+	    "42\n",
+	    "[1, 2]\n",
+	    "prism-chain: 1\n",
+	    "prism-chain: 1\n---\nprism-chain: 1\n",
+	    "prism-chain: x\n",
+	    "{a: *b}\n",
+	    "prism-chain: 1\nprogram: [x]\n",
+	    "\t\n",
+	    "prism-chain: 01\n",
+	    "prism-chain: 0x1\nprogram: p\n",
 	};
 	struct chainobj_diag d;
 
@@ -290,14 +316,14 @@ int main(void)
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		snprintf(names[i], sizeof(names[i]), "reject_%s_%zu",
-			 chainobj_err_name(cases[i].kind), i);
+		         chainobj_err_name(cases[i].kind), i);
 		for (char *p = names[i]; *p; p++)
 			if (*p == ' ')
 				*p = '_';
-		tests[n++] = (struct CMUnitTest){ names[i], run_case, NULL, NULL,
-						  (void *)&cases[i] };
+		tests[n++] = (struct CMUnitTest){names[i], run_case, NULL, NULL, (void *)&cases[i]};
 	}
-	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_tamper_without_checksum_needs_reverification);
+	tests[n++] =
+	    (struct CMUnitTest)cmocka_unit_test(test_tamper_without_checksum_needs_reverification);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_comment_edit_keeps_checksum);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_degenerate_inputs);
 	tests[n++] = (struct CMUnitTest)cmocka_unit_test(test_truncation_sweep);

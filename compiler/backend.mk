@@ -1,0 +1,11 @@
+# compiler/backend.mk - prismc back end: chain IR, lowering, barrier
+# coalescing, layout, emission, the `compile` subcommand; the object-level
+# verifier lives in the library (runtime/core/chain_verify.c) so the loader
+# can run it.
+
+BACKEND_SRCS := compiler/ir.c compiler/lower.c compiler/lower_mem.c compiler/lower_cond.c \
+	compiler/lower_effects.c compiler/lower_loop.c compiler/sched_barrier.c compiler/layout.c compiler/emit.c \
+	compiler/compile.c compiler/verify_taint.c
+
+PRISMC_SRCS += compiler/cmd_compile.c $(BACKEND_SRCS)
+LIB_SRCS += runtime/core/chain_verify.c

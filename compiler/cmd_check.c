@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * compiler/cmd_check.c - `prismc check`: parse and check, report
+ * diagnostics, produce nothing.
+ *
+ *     prismc check [--json] [--max-errors N] [-Werror] FILE...
+ *
+ * Owns: the command line and output of `check` (text diagnostics on
+ * stderr, or one JSON document on stdout with --json).
+ *
+ * Must not: lower or emit objects (that is `compile`).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compiler/cmd.h"
+#include "compiler/frontend.h"
+
+static void check_help(FILE *out)
+{
+	fprintf(out,
+		"usage: prismc check [--json] [--max-errors N] [-Werror] FILE...\n\n"
+		"Parse and check .prism files (syntax, names, types, widths and byte order,\n"
+		"region access, taint, loop bounds) without compiling them. FILE '-' reads\n"
+		"standard input.\n\n"
+		"options:\n"
+		"  --json          print one JSON document on stdout:\n"
+		"                  {\"ok\":bool,\"errors\":N,\"warnings\":N,\"diagnostics\":[\n"
+		"                   {\"file\",\"line\",\"column\",\"length\",\"severity\",\"message\"}]}\n"
+		"                  (line/column/length absent when a message has no location)\n"
+		"  --max-errors N  stop reporting after N errors per file (default 100)\n"
+		"  -Werror         treat warnings as errors\n"
+		"  -h, --help      this help\n\n"
+		"exit status: 0 no errors, 1 errors, 2 usage error, 3 unreadable file,\n"
+		"4 internal error (out of memory).\n");
+}
+
+struct check_opts {
+	bool json;
+	struct frontend_opts fe;
+};
+
+static int parse_args(int argc, char **argv, struct check_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "max-errors", required_argument, NULL, 'm' },
+		{ "Werror", no_argument, NULL, 'W' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int ch;
+
+	optind = 0; /* GNU getopt: full re-initialization */
+	opterr = 0;
+	while ((ch = getopt_long_only(argc, argv, "+h", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'j':
+			o->json = true;
+			break;
+		case 'W':
+			o->fe.werror = true;
+			break;
+		case 'm': {
+			char *end;
+			unsigned long n = strtoul(optarg, &end, 10);
+
+			if (!*optarg || *end || n == 0 || n > 100000) {
+				fprintf(stderr, "prismc check: --max-errors wants 1..100000, not '%s'\n",
+					optarg);
+				return -1;
+			}
+			o->fe.max_errors = (unsigned)n;
+			break;
+		}
+		default:
+			fprintf(stderr, "prismc check: unknown option '%s'\n", argv[optind - 1]);
+			return -1;
+		}
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "prismc check: no input files\n");
+		return -1;
+	}
+	return optind;
+}
+
+static int status_exit(enum frontend_status st)
+{
+	static const int codes[] = {
+		[FRONTEND_OK] = PRISMC_EXIT_OK,
+		[FRONTEND_ERRORS] = PRISMC_EXIT_ERRORS,
+		[FRONTEND_IO] = PRISMC_EXIT_IO,
+		[FRONTEND_NOMEM] = PRISMC_EXIT_INTERNAL,
+	};
+	return codes[st];
+}
+
+static int check_run(int argc, char **argv)
+{
+	struct check_opts o = { 0 };
+	unsigned errors = 0, warnings = 0;
+	int first_file, rc = PRISMC_EXIT_OK;
+	bool first = true;
+
+	first_file = parse_args(argc, argv, &o);
+	if (first_file < 0) {
+		fprintf(stderr, "see 'prismc check --help'\n");
+		return PRISMC_EXIT_USAGE;
+	}
+	if (o.json)
+		fputs("{\"diagnostics\":[", stdout);
+	for (int i = first_file; i < argc; i++) {
+		struct frontend_unit u;
+		enum frontend_status st = frontend_load(&u, argv[i], &o.fe);
+
+		if (st == FRONTEND_IO || st == FRONTEND_NOMEM) {
+			const char *why = st == FRONTEND_IO ? strerror(u.io_error) : "out of memory";
+
+			diag_error(&u.diag, SRC_LOC_NONE, "cannot read file: %s", why);
+		}
+		if (o.json)
+			diag_render_json_items(&u.diag, stdout, &first);
+		else
+			diag_render(&u.diag, stderr);
+		errors += u.diag.errors;
+		warnings += u.diag.warnings;
+		/* the most severe status wins: internal > I/O > errors */
+		if (status_exit(st) > rc)
+			rc = status_exit(st);
+		frontend_fini(&u);
+	}
+	if (o.json)
+		printf("],\"ok\":%s,\"errors\":%u,\"warnings\":%u}\n",
+		       rc == PRISMC_EXIT_OK ? "true" : "false", errors, warnings);
+	else if (errors || warnings)
+		fprintf(stderr, "%u error%s, %u warning%s\n", errors, errors == 1 ? "" : "s",
+			warnings, warnings == 1 ? "" : "s");
+	return rc;
+}
+
+const struct prismc_cmd cmd_check = {
+	.name = "check",
+	.summary = "parse and check .prism files; report diagnostics",
+	.run = check_run,
+	.help = check_help,
+};

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * compiler/cmd_compile.c - `prismc compile`: source -> verified .chain object.
+ *
+ *     prismc compile FILE.prism -o FILE.chain [--profile relaxed|strict]
+ *                    [--entry NAME] [--emit-ir]
+ *
+ * Owns: the pipeline front end -> lower -> sched_barriers -> layout -> emit
+ * -> chain_verify (summary into the object) -> chainobj_write.
+ *
+ * Must not: contain pass logic.
+ */
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compiler/cmd.h"
+#include "compiler/compile.h"
+#include "compiler/frontend.h"
+#include "core/chain_verify.h"
+
+static void compile_help(FILE *out)
+{
+	fprintf(out,
+	        "usage: prismc compile FILE.prism -o FILE.chain [--profile relaxed|strict]\n"
+	        "                      [--entry NAME] [--emit-ir]\n\n"
+	        "Compile one offload of a .prism file into a chain object (YAML): lower to the\n"
+	        "chain IR, coalesce barriers, lay the queues out, emit WQE templates through the\n"
+	        "codec, verify (prefetch safety, client fields and keys, WR budget, rings).\n\n"
+	        "options:\n"
+	        "  -o FILE          output object ('-' = stdout)\n"
+	        "  --profile P      relaxed (default: operands may ride in ctrl index/QPN\n"
+	        "                   bytes, RedN firmware) or strict (stock firmware)\n"
+	        "  --entry NAME     offload to compile (default: the first)\n"
+	        "  --emit-ir        print the scheduled IR on stdout instead of writing\n"
+	        "  -h, --help       this help\n\n"
+	        "exit status: 0 ok, 1 errors in the program (or verifier rejection), 2 usage,\n"
+	        "3 unreadable/unwritable file, 4 internal error.\n");
+}
+
+static int compile_run(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+	    {"output", required_argument, NULL, 'o'}, {"profile", required_argument, NULL, 'p'},
+	    {"entry", required_argument, NULL, 'e'},  {"emit-ir", no_argument, NULL, 'i'},
+	    {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+	};
+	const char *outpath = NULL, *entry = NULL;
+	enum ir_profile profile = IR_PROFILE_RELAXED;
+	bool emit_ir = false;
+	int ch;
+	if (prismc_wants_help(argc, argv)) {
+		compile_help(stdout);
+		return PRISMC_EXIT_OK;
+	}
+	optind = 0;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+		switch (ch) {
+		case 'o':
+			outpath = optarg;
+			break;
+		case 'p':
+			if (strcmp(optarg, "relaxed") == 0)
+				profile = IR_PROFILE_RELAXED;
+			else if (strcmp(optarg, "strict") == 0)
+				profile = IR_PROFILE_STRICT;
+			else {
+				fprintf(stderr, "prismc compile: unknown profile '%s'\n", optarg);
+				return PRISMC_EXIT_USAGE;
+			}
+			break;
+		case 'e':
+			entry = optarg;
+			break;
+		case 'i':
+			emit_ir = true;
+			break;
+		default:
+			fprintf(stderr, "prismc compile: bad option (see --help)\n");
+			return PRISMC_EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1 || (!outpath && !emit_ir)) {
+		fprintf(stderr, "prismc compile: need one input file and -o OUTPUT\n");
+		return PRISMC_EXIT_USAGE;
+	}
+	struct frontend_unit u;
+	enum frontend_status st = frontend_load(&u, argv[optind], NULL);
+	if (st == FRONTEND_IO) {
+		fprintf(stderr, "prismc compile: %s: %s\n", argv[optind], strerror(u.io_error));
+		frontend_fini(&u);
+		return PRISMC_EXIT_IO;
+	}
+	int rc = PRISMC_EXIT_OK;
+	struct chainobj *o = NULL;
+	if (st == FRONTEND_OK) {
+		struct compile_opts co = {
+		    .profile = profile, .entry = entry, .emit_ir = emit_ir, .ir_out = stdout};
+		rc = compile_program(&u.diag, u.prog, &co, &o);
+	} else {
+		rc = st == FRONTEND_NOMEM ? PRISMC_EXIT_INTERNAL : PRISMC_EXIT_ERRORS;
+	}
+	diag_render(&u.diag, stderr);
+	if (rc == PRISMC_EXIT_OK && o && outpath) {
+		FILE *f = strcmp(outpath, "-") == 0 ? stdout : fopen(outpath, "w");
+		struct chainobj_diag cd;
+		if (!f) {
+			fprintf(stderr, "prismc compile: cannot write %s\n", outpath);
+			rc = PRISMC_EXIT_IO;
+		} else {
+			if (chainobj_write(o, f, 0, &cd) != 0) {
+				fprintf(stderr, "prismc compile: %s\n", cd.msg);
+				rc = PRISMC_EXIT_INTERNAL;
+			}
+			if (f != stdout && fclose(f) != 0)
+				rc = PRISMC_EXIT_IO;
+		}
+	}
+	chainobj_free(o);
+	frontend_fini(&u);
+	return rc;
+}
+
+const struct prismc_cmd cmd_compile = {
+    .name = "compile",
+    .summary = "compile a .prism offload into a verified .chain object",
+    .run = compile_run,
+    .help = compile_help,
+};

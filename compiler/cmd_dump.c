@@ -1,0 +1,215 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * compiler/cmd_dump.c - `prismc dump`: show a compiled chain.
+ *
+ *     prismc dump [--stats | --dot | --json] [--raw] [--profile P] [--entry NAME]
+ *                 <file.chain | file.prism>
+ *
+ * Owns: the subcommand's options, loading its input (a .chain object
+ * through the chain-object reader, a .prism program through the front end
+ * and compile_program(), as `prismc compile` does) and choosing the renderer (compiler/dump_*.c).
+ * Exit codes are enum prismc_exit (cmd.h): 0 ok, 1 a rejected object or program, 2 usage, 3 I/O, 4
+ * internal.
+ *
+ * Must not: render anything itself, or accept an object that did not pass
+ * the reader's validation.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "compiler/cmd.h"
+#include "compiler/compile.h"
+#include "compiler/dump.h"
+#include "compiler/frontend.h"
+#include "core/chainobj.h"
+
+enum dump_mode { MODE_TEXT, MODE_STATS, MODE_DOT, MODE_JSON };
+
+static void dump_help(FILE *out)
+{
+	fprintf(
+	    out,
+	    "usage: prismc dump [--stats | --dot | --json] [--raw] [--profile P] [--entry NAME]\n"
+	    "                   <file.chain | file.prism>\n"
+	    "\n"
+	    "Show a compiled chain: every queue and WQE with its index, ring slot and\n"
+	    "decoded fields, who patches it at run time (\"<- worker#2 cas [0..7]\"),\n"
+	    "what it patches (\"-> conn#0 [4..6] read-scatter sge0\") and the relocations\n"
+	    "the loader applies to it.  A .prism file is compiled first.\n"
+	    "\n"
+	    "  --stats  WQE counts by class (copy/atomic/ordering), WQ-, completion- and\n"
+	    "           doorbell-ordered steps, and the latency predicted by the cx5 cost\n"
+	    "           profile (RedN's microbenchmarks, summed sequentially)\n"
+	    "  --dot    a Graphviz digraph: queues, WAIT/ENABLE and patch arrows\n"
+	    "  --json   the whole object as JSON, for programs\n"
+	    "  --raw    add each WQE's bytes in hex\n"
+	    "  --profile relaxed|strict, --entry NAME\n"
+	    "           how to compile a .prism input (as 'prismc compile')\n"
+	    "  --help   this text\n"
+	    "\n"
+	    "exit status: 0 ok, 1 the object or program was rejected, 2 usage error,\n"
+	    "3 I/O error, 4 internal error.\n");
+}
+
+static bool has_suffix(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && !strcmp(s + n - m, suffix);
+}
+
+/* Report a reader rejection as "file:line:col: error: path: what". */
+static void report(const char *path, const struct chainobj_diag *d)
+{
+	const char *what = d->msg;
+
+	if (d->line && !strncmp(what, "line ", 5)) {
+		const char *colon = strstr(what, ": ");
+
+		if (colon)
+			what = colon + 2;
+	}
+	if (d->line)
+		fprintf(stderr, "%s:%u:%u: error: %s\n", path, d->line, d->col ? d->col : 1, what);
+	else
+		fprintf(stderr, "%s: error: %s\n", path, what);
+}
+
+struct dump_input {
+	const char *path;
+	enum ir_profile profile;
+	const char *entry;
+};
+
+/* A .prism input goes through the front end and the back-end pipeline. */
+static int compile_input(const struct dump_input *in, struct chainobj **o)
+{
+	struct frontend_unit u;
+	enum frontend_status st = frontend_load(&u, in->path, NULL);
+	int rc;
+
+	if (st == FRONTEND_IO) {
+		fprintf(stderr, "prismc dump: %s: %s\n", in->path, strerror(u.io_error));
+		frontend_fini(&u);
+		return PRISMC_EXIT_IO;
+	}
+	if (st == FRONTEND_OK) {
+		struct compile_opts co = {.profile = in->profile, .entry = in->entry};
+
+		rc = compile_program(&u.diag, u.prog, &co, o);
+	} else {
+		rc = st == FRONTEND_NOMEM ? PRISMC_EXIT_INTERNAL : PRISMC_EXIT_ERRORS;
+	}
+	diag_render(&u.diag, stderr);
+	frontend_fini(&u);
+	return rc;
+}
+
+static int load(const struct dump_input *in, struct chainobj **o)
+{
+	struct chainobj_diag d;
+	int rc;
+
+	if (has_suffix(in->path, ".prism"))
+		return compile_input(in, o);
+	rc = chainobj_read_file(in->path, o, &d);
+	if (rc == -ENOMEM)
+		return fprintf(stderr, "prismc dump: out of memory\n"), PRISMC_EXIT_INTERNAL;
+	if (rc == -EIO)
+		return fprintf(stderr, "prismc dump: %s\n", d.msg), PRISMC_EXIT_IO;
+	if (rc) {
+		report(in->path, &d);
+		return PRISMC_EXIT_ERRORS;
+	}
+	return PRISMC_EXIT_OK;
+}
+
+static int dump_run(int argc, char **argv)
+{
+	enum dump_mode mode = MODE_TEXT;
+	unsigned flags = 0;
+	struct dump_input in = {.profile = IR_PROFILE_RELAXED};
+	struct chainobj *o = NULL;
+	int rc;
+
+	for (int i = 1; i < argc; i++) {
+		enum dump_mode m = MODE_TEXT;
+
+		if (!strcmp(argv[i], "--raw")) {
+			flags |= DUMP_RAW;
+			continue;
+		}
+		if (!strcmp(argv[i], "--profile") || !strcmp(argv[i], "--entry")) {
+			const char *val = i + 1 < argc ? argv[++i] : NULL;
+
+			if (!val) {
+				fprintf(stderr, "prismc dump: %s needs a value\n", argv[i]);
+				return PRISMC_EXIT_USAGE;
+			}
+			if (argv[i - 1][2] == 'e')
+				in.entry = val;
+			else if (!strcmp(val, "relaxed") || !strcmp(val, "strict"))
+				in.profile = val[0] == 'r' ? IR_PROFILE_RELAXED : IR_PROFILE_STRICT;
+			else {
+				fprintf(stderr, "prismc dump: unknown profile '%s'\n", val);
+				return PRISMC_EXIT_USAGE;
+			}
+			continue;
+		}
+		if (!strcmp(argv[i], "--stats"))
+			m = MODE_STATS;
+		else if (!strcmp(argv[i], "--dot"))
+			m = MODE_DOT;
+		else if (!strcmp(argv[i], "--json"))
+			m = MODE_JSON;
+		else if (argv[i][0] == '-' && argv[i][1]) {
+			fprintf(stderr, "prismc dump: unknown option '%s'\n", argv[i]);
+			return PRISMC_EXIT_USAGE;
+		} else if (in.path) {
+			fprintf(stderr, "prismc dump: one input file only\n");
+			return PRISMC_EXIT_USAGE;
+		} else {
+			in.path = argv[i];
+			continue;
+		}
+		if (mode != MODE_TEXT && mode != m) {
+			fprintf(stderr,
+			        "prismc dump: --stats, --dot and --json exclude each other\n");
+			return PRISMC_EXIT_USAGE;
+		}
+		mode = m;
+	}
+	if (!in.path) {
+		dump_help(stderr);
+		return PRISMC_EXIT_USAGE;
+	}
+	rc = load(&in, &o);
+	if (rc)
+		return rc;
+	switch (mode) {
+	case MODE_STATS:
+		rc = dump_stats_text(stdout, o);
+		break;
+	case MODE_DOT:
+		rc = dump_dot(stdout, o);
+		break;
+	case MODE_JSON:
+		rc = dump_json(stdout, o, flags);
+		break;
+	default:
+		rc = dump_text(stdout, o, flags);
+		break;
+	}
+	chainobj_free(o);
+	if (rc || fflush(stdout))
+		return PRISMC_EXIT_IO;
+	return PRISMC_EXIT_OK;
+}
+
+const struct prismc_cmd cmd_dump = {
+    .name = "dump",
+    .summary = "show a compiled chain: queues, WQEs, patches, relocations (--stats/--dot/--json)",
+    .run = dump_run,
+    .help = dump_help,
+};

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * compiler/compile.c - the back-end pipeline (see compile.h).
+ *
+ * Owns: pass order and turning pass failures into diagnostics; the verifier
+ * runs on every compile and its summary goes into the object.
+ *
+ * Must not: contain pass logic.
+ */
+#include "compiler/compile.h"
+
+#include "compiler/cmd.h"
+#include "compiler/lower.h"
+#include "compiler/sched.h"
+#include "compiler/verify.h"
+#include "core/chain_verify.h"
+
+#include <stdlib.h>
+
+int compile_ir(struct diag_ctx *d, struct ir_prog *p, const char *entry, struct chainobj **out)
+{
+	char err[256];
+	*out = NULL;
+	if (sched_barriers(p) < 0)
+		return PRISMC_EXIT_INTERNAL;
+	if (layout_program(p, err, sizeof(err)) < 0) {
+		diag_error(d, SRC_LOC_NONE, "layout: %s", err);
+		return PRISMC_EXIT_ERRORS;
+	}
+	struct chainobj *o = emit_chainobj(p, entry, err, sizeof(err));
+	if (!o) {
+		diag_error(d, SRC_LOC_NONE, "emit: %s", err);
+		return PRISMC_EXIT_ERRORS;
+	}
+	if (verify_taint(p, o, err, sizeof(err)) != 0) {
+		diag_error(d, SRC_LOC_NONE, "verifier: %s", err);
+		chainobj_free(o);
+		return PRISMC_EXIT_ERRORS;
+	}
+	struct chain_verify_report rep;
+	int rc = chain_verify_fill_summary(o, 0, &rep);
+	if (rc != 0) {
+		diag_error(d, SRC_LOC_NONE, "verifier: %s", rep.msg);
+		chainobj_free(o);
+		return PRISMC_EXIT_ERRORS;
+	}
+	*out = o;
+	return PRISMC_EXIT_OK;
+}
+
+int compile_program(struct diag_ctx *d, const struct ast_program *prog,
+                    const struct compile_opts *opts, struct chainobj **out)
+{
+	*out = NULL;
+	const struct ast_offload *off = prog->offloads;
+	if (opts->entry)
+		off = ast_find_offload(prog, opts->entry);
+	if (!off) {
+		diag_error(d, SRC_LOC_NONE, "no offload%s%s to compile",
+		           opts->entry ? " named " : "", opts->entry ? opts->entry : "");
+		return PRISMC_EXIT_ERRORS;
+	}
+	struct ir_prog *p = lower_offload(d, prog, off, opts->profile);
+	if (!p)
+		return d->oom ? PRISMC_EXIT_INTERNAL : PRISMC_EXIT_ERRORS;
+	int rc = compile_ir(d, p, off->name, out);
+	if (opts->emit_ir && opts->ir_out) { /* also on failure: it shows why */
+		size_t need = ir_snprint(p, NULL, 0) + 1;
+		char *buf = malloc(need);
+		if (buf) {
+			ir_snprint(p, buf, need);
+			fputs(buf, opts->ir_out);
+			free(buf);
+		}
+	}
+	ir_prog_free(p);
+	return rc;
+}

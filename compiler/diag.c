@@ -1,0 +1,311 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * compiler/diag.c - collecting and rendering prismc diagnostics.
+ *
+ * Owns: the diagnostic list of a diag_ctx, the text format
+ *
+ *     foo.prism:4:12: error: expected ';'
+ *         let x = *p
+ *                   ^
+ *
+ * (chibicc style: the source line, then a caret under the column, with
+ * `~` under the rest of the construct) and the JSON format of
+ * `prismc check --json`.
+ *
+ * Must not: print while collecting, exit, or keep pointers into freed
+ * memory (messages are copied).
+ */
+#include "compiler/diag.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define DIAG_DEFAULT_MAX_ERRORS 100u
+
+static const char *const severity_names[] = {
+	[DIAG_ERROR] = "error",
+	[DIAG_WARNING] = "warning",
+	[DIAG_NOTE] = "note",
+};
+
+const char *diag_severity_name(enum diag_severity sev)
+{
+	if ((unsigned)sev >= sizeof(severity_names) / sizeof(severity_names[0]))
+		return "unknown";
+	return severity_names[sev];
+}
+
+void diag_init(struct diag_ctx *d, const char *file, const char *src, size_t len)
+{
+	memset(d, 0, sizeof(*d));
+	diag_set_source(d, file, src, len);
+}
+
+void diag_set_source(struct diag_ctx *d, const char *file, const char *src, size_t len)
+{
+	d->file = file ? file : "<input>";
+	d->src = src;
+	d->src_len = src ? len : 0;
+}
+
+void diag_fini(struct diag_ctx *d)
+{
+	for (size_t i = 0; i < d->count; i++)
+		free(d->items[i].message);
+	free(d->items);
+	d->items = NULL;
+	d->count = d->cap = 0;
+}
+
+static bool diag_push(struct diag_ctx *d, enum diag_severity sev, struct src_loc loc, char *msg)
+{
+	if (d->count == d->cap) {
+		size_t cap = d->cap ? d->cap * 2 : 16;
+		struct diag *items = realloc(d->items, cap * sizeof(*items));
+
+		if (!items)
+			return false;
+		d->items = items;
+		d->cap = cap;
+	}
+	d->items[d->count++] = (struct diag){ .severity = sev, .loc = loc, .message = msg };
+	return true;
+}
+
+void diag_vreport(struct diag_ctx *d, enum diag_severity sev, struct src_loc loc, const char *fmt,
+		  va_list ap)
+{
+	unsigned max = d->max_errors ? d->max_errors : DIAG_DEFAULT_MAX_ERRORS;
+	bool is_error = sev == DIAG_ERROR || (sev == DIAG_WARNING && d->werror);
+	char *msg = NULL;
+
+	/* Notes attach to the previous diagnostic: drop them with it. */
+	if (sev == DIAG_NOTE && d->drop_notes)
+		return;
+	if (is_error && d->errors >= max) {
+		d->truncated = true;
+		d->drop_notes = true;
+		if (sev == DIAG_ERROR)
+			d->errors++;
+		else
+			d->warnings++;
+		return;
+	}
+	if (sev == DIAG_ERROR)
+		d->errors++;
+	else if (sev == DIAG_WARNING)
+		d->warnings++;
+	if (sev != DIAG_NOTE)
+		d->drop_notes = false;
+	if (vasprintf(&msg, fmt, ap) < 0) {
+		d->oom = true;
+		return;
+	}
+	if (!diag_push(d, sev, loc, msg)) {
+		free(msg);
+		d->oom = true;
+	}
+}
+
+void diag_error(struct diag_ctx *d, struct src_loc loc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	diag_vreport(d, DIAG_ERROR, loc, fmt, ap);
+	va_end(ap);
+}
+
+void diag_warning(struct diag_ctx *d, struct src_loc loc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	diag_vreport(d, DIAG_WARNING, loc, fmt, ap);
+	va_end(ap);
+}
+
+void diag_note(struct diag_ctx *d, struct src_loc loc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	diag_vreport(d, DIAG_NOTE, loc, fmt, ap);
+	va_end(ap);
+}
+
+struct diag_group {
+	size_t start, len, seq;
+	uint32_t line, col;
+};
+
+static int group_cmp(const void *a, const void *b)
+{
+	const struct diag_group *x = a, *y = b;
+
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	if (x->col != y->col)
+		return x->col < y->col ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+void diag_sort(struct diag_ctx *d)
+{
+	struct diag_group *groups;
+	struct diag *items;
+	size_t ng = 0, k = 0;
+
+	if (d->count < 2)
+		return;
+	groups = malloc(d->count * sizeof(*groups));
+	items = malloc(d->count * sizeof(*items));
+	if (!groups || !items) {
+		free(groups);
+		free(items);
+		return; /* unsorted is still correct */
+	}
+	for (size_t i = 0; i < d->count; i++) {
+		if (d->items[i].severity == DIAG_NOTE && ng > 0) {
+			groups[ng - 1].len++;
+			continue;
+		}
+		uint32_t line = d->items[i].loc.line ? d->items[i].loc.line : UINT32_MAX;
+		groups[ng] = (struct diag_group){ i, 1, ng, line, d->items[i].loc.col };
+		ng++;
+	}
+	qsort(groups, ng, sizeof(*groups), group_cmp);
+	for (size_t g = 0; g < ng; g++)
+		for (size_t j = 0; j < groups[g].len; j++)
+			items[k++] = d->items[groups[g].start + j];
+	memcpy(d->items, items, d->count * sizeof(*items));
+	free(items);
+	free(groups);
+}
+
+unsigned diag_error_count(const struct diag_ctx *d)
+{
+	return d->errors + (d->werror ? d->warnings : 0);
+}
+
+bool diag_has_errors(const struct diag_ctx *d)
+{
+	return diag_error_count(d) > 0;
+}
+
+/* Find the start and length of 1-based `line` in the source; false if the
+ * source is absent or shorter. */
+static bool source_line(const struct diag_ctx *d, uint32_t line, const char **start, size_t *len)
+{
+	const char *p = d->src, *end = d->src + d->src_len;
+
+	if (!d->src || line == 0)
+		return false;
+	for (uint32_t l = 1; l < line; l++) {
+		p = memchr(p, '\n', (size_t)(end - p));
+		if (!p)
+			return false;
+		p++;
+	}
+	const char *nl = memchr(p, '\n', (size_t)(end - p));
+	*start = p;
+	*len = (size_t)((nl ? nl : end) - p);
+	if (*len && p[*len - 1] == '\r')
+		(*len)--;
+	return true;
+}
+
+/* Print the source line with control bytes made visible as spaces, then the
+ * caret line; tabs are kept so the caret lines up under the column. */
+static void render_caret(const struct diag_ctx *d, struct src_loc loc, FILE *out)
+{
+	const char *line;
+	size_t len;
+
+	if (!source_line(d, loc.line, &line, &len))
+		return;
+	fputs("    ", out);
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)line[i];
+		fputc(c == '\t' || (c >= 0x20 && c != 0x7f) ? c : ' ', out);
+	}
+	fputs("\n    ", out);
+	size_t col = loc.col ? loc.col - 1 : 0;
+	for (size_t i = 0; i < col && i < len; i++)
+		fputc(line[i] == '\t' ? '\t' : ' ', out);
+	fputc('^', out);
+	for (size_t i = 1; i < loc.len && col + i < len; i++)
+		fputc('~', out);
+	fputc('\n', out);
+}
+
+void diag_render_one(const struct diag_ctx *d, const struct diag *g, FILE *out)
+{
+	if (g->loc.line)
+		fprintf(out, "%s:%u:%u: %s: %s\n", d->file, g->loc.line, g->loc.col,
+			diag_severity_name(g->severity), g->message);
+	else
+		fprintf(out, "%s: %s: %s\n", d->file, diag_severity_name(g->severity),
+			g->message);
+	if (g->loc.line)
+		render_caret(d, g->loc, out);
+}
+
+void diag_render(const struct diag_ctx *d, FILE *out)
+{
+	for (size_t i = 0; i < d->count; i++)
+		diag_render_one(d, &d->items[i], out);
+	if (d->errors > (d->max_errors ? d->max_errors : DIAG_DEFAULT_MAX_ERRORS))
+		fprintf(out, "%s: note: too many errors, %u not shown\n", d->file,
+			d->errors - (d->max_errors ? d->max_errors : DIAG_DEFAULT_MAX_ERRORS));
+	if (d->oom)
+		fprintf(out, "%s: note: out of memory: some diagnostics were lost\n", d->file);
+}
+
+/* JSON string with the escapes RFC 8259 requires. */
+static void json_string(const char *s, FILE *out)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c == '\n')
+			fputs("\\n", out);
+		else if (c == '\t')
+			fputs("\\t", out);
+		else if (c < 0x20 || c == 0x7f)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+void diag_render_json_items(const struct diag_ctx *d, FILE *out, bool *first)
+{
+	for (size_t i = 0; i < d->count; i++) {
+		const struct diag *g = &d->items[i];
+
+		fputs(*first ? "{" : ",\n {", out);
+		*first = false;
+		fputs("\"file\":", out);
+		json_string(d->file, out);
+		if (g->loc.line)
+			fprintf(out, ",\"line\":%u,\"column\":%u,\"length\":%u", g->loc.line,
+				g->loc.col, g->loc.len ? g->loc.len : 1);
+		fprintf(out, ",\"severity\":\"%s\",\"message\":", diag_severity_name(g->severity));
+		json_string(g->message, out);
+		fputc('}', out);
+	}
+}
+
+void diag_render_json(const struct diag_ctx *d, FILE *out)
+{
+	bool first = true;
+
+	fputc('[', out);
+	diag_render_json_items(d, out, &first);
+	fputs("]\n", out);
+}

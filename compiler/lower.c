@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * compiler/lower.c - lowering driver: offload -> chain IR.
+ *
+ * Owns: the IR program skeleton (regions, parameters), statement dispatch,
+ * `parallel` lanes (RedN-Parallel: each lane its own managed queue, joined
+ * before the response), the client payload layout (each parameter once per
+ * RECV scatter entry group, in entry order), and the closing response.
+ *
+ *   ctl:  WAIT args ─► SEND_EN w0 ─► SEND_EN w1
+ *   w0:   lane 0 ...  ──┐ join (WAITs) ─► SEND_EN conn ─► responses
+ *   w1:   lane 1 ...  ──┘
+ *
+ * Must not: place barriers or compute slots.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compiler/lower.h"
+
+void lower_error(struct lower_ctx *c, struct src_loc loc, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	diag_vreport(c->d, DIAG_ERROR, loc, fmt, ap);
+	va_end(ap);
+	c->failed = true;
+}
+
+static bool lower_parallel(struct lower_ctx *c, const struct ast_stmt *s)
+{
+	if (c->in_parallel || c->cond) {
+		lower_error(c, s->loc, "`parallel` must be at the top level of an offload");
+		return false;
+	}
+	int saved = c->lane;
+	c->in_parallel = true;
+	bool ok = true;
+	for (const struct ast_lane *ln = s->u.parallel.lanes; ln && ok; ln = ln->next) {
+		int q = ir_lane_queue(c->p, ln->index);
+		if (q < 0)
+			return false;
+		c->lane = q;
+		ok = lower_block(c, ln->body);
+	}
+	c->lane = saved;
+	c->in_parallel = false;
+	/* responses produced inside the lanes are enabled after the join */
+	for (unsigned i = 0; i < c->n_deferred; i++)
+		lower_anchor(c, c->deferred[i]);
+	c->n_deferred = 0;
+	return ok;
+}
+
+/* `let x = e` / `x = e`: x now names e's value (no WQE: values move only
+ * when a field needs them). */
+static bool set_local(struct lower_ctx *c, const struct ast_local *l, const struct ast_expr *e)
+{
+	struct lval v;
+	if (l->index >= c->nlocals) {
+		lower_error(c, e->loc, "variable '%s' out of range", l->name);
+		return false;
+	}
+	if (!lower_value(c, e, &v))
+		return false;
+	c->env[l->index] = v;
+	c->env_set[l->index] = true;
+	return true;
+}
+
+static bool lower_stmt(struct lower_ctx *c, const struct ast_stmt *s)
+{
+	c->last_was_return = false;
+	switch (s->kind) {
+	case AST_STMT_LET:
+		if (!s->u.let.init)
+			return true;
+		return set_local(c, s->u.let.local, s->u.let.init);
+	case AST_STMT_ASSIGN:
+		if (s->u.assign.target->kind == AST_EXPR_NAME &&
+		    s->u.assign.target->u.name.sym == AST_SYM_LOCAL)
+			return set_local(c, s->u.assign.target->u.name.target.local,
+			                 s->u.assign.value);
+		return lower_store(c, s);
+	case AST_STMT_EXPR:
+		return lower_call_stmt(c, s->u.expr.expr);
+	case AST_STMT_IF:
+		return lower_if(c, s);
+	case AST_STMT_RETURN:
+		return lower_return(c, s);
+	case AST_STMT_PARALLEL:
+		return lower_parallel(c, s);
+	case AST_STMT_BLOCK:
+		return lower_block(c, s->u.block.body);
+	case AST_STMT_WHILE:
+		return lower_while(c, s);
+	case AST_STMT_BREAK:
+		return lower_break(c, s);
+	}
+	return false;
+}
+
+bool lower_block(struct lower_ctx *c, const struct ast_stmt *s)
+{
+	for (; s; s = s->next)
+		if (!lower_stmt(c, s))
+			return false;
+	return true;
+}
+
+/* Payload layout: entries grouped by parameter, in parameter order. */
+static bool layout_payload(struct lower_ctx *c)
+{
+	struct ir_prog *p = c->p;
+	struct ir_recv_sge sorted[IR_MAX_SGE];
+	unsigned n = 0;
+	/* patches name RECV entries by index: remap them */
+	int remap[IR_MAX_SGE];
+	uint32_t off = 0;
+	for (unsigned pi = 0; pi < p->n_params; pi++) {
+		p->params[pi].msg_off = off;
+		uint32_t bytes = 0;
+		for (unsigned i = 0; i < p->n_recv; i++) {
+			if (p->recv[i].param != (int)pi)
+				continue;
+			remap[i] = (int)n;
+			sorted[n] = p->recv[i];
+			sorted[n].msg_off = off + bytes;
+			bytes += p->recv[i].len;
+			n++;
+		}
+		p->params[pi].copies = p->params[pi].width ? bytes / p->params[pi].width : 0;
+		off += bytes;
+	}
+	memcpy(p->recv, sorted, n * sizeof(sorted[0]));
+	p->n_recv = n;
+	for (unsigned i = 0; i < p->n_patches; i++)
+		if (p->patches[i].writer == IR_RECV)
+			p->patches[i].writer_sge = remap[p->patches[i].writer_sge];
+	p->msg_size = off;
+	return true;
+}
+
+struct ir_prog *lower_offload(struct diag_ctx *d, const struct ast_program *prog,
+                              const struct ast_offload *off, enum ir_profile profile)
+{
+	struct ir_prog *p = ir_prog_new(off->name, profile);
+	if (!p) {
+		d->oom = true;
+		return NULL;
+	}
+	struct lower_ctx c = {.p = p, .d = d, .prog = prog, .off = off};
+	c.lane = ir_lane_queue(p, 0);
+	c.nlocals = off->nlocals;
+	c.env = calloc(off->nlocals + 1, sizeof(*c.env));
+	c.env_set = calloc(off->nlocals + 1, sizeof(*c.env_set));
+	if (!c.env || !c.env_set) {
+		free(c.env);
+		free(c.env_set);
+		ir_prog_free(p);
+		d->oom = true;
+		return NULL;
+	}
+	for (const struct ast_region *r = prog->regions; r; r = r->next)
+		ir_add_region(p, r->name, r->size, r->writable);
+	p->params = calloc(off->nparams ? off->nparams : 1, sizeof(*p->params));
+	if (!p->params) {
+		ir_prog_free(p);
+		d->oom = true;
+		return NULL;
+	}
+	for (const struct ast_param *pa = off->params; pa; pa = pa->next) {
+		struct ir_param *ip = &p->params[pa->index];
+		ip->name = pa->name;
+		ip->width = (uint32_t)pa->type->size;
+		ip->big_endian = ast_type_order(pa->type) != AST_ORDER_LE;
+		ip->region = pa->type->kind == AST_TYPE_PTR && pa->type->region
+		                 ? (int)pa->type->region->index
+		                 : -1;
+	}
+	p->n_params = off->nparams;
+	bool ok = lower_block(&c, off->body) && lower_final_response(&c) &&
+	          lower_finish_reads(&c) && layout_payload(&c);
+	for (unsigned i = 0; i < c.n_reads; i++)
+		free(c.reads[i].picks);
+	free(c.reads);
+	free(c.deferred);
+	free(c.env);
+	free(c.env_set);
+	for (unsigned i = 0; i < c.n_phis; i++)
+		free(c.phis[i].in);
+	free(c.phis);
+	if (!ok || c.failed || p->oom) {
+		if (p->oom)
+			d->oom = true;
+		ir_prog_free(p);
+		return NULL;
+	}
+	return p;
+}

@@ -1,0 +1,171 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * compiler/lower.h - AST -> chain IR, and the state the lowering files share.
+ *
+ * Files: lower.c (driver, statements, parallel lanes), lower_mem.c (values,
+ * READs, indirection, delivering bytes into WQE fields), lower_cond.c (`if`
+ * by CAS on a later WQE's control segment), lower_effects.c (return,
+ * stores, atomics).
+ *
+ * Must not: place barriers or compute slots (sched_barrier.c, layout.c).
+ */
+#ifndef PRISMC_LOWER_H
+#define PRISMC_LOWER_H
+
+#include "compiler/ast.h"
+#include "compiler/diag.h"
+#include "compiler/ir.h"
+
+/* Lower offload `off` of a checked program.  Returns the IR, or NULL with
+ * errors in `d` (or on allocation failure, with d->oom). */
+struct ir_prog *lower_offload(struct diag_ctx *d, const struct ast_program *prog,
+                              const struct ast_offload *off, enum ir_profile profile);
+
+/* ---- internal ----------------------------------------------------------------- */
+
+/* A run-time value the lowering can deliver into a WQE field. */
+enum lval_kind {
+	LV_PARAM, /* client payload bytes: param, byte poff */
+	LV_MEM,   /* bytes at offset `off` of what READ `read` fetches */
+	LV_CONST, /* k */
+	LV_PHI,   /* after a loop: the value at whichever exit was taken (each
+	           * exit's writer patches the same sink; later ones never run) */
+};
+
+struct lval {
+	enum lval_kind kind;
+	int param;
+	uint32_t poff;
+	int read; /* index into ctx->reads */
+	uint32_t off;
+	uint32_t width;
+	bool be;    /* stored big-endian (or a byte string) */
+	int region; /* pointer values: region pointed into; LV_MEM: region read */
+	uint64_t k;
+	uint64_t taint;
+	int phi; /* LV_PHI: index into ctx->phis */
+};
+
+/* One pick of a READ: bytes [off, off+width) of the data land at node
+ * `target` byte `toff` (reversed: byte j to toff+width-1-j). */
+struct lpick {
+	uint32_t off, width;
+	int target; /* node id, or -1: scratch at toff */
+	uint32_t toff;
+	bool reverse;
+	uint64_t taint;
+};
+
+struct lread {
+	int node;
+	int lane;
+	struct lval base; /* the pointer it dereferences (for a second READ) */
+	/* identity of the pointer it dereferences */
+	enum lval_kind base_kind;
+	int base_param;
+	uint32_t base_poff;
+	int base_read;
+	uint32_t base_off;
+	struct lpick *picks;
+	unsigned n, cap;
+};
+
+struct lcond {
+	const struct ast_expr *lhs, *rhs; /* lhs == rhs, lowered again per guard */
+	uint32_t width;
+	struct src_loc loc;
+};
+
+struct lphi {
+	struct lval *in;
+	unsigned n, cap;
+	/* where its first use placed it (later uses copy from there), or -1 */
+	int landed_target;
+	uint32_t landed_toff;
+	bool landed_reverse;
+};
+
+/* The loop being unrolled. */
+struct lloop {
+	int id;
+	unsigned iter;
+	int cont_q; /* continuation queue its exits enable */
+	/* per exit, the locals' values there (nlocals each) */
+	struct lval *snap;
+	bool *snap_set;
+	unsigned n_snap, cap_snap;
+};
+
+/* A client parameter staged through scratch (lower_mem.c). */
+struct lstage {
+	int param;
+	uint32_t width, copies, off;
+	int recv; /* its RECV entry */
+	int node; /* the READ that fans the copies out */
+};
+
+struct lower_ctx {
+	struct ir_prog *p;
+	struct diag_ctx *d;
+	const struct ast_program *prog;
+	const struct ast_offload *off;
+	int lane;         /* queue lowering appends to */
+	bool in_parallel; /* conn anchors resolved at the end of the block */
+	int *deferred;    /* conn nodes waiting for an anchor */
+	unsigned n_deferred, cap_deferred;
+	struct lread *reads;
+	unsigned n_reads, cap_reads;
+	const struct lcond *cond; /* active guard, or NULL */
+	unsigned ret_sites;
+	bool last_was_return; /* the offload ends with an unconditional return */
+	uint32_t junk_off, junk_len;
+	bool failed;
+	/* current value of each `let` (index = ast_local.index) */
+	struct lval *env;
+	bool *env_set;
+	unsigned nlocals;
+	struct lphi *phis;
+	unsigned n_phis, cap_phis;
+	struct lloop *loop; /* innermost loop being unrolled, or NULL */
+	struct lstage stages[12];
+	unsigned n_stages;
+};
+
+/* lower_mem.c */
+bool lower_value(struct lower_ctx *c, const struct ast_expr *e, struct lval *out);
+/* Address (pointer value) and offset of a MEMORY place expression. */
+bool lower_place(struct lower_ctx *c, const struct ast_expr *e, struct lval *ptr, uint32_t *off);
+/* Deliver `v` into node `target` bytes [toff, toff+width): returns the
+ * writer node id, IR_RECV, or -2 when the value is a constant written into
+ * the template (not supported for every field), -3 on error. */
+int lower_deliver(struct lower_ctx *c, const struct lval *v, int target, uint32_t toff,
+                  bool reverse);
+/* READ of the bytes at `ptr` + [0, off+width): the lval of those bytes. */
+bool lower_mem_lval(struct lower_ctx *c, const struct lval *ptr, uint32_t off, uint32_t width,
+                    struct lval *out);
+/* Build every READ's scatter list (end of lowering). */
+bool lower_finish_reads(struct lower_ctx *c);
+uint32_t lower_field_off(uint8_t op, enum prism_wqe_field f, uint8_t asize);
+
+/* lower_cond.c */
+bool lower_if(struct lower_ctx *c, const struct ast_stmt *s);
+/* Guard effect node `x` with the active condition (no-op without one). */
+bool lower_guard(struct lower_ctx *c, int x);
+
+/* lower_effects.c */
+bool lower_return(struct lower_ctx *c, const struct ast_stmt *s);
+bool lower_store(struct lower_ctx *c, const struct ast_stmt *s);
+bool lower_call_stmt(struct lower_ctx *c, const struct ast_expr *e);
+bool lower_final_response(struct lower_ctx *c);
+void lower_anchor(struct lower_ctx *c, int conn_node);
+
+/* lower_loop.c */
+bool lower_while(struct lower_ctx *c, const struct ast_stmt *s);
+bool lower_break(struct lower_ctx *c, const struct ast_stmt *s);
+
+/* lower.c */
+bool lower_block(struct lower_ctx *c, const struct ast_stmt *s);
+void lower_error(struct lower_ctx *c, struct src_loc loc, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+#endif /* PRISMC_LOWER_H */

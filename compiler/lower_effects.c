@@ -1,0 +1,273 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * compiler/lower_effects.c - effects: return (the response), stores and
+ * atomics (fetch_add, cas).
+ *
+ * Owns:
+ *   return v   conn: WRITE_IMM v -> client response buffer, imm = site id (1..)
+ *              (the value's address lands in the WRITE's sge by a READ
+ *              scatter: indirection without a round trip)
+ *   end        conn: WRITE_IMM of 0 bytes, imm 0 - every invocation ends with
+ *              exactly one imm-0 completion unless it ended with an
+ *              unconditional return (docs/chain-format.md, execution model)
+ *   p.f = v    lane: WRITE (inline bytes from the client's payload or a
+ *              constant, or gathered from memory) to the pointer
+ *   fetch_add(p.f, k) / cas(p.f, old, new)   lane: FETCH_ADD / CAS
+ * Inside an `if`, each effect is guarded (lower_cond.c).
+ *
+ * Must not: place barriers; every conn node gets an anchor (the lane-0
+ * position where sched_barrier enables it).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "compiler/lower.h"
+
+void lower_anchor(struct lower_ctx *c, int conn_node)
+{
+	struct ir_prog *p = c->p;
+	if (c->in_parallel) {
+		if (c->n_deferred == c->cap_deferred) {
+			unsigned ncap = c->cap_deferred ? c->cap_deferred * 2 : 8;
+			int *nd = realloc(c->deferred, ncap * sizeof(int));
+			if (!nd) {
+				p->oom = true;
+				return;
+			}
+			c->deferred = nd;
+			c->cap_deferred = ncap;
+		}
+		c->deferred[c->n_deferred++] = conn_node;
+		return;
+	}
+	p->nodes[conn_node].anchor = (int)p->queues[p->q_main].n;
+}
+
+/* A response: WRITE_IMM on conn of `len` bytes gathered at the pointer. */
+static int response(struct lower_ctx *c, uint32_t imm)
+{
+	struct ir_prog *p = c->p;
+	struct ir_node *x = ir_append(p, p->q_conn, PRISM_OP_RDMA_WRITE_IMM, IR_ROLE_RESPONSE);
+	if (!x)
+		return -1;
+	x->raddr = ir_v(IR_V_RESP_ADDR, 0, 0);
+	x->rkey = ir_v(IR_V_RESP_RKEY, 0, 0);
+	x->imm = imm;
+	return x->id;
+}
+
+bool lower_return(struct lower_ctx *c, const struct ast_stmt *s)
+{
+	struct ir_prog *p = c->p;
+	const struct ast_expr *e = s->u.return_.value;
+	uint32_t site = ++c->ret_sites;
+	int x = response(c, site);
+	if (x < 0)
+		return false;
+	p->nodes[x].loc = s->loc;
+	p->nodes[x].what = "return";
+	if (e) {
+		if (e->place != AST_PLACE_MEMORY) {
+			lower_error(c, e->loc,
+			            "return a value in memory (a field or `*ptr`): the "
+			            "response WRITE gathers it from server memory");
+			return false;
+		}
+		struct lval ptr;
+		uint32_t off;
+		if (!lower_place(c, e, &ptr, &off))
+			return false;
+		uint32_t w = e->type ? (uint32_t)e->type->size : 0;
+		if (e->kind == AST_EXPR_SLICE && e->u.slice.capacity)
+			w = (uint32_t)e->u.slice.capacity;
+		if (ptr.region < 0) {
+			lower_error(c, e->loc, "returned value has no region");
+			return false;
+		}
+		/* the WRITE starts at the pointer: the bytes before the field ride
+		 * along, so the value sits at `off` in the response buffer */
+		uint32_t sge0 = lower_field_off(PRISM_OP_RDMA_WRITE_IMM, PRISM_FIELD_SGE0_ADDR, 8);
+		ir_sge_add(p, &p->nodes[x], ir_v(IR_V_RUNTIME, 0, 0), off + w,
+		           ir_v(IR_V_REGION_LKEY, ptr.region, 0));
+		if (lower_deliver(c, &ptr, x, sge0, !ptr.be) < -1)
+			return false;
+		p->regions[ptr.region].access_used |= 1u;
+		if (off + w > p->resp_size)
+			p->resp_size = off + w;
+	}
+	/* the guard first: lane 0 enables the response after its anchor */
+	if (!lower_guard(c, x))
+		return false;
+	lower_anchor(c, x);
+	c->last_was_return = c->cond == NULL;
+	if (c->last_was_return)
+		p->nodes[x].signaled = true;
+	return !p->oom;
+}
+
+bool lower_final_response(struct lower_ctx *c)
+{
+	struct ir_prog *p = c->p;
+	if (c->last_was_return)
+		return true;
+	int f = response(c, 0);
+	if (f < 0)
+		return false;
+	p->nodes[f].what = "end of invocation";
+	p->nodes[f].signaled = true;
+	if (p->resp_size == 0) {
+		/* no response buffer: a zero-length WRITE_IMM touches no memory and
+		 * needs no key (InfiniBand: an R_Key is checked only when bytes move) */
+		p->nodes[f].raddr = IR_CONST(0);
+		p->nodes[f].rkey = IR_CONST(0);
+	}
+	lower_anchor(c, f);
+	/* join: the response goes after every lane's last node (a queue a loop
+	 * may leave early is joined through its continuation queue) */
+	for (unsigned q = 0; q < p->n_queues; q++)
+		if (p->queues[q].role == IR_Q_LANE && p->queues[q].n && !p->queues[q].halts)
+			ir_add_dep(p, p->queues[q].nodes[p->queues[q].n - 1], f);
+	return !p->oom;
+}
+
+/* The target of a store / atomic: pointer delivered into raddr (offset 0). */
+static bool target_addr(struct lower_ctx *c, const struct ast_expr *t, int node, uint8_t op)
+{
+	struct ir_prog *p = c->p;
+	struct lval ptr;
+	uint32_t off;
+	if (t->place != AST_PLACE_MEMORY) {
+		lower_error(c, t->loc, "the target must be memory in a declared region");
+		return false;
+	}
+	if (!lower_place(c, t, &ptr, &off))
+		return false;
+	if (off != 0) {
+		lower_error(c, t->loc,
+		            "writing a field at offset %u through a pointer needs pointer "
+		            "arithmetic, which this back end does not build yet; put the field "
+		            "first in its struct",
+		            off);
+		return false;
+	}
+	if (ptr.region < 0 || !p->regions[ptr.region].writable) {
+		lower_error(c, t->loc, "the target region is not writable");
+		return false;
+	}
+	p->nodes[node].rkey = ir_v(IR_V_REGION_RKEY, ptr.region, 0);
+	p->nodes[node].raddr = ir_v(IR_V_RUNTIME, 0, 0);
+	p->regions[ptr.region].access_used |= op == PRISM_OP_RDMA_WRITE ? 2u : 4u;
+	return lower_deliver(c, &ptr, node, lower_field_off(op, PRISM_FIELD_RADDR, 8), !ptr.be) >
+	       -2;
+}
+
+bool lower_store(struct lower_ctx *c, const struct ast_stmt *s)
+{
+	struct ir_prog *p = c->p;
+	const struct ast_expr *t = s->u.assign.target, *v = s->u.assign.value;
+	if (t->place == AST_PLACE_LOCAL) {
+		lower_error(c, s->loc, "assigning a variable is not lowered yet (use `let`)");
+		return false;
+	}
+	struct ir_node *w = ir_append(p, c->lane, PRISM_OP_RDMA_WRITE, IR_ROLE_DATA);
+	if (!w)
+		return false;
+	int id = w->id;
+	w->what = "store";
+	w->loc = s->loc;
+	if (!target_addr(c, t, id, PRISM_OP_RDMA_WRITE))
+		return false;
+	struct lval val;
+	if (!lower_value(c, v, &val))
+		return false;
+	uint32_t width = t->type ? (uint32_t)t->type->size : val.width;
+	if (width > sizeof(p->nodes[id].inline_data)) {
+		lower_error(c, s->loc, "stores of more than %zu bytes are not lowered yet",
+		            sizeof(p->nodes[id].inline_data));
+		return false;
+	}
+	struct ir_node *wn = &p->nodes[id];
+	wn->is_inline = true;
+	wn->inline_len = width;
+	if (val.kind == LV_CONST) {
+		for (uint32_t j = 0; j < width; j++) /* stored as the target type's bytes */
+			wn->inline_data[j] =
+			    (uint8_t)(val.k >> (8 * (ast_type_order(t->type) == AST_ORDER_LE
+			                                 ? j
+			                                 : width - 1 - j)));
+	} else {
+		/* the bytes land in the WRITE's inline data: RECV or READ scatter */
+		uint32_t inl = lower_field_off(PRISM_OP_RDMA_WRITE, PRISM_FIELD_RADDR, 8) + 16 + 4;
+		if (lower_deliver(c, &val, id, inl, false) < -1)
+			return false;
+	}
+	return lower_guard(c, id);
+}
+
+bool lower_call_stmt(struct lower_ctx *c, const struct ast_expr *e)
+{
+	struct ir_prog *p = c->p;
+	if (e->kind != AST_EXPR_CALL) {
+		lower_error(c, e->loc, "expression statement has no effect");
+		return false;
+	}
+	const struct ast_expr *a0 = e->u.call.args;
+	const struct ast_expr *a1 = a0 ? a0->arg_next : NULL;
+	const struct ast_expr *a2 = a1 ? a1->arg_next : NULL;
+	uint8_t op;
+	switch (e->u.call.fn) {
+	case AST_BUILTIN_FETCH_ADD:
+		op = PRISM_OP_ATOMIC_FA;
+		break;
+	case AST_BUILTIN_CAS:
+		op = PRISM_OP_ATOMIC_CS;
+		if (e->u.call.nargs > 3) {
+			lower_error(c, e->loc, "masked cas is not lowered yet");
+			return false;
+		}
+		break;
+	default:
+		lower_error(c, e->loc, "%s is not lowered yet",
+		            ast_builtin_table[e->u.call.fn].spelling);
+		return false;
+	}
+	struct ir_node *n = ir_append(p, c->lane, op, IR_ROLE_DATA);
+	if (!n)
+		return false;
+	int id = n->id;
+	n->what = op == PRISM_OP_ATOMIC_FA ? "fetch_add" : "cas";
+	n->loc = e->loc;
+	if (!target_addr(c, a0, id, op))
+		return false;
+	uint32_t result = ir_scratch_alloc(p, 8, 8);
+	ir_sge_add(p, &p->nodes[id], ir_v(IR_V_SCRATCH_ADDR, 0, result), 8,
+	           ir_v(IR_V_SCRATCH_LKEY, 0, 0));
+	/* operands: constants in the template, client values by RECV scatter
+	 * into the atomic segment (8-byte integers, host-endian in memory) */
+	const struct ast_expr *ops[2] = {a1, op == PRISM_OP_ATOMIC_CS ? a2 : NULL};
+	enum prism_wqe_field fields[2] = {op == PRISM_OP_ATOMIC_CS ? PRISM_FIELD_ATOMIC_COMPARE
+	                                                           : PRISM_FIELD_ATOMIC_SWAP,
+	                                  PRISM_FIELD_ATOMIC_SWAP};
+	for (int i = 0; i < 2; i++) {
+		if (!ops[i])
+			continue;
+		struct lval v;
+		if (!lower_value(c, ops[i], &v))
+			return false;
+		struct ir_val *dst = fields[i] == PRISM_FIELD_ATOMIC_SWAP ? &p->nodes[id].swap
+		                                                          : &p->nodes[id].compare;
+		if (v.kind == LV_CONST) {
+			*dst = IR_CONST(v.k);
+			continue;
+		}
+		if (v.width != 8) {
+			lower_error(c, ops[i]->loc, "atomic operands are 8 bytes");
+			return false;
+		}
+		*dst = ir_v(IR_V_RUNTIME, 0, 0);
+		/* the field is be64 of the integer: a be64 value lands as is */
+		if (lower_deliver(c, &v, id, lower_field_off(op, fields[i], 8), !v.be) < -1)
+			return false;
+	}
+	return lower_guard(c, id);
+}

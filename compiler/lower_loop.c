@@ -1,0 +1,316 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * compiler/lower_loop.c - `while (c) bound N { ... }` and `break`, unrolled.
+ *
+ * Owns: unrolling (each iteration lowered with the locals' current values,
+ * so `p = p.next` turns into a READ whose scatter writes the next READ's
+ * raddr), loop exits, and the values of locals after the loop.
+ *
+ * An exit point (the loop condition at the top of each iteration, or a
+ * `break` under `if (a == b)`) is a SEND_EN that normally enables the
+ * queue's own next iteration.  One 16-byte masked CAS retargets it when
+ * the exit condition holds: operand `a` sits in the SEND_EN's reserved
+ * bytes 16-23, the CAS compares them (compare mask) and swaps bytes 24-31
+ * (index and QPN: swap mask) to "enable the continuation queue":
+ *
+ *   w0:  READ p_i ─► CAS16 C_i ─► WAIT ─► SEND_EN w0 ─► C_i: SEND_EN w0 (next iteration)
+ *                                                         └─(a == b)─► SEND_EN w0c (after the loop)
+ *   w0c: code after the loop, then the responses' barrier
+ *
+ * No control-segment byte carries data, so exits work under both profiles.
+ * The loop's queue halts at the exit taken (nothing enables it further);
+ * the object lists every exit with the counters it leaves behind
+ * (chainobj_exit) so the runtime re-posts the next invocation there.
+ * 16- and 32-byte masked atomics are big-endian in memory (sim, PRM):
+ * operand byte j meets target byte j, no reversal.
+ *
+ * Must not: place barriers (sched_barrier.c puts WAIT + SEND_EN before each
+ * exit, which the CAS and the READ patch).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compiler/lower.h"
+
+#define EXIT_OPERAND_OFF 16u /* SEND_EN's reserved bytes 16-23 */
+#define EXIT_MAX_BYTES   8u
+#define MAX_UNROLL       64u
+
+static bool snapshot(struct lower_ctx *c)
+{
+	struct lloop *l = c->loop;
+	if (l->n_snap == l->cap_snap) {
+		unsigned ncap = l->cap_snap ? l->cap_snap * 2 : 8;
+		struct lval *ns = realloc(l->snap, (size_t)ncap * (c->nlocals + 1) * sizeof(*ns));
+		if (!ns) {
+			c->p->oom = true;
+			return false;
+		}
+		l->snap = ns;
+		bool *nb = realloc(l->snap_set, (size_t)ncap * (c->nlocals + 1) * sizeof(*nb));
+		if (!nb) {
+			c->p->oom = true;
+			return false;
+		}
+		l->snap_set = nb;
+		l->cap_snap = ncap;
+	}
+	size_t base = (size_t)l->n_snap * (c->nlocals + 1);
+	memcpy(&l->snap[base], c->env, c->nlocals * sizeof(*c->env));
+	memcpy(&l->snap_set[base], c->env_set, c->nlocals * sizeof(*c->env_set));
+	l->n_snap++;
+	return true;
+}
+
+/* Exit the loop when lhs == rhs. */
+static bool exit_point(struct lower_ctx *c, const struct ast_expr *lhs, const struct ast_expr *rhs,
+                       struct src_loc loc)
+{
+	struct ir_prog *p = c->p;
+	struct lloop *l = c->loop;
+	if (!snapshot(c))
+		return false;
+	unsigned wl = lhs->type ? (unsigned)lhs->type->size : 0;
+	unsigned wr = rhs->type ? (unsigned)rhs->type->size : 0;
+	if (wl != wr || wl == 0 || wl > EXIT_MAX_BYTES || lhs->is_const || rhs->is_const) {
+		lower_error(c, loc,
+		            "a loop exit compares two run-time values of the same width, at most "
+		            "%u bytes (they meet in a SEND_EN's 8 reserved bytes)",
+		            EXIT_MAX_BYTES);
+		return false;
+	}
+	struct ir_node *cn = ir_append(p, c->lane, PRISM_OP_SEND_ENABLE, IR_ROLE_EXIT);
+	if (!cn)
+		return false;
+	int cid = cn->id;
+	cn->we_obj = ir_v(IR_V_QPN, c->lane, 0);
+	cn->what = "loop exit / next iteration";
+	cn->loc = loc;
+	cn->loop = l->id;
+	cn->iter = (int)l->iter;
+
+	struct lval ta, cb;
+	if (!lower_value(c, lhs, &ta) || !lower_value(c, rhs, &cb))
+		return false;
+	if (ta.kind == LV_PARAM && cb.kind != LV_PARAM) {
+		struct lval t = ta;
+		ta = cb;
+		cb = t;
+	}
+	int wa = lower_deliver(c, &ta, cid, EXIT_OPERAND_OFF, false);
+	if (wa < -1)
+		return false;
+
+	struct ir_node *g = ir_append(p, c->lane, PRISM_OP_ATOMIC_MASKED_CS, IR_ROLE_GUARD);
+	if (!g)
+		return false;
+	int gid = g->id;
+	g->what = "loop exit test";
+	g->loc = loc;
+	g->loop = l->id;
+	g->iter = (int)l->iter;
+	g->asize = 16;
+	g->opmod = (uint8_t)PRISM_MASKED_OPMOD(4);
+	g->raddr = ir_v(IR_V_NODE_ADDR, cid, EXIT_OPERAND_OFF);
+	g->rkey = ir_v(IR_V_QBUF_RKEY, c->lane, 0);
+	memset(g->compare_mask_bytes, 0, sizeof(g->compare_mask_bytes));
+	memset(g->compare_mask_bytes, 0xff, wl);
+	memset(g->swap_mask_bytes + 8, 0xff, 8);
+	g->swap_idx = ir_v(IR_V_QUEUE_ENTRY, l->cont_q, 0);
+	g->swap_obj = ir_v(IR_V_QPN, l->cont_q, 0);
+	uint32_t result = ir_scratch_alloc(p, 16, 16);
+	ir_sge_add(p, g, ir_v(IR_V_SCRATCH_ADDR, 0, result), 16, ir_v(IR_V_SCRATCH_LKEY, 0, 0));
+	struct ir_patch pt = {.kind = IR_PATCH_CAS,
+	                      .writer = gid,
+	                      .writer_sge = 0,
+	                      .target = cid,
+	                      .off = EXIT_OPERAND_OFF,
+	                      .len = 16,
+	                      .control = true,
+	                      .taint = ta.taint | cb.taint};
+	if (ir_add_patch(p, &pt) < 0)
+		return false;
+	uint32_t cmp = lower_field_off(PRISM_OP_ATOMIC_MASKED_CS, PRISM_FIELD_ATOMIC_COMPARE, 16);
+	if (lower_deliver(c, &cb, gid, cmp, false) < -1)
+		return false;
+	if (wa >= 0)
+		ir_add_dep(p, wa, gid);
+	/* order: operand READs, the CAS, then the exit enable */
+	struct ir_queue *q = &p->queues[c->lane];
+	unsigned from = (unsigned)p->nodes[cid].pos;
+	for (unsigned i = from; i + 1 < q->n; i++) {
+		q->nodes[i] = q->nodes[i + 1];
+		p->nodes[q->nodes[i]].pos = (int)i;
+	}
+	q->nodes[q->n - 1] = cid;
+	p->nodes[cid].pos = (int)q->n - 1;
+	return ir_add_exit(p, gid, cid, l->id, (int)l->iter) >= 0 && !p->oom;
+}
+
+bool lower_break(struct lower_ctx *c, const struct ast_stmt *s)
+{
+	if (!c->loop) {
+		lower_error(c, s->loc, "`break` outside a loop");
+		return false;
+	}
+	if (!c->cond) {
+		lower_error(c, s->loc,
+		            "an unconditional `break` ends the loop in its first "
+		            "iteration: write the loop without it");
+		return false;
+	}
+	return exit_point(c, c->cond->lhs, c->cond->rhs, s->loc);
+}
+
+/* After the loop each local holds its value at the exit taken: one value
+ * if every exit agrees, else a phi (every exit's writer patches the same
+ * sink; the queue halts before any later writer runs). */
+static bool merge_locals(struct lower_ctx *c)
+{
+	struct lloop *l = c->loop;
+	for (unsigned j = 0; j < c->nlocals; j++) {
+		bool all = true, any = false;
+		const struct lval *first = NULL;
+		for (unsigned e = 0; e < l->n_snap; e++) {
+			size_t at = (size_t)e * (c->nlocals + 1) + j;
+			if (!l->snap_set[at]) {
+				all = false;
+				continue;
+			}
+			any = true;
+			if (!first)
+				first = &l->snap[at];
+			else if (memcmp(first, &l->snap[at], sizeof(*first)) != 0)
+				all = false;
+		}
+		if (!any)
+			continue;
+		if (all && first) {
+			c->env[j] = *first;
+			continue;
+		}
+		if (c->n_phis == c->cap_phis) {
+			unsigned ncap = c->cap_phis ? c->cap_phis * 2 : 4;
+			struct lphi *np = realloc(c->phis, ncap * sizeof(*np));
+			if (!np) {
+				c->p->oom = true;
+				return false;
+			}
+			c->phis = np;
+			c->cap_phis = ncap;
+		}
+		struct lphi *ph = &c->phis[c->n_phis];
+		memset(ph, 0, sizeof(*ph));
+		ph->landed_target = -1;
+		ph->in = calloc(l->n_snap, sizeof(*ph->in));
+		if (!ph->in) {
+			c->p->oom = true;
+			return false;
+		}
+		struct lval v = {.kind = LV_PHI, .phi = (int)c->n_phis};
+		for (unsigned e = 0; e < l->n_snap; e++) {
+			size_t at = (size_t)e * (c->nlocals + 1) + j;
+			if (!l->snap_set[at])
+				continue;
+			ph->in[ph->n++] = l->snap[at];
+			v.width = l->snap[at].width;
+			v.be = l->snap[at].be;
+			v.region = l->snap[at].region;
+			v.taint |= l->snap[at].taint;
+		}
+		c->n_phis++;
+		c->env[j] = v;
+		c->env_set[j] = true;
+	}
+	return true;
+}
+
+bool lower_while(struct lower_ctx *c, const struct ast_stmt *s)
+{
+	struct ir_prog *p = c->p;
+	if (c->loop || c->cond || c->in_parallel) {
+		lower_error(c, s->loc,
+		            "loops are lowered at the top level of an offload only (not "
+		            "nested, not inside `if` or `parallel`)");
+		return false;
+	}
+	uint64_t n = s->u.while_.bound;
+	if (n > MAX_UNROLL) {
+		lower_error(
+		    c, s->loc,
+		    "bound %llu is too large to unroll (at most %u); recycled loops are not "
+		    "lowered yet",
+		    (unsigned long long)n, MAX_UNROLL);
+		return false;
+	}
+	const struct ast_expr *cond = s->u.while_.cond;
+	bool cond_exit = true;
+	if (cond->is_const) {
+		if (!cond->value)
+			return true; /* while (false) */
+		cond_exit = false;
+	} else if (cond->kind != AST_EXPR_BINARY || cond->u.binary.op != AST_BINOP_NE) {
+		lower_error(c, cond->loc,
+		            "a loop condition is lowered as `a != b` (the loop exits "
+		            "when they are equal) or `true`");
+		return false;
+	}
+	char name[16];
+	snprintf(name, sizeof(name), "w0c%u", p->n_loops);
+	int cq = ir_add_queue(p, name, IR_Q_LANE, 0, true);
+	if (cq < 0)
+		return false;
+	p->queues[cq].no_entry = true;
+	p->queues[c->lane].halts = true;
+	struct lloop l = {.cont_q = cq};
+	l.id = ir_add_loop(p, (uint32_t)n, s->loc);
+	if (l.id < 0)
+		return false;
+	c->loop = &l;
+	unsigned before = p->queues[c->lane].n;
+	bool ok = true;
+	for (unsigned i = 0; i < n && ok; i++) {
+		l.iter = i;
+		if (cond_exit)
+			ok = exit_point(c, cond->u.binary.lhs, cond->u.binary.rhs, cond->loc);
+		if (ok)
+			ok = lower_block(c, s->u.while_.body);
+	}
+	if (ok) {
+		/* fall through after the last iteration: enable the continuation
+		 * once everything the lane did completed */
+		ok = snapshot(c);
+		struct ir_queue *q = &p->queues[c->lane];
+		int last = -1;
+		for (unsigned i = q->n; i-- > 0;) {
+			const struct prism_opcode_info *info =
+			    prism_opcode_info(p->nodes[q->nodes[i]].op);
+			if (info && info->cls != PRISM_CLASS_ORDERING) {
+				last = q->nodes[i];
+				break;
+			}
+		}
+		struct ir_node *en =
+		    ok ? ir_append(p, c->lane, PRISM_OP_SEND_ENABLE, IR_ROLE_EXIT) : NULL;
+		if (!en) {
+			ok = false;
+		} else {
+			int eid = en->id;
+			en->we_obj = ir_v(IR_V_QPN, cq, 0);
+			en->we_index = ir_v(IR_V_QUEUE_ENTRY, cq, 0);
+			en->what = "loop done: enable what follows";
+			if (last >= 0)
+				ir_add_dep(p, last, eid);
+		}
+	}
+	p->loops[l.id].wr_per_iter = n ? (p->queues[c->lane].n - before) / (uint32_t)n : 0;
+	if (ok)
+		ok = merge_locals(c);
+	free(l.snap);
+	free(l.snap_set);
+	c->loop = NULL;
+	c->lane = cq;
+	p->q_main = cq;
+	return ok && !p->oom;
+}

@@ -1,0 +1,588 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * core/chain_verify.c - object-level verifier (see chain_verify.h).
+ *
+ * Owns the checks; reads WQEs only through the codec.  Facts it relies on:
+ *   - a managed queue fetches a WQE only once a SEND_EN covering its counter
+ *     executed (RedN 3.1; DESIGN contract 3), so "enabled after the writer
+ *     completed" = the first SEND_EN whose range covers the WQE comes after,
+ *     in its own queue, a WAIT on the writer's CQ for a count that includes
+ *     the writer (CQEs of one queue arrive in order);
+ *   - the entry WAIT on the connection's receive CQ orders every RECV scatter.
+ * Counts and enable ranges are read from the SQ_COUNT / CQ_COUNT relocation
+ * deltas (per-invocation offsets), so the check holds for every invocation.
+ *
+ * Must not: print, exit, or modify the object except in fill_summary.
+ */
+#include "core/chain_verify.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <prism/wqe.h>
+
+static const char *const err_names[CHAIN_VERIFY_E__COUNT] = {
+#define CHAIN_VERIFY_X_NAME(e, text) [CHAIN_VERIFY_E_##e] = text,
+    CHAIN_VERIFY_ERRORS(CHAIN_VERIFY_X_NAME)
+#undef CHAIN_VERIFY_X_NAME
+};
+
+const char *chain_verify_err_name(enum chain_verify_err e)
+{
+	return (unsigned)e < CHAIN_VERIFY_E__COUNT ? err_names[e] : "?";
+}
+
+static int reject(struct chain_verify_report *rep, enum chain_verify_err e, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int reject(struct chain_verify_report *rep, enum chain_verify_err e, const char *fmt, ...)
+{
+	va_list ap;
+	char detail[200];
+	va_start(ap, fmt);
+	vsnprintf(detail, sizeof(detail), fmt, ap);
+	va_end(ap);
+	rep->err = e;
+	snprintf(rep->msg, sizeof(rep->msg), "%s: %s", err_names[e], detail);
+	return -EINVAL;
+}
+
+struct decoded {
+	struct prism_wqe w;
+	uint32_t count; /* 1-based completion number when signaled, else 0 */
+};
+
+struct vctx {
+	const struct chainobj *o;
+	struct decoded **d; /* per queue, per SQ template */
+	/* relocations sorted by site, for binary search (a linear scan per
+	 * lookup would make verification quadratic) */
+	const struct chainobj_reloc **sorted;
+	uint32_t nsorted;
+	/* every enable of the object (collect_enables) */
+	struct enable *ens;
+	uint32_t n_ens;
+};
+
+static int site_cmp(uint32_t q, uint32_t ring, uint32_t wqe, uint32_t off,
+                    const struct chainobj_reloc *r)
+{
+	if (q != r->site.queue)
+		return q < r->site.queue ? -1 : 1;
+	if (ring != (uint32_t)r->site.ring)
+		return ring < (uint32_t)r->site.ring ? -1 : 1;
+	if (wqe != r->site.wqe)
+		return wqe < r->site.wqe ? -1 : 1;
+	if (off != r->site.offset)
+		return off < r->site.offset ? -1 : 1;
+	return 0;
+}
+
+static int reloc_sort_cmp(const void *a, const void *b)
+{
+	const struct chainobj_reloc *x = *(const struct chainobj_reloc *const *)a;
+	return site_cmp(x->site.queue, x->site.ring, x->site.wqe, x->site.offset,
+	                *(const struct chainobj_reloc *const *)b);
+}
+
+/* The relocation whose site starts at (q, ring, wqe, off), or NULL. */
+static const struct chainobj_reloc *reloc_at(const struct vctx *v, uint32_t q,
+                                             enum chainobj_ring ring, uint32_t wqe, uint32_t off)
+{
+	uint32_t lo = 0, hi = v->nsorted;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		int c = site_cmp(q, ring, wqe, off, v->sorted[mid]);
+		if (c == 0)
+			return v->sorted[mid];
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return NULL;
+}
+
+static uint32_t field_off(const struct prism_wqe *w, enum prism_wqe_field f)
+{
+	uint32_t off = 0, len = 0;
+	if (prism_wqe_field_offset(w, f, &off, &len) != 0)
+		return UINT32_MAX;
+	return off;
+}
+
+/* Does a WAIT at (q, before position `pos`) guarantee writer (wq, ww) completed? */
+static bool waited(const struct vctx *v, uint32_t q, uint32_t pos, uint32_t wq, uint32_t ww,
+                   bool writer_is_recv)
+{
+	const struct chainobj *o = v->o;
+	/* completion number that covers the writer: the first signaled WQE at or
+	 * after it in its queue */
+	uint32_t need = 0;
+	if (!writer_is_recv) {
+		for (uint32_t i = ww; i < o->queues[wq].n_sq; i++)
+			if (v->d[wq][i].count) {
+				need = v->d[wq][i].count;
+				break;
+			}
+		if (!need)
+			return false;
+	}
+	uint32_t cq = writer_is_recv ? o->queues[wq].recv_cq : o->queues[wq].send_cq;
+	for (uint32_t i = 0; i < pos; i++) {
+		const struct prism_wqe *w = &v->d[q][i].w;
+		if (w->ctrl.opcode != PRISM_OP_CQE_WAIT)
+			continue;
+		uint32_t io = field_off(w, PRISM_FIELD_WAIT_EN_INDEX);
+		uint32_t oo = field_off(w, PRISM_FIELD_WAIT_EN_OBJ);
+		const struct chainobj_reloc *ri = reloc_at(v, q, CHAINOBJ_RING_SQ, i, io);
+		const struct chainobj_reloc *ro = reloc_at(v, q, CHAINOBJ_RING_SQ, i, oo);
+		if (!ri || !ro || ri->kind != CHAINOBJ_RELOC_CQ_COUNT ||
+		    ro->kind != CHAINOBJ_RELOC_CQN || ro->target != cq || ri->target != cq)
+			continue;
+		/* a WAIT for a later WQE of its own queue never fires */
+		if (!writer_is_recv && wq == q && ww >= i)
+			continue;
+		if (ri->delta >= (writer_is_recv ? 1u : need))
+			return true;
+	}
+	/* a queue's own earlier WAITs are not the only source: an enable chain
+	 * from another queue is checked by the caller on that queue */
+	return false;
+}
+
+/* An enable that may make WQEs of a queue fetchable: a SEND_EN template,
+ * or a SEND_EN that a masked CAS may retarget (a loop exit). */
+struct enable {
+	uint32_t tq;     /* the queue it enables */
+	uint32_t q, pos; /* the SEND_EN WQE */
+	uint32_t delta;  /* range end (SQ counter, per-invocation offset) */
+	bool retarget;   /* the range comes from a CAS's swap operand */
+};
+
+static bool enable_of_template(const struct vctx *v, uint32_t q, uint32_t i, struct enable *en)
+{
+	const struct prism_wqe *w = &v->d[q][i].w;
+	if (w->ctrl.opcode != PRISM_OP_SEND_ENABLE)
+		return false;
+	const struct chainobj_reloc *ri =
+	    reloc_at(v, q, CHAINOBJ_RING_SQ, i, field_off(w, PRISM_FIELD_WAIT_EN_INDEX));
+	const struct chainobj_reloc *ro =
+	    reloc_at(v, q, CHAINOBJ_RING_SQ, i, field_off(w, PRISM_FIELD_WAIT_EN_OBJ));
+	if (!ri || !ro || ri->kind != CHAINOBJ_RELOC_SQ_COUNT || ro->kind != CHAINOBJ_RELOC_QPN ||
+	    ri->target != ro->target)
+		return false;
+	*en = (struct enable){ro->target, q, i, ri->delta, false};
+	return true;
+}
+
+static bool enable_of_retarget(const struct vctx *v, uint32_t q, uint32_t i, struct enable *en)
+{
+	const struct chainobj *o = v->o;
+	const struct prism_wqe *w = &v->d[q][i].w;
+	if (w->ctrl.opcode != PRISM_OP_ATOMIC_MASKED_CS || w->atomic.size != 16)
+		return false;
+	uint32_t so = field_off(w, PRISM_FIELD_ATOMIC_SWAP);
+	if (so == UINT32_MAX)
+		return false;
+	const struct chainobj_reloc *ri = reloc_at(v, q, CHAINOBJ_RING_SQ, i, so + 8);
+	const struct chainobj_reloc *ro = reloc_at(v, q, CHAINOBJ_RING_SQ, i, so + 12);
+	if (!ri || !ro || ri->kind != CHAINOBJ_RELOC_SQ_COUNT || ro->kind != CHAINOBJ_RELOC_QPN ||
+	    ri->target != ro->target)
+		return false;
+	for (uint32_t k = 0; k < o->n_patches; k++) {
+		const struct chainobj_patch *pt = &o->patches[k];
+		if (pt->writer_ring != CHAINOBJ_RING_SQ || pt->writer_queue != q ||
+		    pt->writer_wqe != i || pt->target.ring != CHAINOBJ_RING_SQ)
+			continue;
+		const struct prism_wqe *t = &v->d[pt->target.queue][pt->target.wqe].w;
+		if (t->ctrl.opcode != PRISM_OP_SEND_ENABLE)
+			continue;
+		*en =
+		    (struct enable){ro->target, pt->target.queue, pt->target.wqe, ri->delta, true};
+		return true;
+	}
+	return false;
+}
+
+/* Every enable of the object, once (the checks below look them up often). */
+static int collect_enables(struct vctx *v)
+{
+	const struct chainobj *o = v->o;
+	uint32_t total = 0;
+	for (uint32_t q = 0; q < o->n_queues; q++)
+		total += o->queues[q].n_sq;
+	v->ens = malloc((total ? total : 1) * sizeof(*v->ens));
+	if (!v->ens)
+		return -ENOMEM;
+	v->n_ens = 0;
+	for (uint32_t q = 0; q < o->n_queues; q++)
+		for (uint32_t i = 0; i < o->queues[q].n_sq; i++) {
+			struct enable en;
+			if (enable_of_template(v, q, i, &en) || enable_of_retarget(v, q, i, &en))
+				v->ens[v->n_ens++] = en;
+		}
+	return 0;
+}
+
+/* Every enable of queue `tq` whose range first covers `slot` (several when
+ * different loop exits enable the same code).  Returns how many. */
+static unsigned first_enables(const struct vctx *v, uint32_t tq, uint32_t slot, struct enable *out,
+                              unsigned max)
+{
+	uint32_t best = UINT32_MAX;
+	unsigned n = 0;
+	for (uint32_t k = 0; k < v->n_ens; k++)
+		if (v->ens[k].tq == tq && v->ens[k].delta > slot && v->ens[k].delta < best)
+			best = v->ens[k].delta;
+	for (uint32_t k = 0; k < v->n_ens && n < max; k++)
+		if (v->ens[k].tq == tq && v->ens[k].delta == best)
+			out[n++] = v->ens[k];
+	return n;
+}
+
+/* A writer after a retargeted exit enable, in the exit's own queue, never
+ * runs when that exit is taken, provided nothing else enables the queue
+ * past the exit. */
+static bool skipped_by_exit(const struct vctx *v, const struct enable *en, uint32_t wq, uint32_t ww)
+{
+	const struct chainobj *o = v->o;
+	if (!en->retarget || wq != en->q || ww <= en->pos)
+		return false;
+	const struct chainobj_wqe *x = &o->queues[en->q].sq[en->pos];
+	uint32_t end = x->slot + prism_wqe_bbs(v->d[en->q][en->pos].w.ctrl.ds);
+	for (uint32_t k = 0; k < v->n_ens; k++) {
+		const struct enable *other = &v->ens[k];
+		if (other->retarget || other->tq != en->q)
+			continue;
+		if (other->q == en->q && other->pos >= en->pos)
+			continue; /* reachable only through the exit */
+		if (other->delta > end)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Does enable `en` execute only after writer (wq, ww) completed?  Either a
+ * WAIT before it in its own queue covers the writer, or the writer never
+ * runs when `en` is a taken loop exit, or every enable that let `en`'s own
+ * queue reach it does (a chain of barriers: ctl's entry WAIT on the RECV
+ * orders every later step).
+ */
+static bool ordered_after(const struct vctx *v, const struct enable *en, uint32_t wq, uint32_t ww,
+                          bool recv, unsigned depth)
+{
+	if (waited(v, en->q, en->pos, wq, ww, recv))
+		return true;
+	if (!recv && skipped_by_exit(v, en, wq, ww))
+		return true;
+	if (depth >= 512 || (!recv && wq == en->q && ww >= en->pos))
+		return false;
+	const struct chainobj *o = v->o;
+	if (!o->queues[en->q].managed_send)
+		return false; /* started by the host doorbell: nothing before it */
+	struct enable up[16];
+	unsigned n = first_enables(v, en->q, o->queues[en->q].sq[en->pos].slot, up, 16);
+	if (n == 0)
+		return false;
+	for (unsigned k = 0; k < n; k++)
+		if (!ordered_after(v, &up[k], wq, ww, recv, depth + 1))
+			return false;
+	return true;
+}
+
+/* The WQE as it executes once armed: a NOP template with ds > 1 that a CAS
+ * on its control word turns into the swap word's opcode (RedN Fig. 4). */
+static struct prism_wqe armed_view(const struct vctx *v, uint32_t q, uint32_t i)
+{
+	const struct chainobj *o = v->o;
+	struct prism_wqe w = v->d[q][i].w;
+	if (w.ctrl.opcode != PRISM_OP_NOP || w.ctrl.ds <= 1)
+		return w;
+	for (uint32_t k = 0; k < o->n_patches; k++) {
+		const struct chainobj_patch *pt = &o->patches[k];
+		if (pt->target.queue != q || pt->target.ring != CHAINOBJ_RING_SQ ||
+		    pt->target.wqe != i || pt->target.offset != 0 ||
+		    pt->writer_ring != CHAINOBJ_RING_SQ || pt->kind != CHAINOBJ_PATCH_CAS)
+			continue;
+		const struct prism_wqe *g = &v->d[pt->writer_queue][pt->writer_wqe].w;
+		/* the swap word is the host-endian integer of ctrl bytes 0-7 */
+		w.ctrl.opcode = (uint8_t)(g->atomic.swap >> 24);
+		w.ctrl.opmod = (uint8_t)g->atomic.swap;
+		break;
+	}
+	return w;
+}
+
+/* May client bytes fill [off, off+len) of this WQE? */
+static bool client_field_ok(const struct chainobj *o, const struct prism_wqe *w, uint32_t off,
+                            uint32_t len)
+{
+	static const enum prism_wqe_field allowed[] = {
+	    PRISM_FIELD_RADDR,
+	    PRISM_FIELD_ATOMIC_SWAP,
+	    PRISM_FIELD_ATOMIC_COMPARE,
+	    PRISM_FIELD_SGE0_ADDR,
+	};
+	for (size_t i = 0; i < sizeof(allowed) / sizeof(allowed[0]); i++) {
+		uint32_t fo, fl;
+		if (prism_wqe_field_offset(w, allowed[i], &fo, &fl) == 0 && off >= fo &&
+		    off + len <= fo + fl)
+			return true;
+	}
+	/* the QPN bytes of a control segment (relaxed conditional operand) */
+	if (o->profile == CHAINOBJ_PROFILE_RELAXED && off >= 4 && off + len <= 7)
+		return true;
+	/* a SEND_EN's reserved bytes 16-23: the NIC ignores them; a loop exit's
+	 * CAS compares its operand there (lower_loop.c) */
+	if (w->ctrl.opcode == PRISM_OP_SEND_ENABLE && off >= 16 && off + len <= 24)
+		return true;
+	/* inline data of a WRITE */
+	if (w->is_inline && w->ctrl.opcode == PRISM_OP_RDMA_WRITE) {
+		uint32_t ro = field_off(w, PRISM_FIELD_RADDR);
+		if (ro != UINT32_MAX && off >= ro + 20 && off + len <= ro + 20 + w->inline_len)
+			return true;
+	}
+	return false;
+}
+
+bool chain_verify_client_field_ok(const struct chainobj *o, const struct prism_wqe *w, uint32_t off,
+                                  uint32_t len)
+{
+	return client_field_ok(o, w, off, len);
+}
+
+/* The key field that goes with a client-filled address field. */
+static int key_for(const struct vctx *v, uint32_t q, uint32_t wqe, const struct prism_wqe *w,
+                   uint32_t off, const struct chainobj_param *param,
+                   struct chain_verify_report *rep)
+{
+	const struct chainobj *o = v->o;
+	uint32_t ra = field_off(w, PRISM_FIELD_RADDR);
+	uint32_t sa = field_off(w, PRISM_FIELD_SGE0_ADDR);
+	uint32_t key_off;
+	enum chainobj_reloc_kind want;
+	if (ra != UINT32_MAX && off >= ra && off < ra + 8) {
+		key_off = field_off(w, PRISM_FIELD_RKEY);
+		want = CHAINOBJ_RELOC_REGION_RKEY;
+	} else if (sa != UINT32_MAX && off >= sa && (off - sa) % 16 < 8) {
+		key_off = off - (off - sa) % 16 - 4;
+		want = CHAINOBJ_RELOC_REGION_LKEY;
+	} else {
+		return 0; /* not an address field */
+	}
+	const struct chainobj_reloc *r = reloc_at(v, q, CHAINOBJ_RING_SQ, wqe, key_off);
+	if (!r || r->kind != want)
+		return reject(rep, CHAIN_VERIFY_E_CLIENT_KEY,
+		              "queue %s wqe %u: client address at byte %u is used with a key "
+		              "that is not a region key",
+		              o->queues[q].name, wqe, off);
+	if (param && param->type == CHAINOBJ_PT_ADDR && r->target != param->region)
+		return reject(rep, CHAIN_VERIFY_E_CLIENT_KEY,
+		              "queue %s wqe %u: parameter '%s' points into region %s but the "
+		              "access uses region %s's key",
+		              o->queues[q].name, wqe, param->name, o->regions[param->region].name,
+		              o->regions[r->target].name);
+	return 0;
+}
+
+static const struct chainobj_param *param_of_sge(const struct chainobj *o, uint32_t sge)
+{
+	for (uint32_t e = 0; e < o->n_entries; e++)
+		for (uint32_t i = 0; i < o->entries[e].n_params; i++) {
+			const struct chainobj_param *p = &o->entries[e].params[i];
+			if (sge >= p->first_sge && sge < p->first_sge + p->n_sge)
+				return p;
+		}
+	return NULL;
+}
+
+static int check_patches(const struct vctx *v, struct chain_verify_report *rep)
+{
+	const struct chainobj *o = v->o;
+	for (uint32_t i = 0; i < o->n_patches; i++) {
+		const struct chainobj_patch *pt = &o->patches[i];
+		uint32_t tq = pt->target.queue, tw = pt->target.wqe;
+		if (pt->target.ring != CHAINOBJ_RING_SQ)
+			continue;
+		const struct chainobj_queue *q = &o->queues[tq];
+		const struct chainobj_wqe *t = &q->sq[tw];
+		if (!q->managed_send)
+			return reject(rep, CHAIN_VERIFY_E_UNMANAGED_PATCH,
+			              "queue %s wqe %u is rewritten at run time (%s) but the queue "
+			              "is not managed: the NIC may prefetch it",
+			              q->name, tw, chainobj_patch_kind_name(pt->kind));
+		struct enable ens[64];
+		unsigned nen = first_enables(v, tq, t->slot, ens, 64);
+		if (nen == 0)
+			return reject(rep, CHAIN_VERIFY_E_NO_ENABLE,
+			              "queue %s wqe %u (slot %u) is never enabled", q->name, tw,
+			              t->slot);
+		bool recv = pt->writer_ring == CHAINOBJ_RING_RQ;
+		for (unsigned k = 0; k < nen; k++) {
+			if (ordered_after(v, &ens[k], pt->writer_queue, pt->writer_wqe, recv, 0))
+				continue;
+			return reject(
+			    rep, CHAIN_VERIFY_E_PREFETCH,
+			    "queue %s wqe %u is rewritten by %s %s wqe %u, but the "
+			    "SEND_EN at %s wqe %u%s that enables it does not wait for that "
+			    "writer's completion",
+			    q->name, tw, chainobj_patch_kind_name(pt->kind),
+			    o->queues[pt->writer_queue].name, pt->writer_wqe,
+			    o->queues[ens[k].q].name, ens[k].pos,
+			    ens[k].retarget ? " (as a loop exit)" : "");
+		}
+		/* client bytes: only declared fields, with region keys */
+		if (recv) {
+			struct prism_wqe armed = armed_view(v, tq, tw);
+			const struct prism_wqe *w = &armed;
+			if (!client_field_ok(o, w, pt->target.offset, pt->target.width))
+				return reject(
+				    rep, CHAIN_VERIFY_E_CLIENT_FIELD,
+				    "queue %s wqe %u (%s): client bytes land at bytes "
+				    "%u..%u, which is not an address, operand or data field",
+				    q->name, tw, prism_opcode_name(w->ctrl.opcode),
+				    pt->target.offset, pt->target.offset + pt->target.width - 1);
+			int rc = key_for(v, tq, tw, w, pt->target.offset,
+			                 param_of_sge(o, pt->writer_sge), rep);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+/* Every receive scatter into queue memory must be a declared patch. */
+static int check_recv(const struct vctx *v, struct chain_verify_report *rep)
+{
+	const struct chainobj *o = v->o;
+	for (uint32_t qi = 0; qi < o->n_queues; qi++) {
+		for (uint32_t ri = 0; ri < o->queues[qi].n_rq; ri++) {
+			for (uint32_t s = 0; s < 16; s++) {
+				const struct chainobj_reloc *r =
+				    reloc_at(v, qi, CHAINOBJ_RING_RQ, ri, 16 * s + 8);
+				if (!r || r->kind != CHAINOBJ_RELOC_QBUF_ADDR)
+					continue;
+				bool declared = false;
+				for (uint32_t i = 0; i < o->n_patches; i++) {
+					const struct chainobj_patch *pt = &o->patches[i];
+					if (pt->writer_ring == CHAINOBJ_RING_RQ &&
+					    pt->writer_queue == qi && pt->writer_wqe == ri &&
+					    pt->writer_sge == s && pt->target.queue == r->target)
+						declared = true;
+				}
+				if (!declared)
+					return reject(rep, CHAIN_VERIFY_E_HIDDEN_PATCH,
+					              "queue %s receive %u entry %u scatters into "
+					              "queue %s memory without a patch site",
+					              o->queues[qi].name, ri, s,
+					              o->queues[r->target].name);
+			}
+		}
+	}
+	return 0;
+}
+
+static int run(const struct chainobj *o, uint32_t budget, struct chain_verify_report *rep)
+{
+	struct vctx v = {.o = o};
+	struct chainobj_diag cd;
+	int rc = 0;
+	if (chainobj_validate(o, &cd) != 0)
+		return reject(rep, CHAIN_VERIFY_E_STRUCTURE, "%s", cd.msg);
+	v.d = calloc(o->n_queues ? o->n_queues : 1, sizeof(*v.d));
+	const struct chainobj_reloc **sorted =
+	    malloc((o->n_relocs ? o->n_relocs : 1) * sizeof(*sorted));
+	if (!v.d || !sorted) {
+		free(v.d);
+		free(sorted);
+		return -ENOMEM;
+	}
+	for (uint32_t i = 0; i < o->n_relocs; i++)
+		sorted[i] = &o->relocs[i];
+	qsort(sorted, o->n_relocs, sizeof(*sorted), reloc_sort_cmp);
+	v.sorted = sorted;
+	v.nsorted = o->n_relocs;
+	uint32_t total = 0;
+	for (uint32_t q = 0; q < o->n_queues && rc == 0; q++) {
+		const struct chainobj_queue *cq = &o->queues[q];
+		v.d[q] = calloc(cq->n_sq ? cq->n_sq : 1, sizeof(**v.d));
+		if (!v.d[q]) {
+			rc = -ENOMEM;
+			break;
+		}
+		uint32_t sig = 0;
+		for (uint32_t i = 0; i < cq->n_sq; i++) {
+			struct prism_wqe_diag d;
+			if (prism_wqe_decode(cq->sq[i].bytes, cq->sq[i].len, &v.d[q][i].w, &d) <
+			    0) {
+				rc = reject(rep, CHAIN_VERIFY_E_STRUCTURE, "queue %s wqe %u: %s",
+				            cq->name, i, d.msg);
+				break;
+			}
+			if (prism_ctrl_ce(&v.d[q][i].w.ctrl) >= PRISM_CE_CQ_UPDATE)
+				v.d[q][i].count = ++sig;
+			if (v.d[q][i].w.ctrl.opcode == PRISM_OP_SEND_ENABLE)
+				rep->barriers++;
+		}
+		total += cq->n_sq;
+		if (rc == 0 &&
+		    (cq->sq_per_invocation > cq->sq_slots || cq->rq_per_invocation > cq->rq_slots))
+			rc = reject(rep, CHAIN_VERIFY_E_RING,
+			            "queue %s needs %u send slots per invocation, its ring has %u",
+			            cq->name, cq->sq_per_invocation, cq->sq_slots);
+	}
+	if (rc == 0 && total > budget)
+		rc = reject(rep, CHAIN_VERIFY_E_BUDGET, "%u WQEs per invocation, budget %u", total,
+		            budget);
+	rep->wr_per_invocation = total;
+	if (rc == 0)
+		rc = collect_enables(&v);
+	if (rc == 0)
+		rc = check_patches(&v, rep);
+	if (rc == 0)
+		rc = check_recv(&v, rep);
+	for (uint32_t i = 0; i < o->n_relocs; i++) {
+		const struct chainobj_reloc *r = &o->relocs[i];
+		if (chainobj_reloc_kind_ref(r->kind) == CHAINOBJ_REF_REGION && r->target < 32)
+			rep->regions_touched |= 1u << r->target;
+	}
+	for (uint32_t q = 0; q < o->n_queues; q++)
+		free(v.d[q]);
+	free(v.d);
+	free(v.ens);
+	free(sorted);
+	return rc;
+}
+
+int chain_verify(const struct chainobj *o, uint32_t wr_budget, struct chain_verify_report *rep)
+{
+	memset(rep, 0, sizeof(*rep));
+	if (!o)
+		return reject(rep, CHAIN_VERIFY_E_STRUCTURE, "no object");
+	return run(o, wr_budget ? wr_budget : CHAIN_VERIFY_WR_BUDGET, rep);
+}
+
+int chain_verify_fill_summary(struct chainobj *o, uint32_t wr_budget,
+                              struct chain_verify_report *rep)
+{
+	int rc = chain_verify(o, wr_budget, rep);
+	if (rc)
+		return rc;
+	o->summary.verified = true;
+	o->summary.wr_per_invocation = rep->wr_per_invocation;
+	o->summary.barriers = rep->barriers;
+	for (uint32_t r = 0; r < o->n_regions && r < 32; r++) {
+		if (!(rep->regions_touched & (1u << r)))
+			continue;
+		struct chainobj_touch *t = chainobj_add_touch(o);
+		if (!t)
+			return -ENOMEM;
+		t->region = r;
+		t->access = o->regions[r].access;
+	}
+	return 0;
+}

@@ -1,0 +1,233 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tests/compiler/test_be_verify.c - the object-level verifier: one test per
+ * rejection (each takes a verified object and breaks exactly one property),
+ * and the load-time path (YAML round trip, then verify from the object
+ * alone).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <prism/wqe.h>
+
+#include "core/chain_verify.h"
+#include "tests/compiler/be_helpers.h"
+
+static const char *src_if = "struct bucket { key: be24; pad: u8[5]; value: *u8[64] in values; }\n"
+                            "region table: bucket[1024] readonly;\n"
+                            "region values size 65536 readonly;\n"
+                            "offload get(key: be24, b: *bucket in table) -> u8[64] {\n"
+                            "  if (b.key == key) { return *b.value; }\n}\n";
+
+static int setup(void **state)
+{
+	struct chainobj *o = be_compile(src_if, NULL, IR_PROFILE_RELAXED, NULL);
+	if (!o)
+		return -1;
+	*state = o;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	chainobj_free(*state);
+	return 0;
+}
+
+static void expect(const struct chainobj *o, uint32_t budget, enum chain_verify_err err)
+{
+	struct chain_verify_report rep;
+	int rc = chain_verify(o, budget, &rep);
+	if (rep.err != err)
+		fprintf(stderr, "got: %s\n", rep.msg);
+	assert_int_equal(rep.err, err);
+	assert_int_equal(rc == 0, err == CHAIN_VERIFY_E_OK);
+}
+
+static void test_accepts_compiled(void **state)
+{
+	const struct chainobj *o = *state;
+	struct chain_verify_report rep;
+	assert_int_equal(chain_verify(o, 0, &rep), 0);
+	assert_int_equal(rep.wr_per_invocation, 8);
+	assert_int_equal(rep.barriers, 2);
+	assert_int_equal(rep.regions_touched, 3);
+	assert_true(o->summary.verified);
+	assert_int_equal(o->summary.wr_per_invocation, 8);
+}
+
+static void test_rejects_unmanaged_patch(void **state)
+{
+	struct chainobj *o = *state;
+	o->queues[be_queue(o, "conn")].managed_send = false;
+	expect(o, 0, CHAIN_VERIFY_E_UNMANAGED_PATCH);
+}
+
+/* The barrier WAIT no longer covers the guard CAS: the response could be
+ * fetched before the CAS armed it (the prefetch hazard). */
+static void test_rejects_prefetch_hazard(void **state)
+{
+	struct chainobj *o = *state;
+	uint32_t w0 = (uint32_t)be_queue(o, "w0");
+	bool changed = false;
+	for (uint32_t i = 0; i < o->n_relocs; i++) {
+		struct chainobj_reloc *r = &o->relocs[i];
+		if (r->site.queue == w0 && r->kind == CHAINOBJ_RELOC_CQ_COUNT) {
+			r->delta = 0;
+			changed = true;
+		}
+	}
+	assert_true(changed);
+	expect(o, 0, CHAIN_VERIFY_E_PREFETCH);
+}
+
+/* Client bytes redirected into a key field. */
+static void test_rejects_client_field(void **state)
+{
+	struct chainobj *o = *state;
+	uint32_t w0 = (uint32_t)be_queue(o, "w0");
+	for (uint32_t i = 0; i < o->n_patches; i++) {
+		struct chainobj_patch *p = &o->patches[i];
+		if (p->kind == CHAINOBJ_PATCH_RECV_SCATTER && p->target.queue == w0 &&
+		    p->target.wqe == 0) {
+			p->target.offset = 8; /* ctrl bytes 8-15: CE/fence bits, imm */
+		}
+	}
+	expect(o, 0, CHAIN_VERIFY_E_CLIENT_FIELD);
+}
+
+/* A client address used with the queue buffer's key instead of its
+ * region's: the client could read server code memory. */
+static void test_rejects_client_key(void **state)
+{
+	struct chainobj *o = *state;
+	uint32_t w0 = (uint32_t)be_queue(o, "w0");
+	bool changed = false;
+	for (uint32_t i = 0; i < o->n_relocs; i++) {
+		struct chainobj_reloc *r = &o->relocs[i];
+		if (r->site.queue == w0 && r->site.wqe == 0 &&
+		    r->kind == CHAINOBJ_RELOC_REGION_RKEY) {
+			r->kind = CHAINOBJ_RELOC_QBUF_RKEY;
+			r->target = w0;
+			changed = true;
+		}
+	}
+	assert_true(changed);
+	expect(o, 0, CHAIN_VERIFY_E_CLIENT_KEY);
+}
+
+static void test_rejects_budget(void **state)
+{
+	expect(*state, 3, CHAIN_VERIFY_E_BUDGET);
+}
+
+static void test_rejects_ring(void **state)
+{
+	struct chainobj *o = *state;
+	struct chainobj_queue *q = &o->queues[be_queue(o, "w0")];
+	q->sq_per_invocation = q->sq_slots + 1;
+	struct chain_verify_report rep;
+	assert_int_not_equal(chain_verify(o, 0, &rep), 0);
+	/* the structural validator or the ring check: both name the ring */
+	assert_true(rep.err == CHAIN_VERIFY_E_RING || rep.err == CHAIN_VERIFY_E_STRUCTURE);
+}
+
+/* A RECV scatter into WQE memory that no patch site declares. */
+static void test_rejects_hidden_patch(void **state)
+{
+	struct chainobj *o = *state;
+	for (uint32_t i = 0; i < o->n_patches; i++) {
+		if (o->patches[i].kind == CHAINOBJ_PATCH_RECV_SCATTER) {
+			o->patches[i] = o->patches[o->n_patches - 1];
+			o->n_patches--;
+			break;
+		}
+	}
+	expect(o, 0, CHAIN_VERIFY_E_HIDDEN_PATCH);
+}
+
+/* A loop exit (a SEND_EN a CAS retargets) fetched before its CAS completed:
+ * drop the barrier WAIT in front of it. */
+static void test_rejects_loop_exit_prefetch(void **state)
+{
+	(void)state;
+	struct chainobj *o = be_compile(
+	    "struct node { key: be24; pad: u8[5]; next: *node in nodes; value: u8[64]; }\n"
+	    "region nodes: node[4096] readonly;\n"
+	    "offload find(key: be24, head: *node in nodes) -> u8[64] {\n"
+	    "  let p = head;\n"
+	    "  while (p.key != key) bound 2 { p = p.next; }\n"
+	    "  if (p.key == key) { return p.value; }\n}\n",
+	    NULL, IR_PROFILE_RELAXED, NULL);
+	assert_non_null(o);
+	expect(o, 0, CHAIN_VERIFY_E_OK);
+	uint32_t w0 = (uint32_t)be_queue(o, "w0");
+	for (uint32_t i = 0; i < o->n_relocs; i++) {
+		struct chainobj_reloc *r = &o->relocs[i];
+		if (r->site.queue == w0 && r->kind == CHAINOBJ_RELOC_CQ_COUNT)
+			r->delta = 0;
+	}
+	expect(o, 0, CHAIN_VERIFY_E_PREFETCH);
+	chainobj_free(o);
+}
+
+/* Load time: the runtime has only the YAML.  Round trip, verify; then a
+ * tampered object (conn no longer managed) is rejected after reading. */
+static void test_load_time_reverify(void **state)
+{
+	const struct chainobj *o = *state;
+	char *text = NULL;
+	size_t len = 0;
+	struct chainobj_diag d;
+	assert_int_equal(chainobj_write_mem(o, CHAINOBJ_WRITE_NO_CHECKSUM, &text, &len, &d), 0);
+	struct chainobj *back = NULL;
+	int rc = chainobj_read_mem(text, len, &back, &d);
+	if (rc)
+		fprintf(stderr, "read: %s\n", d.msg);
+	assert_int_equal(rc, 0);
+	struct chain_verify_report rep;
+	assert_int_equal(chain_verify(back, 0, &rep), 0);
+	chainobj_free(back);
+	char *p = strstr(text, "role: conn");
+	assert_non_null(p);
+	p = strstr(p, "managed-send: true");
+	assert_non_null(p);
+	size_t head = (size_t)(p - text);
+	char *tampered = malloc(len + 2);
+	assert_non_null(tampered);
+	memcpy(tampered, text, head);
+	memcpy(tampered + head, "managed-send: false", 19);
+	memcpy(tampered + head + 19, p + 18, len - head - 18);
+	rc = chainobj_read_mem(tampered, len + 1, &back, &d);
+	if (rc)
+		fprintf(stderr, "read: %s\n", d.msg);
+	assert_int_equal(rc, 0);
+	free(tampered);
+	assert_int_not_equal(chain_verify(back, 0, &rep), 0);
+	assert_int_equal(rep.err, CHAIN_VERIFY_E_UNMANAGED_PATCH);
+	assert_non_null(strstr(rep.msg, "not managed"));
+	chainobj_free(back);
+	free(text);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_accepts_compiled, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_rejects_unmanaged_patch, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_rejects_prefetch_hazard, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_rejects_client_field, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_rejects_client_key, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_rejects_budget, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_rejects_ring, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_rejects_hidden_patch, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_load_time_reverify, setup, teardown),
+	    cmocka_unit_test(test_rejects_loop_exit_prefetch),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

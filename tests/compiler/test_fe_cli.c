@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tests/compiler/test_fe_cli.c - the prismc binary: documented exit codes
+ * (docs/prismc.md), --help on the tool and on `check`, `check --json`.
+ * Runs the binary built for this tree (PRISMC_PATH, set by the Makefile).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#ifndef PRISMC_PATH
+#define PRISMC_PATH "build/prismc"
+#endif
+
+static char out_path[] = "/tmp/prismc-cli-XXXXXX";
+
+/* Run `prismc <args>` with stdout+stderr to a temp file; returns the exit
+ * status and the output (malloc'ed). */
+static int run(const char *args, char **output)
+{
+	char cmd[1024];
+	int fd = mkstemp(out_path);
+	FILE *f;
+	long n;
+
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "%s %s >%s 2>&1", PRISMC_PATH, args, out_path);
+	int st = system(cmd);
+	assert_true(WIFEXITED(st));
+	f = fopen(out_path, "rb");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	*output = calloc(1, (size_t)n + 1);
+	assert_int_equal(fread(*output, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	unlink(out_path);
+	strcpy(out_path, "/tmp/prismc-cli-XXXXXX");
+	return WEXITSTATUS(st);
+}
+
+static char *write_temp(const char *text)
+{
+	char *path = strdup("/tmp/prismc-src-XXXXXX");
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	return path;
+}
+
+static void test_exit_ok(void **state)
+{
+	char *out;
+
+	(void)state;
+	assert_int_equal(run("check tests/prism/hash_get.prism tests/prism/list_find.prism", &out),
+			 0);
+	assert_string_equal(out, "");
+	free(out);
+}
+
+static void test_exit_errors(void **state)
+{
+	char *path = write_temp("offload f(k: be64) { return nope; }\n");
+	char args[256], *out;
+
+	(void)state;
+	snprintf(args, sizeof(args), "check %s", path);
+	assert_int_equal(run(args, &out), 1);
+	assert_non_null(strstr(out, ":1:29: error: unknown name 'nope'\n"));
+	assert_non_null(strstr(out, "1 error, 0 warnings\n"));
+	free(out);
+	unlink(path);
+	free(path);
+}
+
+static void test_exit_usage(void **state)
+{
+	char *out;
+
+	(void)state;
+	assert_int_equal(run("", &out), 2);
+	free(out);
+	assert_int_equal(run("frobnicate", &out), 2);
+	assert_non_null(strstr(out, "'frobnicate' is not a command"));
+	free(out);
+	assert_int_equal(run("check", &out), 2);
+	assert_non_null(strstr(out, "no input files"));
+	free(out);
+	assert_int_equal(run("check --bogus x.prism", &out), 2);
+	free(out);
+	assert_int_equal(run("check --max-errors 0 x.prism", &out), 2);
+	free(out);
+}
+
+static void test_exit_io(void **state)
+{
+	char *out;
+
+	(void)state;
+	assert_int_equal(run("check /nonexistent/x.prism", &out), 3);
+	assert_non_null(strstr(out, "/nonexistent/x.prism: error: cannot read file: No such file"));
+	free(out);
+	/* I/O beats compile errors when both happen */
+	assert_int_equal(run("check /nonexistent/x.prism tests/prism/hash_get.prism", &out), 3);
+	free(out);
+}
+
+static void test_help(void **state)
+{
+	char *out;
+
+	(void)state;
+	assert_int_equal(run("--help", &out), 0);
+	assert_non_null(strstr(out, "usage: prismc"));
+	assert_non_null(strstr(out, "  check "));
+	free(out);
+	assert_int_equal(run("check --help", &out), 0);
+	assert_non_null(strstr(out, "usage: prismc check"));
+	free(out);
+	assert_int_equal(run("help check", &out), 0);
+	assert_non_null(strstr(out, "--json"));
+	free(out);
+	assert_int_equal(run("--version", &out), 0);
+	assert_non_null(strstr(out, "prismc "));
+	free(out);
+}
+
+static void test_json(void **state)
+{
+	char *path = write_temp("offload f(k: be64) {\n\tif (1 == 1) { return nope; }\n}\n");
+	char args[256], *out, expect[512];
+
+	(void)state;
+	snprintf(args, sizeof(args), "check --json %s", path);
+	assert_int_equal(run(args, &out), 1);
+	snprintf(expect, sizeof(expect),
+		 "{\"diagnostics\":[{\"file\":\"%s\",\"line\":2,\"column\":6,\"length\":6,"
+		 "\"severity\":\"warning\",\"message\":\"'if' condition is always true\"},\n"
+		 " {\"file\":\"%s\",\"line\":2,\"column\":23,\"length\":4,\"severity\":\"error\","
+		 "\"message\":\"unknown name 'nope'\"}],\"ok\":false,\"errors\":1,\"warnings\":1}\n",
+		 path, path);
+	assert_string_equal(out, expect);
+	free(out);
+	unlink(path);
+	free(path);
+}
+
+static void test_werror_and_stdin(void **state)
+{
+	char *path = write_temp("region r size 8 writable;\n"
+				"offload f(k: be64) { k == 1; return k; }\n");
+	char args[256], *out;
+
+	(void)state;
+	snprintf(args, sizeof(args), "check %s", path);
+	assert_int_equal(run(args, &out), 0);
+	assert_non_null(strstr(out, "warning: expression result (bool) is unused"));
+	free(out);
+	snprintf(args, sizeof(args), "check -Werror %s", path);
+	assert_int_equal(run(args, &out), 1);
+	free(out);
+	snprintf(args, sizeof(args), "check - < %s", path);
+	assert_int_equal(run(args, &out), 0);
+	assert_non_null(strstr(out, "<stdin>:2:22: warning"));
+	free(out);
+	unlink(path);
+	free(path);
+}
+
+int main(void)
+{
+	static const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_exit_ok),	  cmocka_unit_test(test_exit_errors),
+		cmocka_unit_test(test_exit_usage), cmocka_unit_test(test_exit_io),
+		cmocka_unit_test(test_help),	  cmocka_unit_test(test_json),
+		cmocka_unit_test(test_werror_and_stdin),
+	};
+
+	return cmocka_run_group_tests_name("prismc cli", tests, NULL, NULL);
+}
