@@ -15,6 +15,8 @@ fuzz_net_frame_SRCS := tests/fuzz/fuzz_net_frame.c
 ifneq ($(wildcard runtime/sim/sim.mk),)
 LIB_SRCS += runtime/net/net_simpkt.c runtime/net/net_transport.c
 
+TESTS += net_simpkt
+net_simpkt_SRCS := tests/net/test_net_simpkt.c
 TESTS += net_loopback
 net_loopback_SRCS := tests/net/test_net_loopback.c tests/net/net_peer.c
 endif

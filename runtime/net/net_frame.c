@@ -4,7 +4,7 @@
  *
  * Owns: every byte of a packet that crosses between software NICs: the
  * BTH and the extended transport headers, pad bytes and the stream record
- * prefix.  The layouts (IBTA vol 1, 9.2 "Transport headers"; the same
+ * prefix.  The layouts (IBTA vol 1, ch. 9, transport headers; the same
  * layouts appear in Linux rdma_rxe's rxe_hdr.h):
  *
  *  BTH, 12 bytes

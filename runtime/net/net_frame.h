@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Header sizes (IBTA vol 1, 9.2 "Transport headers"). */
+/* Header sizes (IBTA vol 1, ch. 9, transport headers). */
 #define NET_BTH_BYTES 12u
 #define NET_RETH_BYTES 16u
 #define NET_AETH_BYTES 4u
@@ -69,7 +69,7 @@ enum net_role {
 
 /*
  * The opcode table: X(NAME, value, headers, payload rule, role).
- * RC values: IBTA vol 1, 9.2.1 table "OpCode field" (transport 000 = RC);
+ * RC values: IBTA vol 1, ch. 9, table "OpCode field" (transport 000 = RC);
  * Linux rdma_rxe's rxe_opcode.c lists the same header sets.  0xD2-0xD4 are
  * prism's masked atomics in the manufacturer-specific range 0xC0-0xFF
  * (docs/wire-format.md, "Masked atomics").
@@ -124,7 +124,7 @@ const struct net_opcode_info *net_opcode_info(uint8_t opcode);
 const char *net_opcode_name(uint8_t opcode);
 
 /*
- * AETH syndrome (IBTA vol 1, 9.3.5 "ACK extended transport header"):
+ * AETH syndrome (IBTA vol 1, ch. 9, "ACK extended transport header"):
  *
  *     7   6 5   4       0
  *   +---+-----+---------+

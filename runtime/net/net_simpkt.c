@@ -68,7 +68,7 @@ static const struct {
 	enum net_aeth_type type;
 	uint8_t value;
 } nak_map[] = {
-	{PRISM_SYND_RNR_RETRY_EXC_ERR, NET_AETH_RNR_NAK, NET_RNR_TIMER},
+	{PRISM_SYND_RNR_RETRY_EXC_ERR, NET_AETH_RNR_NAK, 0 /* the responder's timer */},
 	{PRISM_SYND_REMOTE_INVAL_REQ_ERR, NET_AETH_NAK, NET_NAK_INVALID_REQUEST},
 	{PRISM_SYND_REMOTE_ACCESS_ERR, NET_AETH_NAK, NET_NAK_REMOTE_ACCESS_ERR},
 	{PRISM_SYND_REMOTE_OP_ERR, NET_AETH_NAK, NET_NAK_REMOTE_OP_ERR},
@@ -78,24 +78,31 @@ static const struct {
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
-static uint8_t syndrome_to_aeth(uint8_t syndrome)
+static uint8_t syndrome_to_aeth(uint8_t syndrome, uint8_t rnr_timer)
 {
 	size_t i;
 
 	for (i = 0; i < ARRAY_LEN(nak_map); i++)
 		if (nak_map[i].syndrome == syndrome)
-			return net_aeth_syndrome(nak_map[i].type, nak_map[i].value);
+			return net_aeth_syndrome(nak_map[i].type, nak_map[i].type == NET_AETH_RNR_NAK
+									  ? rnr_timer
+									  : nak_map[i].value);
 	return net_aeth_syndrome(NET_AETH_NAK, NET_NAK_REMOTE_OP_ERR);
 }
 
-static int aeth_to_syndrome(uint8_t aeth, uint8_t *syndrome)
+static int aeth_to_syndrome(uint8_t aeth, uint8_t *syndrome, uint8_t *rnr_timer)
 {
 	size_t i;
 
 	for (i = 0; i < ARRAY_LEN(nak_map); i++) {
 		if (net_aeth_type(aeth) != nak_map[i].type)
 			continue;
-		if (nak_map[i].type == NET_AETH_RNR_NAK || net_aeth_value(aeth) == nak_map[i].value) {
+		if (nak_map[i].type == NET_AETH_RNR_NAK) {
+			*syndrome = nak_map[i].syndrome;
+			*rnr_timer = (uint8_t)net_aeth_value(aeth);
+			return 0;
+		}
+		if (net_aeth_value(aeth) == nak_map[i].value) {
 			*syndrome = nak_map[i].syndrome;
 			return 0;
 		}
@@ -247,7 +254,7 @@ int net_simpkt_to_wire(const struct sim_pkt *sp, struct net_pkt *np,
 		np->aeth.msn = sp->msn & NET_MSN_MASK;
 		break;
 	case SIM_PKT_NAK:
-		np->aeth.syndrome = syndrome_to_aeth(sp->syndrome);
+		np->aeth.syndrome = syndrome_to_aeth(sp->syndrome, sp->rnr_timer);
 		np->aeth.msn = sp->msn & NET_MSN_MASK;
 		return 0;
 	default:
@@ -350,7 +357,7 @@ int net_simpkt_from_wire(const struct net_pkt *np, const struct net_simpkt_addr 
 			return 0;
 		}
 		sp->kind = SIM_PKT_NAK;
-		if (aeth_to_syndrome(np->aeth.syndrome, &sp->syndrome))
+		if (aeth_to_syndrome(np->aeth.syndrome, &sp->syndrome, &sp->rnr_timer))
 			return net_diagf(diag, -EPROTO, "ACKNOWLEDGE with syndrome 0x%02x (%s)",
 					 np->aeth.syndrome, net_aeth_name(np->aeth.syndrome));
 		return 0;

@@ -22,9 +22,6 @@
 /* Scratch a translation may point payloads into: masked operands (4 x 32). */
 #define NET_SIMPKT_SCRATCH 128u
 
-/* RNR timer sent with an RNR NAK (IBTA table "RNR NAK timer field": 1 = 0.01 ms). */
-#define NET_RNR_TIMER 1u
-
 /*
  * sim -> wire.  @np->payload may point into @sp's payload or @scratch.
  * Returns 0 or -EINVAL (a packet the wire cannot express, in @diag).
