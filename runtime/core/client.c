@@ -123,8 +123,9 @@ int core_client_finish(struct prism_client *cl)
 	    (err = ops->modify_qp(cl->qp, CORE_QPS_RTR, &peer)) ||
 	    (err = ops->modify_qp(cl->qp, CORE_QPS_RTS, &peer)))
 		return err;
-	for (uint32_t i = 0; i < cl->w.depth; i++)
-		post_recv(cl, i);
+	/* A return before the final completion consumes a receive too. */
+	for (uint32_t i = 0; i < 2 * cl->w.depth && i < CORE_CLIENT_SLOTS * 2; i++)
+		post_recv(cl, i % cl->w.depth);
 	ring_rq(cl);
 	return 0;
 }
@@ -397,10 +398,20 @@ static int poll_cqs(struct prism_client *cl)
 				 prism_cqe_syndrome_name(c.syndrome));
 			return cl->error = -PRISM_E_CONN;
 		}
-		uint64_t k = cl->answered++;
+		uint64_t k = cl->answered;
 		uint32_t slot = (uint32_t)(k % cl->w.depth);
 		struct prism_call *call = cl->inflight[slot];
 
+		post_recv(cl, slot);
+		ring_rq(cl);
+		if (c.imm != cl->w.final_imm) {
+			/* A `return` site's completion: its bytes are in the slot; the
+			 * invocation ends with the final completion (RC keeps order). */
+			if (call)
+				call->ret_site = c.imm;
+			continue;
+		}
+		cl->answered++;
 		if (call) {
 			size_t n = cl->w.response_size;
 
@@ -417,10 +428,10 @@ static int poll_cqs(struct prism_client *cl)
 			call->virt_ns = c.timestamp > cl->t_sent[slot]
 						? c.timestamp - cl->t_sent[slot]
 						: 0;
+			if (c.imm && !call->ret_site)
+				call->ret_site = c.imm; /* an unconditional final return */
 			cl->inflight[slot] = NULL;
 		}
-		post_recv(cl, slot);
-		ring_rq(cl);
 	}
 	return 0;
 }
@@ -481,8 +492,8 @@ int core_client_send_raw(struct prism_client *cl, const void *msg, size_t len,
 	if (len > CHAINOBJ_MAX_MSG)
 		return -PRISM_E_ARGS;
 	/* Wait for the invocation that used this slot before. */
-	if (k >= cl->w.depth) {
-		int err = core_client_wait(cl, k - cl->w.depth, cl->timeout_ms);
+	if (k >= cl->w.inflight) {
+		int err = core_client_wait(cl, k - cl->w.inflight, cl->timeout_ms);
 
 		if (err)
 			return err;
@@ -507,8 +518,10 @@ int core_client_send_raw(struct prism_client *cl, const void *msg, size_t len,
 	if (n < 0)
 		return -PRISM_E_BACKEND;
 	cl->inflight[slot] = call;
-	if (call)
+	if (call) {
 		call->status = 1; /* pending */
+		call->ret_site = 0;
+	}
 	cl->t_sent[slot] = virt_now_ns(cl);
 	cl->sq_pi += prism_wqe_bbs((unsigned)n / PRISM_WQE_DS_BYTES);
 	cl->sent++;

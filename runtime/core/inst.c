@@ -42,6 +42,10 @@ static unsigned ring_depth(const struct chainobj *o, unsigned want)
 {
 	unsigned d = want ? min_u(want, INST_MAX_DEPTH) : INST_MAX_DEPTH;
 
+	/* With early exits invocation k+1's counters depend on k's exit; a
+	 * scratch image is re-applied between invocations only. */
+	if (o->n_exits || o->scratch_init_len)
+		return 1;
 	for (uint32_t q = 0; q < o->n_queues; q++) {
 		const struct chainobj_queue *qu = &o->queues[q];
 
@@ -66,38 +70,44 @@ static uint8_t *slot_ptr(struct core_inst *in, uint32_t q, enum chainobj_ring ri
 	return (uint8_t *)qi->buf + (size_t)slot * qi->rq_stride;
 }
 
-/* Ring slot that template @w of queue @q occupies in invocation @k. */
-static uint32_t window_slot(const struct core_inst *in, const struct chainobj_queue *qu,
-			    enum chainobj_ring ring, uint32_t slot, uint64_t k)
+/* Counter base of queue @q's @ring in the invocation being posted. */
+static uint64_t ring_base(const struct core_inst *in, uint32_t q, enum chainobj_ring ring)
 {
-	uint32_t per = ring == CHAINOBJ_RING_SQ ? qu->sq_per_invocation : qu->rq_per_invocation;
-	uint32_t n = ring == CHAINOBJ_RING_SQ ? qu->sq_slots : qu->rq_slots;
-
-	if (!in->cpu_rearm || !per)
-		return slot;
-	return (uint32_t)((slot + k * per) % n);
+	return ring == CHAINOBJ_RING_SQ ? in->base.sq[q] : in->base.rq[q];
 }
 
-/* The value relocation @r stores in invocation @k. */
+static uint32_t ring_slots(const struct chainobj_queue *qu, enum chainobj_ring ring)
+{
+	return ring == CHAINOBJ_RING_SQ ? qu->sq_slots : qu->rq_slots;
+}
+
+/* Ring slot of template slot @slot of queue @q in the invocation being posted. */
+static uint32_t window_slot(const struct core_inst *in, uint32_t q, enum chainobj_ring ring,
+			    uint32_t slot)
+{
+	const struct chainobj_queue *qu = &in->prog->obj->queues[q];
+
+	return (uint32_t)((ring_base(in, q, ring) + slot) % ring_slots(qu, ring));
+}
+
+/* The value relocation @r stores in the invocation being posted (number @k). */
 static uint64_t reloc_value(struct core_inst *in, const struct chainobj_reloc *r, uint64_t k)
 {
-	const struct chainobj *o = in->prog->obj;
-	uint64_t count = k * r->stride + r->delta;
-
 	switch (r->kind) {
 	case CHAINOBJ_RELOC_QPN:
 		return in->qps[r->target].info.qpn;
 	case CHAINOBJ_RELOC_CQN:
 		return in->cqs[r->target].info.cqn;
 	case CHAINOBJ_RELOC_QBUF_ADDR: {
-		const struct chainobj_queue *qu = &o->queues[r->target];
+		/* WQE `delta` of this invocation in the target ring, byte `addend`
+		 * (an addend of a whole slot or more counts slots too). */
 		enum chainobj_ring ring = (enum chainobj_ring)r->ring;
 		uint32_t unit = ring == CHAINOBJ_RING_SQ ? PRISM_WQE_BB
 							 : in->qps[r->target].info.rq_stride;
-		uint32_t idx = (uint32_t)(r->addend / unit);
+		uint32_t idx = (uint32_t)(r->delta + r->addend / unit);
 
 		return (uintptr_t)slot_ptr(in, r->target, ring,
-					   window_slot(in, qu, ring, idx, k)) +
+					   window_slot(in, r->target, ring, idx)) +
 		       r->addend % unit;
 	}
 	case CHAINOBJ_RELOC_QBUF_LKEY:
@@ -117,24 +127,24 @@ static uint64_t reloc_value(struct core_inst *in, const struct chainobj_reloc *r
 	case CHAINOBJ_RELOC_SCRATCH_RKEY:
 		return in->scratch_keys.rkey;
 	case CHAINOBJ_RELOC_CLIENT_RESP_ADDR:
-		return in->peer.resp_addr + r->addend +
-		       (in->cpu_rearm ? (k % in->depth) * in->peer.resp_stride : 0);
+		return in->peer.resp_addr + r->addend + (k % in->depth) * in->peer.resp_stride;
 	case CHAINOBJ_RELOC_CLIENT_RESP_RKEY:
 		return in->peer.resp_rkey;
 	case CHAINOBJ_RELOC_CLIENT_QPN:
 		return in->peer.qpn;
 	case CHAINOBJ_RELOC_SQ_COUNT:
+		return (in->base.sq[r->target] + r->delta) & 0xffffu; /* ENABLE: 16 bits */
 	case CHAINOBJ_RELOC_RQ_COUNT:
-		return count & 0xffffu; /* ENABLE indices are 16 bits (RedN, DPDK) */
+		return (in->base.rq[r->target] + r->delta) & 0xffffu;
 	case CHAINOBJ_RELOC_CQ_COUNT:
-		return count & 0xffffffu; /* WAIT counts are 24 bits */
+		return (in->base.cq[r->target] + r->delta) & 0xffffffu; /* WAIT: 24 bits */
 	case CHAINOBJ_RELOC__COUNT:
 		break;
 	}
 	return 0;
 }
 
-/* Copy invocation @k's templates into their ring slots and relocate them. */
+/* Copy invocation @k's templates to their ring slots (at the current bases) and relocate. */
 static void post_window(struct core_inst *in, uint64_t k)
 {
 	const struct chainobj *o = in->prog->obj;
@@ -142,30 +152,86 @@ static void post_window(struct core_inst *in, uint64_t k)
 	for (uint32_t q = 0; q < o->n_queues; q++) {
 		const struct chainobj_queue *qu = &o->queues[q];
 
+		/* A WQE may wrap around the end of the ring: copy it BB by BB. */
 		for (uint32_t i = 0; i < qu->n_sq; i++)
-			memcpy(slot_ptr(in, q, CHAINOBJ_RING_SQ,
-					window_slot(in, qu, CHAINOBJ_RING_SQ, qu->sq[i].slot, k)),
-			       qu->sq[i].bytes, qu->sq[i].len);
+			for (uint32_t off = 0; off < qu->sq[i].len; off += PRISM_WQE_BB) {
+				uint32_t n = qu->sq[i].len - off;
+
+				memcpy(slot_ptr(in, q, CHAINOBJ_RING_SQ,
+						window_slot(in, q, CHAINOBJ_RING_SQ,
+							    qu->sq[i].slot + off / PRISM_WQE_BB)),
+				       qu->sq[i].bytes + off, n < PRISM_WQE_BB ? n : PRISM_WQE_BB);
+			}
 		for (uint32_t i = 0; i < qu->n_rq; i++)
 			memcpy(slot_ptr(in, q, CHAINOBJ_RING_RQ,
-					window_slot(in, qu, CHAINOBJ_RING_RQ, qu->rq[i].slot, k)),
+					window_slot(in, q, CHAINOBJ_RING_RQ, qu->rq[i].slot)),
 			       qu->rq[i].bytes, qu->rq[i].len);
 	}
 	for (uint32_t i = 0; i < o->n_relocs; i++) {
 		const struct chainobj_reloc *r = &o->relocs[i];
-		const struct chainobj_queue *qu = &o->queues[r->site.queue];
 		const struct chainobj_wqe *w =
 			chainobj_site_wqe(o, r->site.queue, r->site.ring, r->site.wqe);
+		/* Fields sit inside 16-byte segments, never across a 64-byte BB. */
+		uint32_t bb = r->site.ring == CHAINOBJ_RING_SQ ? r->site.offset / PRISM_WQE_BB : 0;
+		uint32_t off = r->site.ring == CHAINOBJ_RING_SQ ? r->site.offset % PRISM_WQE_BB
+								: r->site.offset;
 		uint8_t *p = slot_ptr(in, r->site.queue, r->site.ring,
-				      window_slot(in, qu, r->site.ring, w->slot, k));
+				      window_slot(in, r->site.queue, r->site.ring, w->slot + bb));
 
-		chainobj_put_uint(p + r->site.offset, r->site.width, r->order,
-				  reloc_value(in, r, k));
+		chainobj_put_uint(p + off, r->site.width, r->order, reloc_value(in, r, k));
+	}
+	/* Producer counters: every template of this invocation is posted. */
+	for (uint32_t q = 0; q < o->n_queues; q++) {
+		const struct chainobj_queue *qu = &o->queues[q];
+		uint64_t sq_end = 0, rq_end = 0;
+
+		for (uint32_t i = 0; i < qu->n_sq; i++) {
+			uint32_t end = qu->sq[i].slot +
+				       prism_wqe_bbs(qu->sq[i].len / PRISM_WQE_DS_BYTES);
+			if (end > sq_end)
+				sq_end = end;
+		}
+		for (uint32_t i = 0; i < qu->n_rq; i++)
+			if (qu->rq[i].slot + 1u > rq_end)
+				rq_end = qu->rq[i].slot + 1u;
+		if (qu->sq_per_invocation > sq_end)
+			sq_end = qu->sq_per_invocation;
+		if (qu->rq_per_invocation > rq_end)
+			rq_end = qu->rq_per_invocation;
+		if (in->base.sq[q] + sq_end > in->sq_pi[q])
+			in->sq_pi[q] = in->base.sq[q] + sq_end;
+		if (in->base.rq[q] + rq_end > in->rq_pi[q])
+			in->rq_pi[q] = in->base.rq[q] + rq_end;
 	}
 }
 
-/* Producer counters after windows [0, n) are posted; ring every doorbell. */
-static int ring_doorbells(struct core_inst *in, uint64_t n)
+/* Advance the bases by the per-invocation amounts or by exit @e's. */
+static void advance(struct core_inst *in, const struct chainobj_exit *e)
+{
+	const struct chainobj *o = in->prog->obj;
+
+	for (uint32_t q = 0; q < o->n_queues; q++) {
+		in->base.sq[q] += e ? e->sq_advance[q] : o->queues[q].sq_per_invocation;
+		in->base.rq[q] += e ? e->rq_advance[q] : o->queues[q].rq_per_invocation;
+	}
+	for (uint32_t c = 0; c < o->n_cqs; c++)
+		in->base.cq[c] += e ? e->cq_advance[c] : o->cqs[c].per_invocation;
+}
+
+/* Post the next invocation window (number in->posted) and advance. */
+static void post_next(struct core_inst *in)
+{
+	const struct chainobj *o = in->prog->obj;
+
+	if (o->scratch_init_len) /* depth 1: no invocation is running now */
+		memcpy(in->scratch, o->scratch_init, o->scratch_init_len);
+	post_window(in, in->posted++);
+	if (!o->n_exits)
+		advance(in, NULL); /* bases of the next window, known in advance */
+}
+
+/* Write the producer counters into the doorbell records and ring. */
+static int ring_doorbells(struct core_inst *in)
 {
 	const struct chainobj *o = in->prog->obj;
 	const struct core_backend_ops *ops = in->dev->ops;
@@ -173,31 +239,12 @@ static int ring_doorbells(struct core_inst *in, uint64_t n)
 
 	for (uint32_t q = 0; q < o->n_queues; q++) {
 		const struct chainobj_queue *qu = &o->queues[q];
-		uint64_t sq_pi = 0, rq_pi = 0;
-
-		if (in->cpu_rearm && qu->sq_per_invocation) {
-			sq_pi = n * qu->sq_per_invocation;
-		} else {
-			for (uint32_t i = 0; i < qu->n_sq; i++) {
-				uint32_t end = qu->sq[i].slot +
-					       prism_wqe_bbs(qu->sq[i].len / PRISM_WQE_DS_BYTES);
-				if (end > sq_pi)
-					sq_pi = end;
-			}
-		}
-		if (in->cpu_rearm && qu->rq_per_invocation) {
-			rq_pi = n * qu->rq_per_invocation;
-		} else {
-			for (uint32_t i = 0; i < qu->n_rq; i++)
-				if (qu->rq[i].slot + 1u > rq_pi)
-					rq_pi = qu->rq[i].slot + 1u;
-		}
 		volatile uint32_t *db = in->qps[q].info.dbrec;
 
 		/* WQE bytes before the doorbell record (mlx5: udma_to_device_barrier). */
 		__atomic_thread_fence(__ATOMIC_RELEASE);
-		put_be32(&db[0], (uint32_t)(rq_pi & 0xffffu));
-		put_be32(&db[1], (uint32_t)(sq_pi & 0xffffu));
+		put_be32(&db[0], (uint32_t)(in->rq_pi[q] & 0xffffu));
+		put_be32(&db[1], (uint32_t)(in->sq_pi[q] & 0xffffu));
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 		if (qu->n_rq && (err = ops->ring_rq(in->qps[q].qp)))
 			return err;
@@ -346,9 +393,20 @@ int core_inst_create(struct prism_program *prog, uint32_t id, const struct core_
 			goto fail;
 		}
 	}
-	for (in->posted = 0; in->posted < in->depth; in->posted++)
-		post_window(in, in->posted);
-	if ((err = ring_doorbells(in, in->posted)))
+	in->base.sq = calloc(o->n_queues ? o->n_queues : 1, sizeof(uint64_t));
+	in->base.rq = calloc(o->n_queues ? o->n_queues : 1, sizeof(uint64_t));
+	in->base.cq = calloc(o->n_cqs ? o->n_cqs : 1, sizeof(uint64_t));
+	in->sq_pi = calloc(o->n_queues ? o->n_queues : 1, sizeof(uint64_t));
+	in->rq_pi = calloc(o->n_queues ? o->n_queues : 1, sizeof(uint64_t));
+	in->inv_start = calloc(o->n_cqs ? o->n_cqs : 1, sizeof(uint64_t));
+	if (!in->base.sq || !in->base.rq || !in->base.cq || !in->sq_pi || !in->rq_pi ||
+	    !in->inv_start) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	while (in->posted < in->depth)
+		post_next(in);
+	if ((err = ring_doorbells(in)))
 		goto fail;
 	core_dbg("conn %u: program '%s': %u queues, depth %u, %zu bytes, %s re-arm", id,
 		 prog->name, o->n_queues, in->depth, in->mem_bytes, in->cpu_rearm ? "CPU" : "NIC");
@@ -383,40 +441,79 @@ static int poll_cq(struct core_inst *in, uint32_t c)
 			in->error = -PRISM_E_CONN;
 		}
 		cq->consumed++;
+		cq->last_counter = cqe.wqe_counter;
+		cq->last_qpn = cqe.qpn;
 		put_be32(&cq->info.dbrec[0], (uint32_t)(cq->consumed & 0xffffffu));
 		if (in->error)
 			return in->error;
 	}
 }
 
+/*
+ * The exit the invocation took: its queue's last completion this invocation
+ * is the exit's WQE (the lane stopped right after it).  NULL: the loop ran
+ * to its bound (fall-through, the per-invocation advances).
+ */
+static const struct chainobj_exit *taken_exit(const struct core_inst *in)
+{
+	const struct chainobj *o = in->prog->obj;
+
+	for (uint32_t e = 0; e < o->n_exits; e++) {
+		const struct chainobj_exit *x = &o->exits[e];
+		const struct chainobj_queue *qu = &o->queues[x->queue];
+		const struct core_inst_cq *cq = &in->cqs[qu->send_cq];
+		uint16_t at = (uint16_t)(in->base.sq[x->queue] + qu->sq[x->wqe].slot);
+
+		if (cq->consumed > in->inv_start[qu->send_cq] && cq->last_qpn ==
+		    in->qps[x->queue].info.qpn && cq->last_counter == at)
+			return x;
+	}
+	return NULL;
+}
+
 int core_inst_poll(struct core_inst *in)
 {
 	const struct chainobj *o = in->prog->obj;
-	uint64_t done = UINT64_MAX, before = in->completed;
+	uint32_t ccq = o->queues[in->prog->conn_queue].send_cq;
+	uint32_t per = o->cqs[ccq].per_invocation ? o->cqs[ccq].per_invocation : 1;
+	uint64_t done, before = in->completed;
 	int err;
 
 	if (in->error)
 		return in->error;
-	for (uint32_t c = 0; c < o->n_cqs; c++) {
-		if ((err = poll_cq(in, c)))
+	/* The conn queue's last response ends an invocation (docs/chain-format.md,
+	 * "Re-arm"); the lanes' CQEs were all produced before it (the join). */
+	if ((err = poll_cq(in, ccq)))
+		return err;
+	for (uint32_t c = 0; c < o->n_cqs; c++)
+		if (c != ccq && (err = poll_cq(in, c)))
 			return err;
-		if (o->cqs[c].per_invocation) {
-			uint64_t d = in->cqs[c].consumed / o->cqs[c].per_invocation;
-
-			if (d < done)
-				done = d;
-		}
-	}
-	if (done == UINT64_MAX)
-		return 0; /* nothing to count invocations by */
+	done = in->cqs[ccq].consumed / per;
 	if (done <= in->completed)
 		return 0;
-	in->completed = done;
-	if (!in->cpu_rearm)
+	if (!in->cpu_rearm) {
+		in->completed = done;
 		return (int)(done - before);
+	}
+	if (o->n_exits) { /* depth 1: exactly one invocation finished */
+		const struct chainobj_exit *x = taken_exit(in);
+		char deltas[160] = "";
+
+		for (uint32_t c = 0, n = 0; c < o->n_cqs && n < sizeof(deltas) - 12; c++)
+			n += (uint32_t)snprintf(deltas + n, sizeof(deltas) - n, " %llu",
+						(unsigned long long)(in->cqs[c].consumed -
+								     in->inv_start[c]));
+		core_dbg("conn %u: invocation %llu ended by %s (CQEs:%s)", in->id,
+			 (unsigned long long)in->completed,
+			 x ? "an early exit" : "the fall-through", deltas);
+		advance(in, x);
+		for (uint32_t c = 0; c < o->n_cqs; c++)
+			in->inv_start[c] = in->cqs[c].consumed;
+	}
+	in->completed = done;
 	while (in->posted < in->completed + in->depth)
-		post_window(in, in->posted++);
-	if ((err = ring_doorbells(in, in->posted))) {
+		post_next(in);
+	if ((err = ring_doorbells(in))) {
 		in->error = err;
 		return err;
 	}
@@ -447,6 +544,12 @@ void core_inst_destroy(struct core_inst *in)
 	if (in->scratch_mr)
 		ops->dereg_mr(in->scratch_mr);
 	free(in->scratch);
+	free(in->base.sq);
+	free(in->base.rq);
+	free(in->base.cq);
+	free(in->sq_pi);
+	free(in->rq_pi);
+	free(in->inv_start);
 	free(in->qps);
 	free(in->cqs);
 	core_program_put(in->prog);

@@ -30,6 +30,8 @@ struct core_inst_cq {
 	struct core_be_cq *cq;
 	struct core_cq_info info;
 	uint64_t consumed; /* CQEs polled so far (absolute) */
+	uint16_t last_counter; /* WQE counter and QP of the latest CQE (exit detection) */
+	uint32_t last_qpn;
 };
 
 struct core_inst_qp {
@@ -52,6 +54,12 @@ struct core_inst {
 	struct core_mr_info scratch_keys;
 	unsigned depth;		/* invocations posted ahead */
 	bool cpu_rearm;		/* false: the program recycles its queues on the NIC */
+	struct {
+		uint64_t *sq, *rq; /* [n_queues] counter bases of the next window to post */
+		uint64_t *cq;	   /* [n_cqs] */
+	} base;
+	uint64_t *sq_pi, *rq_pi; /* [n_queues] producer counters posted so far */
+	uint64_t *inv_start;	 /* [n_cqs] CQEs consumed when the running invocation began */
 	uint64_t posted;	/* invocation windows posted (next k) */
 	uint64_t completed;	/* invocations finished */
 	int error;		/* first error (negative) */

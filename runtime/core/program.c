@@ -12,11 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The object-level security verifier (compiler back end, LIB_SRCS). */
-#if __has_include("core/chain_verify.h")
 #include "core/chain_verify.h"
-#define HAVE_CHAIN_VERIFY 1
-#endif
 #include "core/opts.h"
 #include "core/program.h"
 
@@ -116,13 +112,11 @@ int core_program_check(const struct chainobj *o, const char *name)
 		}
 		if (o->rearm != CHAINOBJ_REARM_CPU_REPOST)
 			continue;
-		/* CPU re-posting repeats each queue's window without wrapping a WQE. */
-		if (qu->sq_per_invocation && qu->sq_slots % qu->sq_per_invocation)
-			return reject(name, "queue '%s': %u SQ slots not a multiple of %u per invocation",
-				      qu->name, qu->sq_slots, qu->sq_per_invocation);
-		if (qu->rq_per_invocation && qu->rq_slots % qu->rq_per_invocation)
-			return reject(name, "queue '%s': %u RQ slots not a multiple of %u per invocation",
-				      qu->name, qu->rq_slots, qu->rq_per_invocation);
+		/* CPU re-posting needs every invocation window to fit its ring. */
+		if (qu->sq_per_invocation > qu->sq_slots || qu->rq_per_invocation > qu->rq_slots)
+			return reject(name, "queue '%s': an invocation needs more slots than the "
+					    "ring has",
+				      qu->name);
 		for (uint32_t i = 0; i < qu->n_sq; i++) {
 			const struct chainobj_wqe *w = &qu->sq[i];
 			uint32_t bbs = prism_wqe_bbs(w->len / PRISM_WQE_DS_BYTES);
@@ -218,20 +212,18 @@ PRISM_API int prism_program__load(struct prism_program *prog, struct prism_devic
 	err = core_program_check(prog->obj, prog->name);
 	if (err)
 		return err;
-#ifdef HAVE_CHAIN_VERIFY
+	/* The security verifier recomputes everything; the object's summary is not trusted. */
 	struct chain_verify_report rep;
 
 	memset(&rep, 0, sizeof(rep));
-	err = chain_verify(prog->obj, &rep);
+	err = chain_verify(prog->obj, CHAIN_VERIFY_WR_BUDGET, &rep);
 	if (err) {
 		core_err("program '%s': rejected by the verifier: %s", prog->name, rep.msg);
 		return -PRISM_E_VERIFY;
 	}
-#else
-	core_warn("program '%s': no object-level verifier in this build; structure and "
-		  "runtime checks only",
-		  prog->name);
-#endif
+	if (rep.wr_per_invocation != prog->obj->summary.wr_per_invocation)
+		core_info("program '%s': object claims %u WRs per invocation, verifier counts %u",
+			  prog->name, prog->obj->summary.wr_per_invocation, rep.wr_per_invocation);
 	err = bind_regions(prog, dev);
 	if (err) {
 		free(prog->regions);

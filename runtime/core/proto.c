@@ -139,6 +139,8 @@ size_t core_welcome_encode(const struct core_welcome *m, uint8_t *buf, size_t ca
 	w_u32(&w, m->qpn);
 	w_u32(&w, m->depth);
 	w_u32(&w, m->response_size);
+	w_u32(&w, m->inflight);
+	w_u32(&w, m->final_imm);
 	w_name(&w, m->program);
 	w_u32(&w, m->n_entries);
 	for (uint32_t e = 0; e < m->n_entries; e++) {
@@ -184,10 +186,13 @@ int core_welcome_decode(const uint8_t *buf, size_t len, struct core_welcome *m)
 	m->qpn = r_u32(&r);
 	m->depth = r_u32(&r);
 	m->response_size = r_u32(&r);
+	m->inflight = r_u32(&r);
+	m->final_imm = r_u32(&r);
 	r_name(&r, m->program);
 	m->n_entries = r_u32(&r);
 	if (r.err || m->n_entries > CHAINOBJ_MAX_ENTRIES || m->response_size > CHAINOBJ_MAX_MSG ||
-	    (m->status == 0 && (!m->depth || m->depth > 1024)))
+	    (m->status == 0 && (!m->depth || m->depth > 1024 || !m->inflight ||
+				m->inflight > m->depth)))
 		return -PRISM_E_PROTO;
 	if (!m->n_entries)
 		return 0;

@@ -62,6 +62,8 @@ struct core_welcome {
 	uint32_t node, qpn;
 	uint32_t depth;	 /* response slots in use: invocation k answers in slot k % depth */
 	uint32_t response_size;
+	uint32_t inflight;  /* invocations the client may have outstanding (<= depth) */
+	uint32_t final_imm; /* the immediate of the completion that ends an invocation */
 	char program[CORE_PROTO_NAME];
 	uint32_t n_entries;
 	struct core_entry_desc *entries; /* malloc'd */

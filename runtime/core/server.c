@@ -117,6 +117,36 @@ PRISM_API int prism_server__remove_program(struct prism_server *srv, const char 
 	return i >= 0 ? 0 : -PRISM_E_NOPROG;
 }
 
+/* The immediate of the conn queue's last response (docs/chain-format.md). */
+static uint32_t final_imm(const struct chainobj *o, int conn)
+{
+	const struct chainobj_queue *q = &o->queues[conn];
+	const struct chainobj_wqe *last = NULL;
+	struct prism_wqe w;
+
+	for (uint32_t i = 0; i < q->n_sq; i++)
+		if (!last || q->sq[i].slot > last->slot)
+			last = &q->sq[i];
+	if (!last || prism_wqe_decode(last->bytes, last->len, &w, NULL) < 0)
+		return 0;
+	if (w.ctrl.opcode == PRISM_OP_RDMA_WRITE_IMM || w.ctrl.opcode == PRISM_OP_SEND_IMM)
+		return w.ctrl.imm;
+	return 0;
+}
+
+/* May a client pipeline invocations?  Not when one invocation's receive can
+ * overwrite scratch the previous one still reads, or counters depend on exits. */
+static bool pipelines(const struct chainobj *o)
+{
+	if (o->n_exits || o->scratch_init_len)
+		return false;
+	for (uint32_t i = 0; i < o->n_relocs; i++)
+		if (o->relocs[i].site.ring == CHAINOBJ_RING_RQ &&
+		    o->relocs[i].kind == CHAINOBJ_RELOC_SCRATCH_ADDR)
+			return false;
+	return true;
+}
+
 static void describe(const struct core_inst *in, struct core_welcome *w)
 {
 	const struct chainobj *o = in->prog->obj;
@@ -124,6 +154,8 @@ static void describe(const struct core_inst *in, struct core_welcome *w)
 	w->qpn = core_inst_conn_qpn(in);
 	w->node = in->dev->node;
 	w->depth = in->depth;
+	w->inflight = pipelines(o) ? in->depth : 1;
+	w->final_imm = final_imm(o, in->prog->conn_queue);
 	w->response_size = o->response_size;
 	snprintf(w->program, sizeof(w->program), "%s", in->prog->name);
 	for (uint32_t e = 0; e < w->n_entries; e++) {
@@ -143,7 +175,7 @@ static void describe(const struct core_inst *in, struct core_welcome *w)
 			pd->width = p->width;
 			pd->order = p->order;
 			pd->msg_offset = p->msg_offset;
-			pd->copies = 1; /* TODO(chainobj copies): one copy per use */
+			pd->copies = p->copies ? p->copies : 1;
 			if (p->type == CHAINOBJ_PT_ADDR) {
 				const struct prism_region *r = in->prog->regions[p->region];
 

@@ -244,13 +244,6 @@ static void test_wrong_size_only_that_connection_fails(void **state)
 	uint8_t junk[64] = {0};
 	struct prism_call c = {.sz = sizeof(c)};
 
-	if (!getenv("PRISM_SIM_FAIL_FIXED")) {
-		/* The sim's sim_qp_fail recursion (notes, sim engine) crashes this case;
-		 * enabled by default as soon as the engine's fix is merged. */
-		prism_client__close(bad);
-		prism_client__close(good);
-		skip();
-	}
 	assert_non_null(good);
 	assert_non_null(bad);
 	check_good_client(f, good);

@@ -318,6 +318,8 @@ struct prism_call {
 	int status;	    /* 0 or a negative code */
 	size_t result_len;
 	uint64_t virt_ns;   /* virtual-clock latency (sim), 0 on hardware */
+	uint32_t ret_site;  /* which `return` produced the result (1, 2, ...); 0: none
+			     * ran (e.g. a lookup that found nothing) */
 	size_t :0;
 };
 

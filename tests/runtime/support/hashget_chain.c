@@ -59,6 +59,25 @@ static void reloc(struct bld *b, uint32_t q, enum chainobj_ring ring, uint32_t w
 	r->delta = delta;
 }
 
+/* Declare that @wq/@wring/@ww (scatter entry @sge) rewrites bytes of another WQE. */
+static void patch(struct bld *b, uint32_t q, uint32_t wqe, uint32_t off, uint32_t width,
+		  enum chainobj_patch_kind kind, uint32_t wq, enum chainobj_ring wring,
+		  uint32_t ww, uint32_t sge)
+{
+	struct chainobj_patch *p = chainobj_add_patch(b->o);
+
+	if (!p) {
+		b->err = -1;
+		return;
+	}
+	p->target = (struct chainobj_site){q, CHAINOBJ_RING_SQ, wqe, off, width};
+	p->kind = kind;
+	p->writer_queue = wq;
+	p->writer_ring = wring;
+	p->writer_wqe = ww;
+	p->writer_sge = sge;
+}
+
 static void wait_en(struct prism_wqe *w, uint8_t op)
 {
 	memset(w, 0, sizeof(*w));
@@ -232,13 +251,14 @@ static void build_recv(struct bld *b, uint32_t read_raddr_off, uint32_t cas_cmp_
 	if (p)
 		*p = (struct chainobj_param){.name = p->name, .type = CHAINOBJ_PT_UINT,
 					     .width = HG_KEY_BYTES, .order = CHAINOBJ_ORDER_LITTLE,
-					     .msg_offset = 0, .queue = Q_CONN, .rwqe = 0,
+					     .msg_offset = 0, .copies = 1, .queue = Q_CONN, .rwqe = 0,
 					     .first_sge = 0, .n_sge = 1};
 	p = chainobj_entry_add_param(e, "addr");
 	if (p)
 		*p = (struct chainobj_param){.name = p->name, .type = CHAINOBJ_PT_ADDR,
 					     .width = 8, .order = CHAINOBJ_ORDER_BIG, .region = 0,
-					     .msg_offset = HG_KEY_BYTES, .queue = Q_CONN, .rwqe = 0,
+					     .msg_offset = HG_KEY_BYTES, .copies = 1, .queue = Q_CONN,
+					     .rwqe = 0,
 					     .first_sge = 1, .n_sge = 1};
 	struct chainobj_result *r = chainobj_entry_add_result(e, "value");
 	if (!p || !r)
@@ -289,6 +309,15 @@ struct chainobj *hg_build(uint64_t table_size)
 	build_conn(&b, &r1_qpn, &r1_addr);
 	build_worker(&b, r1_qpn, r1_addr, &read_raddr, &cas_cmp);
 	build_recv(&b, read_raddr, cas_cmp);
+	patch(&b, Q_WORKER, W_CAS, cas_cmp + 1, HG_KEY_BYTES, CHAINOBJ_PATCH_RECV_SCATTER, Q_CONN,
+	      CHAINOBJ_RING_RQ, 0, 0);
+	patch(&b, Q_WORKER, W_READ, read_raddr, 8, CHAINOBJ_PATCH_RECV_SCATTER, Q_CONN,
+	      CHAINOBJ_RING_RQ, 0, 1);
+	patch(&b, Q_CONN, R1, r1_qpn, HG_KEY_BYTES, CHAINOBJ_PATCH_READ_SCATTER, Q_WORKER,
+	      CHAINOBJ_RING_SQ, W_READ, 0);
+	patch(&b, Q_CONN, R1, r1_addr, 8, CHAINOBJ_PATCH_READ_SCATTER, Q_WORKER, CHAINOBJ_RING_SQ,
+	      W_READ, 1);
+	patch(&b, Q_CONN, R1, 0, 8, CHAINOBJ_PATCH_CAS, Q_WORKER, CHAINOBJ_RING_SQ, W_CAS, 0);
 	b.o->summary.verified = true;
 	b.o->summary.wr_per_invocation = 9;
 	b.o->summary.barriers = 2;
