@@ -19,4 +19,13 @@ TESTS += net_simpkt
 net_simpkt_SRCS := tests/net/test_net_simpkt.c
 TESTS += net_loopback
 net_loopback_SRCS := tests/net/test_net_loopback.c tests/net/net_peer.c
+
+# Multi-host: two network namespaces joined by a veth pair (skips without root).
+TOOLS += prism-net-peer
+prism-net-peer_SRCS := tests/net/net_peer_tool.c tests/net/net_peer.c
+TESTS += net_netns
+net_netns_SRCS := tests/net/test_net_netns.c
+
+BENCHES += bench_net
+bench_net_SRCS := tests/net/bench_net.c tests/net/net_peer.c
 endif
