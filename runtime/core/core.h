@@ -32,6 +32,7 @@ struct prism_region {
 	struct prism_region *next;
 	char name[CORE_NAME_MAX + 1];
 	void *addr;
+	uint64_t nic_addr;	 /* the address WQEs use: addr, or prismd's mapping */
 	size_t len;
 	unsigned access;	 /* enum prism_access */
 	int fd;			 /* memfd of a created region, else -1 */

@@ -66,6 +66,7 @@ static int region_add(struct prism_device *dev, const char *name, void *addr, si
 	snprintf(r->name, sizeof(r->name), "%s", name);
 	r->dev = dev;
 	r->addr = addr;
+	r->nic_addr = (uintptr_t)addr;
 	r->len = len;
 	r->access = access;
 	r->fd = fd;
@@ -200,6 +201,11 @@ PRISM_API const char *prism_region__name(const struct prism_region *r)
 PRISM_API void *prism_region__addr(const struct prism_region *r)
 {
 	return r ? r->addr : NULL;
+}
+
+PRISM_API uint64_t prism_region__nic_addr(const struct prism_region *r)
+{
+	return r ? r->nic_addr : 0;
 }
 
 PRISM_API size_t prism_region__size(const struct prism_region *r)

@@ -168,9 +168,12 @@ static int k_listen(struct cfg_ctx *c, yaml_node_t *n)
 		return -PRISM_E_CONFIG;
 	free(c->cfg->host);
 	c->cfg->host = NULL;
-	err = prismd_parse_hostport(s, &c->cfg->host, &c->cfg->port);
+	uint16_t port;
+
+	err = prismd_parse_hostport(s, &c->cfg->host, &port);
 	if (err == -EINVAL)
 		return fail(c, n, "'listen' must be host:port or port, not '%s'", s);
+	c->cfg->port = port ? port : -1;
 	return err;
 }
 

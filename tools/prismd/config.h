@@ -47,7 +47,7 @@ struct prismd_config {
 	char *profile;
 	char *firmware;
 	char *host;
-	uint16_t port;
+	int port; /* -1: any free port ("listen: host:0") */
 	char *control;
 	int rearm; /* enum prism_rearm */
 	unsigned max_conns;

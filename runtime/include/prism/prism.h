@@ -152,6 +152,12 @@ PRISM_API int prism_region__unregister(struct prism_region *region);
 PRISM_API const char *prism_region__name(const struct prism_region *region);
 PRISM_API void *prism_region__addr(const struct prism_region *region);
 PRISM_API size_t prism_region__size(const struct prism_region *region);
+/*
+ * The address the NIC sees the region at: what pointers stored inside the
+ * region (a bucket's value pointer) must hold.  prism_region__addr() unless
+ * the region was shared with prismd, which maps it elsewhere.
+ */
+PRISM_API uint64_t prism_region__nic_addr(const struct prism_region *region);
 /* The memfd of a created region, or -EBADF for a registered one. */
 PRISM_API int prism_region__fd(const struct prism_region *region);
 
@@ -359,16 +365,21 @@ PRISM_API int prism_post(const char *addr, const void *chain, size_t len,
 
 struct prism_daemon;
 
-/* Attach to prismd's control socket (path from its config). */
+/*
+ * Attach to prismd's control socket (the `control:` path of its config).
+ * The application keeps its data in regions made with
+ * prism_device__create_region() (memfd-backed) on any device (a "sim"
+ * device it never runs is fine) and shares them; prismd maps the same
+ * pages, so its software NIC keeps serving if the application dies.
+ */
 PRISM_API struct prism_daemon *prism_daemon__attach(const char *socket_path);
 PRISM_API void prism_daemon__detach(struct prism_daemon *d);
 /*
  * Hand a created (memfd-backed) region to prismd, which maps the same pages
- * and registers them on its device under the region's name.
+ * and registers them on its device under the region's name (a region its
+ * config declares `shared-by-app`).  Programs waiting for it are loaded.
  */
 PRISM_API int prism_daemon__share_region(struct prism_daemon *d, struct prism_region *region);
-/* Ask prismd to verify and install a .chain object (bytes) for new connections. */
-PRISM_API int prism_daemon__post_program(struct prism_daemon *d, const void *chain, size_t len);
 
 #ifdef __cplusplus
 }
