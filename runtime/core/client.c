@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "core/client.h"
+#include "core/program.h"
 #include "core/opts.h"
 
 static inline void put_be32(volatile uint32_t *p, uint32_t v)
@@ -273,12 +274,7 @@ PRISM_API int prism_client__param(const struct prism_client *cl, int e, int i,
 	p.type = (enum chainobj_ptype)d->params[i].type;
 	p.width = d->params[i].width;
 	info->name = d->params[i].name;
-	info->type = p.type == CHAINOBJ_PT_BYTES ? PRISM_TYPE_BYTES
-		     : p.width == 1		 ? PRISM_TYPE_U8
-		     : p.width == 2		 ? PRISM_TYPE_U16
-		     : p.width == 4		 ? PRISM_TYPE_U32
-		     : p.width == 8		 ? PRISM_TYPE_U64
-						 : PRISM_TYPE_BYTES;
+	info->type = core_param_type(&p);
 	info->size = p.width;
 	return 0;
 }
@@ -286,6 +282,29 @@ PRISM_API int prism_client__param(const struct prism_client *cl, int e, int i,
 PRISM_API int prism_client__result_size(const struct prism_client *cl, int e)
 {
 	return entry_at(cl, e) ? (int)cl->w.response_size : -PRISM_E_NOENTRY;
+}
+
+PRISM_API int prism_client__result_count(const struct prism_client *cl, int e)
+{
+	const struct core_entry_desc *d = entry_at(cl, e);
+
+	return d ? (int)d->n_results : -PRISM_E_NOENTRY;
+}
+
+PRISM_API int prism_client__result(const struct prism_client *cl, int e, int i,
+				   struct prism_result_info *info)
+{
+	const struct core_entry_desc *d = entry_at(cl, e);
+
+	if (!d)
+		return -PRISM_E_NOENTRY;
+	if (!info || i < 0 || (uint32_t)i >= d->n_results)
+		return -EINVAL;
+	info->name = d->results[i].name;
+	info->offset = d->results[i].offset;
+	info->size = d->results[i].width;
+	info->big_endian = d->results[i].order == CHAINOBJ_ORDER_BIG;
+	return 0;
 }
 
 /* ---- argument packing --------------------------------------------------- */

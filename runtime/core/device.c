@@ -63,7 +63,7 @@ PRISM_API struct prism_device *prism_device__open(const char *name,
 	const char *fw;
 	int err;
 
-	if ((err = CORE_OPTS_CHECK(opts, node))) {
+	if ((err = CORE_OPTS_CHECK(opts, trace_path))) {
 		core_err("device_opts: %s", prism_strerror(err));
 		return core_fail_ptr(err);
 	}
@@ -106,7 +106,8 @@ PRISM_API struct prism_device *prism_device__open(const char *name,
 	};
 	pthread_mutex_init(&dev->transport_lock, NULL);
 	if (ops == &core_sim_backend) {
-		err = core_sim_obs_create(CORE_OPT(opts, profile, "cx5"), &dev->sim_obs);
+		err = core_sim_obs_create(CORE_OPT(opts, profile, "cx5"),
+					  CORE_OPT(opts, trace_path, NULL), dev->node, &dev->sim_obs);
 		if (err)
 			goto fail;
 		attr.obs = core_sim_obs_get(dev->sim_obs);
@@ -141,7 +142,7 @@ PRISM_API void prism_device__close(struct prism_device *dev)
 	}
 	if (dev->transport)
 		net_transport_destroy(dev->transport);
-	dev->ops->close(dev->be);
+	dev->ops->close(dev->be); /* the trace observer outlives the engine */
 	core_sim_obs_destroy(dev->sim_obs);
 	pthread_mutex_destroy(&dev->transport_lock);
 	pthread_mutex_destroy(&dev->lock);
@@ -152,6 +153,11 @@ PRISM_API void prism_device__close(struct prism_device *dev)
 PRISM_API const char *prism_device__name(const struct prism_device *dev)
 {
 	return dev ? dev->name : NULL;
+}
+
+PRISM_API const char *prism_device__profile(const struct prism_device *dev)
+{
+	return dev && dev->sim_obs ? core_sim_obs_profile(dev->sim_obs) : NULL;
 }
 
 PRISM_API uint64_t prism_device__virt_ns(const struct prism_device *dev)

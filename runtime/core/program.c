@@ -316,20 +316,13 @@ PRISM_API int prism_program__param_count(const struct prism_program *prog, int e
 
 enum prism_type core_param_type(const struct chainobj_param *p)
 {
-	if (p->type == CHAINOBJ_PT_BYTES)
+	/* Integers of any width up to 8 (a be24 key) take the next C type. */
+	if (p->type == CHAINOBJ_PT_BYTES || p->width > 8)
 		return PRISM_TYPE_BYTES;
-	switch (p->width) {
-	case 1:
-		return PRISM_TYPE_U8;
-	case 2:
-		return PRISM_TYPE_U16;
-	case 4:
-		return PRISM_TYPE_U32;
-	case 8:
-		return PRISM_TYPE_U64;
-	default:
-		return PRISM_TYPE_BYTES;
-	}
+	return p->width == 1   ? PRISM_TYPE_U8
+	       : p->width == 2 ? PRISM_TYPE_U16
+	       : p->width <= 4 ? PRISM_TYPE_U32
+			       : PRISM_TYPE_U64;
 }
 
 PRISM_API int prism_program__param(const struct prism_program *prog, int e, int i,
@@ -358,6 +351,27 @@ PRISM_API int prism_program__result_size(const struct prism_program *prog, int e
 		if (en->results[i].offset + en->results[i].width > end)
 			end = en->results[i].offset + en->results[i].width;
 	return (int)end;
+}
+
+PRISM_API int prism_program__region_count(const struct prism_program *prog)
+{
+	return prog ? (int)prog->obj->n_regions : -EINVAL;
+}
+
+PRISM_API int prism_program__region(const struct prism_program *prog, int i,
+				    struct prism_region_info *info)
+{
+	const struct chainobj_region *r;
+
+	if (!prog || !info || i < 0 || (uint32_t)i >= prog->obj->n_regions)
+		return -EINVAL;
+	r = &prog->obj->regions[i];
+	info->name = r->name;
+	info->size = r->size;
+	info->access = (r->access & CHAINOBJ_ACC_READ ? PRISM_ACCESS_READ : 0) |
+		       (r->access & CHAINOBJ_ACC_WRITE ? PRISM_ACCESS_WRITE : 0) |
+		       (r->access & CHAINOBJ_ACC_ATOMIC ? PRISM_ACCESS_ATOMIC : 0);
+	return 0;
 }
 
 PRISM_API int prism_program__wr_budget(const struct prism_program *prog, int e)

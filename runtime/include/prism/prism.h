@@ -92,6 +92,8 @@ struct prism_device_opts {
 	bool threaded;	      /* sim: the NIC runs on its own thread (servers); default:
 			       * it runs when the runtime drives it (deterministic) */
 	uint32_t node;	      /* sim: node id on the wire; 0: chosen at random */
+	const char *trace_path; /* sim: write a Chrome/Perfetto trace (JSON) of every WQE
+				 * the device runs to this file; finished at close */
 	size_t :0;
 };
 
@@ -106,6 +108,9 @@ PRISM_API struct prism_device *prism_device__open(const char *name,
 						  const struct prism_device_opts *opts);
 PRISM_API void prism_device__close(struct prism_device *dev);
 PRISM_API const char *prism_device__name(const struct prism_device *dev);
+
+/* Name of the sim device's cost profile ("cx5"), NULL on hardware. */
+PRISM_API const char *prism_device__profile(const struct prism_device *dev);
 
 /* Virtual clock of a sim device in ns (0 on hardware). */
 PRISM_API uint64_t prism_device__virt_ns(const struct prism_device *dev);
@@ -209,6 +214,17 @@ PRISM_API int prism_program__find_entry(const struct prism_program *prog, const 
 PRISM_API int prism_program__param_count(const struct prism_program *prog, int entry);
 PRISM_API int prism_program__param(const struct prism_program *prog, int entry, int param,
 				   struct prism_param_info *info);
+/* A region the program declares (what must be registered before load). */
+struct prism_region_info {
+	const char *name;
+	uint64_t size;
+	unsigned access; /* enum prism_access */
+};
+
+PRISM_API int prism_program__region_count(const struct prism_program *prog);
+PRISM_API int prism_program__region(const struct prism_program *prog, int i,
+				    struct prism_region_info *info);
+
 /* Bytes of the entry's result (what the client receives). */
 PRISM_API int prism_program__result_size(const struct prism_program *prog, int entry);
 /* Work requests one invocation of @entry executes at most (verifier summary). */
@@ -303,6 +319,18 @@ PRISM_API int prism_client__param_count(const struct prism_client *cl, int entry
 PRISM_API int prism_client__param(const struct prism_client *cl, int entry, int param,
 				  struct prism_param_info *info);
 PRISM_API int prism_client__result_size(const struct prism_client *cl, int entry);
+
+/* A named field of an entry's result (bytes [offset, offset + size) of it). */
+struct prism_result_info {
+	const char *name;
+	uint32_t offset;
+	uint32_t size;
+	bool big_endian;
+};
+
+PRISM_API int prism_client__result_count(const struct prism_client *cl, int entry);
+PRISM_API int prism_client__result(const struct prism_client *cl, int entry, int i,
+				   struct prism_result_info *info);
 
 /* A typed argument: integers use .u64, PRISM_TYPE_BYTES uses .bytes/.len. */
 struct prism_arg {
