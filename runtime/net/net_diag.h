@@ -15,12 +15,12 @@
 #define NET_DEFAULT_PORT 18515 /* perftest's default OOB port */
 
 struct net_diag {
-	int code;      /* negative errno value; 0 = no error */
+	int code; /* negative errno value; 0 = no error */
 	char msg[256];
 };
 
 /* Fill @diag (may be NULL) and return @code. */
 __attribute__((format(printf, 3, 4))) int net_diagf(struct net_diag *diag, int code,
-						     const char *fmt, ...);
+                                                    const char *fmt, ...);
 
 #endif /* PRISM_NET_DIAG_H */

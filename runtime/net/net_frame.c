@@ -39,23 +39,24 @@
 #include <stdio.h>
 #include <string.h>
 
-#define BTH_SE 0x80u
-#define BTH_MIG 0x40u
+#define BTH_SE        0x80u
+#define BTH_MIG       0x40u
 #define BTH_PAD_SHIFT 4
-#define BTH_PAD_MASK 0x30u
+#define BTH_PAD_MASK  0x30u
 #define BTH_TVER_MASK 0x0fu
-#define BTH_FECN 0x80u
-#define BTH_BECN 0x40u
-#define BTH_RESV6A 0x3fu
-#define BTH_ACKREQ 0x80u
-#define BTH_RESV7 0x7fu
+#define BTH_FECN      0x80u
+#define BTH_BECN      0x40u
+#define BTH_RESV6A    0x3fu
+#define BTH_ACKREQ    0x80u
+#define BTH_RESV7     0x7fu
 
-#define NET_PKT_FLAGS_ALL (NET_PKT_SE | NET_PKT_MIGREQ | NET_PKT_ACKREQ | NET_PKT_FECN | NET_PKT_BECN)
+#define NET_PKT_FLAGS_ALL                                                                          \
+	(NET_PKT_SE | NET_PKT_MIGREQ | NET_PKT_ACKREQ | NET_PKT_FECN | NET_PKT_BECN)
 
 static const struct net_opcode_info opcode_table[256] = {
-#define NET_X_INFO(nm, val, h, pay, rl)                                                           \
+#define NET_X_INFO(nm, val, h, pay, rl)                                                            \
 	[val] = {.name = #nm, .value = val, .hdrs = (h), .payload = (pay), .role = (rl)},
-	NET_OPCODES(NET_X_INFO)
+    NET_OPCODES(NET_X_INFO)
 #undef NET_X_INFO
 };
 
@@ -74,11 +75,11 @@ const char *net_opcode_name(uint8_t opcode)
 }
 
 static const char *const nak_names[] = {
-	[NET_NAK_PSN_SEQ_ERR] = "NAK_PSN_SEQUENCE_ERROR",
-	[NET_NAK_INVALID_REQUEST] = "NAK_INVALID_REQUEST",
-	[NET_NAK_REMOTE_ACCESS_ERR] = "NAK_REMOTE_ACCESS_ERROR",
-	[NET_NAK_REMOTE_OP_ERR] = "NAK_REMOTE_OPERATIONAL_ERROR",
-	[NET_NAK_INVALID_RD_REQUEST] = "NAK_INVALID_RD_REQUEST",
+    [NET_NAK_PSN_SEQ_ERR] = "NAK_PSN_SEQUENCE_ERROR",
+    [NET_NAK_INVALID_REQUEST] = "NAK_INVALID_REQUEST",
+    [NET_NAK_REMOTE_ACCESS_ERR] = "NAK_REMOTE_ACCESS_ERROR",
+    [NET_NAK_REMOTE_OP_ERR] = "NAK_REMOTE_OPERATIONAL_ERROR",
+    [NET_NAK_INVALID_RD_REQUEST] = "NAK_INVALID_RD_REQUEST",
 };
 
 const char *net_aeth_name(uint8_t syndrome)
@@ -101,7 +102,7 @@ const char *net_aeth_name(uint8_t syndrome)
 
 static const char *const error_text[] = {
 #define NET_X_TEXT(name, value, text) [-(value)] = text,
-	NET_FRAME_ERRORS(NET_X_TEXT)
+    NET_FRAME_ERRORS(NET_X_TEXT)
 #undef NET_X_TEXT
 };
 
@@ -116,7 +117,7 @@ const char *net_frame_strerror(int code)
 }
 
 __attribute__((format(printf, 4, 5))) static int fail(struct net_frame_diag *diag, int code,
-						     uint32_t offset, const char *fmt, ...)
+                                                      uint32_t offset, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -204,67 +205,67 @@ static uint32_t headers_size(uint8_t hdrs)
 
 static const char *transport_name(uint8_t opcode)
 {
-	static const char *const names[8] = {"RC", "UC", "RD", "UD", "CNP", "XRC", "vendor",
-					     "vendor"};
+	static const char *const names[8] = {"RC",  "UC",  "RD",     "UD",
+	                                     "CNP", "XRC", "vendor", "vendor"};
 
 	return names[opcode >> 5];
 }
 
 static int check_opcode(uint8_t opcode, const struct net_opcode_info **info,
-			struct net_frame_diag *diag)
+                        struct net_frame_diag *diag)
 {
 	*info = net_opcode_info(opcode);
 	if (*info)
 		return 0;
 	if ((opcode >> 5) == 0)
 		return fail(diag, NET_FRAME_E_OPCODE, 0, "BTH byte 0: RC opcode 0x%02x is reserved",
-			    opcode);
+		            opcode);
 	return fail(diag, NET_FRAME_E_OPCODE, 0,
-		    "BTH byte 0: opcode 0x%02x (%s transport) is not supported; only RC and "
-		    "prism's masked atomics 0xd2-0xd4",
-		    opcode, transport_name(opcode));
+	            "BTH byte 0: opcode 0x%02x (%s transport) is not supported; only RC and "
+	            "prism's masked atomics 0xd2-0xd4",
+	            opcode, transport_name(opcode));
 }
 
 static int check_aeth(uint8_t syndrome, uint32_t offset, struct net_frame_diag *diag)
 {
 	if (syndrome & 0x80u)
 		return fail(diag, NET_FRAME_E_RESERVED, offset,
-			    "AETH byte 0: reserved bit 7 of syndrome 0x%02x is set", syndrome);
+		            "AETH byte 0: reserved bit 7 of syndrome 0x%02x is set", syndrome);
 	if (net_aeth_type(syndrome) == NET_AETH_RESERVED)
 		return fail(diag, NET_FRAME_E_AETH, offset,
-			    "AETH byte 0: syndrome 0x%02x has the reserved type 10b", syndrome);
+		            "AETH byte 0: syndrome 0x%02x has the reserved type 10b", syndrome);
 	if (net_aeth_type(syndrome) == NET_AETH_NAK &&
 	    net_aeth_value(syndrome) > NET_NAK_INVALID_RD_REQUEST)
 		return fail(diag, NET_FRAME_E_AETH, offset,
-			    "AETH byte 0: NAK code %u is reserved (0-4 are defined)",
-			    net_aeth_value(syndrome));
+		            "AETH byte 0: NAK code %u is reserved (0-4 are defined)",
+		            net_aeth_value(syndrome));
 	return 0;
 }
 
 /* Payload rules shared by the encoder and the decoder. */
 static int check_payload(const struct net_opcode_info *info, const struct net_pkt *pkt,
-			 uint32_t payload_len, uint32_t offset, struct net_frame_diag *diag)
+                         uint32_t payload_len, uint32_t offset, struct net_frame_diag *diag)
 {
 	uint32_t size = pkt->reth.dma_len;
 
 	if (payload_len > NET_FRAME_MAX_PAYLOAD)
 		return fail(diag, NET_FRAME_E_TOO_BIG, offset,
-			    "%s: payload of %u bytes exceeds the %u-byte limit", info->name,
-			    payload_len, NET_FRAME_MAX_PAYLOAD);
+		            "%s: payload of %u bytes exceeds the %u-byte limit", info->name,
+		            payload_len, NET_FRAME_MAX_PAYLOAD);
 	switch (info->payload) {
 	case NET_PAY_NONE:
 		if (payload_len)
 			return fail(diag, NET_FRAME_E_LENGTH, offset,
-				    "%s carries no payload but %u bytes follow its headers",
-				    info->name, payload_len);
+			            "%s carries no payload but %u bytes follow its headers",
+			            info->name, payload_len);
 		return 0;
 	case NET_PAY_ANY:
 		return 0;
 	case NET_PAY_RETH_LEN:
 		if (payload_len != size)
 			return fail(diag, NET_FRAME_E_LENGTH, offset,
-				    "%s: payload is %u bytes but RETH DMA length says %u",
-				    info->name, payload_len, size);
+			            "%s: payload is %u bytes but RETH DMA length says %u",
+			            info->name, payload_len, size);
 		return 0;
 	case NET_PAY_MASKED_CS:
 	case NET_PAY_MASKED_FA: {
@@ -272,19 +273,19 @@ static int check_payload(const struct net_opcode_info *info, const struct net_pk
 
 		if (!net_masked_size_ok(size))
 			return fail(diag, NET_FRAME_E_ATOMIC_SIZE, NET_BTH_BYTES + 12,
-				    "%s: RETH DMA length %u is not an operand size (4, 8, 16, 32)",
-				    info->name, size);
+			            "%s: RETH DMA length %u is not an operand size (4, 8, 16, 32)",
+			            info->name, size);
 		if (payload_len != n * size)
 			return fail(diag, NET_FRAME_E_LENGTH, offset,
-				    "%s: %u operands of %u bytes need %u payload bytes, got %u",
-				    info->name, n, size, n * size, payload_len);
+			            "%s: %u operands of %u bytes need %u payload bytes, got %u",
+			            info->name, n, size, n * size, payload_len);
 		return 0;
 	}
 	case NET_PAY_MASKED_ACK:
 		if (!net_masked_size_ok(payload_len))
 			return fail(diag, NET_FRAME_E_ATOMIC_SIZE, offset,
-				    "%s: original data of %u bytes (4, 8, 16 or 32 expected)",
-				    info->name, payload_len);
+			            "%s: original data of %u bytes (4, 8, 16 or 32 expected)",
+			            info->name, payload_len);
 		return 0;
 	}
 	return fail(diag, NET_FRAME_E_OPCODE, 0, "opcode 0x%02x: no payload rule", info->value);
@@ -296,14 +297,14 @@ static uint32_t pad_of(uint32_t payload_len)
 }
 
 static int check_fields(const struct net_pkt *pkt, const struct net_opcode_info *info,
-			struct net_frame_diag *diag)
+                        struct net_frame_diag *diag)
 {
 	if (pkt->flags & ~NET_PKT_FLAGS_ALL)
 		return fail(diag, NET_FRAME_E_RANGE, 1, "flags 0x%02x has unknown bits",
-			    pkt->flags);
+		            pkt->flags);
 	if (pkt->dest_qpn & ~NET_QPN_MASK)
 		return fail(diag, NET_FRAME_E_RANGE, 5, "DestQP 0x%x does not fit 24 bits",
-			    pkt->dest_qpn);
+		            pkt->dest_qpn);
 	if (pkt->psn & ~NET_PSN_MASK)
 		return fail(diag, NET_FRAME_E_RANGE, 9, "PSN 0x%x does not fit 24 bits", pkt->psn);
 	if (info->hdrs & NET_HDR_AETH) {
@@ -311,7 +312,7 @@ static int check_fields(const struct net_pkt *pkt, const struct net_opcode_info 
 
 		if (pkt->aeth.msn & ~NET_MSN_MASK)
 			return fail(diag, NET_FRAME_E_RANGE, off + 1,
-				    "AETH MSN 0x%x does not fit 24 bits", pkt->aeth.msn);
+			            "AETH MSN 0x%x does not fit 24 bits", pkt->aeth.msn);
 		return check_aeth(pkt->aeth.syndrome, off, diag);
 	}
 	return 0;
@@ -339,8 +340,7 @@ int net_frame_size(const struct net_pkt *pkt, struct net_frame_diag *diag)
 	return (int)(hdr + pkt->payload_len + pad_of(pkt->payload_len));
 }
 
-int net_frame_encode(const struct net_pkt *pkt, void *buf, size_t cap,
-		     struct net_frame_diag *diag)
+int net_frame_encode(const struct net_pkt *pkt, void *buf, size_t cap, struct net_frame_diag *diag)
 {
 	const struct net_opcode_info *info;
 	uint8_t *p = buf;
@@ -351,17 +351,17 @@ int net_frame_encode(const struct net_pkt *pkt, void *buf, size_t cap,
 		return size;
 	if (!buf || cap < (size_t)size)
 		return fail(diag, NET_FRAME_E_SPACE, 0, "packet needs %d bytes, buffer has %zu",
-			    size, buf ? cap : 0);
+		            size, buf ? cap : 0);
 	info = net_opcode_info(pkt->opcode);
 	pad = pad_of(pkt->payload_len);
 
 	put8(p, pkt->opcode);
-	put8(p + 1, (uint8_t)(((pkt->flags & NET_PKT_SE) ? BTH_SE : 0) |
-			      ((pkt->flags & NET_PKT_MIGREQ) ? BTH_MIG : 0) |
-			      (pad << BTH_PAD_SHIFT)));
+	put8(p + 1,
+	     (uint8_t)(((pkt->flags & NET_PKT_SE) ? BTH_SE : 0) |
+	               ((pkt->flags & NET_PKT_MIGREQ) ? BTH_MIG : 0) | (pad << BTH_PAD_SHIFT)));
 	put16(p + 2, pkt->pkey);
 	put8(p + 4, (uint8_t)(((pkt->flags & NET_PKT_FECN) ? BTH_FECN : 0) |
-			      ((pkt->flags & NET_PKT_BECN) ? BTH_BECN : 0)));
+	                      ((pkt->flags & NET_PKT_BECN) ? BTH_BECN : 0)));
 	put24(p + 5, pkt->dest_qpn);
 	put8(p + 8, (pkt->flags & NET_PKT_ACKREQ) ? BTH_ACKREQ : 0);
 	put24(p + 9, pkt->psn);
@@ -404,24 +404,24 @@ int net_frame_encode(const struct net_pkt *pkt, void *buf, size_t cap,
 }
 
 static int decode_bth(const uint8_t *p, struct net_pkt *pkt, uint32_t *pad,
-		      struct net_frame_diag *diag)
+                      struct net_frame_diag *diag)
 {
 	uint8_t b1 = p[1], b4 = p[4], b8 = p[8];
 
 	if (b1 & BTH_TVER_MASK)
 		return fail(diag, NET_FRAME_E_TVER, 1,
-			    "BTH byte 1: TVer %u (only version 0 is defined)", b1 & BTH_TVER_MASK);
+		            "BTH byte 1: TVer %u (only version 0 is defined)", b1 & BTH_TVER_MASK);
 	if (b4 & BTH_RESV6A)
 		return fail(diag, NET_FRAME_E_RESERVED, 4,
-			    "BTH byte 4: reserved bits 5:0 are 0x%02x, must be 0", b4 & BTH_RESV6A);
+		            "BTH byte 4: reserved bits 5:0 are 0x%02x, must be 0", b4 & BTH_RESV6A);
 	if (b8 & BTH_RESV7)
 		return fail(diag, NET_FRAME_E_RESERVED, 8,
-			    "BTH byte 8: reserved bits 6:0 are 0x%02x, must be 0", b8 & BTH_RESV7);
+		            "BTH byte 8: reserved bits 6:0 are 0x%02x, must be 0", b8 & BTH_RESV7);
 	pkt->opcode = p[0];
-	pkt->flags = (uint8_t)(((b1 & BTH_SE) ? NET_PKT_SE : 0) | ((b1 & BTH_MIG) ? NET_PKT_MIGREQ : 0) |
-			       ((b4 & BTH_FECN) ? NET_PKT_FECN : 0) |
-			       ((b4 & BTH_BECN) ? NET_PKT_BECN : 0) |
-			       ((b8 & BTH_ACKREQ) ? NET_PKT_ACKREQ : 0));
+	pkt->flags =
+	    (uint8_t)(((b1 & BTH_SE) ? NET_PKT_SE : 0) | ((b1 & BTH_MIG) ? NET_PKT_MIGREQ : 0) |
+	              ((b4 & BTH_FECN) ? NET_PKT_FECN : 0) | ((b4 & BTH_BECN) ? NET_PKT_BECN : 0) |
+	              ((b8 & BTH_ACKREQ) ? NET_PKT_ACKREQ : 0));
 	pkt->pkey = get16(p + 2);
 	pkt->dest_qpn = get24(p + 5);
 	pkt->psn = get24(p + 9);
@@ -444,8 +444,7 @@ static const char *first_header_name(uint8_t hdrs)
 	return "IETH";
 }
 
-int net_frame_decode(const void *buf, size_t len, struct net_pkt *pkt,
-		     struct net_frame_diag *diag)
+int net_frame_decode(const void *buf, size_t len, struct net_pkt *pkt, struct net_frame_diag *diag)
 {
 	const struct net_opcode_info *info;
 	const uint8_t *base = buf, *p;
@@ -456,11 +455,11 @@ int net_frame_decode(const void *buf, size_t len, struct net_pkt *pkt,
 		return fail(diag, NET_FRAME_E_ARG, 0, "NULL buffer or packet");
 	memset(pkt, 0, sizeof(*pkt));
 	if (len < NET_BTH_BYTES)
-		return fail(diag, NET_FRAME_E_SHORT, 0,
-			    "%zu bytes cannot hold the 12-byte BTH", len);
+		return fail(diag, NET_FRAME_E_SHORT, 0, "%zu bytes cannot hold the 12-byte BTH",
+		            len);
 	if (len > (size_t)NET_MAX_HDR_BYTES + NET_FRAME_MAX_PAYLOAD + 3)
 		return fail(diag, NET_FRAME_E_TOO_BIG, 0, "packet of %zu bytes exceeds the limit",
-			    len);
+		            len);
 	rc = check_opcode(base[0], &info, diag);
 	if (rc)
 		return rc;
@@ -470,8 +469,8 @@ int net_frame_decode(const void *buf, size_t len, struct net_pkt *pkt,
 	hdr = headers_size(info->hdrs);
 	if (len < hdr)
 		return fail(diag, NET_FRAME_E_SHORT, (uint32_t)len,
-			    "%s needs %u header bytes (BTH + %s...), packet has %zu", info->name,
-			    hdr, first_header_name(info->hdrs), len);
+		            "%s needs %u header bytes (BTH + %s...), packet has %zu", info->name,
+		            hdr, first_header_name(info->hdrs), len);
 
 	p = base + NET_BTH_BYTES;
 	if (info->hdrs & NET_HDR_RETH) {
@@ -510,18 +509,20 @@ int net_frame_decode(const void *buf, size_t len, struct net_pkt *pkt,
 
 	area = (uint32_t)(len - hdr);
 	if (info->payload == NET_PAY_NONE && pad)
-		return fail(diag, NET_FRAME_E_PAD, 1, "BTH byte 1: PadCnt %u on %s, which has no payload",
-			    pad, info->name);
+		return fail(diag, NET_FRAME_E_PAD, 1,
+		            "BTH byte 1: PadCnt %u on %s, which has no payload", pad, info->name);
 	if (area & 3u)
 		return fail(diag, NET_FRAME_E_PAD, hdr,
-			    "%s: %u bytes after the headers is not a multiple of 4", info->name, area);
+		            "%s: %u bytes after the headers is not a multiple of 4", info->name,
+		            area);
 	if (pad > area)
 		return fail(diag, NET_FRAME_E_PAD, 1,
-			    "BTH byte 1: PadCnt %u but only %u bytes follow the headers", pad, area);
+		            "BTH byte 1: PadCnt %u but only %u bytes follow the headers", pad,
+		            area);
 	for (i = area - pad; i < area; i++)
 		if (base[hdr + i])
-			return fail(diag, NET_FRAME_E_PAD, hdr + i, "pad byte %u is 0x%02x, must be 0",
-				    hdr + i, base[hdr + i]);
+			return fail(diag, NET_FRAME_E_PAD, hdr + i,
+			            "pad byte %u is 0x%02x, must be 0", hdr + i, base[hdr + i]);
 	pkt->payload_len = area - pad;
 	pkt->payload = pkt->payload_len ? base + hdr : NULL;
 	rc = check_payload(info, pkt, pkt->payload_len, hdr, diag);
@@ -532,7 +533,7 @@ int net_frame_decode(const void *buf, size_t len, struct net_pkt *pkt,
 }
 
 int net_record_encode(const struct net_pkt *pkt, uint64_t vtime, void *buf, size_t cap,
-		      struct net_frame_diag *diag)
+                      struct net_frame_diag *diag)
 {
 	uint8_t *p = buf;
 	int n;
@@ -548,7 +549,7 @@ int net_record_encode(const struct net_pkt *pkt, uint64_t vtime, void *buf, size
 }
 
 int net_record_peek(const void *buf, size_t len, uint32_t max_pkt, uint32_t *pkt_len,
-		    uint64_t *vtime, struct net_frame_diag *diag)
+                    uint64_t *vtime, struct net_frame_diag *diag)
 {
 	uint32_t n;
 
@@ -557,10 +558,10 @@ int net_record_peek(const void *buf, size_t len, uint32_t max_pkt, uint32_t *pkt
 	n = get32(buf);
 	if (n < NET_BTH_BYTES)
 		return fail(diag, NET_FRAME_E_SHORT, 0,
-			    "record length %u cannot hold the 12-byte BTH", n);
+		            "record length %u cannot hold the 12-byte BTH", n);
 	if (n > max_pkt)
 		return fail(diag, NET_FRAME_E_TOO_BIG, 0,
-			    "record length %u exceeds the limit of %u bytes", n, max_pkt);
+		            "record length %u exceeds the limit of %u bytes", n, max_pkt);
 	if (len - NET_RECORD_HDR_BYTES < n)
 		return 1;
 	*pkt_len = n;
@@ -575,20 +576,21 @@ int net_pkt_snprint(char *out, size_t cap, const struct net_pkt *pkt)
 	size_t used = 0;
 	int n;
 
-#define EMIT(...)                                                                                 \
-	do {                                                                                      \
-		n = snprintf(out ? out + (used < cap ? used : cap) : NULL,                        \
-			     used < cap ? cap - used : 0, __VA_ARGS__);                           \
-		if (n < 0)                                                                        \
-			return n;                                                                 \
-		used += (size_t)n;                                                                \
+#define EMIT(...)                                                                                  \
+	do {                                                                                       \
+		n = snprintf(out ? out + (used < cap ? used : cap) : NULL,                         \
+		             used < cap ? cap - used : 0, __VA_ARGS__);                            \
+		if (n < 0)                                                                         \
+			return n;                                                                  \
+		used += (size_t)n;                                                                 \
 	} while (0)
 
 	EMIT("%s qpn=0x%06x psn=%u%s%s", net_opcode_name(pkt->opcode), pkt->dest_qpn, pkt->psn,
-	     (pkt->flags & NET_PKT_ACKREQ) ? " ackreq" : "", (pkt->flags & NET_PKT_SE) ? " se" : "");
+	     (pkt->flags & NET_PKT_ACKREQ) ? " ackreq" : "",
+	     (pkt->flags & NET_PKT_SE) ? " se" : "");
 	if (info && (info->hdrs & NET_HDR_RETH))
-		EMIT(" va=0x%llx rkey=0x%x len=%u", (unsigned long long)pkt->reth.va, pkt->reth.rkey,
-		     pkt->reth.dma_len);
+		EMIT(" va=0x%llx rkey=0x%x len=%u", (unsigned long long)pkt->reth.va,
+		     pkt->reth.rkey, pkt->reth.dma_len);
 	if (info && (info->hdrs & NET_HDR_ATOMIC))
 		EMIT(" va=0x%llx rkey=0x%x swap_add=0x%llx compare=0x%llx",
 		     (unsigned long long)pkt->atomic.va, pkt->atomic.rkey,

@@ -19,14 +19,14 @@
 #include <stdint.h>
 
 /* Header sizes (IBTA vol 1, ch. 9, transport headers). */
-#define NET_BTH_BYTES 12u
-#define NET_RETH_BYTES 16u
-#define NET_AETH_BYTES 4u
-#define NET_ATOMIC_ETH_BYTES 28u
+#define NET_BTH_BYTES            12u
+#define NET_RETH_BYTES           16u
+#define NET_AETH_BYTES           4u
+#define NET_ATOMIC_ETH_BYTES     28u
 #define NET_ATOMIC_ACK_ETH_BYTES 8u
-#define NET_IMMDT_BYTES 4u
-#define NET_IETH_BYTES 4u
-#define NET_MAX_HDR_BYTES (NET_BTH_BYTES + NET_ATOMIC_ETH_BYTES + NET_AETH_BYTES + 16u)
+#define NET_IMMDT_BYTES          4u
+#define NET_IETH_BYTES           4u
+#define NET_MAX_HDR_BYTES        (NET_BTH_BYTES + NET_ATOMIC_ETH_BYTES + NET_AETH_BYTES + 16u)
 
 /*
  * Stream record around each packet on TCP: be32 packet length, be64 the
@@ -37,9 +37,9 @@
 /* Largest packet the codec accepts: headers + 1 GiB payload. */
 #define NET_FRAME_MAX_PAYLOAD (1u << 30)
 
-#define NET_QPN_MASK 0x00ffffffu
-#define NET_PSN_MASK 0x00ffffffu
-#define NET_MSN_MASK 0x00ffffffu
+#define NET_QPN_MASK     0x00ffffffu
+#define NET_PSN_MASK     0x00ffffffu
+#define NET_MSN_MASK     0x00ffffffu
 #define NET_DEFAULT_PKEY 0xffffu
 
 /* Which extended headers an opcode carries, in wire order after the BTH. */
@@ -54,12 +54,12 @@ enum net_hdr {
 
 /* What may follow the headers. */
 enum net_payload_rule {
-	NET_PAY_NONE,	     /* no payload, PadCnt 0 */
-	NET_PAY_ANY,	     /* 0 or more bytes */
-	NET_PAY_RETH_LEN,    /* exactly RETH.dma_len bytes (WRITE_ONLY) */
-	NET_PAY_MASKED_CS,   /* 4 operands of RETH.dma_len bytes */
-	NET_PAY_MASKED_FA,   /* 2 operands of RETH.dma_len bytes */
-	NET_PAY_MASKED_ACK,  /* the original data: 4, 8, 16 or 32 bytes */
+	NET_PAY_NONE,       /* no payload, PadCnt 0 */
+	NET_PAY_ANY,        /* 0 or more bytes */
+	NET_PAY_RETH_LEN,   /* exactly RETH.dma_len bytes (WRITE_ONLY) */
+	NET_PAY_MASKED_CS,  /* 4 operands of RETH.dma_len bytes */
+	NET_PAY_MASKED_FA,  /* 2 operands of RETH.dma_len bytes */
+	NET_PAY_MASKED_ACK, /* the original data: 4, 8, 16 or 32 bytes */
 };
 
 enum net_role {
@@ -74,34 +74,34 @@ enum net_role {
  * prism's masked atomics in the manufacturer-specific range 0xC0-0xFF
  * (docs/wire-format.md, "Masked atomics").
  */
-#define NET_OPCODES(X)                                                                           \
-	X(SEND_FIRST, 0x00, 0, NET_PAY_ANY, NET_ROLE_REQUEST)                                    \
-	X(SEND_MIDDLE, 0x01, 0, NET_PAY_ANY, NET_ROLE_REQUEST)                                   \
-	X(SEND_LAST, 0x02, 0, NET_PAY_ANY, NET_ROLE_REQUEST)                                     \
-	X(SEND_LAST_WITH_IMMEDIATE, 0x03, NET_HDR_IMM, NET_PAY_ANY, NET_ROLE_REQUEST)            \
-	X(SEND_ONLY, 0x04, 0, NET_PAY_ANY, NET_ROLE_REQUEST)                                     \
-	X(SEND_ONLY_WITH_IMMEDIATE, 0x05, NET_HDR_IMM, NET_PAY_ANY, NET_ROLE_REQUEST)            \
-	X(RDMA_WRITE_FIRST, 0x06, NET_HDR_RETH, NET_PAY_ANY, NET_ROLE_REQUEST)                   \
-	X(RDMA_WRITE_MIDDLE, 0x07, 0, NET_PAY_ANY, NET_ROLE_REQUEST)                             \
-	X(RDMA_WRITE_LAST, 0x08, 0, NET_PAY_ANY, NET_ROLE_REQUEST)                               \
-	X(RDMA_WRITE_LAST_WITH_IMMEDIATE, 0x09, NET_HDR_IMM, NET_PAY_ANY, NET_ROLE_REQUEST)      \
-	X(RDMA_WRITE_ONLY, 0x0a, NET_HDR_RETH, NET_PAY_RETH_LEN, NET_ROLE_REQUEST)               \
-	X(RDMA_WRITE_ONLY_WITH_IMMEDIATE, 0x0b, NET_HDR_RETH | NET_HDR_IMM, NET_PAY_RETH_LEN,    \
-	  NET_ROLE_REQUEST)                                                                      \
-	X(RDMA_READ_REQUEST, 0x0c, NET_HDR_RETH, NET_PAY_NONE, NET_ROLE_REQUEST)                 \
-	X(RDMA_READ_RESPONSE_FIRST, 0x0d, NET_HDR_AETH, NET_PAY_ANY, NET_ROLE_RESPONSE)          \
-	X(RDMA_READ_RESPONSE_MIDDLE, 0x0e, 0, NET_PAY_ANY, NET_ROLE_RESPONSE)                    \
-	X(RDMA_READ_RESPONSE_LAST, 0x0f, NET_HDR_AETH, NET_PAY_ANY, NET_ROLE_RESPONSE)           \
-	X(RDMA_READ_RESPONSE_ONLY, 0x10, NET_HDR_AETH, NET_PAY_ANY, NET_ROLE_RESPONSE)           \
-	X(ACKNOWLEDGE, 0x11, NET_HDR_AETH, NET_PAY_NONE, NET_ROLE_RESPONSE)                      \
-	X(ATOMIC_ACKNOWLEDGE, 0x12, NET_HDR_AETH | NET_HDR_ATOMIC_ACK, NET_PAY_NONE,             \
-	  NET_ROLE_RESPONSE)                                                                     \
-	X(COMPARE_SWAP, 0x13, NET_HDR_ATOMIC, NET_PAY_NONE, NET_ROLE_REQUEST)                    \
-	X(FETCH_ADD, 0x14, NET_HDR_ATOMIC, NET_PAY_NONE, NET_ROLE_REQUEST)                       \
-	X(SEND_LAST_WITH_INVALIDATE, 0x16, NET_HDR_IETH, NET_PAY_ANY, NET_ROLE_REQUEST)          \
-	X(SEND_ONLY_WITH_INVALIDATE, 0x17, NET_HDR_IETH, NET_PAY_ANY, NET_ROLE_REQUEST)          \
-	X(MASKED_ATOMIC_ACKNOWLEDGE, 0xd2, NET_HDR_AETH, NET_PAY_MASKED_ACK, NET_ROLE_RESPONSE)  \
-	X(MASKED_COMPARE_SWAP, 0xd3, NET_HDR_RETH, NET_PAY_MASKED_CS, NET_ROLE_REQUEST)          \
+#define NET_OPCODES(X)                                                                             \
+	X(SEND_FIRST, 0x00, 0, NET_PAY_ANY, NET_ROLE_REQUEST)                                      \
+	X(SEND_MIDDLE, 0x01, 0, NET_PAY_ANY, NET_ROLE_REQUEST)                                     \
+	X(SEND_LAST, 0x02, 0, NET_PAY_ANY, NET_ROLE_REQUEST)                                       \
+	X(SEND_LAST_WITH_IMMEDIATE, 0x03, NET_HDR_IMM, NET_PAY_ANY, NET_ROLE_REQUEST)              \
+	X(SEND_ONLY, 0x04, 0, NET_PAY_ANY, NET_ROLE_REQUEST)                                       \
+	X(SEND_ONLY_WITH_IMMEDIATE, 0x05, NET_HDR_IMM, NET_PAY_ANY, NET_ROLE_REQUEST)              \
+	X(RDMA_WRITE_FIRST, 0x06, NET_HDR_RETH, NET_PAY_ANY, NET_ROLE_REQUEST)                     \
+	X(RDMA_WRITE_MIDDLE, 0x07, 0, NET_PAY_ANY, NET_ROLE_REQUEST)                               \
+	X(RDMA_WRITE_LAST, 0x08, 0, NET_PAY_ANY, NET_ROLE_REQUEST)                                 \
+	X(RDMA_WRITE_LAST_WITH_IMMEDIATE, 0x09, NET_HDR_IMM, NET_PAY_ANY, NET_ROLE_REQUEST)        \
+	X(RDMA_WRITE_ONLY, 0x0a, NET_HDR_RETH, NET_PAY_RETH_LEN, NET_ROLE_REQUEST)                 \
+	X(RDMA_WRITE_ONLY_WITH_IMMEDIATE, 0x0b, NET_HDR_RETH | NET_HDR_IMM, NET_PAY_RETH_LEN,      \
+	  NET_ROLE_REQUEST)                                                                        \
+	X(RDMA_READ_REQUEST, 0x0c, NET_HDR_RETH, NET_PAY_NONE, NET_ROLE_REQUEST)                   \
+	X(RDMA_READ_RESPONSE_FIRST, 0x0d, NET_HDR_AETH, NET_PAY_ANY, NET_ROLE_RESPONSE)            \
+	X(RDMA_READ_RESPONSE_MIDDLE, 0x0e, 0, NET_PAY_ANY, NET_ROLE_RESPONSE)                      \
+	X(RDMA_READ_RESPONSE_LAST, 0x0f, NET_HDR_AETH, NET_PAY_ANY, NET_ROLE_RESPONSE)             \
+	X(RDMA_READ_RESPONSE_ONLY, 0x10, NET_HDR_AETH, NET_PAY_ANY, NET_ROLE_RESPONSE)             \
+	X(ACKNOWLEDGE, 0x11, NET_HDR_AETH, NET_PAY_NONE, NET_ROLE_RESPONSE)                        \
+	X(ATOMIC_ACKNOWLEDGE, 0x12, NET_HDR_AETH | NET_HDR_ATOMIC_ACK, NET_PAY_NONE,               \
+	  NET_ROLE_RESPONSE)                                                                       \
+	X(COMPARE_SWAP, 0x13, NET_HDR_ATOMIC, NET_PAY_NONE, NET_ROLE_REQUEST)                      \
+	X(FETCH_ADD, 0x14, NET_HDR_ATOMIC, NET_PAY_NONE, NET_ROLE_REQUEST)                         \
+	X(SEND_LAST_WITH_INVALIDATE, 0x16, NET_HDR_IETH, NET_PAY_ANY, NET_ROLE_REQUEST)            \
+	X(SEND_ONLY_WITH_INVALIDATE, 0x17, NET_HDR_IETH, NET_PAY_ANY, NET_ROLE_REQUEST)            \
+	X(MASKED_ATOMIC_ACKNOWLEDGE, 0xd2, NET_HDR_AETH, NET_PAY_MASKED_ACK, NET_ROLE_RESPONSE)    \
+	X(MASKED_COMPARE_SWAP, 0xd3, NET_HDR_RETH, NET_PAY_MASKED_CS, NET_ROLE_REQUEST)            \
 	X(MASKED_FETCH_ADD, 0xd4, NET_HDR_RETH, NET_PAY_MASKED_FA, NET_ROLE_REQUEST)
 
 enum net_opcode {
@@ -133,7 +133,7 @@ const char *net_opcode_name(uint8_t opcode);
  *                               11 NAK (value = NAK code), 10 reserved
  */
 #define NET_AETH_TYPE_SHIFT 5
-#define NET_AETH_TYPE_MASK (3u << NET_AETH_TYPE_SHIFT)
+#define NET_AETH_TYPE_MASK  (3u << NET_AETH_TYPE_SHIFT)
 #define NET_AETH_VALUE_MASK 0x1fu
 enum net_aeth_type {
 	NET_AETH_ACK = 0,
@@ -167,10 +167,10 @@ const char *net_aeth_name(uint8_t syndrome);
 
 /* BTH flag bits kept in net_pkt.flags (see net_frame.c for their places). */
 enum net_pkt_flag {
-	NET_PKT_SE = 1u << 0,	  /* solicited event */
+	NET_PKT_SE = 1u << 0,     /* solicited event */
 	NET_PKT_MIGREQ = 1u << 1, /* migration state */
 	NET_PKT_ACKREQ = 1u << 2, /* acknowledge request */
-	NET_PKT_FECN = 1u << 3,	  /* RoCEv2 congestion bits (byte 4) */
+	NET_PKT_FECN = 1u << 3,   /* RoCEv2 congestion bits (byte 4) */
 	NET_PKT_BECN = 1u << 4,
 };
 
@@ -179,11 +179,11 @@ enum net_pkt_flag {
  * meaningful.  On decode, @payload points into the caller's buffer.
  */
 struct net_pkt {
-	uint8_t opcode;	    /* enum net_opcode */
-	uint8_t flags;	    /* enum net_pkt_flag */
+	uint8_t opcode; /* enum net_opcode */
+	uint8_t flags;  /* enum net_pkt_flag */
 	uint16_t pkey;
-	uint32_t dest_qpn;  /* 24 bits */
-	uint32_t psn;	    /* 24 bits */
+	uint32_t dest_qpn; /* 24 bits */
+	uint32_t psn;      /* 24 bits */
 	struct {
 		uint64_t va;
 		uint32_t rkey;
@@ -197,10 +197,10 @@ struct net_pkt {
 	} atomic;
 	struct {
 		uint8_t syndrome;
-		uint32_t msn;	 /* 24 bits */
+		uint32_t msn; /* 24 bits */
 	} aeth;
 	uint64_t atomic_orig; /* AtomicAckETH */
-	uint32_t imm;	      /* ImmDt: host value of the big-endian field */
+	uint32_t imm;         /* ImmDt: host value of the big-endian field */
 	uint32_t ieth_rkey;
 	const uint8_t *payload;
 	uint32_t payload_len;
@@ -213,18 +213,18 @@ static inline bool net_masked_size_ok(uint32_t size)
 }
 
 /* Codec errors (negative). */
-#define NET_FRAME_ERRORS(X)                                                    \
-	X(SHORT, -1, "packet shorter than its headers")                        \
-	X(OPCODE, -2, "unknown or unsupported opcode")                         \
-	X(TVER, -3, "unsupported BTH transport header version")                \
-	X(RESERVED, -4, "reserved bits set")                                   \
-	X(PAD, -5, "bad pad count or pad bytes")                               \
-	X(LENGTH, -6, "payload length does not match the opcode")              \
-	X(AETH, -7, "reserved AETH syndrome")                                  \
-	X(ATOMIC_SIZE, -8, "masked atomic operand size not 4, 8, 16 or 32")    \
-	X(RANGE, -9, "field value does not fit its width")                     \
-	X(ARG, -10, "unusable argument")                                       \
-	X(TOO_BIG, -11, "record larger than the limit")                        \
+#define NET_FRAME_ERRORS(X)                                                                        \
+	X(SHORT, -1, "packet shorter than its headers")                                            \
+	X(OPCODE, -2, "unknown or unsupported opcode")                                             \
+	X(TVER, -3, "unsupported BTH transport header version")                                    \
+	X(RESERVED, -4, "reserved bits set")                                                       \
+	X(PAD, -5, "bad pad count or pad bytes")                                                   \
+	X(LENGTH, -6, "payload length does not match the opcode")                                  \
+	X(AETH, -7, "reserved AETH syndrome")                                                      \
+	X(ATOMIC_SIZE, -8, "masked atomic operand size not 4, 8, 16 or 32")                        \
+	X(RANGE, -9, "field value does not fit its width")                                         \
+	X(ARG, -10, "unusable argument")                                                           \
+	X(TOO_BIG, -11, "record larger than the limit")                                            \
 	X(SPACE, -12, "output buffer too small")
 
 enum net_frame_err {
@@ -236,9 +236,9 @@ enum net_frame_err {
 
 /* Precise description of a rejected packet. */
 struct net_frame_diag {
-	int code;	 /* enum net_frame_err */
+	int code;        /* enum net_frame_err */
 	uint32_t offset; /* byte offset in the packet of the offending field */
-	char msg[160];	 /* "BTH byte 1: TVer 3 (only 0 is defined)" */
+	char msg[160];   /* "BTH byte 1: TVer 3 (only 0 is defined)" */
 };
 
 const char *net_frame_strerror(int code);
@@ -250,15 +250,13 @@ int net_frame_size(const struct net_pkt *pkt, struct net_frame_diag *diag);
  * Encode @pkt into @buf (packet only).  Validates as the decoder does.
  * Returns the packet size or a negative enum net_frame_err.
  */
-int net_frame_encode(const struct net_pkt *pkt, void *buf, size_t cap,
-		     struct net_frame_diag *diag);
+int net_frame_encode(const struct net_pkt *pkt, void *buf, size_t cap, struct net_frame_diag *diag);
 
 /*
  * Decode and validate one packet of exactly @len bytes.  Never reads past
  * @len.  Returns 0 or a negative enum net_frame_err with @diag filled in.
  */
-int net_frame_decode(const void *buf, size_t len, struct net_pkt *pkt,
-		     struct net_frame_diag *diag);
+int net_frame_decode(const void *buf, size_t len, struct net_pkt *pkt, struct net_frame_diag *diag);
 
 /*
  * Stream records: [be32 packet length][be64 virtual time][packet].  Writes
@@ -266,7 +264,7 @@ int net_frame_decode(const void *buf, size_t len, struct net_pkt *pkt,
  * negative error.
  */
 int net_record_encode(const struct net_pkt *pkt, uint64_t vtime, void *buf, size_t cap,
-		      struct net_frame_diag *diag);
+                      struct net_frame_diag *diag);
 
 /*
  * Look at the head of a byte stream.  Returns 0 and sets *@pkt_len and
@@ -276,7 +274,7 @@ int net_record_encode(const struct net_pkt *pkt, uint64_t vtime, void *buf, size
  * length prefix exceeds @max_pkt or is below the BTH size.
  */
 int net_record_peek(const void *buf, size_t len, uint32_t max_pkt, uint32_t *pkt_len,
-		    uint64_t *vtime, struct net_frame_diag *diag);
+                    uint64_t *vtime, struct net_frame_diag *diag);
 
 /* One-line rendering for logs: "RDMA_WRITE_ONLY qpn=0x11 psn=5 ack va=.. len=64". */
 int net_pkt_snprint(char *out, size_t cap, const struct net_pkt *pkt);

@@ -74,9 +74,9 @@ static uint64_t get64(const uint8_t *p)
 static const char *type_name(unsigned type)
 {
 	static const char *const names[] = {
-		[NET_OOB_CONNECT] = "CONNECT",
-		[NET_OOB_ACCEPT] = "ACCEPT",
-		[NET_OOB_REJECT] = "REJECT",
+	    [NET_OOB_CONNECT] = "CONNECT",
+	    [NET_OOB_ACCEPT] = "ACCEPT",
+	    [NET_OOB_REJECT] = "REJECT",
 	};
 
 	return type < sizeof(names) / sizeof(names[0]) && names[type] ? names[type] : "?";
@@ -90,10 +90,10 @@ static int check_params(const struct net_oob_params *p, struct net_diag *diag, i
 		return net_diagf(diag, code, "PSN 0x%x does not fit 24 bits", p->psn);
 	if (p->n_regions > NET_OOB_MAX_REGIONS)
 		return net_diagf(diag, code, "%u regions, at most %u", p->n_regions,
-				 NET_OOB_MAX_REGIONS);
+		                 NET_OOB_MAX_REGIONS);
 	if (p->blob_len > NET_OOB_MAX_BLOB)
 		return net_diagf(diag, code, "blob of %u bytes, at most %u", p->blob_len,
-				 NET_OOB_MAX_BLOB);
+		                 NET_OOB_MAX_BLOB);
 	return 0;
 }
 
@@ -122,7 +122,7 @@ int net_oob_encode(const struct net_oob_msg *m, void *buf, size_t cap, struct ne
 	}
 	if (cap < NET_OOB_HDR_BYTES + body)
 		return net_diagf(diag, -ENOSPC, "setup message needs %zu bytes, buffer has %zu",
-				 NET_OOB_HDR_BYTES + body, cap);
+		                 NET_OOB_HDR_BYTES + body, cap);
 
 	put32(p, NET_OOB_MAGIC);
 	p[4] = NET_OOB_VERSION;
@@ -156,35 +156,36 @@ int net_oob_encode(const struct net_oob_msg *m, void *buf, size_t cap, struct ne
 
 /* Check the 12-byte header; sets *@body_len. */
 static int decode_header(const uint8_t *p, uint32_t *body_len, unsigned *type,
-			 struct net_diag *diag)
+                         struct net_diag *diag)
 {
 	uint32_t magic = get32(p);
 
 	if (magic != NET_OOB_MAGIC)
 		return net_diagf(diag, -EPROTO,
-				 "setup header: magic 0x%08x is not \"PRSM\" (0x%08x): not a prism "
-				 "peer",
-				 magic, NET_OOB_MAGIC);
+		                 "setup header: magic 0x%08x is not \"PRSM\" (0x%08x): not a prism "
+		                 "peer",
+		                 magic, NET_OOB_MAGIC);
 	if (p[4] != NET_OOB_VERSION)
 		return net_diagf(diag, -EPROTONOSUPPORT,
-				 "setup header: peer speaks setup protocol version %u, this side "
-				 "speaks %u",
-				 p[4], NET_OOB_VERSION);
+		                 "setup header: peer speaks setup protocol version %u, this side "
+		                 "speaks %u",
+		                 p[4], NET_OOB_VERSION);
 	*type = p[5];
 	if (*type < NET_OOB_CONNECT || *type > NET_OOB_REJECT)
 		return net_diagf(diag, -EPROTO, "setup header: unknown message type %u", *type);
 	if (get16(p + 6))
 		return net_diagf(diag, -EPROTO, "setup header: reserved bytes 6-7 are 0x%04x",
-				 get16(p + 6));
+		                 get16(p + 6));
 	*body_len = get32(p + 8);
 	if (*body_len > NET_OOB_MAX_BODY)
-		return net_diagf(diag, -EPROTO, "setup %s: body of %u bytes exceeds the %u-byte limit",
-				 type_name(*type), *body_len, NET_OOB_MAX_BODY);
+		return net_diagf(diag, -EPROTO,
+		                 "setup %s: body of %u bytes exceeds the %u-byte limit",
+		                 type_name(*type), *body_len, NET_OOB_MAX_BODY);
 	return 0;
 }
 
 static int decode_body(unsigned type, const uint8_t *b, uint32_t len, struct net_oob_msg *m,
-		       struct net_diag *diag)
+                       struct net_diag *diag)
 {
 	struct net_oob_params *pp = &m->params;
 	uint32_t need;
@@ -196,22 +197,22 @@ static int decode_body(unsigned type, const uint8_t *b, uint32_t len, struct net
 
 		if (len < 8)
 			return net_diagf(diag, -EPROTO,
-					 "setup REJECT: body of %u bytes, at least 8 needed", len);
+			                 "setup REJECT: body of %u bytes, at least 8 needed", len);
 		m->reject_errno = get32(b);
 		rl = get16(b + 4);
 		if (get16(b + 6))
 			return net_diagf(diag, -EPROTO, "setup REJECT: reserved bytes 6-7 not 0");
 		if (rl > NET_OOB_MAX_REASON || 8u + rl != len)
 			return net_diagf(diag, -EPROTO,
-					 "setup REJECT: reason of %u bytes in a body of %u bytes", rl,
-					 len);
+			                 "setup REJECT: reason of %u bytes in a body of %u bytes",
+			                 rl, len);
 		memcpy(m->reason, b + 8, rl);
 		m->reason[rl] = '\0';
 		return 0;
 	}
 	if (len < NET_OOB_FIXED_BYTES)
 		return net_diagf(diag, -EPROTO, "setup %s: body of %u bytes, %s needs at least %u",
-				 type_name(type), len, type_name(type), NET_OOB_FIXED_BYTES);
+		                 type_name(type), len, type_name(type), NET_OOB_FIXED_BYTES);
 	pp->node = get32(b);
 	pp->qpn = get32(b + 4);
 	pp->psn = get32(b + 8);
@@ -219,7 +220,7 @@ static int decode_body(unsigned type, const uint8_t *b, uint32_t len, struct net
 	pp->n_regions = get16(b + 16);
 	if (get16(b + 18))
 		return net_diagf(diag, -EPROTO, "setup %s: reserved body bytes 18-19 not 0",
-				 type_name(type));
+		                 type_name(type));
 	pp->blob_len = get32(b + 20);
 	if (check_params(pp, diag, -EPROTO)) {
 		char why[sizeof(diag->msg)];
@@ -231,9 +232,9 @@ static int decode_body(unsigned type, const uint8_t *b, uint32_t len, struct net
 	/* check_params bounded blob_len and n_regions: no overflow */
 	if (need != len)
 		return net_diagf(diag, -EPROTO,
-				 "setup %s: %u regions and a %u-byte blob need a %u-byte body, "
-				 "header says %u",
-				 type_name(type), pp->n_regions, pp->blob_len, need, len);
+		                 "setup %s: %u regions and a %u-byte blob need a %u-byte body, "
+		                 "header says %u",
+		                 type_name(type), pp->n_regions, pp->blob_len, need, len);
 	b += NET_OOB_FIXED_BYTES;
 	for (i = 0; i < pp->n_regions; i++, b += NET_OOB_REGION_BYTES) {
 		pp->regions[i].addr = get64(b);
@@ -254,14 +255,15 @@ int net_oob_decode(const void *buf, size_t len, struct net_oob_msg *m, struct ne
 		return net_diagf(diag, -EINVAL, "setup message: NULL argument");
 	memset(m, 0, sizeof(*m));
 	if (len < NET_OOB_HDR_BYTES)
-		return net_diagf(diag, -EPROTO, "setup message of %zu bytes, the header alone is %u",
-				 len, NET_OOB_HDR_BYTES);
+		return net_diagf(diag, -EPROTO,
+		                 "setup message of %zu bytes, the header alone is %u", len,
+		                 NET_OOB_HDR_BYTES);
 	rc = decode_header(buf, &body, &type, diag);
 	if (rc)
 		return rc;
 	if (len - NET_OOB_HDR_BYTES != body)
 		return net_diagf(diag, -EPROTO, "setup %s: header says %u body bytes, %zu present",
-				 type_name(type), body, len - NET_OOB_HDR_BYTES);
+		                 type_name(type), body, len - NET_OOB_HDR_BYTES);
 	return decode_body(type, (const uint8_t *)buf + NET_OOB_HDR_BYTES, body, m, diag);
 }
 
@@ -349,7 +351,7 @@ int net_oob_send(int fd, const struct net_oob_msg *m, int timeout_ms, struct net
 	free(buf);
 	if (rc)
 		return net_diagf(diag, rc, "setup %s: sending: %s", type_name(m->type),
-				 strerror(-rc));
+		                 strerror(-rc));
 	return 0;
 }
 
@@ -357,11 +359,11 @@ static int recv_fail(struct net_diag *diag, int rc, const char *what, size_t got
 {
 	if (rc == -ECONNRESET)
 		return net_diagf(diag, -EPROTO,
-				 "setup exchange truncated: peer closed after %zu of %zu %s bytes",
-				 got, want, what);
+		                 "setup exchange truncated: peer closed after %zu of %zu %s bytes",
+		                 got, want, what);
 	if (rc == -ETIMEDOUT)
 		return net_diagf(diag, rc, "setup exchange: timed out after %zu of %zu %s bytes",
-				 got, want, what);
+		                 got, want, what);
 	return net_diagf(diag, rc, "setup exchange: reading %s: %s", what, strerror(-rc));
 }
 
@@ -383,7 +385,8 @@ int net_oob_recv(int fd, struct net_oob_msg *m, int timeout_ms, struct net_diag 
 		return rc;
 	body = malloc(body_len ? body_len : 1);
 	if (!body)
-		return net_diagf(diag, -ENOMEM, "setup: out of memory for a %u-byte body", body_len);
+		return net_diagf(diag, -ENOMEM, "setup: out of memory for a %u-byte body",
+		                 body_len);
 	rc = read_full(fd, body, body_len, deadline, &got);
 	if (rc) {
 		free(body);
@@ -394,7 +397,7 @@ int net_oob_recv(int fd, struct net_oob_msg *m, int timeout_ms, struct net_diag 
 		blob = malloc(m->params.blob_len);
 		if (!blob)
 			rc = net_diagf(diag, -ENOMEM, "setup: out of memory for a %u-byte blob",
-				       m->params.blob_len);
+			               m->params.blob_len);
 		else
 			memcpy(blob, m->params.blob, m->params.blob_len);
 	}
@@ -415,7 +418,7 @@ void net_oob_params_release(struct net_oob_params *p)
 }
 
 int net_oob_client(int fd, const struct net_oob_params *mine, struct net_oob_params *peer,
-		   int timeout_ms, struct net_diag *diag)
+                   int timeout_ms, struct net_diag *diag)
 {
 	struct net_oob_msg out = {.type = NET_OOB_CONNECT}, in;
 	int rc;
@@ -431,10 +434,10 @@ int net_oob_client(int fd, const struct net_oob_params *mine, struct net_oob_par
 		net_oob_params_release(&in.params);
 	if (in.type == NET_OOB_REJECT)
 		return net_diagf(diag, -ECONNREFUSED, "server rejected the connection: %s (%s)",
-				 in.reason, strerror((int)in.reject_errno));
+		                 in.reason, strerror((int)in.reject_errno));
 	if (in.type != NET_OOB_ACCEPT)
 		return net_diagf(diag, -EPROTO, "setup: expected ACCEPT or REJECT, got %s",
-				 type_name(in.type));
+		                 type_name(in.type));
 	*peer = in.params;
 	return 0;
 }

@@ -18,15 +18,15 @@
 
 #include "net/net_diag.h"
 
-#define NET_OOB_MAGIC 0x5052534du /* "PRSM" */
-#define NET_OOB_VERSION 1u
-#define NET_OOB_HDR_BYTES 12u
-#define NET_OOB_FIXED_BYTES 24u	  /* CONNECT / ACCEPT body before regions */
+#define NET_OOB_MAGIC        0x5052534du /* "PRSM" */
+#define NET_OOB_VERSION      1u
+#define NET_OOB_HDR_BYTES    12u
+#define NET_OOB_FIXED_BYTES  24u /* CONNECT / ACCEPT body before regions */
 #define NET_OOB_REGION_BYTES 16u
-#define NET_OOB_MAX_REGIONS 8u
-#define NET_OOB_MAX_BLOB (1u << 20) /* a whole .chain object fits */
-#define NET_OOB_MAX_REASON 200u
-#define NET_OOB_MAX_BODY                                                                      \
+#define NET_OOB_MAX_REGIONS  8u
+#define NET_OOB_MAX_BLOB     (1u << 20) /* a whole .chain object fits */
+#define NET_OOB_MAX_REASON   200u
+#define NET_OOB_MAX_BODY                                                                           \
 	(NET_OOB_FIXED_BYTES + NET_OOB_MAX_REGIONS * NET_OOB_REGION_BYTES + NET_OOB_MAX_BLOB)
 #define NET_OOB_MAX_MSG (NET_OOB_HDR_BYTES + NET_OOB_MAX_BODY)
 
@@ -45,9 +45,9 @@ struct net_oob_region {
 
 /* What each side tells the other. */
 struct net_oob_params {
-	uint32_t node;	  /* sim node id of the sender's device */
-	uint32_t qpn;	  /* 24 bits */
-	uint32_t psn;	  /* 24 bits: first PSN the sender will use */
+	uint32_t node;    /* sim node id of the sender's device */
+	uint32_t qpn;     /* 24 bits */
+	uint32_t psn;     /* 24 bits: first PSN the sender will use */
 	uint32_t max_pkt; /* largest packet the sender accepts (0 = default) */
 	uint16_t n_regions;
 	struct net_oob_region regions[NET_OOB_MAX_REGIONS];
@@ -68,7 +68,7 @@ void net_oob_params_release(struct net_oob_params *p);
 struct net_oob_msg {
 	enum net_oob_type type;
 	struct net_oob_params params; /* CONNECT / ACCEPT */
-	uint32_t reject_errno;	      /* REJECT: positive errno value */
+	uint32_t reject_errno;        /* REJECT: positive errno value */
 	char reason[NET_OOB_MAX_REASON + 1];
 };
 
@@ -97,6 +97,6 @@ int net_oob_recv(int fd, struct net_oob_msg *m, int timeout_ms, struct net_diag 
  * (fills @peer) or REJECT (-ECONNREFUSED with the server's reason).
  */
 int net_oob_client(int fd, const struct net_oob_params *mine, struct net_oob_params *peer,
-		   int timeout_ms, struct net_diag *diag);
+                   int timeout_ms, struct net_diag *diag);
 
 #endif /* PRISM_NET_OOB_H */

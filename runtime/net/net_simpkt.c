@@ -30,19 +30,19 @@
 /* Requests and read responses: kind <-> opcode, and the WQE opcode a request came from. */
 struct kind_map {
 	bool used;
-	uint8_t opcode;	    /* enum net_opcode */
+	uint8_t opcode;     /* enum net_opcode */
 	uint8_t wqe_opcode; /* enum prism_opcode (requests) */
 };
 
 static const struct kind_map kind_to_op[] = {
-	[SIM_PKT_SEND] = {true, NET_OP_SEND_ONLY, PRISM_OP_SEND},
-	[SIM_PKT_SEND_IMM] = {true, NET_OP_SEND_ONLY_WITH_IMMEDIATE, PRISM_OP_SEND_IMM},
-	[SIM_PKT_WRITE] = {true, NET_OP_RDMA_WRITE_ONLY, PRISM_OP_RDMA_WRITE},
-	[SIM_PKT_WRITE_IMM] = {true, NET_OP_RDMA_WRITE_ONLY_WITH_IMMEDIATE, PRISM_OP_RDMA_WRITE_IMM},
-	[SIM_PKT_READ_REQ] = {true, NET_OP_RDMA_READ_REQUEST, PRISM_OP_RDMA_READ},
-	[SIM_PKT_ACK] = {true, NET_OP_ACKNOWLEDGE, 0},
-	[SIM_PKT_NAK] = {true, NET_OP_ACKNOWLEDGE, 0},
-	[SIM_PKT_READ_RESP] = {true, NET_OP_RDMA_READ_RESPONSE_ONLY, 0},
+    [SIM_PKT_SEND] = {true, NET_OP_SEND_ONLY, PRISM_OP_SEND},
+    [SIM_PKT_SEND_IMM] = {true, NET_OP_SEND_ONLY_WITH_IMMEDIATE, PRISM_OP_SEND_IMM},
+    [SIM_PKT_WRITE] = {true, NET_OP_RDMA_WRITE_ONLY, PRISM_OP_RDMA_WRITE},
+    [SIM_PKT_WRITE_IMM] = {true, NET_OP_RDMA_WRITE_ONLY_WITH_IMMEDIATE, PRISM_OP_RDMA_WRITE_IMM},
+    [SIM_PKT_READ_REQ] = {true, NET_OP_RDMA_READ_REQUEST, PRISM_OP_RDMA_READ},
+    [SIM_PKT_ACK] = {true, NET_OP_ACKNOWLEDGE, 0},
+    [SIM_PKT_NAK] = {true, NET_OP_ACKNOWLEDGE, 0},
+    [SIM_PKT_READ_RESP] = {true, NET_OP_RDMA_READ_RESPONSE_ONLY, 0},
 };
 
 /* Atomic WQE opcode <-> IB opcode. */
@@ -51,10 +51,10 @@ static const struct {
 	uint8_t opcode;
 	bool masked;
 } atomic_map[] = {
-	{PRISM_OP_ATOMIC_CS, NET_OP_COMPARE_SWAP, false},
-	{PRISM_OP_ATOMIC_FA, NET_OP_FETCH_ADD, false},
-	{PRISM_OP_ATOMIC_MASKED_CS, NET_OP_MASKED_COMPARE_SWAP, true},
-	{PRISM_OP_ATOMIC_MASKED_FA, NET_OP_MASKED_FETCH_ADD, true},
+    {PRISM_OP_ATOMIC_CS, NET_OP_COMPARE_SWAP, false},
+    {PRISM_OP_ATOMIC_FA, NET_OP_FETCH_ADD, false},
+    {PRISM_OP_ATOMIC_MASKED_CS, NET_OP_MASKED_COMPARE_SWAP, true},
+    {PRISM_OP_ATOMIC_MASKED_FA, NET_OP_MASKED_FETCH_ADD, true},
 };
 
 /*
@@ -64,16 +64,16 @@ static const struct {
  * operational error.
  */
 static const struct {
-	uint8_t syndrome;	/* enum prism_cqe_syndrome */
+	uint8_t syndrome; /* enum prism_cqe_syndrome */
 	enum net_aeth_type type;
 	uint8_t value;
 } nak_map[] = {
-	{PRISM_SYND_RNR_RETRY_EXC_ERR, NET_AETH_RNR_NAK, 0 /* the responder's timer */},
-	{PRISM_SYND_REMOTE_INVAL_REQ_ERR, NET_AETH_NAK, NET_NAK_INVALID_REQUEST},
-	{PRISM_SYND_REMOTE_ACCESS_ERR, NET_AETH_NAK, NET_NAK_REMOTE_ACCESS_ERR},
-	{PRISM_SYND_REMOTE_OP_ERR, NET_AETH_NAK, NET_NAK_REMOTE_OP_ERR},
-	{PRISM_SYND_TRANSPORT_RETRY_EXC_ERR, NET_AETH_NAK, NET_NAK_PSN_SEQ_ERR},
-	{PRISM_SYND_REMOTE_INVAL_REQ_ERR, NET_AETH_NAK, NET_NAK_INVALID_RD_REQUEST},
+    {PRISM_SYND_RNR_RETRY_EXC_ERR, NET_AETH_RNR_NAK, 0 /* the responder's timer */},
+    {PRISM_SYND_REMOTE_INVAL_REQ_ERR, NET_AETH_NAK, NET_NAK_INVALID_REQUEST},
+    {PRISM_SYND_REMOTE_ACCESS_ERR, NET_AETH_NAK, NET_NAK_REMOTE_ACCESS_ERR},
+    {PRISM_SYND_REMOTE_OP_ERR, NET_AETH_NAK, NET_NAK_REMOTE_OP_ERR},
+    {PRISM_SYND_TRANSPORT_RETRY_EXC_ERR, NET_AETH_NAK, NET_NAK_PSN_SEQ_ERR},
+    {PRISM_SYND_REMOTE_INVAL_REQ_ERR, NET_AETH_NAK, NET_NAK_INVALID_RD_REQUEST},
 };
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
@@ -84,9 +84,9 @@ static uint8_t syndrome_to_aeth(uint8_t syndrome, uint8_t rnr_timer)
 
 	for (i = 0; i < ARRAY_LEN(nak_map); i++)
 		if (nak_map[i].syndrome == syndrome)
-			return net_aeth_syndrome(nak_map[i].type, nak_map[i].type == NET_AETH_RNR_NAK
-									  ? rnr_timer
-									  : nak_map[i].value);
+			return net_aeth_syndrome(
+			    nak_map[i].type,
+			    nak_map[i].type == NET_AETH_RNR_NAK ? rnr_timer : nak_map[i].value);
 	return net_aeth_syndrome(NET_AETH_NAK, NET_NAK_REMOTE_OP_ERR);
 }
 
@@ -157,7 +157,7 @@ static void operand_from_wire(uint8_t *dst, const uint8_t *src, unsigned size)
 }
 
 static int atomic_to_wire(const struct sim_pkt *sp, struct net_pkt *np, uint8_t *scratch,
-			  struct net_diag *diag)
+                          struct net_diag *diag)
 {
 	size_t i;
 	unsigned n, size = sp->atomic_size;
@@ -198,14 +198,14 @@ static int atomic_to_wire(const struct sim_pkt *sp, struct net_pkt *np, uint8_t 
 }
 
 int net_simpkt_to_wire(const struct sim_pkt *sp, struct net_pkt *np,
-		       uint8_t scratch[NET_SIMPKT_SCRATCH], struct net_diag *diag)
+                       uint8_t scratch[NET_SIMPKT_SCRATCH], struct net_diag *diag)
 {
 	memset(np, 0, sizeof(*np));
 	if ((unsigned)sp->kind >= ARRAY_LEN(kind_to_op) && sp->kind != SIM_PKT_ATOMIC_REQ &&
 	    sp->kind != SIM_PKT_ATOMIC_RESP)
 		return net_diagf(diag, -EINVAL, "sim packet kind %d unknown", (int)sp->kind);
 	np->flags = (uint8_t)(((sp->flags & SIM_PKT_SE) ? NET_PKT_SE : 0) |
-			      ((sp->flags & SIM_PKT_ACKREQ) ? NET_PKT_ACKREQ : 0));
+	                      ((sp->flags & SIM_PKT_ACKREQ) ? NET_PKT_ACKREQ : 0));
 	np->pkey = NET_DEFAULT_PKEY;
 	np->dest_qpn = sp->dst_qpn & NET_QPN_MASK;
 	np->psn = sp->psn & NET_PSN_MASK;
@@ -223,8 +223,9 @@ int net_simpkt_to_wire(const struct sim_pkt *sp, struct net_pkt *np,
 			return 0;
 		}
 		if (!net_masked_size_ok(sp->payload_len))
-			return net_diagf(diag, -EINVAL, "ATOMIC_RESP with %u bytes of original data",
-					 sp->payload_len);
+			return net_diagf(diag, -EINVAL,
+			                 "ATOMIC_RESP with %u bytes of original data",
+			                 sp->payload_len);
 		np->opcode = NET_OP_MASKED_ATOMIC_ACKNOWLEDGE;
 		np->payload = sp->payload;
 		np->payload_len = sp->payload_len;
@@ -234,7 +235,7 @@ int net_simpkt_to_wire(const struct sim_pkt *sp, struct net_pkt *np,
 	}
 	if (!kind_to_op[sp->kind].used)
 		return net_diagf(diag, -EINVAL, "sim packet kind %s has no IB opcode",
-				 sim_pkt_kind_name(sp->kind));
+		                 sim_pkt_kind_name(sp->kind));
 	np->opcode = kind_to_op[sp->kind].opcode;
 	switch (sp->kind) {
 	case SIM_PKT_WRITE:
@@ -289,7 +290,10 @@ static int atomic_from_wire(const struct net_pkt *np, struct sim_pkt *sp, struct
 	}
 	size = np->reth.dma_len;
 	sp->atomic_size = (uint8_t)size;
-	sp->opmod = (uint8_t)PRISM_MASKED_OPMOD(size == 4 ? 2u : size == 8 ? 3u : size == 16 ? 4u : 5u);
+	sp->opmod = (uint8_t)PRISM_MASKED_OPMOD(size == 4    ? 2u
+	                                        : size == 8  ? 3u
+	                                        : size == 16 ? 4u
+	                                                     : 5u);
 	sp->raddr = np->reth.va;
 	sp->rkey = np->reth.rkey;
 	if (np->opcode == NET_OP_MASKED_COMPARE_SWAP) {
@@ -306,18 +310,17 @@ static int atomic_from_wire(const struct net_pkt *np, struct sim_pkt *sp, struct
 }
 
 int net_simpkt_from_wire(const struct net_pkt *np, const struct net_simpkt_addr *addr,
-			 struct sim_pkt *sp, uint8_t scratch[NET_SIMPKT_SCRATCH],
-			 struct net_diag *diag)
+                         struct sim_pkt *sp, uint8_t scratch[NET_SIMPKT_SCRATCH],
+                         struct net_diag *diag)
 {
 	enum net_aeth_type at = net_aeth_type(np->aeth.syndrome);
 
 	memset(sp, 0, sizeof(*sp));
 	if (np->dest_qpn != addr->local_qpn)
-		return net_diagf(diag, -EPROTO,
-				 "%s for QP 0x%06x arrived on the link of QP 0x%06x",
-				 net_opcode_name(np->opcode), np->dest_qpn, addr->local_qpn);
+		return net_diagf(diag, -EPROTO, "%s for QP 0x%06x arrived on the link of QP 0x%06x",
+		                 net_opcode_name(np->opcode), np->dest_qpn, addr->local_qpn);
 	sp->flags = (uint8_t)(((np->flags & NET_PKT_SE) ? SIM_PKT_SE : 0) |
-			      ((np->flags & NET_PKT_ACKREQ) ? SIM_PKT_ACKREQ : 0));
+	                      ((np->flags & NET_PKT_ACKREQ) ? SIM_PKT_ACKREQ : 0));
 	sp->src_node = addr->peer_node;
 	sp->src_qpn = addr->peer_qpn;
 	sp->dst_node = addr->local_node;
@@ -359,15 +362,17 @@ int net_simpkt_from_wire(const struct net_pkt *np, const struct net_simpkt_addr 
 		sp->kind = SIM_PKT_NAK;
 		if (aeth_to_syndrome(np->aeth.syndrome, &sp->syndrome, &sp->rnr_timer))
 			return net_diagf(diag, -EPROTO, "ACKNOWLEDGE with syndrome 0x%02x (%s)",
-					 np->aeth.syndrome, net_aeth_name(np->aeth.syndrome));
+			                 np->aeth.syndrome, net_aeth_name(np->aeth.syndrome));
 		return 0;
 	case NET_OP_RDMA_READ_RESPONSE_ONLY:
 	case NET_OP_ATOMIC_ACKNOWLEDGE:
 	case NET_OP_MASKED_ATOMIC_ACKNOWLEDGE:
 		if (at != NET_AETH_ACK)
-			return net_diagf(diag, -EPROTO, "%s carries %s; responses other than "
-					 "ACKNOWLEDGE must carry an ACK syndrome",
-					 net_opcode_name(np->opcode), net_aeth_name(np->aeth.syndrome));
+			return net_diagf(diag, -EPROTO,
+			                 "%s carries %s; responses other than "
+			                 "ACKNOWLEDGE must carry an ACK syndrome",
+			                 net_opcode_name(np->opcode),
+			                 net_aeth_name(np->aeth.syndrome));
 		sp->msn = np->aeth.msn;
 		if (np->opcode == NET_OP_RDMA_READ_RESPONSE_ONLY) {
 			sp->kind = SIM_PKT_READ_RESP;
@@ -387,9 +392,9 @@ int net_simpkt_from_wire(const struct net_pkt *np, const struct net_simpkt_addr 
 		break;
 	default:
 		return net_diagf(diag, -EPROTO,
-				 "%s (0x%02x) is not used between sim NICs: messages travel whole, "
-				 "as ONLY packets",
-				 net_opcode_name(np->opcode), np->opcode);
+		                 "%s (0x%02x) is not used between sim NICs: messages travel whole, "
+		                 "as ONLY packets",
+		                 net_opcode_name(np->opcode), np->opcode);
 	}
 	sp->payload = (uint8_t *)(uintptr_t)np->payload;
 	sp->payload_len = np->payload_len;

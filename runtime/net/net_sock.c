@@ -71,7 +71,7 @@ static void addr_string(const struct sockaddr *sa, char *out, size_t cap)
 }
 
 static int resolve(const char *host, int port, bool passive, struct addrinfo **res,
-		   struct net_diag *diag)
+                   struct net_diag *diag)
 {
 	struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
 	char service[16];
@@ -83,7 +83,7 @@ static int resolve(const char *host, int port, bool passive, struct addrinfo **r
 	rc = getaddrinfo(host, service, &hints, res);
 	if (rc)
 		return net_diagf(diag, -EHOSTUNREACH, "resolve %s:%d: %s", host ? host : "*", port,
-				 gai_strerror(rc));
+		                 gai_strerror(rc));
 	return 0;
 }
 
@@ -102,7 +102,7 @@ int net_listen(const char *host, int port, struct net_listener **out, struct net
 		return rc;
 	for (ai = res; ai; ai = ai->ai_next) {
 		fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK,
-			    ai->ai_protocol);
+		            ai->ai_protocol);
 		if (fd < 0) {
 			err = -errno;
 			continue;
@@ -117,7 +117,7 @@ int net_listen(const char *host, int port, struct net_listener **out, struct net
 	freeaddrinfo(res);
 	if (fd < 0)
 		return net_diagf(diag, err, "listen on %s:%d: %s", host ? host : "*", port,
-				 strerror(-err));
+		                 strerror(-err));
 	l = calloc(1, sizeof(*l));
 	if (!l) {
 		close(fd);
@@ -130,7 +130,7 @@ int net_listen(const char *host, int port, struct net_listener **out, struct net
 
 		getsockname(fd, (struct sockaddr *)&ss, &sl);
 		l->port = ss.ss_family == AF_INET6 ? ntohs(((struct sockaddr_in6 *)&ss)->sin6_port)
-						   : ntohs(((struct sockaddr_in *)&ss)->sin_port);
+		                                   : ntohs(((struct sockaddr_in *)&ss)->sin_port);
 	}
 	*out = l;
 	return 0;
@@ -156,7 +156,8 @@ int net_listener_port(const struct net_listener *l)
 
 static void send_reject(int fd, int err, const char *reason)
 {
-	struct net_oob_msg m = {.type = NET_OOB_REJECT, .reject_errno = (uint32_t)(err < 0 ? -err : err)};
+	struct net_oob_msg m = {.type = NET_OOB_REJECT,
+	                        .reject_errno = (uint32_t)(err < 0 ? -err : err)};
 
 	size_t n = reason ? strnlen(reason, NET_OOB_MAX_REASON) : 0;
 
@@ -166,7 +167,7 @@ static void send_reject(int fd, int err, const char *reason)
 }
 
 int net_listener_accept(struct net_listener *l, int timeout_ms, struct net_pending **out,
-			struct net_diag *diag)
+                        struct net_diag *diag)
 {
 	struct pollfd pfd = {.fd = l->fd, .events = POLLIN};
 	struct sockaddr_storage ss;
@@ -228,7 +229,7 @@ const char *net_pending_addr(const struct net_pending *p)
 }
 
 int net_pending_accept(struct net_pending *p, const struct net_oob_params *mine, int *fd,
-		       struct net_diag *diag)
+                       struct net_diag *diag)
 {
 	struct net_oob_msg m = {.type = NET_OOB_ACCEPT};
 	int rc;
@@ -293,7 +294,7 @@ static int connect_one(const struct addrinfo *ai, int timeout_ms, int *out)
 }
 
 int net_connect(const char *host, int port, const struct net_oob_params *mine,
-		struct net_oob_params *peer, int timeout_ms, int *fd, struct net_diag *diag)
+                struct net_oob_params *peer, int timeout_ms, int *fd, struct net_diag *diag)
 {
 	struct addrinfo *res, *ai;
 	char why[sizeof(diag->msg)];

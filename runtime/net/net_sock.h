@@ -18,7 +18,7 @@
 #include "net/net_diag.h"
 #include "net/net_oob.h"
 
-#define NET_PORT_EPHEMERAL (-1) /* let the kernel pick (tests) */
+#define NET_PORT_EPHEMERAL   (-1) /* let the kernel pick (tests) */
 #define NET_SETUP_TIMEOUT_MS 5000
 
 struct net_listener;
@@ -40,14 +40,14 @@ int net_listener_port(const struct net_listener *l);
  * -EPROTONOSUPPORT); the listener stays usable.
  */
 int net_listener_accept(struct net_listener *l, int timeout_ms, struct net_pending **out,
-			struct net_diag *diag);
+                        struct net_diag *diag);
 const struct net_oob_params *net_pending_peer(const struct net_pending *p);
 /* "10.0.0.2:40112" */
 const char *net_pending_addr(const struct net_pending *p);
 /* Send ACCEPT with @mine; on success *@fd is the connection's socket (now the
  * caller's) and @p is freed.  On failure @p is freed and the socket closed. */
 int net_pending_accept(struct net_pending *p, const struct net_oob_params *mine, int *fd,
-		       struct net_diag *diag);
+                       struct net_diag *diag);
 /* Send REJECT with @err (negative errno) and @reason, close, free @p. */
 void net_pending_reject(struct net_pending *p, int err, const char *reason);
 
@@ -56,7 +56,7 @@ void net_pending_reject(struct net_pending *p, int err, const char *reason);
  * and wait for the answer; *@fd is the connected socket on success.
  */
 int net_connect(const char *host, int port, const struct net_oob_params *mine,
-		struct net_oob_params *peer, int timeout_ms, int *fd, struct net_diag *diag);
+                struct net_oob_params *peer, int timeout_ms, int *fd, struct net_diag *diag);
 
 /* Non-blocking, TCP_NODELAY, close-on-exec. */
 int net_sock_setup(int fd);

@@ -35,9 +35,9 @@
 #include "net/net_frame.h"
 #include "net/net_simpkt.h"
 
-#define WAKE_ID UINT64_MAX
-#define RX_CHUNK (64u << 10)
-#define RX_BUDGET (1u << 20) /* bytes read from one link per event, for fairness */
+#define WAKE_ID      UINT64_MAX
+#define RX_CHUNK     (64u << 10)
+#define RX_BUDGET    (1u << 20) /* bytes read from one link per event, for fairness */
 #define HASH_BUCKETS 256u
 
 struct net_link {
@@ -52,15 +52,15 @@ struct net_link {
 
 	/* t->lock */
 	unsigned pins;
-	bool closed;  /* unlinked by net_link_close */
+	bool closed;       /* unlinked by net_link_close */
 	bool closer_waits; /* net_link_close waits for the pins and frees it */
-	bool failing; /* the thread must fail it (tx error seen by xmit) */
+	bool failing;      /* the thread must fail it (tx error seen by xmit) */
 
 	pthread_mutex_t tx_lock;
 	uint8_t *tx;
 	size_t tx_cap, tx_head, tx_len;
 	bool out_armed; /* EPOLLOUT requested */
-	bool blocked;	/* the device was told -EAGAIN: kick when drained */
+	bool blocked;   /* the device was told -EAGAIN: kick when drained */
 	int tx_err;
 
 	/* transport thread only */
@@ -86,12 +86,12 @@ struct net_transport {
 	uint32_t nslots;
 	struct net_link *hash[HASH_BUCKETS];
 	unsigned stalled; /* links with rx_stalled */
-	bool flagged;	  /* some link has failing set */
+	bool flagged;     /* some link has failing set */
 	uint32_t next_gen;
 };
 
 __attribute__((format(printf, 3, 4))) static void tlog(struct net_transport *t, int level,
-						      const char *fmt, ...)
+                                                       const char *fmt, ...)
 {
 	char msg[320];
 	va_list ap;
@@ -279,7 +279,7 @@ static int transport_xmit(void *ctx, const struct sim_pkt *sp)
 	if (rc)
 		goto out;
 	size = net_record_encode(&np, sp->t, l->tx + l->tx_head + l->tx_len,
-				 l->tx_cap - l->tx_head - l->tx_len, &fd);
+	                         l->tx_cap - l->tx_head - l->tx_len, &fd);
 	if (size < 0) {
 		rc = -EINVAL;
 		goto out;
@@ -328,8 +328,8 @@ static void link_fail(struct net_link *l, int err, const char *why)
 		t->stalled--;
 		pthread_mutex_unlock(&t->lock);
 	}
-	tlog(t, NET_LOG_WARN, "QP 0x%06x (peer node %u QP 0x%06x): link down: %s", l->addr.local_qpn,
-	     l->addr.peer_node, l->addr.peer_qpn, why);
+	tlog(t, NET_LOG_WARN, "QP 0x%06x (peer node %u QP 0x%06x): link down: %s",
+	     l->addr.local_qpn, l->addr.peer_node, l->addr.peer_qpn, why);
 	sim_qp_link_down(l->qp, PRISM_SYND_TRANSPORT_RETRY_EXC_ERR);
 	if (l->cbs.down)
 		l->cbs.down(l->cbs.ctx, l, err, why);
@@ -351,7 +351,7 @@ static void deliver_records(struct net_link *l)
 
 	while (!l->dead) {
 		rc = net_record_peek(l->rx + off, l->rx_len - off, t->opts.max_pkt, &len, &vtime,
-				     &fdiag);
+		                     &fdiag);
 		if (rc == 1)
 			break;
 		if (rc < 0) {
@@ -376,7 +376,7 @@ static void deliver_records(struct net_link *l)
 		if (rc == -EAGAIN) {
 			if (!l->rx_stalled) {
 				struct epoll_event ev = {.events = l->out_armed ? EPOLLOUT : 0,
-							 .data.u64 = link_id(l)};
+				                         .data.u64 = link_id(l)};
 
 				l->rx_stalled = true;
 				l->stats.rx_stalls++;
@@ -436,8 +436,8 @@ static void on_readable(struct net_link *l)
 		}
 		if (n == 0) {
 			link_fail(l, -ECONNRESET,
-				  l->rx_len ? "peer closed the connection in the middle of a packet"
-					    : "peer closed the connection");
+			          l->rx_len ? "peer closed the connection in the middle of a packet"
+			                    : "peer closed the connection");
 			return;
 		}
 		if (errno == EINTR)
@@ -507,7 +507,7 @@ static void service_flagged(struct net_transport *t)
 			link_fail(l, l->tx_err, why);
 		} else if (l->rx_stalled && !l->dead) {
 			struct epoll_event ev = {.events = EPOLLIN | (l->out_armed ? EPOLLOUT : 0),
-						 .data.u64 = link_id(l)};
+			                         .data.u64 = link_id(l)};
 
 			l->rx_stalled = false;
 			pthread_mutex_lock(&t->lock);
@@ -571,7 +571,7 @@ static void *transport_thread(void *arg)
 }
 
 int net_transport_create(struct sim_dev *dev, const struct net_transport_opts *opts,
-			 struct net_transport **out, struct net_diag *diag)
+                         struct net_transport **out, struct net_diag *diag)
 {
 	struct epoll_event ev = {.events = EPOLLIN, .data.u64 = WAKE_ID};
 	struct net_transport *t;
@@ -585,9 +585,10 @@ int net_transport_create(struct sim_dev *dev, const struct net_transport_opts *o
 
 		for (i = 0; i < opts->sz - sizeof(*opts); i++)
 			if (tail[i])
-				return net_diagf(diag, -EINVAL,
-						 "transport options: unknown nonzero field at byte %zu",
-						 sizeof(*opts) + i);
+				return net_diagf(
+				    diag, -EINVAL,
+				    "transport options: unknown nonzero field at byte %zu",
+				    sizeof(*opts) + i);
 	}
 	t = calloc(1, sizeof(*t));
 	if (!t)
@@ -681,8 +682,8 @@ uint32_t net_peer_node(const struct sim_dev *dev, const struct net_oob_params *p
 }
 
 int net_transport_attach(struct net_transport *t, int fd, struct sim_qp *qp,
-			 const struct net_oob_params *peer, const struct net_link_cbs *cbs,
-			 struct net_link **out, struct net_diag *diag)
+                         const struct net_oob_params *peer, const struct net_link_cbs *cbs,
+                         struct net_link **out, struct net_diag *diag)
 {
 	struct epoll_event ev = {.events = EPOLLIN | EPOLLRDHUP};
 	struct net_link *l;
@@ -711,7 +712,7 @@ int net_transport_attach(struct net_transport *t, int fd, struct sim_qp *qp,
 		pthread_mutex_destroy(&l->tx_lock);
 		free(l);
 		return net_diagf(diag, -EEXIST, "attach: QP 0x%06x already has a link",
-				 sim_qp_num(qp));
+		                 sim_qp_num(qp));
 	}
 	for (slot = 0; slot < t->nslots && t->slots[slot]; slot++)
 		;

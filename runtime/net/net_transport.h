@@ -29,7 +29,7 @@ struct net_transport;
 struct net_link;
 
 #define NET_DEFAULT_MAX_PKT ((16u << 20) + 64u) /* 16 MiB payload + headers */
-#define NET_DEFAULT_TX_BUF (256u << 10)
+#define NET_DEFAULT_TX_BUF  (256u << 10)
 
 enum net_log_level { NET_LOG_ERROR, NET_LOG_WARN, NET_LOG_INFO, NET_LOG_DEBUG };
 
@@ -55,7 +55,7 @@ struct net_link_stats {
 };
 
 int net_transport_create(struct sim_dev *dev, const struct net_transport_opts *opts,
-			 struct net_transport **out, struct net_diag *diag);
+                         struct net_transport **out, struct net_diag *diag);
 /* Closes every link still attached (without calling their down callbacks). */
 void net_transport_destroy(struct net_transport *t);
 
@@ -74,8 +74,8 @@ uint32_t net_peer_node(const struct sim_dev *dev, const struct net_oob_params *p
  * waiting in the socket.
  */
 int net_transport_attach(struct net_transport *t, int fd, struct sim_qp *qp,
-			 const struct net_oob_params *peer, const struct net_link_cbs *cbs,
-			 struct net_link **out, struct net_diag *diag);
+                         const struct net_oob_params *peer, const struct net_link_cbs *cbs,
+                         struct net_link **out, struct net_diag *diag);
 /* Detach and free; the socket is closed.  Safe from the down callback. */
 void net_link_close(struct net_link *link);
 void net_link_stats(struct net_link *link, struct net_link_stats *out);

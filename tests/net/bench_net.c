@@ -27,10 +27,10 @@
 
 #include "tests/net/net_peer.h"
 
-#define RUNS_DEFAULT 5
+#define RUNS_DEFAULT  5
 #define ITERS_DEFAULT 2000
-#define MEM (1u << 20)
-#define WAIT_MS 10000
+#define MEM           (1u << 20)
+#define WAIT_MS       10000
 
 static const uint32_t sizes[] = {64, 4096};
 
@@ -57,7 +57,7 @@ static int full_io(int fd, void *buf, size_t len, bool wr)
 
 	while (off < len) {
 		ssize_t n = wr ? write(fd, (char *)buf + off, len - off)
-			       : read(fd, (char *)buf + off, len - off);
+		               : read(fd, (char *)buf + off, len - off);
 
 		if (n <= 0) {
 			if (n < 0 && errno == EINTR)
@@ -71,8 +71,9 @@ static int full_io(int fd, void *buf, size_t len, bool wr)
 
 static int tcp_pair(int lfd, int port, int *cfd, int *sfd)
 {
-	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port),
-				 .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	struct sockaddr_in sa = {.sin_family = AF_INET,
+	                         .sin_port = htons((uint16_t)port),
+	                         .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
 	int one = 1;
 
 	if (cfd) {
@@ -203,8 +204,8 @@ static double run_read(struct np_qp *q, uint32_t size, unsigned iters)
 	double t0 = now();
 
 	for (unsigned i = 0; i < iters; i++)
-		if (np_post_rdma(q, PRISM_OP_RDMA_READ, q->peer.regions[0].addr, q->peer.regions[0].rkey,
-				 0, size, 0) ||
+		if (np_post_rdma(q, PRISM_OP_RDMA_READ, q->peer.regions[0].addr,
+		                 q->peer.regions[0].rkey, 0, size, 0) ||
 		    np_wait(&q->scq, &e, WAIT_MS) || e.opcode != PRISM_CQE_REQ)
 			return -1;
 	return iters / (now() - t0);
@@ -242,7 +243,8 @@ static int client_main(int ctl, int port, int tcp_port, unsigned iters, int runs
 		mt = median(tcp, runs);
 		ms = median(snd, runs);
 		mr = median(rd, runs);
-		printf("  %5u B  plain TCP ping-pong  %9.0f RT/s  (%6.1f us)\n", size, mt, 1e6 / mt);
+		printf("  %5u B  plain TCP ping-pong  %9.0f RT/s  (%6.1f us)\n", size, mt,
+		       1e6 / mt);
 		printf("  %5u B  SEND/RECV ping-pong  %9.0f RT/s  (%6.1f us)  x%.2f of TCP\n", size,
 		       ms, 1e6 / ms, ms / mt);
 		printf("  %5u B  READ                 %9.0f RT/s  (%6.1f us)  x%.2f of TCP\n", size,

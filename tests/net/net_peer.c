@@ -13,14 +13,20 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
-#define NP_NCQE 1024u
+#define NP_NCQE   1024u
 #define NP_SQ_BBS 1024u
-#define NP_RQ 256u
+#define NP_RQ     256u
 
 int np_dev_open(struct np_dev *d, uint32_t node)
+{
+	return np_dev_open_opts(d, node, NULL);
+}
+
+int np_dev_open_opts(struct np_dev *d, uint32_t node, const struct net_transport_opts *opts)
 {
 	struct sim_dev_opts o = {.sz = sizeof(o), .seed = node, .fw = SIM_FW_RELAXED, .node = node};
 	int rc;
@@ -29,7 +35,7 @@ int np_dev_open(struct np_dev *d, uint32_t node)
 	rc = sim_dev_open(&o, &d->dev);
 	if (rc)
 		return rc;
-	rc = net_transport_create(d->dev, NULL, &d->t, NULL);
+	rc = net_transport_create(d->dev, opts, &d->t, NULL);
 	if (!rc)
 		rc = sim_dev_start(d->dev);
 	if (rc)
@@ -61,9 +67,9 @@ int np_qp_open(struct np_qp *q, struct np_dev *d, size_t mem_len)
 		return -ENOMEM;
 	memset(q->mem, 0, mem_len);
 	rc = sim_mr_reg(d->dev, q->mem, mem_len,
-			SIM_ACCESS_LOCAL_WRITE | SIM_ACCESS_REMOTE_WRITE | SIM_ACCESS_REMOTE_READ |
-				SIM_ACCESS_REMOTE_ATOMIC,
-			&q->mr);
+	                SIM_ACCESS_LOCAL_WRITE | SIM_ACCESS_REMOTE_WRITE | SIM_ACCESS_REMOTE_READ |
+	                    SIM_ACCESS_REMOTE_ATOMIC,
+	                &q->mr);
 	if (!rc)
 		rc = sim_cq_create(d->dev, &ca, &q->scq.cq);
 	if (!rc)
@@ -149,6 +155,9 @@ int np_qp_connect(struct np_qp *q, int fd, const struct net_oob_params *peer)
 	m.retry_cnt = 7;
 	if (!rc)
 		rc = sim_qp_modify(q->qp, &m);
+	if (!rc && q->sndbuf)
+		rc = setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &q->sndbuf, sizeof(q->sndbuf)) ? -errno
+		                                                                          : 0;
 	if (!rc)
 		rc = net_transport_attach(q->d->t, fd, q->qp, peer, &cbs, &q->link, NULL);
 	if (rc)
@@ -208,7 +217,7 @@ int np_post(struct np_qp *q, struct prism_wqe *w)
 		memcpy(q->sq + (size_t)((c + i) & (q->sq_bbs - 1)) * 64, buf + i * 64, 64);
 	q->sq_pi += nbb;
 	__atomic_store_n(&sim_qp_dbrec(q->qp)[1], __builtin_bswap32(q->sq_pi & 0xffff),
-			 __ATOMIC_RELEASE);
+	                 __ATOMIC_RELEASE);
 	return sim_qp_ring_sq_doorbell(q->qp);
 }
 
@@ -226,13 +235,13 @@ int np_post_send(struct np_qp *q, uint8_t opcode, size_t loff, uint32_t len, uin
 
 	wqe_base(&w, opcode, imm);
 	w.num_sge = 1;
-	w.sge[0] = (struct prism_sge){.byte_count = len, .lkey = q->lkey,
-				      .addr = (uintptr_t)q->mem + loff};
+	w.sge[0] = (struct prism_sge){
+	    .byte_count = len, .lkey = q->lkey, .addr = (uintptr_t)q->mem + loff};
 	return np_post(q, &w);
 }
 
 int np_post_rdma(struct np_qp *q, uint8_t opcode, uint64_t raddr, uint32_t rkey, size_t loff,
-		 uint32_t len, uint32_t imm)
+                 uint32_t len, uint32_t imm)
 {
 	struct prism_wqe w;
 
@@ -241,13 +250,13 @@ int np_post_rdma(struct np_qp *q, uint8_t opcode, uint64_t raddr, uint32_t rkey,
 	w.raddr.raddr = raddr;
 	w.raddr.rkey = rkey;
 	w.num_sge = 1;
-	w.sge[0] = (struct prism_sge){.byte_count = len, .lkey = q->lkey,
-				      .addr = (uintptr_t)q->mem + loff};
+	w.sge[0] = (struct prism_sge){
+	    .byte_count = len, .lkey = q->lkey, .addr = (uintptr_t)q->mem + loff};
 	return np_post(q, &w);
 }
 
 int np_post_atomic(struct np_qp *q, uint8_t opcode, uint64_t raddr, uint32_t rkey,
-		   uint64_t swap_add, uint64_t compare, size_t loff)
+                   uint64_t swap_add, uint64_t compare, size_t loff)
 {
 	struct prism_wqe w;
 
@@ -260,15 +269,15 @@ int np_post_atomic(struct np_qp *q, uint8_t opcode, uint64_t raddr, uint32_t rke
 	w.atomic.swap = swap_add;
 	w.atomic.compare = compare;
 	w.num_sge = 1;
-	w.sge[0] = (struct prism_sge){.byte_count = 8, .lkey = q->lkey,
-				      .addr = (uintptr_t)q->mem + loff};
+	w.sge[0] =
+	    (struct prism_sge){.byte_count = 8, .lkey = q->lkey, .addr = (uintptr_t)q->mem + loff};
 	return np_post(q, &w);
 }
 
 int np_post_recv(struct np_qp *q, size_t loff, uint32_t len)
 {
-	struct prism_sge sge = {.byte_count = len, .lkey = q->lkey,
-				.addr = (uintptr_t)q->mem + loff};
+	struct prism_sge sge = {
+	    .byte_count = len, .lkey = q->lkey, .addr = (uintptr_t)q->mem + loff};
 	uint32_t stride = sim_qp_rq_stride(q->qp);
 	uint8_t *slot = (uint8_t *)sim_qp_buf(q->qp) + (size_t)(q->rq_pi & (q->rq_n - 1)) * stride;
 
@@ -276,7 +285,7 @@ int np_post_recv(struct np_qp *q, size_t loff, uint32_t len)
 		return -EINVAL;
 	q->rq_pi++;
 	__atomic_store_n(&sim_qp_dbrec(q->qp)[0], __builtin_bswap32(q->rq_pi & 0xffff),
-			 __ATOMIC_RELEASE);
+	                 __ATOMIC_RELEASE);
 	return sim_qp_ring_rq_doorbell(q->qp);
 }
 
@@ -292,7 +301,7 @@ int np_poll(struct np_cq *c, struct prism_cqe *out)
 		return -EPROTO;
 	c->ci++;
 	__atomic_store_n(&sim_cq_dbrec(c->cq)[0], __builtin_bswap32(c->ci & 0xffffff),
-			 __ATOMIC_RELEASE);
+	                 __ATOMIC_RELEASE);
 	return 1;
 }
 

@@ -46,15 +46,18 @@ struct np_qp {
 	size_t mem_len;
 	struct sim_mr *mr;
 	uint32_t lkey, rkey;
-	uint8_t rnr_retry;	    /* used at RTS; np_qp_open sets 7 (infinite) */
+	uint8_t rnr_retry; /* used at RTS; np_qp_open sets 7 (infinite) */
+	int sndbuf;        /* SO_SNDBUF for the link socket (0 = kernel default) */
 	struct net_link *link;
 	struct net_oob_params peer; /* what the other side sent */
-	int down_err;		    /* set by the link's down callback */
+	int down_err;               /* set by the link's down callback */
 	char down_why[256];
 };
 
 /* A threaded sim device with node id @node and its transport. */
 int np_dev_open(struct np_dev *d, uint32_t node);
+/* ... with transport options (NULL = defaults). */
+int np_dev_open_opts(struct np_dev *d, uint32_t node, const struct net_transport_opts *opts);
 void np_dev_close(struct np_dev *d);
 
 /* A QP with a @mem_len-byte buffer (page aligned, zeroed). */
@@ -75,9 +78,9 @@ int np_post(struct np_qp *q, struct prism_wqe *w);
 /* Builders; local addresses are offsets into q->mem, remote ones absolute. */
 int np_post_send(struct np_qp *q, uint8_t opcode, size_t loff, uint32_t len, uint32_t imm);
 int np_post_rdma(struct np_qp *q, uint8_t opcode, uint64_t raddr, uint32_t rkey, size_t loff,
-		 uint32_t len, uint32_t imm);
+                 uint32_t len, uint32_t imm);
 int np_post_atomic(struct np_qp *q, uint8_t opcode, uint64_t raddr, uint32_t rkey,
-		   uint64_t swap_add, uint64_t compare, size_t loff);
+                   uint64_t swap_add, uint64_t compare, size_t loff);
 int np_post_recv(struct np_qp *q, size_t loff, uint32_t len);
 
 /* 1 and *@out when a CQE is there, 0 when not. */

@@ -27,8 +27,8 @@
 
 #include "tests/net/net_peer.h"
 
-#define MEM (1u << 20)
-#define WAIT_MS 10000
+#define MEM         (1u << 20)
+#define WAIT_MS     10000
 #define MAX_CLIENTS 16
 
 static uint8_t pattern(size_t i)
@@ -39,8 +39,8 @@ static uint8_t pattern(size_t i)
 static void usage(void)
 {
 	fprintf(stderr, "usage: prism-net-peer serve [--host ADDR] [--port N] [--clients N]\n"
-			"       prism-net-peer ping --host ADDR [--port N] [--count N] "
-			"[--vanish-after K]\n");
+	                "       prism-net-peer ping --host ADDR [--port N] [--count N] "
+	                "[--vanish-after K]\n");
 }
 
 /* ---- serve ------------------------------------------------------------- */
@@ -210,9 +210,9 @@ static int ping(const char *host, int port, int count, int vanish_after)
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"host", required_argument, NULL, 'h'},	  {"port", required_argument, NULL, 'p'},
-		{"clients", required_argument, NULL, 'c'}, {"count", required_argument, NULL, 'n'},
-		{"vanish-after", required_argument, NULL, 'v'}, {NULL, 0, NULL, 0},
+	    {"host", required_argument, NULL, 'h'},         {"port", required_argument, NULL, 'p'},
+	    {"clients", required_argument, NULL, 'c'},      {"count", required_argument, NULL, 'n'},
+	    {"vanish-after", required_argument, NULL, 'v'}, {NULL, 0, NULL, 0},
 	};
 	const char *host = NULL;
 	int port = 0, clients = 1, count = 1000, vanish = -1, o;

@@ -22,19 +22,19 @@ static struct net_pkt sample(uint8_t opcode, uint32_t payload_len)
 {
 	const struct net_opcode_info *info = net_opcode_info(opcode);
 	struct net_pkt p = {
-		.opcode = opcode,
-		.flags = NET_PKT_ACKREQ | NET_PKT_SE,
-		.pkey = 0xffff,
-		.dest_qpn = 0xabcdef,
-		.psn = 0x123456,
+	    .opcode = opcode,
+	    .flags = NET_PKT_ACKREQ | NET_PKT_SE,
+	    .pkey = 0xffff,
+	    .dest_qpn = 0xabcdef,
+	    .psn = 0x123456,
 	};
 
 	if (info->hdrs & NET_HDR_RETH)
-		p.reth = (typeof(p.reth)){.va = 0x1122334455667788ull, .rkey = 0x99aabbcc,
-					 .dma_len = payload_len};
+		p.reth = (typeof(p.reth)){
+		    .va = 0x1122334455667788ull, .rkey = 0x99aabbcc, .dma_len = payload_len};
 	if (info->hdrs & NET_HDR_ATOMIC)
-		p.atomic = (typeof(p.atomic)){.va = 0x1000, .rkey = 7, .swap_add = 0xfeedull << 40,
-					     .compare = 42};
+		p.atomic = (typeof(p.atomic)){
+		    .va = 0x1000, .rkey = 7, .swap_add = 0xfeedull << 40, .compare = 42};
 	if (info->hdrs & NET_HDR_AETH)
 		p.aeth.msn = 0x654321;
 	if (info->hdrs & NET_HDR_ATOMIC_ACK)
@@ -120,25 +120,25 @@ static void test_golden_write_imm(void **state)
 {
 	static const uint8_t data[5] = {1, 2, 3, 4, 5};
 	static const uint8_t expect[] = {
-		0x0b, 0xb0, 0xff, 0xff,			/* opcode, SE|PadCnt 3, P_Key */
-		0x00, 0x00, 0x00, 0x11,			/* reserved, DestQP 0x11 */
-		0x80, 0x00, 0x00, 0x05,			/* AckReq, PSN 5 */
-		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00, /* VA */
-		0x00, 0x00, 0x00, 0x42,			/* R_Key */
-		0x00, 0x00, 0x00, 0x05,			/* DMA length */
-		0xca, 0xfe, 0xba, 0xbe,			/* ImmDt */
-		1, 2, 3, 4, 5, 0, 0, 0,			/* payload + pad */
+	    0x0b, 0xb0, 0xff, 0xff,                         /* opcode, SE|PadCnt 3, P_Key */
+	    0x00, 0x00, 0x00, 0x11,                         /* reserved, DestQP 0x11 */
+	    0x80, 0x00, 0x00, 0x05,                         /* AckReq, PSN 5 */
+	    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x10, 0x00, /* VA */
+	    0x00, 0x00, 0x00, 0x42,                         /* R_Key */
+	    0x00, 0x00, 0x00, 0x05,                         /* DMA length */
+	    0xca, 0xfe, 0xba, 0xbe,                         /* ImmDt */
+	    1,    2,    3,    4,    5,    0,    0,    0,    /* payload + pad */
 	};
 	struct net_pkt p = {
-		.opcode = NET_OP_RDMA_WRITE_ONLY_WITH_IMMEDIATE,
-		.flags = NET_PKT_SE | NET_PKT_ACKREQ,
-		.pkey = 0xffff,
-		.dest_qpn = 0x11,
-		.psn = 5,
-		.reth = {.va = 0x1000, .rkey = 0x42, .dma_len = 5},
-		.imm = 0xcafebabe,
-		.payload = data,
-		.payload_len = 5,
+	    .opcode = NET_OP_RDMA_WRITE_ONLY_WITH_IMMEDIATE,
+	    .flags = NET_PKT_SE | NET_PKT_ACKREQ,
+	    .pkey = 0xffff,
+	    .dest_qpn = 0x11,
+	    .psn = 5,
+	    .reth = {.va = 0x1000, .rkey = 0x42, .dma_len = 5},
+	    .imm = 0xcafebabe,
+	    .payload = data,
+	    .payload_len = 5,
 	};
 	uint8_t buf[64];
 
@@ -151,22 +151,22 @@ static void test_golden_write_imm(void **state)
 static void test_golden_atomic_ack_and_nak(void **state)
 {
 	static const uint8_t ack[] = {
-		0x12, 0x00, 0xff, 0xff, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 0x09,
-		0x1f, 0x00, 0x00, 0x03,				/* AETH: ACK, credits 31, MSN 3 */
-		0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2a, /* original data 42 */
+	    0x12, 0x00, 0xff, 0xff, 0x00, 0x00, 0x00, 0x07,
+	    0x00, 0x00, 0x00, 0x09, 0x1f, 0x00, 0x00, 0x03, /* AETH: ACK, credits 31, MSN 3 */
+	    0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x2a, /* original data 42 */
 	};
 	static const uint8_t nak[] = {
-		0x11, 0x00, 0xff, 0xff, 0x00, 0x00, 0x00, 0x07, 0x00, 0x00, 0x00, 0x09,
-		0x62, 0x00, 0x00, 0x03, /* AETH: NAK remote access error */
+	    0x11, 0x00, 0xff, 0xff, 0x00, 0x00, 0x00, 0x07,
+	    0x00, 0x00, 0x00, 0x09, 0x62, 0x00, 0x00, 0x03, /* AETH: NAK remote access error */
 	};
 	struct net_pkt p = {
-		.opcode = NET_OP_ATOMIC_ACKNOWLEDGE,
-		.pkey = 0xffff,
-		.dest_qpn = 7,
-		.psn = 9,
-		.aeth = {.syndrome = net_aeth_syndrome(NET_AETH_ACK, NET_AETH_CREDITS_INVALID),
-			 .msn = 3},
-		.atomic_orig = 42,
+	    .opcode = NET_OP_ATOMIC_ACKNOWLEDGE,
+	    .pkey = 0xffff,
+	    .dest_qpn = 7,
+	    .psn = 9,
+	    .aeth = {.syndrome = net_aeth_syndrome(NET_AETH_ACK, NET_AETH_CREDITS_INVALID),
+	             .msn = 3},
+	    .atomic_orig = 42,
 	};
 	uint8_t buf[64];
 
@@ -203,7 +203,7 @@ static void test_golden_compare_swap(void **state)
 
 /* Decode @buf and expect @code at @offset with @needle in the message. */
 static void expect_reject(const uint8_t *buf, size_t len, int code, uint32_t offset,
-			  const char *needle)
+                          const char *needle)
 {
 	struct net_frame_diag diag;
 	struct net_pkt p;
@@ -370,11 +370,11 @@ static void test_records(void **state)
 	assert_int_equal(len, 20);
 	assert_int_equal(vt, 0x0102030405060708ull);
 	assert_int_equal(net_record_peek(buf, (size_t)n, 19, &len, NULL, &diag),
-			 NET_FRAME_E_TOO_BIG);
+	                 NET_FRAME_E_TOO_BIG);
 	assert_non_null(strstr(diag.msg, "exceeds the limit of 19"));
 	buf[3] = 11;
 	assert_int_equal(net_record_peek(buf, (size_t)n, 1024, &len, NULL, &diag),
-			 NET_FRAME_E_SHORT);
+	                 NET_FRAME_E_SHORT);
 }
 
 static void test_names_and_print(void **state)
@@ -398,17 +398,17 @@ static void test_names_and_print(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_round_trip_every_opcode),
-		cmocka_unit_test(test_golden_write_imm),
-		cmocka_unit_test(test_golden_atomic_ack_and_nak),
-		cmocka_unit_test(test_golden_compare_swap),
-		cmocka_unit_test(test_reject_header_rules),
-		cmocka_unit_test(test_reject_truncated_headers),
-		cmocka_unit_test(test_reject_payload_rules),
-		cmocka_unit_test(test_reject_aeth),
-		cmocka_unit_test(test_encode_rejects),
-		cmocka_unit_test(test_records),
-		cmocka_unit_test(test_names_and_print),
+	    cmocka_unit_test(test_round_trip_every_opcode),
+	    cmocka_unit_test(test_golden_write_imm),
+	    cmocka_unit_test(test_golden_atomic_ack_and_nak),
+	    cmocka_unit_test(test_golden_compare_swap),
+	    cmocka_unit_test(test_reject_header_rules),
+	    cmocka_unit_test(test_reject_truncated_headers),
+	    cmocka_unit_test(test_reject_payload_rules),
+	    cmocka_unit_test(test_reject_aeth),
+	    cmocka_unit_test(test_encode_rejects),
+	    cmocka_unit_test(test_records),
+	    cmocka_unit_test(test_names_and_print),
 	};
 
 	for (size_t i = 0; i < sizeof(payload_bytes); i++)

@@ -29,7 +29,7 @@
 #include "tests/net/net_peer.h"
 
 #define WAIT_MS 10000
-#define MEM (1u << 21)
+#define MEM     (1u << 21)
 
 struct world {
 	struct np_dev srv, cli;
@@ -115,7 +115,7 @@ static void expect_ok(struct np_cq *cq, uint8_t cqe_opcode)
 
 	if (e.opcode != cqe_opcode)
 		fail_msg("CQE %s (syndrome %s), expected %s", prism_cqe_opcode_name(e.opcode),
-			 prism_cqe_syndrome_name(e.syndrome), prism_cqe_opcode_name(cqe_opcode));
+		         prism_cqe_syndrome_name(e.syndrome), prism_cqe_opcode_name(cqe_opcode));
 }
 
 static void wait_state(struct np_qp *q, int state)
@@ -185,16 +185,14 @@ static void test_write(void **state)
 	make_pair(&s, &c);
 	base = c.peer.regions[0].addr;
 	fill(c.mem, 4096, 5);
-	assert_int_equal(np_post_rdma(&c, PRISM_OP_RDMA_WRITE, base + 1000, s.rkey, 0, 4096, 0),
-			 0);
+	assert_int_equal(np_post_rdma(&c, PRISM_OP_RDMA_WRITE, base + 1000, s.rkey, 0, 4096, 0), 0);
 	expect_ok(&c.scq, PRISM_CQE_REQ);
 	assert_memory_equal(s.mem + 1000, c.mem, 4096);
 	/* WRITE_IMM lands the data and consumes a receive for the immediate */
 	assert_int_equal(np_post_recv(&s, 0, 0), 0);
 	fill(c.mem + 8192, 77, 6);
-	assert_int_equal(np_post_rdma(&c, PRISM_OP_RDMA_WRITE_IMM, base + 20000, s.rkey, 8192, 77,
-				      0x1234),
-			 0);
+	assert_int_equal(
+	    np_post_rdma(&c, PRISM_OP_RDMA_WRITE_IMM, base + 20000, s.rkey, 8192, 77, 0x1234), 0);
 	expect_ok(&c.scq, PRISM_CQE_REQ);
 	e = expect_cqe(&s.rcq);
 	assert_int_equal(e.opcode, PRISM_CQE_RESP_WR_IMM);
@@ -249,9 +247,8 @@ static void test_atomics(void **state)
 	assert_int_equal(got, 555);
 	/* FETCH_ADD, twice */
 	assert_int_equal(np_post_atomic(&c, PRISM_OP_ATOMIC_FA, base + 64, s.rkey, 45, 0, 16), 0);
-	assert_int_equal(np_post_atomic(&c, PRISM_OP_ATOMIC_FA, base + 64, s.rkey, 1ull << 40, 0,
-					24),
-			 0);
+	assert_int_equal(
+	    np_post_atomic(&c, PRISM_OP_ATOMIC_FA, base + 64, s.rkey, 1ull << 40, 0, 24), 0);
 	expect_ok(&c.scq, PRISM_CQE_REQ);
 	expect_ok(&c.scq, PRISM_CQE_REQ);
 	memcpy(&got, c.mem + 16, 8);
@@ -277,15 +274,15 @@ static void test_remote_access_nak(void **state)
 	make_pair(&s2, &c2);
 	base = c.peer.regions[0].addr;
 	assert_int_equal(np_post_rdma(&c, PRISM_OP_RDMA_WRITE, base, s.rkey ^ 0x5a5a00, 0, 64, 0),
-			 0);
+	                 0);
 	e = expect_cqe(&c.scq);
 	assert_int_equal(e.opcode, PRISM_CQE_REQ_ERR);
 	assert_int_equal(e.syndrome, PRISM_SYND_REMOTE_ACCESS_ERR);
 	wait_state(&c, SIM_QPS_ERR);
 	/* out of bounds READ on the second pair's region: same syndrome, on that pair */
 	assert_int_equal(np_post_rdma(&c2, PRISM_OP_RDMA_READ, c2.peer.regions[0].addr + MEM - 8,
-				      s2.rkey, 0, 64, 0),
-			 0);
+	                              s2.rkey, 0, 64, 0),
+	                 0);
 	e = expect_cqe(&c2.scq);
 	assert_int_equal(e.opcode, PRISM_CQE_REQ_ERR);
 	assert_int_equal(e.syndrome, PRISM_SYND_REMOTE_ACCESS_ERR);
@@ -364,8 +361,8 @@ static void *raw_main(void *arg)
 static void test_malformed_packet(void **state)
 {
 	static const uint8_t bad[] = {
-		0, 0, 0, 12, 0, 0, 0, 0, 0, 0, 0, 0,		/* record: 12 bytes, vtime 0 */
-		0x04, 0x03, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, /* SEND_ONLY with TVer 3 */
+	    0,    0,    0,    12,   0, 0, 0, 0, 0, 0, 0, 0, /* record: 12 bytes, vtime 0 */
+	    0x04, 0x03, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, /* SEND_ONLY with TVer 3 */
 	};
 	struct raw_job j = {.bytes = bad, .len = sizeof(bad)};
 	struct np_qp s, s2, c2;
@@ -465,17 +462,123 @@ static void test_client_vanishes(void **state)
 	np_qp_close(&s2);
 }
 
+/* Byte relay between two stream sockets; holds everything until released. */
+struct relay {
+	int a, b;
+	volatile int open; /* 0: hold, 1: pump, 2: stop */
+};
+
+static void *relay_main(void *arg)
+{
+	struct relay *r = arg;
+	static char buf[65536];
+
+	while (__atomic_load_n(&r->open, __ATOMIC_ACQUIRE) == 0)
+		usleep(1000);
+	while (__atomic_load_n(&r->open, __ATOMIC_ACQUIRE) == 1) {
+		struct pollfd p[2] = {{.fd = r->a, .events = POLLIN},
+		                      {.fd = r->b, .events = POLLIN}};
+
+		if (poll(p, 2, 10) <= 0)
+			continue;
+		for (int i = 0; i < 2; i++) {
+			ssize_t n;
+
+			if (!(p[i].revents & POLLIN))
+				continue;
+			n = read(p[i].fd, buf, sizeof(buf));
+			for (ssize_t off = 0, w; n > 0 && off<n; off += w> 0 ? w : 0) {
+				struct pollfd q = {.fd = i ? r->a : r->b, .events = POLLOUT};
+
+				w = write(q.fd, buf + off, (size_t)(n - off));
+				if (w < 0 && errno != EAGAIN)
+					return NULL;
+				if (w < 0)
+					poll(&q, 1, 10);
+			}
+		}
+	}
+	return NULL;
+}
+
+/* A sender faster than the path to its peer: the transport pushes back
+ * (-EAGAIN), the device holds the packets and resumes on the kick; nothing
+ * is lost or reordered.  A relay that holds the bytes until the sender has
+ * been pushed back makes that deterministic. */
+static void test_back_pressure(void **state)
+{
+	struct net_transport_opts o = {.sz = sizeof(o), .tx_buf = 4096};
+	struct net_oob_params ps, pc;
+	struct relay r = {0};
+	struct np_dev small;
+	struct np_qp s, c;
+	struct net_link_stats st;
+	struct prism_cqe e;
+	int sv1[2], sv2[2];
+	pthread_t th;
+	const unsigned n = 48, len = 32768;
+
+	(void)state;
+	assert_int_equal(np_dev_open_opts(&small, 4, &o), 0);
+	assert_int_equal(np_qp_open(&s, &W.srv, MEM), 0);
+	assert_int_equal(np_qp_open(&c, &small, MEM), 0);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv1), 0);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv2), 0);
+	r.a = sv1[1];
+	r.b = sv2[0];
+	pthread_create(&th, NULL, relay_main, &r);
+	np_qp_params(&s, &ps);
+	np_qp_params(&c, &pc);
+	assert_int_equal(np_qp_connect(&c, sv1[0], &ps), 0);
+	assert_int_equal(np_qp_connect(&s, sv2[1], &pc), 0);
+
+	fill(c.mem, MEM, 21);
+	/* 48 WRITEs of 32 KiB at once, each to its own place, then a SEND behind them */
+	for (unsigned i = 0; i < n; i++)
+		assert_int_equal(np_post_rdma(&c, PRISM_OP_RDMA_WRITE,
+		                              (uintptr_t)s.mem + (uint64_t)i * len, s.rkey,
+		                              (size_t)i * len, len, 0),
+		                 0);
+	assert_int_equal(np_post_recv(&s, MEM - 64, 64), 0);
+	assert_int_equal(np_post_send(&c, PRISM_OP_SEND, 0, 64, 0), 0);
+	for (int i = 0; i < WAIT_MS; i++) {
+		net_link_stats(c.link, &st);
+		if (st.tx_eagain)
+			break;
+		usleep(1000);
+	}
+	assert_true(st.tx_eagain > 0);
+	assert_int_equal(np_poll(&c.scq, &e), 0); /* nothing got through yet */
+	__atomic_store_n(&r.open, 1, __ATOMIC_RELEASE);
+	for (unsigned i = 0; i <= n; i++) {
+		e = expect_cqe(&c.scq);
+		assert_int_equal(e.opcode, PRISM_CQE_REQ);
+	}
+	expect_ok(&s.rcq, PRISM_CQE_RESP_SEND);
+	assert_memory_equal(s.mem, c.mem, (size_t)n * len);
+	net_link_stats(c.link, &st);
+	assert_int_equal(st.tx_pkts, n + 1);
+	__atomic_store_n(&r.open, 2, __ATOMIC_RELEASE);
+	pthread_join(th, NULL);
+	np_qp_close(&c);
+	np_qp_close(&s);
+	np_dev_close(&small);
+	close(sv1[1]);
+	close(sv2[0]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_send_recv),
-		cmocka_unit_test(test_write),
-		cmocka_unit_test(test_read),
-		cmocka_unit_test(test_atomics),
-		cmocka_unit_test(test_remote_access_nak),
-		cmocka_unit_test(test_rnr_exceeded),
-		cmocka_unit_test(test_malformed_packet),
-		cmocka_unit_test(test_client_vanishes),
+	    cmocka_unit_test(test_send_recv),
+	    cmocka_unit_test(test_write),
+	    cmocka_unit_test(test_read),
+	    cmocka_unit_test(test_atomics),
+	    cmocka_unit_test(test_remote_access_nak),
+	    cmocka_unit_test(test_rnr_exceeded),
+	    cmocka_unit_test(test_malformed_packet),
+	    cmocka_unit_test(test_client_vanishes),
+	    cmocka_unit_test(test_back_pressure),
 	};
 
 	return cmocka_run_group_tests_name("net_loopback", tests, setup, teardown);

@@ -35,7 +35,7 @@ static void test_two_hosts_over_veth(void **state)
 	exe[n] = '\0';
 	/* <build>/tests/net_netns -> <build>/prism-net-peer */
 	snprintf(cmd, sizeof(cmd), "tests/net/netns.sh %s/prism-net-peer 2>&1",
-		 dirname(dirname(exe)));
+	         dirname(dirname(exe)));
 	f = popen(cmd, "r");
 	assert_non_null(f);
 	while (fgets(line, sizeof(line), f)) {
@@ -46,7 +46,8 @@ static void test_two_hosts_over_veth(void **state)
 	status = pclose(f);
 	assert_true(WIFEXITED(status));
 	if (WEXITSTATUS(status) == 77) {
-		printf("net_netns: skipped: %s", skip_reason[0] ? skip_reason + 6 : "(no reason)\n");
+		printf("net_netns: skipped: %s",
+		       skip_reason[0] ? skip_reason + 6 : "(no reason)\n");
 		skip();
 	}
 	assert_int_equal(WEXITSTATUS(status), 0);
@@ -55,7 +56,7 @@ static void test_two_hosts_over_veth(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_two_hosts_over_veth),
+	    cmocka_unit_test(test_two_hosts_over_veth),
 	};
 
 	return cmocka_run_group_tests_name("net_netns", tests, NULL, NULL);

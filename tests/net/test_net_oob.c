@@ -29,15 +29,15 @@
 static struct net_oob_params sample_params(void)
 {
 	struct net_oob_params p = {
-		.node = 7,
-		.qpn = 0x000123,
-		.psn = 0xabcdef,
-		.max_pkt = 4096,
-		.n_regions = 2,
-		.regions = {{.addr = 0x7f0000001000ull, .rkey = 0x11, .len = 4096},
-			    {.addr = 0x2000, .rkey = 0x22, .len = 64}},
-		.blob_len = 5,
-		.blob = (uint8_t *)"hget",
+	    .node = 7,
+	    .qpn = 0x000123,
+	    .psn = 0xabcdef,
+	    .max_pkt = 4096,
+	    .n_regions = 2,
+	    .regions = {{.addr = 0x7f0000001000ull, .rkey = 0x11, .len = 4096},
+	                {.addr = 0x2000, .rkey = 0x22, .len = 64}},
+	    .blob_len = 5,
+	    .blob = (uint8_t *)"hget",
 	};
 
 	return p;
@@ -183,8 +183,8 @@ static void test_big_blob(void **state)
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		int rc = net_connect("127.0.0.1", net_listener_port(l), &mine, &peer, 10000, &fd,
-				     &diag);
+		int rc =
+		    net_connect("127.0.0.1", net_listener_port(l), &mine, &peer, 10000, &fd, &diag);
 
 		if (rc || peer.blob_len != sizeof(big) || memcmp(peer.blob, big, sizeof(big)))
 			_exit(1);
@@ -428,15 +428,15 @@ static void test_connect_refused_and_default_port(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_round_trip),
-		cmocka_unit_test(test_decode_rejects),
-		cmocka_unit_test(test_encode_rejects),
-		cmocka_unit_test(test_truncated_exchange),
-		cmocka_unit_test(test_big_blob),
-		cmocka_unit_test(test_connect_accept),
-		cmocka_unit_test(test_reject_reaches_client),
-		cmocka_unit_test(test_foreign_clients),
-		cmocka_unit_test(test_connect_refused_and_default_port),
+	    cmocka_unit_test(test_round_trip),
+	    cmocka_unit_test(test_decode_rejects),
+	    cmocka_unit_test(test_encode_rejects),
+	    cmocka_unit_test(test_truncated_exchange),
+	    cmocka_unit_test(test_big_blob),
+	    cmocka_unit_test(test_connect_accept),
+	    cmocka_unit_test(test_reject_reaches_client),
+	    cmocka_unit_test(test_foreign_clients),
+	    cmocka_unit_test(test_connect_refused_and_default_port),
 	};
 
 	return cmocka_run_group_tests_name("net_oob", tests, NULL, NULL);

@@ -20,7 +20,7 @@
 #include "net/net_simpkt.h"
 
 static const struct net_simpkt_addr A = {
-	.local_node = 2, .local_qpn = 0x200, .peer_node = 1, .peer_qpn = 0x100};
+    .local_node = 2, .local_qpn = 0x200, .peer_node = 1, .peer_qpn = 0x100};
 
 /* @in as sent by node 1 / QP 0x100 to node 2 / QP 0x200, out as received. */
 static void through_wire(const struct sim_pkt *in, struct sim_pkt *out, uint8_t *wire_opcode)
@@ -55,13 +55,13 @@ static void through_wire(const struct sim_pkt *in, struct sim_pkt *out, uint8_t 
 static struct sim_pkt base(enum sim_pkt_kind kind)
 {
 	struct sim_pkt p = {
-		.kind = kind,
-		.flags = SIM_PKT_ACKREQ,
-		.src_node = 1,
-		.src_qpn = 0x100,
-		.dst_node = 2,
-		.dst_qpn = 0x200,
-		.psn = 0xfffffe,
+	    .kind = kind,
+	    .flags = SIM_PKT_ACKREQ,
+	    .src_node = 1,
+	    .src_qpn = 0x100,
+	    .dst_node = 2,
+	    .dst_qpn = 0x200,
+	    .psn = 0xfffffe,
 	};
 
 	return p;
@@ -195,7 +195,7 @@ static void test_masked_atomics(void **state)
 			p.swap[i] = (uint8_t)(0x80 + i);
 		through_wire(&p, &q, &op);
 		assert_int_equal(op, n == 8 ? NET_OP_ATOMIC_ACKNOWLEDGE
-					    : NET_OP_MASKED_ATOMIC_ACKNOWLEDGE);
+		                            : NET_OP_MASKED_ATOMIC_ACKNOWLEDGE);
 		assert_int_equal(q.atomic_size, n);
 	}
 }
@@ -221,9 +221,8 @@ static void test_masked_8_is_big_endian_on_the_wire(void **state)
 static void test_acks_and_naks(void **state)
 {
 	static const uint8_t synd[] = {
-		PRISM_SYND_REMOTE_ACCESS_ERR, PRISM_SYND_REMOTE_INVAL_REQ_ERR,
-		PRISM_SYND_REMOTE_OP_ERR, PRISM_SYND_TRANSPORT_RETRY_EXC_ERR,
-		PRISM_SYND_RNR_RETRY_EXC_ERR};
+	    PRISM_SYND_REMOTE_ACCESS_ERR, PRISM_SYND_REMOTE_INVAL_REQ_ERR, PRISM_SYND_REMOTE_OP_ERR,
+	    PRISM_SYND_TRANSPORT_RETRY_EXC_ERR, PRISM_SYND_RNR_RETRY_EXC_ERR};
 	static const uint8_t aeth[] = {0x62, 0x61, 0x63, 0x60, 0x20 | 14};
 	uint8_t scratch[NET_SIMPKT_SCRATCH], data[16] = {1, 2, 3};
 	struct sim_pkt p = base(SIM_PKT_ACK), q;
@@ -270,7 +269,7 @@ static void test_refused(void **state)
 	np.dest_qpn = 0x201;
 	assert_int_equal(net_simpkt_from_wire(&np, &A, &sp, scratch, &diag), -EPROTO);
 	assert_non_null(strstr(diag.msg, "SEND_ONLY for QP 0x000201 arrived on the link of QP "
-					  "0x000200"));
+	                                 "0x000200"));
 	/* segmented messages are not used on a link */
 	np.dest_qpn = 0x200;
 	np.opcode = NET_OP_SEND_FIRST;
@@ -298,12 +297,12 @@ static void test_refused(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_requests),
-		cmocka_unit_test(test_plain_atomics),
-		cmocka_unit_test(test_masked_atomics),
-		cmocka_unit_test(test_masked_8_is_big_endian_on_the_wire),
-		cmocka_unit_test(test_acks_and_naks),
-		cmocka_unit_test(test_refused),
+	    cmocka_unit_test(test_requests),
+	    cmocka_unit_test(test_plain_atomics),
+	    cmocka_unit_test(test_masked_atomics),
+	    cmocka_unit_test(test_masked_8_is_big_endian_on_the_wire),
+	    cmocka_unit_test(test_acks_and_naks),
+	    cmocka_unit_test(test_refused),
 	};
 
 	return cmocka_run_group_tests_name("net_simpkt", tests, NULL, NULL);
