@@ -118,11 +118,113 @@ static void expect_ok(struct np_cq *cq, uint8_t cqe_opcode)
 		         prism_cqe_syndrome_name(e.syndrome), prism_cqe_opcode_name(cqe_opcode));
 }
 
+/* Masked atomic of @size bytes; operands as the WQE carries them (big-endian). */
+static void post_masked(struct np_qp *q, uint8_t opcode, unsigned size, uint64_t raddr,
+                        uint32_t rkey, size_t loff, const uint8_t *swap, const uint8_t *cmp,
+                        const uint8_t *smask, const uint8_t *cmask)
+{
+	struct prism_wqe w;
+	struct prism_atomic_seg *a = &w.atomic;
+
+	memset(&w, 0, sizeof(w));
+	w.ctrl.opcode = opcode;
+	w.ctrl.opmod = (uint8_t)PRISM_MASKED_OPMOD(size == 4    ? 2u
+	                                           : size == 8  ? 3u
+	                                           : size == 16 ? 4u
+	                                                        : 5u);
+	w.ctrl.fm_ce_se = prism_fm_ce_se(PRISM_FENCE_NONE, PRISM_CE_CQ_UPDATE, false);
+	w.has_raddr = true;
+	w.raddr.raddr = raddr;
+	w.raddr.rkey = rkey;
+	w.has_atomic = true;
+	a->size = (uint8_t)size;
+	if (size <= 8) {
+		uint64_t v[4] = {0};
+		const uint8_t *src[4] = {swap, cmp, smask, cmask};
+
+		for (int k = 0; k < 4; k++)
+			for (unsigned i = 0; src[k] && i < size; i++)
+				v[k] = v[k] << 8 | src[k][i];
+		a->swap = v[0];
+		a->compare = v[1];
+		a->swap_mask = v[2];
+		a->compare_mask = v[3];
+	} else {
+		memcpy(a->swap_bytes, swap, size);
+		if (cmp)
+			memcpy(a->compare_bytes, cmp, size);
+		memcpy(a->swap_mask_bytes, smask, size);
+		if (cmask)
+			memcpy(a->compare_mask_bytes, cmask, size);
+	}
+	w.num_sge = 1;
+	w.sge[0] = (struct prism_sge){
+	    .byte_count = size, .lkey = q->lkey, .addr = (uintptr_t)q->mem + loff};
+	assert_int_equal(np_post(q, &w), 0);
+}
+
 static void wait_state(struct np_qp *q, int state)
 {
 	for (int i = 0; i < WAIT_MS && sim_qp_state(q->qp) != state; i++)
 		usleep(1000);
 	assert_int_equal(sim_qp_state(q->qp), state);
+}
+
+/* Masked atomics cross the link in prism's vendor opcodes (0xd2-0xd4). */
+static void test_masked_atomics(void **state)
+{
+	uint8_t swap[16], cmp[16], sm[16], cm[16], before[16], want[16];
+	uint8_t add[8] = {0, 0, 0, 1, 0, 0, 0, 1}, bnd[8] = {0x80, 0, 0, 0, 0x80, 0, 0, 0};
+	uint64_t base, host = 0x00000000ffffffffull, got;
+	struct np_qp s, c;
+
+	(void)state;
+	make_pair(&s, &c);
+	base = c.peer.regions[0].addr;
+	/* 16 bytes: compare under the mask (byte 0 differs outside it), swap the last byte */
+	for (unsigned i = 0; i < 16; i++) {
+		before[i] = (uint8_t)(0xa0 + i);
+		swap[i] = 0xff;
+		cmp[i] = before[i] ^ (i == 0 ? 0x0f : 0);
+		cm[i] = i == 0 ? 0xf0 : 0xff;
+		sm[i] = i == 15 ? 0xff : 0;
+	}
+	memcpy(s.mem + 256, before, 16);
+	memcpy(want, before, 16);
+	want[15] = 0xff;
+	post_masked(&c, PRISM_OP_ATOMIC_MASKED_CS, 16, base + 256, s.rkey, 512, swap, cmp, sm, cm);
+	expect_ok(&c.scq, PRISM_CQE_REQ);
+	assert_memory_equal(s.mem + 256, want, 16);
+	assert_memory_equal(c.mem + 512, before, 16); /* the original came back */
+	/* 8 bytes, host-endian target: two 32-bit fields, no carry between them */
+	memcpy(s.mem + 320, &host, 8);
+	post_masked(&c, PRISM_OP_ATOMIC_MASKED_FA, 8, base + 320, s.rkey, 600, add, NULL, bnd,
+	            NULL);
+	expect_ok(&c.scq, PRISM_CQE_REQ);
+	memcpy(&got, s.mem + 320, 8);
+	assert_int_equal(got, 0x0000000100000000ull);
+	memcpy(&got, c.mem + 600, 8);
+	assert_int_equal(got, host);
+	np_qp_close(&c);
+	np_qp_close(&s);
+}
+
+/* A misaligned atomic: NAK invalid request -> REMOTE_INVAL_REQ_ERR at the requester. */
+static void test_invalid_request_nak(void **state)
+{
+	struct np_qp s, c;
+	struct prism_cqe e;
+
+	(void)state;
+	make_pair(&s, &c);
+	assert_int_equal(
+	    np_post_atomic(&c, PRISM_OP_ATOMIC_FA, c.peer.regions[0].addr + 3, s.rkey, 1, 0, 0), 0);
+	e = expect_cqe(&c.scq);
+	assert_int_equal(e.opcode, PRISM_CQE_REQ_ERR);
+	assert_int_equal(e.syndrome, PRISM_SYND_REMOTE_INVAL_REQ_ERR);
+	wait_state(&c, SIM_QPS_ERR);
+	np_qp_close(&c);
+	np_qp_close(&s);
 }
 
 static void fill(uint8_t *p, size_t n, uint8_t seed)
@@ -574,7 +676,9 @@ int main(void)
 	    cmocka_unit_test(test_write),
 	    cmocka_unit_test(test_read),
 	    cmocka_unit_test(test_atomics),
+	    cmocka_unit_test(test_masked_atomics),
 	    cmocka_unit_test(test_remote_access_nak),
+	    cmocka_unit_test(test_invalid_request_nak),
 	    cmocka_unit_test(test_rnr_exceeded),
 	    cmocka_unit_test(test_malformed_packet),
 	    cmocka_unit_test(test_client_vanishes),
