@@ -540,6 +540,9 @@ struct chainobj *emit_chainobj(const struct ir_prog *p, const char *entry, char 
 	    p->profile == IR_PROFILE_STRICT ? CHAINOBJ_PROFILE_STRICT : CHAINOBJ_PROFILE_RELAXED;
 	o->rearm = CHAINOBJ_REARM_CPU_REPOST;
 	o->scratch_size = p->scratch_size;
+	if (p->scratch_init_len && chainobj_set_scratch_init(o, p->scratch_init,
+	                                                     p->scratch_init_len) < 0)
+		fail(&e, "out of memory", -1);
 	o->response_size = p->resp_size;
 	for (unsigned i = 0; i < p->n_regions; i++) {
 		const struct ir_region *r = &p->regions[i];

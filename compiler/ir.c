@@ -87,6 +87,7 @@ void ir_prog_free(struct ir_prog *p)
 	free(p->params);
 	free(p->loops);
 	free(p->exits);
+	free(p->scratch_init);
 	free(p);
 }
 
@@ -228,6 +229,23 @@ uint32_t ir_scratch_alloc(struct ir_prog *p, uint32_t len, uint32_t align)
 	uint32_t off = (p->scratch_size + align - 1) / align * align;
 	p->scratch_size = off + len;
 	return off;
+}
+
+int ir_scratch_init(struct ir_prog *p, uint32_t off, const uint8_t *bytes, uint32_t len)
+{
+	uint32_t end = off + len;
+	if (end > p->scratch_init_len) {
+		uint8_t *n = realloc(p->scratch_init, end);
+		if (!n) {
+			p->oom = true;
+			return -1;
+		}
+		memset(n + p->scratch_init_len, 0, end - p->scratch_init_len);
+		p->scratch_init = n;
+		p->scratch_init_len = end;
+	}
+	memcpy(p->scratch_init + off, bytes, len);
+	return 0;
 }
 
 int ir_sge_add(struct ir_prog *p, struct ir_node *n, struct ir_val addr, uint32_t len,

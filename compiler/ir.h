@@ -266,6 +266,8 @@ struct ir_prog {
 	unsigned n_exits, cap_exits;
 	uint32_t msg_size;     /* client payload bytes */
 	uint32_t scratch_size; /* per-connection scratch bytes */
+	uint8_t *scratch_init; /* initial scratch image (re-applied at each re-arm) */
+	uint32_t scratch_init_len;
 	uint32_t resp_size;    /* client response buffer bytes */
 	uint32_t barriers;     /* WAIT+ENABLE steps (sched_barrier) */
 	int q_ctl, q_conn;     /* queue indices */
@@ -301,6 +303,8 @@ int ir_add_loop(struct ir_prog *p, uint32_t bound, struct src_loc loc);
 int ir_add_exit(struct ir_prog *p, int response, int halt, int loop, int iter);
 /* Reserve `len` bytes of scratch aligned to `align`; returns the offset. */
 uint32_t ir_scratch_alloc(struct ir_prog *p, uint32_t len, uint32_t align);
+/* Set the initial image of scratch bytes [off, off+len) (zero elsewhere). */
+int ir_scratch_init(struct ir_prog *p, uint32_t off, const uint8_t *bytes, uint32_t len);
 
 /* Value constructors. */
 static inline struct ir_val ir_v(enum ir_val_kind kind, int32_t a, uint64_t k)

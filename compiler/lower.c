@@ -165,6 +165,9 @@ struct ir_prog *lower_offload(struct diag_ctx *d, const struct ast_program *prog
 	}
 	for (const struct ast_region *r = prog->regions; r; r = r->next)
 		ir_add_region(p, r->name, r->size, r->writable);
+	/* each free list is a region of its own: cursor + slots (lower_atomic.c) */
+	for (const struct ast_freelist *fl = prog->freelists; fl; fl = fl->next)
+		ir_add_region(p, fl->name, 8 + 8 * (uint64_t)LOWER_FREELIST_SLOTS, true);
 	p->params = calloc(off->nparams ? off->nparams : 1, sizeof(*p->params));
 	if (!p->params) {
 		ir_prog_free(p);

@@ -16,6 +16,9 @@
 #include "compiler/diag.h"
 #include "compiler/ir.h"
 
+/* Slots of a free list's region (8-byte cursor, then 8-byte slots). */
+#define LOWER_FREELIST_SLOTS 4096u
+
 /* Lower offload `off` of a checked program.  Returns the IR, or NULL with
  * errors in `d` (or on allocation failure, with d->oom). */
 struct ir_prog *lower_offload(struct diag_ctx *d, const struct ast_program *prog,
@@ -30,6 +33,11 @@ enum lval_kind {
 	LV_CONST, /* k */
 	LV_PHI,   /* after a loop: the value at whichever exit was taken (each
 	           * exit's writer patches the same sink; later ones never run) */
+	LV_SCRATCH, /* bytes in scratch at `off` (an atomic's returned value),
+	             * written by node `field_writer` */
+	LV_FIELD, /* bytes that landed in a WQE field: node `read`, byte `off`,
+	           * written by node `field_writer` (copied by a loopback READ, so
+	           * every use sees the same snapshot) */
 };
 
 struct lval {
@@ -44,6 +52,7 @@ struct lval {
 	uint64_t k;
 	uint64_t taint;
 	int phi; /* LV_PHI: index into ctx->phis */
+	int field_writer;
 };
 
 /* One pick of a READ: bytes [off, off+width) of the data land at node
@@ -70,8 +79,31 @@ struct lread {
 	unsigned n, cap;
 };
 
+enum lcond_kind {
+	LC_EQ,  /* arm iff lhs == rhs: NOP template, CAS swaps in the opcode */
+	LC_NE,  /* arm iff lhs != rhs: live template, CAS swaps in a NOP */
+	LC_GT,  /* arm iff lhs > rhs (unsigned): NOT, add, masked CAS on the carry */
+	LC_GE,  /* arm iff lhs >= rhs: the carry of rhs + ~lhs clear */
+};
+
+/* An order comparison's computed carry, shared by every effect it guards
+ * (both arms of an if/else): later guards add one scatter entry and one
+ * masked CAS. */
+struct lorder {
+	bool done;
+	int lane;
+	uint32_t s;     /* scratch pair S */
+	int carry_read; /* READ of S's carry bytes 1..7 (one per target), or -1 */
+	uint64_t taint;
+	bool flip; /* operands exchanged to put a constant on the complemented
+	            * side: the carry means the opposite */
+};
+
 struct lcond {
-	const struct ast_expr *lhs, *rhs; /* lhs == rhs, lowered again per guard */
+	const struct ast_expr *lhs, *rhs; /* lowered again per guard */
+	enum lcond_kind kind;
+	struct lorder *ord; /* LC_GT / LC_GE: shared carry (NULL: compute per guard) */
+	const struct lval *vals; /* [lhs, rhs] already lowered (cas_gt/cas_lt), or NULL */
 	uint32_t width;
 	struct src_loc loc;
 };
@@ -152,7 +184,13 @@ bool lower_if(struct lower_ctx *c, const struct ast_stmt *s);
 /* Guard effect node `x` with the active condition (no-op without one). */
 bool lower_guard(struct lower_ctx *c, int x);
 
+/* lower_atomic.c */
+bool lower_cas_order(struct lower_ctx *c, const struct ast_expr *e);
+bool lower_cas_stmt(struct lower_ctx *c, const struct ast_expr *e);
+bool lower_alloc(struct lower_ctx *c, const struct ast_expr *e, struct lval *out);
+
 /* lower_effects.c */
+bool lower_target_addr(struct lower_ctx *c, const struct ast_expr *t, int node, uint8_t op);
 bool lower_return(struct lower_ctx *c, const struct ast_stmt *s);
 bool lower_store(struct lower_ctx *c, const struct ast_stmt *s);
 bool lower_call_stmt(struct lower_ctx *c, const struct ast_expr *e);

@@ -131,7 +131,7 @@ bool lower_final_response(struct lower_ctx *c)
 }
 
 /* The target of a store / atomic: pointer delivered into raddr (offset 0). */
-static bool target_addr(struct lower_ctx *c, const struct ast_expr *t, int node, uint8_t op)
+bool lower_target_addr(struct lower_ctx *c, const struct ast_expr *t, int node, uint8_t op)
 {
 	struct ir_prog *p = c->p;
 	struct lval ptr;
@@ -175,7 +175,7 @@ bool lower_store(struct lower_ctx *c, const struct ast_stmt *s)
 	int id = w->id;
 	w->what = "store";
 	w->loc = s->loc;
-	if (!target_addr(c, t, id, PRISM_OP_RDMA_WRITE))
+	if (!lower_target_addr(c, t, id, PRISM_OP_RDMA_WRITE))
 		return false;
 	struct lval val;
 	if (!lower_value(c, v, &val))
@@ -213,19 +213,16 @@ bool lower_call_stmt(struct lower_ctx *c, const struct ast_expr *e)
 	}
 	const struct ast_expr *a0 = e->u.call.args;
 	const struct ast_expr *a1 = a0 ? a0->arg_next : NULL;
-	const struct ast_expr *a2 = a1 ? a1->arg_next : NULL;
 	uint8_t op;
 	switch (e->u.call.fn) {
 	case AST_BUILTIN_FETCH_ADD:
 		op = PRISM_OP_ATOMIC_FA;
 		break;
 	case AST_BUILTIN_CAS:
-		op = PRISM_OP_ATOMIC_CS;
-		if (e->u.call.nargs > 3) {
-			lower_error(c, e->loc, "masked cas is not lowered yet");
-			return false;
-		}
-		break;
+		return lower_cas_stmt(c, e);
+	case AST_BUILTIN_CAS_GT:
+	case AST_BUILTIN_CAS_LT:
+		return lower_cas_order(c, e);
 	default:
 		lower_error(c, e->loc, "%s is not lowered yet",
 		            ast_builtin_table[e->u.call.fn].spelling);
@@ -235,38 +232,28 @@ bool lower_call_stmt(struct lower_ctx *c, const struct ast_expr *e)
 	if (!n)
 		return false;
 	int id = n->id;
-	n->what = op == PRISM_OP_ATOMIC_FA ? "fetch_add" : "cas";
+	n->what = "fetch_add";
 	n->loc = e->loc;
-	if (!target_addr(c, a0, id, op))
+	if (!lower_target_addr(c, a0, id, op))
 		return false;
 	uint32_t result = ir_scratch_alloc(p, 8, 8);
 	ir_sge_add(p, &p->nodes[id], ir_v(IR_V_SCRATCH_ADDR, 0, result), 8,
 	           ir_v(IR_V_SCRATCH_LKEY, 0, 0));
-	/* operands: constants in the template, client values by RECV scatter
-	 * into the atomic segment (8-byte integers, host-endian in memory) */
-	const struct ast_expr *ops[2] = {a1, op == PRISM_OP_ATOMIC_CS ? a2 : NULL};
-	enum prism_wqe_field fields[2] = {op == PRISM_OP_ATOMIC_CS ? PRISM_FIELD_ATOMIC_COMPARE
-	                                                           : PRISM_FIELD_ATOMIC_SWAP,
-	                                  PRISM_FIELD_ATOMIC_SWAP};
-	for (int i = 0; i < 2; i++) {
-		if (!ops[i])
-			continue;
-		struct lval v;
-		if (!lower_value(c, ops[i], &v))
-			return false;
-		struct ir_val *dst = fields[i] == PRISM_FIELD_ATOMIC_SWAP ? &p->nodes[id].swap
-		                                                          : &p->nodes[id].compare;
-		if (v.kind == LV_CONST) {
-			*dst = IR_CONST(v.k);
-			continue;
-		}
+	/* the addend: a constant in the template, a run-time value scattered
+	 * into the atomic segment (be64 of the host-endian integer) */
+	struct lval v;
+	if (!lower_value(c, a1, &v))
+		return false;
+	if (v.kind == LV_CONST) {
+		p->nodes[id].swap = IR_CONST(v.k);
+	} else {
 		if (v.width != 8) {
-			lower_error(c, ops[i]->loc, "atomic operands are 8 bytes");
+			lower_error(c, a1->loc, "atomic operands are 8 bytes");
 			return false;
 		}
-		*dst = ir_v(IR_V_RUNTIME, 0, 0);
-		/* the field is be64 of the integer: a be64 value lands as is */
-		if (lower_deliver(c, &v, id, lower_field_off(op, fields[i], 8), !v.be) < -1)
+		p->nodes[id].swap = ir_v(IR_V_RUNTIME, 0, 0);
+		if (lower_deliver(c, &v, id, lower_field_off(op, PRISM_FIELD_ATOMIC_SWAP, 8),
+		                  !v.be) < -1)
 			return false;
 	}
 	return lower_guard(c, id);

@@ -160,6 +160,12 @@ bool lower_break(struct lower_ctx *c, const struct ast_stmt *s)
 		            "iteration: write the loop without it");
 		return false;
 	}
+	if (c->cond->kind != LC_EQ) {
+		lower_error(c, s->loc,
+		            "`break` is lowered under an `a == b` condition only (the exit test "
+		            "is one masked CAS comparing for equality)");
+		return false;
+	}
 	return exit_point(c, c->cond->lhs, c->cond->rhs, s->loc);
 }
 

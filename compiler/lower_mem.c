@@ -112,6 +112,9 @@ static int get_read(struct lower_ctx *c, const struct lval *ptr, uint32_t off, u
 			continue;
 		if (ptr->kind == LV_PHI && r->base_read != ptr->phi)
 			continue;
+		if ((ptr->kind == LV_SCRATCH || ptr->kind == LV_FIELD) &&
+		    (r->base_read != ptr->read || r->base_off != ptr->off))
+			continue;
 		bool overlap = false;
 		for (unsigned k = 0; k < r->n; k++)
 			if (off < r->picks[k].off + r->picks[k].width &&
@@ -214,6 +217,8 @@ bool lower_value(struct lower_ctx *c, const struct ast_expr *e, struct lval *out
 		out->be = true;
 		return true;
 	}
+	if (e->kind == AST_EXPR_CALL && e->u.call.fn == AST_BUILTIN_ALLOC)
+		return lower_alloc(c, e, out);
 	if (e->kind == AST_EXPR_NAME && e->u.name.sym == AST_SYM_PARAM) {
 		const struct ast_param *pa = e->u.name.target.param;
 		out->kind = LV_PARAM;
@@ -366,14 +371,21 @@ static int copy_read(struct lower_ctx *c, int from, const struct lpick *pk, int 
 /* Copy bytes that already landed in a WQE field, appended to the current
  * lane (after a loop: the exits that wrote them ran before this lane). */
 static int copy_landed(struct lower_ctx *c, const struct lpick *pk, int target, uint32_t toff,
-                       bool reverse, uint64_t taint)
+                       bool reverse, uint64_t taint, int after)
 {
 	struct ir_prog *p = c->p;
-	/* before its target when the target is already in this lane */
-	struct ir_node *n = p->nodes[target].queue == c->lane
-	                        ? ir_insert(p, c->lane, (unsigned)p->nodes[target].pos,
-	                                    PRISM_OP_RDMA_READ, IR_ROLE_DATA)
-	                        : ir_append(p, c->lane, PRISM_OP_RDMA_READ, IR_ROLE_DATA);
+	/* right after the writer of the landed bytes when given (one barrier
+	 * then covers every WQE the copies rewrite), else before its target
+	 * when the target is already in this lane */
+	struct ir_node *n;
+	if (after >= 0 && p->nodes[after].queue == c->lane)
+		n = ir_insert(p, c->lane, (unsigned)p->nodes[after].pos + 1, PRISM_OP_RDMA_READ,
+		              IR_ROLE_DATA);
+	else if (p->nodes[target].queue == c->lane)
+		n = ir_insert(p, c->lane, (unsigned)p->nodes[target].pos, PRISM_OP_RDMA_READ,
+		              IR_ROLE_DATA);
+	else
+		n = ir_append(p, c->lane, PRISM_OP_RDMA_READ, IR_ROLE_DATA);
 	if (!n)
 		return -3;
 	int id = n->id;
@@ -505,7 +517,7 @@ int lower_deliver(struct lower_ctx *c, const struct lval *v, int target, uint32_
 			                   .toff = ph->landed_toff,
 			                   .reverse = ph->landed_reverse};
 			return copy_landed(c, &pk, target, toff, reverse != ph->landed_reverse,
-			                   v->taint);
+			                   v->taint, -1);
 		}
 		int last = -2;
 		for (unsigned i = 0; i < ph->n; i++) {
@@ -521,6 +533,41 @@ int lower_deliver(struct lower_ctx *c, const struct lval *v, int target, uint32_
 		ph->landed_reverse = reverse;
 		/* several writers: no single dependency to record */
 		return last == -2 ? -2 : -1;
+	}
+	case LV_SCRATCH: {
+		/* one READ of the scratch bytes into the field */
+		struct ir_node *n;
+		if (v->field_writer >= 0 && p->nodes[v->field_writer].queue == c->lane)
+			n = ir_insert(p, c->lane, (unsigned)p->nodes[v->field_writer].pos + 1,
+			              PRISM_OP_RDMA_READ, IR_ROLE_DATA);
+		else
+			n = ir_append(p, c->lane, PRISM_OP_RDMA_READ, IR_ROLE_DATA);
+		if (!n)
+			return -3;
+		int id = n->id;
+		n->what = "copy a returned value";
+		n->raddr = ir_v(IR_V_SCRATCH_ADDR, 0, v->off);
+		n->rkey = ir_v(IR_V_SCRATCH_RKEY, 0, 0);
+		for (uint32_t j = 0; j < (reverse ? v->width : 1); j++) {
+			uint32_t len = reverse ? 1 : v->width;
+			uint32_t to = reverse ? toff + v->width - 1 - j : toff;
+			if (ir_scatter_into(p, id, target, to, len, v->taint) < 0)
+				return -3;
+		}
+		if (v->field_writer >= 0)
+			ir_add_dep(p, v->field_writer, id);
+		return id;
+	}
+	case LV_FIELD: {
+		struct lpick pk = {.off = 0,
+		                   .width = v->width,
+		                   .target = v->read,
+		                   .toff = v->off,
+		                   .reverse = false};
+		int id = copy_landed(c, &pk, target, toff, reverse, v->taint, v->field_writer);
+		if (id >= 0 && v->field_writer >= 0)
+			ir_add_dep(c->p, v->field_writer, id);
+		return id;
 	}
 	case LV_CONST:
 	default:

@@ -306,12 +306,31 @@ static struct prism_wqe armed_view(const struct vctx *v, uint32_t q, uint32_t i)
 		const struct chainobj_patch *pt = &o->patches[k];
 		if (pt->target.queue != q || pt->target.ring != CHAINOBJ_RING_SQ ||
 		    pt->target.wqe != i || pt->target.offset != 0 ||
-		    pt->writer_ring != CHAINOBJ_RING_SQ || pt->kind != CHAINOBJ_PATCH_CAS)
+		    pt->writer_ring != CHAINOBJ_RING_SQ)
 			continue;
 		const struct prism_wqe *g = &v->d[pt->writer_queue][pt->writer_wqe].w;
-		/* the swap word is the host-endian integer of ctrl bytes 0-7 */
-		w.ctrl.opcode = (uint8_t)(g->atomic.swap >> 24);
-		w.ctrl.opmod = (uint8_t)g->atomic.swap;
+		/* a plain CAS swaps the whole word; a masked one (order
+		 * comparison) arms only if its swap mask covers the opcode byte */
+		if (pt->kind != CHAINOBJ_PATCH_CAS &&
+		    !(pt->kind == CHAINOBJ_PATCH_MASKED_CAS && g->atomic.size == 8 &&
+		      ((g->atomic.swap_mask >> 24) & 0xff) == 0xff))
+			continue;
+		/* the swap word is the host-endian integer of ctrl bytes 0-7:
+		 * decode the template again with the armed opcode and opmod, so
+		 * its segments (inline data, addresses) are seen as they run */
+		const struct chainobj_wqe *t = &o->queues[q].sq[i];
+		uint8_t buf[PRISM_WQE_MAX_BYTES];
+		struct prism_wqe_diag dg;
+		struct prism_wqe aw;
+		if (t->len > sizeof(buf))
+			break;
+		memcpy(buf, t->bytes, t->len);
+		buf[0] = (uint8_t)g->atomic.swap;
+		buf[3] = (uint8_t)(g->atomic.swap >> 24);
+		if (prism_wqe_decode(buf, t->len, &aw, &dg) > 0)
+			return aw;
+		w.ctrl.opcode = buf[3];
+		w.ctrl.opmod = buf[0];
 		break;
 	}
 	return w;
@@ -331,6 +350,14 @@ static bool client_field_ok(const struct chainobj *o, const struct prism_wqe *w,
 		uint32_t fo, fl;
 		if (prism_wqe_field_offset(w, allowed[i], &fo, &fl) == 0 && off >= fo &&
 		    off + len <= fo + fl)
+			return true;
+	}
+	/* the masks of a masked CAS (an order comparison complements an
+	 * operand by using it as the swap mask): they follow swap and compare */
+	if (w->ctrl.opcode == PRISM_OP_ATOMIC_MASKED_CS) {
+		uint32_t so, sl;
+		if (prism_wqe_field_offset(w, PRISM_FIELD_ATOMIC_SWAP, &so, &sl) == 0 &&
+		    off >= so + 2 * sl && off + len <= so + 4 * sl)
 			return true;
 	}
 	/* the QPN bytes of a control segment (relaxed conditional operand) */
@@ -455,6 +482,220 @@ static int check_patches(const struct vctx *v, struct chain_verify_report *rep)
 	return 0;
 }
 
+/*
+ * Client bytes that travel further: the RECV may fill scratch (staged
+ * arguments) or WQE fields, and a READ of that memory (or an atomic on
+ * scratch with a client operand) moves them on.  Taint is tracked per byte
+ * of scratch and of every SQ template, to a fixpoint; a READ scatter that
+ * carries tainted bytes into queue memory must land in a field a client may
+ * fill, with a region key, exactly like a RECV scatter (check_patches).
+ */
+struct taint {
+	uint8_t *scratch;
+	uint32_t scratch_len;
+	uint8_t **wqe; /* per queue: bytes of every template, back to back */
+	uint32_t **base;
+};
+
+static bool taint_any(const uint8_t *m, uint32_t len, uint64_t off, uint64_t n)
+{
+	for (uint64_t i = off; i < off + n && i < len; i++)
+		if (m[i])
+			return true;
+	return false;
+}
+
+static bool taint_set(uint8_t *m, uint32_t len, uint64_t off, uint64_t n)
+{
+	bool changed = false;
+	for (uint64_t i = off; i < off + n && i < len; i++) {
+		changed |= !m[i];
+		m[i] = 1;
+	}
+	return changed;
+}
+
+/* Template bytes a QBUF_ADDR relocation points at: queue, wqe, offset. */
+static bool qbuf_source(const struct chainobj *o, const struct chainobj_reloc *r, uint32_t *wqe)
+{
+	if (r->target >= o->n_queues || r->ring != CHAINOBJ_RING_SQ)
+		return false;
+	const struct chainobj_queue *q = &o->queues[r->target];
+	for (uint32_t j = 0; j < q->n_sq; j++)
+		if (q->sq[j].slot == r->delta && r->addend < q->sq[j].len) {
+			*wqe = j;
+			return true;
+		}
+	return false;
+}
+
+static uint8_t *wqe_map(struct taint *t, uint32_t q, uint32_t w)
+{
+	return t->wqe[q] + t->base[q][w];
+}
+
+static int taint_pass(const struct vctx *v, struct taint *t, bool *changed,
+                      struct chain_verify_report *rep)
+{
+	const struct chainobj *o = v->o;
+	for (uint32_t q = 0; q < o->n_queues; q++) {
+		for (uint32_t i = 0; i < o->queues[q].n_sq; i++) {
+			const struct prism_wqe *w = &v->d[q][i].w;
+			uint8_t op = w->ctrl.opcode;
+			uint32_t ro = field_off(w, PRISM_FIELD_RADDR);
+			if (ro == UINT32_MAX)
+				continue;
+			const struct chainobj_reloc *r = reloc_at(v, q, CHAINOBJ_RING_SQ, i, ro);
+			if (!r)
+				continue;
+			const uint8_t *src = NULL;
+			uint32_t src_len = 0;
+			uint64_t src_off = r->addend;
+			uint32_t sw;
+			if (r->kind == CHAINOBJ_RELOC_SCRATCH_ADDR) {
+				src = t->scratch;
+				src_len = t->scratch_len;
+			} else if (r->kind == CHAINOBJ_RELOC_QBUF_ADDR && qbuf_source(o, r, &sw)) {
+				src = wqe_map(t, r->target, sw);
+				src_len = o->queues[r->target].sq[sw].len;
+			} else {
+				continue;
+			}
+			if (op != PRISM_OP_RDMA_READ) {
+				/* an atomic on scratch with a client operand: its
+				 * target bytes become client data */
+				if (r->kind != CHAINOBJ_RELOC_SCRATCH_ADDR || !w->has_atomic)
+					continue;
+				const uint8_t *me = wqe_map(t, q, i);
+				if (taint_any(me, o->queues[q].sq[i].len, ro + 16,
+				              o->queues[q].sq[i].len))
+					*changed |= taint_set(t->scratch, t->scratch_len, r->addend,
+					                      w->atomic.size ? w->atomic.size : 8);
+				continue;
+			}
+			uint64_t d = 0;
+			for (uint32_t k = 0; k < w->num_sge; k++) {
+				uint32_t len = w->sge[k].byte_count;
+				bool hot = taint_any(src, src_len, src_off + d, len);
+				d += len;
+				if (!hot)
+					continue;
+				uint32_t so = field_off(w, PRISM_FIELD_SGE0_ADDR) + 16 * k;
+				const struct chainobj_reloc *dr = reloc_at(v, q, CHAINOBJ_RING_SQ, i, so);
+				if (dr && dr->kind == CHAINOBJ_RELOC_SCRATCH_ADDR) {
+					*changed |= taint_set(t->scratch, t->scratch_len, dr->addend, len);
+					continue;
+				}
+				bool declared = false;
+				for (uint32_t pi = 0; pi < o->n_patches; pi++) {
+					const struct chainobj_patch *pt = &o->patches[pi];
+					if (pt->writer_ring != CHAINOBJ_RING_SQ || pt->writer_queue != q ||
+					    pt->writer_wqe != i || pt->writer_sge != k ||
+					    pt->target.ring != CHAINOBJ_RING_SQ)
+						continue;
+					declared = true;
+					uint32_t tq = pt->target.queue, tw = pt->target.wqe;
+					struct prism_wqe armed = armed_view(v, tq, tw);
+					if (!client_field_ok(o, &armed, pt->target.offset,
+					                     pt->target.width))
+						return reject(
+						    rep, CHAIN_VERIFY_E_CLIENT_FIELD,
+						    "queue %s wqe %u (%s): client bytes copied by "
+						    "queue %s wqe %u land at bytes %u..%u, which is "
+						    "not an address, operand or data field",
+						    o->queues[tq].name, tw,
+						    prism_opcode_name(armed.ctrl.opcode),
+						    o->queues[q].name, i, pt->target.offset,
+						    pt->target.offset + pt->target.width - 1);
+					int rc = key_for(v, tq, tw, &armed, pt->target.offset, NULL, rep);
+					if (rc)
+						return rc;
+					*changed |= taint_set(wqe_map(t, tq, tw), o->queues[tq].sq[tw].len,
+					                      pt->target.offset, pt->target.width);
+				}
+				/* client bytes into queue memory without a patch site */
+				if (!declared && dr && dr->kind == CHAINOBJ_RELOC_QBUF_ADDR)
+					return reject(rep, CHAIN_VERIFY_E_HIDDEN_PATCH,
+					              "queue %s wqe %u entry %u copies client bytes "
+					              "into queue %s memory without a patch site",
+					              o->queues[q].name, i, k,
+					              o->queues[dr->target].name);
+			}
+		}
+	}
+	return 0;
+}
+
+static int check_client_copies(const struct vctx *v, struct chain_verify_report *rep)
+{
+	const struct chainobj *o = v->o;
+	struct taint t = {.scratch_len = o->scratch_size};
+	int rc = 0;
+	t.scratch = calloc(o->scratch_size ? o->scratch_size : 1, 1);
+	t.wqe = calloc(o->n_queues ? o->n_queues : 1, sizeof(*t.wqe));
+	t.base = calloc(o->n_queues ? o->n_queues : 1, sizeof(*t.base));
+	if (!t.scratch || !t.wqe || !t.base) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (uint32_t q = 0; q < o->n_queues; q++) {
+		const struct chainobj_queue *cq = &o->queues[q];
+		uint32_t total = 0;
+		t.base[q] = calloc(cq->n_sq ? cq->n_sq : 1, sizeof(**t.base));
+		if (!t.base[q]) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		for (uint32_t i = 0; i < cq->n_sq; i++) {
+			t.base[q][i] = total;
+			total += cq->sq[i].len;
+		}
+		t.wqe[q] = calloc(total ? total : 1, 1);
+		if (!t.wqe[q]) {
+			rc = -ENOMEM;
+			goto out;
+		}
+	}
+	/* seeds: RECV scatters into scratch and into WQE fields */
+	for (uint32_t q = 0; q < o->n_queues; q++)
+		for (uint32_t ri = 0; ri < o->queues[q].n_rq; ri++) {
+			const struct chainobj_wqe *rw = &o->queues[q].rq[ri];
+			for (uint32_t s = 0; s < 16 && 16 * s + 16 <= rw->len; s++) {
+				const struct chainobj_reloc *r =
+				    reloc_at(v, q, CHAINOBJ_RING_RQ, ri, 16 * s + 8);
+				if (!r || r->kind != CHAINOBJ_RELOC_SCRATCH_ADDR)
+					continue;
+				const uint8_t *b = rw->bytes + 16 * s;
+				uint32_t len = (uint32_t)b[0] << 24 | (uint32_t)b[1] << 16 |
+				               (uint32_t)b[2] << 8 | b[3];
+				taint_set(t.scratch, t.scratch_len, r->addend, len);
+			}
+		}
+	for (uint32_t i = 0; i < o->n_patches; i++) {
+		const struct chainobj_patch *pt = &o->patches[i];
+		if (pt->writer_ring == CHAINOBJ_RING_RQ && pt->target.ring == CHAINOBJ_RING_SQ)
+			taint_set(wqe_map(&t, pt->target.queue, pt->target.wqe),
+			          o->queues[pt->target.queue].sq[pt->target.wqe].len,
+			          pt->target.offset, pt->target.width);
+	}
+	/* every pass taints at least one more byte or stops */
+	for (unsigned pass = 0; pass < 64 && rc == 0; pass++) {
+		bool changed = false;
+		rc = taint_pass(v, &t, &changed, rep);
+		if (!changed)
+			break;
+	}
+out:
+	for (uint32_t q = 0; t.wqe && t.base && q < o->n_queues; q++) {
+		free(t.wqe[q]);
+		free(t.base[q]);
+	}
+	free(t.wqe);
+	free(t.base);
+	free(t.scratch);
+	return rc;
+}
+
 /* Every receive scatter into queue memory must be a declared patch. */
 static int check_recv(const struct vctx *v, struct chain_verify_report *rep)
 {
@@ -545,6 +786,8 @@ static int run(const struct chainobj *o, uint32_t budget, struct chain_verify_re
 		rc = check_patches(&v, rep);
 	if (rc == 0)
 		rc = check_recv(&v, rep);
+	if (rc == 0)
+		rc = check_client_copies(&v, rep);
 	for (uint32_t i = 0; i < o->n_relocs; i++) {
 		const struct chainobj_reloc *r = &o->relocs[i];
 		if (chainobj_reloc_kind_ref(r->kind) == CHAINOBJ_REF_REGION && r->target < 32)

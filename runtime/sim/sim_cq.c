@@ -67,6 +67,7 @@ int sim_cq_create(struct sim_dev *dev, const struct sim_cq_attr *attr, struct si
 	*out = cq;
 	return 0;
 fail:
+	free(cq->waiters);
 	free(cq->buf);
 	free((void *)cq->dbrec);
 	free(cq->times);
@@ -76,6 +77,7 @@ fail:
 
 static void cq_free(struct sim_cq *cq)
 {
+	free(cq->waiters);
 	free(cq->buf);
 	free((void *)cq->dbrec);
 	free(cq->times);
@@ -96,6 +98,7 @@ int sim_cq_destroy(struct sim_cq *cq)
 	}
 	dev->cqs[cq->slot] = NULL;
 	dev->ncqs--;
+	sim_sched_wake_waiters(cq); /* a WAIT on a missing CQ runs (and fails) */
 	pthread_mutex_unlock(&dev->lock);
 	cq_free(cq);
 	return 0;
@@ -170,6 +173,8 @@ int sim_cq_push(struct sim_cq *cq, const struct prism_cqe *c, sim_time_t t)
 	cq->last_time = t;
 	cq->pi++;
 	dev->epoch++;
+	if (cq->nwaiters)
+		sim_sched_wake_waiters(cq);
 	dev->st.cqes++;
 	if (c->opcode == PRISM_CQE_REQ_ERR || c->opcode == PRISM_CQE_RESP_ERR)
 		dev->st.error_cqes++;

@@ -164,17 +164,19 @@ void sim_dev_close(struct sim_dev *dev)
 	sim_mr_destroy_all(dev);
 	sim_readjobs_free(dev);
 	while ((p = sim_pktq_pop(&dev->inbox)))
-		sim_pkt_free(p);
+		sim_pkt_free(NULL, p);
 	while ((p = sim_pktq_pop(&dev->rx_async)))
-		sim_pkt_free(p);
+		sim_pkt_free(NULL, p);
 	while ((p = sim_pktq_pop(&dev->txq)))
-		sim_pkt_free(p);
+		sim_pkt_free(NULL, p);
 	sim_pktq_free(&dev->inbox);
 	sim_pktq_free(&dev->rx_async);
 	sim_pktq_free(&dev->txq);
+	sim_pkt_pool_free(dev);
 	free(dev->mrs);
 	free(dev->cqs);
 	free(dev->qps);
+	free(dev->cand);
 	free(dev->sqr);
 	pthread_mutex_destroy(&dev->lock);
 	pthread_mutex_destroy(&dev->inbox_lock);

@@ -44,7 +44,7 @@ int sim_exec_atomic(struct sim_xctx *x)
 	x->os->nsge = 1;
 	x->os->read_like = true;
 	x->os->byte_count = a->size;
-	p = sim_pkt_alloc(0);
+	p = sim_pkt_alloc(x->qp->dev, 0);
 	if (!p)
 		return PRISM_SYND_LOCAL_QP_OP_ERR;
 	p->kind = SIM_PKT_ATOMIC_REQ;

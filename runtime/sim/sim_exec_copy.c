@@ -63,7 +63,7 @@ int sim_exec_write(struct sim_xctx *x)
 	}
 	if (total > SIM_MAX_MSG)
 		return PRISM_SYND_LOCAL_LENGTH_ERR;
-	p = sim_pkt_alloc((uint32_t)total);
+	p = sim_pkt_alloc(dev, (uint32_t)total);
 	if (!p)
 		return PRISM_SYND_LOCAL_QP_OP_ERR; /* out of memory: fail the QP, not the engine */
 	if (w->is_inline) {
@@ -110,7 +110,7 @@ int sim_exec_read(struct sim_xctx *x)
 		return PRISM_SYND_LOCAL_LENGTH_ERR;
 	x->os->nsge = w->num_sge;
 	x->os->read_like = true;
-	p = sim_pkt_alloc(0);
+	p = sim_pkt_alloc(x->qp->dev, 0);
 	if (!p)
 		return PRISM_SYND_LOCAL_QP_OP_ERR;
 	fill_hdr(x, p);

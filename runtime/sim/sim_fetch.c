@@ -36,6 +36,7 @@ void sim_sq_fetch(struct sim_qp *qp, sim_time_t t, enum sim_order first_order)
 
 	if (qp->state != SIM_QPS_RTS)
 		return;
+	sim_sched_wake(qp);
 	limit = sim_qp_sq_limit(qp);
 	while ((int32_t)(limit - sq->fetch) > 0 && sq->pf_cnt < sq->pf_cap &&
 	       sq->fetch - sq->head < sq->pf_max_bbs) {

@@ -53,6 +53,9 @@ struct sim_cq {
 	sim_time_t last_time; /* production time of the latest CQE */
 	uint32_t users;	      /* QPs that use it */
 	uint32_t slot;
+	/* QP slots parked on a WAIT for this CQ: woken by its next CQE */
+	uint32_t *waiters;
+	uint32_t nwaiters, waiters_cap;
 };
 
 /* ---- send queue --------------------------------------------------------- */
@@ -166,6 +169,7 @@ struct sim_qp {
 	uint32_t msn;
 	bool resp_nak_pending; /* responder sent an RNR NAK, drops until exp_psn */
 	sim_time_t last_tx_t;  /* packets of one QP leave in order */
+	uint32_t wait_cqn;     /* CQ whose waiter list holds this QP (0: none) */
 };
 
 /* ---- packets ------------------------------------------------------------ */
@@ -209,6 +213,11 @@ struct sim_dev {
 	uint32_t ncqs, cqs_cap;
 	struct sim_qp **qps;
 	uint32_t nqps, qps_cap;
+	/* scheduler: bit per QP slot that may be runnable.  A QP leaves it
+	 * when its send queue cannot run until something outside it happens
+	 * (idle, not RTS, WAIT on a CQ) and comes back exactly then
+	 * (sim_sched_wake: fetch, state change, response, CQE on that CQ). */
+	uint64_t *cand;
 	/* send-queue ranges sorted by start, for write attribution */
 	struct sim_sqrange {
 		uintptr_t lo, hi;
@@ -223,6 +232,8 @@ struct sim_dev {
 	struct sim_pktq rx_async;   /* delivered from outside, moved into inbox */
 	struct sim_pktq txq;	    /* refused by the transport (-EAGAIN), in order */
 	struct sim_readjob *jobs;
+	struct sim_pkt *pkt_free; /* free list (linked through the payload area) */
+	uint32_t npkt_free;
 	const struct sim_wire_ops *wire;
 	void *wire_ctx;
 	struct sim_fabric *fabric;
@@ -341,13 +352,18 @@ int sim_send_request(struct sim_qp *qp, struct sim_outst *os, struct sim_pkt *p)
 /* sim_responder.c */
 void sim_responder_rx(struct sim_qp *qp, struct sim_pkt *p);
 bool sim_readjob_step(struct sim_dev *dev, struct sim_readjob *j);
-void sim_readjob_free(struct sim_readjob *j);
+void sim_readjob_free(struct sim_dev *dev, struct sim_readjob *j);
 void sim_readjobs_free(struct sim_dev *dev);
 
 /* sim_wire.c */
-struct sim_pkt *sim_pkt_alloc(uint32_t payload_len);
-struct sim_pkt *sim_pkt_clone(const struct sim_pkt *p);
-void sim_pkt_free(struct sim_pkt *p);
+/* Packets come from @dev's free list (@dev NULL: plain malloc, for callers
+ * without dev->lock) and go back to the list of the device that frees them
+ * (NULL: free()).  A packet may be freed by another device than the one
+ * that allocated it (fabric). */
+struct sim_pkt *sim_pkt_alloc(struct sim_dev *dev, uint32_t payload_len);
+struct sim_pkt *sim_pkt_clone(struct sim_dev *dev, const struct sim_pkt *p);
+void sim_pkt_free(struct sim_dev *dev, struct sim_pkt *p);
+void sim_pkt_pool_free(struct sim_dev *dev);
 int sim_pktq_push(struct sim_pktq *q, struct sim_pkt *p);
 struct sim_pkt *sim_pktq_peek(struct sim_pktq *q);
 struct sim_pkt *sim_pktq_pop(struct sim_pktq *q);
@@ -363,6 +379,15 @@ void sim_progress_bump(struct sim_dev *dev);
 /* One scheduling step; false when nothing is runnable. */
 bool sim_sched_step(struct sim_dev *dev);
 void sim_unpark_all(struct sim_dev *dev);
+/* Grows the candidate bitmap to dev->qps_cap slots (0 or -ENOMEM). */
+int sim_sched_resize(struct sim_dev *dev, uint32_t old_cap);
+/* The CQ produced a CQE (or went away): its parked waiters may run. */
+void sim_sched_wake_waiters(struct sim_cq *cq);
+/* Something that may make @qp's send queue runnable happened. */
+static inline void sim_sched_wake(struct sim_qp *qp)
+{
+	qp->dev->cand[qp->slot / 64] |= 1ull << (qp->slot % 64);
+}
 
 /* sim_thread.c */
 int sim_thread_start(struct sim_dev *dev);

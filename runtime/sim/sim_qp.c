@@ -38,7 +38,7 @@ static void qp_free(struct sim_qp *qp)
 
 	if (sq->os) {
 		for (uint32_t i = 0; i < sq->os_cap; i++)
-			sim_pkt_free(sq->os[i].req);
+			sim_pkt_free(NULL, sq->os[i].req);
 	}
 	free(sq->pf);
 	free(sq->os);
@@ -97,7 +97,7 @@ int sim_qp_create(struct sim_dev *dev, const struct sim_qp_attr *attr, struct si
 	for (slot = 0; slot < dev->qps_cap && dev->qps[slot]; slot++)
 		;
 	if (slot >= dev->qps_cap) {
-		uint32_t ncap = dev->qps_cap ? dev->qps_cap * 2 : 16;
+		uint32_t ocap = dev->qps_cap, ncap = ocap ? ocap * 2 : 16;
 		struct sim_qp **n = realloc(dev->qps, ncap * sizeof(*n));
 
 		if (!n || slot + SIM_QPN_BASE > 0xffffffu) {
@@ -105,9 +105,13 @@ int sim_qp_create(struct sim_dev *dev, const struct sim_qp_attr *attr, struct si
 			pthread_mutex_unlock(&dev->lock);
 			goto fail;
 		}
-		memset(n + dev->qps_cap, 0, (ncap - dev->qps_cap) * sizeof(*n));
+		memset(n + ocap, 0, (ncap - ocap) * sizeof(*n));
 		dev->qps = n;
 		dev->qps_cap = ncap;
+		if (sim_sched_resize(dev, ocap)) {
+			pthread_mutex_unlock(&dev->lock);
+			goto fail;
+		}
 	}
 	qp->slot = slot;
 	qp->qpn = slot + SIM_QPN_BASE;
@@ -133,6 +137,7 @@ int sim_qp_destroy(struct sim_qp *qp)
 	dev = qp->dev;
 	pthread_mutex_lock(&dev->lock);
 	dev->qps[qp->slot] = NULL;
+	dev->cand[qp->slot / 64] &= ~(1ull << (qp->slot % 64));
 	dev->nqps--;
 	qp->scq->users--;
 	qp->rcq->users--;
@@ -230,6 +235,7 @@ void sim_qp_set_state(struct sim_qp *qp, int state, sim_time_t t)
 		return;
 	qp->state = state;
 	qp->dev->epoch++;
+	sim_sched_wake(qp);
 	sim_emit(qp->dev, &ev);
 }
 
@@ -294,7 +300,7 @@ void sim_qp_fail(struct sim_qp *qp, sim_time_t t)
 		else if (o->signaled)
 			push_cqe(qp, qp->scq, PRISM_CQE_REQ, 0, (uint16_t)o->counter, o->opcode,
 				 o->byte_count, t);
-		sim_pkt_free(o->req);
+		sim_pkt_free(qp->dev, o->req);
 		o->req = NULL;
 		sq->os_head = (sq->os_head + 1) % sq->os_cap;
 		sq->os_cnt--;
@@ -347,7 +353,7 @@ static void reset_queues(struct sim_qp *qp)
 	struct sim_sq *sq = &qp->sq;
 
 	for (uint32_t i = 0; i < sq->os_cap; i++) {
-		sim_pkt_free(sq->os[i].req);
+		sim_pkt_free(qp->dev, sq->os[i].req);
 		sq->os[i].req = NULL;
 	}
 	sq->os_head = sq->os_cnt = 0;

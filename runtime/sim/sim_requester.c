@@ -69,13 +69,13 @@ void sim_outst_complete(struct sim_qp *qp)
 			if (sim_cq_push(qp->scq, &c, t) < 0 && qp->state != SIM_QPS_ERR) {
 				sq->os_head = (sq->os_head + 1) % sq->os_cap;
 				sq->os_cnt--;
-				sim_pkt_free(o->req);
+				sim_pkt_free(qp->dev, o->req);
 				o->req = NULL;
 				sim_qp_fail(qp, t); /* CQ overrun: the QP cannot complete */
 				return;
 			}
 		}
-		sim_pkt_free(o->req);
+		sim_pkt_free(qp->dev, o->req);
 		o->req = NULL;
 		sq->os_head = (sq->os_head + 1) % sq->os_cap;
 		sq->os_cnt--;
@@ -86,9 +86,9 @@ void sim_outst_complete(struct sim_qp *qp)
 
 int sim_send_request(struct sim_qp *qp, struct sim_outst *os, struct sim_pkt *p)
 {
-	os->req = sim_pkt_clone(p);
+	os->req = sim_pkt_clone(qp->dev, p);
 	if (!os->req) {
-		sim_pkt_free(p);
+		sim_pkt_free(qp->dev, p);
 		return PRISM_SYND_LOCAL_QP_OP_ERR;
 	}
 	if (sim_wire_xmit(qp->dev, p) < 0)
@@ -167,6 +167,7 @@ void sim_requester_rx(struct sim_qp *qp, struct sim_pkt *p)
 
 	if (qp->state != SIM_QPS_RTS)
 		return; /* responses to an ERR/RESET QP are dropped */
+	sim_sched_wake(qp); /* RNR block, fence or ring space may change */
 	o = find_psn(qp, p->psn);
 	if (!o || o->done)
 		return; /* duplicate or stale */
@@ -206,7 +207,7 @@ void sim_requester_rnr_resend(struct sim_qp *qp)
 
 		if (!o->sent || o->done || ((o->psn - sq->rnr_psn) & 0x800000u) || !o->req)
 			continue;
-		p = sim_pkt_clone(o->req);
+		p = sim_pkt_clone(qp->dev, o->req);
 		if (!p)
 			continue;
 		p->t = sq->t;

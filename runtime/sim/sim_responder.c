@@ -23,7 +23,7 @@ static void respond(struct sim_qp *qp, const struct sim_pkt *req, enum sim_pkt_k
 		    uint8_t synd, struct sim_pkt *p)
 {
 	if (!p)
-		p = sim_pkt_alloc(0);
+		p = sim_pkt_alloc(qp->dev, 0);
 	if (!p)
 		return; /* out of memory: the requester's WQE stays outstanding */
 	p->kind = kind;
@@ -201,7 +201,7 @@ static bool serve_atomic(struct sim_qp *qp, const struct sim_pkt *p)
 		resp_fail(qp, p, PRISM_SYND_REMOTE_ACCESS_ERR);
 		return false;
 	}
-	r = sim_pkt_alloc(size);
+	r = sim_pkt_alloc(qp->dev, size);
 	if (!r)
 		return false;
 	sim_atomic_apply(p->opcode, size, dst, p->swap, p->compare, p->swap_mask,
@@ -251,7 +251,7 @@ bool sim_readjob_step(struct sim_dev *dev, struct sim_readjob *j)
 	struct sim_qp *qp = sim_qp_by_num(dev, j->qpn);
 
 	if (!qp || qp->state == SIM_QPS_ERR || qp->state == SIM_QPS_RESET) {
-		sim_pkt_free(j->resp);
+		sim_pkt_free(dev, j->resp);
 		j->resp = NULL;
 		return true;
 	}
@@ -271,14 +271,14 @@ void sim_readjobs_free(struct sim_dev *dev)
 		struct sim_readjob *j = dev->jobs;
 
 		dev->jobs = j->next;
-		sim_pkt_free(j->resp);
+		sim_pkt_free(dev, j->resp);
 		job_free(j);
 	}
 }
 
-void sim_readjob_free(struct sim_readjob *j)
+void sim_readjob_free(struct sim_dev *dev, struct sim_readjob *j)
 {
-	sim_pkt_free(j->resp);
+	sim_pkt_free(dev, j->resp);
 	job_free(j);
 }
 
@@ -295,7 +295,7 @@ static bool serve_read(struct sim_qp *qp, const struct sim_pkt *p)
 		resp_fail(qp, p, PRISM_SYND_REMOTE_ACCESS_ERR);
 		return false;
 	}
-	r = sim_pkt_alloc(p->len);
+	r = sim_pkt_alloc(dev, p->len);
 	if (!r)
 		return false;
 	r->t = p->t;
@@ -315,7 +315,7 @@ static bool serve_read(struct sim_qp *qp, const struct sim_pkt *p)
 		j->order = malloc(nlines * sizeof(*j->order));
 	if (!j || !j->order) {
 		free(j);
-		sim_pkt_free(r);
+		sim_pkt_free(dev, r);
 		return false;
 	}
 	for (uint32_t i = 0; i < nlines; i++)

@@ -8,9 +8,14 @@
  * with its own clock; a WQE starts at max(PU time, fetch time, time its
  * WAIT was satisfied)), ties broken by the seeded PRNG; SIM_SCHED_RANDOM
  * takes any runnable unit by the PRNG.  Same seed and inputs: same run.
+ * Only candidate queues are asked (dev->cand, in slot order): a queue that
+ * is idle, not RTS or WAITing on a CQ count is parked and woken exactly
+ * when that can change, so a step costs O(active queues), not O(QPs).
  *
  * Must not: execute anything itself (sim_exec.c, sim_wire.c do).
  */
+#include <stdlib.h>
+
 #include "sim/sim_internal.h"
 
 enum unit_kind { UNIT_SQ, UNIT_PKT, UNIT_JOB };
@@ -79,18 +84,101 @@ static void sq_burst(struct sim_dev *dev, struct sim_qp *qp, sim_time_t t, sim_t
 	}
 }
 
+/*
+ * After sim_sq_ready() said no: can @qp leave the candidate set until
+ * sim_sched_wake()?  Only for conditions whose every change wakes it: not
+ * RTS (state changes), nothing fetched (fetches, responses), a WAIT on a
+ * CQ count (that CQ's next CQE).  Fences, a full outstanding ring, RNR
+ * and wait-on-data stay candidates (they are re-evaluated every step).
+ */
+static bool park(struct sim_qp *qp)
+{
+	struct sim_sq *sq = &qp->sq;
+	const struct sim_fetched *f;
+	struct sim_cq *cq;
+
+	if (qp->state != SIM_QPS_RTS)
+		return true;
+	if (sq->block == SIM_BLOCK_RNR)
+		return false;
+	if (!sq->pf_cnt)
+		return true;
+	f = &sq->pf[sq->pf_head];
+	if (sq->block != SIM_BLOCK_WAIT_CQ || f->decode_rc < 0 ||
+	    f->w.ctrl.opmod != PRISM_WAIT_CQ ||
+	    !(cq = sim_cq_by_num(qp->dev, f->w.wait_en.obj_num)))
+		return false;
+	if (qp->wait_cqn != cq->cqn) {
+		if (cq->nwaiters == cq->waiters_cap) {
+			uint32_t ncap = cq->waiters_cap ? cq->waiters_cap * 2 : 4;
+			uint32_t *n = realloc(cq->waiters, ncap * sizeof(*n));
+
+			if (!n)
+				return false; /* stays a candidate: slower, still right */
+			cq->waiters = n;
+			cq->waiters_cap = ncap;
+		}
+		cq->waiters[cq->nwaiters++] = qp->slot;
+		qp->wait_cqn = cq->cqn;
+	}
+	return true;
+}
+
+void sim_sched_wake_waiters(struct sim_cq *cq)
+{
+	struct sim_dev *dev = cq->dev;
+
+	for (uint32_t i = 0; i < cq->nwaiters; i++) {
+		uint32_t slot = cq->waiters[i];
+		struct sim_qp *qp = slot < dev->qps_cap ? dev->qps[slot] : NULL;
+
+		if (!qp)
+			continue; /* destroyed since */
+		if (qp->wait_cqn == cq->cqn)
+			qp->wait_cqn = 0;
+		sim_sched_wake(qp);
+	}
+	cq->nwaiters = 0;
+}
+
+int sim_sched_resize(struct sim_dev *dev, uint32_t old_cap)
+{
+	uint32_t ow = (old_cap + 63) / 64, nw = (dev->qps_cap + 63) / 64;
+	uint64_t *c;
+
+	if (nw == ow && dev->cand)
+		return 0;
+	c = realloc(dev->cand, (nw ? nw : 1) * sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	memset(c + ow, 0, (nw - ow) * sizeof(*c));
+	dev->cand = c;
+	return 0;
+}
+
 bool sim_sched_step(struct sim_dev *dev)
 {
 	struct pick b = {.any = false, .t2 = UINT64_MAX};
 	struct sim_pkt *p;
 	sim_time_t t;
+	uint32_t nw = (dev->qps_cap + 63) / 64;
 
 	sim_inbox_drain_async(dev);
-	for (uint32_t i = 0; i < dev->qps_cap; i++) {
-		struct sim_qp *qp = dev->qps[i];
+	/* candidates in slot order: the same units, in the same order, as a
+	 * scan of every QP (the parked ones would all say "not ready") */
+	for (uint32_t w = 0; w < nw; w++) {
+		uint64_t bits = dev->cand[w];
 
-		if (qp && sim_sq_ready(qp, &t))
-			consider(dev, &b, UNIT_SQ, qp, t);
+		while (bits) {
+			uint32_t slot = w * 64 + (uint32_t)__builtin_ctzll(bits);
+			struct sim_qp *qp = dev->qps[slot];
+
+			bits &= bits - 1;
+			if (qp && sim_sq_ready(qp, &t))
+				consider(dev, &b, UNIT_SQ, qp, t);
+			else if (!qp || park(qp))
+				dev->cand[w] &= ~(1ull << (slot % 64));
+		}
 	}
 	p = sim_pktq_peek(&dev->inbox);
 	if (p)
@@ -114,7 +202,7 @@ bool sim_sched_step(struct sim_dev *dev)
 			while (*pp != b.ptr)
 				pp = &(*pp)->next;
 			*pp = ((struct sim_readjob *)b.ptr)->next;
-			sim_readjob_free(b.ptr);
+			sim_readjob_free(dev, b.ptr);
 		}
 		break;
 	}

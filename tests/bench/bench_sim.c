@@ -606,7 +606,7 @@ static void hash_virtual(double *lat_us, double *per_get_us)
 
 int main(int argc, char **argv)
 {
-	/* `bench_sim nop|write|read|cas|hash` runs one one-core workload, for
+	/* `bench_sim nop|write|read|cas|hash [gets]` runs one one-core workload, for
 	 * profiling (perf, callgrind) */
 	static const struct {
 		const char *arg;
@@ -628,7 +628,9 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc > 1 && strcmp(argv[1], "hash") == 0) {
-		printf("one core RedN get: %.3f M gets/s\n", hash_rate(false, 100000) / 1e6);
+		/* `bench_sim hash [gets]`: fewer gets for callgrind */
+		unsigned gets = argc > 2 ? (unsigned)strtoul(argv[2], NULL, 10) : 100000;
+		printf("one core RedN get: %.3f M gets/s\n", hash_rate(false, gets ? gets : 1) / 1e6);
 		return 0;
 	}
 	static const struct {

@@ -250,6 +250,23 @@ static void test_degenerate_inputs(void **state)
 		assert_true(d.kind != CHAINOBJ_E_OK);
 		assert_true(d.msg[0] != 0);
 	}
+	/* Deep flow nesting is refused before libyaml's scanner sees it (it is
+	 * quadratic there); quoted brackets do not count. */
+	{
+		static const char quoted[] = "prism-chain: 1\nprogram: \"[[[[[[[[[[[[[[[[[[[[\"\n";
+		char *deep = malloc(100001);
+		struct chainobj *o = NULL;
+
+		assert_non_null(deep);
+		memset(deep, '[', 100000);
+		deep[100000] = 0;
+		assert_int_equal(chainobj_read_mem(deep, 100000, &o, &d), -EINVAL);
+		assert_int_equal(d.kind, CHAINOBJ_E_SYNTAX);
+		assert_string_equal(d.msg, "line 1: flow collections nested deeper than 16");
+		free(deep);
+		assert_int_equal(chainobj_read_mem(quoted, sizeof(quoted) - 1, &o, &d), -EINVAL);
+		assert_int_equal(d.kind, CHAINOBJ_E_MISSING_KEY); /* past the depth check */
+	}
 	/* NUL bytes inside the text. */
 	{
 		static const char nul[] = "prism-chain: 1\nprogram: a\0b\n";

@@ -23,3 +23,8 @@ BENCHES += bench_backend
 bench_backend_SRCS = tests/bench/bench_backend.c $(FRONTEND_SRCS) $(BACKEND_SRCS)
 bench_backend_LDLIBS = $(O)/gen/parser.o $(O)/gen/lexer.o
 $(O)/bench_backend: $(O)/gen/parser.o $(O)/gen/lexer.o
+
+TESTS += test_be_cond
+test_be_cond_SRCS = tests/compiler/test_be_cond.c $(BE_TEST_COMMON)
+test_be_cond_LDLIBS = $(O)/gen/parser.o $(O)/gen/lexer.o
+$(O)/tests/test_be_cond: $(O)/gen/parser.o $(O)/gen/lexer.o

@@ -56,6 +56,8 @@ static const char *short_name(uint8_t op)
 		return "FA";
 	case PRISM_OP_ATOMIC_MASKED_CS:
 		return "MCAS";
+	case PRISM_OP_ATOMIC_MASKED_FA:
+		return "MFA";
 	case PRISM_OP_CQE_WAIT:
 		return "WAIT";
 	case PRISM_OP_SEND_ENABLE:

@@ -215,6 +215,39 @@ static void test_load_time_reverify(void **state)
 	free(text);
 }
 
+/* Client arguments staged through scratch (more RECV entries than 16) are
+ * still client bytes: a tampered object whose staging READ scatters them
+ * into a control segment's flags is rejected at load time, although no
+ * RECV entry touches that WQE. */
+static void test_rejects_client_copy(void **state)
+{
+	(void)state;
+	struct chainobj *o = be_compile("struct ctr { n: le64; }\n"
+	                                "region counters: ctr[16] writable;\n"
+	                                "offload f(c: *ctr in counters, v: le64) { cas_gt(c.n, v); }\n",
+	                                NULL, IR_PROFILE_RELAXED, NULL);
+	assert_non_null(o);
+	expect(o, 0, CHAIN_VERIFY_E_OK);
+	uint32_t w0 = (uint32_t)be_queue(o, "w0");
+	/* the staging READ is w0's first WQE; move one of its one-byte scatter
+	 * sites onto the target's fm_ce_se byte (11) */
+	bool moved = false;
+	for (uint32_t i = 0; i < o->n_patches && !moved; i++) {
+		struct chainobj_patch *p = &o->patches[i];
+		if (p->kind == CHAINOBJ_PATCH_READ_SCATTER && p->writer_queue == w0 &&
+		    p->writer_wqe == 0 && p->target.width == 1) {
+			p->target.offset = 11;
+			moved = true;
+		}
+	}
+	assert_true(moved);
+	expect(o, 0, CHAIN_VERIFY_E_CLIENT_FIELD);
+	struct chain_verify_report rep;
+	chain_verify(o, 0, &rep);
+	assert_non_null(strstr(rep.msg, "copied by"));
+	chainobj_free(o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -228,6 +261,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_rejects_hidden_patch, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_load_time_reverify, setup, teardown),
 	    cmocka_unit_test(test_rejects_loop_exit_prefetch),
+	    cmocka_unit_test(test_rejects_client_copy),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -231,14 +231,33 @@ int hw_teardown(void **state)
 	return 0;
 }
 
-void hw_cq_create(struct hw_env *e, struct hw_cq *c, bool is_recv)
+void hw_cq_create_ex(struct hw_env *e, struct hw_cq *c, bool is_recv, int depth,
+                     bool ignore_overrun)
 {
-	c->cq = ibv_create_cq(e->ctx, HW_CQ_DEPTH, NULL, NULL, 0);
-	if (!c->cq)
-		fail_msg("%s: ibv_create_cq: %s", e->name, strerror(errno));
+	if (ignore_overrun) {
+		struct ibv_cq_init_attr_ex ca = {.cqe = (uint32_t)depth,
+		                                 .wc_flags = IBV_WC_STANDARD_FLAGS,
+		                                 .comp_mask = IBV_CQ_INIT_ATTR_MASK_FLAGS,
+		                                 .flags = IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN};
+		struct ibv_cq_ex *cx = ibv_create_cq_ex(e->ctx, &ca);
+
+		if (!cx)
+			HW_SKIP("%s: no CQ with IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN: %s", e->name,
+			        strerror(errno));
+		c->cq = ibv_cq_ex_to_cq(cx);
+	} else {
+		c->cq = ibv_create_cq(e->ctx, depth, NULL, NULL, 0);
+		if (!c->cq)
+			fail_msg("%s: ibv_create_cq: %s", e->name, strerror(errno));
+	}
 	c->is_recv = is_recv;
 	if (e->path == HW_PATH_RAW && hw_raw_init_cq(c))
 		fail_msg("%s: mlx5dv_init_obj(CQ) failed", e->name);
+}
+
+void hw_cq_create(struct hw_env *e, struct hw_cq *c, bool is_recv)
+{
+	hw_cq_create_ex(e, c, is_recv, HW_CQ_DEPTH, false);
 }
 
 static unsigned min_u(unsigned a, unsigned b)
@@ -246,7 +265,7 @@ static unsigned min_u(unsigned a, unsigned b)
 	return a < b ? a : b;
 }
 
-static void qp_create(struct hw_env *e, struct hw_qp *q)
+static void qp_create(struct hw_env *e, struct hw_qp *q, const struct hw_pair_opts *o)
 {
 	struct ibv_qp_init_attr ia = {
 	    .qp_type = IBV_QPT_RC,
@@ -259,7 +278,8 @@ static void qp_create(struct hw_env *e, struct hw_qp *q)
 	};
 
 	q->env = e;
-	hw_cq_create(e, &q->scq, false);
+	hw_cq_create_ex(e, &q->scq, false, o && o->cq_depth ? o->cq_depth : HW_CQ_DEPTH,
+	                o && o->cq_ignore_overrun);
 	hw_cq_create(e, &q->rcq, true);
 	ia.send_cq = q->scq.cq;
 	ia.recv_cq = q->rcq.cq;
@@ -373,7 +393,7 @@ static void qp_connect(struct hw_env *e, struct hw_qp *q, uint32_t peer,
 /* A QP in RESET (its own CQs); hw_teardown frees it. */
 void hw_qp_new(struct hw_env *e, struct hw_qp *q)
 {
-	qp_create(e, q);
+	qp_create(e, q, NULL);
 }
 
 void hw_repair(struct hw_env *e, const struct hw_pair_opts *opts)
@@ -383,8 +403,8 @@ void hw_repair(struct hw_env *e, const struct hw_pair_opts *opts)
 	if (!opts)
 		opts = &dflt;
 	pair_destroy(e);
-	qp_create(e, &e->a);
-	qp_create(e, &e->b);
+	qp_create(e, &e->a, opts);
+	qp_create(e, &e->b, opts);
 	qp_connect(e, &e->a, e->b.qpn, opts);
 	qp_connect(e, &e->b, e->a.qpn, opts);
 	e->have_pair = true;
@@ -395,8 +415,8 @@ void hw_second_pair(struct hw_env *e)
 	static const struct hw_pair_opts dflt;
 
 	assert_false(e->have_pair2);
-	qp_create(e, &e->c);
-	qp_create(e, &e->d);
+	qp_create(e, &e->c, NULL);
+	qp_create(e, &e->d, NULL);
 	qp_connect(e, &e->c, e->d.qpn, &dflt);
 	qp_connect(e, &e->d, e->c.qpn, &dflt);
 	e->have_pair2 = true;
@@ -449,6 +469,10 @@ struct hw_env *hw_start(void **state, unsigned needs, const struct hw_pair_opts 
 		e->src[i] = (uint8_t)(i * 7 + 1);
 	e->src_mr = ibv_reg_mr(e->pd, e->src, HW_BUF_BYTES, HW_ACCESS_ALL);
 	e->dst_mr = ibv_reg_mr(e->pd, e->dst, HW_BUF_BYTES, HW_ACCESS_ALL);
+	if ((!e->src_mr || !e->dst_mr) && (errno == ENOMEM || errno == EPERM))
+		HW_SKIP("%s: cannot pin 128 KiB for memory regions (%s): raise the locked-memory "
+		        "limit (ulimit -l)",
+		        e->name, strerror(errno));
 	if (!e->src_mr || !e->dst_mr)
 		fail_msg("%s: ibv_reg_mr: %s", e->name, strerror(errno));
 	hw_repair(e, opts);

@@ -83,10 +83,12 @@ struct hw_qp {
 
 /* Connection parameters of a pair (zero = default). */
 struct hw_pair_opts {
-	int rnr_retry;     /* requester's RNR retry count; default 7 (infinite) */
-	int min_rnr_timer; /* responder's RNR NAK timer code; default 1 */
-	int retry_cnt;     /* transport retries; default 7 */
-	bool rnr_set;      /* rnr_retry was given (0 is meaningful) */
+	int rnr_retry;          /* requester's RNR retry count; default 7 (infinite) */
+	int min_rnr_timer;      /* responder's RNR NAK timer code; default 1 */
+	int retry_cnt;          /* transport retries; default 7 */
+	bool rnr_set;           /* rnr_retry was given (0 is meaningful) */
+	int cq_depth;           /* CQ entries asked for; default 256 */
+	bool cq_ignore_overrun; /* IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN (cqc.oi) */
 };
 
 #define HW_BUF_BYTES (64u * 1024u)
@@ -151,6 +153,10 @@ int hw_qp_modify(struct hw_env *e, struct hw_qp *q, enum ibv_qp_state to, uint32
 
 /* A CQ polled raw (mlx5) or through verbs; hw_cq_destroy frees it. */
 void hw_cq_create(struct hw_env *e, struct hw_cq *c, bool is_recv);
+/* The same with @depth entries asked for and, if @ignore_overrun, created with
+ * IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN (the test skips when the device refuses). */
+void hw_cq_create_ex(struct hw_env *e, struct hw_cq *c, bool is_recv, int depth,
+                     bool ignore_overrun);
 void hw_cq_destroy(struct hw_cq *c);
 /* A cross-channel QP with @roles owned by the env, or a skip with the
  * reason when the device cannot make one. */
@@ -209,6 +215,8 @@ void hw_raw_post(struct hw_qp *q, const uint8_t *bytes, unsigned bbs);
 void hw_raw_ring(struct hw_qp *q);
 void hw_raw_post_recv(struct hw_qp *q, const struct prism_sge *sge, unsigned n);
 int hw_raw_poll(struct hw_cq *c, struct prism_cqe *out);
+/* Decodes ring slot @slot as it is, owner bit or not; -1 for an invalid CQE. */
+int hw_raw_peek(struct hw_cq *c, uint32_t slot, struct prism_cqe *out);
 
 /* ---- verbs path (hw_verbs.c) ---- */
 struct hw_verbs_queue;

@@ -110,6 +110,18 @@ void hw_raw_post_recv(struct hw_qp *q, const struct prism_sge *sge, unsigned n)
 	hw_fence();
 }
 
+int hw_raw_peek(struct hw_cq *c, uint32_t slot, struct prism_cqe *out)
+{
+	uint8_t *cqe = (uint8_t *)c->dv.buf + (size_t)(slot & (c->dv.cqe_cnt - 1)) * c->dv.cqe_size;
+
+	if (c->dv.cqe_size == 128)
+		cqe += 64;
+	if ((*(volatile uint8_t *)(cqe + 63) >> 4) == PRISM_CQE_INVALID)
+		return -1;
+	hw_fence();
+	return prism_cqe_decode(cqe, out, NULL) ? -1 : 0;
+}
+
 int hw_raw_poll(struct hw_cq *c, struct prism_cqe *out)
 {
 	uint32_t n = c->dv.cqe_cnt;

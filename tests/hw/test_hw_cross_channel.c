@@ -205,7 +205,10 @@ static void hw_send_en_absolute_index(void **state)
 }
 
 /* rule managed-bounded-by-posted: without IGNORE_SQ_OVERFLOW an ENABLE
- * cannot run a managed queue past what the host posted */
+ * cannot run a managed queue past what the host posted.  IGNORE_SQ_OVERFLOW
+ * is a driver-side check (see recycle_start below), so this test is where
+ * the hardware says whether the NIC itself stops at the producer count in
+ * the doorbell record. */
 static void hw_managed_bounded_by_posted(void **state)
 {
 	struct hw_env *e = cc_start(state, "managed-bounded-by-posted");
@@ -226,29 +229,79 @@ static void hw_managed_bounded_by_posted(void **state)
 	assert_int_equal(hw_poll(&s->q.scq, &c, QUIET_MS), 0);
 }
 
-/* The recycling rules need a managed send queue that ignores overflow. */
-static void need_ignore_sq_overflow(void **state, const char *rule)
+/*
+ * IGNORE_SQ_OVERFLOW is not a NIC setting: in MLNX_OFED's libmlx5 (and
+ * libmlx4) it only turns off post_send's own ring-overflow check
+ * (mlx5_wq_overflow); no qpc field exists for it.  The raw path has no such
+ * check, so the recycling rules need nothing but a managed queue: the ring
+ * is filled once and SEND_EN runs it for more laps.  The second lap runs
+ * WQEs whose control-segment index is stale, so the firmware profile
+ * decides which of the two rules the device can show.
+ */
+static struct hw_env *recycle_start(void **state, const char *rule, bool want_relaxed)
 {
 	struct hw_env *e = cc_start(state, rule);
 
-	HW_SKIP("%s: needs a managed send queue created with IGNORE_SQ_OVERFLOW (MLNX_OFED's "
-	        "IBV_EXP_QP_CREATE_IGNORE_SQ_OVERFLOW); no public PRM source (mlx5_ifc.h, DPDK) "
-	        "names the qpc field behind it, so tests/hw cannot create one on %s",
-	        rule, e->name);
+	if (want_relaxed && !e->relaxed_fw)
+		HW_SKIP("%s: the second lap runs WQEs with stale control-segment indices, which "
+		        "only relaxed firmware accepts (firmware-config/prism-fw relax, then "
+		        "PRISM_HW_FW=relaxed)",
+		        rule);
+	if (!want_relaxed && e->relaxed_fw)
+		HW_SKIP("%s: needs stock (strict) firmware; PRISM_HW_FW=relaxed", rule);
+	return e;
 }
 
-/* rule recycle-wraps-queue: with IGNORE_SQ_OVERFLOW an ENABLE past the posted
- * WQEs re-executes the ring (RedN section 3.4, WQ recycling) */
+/* rule recycle-wraps-queue: an ENABLE past the posted WQEs re-executes the
+ * ring (RedN section 3.4, WQ recycling): 64 NOPs fill the 64-BB ring, every
+ * 16th signaled; SEND_EN 192 runs three laps: 12 CQEs, no error */
 static void hw_recycle_wraps_queue(void **state)
 {
-	need_ignore_sq_overflow(state, "recycle-wraps-queue");
+	struct hw_env *e = recycle_start(state, "recycle-wraps-queue", true);
+	struct hw_xqp *m = hw_xqp_new(e, HW_XQP_MASTER);
+	struct hw_xqp *s = hw_xqp_new(e, HW_XQP_MASTER | HW_XQP_MANAGED_SEND);
+	struct prism_wqe w;
+	struct prism_cqe c;
+
+	cc_link(e, m, s);
+	assert_int_equal(s->q.dv.sq.wqe_cnt, 64);
+	for (int i = 0; i < 64; i++) {
+		hw_nop(&w, i % 16 == 15);
+		hw_post(&s->q, &w);
+	}
+	hw_ring(&s->q);
+	cc_enable(m, PRISM_OP_SEND_ENABLE, s->q.qpn, 64 * 3);
+	for (int i = 0; i < 12; i++) {
+		c = hw_expect(&s->q.scq);
+		if (c.opcode != PRISM_CQE_REQ)
+			fail_msg("lap %d: %s %s", i / 4 + 1, prism_cqe_opcode_name(c.opcode),
+			         hw_synd_name(c.syndrome));
+	}
+	assert_int_equal(hw_poll(&s->q.scq, &c, QUIET_MS), 0);
 }
 
-/* rule strict-firmware-rejects-recycling: under stock firmware a recycled
- * WQE's stale index fails it with a local QP operation error */
+/* rule strict-firmware-rejects-recycling: under stock firmware the second
+ * lap's WQE index no longer matches: local QP operation error at counter 64 */
 static void hw_strict_firmware_rejects_recycling(void **state)
 {
-	need_ignore_sq_overflow(state, "strict-firmware-rejects-recycling");
+	struct hw_env *e = recycle_start(state, "strict-firmware-rejects-recycling", false);
+	struct hw_xqp *m = hw_xqp_new(e, HW_XQP_MASTER);
+	struct hw_xqp *s = hw_xqp_new(e, HW_XQP_MASTER | HW_XQP_MANAGED_SEND);
+	struct prism_wqe w;
+	struct prism_cqe c;
+
+	cc_link(e, m, s);
+	assert_int_equal(s->q.dv.sq.wqe_cnt, 64);
+	for (int i = 0; i < 64; i++) {
+		hw_nop(&w, false);
+		hw_post(&s->q, &w);
+	}
+	hw_ring(&s->q);
+	cc_enable(m, PRISM_OP_SEND_ENABLE, s->q.qpn, 65);
+	c = hw_expect(&s->q.scq);
+	assert_int_equal(c.opcode, PRISM_CQE_REQ_ERR);
+	assert_int_equal(c.syndrome, PRISM_SYND_LOCAL_QP_OP_ERR);
+	assert_int_equal(c.wqe_counter, 64);
 }
 
 /* rule recv-en-makes-receive-usable: a managed receive queue accepts a SEND

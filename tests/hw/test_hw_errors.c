@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <time.h>
 
 #include <cmocka.h>
 
@@ -280,6 +281,68 @@ static void hw_cq_owner_bit_wraps(void **state)
 	}
 }
 
+/* Posts @n signaled NOPs on a and rings once; none is polled. */
+static void post_nops(struct hw_env *e, uint32_t n)
+{
+	struct prism_wqe w;
+
+	if (n > e->a.dv.sq.wqe_cnt)
+		HW_SKIP("%s: the CQ holds %u CQEs, more than the send queue can overrun it with",
+		        e->name, e->a.scq.dv.cqe_cnt);
+	for (uint32_t i = 0; i < n; i++) {
+		hw_nop(&w, true);
+		hw_post(&e->a, &w);
+	}
+	hw_ring(&e->a);
+}
+
+/* rule cq-overrun-fails-qp: without IGNORE_OVERRUN a CQE that finds the ring
+ * full is lost and the QP moves to ERR (IBA: CQ error).  Twice the CQ's
+ * depth in signaled NOPs, none polled. */
+static void hw_cq_overrun_fails_qp(void **state)
+{
+	const struct hw_pair_opts opts = {.cq_depth = 4};
+	struct hw_env *e = hw_start(state, HW_NEED_RAW, &opts);
+	int waited = 0;
+
+	post_nops(e, 2 * e->a.scq.dv.cqe_cnt + 2);
+	/* the error is asynchronous: look at the QP until it is in ERR */
+	while (hw_qp_state(&e->a) != IBV_QPS_ERR && waited < e->timeout_ms) {
+		struct timespec ms = {0, 1000000};
+
+		nanosleep(&ms, NULL);
+		waited++;
+	}
+	assert_int_equal(hw_qp_state(&e->a), IBV_QPS_ERR);
+}
+
+/* rule cq-ignore-overrun: with IGNORE_OVERRUN the CQ keeps producing over
+ * unconsumed entries: after twice its depth in signaled NOPs, none polled,
+ * the last CQE sits in its slot with that pass's owner bit, and the QP is
+ * still in RTS */
+static void hw_cq_ignore_overrun(void **state)
+{
+	const struct hw_pair_opts opts = {.cq_depth = 4, .cq_ignore_overrun = true};
+	struct hw_env *e = hw_start(state, HW_NEED_RAW, &opts);
+	uint32_t n = e->a.scq.dv.cqe_cnt, last = 2 * n + 1;
+	struct prism_cqe c = {0};
+	int waited = 0;
+
+	post_nops(e, last + 1);
+	while (waited < e->timeout_ms &&
+	       (hw_raw_peek(&e->a.scq, last, &c) || c.wqe_counter != last)) {
+		struct timespec ms = {0, 1000000};
+
+		nanosleep(&ms, NULL);
+		waited++;
+	}
+	assert_int_equal(hw_raw_peek(&e->a.scq, last, &c), 0);
+	assert_int_equal(c.wqe_counter, last);
+	assert_int_equal(c.opcode, PRISM_CQE_REQ);
+	assert_int_equal(c.owner, (last / n) & 1);
+	assert_int_equal(hw_qp_state(&e->a), IBV_QPS_RTS);
+}
+
 /* rule rnr-retry-exceeded: a SEND that finds no posted RECV, with
  * rnr_retry = 0, completes with RNR_RETRY_EXC_ERR (0x16); its QP goes to ERR */
 static void hw_rnr_retry_exceeded(void **state)
@@ -419,6 +482,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(hw_recv_too_short, hw_setup, hw_teardown),
 	    cmocka_unit_test_setup_teardown(hw_error_isolation, hw_setup, hw_teardown),
 	    cmocka_unit_test_setup_teardown(hw_cq_owner_bit_wraps, hw_setup, hw_teardown),
+	    cmocka_unit_test_setup_teardown(hw_cq_overrun_fails_qp, hw_setup, hw_teardown),
+	    cmocka_unit_test_setup_teardown(hw_cq_ignore_overrun, hw_setup, hw_teardown),
 	    cmocka_unit_test_setup_teardown(hw_rnr_retry_exceeded, hw_setup, hw_teardown),
 	    cmocka_unit_test_setup_teardown(hw_rnr_infinite_waits_for_recv, hw_setup, hw_teardown),
 	    cmocka_unit_test_setup_teardown(hw_qp_state_machine, hw_setup, hw_teardown),

@@ -152,6 +152,71 @@ static void raw_doorbell_carries_true_index(void **state)
 	assert_int_equal(c.ds, 1);
 }
 
+/* the cross-channel tests' WQEs (indices wider than 16/24 bits included)
+ * go through the codec into the ring and decode back unchanged */
+static void raw_post_ordering_wqes(void **state)
+{
+	struct fake *f = *state;
+	struct hw_qp *q = &f->env.a;
+	struct prism_wqe w, back;
+	uint32_t c;
+
+	hw_nop(&w, false);
+	w.ctrl.opcode = PRISM_OP_CQE_WAIT;
+	w.wait_en.obj_num = 0x77;
+	w.wait_en.index = 0x5000001;
+	c = hw_post(q, &w);
+	assert_true(prism_wqe_decode(hw_sq_slot(q, c), PRISM_WQE_BB, &back, NULL) > 0);
+	assert_int_equal(back.ctrl.opcode, PRISM_OP_CQE_WAIT);
+	assert_int_equal(back.wait_en.obj_num, 0x77);
+	assert_int_equal(back.wait_en.index & 0xffffff, 1);
+	hw_nop(&w, true);
+	w.ctrl.opcode = PRISM_OP_SEND_ENABLE;
+	w.wait_en.obj_num = 0x99;
+	w.wait_en.index = 0x10002;
+	c = hw_post(q, &w);
+	assert_true(prism_wqe_decode(hw_sq_slot(q, c), PRISM_WQE_BB, &back, NULL) > 0);
+	assert_int_equal(back.ctrl.opcode, PRISM_OP_SEND_ENABLE);
+	assert_int_equal(back.wait_en.obj_num, 0x99);
+	assert_int_equal(back.wait_en.index & 0xffff, 2);
+	assert_int_equal(back.ctrl.wqe_index, c);
+	assert_int_equal(back.ctrl.qpn, FAKE_QPN);
+}
+
+/* masked atomics of every size the atomics suite posts encode (opmod from
+ * the size) and occupy the BBs their segments need */
+static void raw_post_masked_atomics(void **state)
+{
+	static const struct {
+		uint8_t op;
+		unsigned size, bbs;
+	} cases[] = {
+	    {PRISM_OP_ATOMIC_MASKED_CS, 4, 1},  {PRISM_OP_ATOMIC_MASKED_CS, 8, 2},
+	    {PRISM_OP_ATOMIC_MASKED_CS, 16, 2}, {PRISM_OP_ATOMIC_MASKED_CS, 32, 3},
+	    {PRISM_OP_ATOMIC_MASKED_FA, 8, 1},  {PRISM_OP_ATOMIC_MASKED_FA, 16, 2},
+	};
+	struct fake *f = *state;
+	struct hw_qp *q = &f->env.a;
+
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct prism_wqe w, back;
+		uint32_t c, before = q->sq_pi;
+
+		hw_atomic(&w, cases[i].op, 0x1000, 5, 0, 0, 0x2000, 6, true);
+		w.atomic.size = (uint8_t)cases[i].size;
+		w.sge[0].byte_count = cases[i].size;
+		memset(w.atomic.swap_bytes, 0xff, sizeof(w.atomic.swap_bytes));
+		memset(w.atomic.swap_mask_bytes, 0x80, sizeof(w.atomic.swap_mask_bytes));
+		c = hw_post(q, &w);
+		assert_int_equal(q->sq_pi - before, cases[i].bbs);
+		assert_true(prism_wqe_decode(hw_sq_slot(q, c), (size_t)cases[i].bbs * PRISM_WQE_BB,
+		                             &back, NULL) > 0);
+		assert_int_equal(back.ctrl.opcode, cases[i].op);
+		assert_int_equal(back.atomic.size, cases[i].size);
+		assert_int_equal(back.sge[0].byte_count, cases[i].size);
+	}
+}
+
 static void raw_post_recv_codec_bytes(void **state)
 {
 	struct fake *f = *state;
@@ -186,6 +251,7 @@ static void check_owner_bit(struct fake *f, uint32_t cqe_size)
 
 	fake_cq(f, &cq, cqe_size);
 	assert_int_equal(hw_raw_poll(&cq, &out), 0); /* fresh: all invalid */
+	assert_int_equal(hw_raw_peek(&cq, 0, &out), -1);
 	for (uint16_t i = 0; i < CQ_N; i++) {
 		put_cqe(f, cqe_size, i, i, 0); /* first pass: owner 0 */
 		assert_int_equal(hw_raw_poll(&cq, &out), 1);
@@ -195,6 +261,9 @@ static void check_owner_bit(struct fake *f, uint32_t cqe_size)
 	}
 	/* wrapped: slot 0 still holds the old owner-0 CQE, not ours yet */
 	assert_int_equal(hw_raw_poll(&cq, &out), 0);
+	assert_int_equal(hw_raw_peek(&cq, CQ_N, &out), 0); /* peek ignores the owner bit */
+	assert_int_equal(out.wqe_counter, 0);
+	assert_int_equal(out.owner, 0);
 	put_cqe(f, cqe_size, 0, 4, 1);
 	assert_int_equal(hw_raw_poll(&cq, &out), 1);
 	assert_int_equal(out.wqe_counter, 4);
@@ -435,6 +504,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(raw_post_writes_codec_bytes, setup, teardown),
 	    cmocka_unit_test_setup_teardown(raw_doorbell_carries_true_index, setup, teardown),
+	    cmocka_unit_test_setup_teardown(raw_post_ordering_wqes, setup, teardown),
+	    cmocka_unit_test_setup_teardown(raw_post_masked_atomics, setup, teardown),
 	    cmocka_unit_test_setup_teardown(raw_post_recv_codec_bytes, setup, teardown),
 	    cmocka_unit_test_setup_teardown(raw_poll_follows_owner_bit, setup, teardown),
 	    cmocka_unit_test_setup_teardown(raw_poll_reads_128_byte_cqes, setup, teardown),
