@@ -16,10 +16,34 @@
 
 #include "net/net_frame.h"
 #include "net/net_oob.h"
+#include "net/net_simpkt.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static uint8_t out[8192];
+
+static void check_sim_mapping(const struct net_pkt *pkt)
+{
+	static const struct net_simpkt_addr addr = {
+	    .local_node = 2, .local_qpn = 0, .peer_node = 1, .peer_qpn = 0x100};
+	struct net_simpkt_addr a = addr;
+	uint8_t s1[NET_SIMPKT_SCRATCH], s2[NET_SIMPKT_SCRATCH];
+	struct net_diag diag = {0};
+	struct sim_pkt sp;
+	struct net_pkt back;
+
+	a.local_qpn = pkt->dest_qpn; /* as if it arrived on the right link */
+	if (net_simpkt_from_wire(pkt, &a, &sp, s1, &diag)) {
+		if (diag.code >= 0 || diag.msg[0] == '\0')
+			__builtin_trap();
+		return;
+	}
+	if (net_simpkt_to_wire(&sp, &back, s2, &diag) || net_frame_size(&back, NULL) < 0)
+		__builtin_trap();
+	if (back.opcode != pkt->opcode && !(pkt->opcode == NET_OP_MASKED_ATOMIC_ACKNOWLEDGE &&
+	                                    back.opcode == NET_OP_ATOMIC_ACKNOWLEDGE))
+		__builtin_trap();
+}
 
 static void check_packet(const uint8_t *data, size_t size)
 {
@@ -37,6 +61,7 @@ static void check_packet(const uint8_t *data, size_t size)
 	if (n < 0 || (size_t)n != size || memcmp(out, data, size) != 0)
 		__builtin_trap();
 	net_pkt_snprint(line, sizeof(line), &pkt);
+	check_sim_mapping(&pkt);
 }
 
 static void check_stream(const uint8_t *data, size_t size)

@@ -298,6 +298,45 @@ static void test_connect_accept(void **state)
 	net_listener_close(l);
 }
 
+struct client6_job {
+	int port, rc, fd;
+	struct net_oob_params mine, peer;
+};
+
+static void *client6_main(void *arg)
+{
+	struct client6_job *j = arg;
+
+	j->rc = net_connect("::1", j->port, &j->mine, &j->peer, 5000, &j->fd, NULL);
+	return NULL;
+}
+
+/* The same exchange over IPv6 (skipped where the host has no ::1). */
+static void test_connect_ipv6(void **state)
+{
+	struct client6_job job = {.mine = sample_params()};
+	struct net_oob_params srv = {.qpn = 0x66};
+	struct net_listener *l;
+	struct net_pending *p;
+	pthread_t th;
+	int fd;
+
+	(void)state;
+	if (net_listen("::1", NET_PORT_EPHEMERAL, &l, NULL))
+		skip();
+	job.port = net_listener_port(l);
+	pthread_create(&th, NULL, client6_main, &job);
+	assert_int_equal(net_listener_accept(l, 5000, &p, NULL), 0);
+	assert_non_null(strstr(net_pending_addr(p), "[::1]:"));
+	assert_int_equal(net_pending_accept(p, &srv, &fd, NULL), 0);
+	pthread_join(th, NULL);
+	assert_int_equal(job.rc, 0);
+	assert_int_equal(job.peer.qpn, 0x66);
+	close(fd);
+	close(job.fd);
+	net_listener_close(l);
+}
+
 static void test_reject_reaches_client(void **state)
 {
 	struct client_job job = {.mine = sample_params()};
@@ -434,6 +473,7 @@ int main(void)
 	    cmocka_unit_test(test_truncated_exchange),
 	    cmocka_unit_test(test_big_blob),
 	    cmocka_unit_test(test_connect_accept),
+	    cmocka_unit_test(test_connect_ipv6),
 	    cmocka_unit_test(test_reject_reaches_client),
 	    cmocka_unit_test(test_foreign_clients),
 	    cmocka_unit_test(test_connect_refused_and_default_port),
