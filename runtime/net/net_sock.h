@@ -37,7 +37,10 @@ int net_listener_port(const struct net_listener *l);
  * Accept one client and read its CONNECT within @timeout_ms.  A client whose
  * setup is malformed or of another version is answered with REJECT (when
  * it can still be reached), closed, and reported here (-EPROTO /
- * -EPROTONOSUPPORT); the listener stays usable.
+ * -EPROTONOSUPPORT); the listener stays usable.  The CONNECT is read on the
+ * caller's thread: a client that connects and then sends slowly holds the
+ * caller up to @timeout_ms, so a server with many clients calls this from a
+ * thread of its own (poll net_listener_fd first).
  */
 int net_listener_accept(struct net_listener *l, int timeout_ms, struct net_pending **out,
                         struct net_diag *diag);
