@@ -7,3 +7,5 @@ runtime_local_SRCS := tests/runtime/test_runtime_local.c tests/runtime/support/h
 runtime_tcp_SRCS := tests/runtime/test_runtime_tcp.c tests/runtime/support/hashget_chain.c
 lib_chains_SRCS := tests/runtime/test_lib_chains.c
 daemon_SRCS := tests/runtime/test_daemon.c tests/runtime/support/hashget_chain.c
+BENCHES += bench_runtime
+bench_runtime_SRCS := tests/bench/bench_runtime.c tests/runtime/support/hashget_chain.c

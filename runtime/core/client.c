@@ -490,6 +490,9 @@ int core_client_wait(struct prism_client *cl, uint64_t k, int timeout_ms)
 			/* In-process: the server may have torn our connection down. */
 			if (cl->srv && !core_server_has_conn(cl->srv, cl->conn_id))
 				return cl->error = -PRISM_E_CONN;
+			/* Over TCP: retry a SEND parked on an RNR NAK (RNR timer). */
+			if (cl->link && spins % 16 == 0)
+				core_client_net_kick(cl);
 			nanosleep(&ts, NULL);
 		}
 	}

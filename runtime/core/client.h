@@ -65,6 +65,7 @@ int core_client_wait(struct prism_client *cl, uint64_t k, int timeout_ms);
 /* Transport glue (client_net.c). */
 int core_client_net_connect(struct prism_client *cl, const char *addr, struct core_hello *h);
 int core_client_net_attach(struct prism_client *cl);
+void core_client_net_kick(struct prism_client *cl);
 void core_client_net_close(struct prism_client *cl);
 
 #endif /* CORE_CLIENT_H */

@@ -121,6 +121,18 @@ int core_client_net_attach(struct prism_client *cl)
 	return err;
 }
 
+/*
+ * The RNR timer of a client whose peer is in another process: a SEND that
+ * found no receive posted (the server CPU had not re-armed yet) is parked
+ * until the device sees outside progress; the server's re-post happens on
+ * another device, so the waiting client kicks its own device now and then,
+ * as a NIC's RNR timer would fire.
+ */
+void core_client_net_kick(struct prism_client *cl)
+{
+	sim_dev_kick(sim_backend_dev(cl->dev->be));
+}
+
 void core_client_net_close(struct prism_client *cl)
 {
 	if (cl->link)
