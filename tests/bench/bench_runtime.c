@@ -16,6 +16,7 @@
  * (no compiler needed), so the figure is the runtime's, not a chain's.
  */
 #include <errno.h>
+#include <libgen.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -253,7 +254,114 @@ static void bench_many_connections(void)
 	srv_close(&s);
 }
 
-int main(void)
+/* ---- daemon mode: the application's CPU per offloaded get ---------------- */
+
+static double tv_us(struct timeval t)
+{
+	return (double)t.tv_sec * 1e6 + (double)t.tv_usec;
+}
+
+static void bench_daemon(const char *prismd)
+{
+	char dir[] = "/tmp/prism-bench-XXXXXX", cfg[128], sock[128], chain[128], text[1024];
+	int out[2], cmd[2], rep[2], st;
+	uint16_t port = 0;
+	pid_t d, app;
+	FILE *f;
+
+	if (!mkdtemp(dir))
+		return;
+	snprintf(cfg, sizeof(cfg), "%s/s.yaml", dir);
+	snprintf(sock, sizeof(sock), "%s/ctl", dir);
+	snprintf(chain, sizeof(chain), "%s/hg.chain", dir);
+	f = fopen(chain, "w");
+	if (!f || fwrite(yaml, 1, yaml_len, f) != yaml_len)
+		return;
+	fclose(f);
+	int n = snprintf(text, sizeof(text),
+			 "listen: 127.0.0.1:0\ncontrol: %s\nregions:\n  - {name: table, size: %u, "
+			 "shared-by-app: true}\nprograms:\n  - %s\n",
+			 sock, TABLE_SIZE, chain);
+	f = fopen(cfg, "w");
+	if (!f || fwrite(text, 1, (size_t)n, f) != (size_t)n)
+		return;
+	fclose(f);
+	if (pipe(out) || pipe(cmd) || pipe(rep))
+		return;
+	d = fork();
+	if (d == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		dup2(out[1], 1);
+		execl(prismd, prismd, "--config", cfg, (char *)NULL);
+		_exit(127);
+	}
+	close(out[1]);
+	f = fdopen(out[0], "r");
+	while (f && fgets(text, sizeof(text), f))
+		if (sscanf(text, "prismd: ready port=%hu", &port) == 1)
+			break;
+	app = fork();
+	if (app == 0) {
+		/* The application: shares its table, then only answers rusage requests. */
+		struct prism_device *dev = prism_device__open("sim", NULL);
+		struct prism_region *r =
+			dev ? prism_device__create_region(dev, "table", TABLE_SIZE, NULL) : NULL;
+		struct prism_daemon *dm = r ? prism_daemon__attach(sock) : NULL;
+		char c;
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (!dm || prism_daemon__share_region(dm, r))
+			_exit(1);
+		struct hg_table t = {prism_region__addr(r), TABLE_SIZE, NB};
+
+		hg_fill(&t, keys, prism_region__nic_addr(r), 3);
+		while (read(cmd[0], &c, 1) == 1) {
+			struct rusage ru;
+
+			getrusage(RUSAGE_SELF, &ru);
+			if (write(rep[1], &ru, sizeof(ru)) != sizeof(ru))
+				_exit(2);
+		}
+		_exit(0);
+	}
+	struct rusage r0, r1;
+	char c = 1, addr[32];
+	struct prism_device *dev = prism_device__open("sim", NULL);
+	struct prism_client *cl = NULL;
+	int gets = 0;
+
+	snprintf(addr, sizeof(addr), "127.0.0.1:%u", port);
+	if (write(cmd[1], &c, 1) == 1 && read(rep[0], &r0, sizeof(r0)) == sizeof(r0) && dev)
+		cl = prism_client__connect(dev, addr, NULL);
+	if (cl) {
+		for (int i = 0; i < 5000; i++)
+			gets += one_get(cl, (uint32_t)i) == 0;
+		if (write(cmd[1], &c, 1) == 1 && read(rep[0], &r1, sizeof(r1)) == sizeof(r1)) {
+			double cpu = tv_us(r1.ru_utime) + tv_us(r1.ru_stime) - tv_us(r0.ru_utime) -
+				     tv_us(r0.ru_stime);
+
+			printf("daemon mode: %d gets served by prismd; the application's CPU time "
+			       "(getrusage) during them: %.0f us total, %.4f us per get\n",
+			       gets, cpu, gets ? cpu / gets : 0.0);
+		}
+		prism_client__close(cl);
+	} else {
+		printf("daemon mode: setup failed\n");
+	}
+	prism_device__close(dev);
+	close(cmd[1]);
+	kill(app, SIGKILL);
+	waitpid(app, &st, 0);
+	kill(d, SIGTERM);
+	waitpid(d, &st, 0);
+	if (f)
+		fclose(f);
+	snprintf(text, sizeof(text), "rm -rf %s", dir);
+	if (system(text))
+		return;
+}
+
+int main(int argc, char **argv)
 {
 	struct chainobj *o;
 	uint64_t s = 42;
@@ -272,6 +380,13 @@ int main(void)
 	bench_inprocess();
 	bench_tcp();
 	bench_many_connections();
+	if (argc > 0) {
+		char self[512], prismd[600];
+
+		snprintf(self, sizeof(self), "%s", argv[0]);
+		snprintf(prismd, sizeof(prismd), "%s/prismd", dirname(self));
+		bench_daemon(prismd);
+	}
 	free(yaml);
 	return 0;
 }
