@@ -15,7 +15,9 @@
 #define PRISMC_COMMANDS(X) \
 	X(check) \
 	X(compile) \
-	X(dump)
+	X(dump) \
+	X(run) \
+	X(post)
 
 #define PRISMC_X_DECLARE(name) extern const struct prismc_cmd cmd_##name;
 PRISMC_COMMANDS(PRISMC_X_DECLARE)

@@ -1,0 +1,628 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * core/client.c - prism_client: connect, pack typed arguments, invoke
+ * synchronously or in batches, collect results, time out.
+ *
+ * The client owns one RC QP.  An invocation is one SEND of the entry's
+ * message (the server's RECV scatters it straight into WQE fields) and one
+ * response, a WRITE_IMM (or SEND) into response slot k mod depth, which
+ * consumes one of our receives and so produces one CQE per invocation, in
+ * order (RC).  Up to `depth` invocations are in flight.
+ *
+ * Owns: argument packing and range checks (address parameters are offsets
+ * inside the region the program declared; the client adds the base the
+ * server described), the SEND/RECV posting through the codec, CQ polling.
+ * Must not: trust the server's description beyond proto.c's checks; print.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/client.h"
+#include "core/program.h"
+#include "core/opts.h"
+
+static inline void put_be32(volatile uint32_t *p, uint32_t v)
+{
+	*p = __builtin_bswap32(v);
+}
+
+static uint64_t mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static uint64_t virt_now_ns(struct prism_client *cl)
+{
+	return prism_device__virt_ns(cl->dev);
+}
+
+int core_client_setup(struct prism_client *cl, const char *program, struct core_hello *h)
+{
+	const struct core_backend_ops *ops = cl->dev->ops;
+	struct core_cq_attr ca = {.ncqe = CORE_CLIENT_CQE};
+	const size_t msg_len = (size_t)CORE_CLIENT_SLOTS * CHAINOBJ_MAX_MSG;
+	const size_t resp_len = (size_t)CORE_CLIENT_SLOTS * CORE_CLIENT_SLOT_BYTES;
+	int err;
+
+	if ((err = ops->create_cq(cl->dev->be, &ca, &cl->scq, &cl->scq_info)) ||
+	    (err = ops->create_cq(cl->dev->be, &ca, &cl->rcq, &cl->rcq_info)))
+		return err;
+	struct core_qp_attr qa = {
+		.send_cq = cl->scq,
+		.recv_cq = cl->rcq,
+		.sq_bbs = CORE_CLIENT_SQ_BBS,
+		.rq_wqes = CORE_CLIENT_SLOTS * 2,
+		.rq_max_sge = 1,
+	};
+	if ((err = ops->create_qp(cl->dev->be, &qa, &cl->qp, &cl->qp_info)))
+		return err;
+	cl->msg = aligned_alloc(64, msg_len);
+	cl->resp = aligned_alloc(64, resp_len);
+	if (!cl->msg || !cl->resp)
+		return -ENOMEM;
+	memset(cl->msg, 0, msg_len);
+	memset(cl->resp, 0, resp_len);
+	if ((err = ops->reg_mr(cl->dev->be, cl->msg, msg_len, CORE_ACCESS_LOCAL_WRITE, &cl->msg_mr,
+			       &cl->msg_keys)) ||
+	    (err = ops->reg_mr(cl->dev->be, cl->resp, resp_len,
+			       CORE_ACCESS_LOCAL_WRITE | CORE_ACCESS_REMOTE_WRITE, &cl->resp_mr,
+			       &cl->resp_keys)))
+		return err;
+	memset(h, 0, sizeof(*h));
+	h->kind = CORE_HELLO_CONNECT;
+	if (program)
+		snprintf(h->program, sizeof(h->program), "%s", program);
+	h->node = cl->dev->node;
+	h->qpn = cl->qp_info.qpn;
+	h->resp_addr = (uintptr_t)cl->resp;
+	h->resp_rkey = cl->resp_keys.rkey;
+	h->resp_slots = CORE_CLIENT_SLOTS;
+	h->resp_stride = CORE_CLIENT_SLOT_BYTES;
+	return 0;
+}
+
+/* Post one receive whose scatter entry is response slot @slot. */
+static void post_recv(struct prism_client *cl, uint32_t slot)
+{
+	struct prism_sge sge = {
+		.byte_count = CORE_CLIENT_SLOT_BYTES,
+		.lkey = cl->resp_keys.lkey,
+		.addr = (uintptr_t)(cl->resp + (size_t)slot * CORE_CLIENT_SLOT_BYTES),
+	};
+	uint32_t idx = (uint32_t)(cl->rq_pi & (cl->qp_info.rq_wqes - 1));
+
+	prism_rwqe_encode(&sge, 1, (uint8_t *)cl->qp_info.buf + (size_t)idx * cl->qp_info.rq_stride,
+			  cl->qp_info.rq_stride / 16, NULL);
+	cl->rq_pi++;
+}
+
+static void ring_rq(struct prism_client *cl)
+{
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	put_be32(&cl->qp_info.dbrec[0], (uint32_t)(cl->rq_pi & 0xffffu));
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	cl->dev->ops->ring_rq(cl->qp);
+}
+
+int core_client_finish(struct prism_client *cl)
+{
+	const struct core_backend_ops *ops = cl->dev->ops;
+	struct core_qp_peer peer = {
+		.node = cl->peer_node,
+		.qpn = cl->w.qpn,
+		.rnr_retry = 7,
+		.min_rnr_timer = 1,
+		.retry_cnt = 7,
+	};
+	int err;
+
+	if ((err = ops->modify_qp(cl->qp, CORE_QPS_INIT, NULL)) ||
+	    (err = ops->modify_qp(cl->qp, CORE_QPS_RTR, &peer)) ||
+	    (err = ops->modify_qp(cl->qp, CORE_QPS_RTS, &peer)))
+		return err;
+	/* A return before the final completion consumes a receive too. */
+	for (uint32_t i = 0; i < 2 * cl->w.depth && i < CORE_CLIENT_SLOTS * 2; i++)
+		post_recv(cl, i % cl->w.depth);
+	ring_rq(cl);
+	return 0;
+}
+
+static void client_free(struct prism_client *cl)
+{
+	const struct core_backend_ops *ops = cl->dev->ops;
+
+	if (cl->link || cl->net_fd >= 0)
+		core_client_net_close(cl);
+	if (cl->srv && cl->conn_id)
+		core_server_close_conn(cl->srv, cl->conn_id);
+	if (cl->msg_mr)
+		ops->dereg_mr(cl->msg_mr);
+	if (cl->resp_mr)
+		ops->dereg_mr(cl->resp_mr);
+	if (cl->qp)
+		ops->destroy_qp(cl->qp);
+	if (cl->scq)
+		ops->destroy_cq(cl->scq);
+	if (cl->rcq)
+		ops->destroy_cq(cl->rcq);
+	free(cl->msg);
+	free(cl->resp);
+	core_welcome_free(&cl->w);
+	free(cl);
+}
+
+static struct prism_client *client_new(struct prism_device *dev,
+				       const struct prism_client_opts *opts)
+{
+	struct prism_client *cl = calloc(1, sizeof(*cl));
+
+	if (!cl)
+		return NULL;
+	cl->dev = dev;
+	cl->net_fd = -1;
+	cl->timeout_ms = CORE_OPT(opts, timeout_ms, 5000);
+	return cl;
+}
+
+PRISM_API struct prism_client *prism_client__connect_local(struct prism_server *srv,
+							   const struct prism_client_opts *opts)
+{
+	struct prism_client *cl;
+	struct core_conn *conn;
+	struct core_hello h;
+	int err;
+
+	if ((err = CORE_OPTS_CHECK(opts, timeout_ms)))
+		return core_fail_ptr(err);
+	if (!srv)
+		return core_fail_ptr(-EINVAL);
+	cl = client_new(srv->dev, opts);
+	if (!cl)
+		return core_fail_ptr(-ENOMEM);
+	cl->srv = srv;
+	err = core_client_setup(cl, CORE_OPT(opts, program, NULL), &h);
+	if (!err)
+		err = core_server_open_conn(srv, &h, &cl->w, &conn);
+	if (!err) {
+		cl->conn_id = conn->id;
+		cl->peer_node = srv->dev->node;
+		err = core_client_finish(cl);
+	}
+	if (err) {
+		core_err("client: cannot connect in-process: %s", prism_strerror(err));
+		client_free(cl);
+		return core_fail_ptr(err);
+	}
+	return cl;
+}
+
+PRISM_API struct prism_client *prism_client__connect(struct prism_device *dev, const char *addr,
+						     const struct prism_client_opts *opts)
+{
+	struct prism_client *cl;
+	struct core_hello h;
+	int err;
+
+	if ((err = CORE_OPTS_CHECK(opts, timeout_ms)))
+		return core_fail_ptr(err);
+	if (!dev || !addr)
+		return core_fail_ptr(-EINVAL);
+	cl = client_new(dev, opts);
+	if (!cl)
+		return core_fail_ptr(-ENOMEM);
+	err = core_client_setup(cl, CORE_OPT(opts, program, NULL), &h);
+	if (!err)
+		err = core_client_net_connect(cl, addr, &h);
+	if (!err)
+		err = core_client_finish(cl);
+	if (!err)
+		err = core_client_net_attach(cl);
+	if (err) {
+		core_err("client: cannot connect to %s: %s", addr, prism_strerror(err));
+		client_free(cl);
+		return core_fail_ptr(err);
+	}
+	return cl;
+}
+
+PRISM_API void prism_client__close(struct prism_client *cl)
+{
+	if (cl)
+		client_free(cl);
+}
+
+/* ---- metadata ----------------------------------------------------------- */
+
+PRISM_API int prism_client__find_entry(const struct prism_client *cl, const char *name)
+{
+	if (!cl)
+		return -EINVAL;
+	for (uint32_t e = 0; e < cl->w.n_entries; e++)
+		if (!name || !strcmp(cl->w.entries[e].name, name))
+			return (int)e;
+	return -PRISM_E_NOENTRY;
+}
+
+static const struct core_entry_desc *entry_at(const struct prism_client *cl, int e)
+{
+	if (!cl || e < 0 || (uint32_t)e >= cl->w.n_entries)
+		return NULL;
+	return &cl->w.entries[e];
+}
+
+PRISM_API int prism_client__param_count(const struct prism_client *cl, int e)
+{
+	const struct core_entry_desc *d = entry_at(cl, e);
+
+	return d ? (int)d->n_params : -PRISM_E_NOENTRY;
+}
+
+PRISM_API int prism_client__param(const struct prism_client *cl, int e, int i,
+				  struct prism_param_info *info)
+{
+	const struct core_entry_desc *d = entry_at(cl, e);
+	struct chainobj_param p;
+
+	if (!d)
+		return -PRISM_E_NOENTRY;
+	if (!info || i < 0 || (uint32_t)i >= d->n_params)
+		return -EINVAL;
+	p.type = (enum chainobj_ptype)d->params[i].type;
+	p.width = d->params[i].width;
+	info->name = d->params[i].name;
+	info->type = core_param_type(&p);
+	info->size = p.width;
+	return 0;
+}
+
+PRISM_API int prism_client__result_size(const struct prism_client *cl, int e)
+{
+	return entry_at(cl, e) ? (int)cl->w.response_size : -PRISM_E_NOENTRY;
+}
+
+PRISM_API int prism_client__result_count(const struct prism_client *cl, int e)
+{
+	const struct core_entry_desc *d = entry_at(cl, e);
+
+	return d ? (int)d->n_results : -PRISM_E_NOENTRY;
+}
+
+PRISM_API int prism_client__result(const struct prism_client *cl, int e, int i,
+				   struct prism_result_info *info)
+{
+	const struct core_entry_desc *d = entry_at(cl, e);
+
+	if (!d)
+		return -PRISM_E_NOENTRY;
+	if (!info || i < 0 || (uint32_t)i >= d->n_results)
+		return -EINVAL;
+	info->name = d->results[i].name;
+	info->offset = d->results[i].offset;
+	info->size = d->results[i].width;
+	info->big_endian = d->results[i].order == CHAINOBJ_ORDER_BIG;
+	return 0;
+}
+
+/* ---- argument packing --------------------------------------------------- */
+
+static void put_uint(uint8_t *p, uint32_t width, uint32_t order, uint64_t v)
+{
+	chainobj_put_uint(p, width, (enum chainobj_order)order, v);
+}
+
+/* Pack @call's arguments into @msg per entry @d.  0 or -PRISM_E_ARGS. */
+static int pack_args(const struct core_entry_desc *d, const struct prism_call *call, uint8_t *msg)
+{
+	bool used[64] = {0};
+
+	if (call->nargs > 64)
+		return -PRISM_E_ARGS;
+	memset(msg, 0, d->msg_size);
+	for (uint32_t i = 0; i < d->n_params; i++) {
+		const struct core_param_desc *p = &d->params[i];
+		const struct prism_arg *a = NULL;
+		uint8_t val[CHAINOBJ_MAX_MSG];
+
+		for (size_t j = 0; j < call->nargs; j++) {
+			if (call->args[j].name && !strcmp(call->args[j].name, p->name)) {
+				a = &call->args[j];
+				used[j] = true;
+			}
+		}
+		if (!a) {
+			core_err("entry '%s': missing argument '%s'", d->name, p->name);
+			return -PRISM_E_ARGS;
+		}
+		if (p->type == CHAINOBJ_PT_BYTES) {
+			if (!a->bytes || a->len != p->width) {
+				core_err("entry '%s': argument '%s' needs %u bytes, got %zu",
+					 d->name, p->name, p->width, a->bytes ? a->len : 0);
+				return -PRISM_E_ARGS;
+			}
+			memcpy(val, a->bytes, p->width);
+		} else {
+			uint64_t v = a->u64;
+
+			if (p->width < 8 && v >> (8 * p->width)) {
+				core_err("entry '%s': argument '%s' = 0x%llx does not fit %u bytes",
+					 d->name, p->name, (unsigned long long)v, p->width);
+				return -PRISM_E_ARGS;
+			}
+			if (p->type == CHAINOBJ_PT_ADDR) {
+				/* An offset inside the declared region; the server's keys
+				 * enforce the bound too, this is the friendly check. */
+				if (v >= p->region_size) {
+					core_err("entry '%s': argument '%s' = offset 0x%llx is "
+						 "outside its %llu-byte region",
+						 d->name, p->name, (unsigned long long)v,
+						 (unsigned long long)p->region_size);
+					return -PRISM_E_ARGS;
+				}
+				v += p->region_base;
+			}
+			put_uint(val, p->width, p->order, v);
+		}
+		for (uint32_t c = 0; c < p->copies; c++)
+			memcpy(msg + p->msg_offset + (size_t)c * p->width, val, p->width);
+	}
+	for (size_t j = 0; j < call->nargs; j++) {
+		if (!used[j]) {
+			core_err("entry '%s': no parameter named '%s'", d->name,
+				 call->args[j].name ? call->args[j].name : "(null)");
+			return -PRISM_E_ARGS;
+		}
+	}
+	return 0;
+}
+
+/* ---- the data path ------------------------------------------------------ */
+
+static int poll_cqs(struct prism_client *cl)
+{
+	for (;;) { /* send completions: errors only matter */
+		const uint8_t *raw = (const uint8_t *)cl->scq_info.buf +
+				     (cl->scq_ci & (cl->scq_info.ncqe - 1)) * PRISM_CQE_BYTES;
+		uint8_t op_own = __atomic_load_n(&raw[63], __ATOMIC_ACQUIRE);
+		struct prism_cqe c;
+
+		if ((op_own >> 4) == PRISM_CQE_INVALID ||
+		    !prism_cqe_sw_owned(op_own, (uint32_t)cl->scq_ci, cl->scq_info.ncqe))
+			break;
+		prism_cqe_decode(raw, &c, NULL);
+		cl->scq_ci++;
+		put_be32(&cl->scq_info.dbrec[0], (uint32_t)(cl->scq_ci & 0xffffffu));
+		if (c.opcode == PRISM_CQE_REQ_ERR) {
+			core_err("client: SEND failed: %s", prism_cqe_syndrome_name(c.syndrome));
+			return cl->error = -PRISM_E_CONN;
+		}
+	}
+	for (;;) { /* responses */
+		const uint8_t *raw = (const uint8_t *)cl->rcq_info.buf +
+				     (cl->rcq_ci & (cl->rcq_info.ncqe - 1)) * PRISM_CQE_BYTES;
+		uint8_t op_own = __atomic_load_n(&raw[63], __ATOMIC_ACQUIRE);
+		struct prism_cqe c;
+
+		if ((op_own >> 4) == PRISM_CQE_INVALID ||
+		    !prism_cqe_sw_owned(op_own, (uint32_t)cl->rcq_ci, cl->rcq_info.ncqe))
+			break;
+		prism_cqe_decode(raw, &c, NULL);
+		cl->rcq_ci++;
+		put_be32(&cl->rcq_info.dbrec[0], (uint32_t)(cl->rcq_ci & 0xffffffu));
+		if (c.opcode == PRISM_CQE_RESP_ERR || c.opcode == PRISM_CQE_REQ_ERR) {
+			core_err("client: response failed: %s",
+				 prism_cqe_syndrome_name(c.syndrome));
+			return cl->error = -PRISM_E_CONN;
+		}
+		uint64_t k = cl->answered;
+		uint32_t slot = (uint32_t)(k % cl->w.depth);
+		struct prism_call *call = cl->inflight[slot];
+
+		post_recv(cl, slot);
+		ring_rq(cl);
+		if (c.imm != cl->w.final_imm) {
+			/* A `return` site's completion: its bytes are in the slot; the
+			 * invocation ends with the final completion (RC keeps order). */
+			if (call)
+				call->ret_site = c.imm;
+			continue;
+		}
+		cl->answered++;
+		if (call) {
+			size_t n = cl->w.response_size;
+
+			if (n > call->result_cap) {
+				call->status = -PRISM_E_RESULT;
+				n = call->result_cap;
+			} else {
+				call->status = 0;
+			}
+			if (call->result)
+				memcpy(call->result, cl->resp + (size_t)slot * CORE_CLIENT_SLOT_BYTES,
+				       n);
+			call->result_len = n;
+			call->virt_ns = c.timestamp > cl->t_sent[slot]
+						? c.timestamp - cl->t_sent[slot]
+						: 0;
+			if (c.imm && !call->ret_site)
+				call->ret_site = c.imm; /* an unconditional final return */
+			cl->inflight[slot] = NULL;
+		}
+	}
+	return 0;
+}
+
+/* One round of making progress: our device, and the server when in-process. */
+static int step(struct prism_client *cl)
+{
+	int err;
+
+	if (cl->srv && !cl->srv->running)
+		core_server_poll(cl->srv);
+	else
+		core_dev_progress(cl->dev);
+	if (cl->link && __atomic_load_n(&cl->link_down, __ATOMIC_ACQUIRE))
+		return cl->error = -PRISM_E_NET_PEER_GONE;
+	err = poll_cqs(cl);
+	return err;
+}
+
+int core_client_wait(struct prism_client *cl, uint64_t k, int timeout_ms)
+{
+	uint64_t deadline = timeout_ms < 0 ? UINT64_MAX : mono_ms() + (uint64_t)timeout_ms;
+	unsigned spins = 0;
+
+	while (cl->answered <= k) {
+		int err = cl->error ? cl->error : step(cl);
+
+		if (err)
+			return err;
+		if (cl->answered > k)
+			break;
+		if (mono_ms() >= deadline)
+			return -PRISM_E_TIMEOUT;
+		if (++spins > 64) {
+			struct timespec ts = {0, 20 * 1000};
+
+			/* In-process: the server may have torn our connection down. */
+			if (cl->srv && !core_server_has_conn(cl->srv, cl->conn_id))
+				return cl->error = -PRISM_E_CONN;
+			/* Over TCP: retry a SEND parked on an RNR NAK (RNR timer). */
+			if (cl->link && spins % 16 == 0)
+				core_client_net_kick(cl);
+			nanosleep(&ts, NULL);
+		}
+	}
+	return 0;
+}
+
+int core_client_send_raw(struct prism_client *cl, const void *msg, size_t len,
+			 struct prism_call *call)
+{
+	uint64_t k = cl->sent;
+	uint32_t slot = (uint32_t)(k % cl->w.depth);
+	uint8_t *buf = cl->msg + (size_t)slot * CHAINOBJ_MAX_MSG;
+	struct prism_wqe w;
+	uint32_t idx;
+	int n;
+
+	if (cl->error)
+		return cl->error;
+	if (len > CHAINOBJ_MAX_MSG)
+		return -PRISM_E_ARGS;
+	/* Wait for the invocation that used this slot before. */
+	if (k >= cl->w.inflight) {
+		int err = core_client_wait(cl, k - cl->w.inflight, cl->timeout_ms);
+
+		if (err)
+			return err;
+	}
+	if (buf != msg)
+		memcpy(buf, msg, len);
+	/* A program that answers only part of its result (a miss) leaves zeros. */
+	memset(cl->resp + (size_t)slot * CORE_CLIENT_SLOT_BYTES, 0, CORE_CLIENT_SLOT_BYTES);
+	memset(&w, 0, sizeof(w));
+	w.ctrl.opcode = PRISM_OP_SEND;
+	w.ctrl.wqe_index = (uint16_t)cl->sq_pi;
+	w.ctrl.qpn = cl->qp_info.qpn;
+	w.ctrl.fm_ce_se = prism_fm_ce_se(PRISM_FENCE_NONE, PRISM_CE_CQ_UPDATE, false);
+	w.num_sge = 1;
+	w.sge[0] = (struct prism_sge){.byte_count = (uint32_t)len,
+				      .lkey = cl->msg_keys.lkey,
+				      .addr = (uintptr_t)buf};
+	idx = (uint32_t)(cl->sq_pi & (cl->qp_info.sq_bbs - 1));
+	n = prism_wqe_encode(&w, (uint8_t *)cl->qp_info.buf + cl->qp_info.sq_offset +
+					 (size_t)idx * PRISM_WQE_BB,
+			     PRISM_WQE_BB, NULL);
+	if (n < 0)
+		return -PRISM_E_BACKEND;
+	cl->inflight[slot] = call;
+	if (call) {
+		call->status = 1; /* pending */
+		call->ret_site = 0;
+	}
+	cl->t_sent[slot] = virt_now_ns(cl);
+	cl->sq_pi += prism_wqe_bbs((unsigned)n / PRISM_WQE_DS_BYTES);
+	cl->sent++;
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	put_be32(&cl->qp_info.dbrec[1], (uint32_t)(cl->sq_pi & 0xffffu));
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	return cl->dev->ops->ring_sq(cl->qp);
+}
+
+static int send_call(struct prism_client *cl, struct prism_call *call)
+{
+	const struct core_entry_desc *d;
+	uint8_t msg[CHAINOBJ_MAX_MSG];
+	int e, err;
+
+	e = prism_client__find_entry(cl, call->entry);
+	if (e < 0) {
+		core_err("client: program '%s' has no entry '%s'", cl->w.program,
+			 call->entry ? call->entry : "(null)");
+		return call->status = e;
+	}
+	d = &cl->w.entries[e];
+	if ((err = pack_args(d, call, msg)))
+		return call->status = err;
+	err = core_client_send_raw(cl, msg, d->msg_size, call);
+	if (err)
+		call->status = err;
+	return err;
+}
+
+PRISM_API int prism_client__invoke_batch(struct prism_client *cl, struct prism_call *calls,
+					 size_t n, const struct prism_invoke_opts *opts)
+{
+	int timeout, err, ok = 0;
+	uint64_t first;
+
+	if ((err = CORE_OPTS_CHECK(opts, timeout_ms)))
+		return err;
+	if (!cl || (!calls && n))
+		return -EINVAL;
+	timeout = CORE_OPT(opts, timeout_ms, cl->timeout_ms);
+	first = cl->sent;
+	for (size_t i = 0; i < n; i++) {
+		calls[i].status = 1;
+		calls[i].result_len = 0;
+		calls[i].virt_ns = 0;
+		err = send_call(cl, &calls[i]);
+		if (err && err != -PRISM_E_ARGS && err != -PRISM_E_NOENTRY) {
+			for (size_t j = i; j < n; j++)
+				if (calls[j].status == 1)
+					calls[j].status = err;
+			break;
+		}
+	}
+	if (cl->sent > first) {
+		err = core_client_wait(cl, cl->sent - 1, timeout);
+		if (err) {
+			for (uint32_t s = 0; s < CORE_CLIENT_SLOTS; s++) {
+				if (cl->inflight[s]) {
+					cl->inflight[s]->status = err;
+					cl->inflight[s] = NULL; /* a late answer is dropped */
+				}
+			}
+		}
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (calls[i].status == 1)
+			calls[i].status = -PRISM_E_TIMEOUT;
+		ok += calls[i].status == 0;
+	}
+	return ok;
+}
+
+PRISM_API int prism_client__invoke(struct prism_client *cl, struct prism_call *call,
+				   const struct prism_invoke_opts *opts)
+{
+	int n = prism_client__invoke_batch(cl, call, 1, opts);
+
+	if (n < 0)
+		return n;
+	return call->status;
+}

@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * core/client_net.c - a client's TCP side: the setup exchange with a server
+ * (hello out, connection description back), attaching our QP to the
+ * transport, and `prismc post`'s one-shot program upload.
+ *
+ * Owns: parsing "host:port", mapping setup failures to prism codes, the
+ * client's link-down flag.
+ * Must not: touch the data path (client.c).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/client.h"
+#include "core/opts.h"
+#include "net/net.h"
+
+static int split_addr(const char *addr, char *host, size_t cap, int *port)
+{
+	const char *colon = strrchr(addr, ':');
+	size_t hl = colon ? (size_t)(colon - addr) : strlen(addr);
+	char *end;
+
+	if (hl >= cap)
+		return -EINVAL;
+	memcpy(host, addr, hl);
+	host[hl] = 0;
+	*port = 0;
+	if (colon) {
+		long v = strtol(colon + 1, &end, 10);
+
+		if (!colon[1] || *end || v <= 0 || v > 65535)
+			return -EINVAL;
+		*port = (int)v;
+	}
+	return 0;
+}
+
+static int setup_error(int err, const struct net_diag *d, const char *addr)
+{
+	core_err("connect %s: %s", addr, d->msg[0] ? d->msg : prism_strerror(err));
+	if (err == -ECONNREFUSED && strstr(d->msg, "reject"))
+		return -PRISM_E_NET_REJECTED;
+	if (err == -EPROTO)
+		return -PRISM_E_NET_PROTO;
+	if (err == -EPROTONOSUPPORT)
+		return -PRISM_E_NET_VERSION;
+	return err;
+}
+
+static void client_link_down(void *ctx, struct net_link *link, int err, const char *why)
+{
+	struct prism_client *cl = ctx;
+
+	(void)link;
+	core_info("client: link down: %s", why);
+	__atomic_store_n(&cl->link_down, 1, __ATOMIC_RELEASE);
+}
+
+int core_client_net_connect(struct prism_client *cl, const char *addr, struct core_hello *h)
+{
+	struct net_transport *t = core_dev_transport(cl->dev);
+	struct net_oob_params mine = {0}, peer = {0};
+	struct net_diag d = {0};
+	uint8_t hello[256];
+	char host[256];
+	int port, fd, err;
+	size_t n;
+
+	if (!t)
+		return -PRISM_E_BACKEND;
+	if (split_addr(addr, host, sizeof(host), &port)) {
+		core_err("client: '%s' is not host:port", addr);
+		return -EINVAL;
+	}
+	mine.node = cl->dev->node;
+	mine.qpn = h->qpn;
+	mine.n_regions = 1;
+	mine.regions[0] = (struct net_oob_region){h->resp_addr, h->resp_rkey,
+						  h->resp_slots * h->resp_stride};
+	n = core_hello_encode(h, hello, sizeof(hello));
+	mine.blob = hello;
+	mine.blob_len = (uint32_t)n;
+	err = net_connect(host[0] ? host : "127.0.0.1", port, &mine, &peer, cl->timeout_ms, &fd,
+			  &d);
+	if (err)
+		return setup_error(err, &d, addr);
+	err = core_welcome_decode(peer.blob, peer.blob_len, &cl->w);
+	net_oob_params_release(&peer);
+	if (!err && cl->w.status)
+		err = cl->w.status;
+	if (err) {
+		close(fd);
+		core_err("connect %s: %s", addr, prism_strerror(err));
+		return err;
+	}
+	cl->peer_node = net_peer_node(sim_backend_dev(cl->dev->be), &peer);
+	cl->net_fd = fd;
+	cl->net_peer = malloc(sizeof(peer));
+	if (!cl->net_peer) {
+		close(fd);
+		return -ENOMEM;
+	}
+	memcpy(cl->net_peer, &peer, sizeof(peer));
+	return 0;
+}
+
+int core_client_net_attach(struct prism_client *cl)
+{
+	struct net_link_cbs cbs = {.down = client_link_down, .ctx = cl};
+	struct net_diag d = {0};
+	int err = net_transport_attach(core_dev_transport(cl->dev), cl->net_fd,
+				       sim_backend_qp(cl->qp), cl->net_peer, &cbs, &cl->link, &d);
+
+	cl->net_fd = -1;
+	free(cl->net_peer);
+	cl->net_peer = NULL;
+	if (err)
+		core_err("client: attach: %s", d.msg);
+	return err;
+}
+
+/*
+ * The RNR timer of a client whose peer is in another process: a SEND that
+ * found no receive posted (the server CPU had not re-armed yet) is parked
+ * until the device sees outside progress; the server's re-post happens on
+ * another device, so the waiting client kicks its own device now and then,
+ * as a NIC's RNR timer would fire.
+ */
+void core_client_net_kick(struct prism_client *cl)
+{
+	sim_dev_kick(sim_backend_dev(cl->dev->be));
+}
+
+void core_client_net_close(struct prism_client *cl)
+{
+	if (cl->link)
+		net_link_close(cl->link);
+	cl->link = NULL;
+	if (cl->net_fd >= 0)
+		close(cl->net_fd);
+	cl->net_fd = -1;
+	free(cl->net_peer);
+	cl->net_peer = NULL;
+}
+
+PRISM_API int prism_post(const char *addr, const void *chain, size_t len,
+			 const struct prism_post_opts *opts)
+{
+	struct net_oob_params mine = {0}, peer = {0};
+	struct core_hello h = {.kind = CORE_HELLO_POST};
+	struct net_diag d = {0};
+	char host[256];
+	int port, fd, err;
+	uint8_t *blob;
+	size_t n;
+
+	if ((err = CORE_OPTS_CHECK(opts, timeout_ms)))
+		return err;
+	if (!addr || !chain)
+		return -EINVAL;
+	if (split_addr(addr, host, sizeof(host), &port)) {
+		core_err("post: '%s' is not host:port", addr);
+		return -EINVAL;
+	}
+	n = core_hello_encode(&h, NULL, 0);
+	if (n + len > NET_OOB_MAX_BLOB) {
+		core_err("post: a %zu-byte object does not fit the %u-byte setup message", len,
+			 NET_OOB_MAX_BLOB - (unsigned)n);
+		return -E2BIG;
+	}
+	blob = malloc(n + len);
+	if (!blob)
+		return -ENOMEM;
+	core_hello_encode(&h, blob, n);
+	memcpy(blob + n, chain, len);
+	mine.node = 1;
+	mine.blob = blob;
+	mine.blob_len = (uint32_t)(n + len);
+	err = net_connect(host[0] ? host : "127.0.0.1", port, &mine, &peer,
+			  CORE_OPT(opts, timeout_ms, 5000), &fd, &d);
+	free(blob);
+	if (err)
+		return setup_error(err, &d, addr);
+	net_oob_params_release(&peer);
+	close(fd);
+	return 0;
+}

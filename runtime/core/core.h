@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * core/core.h - the runtime core's internal objects (behind prism.h).
+ *
+ * Owns: the layouts of struct prism_device and struct prism_region, the
+ * device-level lock that serialises backend progress, and the helpers the
+ * loader, server and client share (errno at the API boundary, name checks).
+ *
+ * Must not: be installed or included by anything outside runtime/ and the
+ * runtime's tests; know a backend's internals (only core/backend.h).
+ */
+#ifndef CORE_CORE_H
+#define CORE_CORE_H
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <prism/prism.h>
+#include <prism/wqe.h>
+
+#include "core/backend.h"
+#include "core/log.h"
+
+#define CORE_NAME_MAX 63u
+
+struct prism_region {
+	struct prism_device *dev;
+	struct prism_region *next;
+	char name[CORE_NAME_MAX + 1];
+	void *addr;
+	uint64_t nic_addr;	 /* the address WQEs use: addr, or prismd's mapping */
+	size_t len;
+	unsigned access;	 /* enum prism_access */
+	int fd;			 /* memfd of a created region, else -1 */
+	bool mapped;		 /* we mmap'ed addr (created / adopted regions) */
+	unsigned users;		 /* loaded programs bound to it */
+	struct core_be_mr *mr;
+	struct core_mr_info keys;
+};
+
+struct core_sim_obs;
+struct net_transport;
+
+struct prism_device {
+	char name[32];
+	const struct core_backend_ops *ops;
+	struct core_be_dev *be;
+	bool threaded;		 /* backend runs by itself: no progress() calls */
+	uint32_t node;		 /* sim node id of this device on the wire */
+	struct core_sim_obs *sim_obs; /* sim: cost profile observer */
+	struct net_transport *transport; /* created at the first TCP connection */
+	pthread_mutex_t transport_lock;
+	pthread_mutex_t lock;	 /* serialises progress() and doorbells */
+	pthread_mutex_t reg_lock; /* the region list */
+	struct prism_region *regions;
+};
+
+/* Return @err (negative) as NULL + errno at the API boundary. */
+static inline void *core_fail_ptr(int err)
+{
+	errno = err < 0 ? -err : err;
+	return NULL;
+}
+
+/* Letters, digits, '_', '-', '.'; not empty; at most CORE_NAME_MAX bytes. */
+bool core_name_valid(const char *name);
+
+/* Backend progress under the device lock (no-op for self-running backends). */
+int core_dev_progress(struct prism_device *dev);
+
+/* enum prism_access -> enum core_access (remote + local write as needed). */
+unsigned core_access_to_backend(unsigned prism_access);
+
+/* Region lookup under the registry lock; NULL when absent. */
+struct prism_region *core_region_find(struct prism_device *dev, const char *name);
+
+/*
+ * Register @len bytes at @addr that this library maps (memfd @fd, owned
+ * by the region from now on: closed and unmapped on unregister).
+ */
+struct prism_region *core_region_adopt(struct prism_device *dev, const char *name, int fd,
+				       void *addr, size_t len, unsigned access);
+
+/* The device's TCP transport, created on first use (server_net.c); NULL on failure. */
+struct net_transport *core_dev_transport(struct prism_device *dev);
+
+/* memfd helpers (core/memfd.c). */
+int core_memfd_create(const char *name, size_t len, int *fd_out, void **addr_out);
+int core_memfd_map(int fd, size_t *len_out, void **addr_out);
+
+#endif /* CORE_CORE_H */

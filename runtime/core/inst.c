@@ -1,0 +1,557 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * core/inst.c - a program instance per connection: create, post, re-arm,
+ * detect errors, tear down.
+ *
+ * Posting follows the execution model of docs/chain-format.md: every queue
+ * of the object becomes a QP (the conn queue connected to the client, each
+ * worker connected to itself on this device), every CQ a CQ.  Invocation k
+ * uses window k of each ring: template slot s goes to slot
+ * (s + k * per_invocation) mod ring_slots, and the relocations are applied
+ * with k (count kinds: k * stride + delta; client response address: slot
+ * k mod depth).  With CPU re-arm `depth` windows are posted ahead; when
+ * invocation k has produced its CQEs on every CQ, window k + depth is
+ * posted.  A program that recycles its own queues is posted once.
+ *
+ *   client --SEND--> conn.RQ (RECV scatters args into WQE fields)
+ *                    ctl: WAIT conn.rcq -> SEND_EN w0 ... -> SEND_EN conn
+ *                    conn.SQ: WRITE_IMM result --> client
+ *
+ * Owns: everything a connection allocates on the device.
+ * Must not: hand queue-memory keys to anyone but the program's own WQEs.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/inst.h"
+
+#define INST_MAX_DEPTH 16u
+
+static inline void put_be32(volatile uint32_t *p, uint32_t v)
+{
+	*p = __builtin_bswap32(v);
+}
+
+static unsigned min_u(unsigned a, unsigned b)
+{
+	return a < b ? a : b;
+}
+
+/* Depth the rings and CQs allow: each holds `depth` invocations at once. */
+static unsigned ring_depth(const struct chainobj *o, unsigned want)
+{
+	unsigned d = want ? min_u(want, INST_MAX_DEPTH) : INST_MAX_DEPTH;
+
+	/* With early exits invocation k+1's counters depend on k's exit; a
+	 * scratch image is re-applied between invocations only. */
+	if (o->n_exits || o->scratch_init_len)
+		return 1;
+	for (uint32_t q = 0; q < o->n_queues; q++) {
+		const struct chainobj_queue *qu = &o->queues[q];
+
+		if (qu->sq_per_invocation)
+			d = min_u(d, qu->sq_slots / qu->sq_per_invocation);
+		if (qu->rq_per_invocation)
+			d = min_u(d, qu->rq_slots / qu->rq_per_invocation);
+	}
+	for (uint32_t c = 0; c < o->n_cqs; c++)
+		if (o->cqs[c].per_invocation)
+			d = min_u(d, o->cqs[c].entries / o->cqs[c].per_invocation);
+	return d ? d : 1;
+}
+
+/* Byte address of ring slot @slot of queue @q. */
+static uint8_t *slot_ptr(struct core_inst *in, uint32_t q, enum chainobj_ring ring, uint32_t slot)
+{
+	const struct core_qp_info *qi = &in->qps[q].info;
+
+	if (ring == CHAINOBJ_RING_SQ)
+		return (uint8_t *)qi->buf + qi->sq_offset + (size_t)slot * PRISM_WQE_BB;
+	return (uint8_t *)qi->buf + (size_t)slot * qi->rq_stride;
+}
+
+/* Counter base of queue @q's @ring in the invocation being posted. */
+static uint64_t ring_base(const struct core_inst *in, uint32_t q, enum chainobj_ring ring)
+{
+	return ring == CHAINOBJ_RING_SQ ? in->base.sq[q] : in->base.rq[q];
+}
+
+static uint32_t ring_slots(const struct chainobj_queue *qu, enum chainobj_ring ring)
+{
+	return ring == CHAINOBJ_RING_SQ ? qu->sq_slots : qu->rq_slots;
+}
+
+/* Ring slot of template slot @slot of queue @q in the invocation being posted. */
+static uint32_t window_slot(const struct core_inst *in, uint32_t q, enum chainobj_ring ring,
+			    uint32_t slot)
+{
+	const struct chainobj_queue *qu = &in->prog->obj->queues[q];
+
+	return (uint32_t)((ring_base(in, q, ring) + slot) % ring_slots(qu, ring));
+}
+
+/* The value relocation @r stores in the invocation being posted (number @k). */
+static uint64_t reloc_value(struct core_inst *in, const struct chainobj_reloc *r, uint64_t k)
+{
+	switch (r->kind) {
+	case CHAINOBJ_RELOC_QPN:
+		return in->qps[r->target].info.qpn;
+	case CHAINOBJ_RELOC_CQN:
+		return in->cqs[r->target].info.cqn;
+	case CHAINOBJ_RELOC_QBUF_ADDR: {
+		/* WQE `delta` of this invocation in the target ring, byte `addend`
+		 * (an addend of a whole slot or more counts slots too). */
+		enum chainobj_ring ring = (enum chainobj_ring)r->ring;
+		uint32_t unit = ring == CHAINOBJ_RING_SQ ? PRISM_WQE_BB
+							 : in->qps[r->target].info.rq_stride;
+		uint32_t idx = (uint32_t)(r->delta + r->addend / unit);
+
+		return (uintptr_t)slot_ptr(in, r->target, ring,
+					   window_slot(in, r->target, ring, idx)) +
+		       r->addend % unit;
+	}
+	case CHAINOBJ_RELOC_QBUF_LKEY:
+		return in->qps[r->target].keys.lkey;
+	case CHAINOBJ_RELOC_QBUF_RKEY:
+		return in->qps[r->target].keys.rkey;
+	case CHAINOBJ_RELOC_REGION_ADDR:
+		return (uintptr_t)in->prog->regions[r->target]->addr + r->addend;
+	case CHAINOBJ_RELOC_REGION_LKEY:
+		return in->prog->regions[r->target]->keys.lkey;
+	case CHAINOBJ_RELOC_REGION_RKEY:
+		return in->prog->regions[r->target]->keys.rkey;
+	case CHAINOBJ_RELOC_SCRATCH_ADDR:
+		return (uintptr_t)in->scratch + r->addend;
+	case CHAINOBJ_RELOC_SCRATCH_LKEY:
+		return in->scratch_keys.lkey;
+	case CHAINOBJ_RELOC_SCRATCH_RKEY:
+		return in->scratch_keys.rkey;
+	case CHAINOBJ_RELOC_CLIENT_RESP_ADDR:
+		return in->peer.resp_addr + r->addend + (k % in->depth) * in->peer.resp_stride;
+	case CHAINOBJ_RELOC_CLIENT_RESP_RKEY:
+		return in->peer.resp_rkey;
+	case CHAINOBJ_RELOC_CLIENT_QPN:
+		return in->peer.qpn;
+	case CHAINOBJ_RELOC_SQ_COUNT:
+		return (in->base.sq[r->target] + r->delta) & 0xffffu; /* ENABLE: 16 bits */
+	case CHAINOBJ_RELOC_RQ_COUNT:
+		return (in->base.rq[r->target] + r->delta) & 0xffffu;
+	case CHAINOBJ_RELOC_CQ_COUNT:
+		return (in->base.cq[r->target] + r->delta) & 0xffffffu; /* WAIT: 24 bits */
+	case CHAINOBJ_RELOC__COUNT:
+		break;
+	}
+	return 0;
+}
+
+/* Copy invocation @k's templates to their ring slots (at the current bases) and relocate. */
+static void post_window(struct core_inst *in, uint64_t k)
+{
+	const struct chainobj *o = in->prog->obj;
+
+	for (uint32_t q = 0; q < o->n_queues; q++) {
+		const struct chainobj_queue *qu = &o->queues[q];
+
+		/* A WQE may wrap around the end of the ring: copy it BB by BB. */
+		for (uint32_t i = 0; i < qu->n_sq; i++)
+			for (uint32_t off = 0; off < qu->sq[i].len; off += PRISM_WQE_BB) {
+				uint32_t n = qu->sq[i].len - off;
+
+				memcpy(slot_ptr(in, q, CHAINOBJ_RING_SQ,
+						window_slot(in, q, CHAINOBJ_RING_SQ,
+							    qu->sq[i].slot + off / PRISM_WQE_BB)),
+				       qu->sq[i].bytes + off, n < PRISM_WQE_BB ? n : PRISM_WQE_BB);
+			}
+		for (uint32_t i = 0; i < qu->n_rq; i++)
+			memcpy(slot_ptr(in, q, CHAINOBJ_RING_RQ,
+					window_slot(in, q, CHAINOBJ_RING_RQ, qu->rq[i].slot)),
+			       qu->rq[i].bytes, qu->rq[i].len);
+	}
+	for (uint32_t i = 0; i < o->n_relocs; i++) {
+		const struct chainobj_reloc *r = &o->relocs[i];
+		const struct chainobj_wqe *w =
+			chainobj_site_wqe(o, r->site.queue, r->site.ring, r->site.wqe);
+		/* Fields sit inside 16-byte segments, never across a 64-byte BB. */
+		uint32_t bb = r->site.ring == CHAINOBJ_RING_SQ ? r->site.offset / PRISM_WQE_BB : 0;
+		uint32_t off = r->site.ring == CHAINOBJ_RING_SQ ? r->site.offset % PRISM_WQE_BB
+								: r->site.offset;
+		uint8_t *p = slot_ptr(in, r->site.queue, r->site.ring,
+				      window_slot(in, r->site.queue, r->site.ring, w->slot + bb));
+
+		chainobj_put_uint(p + off, r->site.width, r->order, reloc_value(in, r, k));
+	}
+	/* Producer counters: every template of this invocation is posted. */
+	for (uint32_t q = 0; q < o->n_queues; q++) {
+		const struct chainobj_queue *qu = &o->queues[q];
+		uint64_t sq_end = 0, rq_end = 0;
+
+		for (uint32_t i = 0; i < qu->n_sq; i++) {
+			uint32_t end = qu->sq[i].slot +
+				       prism_wqe_bbs(qu->sq[i].len / PRISM_WQE_DS_BYTES);
+			if (end > sq_end)
+				sq_end = end;
+		}
+		for (uint32_t i = 0; i < qu->n_rq; i++)
+			if (qu->rq[i].slot + 1u > rq_end)
+				rq_end = qu->rq[i].slot + 1u;
+		if (qu->sq_per_invocation > sq_end)
+			sq_end = qu->sq_per_invocation;
+		if (qu->rq_per_invocation > rq_end)
+			rq_end = qu->rq_per_invocation;
+		if (in->base.sq[q] + sq_end > in->sq_pi[q])
+			in->sq_pi[q] = in->base.sq[q] + sq_end;
+		if (in->base.rq[q] + rq_end > in->rq_pi[q])
+			in->rq_pi[q] = in->base.rq[q] + rq_end;
+	}
+}
+
+/* Advance the bases by the per-invocation amounts or by exit @e's. */
+static void advance(struct core_inst *in, const struct chainobj_exit *e)
+{
+	const struct chainobj *o = in->prog->obj;
+
+	for (uint32_t q = 0; q < o->n_queues; q++) {
+		in->base.sq[q] += e ? e->sq_advance[q] : o->queues[q].sq_per_invocation;
+		in->base.rq[q] += e ? e->rq_advance[q] : o->queues[q].rq_per_invocation;
+	}
+	for (uint32_t c = 0; c < o->n_cqs; c++)
+		in->base.cq[c] += e ? e->cq_advance[c] : o->cqs[c].per_invocation;
+}
+
+/* Post the next invocation window (number in->posted) and advance. */
+static void post_next(struct core_inst *in)
+{
+	const struct chainobj *o = in->prog->obj;
+
+	if (o->scratch_init_len) /* depth 1: no invocation is running now */
+		memcpy(in->scratch, o->scratch_init, o->scratch_init_len);
+	post_window(in, in->posted++);
+	if (!o->n_exits)
+		advance(in, NULL); /* bases of the next window, known in advance */
+}
+
+/* Write the producer counters into the doorbell records and ring. */
+static int ring_doorbells(struct core_inst *in)
+{
+	const struct chainobj *o = in->prog->obj;
+	const struct core_backend_ops *ops = in->dev->ops;
+	int err;
+
+	for (uint32_t q = 0; q < o->n_queues; q++) {
+		const struct chainobj_queue *qu = &o->queues[q];
+		volatile uint32_t *db = in->qps[q].info.dbrec;
+
+		/* WQE bytes before the doorbell record (mlx5: udma_to_device_barrier). */
+		__atomic_thread_fence(__ATOMIC_RELEASE);
+		put_be32(&db[0], (uint32_t)(in->rq_pi[q] & 0xffffu));
+		put_be32(&db[1], (uint32_t)(in->sq_pi[q] & 0xffffu));
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		if (qu->n_rq && (err = ops->ring_rq(in->qps[q].qp)))
+			return err;
+		if (qu->n_sq && (err = ops->ring_sq(in->qps[q].qp)))
+			return err;
+	}
+	return 0;
+}
+
+uint32_t core_inst_conn_qpn(const struct core_inst *in)
+{
+	return in->qps[in->prog->conn_queue].info.qpn;
+}
+
+static int qp_to_rts(struct core_inst *in, uint32_t q, uint32_t node, uint32_t qpn)
+{
+	const struct core_backend_ops *ops = in->dev->ops;
+	struct core_qp_peer peer = {
+		.node = node,
+		.qpn = qpn,
+		.rnr_retry = 7,
+		.min_rnr_timer = 1,
+		.retry_cnt = 7,
+	};
+	int err;
+
+	if ((err = ops->modify_qp(in->qps[q].qp, CORE_QPS_INIT, NULL)) ||
+	    (err = ops->modify_qp(in->qps[q].qp, CORE_QPS_RTR, &peer)) ||
+	    (err = ops->modify_qp(in->qps[q].qp, CORE_QPS_RTS, &peer)))
+		return err;
+	return 0;
+}
+
+static int create_objects(struct core_inst *in)
+{
+	const struct chainobj *o = in->prog->obj;
+	const struct core_backend_ops *ops = in->dev->ops;
+	const unsigned qacc = CORE_ACCESS_LOCAL_WRITE | CORE_ACCESS_REMOTE_READ |
+			      CORE_ACCESS_REMOTE_WRITE | CORE_ACCESS_REMOTE_ATOMIC;
+	int err;
+
+	for (uint32_t c = 0; c < o->n_cqs; c++) {
+		struct core_cq_attr a = {
+			.ncqe = o->cqs[c].entries,
+			.ignore_overrun = o->cqs[c].ignore_overrun,
+		};
+
+		err = ops->create_cq(in->dev->be, &a, &in->cqs[c].cq, &in->cqs[c].info);
+		if (err) {
+			core_err("conn %u: program '%s': CQ '%s': %s", in->id, in->prog->name,
+				 o->cqs[c].name, prism_strerror(err));
+			return err;
+		}
+		in->mem_bytes += (size_t)in->cqs[c].info.ncqe * PRISM_CQE_BYTES;
+	}
+	for (uint32_t q = 0; q < o->n_queues; q++) {
+		const struct chainobj_queue *qu = &o->queues[q];
+		struct core_qp_attr a = {
+			.send_cq = in->cqs[qu->send_cq].cq,
+			.recv_cq = in->cqs[qu->recv_cq].cq,
+			.sq_bbs = qu->sq_slots,
+			.rq_wqes = qu->rq_slots,
+			.rq_max_sge = qu->rq_slots ? qu->rq_stride_ds : 0,
+			.flags = CORE_QP_CROSS_CHANNEL,
+		};
+
+		if (qu->managed_send)
+			a.flags |= CORE_QP_MANAGED_SEND;
+		if (qu->managed_recv)
+			a.flags |= CORE_QP_MANAGED_RECV;
+		if (!in->cpu_rearm)
+			a.flags |= CORE_QP_IGNORE_SQ_OVERFLOW | CORE_QP_IGNORE_RQ_OVERFLOW;
+		err = ops->create_qp(in->dev->be, &a, &in->qps[q].qp, &in->qps[q].info);
+		if (err) {
+			core_err("conn %u: program '%s': queue '%s': %s", in->id, in->prog->name,
+				 qu->name, prism_strerror(err));
+			return err;
+		}
+		if (qu->rq_slots && in->qps[q].info.rq_stride != qu->rq_stride_ds * 16u) {
+			core_err("conn %u: program '%s': queue '%s': device receive stride %u, "
+				 "object expects %u",
+				 in->id, in->prog->name, qu->name, in->qps[q].info.rq_stride,
+				 qu->rq_stride_ds * 16u);
+			return -PRISM_E_RELOC;
+		}
+		in->mem_bytes += in->qps[q].info.buf_len;
+		err = ops->reg_mr(in->dev->be, in->qps[q].info.buf, in->qps[q].info.buf_len, qacc,
+				  &in->qps[q].mr, &in->qps[q].keys);
+		if (err)
+			return err;
+	}
+	in->scratch_len = o->scratch_size ? o->scratch_size : 64;
+	in->scratch = aligned_alloc(64, (in->scratch_len + 63) & ~(size_t)63);
+	if (!in->scratch)
+		return -ENOMEM;
+	memset(in->scratch, 0, in->scratch_len);
+	in->mem_bytes += in->scratch_len;
+	return ops->reg_mr(in->dev->be, in->scratch, in->scratch_len, qacc, &in->scratch_mr,
+			   &in->scratch_keys);
+}
+
+int core_inst_create(struct prism_program *prog, uint32_t id, const struct core_peer *peer,
+		     enum prism_rearm rearm, unsigned want_depth, struct core_inst **out)
+{
+	const struct chainobj *o = prog->obj;
+	bool nic_program = o->rearm == CHAINOBJ_REARM_NIC_RECYCLE;
+	struct core_inst *in;
+	int err;
+
+	if ((rearm == PRISM_REARM_NIC && !nic_program) || (rearm == PRISM_REARM_CPU && nic_program)) {
+		core_err("conn %u: program '%s' re-arms with %s; the server wants %s", id,
+			 prog->name, chainobj_rearm_name(o->rearm),
+			 rearm == PRISM_REARM_NIC ? "NIC recycling" : "CPU re-posting");
+		return -PRISM_E_REARM;
+	}
+	in = calloc(1, sizeof(*in));
+	if (!in)
+		return -ENOMEM;
+	in->prog = prog;
+	in->dev = prog->dev;
+	in->id = id;
+	in->peer = *peer;
+	if (!in->peer.resp_stride)
+		in->peer.resp_stride = o->response_size;
+	in->cpu_rearm = !nic_program;
+	in->depth = in->cpu_rearm ? ring_depth(o, want_depth) : 1;
+	if (peer->resp_slots && in->depth > peer->resp_slots)
+		in->depth = peer->resp_slots;
+	in->cqs = calloc(o->n_cqs ? o->n_cqs : 1, sizeof(*in->cqs));
+	in->qps = calloc(o->n_queues ? o->n_queues : 1, sizeof(*in->qps));
+	core_program_get(prog);
+	if (!in->cqs || !in->qps) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	if ((err = create_objects(in)))
+		goto fail;
+	for (uint32_t q = 0; q < o->n_queues; q++) {
+		bool conn = (int)q == prog->conn_queue;
+
+		err = qp_to_rts(in, q, conn ? peer->node : in->dev->node,
+				conn ? peer->qpn : in->qps[q].info.qpn);
+		if (err) {
+			core_err("conn %u: queue '%s': cannot connect: %s", id, o->queues[q].name,
+				 prism_strerror(err));
+			goto fail;
+		}
+	}
+	in->base.sq = calloc(o->n_queues ? o->n_queues : 1, sizeof(uint64_t));
+	in->base.rq = calloc(o->n_queues ? o->n_queues : 1, sizeof(uint64_t));
+	in->base.cq = calloc(o->n_cqs ? o->n_cqs : 1, sizeof(uint64_t));
+	in->sq_pi = calloc(o->n_queues ? o->n_queues : 1, sizeof(uint64_t));
+	in->rq_pi = calloc(o->n_queues ? o->n_queues : 1, sizeof(uint64_t));
+	in->inv_start = calloc(o->n_cqs ? o->n_cqs : 1, sizeof(uint64_t));
+	if (!in->base.sq || !in->base.rq || !in->base.cq || !in->sq_pi || !in->rq_pi ||
+	    !in->inv_start) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	while (in->posted < in->depth)
+		post_next(in);
+	if ((err = ring_doorbells(in)))
+		goto fail;
+	core_dbg("conn %u: program '%s': %u queues, depth %u, %zu bytes, %s re-arm", id,
+		 prog->name, o->n_queues, in->depth, in->mem_bytes, in->cpu_rearm ? "CPU" : "NIC");
+	*out = in;
+	return 0;
+fail:
+	core_inst_destroy(in);
+	return err;
+}
+
+/* Consume the CQEs a CQ has produced; an error CQE fails the instance. */
+static int poll_cq(struct core_inst *in, uint32_t c)
+{
+	struct core_inst_cq *cq = &in->cqs[c];
+	const uint32_t n = cq->info.ncqe;
+
+	for (;;) {
+		const uint8_t *raw = (const uint8_t *)cq->info.buf +
+				     (size_t)(cq->consumed & (n - 1)) * PRISM_CQE_BYTES;
+		uint8_t op_own = __atomic_load_n(&raw[PRISM_CQE_BYTES - 1], __ATOMIC_ACQUIRE);
+		struct prism_cqe cqe;
+
+		if ((op_own >> 4) == PRISM_CQE_INVALID ||
+		    !prism_cqe_sw_owned(op_own, (uint32_t)cq->consumed, n))
+			return 0;
+		if (prism_cqe_decode(raw, &cqe, NULL) == 0 &&
+		    (cqe.opcode == PRISM_CQE_REQ_ERR || cqe.opcode == PRISM_CQE_RESP_ERR)) {
+			core_warn("conn %u: program '%s': CQ '%s': error completion on QP 0x%x WQE "
+				  "%u: %s",
+				  in->id, in->prog->name, in->prog->obj->cqs[c].name, cqe.qpn,
+				  cqe.wqe_counter, prism_cqe_syndrome_name(cqe.syndrome));
+			in->error = -PRISM_E_CONN;
+		}
+		cq->consumed++;
+		cq->last_counter = cqe.wqe_counter;
+		cq->last_qpn = cqe.qpn;
+		put_be32(&cq->info.dbrec[0], (uint32_t)(cq->consumed & 0xffffffu));
+		if (in->error)
+			return in->error;
+	}
+}
+
+/*
+ * The exit the invocation took: its queue's last completion this invocation
+ * is the exit's WQE (the lane stopped right after it).  NULL: the loop ran
+ * to its bound (fall-through, the per-invocation advances).
+ */
+static const struct chainobj_exit *taken_exit(const struct core_inst *in)
+{
+	const struct chainobj *o = in->prog->obj;
+
+	for (uint32_t e = 0; e < o->n_exits; e++) {
+		const struct chainobj_exit *x = &o->exits[e];
+		const struct chainobj_queue *qu = &o->queues[x->queue];
+		const struct core_inst_cq *cq = &in->cqs[qu->send_cq];
+		uint16_t at = (uint16_t)(in->base.sq[x->queue] + qu->sq[x->wqe].slot);
+
+		if (cq->consumed > in->inv_start[qu->send_cq] && cq->last_qpn ==
+		    in->qps[x->queue].info.qpn && cq->last_counter == at)
+			return x;
+	}
+	return NULL;
+}
+
+int core_inst_poll(struct core_inst *in)
+{
+	const struct chainobj *o = in->prog->obj;
+	uint32_t ccq = o->queues[in->prog->conn_queue].send_cq;
+	uint32_t per = o->cqs[ccq].per_invocation ? o->cqs[ccq].per_invocation : 1;
+	uint64_t done, before = in->completed;
+	int err;
+
+	if (in->error)
+		return in->error;
+	/* The conn queue's last response ends an invocation (docs/chain-format.md,
+	 * "Re-arm"); the lanes' CQEs were all produced before it (the join). */
+	if ((err = poll_cq(in, ccq)))
+		return err;
+	for (uint32_t c = 0; c < o->n_cqs; c++)
+		if (c != ccq && (err = poll_cq(in, c)))
+			return err;
+	done = in->cqs[ccq].consumed / per;
+	if (done <= in->completed)
+		return 0;
+	if (!in->cpu_rearm) {
+		in->completed = done;
+		return (int)(done - before);
+	}
+	if (o->n_exits) { /* depth 1: exactly one invocation finished */
+		const struct chainobj_exit *x = taken_exit(in);
+		char deltas[160] = "";
+
+		for (uint32_t c = 0, n = 0; c < o->n_cqs && n < sizeof(deltas) - 12; c++)
+			n += (uint32_t)snprintf(deltas + n, sizeof(deltas) - n, " %llu",
+						(unsigned long long)(in->cqs[c].consumed -
+								     in->inv_start[c]));
+		core_dbg("conn %u: invocation %llu ended by %s (CQEs:%s)", in->id,
+			 (unsigned long long)in->completed,
+			 x ? "an early exit" : "the fall-through", deltas);
+		advance(in, x);
+		for (uint32_t c = 0; c < o->n_cqs; c++)
+			in->inv_start[c] = in->cqs[c].consumed;
+	}
+	in->completed = done;
+	while (in->posted < in->completed + in->depth)
+		post_next(in);
+	if ((err = ring_doorbells(in))) {
+		in->error = err;
+		return err;
+	}
+	return (int)(done - before);
+}
+
+void core_inst_destroy(struct core_inst *in)
+{
+	const struct core_backend_ops *ops;
+	const struct chainobj *o;
+
+	if (!in)
+		return;
+	ops = in->dev->ops;
+	o = in->prog->obj;
+	if (in->qps) {
+		for (uint32_t q = 0; q < o->n_queues; q++) {
+			if (in->qps[q].mr)
+				ops->dereg_mr(in->qps[q].mr);
+			if (in->qps[q].qp)
+				ops->destroy_qp(in->qps[q].qp);
+		}
+	}
+	if (in->cqs)
+		for (uint32_t c = 0; c < o->n_cqs; c++)
+			if (in->cqs[c].cq)
+				ops->destroy_cq(in->cqs[c].cq);
+	if (in->scratch_mr)
+		ops->dereg_mr(in->scratch_mr);
+	free(in->scratch);
+	free(in->base.sq);
+	free(in->base.rq);
+	free(in->base.cq);
+	free(in->sq_pi);
+	free(in->rq_pi);
+	free(in->inv_start);
+	free(in->qps);
+	free(in->cqs);
+	core_program_put(in->prog);
+	free(in);
+}

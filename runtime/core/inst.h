@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * core/inst.h - one program instance per client connection.
+ *
+ * Owns: struct core_inst: the backend CQs and QPs a connection's copy of a
+ * program runs on, the memory registrations of its queue buffers and
+ * scratch area, posting invocation windows (templates + relocations), CQ
+ * polling that detects completed invocations and error CQEs, CPU re-arm,
+ * and teardown.
+ *
+ * Must not: talk to the client (server.c / the transport do), decide when a
+ * connection is torn down (the server does), or hand out queue-memory keys.
+ */
+#ifndef CORE_INST_H
+#define CORE_INST_H
+
+#include "core/program.h"
+
+/* Where the connection's client lives and where its responses go. */
+struct core_peer {
+	uint32_t node;	    /* sim node id of the client's device */
+	uint32_t qpn;	    /* the client's QP */
+	uint64_t resp_addr; /* response buffer: depth slots of response_size bytes */
+	uint32_t resp_rkey;
+	uint32_t resp_slots; /* slots the client's buffer has */
+	uint32_t resp_stride; /* bytes per slot (>= the program's response_size) */
+};
+
+struct core_inst_cq {
+	struct core_be_cq *cq;
+	struct core_cq_info info;
+	uint64_t consumed; /* CQEs polled so far (absolute) */
+	uint16_t last_counter; /* WQE counter and QP of the latest CQE (exit detection) */
+	uint32_t last_qpn;
+};
+
+struct core_inst_qp {
+	struct core_be_qp *qp;
+	struct core_qp_info info;
+	struct core_be_mr *mr; /* the queue buffer, for QBUF_* relocations */
+	struct core_mr_info keys;
+};
+
+struct core_inst {
+	struct prism_program *prog;
+	struct prism_device *dev;
+	uint32_t id;		/* connection number (for messages) */
+	struct core_peer peer;
+	struct core_inst_cq *cqs;
+	struct core_inst_qp *qps;
+	void *scratch;
+	size_t scratch_len;
+	struct core_be_mr *scratch_mr;
+	struct core_mr_info scratch_keys;
+	unsigned depth;		/* invocations posted ahead */
+	bool cpu_rearm;		/* false: the program recycles its queues on the NIC */
+	struct {
+		uint64_t *sq, *rq; /* [n_queues] counter bases of the next window to post */
+		uint64_t *cq;	   /* [n_cqs] */
+	} base;
+	uint64_t *sq_pi, *rq_pi; /* [n_queues] producer counters posted so far */
+	uint64_t *inv_start;	 /* [n_cqs] CQEs consumed when the running invocation began */
+	uint64_t posted;	/* invocation windows posted (next k) */
+	uint64_t completed;	/* invocations finished */
+	int error;		/* first error (negative) */
+	size_t mem_bytes;	/* queue + CQ + scratch bytes of this instance */
+};
+
+/*
+ * Create the instance's CQs and QPs, connect the conn queue to @peer and
+ * every worker to itself, post the first invocation windows and ring the
+ * doorbells.  @want_depth 0: as many as the rings allow (at most 16).
+ */
+int core_inst_create(struct prism_program *prog, uint32_t id, const struct core_peer *peer,
+		     enum prism_rearm rearm, unsigned want_depth, struct core_inst **out);
+
+/* Connect the conn queue to the client (after the peer's QPN is known). */
+int core_inst_connect(struct core_inst *in, const struct core_peer *peer);
+
+/* QPN of the conn queue (what the client connects to). */
+uint32_t core_inst_conn_qpn(const struct core_inst *in);
+
+/*
+ * Poll the CQs: count completed invocations, re-post windows (CPU re-arm).
+ * Returns the number of invocations completed by this call, or a negative
+ * code once an error CQE was seen (the instance is then dead: destroy it).
+ */
+int core_inst_poll(struct core_inst *in);
+
+void core_inst_destroy(struct core_inst *in);
+
+#endif /* CORE_INST_H */

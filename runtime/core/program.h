@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * core/program.h - a loaded program (struct prism_program) as the server
+ * and the connection instances see it.
+ *
+ * Owns: struct prism_program: the parsed chain object, the regions it is
+ * bound to on its device, and a reference count (connection instances keep
+ * the program alive after the application closes or replaces it).
+ * Must not: post anything (core/inst.c instantiates per connection).
+ */
+#ifndef CORE_PROGRAM_H
+#define CORE_PROGRAM_H
+
+#include "core/chainobj.h"
+#include "core/core.h"
+
+struct prism_program {
+	struct chainobj *obj;
+	char name[CORE_NAME_MAX + 1];
+	struct prism_device *dev;	/* set by prism_program__load */
+	struct prism_region **regions;	/* [obj->n_regions], bound at load */
+	int conn_queue;			/* index of the queue with role CONN */
+	unsigned refs;			/* 1 for the application + 1 per user */
+	pthread_mutex_t ref_lock;
+};
+
+void core_program_get(struct prism_program *prog);
+void core_program_put(struct prism_program *prog);
+
+/* Public type of a parameter (width decides the integer size). */
+enum prism_type core_param_type(const struct chainobj_param *p);
+
+/*
+ * The checks the loader runs on an object before anything is posted, in
+ * addition to chainobj_validate (structure) and chain_verify (security):
+ * exactly one CONN queue, counts and windows that CPU re-posting can
+ * repeat, a verified summary.  Logs the first failure; returns 0 or
+ * -PRISM_E_VERIFY.
+ */
+int core_program_check(const struct chainobj *o, const char *name);
+
+#endif /* CORE_PROGRAM_H */

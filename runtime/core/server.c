@@ -1,0 +1,472 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * core/server.c - prism_server: programs offered to clients, one program
+ * instance per connection, the progress thread that re-arms instances and
+ * tears failed connections down without disturbing the others.
+ *
+ * Owns: the server's program table (replace = new connections get the new
+ * program; existing ones keep theirs through the program's reference
+ * count), the connection list, opening connections from a hello, posted
+ * programs, the progress loop.
+ * Must not: block in the progress loop on one connection, or let one
+ * connection's failure touch another's queues.
+ */
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/opts.h"
+#include "core/server.h"
+#include "net/net.h"
+
+PRISM_API struct prism_server *prism_server__create(struct prism_device *dev,
+						    const struct prism_server_opts *opts)
+{
+	struct prism_server *srv;
+	const char *host;
+	int err;
+
+	if ((err = CORE_OPTS_CHECK(opts, allow_post)))
+		return core_fail_ptr(err);
+	if (!dev)
+		return core_fail_ptr(-EINVAL);
+	srv = calloc(1, sizeof(*srv));
+	if (!srv)
+		return core_fail_ptr(-ENOMEM);
+	srv->dev = dev;
+	host = CORE_OPT(opts, host, NULL);
+	if (host && !(srv->host = strdup(host))) {
+		free(srv);
+		return core_fail_ptr(-ENOMEM);
+	}
+	srv->port = CORE_OPT(opts, port, 0);
+	if (srv->port < -1 || srv->port > 65535) {
+		free(srv->host);
+		free(srv);
+		return core_fail_ptr(-EINVAL);
+	}
+	srv->rearm = CORE_OPT(opts, rearm, PRISM_REARM_AUTO);
+	srv->max_conns = CORE_OPT(opts, max_conns, 4096);
+	srv->depth = CORE_OPT(opts, depth, 16);
+	srv->allow_post = CORE_OPT(opts, allow_post, false);
+	if ((unsigned)srv->rearm > PRISM_REARM_NIC) {
+		free(srv->host);
+		free(srv);
+		return core_fail_ptr(-EINVAL);
+	}
+	pthread_mutex_init(&srv->lock, NULL);
+	return srv;
+}
+
+/* Under srv->lock. */
+static int find_program(struct prism_server *srv, const char *name)
+{
+	for (unsigned i = 0; i < srv->n_progs; i++)
+		if (!strcmp(srv->progs[i]->name, name))
+			return (int)i;
+	return -1;
+}
+
+PRISM_API int prism_server__add_program(struct prism_server *srv, struct prism_program *prog)
+{
+	int i;
+
+	if (!srv || !prog)
+		return -EINVAL;
+	if (!prog->dev) {
+		core_err("server: program '%s' is not loaded", prog->name);
+		return -PRISM_E_NOTLOADED;
+	}
+	if (prog->dev != srv->dev) {
+		core_err("server: program '%s' is loaded on device %s, the server runs on %s",
+			 prog->name, prog->dev->name, srv->dev->name);
+		return -EINVAL;
+	}
+	pthread_mutex_lock(&srv->lock);
+	i = find_program(srv, prog->name);
+	if (i < 0 && srv->n_progs == CORE_SERVER_MAX_PROGRAMS) {
+		pthread_mutex_unlock(&srv->lock);
+		return -PRISM_E_LIMIT;
+	}
+	core_program_get(prog);
+	if (i >= 0) {
+		core_info("server: program '%s' replaced for new connections", prog->name);
+		core_program_put(srv->progs[i]);
+		srv->progs[i] = prog;
+	} else {
+		srv->progs[srv->n_progs++] = prog;
+	}
+	pthread_mutex_unlock(&srv->lock);
+	return 0;
+}
+
+PRISM_API int prism_server__remove_program(struct prism_server *srv, const char *name)
+{
+	int i;
+
+	if (!srv || !name)
+		return -EINVAL;
+	pthread_mutex_lock(&srv->lock);
+	i = find_program(srv, name);
+	if (i >= 0) {
+		core_program_put(srv->progs[i]);
+		srv->progs[i] = srv->progs[--srv->n_progs];
+	}
+	pthread_mutex_unlock(&srv->lock);
+	return i >= 0 ? 0 : -PRISM_E_NOPROG;
+}
+
+/* The immediate of the conn queue's last response (docs/chain-format.md). */
+static uint32_t final_imm(const struct chainobj *o, int conn)
+{
+	const struct chainobj_queue *q = &o->queues[conn];
+	const struct chainobj_wqe *last = NULL;
+	struct prism_wqe w;
+
+	for (uint32_t i = 0; i < q->n_sq; i++)
+		if (!last || q->sq[i].slot > last->slot)
+			last = &q->sq[i];
+	if (!last || prism_wqe_decode(last->bytes, last->len, &w, NULL) < 0)
+		return 0;
+	if (w.ctrl.opcode == PRISM_OP_RDMA_WRITE_IMM || w.ctrl.opcode == PRISM_OP_SEND_IMM)
+		return w.ctrl.imm;
+	return 0;
+}
+
+/* May a client pipeline invocations?  Not when one invocation's receive can
+ * overwrite scratch the previous one still reads, or counters depend on exits. */
+static bool pipelines(const struct chainobj *o)
+{
+	if (o->n_exits || o->scratch_init_len)
+		return false;
+	for (uint32_t i = 0; i < o->n_relocs; i++)
+		if (o->relocs[i].site.ring == CHAINOBJ_RING_RQ &&
+		    o->relocs[i].kind == CHAINOBJ_RELOC_SCRATCH_ADDR)
+			return false;
+	return true;
+}
+
+static void describe(const struct core_inst *in, struct core_welcome *w)
+{
+	const struct chainobj *o = in->prog->obj;
+
+	w->qpn = core_inst_conn_qpn(in);
+	w->node = in->dev->node;
+	w->depth = in->depth;
+	w->inflight = pipelines(o) ? in->depth : 1;
+	w->final_imm = final_imm(o, in->prog->conn_queue);
+	w->response_size = o->response_size;
+	snprintf(w->program, sizeof(w->program), "%s", in->prog->name);
+	for (uint32_t e = 0; e < w->n_entries; e++) {
+		const struct chainobj_entry *en = &o->entries[e];
+		struct core_entry_desc *d = &w->entries[e];
+
+		snprintf(d->name, sizeof(d->name), "%s", en->name);
+		d->msg_size = en->msg_size;
+		d->n_params = en->n_params;
+		d->n_results = en->n_results;
+		for (uint32_t i = 0; i < en->n_params; i++) {
+			const struct chainobj_param *p = &en->params[i];
+			struct core_param_desc *pd = &d->params[i];
+
+			snprintf(pd->name, sizeof(pd->name), "%s", p->name);
+			pd->type = p->type;
+			pd->width = p->width;
+			pd->order = p->order;
+			pd->msg_offset = p->msg_offset;
+			pd->copies = p->copies ? p->copies : 1;
+			if (p->type == CHAINOBJ_PT_ADDR) {
+				const struct prism_region *r = in->prog->regions[p->region];
+
+				pd->region_base = (uintptr_t)r->addr;
+				pd->region_size = o->regions[p->region].size;
+			}
+		}
+		for (uint32_t i = 0; i < en->n_results && i < CHAINOBJ_MAX_PARAMS; i++) {
+			snprintf(d->results[i].name, sizeof(d->results[i].name), "%s",
+				 en->results[i].name);
+			d->results[i].width = en->results[i].width;
+			d->results[i].order = en->results[i].order;
+			d->results[i].offset = en->results[i].offset;
+		}
+	}
+}
+
+int core_server_open_conn(struct prism_server *srv, const struct core_hello *h,
+			  struct core_welcome *w, struct core_conn **out)
+{
+	struct prism_program *prog = NULL;
+	struct core_peer peer = {
+		.node = h->node,
+		.qpn = h->qpn,
+		.resp_addr = h->resp_addr,
+		.resp_rkey = h->resp_rkey,
+		.resp_slots = h->resp_slots,
+		.resp_stride = h->resp_stride,
+	};
+	struct core_conn *c;
+	int err, i;
+
+	memset(w, 0, sizeof(*w));
+	pthread_mutex_lock(&srv->lock);
+	if (srv->st.conns_active >= srv->max_conns) {
+		pthread_mutex_unlock(&srv->lock);
+		core_warn("server: connection refused: %u connections is the limit",
+			  srv->max_conns);
+		return w->status = -PRISM_E_LIMIT;
+	}
+	i = h->program[0] ? find_program(srv, h->program) : (srv->n_progs == 1 ? 0 : -1);
+	if (i >= 0) {
+		prog = srv->progs[i];
+		core_program_get(prog);
+	}
+	c = calloc(1, sizeof(*c));
+	if (c)
+		c->id = ++srv->next_id;
+	pthread_mutex_unlock(&srv->lock);
+	if (!prog) {
+		free(c);
+		core_warn("server: connection refused: no program '%s' (%u offered)",
+			  h->program[0] ? h->program : "(any)", srv->n_progs);
+		return w->status = -PRISM_E_NOPROG;
+	}
+	if (!c) {
+		core_program_put(prog);
+		return w->status = -ENOMEM;
+	}
+	if (prog->obj->response_size > h->resp_stride) {
+		core_warn("conn %u: program '%s' answers %u bytes; the client's slots hold %u",
+			  c->id, prog->name, prog->obj->response_size, h->resp_stride);
+		err = -PRISM_E_RESULT;
+		goto fail;
+	}
+	err = core_inst_create(prog, c->id, &peer, srv->rearm, srv->depth, &c->inst);
+	if (err)
+		goto fail;
+	w->n_entries = prog->obj->n_entries;
+	w->entries = calloc(w->n_entries, sizeof(*w->entries));
+	if (!w->entries) {
+		core_inst_destroy(c->inst);
+		err = -ENOMEM;
+		goto fail;
+	}
+	describe(c->inst, w);
+	core_program_put(prog); /* the instance holds its own reference */
+	pthread_mutex_lock(&srv->lock);
+	c->next = srv->conns;
+	srv->conns = c;
+	srv->st.conns_active++;
+	srv->st.conns_total++;
+	srv->st.bytes_per_conn = c->inst->mem_bytes;
+	pthread_mutex_unlock(&srv->lock);
+	core_dbg("conn %u: program '%s' for client node 0x%x QP 0x%x", c->id, prog->name, h->node,
+		 h->qpn);
+	*out = c;
+	return 0;
+fail:
+	core_program_put(prog);
+	free(c);
+	return w->status = err;
+}
+
+/* Destroy an unlinked connection: stop its packets first, then its queues. */
+static void conn_free(struct core_conn *c)
+{
+	if (c->link)
+		net_link_close(c->link);
+	core_inst_destroy(c->inst);
+	free(c);
+}
+
+void core_server_close_conn(struct prism_server *srv, uint32_t id)
+{
+	struct core_conn **pp, *c = NULL;
+
+	pthread_mutex_lock(&srv->lock);
+	for (pp = &srv->conns; *pp && (*pp)->id != id; pp = &(*pp)->next)
+		;
+	if (*pp) {
+		c = *pp;
+		*pp = c->next;
+		srv->st.conns_active--;
+	}
+	pthread_mutex_unlock(&srv->lock);
+	if (c)
+		conn_free(c);
+}
+
+bool core_server_has_conn(struct prism_server *srv, uint32_t id)
+{
+	struct core_conn *c;
+
+	pthread_mutex_lock(&srv->lock);
+	for (c = srv->conns; c && c->id != id; c = c->next)
+		;
+	pthread_mutex_unlock(&srv->lock);
+	return c != NULL;
+}
+
+int core_server_poll(struct prism_server *srv)
+{
+	struct core_conn *dead = NULL, **pp;
+	int done = 0;
+
+	core_dev_progress(srv->dev);
+	pthread_mutex_lock(&srv->lock);
+	for (pp = &srv->conns; *pp;) {
+		struct core_conn *c = *pp;
+		int n = __atomic_load_n(&c->down, __ATOMIC_ACQUIRE) ? -PRISM_E_NET_PEER_GONE
+								    : core_inst_poll(c->inst);
+
+		if (n >= 0) {
+			done += n;
+			pp = &c->next;
+			continue;
+		}
+		core_info("conn %u: torn down: %s", c->id, prism_strerror(n));
+		*pp = c->next;
+		c->next = dead;
+		dead = c;
+		srv->st.conns_active--;
+		if (n != -PRISM_E_NET_PEER_GONE)
+			srv->st.conns_failed++;
+	}
+	srv->st.invocations += (uint64_t)done;
+	pthread_mutex_unlock(&srv->lock);
+	while (dead) {
+		struct core_conn *c = dead;
+
+		dead = c->next;
+		conn_free(c);
+	}
+	return done;
+}
+
+static void *progress_thread(void *arg)
+{
+	struct prism_server *srv = arg;
+	unsigned idle = 0;
+
+	while (!__atomic_load_n(&srv->stop, __ATOMIC_ACQUIRE)) {
+		int n = core_server_poll(srv);
+
+		if (srv->listener)
+			n += core_server_net_accept(srv) > 0;
+		if (n > 0) {
+			idle = 0;
+			continue;
+		}
+		if (++idle < 64) {
+			sched_yield();
+		} else {
+			struct timespec ts = {0, 50 * 1000}; /* 50 us */
+
+			nanosleep(&ts, NULL);
+		}
+	}
+	return NULL;
+}
+
+PRISM_API int prism_server__start(struct prism_server *srv)
+{
+	int err;
+
+	if (!srv)
+		return -EINVAL;
+	if (srv->running)
+		return -PRISM_E_BUSY;
+	if (srv->port && (err = core_server_net_listen(srv)))
+		return err;
+	srv->stop = 0;
+	err = pthread_create(&srv->thread, NULL, progress_thread, srv);
+	if (err) {
+		core_server_net_close(srv);
+		return -err;
+	}
+	srv->running = true;
+	return 0;
+}
+
+PRISM_API void prism_server__stop(struct prism_server *srv)
+{
+	if (!srv)
+		return;
+	if (srv->running) {
+		__atomic_store_n(&srv->stop, 1, __ATOMIC_RELEASE);
+		pthread_join(srv->thread, NULL);
+		srv->running = false;
+	}
+	core_server_net_close(srv);
+	pthread_mutex_lock(&srv->lock);
+	struct core_conn *all = srv->conns;
+	srv->conns = NULL;
+	srv->st.conns_active = 0;
+	pthread_mutex_unlock(&srv->lock);
+	while (all) {
+		struct core_conn *c = all;
+
+		all = c->next;
+		conn_free(c);
+	}
+}
+
+PRISM_API void prism_server__destroy(struct prism_server *srv)
+{
+	if (!srv)
+		return;
+	prism_server__stop(srv);
+	for (unsigned i = 0; i < srv->n_progs; i++)
+		core_program_put(srv->progs[i]);
+	pthread_mutex_destroy(&srv->lock);
+	free(srv->host);
+	free(srv);
+}
+
+PRISM_API uint16_t prism_server__port(const struct prism_server *srv)
+{
+	return srv ? srv->bound_port : 0;
+}
+
+PRISM_API int prism_server__stats(const struct prism_server *srv, struct prism_server_stats *st)
+{
+	size_t n;
+
+	if (!srv || !st || st->sz < sizeof(size_t))
+		return -EINVAL;
+	n = st->sz < sizeof(*st) ? st->sz : sizeof(*st);
+	pthread_mutex_lock((pthread_mutex_t *)&srv->lock);
+	struct prism_server_stats copy = srv->st;
+	pthread_mutex_unlock((pthread_mutex_t *)&srv->lock);
+	copy.sz = st->sz;
+	memcpy(st, &copy, n);
+	return 0;
+}
+
+int core_server_post(struct prism_server *srv, const void *chain, size_t len, char *why,
+		     size_t whylen)
+{
+	struct prism_program *prog;
+	int err;
+
+	if (!srv->allow_post) {
+		snprintf(why, whylen, "this server does not accept posted programs");
+		return -EPERM;
+	}
+	prog = prism_program__open_mem(chain, len, NULL);
+	if (!prog) {
+		err = -errno;
+		snprintf(why, whylen, "%s", prism_strerror(err));
+		return err;
+	}
+	err = prism_program__load(prog, srv->dev);
+	if (!err)
+		err = prism_server__add_program(srv, prog);
+	if (err)
+		snprintf(why, whylen, "program '%s': %s", prog->name, prism_strerror(err));
+	else
+		core_info("server: program '%s' posted and installed for new connections",
+			  prog->name);
+	prism_program__close(prog);
+	return err;
+}

@@ -1,0 +1,181 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * core/server_net.c - a server's TCP side: listen, accept a client's setup,
+ * answer it with the connection description, hand the conn queue's packets
+ * to the transport; accept posted programs.
+ *
+ * Owns: the listener of a prism_server, the CONNECT -> instance -> ACCEPT ->
+ * attach sequence, and the transport's down callback (which only marks the
+ * connection; the progress thread tears it down).
+ * Must not: block the progress thread beyond one client's setup exchange.
+ */
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/client.h"
+#include "core/server.h"
+#include "net/net.h"
+
+#define SETUP_TIMEOUT_MS 2000
+
+static void net_log(void *ctx, int level, const char *msg)
+{
+	(void)ctx;
+	core_log((enum prism_log_level)level, "net: %s", msg);
+}
+
+struct net_transport *core_dev_transport(struct prism_device *dev)
+{
+	struct net_diag d = {0};
+	int err;
+
+	pthread_mutex_lock(&dev->transport_lock);
+	if (!dev->transport) {
+		struct net_transport_opts o = {.sz = sizeof(o), .log = net_log};
+
+		err = net_transport_create(sim_backend_dev(dev->be), &o, &dev->transport, &d);
+		if (err)
+			core_err("device %s: transport: %s", dev->name, d.msg);
+	}
+	pthread_mutex_unlock(&dev->transport_lock);
+	return dev->transport;
+}
+
+int core_server_net_listen(struct prism_server *srv)
+{
+	struct net_diag d = {0};
+	int err = net_listen(srv->host, srv->port < 0 ? NET_PORT_EPHEMERAL : srv->port,
+			     &srv->listener, &d);
+
+	if (err) {
+		core_err("server: %s", d.msg);
+		return err;
+	}
+	srv->bound_port = (uint16_t)net_listener_port(srv->listener);
+	core_info("server: listening on port %u", srv->bound_port);
+	return 0;
+}
+
+void core_server_net_close(struct prism_server *srv)
+{
+	if (srv->listener)
+		net_listener_close(srv->listener);
+	srv->listener = NULL;
+}
+
+static void link_down(void *ctx, struct net_link *link, int err, const char *why)
+{
+	struct core_conn *c = ctx;
+
+	(void)link;
+	core_info("conn %u: link down: %s", c->id, why);
+	__atomic_store_n(&c->down, 1, __ATOMIC_RELEASE);
+}
+
+static void serve_post(struct prism_server *srv, struct net_pending *p, const uint8_t *chain,
+		       size_t len)
+{
+	struct net_oob_params mine = {.node = srv->dev->node};
+	struct net_diag d = {0};
+	char why[256] = "";
+	int err = core_server_post(srv, chain, len, why, sizeof(why));
+	int fd;
+
+	if (err) {
+		core_warn("server: posted program from %s rejected: %s", net_pending_addr(p), why);
+		net_pending_reject(p, err < -4095 || err > 0 ? -EINVAL : err, why);
+		return;
+	}
+	if (!net_pending_accept(p, &mine, &fd, &d))
+		close(fd);
+}
+
+static void serve_connect(struct prism_server *srv, struct net_pending *p, struct core_hello *h)
+{
+	/* The pending (and its blob) dies at accept/reject: keep a copy. */
+	struct net_oob_params pc = *net_pending_peer(p), *peer = &pc;
+	struct net_transport *t = core_dev_transport(srv->dev);
+	struct net_oob_params mine = {0};
+	uint8_t *blob;
+	struct core_welcome w;
+	struct core_conn *c;
+	struct net_diag d = {0};
+	int err, fd;
+	size_t n;
+
+	if (!t) {
+		net_pending_reject(p, -EIO, "server transport unavailable");
+		return;
+	}
+	pc.blob = NULL;
+	pc.blob_len = 0;
+	h->node = net_peer_node(sim_backend_dev(srv->dev->be), peer);
+	h->qpn = peer->qpn;
+	err = core_server_open_conn(srv, h, &w, &c);
+	if (err) {
+		net_pending_reject(p, -EINVAL, prism_strerror(err));
+		return;
+	}
+	mine.node = srv->dev->node;
+	mine.qpn = w.qpn;
+	n = core_welcome_encode(&w, NULL, 0);
+	blob = n <= NET_OOB_MAX_BLOB ? malloc(n) : NULL;
+	if (!blob) {
+		core_welcome_free(&w);
+		net_pending_reject(p, -ENOMEM, "connection description too large");
+		core_server_close_conn(srv, c->id);
+		return;
+	}
+	core_welcome_encode(&w, blob, n);
+	core_welcome_free(&w);
+	mine.blob = blob;
+	mine.blob_len = (uint32_t)n;
+	uint32_t id = c->id;
+	struct core_be_qp *qp = c->inst->qps[c->inst->prog->conn_queue].qp;
+
+	err = net_pending_accept(p, &mine, &fd, &d);
+	free(blob);
+	if (err) {
+		core_warn("conn %u: setup answer failed: %s", id, d.msg);
+		core_server_close_conn(srv, id);
+		return;
+	}
+	struct net_link_cbs cbs = {.down = link_down, .ctx = c};
+
+	/* The connection is in srv->conns; only this thread frees connections. */
+	err = net_transport_attach(t, fd, sim_backend_qp(qp), peer, &cbs, &c->link, &d);
+	if (err) {
+		core_warn("conn %u: attach failed: %s", id, d.msg);
+		__atomic_store_n(&c->down, 1, __ATOMIC_RELEASE);
+	}
+}
+
+int core_server_net_accept(struct prism_server *srv)
+{
+	struct pollfd pfd = {.fd = net_listener_fd(srv->listener), .events = POLLIN};
+	struct net_pending *p;
+	struct net_diag d = {0};
+	struct core_hello h;
+	const struct net_oob_params *peer;
+	size_t hl;
+
+	if (poll(&pfd, 1, 0) <= 0)
+		return 0;
+	if (net_listener_accept(srv->listener, SETUP_TIMEOUT_MS, &p, &d)) {
+		core_info("server: setup failed: %s", d.msg);
+		return 0;
+	}
+	peer = net_pending_peer(p);
+	if (core_hello_decode(peer->blob, peer->blob_len, &h)) {
+		net_pending_reject(p, -EPROTO, "malformed prism hello");
+		return 1;
+	}
+	hl = core_hello_encode(&h, NULL, 0);
+	if (h.kind == CORE_HELLO_POST)
+		serve_post(srv, p, peer->blob + hl, peer->blob_len - hl);
+	else
+		serve_connect(srv, p, &h);
+	return 1;
+}

@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * net/net.h - the cross-process transport between software NICs: what the
+ * runtime core uses.
+ *
+ * Owns: struct net_diag (the precise "what failed" every net_* call fills),
+ * the default port, and the includes of the module's three parts:
+ *   net_oob.h        connection setup: the out-of-band TCP exchange
+ *   net_sock.h       listening, accepting and connecting sockets
+ *   net_transport.h  the packet pump that carries a sim device's wire over TCP
+ * The packet framing itself is net_frame.h.
+ *
+ * Must not: be installed (internal to libprism); print; exit.
+ */
+#ifndef PRISM_NET_H
+#define PRISM_NET_H
+
+#include "net/net_diag.h"
+#include "net/net_oob.h"
+#include "net/net_sock.h"
+#include "net/net_transport.h"
+
+#endif /* PRISM_NET_H */

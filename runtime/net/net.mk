@@ -1,0 +1,31 @@
+# runtime/net/net.mk - the cross-process transport between software NICs:
+# IB-framed packets over TCP, connection setup on port 18515, its tests,
+# fuzz target and benchmark.
+LIB_SRCS += runtime/net/net_frame.c runtime/net/net_oob.c runtime/net/net_sock.c
+
+TESTS += net_frame
+net_frame_SRCS := tests/net/test_net_frame.c
+TESTS += net_oob
+net_oob_SRCS := tests/net/test_net_oob.c
+
+FUZZERS += fuzz_net_frame
+fuzz_net_frame_SRCS := tests/fuzz/fuzz_net_frame.c
+
+# The data path needs the sim engine (runtime/sim/sim.mk, branch sim).
+ifneq ($(wildcard runtime/sim/sim.mk),)
+LIB_SRCS += runtime/net/net_simpkt.c runtime/net/net_transport.c
+
+TESTS += net_simpkt
+net_simpkt_SRCS := tests/net/test_net_simpkt.c
+TESTS += net_loopback
+net_loopback_SRCS := tests/net/test_net_loopback.c tests/net/net_peer.c
+
+# Multi-host: two network namespaces joined by a veth pair (skips without root).
+TOOLS += prism-net-peer
+prism-net-peer_SRCS := tests/net/net_peer_tool.c tests/net/net_peer.c
+TESTS += net_netns
+net_netns_SRCS := tests/net/test_net_netns.c
+
+BENCHES += bench_net
+bench_net_SRCS := tests/net/bench_net.c tests/net/net_peer.c
+endif

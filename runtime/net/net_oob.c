@@ -1,0 +1,443 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * net/net_oob.c - encode, validate and exchange setup messages.
+ *
+ * Owns: the byte layout of CONNECT / ACCEPT / REJECT (all big-endian):
+ *
+ *   header (12)  be32 magic "PRSM" | u8 version | u8 type | be16 0 | be32 body length
+ *   CONNECT / ACCEPT body
+ *                be32 node | be32 qpn | be32 psn | be32 max_pkt |
+ *                be16 n_regions | be16 0 | be32 blob_len |
+ *                n_regions x { be64 addr | be32 rkey | be32 len } | blob
+ *   REJECT body  be32 errno | be16 reason_len | be16 0 | reason (UTF-8, no NUL)
+ *
+ * The body length must match what the body says exactly; the header's
+ * length is checked against NET_OOB_MAX_BODY before a byte of the body is
+ * read, so a hostile peer cannot make us allocate or wait for gigabytes.
+ *
+ * Must not: keep state between calls, print, or block past the deadline.
+ */
+#include "net/net_oob.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+int net_diagf(struct net_diag *diag, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!diag)
+		return code;
+	diag->code = code;
+	va_start(ap, fmt);
+	vsnprintf(diag->msg, sizeof(diag->msg), fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+static void put16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+static void put32(uint8_t *p, uint32_t v)
+{
+	put16(p, (uint16_t)(v >> 16));
+	put16(p + 2, (uint16_t)v);
+}
+static void put64(uint8_t *p, uint64_t v)
+{
+	put32(p, (uint32_t)(v >> 32));
+	put32(p + 4, (uint32_t)v);
+}
+static uint16_t get16(const uint8_t *p)
+{
+	return (uint16_t)((p[0] << 8) | p[1]);
+}
+static uint32_t get32(const uint8_t *p)
+{
+	return ((uint32_t)get16(p) << 16) | get16(p + 2);
+}
+static uint64_t get64(const uint8_t *p)
+{
+	return ((uint64_t)get32(p) << 32) | get32(p + 4);
+}
+
+static const char *type_name(unsigned type)
+{
+	static const char *const names[] = {
+	    [NET_OOB_CONNECT] = "CONNECT",
+	    [NET_OOB_ACCEPT] = "ACCEPT",
+	    [NET_OOB_REJECT] = "REJECT",
+	};
+
+	return type < sizeof(names) / sizeof(names[0]) && names[type] ? names[type] : "?";
+}
+
+static int check_params(const struct net_oob_params *p, struct net_diag *diag, int code)
+{
+	if (p->qpn > 0xffffffu)
+		return net_diagf(diag, code, "QPN 0x%x does not fit 24 bits", p->qpn);
+	if (p->psn > 0xffffffu)
+		return net_diagf(diag, code, "PSN 0x%x does not fit 24 bits", p->psn);
+	if (p->n_regions > NET_OOB_MAX_REGIONS)
+		return net_diagf(diag, code, "%u regions, at most %u", p->n_regions,
+		                 NET_OOB_MAX_REGIONS);
+	if (p->blob_len > NET_OOB_MAX_BLOB)
+		return net_diagf(diag, code, "blob of %u bytes, at most %u", p->blob_len,
+		                 NET_OOB_MAX_BLOB);
+	return 0;
+}
+
+int net_oob_encode(const struct net_oob_msg *m, void *buf, size_t cap, struct net_diag *diag)
+{
+	uint8_t *p = buf, *b = p + NET_OOB_HDR_BYTES;
+	size_t body, reason_len = 0;
+	unsigned i;
+	int rc;
+
+	if (!m || !buf)
+		return net_diagf(diag, -EINVAL, "setup message: NULL argument");
+	if (m->type == NET_OOB_CONNECT || m->type == NET_OOB_ACCEPT) {
+		rc = check_params(&m->params, diag, -EINVAL);
+		if (rc)
+			return rc;
+		body = NET_OOB_FIXED_BYTES + (size_t)m->params.n_regions * NET_OOB_REGION_BYTES +
+		       m->params.blob_len;
+	} else if (m->type == NET_OOB_REJECT) {
+		reason_len = strnlen(m->reason, sizeof(m->reason));
+		if (reason_len > NET_OOB_MAX_REASON)
+			reason_len = NET_OOB_MAX_REASON;
+		body = 8 + reason_len;
+	} else {
+		return net_diagf(diag, -EINVAL, "setup message: unknown type %d", (int)m->type);
+	}
+	if (cap < NET_OOB_HDR_BYTES + body)
+		return net_diagf(diag, -ENOSPC, "setup message needs %zu bytes, buffer has %zu",
+		                 NET_OOB_HDR_BYTES + body, cap);
+
+	put32(p, NET_OOB_MAGIC);
+	p[4] = NET_OOB_VERSION;
+	p[5] = (uint8_t)m->type;
+	put16(p + 6, 0);
+	put32(p + 8, (uint32_t)body);
+	if (m->type == NET_OOB_REJECT) {
+		put32(b, m->reject_errno);
+		put16(b + 4, (uint16_t)reason_len);
+		put16(b + 6, 0);
+		memcpy(b + 8, m->reason, reason_len);
+		return (int)(NET_OOB_HDR_BYTES + body);
+	}
+	put32(b, m->params.node);
+	put32(b + 4, m->params.qpn);
+	put32(b + 8, m->params.psn);
+	put32(b + 12, m->params.max_pkt);
+	put16(b + 16, m->params.n_regions);
+	put16(b + 18, 0);
+	put32(b + 20, m->params.blob_len);
+	b += NET_OOB_FIXED_BYTES;
+	for (i = 0; i < m->params.n_regions; i++, b += NET_OOB_REGION_BYTES) {
+		put64(b, m->params.regions[i].addr);
+		put32(b + 8, m->params.regions[i].rkey);
+		put32(b + 12, m->params.regions[i].len);
+	}
+	if (m->params.blob_len)
+		memcpy(b, m->params.blob, m->params.blob_len);
+	return (int)(NET_OOB_HDR_BYTES + body);
+}
+
+/* Check the 12-byte header; sets *@body_len. */
+static int decode_header(const uint8_t *p, uint32_t *body_len, unsigned *type,
+                         struct net_diag *diag)
+{
+	uint32_t magic = get32(p);
+
+	if (magic != NET_OOB_MAGIC)
+		return net_diagf(diag, -EPROTO,
+		                 "setup header: magic 0x%08x is not \"PRSM\" (0x%08x): not a prism "
+		                 "peer",
+		                 magic, NET_OOB_MAGIC);
+	if (p[4] != NET_OOB_VERSION)
+		return net_diagf(diag, -EPROTONOSUPPORT,
+		                 "setup header: peer speaks setup protocol version %u, this side "
+		                 "speaks %u",
+		                 p[4], NET_OOB_VERSION);
+	*type = p[5];
+	if (*type < NET_OOB_CONNECT || *type > NET_OOB_REJECT)
+		return net_diagf(diag, -EPROTO, "setup header: unknown message type %u", *type);
+	if (get16(p + 6))
+		return net_diagf(diag, -EPROTO, "setup header: reserved bytes 6-7 are 0x%04x",
+		                 get16(p + 6));
+	*body_len = get32(p + 8);
+	if (*body_len > NET_OOB_MAX_BODY)
+		return net_diagf(diag, -EPROTO,
+		                 "setup %s: body of %u bytes exceeds the %u-byte limit",
+		                 type_name(*type), *body_len, NET_OOB_MAX_BODY);
+	return 0;
+}
+
+static int decode_body(unsigned type, const uint8_t *b, uint32_t len, struct net_oob_msg *m,
+                       struct net_diag *diag)
+{
+	struct net_oob_params *pp = &m->params;
+	uint32_t need;
+	unsigned i;
+
+	m->type = (enum net_oob_type)type;
+	if (type == NET_OOB_REJECT) {
+		uint16_t rl;
+
+		if (len < 8)
+			return net_diagf(diag, -EPROTO,
+			                 "setup REJECT: body of %u bytes, at least 8 needed", len);
+		m->reject_errno = get32(b);
+		rl = get16(b + 4);
+		if (get16(b + 6))
+			return net_diagf(diag, -EPROTO, "setup REJECT: reserved bytes 6-7 not 0");
+		if (rl > NET_OOB_MAX_REASON || 8u + rl != len)
+			return net_diagf(diag, -EPROTO,
+			                 "setup REJECT: reason of %u bytes in a body of %u bytes",
+			                 rl, len);
+		memcpy(m->reason, b + 8, rl);
+		m->reason[rl] = '\0';
+		return 0;
+	}
+	if (len < NET_OOB_FIXED_BYTES)
+		return net_diagf(diag, -EPROTO, "setup %s: body of %u bytes, %s needs at least %u",
+		                 type_name(type), len, type_name(type), NET_OOB_FIXED_BYTES);
+	pp->node = get32(b);
+	pp->qpn = get32(b + 4);
+	pp->psn = get32(b + 8);
+	pp->max_pkt = get32(b + 12);
+	pp->n_regions = get16(b + 16);
+	if (get16(b + 18))
+		return net_diagf(diag, -EPROTO, "setup %s: reserved body bytes 18-19 not 0",
+		                 type_name(type));
+	pp->blob_len = get32(b + 20);
+	if (check_params(pp, diag, -EPROTO)) {
+		char why[sizeof(diag->msg)];
+
+		snprintf(why, sizeof(why), "%s", diag ? diag->msg : "");
+		return net_diagf(diag, -EPROTO, "setup %s: %s", type_name(type), why);
+	}
+	need = NET_OOB_FIXED_BYTES + pp->n_regions * NET_OOB_REGION_BYTES + pp->blob_len;
+	/* check_params bounded blob_len and n_regions: no overflow */
+	if (need != len)
+		return net_diagf(diag, -EPROTO,
+		                 "setup %s: %u regions and a %u-byte blob need a %u-byte body, "
+		                 "header says %u",
+		                 type_name(type), pp->n_regions, pp->blob_len, need, len);
+	b += NET_OOB_FIXED_BYTES;
+	for (i = 0; i < pp->n_regions; i++, b += NET_OOB_REGION_BYTES) {
+		pp->regions[i].addr = get64(b);
+		pp->regions[i].rkey = get32(b + 8);
+		pp->regions[i].len = get32(b + 12);
+	}
+	pp->blob = pp->blob_len ? (uint8_t *)(uintptr_t)b : NULL;
+	return 0;
+}
+
+int net_oob_decode(const void *buf, size_t len, struct net_oob_msg *m, struct net_diag *diag)
+{
+	uint32_t body;
+	unsigned type;
+	int rc;
+
+	if (!buf || !m)
+		return net_diagf(diag, -EINVAL, "setup message: NULL argument");
+	memset(m, 0, sizeof(*m));
+	if (len < NET_OOB_HDR_BYTES)
+		return net_diagf(diag, -EPROTO,
+		                 "setup message of %zu bytes, the header alone is %u", len,
+		                 NET_OOB_HDR_BYTES);
+	rc = decode_header(buf, &body, &type, diag);
+	if (rc)
+		return rc;
+	if (len - NET_OOB_HDR_BYTES != body)
+		return net_diagf(diag, -EPROTO, "setup %s: header says %u body bytes, %zu present",
+		                 type_name(type), body, len - NET_OOB_HDR_BYTES);
+	return decode_body(type, (const uint8_t *)buf + NET_OOB_HDR_BYTES, body, m, diag);
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int wait_fd(int fd, short events, int64_t deadline)
+{
+	struct pollfd pfd = {.fd = fd, .events = events};
+	int64_t left = deadline - now_ms();
+	int n;
+
+	if (left < 0)
+		left = 0;
+	do
+		n = poll(&pfd, 1, (int)left);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	return n == 0 ? -ETIMEDOUT : 0;
+}
+
+/* Read exactly @len bytes; *@got says how many arrived before a failure. */
+static int read_full(int fd, uint8_t *buf, size_t len, int64_t deadline, size_t *got)
+{
+	*got = 0;
+	while (*got < len) {
+		ssize_t n = recv(fd, buf + *got, len - *got, 0);
+
+		if (n > 0) {
+			*got += (size_t)n;
+			continue;
+		}
+		if (n == 0)
+			return -ECONNRESET;
+		if (errno == EINTR)
+			continue;
+		if (errno != EAGAIN && errno != EWOULDBLOCK)
+			return -errno;
+		n = wait_fd(fd, POLLIN, deadline);
+		if (n)
+			return (int)n;
+	}
+	return 0;
+}
+
+int net_oob_send(int fd, const struct net_oob_msg *m, int timeout_ms, struct net_diag *diag)
+{
+	int64_t deadline = now_ms() + timeout_ms;
+	size_t off = 0;
+	uint8_t *buf;
+	int len, rc = 0;
+
+	buf = malloc(NET_OOB_MAX_MSG);
+	if (!buf)
+		return net_diagf(diag, -ENOMEM, "setup: out of memory");
+	len = net_oob_encode(m, buf, NET_OOB_MAX_MSG, diag);
+	if (len < 0) {
+		free(buf);
+		return len;
+	}
+	while (off < (size_t)len) {
+		ssize_t n = send(fd, buf + off, (size_t)len - off, MSG_NOSIGNAL);
+
+		if (n > 0) {
+			off += (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			rc = wait_fd(fd, POLLOUT, deadline);
+			if (rc)
+				break;
+			continue;
+		}
+		rc = n < 0 ? -errno : -EPIPE;
+		break;
+	}
+	free(buf);
+	if (rc)
+		return net_diagf(diag, rc, "setup %s: sending: %s", type_name(m->type),
+		                 strerror(-rc));
+	return 0;
+}
+
+static int recv_fail(struct net_diag *diag, int rc, const char *what, size_t got, size_t want)
+{
+	if (rc == -ECONNRESET)
+		return net_diagf(diag, -EPROTO,
+		                 "setup exchange truncated: peer closed after %zu of %zu %s bytes",
+		                 got, want, what);
+	if (rc == -ETIMEDOUT)
+		return net_diagf(diag, rc, "setup exchange: timed out after %zu of %zu %s bytes",
+		                 got, want, what);
+	return net_diagf(diag, rc, "setup exchange: reading %s: %s", what, strerror(-rc));
+}
+
+int net_oob_recv(int fd, struct net_oob_msg *m, int timeout_ms, struct net_diag *diag)
+{
+	uint8_t hdr[NET_OOB_HDR_BYTES], *body, *blob = NULL;
+	int64_t deadline = now_ms() + timeout_ms;
+	uint32_t body_len;
+	unsigned type;
+	size_t got;
+	int rc;
+
+	memset(m, 0, sizeof(*m));
+	rc = read_full(fd, hdr, sizeof(hdr), deadline, &got);
+	if (rc)
+		return recv_fail(diag, rc, "header", got, sizeof(hdr));
+	rc = decode_header(hdr, &body_len, &type, diag);
+	if (rc)
+		return rc;
+	body = malloc(body_len ? body_len : 1);
+	if (!body)
+		return net_diagf(diag, -ENOMEM, "setup: out of memory for a %u-byte body",
+		                 body_len);
+	rc = read_full(fd, body, body_len, deadline, &got);
+	if (rc) {
+		free(body);
+		return recv_fail(diag, rc, "body", got, body_len);
+	}
+	rc = decode_body(type, body, body_len, m, diag);
+	if (!rc && m->params.blob_len) {
+		blob = malloc(m->params.blob_len);
+		if (!blob)
+			rc = net_diagf(diag, -ENOMEM, "setup: out of memory for a %u-byte blob",
+			               m->params.blob_len);
+		else
+			memcpy(blob, m->params.blob, m->params.blob_len);
+	}
+	m->params.blob = blob;
+	if (rc)
+		m->params.blob_len = 0;
+	free(body);
+	return rc;
+}
+
+void net_oob_params_release(struct net_oob_params *p)
+{
+	if (!p)
+		return;
+	free(p->blob);
+	p->blob = NULL;
+	p->blob_len = 0;
+}
+
+int net_oob_client(int fd, const struct net_oob_params *mine, struct net_oob_params *peer,
+                   int timeout_ms, struct net_diag *diag)
+{
+	struct net_oob_msg out = {.type = NET_OOB_CONNECT}, in;
+	int rc;
+
+	out.params = *mine;
+	rc = net_oob_send(fd, &out, timeout_ms, diag);
+	if (rc)
+		return rc;
+	rc = net_oob_recv(fd, &in, timeout_ms, diag);
+	if (rc)
+		return rc;
+	if (in.type != NET_OOB_ACCEPT)
+		net_oob_params_release(&in.params);
+	if (in.type == NET_OOB_REJECT)
+		return net_diagf(diag, -ECONNREFUSED, "server rejected the connection: %s (%s)",
+		                 in.reason, strerror((int)in.reject_errno));
+	if (in.type != NET_OOB_ACCEPT)
+		return net_diagf(diag, -EPROTO, "setup: expected ACCEPT or REJECT, got %s",
+		                 type_name(in.type));
+	*peer = in.params;
+	return 0;
+}

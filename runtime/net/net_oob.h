@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * net/net_oob.h - connection setup: the out-of-band exchange.
+ *
+ * Owns: the setup messages both sides send on a fresh TCP connection before
+ * any packet (CONNECT from the client, ACCEPT or REJECT from the server):
+ * their encoding, validation (version, lengths, ranges) and the blocking
+ * exchange with a deadline.  Layout in docs/wire-format.md, "Setup".
+ *
+ * Must not: know about programs or queues beyond the numbers it carries; the
+ * blob is opaque to it.  Never prints.
+ */
+#ifndef PRISM_NET_OOB_H
+#define PRISM_NET_OOB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "net/net_diag.h"
+
+#define NET_OOB_MAGIC        0x5052534du /* "PRSM" */
+#define NET_OOB_VERSION      1u
+#define NET_OOB_HDR_BYTES    12u
+#define NET_OOB_FIXED_BYTES  24u /* CONNECT / ACCEPT body before regions */
+#define NET_OOB_REGION_BYTES 16u
+#define NET_OOB_MAX_REGIONS  8u
+#define NET_OOB_MAX_BLOB     (1u << 20) /* a whole .chain object fits */
+#define NET_OOB_MAX_REASON   200u
+#define NET_OOB_MAX_BODY                                                                           \
+	(NET_OOB_FIXED_BYTES + NET_OOB_MAX_REGIONS * NET_OOB_REGION_BYTES + NET_OOB_MAX_BLOB)
+#define NET_OOB_MAX_MSG (NET_OOB_HDR_BYTES + NET_OOB_MAX_BODY)
+
+enum net_oob_type {
+	NET_OOB_CONNECT = 1, /* client -> server */
+	NET_OOB_ACCEPT = 2,  /* server -> client */
+	NET_OOB_REJECT = 3,  /* server -> client, then close */
+};
+
+/* A memory window one side offers the other (e.g. the client's response buffer). */
+struct net_oob_region {
+	uint64_t addr;
+	uint32_t rkey;
+	uint32_t len;
+};
+
+/* What each side tells the other. */
+struct net_oob_params {
+	uint32_t node;    /* sim node id of the sender's device */
+	uint32_t qpn;     /* 24 bits */
+	uint32_t psn;     /* 24 bits: first PSN the sender will use */
+	uint32_t max_pkt; /* largest packet the sender accepts (0 = default) */
+	uint16_t n_regions;
+	struct net_oob_region regions[NET_OOB_MAX_REGIONS];
+	/*
+	 * Opaque to the transport.  Sending: the caller's bytes.  Received
+	 * (net_oob_recv, net_connect, net_pending_peer): allocated by the
+	 * net module; net_oob_params_release() frees it (pending connections
+	 * free their own).
+	 */
+	uint32_t blob_len;
+	uint8_t *blob;
+};
+
+/* Free a received blob and clear it. */
+void net_oob_params_release(struct net_oob_params *p);
+
+/* A decoded setup message. */
+struct net_oob_msg {
+	enum net_oob_type type;
+	struct net_oob_params params; /* CONNECT / ACCEPT */
+	uint32_t reject_errno;        /* REJECT: positive errno value */
+	char reason[NET_OOB_MAX_REASON + 1];
+};
+
+/* Encode; returns the message size or -EINVAL (params out of range, in @diag). */
+int net_oob_encode(const struct net_oob_msg *m, void *buf, size_t cap, struct net_diag *diag);
+
+/*
+ * Decode a whole message of @len bytes.  -EPROTO: malformed (bad magic,
+ * lengths, ranges); -EPROTONOSUPPORT: another protocol version.  The
+ * decoded blob points into @buf (nothing is allocated).
+ */
+int net_oob_decode(const void *buf, size_t len, struct net_oob_msg *m, struct net_diag *diag);
+
+/* Send @m on non-blocking @fd before @timeout_ms elapses. */
+int net_oob_send(int fd, const struct net_oob_msg *m, int timeout_ms, struct net_diag *diag);
+
+/*
+ * Read one message from non-blocking @fd: the header, its length checked
+ * before the body is read, then the body.  -EPROTO with "truncated" when the
+ * peer closes mid-message, -ETIMEDOUT when @timeout_ms passes.
+ */
+int net_oob_recv(int fd, struct net_oob_msg *m, int timeout_ms, struct net_diag *diag);
+
+/*
+ * Client side of the exchange: send CONNECT with @mine, wait for ACCEPT
+ * (fills @peer) or REJECT (-ECONNREFUSED with the server's reason).
+ */
+int net_oob_client(int fd, const struct net_oob_params *mine, struct net_oob_params *peer,
+                   int timeout_ms, struct net_diag *diag);
+
+#endif /* PRISM_NET_OOB_H */

@@ -1,0 +1,795 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * net/net_transport.c - the packet pump between a sim device and TCP.
+ *
+ * Owns: the transport thread (epoll over every link socket plus an eventfd
+ * for wake-ups), the link table (by local QPN, for the device's xmit), the
+ * per-link transmit buffer with its back-pressure and the receive buffer
+ * that reassembles length-prefixed records.
+ *
+ * Threads and locks.  xmit runs on the device's thread: it takes t->lock to
+ * find the link, then link->tx_lock, and never calls into the sim.  The
+ * transport thread calls the sim (deliver, kick, link_down) and the owner's
+ * callbacks with no lock held, so the sim may hold its own locks while it
+ * calls xmit.  A link is pinned (t->lock) while the thread works on it;
+ * net_link_close unlinks it and the last pin frees it.  Epoll events carry a
+ * slot number and generation, so an event for a closed link is ignored.
+ *
+ * Must not: block the device thread (xmit only appends and tries one
+ * non-blocking send), create QPs, print.
+ */
+#include "net/net_transport.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "net/net_frame.h"
+#include "net/net_simpkt.h"
+
+#define WAKE_ID      UINT64_MAX
+#define RX_CHUNK     (64u << 10)
+#define RX_BUDGET    (1u << 20) /* bytes read from one link per event, for fairness */
+#define HASH_BUCKETS 256u
+
+struct net_link {
+	struct net_transport *t;
+	int fd;
+	uint32_t slot, gen;
+	struct sim_qp *qp;
+	struct net_simpkt_addr addr;
+	uint32_t peer_max_pkt;
+	struct net_link_cbs cbs;
+	struct net_link *hnext; /* hash chain by local QPN */
+
+	/* t->lock */
+	unsigned pins;
+	bool closed;       /* unlinked by net_link_close */
+	bool closer_waits; /* net_link_close waits for the pins and frees it */
+	bool failing;      /* the thread must fail it (tx error seen by xmit) */
+
+	pthread_mutex_t tx_lock;
+	uint8_t *tx;
+	size_t tx_cap, tx_head, tx_len;
+	bool out_armed; /* EPOLLOUT requested */
+	bool blocked;   /* the device was told -EAGAIN: kick when drained */
+	int tx_err;
+
+	/* transport thread only */
+	uint8_t *rx;
+	size_t rx_cap, rx_len;
+	bool rx_stalled;
+	bool dead;
+	int err;
+	struct net_link_stats stats;
+};
+
+struct net_transport {
+	struct sim_dev *dev;
+	struct net_transport_opts opts;
+	int epfd, wakefd;
+	pthread_t thread;
+	bool running;
+
+	pthread_mutex_t lock;
+	pthread_cond_t unpinned;
+	bool stop;
+	struct net_link **slots;
+	uint32_t nslots;
+	struct net_link *hash[HASH_BUCKETS];
+	unsigned stalled; /* links with rx_stalled */
+	bool flagged;     /* some link has failing set */
+	uint32_t next_gen;
+};
+
+__attribute__((format(printf, 3, 4))) static void tlog(struct net_transport *t, int level,
+                                                       const char *fmt, ...)
+{
+	char msg[320];
+	va_list ap;
+
+	if (!t->opts.log)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	t->opts.log(t->opts.log_ctx, level, msg);
+}
+
+static void wake(struct net_transport *t)
+{
+	uint64_t one = 1;
+	ssize_t n = write(t->wakefd, &one, sizeof(one));
+
+	(void)n;
+}
+
+static uint64_t link_id(const struct net_link *l)
+{
+	return ((uint64_t)l->gen << 32) | l->slot;
+}
+
+static unsigned bucket(uint32_t qpn)
+{
+	return (qpn ^ (qpn >> 8) ^ (qpn >> 16)) % HASH_BUCKETS;
+}
+
+/* t->lock held. */
+static struct net_link *lookup_qpn(struct net_transport *t, uint32_t qpn)
+{
+	struct net_link *l;
+
+	for (l = t->hash[bucket(qpn)]; l; l = l->hnext)
+		if (l->addr.local_qpn == qpn)
+			return l;
+	return NULL;
+}
+
+static void link_free(struct net_link *l)
+{
+	close(l->fd);
+	pthread_mutex_destroy(&l->tx_lock);
+	free(l->tx);
+	free(l->rx);
+	free(l);
+}
+
+/* Pin the link an epoll event names, or NULL when it was closed since. */
+static struct net_link *pin(struct net_transport *t, uint64_t id)
+{
+	uint32_t slot = (uint32_t)id, gen = (uint32_t)(id >> 32);
+	struct net_link *l = NULL;
+
+	pthread_mutex_lock(&t->lock);
+	if (slot < t->nslots && t->slots[slot] && t->slots[slot]->gen == gen) {
+		l = t->slots[slot];
+		l->pins++;
+	}
+	pthread_mutex_unlock(&t->lock);
+	return l;
+}
+
+static void unpin(struct net_link *l)
+{
+	struct net_transport *t = l->t;
+	bool do_free;
+
+	pthread_mutex_lock(&t->lock);
+	do_free = --l->pins == 0 && l->closed && !l->closer_waits;
+	if (l->pins == 0)
+		pthread_cond_broadcast(&t->unpinned);
+	pthread_mutex_unlock(&t->lock);
+	if (do_free)
+		link_free(l);
+}
+
+/* tx_lock held: ask epoll for (or stop asking for) writability. */
+static void arm_out(struct net_link *l, bool on)
+{
+	struct epoll_event ev = {.events = EPOLLIN | (on ? EPOLLOUT : 0), .data.u64 = link_id(l)};
+
+	if (l->out_armed == on)
+		return;
+	if (l->rx_stalled)
+		ev.events &= ~(uint32_t)EPOLLIN;
+	if (epoll_ctl(l->t->epfd, EPOLL_CTL_MOD, l->fd, &ev) == 0)
+		l->out_armed = on;
+}
+
+/* tx_lock held: write what the socket takes.  0, or a negative errno. */
+static int flush_locked(struct net_link *l)
+{
+	while (l->tx_len) {
+		ssize_t n = send(l->fd, l->tx + l->tx_head, l->tx_len, MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n > 0) {
+			l->tx_head += (size_t)n;
+			l->tx_len -= (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			arm_out(l, true);
+			return 0;
+		}
+		return n < 0 ? -errno : -EPIPE;
+	}
+	l->tx_head = 0;
+	arm_out(l, false);
+	return 0;
+}
+
+/* tx_lock held: room for @need more bytes after the queued ones. */
+static int tx_reserve(struct net_link *l, size_t need)
+{
+	size_t want;
+	uint8_t *p;
+
+	if (l->tx_head && l->tx_head + l->tx_len + need > l->tx_cap) {
+		memmove(l->tx, l->tx + l->tx_head, l->tx_len);
+		l->tx_head = 0;
+	}
+	if (l->tx_head + l->tx_len + need <= l->tx_cap)
+		return 0;
+	want = l->tx_len + need;
+	p = realloc(l->tx, want);
+	if (!p)
+		return -ENOMEM;
+	l->tx = p;
+	l->tx_cap = want;
+	return 0;
+}
+
+/* The device's wire: a packet from a local QP to its peer. */
+static int transport_xmit(void *ctx, const struct sim_pkt *sp)
+{
+	struct net_transport *t = ctx;
+	uint8_t scratch[NET_SIMPKT_SCRATCH];
+	struct net_frame_diag fd;
+	struct net_diag diag;
+	struct net_pkt np;
+	struct net_link *l;
+	int size, rc;
+
+	rc = net_simpkt_to_wire(sp, &np, scratch, &diag);
+	if (rc) {
+		tlog(t, NET_LOG_ERROR, "QP 0x%06x: cannot frame packet: %s", sp->src_qpn, diag.msg);
+		return rc;
+	}
+	size = net_frame_size(&np, &fd);
+	if (size < 0) {
+		tlog(t, NET_LOG_ERROR, "QP 0x%06x: cannot frame packet: %s", sp->src_qpn, fd.msg);
+		return -EINVAL;
+	}
+
+	pthread_mutex_lock(&t->lock);
+	l = lookup_qpn(t, sp->src_qpn);
+	if (l)
+		pthread_mutex_lock(&l->tx_lock);
+	pthread_mutex_unlock(&t->lock);
+	if (!l)
+		return -EPIPE;
+
+	if (l->tx_err || l->dead) {
+		rc = -EPIPE;
+		goto out;
+	}
+	if ((uint32_t)size > l->peer_max_pkt) {
+		tlog(t, NET_LOG_ERROR, "QP 0x%06x: %d-byte %s exceeds the peer's %u-byte limit",
+		     l->addr.local_qpn, size, net_opcode_name(np.opcode), l->peer_max_pkt);
+		rc = -EMSGSIZE;
+		goto out;
+	}
+	if (l->tx_len && l->tx_len + (size_t)size + NET_RECORD_HDR_BYTES > t->opts.tx_buf) {
+		l->blocked = true;
+		l->stats.tx_eagain++;
+		rc = -EAGAIN;
+		goto out;
+	}
+	rc = tx_reserve(l, (size_t)size + NET_RECORD_HDR_BYTES);
+	if (rc)
+		goto out;
+	size = net_record_encode(&np, sp->t, l->tx + l->tx_head + l->tx_len,
+	                         l->tx_cap - l->tx_head - l->tx_len, &fd);
+	if (size < 0) {
+		rc = -EINVAL;
+		goto out;
+	}
+	l->tx_len += (size_t)size;
+	l->stats.tx_pkts++;
+	l->stats.tx_bytes += (uint64_t)size;
+	if (!l->out_armed) {
+		rc = flush_locked(l);
+		if (rc) {
+			l->tx_err = rc;
+			pthread_mutex_unlock(&l->tx_lock);
+			pthread_mutex_lock(&t->lock);
+			l->failing = true;
+			t->flagged = true;
+			pthread_mutex_unlock(&t->lock);
+			wake(t);
+			return -EPIPE;
+		}
+	}
+out:
+	pthread_mutex_unlock(&l->tx_lock);
+	return rc;
+}
+
+static const struct sim_wire_ops transport_wire = {.xmit = transport_xmit};
+
+/* Transport thread: the link is gone.  Only this link's QP fails. */
+static void link_fail(struct net_link *l, int err, const char *why)
+{
+	struct net_transport *t = l->t;
+
+	if (l->dead)
+		return;
+	l->dead = true;
+	l->err = err;
+	pthread_mutex_lock(&l->tx_lock);
+	if (!l->tx_err)
+		l->tx_err = err;
+	pthread_mutex_unlock(&l->tx_lock);
+	epoll_ctl(t->epfd, EPOLL_CTL_DEL, l->fd, NULL);
+	shutdown(l->fd, SHUT_RDWR);
+	if (l->rx_stalled) {
+		l->rx_stalled = false;
+		pthread_mutex_lock(&t->lock);
+		t->stalled--;
+		pthread_mutex_unlock(&t->lock);
+	}
+	tlog(t, NET_LOG_WARN, "QP 0x%06x (peer node %u QP 0x%06x): link down: %s",
+	     l->addr.local_qpn, l->addr.peer_node, l->addr.peer_qpn, why);
+	sim_qp_link_down(l->qp, PRISM_SYND_TRANSPORT_RETRY_EXC_ERR);
+	if (l->cbs.down)
+		l->cbs.down(l->cbs.ctx, l, err, why);
+}
+
+/* Hand complete records in the receive buffer to the device. */
+static void deliver_records(struct net_link *l)
+{
+	struct net_transport *t = l->t;
+	uint8_t scratch[NET_SIMPKT_SCRATCH];
+	struct net_frame_diag fdiag;
+	struct net_diag diag;
+	struct net_pkt np;
+	struct sim_pkt sp;
+	size_t off = 0;
+	uint64_t vtime;
+	uint32_t len;
+	int rc;
+
+	while (!l->dead) {
+		rc = net_record_peek(l->rx + off, l->rx_len - off, t->opts.max_pkt, &len, &vtime,
+		                     &fdiag);
+		if (rc == 1)
+			break;
+		if (rc < 0) {
+			link_fail(l, -EPROTO, fdiag.msg);
+			return;
+		}
+		rc = net_frame_decode(l->rx + off + NET_RECORD_HDR_BYTES, len, &np, &fdiag);
+		if (rc) {
+			char why[sizeof(fdiag.msg) + 48];
+
+			snprintf(why, sizeof(why), "malformed packet: %s", fdiag.msg);
+			link_fail(l, -EPROTO, why);
+			return;
+		}
+		rc = net_simpkt_from_wire(&np, &l->addr, &sp, scratch, &diag);
+		if (rc) {
+			link_fail(l, -EPROTO, diag.msg);
+			return;
+		}
+		sp.t = vtime;
+		rc = sim_dev_deliver(t->dev, &sp);
+		if (rc == -EAGAIN) {
+			if (!l->rx_stalled) {
+				struct epoll_event ev = {.events = l->out_armed ? EPOLLOUT : 0,
+				                         .data.u64 = link_id(l)};
+
+				l->rx_stalled = true;
+				l->stats.rx_stalls++;
+				epoll_ctl(t->epfd, EPOLL_CTL_MOD, l->fd, &ev);
+				pthread_mutex_lock(&t->lock);
+				t->stalled++;
+				pthread_mutex_unlock(&t->lock);
+			}
+			break;
+		}
+		if (rc) {
+			char why[64];
+
+			snprintf(why, sizeof(why), "device refused a packet: error %d", rc);
+			link_fail(l, rc, why);
+			return;
+		}
+		l->stats.rx_pkts++;
+		l->stats.rx_bytes += len + NET_RECORD_HDR_BYTES;
+		off += NET_RECORD_HDR_BYTES + len;
+	}
+	if (off) {
+		memmove(l->rx, l->rx + off, l->rx_len - off);
+		l->rx_len -= off;
+	}
+}
+
+static void on_readable(struct net_link *l)
+{
+	size_t budget = RX_BUDGET;
+
+	while (!l->dead && !l->rx_stalled && budget) {
+		ssize_t n;
+
+		if (l->rx_cap - l->rx_len < RX_CHUNK) {
+			uint8_t *p = realloc(l->rx, l->rx_cap + RX_CHUNK);
+
+			if (!p) {
+				link_fail(l, -ENOMEM, "out of memory for the receive buffer");
+				return;
+			}
+			l->rx = p;
+			l->rx_cap += RX_CHUNK;
+		}
+		n = recv(l->fd, l->rx + l->rx_len, l->rx_cap - l->rx_len, MSG_DONTWAIT);
+		if (n > 0) {
+			l->rx_len += (size_t)n;
+			budget = budget > (size_t)n ? budget - (size_t)n : 0;
+			deliver_records(l);
+			/* keep the buffer from growing past one record plus a chunk */
+			if (l->rx_len == 0 && l->rx_cap > 4 * RX_CHUNK) {
+				free(l->rx);
+				l->rx = NULL;
+				l->rx_cap = 0;
+			}
+			continue;
+		}
+		if (n == 0) {
+			link_fail(l, -ECONNRESET,
+			          l->rx_len ? "peer closed the connection in the middle of a packet"
+			                    : "peer closed the connection");
+			return;
+		}
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN || errno == EWOULDBLOCK)
+			return;
+		{
+			char why[96];
+
+			snprintf(why, sizeof(why), "receive: %s", strerror(errno));
+			link_fail(l, -errno, why);
+		}
+		return;
+	}
+}
+
+static void on_writable(struct net_link *l)
+{
+	bool kick = false;
+	int rc;
+
+	pthread_mutex_lock(&l->tx_lock);
+	rc = flush_locked(l);
+	if (!rc && l->blocked && l->tx_len < l->t->opts.tx_buf / 2) {
+		l->blocked = false;
+		kick = true;
+	}
+	pthread_mutex_unlock(&l->tx_lock);
+	if (rc) {
+		char why[96];
+
+		snprintf(why, sizeof(why), "send: %s", strerror(-rc));
+		link_fail(l, rc, why);
+		return;
+	}
+	if (kick)
+		sim_dev_kick(l->t->dev);
+}
+
+/* Links the device pushed back on, and links that xmit saw fail. */
+static void service_flagged(struct net_transport *t)
+{
+	uint32_t i;
+
+	for (i = 0;; i++) {
+		struct net_link *l = NULL;
+		bool failing = false;
+
+		pthread_mutex_lock(&t->lock);
+		if (i >= t->nslots) {
+			pthread_mutex_unlock(&t->lock);
+			break;
+		}
+		if (t->slots[i] && (t->slots[i]->failing || t->slots[i]->rx_stalled)) {
+			l = t->slots[i];
+			failing = l->failing;
+			l->failing = false;
+			l->pins++;
+		}
+		pthread_mutex_unlock(&t->lock);
+		if (!l)
+			continue;
+		if (failing) {
+			char why[96];
+
+			snprintf(why, sizeof(why), "send: %s", strerror(-l->tx_err));
+			link_fail(l, l->tx_err, why);
+		} else if (l->rx_stalled && !l->dead) {
+			struct epoll_event ev = {.events = EPOLLIN | (l->out_armed ? EPOLLOUT : 0),
+			                         .data.u64 = link_id(l)};
+
+			l->rx_stalled = false;
+			pthread_mutex_lock(&t->lock);
+			t->stalled--;
+			pthread_mutex_unlock(&t->lock);
+			epoll_ctl(t->epfd, EPOLL_CTL_MOD, l->fd, &ev);
+			deliver_records(l);
+			if (!l->rx_stalled)
+				on_readable(l);
+		}
+		unpin(l);
+	}
+}
+
+static void *transport_thread(void *arg)
+{
+	struct net_transport *t = arg;
+	struct epoll_event evs[64];
+
+	for (;;) {
+		bool stop;
+		unsigned stalled;
+		int i, n;
+
+		pthread_mutex_lock(&t->lock);
+		stop = t->stop;
+		stalled = t->stalled;
+		pthread_mutex_unlock(&t->lock);
+		if (stop)
+			break;
+		n = epoll_wait(t->epfd, evs, 64, stalled ? 1 : -1);
+		if (n < 0 && errno != EINTR)
+			break;
+		for (i = 0; i < n; i++) {
+			struct net_link *l;
+
+			if (evs[i].data.u64 == WAKE_ID) {
+				uint64_t v;
+				ssize_t r = read(t->wakefd, &v, sizeof(v));
+
+				(void)r;
+				continue;
+			}
+			l = pin(t, evs[i].data.u64);
+			if (!l)
+				continue;
+			if (evs[i].events & EPOLLOUT)
+				on_writable(l);
+			if (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR | EPOLLRDHUP))
+				on_readable(l);
+			unpin(l);
+		}
+		pthread_mutex_lock(&t->lock);
+		stop = t->flagged || t->stalled;
+		t->flagged = false;
+		pthread_mutex_unlock(&t->lock);
+		if (stop)
+			service_flagged(t);
+	}
+	return NULL;
+}
+
+int net_transport_create(struct sim_dev *dev, const struct net_transport_opts *opts,
+                         struct net_transport **out, struct net_diag *diag)
+{
+	struct epoll_event ev = {.events = EPOLLIN, .data.u64 = WAKE_ID};
+	struct net_transport *t;
+	int rc;
+
+	if (!dev || !out)
+		return net_diagf(diag, -EINVAL, "transport: NULL device");
+	if (opts && opts->sz > sizeof(*opts)) {
+		const uint8_t *tail = (const uint8_t *)opts + sizeof(*opts);
+		size_t i;
+
+		for (i = 0; i < opts->sz - sizeof(*opts); i++)
+			if (tail[i])
+				return net_diagf(
+				    diag, -EINVAL,
+				    "transport options: unknown nonzero field at byte %zu",
+				    sizeof(*opts) + i);
+	}
+	t = calloc(1, sizeof(*t));
+	if (!t)
+		return net_diagf(diag, -ENOMEM, "transport: out of memory");
+	if (opts)
+		memcpy(&t->opts, opts, opts->sz < sizeof(*opts) ? opts->sz : sizeof(*opts));
+	t->opts.sz = sizeof(t->opts);
+	if (!t->opts.max_pkt)
+		t->opts.max_pkt = NET_DEFAULT_MAX_PKT;
+	if (!t->opts.tx_buf)
+		t->opts.tx_buf = NET_DEFAULT_TX_BUF;
+	t->dev = dev;
+	pthread_mutex_init(&t->lock, NULL);
+	pthread_cond_init(&t->unpinned, NULL);
+	t->epfd = epoll_create1(EPOLL_CLOEXEC);
+	t->wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (t->epfd < 0 || t->wakefd < 0 || epoll_ctl(t->epfd, EPOLL_CTL_ADD, t->wakefd, &ev)) {
+		rc = net_diagf(diag, -errno, "transport: epoll/eventfd: %s", strerror(errno));
+		goto fail;
+	}
+	rc = -pthread_create(&t->thread, NULL, transport_thread, t);
+	if (rc) {
+		net_diagf(diag, rc, "transport: thread: %s", strerror(-rc));
+		goto fail;
+	}
+	t->running = true;
+	sim_dev_set_wire(dev, &transport_wire, t);
+	*out = t;
+	return 0;
+fail:
+	if (t->epfd >= 0)
+		close(t->epfd);
+	if (t->wakefd >= 0)
+		close(t->wakefd);
+	pthread_mutex_destroy(&t->lock);
+	pthread_cond_destroy(&t->unpinned);
+	free(t);
+	return rc;
+}
+
+/* t->lock held: take @l out of the table and the hash. */
+static void unlink_locked(struct net_transport *t, struct net_link *l)
+{
+	struct net_link **pp;
+
+	for (pp = &t->hash[bucket(l->addr.local_qpn)]; *pp; pp = &(*pp)->hnext)
+		if (*pp == l) {
+			*pp = l->hnext;
+			break;
+		}
+	t->slots[l->slot] = NULL;
+	if (l->rx_stalled)
+		t->stalled--;
+	l->closed = true;
+}
+
+void net_transport_destroy(struct net_transport *t)
+{
+	uint32_t i;
+
+	if (!t)
+		return;
+	sim_dev_set_wire(t->dev, NULL, NULL);
+	pthread_mutex_lock(&t->lock);
+	t->stop = true;
+	pthread_mutex_unlock(&t->lock);
+	wake(t);
+	if (t->running)
+		pthread_join(t->thread, NULL);
+	for (i = 0; i < t->nslots; i++) {
+		struct net_link *l = t->slots[i];
+
+		if (!l)
+			continue;
+		unlink_locked(t, l);
+		link_free(l);
+	}
+	free(t->slots);
+	close(t->epfd);
+	close(t->wakefd);
+	pthread_mutex_destroy(&t->lock);
+	pthread_cond_destroy(&t->unpinned);
+	free(t);
+}
+
+uint32_t net_peer_node(const struct sim_dev *dev, const struct net_oob_params *peer)
+{
+	uint32_t local = sim_dev_node(dev);
+
+	return peer->node != local ? peer->node : local ^ 0x80000000u;
+}
+
+int net_transport_attach(struct net_transport *t, int fd, struct sim_qp *qp,
+                         const struct net_oob_params *peer, const struct net_link_cbs *cbs,
+                         struct net_link **out, struct net_diag *diag)
+{
+	struct epoll_event ev = {.events = EPOLLIN | EPOLLRDHUP};
+	struct net_link *l;
+	uint32_t slot;
+
+	if (!t || fd < 0 || !qp || !peer || !out)
+		return net_diagf(diag, -EINVAL, "attach: NULL argument");
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return net_diagf(diag, -ENOMEM, "attach: out of memory");
+	l->t = t;
+	l->fd = fd;
+	l->qp = qp;
+	l->addr.local_node = sim_dev_node(t->dev);
+	l->addr.local_qpn = sim_qp_num(qp);
+	l->addr.peer_node = net_peer_node(t->dev, peer);
+	l->addr.peer_qpn = peer->qpn;
+	l->peer_max_pkt = peer->max_pkt ? peer->max_pkt : NET_DEFAULT_MAX_PKT;
+	if (cbs)
+		l->cbs = *cbs;
+	pthread_mutex_init(&l->tx_lock, NULL);
+
+	pthread_mutex_lock(&t->lock);
+	if (lookup_qpn(t, l->addr.local_qpn)) {
+		pthread_mutex_unlock(&t->lock);
+		pthread_mutex_destroy(&l->tx_lock);
+		free(l);
+		return net_diagf(diag, -EEXIST, "attach: QP 0x%06x already has a link",
+		                 sim_qp_num(qp));
+	}
+	for (slot = 0; slot < t->nslots && t->slots[slot]; slot++)
+		;
+	if (slot == t->nslots) {
+		uint32_t n = t->nslots ? 2 * t->nslots : 16;
+		struct net_link **s = realloc(t->slots, n * sizeof(*s));
+
+		if (!s) {
+			pthread_mutex_unlock(&t->lock);
+			pthread_mutex_destroy(&l->tx_lock);
+			free(l);
+			return net_diagf(diag, -ENOMEM, "attach: out of memory");
+		}
+		memset(s + t->nslots, 0, (n - t->nslots) * sizeof(*s));
+		t->slots = s;
+		t->nslots = n;
+	}
+	l->slot = slot;
+	l->gen = ++t->next_gen;
+	t->slots[slot] = l;
+	l->hnext = t->hash[bucket(l->addr.local_qpn)];
+	t->hash[bucket(l->addr.local_qpn)] = l;
+	ev.data.u64 = link_id(l);
+	if (epoll_ctl(t->epfd, EPOLL_CTL_ADD, fd, &ev)) {
+		int err = -errno;
+
+		unlink_locked(t, l);
+		pthread_mutex_unlock(&t->lock);
+		pthread_mutex_destroy(&l->tx_lock);
+		free(l);
+		return net_diagf(diag, err, "attach: epoll: %s", strerror(-err));
+	}
+	pthread_mutex_unlock(&t->lock);
+	*out = l;
+	return 0;
+}
+
+void net_link_close(struct net_link *l)
+{
+	struct net_transport *t;
+	bool on_thread, do_free;
+
+	if (!l)
+		return;
+	t = l->t;
+	on_thread = t->running && pthread_equal(pthread_self(), t->thread);
+	pthread_mutex_lock(&t->lock);
+	unlink_locked(t, l);
+	epoll_ctl(t->epfd, EPOLL_CTL_DEL, l->fd, NULL);
+	/* on the transport thread (a down callback) the link is pinned by the
+	 * thread itself: the last unpin frees it */
+	l->closer_waits = !on_thread;
+	if (!on_thread)
+		while (l->pins)
+			pthread_cond_wait(&t->unpinned, &t->lock);
+	do_free = l->pins == 0;
+	pthread_mutex_unlock(&t->lock);
+	/* an xmit that found the link before it was unlinked finishes first */
+	pthread_mutex_lock(&l->tx_lock);
+	pthread_mutex_unlock(&l->tx_lock);
+	if (do_free)
+		link_free(l);
+}
+
+void net_link_stats(struct net_link *l, struct net_link_stats *out)
+{
+	pthread_mutex_lock(&l->tx_lock);
+	*out = l->stats;
+	pthread_mutex_unlock(&l->tx_lock);
+}
+
+int net_link_error(struct net_link *l)
+{
+	int err;
+
+	pthread_mutex_lock(&l->tx_lock);
+	err = l->dead ? l->err : l->tx_err;
+	pthread_mutex_unlock(&l->tx_lock);
+	return err;
+}

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * net/net_transport.h - a sim device's wire, carried over TCP.
+ *
+ * Owns: one transport per sim device (it installs itself as the device's
+ * wire with sim_dev_set_wire), one thread per transport running epoll over
+ * its links, and one link per QP pair (one TCP connection each).  Outgoing
+ * packets are framed (net_frame.h) into a bounded per-link buffer; when it
+ * is full the device is told -EAGAIN and kicked once the socket drained
+ * (back-pressure).  Incoming packets are decoded, validated and handed to
+ * the device with sim_dev_deliver.  A link whose peer vanishes or sends a
+ * malformed packet fails alone: its QP goes to ERR (sim_qp_link_down), the
+ * owner's down callback says why, other links keep running.
+ *
+ * Must not: create or modify QPs (the owner does, with the OOB parameters);
+ * block the device's thread; print (messages go to the log callback).
+ */
+#ifndef PRISM_NET_TRANSPORT_H
+#define PRISM_NET_TRANSPORT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "net/net_diag.h"
+#include "net/net_oob.h"
+#include "sim/sim.h"
+
+struct net_transport;
+struct net_link;
+
+#define NET_DEFAULT_MAX_PKT ((16u << 20) + 64u) /* 16 MiB payload + headers */
+#define NET_DEFAULT_TX_BUF  (256u << 10)
+
+enum net_log_level { NET_LOG_ERROR, NET_LOG_WARN, NET_LOG_INFO, NET_LOG_DEBUG };
+
+/* Size-prefixed: .sz = sizeof(struct net_transport_opts); zero = default. */
+struct net_transport_opts {
+	size_t sz;
+	uint32_t max_pkt; /* largest packet accepted from a peer */
+	uint32_t tx_buf;  /* bytes queued per link before the device sees -EAGAIN */
+	void (*log)(void *ctx, int level, const char *msg);
+	void *log_ctx;
+};
+
+struct net_link_cbs {
+	/* Called once, on the transport thread, after the link's QP went to ERR. */
+	void (*down)(void *ctx, struct net_link *link, int err, const char *why);
+	void *ctx;
+};
+
+struct net_link_stats {
+	uint64_t tx_pkts, tx_bytes, rx_pkts, rx_bytes;
+	uint64_t tx_eagain; /* times the device was pushed back */
+	uint64_t rx_stalls; /* times the device refused a packet for a while */
+};
+
+int net_transport_create(struct sim_dev *dev, const struct net_transport_opts *opts,
+                         struct net_transport **out, struct net_diag *diag);
+/* Closes every link still attached (without calling their down callbacks). */
+void net_transport_destroy(struct net_transport *t);
+
+/*
+ * The node id a local QP uses for a peer described by @peer (sim_qp_mod
+ * .peer_node at RTR): the peer's own node id, unless it equals the local
+ * device's, in which case a stand-in that is not (the sim must never route
+ * a remote peer to its own loopback path).
+ */
+uint32_t net_peer_node(const struct sim_dev *dev, const struct net_oob_params *peer);
+
+/*
+ * Carry @qp's packets over @fd (a connected socket after the OOB exchange;
+ * the link owns it from now on).  Attach after the QP reached RTR with
+ * peer_node = net_peer_node(dev, peer); bytes the peer sent before are
+ * waiting in the socket.
+ */
+int net_transport_attach(struct net_transport *t, int fd, struct sim_qp *qp,
+                         const struct net_oob_params *peer, const struct net_link_cbs *cbs,
+                         struct net_link **out, struct net_diag *diag);
+/* Detach and free; the socket is closed.  Safe from the down callback. */
+void net_link_close(struct net_link *link);
+void net_link_stats(struct net_link *link, struct net_link_stats *out);
+/* 0 while up; the negative error that took it down otherwise. */
+int net_link_error(struct net_link *link);
+
+#endif /* PRISM_NET_TRANSPORT_H */

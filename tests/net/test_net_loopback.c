@@ -1,0 +1,689 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tests/net/test_net_loopback.c - two software NICs talking over loopback
+ * TCP: SEND/RECV (with immediate), WRITE (with immediate), READ, CAS,
+ * FETCH_ADD, RNR and remote-access NAKs, a malformed packet, a client
+ * process that vanishes mid-stream, and a link under back-pressure.  Each
+ * failure must take down exactly one connection: the tests keep a second
+ * connection between the same devices and check it still works.
+ *
+ * Must not: need root or a fixed port; measure time (CQE waits have a
+ * generous deadline only so a bug fails instead of hanging).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tests/net/net_peer.h"
+
+#define WAIT_MS 10000
+#define MEM     (1u << 21)
+
+struct world {
+	struct np_dev srv, cli;
+	struct net_listener *l;
+	int port;
+};
+
+static struct world W;
+
+static int setup(void **state)
+{
+	(void)state;
+	signal(SIGPIPE, SIG_IGN);
+	if (np_dev_open(&W.srv, 1) || np_dev_open(&W.cli, 2))
+		return -1;
+	if (net_listen("127.0.0.1", NET_PORT_EPHEMERAL, &W.l, NULL))
+		return -1;
+	W.port = net_listener_port(W.l);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	net_listener_close(W.l);
+	np_dev_close(&W.cli);
+	np_dev_close(&W.srv);
+	return 0;
+}
+
+struct dial_job {
+	struct np_qp *q;
+	int rc;
+};
+
+static void *dial_main(void *arg)
+{
+	struct dial_job *j = arg;
+
+	j->rc = np_qp_dial(j->q, "127.0.0.1", W.port);
+	return NULL;
+}
+
+static void open_pair(struct np_qp *s, struct np_qp *c)
+{
+	assert_int_equal(np_qp_open(s, &W.srv, MEM), 0);
+	assert_int_equal(np_qp_open(c, &W.cli, MEM), 0);
+}
+
+static void connect_pair(struct np_qp *s, struct np_qp *c)
+{
+	struct dial_job j = {.q = c};
+	pthread_t th;
+
+	pthread_create(&th, NULL, dial_main, &j);
+	assert_int_equal(np_qp_answer(s, W.l), 0);
+	pthread_join(th, NULL);
+	assert_int_equal(j.rc, 0);
+	assert_int_equal(c->peer.qpn, s->qpn);
+	assert_int_equal(s->peer.qpn, c->qpn);
+	assert_int_equal(c->peer.regions[0].rkey, s->rkey);
+}
+
+/* A connected pair: @s on the server device, @c on the client device. */
+static void make_pair(struct np_qp *s, struct np_qp *c)
+{
+	open_pair(s, c);
+	connect_pair(s, c);
+}
+
+static struct prism_cqe expect_cqe(struct np_cq *cq)
+{
+	struct prism_cqe e;
+
+	memset(&e, 0, sizeof(e));
+	assert_int_equal(np_wait(cq, &e, WAIT_MS), 0);
+	return e;
+}
+
+static void expect_ok(struct np_cq *cq, uint8_t cqe_opcode)
+{
+	struct prism_cqe e = expect_cqe(cq);
+
+	if (e.opcode != cqe_opcode)
+		fail_msg("CQE %s (syndrome %s), expected %s", prism_cqe_opcode_name(e.opcode),
+		         prism_cqe_syndrome_name(e.syndrome), prism_cqe_opcode_name(cqe_opcode));
+}
+
+/* Masked atomic of @size bytes; operands as the WQE carries them (big-endian). */
+static void post_masked(struct np_qp *q, uint8_t opcode, unsigned size, uint64_t raddr,
+                        uint32_t rkey, size_t loff, const uint8_t *swap, const uint8_t *cmp,
+                        const uint8_t *smask, const uint8_t *cmask)
+{
+	struct prism_wqe w;
+	struct prism_atomic_seg *a = &w.atomic;
+
+	memset(&w, 0, sizeof(w));
+	w.ctrl.opcode = opcode;
+	w.ctrl.opmod = (uint8_t)PRISM_MASKED_OPMOD(size == 4    ? 2u
+	                                           : size == 8  ? 3u
+	                                           : size == 16 ? 4u
+	                                                        : 5u);
+	w.ctrl.fm_ce_se = prism_fm_ce_se(PRISM_FENCE_NONE, PRISM_CE_CQ_UPDATE, false);
+	w.has_raddr = true;
+	w.raddr.raddr = raddr;
+	w.raddr.rkey = rkey;
+	w.has_atomic = true;
+	a->size = (uint8_t)size;
+	if (size <= 8) {
+		uint64_t v[4] = {0};
+		const uint8_t *src[4] = {swap, cmp, smask, cmask};
+
+		for (int k = 0; k < 4; k++)
+			for (unsigned i = 0; src[k] && i < size; i++)
+				v[k] = v[k] << 8 | src[k][i];
+		a->swap = v[0];
+		a->compare = v[1];
+		a->swap_mask = v[2];
+		a->compare_mask = v[3];
+	} else {
+		memcpy(a->swap_bytes, swap, size);
+		if (cmp)
+			memcpy(a->compare_bytes, cmp, size);
+		memcpy(a->swap_mask_bytes, smask, size);
+		if (cmask)
+			memcpy(a->compare_mask_bytes, cmask, size);
+	}
+	w.num_sge = 1;
+	w.sge[0] = (struct prism_sge){
+	    .byte_count = size, .lkey = q->lkey, .addr = (uintptr_t)q->mem + loff};
+	assert_int_equal(np_post(q, &w), 0);
+}
+
+static void wait_state(struct np_qp *q, int state)
+{
+	for (int i = 0; i < WAIT_MS && sim_qp_state(q->qp) != state; i++)
+		usleep(1000);
+	assert_int_equal(sim_qp_state(q->qp), state);
+}
+
+/* Masked atomics cross the link in prism's vendor opcodes (0xd2-0xd4). */
+static void test_masked_atomics(void **state)
+{
+	uint8_t swap[16], cmp[16], sm[16], cm[16], before[16], want[16];
+	uint8_t add[8] = {0, 0, 0, 1, 0, 0, 0, 1}, bnd[8] = {0x80, 0, 0, 0, 0x80, 0, 0, 0};
+	uint64_t base, host = 0x00000000ffffffffull, got;
+	struct np_qp s, c;
+
+	(void)state;
+	make_pair(&s, &c);
+	base = c.peer.regions[0].addr;
+	/* 16 bytes: compare under the mask (byte 0 differs outside it), swap the last byte */
+	for (unsigned i = 0; i < 16; i++) {
+		before[i] = (uint8_t)(0xa0 + i);
+		swap[i] = 0xff;
+		cmp[i] = before[i] ^ (i == 0 ? 0x0f : 0);
+		cm[i] = i == 0 ? 0xf0 : 0xff;
+		sm[i] = i == 15 ? 0xff : 0;
+	}
+	memcpy(s.mem + 256, before, 16);
+	memcpy(want, before, 16);
+	want[15] = 0xff;
+	post_masked(&c, PRISM_OP_ATOMIC_MASKED_CS, 16, base + 256, s.rkey, 512, swap, cmp, sm, cm);
+	expect_ok(&c.scq, PRISM_CQE_REQ);
+	assert_memory_equal(s.mem + 256, want, 16);
+	assert_memory_equal(c.mem + 512, before, 16); /* the original came back */
+	/* 8 bytes, host-endian target: two 32-bit fields, no carry between them */
+	memcpy(s.mem + 320, &host, 8);
+	post_masked(&c, PRISM_OP_ATOMIC_MASKED_FA, 8, base + 320, s.rkey, 600, add, NULL, bnd,
+	            NULL);
+	expect_ok(&c.scq, PRISM_CQE_REQ);
+	memcpy(&got, s.mem + 320, 8);
+	assert_int_equal(got, 0x0000000100000000ull);
+	memcpy(&got, c.mem + 600, 8);
+	assert_int_equal(got, host);
+	np_qp_close(&c);
+	np_qp_close(&s);
+}
+
+/* A misaligned atomic: NAK invalid request -> REMOTE_INVAL_REQ_ERR at the requester. */
+static void test_invalid_request_nak(void **state)
+{
+	struct np_qp s, c;
+	struct prism_cqe e;
+
+	(void)state;
+	make_pair(&s, &c);
+	assert_int_equal(
+	    np_post_atomic(&c, PRISM_OP_ATOMIC_FA, c.peer.regions[0].addr + 3, s.rkey, 1, 0, 0), 0);
+	e = expect_cqe(&c.scq);
+	assert_int_equal(e.opcode, PRISM_CQE_REQ_ERR);
+	assert_int_equal(e.syndrome, PRISM_SYND_REMOTE_INVAL_REQ_ERR);
+	wait_state(&c, SIM_QPS_ERR);
+	np_qp_close(&c);
+	np_qp_close(&s);
+}
+
+static void fill(uint8_t *p, size_t n, uint8_t seed)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (uint8_t)(seed + i * 31 + (i >> 9));
+}
+
+/* A SEND/RECV round on a pair that must be healthy. */
+static void ping(struct np_qp *s, struct np_qp *c, uint8_t seed)
+{
+	struct prism_cqe e;
+
+	assert_int_equal(np_post_recv(s, 0, 256), 0);
+	fill(c->mem + 4096, 100, seed);
+	assert_int_equal(np_post_send(c, PRISM_OP_SEND, 4096, 100, 0), 0);
+	expect_ok(&c->scq, PRISM_CQE_REQ);
+	e = expect_cqe(&s->rcq);
+	assert_int_equal(e.opcode, PRISM_CQE_RESP_SEND);
+	assert_int_equal(e.byte_count, 100);
+	assert_memory_equal(s->mem, c->mem + 4096, 100);
+}
+
+static void test_send_recv(void **state)
+{
+	struct np_qp s, c;
+	struct prism_cqe e;
+
+	(void)state;
+	make_pair(&s, &c);
+	ping(&s, &c, 1);
+	/* with immediate, and the receive posted only after the SEND (RNR, retried) */
+	fill(c.mem, 333, 9);
+	assert_int_equal(np_post_send(&c, PRISM_OP_SEND_IMM, 0, 333, 0xfeedf00d), 0);
+	assert_int_equal(np_post_recv(&s, 8192, 512), 0);
+	expect_ok(&c.scq, PRISM_CQE_REQ);
+	e = expect_cqe(&s.rcq);
+	assert_int_equal(e.opcode, PRISM_CQE_RESP_SEND_IMM);
+	assert_int_equal(e.imm, 0xfeedf00d);
+	assert_int_equal(e.byte_count, 333);
+	assert_memory_equal(s.mem + 8192, c.mem, 333);
+	/* and back the other way */
+	assert_int_equal(np_post_recv(&c, 65536, 64), 0);
+	fill(s.mem + 100, 64, 3);
+	assert_int_equal(np_post_send(&s, PRISM_OP_SEND, 100, 64, 0), 0);
+	expect_ok(&s.scq, PRISM_CQE_REQ);
+	expect_ok(&c.rcq, PRISM_CQE_RESP_SEND);
+	assert_memory_equal(c.mem + 65536, s.mem + 100, 64);
+	np_qp_close(&c);
+	np_qp_close(&s);
+}
+
+static void test_write(void **state)
+{
+	struct np_qp s, c;
+	struct prism_cqe e;
+	uint64_t base;
+
+	(void)state;
+	make_pair(&s, &c);
+	base = c.peer.regions[0].addr;
+	fill(c.mem, 4096, 5);
+	assert_int_equal(np_post_rdma(&c, PRISM_OP_RDMA_WRITE, base + 1000, s.rkey, 0, 4096, 0), 0);
+	expect_ok(&c.scq, PRISM_CQE_REQ);
+	assert_memory_equal(s.mem + 1000, c.mem, 4096);
+	/* WRITE_IMM lands the data and consumes a receive for the immediate */
+	assert_int_equal(np_post_recv(&s, 0, 0), 0);
+	fill(c.mem + 8192, 77, 6);
+	assert_int_equal(
+	    np_post_rdma(&c, PRISM_OP_RDMA_WRITE_IMM, base + 20000, s.rkey, 8192, 77, 0x1234), 0);
+	expect_ok(&c.scq, PRISM_CQE_REQ);
+	e = expect_cqe(&s.rcq);
+	assert_int_equal(e.opcode, PRISM_CQE_RESP_WR_IMM);
+	assert_int_equal(e.imm, 0x1234);
+	assert_memory_equal(s.mem + 20000, c.mem + 8192, 77);
+	np_qp_close(&c);
+	np_qp_close(&s);
+}
+
+static void test_read(void **state)
+{
+	struct np_qp s, c;
+	uint64_t base;
+
+	(void)state;
+	make_pair(&s, &c);
+	base = c.peer.regions[0].addr;
+	fill(s.mem, MEM, 11);
+	assert_int_equal(np_post_rdma(&c, PRISM_OP_RDMA_READ, base + 64, s.rkey, 128, 4096, 0), 0);
+	expect_ok(&c.scq, PRISM_CQE_REQ);
+	assert_memory_equal(c.mem + 128, s.mem + 64, 4096);
+	/* one READ larger than the transport's transmit buffer (1 MiB > 256 KiB) */
+	assert_int_equal(np_post_rdma(&c, PRISM_OP_RDMA_READ, base, s.rkey, 0, 1u << 20, 0), 0);
+	expect_ok(&c.scq, PRISM_CQE_REQ);
+	assert_memory_equal(c.mem, s.mem, 1u << 20);
+	np_qp_close(&c);
+	np_qp_close(&s);
+}
+
+static void test_atomics(void **state)
+{
+	struct np_qp s, c;
+	uint64_t base, v = 100, got;
+
+	(void)state;
+	make_pair(&s, &c);
+	base = c.peer.regions[0].addr;
+	memcpy(s.mem + 64, &v, 8);
+	/* CAS that matches */
+	assert_int_equal(np_post_atomic(&c, PRISM_OP_ATOMIC_CS, base + 64, s.rkey, 555, 100, 0), 0);
+	expect_ok(&c.scq, PRISM_CQE_REQ);
+	memcpy(&got, c.mem, 8);
+	assert_int_equal(got, 100);
+	memcpy(&got, s.mem + 64, 8);
+	assert_int_equal(got, 555);
+	/* CAS that does not */
+	assert_int_equal(np_post_atomic(&c, PRISM_OP_ATOMIC_CS, base + 64, s.rkey, 1, 100, 8), 0);
+	expect_ok(&c.scq, PRISM_CQE_REQ);
+	memcpy(&got, c.mem + 8, 8);
+	assert_int_equal(got, 555);
+	memcpy(&got, s.mem + 64, 8);
+	assert_int_equal(got, 555);
+	/* FETCH_ADD, twice */
+	assert_int_equal(np_post_atomic(&c, PRISM_OP_ATOMIC_FA, base + 64, s.rkey, 45, 0, 16), 0);
+	assert_int_equal(
+	    np_post_atomic(&c, PRISM_OP_ATOMIC_FA, base + 64, s.rkey, 1ull << 40, 0, 24), 0);
+	expect_ok(&c.scq, PRISM_CQE_REQ);
+	expect_ok(&c.scq, PRISM_CQE_REQ);
+	memcpy(&got, c.mem + 16, 8);
+	assert_int_equal(got, 555);
+	memcpy(&got, c.mem + 24, 8);
+	assert_int_equal(got, 600);
+	memcpy(&got, s.mem + 64, 8);
+	assert_int_equal(got, 600 + (1ull << 40));
+	np_qp_close(&c);
+	np_qp_close(&s);
+}
+
+/* A WRITE with a bad rkey: the requester gets a remote-access error CQE and
+ * its QP goes to ERR; another connection is untouched. */
+static void test_remote_access_nak(void **state)
+{
+	struct np_qp s, c, s2, c2;
+	struct prism_cqe e;
+	uint64_t base;
+
+	(void)state;
+	make_pair(&s, &c);
+	make_pair(&s2, &c2);
+	base = c.peer.regions[0].addr;
+	assert_int_equal(np_post_rdma(&c, PRISM_OP_RDMA_WRITE, base, s.rkey ^ 0x5a5a00, 0, 64, 0),
+	                 0);
+	e = expect_cqe(&c.scq);
+	assert_int_equal(e.opcode, PRISM_CQE_REQ_ERR);
+	assert_int_equal(e.syndrome, PRISM_SYND_REMOTE_ACCESS_ERR);
+	wait_state(&c, SIM_QPS_ERR);
+	/* out of bounds READ on the second pair's region: same syndrome, on that pair */
+	assert_int_equal(np_post_rdma(&c2, PRISM_OP_RDMA_READ, c2.peer.regions[0].addr + MEM - 8,
+	                              s2.rkey, 0, 64, 0),
+	                 0);
+	e = expect_cqe(&c2.scq);
+	assert_int_equal(e.opcode, PRISM_CQE_REQ_ERR);
+	assert_int_equal(e.syndrome, PRISM_SYND_REMOTE_ACCESS_ERR);
+	wait_state(&c2, SIM_QPS_ERR);
+	np_qp_close(&c2);
+	np_qp_close(&s2);
+	/* a fresh third connection still works, and the links stayed up */
+	make_pair(&s2, &c2);
+	ping(&s2, &c2, 4);
+	assert_int_equal(net_link_error(c.link), 0);
+	np_qp_close(&c2);
+	np_qp_close(&s2);
+	np_qp_close(&c);
+	np_qp_close(&s);
+}
+
+/* A SEND with no receive and no RNR retries left: RNR retry exceeded. */
+static void test_rnr_exceeded(void **state)
+{
+	struct np_qp s, c, s2, c2;
+	struct prism_cqe e;
+
+	(void)state;
+	make_pair(&s2, &c2);
+	open_pair(&s, &c);
+	c.rnr_retry = 0;
+	connect_pair(&s, &c);
+	fill(c.mem, 8, 1);
+	assert_int_equal(np_post_send(&c, PRISM_OP_SEND, 0, 8, 0), 0);
+	e = expect_cqe(&c.scq);
+	assert_int_equal(e.opcode, PRISM_CQE_REQ_ERR);
+	assert_int_equal(e.syndrome, PRISM_SYND_RNR_RETRY_EXC_ERR);
+	wait_state(&c, SIM_QPS_ERR);
+	ping(&s2, &c2, 2);
+	np_qp_close(&c);
+	np_qp_close(&s);
+	np_qp_close(&c2);
+	np_qp_close(&s2);
+}
+
+struct raw_job {
+	const void *bytes;
+	size_t len;
+	int rc;
+};
+
+/* Set up properly, send @bytes, then hold the socket until the server drops it. */
+static void *raw_main(void *arg)
+{
+	struct raw_job *j = arg;
+	struct net_oob_params mine = {.node = 9, .qpn = 0x77, .psn = 1}, peer;
+	char buf[64];
+	int fd;
+
+	j->rc = net_connect("127.0.0.1", W.port, &mine, &peer, WAIT_MS, &fd, NULL);
+	if (j->rc)
+		return NULL;
+	net_oob_params_release(&peer);
+	if (write(fd, j->bytes, j->len) != (ssize_t)j->len)
+		j->rc = -EIO;
+	for (;;) {
+		struct pollfd pfd = {.fd = fd, .events = POLLIN};
+		ssize_t n;
+
+		if (poll(&pfd, 1, WAIT_MS) <= 0)
+			break;
+		n = read(fd, buf, sizeof(buf));
+		if (n == 0 || (n < 0 && errno != EAGAIN))
+			break;
+	}
+	close(fd);
+	return NULL;
+}
+
+/* A peer that sends garbage after the setup exchange loses only its link. */
+static void test_malformed_packet(void **state)
+{
+	static const uint8_t bad[] = {
+	    0,    0,    0,    12,   0, 0, 0, 0, 0, 0, 0, 0, /* record: 12 bytes, vtime 0 */
+	    0x04, 0x03, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, /* SEND_ONLY with TVer 3 */
+	};
+	struct raw_job j = {.bytes = bad, .len = sizeof(bad)};
+	struct np_qp s, s2, c2;
+	pthread_t th;
+
+	(void)state;
+	make_pair(&s2, &c2);
+	assert_int_equal(np_qp_open(&s, &W.srv, MEM), 0);
+	pthread_create(&th, NULL, raw_main, &j);
+	assert_int_equal(np_qp_answer(&s, W.l), 0);
+	wait_state(&s, SIM_QPS_ERR);
+	pthread_join(th, NULL);
+	assert_int_equal(j.rc, 0);
+	assert_int_equal(s.down_err, -EPROTO);
+	if (!strstr(s.down_why, "malformed packet: BTH byte 1: TVer 3"))
+		fail_msg("down reason: %s", s.down_why);
+	assert_int_equal(net_link_error(s.link), -EPROTO);
+	ping(&s2, &c2, 3);
+	np_qp_close(&s);
+	np_qp_close(&c2);
+	np_qp_close(&s2);
+}
+
+static int run_child_client(int port, int phase_fd)
+{
+	struct np_dev d;
+	struct np_qp c;
+	char go;
+
+	if (np_dev_open(&d, 3) || np_qp_open(&c, &d, 1u << 16))
+		return 10;
+	if (np_qp_dial(&c, "127.0.0.1", port))
+		return 11;
+	fill(c.mem, 64, 42);
+	if (np_post_send(&c, PRISM_OP_SEND, 0, 64, 0))
+		return 12;
+	{
+		struct prism_cqe e;
+
+		if (np_wait(&c.scq, &e, WAIT_MS) || e.opcode != PRISM_CQE_REQ)
+			return 13;
+	}
+	/* tell the parent we are mid-stream, then wait to be told to vanish */
+	if (write(phase_fd, "s", 1) != 1 || read(phase_fd, &go, 1) != 1)
+		return 14;
+	/* vanish: no goodbye, no cleanup; the kernel closes the socket */
+	_exit(0);
+}
+
+static void test_client_vanishes(void **state)
+{
+	struct np_qp s, s2, c2;
+	struct prism_cqe e;
+	int sv[2], status;
+	pid_t pid;
+	char ch;
+
+	(void)state;
+	make_pair(&s2, &c2);
+	assert_int_equal(np_qp_open(&s, &W.srv, MEM), 0);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(sv[0]);
+		_exit(run_child_client(W.port, sv[1]));
+	}
+	close(sv[1]);
+	assert_int_equal(np_post_recv(&s, 0, 256), 0);
+	assert_int_equal(np_qp_answer(&s, W.l), 0);
+	e = expect_cqe(&s.rcq);
+	assert_int_equal(e.opcode, PRISM_CQE_RESP_SEND);
+	assert_int_equal(e.byte_count, 64);
+	assert_int_equal(read(sv[0], &ch, 1), 1);
+	/* a receive is outstanding when the client dies */
+	assert_int_equal(np_post_recv(&s, 4096, 256), 0);
+	assert_int_equal(write(sv[0], "x", 1), 1);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	close(sv[0]);
+
+	wait_state(&s, SIM_QPS_ERR);
+	for (int i = 0; i < WAIT_MS && !__atomic_load_n(&s.down_err, __ATOMIC_ACQUIRE); i++)
+		usleep(1000);
+	assert_int_equal(s.down_err, -ECONNRESET);
+	assert_non_null(strstr(s.down_why, "peer closed the connection"));
+	/* the outstanding receive is flushed with an error CQE */
+	e = expect_cqe(&s.rcq);
+	assert_int_equal(e.opcode, PRISM_CQE_RESP_ERR);
+	assert_int_equal(e.syndrome, PRISM_SYND_WR_FLUSH_ERR);
+	/* the other connection keeps working */
+	assert_int_equal(sim_qp_state(s2.qp), SIM_QPS_RTS);
+	ping(&s2, &c2, 8);
+	np_qp_close(&s);
+	np_qp_close(&c2);
+	np_qp_close(&s2);
+}
+
+/* Byte relay between two stream sockets; holds everything until released. */
+struct relay {
+	int a, b;
+	volatile int open; /* 0: hold, 1: pump, 2: stop */
+};
+
+static void *relay_main(void *arg)
+{
+	struct relay *r = arg;
+	static char buf[65536];
+
+	while (__atomic_load_n(&r->open, __ATOMIC_ACQUIRE) == 0)
+		usleep(1000);
+	while (__atomic_load_n(&r->open, __ATOMIC_ACQUIRE) == 1) {
+		struct pollfd p[2] = {{.fd = r->a, .events = POLLIN},
+		                      {.fd = r->b, .events = POLLIN}};
+
+		if (poll(p, 2, 10) <= 0)
+			continue;
+		for (int i = 0; i < 2; i++) {
+			ssize_t n;
+
+			if (!(p[i].revents & POLLIN))
+				continue;
+			n = read(p[i].fd, buf, sizeof(buf));
+			for (ssize_t off = 0, w; n > 0 && off<n; off += w> 0 ? w : 0) {
+				struct pollfd q = {.fd = i ? r->a : r->b, .events = POLLOUT};
+
+				w = write(q.fd, buf + off, (size_t)(n - off));
+				if (w < 0 && errno != EAGAIN)
+					return NULL;
+				if (w < 0)
+					poll(&q, 1, 10);
+			}
+		}
+	}
+	return NULL;
+}
+
+/* A sender faster than the path to its peer: the transport pushes back
+ * (-EAGAIN), the device holds the packets and resumes on the kick; nothing
+ * is lost or reordered.  A relay that holds the bytes until the sender has
+ * been pushed back makes that deterministic. */
+static void test_back_pressure(void **state)
+{
+	struct net_transport_opts o = {.sz = sizeof(o), .tx_buf = 4096};
+	struct net_oob_params ps, pc;
+	struct relay r = {0};
+	struct np_dev small;
+	struct np_qp s, c;
+	struct net_link_stats st;
+	struct prism_cqe e;
+	int sv1[2], sv2[2];
+	pthread_t th;
+	const unsigned n = 48, len = 32768;
+
+	(void)state;
+	assert_int_equal(np_dev_open_opts(&small, 4, &o), 0);
+	assert_int_equal(np_qp_open(&s, &W.srv, MEM), 0);
+	assert_int_equal(np_qp_open(&c, &small, MEM), 0);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv1), 0);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv2), 0);
+	r.a = sv1[1];
+	r.b = sv2[0];
+	pthread_create(&th, NULL, relay_main, &r);
+	np_qp_params(&s, &ps);
+	np_qp_params(&c, &pc);
+	assert_int_equal(np_qp_connect(&c, sv1[0], &ps), 0);
+	assert_int_equal(np_qp_connect(&s, sv2[1], &pc), 0);
+
+	fill(c.mem, MEM, 21);
+	/* 48 WRITEs of 32 KiB at once, each to its own place, then a SEND behind them */
+	for (unsigned i = 0; i < n; i++)
+		assert_int_equal(np_post_rdma(&c, PRISM_OP_RDMA_WRITE,
+		                              (uintptr_t)s.mem + (uint64_t)i * len, s.rkey,
+		                              (size_t)i * len, len, 0),
+		                 0);
+	assert_int_equal(np_post_recv(&s, MEM - 64, 64), 0);
+	assert_int_equal(np_post_send(&c, PRISM_OP_SEND, 0, 64, 0), 0);
+	for (int i = 0; i < WAIT_MS; i++) {
+		net_link_stats(c.link, &st);
+		if (st.tx_eagain)
+			break;
+		usleep(1000);
+	}
+	assert_true(st.tx_eagain > 0);
+	assert_int_equal(np_poll(&c.scq, &e), 0); /* nothing got through yet */
+	__atomic_store_n(&r.open, 1, __ATOMIC_RELEASE);
+	for (unsigned i = 0; i <= n; i++) {
+		e = expect_cqe(&c.scq);
+		assert_int_equal(e.opcode, PRISM_CQE_REQ);
+	}
+	expect_ok(&s.rcq, PRISM_CQE_RESP_SEND);
+	assert_memory_equal(s.mem, c.mem, (size_t)n * len);
+	net_link_stats(c.link, &st);
+	assert_int_equal(st.tx_pkts, n + 1);
+	__atomic_store_n(&r.open, 2, __ATOMIC_RELEASE);
+	pthread_join(th, NULL);
+	np_qp_close(&c);
+	np_qp_close(&s);
+	np_dev_close(&small);
+	close(sv1[1]);
+	close(sv2[0]);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_send_recv),
+	    cmocka_unit_test(test_write),
+	    cmocka_unit_test(test_read),
+	    cmocka_unit_test(test_atomics),
+	    cmocka_unit_test(test_masked_atomics),
+	    cmocka_unit_test(test_remote_access_nak),
+	    cmocka_unit_test(test_invalid_request_nak),
+	    cmocka_unit_test(test_rnr_exceeded),
+	    cmocka_unit_test(test_malformed_packet),
+	    cmocka_unit_test(test_client_vanishes),
+	    cmocka_unit_test(test_back_pressure),
+	};
+
+	return cmocka_run_group_tests_name("net_loopback", tests, setup, teardown);
+}

@@ -1,0 +1,290 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_daemon.c - daemon mode end to end (RedN section 5.6): prismd runs the
+ * software NIC in its own process; an application process shares its hash
+ * table with it through a memfd; a client (this process) invokes gets over
+ * TCP; the application is killed with SIGKILL while clients are served, and
+ * every later invocation still succeeds and matches the reference.  Also
+ * prismd's configuration errors and a region share the config does not allow.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <prism/prism.h>
+
+#include "core/chainobj.h"
+#include "tests/runtime/support/hashget_chain.h"
+
+#define NB 512u
+#define TABLE_SIZE (NB * (HG_BUCKET_BYTES + HG_VALUE_BYTES) + 4096u)
+
+static char prismd[512], tmp[64], cfg_path[128], sock_path[128], chain_path[128];
+static uint32_t keys[NB];
+
+static void write_file(const char *path, const char *text, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(text, 1, len, f), len);
+	fclose(f);
+}
+
+static void write_config(const char *extra_region)
+{
+	char text[2048];
+	int n = snprintf(text, sizeof(text),
+			 "device: sim\nprofile: cx5\nlisten: 127.0.0.1:0\ncontrol: %s\n"
+			 "regions:\n  - {name: table, size: %u, access: [read], "
+			 "shared-by-app: true}\n%sprograms:\n  - %s\n",
+			 sock_path, TABLE_SIZE, extra_region, chain_path);
+
+	write_file(cfg_path, text, (size_t)n);
+}
+
+/* Start prismd; return its pid and the port it serves on. */
+static pid_t start_prismd(uint16_t *port)
+{
+	int p[2];
+	pid_t pid;
+	char line[256];
+	FILE *out;
+
+	assert_int_equal(pipe(p), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		dup2(p[1], 1);
+		close(p[0]);
+		execl(prismd, prismd, "--config", cfg_path, (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	out = fdopen(p[0], "r");
+	*port = 0;
+	while (fgets(line, sizeof(line), out))
+		if (sscanf(line, "prismd: ready port=%hu", port) == 1)
+			break;
+	/* prismd keeps writing; drain in the background is not needed (small output). */
+	fclose(out);
+	return pid;
+}
+
+/* The application: owns the table, shares it with prismd, then idles. */
+static pid_t start_app(void)
+{
+	int p[2];
+	pid_t pid;
+	char ok = 0;
+
+	assert_int_equal(pipe(p), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		close(p[0]);
+		struct prism_device *dev = prism_device__open("sim", NULL);
+		struct prism_region *r =
+			dev ? prism_device__create_region(dev, "table", TABLE_SIZE, NULL) : NULL;
+		struct prism_daemon *d = r ? prism_daemon__attach(sock_path) : NULL;
+
+		if (!d || prism_daemon__share_region(d, r))
+			_exit(1);
+		struct hg_table t = {prism_region__addr(r), TABLE_SIZE, NB};
+
+		/* Pointers inside the table are the NIC's (prismd's) addresses. */
+		hg_fill(&t, keys, prism_region__nic_addr(r), 5);
+		ok = 1;
+		if (write(p[1], &ok, 1) != 1)
+			_exit(2);
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	assert_int_equal(read(p[0], &ok, 1), 1);
+	close(p[0]);
+	return pid;
+}
+
+static int get(struct prism_client *cl, uint32_t key, uint32_t b, uint8_t *out)
+{
+	struct prism_arg args[2] = {{.name = "key", .u64 = key},
+				    {.name = "addr", .u64 = (uint64_t)b * HG_BUCKET_BYTES}};
+	struct prism_call c = {.sz = sizeof(c), .entry = "get", .args = args, .nargs = 2,
+			       .result = out, .result_cap = HG_VALUE_BYTES + 8};
+
+	return prism_client__invoke(cl, &c, NULL);
+}
+
+static void check_gets(struct prism_client *cl, const struct hg_table *ref, uint64_t *s, int n)
+{
+	for (int i = 0; i < n; i++) {
+		uint8_t out[HG_VALUE_BYTES + 8], want[HG_VALUE_BYTES];
+		uint32_t b, key;
+
+		*s ^= *s << 13, *s ^= *s >> 7, *s ^= *s << 17;
+		b = (uint32_t)(*s % NB);
+		key = (*s >> 40) % 3 ? (keys[b] ? keys[b] : 3) : (uint32_t)(*s >> 20) & 0xffffff;
+		int rc = get(cl, key, b, out);
+		if (rc)
+			fail_msg("get #%d: %s", i, prism_strerror(rc));
+		hg_reference(ref, b, key, want);
+		if (memcmp(out, want, HG_VALUE_BYTES))
+			fail_msg("get #%d (bucket %u): differs from the reference", i, b);
+	}
+}
+
+static void test_offload_survives_application_crash(void **state)
+{
+	static uint8_t local[TABLE_SIZE];
+	struct hg_table ref = {local, TABLE_SIZE, NB};
+	struct prism_device *dev;
+	struct prism_client *cl;
+	struct rusage ru;
+	uint16_t port;
+	pid_t d, app;
+	char addr[32];
+	int st;
+	uint64_t s = 9;
+
+	(void)state;
+	hg_fill(&ref, keys, 0, 5);
+	write_config("");
+	d = start_prismd(&port);
+	assert_int_not_equal(port, 0);
+	snprintf(addr, sizeof(addr), "127.0.0.1:%u", port);
+	dev = prism_device__open("sim", NULL);
+	assert_non_null(dev);
+	/* Before the application shares its table the program is not installed. */
+	assert_null(prism_client__connect(dev, addr, NULL));
+	app = start_app();
+	cl = prism_client__connect(dev, addr, NULL);
+	assert_non_null(cl);
+	check_gets(cl, &ref, &s, 2000);
+	/* kill -9 the application while this client is connected. */
+	assert_int_equal(kill(app, SIGKILL), 0);
+	assert_int_equal(wait4(app, &st, 0, &ru), app);
+	assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
+	check_gets(cl, &ref, &s, 2000);
+	prism_client__close(cl);
+	/* New clients too. */
+	cl = prism_client__connect(dev, addr, NULL);
+	assert_non_null(cl);
+	check_gets(cl, &ref, &s, 500);
+	prism_client__close(cl);
+	prism_device__close(dev);
+	kill(d, SIGTERM);
+	assert_int_equal(waitpid(d, &st, 0), d);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
+static void test_config_error_exit_status(void **state)
+{
+	pid_t pid;
+	int st;
+
+	(void)state;
+	write_file(cfg_path, "devize: sim\n", 12);
+	pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", 1);
+
+		dup2(null, 2);
+		execl(prismd, prismd, "--config", cfg_path, (char *)NULL);
+		_exit(127);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 1);
+}
+
+static void test_share_of_undeclared_region_refused(void **state)
+{
+	struct prism_device *dev;
+	struct prism_region *r;
+	struct prism_daemon *dm;
+	uint16_t port;
+	pid_t d;
+	int st;
+
+	(void)state;
+	write_config("");
+	d = start_prismd(&port);
+	dev = prism_device__open("sim", NULL);
+	assert_non_null(dev);
+	r = prism_device__create_region(dev, "secrets", 4096, NULL);
+	assert_non_null(r);
+	dm = prism_daemon__attach(sock_path);
+	assert_non_null(dm);
+	assert_int_equal(prism_daemon__share_region(dm, r), -PRISM_E_NOREGION);
+	/* A region smaller than declared is refused too. */
+	struct prism_region *small = prism_device__create_region(dev, "table", 64, NULL);
+	assert_non_null(small);
+	assert_int_equal(prism_daemon__share_region(dm, small), -PRISM_E_REGION);
+	prism_daemon__detach(dm);
+	prism_device__close(dev);
+	kill(d, SIGTERM);
+	waitpid(d, &st, 0);
+}
+
+int main(int argc, char **argv)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_offload_survives_application_crash),
+		cmocka_unit_test(test_config_error_exit_status),
+		cmocka_unit_test(test_share_of_undeclared_region_refused),
+	};
+	char self[512];
+	struct chainobj *o;
+	char *yaml;
+	size_t len;
+	uint64_t s = 77;
+	int rc;
+
+	(void)argc;
+	snprintf(self, sizeof(self), "%s", argv[0]);
+	snprintf(prismd, sizeof(prismd), "%s/../prismd", dirname(self));
+	snprintf(tmp, sizeof(tmp), "/tmp/prism-daemon-XXXXXX");
+	if (!mkdtemp(tmp))
+		return 1;
+	snprintf(cfg_path, sizeof(cfg_path), "%s/server.yaml", tmp);
+	snprintf(sock_path, sizeof(sock_path), "%s/ctl.sock", tmp);
+	snprintf(chain_path, sizeof(chain_path), "%s/hash_get.chain", tmp);
+	for (uint32_t i = 0; i < NB; i++) {
+		s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+		keys[i] = (i % 4 == 3) ? 0 : (uint32_t)(s & 0xffffff) | 1;
+	}
+	o = hg_build(TABLE_SIZE);
+	if (!o || chainobj_write_mem(o, 0, &yaml, &len, NULL))
+		return 1;
+	chainobj_free(o);
+	FILE *f = fopen(chain_path, "wb");
+	if (!f || fwrite(yaml, 1, len, f) != len)
+		return 1;
+	fclose(f);
+	free(yaml);
+	signal(SIGPIPE, SIG_IGN);
+	rc = cmocka_run_group_tests_name("daemon", tests, NULL, NULL);
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);
+	if (system(cmd))
+		rc = rc ? rc : 1;
+	return rc;
+}

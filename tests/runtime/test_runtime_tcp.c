@@ -1,0 +1,283 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_runtime_tcp.c - client and server in separate processes over the TCP
+ * transport (IB-style framing, setup on a TCP port): the hash get checked
+ * against the C reference from a client process, a client that vanishes
+ * (its connection is reclaimed, others go on), and `prism_post` installing
+ * a program on a running server.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include <prism/prism.h>
+
+#include "core/chainobj.h"
+#include "tests/runtime/support/hashget_chain.h"
+
+#define NB 256u
+#define TABLE_SIZE (NB * (HG_BUCKET_BYTES + HG_VALUE_BYTES) + 4096u)
+#define SEED 99
+
+static uint32_t keys[NB];
+
+static void make_keys(void)
+{
+	uint64_t s = 42;
+
+	for (uint32_t i = 0; i < NB; i++) {
+		s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+		keys[i] = (i % 5 == 4) ? 0 : (uint32_t)(s & 0xffffff) | 1;
+	}
+}
+
+static char *chain_yaml(size_t *len)
+{
+	struct chainobj *o = hg_build(TABLE_SIZE);
+	char *text = NULL;
+
+	if (!o || chainobj_write_mem(o, 0, &text, len, NULL))
+		text = NULL;
+	chainobj_free(o);
+	return text;
+}
+
+/*
+ * The server process: table, program (unless @post_only), server on any
+ * port; writes the port to @fd, then serves until killed.  Never returns.
+ */
+static void server_main(int fd, bool post_only)
+{
+	struct prism_device *dev = prism_device__open("sim", NULL);
+	struct prism_region *r;
+	struct prism_server *srv;
+	struct hg_table t;
+	uint16_t port;
+
+	if (getenv("PRISM_TEST_LOG"))
+		prism_set_log_fn(prism_log_stderr, NULL, PRISM_LOG_DEBUG);
+	if (!dev)
+		_exit(2);
+	r = prism_device__create_region(dev, "table", TABLE_SIZE, NULL);
+	if (!r)
+		_exit(3);
+	t = (struct hg_table){prism_region__addr(r), TABLE_SIZE, NB};
+	hg_fill(&t, keys, (uintptr_t)t.mem, SEED);
+	PRISM_OPTS(prism_server_opts, so, .port = PRISM_PORT_ANY, .host = "127.0.0.1",
+		   .allow_post = true);
+	srv = prism_server__create(dev, &so);
+	if (!srv)
+		_exit(4);
+	if (!post_only) {
+		size_t len;
+		char *yaml = chain_yaml(&len);
+		struct prism_program *p = prism_program__open_mem(yaml, len, NULL);
+
+		if (!p || prism_program__load(p, dev) || prism_server__add_program(srv, p))
+			_exit(5);
+		prism_program__close(p);
+		free(yaml);
+	}
+	if (prism_server__start(srv))
+		_exit(6);
+	port = prism_server__port(srv);
+	if (write(fd, &port, sizeof(port)) != sizeof(port))
+		_exit(7);
+	for (;;)
+		pause();
+}
+
+struct srv_proc {
+	pid_t pid;
+	char addr[32];
+};
+
+static void start_server(struct srv_proc *s, bool post_only)
+{
+	int p[2];
+	uint16_t port = 0;
+
+	assert_int_equal(pipe(p), 0);
+	s->pid = fork();
+	assert_true(s->pid >= 0);
+	if (s->pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive the test */
+		close(p[0]);
+		server_main(p[1], post_only);
+	}
+	close(p[1]);
+	assert_int_equal(read(p[0], &port, sizeof(port)), (ssize_t)sizeof(port));
+	close(p[0]);
+	snprintf(s->addr, sizeof(s->addr), "127.0.0.1:%u", port);
+}
+
+static void stop_server(struct srv_proc *s)
+{
+	int status;
+
+	kill(s->pid, SIGKILL);
+	waitpid(s->pid, &status, 0);
+}
+
+static int get(struct prism_client *cl, uint32_t key, uint32_t b, uint8_t out[HG_VALUE_BYTES + 8])
+{
+	struct prism_arg args[2] = {{.name = "key", .u64 = key},
+				    {.name = "addr", .u64 = (uint64_t)b * HG_BUCKET_BYTES}};
+	struct prism_call c = {.sz = sizeof(c), .entry = "get", .args = args, .nargs = 2,
+			       .result = out, .result_cap = HG_VALUE_BYTES + 8};
+
+	return prism_client__invoke(cl, &c, NULL);
+}
+
+static void test_hash_get_from_another_process(void **state)
+{
+	static uint8_t local[TABLE_SIZE];
+	struct hg_table ref = {local, TABLE_SIZE, NB};
+	struct srv_proc s;
+	struct prism_device *dev;
+	struct prism_client *cl;
+	uint64_t rs = 5;
+	unsigned hits = 0;
+
+	(void)state;
+	hg_fill(&ref, keys, 0, SEED); /* same keys and values; pointers do not matter */
+	start_server(&s, false);
+	dev = prism_device__open("sim", NULL);
+	assert_non_null(dev);
+	cl = prism_client__connect(dev, s.addr, NULL);
+	assert_non_null(cl);
+	for (unsigned i = 0; i < 10000; i++) {
+		uint8_t out[HG_VALUE_BYTES + 8], want[HG_VALUE_BYTES];
+		uint32_t b, key;
+
+		rs ^= rs << 13, rs ^= rs >> 7, rs ^= rs << 17;
+		b = (uint32_t)(rs % NB);
+		switch ((rs >> 20) % 3) {
+		case 0: /* hit (or a miss on an empty bucket) */
+			key = keys[b] ? keys[b] : 9;
+			break;
+		case 1: /* collision: another bucket's key */
+			key = keys[(b + 3) % NB] ? keys[(b + 3) % NB] : 11;
+			break;
+		default: /* absent */
+			key = (uint32_t)(rs >> 32) & 0xffffff;
+			break;
+		}
+		int rc = get(cl, key, b, out);
+		if (rc)
+			fail_msg("invocation %u: %s", i, prism_strerror(rc));
+		hg_reference(&ref, b, key, want);
+		if (memcmp(out, want, HG_VALUE_BYTES))
+			fail_msg("invocation %u: bucket %u key 0x%06x differs", i, b, key);
+		hits += want[0] != 0;
+	}
+	assert_true(hits > 1000);
+	prism_client__close(cl);
+	prism_device__close(dev);
+	stop_server(&s);
+}
+
+/* A client process killed mid-session: the server reclaims its connection and
+ * keeps serving the others. */
+static void test_client_vanishes(void **state)
+{
+	struct srv_proc s;
+	struct prism_device *dev;
+	struct prism_client *cl;
+	uint8_t out[HG_VALUE_BYTES + 8];
+	pid_t victim;
+	int status;
+
+	(void)state;
+	start_server(&s, false);
+	victim = fork();
+	assert_true(victim >= 0);
+	if (victim == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		struct prism_device *d = prism_device__open("sim", NULL);
+		struct prism_client *c = d ? prism_client__connect(d, s.addr, NULL) : NULL;
+
+		if (!c)
+			_exit(1);
+		for (;;) /* invoke until killed */
+			get(c, keys[0], 0, out);
+	}
+	usleep(300 * 1000);
+	kill(victim, SIGKILL);
+	waitpid(victim, &status, 0);
+	dev = prism_device__open("sim", NULL);
+	assert_non_null(dev);
+	for (int round = 0; round < 3; round++) {
+		cl = prism_client__connect(dev, s.addr, NULL);
+		assert_non_null(cl);
+		for (uint32_t b = 0; b < 50; b++)
+			assert_int_equal(get(cl, keys[b] ? keys[b] : 1, b, out), 0);
+		prism_client__close(cl);
+	}
+	prism_device__close(dev);
+	stop_server(&s);
+}
+
+static void test_post_installs_program(void **state)
+{
+	struct srv_proc s;
+	struct prism_device *dev;
+	struct prism_client *cl;
+	uint8_t out[HG_VALUE_BYTES + 8];
+	size_t len;
+	char *yaml;
+
+	(void)state;
+	start_server(&s, true);
+	dev = prism_device__open("sim", NULL);
+	assert_non_null(dev);
+	/* Nothing installed yet: the connection is refused. */
+	assert_null(prism_client__connect(dev, s.addr, NULL));
+	yaml = chain_yaml(&len);
+	assert_non_null(yaml);
+	/* A tampered object is rejected by the server, nothing installed. */
+	char *bad = strdup(yaml);
+	char *p = strstr(bad, "sq-slots: 64");
+	assert_non_null(p);
+	p[10] = '3';
+	assert_int_not_equal(prism_post(s.addr, bad, len, NULL), 0);
+	assert_null(prism_client__connect(dev, s.addr, NULL));
+	free(bad);
+	assert_int_equal(prism_post(s.addr, yaml, len, NULL), 0);
+	cl = prism_client__connect(dev, s.addr, NULL);
+	assert_non_null(cl);
+	assert_int_equal(get(cl, keys[1], 1, out), 0);
+	assert_int_not_equal(out[0] | out[1] | out[2] | out[3], 0);
+	prism_client__close(cl);
+	free(yaml);
+	prism_device__close(dev);
+	stop_server(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_hash_get_from_another_process),
+		cmocka_unit_test(test_client_vanishes),
+		cmocka_unit_test(test_post_installs_program),
+	};
+
+	make_keys();
+	if (getenv("PRISM_TEST_LOG"))
+		prism_set_log_fn(prism_log_stderr, NULL, PRISM_LOG_DEBUG);
+	signal(SIGPIPE, SIG_IGN);
+	if (getenv("PRISM_TEST_ONLY"))
+		cmocka_set_test_filter(getenv("PRISM_TEST_ONLY"));
+	return cmocka_run_group_tests_name("runtime_tcp", tests, NULL, NULL);
+}

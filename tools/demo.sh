@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# tools/demo.sh - `make demo`: compile the two-bucket hash get, then run
+# prism-demo (server process + client process over TCP, virtual latency next
+# to RedN's 5.7 us and a one-sided two-READ baseline).  Build dir: $O or build.
+set -euo pipefail
+O=${O:-build}
+mkdir -p "$O/demo"
+"$O/prismc" compile lib/chains/hash_get.prism --entry get -o "$O/demo/hash_get.chain"
+echo "compiled lib/chains/hash_get.prism (offload get) -> $O/demo/hash_get.chain"
+exec "$O/prism-demo" "$O/demo/hash_get.chain"

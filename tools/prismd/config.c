@@ -1,0 +1,500 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * prismd/config.c - reads server.yaml into struct prismd_config.
+ *
+ * Owns: the YAML walk (libyaml document API, for line/column marks), one
+ * handler per key from a table, value parsing (sizes with suffixes,
+ * host:port, access lists) and the first-error message.
+ * Must not: touch devices, files other than the config itself, or print.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#include <prism/prism.h>
+
+#include "tools/prismd/config.h"
+
+struct cfg_ctx {
+	yaml_document_t *doc;
+	const char *origin;
+	char *err;
+	size_t errlen;
+	struct prismd_config *cfg;
+};
+
+__attribute__((format(printf, 3, 4))) static int fail(struct cfg_ctx *c, const yaml_node_t *n,
+						      const char *fmt, ...)
+{
+	char msg[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (n)
+		snprintf(c->err, c->errlen, "%s:%zu:%zu: error: %s", c->origin,
+			 n->start_mark.line + 1, n->start_mark.column + 1, msg);
+	else
+		snprintf(c->err, c->errlen, "%s: error: %s", c->origin, msg);
+	return -PRISM_E_CONFIG;
+}
+
+static const char *scalar(struct cfg_ctx *c, const yaml_node_t *n, const char *key)
+{
+	if (n->type != YAML_SCALAR_NODE) {
+		fail(c, n, "'%s' must be a scalar", key);
+		return NULL;
+	}
+	return (const char *)n->data.scalar.value;
+}
+
+static int get_string(struct cfg_ctx *c, const yaml_node_t *n, const char *key, char **out)
+{
+	const char *s = scalar(c, n, key);
+
+	if (!s)
+		return -PRISM_E_CONFIG;
+	if (!*s)
+		return fail(c, n, "'%s' must not be empty", key);
+	free(*out);
+	*out = strdup(s);
+	return *out ? 0 : -ENOMEM;
+}
+
+static int get_bool(struct cfg_ctx *c, const yaml_node_t *n, const char *key, bool *out)
+{
+	const char *s = scalar(c, n, key);
+
+	if (!s)
+		return -PRISM_E_CONFIG;
+	if (!strcmp(s, "true") || !strcmp(s, "yes") || !strcmp(s, "on"))
+		*out = true;
+	else if (!strcmp(s, "false") || !strcmp(s, "no") || !strcmp(s, "off"))
+		*out = false;
+	else
+		return fail(c, n, "'%s' must be true or false, not '%s'", key, s);
+	return 0;
+}
+
+/* Unsigned integer with an optional K/M/G suffix (powers of 1024). */
+static int get_size(struct cfg_ctx *c, const yaml_node_t *n, const char *key, uint64_t max,
+		    uint64_t *out)
+{
+	const char *s = scalar(c, n, key);
+	unsigned long long v;
+	unsigned shift = 0;
+	char *end;
+
+	if (!s)
+		return -PRISM_E_CONFIG;
+	errno = 0;
+	if (*s == '-' || !*s)
+		return fail(c, n, "'%s' must be a positive size, not '%s'", key, s);
+	v = strtoull(s, &end, 0);
+	if (errno)
+		return fail(c, n, "'%s': '%s' is out of range", key, s);
+	if (*end == 'K' || *end == 'k')
+		shift = 10, end++;
+	else if (*end == 'M' || *end == 'm')
+		shift = 20, end++;
+	else if (*end == 'G' || *end == 'g')
+		shift = 30, end++;
+	if (*end == 'i' && shift)
+		end++;
+	if (*end == 'B' && shift)
+		end++;
+	if (*end)
+		return fail(c, n, "'%s': '%s' is not a size (digits, then K, M or G)", key, s);
+	if (v > (max >> shift))
+		return fail(c, n, "'%s': %s is larger than %llu", key, s, (unsigned long long)max);
+	*out = (uint64_t)v << shift;
+	return 0;
+}
+
+int prismd_parse_hostport(const char *s, char **host, uint16_t *port)
+{
+	const char *colon = strrchr(s, ':');
+	const char *p = colon ? colon + 1 : s;
+	unsigned long v;
+	char *end;
+
+	*host = NULL;
+	errno = 0;
+	v = strtoul(p, &end, 10);
+	if (!*p || *end || errno || v > 65535)
+		return -EINVAL;
+	if (colon && colon != s) {
+		*host = strndup(s, (size_t)(colon - s));
+		if (!*host)
+			return -ENOMEM;
+	}
+	*port = (uint16_t)v;
+	return 0;
+}
+
+/* ---- top-level keys ---------------------------------------------------- */
+
+static int k_device(struct cfg_ctx *c, yaml_node_t *n)
+{
+	return get_string(c, n, "device", &c->cfg->device);
+}
+
+static int k_profile(struct cfg_ctx *c, yaml_node_t *n)
+{
+	return get_string(c, n, "profile", &c->cfg->profile);
+}
+
+static int k_firmware(struct cfg_ctx *c, yaml_node_t *n)
+{
+	int err = get_string(c, n, "firmware", &c->cfg->firmware);
+
+	if (!err && strcmp(c->cfg->firmware, "relaxed") && strcmp(c->cfg->firmware, "strict"))
+		return fail(c, n, "'firmware' must be relaxed or strict, not '%s'",
+			    c->cfg->firmware);
+	return err;
+}
+
+static int k_listen(struct cfg_ctx *c, yaml_node_t *n)
+{
+	const char *s = scalar(c, n, "listen");
+	int err;
+
+	if (!s)
+		return -PRISM_E_CONFIG;
+	free(c->cfg->host);
+	c->cfg->host = NULL;
+	uint16_t port;
+
+	err = prismd_parse_hostport(s, &c->cfg->host, &port);
+	if (err == -EINVAL)
+		return fail(c, n, "'listen' must be host:port or port, not '%s'", s);
+	c->cfg->port = port ? port : -1;
+	return err;
+}
+
+static int k_control(struct cfg_ctx *c, yaml_node_t *n)
+{
+	int err = get_string(c, n, "control", &c->cfg->control);
+
+	if (!err && strlen(c->cfg->control) >= 108)
+		return fail(c, n, "'control' socket path is longer than 107 bytes");
+	return err;
+}
+
+static int k_rearm(struct cfg_ctx *c, yaml_node_t *n)
+{
+	static const char *const names[] = {
+		[PRISM_REARM_AUTO] = "auto",
+		[PRISM_REARM_CPU] = "cpu",
+		[PRISM_REARM_NIC] = "nic",
+	};
+	const char *s = scalar(c, n, "rearm");
+
+	if (!s)
+		return -PRISM_E_CONFIG;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (!strcmp(s, names[i])) {
+			c->cfg->rearm = (int)i;
+			return 0;
+		}
+	}
+	return fail(c, n, "'rearm' must be auto, cpu or nic, not '%s'", s);
+}
+
+static int k_max_conns(struct cfg_ctx *c, yaml_node_t *n)
+{
+	uint64_t v;
+	int err = get_size(c, n, "max-connections", 1u << 20, &v);
+
+	if (!err && !v)
+		return fail(c, n, "'max-connections' must be at least 1");
+	c->cfg->max_conns = (unsigned)v;
+	return err;
+}
+
+static int k_allow_post(struct cfg_ctx *c, yaml_node_t *n)
+{
+	return get_bool(c, n, "allow-post", &c->cfg->allow_post);
+}
+
+/* ---- regions ------------------------------------------------------------ */
+
+static const struct {
+	const char *name;
+	unsigned bit;
+} access_names[] = {
+	{"read", PRISM_ACCESS_READ},
+	{"write", PRISM_ACCESS_WRITE},
+	{"atomic", PRISM_ACCESS_ATOMIC},
+};
+
+static int get_access(struct cfg_ctx *c, yaml_node_t *n, unsigned *out)
+{
+	*out = 0;
+	if (n->type != YAML_SEQUENCE_NODE)
+		return fail(c, n, "'access' must be a list such as [read, write, atomic]");
+	for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top;
+	     it++) {
+		yaml_node_t *e = yaml_document_get_node(c->doc, *it);
+		const char *s = scalar(c, e, "access");
+		size_t i;
+
+		if (!s)
+			return -PRISM_E_CONFIG;
+		for (i = 0; i < sizeof(access_names) / sizeof(access_names[0]); i++)
+			if (!strcmp(s, access_names[i].name))
+				break;
+		if (i == sizeof(access_names) / sizeof(access_names[0]))
+			return fail(c, e, "unknown access '%s' (read, write or atomic)", s);
+		*out |= access_names[i].bit;
+	}
+	return 0;
+}
+
+static int region_entry(struct cfg_ctx *c, yaml_node_t *n)
+{
+	struct prismd_config *cfg = c->cfg;
+	struct prismd_region_cfg *r;
+	bool have_size = false;
+	int err;
+
+	if (n->type != YAML_MAPPING_NODE)
+		return fail(c, n, "each region must be a mapping with name and size");
+	if (cfg->n_regions == PRISMD_MAX_REGIONS)
+		return fail(c, n, "more than %d regions", PRISMD_MAX_REGIONS);
+	r = &cfg->regions[cfg->n_regions++];
+	r->access = PRISM_ACCESS_READ;
+	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+		yaml_node_t *k = yaml_document_get_node(c->doc, p->key);
+		yaml_node_t *v = yaml_document_get_node(c->doc, p->value);
+		const char *key = scalar(c, k, "key");
+
+		if (!key)
+			return -PRISM_E_CONFIG;
+		if (!strcmp(key, "name"))
+			err = get_string(c, v, key, &r->name);
+		else if (!strcmp(key, "size"))
+			err = get_size(c, v, key, 1ull << 40, &r->size), have_size = true;
+		else if (!strcmp(key, "access"))
+			err = get_access(c, v, &r->access);
+		else if (!strcmp(key, "file"))
+			err = get_string(c, v, key, &r->file);
+		else if (!strcmp(key, "shared-by-app"))
+			err = get_bool(c, v, key, &r->shared_by_app);
+		else
+			err = fail(c, k,
+				   "unknown region key '%s' (name, size, access, file, "
+				   "shared-by-app)",
+				   key);
+		if (err)
+			return err;
+	}
+	if (!r->name)
+		return fail(c, n, "region without a name");
+	for (size_t i = 0; i + 1 < cfg->n_regions; i++)
+		if (!strcmp(cfg->regions[i].name, r->name))
+			return fail(c, n, "region '%s' declared twice", r->name);
+	if (!have_size || !r->size)
+		return fail(c, n, "region '%s' needs a nonzero size", r->name);
+	if (r->file && r->shared_by_app)
+		return fail(c, n, "region '%s': 'file' and 'shared-by-app' exclude each other",
+			    r->name);
+	return 0;
+}
+
+static int k_regions(struct cfg_ctx *c, yaml_node_t *n)
+{
+	if (n->type != YAML_SEQUENCE_NODE)
+		return fail(c, n, "'regions' must be a list");
+	for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top;
+	     it++) {
+		int err = region_entry(c, yaml_document_get_node(c->doc, *it));
+
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int k_programs(struct cfg_ctx *c, yaml_node_t *n)
+{
+	struct prismd_config *cfg = c->cfg;
+
+	if (n->type != YAML_SEQUENCE_NODE)
+		return fail(c, n, "'programs' must be a list of .chain paths");
+	for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top;
+	     it++) {
+		yaml_node_t *e = yaml_document_get_node(c->doc, *it);
+		char *path = NULL;
+		int err;
+
+		if (cfg->n_programs == PRISMD_MAX_PROGRAMS)
+			return fail(c, e, "more than %d programs", PRISMD_MAX_PROGRAMS);
+		err = get_string(c, e, "programs", &path);
+		if (err)
+			return err;
+		cfg->programs[cfg->n_programs++] = path;
+	}
+	return 0;
+}
+
+static const struct {
+	const char *key;
+	int (*fn)(struct cfg_ctx *c, yaml_node_t *n);
+} top_keys[] = {
+	{"device", k_device},	      {"profile", k_profile},	  {"firmware", k_firmware},
+	{"listen", k_listen},	      {"control", k_control},	  {"rearm", k_rearm},
+	{"max-connections", k_max_conns}, {"allow-post", k_allow_post}, {"regions", k_regions},
+	{"programs", k_programs},
+};
+
+#define N_TOP (sizeof(top_keys) / sizeof(top_keys[0]))
+
+static int walk(struct cfg_ctx *c)
+{
+	yaml_node_t *root = yaml_document_get_root_node(c->doc);
+	bool seen[N_TOP] = {0};
+
+	if (!root)
+		return fail(c, NULL, "empty configuration");
+	if (root->type != YAML_MAPPING_NODE)
+		return fail(c, root, "the configuration must be a mapping of keys");
+	for (yaml_node_pair_t *p = root->data.mapping.pairs.start; p < root->data.mapping.pairs.top;
+	     p++) {
+		yaml_node_t *k = yaml_document_get_node(c->doc, p->key);
+		yaml_node_t *v = yaml_document_get_node(c->doc, p->value);
+		const char *key = scalar(c, k, "key");
+		size_t i;
+		int err;
+
+		if (!key)
+			return -PRISM_E_CONFIG;
+		for (i = 0; i < N_TOP; i++)
+			if (!strcmp(key, top_keys[i].key))
+				break;
+		if (i == N_TOP)
+			return fail(c, k,
+				    "unknown key '%s' (device, profile, firmware, listen, control, "
+				    "rearm, max-connections, allow-post, regions, programs)",
+				    key);
+		if (seen[i])
+			return fail(c, k, "key '%s' given twice", key);
+		seen[i] = true;
+		err = top_keys[i].fn(c, v);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int set_defaults(struct prismd_config *cfg)
+{
+	if (!cfg->device && !(cfg->device = strdup("sim")))
+		return -ENOMEM;
+	if (!cfg->profile && !(cfg->profile = strdup("cx5")))
+		return -ENOMEM;
+	if (!cfg->firmware && !(cfg->firmware = strdup("relaxed")))
+		return -ENOMEM;
+	if (!cfg->port)
+		cfg->port = 18515;
+	if (!cfg->max_conns)
+		cfg->max_conns = 4096;
+	return 0;
+}
+
+int prismd_config_parse(const char *text, size_t len, const char *origin,
+			struct prismd_config *cfg, char *err, size_t errlen)
+{
+	struct cfg_ctx c = {.origin = origin, .err = err, .errlen = errlen, .cfg = cfg};
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	int rc;
+
+	memset(cfg, 0, sizeof(*cfg));
+	if (errlen)
+		err[0] = 0;
+	if (!yaml_parser_initialize(&parser))
+		return -ENOMEM;
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+	if (!yaml_parser_load(&parser, &doc)) {
+		snprintf(err, errlen, "%s:%zu:%zu: error: %s", origin,
+			 parser.problem_mark.line + 1, parser.problem_mark.column + 1,
+			 parser.problem ? parser.problem : "YAML syntax error");
+		yaml_parser_delete(&parser);
+		return -PRISM_E_CONFIG;
+	}
+	c.doc = &doc;
+	rc = walk(&c);
+	yaml_document_delete(&doc);
+	yaml_parser_delete(&parser);
+	if (!rc)
+		rc = set_defaults(cfg);
+	if (rc)
+		prismd_config_free(cfg);
+	return rc;
+}
+
+int prismd_config_load(const char *path, struct prismd_config *cfg, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	int rc;
+
+	memset(cfg, 0, sizeof(*cfg));
+	if (!f) {
+		rc = -errno;
+		snprintf(err, errlen, "%s: error: %s", path, strerror(-rc));
+		return rc;
+	}
+	for (;;) {
+		if (len == cap) {
+			char *nb;
+
+			if (cap >= (1u << 20)) {
+				fclose(f);
+				free(buf);
+				snprintf(err, errlen, "%s: error: larger than 1 MiB", path);
+				return -PRISM_E_CONFIG;
+			}
+			cap = cap ? cap * 2 : 4096;
+			nb = realloc(buf, cap);
+			if (!nb) {
+				fclose(f);
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = nb;
+		}
+		size_t got = fread(buf + len, 1, cap - len, f);
+
+		if (!got)
+			break;
+		len += got;
+	}
+	fclose(f);
+	rc = prismd_config_parse(buf, len, path, cfg, err, errlen);
+	free(buf);
+	return rc;
+}
+
+void prismd_config_free(struct prismd_config *cfg)
+{
+	free(cfg->device);
+	free(cfg->profile);
+	free(cfg->firmware);
+	free(cfg->host);
+	free(cfg->control);
+	for (size_t i = 0; i < cfg->n_regions; i++) {
+		free(cfg->regions[i].name);
+		free(cfg->regions[i].file);
+	}
+	for (size_t i = 0; i < cfg->n_programs; i++)
+		free(cfg->programs[i]);
+	memset(cfg, 0, sizeof(*cfg));
+}

@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * prismd/config.h - prismd's configuration file (server.yaml).
+ *
+ * Owns: struct prismd_config and its YAML reader (libyaml), with errors
+ * that say "file:line:col: what is wrong".
+ *
+ *   device: sim                 # prism device name (default sim)
+ *   profile: cx5                # NIC cost profile (default cx5)
+ *   firmware: relaxed           # relaxed | strict
+ *   listen: 0.0.0.0:18515       # client connections (TCP, IB-style framing)
+ *   control: /tmp/prismd.sock   # unix socket where applications attach
+ *   rearm: auto                 # auto | cpu | nic
+ *   max-connections: 4096
+ *   allow-post: true            # accept `prismc post` programs
+ *   regions:
+ *     - name: table
+ *       size: 1M                # bytes; K, M, G suffixes (powers of 1024)
+ *       access: [read, write, atomic]
+ *       file: table.bin         # optional initial contents; or
+ *       shared-by-app: true     # the application shares the memfd at attach
+ *   programs:
+ *     - lib/chains/hash_get.chain
+ *
+ * Must not: open devices or sockets (prismd.c does); exit or print.
+ */
+#ifndef PRISMD_CONFIG_H
+#define PRISMD_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PRISMD_MAX_REGIONS 64
+#define PRISMD_MAX_PROGRAMS 64
+
+struct prismd_region_cfg {
+	char *name;
+	uint64_t size;
+	unsigned access; /* enum prism_access */
+	char *file;	 /* initial contents, or NULL */
+	bool shared_by_app;
+};
+
+struct prismd_config {
+	char *device;
+	char *profile;
+	char *firmware;
+	char *host;
+	int port; /* -1: any free port ("listen: host:0") */
+	char *control;
+	int rearm; /* enum prism_rearm */
+	unsigned max_conns;
+	bool allow_post;
+	size_t n_regions;
+	struct prismd_region_cfg regions[PRISMD_MAX_REGIONS];
+	size_t n_programs;
+	char *programs[PRISMD_MAX_PROGRAMS];
+};
+
+/*
+ * Parse @len bytes of YAML named @origin (for messages).  On failure returns
+ * a negative code and writes "origin:line:col: message" into @err.
+ */
+int prismd_config_parse(const char *text, size_t len, const char *origin,
+			struct prismd_config *cfg, char *err, size_t errlen);
+int prismd_config_load(const char *path, struct prismd_config *cfg, char *err, size_t errlen);
+void prismd_config_free(struct prismd_config *cfg);
+
+/* "host:port" / ":port" / "port" -> host (malloc'd, may be NULL) and port. */
+int prismd_parse_hostport(const char *s, char **host, uint16_t *port);
+
+#endif /* PRISMD_CONFIG_H */

@@ -1,0 +1,343 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * prismd - a software NIC in its own process (daemon mode).
+ *
+ *   prismd --config server.yaml
+ *
+ * Opens the configured device, creates or waits for the configured regions,
+ * loads the configured programs and serves them to TCP clients (one program
+ * instance per connection).  Applications attach on the control socket and
+ * share their memfd-backed regions (prism_daemon__share_region); prismd maps
+ * the same pages, so offloads keep serving when the application crashes
+ * (RedN section 5.6: the NIC's resources live in a process that outlives the
+ * application).  Prints "prismd: ready port=N" on stdout once serving.
+ *
+ * Exit status: 0 after SIGINT/SIGTERM, 1 configuration error, 2 usage,
+ * 3 start-up failure (device, region, socket).
+ *
+ * Owns: the daemon's main loop, region creation from files, pending
+ * programs (loaded once their shared regions arrive), the control socket.
+ * Must not: trust the application: sizes and names are checked against the
+ * configuration, descriptors are closed on every error path.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <prism/prism.h>
+
+#include "core/core.h"
+#include "core/daemon_proto.h"
+#include "tools/prismd/config.h"
+
+#define MAX_APPS 64
+
+static volatile sig_atomic_t stop;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+struct daemon {
+	struct prismd_config cfg;
+	struct prism_device *dev;
+	struct prism_server *srv;
+	bool loaded[PRISMD_MAX_PROGRAMS];
+	int ctl;
+	int apps[MAX_APPS];
+	unsigned n_apps;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: prismd --config FILE.yaml\n\n"
+		   "A software NIC in its own process: serves the configured .chain programs\n"
+		   "to TCP clients and maps the regions applications share on the control\n"
+		   "socket, so offloads survive the application.\n\n"
+		   "exit status: 0 stopped by a signal, 1 configuration error, 2 usage,\n"
+		   "3 start-up failure.\n");
+}
+
+/* Create a daemon-owned region, from a file's bytes when the config names one. */
+static int make_region(struct daemon *d, const struct prismd_region_cfg *rc)
+{
+	PRISM_OPTS(prism_region_opts, ro, .access = rc->access);
+	struct prism_region *r = prism_device__create_region(d->dev, rc->name, rc->size, &ro);
+	FILE *f;
+	size_t got;
+
+	if (!r) {
+		fprintf(stderr, "prismd: region '%s': %s\n", rc->name, prism_strerror(-errno));
+		return -1;
+	}
+	if (!rc->file)
+		return 0;
+	f = fopen(rc->file, "rb");
+	if (!f) {
+		fprintf(stderr, "prismd: region '%s': %s: %s\n", rc->name, rc->file,
+			strerror(errno));
+		return -1;
+	}
+	got = fread(prism_region__addr(r), 1, rc->size, f);
+	if (fgetc(f) != EOF) {
+		fprintf(stderr, "prismd: region '%s': %s is larger than %llu bytes\n", rc->name,
+			rc->file, (unsigned long long)rc->size);
+		fclose(f);
+		return -1;
+	}
+	fclose(f);
+	printf("prismd: region '%s': %zu bytes from %s\n", rc->name, got, rc->file);
+	return 0;
+}
+
+/* Load every program not loaded yet whose regions exist now. */
+static void load_programs(struct daemon *d)
+{
+	for (size_t i = 0; i < d->cfg.n_programs; i++) {
+		struct prism_program *p;
+		int err;
+
+		if (d->loaded[i])
+			continue;
+		p = prism_program__open_file(d->cfg.programs[i], NULL);
+		if (!p) {
+			fprintf(stderr, "prismd: %s: %s\n", d->cfg.programs[i],
+				prism_strerror(-errno));
+			d->loaded[i] = true; /* a bad object never becomes good */
+			continue;
+		}
+		err = prism_program__load(p, d->dev);
+		if (!err)
+			err = prism_server__add_program(d->srv, p);
+		if (!err) {
+			d->loaded[i] = true;
+			printf("prismd: program '%s' installed (%s)\n", prism_program__name(p),
+			       d->cfg.programs[i]);
+		} else if (err != -PRISM_E_NOREGION) {
+			fprintf(stderr, "prismd: %s: %s\n", d->cfg.programs[i],
+				prism_strerror(err));
+			d->loaded[i] = true;
+		}
+		prism_program__close(p);
+	}
+	fflush(stdout);
+}
+
+static const struct prismd_region_cfg *find_cfg(const struct daemon *d, const char *name)
+{
+	for (size_t i = 0; i < d->cfg.n_regions; i++)
+		if (!strcmp(d->cfg.regions[i].name, name))
+			return &d->cfg.regions[i];
+	return NULL;
+}
+
+/* SHARE: map the application's memfd and register it under its name. */
+static void handle_share(struct daemon *d, const struct core_dctl_req *req, int fd,
+			 struct core_dctl_rep *rep)
+{
+	const struct prismd_region_cfg *rc = find_cfg(d, req->name);
+	struct prism_region *r;
+	size_t len;
+	void *addr;
+	int err;
+
+	if (!rc || !rc->shared_by_app) {
+		rep->status = -PRISM_E_NOREGION;
+		snprintf(rep->msg, sizeof(rep->msg), "the configuration has no shared region '%s'",
+			 req->name);
+		close(fd);
+		return;
+	}
+	err = core_memfd_map(fd, &len, &addr);
+	if (err) {
+		rep->status = err;
+		snprintf(rep->msg, sizeof(rep->msg), "cannot map it: %s", prism_strerror(err));
+		close(fd);
+		return;
+	}
+	if (len < rc->size) {
+		rep->status = -PRISM_E_REGION;
+		snprintf(rep->msg, sizeof(rep->msg), "%zu bytes; the configuration says %llu", len,
+			 (unsigned long long)rc->size);
+		munmap(addr, len);
+		close(fd);
+		return;
+	}
+	r = core_region_adopt(d->dev, rc->name, fd, addr, len, rc->access);
+	if (!r) {
+		rep->status = -errno;
+		snprintf(rep->msg, sizeof(rep->msg), "%s", prism_strerror(rep->status));
+		munmap(addr, len);
+		close(fd);
+		return;
+	}
+	rep->nic_addr = (uintptr_t)addr;
+	printf("prismd: region '%s': %zu bytes shared by an application\n", rc->name, len);
+	load_programs(d);
+}
+
+/* One request from an attached application; false when it left. */
+static bool serve_app(struct daemon *d, int app)
+{
+	struct core_dctl_req req;
+	struct core_dctl_rep rep = {.magic = CORE_DCTL_MAGIC};
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = {&req, sizeof(req)};
+	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
+			    .msg_controllen = sizeof(cbuf)};
+	struct cmsghdr *cm;
+	int fd = -1;
+	ssize_t n = recvmsg(app, &mh, MSG_CMSG_CLOEXEC);
+
+	if (n <= 0)
+		return false;
+	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
+		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
+		    cm->cmsg_len == CMSG_LEN(sizeof(int)))
+			memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	req.name[sizeof(req.name) - 1] = 0;
+	if (n != (ssize_t)sizeof(req) || req.magic != CORE_DCTL_MAGIC ||
+	    req.op != CORE_DCTL_SHARE || fd < 0) {
+		rep.status = -PRISM_E_DAEMON;
+		snprintf(rep.msg, sizeof(rep.msg), "malformed request");
+		if (fd >= 0)
+			close(fd);
+	} else {
+		handle_share(d, &req, fd, &rep);
+	}
+	fflush(stdout);
+	return send(app, &rep, sizeof(rep), MSG_NOSIGNAL) == (ssize_t)sizeof(rep);
+}
+
+static int open_control(const char *path)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+
+	if (fd < 0)
+		return -1;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	unlink(path);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 16) < 0) {
+		fprintf(stderr, "prismd: control socket %s: %s\n", path, strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static void loop(struct daemon *d)
+{
+	while (!stop) {
+		struct pollfd p[MAX_APPS + 1];
+		unsigned n = 0;
+
+		if (d->ctl >= 0)
+			p[n++] = (struct pollfd){.fd = d->ctl, .events = POLLIN};
+		for (unsigned i = 0; i < d->n_apps; i++)
+			p[n++] = (struct pollfd){.fd = d->apps[i], .events = POLLIN};
+		if (poll(p, n, 200) <= 0)
+			continue;
+		unsigned base = d->ctl >= 0 ? 1 : 0;
+
+		for (unsigned i = d->n_apps; i-- > 0;) {
+			if (!(p[base + i].revents & (POLLIN | POLLHUP | POLLERR)))
+				continue;
+			if (!serve_app(d, d->apps[i])) {
+				close(d->apps[i]);
+				d->apps[i] = d->apps[--d->n_apps];
+			}
+		}
+		if (base && (p[0].revents & POLLIN)) {
+			int a = accept4(d->ctl, NULL, NULL, SOCK_CLOEXEC);
+
+			if (a >= 0 && d->n_apps < MAX_APPS)
+				d->apps[d->n_apps++] = a;
+			else if (a >= 0)
+				close(a);
+		}
+	}
+}
+
+int main(int argc, char **argv)
+{
+	struct daemon d = {.ctl = -1};
+	const char *config = NULL;
+	char err[512];
+	int rc = 3;
+
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--config") && i + 1 < argc) {
+			config = argv[++i];
+		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			usage(stdout);
+			return 0;
+		} else {
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (!config) {
+		usage(stderr);
+		return 2;
+	}
+	if (prismd_config_load(config, &d.cfg, err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		return 1;
+	}
+	prism_set_log_fn(prism_log_stderr, NULL,
+			 getenv("PRISMD_DEBUG") ? PRISM_LOG_DEBUG : PRISM_LOG_WARN);
+	signal(SIGPIPE, SIG_IGN);
+	signal(SIGINT, on_signal);
+	signal(SIGTERM, on_signal);
+
+	PRISM_OPTS(prism_device_opts, dopts, .profile = d.cfg.profile, .firmware = d.cfg.firmware);
+	d.dev = prism_device__open(d.cfg.device, &dopts);
+	if (!d.dev) {
+		fprintf(stderr, "prismd: device '%s': %s\n", d.cfg.device, prism_strerror(-errno));
+		goto out;
+	}
+	for (size_t i = 0; i < d.cfg.n_regions; i++)
+		if (!d.cfg.regions[i].shared_by_app && make_region(&d, &d.cfg.regions[i]))
+			goto out;
+	PRISM_OPTS(prism_server_opts, sopts, .host = d.cfg.host, .port = d.cfg.port,
+		   .rearm = (enum prism_rearm)d.cfg.rearm, .max_conns = d.cfg.max_conns,
+		   .allow_post = d.cfg.allow_post);
+	d.srv = prism_server__create(d.dev, &sopts);
+	if (!d.srv) {
+		fprintf(stderr, "prismd: server: %s\n", prism_strerror(-errno));
+		goto out;
+	}
+	load_programs(&d);
+	if (d.cfg.control && (d.ctl = open_control(d.cfg.control)) < 0)
+		goto out;
+	if (prism_server__start(d.srv)) {
+		fprintf(stderr, "prismd: cannot listen on port %d\n", d.cfg.port);
+		goto out;
+	}
+	printf("prismd: ready port=%u\n", prism_server__port(d.srv));
+	fflush(stdout);
+	loop(&d);
+	rc = 0;
+out:
+	for (unsigned i = 0; i < d.n_apps; i++)
+		close(d.apps[i]);
+	if (d.ctl >= 0) {
+		close(d.ctl);
+		unlink(d.cfg.control);
+	}
+	prism_server__destroy(d.srv);
+	prism_device__close(d.dev);
+	prismd_config_free(&d.cfg);
+	return rc;
+}
