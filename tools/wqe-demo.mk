@@ -1,5 +1,5 @@
-# tools: prism-wqe-demo, the codec-only demo that `make demo` runs until the
-# software NIC and the compiler are merged.
+# tools: prism-wqe-demo builds RedN's hash-lookup chain WQE by WQE with the
+# codec and prints it (encode, decode, compare); a codec walk-through, not
+# part of `make demo` (tools/demo.mk).
 TOOLS += prism-wqe-demo
 prism-wqe-demo_SRCS := tools/prism-wqe-demo.c
-# (make demo now runs the runtime demo, tools/demo.mk)
