@@ -125,14 +125,28 @@ endef
 $(foreach t,$(TESTS),$(eval $(call test_rule,$(t))))
 
 # libFuzzer targets are always built with clang, ASan and UBSan, in their
-# own tree, straight from the library sources.
+# own tree.  The library is compiled once for all of them (instrumented for
+# coverage, without libFuzzer's main) into libprism-fuzz.a; each target links
+# its own sources against it.
 FUZZ_O := build/fuzz
-FUZZ_CFLAGS := -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined \
-	       -fno-sanitize-recover=all $(CPPFLAGS_ALL)
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_CFLAGS := -std=gnu11 -g -O1 -fsanitize=fuzzer $(FUZZ_SAN) $(CPPFLAGS_ALL)
+FUZZ_LIB_CFLAGS := -std=gnu11 -g -O1 -fsanitize=fuzzer-no-link $(FUZZ_SAN) $(CPPFLAGS_ALL)
+FUZZ_LIB := $(FUZZ_O)/libprism-fuzz.a
+FUZZ_LIB_OBJS := $(patsubst %.c,$(FUZZ_O)/obj/%.o,$(LIB_SRCS))
+
+$(FUZZ_O)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CLANG) $(FUZZ_LIB_CFLAGS) -MMD -MP -c $< -o $@
+
+$(FUZZ_LIB): $(FUZZ_LIB_OBJS)
+	rm -f $@
+	ar rcs $@ $^
+
 define fuzz_rule
-$(FUZZ_O)/$(1): $$($(1)_SRCS) $$(LIB_SRCS) $$(wildcard runtime/include/prism/*.h)
+$(FUZZ_O)/$(1): $$($(1)_SRCS) $$(FUZZ_LIB)
 	@mkdir -p $$(dir $$@)
-	$$(CLANG) $$(FUZZ_CFLAGS) -o $$@ $$($(1)_SRCS) $$(LIB_SRCS) $$($(1)_LDLIBS) -lyaml -lpthread -lm
+	$$(CLANG) $$(FUZZ_CFLAGS) -o $$@ $$($(1)_SRCS) $$(FUZZ_LIB) $$($(1)_LDLIBS) -lyaml -lpthread -lm
 endef
 $(foreach f,$(FUZZERS),$(eval $(call fuzz_rule,$(f))))
 
@@ -218,4 +232,4 @@ check-format:
 clean:
 	rm -rf build
 
--include $(shell find $(O)/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(O)/obj $(FUZZ_O)/obj -name '*.d' 2>/dev/null)
