@@ -362,6 +362,10 @@ static void *progress_thread(void *arg)
 		} else {
 			struct timespec ts = {0, 50 * 1000}; /* 50 us */
 
+			/* every 4th idle sleep (about 200 us): retry answers parked
+			 * on an RNR NAK from a client in another process */
+			if (idle % 4 == 0)
+				core_server_net_kick(srv);
 			nanosleep(&ts, NULL);
 		}
 	}
