@@ -71,9 +71,10 @@ void core_server_net_close(struct prism_server *srv)
  * NAK; the sim parks an infinite RNR retry until its device sees outside
  * progress, but the client re-posts its receives on its own device, in its
  * own process, which never bumps ours: without this the answer stays parked
- * and the client's invocation times out.  The idle progress loop kicks our
- * device now and then, as a NIC's RNR timer fires.  No transport (every
- * client in this process): nothing to do, re-posts bump this device.
+ * and the client's invocation times out.  The progress loop kicks our
+ * device every 200 us, busy or idle, as a NIC's RNR timer fires.  No
+ * transport (every client in this process): nothing to do, re-posts bump
+ * this device.
  */
 void core_server_net_kick(struct prism_server *srv)
 {
