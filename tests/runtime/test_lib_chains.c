@@ -7,6 +7,8 @@
  *
  *   hash_get.prism  get           two buckets probed in one queue (RedN-Seq)
  *                   get_parallel  one queue per bucket (RedN-Parallel)
+ *                   get, batched  more answers in flight than posted receives
+ *                                 (the server's RNR retries across processes)
  *   list_find.prism find          walk until the key, bound 8
  *                   find_break    return + break inside the loop, circular end
  */
