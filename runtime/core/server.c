@@ -343,16 +343,36 @@ int core_server_poll(struct prism_server *srv)
 	return done;
 }
 
+static uint64_t mono_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+/* Real time between two RNR retries of answers parked on a remote client. */
+#define RNR_TICK_US 200u
+
 static void *progress_thread(void *arg)
 {
 	struct prism_server *srv = arg;
+	uint64_t last_kick = mono_us();
 	unsigned idle = 0;
 
 	while (!__atomic_load_n(&srv->stop, __ATOMIC_ACQUIRE)) {
 		int n = core_server_poll(srv);
+		uint64_t now;
 
 		if (srv->listener)
 			n += core_server_net_accept(srv) > 0;
+		/* The RNR timer ticks busy or idle: other connections keeping
+		 * this loop busy must not starve one parked answer. */
+		now = mono_us();
+		if (now - last_kick >= RNR_TICK_US) {
+			last_kick = now;
+			core_server_net_kick(srv);
+		}
 		if (n > 0) {
 			idle = 0;
 			continue;

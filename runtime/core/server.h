@@ -68,5 +68,7 @@ int core_server_post(struct prism_server *srv, const void *chain, size_t len, ch
 int core_server_net_listen(struct prism_server *srv);
 int core_server_net_accept(struct prism_server *srv);
 void core_server_net_close(struct prism_server *srv);
+/* The RNR timer for answers to clients in other processes (progress loop). */
+void core_server_net_kick(struct prism_server *srv);
 
 #endif /* CORE_SERVER_H */

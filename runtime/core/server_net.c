@@ -65,6 +65,23 @@ void core_server_net_close(struct prism_server *srv)
 	srv->listener = NULL;
 }
 
+/*
+ * The RNR timer of a server whose clients sit in other processes.  An answer
+ * (WRITE_IMM or SEND) that found no receive posted at the client drew an RNR
+ * NAK; the sim parks an infinite RNR retry until its device sees outside
+ * progress, but the client re-posts its receives on its own device, in its
+ * own process, which never bumps ours: without this the answer stays parked
+ * and the client's invocation times out.  The progress loop kicks our
+ * device every 200 us, busy or idle, as a NIC's RNR timer fires.  No
+ * transport (every client in this process): nothing to do, re-posts bump
+ * this device.
+ */
+void core_server_net_kick(struct prism_server *srv)
+{
+	if (__atomic_load_n(&srv->dev->transport, __ATOMIC_ACQUIRE))
+		sim_dev_kick(sim_backend_dev(srv->dev->be));
+}
+
 static void link_down(void *ctx, struct net_link *link, int err, const char *why)
 {
 	struct core_conn *c = ctx;

@@ -17,8 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -27,6 +25,7 @@
 #include <prism/prism.h>
 
 #include "core/chainobj.h"
+#include "tests/runtime/support/child_proc.h"
 #include "tests/runtime/support/hashget_chain.h"
 
 #define NB 512u
@@ -65,10 +64,9 @@ static pid_t start_prismd(uint16_t *port)
 	FILE *out;
 
 	assert_int_equal(pipe(p), 0);
-	pid = fork();
+	pid = child_fork(); /* the death signal survives the exec */
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		dup2(p[1], 1);
 		close(p[0]);
 		execl(prismd, prismd, "--config", cfg_path, (char *)NULL);
@@ -93,10 +91,9 @@ static pid_t start_app(void)
 	char ok = 0;
 
 	assert_int_equal(pipe(p), 0);
-	pid = fork();
+	pid = child_fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		close(p[0]);
 		struct prism_device *dev = prism_device__open("sim", NULL);
 		struct prism_region *r =
@@ -155,7 +152,6 @@ static void test_offload_survives_application_crash(void **state)
 	struct hg_table ref = {local, TABLE_SIZE, NB};
 	struct prism_device *dev;
 	struct prism_client *cl;
-	struct rusage ru;
 	uint16_t port;
 	pid_t d, app;
 	char addr[32];
@@ -178,7 +174,7 @@ static void test_offload_survives_application_crash(void **state)
 	check_gets(cl, &ref, &s, 2000);
 	/* kill -9 the application while this client is connected. */
 	assert_int_equal(kill(app, SIGKILL), 0);
-	assert_int_equal(wait4(app, &st, 0, &ru), app);
+	st = child_wait(app);
 	assert_true(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL);
 	check_gets(cl, &ref, &s, 2000);
 	prism_client__close(cl);
@@ -189,7 +185,7 @@ static void test_offload_survives_application_crash(void **state)
 	prism_client__close(cl);
 	prism_device__close(dev);
 	kill(d, SIGTERM);
-	assert_int_equal(waitpid(d, &st, 0), d);
+	st = child_wait(d);
 	assert_true(WIFEXITED(st));
 	assert_int_equal(WEXITSTATUS(st), 0);
 }
@@ -201,7 +197,8 @@ static void test_config_error_exit_status(void **state)
 
 	(void)state;
 	write_file(cfg_path, "devize: sim\n", 12);
-	pid = fork();
+	pid = child_fork();
+	assert_true(pid >= 0);
 	if (pid == 0) {
 		int null = open("/dev/null", 1);
 
@@ -209,7 +206,7 @@ static void test_config_error_exit_status(void **state)
 		execl(prismd, prismd, "--config", cfg_path, (char *)NULL);
 		_exit(127);
 	}
-	assert_int_equal(waitpid(pid, &st, 0), pid);
+	st = child_wait(pid);
 	assert_true(WIFEXITED(st));
 	assert_int_equal(WEXITSTATUS(st), 1);
 }
@@ -240,15 +237,17 @@ static void test_share_of_undeclared_region_refused(void **state)
 	prism_daemon__detach(dm);
 	prism_device__close(dev);
 	kill(d, SIGTERM);
-	waitpid(d, &st, 0);
+	st = child_wait(d);
+	assert_true(WIFEXITED(st));
 }
 
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_offload_survives_application_crash),
-		cmocka_unit_test(test_config_error_exit_status),
-		cmocka_unit_test(test_share_of_undeclared_region_refused),
+		/* the teardown kills and reaps prismd and the application, failed or not */
+		cmocka_unit_test_teardown(test_offload_survives_application_crash, child_teardown),
+		cmocka_unit_test_teardown(test_config_error_exit_status, child_teardown),
+		cmocka_unit_test_teardown(test_share_of_undeclared_region_refused, child_teardown),
 	};
 	char self[512];
 	struct chainobj *o;

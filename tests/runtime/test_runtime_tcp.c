@@ -14,8 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -24,6 +22,7 @@
 #include <prism/prism.h>
 
 #include "core/chainobj.h"
+#include "tests/runtime/support/child_proc.h"
 #include "tests/runtime/support/hashget_chain.h"
 
 #define NB 256u
@@ -109,25 +108,23 @@ static void start_server(struct srv_proc *s, bool post_only)
 	uint16_t port = 0;
 
 	assert_int_equal(pipe(p), 0);
-	s->pid = fork();
+	s->pid = child_fork(); /* never outlives the test, even a failed one */
 	assert_true(s->pid >= 0);
 	if (s->pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL); /* never outlive the test */
 		close(p[0]);
 		server_main(p[1], post_only);
 	}
 	close(p[1]);
-	assert_int_equal(read(p[0], &port, sizeof(port)), (ssize_t)sizeof(port));
+	ssize_t got = read(p[0], &port, sizeof(port));
 	close(p[0]);
+	if (got != (ssize_t)sizeof(port))
+		fail_msg("server process did not start (exit status 0x%x)", child_kill(s->pid));
 	snprintf(s->addr, sizeof(s->addr), "127.0.0.1:%u", port);
 }
 
 static void stop_server(struct srv_proc *s)
 {
-	int status;
-
-	kill(s->pid, SIGKILL);
-	waitpid(s->pid, &status, 0);
+	child_kill(s->pid);
 }
 
 static int get(struct prism_client *cl, uint32_t key, uint32_t b, uint8_t out[HG_VALUE_BYTES + 8])
@@ -197,25 +194,24 @@ static void test_client_vanishes(void **state)
 	struct prism_client *cl;
 	uint8_t out[HG_VALUE_BYTES + 8];
 	pid_t victim;
-	int status;
 
 	(void)state;
 	start_server(&s, false);
-	victim = fork();
+	victim = child_fork();
 	assert_true(victim >= 0);
 	if (victim == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		struct prism_device *d = prism_device__open("sim", NULL);
 		struct prism_client *c = d ? prism_client__connect(d, s.addr, NULL) : NULL;
 
 		if (!c)
 			_exit(1);
-		for (;;) /* invoke until killed */
-			get(c, keys[0], 0, out);
+		/* invoke until killed; a failed invocation ends it (no spinning) */
+		while (get(c, keys[0], 0, out) == 0)
+			;
+		_exit(2);
 	}
 	usleep(300 * 1000);
-	kill(victim, SIGKILL);
-	waitpid(victim, &status, 0);
+	child_kill(victim);
 	dev = prism_device__open("sim", NULL);
 	assert_non_null(dev);
 	for (int round = 0; round < 3; round++) {
@@ -268,9 +264,10 @@ static void test_post_installs_program(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_hash_get_from_another_process),
-		cmocka_unit_test(test_client_vanishes),
-		cmocka_unit_test(test_post_installs_program),
+		/* the teardown kills and reaps the test's processes, failed or not */
+		cmocka_unit_test_teardown(test_hash_get_from_another_process, child_teardown),
+		cmocka_unit_test_teardown(test_client_vanishes, child_teardown),
+		cmocka_unit_test_teardown(test_post_installs_program, child_teardown),
 	};
 
 	make_keys();
