@@ -504,6 +504,11 @@ static void emit_exit(struct emitter *e, const struct ir_exit *x, const int *cqm
 	const struct ir_node *halt = &p->nodes[x->halt];
 	ex->queue = (uint32_t)id->queue;
 	ex->wqe = (uint32_t)id->pos;
+	ex->enable = (uint32_t)halt->pos;
+	if (halt->queue != id->queue) {
+		fail(e, "loop exit test and its enable in different queues", -1);
+		return;
+	}
 	for (unsigned q = 0; q < p->n_queues && q < ex->n_queues; q++) {
 		ex->sq_advance[q] = p->queues[q].bbs;
 		ex->rq_advance[q] = e->o->queues[q].rq_per_invocation;

@@ -223,9 +223,12 @@ static void test_loop_walk_sequence(void **state)
 	int w0 = be_queue(o, "w0");
 	const struct chainobj_exit *x0 = &o->exits[0];
 	assert_int_equal(x0->queue, (uint32_t)w0);
-	assert_int_equal(x0->wqe, 2); /* its completion identifies the exit */
+	assert_int_equal(x0->wqe, 2);    /* the exit test */
+	assert_int_equal(x0->enable, 5); /* the SEND_EN it retargets: the exit's signal */
 	assert_true(x0->sq_advance[w0] < o->queues[w0].sq_per_invocation);
 	assert_int_equal(x0->sq_advance[w0], o->queues[w0].sq[5].slot + 1);
+	assert_int_equal(o->exits[1].wqe, 7);
+	assert_int_equal(o->exits[1].enable, 10);
 	chainobj_free(o);
 }
 
