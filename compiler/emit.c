@@ -484,9 +484,10 @@ static void emit_entry(struct emitter *e, const char *entry, uint32_t qconn)
 			fail(e, "out of memory", -1);
 			return;
 		}
-		r->width = p->resp_size;
+		bool one = !p->result_mixed && p->result_width;
+		r->width = one ? p->result_width : p->resp_size;
 		r->order = CHAINOBJ_ORDER_BIG;
-		r->offset = 0;
+		r->offset = one ? p->result_off : 0;
 	}
 }
 
