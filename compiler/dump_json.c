@@ -297,7 +297,7 @@ int dump_json(FILE *f, const struct chainobj *o, unsigned flags)
 
 		fprintf(f, "%s{\"queue\":", k ? "," : "");
 		jstr(f, o->queues[x->queue].name);
-		fprintf(f, ",\"wqe\":%u,\"sq\":[", x->wqe);
+		fprintf(f, ",\"wqe\":%u,\"enable\":%u,\"sq\":[", x->wqe, x->enable);
 		for (uint32_t q = 0; q < x->n_queues; q++)
 			fprintf(f, "%s%u", q ? "," : "", x->sq_advance[q]);
 		fprintf(f, "],\"rq\":[");

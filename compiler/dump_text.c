@@ -154,10 +154,11 @@ static void put_trailer(FILE *f, const struct chainobj *o)
 
 	for (uint32_t i = 0; i < o->n_exits; i++) {
 		const struct chainobj_exit *x = &o->exits[i];
-		char ref[96];
+		char ref[96], en[96];
 
 		dump_wqe_ref(o, x->queue, CHAINOBJ_RING_SQ, x->wqe, ref, sizeof(ref));
-		fprintf(f, "%sexit %u at %s: sq", i ? "" : "\n", i, ref);
+		dump_wqe_ref(o, x->queue, CHAINOBJ_RING_SQ, x->enable, en, sizeof(en));
+		fprintf(f, "%sexit %u at %s (enable %s): sq", i ? "" : "\n", i, ref, en);
 		for (uint32_t q = 0; q < x->n_queues; q++)
 			fprintf(f, " %s+%u", o->queues[q].name, x->sq_advance[q]);
 		fprintf(f, ", cq");

@@ -484,9 +484,10 @@ static void emit_entry(struct emitter *e, const char *entry, uint32_t qconn)
 			fail(e, "out of memory", -1);
 			return;
 		}
-		r->width = p->resp_size;
+		bool one = !p->result_mixed && p->result_width;
+		r->width = one ? p->result_width : p->resp_size;
 		r->order = CHAINOBJ_ORDER_BIG;
-		r->offset = 0;
+		r->offset = one ? p->result_off : 0;
 	}
 }
 
@@ -504,6 +505,11 @@ static void emit_exit(struct emitter *e, const struct ir_exit *x, const int *cqm
 	const struct ir_node *halt = &p->nodes[x->halt];
 	ex->queue = (uint32_t)id->queue;
 	ex->wqe = (uint32_t)id->pos;
+	ex->enable = (uint32_t)halt->pos;
+	if (halt->queue != id->queue) {
+		fail(e, "loop exit test and its enable in different queues", -1);
+		return;
+	}
 	for (unsigned q = 0; q < p->n_queues && q < ex->n_queues; q++) {
 		ex->sq_advance[q] = p->queues[q].bbs;
 		ex->rq_advance[q] = e->o->queues[q].rq_per_invocation;

@@ -218,8 +218,11 @@ struct ir_prog *lower_offload(struct diag_ctx *d, const struct ast_program *prog
 	free(c.deferred);
 	free(c.env);
 	free(c.env_set);
-	for (unsigned i = 0; i < c.n_phis; i++)
+	for (unsigned i = 0; i < c.n_phis; i++) {
 		free(c.phis[i].in);
+		free(c.phis[i].after);
+		free(c.phis[i].before);
+	}
 	free(c.phis);
 	if (!ok || c.failed || p->oom) {
 		if (p->oom)

@@ -137,6 +137,11 @@ struct lcond {
 
 struct lphi {
 	struct lval *in;
+	/* per input: the enable of the exit before it (its bytes must land
+	 * after that enable, where only a lane that did not exit runs), or -1
+	 * for the first exit; and the enable of its own exit (or the loop's
+	 * fall-through enable), which must follow the landing */
+	int *after, *before;
 	unsigned n, cap;
 	/* where its first use placed it (later uses copy from there), or -1 */
 	int landed_target;
@@ -148,7 +153,8 @@ struct lphi {
 struct lloop {
 	int id;
 	unsigned iter;
-	int cont_q; /* continuation queue its exits enable */
+	int cont_q;      /* continuation queue its exits enable */
+	int fall_enable; /* the fall-through's enable of cont_q, or -1 */
 	/* per exit, the locals' values there (nlocals each) */
 	struct lval *snap;
 	bool *snap_set;

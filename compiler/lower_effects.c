@@ -94,6 +94,12 @@ bool lower_return(struct lower_ctx *c, const struct ast_stmt *s)
 		p->regions[ptr.region].access_used |= 1u;
 		if (off + w > p->resp_size)
 			p->resp_size = off + w;
+		if (!p->result_width) {
+			p->result_off = off;
+			p->result_width = w;
+		} else if (p->result_off != off || p->result_width != w) {
+			p->result_mixed = true;
+		}
 	}
 	/* the guard first: lane 0 enables the response after its anchor */
 	if (!lower_guard(c, x))

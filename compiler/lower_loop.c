@@ -170,12 +170,33 @@ bool lower_break(struct lower_ctx *c, const struct ast_stmt *s)
 }
 
 /* After the loop each local holds its value at the exit taken: one value
- * if every exit agrees, else a phi (every exit's writer patches the same
- * sink; the queue halts before any later writer runs). */
+ * if every exit agrees, else a phi.  Every exit's value lands in the same
+ * sink, in exit order: exit e's value after exit e-1's enable (only a lane
+ * that did not take exit e-1 gets there) and before exit e's own enable, so
+ * the sink holds the value of the exit taken (lower_mem.c, LV_PHI). */
 static bool merge_locals(struct lower_ctx *c)
 {
 	struct lloop *l = c->loop;
-	for (unsigned j = 0; j < c->nlocals; j++) {
+	struct ir_prog *p = c->p;
+	/* snapshot e belongs to the loop's exit e; the last one to the
+	 * fall-through */
+	int *halts = calloc(l->n_snap + 1, sizeof(*halts));
+	unsigned nh = 0;
+	if (!halts) {
+		p->oom = true;
+		return false;
+	}
+	for (unsigned x = 0; x < p->n_exits; x++)
+		if (p->exits[x].loop == l->id && nh < l->n_snap)
+			halts[nh++] = p->exits[x].halt;
+	if (nh + 1 != l->n_snap || l->fall_enable < 0) {
+		free(halts);
+		lower_error(c, p->loops[l->id].loc, "internal: loop exits and snapshots disagree");
+		return false;
+	}
+	halts[nh] = l->fall_enable;
+	bool ok = true;
+	for (unsigned j = 0; j < c->nlocals && ok; j++) {
 		bool all = true, any = false;
 		const struct lval *first = NULL;
 		for (unsigned e = 0; e < l->n_snap; e++) {
@@ -210,26 +231,32 @@ static bool merge_locals(struct lower_ctx *c)
 		memset(ph, 0, sizeof(*ph));
 		ph->landed_target = -1;
 		ph->in = calloc(l->n_snap, sizeof(*ph->in));
-		if (!ph->in) {
+		ph->after = calloc(l->n_snap, sizeof(*ph->after));
+		ph->before = calloc(l->n_snap, sizeof(*ph->before));
+		c->n_phis++; /* freed with the context from here on */
+		if (!ph->in || !ph->after || !ph->before) {
 			c->p->oom = true;
-			return false;
+			ok = false;
+			break;
 		}
-		struct lval v = {.kind = LV_PHI, .phi = (int)c->n_phis};
+		struct lval v = {.kind = LV_PHI, .phi = (int)c->n_phis - 1};
 		for (unsigned e = 0; e < l->n_snap; e++) {
 			size_t at = (size_t)e * (c->nlocals + 1) + j;
 			if (!l->snap_set[at])
 				continue;
+			ph->after[ph->n] = e ? halts[e - 1] : -1;
+			ph->before[ph->n] = halts[e];
 			ph->in[ph->n++] = l->snap[at];
 			v.width = l->snap[at].width;
 			v.be = l->snap[at].be;
 			v.region = l->snap[at].region;
 			v.taint |= l->snap[at].taint;
 		}
-		c->n_phis++;
 		c->env[j] = v;
 		c->env_set[j] = true;
 	}
-	return true;
+	free(halts);
+	return ok;
 }
 
 bool lower_while(struct lower_ctx *c, const struct ast_stmt *s)
@@ -269,7 +296,7 @@ bool lower_while(struct lower_ctx *c, const struct ast_stmt *s)
 		return false;
 	p->queues[cq].no_entry = true;
 	p->queues[c->lane].halts = true;
-	struct lloop l = {.cont_q = cq};
+	struct lloop l = {.cont_q = cq, .fall_enable = -1};
 	l.id = ir_add_loop(p, (uint32_t)n, s->loc);
 	if (l.id < 0)
 		return false;
@@ -306,6 +333,7 @@ bool lower_while(struct lower_ctx *c, const struct ast_stmt *s)
 			en->we_obj = ir_v(IR_V_QPN, cq, 0);
 			en->we_index = ir_v(IR_V_QUEUE_ENTRY, cq, 0);
 			en->what = "loop done: enable what follows";
+			l.fall_enable = eid;
 			if (last >= 0)
 				ir_add_dep(p, last, eid);
 		}

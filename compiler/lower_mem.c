@@ -448,6 +448,75 @@ static int dup_read(struct lower_ctx *c, int ri, uint32_t off, uint32_t width)
 	return ni;
 }
 
+/*
+ * One input of a loop phi (lower_loop.c, merge_locals): its bytes must land
+ * only when the exit before it was not taken, so the writer is a copy READ
+ * placed right after that exit's enable `after` (the first WQE only a lane
+ * that went on runs), and the input's own exit enable `before` waits for it.
+ * The copy reads the bytes where they already landed in a WQE field, or
+ * from scratch, where the READ that fetched them also scatters them.
+ */
+static int deliver_after_exit(struct lower_ctx *c, const struct lval *v, int target, uint32_t toff,
+                              bool reverse, int after, int before)
+{
+	struct ir_prog *p = c->p;
+	if (v->kind != LV_MEM) {
+		lower_error(c, p->nodes[after].loc,
+		            "a local that changes inside a loop is lowered when it holds bytes "
+		            "read from memory at each exit");
+		return -3;
+	}
+	struct lread *r = &c->reads[v->read];
+	struct lpick src = {.target = -2};
+	for (unsigned k = 0; k < r->n; k++) {
+		const struct lpick *pk = &r->picks[k];
+		if (pk->off == v->off && pk->width == v->width && pk->target >= 0) {
+			src = *pk;
+			break;
+		}
+		if (v->off < pk->off + pk->width && pk->off < v->off + v->width) {
+			lower_error(c, p->nodes[after].loc,
+			            "a loop phi's bytes overlap other bytes of their READ");
+			return -3;
+		}
+	}
+	if (src.target == -2) {
+		/* not landed anywhere yet: the READ also scatters them to scratch */
+		src = (struct lpick){.off = v->off,
+		                     .width = v->width,
+		                     .target = -1,
+		                     .toff = ir_scratch_alloc(p, v->width, 8),
+		                     .taint = v->taint};
+		if (!add_pick(c, r, &src))
+			return -3;
+		r = &c->reads[v->read];
+	}
+	int rnode = r->node;
+	struct ir_node *n = ir_insert(p, p->nodes[after].queue, (unsigned)p->nodes[after].pos + 1,
+	                              PRISM_OP_RDMA_READ, IR_ROLE_DATA);
+	if (!n)
+		return -3;
+	int id = n->id;
+	n->what = "land a loop value (exit not taken)";
+	if (src.target >= 0) {
+		n->raddr = ir_v(IR_V_NODE_ADDR, src.target, src.toff);
+		n->rkey = ir_v(IR_V_QBUF_RKEY, p->nodes[src.target].queue, 0);
+	} else {
+		n->raddr = ir_v(IR_V_SCRATCH_ADDR, 0, src.toff);
+		n->rkey = ir_v(IR_V_SCRATCH_RKEY, 0, 0);
+	}
+	bool rev = reverse != src.reverse;
+	for (uint32_t j = 0; j < (rev ? v->width : 1); j++) {
+		uint32_t len = rev ? 1 : v->width;
+		uint32_t to = rev ? toff + v->width - 1 - j : toff;
+		if (ir_scatter_into(p, id, target, to, len, v->taint) < 0)
+			return -3;
+	}
+	ir_add_dep(p, rnode, id);
+	ir_add_dep(p, id, before);
+	return id;
+}
+
 int lower_deliver(struct lower_ctx *c, const struct lval *v, int target, uint32_t toff,
                   bool reverse)
 {
@@ -522,7 +591,15 @@ int lower_deliver(struct lower_ctx *c, const struct lval *v, int target, uint32_
 		int last = -2;
 		for (unsigned i = 0; i < ph->n; i++) {
 			struct lval in = c->phis[v->phi].in[i];
-			int w = lower_deliver(c, &in, target, toff, reverse);
+			int w;
+			if (ph->after[i] >= 0 && i &&
+			    !memcmp(&in, &c->phis[v->phi].in[i - 1], sizeof(in)))
+				continue; /* already there: the previous exit's writer */
+			if (ph->after[i] >= 0)
+				w = deliver_after_exit(c, &in, target, toff, reverse, ph->after[i],
+				                       ph->before[i]);
+			else
+				w = lower_deliver(c, &in, target, toff, reverse);
 			if (w < -1 && w != -2)
 				return w;
 			last = w;

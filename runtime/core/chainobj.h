@@ -300,7 +300,8 @@ struct chainobj_touch {
  */
 struct chainobj_exit {
 	uint32_t queue;
-	uint32_t wqe;
+	uint32_t wqe;         /* the exit test (signaled) */
+	uint32_t enable;      /* SEND_EN of `queue` the test retargets when the exit is taken */
 	uint32_t n_queues;    /* == chainobj.n_queues */
 	uint32_t *sq_advance; /* [n_queues] SQ BBs */
 	uint32_t *rq_advance; /* [n_queues] receive WQEs */

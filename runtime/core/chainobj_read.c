@@ -953,14 +953,15 @@ static int read_counts(struct rctx *r, yaml_node_t *n, const char *path, uint32_
 static int read_exits(struct rctx *r, yaml_node_t *n)
 {
 	static const struct key keys[] = {
-	    {"queue", true}, {"wqe", true}, {"sq", true}, {"rq", true}, {"cq", true}};
+	    {"queue", true}, {"wqe", true}, {"enable", true},
+	    {"sq", true},    {"rq", true},  {"cq", true}};
 	yaml_node_item_t *it, *top;
 	char path[128];
 	uint32_t i = 0;
 	int rc = seq_items(r, n, "exits", &it, &top);
 
 	for (; !rc && it < top; it++, i++) {
-		yaml_node_t *m = node_at(r, *it), *v[5];
+		yaml_node_t *m = node_at(r, *it), *v[6];
 		struct chainobj_exit *x;
 
 		if (i >= CHAINOBJ_MAX_RING)
@@ -971,19 +972,21 @@ static int read_exits(struct rctx *r, yaml_node_t *n)
 			return NOMEM(r);
 		x->line = node_line(m);
 #define XP(field) (snprintf(path, sizeof(path), "exits[%u]" field, i), path)
-		rc = map_fields(r, m, XP(""), keys, 5, v);
+		rc = map_fields(r, m, XP(""), keys, 6, v);
 		if (!rc)
 			rc = read_ref(r, v[0], XP(".queue"), REF_QUEUE, &x->queue);
 		if (!rc)
 			rc = read_u32(r, v[1], XP(".wqe"), 0, CHAINOBJ_MAX_RING - 1, &x->wqe);
 		if (!rc)
-			rc = read_counts(r, v[2], XP(".sq"), x->sq_advance, x->n_queues,
+			rc = read_u32(r, v[2], XP(".enable"), 0, CHAINOBJ_MAX_RING - 1, &x->enable);
+		if (!rc)
+			rc = read_counts(r, v[3], XP(".sq"), x->sq_advance, x->n_queues,
 			                 CHAINOBJ_MAX_RING);
 		if (!rc)
-			rc = read_counts(r, v[3], XP(".rq"), x->rq_advance, x->n_queues,
+			rc = read_counts(r, v[4], XP(".rq"), x->rq_advance, x->n_queues,
 			                 CHAINOBJ_MAX_RING);
 		if (!rc)
-			rc = read_counts(r, v[4], XP(".cq"), x->cq_advance, x->n_cqs,
+			rc = read_counts(r, v[5], XP(".cq"), x->cq_advance, x->n_cqs,
 			                 CHAINOBJ_MAX_CQE);
 #undef XP
 	}

@@ -700,6 +700,8 @@ static int check_exit(struct vctx *v, uint32_t i)
 {
 	const struct chainobj *o = v->o;
 	const struct chainobj_exit *x = &o->exits[i];
+	const struct chainobj_wqe *en;
+	struct prism_wqe dec;
 
 	VPATH(v, "exits[%u]", i);
 	if (x->n_queues != o->n_queues || x->n_cqs != o->n_cqs || !x->sq_advance ||
@@ -711,6 +713,16 @@ static int check_exit(struct vctx *v, uint32_t i)
 	if (x->queue >= o->n_queues || !chainobj_site_wqe(o, x->queue, CHAINOBJ_RING_SQ, x->wqe))
 		return VFAIL(v, CHAINOBJ_E_EXIT, x->line, "no SQ template %u in queue index %u",
 		             x->wqe, x->queue);
+	VPATH(v, "exits[%u].enable", i);
+	en = chainobj_site_wqe(o, x->queue, CHAINOBJ_RING_SQ, x->enable);
+	if (!en)
+		return VFAIL(v, CHAINOBJ_E_EXIT, x->line, "no SQ template %u in queue index %u",
+		             x->enable, x->queue);
+	if (prism_wqe_decode(en->bytes, en->len, &dec, NULL) < 0 ||
+	    dec.ctrl.opcode != PRISM_OP_SEND_ENABLE || x->enable <= x->wqe)
+		return VFAIL(v, CHAINOBJ_E_EXIT, x->line,
+		             "template %u is not a SEND_EN after the exit test %u", x->enable,
+		             x->wqe);
 	for (uint32_t q = 0; q < o->n_queues; q++) {
 		VPATH(v, "exits[%u].sq[%u]", i, q);
 		if (x->sq_advance[q] > o->queues[q].sq_slots)

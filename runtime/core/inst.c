@@ -450,9 +450,14 @@ static int poll_cq(struct core_inst *in, uint32_t c)
 }
 
 /*
- * The exit the invocation took: its queue's last completion this invocation
- * is the exit's WQE (the lane stopped right after it).  NULL: the loop ran
- * to its bound (fall-through, the per-invocation advances).
+ * The exit the invocation took.  An exit's test is a masked CAS that, only
+ * when the exit is taken, swaps the continuation queue's index and QPN into
+ * the exit's SEND_EN (exits[].enable); a test that fails writes nothing.  So
+ * the enable, read back from the ring once the invocation is over (the join
+ * ran after it), names another queue exactly when its exit was taken.  NULL:
+ * no enable was retargeted, the loop ran to its bound (fall-through, the
+ * per-invocation advances).  Neither completion counts nor the last
+ * completion can tell the last exit from the fall-through.
  */
 static const struct chainobj_exit *taken_exit(const struct core_inst *in)
 {
@@ -461,11 +466,18 @@ static const struct chainobj_exit *taken_exit(const struct core_inst *in)
 	for (uint32_t e = 0; e < o->n_exits; e++) {
 		const struct chainobj_exit *x = &o->exits[e];
 		const struct chainobj_queue *qu = &o->queues[x->queue];
-		const struct core_inst_cq *cq = &in->cqs[qu->send_cq];
-		uint16_t at = (uint16_t)(in->base.sq[x->queue] + qu->sq[x->wqe].slot);
+		const struct chainobj_wqe *t = &qu->sq[x->enable];
+		uint32_t slot = (uint32_t)((in->base.sq[x->queue] + t->slot) % qu->sq_slots);
+		uint8_t bytes[PRISM_WQE_BB * 4];
+		struct prism_wqe w;
 
-		if (cq->consumed > in->inv_start[qu->send_cq] && cq->last_qpn ==
-		    in->qps[x->queue].info.qpn && cq->last_counter == at)
+		if (t->len > sizeof(bytes) || slot + prism_wqe_bbs(t->len / 16) > qu->sq_slots)
+			continue; /* the validator keeps templates inside the ring */
+		memcpy(bytes, slot_ptr((struct core_inst *)in, x->queue, CHAINOBJ_RING_SQ, slot),
+		       t->len);
+		if (prism_wqe_decode(bytes, t->len, &w, NULL) < 0 || !w.has_wait_en)
+			continue;
+		if ((w.wait_en.obj_num & 0xffffffu) != in->qps[x->queue].info.qpn)
 			return x;
 	}
 	return NULL;

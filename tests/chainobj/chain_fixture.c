@@ -285,6 +285,7 @@ struct chainobj *fixture_hashget(void)
 		assert_non_null(x);
 		x->queue = Q_WORKER;
 		x->wqe = 2;
+		x->enable = 3;
 		x->sq_advance[Q_CONN] = 0;
 		x->sq_advance[Q_WORKER] = 3;
 		x->rq_advance[Q_CONN] = 1;

@@ -205,12 +205,16 @@ static void test_loop_walk_sequence(void **state)
 	(void)state;
 	struct chainobj *o = compile_ok(src_walk, IR_PROFILE_RELAXED);
 	assert_string_equal(be_ops(o, "ctl"), "WAIT EN");
-	assert_string_equal(be_ops(o, "w0"), "READ READ MCAS WAIT EN EN READ MCAS WAIT EN EN EN");
+	/* p after the loop lands in the response by a READ that only a lane
+	 * that did not exit runs (after each exit's enable, and before the
+	 * fall-through's, behind a barrier) */
+	assert_string_equal(be_ops(o, "w0"),
+	                    "READ MCAS WAIT EN EN READ READ MCAS WAIT EN EN READ WAIT EN");
 	assert_string_equal(be_ops(o, "w0c0"), "READ WAIT EN READ CAS WAIT EN");
 	assert_string_equal(be_ops(o, "conn"), "NOP WRITE_IMM");
 	/* the exit test compares 3 key bytes and swaps the enable's index and
 	 * QPN words (bytes 24-31 of the SEND_EN it targets) */
-	struct prism_wqe g = decode(o, "w0", 2);
+	struct prism_wqe g = decode(o, "w0", 1);
 	assert_int_equal(g.atomic.size, 16);
 	static const uint8_t cmask[16] = {0xff, 0xff, 0xff};
 	static const uint8_t smask[16] = {0,    0,    0,    0,    0,    0,    0,    0,
@@ -223,9 +227,18 @@ static void test_loop_walk_sequence(void **state)
 	int w0 = be_queue(o, "w0");
 	const struct chainobj_exit *x0 = &o->exits[0];
 	assert_int_equal(x0->queue, (uint32_t)w0);
-	assert_int_equal(x0->wqe, 2); /* its completion identifies the exit */
+	assert_int_equal(x0->wqe, 1);    /* the exit test */
+	assert_int_equal(x0->enable, 4); /* the SEND_EN it retargets: the exit's signal */
 	assert_true(x0->sq_advance[w0] < o->queues[w0].sq_per_invocation);
-	assert_int_equal(x0->sq_advance[w0], o->queues[w0].sq[5].slot + 1);
+	assert_int_equal(x0->sq_advance[w0], o->queues[w0].sq[4].slot + 1);
+	assert_int_equal(o->exits[1].wqe, 7);
+	assert_int_equal(o->exits[1].enable, 10);
+	/* `return p.value` WRITEs the node from p: the value sits at 16 */
+	assert_int_equal(o->n_entries, 1);
+	assert_int_equal(o->entries[0].n_results, 1);
+	assert_int_equal(o->entries[0].results[0].offset, 16);
+	assert_int_equal(o->entries[0].results[0].width, 64);
+	assert_int_equal(o->response_size, 80);
 	chainobj_free(o);
 }
 
