@@ -341,17 +341,11 @@ static int stage_param(struct lower_ctx *c, const struct lval *v, int target, ui
 	return st->node;
 }
 
-/* Copy bytes that READ `from` already scattered into a WQE field: a
- * loopback READ of that field (queue memory), right after `from`. */
-static int copy_read(struct lower_ctx *c, int from, const struct lpick *pk, int target,
-                     uint32_t toff, bool reverse, uint64_t taint)
+/* Make READ `n` copy the bytes picked by `pk` (queue memory) into `target`
+ * at `toff`, byte-reversed when `reverse`.  Returns its id or -3. */
+static int fill_copy_read(struct ir_prog *p, struct ir_node *n, const struct lpick *pk,
+                          int target, uint32_t toff, bool reverse, uint64_t taint)
 {
-	struct ir_prog *p = c->p;
-	int q = p->nodes[from].queue;
-	struct ir_node *n =
-	    ir_insert(p, q, (unsigned)p->nodes[from].pos + 1, PRISM_OP_RDMA_READ, IR_ROLE_DATA);
-	if (!n)
-		return -3;
 	int id = n->id;
 	n->what = "copy a landed value";
 	n->raddr = ir_v(IR_V_NODE_ADDR, pk->target, pk->toff);
@@ -363,6 +357,23 @@ static int copy_read(struct lower_ctx *c, int from, const struct lpick *pk, int 
 	} else if (ir_scatter_into(p, id, target, toff, pk->width, taint) < 0) {
 		return -3;
 	}
+	return id;
+}
+
+/* Copy bytes that READ `from` already scattered into a WQE field: a
+ * loopback READ of that field (queue memory), right after `from`. */
+static int copy_read(struct lower_ctx *c, int from, const struct lpick *pk, int target,
+                     uint32_t toff, bool reverse, uint64_t taint)
+{
+	struct ir_prog *p = c->p;
+	int q = p->nodes[from].queue;
+	struct ir_node *n =
+	    ir_insert(p, q, (unsigned)p->nodes[from].pos + 1, PRISM_OP_RDMA_READ, IR_ROLE_DATA);
+	if (!n)
+		return -3;
+	int id = fill_copy_read(p, n, pk, target, toff, reverse, taint);
+	if (id < 0)
+		return id;
 	/* it reads what `from` writes */
 	ir_add_dep(p, from, id);
 	return id;
@@ -388,18 +399,7 @@ static int copy_landed(struct lower_ctx *c, const struct lpick *pk, int target, 
 		n = ir_append(p, c->lane, PRISM_OP_RDMA_READ, IR_ROLE_DATA);
 	if (!n)
 		return -3;
-	int id = n->id;
-	n->what = "copy a landed value";
-	n->raddr = ir_v(IR_V_NODE_ADDR, pk->target, pk->toff);
-	n->rkey = ir_v(IR_V_QBUF_RKEY, p->nodes[pk->target].queue, 0);
-	if (reverse) {
-		for (uint32_t j = 0; j < pk->width; j++)
-			if (ir_scatter_into(p, id, target, toff + pk->width - 1 - j, 1, taint) < 0)
-				return -3;
-	} else if (ir_scatter_into(p, id, target, toff, pk->width, taint) < 0) {
-		return -3;
-	}
-	return id;
+	return fill_copy_read(p, n, pk, target, toff, reverse, taint);
 }
 
 /* A second READ of READ `ri`'s base, placed right after it in its queue. */
