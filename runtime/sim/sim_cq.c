@@ -113,11 +113,6 @@ void sim_cq_destroy_all(struct sim_dev *dev)
 	}
 }
 
-struct sim_cq *sim_cq_by_num(struct sim_dev *dev, uint32_t cqn)
-{
-	return cqn && cqn < dev->cqs_cap ? dev->cqs[cqn] : NULL;
-}
-
 uint32_t sim_cq_num(const struct sim_cq *cq)
 {
 	return cq->cqn;

@@ -292,11 +292,20 @@ void sim_mr_destroy_all(struct sim_dev *dev);
 int sim_cq_push(struct sim_cq *cq, const struct prism_cqe *c, sim_time_t t);
 /* Has the CQ produced @index (24-bit, cyclic)?  *t: when it did. */
 bool sim_cq_reached(struct sim_cq *cq, uint32_t index, sim_time_t *t);
-struct sim_cq *sim_cq_by_num(struct sim_dev *dev, uint32_t cqn);
+static inline struct sim_cq *sim_cq_by_num(struct sim_dev *dev, uint32_t cqn)
+{
+	return cqn && cqn < dev->cqs_cap ? dev->cqs[cqn] : NULL;
+}
 void sim_cq_destroy_all(struct sim_dev *dev);
 
 /* sim_qp.c */
-struct sim_qp *sim_qp_by_num(struct sim_dev *dev, uint32_t qpn);
+#define SIM_QPN_BASE 0x10u /* QPN of slot 0 */
+static inline struct sim_qp *sim_qp_by_num(struct sim_dev *dev, uint32_t qpn)
+{
+	uint32_t slot = qpn - SIM_QPN_BASE;
+
+	return qpn < SIM_QPN_BASE || slot >= dev->qps_cap ? NULL : dev->qps[slot];
+}
 /* Moves @qp to ERR: outstanding WQEs complete in order (done ones with their
  * syndrome, the rest flushed), then every fetched/posted WQE is flushed. */
 void sim_qp_fail(struct sim_qp *qp, sim_time_t t);
@@ -304,8 +313,6 @@ void sim_qp_fail(struct sim_qp *qp, sim_time_t t);
 void sim_qp_flush_new(struct sim_qp *qp, sim_time_t t);
 void sim_qp_set_state(struct sim_qp *qp, int state, sim_time_t t);
 void sim_qp_destroy_all(struct sim_dev *dev);
-uint32_t sim_qp_rq_limit(struct sim_qp *qp);
-uint32_t sim_qp_sq_limit(struct sim_qp *qp);
 
 /* sim_fetch.c */
 /* Fetches every WQE now allowed (up to the prefetch window). */
@@ -440,4 +447,29 @@ static inline uint32_t sim_extend16(uint32_t cur, uint32_t v16)
 	return d < 0x8000u ? cur + d : cur;
 }
 
+/* How far the send queue may be fetched (absolute BB counter). */
+static inline uint32_t sim_qp_sq_limit(struct sim_qp *qp)
+{
+	struct sim_sq *sq = &qp->sq;
+
+	if (!(qp->flags & SIM_QP_MANAGED_SEND))
+		return sq->pi;
+	if (qp->flags & SIM_QP_IGNORE_SQ_OVERFLOW)
+		return sq->en;
+	/* without overflow-ignore an ENABLE cannot run past what was posted */
+	sq->pi = sim_extend16(sq->pi, sim_load_be32(&qp->dbrec[1]) & 0xffffu);
+	return (int32_t)(sq->en - sq->pi) < 0 ? sq->en : sq->pi;
+}
+/* How far receives may be consumed (absolute receive counter). */
+static inline uint32_t sim_qp_rq_limit(struct sim_qp *qp)
+{
+	struct sim_rq *rq = &qp->rq;
+
+	rq->pi = sim_extend16(rq->pi, sim_load_be32(&qp->dbrec[0]) & 0xffffu);
+	if (!(qp->flags & SIM_QP_MANAGED_RECV))
+		return rq->pi;
+	if (qp->flags & SIM_QP_IGNORE_RQ_OVERFLOW)
+		return rq->en;
+	return (int32_t)(rq->en - rq->pi) < 0 ? rq->en : rq->pi;
+}
 #endif /* PRISM_SIM_INTERNAL_H */
