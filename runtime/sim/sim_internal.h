@@ -318,8 +318,21 @@ void sim_qp_destroy_all(struct sim_dev *dev);
 /* Fetches every WQE now allowed (up to the prefetch window). */
 void sim_sq_fetch(struct sim_qp *qp, sim_time_t t, enum sim_order first_order);
 /* Compares a fetched WQE with memory; reports a hazard.  Returns true when
- * the fail policy says the WQE must not execute. */
-bool sim_sq_hazard_check(struct sim_qp *qp, struct sim_fetched *f, sim_time_t t);
+ * the fail policy says the WQE must not execute.  (The common case, a WQE
+ * that does not wrap and that nobody changed, is decided inline.) */
+bool sim_sq_hazard_check_slow(struct sim_qp *qp, struct sim_fetched *f, sim_time_t t);
+static inline bool sim_sq_hazard_check(struct sim_qp *qp, struct sim_fetched *f, sim_time_t t)
+{
+	const struct sim_sq *sq = &qp->sq;
+	uint32_t first = f->counter & (sq->nbb - 1);
+
+	if (qp->dev->o.hazard == SIM_HAZARD_OFF)
+		return false;
+	if (!f->hazard && first + f->nbb <= sq->nbb &&
+	    memcmp(sq->buf + (size_t)first * PRISM_WQE_BB, f->bytes, f->len) == 0)
+		return false;
+	return sim_sq_hazard_check_slow(qp, f, t);
+}
 void sim_sq_drop_fetched(struct sim_qp *qp);
 /* An engine write of @len bytes of @src is about to land at send-queue
  * offset @off of @qp: record the writer, report a racing patch. */
