@@ -177,10 +177,15 @@ struct sim_qp {
 
 /* ---- packets ------------------------------------------------------------ */
 
-/* Min-heap of packets ordered by (t, seq), or by seq alone (fifo). */
+/* Min-heap of packets ordered by (t, seq), or by seq alone (fifo).  The
+ * keys sit next to the pointers: sifting compares without loading packets. */
+struct sim_pktq_ent {
+	sim_time_t t; /* = p->t when pushed */
+	uint64_t seq; /* push order */
+	struct sim_pkt *p;
+};
 struct sim_pktq {
-	struct sim_pkt **a;
-	uint64_t *seq;
+	struct sim_pktq_ent *e;
 	uint32_t n, cap;
 	uint64_t next_seq;
 	bool fifo;

@@ -216,16 +216,14 @@ static void scan_queues(struct sim_dev *dev, struct pick *b)
 bool sim_sched_step(struct sim_dev *dev)
 {
 	struct pick b = {.any = false, .t2 = UINT64_MAX};
-	struct sim_pkt *p;
 
 	if (dev->txq.n || __atomic_load_n(&dev->rx_async.n, __ATOMIC_ACQUIRE))
 		sim_inbox_drain_async(dev);
 	/* candidates in slot order: the same units, in the same order, as a
 	 * scan of every QP (the parked ones would all say "not ready") */
 	scan_queues(dev, &b);
-	p = dev->inbox.n ? dev->inbox.a[0] : NULL; /* sim_pktq_peek */
-	if (p)
-		consider(dev, &b, UNIT_PKT, p, p->t);
+	if (dev->inbox.n) /* sim_pktq_peek */
+		consider(dev, &b, UNIT_PKT, dev->inbox.e[0].p, dev->inbox.e[0].t);
 	for (struct sim_readjob *j = dev->jobs; j; j = j->next)
 		consider(dev, &b, UNIT_JOB, j, j->t);
 	if (!b.any)
