@@ -280,12 +280,13 @@ static inline void sim_advance_now(struct sim_dev *dev, sim_time_t t)
 		dev->st.vtime_max = t;
 }
 
-/* sim_mr.c: checked memory access.  Each returns 0 and the host pointer, or
- * a CQE syndrome (> 0) saying why the access is not allowed. */
-int sim_mr_check_local(struct sim_dev *dev, uint32_t lkey, uint64_t addr, uint64_t len,
-		       unsigned need, uint8_t **host);
-int sim_mr_check_remote(struct sim_dev *dev, uint32_t rkey, uint64_t addr, uint64_t len,
-			unsigned need, uint8_t **host);
+/* sim_mr.c: checked memory access (below, inline).  Each returns 0 and the
+ * host pointer, or a CQE syndrome (> 0) saying why the access is not
+ * allowed. */
+static inline int sim_mr_check_local(struct sim_dev *dev, uint32_t lkey, uint64_t addr,
+				     uint64_t len, unsigned need, uint8_t **host);
+static inline int sim_mr_check_remote(struct sim_dev *dev, uint32_t rkey, uint64_t addr,
+				      uint64_t len, unsigned need, uint8_t **host);
 /* Every engine write to host memory: copies and attributes the write when it
  * lands in send-queue memory (PATCH event, writer map). */
 void sim_mem_write(struct sim_dev *dev, uint8_t *dst, const void *src, size_t len,
@@ -490,4 +491,59 @@ static inline uint32_t sim_qp_rq_limit(struct sim_qp *qp)
 		return rq->en;
 	return (int32_t)(rq->en - rq->pi) < 0 ? rq->en : rq->pi;
 }
+/* ---- checked memory access (sim_mr.c owns the MR table) ---------------- */
+
+static inline struct sim_mr *sim_mr_by_key(struct sim_dev *dev, uint32_t key)
+{
+	uint32_t slot = key >> 8;
+	struct sim_mr *mr;
+
+	if (slot == 0 || slot >= dev->mrs_cap)
+		return NULL;
+	mr = dev->mrs[slot];
+	return mr && mr->key == key ? mr : NULL;
+}
+
+/* [addr, addr + len) inside @mr, overflow-safe for any 64-bit addr/len. */
+static inline bool sim_mr_in_bounds(const struct sim_mr *mr, uint64_t addr, uint64_t len)
+{
+	uint64_t lo = (uint64_t)(uintptr_t)mr->addr;
+
+	if (addr < lo)
+		return false;
+	if (addr - lo > mr->len)
+		return false;
+	return len <= mr->len - (addr - lo);
+}
+
+static inline int sim_mr_check(struct sim_dev *dev, uint32_t key, uint64_t addr, uint64_t len,
+			       unsigned need, uint8_t **host, uint8_t synd)
+{
+	struct sim_mr *mr;
+
+	if (len == 0) {
+		*host = NULL;
+		return 0;
+	}
+	mr = sim_mr_by_key(dev, key);
+	if (!mr || (mr->access & need) != need || !sim_mr_in_bounds(mr, addr, len))
+		return synd;
+	*host = (uint8_t *)(uintptr_t)addr;
+	return 0;
+}
+
+/* Local access: a bad lkey, missing LOCAL_WRITE or bounds -> local protection. */
+static inline int sim_mr_check_local(struct sim_dev *dev, uint32_t lkey, uint64_t addr,
+				     uint64_t len, unsigned need, uint8_t **host)
+{
+	return sim_mr_check(dev, lkey, addr, len, need, host, PRISM_SYND_LOCAL_PROT_ERR);
+}
+
+/* Remote access (responder): anything wrong -> remote access error. */
+static inline int sim_mr_check_remote(struct sim_dev *dev, uint32_t rkey, uint64_t addr,
+				      uint64_t len, unsigned need, uint8_t **host)
+{
+	return sim_mr_check(dev, rkey, addr, len, need, host, PRISM_SYND_REMOTE_ACCESS_ERR);
+}
+
 #endif /* PRISM_SIM_INTERNAL_H */
