@@ -190,16 +190,3 @@ int sim_cq_push(struct sim_cq *cq, const struct prism_cqe *c, sim_time_t t)
 	return 0;
 }
 
-/* WAIT: has the CQ produced at least @index completions (24-bit, cyclic)? */
-bool sim_cq_reached(struct sim_cq *cq, uint32_t index, sim_time_t *t)
-{
-	uint32_t ahead = (cq->pi - index) & 0xffffffu;
-
-	if (ahead >= 0x800000u)
-		return false; /* index is still in the future */
-	if (index == 0 || ahead >= cq->ncqe)
-		*t = 0; /* long ago */
-	else
-		*t = cq->times[(cq->pi - 1 - ahead) & (cq->ncqe - 1)];
-	return true;
-}

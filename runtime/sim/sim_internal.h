@@ -297,7 +297,18 @@ void sim_mr_destroy_all(struct sim_dev *dev);
 /* Writes one CQE (in order of the calls).  Returns 0 or -ENOSPC (overrun). */
 int sim_cq_push(struct sim_cq *cq, const struct prism_cqe *c, sim_time_t t);
 /* Has the CQ produced @index (24-bit, cyclic)?  *t: when it did. */
-bool sim_cq_reached(struct sim_cq *cq, uint32_t index, sim_time_t *t);
+static inline bool sim_cq_reached(struct sim_cq *cq, uint32_t index, sim_time_t *t)
+{
+	uint32_t ahead = (cq->pi - index) & 0xffffffu;
+
+	if (ahead >= 0x800000u)
+		return false; /* index is still in the future */
+	if (index == 0 || ahead >= cq->ncqe)
+		*t = 0; /* long ago */
+	else
+		*t = cq->times[(cq->pi - 1 - ahead) & (cq->ncqe - 1)];
+	return true;
+}
 static inline struct sim_cq *sim_cq_by_num(struct sim_dev *dev, uint32_t cqn)
 {
 	return cqn && cqn < dev->cqs_cap ? dev->cqs[cqn] : NULL;
@@ -372,8 +383,25 @@ int sim_exec_recv_en(struct sim_xctx *x);
 int sim_exec_write(struct sim_xctx *x); /* WRITE, WRITE_IMM, SEND, SEND_IMM */
 int sim_exec_read(struct sim_xctx *x);
 int sim_exec_atomic(struct sim_xctx *x);
-/* Pre-check the WAIT of a head WQE (no side effects). */
-bool sim_wait_satisfied(struct sim_qp *qp, const struct prism_wqe *w, sim_time_t *t);
+/*
+ * Pre-check the WAIT of a head WQE (no side effects): is it satisfied, and
+ * since when (*t)?  Malformed WAITs (no such CQ, bad key, wait-on-time)
+ * count as satisfied so that they execute and fail with an error CQE
+ * instead of blocking forever.  A WAIT on a CQ count is decided inline;
+ * the others in sim_exec_ordering.c.
+ */
+bool sim_wait_satisfied_slow(struct sim_qp *qp, const struct prism_wqe *w, sim_time_t *t);
+static inline bool sim_wait_satisfied(struct sim_qp *qp, const struct prism_wqe *w,
+				      sim_time_t *t)
+{
+	struct sim_cq *cq;
+
+	if (w->ctrl.opmod != PRISM_WAIT_CQ)
+		return sim_wait_satisfied_slow(qp, w, t);
+	*t = 0;
+	cq = sim_cq_by_num(qp->dev, w->wait_en.obj_num);
+	return !cq || sim_cq_reached(cq, w->wait_en.index & 0xffffffu, t);
+}
 
 /* sim_atomic_math.c: the responder's atomic arithmetic on @size bytes at
  * @target (already bounds-checked, aligned).  @orig receives the old bytes. */
