@@ -56,7 +56,7 @@ void sim_sq_fetch(struct sim_qp *qp, sim_time_t t, enum sim_order first_order)
 		else
 			ring_copy(sq, sq->fetch, f->bytes, len);
 		f->decode_rc = prism_wqe_decode(f->bytes, len, &f->w, NULL);
-		f->info = f->decode_rc < 0 ? NULL : prism_opcode_info(f->w.ctrl.opcode);
+		f->info = f->decode_rc < 0 ? NULL : dev->op_info[f->w.ctrl.opcode];
 		if (first && sq->pf_cnt == 0 && sq->fetch == sq->head)
 			f->order = first_order;
 		else

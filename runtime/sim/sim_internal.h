@@ -210,6 +210,9 @@ struct sim_dev {
 	/* A cost model or an event observer reads the per-WQE cost query;
 	 * without either the flat default cost is charged directly. */
 	bool cost_query;
+	/* prism_opcode_info() of every opcode, looked up once (a fetch reads
+	 * it for every WQE) */
+	const struct prism_opcode_info *op_info[256];
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
 	pthread_t thread;
