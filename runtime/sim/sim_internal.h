@@ -363,8 +363,29 @@ void sim_sqrange_rebuild(struct sim_dev *dev);
 /* sim_exec.c: executes the head WQE of @qp's send queue (one step) at
  * @start; the caller has just seen sim_sq_ready() say so. */
 void sim_sq_step(struct sim_qp *qp, sim_time_t start);
-/* Is the head WQE of @qp runnable, and from when?  (Evaluates WAITs.) */
-bool sim_sq_ready(struct sim_qp *qp, sim_time_t *t);
+/* Is the head WQE of @qp runnable, and from when?  (Evaluates WAITs.)  The
+ * scheduler asks every candidate queue at every step: the common cases (not
+ * RTS, nothing fetched, an unfenced WQE other than a WAIT) are decided
+ * inline, the rest by sim_sq_ready_slow. */
+bool sim_sq_ready_slow(struct sim_qp *qp, sim_time_t *t);
+static inline bool sim_sq_ready(struct sim_qp *qp, sim_time_t *t)
+{
+	struct sim_sq *sq = &qp->sq;
+	const struct sim_fetched *f;
+
+	if (qp->state != SIM_QPS_RTS)
+		return false;
+	if (sq->block == SIM_BLOCK_RNR || !sq->pf_cnt)
+		return sim_sq_ready_slow(qp, t);
+	f = &sq->pf[sq->pf_head];
+	if (sq->os_cnt == sq->os_cap || f->decode_rc < 0 ||
+	    (f->w.ctrl.fm_ce_se & PRISM_CTRL_FM_MASK) || f->w.ctrl.opcode == PRISM_OP_CQE_WAIT)
+		return sim_sq_ready_slow(qp, t);
+	/* fetched, room in the outstanding ring, no fence, no WAIT */
+	sq->block = SIM_BLOCK_NONE;
+	*t = sq->t > f->fetched_at ? sq->t : f->fetched_at;
+	return true;
+}
 
 /* Per-verb executors (sim_exec_*.c).  They return 0 when the WQE executed
  * (possibly with a request in flight) or > 0, a CQE syndrome for a local
