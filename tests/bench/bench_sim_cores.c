@@ -8,11 +8,16 @@
  * Independent connections on different devices share nothing in the
  * engine (no global state, one lock per device), so the aggregate should
  * grow with K up to the number of free cores.  Printed, for K = 1, 2 and
- * the number of online CPUs: aggregate gets per wall-clock second (all
- * gets / time from the common start to the last thread's end), the ratio
- * against K = 1 measured in the same run, and gets per CPU-second of each
- * thread.  Median of RUNS rounds; within a round the K values run in
- * turn, so a change of machine load hits all of them.
+ * the number of online CPUs, each with its ratio against K = 1 measured in
+ * the same run:
+ *   - wall: all gets / wall-clock time from the common start to the last
+ *     thread's end (what this machine delivered, other jobs included);
+ *   - CPU: the sum over threads of gets per CPU-second of that thread
+ *     (what K cores of their own would deliver; on a machine shared with
+ *     other jobs the wall figure cannot show it, as bench_sim's per-core
+ *     figures are CPU-time rates for the same reason).
+ * Median of RUNS rounds; within a round the K values run in turn, so a
+ * change of machine load hits all of them.
  *
  * `bench_sim_cores [gets per thread [max K]]`.  Figures only: never fails
  * on speed.  Owns: this measurement.
@@ -129,7 +134,7 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-/* One round with @k threads: aggregate gets per wall second; the mean of
+/* One round with @k threads: aggregate gets per wall second; the sum of
  * the threads' gets per CPU-second in *@per_cpu. */
 static double round_k(unsigned k, unsigned gets, double *per_cpu)
 {
@@ -154,7 +159,7 @@ static double round_k(unsigned k, unsigned gets, double *per_cpu)
 	}
 	pthread_barrier_destroy(&start);
 	pthread_barrier_destroy(&end);
-	*per_cpu = sum / k;
+	*per_cpu = sum;
 	return (double)k * gets / (t1 - t0);
 }
 
@@ -181,13 +186,13 @@ int main(int argc, char **argv)
 	printf("RedN hash gets, one device and one thread per core, %u gets per thread, %ld "
 	       "online CPUs, median of %d rounds\n",
 	       gets, ncpu, RUNS);
-	double base = median(agg[0], RUNS);
+	double base = median(agg[0], RUNS), cbase = median(cpu[0], RUNS);
 	for (unsigned i = 0; i < nk; i++) {
-		double a = i ? median(agg[i], RUNS) : base, c = median(cpu[i], RUNS);
+		double a = median(agg[i], RUNS), c = median(cpu[i], RUNS);
 
-		printf("  K=%-3u aggregate %7.3f M gets/s   x%.2f of K=1   per thread %.3f M "
-		       "gets/CPU-s\n",
-		       ks[i], a / 1e6, a / base, c / 1e6);
+		printf("  K=%-3u wall %7.3f M gets/s (x%.2f of K=1)   CPU %7.3f M gets/CPU-s "
+		       "(x%.2f of K=1; %.3f per thread)\n",
+		       ks[i], a / 1e6, a / base, c / 1e6, c / cbase, c / ks[i] / 1e6);
 	}
 	return 0;
 }
