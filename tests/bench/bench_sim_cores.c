@@ -107,15 +107,15 @@ static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	struct sim_dev_opts o = {.sz = sizeof(o),
-				 .seed = 1 + w->id,
-				 .fw = SIM_FW_RELAXED,
-				 .hazard = SIM_HAZARD_FAIL,
-				 .node = 1};
+	                         .seed = 1 + w->id,
+	                         .fw = SIM_FW_RELAXED,
+	                         .hazard = SIM_HAZARD_FAIL,
+	                         .node = 1};
 	struct redn_hash_cfg cfg = {.nbuckets = 1024,
-				    .value_len = 64,
-				    .max_inflight = BATCH,
-				    .seed = 9 + w->id,
-				    .defer_doorbells = true};
+	                            .value_len = 64,
+	                            .max_inflight = BATCH,
+	                            .seed = 9 + w->id,
+	                            .defer_doorbells = true};
 	struct sim_dev *d;
 	struct redn_hash *h;
 	unsigned b = 0;
@@ -167,8 +167,8 @@ int main(int argc, char **argv)
 {
 	unsigned gets = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 10) : 100000;
 	long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
-	unsigned kmax = argc > 2 ? (unsigned)strtoul(argv[2], NULL, 10)
-				 : (unsigned)(ncpu > 0 ? ncpu : 1);
+	unsigned kmax =
+	    argc > 2 ? (unsigned)strtoul(argv[2], NULL, 10) : (unsigned)(ncpu > 0 ? ncpu : 1);
 	unsigned ks[3] = {1, 2, kmax}, nk = 0;
 	double agg[3][RUNS], cpu[3][RUNS];
 

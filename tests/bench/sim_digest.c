@@ -12,7 +12,8 @@
  * range, writer, CQ, CQE opcode and syndrome, QP states, packet kind and PSN); without it only
  * what the device reports (final virtual time, WQEs, fetches, packets,
  * CQEs, hazards) and the replies.  Also a NOP chain, a WRITE/READ/CAS mix
- * and a chaos-mode run (256-byte READs served line by line), to cover the paths the get does not take.
+ * and a chaos-mode run (256-byte READs served line by line), to cover the paths the get does not
+ * take.
  *
  * Owns: this check.  Prints figures only; never fails on a mismatch (the
  * caller compares two outputs).
@@ -102,23 +103,25 @@ static void print_stats(struct sim_dev *d, const struct digest *dg, uint64_t rep
 }
 
 static void redn_run(uint64_t seed, enum sim_sched_policy sched, struct sim_cost_profile *p,
-		     bool observe)
+                     bool observe)
 {
 	struct digest dg = {.h = 0xcbf29ce484222325ull, .p = p};
 	struct sim_observer obs = {.ctx = &dg, .cost = on_cost, .event = on_event};
 	struct sim_observer cost_only = {.ctx = &dg, .cost = on_cost};
 	struct sim_dev_opts o = {.sz = sizeof(o),
-				 .seed = seed,
-				 .fw = SIM_FW_RELAXED,
-				 .hazard = SIM_HAZARD_FAIL,
-				 .sched = sched,
-				 .node = 1,
-				 .obs = observe ? &obs : p ? &cost_only : NULL};
+	                         .seed = seed,
+	                         .fw = SIM_FW_RELAXED,
+	                         .hazard = SIM_HAZARD_FAIL,
+	                         .sched = sched,
+	                         .node = 1,
+	                         .obs = observe ? &obs
+	                                : p     ? &cost_only
+	                                        : NULL};
 	struct redn_hash_cfg cfg = {.nbuckets = 256,
-				    .value_len = 64,
-				    .max_inflight = BATCH,
-				    .seed = 9 + seed,
-				    .defer_doorbells = true};
+	                            .value_len = 64,
+	                            .max_inflight = BATCH,
+	                            .seed = 9 + seed,
+	                            .defer_doorbells = true};
 	struct digest replies = {.h = 0xcbf29ce484222325ull};
 	struct sim_dev *d;
 	struct redn_hash *h;
@@ -132,8 +135,8 @@ static void redn_run(uint64_t seed, enum sim_sched_policy sched, struct sim_cost
 
 		/* every fifth get asks a bucket for its neighbour's key: a miss */
 		for (unsigned i = 0; i < BATCH; i++, b = (b + 37) % 256)
-			CHECK(redn_hash_post_get(
-				h, redn_hash_key(h, b % 5 ? b : (b + 1) % 256), b, NULL));
+			CHECK(redn_hash_post_get(h, redn_hash_key(h, b % 5 ? b : (b + 1) % 256), b,
+			                         NULL));
 		CHECK(redn_hash_ring(h));
 		CHECK(sim_dev_run(d, 0));
 		while ((rc = redn_hash_poll_reply(h, &r)) == 1) {
@@ -157,16 +160,16 @@ static void verb_run(uint64_t seed, bool chaos)
 	struct digest dg = {.h = 0xcbf29ce484222325ull};
 	struct sim_observer obs = {.ctx = &dg, .cost = on_cost, .event = on_event};
 	struct sim_dev_opts o = {.sz = sizeof(o),
-				 .seed = seed,
-				 .fw = SIM_FW_RELAXED,
-				 .hazard = SIM_HAZARD_WARN,
-				 .chaos = chaos,
-				 .node = 1,
-				 .obs = &obs};
+	                         .seed = seed,
+	                         .fw = SIM_FW_RELAXED,
+	                         .hazard = SIM_HAZARD_WARN,
+	                         .chaos = chaos,
+	                         .node = 1,
+	                         .obs = &obs};
 	const unsigned n = 512, all = SIM_ACCESS_LOCAL_WRITE | SIM_ACCESS_REMOTE_READ |
-				      SIM_ACCESS_REMOTE_WRITE | SIM_ACCESS_REMOTE_ATOMIC;
+	                              SIM_ACCESS_REMOTE_WRITE | SIM_ACCESS_REMOTE_ATOMIC;
 	static const uint8_t ops[] = {PRISM_OP_NOP, PRISM_OP_RDMA_WRITE, PRISM_OP_RDMA_READ,
-				      PRISM_OP_ATOMIC_CS};
+	                              PRISM_OP_ATOMIC_CS};
 	struct sim_dev *d;
 	struct sim_cq *cq, *cq2;
 	struct sim_qp *a, *bq;
@@ -187,7 +190,7 @@ static void verb_run(uint64_t seed, bool chaos)
 		struct sim_qp_mod m = {.state = SIM_QPS_INIT};
 		CHECK(sim_qp_modify(pair[i][0], &m));
 		m = (struct sim_qp_mod){
-			.state = SIM_QPS_RTR, .peer_node = 1, .peer_qpn = sim_qp_num(pair[i][1])};
+		    .state = SIM_QPS_RTR, .peer_node = 1, .peer_qpn = sim_qp_num(pair[i][1])};
 		CHECK(sim_qp_modify(pair[i][0], &m));
 		m = (struct sim_qp_mod){.state = SIM_QPS_RTS};
 		CHECK(sim_qp_modify(pair[i][0], &m));
@@ -212,9 +215,10 @@ static void verb_run(uint64_t seed, bool chaos)
 			w.atomic.compare = 0;
 			w.atomic.swap = i;
 			w.num_sge = 1;
-			w.sge[0] = (struct prism_sge){.byte_count = op == PRISM_OP_ATOMIC_CS ? 8 : 256,
-						      .lkey = sim_mr_lkey(mr),
-						      .addr = (uint64_t)(uintptr_t)mem + 256 * i};
+			w.sge[0] =
+			    (struct prism_sge){.byte_count = op == PRISM_OP_ATOMIC_CS ? 8 : 256,
+			                       .lkey = sim_mr_lkey(mr),
+			                       .addr = (uint64_t)(uintptr_t)mem + 256 * i};
 		}
 		CHECK(hv_post_send(&ha, &w, false, NULL));
 	}

@@ -77,17 +77,17 @@ static void *run_device(void *arg)
 	struct run *r = arg;
 	struct sim_observer obs = {.ctx = r, .event = on_event};
 	struct sim_dev_opts o = {.sz = sizeof(o),
-				 .seed = r->seed,
-				 .fw = SIM_FW_RELAXED,
-				 .hazard = SIM_HAZARD_FAIL,
-				 .node = 1,
-				 .obs = &obs};
+	                         .seed = r->seed,
+	                         .fw = SIM_FW_RELAXED,
+	                         .hazard = SIM_HAZARD_FAIL,
+	                         .node = 1,
+	                         .obs = &obs};
 	struct redn_hash_cfg cfg = {.nbuckets = NBUCKETS,
-				    .value_len = VALUE_LEN,
-				    .max_inflight = BATCH,
-				    .seed = 100 + r->seed,
-				    .defer_doorbells = true,
-				    .check_patches = true};
+	                            .value_len = VALUE_LEN,
+	                            .max_inflight = BATCH,
+	                            .seed = 100 + r->seed,
+	                            .defer_doorbells = true,
+	                            .check_patches = true};
 	struct sim_dev *d = NULL;
 	struct redn_hash *h = NULL;
 	uint32_t b = (uint32_t)r->seed;
@@ -105,8 +105,8 @@ static void *run_device(void *arg)
 		for (unsigned i = 0; i < BATCH; i++, b = (b * 5 + 3) % NBUCKETS) {
 			miss[i] = (done + i) % 7 == 0;
 			bucket[i] = b;
-			STEP(redn_hash_post_get(h, redn_hash_key(h, miss[i] ? (b + 1) % NBUCKETS : b),
-						b, &id[i]));
+			STEP(redn_hash_post_get(
+			    h, redn_hash_key(h, miss[i] ? (b + 1) % NBUCKETS : b), b, &id[i]));
 		}
 		STEP(redn_hash_ring(h));
 		STEP(sim_dev_run(d, 0));
@@ -172,7 +172,7 @@ static void test_devices_on_threads_run_as_alone(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_devices_on_threads_run_as_alone),
+	    cmocka_unit_test(test_devices_on_threads_run_as_alone),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,7 +11,7 @@
  */
 #include "tests/conformance/conf_env.h"
 
-#define XC SIM_QP_CROSS_CHANNEL
+#define XC   SIM_QP_CROSS_CHANNEL
 #define RING 64 /* env_make's send queues: 64 BBs */
 
 static int setup(void **state)
@@ -41,7 +41,7 @@ static void write3(struct env *e, struct prism_wqe *w)
 	w->num_sge = 3;
 	for (int i = 1; i < 3; i++)
 		w->sge[i] = (struct prism_sge){
-			.byte_count = 8, .lkey = e->src_key, .addr = (uintptr_t)e->src + 64 * i};
+		    .byte_count = 8, .lkey = e->src_key, .addr = (uintptr_t)e->src + 64 * i};
 }
 
 /* Byte offset, inside the WQE, of data segment @i's address (little
@@ -138,9 +138,9 @@ static void test_hazard_after_wrap(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_wrapped_wqe_runs, setup, env_teardown),
-		cmocka_unit_test_setup_teardown(test_hazard_in_place, setup, env_teardown),
-		cmocka_unit_test_setup_teardown(test_hazard_after_wrap, setup, env_teardown),
+	    cmocka_unit_test_setup_teardown(test_wrapped_wqe_runs, setup, env_teardown),
+	    cmocka_unit_test_setup_teardown(test_hazard_in_place, setup, env_teardown),
+	    cmocka_unit_test_setup_teardown(test_hazard_after_wrap, setup, env_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
