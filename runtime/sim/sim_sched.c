@@ -184,7 +184,8 @@ int sim_sched_resize(struct sim_dev *dev, uint32_t old_cap)
 
 /* Offers every candidate queue that is ready to @b, in slot order, and
  * parks the ones that cannot run until woken. */
-static void scan_queues(struct sim_dev *dev, struct pick *b)
+static inline __attribute__((always_inline)) void scan_queues(struct sim_dev *dev,
+								struct pick *b)
 {
 	uint32_t ns = (dev->qps_cap + 4095) / 4096;
 	sim_time_t t;
@@ -213,7 +214,9 @@ static void scan_queues(struct sim_dev *dev, struct pick *b)
 	}
 }
 
-bool sim_sched_step(struct sim_dev *dev)
+/* One step (sim_sched_step); inlined into the run loop, whose registers
+ * then carry over from step to step. */
+static inline __attribute__((always_inline)) bool sched_step(struct sim_dev *dev)
 {
 	struct pick b = {.any = false, .t2 = UINT64_MAX};
 
@@ -250,6 +253,11 @@ bool sim_sched_step(struct sim_dev *dev)
 	return true;
 }
 
+bool sim_sched_step(struct sim_dev *dev)
+{
+	return sched_step(dev);
+}
+
 void sim_unpark_all(struct sim_dev *dev)
 {
 	for (uint32_t i = 0; i < dev->qps_cap; i++)
@@ -270,7 +278,7 @@ int sim_dev_run(struct sim_dev *dev, uint64_t max_steps)
 		return SIM_E_BUSY;
 	}
 	dev->hazard_failed = false;
-	while (sim_sched_step(dev)) {
+	while (sched_step(dev)) {
 		if (max_steps && ++n >= max_steps) {
 			rc = SIM_E_LIMIT;
 			break;
