@@ -471,8 +471,9 @@ void sim_inbox_drain_async(struct sim_dev *dev);
 void sim_progress_bump(struct sim_dev *dev);
 
 /* sim_sched.c */
-/* One scheduling step; false when nothing is runnable. */
-bool sim_sched_step(struct sim_dev *dev);
+/* Up to @max_steps scheduling steps (0: until nothing is runnable); returns
+ * how many ran (fewer than @max_steps: nothing is runnable). */
+uint64_t sim_sched_steps(struct sim_dev *dev, uint64_t max_steps);
 void sim_unpark_all(struct sim_dev *dev);
 /* Grows the candidate bitmap to dev->qps_cap slots (0 or -ENOMEM). */
 int sim_sched_resize(struct sim_dev *dev, uint32_t old_cap);

@@ -214,7 +214,7 @@ static inline __attribute__((always_inline)) void scan_queues(struct sim_dev *de
 	}
 }
 
-/* One step (sim_sched_step); inlined into the run loop, whose registers
+/* One step; inlined into the run loop (sim_sched_steps), whose registers
  * then carry over from step to step. */
 static inline __attribute__((always_inline)) bool sched_step(struct sim_dev *dev)
 {
@@ -253,9 +253,13 @@ static inline __attribute__((always_inline)) bool sched_step(struct sim_dev *dev
 	return true;
 }
 
-bool sim_sched_step(struct sim_dev *dev)
+uint64_t sim_sched_steps(struct sim_dev *dev, uint64_t max_steps)
 {
-	return sched_step(dev);
+	uint64_t n = 0;
+
+	while ((!max_steps || n < max_steps) && sched_step(dev))
+		n++;
+	return n;
 }
 
 void sim_unpark_all(struct sim_dev *dev)
@@ -267,7 +271,6 @@ void sim_unpark_all(struct sim_dev *dev)
 
 int sim_dev_run(struct sim_dev *dev, uint64_t max_steps)
 {
-	uint64_t n = 0;
 	int rc = 0;
 
 	if (!dev)
@@ -278,12 +281,8 @@ int sim_dev_run(struct sim_dev *dev, uint64_t max_steps)
 		return SIM_E_BUSY;
 	}
 	dev->hazard_failed = false;
-	while (sched_step(dev)) {
-		if (max_steps && ++n >= max_steps) {
-			rc = SIM_E_LIMIT;
-			break;
-		}
-	}
+	if (sim_sched_steps(dev, max_steps) == max_steps && max_steps)
+		rc = SIM_E_LIMIT; /* stopped by the limit, maybe with work left */
 	if (!rc && dev->hazard_failed)
 		rc = SIM_E_HAZARD;
 	pthread_mutex_unlock(&dev->lock);
