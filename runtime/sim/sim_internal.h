@@ -375,8 +375,10 @@ static inline bool sim_sq_ready(struct sim_qp *qp, sim_time_t *t)
 
 	if (qp->state != SIM_QPS_RTS)
 		return false;
-	if (sq->block == SIM_BLOCK_RNR || !sq->pf_cnt)
+	if (sq->block == SIM_BLOCK_RNR)
 		return sim_sq_ready_slow(qp, t);
+	if (!sq->pf_cnt)
+		return false; /* nothing fetched */
 	f = &sq->pf[sq->pf_head];
 	if (sq->os_cnt == sq->os_cap || f->decode_rc < 0 ||
 	    (f->w.ctrl.fm_ce_se & PRISM_CTRL_FM_MASK) || f->w.ctrl.opcode == PRISM_OP_CQE_WAIT)
