@@ -8,6 +8,14 @@
  * writer map used to attribute hazards), the packet queue, and the
  * prototypes that link the engine's files.  Never installed.
  *
+ * Hot paths: the checks made per WQE, per packet or per scheduler step
+ * (object lookups, memory-region checks, the readiness of a queue's head,
+ * a WAIT on a CQ count, the unchanged-bytes hazard check) are static inline
+ * here; their rare cases stay out of line in the file that owns the rule
+ * (the *_slow functions).  One run loop, sim_sched_steps, inlines the
+ * scheduler step.  Engine changes are checked to leave every event of
+ * seeded runs unchanged (tests/bench/sim_digest.c).
+ *
  * Must not: be included outside runtime/sim (and the sim's own tests).
  *
  * Locking: every entry point of sim.h takes dev->lock (a mutex); the
