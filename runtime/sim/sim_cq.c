@@ -113,11 +113,6 @@ void sim_cq_destroy_all(struct sim_dev *dev)
 	}
 }
 
-struct sim_cq *sim_cq_by_num(struct sim_dev *dev, uint32_t cqn)
-{
-	return cqn && cqn < dev->cqs_cap ? dev->cqs[cqn] : NULL;
-}
-
 uint32_t sim_cq_num(const struct sim_cq *cq)
 {
 	return cq->cqn;
@@ -195,16 +190,3 @@ int sim_cq_push(struct sim_cq *cq, const struct prism_cqe *c, sim_time_t t)
 	return 0;
 }
 
-/* WAIT: has the CQ produced at least @index completions (24-bit, cyclic)? */
-bool sim_cq_reached(struct sim_cq *cq, uint32_t index, sim_time_t *t)
-{
-	uint32_t ahead = (cq->pi - index) & 0xffffffu;
-
-	if (ahead >= 0x800000u)
-		return false; /* index is still in the future */
-	if (index == 0 || ahead >= cq->ncqe)
-		*t = 0; /* long ago */
-	else
-		*t = cq->times[(cq->pi - 1 - ahead) & (cq->ncqe - 1)];
-	return true;
-}

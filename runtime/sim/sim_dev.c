@@ -143,6 +143,8 @@ int sim_dev_open(const struct sim_dev_opts *opts, struct sim_dev **out)
 	dev->cost_query = dev->obs.cost || dev->obs.event;
 	if (!dev->obs.cost)
 		dev->obs.cost = sim_default_cost;
+	for (unsigned op = 0; op < 256; op++)
+		dev->op_info[op] = prism_opcode_info((uint8_t)op);
 	dev->rng = dev->o.seed ^ 0x5eed5eed5eed5eedull;
 	dev->mr_gen = 0x11;
 	pthread_mutex_init(&dev->lock, NULL);

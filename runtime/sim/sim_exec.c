@@ -75,7 +75,7 @@ static bool fence_clear(struct sim_qp *qp, const struct prism_wqe *w, sim_time_t
 	return true;
 }
 
-bool sim_sq_ready(struct sim_qp *qp, sim_time_t *t)
+bool sim_sq_ready_slow(struct sim_qp *qp, sim_time_t *t)
 {
 	struct sim_sq *sq = &qp->sq;
 	struct sim_fetched *f;

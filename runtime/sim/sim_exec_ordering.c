@@ -56,23 +56,13 @@ static bool wod_true(const struct prism_wod_seg *s, const uint8_t *mem)
 	return (s->cond & PRISM_WOD_INVERT) ? !r : r;
 }
 
-/*
- * Is the WAIT @w satisfied, and since when (*t)?  Malformed WAITs (no such
- * CQ, bad key, wait-on-time) count as satisfied so that they execute and
- * fail with an error CQE instead of blocking forever.
- */
-bool sim_wait_satisfied(struct sim_qp *qp, const struct prism_wqe *w, sim_time_t *t)
+/* sim_wait_satisfied (sim_internal.h) for WAITs other than on a CQ count:
+ * wait-on-data, and malformed ones (satisfied: they execute and fail). */
+bool sim_wait_satisfied_slow(struct sim_qp *qp, const struct prism_wqe *w, sim_time_t *t)
 {
 	struct sim_dev *dev = qp->dev;
 
 	*t = 0;
-	if (w->ctrl.opmod == PRISM_WAIT_CQ) {
-		struct sim_cq *cq = sim_cq_by_num(dev, w->wait_en.obj_num);
-
-		if (!cq)
-			return true;
-		return sim_cq_reached(cq, w->wait_en.index & 0xffffffu, t);
-	}
 	if (w->ctrl.opmod == PRISM_WAIT_ON_DATA) {
 		uint8_t *mem;
 

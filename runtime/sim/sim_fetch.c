@@ -51,9 +51,12 @@ void sim_sq_fetch(struct sim_qp *qp, sim_time_t t, enum sim_order first_order)
 		f->counter = sq->fetch;
 		f->nbb = (uint16_t)nbb;
 		f->len = (uint16_t)len;
-		ring_copy(sq, sq->fetch, f->bytes, len);
+		if ((sq->fetch & (sq->nbb - 1)) + nbb <= sq->nbb)
+			memcpy(f->bytes, ctrl, len); /* does not wrap */
+		else
+			ring_copy(sq, sq->fetch, f->bytes, len);
 		f->decode_rc = prism_wqe_decode(f->bytes, len, &f->w, NULL);
-		f->info = f->decode_rc < 0 ? NULL : prism_opcode_info(f->w.ctrl.opcode);
+		f->info = f->decode_rc < 0 ? NULL : dev->op_info[f->w.ctrl.opcode];
 		if (first && sq->pf_cnt == 0 && sq->fetch == sq->head)
 			f->order = first_order;
 		else
@@ -249,7 +252,7 @@ void sim_sq_patch(struct sim_qp *qp, uint32_t off, const uint8_t *src, uint32_t 
 	}
 }
 
-bool sim_sq_hazard_check(struct sim_qp *qp, struct sim_fetched *f, sim_time_t t)
+bool sim_sq_hazard_check_slow(struct sim_qp *qp, struct sim_fetched *f, sim_time_t t)
 {
 	struct sim_dev *dev = qp->dev;
 	struct sim_sq *sq = &qp->sq;
@@ -257,15 +260,7 @@ bool sim_sq_hazard_check(struct sim_qp *qp, struct sim_fetched *f, sim_time_t t)
 	struct sim_writer host = {.kind = SIM_WRITER_HOST};
 	uint32_t lo, hi, bb;
 
-	if (dev->o.hazard == SIM_HAZARD_OFF)
-		return false;
 	if (!f->hazard) {
-		size_t off = (size_t)(f->counter & (sq->nbb - 1)) * PRISM_WQE_BB;
-
-		/* the common case: the WQE does not wrap and nobody changed it */
-		if (off + f->len <= (size_t)sq->nbb * PRISM_WQE_BB &&
-		    memcmp(sq->buf + off, f->bytes, f->len) == 0)
-			return false;
 		if (!diff_range(sq, f, &lo, &hi))
 			return false;
 		bb = ((f->counter & (sq->nbb - 1)) + lo / PRISM_WQE_BB) & (sq->nbb - 1);

@@ -8,6 +8,14 @@
  * writer map used to attribute hazards), the packet queue, and the
  * prototypes that link the engine's files.  Never installed.
  *
+ * Hot paths: the checks made per WQE, per packet or per scheduler step
+ * (object lookups, memory-region checks, the readiness of a queue's head,
+ * a WAIT on a CQ count, the unchanged-bytes hazard check) are static inline
+ * here; their rare cases stay out of line in the file that owns the rule
+ * (the *_slow functions).  One run loop, sim_sched_steps, inlines the
+ * scheduler step.  Engine changes are checked to leave every event of
+ * seeded runs unchanged (tests/bench/sim_digest.c).
+ *
  * Must not: be included outside runtime/sim (and the sim's own tests).
  *
  * Locking: every entry point of sim.h takes dev->lock (a mutex); the
@@ -177,10 +185,15 @@ struct sim_qp {
 
 /* ---- packets ------------------------------------------------------------ */
 
-/* Min-heap of packets ordered by (t, seq), or by seq alone (fifo). */
+/* Min-heap of packets ordered by (t, seq), or by seq alone (fifo).  The
+ * keys sit next to the pointers: sifting compares without loading packets. */
+struct sim_pktq_ent {
+	sim_time_t t; /* = p->t when pushed */
+	uint64_t seq; /* push order */
+	struct sim_pkt *p;
+};
 struct sim_pktq {
-	struct sim_pkt **a;
-	uint64_t *seq;
+	struct sim_pktq_ent *e;
 	uint32_t n, cap;
 	uint64_t next_seq;
 	bool fifo;
@@ -205,6 +218,9 @@ struct sim_dev {
 	/* A cost model or an event observer reads the per-WQE cost query;
 	 * without either the flat default cost is charged directly. */
 	bool cost_query;
+	/* prism_opcode_info() of every opcode, looked up once (a fetch reads
+	 * it for every WQE) */
+	const struct prism_opcode_info *op_info[256];
 	pthread_mutex_t lock;
 	pthread_cond_t wake;
 	pthread_t thread;
@@ -275,12 +291,13 @@ static inline void sim_advance_now(struct sim_dev *dev, sim_time_t t)
 		dev->st.vtime_max = t;
 }
 
-/* sim_mr.c: checked memory access.  Each returns 0 and the host pointer, or
- * a CQE syndrome (> 0) saying why the access is not allowed. */
-int sim_mr_check_local(struct sim_dev *dev, uint32_t lkey, uint64_t addr, uint64_t len,
-		       unsigned need, uint8_t **host);
-int sim_mr_check_remote(struct sim_dev *dev, uint32_t rkey, uint64_t addr, uint64_t len,
-			unsigned need, uint8_t **host);
+/* sim_mr.c: checked memory access (below, inline).  Each returns 0 and the
+ * host pointer, or a CQE syndrome (> 0) saying why the access is not
+ * allowed. */
+static inline int sim_mr_check_local(struct sim_dev *dev, uint32_t lkey, uint64_t addr,
+				     uint64_t len, unsigned need, uint8_t **host);
+static inline int sim_mr_check_remote(struct sim_dev *dev, uint32_t rkey, uint64_t addr,
+				      uint64_t len, unsigned need, uint8_t **host);
 /* Every engine write to host memory: copies and attributes the write when it
  * lands in send-queue memory (PATCH event, writer map). */
 void sim_mem_write(struct sim_dev *dev, uint8_t *dst, const void *src, size_t len,
@@ -291,12 +308,32 @@ void sim_mr_destroy_all(struct sim_dev *dev);
 /* Writes one CQE (in order of the calls).  Returns 0 or -ENOSPC (overrun). */
 int sim_cq_push(struct sim_cq *cq, const struct prism_cqe *c, sim_time_t t);
 /* Has the CQ produced @index (24-bit, cyclic)?  *t: when it did. */
-bool sim_cq_reached(struct sim_cq *cq, uint32_t index, sim_time_t *t);
-struct sim_cq *sim_cq_by_num(struct sim_dev *dev, uint32_t cqn);
+static inline bool sim_cq_reached(struct sim_cq *cq, uint32_t index, sim_time_t *t)
+{
+	uint32_t ahead = (cq->pi - index) & 0xffffffu;
+
+	if (ahead >= 0x800000u)
+		return false; /* index is still in the future */
+	if (index == 0 || ahead >= cq->ncqe)
+		*t = 0; /* long ago */
+	else
+		*t = cq->times[(cq->pi - 1 - ahead) & (cq->ncqe - 1)];
+	return true;
+}
+static inline struct sim_cq *sim_cq_by_num(struct sim_dev *dev, uint32_t cqn)
+{
+	return cqn && cqn < dev->cqs_cap ? dev->cqs[cqn] : NULL;
+}
 void sim_cq_destroy_all(struct sim_dev *dev);
 
 /* sim_qp.c */
-struct sim_qp *sim_qp_by_num(struct sim_dev *dev, uint32_t qpn);
+#define SIM_QPN_BASE 0x10u /* QPN of slot 0 */
+static inline struct sim_qp *sim_qp_by_num(struct sim_dev *dev, uint32_t qpn)
+{
+	uint32_t slot = qpn - SIM_QPN_BASE;
+
+	return qpn < SIM_QPN_BASE || slot >= dev->qps_cap ? NULL : dev->qps[slot];
+}
 /* Moves @qp to ERR: outstanding WQEs complete in order (done ones with their
  * syndrome, the rest flushed), then every fetched/posted WQE is flushed. */
 void sim_qp_fail(struct sim_qp *qp, sim_time_t t);
@@ -304,15 +341,26 @@ void sim_qp_fail(struct sim_qp *qp, sim_time_t t);
 void sim_qp_flush_new(struct sim_qp *qp, sim_time_t t);
 void sim_qp_set_state(struct sim_qp *qp, int state, sim_time_t t);
 void sim_qp_destroy_all(struct sim_dev *dev);
-uint32_t sim_qp_rq_limit(struct sim_qp *qp);
-uint32_t sim_qp_sq_limit(struct sim_qp *qp);
 
 /* sim_fetch.c */
 /* Fetches every WQE now allowed (up to the prefetch window). */
 void sim_sq_fetch(struct sim_qp *qp, sim_time_t t, enum sim_order first_order);
 /* Compares a fetched WQE with memory; reports a hazard.  Returns true when
- * the fail policy says the WQE must not execute. */
-bool sim_sq_hazard_check(struct sim_qp *qp, struct sim_fetched *f, sim_time_t t);
+ * the fail policy says the WQE must not execute.  (The common case, a WQE
+ * that does not wrap and that nobody changed, is decided inline.) */
+bool sim_sq_hazard_check_slow(struct sim_qp *qp, struct sim_fetched *f, sim_time_t t);
+static inline bool sim_sq_hazard_check(struct sim_qp *qp, struct sim_fetched *f, sim_time_t t)
+{
+	const struct sim_sq *sq = &qp->sq;
+	uint32_t first = f->counter & (sq->nbb - 1);
+
+	if (qp->dev->o.hazard == SIM_HAZARD_OFF)
+		return false;
+	if (!f->hazard && first + f->nbb <= sq->nbb &&
+	    memcmp(sq->buf + (size_t)first * PRISM_WQE_BB, f->bytes, f->len) == 0)
+		return false;
+	return sim_sq_hazard_check_slow(qp, f, t);
+}
 void sim_sq_drop_fetched(struct sim_qp *qp);
 /* An engine write of @len bytes of @src is about to land at send-queue
  * offset @off of @qp: record the writer, report a racing patch. */
@@ -323,8 +371,31 @@ void sim_sqrange_rebuild(struct sim_dev *dev);
 /* sim_exec.c: executes the head WQE of @qp's send queue (one step) at
  * @start; the caller has just seen sim_sq_ready() say so. */
 void sim_sq_step(struct sim_qp *qp, sim_time_t start);
-/* Is the head WQE of @qp runnable, and from when?  (Evaluates WAITs.) */
-bool sim_sq_ready(struct sim_qp *qp, sim_time_t *t);
+/* Is the head WQE of @qp runnable, and from when?  (Evaluates WAITs.)  The
+ * scheduler asks every candidate queue at every step: the common cases (not
+ * RTS, nothing fetched, an unfenced WQE other than a WAIT) are decided
+ * inline, the rest by sim_sq_ready_slow. */
+bool sim_sq_ready_slow(struct sim_qp *qp, sim_time_t *t);
+static inline bool sim_sq_ready(struct sim_qp *qp, sim_time_t *t)
+{
+	struct sim_sq *sq = &qp->sq;
+	const struct sim_fetched *f;
+
+	if (qp->state != SIM_QPS_RTS)
+		return false;
+	if (sq->block == SIM_BLOCK_RNR)
+		return sim_sq_ready_slow(qp, t);
+	if (!sq->pf_cnt)
+		return false; /* nothing fetched */
+	f = &sq->pf[sq->pf_head];
+	if (sq->os_cnt == sq->os_cap || f->decode_rc < 0 ||
+	    (f->w.ctrl.fm_ce_se & PRISM_CTRL_FM_MASK) || f->w.ctrl.opcode == PRISM_OP_CQE_WAIT)
+		return sim_sq_ready_slow(qp, t);
+	/* fetched, room in the outstanding ring, no fence, no WAIT */
+	sq->block = SIM_BLOCK_NONE;
+	*t = sq->t > f->fetched_at ? sq->t : f->fetched_at;
+	return true;
+}
 
 /* Per-verb executors (sim_exec_*.c).  They return 0 when the WQE executed
  * (possibly with a request in flight) or > 0, a CQE syndrome for a local
@@ -346,8 +417,25 @@ int sim_exec_recv_en(struct sim_xctx *x);
 int sim_exec_write(struct sim_xctx *x); /* WRITE, WRITE_IMM, SEND, SEND_IMM */
 int sim_exec_read(struct sim_xctx *x);
 int sim_exec_atomic(struct sim_xctx *x);
-/* Pre-check the WAIT of a head WQE (no side effects). */
-bool sim_wait_satisfied(struct sim_qp *qp, const struct prism_wqe *w, sim_time_t *t);
+/*
+ * Pre-check the WAIT of a head WQE (no side effects): is it satisfied, and
+ * since when (*t)?  Malformed WAITs (no such CQ, bad key, wait-on-time)
+ * count as satisfied so that they execute and fail with an error CQE
+ * instead of blocking forever.  A WAIT on a CQ count is decided inline;
+ * the others in sim_exec_ordering.c.
+ */
+bool sim_wait_satisfied_slow(struct sim_qp *qp, const struct prism_wqe *w, sim_time_t *t);
+static inline bool sim_wait_satisfied(struct sim_qp *qp, const struct prism_wqe *w,
+				      sim_time_t *t)
+{
+	struct sim_cq *cq;
+
+	if (w->ctrl.opmod != PRISM_WAIT_CQ)
+		return sim_wait_satisfied_slow(qp, w, t);
+	*t = 0;
+	cq = sim_cq_by_num(qp->dev, w->wait_en.obj_num);
+	return !cq || sim_cq_reached(cq, w->wait_en.index & 0xffffffu, t);
+}
 
 /* sim_atomic_math.c: the responder's atomic arithmetic on @size bytes at
  * @target (already bounds-checked, aligned).  @orig receives the old bytes. */
@@ -393,8 +481,9 @@ void sim_inbox_drain_async(struct sim_dev *dev);
 void sim_progress_bump(struct sim_dev *dev);
 
 /* sim_sched.c */
-/* One scheduling step; false when nothing is runnable. */
-bool sim_sched_step(struct sim_dev *dev);
+/* Up to @max_steps scheduling steps (0: until nothing is runnable); returns
+ * how many ran (fewer than @max_steps: nothing is runnable). */
+uint64_t sim_sched_steps(struct sim_dev *dev, uint64_t max_steps);
 void sim_unpark_all(struct sim_dev *dev);
 /* Grows the candidate bitmap to dev->qps_cap slots (0 or -ENOMEM). */
 int sim_sched_resize(struct sim_dev *dev, uint32_t old_cap);
@@ -438,6 +527,86 @@ static inline uint32_t sim_extend16(uint32_t cur, uint32_t v16)
 	uint32_t d = (v16 - cur) & 0xffffu;
 
 	return d < 0x8000u ? cur + d : cur;
+}
+
+/* How far the send queue may be fetched (absolute BB counter). */
+static inline uint32_t sim_qp_sq_limit(struct sim_qp *qp)
+{
+	struct sim_sq *sq = &qp->sq;
+
+	if (!(qp->flags & SIM_QP_MANAGED_SEND))
+		return sq->pi;
+	if (qp->flags & SIM_QP_IGNORE_SQ_OVERFLOW)
+		return sq->en;
+	/* without overflow-ignore an ENABLE cannot run past what was posted */
+	sq->pi = sim_extend16(sq->pi, sim_load_be32(&qp->dbrec[1]) & 0xffffu);
+	return (int32_t)(sq->en - sq->pi) < 0 ? sq->en : sq->pi;
+}
+/* How far receives may be consumed (absolute receive counter). */
+static inline uint32_t sim_qp_rq_limit(struct sim_qp *qp)
+{
+	struct sim_rq *rq = &qp->rq;
+
+	rq->pi = sim_extend16(rq->pi, sim_load_be32(&qp->dbrec[0]) & 0xffffu);
+	if (!(qp->flags & SIM_QP_MANAGED_RECV))
+		return rq->pi;
+	if (qp->flags & SIM_QP_IGNORE_RQ_OVERFLOW)
+		return rq->en;
+	return (int32_t)(rq->en - rq->pi) < 0 ? rq->en : rq->pi;
+}
+/* ---- checked memory access (sim_mr.c owns the MR table) ---------------- */
+
+static inline struct sim_mr *sim_mr_by_key(struct sim_dev *dev, uint32_t key)
+{
+	uint32_t slot = key >> 8;
+	struct sim_mr *mr;
+
+	if (slot == 0 || slot >= dev->mrs_cap)
+		return NULL;
+	mr = dev->mrs[slot];
+	return mr && mr->key == key ? mr : NULL;
+}
+
+/* [addr, addr + len) inside @mr, overflow-safe for any 64-bit addr/len. */
+static inline bool sim_mr_in_bounds(const struct sim_mr *mr, uint64_t addr, uint64_t len)
+{
+	uint64_t lo = (uint64_t)(uintptr_t)mr->addr;
+
+	if (addr < lo)
+		return false;
+	if (addr - lo > mr->len)
+		return false;
+	return len <= mr->len - (addr - lo);
+}
+
+static inline int sim_mr_check(struct sim_dev *dev, uint32_t key, uint64_t addr, uint64_t len,
+			       unsigned need, uint8_t **host, uint8_t synd)
+{
+	struct sim_mr *mr;
+
+	if (len == 0) {
+		*host = NULL;
+		return 0;
+	}
+	mr = sim_mr_by_key(dev, key);
+	if (!mr || (mr->access & need) != need || !sim_mr_in_bounds(mr, addr, len))
+		return synd;
+	*host = (uint8_t *)(uintptr_t)addr;
+	return 0;
+}
+
+/* Local access: a bad lkey, missing LOCAL_WRITE or bounds -> local protection. */
+static inline int sim_mr_check_local(struct sim_dev *dev, uint32_t lkey, uint64_t addr,
+				     uint64_t len, unsigned need, uint8_t **host)
+{
+	return sim_mr_check(dev, lkey, addr, len, need, host, PRISM_SYND_LOCAL_PROT_ERR);
+}
+
+/* Remote access (responder): anything wrong -> remote access error. */
+static inline int sim_mr_check_remote(struct sim_dev *dev, uint32_t rkey, uint64_t addr,
+				      uint64_t len, unsigned need, uint8_t **host)
+{
+	return sim_mr_check(dev, rkey, addr, len, need, host, PRISM_SYND_REMOTE_ACCESS_ERR);
 }
 
 #endif /* PRISM_SIM_INTERNAL_H */

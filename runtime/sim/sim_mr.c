@@ -4,7 +4,8 @@
  * and the one function through which the engine writes host memory.
  *
  * Owns: the MR table (key = slot << 8 | generation byte, lkey == rkey),
- * access and bounds checks, and write attribution: a write that lands in a
+ * access and bounds checks (inline, in sim_internal.h: every WQE and
+ * packet makes a few), and write attribution: a write that lands in a
  * send queue's buffer records its writer per 64-byte block and emits a
  * PATCH event, so a later hazard can name the WQE that wrote the bytes.
  *
@@ -14,61 +15,6 @@
 #include <stdlib.h>
 
 #include "sim/sim_internal.h"
-
-static struct sim_mr *mr_by_key(struct sim_dev *dev, uint32_t key)
-{
-	uint32_t slot = key >> 8;
-	struct sim_mr *mr;
-
-	if (slot == 0 || slot >= dev->mrs_cap)
-		return NULL;
-	mr = dev->mrs[slot];
-	return mr && mr->key == key ? mr : NULL;
-}
-
-static bool in_bounds(const struct sim_mr *mr, uint64_t addr, uint64_t len)
-{
-	uint64_t lo = (uint64_t)(uintptr_t)mr->addr;
-
-	if (addr < lo)
-		return false;
-	if (addr - lo > mr->len)
-		return false;
-	return len <= mr->len - (addr - lo);
-}
-
-static int check(struct sim_dev *dev, uint32_t key, uint64_t addr, uint64_t len, unsigned need,
-		 uint8_t **host, uint8_t synd)
-{
-	struct sim_mr *mr = mr_by_key(dev, key);
-
-	if (!mr || (mr->access & need) != need || !in_bounds(mr, addr, len))
-		return synd;
-	*host = (uint8_t *)(uintptr_t)addr;
-	return 0;
-}
-
-/* Local access: a bad lkey, missing LOCAL_WRITE or bounds -> local protection. */
-int sim_mr_check_local(struct sim_dev *dev, uint32_t lkey, uint64_t addr, uint64_t len,
-		       unsigned need, uint8_t **host)
-{
-	if (len == 0) {
-		*host = NULL;
-		return 0;
-	}
-	return check(dev, lkey, addr, len, need, host, PRISM_SYND_LOCAL_PROT_ERR);
-}
-
-/* Remote access (responder): anything wrong -> remote access error. */
-int sim_mr_check_remote(struct sim_dev *dev, uint32_t rkey, uint64_t addr, uint64_t len,
-			unsigned need, uint8_t **host)
-{
-	if (len == 0) {
-		*host = NULL;
-		return 0;
-	}
-	return check(dev, rkey, addr, len, need, host, PRISM_SYND_REMOTE_ACCESS_ERR);
-}
 
 static int grow(void **arr, uint32_t *cap, size_t elem)
 {

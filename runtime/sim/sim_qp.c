@@ -12,16 +12,6 @@
 
 #include "sim/sim_internal.h"
 
-#define SIM_QPN_BASE 0x10u
-
-struct sim_qp *sim_qp_by_num(struct sim_dev *dev, uint32_t qpn)
-{
-	uint32_t slot = qpn - SIM_QPN_BASE;
-
-	if (qpn < SIM_QPN_BASE || slot >= dev->qps_cap)
-		return NULL;
-	return dev->qps[slot];
-}
 
 static uint32_t pow2_at_least(uint32_t v)
 {
@@ -195,39 +185,6 @@ volatile uint32_t *sim_qp_dbrec(const struct sim_qp *qp)
 int sim_qp_state(const struct sim_qp *qp)
 {
 	return qp->state;
-}
-
-/* Cyclic min of two 32-bit counters. */
-static uint32_t cmin(uint32_t a, uint32_t b)
-{
-	return (int32_t)(a - b) < 0 ? a : b;
-}
-
-/* How far the send queue may execute (absolute BB counter). */
-uint32_t sim_qp_sq_limit(struct sim_qp *qp)
-{
-	struct sim_sq *sq = &qp->sq;
-
-	if (!(qp->flags & SIM_QP_MANAGED_SEND))
-		return sq->pi;
-	if (qp->flags & SIM_QP_IGNORE_SQ_OVERFLOW)
-		return sq->en;
-	/* without overflow-ignore an ENABLE cannot run past what was posted */
-	sq->pi = sim_extend16(sq->pi, sim_load_be32(&qp->dbrec[1]) & 0xffffu);
-	return cmin(sq->en, sq->pi);
-}
-
-/* How far receives may be consumed (absolute receive counter). */
-uint32_t sim_qp_rq_limit(struct sim_qp *qp)
-{
-	struct sim_rq *rq = &qp->rq;
-
-	rq->pi = sim_extend16(rq->pi, sim_load_be32(&qp->dbrec[0]) & 0xffffu);
-	if (!(qp->flags & SIM_QP_MANAGED_RECV))
-		return rq->pi;
-	if (qp->flags & SIM_QP_IGNORE_RQ_OVERFLOW)
-		return rq->en;
-	return cmin(rq->en, rq->pi);
 }
 
 void sim_qp_set_state(struct sim_qp *qp, int state, sim_time_t t)

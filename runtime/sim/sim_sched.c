@@ -184,7 +184,8 @@ int sim_sched_resize(struct sim_dev *dev, uint32_t old_cap)
 
 /* Offers every candidate queue that is ready to @b, in slot order, and
  * parks the ones that cannot run until woken. */
-static void scan_queues(struct sim_dev *dev, struct pick *b)
+static inline __attribute__((always_inline)) void scan_queues(struct sim_dev *dev,
+								struct pick *b)
 {
 	uint32_t ns = (dev->qps_cap + 4095) / 4096;
 	sim_time_t t;
@@ -213,19 +214,19 @@ static void scan_queues(struct sim_dev *dev, struct pick *b)
 	}
 }
 
-bool sim_sched_step(struct sim_dev *dev)
+/* One step; inlined into the run loop (sim_sched_steps), whose registers
+ * then carry over from step to step. */
+static inline __attribute__((always_inline)) bool sched_step(struct sim_dev *dev)
 {
 	struct pick b = {.any = false, .t2 = UINT64_MAX};
-	struct sim_pkt *p;
 
 	if (dev->txq.n || __atomic_load_n(&dev->rx_async.n, __ATOMIC_ACQUIRE))
 		sim_inbox_drain_async(dev);
 	/* candidates in slot order: the same units, in the same order, as a
 	 * scan of every QP (the parked ones would all say "not ready") */
 	scan_queues(dev, &b);
-	p = dev->inbox.n ? dev->inbox.a[0] : NULL; /* sim_pktq_peek */
-	if (p)
-		consider(dev, &b, UNIT_PKT, p, p->t);
+	if (dev->inbox.n) /* sim_pktq_peek */
+		consider(dev, &b, UNIT_PKT, dev->inbox.e[0].p, dev->inbox.e[0].t);
 	for (struct sim_readjob *j = dev->jobs; j; j = j->next)
 		consider(dev, &b, UNIT_JOB, j, j->t);
 	if (!b.any)
@@ -252,6 +253,15 @@ bool sim_sched_step(struct sim_dev *dev)
 	return true;
 }
 
+uint64_t sim_sched_steps(struct sim_dev *dev, uint64_t max_steps)
+{
+	uint64_t n = 0;
+
+	while ((!max_steps || n < max_steps) && sched_step(dev))
+		n++;
+	return n;
+}
+
 void sim_unpark_all(struct sim_dev *dev)
 {
 	for (uint32_t i = 0; i < dev->qps_cap; i++)
@@ -261,7 +271,6 @@ void sim_unpark_all(struct sim_dev *dev)
 
 int sim_dev_run(struct sim_dev *dev, uint64_t max_steps)
 {
-	uint64_t n = 0;
 	int rc = 0;
 
 	if (!dev)
@@ -272,12 +281,8 @@ int sim_dev_run(struct sim_dev *dev, uint64_t max_steps)
 		return SIM_E_BUSY;
 	}
 	dev->hazard_failed = false;
-	while (sim_sched_step(dev)) {
-		if (max_steps && ++n >= max_steps) {
-			rc = SIM_E_LIMIT;
-			break;
-		}
-	}
+	if (sim_sched_steps(dev, max_steps) == max_steps && max_steps)
+		rc = SIM_E_LIMIT; /* stopped by the limit, maybe with work left */
 	if (!rc && dev->hazard_failed)
 		rc = SIM_E_HAZARD;
 	pthread_mutex_unlock(&dev->lock);

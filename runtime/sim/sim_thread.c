@@ -27,10 +27,8 @@ static void *nic_thread(void *arg)
 
 	pthread_mutex_lock(&dev->lock);
 	while (!dev->stopping) {
-		unsigned n = 0;
+		uint64_t n = sim_sched_steps(dev, SIM_THREAD_BATCH);
 
-		while (n < SIM_THREAD_BATCH && sim_sched_step(dev))
-			n++;
 		if (n == SIM_THREAD_BATCH) {
 			pthread_mutex_unlock(&dev->lock);
 			sched_yield();

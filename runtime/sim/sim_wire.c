@@ -126,91 +126,80 @@ void sim_pkt_pool_free(struct sim_dev *dev)
 
 /* ---- packet heap -------------------------------------------------------- */
 
-static bool before(const struct sim_pktq *q, uint32_t a, uint32_t b)
+static inline bool before(const struct sim_pktq *q, const struct sim_pktq_ent *x,
+			  const struct sim_pktq_ent *y)
 {
-	if (!q->fifo && q->a[a]->t != q->a[b]->t)
-		return q->a[a]->t < q->a[b]->t;
-	return q->seq[a] < q->seq[b];
-}
-
-static void swap(struct sim_pktq *q, uint32_t a, uint32_t b)
-{
-	struct sim_pkt *p = q->a[a];
-	uint64_t s = q->seq[a];
-
-	q->a[a] = q->a[b];
-	q->seq[a] = q->seq[b];
-	q->a[b] = p;
-	q->seq[b] = s;
+	if (!q->fifo && x->t != y->t)
+		return x->t < y->t;
+	return x->seq < y->seq;
 }
 
 int sim_pktq_push(struct sim_pktq *q, struct sim_pkt *p)
 {
+	struct sim_pktq_ent x = {.t = p->t, .p = p};
 	uint32_t i;
 
 	if (q->n == q->cap) {
 		uint32_t ncap = q->cap ? q->cap * 2 : 64;
-		struct sim_pkt **a = realloc(q->a, ncap * sizeof(*a));
-		uint64_t *s;
+		struct sim_pktq_ent *e = realloc(q->e, ncap * sizeof(*e));
 
-		if (!a)
+		if (!e)
 			return -ENOMEM;
-		q->a = a;
-		s = realloc(q->seq, ncap * sizeof(*s));
-		if (!s)
-			return -ENOMEM;
-		q->seq = s;
+		q->e = e;
 		q->cap = ncap;
 	}
-	i = q->n++;
-	q->a[i] = p;
-	q->seq[i] = q->next_seq++;
-	while (i && before(q, i, (i - 1) / 2)) {
-		swap(q, i, (i - 1) / 2);
-		i = (i - 1) / 2;
+	x.seq = q->next_seq++;
+	/* sift up: move parents down until @x's place is found */
+	for (i = q->n++; i; ) {
+		uint32_t up = (i - 1) / 2;
+
+		if (!before(q, &x, &q->e[up]))
+			break;
+		q->e[i] = q->e[up];
+		i = up;
 	}
+	q->e[i] = x;
 	return 0;
 }
 
 struct sim_pkt *sim_pktq_peek(struct sim_pktq *q)
 {
-	return q->n ? q->a[0] : NULL;
+	return q->n ? q->e[0].p : NULL;
 }
 
 struct sim_pkt *sim_pktq_pop(struct sim_pktq *q)
 {
 	struct sim_pkt *top;
-	uint32_t i = 0;
+	struct sim_pktq_ent x;
+	uint32_t i = 0, n;
 
 	if (!q->n)
 		return NULL;
-	top = q->a[0];
-	q->n--;
-	if (q->n) {
-		q->a[0] = q->a[q->n];
-		q->seq[0] = q->seq[q->n];
-		for (;;) {
-			uint32_t l = 2 * i + 1, r = l + 1, m = i;
+	top = q->e[0].p;
+	n = --q->n;
+	if (!n)
+		return top;
+	/* sift the last entry down from the root */
+	x = q->e[n];
+	for (;;) {
+		uint32_t l = 2 * i + 1, m;
 
-			if (l < q->n && before(q, l, m))
-				m = l;
-			if (r < q->n && before(q, r, m))
-				m = r;
-			if (m == i)
-				break;
-			swap(q, i, m);
-			i = m;
-		}
+		if (l >= n)
+			break;
+		m = l + 1 < n && before(q, &q->e[l + 1], &q->e[l]) ? l + 1 : l;
+		if (!before(q, &q->e[m], &x))
+			break;
+		q->e[i] = q->e[m];
+		i = m;
 	}
+	q->e[i] = x;
 	return top;
 }
 
 void sim_pktq_free(struct sim_pktq *q)
 {
-	free(q->a);
-	free(q->seq);
-	q->a = NULL;
-	q->seq = NULL;
+	free(q->e);
+	q->e = NULL;
 	q->n = q->cap = 0;
 }
 

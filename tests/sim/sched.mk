@@ -2,3 +2,7 @@
 # unchanged by idle queues, request copies for RNR resends).
 TESTS += sim_sched
 sim_sched_SRCS := tests/sim/test_sched.c tests/sim/sim_harness.c
+
+# tests/sim: fetch and hazard check of WQEs inside the ring and wrapping it.
+TESTS += sim_fetch
+sim_fetch_SRCS := tests/sim/test_fetch.c tests/sim/sim_harness.c
