@@ -18,6 +18,7 @@
 
 /* Slots of a free list's region (8-byte cursor, then 8-byte slots). */
 #define LOWER_FREELIST_SLOTS 4096u
+#define LOWER_RECV_RESERVE   4u /* RECV entries kept for staging when the first try runs out */
 
 /* Lower offload `off` of a checked program.  Returns the IR, or NULL with
  * errors in `d` (or on allocation failure, with d->oom). */
@@ -143,6 +144,15 @@ struct lphi {
 	 * fall-through enable), which must follow the landing */
 	int *after, *before;
 	unsigned n, cap;
+	/* uses outside the lane (responses on conn) that wait for a use inside
+	 * it, where the value then lands (lower_mem.c, LV_PHI) */
+	struct lphi_use {
+		int target;
+		uint32_t toff;
+		bool reverse;
+		uint64_t taint;
+	} waiting[4];
+	unsigned n_waiting;
 	/* where its first use placed it (later uses copy from there), or -1 */
 	int landed_target;
 	uint32_t landed_toff;
@@ -174,6 +184,9 @@ struct lower_ctx {
 	struct diag_ctx *d;
 	const struct ast_program *prog;
 	const struct ast_offload *off;
+	unsigned recv_reserve; /* RECV entries kept for later parameters (lower_mem.c) */
+	bool quiet;            /* a trial lowering: lower_error reports nothing */
+	bool flushing;         /* lower_flush_phis: land at the use given */
 	int lane;         /* queue lowering appends to */
 	bool in_parallel; /* conn anchors resolved at the end of the block */
 	int *deferred;    /* conn nodes waiting for an anchor */
@@ -210,6 +223,9 @@ bool lower_mem_lval(struct lower_ctx *c, const struct lval *ptr, uint32_t off, u
                     struct lval *out);
 /* Build every READ's scatter list (end of lowering). */
 bool lower_finish_reads(struct lower_ctx *c);
+/* Land every loop value whose uses all lie outside the lane (end of the
+ * offload's body). */
+bool lower_flush_phis(struct lower_ctx *c);
 uint32_t lower_field_off(uint8_t op, enum prism_wqe_field f, uint8_t asize);
 
 /* lower_cond.c */

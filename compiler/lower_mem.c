@@ -287,7 +287,6 @@ static bool add_pick(struct lower_ctx *c, struct lread *r, const struct lpick *p
  *
  *   RECV ──1 entry──► scratch[copy0 copy1 ...] ──READ──► field, field, ...
  */
-#define RECV_RESERVE 4u  /* entries kept for staging */
 #define STAGE_COPIES 15u /* copies per staging READ (16 entries, one reversal slack) */
 
 static int stage_param(struct lower_ctx *c, const struct lval *v, int target, uint32_t toff,
@@ -517,6 +516,46 @@ static int deliver_after_exit(struct lower_ctx *c, const struct lval *v, int tar
 	return id;
 }
 
+/* The uses of phi `phi` that waited for it to land copy it from there. */
+static bool copy_waiting(struct lower_ctx *c, int phi, uint32_t width)
+{
+	struct lphi *ph = &c->phis[phi];
+	struct lpick pk = {.off = 0,
+	                   .width = width,
+	                   .target = ph->landed_target,
+	                   .toff = ph->landed_toff,
+	                   .reverse = ph->landed_reverse};
+	unsigned n = ph->n_waiting;
+	ph->n_waiting = 0;
+	for (unsigned i = 0; i < n; i++) {
+		const struct lphi_use *u = &c->phis[phi].waiting[i];
+		if (copy_landed(c, &pk, u->target, u->toff, u->reverse != pk.reverse, u->taint,
+		                -1) < 0)
+			return false;
+	}
+	return true;
+}
+
+bool lower_flush_phis(struct lower_ctx *c)
+{
+	c->flushing = true;
+	for (unsigned i = 0; i < c->n_phis; i++) {
+		struct lphi *ph = &c->phis[i];
+		if (ph->landed_target >= 0 || ph->n_waiting == 0)
+			continue;
+		/* no use inside the lane: land it at the first waiting use */
+		struct lphi_use u = ph->waiting[0];
+		memmove(&ph->waiting[0], &ph->waiting[1], (ph->n_waiting - 1) * sizeof(u));
+		ph->n_waiting--;
+		struct lval v = {.kind = LV_PHI, .phi = (int)i, .taint = u.taint};
+		v.width = ph->n ? ph->in[0].width : 0;
+		if (lower_deliver(c, &v, u.target, u.toff, u.reverse) < -2)
+			return false;
+	}
+	c->flushing = false;
+	return !c->p->oom;
+}
+
 int lower_deliver(struct lower_ctx *c, const struct lval *v, int target, uint32_t toff,
                   bool reverse)
 {
@@ -526,7 +565,7 @@ int lower_deliver(struct lower_ctx *c, const struct lval *v, int target, uint32_
 		unsigned need = reverse ? v->width : 1;
 		/* keep RECV entries for the parameters still to come: past the
 		 * reserve, a use is staged (below) */
-		if (p->n_recv + need > IR_MAX_SGE - RECV_RESERVE)
+		if (p->n_recv + need > IR_MAX_SGE - c->recv_reserve)
 			return stage_param(c, v, target, toff, reverse);
 		if (reverse) {
 			for (uint32_t j = 0; j < v->width; j++)
@@ -588,6 +627,16 @@ int lower_deliver(struct lower_ctx *c, const struct lval *v, int target, uint32_
 			return copy_landed(c, &pk, target, toff, reverse != ph->landed_reverse,
 			                   v->taint, -1);
 		}
+		/* a use outside the lane (a response on conn, enabled at the end
+		 * anyway) waits for a use inside it: landing the value in a WQE the
+		 * lane executes spares that WQE a copy and the barrier before it,
+		 * while the outside use's copy needs none */
+		if (p->nodes[target].queue != c->lane && !c->flushing &&
+		    ph->n_waiting < sizeof(ph->waiting) / sizeof(ph->waiting[0])) {
+			ph->waiting[ph->n_waiting++] = (struct lphi_use){
+			    .target = target, .toff = toff, .reverse = reverse, .taint = v->taint};
+			return -1;
+		}
 		int last = -2;
 		for (unsigned i = 0; i < ph->n; i++) {
 			struct lval in = c->phis[v->phi].in[i];
@@ -608,6 +657,8 @@ int lower_deliver(struct lower_ctx *c, const struct lval *v, int target, uint32_
 		ph->landed_target = target;
 		ph->landed_toff = toff;
 		ph->landed_reverse = reverse;
+		if (!copy_waiting(c, v->phi, v->width))
+			return -3;
 		/* several writers: no single dependency to record */
 		return last == -2 ? -2 : -1;
 	}
