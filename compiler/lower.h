@@ -187,6 +187,15 @@ struct lower_ctx {
 	unsigned recv_reserve; /* RECV entries kept for later parameters (lower_mem.c) */
 	bool quiet;            /* a trial lowering: lower_error reports nothing */
 	bool flushing;         /* lower_flush_phis: land at the use given */
+	/* the last relaxed `==` guard (lower_cond.c, guard_eq): its CAS returns
+	 * the old control word, whose QPN bytes hold the memory-side operand, so
+	 * a `break` under the same `if` tests that word (lower_loop.c) */
+	struct lguard_rec {
+		const struct lcond *cond; /* the condition it tested, or NULL */
+		int guard;                /* the CAS */
+		struct lval cmp;          /* the operand in its compare field */
+		uint64_t taint;           /* of the operand in the control word */
+	} eq_guard;
 	int lane;         /* queue lowering appends to */
 	bool in_parallel; /* conn anchors resolved at the end of the block */
 	int *deferred;    /* conn nodes waiting for an anchor */

@@ -218,6 +218,9 @@ static bool guard_eq(struct lower_ctx *c, int x, bool neg)
 	int wb = lower_deliver(c, &cb, gid, cmp + (COND_CTRL_OFF - w), true);
 	if (wb < -1)
 		goto bad_operand;
+	if (!neg && nex == 0)
+		c->eq_guard = (struct lguard_rec){
+		    .cond = cd, .guard = gid, .cmp = cb, .taint = ta.taint};
 	/* the CAS compares bytes the READ writes: it runs after the READ */
 	if (wa >= 0)
 		ir_add_dep(p, wa, gid);
@@ -634,6 +637,7 @@ static bool lower_if_disj(struct lower_ctx *c, const struct ast_stmt *s)
 
 bool lower_if(struct lower_ctx *c, const struct ast_stmt *s)
 {
+	c->eq_guard.cond = NULL; /* a guard of an earlier `if` (or iteration) */
 	const struct ast_expr *ce0 = s->u.if_.cond;
 	if (!c->cond && ce0->kind == AST_EXPR_BINARY && ce0->u.binary.op == AST_BINOP_LOR)
 		return lower_if_disj(c, s);

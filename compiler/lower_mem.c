@@ -97,23 +97,32 @@ static int get_read_fresh(struct lower_ctx *c, const struct lval *ptr)
 	return idx;
 }
 
+/* Does READ `r` (in this lane) dereference `ptr`? */
+static bool read_through(const struct lower_ctx *c, const struct lread *r, const struct lval *ptr)
+{
+	if (r->lane != c->lane || r->base_kind != ptr->kind)
+		return false;
+	switch (ptr->kind) {
+	case LV_PARAM:
+		return r->base_param == ptr->param && r->base_poff == ptr->poff;
+	case LV_PHI:
+		return r->base_read == ptr->phi;
+	case LV_MEM:
+	case LV_SCRATCH:
+	case LV_FIELD:
+		return r->base_read == ptr->read && r->base_off == ptr->off;
+	default:
+		return true;
+	}
+}
+
 /* Find or create the READ that dereferences `ptr`, with no pick overlapping
  * [off, off+width) yet (a READ's scatter consumes each byte once). */
 static int get_read(struct lower_ctx *c, const struct lval *ptr, uint32_t off, uint32_t width)
 {
 	for (unsigned i = 0; i < c->n_reads; i++) {
 		struct lread *r = &c->reads[i];
-		if (r->lane != c->lane || r->base_kind != ptr->kind)
-			continue;
-		if (ptr->kind == LV_PARAM &&
-		    (r->base_param != ptr->param || r->base_poff != ptr->poff))
-			continue;
-		if (ptr->kind == LV_MEM && (r->base_read != ptr->read || r->base_off != ptr->off))
-			continue;
-		if (ptr->kind == LV_PHI && r->base_read != ptr->phi)
-			continue;
-		if ((ptr->kind == LV_SCRATCH || ptr->kind == LV_FIELD) &&
-		    (r->base_read != ptr->read || r->base_off != ptr->off))
+		if (!read_through(c, r, ptr))
 			continue;
 		bool overlap = false;
 		for (unsigned k = 0; k < r->n; k++)
@@ -124,6 +133,39 @@ static int get_read(struct lower_ctx *c, const struct lval *ptr, uint32_t off, u
 			return (int)i;
 	}
 	return get_read_fresh(c, ptr);
+}
+
+/* The pick of an existing READ through `ptr` in this lane that lands
+ * exactly [off, off+width) unreversed in a loop exit's reserved bytes (a
+ * field nothing rewrites: the exit test swaps only bytes 24-31), when no
+ * READ through `ptr` has those bytes free; *writer: that READ's node. */
+static const struct lpick *landed_pick(struct lower_ctx *c, const struct lval *ptr, uint32_t off,
+                                       uint32_t width, int *writer)
+{
+	const struct lpick *found = NULL;
+	if (ptr->kind == LV_PHI)
+		return NULL; /* one READ per use (lower_mem_lval) */
+	for (unsigned i = 0; i < c->n_reads; i++) {
+		struct lread *r = &c->reads[i];
+		if (!read_through(c, r, ptr))
+			continue;
+		bool overlap = false;
+		for (unsigned k = 0; k < r->n; k++) {
+			const struct lpick *pk = &r->picks[k];
+			if (off < pk->off + pk->width && pk->off < off + width) {
+				overlap = true;
+				if (!found && pk->off == off && pk->width == width &&
+				    pk->target >= 0 && !pk->reverse &&
+				    c->p->nodes[pk->target].role == IR_ROLE_EXIT) {
+					found = pk;
+					*writer = r->node;
+				}
+			}
+		}
+		if (!overlap)
+			return NULL; /* a READ with the bytes free: pick them there */
+	}
+	return found;
 }
 
 /* A READ through a pointer known only after a loop (see LV_PHI). */
@@ -155,6 +197,21 @@ bool lower_mem_lval(struct lower_ctx *c, const struct lval *ptr, uint32_t off, u
 		return true;
 	}
 	memset(out, 0, sizeof(*out));
+	/* these exact bytes already land in a WQE field: copy them from there
+	 * (one loopback READ right after the READ that lands them) rather than
+	 * read the memory again, which also needs the pointer once more */
+	int landed_writer = -1;
+	const struct lpick *landed = landed_pick(c, ptr, off, width, &landed_writer);
+	if (landed) {
+		out->kind = LV_FIELD;
+		out->read = landed->target;
+		out->off = landed->toff;
+		out->width = width;
+		out->region = ptr->region;
+		out->taint = ptr->taint | landed->taint;
+		out->field_writer = landed_writer;
+		return true;
+	}
 	out->kind = LV_MEM;
 	out->read = get_read(c, ptr, off, width);
 	if (out->read < 0)
