@@ -127,6 +127,8 @@ struct lcond {
 	const struct ast_expr *lhs, *rhs; /* lowered again per guard */
 	enum lcond_kind kind;
 	struct lorder *ord;           /* LC_GT / LC_GE: shared carry (NULL: compute per guard) */
+	uint8_t slot;                 /* LC_GT / LC_GE: which term of `ord` (an `==`'s second
+	                               * term, b > a, is slot 1) */
 	const struct lval *vals;      /* [lhs, rhs] already lowered (cas_gt/cas_lt), or NULL */
 	uint64_t ymask;               /* order terms: compare Y' & ymask (0: no mask) */
 	struct lchain *chain;         /* arm of an else-if chain, or NULL */
@@ -187,6 +189,7 @@ struct lower_ctx {
 	unsigned recv_reserve; /* RECV entries kept for later parameters (lower_mem.c) */
 	bool quiet;            /* a trial lowering: lower_error reports nothing */
 	bool flushing;         /* lower_flush_phis: land at the use given */
+	const struct ldnf *dnf; /* the active condition as built by lower_dnf.c, or NULL */
 	/* the last relaxed `==` guard (lower_cond.c, guard_eq): its CAS returns
 	 * the old control word, whose QPN bytes hold the memory-side operand, so
 	 * a `break` under the same `if` tests that word (lower_loop.c) */
@@ -253,6 +256,16 @@ bool lower_cas_patch(struct ir_prog *p, int writer, int target, uint32_t off, ui
 int lower_status_read(struct lower_ctx *c, const struct lstatus *st, int x, unsigned byte);
 /* May a further clause be conjoined with `cd` (no chain arm, no disjunction)? */
 bool lower_conjoinable(const struct lcond *cd);
+/* A comparison as a condition (kind and operands), or a cas(...) used as
+ * one (its CAS is lowered here; vals[2] receive its operands). */
+bool lower_cond_operands(struct lower_ctx *c, const struct ast_expr *e, struct lcond *cd);
+bool lower_cas_condition(struct lower_ctx *c, const struct ast_expr *e, struct lcond *cd,
+                         struct lval *vals);
+
+/* lower_dnf.c: `!`, `||` below the top level, and the `else` of any
+ * condition, as a disjunction of conjunctions of carry terms. */
+bool lower_dnf_wanted(const struct lower_ctx *c, const struct ast_stmt *s);
+bool lower_if_dnf(struct lower_ctx *c, const struct ast_stmt *s);
 void lower_record_status(struct lower_ctx *c, int x, int guard);
 
 /* lower_order.c: order comparisons (relaxed carry form) and every

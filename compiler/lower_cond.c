@@ -266,7 +266,7 @@ static const struct {
     [AST_BINOP_GE] = {LC_GE, false, true},  [AST_BINOP_LE] = {LC_GE, true, true},
 };
 
-static bool cond_operands(struct lower_ctx *c, const struct ast_expr *e, struct lcond *cd)
+bool lower_cond_operands(struct lower_ctx *c, const struct ast_expr *e, struct lcond *cd)
 {
 	if (e->kind != AST_EXPR_BINARY ||
 	    (e->u.binary.op != AST_BINOP_EQ && e->u.binary.op != AST_BINOP_NE &&
@@ -294,6 +294,7 @@ static bool cond_operands(struct lower_ctx *c, const struct ast_expr *e, struct 
 	bool sw = cond_map[e->u.binary.op].swap;
 	cd->kind = cond_map[e->u.binary.op].kind;
 	cd->ord = NULL;
+	cd->slot = 0;
 	cd->vals = NULL;
 	cd->ymask = 0;
 	cd->chain = NULL;
@@ -320,8 +321,8 @@ static bool cond_operands(struct lower_ctx *c, const struct ast_expr *e, struct 
  * scratch; the condition is `old == expect` in the exact form (8 bytes:
  * lower_order.c), read from scratch after the CAS completed.
  */
-static bool cas_condition(struct lower_ctx *c, const struct ast_expr *e, struct lcond *cd,
-                          struct lval *vals)
+bool lower_cas_condition(struct lower_ctx *c, const struct ast_expr *e, struct lcond *cd,
+                         struct lval *vals)
 {
 	const struct ast_expr *place = e->u.call.args;
 	const struct ast_expr *expect = place->arg_next;
@@ -400,7 +401,7 @@ static bool lower_if_chain(struct lower_ctx *c, const struct ast_stmt *s)
 	const struct ast_stmt *cur = s;
 	for (;;) {
 		struct lcond cd;
-		if (!cond_operands(c, cur->u.if_.cond, &cd))
+		if (!lower_cond_operands(c, cur->u.if_.cond, &cd))
 			return false;
 		if (c->p->profile != IR_PROFILE_RELAXED) {
 			lower_error(
@@ -537,7 +538,7 @@ static bool conj_operands(struct lower_ctx *c, const struct ast_expr *e, struct 
 		            cap);
 		return false;
 	}
-	if (!cond_operands(c, e, &cds[*n]))
+	if (!lower_cond_operands(c, e, &cds[*n]))
 		return false;
 	if (*n)
 		cds[*n - 1].and_next = &cds[*n];
@@ -638,6 +639,8 @@ static bool lower_if_disj(struct lower_ctx *c, const struct ast_stmt *s)
 bool lower_if(struct lower_ctx *c, const struct ast_stmt *s)
 {
 	c->eq_guard.cond = NULL; /* a guard of an earlier `if` (or iteration) */
+	if (lower_dnf_wanted(c, s))
+		return lower_if_dnf(c, s);
 	const struct ast_expr *ce0 = s->u.if_.cond;
 	if (!c->cond && ce0->kind == AST_EXPR_BINARY && ce0->u.binary.op == AST_BINOP_LOR)
 		return lower_if_disj(c, s);
@@ -653,9 +656,9 @@ bool lower_if(struct lower_ctx *c, const struct ast_stmt *s)
 	memset(&ord, 0, sizeof(ord));
 	const struct ast_expr *ce = s->u.if_.cond;
 	if (ce->kind == AST_EXPR_CALL && ce->u.call.fn == AST_BUILTIN_CAS) {
-		if (!cas_condition(c, ce, &cd, vals))
+		if (!lower_cas_condition(c, ce, &cd, vals))
 			return false;
-	} else if (!cond_operands(c, ce, &cd)) {
+	} else if (!lower_cond_operands(c, ce, &cd)) {
 		return false;
 	}
 	cd.ord = &ord;

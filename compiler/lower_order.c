@@ -145,7 +145,7 @@ static struct lterm *term(struct lower_ctx *c, const struct lval *vals, unsigned
                           struct lterm *local)
 {
 	const struct lcond *cd = c->cond;
-	struct lterm *t = cd->ord ? &cd->ord->t[i] : local;
+	struct lterm *t = cd->ord ? &cd->ord->t[i + cd->slot] : local;
 	if (t->done && t->lane == c->lane)
 		return t;
 	/* order: t[0] = X' > Y' with (X', Y') = GT ? (lhs, rhs) : (rhs, lhs);
@@ -326,7 +326,7 @@ static enum clause_fold clause_terms(struct lower_ctx *c, struct lterm *local, s
 	struct lval vals[2];
 	bool need = !cd->ord;
 	for (unsigned i = 0; i < nt && !need; i++)
-		need = !cd->ord->t[i].done || cd->ord->t[i].lane != c->lane;
+		need = !cd->ord->t[i + cd->slot].done || cd->ord->t[i + cd->slot].lane != c->lane;
 	if (need && (!lower_cond_value(c, 0, &vals[0]) || !lower_cond_value(c, 1, &vals[1])))
 		return CLAUSE_ERROR;
 	for (unsigned i = 0; i < nt; i++) {

@@ -384,12 +384,47 @@ static void test_order_truth_le(void **state)
 
 /* ---- rejections --------------------------------------------------------------- */
 
-static void test_reject_and(void **state)
+/* `!` flips what each carry term is wanted to be: `!(a == b)` is `a != b`
+ * WQE for WQE (one CAS that disarms), `!(a > b)` is `a <= b`.  A negation
+ * whose disjunctive form needs more than 4 clauses is rejected. */
+static void test_not_is_the_complement(void **state)
 {
 	(void)state;
-	expect_error(HDR "offload g(key: be24, b: *bucket in table) -> u8[64] {\n"
-	                 "  if (!(b.key == key)) { return *b.value; }\n}\n",
-	             "chained guards");
+	static const char *pairs[][2] = {
+	    {"if (!(b.key == key)) { return *b.value; }", "if (b.key != key) { return *b.value; }"},
+	    {"if (!(b.key != key)) { return *b.value; }", "if (b.key == key) { return *b.value; }"},
+	    {"if (!(b.key > key)) { return *b.value; }", "if (b.key <= key) { return *b.value; }"},
+	    {"if (!!(b.key < key)) { return *b.value; }", "if (b.key < key) { return *b.value; }"},
+	};
+	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+		char src[2][512];
+		struct chainobj *o[2];
+		for (int k = 0; k < 2; k++) {
+			snprintf(src[k], sizeof(src[k]),
+			         HDR "offload g(key: be24, b: *bucket in table) -> u8[64] {\n  %s\n}\n",
+			         pairs[i][k]);
+			o[k] = compile_ok(src[k], NULL);
+		}
+		static const char *qs[] = {"ctl", "conn", "w0"};
+		for (int q = 0; q < 3; q++) {
+			char ops[512];
+			snprintf(ops, sizeof(ops), "%s", be_ops(o[0], qs[q]));
+			assert_string_equal(ops, be_ops(o[1], qs[q]));
+		}
+		assert_int_equal(be_total_wqes(o[0]), be_total_wqes(o[1]));
+		chainobj_free(o[0]);
+		chainobj_free(o[1]);
+	}
+	/* READ the key into the live response's QPN bytes, one CAS disarms it */
+	struct chainobj *o = compile_ok(HDR "offload g(key: be24, b: *bucket in table) -> "
+	                                    "u8[64] {\n  if (!(b.key == key)) { return *b.value; }\n}\n",
+	                                NULL);
+	assert_string_equal(be_ops(o, "w0"), "READ CAS WAIT EN");
+	assert_string_equal(be_ops(o, "conn"), "WRITE_IMM WRITE_IMM");
+	chainobj_free(o);
+	expect_error(HDR "offload g(k: be16, j: be16, c: *ctr in counters) {\n"
+	                 "  if (!(k == j && j > 3 && k > 4 && k < 9000)) { c.n = 1; }\n}\n",
+	             "a disjunction of 5 clauses; an effect is guarded by at most 4");
 }
 
 static void test_reject_break_not_equal(void **state)
@@ -1012,9 +1047,18 @@ static void test_conjunction_executes(void **state)
 	assert_null(o);
 	assert_non_null(strstr(diag, "at most 2"));
 	free(diag);
-	expect_error(HDR "offload f(a: be16, b: be16, c: *ctr in counters) {\n"
-	                 "  if (a > 1) { if (a == b) { c.n = 1; } else { c.n = 2; } }\n}\n",
-	             "an `else` of a nested or `&&` condition");
+	/* the else of a nested `==` (a disjunction: a > b or b > a, each with
+	 * the enclosing a > 1) */
+	o = compile_ok(HDR "offload f(a: be16, b: be16, c: *ctr in counters) {\n"
+	                   "  if (a > 1) { if (a == b) { c.n = 1; } else { c.n = 2; } }\n}\n",
+	               NULL);
+	for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
+		for (size_t j = 0; j < sizeof(vals) / sizeof(vals[0]); j++) {
+			uint16_t a = vals[i], b = vals[j];
+			run_lane(o, a, b);
+			assert_int_equal(last_armed, a > 1 ? (a == b ? 1u : 2u) : 0u);
+		}
+	chainobj_free(o);
 }
 
 /* `||`: one exact guard per clause; its else is the conjunction of the
@@ -1044,9 +1088,18 @@ static void test_disjunction_executes(void **state)
 			}
 		chainobj_free(o);
 	}
-	expect_error(HDR "offload f(a: be16, b: be16, c: *ctr in counters) {\n"
-	                 "  if (a == b || b > 10) { c.n = 1; } else { c.n = 2; }\n}\n",
-	             "the `else` of `||`");
+	/* its else when a clause is an `==`: a disjunction itself */
+	struct chainobj *o =
+	    compile_ok(HDR "offload f(a: be16, b: be16, c: *ctr in counters) {\n"
+	                   "  if (a == b || b > 10) { c.n = 1; } else { c.n = 2; }\n}\n",
+	               NULL);
+	for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
+		for (size_t j = 0; j < sizeof(vals) / sizeof(vals[0]); j++) {
+			uint16_t a = vals[i], b = vals[j];
+			run_lane(o, a, b);
+			assert_int_equal(last_armed, a == b || b > 10 ? 1u : 2u);
+		}
+	chainobj_free(o);
 }
 
 int main(void)
@@ -1076,7 +1129,7 @@ int main(void)
 	    cmocka_unit_test(test_else_if_chain_executes),
 	    cmocka_unit_test(test_conjunction_executes),
 	    cmocka_unit_test(test_disjunction_executes),
-	    cmocka_unit_test(test_reject_and),
+	    cmocka_unit_test(test_not_is_the_complement),
 	    cmocka_unit_test(test_reject_break_not_equal),
 	    cmocka_unit_test(test_reject_never_true),
 	};

@@ -1,0 +1,297 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tests/compiler/test_be_lang.c - conditions in disjunctive normal form
+ * (`!`, `||` below the top level, the `else` of a disjunction or of a
+ * nested `==`, `else if` under strict) compiled and run end to end on the
+ * software NIC: each program stores which branch ran into a counter, and
+ * randomized client values must pick the branch a C reference picks, every
+ * branch many times.  Plus the exact WQE sequences of the cheap forms and
+ * the rejections, with their source positions.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <prism/wqe.h>
+
+#include "tests/compiler/be_helpers.h"
+#include "tests/compiler/be_sim.h"
+
+#define HDR                                                                                        \
+	"struct ctr { n: le64; }\n"                                                                \
+	"region counters: ctr[16] writable;\n"                                                     \
+	"offload f(a: be16, b: be16, d: be16, c: *ctr in counters) {\n"
+
+typedef unsigned (*ref_fn)(unsigned a, unsigned b, unsigned d);
+
+static unsigned r_not_eq(unsigned a, unsigned b, unsigned d)
+{
+	(void)d;
+	return !(a == b) ? 1 : 2;
+}
+static unsigned r_not_gt(unsigned a, unsigned b, unsigned d)
+{
+	(void)d;
+	return !(a > b) ? 1 : 0;
+}
+static unsigned r_not_and(unsigned a, unsigned b, unsigned d)
+{
+	return !(a > b && d < a) ? 1 : 2;
+}
+static unsigned r_or_in_and(unsigned a, unsigned b, unsigned d)
+{
+	return ((a == b || d > 5) && a < 100) ? 1 : 0;
+}
+static unsigned r_nested_or_else(unsigned a, unsigned b, unsigned d)
+{
+	return a > 3 ? ((b == d || b > 7) ? 1 : 2) : 0;
+}
+static unsigned r_or_else(unsigned a, unsigned b, unsigned d)
+{
+	return (a == b || d > 5) ? 1 : 2;
+}
+static unsigned r_nested_eq_else(unsigned a, unsigned b, unsigned d)
+{
+	return a > 3 ? (b == d ? 1 : 2) : 0;
+}
+static unsigned r_chain_order(unsigned a, unsigned b, unsigned d)
+{
+	return a > b ? 1 : d > 9 ? 2 : 3;
+}
+static unsigned r_double_not(unsigned a, unsigned b, unsigned d)
+{
+	return (!(a != b) || !(d <= 5)) ? 1 : 2;
+}
+static unsigned r_under_ne(unsigned a, unsigned b, unsigned d)
+{
+	return a != b ? (d > 2 ? 1 : 2) : 0;
+}
+static unsigned r_chain_or(unsigned a, unsigned b, unsigned d)
+{
+	return (a == b || d == 1) ? 1 : a > d ? 2 : 3;
+}
+static unsigned r_chain_ne_strict(unsigned a, unsigned b, unsigned d)
+{
+	return a >= b ? 1 : d < a ? 2 : 3;
+}
+
+static const struct lang_case {
+	const char *body;
+	ref_fn ref;
+	unsigned branches; /* values the counter can take */
+	bool strict;       /* also compiled and run under the strict profile */
+} cases[] = {
+    {"if (!(a == b)) { c.n = 1; } else { c.n = 2; }", r_not_eq, 2, true},
+    {"if (!(a > b)) { c.n = 1; }", r_not_gt, 2, true},
+    {"if (!(a > b && d < a)) { c.n = 1; } else { c.n = 2; }", r_not_and, 2, true},
+    {"if ((a == b || d > 5) && a < 100) { c.n = 1; }", r_or_in_and, 2, false},
+    {"if (a > 3) { if (b == d || b > 7) { c.n = 1; } else { c.n = 2; } }", r_nested_or_else, 3,
+     false},
+    {"if (a == b || d > 5) { c.n = 1; } else { c.n = 2; }", r_or_else, 2, true},
+    {"if (a > 3) { if (b == d) { c.n = 1; } else { c.n = 2; } }", r_nested_eq_else, 3, false},
+    {"if (a > b) { c.n = 1; } else if (d > 9) { c.n = 2; } else { c.n = 3; }", r_chain_order, 3,
+     true},
+    {"if (!(a != b) || !(d <= 5)) { c.n = 1; } else { c.n = 2; }", r_double_not, 2, true},
+    {"if (a != b) { if (d > 2) { c.n = 1; } else { c.n = 2; } }", r_under_ne, 3, true},
+    {"if (a == b || d == 1) { c.n = 1; } else if (a > d) { c.n = 2; } else { c.n = 3; }",
+     r_chain_or, 3, false},
+    {"if (a >= b) { c.n = 1; } else if (d < a) { c.n = 2; } else { c.n = 3; }",
+     r_chain_ne_strict, 3, true},
+};
+
+static uint64_t rng(uint64_t *s)
+{
+	*s ^= *s << 13;
+	*s ^= *s >> 7;
+	*s ^= *s << 17;
+	return *s;
+}
+
+/* Values near the constants the cases compare with, equal ones often. */
+static unsigned pick(uint64_t *s, unsigned other)
+{
+	static const unsigned near[] = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 99, 100, 101, 0xffff};
+	switch (rng(s) % 4) {
+	case 0:
+		return other;
+	case 1:
+		return (unsigned)(rng(s) & 0xffff);
+	default:
+		return near[rng(s) % (sizeof(near) / sizeof(near[0]))];
+	}
+}
+
+enum { CALLS = 240 };
+
+static void run_case(const struct lang_case *lc, enum ir_profile prof)
+{
+	char src[512];
+	snprintf(src, sizeof(src), HDR "  %s\n}\n", lc->body);
+	struct be_sim *s = be_sim_open(src, NULL, prof);
+	if (!s)
+		fprintf(stderr, "case: %s\n", lc->body);
+	assert_non_null(s);
+	uint8_t *ctr = be_sim_region(s, "counters");
+	assert_non_null(ctr);
+	uint64_t seed = 0x9e3779b97f4a7c15ull ^ (uintptr_t)lc->body;
+	unsigned seen[4] = {0};
+	for (int i = 0; i < CALLS; i++) {
+		unsigned a = pick(&seed, 5), b = pick(&seed, a), d = pick(&seed, b);
+		memset(ctr, 0, 8);
+		struct prism_arg args[4] = {{.name = "a", .u64 = a},
+		                            {.name = "b", .u64 = b},
+		                            {.name = "d", .u64 = d},
+		                            {.name = "c", .u64 = 0}};
+		assert_int_equal(be_sim_call(s, args, 4, NULL, 0, NULL), 0);
+		uint64_t got = 0;
+		for (int k = 7; k >= 0; k--)
+			got = got << 8 | ctr[k];
+		unsigned want = lc->ref(a, b, d);
+		if (got != want)
+			fprintf(stderr, "%s [%s]: a=%u b=%u d=%u: branch %llu, reference %u\n",
+			        lc->body, prof == IR_PROFILE_STRICT ? "strict" : "relaxed", a, b, d,
+			        (unsigned long long)got, want);
+		assert_int_equal(got, want);
+		if (want < 4)
+			seen[want]++;
+	}
+	/* every branch (and "none", where there is one) ran, many times */
+	unsigned kinds = 0;
+	for (unsigned v = 0; v < 4; v++)
+		kinds += seen[v] >= 10;
+	if (kinds != lc->branches)
+		fprintf(stderr, "%s: branches seen %u %u %u %u\n", lc->body, seen[0], seen[1],
+		        seen[2], seen[3]);
+	assert_int_equal(kinds, lc->branches);
+	be_sim_close(s);
+}
+
+static void test_dnf_relaxed_on_sim(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		run_case(&cases[i], IR_PROFILE_RELAXED);
+}
+
+static void test_dnf_strict_on_sim(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		if (cases[i].strict)
+			run_case(&cases[i], IR_PROFILE_STRICT);
+}
+
+/* The whole rendered diagnostic: file:line:col, message, source line, caret. */
+static void expect_diag(const char *body, enum ir_profile prof, const char *want)
+{
+	char src[512], *diag = NULL;
+	snprintf(src, sizeof(src), HDR "  %s\n}\n", body);
+	struct chainobj *o = be_compile(src, NULL, prof, &diag);
+	assert_null(o);
+	assert_non_null(diag);
+	if (strcmp(diag, want))
+		fprintf(stderr, "diagnostic was:\n%s\nwanted:\n%s", diag, want);
+	assert_string_equal(diag, want);
+	free(diag);
+}
+
+/* What does not fit one guard is rejected at the condition that needs it. */
+static void test_dnf_rejections(void **state)
+{
+	(void)state;
+	/* strict: the second arm is `!(a == b) && d == 9`: a > b, d > 9 and
+	 * 9 > d in one guard, which under strict tests two */
+	expect_diag("if (a == b) { c.n = 1; } else if (d == 9) { c.n = 2; }", IR_PROFILE_STRICT,
+	            "t.prism:4:37: error: one way this condition holds (with the enclosing and "
+	            "earlier conditions) needs 3 carry tests in one guard, which takes at most 2 "
+	            "under profile strict (the NOP's opmod and opcode bytes); compile with "
+	            "--profile relaxed\n"
+	            "      if (a == b) { c.n = 1; } else if (d == 9) { c.n = 2; }\n"
+	            "                                        ^~~~~~\n");
+	/* (a1 || a2) && (b1 || b2) && (d1 || d2): eight ways */
+	expect_diag("if ((a == 1 || a == 2) && (b == 1 || b == 2) && (d == 1 || d == 2)) { c.n = "
+	            "1; }",
+	            IR_PROFILE_RELAXED,
+	            "t.prism:4:7: error: this condition is a disjunction of 8 clauses; an effect "
+	            "is guarded by at most 4 (one exact guard each)\n"
+	            "      if ((a == 1 || a == 2) && (b == 1 || b == 2) && (d == 1 || d == 2)) { "
+	            "c.n = 1; }\n"
+	            "          ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n");
+	/* an arm whose condition contradicts an earlier one never runs (the
+	 * two `a > b` are one carry term) */
+	expect_diag("if (a > b || d > 3) { c.n = 1; } else if (a > b) { c.n = 2; }",
+	            IR_PROFILE_RELAXED,
+	            "t.prism:4:45: error: this branch can never run (its condition contradicts "
+	            "the enclosing or earlier ones): remove it\n"
+	            "      if (a > b || d > 3) { c.n = 1; } else if (a > b) { c.n = 2; }\n"
+	            "                                                ^~~~~\n");
+}
+
+/* The cheap forms: `!` of one comparison costs what its complement costs;
+ * an else-if chain under strict with order comparisons is one exact guard
+ * per arm (the earlier arms' complements are terms of the same guard). */
+static struct chainobj *compile_body(const char *body, enum ir_profile prof)
+{
+	char src[512], *diag = NULL;
+	snprintf(src, sizeof(src), HDR "  %s\n}\n", body);
+	struct chainobj *o = be_compile(src, NULL, prof, &diag);
+	if (!o)
+		fprintf(stderr, "%s", diag ? diag : "");
+	free(diag);
+	assert_non_null(o);
+	return o;
+}
+
+static void test_dnf_sequences(void **state)
+{
+	(void)state;
+	/* relaxed: one carry term for both arms (complement, add, one READ of
+	 * the carry into both stores' QPN byte), one masked CAS per store */
+	struct chainobj *o = compile_body("if (!(a > b)) { c.n = 1; } else { c.n = 2; }",
+	                                  IR_PROFILE_RELAXED);
+	struct chainobj *p = compile_body("if (a <= b) { c.n = 1; } else { c.n = 2; }",
+	                                  IR_PROFILE_RELAXED);
+	static const char want[] = "MCAS MFA READ MCAS WAIT EN NOP MCAS WAIT EN NOP WAIT EN";
+	assert_string_equal(be_ops(o, "w0"), want);
+	assert_string_equal(be_ops(p, "w0"), want);
+	chainobj_free(o);
+	chainobj_free(p);
+	/* strict chain: arm k's guard tests its own term and the earlier arms'
+	 * complements (a > b once, shared); no index byte carries data */
+	o = compile_body("if (a > b) { c.n = 1; } else if (d > 9) { c.n = 2; } else { c.n = 3; }",
+	                 IR_PROFILE_STRICT);
+	assert_string_equal(be_ops(o, "w0"), "MCAS MFA READ WAIT EN MCAS WAIT EN NOP "
+	                                     "MFA READ READ WAIT EN MCAS WAIT EN NOP "
+	                                     "READ READ WAIT EN MCAS WAIT EN NOP WAIT EN");
+	/* each guard swaps only opmod and opcode (the exact form) */
+	int w0 = be_queue(o, "w0");
+	unsigned guards = 0;
+	for (uint32_t i = 0; i < o->queues[w0].n_sq; i++) {
+		struct prism_wqe w;
+		struct prism_wqe_diag d;
+		assert_true(prism_wqe_decode(o->queues[w0].sq[i].bytes, o->queues[w0].sq[i].len, &w,
+		                             &d) > 0);
+		if (w.ctrl.opcode != PRISM_OP_ATOMIC_MASKED_CS || w.atomic.size != 8)
+			continue;
+		assert_int_equal(w.atomic.swap_mask, 0xff0000ffull);
+		guards++;
+	}
+	assert_int_equal(guards, 3);
+	chainobj_free(o);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_dnf_relaxed_on_sim),
+	    cmocka_unit_test(test_dnf_strict_on_sim),
+	    cmocka_unit_test(test_dnf_rejections),
+	    cmocka_unit_test(test_dnf_sequences),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
