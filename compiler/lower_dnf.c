@@ -478,19 +478,17 @@ static const struct lcond *to_conds(struct lower_ctx *c, struct ldnf *g, struct 
 		            d->n, DNF_GUARDED);
 		return NULL;
 	}
-	/* one exact guard tests at most 4 terms (the NOP's opmod, opcode and
-	 * index bytes), 2 under strict (opmod and opcode only) */
-	unsigned cap = c->p->profile == IR_PROFILE_STRICT ? 2 : 4;
+	/* one exact guard tests at most 5 terms (a 16-byte masked CAS on the
+	 * NOP's opmod, opcode, signature and reserved bytes, lower_order.c) */
+	enum { CAP = 5 };
 	for (unsigned k = 0; k < d->n; k++)
-		if (d->len[k] > cap) {
+		if (d->len[k] > CAP) {
 			lower_error(c, loc,
 			            "one way this condition holds (with the enclosing and earlier "
 			            "conditions) needs %u carry tests in one guard, which takes at "
-			            "most %u%s",
-			            d->len[k], cap,
-			            cap == 2 ? " under profile strict (the NOP's opmod and opcode "
-			                       "bytes); compile with --profile relaxed"
-			                     : " (the NOP's opmod, opcode and index bytes)");
+			            "most %u (the NOP's opmod, opcode, signature and reserved "
+			            "control bytes)",
+			            d->len[k], (unsigned)CAP);
 			return NULL;
 		}
 	unsigned n = 0;

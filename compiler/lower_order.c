@@ -255,18 +255,67 @@ static bool guard_relaxed(struct lower_ctx *c, int x, struct lterm *t, bool want
  * has its wanted value.  Term k's zero-when-true byte lands in the CAS's
  * compare field at ctrl byte 0 (k = 0) or 3 (k = 1).
  */
+/*
+ * More terms than the 8-byte guard takes (2 under strict, 4 under relaxed):
+ * one 16-byte masked CAS on X's whole control segment.  16-byte atomics
+ * are big-endian in memory, so compare-field byte j meets ctrl byte j; the
+ * zero-when-wanted bytes go to the NOP's opmod and opcode bytes (0, 3) and
+ * to its signature and reserved bytes (8, 9, 10), which every template
+ * holds at 0 and nothing ever writes.  It swaps opmod and opcode only:
+ * index and QPN are never touched, so this is exact under strict too.
+ */
+#define WIDE_TESTS 5u
+static bool arm_exact16(struct lower_ctx *c, int x, uint8_t xop, const int *rids,
+                        struct lterm **ts, unsigned n)
+{
+	struct ir_prog *p = c->p;
+	static const unsigned ctrl_byte[WIDE_TESTS] = {0, 3, 8, 9, 10};
+	if (c->cond->chain) {
+		lower_error(c, c->cond->loc,
+		            "an `else if` arm tests at most 4 carry terms (its earlier arms' "
+		            "outcomes ride in the index bytes)");
+		return false;
+	}
+	struct ir_node *g =
+	    lower_guard_node(c, PRISM_OP_ATOMIC_MASKED_CS, 16, ir_v(IR_V_NODE_ADDR, x, 0),
+	                     ir_v(IR_V_QBUF_RKEY, p->nodes[x].queue, 0), "if: guard (exact, wide)",
+	                     16);
+	if (!g)
+		return false;
+	int gid = g->id;
+	uint64_t taint = 0;
+	uint32_t cmp = lower_field_off(PRISM_OP_ATOMIC_MASKED_CS, PRISM_FIELD_ATOMIC_COMPARE, 16);
+	for (unsigned k = 0; k < n; k++) {
+		if (ir_scatter_into(p, rids[k], gid, cmp + ctrl_byte[k], 1, ts[k]->taint) < 0)
+			return false;
+		taint |= ts[k]->taint;
+	}
+	g = &p->nodes[gid];
+	for (unsigned k = 0; k < n; k++)
+		g->compare_mask_bytes[ctrl_byte[k]] = 0xff;
+	g->swap_bytes[0] = p->nodes[x].opmod;
+	g->swap_bytes[3] = xop;
+	g->swap_mask_bytes[0] = 0xff;
+	g->swap_mask_bytes[3] = 0xff;
+	lower_record_status(c, x, gid);
+	return lower_cas_patch(p, gid, x, 0, 16, true, taint) && !p->oom;
+}
+
 static bool arm_exact(struct lower_ctx *c, int x, uint8_t xop, struct lterm **ts,
                       const bool *want_gt, unsigned n)
 {
 	struct ir_prog *p = c->p;
+	unsigned narrow = p->profile == IR_PROFILE_STRICT ? 2 : 4;
 	/* the READs first: each rewrites the CAS that follows them */
-	int rids[4];
+	int rids[WIDE_TESTS];
 	for (unsigned k = 0; k < n; k++) {
 		bool want_carry = want_gt[k] != ts[k]->flip;
 		rids[k] = read_s(c, ts[k], want_carry ? 1 : 0);
 		if (rids[k] < 0)
 			return false;
 	}
+	if (n > narrow)
+		return arm_exact16(c, x, xop, rids, ts, n);
 	int excl[2];
 	uint64_t xmask = 0;
 	if (!chain_reads(c, x, excl, &xmask))
@@ -398,7 +447,8 @@ static enum clause_fold conj_terms(struct lower_ctx *c, const struct lcond *firs
 
 static unsigned guard_capacity(const struct ir_prog *p)
 {
-	return p->profile == IR_PROFILE_RELAXED ? 4 : 2;
+	(void)p;
+	return WIDE_TESTS; /* the 16-byte guard (arm_exact16) */
 }
 
 static bool too_many_tests(struct lower_ctx *c, const struct lcond *cd, unsigned nl)
@@ -407,10 +457,9 @@ static bool too_many_tests(struct lower_ctx *c, const struct lcond *cd, unsigned
 	if (nl <= cap)
 		return false;
 	lower_error(c, cd->loc,
-	            "this conjunction needs %u carry tests; one guard takes at most %u (%s)", nl,
-	            cap,
-	            cap == 4 ? "the NOP's opmod, opcode and index bytes"
-	                     : "profile strict: the NOP's opmod and opcode bytes");
+	            "this conjunction needs %u carry tests; one guard takes at most %u (the NOP's "
+	            "opmod, opcode, signature and reserved control bytes)",
+	            nl, cap);
 	return true;
 }
 
