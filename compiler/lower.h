@@ -190,6 +190,8 @@ struct lower_ctx {
 	bool quiet;            /* a trial lowering: lower_error reports nothing */
 	bool flushing;         /* lower_flush_phis: land at the use given */
 	const struct ldnf *dnf; /* the active condition as built by lower_dnf.c, or NULL */
+	struct lorder cas_terms[8]; /* masked cas conditions' marker terms (lower_cond.c) */
+	unsigned n_cas_terms;
 	/* the last relaxed `==` guard (lower_cond.c, guard_eq): its CAS returns
 	 * the old control word, whose QPN bytes hold the memory-side operand, so
 	 * a `break` under the same `if` tests that word (lower_loop.c) */

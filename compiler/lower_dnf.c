@@ -394,7 +394,8 @@ static bool build(struct builder *b, const struct ast_expr *e, bool neg, struct 
 	bool is_cas = e->kind == AST_EXPR_CALL && e->u.call.fn == AST_BUILTIN_CAS;
 	if (is_cas ? !lower_cas_condition(c, e, &cd, vals) : !lower_cond_operands(c, e, &cd))
 		return false;
-	if (!leaf_dnf(b, &cd, is_cas ? vals : NULL, NULL, r))
+	/* a masked cas of 4/16 bytes comes with its term computed (cd.ord) */
+	if (!leaf_dnf(b, &cd, is_cas && cd.vals ? vals : NULL, cd.ord, r))
 		return false;
 	return neg ? dnf_not(b, r, r) : true;
 }

@@ -294,6 +294,157 @@ static void test_dnf_sequences(void **state)
 	chainobj_free(o);
 }
 
+/* ---- cas_gt / cas_lt on 4 bytes, masked cas of 4 / 16 bytes as a condition ---- */
+
+static uint32_t get_be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+static void put_be32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (24 - 8 * i));
+}
+static uint32_t get_le32(const uint8_t *p)
+{
+	return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+}
+static void put_le32(uint8_t *p, uint32_t v)
+{
+	for (int i = 0; i < 4; i++)
+		p[i] = (uint8_t)(v >> (8 * i));
+}
+
+/* Values that often tie with `other`, or only differ below the mask. */
+static uint32_t pick32(uint64_t *s, uint32_t other)
+{
+	switch (rng(s) % 4) {
+	case 0:
+		return other;
+	case 1:
+		return (other & 0xffff0000u) | (uint32_t)(rng(s) & 0xffff);
+	default:
+		return (uint32_t)rng(s);
+	}
+}
+
+/* cas_gt stores the larger value, cas_lt the smaller; masked, the tag
+ * (high half) decides and the whole word is stored. */
+static void test_cas_order_4_bytes_on_sim(void **state)
+{
+	(void)state;
+	static const char *src =
+	    "struct c4 { n: be32; m: le32; }\n"
+	    "region r: c4[16] writable;\n"
+	    "offload g(p: *c4 in r, v: be32, u: le32) { cas_gt(p.n, v); cas_lt(p.m, u); }\n"
+	    "offload h(p: *c4 in r, v: be32) { cas_gt(p.n, v, 0xffff0000, 0xffffffff); }\n";
+	for (int prof = 0; prof < 2; prof++)
+		for (int masked = 0; masked < 2; masked++) {
+			struct be_sim *s = be_sim_open(src, masked ? "h" : "g",
+			                               prof ? IR_PROFILE_STRICT : IR_PROFILE_RELAXED);
+			assert_non_null(s);
+			uint8_t *r = be_sim_region(s, "r");
+			uint64_t seed = 77 + (uint64_t)prof * 2 + (uint64_t)masked;
+			unsigned stored = 0, kept = 0;
+			for (int i = 0; i < 300; i++) {
+				uint32_t on = (uint32_t)rng(&seed), om = (uint32_t)rng(&seed);
+				uint32_t v = pick32(&seed, on), u = pick32(&seed, om);
+				put_be32(r, on);
+				put_le32(r + 4, om);
+				struct prism_arg a[3] = {{.name = "p", .u64 = 0},
+				                         {.name = "v", .u64 = v},
+				                         {.name = "u", .u64 = u}};
+				assert_int_equal(be_sim_call(s, a, masked ? 2 : 3, NULL, 0, NULL), 0);
+				uint32_t want_n = masked ? ((v & 0xffff0000u) > (on & 0xffff0000u) ? v : on)
+				                         : (v > on ? v : on);
+				uint32_t want_m = masked ? om : (u < om ? u : om);
+				assert_int_equal(get_be32(r), want_n);
+				assert_int_equal(get_le32(r + 4), want_m);
+				stored += want_n != on;
+				kept += want_n == on;
+			}
+			assert_true(stored > 50 && kept > 50);
+			be_sim_close(s);
+		}
+}
+
+/* if (cas(place, expect, new, cmp_mask, swap_mask)): the then-arm runs
+ * exactly when the masked compare matched (and the place was swapped). */
+static void test_masked_cas_condition_on_sim(void **state)
+{
+	(void)state;
+	static const char *src =
+	    "struct w4 { n: be32; }\nstruct w16 { v: u8[16]; }\n"
+	    "region r4: w4[16] writable;\nregion r16: w16[16] writable;\n"
+	    "region out: w4[4] writable;\n"
+	    "offload f4(p: *w4 in r4, e: be32, n: be32, o: *w4 in out) {\n"
+	    "  if (cas(p.n, e, n, 0xffff0000, 0xffffffff)) { o.n = 1; } else { o.n = 2; }\n}\n"
+	    "offload f16(p: *w16 in r16, e: u8[16], n: u8[16], m: u8[16], sm: u8[16], "
+	    "o: *w4 in out) {\n"
+	    "  if (!cas(p.v, e, n, m, sm)) { o.n = 2; } else { o.n = 1; }\n}\n";
+	for (int prof = 0; prof < 2; prof++)
+		for (int wide = 0; wide < 2; wide++) {
+			struct be_sim *s = be_sim_open(src, wide ? "f16" : "f4",
+			                               prof ? IR_PROFILE_STRICT : IR_PROFILE_RELAXED);
+			assert_non_null(s);
+			uint8_t *place = be_sim_region(s, wide ? "r16" : "r4");
+			uint8_t *out = be_sim_region(s, "out");
+			uint64_t seed = 1234 + (uint64_t)prof * 2 + (uint64_t)wide;
+			unsigned hit = 0, miss = 0;
+			for (int i = 0; i < 300; i++) {
+				uint8_t old[16], e[16], n[16], m[16], sm[16];
+				for (int k = 0; k < 16; k++) {
+					old[k] = (uint8_t)rng(&seed);
+					n[k] = (uint8_t)rng(&seed);
+					m[k] = (rng(&seed) & 1) ? 0xff : (uint8_t)rng(&seed);
+					sm[k] = (uint8_t)rng(&seed);
+				}
+				unsigned w = wide ? 16 : 4;
+				if (!wide) /* the 4-byte mask is the constant 0xffff0000 */
+					m[0] = m[1] = 0xff, m[2] = m[3] = 0, memset(sm, 0xff, 4);
+				/* equal under the mask half of the time */
+				for (int k = 0; k < 16; k++)
+					e[k] = (i & 1) ? (uint8_t)((old[k] & m[k]) | (rng(&seed) & ~m[k]))
+					               : (uint8_t)rng(&seed);
+				bool eq = true;
+				for (unsigned k = 0; k < w; k++)
+					eq = eq && ((old[k] ^ e[k]) & m[k]) == 0;
+				memcpy(place, old, w);
+				memset(out, 0, 4);
+				struct prism_arg a[6];
+				if (wide) {
+					a[0] = (struct prism_arg){.name = "p", .u64 = 0};
+					a[1] = (struct prism_arg){.name = "e", .bytes = e, .len = 16};
+					a[2] = (struct prism_arg){.name = "n", .bytes = n, .len = 16};
+					a[3] = (struct prism_arg){.name = "m", .bytes = m, .len = 16};
+					a[4] = (struct prism_arg){.name = "sm", .bytes = sm, .len = 16};
+					a[5] = (struct prism_arg){.name = "o", .u64 = 0};
+				} else {
+					a[0] = (struct prism_arg){.name = "p", .u64 = 0};
+					a[1] = (struct prism_arg){.name = "e", .u64 = get_be32(e)};
+					a[2] = (struct prism_arg){.name = "n", .u64 = get_be32(n)};
+					a[3] = (struct prism_arg){.name = "o", .u64 = 0};
+				}
+				assert_int_equal(be_sim_call(s, a, wide ? 6 : 4, NULL, 0, NULL), 0);
+				if (get_be32(out) != (eq ? 1u : 2u))
+					fprintf(stderr, "%s %s call %d: branch %u, want %u\n",
+					        wide ? "f16" : "f4", prof ? "strict" : "relaxed", i,
+					        get_be32(out), eq ? 1 : 2);
+
+				assert_int_equal(get_be32(out), eq ? 1 : 2);
+				for (unsigned k = 0; k < w; k++) {
+					uint8_t want = eq ? (uint8_t)((old[k] & ~sm[k]) | (n[k] & sm[k]))
+					                  : old[k];
+					assert_int_equal(place[k], want);
+				}
+				hit += eq;
+				miss += !eq;
+			}
+			assert_true(hit > 50 && miss > 50);
+			be_sim_close(s);
+		}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -301,6 +452,8 @@ int main(void)
 	    cmocka_unit_test(test_dnf_strict_on_sim),
 	    cmocka_unit_test(test_dnf_rejections),
 	    cmocka_unit_test(test_dnf_sequences),
+	    cmocka_unit_test(test_cas_order_4_bytes_on_sim),
+	    cmocka_unit_test(test_masked_cas_condition_on_sim),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
