@@ -4,8 +4,10 @@
  *
  * Files: lower.c (driver, statements, parallel lanes), lower_mem.c (values,
  * READs, indirection, delivering bytes into WQE fields), lower_cond.c (`if`
- * by CAS on a later WQE's control segment), lower_effects.c (return,
- * stores, atomics).
+ * by CAS on a later WQE's control segment), lower_order.c (carry terms,
+ * exact guards), lower_dnf.c (`!`, nested `||`, any `else`: disjunctive
+ * normal form), lower_effects.c (return, stores, atomics), lower_atomic.c
+ * (cas, cas_gt / cas_lt, alloc), lower_loop.c (unrolled loops).
  *
  * Must not: place barriers or compute slots (sched_barrier.c, layout.c).
  */
