@@ -18,11 +18,13 @@
  * CAS loop).
  *
  * On a 4-byte place X is the 4-byte masked CAS (compare mask all ones): the
- * plain CAS verb has 8 bytes only.  16- and 32-byte places would need a
- * comparison wider than the 8-byte low limb of the 16-byte add.
+ * plain CAS verb has 8 bytes only.  On a 16-byte place (masks are then
+ * run-time aggregates) X is the 16-byte masked CAS and the comparison one
+ * carry of a 32-byte add (cas_order16).  32-byte places would need a
+ * comparison wider than the 16-byte low half of the widest add.
  *
- * Must not: lower 16/32-byte places or run-time masks (rejected with the
- * reason), or nest under a disjunction.
+ * Must not: lower 32-byte places or run-time masks on 4/8 bytes (rejected
+ * with the reason), or nest under a disjunction.
  */
 #include <string.h>
 
@@ -78,6 +80,121 @@ bool lower_mask_value(struct lower_ctx *c, const struct lval *v, uint64_t m, str
 	return !p->oom;
 }
 
+/* v & m for a 16-byte value and a run-time mask: a 32-byte masked CAS on a
+ * zeroed pair, swap [0 | v], swap mask [0 | m]; the result is its low half. */
+static bool mask_value16(struct lower_ctx *c, const struct lval *v, const struct lval *m,
+                         struct lval *out)
+{
+	struct ir_prog *p = c->p;
+	uint32_t wo = ir_scratch_alloc(p, 32, 32);
+	static const uint8_t zero[32];
+	if (ir_scratch_init(p, wo, zero, 32) < 0)
+		return false;
+	struct ir_node *n = ir_append(p, c->lane, PRISM_OP_ATOMIC_MASKED_CS, IR_ROLE_GUARD);
+	if (!n)
+		return false;
+	int id = n->id;
+	n->what = "compare: mask";
+	n->asize = 32;
+	n->opmod = (uint8_t)PRISM_MASKED_OPMOD(5);
+	n->raddr = ir_v(IR_V_SCRATCH_ADDR, 0, wo);
+	n->rkey = ir_v(IR_V_SCRATCH_RKEY, 0, 0);
+	uint32_t result = ir_scratch_alloc(p, 32, 32);
+	ir_sge_add(p, n, ir_v(IR_V_SCRATCH_ADDR, 0, result), 32, ir_v(IR_V_SCRATCH_LKEY, 0, 0));
+	uint32_t swp = lower_field_off(PRISM_OP_ATOMIC_MASKED_CS, PRISM_FIELD_ATOMIC_SWAP, 32);
+	const struct lval *ops[2] = {v, m};
+	for (int i = 0; i < 2; i++) {
+		int wv = lower_deliver(c, ops[i], id, swp + (i ? 64 : 0) + 16, false);
+		if (wv < -1)
+			return false;
+		if (wv >= 0)
+			ir_add_dep(p, wv, id);
+	}
+	*out = (struct lval){.kind = LV_SCRATCH,
+	                     .read = -1,
+	                     .off = wo + 16,
+	                     .width = 16,
+	                     .be = true,
+	                     .region = -1,
+	                     .taint = v->taint | m->taint,
+	                     .field_writer = id};
+	return !p->oom;
+}
+
+/*
+ * cas_gt / cas_lt on a 16-byte place (both masks, aggregates: run-time
+ * values).  X is the 16-byte masked CAS: compare = the snapshot (mask all
+ * ones), swap = v, swap mask; the comparison (v & m) > (old & m) masks both
+ * sides with a 32-byte masked CAS each and compares them as one 16-byte carry
+ * term (a 32-byte pair, lower_order.c).  16-byte atomics are big-endian:
+ * operand bytes land as they are.
+ */
+static bool cas_order16(struct lower_ctx *c, const struct ast_expr *e, bool gt)
+{
+	struct ir_prog *p = c->p;
+	const struct ast_expr *place = e->u.call.args, *v = place->arg_next;
+	const struct ast_expr *cme = v->arg_next, *sme = cme->arg_next;
+	const struct lcond *outer = c->cond;
+	struct lval old, val, cm, sm;
+	if (!lower_value(c, place, &old) || !lower_value(c, v, &val) || !lower_value(c, cme, &cm) ||
+	    !lower_value(c, sme, &sm))
+		return false;
+	if (old.kind != LV_MEM) {
+		lower_error(c, place->loc, "%s needs a place in region memory",
+		            gt ? "cas_gt" : "cas_lt");
+		return false;
+	}
+	uint8_t op = PRISM_OP_ATOMIC_MASKED_CS;
+	struct ir_node *x = ir_append(p, c->lane, op, IR_ROLE_DATA);
+	if (!x)
+		return false;
+	int xid = x->id;
+	x->what = gt ? "cas_gt" : "cas_lt";
+	x->loc = e->loc;
+	x->asize = 16;
+	x->opmod = (uint8_t)PRISM_MASKED_OPMOD(4);
+	memset(x->compare_mask_bytes, 0xff, 16);
+	if (!lower_target_addr(c, place, xid, op))
+		return false;
+	uint32_t result = ir_scratch_alloc(p, 16, 16);
+	ir_sge_add(p, &p->nodes[xid], ir_v(IR_V_SCRATCH_ADDR, 0, result), 16,
+	           ir_v(IR_V_SCRATCH_LKEY, 0, 0));
+	uint32_t base = lower_field_off(op, PRISM_FIELD_ATOMIC_SWAP, 16);
+	int wold = lower_deliver(c, &old, xid, base + 16, false);
+	if (wold < 0)
+		return false;
+	if (lower_deliver(c, &val, xid, base, false) < -1 ||
+	    lower_deliver(c, &sm, xid, base + 32, false) < -1)
+		return false;
+	struct lval snap = {.kind = LV_FIELD,
+	                    .read = xid,
+	                    .off = base + 16,
+	                    .width = 16,
+	                    .be = true,
+	                    .region = -1,
+	                    .taint = old.taint,
+	                    .field_writer = wold};
+	struct lval xv, yv;
+	if (!mask_value16(c, gt ? &val : &snap, &cm, &xv) ||
+	    !mask_value16(c, gt ? &snap : &val, &cm, &yv))
+		return false;
+	struct lval vals[2] = {xv, yv};
+	struct lorder ord;
+	memset(&ord, 0, sizeof(ord));
+	struct lcond cd = {.lhs = gt ? v : place,
+	                   .rhs = gt ? place : v,
+	                   .kind = LC_GT,
+	                   .ord = &ord,
+	                   .vals = vals,
+	                   .and_next = outer,
+	                   .width = 16,
+	                   .loc = e->loc};
+	c->cond = &cd;
+	bool ok = lower_guard(c, xid);
+	c->cond = outer;
+	return ok && !p->oom;
+}
+
 static bool const_arg(struct lower_ctx *c, const struct ast_expr *a, uint64_t *k)
 {
 	struct lval v;
@@ -111,10 +228,12 @@ bool lower_cas_order(struct lower_ctx *c, const struct ast_expr *e)
 		return false;
 	}
 	unsigned w = place->type ? (unsigned)place->type->size : 0;
+	if (w == 16 && masked)
+		return cas_order16(c, e, gt);
 	if (w != 8 && w != 4) {
 		lower_error(c, e->loc,
-		            "%s is lowered on 4- and 8-byte places (the comparison is one carry "
-		            "of a 16-byte add); this place has %u bytes",
+		            "%s is lowered on 4-, 8- and 16-byte places (the comparison is one "
+		            "carry of a 16- or 32-byte add); this place has %u bytes",
 		            name, w);
 		return false;
 	}

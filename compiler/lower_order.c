@@ -88,47 +88,54 @@ static bool term_compute(struct lower_ctx *c, const struct lval *vals, int xi, i
 		yv = k;
 		t->flip = true;
 	}
-	uint32_t s = ir_scratch_alloc(p, 16, 16);
-	uint8_t init[16];
-	memset(init, 0xff, 16);
+	/* the pair: 16 bytes for operands of up to 8, 32 (a 16-byte low half,
+	 * 32-byte masked atomics) for up to 16 */
+	uint32_t ps = w > 8 ? 32 : 16;
+	uint8_t pop = (uint8_t)PRISM_MASKED_OPMOD(ps == 32 ? 5 : 4);
+	uint32_t s = ir_scratch_alloc(p, ps, ps);
+	uint8_t init[32];
+	memset(init, 0xff, ps);
 	init[0] = 0;
 	if (yv.kind == LV_CONST)
-		put_be(init + 8, ~(cd->ymask ? yv.k & cd->ymask : yv.k), 8);
-	if (ir_scratch_init(p, s, init, 16) < 0)
+		put_be(init + ps - 8, ~(cd->ymask ? yv.k & cd->ymask : yv.k), 8);
+	if (ir_scratch_init(p, s, init, ps) < 0)
 		return false;
 	t->s = s;
 	struct ir_val sa = ir_v(IR_V_SCRATCH_ADDR, 0, s), sk = ir_v(IR_V_SCRATCH_RKEY, 0, 0);
 	int prev = -1;
 	if (yv.kind != LV_CONST) {
-		struct ir_node *n = lower_guard_node(c, PRISM_OP_ATOMIC_MASKED_CS, 16, sa, sk,
-		                                     "compare: complement", 16);
+		struct ir_node *n = lower_guard_node(c, PRISM_OP_ATOMIC_MASKED_CS, (uint8_t)ps, sa, sk,
+		                                     "compare: complement", ps);
 		if (!n)
 			return false;
 		int id = n->id;
+		n->opmod = pop;
 		/* swap 1s outside the mask: those bits stay 1 whatever Y' is,
 		 * so S = ~(Y' & ymask) */
 		if (cd->ymask)
-			put_be(n->swap_bytes + 8, ~cd->ymask, 8);
-		uint32_t smask =
-		    lower_field_off(PRISM_OP_ATOMIC_MASKED_CS, PRISM_FIELD_ATOMIC_SWAP, 16) + 32;
-		int wy = lower_deliver(c, &yv, id, smask + 16 - w, !yv.be);
+			put_be(n->swap_bytes + ps - 8, ~cd->ymask, 8);
+		uint32_t smask = lower_field_off(PRISM_OP_ATOMIC_MASKED_CS, PRISM_FIELD_ATOMIC_SWAP,
+		                                 (uint8_t)ps) +
+		                 2 * ps;
+		int wy = lower_deliver(c, &yv, id, smask + ps - w, !yv.be);
 		if (wy < -1)
 			return false;
 		if (wy >= 0)
 			ir_add_dep(p, wy, id);
 		prev = id;
 	}
-	struct ir_node *fa =
-	    lower_guard_node(c, PRISM_OP_ATOMIC_MASKED_FA, 16, sa, sk, "compare: add", 16);
+	struct ir_node *fa = lower_guard_node(c, PRISM_OP_ATOMIC_MASKED_FA, (uint8_t)ps, sa, sk,
+	                                      "compare: add", ps);
 	if (!fa)
 		return false;
 	int fid = fa->id;
+	fa->opmod = pop;
 	if (xv.kind == LV_CONST) {
-		put_be(fa->swap_bytes + 16 - w, xv.k, w);
+		put_be(fa->swap_bytes + ps - w, xv.k, w);
 	} else {
-		uint32_t add =
-		    lower_field_off(PRISM_OP_ATOMIC_MASKED_FA, PRISM_FIELD_ATOMIC_SWAP, 16);
-		int wx = lower_deliver(c, &xv, fid, add + 16 - w, !xv.be);
+		uint32_t add = lower_field_off(PRISM_OP_ATOMIC_MASKED_FA, PRISM_FIELD_ATOMIC_SWAP,
+		                               (uint8_t)ps);
+		int wx = lower_deliver(c, &xv, fid, add + ps - w, !xv.be);
 		if (wx < -1)
 			return false;
 		if (wx >= 0)

@@ -508,11 +508,11 @@ static void test_cas_lt_one_barrier(void **state)
 static void test_reject_cas_gt_forms(void **state)
 {
 	(void)state;
-	/* 4- and 8-byte places (a 16-byte comparison needs more than the low
-	 * limb of the add) */
-	expect_error("struct w { n: u8[16]; }\nregion r: w[4] writable;\n"
-	             "offload f(p: *w in r, v: u8[16], m: u8[16]) { cas_gt(p.n, v, m, m); }\n",
-	             "is lowered on 4- and 8-byte places");
+	/* 4-, 8- and 16-byte places (a 32-byte comparison needs more than the
+	 * 16-byte low half of the widest add) */
+	expect_error("struct w { n: u8[32]; }\nregion r: w[4] writable;\n"
+	             "offload f(p: *w in r, v: u8[32], m: u8[32]) { cas_gt(p.n, v, m, m); }\n",
+	             "is lowered on 4-, 8- and 16-byte places");
 	expect_error("struct ctr { n: le64; }\nregion r: ctr[4] writable;\n"
 	             "offload f(p: *ctr in r, v: le64, m: le64) { cas_gt(p.n, v, m, 255); }\n",
 	             "the masks of cas_gt / cas_lt are constants");

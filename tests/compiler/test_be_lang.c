@@ -368,6 +368,63 @@ static void test_cas_order_4_bytes_on_sim(void **state)
 		}
 }
 
+/* cas_gt / cas_lt on a 16-byte place with run-time masks: store the
+ * swap-mask bits of v when (v & m) > (old & m) (big-endian, unsigned). */
+static void test_cas_order_16_bytes_on_sim(void **state)
+{
+	(void)state;
+	static const char *src =
+	    "struct t16 { v: u8[16]; }\nregion r: t16[8] writable;\n"
+	    "offload g(p: *t16 in r, v: u8[16], m: u8[16], sm: u8[16]) { cas_gt(p.v, v, m, sm); }\n"
+	    "offload l(p: *t16 in r, v: u8[16], m: u8[16], sm: u8[16]) { cas_lt(p.v, v, m, sm); }\n";
+	for (int prof = 0; prof < 2; prof++)
+		for (int gt = 0; gt < 2; gt++) {
+			struct be_sim *s = be_sim_open(src, gt ? "g" : "l",
+			                               prof ? IR_PROFILE_STRICT : IR_PROFILE_RELAXED);
+			assert_non_null(s);
+			uint8_t *r = be_sim_region(s, "r");
+			uint64_t seed = 99 + (uint64_t)prof * 2 + (uint64_t)gt;
+			unsigned stored = 0, kept = 0;
+			for (int i = 0; i < 300; i++) {
+				uint8_t old[16], v[16], m[16], sm[16];
+				for (int k = 0; k < 16; k++) {
+					old[k] = (uint8_t)rng(&seed);
+					m[k] = (rng(&seed) % 3) ? 0xff : (uint8_t)rng(&seed);
+					sm[k] = (rng(&seed) & 1) ? 0xff : (uint8_t)rng(&seed);
+				}
+				/* ties in the high bytes often: the low bytes decide */
+				unsigned same = (unsigned)(rng(&seed) % 17);
+				for (int k = 0; k < 16; k++)
+					v[k] = k < (int)same ? old[k] : (uint8_t)rng(&seed);
+				memcpy(r, old, 16);
+				struct prism_arg a[4] = {{.name = "p", .u64 = 0},
+				                         {.name = "v", .bytes = v, .len = 16},
+				                         {.name = "m", .bytes = m, .len = 16},
+				                         {.name = "sm", .bytes = sm, .len = 16}};
+				assert_int_equal(be_sim_call(s, a, 4, NULL, 0, NULL), 0);
+				int cmp = 0;
+				for (int k = 0; k < 16 && !cmp; k++) {
+					unsigned x = v[k] & m[k], y = old[k] & m[k];
+					cmp = x > y ? 1 : x < y ? -1 : 0;
+				}
+				bool store = gt ? cmp > 0 : cmp < 0;
+				for (int k = 0; k < 16; k++) {
+					uint8_t want = store ? (uint8_t)((old[k] & ~sm[k]) | (v[k] & sm[k]))
+					                     : old[k];
+					if (r[k] != want)
+						fprintf(stderr, "%s %s call %d byte %d: %02x, want %02x\n",
+						        gt ? "cas_gt" : "cas_lt", prof ? "strict" : "relaxed", i,
+						        k, r[k], want);
+					assert_int_equal(r[k], want);
+				}
+				stored += store;
+				kept += !store;
+			}
+			assert_true(stored > 50 && kept > 50);
+			be_sim_close(s);
+		}
+}
+
 /* if (cas(place, expect, new, cmp_mask, swap_mask)): the then-arm runs
  * exactly when the masked compare matched (and the place was swapped). */
 static void test_masked_cas_condition_on_sim(void **state)
@@ -454,6 +511,7 @@ int main(void)
 	    cmocka_unit_test(test_dnf_sequences),
 	    cmocka_unit_test(test_cas_order_4_bytes_on_sim),
 	    cmocka_unit_test(test_masked_cas_condition_on_sim),
+	    cmocka_unit_test(test_cas_order_16_bytes_on_sim),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
