@@ -294,6 +294,69 @@ static void test_dnf_sequences(void **state)
 	chainobj_free(o);
 }
 
+/* Deeper shapes: three nested levels with else arms, conditions in two
+ * parallel lanes, `!` of an 8-byte cas (which returns the old value). */
+static void test_dnf_deeper_on_sim(void **state)
+{
+	(void)state;
+	static const char *src =
+	    "struct ctr { n: le64; k: le64; }\nregion counters: ctr[16] writable;\n"
+	    "struct lk { v: le64; }\nregion locks: lk[16] writable;\n"
+	    "offload nest(a: be16, b: be16, d: be16, c: *ctr in counters) {\n"
+	    "  if (a > 1) { if (b > 2 || d > 3) { if (!(a == d)) { c.n = 1; } else { c.n = 2; } }"
+	    " else { c.n = 3; } }\n}\n"
+	    "offload lanes(a: be16, b: be16, d: be16, c: *ctr in counters) {\n"
+	    "  parallel { if (!(a > b) || a == 7) { c.n = 1; } } || { if (a != b && !(b < 3)) "
+	    "{ c.k = 2; } else { c.k = 3; } }\n}\n"
+	    "offload lock(a: be16, b: be16, d: be16, c: *ctr in counters, l: *lk in locks) {\n"
+	    "  if (!cas(l.v, 0, 1)) { c.n = 1; } else { c.n = 2; }\n}\n";
+	static const char *entries[] = {"nest", "lanes", "lock"};
+	for (int prof = 0; prof < 2; prof++)
+		for (int ei = 0; ei < 3; ei++) {
+			struct be_sim *s = be_sim_open(src, entries[ei],
+			                               prof ? IR_PROFILE_STRICT : IR_PROFILE_RELAXED);
+			assert_non_null(s);
+			uint8_t *ctr = be_sim_region(s, "counters");
+			uint8_t *lk = be_sim_region(s, "locks");
+			uint64_t seed = 555 + (uint64_t)prof * 3 + (uint64_t)ei;
+			unsigned seen[4] = {0};
+			for (int i = 0; i < 300; i++) {
+				unsigned a = pick(&seed, 5), b = pick(&seed, a), d = pick(&seed, b);
+				unsigned lock0 = (unsigned)(rng(&seed) % 2);
+				memset(ctr, 0, 16);
+				memset(lk, 0, 8);
+				lk[0] = (uint8_t)lock0;
+				struct prism_arg args[5] = {{.name = "a", .u64 = a},
+				                            {.name = "b", .u64 = b},
+				                            {.name = "d", .u64 = d},
+				                            {.name = "c", .u64 = 0},
+				                            {.name = "l", .u64 = 0}};
+				assert_int_equal(be_sim_call(s, args, ei == 2 ? 5 : 4, NULL, 0, NULL), 0);
+				unsigned n = ctr[0], k = ctr[8], wn, wk = 0;
+				if (ei == 0) {
+					wn = a > 1 ? ((b > 2 || d > 3) ? (!(a == d) ? 1 : 2) : 3) : 0;
+				} else if (ei == 1) {
+					wn = (!(a > b) || a == 7) ? 1 : 0;
+					wk = (a != b && !(b < 3)) ? 2 : 3;
+				} else {
+					wn = lock0 == 0 ? 2 : 1; /* swapped when the lock was free */
+					assert_int_equal(lk[0], 1);
+				}
+				if (n != wn || k != wk)
+					fprintf(stderr, "%s: a=%u b=%u d=%u: n %u k %u, want %u %u\n",
+					        entries[ei], a, b, d, n, k, wn, wk);
+				assert_int_equal(n, wn);
+				assert_int_equal(k, wk);
+				seen[wn]++;
+			}
+			unsigned kinds = 0;
+			for (int v = 0; v < 4; v++)
+				kinds += seen[v] >= 5;
+			assert_int_equal(kinds, ei == 0 ? 4u : 2u);
+			be_sim_close(s);
+		}
+}
+
 /* ---- cas_gt / cas_lt on 4 bytes, masked cas of 4 / 16 bytes as a condition ---- */
 
 static uint32_t get_be32(const uint8_t *p)
@@ -509,6 +572,7 @@ int main(void)
 	    cmocka_unit_test(test_dnf_strict_on_sim),
 	    cmocka_unit_test(test_dnf_rejections),
 	    cmocka_unit_test(test_dnf_sequences),
+	    cmocka_unit_test(test_dnf_deeper_on_sim),
 	    cmocka_unit_test(test_cas_order_4_bytes_on_sim),
 	    cmocka_unit_test(test_masked_cas_condition_on_sim),
 	    cmocka_unit_test(test_cas_order_16_bytes_on_sim),
