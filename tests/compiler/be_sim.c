@@ -54,7 +54,12 @@ struct be_sim *be_sim_open(const char *src, const char *entry, enum ir_profile p
 	}
 	s->prog = prism_program__open_mem(yaml, len, NULL);
 	free(yaml);
-	s->dev = s->prog ? prism_device__open("sim", NULL) : NULL;
+	/* the firmware checks of the profile compiled for, and a WQE rewritten
+	 * after the NIC fetched it is an error, not a warning */
+	PRISM_OPTS(prism_device_opts, dopts,
+	           .firmware = profile == IR_PROFILE_STRICT ? "strict" : "relaxed",
+	           .hazard_fail = true, .trace_path = getenv("BE_SIM_TRACE"));
+	s->dev = s->prog ? prism_device__open("sim", &dopts) : NULL;
 	if (!s->dev)
 		goto fail;
 	for (int i = 0; i < prism_program__region_count(s->prog); i++) {

@@ -7,8 +7,10 @@
  * sim device with every declared region created and zeroed, a local server
  * and a connected client), be_sim_region(), be_sim_call() (one invocation),
  * be_sim_close().  The loader re-verifies the object, the NIC executes the
- * WQE bytes, the runtime re-arms between invocations: nothing is simulated
- * outside the product.
+ * WQE bytes with the firmware checks of the profile compiled for (strict:
+ * exact index and QPN) and fails on a WQE rewritten after it was fetched,
+ * the runtime re-arms between invocations: nothing is simulated outside the
+ * product.
  */
 #ifndef PRISM_TESTS_BE_SIM_H
 #define PRISM_TESTS_BE_SIM_H
