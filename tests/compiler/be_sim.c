@@ -32,6 +32,12 @@ void be_sim_close(struct be_sim *s)
 
 struct be_sim *be_sim_open(const char *src, const char *entry, enum ir_profile profile)
 {
+	return be_sim_open_traced(src, entry, profile, NULL);
+}
+
+struct be_sim *be_sim_open_traced(const char *src, const char *entry, enum ir_profile profile,
+                                  const char *trace_path)
+{
 	char *diag = NULL;
 	struct chainobj *o = be_compile(src, entry, profile, &diag);
 	if (!o) {
@@ -58,7 +64,7 @@ struct be_sim *be_sim_open(const char *src, const char *entry, enum ir_profile p
 	 * after the NIC fetched it is an error, not a warning */
 	PRISM_OPTS(prism_device_opts, dopts,
 	           .firmware = profile == IR_PROFILE_STRICT ? "strict" : "relaxed",
-	           .hazard_fail = true, .trace_path = getenv("BE_SIM_TRACE"));
+	           .hazard_fail = true, .trace_path = trace_path);
 	s->dev = s->prog ? prism_device__open("sim", &dopts) : NULL;
 	if (!s->dev)
 		goto fail;

@@ -26,6 +26,10 @@ struct be_sim;
 
 /* NULL (with the diagnostics on stderr) if it does not compile or load. */
 struct be_sim *be_sim_open(const char *src, const char *entry, enum ir_profile profile);
+/* Same, writing a Chrome trace of every WQE the NIC runs to trace_path
+ * (complete after be_sim_close). */
+struct be_sim *be_sim_open_traced(const char *src, const char *entry, enum ir_profile profile,
+                                  const char *trace_path);
 /* The host bytes of a declared region. */
 uint8_t *be_sim_region(struct be_sim *s, const char *name);
 /* One invocation; 0 or a negative code.  *ret_site: which return ran. */

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 #include <prism/wqe.h>
@@ -565,6 +566,79 @@ static void test_masked_cas_condition_on_sim(void **state)
 		}
 }
 
+/* ---- the list walk's WRs, counted on the NIC ----------------------------------- */
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	assert_non_null(f);
+	static char buf[1 << 20];
+	size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	return buf;
+}
+
+static unsigned count(const char *hay, const char *needle)
+{
+	unsigned n = 0;
+	for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+/*
+ * lib/chains/list_find.prism on an 8-node ring, one lookup per fresh NIC:
+ * the WQEs the NIC executes (the trace's exec events, less the client's one
+ * SEND) are the figures docs/benchmarks.md gives: find 14 + 6k with the key
+ * at node k, 59 on a miss; find_break 27 + 12k.
+ */
+static void test_list_walk_wrs_on_sim(void **state)
+{
+	(void)state;
+	char *src = strdup(slurp("lib/chains/list_find.prism"));
+	char trace[] = "/tmp/prism-lang-trace-XXXXXX";
+	int fd = mkstemp(trace);
+	assert_true(fd >= 0);
+	close(fd);
+	static const struct {
+		const char *entry;
+		int k; /* node holding the key, 8: none */
+		unsigned wrs, site;
+	} runs[] = {{"find", 0, 14, 1},       {"find", 3, 32, 1},       {"find", 7, 56, 1},
+	            {"find", 8, 59, 0},       {"find_break", 0, 27, 1}, {"find_break", 1, 39, 2},
+	            {"find_break", 3, 63, 4}};
+	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
+		struct be_sim *s = be_sim_open_traced(src, runs[i].entry, IR_PROFILE_RELAXED, trace);
+		assert_non_null(s);
+		uint8_t *nodes = be_sim_region(s, "nodes");
+		uintptr_t base = (uintptr_t)nodes;
+		for (int n = 0; n < 8; n++) {
+			uint8_t *p = nodes + n * 80;
+			put_be32(p, (uint32_t)(0x100 + n) << 8); /* be24 key, then pad */
+			uint64_t nx = base + (uint64_t)((n + 1) % 8) * 80;
+			for (int j = 0; j < 8; j++)
+				p[8 + j] = (uint8_t)(nx >> (56 - 8 * j));
+		}
+		uint8_t out[80];
+		uint32_t site = 99;
+		struct prism_arg a[2] = {
+		    {.name = "key", .u64 = runs[i].k < 8 ? 0x100u + (unsigned)runs[i].k : 0x999u},
+		    {.name = "head", .u64 = 0}};
+		assert_int_equal(be_sim_call(s, a, 2, out, sizeof(out), &site), 0);
+		be_sim_close(s);
+		const char *t = slurp(trace);
+		unsigned wrs = count(t, "\"cat\":\"exec\"") - count(t, "\"name\":\"SEND\"");
+		if (wrs != runs[i].wrs)
+			fprintf(stderr, "%s, key at node %d: %u WRs executed\n", runs[i].entry,
+			        runs[i].k, wrs);
+		assert_int_equal(site, runs[i].site);
+		assert_int_equal(wrs, runs[i].wrs);
+	}
+	unlink(trace);
+	free(src);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -576,6 +650,7 @@ int main(void)
 	    cmocka_unit_test(test_cas_order_4_bytes_on_sim),
 	    cmocka_unit_test(test_masked_cas_condition_on_sim),
 	    cmocka_unit_test(test_cas_order_16_bytes_on_sim),
+	    cmocka_unit_test(test_list_walk_wrs_on_sim),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
