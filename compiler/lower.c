@@ -183,12 +183,8 @@ static struct ir_prog *lower_attempt(struct diag_ctx *d, const struct ast_progra
 		d->oom = true;
 		return NULL;
 	}
-	struct lower_ctx c = {.p = p,
-	                      .d = d,
-	                      .prog = prog,
-	                      .off = off,
-	                      .recv_reserve = recv_reserve,
-	                      .quiet = quiet};
+	struct lower_ctx c = {
+	    .p = p, .d = d, .prog = prog, .off = off, .recv_reserve = recv_reserve, .quiet = quiet};
 	c.lane = ir_lane_queue(p, 0);
 	c.nlocals = off->nlocals;
 	c.env = calloc(off->nlocals + 1, sizeof(*c.env));

@@ -188,10 +188,10 @@ struct lower_ctx {
 	struct diag_ctx *d;
 	const struct ast_program *prog;
 	const struct ast_offload *off;
-	unsigned recv_reserve; /* RECV entries kept for later parameters (lower_mem.c) */
-	bool quiet;            /* a trial lowering: lower_error reports nothing */
-	bool flushing;         /* lower_flush_phis: land at the use given */
-	const struct ldnf *dnf; /* the active condition as built by lower_dnf.c, or NULL */
+	unsigned recv_reserve;      /* RECV entries kept for later parameters (lower_mem.c) */
+	bool quiet;                 /* a trial lowering: lower_error reports nothing */
+	bool flushing;              /* lower_flush_phis: land at the use given */
+	const struct ldnf *dnf;     /* the active condition as built by lower_dnf.c, or NULL */
 	struct lorder cas_terms[8]; /* masked cas conditions' marker terms (lower_cond.c) */
 	unsigned n_cas_terms;
 	/* the last relaxed `==` guard (lower_cond.c, guard_eq): its CAS returns

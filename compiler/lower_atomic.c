@@ -272,7 +272,8 @@ bool lower_cas_order(struct lower_ctx *c, const struct ast_expr *e)
 		x->asize = (uint8_t)w;
 		x->opmod = (uint8_t)PRISM_MASKED_OPMOD(narrow ? 2 : 3);
 		x->compare_mask = IR_CONST(ones);
-		x->swap_mask = IR_CONST(narrow ? (be ? sm : bswap(sm, 4)) : (be ? bswap(sm, 8) : sm));
+		x->swap_mask =
+		    IR_CONST(narrow ? (be ? sm : bswap(sm, 4)) : (be ? bswap(sm, 8) : sm));
 	}
 	if (!lower_target_addr(c, place, xid, op))
 		return false;
@@ -290,8 +291,8 @@ bool lower_cas_order(struct lower_ctx *c, const struct ast_expr *e)
 	if (wold < 0)
 		return false;
 	if (val.kind == LV_CONST) {
-		p->nodes[xid].swap =
-		    IR_CONST(narrow ? (be ? val.k : bswap(val.k, 4)) : (be ? bswap(val.k, 8) : val.k));
+		p->nodes[xid].swap = IR_CONST(narrow ? (be ? val.k : bswap(val.k, 4))
+		                                     : (be ? bswap(val.k, 8) : val.k));
 	} else {
 		p->nodes[xid].swap = ir_v(IR_V_RUNTIME, 0, 0);
 		if (lower_deliver(c, &val, xid, swp, !narrow) < -1)

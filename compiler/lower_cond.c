@@ -219,8 +219,8 @@ static bool guard_eq(struct lower_ctx *c, int x, bool neg)
 	if (wb < -1)
 		goto bad_operand;
 	if (!neg && nex == 0)
-		c->eq_guard = (struct lguard_rec){
-		    .cond = cd, .guard = gid, .cmp = cb, .taint = ta.taint};
+		c->eq_guard =
+		    (struct lguard_rec){.cond = cd, .guard = gid, .cmp = cb, .taint = ta.taint};
 	/* the CAS compares bytes the READ writes: it runs after the READ */
 	if (wa >= 0)
 		ir_add_dep(p, wa, gid);
@@ -342,8 +342,7 @@ static void const_bytes(uint8_t *dst, uint64_t k, unsigned w, bool le)
  * exactly when it did not swap, M[1..7] exactly when it did, so the guards
  * test it like any term.  The masks may be run-time values (aggregates).
  */
-static bool cas_marker(struct lower_ctx *c, const struct ast_expr *e, unsigned w,
-                       struct lcond *cd)
+static bool cas_marker(struct lower_ctx *c, const struct ast_expr *e, unsigned w, struct lcond *cd)
 {
 	struct ir_prog *p = c->p;
 	const struct ast_expr *place = e->u.call.args;
@@ -433,11 +432,12 @@ bool lower_cas_condition(struct lower_ctx *c, const struct ast_expr *e, struct l
 		if (w == 4 || w == 16)
 			return cas_marker(c, e, w, cd);
 		if (w != 8) {
-			lower_error(c, e->loc,
-			            "a masked cas is lowered as a condition on 4, 8 and 16-byte "
-			            "places, not %u (the marker CAS holds the returned value and 16 "
-			            "more bytes: at most 32)",
-			            w);
+			lower_error(
+			    c, e->loc,
+			    "a masked cas is lowered as a condition on 4, 8 and 16-byte "
+			    "places, not %u (the marker CAS holds the returned value and 16 "
+			    "more bytes: at most 32)",
+			    w);
 			return false;
 		}
 		if (!lower_value(c, expect->arg_next->arg_next, &mv))

@@ -414,9 +414,10 @@ static bool from_legacy(struct builder *b, const struct lcond *top, struct dnf *
 		dnf_true(&cl[0]);
 		for (const struct lcond *l = h; l && ok; l = l->and_next) {
 			if (l->chain) {
-				lower_error(b->c, b->loc,
-				            "an `if` inside an `else if` arm is not lowered (the arm's "
-				            "guard tests the earlier arms' outcome)");
+				lower_error(
+				    b->c, b->loc,
+				    "an `if` inside an `else if` arm is not lowered (the arm's "
+				    "guard tests the earlier arms' outcome)");
 				ok = false;
 				break;
 			}
@@ -465,9 +466,9 @@ static const struct lcond *to_conds(struct lower_ctx *c, struct ldnf *g, struct 
 	if (d->n == 1 && d->len[0] == 0)
 		return NULL;
 	/* a lone `!=` keeps its own form (one CAS under relaxed) */
-	if (d->n == 2 && d->len[0] == 1 && d->len[1] == 1 &&
-	    d->l[0][0].leaf == d->l[1][0].leaf && pool->leaf[d->l[0][0].leaf].two &&
-	    d->l[0][0].want && d->l[1][0].want && d->l[0][0].t != d->l[1][0].t) {
+	if (d->n == 2 && d->len[0] == 1 && d->len[1] == 1 && d->l[0][0].leaf == d->l[1][0].leaf &&
+	    pool->leaf[d->l[0][0].leaf].two && d->l[0][0].want && d->l[1][0].want &&
+	    d->l[0][0].t != d->l[1][0].t) {
 		g->conds[0] = pool->leaf[d->l[0][0].leaf].base;
 		g->conds[0].kind = LC_NE;
 		return &g->conds[0];

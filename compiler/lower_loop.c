@@ -335,8 +335,7 @@ bool lower_while(struct lower_ctx *c, const struct ast_stmt *s)
 	for (unsigned i = 0; i < n && ok; i++) {
 		l.iter = i;
 		if (cond_exit)
-			ok = exit_point(c, cond->u.binary.lhs, cond->u.binary.rhs, cond->loc,
-			                NULL);
+			ok = exit_point(c, cond->u.binary.lhs, cond->u.binary.rhs, cond->loc, NULL);
 		if (ok)
 			ok = lower_block(c, s->u.while_.body);
 	}

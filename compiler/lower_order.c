@@ -104,8 +104,8 @@ static bool term_compute(struct lower_ctx *c, const struct lval *vals, int xi, i
 	struct ir_val sa = ir_v(IR_V_SCRATCH_ADDR, 0, s), sk = ir_v(IR_V_SCRATCH_RKEY, 0, 0);
 	int prev = -1;
 	if (yv.kind != LV_CONST) {
-		struct ir_node *n = lower_guard_node(c, PRISM_OP_ATOMIC_MASKED_CS, (uint8_t)ps, sa, sk,
-		                                     "compare: complement", ps);
+		struct ir_node *n = lower_guard_node(c, PRISM_OP_ATOMIC_MASKED_CS, (uint8_t)ps, sa,
+		                                     sk, "compare: complement", ps);
 		if (!n)
 			return false;
 		int id = n->id;
@@ -124,8 +124,8 @@ static bool term_compute(struct lower_ctx *c, const struct lval *vals, int xi, i
 			ir_add_dep(p, wy, id);
 		prev = id;
 	}
-	struct ir_node *fa = lower_guard_node(c, PRISM_OP_ATOMIC_MASKED_FA, (uint8_t)ps, sa, sk,
-	                                      "compare: add", ps);
+	struct ir_node *fa =
+	    lower_guard_node(c, PRISM_OP_ATOMIC_MASKED_FA, (uint8_t)ps, sa, sk, "compare: add", ps);
 	if (!fa)
 		return false;
 	int fid = fa->id;
@@ -272,8 +272,8 @@ static bool guard_relaxed(struct lower_ctx *c, int x, struct lterm *t, bool want
  * index and QPN are never touched, so this is exact under strict too.
  */
 #define WIDE_TESTS 5u
-static bool arm_exact16(struct lower_ctx *c, int x, uint8_t xop, const int *rids,
-                        struct lterm **ts, unsigned n)
+static bool arm_exact16(struct lower_ctx *c, int x, uint8_t xop, const int *rids, struct lterm **ts,
+                        unsigned n)
 {
 	struct ir_prog *p = c->p;
 	static const unsigned ctrl_byte[WIDE_TESTS] = {0, 3, 8, 9, 10};
@@ -283,10 +283,9 @@ static bool arm_exact16(struct lower_ctx *c, int x, uint8_t xop, const int *rids
 		            "outcomes ride in the index bytes)");
 		return false;
 	}
-	struct ir_node *g =
-	    lower_guard_node(c, PRISM_OP_ATOMIC_MASKED_CS, 16, ir_v(IR_V_NODE_ADDR, x, 0),
-	                     ir_v(IR_V_QBUF_RKEY, p->nodes[x].queue, 0), "if: guard (exact, wide)",
-	                     16);
+	struct ir_node *g = lower_guard_node(
+	    c, PRISM_OP_ATOMIC_MASKED_CS, 16, ir_v(IR_V_NODE_ADDR, x, 0),
+	    ir_v(IR_V_QBUF_RKEY, p->nodes[x].queue, 0), "if: guard (exact, wide)", 16);
 	if (!g)
 		return false;
 	int gid = g->id;

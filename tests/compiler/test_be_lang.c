@@ -108,8 +108,8 @@ static const struct lang_case {
      r_chain_or, 3, true},
     {"if (a == b) { c.n = 1; } else if (d == 9) { c.n = 2; } else { c.n = 3; }", r_chain_eq, 3,
      true},
-    {"if (a >= b) { c.n = 1; } else if (d < a) { c.n = 2; } else { c.n = 3; }",
-     r_chain_ne_strict, 3, true},
+    {"if (a >= b) { c.n = 1; } else if (d < a) { c.n = 2; } else { c.n = 3; }", r_chain_ne_strict,
+     3, true},
 };
 
 static uint64_t rng(uint64_t *s)
@@ -262,10 +262,10 @@ static void test_dnf_sequences(void **state)
 	(void)state;
 	/* relaxed: one carry term for both arms (complement, add, one READ of
 	 * the carry into both stores' QPN byte), one masked CAS per store */
-	struct chainobj *o = compile_body("if (!(a > b)) { c.n = 1; } else { c.n = 2; }",
-	                                  IR_PROFILE_RELAXED);
-	struct chainobj *p = compile_body("if (a <= b) { c.n = 1; } else { c.n = 2; }",
-	                                  IR_PROFILE_RELAXED);
+	struct chainobj *o =
+	    compile_body("if (!(a > b)) { c.n = 1; } else { c.n = 2; }", IR_PROFILE_RELAXED);
+	struct chainobj *p =
+	    compile_body("if (a <= b) { c.n = 1; } else { c.n = 2; }", IR_PROFILE_RELAXED);
 	static const char want[] = "MCAS MFA READ MCAS WAIT EN NOP MCAS WAIT EN NOP WAIT EN";
 	assert_string_equal(be_ops(o, "w0"), want);
 	assert_string_equal(be_ops(p, "w0"), want);
@@ -314,8 +314,8 @@ static void test_dnf_deeper_on_sim(void **state)
 	static const char *entries[] = {"nest", "lanes", "lock"};
 	for (int prof = 0; prof < 2; prof++)
 		for (int ei = 0; ei < 3; ei++) {
-			struct be_sim *s = be_sim_open(src, entries[ei],
-			                               prof ? IR_PROFILE_STRICT : IR_PROFILE_RELAXED);
+			struct be_sim *s = be_sim_open(
+			    src, entries[ei], prof ? IR_PROFILE_STRICT : IR_PROFILE_RELAXED);
 			assert_non_null(s);
 			uint8_t *ctr = be_sim_region(s, "counters");
 			uint8_t *lk = be_sim_region(s, "locks");
@@ -332,19 +332,23 @@ static void test_dnf_deeper_on_sim(void **state)
 				                            {.name = "d", .u64 = d},
 				                            {.name = "c", .u64 = 0},
 				                            {.name = "l", .u64 = 0}};
-				assert_int_equal(be_sim_call(s, args, ei == 2 ? 5 : 4, NULL, 0, NULL), 0);
+				assert_int_equal(
+				    be_sim_call(s, args, ei == 2 ? 5 : 4, NULL, 0, NULL), 0);
 				unsigned n = ctr[0], k = ctr[8], wn, wk = 0;
 				if (ei == 0) {
-					wn = a > 1 ? ((b > 2 || d > 3) ? (!(a == d) ? 1 : 2) : 3) : 0;
+					wn = a > 1 ? ((b > 2 || d > 3) ? (!(a == d) ? 1 : 2) : 3)
+					           : 0;
 				} else if (ei == 1) {
 					wn = (!(a > b) || a == 7) ? 1 : 0;
 					wk = (a != b && !(b < 3)) ? 2 : 3;
 				} else {
-					wn = lock0 == 0 ? 2 : 1; /* swapped when the lock was free */
+					wn =
+					    lock0 == 0 ? 2 : 1; /* swapped when the lock was free */
 					assert_int_equal(lk[0], 1);
 				}
 				if (n != wn || k != wk)
-					fprintf(stderr, "%s: a=%u b=%u d=%u: n %u k %u, want %u %u\n",
+					fprintf(stderr,
+					        "%s: a=%u b=%u d=%u: n %u k %u, want %u %u\n",
 					        entries[ei], a, b, d, n, k, wn, wk);
 				assert_int_equal(n, wn);
 				assert_int_equal(k, wk);
@@ -404,8 +408,8 @@ static void test_cas_order_4_bytes_on_sim(void **state)
 	    "offload h(p: *c4 in r, v: be32) { cas_gt(p.n, v, 0xffff0000, 0xffffffff); }\n";
 	for (int prof = 0; prof < 2; prof++)
 		for (int masked = 0; masked < 2; masked++) {
-			struct be_sim *s = be_sim_open(src, masked ? "h" : "g",
-			                               prof ? IR_PROFILE_STRICT : IR_PROFILE_RELAXED);
+			struct be_sim *s = be_sim_open(
+			    src, masked ? "h" : "g", prof ? IR_PROFILE_STRICT : IR_PROFILE_RELAXED);
 			assert_non_null(s);
 			uint8_t *r = be_sim_region(s, "r");
 			uint64_t seed = 77 + (uint64_t)prof * 2 + (uint64_t)masked;
@@ -418,9 +422,11 @@ static void test_cas_order_4_bytes_on_sim(void **state)
 				struct prism_arg a[3] = {{.name = "p", .u64 = 0},
 				                         {.name = "v", .u64 = v},
 				                         {.name = "u", .u64 = u}};
-				assert_int_equal(be_sim_call(s, a, masked ? 2 : 3, NULL, 0, NULL), 0);
-				uint32_t want_n = masked ? ((v & 0xffff0000u) > (on & 0xffff0000u) ? v : on)
-				                         : (v > on ? v : on);
+				assert_int_equal(be_sim_call(s, a, masked ? 2 : 3, NULL, 0, NULL),
+				                 0);
+				uint32_t want_n =
+				    masked ? ((v & 0xffff0000u) > (on & 0xffff0000u) ? v : on)
+				           : (v > on ? v : on);
 				uint32_t want_m = masked ? om : (u < om ? u : om);
 				assert_int_equal(get_be32(r), want_n);
 				assert_int_equal(get_le32(r + 4), want_m);
@@ -440,11 +446,12 @@ static void test_cas_order_16_bytes_on_sim(void **state)
 	static const char *src =
 	    "struct t16 { v: u8[16]; }\nregion r: t16[8] writable;\n"
 	    "offload g(p: *t16 in r, v: u8[16], m: u8[16], sm: u8[16]) { cas_gt(p.v, v, m, sm); }\n"
-	    "offload l(p: *t16 in r, v: u8[16], m: u8[16], sm: u8[16]) { cas_lt(p.v, v, m, sm); }\n";
+	    "offload l(p: *t16 in r, v: u8[16], m: u8[16], sm: u8[16]) { cas_lt(p.v, v, m, sm); "
+	    "}\n";
 	for (int prof = 0; prof < 2; prof++)
 		for (int gt = 0; gt < 2; gt++) {
-			struct be_sim *s = be_sim_open(src, gt ? "g" : "l",
-			                               prof ? IR_PROFILE_STRICT : IR_PROFILE_RELAXED);
+			struct be_sim *s = be_sim_open(
+			    src, gt ? "g" : "l", prof ? IR_PROFILE_STRICT : IR_PROFILE_RELAXED);
 			assert_non_null(s);
 			uint8_t *r = be_sim_region(s, "r");
 			uint64_t seed = 99 + (uint64_t)prof * 2 + (uint64_t)gt;
@@ -473,12 +480,15 @@ static void test_cas_order_16_bytes_on_sim(void **state)
 				}
 				bool store = gt ? cmp > 0 : cmp < 0;
 				for (int k = 0; k < 16; k++) {
-					uint8_t want = store ? (uint8_t)((old[k] & ~sm[k]) | (v[k] & sm[k]))
-					                     : old[k];
+					uint8_t want =
+					    store ? (uint8_t)((old[k] & ~sm[k]) | (v[k] & sm[k]))
+					          : old[k];
 					if (r[k] != want)
-						fprintf(stderr, "%s %s call %d byte %d: %02x, want %02x\n",
-						        gt ? "cas_gt" : "cas_lt", prof ? "strict" : "relaxed", i,
-						        k, r[k], want);
+						fprintf(stderr,
+						        "%s %s call %d byte %d: %02x, want %02x\n",
+						        gt ? "cas_gt" : "cas_lt",
+						        prof ? "strict" : "relaxed", i, k, r[k],
+						        want);
 					assert_int_equal(r[k], want);
 				}
 				stored += store;
@@ -505,8 +515,9 @@ static void test_masked_cas_condition_on_sim(void **state)
 	    "  if (!cas(p.v, e, n, m, sm)) { o.n = 2; } else { o.n = 1; }\n}\n";
 	for (int prof = 0; prof < 2; prof++)
 		for (int wide = 0; wide < 2; wide++) {
-			struct be_sim *s = be_sim_open(src, wide ? "f16" : "f4",
-			                               prof ? IR_PROFILE_STRICT : IR_PROFILE_RELAXED);
+			struct be_sim *s =
+			    be_sim_open(src, wide ? "f16" : "f4",
+			                prof ? IR_PROFILE_STRICT : IR_PROFILE_RELAXED);
 			assert_non_null(s);
 			uint8_t *place = be_sim_region(s, wide ? "r16" : "r4");
 			uint8_t *out = be_sim_region(s, "out");
@@ -525,8 +536,10 @@ static void test_masked_cas_condition_on_sim(void **state)
 					m[0] = m[1] = 0xff, m[2] = m[3] = 0, memset(sm, 0xff, 4);
 				/* equal under the mask half of the time */
 				for (int k = 0; k < 16; k++)
-					e[k] = (i & 1) ? (uint8_t)((old[k] & m[k]) | (rng(&seed) & ~m[k]))
-					               : (uint8_t)rng(&seed);
+					e[k] =
+					    (i & 1)
+					        ? (uint8_t)((old[k] & m[k]) | (rng(&seed) & ~m[k]))
+					        : (uint8_t)rng(&seed);
 				bool eq = true;
 				for (unsigned k = 0; k < w; k++)
 					eq = eq && ((old[k] ^ e[k]) & m[k]) == 0;
@@ -535,10 +548,14 @@ static void test_masked_cas_condition_on_sim(void **state)
 				struct prism_arg a[6];
 				if (wide) {
 					a[0] = (struct prism_arg){.name = "p", .u64 = 0};
-					a[1] = (struct prism_arg){.name = "e", .bytes = e, .len = 16};
-					a[2] = (struct prism_arg){.name = "n", .bytes = n, .len = 16};
-					a[3] = (struct prism_arg){.name = "m", .bytes = m, .len = 16};
-					a[4] = (struct prism_arg){.name = "sm", .bytes = sm, .len = 16};
+					a[1] =
+					    (struct prism_arg){.name = "e", .bytes = e, .len = 16};
+					a[2] =
+					    (struct prism_arg){.name = "n", .bytes = n, .len = 16};
+					a[3] =
+					    (struct prism_arg){.name = "m", .bytes = m, .len = 16};
+					a[4] = (struct prism_arg){
+					    .name = "sm", .bytes = sm, .len = 16};
 					a[5] = (struct prism_arg){.name = "o", .u64 = 0};
 				} else {
 					a[0] = (struct prism_arg){.name = "p", .u64 = 0};
@@ -554,8 +571,9 @@ static void test_masked_cas_condition_on_sim(void **state)
 
 				assert_int_equal(get_be32(out), eq ? 1 : 2);
 				for (unsigned k = 0; k < w; k++) {
-					uint8_t want = eq ? (uint8_t)((old[k] & ~sm[k]) | (n[k] & sm[k]))
-					                  : old[k];
+					uint8_t want =
+					    eq ? (uint8_t)((old[k] & ~sm[k]) | (n[k] & sm[k]))
+					       : old[k];
 					assert_int_equal(place[k], want);
 				}
 				hit += eq;
@@ -605,11 +623,12 @@ static void test_list_walk_wrs_on_sim(void **state)
 		const char *entry;
 		int k; /* node holding the key, 8: none */
 		unsigned wrs, site;
-	} runs[] = {{"find", 0, 14, 1},       {"find", 3, 32, 1},       {"find", 7, 56, 1},
-	            {"find", 8, 59, 0},       {"find_break", 0, 27, 1}, {"find_break", 1, 39, 2},
+	} runs[] = {{"find", 0, 14, 1},      {"find", 3, 32, 1},       {"find", 7, 56, 1},
+	            {"find", 8, 59, 0},      {"find_break", 0, 27, 1}, {"find_break", 1, 39, 2},
 	            {"find_break", 3, 63, 4}};
 	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
-		struct be_sim *s = be_sim_open_traced(src, runs[i].entry, IR_PROFILE_RELAXED, trace);
+		struct be_sim *s =
+		    be_sim_open_traced(src, runs[i].entry, IR_PROFILE_RELAXED, trace);
 		assert_non_null(s);
 		uint8_t *nodes = be_sim_region(s, "nodes");
 		uintptr_t base = (uintptr_t)nodes;
