@@ -242,6 +242,38 @@ static void test_dnf_rejections(void **state)
 	            "                                                ^~~~~\n");
 }
 
+/* What (d) leaves out, pinned with its position: 32-byte places. */
+static void test_cas_32_rejections(void **state)
+{
+	(void)state;
+	static const char *src =
+	    "struct w { n: u8[32]; }\nregion r: w[4] writable;\n"
+	    "offload f(p: *w in r, v: u8[32], m: u8[32]) { cas_gt(p.n, v, m, m); }\n"
+	    "offload g(p: *w in r, e: u8[32], m: u8[32]) {\n"
+	    "  if (cas(p.n, e, e, m, m)) { p.n = e; }\n}\n";
+	static const char *want[2] = {
+	    "t.prism:3:47: error: cas_gt is lowered on 4-, 8- and 16-byte places (the comparison "
+	    "is "
+	    "one carry of a 16- or 32-byte add); this place has 32 bytes\n"
+	    "    offload f(p: *w in r, v: u8[32], m: u8[32]) { cas_gt(p.n, v, m, m); }\n"
+	    "                                                  ^~~~~~~~~~~~~~~~~~~~\n",
+	    "t.prism:5:7: error: a masked cas is lowered as a condition on 4, 8 and 16-byte "
+	    "places, "
+	    "not 32 (the marker CAS holds the returned value and 16 more bytes: at most 32)\n"
+	    "      if (cas(p.n, e, e, m, m)) { p.n = e; }\n"
+	    "          ^~~~~~~~~~~~~~~~~~~~\n"};
+	for (int i = 0; i < 2; i++) {
+		char *diag = NULL;
+		struct chainobj *o = be_compile(src, i ? "g" : "f", IR_PROFILE_RELAXED, &diag);
+		assert_null(o);
+		assert_non_null(diag);
+		if (strcmp(diag, want[i]))
+			fprintf(stderr, "diagnostic was:\n%s", diag);
+		assert_string_equal(diag, want[i]);
+		free(diag);
+	}
+}
+
 /* The cheap forms: `!` of one comparison costs what its complement costs;
  * an else-if chain under strict with order comparisons is one exact guard
  * per arm (the earlier arms' complements are terms of the same guard). */
@@ -664,6 +696,7 @@ int main(void)
 	    cmocka_unit_test(test_dnf_relaxed_on_sim),
 	    cmocka_unit_test(test_dnf_strict_on_sim),
 	    cmocka_unit_test(test_dnf_rejections),
+	    cmocka_unit_test(test_cas_32_rejections),
 	    cmocka_unit_test(test_dnf_sequences),
 	    cmocka_unit_test(test_dnf_deeper_on_sim),
 	    cmocka_unit_test(test_cas_order_4_bytes_on_sim),
