@@ -6,6 +6,8 @@
 BACKEND_SRCS := compiler/ir.c compiler/lower.c compiler/lower_mem.c compiler/lower_cond.c compiler/lower_order.c \
 	compiler/lower_effects.c compiler/lower_atomic.c compiler/lower_loop.c compiler/sched_barrier.c compiler/layout.c compiler/emit.c \
 	compiler/compile.c compiler/verify_taint.c
+# conditions in disjunctive normal form (`!`, nested `||`, any `else`)
+BACKEND_SRCS += compiler/lower_dnf.c
 
 PRISMC_SRCS += compiler/cmd_compile.c $(BACKEND_SRCS)
 LIB_SRCS += runtime/core/chain_verify.c

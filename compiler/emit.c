@@ -459,7 +459,10 @@ static void emit_entry(struct emitter *e, const char *entry, uint32_t qconn)
 			fail(e, "out of memory", -1);
 			return;
 		}
-		cp->type = ip->region >= 0 ? CHAINOBJ_PT_ADDR : CHAINOBJ_PT_UINT;
+		/* wider than an integer: an aggregate (u8[16]), sent as bytes */
+		cp->type = ip->region >= 0 ? CHAINOBJ_PT_ADDR
+		           : ip->width > 8 ? CHAINOBJ_PT_BYTES
+		                           : CHAINOBJ_PT_UINT;
 		cp->width = ip->width;
 		cp->order = ip->big_endian ? CHAINOBJ_ORDER_BIG : CHAINOBJ_ORDER_LITTLE;
 		cp->region = ip->region >= 0 ? (uint32_t)ip->region : 0;

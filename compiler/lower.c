@@ -22,11 +22,13 @@
 
 void lower_error(struct lower_ctx *c, struct src_loc loc, const char *fmt, ...)
 {
+	c->failed = true;
+	if (c->quiet)
+		return; /* a trial lowering (lower_offload): the real one reports */
 	va_list ap;
 	va_start(ap, fmt);
 	diag_vreport(c->d, DIAG_ERROR, loc, fmt, ap);
 	va_end(ap);
-	c->failed = true;
 }
 
 static bool lower_parallel(struct lower_ctx *c, const struct ast_stmt *s)
@@ -169,15 +171,20 @@ static bool layout_payload(struct lower_ctx *c)
 	return true;
 }
 
-struct ir_prog *lower_offload(struct diag_ctx *d, const struct ast_program *prog,
-                              const struct ast_offload *off, enum ir_profile profile)
+/* One lowering of `off`.  `recv_reserve`: RECV entries kept back for the
+ * parameters still to come (past it, a use is staged); `quiet`: report no
+ * diagnostics (a trial). */
+static struct ir_prog *lower_attempt(struct diag_ctx *d, const struct ast_program *prog,
+                                     const struct ast_offload *off, enum ir_profile profile,
+                                     unsigned recv_reserve, bool quiet)
 {
 	struct ir_prog *p = ir_prog_new(off->name, profile);
 	if (!p) {
 		d->oom = true;
 		return NULL;
 	}
-	struct lower_ctx c = {.p = p, .d = d, .prog = prog, .off = off};
+	struct lower_ctx c = {
+	    .p = p, .d = d, .prog = prog, .off = off, .recv_reserve = recv_reserve, .quiet = quiet};
 	c.lane = ir_lane_queue(p, 0);
 	c.nlocals = off->nlocals;
 	c.env = calloc(off->nlocals + 1, sizeof(*c.env));
@@ -210,7 +217,7 @@ struct ir_prog *lower_offload(struct diag_ctx *d, const struct ast_program *prog
 		                 : -1;
 	}
 	p->n_params = off->nparams;
-	bool ok = lower_block(&c, off->body) && lower_final_response(&c) &&
+	bool ok = lower_block(&c, off->body) && lower_flush_phis(&c) && lower_final_response(&c) &&
 	          lower_finish_reads(&c) && layout_payload(&c);
 	for (unsigned i = 0; i < c.n_reads; i++)
 		free(c.reads[i].picks);
@@ -231,4 +238,19 @@ struct ir_prog *lower_offload(struct diag_ctx *d, const struct ast_program *prog
 		return NULL;
 	}
 	return p;
+}
+
+/*
+ * Staging a client argument costs a READ, so the first lowering keeps no
+ * RECV entries in reserve: when every use fits in the RECV's 16 entries
+ * nothing is staged.  Only if that runs out of entries (or fails for any
+ * reason) is the program lowered again with the reserve, reporting.
+ */
+struct ir_prog *lower_offload(struct diag_ctx *d, const struct ast_program *prog,
+                              const struct ast_offload *off, enum ir_profile profile)
+{
+	struct ir_prog *p = lower_attempt(d, prog, off, profile, 0, true);
+	if (p || d->oom)
+		return p;
+	return lower_attempt(d, prog, off, profile, LOWER_RECV_RESERVE, false);
 }

@@ -4,8 +4,10 @@
  *
  * Files: lower.c (driver, statements, parallel lanes), lower_mem.c (values,
  * READs, indirection, delivering bytes into WQE fields), lower_cond.c (`if`
- * by CAS on a later WQE's control segment), lower_effects.c (return,
- * stores, atomics).
+ * by CAS on a later WQE's control segment), lower_order.c (carry terms,
+ * exact guards), lower_dnf.c (`!`, nested `||`, any `else`: disjunctive
+ * normal form), lower_effects.c (return, stores, atomics), lower_atomic.c
+ * (cas, cas_gt / cas_lt, alloc), lower_loop.c (unrolled loops).
  *
  * Must not: place barriers or compute slots (sched_barrier.c, layout.c).
  */
@@ -18,6 +20,7 @@
 
 /* Slots of a free list's region (8-byte cursor, then 8-byte slots). */
 #define LOWER_FREELIST_SLOTS 4096u
+#define LOWER_RECV_RESERVE   4u /* RECV entries kept for staging when the first try runs out */
 
 /* Lower offload `off` of a checked program.  Returns the IR, or NULL with
  * errors in `d` (or on allocation failure, with d->oom). */
@@ -126,6 +129,8 @@ struct lcond {
 	const struct ast_expr *lhs, *rhs; /* lowered again per guard */
 	enum lcond_kind kind;
 	struct lorder *ord;           /* LC_GT / LC_GE: shared carry (NULL: compute per guard) */
+	uint8_t slot;                 /* LC_GT / LC_GE: which term of `ord` (an `==`'s second
+	                               * term, b > a, is slot 1) */
 	const struct lval *vals;      /* [lhs, rhs] already lowered (cas_gt/cas_lt), or NULL */
 	uint64_t ymask;               /* order terms: compare Y' & ymask (0: no mask) */
 	struct lchain *chain;         /* arm of an else-if chain, or NULL */
@@ -143,6 +148,15 @@ struct lphi {
 	 * fall-through enable), which must follow the landing */
 	int *after, *before;
 	unsigned n, cap;
+	/* uses outside the lane (responses on conn) that wait for a use inside
+	 * it, where the value then lands (lower_mem.c, LV_PHI) */
+	struct lphi_use {
+		int target;
+		uint32_t toff;
+		bool reverse;
+		uint64_t taint;
+	} waiting[4];
+	unsigned n_waiting;
 	/* where its first use placed it (later uses copy from there), or -1 */
 	int landed_target;
 	uint32_t landed_toff;
@@ -174,6 +188,21 @@ struct lower_ctx {
 	struct diag_ctx *d;
 	const struct ast_program *prog;
 	const struct ast_offload *off;
+	unsigned recv_reserve;      /* RECV entries kept for later parameters (lower_mem.c) */
+	bool quiet;                 /* a trial lowering: lower_error reports nothing */
+	bool flushing;              /* lower_flush_phis: land at the use given */
+	const struct ldnf *dnf;     /* the active condition as built by lower_dnf.c, or NULL */
+	struct lorder cas_terms[8]; /* masked cas conditions' marker terms (lower_cond.c) */
+	unsigned n_cas_terms;
+	/* the last relaxed `==` guard (lower_cond.c, guard_eq): its CAS returns
+	 * the old control word, whose QPN bytes hold the memory-side operand, so
+	 * a `break` under the same `if` tests that word (lower_loop.c) */
+	struct lguard_rec {
+		const struct lcond *cond; /* the condition it tested, or NULL */
+		int guard;                /* the CAS */
+		struct lval cmp;          /* the operand in its compare field */
+		uint64_t taint;           /* of the operand in the control word */
+	} eq_guard;
 	int lane;         /* queue lowering appends to */
 	bool in_parallel; /* conn anchors resolved at the end of the block */
 	int *deferred;    /* conn nodes waiting for an anchor */
@@ -210,6 +239,9 @@ bool lower_mem_lval(struct lower_ctx *c, const struct lval *ptr, uint32_t off, u
                     struct lval *out);
 /* Build every READ's scatter list (end of lowering). */
 bool lower_finish_reads(struct lower_ctx *c);
+/* Land every loop value whose uses all lie outside the lane (end of the
+ * offload's body). */
+bool lower_flush_phis(struct lower_ctx *c);
 uint32_t lower_field_off(uint8_t op, enum prism_wqe_field f, uint8_t asize);
 
 /* lower_cond.c */
@@ -228,6 +260,16 @@ bool lower_cas_patch(struct ir_prog *p, int writer, int target, uint32_t off, ui
 int lower_status_read(struct lower_ctx *c, const struct lstatus *st, int x, unsigned byte);
 /* May a further clause be conjoined with `cd` (no chain arm, no disjunction)? */
 bool lower_conjoinable(const struct lcond *cd);
+/* A comparison as a condition (kind and operands), or a cas(...) used as
+ * one (its CAS is lowered here; vals[2] receive its operands). */
+bool lower_cond_operands(struct lower_ctx *c, const struct ast_expr *e, struct lcond *cd);
+bool lower_cas_condition(struct lower_ctx *c, const struct ast_expr *e, struct lcond *cd,
+                         struct lval *vals);
+
+/* lower_dnf.c: `!`, `||` below the top level, and the `else` of any
+ * condition, as a disjunction of conjunctions of carry terms. */
+bool lower_dnf_wanted(const struct lower_ctx *c, const struct ast_stmt *s);
+bool lower_if_dnf(struct lower_ctx *c, const struct ast_stmt *s);
 void lower_record_status(struct lower_ctx *c, int x, int guard);
 
 /* lower_order.c: order comparisons (relaxed carry form) and every

@@ -17,8 +17,14 @@
  * comparison (it may fail spuriously under contention, like one try of a
  * CAS loop).
  *
- * Must not: lower masked or 4/16/32-byte forms (rejected with the reason),
- * or nest inside another condition.
+ * On a 4-byte place X is the 4-byte masked CAS (compare mask all ones): the
+ * plain CAS verb has 8 bytes only.  On a 16-byte place (masks are then
+ * run-time aggregates) X is the 16-byte masked CAS and the comparison one
+ * carry of a 32-byte add (cas_order16).  32-byte places would need a
+ * comparison wider than the 16-byte low half of the widest add.
+ *
+ * Must not: lower 32-byte places or run-time masks on 4/8 bytes (rejected
+ * with the reason), or nest under a disjunction.
  */
 #include <string.h>
 
@@ -50,25 +56,143 @@ bool lower_mask_value(struct lower_ctx *c, const struct lval *v, uint64_t m, str
 	n->opmod = (uint8_t)PRISM_MASKED_OPMOD(4);
 	n->raddr = ir_v(IR_V_SCRATCH_ADDR, 0, wo);
 	n->rkey = ir_v(IR_V_SCRATCH_RKEY, 0, 0);
-	for (int i = 0; i < 8; i++)
-		n->swap_mask_bytes[8 + i] = (uint8_t)(m >> (56 - 8 * i));
+	/* the value's w bytes at the low end: big-endian, so they meet the
+	 * last w bytes of the pair */
+	uint32_t w = v->width ? v->width : 8;
+	for (uint32_t i = 0; i < w; i++)
+		n->swap_mask_bytes[16 - w + i] = (uint8_t)(m >> (8 * (w - 1 - i)));
 	uint32_t result = ir_scratch_alloc(p, 16, 16);
 	ir_sge_add(p, n, ir_v(IR_V_SCRATCH_ADDR, 0, result), 16, ir_v(IR_V_SCRATCH_LKEY, 0, 0));
 	uint32_t swp = lower_field_off(PRISM_OP_ATOMIC_MASKED_CS, PRISM_FIELD_ATOMIC_SWAP, 16);
-	int wv = lower_deliver(c, v, id, swp + 8, !v->be);
+	int wv = lower_deliver(c, v, id, swp + 16 - w, !v->be);
 	if (wv < -1)
 		return false;
 	if (wv >= 0)
 		ir_add_dep(p, wv, id);
 	*out = (struct lval){.kind = LV_SCRATCH,
 	                     .read = -1,
-	                     .off = wo + 8,
-	                     .width = 8,
+	                     .off = wo + 16 - w,
+	                     .width = w,
 	                     .be = true,
 	                     .region = -1,
 	                     .taint = v->taint,
 	                     .field_writer = id};
 	return !p->oom;
+}
+
+/* v & m for a 16-byte value and a run-time mask: a 32-byte masked CAS on a
+ * zeroed pair, swap [0 | v], swap mask [0 | m]; the result is its low half. */
+static bool mask_value16(struct lower_ctx *c, const struct lval *v, const struct lval *m,
+                         struct lval *out)
+{
+	struct ir_prog *p = c->p;
+	uint32_t wo = ir_scratch_alloc(p, 32, 32);
+	static const uint8_t zero[32];
+	if (ir_scratch_init(p, wo, zero, 32) < 0)
+		return false;
+	struct ir_node *n = ir_append(p, c->lane, PRISM_OP_ATOMIC_MASKED_CS, IR_ROLE_GUARD);
+	if (!n)
+		return false;
+	int id = n->id;
+	n->what = "compare: mask";
+	n->asize = 32;
+	n->opmod = (uint8_t)PRISM_MASKED_OPMOD(5);
+	n->raddr = ir_v(IR_V_SCRATCH_ADDR, 0, wo);
+	n->rkey = ir_v(IR_V_SCRATCH_RKEY, 0, 0);
+	uint32_t result = ir_scratch_alloc(p, 32, 32);
+	ir_sge_add(p, n, ir_v(IR_V_SCRATCH_ADDR, 0, result), 32, ir_v(IR_V_SCRATCH_LKEY, 0, 0));
+	uint32_t swp = lower_field_off(PRISM_OP_ATOMIC_MASKED_CS, PRISM_FIELD_ATOMIC_SWAP, 32);
+	const struct lval *ops[2] = {v, m};
+	for (int i = 0; i < 2; i++) {
+		int wv = lower_deliver(c, ops[i], id, swp + (i ? 64 : 0) + 16, false);
+		if (wv < -1)
+			return false;
+		if (wv >= 0)
+			ir_add_dep(p, wv, id);
+	}
+	*out = (struct lval){.kind = LV_SCRATCH,
+	                     .read = -1,
+	                     .off = wo + 16,
+	                     .width = 16,
+	                     .be = true,
+	                     .region = -1,
+	                     .taint = v->taint | m->taint,
+	                     .field_writer = id};
+	return !p->oom;
+}
+
+/*
+ * cas_gt / cas_lt on a 16-byte place (both masks, aggregates: run-time
+ * values).  X is the 16-byte masked CAS: compare = the snapshot (mask all
+ * ones), swap = v, swap mask; the comparison (v & m) > (old & m) masks both
+ * sides with a 32-byte masked CAS each and compares them as one 16-byte carry
+ * term (a 32-byte pair, lower_order.c).  16-byte atomics are big-endian:
+ * operand bytes land as they are.
+ */
+static bool cas_order16(struct lower_ctx *c, const struct ast_expr *e, bool gt)
+{
+	struct ir_prog *p = c->p;
+	const struct ast_expr *place = e->u.call.args, *v = place->arg_next;
+	const struct ast_expr *cme = v->arg_next, *sme = cme->arg_next;
+	const struct lcond *outer = c->cond;
+	struct lval old, val, cm, sm;
+	if (!lower_value(c, place, &old) || !lower_value(c, v, &val) || !lower_value(c, cme, &cm) ||
+	    !lower_value(c, sme, &sm))
+		return false;
+	if (old.kind != LV_MEM) {
+		lower_error(c, place->loc, "%s needs a place in region memory",
+		            gt ? "cas_gt" : "cas_lt");
+		return false;
+	}
+	uint8_t op = PRISM_OP_ATOMIC_MASKED_CS;
+	struct ir_node *x = ir_append(p, c->lane, op, IR_ROLE_DATA);
+	if (!x)
+		return false;
+	int xid = x->id;
+	x->what = gt ? "cas_gt" : "cas_lt";
+	x->loc = e->loc;
+	x->asize = 16;
+	x->opmod = (uint8_t)PRISM_MASKED_OPMOD(4);
+	memset(x->compare_mask_bytes, 0xff, 16);
+	if (!lower_target_addr(c, place, xid, op))
+		return false;
+	uint32_t result = ir_scratch_alloc(p, 16, 16);
+	ir_sge_add(p, &p->nodes[xid], ir_v(IR_V_SCRATCH_ADDR, 0, result), 16,
+	           ir_v(IR_V_SCRATCH_LKEY, 0, 0));
+	uint32_t base = lower_field_off(op, PRISM_FIELD_ATOMIC_SWAP, 16);
+	int wold = lower_deliver(c, &old, xid, base + 16, false);
+	if (wold < 0)
+		return false;
+	if (lower_deliver(c, &val, xid, base, false) < -1 ||
+	    lower_deliver(c, &sm, xid, base + 32, false) < -1)
+		return false;
+	struct lval snap = {.kind = LV_FIELD,
+	                    .read = xid,
+	                    .off = base + 16,
+	                    .width = 16,
+	                    .be = true,
+	                    .region = -1,
+	                    .taint = old.taint,
+	                    .field_writer = wold};
+	struct lval xv, yv;
+	if (!mask_value16(c, gt ? &val : &snap, &cm, &xv) ||
+	    !mask_value16(c, gt ? &snap : &val, &cm, &yv))
+		return false;
+	struct lval vals[2] = {xv, yv};
+	struct lorder ord;
+	memset(&ord, 0, sizeof(ord));
+	struct lcond cd = {.lhs = gt ? v : place,
+	                   .rhs = gt ? place : v,
+	                   .kind = LC_GT,
+	                   .ord = &ord,
+	                   .vals = vals,
+	                   .and_next = outer,
+	                   .width = 16,
+	                   .loc = e->loc};
+	c->cond = &cd;
+	bool ok = lower_guard(c, xid);
+	c->cond = outer;
+	return ok && !p->oom;
 }
 
 static bool const_arg(struct lower_ctx *c, const struct ast_expr *a, uint64_t *k)
@@ -104,10 +228,12 @@ bool lower_cas_order(struct lower_ctx *c, const struct ast_expr *e)
 		return false;
 	}
 	unsigned w = place->type ? (unsigned)place->type->size : 0;
-	if (w != 8) {
+	if (w == 16 && masked)
+		return cas_order16(c, e, gt);
+	if (w != 8 && w != 4) {
 		lower_error(c, e->loc,
-		            "%s is lowered on 8-byte places only (a plain CAS stores the value); "
-		            "this place has %u bytes",
+		            "%s is lowered on 4-, 8- and 16-byte places (the comparison is one "
+		            "carry of a 16- or 32-byte add); this place has %u bytes",
 		            name, w);
 		return false;
 	}
@@ -125,54 +251,67 @@ bool lower_cas_order(struct lower_ctx *c, const struct ast_expr *e)
 	}
 
 	/* X: the CAS that stores v, compare = old (from the READ); masked: only
-	 * the swap-mask bits of v replace old's */
-	uint8_t op = masked ? PRISM_OP_ATOMIC_MASKED_CS : PRISM_OP_ATOMIC_CS;
+	 * the swap-mask bits of v replace old's.  A 4-byte place has no plain
+	 * CAS: the 4-byte masked one, compare mask all ones, big-endian fields
+	 * (operand bytes land as they are; a constant of a little-endian place
+	 * is byte-swapped) */
+	bool narrow = w == 4;
+	uint64_t ones = narrow ? 0xffffffffull : ~0ull;
+	if (narrow) {
+		cm &= ones;
+		sm &= ones;
+	}
+	uint8_t op = masked || narrow ? PRISM_OP_ATOMIC_MASKED_CS : PRISM_OP_ATOMIC_CS;
 	struct ir_node *x = ir_append(p, c->lane, op, IR_ROLE_DATA);
 	if (!x)
 		return false;
 	int xid = x->id;
 	x->what = name;
 	x->loc = e->loc;
-	if (masked) {
-		x->asize = 8;
-		x->opmod = (uint8_t)PRISM_MASKED_OPMOD(3);
-		x->compare_mask = IR_CONST(~0ull);
-		x->swap_mask = IR_CONST(be ? bswap(sm, 8) : sm);
+	if (op == PRISM_OP_ATOMIC_MASKED_CS) {
+		x->asize = (uint8_t)w;
+		x->opmod = (uint8_t)PRISM_MASKED_OPMOD(narrow ? 2 : 3);
+		x->compare_mask = IR_CONST(ones);
+		x->swap_mask =
+		    IR_CONST(narrow ? (be ? sm : bswap(sm, 4)) : (be ? bswap(sm, 8) : sm));
 	}
 	if (!lower_target_addr(c, place, xid, op))
 		return false;
-	uint32_t result = ir_scratch_alloc(p, 8, 8);
-	ir_sge_add(p, &p->nodes[xid], ir_v(IR_V_SCRATCH_ADDR, 0, result), 8,
+	uint32_t result = ir_scratch_alloc(p, w, 8);
+	ir_sge_add(p, &p->nodes[xid], ir_v(IR_V_SCRATCH_ADDR, 0, result), w,
 	           ir_v(IR_V_SCRATCH_LKEY, 0, 0));
-	uint32_t cmp = lower_field_off(op, PRISM_FIELD_ATOMIC_COMPARE, 8);
-	uint32_t swp = lower_field_off(op, PRISM_FIELD_ATOMIC_SWAP, 8);
-	/* the fields hold be64 of the host-endian integer of the memory bytes:
-	 * operand bytes (memory order) land reversed */
+	uint8_t fsz = op == PRISM_OP_ATOMIC_MASKED_CS ? (uint8_t)w : 8;
+	uint32_t cmp = lower_field_off(op, PRISM_FIELD_ATOMIC_COMPARE, fsz);
+	uint32_t swp = lower_field_off(op, PRISM_FIELD_ATOMIC_SWAP, fsz);
+	/* 8 bytes: the fields hold be64 of the host-endian integer of the
+	 * memory bytes, so operand bytes (memory order) land reversed; 4 bytes:
+	 * as they are */
 	p->nodes[xid].compare = ir_v(IR_V_RUNTIME, 0, 0);
-	int wold = lower_deliver(c, &old, xid, cmp, true);
+	int wold = lower_deliver(c, &old, xid, cmp, !narrow);
 	if (wold < 0)
 		return false;
 	if (val.kind == LV_CONST) {
-		p->nodes[xid].swap = IR_CONST(be ? bswap(val.k, 8) : val.k);
+		p->nodes[xid].swap = IR_CONST(narrow ? (be ? val.k : bswap(val.k, 4))
+		                                     : (be ? bswap(val.k, 8) : val.k));
 	} else {
 		p->nodes[xid].swap = ir_v(IR_V_RUNTIME, 0, 0);
-		if (lower_deliver(c, &val, xid, swp, true) < -1)
+		if (lower_deliver(c, &val, xid, swp, !narrow) < -1)
 			return false;
 	}
 
 	/* the comparison reads `old` back from X's compare field: the same
-	 * snapshot X compares with.  There it is the memory bytes reversed:
-	 * big-endian for a little-endian place and vice versa */
+	 * snapshot X compares with.  8 bytes: the memory bytes reversed there
+	 * (big-endian for a little-endian place and vice versa); 4: as is */
 	struct lval snap = {.kind = LV_FIELD,
 	                    .read = xid,
 	                    .off = cmp,
-	                    .width = 8,
-	                    .be = !be,
+	                    .width = w,
+	                    .be = narrow ? be : !be,
 	                    .region = -1,
 	                    .taint = old.taint,
 	                    .field_writer = wold};
 	if (val.kind == LV_CONST)
-		val.width = 8;
+		val.width = w;
 	/* cas_gt: v & cm > old & cm; cas_lt: old & cm > v & cm.  Y' is masked
 	 * by the complement; X' by a masked CAS into scratch (or folded) */
 	struct lval xv = gt ? val : snap, yv = gt ? snap : val;
@@ -192,7 +331,7 @@ bool lower_cas_order(struct lower_ctx *c, const struct ast_expr *e)
 	                   .vals = vals,
 	                   .ymask = masked ? cm : 0,
 	                   .and_next = outer, /* inside an `if`: both must hold */
-	                   .width = 8,
+	                   .width = w,
 	                   .loc = e->loc};
 	c->cond = &cd;
 	bool ok = lower_guard(c, xid);

@@ -218,6 +218,9 @@ static bool guard_eq(struct lower_ctx *c, int x, bool neg)
 	int wb = lower_deliver(c, &cb, gid, cmp + (COND_CTRL_OFF - w), true);
 	if (wb < -1)
 		goto bad_operand;
+	if (!neg && nex == 0)
+		c->eq_guard =
+		    (struct lguard_rec){.cond = cd, .guard = gid, .cmp = cb, .taint = ta.taint};
 	/* the CAS compares bytes the READ writes: it runs after the READ */
 	if (wa >= 0)
 		ir_add_dep(p, wa, gid);
@@ -263,7 +266,7 @@ static const struct {
     [AST_BINOP_GE] = {LC_GE, false, true},  [AST_BINOP_LE] = {LC_GE, true, true},
 };
 
-static bool cond_operands(struct lower_ctx *c, const struct ast_expr *e, struct lcond *cd)
+bool lower_cond_operands(struct lower_ctx *c, const struct ast_expr *e, struct lcond *cd)
 {
 	if (e->kind != AST_EXPR_BINARY ||
 	    (e->u.binary.op != AST_BINOP_EQ && e->u.binary.op != AST_BINOP_NE &&
@@ -291,6 +294,7 @@ static bool cond_operands(struct lower_ctx *c, const struct ast_expr *e, struct 
 	bool sw = cond_map[e->u.binary.op].swap;
 	cd->kind = cond_map[e->u.binary.op].kind;
 	cd->ord = NULL;
+	cd->slot = 0;
 	cd->vals = NULL;
 	cd->ymask = 0;
 	cd->chain = NULL;
@@ -317,8 +321,105 @@ static bool cond_operands(struct lower_ctx *c, const struct ast_expr *e, struct 
  * scratch; the condition is `old == expect` in the exact form (8 bytes:
  * lower_order.c), read from scratch after the CAS completed.
  */
-static bool cas_condition(struct lower_ctx *c, const struct ast_expr *e, struct lcond *cd,
-                          struct lval *vals)
+/* Memory-order bytes of constant k for a w-byte place (big-endian unless
+ * the place is little-endian). */
+static void const_bytes(uint8_t *dst, uint64_t k, unsigned w, bool le)
+{
+	for (unsigned i = 0; i < w; i++)
+		dst[i] = (uint8_t)(k >> (8 * (le ? i : w - 1 - i)));
+}
+
+/*
+ * A masked cas of 4 or 16 bytes as a condition.  Whether it swapped is
+ * whether (old & m) == (expect & m), which one more masked CAS decides on
+ * a scratch block holding the returned `old` and a marker word M:
+ *
+ *   X:  masked CAS place ──returned old──► B[0..w)
+ *   MK: masked CAS B (16 or 32 bytes) compare [expect | 0] mask [m | 0],
+ *       swap M := ff 00 00 00 00 00 00 00  (M starts as 00 ff ff ff ff ff ff ff)
+ *
+ * M then has the shape of a carry term's pair (lower_order.c): M[0] is 0
+ * exactly when it did not swap, M[1..7] exactly when it did, so the guards
+ * test it like any term.  The masks may be run-time values (aggregates).
+ */
+static bool cas_marker(struct lower_ctx *c, const struct ast_expr *e, unsigned w, struct lcond *cd)
+{
+	struct ir_prog *p = c->p;
+	const struct ast_expr *place = e->u.call.args;
+	const struct ast_expr *expect = place->arg_next;
+	const struct ast_expr *cmask = expect->arg_next->arg_next;
+	bool le = ast_type_order(place->type) == AST_ORDER_LE;
+	unsigned msize = w == 4 ? 16 : 32, moff = w == 4 ? 8 : 16;
+	if (c->n_cas_terms == sizeof(c->cas_terms) / sizeof(c->cas_terms[0])) {
+		lower_error(c, e->loc, "too many cas conditions in one offload");
+		return false;
+	}
+	uint32_t blk = ir_scratch_alloc(p, msize, msize);
+	uint8_t init[32] = {0};
+	memset(init + moff + 1, 0xff, 7);
+	if (ir_scratch_init(p, blk, init, msize) < 0)
+		return false;
+	uint32_t result = 0;
+	int xid = lower_cas_node(c, e, &result);
+	if (xid < 0)
+		return false;
+	p->nodes[xid].sge[0].addr = ir_v(IR_V_SCRATCH_ADDR, 0, blk);
+	uint8_t op = PRISM_OP_ATOMIC_MASKED_CS;
+	struct ir_node *mk = ir_append(p, c->lane, op, IR_ROLE_GUARD);
+	if (!mk)
+		return false;
+	int mid = mk->id;
+	mk->what = "cas: did it swap";
+	mk->loc = e->loc;
+	mk->asize = (uint8_t)msize;
+	mk->opmod = (uint8_t)PRISM_MASKED_OPMOD(msize == 16 ? 4 : 5);
+	mk->raddr = ir_v(IR_V_SCRATCH_ADDR, 0, blk);
+	mk->rkey = ir_v(IR_V_SCRATCH_RKEY, 0, 0);
+	uint32_t junk = ir_scratch_alloc(p, msize, msize);
+	ir_sge_add(p, mk, ir_v(IR_V_SCRATCH_ADDR, 0, junk), msize, ir_v(IR_V_SCRATCH_LKEY, 0, 0));
+	mk->swap_bytes[moff] = 0xff;
+	memset(mk->swap_mask_bytes + moff, 0xff, 8);
+	uint32_t base = lower_field_off(op, PRISM_FIELD_ATOMIC_SWAP, (uint8_t)msize);
+	/* compare = base + msize, compare mask = base + 3 * msize */
+	const struct ast_expr *ops[2] = {expect, cmask};
+	uint64_t taint = 0;
+	for (int i = 0; i < 2; i++) {
+		struct lval v;
+		if (!lower_value(c, ops[i], &v))
+			return false;
+		uint8_t *bytes = i ? p->nodes[mid].compare_mask_bytes : p->nodes[mid].compare_bytes;
+		if (v.kind == LV_CONST) {
+			const_bytes(bytes, v.k, w, le);
+			continue;
+		}
+		taint |= v.taint;
+		int wv = lower_deliver(c, &v, mid, base + (i ? 3 : 1) * msize, false);
+		if (wv < -1)
+			return false;
+		if (wv >= 0)
+			ir_add_dep(p, wv, mid);
+	}
+	ir_add_dep(p, xid, mid);
+	struct lorder *ord = &c->cas_terms[c->n_cas_terms++];
+	memset(ord, 0, sizeof(*ord));
+	ord->t[0] = (struct lterm){.done = true,
+	                           .lane = c->lane,
+	                           .s = blk + moff,
+	                           .fa = mid,
+	                           .carry_read = -1,
+	                           .taint = taint | place->taint};
+	memset(cd, 0, sizeof(*cd));
+	cd->lhs = place;
+	cd->rhs = expect;
+	cd->kind = LC_GT; /* "it swapped": the marker's term wanted set */
+	cd->ord = ord;
+	cd->width = 8;
+	cd->loc = e->loc;
+	return !p->oom;
+}
+
+bool lower_cas_condition(struct lower_ctx *c, const struct ast_expr *e, struct lcond *cd,
+                         struct lval *vals)
 {
 	const struct ast_expr *place = e->u.call.args;
 	const struct ast_expr *expect = place->arg_next;
@@ -328,11 +429,15 @@ static bool cas_condition(struct lower_ctx *c, const struct ast_expr *e, struct 
 		/* success compares only the compare-mask bits: (old & m) == (expect & m) */
 		struct lval mv;
 		unsigned w = place->type ? (unsigned)place->type->size : 0;
+		if (w == 4 || w == 16)
+			return cas_marker(c, e, w, cd);
 		if (w != 8) {
-			lower_error(c, e->loc,
-			            "a masked cas is lowered as a condition on 8-byte places only, "
-			            "not %u",
-			            w);
+			lower_error(
+			    c, e->loc,
+			    "a masked cas is lowered as a condition on 4, 8 and 16-byte "
+			    "places, not %u (the marker CAS holds the returned value and 16 "
+			    "more bytes: at most 32)",
+			    w);
 			return false;
 		}
 		if (!lower_value(c, expect->arg_next->arg_next, &mv))
@@ -397,7 +502,7 @@ static bool lower_if_chain(struct lower_ctx *c, const struct ast_stmt *s)
 	const struct ast_stmt *cur = s;
 	for (;;) {
 		struct lcond cd;
-		if (!cond_operands(c, cur->u.if_.cond, &cd))
+		if (!lower_cond_operands(c, cur->u.if_.cond, &cd))
 			return false;
 		if (c->p->profile != IR_PROFILE_RELAXED) {
 			lower_error(
@@ -534,7 +639,7 @@ static bool conj_operands(struct lower_ctx *c, const struct ast_expr *e, struct 
 		            cap);
 		return false;
 	}
-	if (!cond_operands(c, e, &cds[*n]))
+	if (!lower_cond_operands(c, e, &cds[*n]))
 		return false;
 	if (*n)
 		cds[*n - 1].and_next = &cds[*n];
@@ -634,6 +739,9 @@ static bool lower_if_disj(struct lower_ctx *c, const struct ast_stmt *s)
 
 bool lower_if(struct lower_ctx *c, const struct ast_stmt *s)
 {
+	c->eq_guard.cond = NULL; /* a guard of an earlier `if` (or iteration) */
+	if (lower_dnf_wanted(c, s))
+		return lower_if_dnf(c, s);
 	const struct ast_expr *ce0 = s->u.if_.cond;
 	if (!c->cond && ce0->kind == AST_EXPR_BINARY && ce0->u.binary.op == AST_BINOP_LOR)
 		return lower_if_disj(c, s);
@@ -649,12 +757,13 @@ bool lower_if(struct lower_ctx *c, const struct ast_stmt *s)
 	memset(&ord, 0, sizeof(ord));
 	const struct ast_expr *ce = s->u.if_.cond;
 	if (ce->kind == AST_EXPR_CALL && ce->u.call.fn == AST_BUILTIN_CAS) {
-		if (!cas_condition(c, ce, &cd, vals))
+		if (!lower_cas_condition(c, ce, &cd, vals))
 			return false;
-	} else if (!cond_operands(c, ce, &cd)) {
+	} else if (!lower_cond_operands(c, ce, &cd)) {
 		return false;
 	}
-	cd.ord = &ord;
+	if (!cd.ord) /* a masked cas condition comes with its term */
+		cd.ord = &ord;
 	c->cond = &cd;
 	bool ok = lower_block(c, s->u.if_.then_body);
 	c->cond = NULL;

@@ -63,9 +63,13 @@ static bool snapshot(struct lower_ctx *c)
 	return true;
 }
 
-/* Exit the loop when lhs == rhs. */
+/* Exit the loop when lhs == rhs.  `via`: a relaxed `==` guard that
+ * already compared them; its CAS returns the old control word of the
+ * effect it guards, whose QPN bytes (4..) hold the memory-side operand, into
+ * the SEND_EN's reserved bytes, and the exit test compares those bytes: no
+ * second READ of the operand. */
 static bool exit_point(struct lower_ctx *c, const struct ast_expr *lhs, const struct ast_expr *rhs,
-                       struct src_loc loc)
+                       struct src_loc loc, const struct lguard_rec *via)
 {
 	struct ir_prog *p = c->p;
 	struct lloop *l = c->loop;
@@ -91,16 +95,39 @@ static bool exit_point(struct lower_ctx *c, const struct ast_expr *lhs, const st
 	cn->iter = (int)l->iter;
 
 	struct lval ta, cb;
-	if (!lower_value(c, lhs, &ta) || !lower_value(c, rhs, &cb))
-		return false;
-	if (ta.kind == LV_PARAM && cb.kind != LV_PARAM) {
-		struct lval t = ta;
-		ta = cb;
-		cb = t;
+	uint32_t at = 0; /* where the operand sits in the reserved bytes */
+	int wa;
+	if (via) {
+		/* the guard's returned word lands in bytes 16-23 */
+		at = 4;
+		cb = via->cmp;
+		memset(&ta, 0, sizeof(ta));
+		ta.taint = via->taint;
+		struct ir_node *gn = &p->nodes[via->guard];
+		gn->sge[0].addr = ir_v(IR_V_NODE_ADDR, cid, EXIT_OPERAND_OFF);
+		gn->sge[0].key = ir_v(IR_V_QBUF_LKEY, c->lane, 0);
+		struct ir_patch rp = {.kind = IR_PATCH_ATOMIC_RESULT,
+		                      .writer = via->guard,
+		                      .writer_sge = 0,
+		                      .target = cid,
+		                      .off = EXIT_OPERAND_OFF,
+		                      .len = 8,
+		                      .taint = via->taint};
+		if (ir_add_patch(p, &rp) < 0)
+			return false;
+		wa = via->guard;
+	} else {
+		if (!lower_value(c, lhs, &ta) || !lower_value(c, rhs, &cb))
+			return false;
+		if (ta.kind == LV_PARAM && cb.kind != LV_PARAM) {
+			struct lval t = ta;
+			ta = cb;
+			cb = t;
+		}
+		wa = lower_deliver(c, &ta, cid, EXIT_OPERAND_OFF, false);
+		if (wa < -1)
+			return false;
 	}
-	int wa = lower_deliver(c, &ta, cid, EXIT_OPERAND_OFF, false);
-	if (wa < -1)
-		return false;
 
 	struct ir_node *g = ir_append(p, c->lane, PRISM_OP_ATOMIC_MASKED_CS, IR_ROLE_GUARD);
 	if (!g)
@@ -115,7 +142,7 @@ static bool exit_point(struct lower_ctx *c, const struct ast_expr *lhs, const st
 	g->raddr = ir_v(IR_V_NODE_ADDR, cid, EXIT_OPERAND_OFF);
 	g->rkey = ir_v(IR_V_QBUF_RKEY, c->lane, 0);
 	memset(g->compare_mask_bytes, 0, sizeof(g->compare_mask_bytes));
-	memset(g->compare_mask_bytes, 0xff, wl);
+	memset(g->compare_mask_bytes + at, 0xff, wl);
 	memset(g->swap_mask_bytes + 8, 0xff, 8);
 	g->swap_idx = ir_v(IR_V_QUEUE_ENTRY, l->cont_q, 0);
 	g->swap_obj = ir_v(IR_V_QPN, l->cont_q, 0);
@@ -132,7 +159,7 @@ static bool exit_point(struct lower_ctx *c, const struct ast_expr *lhs, const st
 	if (ir_add_patch(p, &pt) < 0)
 		return false;
 	uint32_t cmp = lower_field_off(PRISM_OP_ATOMIC_MASKED_CS, PRISM_FIELD_ATOMIC_COMPARE, 16);
-	if (lower_deliver(c, &cb, gid, cmp, false) < -1)
+	if (lower_deliver(c, &cb, gid, cmp + at, false) < -1)
 		return false;
 	if (wa >= 0)
 		ir_add_dep(p, wa, gid);
@@ -166,7 +193,9 @@ bool lower_break(struct lower_ctx *c, const struct ast_stmt *s)
 		            "is one masked CAS comparing for equality)");
 		return false;
 	}
-	return exit_point(c, c->cond->lhs, c->cond->rhs, s->loc);
+	const struct lguard_rec *g = &c->eq_guard;
+	bool reuse = g->cond == c->cond && c->p->nodes[g->guard].queue == c->lane;
+	return exit_point(c, c->cond->lhs, c->cond->rhs, s->loc, reuse ? g : NULL);
 }
 
 /* After the loop each local holds its value at the exit taken: one value
@@ -306,7 +335,7 @@ bool lower_while(struct lower_ctx *c, const struct ast_stmt *s)
 	for (unsigned i = 0; i < n && ok; i++) {
 		l.iter = i;
 		if (cond_exit)
-			ok = exit_point(c, cond->u.binary.lhs, cond->u.binary.rhs, cond->loc);
+			ok = exit_point(c, cond->u.binary.lhs, cond->u.binary.rhs, cond->loc, NULL);
 		if (ok)
 			ok = lower_block(c, s->u.while_.body);
 	}

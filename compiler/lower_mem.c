@@ -97,23 +97,32 @@ static int get_read_fresh(struct lower_ctx *c, const struct lval *ptr)
 	return idx;
 }
 
+/* Does READ `r` (in this lane) dereference `ptr`? */
+static bool read_through(const struct lower_ctx *c, const struct lread *r, const struct lval *ptr)
+{
+	if (r->lane != c->lane || r->base_kind != ptr->kind)
+		return false;
+	switch (ptr->kind) {
+	case LV_PARAM:
+		return r->base_param == ptr->param && r->base_poff == ptr->poff;
+	case LV_PHI:
+		return r->base_read == ptr->phi;
+	case LV_MEM:
+	case LV_SCRATCH:
+	case LV_FIELD:
+		return r->base_read == ptr->read && r->base_off == ptr->off;
+	default:
+		return true;
+	}
+}
+
 /* Find or create the READ that dereferences `ptr`, with no pick overlapping
  * [off, off+width) yet (a READ's scatter consumes each byte once). */
 static int get_read(struct lower_ctx *c, const struct lval *ptr, uint32_t off, uint32_t width)
 {
 	for (unsigned i = 0; i < c->n_reads; i++) {
 		struct lread *r = &c->reads[i];
-		if (r->lane != c->lane || r->base_kind != ptr->kind)
-			continue;
-		if (ptr->kind == LV_PARAM &&
-		    (r->base_param != ptr->param || r->base_poff != ptr->poff))
-			continue;
-		if (ptr->kind == LV_MEM && (r->base_read != ptr->read || r->base_off != ptr->off))
-			continue;
-		if (ptr->kind == LV_PHI && r->base_read != ptr->phi)
-			continue;
-		if ((ptr->kind == LV_SCRATCH || ptr->kind == LV_FIELD) &&
-		    (r->base_read != ptr->read || r->base_off != ptr->off))
+		if (!read_through(c, r, ptr))
 			continue;
 		bool overlap = false;
 		for (unsigned k = 0; k < r->n; k++)
@@ -124,6 +133,39 @@ static int get_read(struct lower_ctx *c, const struct lval *ptr, uint32_t off, u
 			return (int)i;
 	}
 	return get_read_fresh(c, ptr);
+}
+
+/* The pick of an existing READ through `ptr` in this lane that lands
+ * exactly [off, off+width) unreversed in a loop exit's reserved bytes (a
+ * field nothing rewrites: the exit test swaps only bytes 24-31), when no
+ * READ through `ptr` has those bytes free; *writer: that READ's node. */
+static const struct lpick *landed_pick(struct lower_ctx *c, const struct lval *ptr, uint32_t off,
+                                       uint32_t width, int *writer)
+{
+	const struct lpick *found = NULL;
+	if (ptr->kind == LV_PHI)
+		return NULL; /* one READ per use (lower_mem_lval) */
+	for (unsigned i = 0; i < c->n_reads; i++) {
+		struct lread *r = &c->reads[i];
+		if (!read_through(c, r, ptr))
+			continue;
+		bool overlap = false;
+		for (unsigned k = 0; k < r->n; k++) {
+			const struct lpick *pk = &r->picks[k];
+			if (off < pk->off + pk->width && pk->off < off + width) {
+				overlap = true;
+				if (!found && pk->off == off && pk->width == width &&
+				    pk->target >= 0 && !pk->reverse &&
+				    c->p->nodes[pk->target].role == IR_ROLE_EXIT) {
+					found = pk;
+					*writer = r->node;
+				}
+			}
+		}
+		if (!overlap)
+			return NULL; /* a READ with the bytes free: pick them there */
+	}
+	return found;
 }
 
 /* A READ through a pointer known only after a loop (see LV_PHI). */
@@ -155,6 +197,21 @@ bool lower_mem_lval(struct lower_ctx *c, const struct lval *ptr, uint32_t off, u
 		return true;
 	}
 	memset(out, 0, sizeof(*out));
+	/* these exact bytes already land in a WQE field: copy them from there
+	 * (one loopback READ right after the READ that lands them) rather than
+	 * read the memory again, which also needs the pointer once more */
+	int landed_writer = -1;
+	const struct lpick *landed = landed_pick(c, ptr, off, width, &landed_writer);
+	if (landed) {
+		out->kind = LV_FIELD;
+		out->read = landed->target;
+		out->off = landed->toff;
+		out->width = width;
+		out->region = ptr->region;
+		out->taint = ptr->taint | landed->taint;
+		out->field_writer = landed_writer;
+		return true;
+	}
 	out->kind = LV_MEM;
 	out->read = get_read(c, ptr, off, width);
 	if (out->read < 0)
@@ -287,7 +344,6 @@ static bool add_pick(struct lower_ctx *c, struct lread *r, const struct lpick *p
  *
  *   RECV ──1 entry──► scratch[copy0 copy1 ...] ──READ──► field, field, ...
  */
-#define RECV_RESERVE 4u  /* entries kept for staging */
 #define STAGE_COPIES 15u /* copies per staging READ (16 entries, one reversal slack) */
 
 static int stage_param(struct lower_ctx *c, const struct lval *v, int target, uint32_t toff,
@@ -517,6 +573,46 @@ static int deliver_after_exit(struct lower_ctx *c, const struct lval *v, int tar
 	return id;
 }
 
+/* The uses of phi `phi` that waited for it to land copy it from there. */
+static bool copy_waiting(struct lower_ctx *c, int phi, uint32_t width)
+{
+	struct lphi *ph = &c->phis[phi];
+	struct lpick pk = {.off = 0,
+	                   .width = width,
+	                   .target = ph->landed_target,
+	                   .toff = ph->landed_toff,
+	                   .reverse = ph->landed_reverse};
+	unsigned n = ph->n_waiting;
+	ph->n_waiting = 0;
+	for (unsigned i = 0; i < n; i++) {
+		const struct lphi_use *u = &c->phis[phi].waiting[i];
+		if (copy_landed(c, &pk, u->target, u->toff, u->reverse != pk.reverse, u->taint,
+		                -1) < 0)
+			return false;
+	}
+	return true;
+}
+
+bool lower_flush_phis(struct lower_ctx *c)
+{
+	c->flushing = true;
+	for (unsigned i = 0; i < c->n_phis; i++) {
+		struct lphi *ph = &c->phis[i];
+		if (ph->landed_target >= 0 || ph->n_waiting == 0)
+			continue;
+		/* no use inside the lane: land it at the first waiting use */
+		struct lphi_use u = ph->waiting[0];
+		memmove(&ph->waiting[0], &ph->waiting[1], (ph->n_waiting - 1) * sizeof(u));
+		ph->n_waiting--;
+		struct lval v = {.kind = LV_PHI, .phi = (int)i, .taint = u.taint};
+		v.width = ph->n ? ph->in[0].width : 0;
+		if (lower_deliver(c, &v, u.target, u.toff, u.reverse) < -2)
+			return false;
+	}
+	c->flushing = false;
+	return !c->p->oom;
+}
+
 int lower_deliver(struct lower_ctx *c, const struct lval *v, int target, uint32_t toff,
                   bool reverse)
 {
@@ -526,7 +622,7 @@ int lower_deliver(struct lower_ctx *c, const struct lval *v, int target, uint32_
 		unsigned need = reverse ? v->width : 1;
 		/* keep RECV entries for the parameters still to come: past the
 		 * reserve, a use is staged (below) */
-		if (p->n_recv + need > IR_MAX_SGE - RECV_RESERVE)
+		if (p->n_recv + need > IR_MAX_SGE - c->recv_reserve)
 			return stage_param(c, v, target, toff, reverse);
 		if (reverse) {
 			for (uint32_t j = 0; j < v->width; j++)
@@ -588,6 +684,16 @@ int lower_deliver(struct lower_ctx *c, const struct lval *v, int target, uint32_
 			return copy_landed(c, &pk, target, toff, reverse != ph->landed_reverse,
 			                   v->taint, -1);
 		}
+		/* a use outside the lane (a response on conn, enabled at the end
+		 * anyway) waits for a use inside it: landing the value in a WQE the
+		 * lane executes spares that WQE a copy and the barrier before it,
+		 * while the outside use's copy needs none */
+		if (p->nodes[target].queue != c->lane && !c->flushing &&
+		    ph->n_waiting < sizeof(ph->waiting) / sizeof(ph->waiting[0])) {
+			ph->waiting[ph->n_waiting++] = (struct lphi_use){
+			    .target = target, .toff = toff, .reverse = reverse, .taint = v->taint};
+			return -1;
+		}
 		int last = -2;
 		for (unsigned i = 0; i < ph->n; i++) {
 			struct lval in = c->phis[v->phi].in[i];
@@ -608,6 +714,8 @@ int lower_deliver(struct lower_ctx *c, const struct lval *v, int target, uint32_
 		ph->landed_target = target;
 		ph->landed_toff = toff;
 		ph->landed_reverse = reverse;
+		if (!copy_waiting(c, v->phi, v->width))
+			return -3;
 		/* several writers: no single dependency to record */
 		return last == -2 ? -2 : -1;
 	}

@@ -88,30 +88,36 @@ static bool term_compute(struct lower_ctx *c, const struct lval *vals, int xi, i
 		yv = k;
 		t->flip = true;
 	}
-	uint32_t s = ir_scratch_alloc(p, 16, 16);
-	uint8_t init[16];
-	memset(init, 0xff, 16);
+	/* the pair: 16 bytes for operands of up to 8, 32 (a 16-byte low half,
+	 * 32-byte masked atomics) for up to 16 */
+	uint32_t ps = w > 8 ? 32 : 16;
+	uint8_t pop = (uint8_t)PRISM_MASKED_OPMOD(ps == 32 ? 5 : 4);
+	uint32_t s = ir_scratch_alloc(p, ps, ps);
+	uint8_t init[32];
+	memset(init, 0xff, ps);
 	init[0] = 0;
 	if (yv.kind == LV_CONST)
-		put_be(init + 8, ~(cd->ymask ? yv.k & cd->ymask : yv.k), 8);
-	if (ir_scratch_init(p, s, init, 16) < 0)
+		put_be(init + ps - 8, ~(cd->ymask ? yv.k & cd->ymask : yv.k), 8);
+	if (ir_scratch_init(p, s, init, ps) < 0)
 		return false;
 	t->s = s;
 	struct ir_val sa = ir_v(IR_V_SCRATCH_ADDR, 0, s), sk = ir_v(IR_V_SCRATCH_RKEY, 0, 0);
 	int prev = -1;
 	if (yv.kind != LV_CONST) {
-		struct ir_node *n = lower_guard_node(c, PRISM_OP_ATOMIC_MASKED_CS, 16, sa, sk,
-		                                     "compare: complement", 16);
+		struct ir_node *n = lower_guard_node(c, PRISM_OP_ATOMIC_MASKED_CS, (uint8_t)ps, sa,
+		                                     sk, "compare: complement", ps);
 		if (!n)
 			return false;
 		int id = n->id;
+		n->opmod = pop;
 		/* swap 1s outside the mask: those bits stay 1 whatever Y' is,
 		 * so S = ~(Y' & ymask) */
 		if (cd->ymask)
-			put_be(n->swap_bytes + 8, ~cd->ymask, 8);
-		uint32_t smask =
-		    lower_field_off(PRISM_OP_ATOMIC_MASKED_CS, PRISM_FIELD_ATOMIC_SWAP, 16) + 32;
-		int wy = lower_deliver(c, &yv, id, smask + 16 - w, !yv.be);
+			put_be(n->swap_bytes + ps - 8, ~cd->ymask, 8);
+		uint32_t smask = lower_field_off(PRISM_OP_ATOMIC_MASKED_CS, PRISM_FIELD_ATOMIC_SWAP,
+		                                 (uint8_t)ps) +
+		                 2 * ps;
+		int wy = lower_deliver(c, &yv, id, smask + ps - w, !yv.be);
 		if (wy < -1)
 			return false;
 		if (wy >= 0)
@@ -119,16 +125,17 @@ static bool term_compute(struct lower_ctx *c, const struct lval *vals, int xi, i
 		prev = id;
 	}
 	struct ir_node *fa =
-	    lower_guard_node(c, PRISM_OP_ATOMIC_MASKED_FA, 16, sa, sk, "compare: add", 16);
+	    lower_guard_node(c, PRISM_OP_ATOMIC_MASKED_FA, (uint8_t)ps, sa, sk, "compare: add", ps);
 	if (!fa)
 		return false;
 	int fid = fa->id;
+	fa->opmod = pop;
 	if (xv.kind == LV_CONST) {
-		put_be(fa->swap_bytes + 16 - w, xv.k, w);
+		put_be(fa->swap_bytes + ps - w, xv.k, w);
 	} else {
-		uint32_t add =
-		    lower_field_off(PRISM_OP_ATOMIC_MASKED_FA, PRISM_FIELD_ATOMIC_SWAP, 16);
-		int wx = lower_deliver(c, &xv, fid, add + 16 - w, !xv.be);
+		uint32_t add = lower_field_off(PRISM_OP_ATOMIC_MASKED_FA, PRISM_FIELD_ATOMIC_SWAP,
+		                               (uint8_t)ps);
+		int wx = lower_deliver(c, &xv, fid, add + ps - w, !xv.be);
 		if (wx < -1)
 			return false;
 		if (wx >= 0)
@@ -145,7 +152,7 @@ static struct lterm *term(struct lower_ctx *c, const struct lval *vals, unsigned
                           struct lterm *local)
 {
 	const struct lcond *cd = c->cond;
-	struct lterm *t = cd->ord ? &cd->ord->t[i] : local;
+	struct lterm *t = cd->ord ? &cd->ord->t[i + cd->slot] : local;
 	if (t->done && t->lane == c->lane)
 		return t;
 	/* order: t[0] = X' > Y' with (X', Y') = GT ? (lhs, rhs) : (rhs, lhs);
@@ -255,18 +262,66 @@ static bool guard_relaxed(struct lower_ctx *c, int x, struct lterm *t, bool want
  * has its wanted value.  Term k's zero-when-true byte lands in the CAS's
  * compare field at ctrl byte 0 (k = 0) or 3 (k = 1).
  */
+/*
+ * More terms than the 8-byte guard takes (2 under strict, 4 under relaxed):
+ * one 16-byte masked CAS on X's whole control segment.  16-byte atomics
+ * are big-endian in memory, so compare-field byte j meets ctrl byte j; the
+ * zero-when-wanted bytes go to the NOP's opmod and opcode bytes (0, 3) and
+ * to its signature and reserved bytes (8, 9, 10), which every template
+ * holds at 0 and nothing ever writes.  It swaps opmod and opcode only:
+ * index and QPN are never touched, so this is exact under strict too.
+ */
+#define WIDE_TESTS 5u
+static bool arm_exact16(struct lower_ctx *c, int x, uint8_t xop, const int *rids, struct lterm **ts,
+                        unsigned n)
+{
+	struct ir_prog *p = c->p;
+	static const unsigned ctrl_byte[WIDE_TESTS] = {0, 3, 8, 9, 10};
+	if (c->cond->chain) {
+		lower_error(c, c->cond->loc,
+		            "an `else if` arm tests at most 4 carry terms (its earlier arms' "
+		            "outcomes ride in the index bytes)");
+		return false;
+	}
+	struct ir_node *g = lower_guard_node(
+	    c, PRISM_OP_ATOMIC_MASKED_CS, 16, ir_v(IR_V_NODE_ADDR, x, 0),
+	    ir_v(IR_V_QBUF_RKEY, p->nodes[x].queue, 0), "if: guard (exact, wide)", 16);
+	if (!g)
+		return false;
+	int gid = g->id;
+	uint64_t taint = 0;
+	uint32_t cmp = lower_field_off(PRISM_OP_ATOMIC_MASKED_CS, PRISM_FIELD_ATOMIC_COMPARE, 16);
+	for (unsigned k = 0; k < n; k++) {
+		if (ir_scatter_into(p, rids[k], gid, cmp + ctrl_byte[k], 1, ts[k]->taint) < 0)
+			return false;
+		taint |= ts[k]->taint;
+	}
+	g = &p->nodes[gid];
+	for (unsigned k = 0; k < n; k++)
+		g->compare_mask_bytes[ctrl_byte[k]] = 0xff;
+	g->swap_bytes[0] = p->nodes[x].opmod;
+	g->swap_bytes[3] = xop;
+	g->swap_mask_bytes[0] = 0xff;
+	g->swap_mask_bytes[3] = 0xff;
+	lower_record_status(c, x, gid);
+	return lower_cas_patch(p, gid, x, 0, 16, true, taint) && !p->oom;
+}
+
 static bool arm_exact(struct lower_ctx *c, int x, uint8_t xop, struct lterm **ts,
                       const bool *want_gt, unsigned n)
 {
 	struct ir_prog *p = c->p;
+	unsigned narrow = p->profile == IR_PROFILE_STRICT ? 2 : 4;
 	/* the READs first: each rewrites the CAS that follows them */
-	int rids[4];
+	int rids[WIDE_TESTS];
 	for (unsigned k = 0; k < n; k++) {
 		bool want_carry = want_gt[k] != ts[k]->flip;
 		rids[k] = read_s(c, ts[k], want_carry ? 1 : 0);
 		if (rids[k] < 0)
 			return false;
 	}
+	if (n > narrow)
+		return arm_exact16(c, x, xop, rids, ts, n);
 	int excl[2];
 	uint64_t xmask = 0;
 	if (!chain_reads(c, x, excl, &xmask))
@@ -326,7 +381,7 @@ static enum clause_fold clause_terms(struct lower_ctx *c, struct lterm *local, s
 	struct lval vals[2];
 	bool need = !cd->ord;
 	for (unsigned i = 0; i < nt && !need; i++)
-		need = !cd->ord->t[i].done || cd->ord->t[i].lane != c->lane;
+		need = !cd->ord->t[i + cd->slot].done || cd->ord->t[i + cd->slot].lane != c->lane;
 	if (need && (!lower_cond_value(c, 0, &vals[0]) || !lower_cond_value(c, 1, &vals[1])))
 		return CLAUSE_ERROR;
 	for (unsigned i = 0; i < nt; i++) {
@@ -398,7 +453,8 @@ static enum clause_fold conj_terms(struct lower_ctx *c, const struct lcond *firs
 
 static unsigned guard_capacity(const struct ir_prog *p)
 {
-	return p->profile == IR_PROFILE_RELAXED ? 4 : 2;
+	(void)p;
+	return WIDE_TESTS; /* the 16-byte guard (arm_exact16) */
 }
 
 static bool too_many_tests(struct lower_ctx *c, const struct lcond *cd, unsigned nl)
@@ -407,10 +463,9 @@ static bool too_many_tests(struct lower_ctx *c, const struct lcond *cd, unsigned
 	if (nl <= cap)
 		return false;
 	lower_error(c, cd->loc,
-	            "this conjunction needs %u carry tests; one guard takes at most %u (%s)", nl,
-	            cap,
-	            cap == 4 ? "the NOP's opmod, opcode and index bytes"
-	                     : "profile strict: the NOP's opmod and opcode bytes");
+	            "this conjunction needs %u carry tests; one guard takes at most %u (the NOP's "
+	            "opmod, opcode, signature and reserved control bytes)",
+	            nl, cap);
 	return true;
 }
 

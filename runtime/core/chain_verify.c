@@ -310,8 +310,12 @@ static struct prism_wqe armed_view(const struct vctx *v, uint32_t q, uint32_t i)
 			continue;
 		const struct prism_wqe *g = &v->d[pt->writer_queue][pt->writer_wqe].w;
 		/* a plain CAS swaps the whole word; a masked one (order
-		 * comparison) arms only if its swap mask covers the opcode byte */
-		if (pt->kind != CHAINOBJ_PATCH_CAS &&
+		 * comparison) arms only if its swap mask covers the opcode byte;
+		 * a 16-byte one (the wide exact guard) is big-endian: byte j of
+		 * its fields meets ctrl byte j */
+		bool wide = pt->kind == CHAINOBJ_PATCH_MASKED_CAS && g->atomic.size == 16 &&
+		            g->atomic.swap_mask_bytes[3] == 0xff;
+		if (pt->kind != CHAINOBJ_PATCH_CAS && !wide &&
 		    !(pt->kind == CHAINOBJ_PATCH_MASKED_CAS && g->atomic.size == 8 &&
 		      ((g->atomic.swap_mask >> 24) & 0xff) == 0xff))
 			continue;
@@ -325,8 +329,8 @@ static struct prism_wqe armed_view(const struct vctx *v, uint32_t q, uint32_t i)
 		if (t->len > sizeof(buf))
 			break;
 		memcpy(buf, t->bytes, t->len);
-		buf[0] = (uint8_t)g->atomic.swap;
-		buf[3] = (uint8_t)(g->atomic.swap >> 24);
+		buf[0] = wide ? g->atomic.swap_bytes[0] : (uint8_t)g->atomic.swap;
+		buf[3] = wide ? g->atomic.swap_bytes[3] : (uint8_t)(g->atomic.swap >> 24);
 		if (prism_wqe_decode(buf, t->len, &aw, &dg) > 0)
 			return aw;
 		w.ctrl.opcode = buf[3];

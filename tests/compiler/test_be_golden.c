@@ -210,7 +210,9 @@ static void test_loop_walk_sequence(void **state)
 	 * fall-through's, behind a barrier) */
 	assert_string_equal(be_ops(o, "w0"),
 	                    "READ MCAS WAIT EN EN READ READ MCAS WAIT EN EN READ WAIT EN");
-	assert_string_equal(be_ops(o, "w0c0"), "READ WAIT EN READ CAS WAIT EN");
+	/* p lands in the READ of p.key after the loop (a WQE that lane runs: no
+	 * copy, no barrier before it); the response copies it from there */
+	assert_string_equal(be_ops(o, "w0c0"), "READ READ CAS WAIT EN");
 	assert_string_equal(be_ops(o, "conn"), "NOP WRITE_IMM");
 	/* the exit test compares 3 key bytes and swaps the enable's index and
 	 * QPN words (bytes 24-31 of the SEND_EN it targets) */
@@ -239,6 +241,60 @@ static void test_loop_walk_sequence(void **state)
 	assert_int_equal(o->entries[0].results[0].offset, 16);
 	assert_int_equal(o->entries[0].results[0].width, 64);
 	assert_int_equal(o->response_size, 80);
+	chainobj_free(o);
+}
+
+/* The walk with `return; break;` under `if (p.key == key)` (RedN's
+ * "+break"), 2 iterations.  Per iteration: one READ of the node, two copies
+ * of `next` from where it landed (the loop test's SEND_EN reserved bytes)
+ * into the next READ's address and the next response's gather address, the
+ * loop test, its barrier and exit, the response's guard, the break test,
+ * its barrier and exit.  The break needs no second READ of the key: the
+ * guard CAS returns the response's old control word (the key in its QPN
+ * bytes) into the break's SEND_EN, whose test compares bytes 4-6 of it. */
+static const char *src_walk_break =
+    "struct node { key: be24; pad: u8[5]; next: *node in nodes; value: u8[64]; }\n"
+    "region nodes: node[64] readonly;\n"
+    "offload f(key: be24, head: *node in nodes) -> u8[64] {\n"
+    "  let p = head;\n"
+    "  while (p.next != head) bound 2 {\n"
+    "    if (p.key == key) { return p.value; break; }\n"
+    "    p = p.next;\n  }\n}\n";
+
+static void test_loop_break_sequence(void **state)
+{
+	(void)state;
+	struct chainobj *o = compile_ok(src_walk_break, IR_PROFILE_RELAXED);
+	/* (the last iteration's `p = p.next` has no use: no copies) */
+	assert_string_equal(be_ops(o, "w0"), "READ READ READ MCAS WAIT EN EN CAS MCAS WAIT EN EN "
+	                                     "READ MCAS WAIT EN EN CAS MCAS WAIT EN EN EN");
+	assert_string_equal(be_ops(o, "conn"), "NOP NOP WRITE_IMM");
+	int w0 = be_queue(o, "w0");
+	/* the guard (w0 #7) returns into the break's SEND_EN (#11) bytes
+	 * 16-23; the break test (#8) compares bytes 4-6 of that word */
+	const struct chainobj_patch *ret = NULL;
+	for (uint32_t i = 0; i < o->n_patches; i++) {
+		const struct chainobj_patch *pt = &o->patches[i];
+		if (pt->writer_queue == (uint32_t)w0 && pt->writer_wqe == 7 &&
+		    pt->target.queue == (uint32_t)w0)
+			ret = pt;
+	}
+	assert_non_null(ret);
+	assert_int_equal(ret->target.wqe, 11);
+	assert_int_equal(ret->target.offset, 16);
+	assert_int_equal(ret->target.width, 8);
+	struct prism_wqe brk = decode(o, "w0", 8);
+	assert_int_equal(brk.atomic.size, 16);
+	static const uint8_t cmask[16] = {0, 0, 0, 0, 0xff, 0xff, 0xff};
+	assert_memory_equal(brk.atomic.compare_mask_bytes, cmask, 16);
+	/* the copies read the loop test's SEND_EN (#6) bytes 16-23 */
+	for (unsigned i = 1; i <= 2; i++) {
+		struct prism_wqe cp = decode(o, "w0", i);
+		assert_int_equal(cp.ctrl.opcode, PRISM_OP_RDMA_READ);
+		assert_int_equal(cp.num_sge, 1);
+		assert_int_equal(cp.sge[0].byte_count, 8);
+	}
+	assert_int_equal(o->n_exits, 4);
 	chainobj_free(o);
 }
 
@@ -406,6 +462,7 @@ int main(void)
 	    cmocka_unit_test(test_store_and_atomics),
 	    cmocka_unit_test(test_le_pointer_swapped),
 	    cmocka_unit_test(test_loop_walk_sequence),
+	    cmocka_unit_test(test_loop_break_sequence),
 	    cmocka_unit_test(test_lib_list_find_compiles),
 	    cmocka_unit_test(test_reject_loop_bound_too_large),
 	    cmocka_unit_test(test_reject_loop_in_if),
