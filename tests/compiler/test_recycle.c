@@ -33,16 +33,17 @@
 #define N_LISTS  12u
 #define LIST_MAX 280u
 #define BOUND    300u
+#define UNROLLED 14u
 
 #define WALK_PRELUDE                                                                               \
 	"struct node { key: be24; pad: u8[5]; next: *node in nodes; value: u8[64]; }\n"            \
 	"region nodes: node[4096] readonly;\n"
 
-static const char *walk_src(unsigned bound, const char *recycle)
+static const char *walk_named(const char *name, unsigned bound, const char *recycle)
 {
 	static char buf[1024];
 	snprintf(buf, sizeof(buf),
-	         WALK_PRELUDE "offload find(key: be24, head: *node in nodes) -> u8[64] {\n"
+	         WALK_PRELUDE "offload %s(key: be24, head: *node in nodes) -> u8[64] {\n"
 	                      "  let p = head;\n"
 	                      "  while (p.key != key) bound %u%s {\n"
 	                      "    p = p.next;\n"
@@ -51,8 +52,13 @@ static const char *walk_src(unsigned bound, const char *recycle)
 	                      "    return p.value;\n"
 	                      "  }\n"
 	                      "}\n",
-	         bound, recycle);
+	         name, bound, recycle);
 	return buf;
+}
+
+static const char *walk_src(unsigned bound, const char *recycle)
+{
+	return walk_named("find", bound, recycle);
 }
 
 static struct chainobj *compile_ok(const char *src, enum ir_profile prof)
@@ -349,7 +355,7 @@ static uint64_t get_be(const uint8_t *p, unsigned n)
 struct walk_fx {
 	struct prism_device *dev;
 	struct prism_region *nodes;
-	struct prism_program *prog;
+	struct prism_program *prog, *unrolled;
 	struct prism_server *srv;
 	uint8_t *mem;
 	uint64_t base;
@@ -378,15 +384,30 @@ static void fill(struct walk_fx *f)
 }
 
 /* while (p.key != key) bound N { p = p.next } if (p.key == key) return p.value */
-static const uint8_t *ref_find(const struct walk_fx *f, uint32_t key, uint32_t head,
+static const uint8_t *ref_find(const struct walk_fx *f, unsigned bound, uint32_t key, uint32_t head,
                                unsigned *steps)
 {
 	const uint8_t *p = f->mem + (size_t)head * NODE;
 	unsigned i = 0;
-	for (; i < BOUND && get_be(p, 3) != key; i++)
+	for (; i < bound && get_be(p, 3) != key; i++)
 		p = f->mem + (get_be(p + 8, 8) - f->base);
 	*steps = i;
 	return get_be(p, 3) == key ? p : NULL;
+}
+
+/* Compile, write as YAML, open (the loader verifies again) and load. */
+static struct prism_program *load(struct prism_device *dev, const char *src)
+{
+	struct chainobj *o = compile_ok(src, IR_PROFILE_RELAXED);
+	char *yaml = NULL;
+	size_t len = 0;
+	assert_int_equal(chainobj_write_mem(o, 0, &yaml, &len, NULL), 0);
+	chainobj_free(o);
+	struct prism_program *p = prism_program__open_mem(yaml, len, NULL);
+	free(yaml);
+	assert_non_null(p);
+	assert_int_equal(prism_program__load(p, dev), 0);
+	return p;
 }
 
 static int walk_setup(void **state)
@@ -404,19 +425,13 @@ static int walk_setup(void **state)
 	f.mem = prism_region__addr(f.nodes);
 	f.base = (uintptr_t)f.mem;
 	fill(&f);
-	struct chainobj *o = compile_ok(walk_src(BOUND, ""), IR_PROFILE_RELAXED);
-	char *yaml = NULL;
-	size_t len = 0;
-	assert_int_equal(chainobj_write_mem(o, 0, &yaml, &len, NULL), 0);
-	chainobj_free(o);
-	f.prog = prism_program__open_mem(yaml, len, NULL);
-	free(yaml);
-	assert_non_null(f.prog);
-	assert_int_equal(prism_program__load(f.prog, f.dev), 0);
+	f.prog = load(f.dev, walk_src(BOUND, ""));
+	f.unrolled = load(f.dev, walk_named("unrolled", UNROLLED, ""));
 	PRISM_OPTS(prism_server_opts, sopts, .rearm = PRISM_REARM_CPU);
 	f.srv = prism_server__create(f.dev, &sopts);
 	assert_non_null(f.srv);
 	assert_int_equal(prism_server__add_program(f.srv, f.prog), 0);
+	assert_int_equal(prism_server__add_program(f.srv, f.unrolled), 0);
 	*state = &f;
 	return 0;
 }
@@ -426,27 +441,39 @@ static int walk_teardown(void **state)
 	struct walk_fx *f = *state;
 	prism_server__destroy(f->srv);
 	prism_program__close(f->prog);
+	prism_program__close(f->unrolled);
 	prism_device__close(f->dev);
 	return 0;
 }
 
+static uint64_t lookup_entry(struct walk_fx *f, struct prism_client *cl, const char *entry,
+                             uint32_t key, uint32_t head, unsigned i, unsigned *steps, bool *hit);
+
 static void lookup(struct walk_fx *f, struct prism_client *cl, uint32_t key, uint32_t head,
                    unsigned i, unsigned *steps, bool *hit)
+{
+	lookup_entry(f, cl, "find", key, head, i, steps, hit);
+}
+
+/* One invocation checked against the reference; its virtual-clock time. */
+static uint64_t lookup_entry(struct walk_fx *f, struct prism_client *cl, const char *entry,
+                             uint32_t key, uint32_t head, unsigned i, unsigned *steps, bool *hit)
 {
 	uint8_t out[NODE], zero[NODE] = {0};
 	memset(out, 0, sizeof(out));
 	struct prism_arg args[2] = {{.name = "key", .u64 = key},
 	                            {.name = "head", .u64 = (uint64_t)head * NODE}};
 	struct prism_call c = {.sz = sizeof(c),
-	                       .entry = "find",
+	                       .entry = entry,
 	                       .args = args,
 	                       .nargs = 2,
 	                       .result = out,
 	                       .result_cap = sizeof(out)};
 	int rc = prism_client__invoke(cl, &c, NULL);
 	if (rc)
-		fail_msg("#%u key 0x%06x head %u: %s", i, key, head, prism_strerror(rc));
-	const uint8_t *want = ref_find(f, key, head, steps);
+		fail_msg("%s #%u key 0x%06x head %u: %s", entry, i, key, head, prism_strerror(rc));
+	const uint8_t *want =
+	    ref_find(f, strcmp(entry, "find") ? UNROLLED : BOUND, key, head, steps);
 	if ((c.ret_site != 0) != (want != NULL))
 		fail_msg("#%u key 0x%06x head %u: %s, reference %s after %u steps", i, key, head,
 		         c.ret_site ? "found" : "not found", want ? "found" : "not", *steps);
@@ -455,13 +482,15 @@ static void lookup(struct walk_fx *f, struct prism_client *cl, uint32_t key, uin
 	if (!want && memcmp(out, zero, VALUE))
 		fail_msg("#%u: a miss returned bytes", i);
 	*hit = want != NULL;
+	return c.virt_ns;
 }
 
 /* Every position of two lists from their heads, then random lookups. */
 static void test_walk_matches_reference(void **state)
 {
 	struct walk_fx *f = *state;
-	struct prism_client *cl = prism_client__connect_local(f->srv, NULL);
+	PRISM_OPTS(prism_client_opts, co, .program = "find");
+	struct prism_client *cl = prism_client__connect_local(f->srv, &co);
 	assert_non_null(cl);
 	unsigned hits = 0, misses = 0, far = 0, steps;
 	bool hit;
@@ -490,6 +519,41 @@ static void test_walk_matches_reference(void **state)
 	prism_client__close(cl);
 }
 
+/* The virtual clock's cost of one more iteration: recycled lap against an
+ * unrolled iteration, on the same walks (hits after 2 and 12 steps; an
+ * unrolled walk compiles up to bound 14: the client key is needed in every
+ * iteration and a payload carries a parameter at most 16 times). */
+static void test_walk_cost_per_iteration(void **state)
+{
+	struct walk_fx *f = *state;
+	static const char *const entries[2] = {"find", "unrolled"};
+	double per[2];
+	for (int e = 0; e < 2; e++) {
+		PRISM_OPTS(prism_client_opts, co, .program = entries[e]);
+		struct prism_client *cl = prism_client__connect_local(f->srv, &co);
+		assert_non_null(cl);
+		uint64_t t[2] = {0, 0};
+		const unsigned at[2] = {2, 12};
+		for (int j = 0; j < 2; j++)
+			for (uint32_t l = 0; l < N_LISTS; l++) {
+				unsigned steps;
+				bool hit;
+				uint32_t n = l * LIST_MAX + at[j];
+				t[j] += lookup_entry(f, cl, entries[e],
+				                     (uint32_t)get_be(f->mem + (size_t)n * NODE, 3),
+				                     l * LIST_MAX, l, &steps, &hit);
+				assert_true(hit);
+				assert_int_equal(steps, at[j]);
+			}
+		per[e] = (double)(t[1] - t[0]) / N_LISTS / (at[1] - at[0]) / 1000.0;
+		prism_client__close(cl);
+	}
+	print_message("list walk, cx5 virtual clock, per iteration: recycled %.2f us, "
+	              "unrolled %.2f us\n",
+	              per[0], per[1]);
+	assert_true(per[0] > 0 && per[1] > 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -500,6 +564,8 @@ int main(void)
 	    cmocka_unit_test(test_verifier_lap_rules),
 	    cmocka_unit_test(test_object_round_trip),
 	    cmocka_unit_test_setup_teardown(test_walk_matches_reference, walk_setup, walk_teardown),
+	    cmocka_unit_test_setup_teardown(test_walk_cost_per_iteration, walk_setup,
+	                                    walk_teardown),
 	};
 	return cmocka_run_group_tests_name("recycle", tests, NULL, NULL);
 }
