@@ -260,8 +260,32 @@ static int lap_advance(struct core_inst *in)
 	return 0;
 }
 
-/* A recycled queue's send CQ: its CQEs are counted by laps, never polled
- * (a long loop laps the ring many times between two polls). */
+/* A recycled queue's send CQ is never consumed (a long loop laps the ring
+ * many times between two polls; its CQEs are counted by laps), but an error
+ * completion anywhere in it fails the instance: errors are final, and each
+ * instance has CQs of its own. */
+static int scan_lap_cq(struct core_inst *in, uint32_t c)
+{
+	const struct core_inst_cq *cq = &in->cqs[c];
+
+	for (uint32_t i = 0; i < cq->info.ncqe; i++) {
+		const uint8_t *raw = (const uint8_t *)cq->info.buf + (size_t)i * PRISM_CQE_BYTES;
+		uint8_t op = __atomic_load_n(&raw[PRISM_CQE_BYTES - 1], __ATOMIC_ACQUIRE) >> 4;
+		struct prism_cqe cqe;
+
+		if (op != PRISM_CQE_REQ_ERR && op != PRISM_CQE_RESP_ERR)
+			continue;
+		if (prism_cqe_decode(raw, &cqe, NULL) == 0)
+			core_warn("conn %u: program '%s': CQ '%s': error completion on QP 0x%x "
+				  "WQE %u: %s",
+				  in->id, in->prog->name, in->prog->obj->cqs[c].name, cqe.qpn,
+				  cqe.wqe_counter, prism_cqe_syndrome_name(cqe.syndrome));
+		return in->error = -PRISM_E_CONN;
+	}
+	return 0;
+}
+
+/* A recycled queue's send CQ. */
 static bool lap_cq(const struct chainobj *o, uint32_t c)
 {
 	for (uint32_t q = 0; q < o->n_queues; q++)
@@ -572,7 +596,7 @@ int core_inst_poll(struct core_inst *in)
 	if ((err = poll_cq(in, ccq)))
 		return err;
 	for (uint32_t c = 0; c < o->n_cqs; c++)
-		if (c != ccq && !lap_cq(o, c) && (err = poll_cq(in, c)))
+		if (c != ccq && (err = lap_cq(o, c) ? scan_lap_cq(in, c) : poll_cq(in, c)))
 			return err;
 	done = in->cqs[ccq].consumed / per;
 	if (done <= in->completed)

@@ -554,6 +554,28 @@ static void test_walk_cost_per_iteration(void **state)
 	assert_true(per[0] > 0 && per[1] > 0);
 }
 
+/* A walk off the region (a zero next pointer) fails its lap with a remote
+ * access error: the invocation fails at once (the runtime scans the lap's
+ * CQ for error completions), it does not time out. */
+static void test_walk_bad_pointer_fails(void **state)
+{
+	struct walk_fx *f = *state;
+	PRISM_OPTS(prism_client_opts, co, .program = "find", .timeout_ms = 60000);
+	struct prism_client *cl = prism_client__connect_local(f->srv, &co);
+	assert_non_null(cl);
+	uint8_t out[NODE];
+	struct prism_arg args[2] = {{.name = "key", .u64 = 5},
+	                            {.name = "head", .u64 = (uint64_t)4000 * NODE}};
+	struct prism_call c = {.sz = sizeof(c),
+	                       .entry = "find",
+	                       .args = args,
+	                       .nargs = 2,
+	                       .result = out,
+	                       .result_cap = sizeof(out)};
+	assert_int_equal(prism_client__invoke(cl, &c, NULL), -PRISM_E_CONN);
+	prism_client__close(cl);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -566,6 +588,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_walk_matches_reference, walk_setup, walk_teardown),
 	    cmocka_unit_test_setup_teardown(test_walk_cost_per_iteration, walk_setup,
 	                                    walk_teardown),
+	    cmocka_unit_test_setup_teardown(test_walk_bad_pointer_fails, walk_setup, walk_teardown),
 	};
 	return cmocka_run_group_tests_name("recycle", tests, NULL, NULL);
 }
