@@ -90,6 +90,8 @@ void emit_node_wqe(const struct ir_prog *p, const struct ir_node *n, struct pris
 	w->ctrl.fm_ce_se = prism_fm_ce_se((enum prism_fence)n->fence,
 	                                  n->signaled ? PRISM_CE_CQ_UPDATE : PRISM_CE_NONE, false);
 	w->ctrl.imm = n->imm;
+	if (n->op == PRISM_OP_NOP && n->nop_ds)
+		w->ctrl.ds = n->nop_ds; /* the codec keeps a NOP's ds */
 	w->raddr.raddr = tmpl_value(p, &n->raddr);
 	w->raddr.rkey = (uint32_t)tmpl_value(p, &n->rkey);
 	w->atomic.size = n->asize;

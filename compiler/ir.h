@@ -136,6 +136,8 @@ struct ir_node {
 	/* 16-byte masked CAS comparing a SEND_EN's index (a recycled loop's
 	 * bound test): the index word at compare bytes 8-11 */
 	struct ir_val cmp_idx;
+	/* a NOP spanning this many octowords (one WQE pads a lap to its ring) */
+	uint8_t nop_ds;
 	/* WAIT / SEND_EN */
 	struct ir_val we_index, we_obj;
 	/* gather / scatter list, or inline data */

@@ -21,7 +21,8 @@
  *   seg B  s7 MFA4  s5.count += 1      \  for the next lap: s5 and s6 already
  *          s8 MFA4  s6.index += ring   /  ran in this one
  *          C  SEND_EN L through the next lap's s6 (fenced: after s7, s8)
- *          NOPs (padding; they run at the start of the next lap)
+ *          NOP  (padding, as many BBs as the ring needs; it runs at the
+ *                start of the next lap)
  *
  * WAIT counts and SEND_EN indices are absolute and grow every lap, so they
  * are advanced on the NIC by 4-byte masked FETCH_ADDs on the big-endian
@@ -417,9 +418,16 @@ bool lower_recycle(struct lower_ctx *c, const struct ast_stmt *s)
 	}
 	while (ring < bbs)
 		ring <<= 1;
-	for (uint32_t i = bbs; i < ring; i++)
-		if (!lap_node(c, lq, PRISM_OP_NOP, IR_ROLE_DATA, "lap: padding", loop, loc))
+	/* one NOP covers up to 15 BBs (a 6-bit ds): one WQE a lap, not one a BB */
+	for (uint32_t left = ring - bbs; left;) {
+		uint32_t span = left < 15 ? left : 15;
+		struct ir_node *pad =
+		    lap_node(c, lq, PRISM_OP_NOP, IR_ROLE_DATA, "lap: padding", loop, loc);
+		if (!pad)
 			return false;
+		pad->nop_ds = (uint8_t)(span * (PRISM_WQE_BB / PRISM_WQE_DS_BYTES));
+		left -= span;
+	}
 	if ((bound + 1) * ring > LAP_INDEX_MAX) {
 		lower_error(c, s->u.while_.bound_expr ? s->u.while_.bound_expr->loc : loc,
 		            "bound %llu is too large to recycle: %llu laps of %u WQE blocks exceed "
