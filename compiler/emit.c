@@ -55,6 +55,8 @@ static uint64_t tmpl_value(const struct ir_prog *p, const struct ir_val *v)
 	case IR_V_SEND_COUNT:
 		return p->nodes[v->a].count;
 	case IR_V_QUEUE_ENTRY: {
+		if (p->queues[v->a].entry_end < 0)
+			return 0; /* not scheduled yet (sizes only: lower_recycle.c) */
 		const struct ir_node *a = &p->nodes[p->queues[v->a].entry_end];
 		return a->slot + a->bbs;
 	}
@@ -537,12 +539,13 @@ static void emit_exit(struct emitter *e, const struct ir_exit *x, const int *cqm
 			sig = n->count;
 	}
 	ex->cq_advance[cqmap[halt->queue]] = sig;
-	if (hq->lap) {
-		/* a lap queue advances by laps x ring, known at run time
-		 * (chainobj_recycle) */
-		ex->sq_advance[halt->queue] = 0;
-		ex->cq_advance[cqmap[halt->queue]] = 0;
-	}
+	/* a lap queue advances by laps x ring, known at run time
+	 * (chainobj_recycle) */
+	for (unsigned q = 0; q < p->n_queues && q < ex->n_queues; q++)
+		if (p->queues[q].lap) {
+			ex->sq_advance[q] = 0;
+			ex->cq_advance[cqmap[q]] = 0;
+		}
 }
 
 struct chainobj *emit_chainobj(const struct ir_prog *p, const char *entry, char *err, size_t errlen)

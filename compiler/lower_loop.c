@@ -274,6 +274,13 @@ bool lower_while(struct lower_ctx *c, const struct ast_stmt *s)
 	 * by the NIC (lower_recycle.c) */
 	if (s->u.while_.recycle || n > MAX_UNROLL)
 		return lower_recycle(c, s);
+	for (unsigned i = 0; i < p->n_queues; i++)
+		if (p->queues[i].lap) {
+			lower_error(c, s->loc,
+			            "a loop after a recycled loop: a recycled loop must be the only "
+			            "loop of its offload");
+			return false;
+		}
 	const struct ast_expr *cond = s->u.while_.cond;
 	bool cond_exit = true;
 	if (cond->is_const) {

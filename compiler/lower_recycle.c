@@ -75,6 +75,10 @@ static bool mentions_local(const struct ast_expr *e, const struct ast_local *l)
 		return mentions_local(e->u.field.base, l);
 	case AST_EXPR_INDEX:
 		return mentions_local(e->u.index.base, l) || mentions_local(e->u.index.index, l);
+	case AST_EXPR_INT:
+	case AST_EXPR_BOOL:
+	case AST_EXPR_SIZEOF:
+		return false;
 	default:
 		return true; /* conservative: calls, slices */
 	}
@@ -295,6 +299,12 @@ bool lower_recycle(struct lower_ctx *c, const struct ast_stmt *s)
 		    "setting); use a bound of at most 64 to unroll the loop");
 		return false;
 	}
+	if (p->n_loops) {
+		lower_error(c, s->loc,
+		            "a recycled loop must be the only loop of its offload (the runtime "
+		            "learns one loop exit and one lap count per invocation)");
+		return false;
+	}
 	struct walk w;
 	if (!recognise(c, s, &w))
 		return false;
@@ -306,6 +316,14 @@ bool lower_recycle(struct lower_ctx *c, const struct ast_stmt *s)
 	if (!lower_value(c, w.x, &xv))
 		return false;
 	uint32_t kw = (uint32_t)w.key->type->size;
+	if (xv.kind == LV_CONST) { /* a literal takes the field's width and order */
+		if (kw < 8 && (xv.k >> (8 * kw))) {
+			lower_error(c, w.x->loc, "the constant does not fit the %u-byte field", kw);
+			return false;
+		}
+		xv.width = kw;
+		xv.be = ast_type_order(w.key->type) != AST_ORDER_LE;
+	}
 	if (xv.width != kw) {
 		lower_error(c, w.x->loc, "the loop exit compares %u bytes with %u bytes", kw,
 		            xv.width);

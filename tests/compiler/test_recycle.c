@@ -92,8 +92,7 @@ static void test_lap_golden(void **state)
 {
 	(void)state;
 	struct chainobj *o = compile_ok(walk_src(BOUND, ""), IR_PROFILE_RELAXED);
-	assert_string_equal(be_ops(o, "w0r0"),
-	                    "READ READ MFA MCAS MCAS WAIT EN MFA MFA EN NOP");
+	assert_string_equal(be_ops(o, "w0r0"), "READ READ MFA MCAS MCAS WAIT EN MFA MFA EN NOP");
 	assert_string_equal(be_ops(o, "w0"), "EN");
 	int q = be_queue(o, "w0r0");
 	assert_true(q >= 0);
@@ -202,6 +201,61 @@ static void test_unsupported_bodies_rejected(void **state)
 	char *d = compile_err(walk_src(4096, ""), IR_PROFILE_RELAXED);
 	assert_non_null(strstr(d, "too large to recycle"));
 	free(d);
+}
+
+/* Other walks of the same shape: the first node through a READ, a constant
+ * key, the pointer field before the key field.  Each compiles and verifies. */
+static void test_walk_variants(void **state)
+{
+	(void)state;
+	static const char *const srcs[] = {
+	    WALK_PRELUDE "offload f(key: be24, head: *node in nodes) -> u8[64] {\n"
+	                 "  let p = head.next;\n"
+	                 "  while (p.key != key) bound 100 { p = p.next; }\n"
+	                 "  if (p.key == key) { return p.value; }\n}\n",
+	    WALK_PRELUDE "offload f(head: *node in nodes) -> u8[64] {\n"
+	                 "  let p = head;\n"
+	                 "  while (p.key != 7) bound 100 { p = p.next; }\n"
+	                 "  return p.value;\n}\n",
+	    "struct node { next: *node in nodes; pad: u8[8]; key: be32; }\n"
+	    "region nodes: node[64] readonly;\n"
+	    "offload f(key: be32, head: *node in nodes) -> be32 {\n"
+	    "  let p = head;\n"
+	    "  while (key != p.key) bound 8 recycle { p = p.next; }\n"
+	    "  return p.key;\n}\n",
+	};
+	for (size_t i = 0; i < sizeof(srcs) / sizeof(srcs[0]); i++) {
+		struct chainobj *o = compile_ok(srcs[i], IR_PROFILE_RELAXED);
+		assert_true(be_queue(o, "w0r0") >= 0);
+		chainobj_free(o);
+	}
+}
+
+/* One recycled loop per offload: the runtime learns one exit and one lap
+ * count per invocation. */
+static void test_second_loop_rejected(void **state)
+{
+	(void)state;
+	static const char *const loops[] = {
+	    "  while (key != p.key) bound 100 { p = p.next; }\n"
+	    "  while (p.key != key) bound 4 { p = p.next; }\n",
+	    "  while (p.key != key) bound 4 { p = p.next; }\n"
+	    "  while (p.key != key) bound 100 { p = p.next; }\n",
+	    "  while (p.key != key) bound 100 { p = p.next; }\n"
+	    "  while (p.key != key) bound 100 { p = p.next; }\n",
+	};
+	for (size_t i = 0; i < sizeof(loops) / sizeof(loops[0]); i++) {
+		char src[1024];
+		snprintf(src, sizeof(src),
+		         WALK_PRELUDE "offload f(key: be24, head: *node in nodes) -> u8[64] {\n"
+		                      "  let p = head;\n%s  return p.value;\n}\n",
+		         loops[i]);
+		char *d = compile_err(src, IR_PROFILE_RELAXED);
+		if (!strstr(d, "must be the only loop of its offload"))
+			fail_msg("case %zu: diagnostic was:\n%s", i, d);
+		assert_non_null(strstr(d, "t.prism:6:3: error:"));
+		free(d);
+	}
 }
 
 /* ---- verifier: the lap rules ------------------------------------------------------ */
@@ -359,7 +413,7 @@ static uint64_t get_be(const uint8_t *p, unsigned n)
 struct walk_fx {
 	struct prism_device *dev;
 	struct prism_region *nodes;
-	struct prism_program *prog, *unrolled;
+	struct prism_program *prog, *unrolled, *from_next;
 	struct prism_server *srv;
 	uint8_t *mem;
 	uint64_t base;
@@ -436,6 +490,12 @@ static int walk_setup(void **state)
 	assert_non_null(f.srv);
 	assert_int_equal(prism_server__add_program(f.srv, f.prog), 0);
 	assert_int_equal(prism_server__add_program(f.srv, f.unrolled), 0);
+	f.from_next = load(f.dev, WALK_PRELUDE
+	                   "offload from_next(key: be24, head: *node in nodes) -> u8[64] {\n"
+	                   "  let p = head.next;\n"
+	                   "  while (p.key != key) bound 300 { p = p.next; }\n"
+	                   "  if (p.key == key) { return p.value; }\n}\n");
+	assert_int_equal(prism_server__add_program(f.srv, f.from_next), 0);
 	*state = &f;
 	return 0;
 }
@@ -446,6 +506,7 @@ static int walk_teardown(void **state)
 	prism_server__destroy(f->srv);
 	prism_program__close(f->prog);
 	prism_program__close(f->unrolled);
+	prism_program__close(f->from_next);
 	prism_device__close(f->dev);
 	return 0;
 }
@@ -558,6 +619,46 @@ static void test_walk_cost_per_iteration(void **state)
 	assert_true(per[0] > 0 && per[1] > 0);
 }
 
+/* The first node through a READ on lane 0 (`let p = head.next`): that READ
+ * rewrites the lap's walk READ before lane 0 enables the first lap. */
+static void test_walk_from_next(void **state)
+{
+	struct walk_fx *f = *state;
+	PRISM_OPTS(prism_client_opts, co, .program = "from_next");
+	struct prism_client *cl = prism_client__connect_local(f->srv, &co);
+	assert_non_null(cl);
+	uint64_t s = 77;
+	unsigned hits = 0;
+	for (unsigned i = 0; i < 500; i++) {
+		uint32_t l = (uint32_t)(rng(&s) % N_LISTS);
+		uint32_t head = l * LIST_MAX + (uint32_t)(rng(&s) % f->len[l]);
+		uint32_t pick = l * LIST_MAX + (uint32_t)(rng(&s) % f->len[l]);
+		uint32_t key = (uint32_t)get_be(f->mem + (size_t)pick * NODE, 3);
+		uint8_t out[NODE];
+		struct prism_arg args[2] = {{.name = "key", .u64 = key},
+		                            {.name = "head", .u64 = (uint64_t)head * NODE}};
+		struct prism_call c = {.sz = sizeof(c),
+		                       .entry = "from_next",
+		                       .args = args,
+		                       .nargs = 2,
+		                       .result = out,
+		                       .result_cap = sizeof(out)};
+		assert_int_equal(prism_client__invoke(cl, &c, NULL), 0);
+		/* the reference: start at head's successor */
+		uint32_t next =
+		    (uint32_t)((get_be(f->mem + (size_t)head * NODE + 8, 8) - f->base) / NODE);
+		unsigned steps;
+		const uint8_t *want = ref_find(f, BOUND, key, next, &steps);
+		if ((c.ret_site != 0) != (want != NULL) ||
+		    (want && memcmp(out + 16, want + 16, VALUE)))
+			fail_msg("#%u key 0x%06x head %u: differs from the reference", i, key,
+			         head);
+		hits += want != NULL;
+	}
+	assert_int_equal(hits, 500); /* every key is on its circular list */
+	prism_client__close(cl);
+}
+
 /* A walk off the region (a zero next pointer) fails its lap with a remote
  * access error: the invocation fails at once (the runtime scans the lap's
  * CQ for error completions), it does not time out. */
@@ -587,12 +688,15 @@ int main(void)
 	    cmocka_unit_test(test_recycled_when),
 	    cmocka_unit_test(test_strict_rejected),
 	    cmocka_unit_test(test_unsupported_bodies_rejected),
+	    cmocka_unit_test(test_walk_variants),
+	    cmocka_unit_test(test_second_loop_rejected),
 	    cmocka_unit_test(test_verifier_lap_rules),
 	    cmocka_unit_test(test_object_round_trip),
 	    cmocka_unit_test_setup_teardown(test_walk_matches_reference, walk_setup, walk_teardown),
 	    cmocka_unit_test_setup_teardown(test_walk_cost_per_iteration, walk_setup,
 	                                    walk_teardown),
 	    cmocka_unit_test_setup_teardown(test_walk_bad_pointer_fails, walk_setup, walk_teardown),
+	    cmocka_unit_test_setup_teardown(test_walk_from_next, walk_setup, walk_teardown),
 	};
 	return cmocka_run_group_tests_name("recycle", tests, NULL, NULL);
 }
