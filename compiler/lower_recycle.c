@@ -4,7 +4,8 @@
  * lap of the body posted once in a queue of its own, re-run by the NIC.
  *
  * Owns: recognising the loop bodies it can recycle (a pointer walk
- * `while (p.f != x) bound N { p = p.next; }`), the lap queue with its
+ * `while (p.f != x) bound N { p = p.next; }`, or the same with the exit as
+ * `while (true) ... { if (p.f == x) { break; } p = p.next; }`), the lap queue with its
  * barriers, the per-lap count advances, the bound test, and the value of the
  * walked pointer after the loop.
  *
@@ -99,17 +100,47 @@ static bool unsupported(struct lower_ctx *c, struct src_loc loc, const char *wha
 {
 	lower_error(c, loc,
 	            "a recycled loop is lowered for a pointer walk only: `while (p.f != x) "
-	            "bound N { p = p.next; }` (%s)",
+	            "bound N { p = p.next; }`, or `while (true) bound N { if (p.f == x) { break; } "
+	            "p = p.next; }` (%s)",
 	            what);
 	return false;
+}
+
+/* `while (true) ... { if (p.f == x) { break; } p = p.next; }`: the same
+ * walk, its exit written as a break.  The exit test, *body receives the rest
+ * of the body. */
+static const struct ast_expr *break_test(const struct ast_stmt *s, const struct ast_stmt **body)
+{
+	const struct ast_stmt *b = s->u.while_.body;
+	if (!b || b->kind != AST_STMT_IF || b->u.if_.has_else || !b->u.if_.cond)
+		return NULL;
+	const struct ast_stmt *t = b->u.if_.then_body;
+	if (t && t->kind == AST_STMT_BLOCK && !t->next)
+		t = t->u.block.body;
+	if (!t || t->kind != AST_STMT_BREAK || t->next)
+		return NULL;
+	const struct ast_expr *e = b->u.if_.cond;
+	if (e->kind != AST_EXPR_BINARY || e->u.binary.op != AST_BINOP_EQ)
+		return NULL;
+	*body = b->next;
+	return e;
 }
 
 static bool recognise(struct lower_ctx *c, const struct ast_stmt *s, struct walk *w)
 {
 	const struct ast_expr *cond = s->u.while_.cond;
+	const struct ast_stmt *b = s->u.while_.body;
 	memset(w, 0, sizeof(*w));
-	if (cond->kind != AST_EXPR_BINARY || cond->u.binary.op != AST_BINOP_NE)
+	if (cond->is_const && cond->value) {
+		cond = break_test(s, &b);
+		if (!cond)
+			return unsupported(
+			    c, s->loc,
+			    "`while (true)` needs the body `if (p.f == x) { break; } "
+			    "p = p.next;`");
+	} else if (cond->kind != AST_EXPR_BINARY || cond->u.binary.op != AST_BINOP_NE) {
 		return unsupported(c, cond->loc, "the condition is not `p.f != x`");
+	}
 	const struct ast_expr *lhs = cond->u.binary.lhs, *rhs = cond->u.binary.rhs;
 	const struct ast_local *pl = field_of_local(lhs);
 	w->test = lhs;
@@ -121,12 +152,11 @@ static bool recognise(struct lower_ctx *c, const struct ast_stmt *s, struct walk
 		if (!pl || mentions_local(lhs, pl))
 			return unsupported(
 			    c, cond->loc,
-			    "one side of `!=` must be a field of the walked pointer, "
+			    "one side of the comparison must be a field of the walked pointer, "
 			    "the other must not depend on it");
 	}
 	w->p = pl;
 	w->key = w->test->u.field.field;
-	const struct ast_stmt *b = s->u.while_.body;
 	if (!b || b->next || b->kind != AST_STMT_ASSIGN)
 		return unsupported(c, b ? b->loc : s->loc,
 		                   "the body must be the one statement `p = p.next;`");

@@ -183,6 +183,10 @@ static void test_unsupported_bodies_rejected(void **state)
 	    {"  while (p.key == key) bound 100 { p = p.next; }\n", "the condition is not"},
 	    {"  while (p.key != key) bound 100 { p = head; }\n", "assign `p = p.next`"},
 	    {"  while (p.next != p) bound 100 { p = p.next; }\n", "must not depend on it"},
+	    {"  while (true) bound 100 { p = p.next; }\n", "`while (true)` needs the body"},
+	    {"  while (true) bound 100 { if (p.key == key) { return p.value; break; } p = p.next; "
+	     "}\n",
+	     "`while (true)` needs the body"},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char src[1024];
@@ -216,6 +220,10 @@ static void test_walk_variants(void **state)
 	    WALK_PRELUDE "offload f(head: *node in nodes) -> u8[64] {\n"
 	                 "  let p = head;\n"
 	                 "  while (p.key != 7) bound 100 { p = p.next; }\n"
+	                 "  return p.value;\n}\n",
+	    WALK_PRELUDE "offload f(key: be24, head: *node in nodes) -> u8[64] {\n"
+	                 "  let p = head;\n"
+	                 "  while (true) bound 100 { if (p.key == key) { break; } p = p.next; }\n"
 	                 "  return p.value;\n}\n",
 	    "struct node { next: *node in nodes; pad: u8[8]; key: be32; }\n"
 	    "region nodes: node[64] readonly;\n"
@@ -413,7 +421,7 @@ static uint64_t get_be(const uint8_t *p, unsigned n)
 struct walk_fx {
 	struct prism_device *dev;
 	struct prism_region *nodes;
-	struct prism_program *prog, *unrolled, *from_next;
+	struct prism_program *prog, *unrolled, *from_next, *brk;
 	struct prism_server *srv;
 	uint8_t *mem;
 	uint64_t base;
@@ -496,6 +504,12 @@ static int walk_setup(void **state)
 	                   "  while (p.key != key) bound 300 { p = p.next; }\n"
 	                   "  if (p.key == key) { return p.value; }\n}\n");
 	assert_int_equal(prism_server__add_program(f.srv, f.from_next), 0);
+	f.brk = load(f.dev, WALK_PRELUDE
+	             "offload find_brk(key: be24, head: *node in nodes) -> u8[64] {\n"
+	             "  let p = head;\n"
+	             "  while (true) bound 300 { if (p.key == key) { break; } p = p.next; }\n"
+	             "  if (p.key == key) { return p.value; }\n}\n");
+	assert_int_equal(prism_server__add_program(f.srv, f.brk), 0);
 	*state = &f;
 	return 0;
 }
@@ -507,6 +521,7 @@ static int walk_teardown(void **state)
 	prism_program__close(f->prog);
 	prism_program__close(f->unrolled);
 	prism_program__close(f->from_next);
+	prism_program__close(f->brk);
 	prism_device__close(f->dev);
 	return 0;
 }
@@ -538,7 +553,7 @@ static uint64_t lookup_entry(struct walk_fx *f, struct prism_client *cl, const c
 	if (rc)
 		fail_msg("%s #%u key 0x%06x head %u: %s", entry, i, key, head, prism_strerror(rc));
 	const uint8_t *want =
-	    ref_find(f, strcmp(entry, "find") ? UNROLLED : BOUND, key, head, steps);
+	    ref_find(f, !strcmp(entry, "unrolled") ? UNROLLED : BOUND, key, head, steps);
 	if ((c.ret_site != 0) != (want != NULL))
 		fail_msg("#%u key 0x%06x head %u: %s, reference %s after %u steps", i, key, head,
 		         c.ret_site ? "found" : "not found", want ? "found" : "not", *steps);
@@ -581,6 +596,23 @@ static void test_walk_matches_reference(void **state)
 	}
 	assert_true(hits > 1500 && misses > 300);
 	assert_true(far > 500); /* beyond any unrolled loop */
+	prism_client__close(cl);
+	/* the same walk written with a break */
+	PRISM_OPTS(prism_client_opts, cb, .program = "find_brk");
+	cl = prism_client__connect_local(f->srv, &cb);
+	assert_non_null(cl);
+	hits = misses = 0;
+	for (unsigned i = 0; i < 500; i++) {
+		uint32_t l = (uint32_t)(rng(&s) % N_LISTS);
+		uint32_t head = l * LIST_MAX + (uint32_t)(rng(&s) % f->len[l]);
+		uint32_t pick = l * LIST_MAX + (uint32_t)(rng(&s) % f->len[l]);
+		uint32_t key = (rng(&s) % 4) ? (uint32_t)get_be(f->mem + (size_t)pick * NODE, 3)
+		                             : (uint32_t)(rng(&s) & 0xffffff);
+		lookup_entry(f, cl, "find_brk", key, head, i, &steps, &hit);
+		hits += hit;
+		misses += !hit;
+	}
+	assert_true(hits > 250 && misses > 50);
 	prism_client__close(cl);
 }
 
