@@ -482,7 +482,7 @@ static int walk_setup(void **state)
 	memset(&f, 0, sizeof(f));
 	if (getenv("PRISM_TEST_DEBUG"))
 		prism_set_log_fn(prism_log_stderr, NULL, PRISM_LOG_DEBUG);
-	PRISM_OPTS(prism_device_opts, dopts, .seed = 5);
+	PRISM_OPTS(prism_device_opts, dopts, .seed = 5, .hazard_fail = true);
 	f.dev = prism_device__open("sim", &dopts);
 	assert_non_null(f.dev);
 	PRISM_OPTS(prism_region_opts, ropts, .access = PRISM_ACCESS_READ);
