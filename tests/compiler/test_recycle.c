@@ -368,6 +368,51 @@ static void test_verifier_lap_rules(void **state)
 	o->queues[q].managed_send = false;
 	expect_reject(o, CHAIN_VERIFY_E_STRUCTURE, "a lap queue is managed");
 	chainobj_free(o);
+
+	/* the object's own consistency (chainobj_validate, run first) */
+	static const struct {
+		int what;
+		const char *needle;
+	} bad[] = {
+	    {0, "is not a WAIT count or SEND_EN index"},
+	    {1, "overflow the 16-bit SEND_EN index"},
+	    {2, "advances by its laps, not by an exit"},
+	    {3, "advances by its laps only"},
+	    {4, "needs schema 2"},
+	    {5, "fill 15 of the 16 ring slots"},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		o = compile_ok(walk_src(BOUND, ""), IR_PROFILE_RELAXED);
+		struct chainobj_queue *l = &o->queues[q];
+		switch (bad[i].what) {
+		case 0:
+			l->recycle.counter_wqe = 1; /* the walk READ */
+			break;
+		case 1:
+			l->recycle.max_laps = 5000;
+			break;
+		case 2:
+			o->exits[0].sq_advance[q] = 16;
+			break;
+		case 3:
+			l->sq_per_invocation = 16;
+			break;
+		case 4:
+			o->schema = CHAINOBJ_SCHEMA_VERSION;
+			break;
+		case 5: { /* a shorter padding NOP: the lap no longer fills the ring */
+			struct chainobj_wqe *t = &l->sq[l->n_sq - 1];
+			struct prism_ctrl_seg cs;
+			prism_ctrl_seg_unpack(t->bytes, &cs);
+			cs.ds = 12;
+			prism_ctrl_seg_pack(&cs, t->bytes);
+			t->len = 12 * PRISM_WQE_DS_BYTES;
+			break;
+		}
+		}
+		expect_reject(o, CHAIN_VERIFY_E_STRUCTURE, bad[i].needle);
+		chainobj_free(o);
+	}
 }
 
 /* The object round-trips through YAML (schema 2) and the loader verifies it. */
