@@ -50,6 +50,7 @@
 #define LAP_OPERAND_OFF 16u /* C's reserved bytes 16-23: the exit operand */
 #define LAP_MAX_OPERAND 8u
 #define LAP_INDEX_MAX   65535u /* SEND_EN indices compare in 16 bits */
+#define MAX_UNROLL      64u    /* lower_loop.c unrolls up to this bound */
 
 struct walk {
 	const struct ast_local *p;   /* the walked pointer */
@@ -326,7 +327,9 @@ bool lower_recycle(struct lower_ctx *c, const struct ast_stmt *s)
 		    "a recycled loop needs the relaxed firmware profile: its lap queue re-runs "
 		    "the same WQEs, whose control-segment index then no longer matches the "
 		    "queue's counter, which stock firmware rejects (RedN 3.4 needed the same "
-		    "setting); use a bound of at most 64 to unroll the loop");
+		    "setting); %s",
+		    bound <= MAX_UNROLL ? "drop `recycle` to unroll the loop"
+		                        : "a bound of at most 64 unrolls the loop");
 		return false;
 	}
 	if (p->n_loops) {

@@ -165,10 +165,12 @@ static void test_strict_rejected(void **state)
 	assert_non_null(
 	    strstr(d, "t.prism:5:3: error: a recycled loop needs the relaxed firmware"));
 	assert_non_null(strstr(d, "control-segment index then no longer matches"));
+	assert_non_null(strstr(d, "drop `recycle` to unroll the loop"));
 	assert_non_null(strstr(d, "^"));
 	free(d);
 	d = compile_err(walk_src(200, ""), IR_PROFILE_STRICT);
 	assert_non_null(strstr(d, "needs the relaxed firmware profile"));
+	assert_non_null(strstr(d, "a bound of at most 64 unrolls the loop"));
 	free(d);
 }
 
