@@ -404,6 +404,7 @@ struct ast_stmt {
 			uint64_t bound;              /* checker: max iterations */
 			struct ast_stmt *body;
 			unsigned loop_id; /* checker: 0-based within the offload */
+			bool recycle;     /* `bound N recycle`: one lap re-run on the NIC */
 		} while_;
 		struct {
 			struct ast_stmt *loop; /* checker: the WHILE it leaves */

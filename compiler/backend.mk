@@ -4,7 +4,7 @@
 # can run it.
 
 BACKEND_SRCS := compiler/ir.c compiler/lower.c compiler/lower_mem.c compiler/lower_cond.c compiler/lower_order.c \
-	compiler/lower_effects.c compiler/lower_atomic.c compiler/lower_loop.c compiler/sched_barrier.c compiler/layout.c compiler/emit.c \
+	compiler/lower_effects.c compiler/lower_atomic.c compiler/lower_loop.c compiler/lower_recycle.c compiler/sched_barrier.c compiler/layout.c compiler/emit.c \
 	compiler/compile.c compiler/verify_taint.c
 # conditions in disjunctive normal form (`!`, nested `||`, any `else`)
 BACKEND_SRCS += compiler/lower_dnf.c

@@ -147,8 +147,15 @@ static void jqueue(FILE *f, const struct chainobj *o, uint32_t qi, unsigned flag
 	jstr(f, o->cqs[q->send_cq].name);
 	fprintf(f, ",\"recv_cq\":");
 	jstr(f, o->cqs[q->recv_cq].name);
-	fprintf(f, ",\"sq_per_invocation\":%u,\"rq_per_invocation\":%u,\"sq\":[",
-	        q->sq_per_invocation, q->rq_per_invocation);
+	fprintf(f, ",\"sq_per_invocation\":%u,\"rq_per_invocation\":%u,", q->sq_per_invocation,
+	        q->rq_per_invocation);
+	if (q->recycle.max_laps)
+		fprintf(f,
+		        "\"recycle\":{\"max_laps\":%u,\"counter_wqe\":%u,\"counter_offset\":%u,"
+		        "\"cq_per_lap\":%u},",
+		        q->recycle.max_laps, q->recycle.counter_wqe, q->recycle.counter_offset,
+		        q->recycle.cq_per_lap);
+	fprintf(f, "\"sq\":[");
 	for (uint32_t i = 0; i < q->n_sq; i++) {
 		fputs(i ? ",\n     " : "\n     ", f);
 		jwqe(f, o, qi, CHAINOBJ_RING_SQ, i, flags);

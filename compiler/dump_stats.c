@@ -3,7 +3,8 @@
  * compiler/dump_stats.c - per-invocation statistics and the predicted
  * latency of a chain object (`prismc dump --stats`).
  *
- * Owns: the ordering classification and the latency model:
+ * Owns: the ordering classification, per-lap counts of recycled loops
+ * (against RedN Table 2's recycled while), and the latency model:
  *
  *   latency = NOOP                                   (the first WR)
  *           + wq_ordered_us   * (WQ-ordered WRs - 1)
@@ -128,14 +129,58 @@ void dump_compute_stats(const struct chainobj *o, const struct dump_cost_profile
 	                   (cost->read_atomic_us - cost->noop_us) * st->reads_atomics;
 }
 
+/* RedN Table 2: one iteration of a recycled `while` (no bound test). */
+#define REDN_WHILE_COPY     3u
+#define REDN_WHILE_ATOMIC   2u
+#define REDN_WHILE_ORDERING 4u
+
+/* WRs of one lap of recycled queue q by class; padding NOPs apart. */
+static void lap_counts(const struct chainobj_queue *q, unsigned by_class[3], unsigned *nops)
+{
+	by_class[0] = by_class[1] = by_class[2] = 0;
+	*nops = 0;
+	for (uint32_t i = 0; i < q->n_sq; i++) {
+		struct prism_wqe w;
+		const struct prism_opcode_info *info;
+
+		if (prism_wqe_decode(q->sq[i].bytes, q->sq[i].len, &w, NULL) < 0)
+			continue;
+		info = prism_opcode_info(w.ctrl.opcode);
+		if (w.ctrl.opcode == PRISM_OP_NOP)
+			(*nops)++;
+		else if (info && (unsigned)info->cls < 3)
+			by_class[info->cls]++;
+	}
+}
+
+static void laps_text(FILE *f, const struct chainobj *o)
+{
+	for (uint32_t qi = 0; qi < o->n_queues; qi++) {
+		const struct chainobj_queue *q = &o->queues[qi];
+		unsigned c[3], nops;
+
+		if (!q->recycle.max_laps)
+			continue;
+		lap_counts(q, c, &nops);
+		fprintf(f,
+		        "recycled loop %s: per lap %u WRs = copy %u, atomic %u, ordering %u "
+		        "(+ %u NOP padding; ring %u BBs, at most %u laps); RedN recycled while: "
+		        "copy %u, atomic %u, ordering %u (no bound test)\n",
+		        q->name, c[0] + c[1] + c[2], c[PRISM_CLASS_COPY], c[PRISM_CLASS_ATOMIC],
+		        c[PRISM_CLASS_ORDERING], nops, q->sq_slots, q->recycle.max_laps,
+		        REDN_WHILE_COPY, REDN_WHILE_ATOMIC, REDN_WHILE_ORDERING);
+	}
+}
+
 int dump_stats_text(FILE *f, const struct chainobj *o)
 {
 	const struct dump_cost_profile *cx5 = dump_cost_cx5();
 	struct dump_stats st;
 
 	dump_compute_stats(o, cx5, &st);
-	fprintf(f, "program %s: %u queues, %u CQs, %u send WQEs, %u receive WQEs per invocation\n",
-	        o->program, o->n_queues, o->n_cqs, st.wqes, st.recvs);
+	fprintf(f, "program %s: %u queues, %u CQs, %u send WQEs, %u receive WQEs per invocation%s\n",
+	        o->program, o->n_queues, o->n_cqs, st.wqes, st.recvs,
+	        o->schema >= CHAINOBJ_SCHEMA_RECYCLE ? " (a recycled loop's lap once)" : "");
 	fprintf(f, "by class: copy %u, atomic %u, ordering %u\n", st.by_class[PRISM_CLASS_COPY],
 	        st.by_class[PRISM_CLASS_ATOMIC], st.by_class[PRISM_CLASS_ORDERING]);
 	fprintf(f, "ordering: %u WQ-ordered, %u completion-ordered, %u doorbell-ordered steps\n",
@@ -144,6 +189,7 @@ int dump_stats_text(FILE *f, const struct chainobj *o)
 	        st.fenced, st.patch_sites, st.relocs);
 	fprintf(f, "verifier: %u WRs per invocation (bound), %u barriers\n",
 	        o->summary.wr_per_invocation, o->summary.barriers);
+	laps_text(f, o);
 	fprintf(
 	    f,
 	    "predicted latency (%s, sequential model): %.2f us = %.2f noop + %u x %.2f wq + %u x "

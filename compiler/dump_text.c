@@ -131,6 +131,12 @@ static void put_queue(FILE *f, const struct chainobj *o, uint32_t qi, unsigned f
 	if (q->rq_slots)
 		fprintf(f, ", rq %u x %u B, recv-cq %s", q->rq_slots, q->rq_stride_ds * 16,
 		        o->cqs[q->recv_cq].name);
+	if (q->recycle.max_laps)
+		fprintf(f,
+		        ", recycled: the ring is one lap, up to %u laps per invocation, lap "
+		        "counter [%u] byte %u, %u CQE per lap",
+		        q->recycle.max_laps, q->recycle.counter_wqe, q->recycle.counter_offset,
+		        q->recycle.cq_per_lap);
 	fprintf(f, ")\n");
 	for (uint32_t i = 0; i < q->n_sq; i++) {
 		dump_wqe_line(&q->sq[i], flags, line, sizeof(line));

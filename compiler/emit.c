@@ -50,11 +50,13 @@ static uint64_t tmpl_value(const struct ir_prog *p, const struct ir_val *v)
 		return v->k;
 	case IR_V_ENABLE_THROUGH: {
 		const struct ir_node *a = &p->nodes[v->a];
-		return a->slot + a->bbs;
+		return a->slot + a->bbs + v->k; /* k: laps ahead, in BBs */
 	}
 	case IR_V_SEND_COUNT:
 		return p->nodes[v->a].count;
 	case IR_V_QUEUE_ENTRY: {
+		if (p->queues[v->a].entry_end < 0)
+			return 0; /* not scheduled yet (sizes only: lower_recycle.c) */
 		const struct ir_node *a = &p->nodes[p->queues[v->a].entry_end];
 		return a->slot + a->bbs;
 	}
@@ -90,6 +92,8 @@ void emit_node_wqe(const struct ir_prog *p, const struct ir_node *n, struct pris
 	w->ctrl.fm_ce_se = prism_fm_ce_se((enum prism_fence)n->fence,
 	                                  n->signaled ? PRISM_CE_CQ_UPDATE : PRISM_CE_NONE, false);
 	w->ctrl.imm = n->imm;
+	if (n->op == PRISM_OP_NOP && n->nop_ds)
+		w->ctrl.ds = n->nop_ds; /* the codec keeps a NOP's ds */
 	w->raddr.raddr = tmpl_value(p, &n->raddr);
 	w->raddr.rkey = (uint32_t)tmpl_value(p, &n->rkey);
 	w->atomic.size = n->asize;
@@ -108,6 +112,11 @@ void emit_node_wqe(const struct ir_prog *p, const struct ir_node *n, struct pris
 			w->atomic.swap_bytes[8 + i] = (uint8_t)(idx >> (24 - 8 * i));
 			w->atomic.swap_bytes[12 + i] = (uint8_t)(obj >> (24 - 8 * i));
 		}
+	}
+	if (n->cmp_idx.kind != IR_V_NONE) {
+		uint32_t idx = (uint32_t)tmpl_value(p, &n->cmp_idx);
+		for (int i = 0; i < 4; i++)
+			w->atomic.compare_bytes[8 + i] = (uint8_t)(idx >> (24 - 8 * i));
 	}
 	w->wait_en.index = (uint32_t)tmpl_value(p, &n->we_index);
 	w->wait_en.obj_num = (uint32_t)tmpl_value(p, &n->we_obj) & 0xffffffu;
@@ -209,7 +218,7 @@ static void reloc(struct emitter *e, uint32_t queue, enum chainobj_ring ring, ui
 		r.kind = CHAINOBJ_RELOC_SQ_COUNT;
 		r.target = (uint32_t)a->queue;
 		r.stride = p->queues[a->queue].bbs;
-		r.delta = a->slot + a->bbs;
+		r.delta = a->slot + a->bbs + (v->kind == IR_V_ENABLE_THROUGH ? (uint32_t)v->k : 0);
 		break;
 	}
 	case IR_V_SEND_COUNT: {
@@ -361,6 +370,8 @@ static void emit_node(struct emitter *e, struct chainobj_queue *cq, uint32_t qi,
 		reloc_field(e, qi, wqe, &w, PRISM_FIELD_ATOMIC_SWAP, 8, 4, &n->swap_idx);
 		reloc_field(e, qi, wqe, &w, PRISM_FIELD_ATOMIC_SWAP, 12, 4, &n->swap_obj);
 	}
+	if (n->cmp_idx.kind != IR_V_NONE)
+		reloc_field(e, qi, wqe, &w, PRISM_FIELD_ATOMIC_COMPARE, 8, 4, &n->cmp_idx);
 	if (info->shape == PRISM_SHAPE_WAIT_ENABLE) {
 		reloc_field(e, qi, wqe, &w, PRISM_FIELD_WAIT_EN_INDEX, 0, 4, &n->we_index);
 		reloc_field(e, qi, wqe, &w, PRISM_FIELD_WAIT_EN_OBJ, 0, 4, &n->we_obj);
@@ -531,6 +542,13 @@ static void emit_exit(struct emitter *e, const struct ir_exit *x, const int *cqm
 			sig = n->count;
 	}
 	ex->cq_advance[cqmap[halt->queue]] = sig;
+	/* a lap queue advances by laps x ring, known at run time
+	 * (chainobj_recycle) */
+	for (unsigned q = 0; q < p->n_queues && q < ex->n_queues; q++)
+		if (p->queues[q].lap) {
+			ex->sq_advance[q] = 0;
+			ex->cq_advance[cqmap[q]] = 0;
+		}
 }
 
 struct chainobj *emit_chainobj(const struct ir_prog *p, const char *entry, char *err, size_t errlen)
@@ -576,7 +594,7 @@ struct chainobj *emit_chainobj(const struct ir_prog *p, const char *entry, char 
 			break;
 		}
 		c->ignore_overrun = true;
-		c->per_invocation = p->queues[i].signaled;
+		c->per_invocation = p->queues[i].lap ? 0 : p->queues[i].signaled;
 		cqmap[i] = (int)o->n_cqs - 1;
 	}
 	if (!e.failed) {
@@ -604,7 +622,20 @@ struct chainobj *emit_chainobj(const struct ir_prog *p, const char *entry, char 
 		cq->managed_send = q->managed;
 		cq->managed_recv = false;
 		cq->sq_slots = q->ring;
-		cq->sq_per_invocation = q->bbs;
+		cq->sq_per_invocation = q->lap ? 0 : q->bbs;
+		if (q->lap) {
+			const struct ir_node *cn = &p->nodes[q->lap_counter];
+			cq->recycle.max_laps = q->lap_bound;
+			cq->recycle.counter_wqe = (uint32_t)cn->pos;
+			struct prism_wqe cw;
+			uint32_t fo = 0, fl = 0;
+			emit_node_wqe(p, cn, &cw);
+			if (prism_wqe_field_offset(&cw, PRISM_FIELD_WAIT_EN_INDEX, &fo, &fl) != 0)
+				fail(&e, "lap counter is not a WAIT / SEND_EN", cn->id);
+			cq->recycle.counter_offset = fo;
+			cq->recycle.cq_per_lap = q->signaled;
+			o->schema = CHAINOBJ_SCHEMA_RECYCLE;
+		}
 		cq->send_cq = (uint32_t)cqmap[qi];
 		cq->recv_cq = q->role == IR_Q_CONN ? (uint32_t)e.rcq : (uint32_t)cqmap[qi];
 		for (unsigned i = 0; i < q->n && !e.failed; i++)

@@ -133,6 +133,11 @@ struct ir_node {
 	/* 16-byte masked CAS retargeting a SEND_EN (loop exit): the new
 	 * index / QPN words at swap bytes 8-11 / 12-15 */
 	struct ir_val swap_idx, swap_obj;
+	/* 16-byte masked CAS comparing a SEND_EN's index (a recycled loop's
+	 * bound test): the index word at compare bytes 8-11 */
+	struct ir_val cmp_idx;
+	/* a NOP spanning this many octowords (one WQE pads a lap to its ring) */
+	uint8_t nop_ds;
 	/* WAIT / SEND_EN */
 	struct ir_val we_index, we_obj;
 	/* gather / scatter list, or inline data */
@@ -203,6 +208,12 @@ struct ir_queue {
 	unsigned n, cap;
 	bool no_entry; /* not enabled by ctl: a loop's exits enable it */
 	bool halts;    /* hosts a loop with exits: may stop before its end */
+	/* a recycled loop's lap queue (lower_recycle.c): barriers placed by the
+	 * lowering, ring = one lap padded with NOPs (layout.c), re-run on the
+	 * NIC up to lap_bound times per invocation */
+	bool lap;
+	int lap_counter;   /* node whose WAIT/SEND_EN index grows by the ring per lap */
+	uint32_t lap_bound; /* most laps one invocation runs */
 	int entry_end; /* sched: node through which its first segment runs */
 	/* layout results */
 	uint32_t bbs;      /* SQ advance per invocation */

@@ -6,7 +6,8 @@
  * BB, relative to the invocation's base counter), every signaled node's
  * completion number on its queue's CQ, each queue's per-invocation advance
  * and CQE count, and ring sizes (a power of two holding two invocations, so
- * invocation k+1 can be posted while k runs).
+ * invocation k+1 can be posted while k runs; a recycled loop's lap queue:
+ * exactly one lap).
  *
  * Slots are relative: invocation k of queue q starts at counter
  * base(q) + k * bbs(q); relocations (emit.c) carry (stride, delta) so the
@@ -49,6 +50,17 @@ int layout_program(struct ir_prog *p, char *err, size_t errlen)
 		uint32_t ring = 64;
 		while (ring < 2 * slot && ring < (1u << 30))
 			ring <<= 1;
+		if (q->lap) {
+			/* a recycled loop's lap: the ring is exactly one lap (the
+			 * lowering padded it), so every lap reuses the same slots */
+			if (!slot || (slot & (slot - 1))) {
+				snprintf(err, errlen,
+				         "queue %s: a lap of %u BBs is not a power of two", q->name,
+				         slot);
+				return -1;
+			}
+			ring = slot;
+		}
 		q->ring = ring;
 	}
 	return 0;

@@ -300,6 +300,9 @@ void lower_anchor(struct lower_ctx *c, int conn_node);
 bool lower_while(struct lower_ctx *c, const struct ast_stmt *s);
 bool lower_break(struct lower_ctx *c, const struct ast_stmt *s);
 
+/* lower_recycle.c: a loop re-run by the NIC from one lap (RedN 3.4) */
+bool lower_recycle(struct lower_ctx *c, const struct ast_stmt *s);
+
 /* lower.c */
 bool lower_block(struct lower_ctx *c, const struct ast_stmt *s);
 void lower_error(struct lower_ctx *c, struct src_loc loc, const char *fmt, ...)

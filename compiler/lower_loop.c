@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * compiler/lower_loop.c - `while (c) bound N { ... }` and `break`, unrolled.
+ * compiler/lower_loop.c - `while (c) bound N { ... }` and `break`, unrolled
+ * (bounds above MAX_UNROLL and `bound N recycle` go to lower_recycle.c).
  *
  * Owns: unrolling (each iteration lowered with the locals' current values,
  * so `p = p.next` turns into a READ whose scatter writes the next READ's
@@ -298,14 +299,17 @@ bool lower_while(struct lower_ctx *c, const struct ast_stmt *s)
 		return false;
 	}
 	uint64_t n = s->u.while_.bound;
-	if (n > MAX_UNROLL) {
-		lower_error(
-		    c, s->loc,
-		    "bound %llu is too large to unroll (at most %u); recycled loops are not "
-		    "lowered yet",
-		    (unsigned long long)n, MAX_UNROLL);
-		return false;
-	}
+	/* `bound N recycle`, or too many iterations to unroll: one lap re-run
+	 * by the NIC (lower_recycle.c) */
+	if (s->u.while_.recycle || n > MAX_UNROLL)
+		return lower_recycle(c, s);
+	for (unsigned i = 0; i < p->n_queues; i++)
+		if (p->queues[i].lap) {
+			lower_error(c, s->loc,
+			            "a loop after a recycled loop: a recycled loop must be the only "
+			            "loop of its offload");
+			return false;
+		}
 	const struct ast_expr *cond = s->u.while_.cond;
 	bool cond_exit = true;
 	if (cond->is_const) {

@@ -725,6 +725,10 @@ int lower_deliver(struct lower_ctx *c, const struct lval *v, int target, uint32_
 		if (v->field_writer >= 0 && p->nodes[v->field_writer].queue == c->lane)
 			n = ir_insert(p, c->lane, (unsigned)p->nodes[v->field_writer].pos + 1,
 			              PRISM_OP_RDMA_READ, IR_ROLE_DATA);
+		else if (p->nodes[target].queue == c->lane) /* written elsewhere (a
+		                                                recycled loop's lap) */
+			n = ir_insert(p, c->lane, (unsigned)p->nodes[target].pos,
+			              PRISM_OP_RDMA_READ, IR_ROLE_DATA);
 		else
 			n = ir_append(p, c->lane, PRISM_OP_RDMA_READ, IR_ROLE_DATA);
 		if (!n)

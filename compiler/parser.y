@@ -65,7 +65,7 @@ static void parse_yyerror(PARSE_YYLTYPE *loc, struct parse_state *ps, void *scan
 %token OFFLOAD "'offload'" READONLY "'readonly'" WRITABLE "'writable'" SIZE "'size'"
 %token IN "'in'" LET "'let'" IF "'if'" ELSE "'else'" WHILE "'while'" BOUND "'bound'"
 %token BREAK "'break'" RETURN "'return'" PARALLEL "'parallel'" TRUE "'true'"
-%token FALSE "'false'" SIZEOF "'sizeof'"
+%token FALSE "'false'" SIZEOF "'sizeof'" RECYCLE "'recycle'"
 %token EQ "'=='" NE "'!='" LE "'<='" GE "'>='" ANDAND "'&&'" OROR "'||'"
 %token SHL "'<<'" SHR "'>>'" ARROW "'->'" DOTDOT "'..'"
 
@@ -205,6 +205,8 @@ stmt
 	| if_stmt
 	| WHILE '(' expr ')' BOUND expr block
 		{ $$ = parse_stmt_while(ps, $3, $6, $7, L(@1)); }
+	| WHILE '(' expr ')' BOUND expr RECYCLE block
+		{ $$ = parse_stmt_while(ps, $3, $6, $8, L(@1)); if ($$) $$->u.while_.recycle = true; }
 	| WHILE '(' expr ')' block
 		{ $$ = parse_stmt_while(ps, $3, NULL, $5, L(@1)); }
 	| WHILE '(' expr error BOUND expr block

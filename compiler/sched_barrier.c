@@ -298,6 +298,12 @@ int sched_barriers(struct ir_prog *p)
 		first[l] = -1;
 		if (p->queues[l].role != IR_Q_LANE)
 			continue;
+		if (p->queues[l].lap) {
+			/* a recycled loop's lap: its barriers are part of the lap
+			 * (lower_recycle.c); lane 0 enables it */
+			p->queues[l].entry_end = p->queues[l].lap_counter;
+			continue;
+		}
 		if (p->queues[l].n == 0 && !((int)l == p->q_main && cq->n))
 			continue;
 		rc = schedule_lane(p, (int)l, done, waits, &first[l]);

@@ -229,16 +229,28 @@ static int collect_enables(struct vctx *v)
 
 /* Every enable of queue `tq` whose range first covers `slot` (several when
  * different loop exits enable the same code).  Returns how many. */
+/* A recycled queue's lap-closing enable: a SEND_EN of the lap queue in the
+ * lap queue whose range ends at or before its own slot, i.e. in the next lap.
+ * It enables laps 1 and later only, which follow lap 0 (the lap rule,
+ * check_lap_patch, orders writers against it). */
+static bool wrap_enable(const struct vctx *v, const struct enable *en)
+{
+	const struct chainobj_queue *q = &v->o->queues[en->tq];
+	return !en->retarget && en->q == en->tq && q->recycle.max_laps &&
+	       en->delta <= q->sq[en->pos].slot;
+}
+
 static unsigned first_enables(const struct vctx *v, uint32_t tq, uint32_t slot, struct enable *out,
                               unsigned max)
 {
 	uint32_t best = UINT32_MAX;
 	unsigned n = 0;
 	for (uint32_t k = 0; k < v->n_ens; k++)
-		if (v->ens[k].tq == tq && v->ens[k].delta > slot && v->ens[k].delta < best)
+		if (v->ens[k].tq == tq && v->ens[k].delta > slot && v->ens[k].delta < best &&
+		    !wrap_enable(v, &v->ens[k]))
 			best = v->ens[k].delta;
 	for (uint32_t k = 0; k < v->n_ens && n < max; k++)
-		if (v->ens[k].tq == tq && v->ens[k].delta == best)
+		if (v->ens[k].tq == tq && v->ens[k].delta == best && !wrap_enable(v, &v->ens[k]))
 			out[n++] = v->ens[k];
 	return n;
 }
@@ -431,6 +443,197 @@ static const struct chainobj_param *param_of_sge(const struct chainobj *o, uint3
 	return NULL;
 }
 
+/* ---- recycled loops ----------------------------------------------------- */
+
+static bool fenced(const struct prism_wqe *w)
+{
+	enum prism_fence f = prism_ctrl_fence(&w->ctrl);
+	return f == PRISM_FENCE_FENCE || f == PRISM_FENCE_STRONG_ORDERING ||
+	       f == PRISM_FENCE_SMALL_AND_FENCE;
+}
+
+static bool read_or_atomic(uint8_t op)
+{
+	return op == PRISM_OP_RDMA_READ || op == PRISM_OP_ATOMIC_CS || op == PRISM_OP_ATOMIC_FA ||
+	       op == PRISM_OP_ATOMIC_MASKED_CS || op == PRISM_OP_ATOMIC_MASKED_FA;
+}
+
+/* The lap-closing enable of recycled queue q (exactly one), or -1. */
+static int lap_close(const struct vctx *v, uint32_t q)
+{
+	int found = -1;
+	for (uint32_t k = 0; k < v->n_ens; k++) {
+		if (v->ens[k].tq != q || !wrap_enable(v, &v->ens[k]))
+			continue;
+		if (found >= 0)
+			return -1;
+		found = (int)k;
+	}
+	return found;
+}
+
+/*
+ * A patch whose writer and target are both in recycled queue L runs every
+ * lap, and the template order says little: the write of lap j is for the
+ * next fetch of the target after it.  That fetch is
+ *   - a target below the lap-closing enable's range end (the head of the
+ *     lap): the next lap's, by the closing enable C.  The target must have
+ *     run already in this lap (at or before the writer), and C must start
+ *     after the writer completed: C fenced behind a READ/atomic writer, or
+ *     a WAIT between them covering it;
+ *   - any other target: this lap's, by the in-lap SEND_EN of L that first
+ *     covers it; that enable must lie between writer and target and follow
+ *     a WAIT covering the writer.
+ */
+static int check_lap_patch(const struct vctx *v, const struct chainobj_patch *pt,
+                           struct chain_verify_report *rep)
+{
+	const struct chainobj *o = v->o;
+	uint32_t L = pt->target.queue, t = pt->target.wqe, w = pt->writer_wqe;
+	const struct chainobj_queue *q = &o->queues[L];
+	int ci = lap_close(v, L);
+	if (ci < 0)
+		return reject(rep, CHAIN_VERIFY_E_LAP,
+		              "queue %s recycles but has no single lap-closing SEND_EN", q->name);
+	const struct enable *c = &v->ens[ci];
+	uint32_t tslot = q->sq[t].slot;
+	if (tslot < c->delta) {
+		bool ok =
+		    t <= w && w < c->pos &&
+		    ((fenced(&v->d[L][c->pos].w) && read_or_atomic(v->d[L][w].w.ctrl.opcode)) ||
+		     waited(v, L, c->pos, L, w, false));
+		if (!ok)
+			return reject(
+			    rep, CHAIN_VERIFY_E_LAP,
+			    "queue %s wqe %u is rewritten by wqe %u for the next lap, but "
+			    "%s",
+			    q->name, t, w,
+			    t > w ? "it runs after its writer in the same lap, from a "
+			            "segment fetched before the writer ran"
+			          : "the lap-closing SEND_EN does not wait for (or fence "
+			            "behind) the writer");
+		return 0;
+	}
+	struct enable e = {0};
+	bool have = false;
+	for (uint32_t k = 0; k < v->n_ens; k++) {
+		const struct enable *x = &v->ens[k];
+		if (x->tq != L || x->q != L || x->retarget || wrap_enable(v, x) ||
+		    x->delta <= tslot)
+			continue;
+		if (!have || x->delta < e.delta) {
+			e = *x;
+			have = true;
+		}
+	}
+	if (!have || !(w < e.pos && e.pos < t) || !waited(v, L, e.pos, L, w, false))
+		return reject(rep, CHAIN_VERIFY_E_LAP,
+		              "queue %s wqe %u is rewritten by wqe %u in the same lap, but no "
+		              "SEND_EN between them enables it after a WAIT for the writer",
+		              q->name, t, w);
+	return 0;
+}
+
+/* The addend of a 4-byte masked FETCH_ADD in @q that writes bytes
+ * [off, off+4) of template @t, with its position; false if none or several. */
+static bool lap_adder(const struct vctx *v, uint32_t q, uint32_t t, uint32_t off, uint32_t *add,
+                      uint32_t *pos)
+{
+	const struct chainobj *o = v->o;
+	unsigned n = 0;
+	for (uint32_t k = 0; k < o->n_patches; k++) {
+		const struct chainobj_patch *pt = &o->patches[k];
+		if (pt->target.queue != q || pt->target.ring != CHAINOBJ_RING_SQ ||
+		    pt->target.wqe != t || pt->target.offset >= off + 4 ||
+		    pt->target.offset + pt->target.width <= off)
+			continue;
+		if (pt->kind == CHAINOBJ_PATCH_MASKED_CAS && pt->writer_ring == CHAINOBJ_RING_SQ &&
+		    pt->writer_queue == q)
+			continue; /* a retargeting test: checked by the caller */
+		const struct prism_wqe *wr = &v->d[pt->writer_queue][pt->writer_wqe].w;
+		if (pt->kind != CHAINOBJ_PATCH_MASKED_FETCH_ADD || pt->writer_queue != q ||
+		    pt->writer_ring != CHAINOBJ_RING_SQ || pt->target.offset != off ||
+		    pt->target.width != 4 || wr->atomic.size != 4 || wr->atomic.swap_mask != 0)
+			return false; /* anything else writing the counter */
+		*add = (uint32_t)wr->atomic.swap;
+		*pos = pt->writer_wqe;
+		n++;
+	}
+	return n == 1;
+}
+
+/*
+ * A recycled queue must stop on the NIC: its lap-closing enable C grows by
+ * the ring every lap (one masked FETCH_ADD, nothing else writes its index),
+ * and a 16-byte masked CAS in the lap, before C, compares C's index with
+ * the value of lap `max-laps` and retargets C out of the queue then.  The
+ * lap counter the runtime reads grows by the ring every lap too.
+ */
+static int check_lap_queue(const struct vctx *v, uint32_t L, struct chain_verify_report *rep)
+{
+	const struct chainobj *o = v->o;
+	const struct chainobj_queue *q = &o->queues[L];
+	int ci = lap_close(v, L);
+	if (ci < 0)
+		return reject(rep, CHAIN_VERIFY_E_LAP,
+		              "queue %s recycles but has no single lap-closing SEND_EN", q->name);
+	const struct enable *c = &v->ens[ci];
+	uint32_t io = field_off(&v->d[L][c->pos].w, PRISM_FIELD_WAIT_EN_INDEX);
+	const struct chainobj_reloc *r0 = reloc_at(v, L, CHAINOBJ_RING_SQ, c->pos, io);
+	uint32_t add = 0, apos = 0;
+	if (!r0 || r0->kind != CHAINOBJ_RELOC_SQ_COUNT || r0->target != L ||
+	    !lap_adder(v, L, c->pos, io, &add, &apos) || add != q->sq_slots || apos >= c->pos)
+		return reject(rep, CHAIN_VERIFY_E_LAP,
+		              "queue %s: the lap-closing SEND_EN (wqe %u) must advance by the ring "
+		              "(%u) once per lap, before it runs, and by nothing else",
+		              q->name, c->pos, q->sq_slots);
+	const struct prism_wqe *cw = &v->d[L][q->recycle.counter_wqe].w;
+	uint32_t co = field_off(cw, PRISM_FIELD_WAIT_EN_INDEX), cpos = 0;
+	if (!lap_adder(v, L, q->recycle.counter_wqe, co, &add, &cpos) ||
+	    (cw->ctrl.opcode == PRISM_OP_SEND_ENABLE ? add != q->sq_slots
+	                                             : add != q->recycle.cq_per_lap))
+		return reject(rep, CHAIN_VERIFY_E_LAP,
+		              "queue %s: the lap counter (wqe %u) does not grow by one lap's "
+		              "amount every lap",
+		              q->name, q->recycle.counter_wqe);
+	/* the bound test */
+	for (uint32_t k = 0; k < o->n_patches; k++) {
+		const struct chainobj_patch *pt = &o->patches[k];
+		if (pt->kind != CHAINOBJ_PATCH_MASKED_CAS || pt->writer_ring != CHAINOBJ_RING_SQ ||
+		    pt->writer_queue != L || pt->target.queue != L || pt->target.wqe != c->pos ||
+		    pt->target.offset != 16 || pt->target.width != 16 || pt->writer_wqe <= apos ||
+		    pt->writer_wqe >= c->pos)
+			continue;
+		const struct prism_wqe *g = &v->d[L][pt->writer_wqe].w;
+		struct enable out;
+		if (g->atomic.size != 16 || !enable_of_retarget(v, L, pt->writer_wqe, &out) ||
+		    out.tq == L)
+			continue;
+		/* compares exactly C's index bytes (low 16 bits) */
+		static const uint8_t want[16] = {[10] = 0xff, [11] = 0xff};
+		if (memcmp(g->atomic.compare_mask_bytes, want, 16) != 0)
+			continue;
+		uint32_t cmpo = field_off(g, PRISM_FIELD_ATOMIC_COMPARE);
+		const struct chainobj_reloc *rb =
+		    reloc_at(v, L, CHAINOBJ_RING_SQ, pt->writer_wqe, cmpo + 8);
+		if (!rb || rb->kind != CHAINOBJ_RELOC_SQ_COUNT || rb->target != L ||
+		    rb->delta <= r0->delta || (rb->delta - r0->delta) % q->sq_slots)
+			continue;
+		uint32_t laps = (rb->delta - r0->delta) / q->sq_slots;
+		if (laps > q->recycle.max_laps)
+			return reject(rep, CHAIN_VERIFY_E_LAP,
+			              "queue %s: the bound test stops after %u laps, the object "
+			              "declares at most %u",
+			              q->name, laps, q->recycle.max_laps);
+		return 0;
+	}
+	return reject(rep, CHAIN_VERIFY_E_LAP,
+	              "queue %s recycles without a bound test (a masked CAS that retargets its "
+	              "lap-closing SEND_EN out of the queue when its index reaches the last "
+	              "lap's)",
+	              q->name);
+}
+
 static int check_patches(const struct vctx *v, struct chain_verify_report *rep)
 {
 	const struct chainobj *o = v->o;
@@ -440,6 +643,13 @@ static int check_patches(const struct vctx *v, struct chain_verify_report *rep)
 		if (pt->target.ring != CHAINOBJ_RING_SQ)
 			continue;
 		const struct chainobj_queue *q = &o->queues[tq];
+		if (q->recycle.max_laps && pt->writer_ring == CHAINOBJ_RING_SQ &&
+		    pt->writer_queue == tq) {
+			int rc = check_lap_patch(v, pt, rep);
+			if (rc)
+				return rc;
+			continue;
+		}
 		const struct chainobj_wqe *t = &q->sq[tw];
 		if (!q->managed_send)
 			return reject(rep, CHAIN_VERIFY_E_UNMANAGED_PATCH,
@@ -779,7 +989,7 @@ static int run(const struct chainobj *o, uint32_t budget, struct chain_verify_re
 			if (v.d[q][i].w.ctrl.opcode == PRISM_OP_SEND_ENABLE)
 				rep->barriers++;
 		}
-		total += cq->n_sq;
+		total += cq->n_sq * (cq->recycle.max_laps ? cq->recycle.max_laps : 1);
 		if (rc == 0 &&
 		    (cq->sq_per_invocation > cq->sq_slots || cq->rq_per_invocation > cq->rq_slots))
 			rc = reject(rep, CHAIN_VERIFY_E_RING,
@@ -792,6 +1002,9 @@ static int run(const struct chainobj *o, uint32_t budget, struct chain_verify_re
 	rep->wr_per_invocation = total;
 	if (rc == 0)
 		rc = collect_enables(&v);
+	for (uint32_t q = 0; q < o->n_queues && rc == 0; q++)
+		if (o->queues[q].recycle.max_laps)
+			rc = check_lap_queue(&v, q, rep);
 	if (rc == 0)
 		rc = check_patches(&v, rep);
 	if (rc == 0)

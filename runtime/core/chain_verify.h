@@ -22,7 +22,9 @@
 
 #include "core/chainobj.h"
 
-#define CHAIN_VERIFY_WR_BUDGET 4096u /* WQEs one invocation may execute */
+/* WQEs one invocation may execute (a recycled loop counts every lap; its
+ * 16-bit SEND_EN index caps laps x ring below 65536 anyway) */
+#define CHAIN_VERIFY_WR_BUDGET 65536u
 
 /* Reasons: X(ENUM, "text"). */
 #define CHAIN_VERIFY_ERRORS(X)                                                                     \
@@ -35,7 +37,8 @@
 	X(CLIENT_KEY, "a client-controlled address is used with a key other than its region's")    \
 	X(BUDGET, "WR budget per invocation exceeded")                                             \
 	X(RING, "ring capacity exceeded")                                                          \
-	X(HIDDEN_PATCH, "a scatter writes WQE memory without a declared patch site")
+	X(HIDDEN_PATCH, "a scatter writes WQE memory without a declared patch site")             \
+	X(LAP, "a recycled loop's lap is unbounded or rewrites a WQE it may have fetched")
 
 enum chain_verify_err {
 #define CHAIN_VERIFY_X_ENUM(e, text) CHAIN_VERIFY_E_##e,

@@ -26,7 +26,9 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define CHAINOBJ_SCHEMA_VERSION 1u
+#define CHAINOBJ_SCHEMA_VERSION 1u /* what chainobj_new() sets: every object */
+#define CHAINOBJ_SCHEMA_RECYCLE 2u /* + queues[].recycle (recycled loops) */
+#define CHAINOBJ_SCHEMA_MAX     2u /* newest this build reads */
 
 /* Limits the reader enforces (and the builders respect). */
 #define CHAINOBJ_NAME_MAX         63u /* identifiers: [A-Za-z_][A-Za-z0-9_.-]* */
@@ -181,19 +183,38 @@ struct chainobj_wqe {
 	uint32_t line; /* YAML line it was read from; 0 when built in memory */
 };
 
+/*
+ * A recycled loop's lap queue (schema 2): its ring is exactly one lap, which
+ * the NIC re-runs up to `max_laps` times per invocation (RedN 3.4).  How
+ * many laps ran is known only at run time: the be32 field at byte
+ * `counter_offset` of SQ template `counter_wqe` (a WAIT count or SEND_EN
+ * index) grows by sq_slots every lap, so laps = (value after the invocation
+ * - value as posted) / sq_slots.  The queue then advances by laps x sq_slots
+ * and its send CQ by laps x `cq_per_lap`; its own per-invocation and exit
+ * advances are 0.  The runtime creates it with send-queue overflow ignored.
+ * max_laps 0: an ordinary queue.
+ */
+struct chainobj_recycle {
+	uint32_t max_laps;
+	uint32_t counter_wqe;
+	uint32_t counter_offset;
+	uint32_t cq_per_lap;
+};
+
 struct chainobj_queue {
 	char *name;
 	enum chainobj_role role;
-	uint32_t lane;              /* CHAINOBJ_ROLE_LANE only */
-	bool managed_send;          /* SQ started only by SEND_EN */
-	bool managed_recv;          /* RQ started only by RECV_EN */
-	uint32_t sq_slots;          /* power of two, in 64-byte BBs */
-	uint32_t rq_slots;          /* power of two, receive WQEs (0: no RQ) */
-	uint32_t rq_stride_ds;      /* receive WQE size in 16-byte units, power of two */
-	uint32_t send_cq;           /* cq index */
-	uint32_t recv_cq;           /* cq index */
-	uint32_t sq_per_invocation; /* SQ producer advance (BBs) per invocation */
-	uint32_t rq_per_invocation; /* RQ WQEs consumed per invocation */
+	uint32_t lane;                   /* CHAINOBJ_ROLE_LANE only */
+	bool managed_send;               /* SQ started only by SEND_EN */
+	bool managed_recv;               /* RQ started only by RECV_EN */
+	uint32_t sq_slots;               /* power of two, in 64-byte BBs */
+	uint32_t rq_slots;               /* power of two, receive WQEs (0: no RQ) */
+	uint32_t rq_stride_ds;           /* receive WQE size in 16-byte units, power of two */
+	uint32_t send_cq;                /* cq index */
+	uint32_t recv_cq;                /* cq index */
+	uint32_t sq_per_invocation;      /* SQ producer advance (BBs) per invocation */
+	uint32_t rq_per_invocation;      /* RQ WQEs consumed per invocation */
+	struct chainobj_recycle recycle; /* lap queue of a recycled loop (schema 2) */
 	uint32_t n_sq;
 	struct chainobj_wqe *sq;
 	uint32_t n_rq;
@@ -322,7 +343,7 @@ struct chainobj_summary {
 };
 
 struct chainobj {
-	uint32_t schema; /* CHAINOBJ_SCHEMA_VERSION */
+	uint32_t schema; /* 1, or CHAINOBJ_SCHEMA_RECYCLE when a queue recycles */
 	char *program;
 	enum chainobj_profile profile;
 	enum chainobj_rearm rearm;

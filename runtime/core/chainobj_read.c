@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * core/chainobj_read.c - the YAML reader of chain objects (schema 1).
+ * core/chainobj_read.c - the YAML reader of chain objects (schemas 1, 2).
  *
  * Owns: chainobj_read_mem / chainobj_read_file.  libyaml parses the text
  * into a node tree; this file walks it against the schema (every mapping
@@ -35,6 +35,7 @@ struct rctx {
 	yaml_document_t *doc;
 	struct chainobj_diag *d;
 	struct chainobj *o;
+	uint32_t version; /* prism-chain: of the text being read */
 };
 
 static unsigned node_line(const yaml_node_t *n)
@@ -532,6 +533,36 @@ static int read_wqes(struct rctx *r, yaml_node_t *n, uint32_t qi, enum chainobj_
 	return rc;
 }
 
+/* queues[i].recycle (schema 2): a recycled loop's lap queue. */
+static int read_recycle(struct rctx *r, yaml_node_t *m, uint32_t qi, struct chainobj_recycle *rc_out)
+{
+	static const struct key keys[] = {{"max-laps", true},
+	                                  {"counter-wqe", true},
+	                                  {"counter-offset", true},
+	                                  {"cq-per-lap", true}};
+	yaml_node_t *v[4];
+	char path[128];
+	int rc;
+
+#define RP(field) (snprintf(path, sizeof(path), "queues[%u].recycle" field, qi), path)
+	if (r->version < CHAINOBJ_SCHEMA_RECYCLE)
+		return RFAIL(r, CHAINOBJ_E_VERSION, m, RP(""),
+		             "'recycle' needs prism-chain: %u", CHAINOBJ_SCHEMA_RECYCLE);
+	rc = map_fields(r, m, RP(""), keys, 4, v);
+	if (!rc)
+		rc = read_u32(r, v[0], RP(".max-laps"), 1, CHAINOBJ_MAX_RING, &rc_out->max_laps);
+	if (!rc)
+		rc = read_u32(r, v[1], RP(".counter-wqe"), 0, CHAINOBJ_MAX_RING - 1,
+		              &rc_out->counter_wqe);
+	if (!rc)
+		rc = read_u32(r, v[2], RP(".counter-offset"), 0, 4 * PRISM_WQE_BB,
+		              &rc_out->counter_offset);
+	if (!rc)
+		rc = read_u32(r, v[3], RP(".cq-per-lap"), 0, CHAINOBJ_MAX_CQE, &rc_out->cq_per_lap);
+#undef RP
+	return rc;
+}
+
 static int read_queue(struct rctx *r, yaml_node_t *m, uint32_t qi)
 {
 	enum {
@@ -547,6 +578,7 @@ static int read_queue(struct rctx *r, yaml_node_t *m, uint32_t qi)
 		K_RCQ,
 		K_SQPI,
 		K_RQPI,
+		K_RECYCLE,
 		K_SQ,
 		K_RQ,
 		K__N
@@ -564,6 +596,7 @@ static int read_queue(struct rctx *r, yaml_node_t *m, uint32_t qi)
 	    [K_RCQ] = {"recv-cq", true},
 	    [K_SQPI] = {"sq-per-invocation", true},
 	    [K_RQPI] = {"rq-per-invocation", true},
+	    [K_RECYCLE] = {"recycle", false},
 	    [K_SQ] = {"sq", false},
 	    [K_RQ] = {"rq", false},
 	};
@@ -612,6 +645,8 @@ static int read_queue(struct rctx *r, yaml_node_t *m, uint32_t qi)
 	if (!rc)
 		rc = read_u32(r, v[K_RQPI], QP("rq-per-invocation"), 0, CHAINOBJ_MAX_RING,
 		              &q->rq_per_invocation);
+	if (!rc && v[K_RECYCLE])
+		rc = read_recycle(r, v[K_RECYCLE], qi, &q->recycle);
 #undef QP
 	/* q may move when the queue array grows; templates are added by index. */
 	if (!rc)
@@ -1182,16 +1217,17 @@ static int read_top(struct rctx *r, yaml_node_t *root)
 			rc = read_u64(r, node_at(r, p->value), "prism-chain", 0, UINT32_MAX, &ver);
 			if (rc)
 				return rc;
-			if (ver != CHAINOBJ_SCHEMA_VERSION)
+			if (ver < CHAINOBJ_SCHEMA_VERSION || ver > CHAINOBJ_SCHEMA_MAX)
 				return RFAIL(r, CHAINOBJ_E_VERSION, node_at(r, p->value),
 				             "prism-chain",
-				             "schema version %" PRIu64 " (this build reads %u)",
-				             ver, CHAINOBJ_SCHEMA_VERSION);
+				             "schema version %" PRIu64 " (this build reads %u to %u)",
+				             ver, CHAINOBJ_SCHEMA_VERSION, CHAINOBJ_SCHEMA_MAX);
 		}
 	}
 	rc = map_fields(r, root, "", top_keys, T__N, v);
 	if (!rc)
-		rc = read_u32(r, v[T_VERSION], "prism-chain", 1, 1, &version);
+		rc = read_u32(r, v[T_VERSION], "prism-chain", CHAINOBJ_SCHEMA_VERSION,
+		              CHAINOBJ_SCHEMA_MAX, &version);
 	if (!rc)
 		rc = read_name(r, v[T_PROGRAM], "program", name);
 	if (rc)
@@ -1199,6 +1235,8 @@ static int read_top(struct rctx *r, yaml_node_t *root)
 	r->o = chainobj_new(name);
 	if (!r->o)
 		return NOMEM(r);
+	r->o->schema = version;
+	r->version = version;
 	rc = read_keyword(r, v[T_PROFILE], "profile", CHAINOBJ_KW_PROFILE, &profile);
 	if (!rc)
 		rc = read_keyword(r, v[T_REARM], "rearm", CHAINOBJ_KW_REARM, &rearm);

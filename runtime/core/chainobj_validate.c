@@ -245,6 +245,57 @@ static int check_rq(struct vctx *v, uint32_t qi, const struct chainobj_queue *q)
 	return 0;
 }
 
+/* A recycled loop's lap queue: the ring is exactly its templates, the lap
+ * counter is a WAIT count / SEND_EN index, its advances are dynamic. */
+static int check_recycle(struct vctx *v, uint32_t qi, const struct chainobj_queue *q)
+{
+	const struct chainobj *o = v->o;
+	const struct chainobj_recycle *r = &q->recycle;
+	const struct chainobj_wqe *t;
+	struct prism_wqe w;
+	uint32_t end = 0, fo, fl;
+
+	if (!r->max_laps)
+		return 0;
+	VPATH(v, "queues[%u].recycle", qi);
+	if (o->schema < CHAINOBJ_SCHEMA_RECYCLE)
+		return VFAIL(v, CHAINOBJ_E_VERSION, q->line, "a recycled queue needs schema %u",
+		             CHAINOBJ_SCHEMA_RECYCLE);
+	if (!q->managed_send || q->sq_per_invocation || q->rq_slots)
+		return VFAIL(
+		    v, CHAINOBJ_E_RING, q->line,
+		    "a lap queue is managed, has no receive ring, and advances by its laps "
+		    "only (sq-per-invocation 0)");
+	for (uint32_t i = 0; i < q->n_sq; i++) {
+		uint32_t e = q->sq[i].slot + prism_wqe_bbs(q->sq[i].len / PRISM_WQE_DS_BYTES);
+		if (e > end)
+			end = e;
+	}
+	if (end != q->sq_slots)
+		return VFAIL(v, CHAINOBJ_E_RING, q->line,
+		             "the lap's templates fill %u of the %u ring slots (a lap is exactly "
+		             "the ring)",
+		             end, q->sq_slots);
+	if ((uint64_t)r->max_laps * q->sq_slots > 0xffffu)
+		return VFAIL(v, CHAINOBJ_E_RANGE, q->line,
+		             "%u laps of %u slots overflow the 16-bit SEND_EN index", r->max_laps,
+		             q->sq_slots);
+	VPATH(v, "queues[%u].recycle.counter-wqe", qi);
+	t = chainobj_site_wqe(o, qi, CHAINOBJ_RING_SQ, r->counter_wqe);
+	if (!t || prism_wqe_decode(t->bytes, t->len, &w, NULL) < 0 ||
+	    (w.ctrl.opcode != PRISM_OP_SEND_ENABLE && w.ctrl.opcode != PRISM_OP_CQE_WAIT) ||
+	    prism_wqe_field_offset(&w, PRISM_FIELD_WAIT_EN_INDEX, &fo, &fl) != 0 ||
+	    fo != r->counter_offset || fl != 4)
+		return VFAIL(v, CHAINOBJ_E_SITE, q->line,
+		             "template %u byte %u is not a WAIT count or SEND_EN index",
+		             r->counter_wqe, r->counter_offset);
+	VPATH(v, "queues[%u].send-cq", qi);
+	if (!o->cqs[q->send_cq].ignore_overrun || o->cqs[q->send_cq].per_invocation)
+		return VFAIL(v, CHAINOBJ_E_RING, q->line,
+		             "a lap queue's CQ ignores overrun and advances by its laps only");
+	return 0;
+}
+
 static int check_queue(struct vctx *v, uint32_t qi)
 {
 	const struct chainobj *o = v->o;
@@ -296,7 +347,9 @@ static int check_queue(struct vctx *v, uint32_t qi)
 		return VFAIL(v, CHAINOBJ_E_RING, q->line, "%u exceeds the %u-slot ring",
 		             q->rq_per_invocation, q->rq_slots);
 	rc = check_sq(v, qi, q);
-	return rc ? rc : check_rq(v, qi, q);
+	if (!rc)
+		rc = check_rq(v, qi, q);
+	return rc ? rc : check_recycle(v, qi, q);
 }
 
 static int check_queues(struct vctx *v)
@@ -725,6 +778,11 @@ static int check_exit(struct vctx *v, uint32_t i)
 		             x->wqe);
 	for (uint32_t q = 0; q < o->n_queues; q++) {
 		VPATH(v, "exits[%u].sq[%u]", i, q);
+		if (o->queues[q].recycle.max_laps &&
+		    (x->sq_advance[q] || x->cq_advance[o->queues[q].send_cq]))
+			return VFAIL(v, CHAINOBJ_E_EXIT, x->line,
+			             "queue %s recycles: it advances by its laps, not by an exit",
+			             o->queues[q].name);
 		if (x->sq_advance[q] > o->queues[q].sq_slots)
 			return VFAIL(v, CHAINOBJ_E_EXIT, x->line,
 			             "advance %u exceeds the %u-slot ring", x->sq_advance[q],
@@ -803,10 +861,10 @@ int chainobj_validate(const struct chainobj *o, struct chainobj_diag *diag)
 	chainobj_diag_clear(v.d);
 	if (!o)
 		return chainobj_diag_set(v.d, CHAINOBJ_E_RANGE, 0, 0, "", "no object");
-	if (o->schema != CHAINOBJ_SCHEMA_VERSION)
+	if (o->schema < CHAINOBJ_SCHEMA_VERSION || o->schema > CHAINOBJ_SCHEMA_MAX)
 		return VPATH(&v, "prism-chain"),
-		       VFAIL(&v, CHAINOBJ_E_VERSION, 0, "schema %u (this build reads %u)",
-		             o->schema, CHAINOBJ_SCHEMA_VERSION);
+		       VFAIL(&v, CHAINOBJ_E_VERSION, 0, "schema %u (this build reads %u to %u)",
+		             o->schema, CHAINOBJ_SCHEMA_VERSION, CHAINOBJ_SCHEMA_MAX);
 	VPATH(&v, "program");
 	if (!chainobj_name_ok(o->program))
 		return VFAIL(&v, CHAINOBJ_E_NAME, 0, "invalid program name");

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * core/chainobj_write.c - the YAML writer of chain objects (schema 1).
+ * core/chainobj_write.c - the YAML writer of chain objects (schemas 1, 2).
  *
  * Owns: chainobj_write / chainobj_write_mem / chainobj_checksum.  The text
  * is written by hand rather than through libyaml's emitter so that it can
@@ -153,6 +153,12 @@ static void put_queue(FILE *f, const struct chainobj *o, const struct chainobj_q
 	fprintf(f, "    recv-cq: %s\n", o->cqs[q->recv_cq].name);
 	fprintf(f, "    sq-per-invocation: %u\n", q->sq_per_invocation);
 	fprintf(f, "    rq-per-invocation: %u\n", q->rq_per_invocation);
+	if (q->recycle.max_laps)
+		fprintf(f,
+		        "    recycle: {max-laps: %u, counter-wqe: %u, counter-offset: %u, "
+		        "cq-per-lap: %u}\n",
+		        q->recycle.max_laps, q->recycle.counter_wqe, q->recycle.counter_offset,
+		        q->recycle.cq_per_lap);
 	put_wqes(f, q, CHAINOBJ_RING_SQ, flags);
 	put_wqes(f, q, CHAINOBJ_RING_RQ, flags);
 }

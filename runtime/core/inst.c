@@ -11,7 +11,10 @@
  * with k (count kinds: k * stride + delta; client response address: slot
  * k mod depth).  With CPU re-arm `depth` windows are posted ahead; when
  * invocation k has produced its CQEs on every CQ, window k + depth is
- * posted.  A program that recycles its own queues is posted once.
+ * posted.  A program that recycles its own queues is posted once.  A
+ * recycled loop's lap queue (queues[].recycle) is re-posted like any queue,
+ * into the same ring slots (its ring is one lap); after each invocation it
+ * advances by the laps it ran, read back from its lap counter.
  *
  *   client --SEND--> conn.RQ (RECV scatters args into WQE fields)
  *                    ctl: WAIT conn.rcq -> SEND_EN w0 ... -> SEND_EN conn
@@ -42,10 +45,14 @@ static unsigned ring_depth(const struct chainobj *o, unsigned want)
 {
 	unsigned d = want ? min_u(want, INST_MAX_DEPTH) : INST_MAX_DEPTH;
 
-	/* With early exits invocation k+1's counters depend on k's exit; a
-	 * scratch image is re-applied between invocations only. */
+	/* With early exits (or a recycled loop's laps) invocation k+1's
+	 * counters depend on k's run; a scratch image is re-applied between
+	 * invocations only. */
 	if (o->n_exits || o->scratch_init_len)
 		return 1;
+	for (uint32_t q = 0; q < o->n_queues; q++)
+		if (o->queues[q].recycle.max_laps)
+			return 1;
 	for (uint32_t q = 0; q < o->n_queues; q++) {
 		const struct chainobj_queue *qu = &o->queues[q];
 
@@ -205,6 +212,88 @@ static void post_window(struct core_inst *in, uint64_t k)
 	}
 }
 
+/* Where recycled queue @q's lap counter sits in its ring (the lap is the
+ * whole ring: every lap and invocation uses the same slots). */
+static uint8_t *lap_counter(struct core_inst *in, uint32_t q)
+{
+	const struct chainobj_queue *qu = &in->prog->obj->queues[q];
+	const struct chainobj_wqe *t = &qu->sq[qu->recycle.counter_wqe];
+	uint32_t off = qu->recycle.counter_offset;
+
+	return slot_ptr(in, q, CHAINOBJ_RING_SQ,
+			window_slot(in, q, CHAINOBJ_RING_SQ, t->slot + off / PRISM_WQE_BB)) +
+	       off % PRISM_WQE_BB;
+}
+
+/*
+ * After an invocation: how many laps each recycled queue ran (its counter
+ * grew by the ring per lap), and their bases advanced by that many laps.
+ * A counter that moved by anything else means the chain misbehaved: the
+ * instance fails rather than re-post over a queue whose position it does not
+ * know.
+ */
+static int lap_advance(struct core_inst *in)
+{
+	const struct chainobj *o = in->prog->obj;
+
+	for (uint32_t q = 0; q < o->n_queues; q++) {
+		const struct chainobj_queue *qu = &o->queues[q];
+		uint32_t now, laps;
+
+		if (!qu->recycle.max_laps)
+			continue;
+		now = (uint32_t)chainobj_get_uint(lap_counter(in, q), 4, CHAINOBJ_ORDER_BIG);
+		laps = (now - in->lap_start[q]) / qu->sq_slots;
+		if ((now - in->lap_start[q]) % qu->sq_slots || !laps ||
+		    laps > qu->recycle.max_laps) {
+			core_warn("conn %u: program '%s': queue '%s': lap counter moved from %u to "
+				  "%u (ring %u, at most %u laps)",
+				  in->id, in->prog->name, qu->name, in->lap_start[q], now,
+				  qu->sq_slots, qu->recycle.max_laps);
+			return -PRISM_E_CONN;
+		}
+		core_dbg("conn %u: queue '%s' ran %u laps", in->id, qu->name, laps);
+		in->base.sq[q] += (uint64_t)laps * qu->sq_slots;
+		in->base.cq[qu->send_cq] += (uint64_t)laps * qu->recycle.cq_per_lap;
+		in->cqs[qu->send_cq].consumed += (uint64_t)laps * qu->recycle.cq_per_lap;
+	}
+	return 0;
+}
+
+/* A recycled queue's send CQ is never consumed (a long loop laps the ring
+ * many times between two polls; its CQEs are counted by laps), but an error
+ * completion anywhere in it fails the instance: errors are final, and each
+ * instance has CQs of its own. */
+static int scan_lap_cq(struct core_inst *in, uint32_t c)
+{
+	const struct core_inst_cq *cq = &in->cqs[c];
+
+	for (uint32_t i = 0; i < cq->info.ncqe; i++) {
+		const uint8_t *raw = (const uint8_t *)cq->info.buf + (size_t)i * PRISM_CQE_BYTES;
+		uint8_t op = __atomic_load_n(&raw[PRISM_CQE_BYTES - 1], __ATOMIC_ACQUIRE) >> 4;
+		struct prism_cqe cqe;
+
+		if (op != PRISM_CQE_REQ_ERR && op != PRISM_CQE_RESP_ERR)
+			continue;
+		if (prism_cqe_decode(raw, &cqe, NULL) == 0)
+			core_warn("conn %u: program '%s': CQ '%s': error completion on QP 0x%x "
+				  "WQE %u: %s",
+				  in->id, in->prog->name, in->prog->obj->cqs[c].name, cqe.qpn,
+				  cqe.wqe_counter, prism_cqe_syndrome_name(cqe.syndrome));
+		return in->error = -PRISM_E_CONN;
+	}
+	return 0;
+}
+
+/* A recycled queue's send CQ. */
+static bool lap_cq(const struct chainobj *o, uint32_t c)
+{
+	for (uint32_t q = 0; q < o->n_queues; q++)
+		if (o->queues[q].recycle.max_laps && o->queues[q].send_cq == c)
+			return true;
+	return false;
+}
+
 /* Advance the bases by the per-invocation amounts or by exit @e's. */
 static void advance(struct core_inst *in, const struct chainobj_exit *e)
 {
@@ -226,7 +315,11 @@ static void post_next(struct core_inst *in)
 	if (o->scratch_init_len) /* depth 1: no invocation is running now */
 		memcpy(in->scratch, o->scratch_init, o->scratch_init_len);
 	post_window(in, in->posted++);
-	if (!o->n_exits)
+	for (uint32_t q = 0; q < o->n_queues; q++)
+		if (o->queues[q].recycle.max_laps)
+			in->lap_start[q] = (uint32_t)chainobj_get_uint(lap_counter(in, q), 4,
+								       CHAINOBJ_ORDER_BIG);
+	if (!o->n_exits && !in->laps)
 		advance(in, NULL); /* bases of the next window, known in advance */
 }
 
@@ -317,6 +410,8 @@ static int create_objects(struct core_inst *in)
 			a.flags |= CORE_QP_MANAGED_RECV;
 		if (!in->cpu_rearm)
 			a.flags |= CORE_QP_IGNORE_SQ_OVERFLOW | CORE_QP_IGNORE_RQ_OVERFLOW;
+		if (qu->recycle.max_laps) /* its laps run past the posted WQEs */
+			a.flags |= CORE_QP_IGNORE_SQ_OVERFLOW;
 		err = ops->create_qp(in->dev->be, &a, &in->qps[q].qp, &in->qps[q].info);
 		if (err) {
 			core_err("conn %u: program '%s': queue '%s': %s", in->id, in->prog->name,
@@ -370,6 +465,8 @@ int core_inst_create(struct prism_program *prog, uint32_t id, const struct core_
 	if (!in->peer.resp_stride)
 		in->peer.resp_stride = o->response_size;
 	in->cpu_rearm = !nic_program;
+	for (uint32_t q = 0; q < o->n_queues; q++)
+		in->laps |= o->queues[q].recycle.max_laps != 0;
 	in->depth = in->cpu_rearm ? ring_depth(o, want_depth) : 1;
 	if (peer->resp_slots && in->depth > peer->resp_slots)
 		in->depth = peer->resp_slots;
@@ -399,8 +496,9 @@ int core_inst_create(struct prism_program *prog, uint32_t id, const struct core_
 	in->sq_pi = calloc(o->n_queues ? o->n_queues : 1, sizeof(uint64_t));
 	in->rq_pi = calloc(o->n_queues ? o->n_queues : 1, sizeof(uint64_t));
 	in->inv_start = calloc(o->n_cqs ? o->n_cqs : 1, sizeof(uint64_t));
+	in->lap_start = calloc(o->n_queues ? o->n_queues : 1, sizeof(uint32_t));
 	if (!in->base.sq || !in->base.rq || !in->base.cq || !in->sq_pi || !in->rq_pi ||
-	    !in->inv_start) {
+	    !in->inv_start || !in->lap_start) {
 		err = -ENOMEM;
 		goto fail;
 	}
@@ -498,7 +596,7 @@ int core_inst_poll(struct core_inst *in)
 	if ((err = poll_cq(in, ccq)))
 		return err;
 	for (uint32_t c = 0; c < o->n_cqs; c++)
-		if (c != ccq && (err = poll_cq(in, c)))
+		if (c != ccq && (err = lap_cq(o, c) ? scan_lap_cq(in, c) : poll_cq(in, c)))
 			return err;
 	done = in->cqs[ccq].consumed / per;
 	if (done <= in->completed)
@@ -507,7 +605,7 @@ int core_inst_poll(struct core_inst *in)
 		in->completed = done;
 		return (int)(done - before);
 	}
-	if (o->n_exits) { /* depth 1: exactly one invocation finished */
+	if (o->n_exits || in->laps) { /* depth 1: exactly one invocation finished */
 		const struct chainobj_exit *x = taken_exit(in);
 		char deltas[160] = "";
 
@@ -518,6 +616,10 @@ int core_inst_poll(struct core_inst *in)
 		core_dbg("conn %u: invocation %llu ended by %s (CQEs:%s)", in->id,
 			 (unsigned long long)in->completed,
 			 x ? "an early exit" : "the fall-through", deltas);
+		if ((err = lap_advance(in))) {
+			in->error = err;
+			return err;
+		}
 		advance(in, x);
 		for (uint32_t c = 0; c < o->n_cqs; c++)
 			in->inv_start[c] = in->cqs[c].consumed;
@@ -562,6 +664,7 @@ void core_inst_destroy(struct core_inst *in)
 	free(in->sq_pi);
 	free(in->rq_pi);
 	free(in->inv_start);
+	free(in->lap_start);
 	free(in->qps);
 	free(in->cqs);
 	core_program_put(in->prog);

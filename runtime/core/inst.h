@@ -5,8 +5,9 @@
  * Owns: struct core_inst: the backend CQs and QPs a connection's copy of a
  * program runs on, the memory registrations of its queue buffers and
  * scratch area, posting invocation windows (templates + relocations), CQ
- * polling that detects completed invocations and error CQEs, CPU re-arm,
- * and teardown.
+ * polling that detects completed invocations and error CQEs, CPU re-arm
+ * (recycled loops' lap queues included: they advance by the laps run), and
+ * teardown.
  *
  * Must not: talk to the client (server.c / the transport do), decide when a
  * connection is torn down (the server does), or hand out queue-memory keys.
@@ -60,6 +61,8 @@ struct core_inst {
 	} base;
 	uint64_t *sq_pi, *rq_pi; /* [n_queues] producer counters posted so far */
 	uint64_t *inv_start;	 /* [n_cqs] CQEs consumed when the running invocation began */
+	uint32_t *lap_start;	 /* [n_queues] recycled queues: lap counter as posted */
+	bool laps;		 /* some queue recycles (a loop's laps; depth 1) */
 	uint64_t posted;	/* invocation windows posted (next k) */
 	uint64_t completed;	/* invocations finished */
 	int error;		/* first error (negative) */

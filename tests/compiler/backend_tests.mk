@@ -33,3 +33,8 @@ TESTS += test_be_exec
 test_be_exec_SRCS = tests/compiler/test_be_exec.c $(BE_TEST_COMMON)
 test_be_exec_LDLIBS = $(O)/gen/parser.o $(O)/gen/lexer.o
 $(O)/tests/test_be_exec: $(O)/gen/parser.o $(O)/gen/lexer.o
+
+TESTS += test_recycle
+test_recycle_SRCS = tests/compiler/test_recycle.c $(BE_TEST_COMMON)
+test_recycle_LDLIBS = $(O)/gen/parser.o $(O)/gen/lexer.o
+$(O)/tests/test_recycle: $(O)/gen/parser.o $(O)/gen/lexer.o

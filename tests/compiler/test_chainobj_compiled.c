@@ -23,10 +23,10 @@
 #include "compiler/frontend.h"
 #include "core/chainobj.h"
 
-static struct chainobj *compile_file(const char *path)
+static struct chainobj *compile_entry(const char *path, const char *entry)
 {
 	struct frontend_unit u;
-	struct compile_opts co = {.profile = IR_PROFILE_RELAXED};
+	struct compile_opts co = {.profile = IR_PROFILE_RELAXED, .entry = entry};
 	struct chainobj *o = NULL;
 
 	assert_int_equal(frontend_load(&u, path, NULL), FRONTEND_OK);
@@ -36,9 +36,9 @@ static struct chainobj *compile_file(const char *path)
 	return o;
 }
 
-static void round_trip(const char *path)
+static void round_trip_entry(const char *path, const char *entry)
 {
-	struct chainobj *o = compile_file(path), *back = NULL;
+	struct chainobj *o = compile_entry(path, entry), *back = NULL;
 	struct chainobj_diag d;
 	char *a = NULL, *b = NULL;
 	size_t la = 0, lb = 0;
@@ -74,6 +74,18 @@ static void round_trip(const char *path)
 	chainobj_free(o);
 }
 
+static void round_trip(const char *path)
+{
+	round_trip_entry(path, NULL);
+}
+
+/* A recycled loop (schema 2, queues[].recycle). */
+static void test_list_find_long(void **state)
+{
+	(void)state;
+	round_trip_entry("lib/chains/list_find.prism", "find_long");
+}
+
 static void test_hash_get(void **state)
 {
 	round_trip("lib/chains/hash_get.prism");
@@ -88,7 +100,7 @@ static void test_list_find(void **state)
  * rejects each edit. */
 static void test_every_template_edit_is_caught(void **state)
 {
-	struct chainobj *o = compile_file("lib/chains/hash_get.prism");
+	struct chainobj *o = compile_entry("lib/chains/hash_get.prism", NULL);
 	uint64_t sum = chainobj_checksum(o);
 	unsigned edits = 0;
 
@@ -114,6 +126,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_hash_get),
 	    cmocka_unit_test(test_list_find),
+	    cmocka_unit_test(test_list_find_long),
 	    cmocka_unit_test(test_every_template_edit_is_caught),
 	};
 

@@ -11,6 +11,8 @@
  *                                 (the server's RNR retries across processes)
  *   list_find.prism find          walk until the key, bound 8
  *                   find_break    return + break inside the loop, circular end
+ *                   find_long     the walk recycled (bound 1000: one lap re-run
+ *                                 by the NIC; misses run all 1001 laps)
  *
  * The list walks also count which way out each invocation took (every loop
  * exit, the loop condition's, running to the bound): each is taken many
@@ -158,6 +160,18 @@ static const uint8_t *ref_find(const uint8_t *nodes, uint32_t key, uint32_t head
 	return get_be(p, 3) == key ? p : NULL;
 }
 
+/* find_long: the same walk with bound 1000, recycled */
+static const uint8_t *ref_find_long(const uint8_t *nodes, uint32_t key, uint32_t head, int *stop)
+{
+	const uint8_t *p = node_at(nodes, (uint64_t)head * NODE);
+	int i = 0;
+
+	for (; i < 1000 && get_be(p, 3) != key; i++)
+		p = node_at(nodes, get_be(p + 8, 8));
+	*stop = i < 8 ? i : 8; /* 8: walked further (a miss runs to the bound) */
+	return get_be(p, 3) == key ? p : NULL;
+}
+
 /* while (p.next != head) bound 8 { if (p.key == key) { return p.value; break; } p = p.next } */
 static const uint8_t *ref_find_break(const uint8_t *nodes, uint32_t key, uint32_t head,
 				     int *stop)
@@ -197,6 +211,7 @@ static void serve(int fd)
 		{"lib/chains/hash_get.prism", "get_parallel"},
 		{"lib/chains/list_find.prism", "find"},
 		{"lib/chains/list_find.prism", "find_break"},
+		{"lib/chains/list_find.prism", "find_long"},
 	};
 	struct prism_device *dev = prism_device__open("sim", NULL);
 	struct prism_region *table, *values, *nodes;
@@ -407,11 +422,13 @@ static void run_hash_batches(struct fx *f, const char *entry)
 static void run_list(struct fx *f, const char *entry)
 {
 	struct prism_client *cl = connect_to(f, entry);
-	bool brk = !strcmp(entry, "find_break");
+	bool brk = !strcmp(entry, "find_break"), lng = !strcmp(entry, "find_long");
+	/* a recycled miss runs 1001 laps: fewer invocations keep the run short */
+	int invocations = lng ? INVOCATIONS / 10 : INVOCATIONS;
 	uint64_t s = 2000 + strlen(entry);
 	unsigned hits = 0, misses = 0, stops[17] = {0};
 
-	for (int i = 0; i < INVOCATIONS; i++) {
+	for (int i = 0; i < invocations; i++) {
 		uint32_t l = (uint32_t)(rng(&s) % N_LISTS);
 		uint32_t head = l * LIST_MAX + (uint32_t)(rng(&s) % 8); /* any node of the ring */
 		uint32_t pick = l * LIST_MAX + (uint32_t)(rng(&s) % LIST_MAX);
@@ -427,8 +444,9 @@ static void run_list(struct fx *f, const char *entry)
 		if (rc)
 			fail_msg("%s #%d: %s", entry, i, prism_strerror(rc));
 		int stop;
-		const uint8_t *want = brk ? ref_find_break(f->nodes, key, head, &stop)
-					  : ref_find(f->nodes, key, head, &stop);
+		const uint8_t *want = brk   ? ref_find_break(f->nodes, key, head, &stop)
+				      : lng ? ref_find_long(f->nodes, key, head, &stop)
+					    : ref_find(f->nodes, key, head, &stop);
 		if ((c.ret_site != 0) != (want != NULL))
 			fail_msg("%s #%d: key 0x%06x head %u: %s, reference %s", entry, i, key,
 				 head, c.ret_site ? "found" : "not found", want ? "found" : "not");
@@ -441,6 +459,13 @@ static void run_list(struct fx *f, const char *entry)
 			fail_msg("%s #%d: a miss returned bytes", entry, i);
 		hits += want != NULL, misses += want == NULL;
 		stops[stop]++;
+	}
+	if (lng) { /* hits at every node of a list, misses after 1001 laps */
+		assert_true(hits > 100 && misses > 100);
+		for (int k = 0; k < 8; k++)
+			assert_true(stops[k] > 5);
+		prism_client__close(cl);
+		return;
 	}
 	assert_true(hits > 1000 && misses > 1000);
 	/* Every way out was taken many times, each followed by more
@@ -480,6 +505,11 @@ static void test_find_break(void **state)
 	run_list(*state, "find_break");
 }
 
+static void test_find_long(void **state)
+{
+	run_list(*state, "find_long");
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -488,6 +518,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_get_batches_both_buckets),
 		cmocka_unit_test(test_find),
 		cmocka_unit_test(test_find_break),
+		cmocka_unit_test(test_find_long),
 	};
 	char self[512];
 
