@@ -58,6 +58,11 @@ void sim_outst_complete(struct sim_qp *qp)
 {
 	struct sim_sq *sq = &qp->sq;
 
+	/* an entry is done: a queue parked on a fence or a full ring may run
+	 * (any done entry can clear a fence, not only the oldest) */
+	if (sq->block == SIM_BLOCK_FENCE || sq->block == SIM_BLOCK_OUTST)
+		sim_sched_wake(qp);
+
 	while (sq->os_cnt) {
 		struct sim_outst *o = &sq->os[sq->os_head];
 		sim_time_t t;
