@@ -49,6 +49,8 @@ struct redn_hash {
 		uint32_t r_raddr, r_sge0_addr, rd_raddr, cas_compare, cas_swap;
 		uint32_t ctl_index[REDN_CTL_WQES];
 		uint32_t r_bbs, rd_bbs, cas_bbs, ctl_bbs[REDN_CTL_WQES];
+		struct prism_ctrl_seg cli;	/* the client's SEND */
+		uint32_t cli_inline, cli_bbs; /* its inline data's offset, its size */
 		bool valid;
 	} t;
 };
@@ -299,21 +301,55 @@ struct get_req {
 
 /* Client: a receive for the WRITE_IMM, then the SEND carrying the request
  * (encoded every time: its inline data is the request). */
-static int post_client_send(struct redn_hash *h, const struct get_req *q)
+/* The client's request: the key (byte-reversed, as the CAS compares it)
+ * and the bucket's address, REDN_KEY_BYTES + 8 bytes of inline data. */
+static void client_payload(const struct redn_hash *h, const struct get_req *q, uint8_t *out)
+{
+	uint64_t ba = (uint64_t)(uintptr_t)(h->table + (size_t)q->bucket * REDN_BUCKET_BYTES);
+
+	out[0] = q->key[2];
+	out[1] = q->key[1];
+	out[2] = q->key[0];
+	for (int j = 0; j < 8; j++)
+		out[REDN_KEY_BYTES + j] = (uint8_t)(ba >> (56 - 8 * j));
+}
+
+/* Encodes the client's SEND and records (when @t) what a re-post over it
+ * rewrites: the control segment and the inline data. */
+static int post_client_send(struct redn_hash *h, const struct get_req *q, struct redn_tmpl *t)
 {
 	struct prism_wqe w;
+	uint8_t *slot;
+	uint32_t pi = h->hcli.sq_pi;
 
 	hv_wqe(&w, PRISM_OP_SEND, false);
 	w.is_inline = true;
 	w.inline_len = REDN_KEY_BYTES + 8;
-	w.inline_data[0] = q->key[2];
-	w.inline_data[1] = q->key[1];
-	w.inline_data[2] = q->key[0];
-	uint64_t ba = (uint64_t)(uintptr_t)(h->table + (size_t)q->bucket * REDN_BUCKET_BYTES);
-	for (int j = 0; j < 8; j++)
-		w.inline_data[REDN_KEY_BYTES + j] = (uint8_t)(ba >> (56 - 8 * j));
-	int64_t c = hv_post_send(&h->hcli, &w, false, NULL);
-	return c < 0 ? (int)c : 0;
+	client_payload(h, q, w.inline_data);
+	int64_t c = hv_post_send(&h->hcli, &w, false, &slot);
+	if (c < 0)
+		return (int)c;
+	if (t) {
+		t->cli_bbs = h->hcli.sq_pi - pi;
+		prism_ctrl_seg_unpack(slot, &t->cli);
+		t->cli_inline = field_at(&w, PRISM_FIELD_INLINE_DATA);
+	}
+	return 0;
+}
+
+/* Re-posts the client's SEND over the one it left one lap ago: only the
+ * control segment's WQE index and the inline payload change. */
+static void patch_client_send(struct redn_hash *h, const struct get_req *q)
+{
+	const struct redn_tmpl *t = &h->t;
+	uint32_t pi = h->hcli.sq_pi;
+	uint8_t *slot = hv_sq_slot(&h->hcli, pi);
+	struct prism_ctrl_seg c = t->cli;
+
+	c.wqe_index = (uint16_t)pi;
+	prism_ctrl_seg_pack(&c, slot);
+	client_payload(h, q, slot + t->cli_inline);
+	hv_sq_publish(&h->hcli, t->cli_bbs);
 }
 
 /* Encodes every WQE of one get through the codec, and records in h->t what
@@ -446,7 +482,7 @@ static int post_get_encode(struct redn_hash *h, const struct get_req *q)
 	if ((c = hv_post_recv(&h->hcli, NULL, 0)) < 0)
 		return (int)c;
 	t->valid = true;
-	return post_client_send(h, q);
+	return post_client_send(h, q, t);
 }
 
 /*
@@ -506,7 +542,8 @@ static int post_get_patch(struct redn_hash *h, const struct get_req *q)
 	}
 
 	hv_recv_repost(&h->hcli);
-	return post_client_send(h, q);
+	patch_client_send(h, q);
+	return 0;
 }
 
 /*
@@ -531,7 +568,7 @@ static bool can_patch(const struct redn_hash *h)
 	} rings[] = {
 	    {&h->hsrv, t->r_bbs, true}, {&h->hwrk, t->rd_bbs + t->cas_bbs, true},
 	    {&h->hctl, ctl, true},      {&h->hsrv, 1, false},
-	    {&h->hcli, 1, false},
+	    {&h->hcli, 1, false},       {&h->hcli, t->cli_bbs, true},
 	};
 	for (size_t i = 0; i < sizeof(rings) / sizeof(rings[0]); i++) {
 		const struct hv_qp *q = rings[i].q;
