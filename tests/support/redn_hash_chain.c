@@ -51,6 +51,9 @@ struct redn_hash {
 		uint32_t r_bbs, rd_bbs, cas_bbs, ctl_bbs[REDN_CTL_WQES];
 		struct prism_ctrl_seg cli;	/* the client's SEND */
 		uint32_t cli_inline, cli_bbs; /* its inline data's offset, its size */
+		/* can_patch() held and every get since posted whole (each moves
+		 * every ring by its per-get size, so it still holds) */
+		bool steady;
 		bool valid;
 	} t;
 };
@@ -552,13 +555,15 @@ static int post_get_patch(struct redn_hash *h, const struct get_req *q)
  * rings moved in step (no get stopped half-posted), and a ring's size is a
  * whole number of gets.
  */
-static bool can_patch(const struct redn_hash *h)
+static bool can_patch(struct redn_hash *h)
 {
-	const struct redn_tmpl *t = &h->t;
+	struct redn_tmpl *t = &h->t;
 	uint32_t n = h->next_req, ctl = 0;
 
 	if (!t->valid || h->cfg.encode_every_wqe)
 		return false;
+	if (t->steady)
+		return true;
 	for (int i = 0; i < REDN_CTL_WQES; i++)
 		ctl += t->ctl_bbs[i];
 	struct {
@@ -578,6 +583,7 @@ static bool can_patch(const struct redn_hash *h)
 		    pi != n * rings[i].per_get)
 			return false;
 	}
+	t->steady = true;
 	return true;
 }
 
@@ -639,15 +645,19 @@ int redn_hash_post_get(struct redn_hash *h, const uint8_t key[REDN_KEY_BYTES], u
 		rc = post_get_checked(h, &q);
 	else
 		rc = post_get_patch(h, &q);
-	if (rc)
+	if (rc) {
+		h->t.steady = false; /* rings may be half-posted: check again */
 		return rc;
+	}
 	h->srv_recvs++;
 	h->wrk_cqes++;
 
 	if (!h->cfg.defer_doorbells) {
 		rc = redn_hash_ring(h);
-		if (rc)
+		if (rc) {
+			h->t.steady = false; /* posted, but not counted */
 			return rc;
+		}
 	}
 	h->next_req++;
 	h->inflight++;
