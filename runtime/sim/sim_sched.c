@@ -89,9 +89,10 @@ static void sq_burst(struct sim_dev *dev, struct sim_qp *qp, sim_time_t t, sim_t
  * sim_sched_wake()?  Only for conditions whose every change wakes it: not
  * RTS (state changes), nothing fetched (fetches, responses), a WAIT on a
  * CQ count (that CQ's next CQE), a fence or a full outstanding ring (an
- * outstanding entry completing: every o->done is followed by
- * sim_outst_complete, which wakes a fenced or full queue, or by a state
- * change).  RNR and wait-on-data stay candidates (re-evaluated every step).
+ * outstanding entry becoming done: by a packet, which wakes a fenced or
+ * full queue (sim_requester.c), by the queue's own step (it is running, so
+ * a candidate), or by a failure (a state change)).  RNR and wait-on-data
+ * stay candidates (re-evaluated every step).
  */
 static bool park(struct sim_qp *qp)
 {
