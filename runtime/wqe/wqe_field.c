@@ -36,6 +36,7 @@ static const struct field_row fields[PRISM_FIELD__COUNT] = {
     [PRISM_FIELD_WAIT_EN_OBJ] = {"wait_en.obj_num", 12, 4, SEG_WAIT_EN},
     /* after the inline segment's 4-byte byte_count | PRISM_INLINE_SEG word */
     [PRISM_FIELD_INLINE_DATA] = {"inline.data", WQE_INLINE_HDR, 0, SEG_INLINE},
+    [PRISM_FIELD_CTRL_WQE_INDEX] = {"ctrl.wqe_index", 1, 2, SEG_CTRL},
 };
 
 PRISM_API const char *prism_wqe_field_name(enum prism_wqe_field field)

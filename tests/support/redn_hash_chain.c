@@ -45,12 +45,14 @@ struct redn_hash {
 	 * control segments as encoded, field offsets from the codec, and the
 	 * basic blocks each WQE takes.  Filled by every encoded get. */
 	struct redn_tmpl {
-		struct prism_ctrl_seg r_hit, r_miss, rd, cas, ctl[REDN_CTL_WQES];
+		/* R's control segment (hit and miss); the other WQEs keep theirs
+		 * but for the WQE index (idx_off) */
+		struct prism_ctrl_seg r_hit, r_miss;
 		uint32_t r_raddr, r_sge0_addr, rd_raddr, cas_compare, cas_swap;
 		uint32_t ctl_index[REDN_CTL_WQES];
 		uint32_t r_bbs, rd_bbs, cas_bbs, ctl_bbs[REDN_CTL_WQES];
-		struct prism_ctrl_seg cli;	/* the client's SEND */
-		uint32_t cli_inline, cli_bbs; /* its inline data's offset, its size */
+		uint32_t cli_inline, cli_bbs; /* the client's SEND: its inline data, its size */
+		uint32_t idx_off; /* the WQE index in a control segment */
 		/* can_patch() held and every get since posted whole (each moves
 		 * every ring by its per-get size, so it still holds) */
 		bool steady;
@@ -287,6 +289,9 @@ static void put_field(uint8_t *p, uint64_t v, uint32_t len)
 	} else if (len == 4) {
 		uint32_t be = htobe32((uint32_t)v);
 		memcpy(p, &be, 4);
+	} else if (len == 2) {
+		uint16_t be = htobe16((uint16_t)v);
+		memcpy(p, &be, 2);
 	} else {
 		for (uint32_t i = 0; i < len; i++)
 			p[i] = (uint8_t)(v >> (8 * (len - 1 - i)));
@@ -334,7 +339,6 @@ static int post_client_send(struct redn_hash *h, const struct get_req *q, struct
 		return (int)c;
 	if (t) {
 		t->cli_bbs = h->hcli.sq_pi - pi;
-		prism_ctrl_seg_unpack(slot, &t->cli);
 		t->cli_inline = field_at(&w, PRISM_FIELD_INLINE_DATA);
 	}
 	return 0;
@@ -347,10 +351,8 @@ static void patch_client_send(struct redn_hash *h, const struct get_req *q)
 	const struct redn_tmpl *t = &h->t;
 	uint32_t pi = h->hcli.sq_pi;
 	uint8_t *slot = hv_sq_slot(&h->hcli, pi);
-	struct prism_ctrl_seg c = t->cli;
 
-	c.wqe_index = (uint16_t)pi;
-	prism_ctrl_seg_pack(&c, slot);
+	put_field(slot + t->idx_off, pi & 0xffff, 2);
 	client_payload(h, q, slot + t->cli_inline);
 	hv_sq_publish(&h->hcli, t->cli_bbs);
 }
@@ -413,7 +415,7 @@ static int post_get_encode(struct redn_hash *h, const struct get_req *q)
 	if (c < 0)
 		return (int)c;
 	t->rd_bbs = h->hwrk.sq_pi - pi;
-	prism_ctrl_seg_unpack(read_slot, &t->rd);
+	t->idx_off = field_at(&w, PRISM_FIELD_CTRL_WQE_INDEX);
 	t->rd_raddr = field_at(&w, PRISM_FIELD_RADDR);
 
 	/* 4: CAS R.ctrl[0..7]: NOP+key -> WRITE_IMM+qpn, fenced behind the READ. */
@@ -436,7 +438,6 @@ static int post_get_encode(struct redn_hash *h, const struct get_req *q)
 	if (c < 0)
 		return (int)c;
 	t->cas_bbs = h->hwrk.sq_pi - pi;
-	prism_ctrl_seg_unpack(cas_slot, &t->cas);
 	uint32_t wrk_end = h->hwrk.sq_pi;
 	t->cas_compare = field_at(&w, PRISM_FIELD_ATOMIC_COMPARE);
 	t->cas_swap = field_at(&w, PRISM_FIELD_ATOMIC_SWAP);
@@ -478,7 +479,6 @@ static int post_get_encode(struct redn_hash *h, const struct get_req *q)
 		if ((c = hv_post_send(&h->hctl, &w, false, &ctl_slot)) < 0)
 			return (int)c;
 		t->ctl_bbs[i] = h->hctl.sq_pi - pi;
-		prism_ctrl_seg_unpack(ctl_slot, &t->ctl[i]);
 		t->ctl_index[i] = field_at(&w, PRISM_FIELD_WAIT_EN_INDEX);
 	}
 
@@ -498,7 +498,6 @@ static int post_get_encode(struct redn_hash *h, const struct get_req *q)
 static int post_get_patch(struct redn_hash *h, const struct get_req *q)
 {
 	const struct redn_tmpl *t = &h->t;
-	struct prism_ctrl_seg c;
 	uint32_t pi;
 
 	pi = h->hsrv.sq_pi;
@@ -514,18 +513,16 @@ static int post_get_patch(struct redn_hash *h, const struct get_req *q)
 
 	pi = h->hwrk.sq_pi;
 	uint8_t *read_slot = hv_sq_slot(&h->hwrk, pi);
-	c = t->rd;
-	c.wqe_index = (uint16_t)pi;
-	prism_ctrl_seg_pack(&c, read_slot);
+	put_field(read_slot + t->idx_off, pi & 0xffff, 2);
 	put_field(read_slot + t->rd_raddr, 0, 8); /* patched by the RECV */
 	hv_sq_publish(&h->hwrk, t->rd_bbs);
 
 	pi = h->hwrk.sq_pi;
 	uint8_t *cas_slot = hv_sq_slot(&h->hwrk, pi);
-	c = t->cas;
-	c.wqe_index = (uint16_t)pi;
-	prism_ctrl_seg_pack(&c, cas_slot);
-	put_field(cas_slot + t->cas_compare, ctrl_word(&miss), 8);
+	put_field(cas_slot + t->idx_off, pi & 0xffff, 2);
+	uint64_t miss_word;
+	memcpy(&miss_word, r_slot, sizeof(miss_word)); /* R as just packed: the miss */
+	put_field(cas_slot + t->cas_compare, miss_word, 8);
 	put_field(cas_slot + t->cas_swap, ctrl_word(&hit), 8);
 	hv_sq_publish(&h->hwrk, t->cas_bbs);
 	uint32_t wrk_end = h->hwrk.sq_pi;
@@ -537,9 +534,7 @@ static int post_get_patch(struct redn_hash *h, const struct get_req *q)
 	for (int i = 0; i < REDN_CTL_WQES; i++) {
 		pi = h->hctl.sq_pi;
 		uint8_t *ctl_slot = hv_sq_slot(&h->hctl, pi);
-		c = t->ctl[i];
-		c.wqe_index = (uint16_t)pi;
-		prism_ctrl_seg_pack(&c, ctl_slot);
+		put_field(ctl_slot + t->idx_off, pi & 0xffff, 2);
 		put_field(ctl_slot + t->ctl_index[i], index[i], 4);
 		hv_sq_publish(&h->hctl, t->ctl_bbs[i]);
 	}

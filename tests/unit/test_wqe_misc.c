@@ -298,6 +298,34 @@ static void test_field_offset_inline_data(void **state)
 	                 PRISM_WQE_E_ARG);
 }
 
+/* The WQE index field is bytes 1-2 of the control segment, big-endian. */
+static void test_field_offset_wqe_index(void **state)
+{
+	struct prism_wqe w = {0};
+	struct prism_ctrl_seg c;
+	uint8_t buf[16];
+	uint32_t off, len;
+
+	(void)state;
+	w.ctrl.opcode = PRISM_OP_RDMA_READ;
+	w.ctrl.opmod = 0x5a;
+	w.ctrl.wqe_index = 0x1234;
+	w.ctrl.qpn = 0xabcdef;
+	w.ctrl.ds = 3;
+	prism_ctrl_seg_pack(&w.ctrl, buf);
+	assert_int_equal(prism_wqe_field_offset(&w, PRISM_FIELD_CTRL_WQE_INDEX, &off, &len), 0);
+	assert_int_equal(off, 1);
+	assert_int_equal(len, 2);
+	buf[off] = 0xbe;
+	buf[off + 1] = 0xef;
+	prism_ctrl_seg_unpack(buf, &c);
+	assert_int_equal(c.wqe_index, 0xbeef);
+	assert_int_equal(c.opmod, 0x5a);
+	assert_int_equal(c.opcode, PRISM_OP_RDMA_READ);
+	assert_int_equal(c.qpn, 0xabcdef);
+	assert_int_equal(c.ds, 3);
+}
+
 static void test_field_names_complete(void **state)
 {
 	unsigned f;
@@ -425,6 +453,7 @@ int main(void)
 	    cmocka_unit_test(test_cqe_reserved_opcode_and_owner),
 	    cmocka_unit_test(test_field_offsets_hit_their_fields),
 	    cmocka_unit_test(test_field_offset_inline_data),
+	    cmocka_unit_test(test_field_offset_wqe_index),
 	    cmocka_unit_test(test_field_names_complete),
 	    cmocka_unit_test(test_print_write_line),
 	    cmocka_unit_test(test_print_every_shape),
