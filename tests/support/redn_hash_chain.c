@@ -515,29 +515,29 @@ static int post_get_patch(struct redn_hash *h, const struct get_req *q)
 	uint8_t *read_slot = hv_sq_slot(&h->hwrk, pi);
 	put_field(read_slot + t->idx_off, pi & 0xffff, 2);
 	put_field(read_slot + t->rd_raddr, 0, 8); /* patched by the RECV */
-	hv_sq_publish(&h->hwrk, t->rd_bbs);
 
-	pi = h->hwrk.sq_pi;
+	pi += t->rd_bbs; /* both published at once, below */
 	uint8_t *cas_slot = hv_sq_slot(&h->hwrk, pi);
 	put_field(cas_slot + t->idx_off, pi & 0xffff, 2);
 	uint64_t miss_word;
 	memcpy(&miss_word, r_slot, sizeof(miss_word)); /* R as just packed: the miss */
 	put_field(cas_slot + t->cas_compare, miss_word, 8);
 	put_field(cas_slot + t->cas_swap, ctrl_word(&hit), 8);
-	hv_sq_publish(&h->hwrk, t->cas_bbs);
+	hv_sq_publish(&h->hwrk, t->rd_bbs + t->cas_bbs);
 	uint32_t wrk_end = h->hwrk.sq_pi;
 
 	hv_recv_repost(&h->hsrv);
 
 	uint32_t index[REDN_CTL_WQES] = {q->recv_index, wrk_end & 0xffff, q->wrk_index,
 	                                 r_end & 0xffff};
+	pi = h->hctl.sq_pi;
 	for (int i = 0; i < REDN_CTL_WQES; i++) {
-		pi = h->hctl.sq_pi;
 		uint8_t *ctl_slot = hv_sq_slot(&h->hctl, pi);
 		put_field(ctl_slot + t->idx_off, pi & 0xffff, 2);
 		put_field(ctl_slot + t->ctl_index[i], index[i], 4);
-		hv_sq_publish(&h->hctl, t->ctl_bbs[i]);
+		pi += t->ctl_bbs[i];
 	}
+	hv_sq_publish(&h->hctl, pi - h->hctl.sq_pi); /* the four at once */
 
 	hv_recv_repost(&h->hcli);
 	patch_client_send(h, q);
