@@ -67,7 +67,8 @@ int sim_exec_write(struct sim_xctx *x)
 	if (!p)
 		return PRISM_SYND_LOCAL_QP_OP_ERR; /* out of memory: fail the QP, not the engine */
 	if (w->is_inline) {
-		memcpy(p->payload, w->inline_data, w->inline_len);
+		if (w->inline_len) /* an empty message has no payload buffer */
+			memcpy(p->payload, w->inline_data, w->inline_len);
 	} else {
 		uint32_t off = 0;
 

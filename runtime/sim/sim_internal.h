@@ -444,8 +444,7 @@ void sim_atomic_apply(uint8_t opcode, unsigned size, uint8_t *target, const uint
 		      const uint8_t *compare_mask, uint8_t *orig, uint8_t *result);
 uint64_t sim_masked_add64(uint64_t a, uint64_t b, uint64_t boundary);
 
-/* sim_requester.c */
-struct sim_outst *sim_outst_push(struct sim_qp *qp);
+/* sim_requester.c (sim_outst_push, once per WQE, is inline below) */
 /* Drops the head entry of the outstanding ring (its request copy freed). */
 void sim_outst_pop(struct sim_qp *qp);
 void sim_outst_complete(struct sim_qp *qp); /* emits CQEs of done entries in order */
@@ -520,6 +519,23 @@ static inline void sim_store_be32(volatile uint32_t *p, uint32_t v)
 static inline uint32_t sim_wrap(uint32_t i, uint32_t cap)
 {
 	return i >= cap ? i - cap : i;
+}
+/* Takes the next outstanding entry of @qp's send queue (the caller has
+ * checked there is room: sim_sq_ready) with its completion state cleared. */
+static inline struct sim_outst *sim_outst_push(struct sim_qp *qp)
+{
+	struct sim_sq *sq = &qp->sq;
+	struct sim_outst *o = &sq->os[sim_wrap(sq->os_head + sq->os_cnt, sq->os_cap)];
+
+	sq->os_cnt++;
+	o->done = o->sent = o->read_like = o->rnr_able = false;
+	o->syndrome = 0;
+	o->byte_count = 0;
+	o->nsge = 0;
+	o->psn = 0;
+	o->done_at = 0;
+	o->req = NULL;
+	return o;
 }
 /* Extends a 16-bit wire counter to 32 bits around @cur (forward only). */
 static inline uint32_t sim_extend16(uint32_t cur, uint32_t v16)

@@ -20,22 +20,6 @@ static const uint32_t rnr_timer_10us[32] = {
 	2048,  3072, 4096, 6144, 8192, 12288, 16384, 24576, 32768, 49152,
 };
 
-struct sim_outst *sim_outst_push(struct sim_qp *qp)
-{
-	struct sim_sq *sq = &qp->sq;
-	struct sim_outst *o = &sq->os[sim_wrap(sq->os_head + sq->os_cnt, sq->os_cap)];
-
-	sq->os_cnt++;
-	o->done = o->sent = o->read_like = o->rnr_able = false;
-	o->syndrome = 0;
-	o->byte_count = 0;
-	o->nsge = 0;
-	o->psn = 0;
-	o->done_at = 0;
-	o->req = NULL;
-	return o;
-}
-
 static inline void outst_pop(struct sim_qp *qp)
 {
 	struct sim_sq *sq = &qp->sq;
@@ -54,9 +38,20 @@ void sim_outst_pop(struct sim_qp *qp)
 	outst_pop(qp);
 }
 
+/* A packet made an outstanding entry done: a queue parked on a fence or a
+ * full ring may run (any done entry can clear a fence, not only the
+ * oldest).  Entries done by the queue's own step need no wake: a running
+ * queue is a candidate. */
+static inline void done_by_packet(struct sim_qp *qp)
+{
+	if (qp->sq.block == SIM_BLOCK_FENCE || qp->sq.block == SIM_BLOCK_OUTST)
+		sim_sched_wake(qp);
+}
+
 void sim_outst_complete(struct sim_qp *qp)
 {
 	struct sim_sq *sq = &qp->sq;
+
 
 	while (sq->os_cnt) {
 		struct sim_outst *o = &sq->os[sq->os_head];
@@ -92,8 +87,8 @@ void sim_outst_complete(struct sim_qp *qp)
 		}
 		outst_pop(qp);
 	}
-	if (sq->block == SIM_BLOCK_OUTST || sq->block == SIM_BLOCK_FENCE)
-		sq->block = SIM_BLOCK_NONE;
+	/* sq->block stays as it is: sim_sq_ready() sets it afresh whenever
+	 * it is asked, and only park() reads FENCE / OUTST, right after */
 }
 
 /*
@@ -172,6 +167,7 @@ static void on_rnr(struct sim_qp *qp, struct sim_outst *o, const struct sim_pkt 
 			o->done = true;
 			o->syndrome = PRISM_SYND_RNR_RETRY_EXC_ERR;
 			o->done_at = p->t;
+			done_by_packet(qp);
 			sim_outst_complete(qp);
 			return;
 		}
@@ -216,6 +212,7 @@ void sim_requester_rx(struct sim_qp *qp, struct sim_pkt *p)
 	o->syndrome = synd;
 	o->done_at = p->t > o->ready_at ? p->t : o->ready_at;
 	sim_advance_now(qp->dev, o->done_at);
+	done_by_packet(qp);
 	sim_outst_complete(qp);
 }
 

@@ -88,8 +88,11 @@ static void sq_burst(struct sim_dev *dev, struct sim_qp *qp, sim_time_t t, sim_t
  * After sim_sq_ready() said no: can @qp leave the candidate set until
  * sim_sched_wake()?  Only for conditions whose every change wakes it: not
  * RTS (state changes), nothing fetched (fetches, responses), a WAIT on a
- * CQ count (that CQ's next CQE).  Fences, a full outstanding ring, RNR
- * and wait-on-data stay candidates (they are re-evaluated every step).
+ * CQ count (that CQ's next CQE), a fence or a full outstanding ring (an
+ * outstanding entry becoming done: by a packet, which wakes a fenced or
+ * full queue (sim_requester.c), by the queue's own step (it is running, so
+ * a candidate), or by a failure (a state change)).  RNR and wait-on-data
+ * stay candidates (re-evaluated every step).
  */
 static bool park(struct sim_qp *qp)
 {
@@ -103,6 +106,8 @@ static bool park(struct sim_qp *qp)
 		return false;
 	if (!sq->pf_cnt)
 		return true;
+	if (sq->block == SIM_BLOCK_FENCE || sq->block == SIM_BLOCK_OUTST)
+		return true; /* sim_outst_complete wakes it */
 	f = &sq->pf[sq->pf_head];
 	if (sq->block != SIM_BLOCK_WAIT_CQ || f->decode_rc < 0 ||
 	    f->w.ctrl.opmod != PRISM_WAIT_CQ ||

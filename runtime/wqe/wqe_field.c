@@ -15,7 +15,7 @@ struct field_row {
 	const char *name;
 	uint32_t off; /* offset within its segment */
 	uint32_t len;
-	enum { SEG_CTRL, SEG_RADDR, SEG_SWAP, SEG_COMPARE, SEG_SGE0, SEG_WAIT_EN } seg;
+	enum { SEG_CTRL, SEG_RADDR, SEG_SWAP, SEG_COMPARE, SEG_SGE0, SEG_WAIT_EN, SEG_INLINE } seg;
 };
 
 static const struct field_row fields[PRISM_FIELD__COUNT] = {
@@ -34,6 +34,9 @@ static const struct field_row fields[PRISM_FIELD__COUNT] = {
     [PRISM_FIELD_SGE0_ADDR] = {"sge0.addr", 8, 8, SEG_SGE0},
     [PRISM_FIELD_WAIT_EN_INDEX] = {"wait_en.index", 8, 4, SEG_WAIT_EN},
     [PRISM_FIELD_WAIT_EN_OBJ] = {"wait_en.obj_num", 12, 4, SEG_WAIT_EN},
+    /* after the inline segment's 4-byte byte_count | PRISM_INLINE_SEG word */
+    [PRISM_FIELD_INLINE_DATA] = {"inline.data", WQE_INLINE_HDR, 0, SEG_INLINE},
+    [PRISM_FIELD_CTRL_WQE_INDEX] = {"ctrl.wqe_index", 1, 2, SEG_CTRL},
 };
 
 PRISM_API const char *prism_wqe_field_name(enum prism_wqe_field field)
@@ -117,6 +120,16 @@ PRISM_API int prism_wqe_field_offset(const struct prism_wqe *w, enum prism_wqe_f
 		    (info->value == PRISM_OP_CQE_WAIT && w->ctrl.opmod != PRISM_WAIT_CQ))
 			return PRISM_WQE_E_ARG;
 		base = 16;
+		break;
+	case SEG_INLINE:
+		/* the data part of a WRITE/SEND shape holds inline data in
+		 * place of its scatter list */
+		if (!w->is_inline || w->inline_len > PRISM_WQE_MAX_INLINE ||
+		    (info->shape != PRISM_SHAPE_RADDR_DATA && info->shape != PRISM_SHAPE_DATA) ||
+		    info->value == PRISM_OP_RDMA_READ)
+			return PRISM_WQE_E_ARG;
+		base = sge0_offset(info, msize);
+		*len = w->inline_len;
 		break;
 	default:
 		return PRISM_WQE_E_ARG;

@@ -230,6 +230,27 @@ static void test_inline_data(void **state)
 	assert_memory_equal(e->dst, "hello", 5);
 }
 
+/* rule inline-data: an empty inline segment is a zero-length WRITE: it
+ * completes and writes nothing (found by fuzz_sim_exec under UBSan) */
+static void test_inline_data_empty(void **state)
+{
+	struct env *e = *state;
+	struct prism_wqe w;
+	struct prism_cqe c;
+
+	hx_rw(&w, PRISM_OP_RDMA_WRITE, (uintptr_t)e->dst, e->dst_key, 0, 0, 0, true);
+	w.num_sge = 0;
+	w.is_inline = true;
+	w.inline_len = 0;
+	hx_post(&e->a, &w);
+	hx_ring(&e->a);
+	assert_int_equal(sim_dev_run(e->dev, 0), 0);
+	c = hx_expect(&e->cq_a);
+	assert_int_equal(c.opcode, PRISM_CQE_REQ);
+	assert_int_equal(c.byte_count, 0);
+	assert_int_equal(e->dst[0], 0);
+}
+
 /* rule completions-in-order: CQEs of one send queue come in WQE order even
  * when a later WQE finishes first (a NOP behind a READ) */
 static void test_completions_in_order(void **state)
@@ -260,6 +281,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_recv_scatter_into_wqe, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_read_scatter, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_inline_data, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_inline_data_empty, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_completions_in_order, setup, teardown),
 	};
 

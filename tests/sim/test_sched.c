@@ -103,6 +103,36 @@ static void test_rnr_resends_requests_behind_send(void **state)
 	env_teardown((void **)&e);
 }
 
+/* A fenced WQE behind outstanding READs parks its queue (block FENCE);
+ * the READ responses must wake it, and it must then run after them: the
+ * fenced WRITE sends what the READs landed. */
+static void test_parked_fence_wakes_on_read_response(void **state)
+{
+	struct env *e = env_make(SIM_FW_STRICT, SIM_HAZARD_FAIL, false, 0, 0);
+	struct prism_wqe w;
+
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		hx_rw(&w, PRISM_OP_RDMA_READ, (uintptr_t)e->src + 64 + 8 * i, e->src_key,
+		      (uintptr_t)e->dst + 64 + 8 * i, e->dst_key, 8, true);
+		hx_post(&e->a, &w);
+	}
+	hx_rw(&w, PRISM_OP_RDMA_WRITE, (uintptr_t)e->dst + 128, e->dst_key, (uintptr_t)e->dst + 64,
+	      e->dst_key, 16, true);
+	w.ctrl.fm_ce_se = prism_fm_ce_se(PRISM_FENCE_SMALL_AND_FENCE, PRISM_CE_CQ_UPDATE, false);
+	hx_post(&e->a, &w);
+	hx_ring(&e->a);
+	assert_int_equal(sim_dev_run(e->dev, 0), 0);
+	for (uint16_t i = 0; i < 3; i++) {
+		struct prism_cqe c = hx_expect(&e->cq_a);
+
+		assert_int_equal(c.opcode, PRISM_CQE_REQ);
+		assert_int_equal(c.wqe_counter, i);
+	}
+	assert_memory_equal(e->dst + 128, e->src + 64, 16);
+	env_teardown((void **)&e);
+}
+
 struct evsum {
 	uint64_t h, n;
 };
@@ -199,6 +229,7 @@ int main(void)
 	    cmocka_unit_test(test_parked_wait_wakes_when_cq_destroyed),
 	    cmocka_unit_test(test_parked_wait_wakes_on_remote_completion),
 	    cmocka_unit_test(test_rnr_resends_requests_behind_send),
+	    cmocka_unit_test(test_parked_fence_wakes_on_read_response),
 	    cmocka_unit_test(test_idle_qps_do_not_change_the_order),
 	};
 

@@ -45,10 +45,17 @@ struct redn_hash {
 	 * control segments as encoded, field offsets from the codec, and the
 	 * basic blocks each WQE takes.  Filled by every encoded get. */
 	struct redn_tmpl {
-		struct prism_ctrl_seg r_hit, r_miss, rd, cas, ctl[REDN_CTL_WQES];
+		/* R's control segment (hit and miss); the other WQEs keep theirs
+		 * but for the WQE index (idx_off) */
+		struct prism_ctrl_seg r_hit, r_miss;
 		uint32_t r_raddr, r_sge0_addr, rd_raddr, cas_compare, cas_swap;
 		uint32_t ctl_index[REDN_CTL_WQES];
 		uint32_t r_bbs, rd_bbs, cas_bbs, ctl_bbs[REDN_CTL_WQES];
+		uint32_t cli_inline, cli_bbs; /* the client's SEND: its inline data, its size */
+		uint32_t idx_off; /* the WQE index in a control segment */
+		/* can_patch() held and every get since posted whole (each moves
+		 * every ring by its per-get size, so it still holds) */
+		bool steady;
 		bool valid;
 	} t;
 };
@@ -282,6 +289,9 @@ static void put_field(uint8_t *p, uint64_t v, uint32_t len)
 	} else if (len == 4) {
 		uint32_t be = htobe32((uint32_t)v);
 		memcpy(p, &be, 4);
+	} else if (len == 2) {
+		uint16_t be = htobe16((uint16_t)v);
+		memcpy(p, &be, 2);
 	} else {
 		for (uint32_t i = 0; i < len; i++)
 			p[i] = (uint8_t)(v >> (8 * (len - 1 - i)));
@@ -299,21 +309,52 @@ struct get_req {
 
 /* Client: a receive for the WRITE_IMM, then the SEND carrying the request
  * (encoded every time: its inline data is the request). */
-static int post_client_send(struct redn_hash *h, const struct get_req *q)
+/* The client's request: the key (byte-reversed, as the CAS compares it)
+ * and the bucket's address, REDN_KEY_BYTES + 8 bytes of inline data. */
+static void client_payload(const struct redn_hash *h, const struct get_req *q, uint8_t *out)
+{
+	uint64_t ba = (uint64_t)(uintptr_t)(h->table + (size_t)q->bucket * REDN_BUCKET_BYTES);
+
+	out[0] = q->key[2];
+	out[1] = q->key[1];
+	out[2] = q->key[0];
+	for (int j = 0; j < 8; j++)
+		out[REDN_KEY_BYTES + j] = (uint8_t)(ba >> (56 - 8 * j));
+}
+
+/* Encodes the client's SEND and records (when @t) what a re-post over it
+ * rewrites: the control segment and the inline data. */
+static int post_client_send(struct redn_hash *h, const struct get_req *q, struct redn_tmpl *t)
 {
 	struct prism_wqe w;
+	uint8_t *slot;
+	uint32_t pi = h->hcli.sq_pi;
 
 	hv_wqe(&w, PRISM_OP_SEND, false);
 	w.is_inline = true;
 	w.inline_len = REDN_KEY_BYTES + 8;
-	w.inline_data[0] = q->key[2];
-	w.inline_data[1] = q->key[1];
-	w.inline_data[2] = q->key[0];
-	uint64_t ba = (uint64_t)(uintptr_t)(h->table + (size_t)q->bucket * REDN_BUCKET_BYTES);
-	for (int j = 0; j < 8; j++)
-		w.inline_data[REDN_KEY_BYTES + j] = (uint8_t)(ba >> (56 - 8 * j));
-	int64_t c = hv_post_send(&h->hcli, &w, false, NULL);
-	return c < 0 ? (int)c : 0;
+	client_payload(h, q, w.inline_data);
+	int64_t c = hv_post_send(&h->hcli, &w, false, &slot);
+	if (c < 0)
+		return (int)c;
+	if (t) {
+		t->cli_bbs = h->hcli.sq_pi - pi;
+		t->cli_inline = field_at(&w, PRISM_FIELD_INLINE_DATA);
+	}
+	return 0;
+}
+
+/* Re-posts the client's SEND over the one it left one lap ago: only the
+ * control segment's WQE index and the inline payload change. */
+static void patch_client_send(struct redn_hash *h, const struct get_req *q)
+{
+	const struct redn_tmpl *t = &h->t;
+	uint32_t pi = h->hcli.sq_pi;
+	uint8_t *slot = hv_sq_slot(&h->hcli, pi);
+
+	put_field(slot + t->idx_off, pi & 0xffff, 2);
+	client_payload(h, q, slot + t->cli_inline);
+	hv_sq_publish(&h->hcli, t->cli_bbs);
 }
 
 /* Encodes every WQE of one get through the codec, and records in h->t what
@@ -374,7 +415,7 @@ static int post_get_encode(struct redn_hash *h, const struct get_req *q)
 	if (c < 0)
 		return (int)c;
 	t->rd_bbs = h->hwrk.sq_pi - pi;
-	prism_ctrl_seg_unpack(read_slot, &t->rd);
+	t->idx_off = field_at(&w, PRISM_FIELD_CTRL_WQE_INDEX);
 	t->rd_raddr = field_at(&w, PRISM_FIELD_RADDR);
 
 	/* 4: CAS R.ctrl[0..7]: NOP+key -> WRITE_IMM+qpn, fenced behind the READ. */
@@ -397,7 +438,6 @@ static int post_get_encode(struct redn_hash *h, const struct get_req *q)
 	if (c < 0)
 		return (int)c;
 	t->cas_bbs = h->hwrk.sq_pi - pi;
-	prism_ctrl_seg_unpack(cas_slot, &t->cas);
 	uint32_t wrk_end = h->hwrk.sq_pi;
 	t->cas_compare = field_at(&w, PRISM_FIELD_ATOMIC_COMPARE);
 	t->cas_swap = field_at(&w, PRISM_FIELD_ATOMIC_SWAP);
@@ -439,14 +479,13 @@ static int post_get_encode(struct redn_hash *h, const struct get_req *q)
 		if ((c = hv_post_send(&h->hctl, &w, false, &ctl_slot)) < 0)
 			return (int)c;
 		t->ctl_bbs[i] = h->hctl.sq_pi - pi;
-		prism_ctrl_seg_unpack(ctl_slot, &t->ctl[i]);
 		t->ctl_index[i] = field_at(&w, PRISM_FIELD_WAIT_EN_INDEX);
 	}
 
 	if ((c = hv_post_recv(&h->hcli, NULL, 0)) < 0)
 		return (int)c;
 	t->valid = true;
-	return post_client_send(h, q);
+	return post_client_send(h, q, t);
 }
 
 /*
@@ -459,7 +498,6 @@ static int post_get_encode(struct redn_hash *h, const struct get_req *q)
 static int post_get_patch(struct redn_hash *h, const struct get_req *q)
 {
 	const struct redn_tmpl *t = &h->t;
-	struct prism_ctrl_seg c;
 	uint32_t pi;
 
 	pi = h->hsrv.sq_pi;
@@ -475,38 +513,35 @@ static int post_get_patch(struct redn_hash *h, const struct get_req *q)
 
 	pi = h->hwrk.sq_pi;
 	uint8_t *read_slot = hv_sq_slot(&h->hwrk, pi);
-	c = t->rd;
-	c.wqe_index = (uint16_t)pi;
-	prism_ctrl_seg_pack(&c, read_slot);
+	put_field(read_slot + t->idx_off, pi & 0xffff, 2);
 	put_field(read_slot + t->rd_raddr, 0, 8); /* patched by the RECV */
-	hv_sq_publish(&h->hwrk, t->rd_bbs);
 
-	pi = h->hwrk.sq_pi;
+	pi += t->rd_bbs; /* both published at once, below */
 	uint8_t *cas_slot = hv_sq_slot(&h->hwrk, pi);
-	c = t->cas;
-	c.wqe_index = (uint16_t)pi;
-	prism_ctrl_seg_pack(&c, cas_slot);
-	put_field(cas_slot + t->cas_compare, ctrl_word(&miss), 8);
+	put_field(cas_slot + t->idx_off, pi & 0xffff, 2);
+	uint64_t miss_word;
+	memcpy(&miss_word, r_slot, sizeof(miss_word)); /* R as just packed: the miss */
+	put_field(cas_slot + t->cas_compare, miss_word, 8);
 	put_field(cas_slot + t->cas_swap, ctrl_word(&hit), 8);
-	hv_sq_publish(&h->hwrk, t->cas_bbs);
+	hv_sq_publish(&h->hwrk, t->rd_bbs + t->cas_bbs);
 	uint32_t wrk_end = h->hwrk.sq_pi;
 
 	hv_recv_repost(&h->hsrv);
 
 	uint32_t index[REDN_CTL_WQES] = {q->recv_index, wrk_end & 0xffff, q->wrk_index,
 	                                 r_end & 0xffff};
+	pi = h->hctl.sq_pi;
 	for (int i = 0; i < REDN_CTL_WQES; i++) {
-		pi = h->hctl.sq_pi;
 		uint8_t *ctl_slot = hv_sq_slot(&h->hctl, pi);
-		c = t->ctl[i];
-		c.wqe_index = (uint16_t)pi;
-		prism_ctrl_seg_pack(&c, ctl_slot);
+		put_field(ctl_slot + t->idx_off, pi & 0xffff, 2);
 		put_field(ctl_slot + t->ctl_index[i], index[i], 4);
-		hv_sq_publish(&h->hctl, t->ctl_bbs[i]);
+		pi += t->ctl_bbs[i];
 	}
+	hv_sq_publish(&h->hctl, pi - h->hctl.sq_pi); /* the four at once */
 
 	hv_recv_repost(&h->hcli);
-	return post_client_send(h, q);
+	patch_client_send(h, q);
+	return 0;
 }
 
 /*
@@ -515,13 +550,15 @@ static int post_get_patch(struct redn_hash *h, const struct get_req *q)
  * rings moved in step (no get stopped half-posted), and a ring's size is a
  * whole number of gets.
  */
-static bool can_patch(const struct redn_hash *h)
+static bool can_patch(struct redn_hash *h)
 {
-	const struct redn_tmpl *t = &h->t;
+	struct redn_tmpl *t = &h->t;
 	uint32_t n = h->next_req, ctl = 0;
 
 	if (!t->valid || h->cfg.encode_every_wqe)
 		return false;
+	if (t->steady)
+		return true;
 	for (int i = 0; i < REDN_CTL_WQES; i++)
 		ctl += t->ctl_bbs[i];
 	struct {
@@ -531,7 +568,7 @@ static bool can_patch(const struct redn_hash *h)
 	} rings[] = {
 	    {&h->hsrv, t->r_bbs, true}, {&h->hwrk, t->rd_bbs + t->cas_bbs, true},
 	    {&h->hctl, ctl, true},      {&h->hsrv, 1, false},
-	    {&h->hcli, 1, false},
+	    {&h->hcli, 1, false},       {&h->hcli, t->cli_bbs, true},
 	};
 	for (size_t i = 0; i < sizeof(rings) / sizeof(rings[0]); i++) {
 		const struct hv_qp *q = rings[i].q;
@@ -541,6 +578,7 @@ static bool can_patch(const struct redn_hash *h)
 		    pi != n * rings[i].per_get)
 			return false;
 	}
+	t->steady = true;
 	return true;
 }
 
@@ -602,15 +640,19 @@ int redn_hash_post_get(struct redn_hash *h, const uint8_t key[REDN_KEY_BYTES], u
 		rc = post_get_checked(h, &q);
 	else
 		rc = post_get_patch(h, &q);
-	if (rc)
+	if (rc) {
+		h->t.steady = false; /* rings may be half-posted: check again */
 		return rc;
+	}
 	h->srv_recvs++;
 	h->wrk_cqes++;
 
 	if (!h->cfg.defer_doorbells) {
 		rc = redn_hash_ring(h);
-		if (rc)
+		if (rc) {
+			h->t.steady = false; /* posted, but not counted */
 			return rc;
+		}
 	}
 	h->next_req++;
 	h->inflight++;

@@ -253,6 +253,79 @@ static void test_field_offsets_hit_their_fields(void **state)
 	assert_string_equal(prism_wqe_field_name(PRISM_FIELD__COUNT), "?");
 }
 
+/* Inline data sits after the inline segment's byte-count word: writing the
+ * field's bytes in place changes exactly the payload the decoder returns. */
+static void test_field_offset_inline_data(void **state)
+{
+	static const enum prism_opcode ops[] = {PRISM_OP_SEND, PRISM_OP_RDMA_WRITE_IMM};
+	struct prism_wqe w, out;
+	uint8_t buf[128];
+	uint32_t off, len;
+
+	(void)state;
+	for (unsigned k = 0; k < 2; k++) {
+		memset(&w, 0, sizeof(w));
+		w.ctrl.opcode = ops[k];
+		w.ctrl.ds = 0;
+		w.has_raddr = ops[k] != PRISM_OP_SEND;
+		w.is_inline = true;
+		w.inline_len = 11;
+		for (unsigned i = 0; i < w.inline_len; i++)
+			w.inline_data[i] = (uint8_t)(i + 1);
+		assert_true(prism_wqe_encode(&w, buf, sizeof(buf), NULL) > 0);
+		assert_int_equal(prism_wqe_field_offset(&w, PRISM_FIELD_INLINE_DATA, &off, &len), 0);
+		assert_int_equal(off, ops[k] == PRISM_OP_SEND ? 20 : 36);
+		assert_int_equal(len, 11);
+		assert_memory_equal(buf + off, w.inline_data, len);
+		for (unsigned i = 0; i < len; i++)
+			buf[off + i] = (uint8_t)(0xa0 + i);
+		assert_true(prism_wqe_decode(buf, sizeof(buf), &out, NULL) > 0);
+		assert_true(out.is_inline);
+		assert_int_equal(out.inline_len, 11);
+		for (unsigned i = 0; i < len; i++)
+			assert_int_equal(out.inline_data[i], 0xa0 + i);
+	}
+	/* no inline data: a gather list, a READ, an atomic */
+	w.is_inline = false;
+	assert_int_equal(prism_wqe_field_offset(&w, PRISM_FIELD_INLINE_DATA, &off, &len),
+	                 PRISM_WQE_E_ARG);
+	w.is_inline = true;
+	w.ctrl.opcode = PRISM_OP_RDMA_READ;
+	assert_int_equal(prism_wqe_field_offset(&w, PRISM_FIELD_INLINE_DATA, &off, &len),
+	                 PRISM_WQE_E_ARG);
+	w.ctrl.opcode = PRISM_OP_ATOMIC_CS;
+	assert_int_equal(prism_wqe_field_offset(&w, PRISM_FIELD_INLINE_DATA, &off, &len),
+	                 PRISM_WQE_E_ARG);
+}
+
+/* The WQE index field is bytes 1-2 of the control segment, big-endian. */
+static void test_field_offset_wqe_index(void **state)
+{
+	struct prism_wqe w = {0};
+	struct prism_ctrl_seg c;
+	uint8_t buf[16];
+	uint32_t off, len;
+
+	(void)state;
+	w.ctrl.opcode = PRISM_OP_RDMA_READ;
+	w.ctrl.opmod = 0x5a;
+	w.ctrl.wqe_index = 0x1234;
+	w.ctrl.qpn = 0xabcdef;
+	w.ctrl.ds = 3;
+	prism_ctrl_seg_pack(&w.ctrl, buf);
+	assert_int_equal(prism_wqe_field_offset(&w, PRISM_FIELD_CTRL_WQE_INDEX, &off, &len), 0);
+	assert_int_equal(off, 1);
+	assert_int_equal(len, 2);
+	buf[off] = 0xbe;
+	buf[off + 1] = 0xef;
+	prism_ctrl_seg_unpack(buf, &c);
+	assert_int_equal(c.wqe_index, 0xbeef);
+	assert_int_equal(c.opmod, 0x5a);
+	assert_int_equal(c.opcode, PRISM_OP_RDMA_READ);
+	assert_int_equal(c.qpn, 0xabcdef);
+	assert_int_equal(c.ds, 3);
+}
+
 static void test_field_names_complete(void **state)
 {
 	unsigned f;
@@ -379,6 +452,8 @@ int main(void)
 	    cmocka_unit_test(test_cqe_error_layout_matches_mlx5_err_cqe),
 	    cmocka_unit_test(test_cqe_reserved_opcode_and_owner),
 	    cmocka_unit_test(test_field_offsets_hit_their_fields),
+	    cmocka_unit_test(test_field_offset_inline_data),
+	    cmocka_unit_test(test_field_offset_wqe_index),
 	    cmocka_unit_test(test_field_names_complete),
 	    cmocka_unit_test(test_print_write_line),
 	    cmocka_unit_test(test_print_every_shape),

@@ -344,12 +344,15 @@ enum prism_wqe_field {
 	PRISM_FIELD_SGE0_ADDR,
 	PRISM_FIELD_WAIT_EN_INDEX,
 	PRISM_FIELD_WAIT_EN_OBJ,
+	PRISM_FIELD_INLINE_DATA, /* inline payload (inline_len bytes; inline WQEs only) */
+	PRISM_FIELD_CTRL_WQE_INDEX, /* bytes 1-2: the WQE index (big-endian 16 bits) */
 	PRISM_FIELD__COUNT,
 };
 
 /*
  * Where @field lives in a WQE shaped like @w (only opcode, opmod and
- * atomic.size are consulted).  Returns 0 and sets *@offset / *@len, or
+ * atomic.size are consulted; for PRISM_FIELD_INLINE_DATA also is_inline
+ * and inline_len, the field's length).  Returns 0 and sets *@offset / *@len, or
  * PRISM_WQE_E_ARG when the WQE has no such field.
  */
 PRISM_API int prism_wqe_field_offset(const struct prism_wqe *w, enum prism_wqe_field field,
