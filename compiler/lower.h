@@ -299,6 +299,12 @@ void lower_anchor(struct lower_ctx *c, int conn_node);
 /* lower_loop.c */
 bool lower_while(struct lower_ctx *c, const struct ast_stmt *s);
 bool lower_break(struct lower_ctx *c, const struct ast_stmt *s);
+/* Before the join: a loop's continuation that ended empty gets one NOP, the
+ * WQE the join waits for (its lane is done: every exit enables it). */
+bool lower_join_loop_lanes(struct lower_ctx *c);
+/* After lowering: reject a value that leaves a loop's queue for a queue its
+ * exits do not lead to (it could wait for a writer that never runs). */
+bool lower_check_loop_escapes(struct lower_ctx *c);
 
 /* lower_recycle.c: a loop re-run by the NIC from one lap (RedN 3.4) */
 bool lower_recycle(struct lower_ctx *c, const struct ast_stmt *s);

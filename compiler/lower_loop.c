@@ -292,22 +292,32 @@ static bool merge_locals(struct lower_ctx *c)
 bool lower_while(struct lower_ctx *c, const struct ast_stmt *s)
 {
 	struct ir_prog *p = c->p;
-	if (c->loop || c->cond || c->in_parallel) {
+	if (c->loop || c->cond) {
 		lower_error(c, s->loc,
-		            "loops are lowered at the top level of an offload only (not "
-		            "nested, not inside `if` or `parallel`)");
+		            "loops are lowered at the top level of an offload or of a `parallel` "
+		            "lane only (not nested, not inside `if`)");
 		return false;
 	}
 	uint64_t n = s->u.while_.bound;
 	/* `bound N recycle`, or too many iterations to unroll: one lap re-run
 	 * by the NIC (lower_recycle.c) */
-	if (s->u.while_.recycle || n > MAX_UNROLL)
+	if (s->u.while_.recycle || n > MAX_UNROLL) {
+		if (c->in_parallel) {
+			lower_error(
+			    c, s->loc,
+			    "a recycled loop (`recycle`, or a bound above %u) is lowered at "
+			    "the top level of an offload only, not in a `parallel` lane",
+			    MAX_UNROLL);
+			return false;
+		}
 		return lower_recycle(c, s);
+	}
 	for (unsigned i = 0; i < p->n_queues; i++)
 		if (p->queues[i].lap) {
-			lower_error(c, s->loc,
-			            "a loop after a recycled loop: a recycled loop must be the only "
-			            "loop of its offload");
+			lower_error(
+			    c, s->loc,
+			    "a loop after a recycled loop: a recycled loop must be the only "
+			    "loop of its offload");
 			return false;
 		}
 	const struct ast_expr *cond = s->u.while_.cond;
@@ -322,13 +332,17 @@ bool lower_while(struct lower_ctx *c, const struct ast_stmt *s)
 		            "when they are equal) or `true`");
 		return false;
 	}
+	/* the continuation of lane k's loop: `w<k>c<loop>` (a lane of its own
+	 * in a `parallel`: joined before the response like its lane) */
 	char name[16];
-	snprintf(name, sizeof(name), "w0c%u", p->n_loops);
-	int cq = ir_add_queue(p, name, IR_Q_LANE, 0, true);
+	unsigned lane_no = p->queues[c->lane].lane;
+	snprintf(name, sizeof(name), "w%uc%u", lane_no, p->n_loops);
+	int cq = ir_add_queue(p, name, IR_Q_LANE, lane_no, true);
 	if (cq < 0)
 		return false;
 	p->queues[cq].no_entry = true;
 	p->queues[c->lane].halts = true;
+	p->queues[c->lane].cont = cq;
 	struct lloop l = {.cont_q = cq, .fall_enable = -1};
 	l.id = ir_add_loop(p, (uint32_t)n, s->loc);
 	if (l.id < 0)
@@ -377,7 +391,88 @@ bool lower_while(struct lower_ctx *c, const struct ast_stmt *s)
 	free(l.snap);
 	free(l.snap_set);
 	c->loop = NULL;
+	if (c->lane == p->q_main)
+		p->q_main = cq;
 	c->lane = cq;
-	p->q_main = cq;
 	return ok && !p->oom;
+}
+
+bool lower_join_loop_lanes(struct lower_ctx *c)
+{
+	struct ir_prog *p = c->p;
+	for (unsigned q = 0; q < p->n_queues; q++) {
+		const struct ir_queue *qq = &p->queues[q];
+		if (qq->role != IR_Q_LANE || !qq->no_entry || qq->lap || qq->halts || qq->n ||
+		    (int)q == p->q_main)
+			continue;
+		struct ir_node *n = ir_append(p, (int)q, PRISM_OP_NOP, IR_ROLE_DATA);
+		if (!n)
+			return false;
+		n->what = "lane done (the join waits for it)";
+	}
+	return !p->oom;
+}
+
+/* Does queue `t` run only after queue `h`'s loop ended (t is h, one of the
+ * continuations its exits lead to, or conn when that chain is the main
+ * one, whose end enables the responses)? */
+static bool after_loop_queue(const struct ir_prog *p, int h, int t)
+{
+	bool main_chain = false;
+	for (int q = h;; q = p->queues[q].cont) {
+		if (q == t)
+			return true;
+		main_chain |= q == p->q_main;
+		if (!p->queues[q].halts)
+			break;
+	}
+	return main_chain && t == p->q_conn;
+}
+
+/* A node before its queue's first exit runs in every invocation (e.g. the
+ * staging READ of client arguments at the head of lane 0). */
+static bool before_exits(const struct ir_prog *p, int node)
+{
+	const struct ir_node *n = &p->nodes[node];
+	for (unsigned x = 0; x < p->n_exits; x++) {
+		const struct ir_node *h = &p->nodes[p->exits[x].halt];
+		if (h->queue == n->queue && h->pos <= n->pos)
+			return false;
+	}
+	return true;
+}
+
+static struct src_loc loop_loc_of_queue(const struct ir_prog *p, int q)
+{
+	for (unsigned x = 0; x < p->n_exits; x++)
+		if (p->nodes[p->exits[x].halt].queue == q && p->exits[x].loop >= 0)
+			return p->loops[p->exits[x].loop].loc;
+	return SRC_LOC_NONE;
+}
+
+bool lower_check_loop_escapes(struct lower_ctx *c)
+{
+	const struct ir_prog *p = c->p;
+	for (unsigned i = 0; i < p->n_patches + p->n_deps; i++) {
+		int from, to;
+		if (i < p->n_patches) {
+			if (p->patches[i].writer == IR_RECV)
+				continue;
+			from = p->patches[i].writer;
+			to = p->patches[i].target;
+		} else {
+			from = p->deps[i - p->n_patches].from;
+			to = p->deps[i - p->n_patches].to;
+		}
+		int h = p->nodes[from].queue;
+		if (!p->queues[h].halts || p->queues[h].lap ||
+		    after_loop_queue(p, h, p->nodes[to].queue) || before_exits(p, from))
+			continue;
+		lower_error(c, loop_loc_of_queue(p, h),
+		            "a value computed in this loop's `parallel` lane is used outside the "
+		            "lane (%s): not lowered; use it in the same lane, after the loop",
+		            p->nodes[to].what ? p->nodes[to].what : "a WQE of another queue");
+		return false;
+	}
+	return true;
 }
