@@ -169,6 +169,9 @@ struct lloop {
 	unsigned iter;
 	int cont_q;      /* continuation queue its exits enable */
 	int fall_enable; /* the fall-through's enable of cont_q, or -1 */
+	/* a loop ending an `if` arm: the complement of the arm's condition,
+	 * which retargets the first exit (the loop is skipped), or NULL */
+	const struct lcond *skip;
 	/* per exit, the locals' values there (nlocals each) */
 	struct lval *snap;
 	bool *snap_set;
@@ -210,6 +213,9 @@ struct lower_ctx {
 	struct lread *reads;
 	unsigned n_reads, cap_reads;
 	const struct lcond *cond; /* active guard, or NULL */
+	/* while lowering the arm of a one-comparison `if` without `else`: its
+	 * condition and the complement (a loop may end that arm) */
+	const struct lcond *arm_cond, *arm_neg;
 	unsigned ret_sites;
 	bool last_was_return; /* the offload ends with an unconditional return */
 	uint32_t junk_off, junk_len;
@@ -277,6 +283,9 @@ void lower_record_status(struct lower_ctx *c, int x, int guard);
 bool lower_guard_order(struct lower_ctx *c, int x);
 /* Guard effect node `x` with the active condition (no-op without one). */
 bool lower_guard(struct lower_ctx *c, int x);
+/* Does lower_guard post an effect under `cd` live (its real opcode, disarmed
+ * by the guard: the relaxed narrow `!=`)?  Otherwise it is posted as a NOP. */
+bool lower_guard_posts_live(const struct lower_ctx *c, const struct lcond *cd);
 
 /* lower_atomic.c */
 bool lower_cas_order(struct lower_ctx *c, const struct ast_expr *e);

@@ -64,6 +64,50 @@ static bool snapshot(struct lower_ctx *c)
 	return true;
 }
 
+/* The loop ends an `if` arm: one more 16-byte masked CAS on the first
+ * exit's SEND_EN, compare mask 0 (it always matches), swaps in the
+ * continuation like the exit test; it is a guarded effect of the
+ * complement of the arm's condition (lower_guard), so when the condition
+ * is false the first exit is taken and no iteration runs. */
+static bool skip_test(struct lower_ctx *c, int cid, struct src_loc loc)
+{
+	struct ir_prog *p = c->p;
+	struct lloop *l = c->loop;
+	struct ir_node *k = ir_append(p, c->lane, PRISM_OP_ATOMIC_MASKED_CS, IR_ROLE_DATA);
+	if (!k)
+		return false;
+	int kid = k->id;
+	k->what = "if: skip the loop (condition false)";
+	k->loc = loc;
+	k->loop = l->id;
+	k->iter = 0;
+	k->asize = 16;
+	k->opmod = (uint8_t)PRISM_MASKED_OPMOD(4);
+	k->raddr = ir_v(IR_V_NODE_ADDR, cid, EXIT_OPERAND_OFF);
+	k->rkey = ir_v(IR_V_QBUF_RKEY, c->lane, 0);
+	memset(k->compare_mask_bytes, 0, sizeof(k->compare_mask_bytes));
+	memset(k->swap_mask_bytes, 0, sizeof(k->swap_mask_bytes));
+	memset(k->swap_mask_bytes + 8, 0xff, 8);
+	k->swap_idx = ir_v(IR_V_QUEUE_ENTRY, l->cont_q, 0);
+	k->swap_obj = ir_v(IR_V_QPN, l->cont_q, 0);
+	uint32_t result = ir_scratch_alloc(p, 16, 16);
+	ir_sge_add(p, k, ir_v(IR_V_SCRATCH_ADDR, 0, result), 16, ir_v(IR_V_SCRATCH_LKEY, 0, 0));
+	struct ir_patch pt = {.kind = IR_PATCH_CAS,
+	                      .writer = kid,
+	                      .writer_sge = 0,
+	                      .target = cid,
+	                      .off = EXIT_OPERAND_OFF,
+	                      .len = 16,
+	                      .control = true};
+	if (ir_add_patch(p, &pt) < 0)
+		return false;
+	c->cond = l->skip;
+	bool ok = lower_guard(c, kid);
+	c->cond = NULL;
+	c->eq_guard.cond = NULL; /* not a guard a `break` may reuse */
+	return ok && !p->oom;
+}
+
 /* Exit the loop when lhs == rhs.  `via`: a relaxed `==` guard that
  * already compared them; its CAS returns the old control word of the
  * effect it guards, whose QPN bytes (4..) hold the memory-side operand, into
@@ -164,7 +208,9 @@ static bool exit_point(struct lower_ctx *c, const struct ast_expr *lhs, const st
 		return false;
 	if (wa >= 0)
 		ir_add_dep(p, wa, gid);
-	/* order: operand READs, the CAS, then the exit enable */
+	if (l->skip && l->n_snap == 1 && !skip_test(c, cid, loc)) /* the first exit */
+		return false;
+	/* order: operand READs, the CAS(es), then the exit enable */
 	struct ir_queue *q = &p->queues[c->lane];
 	unsigned from = (unsigned)p->nodes[cid].pos;
 	for (unsigned i = from; i + 1 < q->n; i++) {
@@ -292,21 +338,47 @@ static bool merge_locals(struct lower_ctx *c)
 bool lower_while(struct lower_ctx *c, const struct ast_stmt *s)
 {
 	struct ir_prog *p = c->p;
-	if (c->loop || c->cond) {
+	if (c->loop) {
 		lower_error(c, s->loc,
-		            "loops are lowered at the top level of an offload or of a `parallel` "
-		            "lane only (not nested, not inside `if`)");
+		            "a loop inside a loop is not lowered (unroll the inner one by hand, or "
+		            "make it the continuation of the outer loop)");
 		return false;
+	}
+	/* a loop ending the arm of `if (a OP b) { ... }` (no `else`, one
+	 * comparison): the complement retargets its first exit */
+	const struct lcond *skip = NULL;
+	if (c->cond) {
+		if (c->cond != c->arm_cond || s->next) {
+			lower_error(
+			    c, s->loc,
+			    "a loop inside an `if` is lowered only as the last statement of "
+			    "an `if` without `else` whose condition is one comparison (not "
+			    "in an `else`, an `else if`, a nested `if`, `&&`, `||` or `!`)");
+			return false;
+		}
+		skip = c->arm_neg;
+		/* the skip CAS rewrites the first exit: posted as a NOP (armed by
+		 * its guard) it would be a patch writer the loader does not accept
+		 * (a patch's writer template must be its atomic), so only the
+		 * complement that keeps it live is lowered */
+		if (!lower_guard_posts_live(c, skip)) {
+			lower_error(c, s->loc,
+			            "a loop inside an `if` is lowered only under `a == b` with "
+			            "operands of at most 3 bytes, profile relaxed (the loop is "
+			            "skipped by a live CAS the condition disarms)");
+			return false;
+		}
 	}
 	uint64_t n = s->u.while_.bound;
 	/* `bound N recycle`, or too many iterations to unroll: one lap re-run
 	 * by the NIC (lower_recycle.c) */
 	if (s->u.while_.recycle || n > MAX_UNROLL) {
-		if (c->in_parallel) {
+		if (c->in_parallel || skip) {
 			lower_error(
 			    c, s->loc,
 			    "a recycled loop (`recycle`, or a bound above %u) is lowered at "
-			    "the top level of an offload only, not in a `parallel` lane",
+			    "the top level of an offload only, not in a `parallel` lane or an "
+			    "`if`",
 			    MAX_UNROLL);
 			return false;
 		}
@@ -326,6 +398,13 @@ bool lower_while(struct lower_ctx *c, const struct ast_stmt *s)
 		if (!cond->value)
 			return true; /* while (false) */
 		cond_exit = false;
+		if (skip) {
+			lower_error(c, cond->loc,
+			            "a loop inside an `if` needs its condition as `a != b` (its "
+			            "first exit, before the first iteration, is where the `if` "
+			            "skips the loop)");
+			return false;
+		}
 	} else if (cond->kind != AST_EXPR_BINARY || cond->u.binary.op != AST_BINOP_NE) {
 		lower_error(c, cond->loc,
 		            "a loop condition is lowered as `a != b` (the loop exits "
@@ -343,7 +422,11 @@ bool lower_while(struct lower_ctx *c, const struct ast_stmt *s)
 	p->queues[cq].no_entry = true;
 	p->queues[c->lane].halts = true;
 	p->queues[c->lane].cont = cq;
-	struct lloop l = {.cont_q = cq, .fall_enable = -1};
+	struct lloop l = {.cont_q = cq, .fall_enable = -1, .skip = skip};
+	/* the body runs only when the loop runs: its effects are not guarded */
+	const struct lcond *outer = c->cond, *outer_arm = c->arm_cond;
+	c->cond = NULL;
+	c->arm_cond = NULL;
 	l.id = ir_add_loop(p, (uint32_t)n, s->loc);
 	if (l.id < 0)
 		return false;
@@ -391,6 +474,8 @@ bool lower_while(struct lower_ctx *c, const struct ast_stmt *s)
 	free(l.snap);
 	free(l.snap_set);
 	c->loop = NULL;
+	c->cond = outer;
+	c->arm_cond = outer_arm;
 	if (c->lane == p->q_main)
 		p->q_main = cq;
 	c->lane = cq;

@@ -1,14 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tests/compiler/test_loop_lanes.c - unrolled `while` loops inside
+ * tests/compiler/test_loop_nest.c - unrolled `while` loops inside
  * `parallel` lanes (RedN-Parallel: each lane its own queue, its loop exits
- * enable the lane's continuation queue, joined before the response).
+ * enable the lane's continuation queue, joined before the response) and
+ * ending the arm of an `if` (the condition's complement takes the loop's
+ * first exit).
  *
- * Owns: the golden WQE sequences of two list walks in two lanes, the
- * rejections that stay (a loop value used outside its lane, a recycled loop
- * in a lane, a loop in an `if`), and runs on the software NIC (prefetch
- * hazards fail) against a C reference with randomized lists and keys,
- * covering an exit at every iteration and the bound in both lanes.
+ * Owns: the golden WQE sequences (two list walks in two lanes, a walk in an
+ * `if` arm), the rejections that stay (a loop value used outside its lane, a
+ * recycled loop in a lane, a loop in an `else` or a nested condition or not
+ * last in its arm, a loop in a loop), and runs on the software NIC
+ * (prefetch hazards fail) against a C reference with randomized lists and
+ * keys, covering an exit at every iteration, the bound, both lanes and both
+ * outcomes of the `if`.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -129,24 +133,51 @@ static void test_rejections(void **state)
 	             "t.prism:8:5: error: a value computed in this loop's `parallel` lane is used "
 	             "outside the lane");
 	/* a recycled loop in a lane */
-	expect_error("  parallel { fetch_add(c.n1, 1); } || {\n"
-	             "    let q = h1;\n"
-	             "    while (q.key != k1) bound 100 { q = q.next; }\n"
-	             "  }\n",
-	             "t.prism:8:5: error: a recycled loop (`recycle`, or a bound above 64) is "
-	             "lowered at the top level of an offload only, not in a `parallel` lane");
-	/* a loop in an `if` arm, and a loop in a loop */
+	expect_error(
+	    "  parallel { fetch_add(c.n1, 1); } || {\n"
+	    "    let q = h1;\n"
+	    "    while (q.key != k1) bound 100 { q = q.next; }\n"
+	    "  }\n",
+	    "t.prism:8:5: error: a recycled loop (`recycle`, or a bound above 64) is "
+	    "lowered at the top level of an offload only, not in a `parallel` lane or an `if`");
+	/* a loop in an `if` with an `else`, in a nested `if`, not last in its
+	 * arm; a loop in a loop */
+	const char *arm = "t.prism:8:5: error: a loop inside an `if` is lowered only as the last "
+	                  "statement of an `if` without `else`";
 	expect_error("  let q = h1;\n"
 	             "  if (q.key == k1) {\n"
 	             "    while (q.key != k1) bound 3 { q = q.next; }\n"
+	             "  } else { fetch_add(c.n1, 1); }\n",
+	             arm);
+	expect_error("  let q = h1;\n"
+	             "  if (q.key == k1) { if (k1 > q.key) {\n"
+	             "    while (q.key != k1) bound 3 { q = q.next; }\n"
+	             "  } }\n",
+	             arm);
+	expect_error("  let q = h1;\n"
+	             "  if (q.key == k1) {\n"
+	             "    while (q.key != k1) bound 3 { q = q.next; }\n"
+	             "    fetch_add(c.n1, 1);\n"
 	             "  }\n",
-	             "t.prism:8:5: error: loops are lowered at the top level of an offload or of a "
-	             "`parallel` lane only (not nested, not inside `if`)");
+	             arm);
+	/* conditions whose complement would post the skip CAS as a NOP */
+	const char *cond = "t.prism:8:5: error: a loop inside an `if` is lowered only under "
+	                   "`a == b` with operands of at most 3 bytes, profile relaxed";
+	expect_error("  let q = h1;\n"
+	             "  if (q.key != k1) {\n"
+	             "    while (q.key != k1) bound 3 { q = q.next; }\n"
+	             "  }\n",
+	             cond);
+	expect_error("  let q = h1;\n"
+	             "  if (q.key > k1) {\n"
+	             "    while (q.key != k1) bound 3 { q = q.next; }\n"
+	             "  }\n",
+	             cond);
 	expect_error("  let q = h1;\n"
 	             "  while (q.key != k1) bound 3 {\n"
 	             "    while (q.key != k1) bound 3 { q = q.next; }\n"
 	             "  }\n",
-	             "t.prism:8:5: error: loops are lowered at the top level");
+	             "t.prism:8:5: error: a loop inside a loop is not lowered");
 }
 
 /* ---- runs on the sim ---- */
@@ -353,12 +384,138 @@ static void test_return_in_lane_on_sim(void **state)
 	be_sim_close(s);
 }
 
+/* ---- a loop ending an `if` arm ---- */
+
+#define ARM_SIG "offload arm(k1: be24, h1: *node in nodes, sel: be24, c: *ctr in counters) {\n"
+#define ARM_BODY(cond)                                                                             \
+	"  let q = h1;\n"                                                                          \
+	"  if (" cond ") {\n"                                                                      \
+	"    fetch_add(c.n1, 1);\n"                                                                \
+	"    while (q.key != k1) bound 3 { fetch_add(c.n2, 1); q = q.next; }\n"                    \
+	"  }\n"                                                                                    \
+	"  fetch_add(c.n3, 1);\n"
+
+static const char *src_arm_eq = HDR ARM_SIG ARM_BODY("sel == q.key") "}\n";
+
+/* The arm's effects before the loop are guarded as usual; the loop's first
+ * exit gets a second retargeting CAS, guarded by the complement (`!=`: it
+ * is posted live and disarmed when the condition holds). */
+static void test_arm_golden(void **state)
+{
+	(void)state;
+	struct chainobj *o = be_compile(src_arm_eq, NULL, IR_PROFILE_RELAXED, NULL);
+	assert_non_null(o);
+	assert_string_equal(be_ops(o, "w0"),
+	                    "READ CAS WAIT EN NOP READ READ MCAS WAIT EN CAS WAIT EN MCAS WAIT EN "
+	                    "EN MFA WAIT EN FA READ MCAS WAIT EN EN MFA WAIT EN FA READ MCAS WAIT "
+	                    "EN EN MFA WAIT EN FA WAIT EN");
+	assert_string_equal(be_ops(o, "w0c0"), "MFA WAIT EN FA WAIT EN");
+	/* w0 #13: the skip CAS on the first exit's SEND_EN (#16): compare mask
+	 * 0, swap mask over the index and QPN words, like the exit test #7 */
+	struct prism_wqe k;
+	int w0 = be_queue(o, "w0");
+	const struct chainobj_wqe *t = &o->queues[w0].sq[13];
+	assert_true(prism_wqe_decode(t->bytes, t->len, &k, NULL) >= 0);
+	assert_int_equal(k.ctrl.opcode, PRISM_OP_ATOMIC_MASKED_CS);
+	assert_int_equal(k.atomic.size, 16);
+	static const uint8_t zero[16] = {0};
+	static const uint8_t smask[16] = {0,    0,    0,    0,    0,    0,    0,    0,
+	                                  0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+	assert_memory_equal(k.atomic.compare_mask_bytes, zero, 16);
+	assert_memory_equal(k.atomic.swap_mask_bytes, smask, 16);
+	bool skip_patch = false;
+	for (uint32_t i = 0; i < o->n_patches; i++)
+		skip_patch |= o->patches[i].writer_queue == (uint32_t)w0 &&
+		              o->patches[i].writer_wqe == 13 && o->patches[i].target.wqe == 16 &&
+		              o->patches[i].target.offset == 16;
+	assert_true(skip_patch);
+	assert_int_equal(o->exits[0].enable, 16);
+	chainobj_free(o);
+}
+
+struct arm_case {
+	const char *src;
+	enum ir_profile prof;
+	bool (*holds)(unsigned sel, unsigned headkey);
+};
+
+static bool arm_eq(unsigned sel, unsigned hk)
+{
+	return sel == hk;
+}
+
+static void run_arm(const struct arm_case *ac, bool in_lane)
+{
+	struct be_sim *s = be_sim_open(ac->src, NULL, ac->prof);
+	assert_non_null(s);
+	uint8_t *nodes = be_sim_region(s, "nodes");
+	uint8_t *ctr = be_sim_region(s, "counters");
+	uint64_t seed = 0x082efa98ec4e6c89ull ^ (uintptr_t)ac->src;
+	unsigned next[NNODES], seen[2][BOUND + 2];
+	memset(seen, 0, sizeof(seen));
+	for (int i = 0; i < CALLS; i++) {
+		shuffle_ring(nodes, next, &seed);
+		unsigned h1 = (unsigned)(rng(&seed) % NNODES);
+		unsigned k1 = key_at(next, h1, (unsigned)(rng(&seed) % (BOUND + 3)));
+		unsigned sel =
+		    key_of(h1) + (unsigned)(rng(&seed) % 3) - 1; /* below, equal, above */
+		memset(ctr, 0, 24);
+		struct prism_arg args[4] = {{.name = "k1", .u64 = k1},
+		                            {.name = "h1", .u64 = (uint64_t)h1 * NODE},
+		                            {.name = "sel", .u64 = sel},
+		                            {.name = "c", .u64 = 0}};
+		assert_int_equal(be_sim_call(s, args, 4, NULL, 0, NULL), 0);
+		bool hit = false, run = ac->holds(sel, key_of(h1));
+		unsigned x = walk(next, h1, k1, &hit);
+		seen[run][hit || x < BOUND ? x : BOUND + 1]++;
+		uint64_t n1 = le64_at(ctr), n2 = le64_at(ctr + 8), n3 = le64_at(ctr + 16);
+		if (n1 != run || n2 != (run ? x : 0) || n3 != (in_lane ? 2u : 1u))
+			fprintf(stderr, "%s: sel=%#x head=%#x k1=%#x: got %llu %llu %llu\n",
+			        ac->src, sel, key_of(h1), k1, (unsigned long long)n1,
+			        (unsigned long long)n2, (unsigned long long)n3);
+		assert_int_equal(n1, run);
+		assert_int_equal(n2, run ? x : 0);
+		assert_int_equal(n3, in_lane ? 2 : 1);
+	}
+	/* both outcomes of the `if`; when it holds, every exit and the bound */
+	for (unsigned x = 0; x < BOUND + 2; x++)
+		assert_true(seen[1][x] > 0);
+	unsigned skipped = 0;
+	for (unsigned x = 0; x < BOUND + 2; x++)
+		skipped += seen[0][x];
+	assert_true(skipped > 0);
+	be_sim_close(s);
+}
+
+static void test_arm_on_sim(void **state)
+{
+	(void)state;
+	static const struct arm_case cases[] = {
+	    {HDR ARM_SIG ARM_BODY("sel == q.key") "}\n", IR_PROFILE_RELAXED, arm_eq},
+	    {HDR ARM_SIG ARM_BODY("q.key == sel") "}\n", IR_PROFILE_RELAXED, arm_eq},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		run_arm(&cases[i], false);
+}
+
+/* The same arm in lane 1 of a `parallel` (lane 0 adds to n3 as well). */
+static void test_arm_in_lane_on_sim(void **state)
+{
+	(void)state;
+	static const struct arm_case lane = {
+	    HDR ARM_SIG
+	    "  parallel { fetch_add(c.n3, 1); } || {\n" ARM_BODY("sel == q.key") "  }\n}\n",
+	    IR_PROFILE_RELAXED, arm_eq};
+	run_arm(&lane, true);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_two_lanes_golden), cmocka_unit_test(test_two_walks_on_sim),
 	    cmocka_unit_test(test_one_walk_on_sim),  cmocka_unit_test(test_return_in_lane_on_sim),
-	    cmocka_unit_test(test_rejections),
+	    cmocka_unit_test(test_rejections),       cmocka_unit_test(test_arm_golden),
+	    cmocka_unit_test(test_arm_on_sim),       cmocka_unit_test(test_arm_in_lane_on_sim),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
