@@ -5,7 +5,11 @@
  *
  * Owns: unrolling (each iteration lowered with the locals' current values,
  * so `p = p.next` turns into a READ whose scatter writes the next READ's
- * raddr), loop exits, and the values of locals after the loop.
+ * raddr), loop exits, and the values of locals after the loop; where a loop
+ * may stand: top level, a `parallel` lane (its exits enable the lane's own
+ * continuation `w<k>c<n>`, joined before the response; a loop value may not
+ * leave the lane), or the end of an `if (a == b)` arm (a skip CAS guarded
+ * by the complement takes the first exit when the condition fails).
  *
  * An exit point (the loop condition at the top of each iteration, or a
  * `break` under `if (a == b)`) is a SEND_EN that normally enables the
