@@ -10,7 +10,8 @@
  * `if` arm), the rejections that stay (a loop value used outside its lane, a
  * recycled loop in a lane, a loop in an `else` or a nested condition or not
  * last in its arm, a loop in a loop), and runs on the software NIC
- * (prefetch hazards fail) against a C reference with randomized lists and
+ * (prefetch hazards fail; lanes under both profiles) against a C reference
+ * with randomized lists and
  * keys, covering an exit at every iteration, the bound, both lanes and both
  * outcomes of the `if`.
  */
@@ -257,9 +258,9 @@ static uint64_t le64_at(const uint8_t *p)
 	return v;
 }
 
-static void run_on_sim(const char *src, bool two_walks)
+static void run_on_sim(const char *src, bool two_walks, enum ir_profile prof)
 {
-	struct be_sim *s = be_sim_open(src, NULL, IR_PROFILE_RELAXED);
+	struct be_sim *s = be_sim_open(src, NULL, prof);
 	assert_non_null(s);
 	uint8_t *nodes = be_sim_region(s, "nodes");
 	uint8_t *ctr = be_sim_region(s, "counters");
@@ -319,13 +320,15 @@ static void run_on_sim(const char *src, bool two_walks)
 static void test_two_walks_on_sim(void **state)
 {
 	(void)state;
-	run_on_sim(src_two, true);
+	run_on_sim(src_two, true, IR_PROFILE_RELAXED);
+	run_on_sim(src_two, true, IR_PROFILE_STRICT);
 }
 
 static void test_one_walk_on_sim(void **state)
 {
 	(void)state;
-	run_on_sim(src_one, false);
+	run_on_sim(src_one, false, IR_PROFILE_RELAXED);
+	run_on_sim(src_one, false, IR_PROFILE_STRICT);
 }
 
 /* A return in lane 1 after its loop (the response's guard runs in the
