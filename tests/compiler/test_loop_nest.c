@@ -11,9 +11,8 @@
  * recycled loop in a lane, a loop in an `else` or a nested condition or not
  * last in its arm, a loop in a loop), and runs on the software NIC
  * (prefetch hazards fail; lanes under both profiles) against a C reference
- * with randomized lists and
- * keys, covering an exit at every iteration, the bound, both lanes and both
- * outcomes of the `if`.
+ * with randomized lists and keys, covering an exit at every iteration, the
+ * bound, both lanes and both outcomes of the `if`.
  */
 #include <setjmp.h>
 #include <stdarg.h>
