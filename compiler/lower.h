@@ -283,9 +283,6 @@ void lower_record_status(struct lower_ctx *c, int x, int guard);
 bool lower_guard_order(struct lower_ctx *c, int x);
 /* Guard effect node `x` with the active condition (no-op without one). */
 bool lower_guard(struct lower_ctx *c, int x);
-/* Does lower_guard post an effect under `cd` live (its real opcode, disarmed
- * by the guard: the relaxed narrow `!=`)?  Otherwise it is posted as a NOP. */
-bool lower_guard_posts_live(const struct lower_ctx *c, const struct lcond *cd);
 
 /* lower_atomic.c */
 bool lower_cas_order(struct lower_ctx *c, const struct ast_expr *e);

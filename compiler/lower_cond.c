@@ -240,11 +240,6 @@ static bool narrow_eq_form(const struct lower_ctx *c, const struct lcond *cd)
 	       !cd->vals && !cd->and_next && !cd->or_next;
 }
 
-bool lower_guard_posts_live(const struct lower_ctx *c, const struct lcond *cd)
-{
-	return narrow_eq_form(c, cd) && cd->kind == LC_NE && !cd->chain;
-}
-
 bool lower_guard(struct lower_ctx *c, int x)
 {
 	const struct lcond *cd = c->cond;

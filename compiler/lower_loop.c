@@ -361,17 +361,6 @@ bool lower_while(struct lower_ctx *c, const struct ast_stmt *s)
 			return false;
 		}
 		skip = c->arm_neg;
-		/* the skip CAS rewrites the first exit: posted as a NOP (armed by
-		 * its guard) it would be a patch writer the loader does not accept
-		 * (a patch's writer template must be its atomic), so only the
-		 * complement that keeps it live is lowered */
-		if (!lower_guard_posts_live(c, skip)) {
-			lower_error(c, s->loc,
-			            "a loop inside an `if` is lowered only under `a == b` with "
-			            "operands of at most 3 bytes, profile relaxed (the loop is "
-			            "skipped by a live CAS the condition disarms)");
-			return false;
-		}
 	}
 	uint64_t n = s->u.while_.bound;
 	/* `bound N recycle`, or too many iterations to unroll: one lap re-run

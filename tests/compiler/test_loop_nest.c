@@ -8,11 +8,12 @@
  *
  * Owns: the golden WQE sequences (two list walks in two lanes, a walk in an
  * `if` arm), the rejections that stay (a loop value used outside its lane, a
- * recycled loop in a lane, a loop in an `else` or a nested condition or not
- * last in its arm, a loop in a loop), and runs on the software NIC
+ * recycled loop in a lane, a loop in an `else`, a nested or `cas` condition
+ * or not last in its arm, a loop in a loop), and runs on the software NIC
  * (prefetch hazards fail; lanes under both profiles) against a C reference
  * with randomized lists and keys, covering an exit at every iteration, the
- * bound, both lanes and both outcomes of the `if`.
+ * bound, both lanes and both outcomes of the `if` (every comparison); and
+ * the loader's validator checking a guarded patch writer in its armed form.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -160,19 +161,12 @@ static void test_rejections(void **state)
 	             "    fetch_add(c.n1, 1);\n"
 	             "  }\n",
 	             arm);
-	/* conditions whose complement would post the skip CAS as a NOP */
-	const char *cond = "t.prism:8:5: error: a loop inside an `if` is lowered only under "
-	                   "`a == b` with operands of at most 3 bytes, profile relaxed";
+	/* a `cas` as the condition (not one comparison) */
 	expect_error("  let q = h1;\n"
-	             "  if (q.key != k1) {\n"
+	             "  if (cas(c.n1, 0, 1)) {\n"
 	             "    while (q.key != k1) bound 3 { q = q.next; }\n"
 	             "  }\n",
-	             cond);
-	expect_error("  let q = h1;\n"
-	             "  if (q.key > k1) {\n"
-	             "    while (q.key != k1) bound 3 { q = q.next; }\n"
-	             "  }\n",
-	             cond);
+	             arm);
 	expect_error("  let q = h1;\n"
 	             "  while (q.key != k1) bound 3 {\n"
 	             "    while (q.key != k1) bound 3 { q = q.next; }\n"
@@ -446,6 +440,21 @@ static bool arm_eq(unsigned sel, unsigned hk)
 	return sel == hk;
 }
 
+static bool arm_ne(unsigned sel, unsigned hk)
+{
+	return sel != hk;
+}
+
+static bool arm_gt(unsigned sel, unsigned hk)
+{
+	return sel > hk;
+}
+
+static bool arm_le(unsigned sel, unsigned hk)
+{
+	return sel <= hk;
+}
+
 static void run_arm(const struct arm_case *ac, bool in_lane)
 {
 	struct be_sim *s = be_sim_open(ac->src, NULL, ac->prof);
@@ -495,6 +504,12 @@ static void test_arm_on_sim(void **state)
 	static const struct arm_case cases[] = {
 	    {HDR ARM_SIG ARM_BODY("sel == q.key") "}\n", IR_PROFILE_RELAXED, arm_eq},
 	    {HDR ARM_SIG ARM_BODY("q.key == sel") "}\n", IR_PROFILE_RELAXED, arm_eq},
+	    {HDR ARM_SIG ARM_BODY("sel != q.key") "}\n", IR_PROFILE_RELAXED, arm_ne},
+	    {HDR ARM_SIG ARM_BODY("sel > q.key") "}\n", IR_PROFILE_RELAXED, arm_gt},
+	    {HDR ARM_SIG ARM_BODY("q.key >= sel") "}\n", IR_PROFILE_RELAXED, arm_le},
+	    {HDR ARM_SIG ARM_BODY("sel == q.key") "}\n", IR_PROFILE_STRICT, arm_eq},
+	    {HDR ARM_SIG ARM_BODY("sel != q.key") "}\n", IR_PROFILE_STRICT, arm_ne},
+	    {HDR ARM_SIG ARM_BODY("sel > q.key") "}\n", IR_PROFILE_STRICT, arm_gt},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		run_arm(&cases[i], false);
@@ -511,13 +526,57 @@ static void test_arm_in_lane_on_sim(void **state)
 	run_arm(&lane, true);
 }
 
+/* Under an order comparison the skip CAS is posted as a NOP and armed by the
+ * complement's guard: the loader's validator checks that patch writer in
+ * its armed form, and rejects it once nothing arms it. */
+static void test_arm_armed_writer_validated(void **state)
+{
+	(void)state;
+	struct chainobj *o =
+	    be_compile(HDR ARM_SIG ARM_BODY("sel > q.key") "}\n", NULL, IR_PROFILE_RELAXED, NULL);
+	assert_non_null(o);
+	struct chainobj_diag d;
+	assert_int_equal(chainobj_validate(o, &d), 0);
+	/* the skip CAS writes the first exit's SEND_EN (bytes 16-31) */
+	const struct chainobj_patch *skip = NULL;
+	for (uint32_t i = 0; i < o->n_patches; i++)
+		if (o->patches[i].kind == CHAINOBJ_PATCH_MASKED_CAS &&
+		    o->patches[i].target.queue == o->exits[0].queue &&
+		    o->patches[i].target.wqe == o->exits[0].enable &&
+		    o->patches[i].writer_wqe != o->exits[0].wqe)
+			skip = &o->patches[i];
+	assert_non_null(skip);
+	const struct chainobj_wqe *k = &o->queues[skip->writer_queue].sq[skip->writer_wqe];
+	struct prism_wqe kw;
+	assert_true(prism_wqe_decode(k->bytes, k->len, &kw, NULL) >= 0);
+	assert_int_equal(kw.ctrl.opcode, PRISM_OP_NOP); /* posted disarmed */
+	/* move the guard's patch off the control word: nothing arms it now */
+	unsigned moved = 0;
+	for (uint32_t i = 0; i < o->n_patches; i++)
+		if (o->patches[i].target.queue == skip->writer_queue &&
+		    o->patches[i].target.wqe == skip->writer_wqe &&
+		    o->patches[i].target.offset == 0) {
+			o->patches[i].target.offset = 16;
+			moved++;
+		}
+	assert_true(moved > 0);
+	assert_int_not_equal(chainobj_validate(o, &d), 0);
+	assert_non_null(strstr(d.msg, "cannot be written by a NOP"));
+	chainobj_free(o);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_two_lanes_golden), cmocka_unit_test(test_two_walks_on_sim),
-	    cmocka_unit_test(test_one_walk_on_sim),  cmocka_unit_test(test_return_in_lane_on_sim),
-	    cmocka_unit_test(test_rejections),       cmocka_unit_test(test_arm_golden),
-	    cmocka_unit_test(test_arm_on_sim),       cmocka_unit_test(test_arm_in_lane_on_sim),
+	    cmocka_unit_test(test_two_lanes_golden),
+	    cmocka_unit_test(test_two_walks_on_sim),
+	    cmocka_unit_test(test_one_walk_on_sim),
+	    cmocka_unit_test(test_return_in_lane_on_sim),
+	    cmocka_unit_test(test_rejections),
+	    cmocka_unit_test(test_arm_golden),
+	    cmocka_unit_test(test_arm_on_sim),
+	    cmocka_unit_test(test_arm_in_lane_on_sim),
+	    cmocka_unit_test(test_arm_armed_writer_validated),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
