@@ -208,6 +208,7 @@ struct ir_queue {
 	unsigned n, cap;
 	bool no_entry; /* not enabled by ctl: a loop's exits enable it */
 	bool halts;    /* hosts a loop with exits: may stop before its end */
+	int cont;      /* halts: the continuation queue its exits enable */
 	/* a recycled loop's lap queue (lower_recycle.c): barriers placed by the
 	 * lowering, ring = one lap padded with NOPs (layout.c), re-run on the
 	 * NIC up to lap_bound times per invocation */

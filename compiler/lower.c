@@ -41,11 +41,17 @@ static bool lower_parallel(struct lower_ctx *c, const struct ast_stmt *s)
 	c->in_parallel = true;
 	bool ok = true;
 	for (const struct ast_lane *ln = s->u.parallel.lanes; ln && ok; ln = ln->next) {
-		int q = ir_lane_queue(c->p, ln->index);
+		/* lane 0 is the main chain where it stands now; lane k goes on
+		 * where an earlier `parallel`'s lane k left it (past its loops) */
+		int q = ln->index == 0 ? saved : ir_lane_queue(c->p, ln->index);
 		if (q < 0)
 			return false;
+		while (c->p->queues[q].halts)
+			q = c->p->queues[q].cont;
 		c->lane = q;
 		ok = lower_block(c, ln->body);
+		if (ln->index == 0)
+			saved = c->lane; /* a loop in lane 0 moved the main chain on */
 	}
 	c->lane = saved;
 	c->in_parallel = false;
@@ -218,7 +224,7 @@ static struct ir_prog *lower_attempt(struct diag_ctx *d, const struct ast_progra
 	}
 	p->n_params = off->nparams;
 	bool ok = lower_block(&c, off->body) && lower_flush_phis(&c) && lower_final_response(&c) &&
-	          lower_finish_reads(&c) && layout_payload(&c);
+	          lower_finish_reads(&c) && lower_check_loop_escapes(&c) && layout_payload(&c);
 	for (unsigned i = 0; i < c.n_reads; i++)
 		free(c.reads[i].picks);
 	free(c.reads);

@@ -169,6 +169,9 @@ struct lloop {
 	unsigned iter;
 	int cont_q;      /* continuation queue its exits enable */
 	int fall_enable; /* the fall-through's enable of cont_q, or -1 */
+	/* a loop ending an `if` arm: the complement of the arm's condition,
+	 * which retargets the first exit (the loop is skipped), or NULL */
+	const struct lcond *skip;
 	/* per exit, the locals' values there (nlocals each) */
 	struct lval *snap;
 	bool *snap_set;
@@ -210,6 +213,9 @@ struct lower_ctx {
 	struct lread *reads;
 	unsigned n_reads, cap_reads;
 	const struct lcond *cond; /* active guard, or NULL */
+	/* while lowering the arm of a one-comparison `if` without `else`: its
+	 * condition and the complement (a loop may end that arm) */
+	const struct lcond *arm_cond, *arm_neg;
 	unsigned ret_sites;
 	bool last_was_return; /* the offload ends with an unconditional return */
 	uint32_t junk_off, junk_len;
@@ -299,6 +305,12 @@ void lower_anchor(struct lower_ctx *c, int conn_node);
 /* lower_loop.c */
 bool lower_while(struct lower_ctx *c, const struct ast_stmt *s);
 bool lower_break(struct lower_ctx *c, const struct ast_stmt *s);
+/* Before the join: a loop's continuation that ended empty gets one NOP, the
+ * WQE the join waits for (its lane is done: every exit enables it). */
+bool lower_join_loop_lanes(struct lower_ctx *c);
+/* After lowering: reject a value that leaves a loop's queue for a queue its
+ * exits do not lead to (it could wait for a writer that never runs). */
+bool lower_check_loop_escapes(struct lower_ctx *c);
 
 /* lower_recycle.c: a loop re-run by the NIC from one lap (RedN 3.4) */
 bool lower_recycle(struct lower_ctx *c, const struct ast_stmt *s);

@@ -232,6 +232,14 @@ bad_operand:
 	return false;
 }
 
+/* The cheap RedN form for narrow equality under relaxed. */
+static bool narrow_eq_form(const struct lower_ctx *c, const struct lcond *cd)
+{
+	return (cd->kind == LC_EQ || cd->kind == LC_NE) && c->p->profile == IR_PROFILE_RELAXED &&
+	       cd->width <= COND_MAX_BYTES && !cd->lhs->is_const && !cd->rhs->is_const &&
+	       !cd->vals && !cd->and_next && !cd->or_next;
+}
+
 bool lower_guard(struct lower_ctx *c, int x)
 {
 	const struct lcond *cd = c->cond;
@@ -245,10 +253,7 @@ bool lower_guard(struct lower_ctx *c, int x)
 	}
 	/* the cheap RedN form for narrow equality under relaxed; carries for
 	 * everything else (lower_order.c) */
-	bool narrow_eq = (cd->kind == LC_EQ || cd->kind == LC_NE) &&
-	                 c->p->profile == IR_PROFILE_RELAXED && cd->width <= COND_MAX_BYTES &&
-	                 !cd->lhs->is_const && !cd->rhs->is_const && !cd->vals && !cd->and_next &&
-	                 !cd->or_next;
+	bool narrow_eq = narrow_eq_form(c, cd);
 	bool ok = narrow_eq ? guard_eq(c, x, cd->kind == LC_NE) : lower_guard_order(c, x);
 	if (ok)
 		move_after_guards(c, x);
@@ -764,11 +769,6 @@ bool lower_if(struct lower_ctx *c, const struct ast_stmt *s)
 	}
 	if (!cd.ord) /* a masked cas condition comes with its term */
 		cd.ord = &ord;
-	c->cond = &cd;
-	bool ok = lower_block(c, s->u.if_.then_body);
-	c->cond = NULL;
-	if (!ok || !els)
-		return ok;
 	/* else: the same operands, the complementary guard.  a > b negates to
 	 * b >= a (GT <-> GE with the operands exchanged) */
 	struct lcond ne = cd;
@@ -779,6 +779,16 @@ bool lower_if(struct lower_ctx *c, const struct ast_stmt *s)
 	} else {
 		ne.kind = cond_negate[cd.kind];
 	}
+	c->cond = &cd;
+	/* a loop may end this arm when there is no `else` (lower_loop.c: the
+	 * complement skips it) */
+	c->arm_cond = els || cd.vals ? NULL : &cd;
+	c->arm_neg = &ne;
+	bool ok = lower_block(c, s->u.if_.then_body);
+	c->cond = NULL;
+	c->arm_cond = c->arm_neg = NULL;
+	if (!ok || !els)
+		return ok;
 	c->cond = &ne;
 	ok = lower_block(c, els);
 	c->cond = NULL;

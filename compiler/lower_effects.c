@@ -128,6 +128,8 @@ bool lower_final_response(struct lower_ctx *c)
 		p->nodes[f].rkey = IR_CONST(0);
 	}
 	lower_anchor(c, f);
+	if (!lower_join_loop_lanes(c))
+		return false;
 	/* join: the response goes after every lane's last node (a queue a loop
 	 * may leave early is joined through its continuation queue) */
 	for (unsigned q = 0; q < p->n_queues; q++)

@@ -5,7 +5,11 @@
  *
  * Owns: unrolling (each iteration lowered with the locals' current values,
  * so `p = p.next` turns into a READ whose scatter writes the next READ's
- * raddr), loop exits, and the values of locals after the loop.
+ * raddr), loop exits, and the values of locals after the loop; where a loop
+ * may stand: top level, a `parallel` lane (its exits enable the lane's own
+ * continuation `w<k>c<n>`, joined before the response; a loop value may not
+ * leave the lane), or the end of an `if (a == b)` arm (a skip CAS guarded
+ * by the complement takes the first exit when the condition fails).
  *
  * An exit point (the loop condition at the top of each iteration, or a
  * `break` under `if (a == b)`) is a SEND_EN that normally enables the
@@ -62,6 +66,50 @@ static bool snapshot(struct lower_ctx *c)
 	memcpy(&l->snap_set[base], c->env_set, c->nlocals * sizeof(*c->env_set));
 	l->n_snap++;
 	return true;
+}
+
+/* The loop ends an `if` arm: one more 16-byte masked CAS on the first
+ * exit's SEND_EN, compare mask 0 (it always matches), swaps in the
+ * continuation like the exit test; it is a guarded effect of the
+ * complement of the arm's condition (lower_guard), so when the condition
+ * is false the first exit is taken and no iteration runs. */
+static bool skip_test(struct lower_ctx *c, int cid, struct src_loc loc)
+{
+	struct ir_prog *p = c->p;
+	struct lloop *l = c->loop;
+	struct ir_node *k = ir_append(p, c->lane, PRISM_OP_ATOMIC_MASKED_CS, IR_ROLE_DATA);
+	if (!k)
+		return false;
+	int kid = k->id;
+	k->what = "if: skip the loop (condition false)";
+	k->loc = loc;
+	k->loop = l->id;
+	k->iter = 0;
+	k->asize = 16;
+	k->opmod = (uint8_t)PRISM_MASKED_OPMOD(4);
+	k->raddr = ir_v(IR_V_NODE_ADDR, cid, EXIT_OPERAND_OFF);
+	k->rkey = ir_v(IR_V_QBUF_RKEY, c->lane, 0);
+	memset(k->compare_mask_bytes, 0, sizeof(k->compare_mask_bytes));
+	memset(k->swap_mask_bytes, 0, sizeof(k->swap_mask_bytes));
+	memset(k->swap_mask_bytes + 8, 0xff, 8);
+	k->swap_idx = ir_v(IR_V_QUEUE_ENTRY, l->cont_q, 0);
+	k->swap_obj = ir_v(IR_V_QPN, l->cont_q, 0);
+	uint32_t result = ir_scratch_alloc(p, 16, 16);
+	ir_sge_add(p, k, ir_v(IR_V_SCRATCH_ADDR, 0, result), 16, ir_v(IR_V_SCRATCH_LKEY, 0, 0));
+	struct ir_patch pt = {.kind = IR_PATCH_CAS,
+	                      .writer = kid,
+	                      .writer_sge = 0,
+	                      .target = cid,
+	                      .off = EXIT_OPERAND_OFF,
+	                      .len = 16,
+	                      .control = true};
+	if (ir_add_patch(p, &pt) < 0)
+		return false;
+	c->cond = l->skip;
+	bool ok = lower_guard(c, kid);
+	c->cond = NULL;
+	c->eq_guard.cond = NULL; /* not a guard a `break` may reuse */
+	return ok && !p->oom;
 }
 
 /* Exit the loop when lhs == rhs.  `via`: a relaxed `==` guard that
@@ -164,7 +212,9 @@ static bool exit_point(struct lower_ctx *c, const struct ast_expr *lhs, const st
 		return false;
 	if (wa >= 0)
 		ir_add_dep(p, wa, gid);
-	/* order: operand READs, the CAS, then the exit enable */
+	if (l->skip && l->n_snap == 1 && !skip_test(c, cid, loc)) /* the first exit */
+		return false;
+	/* order: operand READs, the CAS(es), then the exit enable */
 	struct ir_queue *q = &p->queues[c->lane];
 	unsigned from = (unsigned)p->nodes[cid].pos;
 	for (unsigned i = from; i + 1 < q->n; i++) {
@@ -292,22 +342,47 @@ static bool merge_locals(struct lower_ctx *c)
 bool lower_while(struct lower_ctx *c, const struct ast_stmt *s)
 {
 	struct ir_prog *p = c->p;
-	if (c->loop || c->cond || c->in_parallel) {
+	if (c->loop) {
 		lower_error(c, s->loc,
-		            "loops are lowered at the top level of an offload only (not "
-		            "nested, not inside `if` or `parallel`)");
+		            "a loop inside a loop is not lowered (unroll the inner one by hand, or "
+		            "make it the continuation of the outer loop)");
 		return false;
+	}
+	/* a loop ending the arm of `if (a OP b) { ... }` (no `else`, one
+	 * comparison): the complement retargets its first exit */
+	const struct lcond *skip = NULL;
+	if (c->cond) {
+		if (c->cond != c->arm_cond || s->next) {
+			lower_error(
+			    c, s->loc,
+			    "a loop inside an `if` is lowered only as the last statement of "
+			    "an `if` without `else` whose condition is one comparison (not "
+			    "in an `else`, an `else if`, a nested `if`, `&&`, `||` or `!`)");
+			return false;
+		}
+		skip = c->arm_neg;
 	}
 	uint64_t n = s->u.while_.bound;
 	/* `bound N recycle`, or too many iterations to unroll: one lap re-run
 	 * by the NIC (lower_recycle.c) */
-	if (s->u.while_.recycle || n > MAX_UNROLL)
+	if (s->u.while_.recycle || n > MAX_UNROLL) {
+		if (c->in_parallel || skip) {
+			lower_error(
+			    c, s->loc,
+			    "a recycled loop (`recycle`, or a bound above %u) is lowered at "
+			    "the top level of an offload only, not in a `parallel` lane or an "
+			    "`if`",
+			    MAX_UNROLL);
+			return false;
+		}
 		return lower_recycle(c, s);
+	}
 	for (unsigned i = 0; i < p->n_queues; i++)
 		if (p->queues[i].lap) {
-			lower_error(c, s->loc,
-			            "a loop after a recycled loop: a recycled loop must be the only "
-			            "loop of its offload");
+			lower_error(
+			    c, s->loc,
+			    "a loop after a recycled loop: a recycled loop must be the only "
+			    "loop of its offload");
 			return false;
 		}
 	const struct ast_expr *cond = s->u.while_.cond;
@@ -316,20 +391,35 @@ bool lower_while(struct lower_ctx *c, const struct ast_stmt *s)
 		if (!cond->value)
 			return true; /* while (false) */
 		cond_exit = false;
+		if (skip) {
+			lower_error(c, cond->loc,
+			            "a loop inside an `if` needs its condition as `a != b` (its "
+			            "first exit, before the first iteration, is where the `if` "
+			            "skips the loop)");
+			return false;
+		}
 	} else if (cond->kind != AST_EXPR_BINARY || cond->u.binary.op != AST_BINOP_NE) {
 		lower_error(c, cond->loc,
 		            "a loop condition is lowered as `a != b` (the loop exits "
 		            "when they are equal) or `true`");
 		return false;
 	}
+	/* the continuation of lane k's loop: `w<k>c<loop>` (a lane of its own
+	 * in a `parallel`: joined before the response like its lane) */
 	char name[16];
-	snprintf(name, sizeof(name), "w0c%u", p->n_loops);
-	int cq = ir_add_queue(p, name, IR_Q_LANE, 0, true);
+	unsigned lane_no = p->queues[c->lane].lane;
+	snprintf(name, sizeof(name), "w%uc%u", lane_no, p->n_loops);
+	int cq = ir_add_queue(p, name, IR_Q_LANE, lane_no, true);
 	if (cq < 0)
 		return false;
 	p->queues[cq].no_entry = true;
 	p->queues[c->lane].halts = true;
-	struct lloop l = {.cont_q = cq, .fall_enable = -1};
+	p->queues[c->lane].cont = cq;
+	struct lloop l = {.cont_q = cq, .fall_enable = -1, .skip = skip};
+	/* the body runs only when the loop runs: its effects are not guarded */
+	const struct lcond *outer = c->cond, *outer_arm = c->arm_cond;
+	c->cond = NULL;
+	c->arm_cond = NULL;
 	l.id = ir_add_loop(p, (uint32_t)n, s->loc);
 	if (l.id < 0)
 		return false;
@@ -377,7 +467,90 @@ bool lower_while(struct lower_ctx *c, const struct ast_stmt *s)
 	free(l.snap);
 	free(l.snap_set);
 	c->loop = NULL;
+	c->cond = outer;
+	c->arm_cond = outer_arm;
+	if (c->lane == p->q_main)
+		p->q_main = cq;
 	c->lane = cq;
-	p->q_main = cq;
 	return ok && !p->oom;
+}
+
+bool lower_join_loop_lanes(struct lower_ctx *c)
+{
+	struct ir_prog *p = c->p;
+	for (unsigned q = 0; q < p->n_queues; q++) {
+		const struct ir_queue *qq = &p->queues[q];
+		if (qq->role != IR_Q_LANE || !qq->no_entry || qq->lap || qq->halts || qq->n ||
+		    (int)q == p->q_main)
+			continue;
+		struct ir_node *n = ir_append(p, (int)q, PRISM_OP_NOP, IR_ROLE_DATA);
+		if (!n)
+			return false;
+		n->what = "lane done (the join waits for it)";
+	}
+	return !p->oom;
+}
+
+/* Does queue `t` run only after queue `h`'s loop ended (t is h, one of the
+ * continuations its exits lead to, or conn when that chain is the main
+ * one, whose end enables the responses)? */
+static bool after_loop_queue(const struct ir_prog *p, int h, int t)
+{
+	bool main_chain = false;
+	for (int q = h;; q = p->queues[q].cont) {
+		if (q == t)
+			return true;
+		main_chain |= q == p->q_main;
+		if (!p->queues[q].halts)
+			break;
+	}
+	return main_chain && t == p->q_conn;
+}
+
+/* A node before its queue's first exit runs in every invocation (e.g. the
+ * staging READ of client arguments at the head of lane 0). */
+static bool before_exits(const struct ir_prog *p, int node)
+{
+	const struct ir_node *n = &p->nodes[node];
+	for (unsigned x = 0; x < p->n_exits; x++) {
+		const struct ir_node *h = &p->nodes[p->exits[x].halt];
+		if (h->queue == n->queue && h->pos <= n->pos)
+			return false;
+	}
+	return true;
+}
+
+static struct src_loc loop_loc_of_queue(const struct ir_prog *p, int q)
+{
+	for (unsigned x = 0; x < p->n_exits; x++)
+		if (p->nodes[p->exits[x].halt].queue == q && p->exits[x].loop >= 0)
+			return p->loops[p->exits[x].loop].loc;
+	return SRC_LOC_NONE;
+}
+
+bool lower_check_loop_escapes(struct lower_ctx *c)
+{
+	const struct ir_prog *p = c->p;
+	for (unsigned i = 0; i < p->n_patches + p->n_deps; i++) {
+		int from, to;
+		if (i < p->n_patches) {
+			if (p->patches[i].writer == IR_RECV)
+				continue;
+			from = p->patches[i].writer;
+			to = p->patches[i].target;
+		} else {
+			from = p->deps[i - p->n_patches].from;
+			to = p->deps[i - p->n_patches].to;
+		}
+		int h = p->nodes[from].queue;
+		if (!p->queues[h].halts || p->queues[h].lap ||
+		    after_loop_queue(p, h, p->nodes[to].queue) || before_exits(p, from))
+			continue;
+		lower_error(c, loop_loc_of_queue(p, h),
+		            "a value computed in this loop's `parallel` lane is used outside the "
+		            "lane (%s): not lowered; use it in the same lane, after the loop",
+		            p->nodes[to].what ? p->nodes[to].what : "a WQE of another queue");
+		return false;
+	}
+	return true;
 }

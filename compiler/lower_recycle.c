@@ -373,6 +373,7 @@ bool lower_recycle(struct lower_ctx *c, const struct ast_stmt *s)
 	p->queues[lq].no_entry = true;
 	p->queues[lq].halts = true;
 	p->queues[lq].lap = true;
+	p->queues[lq].cont = cq;
 	p->queues[cq].no_entry = true;
 	int loop = ir_add_loop(p, (uint32_t)bound, s->loc);
 	if (loop < 0)

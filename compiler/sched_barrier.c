@@ -32,7 +32,11 @@
 
 struct walk {
 	struct ir_prog *p;
-	int *done;  /* per queue: highest data seq known complete, -1 none */
+	int *done; /* per queue: highest data seq known complete, -1 none */
+	/* per queue: highest seq known complete before the lane's latest
+	 * enable: what a rewritten WQE may rely on (a WAIT placed for a data
+	 * dependency after that enable does not stop the NIC prefetching) */
+	int *en_done;
 	int *waits; /* per queue: node to wait for in the pending barrier, -1 */
 	int lane;   /* queue being rebuilt */
 	int *out;   /* its new node order */
@@ -54,12 +58,16 @@ static int push(struct walk *w, int id)
 	return id;
 }
 
-/* Note that `from` must be complete; returns true if a WAIT is needed. */
-static bool need(struct walk *w, int from)
+/* Note that `from` must be complete; returns true if a WAIT is needed (for a
+ * patch: a barrier, when `from` is not known complete before the latest
+ * enable). */
+static bool need(struct walk *w, int from, bool patch)
 {
 	const struct ir_node *a = &w->p->nodes[from];
-	if (a->seq <= w->done[a->queue])
+	if (patch && a->seq <= w->en_done[a->queue])
 		return false;
+	if (a->seq <= w->done[a->queue])
+		return patch; /* waited for, but not before an enable yet */
 	if (w->waits[a->queue] < 0 || w->p->nodes[w->waits[a->queue]].seq < a->seq)
 		w->waits[a->queue] = from;
 	return true;
@@ -105,6 +113,8 @@ static int append_enable(struct walk *w, int target_queue, enum ir_role role)
 	struct ir_node *n = ir_append(p, w->lane, PRISM_OP_SEND_ENABLE, role);
 	if (!n)
 		return -1;
+	if (target_queue == w->lane) /* what it enables runs after the waits */
+		memcpy(w->en_done, w->done, p->n_queues * sizeof(*w->done));
 	p->queues[w->lane].n--;
 	n->we_obj = ir_v(IR_V_QPN, target_queue, 0);
 	n->what = target_queue == w->lane ? "barrier enable" : "enable response";
@@ -119,7 +129,7 @@ static void collect(struct walk *w, int id, bool *need_enable)
 		const struct ir_patch *pt = &p->patches[i];
 		if (pt->target != id || pt->writer == IR_RECV)
 			continue;
-		if (need(w, pt->writer))
+		if (need(w, pt->writer, true))
 			*need_enable = true;
 	}
 	for (unsigned i = 0; i < p->n_deps; i++) {
@@ -136,7 +146,7 @@ static void collect(struct walk *w, int id, bool *need_enable)
 				p->nodes[id].fence = PRISM_FENCE_SMALL_AND_FENCE;
 			continue;
 		}
-		need(w, from);
+		need(w, from, false);
 	}
 }
 
@@ -167,19 +177,38 @@ static int conn_barrier(struct walk *w, unsigned *ci, int anchor)
 	return 0;
 }
 
+/* Every halting queue whose exits lead (through continuations) to `lane`. */
+static void mark_loops_before(const struct ir_prog *p, int lane, int *done)
+{
+	for (unsigned i = 0; i < p->n_queues; i++) {
+		if (!p->queues[i].halts)
+			continue;
+		int q = (int)i;
+		for (unsigned hops = 0; hops < p->n_queues && p->queues[q].halts; hops++) {
+			q = p->queues[q].cont;
+			if (q == lane) {
+				done[i] = INT32_MAX;
+				break;
+			}
+		}
+	}
+}
+
 static int schedule_lane(struct ir_prog *p, int lane, int *done, int *waits, int *first_end)
 {
 	struct ir_queue *q = &p->queues[lane];
 	unsigned n = q->n;
 	int *orig = malloc((n + 1) * sizeof(int));
+	int *en_done = malloc(p->n_queues * sizeof(int));
 	/* worst case: every node gets one WAIT per queue, an enable, plus conn
 	 * barriers */
 	size_t cap =
 	    (size_t)(n + 1) * (p->n_queues + 3) + p->queues[p->q_conn].n * (p->n_queues + 2) + 8;
 	int *out = malloc(cap * sizeof(int));
-	if (!orig || !out) {
+	if (!orig || !out || !en_done) {
 		free(orig);
 		free(out);
+		free(en_done);
 		p->oom = true;
 		return -1;
 	}
@@ -190,6 +219,7 @@ static int schedule_lane(struct ir_prog *p, int lane, int *done, int *waits, int
 	struct walk w = {.p = p,
 	                 .done = done,
 	                 .waits = waits,
+	                 .en_done = en_done,
 	                 .lane = lane,
 	                 .out = out,
 	                 .last_en = -1,
@@ -202,11 +232,11 @@ static int schedule_lane(struct ir_prog *p, int lane, int *done, int *waits, int
 	/* the entry barrier waited for the RECV: RECV patches are satisfied.  A
 	 * continuation queue runs after a loop exit, which waited for its own
 	 * iteration; writers in iterations after the exit never run, so the
-	 * halting queue counts as complete. */
+	 * halting queue counts as complete, and so do the queues whose loops led
+	 * to it (not a loop of another `parallel` lane: it may still run). */
 	if (q->no_entry)
-		for (unsigned i = 0; i < p->n_queues; i++)
-			if (p->queues[i].halts)
-				done[i] = INT32_MAX;
+		mark_loops_before(p, lane, done);
+	memcpy(en_done, done, p->n_queues * sizeof(*done));
 	bool lane0 = lane == p->q_main;
 	unsigned ci = 0;
 	int rc = 0;
@@ -255,6 +285,7 @@ static int schedule_lane(struct ir_prog *p, int lane, int *done, int *waits, int
 			else
 				w.first_en_target = id;
 			w.last_en = id;
+			memcpy(en_done, done, p->n_queues * sizeof(*done));
 		}
 	}
 	if (rc == 0) {
@@ -272,6 +303,7 @@ static int schedule_lane(struct ir_prog *p, int lane, int *done, int *waits, int
 		free(out);
 	}
 	free(orig);
+	free(en_done);
 	return rc;
 }
 
@@ -287,10 +319,13 @@ int sched_barriers(struct ir_prog *p)
 		p->oom = true;
 		return -1;
 	}
-	/* conn data nodes get seq numbers too (their WAITs compare them) */
+	/* every data node gets its seq number (its position before barriers
+	 * go in) up front: a WAIT in one lane compares nodes of lanes not
+	 * scheduled yet (the join, a guard of a response in lane 1) */
 	struct ir_queue *cq = &p->queues[p->q_conn];
-	for (unsigned i = 0; i < cq->n; i++)
-		p->nodes[cq->nodes[i]].seq = (int)i;
+	for (unsigned q = 0; q < p->n_queues; q++)
+		for (unsigned i = 0; i < p->queues[q].n; i++)
+			p->nodes[p->queues[q].nodes[i]].seq = (int)i;
 	p->barriers = 0;
 	int rc = 0;
 	unsigned nq = p->n_queues;

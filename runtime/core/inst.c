@@ -294,17 +294,33 @@ static bool lap_cq(const struct chainobj *o, uint32_t c)
 	return false;
 }
 
-/* Advance the bases by the per-invocation amounts or by exit @e's. */
-static void advance(struct core_inst *in, const struct chainobj_exit *e)
+/* Advance the bases by the per-invocation amounts or by exit @e's.  @also:
+ * further exits taken in the same invocation (loops of other queues, e.g.
+ * one per `parallel` lane): each sets its own halting queue's SQ and CQ. */
+static void advance(struct core_inst *in, const struct chainobj_exit *e,
+		    const struct chainobj_exit *const *also, uint32_t n_also)
 {
 	const struct chainobj *o = in->prog->obj;
+	uint64_t sq[CHAINOBJ_MAX_QUEUES], cq[CHAINOBJ_MAX_QUEUES];
 
-	for (uint32_t q = 0; q < o->n_queues; q++) {
-		in->base.sq[q] += e ? e->sq_advance[q] : o->queues[q].sq_per_invocation;
+	for (uint32_t q = 0; q < o->n_queues && q < CHAINOBJ_MAX_QUEUES; q++) {
+		sq[q] = e ? e->sq_advance[q] : o->queues[q].sq_per_invocation;
 		in->base.rq[q] += e ? e->rq_advance[q] : o->queues[q].rq_per_invocation;
 	}
-	for (uint32_t c = 0; c < o->n_cqs; c++)
-		in->base.cq[c] += e ? e->cq_advance[c] : o->cqs[c].per_invocation;
+	for (uint32_t c = 0; c < o->n_cqs && c < CHAINOBJ_MAX_QUEUES; c++)
+		cq[c] = e ? e->cq_advance[c] : o->cqs[c].per_invocation;
+	for (uint32_t k = 0; k < n_also; k++) {
+		const struct chainobj_exit *x = also[k];
+		uint32_t c = o->queues[x->queue].send_cq;
+
+		sq[x->queue] = x->sq_advance[x->queue];
+		if (c < o->n_cqs && c < CHAINOBJ_MAX_QUEUES)
+			cq[c] = x->cq_advance[c];
+	}
+	for (uint32_t q = 0; q < o->n_queues && q < CHAINOBJ_MAX_QUEUES; q++)
+		in->base.sq[q] += sq[q];
+	for (uint32_t c = 0; c < o->n_cqs && c < CHAINOBJ_MAX_QUEUES; c++)
+		in->base.cq[c] += cq[c];
 }
 
 /* Post the next invocation window (number in->posted) and advance. */
@@ -320,7 +336,7 @@ static void post_next(struct core_inst *in)
 			in->lap_start[q] = (uint32_t)chainobj_get_uint(lap_counter(in, q), 4,
 								       CHAINOBJ_ORDER_BIG);
 	if (!o->n_exits && !in->laps)
-		advance(in, NULL); /* bases of the next window, known in advance */
+		advance(in, NULL, NULL, 0); /* bases of the next window, known in advance */
 }
 
 /* Write the producer counters into the doorbell records and ring. */
@@ -557,11 +573,12 @@ static int poll_cq(struct core_inst *in, uint32_t c)
  * per-invocation advances).  Neither completion counts nor the last
  * completion can tell the last exit from the fall-through.
  */
-static const struct chainobj_exit *taken_exit(const struct core_inst *in)
+static const struct chainobj_exit *taken_exit(const struct core_inst *in, uint32_t from,
+					       uint32_t *at)
 {
 	const struct chainobj *o = in->prog->obj;
 
-	for (uint32_t e = 0; e < o->n_exits; e++) {
+	for (uint32_t e = from; e < o->n_exits; e++) {
 		const struct chainobj_exit *x = &o->exits[e];
 		const struct chainobj_queue *qu = &o->queues[x->queue];
 		const struct chainobj_wqe *t = &qu->sq[x->enable];
@@ -575,8 +592,10 @@ static const struct chainobj_exit *taken_exit(const struct core_inst *in)
 		       t->len);
 		if (prism_wqe_decode(bytes, t->len, &w, NULL) < 0 || !w.has_wait_en)
 			continue;
-		if ((w.wait_en.obj_num & 0xffffffu) != in->qps[x->queue].info.qpn)
+		if ((w.wait_en.obj_num & 0xffffffu) != in->qps[x->queue].info.qpn) {
+			*at = e;
 			return x;
+		}
 	}
 	return NULL;
 }
@@ -606,7 +625,16 @@ int core_inst_poll(struct core_inst *in)
 		return (int)(done - before);
 	}
 	if (o->n_exits || in->laps) { /* depth 1: exactly one invocation finished */
-		const struct chainobj_exit *x = taken_exit(in);
+		uint32_t at = 0, n_also = 0;
+		const struct chainobj_exit *x = taken_exit(in, 0, &at);
+		/* one exit per loop at most; loops in other queues (parallel
+		 * lanes, loops one after another) may each have taken one */
+		const struct chainobj_exit *also[CHAINOBJ_MAX_QUEUES];
+		for (const struct chainobj_exit *y = x; y && n_also < CHAINOBJ_MAX_QUEUES;) {
+			y = taken_exit(in, at + 1, &at);
+			if (y)
+				also[n_also++] = y;
+		}
 		char deltas[160] = "";
 
 		for (uint32_t c = 0, n = 0; c < o->n_cqs && n < sizeof(deltas) - 12; c++)
@@ -620,7 +648,7 @@ int core_inst_poll(struct core_inst *in)
 			in->error = err;
 			return err;
 		}
-		advance(in, x);
+		advance(in, x, also, n_also);
 		for (uint32_t c = 0; c < o->n_cqs; c++)
 			in->inv_start[c] = in->cqs[c].consumed;
 	}
