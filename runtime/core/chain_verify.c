@@ -310,46 +310,13 @@ static bool ordered_after(const struct vctx *v, const struct enable *en, uint32_
  * on its control word turns into the swap word's opcode (RedN Fig. 4). */
 static struct prism_wqe armed_view(const struct vctx *v, uint32_t q, uint32_t i)
 {
-	const struct chainobj *o = v->o;
 	struct prism_wqe w = v->d[q][i].w;
 	if (w.ctrl.opcode != PRISM_OP_NOP || w.ctrl.ds <= 1)
 		return w;
-	for (uint32_t k = 0; k < o->n_patches; k++) {
-		const struct chainobj_patch *pt = &o->patches[k];
-		if (pt->target.queue != q || pt->target.ring != CHAINOBJ_RING_SQ ||
-		    pt->target.wqe != i || pt->target.offset != 0 ||
-		    pt->writer_ring != CHAINOBJ_RING_SQ)
-			continue;
-		const struct prism_wqe *g = &v->d[pt->writer_queue][pt->writer_wqe].w;
-		/* a plain CAS swaps the whole word; a masked one (order
-		 * comparison) arms only if its swap mask covers the opcode byte;
-		 * a 16-byte one (the wide exact guard) is big-endian: byte j of
-		 * its fields meets ctrl byte j */
-		bool wide = pt->kind == CHAINOBJ_PATCH_MASKED_CAS && g->atomic.size == 16 &&
-		            g->atomic.swap_mask_bytes[3] == 0xff;
-		if (pt->kind != CHAINOBJ_PATCH_CAS && !wide &&
-		    !(pt->kind == CHAINOBJ_PATCH_MASKED_CAS && g->atomic.size == 8 &&
-		      ((g->atomic.swap_mask >> 24) & 0xff) == 0xff))
-			continue;
-		/* the swap word is the host-endian integer of ctrl bytes 0-7:
-		 * decode the template again with the armed opcode and opmod, so
-		 * its segments (inline data, addresses) are seen as they run */
-		const struct chainobj_wqe *t = &o->queues[q].sq[i];
-		uint8_t buf[PRISM_WQE_MAX_BYTES];
-		struct prism_wqe_diag dg;
-		struct prism_wqe aw;
-		if (t->len > sizeof(buf))
-			break;
-		memcpy(buf, t->bytes, t->len);
-		buf[0] = wide ? g->atomic.swap_bytes[0] : (uint8_t)g->atomic.swap;
-		buf[3] = wide ? g->atomic.swap_bytes[3] : (uint8_t)(g->atomic.swap >> 24);
-		if (prism_wqe_decode(buf, t->len, &aw, &dg) > 0)
-			return aw;
-		w.ctrl.opcode = buf[3];
-		w.ctrl.opmod = buf[0];
-		break;
-	}
-	return w;
+	/* decoded again with the armed opcode and opmod, so its segments
+	 * (inline data, addresses) are seen as they run */
+	struct prism_wqe armed = w;
+	return chainobj_armed_decode(v->o, q, i, &armed) != 0 ? armed : w;
 }
 
 /* May client bytes fill [off, off+len) of this WQE? */

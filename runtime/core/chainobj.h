@@ -422,6 +422,15 @@ const char *chainobj_role_name(enum chainobj_role r);
 const char *chainobj_profile_name(enum chainobj_profile p);
 const char *chainobj_rearm_name(enum chainobj_rearm r);
 
+/*
+ * The armed form of guarded WQE i of queue q (a NOP its guard CAS turns into
+ * the real opcode): 1 with *out decoded from the template with the guard's
+ * opmod and opcode swapped in; -1 when the armed bytes do not decode (then
+ * only out->ctrl.opmod/opcode are set); 0 when no guard arms it.
+ */
+struct prism_wqe;
+int chainobj_armed_decode(const struct chainobj *o, uint32_t q, uint32_t i, struct prism_wqe *out);
+
 /* ---- building (compiler back end, tests) ------------------------------ */
 
 /* A new empty object (schema set, relaxed profile, CPU re-post). NULL on ENOMEM. */

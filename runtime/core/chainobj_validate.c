@@ -416,52 +416,6 @@ static const struct {
                               false},
 };
 
-/*
- * A guarded effect (RedN Fig. 4) is posted as a NOP of its real size and
- * armed by a CAS on its control word; as a patch writer it is checked in the
- * form it runs in: the template decoded again with the opmod and opcode its
- * guard swaps in (a plain CAS: the whole word; an 8-byte masked CAS whose
- * swap mask covers the opcode byte; a 16-byte one, big-endian: byte j meets
- * ctrl byte j).  The security verifier's armed view follows the same rule.
- */
-static bool armed_writer(const struct chainobj *o, uint32_t q, uint32_t i, struct prism_wqe *out)
-{
-	const struct chainobj_wqe *t = &o->queues[q].sq[i];
-	uint8_t buf[PRISM_WQE_MAX_BYTES];
-	struct prism_wqe armed;
-
-	if (t->len > sizeof(buf))
-		return false;
-	for (uint32_t k = 0; k < o->n_patches; k++) {
-		const struct chainobj_patch *pt = &o->patches[k];
-		struct prism_wqe g;
-
-		if (pt->target.ring != CHAINOBJ_RING_SQ || pt->target.queue != q ||
-		    pt->target.wqe != i || pt->target.offset != 0 ||
-		    pt->writer_ring != CHAINOBJ_RING_SQ || pt->writer_queue >= o->n_queues ||
-		    pt->writer_wqe >= o->queues[pt->writer_queue].n_sq)
-			continue;
-		const struct chainobj_wqe *gw = &o->queues[pt->writer_queue].sq[pt->writer_wqe];
-		if (prism_wqe_decode(gw->bytes, gw->len, &g, NULL) < 0 || !g.has_atomic)
-			continue;
-		bool wide = pt->kind == CHAINOBJ_PATCH_MASKED_CAS && g.atomic.size == 16 &&
-		            g.atomic.swap_mask_bytes[3] == 0xff;
-		bool word = pt->kind == CHAINOBJ_PATCH_CAS ||
-		            (pt->kind == CHAINOBJ_PATCH_MASKED_CAS && g.atomic.size == 8 &&
-		             ((g.atomic.swap_mask >> 24) & 0xff) == 0xff);
-		if (!wide && !word)
-			continue;
-		memcpy(buf, t->bytes, t->len);
-		buf[0] = wide ? g.atomic.swap_bytes[0] : (uint8_t)g.atomic.swap;
-		buf[3] = wide ? g.atomic.swap_bytes[3] : (uint8_t)(g.atomic.swap >> 24);
-		if (prism_wqe_decode(buf, t->len, &armed, NULL) > 0) {
-			*out = armed;
-			return true;
-		}
-	}
-	return false;
-}
-
 static int check_patch_sq_writer(struct vctx *v, const struct chainobj_patch *p,
                                  const struct chainobj_wqe *w)
 {
@@ -470,8 +424,12 @@ static int check_patch_sq_writer(struct vctx *v, const struct chainobj_patch *p,
 
 	if (prism_wqe_decode(w->bytes, w->len, &dec, NULL) < 0)
 		return VFAIL(v, CHAINOBJ_E_WQE, p->line, "writer does not decode");
-	if (dec.ctrl.opcode == PRISM_OP_NOP && dec.ctrl.ds > 1)
-		armed_writer(v->o, p->writer_queue, p->writer_wqe, &dec);
+	/* a guarded writer is judged in the form it runs in */
+	if (dec.ctrl.opcode == PRISM_OP_NOP && dec.ctrl.ds > 1) {
+		struct prism_wqe armed;
+		if (chainobj_armed_decode(v->o, p->writer_queue, p->writer_wqe, &armed) > 0)
+			dec = armed;
+	}
 	if (dec.ctrl.opcode != patch_rule[p->kind].op1 &&
 	    dec.ctrl.opcode != patch_rule[p->kind].op2)
 		return VFAIL(v, CHAINOBJ_E_PATCH, p->line, "a %s patch cannot be written by a %s",
