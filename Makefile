@@ -156,8 +156,9 @@ FUZZ_SECONDS    ?= 300
 TEST_BINS := $(addprefix $(O)/tests/,$(TESTS))
 
 # Run every suite of this build; tools/run-tests.sh prints cmocka's
-# summaries and a final tally, and fails if any suite failed.
-check: all $(TEST_BINS)
+# summaries and a final tally, and fails if any suite failed.  The
+# benchmarks are built too (not run), so that they cannot rot unnoticed.
+check: all $(TEST_BINS) $(addprefix $(O)/,$(BENCHES))
 	@tools/run-tests.sh "$(O)" $(TEST_BINS)
 
 deps:

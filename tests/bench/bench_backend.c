@@ -17,6 +17,7 @@
 
 #include "compiler/compile.h"
 #include "compiler/frontend.h"
+#include "tests/support/bench_stats.h"
 
 #define TARGET_LINES 10000
 #define RUNS         9
@@ -62,25 +63,6 @@ static const char body[] =
     "}\n"
     "\n";
 
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return v[n / 2];
-}
-
 int main(void)
 {
 	char *src = NULL;
@@ -100,13 +82,13 @@ int main(void)
 	fclose(f);
 	for (int r = 0; r < RUNS; r++) {
 		struct frontend_unit u;
-		double t0 = now();
+		double t0 = bench_now();
 		if (frontend_load_buffer(&u, "bench.prism", src, len, NULL) != FRONTEND_OK) {
 			diag_render(&u.diag, stderr);
 			fprintf(stderr, "bench_backend: generated program does not check\n");
 			return 1;
 		}
-		double t1 = now();
+		double t1 = bench_now();
 		wqes = 0;
 		for (const struct ast_offload *off = u.prog->offloads; off; off = off->next) {
 			struct compile_opts co = {.profile = IR_PROFILE_RELAXED,
@@ -120,12 +102,12 @@ int main(void)
 			wqes += o->summary.wr_per_invocation;
 			chainobj_free(o);
 		}
-		double t2 = now();
+		double t2 = bench_now();
 		fe_t[r] = t1 - t0;
 		full_t[r] = t2 - t0;
 		frontend_fini(&u);
 	}
-	double fe = median(fe_t, RUNS), full = median(full_t, RUNS);
+	double fe = bench_median(fe_t, RUNS), full = bench_median(full_t, RUNS);
 	printf("bench_backend: %u lines, %u offloads, %lu WQEs emitted, median of %d runs\n", lines,
 	       groups * 4, wqes, RUNS);
 	printf("  front end (baseline)   %8.2f ms\n", fe * 1e3);

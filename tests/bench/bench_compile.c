@@ -15,64 +15,44 @@
 
 #include "compiler/check.h"
 #include "compiler/parse.h"
+#include "tests/support/bench_stats.h"
 
 #define TARGET_LINES 10000
-#define RUNS 11
+#define RUNS         11
 
 static const char header[] = "const VALUE = 64;\n"
-			     "struct node { key: be64; next: *node in nodes; val: u8[VALUE]; "
-			     "len: be32; ver: le64; }\n"
-			     "region nodes: node[4096] readonly;\n"
-			     "region heap: node[1024] writable;\n"
-			     "freelist bufs: node in heap;\n";
+                             "struct node { key: be64; next: *node in nodes; val: u8[VALUE]; "
+                             "len: be32; ver: le64; }\n"
+                             "region nodes: node[4096] readonly;\n"
+                             "region heap: node[1024] writable;\n"
+                             "freelist bufs: node in heap;\n";
 
 /* One offload: 24 lines. */
 static const char body[] =
-	"offload op%u(key: be64, head: *node in nodes, h: *node in heap, v: le64) -> u8[VALUE] {\n"
-	"\tlet p = head;\n"
-	"\t// walk the list\n"
-	"\twhile (p.key != key) bound 8 {\n"
-	"\t\tp = p.next;\n"
-	"\t\tif (p.key == 0) {\n"
-	"\t\t\tbreak;\n"
-	"\t\t}\n"
-	"\t}\n"
-	"\tlet old = fetch_add(h.ver, 1);\n"
-	"\tif (cas(h.key, key, p.key)) {\n"
-	"\t\th.len = p.len;\n"
-	"\t}\n"
-	"\tcas_gt(h.ver, v, 0xffffffff00000000, 0xffffffffffffffff);\n"
-	"\tlet b = alloc(bufs);\n"
-	"\tb.key = key;\n"
-	"\tparallel {\n"
-	"\t\tif (head.key == key) { return head.val; }\n"
-	"\t} || {\n"
-	"\t\tif (p.key == key) { return p.val[.. p.len]; }\n"
-	"\t}\n"
-	"\treturn p.val;\n"
-	"}\n"
-	"\n";
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return v[n / 2];
-}
+    "offload op%u(key: be64, head: *node in nodes, h: *node in heap, v: le64) -> u8[VALUE] {\n"
+    "\tlet p = head;\n"
+    "\t// walk the list\n"
+    "\twhile (p.key != key) bound 8 {\n"
+    "\t\tp = p.next;\n"
+    "\t\tif (p.key == 0) {\n"
+    "\t\t\tbreak;\n"
+    "\t\t}\n"
+    "\t}\n"
+    "\tlet old = fetch_add(h.ver, 1);\n"
+    "\tif (cas(h.key, key, p.key)) {\n"
+    "\t\th.len = p.len;\n"
+    "\t}\n"
+    "\tcas_gt(h.ver, v, 0xffffffff00000000, 0xffffffffffffffff);\n"
+    "\tlet b = alloc(bufs);\n"
+    "\tb.key = key;\n"
+    "\tparallel {\n"
+    "\t\tif (head.key == key) { return head.val; }\n"
+    "\t} || {\n"
+    "\t\tif (p.key == key) { return p.val[.. p.len]; }\n"
+    "\t}\n"
+    "\treturn p.val;\n"
+    "}\n"
+    "\n";
 
 int main(void)
 {
@@ -93,13 +73,13 @@ int main(void)
 
 	for (int r = 0; r < RUNS; r++) {
 		struct diag_ctx d;
-		double t0 = now();
+		double t0 = bench_now();
 
 		diag_init(&d, "bench.prism", src, len);
 		struct ast_program *prog = parse_buffer(&d, "bench.prism", src, len);
-		double t1 = now();
+		double t1 = bench_now();
 		unsigned errors = prog ? check_program(&d, prog) : 1;
-		double t2 = now();
+		double t2 = bench_now();
 
 		if (!prog || d.errors || errors) {
 			diag_render(&d, stderr);
@@ -112,7 +92,8 @@ int main(void)
 		ast_program_free(prog);
 		diag_fini(&d);
 	}
-	double p = median(parse_t, RUNS), c = median(check_t, RUNS), t = median(full_t, RUNS);
+	double p = bench_median(parse_t, RUNS), c = bench_median(check_t, RUNS),
+	       t = bench_median(full_t, RUNS);
 	printf("bench_compile: %u lines, %u offloads, %zu bytes, median of %d runs\n", lines, i,
 	       len, RUNS);
 	printf("  parse           %8.2f ms  (%.0f lines/s)\n", p * 1e3, lines / p);

@@ -27,29 +27,16 @@
 #include "sim/sim.h"
 #include "tests/support/host_verbs.h"
 #include "tests/support/redn_hash_chain.h"
+#include "tests/support/bench_stats.h"
 
 #define RUNS  7
 #define CHAIN 4096 /* WQEs per run */
-
-static double now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static double clock_s(clockid_t id)
-{
-	struct timespec ts;
-	clock_gettime(id, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* CPU time of this thread: "per core" figures do not count time the OS gave
  * to other processes (deterministic mode runs everything on this thread). */
 static double cpu_now(void)
 {
-	return clock_s(CLOCK_THREAD_CPUTIME_ID);
+	return bench_clock_s(CLOCK_THREAD_CPUTIME_ID);
 }
 
 /*
@@ -59,33 +46,8 @@ static double cpu_now(void)
  */
 static double nic_cpu_now(void)
 {
-	return clock_s(CLOCK_PROCESS_CPUTIME_ID) - clock_s(CLOCK_THREAD_CPUTIME_ID);
+	return bench_clock_s(CLOCK_PROCESS_CPUTIME_ID) - bench_clock_s(CLOCK_THREAD_CPUTIME_ID);
 }
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return v[n / 2];
-}
-
-static void die(const char *what, int rc)
-{
-	fprintf(stderr, "bench_sim: %s failed (%d)\n", what, rc);
-	exit(1);
-}
-
-#define CHECK(x)                                                                                   \
-	do {                                                                                       \
-		int rc_ = (x);                                                                     \
-		if (rc_ < 0)                                                                       \
-			die(#x, rc_);                                                              \
-	} while (0)
 
 struct rig {
 	struct sim_dev *d;
@@ -101,11 +63,11 @@ struct rig {
 static void connect(struct sim_qp *x, struct sim_qp *y)
 {
 	struct sim_qp_mod m = {.state = SIM_QPS_INIT};
-	CHECK(sim_qp_modify(x, &m));
+	BENCH_CHECK(sim_qp_modify(x, &m));
 	m = (struct sim_qp_mod){.state = SIM_QPS_RTR, .peer_node = 1, .peer_qpn = sim_qp_num(y)};
-	CHECK(sim_qp_modify(x, &m));
+	BENCH_CHECK(sim_qp_modify(x, &m));
 	m = (struct sim_qp_mod){.state = SIM_QPS_RTS};
-	CHECK(sim_qp_modify(x, &m));
+	BENCH_CHECK(sim_qp_modify(x, &m));
 }
 
 static void rig_open(struct rig *g, bool threaded, const struct sim_observer *obs)
@@ -117,36 +79,36 @@ static void rig_open(struct rig *g, bool threaded, const struct sim_observer *ob
 	                         .hazard = SIM_HAZARD_FAIL,
 	                         .node = 1,
 	                         .obs = obs};
-	CHECK(sim_dev_open(&o, &g->d));
+	BENCH_CHECK(sim_dev_open(&o, &g->d));
 	struct sim_cq_attr ca = {.ncqe = 2 * CHAIN, .ignore_overrun = true};
-	CHECK(sim_cq_create(g->d, &ca, &g->cq));
-	CHECK(sim_cq_create(g->d, &ca, &g->cq_r));
+	BENCH_CHECK(sim_cq_create(g->d, &ca, &g->cq));
+	BENCH_CHECK(sim_cq_create(g->d, &ca, &g->cq_r));
 	struct sim_qp_attr qa = {.send_cq = g->cq,
 	                         .recv_cq = g->cq_r,
 	                         .sq_bbs = CHAIN,
 	                         .rq_max_sge = 1,
 	                         .flags = SIM_QP_CROSS_CHANNEL};
-	CHECK(sim_qp_create(g->d, &qa, &g->a));
+	BENCH_CHECK(sim_qp_create(g->d, &qa, &g->a));
 	qa.flags = 0;
 	qa.send_cq = g->cq_r;
 	qa.sq_bbs = 1;
-	CHECK(sim_qp_create(g->d, &qa, &g->b));
+	BENCH_CHECK(sim_qp_create(g->d, &qa, &g->b));
 	connect(g->a, g->b);
 	connect(g->b, g->a);
 	hv_qp_init(&g->ha, g->a, CHAIN, 0);
 	hv_cq_init(&g->hcq, g->cq);
 	if (posix_memalign((void **)&g->src, 4096, 64 * CHAIN) ||
 	    posix_memalign((void **)&g->dst, 4096, 64 * CHAIN))
-		die("posix_memalign", -1);
+		bench_die("posix_memalign", -1);
 	memset(g->src, 0x5a, 64 * CHAIN);
 	memset(g->dst, 0, 64 * CHAIN);
 	const unsigned all = SIM_ACCESS_LOCAL_WRITE | SIM_ACCESS_REMOTE_READ |
 	                     SIM_ACCESS_REMOTE_WRITE | SIM_ACCESS_REMOTE_ATOMIC;
-	CHECK(sim_mr_reg(g->d, g->src, 64 * CHAIN, all, &g->mr_src));
-	CHECK(sim_mr_reg(g->d, g->dst, 64 * CHAIN, all, &g->mr_dst));
+	BENCH_CHECK(sim_mr_reg(g->d, g->src, 64 * CHAIN, all, &g->mr_src));
+	BENCH_CHECK(sim_mr_reg(g->d, g->dst, 64 * CHAIN, all, &g->mr_dst));
 	g->threaded = threaded;
 	if (threaded)
-		CHECK(sim_dev_start(g->d));
+		BENCH_CHECK(sim_dev_start(g->d));
 }
 
 static void rig_close(struct rig *g)
@@ -195,7 +157,7 @@ static void post_chain(struct rig *g, uint8_t op)
 		default:
 			break;
 		}
-		CHECK(hv_post_send(&g->ha, &w, false, NULL));
+		BENCH_CHECK(hv_post_send(&g->ha, &w, false, NULL));
 	}
 }
 
@@ -206,22 +168,22 @@ static double run_chain(struct rig *g, uint8_t op, double *wall)
 	struct prism_cqe c;
 	post_chain(g, op);
 	double (*clock_fn)(void) = g->threaded ? nic_cpu_now : cpu_now;
-	double w0 = now(), t0 = clock_fn();
-	CHECK(hv_ring(&g->ha));
+	double w0 = bench_now(), t0 = clock_fn();
+	BENCH_CHECK(hv_ring(&g->ha));
 	if (g->threaded) {
 		int rc;
 		while ((rc = hv_poll(&g->hcq, &c)) == 0)
 			sched_yield();
-		CHECK(rc);
+		BENCH_CHECK(rc);
 	} else {
-		CHECK(sim_dev_run(g->d, 0));
+		BENCH_CHECK(sim_dev_run(g->d, 0));
 		if (hv_poll(&g->hcq, &c) != 1)
-			die("completion", -1);
+			bench_die("completion", -1);
 	}
 	double dt = clock_fn() - t0;
-	*wall = now() - w0;
+	*wall = bench_now() - w0;
 	if (c.opcode != PRISM_CQE_REQ)
-		die("chain completed in error", -c.syndrome);
+		bench_die("chain completed in error", -c.syndrome);
 	return dt;
 }
 
@@ -237,13 +199,13 @@ static double chain_rate(bool threaded, uint8_t op, int runs, double *wall_rate)
 		x[r] = CHAIN / run_chain(&g, op, &w);
 		wx[r] = CHAIN / w;
 	}
-	*wall_rate = median(wx, runs);
+	*wall_rate = bench_median(wx, runs);
 	struct sim_stats st;
 	sim_dev_stats(g.d, &st);
 	if (st.hazards)
-		die("hazard", -1);
+		bench_die("hazard", -1);
 	rig_close(&g);
-	return median(x, runs);
+	return bench_median(x, runs);
 }
 
 static double memcpy_rate(void)
@@ -263,21 +225,22 @@ static double memcpy_rate(void)
 static void add_idle_qps(struct sim_dev *d, unsigned n, struct sim_cq **cq, struct sim_qp ***qps)
 {
 	struct sim_cq_attr ca = {.ncqe = 64};
-	CHECK(sim_cq_create(d, &ca, cq));
+	BENCH_CHECK(sim_cq_create(d, &ca, cq));
 	*qps = calloc(n ? n : 1, sizeof(**qps));
 	if (!*qps)
-		die("calloc", -1);
+		bench_die("calloc", -1);
 	for (unsigned i = 0; i < n; i++) {
-		struct sim_qp_attr qa = {.send_cq = *cq, .recv_cq = *cq, .sq_bbs = 64, .rq_wqes = 16};
-		CHECK(sim_qp_create(d, &qa, &(*qps)[i]));
+		struct sim_qp_attr qa = {
+		    .send_cq = *cq, .recv_cq = *cq, .sq_bbs = 64, .rq_wqes = 16};
+		BENCH_CHECK(sim_qp_create(d, &qa, &(*qps)[i]));
 		struct sim_qp_mod m = {.state = SIM_QPS_INIT};
-		CHECK(sim_qp_modify((*qps)[i], &m));
+		BENCH_CHECK(sim_qp_modify((*qps)[i], &m));
 		m = (struct sim_qp_mod){.state = SIM_QPS_RTR,
 		                        .peer_node = sim_dev_node(d),
 		                        .peer_qpn = sim_qp_num((*qps)[i])};
-		CHECK(sim_qp_modify((*qps)[i], &m));
+		BENCH_CHECK(sim_qp_modify((*qps)[i], &m));
 		m = (struct sim_qp_mod){.state = SIM_QPS_RTS};
-		CHECK(sim_qp_modify((*qps)[i], &m));
+		BENCH_CHECK(sim_qp_modify((*qps)[i], &m));
 	}
 }
 
@@ -288,7 +251,7 @@ static double hash_rate_idle(bool threaded, unsigned gets, unsigned idle)
 	struct sim_dev *d;
 	struct sim_dev_opts o = {
 	    .sz = sizeof(o), .seed = 1, .fw = SIM_FW_RELAXED, .hazard = SIM_HAZARD_FAIL, .node = 1};
-	CHECK(sim_dev_open(&o, &d));
+	BENCH_CHECK(sim_dev_open(&o, &d));
 	/* doorbells: rung once per batch below, not by every post */
 	struct redn_hash_cfg cfg = {.nbuckets = 1024,
 	                            .value_len = 64,
@@ -299,23 +262,23 @@ static double hash_rate_idle(bool threaded, unsigned gets, unsigned idle)
 	struct sim_cq *idle_cq;
 	struct sim_qp **idle_qps;
 	add_idle_qps(d, idle, &idle_cq, &idle_qps);
-	CHECK(redn_hash_create(d, d, &cfg, &h));
+	BENCH_CHECK(redn_hash_create(d, d, &cfg, &h));
 	if (threaded)
-		CHECK(sim_dev_start(d));
+		BENCH_CHECK(sim_dev_start(d));
 	double (*clock_fn)(void) = threaded ? nic_cpu_now : cpu_now;
 	double t0 = clock_fn();
 	unsigned done = 0, b = 0;
 	while (done < gets) {
 		unsigned n = gets - done < 64 ? gets - done : 64;
 		for (unsigned i = 0; i < n; i++, b = (b + 37) % 1024)
-			CHECK(redn_hash_post_get(h, redn_hash_key(h, b), b, NULL));
-		CHECK(redn_hash_ring(h)); /* one doorbell per queue per batch */
+			BENCH_CHECK(redn_hash_post_get(h, redn_hash_key(h, b), b, NULL));
+		BENCH_CHECK(redn_hash_ring(h)); /* one doorbell per queue per batch */
 		if (!threaded)
-			CHECK(sim_dev_run(d, 0));
+			BENCH_CHECK(sim_dev_run(d, 0));
 		struct redn_hash_reply r;
 		for (unsigned got = 0; got < n;) {
 			int rc = redn_hash_poll_reply(h, &r);
-			CHECK(rc);
+			BENCH_CHECK(rc);
 			if (rc == 0 && threaded)
 				sched_yield();
 			got += (unsigned)rc;
@@ -328,9 +291,9 @@ static double hash_rate_idle(bool threaded, unsigned gets, unsigned idle)
 		sim_dev_stop(d);
 	redn_hash_destroy(h);
 	for (unsigned i = 0; i < idle; i++)
-		CHECK(sim_qp_destroy(idle_qps[i]));
+		BENCH_CHECK(sim_qp_destroy(idle_qps[i]));
 	free(idle_qps);
-	CHECK(sim_cq_destroy(idle_cq));
+	BENCH_CHECK(sim_cq_destroy(idle_cq));
 	sim_dev_close(d);
 	return gets / dt;
 }
@@ -402,23 +365,23 @@ static double fig_chain_us(enum sim_order mode, uint8_t op, unsigned n)
 		struct sim_qp *m, *mr;
 		struct sim_cq *cqm;
 		struct sim_cq_attr ca = {.ncqe = 64, .ignore_overrun = true};
-		CHECK(sim_cq_create(g.d, &ca, &cqm));
+		BENCH_CHECK(sim_cq_create(g.d, &ca, &cqm));
 		struct sim_qp_attr qa = {.send_cq = cqm,
 		                         .recv_cq = g.cq_r,
 		                         .sq_bbs = 64,
 		                         .rq_max_sge = 1,
 		                         .flags = SIM_QP_CROSS_CHANNEL | SIM_QP_MANAGED_SEND};
-		CHECK(sim_qp_create(g.d, &qa, &m));
+		BENCH_CHECK(sim_qp_create(g.d, &qa, &m));
 		qa.flags = 0;
 		qa.sq_bbs = 1;
-		CHECK(sim_qp_create(g.d, &qa, &mr));
+		BENCH_CHECK(sim_qp_create(g.d, &qa, &mr));
 		connect(m, mr);
 		connect(mr, m);
 		struct hv_qp hm;
 		hv_qp_init(&hm, m, 64, 0);
 		for (unsigned i = 0; i < n; i++) {
 			hv_wqe(&w, PRISM_OP_NOP, true);
-			CHECK(hv_post_send(&hm, &w, false, NULL));
+			BENCH_CHECK(hv_post_send(&hm, &w, false, NULL));
 		}
 		cc.cqn = sim_cq_num(cqm);
 		for (unsigned i = 0; i < n; i++) {
@@ -426,15 +389,15 @@ static double fig_chain_us(enum sim_order mode, uint8_t op, unsigned n)
 				hv_wqe(&w, PRISM_OP_CQE_WAIT, false);
 				w.wait_en.index = i;
 				w.wait_en.obj_num = sim_cq_num(cqm);
-				CHECK(hv_post_send(&g.ha, &w, false, NULL));
+				BENCH_CHECK(hv_post_send(&g.ha, &w, false, NULL));
 			}
 			hv_wqe(&w, PRISM_OP_SEND_ENABLE, false);
 			w.wait_en.index = i + 1;
 			w.wait_en.obj_num = sim_qp_num(m);
-			CHECK(hv_post_send(&g.ha, &w, false, NULL));
+			BENCH_CHECK(hv_post_send(&g.ha, &w, false, NULL));
 		}
-		CHECK(hv_ring(&g.ha));
-		CHECK(sim_dev_run(g.d, 0));
+		BENCH_CHECK(hv_ring(&g.ha));
+		BENCH_CHECK(sim_dev_run(g.d, 0));
 		sim_qp_destroy(m);
 		sim_qp_destroy(mr);
 		sim_cq_destroy(cqm);
@@ -444,7 +407,7 @@ static double fig_chain_us(enum sim_order mode, uint8_t op, unsigned n)
 				hv_wqe(&w, PRISM_OP_CQE_WAIT, false);
 				w.wait_en.index = i;
 				w.wait_en.obj_num = sim_cq_num(g.cq);
-				CHECK(hv_post_send(&g.ha, &w, false, NULL));
+				BENCH_CHECK(hv_post_send(&g.ha, &w, false, NULL));
 			}
 			hv_wqe(&w, op, true);
 			if (op != PRISM_OP_NOP) {
@@ -457,14 +420,14 @@ static double fig_chain_us(enum sim_order mode, uint8_t op, unsigned n)
 				                              .lkey = sim_mr_lkey(g.mr_src),
 				                              .addr = (uint64_t)(uintptr_t)g.src};
 			}
-			CHECK(hv_post_send(&g.ha, &w, false, NULL));
+			BENCH_CHECK(hv_post_send(&g.ha, &w, false, NULL));
 		}
-		CHECK(hv_ring(&g.ha));
-		CHECK(sim_dev_run(g.d, 0));
+		BENCH_CHECK(hv_ring(&g.ha));
+		BENCH_CHECK(sim_dev_run(g.d, 0));
 	}
 	rig_close(&g);
 	if (cc.seen < cc.want)
-		die("virtual chain did not complete", -1);
+		bench_die("virtual chain did not complete", -1);
 	return (double)cc.at / 1e6;
 }
 
@@ -484,25 +447,25 @@ static double if_rate_mops(unsigned k)
 	rig_open(&g, false, &obs); /* g.a is C; its peer g.b serves the verbs */
 	struct sim_cq *cqw, *cqq;
 	struct sim_cq_attr ca = {.ncqe = 1024, .ignore_overrun = true};
-	CHECK(sim_cq_create(g.d, &ca, &cqw));
-	CHECK(sim_cq_create(g.d, &ca, &cqq));
+	BENCH_CHECK(sim_cq_create(g.d, &ca, &cqw));
+	BENCH_CHECK(sim_cq_create(g.d, &ca, &cqq));
 	struct sim_qp *w, *q, *peer;
 	struct sim_qp_attr qa = {.send_cq = cqw,
 	                         .recv_cq = g.cq_r,
 	                         .sq_bbs = 1024,
 	                         .rq_max_sge = 1,
 	                         .flags = SIM_QP_CROSS_CHANNEL | SIM_QP_MANAGED_SEND};
-	CHECK(sim_qp_create(g.d, &qa, &w));
+	BENCH_CHECK(sim_qp_create(g.d, &qa, &w));
 	qa.send_cq = cqq;
-	CHECK(sim_qp_create(g.d, &qa, &q));
+	BENCH_CHECK(sim_qp_create(g.d, &qa, &q));
 	qa.flags = 0;
 	qa.sq_bbs = 1;
-	CHECK(sim_qp_create(g.d, &qa, &peer));
+	BENCH_CHECK(sim_qp_create(g.d, &qa, &peer));
 	connect(w, peer);
 	connect(q, peer);
 	connect(peer, w);
 	struct sim_mr *mr_q;
-	CHECK(sim_mr_reg(
+	BENCH_CHECK(sim_mr_reg(
 	    g.d, sim_qp_buf(q), sim_qp_buf_len(q),
 	    SIM_ACCESS_LOCAL_WRITE | SIM_ACCESS_REMOTE_ATOMIC | SIM_ACCESS_REMOTE_WRITE, &mr_q));
 	struct hv_qp hw, hq;
@@ -519,7 +482,7 @@ static double if_rate_mops(unsigned k)
 		                              .lkey = sim_mr_lkey(g.mr_src),
 		                              .addr = (uint64_t)(uintptr_t)g.src};
 		uint8_t *r;
-		CHECK(hv_post_send(&hq, &x, false, &r));
+		BENCH_CHECK(hv_post_send(&hq, &x, false, &r));
 		struct prism_ctrl_seg wr, nop;
 		prism_ctrl_seg_unpack(r, &wr);
 		nop = wr;
@@ -542,7 +505,7 @@ static double if_rate_mops(unsigned k)
 		x.sge[0] = (struct prism_sge){.byte_count = 8,
 		                              .lkey = sim_mr_lkey(g.mr_dst),
 		                              .addr = (uint64_t)(uintptr_t)g.dst};
-		CHECK(hv_post_send(&hw, &x, false, NULL));
+		BENCH_CHECK(hv_post_send(&hw, &x, false, NULL));
 		struct {
 			uint8_t op;
 			uint32_t index, obj;
@@ -553,11 +516,11 @@ static double if_rate_mops(unsigned k)
 			hv_wqe(&x, c3[j].op, false);
 			x.wait_en.index = c3[j].index;
 			x.wait_en.obj_num = c3[j].obj;
-			CHECK(hv_post_send(&g.ha, &x, false, NULL));
+			BENCH_CHECK(hv_post_send(&g.ha, &x, false, NULL));
 		}
 	}
-	CHECK(hv_ring(&g.ha));
-	CHECK(sim_dev_run(g.d, 0));
+	BENCH_CHECK(hv_ring(&g.ha));
+	BENCH_CHECK(sim_dev_run(g.d, 0));
 	struct sim_stats st;
 	sim_dev_stats(g.d, &st);
 	sim_mr_dereg(mr_q);
@@ -614,27 +577,27 @@ static void hash_virtual(double *lat_us, double *per_get_us)
 	struct sim_dev *s, *c;
 	struct sim_dev_opts o = {
 	    .sz = sizeof(o), .seed = 1, .fw = SIM_FW_RELAXED, .node = 1, .obs = &os};
-	CHECK(sim_dev_open(&o, &s));
+	BENCH_CHECK(sim_dev_open(&o, &s));
 	o.node = 2;
 	o.obs = &oc;
-	CHECK(sim_dev_open(&o, &c));
+	BENCH_CHECK(sim_dev_open(&o, &c));
 	struct sim_fabric *f;
-	CHECK(sim_fabric_create(&f));
-	CHECK(sim_fabric_attach(f, s));
-	CHECK(sim_fabric_attach(f, c));
+	BENCH_CHECK(sim_fabric_create(&f));
+	BENCH_CHECK(sim_fabric_attach(f, s));
+	BENCH_CHECK(sim_fabric_attach(f, c));
 	struct redn_hash_cfg cfg = {.nbuckets = 64, .value_len = 64, .max_inflight = 64, .seed = 2};
 	struct redn_hash *h;
-	CHECK(redn_hash_create(s, c, &cfg, &h));
-	CHECK(redn_hash_post_get(h, redn_hash_key(h, 1), 1, NULL));
-	CHECK(sim_fabric_run(f, 0));
+	BENCH_CHECK(redn_hash_create(s, c, &cfg, &h));
+	BENCH_CHECK(redn_hash_post_get(h, redn_hash_key(h, 1), 1, NULL));
+	BENCH_CHECK(sim_fabric_run(f, 0));
 	*lat_us = (double)(vc.reply_at - vc.send_at) / 1e6;
 	/* 64 gets back to back: virtual time per get */
 	redn_hash_drained(h);
 	struct sim_stats st0, st1;
 	sim_dev_stats(s, &st0);
 	for (unsigned i = 0; i < 64; i++)
-		CHECK(redn_hash_post_get(h, redn_hash_key(h, i), i, NULL));
-	CHECK(sim_fabric_run(f, 0));
+		BENCH_CHECK(redn_hash_post_get(h, redn_hash_key(h, i), i, NULL));
+	BENCH_CHECK(sim_fabric_run(f, 0));
 	sim_dev_stats(s, &st1);
 	*per_get_us = (double)(st1.vtime_max - st0.vtime_max) / 1e6 / 64;
 	redn_hash_destroy(h);
@@ -687,7 +650,7 @@ int main(int argc, char **argv)
 	double cp[RUNS];
 	for (int r = 0; r < RUNS; r++)
 		cp[r] = memcpy_rate();
-	double mc = median(cp, RUNS);
+	double mc = bench_median(cp, RUNS);
 	printf("  baseline memcpy of 64 B:            %8.2f M copies/s\n", mc / 1e6);
 	for (int mode = 0; mode < 2; mode++) {
 		bool threaded = mode == 1;
@@ -704,14 +667,14 @@ int main(int argc, char **argv)
 		double x[RUNS];
 		for (int r = 0; r < RUNS; r++)
 			x[r] = hash_rate(threaded, 4096);
-		double m = median(x, RUNS);
+		double m = bench_median(x, RUNS);
 		printf("  %-11s %-12s %8.3f M gets/s   (%.2f M server WQEs/s; x%.2f of NOP rate)\n",
 		       threaded ? "threaded" : "one core", "RedN get", m / 1e6,
 		       m * REDN_HASH_SERVER_WQES / 1e6, m * REDN_HASH_SERVER_WQES / nop);
 		if (!threaded) {
 			for (int r = 0; r < RUNS; r++)
 				x[r] = hash_rate_idle(false, 4096, 1000);
-			double mi = median(x, RUNS);
+			double mi = bench_median(x, RUNS);
 			printf("  %-11s %-12s %8.3f M gets/s   (1,000 other connected QPs on the "
 			       "device: x%.2f of the above)\n",
 			       "one core", "RedN get", mi / 1e6, mi / m);

@@ -31,44 +31,11 @@
 
 #include "sim/sim.h"
 #include "tests/support/redn_hash_chain.h"
+#include "tests/support/bench_stats.h"
 
 #define RUNS  5
 #define BATCH 64
 #define MAX_K 64
-
-static double clock_s(clockid_t id)
-{
-	struct timespec ts;
-
-	clock_gettime(id, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return v[n / 2];
-}
-
-static void die(const char *what, int rc)
-{
-	fprintf(stderr, "bench_sim_cores: %s failed (%d)\n", what, rc);
-	exit(1);
-}
-
-#define CHECK(x)                                                                                   \
-	do {                                                                                       \
-		int rc_ = (x);                                                                     \
-		if (rc_ < 0)                                                                       \
-			die(#x, rc_);                                                              \
-	} while (0)
 
 struct worker {
 	pthread_t th;
@@ -87,17 +54,17 @@ static void run_gets(struct sim_dev *d, struct redn_hash *h, unsigned n, unsigne
 		int rc;
 
 		for (unsigned i = 0; i < k; i++, *b = (*b + 37) % 1024)
-			CHECK(redn_hash_post_get(h, redn_hash_key(h, *b), *b, NULL));
-		CHECK(redn_hash_ring(h));
-		CHECK(sim_dev_run(d, 0));
+			BENCH_CHECK(redn_hash_post_get(h, redn_hash_key(h, *b), *b, NULL));
+		BENCH_CHECK(redn_hash_ring(h));
+		BENCH_CHECK(sim_dev_run(d, 0));
 		while ((rc = redn_hash_poll_reply(h, &r)) == 1) {
 			if (!r.value)
-				die("a get missed", -1);
+				bench_die("a get missed", -1);
 			got++;
 		}
-		CHECK(rc);
+		BENCH_CHECK(rc);
 		if (got != k)
-			die("replies", (int)got);
+			bench_die("replies", (int)got);
 		redn_hash_drained(h);
 		done += k;
 	}
@@ -121,13 +88,13 @@ static void *worker_main(void *arg)
 	unsigned b = 0;
 	double t0;
 
-	CHECK(sim_dev_open(&o, &d));
-	CHECK(redn_hash_create(d, d, &cfg, &h));
+	BENCH_CHECK(sim_dev_open(&o, &d));
+	BENCH_CHECK(redn_hash_create(d, d, &cfg, &h));
 	run_gets(d, h, 4 * BATCH, &b); /* warm: rings full, patching in place */
 	pthread_barrier_wait(w->start);
-	t0 = clock_s(CLOCK_THREAD_CPUTIME_ID);
+	t0 = bench_clock_s(CLOCK_THREAD_CPUTIME_ID);
 	run_gets(d, h, w->gets, &b);
-	w->cpu_s = clock_s(CLOCK_THREAD_CPUTIME_ID) - t0;
+	w->cpu_s = bench_clock_s(CLOCK_THREAD_CPUTIME_ID) - t0;
 	pthread_barrier_wait(w->end);
 	redn_hash_destroy(h);
 	sim_dev_close(d);
@@ -147,12 +114,12 @@ static double round_k(unsigned k, unsigned gets, double *per_cpu)
 	for (unsigned i = 0; i < k; i++) {
 		w[i] = (struct worker){.id = i, .gets = gets, .start = &start, .end = &end};
 		if (pthread_create(&w[i].th, NULL, worker_main, &w[i]))
-			die("pthread_create", -1);
+			bench_die("pthread_create", -1);
 	}
 	pthread_barrier_wait(&start);
-	t0 = clock_s(CLOCK_MONOTONIC);
+	t0 = bench_clock_s(CLOCK_MONOTONIC);
 	pthread_barrier_wait(&end);
-	t1 = clock_s(CLOCK_MONOTONIC);
+	t1 = bench_clock_s(CLOCK_MONOTONIC);
 	for (unsigned i = 0; i < k; i++) {
 		pthread_join(w[i].th, NULL);
 		sum += gets / w[i].cpu_s;
@@ -186,9 +153,9 @@ int main(int argc, char **argv)
 	printf("RedN hash gets, one device and one thread per core, %u gets per thread, %ld "
 	       "online CPUs, median of %d rounds\n",
 	       gets, ncpu, RUNS);
-	double base = median(agg[0], RUNS), cbase = median(cpu[0], RUNS);
+	double base = bench_median(agg[0], RUNS), cbase = bench_median(cpu[0], RUNS);
 	for (unsigned i = 0; i < nk; i++) {
-		double a = median(agg[i], RUNS), c = median(cpu[i], RUNS);
+		double a = bench_median(agg[i], RUNS), c = bench_median(cpu[i], RUNS);
 
 		printf("  K=%-3u wall %7.3f M gets/s (x%.2f of K=1)   CPU %7.3f M gets/CPU-s "
 		       "(x%.2f of K=1; %.3f per thread)\n",

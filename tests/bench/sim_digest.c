@@ -26,6 +26,7 @@
 #include "sim/sim.h"
 #include "tests/support/host_verbs.h"
 #include "tests/support/redn_hash_chain.h"
+#include "tests/support/bench_stats.h"
 
 #define GETS  1280
 #define BATCH 64
@@ -75,19 +76,6 @@ static void on_cost(void *ctx, const struct sim_cost_query *q, struct sim_cost *
 		sim_default_cost(NULL, q, out);
 }
 
-static void die(const char *what, int rc)
-{
-	fprintf(stderr, "sim_digest: %s failed (%d)\n", what, rc);
-	exit(1);
-}
-
-#define CHECK(x)                                                                                   \
-	do {                                                                                       \
-		int rc_ = (x);                                                                     \
-		if (rc_ < 0)                                                                       \
-			die(#x, rc_);                                                              \
-	} while (0)
-
 static void print_stats(struct sim_dev *d, const struct digest *dg, uint64_t replies)
 {
 	struct sim_stats st;
@@ -127,23 +115,23 @@ static void redn_run(uint64_t seed, enum sim_sched_policy sched, struct sim_cost
 	struct redn_hash *h;
 	unsigned b = 0;
 
-	CHECK(sim_dev_open(&o, &d));
-	CHECK(redn_hash_create(d, d, &cfg, &h));
+	BENCH_CHECK(sim_dev_open(&o, &d));
+	BENCH_CHECK(redn_hash_create(d, d, &cfg, &h));
 	for (unsigned done = 0; done < GETS; done += BATCH) {
 		struct redn_hash_reply r;
 		int rc;
 
 		/* every fifth get asks a bucket for its neighbour's key: a miss */
 		for (unsigned i = 0; i < BATCH; i++, b = (b + 37) % 256)
-			CHECK(redn_hash_post_get(h, redn_hash_key(h, b % 5 ? b : (b + 1) % 256), b,
-			                         NULL));
-		CHECK(redn_hash_ring(h));
-		CHECK(sim_dev_run(d, 0));
+			BENCH_CHECK(redn_hash_post_get(
+			    h, redn_hash_key(h, b % 5 ? b : (b + 1) % 256), b, NULL));
+		BENCH_CHECK(redn_hash_ring(h));
+		BENCH_CHECK(sim_dev_run(d, 0));
 		while ((rc = redn_hash_poll_reply(h, &r)) == 1) {
 			mix(&replies, r.req_id);
 			mix(&replies, r.value ? r.value[0] : 0xffff);
 		}
-		CHECK(rc);
+		BENCH_CHECK(rc);
 		redn_hash_drained(h);
 	}
 	printf("redn seed %llu %s %s %s:", (unsigned long long)seed,
@@ -177,29 +165,29 @@ static void verb_run(uint64_t seed, bool chaos)
 	struct hv_qp ha;
 	uint8_t *mem;
 
-	CHECK(sim_dev_open(&o, &d));
+	BENCH_CHECK(sim_dev_open(&o, &d));
 	struct sim_cq_attr ca = {.ncqe = 1024, .ignore_overrun = true};
-	CHECK(sim_cq_create(d, &ca, &cq));
-	CHECK(sim_cq_create(d, &ca, &cq2));
+	BENCH_CHECK(sim_cq_create(d, &ca, &cq));
+	BENCH_CHECK(sim_cq_create(d, &ca, &cq2));
 	struct sim_qp_attr qa = {.send_cq = cq, .recv_cq = cq2, .sq_bbs = 1024, .rq_max_sge = 1};
-	CHECK(sim_qp_create(d, &qa, &a));
+	BENCH_CHECK(sim_qp_create(d, &qa, &a));
 	qa.send_cq = cq2;
-	CHECK(sim_qp_create(d, &qa, &bq));
+	BENCH_CHECK(sim_qp_create(d, &qa, &bq));
 	struct sim_qp *pair[2][2] = {{a, bq}, {bq, a}};
 	for (int i = 0; i < 2; i++) {
 		struct sim_qp_mod m = {.state = SIM_QPS_INIT};
-		CHECK(sim_qp_modify(pair[i][0], &m));
+		BENCH_CHECK(sim_qp_modify(pair[i][0], &m));
 		m = (struct sim_qp_mod){
 		    .state = SIM_QPS_RTR, .peer_node = 1, .peer_qpn = sim_qp_num(pair[i][1])};
-		CHECK(sim_qp_modify(pair[i][0], &m));
+		BENCH_CHECK(sim_qp_modify(pair[i][0], &m));
 		m = (struct sim_qp_mod){.state = SIM_QPS_RTS};
-		CHECK(sim_qp_modify(pair[i][0], &m));
+		BENCH_CHECK(sim_qp_modify(pair[i][0], &m));
 	}
 	if (posix_memalign((void **)&mem, 4096, 2 * 256 * n))
-		die("posix_memalign", -1);
+		bench_die("posix_memalign", -1);
 	for (unsigned i = 0; i < 2 * 256 * n; i++)
 		mem[i] = (uint8_t)(i * 7);
-	CHECK(sim_mr_reg(d, mem, 2 * 256 * n, all, &mr));
+	BENCH_CHECK(sim_mr_reg(d, mem, 2 * 256 * n, all, &mr));
 	hv_qp_init(&ha, a, 1024, 0);
 	for (unsigned i = 0; i < n; i++) {
 		struct prism_wqe w;
@@ -220,10 +208,10 @@ static void verb_run(uint64_t seed, bool chaos)
 			                       .lkey = sim_mr_lkey(mr),
 			                       .addr = (uint64_t)(uintptr_t)mem + 256 * i};
 		}
-		CHECK(hv_post_send(&ha, &w, false, NULL));
+		BENCH_CHECK(hv_post_send(&ha, &w, false, NULL));
 	}
-	CHECK(hv_ring(&ha));
-	CHECK(sim_dev_run(d, 0));
+	BENCH_CHECK(hv_ring(&ha));
+	BENCH_CHECK(sim_dev_run(d, 0));
 	printf("verbs seed %llu %s:", (unsigned long long)seed, chaos ? "chaos" : "plain");
 	print_stats(d, &dg, 0);
 	sim_mr_dereg(mr);
@@ -240,7 +228,7 @@ int main(void)
 	struct sim_cost_profile cx5;
 
 	if (sim_cost_profile_builtin("cx5", &cx5, NULL) < 0)
-		die("cx5 profile", -1);
+		bench_die("cx5 profile", -1);
 	for (uint64_t seed = 1; seed <= 3; seed++) {
 		for (int s = 0; s < 2; s++) {
 			enum sim_sched_policy sched = s ? SIM_SCHED_RANDOM : SIM_SCHED_VTIME;

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "tests/net/net_peer.h"
+#include "tests/support/bench_stats.h"
 
 #define RUNS_DEFAULT  5
 #define ITERS_DEFAULT 2000
@@ -35,21 +36,6 @@
 static const uint32_t sizes[] = {64, 4096};
 
 enum cmd { CMD_TCP = 'T', CMD_SEND = 'S', CMD_QUIT = 'Q' };
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
 
 static int full_io(int fd, void *buf, size_t len, bool wr)
 {
@@ -159,11 +145,11 @@ static double run_tcp(int ctl, int port, uint32_t size, unsigned iters)
 	if (full_io(ctl, &cmd, 1, true) || full_io(ctl, &size, sizeof(size), true) ||
 	    tcp_pair(-1, port, &c, NULL))
 		return -1;
-	t0 = now();
+	t0 = bench_now();
 	for (unsigned i = 0; i < iters; i++)
 		if (full_io(c, buf, size, true) || full_io(c, buf, size, false))
 			return -1;
-	t = now() - t0;
+	t = bench_now() - t0;
 	close(c);
 	if (full_io(ctl, &ack, 1, false))
 		return -1;
@@ -185,14 +171,14 @@ static double run_send(int ctl, struct np_qp *q, uint32_t size, unsigned iters)
 	primed = true;
 	if (full_io(ctl, &ack, 1, false)) /* server's receives are posted */
 		return -1;
-	t0 = now();
+	t0 = bench_now();
 	for (unsigned i = 0; i < iters; i++) {
 		if (np_post_send(q, PRISM_OP_SEND, 0, size, 0) || np_wait(&q->scq, &e, WAIT_MS) ||
 		    e.opcode != PRISM_CQE_REQ || np_wait(&q->rcq, &e, WAIT_MS) ||
 		    e.opcode != PRISM_CQE_RESP_SEND || np_post_recv(q, 0, 65536))
 			return -1;
 	}
-	t = now() - t0;
+	t = bench_now() - t0;
 	if (full_io(ctl, &ack, 1, false))
 		return -1;
 	return iters / t;
@@ -201,20 +187,14 @@ static double run_send(int ctl, struct np_qp *q, uint32_t size, unsigned iters)
 static double run_read(struct np_qp *q, uint32_t size, unsigned iters)
 {
 	struct prism_cqe e;
-	double t0 = now();
+	double t0 = bench_now();
 
 	for (unsigned i = 0; i < iters; i++)
 		if (np_post_rdma(q, PRISM_OP_RDMA_READ, q->peer.regions[0].addr,
 		                 q->peer.regions[0].rkey, 0, size, 0) ||
 		    np_wait(&q->scq, &e, WAIT_MS) || e.opcode != PRISM_CQE_REQ)
 			return -1;
-	return iters / (now() - t0);
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_double);
-	return v[n / 2];
+	return iters / (bench_now() - t0);
 }
 
 static int client_main(int ctl, int port, int tcp_port, unsigned iters, int runs)
@@ -240,9 +220,9 @@ static int client_main(int ctl, int port, int tcp_port, unsigned iters, int runs
 				return 3;
 			}
 		}
-		mt = median(tcp, runs);
-		ms = median(snd, runs);
-		mr = median(rd, runs);
+		mt = bench_median(tcp, runs);
+		ms = bench_median(snd, runs);
+		mr = bench_median(rd, runs);
 		printf("  %5u B  plain TCP ping-pong  %9.0f RT/s  (%6.1f us)\n", size, mt,
 		       1e6 / mt);
 		printf("  %5u B  SEND/RECV ping-pong  %9.0f RT/s  (%6.1f us)  x%.2f of TCP\n", size,
