@@ -16,26 +16,26 @@
  *          s1 READ  p: f -> C[16..], next -> s1.raddr  (fenced: after s0)
  *          s2 MFA4  C.index += ring                     (C enables the next lap)
  *          s3 MCAS16 C: bytes 16.. == x ? C -> continuation  (the exit test, fenced)
- *          s4 MCAS16 C: index == lap N+1's ? C -> continuation (the bound, signaled)
- *          s5 WAIT  L.cq >= this lap's s4
- *          s6 SEND_EN L through C
- *   seg B  s7 MFA4  s5.count += 1      \  for the next lap: s5 and s6 already
- *          s8 MFA4  s6.index += ring   /  ran in this one
- *          C  SEND_EN L through the next lap's s6 (fenced: after s7, s8)
+ *          s4 MCAS16 C: index == lap N+1's ? C -> continuation (the bound test)
+ *          s5 SEND_EN L through C  (fenced: after s1..s4, C's writers)
+ *   seg B  s6 MFA4  s5.index += ring  (for the next lap: s5 already ran in this one)
+ *          C  SEND_EN L through the next lap's s5 (fenced: after s6)
  *          NOP  (padding, as many BBs as the ring needs; it runs at the
  *                start of the next lap)
  *
- * WAIT counts and SEND_EN indices are absolute and grow every lap, so they
- * are advanced on the NIC by 4-byte masked FETCH_ADDs on the big-endian
- * fields themselves (the sim and the PRM agree: operand byte j meets target
- * byte j).  Every WQE a lap rewrites is fetched only after its writers
- * completed: C by s6 (after s5 waited for s1..s4), s1/s5/s6 by the next
- * lap's C, which is fenced and comes after their writers (chain_verify's lap
- * rule checks exactly this).  The condition is tested before each lap's
- * body, N + 1 times at most (the last test after the N-th body, as a
- * `while` does); the bound test ends the loop there.  The runtime learns the
- * laps run from s6's index (the object's `recycle` entry of L) and advances
- * L's counters by laps x ring.
+ * SEND_EN indices are absolute and grow every lap, so they are advanced on
+ * the NIC by 4-byte masked FETCH_ADDs on the big-endian fields themselves
+ * (the sim and the PRM agree: operand byte j meets target byte j).  Every
+ * WQE a lap rewrites is fetched only after its writers completed, and every
+ * writer is a READ or an atomic of L, so the fence bit orders them (nic
+ * model rule 3.2, `fence-waits-for-read`) and no WAIT is needed: C by s5,
+ * fenced behind s1..s4; s1 and s5 by the next lap's C, fenced behind s1 and
+ * s6 (chain_verify's lap rule checks exactly this).  Nothing in the lap is
+ * signaled; the lap CQ only ever receives error completions.  The condition
+ * is tested before each lap's body, N + 1 times at most (the last test after
+ * the N-th body, as a `while` does); the bound test ends the loop there.
+ * The runtime learns the laps run from s5's index (the object's `recycle`
+ * entry of L) and advances L's counter by laps x ring.
  *
  * Must not: place barriers outside the lap queue (sched_barrier.c does,
  * and skips L), or compute slots (layout.c).
@@ -421,26 +421,18 @@ bool lower_recycle(struct lower_ctx *c, const struct ast_stmt *s)
 	n->fence = PRISM_FENCE_SMALL_AND_FENCE; /* after s1 landed the operand */
 	memset(n->compare_mask_bytes, 0xff, kw);
 	n = &p->nodes[s4];
-	n->signaled = true;
 	n->compare_mask_bytes[10] = 0xff; /* C's index, low 16 bits */
 	n->compare_mask_bytes[11] = 0xff;
-	struct ir_node *wt = lap_node(c, lq, PRISM_OP_CQE_WAIT, IR_ROLE_BARRIER_WAIT,
-	                              "lap: wait for the lap's writers", loop, loc);
-	if (!wt)
-		return false;
-	int s5 = wt->id;
-	wt->we_index = ir_v(IR_V_SEND_COUNT, s4, 0);
-	wt->we_obj = ir_v(IR_V_SEND_CQN, lq, 0);
 	struct ir_node *en = lap_node(c, lq, PRISM_OP_SEND_ENABLE, IR_ROLE_BARRIER_EN,
 	                              "lap: enable the exit", loop, loc);
 	if (!en)
 		return false;
-	int s6 = en->id;
+	int s5 = en->id;
+	en->fence = PRISM_FENCE_SMALL_AND_FENCE; /* after s1..s4 wrote C */
 	en->we_index = ir_v(IR_V_ENABLE_THROUGH, cnode, 0);
 	en->we_obj = ir_v(IR_V_QPN, lq, 0);
-	int s7 = count_add(c, lq, s5, 1, "lap: next lap's wait", loop, loc);
-	int s8 = count_add(c, lq, s6, 0, "lap: next lap's enable", loop, loc);
-	if (s7 < 0 || s8 < 0)
+	int s6 = count_add(c, lq, s5, 0, "lap: next lap's enable", loop, loc);
+	if (s6 < 0)
 		return false;
 	/* C, at the end of the lap */
 	struct ir_queue *q = &p->queues[lq];
@@ -458,8 +450,8 @@ bool lower_recycle(struct lower_ctx *c, const struct ast_stmt *s)
 	n->what = "lap: next lap / exit";
 	n->loop = loop;
 	n->loc = cloc;
-	n->fence = PRISM_FENCE_SMALL_AND_FENCE; /* after s7, s8 */
-	n->we_index = ir_v(IR_V_ENABLE_THROUGH, s6, 0);
+	n->fence = PRISM_FENCE_SMALL_AND_FENCE; /* after s6 */
+	n->we_index = ir_v(IR_V_ENABLE_THROUGH, s5, 0);
 	n->we_obj = ir_v(IR_V_QPN, lq, 0);
 
 	/* pad the lap to a power of two: the ring is exactly one lap */
@@ -489,12 +481,12 @@ bool lower_recycle(struct lower_ctx *c, const struct ast_stmt *s)
 		return false;
 	}
 	p->nodes[s2].swap = IR_CONST(ring);
-	p->nodes[s8].swap = IR_CONST(ring);
-	/* lap j's C (after s2) enables through base + s6's end + (j + 1) * ring;
+	p->nodes[s6].swap = IR_CONST(ring);
+	/* lap j's C (after s2) enables through base + s5's end + (j + 1) * ring;
 	 * the (bound + 1)-th lap is the last */
-	p->nodes[s4].cmp_idx = ir_v(IR_V_ENABLE_THROUGH, s6, (bound + 1) * ring);
+	p->nodes[s4].cmp_idx = ir_v(IR_V_ENABLE_THROUGH, s5, (bound + 1) * ring);
 	q = &p->queues[lq];
-	q->lap_counter = s6;
+	q->lap_counter = s5;
 	q->lap_bound = (uint32_t)bound + 1;
 
 	/* inputs, delivered once per invocation by lane 0 (or the RECV) before
@@ -519,7 +511,7 @@ bool lower_recycle(struct lower_ctx *c, const struct ast_stmt *s)
 	if (!enter)
 		return false;
 	int eid = enter->id;
-	enter->we_index = ir_v(IR_V_ENABLE_THROUGH, s6, 0);
+	enter->we_index = ir_v(IR_V_ENABLE_THROUGH, s5, 0);
 	enter->we_obj = ir_v(IR_V_QPN, lq, 0);
 	enter->what = "enter the recycled loop";
 	enter->loc = loc;

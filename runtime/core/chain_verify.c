@@ -439,6 +439,15 @@ static int lap_close(const struct vctx *v, uint32_t q)
 	return found;
 }
 
+/* Enable @en of queue L starts only after its earlier writer @w of L
+ * completed: it is fenced and @w is a READ/atomic, or a WAIT between them
+ * covers @w. */
+static bool after_writer(const struct vctx *v, uint32_t L, uint32_t en, uint32_t w)
+{
+	return (fenced(&v->d[L][en].w) && read_or_atomic(v->d[L][w].w.ctrl.opcode)) ||
+	       waited(v, L, en, L, w, false);
+}
+
 /*
  * A patch whose writer and target are both in recycled queue L runs every
  * lap, and the template order says little: the write of lap j is for the
@@ -449,8 +458,10 @@ static int lap_close(const struct vctx *v, uint32_t q)
  *     after the writer completed: C fenced behind a READ/atomic writer, or
  *     a WAIT between them covering it;
  *   - any other target: this lap's, by the in-lap SEND_EN of L that first
- *     covers it; that enable must lie between writer and target and follow
- *     a WAIT covering the writer.
+ *     covers it; that enable must lie between writer and target and start
+ *     after the writer completed: fenced behind a READ/atomic writer (nic
+ *     model rule 3.2: a fenced WQE starts after the earlier READs/atomics of
+ *     its queue), or after a WAIT covering the writer.
  */
 static int check_lap_patch(const struct vctx *v, const struct chainobj_patch *pt,
                            struct chain_verify_report *rep)
@@ -465,10 +476,7 @@ static int check_lap_patch(const struct vctx *v, const struct chainobj_patch *pt
 	const struct enable *c = &v->ens[ci];
 	uint32_t tslot = q->sq[t].slot;
 	if (tslot < c->delta) {
-		bool ok =
-		    t <= w && w < c->pos &&
-		    ((fenced(&v->d[L][c->pos].w) && read_or_atomic(v->d[L][w].w.ctrl.opcode)) ||
-		     waited(v, L, c->pos, L, w, false));
+		bool ok = t <= w && w < c->pos && after_writer(v, L, c->pos, w);
 		if (!ok)
 			return reject(
 			    rep, CHAIN_VERIFY_E_LAP,
@@ -493,10 +501,11 @@ static int check_lap_patch(const struct vctx *v, const struct chainobj_patch *pt
 			have = true;
 		}
 	}
-	if (!have || !(w < e.pos && e.pos < t) || !waited(v, L, e.pos, L, w, false))
+	if (!have || !(w < e.pos && e.pos < t) || !after_writer(v, L, e.pos, w))
 		return reject(rep, CHAIN_VERIFY_E_LAP,
 		              "queue %s wqe %u is rewritten by wqe %u in the same lap, but no "
-		              "SEND_EN between them enables it after a WAIT for the writer",
+		              "SEND_EN between them enables it after the writer completed "
+		              "(fenced behind it, or after a WAIT for it)",
 		              q->name, t, w);
 	return 0;
 }

@@ -86,13 +86,14 @@ static char *compile_err(const char *src, enum ir_profile prof)
 
 /* ---- lowering ---------------------------------------------------------------- */
 
-/* The lap: keep p, walk READ, C's count, exit test, bound test, the lap's
- * barrier, the next lap's counts, C; one NOP pads it to 16 BBs. */
+/* The lap: keep p, walk READ, C's count, exit test, bound test, the
+ * fenced enable of C (no WAIT: the fence orders it behind C's writers), the
+ * next lap's enable count, C; one NOP pads it to 16 BBs. */
 static void test_lap_golden(void **state)
 {
 	(void)state;
 	struct chainobj *o = compile_ok(walk_src(BOUND, ""), IR_PROFILE_RELAXED);
-	assert_string_equal(be_ops(o, "w0r0"), "READ READ MFA MCAS MCAS WAIT EN MFA MFA EN NOP");
+	assert_string_equal(be_ops(o, "w0r0"), "READ READ MFA MCAS MCAS EN MFA EN NOP");
 	assert_string_equal(be_ops(o, "w0"), "EN");
 	int q = be_queue(o, "w0r0");
 	assert_true(q >= 0);
@@ -102,19 +103,19 @@ static void test_lap_golden(void **state)
 	assert_int_equal(l->sq_per_invocation, 0);
 	assert_true(l->managed_send);
 	assert_int_equal(l->recycle.max_laps, BOUND + 1);
-	assert_int_equal(l->recycle.counter_wqe, 6);
+	assert_int_equal(l->recycle.counter_wqe, 5);
 	assert_int_equal(l->recycle.counter_offset, 24);
-	assert_int_equal(l->recycle.cq_per_lap, 1);
+	assert_int_equal(l->recycle.cq_per_lap, 0); /* nothing signaled */
 	assert_true(o->cqs[l->send_cq].ignore_overrun);
 	assert_int_equal(o->cqs[l->send_cq].per_invocation, 0);
 	/* the exit names C (retargeted by both tests), L advances by laps */
 	assert_int_equal(o->n_exits, 1);
 	assert_int_equal(o->exits[0].queue, (uint32_t)q);
 	assert_int_equal(o->exits[0].wqe, 3);
-	assert_int_equal(o->exits[0].enable, 9);
+	assert_int_equal(o->exits[0].enable, 7);
 	assert_int_equal(o->exits[0].sq_advance[q], 0);
-	/* per lap: 2 copies (keep p, walk), 5 atomics (three count advances,
-	 * exit and bound tests), 3 ordering (WAIT, SEND_EN, C) */
+	/* per lap: 2 copies (keep p, walk), 4 atomics (two count advances,
+	 * exit and bound tests), 2 ordering (the fenced SEND_EN, C) */
 	unsigned copy = 0, atomic = 0, order = 0, nop = 0;
 	for (uint32_t i = 0; i < l->n_sq; i++) {
 		struct prism_wqe w;
@@ -130,12 +131,20 @@ static void test_lap_golden(void **state)
 			copy++;
 	}
 	assert_int_equal(copy, 2);
-	assert_int_equal(atomic, 5);
-	assert_int_equal(order, 3);
+	assert_int_equal(atomic, 4);
+	assert_int_equal(order, 2);
 	assert_int_equal(nop, 1);
-	/* one NOP pads 12 BBs to the 16-BB ring */
-	assert_int_equal(l->sq[l->n_sq - 1].slot, 12);
-	assert_int_equal(l->sq[l->n_sq - 1].len, 4 * PRISM_WQE_BB);
+	/* one NOP pads 10 BBs to the 16-BB ring */
+	assert_int_equal(l->sq[l->n_sq - 1].slot, 10);
+	assert_int_equal(l->sq[l->n_sq - 1].len, 6 * PRISM_WQE_BB);
+	/* the in-lap enable and C are fenced; nothing in the lap is signaled */
+	for (uint32_t i = 0; i < l->n_sq; i++) {
+		struct prism_wqe w;
+		assert_true(prism_wqe_decode(l->sq[i].bytes, l->sq[i].len, &w, NULL) > 0);
+		if (i == 5 || i == 7)
+			assert_int_equal(prism_ctrl_fence(&w.ctrl), PRISM_FENCE_SMALL_AND_FENCE);
+		assert_int_equal(prism_ctrl_ce(&w.ctrl), PRISM_CE_NONE);
+	}
 	chainobj_free(o);
 }
 
@@ -324,16 +333,16 @@ static void test_verifier_lap_rules(void **state)
 	uint32_t q = (uint32_t)be_queue(o, "w0r0");
 	assert_int_equal(chain_verify(o, 0, &rep), 0);
 
-	/* C not fenced: the next lap's WAIT / SEND_EN may be fetched before
-	 * the FETCH_ADDs that advance them completed */
-	edit_wqe(o, q, 9, no_fence);
+	/* C not fenced: the next lap's walk READ / SEND_EN may be fetched
+	 * before the READ / FETCH_ADD that rewrite them completed */
+	edit_wqe(o, q, 7, no_fence);
 	expect_reject(o, CHAIN_VERIFY_E_LAP, "does not wait for (or fence behind) the writer");
 	chainobj_free(o);
 
-	/* the lap's WAIT does not cover the exit tests: C may be fetched
-	 * before they rewrote it */
+	/* the in-lap enable of C not fenced (and no WAIT before it): C may be
+	 * fetched before the walk READ and the tests rewrote it */
 	o = compile_ok(walk_src(BOUND, ""), IR_PROFILE_RELAXED);
-	reloc_at(o, q, 5, 24)->delta = 0;
+	edit_wqe(o, q, 5, no_fence);
 	expect_reject(o, CHAIN_VERIFY_E_LAP, "in the same lap, but no SEND_EN between them");
 	chainobj_free(o);
 
@@ -357,7 +366,7 @@ static void test_verifier_lap_rules(void **state)
 
 	/* the lap counter the runtime reads does not grow by a lap */
 	o = compile_ok(walk_src(BOUND, ""), IR_PROFILE_RELAXED);
-	edit_wqe(o, q, 8, add_two_rings);
+	edit_wqe(o, q, 6, add_two_rings);
 	expect_reject(o, CHAIN_VERIFY_E_LAP, "lap counter");
 	chainobj_free(o);
 
@@ -381,7 +390,7 @@ static void test_verifier_lap_rules(void **state)
 	    {2, "advances by its laps, not by an exit"},
 	    {3, "advances by its laps only"},
 	    {4, "needs schema 2"},
-	    {5, "fill 15 of the 16 ring slots"},
+	    {5, "fill 13 of the 16 ring slots"},
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		o = compile_ok(walk_src(BOUND, ""), IR_PROFILE_RELAXED);
@@ -417,6 +426,38 @@ static void test_verifier_lap_rules(void **state)
 	}
 }
 
+/* The WAIT form of the lap (WAIT for the bound test's CQE, then an unfenced
+ * SEND_EN of C; what the compiler emitted before the fenced enable, kept as
+ * a fuzz seed) is still accepted, and rejected when its WAIT does not cover
+ * C's writers. */
+#define WAIT_FORM_LAP "tests/fuzz/seeds/fuzz_chainobj/recycled_walk.chain"
+
+static void test_verifier_wait_form(void **state)
+{
+	(void)state;
+	struct chainobj *o = NULL;
+	struct chainobj_diag d;
+	struct chain_verify_report rep;
+	assert_int_equal(chainobj_read_file(WAIT_FORM_LAP, &o, &d), 0);
+	int q = be_queue(o, "w0r0");
+	assert_true(q >= 0);
+	assert_int_equal(o->queues[q].recycle.cq_per_lap, 1);
+	struct prism_wqe w;
+	const struct chainobj_wqe *t = &o->queues[q].sq[5];
+	assert_true(prism_wqe_decode(t->bytes, t->len, &w, NULL) > 0);
+	assert_int_equal(w.ctrl.opcode, PRISM_OP_CQE_WAIT);
+	t = &o->queues[q].sq[6];
+	assert_true(prism_wqe_decode(t->bytes, t->len, &w, NULL) > 0);
+	assert_int_equal(w.ctrl.opcode, PRISM_OP_SEND_ENABLE);
+	assert_int_equal(prism_ctrl_fence(&w.ctrl), PRISM_FENCE_NONE);
+	assert_int_equal(chain_verify(o, 0, &rep), 0);
+	/* the WAIT counts nothing of this lap: C may be fetched before its
+	 * writers completed */
+	reloc_at(o, (uint32_t)q, 5, 24)->delta = 0;
+	expect_reject(o, CHAIN_VERIFY_E_LAP, "in the same lap, but no SEND_EN between them");
+	chainobj_free(o);
+}
+
 /* The object round-trips through YAML (schema 2) and the loader verifies it. */
 static void test_object_round_trip(void **state)
 {
@@ -427,8 +468,8 @@ static void test_object_round_trip(void **state)
 	struct chainobj_diag d;
 	assert_int_equal(chainobj_write_mem(o, 0, &a, &la, NULL), 0);
 	assert_non_null(strstr(a, "prism-chain: 2\n"));
-	assert_non_null(strstr(a, "recycle: {max-laps: 301, counter-wqe: 6, counter-offset: 24, "
-	                          "cq-per-lap: 1}"));
+	assert_non_null(strstr(a, "recycle: {max-laps: 301, counter-wqe: 5, counter-offset: 24, "
+	                          "cq-per-lap: 0}"));
 	assert_int_equal(chainobj_read_mem(a, la, &back, &d), 0);
 	assert_int_equal(chainobj_write_mem(back, 0, &b, &lb, NULL), 0);
 	assert_int_equal(la, lb);
@@ -770,6 +811,7 @@ int main(void)
 	    cmocka_unit_test(test_walk_variants),
 	    cmocka_unit_test(test_second_loop_rejected),
 	    cmocka_unit_test(test_verifier_lap_rules),
+	    cmocka_unit_test(test_verifier_wait_form),
 	    cmocka_unit_test(test_object_round_trip),
 	    cmocka_unit_test_setup_teardown(test_walk_matches_reference, walk_setup, walk_teardown),
 	    cmocka_unit_test_setup_teardown(test_walk_cost_per_iteration, walk_setup,
