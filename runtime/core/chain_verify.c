@@ -543,7 +543,9 @@ static bool lap_adder(const struct vctx *v, uint32_t q, uint32_t t, uint32_t off
  * the ring every lap (one masked FETCH_ADD, nothing else writes its index),
  * and a 16-byte masked CAS in the lap, before C, compares C's index with
  * the value of lap `max-laps` and retargets C out of the queue then.  The
- * lap counter the runtime reads grows by the ring every lap too.
+ * lap counter the runtime reads grows every lap: by the ring (a SEND_EN
+ * index) or by `cq-per-lap`, not 0 (a WAIT count; a lap that signals
+ * nothing cannot count its laps with one).
  */
 static int check_lap_queue(const struct vctx *v, uint32_t L, struct chain_verify_report *rep)
 {
@@ -565,12 +567,12 @@ static int check_lap_queue(const struct vctx *v, uint32_t L, struct chain_verify
 		              q->name, c->pos, q->sq_slots);
 	const struct prism_wqe *cw = &v->d[L][q->recycle.counter_wqe].w;
 	uint32_t co = field_off(cw, PRISM_FIELD_WAIT_EN_INDEX), cpos = 0;
-	if (!lap_adder(v, L, q->recycle.counter_wqe, co, &add, &cpos) ||
+	if (!lap_adder(v, L, q->recycle.counter_wqe, co, &add, &cpos) || add == 0 ||
 	    (cw->ctrl.opcode == PRISM_OP_SEND_ENABLE ? add != q->sq_slots
 	                                             : add != q->recycle.cq_per_lap))
 		return reject(rep, CHAIN_VERIFY_E_LAP,
 		              "queue %s: the lap counter (wqe %u) does not grow by one lap's "
-		              "amount every lap",
+		              "amount (not 0) every lap",
 		              q->name, q->recycle.counter_wqe);
 	/* the bound test */
 	for (uint32_t k = 0; k < o->n_patches; k++) {

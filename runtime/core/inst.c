@@ -26,6 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <prism/wqe.h>
+
 #include "core/inst.h"
 
 #define INST_MAX_DEPTH 16u
@@ -225,6 +227,17 @@ static uint8_t *lap_counter(struct core_inst *in, uint32_t q)
 	       off % PRISM_WQE_BB;
 }
 
+/* How much recycled queue @qu's lap counter grows per lap: a SEND_EN index
+ * by the ring, a WAIT count by the CQEs the lap signals (the verifier
+ * rejects a counter that does not grow). */
+static uint32_t lap_growth(const struct chainobj_queue *qu)
+{
+	struct prism_ctrl_seg cs;
+
+	prism_ctrl_seg_unpack(qu->sq[qu->recycle.counter_wqe].bytes, &cs);
+	return cs.opcode == PRISM_OP_SEND_ENABLE ? qu->sq_slots : qu->recycle.cq_per_lap;
+}
+
 /*
  * After an invocation: how many laps each recycled queue ran (its counter
  * grew by the ring per lap), and their bases advanced by that many laps.
@@ -238,18 +251,19 @@ static int lap_advance(struct core_inst *in)
 
 	for (uint32_t q = 0; q < o->n_queues; q++) {
 		const struct chainobj_queue *qu = &o->queues[q];
-		uint32_t now, laps;
+		uint32_t now, laps, growth;
 
 		if (!qu->recycle.max_laps)
 			continue;
+		growth = lap_growth(qu);
 		now = (uint32_t)chainobj_get_uint(lap_counter(in, q), 4, CHAINOBJ_ORDER_BIG);
-		laps = (now - in->lap_start[q]) / qu->sq_slots;
-		if ((now - in->lap_start[q]) % qu->sq_slots || !laps ||
+		laps = growth ? (now - in->lap_start[q]) / growth : 0;
+		if (!growth || (now - in->lap_start[q]) % growth || !laps ||
 		    laps > qu->recycle.max_laps) {
 			core_warn("conn %u: program '%s': queue '%s': lap counter moved from %u to "
-				  "%u (ring %u, at most %u laps)",
-				  in->id, in->prog->name, qu->name, in->lap_start[q], now,
-				  qu->sq_slots, qu->recycle.max_laps);
+				  "%u (%u a lap, at most %u laps)",
+				  in->id, in->prog->name, qu->name, in->lap_start[q], now, growth,
+				  qu->recycle.max_laps);
 			return -PRISM_E_CONN;
 		}
 		core_dbg("conn %u: queue '%s' ran %u laps", in->id, qu->name, laps);

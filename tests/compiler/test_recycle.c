@@ -317,6 +317,11 @@ static void add_two_rings(struct prism_wqe *w)
 	w->atomic.swap = 32;
 }
 
+static void add_nothing(struct prism_wqe *w)
+{
+	w->atomic.swap = 0;
+}
+
 static void expect_reject(struct chainobj *o, enum chain_verify_err err, const char *needle)
 {
 	struct chain_verify_report rep;
@@ -451,8 +456,19 @@ static void test_verifier_wait_form(void **state)
 	assert_int_equal(w.ctrl.opcode, PRISM_OP_SEND_ENABLE);
 	assert_int_equal(prism_ctrl_fence(&w.ctrl), PRISM_FENCE_NONE);
 	assert_int_equal(chain_verify(o, 0, &rep), 0);
+	/* the WAIT's count as the lap counter: it grows by cq-per-lap */
+	o->queues[q].recycle.counter_wqe = 5;
+	assert_int_equal(chain_verify(o, 0, &rep), 0);
+	/* a WAIT count that does not grow (a lap that signals nothing) cannot
+	 * count laps */
+	o->queues[q].recycle.cq_per_lap = 0;
+	edit_wqe(o, (uint32_t)q, 7, add_nothing);
+	expect_reject(o, CHAIN_VERIFY_E_LAP, "lap counter");
+	chainobj_free(o);
+
 	/* the WAIT counts nothing of this lap: C may be fetched before its
 	 * writers completed */
+	assert_int_equal(chainobj_read_file(WAIT_FORM_LAP, &o, &d), 0);
 	reloc_at(o, (uint32_t)q, 5, 24)->delta = 0;
 	expect_reject(o, CHAIN_VERIFY_E_LAP, "in the same lap, but no SEND_EN between them");
 	chainobj_free(o);
