@@ -171,6 +171,7 @@ test:
 	@$(MAKE) --no-print-directory SAN=1 check
 	@$(MAKE) --no-print-directory fuzz-smoke
 	@$(MAKE) --no-print-directory install-check
+	@$(MAKE) --no-print-directory check-format
 	@tools/run-tests.sh --summary
 
 # make install into a temporary DESTDIR, then build and run a program
@@ -227,8 +228,10 @@ uninstall:
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
 
+# Every tracked C source and header follows .clang-format (part of `make test`).
 check-format:
-	clang-format --dry-run --Werror $$(git ls-files '*.c' '*.h')
+	@clang-format --dry-run --Werror $$(git ls-files '*.c' '*.h') && \
+		echo "check-format: OK ($$(git ls-files '*.c' '*.h' | wc -l) files follow .clang-format)"
 
 clean:
 	rm -rf build

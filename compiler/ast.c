@@ -15,27 +15,27 @@
 #include <string.h>
 
 const struct ast_scalar_info ast_scalar_table[AST_SCALAR_COUNT] = {
-#define AST_X_INFO(id, spelling, bytes, order) [AST_SCALAR_##id] = { spelling, bytes, order },
-	AST_SCALARS(AST_X_INFO)
+#define AST_X_INFO(id, spelling, bytes, order) [AST_SCALAR_##id] = {spelling, bytes, order},
+    AST_SCALARS(AST_X_INFO)
 #undef AST_X_INFO
 };
 
 const struct ast_builtin_info ast_builtin_table[AST_BUILTIN_COUNT] = {
-#define AST_X_INFO(id, spelling, min, max) [AST_BUILTIN_##id] = { spelling, min, max },
-	AST_BUILTINS(AST_X_INFO)
+#define AST_X_INFO(id, spelling, min, max) [AST_BUILTIN_##id] = {spelling, min, max},
+    AST_BUILTINS(AST_X_INFO)
 #undef AST_X_INFO
 };
 
 const char *const ast_binop_spelling[AST_BINOP_COUNT] = {
 #define AST_X_INFO(id, spelling) [AST_BINOP_##id] = spelling,
-	AST_BINOPS(AST_X_INFO)
+    AST_BINOPS(AST_X_INFO)
 #undef AST_X_INFO
 };
 
 const char *const ast_unop_spelling[AST_UNOP_COUNT] = {
-	[AST_UNOP_NEG] = "-",
-	[AST_UNOP_NOT] = "!",
-	[AST_UNOP_BITNOT] = "~",
+    [AST_UNOP_NEG] = "-",
+    [AST_UNOP_NOT] = "!",
+    [AST_UNOP_BITNOT] = "~",
 };
 
 bool ast_scalar_lookup(const char *name, size_t len, enum ast_scalar *out)
@@ -139,8 +139,7 @@ void ast_program_free(struct ast_program *prog)
 	free(prog);
 }
 
-struct ast_expr *ast_expr_new(struct ast_program *prog, enum ast_expr_kind kind,
-			      struct src_loc loc)
+struct ast_expr *ast_expr_new(struct ast_program *prog, enum ast_expr_kind kind, struct src_loc loc)
 {
 	struct ast_expr *e = ast_alloc(prog, sizeof(*e));
 
@@ -151,8 +150,7 @@ struct ast_expr *ast_expr_new(struct ast_program *prog, enum ast_expr_kind kind,
 	return e;
 }
 
-struct ast_stmt *ast_stmt_new(struct ast_program *prog, enum ast_stmt_kind kind,
-			      struct src_loc loc)
+struct ast_stmt *ast_stmt_new(struct ast_program *prog, enum ast_stmt_kind kind, struct src_loc loc)
 {
 	struct ast_stmt *s = ast_alloc(prog, sizeof(*s));
 
@@ -163,8 +161,7 @@ struct ast_stmt *ast_stmt_new(struct ast_program *prog, enum ast_stmt_kind kind,
 	return s;
 }
 
-struct ast_type *ast_type_new(struct ast_program *prog, enum ast_type_kind kind,
-			      struct src_loc loc)
+struct ast_type *ast_type_new(struct ast_program *prog, enum ast_type_kind kind, struct src_loc loc)
 {
 	struct ast_type *t = ast_alloc(prog, sizeof(*t));
 
@@ -208,7 +205,7 @@ unsigned ast_type_width(const struct ast_type *t)
 /* Append to buf at *pos, never past size (output is truncated, always
  * NUL-terminated). */
 static void put(char *buf, size_t size, size_t *pos, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5)));
 static void put(char *buf, size_t size, size_t *pos, const char *fmt, ...)
 {
 	va_list ap;

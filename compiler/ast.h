@@ -37,23 +37,23 @@ enum ast_order {
  * pointer can land in a READ's raddr as is; an le64 one needs a
  * byte-swapping scatter (DESIGN, lowering cookbook).
  */
-#define AST_SCALARS(X)                  \
-	X(U8, "u8", 1, AST_ORDER_NONE)  \
-	X(BE16, "be16", 2, AST_ORDER_BE) \
-	X(LE16, "le16", 2, AST_ORDER_LE) \
-	X(BE24, "be24", 3, AST_ORDER_BE) \
-	X(BE32, "be32", 4, AST_ORDER_BE) \
-	X(LE32, "le32", 4, AST_ORDER_LE) \
-	X(BE48, "be48", 6, AST_ORDER_BE) \
-	X(LE48, "le48", 6, AST_ORDER_LE) \
-	X(BE64, "be64", 8, AST_ORDER_BE) \
+#define AST_SCALARS(X)                                                                             \
+	X(U8, "u8", 1, AST_ORDER_NONE)                                                             \
+	X(BE16, "be16", 2, AST_ORDER_BE)                                                           \
+	X(LE16, "le16", 2, AST_ORDER_LE)                                                           \
+	X(BE24, "be24", 3, AST_ORDER_BE)                                                           \
+	X(BE32, "be32", 4, AST_ORDER_BE)                                                           \
+	X(LE32, "le32", 4, AST_ORDER_LE)                                                           \
+	X(BE48, "be48", 6, AST_ORDER_BE)                                                           \
+	X(LE48, "le48", 6, AST_ORDER_LE)                                                           \
+	X(BE64, "be64", 8, AST_ORDER_BE)                                                           \
 	X(LE64, "le64", 8, AST_ORDER_LE)
 
 enum ast_scalar {
 #define AST_X_ENUM(id, spelling, bytes, order) AST_SCALAR_##id,
 	AST_SCALARS(AST_X_ENUM)
 #undef AST_X_ENUM
-		AST_SCALAR_COUNT
+	    AST_SCALAR_COUNT
 };
 
 struct ast_scalar_info {
@@ -73,8 +73,8 @@ enum ast_type_kind {
 	AST_TYPE_SCALAR, /* a memory scalar: u8, be64, ... */
 	AST_TYPE_ARRAY,  /* elem[count] */
 	AST_TYPE_STRUCT,
-	AST_TYPE_PTR,    /* pointer into a region, stored as `scalar` */
-	AST_TYPE_NAMED,  /* parser only: a struct name not yet resolved */
+	AST_TYPE_PTR,   /* pointer into a region, stored as `scalar` */
+	AST_TYPE_NAMED, /* parser only: a struct name not yet resolved */
 };
 
 struct ast_struct;
@@ -130,7 +130,7 @@ struct ast_struct {
 	struct src_loc loc;
 	struct ast_field *fields;
 	unsigned nfields;
-	uint64_t size; /* checker */
+	uint64_t size;             /* checker */
 	bool laid_out, laying_out; /* checker: recursion guard */
 	struct ast_struct *next;
 };
@@ -140,11 +140,11 @@ struct ast_struct {
 struct ast_region {
 	const char *name;
 	struct src_loc loc;
-	struct ast_type *type;       /* NULL for the `size` form */
-	struct ast_expr *size_expr;  /* NULL for the typed form */
-	uint64_t size;               /* checker: bytes */
+	struct ast_type *type;      /* NULL for the `size` form */
+	struct ast_expr *size_expr; /* NULL for the typed form */
+	uint64_t size;              /* checker: bytes */
 	bool writable;
-	unsigned index;              /* declaration order, 0-based */
+	unsigned index; /* declaration order, 0-based */
 	struct ast_region *next;
 };
 
@@ -177,11 +177,11 @@ struct ast_param {
 struct ast_local {
 	const char *name;
 	struct src_loc loc;
-	struct ast_type *type; /* as written or inferred by the checker */
-	unsigned index;        /* 0-based within its offload */
-	uint64_t offset;       /* checker: byte offset in the scratch area */
-	uint64_t taint;        /* checker: union of taints ever assigned */
-	int lane;              /* checker: -1, or parallel lane that declared it */
+	struct ast_type *type;  /* as written or inferred by the checker */
+	unsigned index;         /* 0-based within its offload */
+	uint64_t offset;        /* checker: byte offset in the scratch area */
+	uint64_t taint;         /* checker: union of taints ever assigned */
+	int lane;               /* checker: -1, or parallel lane that declared it */
 	struct ast_local *next; /* in ast_offload.locals */
 };
 
@@ -197,18 +197,18 @@ enum ast_sym_kind {
 };
 
 /* Built-in operations: X(ID, spelling, min args, max args). */
-#define AST_BUILTINS(X)                    \
-	X(CAS, "cas", 3, 5)                \
-	X(CAS_GT, "cas_gt", 2, 4)          \
-	X(CAS_LT, "cas_lt", 2, 4)          \
-	X(FETCH_ADD, "fetch_add", 2, 2)    \
+#define AST_BUILTINS(X)                                                                            \
+	X(CAS, "cas", 3, 5)                                                                        \
+	X(CAS_GT, "cas_gt", 2, 4)                                                                  \
+	X(CAS_LT, "cas_lt", 2, 4)                                                                  \
+	X(FETCH_ADD, "fetch_add", 2, 2)                                                            \
 	X(ALLOC, "alloc", 1, 1)
 
 enum ast_builtin {
 #define AST_X_ENUM(id, spelling, min, max) AST_BUILTIN_##id,
 	AST_BUILTINS(AST_X_ENUM)
 #undef AST_X_ENUM
-		AST_BUILTIN_COUNT
+	    AST_BUILTIN_COUNT
 };
 
 struct ast_builtin_info {
@@ -218,31 +218,31 @@ struct ast_builtin_info {
 extern const struct ast_builtin_info ast_builtin_table[AST_BUILTIN_COUNT];
 
 /* Binary operators: X(ID, spelling). */
-#define AST_BINOPS(X)        \
-	X(ADD, "+")          \
-	X(SUB, "-")          \
-	X(MUL, "*")          \
-	X(DIV, "/")          \
-	X(MOD, "%")          \
-	X(AND, "&")          \
-	X(OR, "|")           \
-	X(XOR, "^")          \
-	X(SHL, "<<")         \
-	X(SHR, ">>")         \
-	X(EQ, "==")          \
-	X(NE, "!=")          \
-	X(LT, "<")           \
-	X(GT, ">")           \
-	X(LE, "<=")          \
-	X(GE, ">=")          \
-	X(LAND, "&&")        \
+#define AST_BINOPS(X)                                                                              \
+	X(ADD, "+")                                                                                \
+	X(SUB, "-")                                                                                \
+	X(MUL, "*")                                                                                \
+	X(DIV, "/")                                                                                \
+	X(MOD, "%")                                                                                \
+	X(AND, "&")                                                                                \
+	X(OR, "|")                                                                                 \
+	X(XOR, "^")                                                                                \
+	X(SHL, "<<")                                                                               \
+	X(SHR, ">>")                                                                               \
+	X(EQ, "==")                                                                                \
+	X(NE, "!=")                                                                                \
+	X(LT, "<")                                                                                 \
+	X(GT, ">")                                                                                 \
+	X(LE, "<=")                                                                                \
+	X(GE, ">=")                                                                                \
+	X(LAND, "&&")                                                                              \
 	X(LOR, "||")
 
 enum ast_binop {
 #define AST_X_ENUM(id, spelling) AST_BINOP_##id,
 	AST_BINOPS(AST_X_ENUM)
 #undef AST_X_ENUM
-		AST_BINOP_COUNT
+	    AST_BINOP_COUNT
 };
 extern const char *const ast_binop_spelling[AST_BINOP_COUNT];
 
@@ -255,9 +255,9 @@ enum ast_unop {
 extern const char *const ast_unop_spelling[AST_UNOP_COUNT];
 
 enum ast_expr_kind {
-	AST_EXPR_INT,    /* integer literal (size suffixes already applied) */
-	AST_EXPR_BOOL,   /* true / false */
-	AST_EXPR_NAME,   /* identifier */
+	AST_EXPR_INT,  /* integer literal (size suffixes already applied) */
+	AST_EXPR_BOOL, /* true / false */
+	AST_EXPR_NAME, /* identifier */
 	AST_EXPR_UNARY,
 	AST_EXPR_BINARY,
 	AST_EXPR_DEREF,  /* *p */
@@ -267,7 +267,7 @@ enum ast_expr_kind {
 	AST_EXPR_CALL,   /* builtin(args) */
 	AST_EXPR_SIZEOF, /* sizeof(type) */
 	AST_EXPR_ERROR,  /* parser: an expression already reported as wrong
-			  * (never present in a program that checked clean) */
+	                  * (never present in a program that checked clean) */
 };
 
 /* Where the value of an expression lives, for place (lvalue) expressions. */
@@ -431,11 +431,11 @@ struct ast_offload {
 	unsigned nparams;
 	struct ast_type *ret_type; /* as written, or inferred from returns; NULL = none */
 	struct ast_stmt *body;
-	uint64_t args_size;     /* checker: bytes of the argument payload */
+	uint64_t args_size;       /* checker: bytes of the argument payload */
 	struct ast_local *locals; /* checker: every `let` in the body */
 	unsigned nlocals;
-	uint64_t scratch_size;  /* checker: bytes of temporaries */
-	unsigned nloops;        /* checker */
+	uint64_t scratch_size; /* checker: bytes of temporaries */
+	unsigned nloops;       /* checker */
 	unsigned index;
 	struct ast_offload *next;
 };
@@ -491,11 +491,11 @@ char *ast_strndup(struct ast_program *prog, const char *s, size_t len);
 /* Node constructors (zeroed, kind and loc set; NULL on allocation
  * failure). */
 struct ast_expr *ast_expr_new(struct ast_program *prog, enum ast_expr_kind kind,
-			      struct src_loc loc);
+                              struct src_loc loc);
 struct ast_stmt *ast_stmt_new(struct ast_program *prog, enum ast_stmt_kind kind,
-			      struct src_loc loc);
+                              struct src_loc loc);
 struct ast_type *ast_type_new(struct ast_program *prog, enum ast_type_kind kind,
-			      struct src_loc loc);
+                              struct src_loc loc);
 
 /* Find declarations by name (NULL if none). */
 struct ast_offload *ast_find_offload(const struct ast_program *prog, const char *name);

@@ -62,19 +62,14 @@ static bool table_grow(struct check_sym **tab, size_t *cap, size_t n)
 }
 
 static const char *const sym_kind_names[] = {
-	[AST_SYM_NONE] = "name",
-	[AST_SYM_CONST] = "constant",
-	[AST_SYM_REGION] = "region",
-	[AST_SYM_STRUCT] = "struct",
-	[AST_SYM_FREELIST] = "free list",
-	[AST_SYM_OFFLOAD] = "offload",
-	[AST_SYM_PARAM] = "parameter",
-	[AST_SYM_LOCAL] = "variable",
+    [AST_SYM_NONE] = "name",       [AST_SYM_CONST] = "constant",     [AST_SYM_REGION] = "region",
+    [AST_SYM_STRUCT] = "struct",   [AST_SYM_FREELIST] = "free list", [AST_SYM_OFFLOAD] = "offload",
+    [AST_SYM_PARAM] = "parameter", [AST_SYM_LOCAL] = "variable",
 };
 
 /* Add a global; a duplicate is reported with a note at the first one. */
 static void define(struct check_ctx *c, bool is_type, const char *name, enum ast_sym_kind kind,
-		   void *node, struct src_loc loc)
+                   void *node, struct src_loc loc)
 {
 	struct check_sym **tab = is_type ? &c->types : &c->syms;
 	size_t *cap = is_type ? &c->tcap : &c->cap;
@@ -88,10 +83,10 @@ static void define(struct check_ctx *c, bool is_type, const char *name, enum ast
 	if (s->name) {
 		diag_error(c->d, loc, "redefinition of '%s'", name);
 		diag_note(c->d, s->loc, "previous definition of %s '%s' is here",
-			  sym_kind_names[s->kind], name);
+		          sym_kind_names[s->kind], name);
 		return;
 	}
-	*s = (struct check_sym){ name, kind, node, loc };
+	*s = (struct check_sym){name, kind, node, loc};
 	(*n)++;
 }
 
@@ -130,7 +125,7 @@ static void scope_push(struct check_ctx *c, const char *name, enum ast_sym_kind 
 		c->scope = ns;
 		c->scope_cap = ncap;
 	}
-	c->scope[c->nscope++] = (struct check_scope_ent){ name, kind, node };
+	c->scope[c->nscope++] = (struct check_scope_ent){name, kind, node};
 }
 
 static size_t scope_open(struct check_ctx *c)
@@ -183,7 +178,7 @@ void check_note_region(struct check_ctx *c, const struct ast_region *r)
 {
 	if (r)
 		diag_note(c->d, r->loc, "region '%s' is declared %s here", r->name,
-			  r->writable ? "writable" : "readonly");
+		          r->writable ? "writable" : "readonly");
 }
 
 static bool layout_struct(struct check_ctx *c, struct ast_struct *s);
@@ -209,7 +204,7 @@ bool check_resolve_type(struct check_ctx *c, struct ast_type *t, bool need_size)
 
 			if (g)
 				diag_error(c->d, t->loc, "'%s' is a %s, not a type", t->name,
-					   sym_kind_names[g->kind]);
+				           sym_kind_names[g->kind]);
 			else
 				diag_error(c->d, t->loc, "unknown type '%s'", t->name);
 			return false;
@@ -234,14 +229,15 @@ bool check_resolve_type(struct check_ctx *c, struct ast_type *t, bool need_size)
 			if (!check_const_value(c, t->count_expr, &n))
 				return false;
 			if (n == 0) {
-				diag_error(c->d, t->count_expr->loc, "array length must be positive");
+				diag_error(c->d, t->count_expr->loc,
+				           "array length must be positive");
 				return false;
 			}
 			t->count = n;
 		}
 		if (t->elem->size && t->count > UINT64_MAX / t->elem->size) {
 			diag_error(c->d, t->loc, "array type %s is too large",
-				   ast_type_str(t, buf, sizeof(buf)));
+			           ast_type_str(t, buf, sizeof(buf)));
 			return false;
 		}
 		t->size = t->elem->size * t->count;
@@ -254,19 +250,20 @@ bool check_resolve_type(struct check_ctx *c, struct ast_type *t, bool need_size)
 		t->size = 8;
 		if (ast_scalar_table[t->scalar].bytes != 8) {
 			diag_error(c->d, t->loc,
-				   "a pointer is stored in 8 bytes: write be64 or le64, not %s",
-				   ast_scalar_table[t->scalar].spelling);
+			           "a pointer is stored in 8 bytes: write be64 or le64, not %s",
+			           ast_scalar_table[t->scalar].spelling);
 			ok = false;
 		}
 		if (!t->region) {
 			r = t->region_name ? check_lookup_global(c, t->region_name) : NULL;
 			if (!r || r->kind != AST_SYM_REGION) {
 				if (r)
-					diag_error(c->d, t->region_loc, "'%s' is a %s, not a region",
-						   t->region_name, sym_kind_names[r->kind]);
+					diag_error(c->d, t->region_loc,
+					           "'%s' is a %s, not a region", t->region_name,
+					           sym_kind_names[r->kind]);
 				else
 					diag_error(c->d, t->region_loc, "unknown region '%s'",
-						   t->region_name ? t->region_name : "?");
+					           t->region_name ? t->region_name : "?");
 				return false;
 			}
 			t->region = r->node;
@@ -301,7 +298,7 @@ static bool layout_struct(struct check_ctx *c, struct ast_struct *s)
 		for (struct ast_field *g = s->fields; g != f; g = g->next) {
 			if (strcmp(g->name, f->name) == 0) {
 				diag_error(c->d, f->loc, "duplicate field '%s' in struct '%s'",
-					   f->name, s->name);
+				           f->name, s->name);
 				diag_note(c->d, g->loc, "previous field '%s' is here", g->name);
 				break;
 			}
@@ -355,7 +352,7 @@ static void check_region(struct check_ctx *c, struct ast_region *r)
 		if (check_const_value(c, r->size_expr, &n)) {
 			if (n == 0)
 				diag_error(c->d, r->size_expr->loc, "region '%s' has size 0",
-					   r->name);
+				           r->name);
 			r->size = n;
 		}
 	}
@@ -368,15 +365,15 @@ static void check_freelist(struct check_ctx *c, struct ast_freelist *f)
 	if (!r || r->kind != AST_SYM_REGION) {
 		if (r)
 			diag_error(c->d, f->region_loc, "'%s' is a %s, not a region",
-				   f->region_name, sym_kind_names[r->kind]);
+			           f->region_name, sym_kind_names[r->kind]);
 		else
 			diag_error(c->d, f->region_loc, "unknown region '%s'", f->region_name);
 	} else {
 		f->region = r->node;
 		if (!f->region->writable) {
 			diag_error(c->d, f->region_loc,
-				   "free list '%s' allocates from read-only region '%s'", f->name,
-				   f->region_name);
+			           "free list '%s' allocates from read-only region '%s'", f->name,
+			           f->region_name);
 			check_note_region(c, f->region);
 		}
 	}
@@ -384,10 +381,10 @@ static void check_freelist(struct check_ctx *c, struct ast_freelist *f)
 		return;
 	if (f->region && f->region->size && f->type->size > f->region->size)
 		diag_error(c->d, f->loc,
-			   "buffers of free list '%s' (%llu bytes) do not fit in region '%s' "
-			   "(%llu bytes)",
-			   f->name, (unsigned long long)f->type->size, f->region_name,
-			   (unsigned long long)f->region->size);
+		           "buffers of free list '%s' (%llu bytes) do not fit in region '%s' "
+		           "(%llu bytes)",
+		           f->name, (unsigned long long)f->type->size, f->region_name,
+		           (unsigned long long)f->region->size);
 }
 
 /* ---- Statements ---------------------------------------------------------- */
@@ -441,9 +438,9 @@ static void check_let(struct check_ctx *c, struct ast_stmt *s)
 	if (!l->type && init_t) {
 		if (init_t->kind == AST_TYPE_INT) {
 			diag_error(c->d, l->loc,
-				   "cannot infer the type of '%s' from an integer constant; "
-				   "write 'let %s: be64 = ...'",
-				   l->name, l->name);
+			           "cannot infer the type of '%s' from an integer constant; "
+			           "write 'let %s: be64 = ...'",
+			           l->name, l->name);
 			ok = false;
 		} else if (init_t->kind == AST_TYPE_VOID) {
 			diag_error(c->d, s->u.let.init->loc, "expression has no value");
@@ -471,11 +468,11 @@ static void check_let(struct check_ctx *c, struct ast_stmt *s)
 		if (e->kind == AST_SYM_PARAM) {
 			diag_error(c->d, l->loc, "'%s' hides parameter '%s'", l->name, l->name);
 			diag_note(c->d, ((struct ast_param *)e->node)->loc,
-				  "parameter '%s' is declared here", l->name);
+			          "parameter '%s' is declared here", l->name);
 		} else {
 			diag_error(c->d, l->loc, "redefinition of '%s'", l->name);
 			diag_note(c->d, ((struct ast_local *)e->node)->loc,
-				  "previous definition of '%s' is here", l->name);
+			          "previous definition of '%s' is here", l->name);
 		}
 		break;
 	}
@@ -520,11 +517,11 @@ static void note_lane_write(struct check_ctx *c, struct ast_local *l, struct src
 	w = &c->lane_writes[l->index];
 	if (w->par_id == c->par_id && w->lane != c->lane) {
 		diag_error(c->d, loc, "'%s' is assigned in lanes %u and %u of the same 'parallel'",
-			   l->name, w->lane + 1, c->lane + 1);
+		           l->name, w->lane + 1, c->lane + 1);
 		diag_note(c->d, w->loc, "lane %u assigns it here", w->lane + 1);
 		return;
 	}
-	*w = (struct check_lane_write){ c->par_id, c->lane, loc };
+	*w = (struct check_lane_write){c->par_id, c->lane, loc};
 }
 
 static void check_assign(struct check_ctx *c, struct ast_stmt *s)
@@ -542,14 +539,15 @@ static void check_assign(struct check_ctx *c, struct ast_stmt *s)
 		return;
 	case AST_PLACE_PARAM:
 		root = place_root(target);
-		diag_error(c->d, target->loc, "cannot assign to parameter '%s' (parameters are "
-					      "the client's read-only arguments)",
-			   root ? root->u.name.name : "?");
+		diag_error(c->d, target->loc,
+		           "cannot assign to parameter '%s' (parameters are "
+		           "the client's read-only arguments)",
+		           root ? root->u.name.name : "?");
 		return;
 	case AST_PLACE_MEMORY:
 		if (target->region && !target->region->writable) {
 			diag_error(c->d, target->loc, "store to read-only region '%s'",
-				   target->region->name);
+			           target->region->name);
 			check_note_region(c, target->region);
 			return;
 		}
@@ -573,13 +571,13 @@ static void check_cond(struct check_ctx *c, struct ast_expr *cond, const char *w
 		return;
 	if (t->kind != AST_TYPE_BOOL) {
 		diag_error(c->d, cond->loc,
-			   "%s condition must be a comparison or a boolean, not %s", what,
-			   check_type_name(t, buf, sizeof(buf)));
+		           "%s condition must be a comparison or a boolean, not %s", what,
+		           check_type_name(t, buf, sizeof(buf)));
 		return;
 	}
 	if (cond->is_const)
 		diag_warning(c->d, cond->loc, "%s condition is always %s", what,
-			     cond->value ? "true" : "false");
+		             cond->value ? "true" : "false");
 }
 
 static void check_while(struct check_ctx *c, struct ast_stmt *s)
@@ -588,22 +586,23 @@ static void check_while(struct check_ctx *c, struct ast_stmt *s)
 
 	check_cond(c, s->u.while_.cond, "loop");
 	if (!s->u.while_.bound_expr) {
-		diag_error(c->d, s->loc,
-			   "'while' needs an iteration bound: write 'while (cond) bound N { ... }'");
+		diag_error(
+		    c->d, s->loc,
+		    "'while' needs an iteration bound: write 'while (cond) bound N { ... }'");
 	} else if (check_const_value(c, s->u.while_.bound_expr, &bound)) {
 		if (bound == 0)
 			diag_error(c->d, s->u.while_.bound_expr->loc,
-				   "loop bound must be at least 1");
+			           "loop bound must be at least 1");
 		else if (bound > CHECK_MAX_LOOP_BOUND)
 			diag_error(c->d, s->u.while_.bound_expr->loc,
-				   "loop bound %llu exceeds the maximum of %u",
-				   (unsigned long long)bound, CHECK_MAX_LOOP_BOUND);
+			           "loop bound %llu exceeds the maximum of %u",
+			           (unsigned long long)bound, CHECK_MAX_LOOP_BOUND);
 		else
 			s->u.while_.bound = bound;
 	}
 	s->u.while_.loop_id = c->off->nloops++;
 	if (c->nloops < sizeof(c->loops) / sizeof(c->loops[0]))
-		c->loops[c->nloops] = (struct check_loop){ s, c->par_depth };
+		c->loops[c->nloops] = (struct check_loop){s, c->par_depth};
 	c->nloops++;
 	check_block(c, s->u.while_.body);
 	c->nloops--;
@@ -639,7 +638,7 @@ static void check_return(struct check_ctx *c, struct ast_stmt *s)
 	if (!v) {
 		if (o->ret_type && o->ret_type->kind != AST_TYPE_VOID)
 			diag_error(c->d, s->loc, "'return' needs a value: offload '%s' returns %s",
-				   o->name, check_type_name(o->ret_type, buf, sizeof(buf)));
+			           o->name, check_type_name(o->ret_type, buf, sizeof(buf)));
 		return;
 	}
 	t = check_expr(c, v, CHECK_USE_COPY);
@@ -651,9 +650,9 @@ static void check_return(struct check_ctx *c, struct ast_stmt *s)
 			return;
 		}
 		diag_error(c->d, v->loc,
-			   "cannot return %s: return memory, a parameter or a temporary "
-			   "(bytes for the client)",
-			   check_type_name(t, buf, sizeof(buf)));
+		           "cannot return %s: return memory, a parameter or a temporary "
+		           "(bytes for the client)",
+		           check_type_name(t, buf, sizeof(buf)));
 		return;
 	}
 	if (!o->ret_type) {
@@ -701,9 +700,8 @@ static void check_stmt(struct check_ctx *c, struct ast_stmt *s)
 		struct ast_type *t = check_expr(c, s->u.expr.expr, CHECK_USE_STMT);
 
 		if (t && s->u.expr.expr->kind != AST_EXPR_CALL)
-			diag_warning(c->d, s->u.expr.expr->loc,
-				     "expression result (%s) is unused",
-				     check_type_name(t, buf, sizeof(buf)));
+			diag_warning(c->d, s->u.expr.expr->loc, "expression result (%s) is unused",
+			             check_type_name(t, buf, sizeof(buf)));
 		break;
 	}
 	case AST_STMT_IF:
@@ -757,13 +755,12 @@ static void check_offload(struct check_ctx *c, struct ast_offload *o)
 	scope_push(c, "", AST_SYM_NONE, NULL);
 	if (o->nparams > CHECK_MAX_PARAMS)
 		diag_error(c->d, o->loc, "offload '%s' has %u parameters (at most %u)", o->name,
-			   o->nparams, CHECK_MAX_PARAMS);
+		           o->nparams, CHECK_MAX_PARAMS);
 	for (struct ast_param *p = o->params; p; p = p->next) {
 		for (struct ast_param *q = o->params; q != p; q = q->next) {
 			if (strcmp(q->name, p->name) == 0) {
 				diag_error(c->d, p->loc, "duplicate parameter '%s'", p->name);
-				diag_note(c->d, q->loc, "previous parameter '%s' is here",
-					  q->name);
+				diag_note(c->d, q->loc, "previous parameter '%s' is here", q->name);
 				break;
 			}
 		}
@@ -780,8 +777,8 @@ static void check_offload(struct check_ctx *c, struct ast_offload *o)
 		o->ret_type = NULL;
 	else if (o->ret_type && (o->ret_type->kind == AST_TYPE_PTR))
 		diag_warning(c->d, o->ret_type->loc,
-			     "offload '%s' returns a server address (%s) to the client", o->name,
-			     check_type_name(o->ret_type, buf, sizeof(buf)));
+		             "offload '%s' returns a server address (%s) to the client", o->name,
+		             check_type_name(o->ret_type, buf, sizeof(buf)));
 	check_block(c, o->body);
 	check_taint_offload(o);
 	c->off = NULL;
@@ -796,8 +793,7 @@ static void define_globals(struct check_ctx *c)
 	for (struct ast_decl *d = p->decls; d; d = d->next) {
 		switch (d->kind) {
 		case AST_DECL_CONST:
-			define(c, false, d->u.cnst->name, AST_SYM_CONST, d->u.cnst,
-			       d->u.cnst->loc);
+			define(c, false, d->u.cnst->name, AST_SYM_CONST, d->u.cnst, d->u.cnst->loc);
 			break;
 		case AST_DECL_STRUCT:
 			define(c, true, d->u.strct->name, AST_SYM_STRUCT, d->u.strct,
@@ -821,7 +817,7 @@ static void define_globals(struct check_ctx *c)
 
 unsigned check_program(struct diag_ctx *d, struct ast_program *prog)
 {
-	struct check_ctx c = { .d = d, .prog = prog };
+	struct check_ctx c = {.d = d, .prog = prog};
 	unsigned errors_before = diag_error_count(d);
 	struct src_loc none = SRC_LOC_NONE;
 

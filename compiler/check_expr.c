@@ -103,10 +103,9 @@ bool check_fold_const(struct check_ctx *c, struct ast_const *k)
 }
 
 static const char *const kind_words[] = {
-	[AST_SYM_NONE] = "name",	 [AST_SYM_CONST] = "constant",
-	[AST_SYM_REGION] = "region",	 [AST_SYM_STRUCT] = "struct",
-	[AST_SYM_FREELIST] = "free list", [AST_SYM_OFFLOAD] = "offload",
-	[AST_SYM_PARAM] = "parameter",	 [AST_SYM_LOCAL] = "variable",
+    [AST_SYM_NONE] = "name",       [AST_SYM_CONST] = "constant",     [AST_SYM_REGION] = "region",
+    [AST_SYM_STRUCT] = "struct",   [AST_SYM_FREELIST] = "free list", [AST_SYM_OFFLOAD] = "offload",
+    [AST_SYM_PARAM] = "parameter", [AST_SYM_LOCAL] = "variable",
 };
 
 static struct ast_type *check_name(struct check_ctx *c, struct ast_expr *e)
@@ -160,11 +159,11 @@ static struct ast_type *check_name(struct check_ctx *c, struct ast_expr *e)
 	}
 	case AST_SYM_FREELIST:
 		diag_error(c->d, e->loc, "free list '%s' can only be used as alloc(%s)", name,
-			   name);
+		           name);
 		return NULL;
 	default:
 		diag_error(c->d, e->loc, "'%s' is %s %s, not a value", name,
-			   g->kind == AST_SYM_OFFLOAD ? "an" : "a", kind_words[g->kind]);
+		           g->kind == AST_SYM_OFFLOAD ? "an" : "a", kind_words[g->kind]);
 		return NULL;
 	}
 }
@@ -183,7 +182,7 @@ static struct ast_type *check_sizeof(struct check_ctx *c, struct ast_expr *e)
 /* The common type of two integer operands of `op`, or NULL after an
  * error.  A constant adapts to the other side if it fits. */
 static struct ast_type *int_common(struct check_ctx *c, struct ast_expr *e, struct ast_expr *l,
-				   struct ast_expr *r, const char *op)
+                                   struct ast_expr *r, const char *op)
 {
 	struct ast_type *lt = l->type, *rt = r->type;
 	char b1[96], b2[96];
@@ -196,21 +195,21 @@ static struct ast_type *int_common(struct check_ctx *c, struct ast_expr *e, stru
 
 		if (!check_int_fits(k->value, ast_type_width(t))) {
 			diag_error(c->d, k->loc, "constant 0x%llx does not fit in %s",
-				   (unsigned long long)k->value, tname(t, b1, sizeof(b1)));
+			           (unsigned long long)k->value, tname(t, b1, sizeof(b1)));
 			return NULL;
 		}
 		return t;
 	}
 	if (lt->size != rt->size) {
 		diag_error(c->d, e->u.binary.op_loc,
-			   "operands of '%s' have different widths (%s and %s)", op,
-			   tname(lt, b1, sizeof(b1)), tname(rt, b2, sizeof(b2)));
+		           "operands of '%s' have different widths (%s and %s)", op,
+		           tname(lt, b1, sizeof(b1)), tname(rt, b2, sizeof(b2)));
 		return NULL;
 	}
 	if (ast_type_order(lt) != ast_type_order(rt)) {
 		diag_error(c->d, e->u.binary.op_loc,
-			   "operands of '%s' have different byte orders (%s and %s)", op,
-			   tname(lt, b1, sizeof(b1)), tname(rt, b2, sizeof(b2)));
+		           "operands of '%s' have different byte orders (%s and %s)", op,
+		           tname(lt, b1, sizeof(b1)), tname(rt, b2, sizeof(b2)));
 		return NULL;
 	}
 	return lt;
@@ -294,23 +293,23 @@ overflow:
 }
 
 enum binop_class {
-	BINOP_ARITH,	  /* + - & | ^ : runtime allowed */
+	BINOP_ARITH,      /* + - & | ^ : runtime allowed */
 	BINOP_CONST_ONLY, /* * / % << >> : the NIC cannot compute them */
-	BINOP_EQUALITY,	  /* == != */
-	BINOP_ORDER,	  /* < > <= >= */
-	BINOP_LOGIC,	  /* && || */
+	BINOP_EQUALITY,   /* == != */
+	BINOP_ORDER,      /* < > <= >= */
+	BINOP_LOGIC,      /* && || */
 };
 
 static const enum binop_class binop_classes[AST_BINOP_COUNT] = {
-	[AST_BINOP_ADD] = BINOP_ARITH,	     [AST_BINOP_SUB] = BINOP_ARITH,
-	[AST_BINOP_MUL] = BINOP_CONST_ONLY, [AST_BINOP_DIV] = BINOP_CONST_ONLY,
-	[AST_BINOP_MOD] = BINOP_CONST_ONLY, [AST_BINOP_AND] = BINOP_ARITH,
-	[AST_BINOP_OR] = BINOP_ARITH,	     [AST_BINOP_XOR] = BINOP_ARITH,
-	[AST_BINOP_SHL] = BINOP_CONST_ONLY, [AST_BINOP_SHR] = BINOP_CONST_ONLY,
-	[AST_BINOP_EQ] = BINOP_EQUALITY,    [AST_BINOP_NE] = BINOP_EQUALITY,
-	[AST_BINOP_LT] = BINOP_ORDER,	     [AST_BINOP_GT] = BINOP_ORDER,
-	[AST_BINOP_LE] = BINOP_ORDER,	     [AST_BINOP_GE] = BINOP_ORDER,
-	[AST_BINOP_LAND] = BINOP_LOGIC,     [AST_BINOP_LOR] = BINOP_LOGIC,
+    [AST_BINOP_ADD] = BINOP_ARITH,      [AST_BINOP_SUB] = BINOP_ARITH,
+    [AST_BINOP_MUL] = BINOP_CONST_ONLY, [AST_BINOP_DIV] = BINOP_CONST_ONLY,
+    [AST_BINOP_MOD] = BINOP_CONST_ONLY, [AST_BINOP_AND] = BINOP_ARITH,
+    [AST_BINOP_OR] = BINOP_ARITH,       [AST_BINOP_XOR] = BINOP_ARITH,
+    [AST_BINOP_SHL] = BINOP_CONST_ONLY, [AST_BINOP_SHR] = BINOP_CONST_ONLY,
+    [AST_BINOP_EQ] = BINOP_EQUALITY,    [AST_BINOP_NE] = BINOP_EQUALITY,
+    [AST_BINOP_LT] = BINOP_ORDER,       [AST_BINOP_GT] = BINOP_ORDER,
+    [AST_BINOP_LE] = BINOP_ORDER,       [AST_BINOP_GE] = BINOP_ORDER,
+    [AST_BINOP_LAND] = BINOP_LOGIC,     [AST_BINOP_LOR] = BINOP_LOGIC,
 };
 
 /* Operands of a comparison: integers of one width and byte order,
@@ -327,8 +326,8 @@ static bool comparable(struct check_ctx *c, struct ast_expr *e, const char *op, 
 	if (lt->kind == AST_TYPE_PTR && rt->kind == AST_TYPE_PTR && equality) {
 		if (lt->region != rt->region) {
 			diag_error(c->d, e->u.binary.op_loc,
-				   "comparison of pointers into different regions ('%s' and '%s')",
-				   lt->region->name, rt->region->name);
+			           "comparison of pointers into different regions ('%s' and '%s')",
+			           lt->region->name, rt->region->name);
 			return false;
 		}
 		return true;
@@ -336,7 +335,7 @@ static bool comparable(struct check_ctx *c, struct ast_expr *e, const char *op, 
 	if (is_aggregate(lt) && equality && check_types_equal(lt, rt))
 		return true;
 	diag_error(c->d, e->u.binary.op_loc, "cannot compare %s with %s using '%s'",
-		   tname(lt, b1, sizeof(b1)), tname(rt, b2, sizeof(b2)), op);
+	           tname(lt, b1, sizeof(b1)), tname(rt, b2, sizeof(b2)), op);
 	return false;
 }
 
@@ -359,7 +358,7 @@ static struct ast_type *check_binary(struct check_ctx *c, struct ast_expr *e)
 			struct ast_expr *bad = lt->kind != AST_TYPE_BOOL ? l : r;
 
 			diag_error(c->d, bad->loc, "operand of '%s' must be a boolean, not %s", sp,
-				   tname(bad->type, buf, sizeof(buf)));
+			           tname(bad->type, buf, sizeof(buf)));
 			return NULL;
 		}
 		t = c->t_bool;
@@ -377,19 +376,19 @@ static struct ast_type *check_binary(struct check_ctx *c, struct ast_expr *e)
 
 			if (bad->type->kind == AST_TYPE_PTR && binop_classes[op] == BINOP_ARITH)
 				diag_error(c->d, e->u.binary.op_loc,
-					   "pointer arithmetic is not supported; use indexing "
-					   "(p[i]) or fields (p.f)");
+				           "pointer arithmetic is not supported; use indexing "
+				           "(p[i]) or fields (p.f)");
 			else
 				diag_error(c->d, bad->loc,
-					   "operand of '%s' must be an integer, not %s", sp,
-					   tname(bad->type, buf, sizeof(buf)));
+				           "operand of '%s' must be an integer, not %s", sp,
+				           tname(bad->type, buf, sizeof(buf)));
 			return NULL;
 		}
 		if (binop_classes[op] == BINOP_CONST_ONLY && !(l->is_const && r->is_const)) {
 			diag_error(c->d, e->u.binary.op_loc,
-				   "operator '%s' needs constant operands (the NIC cannot compute "
-				   "it)",
-				   sp);
+			           "operator '%s' needs constant operands (the NIC cannot compute "
+			           "it)",
+			           sp);
 			return NULL;
 		}
 		t = int_common(c, e, l, r, sp);
@@ -403,7 +402,7 @@ static struct ast_type *check_binary(struct check_ctx *c, struct ast_expr *e)
 			return NULL;
 		if (t->kind == AST_TYPE_SCALAR && !check_int_fits(v, ast_type_width(t))) {
 			diag_error(c->d, e->u.binary.op_loc, "constant result does not fit in %s",
-				   tname(t, buf, sizeof(buf)));
+			           tname(t, buf, sizeof(buf)));
 			return NULL;
 		}
 		set_const(e, t, v);
@@ -423,7 +422,7 @@ static struct ast_type *check_unary(struct check_ctx *c, struct ast_expr *e)
 	if (e->u.unary.op == AST_UNOP_NOT) {
 		if (t->kind != AST_TYPE_BOOL) {
 			diag_error(c->d, o->loc, "operand of '!' must be a boolean, not %s",
-				   tname(t, buf, sizeof(buf)));
+			           tname(t, buf, sizeof(buf)));
 			return NULL;
 		}
 		e->type = t;
@@ -433,13 +432,13 @@ static struct ast_type *check_unary(struct check_ctx *c, struct ast_expr *e)
 	}
 	if (!is_int(t)) {
 		diag_error(c->d, o->loc, "operand of '%s' must be an integer, not %s", sp,
-			   tname(t, buf, sizeof(buf)));
+		           tname(t, buf, sizeof(buf)));
 		return NULL;
 	}
 	if (!o->is_const) {
 		diag_error(c->d, e->loc,
-			   "operator '%s' needs a constant operand (the NIC cannot compute it)",
-			   sp);
+		           "operator '%s' needs a constant operand (the NIC cannot compute it)",
+		           sp);
 		return NULL;
 	}
 	uint64_t v = e->u.unary.op == AST_UNOP_NEG ? (uint64_t)0 - o->value : ~o->value;
@@ -468,7 +467,7 @@ static struct ast_type *check_deref(struct check_ctx *c, struct ast_expr *e)
 		return NULL;
 	if (t->kind != AST_TYPE_PTR) {
 		diag_error(c->d, e->loc, "cannot dereference %s (not a pointer)",
-			   tname(t, buf, sizeof(buf)));
+		           tname(t, buf, sizeof(buf)));
 		return NULL;
 	}
 	e->place = AST_PLACE_MEMORY;
@@ -480,7 +479,7 @@ static struct ast_type *check_deref(struct check_ctx *c, struct ast_expr *e)
  * to one (auto-dereferenced: `b.key` for `(*b).key`).  Returns the
  * aggregate's type and fills place/region of `e`. */
 static struct ast_type *aggregate_base(struct check_ctx *c, struct ast_expr *e,
-				       struct ast_expr *base, bool *through_ptr)
+                                       struct ast_expr *base, bool *through_ptr)
 {
 	struct ast_type *t = base->type;
 
@@ -508,8 +507,9 @@ static struct ast_type *check_field(struct check_ctx *c, struct ast_expr *e)
 	if (!t)
 		return NULL;
 	if (t->kind != AST_TYPE_STRUCT) {
-		diag_error(c->d, e->u.field.name_loc, "cannot access field '%s' of %s (not a struct)",
-			   e->u.field.name, tname(base->type, buf, sizeof(buf)));
+		diag_error(c->d, e->u.field.name_loc,
+		           "cannot access field '%s' of %s (not a struct)", e->u.field.name,
+		           tname(base->type, buf, sizeof(buf)));
 		return NULL;
 	}
 	for (struct ast_field *f = t->strct->fields; f; f = f->next) {
@@ -519,7 +519,7 @@ static struct ast_type *check_field(struct check_ctx *c, struct ast_expr *e)
 		}
 	}
 	diag_error(c->d, e->u.field.name_loc, "no field '%s' in struct '%s'", e->u.field.name,
-		   t->strct->name);
+	           t->strct->name);
 	diag_note(c->d, t->strct->loc, "struct '%s' is declared here", t->strct->name);
 	return NULL;
 }
@@ -538,17 +538,17 @@ static struct ast_type *check_index(struct check_ctx *c, struct ast_expr *e)
 		return NULL;
 	if (t->kind != AST_TYPE_ARRAY) {
 		diag_error(c->d, e->loc, "cannot index %s (not an array)",
-			   tname(base->type, buf, sizeof(buf)));
+		           tname(base->type, buf, sizeof(buf)));
 		return NULL;
 	}
 	if (!is_int(it)) {
 		diag_error(c->d, idx->loc, "array index must be an integer, not %s",
-			   tname(it, buf, sizeof(buf)));
+		           tname(it, buf, sizeof(buf)));
 		return NULL;
 	}
 	if (idx->is_const && idx->value >= t->count) {
 		diag_error(c->d, idx->loc, "index %llu is out of bounds for %s",
-			   (unsigned long long)idx->value, tname(t, buf, sizeof(buf)));
+		           (unsigned long long)idx->value, tname(t, buf, sizeof(buf)));
 		return NULL;
 	}
 	e->u.index.stride = t->elem->size;
@@ -569,27 +569,28 @@ static struct ast_type *check_slice(struct check_ctx *c, struct ast_expr *e)
 	if (!t)
 		return NULL;
 	if (!is_aggregate(t) || e->place == AST_PLACE_NONE) {
-		diag_error(c->d, e->loc, "bounded read of %s: expected an array, a struct or a "
-					 "pointer to one",
-			   tname(base->type, buf, sizeof(buf)));
+		diag_error(c->d, e->loc,
+		           "bounded read of %s: expected an array, a struct or a "
+		           "pointer to one",
+		           tname(base->type, buf, sizeof(buf)));
 		return NULL;
 	}
 	if (!is_int(lt)) {
 		diag_error(c->d, len->loc, "length of a bounded read must be an integer, not %s",
-			   tname(lt, buf, sizeof(buf)));
+		           tname(lt, buf, sizeof(buf)));
 		return NULL;
 	}
 	if (len->is_const && (len->value == 0 || len->value > t->size)) {
 		diag_error(c->d, len->loc, "bounded read length %llu is outside 1..%llu (%s)",
-			   (unsigned long long)len->value, (unsigned long long)t->size,
-			   tname(t, buf, sizeof(buf)));
+		           (unsigned long long)len->value, (unsigned long long)t->size,
+		           tname(t, buf, sizeof(buf)));
 		return NULL;
 	}
 	if (!len->is_const && ast_type_order(lt) == AST_ORDER_LE) {
 		diag_error(c->d, len->loc,
-			   "length of a bounded read must be big-endian (it becomes a WQE byte "
-			   "count), not %s",
-			   tname(lt, buf, sizeof(buf)));
+		           "length of a bounded read must be big-endian (it becomes a WQE byte "
+		           "count), not %s",
+		           tname(lt, buf, sizeof(buf)));
 		return NULL;
 	}
 	e->u.slice.capacity = t->size;
@@ -599,8 +600,7 @@ static struct ast_type *check_slice(struct check_ctx *c, struct ast_expr *e)
 /* ---- Builtins ------------------------------------------------------------ */
 
 /* The memory operand of an atomic: a place in a writable region. */
-static struct ast_type *atomic_place(struct check_ctx *c, struct ast_expr *call,
-				     struct ast_expr *p)
+static struct ast_type *atomic_place(struct check_ctx *c, struct ast_expr *call, struct ast_expr *p)
 {
 	const char *fn = ast_builtin_table[call->u.call.fn].spelling;
 	struct ast_type *t = check_expr(c, p, CHECK_USE_VALUE);
@@ -609,9 +609,9 @@ static struct ast_type *atomic_place(struct check_ctx *c, struct ast_expr *call,
 		return NULL;
 	if (p->place != AST_PLACE_MEMORY) {
 		diag_error(c->d, p->loc,
-			   "%s needs a memory location (a dereference, field or element of region "
-			   "memory)",
-			   fn);
+		           "%s needs a memory location (a dereference, field or element of region "
+		           "memory)",
+		           fn);
 		return NULL;
 	}
 	if (p->region && !p->region->writable) {
@@ -635,32 +635,33 @@ static struct ast_type *check_cas(struct check_ctx *c, struct ast_expr *e)
 
 	if (t && t->size != 4 && t->size != 8 && t->size != 16 && t->size != 32) {
 		diag_error(c->d, p->loc, "%s operates on 4, 8, 16 or 32 bytes, not %llu (%s)", name,
-			   (unsigned long long)t->size, tname(t, buf, sizeof(buf)));
+		           (unsigned long long)t->size, tname(t, buf, sizeof(buf)));
 		ok = false;
 	}
 	if (ok && fn != AST_BUILTIN_CAS && t->kind != AST_TYPE_SCALAR &&
 	    e->u.call.nargs != 1 + nops + 2) {
 		diag_error(c->d, p->loc,
-			   "%s on %s compares numerically: give cmp_mask and swap_mask to select "
-			   "the compared and swapped bytes",
-			   name, tname(t, buf, sizeof(buf)));
+		           "%s on %s compares numerically: give cmp_mask and swap_mask to select "
+		           "the compared and swapped bytes",
+		           name, tname(t, buf, sizeof(buf)));
 		ok = false;
 	}
 	/* place, operands, then optionally both masks (never one alone) */
 	if (ok && e->u.call.nargs != 1 + nops && e->u.call.nargs != 1 + nops + 2) {
 		diag_error(c->d, e->u.call.name_loc,
-			   "%s takes a location, %u operand%s and optionally cmp_mask and "
-			   "swap_mask (%u arguments given)",
-			   name, nops, nops == 1 ? "" : "s", e->u.call.nargs);
+		           "%s takes a location, %u operand%s and optionally cmp_mask and "
+		           "swap_mask (%u arguments given)",
+		           name, nops, nops == 1 ? "" : "s", e->u.call.nargs);
 		ok = false;
 	}
 	for (a = p->arg_next; a; a = a->arg_next, i++) {
 		if (!check_expr(c, a, CHECK_USE_VALUE) || !t || !ok)
 			continue;
 		if (is_aggregate(t) && a->type->kind == AST_TYPE_INT) {
-			diag_error(c->d, a->loc, "%s operand for %s must be %llu bytes, not a "
-						 "constant",
-				   name, tname(t, buf, sizeof(buf)), (unsigned long long)t->size);
+			diag_error(c->d, a->loc,
+			           "%s operand for %s must be %llu bytes, not a "
+			           "constant",
+			           name, tname(t, buf, sizeof(buf)), (unsigned long long)t->size);
 			continue;
 		}
 		check_assignable(c, t, a, i < nops ? "cas operand" : "cas mask", false);
@@ -680,13 +681,13 @@ static struct ast_type *check_fetch_add(struct check_ctx *c, struct ast_expr *e)
 		return NULL;
 	if (t->kind != AST_TYPE_SCALAR || (t->size != 4 && t->size != 8)) {
 		diag_error(c->d, p->loc, "fetch_add operates on 4- or 8-byte integers, not %s",
-			   tname(t, buf, sizeof(buf)));
+		           tname(t, buf, sizeof(buf)));
 		return NULL;
 	}
 	if (ast_type_order(t) == AST_ORDER_BE)
 		diag_warning(c->d, p->loc,
-			     "fetch_add on %s: the NIC adds in host (little-endian) byte order",
-			     tname(t, buf, sizeof(buf)));
+		             "fetch_add on %s: the NIC adds in host (little-endian) byte order",
+		             tname(t, buf, sizeof(buf)));
 	if (!check_assignable(c, t, delta, "fetch_add operand", false))
 		return NULL;
 	return e->type = t;
@@ -726,11 +727,9 @@ static struct ast_type *check_alloc(struct check_ctx *c, struct ast_expr *e)
 }
 
 static check_fn *const builtin_checks[AST_BUILTIN_COUNT] = {
-	[AST_BUILTIN_CAS] = check_cas,
-	[AST_BUILTIN_CAS_GT] = check_cas,
-	[AST_BUILTIN_CAS_LT] = check_cas,
-	[AST_BUILTIN_FETCH_ADD] = check_fetch_add,
-	[AST_BUILTIN_ALLOC] = check_alloc,
+    [AST_BUILTIN_CAS] = check_cas,     [AST_BUILTIN_CAS_GT] = check_cas,
+    [AST_BUILTIN_CAS_LT] = check_cas,  [AST_BUILTIN_FETCH_ADD] = check_fetch_add,
+    [AST_BUILTIN_ALLOC] = check_alloc,
 };
 
 static struct ast_type *check_call(struct check_ctx *c, struct ast_expr *e)
@@ -740,12 +739,12 @@ static struct ast_type *check_call(struct check_ctx *c, struct ast_expr *e)
 	if (e->u.call.nargs < b->min_args || e->u.call.nargs > b->max_args) {
 		if (b->min_args == b->max_args)
 			diag_error(c->d, e->u.call.name_loc, "%s() takes %u argument%s, not %u",
-				   b->spelling, b->min_args, b->min_args == 1 ? "" : "s",
-				   e->u.call.nargs);
+			           b->spelling, b->min_args, b->min_args == 1 ? "" : "s",
+			           e->u.call.nargs);
 		else
 			diag_error(c->d, e->u.call.name_loc,
-				   "%s() takes %u to %u arguments, not %u", b->spelling,
-				   b->min_args, b->max_args, e->u.call.nargs);
+			           "%s() takes %u to %u arguments, not %u", b->spelling,
+			           b->min_args, b->max_args, e->u.call.nargs);
 		for (struct ast_expr *a = e->u.call.args; a; a = a->arg_next)
 			if (e->u.call.fn != AST_BUILTIN_ALLOC)
 				check_expr(c, a, CHECK_USE_VALUE);
@@ -765,13 +764,12 @@ static struct ast_type *check_error_expr(struct check_ctx *c, struct ast_expr *e
 }
 
 static check_fn *const expr_checks[] = {
-	[AST_EXPR_ERROR] = check_error_expr,
-	[AST_EXPR_INT] = check_int_lit,	  [AST_EXPR_BOOL] = check_bool_lit,
-	[AST_EXPR_NAME] = check_name,	  [AST_EXPR_UNARY] = check_unary,
-	[AST_EXPR_BINARY] = check_binary, [AST_EXPR_DEREF] = check_deref,
-	[AST_EXPR_FIELD] = check_field,	  [AST_EXPR_INDEX] = check_index,
-	[AST_EXPR_SLICE] = check_slice,	  [AST_EXPR_CALL] = check_call,
-	[AST_EXPR_SIZEOF] = check_sizeof,
+    [AST_EXPR_ERROR] = check_error_expr, [AST_EXPR_INT] = check_int_lit,
+    [AST_EXPR_BOOL] = check_bool_lit,    [AST_EXPR_NAME] = check_name,
+    [AST_EXPR_UNARY] = check_unary,      [AST_EXPR_BINARY] = check_binary,
+    [AST_EXPR_DEREF] = check_deref,      [AST_EXPR_FIELD] = check_field,
+    [AST_EXPR_INDEX] = check_index,      [AST_EXPR_SLICE] = check_slice,
+    [AST_EXPR_CALL] = check_call,        [AST_EXPR_SIZEOF] = check_sizeof,
 };
 
 struct ast_type *check_expr(struct check_ctx *c, struct ast_expr *e, enum check_use use)
@@ -790,7 +788,7 @@ struct ast_type *check_expr(struct check_ctx *c, struct ast_expr *e, enum check_
 		return NULL;
 	if (e->kind == AST_EXPR_SLICE && use != CHECK_USE_COPY) {
 		diag_error(c->d, e->loc,
-			   "a bounded read (e[.. n]) can only be returned, assigned or stored");
+		           "a bounded read (e[.. n]) can only be returned, assigned or stored");
 		e->type = NULL;
 		return NULL;
 	}
@@ -802,7 +800,7 @@ struct ast_type *check_expr(struct check_ctx *c, struct ast_expr *e, enum check_
 /* ---- Assignment compatibility ------------------------------------------- */
 
 bool check_assignable(struct check_ctx *c, const struct ast_type *to, struct ast_expr *e,
-		      const char *what, bool convert_order)
+                      const char *what, bool convert_order)
 {
 	const struct ast_type *from = e->type;
 	char b1[96], b2[96];
@@ -813,19 +811,19 @@ bool check_assignable(struct check_ctx *c, const struct ast_type *to, struct ast
 		if (check_int_fits(e->value, ast_type_width(to)))
 			return true;
 		diag_error(c->d, e->loc, "constant 0x%llx does not fit in %s (%s)",
-			   (unsigned long long)e->value, tname(to, b1, sizeof(b1)), what);
+		           (unsigned long long)e->value, tname(to, b1, sizeof(b1)), what);
 		return false;
 	}
 	if (from->kind == AST_TYPE_SCALAR && to->kind == AST_TYPE_SCALAR) {
 		if (from->size != to->size) {
 			diag_error(c->d, e->loc, "width mismatch in %s: %s value for a %s place",
-				   what, tname(from, b1, sizeof(b1)), tname(to, b2, sizeof(b2)));
+			           what, tname(from, b1, sizeof(b1)), tname(to, b2, sizeof(b2)));
 			return false;
 		}
 		if (!convert_order && ast_type_order(from) != ast_type_order(to)) {
 			diag_error(c->d, e->loc,
-				   "byte order mismatch in %s: %s value for a %s place", what,
-				   tname(from, b1, sizeof(b1)), tname(to, b2, sizeof(b2)));
+			           "byte order mismatch in %s: %s value for a %s place", what,
+			           tname(from, b1, sizeof(b1)), tname(to, b2, sizeof(b2)));
 			return false;
 		}
 		return true;
@@ -833,9 +831,9 @@ bool check_assignable(struct check_ctx *c, const struct ast_type *to, struct ast
 	if (from->kind == AST_TYPE_PTR && to->kind == AST_TYPE_PTR) {
 		if (from->region != to->region) {
 			diag_error(c->d, e->loc,
-				   "%s of a pointer into region '%s' where region '%s' is expected",
-				   what, from->region ? from->region->name : "?",
-				   to->region ? to->region->name : "?");
+			           "%s of a pointer into region '%s' where region '%s' is expected",
+			           what, from->region ? from->region->name : "?",
+			           to->region ? to->region->name : "?");
 			return false;
 		}
 		if (check_types_equal(from->pointee, to->pointee) &&
@@ -848,11 +846,11 @@ bool check_assignable(struct check_ctx *c, const struct ast_type *to, struct ast
 		if (e->kind == AST_EXPR_SLICE ? from->size <= to->size : from->size == to->size)
 			return true;
 		diag_error(c->d, e->loc, "size mismatch in %s: %s (%llu bytes) for %s (%llu bytes)",
-			   what, tname(from, b1, sizeof(b1)), (unsigned long long)from->size,
-			   tname(to, b2, sizeof(b2)), (unsigned long long)to->size);
+		           what, tname(from, b1, sizeof(b1)), (unsigned long long)from->size,
+		           tname(to, b2, sizeof(b2)), (unsigned long long)to->size);
 		return false;
 	}
 	diag_error(c->d, e->loc, "type mismatch in %s: %s value for a %s place", what,
-		   tname(from, b1, sizeof(b1)), tname(to, b2, sizeof(b2)));
+	           tname(from, b1, sizeof(b1)), tname(to, b2, sizeof(b2)));
 	return false;
 }

@@ -69,10 +69,10 @@ struct check_ctx {
 	struct ast_offload *off;
 	struct ast_local *locals_tail;
 	struct check_loop loops[64];
-	unsigned nloops;       /* depth (may exceed 64: deeper untracked) */
-	unsigned par_depth;    /* >0 inside a parallel lane */
-	unsigned par_id;       /* id of the innermost parallel (1-based) */
-	unsigned lane;         /* lane index inside it */
+	unsigned nloops;    /* depth (may exceed 64: deeper untracked) */
+	unsigned par_depth; /* >0 inside a parallel lane */
+	unsigned par_id;    /* id of the innermost parallel (1-based) */
+	unsigned lane;      /* lane index inside it */
 	unsigned npar;
 	struct check_lane_write *lane_writes; /* by local index */
 	size_t lane_writes_cap;
@@ -94,9 +94,9 @@ void check_note_region(struct check_ctx *c, const struct ast_region *r);
 
 /* check_expr.c */
 enum check_use {
-	CHECK_USE_VALUE,  /* an ordinary operand */
-	CHECK_USE_COPY,   /* value of a let/assignment/return: a slice is allowed */
-	CHECK_USE_STMT,   /* expression statement: the result may be dropped */
+	CHECK_USE_VALUE, /* an ordinary operand */
+	CHECK_USE_COPY,  /* value of a let/assignment/return: a slice is allowed */
+	CHECK_USE_STMT,  /* expression statement: the result may be dropped */
 };
 struct ast_type *check_expr(struct check_ctx *c, struct ast_expr *e, enum check_use use);
 /* Can a value `e` (already checked) be stored into a place of type `to`?
@@ -104,7 +104,7 @@ struct ast_type *check_expr(struct check_ctx *c, struct ast_expr *e, enum check_
  * returns false if not.  `convert_order`: same-width scalars of another
  * byte order are accepted (the lowering swaps bytes). */
 bool check_assignable(struct check_ctx *c, const struct ast_type *to, struct ast_expr *e,
-		      const char *what, bool convert_order);
+                      const char *what, bool convert_order);
 bool check_int_fits(uint64_t v, unsigned width);
 /* Fold a `const` declaration (once; cycles are reported). */
 bool check_fold_const(struct check_ctx *c, struct ast_const *k);

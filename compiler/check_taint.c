@@ -124,8 +124,8 @@ static bool taint_stmts(struct ast_stmt *s)
 
 			taint_expr(s->u.assign.target);
 			l = s->u.assign.target->place == AST_PLACE_LOCAL
-				    ? written_local(s->u.assign.target)
-				    : NULL;
+			        ? written_local(s->u.assign.target)
+			        : NULL;
 			if (l && (l->taint | t) != l->taint) {
 				l->taint |= t;
 				changed = true;

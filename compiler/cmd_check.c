@@ -23,20 +23,21 @@
 static void check_help(FILE *out)
 {
 	fprintf(out,
-		"usage: prismc check [--json] [--max-errors N] [-Werror] FILE...\n\n"
-		"Parse and check .prism files (syntax, names, types, widths and byte order,\n"
-		"region access, taint, loop bounds) without compiling them. FILE '-' reads\n"
-		"standard input.\n\n"
-		"options:\n"
-		"  --json          print one JSON document on stdout:\n"
-		"                  {\"ok\":bool,\"errors\":N,\"warnings\":N,\"diagnostics\":[\n"
-		"                   {\"file\",\"line\",\"column\",\"length\",\"severity\",\"message\"}]}\n"
-		"                  (line/column/length absent when a message has no location)\n"
-		"  --max-errors N  stop reporting after N errors per file (default 100)\n"
-		"  -Werror         treat warnings as errors\n"
-		"  -h, --help      this help\n\n"
-		"exit status: 0 no errors, 1 errors, 2 usage error, 3 unreadable file,\n"
-		"4 internal error (out of memory).\n");
+	        "usage: prismc check [--json] [--max-errors N] [-Werror] FILE...\n\n"
+	        "Parse and check .prism files (syntax, names, types, widths and byte order,\n"
+	        "region access, taint, loop bounds) without compiling them. FILE '-' reads\n"
+	        "standard input.\n\n"
+	        "options:\n"
+	        "  --json          print one JSON document on stdout:\n"
+	        "                  {\"ok\":bool,\"errors\":N,\"warnings\":N,\"diagnostics\":[\n"
+	        "                   "
+	        "{\"file\",\"line\",\"column\",\"length\",\"severity\",\"message\"}]}\n"
+	        "                  (line/column/length absent when a message has no location)\n"
+	        "  --max-errors N  stop reporting after N errors per file (default 100)\n"
+	        "  -Werror         treat warnings as errors\n"
+	        "  -h, --help      this help\n\n"
+	        "exit status: 0 no errors, 1 errors, 2 usage error, 3 unreadable file,\n"
+	        "4 internal error (out of memory).\n");
 }
 
 struct check_opts {
@@ -47,11 +48,11 @@ struct check_opts {
 static int parse_args(int argc, char **argv, struct check_opts *o)
 {
 	static const struct option longopts[] = {
-		{ "json", no_argument, NULL, 'j' },
-		{ "max-errors", required_argument, NULL, 'm' },
-		{ "Werror", no_argument, NULL, 'W' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+	    {"json", no_argument, NULL, 'j'},
+	    {"max-errors", required_argument, NULL, 'm'},
+	    {"Werror", no_argument, NULL, 'W'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	int ch;
 
@@ -70,8 +71,9 @@ static int parse_args(int argc, char **argv, struct check_opts *o)
 			unsigned long n = strtoul(optarg, &end, 10);
 
 			if (!*optarg || *end || n == 0 || n > 100000) {
-				fprintf(stderr, "prismc check: --max-errors wants 1..100000, not '%s'\n",
-					optarg);
+				fprintf(stderr,
+				        "prismc check: --max-errors wants 1..100000, not '%s'\n",
+				        optarg);
 				return -1;
 			}
 			o->fe.max_errors = (unsigned)n;
@@ -92,17 +94,17 @@ static int parse_args(int argc, char **argv, struct check_opts *o)
 static int status_exit(enum frontend_status st)
 {
 	static const int codes[] = {
-		[FRONTEND_OK] = PRISMC_EXIT_OK,
-		[FRONTEND_ERRORS] = PRISMC_EXIT_ERRORS,
-		[FRONTEND_IO] = PRISMC_EXIT_IO,
-		[FRONTEND_NOMEM] = PRISMC_EXIT_INTERNAL,
+	    [FRONTEND_OK] = PRISMC_EXIT_OK,
+	    [FRONTEND_ERRORS] = PRISMC_EXIT_ERRORS,
+	    [FRONTEND_IO] = PRISMC_EXIT_IO,
+	    [FRONTEND_NOMEM] = PRISMC_EXIT_INTERNAL,
 	};
 	return codes[st];
 }
 
 static int check_run(int argc, char **argv)
 {
-	struct check_opts o = { 0 };
+	struct check_opts o = {0};
 	unsigned errors = 0, warnings = 0;
 	int first_file, rc = PRISMC_EXIT_OK;
 	bool first = true;
@@ -119,7 +121,8 @@ static int check_run(int argc, char **argv)
 		enum frontend_status st = frontend_load(&u, argv[i], &o.fe);
 
 		if (st == FRONTEND_IO || st == FRONTEND_NOMEM) {
-			const char *why = st == FRONTEND_IO ? strerror(u.io_error) : "out of memory";
+			const char *why =
+			    st == FRONTEND_IO ? strerror(u.io_error) : "out of memory";
 
 			diag_error(&u.diag, SRC_LOC_NONE, "cannot read file: %s", why);
 		}
@@ -139,13 +142,13 @@ static int check_run(int argc, char **argv)
 		       rc == PRISMC_EXIT_OK ? "true" : "false", errors, warnings);
 	else if (errors || warnings)
 		fprintf(stderr, "%u error%s, %u warning%s\n", errors, errors == 1 ? "" : "s",
-			warnings, warnings == 1 ? "" : "s");
+		        warnings, warnings == 1 ? "" : "s");
 	return rc;
 }
 
 const struct prismc_cmd cmd_check = {
-	.name = "check",
-	.summary = "parse and check .prism files; report diagnostics",
-	.run = check_run,
-	.help = check_help,
+    .name = "check",
+    .summary = "parse and check .prism files; report diagnostics",
+    .run = check_run,
+    .help = check_help,
 };

@@ -23,26 +23,26 @@
 static void post_help(FILE *out)
 {
 	fprintf(out,
-		"usage: prismc post FILE.prism|FILE.chain --server HOST:PORT [--entry NAME]\n\n"
-		"Send the program (compiled first when it is a .prism) to a running server,\n"
-		"which re-verifies it and installs it for new connections.\n\n"
-		"options:\n"
-		"  --server HOST:PORT  the server (prismd's `listen:`; port 18515 by default)\n"
-		"  --entry NAME        offload to compile (default: the first)\n"
-		"  --timeout MS        setup timeout (default 5000)\n"
-		"  -h, --help          this help\n\n"
-		"exit status: 0 installed, 1 rejected (program errors or the server's\n"
-		"verifier), 2 usage, 3 unreadable file or server unreachable.\n");
+	        "usage: prismc post FILE.prism|FILE.chain --server HOST:PORT [--entry NAME]\n\n"
+	        "Send the program (compiled first when it is a .prism) to a running server,\n"
+	        "which re-verifies it and installs it for new connections.\n\n"
+	        "options:\n"
+	        "  --server HOST:PORT  the server (prismd's `listen:`; port 18515 by default)\n"
+	        "  --entry NAME        offload to compile (default: the first)\n"
+	        "  --timeout MS        setup timeout (default 5000)\n"
+	        "  -h, --help          this help\n\n"
+	        "exit status: 0 installed, 1 rejected (program errors or the server's\n"
+	        "verifier), 2 usage, 3 unreadable file or server unreachable.\n");
 }
 
 static int post_run(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"server", required_argument, NULL, 's'},
-		{"entry", required_argument, NULL, 'e'},
-		{"timeout", required_argument, NULL, 't'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"server", required_argument, NULL, 's'},
+	    {"entry", required_argument, NULL, 'e'},
+	    {"timeout", required_argument, NULL, 't'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *server = NULL, *entry = NULL;
 	int timeout = 5000, ch, rc;
@@ -92,8 +92,8 @@ static int post_run(int argc, char **argv)
 }
 
 const struct prismc_cmd cmd_post = {
-	.name = "post",
-	.summary = "install an offload on a running server (prismd or an embedding app)",
-	.run = post_run,
-	.help = post_help,
+    .name = "post",
+    .summary = "install an offload on a running server (prismd or an embedding app)",
+    .run = post_run,
+    .help = post_help,
 };

@@ -23,29 +23,29 @@
 #include "compiler/chain_source.h"
 #include "compiler/cmd.h"
 
-#define RUN_MAX_ARGS 16
+#define RUN_MAX_ARGS    16
 #define RUN_MAX_REGIONS 16
 
 static void run_help(FILE *out)
 {
 	fprintf(out,
-		"usage: prismc run FILE.prism|FILE.chain [--entry NAME] [--arg NAME=VALUE]...\n"
-		"                  [--region NAME=FILE]... [--profile P] [--trace OUT.json]\n"
-		"                  [--json]\n\n"
-		"Compile the offload (a .chain is used as is), load it onto an embedded software\n"
-		"NIC (the loader re-verifies it), connect a client, invoke the entry point once\n"
-		"and print the result and the virtual-clock latency under the cost profile.\n\n"
-		"options:\n"
-		"  --entry NAME        offload / entry point (default: the first)\n"
-		"  --arg NAME=VALUE    a parameter: integers in C syntax (0x2a, 42); addresses\n"
-		"                      are offsets inside their region; byte strings as hex\n"
-		"  --region NAME=FILE  initial contents of a declared region (else zeros)\n"
-		"  --profile P         NIC cost profile: cx5 (default) or a YAML file\n"
-		"  --trace OUT.json    write a Chrome/Perfetto trace of every WQE executed\n"
-		"  --json              print the report as one JSON object\n"
-		"  -h, --help          this help\n\n"
-		"exit status: 0 ok, 1 program rejected or invocation failed, 2 usage,\n"
-		"3 unreadable file, 4 internal error.\n");
+	        "usage: prismc run FILE.prism|FILE.chain [--entry NAME] [--arg NAME=VALUE]...\n"
+	        "                  [--region NAME=FILE]... [--profile P] [--trace OUT.json]\n"
+	        "                  [--json]\n\n"
+	        "Compile the offload (a .chain is used as is), load it onto an embedded software\n"
+	        "NIC (the loader re-verifies it), connect a client, invoke the entry point once\n"
+	        "and print the result and the virtual-clock latency under the cost profile.\n\n"
+	        "options:\n"
+	        "  --entry NAME        offload / entry point (default: the first)\n"
+	        "  --arg NAME=VALUE    a parameter: integers in C syntax (0x2a, 42); addresses\n"
+	        "                      are offsets inside their region; byte strings as hex\n"
+	        "  --region NAME=FILE  initial contents of a declared region (else zeros)\n"
+	        "  --profile P         NIC cost profile: cx5 (default) or a YAML file\n"
+	        "  --trace OUT.json    write a Chrome/Perfetto trace of every WQE executed\n"
+	        "  --json              print the report as one JSON object\n"
+	        "  -h, --help          this help\n\n"
+	        "exit status: 0 ok, 1 program rejected or invocation failed, 2 usage,\n"
+	        "3 unreadable file, 4 internal error.\n");
 }
 
 struct kv {
@@ -77,7 +77,7 @@ static int hexval(char c)
 
 /* Parse @kv for parameter @p into @a (bytes into @buf). */
 static int parse_arg(const struct kv *kv, const struct prism_param_info *p, struct prism_arg *a,
-		     uint8_t *buf)
+                     uint8_t *buf)
 {
 	char *end;
 
@@ -87,7 +87,7 @@ static int parse_arg(const struct kv *kv, const struct prism_param_info *p, stru
 		a->u64 = strtoull(kv->value, &end, 0);
 		if (errno || *end || !*kv->value) {
 			fprintf(stderr, "prismc run: --arg %s: '%s' is not an integer\n", kv->name,
-				kv->value);
+			        kv->value);
 			return -1;
 		}
 		return 0;
@@ -98,7 +98,7 @@ static int parse_arg(const struct kv *kv, const struct prism_param_info *p, stru
 		h += 2;
 	if (strlen(h) != 2u * p->size) {
 		fprintf(stderr, "prismc run: --arg %s: needs %u bytes (%u hex digits)\n", kv->name,
-			p->size, 2 * p->size);
+		        p->size, 2 * p->size);
 		return -1;
 	}
 	for (uint32_t i = 0; i < p->size; i++) {
@@ -106,7 +106,7 @@ static int parse_arg(const struct kv *kv, const struct prism_param_info *p, stru
 
 		if (hi < 0 || lo < 0) {
 			fprintf(stderr, "prismc run: --arg %s: '%s' is not hex\n", kv->name,
-				kv->value);
+			        kv->value);
 			return -1;
 		}
 		buf[i] = (uint8_t)(hi << 4 | lo);
@@ -128,7 +128,7 @@ static int load_region_file(struct prism_region *r, const char *path)
 	n = fread(prism_region__addr(r), 1, prism_region__size(r), f);
 	if (fgetc(f) != EOF) {
 		fprintf(stderr, "prismc run: %s is larger than region '%s' (%zu bytes)\n", path,
-			prism_region__name(r), prism_region__size(r));
+		        prism_region__name(r), prism_region__size(r));
 		fclose(f);
 		return PRISMC_EXIT_IO;
 	}
@@ -145,7 +145,7 @@ static void print_hex(FILE *out, const uint8_t *p, size_t n)
 
 /* Human or JSON report of one invocation. */
 static void report(const struct prism_client *cl, int e, const struct prism_call *c,
-		   const char *profile, bool json)
+                   const char *profile, bool json)
 {
 	int nres = prism_client__result_count(cl, e);
 
@@ -183,10 +183,10 @@ static void report(const struct prism_client *cl, int e, const struct prism_call
 static int run_run(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"entry", required_argument, NULL, 'e'},   {"arg", required_argument, NULL, 'a'},
-		{"region", required_argument, NULL, 'r'},  {"profile", required_argument, NULL, 'p'},
-		{"trace", required_argument, NULL, 't'},   {"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},	   {NULL, 0, NULL, 0},
+	    {"entry", required_argument, NULL, 'e'},  {"arg", required_argument, NULL, 'a'},
+	    {"region", required_argument, NULL, 'r'}, {"profile", required_argument, NULL, 'p'},
+	    {"trace", required_argument, NULL, 't'},  {"json", no_argument, NULL, 'j'},
+	    {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
 	};
 	struct kv args[RUN_MAX_ARGS], regs[RUN_MAX_REGIONS];
 	unsigned nargs = 0, nregs = 0;
@@ -212,7 +212,7 @@ static int run_run(int argc, char **argv)
 			if (split_kv(optarg, &kv) ||
 			    (ch == 'a' ? nargs == RUN_MAX_ARGS : nregs == RUN_MAX_REGIONS)) {
 				fprintf(stderr, "prismc run: --%s wants NAME=VALUE\n",
-					ch == 'a' ? "arg" : "region");
+				        ch == 'a' ? "arg" : "region");
 				return PRISMC_EXIT_USAGE;
 			}
 			if (ch == 'a')
@@ -273,9 +273,9 @@ static int run_run(int argc, char **argv)
 			goto out;
 		}
 		PRISM_OPTS(prism_region_opts, ro,
-			   .access = PRISM_ACCESS_READ | PRISM_ACCESS_WRITE | PRISM_ACCESS_ATOMIC);
-		struct prism_region *r = prism_device__create_region(dev, regs[i].name,
-								     sz ? (size_t)sz : 1, &ro);
+		           .access = PRISM_ACCESS_READ | PRISM_ACCESS_WRITE | PRISM_ACCESS_ATOMIC);
+		struct prism_region *r =
+		    prism_device__create_region(dev, regs[i].name, sz ? (size_t)sz : 1, &ro);
 		if (!r || (rc = load_region_file(r, regs[i].value)))
 			goto out;
 		rc = PRISMC_EXIT_ERRORS;
@@ -336,8 +336,12 @@ static int run_run(int argc, char **argv)
 	}
 
 	uint8_t result[4096] = {0};
-	struct prism_call c = {.sz = sizeof(c), .entry = NULL, .args = pargs, .nargs = (size_t)np,
-			       .result = result, .result_cap = sizeof(result)};
+	struct prism_call c = {.sz = sizeof(c),
+	                       .entry = NULL,
+	                       .args = pargs,
+	                       .nargs = (size_t)np,
+	                       .result = result,
+	                       .result_cap = sizeof(result)};
 
 	c.entry = prism_program__entry_name(prog, 0);
 	rc = prism_client__invoke(cl, &c, NULL);
@@ -346,8 +350,7 @@ static int run_run(int argc, char **argv)
 		rc = PRISMC_EXIT_ERRORS;
 		goto out;
 	}
-	report(cl, e, &c, prism_device__profile(dev) ? prism_device__profile(dev) : profile,
-	       json);
+	report(cl, e, &c, prism_device__profile(dev) ? prism_device__profile(dev) : profile, json);
 	rc = PRISMC_EXIT_OK;
 	goto out;
 out_rc:
@@ -364,8 +367,8 @@ out:
 }
 
 const struct prismc_cmd cmd_run = {
-	.name = "run",
-	.summary = "run an offload once on an embedded software NIC (result, virtual latency)",
-	.run = run_run,
-	.help = run_help,
+    .name = "run",
+    .summary = "run an offload once on an embedded software NIC (result, virtual latency)",
+    .run = run_run,
+    .help = run_help,
 };

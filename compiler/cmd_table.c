@@ -12,11 +12,11 @@
 
 #include "compiler/cmd.h"
 
-#define PRISMC_COMMANDS(X) \
-	X(check) \
-	X(compile) \
-	X(dump) \
-	X(run) \
+#define PRISMC_COMMANDS(X)                                                                         \
+	X(check)                                                                                   \
+	X(compile)                                                                                 \
+	X(dump)                                                                                    \
+	X(run)                                                                                     \
 	X(post)
 
 #define PRISMC_X_DECLARE(name) extern const struct prismc_cmd cmd_##name;
@@ -25,7 +25,7 @@ PRISMC_COMMANDS(PRISMC_X_DECLARE)
 
 const struct prismc_cmd *const prismc_cmds[] = {
 #define PRISMC_X_ENTRY(name) &cmd_##name,
-	PRISMC_COMMANDS(PRISMC_X_ENTRY)
+    PRISMC_COMMANDS(PRISMC_X_ENTRY)
 #undef PRISMC_X_ENTRY
 };
 

@@ -23,9 +23,9 @@
 #define DIAG_DEFAULT_MAX_ERRORS 100u
 
 static const char *const severity_names[] = {
-	[DIAG_ERROR] = "error",
-	[DIAG_WARNING] = "warning",
-	[DIAG_NOTE] = "note",
+    [DIAG_ERROR] = "error",
+    [DIAG_WARNING] = "warning",
+    [DIAG_NOTE] = "note",
 };
 
 const char *diag_severity_name(enum diag_severity sev)
@@ -68,12 +68,12 @@ static bool diag_push(struct diag_ctx *d, enum diag_severity sev, struct src_loc
 		d->items = items;
 		d->cap = cap;
 	}
-	d->items[d->count++] = (struct diag){ .severity = sev, .loc = loc, .message = msg };
+	d->items[d->count++] = (struct diag){.severity = sev, .loc = loc, .message = msg};
 	return true;
 }
 
 void diag_vreport(struct diag_ctx *d, enum diag_severity sev, struct src_loc loc, const char *fmt,
-		  va_list ap)
+                  va_list ap)
 {
 	unsigned max = d->max_errors ? d->max_errors : DIAG_DEFAULT_MAX_ERRORS;
 	bool is_error = sev == DIAG_ERROR || (sev == DIAG_WARNING && d->werror);
@@ -171,7 +171,7 @@ void diag_sort(struct diag_ctx *d)
 			continue;
 		}
 		uint32_t line = d->items[i].loc.line ? d->items[i].loc.line : UINT32_MAX;
-		groups[ng] = (struct diag_group){ i, 1, ng, line, d->items[i].loc.col };
+		groups[ng] = (struct diag_group){i, 1, ng, line, d->items[i].loc.col};
 		ng++;
 	}
 	qsort(groups, ng, sizeof(*groups), group_cmp);
@@ -243,10 +243,9 @@ void diag_render_one(const struct diag_ctx *d, const struct diag *g, FILE *out)
 {
 	if (g->loc.line)
 		fprintf(out, "%s:%u:%u: %s: %s\n", d->file, g->loc.line, g->loc.col,
-			diag_severity_name(g->severity), g->message);
+		        diag_severity_name(g->severity), g->message);
 	else
-		fprintf(out, "%s: %s: %s\n", d->file, diag_severity_name(g->severity),
-			g->message);
+		fprintf(out, "%s: %s: %s\n", d->file, diag_severity_name(g->severity), g->message);
 	if (g->loc.line)
 		render_caret(d, g->loc, out);
 }
@@ -257,7 +256,7 @@ void diag_render(const struct diag_ctx *d, FILE *out)
 		diag_render_one(d, &d->items[i], out);
 	if (d->errors > (d->max_errors ? d->max_errors : DIAG_DEFAULT_MAX_ERRORS))
 		fprintf(out, "%s: note: too many errors, %u not shown\n", d->file,
-			d->errors - (d->max_errors ? d->max_errors : DIAG_DEFAULT_MAX_ERRORS));
+		        d->errors - (d->max_errors ? d->max_errors : DIAG_DEFAULT_MAX_ERRORS));
 	if (d->oom)
 		fprintf(out, "%s: note: out of memory: some diagnostics were lost\n", d->file);
 }
@@ -294,7 +293,7 @@ void diag_render_json_items(const struct diag_ctx *d, FILE *out, bool *first)
 		json_string(d->file, out);
 		if (g->loc.line)
 			fprintf(out, ",\"line\":%u,\"column\":%u,\"length\":%u", g->loc.line,
-				g->loc.col, g->loc.len ? g->loc.len : 1);
+			        g->loc.col, g->loc.len ? g->loc.len : 1);
 		fprintf(out, ",\"severity\":\"%s\",\"message\":", diag_severity_name(g->severity));
 		json_string(g->message, out);
 		fputc('}', out);

@@ -28,7 +28,7 @@ struct src_loc {
 	uint32_t len;
 };
 
-#define SRC_LOC_NONE ((struct src_loc){ 0, 0, 0 })
+#define SRC_LOC_NONE ((struct src_loc){0, 0, 0})
 
 enum diag_severity {
 	DIAG_ERROR,
@@ -45,8 +45,8 @@ struct diag {
 };
 
 struct diag_ctx {
-	const char *file;   /* name printed in messages (not owned) */
-	const char *src;    /* the source text (not owned; may be NULL) */
+	const char *file; /* name printed in messages (not owned) */
+	const char *src;  /* the source text (not owned; may be NULL) */
 	size_t src_len;
 	struct diag *items; /* collected diagnostics, in report order */
 	size_t count, cap;
@@ -69,13 +69,13 @@ void diag_set_source(struct diag_ctx *d, const char *file, const char *src, size
 /* Record a diagnostic.  `loc` may be SRC_LOC_NONE (e.g. verifier errors on
  * a whole program, I/O errors). */
 void diag_error(struct diag_ctx *d, struct src_loc loc, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 void diag_warning(struct diag_ctx *d, struct src_loc loc, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 void diag_note(struct diag_ctx *d, struct src_loc loc, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 void diag_vreport(struct diag_ctx *d, enum diag_severity sev, struct src_loc loc, const char *fmt,
-		  va_list ap);
+                  va_list ap);
 
 /* Put diagnostics in source order (stable; a note stays with the error or
  * warning it follows; messages without a location go last). */

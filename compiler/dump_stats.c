@@ -178,7 +178,8 @@ int dump_stats_text(FILE *f, const struct chainobj *o)
 	struct dump_stats st;
 
 	dump_compute_stats(o, cx5, &st);
-	fprintf(f, "program %s: %u queues, %u CQs, %u send WQEs, %u receive WQEs per invocation%s\n",
+	fprintf(f,
+	        "program %s: %u queues, %u CQs, %u send WQEs, %u receive WQEs per invocation%s\n",
 	        o->program, o->n_queues, o->n_cqs, st.wqes, st.recvs,
 	        o->schema >= CHAINOBJ_SCHEMA_RECYCLE ? " (a recycled loop's lap once)" : "");
 	fprintf(f, "by class: copy %u, atomic %u, ordering %u\n", st.by_class[PRISM_CLASS_COPY],
@@ -195,9 +196,8 @@ int dump_stats_text(FILE *f, const struct chainobj *o)
 	    "predicted latency (%s, sequential model): %.2f us = %.2f noop + %u x %.2f wq + %u x "
 	    "%.2f completion + %u x %.2f doorbell + %u x %.2f write + %u x %.2f read/atomic\n",
 	    cx5->name, st.predicted_us, cx5->noop_us, st.wq_ordered ? st.wq_ordered - 1 : 0,
-	    cx5->wq_ordered_us, st.completion_ordered, cx5->completion_us,
-	    st.doorbell_ordered, cx5->doorbell_us, st.writes,
-	    cx5->write_us - cx5->noop_us, st.reads_atomics,
+	    cx5->wq_ordered_us, st.completion_ordered, cx5->completion_us, st.doorbell_ordered,
+	    cx5->doorbell_us, st.writes, cx5->write_us - cx5->noop_us, st.reads_atomics,
 	    cx5->read_atomic_us - cx5->noop_us);
 	return ferror(f) ? -1 : 0;
 }

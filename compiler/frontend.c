@@ -16,8 +16,7 @@
 #include "compiler/check.h"
 #include "compiler/parse.h"
 
-static void unit_init(struct frontend_unit *u, const char *name,
-		      const struct frontend_opts *opts)
+static void unit_init(struct frontend_unit *u, const char *name, const struct frontend_opts *opts)
 {
 	memset(u, 0, sizeof(*u));
 	diag_init(&u->diag, name, NULL, 0);
@@ -42,7 +41,7 @@ static enum frontend_status finish(struct frontend_unit *u)
 }
 
 enum frontend_status frontend_load(struct frontend_unit *u, const char *path,
-				   const struct frontend_opts *opts)
+                                   const struct frontend_opts *opts)
 {
 	unit_init(u, path, opts);
 	u->prog = parse_file(&u->diag, path, &u->src, &u->io_error);
@@ -52,8 +51,8 @@ enum frontend_status frontend_load(struct frontend_unit *u, const char *path,
 }
 
 enum frontend_status frontend_load_buffer(struct frontend_unit *u, const char *name,
-					  const char *src, size_t len,
-					  const struct frontend_opts *opts)
+                                          const char *src, size_t len,
+                                          const struct frontend_opts *opts)
 {
 	unit_init(u, name, opts);
 	u->prog = parse_buffer(&u->diag, name, src, len);

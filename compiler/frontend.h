@@ -23,9 +23,9 @@ struct frontend_opts {
 
 struct frontend_unit {
 	struct diag_ctx diag;
-	char *src;                 /* file text (owned) */
-	struct ast_program *prog;  /* NULL after an I/O error or OOM */
-	int io_error;              /* errno of a failed read, else 0 */
+	char *src;                /* file text (owned) */
+	struct ast_program *prog; /* NULL after an I/O error or OOM */
+	int io_error;             /* errno of a failed read, else 0 */
 };
 
 enum frontend_status {
@@ -37,11 +37,11 @@ enum frontend_status {
 
 /* Parse and check `path` ("-" = stdin).  Always call frontend_fini. */
 enum frontend_status frontend_load(struct frontend_unit *u, const char *path,
-				   const struct frontend_opts *opts);
+                                   const struct frontend_opts *opts);
 /* The same for an in-memory source (not copied: must outlive the unit). */
 enum frontend_status frontend_load_buffer(struct frontend_unit *u, const char *name,
-					  const char *src, size_t len,
-					  const struct frontend_opts *opts);
+                                          const char *src, size_t len,
+                                          const struct frontend_opts *opts);
 void frontend_fini(struct frontend_unit *u);
 
 #endif /* PRISMC_FRONTEND_H */

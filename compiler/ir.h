@@ -213,9 +213,9 @@ struct ir_queue {
 	 * lowering, ring = one lap padded with NOPs (layout.c), re-run on the
 	 * NIC up to lap_bound times per invocation */
 	bool lap;
-	int lap_counter;   /* node whose WAIT/SEND_EN index grows by the ring per lap */
+	int lap_counter;    /* node whose WAIT/SEND_EN index grows by the ring per lap */
 	uint32_t lap_bound; /* most laps one invocation runs */
-	int entry_end; /* sched: node through which its first segment runs */
+	int entry_end;      /* sched: node through which its first segment runs */
 	/* layout results */
 	uint32_t bbs;      /* SQ advance per invocation */
 	uint32_t signaled; /* CQEs per invocation on its send CQ */
@@ -286,11 +286,11 @@ struct ir_prog {
 	 * the sites disagree the result is the whole buffer */
 	uint32_t result_off, result_width;
 	bool result_mixed;
-	uint32_t barriers;  /* WAIT+ENABLE steps (sched_barrier) */
-	int q_ctl, q_conn;  /* queue indices */
-	int q_main;         /* queue whose end enables the responses (lane 0, or the
-	                     * continuation queue after its last loop) */
-	bool oom;           /* sticky allocation failure */
+	uint32_t barriers; /* WAIT+ENABLE steps (sched_barrier) */
+	int q_ctl, q_conn; /* queue indices */
+	int q_main;        /* queue whose end enables the responses (lane 0, or the
+	                    * continuation queue after its last loop) */
+	bool oom;          /* sticky allocation failure */
 };
 
 /* ---- lifetime ------------------------------------------------------------ */

@@ -399,8 +399,8 @@ static int stage_param(struct lower_ctx *c, const struct lval *v, int target, ui
 
 /* Make READ `n` copy the bytes picked by `pk` (queue memory) into `target`
  * at `toff`, byte-reversed when `reverse`.  Returns its id or -3. */
-static int fill_copy_read(struct ir_prog *p, struct ir_node *n, const struct lpick *pk,
-                          int target, uint32_t toff, bool reverse, uint64_t taint)
+static int fill_copy_read(struct ir_prog *p, struct ir_node *n, const struct lpick *pk, int target,
+                          uint32_t toff, bool reverse, uint64_t taint)
 {
 	int id = n->id;
 	n->what = "copy a landed value";

@@ -32,7 +32,7 @@ struct yy_buffer_state *parse_yy_scan_bytes(const char *bytes, int len, parse_yy
 
 struct src_loc parse_loc(int first_line, int first_col, int last_line, int last_col)
 {
-	struct src_loc loc = { (uint32_t)first_line, (uint32_t)first_col, 1 };
+	struct src_loc loc = {(uint32_t)first_line, (uint32_t)first_col, 1};
 
 	if (first_line < 0 || first_col < 0)
 		return SRC_LOC_NONE;
@@ -47,7 +47,7 @@ void parse_lex_bracket(struct parse_state *ps, char c, struct src_loc loc)
 {
 	if (c == '(' || c == '[' || c == '{') {
 		if (ps->nbrackets < PARSE_MAX_BRACKETS)
-			ps->brackets[ps->nbrackets] = (struct parse_bracket){ c, loc };
+			ps->brackets[ps->nbrackets] = (struct parse_bracket){c, loc};
 		ps->nbrackets++;
 		return;
 	}
@@ -115,78 +115,89 @@ static void add_decl(struct parse_state *ps, enum ast_decl_kind kind, void *node
 }
 
 /* Append `node` to a per-kind list given its head, tail and count. */
-#define LIST_APPEND(head, tail, node, count)      \
-	do {                                      \
-		if (tail)                         \
-			(tail)->next = (node);    \
-		else                              \
-			(head) = (node);          \
-		(tail) = (node);                  \
-		(count)++;                        \
+#define LIST_APPEND(head, tail, node, count)                                                       \
+	do {                                                                                       \
+		if (tail)                                                                          \
+			(tail)->next = (node);                                                     \
+		else                                                                               \
+			(head) = (node);                                                           \
+		(tail) = (node);                                                                   \
+		(count)++;                                                                         \
 	} while (0)
 
 void parse_decl_const(struct parse_state *ps, const char *name, struct src_loc loc,
-		      struct ast_expr *value)
+                      struct ast_expr *value)
 {
 	struct ast_const *c = parse_alloc(ps, sizeof(*c));
 
 	if (!c || !name)
 		return;
-	*c = (struct ast_const){ .name = name, .loc = loc, .expr = value };
+	*c = (struct ast_const){.name = name, .loc = loc, .expr = value};
 	LIST_APPEND(ps->prog->consts, ps->const_tail, c, ps->prog->nconsts);
 	add_decl(ps, AST_DECL_CONST, c);
 }
 
 void parse_decl_struct(struct parse_state *ps, const char *name, struct src_loc loc,
-		       struct parse_fields fields)
+                       struct parse_fields fields)
 {
 	struct ast_struct *s = parse_alloc(ps, sizeof(*s));
 
 	if (!s || !name)
 		return;
-	*s = (struct ast_struct){ .name = name, .loc = loc, .fields = fields.head,
-				  .nfields = fields.count };
+	*s = (struct ast_struct){
+	    .name = name, .loc = loc, .fields = fields.head, .nfields = fields.count};
 	LIST_APPEND(ps->prog->structs, ps->struct_tail, s, ps->prog->nstructs);
 	add_decl(ps, AST_DECL_STRUCT, s);
 }
 
 void parse_decl_region(struct parse_state *ps, const char *name, struct src_loc loc,
-		       struct ast_type *type, struct ast_expr *size, bool writable)
+                       struct ast_type *type, struct ast_expr *size, bool writable)
 {
 	struct ast_region *r = parse_alloc(ps, sizeof(*r));
 
 	if (!r || !name)
 		return;
-	*r = (struct ast_region){ .name = name, .loc = loc, .type = type, .size_expr = size,
-				  .writable = writable, .index = ps->prog->nregions };
+	*r = (struct ast_region){.name = name,
+	                         .loc = loc,
+	                         .type = type,
+	                         .size_expr = size,
+	                         .writable = writable,
+	                         .index = ps->prog->nregions};
 	LIST_APPEND(ps->prog->regions, ps->region_tail, r, ps->prog->nregions);
 	add_decl(ps, AST_DECL_REGION, r);
 }
 
 void parse_decl_freelist(struct parse_state *ps, const char *name, struct src_loc loc,
-			 struct ast_type *type, const char *region, struct src_loc region_loc)
+                         struct ast_type *type, const char *region, struct src_loc region_loc)
 {
 	struct ast_freelist *f = parse_alloc(ps, sizeof(*f));
 
 	if (!f || !name)
 		return;
-	*f = (struct ast_freelist){ .name = name, .loc = loc, .type = type,
-				    .region_name = region, .region_loc = region_loc,
-				    .index = ps->prog->nfreelists };
+	*f = (struct ast_freelist){.name = name,
+	                           .loc = loc,
+	                           .type = type,
+	                           .region_name = region,
+	                           .region_loc = region_loc,
+	                           .index = ps->prog->nfreelists};
 	LIST_APPEND(ps->prog->freelists, ps->freelist_tail, f, ps->prog->nfreelists);
 	add_decl(ps, AST_DECL_FREELIST, f);
 }
 
 void parse_decl_offload(struct parse_state *ps, const char *name, struct src_loc loc,
-			struct parse_params params, struct ast_type *ret, struct ast_stmt *body)
+                        struct parse_params params, struct ast_type *ret, struct ast_stmt *body)
 {
 	struct ast_offload *o = parse_alloc(ps, sizeof(*o));
 
 	if (!o || !name)
 		return;
-	*o = (struct ast_offload){ .name = name, .loc = loc, .params = params.head,
-				   .nparams = params.count, .ret_type = ret, .body = body,
-				   .index = ps->prog->noffloads };
+	*o = (struct ast_offload){.name = name,
+	                          .loc = loc,
+	                          .params = params.head,
+	                          .nparams = params.count,
+	                          .ret_type = ret,
+	                          .body = body,
+	                          .index = ps->prog->noffloads};
 	LIST_APPEND(ps->prog->offloads, ps->offload_tail, o, ps->prog->noffloads);
 	add_decl(ps, AST_DECL_OFFLOAD, o);
 }
@@ -194,25 +205,25 @@ void parse_decl_offload(struct parse_state *ps, const char *name, struct src_loc
 /* ---- Lists ------------------------------------------------------------- */
 
 struct parse_fields parse_fields_add(struct parse_state *ps, struct parse_fields list,
-				     const char *name, struct src_loc loc, struct ast_type *type)
+                                     const char *name, struct src_loc loc, struct ast_type *type)
 {
 	struct ast_field *f = parse_alloc(ps, sizeof(*f));
 
 	if (!f || !name)
 		return list;
-	*f = (struct ast_field){ .name = name, .loc = loc, .type = type };
+	*f = (struct ast_field){.name = name, .loc = loc, .type = type};
 	LIST_APPEND(list.head, list.tail, f, list.count);
 	return list;
 }
 
 struct parse_params parse_params_add(struct parse_state *ps, struct parse_params list,
-				     const char *name, struct src_loc loc, struct ast_type *type)
+                                     const char *name, struct src_loc loc, struct ast_type *type)
 {
 	struct ast_param *p = parse_alloc(ps, sizeof(*p));
 
 	if (!p || !name)
 		return list;
-	*p = (struct ast_param){ .name = name, .loc = loc, .type = type, .index = list.count };
+	*p = (struct ast_param){.name = name, .loc = loc, .type = type, .index = list.count};
 	LIST_APPEND(list.head, list.tail, p, list.count);
 	return list;
 }
@@ -229,13 +240,13 @@ struct parse_stmts parse_stmts_add(struct parse_stmts list, struct ast_stmt *s)
 }
 
 struct parse_lanes parse_lanes_add(struct parse_state *ps, struct parse_lanes list,
-				   struct ast_stmt *body, struct src_loc loc)
+                                   struct ast_stmt *body, struct src_loc loc)
 {
 	struct ast_lane *l = parse_alloc(ps, sizeof(*l));
 
 	if (!l)
 		return list;
-	*l = (struct ast_lane){ .loc = loc, .body = body, .index = list.count };
+	*l = (struct ast_lane){.loc = loc, .body = body, .index = list.count};
 	LIST_APPEND(list.head, list.tail, l, list.count);
 	return list;
 }
@@ -275,7 +286,7 @@ struct ast_type *parse_type_name(struct parse_state *ps, const char *name, struc
 }
 
 struct ast_type *parse_type_array(struct parse_state *ps, struct ast_type *elem,
-				  struct ast_expr *count, struct src_loc loc)
+                                  struct ast_expr *count, struct src_loc loc)
 {
 	struct ast_type *t = ast_type_new(ps->prog, AST_TYPE_ARRAY, loc);
 
@@ -292,8 +303,8 @@ struct ast_type *parse_type_array(struct parse_state *ps, struct ast_type *elem,
  * the form a WQE address field takes directly.  A representation that is
  * not a scalar is reported by the checker (kept in t->name). */
 struct ast_type *parse_type_ptr(struct parse_state *ps, const char *repr, struct src_loc repr_loc,
-				struct ast_type *pointee, const char *region,
-				struct src_loc region_loc, struct src_loc loc)
+                                struct ast_type *pointee, const char *region,
+                                struct src_loc region_loc, struct src_loc loc)
 {
 	struct ast_type *t = ast_type_new(ps->prog, AST_TYPE_PTR, loc);
 
@@ -308,9 +319,10 @@ struct ast_type *parse_type_ptr(struct parse_state *ps, const char *repr, struct
 		if (ast_scalar_lookup(repr, strlen(repr), &sc))
 			t->scalar = sc;
 		else
-			diag_error(ps->d, repr_loc,
-				   "pointer representation '%s' is not a scalar type (e.g. be64, le64)",
-				   repr);
+			diag_error(
+			    ps->d, repr_loc,
+			    "pointer representation '%s' is not a scalar type (e.g. be64, le64)",
+			    repr);
 	}
 	t->pointee = pointee;
 	t->region_name = region;
@@ -321,7 +333,7 @@ struct ast_type *parse_type_ptr(struct parse_state *ps, const char *repr, struct
 /* ---- Statements ---------------------------------------------------------- */
 
 static struct ast_stmt *new_stmt(struct parse_state *ps, enum ast_stmt_kind kind,
-				 struct src_loc loc)
+                                 struct src_loc loc)
 {
 	struct ast_stmt *s = ast_stmt_new(ps->prog, kind, loc);
 
@@ -331,21 +343,21 @@ static struct ast_stmt *new_stmt(struct parse_state *ps, enum ast_stmt_kind kind
 }
 
 struct ast_stmt *parse_stmt_let(struct parse_state *ps, const char *name, struct src_loc name_loc,
-				struct ast_type *type, struct ast_expr *init, struct src_loc loc)
+                                struct ast_type *type, struct ast_expr *init, struct src_loc loc)
 {
 	struct ast_stmt *s = new_stmt(ps, AST_STMT_LET, loc);
 	struct ast_local *l = parse_alloc(ps, sizeof(*l));
 
 	if (!s || !l)
 		return NULL;
-	*l = (struct ast_local){ .name = name, .loc = name_loc, .type = type, .lane = -1 };
+	*l = (struct ast_local){.name = name, .loc = name_loc, .type = type, .lane = -1};
 	s->u.let.local = l;
 	s->u.let.init = init;
 	return s;
 }
 
 struct ast_stmt *parse_stmt_assign(struct parse_state *ps, struct ast_expr *target,
-				   struct ast_expr *value, struct src_loc loc)
+                                   struct ast_expr *value, struct src_loc loc)
 {
 	struct ast_stmt *s = new_stmt(ps, AST_STMT_ASSIGN, loc);
 
@@ -366,8 +378,8 @@ struct ast_stmt *parse_stmt_expr(struct parse_state *ps, struct ast_expr *e, str
 }
 
 struct ast_stmt *parse_stmt_if(struct parse_state *ps, struct ast_expr *cond,
-			       struct ast_stmt *then_body, struct ast_stmt *else_body,
-			       bool has_else, struct src_loc loc)
+                               struct ast_stmt *then_body, struct ast_stmt *else_body,
+                               bool has_else, struct src_loc loc)
 {
 	struct ast_stmt *s = new_stmt(ps, AST_STMT_IF, loc);
 
@@ -381,8 +393,7 @@ struct ast_stmt *parse_stmt_if(struct parse_state *ps, struct ast_expr *cond,
 }
 
 struct ast_stmt *parse_stmt_while(struct parse_state *ps, struct ast_expr *cond,
-				  struct ast_expr *bound, struct ast_stmt *body,
-				  struct src_loc loc)
+                                  struct ast_expr *bound, struct ast_stmt *body, struct src_loc loc)
 {
 	struct ast_stmt *s = new_stmt(ps, AST_STMT_WHILE, loc);
 
@@ -395,13 +406,13 @@ struct ast_stmt *parse_stmt_while(struct parse_state *ps, struct ast_expr *cond,
 }
 
 struct ast_stmt *parse_stmt_simple(struct parse_state *ps, enum ast_stmt_kind kind,
-				   struct src_loc loc)
+                                   struct src_loc loc)
 {
 	return new_stmt(ps, kind, loc);
 }
 
 struct ast_stmt *parse_stmt_return(struct parse_state *ps, struct ast_expr *value,
-				   struct src_loc loc)
+                                   struct src_loc loc)
 {
 	struct ast_stmt *s = new_stmt(ps, AST_STMT_RETURN, loc);
 
@@ -411,7 +422,7 @@ struct ast_stmt *parse_stmt_return(struct parse_state *ps, struct ast_expr *valu
 }
 
 struct ast_stmt *parse_stmt_parallel(struct parse_state *ps, struct parse_lanes lanes,
-				     struct src_loc loc)
+                                     struct src_loc loc)
 {
 	struct ast_stmt *s = new_stmt(ps, AST_STMT_PARALLEL, loc);
 
@@ -422,8 +433,7 @@ struct ast_stmt *parse_stmt_parallel(struct parse_state *ps, struct parse_lanes 
 	return s;
 }
 
-struct ast_stmt *parse_stmt_block(struct parse_state *ps, struct ast_stmt *body,
-				  struct src_loc loc)
+struct ast_stmt *parse_stmt_block(struct parse_state *ps, struct ast_stmt *body, struct src_loc loc)
 {
 	struct ast_stmt *s = new_stmt(ps, AST_STMT_BLOCK, loc);
 
@@ -435,7 +445,7 @@ struct ast_stmt *parse_stmt_block(struct parse_state *ps, struct ast_stmt *body,
 /* ---- Expressions --------------------------------------------------------- */
 
 static struct ast_expr *new_expr(struct parse_state *ps, enum ast_expr_kind kind,
-				 struct src_loc loc)
+                                 struct src_loc loc)
 {
 	struct ast_expr *e = ast_expr_new(ps->prog, kind, loc);
 
@@ -472,7 +482,7 @@ struct ast_expr *parse_expr_name(struct parse_state *ps, const char *name, struc
 }
 
 struct ast_expr *parse_expr_unary(struct parse_state *ps, enum ast_unop op,
-				  struct ast_expr *operand, struct src_loc loc)
+                                  struct ast_expr *operand, struct src_loc loc)
 {
 	struct ast_expr *e = new_expr(ps, AST_EXPR_UNARY, loc);
 
@@ -486,7 +496,8 @@ struct ast_expr *parse_expr_unary(struct parse_state *ps, enum ast_unop op,
 /* A binary expression spans both operands; its operator location is kept
  * for messages about the operator itself. */
 struct ast_expr *parse_expr_binary(struct parse_state *ps, struct src_loc loc, enum ast_binop op,
-				   struct ast_expr *lhs, struct ast_expr *rhs, struct src_loc op_loc)
+                                   struct ast_expr *lhs, struct ast_expr *rhs,
+                                   struct src_loc op_loc)
 {
 	struct ast_expr *e = new_expr(ps, AST_EXPR_BINARY, loc);
 
@@ -499,8 +510,7 @@ struct ast_expr *parse_expr_binary(struct parse_state *ps, struct src_loc loc, e
 	return e;
 }
 
-struct ast_expr *parse_expr_deref(struct parse_state *ps, struct ast_expr *ptr,
-				  struct src_loc loc)
+struct ast_expr *parse_expr_deref(struct parse_state *ps, struct ast_expr *ptr, struct src_loc loc)
 {
 	struct ast_expr *e = new_expr(ps, AST_EXPR_DEREF, loc);
 
@@ -509,8 +519,8 @@ struct ast_expr *parse_expr_deref(struct parse_state *ps, struct ast_expr *ptr,
 	return e;
 }
 
-struct ast_expr *parse_expr_field(struct parse_state *ps, struct ast_expr *base,
-				  const char *name, struct src_loc name_loc, struct src_loc loc)
+struct ast_expr *parse_expr_field(struct parse_state *ps, struct ast_expr *base, const char *name,
+                                  struct src_loc name_loc, struct src_loc loc)
 {
 	struct ast_expr *e = new_expr(ps, AST_EXPR_FIELD, loc);
 
@@ -523,7 +533,7 @@ struct ast_expr *parse_expr_field(struct parse_state *ps, struct ast_expr *base,
 }
 
 struct ast_expr *parse_expr_index(struct parse_state *ps, struct ast_expr *base,
-				  struct ast_expr *index, struct src_loc loc)
+                                  struct ast_expr *index, struct src_loc loc)
 {
 	struct ast_expr *e = new_expr(ps, AST_EXPR_INDEX, loc);
 
@@ -535,7 +545,7 @@ struct ast_expr *parse_expr_index(struct parse_state *ps, struct ast_expr *base,
 }
 
 struct ast_expr *parse_expr_slice(struct parse_state *ps, struct ast_expr *base,
-				  struct ast_expr *len, struct src_loc loc)
+                                  struct ast_expr *len, struct src_loc loc)
 {
 	struct ast_expr *e = new_expr(ps, AST_EXPR_SLICE, loc);
 
@@ -548,9 +558,8 @@ struct ast_expr *parse_expr_slice(struct parse_state *ps, struct ast_expr *base,
 
 /* Calls name a builtin; an unknown name is a syntax-level error here so
  * the checker only ever sees valid builtins. */
-struct ast_expr *parse_expr_call(struct parse_state *ps, const char *name,
-				 struct src_loc name_loc, struct parse_args args,
-				 struct src_loc loc)
+struct ast_expr *parse_expr_call(struct parse_state *ps, const char *name, struct src_loc name_loc,
+                                 struct parse_args args, struct src_loc loc)
 {
 	struct ast_expr *e;
 	unsigned fn;
@@ -562,9 +571,9 @@ struct ast_expr *parse_expr_call(struct parse_state *ps, const char *name,
 			break;
 	if (fn == AST_BUILTIN_COUNT) {
 		diag_error(ps->d, name_loc,
-			   "unknown operation '%s' (expected cas, cas_gt, cas_lt, fetch_add or "
-			   "alloc)",
-			   name);
+		           "unknown operation '%s' (expected cas, cas_gt, cas_lt, fetch_add or "
+		           "alloc)",
+		           name);
 		/* keep parsing; the checker skips it silently */
 		return new_expr(ps, AST_EXPR_ERROR, loc);
 	}
@@ -579,7 +588,7 @@ struct ast_expr *parse_expr_call(struct parse_state *ps, const char *name,
 }
 
 struct ast_expr *parse_expr_sizeof(struct parse_state *ps, struct ast_type *type,
-				   struct src_loc loc)
+                                   struct src_loc loc)
 {
 	struct ast_expr *e = new_expr(ps, AST_EXPR_SIZEOF, loc);
 
@@ -590,10 +599,9 @@ struct ast_expr *parse_expr_sizeof(struct parse_state *ps, struct ast_type *type
 
 /* ---- Driver ------------------------------------------------------------ */
 
-struct ast_program *parse_buffer(struct diag_ctx *d, const char *file, const char *src,
-				 size_t len)
+struct ast_program *parse_buffer(struct diag_ctx *d, const char *file, const char *src, size_t len)
 {
-	struct parse_state ps = { .d = d, .line = 1, .col = 1 };
+	struct parse_state ps = {.d = d, .line = 1, .col = 1};
 	parse_yyscan_t scanner = NULL;
 
 	diag_set_source(d, file, src, len);
@@ -623,8 +631,7 @@ struct ast_program *parse_buffer(struct diag_ctx *d, const char *file, const cha
 	return ps.prog;
 }
 
-struct ast_program *parse_file(struct diag_ctx *d, const char *path, char **src_out,
-			       int *io_error)
+struct ast_program *parse_file(struct diag_ctx *d, const char *path, char **src_out, int *io_error)
 {
 	bool is_stdin = strcmp(path, "-") == 0;
 	FILE *f = is_stdin ? stdin : fopen(path, "rb");

@@ -25,16 +25,13 @@
  * frees it with ast_program_free().  `d` must stay pointed at `src` for
  * rendering carets (diag_set_source).
  */
-struct ast_program *parse_buffer(struct diag_ctx *d, const char *file, const char *src,
-				 size_t len);
+struct ast_program *parse_buffer(struct diag_ctx *d, const char *file, const char *src, size_t len);
 
 /*
- * Read and parse `path` ("-": standard input, named "<stdin>").  On success *src_out receives the file's text
- * (malloc'ed; the caller frees it after rendering diagnostics) and d is
- * pointed at it.  Returns NULL and sets *io_error (errno value) if the
- * file cannot be read.
+ * Read and parse `path` ("-": standard input, named "<stdin>").  On success *src_out receives the
+ * file's text (malloc'ed; the caller frees it after rendering diagnostics) and d is pointed at it.
+ * Returns NULL and sets *io_error (errno value) if the file cannot be read.
  */
-struct ast_program *parse_file(struct diag_ctx *d, const char *path, char **src_out,
-			       int *io_error);
+struct ast_program *parse_file(struct diag_ctx *d, const char *path, char **src_out, int *io_error);
 
 #endif /* PRISMC_PARSE_H */

@@ -22,14 +22,14 @@
 static void usage(FILE *out)
 {
 	fprintf(out, "usage: prismc [--version] [--help] <command> [<args>]\n"
-		     "       prismc help <command>\n\n"
-		     "Compile .prism offloads into chains of RDMA work requests.\n\n"
-		     "commands:\n");
+	             "       prismc help <command>\n\n"
+	             "Compile .prism offloads into chains of RDMA work requests.\n\n"
+	             "commands:\n");
 	for (size_t i = 0; i < prismc_ncmds; i++)
 		fprintf(out, "  %-10s %s\n", prismc_cmds[i]->name, prismc_cmds[i]->summary);
 	fprintf(out, "\nexit status: 0 ok, 1 errors in the program, 2 usage error, 3 I/O "
-		     "error, 4 internal error.\n"
-		     "Run 'prismc <command> --help' for a command's options.\n");
+	             "error, 4 internal error.\n"
+	             "Run 'prismc <command> --help' for a command's options.\n");
 }
 
 static int unknown_command(const char *name)

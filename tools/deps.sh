@@ -10,7 +10,7 @@
 set -euo pipefail
 
 PACKAGES=(
-	make gcc clang libclang-rt-14-dev pkg-config
+	make gcc clang clang-format libclang-rt-14-dev pkg-config
 	flex bison libyaml-dev libcmocka-dev
 	libibverbs-dev ibverbs-providers rdma-core ibverbs-utils
 	valgrind iproute2 python3

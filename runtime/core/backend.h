@@ -59,13 +59,13 @@ enum core_qp_flags {
 /* Size-prefixed options: .sz = sizeof; zero fields mean defaults. */
 struct core_dev_attr {
 	size_t sz;
-	const char *name;     /* backend-specific device name ("mlx5_0"); NULL = first */
-	uint64_t seed;	      /* sim: scheduler seed */
-	bool relaxed_fw;      /* sim: relaxed firmware profile; mlx5: expected setting */
-	int hazard_policy;    /* sim: enum sim_hazard_policy */
-	bool chaos;	      /* sim: chaos mode */
-	bool threaded;	      /* sim: run NIC threads in the background */
-	uint32_t node;	      /* sim: node id on the wire */
+	const char *name;               /* backend-specific device name ("mlx5_0"); NULL = first */
+	uint64_t seed;                  /* sim: scheduler seed */
+	bool relaxed_fw;                /* sim: relaxed firmware profile; mlx5: expected setting */
+	int hazard_policy;              /* sim: enum sim_hazard_policy */
+	bool chaos;                     /* sim: chaos mode */
+	bool threaded;                  /* sim: run NIC threads in the background */
+	uint32_t node;                  /* sim: node id on the wire */
 	const struct sim_observer *obs; /* sim: cost model and trace hooks (sim/sim.h) */
 	void (*log)(void *ctx, int level, const char *msg);
 	void *log_ctx;
@@ -82,7 +82,7 @@ struct core_cq_attr {
 
 struct core_cq_info {
 	uint32_t cqn;
-	void *buf;		  /* ncqe 64-byte CQEs */
+	void *buf; /* ncqe 64-byte CQEs */
 	uint32_t ncqe;
 	volatile uint32_t *dbrec; /* [0]: be32 consumer index (24 bits) */
 };
@@ -92,17 +92,17 @@ struct core_qp_attr {
 	uint32_t sq_bbs;     /* send queue size in 64-byte basic blocks, 2^n */
 	uint32_t rq_wqes;    /* receive WQEs, 2^n, may be 0 */
 	uint32_t rq_max_sge; /* data segments per receive WQE */
-	unsigned flags;	     /* enum core_qp_flags */
+	unsigned flags;      /* enum core_qp_flags */
 };
 
 struct core_qp_info {
 	uint32_t qpn;
-	void *buf;		  /* receive queue at 0, send queue at sq_offset */
+	void *buf; /* receive queue at 0, send queue at sq_offset */
 	size_t buf_len;
 	size_t sq_offset;
 	uint32_t sq_bbs;
 	uint32_t rq_wqes;
-	uint32_t rq_stride;	  /* bytes per receive WQE */
+	uint32_t rq_stride;       /* bytes per receive WQE */
 	volatile uint32_t *dbrec; /* [0] receive counter, [1] send counter (be32) */
 };
 
@@ -125,19 +125,19 @@ struct core_backend_ops {
 	void (*close)(struct core_be_dev *dev);
 
 	int (*reg_mr)(struct core_be_dev *dev, void *addr, size_t len, unsigned access,
-		      struct core_be_mr **out, struct core_mr_info *info);
+	              struct core_be_mr **out, struct core_mr_info *info);
 	int (*dereg_mr)(struct core_be_mr *mr);
 
 	int (*create_cq)(struct core_be_dev *dev, const struct core_cq_attr *attr,
-			 struct core_be_cq **out, struct core_cq_info *info);
+	                 struct core_be_cq **out, struct core_cq_info *info);
 	int (*destroy_cq)(struct core_be_cq *cq);
 
 	int (*create_qp)(struct core_be_dev *dev, const struct core_qp_attr *attr,
-			 struct core_be_qp **out, struct core_qp_info *info);
+	                 struct core_be_qp **out, struct core_qp_info *info);
 	int (*destroy_qp)(struct core_be_qp *qp);
 	/* RESET->INIT->RTR (peer used)->RTS (retry counts used), any->ERR, any->RESET. */
 	int (*modify_qp)(struct core_be_qp *qp, enum core_qp_state state,
-			 const struct core_qp_peer *peer);
+	                 const struct core_qp_peer *peer);
 
 	/* The caller updated dbrec[1] after writing WQEs: start the send queue. */
 	int (*ring_sq)(struct core_be_qp *qp);

@@ -37,7 +37,7 @@
 	X(CLIENT_KEY, "a client-controlled address is used with a key other than its region's")    \
 	X(BUDGET, "WR budget per invocation exceeded")                                             \
 	X(RING, "ring capacity exceeded")                                                          \
-	X(HIDDEN_PATCH, "a scatter writes WQE memory without a declared patch site")             \
+	X(HIDDEN_PATCH, "a scatter writes WQE memory without a declared patch site")               \
 	X(LAP, "a recycled loop's lap is unbounded or rewrites a WQE it may have fetched")
 
 enum chain_verify_err {

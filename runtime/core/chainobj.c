@@ -227,7 +227,7 @@ static void *grow(void **arr, uint32_t *n, size_t size)
 		if (!elem)                                                                         \
 			return NULL;                                                               \
 		if (namep) {                                                                       \
-			elem->name = copy_str(namep);                                                \
+			elem->name = copy_str(namep);                                              \
 			if (!elem->name) {                                                         \
 				(*(np))--;                                                         \
 				return NULL;                                                       \

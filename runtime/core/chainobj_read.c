@@ -534,7 +534,8 @@ static int read_wqes(struct rctx *r, yaml_node_t *n, uint32_t qi, enum chainobj_
 }
 
 /* queues[i].recycle (schema 2): a recycled loop's lap queue. */
-static int read_recycle(struct rctx *r, yaml_node_t *m, uint32_t qi, struct chainobj_recycle *rc_out)
+static int read_recycle(struct rctx *r, yaml_node_t *m, uint32_t qi,
+                        struct chainobj_recycle *rc_out)
 {
 	static const struct key keys[] = {{"max-laps", true},
 	                                  {"counter-wqe", true},
@@ -546,8 +547,8 @@ static int read_recycle(struct rctx *r, yaml_node_t *m, uint32_t qi, struct chai
 
 #define RP(field) (snprintf(path, sizeof(path), "queues[%u].recycle" field, qi), path)
 	if (r->version < CHAINOBJ_SCHEMA_RECYCLE)
-		return RFAIL(r, CHAINOBJ_E_VERSION, m, RP(""),
-		             "'recycle' needs prism-chain: %u", CHAINOBJ_SCHEMA_RECYCLE);
+		return RFAIL(r, CHAINOBJ_E_VERSION, m, RP(""), "'recycle' needs prism-chain: %u",
+		             CHAINOBJ_SCHEMA_RECYCLE);
 	rc = map_fields(r, m, RP(""), keys, 4, v);
 	if (!rc)
 		rc = read_u32(r, v[0], RP(".max-laps"), 1, CHAINOBJ_MAX_RING, &rc_out->max_laps);
@@ -987,9 +988,8 @@ static int read_counts(struct rctx *r, yaml_node_t *n, const char *path, uint32_
 
 static int read_exits(struct rctx *r, yaml_node_t *n)
 {
-	static const struct key keys[] = {
-	    {"queue", true}, {"wqe", true}, {"enable", true},
-	    {"sq", true},    {"rq", true},  {"cq", true}};
+	static const struct key keys[] = {{"queue", true}, {"wqe", true}, {"enable", true},
+	                                  {"sq", true},    {"rq", true},  {"cq", true}};
 	yaml_node_item_t *it, *top;
 	char path[128];
 	uint32_t i = 0;
@@ -1218,10 +1218,10 @@ static int read_top(struct rctx *r, yaml_node_t *root)
 			if (rc)
 				return rc;
 			if (ver < CHAINOBJ_SCHEMA_VERSION || ver > CHAINOBJ_SCHEMA_MAX)
-				return RFAIL(r, CHAINOBJ_E_VERSION, node_at(r, p->value),
-				             "prism-chain",
-				             "schema version %" PRIu64 " (this build reads %u to %u)",
-				             ver, CHAINOBJ_SCHEMA_VERSION, CHAINOBJ_SCHEMA_MAX);
+				return RFAIL(
+				    r, CHAINOBJ_E_VERSION, node_at(r, p->value), "prism-chain",
+				    "schema version %" PRIu64 " (this build reads %u to %u)", ver,
+				    CHAINOBJ_SCHEMA_VERSION, CHAINOBJ_SCHEMA_MAX);
 		}
 	}
 	rc = map_fields(r, root, "", top_keys, T__N, v);

@@ -233,8 +233,8 @@ static void put_exits(FILE *f, const struct chainobj *o)
 	for (uint32_t i = 0; i < o->n_exits; i++) {
 		const struct chainobj_exit *x = &o->exits[i];
 
-		fprintf(f, "  - {queue: %s, wqe: %u, enable: %u, ", o->queues[x->queue].name, x->wqe,
-		        x->enable);
+		fprintf(f, "  - {queue: %s, wqe: %u, enable: %u, ", o->queues[x->queue].name,
+		        x->wqe, x->enable);
 		put_counts(f, "sq", x->sq_advance, x->n_queues);
 		fputs(", ", f);
 		put_counts(f, "rq", x->rq_advance, x->n_queues);

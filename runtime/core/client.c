@@ -52,11 +52,11 @@ int core_client_setup(struct prism_client *cl, const char *program, struct core_
 	    (err = ops->create_cq(cl->dev->be, &ca, &cl->rcq, &cl->rcq_info)))
 		return err;
 	struct core_qp_attr qa = {
-		.send_cq = cl->scq,
-		.recv_cq = cl->rcq,
-		.sq_bbs = CORE_CLIENT_SQ_BBS,
-		.rq_wqes = CORE_CLIENT_SLOTS * 2,
-		.rq_max_sge = 1,
+	    .send_cq = cl->scq,
+	    .recv_cq = cl->rcq,
+	    .sq_bbs = CORE_CLIENT_SQ_BBS,
+	    .rq_wqes = CORE_CLIENT_SLOTS * 2,
+	    .rq_max_sge = 1,
 	};
 	if ((err = ops->create_qp(cl->dev->be, &qa, &cl->qp, &cl->qp_info)))
 		return err;
@@ -67,10 +67,10 @@ int core_client_setup(struct prism_client *cl, const char *program, struct core_
 	memset(cl->msg, 0, msg_len);
 	memset(cl->resp, 0, resp_len);
 	if ((err = ops->reg_mr(cl->dev->be, cl->msg, msg_len, CORE_ACCESS_LOCAL_WRITE, &cl->msg_mr,
-			       &cl->msg_keys)) ||
+	                       &cl->msg_keys)) ||
 	    (err = ops->reg_mr(cl->dev->be, cl->resp, resp_len,
-			       CORE_ACCESS_LOCAL_WRITE | CORE_ACCESS_REMOTE_WRITE, &cl->resp_mr,
-			       &cl->resp_keys)))
+	                       CORE_ACCESS_LOCAL_WRITE | CORE_ACCESS_REMOTE_WRITE, &cl->resp_mr,
+	                       &cl->resp_keys)))
 		return err;
 	memset(h, 0, sizeof(*h));
 	h->kind = CORE_HELLO_CONNECT;
@@ -89,14 +89,14 @@ int core_client_setup(struct prism_client *cl, const char *program, struct core_
 static void post_recv(struct prism_client *cl, uint32_t slot)
 {
 	struct prism_sge sge = {
-		.byte_count = CORE_CLIENT_SLOT_BYTES,
-		.lkey = cl->resp_keys.lkey,
-		.addr = (uintptr_t)(cl->resp + (size_t)slot * CORE_CLIENT_SLOT_BYTES),
+	    .byte_count = CORE_CLIENT_SLOT_BYTES,
+	    .lkey = cl->resp_keys.lkey,
+	    .addr = (uintptr_t)(cl->resp + (size_t)slot * CORE_CLIENT_SLOT_BYTES),
 	};
 	uint32_t idx = (uint32_t)(cl->rq_pi & (cl->qp_info.rq_wqes - 1));
 
 	prism_rwqe_encode(&sge, 1, (uint8_t *)cl->qp_info.buf + (size_t)idx * cl->qp_info.rq_stride,
-			  cl->qp_info.rq_stride / 16, NULL);
+	                  cl->qp_info.rq_stride / 16, NULL);
 	cl->rq_pi++;
 }
 
@@ -112,11 +112,11 @@ int core_client_finish(struct prism_client *cl)
 {
 	const struct core_backend_ops *ops = cl->dev->ops;
 	struct core_qp_peer peer = {
-		.node = cl->peer_node,
-		.qpn = cl->w.qpn,
-		.rnr_retry = 7,
-		.min_rnr_timer = 1,
-		.retry_cnt = 7,
+	    .node = cl->peer_node,
+	    .qpn = cl->w.qpn,
+	    .rnr_retry = 7,
+	    .min_rnr_timer = 1,
+	    .retry_cnt = 7,
 	};
 	int err;
 
@@ -156,7 +156,7 @@ static void client_free(struct prism_client *cl)
 }
 
 static struct prism_client *client_new(struct prism_device *dev,
-				       const struct prism_client_opts *opts)
+                                       const struct prism_client_opts *opts)
 {
 	struct prism_client *cl = calloc(1, sizeof(*cl));
 
@@ -169,7 +169,7 @@ static struct prism_client *client_new(struct prism_device *dev,
 }
 
 PRISM_API struct prism_client *prism_client__connect_local(struct prism_server *srv,
-							   const struct prism_client_opts *opts)
+                                                           const struct prism_client_opts *opts)
 {
 	struct prism_client *cl;
 	struct core_conn *conn;
@@ -201,7 +201,7 @@ PRISM_API struct prism_client *prism_client__connect_local(struct prism_server *
 }
 
 PRISM_API struct prism_client *prism_client__connect(struct prism_device *dev, const char *addr,
-						     const struct prism_client_opts *opts)
+                                                     const struct prism_client_opts *opts)
 {
 	struct prism_client *cl;
 	struct core_hello h;
@@ -262,7 +262,7 @@ PRISM_API int prism_client__param_count(const struct prism_client *cl, int e)
 }
 
 PRISM_API int prism_client__param(const struct prism_client *cl, int e, int i,
-				  struct prism_param_info *info)
+                                  struct prism_param_info *info)
 {
 	const struct core_entry_desc *d = entry_at(cl, e);
 	struct chainobj_param p;
@@ -292,7 +292,7 @@ PRISM_API int prism_client__result_count(const struct prism_client *cl, int e)
 }
 
 PRISM_API int prism_client__result(const struct prism_client *cl, int e, int i,
-				   struct prism_result_info *info)
+                                   struct prism_result_info *info)
 {
 	const struct core_entry_desc *d = entry_at(cl, e);
 
@@ -340,7 +340,7 @@ static int pack_args(const struct core_entry_desc *d, const struct prism_call *c
 		if (p->type == CHAINOBJ_PT_BYTES) {
 			if (!a->bytes || a->len != p->width) {
 				core_err("entry '%s': argument '%s' needs %u bytes, got %zu",
-					 d->name, p->name, p->width, a->bytes ? a->len : 0);
+				         d->name, p->name, p->width, a->bytes ? a->len : 0);
 				return -PRISM_E_ARGS;
 			}
 			memcpy(val, a->bytes, p->width);
@@ -349,7 +349,7 @@ static int pack_args(const struct core_entry_desc *d, const struct prism_call *c
 
 			if (p->width < 8 && v >> (8 * p->width)) {
 				core_err("entry '%s': argument '%s' = 0x%llx does not fit %u bytes",
-					 d->name, p->name, (unsigned long long)v, p->width);
+				         d->name, p->name, (unsigned long long)v, p->width);
 				return -PRISM_E_ARGS;
 			}
 			if (p->type == CHAINOBJ_PT_ADDR) {
@@ -357,9 +357,9 @@ static int pack_args(const struct core_entry_desc *d, const struct prism_call *c
 				 * enforce the bound too, this is the friendly check. */
 				if (v >= p->region_size) {
 					core_err("entry '%s': argument '%s' = offset 0x%llx is "
-						 "outside its %llu-byte region",
-						 d->name, p->name, (unsigned long long)v,
-						 (unsigned long long)p->region_size);
+					         "outside its %llu-byte region",
+					         d->name, p->name, (unsigned long long)v,
+					         (unsigned long long)p->region_size);
 					return -PRISM_E_ARGS;
 				}
 				v += p->region_base;
@@ -372,7 +372,7 @@ static int pack_args(const struct core_entry_desc *d, const struct prism_call *c
 	for (size_t j = 0; j < call->nargs; j++) {
 		if (!used[j]) {
 			core_err("entry '%s': no parameter named '%s'", d->name,
-				 call->args[j].name ? call->args[j].name : "(null)");
+			         call->args[j].name ? call->args[j].name : "(null)");
 			return -PRISM_E_ARGS;
 		}
 	}
@@ -385,7 +385,7 @@ static int poll_cqs(struct prism_client *cl)
 {
 	for (;;) { /* send completions: errors only matter */
 		const uint8_t *raw = (const uint8_t *)cl->scq_info.buf +
-				     (cl->scq_ci & (cl->scq_info.ncqe - 1)) * PRISM_CQE_BYTES;
+		                     (cl->scq_ci & (cl->scq_info.ncqe - 1)) * PRISM_CQE_BYTES;
 		uint8_t op_own = __atomic_load_n(&raw[63], __ATOMIC_ACQUIRE);
 		struct prism_cqe c;
 
@@ -402,7 +402,7 @@ static int poll_cqs(struct prism_client *cl)
 	}
 	for (;;) { /* responses */
 		const uint8_t *raw = (const uint8_t *)cl->rcq_info.buf +
-				     (cl->rcq_ci & (cl->rcq_info.ncqe - 1)) * PRISM_CQE_BYTES;
+		                     (cl->rcq_ci & (cl->rcq_info.ncqe - 1)) * PRISM_CQE_BYTES;
 		uint8_t op_own = __atomic_load_n(&raw[63], __ATOMIC_ACQUIRE);
 		struct prism_cqe c;
 
@@ -414,7 +414,7 @@ static int poll_cqs(struct prism_client *cl)
 		put_be32(&cl->rcq_info.dbrec[0], (uint32_t)(cl->rcq_ci & 0xffffffu));
 		if (c.opcode == PRISM_CQE_RESP_ERR || c.opcode == PRISM_CQE_REQ_ERR) {
 			core_err("client: response failed: %s",
-				 prism_cqe_syndrome_name(c.syndrome));
+			         prism_cqe_syndrome_name(c.syndrome));
 			return cl->error = -PRISM_E_CONN;
 		}
 		uint64_t k = cl->answered;
@@ -441,12 +441,11 @@ static int poll_cqs(struct prism_client *cl)
 				call->status = 0;
 			}
 			if (call->result)
-				memcpy(call->result, cl->resp + (size_t)slot * CORE_CLIENT_SLOT_BYTES,
-				       n);
+				memcpy(call->result,
+				       cl->resp + (size_t)slot * CORE_CLIENT_SLOT_BYTES, n);
 			call->result_len = n;
-			call->virt_ns = c.timestamp > cl->t_sent[slot]
-						? c.timestamp - cl->t_sent[slot]
-						: 0;
+			call->virt_ns =
+			    c.timestamp > cl->t_sent[slot] ? c.timestamp - cl->t_sent[slot] : 0;
 			if (c.imm && !call->ret_site)
 				call->ret_site = c.imm; /* an unconditional final return */
 			cl->inflight[slot] = NULL;
@@ -500,7 +499,7 @@ int core_client_wait(struct prism_client *cl, uint64_t k, int timeout_ms)
 }
 
 int core_client_send_raw(struct prism_client *cl, const void *msg, size_t len,
-			 struct prism_call *call)
+                         struct prism_call *call)
 {
 	uint64_t k = cl->sent;
 	uint32_t slot = (uint32_t)(k % cl->w.depth);
@@ -530,13 +529,12 @@ int core_client_send_raw(struct prism_client *cl, const void *msg, size_t len,
 	w.ctrl.qpn = cl->qp_info.qpn;
 	w.ctrl.fm_ce_se = prism_fm_ce_se(PRISM_FENCE_NONE, PRISM_CE_CQ_UPDATE, false);
 	w.num_sge = 1;
-	w.sge[0] = (struct prism_sge){.byte_count = (uint32_t)len,
-				      .lkey = cl->msg_keys.lkey,
-				      .addr = (uintptr_t)buf};
+	w.sge[0] = (struct prism_sge){
+	    .byte_count = (uint32_t)len, .lkey = cl->msg_keys.lkey, .addr = (uintptr_t)buf};
 	idx = (uint32_t)(cl->sq_pi & (cl->qp_info.sq_bbs - 1));
-	n = prism_wqe_encode(&w, (uint8_t *)cl->qp_info.buf + cl->qp_info.sq_offset +
-					 (size_t)idx * PRISM_WQE_BB,
-			     PRISM_WQE_BB, NULL);
+	n = prism_wqe_encode(
+	    &w, (uint8_t *)cl->qp_info.buf + cl->qp_info.sq_offset + (size_t)idx * PRISM_WQE_BB,
+	    PRISM_WQE_BB, NULL);
 	if (n < 0)
 		return -PRISM_E_BACKEND;
 	cl->inflight[slot] = call;
@@ -562,7 +560,7 @@ static int send_call(struct prism_client *cl, struct prism_call *call)
 	e = prism_client__find_entry(cl, call->entry);
 	if (e < 0) {
 		core_err("client: program '%s' has no entry '%s'", cl->w.program,
-			 call->entry ? call->entry : "(null)");
+		         call->entry ? call->entry : "(null)");
 		return call->status = e;
 	}
 	d = &cl->w.entries[e];
@@ -575,7 +573,7 @@ static int send_call(struct prism_client *cl, struct prism_call *call)
 }
 
 PRISM_API int prism_client__invoke_batch(struct prism_client *cl, struct prism_call *calls,
-					 size_t n, const struct prism_invoke_opts *opts)
+                                         size_t n, const struct prism_invoke_opts *opts)
 {
 	int timeout, err, ok = 0;
 	uint64_t first;
@@ -618,7 +616,7 @@ PRISM_API int prism_client__invoke_batch(struct prism_client *cl, struct prism_c
 }
 
 PRISM_API int prism_client__invoke(struct prism_client *cl, struct prism_call *call,
-				   const struct prism_invoke_opts *opts)
+                                   const struct prism_invoke_opts *opts)
 {
 	int n = prism_client__invoke_batch(cl, call, 1, opts);
 

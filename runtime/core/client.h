@@ -15,17 +15,17 @@ struct net_oob_params;
 #include "core/proto.h"
 #include "core/server.h"
 
-#define CORE_CLIENT_SLOTS 16u	  /* invocations in flight at most */
+#define CORE_CLIENT_SLOTS      16u  /* invocations in flight at most */
 #define CORE_CLIENT_SLOT_BYTES 512u /* response slot size (>= response_size) */
-#define CORE_CLIENT_SQ_BBS 64u
-#define CORE_CLIENT_CQE 64u
+#define CORE_CLIENT_SQ_BBS     64u
+#define CORE_CLIENT_CQE        64u
 
 struct prism_client {
 	struct prism_device *dev;
-	struct prism_server *srv;  /* in-process: the server we poll when it has no thread */
-	uint32_t conn_id;	   /* in-process: our connection on that server (ids start at 1) */
-	struct net_link *link;	   /* over TCP */
-	int net_fd;		   /* setup socket until attached, else -1 */
+	struct prism_server *srv; /* in-process: the server we poll when it has no thread */
+	uint32_t conn_id;         /* in-process: our connection on that server (ids start at 1) */
+	struct net_link *link;    /* over TCP */
+	int net_fd;               /* setup socket until attached, else -1 */
 	struct net_oob_params *net_peer; /* the server's setup answer until attached */
 	int link_down;
 	struct core_welcome w;
@@ -36,18 +36,18 @@ struct prism_client {
 	struct core_cq_info scq_info, rcq_info;
 	struct core_be_qp *qp;
 	struct core_qp_info qp_info;
-	uint8_t *msg;	 /* CORE_CLIENT_SLOTS * CHAINOBJ_MAX_MSG */
-	uint8_t *resp;	 /* CORE_CLIENT_SLOTS * CORE_CLIENT_SLOT_BYTES */
+	uint8_t *msg;  /* CORE_CLIENT_SLOTS * CHAINOBJ_MAX_MSG */
+	uint8_t *resp; /* CORE_CLIENT_SLOTS * CORE_CLIENT_SLOT_BYTES */
 	struct core_be_mr *msg_mr, *resp_mr;
 	struct core_mr_info msg_keys, resp_keys;
 
-	uint64_t sq_pi;	  /* BBs posted on our send queue */
-	uint64_t rq_pi;	  /* receives posted */
+	uint64_t sq_pi; /* BBs posted on our send queue */
+	uint64_t rq_pi; /* receives posted */
 	uint64_t scq_ci, rcq_ci;
-	uint64_t sent;	  /* invocations sent */
-	uint64_t answered; /* responses received */
+	uint64_t sent;                                  /* invocations sent */
+	uint64_t answered;                              /* responses received */
 	struct prism_call *inflight[CORE_CLIENT_SLOTS]; /* by k % depth; NULL after a timeout */
-	uint64_t t_sent[CORE_CLIENT_SLOTS];		 /* device virtual time at send (ns) */
+	uint64_t t_sent[CORE_CLIENT_SLOTS];             /* device virtual time at send (ns) */
 	int error;
 };
 
@@ -58,7 +58,7 @@ int core_client_finish(struct prism_client *cl);
 
 /* Send raw message bytes as invocation k (tests: wrong sizes, hostile args). */
 int core_client_send_raw(struct prism_client *cl, const void *msg, size_t len,
-			 struct prism_call *call);
+                         struct prism_call *call);
 /* Wait until call @k answered or failed (deadline in ms since epoch of CLOCK_MONOTONIC). */
 int core_client_wait(struct prism_client *cl, uint64_t k, int timeout_ms);
 

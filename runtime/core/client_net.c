@@ -77,13 +77,13 @@ int core_client_net_connect(struct prism_client *cl, const char *addr, struct co
 	mine.node = cl->dev->node;
 	mine.qpn = h->qpn;
 	mine.n_regions = 1;
-	mine.regions[0] = (struct net_oob_region){h->resp_addr, h->resp_rkey,
-						  h->resp_slots * h->resp_stride};
+	mine.regions[0] =
+	    (struct net_oob_region){h->resp_addr, h->resp_rkey, h->resp_slots * h->resp_stride};
 	n = core_hello_encode(h, hello, sizeof(hello));
 	mine.blob = hello;
 	mine.blob_len = (uint32_t)n;
-	err = net_connect(host[0] ? host : "127.0.0.1", port, &mine, &peer, cl->timeout_ms, &fd,
-			  &d);
+	err =
+	    net_connect(host[0] ? host : "127.0.0.1", port, &mine, &peer, cl->timeout_ms, &fd, &d);
 	if (err)
 		return setup_error(err, &d, addr);
 	err = core_welcome_decode(peer.blob, peer.blob_len, &cl->w);
@@ -111,7 +111,7 @@ int core_client_net_attach(struct prism_client *cl)
 	struct net_link_cbs cbs = {.down = client_link_down, .ctx = cl};
 	struct net_diag d = {0};
 	int err = net_transport_attach(core_dev_transport(cl->dev), cl->net_fd,
-				       sim_backend_qp(cl->qp), cl->net_peer, &cbs, &cl->link, &d);
+	                               sim_backend_qp(cl->qp), cl->net_peer, &cbs, &cl->link, &d);
 
 	cl->net_fd = -1;
 	free(cl->net_peer);
@@ -146,7 +146,7 @@ void core_client_net_close(struct prism_client *cl)
 }
 
 PRISM_API int prism_post(const char *addr, const void *chain, size_t len,
-			 const struct prism_post_opts *opts)
+                         const struct prism_post_opts *opts)
 {
 	struct net_oob_params mine = {0}, peer = {0};
 	struct core_hello h = {.kind = CORE_HELLO_POST};
@@ -167,7 +167,7 @@ PRISM_API int prism_post(const char *addr, const void *chain, size_t len,
 	n = core_hello_encode(&h, NULL, 0);
 	if (n + len > NET_OOB_MAX_BLOB) {
 		core_err("post: a %zu-byte object does not fit the %u-byte setup message", len,
-			 NET_OOB_MAX_BLOB - (unsigned)n);
+		         NET_OOB_MAX_BLOB - (unsigned)n);
 		return -E2BIG;
 	}
 	blob = malloc(n + len);
@@ -179,7 +179,7 @@ PRISM_API int prism_post(const char *addr, const void *chain, size_t len,
 	mine.blob = blob;
 	mine.blob_len = (uint32_t)(n + len);
 	err = net_connect(host[0] ? host : "127.0.0.1", port, &mine, &peer,
-			  CORE_OPT(opts, timeout_ms, 5000), &fd, &d);
+	                  CORE_OPT(opts, timeout_ms, 5000), &fd, &d);
 	free(blob);
 	if (err)
 		return setup_error(err, &d, addr);

@@ -32,12 +32,12 @@ struct prism_region {
 	struct prism_region *next;
 	char name[CORE_NAME_MAX + 1];
 	void *addr;
-	uint64_t nic_addr;	 /* the address WQEs use: addr, or prismd's mapping */
+	uint64_t nic_addr; /* the address WQEs use: addr, or prismd's mapping */
 	size_t len;
-	unsigned access;	 /* enum prism_access */
-	int fd;			 /* memfd of a created region, else -1 */
-	bool mapped;		 /* we mmap'ed addr (created / adopted regions) */
-	unsigned users;		 /* loaded programs bound to it */
+	unsigned access; /* enum prism_access */
+	int fd;          /* memfd of a created region, else -1 */
+	bool mapped;     /* we mmap'ed addr (created / adopted regions) */
+	unsigned users;  /* loaded programs bound to it */
 	struct core_be_mr *mr;
 	struct core_mr_info keys;
 };
@@ -49,12 +49,12 @@ struct prism_device {
 	char name[32];
 	const struct core_backend_ops *ops;
 	struct core_be_dev *be;
-	bool threaded;		 /* backend runs by itself: no progress() calls */
-	uint32_t node;		 /* sim node id of this device on the wire */
-	struct core_sim_obs *sim_obs; /* sim: cost profile observer */
+	bool threaded;                   /* backend runs by itself: no progress() calls */
+	uint32_t node;                   /* sim node id of this device on the wire */
+	struct core_sim_obs *sim_obs;    /* sim: cost profile observer */
 	struct net_transport *transport; /* created at the first TCP connection */
 	pthread_mutex_t transport_lock;
-	pthread_mutex_t lock;	 /* serialises progress() and doorbells */
+	pthread_mutex_t lock;     /* serialises progress() and doorbells */
 	pthread_mutex_t reg_lock; /* the region list */
 	struct prism_region *regions;
 };
@@ -83,7 +83,7 @@ struct prism_region *core_region_find(struct prism_device *dev, const char *name
  * by the region from now on: closed and unmapped on unregister).
  */
 struct prism_region *core_region_adopt(struct prism_device *dev, const char *name, int fd,
-				       void *addr, size_t len, unsigned access);
+                                       void *addr, size_t len, unsigned access);
 
 /* The device's TCP transport, created on first use (server_net.c); NULL on failure. */
 struct net_transport *core_dev_transport(struct prism_device *dev);

@@ -65,8 +65,8 @@ PRISM_API int prism_daemon__share_region(struct prism_daemon *d, struct prism_re
 	struct core_dctl_rep rep;
 	char cbuf[CMSG_SPACE(sizeof(int))] = {0};
 	struct iovec iov = {&req, sizeof(req)};
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
-			    .msg_controllen = sizeof(cbuf)};
+	struct msghdr mh = {
+	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
 	struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
 	ssize_t n;
 
@@ -74,8 +74,8 @@ PRISM_API int prism_daemon__share_region(struct prism_daemon *d, struct prism_re
 		return -EINVAL;
 	if (r->fd < 0) {
 		core_err("daemon: region '%s' is not memfd-backed (use "
-			 "prism_device__create_region)",
-			 r->name);
+		         "prism_device__create_region)",
+		         r->name);
 		return -EBADF;
 	}
 	snprintf(req.name, sizeof(req.name), "%s", r->name);

@@ -22,16 +22,16 @@ enum core_dctl_op {
 
 struct core_dctl_req {
 	uint32_t magic;
-	uint32_t op;	   /* enum core_dctl_op */
-	char name[64];	   /* region name, NUL-terminated */
-	uint64_t size;	   /* bytes the application mapped */
-	uint32_t access;   /* enum prism_access */
+	uint32_t op;     /* enum core_dctl_op */
+	char name[64];   /* region name, NUL-terminated */
+	uint64_t size;   /* bytes the application mapped */
+	uint32_t access; /* enum prism_access */
 	uint32_t reserved;
 };
 
 struct core_dctl_rep {
 	uint32_t magic;
-	int32_t status;	   /* 0 or a negative code */
+	int32_t status;    /* 0 or a negative code */
 	uint64_t nic_addr; /* where prismd mapped the region (addresses the NIC uses) */
 	char msg[256];
 };

@@ -23,7 +23,7 @@ static const struct {
 	const char *name;
 	const struct core_backend_ops *ops;
 } backends[] = {
-	{"sim", &core_sim_backend},
+    {"sim", &core_sim_backend},
 };
 
 #define N_BACKENDS (sizeof(backends) / sizeof(backends[0]))
@@ -56,7 +56,7 @@ static void be_log(void *ctx, int level, const char *msg)
 }
 
 PRISM_API struct prism_device *prism_device__open(const char *name,
-						  const struct prism_device_opts *opts)
+                                                  const struct prism_device_opts *opts)
 {
 	const struct core_backend_ops *ops = NULL;
 	struct prism_device *dev;
@@ -79,7 +79,7 @@ PRISM_API struct prism_device *prism_device__open(const char *name,
 	fw = CORE_OPT(opts, firmware, "relaxed");
 	if (strcmp(fw, "relaxed") && strcmp(fw, "strict")) {
 		core_err("device '%s': firmware profile '%s' is neither 'relaxed' nor 'strict'",
-			 name, fw);
+		         name, fw);
 		return core_fail_ptr(-PRISM_E_CONFIG);
 	}
 	dev = calloc(1, sizeof(*dev));
@@ -95,19 +95,20 @@ PRISM_API struct prism_device *prism_device__open(const char *name,
 	pthread_mutex_init(&dev->reg_lock, NULL);
 
 	struct core_dev_attr attr = {
-		.sz = sizeof(attr),
-		.seed = CORE_OPT(opts, seed, 0),
-		.relaxed_fw = !strcmp(fw, "relaxed"),
-		.hazard_policy = CORE_OPT(opts, hazard_fail, false) ? 2 : 1,
-		.threaded = dev->threaded,
-		.node = dev->node,
-		.log = be_log,
-		.log_ctx = dev,
+	    .sz = sizeof(attr),
+	    .seed = CORE_OPT(opts, seed, 0),
+	    .relaxed_fw = !strcmp(fw, "relaxed"),
+	    .hazard_policy = CORE_OPT(opts, hazard_fail, false) ? 2 : 1,
+	    .threaded = dev->threaded,
+	    .node = dev->node,
+	    .log = be_log,
+	    .log_ctx = dev,
 	};
 	pthread_mutex_init(&dev->transport_lock, NULL);
 	if (ops == &core_sim_backend) {
-		err = core_sim_obs_create(CORE_OPT(opts, profile, "cx5"),
-					  CORE_OPT(opts, trace_path, NULL), dev->node, &dev->sim_obs);
+		err =
+		    core_sim_obs_create(CORE_OPT(opts, profile, "cx5"),
+		                        CORE_OPT(opts, trace_path, NULL), dev->node, &dev->sim_obs);
 		if (err)
 			goto fail;
 		attr.obs = core_sim_obs_get(dev->sim_obs);
@@ -136,7 +137,7 @@ PRISM_API void prism_device__close(struct prism_device *dev)
 
 		if (r->users)
 			core_warn("device %s: region '%s' still used by %u program(s) at close",
-				  dev->name, r->name, r->users);
+			          dev->name, r->name, r->users);
 		r->users = 0;
 		prism_region__unregister(r);
 	}

@@ -22,7 +22,7 @@ struct core_sim_obs {
 };
 
 int core_sim_obs_create(const char *profile, const char *trace_path, uint32_t node,
-			struct core_sim_obs **out)
+                        struct core_sim_obs **out)
 {
 	struct core_sim_obs *x = calloc(1, sizeof(*x));
 	struct sim_cost_diag d = {0};
@@ -35,7 +35,7 @@ int core_sim_obs_create(const char *profile, const char *trace_path, uint32_t no
 		err = sim_cost_profile_load_file(profile, &x->prof, &d);
 	if (err) {
 		core_err("device sim: cost profile '%s': %s", profile,
-			 d.msg[0] ? d.msg : prism_strerror(err));
+		         d.msg[0] ? d.msg : prism_strerror(err));
 		free(x);
 		return -PRISM_E_CONFIG;
 	}

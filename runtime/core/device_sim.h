@@ -19,7 +19,7 @@ struct core_sim_obs;
  * device closes).  0 or a negative code.
  */
 int core_sim_obs_create(const char *profile, const char *trace_path, uint32_t node,
-			struct core_sim_obs **out);
+                        struct core_sim_obs **out);
 const char *core_sim_obs_profile(const struct core_sim_obs *x);
 const struct sim_observer *core_sim_obs_get(const struct core_sim_obs *x);
 void core_sim_obs_destroy(struct core_sim_obs *x);

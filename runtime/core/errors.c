@@ -16,7 +16,7 @@ static const struct {
 	const char *msg;
 } prism_msgs[] = {
 #define PRISM_X_MSG(name, value, msg) {value, msg},
-	PRISM_ERRORS(PRISM_X_MSG)
+    PRISM_ERRORS(PRISM_X_MSG)
 #undef PRISM_X_MSG
 };
 

@@ -92,7 +92,7 @@ static uint32_t ring_slots(const struct chainobj_queue *qu, enum chainobj_ring r
 
 /* Ring slot of template slot @slot of queue @q in the invocation being posted. */
 static uint32_t window_slot(const struct core_inst *in, uint32_t q, enum chainobj_ring ring,
-			    uint32_t slot)
+                            uint32_t slot)
 {
 	const struct chainobj_queue *qu = &in->prog->obj->queues[q];
 
@@ -111,12 +111,12 @@ static uint64_t reloc_value(struct core_inst *in, const struct chainobj_reloc *r
 		/* WQE `delta` of this invocation in the target ring, byte `addend`
 		 * (an addend of a whole slot or more counts slots too). */
 		enum chainobj_ring ring = (enum chainobj_ring)r->ring;
-		uint32_t unit = ring == CHAINOBJ_RING_SQ ? PRISM_WQE_BB
-							 : in->qps[r->target].info.rq_stride;
+		uint32_t unit =
+		    ring == CHAINOBJ_RING_SQ ? PRISM_WQE_BB : in->qps[r->target].info.rq_stride;
 		uint32_t idx = (uint32_t)(r->delta + r->addend / unit);
 
 		return (uintptr_t)slot_ptr(in, r->target, ring,
-					   window_slot(in, r->target, ring, idx)) +
+		                           window_slot(in, r->target, ring, idx)) +
 		       r->addend % unit;
 	}
 	case CHAINOBJ_RELOC_QBUF_LKEY:
@@ -167,25 +167,25 @@ static void post_window(struct core_inst *in, uint64_t k)
 				uint32_t n = qu->sq[i].len - off;
 
 				memcpy(slot_ptr(in, q, CHAINOBJ_RING_SQ,
-						window_slot(in, q, CHAINOBJ_RING_SQ,
-							    qu->sq[i].slot + off / PRISM_WQE_BB)),
+				                window_slot(in, q, CHAINOBJ_RING_SQ,
+				                            qu->sq[i].slot + off / PRISM_WQE_BB)),
 				       qu->sq[i].bytes + off, n < PRISM_WQE_BB ? n : PRISM_WQE_BB);
 			}
 		for (uint32_t i = 0; i < qu->n_rq; i++)
 			memcpy(slot_ptr(in, q, CHAINOBJ_RING_RQ,
-					window_slot(in, q, CHAINOBJ_RING_RQ, qu->rq[i].slot)),
+			                window_slot(in, q, CHAINOBJ_RING_RQ, qu->rq[i].slot)),
 			       qu->rq[i].bytes, qu->rq[i].len);
 	}
 	for (uint32_t i = 0; i < o->n_relocs; i++) {
 		const struct chainobj_reloc *r = &o->relocs[i];
 		const struct chainobj_wqe *w =
-			chainobj_site_wqe(o, r->site.queue, r->site.ring, r->site.wqe);
+		    chainobj_site_wqe(o, r->site.queue, r->site.ring, r->site.wqe);
 		/* Fields sit inside 16-byte segments, never across a 64-byte BB. */
 		uint32_t bb = r->site.ring == CHAINOBJ_RING_SQ ? r->site.offset / PRISM_WQE_BB : 0;
 		uint32_t off = r->site.ring == CHAINOBJ_RING_SQ ? r->site.offset % PRISM_WQE_BB
-								: r->site.offset;
+		                                                : r->site.offset;
 		uint8_t *p = slot_ptr(in, r->site.queue, r->site.ring,
-				      window_slot(in, r->site.queue, r->site.ring, w->slot + bb));
+		                      window_slot(in, r->site.queue, r->site.ring, w->slot + bb));
 
 		chainobj_put_uint(p + off, r->site.width, r->order, reloc_value(in, r, k));
 	}
@@ -195,8 +195,8 @@ static void post_window(struct core_inst *in, uint64_t k)
 		uint64_t sq_end = 0, rq_end = 0;
 
 		for (uint32_t i = 0; i < qu->n_sq; i++) {
-			uint32_t end = qu->sq[i].slot +
-				       prism_wqe_bbs(qu->sq[i].len / PRISM_WQE_DS_BYTES);
+			uint32_t end =
+			    qu->sq[i].slot + prism_wqe_bbs(qu->sq[i].len / PRISM_WQE_DS_BYTES);
 			if (end > sq_end)
 				sq_end = end;
 		}
@@ -223,7 +223,7 @@ static uint8_t *lap_counter(struct core_inst *in, uint32_t q)
 	uint32_t off = qu->recycle.counter_offset;
 
 	return slot_ptr(in, q, CHAINOBJ_RING_SQ,
-			window_slot(in, q, CHAINOBJ_RING_SQ, t->slot + off / PRISM_WQE_BB)) +
+	                window_slot(in, q, CHAINOBJ_RING_SQ, t->slot + off / PRISM_WQE_BB)) +
 	       off % PRISM_WQE_BB;
 }
 
@@ -261,9 +261,9 @@ static int lap_advance(struct core_inst *in)
 		if (!growth || (now - in->lap_start[q]) % growth || !laps ||
 		    laps > qu->recycle.max_laps) {
 			core_warn("conn %u: program '%s': queue '%s': lap counter moved from %u to "
-				  "%u (%u a lap, at most %u laps)",
-				  in->id, in->prog->name, qu->name, in->lap_start[q], now, growth,
-				  qu->recycle.max_laps);
+			          "%u (%u a lap, at most %u laps)",
+			          in->id, in->prog->name, qu->name, in->lap_start[q], now, growth,
+			          qu->recycle.max_laps);
 			return -PRISM_E_CONN;
 		}
 		core_dbg("conn %u: queue '%s' ran %u laps", in->id, qu->name, laps);
@@ -291,9 +291,9 @@ static int scan_lap_cq(struct core_inst *in, uint32_t c)
 			continue;
 		if (prism_cqe_decode(raw, &cqe, NULL) == 0)
 			core_warn("conn %u: program '%s': CQ '%s': error completion on QP 0x%x "
-				  "WQE %u: %s",
-				  in->id, in->prog->name, in->prog->obj->cqs[c].name, cqe.qpn,
-				  cqe.wqe_counter, prism_cqe_syndrome_name(cqe.syndrome));
+			          "WQE %u: %s",
+			          in->id, in->prog->name, in->prog->obj->cqs[c].name, cqe.qpn,
+			          cqe.wqe_counter, prism_cqe_syndrome_name(cqe.syndrome));
 		return in->error = -PRISM_E_CONN;
 	}
 	return 0;
@@ -312,7 +312,7 @@ static bool lap_cq(const struct chainobj *o, uint32_t c)
  * further exits taken in the same invocation (loops of other queues, e.g.
  * one per `parallel` lane): each sets its own halting queue's SQ and CQ. */
 static void advance(struct core_inst *in, const struct chainobj_exit *e,
-		    const struct chainobj_exit *const *also, uint32_t n_also)
+                    const struct chainobj_exit *const *also, uint32_t n_also)
 {
 	const struct chainobj *o = in->prog->obj;
 	uint64_t sq[CHAINOBJ_MAX_QUEUES], cq[CHAINOBJ_MAX_QUEUES];
@@ -347,8 +347,8 @@ static void post_next(struct core_inst *in)
 	post_window(in, in->posted++);
 	for (uint32_t q = 0; q < o->n_queues; q++)
 		if (o->queues[q].recycle.max_laps)
-			in->lap_start[q] = (uint32_t)chainobj_get_uint(lap_counter(in, q), 4,
-								       CHAINOBJ_ORDER_BIG);
+			in->lap_start[q] =
+			    (uint32_t)chainobj_get_uint(lap_counter(in, q), 4, CHAINOBJ_ORDER_BIG);
 	if (!o->n_exits && !in->laps)
 		advance(in, NULL, NULL, 0); /* bases of the next window, known in advance */
 }
@@ -386,11 +386,11 @@ static int qp_to_rts(struct core_inst *in, uint32_t q, uint32_t node, uint32_t q
 {
 	const struct core_backend_ops *ops = in->dev->ops;
 	struct core_qp_peer peer = {
-		.node = node,
-		.qpn = qpn,
-		.rnr_retry = 7,
-		.min_rnr_timer = 1,
-		.retry_cnt = 7,
+	    .node = node,
+	    .qpn = qpn,
+	    .rnr_retry = 7,
+	    .min_rnr_timer = 1,
+	    .retry_cnt = 7,
 	};
 	int err;
 
@@ -406,19 +406,19 @@ static int create_objects(struct core_inst *in)
 	const struct chainobj *o = in->prog->obj;
 	const struct core_backend_ops *ops = in->dev->ops;
 	const unsigned qacc = CORE_ACCESS_LOCAL_WRITE | CORE_ACCESS_REMOTE_READ |
-			      CORE_ACCESS_REMOTE_WRITE | CORE_ACCESS_REMOTE_ATOMIC;
+	                      CORE_ACCESS_REMOTE_WRITE | CORE_ACCESS_REMOTE_ATOMIC;
 	int err;
 
 	for (uint32_t c = 0; c < o->n_cqs; c++) {
 		struct core_cq_attr a = {
-			.ncqe = o->cqs[c].entries,
-			.ignore_overrun = o->cqs[c].ignore_overrun,
+		    .ncqe = o->cqs[c].entries,
+		    .ignore_overrun = o->cqs[c].ignore_overrun,
 		};
 
 		err = ops->create_cq(in->dev->be, &a, &in->cqs[c].cq, &in->cqs[c].info);
 		if (err) {
 			core_err("conn %u: program '%s': CQ '%s': %s", in->id, in->prog->name,
-				 o->cqs[c].name, prism_strerror(err));
+			         o->cqs[c].name, prism_strerror(err));
 			return err;
 		}
 		in->mem_bytes += (size_t)in->cqs[c].info.ncqe * PRISM_CQE_BYTES;
@@ -426,12 +426,12 @@ static int create_objects(struct core_inst *in)
 	for (uint32_t q = 0; q < o->n_queues; q++) {
 		const struct chainobj_queue *qu = &o->queues[q];
 		struct core_qp_attr a = {
-			.send_cq = in->cqs[qu->send_cq].cq,
-			.recv_cq = in->cqs[qu->recv_cq].cq,
-			.sq_bbs = qu->sq_slots,
-			.rq_wqes = qu->rq_slots,
-			.rq_max_sge = qu->rq_slots ? qu->rq_stride_ds : 0,
-			.flags = CORE_QP_CROSS_CHANNEL,
+		    .send_cq = in->cqs[qu->send_cq].cq,
+		    .recv_cq = in->cqs[qu->recv_cq].cq,
+		    .sq_bbs = qu->sq_slots,
+		    .rq_wqes = qu->rq_slots,
+		    .rq_max_sge = qu->rq_slots ? qu->rq_stride_ds : 0,
+		    .flags = CORE_QP_CROSS_CHANNEL,
 		};
 
 		if (qu->managed_send)
@@ -445,19 +445,19 @@ static int create_objects(struct core_inst *in)
 		err = ops->create_qp(in->dev->be, &a, &in->qps[q].qp, &in->qps[q].info);
 		if (err) {
 			core_err("conn %u: program '%s': queue '%s': %s", in->id, in->prog->name,
-				 qu->name, prism_strerror(err));
+			         qu->name, prism_strerror(err));
 			return err;
 		}
 		if (qu->rq_slots && in->qps[q].info.rq_stride != qu->rq_stride_ds * 16u) {
 			core_err("conn %u: program '%s': queue '%s': device receive stride %u, "
-				 "object expects %u",
-				 in->id, in->prog->name, qu->name, in->qps[q].info.rq_stride,
-				 qu->rq_stride_ds * 16u);
+			         "object expects %u",
+			         in->id, in->prog->name, qu->name, in->qps[q].info.rq_stride,
+			         qu->rq_stride_ds * 16u);
 			return -PRISM_E_RELOC;
 		}
 		in->mem_bytes += in->qps[q].info.buf_len;
 		err = ops->reg_mr(in->dev->be, in->qps[q].info.buf, in->qps[q].info.buf_len, qacc,
-				  &in->qps[q].mr, &in->qps[q].keys);
+		                  &in->qps[q].mr, &in->qps[q].keys);
 		if (err)
 			return err;
 	}
@@ -468,21 +468,22 @@ static int create_objects(struct core_inst *in)
 	memset(in->scratch, 0, in->scratch_len);
 	in->mem_bytes += in->scratch_len;
 	return ops->reg_mr(in->dev->be, in->scratch, in->scratch_len, qacc, &in->scratch_mr,
-			   &in->scratch_keys);
+	                   &in->scratch_keys);
 }
 
 int core_inst_create(struct prism_program *prog, uint32_t id, const struct core_peer *peer,
-		     enum prism_rearm rearm, unsigned want_depth, struct core_inst **out)
+                     enum prism_rearm rearm, unsigned want_depth, struct core_inst **out)
 {
 	const struct chainobj *o = prog->obj;
 	bool nic_program = o->rearm == CHAINOBJ_REARM_NIC_RECYCLE;
 	struct core_inst *in;
 	int err;
 
-	if ((rearm == PRISM_REARM_NIC && !nic_program) || (rearm == PRISM_REARM_CPU && nic_program)) {
+	if ((rearm == PRISM_REARM_NIC && !nic_program) ||
+	    (rearm == PRISM_REARM_CPU && nic_program)) {
 		core_err("conn %u: program '%s' re-arms with %s; the server wants %s", id,
-			 prog->name, chainobj_rearm_name(o->rearm),
-			 rearm == PRISM_REARM_NIC ? "NIC recycling" : "CPU re-posting");
+		         prog->name, chainobj_rearm_name(o->rearm),
+		         rearm == PRISM_REARM_NIC ? "NIC recycling" : "CPU re-posting");
 		return -PRISM_E_REARM;
 	}
 	in = calloc(1, sizeof(*in));
@@ -513,10 +514,10 @@ int core_inst_create(struct prism_program *prog, uint32_t id, const struct core_
 		bool conn = (int)q == prog->conn_queue;
 
 		err = qp_to_rts(in, q, conn ? peer->node : in->dev->node,
-				conn ? peer->qpn : in->qps[q].info.qpn);
+		                conn ? peer->qpn : in->qps[q].info.qpn);
 		if (err) {
 			core_err("conn %u: queue '%s': cannot connect: %s", id, o->queues[q].name,
-				 prism_strerror(err));
+			         prism_strerror(err));
 			goto fail;
 		}
 	}
@@ -536,8 +537,8 @@ int core_inst_create(struct prism_program *prog, uint32_t id, const struct core_
 		post_next(in);
 	if ((err = ring_doorbells(in)))
 		goto fail;
-	core_dbg("conn %u: program '%s': %u queues, depth %u, %zu bytes, %s re-arm", id,
-		 prog->name, o->n_queues, in->depth, in->mem_bytes, in->cpu_rearm ? "CPU" : "NIC");
+	core_dbg("conn %u: program '%s': %u queues, depth %u, %zu bytes, %s re-arm", id, prog->name,
+	         o->n_queues, in->depth, in->mem_bytes, in->cpu_rearm ? "CPU" : "NIC");
 	*out = in;
 	return 0;
 fail:
@@ -553,7 +554,7 @@ static int poll_cq(struct core_inst *in, uint32_t c)
 
 	for (;;) {
 		const uint8_t *raw = (const uint8_t *)cq->info.buf +
-				     (size_t)(cq->consumed & (n - 1)) * PRISM_CQE_BYTES;
+		                     (size_t)(cq->consumed & (n - 1)) * PRISM_CQE_BYTES;
 		uint8_t op_own = __atomic_load_n(&raw[PRISM_CQE_BYTES - 1], __ATOMIC_ACQUIRE);
 		struct prism_cqe cqe;
 
@@ -563,9 +564,9 @@ static int poll_cq(struct core_inst *in, uint32_t c)
 		if (prism_cqe_decode(raw, &cqe, NULL) == 0 &&
 		    (cqe.opcode == PRISM_CQE_REQ_ERR || cqe.opcode == PRISM_CQE_RESP_ERR)) {
 			core_warn("conn %u: program '%s': CQ '%s': error completion on QP 0x%x WQE "
-				  "%u: %s",
-				  in->id, in->prog->name, in->prog->obj->cqs[c].name, cqe.qpn,
-				  cqe.wqe_counter, prism_cqe_syndrome_name(cqe.syndrome));
+			          "%u: %s",
+			          in->id, in->prog->name, in->prog->obj->cqs[c].name, cqe.qpn,
+			          cqe.wqe_counter, prism_cqe_syndrome_name(cqe.syndrome));
 			in->error = -PRISM_E_CONN;
 		}
 		cq->consumed++;
@@ -588,7 +589,7 @@ static int poll_cq(struct core_inst *in, uint32_t c)
  * completion can tell the last exit from the fall-through.
  */
 static const struct chainobj_exit *taken_exit(const struct core_inst *in, uint32_t from,
-					       uint32_t *at)
+                                              uint32_t *at)
 {
 	const struct chainobj *o = in->prog->obj;
 
@@ -652,12 +653,12 @@ int core_inst_poll(struct core_inst *in)
 		char deltas[160] = "";
 
 		for (uint32_t c = 0, n = 0; c < o->n_cqs && n < sizeof(deltas) - 12; c++)
-			n += (uint32_t)snprintf(deltas + n, sizeof(deltas) - n, " %llu",
-						(unsigned long long)(in->cqs[c].consumed -
-								     in->inv_start[c]));
+			n += (uint32_t)snprintf(
+			    deltas + n, sizeof(deltas) - n, " %llu",
+			    (unsigned long long)(in->cqs[c].consumed - in->inv_start[c]));
 		core_dbg("conn %u: invocation %llu ended by %s (CQEs:%s)", in->id,
-			 (unsigned long long)in->completed,
-			 x ? "an early exit" : "the fall-through", deltas);
+		         (unsigned long long)in->completed,
+		         x ? "an early exit" : "the fall-through", deltas);
 		if ((err = lap_advance(in))) {
 			in->error = err;
 			return err;

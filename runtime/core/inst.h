@@ -19,18 +19,18 @@
 
 /* Where the connection's client lives and where its responses go. */
 struct core_peer {
-	uint32_t node;	    /* sim node id of the client's device */
-	uint32_t qpn;	    /* the client's QP */
+	uint32_t node;      /* sim node id of the client's device */
+	uint32_t qpn;       /* the client's QP */
 	uint64_t resp_addr; /* response buffer: depth slots of response_size bytes */
 	uint32_t resp_rkey;
-	uint32_t resp_slots; /* slots the client's buffer has */
+	uint32_t resp_slots;  /* slots the client's buffer has */
 	uint32_t resp_stride; /* bytes per slot (>= the program's response_size) */
 };
 
 struct core_inst_cq {
 	struct core_be_cq *cq;
 	struct core_cq_info info;
-	uint64_t consumed; /* CQEs polled so far (absolute) */
+	uint64_t consumed;     /* CQEs polled so far (absolute) */
 	uint16_t last_counter; /* WQE counter and QP of the latest CQE (exit detection) */
 	uint32_t last_qpn;
 };
@@ -45,7 +45,7 @@ struct core_inst_qp {
 struct core_inst {
 	struct prism_program *prog;
 	struct prism_device *dev;
-	uint32_t id;		/* connection number (for messages) */
+	uint32_t id; /* connection number (for messages) */
 	struct core_peer peer;
 	struct core_inst_cq *cqs;
 	struct core_inst_qp *qps;
@@ -53,20 +53,20 @@ struct core_inst {
 	size_t scratch_len;
 	struct core_be_mr *scratch_mr;
 	struct core_mr_info scratch_keys;
-	unsigned depth;		/* invocations posted ahead */
-	bool cpu_rearm;		/* false: the program recycles its queues on the NIC */
+	unsigned depth; /* invocations posted ahead */
+	bool cpu_rearm; /* false: the program recycles its queues on the NIC */
 	struct {
 		uint64_t *sq, *rq; /* [n_queues] counter bases of the next window to post */
-		uint64_t *cq;	   /* [n_cqs] */
+		uint64_t *cq;      /* [n_cqs] */
 	} base;
 	uint64_t *sq_pi, *rq_pi; /* [n_queues] producer counters posted so far */
-	uint64_t *inv_start;	 /* [n_cqs] CQEs consumed when the running invocation began */
-	uint32_t *lap_start;	 /* [n_queues] recycled queues: lap counter as posted */
-	bool laps;		 /* some queue recycles (a loop's laps; depth 1) */
-	uint64_t posted;	/* invocation windows posted (next k) */
-	uint64_t completed;	/* invocations finished */
-	int error;		/* first error (negative) */
-	size_t mem_bytes;	/* queue + CQ + scratch bytes of this instance */
+	uint64_t *inv_start;     /* [n_cqs] CQEs consumed when the running invocation began */
+	uint32_t *lap_start;     /* [n_queues] recycled queues: lap counter as posted */
+	bool laps;               /* some queue recycles (a loop's laps; depth 1) */
+	uint64_t posted;         /* invocation windows posted (next k) */
+	uint64_t completed;      /* invocations finished */
+	int error;               /* first error (negative) */
+	size_t mem_bytes;        /* queue + CQ + scratch bytes of this instance */
 };
 
 /*
@@ -75,7 +75,7 @@ struct core_inst {
  * doorbells.  @want_depth 0: as many as the rings allow (at most 16).
  */
 int core_inst_create(struct prism_program *prog, uint32_t id, const struct core_peer *peer,
-		     enum prism_rearm rearm, unsigned want_depth, struct core_inst **out);
+                     enum prism_rearm rearm, unsigned want_depth, struct core_inst **out);
 
 /* Connect the conn queue to the client (after the peer's QPN is known). */
 int core_inst_connect(struct core_inst *in, const struct core_peer *peer);

@@ -32,10 +32,10 @@ PRISM_API prism_log_fn prism_set_log_fn(prism_log_fn fn, void *ctx, enum prism_l
 }
 
 static const char *const level_names[] = {
-	[PRISM_LOG_ERROR] = "error",
-	[PRISM_LOG_WARN] = "warning",
-	[PRISM_LOG_INFO] = "info",
-	[PRISM_LOG_DEBUG] = "debug",
+    [PRISM_LOG_ERROR] = "error",
+    [PRISM_LOG_WARN] = "warning",
+    [PRISM_LOG_INFO] = "info",
+    [PRISM_LOG_DEBUG] = "debug",
 };
 
 PRISM_API void prism_log_stderr(enum prism_log_level level, const char *msg, void *ctx)

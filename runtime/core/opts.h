@@ -36,12 +36,12 @@ static inline int core_opts_check(const void *opts, size_t lib_sz)
  * The library's known size is where its last field ends (not sizeof, which
  * includes tail padding a newer caller may have filled with a new field).
  */
-#define CORE_OPTS_CHECK(opts, last)                                                            \
+#define CORE_OPTS_CHECK(opts, last)                                                                \
 	core_opts_check((opts), offsetof(__typeof__(*(opts)), last) + sizeof((opts)->last))
 
 /* Field @f of @o when present in the caller's struct and nonzero, else @def. */
-#define CORE_OPT(o, f, def)                                                                   \
-	(((o) && (o)->sz >= offsetof(__typeof__(*(o)), f) + sizeof((o)->f) && (o)->f) ? (o)->f \
-										      : (def))
+#define CORE_OPT(o, f, def)                                                                        \
+	(((o) && (o)->sz >= offsetof(__typeof__(*(o)), f) + sizeof((o)->f) && (o)->f) ? (o)->f     \
+	                                                                              : (def))
 
 #endif /* CORE_OPTS_H */

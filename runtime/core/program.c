@@ -50,7 +50,7 @@ static int read_error(int err, const struct chainobj_diag *d, const char *origin
 }
 
 PRISM_API struct prism_program *prism_program__open_file(const char *path,
-							 const struct prism_program_opts *opts)
+                                                         const struct prism_program_opts *opts)
 {
 	struct chainobj_diag d = {0};
 	struct chainobj *obj;
@@ -67,7 +67,7 @@ PRISM_API struct prism_program *prism_program__open_file(const char *path,
 }
 
 PRISM_API struct prism_program *prism_program__open_mem(const void *buf, size_t len,
-							const struct prism_program_opts *opts)
+                                                        const struct prism_program_opts *opts)
 {
 	struct chainobj_diag d = {0};
 	struct chainobj *obj;
@@ -107,33 +107,34 @@ int core_program_check(const struct chainobj *o, const char *name)
 		if (qu->role == CHAINOBJ_ROLE_CONN) {
 			if (conn >= 0)
 				return reject(name, "queues '%s' and '%s' both have role conn",
-					      o->queues[conn].name, qu->name);
+				              o->queues[conn].name, qu->name);
 			conn = (int)q;
 		}
 		if (o->rearm != CHAINOBJ_REARM_CPU_REPOST)
 			continue;
 		/* CPU re-posting needs every invocation window to fit its ring. */
 		if (qu->sq_per_invocation > qu->sq_slots || qu->rq_per_invocation > qu->rq_slots)
-			return reject(name, "queue '%s': an invocation needs more slots than the "
-					    "ring has",
-				      qu->name);
+			return reject(name,
+			              "queue '%s': an invocation needs more slots than the "
+			              "ring has",
+			              qu->name);
 		for (uint32_t i = 0; i < qu->n_sq; i++) {
 			const struct chainobj_wqe *w = &qu->sq[i];
 			uint32_t bbs = prism_wqe_bbs(w->len / PRISM_WQE_DS_BYTES);
 
 			if (qu->sq_per_invocation && w->slot + bbs > qu->sq_per_invocation)
 				return reject(name,
-					      "queue '%s': SQ WQE %u (slots %u..%u) outside the "
-					      "%u-slot invocation window",
-					      qu->name, i, w->slot, w->slot + bbs - 1,
-					      qu->sq_per_invocation);
+				              "queue '%s': SQ WQE %u (slots %u..%u) outside the "
+				              "%u-slot invocation window",
+				              qu->name, i, w->slot, w->slot + bbs - 1,
+				              qu->sq_per_invocation);
 		}
 		for (uint32_t i = 0; i < qu->n_rq; i++)
 			if (qu->rq_per_invocation && qu->rq[i].slot >= qu->rq_per_invocation)
 				return reject(name,
-					      "queue '%s': RQ WQE %u at slot %u outside the "
-					      "%u-slot invocation window",
-					      qu->name, i, qu->rq[i].slot, qu->rq_per_invocation);
+				              "queue '%s': RQ WQE %u at slot %u outside the "
+				              "%u-slot invocation window",
+				              qu->name, i, qu->rq[i].slot, qu->rq_per_invocation);
 	}
 	if (conn < 0)
 		return reject(name, "no queue has role conn (nothing a client could connect to)");
@@ -142,7 +143,7 @@ int core_program_check(const struct chainobj *o, const char *name)
 	for (uint32_t e = 0; e < o->n_entries; e++)
 		if (o->entries[e].msg_size > CHAINOBJ_MAX_MSG)
 			return reject(name, "entry '%s': %u-byte message", o->entries[e].name,
-				      o->entries[e].msg_size);
+			              o->entries[e].msg_size);
 	if (o->response_size > CHAINOBJ_MAX_MSG)
 		return reject(name, "%u-byte response", o->response_size);
 	return 0;
@@ -155,9 +156,9 @@ static int bind_regions(struct prism_program *prog, struct prism_device *dev)
 	static const struct {
 		unsigned obj, api;
 	} acc[] = {
-		{CHAINOBJ_ACC_READ, PRISM_ACCESS_READ},
-		{CHAINOBJ_ACC_WRITE, PRISM_ACCESS_WRITE},
-		{CHAINOBJ_ACC_ATOMIC, PRISM_ACCESS_ATOMIC},
+	    {CHAINOBJ_ACC_READ, PRISM_ACCESS_READ},
+	    {CHAINOBJ_ACC_WRITE, PRISM_ACCESS_WRITE},
+	    {CHAINOBJ_ACC_ATOMIC, PRISM_ACCESS_ATOMIC},
 	};
 
 	prog->regions = calloc(o->n_regions ? o->n_regions : 1, sizeof(*prog->regions));
@@ -170,8 +171,8 @@ static int bind_regions(struct prism_program *prog, struct prism_device *dev)
 
 		if (!r) {
 			core_err("program '%s': region '%s' (%llu bytes) is not registered on "
-				 "device %s",
-				 prog->name, d->name, (unsigned long long)d->size, dev->name);
+			         "device %s",
+			         prog->name, d->name, (unsigned long long)d->size, dev->name);
 			return -PRISM_E_NOREGION;
 		}
 		for (size_t a = 0; a < sizeof(acc) / sizeof(acc[0]); a++)
@@ -179,9 +180,9 @@ static int bind_regions(struct prism_program *prog, struct prism_device *dev)
 				need |= acc[a].api;
 		if (r->len < d->size || (r->access & need) != need) {
 			core_err("program '%s': region '%s' is %zu bytes with access 0x%x; the "
-				 "program declares %llu bytes with access 0x%x",
-				 prog->name, d->name, r->len, r->access,
-				 (unsigned long long)d->size, need);
+			         "program declares %llu bytes with access 0x%x",
+			         prog->name, d->name, r->len, r->access,
+			         (unsigned long long)d->size, need);
 			return -PRISM_E_REGION;
 		}
 		prog->regions[i] = r;
@@ -223,7 +224,7 @@ PRISM_API int prism_program__load(struct prism_program *prog, struct prism_devic
 	}
 	if (rep.wr_per_invocation != prog->obj->summary.wr_per_invocation)
 		core_info("program '%s': object claims %u WRs per invocation, verifier counts %u",
-			  prog->name, prog->obj->summary.wr_per_invocation, rep.wr_per_invocation);
+		          prog->name, prog->obj->summary.wr_per_invocation, rep.wr_per_invocation);
 	err = bind_regions(prog, dev);
 	if (err) {
 		free(prog->regions);
@@ -235,7 +236,7 @@ PRISM_API int prism_program__load(struct prism_program *prog, struct prism_devic
 			prog->conn_queue = (int)q;
 	prog->dev = dev;
 	core_info("program '%s': loaded on %s (%u queues, %u WRs per invocation)", prog->name,
-		  dev->name, prog->obj->n_queues, prog->obj->summary.wr_per_invocation);
+	          dev->name, prog->obj->n_queues, prog->obj->summary.wr_per_invocation);
 	return 0;
 }
 
@@ -322,11 +323,11 @@ enum prism_type core_param_type(const struct chainobj_param *p)
 	return p->width == 1   ? PRISM_TYPE_U8
 	       : p->width == 2 ? PRISM_TYPE_U16
 	       : p->width <= 4 ? PRISM_TYPE_U32
-			       : PRISM_TYPE_U64;
+	                       : PRISM_TYPE_U64;
 }
 
 PRISM_API int prism_program__param(const struct prism_program *prog, int e, int i,
-				   struct prism_param_info *info)
+                                   struct prism_param_info *info)
 {
 	const struct chainobj_entry *en = entry_at(prog, e);
 
@@ -359,7 +360,7 @@ PRISM_API int prism_program__region_count(const struct prism_program *prog)
 }
 
 PRISM_API int prism_program__region(const struct prism_program *prog, int i,
-				    struct prism_region_info *info)
+                                    struct prism_region_info *info)
 {
 	const struct chainobj_region *r;
 
@@ -369,8 +370,8 @@ PRISM_API int prism_program__region(const struct prism_program *prog, int i,
 	info->name = r->name;
 	info->size = r->size;
 	info->access = (r->access & CHAINOBJ_ACC_READ ? PRISM_ACCESS_READ : 0) |
-		       (r->access & CHAINOBJ_ACC_WRITE ? PRISM_ACCESS_WRITE : 0) |
-		       (r->access & CHAINOBJ_ACC_ATOMIC ? PRISM_ACCESS_ATOMIC : 0);
+	               (r->access & CHAINOBJ_ACC_WRITE ? PRISM_ACCESS_WRITE : 0) |
+	               (r->access & CHAINOBJ_ACC_ATOMIC ? PRISM_ACCESS_ATOMIC : 0);
 	return 0;
 }
 

@@ -17,10 +17,10 @@
 struct prism_program {
 	struct chainobj *obj;
 	char name[CORE_NAME_MAX + 1];
-	struct prism_device *dev;	/* set by prism_program__load */
-	struct prism_region **regions;	/* [obj->n_regions], bound at load */
-	int conn_queue;			/* index of the queue with role CONN */
-	unsigned refs;			/* 1 for the application + 1 per user */
+	struct prism_device *dev;      /* set by prism_program__load */
+	struct prism_region **regions; /* [obj->n_regions], bound at load */
+	int conn_queue;                /* index of the queue with role CONN */
+	unsigned refs;                 /* 1 for the application + 1 per user */
 	pthread_mutex_t ref_lock;
 };
 

@@ -15,7 +15,7 @@
 
 #include "core/proto.h"
 
-#define HELLO_MAGIC 0x50524831u	  /* "PRH1" */
+#define HELLO_MAGIC   0x50524831u /* "PRH1" */
 #define WELCOME_MAGIC 0x50525731u /* "PRW1" */
 
 struct wr {
@@ -191,8 +191,8 @@ int core_welcome_decode(const uint8_t *buf, size_t len, struct core_welcome *m)
 	r_name(&r, m->program);
 	m->n_entries = r_u32(&r);
 	if (r.err || m->n_entries > CHAINOBJ_MAX_ENTRIES || m->response_size > CHAINOBJ_MAX_MSG ||
-	    (m->status == 0 && (!m->depth || m->depth > 1024 || !m->inflight ||
-				m->inflight > m->depth)))
+	    (m->status == 0 &&
+	     (!m->depth || m->depth > 1024 || !m->inflight || m->inflight > m->depth)))
 		return -PRISM_E_PROTO;
 	if (!m->n_entries)
 		return 0;

@@ -20,26 +20,26 @@
 #include "core/chainobj.h"
 
 #define CORE_PROTO_VERSION 1u
-#define CORE_PROTO_NAME 64u
+#define CORE_PROTO_NAME    64u
 
 enum core_hello_kind {
 	CORE_HELLO_CONNECT = 1, /* instantiate a program for this client */
-	CORE_HELLO_POST = 2,	/* install a .chain object (prismc post) */
+	CORE_HELLO_POST = 2,    /* install a .chain object (prismc post) */
 };
 
 struct core_hello {
-	uint32_t kind;			/* enum core_hello_kind */
-	char program[CORE_PROTO_NAME];	/* "" = the server's only program */
-	uint32_t node, qpn;		/* the client's QP */
+	uint32_t kind;                 /* enum core_hello_kind */
+	char program[CORE_PROTO_NAME]; /* "" = the server's only program */
+	uint32_t node, qpn;            /* the client's QP */
 	uint64_t resp_addr;
 	uint32_t resp_rkey;
 	uint32_t resp_slots;
-	uint32_t resp_stride;		/* bytes per response slot */
+	uint32_t resp_stride; /* bytes per response slot */
 };
 
 struct core_param_desc {
 	char name[CORE_PROTO_NAME];
-	uint32_t type;	 /* enum chainobj_ptype */
+	uint32_t type; /* enum chainobj_ptype */
 	uint32_t width, order, msg_offset, copies;
 	uint64_t region_base, region_size; /* CHAINOBJ_PT_ADDR */
 };
@@ -58,9 +58,9 @@ struct core_entry_desc {
 };
 
 struct core_welcome {
-	int32_t status;	 /* 0 or a negative code */
+	int32_t status; /* 0 or a negative code */
 	uint32_t node, qpn;
-	uint32_t depth;	 /* response slots in use: invocation k answers in slot k % depth */
+	uint32_t depth; /* response slots in use: invocation k answers in slot k % depth */
 	uint32_t response_size;
 	uint32_t inflight;  /* invocations the client may have outstanding (<= depth) */
 	uint32_t final_imm; /* the immediate of the completion that ends an invocation */

@@ -43,7 +43,7 @@ struct prism_region *core_region_find(struct prism_device *dev, const char *name
 
 /* Common path: validate, register with the backend, link.  0 or negative. */
 static int region_add(struct prism_device *dev, const char *name, void *addr, size_t len,
-		      unsigned access, int fd, bool mapped, struct prism_region **out)
+                      unsigned access, int fd, bool mapped, struct prism_region **out)
 {
 	struct prism_region *r;
 	int err;
@@ -81,8 +81,8 @@ static int region_add(struct prism_device *dev, const char *name, void *addr, si
 			return -PRISM_E_EXISTS;
 		}
 	}
-	err = dev->ops->reg_mr(dev->be, addr, len, core_access_to_backend(access), &r->mr,
-			       &r->keys);
+	err =
+	    dev->ops->reg_mr(dev->be, addr, len, core_access_to_backend(access), &r->mr, &r->keys);
 	if (err) {
 		pthread_mutex_unlock(&dev->reg_lock);
 		core_err("region '%s': registration failed: %s", name, prism_strerror(err));
@@ -92,16 +92,16 @@ static int region_add(struct prism_device *dev, const char *name, void *addr, si
 	r->next = dev->regions;
 	dev->regions = r;
 	pthread_mutex_unlock(&dev->reg_lock);
-	core_dbg("region '%s': %zu bytes at %p, lkey 0x%x rkey 0x%x", name, len, addr,
-		 r->keys.lkey, r->keys.rkey);
+	core_dbg("region '%s': %zu bytes at %p, lkey 0x%x rkey 0x%x", name, len, addr, r->keys.lkey,
+	         r->keys.rkey);
 	*out = r;
 	return 0;
 }
 
 PRISM_API struct prism_region *prism_device__register_region(struct prism_device *dev,
-							     const char *name, void *addr,
-							     size_t len,
-							     const struct prism_region_opts *opts)
+                                                             const char *name, void *addr,
+                                                             size_t len,
+                                                             const struct prism_region_opts *opts)
 {
 	struct prism_region *r;
 	int err;
@@ -113,7 +113,7 @@ PRISM_API struct prism_region *prism_device__register_region(struct prism_device
 }
 
 struct prism_region *core_region_adopt(struct prism_device *dev, const char *name, int fd,
-				       void *addr, size_t len, unsigned access)
+                                       void *addr, size_t len, unsigned access)
 {
 	struct prism_region *r;
 	int err = region_add(dev, name, addr, len, access, fd, true, &r);
@@ -122,8 +122,8 @@ struct prism_region *core_region_adopt(struct prism_device *dev, const char *nam
 }
 
 PRISM_API struct prism_region *prism_device__create_region(struct prism_device *dev,
-							   const char *name, size_t len,
-							   const struct prism_region_opts *opts)
+                                                           const char *name, size_t len,
+                                                           const struct prism_region_opts *opts)
 {
 	struct prism_region *r;
 	void *addr;
@@ -151,8 +151,7 @@ PRISM_API struct prism_region *prism_device__create_region(struct prism_device *
 	return r;
 }
 
-PRISM_API struct prism_region *prism_device__find_region(struct prism_device *dev,
-							 const char *name)
+PRISM_API struct prism_region *prism_device__find_region(struct prism_device *dev, const char *name)
 {
 	struct prism_region *r;
 

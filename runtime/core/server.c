@@ -21,7 +21,7 @@
 #include "net/net.h"
 
 PRISM_API struct prism_server *prism_server__create(struct prism_device *dev,
-						    const struct prism_server_opts *opts)
+                                                    const struct prism_server_opts *opts)
 {
 	struct prism_server *srv;
 	const char *host;
@@ -80,7 +80,7 @@ PRISM_API int prism_server__add_program(struct prism_server *srv, struct prism_p
 	}
 	if (prog->dev != srv->dev) {
 		core_err("server: program '%s' is loaded on device %s, the server runs on %s",
-			 prog->name, prog->dev->name, srv->dev->name);
+		         prog->name, prog->dev->name, srv->dev->name);
 		return -EINVAL;
 	}
 	pthread_mutex_lock(&srv->lock);
@@ -185,7 +185,7 @@ static void describe(const struct core_inst *in, struct core_welcome *w)
 		}
 		for (uint32_t i = 0; i < en->n_results && i < CHAINOBJ_MAX_PARAMS; i++) {
 			snprintf(d->results[i].name, sizeof(d->results[i].name), "%s",
-				 en->results[i].name);
+			         en->results[i].name);
 			d->results[i].width = en->results[i].width;
 			d->results[i].order = en->results[i].order;
 			d->results[i].offset = en->results[i].offset;
@@ -194,16 +194,16 @@ static void describe(const struct core_inst *in, struct core_welcome *w)
 }
 
 int core_server_open_conn(struct prism_server *srv, const struct core_hello *h,
-			  struct core_welcome *w, struct core_conn **out)
+                          struct core_welcome *w, struct core_conn **out)
 {
 	struct prism_program *prog = NULL;
 	struct core_peer peer = {
-		.node = h->node,
-		.qpn = h->qpn,
-		.resp_addr = h->resp_addr,
-		.resp_rkey = h->resp_rkey,
-		.resp_slots = h->resp_slots,
-		.resp_stride = h->resp_stride,
+	    .node = h->node,
+	    .qpn = h->qpn,
+	    .resp_addr = h->resp_addr,
+	    .resp_rkey = h->resp_rkey,
+	    .resp_slots = h->resp_slots,
+	    .resp_stride = h->resp_stride,
 	};
 	struct core_conn *c;
 	int err, i;
@@ -213,7 +213,7 @@ int core_server_open_conn(struct prism_server *srv, const struct core_hello *h,
 	if (srv->st.conns_active >= srv->max_conns) {
 		pthread_mutex_unlock(&srv->lock);
 		core_warn("server: connection refused: %u connections is the limit",
-			  srv->max_conns);
+		          srv->max_conns);
 		return w->status = -PRISM_E_LIMIT;
 	}
 	i = h->program[0] ? find_program(srv, h->program) : (srv->n_progs == 1 ? 0 : -1);
@@ -228,7 +228,7 @@ int core_server_open_conn(struct prism_server *srv, const struct core_hello *h,
 	if (!prog) {
 		free(c);
 		core_warn("server: connection refused: no program '%s' (%u offered)",
-			  h->program[0] ? h->program : "(any)", srv->n_progs);
+		          h->program[0] ? h->program : "(any)", srv->n_progs);
 		return w->status = -PRISM_E_NOPROG;
 	}
 	if (!c) {
@@ -237,7 +237,7 @@ int core_server_open_conn(struct prism_server *srv, const struct core_hello *h,
 	}
 	if (prog->obj->response_size > h->resp_stride) {
 		core_warn("conn %u: program '%s' answers %u bytes; the client's slots hold %u",
-			  c->id, prog->name, prog->obj->response_size, h->resp_stride);
+		          c->id, prog->name, prog->obj->response_size, h->resp_stride);
 		err = -PRISM_E_RESULT;
 		goto fail;
 	}
@@ -261,7 +261,7 @@ int core_server_open_conn(struct prism_server *srv, const struct core_hello *h,
 	srv->st.bytes_per_conn = c->inst->mem_bytes;
 	pthread_mutex_unlock(&srv->lock);
 	core_dbg("conn %u: program '%s' for client node 0x%x QP 0x%x", c->id, prog->name, h->node,
-		 h->qpn);
+	         h->qpn);
 	*out = c;
 	return 0;
 fail:
@@ -317,7 +317,7 @@ int core_server_poll(struct prism_server *srv)
 	for (pp = &srv->conns; *pp;) {
 		struct core_conn *c = *pp;
 		int n = __atomic_load_n(&c->down, __ATOMIC_ACQUIRE) ? -PRISM_E_NET_PEER_GONE
-								    : core_inst_poll(c->inst);
+		                                                    : core_inst_poll(c->inst);
 
 		if (n >= 0) {
 			done += n;
@@ -464,7 +464,7 @@ PRISM_API int prism_server__stats(const struct prism_server *srv, struct prism_s
 }
 
 int core_server_post(struct prism_server *srv, const void *chain, size_t len, char *why,
-		     size_t whylen)
+                     size_t whylen)
 {
 	struct prism_program *prog;
 	int err;
@@ -486,7 +486,7 @@ int core_server_post(struct prism_server *srv, const void *chain, size_t len, ch
 		snprintf(why, whylen, "program '%s': %s", prog->name, prism_strerror(err));
 	else
 		core_info("server: program '%s' posted and installed for new connections",
-			  prog->name);
+		          prog->name);
 	prism_program__close(prog);
 	return err;
 }

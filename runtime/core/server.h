@@ -23,13 +23,13 @@ struct core_conn {
 	uint32_t id;
 	struct core_inst *inst;
 	struct net_link *link; /* NULL for in-process clients */
-	int down;	       /* set (atomically) by the transport thread */
+	int down;              /* set (atomically) by the transport thread */
 };
 
 struct prism_server {
 	struct prism_device *dev;
 	char *host;
-	int port;		/* 0: no TCP; -1: any free port */
+	int port; /* 0: no TCP; -1: any free port */
 	uint16_t bound_port;
 	enum prism_rearm rearm;
 	unsigned max_conns;
@@ -52,7 +52,7 @@ struct prism_server {
  * (w->status says why not).  Returns 0 or a negative code; takes srv->lock.
  */
 int core_server_open_conn(struct prism_server *srv, const struct core_hello *h,
-			  struct core_welcome *w, struct core_conn **out);
+                          struct core_welcome *w, struct core_conn **out);
 /* Tear connection @id down (client left); no-op if the server already did. */
 void core_server_close_conn(struct prism_server *srv, uint32_t id);
 /* Is connection @id still alive (not torn down)? */
@@ -62,7 +62,7 @@ bool core_server_has_conn(struct prism_server *srv, uint32_t id);
 int core_server_poll(struct prism_server *srv);
 /* Verify and install a posted .chain object; @why gets the reason on failure. */
 int core_server_post(struct prism_server *srv, const void *chain, size_t len, char *why,
-		     size_t whylen);
+                     size_t whylen);
 
 /* Transport glue (server_net.c). */
 int core_server_net_listen(struct prism_server *srv);

@@ -47,7 +47,7 @@ int core_server_net_listen(struct prism_server *srv)
 {
 	struct net_diag d = {0};
 	int err = net_listen(srv->host, srv->port < 0 ? NET_PORT_EPHEMERAL : srv->port,
-			     &srv->listener, &d);
+	                     &srv->listener, &d);
 
 	if (err) {
 		core_err("server: %s", d.msg);
@@ -92,7 +92,7 @@ static void link_down(void *ctx, struct net_link *link, int err, const char *why
 }
 
 static void serve_post(struct prism_server *srv, struct net_pending *p, const uint8_t *chain,
-		       size_t len)
+                       size_t len)
 {
 	struct net_oob_params mine = {.node = srv->dev->node};
 	struct net_diag d = {0};

@@ -40,14 +40,14 @@ struct sim_qp;
 struct sim_pkt;
 
 typedef uint64_t sim_time_t; /* virtual time, picoseconds */
-#define SIM_US(x) ((sim_time_t)((x) * 1000000.0))
+#define SIM_US(x) ((sim_time_t)((x)*1000000.0))
 
 /* Error codes: negative errno values, plus the sim's own range. */
 enum sim_err {
 	SIM_E_BASE = 4200,
 	SIM_E_HAZARD = -(SIM_E_BASE + 1), /* a hazard under the fail policy */
 	SIM_E_STATE = -(SIM_E_BASE + 2),  /* object in the wrong state */
-	SIM_E_BUSY = -(SIM_E_BASE + 3),	  /* threaded runner active / objects in use */
+	SIM_E_BUSY = -(SIM_E_BASE + 3),   /* threaded runner active / objects in use */
 	SIM_E_LIMIT = -(SIM_E_BASE + 4),  /* step budget exhausted before idle */
 };
 const char *sim_strerror(int err);
@@ -56,8 +56,8 @@ const char *sim_strerror(int err);
 
 /* How a WQE was ordered behind its predecessors (RedN section 3.1, Fig. 2). */
 enum sim_order {
-	SIM_ORDER_HOST,	      /* first WQE fetched after a host doorbell on an idle queue */
-	SIM_ORDER_WQ,	      /* prefetched behind the previous WQE (work-queue order) */
+	SIM_ORDER_HOST,       /* first WQE fetched after a host doorbell on an idle queue */
+	SIM_ORDER_WQ,         /* prefetched behind the previous WQE (work-queue order) */
 	SIM_ORDER_COMPLETION, /* started behind a WAIT (completion order) */
 	SIM_ORDER_DOORBELL,   /* fetched on demand after an ENABLE (WAIT+ENABLE) */
 };
@@ -65,14 +65,14 @@ enum sim_order {
 struct sim_cost_query {
 	uint32_t qpn;
 	uint32_t wqe_counter; /* absolute, in basic blocks */
-	uint8_t opcode;	      /* enum prism_opcode */
+	uint8_t opcode;       /* enum prism_opcode */
 	uint8_t opmod;
 	enum prism_op_class cls;
 	enum sim_order order;
-	uint32_t bytes;	 /* payload bytes moved (0 for ordering verbs) */
-	bool loopback;	 /* peer QP on the same device */
-	uint32_t ds;	 /* WQE size in 16-byte units */
-	uint8_t fence;	 /* enum prism_fence */
+	uint32_t bytes;              /* payload bytes moved (0 for ordering verbs) */
+	bool loopback;               /* peer QP on the same device */
+	uint32_t ds;                 /* WQE size in 16-byte units */
+	uint8_t fence;               /* enum prism_fence */
 	const struct prism_wqe *wqe; /* the decoded WQE (as fetched) */
 };
 
@@ -89,16 +89,16 @@ struct sim_cost {
 /* Who last wrote a range of queue memory. */
 enum sim_writer_kind {
 	SIM_WRITER_HOST,   /* not written by the engine since the fetch (CPU) */
-	SIM_WRITER_SQ,	   /* a send WQE of a local QP (READ/atomic response) */
-	SIM_WRITER_RQ,	   /* a receive WQE's scatter (SEND arrived) */
+	SIM_WRITER_SQ,     /* a send WQE of a local QP (READ/atomic response) */
+	SIM_WRITER_RQ,     /* a receive WQE's scatter (SEND arrived) */
 	SIM_WRITER_REMOTE, /* a remote request (WRITE/atomic) executed here */
 };
 
 struct sim_writer {
 	enum sim_writer_kind kind;
-	uint32_t qpn;	      /* local QP that performed the write */
+	uint32_t qpn;         /* local QP that performed the write */
 	uint32_t wqe_counter; /* its send (BBs) or receive (entries) counter */
-	uint8_t opcode;	      /* send opcode of the writing WQE */
+	uint8_t opcode;       /* send opcode of the writing WQE */
 	uint32_t src_node;    /* REMOTE: requester's node and QP and WQE counter */
 	uint32_t src_qpn;
 	uint32_t src_wqe_counter;
@@ -112,31 +112,31 @@ struct sim_writer {
  * fetch were unordered, so what ran depended on timing).
  */
 struct sim_hazard {
-	uint32_t qpn;	      /* queue whose WQE changed */
+	uint32_t qpn;         /* queue whose WQE changed */
 	uint32_t wqe_counter; /* the changed WQE */
 	uint32_t offset;      /* first changed byte, relative to the WQE start */
-	uint32_t len;	      /* from the first to the last changed byte */
+	uint32_t len;         /* from the first to the last changed byte */
 	struct sim_writer writer;
 	sim_time_t fetched_at;
 	sim_time_t executed_at; /* when it executed, or when the racing write landed */
-	bool executed;	      /* the stale copy had already executed */
+	bool executed;          /* the stale copy had already executed */
 };
 
 enum sim_event_kind {
 #define SIM_EVENT_KINDS(X)                                                                         \
-	X(DOORBELL)	/* host rang a send doorbell: counter = new producer */                   \
-	X(FETCH)	/* a WQE's bytes were copied into the NIC */                               \
-	X(EXEC_START)	/* execution began: t = start */                                           \
-	X(EXEC_END)	/* execution finished on the PU: t = start + busy */                       \
-	X(PATCH)	/* bytes of queue memory written by the engine (writer, offset, len) */   \
-	X(HAZARD)	/* a fetched WQE changed before it executed (hazard) */                   \
-	X(CQE)		/* a CQE was written: cqn, syndrome */                                     \
-	X(QP_STATE)	/* a QP changed state */                                                  \
-	X(PKT_TX)	/* a packet left a QP */                                                   \
-	X(PKT_RX)	/* a packet was processed by a QP */                                      \
-	X(WAIT_BLOCK)	/* a WAIT / wait-on-data found its condition false */                    \
-	X(WAIT_RELEASE) /* ... and later true: t = release time */                               \
-	X(READ_LINE)	/* responder copied one cache line of a READ (offset, len) */
+	X(DOORBELL)     /* host rang a send doorbell: counter = new producer */                    \
+	X(FETCH)        /* a WQE's bytes were copied into the NIC */                               \
+	X(EXEC_START)   /* execution began: t = start */                                           \
+	X(EXEC_END)     /* execution finished on the PU: t = start + busy */                       \
+	X(PATCH)        /* bytes of queue memory written by the engine (writer, offset, len) */    \
+	X(HAZARD)       /* a fetched WQE changed before it executed (hazard) */                    \
+	X(CQE)          /* a CQE was written: cqn, syndrome */                                     \
+	X(QP_STATE)     /* a QP changed state */                                                   \
+	X(PKT_TX)       /* a packet left a QP */                                                   \
+	X(PKT_RX)       /* a packet was processed by a QP */                                       \
+	X(WAIT_BLOCK)   /* a WAIT / wait-on-data found its condition false */                      \
+	X(WAIT_RELEASE) /* ... and later true: t = release time */                                 \
+	X(READ_LINE)    /* responder copied one cache line of a READ (offset, len) */
 #define SIM_X_ENUM(n) SIM_EV_##n,
 	SIM_EVENT_KINDS(SIM_X_ENUM)
 #undef SIM_X_ENUM
@@ -145,8 +145,8 @@ const char *sim_event_name(enum sim_event_kind k);
 
 struct sim_event {
 	enum sim_event_kind kind;
-	sim_time_t t;	      /* virtual time of the event */
-	sim_time_t t_end;     /* EXEC_START/END: start + busy; otherwise = t */
+	sim_time_t t;     /* virtual time of the event */
+	sim_time_t t_end; /* EXEC_START/END: start + busy; otherwise = t */
 	uint32_t qpn;
 	uint32_t wqe_counter; /* send counter (BBs) or receive counter */
 	uint8_t opcode;
@@ -187,12 +187,12 @@ void sim_default_cost(void *ctx, const struct sim_cost_query *q, struct sim_cost
 /* ---- device ------------------------------------------------------------ */
 
 enum sim_fw_profile {
-	SIM_FW_STRICT,	/* ctrl wqe_index and qpn must match (stock firmware) */
+	SIM_FW_STRICT,  /* ctrl wqe_index and qpn must match (stock firmware) */
 	SIM_FW_RELAXED, /* checks off (RedN's firmware change) */
 };
 
 enum sim_hazard_policy {
-	SIM_HAZARD_OFF,	 /* no detection */
+	SIM_HAZARD_OFF,  /* no detection */
 	SIM_HAZARD_WARN, /* report (event + log), execute the fetched bytes */
 	SIM_HAZARD_FAIL, /* report, then fail the QP (LOCAL_QP_OP_ERR) */
 };
@@ -213,8 +213,8 @@ struct sim_dev_opts {
 	enum sim_hazard_policy hazard;
 	enum sim_sched_policy sched;
 	uint32_t prefetch_bbs; /* max BBs fetched ahead per send queue; 0 = 64 */
-	bool chaos;	       /* READs served line by line, in seeded random order */
-	uint32_t node;	       /* this device's node id on the wire */
+	bool chaos;            /* READs served line by line, in seeded random order */
+	uint32_t node;         /* this device's node id on the wire */
 	const struct sim_observer *obs;
 	sim_log_fn log;
 	void *log_ctx;
@@ -248,8 +248,7 @@ enum sim_access {
 	SIM_ACCESS_REMOTE_ATOMIC = 1u << 3,
 };
 
-int sim_mr_reg(struct sim_dev *dev, void *addr, size_t len, unsigned access,
-	       struct sim_mr **out);
+int sim_mr_reg(struct sim_dev *dev, void *addr, size_t len, unsigned access, struct sim_mr **out);
 int sim_mr_dereg(struct sim_mr *mr);
 uint32_t sim_mr_lkey(const struct sim_mr *mr);
 uint32_t sim_mr_rkey(const struct sim_mr *mr);
@@ -257,14 +256,14 @@ uint32_t sim_mr_rkey(const struct sim_mr *mr);
 /* ---- completion queues ------------------------------------------------- */
 
 struct sim_cq_attr {
-	uint32_t ncqe;	     /* power of two */
+	uint32_t ncqe;       /* power of two */
 	bool ignore_overrun; /* IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN / cqc.oi */
 };
 
 int sim_cq_create(struct sim_dev *dev, const struct sim_cq_attr *attr, struct sim_cq **out);
 int sim_cq_destroy(struct sim_cq *cq); /* SIM_E_BUSY while a QP uses it */
 uint32_t sim_cq_num(const struct sim_cq *cq);
-void *sim_cq_buf(const struct sim_cq *cq);		/* ncqe * 64 bytes */
+void *sim_cq_buf(const struct sim_cq *cq);                /* ncqe * 64 bytes */
 volatile uint32_t *sim_cq_dbrec(const struct sim_cq *cq); /* [0] = be32 consumer index */
 uint32_t sim_cq_ncqe(const struct sim_cq *cq);
 /* Completions the CQ has produced so far (what WAIT compares against). */
@@ -277,8 +276,8 @@ const char *sim_qp_state_name(int s);
 
 enum sim_qp_flags {
 	SIM_QP_CROSS_CHANNEL = 1u << 0, /* may post WAIT / SEND_EN / RECV_EN */
-	SIM_QP_MANAGED_SEND = 1u << 1,	/* only SEND_EN starts the send queue */
-	SIM_QP_MANAGED_RECV = 1u << 2,	/* only RECV_EN makes receives usable */
+	SIM_QP_MANAGED_SEND = 1u << 1,  /* only SEND_EN starts the send queue */
+	SIM_QP_MANAGED_RECV = 1u << 2,  /* only RECV_EN makes receives usable */
 	SIM_QP_IGNORE_SQ_OVERFLOW = 1u << 3,
 	SIM_QP_IGNORE_RQ_OVERFLOW = 1u << 4,
 };
@@ -288,30 +287,30 @@ struct sim_qp_attr {
 	uint32_t sq_bbs;     /* send queue size in 64-byte BBs, power of two */
 	uint32_t rq_wqes;    /* receive WQEs, power of two (0: no receive queue) */
 	uint32_t rq_max_sge; /* data segments per receive WQE, 1..16, rounded up to 2^n */
-	unsigned flags;	     /* enum sim_qp_flags */
+	unsigned flags;      /* enum sim_qp_flags */
 };
 
 int sim_qp_create(struct sim_dev *dev, const struct sim_qp_attr *attr, struct sim_qp **out);
 int sim_qp_destroy(struct sim_qp *qp);
 uint32_t sim_qp_num(const struct sim_qp *qp);
-void *sim_qp_buf(const struct sim_qp *qp);	/* receive queue at 0, send queue after */
+void *sim_qp_buf(const struct sim_qp *qp); /* receive queue at 0, send queue after */
 size_t sim_qp_buf_len(const struct sim_qp *qp);
-void *sim_qp_sq(const struct sim_qp *qp);	/* = buf + rq_wqes * rq_stride */
-uint32_t sim_qp_rq_stride(const struct sim_qp *qp); /* bytes per receive WQE */
+void *sim_qp_sq(const struct sim_qp *qp);                 /* = buf + rq_wqes * rq_stride */
+uint32_t sim_qp_rq_stride(const struct sim_qp *qp);       /* bytes per receive WQE */
 volatile uint32_t *sim_qp_dbrec(const struct sim_qp *qp); /* [0] recv, [1] send, be32 */
 int sim_qp_state(const struct sim_qp *qp);
 
 /* Transition arguments (ibv_modify_qp); fields beyond the state are read on
  * the transitions that take them (RTR: peer; RTS: retry counts). */
 struct sim_qp_mod {
-	int state;	      /* enum sim_qp_state */
-	uint32_t peer_node;   /* RTR */
-	uint32_t peer_qpn;    /* RTR */
-	uint8_t rnr_retry;    /* RTS: 0..7, 7 = infinite */
-	uint8_t min_rnr_timer;/* RTR: IB encoding 0..31 (0 = 655.36 ms) */
-	uint8_t retry_cnt;    /* RTS: transport retries (the sim's wire is lossless) */
-	uint32_t sq_psn;      /* RTS: first PSN this QP sends (24 bits) */
-	uint32_t rq_psn;      /* RTR: first PSN expected from the peer */
+	int state;             /* enum sim_qp_state */
+	uint32_t peer_node;    /* RTR */
+	uint32_t peer_qpn;     /* RTR */
+	uint8_t rnr_retry;     /* RTS: 0..7, 7 = infinite */
+	uint8_t min_rnr_timer; /* RTR: IB encoding 0..31 (0 = 655.36 ms) */
+	uint8_t retry_cnt;     /* RTS: transport retries (the sim's wire is lossless) */
+	uint32_t sq_psn;       /* RTS: first PSN this QP sends (24 bits) */
+	uint32_t rq_psn;       /* RTR: first PSN expected from the peer */
 };
 int sim_qp_modify(struct sim_qp *qp, const struct sim_qp_mod *mod);
 
@@ -339,50 +338,50 @@ int sim_dev_stop(struct sim_dev *dev);
 
 enum sim_pkt_kind {
 #define SIM_PKT_KINDS(X)                                                                           \
-	X(SEND)		/* request: payload, consumes a receive */                               \
+	X(SEND) /* request: payload, consumes a receive */                                         \
 	X(SEND_IMM)                                                                                \
-	X(WRITE)	/* request: raddr, rkey, payload */                                      \
-	X(WRITE_IMM)	/* also consumes a receive */                                            \
-	X(READ_REQ)	/* request: raddr, rkey, len */                                          \
-	X(ATOMIC_REQ)	/* request: opcode/opmod, raddr, rkey, operands */                       \
-	X(ACK)		/* response: WQE done */                                                 \
-	X(NAK)		/* response: syndrome (RNR, remote access, invalid request...) */       \
-	X(READ_RESP)	/* response: payload */                                                  \
-	X(ATOMIC_RESP)	/* response: original value */
+	X(WRITE)       /* request: raddr, rkey, payload */                                         \
+	X(WRITE_IMM)   /* also consumes a receive */                                               \
+	X(READ_REQ)    /* request: raddr, rkey, len */                                             \
+	X(ATOMIC_REQ)  /* request: opcode/opmod, raddr, rkey, operands */                          \
+	X(ACK)         /* response: WQE done */                                                    \
+	X(NAK)         /* response: syndrome (RNR, remote access, invalid request...) */           \
+	X(READ_RESP)   /* response: payload */                                                     \
+	X(ATOMIC_RESP) /* response: original value */
 #define SIM_X_ENUM(n) SIM_PKT_##n,
 	SIM_PKT_KINDS(SIM_X_ENUM)
 #undef SIM_X_ENUM
 };
 const char *sim_pkt_kind_name(enum sim_pkt_kind k);
 
-#define SIM_PKT_SE (1u << 0)	  /* solicited event */
+#define SIM_PKT_SE     (1u << 0) /* solicited event */
 #define SIM_PKT_ACKREQ (1u << 1) /* ack requested */
 
 /* One packet = one whole message ("ONLY" opcodes).  Requests and their
  * responses carry the requester's PSN. */
 struct sim_pkt {
 	enum sim_pkt_kind kind;
-	uint8_t flags;	      /* SIM_PKT_* */
+	uint8_t flags; /* SIM_PKT_* */
 	uint32_t src_node, src_qpn;
 	uint32_t dst_node, dst_qpn;
-	uint32_t psn;	      /* 24 bits: one per request message */
-	uint32_t msn;	      /* responses: responder's message sequence number */
+	uint32_t psn;         /* 24 bits: one per request message */
+	uint32_t msn;         /* responses: responder's message sequence number */
 	uint32_t wqe_counter; /* requester's WQE counter (attribution only; may be 0) */
-	sim_time_t t;	      /* virtual arrival time at the destination */
+	sim_time_t t;         /* virtual arrival time at the destination */
 	uint8_t syndrome;     /* NAK: enum prism_cqe_syndrome */
 	uint8_t rnr_timer;    /* RNR NAK: responder's min_rnr_timer (IB encoding) */
-	uint8_t opcode;	      /* ATOMIC_REQ: ATOMIC_CS/FA/MASKED_*; requests: WQE opcode */
+	uint8_t opcode;       /* ATOMIC_REQ: ATOMIC_CS/FA/MASKED_*; requests: WQE opcode */
 	uint8_t opmod;
-	uint8_t atomic_size;  /* 4, 8, 16, 32 */
-	uint32_t imm;	      /* host order */
+	uint8_t atomic_size; /* 4, 8, 16, 32 */
+	uint32_t imm;        /* host order */
 	uint64_t raddr;
 	uint32_t rkey;
-	uint32_t len;	      /* READ_REQ: bytes requested */
+	uint32_t len; /* READ_REQ: bytes requested */
 	/* ATOMIC_REQ: operands in wire byte order (big-endian) for 4/16/32 B,
 	 * host order for 8 B (the host-endian mode), as the codec decodes them. */
 	uint8_t swap[32], compare[32], swap_mask[32], compare_mask[32];
 	uint32_t payload_len;
-	uint8_t *payload;     /* SEND/WRITE/READ_RESP/ATOMIC_RESP bytes */
+	uint8_t *payload; /* SEND/WRITE/READ_RESP/ATOMIC_RESP bytes */
 };
 
 /*

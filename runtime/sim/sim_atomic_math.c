@@ -119,11 +119,10 @@ static void masked_add(unsigned size, uint64_t *t, const uint64_t *add, const ui
 }
 
 void sim_atomic_apply(uint8_t opcode, unsigned size, uint8_t *target, const uint8_t *swap,
-		      const uint8_t *compare, const uint8_t *swap_mask,
-		      const uint8_t *compare_mask, uint8_t *orig, uint8_t *result)
+                      const uint8_t *compare, const uint8_t *swap_mask, const uint8_t *compare_mask,
+                      uint8_t *orig, uint8_t *result)
 {
-	uint64_t t[LIMBS] = {0}, s[LIMBS] = {0}, c[LIMBS] = {0}, sm[LIMBS] = {0},
-		 cm[LIMBS] = {0};
+	uint64_t t[LIMBS] = {0}, s[LIMBS] = {0}, c[LIMBS] = {0}, sm[LIMBS] = {0}, cm[LIMBS] = {0};
 	unsigned n = size == 4 ? 1 : size / 8;
 	bool eq = true;
 

@@ -48,7 +48,7 @@ static void be_close(struct core_be_dev *dev)
 }
 
 static int be_reg_mr(struct core_be_dev *dev, void *addr, size_t len, unsigned access,
-		     struct core_be_mr **out, struct core_mr_info *info)
+                     struct core_be_mr **out, struct core_mr_info *info)
 {
 	struct sim_mr *mr;
 	int rc = sim_mr_reg((struct sim_dev *)dev, addr, len, access, &mr);
@@ -67,7 +67,7 @@ static int be_dereg_mr(struct core_be_mr *mr)
 }
 
 static int be_create_cq(struct core_be_dev *dev, const struct core_cq_attr *attr,
-			struct core_be_cq **out, struct core_cq_info *info)
+                        struct core_be_cq **out, struct core_cq_info *info)
 {
 	struct sim_cq_attr a = {.ncqe = attr->ncqe, .ignore_overrun = attr->ignore_overrun};
 	struct sim_cq *cq;
@@ -90,31 +90,31 @@ static int be_destroy_cq(struct core_be_cq *cq)
 
 /* core and sim use the same bit values for the QP flags */
 _Static_assert((int)CORE_QP_CROSS_CHANNEL == (int)SIM_QP_CROSS_CHANNEL &&
-		       (int)CORE_QP_MANAGED_SEND == (int)SIM_QP_MANAGED_SEND &&
-		       (int)CORE_QP_MANAGED_RECV == (int)SIM_QP_MANAGED_RECV &&
-		       (int)CORE_QP_IGNORE_SQ_OVERFLOW == (int)SIM_QP_IGNORE_SQ_OVERFLOW &&
-		       (int)CORE_QP_IGNORE_RQ_OVERFLOW == (int)SIM_QP_IGNORE_RQ_OVERFLOW,
-	       "QP flag values");
+                   (int)CORE_QP_MANAGED_SEND == (int)SIM_QP_MANAGED_SEND &&
+                   (int)CORE_QP_MANAGED_RECV == (int)SIM_QP_MANAGED_RECV &&
+                   (int)CORE_QP_IGNORE_SQ_OVERFLOW == (int)SIM_QP_IGNORE_SQ_OVERFLOW &&
+                   (int)CORE_QP_IGNORE_RQ_OVERFLOW == (int)SIM_QP_IGNORE_RQ_OVERFLOW,
+               "QP flag values");
 _Static_assert((int)CORE_ACCESS_LOCAL_WRITE == (int)SIM_ACCESS_LOCAL_WRITE &&
-		       (int)CORE_ACCESS_REMOTE_WRITE == (int)SIM_ACCESS_REMOTE_WRITE &&
-		       (int)CORE_ACCESS_REMOTE_READ == (int)SIM_ACCESS_REMOTE_READ &&
-		       (int)CORE_ACCESS_REMOTE_ATOMIC == (int)SIM_ACCESS_REMOTE_ATOMIC,
-	       "access flag values");
+                   (int)CORE_ACCESS_REMOTE_WRITE == (int)SIM_ACCESS_REMOTE_WRITE &&
+                   (int)CORE_ACCESS_REMOTE_READ == (int)SIM_ACCESS_REMOTE_READ &&
+                   (int)CORE_ACCESS_REMOTE_ATOMIC == (int)SIM_ACCESS_REMOTE_ATOMIC,
+               "access flag values");
 _Static_assert((int)CORE_QPS_RESET == SIM_QPS_RESET && (int)CORE_QPS_INIT == SIM_QPS_INIT &&
-		       (int)CORE_QPS_RTR == SIM_QPS_RTR && (int)CORE_QPS_RTS == SIM_QPS_RTS &&
-		       (int)CORE_QPS_ERR == SIM_QPS_ERR,
-	       "QP state values");
+                   (int)CORE_QPS_RTR == SIM_QPS_RTR && (int)CORE_QPS_RTS == SIM_QPS_RTS &&
+                   (int)CORE_QPS_ERR == SIM_QPS_ERR,
+               "QP state values");
 
 static int be_create_qp(struct core_be_dev *dev, const struct core_qp_attr *attr,
-			struct core_be_qp **out, struct core_qp_info *info)
+                        struct core_be_qp **out, struct core_qp_info *info)
 {
 	struct sim_qp_attr a = {
-		.send_cq = (struct sim_cq *)attr->send_cq,
-		.recv_cq = (struct sim_cq *)attr->recv_cq,
-		.sq_bbs = attr->sq_bbs,
-		.rq_wqes = attr->rq_wqes,
-		.rq_max_sge = attr->rq_max_sge,
-		.flags = attr->flags,
+	    .send_cq = (struct sim_cq *)attr->send_cq,
+	    .recv_cq = (struct sim_cq *)attr->recv_cq,
+	    .sq_bbs = attr->sq_bbs,
+	    .rq_wqes = attr->rq_wqes,
+	    .rq_max_sge = attr->rq_max_sge,
+	    .flags = attr->flags,
 	};
 	struct sim_qp *qp;
 	int rc = sim_qp_create((struct sim_dev *)dev, &a, &qp);
@@ -139,7 +139,7 @@ static int be_destroy_qp(struct core_be_qp *qp)
 }
 
 static int be_modify_qp(struct core_be_qp *qp, enum core_qp_state state,
-			const struct core_qp_peer *peer)
+                        const struct core_qp_peer *peer)
 {
 	struct sim_qp_mod m = {.state = (int)state};
 
@@ -185,20 +185,20 @@ static uint64_t be_now_ns(struct core_be_dev *dev)
 }
 
 const struct core_backend_ops core_sim_backend = {
-	.name = "sim",
-	.open = be_open,
-	.close = be_close,
-	.reg_mr = be_reg_mr,
-	.dereg_mr = be_dereg_mr,
-	.create_cq = be_create_cq,
-	.destroy_cq = be_destroy_cq,
-	.create_qp = be_create_qp,
-	.destroy_qp = be_destroy_qp,
-	.modify_qp = be_modify_qp,
-	.ring_sq = be_ring_sq,
-	.ring_rq = be_ring_rq,
-	.progress = be_progress,
-	.now_ns = be_now_ns,
+    .name = "sim",
+    .open = be_open,
+    .close = be_close,
+    .reg_mr = be_reg_mr,
+    .dereg_mr = be_dereg_mr,
+    .create_cq = be_create_cq,
+    .destroy_cq = be_destroy_cq,
+    .create_qp = be_create_qp,
+    .destroy_qp = be_destroy_qp,
+    .modify_qp = be_modify_qp,
+    .ring_sq = be_ring_sq,
+    .ring_rq = be_ring_rq,
+    .progress = be_progress,
+    .now_ns = be_now_ns,
 };
 
 struct sim_dev *sim_backend_dev(struct core_be_dev *dev)

@@ -27,7 +27,8 @@ int sim_cq_create(struct sim_dev *dev, const struct sim_cq_attr *attr, struct si
 	cq = calloc(1, sizeof(*cq));
 	if (!cq)
 		return -ENOMEM;
-	cq->buf = aligned_alloc(4096, ((size_t)attr->ncqe * PRISM_CQE_BYTES + 4095) & ~(size_t)4095);
+	cq->buf =
+	    aligned_alloc(4096, ((size_t)attr->ncqe * PRISM_CQE_BYTES + 4095) & ~(size_t)4095);
 	cq->dbrec = aligned_alloc(64, 64);
 	cq->times = calloc(attr->ncqe, sizeof(*cq->times));
 	if (!cq->buf || !cq->dbrec || !cq->times) {
@@ -153,7 +154,7 @@ int sim_cq_push(struct sim_cq *cq, const struct prism_cqe *c, sim_time_t t)
 	if (!cq->ignore_overrun && ((cq->pi - ci) & 0xffffffu) >= cq->ncqe) {
 		cq->overrun = true;
 		sim_log(dev, SIM_LOG_ERROR, "cq %u: overrun (producer %u, consumer %u)", cq->cqn,
-			cq->pi, ci);
+		        cq->pi, ci);
 		return -ENOSPC;
 	}
 	if (t < cq->last_time)
@@ -175,18 +176,17 @@ int sim_cq_push(struct sim_cq *cq, const struct prism_cqe *c, sim_time_t t)
 		dev->st.error_cqes++;
 	if (dev->obs.event) {
 		struct sim_event ev = {
-			.kind = SIM_EV_CQE,
-			.t = t,
-			.t_end = t,
-			.qpn = c->qpn,
-			.wqe_counter = c->wqe_counter,
-			.opcode = c->wqe_opcode,
-			.cqn = cq->cqn,
-			.cqe_opcode = c->opcode,
-			.syndrome = c->syndrome,
+		    .kind = SIM_EV_CQE,
+		    .t = t,
+		    .t_end = t,
+		    .qpn = c->qpn,
+		    .wqe_counter = c->wqe_counter,
+		    .opcode = c->wqe_opcode,
+		    .cqn = cq->cqn,
+		    .cqe_opcode = c->opcode,
+		    .syndrome = c->syndrome,
 		};
 		sim_emit(dev, &ev);
 	}
 	return 0;
 }
-

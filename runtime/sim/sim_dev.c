@@ -13,7 +13,7 @@
 
 static const char *const event_names[] = {
 #define SIM_X_NAME(n) [SIM_EV_##n] = #n,
-	SIM_EVENT_KINDS(SIM_X_NAME)
+    SIM_EVENT_KINDS(SIM_X_NAME)
 #undef SIM_X_NAME
 };
 
@@ -26,7 +26,7 @@ const char *sim_event_name(enum sim_event_kind k)
 
 static const char *const pkt_names[] = {
 #define SIM_X_NAME(n) [SIM_PKT_##n] = #n,
-	SIM_PKT_KINDS(SIM_X_NAME)
+    SIM_PKT_KINDS(SIM_X_NAME)
 #undef SIM_X_NAME
 };
 
@@ -38,8 +38,8 @@ const char *sim_pkt_kind_name(enum sim_pkt_kind k)
 }
 
 static const char *const state_names[] = {
-	[SIM_QPS_RESET] = "RESET", [SIM_QPS_INIT] = "INIT", [SIM_QPS_RTR] = "RTR",
-	[SIM_QPS_RTS] = "RTS",	   [SIM_QPS_ERR] = "ERR",
+    [SIM_QPS_RESET] = "RESET", [SIM_QPS_INIT] = "INIT", [SIM_QPS_RTR] = "RTR",
+    [SIM_QPS_RTS] = "RTS",     [SIM_QPS_ERR] = "ERR",
 };
 
 const char *sim_qp_state_name(int s)
@@ -50,10 +50,10 @@ const char *sim_qp_state_name(int s)
 }
 
 static const char *const sim_errors[] = {
-	[1] = "WQE hazard (fetched WQE modified before it executed)",
-	[2] = "object in the wrong state",
-	[3] = "object busy",
-	[4] = "step budget exhausted before the device went idle",
+    [1] = "WQE hazard (fetched WQE modified before it executed)",
+    [2] = "object in the wrong state",
+    [3] = "object busy",
+    [4] = "step budget exhausted before the device went idle",
 };
 
 const char *sim_strerror(int err)

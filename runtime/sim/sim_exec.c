@@ -12,19 +12,19 @@
 #include "sim/sim_internal.h"
 
 static const sim_exec_fn exec_table[256] = {
-	[PRISM_OP_NOP] = sim_exec_nop,
-	[PRISM_OP_RDMA_WRITE] = sim_exec_write,
-	[PRISM_OP_RDMA_WRITE_IMM] = sim_exec_write,
-	[PRISM_OP_SEND] = sim_exec_write,
-	[PRISM_OP_SEND_IMM] = sim_exec_write,
-	[PRISM_OP_CQE_WAIT] = sim_exec_wait,
-	[PRISM_OP_RDMA_READ] = sim_exec_read,
-	[PRISM_OP_ATOMIC_CS] = sim_exec_atomic,
-	[PRISM_OP_ATOMIC_FA] = sim_exec_atomic,
-	[PRISM_OP_ATOMIC_MASKED_CS] = sim_exec_atomic,
-	[PRISM_OP_ATOMIC_MASKED_FA] = sim_exec_atomic,
-	[PRISM_OP_RECV_ENABLE] = sim_exec_recv_en,
-	[PRISM_OP_SEND_ENABLE] = sim_exec_send_en,
+    [PRISM_OP_NOP] = sim_exec_nop,
+    [PRISM_OP_RDMA_WRITE] = sim_exec_write,
+    [PRISM_OP_RDMA_WRITE_IMM] = sim_exec_write,
+    [PRISM_OP_SEND] = sim_exec_write,
+    [PRISM_OP_SEND_IMM] = sim_exec_write,
+    [PRISM_OP_CQE_WAIT] = sim_exec_wait,
+    [PRISM_OP_RDMA_READ] = sim_exec_read,
+    [PRISM_OP_ATOMIC_CS] = sim_exec_atomic,
+    [PRISM_OP_ATOMIC_FA] = sim_exec_atomic,
+    [PRISM_OP_ATOMIC_MASKED_CS] = sim_exec_atomic,
+    [PRISM_OP_ATOMIC_MASKED_FA] = sim_exec_atomic,
+    [PRISM_OP_RECV_ENABLE] = sim_exec_recv_en,
+    [PRISM_OP_SEND_ENABLE] = sim_exec_send_en,
 };
 
 static inline struct sim_fetched *head_fetched(struct sim_sq *sq)
@@ -33,17 +33,17 @@ static inline struct sim_fetched *head_fetched(struct sim_sq *sq)
 }
 
 static void emit_wait(struct sim_qp *qp, enum sim_event_kind k, const struct sim_fetched *f,
-		      sim_time_t t)
+                      sim_time_t t)
 {
 	if (!qp->dev->obs.event)
 		return;
 	struct sim_event ev = {
-		.kind = k,
-		.t = t,
-		.t_end = t,
-		.qpn = qp->qpn,
-		.wqe_counter = f->counter,
-		.opcode = f->w.ctrl.opcode,
+	    .kind = k,
+	    .t = t,
+	    .t_end = t,
+	    .qpn = qp->qpn,
+	    .wqe_counter = f->counter,
+	    .opcode = f->w.ctrl.opcode,
 	};
 
 	sim_emit(qp->dev, &ev);
@@ -138,8 +138,7 @@ static uint8_t check_ctrl(struct sim_qp *qp, const struct sim_fetched *f)
 	    (c->wqe_index != (uint16_t)f->counter || c->qpn != qp->qpn))
 		return PRISM_SYND_LOCAL_QP_OP_ERR;
 	/* cross-channel verbs need a cross-channel QP (qpc.cd_master) */
-	if (f->info->shape == PRISM_SHAPE_WAIT_ENABLE &&
-	    !(qp->flags & SIM_QP_CROSS_CHANNEL))
+	if (f->info->shape == PRISM_SHAPE_WAIT_ENABLE && !(qp->flags & SIM_QP_CROSS_CHANNEL))
 		return PRISM_SYND_LOCAL_QP_OP_ERR;
 	return 0;
 }
@@ -183,14 +182,14 @@ void sim_sq_step(struct sim_qp *qp, sim_time_t start)
 		goto charged;
 	}
 	q = (struct sim_cost_query){
-		.qpn = qp->qpn,
-		.wqe_counter = f->counter,
-		.opcode = f->bytes[3],
-		.opmod = f->bytes[0],
-		.cls = PRISM_CLASS_ORDERING,
-		.order = sq->after_wait ? SIM_ORDER_COMPLETION : f->order,
-		.ds = f->bytes[7] & 0x3fu,
-		.wqe = f->decode_rc < 0 ? NULL : &f->w,
+	    .qpn = qp->qpn,
+	    .wqe_counter = f->counter,
+	    .opcode = f->bytes[3],
+	    .opmod = f->bytes[0],
+	    .cls = PRISM_CLASS_ORDERING,
+	    .order = sq->after_wait ? SIM_ORDER_COMPLETION : f->order,
+	    .ds = f->bytes[7] & 0x3fu,
+	    .wqe = f->decode_rc < 0 ? NULL : &f->w,
 	};
 	if (!synd) {
 		const struct prism_opcode_info *info = f->info;
@@ -222,15 +221,15 @@ charged:
 
 	if (dev->obs.event) {
 		struct sim_event ev = {
-			.kind = SIM_EV_EXEC_START,
-			.t = start,
-			.t_end = start + x.cost.busy,
-			.qpn = qp->qpn,
-			.wqe_counter = f->counter,
-			.opcode = q.opcode,
-			.order = q.order,
-			.bytes = q.bytes,
-			.wqe = q.wqe,
+		    .kind = SIM_EV_EXEC_START,
+		    .t = start,
+		    .t_end = start + x.cost.busy,
+		    .qpn = qp->qpn,
+		    .wqe_counter = f->counter,
+		    .opcode = q.opcode,
+		    .order = q.order,
+		    .bytes = q.bytes,
+		    .wqe = q.wqe,
 		};
 		sim_emit(dev, &ev);
 	}
@@ -243,14 +242,14 @@ charged:
 	sim_advance_now(dev, sq->t);
 	if (dev->obs.event) {
 		struct sim_event ev = {
-			.kind = SIM_EV_EXEC_END,
-			.t = sq->t,
-			.t_end = sq->t,
-			.qpn = qp->qpn,
-			.wqe_counter = x.os->counter,
-			.opcode = q.opcode,
-			.order = q.order,
-			.bytes = q.bytes,
+		    .kind = SIM_EV_EXEC_END,
+		    .t = sq->t,
+		    .t_end = sq->t,
+		    .qpn = qp->qpn,
+		    .wqe_counter = x.os->counter,
+		    .opcode = q.opcode,
+		    .order = q.order,
+		    .bytes = q.bytes,
 		};
 		sim_emit(dev, &ev);
 	}
@@ -259,7 +258,7 @@ charged:
 		x.os->syndrome = (uint8_t)rc;
 		x.os->done_at = start + x.cost.busy;
 		sim_log(dev, SIM_LOG_WARN, "qp %u: WQE %u (%s): %s", qp->qpn, x.os->counter,
-			prism_opcode_name(x.os->opcode), prism_cqe_syndrome_name((uint8_t)rc));
+		        prism_opcode_name(x.os->opcode), prism_cqe_syndrome_name((uint8_t)rc));
 		sim_qp_fail(qp, start + x.cost.busy);
 		return;
 	}

@@ -12,11 +12,9 @@
 #include "sim/sim_internal.h"
 
 static const enum sim_pkt_kind pkt_of[256] = {
-	[PRISM_OP_RDMA_WRITE] = SIM_PKT_WRITE,
-	[PRISM_OP_RDMA_WRITE_IMM] = SIM_PKT_WRITE_IMM,
-	[PRISM_OP_SEND] = SIM_PKT_SEND,
-	[PRISM_OP_SEND_IMM] = SIM_PKT_SEND_IMM,
-	[PRISM_OP_RDMA_READ] = SIM_PKT_READ_REQ,
+    [PRISM_OP_RDMA_WRITE] = SIM_PKT_WRITE,   [PRISM_OP_RDMA_WRITE_IMM] = SIM_PKT_WRITE_IMM,
+    [PRISM_OP_SEND] = SIM_PKT_SEND,          [PRISM_OP_SEND_IMM] = SIM_PKT_SEND_IMM,
+    [PRISM_OP_RDMA_READ] = SIM_PKT_READ_REQ,
 };
 
 static void fill_hdr(struct sim_xctx *x, struct sim_pkt *p)
@@ -101,7 +99,7 @@ int sim_exec_read(struct sim_xctx *x)
 		const struct prism_sge *s = &w->sge[i];
 
 		synd = sim_mr_check_local(dev, s->lkey, s->addr, s->byte_count,
-					  SIM_ACCESS_LOCAL_WRITE, &dst);
+		                          SIM_ACCESS_LOCAL_WRITE, &dst);
 		if (synd)
 			return synd;
 		total += s->byte_count;

@@ -60,8 +60,8 @@ void sim_sq_fetch(struct sim_qp *qp, sim_time_t t, enum sim_order first_order)
 		if (first && sq->pf_cnt == 0 && sq->fetch == sq->head)
 			f->order = first_order;
 		else
-			f->order = first_order == SIM_ORDER_DOORBELL ? SIM_ORDER_DOORBELL
-								     : SIM_ORDER_WQ;
+			f->order =
+			    first_order == SIM_ORDER_DOORBELL ? SIM_ORDER_DOORBELL : SIM_ORDER_WQ;
 		first = false;
 		f->fetched_at = t;
 		f->wseq = dev->wseq;
@@ -78,15 +78,15 @@ void sim_sq_fetch(struct sim_qp *qp, sim_time_t t, enum sim_order first_order)
 		dev->st.fetches++;
 		if (dev->obs.event) {
 			struct sim_event ev = {
-				.kind = SIM_EV_FETCH,
-				.t = t,
-				.t_end = t,
-				.qpn = qp->qpn,
-				.wqe_counter = f->counter,
-				.opcode = f->bytes[3],
-				.order = f->order,
-				.bytes = len,
-				.wqe = f->decode_rc < 0 ? NULL : &f->w,
+			    .kind = SIM_EV_FETCH,
+			    .t = t,
+			    .t_end = t,
+			    .qpn = qp->qpn,
+			    .wqe_counter = f->counter,
+			    .opcode = f->bytes[3],
+			    .order = f->order,
+			    .bytes = len,
+			    .wqe = f->decode_rc < 0 ? NULL : &f->w,
 			};
 			sim_emit(dev, &ev);
 		}
@@ -105,7 +105,7 @@ void sim_sq_drop_fetched(struct sim_qp *qp)
 
 /* First and last differing byte of @f against memory; false if equal. */
 static bool diff_range(const struct sim_sq *sq, const struct sim_fetched *f, uint32_t *lo,
-		       uint32_t *hi)
+                       uint32_t *hi)
 {
 	uint8_t now[PRISM_WQE_MAX_BB * PRISM_WQE_BB];
 	size_t ring = (size_t)sq->nbb * PRISM_WQE_BB;
@@ -131,14 +131,14 @@ static bool diff_range(const struct sim_sq *sq, const struct sim_fetched *f, uin
 }
 
 static const char *const writer_names[] = {
-	[SIM_WRITER_HOST] = "host",
-	[SIM_WRITER_SQ] = "send WQE",
-	[SIM_WRITER_RQ] = "receive WQE",
-	[SIM_WRITER_REMOTE] = "remote request",
+    [SIM_WRITER_HOST] = "host",
+    [SIM_WRITER_SQ] = "send WQE",
+    [SIM_WRITER_RQ] = "receive WQE",
+    [SIM_WRITER_REMOTE] = "remote request",
 };
 
 static void report(struct sim_qp *qp, uint32_t counter, uint8_t opcode, uint32_t lo, uint32_t hi,
-		   const struct sim_writer *w, sim_time_t fetched_at, bool executed, sim_time_t t)
+                   const struct sim_writer *w, sim_time_t fetched_at, bool executed, sim_time_t t)
 {
 	struct sim_dev *dev = qp->dev;
 	struct sim_hazard *h = &dev->last_hazard;
@@ -156,23 +156,23 @@ static void report(struct sim_qp *qp, uint32_t counter, uint8_t opcode, uint32_t
 	dev->st.hazards++;
 	if (dev->obs.event) {
 		struct sim_event ev = {
-			.kind = SIM_EV_HAZARD,
-			.t = t,
-			.t_end = t,
-			.qpn = qp->qpn,
-			.wqe_counter = counter,
-			.opcode = opcode,
-			.offset = lo,
-			.len = hi - lo,
-			.writer = *w,
-			.hazard = h,
+		    .kind = SIM_EV_HAZARD,
+		    .t = t,
+		    .t_end = t,
+		    .qpn = qp->qpn,
+		    .wqe_counter = counter,
+		    .opcode = opcode,
+		    .offset = lo,
+		    .len = hi - lo,
+		    .writer = *w,
+		    .hazard = h,
 		};
 		sim_emit(dev, &ev);
 	}
 	sim_log(dev, dev->o.hazard == SIM_HAZARD_FAIL ? SIM_LOG_ERROR : SIM_LOG_WARN,
-		"qp %u: WQE %u: hazard: bytes %u..%u changed after fetch%s by %s (qp %u WQE %u)",
-		qp->qpn, counter, lo, hi - 1, executed ? " (stale copy already ran)" : "",
-		writer_names[w->kind], w->qpn, w->wqe_counter);
+	        "qp %u: WQE %u: hazard: bytes %u..%u changed after fetch%s by %s (qp %u WQE %u)",
+	        qp->qpn, counter, lo, hi - 1, executed ? " (stale copy already ran)" : "",
+	        writer_names[w->kind], w->qpn, w->wqe_counter);
 }
 
 /* The fetched-but-not-executed WQE at @counter, or NULL. */
@@ -188,7 +188,7 @@ static struct sim_fetched *fetched_at_counter(struct sim_sq *sq, uint32_t counte
 }
 
 void sim_sq_patch(struct sim_qp *qp, uint32_t off, const uint8_t *src, uint32_t len,
-		  const struct sim_writer *w, sim_time_t t)
+                  const struct sim_writer *w, sim_time_t t)
 {
 	struct sim_dev *dev = qp->dev;
 	struct sim_sq *sq = &qp->sq;
@@ -233,20 +233,20 @@ void sim_sq_patch(struct sim_qp *qp, uint32_t off, const uint8_t *src, uint32_t 
 	}
 	if (dev->obs.event) {
 		struct sim_event ev = {
-			.kind = SIM_EV_PATCH,
-			.t = t,
-			.t_end = t,
-			.qpn = w->qpn,
-			.wqe_counter = w->wqe_counter,
-			.opcode = w->opcode,
-			.target_qpn = qp->qpn,
-			.target_wqe_counter = sq->bbs[b0].fetched &&
-							      fetched_at_counter(sq, sq->bbs[b0].fetch_ctr)
-						      ? sq->bbs[b0].fetch_ctr
-						      : sq->fetch + ((b0 - sq->fetch) & (sq->nbb - 1)),
-			.offset = off,
-			.len = len,
-			.writer = *w,
+		    .kind = SIM_EV_PATCH,
+		    .t = t,
+		    .t_end = t,
+		    .qpn = w->qpn,
+		    .wqe_counter = w->wqe_counter,
+		    .opcode = w->opcode,
+		    .target_qpn = qp->qpn,
+		    .target_wqe_counter =
+		        sq->bbs[b0].fetched && fetched_at_counter(sq, sq->bbs[b0].fetch_ctr)
+		            ? sq->bbs[b0].fetch_ctr
+		            : sq->fetch + ((b0 - sq->fetch) & (sq->nbb - 1)),
+		    .offset = off,
+		    .len = len,
+		    .writer = *w,
 		};
 		sim_emit(dev, &ev);
 	}
@@ -323,11 +323,11 @@ int sim_qp_ring_sq_doorbell(struct sim_qp *qp)
 	sq->pi = sim_extend16(sq->pi, sim_load_be32(&qp->dbrec[1]) & 0xffffu);
 	if (dev->obs.event) {
 		struct sim_event ev = {
-			.kind = SIM_EV_DOORBELL,
-			.t = dev->now,
-			.t_end = dev->now,
-			.qpn = qp->qpn,
-			.wqe_counter = sq->pi,
+		    .kind = SIM_EV_DOORBELL,
+		    .t = dev->now,
+		    .t_end = dev->now,
+		    .qpn = qp->qpn,
+		    .wqe_counter = sq->pi,
 		};
 		sim_emit(dev, &ev);
 	}

@@ -31,9 +31,9 @@
 
 #include "sim/sim.h"
 
-#define SIM_CACHE_LINE 64u
+#define SIM_CACHE_LINE           64u
 #define SIM_DEFAULT_PREFETCH_BBS 16u
-#define SIM_MAX_MSG (1u << 30) /* largest message (mlx5 max_msg_sz is 1 GiB) */
+#define SIM_MAX_MSG              (1u << 30) /* largest message (mlx5 max_msg_sz is 1 GiB) */
 
 /* ---- memory regions ---------------------------------------------------- */
 
@@ -56,10 +56,10 @@ struct sim_cq {
 	bool overrun; /* CQ in error after an overrun */
 	uint8_t *buf;
 	volatile uint32_t *dbrec;
-	uint32_t pi;	      /* CQEs produced (absolute; WAIT compares its low 24 bits) */
+	uint32_t pi;          /* CQEs produced (absolute; WAIT compares its low 24 bits) */
 	sim_time_t *times;    /* times[i % ncqe]: when CQE number i+1 was produced */
 	sim_time_t last_time; /* production time of the latest CQE */
-	uint32_t users;	      /* QPs that use it */
+	uint32_t users;       /* QPs that use it */
 	uint32_t slot;
 	/* QP slots parked on a WAIT for this CQ: woken by its next CQE */
 	uint32_t *waiters;
@@ -71,13 +71,13 @@ struct sim_cq {
 /* A WQE copied into the NIC (one per prefetch slot). */
 struct sim_fetched {
 	uint32_t counter;     /* absolute BB counter of the WQE's first BB */
-	uint16_t nbb;	      /* BBs the WQE occupies (>= 1) */
-	uint16_t len;	      /* bytes fetched: ds * 16, or 16 for a bad control segment */
-	int decode_rc;	      /* < 0: the codec rejected the bytes */
+	uint16_t nbb;         /* BBs the WQE occupies (>= 1) */
+	uint16_t len;         /* bytes fetched: ds * 16, or 16 for a bad control segment */
+	int decode_rc;        /* < 0: the codec rejected the bytes */
 	enum sim_order order; /* how it was fetched */
-	bool hazard;	      /* a racing write was reported while it waited */
+	bool hazard;          /* a racing write was reported while it waited */
 	sim_time_t fetched_at;
-	uint64_t wseq;	      /* dev->wseq at fetch time */
+	uint64_t wseq;                        /* dev->wseq at fetch time */
 	const struct prism_opcode_info *info; /* of w.ctrl.opcode (decoded only) */
 	uint8_t bytes[PRISM_WQE_MAX_BB * PRISM_WQE_BB];
 	struct prism_wqe w;
@@ -90,29 +90,29 @@ struct sim_outst {
 	uint8_t opcode;
 	bool signaled;
 	bool done;
-	bool sent;	    /* has a request packet (ACK / response expected) */
-	bool read_like;	    /* READ or atomic: what fences wait for */
-	bool rnr_able;	    /* SEND / SEND_IMM / WRITE_IMM: may draw an RNR NAK */
-	uint8_t syndrome;   /* 0 = success */
+	bool sent;        /* has a request packet (ACK / response expected) */
+	bool read_like;   /* READ or atomic: what fences wait for */
+	bool rnr_able;    /* SEND / SEND_IMM / WRITE_IMM: may draw an RNR NAK */
+	uint8_t syndrome; /* 0 = success */
 	uint32_t byte_count;
 	sim_time_t start, ready_at; /* ready_at: start + latency */
 	sim_time_t done_at;
 	struct sim_pkt *req; /* kept for RNR retransmission until acknowledged */
-	uint8_t nsge;	     /* READ / atomic local scatter list */
+	uint8_t nsge;        /* READ / atomic local scatter list */
 	struct prism_sge sge[PRISM_WQE_MAX_SGE];
 };
 
 enum sim_block {
 	SIM_BLOCK_NONE,
-	SIM_BLOCK_WAIT_CQ,   /* WAIT on a CQ count or on data */
-	SIM_BLOCK_FENCE,     /* fence: outstanding READ/atomics */
-	SIM_BLOCK_OUTST,     /* outstanding ring full */
-	SIM_BLOCK_RNR,	     /* waiting for the RNR timer, then retransmit */
+	SIM_BLOCK_WAIT_CQ, /* WAIT on a CQ count or on data */
+	SIM_BLOCK_FENCE,   /* fence: outstanding READ/atomics */
+	SIM_BLOCK_OUTST,   /* outstanding ring full */
+	SIM_BLOCK_RNR,     /* waiting for the RNR timer, then retransmit */
 };
 
 /* Per 64-byte block of a send queue: last engine write, last fetch. */
 struct sim_bb_state {
-	uint64_t wseq;	     /* dev->wseq of the last engine write */
+	uint64_t wseq;       /* dev->wseq of the last engine write */
 	struct sim_writer w; /* its writer */
 	uint32_t fetch_ctr;  /* counter of the WQE last fetched over this block */
 	sim_time_t fetch_t;  /* when */
@@ -121,11 +121,11 @@ struct sim_bb_state {
 
 struct sim_sq {
 	uint8_t *buf;
-	uint32_t nbb; /* power of two */
-	uint32_t pi;	/* host producer counter (extended from dbrec[1]) */
-	uint32_t en;	/* managed: enabled limit (SEND_EN) */
+	uint32_t nbb;   /* power of two */
+	uint32_t pi;    /* host producer counter (extended from dbrec[1]) */
+	uint32_t en;    /* managed: enabled limit (SEND_EN) */
 	uint32_t fetch; /* next BB counter to fetch */
-	uint32_t head;	/* next BB counter to execute */
+	uint32_t head;  /* next BB counter to execute */
 	/* prefetch ring */
 	struct sim_fetched *pf;
 	uint32_t pf_cap, pf_head, pf_cnt;
@@ -136,23 +136,23 @@ struct sim_sq {
 	/* per-BB last engine writer and last fetch */
 	struct sim_bb_state *bbs;
 	/* processing unit */
-	sim_time_t t;	  /* PU virtual time: next WQE starts no earlier */
+	sim_time_t t;     /* PU virtual time: next WQE starts no earlier */
 	sim_time_t dep_t; /* time the current WQE's dependency was satisfied */
 	enum sim_block block;
-	bool after_wait;      /* the previous WQE was a WAIT: completion order */
-	sim_time_t rdone_t;   /* latest completion time of a READ/atomic (fences) */
-	sim_time_t done_t;    /* latest completion time of any WQE (strong ordering) */
-	bool rnr_parked;      /* infinite RNR retry waiting for outside progress */
-	uint64_t rnr_mark;    /* dev->outside_progress when parked */
-	sim_time_t rnr_at;    /* RNR: retransmit time */
-	uint32_t rnr_outst;   /* entries of the outstanding ring with rnr_able */
+	bool after_wait;    /* the previous WQE was a WAIT: completion order */
+	sim_time_t rdone_t; /* latest completion time of a READ/atomic (fences) */
+	sim_time_t done_t;  /* latest completion time of any WQE (strong ordering) */
+	bool rnr_parked;    /* infinite RNR retry waiting for outside progress */
+	uint64_t rnr_mark;  /* dev->outside_progress when parked */
+	sim_time_t rnr_at;  /* RNR: retransmit time */
+	uint32_t rnr_outst; /* entries of the outstanding ring with rnr_able */
 	uint32_t rnr_psn;
 	uint8_t rnr_left;
 };
 
 struct sim_rq {
 	uint8_t *buf;
-	uint32_t n;	 /* WQEs, power of two */
+	uint32_t n;      /* WQEs, power of two */
 	uint32_t stride; /* bytes per WQE */
 	uint32_t max_sge;
 	uint32_t pi;   /* host producer (extended from dbrec[0]) */
@@ -246,7 +246,7 @@ struct sim_dev {
 	struct sim_sqrange {
 		uintptr_t lo, hi;
 		struct sim_qp *qp;
-	} *sqr;
+	} * sqr;
 	uint32_t nsqr;
 	uintptr_t sqr_lo, sqr_hi;
 	uint64_t wseq;
@@ -254,7 +254,7 @@ struct sim_dev {
 	struct sim_pktq inbox;
 	pthread_mutex_t inbox_lock; /* sim_dev_deliver from transport threads */
 	struct sim_pktq rx_async;   /* delivered from outside, moved into inbox */
-	struct sim_pktq txq;	    /* refused by the transport (-EAGAIN), in order */
+	struct sim_pktq txq;        /* refused by the transport (-EAGAIN), in order */
 	struct sim_readjob *jobs;
 	struct sim_pkt *pkt_free; /* free list (linked through the payload area) */
 	uint32_t npkt_free;
@@ -266,14 +266,14 @@ struct sim_dev {
 	bool has_hazard;
 	struct sim_hazard last_hazard;
 	bool hazard_failed;
-	sim_time_t now; /* latest virtual time (host actions happen here) */
+	sim_time_t now;            /* latest virtual time (host actions happen here) */
 	uint64_t outside_progress; /* doorbells, deliveries, kicks */
-	uint64_t epoch; /* bumped by anything another unit may depend on */
+	uint64_t epoch;            /* bumped by anything another unit may depend on */
 };
 
 /* sim_dev.c */
 void sim_log(struct sim_dev *dev, enum sim_log_level lvl, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+    __attribute__((format(printf, 3, 4)));
 void sim_emit(struct sim_dev *dev, const struct sim_event *ev);
 
 /* The flat default cost (sim_default_cost) of a WQE of class @cls. */
@@ -295,13 +295,13 @@ static inline void sim_advance_now(struct sim_dev *dev, sim_time_t t)
  * host pointer, or a CQE syndrome (> 0) saying why the access is not
  * allowed. */
 static inline int sim_mr_check_local(struct sim_dev *dev, uint32_t lkey, uint64_t addr,
-				     uint64_t len, unsigned need, uint8_t **host);
+                                     uint64_t len, unsigned need, uint8_t **host);
 static inline int sim_mr_check_remote(struct sim_dev *dev, uint32_t rkey, uint64_t addr,
-				      uint64_t len, unsigned need, uint8_t **host);
+                                      uint64_t len, unsigned need, uint8_t **host);
 /* Every engine write to host memory: copies and attributes the write when it
  * lands in send-queue memory (PATCH event, writer map). */
 void sim_mem_write(struct sim_dev *dev, uint8_t *dst, const void *src, size_t len,
-		   const struct sim_writer *w, sim_time_t t);
+                   const struct sim_writer *w, sim_time_t t);
 void sim_mr_destroy_all(struct sim_dev *dev);
 
 /* sim_cq.c */
@@ -365,7 +365,7 @@ void sim_sq_drop_fetched(struct sim_qp *qp);
 /* An engine write of @len bytes of @src is about to land at send-queue
  * offset @off of @qp: record the writer, report a racing patch. */
 void sim_sq_patch(struct sim_qp *qp, uint32_t off, const uint8_t *src, uint32_t len,
-		  const struct sim_writer *w, sim_time_t t);
+                  const struct sim_writer *w, sim_time_t t);
 void sim_sqrange_rebuild(struct sim_dev *dev);
 
 /* sim_exec.c: executes the head WQE of @qp's send queue (one step) at
@@ -425,8 +425,7 @@ int sim_exec_atomic(struct sim_xctx *x);
  * the others in sim_exec_ordering.c.
  */
 bool sim_wait_satisfied_slow(struct sim_qp *qp, const struct prism_wqe *w, sim_time_t *t);
-static inline bool sim_wait_satisfied(struct sim_qp *qp, const struct prism_wqe *w,
-				      sim_time_t *t)
+static inline bool sim_wait_satisfied(struct sim_qp *qp, const struct prism_wqe *w, sim_time_t *t)
 {
 	struct sim_cq *cq;
 
@@ -440,8 +439,8 @@ static inline bool sim_wait_satisfied(struct sim_qp *qp, const struct prism_wqe 
 /* sim_atomic_math.c: the responder's atomic arithmetic on @size bytes at
  * @target (already bounds-checked, aligned).  @orig receives the old bytes. */
 void sim_atomic_apply(uint8_t opcode, unsigned size, uint8_t *target, const uint8_t *swap,
-		      const uint8_t *compare, const uint8_t *swap_mask,
-		      const uint8_t *compare_mask, uint8_t *orig, uint8_t *result);
+                      const uint8_t *compare, const uint8_t *swap_mask, const uint8_t *compare_mask,
+                      uint8_t *orig, uint8_t *result);
 uint64_t sim_masked_add64(uint64_t a, uint64_t b, uint64_t boundary);
 
 /* sim_requester.c (sim_outst_push, once per WQE, is inline below) */
@@ -596,7 +595,7 @@ static inline bool sim_mr_in_bounds(const struct sim_mr *mr, uint64_t addr, uint
 }
 
 static inline int sim_mr_check(struct sim_dev *dev, uint32_t key, uint64_t addr, uint64_t len,
-			       unsigned need, uint8_t **host, uint8_t synd)
+                               unsigned need, uint8_t **host, uint8_t synd)
 {
 	struct sim_mr *mr;
 
@@ -613,14 +612,14 @@ static inline int sim_mr_check(struct sim_dev *dev, uint32_t key, uint64_t addr,
 
 /* Local access: a bad lkey, missing LOCAL_WRITE or bounds -> local protection. */
 static inline int sim_mr_check_local(struct sim_dev *dev, uint32_t lkey, uint64_t addr,
-				     uint64_t len, unsigned need, uint8_t **host)
+                                     uint64_t len, unsigned need, uint8_t **host)
 {
 	return sim_mr_check(dev, lkey, addr, len, need, host, PRISM_SYND_LOCAL_PROT_ERR);
 }
 
 /* Remote access (responder): anything wrong -> remote access error. */
 static inline int sim_mr_check_remote(struct sim_dev *dev, uint32_t rkey, uint64_t addr,
-				      uint64_t len, unsigned need, uint8_t **host)
+                                      uint64_t len, unsigned need, uint8_t **host)
 {
 	return sim_mr_check(dev, rkey, addr, len, need, host, PRISM_SYND_REMOTE_ACCESS_ERR);
 }

@@ -29,8 +29,7 @@ static int grow(void **arr, uint32_t *cap, size_t elem)
 	return 0;
 }
 
-int sim_mr_reg(struct sim_dev *dev, void *addr, size_t len, unsigned access,
-	       struct sim_mr **out)
+int sim_mr_reg(struct sim_dev *dev, void *addr, size_t len, unsigned access, struct sim_mr **out)
 {
 	struct sim_mr *mr;
 	uint32_t slot;
@@ -127,7 +126,7 @@ static uint32_t sq_range_from(const struct sim_dev *dev, uintptr_t a)
 }
 
 static void attribute(struct sim_dev *dev, uintptr_t lo, uintptr_t hi, const uint8_t *src,
-		      const struct sim_writer *w, sim_time_t t)
+                      const struct sim_writer *w, sim_time_t t)
 {
 	uintptr_t base = lo;
 
@@ -141,13 +140,13 @@ static void attribute(struct sim_dev *dev, uintptr_t lo, uintptr_t hi, const uin
 			lo = r->lo;
 		end = hi < r->hi ? hi : r->hi;
 		sim_sq_patch(r->qp, (uint32_t)(lo - r->lo), src + (lo - base), (uint32_t)(end - lo),
-			     w, t);
+		             w, t);
 		lo = end;
 	}
 }
 
 void sim_mem_write(struct sim_dev *dev, uint8_t *dst, const void *src, size_t len,
-		   const struct sim_writer *w, sim_time_t t)
+                   const struct sim_writer *w, sim_time_t t)
 {
 	uintptr_t lo = (uintptr_t)dst, hi = lo + len;
 

@@ -12,7 +12,6 @@
 
 #include "sim/sim_internal.h"
 
-
 static uint32_t pow2_at_least(uint32_t v)
 {
 	uint32_t p = 1;
@@ -190,12 +189,12 @@ int sim_qp_state(const struct sim_qp *qp)
 void sim_qp_set_state(struct sim_qp *qp, int state, sim_time_t t)
 {
 	struct sim_event ev = {
-		.kind = SIM_EV_QP_STATE,
-		.t = t,
-		.t_end = t,
-		.qpn = qp->qpn,
-		.old_state = qp->state,
-		.new_state = state,
+	    .kind = SIM_EV_QP_STATE,
+	    .t = t,
+	    .t_end = t,
+	    .qpn = qp->qpn,
+	    .old_state = qp->state,
+	    .new_state = state,
 	};
 
 	if (qp->state == state)
@@ -207,15 +206,15 @@ void sim_qp_set_state(struct sim_qp *qp, int state, sim_time_t t)
 }
 
 static void push_cqe(struct sim_qp *qp, struct sim_cq *cq, uint8_t op, uint8_t synd,
-		     uint16_t counter, uint8_t wqe_op, uint32_t byte_count, sim_time_t t)
+                     uint16_t counter, uint8_t wqe_op, uint32_t byte_count, sim_time_t t)
 {
 	struct prism_cqe c = {
-		.opcode = op,
-		.syndrome = synd,
-		.wqe_opcode = wqe_op,
-		.wqe_counter = counter,
-		.byte_count = byte_count,
-		.qpn = qp->qpn,
+	    .opcode = op,
+	    .syndrome = synd,
+	    .wqe_opcode = wqe_op,
+	    .wqe_counter = counter,
+	    .byte_count = byte_count,
+	    .qpn = qp->qpn,
 	};
 
 	sim_cq_push(cq, &c, t);
@@ -236,7 +235,7 @@ static void flush_sq_range(struct sim_qp *qp, uint32_t from, uint32_t to, sim_ti
 		if (nbb == 0 || nbb > PRISM_WQE_MAX_BB)
 			nbb = 1;
 		push_cqe(qp, qp->scq, PRISM_CQE_REQ_ERR, PRISM_SYND_WR_FLUSH_ERR, (uint16_t)from,
-			 c.opcode, 0, t);
+		         c.opcode, 0, t);
 		from += nbb;
 	}
 }
@@ -263,10 +262,10 @@ void sim_qp_fail(struct sim_qp *qp, sim_time_t t)
 
 		if (!o->done || o->syndrome)
 			push_cqe(qp, qp->scq, PRISM_CQE_REQ_ERR, synd, (uint16_t)o->counter,
-				 o->opcode, 0, t);
+			         o->opcode, 0, t);
 		else if (o->signaled)
 			push_cqe(qp, qp->scq, PRISM_CQE_REQ, 0, (uint16_t)o->counter, o->opcode,
-				 o->byte_count, t);
+			         o->byte_count, t);
 		sim_outst_pop(qp);
 	}
 	sim_sq_drop_fetched(qp);
@@ -281,7 +280,7 @@ void sim_qp_fail(struct sim_qp *qp, sim_time_t t)
 
 		while ((int32_t)(rl - rq->head) > 0 && guard++ < rq->n) {
 			push_cqe(qp, qp->rcq, PRISM_CQE_RESP_ERR, PRISM_SYND_WR_FLUSH_ERR,
-				 (uint16_t)rq->head, 0, 0, t);
+			         (uint16_t)rq->head, 0, 0, t);
 			rq->head++;
 		}
 		rq->head = rl;
@@ -300,11 +299,11 @@ void sim_qp_flush_new(struct sim_qp *qp, sim_time_t t)
 static bool transition_ok(int from, int to)
 {
 	static const uint8_t ok[5] = {
-		[SIM_QPS_RESET] = 1u << SIM_QPS_INIT,
-		[SIM_QPS_INIT] = 1u << SIM_QPS_INIT | 1u << SIM_QPS_RTR,
-		[SIM_QPS_RTR] = 1u << SIM_QPS_RTS,
-		[SIM_QPS_RTS] = 1u << SIM_QPS_RTS,
-		[SIM_QPS_ERR] = 0,
+	    [SIM_QPS_RESET] = 1u << SIM_QPS_INIT,
+	    [SIM_QPS_INIT] = 1u << SIM_QPS_INIT | 1u << SIM_QPS_RTR,
+	    [SIM_QPS_RTR] = 1u << SIM_QPS_RTS,
+	    [SIM_QPS_RTS] = 1u << SIM_QPS_RTS,
+	    [SIM_QPS_ERR] = 0,
 	};
 
 	if (to == SIM_QPS_RESET || to == SIM_QPS_ERR)

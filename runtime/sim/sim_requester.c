@@ -15,9 +15,9 @@
 
 /* IB spec Table 45 (RNR NAK timer field), microseconds * 100. */
 static const uint32_t rnr_timer_10us[32] = {
-	65536, 1,    2,	   3,	 4,    6,    8,	   12,	 16,   24,    32,
-	48,    64,   96,   128,	 192,  256,  384,  512,	 768,  1024,  1536,
-	2048,  3072, 4096, 6144, 8192, 12288, 16384, 24576, 32768, 49152,
+    65536, 1,    2,    3,    4,    6,     8,     12,    16,    24,    32,
+    48,    64,   96,   128,  192,  256,   384,   512,   768,   1024,  1536,
+    2048,  3072, 4096, 6144, 8192, 12288, 16384, 24576, 32768, 49152,
 };
 
 static inline void outst_pop(struct sim_qp *qp)
@@ -52,7 +52,6 @@ void sim_outst_complete(struct sim_qp *qp)
 {
 	struct sim_sq *sq = &qp->sq;
 
-
 	while (sq->os_cnt) {
 		struct sim_outst *o = &sq->os[sq->os_head];
 		sim_time_t t;
@@ -72,11 +71,11 @@ void sim_outst_complete(struct sim_qp *qp)
 			sq->rdone_t = t;
 		if (o->signaled) {
 			struct prism_cqe c = {
-				.opcode = PRISM_CQE_REQ,
-				.wqe_opcode = o->opcode,
-				.wqe_counter = (uint16_t)o->counter,
-				.byte_count = o->byte_count,
-				.qpn = qp->qpn,
+			    .opcode = PRISM_CQE_REQ,
+			    .wqe_opcode = o->opcode,
+			    .wqe_counter = (uint16_t)o->counter,
+			    .byte_count = o->byte_count,
+			    .qpn = qp->qpn,
 			};
 
 			if (sim_cq_push(qp->scq, &c, t) < 0 && qp->state != SIM_QPS_ERR) {
@@ -100,8 +99,8 @@ int sim_send_request(struct sim_qp *qp, struct sim_outst *os, struct sim_pkt *p)
 {
 	struct sim_sq *sq = &qp->sq;
 
-	os->rnr_able = p->kind == SIM_PKT_SEND || p->kind == SIM_PKT_SEND_IMM ||
-		       p->kind == SIM_PKT_WRITE_IMM;
+	os->rnr_able =
+	    p->kind == SIM_PKT_SEND || p->kind == SIM_PKT_SEND_IMM || p->kind == SIM_PKT_WRITE_IMM;
 	if (os->rnr_able)
 		sq->rnr_outst++;
 	if (sq->rnr_outst) {
@@ -133,11 +132,11 @@ static struct sim_outst *find_psn(struct sim_qp *qp, uint32_t psn)
 static uint8_t land(struct sim_qp *qp, struct sim_outst *o, const struct sim_pkt *p)
 {
 	struct sim_writer w = {
-		.kind = SIM_WRITER_SQ,
-		.qpn = qp->qpn,
-		.wqe_counter = o->counter,
-		.opcode = o->opcode,
-		.issued_at = o->start,
+	    .kind = SIM_WRITER_SQ,
+	    .qpn = qp->qpn,
+	    .wqe_counter = o->counter,
+	    .opcode = o->opcode,
+	    .issued_at = o->start,
 	};
 	uint32_t off = 0;
 	sim_time_t t = p->t > o->ready_at ? p->t : o->ready_at;
@@ -149,7 +148,7 @@ static uint8_t land(struct sim_qp *qp, struct sim_outst *o, const struct sim_pkt
 		if (n > p->payload_len - off)
 			n = p->payload_len - off;
 		if (sim_mr_check_local(qp->dev, o->sge[i].lkey, o->sge[i].addr, n,
-				       SIM_ACCESS_LOCAL_WRITE, &dst))
+		                       SIM_ACCESS_LOCAL_WRITE, &dst))
 			return PRISM_SYND_LOCAL_PROT_ERR;
 		sim_mem_write(qp->dev, dst, p->payload + off, n, &w, t);
 		off += n;

@@ -20,7 +20,7 @@
 #include "sim/sim_internal.h"
 
 static void respond(struct sim_qp *qp, const struct sim_pkt *req, enum sim_pkt_kind kind,
-		    uint8_t synd, struct sim_pkt *p)
+                    uint8_t synd, struct sim_pkt *p)
 {
 	if (!p)
 		p = sim_pkt_alloc(qp->dev, 0);
@@ -43,15 +43,15 @@ static void respond(struct sim_qp *qp, const struct sim_pkt *req, enum sim_pkt_k
 }
 
 static void resp_cqe(struct sim_qp *qp, uint8_t op, uint8_t synd, uint32_t counter,
-		     const struct sim_pkt *req, uint32_t bytes)
+                     const struct sim_pkt *req, uint32_t bytes)
 {
 	struct prism_cqe c = {
-		.opcode = op,
-		.syndrome = synd,
-		.wqe_counter = (uint16_t)counter,
-		.byte_count = bytes,
-		.qpn = qp->qpn,
-		.imm = req->imm,
+	    .opcode = op,
+	    .syndrome = synd,
+	    .wqe_counter = (uint16_t)counter,
+	    .byte_count = bytes,
+	    .qpn = qp->qpn,
+	    .imm = req->imm,
 	};
 
 	sim_cq_push(qp->rcq, &c, req->t);
@@ -62,22 +62,22 @@ static void resp_fail(struct sim_qp *qp, const struct sim_pkt *req, uint8_t nak_
 {
 	respond(qp, req, SIM_PKT_NAK, nak_synd, NULL);
 	sim_log(qp->dev, SIM_LOG_WARN, "qp %u: request psn %u from qp %u: %s", qp->qpn, req->psn,
-		req->src_qpn, prism_cqe_syndrome_name(nak_synd));
+	        req->src_qpn, prism_cqe_syndrome_name(nak_synd));
 	sim_qp_fail(qp, req->t);
 }
 
 static struct sim_writer remote_writer(const struct sim_qp *qp, const struct sim_pkt *p,
-				       enum sim_writer_kind kind, uint32_t counter)
+                                       enum sim_writer_kind kind, uint32_t counter)
 {
 	struct sim_writer w = {
-		.kind = kind,
-		.qpn = qp->qpn,
-		.wqe_counter = counter,
-		.opcode = p->opcode,
-		.src_node = p->src_node,
-		.src_qpn = p->src_qpn,
-		.src_wqe_counter = p->wqe_counter,
-		.issued_at = p->t, /* arrival: the issue time is not on the wire */
+	    .kind = kind,
+	    .qpn = qp->qpn,
+	    .wqe_counter = counter,
+	    .opcode = p->opcode,
+	    .src_node = p->src_node,
+	    .src_qpn = p->src_qpn,
+	    .src_wqe_counter = p->wqe_counter,
+	    .issued_at = p->t, /* arrival: the issue time is not on the wire */
 	};
 	return w;
 }
@@ -88,7 +88,7 @@ static struct sim_writer remote_writer(const struct sim_qp *qp, const struct sim
  * receive is usable (RNR), or a syndrome > 0 for the responder's CQE.
  */
 static int consume_recv(struct sim_qp *qp, const struct sim_pkt *p, const uint8_t *data,
-			uint32_t len, uint8_t cqe_op)
+                        uint32_t len, uint8_t cqe_op)
 {
 	struct sim_rq *rq = &qp->rq;
 	struct prism_sge sge[PRISM_WQE_MAX_SGE];
@@ -99,8 +99,8 @@ static int consume_recv(struct sim_qp *qp, const struct sim_pkt *p, const uint8_
 	if (!rq->n || (int32_t)(sim_qp_rq_limit(qp) - rq->head) <= 0)
 		return -EAGAIN;
 	w = remote_writer(qp, p, SIM_WRITER_RQ, rq->head);
-	n = prism_rwqe_decode(rq->buf + (size_t)(rq->head & (rq->n - 1)) * rq->stride,
-			      rq->max_sge, sge, PRISM_WQE_MAX_SGE, NULL);
+	n = prism_rwqe_decode(rq->buf + (size_t)(rq->head & (rq->n - 1)) * rq->stride, rq->max_sge,
+	                      sge, PRISM_WQE_MAX_SGE, NULL);
 	if (n < 0)
 		return PRISM_SYND_LOCAL_QP_OP_ERR;
 	if (data) {
@@ -109,7 +109,7 @@ static int consume_recv(struct sim_qp *qp, const struct sim_pkt *p, const uint8_
 			uint8_t *dst;
 
 			if (sim_mr_check_local(qp->dev, sge[i].lkey, sge[i].addr, k,
-					       SIM_ACCESS_LOCAL_WRITE, &dst))
+			                       SIM_ACCESS_LOCAL_WRITE, &dst))
 				return PRISM_SYND_LOCAL_PROT_ERR;
 			sim_mem_write(qp->dev, dst, data + off, k, &w, p->t);
 			off += k;
@@ -128,8 +128,8 @@ static void recv_fail(struct sim_qp *qp, const struct sim_pkt *p, int synd)
 	resp_cqe(qp, PRISM_CQE_RESP_ERR, (uint8_t)synd, qp->rq.head, p, 0);
 	qp->rq.head++;
 	resp_fail(qp, p,
-		  synd == PRISM_SYND_LOCAL_LENGTH_ERR ? PRISM_SYND_REMOTE_INVAL_REQ_ERR
-						      : PRISM_SYND_REMOTE_OP_ERR);
+	          synd == PRISM_SYND_LOCAL_LENGTH_ERR ? PRISM_SYND_REMOTE_INVAL_REQ_ERR
+	                                              : PRISM_SYND_REMOTE_OP_ERR);
 }
 
 static bool rnr(struct sim_qp *qp, const struct sim_pkt *p)
@@ -142,8 +142,8 @@ static bool rnr(struct sim_qp *qp, const struct sim_pkt *p)
 static bool serve_send(struct sim_qp *qp, const struct sim_pkt *p)
 {
 	int rc = consume_recv(qp, p, p->payload, p->payload_len,
-			      p->kind == SIM_PKT_SEND_IMM ? PRISM_CQE_RESP_SEND_IMM
-							  : PRISM_CQE_RESP_SEND);
+	                      p->kind == SIM_PKT_SEND_IMM ? PRISM_CQE_RESP_SEND_IMM
+	                                                  : PRISM_CQE_RESP_SEND);
 
 	if (rc == -EAGAIN)
 		return rnr(qp, p);
@@ -161,14 +161,14 @@ static bool serve_write(struct sim_qp *qp, const struct sim_pkt *p)
 	uint8_t *dst;
 	int rc;
 
-	if (sim_mr_check_remote(qp->dev, p->rkey, p->raddr, p->payload_len,
-				SIM_ACCESS_REMOTE_WRITE, &dst)) {
+	if (sim_mr_check_remote(qp->dev, p->rkey, p->raddr, p->payload_len, SIM_ACCESS_REMOTE_WRITE,
+	                        &dst)) {
 		resp_fail(qp, p, PRISM_SYND_REMOTE_ACCESS_ERR);
 		return false;
 	}
 	/* WRITE_IMM needs a receive: check before any byte lands (RNR) */
-	if (p->kind == SIM_PKT_WRITE_IMM && (!qp->rq.n ||
-					     (int32_t)(sim_qp_rq_limit(qp) - qp->rq.head) <= 0))
+	if (p->kind == SIM_PKT_WRITE_IMM &&
+	    (!qp->rq.n || (int32_t)(sim_qp_rq_limit(qp) - qp->rq.head) <= 0))
 		return rnr(qp, p);
 	sim_mem_write(qp->dev, dst, p->payload, p->payload_len, &w, p->t);
 	if (p->kind == SIM_PKT_WRITE_IMM) {
@@ -196,16 +196,15 @@ static bool serve_atomic(struct sim_qp *qp, const struct sim_pkt *p)
 		resp_fail(qp, p, PRISM_SYND_REMOTE_INVAL_REQ_ERR); /* misaligned / bad size */
 		return false;
 	}
-	if (sim_mr_check_remote(qp->dev, p->rkey, p->raddr, size, SIM_ACCESS_REMOTE_ATOMIC,
-				&dst)) {
+	if (sim_mr_check_remote(qp->dev, p->rkey, p->raddr, size, SIM_ACCESS_REMOTE_ATOMIC, &dst)) {
 		resp_fail(qp, p, PRISM_SYND_REMOTE_ACCESS_ERR);
 		return false;
 	}
 	r = sim_pkt_alloc(qp->dev, size);
 	if (!r)
 		return false;
-	sim_atomic_apply(p->opcode, size, dst, p->swap, p->compare, p->swap_mask,
-			 p->compare_mask, r->payload, result);
+	sim_atomic_apply(p->opcode, size, dst, p->swap, p->compare, p->swap_mask, p->compare_mask,
+	                 r->payload, result);
 	sim_mem_write(qp->dev, dst, result, size, &w, p->t);
 	r->t = p->t;
 	respond(qp, p, SIM_PKT_ATOMIC_RESP, 0, r);
@@ -227,13 +226,13 @@ static void job_line(struct sim_dev *dev, struct sim_readjob *j, uint32_t line)
 	memcpy(j->resp->payload + (lo - s), (const void *)lo, hi - lo);
 	if (dev->obs.event) {
 		struct sim_event ev = {
-			.kind = SIM_EV_READ_LINE,
-			.t = j->t,
-			.t_end = j->t,
-			.qpn = j->qpn,
-			.offset = (uint32_t)(lo - s),
-			.len = (uint32_t)(hi - lo),
-			.addr = (const void *)lo,
+		    .kind = SIM_EV_READ_LINE,
+		    .t = j->t,
+		    .t_end = j->t,
+		    .qpn = j->qpn,
+		    .offset = (uint32_t)(lo - s),
+		    .len = (uint32_t)(hi - lo),
+		    .addr = (const void *)lo,
 		};
 		sim_emit(dev, &ev);
 	}
@@ -300,8 +299,8 @@ static bool serve_read(struct sim_qp *qp, const struct sim_pkt *p)
 		return false;
 	r->t = p->t;
 	nlines = p->len ? (uint32_t)((((uintptr_t)src + p->len - 1) / SIM_CACHE_LINE) -
-				     ((uintptr_t)src / SIM_CACHE_LINE) + 1)
-			: 0;
+	                             ((uintptr_t)src / SIM_CACHE_LINE) + 1)
+	                : 0;
 	if (!dev->o.chaos || nlines <= 1) {
 		if (p->len)
 			memcpy(r->payload, src, p->len);
@@ -349,9 +348,9 @@ static bool serve_read(struct sim_qp *qp, const struct sim_pkt *p)
 
 typedef bool (*serve_fn)(struct sim_qp *qp, const struct sim_pkt *p);
 static const serve_fn serve_table[] = {
-	[SIM_PKT_SEND] = serve_send,	       [SIM_PKT_SEND_IMM] = serve_send,
-	[SIM_PKT_WRITE] = serve_write,	       [SIM_PKT_WRITE_IMM] = serve_write,
-	[SIM_PKT_READ_REQ] = serve_read,       [SIM_PKT_ATOMIC_REQ] = serve_atomic,
+    [SIM_PKT_SEND] = serve_send,     [SIM_PKT_SEND_IMM] = serve_send,
+    [SIM_PKT_WRITE] = serve_write,   [SIM_PKT_WRITE_IMM] = serve_write,
+    [SIM_PKT_READ_REQ] = serve_read, [SIM_PKT_ATOMIC_REQ] = serve_atomic,
 };
 
 void sim_responder_rx(struct sim_qp *qp, struct sim_pkt *p)

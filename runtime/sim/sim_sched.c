@@ -137,8 +137,8 @@ static bool still_waiting(struct sim_qp *qp, struct sim_cq *cq)
 	const struct sim_fetched *f;
 	sim_time_t t;
 
-	if (qp->wait_cqn != cq->cqn || qp->state != SIM_QPS_RTS ||
-	    sq->block != SIM_BLOCK_WAIT_CQ || !sq->pf_cnt)
+	if (qp->wait_cqn != cq->cqn || qp->state != SIM_QPS_RTS || sq->block != SIM_BLOCK_WAIT_CQ ||
+	    !sq->pf_cnt)
 		return false;
 	f = &sq->pf[sq->pf_head];
 	return f->decode_rc >= 0 && f->w.ctrl.opcode == PRISM_OP_CQE_WAIT &&
@@ -189,8 +189,7 @@ int sim_sched_resize(struct sim_dev *dev, uint32_t old_cap)
 
 /* Offers every candidate queue that is ready to @b, in slot order, and
  * parks the ones that cannot run until woken. */
-static inline __attribute__((always_inline)) void scan_queues(struct sim_dev *dev,
-								struct pick *b)
+static inline __attribute__((always_inline)) void scan_queues(struct sim_dev *dev, struct pick *b)
 {
 	uint32_t ns = (dev->qps_cap + 4095) / 4096;
 	sim_time_t t;

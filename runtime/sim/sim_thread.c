@@ -17,9 +17,9 @@
 
 #include "sim/sim_internal.h"
 
-#define SIM_THREAD_BATCH 256
+#define SIM_THREAD_BATCH   256
 #define SIM_THREAD_IDLE_NS 200000L
-#define SIM_THREAD_SPINS 64
+#define SIM_THREAD_SPINS   64
 
 static void *nic_thread(void *arg)
 {
@@ -43,7 +43,7 @@ static void *nic_thread(void *arg)
 			 * and polls for it should not pay a thread wake-up */
 			pthread_mutex_unlock(&dev->lock);
 			for (int i = 0; i < SIM_THREAD_SPINS &&
-					__atomic_load_n(&dev->wakes, __ATOMIC_ACQUIRE) == w;
+			                __atomic_load_n(&dev->wakes, __ATOMIC_ACQUIRE) == w;
 			     i++)
 				sched_yield();
 			pthread_mutex_lock(&dev->lock);

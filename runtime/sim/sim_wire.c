@@ -33,7 +33,7 @@ struct sim_fabric {
 #define SIM_PKT_SMALL 256u
 /* The header bytes before the atomic operands. */
 #define SIM_PKT_HDR_BYTES offsetof(struct sim_pkt, swap)
-#define SIM_PKT_POOL_MAX 4096u
+#define SIM_PKT_POOL_MAX  4096u
 
 #if defined(__SANITIZE_ADDRESS__)
 #define SIM_ASAN 1
@@ -44,10 +44,10 @@ struct sim_fabric {
 #endif
 #ifdef SIM_ASAN
 #include <sanitizer/asan_interface.h>
-#define pool_poison(p) ASAN_POISON_MEMORY_REGION((p), sizeof(struct sim_pkt))
+#define pool_poison(p)   ASAN_POISON_MEMORY_REGION((p), sizeof(struct sim_pkt))
 #define pool_unpoison(p) ASAN_UNPOISON_MEMORY_REGION((p), sizeof(struct sim_pkt))
 #else
-#define pool_poison(p) ((void)(p))
+#define pool_poison(p)   ((void)(p))
 #define pool_unpoison(p) ((void)(p))
 #endif
 
@@ -67,7 +67,8 @@ struct sim_pkt *sim_pkt_alloc(struct sim_dev *dev, uint32_t payload_len)
 		dev->npkt_free--;
 		pool_unpoison(p);
 	} else {
-		p = malloc(sizeof(*p) + (payload_len > SIM_PKT_SMALL ? payload_len : SIM_PKT_SMALL));
+		p = malloc(sizeof(*p) +
+		           (payload_len > SIM_PKT_SMALL ? payload_len : SIM_PKT_SMALL));
 		if (!p)
 			return NULL;
 	}
@@ -127,7 +128,7 @@ void sim_pkt_pool_free(struct sim_dev *dev)
 /* ---- packet heap -------------------------------------------------------- */
 
 static inline bool before(const struct sim_pktq *q, const struct sim_pktq_ent *x,
-			  const struct sim_pktq_ent *y)
+                          const struct sim_pktq_ent *y)
 {
 	if (!q->fifo && x->t != y->t)
 		return x->t < y->t;
@@ -150,7 +151,7 @@ int sim_pktq_push(struct sim_pktq *q, struct sim_pkt *p)
 	}
 	x.seq = q->next_seq++;
 	/* sift up: move parents down until @x's place is found */
-	for (i = q->n++; i; ) {
+	for (i = q->n++; i;) {
 		uint32_t up = (i - 1) / 2;
 
 		if (!before(q, &x, &q->e[up]))
@@ -244,14 +245,14 @@ int sim_wire_xmit(struct sim_dev *dev, struct sim_pkt *p)
 	dev->epoch++;
 	if (dev->obs.event) {
 		struct sim_event ev = {
-			.kind = SIM_EV_PKT_TX,
-			.t = p->t,
-			.t_end = p->t,
-			.qpn = p->src_qpn,
-			.wqe_counter = p->wqe_counter,
-			.opcode = p->opcode,
-			.bytes = p->payload_len,
-			.pkt = p,
+		    .kind = SIM_EV_PKT_TX,
+		    .t = p->t,
+		    .t_end = p->t,
+		    .qpn = p->src_qpn,
+		    .wqe_counter = p->wqe_counter,
+		    .opcode = p->opcode,
+		    .bytes = p->payload_len,
+		    .pkt = p,
 		};
 		sim_emit(dev, &ev);
 	}
@@ -305,14 +306,14 @@ void sim_wire_rx(struct sim_dev *dev, struct sim_pkt *p)
 	sim_advance_now(dev, p->t);
 	if (dev->obs.event) {
 		struct sim_event ev = {
-			.kind = SIM_EV_PKT_RX,
-			.t = p->t,
-			.t_end = p->t,
-			.qpn = p->dst_qpn,
-			.wqe_counter = p->wqe_counter,
-			.opcode = p->opcode,
-			.bytes = p->payload_len,
-			.pkt = p,
+		    .kind = SIM_EV_PKT_RX,
+		    .t = p->t,
+		    .t_end = p->t,
+		    .qpn = p->dst_qpn,
+		    .wqe_counter = p->wqe_counter,
+		    .opcode = p->opcode,
+		    .bytes = p->payload_len,
+		    .pkt = p,
 		};
 		sim_emit(dev, &ev);
 	}

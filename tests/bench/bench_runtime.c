@@ -32,9 +32,9 @@
 #include "core/chainobj.h"
 #include "tests/runtime/support/hashget_chain.h"
 
-#define NB 256u
+#define NB         256u
 #define TABLE_SIZE (NB * (HG_BUCKET_BYTES + HG_VALUE_BYTES) + 4096u)
-#define RUNS 5
+#define RUNS       5
 
 static uint32_t keys[NB];
 static char *yaml;
@@ -99,9 +99,13 @@ static int one_get(struct prism_client *cl, uint32_t i)
 	uint8_t out[HG_VALUE_BYTES + 8];
 	uint32_t b = i % NB;
 	struct prism_arg args[2] = {{.name = "key", .u64 = keys[b] ? keys[b] : 1},
-				    {.name = "addr", .u64 = (uint64_t)b * HG_BUCKET_BYTES}};
-	struct prism_call c = {.sz = sizeof(c), .entry = "get", .args = args, .nargs = 2,
-			       .result = out, .result_cap = sizeof(out)};
+	                            {.name = "addr", .u64 = (uint64_t)b * HG_BUCKET_BYTES}};
+	struct prism_call c = {.sz = sizeof(c),
+	                       .entry = "get",
+	                       .args = args,
+	                       .nargs = 2,
+	                       .result = out,
+	                       .result_cap = sizeof(out)};
 
 	return prism_client__invoke(cl, &c, NULL);
 }
@@ -119,12 +123,16 @@ static double rate(struct prism_client *cl, int n)
 		for (int j = 0; j < B; j++) {
 			uint32_t b = (uint32_t)(i + j) % NB;
 
-			args[j][0] = (struct prism_arg){.name = "key", .u64 = keys[b] ? keys[b] : 1};
+			args[j][0] =
+			    (struct prism_arg){.name = "key", .u64 = keys[b] ? keys[b] : 1};
 			args[j][1] = (struct prism_arg){.name = "addr",
-							.u64 = (uint64_t)b * HG_BUCKET_BYTES};
-			c[j] = (struct prism_call){.sz = sizeof(c[j]), .entry = "get",
-						   .args = args[j], .nargs = 2, .result = out[j],
-						   .result_cap = sizeof(out[j])};
+			                                .u64 = (uint64_t)b * HG_BUCKET_BYTES};
+			c[j] = (struct prism_call){.sz = sizeof(c[j]),
+			                           .entry = "get",
+			                           .args = args[j],
+			                           .nargs = 2,
+			                           .result = out[j],
+			                           .result_cap = sizeof(out[j])};
 		}
 		if (prism_client__invoke_batch(cl, c, B, NULL) != B)
 			return 0;
@@ -279,9 +287,9 @@ static void bench_daemon(const char *prismd)
 		return;
 	fclose(f);
 	int n = snprintf(text, sizeof(text),
-			 "listen: 127.0.0.1:0\ncontrol: %s\nregions:\n  - {name: table, size: %u, "
-			 "shared-by-app: true}\nprograms:\n  - %s\n",
-			 sock, TABLE_SIZE, chain);
+	                 "listen: 127.0.0.1:0\ncontrol: %s\nregions:\n  - {name: table, size: %u, "
+	                 "shared-by-app: true}\nprograms:\n  - %s\n",
+	                 sock, TABLE_SIZE, chain);
 	f = fopen(cfg, "w");
 	if (!f || fwrite(text, 1, (size_t)n, f) != (size_t)n)
 		return;
@@ -305,7 +313,7 @@ static void bench_daemon(const char *prismd)
 		/* The application: shares its table, then only answers rusage requests. */
 		struct prism_device *dev = prism_device__open("sim", NULL);
 		struct prism_region *r =
-			dev ? prism_device__create_region(dev, "table", TABLE_SIZE, NULL) : NULL;
+		    dev ? prism_device__create_region(dev, "table", TABLE_SIZE, NULL) : NULL;
 		struct prism_daemon *dm = r ? prism_daemon__attach(sock) : NULL;
 		char c;
 
@@ -338,7 +346,7 @@ static void bench_daemon(const char *prismd)
 			gets += one_get(cl, (uint32_t)i) == 0;
 		if (write(cmd[1], &c, 1) == 1 && read(rep[0], &r1, sizeof(r1)) == sizeof(r1)) {
 			double cpu = tv_us(r1.ru_utime) + tv_us(r1.ru_stime) - tv_us(r0.ru_utime) -
-				     tv_us(r0.ru_stime);
+			             tv_us(r0.ru_stime);
 
 			printf("daemon mode: %d gets served by prismd; the application's CPU time "
 			       "(getrusage) during them: %.0f us total, %.4f us per get\n",

@@ -6,6 +6,8 @@
  *
  * Each program starts with DIAG_PRELUDE (lines 1-4) so locations are stable.
  */
+/* The cases are laid out as the source and output they pin. */
+/* clang-format off */
 #define DIAG_PRELUDE \
 	"struct node { key: be64; next: *node in nodes; val: u8[32]; n: be32; lk: le64; w: be16; }\n" \
 	"region nodes: node[128] readonly;\n" \
@@ -1218,3 +1220,4 @@ static const struct diag_case diag_cases[] = {
 		"            ^~~~~~\n",
 	},
 };
+/* clang-format on */

@@ -401,7 +401,8 @@ static void test_not_is_the_complement(void **state)
 		struct chainobj *o[2];
 		for (int k = 0; k < 2; k++) {
 			snprintf(src[k], sizeof(src[k]),
-			         HDR "offload g(key: be24, b: *bucket in table) -> u8[64] {\n  %s\n}\n",
+			         HDR
+			         "offload g(key: be24, b: *bucket in table) -> u8[64] {\n  %s\n}\n",
 			         pairs[i][k]);
 			o[k] = compile_ok(src[k], NULL);
 		}
@@ -416,9 +417,10 @@ static void test_not_is_the_complement(void **state)
 		chainobj_free(o[1]);
 	}
 	/* READ the key into the live response's QPN bytes, one CAS disarms it */
-	struct chainobj *o = compile_ok(HDR "offload g(key: be24, b: *bucket in table) -> "
-	                                    "u8[64] {\n  if (!(b.key == key)) { return *b.value; }\n}\n",
-	                                NULL);
+	struct chainobj *o =
+	    compile_ok(HDR "offload g(key: be24, b: *bucket in table) -> "
+	                   "u8[64] {\n  if (!(b.key == key)) { return *b.value; }\n}\n",
+	               NULL);
 	assert_string_equal(be_ops(o, "w0"), "READ CAS WAIT EN");
 	assert_string_equal(be_ops(o, "conn"), "WRITE_IMM WRITE_IMM");
 	chainobj_free(o);

@@ -41,12 +41,12 @@ static int teardown(void **state)
 static void test_layout_and_constants(void **state)
 {
 	struct ast_program *p = ok("const V = 2 * 32;\n"
-				   "const W = V + sizeof(hdr);\n"
-				   "struct hdr { a: u8; b: be16; c: be48; }\n"
-				   "struct n { h: hdr; key: be64; v: u8[V]; next: *n in r; }\n"
-				   "region r: n[W] readonly;\n"
-				   "region s size 4 KiB + 1 writable;\n"
-				   "offload f(a: be32, b: *n in r, c: u8[3]) { return b.v; }\n");
+	                           "const W = V + sizeof(hdr);\n"
+	                           "struct hdr { a: u8; b: be16; c: be48; }\n"
+	                           "struct n { h: hdr; key: be64; v: u8[V]; next: *n in r; }\n"
+	                           "region r: n[W] readonly;\n"
+	                           "region s size 4 KiB + 1 writable;\n"
+	                           "offload f(a: be32, b: *n in r, c: u8[3]) { return b.v; }\n");
 	struct ast_struct *hdr = p->structs, *n = hdr->next;
 
 	(void)state;
@@ -69,21 +69,20 @@ static void test_layout_and_constants(void **state)
 	assert_int_equal(o->ret_type->size, 64);
 }
 
-static const char walk[] =
-	"struct n { key: be64; next: *n in r; val: u8[16]; len: be32; }\n"
-	"region r: n[64] readonly;\n"
-	"region w: n[8] writable;\n"
-	"offload f(key: be64, head: *n in r, out: *n in w) {\n"
-	"\tlet p = head;\n"		  /* taint: head (bit 1) */
-	"\tlet q: be64 = 0;\n"	  /* untainted, then tainted by the loop */
-	"\twhile (p.key != key) bound 6 {\n"
-	"\t\tq = p.key;\n"
-	"\t\tp = p.next;\n"
-	"\t\tif (q == key) { break; }\n"
-	"\t}\n"
-	"\tout.key = q;\n"
-	"\treturn p.val[.. p.len];\n"
-	"}\n";
+static const char walk[] = "struct n { key: be64; next: *n in r; val: u8[16]; len: be32; }\n"
+                           "region r: n[64] readonly;\n"
+                           "region w: n[8] writable;\n"
+                           "offload f(key: be64, head: *n in r, out: *n in w) {\n"
+                           "\tlet p = head;\n"    /* taint: head (bit 1) */
+                           "\tlet q: be64 = 0;\n" /* untainted, then tainted by the loop */
+                           "\twhile (p.key != key) bound 6 {\n"
+                           "\t\tq = p.key;\n"
+                           "\t\tp = p.next;\n"
+                           "\t\tif (q == key) { break; }\n"
+                           "\t}\n"
+                           "\tout.key = q;\n"
+                           "\treturn p.val[.. p.len];\n"
+                           "}\n";
 
 static void test_places_regions_taint(void **state)
 {
@@ -141,16 +140,16 @@ static void test_places_regions_taint(void **state)
 static void test_atomics_and_alloc(void **state)
 {
 	struct ast_program *p = ok("struct o { ver: le64; ptr: *o in heap; pair: u8[16]; }\n"
-				   "region heap: o[16] writable;\n"
-				   "freelist fl: o in heap;\n"
-				   "offload f(s: *o in heap, v: le64, pr: u8[16]) {\n"
-				   "\tlet b = alloc(fl);\n"
-				   "\tlet old = fetch_add(s.ver, 1);\n"
-				   "\tif (cas(s.ptr, b, b) && cas_gt(s.ver, v, 0xff, 0xffff)) {\n"
-				   "\t\tcas(s.pair, pr, pr);\n"
-				   "\t}\n"
-				   "\treturn old;\n"
-				   "}\n");
+	                           "region heap: o[16] writable;\n"
+	                           "freelist fl: o in heap;\n"
+	                           "offload f(s: *o in heap, v: le64, pr: u8[16]) {\n"
+	                           "\tlet b = alloc(fl);\n"
+	                           "\tlet old = fetch_add(s.ver, 1);\n"
+	                           "\tif (cas(s.ptr, b, b) && cas_gt(s.ver, v, 0xff, 0xffff)) {\n"
+	                           "\t\tcas(s.pair, pr, pr);\n"
+	                           "\t}\n"
+	                           "\treturn old;\n"
+	                           "}\n");
 	struct ast_offload *o = p->offloads;
 	struct ast_stmt *s = o->body;
 
@@ -178,18 +177,18 @@ static void test_atomics_and_alloc(void **state)
 static void test_lanes(void **state)
 {
 	struct ast_program *p = ok("struct b { k: be64; v: u8[8]; }\n"
-				   "region t: b[4] readonly;\n"
-				   "offload g(k: be64, x: *b in t, y: *b in t) {\n"
-				   "\tlet hit: be64 = 0;\n"
-				   "\tparallel {\n"
-				   "\t\tlet a = x.k;\n"
-				   "\t\tif (a == k) { return x.v; }\n"
-				   "\t} || {\n"
-				   "\t\tlet a = y.k;\n"
-				   "\t\thit = a;\n"
-				   "\t}\n"
-				   "\treturn y.v;\n"
-				   "}\n");
+	                           "region t: b[4] readonly;\n"
+	                           "offload g(k: be64, x: *b in t, y: *b in t) {\n"
+	                           "\tlet hit: be64 = 0;\n"
+	                           "\tparallel {\n"
+	                           "\t\tlet a = x.k;\n"
+	                           "\t\tif (a == k) { return x.v; }\n"
+	                           "\t} || {\n"
+	                           "\t\tlet a = y.k;\n"
+	                           "\t\thit = a;\n"
+	                           "\t}\n"
+	                           "\treturn y.v;\n"
+	                           "}\n");
 	struct ast_offload *o = p->offloads;
 
 	(void)state;
@@ -203,9 +202,9 @@ static void test_lanes(void **state)
 static void test_sample_programs_check(void **state)
 {
 	static const char *const files[] = {
-		"tests/prism/hash_get.prism",	  "tests/prism/list_find.prism",
-		"tests/prism/alloc_write.prism", "tests/prism/cas_gt.prism",
-		"tests/prism/parallel_get.prism",
+	    "tests/prism/hash_get.prism",     "tests/prism/list_find.prism",
+	    "tests/prism/alloc_write.prism",  "tests/prism/cas_gt.prism",
+	    "tests/prism/parallel_get.prism",
 	};
 
 	(void)state;
@@ -224,11 +223,11 @@ static void test_sample_programs_check(void **state)
 int main(void)
 {
 	static const struct CMUnitTest tests[] = {
-		cmocka_unit_test_teardown(test_layout_and_constants, teardown),
-		cmocka_unit_test_teardown(test_places_regions_taint, teardown),
-		cmocka_unit_test_teardown(test_atomics_and_alloc, teardown),
-		cmocka_unit_test_teardown(test_lanes, teardown),
-		cmocka_unit_test(test_sample_programs_check),
+	    cmocka_unit_test_teardown(test_layout_and_constants, teardown),
+	    cmocka_unit_test_teardown(test_places_regions_taint, teardown),
+	    cmocka_unit_test_teardown(test_atomics_and_alloc, teardown),
+	    cmocka_unit_test_teardown(test_lanes, teardown),
+	    cmocka_unit_test(test_sample_programs_check),
 	};
 
 	return cmocka_run_group_tests_name("frontend checker", tests, NULL, NULL);

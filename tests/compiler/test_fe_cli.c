@@ -66,7 +66,7 @@ static void test_exit_ok(void **state)
 
 	(void)state;
 	assert_int_equal(run("check tests/prism/hash_get.prism tests/prism/list_find.prism", &out),
-			 0);
+	                 0);
 	assert_string_equal(out, "");
 	free(out);
 }
@@ -146,12 +146,13 @@ static void test_json(void **state)
 	(void)state;
 	snprintf(args, sizeof(args), "check --json %s", path);
 	assert_int_equal(run(args, &out), 1);
-	snprintf(expect, sizeof(expect),
-		 "{\"diagnostics\":[{\"file\":\"%s\",\"line\":2,\"column\":6,\"length\":6,"
-		 "\"severity\":\"warning\",\"message\":\"'if' condition is always true\"},\n"
-		 " {\"file\":\"%s\",\"line\":2,\"column\":23,\"length\":4,\"severity\":\"error\","
-		 "\"message\":\"unknown name 'nope'\"}],\"ok\":false,\"errors\":1,\"warnings\":1}\n",
-		 path, path);
+	snprintf(
+	    expect, sizeof(expect),
+	    "{\"diagnostics\":[{\"file\":\"%s\",\"line\":2,\"column\":6,\"length\":6,"
+	    "\"severity\":\"warning\",\"message\":\"'if' condition is always true\"},\n"
+	    " {\"file\":\"%s\",\"line\":2,\"column\":23,\"length\":4,\"severity\":\"error\","
+	    "\"message\":\"unknown name 'nope'\"}],\"ok\":false,\"errors\":1,\"warnings\":1}\n",
+	    path, path);
 	assert_string_equal(out, expect);
 	free(out);
 	unlink(path);
@@ -161,7 +162,7 @@ static void test_json(void **state)
 static void test_werror_and_stdin(void **state)
 {
 	char *path = write_temp("region r size 8 writable;\n"
-				"offload f(k: be64) { k == 1; return k; }\n");
+	                        "offload f(k: be64) { k == 1; return k; }\n");
 	char args[256], *out;
 
 	(void)state;
@@ -183,10 +184,13 @@ static void test_werror_and_stdin(void **state)
 int main(void)
 {
 	static const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_exit_ok),	  cmocka_unit_test(test_exit_errors),
-		cmocka_unit_test(test_exit_usage), cmocka_unit_test(test_exit_io),
-		cmocka_unit_test(test_help),	  cmocka_unit_test(test_json),
-		cmocka_unit_test(test_werror_and_stdin),
+	    cmocka_unit_test(test_exit_ok),
+	    cmocka_unit_test(test_exit_errors),
+	    cmocka_unit_test(test_exit_usage),
+	    cmocka_unit_test(test_exit_io),
+	    cmocka_unit_test(test_help),
+	    cmocka_unit_test(test_json),
+	    cmocka_unit_test(test_werror_and_stdin),
 	};
 
 	return cmocka_run_group_tests_name("prismc cli", tests, NULL, NULL);

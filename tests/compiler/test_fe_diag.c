@@ -45,16 +45,16 @@ static void test_pinned_case(void **state)
 static void test_several_errors_one_run(void **state)
 {
 	static const char src[] = "struct n { k: be64; }\n"
-				  "region r: n[4] readonly;\n"
-				  "offload f(p: *n in r) {\n"
-				  "\tlet a = p.k\n"	      /* missing ';' */
-				  "\tlet z = 1;\n"		      /* skipped by recovery */
-				  "\tp.k = 1;\n"		      /* read-only store */
-				  "\tlet b = q;\n"		      /* unknown name */
-				  "\twhile (p.k == 1) { }\n"      /* no bound */
-				  "\tbreak;\n"		      /* outside loop */
-				  "\treturn p.k[.. 4];\n"	      /* not an aggregate */
-				  "}\n";
+	                          "region r: n[4] readonly;\n"
+	                          "offload f(p: *n in r) {\n"
+	                          "\tlet a = p.k\n"          /* missing ';' */
+	                          "\tlet z = 1;\n"           /* skipped by recovery */
+	                          "\tp.k = 1;\n"             /* read-only store */
+	                          "\tlet b = q;\n"           /* unknown name */
+	                          "\twhile (p.k == 1) { }\n" /* no bound */
+	                          "\tbreak;\n"               /* outside loop */
+	                          "\treturn p.k[.. 4];\n"    /* not an aggregate */
+	                          "}\n";
 	struct frontend_unit u;
 	char *text = NULL;
 
@@ -78,11 +78,11 @@ static void test_several_errors_one_run(void **state)
 static void test_several_syntax_errors(void **state)
 {
 	static const char src[] = "offload f(k: be64) {\n"
-				  "\tlet = 1;\n"
-				  "\tlet x: be64 = (k + ;\n"
-				  "}\n"
-				  "region r size 4 KiB;\n"
-				  "offload g(k: be64) { return k; }\n";
+	                          "\tlet = 1;\n"
+	                          "\tlet x: be64 = (k + ;\n"
+	                          "}\n"
+	                          "region r size 4 KiB;\n"
+	                          "offload g(k: be64) { return k; }\n";
 	struct frontend_unit u;
 	char *text = NULL;
 
@@ -108,13 +108,13 @@ static void test_json(void **state)
 	assert_int_equal(fe_run(&u, src, &text), FRONTEND_ERRORS);
 	json = fe_json(&u);
 	assert_string_equal(json, "[{\"file\":\"t.prism\",\"line\":2,\"column\":9,\"length\":1,"
-				  "\"severity\":\"error\",\"message\":\"invalid character "
-				  "'\\\"'\"},\n"
-				  " {\"file\":\"t.prism\",\"line\":2,\"column\":10,\"length\":1,"
-				  "\"severity\":\"error\",\"message\":\"unknown name 'x'\"},\n"
-				  " {\"file\":\"t.prism\",\"line\":2,\"column\":11,\"length\":1,"
-				  "\"severity\":\"error\",\"message\":\"invalid character "
-				  "'\\\"'\"}]\n");
+	                          "\"severity\":\"error\",\"message\":\"invalid character "
+	                          "'\\\"'\"},\n"
+	                          " {\"file\":\"t.prism\",\"line\":2,\"column\":10,\"length\":1,"
+	                          "\"severity\":\"error\",\"message\":\"unknown name 'x'\"},\n"
+	                          " {\"file\":\"t.prism\",\"line\":2,\"column\":11,\"length\":1,"
+	                          "\"severity\":\"error\",\"message\":\"invalid character "
+	                          "'\\\"'\"}]\n");
 	free(json);
 	free(text);
 	frontend_fini(&u);
@@ -122,7 +122,7 @@ static void test_json(void **state)
 
 static void test_max_errors(void **state)
 {
-	struct frontend_opts o = { .max_errors = 2 };
+	struct frontend_opts o = {.max_errors = 2};
 	static const char src[] = "offload f(k: be64) { let a = x1; let b = x2; let c = x3; }\n";
 	struct frontend_unit u;
 	char *text = NULL;
@@ -131,7 +131,7 @@ static void test_max_errors(void **state)
 
 	(void)state;
 	assert_int_equal(frontend_load_buffer(&u, "t.prism", src, strlen(src), &o),
-			 FRONTEND_ERRORS);
+	                 FRONTEND_ERRORS);
 	assert_int_equal(u.diag.count, 2);
 	assert_int_equal(u.diag.errors, 3);
 	assert_true(u.diag.truncated);
@@ -145,9 +145,9 @@ static void test_max_errors(void **state)
 
 static void test_werror(void **state)
 {
-	struct frontend_opts o = { .werror = true };
+	struct frontend_opts o = {.werror = true};
 	static const char src[] = "region r size 8 writable;\n"
-				  "offload f(k: be64) { if (1 == 1) { return k; } }\n";
+	                          "offload f(k: be64) { if (1 == 1) { return k; } }\n";
 	struct frontend_unit u;
 
 	(void)state;
@@ -155,7 +155,7 @@ static void test_werror(void **state)
 	assert_int_equal(u.diag.warnings, 1);
 	frontend_fini(&u);
 	assert_int_equal(frontend_load_buffer(&u, "t.prism", src, strlen(src), &o),
-			 FRONTEND_ERRORS);
+	                 FRONTEND_ERRORS);
 	frontend_fini(&u);
 }
 
@@ -170,15 +170,15 @@ static void test_error_without_location(void **state)
 	(void)state;
 	diag_init(&d, "x.prism", "abc\n", 4);
 	diag_error(&d, SRC_LOC_NONE, "WR budget of %u exceeded", 64u);
-	diag_note(&d, (struct src_loc){ 1, 2, 2 }, "here");
+	diag_note(&d, (struct src_loc){1, 2, 2}, "here");
 	assert_int_equal(diag_error_count(&d), 1);
 	f = open_memstream(&text, &len);
 	diag_render(&d, f);
 	fclose(f);
 	assert_string_equal(text, "x.prism: error: WR budget of 64 exceeded\n"
-				  "x.prism:1:2: note: here\n"
-				  "    abc\n"
-				  "     ^~\n");
+	                          "x.prism:1:2: note: here\n"
+	                          "    abc\n"
+	                          "     ^~\n");
 	f = open_memstream(&json, &jlen);
 	diag_render_json(&d, f);
 	fclose(f);
@@ -198,13 +198,13 @@ static void test_caret_with_tabs(void **state)
 
 	(void)state;
 	diag_init(&d, "x.prism", "\t\tfoo bar\r\nnext", 15);
-	diag_warning(&d, (struct src_loc){ 1, 7, 3 }, "w");
+	diag_warning(&d, (struct src_loc){1, 7, 3}, "w");
 	f = open_memstream(&text, &len);
 	diag_render(&d, f);
 	fclose(f);
 	assert_string_equal(text, "x.prism:1:7: warning: w\n"
-				  "    \t\tfoo bar\n"
-				  "    \t\t    ^~~\n");
+	                          "    \t\tfoo bar\n"
+	                          "    \t\t    ^~~\n");
 	free(text);
 	diag_fini(&d);
 }
@@ -212,13 +212,13 @@ static void test_caret_with_tabs(void **state)
 int main(void)
 {
 	static const struct CMUnitTest fixed[] = {
-		cmocka_unit_test(test_several_errors_one_run),
-		cmocka_unit_test(test_several_syntax_errors),
-		cmocka_unit_test(test_json),
-		cmocka_unit_test(test_max_errors),
-		cmocka_unit_test(test_werror),
-		cmocka_unit_test(test_error_without_location),
-		cmocka_unit_test(test_caret_with_tabs),
+	    cmocka_unit_test(test_several_errors_one_run),
+	    cmocka_unit_test(test_several_syntax_errors),
+	    cmocka_unit_test(test_json),
+	    cmocka_unit_test(test_max_errors),
+	    cmocka_unit_test(test_werror),
+	    cmocka_unit_test(test_error_without_location),
+	    cmocka_unit_test(test_caret_with_tabs),
 	};
 	size_t n = NCASES + sizeof(fixed) / sizeof(fixed[0]);
 	struct CMUnitTest *tests = calloc(n, sizeof(*tests));
@@ -227,9 +227,9 @@ int main(void)
 	if (!tests)
 		return 1;
 	for (size_t i = 0; i < NCASES; i++)
-		tests[i] = (struct CMUnitTest){ .name = diag_cases[i].name,
-						.test_func = test_pinned_case,
-						.initial_state = (void *)&diag_cases[i] };
+		tests[i] = (struct CMUnitTest){.name = diag_cases[i].name,
+		                               .test_func = test_pinned_case,
+		                               .initial_state = (void *)&diag_cases[i]};
 	memcpy(tests + NCASES, fixed, sizeof(fixed));
 	rc = _cmocka_run_group_tests("frontend diagnostics", tests, n, NULL, NULL);
 	free(tests);

@@ -37,19 +37,19 @@ static void test_integer_literals(void **state)
 		const char *src;
 		uint64_t value;
 	} cases[] = {
-		{ "const X = 0;", 0 },
-		{ "const X = 4096;", 4096 },
-		{ "const X = 0x1f;", 0x1f },
-		{ "const X = 0XFF;", 0xff },
-		{ "const X = 0b1010;", 10 },
-		{ "const X = 1_000_000;", 1000000 },
-		{ "const X = 0xffff_ffff_ffff_ffff;", UINT64_MAX },
-		{ "const X = 4 KiB;", 4096 },
-		{ "const X = 4KiB;", 4096 },
-		{ "const X = 1 MiB;", 1u << 20 },
-		{ "const X = 2 GiB;", 2ull << 30 },
-		{ "const X = 3 TiB;", 3ull << 40 },
-		{ "const X = 0x10 KiB;", 16384 },
+	    {"const X = 0;", 0},
+	    {"const X = 4096;", 4096},
+	    {"const X = 0x1f;", 0x1f},
+	    {"const X = 0XFF;", 0xff},
+	    {"const X = 0b1010;", 10},
+	    {"const X = 1_000_000;", 1000000},
+	    {"const X = 0xffff_ffff_ffff_ffff;", UINT64_MAX},
+	    {"const X = 4 KiB;", 4096},
+	    {"const X = 4KiB;", 4096},
+	    {"const X = 1 MiB;", 1u << 20},
+	    {"const X = 2 GiB;", 2ull << 30},
+	    {"const X = 3 TiB;", 3ull << 40},
+	    {"const X = 0x10 KiB;", 16384},
 	};
 
 	(void)state;
@@ -69,9 +69,9 @@ static void test_comments_and_locations(void **state)
 {
 	struct diag_ctx d;
 	struct ast_program *p = parse("// line comment\n"
-				      "/* block\n   comment */ const A = 1; /* x */\n"
-				      "\tconst   BEE = 2;",
-				      &d);
+	                              "/* block\n   comment */ const A = 1; /* x */\n"
+	                              "\tconst   BEE = 2;",
+	                              &d);
 
 	(void)state;
 	assert_int_equal(d.errors, 0);
@@ -130,19 +130,19 @@ static void test_left_associative_and_unary(void **state)
 }
 
 static const char shapes[] = "struct n { k: be64; next: le64 *n in r; v: u8[4][2]; }\n"
-			     "region r: n[8] writable;\n"
-			     "region s size 1 MiB readonly;\n"
-			     "freelist fl: u8[64] in r;\n"
-			     "offload f(a: be64, b: *n in r,) -> u8[4] {\n"
-			     "  let x = b.next;\n"
-			     "  let y: be64;\n"
-			     "  x.k = a;\n"
-			     "  if (a == 1) { } else if (a == 2) { } else { break; }\n"
-			     "  while (x.k != a) bound 4 { x = x.next; }\n"
-			     "  parallel { return b.v[0]; } || { } || { return *b[.. 3]; }\n"
-			     "  cas(b.k, 1, 2);\n"
-			     "  { return; }\n"
-			     "}\n";
+                             "region r: n[8] writable;\n"
+                             "region s size 1 MiB readonly;\n"
+                             "freelist fl: u8[64] in r;\n"
+                             "offload f(a: be64, b: *n in r,) -> u8[4] {\n"
+                             "  let x = b.next;\n"
+                             "  let y: be64;\n"
+                             "  x.k = a;\n"
+                             "  if (a == 1) { } else if (a == 2) { } else { break; }\n"
+                             "  while (x.k != a) bound 4 { x = x.next; }\n"
+                             "  parallel { return b.v[0]; } || { } || { return *b[.. 3]; }\n"
+                             "  cas(b.k, 1, 2);\n"
+                             "  { return; }\n"
+                             "}\n";
 
 static void test_declaration_shapes(void **state)
 {
@@ -172,9 +172,8 @@ static void test_declaration_shapes(void **state)
 	assert_string_equal(p->freelists->region_name, "r");
 
 	/* declarations in source order */
-	static const enum ast_decl_kind order[] = { AST_DECL_STRUCT, AST_DECL_REGION,
-						    AST_DECL_REGION, AST_DECL_FREELIST,
-						    AST_DECL_OFFLOAD };
+	static const enum ast_decl_kind order[] = {
+	    AST_DECL_STRUCT, AST_DECL_REGION, AST_DECL_REGION, AST_DECL_FREELIST, AST_DECL_OFFLOAD};
 	struct ast_decl *dl = p->decls;
 	for (size_t i = 0; i < 5; i++, dl = dl->next)
 		assert_int_equal(dl->kind, order[i]);
@@ -188,8 +187,8 @@ static void test_statement_shapes(void **state)
 	struct diag_ctx d;
 	struct ast_program *p = parse(shapes, &d);
 	static const enum ast_stmt_kind kinds[] = {
-		AST_STMT_LET,	   AST_STMT_LET,      AST_STMT_ASSIGN, AST_STMT_IF,
-		AST_STMT_WHILE,	   AST_STMT_PARALLEL, AST_STMT_EXPR,   AST_STMT_BLOCK,
+	    AST_STMT_LET,   AST_STMT_LET,      AST_STMT_ASSIGN, AST_STMT_IF,
+	    AST_STMT_WHILE, AST_STMT_PARALLEL, AST_STMT_EXPR,   AST_STMT_BLOCK,
 	};
 	struct ast_offload *o;
 	struct ast_stmt *s;
@@ -214,8 +213,7 @@ static void test_statement_shapes(void **state)
 	assert_true(s->u.if_.has_else);
 	assert_int_equal(s->u.if_.else_body->kind, AST_STMT_IF);
 	assert_int_equal(s->u.if_.else_body->u.if_.else_body->kind, AST_STMT_BLOCK);
-	assert_int_equal(s->u.if_.else_body->u.if_.else_body->u.block.body->kind,
-			 AST_STMT_BREAK);
+	assert_int_equal(s->u.if_.else_body->u.if_.else_body->u.block.body->kind, AST_STMT_BREAK);
 
 	s = s->next; /* while */
 	assert_non_null(s->u.while_.bound_expr);
@@ -242,10 +240,10 @@ static void test_recovery_keeps_going(void **state)
 {
 	struct diag_ctx d;
 	struct ast_program *p = parse("offload a(k: be64) { let = ; return k; }\n"
-				      "offload b(k: be64) { if (k == ) { } return k; }\n"
-				      "offload c(k: be64) { return k }\n"
-				      "offload d(k: be64) { return k; }\n",
-				      &d);
+	                              "offload b(k: be64) { if (k == ) { } return k; }\n"
+	                              "offload c(k: be64) { return k }\n"
+	                              "offload d(k: be64) { return k; }\n",
+	                              &d);
 
 	(void)state;
 	assert_non_null(p);
@@ -314,15 +312,15 @@ static void test_parse_file_errors(void **state)
 int main(void)
 {
 	static const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_integer_literals),
-		cmocka_unit_test(test_comments_and_locations),
-		cmocka_unit_test(test_precedence),
-		cmocka_unit_test(test_left_associative_and_unary),
-		cmocka_unit_test(test_declaration_shapes),
-		cmocka_unit_test(test_statement_shapes),
-		cmocka_unit_test(test_recovery_keeps_going),
-		cmocka_unit_test(test_robust_inputs),
-		cmocka_unit_test(test_parse_file_errors),
+	    cmocka_unit_test(test_integer_literals),
+	    cmocka_unit_test(test_comments_and_locations),
+	    cmocka_unit_test(test_precedence),
+	    cmocka_unit_test(test_left_associative_and_unary),
+	    cmocka_unit_test(test_declaration_shapes),
+	    cmocka_unit_test(test_statement_shapes),
+	    cmocka_unit_test(test_recovery_keeps_going),
+	    cmocka_unit_test(test_robust_inputs),
+	    cmocka_unit_test(test_parse_file_errors),
 	};
 
 	return cmocka_run_group_tests_name("frontend parser", tests, NULL, NULL);

@@ -29,13 +29,13 @@ static void test_cas_swaps_on_equal(void **state)
 
 	*t = 5;
 	hx_atomic(&w, PRISM_OP_ATOMIC_CS, (uintptr_t)t, e->dst_key, 9, 5, (uintptr_t)old,
-		  e->dst_key, true);
+	          e->dst_key, true);
 	run_one(e, &w);
 	assert_int_equal(*t, 9);
 	assert_int_equal(*old, 5);
 	assert_int_equal(hx_expect(&e->cq_a).opcode, PRISM_CQE_REQ);
 	hx_atomic(&w, PRISM_OP_ATOMIC_CS, (uintptr_t)t, e->dst_key, 1, 5, (uintptr_t)old,
-		  e->dst_key, true);
+	          e->dst_key, true);
 	run_one(e, &w);
 	assert_int_equal(*t, 9); /* compare failed: unchanged */
 	assert_int_equal(*old, 9);
@@ -50,7 +50,7 @@ static void test_fetch_add_adds(void **state)
 
 	*t = UINT64_MAX;
 	hx_atomic(&w, PRISM_OP_ATOMIC_FA, (uintptr_t)t, e->dst_key, 3, 0, (uintptr_t)old,
-		  e->dst_key, true);
+	          e->dst_key, true);
 	run_one(e, &w);
 	assert_int_equal(*t, 2);
 	assert_int_equal(*old, UINT64_MAX);
@@ -70,7 +70,7 @@ static void test_atomic_8b_host_endian(void **state)
 
 	memcpy(t, &host, 8);
 	hx_atomic(&w, PRISM_OP_ATOMIC_FA, (uintptr_t)t, e->dst_key, 1, 0, (uintptr_t)old,
-		  e->dst_key, true);
+	          e->dst_key, true);
 	/* the operand is big-endian in the WQE bytes */
 	w.ctrl.wqe_index = (uint16_t)e->a.sq_pi;
 	w.ctrl.qpn = e->a.qpn;
@@ -82,15 +82,15 @@ static void test_atomic_8b_host_endian(void **state)
 }
 
 static void masked_run(struct env *e, uint8_t opcode, unsigned size, const uint8_t *swap,
-		       const uint8_t *cmp, const uint8_t *smask, const uint8_t *cmask)
+                       const uint8_t *cmp, const uint8_t *smask, const uint8_t *cmask)
 {
 	struct prism_wqe w;
 	unsigned lg = size == 4 ? 2 : size == 8 ? 3 : size == 16 ? 4 : 5;
 	struct prism_atomic_seg *a = &w.atomic;
 	struct prism_cqe c;
 
-	hx_rw(&w, opcode, (uintptr_t)e->dst, e->dst_key, (uintptr_t)e->dst + 1024, e->dst_key,
-	      size, true);
+	hx_rw(&w, opcode, (uintptr_t)e->dst, e->dst_key, (uintptr_t)e->dst + 1024, e->dst_key, size,
+	      true);
 	w.ctrl.opmod = (uint8_t)PRISM_MASKED_OPMOD(lg);
 	w.has_atomic = true;
 	a->size = (uint8_t)size;
@@ -187,7 +187,7 @@ static void test_atomic_alignment(void **state)
 	struct prism_cqe c;
 
 	hx_atomic(&w, PRISM_OP_ATOMIC_CS, (uintptr_t)e->dst + 4, e->dst_key, 1, 0,
-		  (uintptr_t)e->dst + 64, e->dst_key, true);
+	          (uintptr_t)e->dst + 64, e->dst_key, true);
 	run_one(e, &w);
 	c = hx_expect(&e->cq_a);
 	assert_int_equal(c.opcode, PRISM_CQE_REQ_ERR);
@@ -205,8 +205,8 @@ static void test_atomic_needs_remote_atomic_access(void **state)
 	struct prism_wqe w;
 	struct prism_cqe c;
 
-	hx_atomic(&w, PRISM_OP_ATOMIC_FA, (uintptr_t)buf, key, 1, 0, (uintptr_t)e->dst,
-		  e->dst_key, true);
+	hx_atomic(&w, PRISM_OP_ATOMIC_FA, (uintptr_t)buf, key, 1, 0, (uintptr_t)e->dst, e->dst_key,
+	          true);
 	run_one(e, &w);
 	c = hx_expect(&e->cq_a);
 	assert_int_equal(c.syndrome, PRISM_SYND_REMOTE_ACCESS_ERR);
@@ -216,16 +216,15 @@ static void test_atomic_needs_remote_atomic_access(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_cas_swaps_on_equal, setup, env_teardown),
-		cmocka_unit_test_setup_teardown(test_fetch_add_adds, setup, env_teardown),
-		cmocka_unit_test_setup_teardown(test_atomic_8b_host_endian, setup, env_teardown),
-		cmocka_unit_test_setup_teardown(test_masked_cas_compares_under_mask, setup,
-						env_teardown),
-		cmocka_unit_test_setup_teardown(test_masked_fa_field_boundaries, setup,
-						env_teardown),
-		cmocka_unit_test_setup_teardown(test_atomic_alignment, setup, env_teardown),
-		cmocka_unit_test_setup_teardown(test_atomic_needs_remote_atomic_access, setup,
-						env_teardown),
+	    cmocka_unit_test_setup_teardown(test_cas_swaps_on_equal, setup, env_teardown),
+	    cmocka_unit_test_setup_teardown(test_fetch_add_adds, setup, env_teardown),
+	    cmocka_unit_test_setup_teardown(test_atomic_8b_host_endian, setup, env_teardown),
+	    cmocka_unit_test_setup_teardown(test_masked_cas_compares_under_mask, setup,
+	                                    env_teardown),
+	    cmocka_unit_test_setup_teardown(test_masked_fa_field_boundaries, setup, env_teardown),
+	    cmocka_unit_test_setup_teardown(test_atomic_alignment, setup, env_teardown),
+	    cmocka_unit_test_setup_teardown(test_atomic_needs_remote_atomic_access, setup,
+	                                    env_teardown),
 	};
 
 	return cmocka_run_group_tests_name("conf_atomics", tests, NULL, NULL);

@@ -206,7 +206,7 @@ static uint64_t run_mix(uint64_t seed, enum sim_sched_policy pol)
 
 			if (k % 2)
 				hx_atomic(&w, PRISM_OP_ATOMIC_FA, (uintptr_t)buf, key, 1, 0,
-					  (uintptr_t)buf + 64 + 8 * i, key, true);
+				          (uintptr_t)buf + 64 + 8 * i, key, true);
 			else
 				hx_rw(&w, PRISM_OP_RDMA_WRITE, (uintptr_t)buf + 1024 + 64 * i, key,
 				      (uintptr_t)buf, key, 8, k == 6);
@@ -228,7 +228,7 @@ static void test_deterministic_seed(void **state)
 	assert_true(run_mix(7, SIM_SCHED_VTIME) == run_mix(7, SIM_SCHED_VTIME));
 	assert_true(run_mix(7, SIM_SCHED_RANDOM) == run_mix(7, SIM_SCHED_RANDOM));
 	assert_true(run_mix(3, SIM_SCHED_RANDOM) != run_mix(4, SIM_SCHED_RANDOM) ||
-		    run_mix(3, SIM_SCHED_RANDOM) != run_mix(5, SIM_SCHED_RANDOM));
+	            run_mix(3, SIM_SCHED_RANDOM) != run_mix(5, SIM_SCHED_RANDOM));
 }
 
 static void fixed_cost(void *ctx, const struct sim_cost_query *q, struct sim_cost *out)
@@ -310,7 +310,7 @@ static void test_fabric_two_devices(void **state)
 	      (uintptr_t)src, hx_key(d1, src, 64, CONF_ALL), 16, true);
 	hx_post(&q1, &w);
 	hx_atomic(&w, PRISM_OP_ATOMIC_FA, (uintptr_t)cnt, w.raddr.rkey, 5, 0, (uintptr_t)src + 32,
-		  w.sge[0].lkey, true);
+	          w.sge[0].lkey, true);
 	hx_post(&q1, &w);
 	hx_ring(&q1);
 	assert_int_equal(sim_fabric_run(f, 0), 0);
@@ -446,15 +446,15 @@ static void test_threaded_mode(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_cq_owner_bit_wraps, setup, env_teardown),
-		cmocka_unit_test_setup_teardown(test_cq_overrun_fails_qp, setup, env_teardown),
-		cmocka_unit_test_setup_teardown(test_cq_ignore_overrun, setup, env_teardown),
-		cmocka_unit_test(test_chaos_read_lines_unordered),
-		cmocka_unit_test(test_deterministic_seed),
-		cmocka_unit_test(test_virtual_clock_start_time),
-		cmocka_unit_test(test_fabric_two_devices),
-		cmocka_unit_test(test_transport_back_pressure),
-		cmocka_unit_test_setup_teardown(test_threaded_mode, setup, env_teardown),
+	    cmocka_unit_test_setup_teardown(test_cq_owner_bit_wraps, setup, env_teardown),
+	    cmocka_unit_test_setup_teardown(test_cq_overrun_fails_qp, setup, env_teardown),
+	    cmocka_unit_test_setup_teardown(test_cq_ignore_overrun, setup, env_teardown),
+	    cmocka_unit_test(test_chaos_read_lines_unordered),
+	    cmocka_unit_test(test_deterministic_seed),
+	    cmocka_unit_test(test_virtual_clock_start_time),
+	    cmocka_unit_test(test_fabric_two_devices),
+	    cmocka_unit_test(test_transport_back_pressure),
+	    cmocka_unit_test_setup_teardown(test_threaded_mode, setup, env_teardown),
 	};
 
 	return cmocka_run_group_tests_name("conf_engine", tests, NULL, NULL);

@@ -20,7 +20,7 @@
 
 #include "tests/sim/sim_harness.h"
 
-#define CONF_RW (SIM_ACCESS_LOCAL_WRITE | SIM_ACCESS_REMOTE_WRITE | SIM_ACCESS_REMOTE_READ)
+#define CONF_RW  (SIM_ACCESS_LOCAL_WRITE | SIM_ACCESS_REMOTE_WRITE | SIM_ACCESS_REMOTE_READ)
 #define CONF_ALL (CONF_RW | SIM_ACCESS_REMOTE_ATOMIC)
 
 struct env {
@@ -32,7 +32,7 @@ struct env {
 };
 
 static inline struct env *env_make(enum sim_fw_profile fw, enum sim_hazard_policy hz, bool chaos,
-				   unsigned flags_a, unsigned flags_b)
+                                   unsigned flags_a, unsigned flags_b)
 {
 	struct env *e = test_calloc(1, sizeof(*e));
 

@@ -83,8 +83,8 @@ static void test_qp_error_flushes(void **state)
 	uint32_t bad, n1, n2;
 
 	hx_post_recv(&e->a, &sge, 1);
-	hx_rw(&w, PRISM_OP_RDMA_WRITE, (uintptr_t)e->dst, e->dst_key, (uintptr_t)e->src,
-	      0x12345, 8, false); /* bad lkey, unsignaled: errors always complete */
+	hx_rw(&w, PRISM_OP_RDMA_WRITE, (uintptr_t)e->dst, e->dst_key, (uintptr_t)e->src, 0x12345, 8,
+	      false); /* bad lkey, unsignaled: errors always complete */
 	bad = hx_post(&e->a, &w);
 	hx_nop(&w, false);
 	n1 = hx_post(&e->a, &w);
@@ -169,7 +169,7 @@ static void test_rnr_retry_exceeded(void **state)
 	assert_int_equal(c.opcode, PRISM_CQE_REQ_ERR);
 	assert_int_equal(c.syndrome, PRISM_SYND_RNR_RETRY_EXC_ERR);
 	sim_dev_stats(e->dev, &st);
-	assert_int_equal(st.pkts, 2 * (1 + 3)); /* 4 SENDs, 4 RNR NAKs */
+	assert_int_equal(st.pkts, 2 * (1 + 3));               /* 4 SENDs, 4 RNR NAKs */
 	assert_int_equal(sim_qp_state(e->b.qp), SIM_QPS_RTS); /* RNR does not fail b */
 	env_free(e);
 }
@@ -246,8 +246,8 @@ static void test_error_isolation(void **state)
 	hx_qp_init(&c, e->dev, &cq, &cq, 16, 4, 0);
 	hx_qp_init(&d, e->dev, &cq, &cq, 16, 4, 0);
 	hx_pair(&c, &d);
-	hx_rw(&w, PRISM_OP_RDMA_WRITE, (uintptr_t)e->dst, 0xdead00, (uintptr_t)e->src,
-	      e->src_key, 8, true);
+	hx_rw(&w, PRISM_OP_RDMA_WRITE, (uintptr_t)e->dst, 0xdead00, (uintptr_t)e->src, e->src_key,
+	      8, true);
 	hx_post(&e->a, &w);
 	hx_ring(&e->a);
 	hx_rw(&w, PRISM_OP_RDMA_WRITE, (uintptr_t)e->dst + 64, e->dst_key, (uintptr_t)e->src,
@@ -303,18 +303,16 @@ static void test_qp_state_machine(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_mr_local_protection_error, setup,
-						env_teardown),
-		cmocka_unit_test(test_mr_remote_access_error),
-		cmocka_unit_test_setup_teardown(test_qp_error_flushes, setup, env_teardown),
-		cmocka_unit_test(test_bad_wqe_local_qp_op_error),
-		cmocka_unit_test(test_rnr_retry_exceeded),
-		cmocka_unit_test_setup_teardown(test_rnr_infinite_waits_for_recv, setup,
-						env_teardown),
-		cmocka_unit_test_setup_teardown(test_send_imm_immediate, setup, env_teardown),
-		cmocka_unit_test_setup_teardown(test_recv_too_short, setup, env_teardown),
-		cmocka_unit_test_setup_teardown(test_error_isolation, setup, env_teardown),
-		cmocka_unit_test_setup_teardown(test_qp_state_machine, setup, env_teardown),
+	    cmocka_unit_test_setup_teardown(test_mr_local_protection_error, setup, env_teardown),
+	    cmocka_unit_test(test_mr_remote_access_error),
+	    cmocka_unit_test_setup_teardown(test_qp_error_flushes, setup, env_teardown),
+	    cmocka_unit_test(test_bad_wqe_local_qp_op_error),
+	    cmocka_unit_test(test_rnr_retry_exceeded),
+	    cmocka_unit_test_setup_teardown(test_rnr_infinite_waits_for_recv, setup, env_teardown),
+	    cmocka_unit_test_setup_teardown(test_send_imm_immediate, setup, env_teardown),
+	    cmocka_unit_test_setup_teardown(test_recv_too_short, setup, env_teardown),
+	    cmocka_unit_test_setup_teardown(test_error_isolation, setup, env_teardown),
+	    cmocka_unit_test_setup_teardown(test_qp_state_machine, setup, env_teardown),
 	};
 
 	return cmocka_run_group_tests_name("conf_errors", tests, NULL, NULL);

@@ -7,7 +7,7 @@
  */
 #include "tests/conformance/conf_env.h"
 
-#define XC SIM_QP_CROSS_CHANNEL
+#define XC      SIM_QP_CROSS_CHANNEL
 #define MANAGED (SIM_QP_CROSS_CHANNEL | SIM_QP_MANAGED_SEND)
 
 static int setup_fail(void **state)
@@ -100,7 +100,7 @@ static void test_hazard_executes_fetched_copy(void **state)
 	assert_int_equal(sim_dev_run(e->dev, 0), 0);
 	assert_true(sim_dev_last_hazard(e->dev, NULL));
 	assert_int_equal(hx_expect(&e->cq_b).opcode, PRISM_CQE_REQ);
-	assert_int_equal(e->dst[256], 0);	    /* the NOP ran */
+	assert_int_equal(e->dst[256], 0);               /* the NOP ran */
 	assert_int_equal(*opbyte, PRISM_OP_RDMA_WRITE); /* memory has the WRITE */
 }
 
@@ -200,9 +200,8 @@ static void test_hazard_recv_scatter_attributed(void **state)
 	hx_ring(&e->b);
 	assert_int_equal(sim_dev_run(e->dev, 0), 0);
 	/* a SEND from a scatters into the waiting NOP's immediate */
-	sge = (struct prism_sge){.byte_count = 4,
-				 .lkey = sim_mr_lkey(e->b.sq_mr),
-				 .addr = (uintptr_t)slot + 12};
+	sge = (struct prism_sge){
+	    .byte_count = 4, .lkey = sim_mr_lkey(e->b.sq_mr), .addr = (uintptr_t)slot + 12};
 	hx_post_recv(&e->b, &sge, 1);
 	hx_send(&w, PRISM_OP_SEND, (uintptr_t)e->src, e->src_key, 4, true);
 	hx_post(&e->a, &w);
@@ -277,19 +276,19 @@ static void test_strict_checks_qpn(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_hazard_missing_enable_barrier, setup_fail,
-						env_teardown),
-		cmocka_unit_test_setup_teardown(test_hazard_executes_fetched_copy, setup_warn,
-						env_teardown),
-		cmocka_unit_test_setup_teardown(test_doorbell_order_no_hazard, setup_fail,
-						env_teardown),
-		cmocka_unit_test_setup_teardown(test_unmanaged_prefetch_on_doorbell, setup_fail,
-						env_teardown),
-		cmocka_unit_test_setup_teardown(test_managed_no_prefetch_before_enable,
-						setup_fail, env_teardown),
-		cmocka_unit_test(test_hazard_recv_scatter_attributed),
-		cmocka_unit_test(test_strict_checks_wqe_index),
-		cmocka_unit_test(test_strict_checks_qpn),
+	    cmocka_unit_test_setup_teardown(test_hazard_missing_enable_barrier, setup_fail,
+	                                    env_teardown),
+	    cmocka_unit_test_setup_teardown(test_hazard_executes_fetched_copy, setup_warn,
+	                                    env_teardown),
+	    cmocka_unit_test_setup_teardown(test_doorbell_order_no_hazard, setup_fail,
+	                                    env_teardown),
+	    cmocka_unit_test_setup_teardown(test_unmanaged_prefetch_on_doorbell, setup_fail,
+	                                    env_teardown),
+	    cmocka_unit_test_setup_teardown(test_managed_no_prefetch_before_enable, setup_fail,
+	                                    env_teardown),
+	    cmocka_unit_test(test_hazard_recv_scatter_attributed),
+	    cmocka_unit_test(test_strict_checks_wqe_index),
+	    cmocka_unit_test(test_strict_checks_qpn),
 	};
 
 	return cmocka_run_group_tests_name("conf_hazard", tests, NULL, NULL);

@@ -7,7 +7,7 @@
  */
 #include "tests/conformance/conf_env.h"
 
-#define XC SIM_QP_CROSS_CHANNEL
+#define XC      SIM_QP_CROSS_CHANNEL
 #define MANAGED (SIM_QP_CROSS_CHANNEL | SIM_QP_MANAGED_SEND)
 
 static int setup_xc(void **state)
@@ -25,14 +25,14 @@ static int setup_managed_b(void **state)
 static int setup_recycle_b(void **state)
 {
 	*state = env_make(SIM_FW_RELAXED, SIM_HAZARD_FAIL, false, XC,
-			  MANAGED | SIM_QP_IGNORE_SQ_OVERFLOW);
+	                  MANAGED | SIM_QP_IGNORE_SQ_OVERFLOW);
 	return 0;
 }
 
 static int setup_recycle_b_strict(void **state)
 {
 	*state = env_make(SIM_FW_STRICT, SIM_HAZARD_FAIL, false, XC,
-			  MANAGED | SIM_QP_IGNORE_SQ_OVERFLOW);
+	                  MANAGED | SIM_QP_IGNORE_SQ_OVERFLOW);
 	return 0;
 }
 
@@ -45,8 +45,8 @@ static void test_wait_blocks_until_cq_count(void **state)
 
 	hx_wait(&w, sim_cq_num(e->cq_b.cq), 1, false);
 	hx_post(&e->a, &w);
-	hx_rw(&w, PRISM_OP_RDMA_WRITE, (uintptr_t)e->dst, e->dst_key, (uintptr_t)e->src,
-	      e->src_key, 8, true);
+	hx_rw(&w, PRISM_OP_RDMA_WRITE, (uintptr_t)e->dst, e->dst_key, (uintptr_t)e->src, e->src_key,
+	      8, true);
 	hx_post(&e->a, &w);
 	hx_ring(&e->a);
 	assert_int_equal(sim_dev_run(e->dev, 0), 0);
@@ -83,8 +83,8 @@ static void test_read_not_ordered_before_write(void **state)
 	struct env *e = *state;
 	struct prism_wqe w;
 
-	hx_rw(&w, PRISM_OP_RDMA_READ, (uintptr_t)e->src, e->src_key, (uintptr_t)e->dst,
-	      e->dst_key, 8, false);
+	hx_rw(&w, PRISM_OP_RDMA_READ, (uintptr_t)e->src, e->src_key, (uintptr_t)e->dst, e->dst_key,
+	      8, false);
 	hx_post(&e->a, &w);
 	hx_rw(&w, PRISM_OP_RDMA_WRITE, (uintptr_t)e->dst + 512, e->dst_key, (uintptr_t)e->dst,
 	      e->dst_key, 8, true);
@@ -102,8 +102,8 @@ static void test_fence_waits_for_read(void **state)
 	struct env *e = *state;
 	struct prism_wqe w;
 
-	hx_rw(&w, PRISM_OP_RDMA_READ, (uintptr_t)e->src, e->src_key, (uintptr_t)e->dst,
-	      e->dst_key, 8, false);
+	hx_rw(&w, PRISM_OP_RDMA_READ, (uintptr_t)e->src, e->src_key, (uintptr_t)e->dst, e->dst_key,
+	      8, false);
 	hx_post(&e->a, &w);
 	hx_rw(&w, PRISM_OP_RDMA_WRITE, (uintptr_t)e->dst + 512, e->dst_key, (uintptr_t)e->dst,
 	      e->dst_key, 8, true);
@@ -239,8 +239,7 @@ static void test_strict_firmware_rejects_recycling(void **state)
  * SEND only after RECV_EN; until then the sender sees RNR */
 static void test_recv_en_makes_receive_usable(void **state)
 {
-	struct env *e = env_make(SIM_FW_STRICT, SIM_HAZARD_WARN, false, XC,
-				 SIM_QP_MANAGED_RECV);
+	struct env *e = env_make(SIM_FW_STRICT, SIM_HAZARD_WARN, false, XC, SIM_QP_MANAGED_RECV);
 	struct prism_sge sge = {.byte_count = 8, .lkey = e->dst_key, .addr = (uintptr_t)e->dst};
 	struct prism_wqe w;
 	struct hx_qp c;
@@ -296,26 +295,25 @@ static void test_wait_on_data(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_wait_blocks_until_cq_count, setup_xc,
-						env_teardown),
-		cmocka_unit_test_setup_teardown(test_wait_index_24_bit, setup_xc, env_teardown),
-		cmocka_unit_test_setup_teardown(test_read_not_ordered_before_write, setup_xc,
-						env_teardown),
-		cmocka_unit_test_setup_teardown(test_fence_waits_for_read, setup_xc,
-						env_teardown),
-		cmocka_unit_test_setup_teardown(test_managed_ignores_doorbell, setup_managed_b,
-						env_teardown),
-		cmocka_unit_test_setup_teardown(test_send_en_absolute_index, setup_managed_b,
-						env_teardown),
-		cmocka_unit_test(test_enable_needs_cross_channel),
-		cmocka_unit_test_setup_teardown(test_managed_bounded_by_posted, setup_managed_b,
-						env_teardown),
-		cmocka_unit_test_setup_teardown(test_recycle_wraps_queue, setup_recycle_b,
-						env_teardown),
-		cmocka_unit_test_setup_teardown(test_strict_firmware_rejects_recycling,
-						setup_recycle_b_strict, env_teardown),
-		cmocka_unit_test(test_recv_en_makes_receive_usable),
-		cmocka_unit_test_setup_teardown(test_wait_on_data, setup_xc, env_teardown),
+	    cmocka_unit_test_setup_teardown(test_wait_blocks_until_cq_count, setup_xc,
+	                                    env_teardown),
+	    cmocka_unit_test_setup_teardown(test_wait_index_24_bit, setup_xc, env_teardown),
+	    cmocka_unit_test_setup_teardown(test_read_not_ordered_before_write, setup_xc,
+	                                    env_teardown),
+	    cmocka_unit_test_setup_teardown(test_fence_waits_for_read, setup_xc, env_teardown),
+	    cmocka_unit_test_setup_teardown(test_managed_ignores_doorbell, setup_managed_b,
+	                                    env_teardown),
+	    cmocka_unit_test_setup_teardown(test_send_en_absolute_index, setup_managed_b,
+	                                    env_teardown),
+	    cmocka_unit_test(test_enable_needs_cross_channel),
+	    cmocka_unit_test_setup_teardown(test_managed_bounded_by_posted, setup_managed_b,
+	                                    env_teardown),
+	    cmocka_unit_test_setup_teardown(test_recycle_wraps_queue, setup_recycle_b,
+	                                    env_teardown),
+	    cmocka_unit_test_setup_teardown(test_strict_firmware_rejects_recycling,
+	                                    setup_recycle_b_strict, env_teardown),
+	    cmocka_unit_test(test_recv_en_makes_receive_usable),
+	    cmocka_unit_test_setup_teardown(test_wait_on_data, setup_xc, env_teardown),
 	};
 
 	return cmocka_run_group_tests_name("conf_ordering", tests, NULL, NULL);

@@ -150,7 +150,7 @@ static void test_recv_scatter(void **state)
 
 	for (int i = 0; i < 16; i++)
 		sge[i] = (struct prism_sge){
-			.byte_count = 4, .lkey = e->dst_key, .addr = (uintptr_t)e->dst + 64 * i};
+		    .byte_count = 4, .lkey = e->dst_key, .addr = (uintptr_t)e->dst + 64 * i};
 	hx_post_recv(&e->b, sge, 16);
 	hx_send(&w, PRISM_OP_SEND_IMM, (uintptr_t)e->src, e->src_key, 64, true);
 	w.ctrl.imm = 7;
@@ -178,9 +178,8 @@ static void test_recv_scatter_into_wqe(void **state)
 	/* a NOP posted (not rung) on b; the receive rewrites its imm field */
 	hx_nop(&w, true);
 	slot = hx_slot(&e->b, hx_post(&e->b, &w));
-	sge = (struct prism_sge){.byte_count = 4,
-				 .lkey = sim_mr_lkey(e->b.sq_mr),
-				 .addr = (uintptr_t)slot + 12};
+	sge = (struct prism_sge){
+	    .byte_count = 4, .lkey = sim_mr_lkey(e->b.sq_mr), .addr = (uintptr_t)slot + 12};
 	hx_post_recv(&e->b, &sge, 1);
 	memcpy(e->src, "\x11\x22\x33\x44", 4);
 	hx_send(&w, PRISM_OP_SEND, (uintptr_t)e->src, e->src_key, 4, true);
@@ -259,8 +258,8 @@ static void test_completions_in_order(void **state)
 	struct prism_wqe w;
 	uint32_t r, n;
 
-	hx_rw(&w, PRISM_OP_RDMA_READ, (uintptr_t)e->src, e->src_key, (uintptr_t)e->dst,
-	      e->dst_key, 64, true);
+	hx_rw(&w, PRISM_OP_RDMA_READ, (uintptr_t)e->src, e->src_key, (uintptr_t)e->dst, e->dst_key,
+	      64, true);
 	r = hx_post(&e->a, &w);
 	hx_nop(&w, true);
 	n = hx_post(&e->a, &w);
@@ -273,16 +272,16 @@ static void test_completions_in_order(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_nop_completes, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_unsignaled_no_cqe, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_write_copies_bytes, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_write_imm_consumes_recv, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_recv_scatter, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_recv_scatter_into_wqe, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_read_scatter, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_inline_data, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_inline_data_empty, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_completions_in_order, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_nop_completes, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_unsignaled_no_cqe, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_write_copies_bytes, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_write_imm_consumes_recv, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_recv_scatter, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_recv_scatter_into_wqe, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_read_scatter, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_inline_data, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_inline_data_empty, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_completions_in_order, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("conf_verbs", tests, NULL, NULL);

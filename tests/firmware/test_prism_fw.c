@@ -68,9 +68,9 @@ static int setup_env(void **state, const char *devid)
 	write_file(mk, "");
 	assert_non_null(getcwd(cwd, sizeof(cwd)));
 	snprintf(e->cmd_prefix, sizeof(e->cmd_prefix),
-		 "PRISM_FW_SYSFS=%s/ib PRISM_FW_STATE_DIR=%s/state "
-		 "PRISM_FW_MCRA=%s/tests/firmware/fake-mcra FAKE_MCRA_REGS=%s/regs",
-		 e->dir, e->dir, cwd, e->dir);
+	         "PRISM_FW_SYSFS=%s/ib PRISM_FW_STATE_DIR=%s/state "
+	         "PRISM_FW_MCRA=%s/tests/firmware/fake-mcra FAKE_MCRA_REGS=%s/regs",
+	         e->dir, e->dir, cwd, e->dir);
 	*state = e;
 	return 0;
 }
@@ -136,8 +136,8 @@ static void test_relax_saves_then_zeroes(void **state)
 	/* Stock values in the first block, something else in the second. */
 	FILE *f = fopen(path, "w");
 	assert_non_null(f);
-	static const unsigned stock[6] = {0x0, 0xd03ffffc, 0xf5909280, 0x4c00267f, 0xffffffff,
-					  0xf8563dff};
+	static const unsigned stock[6] = {0x0,        0xd03ffffc, 0xf5909280,
+	                                  0x4c00267f, 0xffffffff, 0xf8563dff};
 	for (int i = 0; i < 6; i++) {
 		fprintf(f, "0000:3b:00.0 0x%x 0x%08x\n", 0x24908 + 4 * i, stock[i]);
 		fprintf(f, "0000:3b:00.0 0x%x 0x%08x\n", 0x24928 + 4 * i, stock[i]);
@@ -158,7 +158,7 @@ static void test_relax_saves_then_zeroes(void **state)
 	assert_int_equal(system(cmd), 0);
 	/* The saved file holds the stock values it found. */
 	snprintf(cmd, sizeof(cmd), "grep -q '^0x2490c 0xd03ffffc$' %s/state/mlx5_0-*.saved",
-		 e->dir);
+	         e->dir);
 	assert_int_equal(system(cmd), 0);
 
 	/* restore with no file writes the stock values back. */
@@ -200,7 +200,8 @@ static void test_no_sysfs_skips(void **state)
 {
 	(void)state;
 	char out[4096];
-	FILE *p = popen("PRISM_FW_SYSFS=/nonexistent-prism firmware-config/prism-fw list 2>&1", "r");
+	FILE *p =
+	    popen("PRISM_FW_SYSFS=/nonexistent-prism firmware-config/prism-fw list 2>&1", "r");
 	assert_non_null(p);
 	size_t n = fread(out, 1, sizeof(out) - 1, p);
 	out[n] = '\0';
@@ -213,19 +214,18 @@ static void test_no_sysfs_skips(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(test_list_shows_model_and_support, setup_cx5,
-						teardown_env),
-		cmocka_unit_test_setup_teardown(test_relax_refuses_without_yes, setup_cx5,
-						teardown_env),
-		cmocka_unit_test_setup_teardown(test_relax_saves_then_zeroes, setup_cx5,
-						teardown_env),
-		cmocka_unit_test_setup_teardown(test_restore_rejects_malformed_file, setup_cx5,
-						teardown_env),
-		cmocka_unit_test_setup_teardown(test_unsupported_model_is_never_written, setup_cx7,
-						teardown_env),
-		cmocka_unit_test_setup_teardown(test_unknown_device_is_an_error, setup_cx5,
-						teardown_env),
-		cmocka_unit_test(test_no_sysfs_skips),
+	    cmocka_unit_test_setup_teardown(test_list_shows_model_and_support, setup_cx5,
+	                                    teardown_env),
+	    cmocka_unit_test_setup_teardown(test_relax_refuses_without_yes, setup_cx5,
+	                                    teardown_env),
+	    cmocka_unit_test_setup_teardown(test_relax_saves_then_zeroes, setup_cx5, teardown_env),
+	    cmocka_unit_test_setup_teardown(test_restore_rejects_malformed_file, setup_cx5,
+	                                    teardown_env),
+	    cmocka_unit_test_setup_teardown(test_unsupported_model_is_never_written, setup_cx7,
+	                                    teardown_env),
+	    cmocka_unit_test_setup_teardown(test_unknown_device_is_an_error, setup_cx5,
+	                                    teardown_env),
+	    cmocka_unit_test(test_no_sysfs_skips),
 	};
 	return cmocka_run_group_tests_name("prism-fw", tests, NULL, NULL);
 }

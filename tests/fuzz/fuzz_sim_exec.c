@@ -42,7 +42,7 @@ static void relocate_key(const struct rig *r, uint32_t *k)
 
 /* Copies @n raw BBs into @sq, relocating WQEs the codec can decode. */
 static void load_queue(const struct rig *r, uint8_t *sq, unsigned nbb, const uint8_t *in,
-		       size_t len, uint32_t qpn)
+                       size_t len, uint32_t qpn)
 {
 	struct prism_wqe w;
 	unsigned bb = 0;
@@ -80,8 +80,7 @@ static void load_queue(const struct rig *r, uint8_t *sq, unsigned nbb, const uin
 
 static void set_dbrec(struct sim_qp *qp, unsigned word, uint32_t v)
 {
-	__atomic_store_n(&sim_qp_dbrec(qp)[word], __builtin_bswap32(v & 0xffff),
-			 __ATOMIC_RELEASE);
+	__atomic_store_n(&sim_qp_dbrec(qp)[word], __builtin_bswap32(v & 0xffff), __ATOMIC_RELEASE);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -114,9 +113,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	r.arena = aligned_alloc(PAGE, 3 * PAGE);
 	memset(r.arena, 0x5a, 3 * PAGE);
 	sim_mr_reg(dev, r.arena + PAGE, PAGE,
-		   SIM_ACCESS_LOCAL_WRITE | SIM_ACCESS_REMOTE_WRITE | SIM_ACCESS_REMOTE_READ |
-			   SIM_ACCESS_REMOTE_ATOMIC,
-		   &mr);
+	           SIM_ACCESS_LOCAL_WRITE | SIM_ACCESS_REMOTE_WRITE | SIM_ACCESS_REMOTE_READ |
+	               SIM_ACCESS_REMOTE_ATOMIC,
+	           &mr);
 	r.key = sim_mr_lkey(mr);
 	sim_cq_create(dev, &ca, &cq);
 	qa.send_cq = qa.recv_cq = qb.send_cq = qb.recv_cq = cq;
@@ -125,9 +124,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (sim_qp_create(dev, &qa, &a) || sim_qp_create(dev, &qb, &b))
 		goto out;
 	sim_mr_reg(dev, sim_qp_buf(b), sim_qp_buf_len(b),
-		   SIM_ACCESS_LOCAL_WRITE | SIM_ACCESS_REMOTE_WRITE | SIM_ACCESS_REMOTE_READ |
-			   SIM_ACCESS_REMOTE_ATOMIC,
-		   &qmr);
+	           SIM_ACCESS_LOCAL_WRITE | SIM_ACCESS_REMOTE_WRITE | SIM_ACCESS_REMOTE_READ |
+	               SIM_ACCESS_REMOTE_ATOMIC,
+	           &qmr);
 	r.qkey = sim_mr_lkey(qmr);
 	p = data + 3;
 	left = size - 3;

@@ -20,7 +20,8 @@
 static void test_strerror_prism_codes(void **state)
 {
 	(void)state;
-	assert_string_equal(prism_strerror(-PRISM_E_VERIFY), "program failed load-time verification");
+	assert_string_equal(prism_strerror(-PRISM_E_VERIFY),
+	                    "program failed load-time verification");
 	assert_string_equal(prism_strerror(PRISM_E_VERIFY), prism_strerror(-PRISM_E_VERIFY));
 	assert_string_equal(prism_strerror(-PRISM_E_NET_PEER_GONE), "peer closed the connection");
 	assert_string_equal(prism_strerror(0), "success");
@@ -39,7 +40,7 @@ static void test_error_table_range(void **state)
 {
 	static const int codes[] = {
 #define X(name, value, msg) value,
-		PRISM_ERRORS(X)
+	    PRISM_ERRORS(X)
 #undef X
 	};
 	(void)state;
@@ -99,14 +100,14 @@ static void test_log_callback_and_level(void **state)
 struct opts_v1 {
 	size_t sz;
 	int a;
-	size_t :0;
+	size_t : 0;
 };
 
 struct opts_v2 {
 	size_t sz;
 	int a;
 	int b;
-	size_t :0;
+	size_t : 0;
 };
 
 static void test_opts_forward_backward(void **state)
@@ -129,7 +130,8 @@ static void test_opts_forward_backward(void **state)
 	assert_int_equal(core_opts_check(&nw, offsetof(struct opts_v1, a) + sizeof(int)), 0);
 	/* ...but a nonzero unknown field is rejected. */
 	nw.b = 1;
-	assert_int_equal(core_opts_check(&nw, offsetof(struct opts_v1, a) + sizeof(int)), -PRISM_E_OPTS);
+	assert_int_equal(core_opts_check(&nw, offsetof(struct opts_v1, a) + sizeof(int)),
+	                 -PRISM_E_OPTS);
 	/* sz smaller than the sz field itself is nonsense. */
 	nw.sz = 2;
 	assert_int_equal(core_opts_check(&nw, sizeof(struct opts_v2)), -PRISM_E_OPTS);
@@ -138,11 +140,11 @@ static void test_opts_forward_backward(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_strerror_prism_codes),
-		cmocka_unit_test(test_strerror_errno),
-		cmocka_unit_test(test_error_table_range),
-		cmocka_unit_test(test_log_callback_and_level),
-		cmocka_unit_test(test_opts_forward_backward),
+	    cmocka_unit_test(test_strerror_prism_codes),
+	    cmocka_unit_test(test_strerror_errno),
+	    cmocka_unit_test(test_error_table_range),
+	    cmocka_unit_test(test_log_callback_and_level),
+	    cmocka_unit_test(test_opts_forward_backward),
 	};
 
 	return cmocka_run_group_tests_name("runtime_core_basics", tests, NULL, NULL);

@@ -28,7 +28,7 @@
 #include "tests/runtime/support/child_proc.h"
 #include "tests/runtime/support/hashget_chain.h"
 
-#define NB 512u
+#define NB         512u
 #define TABLE_SIZE (NB * (HG_BUCKET_BYTES + HG_VALUE_BYTES) + 4096u)
 
 static char prismd[512], tmp[64], cfg_path[128], sock_path[128], chain_path[128];
@@ -47,10 +47,10 @@ static void write_config(const char *extra_region)
 {
 	char text[2048];
 	int n = snprintf(text, sizeof(text),
-			 "device: sim\nprofile: cx5\nlisten: 127.0.0.1:0\ncontrol: %s\n"
-			 "regions:\n  - {name: table, size: %u, access: [read], "
-			 "shared-by-app: true}\n%sprograms:\n  - %s\n",
-			 sock_path, TABLE_SIZE, extra_region, chain_path);
+	                 "device: sim\nprofile: cx5\nlisten: 127.0.0.1:0\ncontrol: %s\n"
+	                 "regions:\n  - {name: table, size: %u, access: [read], "
+	                 "shared-by-app: true}\n%sprograms:\n  - %s\n",
+	                 sock_path, TABLE_SIZE, extra_region, chain_path);
 
 	write_file(cfg_path, text, (size_t)n);
 }
@@ -97,7 +97,7 @@ static pid_t start_app(void)
 		close(p[0]);
 		struct prism_device *dev = prism_device__open("sim", NULL);
 		struct prism_region *r =
-			dev ? prism_device__create_region(dev, "table", TABLE_SIZE, NULL) : NULL;
+		    dev ? prism_device__create_region(dev, "table", TABLE_SIZE, NULL) : NULL;
 		struct prism_daemon *d = r ? prism_daemon__attach(sock_path) : NULL;
 
 		if (!d || prism_daemon__share_region(d, r))
@@ -121,9 +121,13 @@ static pid_t start_app(void)
 static int get(struct prism_client *cl, uint32_t key, uint32_t b, uint8_t *out)
 {
 	struct prism_arg args[2] = {{.name = "key", .u64 = key},
-				    {.name = "addr", .u64 = (uint64_t)b * HG_BUCKET_BYTES}};
-	struct prism_call c = {.sz = sizeof(c), .entry = "get", .args = args, .nargs = 2,
-			       .result = out, .result_cap = HG_VALUE_BYTES + 8};
+	                            {.name = "addr", .u64 = (uint64_t)b * HG_BUCKET_BYTES}};
+	struct prism_call c = {.sz = sizeof(c),
+	                       .entry = "get",
+	                       .args = args,
+	                       .nargs = 2,
+	                       .result = out,
+	                       .result_cap = HG_VALUE_BYTES + 8};
 
 	return prism_client__invoke(cl, &c, NULL);
 }
@@ -244,10 +248,10 @@ static void test_share_of_undeclared_region_refused(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		/* the teardown kills and reaps prismd and the application, failed or not */
-		cmocka_unit_test_teardown(test_offload_survives_application_crash, child_teardown),
-		cmocka_unit_test_teardown(test_config_error_exit_status, child_teardown),
-		cmocka_unit_test_teardown(test_share_of_undeclared_region_refused, child_teardown),
+	    /* the teardown kills and reaps prismd and the application, failed or not */
+	    cmocka_unit_test_teardown(test_offload_survives_application_crash, child_teardown),
+	    cmocka_unit_test_teardown(test_config_error_exit_status, child_teardown),
+	    cmocka_unit_test_teardown(test_share_of_undeclared_region_refused, child_teardown),
 	};
 	char self[512];
 	struct chainobj *o;

@@ -36,18 +36,18 @@
 
 #include "tests/runtime/support/child_proc.h"
 
-#define N_BUCKETS 65536u
-#define BUCKET 16u
-#define VALUE 64u
-#define TABLE_BYTES (N_BUCKETS * BUCKET)
+#define N_BUCKETS    65536u
+#define BUCKET       16u
+#define VALUE        64u
+#define TABLE_BYTES  (N_BUCKETS * BUCKET)
 #define VALUES_BYTES (4u << 20)
-#define N_NODES 4096u
-#define NODE 80u
-#define NODES_BYTES (N_NODES * NODE)
+#define N_NODES      4096u
+#define NODE         80u
+#define NODES_BYTES  (N_NODES * NODE)
 #define USED_BUCKETS 4096u /* buckets with a key; the rest are empty */
-#define N_LISTS 256u
-#define LIST_MAX 12u
-#define INVOCATIONS 10000
+#define N_LISTS      256u
+#define LIST_MAX     12u
+#define INVOCATIONS  10000
 
 static char prismc[512];
 static char tmpdir[64];
@@ -127,7 +127,7 @@ static void fill_lists(uint8_t *nodes, uint64_t base)
 
 /* Two-bucket get: the value of the first bucket holding @key, or NULL. */
 static const uint8_t *ref_get(const uint8_t *table, const uint8_t *values, uint32_t key,
-			      uint32_t b1, uint32_t b2, uint32_t *site)
+                              uint32_t b1, uint32_t b2, uint32_t *site)
 {
 	const uint32_t bs[2] = {b1, b2};
 
@@ -173,8 +173,7 @@ static const uint8_t *ref_find_long(const uint8_t *nodes, uint32_t key, uint32_t
 }
 
 /* while (p.next != head) bound 8 { if (p.key == key) { return p.value; break; } p = p.next } */
-static const uint8_t *ref_find_break(const uint8_t *nodes, uint32_t key, uint32_t head,
-				     int *stop)
+static const uint8_t *ref_find_break(const uint8_t *nodes, uint32_t key, uint32_t head, int *stop)
 {
 	uint64_t h = (uint64_t)head * NODE;
 	const uint8_t *p = node_at(nodes, h);
@@ -207,11 +206,11 @@ static void serve(int fd)
 	static const struct {
 		const char *src, *entry;
 	} progs[] = {
-		{"lib/chains/hash_get.prism", "get"},
-		{"lib/chains/hash_get.prism", "get_parallel"},
-		{"lib/chains/list_find.prism", "find"},
-		{"lib/chains/list_find.prism", "find_break"},
-		{"lib/chains/list_find.prism", "find_long"},
+	    {"lib/chains/hash_get.prism", "get"},
+	    {"lib/chains/hash_get.prism", "get_parallel"},
+	    {"lib/chains/list_find.prism", "find"},
+	    {"lib/chains/list_find.prism", "find_break"},
+	    {"lib/chains/list_find.prism", "find_long"},
 	};
 	struct prism_device *dev = prism_device__open("sim", NULL);
 	struct prism_region *table, *values, *nodes;
@@ -219,7 +218,8 @@ static void serve(int fd)
 	uint16_t port;
 
 	if (getenv("PRISM_TEST_LOG"))
-		prism_set_log_fn(prism_log_stderr, NULL, getenv("PRISM_TEST_DEBUG") ? PRISM_LOG_DEBUG : PRISM_LOG_INFO);
+		prism_set_log_fn(prism_log_stderr, NULL,
+		                 getenv("PRISM_TEST_DEBUG") ? PRISM_LOG_DEBUG : PRISM_LOG_INFO);
 	if (!dev)
 		_exit(2);
 	table = prism_device__create_region(dev, "table", TABLE_BYTES, NULL);
@@ -228,7 +228,7 @@ static void serve(int fd)
 	if (!table || !values || !nodes)
 		_exit(3);
 	fill_hash(prism_region__addr(table), prism_region__addr(values),
-		  (uintptr_t)prism_region__addr(values));
+	          (uintptr_t)prism_region__addr(values));
 	fill_lists(prism_region__addr(nodes), (uintptr_t)prism_region__addr(nodes));
 	PRISM_OPTS(prism_server_opts, so, .host = "127.0.0.1", .port = PRISM_PORT_ANY);
 	srv = prism_server__create(dev, &so);
@@ -282,7 +282,7 @@ static int setup(void **state)
 	close(p[0]);
 	if (got != (ssize_t)sizeof(port))
 		fail_msg("server process did not start (compile or load failed, status 0x%x)",
-			 child_kill(f.server));
+		         child_kill(f.server));
 	snprintf(f.addr, sizeof(f.addr), "127.0.0.1:%u", port);
 	f.table = malloc(TABLE_BYTES);
 	f.values = malloc(VALUES_BYTES);
@@ -348,10 +348,14 @@ static void run_hash(struct fx *f, const char *entry)
 			break;
 		}
 		struct prism_arg args[3] = {{.name = "key", .u64 = key},
-					    {.name = "b1", .u64 = (uint64_t)b1 * BUCKET},
-					    {.name = "b2", .u64 = (uint64_t)b2 * BUCKET}};
-		struct prism_call c = {.sz = sizeof(c), .entry = entry, .args = args, .nargs = 3,
-				       .result = out, .result_cap = sizeof(out)};
+		                            {.name = "b1", .u64 = (uint64_t)b1 * BUCKET},
+		                            {.name = "b2", .u64 = (uint64_t)b2 * BUCKET}};
+		struct prism_call c = {.sz = sizeof(c),
+		                       .entry = entry,
+		                       .args = args,
+		                       .nargs = 3,
+		                       .result = out,
+		                       .result_cap = sizeof(out)};
 		int rc = prism_client__invoke(cl, &c, NULL);
 
 		if (rc)
@@ -361,7 +365,7 @@ static void run_hash(struct fx *f, const char *entry)
 		bool both = site == 1 && get_be(f->table + (size_t)b2 * BUCKET, 3) == key;
 		if (c.ret_site != site && !(both && !strcmp(entry, "get_parallel")))
 			fail_msg("%s #%d: key 0x%06x buckets %u,%u: return site %u, reference %u",
-				 entry, i, key, b1, b2, c.ret_site, site);
+			         entry, i, key, b1, b2, c.ret_site, site);
 		if (memcmp(out, want ? want : zero, VALUE))
 			fail_msg("%s #%d: value differs from the reference", entry, i);
 		hit1 += site == 1, hit2 += site == 2, miss += site == 0;
@@ -395,25 +399,27 @@ static void run_hash_batches(struct fx *f, const char *entry)
 			args[i][0] = (struct prism_arg){.name = "key", .u64 = key};
 			args[i][1] = (struct prism_arg){.name = "b1", .u64 = (uint64_t)b * BUCKET};
 			args[i][2] = (struct prism_arg){.name = "b2", .u64 = (uint64_t)b * BUCKET};
-			calls[i] = (struct prism_call){.sz = sizeof(calls[i]), .entry = entry,
-						       .args = args[i], .nargs = 3,
-						       .result = out[i], .result_cap = VALUE};
+			calls[i] = (struct prism_call){.sz = sizeof(calls[i]),
+			                               .entry = entry,
+			                               .args = args[i],
+			                               .nargs = 3,
+			                               .result = out[i],
+			                               .result_cap = VALUE};
 		}
 		int ok = prism_client__invoke_batch(cl, calls, BATCH, NULL);
 
 		for (int i = 0; i < BATCH; i++) {
 			uint32_t site;
-			const uint8_t *want =
-				ref_get(f->table, f->values, (uint32_t)args[i][0].u64,
-					(uint32_t)(args[i][1].u64 / BUCKET),
-					(uint32_t)(args[i][2].u64 / BUCKET), &site);
+			const uint8_t *want = ref_get(f->table, f->values, (uint32_t)args[i][0].u64,
+			                              (uint32_t)(args[i][1].u64 / BUCKET),
+			                              (uint32_t)(args[i][2].u64 / BUCKET), &site);
 
 			if (calls[i].status)
 				fail_msg("%s batch %d call %d: %s (%d of %d succeeded)", entry, r,
-					 i, prism_strerror(calls[i].status), ok, BATCH);
+				         i, prism_strerror(calls[i].status), ok, BATCH);
 			if (!want || memcmp(out[i], want, VALUE))
 				fail_msg("%s batch %d call %d: value differs from the reference",
-					 entry, r, i);
+				         entry, r, i);
 		}
 	}
 	prism_client__close(cl);
@@ -433,23 +439,27 @@ static void run_list(struct fx *f, const char *entry)
 		uint32_t head = l * LIST_MAX + (uint32_t)(rng(&s) % 8); /* any node of the ring */
 		uint32_t pick = l * LIST_MAX + (uint32_t)(rng(&s) % LIST_MAX);
 		uint32_t key = (rng(&s) % 4) ? (uint32_t)get_be(f->nodes + (size_t)pick * NODE, 3)
-					     : (uint32_t)(rng(&s) & 0xffffff);
+		                             : (uint32_t)(rng(&s) & 0xffffff);
 		uint8_t out[NODE], zero[NODE] = {0};
 		struct prism_arg args[2] = {{.name = "key", .u64 = key},
-					    {.name = "head", .u64 = (uint64_t)head * NODE}};
-		struct prism_call c = {.sz = sizeof(c), .entry = entry, .args = args, .nargs = 2,
-				       .result = out, .result_cap = sizeof(out)};
+		                            {.name = "head", .u64 = (uint64_t)head * NODE}};
+		struct prism_call c = {.sz = sizeof(c),
+		                       .entry = entry,
+		                       .args = args,
+		                       .nargs = 2,
+		                       .result = out,
+		                       .result_cap = sizeof(out)};
 		int rc = prism_client__invoke(cl, &c, NULL);
 
 		if (rc)
 			fail_msg("%s #%d: %s", entry, i, prism_strerror(rc));
 		int stop;
 		const uint8_t *want = brk   ? ref_find_break(f->nodes, key, head, &stop)
-				      : lng ? ref_find_long(f->nodes, key, head, &stop)
-					    : ref_find(f->nodes, key, head, &stop);
+		                      : lng ? ref_find_long(f->nodes, key, head, &stop)
+		                            : ref_find(f->nodes, key, head, &stop);
 		if ((c.ret_site != 0) != (want != NULL))
 			fail_msg("%s #%d: key 0x%06x head %u: %s, reference %s", entry, i, key,
-				 head, c.ret_site ? "found" : "not found", want ? "found" : "not");
+			         head, c.ret_site ? "found" : "not found", want ? "found" : "not");
 		/* The value field (bytes 16..79 of the node): the response WRITE
 		 * starts at the node, so the value sits at offset 16 of the
 		 * response (the object's result entry says so). */
@@ -513,12 +523,12 @@ static void test_find_long(void **state)
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_get),
-		cmocka_unit_test(test_get_parallel),
-		cmocka_unit_test(test_get_batches_both_buckets),
-		cmocka_unit_test(test_find),
-		cmocka_unit_test(test_find_break),
-		cmocka_unit_test(test_find_long),
+	    cmocka_unit_test(test_get),
+	    cmocka_unit_test(test_get_parallel),
+	    cmocka_unit_test(test_get_batches_both_buckets),
+	    cmocka_unit_test(test_find),
+	    cmocka_unit_test(test_find_break),
+	    cmocka_unit_test(test_find_long),
 	};
 	char self[512];
 

@@ -20,30 +20,30 @@
 static void test_full_config(void **state)
 {
 	static const char text[] = "device: sim\n"
-				   "profile: cx5\n"
-				   "firmware: strict\n"
-				   "listen: 127.0.0.1:19000\n"
-				   "control: /tmp/x.sock\n"
-				   "rearm: cpu\n"
-				   "max-connections: 2K\n"
-				   "allow-post: yes\n"
-				   "regions:\n"
-				   "  - name: table\n"
-				   "    size: 1MiB\n"
-				   "    access: [read, atomic]\n"
-				   "    shared-by-app: true\n"
-				   "  - name: values\n"
-				   "    size: 4096\n"
-				   "    file: values.bin\n"
-				   "programs:\n"
-				   "  - a.chain\n"
-				   "  - b.chain\n";
+	                           "profile: cx5\n"
+	                           "firmware: strict\n"
+	                           "listen: 127.0.0.1:19000\n"
+	                           "control: /tmp/x.sock\n"
+	                           "rearm: cpu\n"
+	                           "max-connections: 2K\n"
+	                           "allow-post: yes\n"
+	                           "regions:\n"
+	                           "  - name: table\n"
+	                           "    size: 1MiB\n"
+	                           "    access: [read, atomic]\n"
+	                           "    shared-by-app: true\n"
+	                           "  - name: values\n"
+	                           "    size: 4096\n"
+	                           "    file: values.bin\n"
+	                           "programs:\n"
+	                           "  - a.chain\n"
+	                           "  - b.chain\n";
 	struct prismd_config cfg;
 	char err[256];
 
 	(void)state;
 	assert_int_equal(prismd_config_parse(text, strlen(text), "s.yaml", &cfg, err, sizeof(err)),
-			 0);
+	                 0);
 	assert_string_equal(cfg.device, "sim");
 	assert_string_equal(cfg.firmware, "strict");
 	assert_string_equal(cfg.host, "127.0.0.1");
@@ -72,7 +72,7 @@ static void test_defaults(void **state)
 
 	(void)state;
 	assert_int_equal(prismd_config_parse(text, strlen(text), "d.yaml", &cfg, err, sizeof(err)),
-			 0);
+	                 0);
 	assert_string_equal(cfg.device, "sim");
 	assert_string_equal(cfg.profile, "cx5");
 	assert_string_equal(cfg.firmware, "relaxed");
@@ -88,24 +88,24 @@ static const struct {
 	const char *text;
 	const char *expect;
 } bad[] = {
-	{"devize: sim\n", "c.yaml:1:1: error: unknown key 'devize'"},
-	{"device: sim\ndevice: sim\n", "c.yaml:2:1: error: key 'device' given twice"},
-	{"listen: host:99999\n", "c.yaml:1:9: error: 'listen' must be host:port"},
-	{"rearm: sometimes\n", "'rearm' must be auto, cpu or nic, not 'sometimes'"},
-	{"firmware: loose\n", "'firmware' must be relaxed or strict"},
-	{"regions:\n  - name: t\n", "c.yaml:2:5: error: region 't' needs a nonzero size"},
-	{"regions:\n  - name: t\n    size: 12Q\n", "c.yaml:3:11: error: 'size': '12Q' is not a size"},
-	{"regions:\n  - name: t\n    size: 1\n    access: [read, exec]\n",
-	 "c.yaml:4:20: error: unknown access 'exec'"},
-	{"regions:\n  - {name: t, size: 1}\n  - {name: t, size: 2}\n", "region 't' declared twice"},
-	{"regions:\n  - {name: t, size: 1, colour: red}\n", "unknown region key 'colour'"},
-	{"regions:\n  - {name: t, size: 1, file: f, shared-by-app: true}\n", "exclude each other"},
-	{"allow-post: maybe\n", "'allow-post' must be true or false, not 'maybe'"},
-	{"max-connections: 0\n", "'max-connections' must be at least 1"},
-	{"- a\n- b\n", "the configuration must be a mapping"},
-	{"device: [sim\n", "c.yaml:2:1: error:"},
-	{"", "c.yaml: error: empty configuration"},
-	{"programs: foo.chain\n", "'programs' must be a list"},
+    {"devize: sim\n", "c.yaml:1:1: error: unknown key 'devize'"},
+    {"device: sim\ndevice: sim\n", "c.yaml:2:1: error: key 'device' given twice"},
+    {"listen: host:99999\n", "c.yaml:1:9: error: 'listen' must be host:port"},
+    {"rearm: sometimes\n", "'rearm' must be auto, cpu or nic, not 'sometimes'"},
+    {"firmware: loose\n", "'firmware' must be relaxed or strict"},
+    {"regions:\n  - name: t\n", "c.yaml:2:5: error: region 't' needs a nonzero size"},
+    {"regions:\n  - name: t\n    size: 12Q\n", "c.yaml:3:11: error: 'size': '12Q' is not a size"},
+    {"regions:\n  - name: t\n    size: 1\n    access: [read, exec]\n",
+     "c.yaml:4:20: error: unknown access 'exec'"},
+    {"regions:\n  - {name: t, size: 1}\n  - {name: t, size: 2}\n", "region 't' declared twice"},
+    {"regions:\n  - {name: t, size: 1, colour: red}\n", "unknown region key 'colour'"},
+    {"regions:\n  - {name: t, size: 1, file: f, shared-by-app: true}\n", "exclude each other"},
+    {"allow-post: maybe\n", "'allow-post' must be true or false, not 'maybe'"},
+    {"max-connections: 0\n", "'max-connections' must be at least 1"},
+    {"- a\n- b\n", "the configuration must be a mapping"},
+    {"device: [sim\n", "c.yaml:2:1: error:"},
+    {"", "c.yaml: error: empty configuration"},
+    {"programs: foo.chain\n", "'programs' must be a list"},
 };
 
 static void test_errors(void **state)
@@ -115,11 +115,11 @@ static void test_errors(void **state)
 		struct prismd_config cfg;
 		char err[256];
 		int rc = prismd_config_parse(bad[i].text, strlen(bad[i].text), "c.yaml", &cfg, err,
-					     sizeof(err));
+		                             sizeof(err));
 
 		if (rc != -PRISM_E_CONFIG || !strstr(err, bad[i].expect))
 			fail_msg("case %zu: rc %d, got \"%s\", want \"%s\"", i, rc, err,
-				 bad[i].expect);
+			         bad[i].expect);
 	}
 }
 
@@ -130,7 +130,7 @@ static void test_missing_file(void **state)
 
 	(void)state;
 	assert_int_equal(prismd_config_load("/nonexistent/s.yaml", &cfg, err, sizeof(err)),
-			 -ENOENT);
+	                 -ENOENT);
 	assert_non_null(strstr(err, "/nonexistent/s.yaml: error:"));
 }
 
@@ -156,9 +156,9 @@ static void test_hostport(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_full_config), cmocka_unit_test(test_defaults),
-		cmocka_unit_test(test_errors),	    cmocka_unit_test(test_missing_file),
-		cmocka_unit_test(test_hostport),
+	    cmocka_unit_test(test_full_config), cmocka_unit_test(test_defaults),
+	    cmocka_unit_test(test_errors),      cmocka_unit_test(test_missing_file),
+	    cmocka_unit_test(test_hostport),
 	};
 
 	return cmocka_run_group_tests_name("prismd_config", tests, NULL, NULL);

@@ -22,7 +22,7 @@
 #include "core/client.h"
 #include "tests/runtime/support/hashget_chain.h"
 
-#define NB 256u
+#define NB         256u
 #define TABLE_SIZE (NB * (HG_BUCKET_BYTES + HG_VALUE_BYTES) + 4096u)
 
 struct fx {
@@ -106,12 +106,16 @@ static int teardown(void **state)
 }
 
 static void get_call(struct prism_call *c, struct prism_arg args[2], uint32_t key, uint32_t b,
-		     uint8_t *out)
+                     uint8_t *out)
 {
 	args[0] = (struct prism_arg){.name = "key", .u64 = key};
 	args[1] = (struct prism_arg){.name = "addr", .u64 = (uint64_t)b * HG_BUCKET_BYTES};
-	*c = (struct prism_call){.sz = sizeof(*c), .entry = "get", .args = args, .nargs = 2,
-				 .result = out, .result_cap = HG_VALUE_BYTES + 8};
+	*c = (struct prism_call){.sz = sizeof(*c),
+	                         .entry = "get",
+	                         .args = args,
+	                         .nargs = 2,
+	                         .result = out,
+	                         .result_cap = HG_VALUE_BYTES + 8};
 }
 
 /* Key for a random case: hit, miss on an empty bucket, or collision. */
@@ -120,7 +124,7 @@ static uint32_t pick(struct fx *f, uint64_t *s, uint32_t *b, int *kind)
 	*b = (uint32_t)(rng(s) % NB);
 	*kind = (int)(rng(s) % 3);
 	if (*kind == 0 && f->keys[*b])
-		return f->keys[*b];			     /* hit */
+		return f->keys[*b]; /* hit */
 	if (*kind == 1)
 		return f->keys[(*b + 1) % NB] ? f->keys[(*b + 1) % NB] : 7; /* another's key */
 	*kind = 2;
@@ -394,19 +398,18 @@ static void test_devices(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_devices),
-		cmocka_unit_test_setup_teardown(test_region_registry, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_hash_get_matches_reference, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_batch, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_bad_arguments_rejected_client_side, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_wrong_size_only_that_connection_fails, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_hostile_address_stays_in_region, setup,
-						teardown),
-		cmocka_unit_test_setup_teardown(test_connect_disconnect_cycles, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_tampered_object_rejected, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_load_needs_regions, setup, teardown),
+	    cmocka_unit_test(test_devices),
+	    cmocka_unit_test_setup_teardown(test_region_registry, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_hash_get_matches_reference, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_batch, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_bad_arguments_rejected_client_side, setup,
+	                                    teardown),
+	    cmocka_unit_test_setup_teardown(test_wrong_size_only_that_connection_fails, setup,
+	                                    teardown),
+	    cmocka_unit_test_setup_teardown(test_hostile_address_stays_in_region, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_connect_disconnect_cycles, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_tampered_object_rejected, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_load_needs_regions, setup, teardown),
 	};
 
 	return cmocka_run_group_tests_name("runtime_local", tests, NULL, NULL);

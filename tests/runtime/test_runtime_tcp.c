@@ -25,9 +25,9 @@
 #include "tests/runtime/support/child_proc.h"
 #include "tests/runtime/support/hashget_chain.h"
 
-#define NB 256u
+#define NB         256u
 #define TABLE_SIZE (NB * (HG_BUCKET_BYTES + HG_VALUE_BYTES) + 4096u)
-#define SEED 99
+#define SEED       99
 
 static uint32_t keys[NB];
 
@@ -74,7 +74,7 @@ static void server_main(int fd, bool post_only)
 	t = (struct hg_table){prism_region__addr(r), TABLE_SIZE, NB};
 	hg_fill(&t, keys, (uintptr_t)t.mem, SEED);
 	PRISM_OPTS(prism_server_opts, so, .port = PRISM_PORT_ANY, .host = "127.0.0.1",
-		   .allow_post = true);
+	           .allow_post = true);
 	srv = prism_server__create(dev, &so);
 	if (!srv)
 		_exit(4);
@@ -130,9 +130,13 @@ static void stop_server(struct srv_proc *s)
 static int get(struct prism_client *cl, uint32_t key, uint32_t b, uint8_t out[HG_VALUE_BYTES + 8])
 {
 	struct prism_arg args[2] = {{.name = "key", .u64 = key},
-				    {.name = "addr", .u64 = (uint64_t)b * HG_BUCKET_BYTES}};
-	struct prism_call c = {.sz = sizeof(c), .entry = "get", .args = args, .nargs = 2,
-			       .result = out, .result_cap = HG_VALUE_BYTES + 8};
+	                            {.name = "addr", .u64 = (uint64_t)b * HG_BUCKET_BYTES}};
+	struct prism_call c = {.sz = sizeof(c),
+	                       .entry = "get",
+	                       .args = args,
+	                       .nargs = 2,
+	                       .result = out,
+	                       .result_cap = HG_VALUE_BYTES + 8};
 
 	return prism_client__invoke(cl, &c, NULL);
 }
@@ -264,10 +268,10 @@ static void test_post_installs_program(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		/* the teardown kills and reaps the test's processes, failed or not */
-		cmocka_unit_test_teardown(test_hash_get_from_another_process, child_teardown),
-		cmocka_unit_test_teardown(test_client_vanishes, child_teardown),
-		cmocka_unit_test_teardown(test_post_installs_program, child_teardown),
+	    /* the teardown kills and reaps the test's processes, failed or not */
+	    cmocka_unit_test_teardown(test_hash_get_from_another_process, child_teardown),
+	    cmocka_unit_test_teardown(test_client_vanishes, child_teardown),
+	    cmocka_unit_test_teardown(test_post_installs_program, child_teardown),
 	};
 
 	make_keys();

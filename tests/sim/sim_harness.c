@@ -15,11 +15,10 @@
 
 #include "tests/sim/sim_harness.h"
 
-struct sim_dev *hx_dev(uint64_t seed, enum sim_fw_profile fw, enum sim_hazard_policy hz,
-		       bool chaos)
+struct sim_dev *hx_dev(uint64_t seed, enum sim_fw_profile fw, enum sim_hazard_policy hz, bool chaos)
 {
 	struct sim_dev_opts o = {
-		.sz = sizeof(o), .seed = seed, .fw = fw, .hazard = hz, .chaos = chaos};
+	    .sz = sizeof(o), .seed = seed, .fw = fw, .hazard = hz, .chaos = chaos};
 	struct sim_dev *dev = NULL;
 
 	assert_int_equal(sim_dev_open(&o, &dev), 0);
@@ -35,15 +34,15 @@ void hx_cq_init(struct hx_cq *c, struct sim_dev *dev, uint32_t ncqe, bool ignore
 }
 
 void hx_qp_init(struct hx_qp *q, struct sim_dev *dev, struct hx_cq *scq, struct hx_cq *rcq,
-		uint32_t sq_bbs, uint32_t rq_n, unsigned flags)
+                uint32_t sq_bbs, uint32_t rq_n, unsigned flags)
 {
 	struct sim_qp_attr a = {
-		.send_cq = scq->cq,
-		.recv_cq = rcq->cq,
-		.sq_bbs = sq_bbs,
-		.rq_wqes = rq_n,
-		.rq_max_sge = 16,
-		.flags = flags,
+	    .send_cq = scq->cq,
+	    .recv_cq = rcq->cq,
+	    .sq_bbs = sq_bbs,
+	    .rq_wqes = rq_n,
+	    .rq_max_sge = 16,
+	    .flags = flags,
 	};
 
 	memset(q, 0, sizeof(*q));
@@ -56,14 +55,14 @@ void hx_qp_init(struct hx_qp *q, struct sim_dev *dev, struct hx_cq *scq, struct 
 	q->rq_n = rq_n;
 	q->sq = sim_qp_sq(q->qp);
 	assert_int_equal(sim_mr_reg(dev, q->sq, (size_t)sq_bbs * 64,
-				    SIM_ACCESS_LOCAL_WRITE | SIM_ACCESS_REMOTE_WRITE |
-					    SIM_ACCESS_REMOTE_READ | SIM_ACCESS_REMOTE_ATOMIC,
-				    &q->sq_mr),
-			 0);
+	                            SIM_ACCESS_LOCAL_WRITE | SIM_ACCESS_REMOTE_WRITE |
+	                                SIM_ACCESS_REMOTE_READ | SIM_ACCESS_REMOTE_ATOMIC,
+	                            &q->sq_mr),
+	                 0);
 }
 
 void hx_connect(struct hx_qp *q, uint32_t peer_node, uint32_t peer_qpn, uint8_t rnr_retry,
-		uint8_t min_rnr_timer)
+                uint8_t min_rnr_timer)
 {
 	struct sim_qp_mod m = {.state = SIM_QPS_INIT};
 
@@ -110,7 +109,7 @@ uint32_t hx_post(struct hx_qp *q, struct prism_wqe *w)
 	}
 	q->sq_pi += nbb;
 	__atomic_store_n(&sim_qp_dbrec(q->qp)[1], __builtin_bswap32(q->sq_pi & 0xffff),
-			 __ATOMIC_RELEASE);
+	                 __ATOMIC_RELEASE);
 	return c;
 }
 
@@ -127,7 +126,7 @@ uint32_t hx_post_recv(struct hx_qp *q, const struct prism_sge *sge, unsigned n)
 	assert_true(prism_rwqe_encode(sge, n, slot, stride / 16, NULL) >= 0);
 	q->rq_pi++;
 	__atomic_store_n(&sim_qp_dbrec(q->qp)[0], __builtin_bswap32(q->rq_pi & 0xffff),
-			 __ATOMIC_RELEASE);
+	                 __ATOMIC_RELEASE);
 	assert_int_equal(sim_qp_ring_rq_doorbell(q->qp), 0);
 	return c;
 }
@@ -143,7 +142,7 @@ int hx_poll(struct hx_cq *c, struct prism_cqe *out)
 	assert_int_equal(prism_cqe_decode(cqe, out, NULL), 0);
 	c->ci++;
 	__atomic_store_n(&sim_cq_dbrec(c->cq)[0], __builtin_bswap32(c->ci & 0xffffff),
-			 __ATOMIC_RELEASE);
+	                 __ATOMIC_RELEASE);
 	return 1;
 }
 
@@ -168,8 +167,8 @@ static void base(struct prism_wqe *w, uint8_t opcode, bool signaled)
 {
 	memset(w, 0, sizeof(*w));
 	w->ctrl.opcode = opcode;
-	w->ctrl.fm_ce_se = prism_fm_ce_se(PRISM_FENCE_NONE,
-					  signaled ? PRISM_CE_CQ_UPDATE : PRISM_CE_NONE, false);
+	w->ctrl.fm_ce_se =
+	    prism_fm_ce_se(PRISM_FENCE_NONE, signaled ? PRISM_CE_CQ_UPDATE : PRISM_CE_NONE, false);
 }
 
 void hx_nop(struct prism_wqe *w, bool signaled)
@@ -178,7 +177,7 @@ void hx_nop(struct prism_wqe *w, bool signaled)
 }
 
 void hx_rw(struct prism_wqe *w, uint8_t opcode, uint64_t raddr, uint32_t rkey, uint64_t laddr,
-	   uint32_t lkey, uint32_t len, bool signaled)
+           uint32_t lkey, uint32_t len, bool signaled)
 {
 	base(w, opcode, signaled);
 	w->has_raddr = true;
@@ -189,15 +188,15 @@ void hx_rw(struct prism_wqe *w, uint8_t opcode, uint64_t raddr, uint32_t rkey, u
 }
 
 void hx_send(struct prism_wqe *w, uint8_t opcode, uint64_t laddr, uint32_t lkey, uint32_t len,
-	     bool signaled)
+             bool signaled)
 {
 	base(w, opcode, signaled);
 	w->num_sge = 1;
 	w->sge[0] = (struct prism_sge){.byte_count = len, .lkey = lkey, .addr = laddr};
 }
 
-void hx_atomic(struct prism_wqe *w, uint8_t opcode, uint64_t raddr, uint32_t rkey,
-	       uint64_t swap, uint64_t compare, uint64_t laddr, uint32_t lkey, bool signaled)
+void hx_atomic(struct prism_wqe *w, uint8_t opcode, uint64_t raddr, uint32_t rkey, uint64_t swap,
+               uint64_t compare, uint64_t laddr, uint32_t lkey, bool signaled)
 {
 	hx_rw(w, opcode, raddr, rkey, laddr, lkey, 8, signaled);
 	w->has_atomic = true;
@@ -214,8 +213,7 @@ void hx_wait(struct prism_wqe *w, uint32_t cqn, uint32_t count, bool signaled)
 	w->wait_en.obj_num = cqn;
 }
 
-void hx_enable(struct prism_wqe *w, uint8_t opcode, uint32_t qpn, uint32_t index,
-	       bool signaled)
+void hx_enable(struct prism_wqe *w, uint8_t opcode, uint32_t qpn, uint32_t index, bool signaled)
 {
 	base(w, opcode, signaled);
 	w->has_wait_en = true;

@@ -36,13 +36,13 @@ struct hx_qp {
 
 /* A device with @seed and profile; hazard policy warn unless @fail. */
 struct sim_dev *hx_dev(uint64_t seed, enum sim_fw_profile fw, enum sim_hazard_policy hz,
-		       bool chaos);
+                       bool chaos);
 void hx_cq_init(struct hx_cq *c, struct sim_dev *dev, uint32_t ncqe, bool ignore_overrun);
 void hx_qp_init(struct hx_qp *q, struct sim_dev *dev, struct hx_cq *scq, struct hx_cq *rcq,
-		uint32_t sq_bbs, uint32_t rq_n, unsigned flags);
+                uint32_t sq_bbs, uint32_t rq_n, unsigned flags);
 /* RESET->INIT->RTR->RTS, connected to @peer_qpn on @peer_node. */
 void hx_connect(struct hx_qp *q, uint32_t peer_node, uint32_t peer_qpn, uint8_t rnr_retry,
-		uint8_t min_rnr_timer);
+                uint8_t min_rnr_timer);
 /* Connects two QPs of the same device to each other (loopback). */
 void hx_pair(struct hx_qp *a, struct hx_qp *b);
 /* Encodes @w at the producer counter (wqe_index and qpn filled in),
@@ -60,13 +60,12 @@ uint32_t hx_key(struct sim_dev *dev, void *addr, size_t len, unsigned access);
 /* WQE builders (decoded form; hx_post encodes). */
 void hx_nop(struct prism_wqe *w, bool signaled);
 void hx_rw(struct prism_wqe *w, uint8_t opcode, uint64_t raddr, uint32_t rkey, uint64_t laddr,
-	   uint32_t lkey, uint32_t len, bool signaled);
+           uint32_t lkey, uint32_t len, bool signaled);
 void hx_send(struct prism_wqe *w, uint8_t opcode, uint64_t laddr, uint32_t lkey, uint32_t len,
-	     bool signaled);
-void hx_atomic(struct prism_wqe *w, uint8_t opcode, uint64_t raddr, uint32_t rkey,
-	       uint64_t swap, uint64_t compare, uint64_t laddr, uint32_t lkey, bool signaled);
+             bool signaled);
+void hx_atomic(struct prism_wqe *w, uint8_t opcode, uint64_t raddr, uint32_t rkey, uint64_t swap,
+               uint64_t compare, uint64_t laddr, uint32_t lkey, bool signaled);
 void hx_wait(struct prism_wqe *w, uint32_t cqn, uint32_t count, bool signaled);
-void hx_enable(struct prism_wqe *w, uint8_t opcode, uint32_t qpn, uint32_t index,
-	       bool signaled);
+void hx_enable(struct prism_wqe *w, uint8_t opcode, uint32_t qpn, uint32_t index, bool signaled);
 
 #endif /* PRISM_TESTS_SIM_HARNESS_H */

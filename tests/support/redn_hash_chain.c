@@ -52,7 +52,7 @@ struct redn_hash {
 		uint32_t ctl_index[REDN_CTL_WQES];
 		uint32_t r_bbs, rd_bbs, cas_bbs, ctl_bbs[REDN_CTL_WQES];
 		uint32_t cli_inline, cli_bbs; /* the client's SEND: its inline data, its size */
-		uint32_t idx_off; /* the WQE index in a control segment */
+		uint32_t idx_off;             /* the WQE index in a control segment */
 		/* can_patch() held and every get since posted whole (each moves
 		 * every ring by its per-get size, so it still holds) */
 		bool steady;

@@ -273,7 +273,8 @@ static void test_field_offset_inline_data(void **state)
 		for (unsigned i = 0; i < w.inline_len; i++)
 			w.inline_data[i] = (uint8_t)(i + 1);
 		assert_true(prism_wqe_encode(&w, buf, sizeof(buf), NULL) > 0);
-		assert_int_equal(prism_wqe_field_offset(&w, PRISM_FIELD_INLINE_DATA, &off, &len), 0);
+		assert_int_equal(prism_wqe_field_offset(&w, PRISM_FIELD_INLINE_DATA, &off, &len),
+		                 0);
 		assert_int_equal(off, ops[k] == PRISM_OP_SEND ? 20 : 36);
 		assert_int_equal(len, 11);
 		assert_memory_equal(buf + off, w.inline_data, len);

@@ -35,9 +35,9 @@
 #include "core/core.h"
 
 #define BUCKET 16u
-#define VALUE 64u
+#define VALUE  64u
 #define N_KEYS 20000u
-#define GETS 10000
+#define GETS   10000
 
 struct table {
 	uint8_t *buckets, *values;
@@ -91,7 +91,8 @@ static void populate(struct table *t)
 		t->where[i] = UINT32_MAX;
 		if (get_be(t->buckets + (size_t)h1(t, key) * BUCKET, 3) == key ||
 		    get_be(t->buckets + (size_t)h2(t, key) * BUCKET, 3) == key) {
-			t->keys[i] = 0x800000 | (uint32_t)i; /* a duplicate: ask for an absent key */
+			t->keys[i] =
+			    0x800000 | (uint32_t)i; /* a duplicate: ask for an absent key */
 			continue;
 		}
 		b = h1(t, key);
@@ -100,7 +101,8 @@ static void populate(struct table *t)
 		if (get_be(t->buckets + (size_t)b * BUCKET, 3))
 			continue; /* both taken: left out (a miss when asked for) */
 		put_be(t->buckets + (size_t)b * BUCKET, 3, key);
-		put_be(t->buckets + (size_t)b * BUCKET + 8, 8, t->values_base + (uint64_t)i * VALUE);
+		put_be(t->buckets + (size_t)b * BUCKET + 8, 8,
+		       t->values_base + (uint64_t)i * VALUE);
 		for (uint32_t j = 0; j < VALUE; j += 8) {
 			uint64_t r = mix(s * 31 + j) | 1;
 
@@ -166,13 +168,17 @@ static void server_close(struct server *s)
 }
 
 static int get(struct prism_client *cl, const struct table *t, uint32_t key, uint8_t *out,
-	       struct prism_call *c, struct prism_arg args[3])
+               struct prism_call *c, struct prism_arg args[3])
 {
 	args[0] = (struct prism_arg){.name = "key", .u64 = key};
 	args[1] = (struct prism_arg){.name = "b1", .u64 = (uint64_t)h1(t, key) * BUCKET};
 	args[2] = (struct prism_arg){.name = "b2", .u64 = (uint64_t)h2(t, key) * BUCKET};
-	*c = (struct prism_call){.sz = sizeof(*c), .entry = "get", .args = args, .nargs = 3,
-				 .result = out, .result_cap = VALUE};
+	*c = (struct prism_call){.sz = sizeof(*c),
+	                         .entry = "get",
+	                         .args = args,
+	                         .nargs = 3,
+	                         .result = out,
+	                         .result_cap = VALUE};
 	return prism_client__invoke(cl, c, NULL);
 }
 
@@ -217,12 +223,12 @@ static int os_open(struct onesided *o, struct prism_device *dev)
 	if ((err = ops->create_qp(dev->be, &qa, &o->a, &o->ai)) ||
 	    (err = ops->create_qp(dev->be, &qa, &o->b, &o->bi)) ||
 	    (err = ops->reg_mr(dev->be, o->buf, sizeof(o->buf), CORE_ACCESS_LOCAL_WRITE, &o->mr,
-			       &o->keys)))
+	                       &o->keys)))
 		return err;
-	struct core_qp_peer pa = {.node = dev->node, .qpn = o->bi.qpn, .rnr_retry = 7,
-				  .retry_cnt = 7};
-	struct core_qp_peer pb = {.node = dev->node, .qpn = o->ai.qpn, .rnr_retry = 7,
-				  .retry_cnt = 7};
+	struct core_qp_peer pa = {
+	    .node = dev->node, .qpn = o->bi.qpn, .rnr_retry = 7, .retry_cnt = 7};
+	struct core_qp_peer pb = {
+	    .node = dev->node, .qpn = o->ai.qpn, .rnr_retry = 7, .retry_cnt = 7};
 	if ((err = ops->modify_qp(o->a, CORE_QPS_INIT, NULL)) ||
 	    (err = ops->modify_qp(o->a, CORE_QPS_RTR, &pa)) ||
 	    (err = ops->modify_qp(o->a, CORE_QPS_RTS, &pa)) ||
@@ -248,8 +254,7 @@ static void os_close(struct onesided *o)
 }
 
 /* One signaled READ of @len bytes at @raddr into buf; returns its CQE timestamp (ns). */
-static int os_read(struct onesided *o, uint64_t raddr, uint32_t rkey, uint32_t len,
-		   uint64_t *ts)
+static int os_read(struct onesided *o, uint64_t raddr, uint32_t rkey, uint32_t len, uint64_t *ts)
 {
 	struct prism_wqe w = {0};
 	uint8_t *slot = (uint8_t *)o->ai.buf + o->ai.sq_offset + (o->pi % o->ai.sq_bbs) * 64;
@@ -261,8 +266,8 @@ static int os_read(struct onesided *o, uint64_t raddr, uint32_t rkey, uint32_t l
 	w.has_raddr = true;
 	w.raddr = (struct prism_raddr_seg){.raddr = raddr, .rkey = rkey};
 	w.num_sge = 1;
-	w.sge[0] = (struct prism_sge){.byte_count = len, .lkey = o->keys.lkey,
-				      .addr = (uintptr_t)o->buf};
+	w.sge[0] =
+	    (struct prism_sge){.byte_count = len, .lkey = o->keys.lkey, .addr = (uintptr_t)o->buf};
 	if (prism_wqe_encode(&w, slot, 64, NULL) < 0)
 		return -EINVAL;
 	o->pi++;
@@ -295,7 +300,7 @@ static int os_get(struct onesided *o, struct server *s, uint32_t key, uint64_t *
 	int err;
 
 	err = os_read(o, prism_region__nic_addr(s->table) + (uint64_t)b * BUCKET,
-		      s->table->keys.rkey, BUCKET, &t1);
+	              s->table->keys.rkey, BUCKET, &t1);
 	if (err)
 		return err;
 	if (get_be(o->buf, 3) != key)

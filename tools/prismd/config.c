@@ -28,7 +28,7 @@ struct cfg_ctx {
 };
 
 __attribute__((format(printf, 3, 4))) static int fail(struct cfg_ctx *c, const yaml_node_t *n,
-						      const char *fmt, ...)
+                                                      const char *fmt, ...)
 {
 	char msg[256];
 	va_list ap;
@@ -38,7 +38,7 @@ __attribute__((format(printf, 3, 4))) static int fail(struct cfg_ctx *c, const y
 	va_end(ap);
 	if (n)
 		snprintf(c->err, c->errlen, "%s:%zu:%zu: error: %s", c->origin,
-			 n->start_mark.line + 1, n->start_mark.column + 1, msg);
+		         n->start_mark.line + 1, n->start_mark.column + 1, msg);
 	else
 		snprintf(c->err, c->errlen, "%s: error: %s", c->origin, msg);
 	return -PRISM_E_CONFIG;
@@ -83,7 +83,7 @@ static int get_bool(struct cfg_ctx *c, const yaml_node_t *n, const char *key, bo
 
 /* Unsigned integer with an optional K/M/G suffix (powers of 1024). */
 static int get_size(struct cfg_ctx *c, const yaml_node_t *n, const char *key, uint64_t max,
-		    uint64_t *out)
+                    uint64_t *out)
 {
 	const char *s = scalar(c, n, key);
 	unsigned long long v;
@@ -155,7 +155,7 @@ static int k_firmware(struct cfg_ctx *c, yaml_node_t *n)
 
 	if (!err && strcmp(c->cfg->firmware, "relaxed") && strcmp(c->cfg->firmware, "strict"))
 		return fail(c, n, "'firmware' must be relaxed or strict, not '%s'",
-			    c->cfg->firmware);
+		            c->cfg->firmware);
 	return err;
 }
 
@@ -189,9 +189,9 @@ static int k_control(struct cfg_ctx *c, yaml_node_t *n)
 static int k_rearm(struct cfg_ctx *c, yaml_node_t *n)
 {
 	static const char *const names[] = {
-		[PRISM_REARM_AUTO] = "auto",
-		[PRISM_REARM_CPU] = "cpu",
-		[PRISM_REARM_NIC] = "nic",
+	    [PRISM_REARM_AUTO] = "auto",
+	    [PRISM_REARM_CPU] = "cpu",
+	    [PRISM_REARM_NIC] = "nic",
 	};
 	const char *s = scalar(c, n, "rearm");
 
@@ -228,9 +228,9 @@ static const struct {
 	const char *name;
 	unsigned bit;
 } access_names[] = {
-	{"read", PRISM_ACCESS_READ},
-	{"write", PRISM_ACCESS_WRITE},
-	{"atomic", PRISM_ACCESS_ATOMIC},
+    {"read", PRISM_ACCESS_READ},
+    {"write", PRISM_ACCESS_WRITE},
+    {"atomic", PRISM_ACCESS_ATOMIC},
 };
 
 static int get_access(struct cfg_ctx *c, yaml_node_t *n, unsigned *out)
@@ -269,7 +269,8 @@ static int region_entry(struct cfg_ctx *c, yaml_node_t *n)
 		return fail(c, n, "more than %d regions", PRISMD_MAX_REGIONS);
 	r = &cfg->regions[cfg->n_regions++];
 	r->access = PRISM_ACCESS_READ;
-	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top; p++) {
+	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
+	     p++) {
 		yaml_node_t *k = yaml_document_get_node(c->doc, p->key);
 		yaml_node_t *v = yaml_document_get_node(c->doc, p->value);
 		const char *key = scalar(c, k, "key");
@@ -288,9 +289,9 @@ static int region_entry(struct cfg_ctx *c, yaml_node_t *n)
 			err = get_bool(c, v, key, &r->shared_by_app);
 		else
 			err = fail(c, k,
-				   "unknown region key '%s' (name, size, access, file, "
-				   "shared-by-app)",
-				   key);
+			           "unknown region key '%s' (name, size, access, file, "
+			           "shared-by-app)",
+			           key);
 		if (err)
 			return err;
 	}
@@ -303,7 +304,7 @@ static int region_entry(struct cfg_ctx *c, yaml_node_t *n)
 		return fail(c, n, "region '%s' needs a nonzero size", r->name);
 	if (r->file && r->shared_by_app)
 		return fail(c, n, "region '%s': 'file' and 'shared-by-app' exclude each other",
-			    r->name);
+		            r->name);
 	return 0;
 }
 
@@ -347,10 +348,16 @@ static const struct {
 	const char *key;
 	int (*fn)(struct cfg_ctx *c, yaml_node_t *n);
 } top_keys[] = {
-	{"device", k_device},	      {"profile", k_profile},	  {"firmware", k_firmware},
-	{"listen", k_listen},	      {"control", k_control},	  {"rearm", k_rearm},
-	{"max-connections", k_max_conns}, {"allow-post", k_allow_post}, {"regions", k_regions},
-	{"programs", k_programs},
+    {"device", k_device},
+    {"profile", k_profile},
+    {"firmware", k_firmware},
+    {"listen", k_listen},
+    {"control", k_control},
+    {"rearm", k_rearm},
+    {"max-connections", k_max_conns},
+    {"allow-post", k_allow_post},
+    {"regions", k_regions},
+    {"programs", k_programs},
 };
 
 #define N_TOP (sizeof(top_keys) / sizeof(top_keys[0]))
@@ -379,9 +386,9 @@ static int walk(struct cfg_ctx *c)
 				break;
 		if (i == N_TOP)
 			return fail(c, k,
-				    "unknown key '%s' (device, profile, firmware, listen, control, "
-				    "rearm, max-connections, allow-post, regions, programs)",
-				    key);
+			            "unknown key '%s' (device, profile, firmware, listen, control, "
+			            "rearm, max-connections, allow-post, regions, programs)",
+			            key);
 		if (seen[i])
 			return fail(c, k, "key '%s' given twice", key);
 		seen[i] = true;
@@ -407,8 +414,8 @@ static int set_defaults(struct prismd_config *cfg)
 	return 0;
 }
 
-int prismd_config_parse(const char *text, size_t len, const char *origin,
-			struct prismd_config *cfg, char *err, size_t errlen)
+int prismd_config_parse(const char *text, size_t len, const char *origin, struct prismd_config *cfg,
+                        char *err, size_t errlen)
 {
 	struct cfg_ctx c = {.origin = origin, .err = err, .errlen = errlen, .cfg = cfg};
 	yaml_parser_t parser;
@@ -422,9 +429,9 @@ int prismd_config_parse(const char *text, size_t len, const char *origin,
 		return -ENOMEM;
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
 	if (!yaml_parser_load(&parser, &doc)) {
-		snprintf(err, errlen, "%s:%zu:%zu: error: %s", origin,
-			 parser.problem_mark.line + 1, parser.problem_mark.column + 1,
-			 parser.problem ? parser.problem : "YAML syntax error");
+		snprintf(err, errlen, "%s:%zu:%zu: error: %s", origin, parser.problem_mark.line + 1,
+		         parser.problem_mark.column + 1,
+		         parser.problem ? parser.problem : "YAML syntax error");
 		yaml_parser_delete(&parser);
 		return -PRISM_E_CONFIG;
 	}

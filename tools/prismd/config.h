@@ -31,14 +31,14 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PRISMD_MAX_REGIONS 64
+#define PRISMD_MAX_REGIONS  64
 #define PRISMD_MAX_PROGRAMS 64
 
 struct prismd_region_cfg {
 	char *name;
 	uint64_t size;
 	unsigned access; /* enum prism_access */
-	char *file;	 /* initial contents, or NULL */
+	char *file;      /* initial contents, or NULL */
 	bool shared_by_app;
 };
 
@@ -62,8 +62,8 @@ struct prismd_config {
  * Parse @len bytes of YAML named @origin (for messages).  On failure returns
  * a negative code and writes "origin:line:col: message" into @err.
  */
-int prismd_config_parse(const char *text, size_t len, const char *origin,
-			struct prismd_config *cfg, char *err, size_t errlen);
+int prismd_config_parse(const char *text, size_t len, const char *origin, struct prismd_config *cfg,
+                        char *err, size_t errlen);
 int prismd_config_load(const char *path, struct prismd_config *cfg, char *err, size_t errlen);
 void prismd_config_free(struct prismd_config *cfg);
 

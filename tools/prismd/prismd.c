@@ -61,11 +61,11 @@ struct daemon {
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: prismd --config FILE.yaml\n\n"
-		   "A software NIC in its own process: serves the configured .chain programs\n"
-		   "to TCP clients and maps the regions applications share on the control\n"
-		   "socket, so offloads survive the application.\n\n"
-		   "exit status: 0 stopped by a signal, 1 configuration error, 2 usage,\n"
-		   "3 start-up failure.\n");
+	           "A software NIC in its own process: serves the configured .chain programs\n"
+	           "to TCP clients and maps the regions applications share on the control\n"
+	           "socket, so offloads survive the application.\n\n"
+	           "exit status: 0 stopped by a signal, 1 configuration error, 2 usage,\n"
+	           "3 start-up failure.\n");
 }
 
 /* Create a daemon-owned region, from a file's bytes when the config names one. */
@@ -85,13 +85,13 @@ static int make_region(struct daemon *d, const struct prismd_region_cfg *rc)
 	f = fopen(rc->file, "rb");
 	if (!f) {
 		fprintf(stderr, "prismd: region '%s': %s: %s\n", rc->name, rc->file,
-			strerror(errno));
+		        strerror(errno));
 		return -1;
 	}
 	got = fread(prism_region__addr(r), 1, rc->size, f);
 	if (fgetc(f) != EOF) {
 		fprintf(stderr, "prismd: region '%s': %s is larger than %llu bytes\n", rc->name,
-			rc->file, (unsigned long long)rc->size);
+		        rc->file, (unsigned long long)rc->size);
 		fclose(f);
 		return -1;
 	}
@@ -112,7 +112,7 @@ static void load_programs(struct daemon *d)
 		p = prism_program__open_file(d->cfg.programs[i], NULL);
 		if (!p) {
 			fprintf(stderr, "prismd: %s: %s\n", d->cfg.programs[i],
-				prism_strerror(-errno));
+			        prism_strerror(-errno));
 			d->loaded[i] = true; /* a bad object never becomes good */
 			continue;
 		}
@@ -125,7 +125,7 @@ static void load_programs(struct daemon *d)
 			       d->cfg.programs[i]);
 		} else if (err != -PRISM_E_NOREGION) {
 			fprintf(stderr, "prismd: %s: %s\n", d->cfg.programs[i],
-				prism_strerror(err));
+			        prism_strerror(err));
 			d->loaded[i] = true;
 		}
 		prism_program__close(p);
@@ -143,7 +143,7 @@ static const struct prismd_region_cfg *find_cfg(const struct daemon *d, const ch
 
 /* SHARE: map the application's memfd and register it under its name. */
 static void handle_share(struct daemon *d, const struct core_dctl_req *req, int fd,
-			 struct core_dctl_rep *rep)
+                         struct core_dctl_rep *rep)
 {
 	const struct prismd_region_cfg *rc = find_cfg(d, req->name);
 	struct prism_region *r;
@@ -154,7 +154,7 @@ static void handle_share(struct daemon *d, const struct core_dctl_req *req, int 
 	if (!rc || !rc->shared_by_app) {
 		rep->status = -PRISM_E_NOREGION;
 		snprintf(rep->msg, sizeof(rep->msg), "the configuration has no shared region '%s'",
-			 req->name);
+		         req->name);
 		close(fd);
 		return;
 	}
@@ -168,7 +168,7 @@ static void handle_share(struct daemon *d, const struct core_dctl_req *req, int 
 	if (len < rc->size) {
 		rep->status = -PRISM_E_REGION;
 		snprintf(rep->msg, sizeof(rep->msg), "%zu bytes; the configuration says %llu", len,
-			 (unsigned long long)rc->size);
+		         (unsigned long long)rc->size);
 		munmap(addr, len);
 		close(fd);
 		return;
@@ -193,8 +193,8 @@ static bool serve_app(struct daemon *d, int app)
 	struct core_dctl_rep rep = {.magic = CORE_DCTL_MAGIC};
 	char cbuf[CMSG_SPACE(sizeof(int))];
 	struct iovec iov = {&req, sizeof(req)};
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf,
-			    .msg_controllen = sizeof(cbuf)};
+	struct msghdr mh = {
+	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
 	struct cmsghdr *cm;
 	int fd = -1;
 	ssize_t n = recvmsg(app, &mh, MSG_CMSG_CLOEXEC);
@@ -296,7 +296,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	prism_set_log_fn(prism_log_stderr, NULL,
-			 getenv("PRISMD_DEBUG") ? PRISM_LOG_DEBUG : PRISM_LOG_WARN);
+	                 getenv("PRISMD_DEBUG") ? PRISM_LOG_DEBUG : PRISM_LOG_WARN);
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
@@ -311,8 +311,8 @@ int main(int argc, char **argv)
 		if (!d.cfg.regions[i].shared_by_app && make_region(&d, &d.cfg.regions[i]))
 			goto out;
 	PRISM_OPTS(prism_server_opts, sopts, .host = d.cfg.host, .port = d.cfg.port,
-		   .rearm = (enum prism_rearm)d.cfg.rearm, .max_conns = d.cfg.max_conns,
-		   .allow_post = d.cfg.allow_post);
+	           .rearm = (enum prism_rearm)d.cfg.rearm, .max_conns = d.cfg.max_conns,
+	           .allow_post = d.cfg.allow_post);
 	d.srv = prism_server__create(d.dev, &sopts);
 	if (!d.srv) {
 		fprintf(stderr, "prismd: server: %s\n", prism_strerror(-errno));

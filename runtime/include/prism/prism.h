@@ -73,10 +73,10 @@ PRISM_API void prism_log_stderr(enum prism_log_level level, const char *msg, voi
  *
  *	PRISM_OPTS(prism_device_opts, o, .profile = "cx5");
  */
-#define PRISM_OPTS(TYPE, NAME, ...)                                                           \
-	struct TYPE NAME = ({                                                                 \
-		memset(&NAME, 0, sizeof(struct TYPE));                                        \
-		(struct TYPE){.sz = sizeof(struct TYPE), __VA_ARGS__};                         \
+#define PRISM_OPTS(TYPE, NAME, ...)                                                                \
+	struct TYPE NAME = ({                                                                      \
+		memset(&NAME, 0, sizeof(struct TYPE));                                             \
+		(struct TYPE){.sz = sizeof(struct TYPE), __VA_ARGS__};                             \
 	})
 
 /* ---- devices ------------------------------------------------------------ */
@@ -85,16 +85,16 @@ struct prism_device;
 
 struct prism_device_opts {
 	size_t sz;
-	const char *profile;  /* cost profile (NIC model): "cx5" (default) */
-	const char *firmware; /* "relaxed" (default) or "strict" WQE checks */
-	uint64_t seed;	      /* sim scheduler seed; 0: fixed default */
-	bool hazard_fail;     /* sim: a fetched-then-modified WQE is an error, not a warning */
-	bool threaded;	      /* sim: the NIC runs on its own thread (servers); default:
-			       * it runs when the runtime drives it (deterministic) */
-	uint32_t node;	      /* sim: node id on the wire; 0: chosen at random */
+	const char *profile;    /* cost profile (NIC model): "cx5" (default) */
+	const char *firmware;   /* "relaxed" (default) or "strict" WQE checks */
+	uint64_t seed;          /* sim scheduler seed; 0: fixed default */
+	bool hazard_fail;       /* sim: a fetched-then-modified WQE is an error, not a warning */
+	bool threaded;          /* sim: the NIC runs on its own thread (servers); default:
+	                         * it runs when the runtime drives it (deterministic) */
+	uint32_t node;          /* sim: node id on the wire; 0: chosen at random */
 	const char *trace_path; /* sim: write a Chrome/Perfetto trace (JSON) of every WQE
-				 * the device runs to this file; finished at close */
-	size_t :0;
+	                         * the device runs to this file; finished at close */
+	size_t : 0;
 };
 
 /*
@@ -105,7 +105,7 @@ PRISM_API int prism_list_devices(const char **names, size_t cap);
 
 /* @name: "sim" or NULL (default), or an mlx5 device name ("mlx5_0"). */
 PRISM_API struct prism_device *prism_device__open(const char *name,
-						  const struct prism_device_opts *opts);
+                                                  const struct prism_device_opts *opts);
 PRISM_API void prism_device__close(struct prism_device *dev);
 PRISM_API const char *prism_device__name(const struct prism_device *dev);
 
@@ -128,7 +128,7 @@ enum prism_access {
 struct prism_region_opts {
 	size_t sz;
 	unsigned access; /* enum prism_access; 0 means READ */
-	size_t :0;
+	size_t : 0;
 };
 
 /*
@@ -136,20 +136,20 @@ struct prism_region_opts {
  * digits and '_', at most 63 bytes).  The memory stays the caller's.
  */
 PRISM_API struct prism_region *prism_device__register_region(struct prism_device *dev,
-							     const char *name, void *addr,
-							     size_t len,
-							     const struct prism_region_opts *opts);
+                                                             const char *name, void *addr,
+                                                             size_t len,
+                                                             const struct prism_region_opts *opts);
 
 /*
  * Allocate @len zeroed bytes backed by a memfd (so that prismd can map the
  * same pages, prism_daemon__share_region) and register them under @name.
  */
 PRISM_API struct prism_region *prism_device__create_region(struct prism_device *dev,
-							   const char *name, size_t len,
-							   const struct prism_region_opts *opts);
+                                                           const char *name, size_t len,
+                                                           const struct prism_region_opts *opts);
 
 PRISM_API struct prism_region *prism_device__find_region(struct prism_device *dev,
-							 const char *name);
+                                                         const char *name);
 
 /* Unregister (and unmap, for created regions).  -PRISM_E_BUSY while a loaded program uses it. */
 PRISM_API int prism_region__unregister(struct prism_region *region);
@@ -188,13 +188,13 @@ struct prism_param_info {
 struct prism_program_opts {
 	size_t sz;
 	const char *name; /* override the object's program name */
-	size_t :0;
+	size_t : 0;
 };
 
 PRISM_API struct prism_program *prism_program__open_file(const char *path,
-							 const struct prism_program_opts *opts);
+                                                         const struct prism_program_opts *opts);
 PRISM_API struct prism_program *prism_program__open_mem(const void *buf, size_t len,
-							const struct prism_program_opts *opts);
+                                                        const struct prism_program_opts *opts);
 
 /*
  * Re-verify the object and bind it to @dev: every region it declares must be
@@ -213,7 +213,7 @@ PRISM_API const char *prism_program__entry_name(const struct prism_program *prog
 PRISM_API int prism_program__find_entry(const struct prism_program *prog, const char *name);
 PRISM_API int prism_program__param_count(const struct prism_program *prog, int entry);
 PRISM_API int prism_program__param(const struct prism_program *prog, int entry, int param,
-				   struct prism_param_info *info);
+                                   struct prism_param_info *info);
 /* A region the program declares (what must be registered before load). */
 struct prism_region_info {
 	const char *name;
@@ -223,7 +223,7 @@ struct prism_region_info {
 
 PRISM_API int prism_program__region_count(const struct prism_program *prog);
 PRISM_API int prism_program__region(const struct prism_program *prog, int i,
-				    struct prism_region_info *info);
+                                    struct prism_region_info *info);
 
 /* Bytes of the entry's result (what the client receives). */
 PRISM_API int prism_program__result_size(const struct prism_program *prog, int entry);
@@ -235,7 +235,7 @@ PRISM_API int prism_program__wr_budget(const struct prism_program *prog, int ent
 struct prism_server;
 
 #define PRISM_DEFAULT_PORT 18515
-#define PRISM_PORT_ANY (-1)
+#define PRISM_PORT_ANY     (-1)
 
 /*
  * How a connection's queues get ready for the next invocation.
@@ -253,18 +253,18 @@ enum prism_rearm {
 
 struct prism_server_opts {
 	size_t sz;
-	const char *host;	/* listen address; NULL: "0.0.0.0" */
-	int port;		/* TCP port (18515 is the usual one); 0: in-process clients
-				 * only; PRISM_PORT_ANY: any free port (prism_server__port) */
+	const char *host; /* listen address; NULL: "0.0.0.0" */
+	int port;         /* TCP port (18515 is the usual one); 0: in-process clients
+	                   * only; PRISM_PORT_ANY: any free port (prism_server__port) */
 	enum prism_rearm rearm;
-	unsigned max_conns;	/* 0: 4096 */
-	unsigned depth;		/* invocations a connection may have in flight; 0: 16 */
-	bool allow_post;	/* accept programs from `prismc post` (prism_post) */
-	size_t :0;
+	unsigned max_conns; /* 0: 4096 */
+	unsigned depth;     /* invocations a connection may have in flight; 0: 16 */
+	bool allow_post;    /* accept programs from `prismc post` (prism_post) */
+	size_t : 0;
 };
 
 PRISM_API struct prism_server *prism_server__create(struct prism_device *dev,
-						    const struct prism_server_opts *opts);
+                                                    const struct prism_server_opts *opts);
 /*
  * Serve @prog (loaded on the server's device) to connections made from now
  * on.  A program with the same name is replaced for new connections; existing
@@ -285,11 +285,11 @@ struct prism_server_stats {
 	size_t sz;
 	uint64_t conns_active;
 	uint64_t conns_total;
-	uint64_t conns_failed;	/* torn down because of an error */
-	uint64_t invocations;	/* completed on the server side */
-	uint64_t rearms_cpu;	/* template re-posts done by the CPU */
+	uint64_t conns_failed;   /* torn down because of an error */
+	uint64_t invocations;    /* completed on the server side */
+	uint64_t rearms_cpu;     /* template re-posts done by the CPU */
 	uint64_t bytes_per_conn; /* queue + scratch memory of one connection */
-	size_t :0;
+	size_t : 0;
 };
 
 PRISM_API int prism_server__stats(const struct prism_server *srv, struct prism_server_stats *st);
@@ -301,23 +301,23 @@ struct prism_client;
 struct prism_client_opts {
 	size_t sz;
 	const char *program; /* program name on the server; NULL: the only one */
-	int timeout_ms;	     /* default per invocation; 0: 5000; <0: forever */
-	size_t :0;
+	int timeout_ms;      /* default per invocation; 0: 5000; <0: forever */
+	size_t : 0;
 };
 
 /* Connect over TCP to @addr ("host:port"; port defaults to 18515). */
 PRISM_API struct prism_client *prism_client__connect(struct prism_device *dev, const char *addr,
-						     const struct prism_client_opts *opts);
+                                                     const struct prism_client_opts *opts);
 /* Connect in-process to @srv (embedded mode: both ends on the server's device). */
 PRISM_API struct prism_client *prism_client__connect_local(struct prism_server *srv,
-							   const struct prism_client_opts *opts);
+                                                           const struct prism_client_opts *opts);
 PRISM_API void prism_client__close(struct prism_client *cl);
 
 /* Entry/parameter metadata as the server described it at connection time. */
 PRISM_API int prism_client__find_entry(const struct prism_client *cl, const char *name);
 PRISM_API int prism_client__param_count(const struct prism_client *cl, int entry);
 PRISM_API int prism_client__param(const struct prism_client *cl, int entry, int param,
-				  struct prism_param_info *info);
+                                  struct prism_param_info *info);
 PRISM_API int prism_client__result_size(const struct prism_client *cl, int entry);
 
 /* A named field of an entry's result (bytes [offset, offset + size) of it). */
@@ -330,7 +330,7 @@ struct prism_result_info {
 
 PRISM_API int prism_client__result_count(const struct prism_client *cl, int entry);
 PRISM_API int prism_client__result(const struct prism_client *cl, int entry, int i,
-				   struct prism_result_info *info);
+                                   struct prism_result_info *info);
 
 /* A typed argument: integers use .u64, PRISM_TYPE_BYTES uses .bytes/.len. */
 struct prism_arg {
@@ -346,38 +346,38 @@ struct prism_call {
 	const char *entry;
 	const struct prism_arg *args;
 	size_t nargs;
-	void *result;	    /* receives the entry's result bytes */
+	void *result; /* receives the entry's result bytes */
 	size_t result_cap;
 	/* out */
-	int status;	    /* 0 or a negative code */
+	int status; /* 0 or a negative code */
 	size_t result_len;
-	uint64_t virt_ns;   /* virtual-clock latency (sim), 0 on hardware */
-	uint32_t ret_site;  /* which `return` produced the result (1, 2, ...); 0: none
-			     * ran (e.g. a lookup that found nothing) */
-	size_t :0;
+	uint64_t virt_ns;  /* virtual-clock latency (sim), 0 on hardware */
+	uint32_t ret_site; /* which `return` produced the result (1, 2, ...); 0: none
+	                    * ran (e.g. a lookup that found nothing) */
+	size_t : 0;
 };
 
 struct prism_invoke_opts {
 	size_t sz;
 	int timeout_ms; /* 0: the client's default */
-	size_t :0;
+	size_t : 0;
 };
 
 /* Invoke synchronously.  Returns 0 or a negative code (also in call->status). */
 PRISM_API int prism_client__invoke(struct prism_client *cl, struct prism_call *call,
-				   const struct prism_invoke_opts *opts);
+                                   const struct prism_invoke_opts *opts);
 /*
  * Issue @n calls back to back (up to the connection's depth in flight) and
  * wait for all of them.  Returns how many succeeded; each call's status says
  * how it went.
  */
 PRISM_API int prism_client__invoke_batch(struct prism_client *cl, struct prism_call *calls,
-					 size_t n, const struct prism_invoke_opts *opts);
+                                         size_t n, const struct prism_invoke_opts *opts);
 
 struct prism_post_opts {
 	size_t sz;
 	int timeout_ms; /* 0: 5000 */
-	size_t :0;
+	size_t : 0;
 };
 
 /*
@@ -387,7 +387,7 @@ struct prism_post_opts {
  * the server's reason in the log.
  */
 PRISM_API int prism_post(const char *addr, const void *chain, size_t len,
-			 const struct prism_post_opts *opts);
+                         const struct prism_post_opts *opts);
 
 /* ---- daemon mode (prismd) ----------------------------------------------- */
 

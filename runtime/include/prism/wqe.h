@@ -344,7 +344,7 @@ enum prism_wqe_field {
 	PRISM_FIELD_SGE0_ADDR,
 	PRISM_FIELD_WAIT_EN_INDEX,
 	PRISM_FIELD_WAIT_EN_OBJ,
-	PRISM_FIELD_INLINE_DATA, /* inline payload (inline_len bytes; inline WQEs only) */
+	PRISM_FIELD_INLINE_DATA,    /* inline payload (inline_len bytes; inline WQEs only) */
 	PRISM_FIELD_CTRL_WQE_INDEX, /* bytes 1-2: the WQE index (big-endian 16 bits) */
 	PRISM_FIELD__COUNT,
 };

@@ -12,7 +12,7 @@
 
 enum { Q_CTL, Q_CONN, Q_WORKER };
 enum { CQ_CTL, CQ_CONN_S, CQ_CONN_R, CQ_WORKER };
-enum { R1 = 0, R2 = 1 };  /* conn SQ templates */
+enum { R1 = 0, R2 = 1 };        /* conn SQ templates */
 enum { W_READ = 0, W_CAS = 1 }; /* worker SQ templates */
 
 struct bld {
@@ -29,19 +29,19 @@ static uint32_t field_off(const struct prism_wqe *w, enum prism_wqe_field f)
 }
 
 static void add_wqe(struct bld *b, uint32_t q, uint32_t slot, const struct prism_wqe *w,
-		    const char *note)
+                    const char *note)
 {
 	uint8_t buf[PRISM_WQE_MAX_BB * PRISM_WQE_BB] = {0};
 	int n = prism_wqe_encode(w, buf, sizeof(buf), NULL);
 
 	if (n < 0 || !chainobj_queue_add_wqe(&b->o->queues[q], CHAINOBJ_RING_SQ, slot, buf,
-					     (uint32_t)n, note))
+	                                     (uint32_t)n, note))
 		b->err = -1;
 }
 
 static void reloc(struct bld *b, uint32_t q, enum chainobj_ring ring, uint32_t wqe, uint32_t off,
-		  uint32_t width, enum chainobj_reloc_kind kind, uint32_t target, uint32_t tring,
-		  uint64_t addend, uint32_t stride, uint32_t delta)
+                  uint32_t width, enum chainobj_reloc_kind kind, uint32_t target, uint32_t tring,
+                  uint64_t addend, uint32_t stride, uint32_t delta)
 {
 	struct chainobj_reloc *r = chainobj_add_reloc(b->o);
 
@@ -61,8 +61,8 @@ static void reloc(struct bld *b, uint32_t q, enum chainobj_ring ring, uint32_t w
 
 /* Declare that @wq/@wring/@ww (scatter entry @sge) rewrites bytes of another WQE. */
 static void patch(struct bld *b, uint32_t q, uint32_t wqe, uint32_t off, uint32_t width,
-		  enum chainobj_patch_kind kind, uint32_t wq, enum chainobj_ring wring,
-		  uint32_t ww, uint32_t sge)
+                  enum chainobj_patch_kind kind, uint32_t wq, enum chainobj_ring wring, uint32_t ww,
+                  uint32_t sge)
 {
 	struct chainobj_patch *p = chainobj_add_patch(b->o);
 
@@ -95,7 +95,8 @@ static void build_ctl(struct bld *b)
 	idx = field_off(&w, PRISM_FIELD_WAIT_EN_INDEX);
 	obj = field_off(&w, PRISM_FIELD_WAIT_EN_OBJ);
 	add_wqe(b, Q_CTL, 0, &w, "args arrived");
-	reloc(b, Q_CTL, CHAINOBJ_RING_SQ, 0, idx, 4, CHAINOBJ_RELOC_CQ_COUNT, CQ_CONN_R, 0, 0, 1, 1);
+	reloc(b, Q_CTL, CHAINOBJ_RING_SQ, 0, idx, 4, CHAINOBJ_RELOC_CQ_COUNT, CQ_CONN_R, 0, 0, 1,
+	      1);
 	reloc(b, Q_CTL, CHAINOBJ_RING_SQ, 0, obj, 4, CHAINOBJ_RELOC_CQN, CQ_CONN_R, 0, 0, 0, 0);
 	wait_en(&w, PRISM_OP_SEND_ENABLE);
 	add_wqe(b, Q_CTL, 1, &w, "start the worker");
@@ -103,7 +104,8 @@ static void build_ctl(struct bld *b)
 	reloc(b, Q_CTL, CHAINOBJ_RING_SQ, 1, obj, 4, CHAINOBJ_RELOC_QPN, Q_WORKER, 0, 0, 0, 0);
 	wait_en(&w, PRISM_OP_CQE_WAIT);
 	add_wqe(b, Q_CTL, 2, &w, "worker done");
-	reloc(b, Q_CTL, CHAINOBJ_RING_SQ, 2, idx, 4, CHAINOBJ_RELOC_CQ_COUNT, CQ_WORKER, 0, 0, 1, 1);
+	reloc(b, Q_CTL, CHAINOBJ_RING_SQ, 2, idx, 4, CHAINOBJ_RELOC_CQ_COUNT, CQ_WORKER, 0, 0, 1,
+	      1);
 	reloc(b, Q_CTL, CHAINOBJ_RING_SQ, 2, obj, 4, CHAINOBJ_RELOC_CQN, CQ_WORKER, 0, 0, 0, 0);
 	wait_en(&w, PRISM_OP_SEND_ENABLE);
 	add_wqe(b, Q_CTL, 3, &w, "release the response");
@@ -146,10 +148,10 @@ static void build_conn(struct bld *b, uint32_t *r1_qpn_off, uint32_t *r1_addr_of
 	w.ctrl.ds = (uint8_t)(n / 16);
 	if (n < 0 || prism_wqe_encode(&w, buf, sizeof(buf), NULL) < 0 ||
 	    !chainobj_queue_add_wqe(&b->o->queues[Q_CONN], CHAINOBJ_RING_SQ, 0, buf, (uint32_t)n,
-				    "hit: return the value"))
+	                            "hit: return the value"))
 		b->err = -1;
-	reloc(b, Q_CONN, CHAINOBJ_RING_SQ, R1, raddr, 8, CHAINOBJ_RELOC_CLIENT_RESP_ADDR, 0, 0, 0, 0,
-	      0);
+	reloc(b, Q_CONN, CHAINOBJ_RING_SQ, R1, raddr, 8, CHAINOBJ_RELOC_CLIENT_RESP_ADDR, 0, 0, 0,
+	      0, 0);
 	reloc(b, Q_CONN, CHAINOBJ_RING_SQ, R1, rkey, 4, CHAINOBJ_RELOC_CLIENT_RESP_RKEY, 0, 0, 0, 0,
 	      0);
 	reloc(b, Q_CONN, CHAINOBJ_RING_SQ, R1, lkey, 4, CHAINOBJ_RELOC_REGION_LKEY, 0, 0, 0, 0, 0);
@@ -166,13 +168,13 @@ static void build_conn(struct bld *b, uint32_t *r1_qpn_off, uint32_t *r1_addr_of
 	reloc(b, Q_CONN, CHAINOBJ_RING_SQ, R2, rkey, 4, CHAINOBJ_RELOC_CLIENT_RESP_RKEY, 0, 0, 0, 0,
 	      0);
 	reloc(b, Q_CONN, CHAINOBJ_RING_SQ, R2, lkey, 4, CHAINOBJ_RELOC_SCRATCH_LKEY, 0, 0, 0, 0, 0);
-	reloc(b, Q_CONN, CHAINOBJ_RING_SQ, R2, *r1_addr_off, 8, CHAINOBJ_RELOC_SCRATCH_ADDR, 0, 0, 0,
-	      0, 0);
+	reloc(b, Q_CONN, CHAINOBJ_RING_SQ, R2, *r1_addr_off, 8, CHAINOBJ_RELOC_SCRATCH_ADDR, 0, 0,
+	      0, 0, 0);
 }
 
 /* worker: READ the bucket into R1, CAS R1's control segment (2 BBs). */
 static void build_worker(struct bld *b, uint32_t r1_qpn_off, uint32_t r1_addr_off,
-			 uint32_t *read_raddr_off, uint32_t *cas_cmp_off)
+                         uint32_t *read_raddr_off, uint32_t *cas_cmp_off)
 {
 	struct prism_wqe w;
 	uint32_t sge0, sge1;
@@ -189,12 +191,12 @@ static void build_worker(struct bld *b, uint32_t r1_qpn_off, uint32_t r1_addr_of
 	add_wqe(b, Q_WORKER, 0, &w, "bucket = table[addr]");
 	reloc(b, Q_WORKER, CHAINOBJ_RING_SQ, W_READ, field_off(&w, PRISM_FIELD_RKEY), 4,
 	      CHAINOBJ_RELOC_REGION_RKEY, 0, 0, 0, 0, 0);
-	reloc(b, Q_WORKER, CHAINOBJ_RING_SQ, W_READ, sge0, 4, CHAINOBJ_RELOC_QBUF_LKEY, Q_CONN, 0, 0,
-	      0, 0);
+	reloc(b, Q_WORKER, CHAINOBJ_RING_SQ, W_READ, sge0, 4, CHAINOBJ_RELOC_QBUF_LKEY, Q_CONN, 0,
+	      0, 0, 0);
 	reloc(b, Q_WORKER, CHAINOBJ_RING_SQ, W_READ, sge0 + 4, 8, CHAINOBJ_RELOC_QBUF_ADDR, Q_CONN,
 	      CHAINOBJ_RING_SQ, R1 * PRISM_WQE_BB + r1_qpn_off, 0, 0);
-	reloc(b, Q_WORKER, CHAINOBJ_RING_SQ, W_READ, sge1, 4, CHAINOBJ_RELOC_QBUF_LKEY, Q_CONN, 0, 0,
-	      0, 0);
+	reloc(b, Q_WORKER, CHAINOBJ_RING_SQ, W_READ, sge1, 4, CHAINOBJ_RELOC_QBUF_LKEY, Q_CONN, 0,
+	      0, 0, 0);
 	reloc(b, Q_WORKER, CHAINOBJ_RING_SQ, W_READ, sge1 + 4, 8, CHAINOBJ_RELOC_QBUF_ADDR, Q_CONN,
 	      CHAINOBJ_RING_SQ, R1 * PRISM_WQE_BB + r1_addr_off, 0, 0);
 
@@ -231,13 +233,14 @@ static void build_recv(struct bld *b, uint32_t read_raddr_off, uint32_t cas_cmp_
 
 	if (prism_rwqe_encode(sge, 2, buf, 2, NULL) < 0 ||
 	    !chainobj_queue_add_wqe(&b->o->queues[Q_CONN], CHAINOBJ_RING_RQ, 0, buf, 32,
-				    "arguments"))
+	                            "arguments"))
 		b->err = -1;
 	/* rwqe data segment i: byte_count at 16i, lkey at 16i+4, addr at 16i+8. */
 	reloc(b, Q_CONN, CHAINOBJ_RING_RQ, 0, 4, 4, CHAINOBJ_RELOC_QBUF_LKEY, Q_WORKER, 0, 0, 0, 0);
 	reloc(b, Q_CONN, CHAINOBJ_RING_RQ, 0, 8, 8, CHAINOBJ_RELOC_QBUF_ADDR, Q_WORKER,
 	      CHAINOBJ_RING_SQ, W_CAS * PRISM_WQE_BB + cas_cmp_off + 1, 0, 0);
-	reloc(b, Q_CONN, CHAINOBJ_RING_RQ, 0, 20, 4, CHAINOBJ_RELOC_QBUF_LKEY, Q_WORKER, 0, 0, 0, 0);
+	reloc(b, Q_CONN, CHAINOBJ_RING_RQ, 0, 20, 4, CHAINOBJ_RELOC_QBUF_LKEY, Q_WORKER, 0, 0, 0,
+	      0);
 	reloc(b, Q_CONN, CHAINOBJ_RING_RQ, 0, 24, 8, CHAINOBJ_RELOC_QBUF_ADDR, Q_WORKER,
 	      CHAINOBJ_RING_SQ, W_READ * PRISM_WQE_BB + read_raddr_off, 0, 0);
 
@@ -249,17 +252,29 @@ static void build_recv(struct bld *b, uint32_t read_raddr_off, uint32_t cas_cmp_
 	e->msg_size = HG_KEY_BYTES + 8;
 	p = chainobj_entry_add_param(e, "key");
 	if (p)
-		*p = (struct chainobj_param){.name = p->name, .type = CHAINOBJ_PT_UINT,
-					     .width = HG_KEY_BYTES, .order = CHAINOBJ_ORDER_LITTLE,
-					     .msg_offset = 0, .copies = 1, .queue = Q_CONN, .rwqe = 0,
-					     .first_sge = 0, .n_sge = 1};
+		*p = (struct chainobj_param){.name = p->name,
+		                             .type = CHAINOBJ_PT_UINT,
+		                             .width = HG_KEY_BYTES,
+		                             .order = CHAINOBJ_ORDER_LITTLE,
+		                             .msg_offset = 0,
+		                             .copies = 1,
+		                             .queue = Q_CONN,
+		                             .rwqe = 0,
+		                             .first_sge = 0,
+		                             .n_sge = 1};
 	p = chainobj_entry_add_param(e, "addr");
 	if (p)
-		*p = (struct chainobj_param){.name = p->name, .type = CHAINOBJ_PT_ADDR,
-					     .width = 8, .order = CHAINOBJ_ORDER_BIG, .region = 0,
-					     .msg_offset = HG_KEY_BYTES, .copies = 1, .queue = Q_CONN,
-					     .rwqe = 0,
-					     .first_sge = 1, .n_sge = 1};
+		*p = (struct chainobj_param){.name = p->name,
+		                             .type = CHAINOBJ_PT_ADDR,
+		                             .width = 8,
+		                             .order = CHAINOBJ_ORDER_BIG,
+		                             .region = 0,
+		                             .msg_offset = HG_KEY_BYTES,
+		                             .copies = 1,
+		                             .queue = Q_CONN,
+		                             .rwqe = 0,
+		                             .first_sge = 1,
+		                             .n_sge = 1};
 	struct chainobj_result *r = chainobj_entry_add_result(e, "value");
 	if (!p || !r)
 		b->err = -1;
@@ -292,19 +307,33 @@ struct chainobj *hg_build(uint64_t table_size)
 	}
 	if (!(q = chainobj_add_queue(b.o, "ctl", CHAINOBJ_ROLE_WORKER)))
 		goto fail;
-	*q = (struct chainobj_queue){.name = q->name, .role = CHAINOBJ_ROLE_WORKER, .sq_slots = 64,
-				     .send_cq = CQ_CTL, .recv_cq = CQ_CTL, .sq_per_invocation = 4};
+	*q = (struct chainobj_queue){.name = q->name,
+	                             .role = CHAINOBJ_ROLE_WORKER,
+	                             .sq_slots = 64,
+	                             .send_cq = CQ_CTL,
+	                             .recv_cq = CQ_CTL,
+	                             .sq_per_invocation = 4};
 	if (!(q = chainobj_add_queue(b.o, "conn", CHAINOBJ_ROLE_CONN)))
 		goto fail;
-	*q = (struct chainobj_queue){.name = q->name, .role = CHAINOBJ_ROLE_CONN,
-				     .managed_send = true, .sq_slots = 64, .rq_slots = 16,
-				     .rq_stride_ds = 2, .send_cq = CQ_CONN_S, .recv_cq = CQ_CONN_R,
-				     .sq_per_invocation = 2, .rq_per_invocation = 1};
+	*q = (struct chainobj_queue){.name = q->name,
+	                             .role = CHAINOBJ_ROLE_CONN,
+	                             .managed_send = true,
+	                             .sq_slots = 64,
+	                             .rq_slots = 16,
+	                             .rq_stride_ds = 2,
+	                             .send_cq = CQ_CONN_S,
+	                             .recv_cq = CQ_CONN_R,
+	                             .sq_per_invocation = 2,
+	                             .rq_per_invocation = 1};
 	if (!(q = chainobj_add_queue(b.o, "worker", CHAINOBJ_ROLE_WORKER)))
 		goto fail;
-	*q = (struct chainobj_queue){.name = q->name, .role = CHAINOBJ_ROLE_WORKER,
-				     .managed_send = true, .sq_slots = 64, .send_cq = CQ_WORKER,
-				     .recv_cq = CQ_WORKER, .sq_per_invocation = 2};
+	*q = (struct chainobj_queue){.name = q->name,
+	                             .role = CHAINOBJ_ROLE_WORKER,
+	                             .managed_send = true,
+	                             .sq_slots = 64,
+	                             .send_cq = CQ_WORKER,
+	                             .recv_cq = CQ_WORKER,
+	                             .sq_per_invocation = 2};
 	build_ctl(&b);
 	build_conn(&b, &r1_qpn, &r1_addr);
 	build_worker(&b, r1_qpn, r1_addr, &read_raddr, &cas_cmp);

@@ -26,9 +26,9 @@
 
 #include "core/chainobj.h"
 
-#define HG_KEY_BYTES 3u
+#define HG_KEY_BYTES    3u
 #define HG_BUCKET_BYTES 16u /* key[3] (big-endian), be64 value address, padding */
-#define HG_VALUE_BYTES 64u
+#define HG_VALUE_BYTES  64u
 
 /* Build the object: @table_size bytes of region "table". NULL on ENOMEM. */
 struct chainobj *hg_build(uint64_t table_size);
