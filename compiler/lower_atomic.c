@@ -38,31 +38,48 @@ static uint64_t bswap(uint64_t k, unsigned w)
 	return r;
 }
 
+/*
+ * The masking CAS both mask helpers post: a masked CAS of `size` bytes
+ * (opmod log2 `log`) on a zeroed scratch pair (re-zeroed at each re-arm),
+ * returning its old value into a scratch block of the same size.  Sets *wo
+ * to the pair's scratch offset; the caller fills the swap operand and mask.
+ */
+static struct ir_node *mask_cas(struct lower_ctx *c, uint32_t size, unsigned log, uint32_t *wo)
+{
+	static const uint8_t zero[32];
+	struct ir_prog *p = c->p;
+
+	*wo = ir_scratch_alloc(p, size, size);
+	if (ir_scratch_init(p, *wo, zero, size) < 0)
+		return NULL;
+	struct ir_node *n = ir_append(p, c->lane, PRISM_OP_ATOMIC_MASKED_CS, IR_ROLE_GUARD);
+	if (!n)
+		return NULL;
+	n->what = "compare: mask";
+	n->asize = size;
+	n->opmod = (uint8_t)PRISM_MASKED_OPMOD(log);
+	n->raddr = ir_v(IR_V_SCRATCH_ADDR, 0, *wo);
+	n->rkey = ir_v(IR_V_SCRATCH_RKEY, 0, 0);
+	uint32_t result = ir_scratch_alloc(p, size, size);
+	ir_sge_add(p, n, ir_v(IR_V_SCRATCH_ADDR, 0, result), size, ir_v(IR_V_SCRATCH_LKEY, 0, 0));
+	return n;
+}
+
 /* v & m into a scratch word (a 16-byte masked CAS with swap [0 | v] and
  * swap mask [0 | m] on a zeroed pair): the masked value, big-endian. */
 bool lower_mask_value(struct lower_ctx *c, const struct lval *v, uint64_t m, struct lval *out)
 {
 	struct ir_prog *p = c->p;
-	uint32_t wo = ir_scratch_alloc(p, 16, 16);
-	static const uint8_t zero[16];
-	if (ir_scratch_init(p, wo, zero, 16) < 0) /* reset at each re-arm */
-		return false;
-	struct ir_node *n = ir_append(p, c->lane, PRISM_OP_ATOMIC_MASKED_CS, IR_ROLE_GUARD);
+	uint32_t wo;
+	struct ir_node *n = mask_cas(c, 16, 4, &wo);
 	if (!n)
 		return false;
 	int id = n->id;
-	n->what = "compare: mask";
-	n->asize = 16;
-	n->opmod = (uint8_t)PRISM_MASKED_OPMOD(4);
-	n->raddr = ir_v(IR_V_SCRATCH_ADDR, 0, wo);
-	n->rkey = ir_v(IR_V_SCRATCH_RKEY, 0, 0);
 	/* the value's w bytes at the low end: big-endian, so they meet the
 	 * last w bytes of the pair */
 	uint32_t w = v->width ? v->width : 8;
 	for (uint32_t i = 0; i < w; i++)
 		n->swap_mask_bytes[16 - w + i] = (uint8_t)(m >> (8 * (w - 1 - i)));
-	uint32_t result = ir_scratch_alloc(p, 16, 16);
-	ir_sge_add(p, n, ir_v(IR_V_SCRATCH_ADDR, 0, result), 16, ir_v(IR_V_SCRATCH_LKEY, 0, 0));
 	uint32_t swp = lower_field_off(PRISM_OP_ATOMIC_MASKED_CS, PRISM_FIELD_ATOMIC_SWAP, 16);
 	int wv = lower_deliver(c, v, id, swp + 16 - w, !v->be);
 	if (wv < -1)
@@ -86,21 +103,11 @@ static bool mask_value16(struct lower_ctx *c, const struct lval *v, const struct
                          struct lval *out)
 {
 	struct ir_prog *p = c->p;
-	uint32_t wo = ir_scratch_alloc(p, 32, 32);
-	static const uint8_t zero[32];
-	if (ir_scratch_init(p, wo, zero, 32) < 0)
-		return false;
-	struct ir_node *n = ir_append(p, c->lane, PRISM_OP_ATOMIC_MASKED_CS, IR_ROLE_GUARD);
+	uint32_t wo;
+	struct ir_node *n = mask_cas(c, 32, 5, &wo);
 	if (!n)
 		return false;
 	int id = n->id;
-	n->what = "compare: mask";
-	n->asize = 32;
-	n->opmod = (uint8_t)PRISM_MASKED_OPMOD(5);
-	n->raddr = ir_v(IR_V_SCRATCH_ADDR, 0, wo);
-	n->rkey = ir_v(IR_V_SCRATCH_RKEY, 0, 0);
-	uint32_t result = ir_scratch_alloc(p, 32, 32);
-	ir_sge_add(p, n, ir_v(IR_V_SCRATCH_ADDR, 0, result), 32, ir_v(IR_V_SCRATCH_LKEY, 0, 0));
 	uint32_t swp = lower_field_off(PRISM_OP_ATOMIC_MASKED_CS, PRISM_FIELD_ATOMIC_SWAP, 32);
 	const struct lval *ops[2] = {v, m};
 	for (int i = 0; i < 2; i++) {
