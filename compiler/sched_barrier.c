@@ -44,6 +44,10 @@ struct walk {
 	int last_en;         /* SEND_EN whose range ends at the next barrier, -1 */
 	int first_en_target; /* node the entry enable must reach, -1 = end */
 	int last_data;       /* id of the latest data node appended to out, -1 */
+	/* the pending barrier waits only for READs/atomics of the lane itself:
+	 * in a loop's queues a fenced SEND_EN replaces the WAIT (nic model rule
+	 * 3.2: a fenced WQE starts after the earlier READs/atomics completed) */
+	bool fence_only;
 };
 
 static bool is_atomic_or_read(uint8_t op)
@@ -70,7 +74,34 @@ static bool need(struct walk *w, int from, bool patch)
 		return patch; /* waited for, but not before an enable yet */
 	if (w->waits[a->queue] < 0 || w->p->nodes[w->waits[a->queue]].seq < a->seq)
 		w->waits[a->queue] = from;
+	if (a->queue == w->lane && !is_atomic_or_read(a->op))
+		w->fence_only = false; /* other queues: fence_instead looks at waits */
 	return true;
+}
+
+/* In a loop's queues (the halting queue and its continuation), may the
+ * enable that follows the pending waits carry a fence instead?  Only when
+ * every node waited for is a READ/atomic of the lane: the fence then starts
+ * the SEND_EN after all of them completed.  Returns the fence mode to put on
+ * that enable and drops the pending wait (marking the lane done). */
+static uint8_t fence_instead(struct walk *w)
+{
+	struct ir_prog *p = w->p;
+	const struct ir_queue *lq = &p->queues[w->lane];
+	bool ok = w->fence_only && (lq->halts || lq->no_entry);
+	for (unsigned q = 0; ok && q < p->n_queues; q++)
+		if (w->waits[q] >= 0 && (int)q != w->lane)
+			ok = false;
+	w->fence_only = true;
+	if (!ok)
+		return PRISM_FENCE_NONE;
+	int a = w->waits[w->lane];
+	if (a >= 0) {
+		if (p->nodes[a].seq > w->done[w->lane])
+			w->done[w->lane] = p->nodes[a].seq;
+		w->waits[w->lane] = -1;
+	}
+	return PRISM_FENCE_SMALL_AND_FENCE;
 }
 
 /* Emit the pending WAITs (one per CQ) into the lane being rebuilt. */
@@ -78,6 +109,7 @@ static int flush_waits(struct walk *w)
 {
 	struct ir_prog *p = w->p;
 	int emitted = 0;
+	w->fence_only = true;
 	for (unsigned q = 0; q < p->n_queues; q++) {
 		int a = w->waits[q];
 		if (a < 0)
@@ -167,11 +199,13 @@ static int conn_barrier(struct walk *w, unsigned *ci, int anchor)
 	/* the conn queue's own earlier nodes need no wait: enables are prefix-based
 	 * and conn executes in order */
 	w->waits[p->q_conn] = -1;
+	uint8_t fm = fence_instead(w);
 	if (flush_waits(w) < 0)
 		return -1;
 	int en = append_enable(w, p->q_conn, IR_ROLE_BARRIER_EN);
 	if (en < 0)
 		return -1;
+	p->nodes[en].fence = fm;
 	p->nodes[en].we_index = ir_v(IR_V_ENABLE_THROUGH, last, 0);
 	p->barriers++;
 	return 0;
@@ -224,7 +258,8 @@ static int schedule_lane(struct ir_prog *p, int lane, int *done, int *waits, int
 	                 .out = out,
 	                 .last_en = -1,
 	                 .first_en_target = -1,
-	                 .last_data = -1};
+	                 .last_data = -1,
+	                 .fence_only = true};
 	for (unsigned i = 0; i < p->n_queues; i++) {
 		done[i] = -1;
 		waits[i] = -1;
@@ -252,6 +287,7 @@ static int schedule_lane(struct ir_prog *p, int lane, int *done, int *waits, int
 		bool need_en = false;
 		collect(&w, id, &need_en);
 		if (need_en) {
+			uint8_t fm = fence_instead(&w);
 			if (flush_waits(&w) < 0) {
 				rc = -1;
 				break;
@@ -261,6 +297,7 @@ static int schedule_lane(struct ir_prog *p, int lane, int *done, int *waits, int
 				rc = -1;
 				break;
 			}
+			p->nodes[en].fence = fm;
 			/* the previous enable's range ends with this barrier */
 			if (w.last_en >= 0)
 				p->nodes[w.last_en].we_index = ir_v(IR_V_ENABLE_THROUGH, en, 0);

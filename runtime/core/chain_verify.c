@@ -279,15 +279,26 @@ static bool skipped_by_exit(const struct vctx *v, const struct enable *en, uint3
 
 /*
  * Does enable `en` execute only after writer (wq, ww) completed?  Either a
- * WAIT before it in its own queue covers the writer, or the writer never
+ * WAIT before it in its own queue covers the writer, or it is fenced behind a
+ * READ/atomic writer of its own queue, or the writer never
  * runs when `en` is a taken loop exit, or every enable that let `en`'s own
  * queue reach it does (a chain of barriers: ctl's entry WAIT on the RECV
  * orders every later step).
  */
+static bool fenced(const struct prism_wqe *w);
+static bool read_or_atomic(uint8_t op);
+static struct prism_wqe armed_view(const struct vctx *v, uint32_t q, uint32_t i);
+
 static bool ordered_after(const struct vctx *v, const struct enable *en, uint32_t wq, uint32_t ww,
                           bool recv, unsigned depth)
 {
 	if (waited(v, en->q, en->pos, wq, ww, recv))
+		return true;
+	/* a fenced enable behind a READ/atomic of its own queue starts after
+	 * that writer completed (nic model rule 3.2); a NOP template armed into
+	 * an atomic writes nothing unless armed, so its armed form counts */
+	if (!recv && wq == en->q && ww < en->pos && fenced(&v->d[en->q][en->pos].w) &&
+	    read_or_atomic(armed_view(v, wq, ww).ctrl.opcode))
 		return true;
 	if (!recv && skipped_by_exit(v, en, wq, ww))
 		return true;

@@ -197,9 +197,9 @@ static const char *src_walk =
     "  if (p.key == key) { return p.value; }\n}\n";
 
 /* An unrolled pointer walk with an exit per iteration: READ the node, test
- * the exit with a 16-byte masked CAS on the iteration's SEND_EN, barrier,
- * then that SEND_EN either enables the next iteration or (retargeted) the
- * code after the loop, in its own queue. */
+ * the exit with a 16-byte masked CAS on the iteration's SEND_EN, barrier
+ * (a SEND_EN fenced behind the READ and the CAS: no WAIT), then that SEND_EN either enables the
+ * next iteration or (retargeted) the code after the loop, in its own queue. */
 static void test_loop_walk_sequence(void **state)
 {
 	(void)state;
@@ -208,11 +208,10 @@ static void test_loop_walk_sequence(void **state)
 	/* p after the loop lands in the response by a READ that only a lane
 	 * that did not exit runs (after each exit's enable, and before the
 	 * fall-through's, behind a barrier) */
-	assert_string_equal(be_ops(o, "w0"),
-	                    "READ MCAS WAIT EN EN READ READ MCAS WAIT EN EN READ WAIT EN");
+	assert_string_equal(be_ops(o, "w0"), "READ MCAS EN EN READ READ MCAS EN EN READ WAIT EN");
 	/* p lands in the READ of p.key after the loop (a WQE that lane runs: no
 	 * copy, no barrier before it); the response copies it from there */
-	assert_string_equal(be_ops(o, "w0c0"), "READ READ CAS WAIT EN");
+	assert_string_equal(be_ops(o, "w0c0"), "READ READ CAS EN");
 	assert_string_equal(be_ops(o, "conn"), "NOP WRITE_IMM");
 	/* the exit test compares 3 key bytes and swaps the enable's index and
 	 * QPN words (bytes 24-31 of the SEND_EN it targets) */
@@ -230,11 +229,11 @@ static void test_loop_walk_sequence(void **state)
 	const struct chainobj_exit *x0 = &o->exits[0];
 	assert_int_equal(x0->queue, (uint32_t)w0);
 	assert_int_equal(x0->wqe, 1);    /* the exit test */
-	assert_int_equal(x0->enable, 4); /* the SEND_EN it retargets: the exit's signal */
+	assert_int_equal(x0->enable, 3); /* the SEND_EN it retargets: the exit's signal */
 	assert_true(x0->sq_advance[w0] < o->queues[w0].sq_per_invocation);
-	assert_int_equal(x0->sq_advance[w0], o->queues[w0].sq[4].slot + 1);
-	assert_int_equal(o->exits[1].wqe, 7);
-	assert_int_equal(o->exits[1].enable, 10);
+	assert_int_equal(x0->sq_advance[w0], o->queues[w0].sq[3].slot + 1);
+	assert_int_equal(o->exits[1].wqe, 6);
+	assert_int_equal(o->exits[1].enable, 8);
 	/* `return p.value` WRITEs the node from p: the value sits at 16 */
 	assert_int_equal(o->n_entries, 1);
 	assert_int_equal(o->entries[0].n_results, 1);
@@ -266,28 +265,28 @@ static void test_loop_break_sequence(void **state)
 	(void)state;
 	struct chainobj *o = compile_ok(src_walk_break, IR_PROFILE_RELAXED);
 	/* (the last iteration's `p = p.next` has no use: no copies) */
-	assert_string_equal(be_ops(o, "w0"), "READ READ READ MCAS WAIT EN EN CAS MCAS WAIT EN EN "
-	                                     "READ MCAS WAIT EN EN CAS MCAS WAIT EN EN EN");
+	assert_string_equal(be_ops(o, "w0"), "READ READ READ MCAS EN EN CAS MCAS EN EN "
+	                                     "READ MCAS EN EN CAS MCAS EN EN EN");
 	assert_string_equal(be_ops(o, "conn"), "NOP NOP WRITE_IMM");
 	int w0 = be_queue(o, "w0");
-	/* the guard (w0 #7) returns into the break's SEND_EN (#11) bytes
-	 * 16-23; the break test (#8) compares bytes 4-6 of that word */
+	/* the guard (w0 #6) returns into the break's SEND_EN (#9) bytes
+	 * 16-23; the break test (#7) compares bytes 4-6 of that word */
 	const struct chainobj_patch *ret = NULL;
 	for (uint32_t i = 0; i < o->n_patches; i++) {
 		const struct chainobj_patch *pt = &o->patches[i];
-		if (pt->writer_queue == (uint32_t)w0 && pt->writer_wqe == 7 &&
+		if (pt->writer_queue == (uint32_t)w0 && pt->writer_wqe == 6 &&
 		    pt->target.queue == (uint32_t)w0)
 			ret = pt;
 	}
 	assert_non_null(ret);
-	assert_int_equal(ret->target.wqe, 11);
+	assert_int_equal(ret->target.wqe, 9);
 	assert_int_equal(ret->target.offset, 16);
 	assert_int_equal(ret->target.width, 8);
-	struct prism_wqe brk = decode(o, "w0", 8);
+	struct prism_wqe brk = decode(o, "w0", 7);
 	assert_int_equal(brk.atomic.size, 16);
 	static const uint8_t cmask[16] = {0, 0, 0, 0, 0xff, 0xff, 0xff};
 	assert_memory_equal(brk.atomic.compare_mask_bytes, cmask, 16);
-	/* the copies read the loop test's SEND_EN (#6) bytes 16-23 */
+	/* the copies read the loop test's SEND_EN (#5) bytes 16-23 */
 	for (unsigned i = 1; i <= 2; i++) {
 		struct prism_wqe cp = decode(o, "w0", i);
 		assert_int_equal(cp.ctrl.opcode, PRISM_OP_RDMA_READ);

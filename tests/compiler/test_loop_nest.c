@@ -71,26 +71,26 @@ static void test_two_lanes_golden(void **state)
 	(void)state;
 	struct chainobj *o = be_compile(src_two, NULL, IR_PROFILE_RELAXED, NULL);
 	assert_non_null(o);
-	/* each lane: the walk's iterations (READ, exit test, barrier, exit
-	 * enable), the phi's landing READs; its continuation queue tests the
+	/* each lane: the walk's iterations (READ, exit test, fenced barrier
+	 * enable, exit enable), the phi's landing READs; its continuation queue tests the
 	 * key once more and adds; the join waits for both continuations */
 	/* lane 0 is the main chain: the staging READ of client arguments (they
 	 * need more than 16 RECV entries), then per iteration the node READ,
-	 * the exit test, its barrier and the exit enable; the phi's landing
+	 * the exit test, its barrier (a fenced SEND_EN: no WAIT) and the exit
+	 * enable; the phi's landing
 	 * READs; the fall-through's barrier and enable */
-	assert_string_equal(be_ops(o, "w0"),
-	                    "READ READ READ READ MCAS WAIT EN EN READ READ MCAS WAIT "
-	                    "EN EN READ READ MCAS WAIT EN EN READ WAIT EN");
+	assert_string_equal(be_ops(o, "w0"), "READ READ READ READ MCAS EN EN READ READ MCAS "
+	                                     "EN EN READ READ MCAS EN EN READ WAIT EN");
 	/* lane 0's continuation: the key test, the guarded add, the add after
 	 * the parallel, then the join (a WAIT per lane continuation's CQ) and
 	 * the response's enable */
-	assert_string_equal(be_ops(o, "w0c0"), "READ CAS WAIT EN NOP MFA WAIT EN FA WAIT WAIT EN");
-	assert_string_equal(be_ops(o, "w1"), "READ MCAS WAIT EN EN READ READ MCAS WAIT EN EN READ "
-	                                     "READ WAIT EN MCAS WAIT EN EN READ WAIT EN");
+	assert_string_equal(be_ops(o, "w0c0"), "READ CAS EN NOP MFA EN FA WAIT WAIT EN");
+	assert_string_equal(be_ops(o, "w1"), "READ MCAS EN EN READ READ MCAS EN EN READ "
+	                                     "READ WAIT EN MCAS EN EN READ WAIT EN");
 	/* lane 1's continuation: it waits for lane 0's staging READ (a WAIT
 	 * before the barrier enable: the loop exit that enabled the queue did
 	 * not) */
-	assert_string_equal(be_ops(o, "w1c1"), "WAIT MFA EN READ WAIT EN CAS WAIT EN NOP");
+	assert_string_equal(be_ops(o, "w1c1"), "WAIT MFA EN READ WAIT EN CAS EN NOP");
 	assert_string_equal(be_ops(o, "ctl"), "WAIT EN EN");
 	assert_string_equal(be_ops(o, "conn"), "WRITE_IMM");
 	/* each walk's exits are listed with their own queue */
@@ -402,15 +402,14 @@ static void test_arm_golden(void **state)
 	struct chainobj *o = be_compile(src_arm_eq, NULL, IR_PROFILE_RELAXED, NULL);
 	assert_non_null(o);
 	assert_string_equal(be_ops(o, "w0"),
-	                    "READ CAS WAIT EN NOP READ READ MCAS WAIT EN CAS WAIT EN MCAS WAIT EN "
-	                    "EN MFA WAIT EN FA READ MCAS WAIT EN EN MFA WAIT EN FA READ MCAS WAIT "
-	                    "EN EN MFA WAIT EN FA WAIT EN");
-	assert_string_equal(be_ops(o, "w0c0"), "MFA WAIT EN FA WAIT EN");
-	/* w0 #13: the skip CAS on the first exit's SEND_EN (#16): compare mask
-	 * 0, swap mask over the index and QPN words, like the exit test #7 */
+	                    "READ CAS EN NOP READ READ MCAS EN CAS EN MCAS EN EN MFA EN FA READ "
+	                    "MCAS EN EN MFA EN FA READ MCAS EN EN MFA EN FA WAIT EN");
+	assert_string_equal(be_ops(o, "w0c0"), "MFA EN FA EN");
+	/* w0 #10: the skip CAS on the first exit's SEND_EN (#12): compare mask
+	 * 0, swap mask over the index and QPN words, like the exit test #6 */
 	struct prism_wqe k;
 	int w0 = be_queue(o, "w0");
-	const struct chainobj_wqe *t = &o->queues[w0].sq[13];
+	const struct chainobj_wqe *t = &o->queues[w0].sq[10];
 	assert_true(prism_wqe_decode(t->bytes, t->len, &k, NULL) >= 0);
 	assert_int_equal(k.ctrl.opcode, PRISM_OP_ATOMIC_MASKED_CS);
 	assert_int_equal(k.atomic.size, 16);
@@ -422,10 +421,10 @@ static void test_arm_golden(void **state)
 	bool skip_patch = false;
 	for (uint32_t i = 0; i < o->n_patches; i++)
 		skip_patch |= o->patches[i].writer_queue == (uint32_t)w0 &&
-		              o->patches[i].writer_wqe == 13 && o->patches[i].target.wqe == 16 &&
+		              o->patches[i].writer_wqe == 10 && o->patches[i].target.wqe == 12 &&
 		              o->patches[i].target.offset == 16;
 	assert_true(skip_patch);
-	assert_int_equal(o->exits[0].enable, 16);
+	assert_int_equal(o->exits[0].enable, 12);
 	chainobj_free(o);
 }
 
