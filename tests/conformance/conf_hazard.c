@@ -124,6 +124,26 @@ static void test_doorbell_order_no_hazard(void **state)
 	assert_memory_equal(e->dst + 256, e->src, 8);
 }
 
+/* rule fence-orders-enable: READ, then a SEND_EN with the fence bit and no
+ * WAIT (the compiler's fenced barrier): the fence holds the SEND_EN until the
+ * READ landed, so the patched WRITE is fetched and runs with the new bytes */
+static void test_fence_orders_enable(void **state)
+{
+	struct env *e = *state;
+	struct prism_wqe w;
+	uint8_t *opbyte = post_patchable(e);
+
+	post_patch_read(e, opbyte);
+	hx_enable(&w, PRISM_OP_SEND_ENABLE, e->b.qpn, 1, false);
+	w.ctrl.fm_ce_se = prism_fm_ce_se(PRISM_FENCE_SMALL_AND_FENCE, PRISM_CE_NONE, false);
+	hx_post(&e->a, &w);
+	hx_ring(&e->a);
+	assert_int_equal(sim_dev_run(e->dev, 0), 0);
+	assert_false(sim_dev_last_hazard(e->dev, NULL));
+	assert_int_equal(hx_expect(&e->cq_b).opcode, PRISM_CQE_REQ);
+	assert_memory_equal(e->dst + 256, e->src, 8);
+}
+
 /* rule unmanaged-prefetch-on-doorbell: an unmanaged queue fetches every
  * posted WQE when its doorbell rings; a host write afterwards is a hazard
  * attributed to the host */
@@ -282,6 +302,7 @@ int main(void)
 	                                    env_teardown),
 	    cmocka_unit_test_setup_teardown(test_doorbell_order_no_hazard, setup_fail,
 	                                    env_teardown),
+	    cmocka_unit_test_setup_teardown(test_fence_orders_enable, setup_fail, env_teardown),
 	    cmocka_unit_test_setup_teardown(test_unmanaged_prefetch_on_doorbell, setup_fail,
 	                                    env_teardown),
 	    cmocka_unit_test_setup_teardown(test_managed_no_prefetch_before_enable, setup_fail,

@@ -360,16 +360,16 @@ static void hw_managed_no_prefetch_before_enable(void **state)
 }
 
 /*
- * rule doorbell-order-no-hazard: READ, WAIT on its completion, then SEND_EN
- * (doorbell order, RedN Fig. 2b): the WQE that the READ patched runs with the
- * new bytes.  A WRITE on the managed queue is rung with its opcode byte set
- * to NOP; the master READs the WRITE opcode into that byte (the send queue
- * is registered, as RedN registers its queues), waits for the READ's CQE,
- * then enables the queue.
+ * A WRITE on a managed queue is rung with its opcode byte set to NOP; the
+ * master READs the WRITE opcode into that byte (the send queue is
+ * registered, as RedN registers its queues), then enables the queue, either
+ * behind a WAIT for the READ's CQE (`fenced` false) or with the fence bit on
+ * the SEND_EN and no WAIT (`fenced` true).  Either way the WQE that the READ
+ * patched must run with the new bytes.
  */
-static void hw_doorbell_order_no_hazard(void **state)
+static void patched_write_runs(void **state, const char *rule, bool fenced)
 {
-	struct hw_env *e = cc_start(state, "doorbell-order-no-hazard");
+	struct hw_env *e = cc_start(state, rule);
 	struct hw_xqp *m = hw_xqp_new(e, HW_XQP_MASTER);
 	struct hw_xqp *s = hw_xqp_new(e, HW_XQP_MASTER | HW_XQP_MANAGED_SEND);
 	struct ibv_mr *sq_mr = hw_register_sq(&s->q);
@@ -385,19 +385,37 @@ static void hw_doorbell_order_no_hazard(void **state)
 	slot[off] = PRISM_OP_NOP;
 	hw_ring(&s->q);
 	e->src[2048] = PRISM_OP_RDMA_WRITE;
-	/* READ the opcode byte into s's WQE, WAIT for it, SEND_EN s */
 	hw_rw(&w, PRISM_OP_RDMA_READ, (uintptr_t)e->src + 2048, e->src_mr->rkey,
 	      (uintptr_t)slot + off, sq_mr->lkey, 1, true);
 	hw_post(&m->q, &w);
-	wait_wqe(&w, m->q.scq.dv.cqn, 1, false);
-	hw_post(&m->q, &w);
+	if (!fenced) {
+		wait_wqe(&w, m->q.scq.dv.cqn, 1, false);
+		hw_post(&m->q, &w);
+	}
 	enable_wqe(&w, PRISM_OP_SEND_ENABLE, s->q.qpn, 1, false);
+	if (fenced)
+		w.ctrl.fm_ce_se = prism_fm_ce_se(PRISM_FENCE_SMALL_AND_FENCE, PRISM_CE_NONE, false);
 	hw_post(&m->q, &w);
 	hw_ring(&m->q);
 	assert_int_equal(hw_expect(&m->q.scq).opcode, PRISM_CQE_REQ); /* the READ */
 	assert_int_equal(hw_expect(&s->q.scq).opcode, PRISM_CQE_REQ);
 	assert_int_equal(slot[off], PRISM_OP_RDMA_WRITE);
 	assert_memory_equal(e->dst + 256, e->src, 8);
+}
+
+/* rule doorbell-order-no-hazard: READ, WAIT on its completion, then SEND_EN
+ * (doorbell order, RedN Fig. 2b) */
+static void hw_doorbell_order_no_hazard(void **state)
+{
+	patched_write_runs(state, "doorbell-order-no-hazard", false);
+}
+
+/* rule fence-orders-enable: READ, then a fenced SEND_EN with no WAIT (the
+ * barrier prismc emits when every writer is a READ/atomic of the enabling
+ * queue) */
+static void hw_fence_orders_enable(void **state)
+{
+	patched_write_runs(state, "fence-orders-enable", true);
 }
 
 int main(void)
@@ -416,6 +434,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(hw_managed_no_prefetch_before_enable, hw_setup,
 	                                    hw_teardown),
 	    cmocka_unit_test_setup_teardown(hw_doorbell_order_no_hazard, hw_setup, hw_teardown),
+	    cmocka_unit_test_setup_teardown(hw_fence_orders_enable, hw_setup, hw_teardown),
 	};
 
 	return cmocka_run_group_tests_name("test_hw_cross_channel", tests, NULL, NULL);
