@@ -1,14 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * compiler/cmd_check.c - `prismc check`: parse and check, report
+ * compiler/cmd_check.c - `prismc check`: parse, check and verify, report
  * diagnostics, produce nothing.
  *
- *     prismc check [--json] [--max-errors N] [-Werror] FILE...
+ *     prismc check [--json] [--max-errors N] [-Werror] [--profile P]
+ *                  [--front-end-only] FILE...
  *
  * Owns: the command line and output of `check` (text diagnostics on
- * stderr, or one JSON document on stdout with --json).
+ * stderr, or one JSON document on stdout with --json).  After a clean front
+ * end it runs the whole back end (compile.c) on every offload, so `check`
+ * rejects exactly what `compile` would, verifier included.
  *
- * Must not: lower or emit objects (that is `compile`).
+ * Must not: write objects (that is `compile`).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -18,15 +21,18 @@
 #include <string.h>
 
 #include "compiler/cmd.h"
+#include "compiler/compile.h"
 #include "compiler/frontend.h"
 
 static void check_help(FILE *out)
 {
 	fprintf(out,
-	        "usage: prismc check [--json] [--max-errors N] [-Werror] FILE...\n\n"
+	        "usage: prismc check [--json] [--max-errors N] [-Werror] [--profile P]\n"
+	        "                    [--front-end-only] FILE...\n\n"
 	        "Parse and check .prism files (syntax, names, types, widths and byte order,\n"
-	        "region access, taint, loop bounds) without compiling them. FILE '-' reads\n"
-	        "standard input.\n\n"
+	        "region access, taint, loop bounds), then lower every offload and run the\n"
+	        "verifier on it, as `compile` does, without writing an object. FILE '-'\n"
+	        "reads standard input.\n\n"
 	        "options:\n"
 	        "  --json          print one JSON document on stdout:\n"
 	        "                  {\"ok\":bool,\"errors\":N,\"warnings\":N,\"diagnostics\":[\n"
@@ -35,6 +41,9 @@ static void check_help(FILE *out)
 	        "                  (line/column/length absent when a message has no location)\n"
 	        "  --max-errors N  stop reporting after N errors per file (default 100)\n"
 	        "  -Werror         treat warnings as errors\n"
+	        "  --profile P     target profile for the back end: relaxed (default) or\n"
+	        "                  strict\n"
+	        "  --front-end-only  stop after the checker (no lowering, no verifier)\n"
 	        "  -h, --help      this help\n\n"
 	        "exit status: 0 no errors, 1 errors, 2 usage error, 3 unreadable file,\n"
 	        "4 internal error (out of memory).\n");
@@ -42,6 +51,8 @@ static void check_help(FILE *out)
 
 struct check_opts {
 	bool json;
+	bool front_end_only;
+	enum ir_profile profile;
 	struct frontend_opts fe;
 };
 
@@ -51,6 +62,8 @@ static int parse_args(int argc, char **argv, struct check_opts *o)
 	    {"json", no_argument, NULL, 'j'},
 	    {"max-errors", required_argument, NULL, 'm'},
 	    {"Werror", no_argument, NULL, 'W'},
+	    {"profile", required_argument, NULL, 'p'},
+	    {"front-end-only", no_argument, NULL, 'f'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -65,6 +78,19 @@ static int parse_args(int argc, char **argv, struct check_opts *o)
 			break;
 		case 'W':
 			o->fe.werror = true;
+			break;
+		case 'f':
+			o->front_end_only = true;
+			break;
+		case 'p':
+			if (strcmp(optarg, "relaxed") == 0) {
+				o->profile = IR_PROFILE_RELAXED;
+			} else if (strcmp(optarg, "strict") == 0) {
+				o->profile = IR_PROFILE_STRICT;
+			} else {
+				fprintf(stderr, "prismc check: unknown profile '%s'\n", optarg);
+				return -1;
+			}
 			break;
 		case 'm': {
 			char *end;
@@ -102,6 +128,23 @@ static int status_exit(enum frontend_status st)
 	return codes[st];
 }
 
+/* The back end on every offload of a clean unit; the worst exit status. */
+static int check_back_end(struct frontend_unit *u, const struct check_opts *o)
+{
+	int rc = PRISMC_EXIT_OK;
+
+	for (const struct ast_offload *off = u->prog->offloads; off; off = off->next) {
+		struct compile_opts co = {.profile = o->profile, .entry = off->name};
+		struct chainobj *obj = NULL;
+		int r = compile_program(&u->diag, u->prog, &co, &obj);
+
+		chainobj_free(obj);
+		if (r > rc)
+			rc = r;
+	}
+	return rc;
+}
+
 static int check_run(int argc, char **argv)
 {
 	struct check_opts o = {0};
@@ -120,6 +163,9 @@ static int check_run(int argc, char **argv)
 		struct frontend_unit u;
 		enum frontend_status st = frontend_load(&u, argv[i], &o.fe);
 
+		int back = PRISMC_EXIT_OK;
+		if (st == FRONTEND_OK && !o.front_end_only)
+			back = check_back_end(&u, &o);
 		if (st == FRONTEND_IO || st == FRONTEND_NOMEM) {
 			const char *why =
 			    st == FRONTEND_IO ? strerror(u.io_error) : "out of memory";
@@ -135,6 +181,8 @@ static int check_run(int argc, char **argv)
 		/* the most severe status wins: internal > I/O > errors */
 		if (status_exit(st) > rc)
 			rc = status_exit(st);
+		if (back > rc)
+			rc = back;
 		frontend_fini(&u);
 	}
 	if (o.json)
@@ -148,7 +196,7 @@ static int check_run(int argc, char **argv)
 
 const struct prismc_cmd cmd_check = {
     .name = "check",
-    .summary = "parse and check .prism files; report diagnostics",
+    .summary = "parse, check and verify .prism files; report diagnostics",
     .run = check_run,
     .help = check_help,
 };
