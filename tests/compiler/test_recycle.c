@@ -331,103 +331,131 @@ static void expect_reject(struct chainobj *o, enum chain_verify_err err, const c
 		fail_msg("got %s: %s", chain_verify_err_name(rep.err), rep.msg);
 }
 
-static void test_verifier_lap_rules(void **state)
+/* Mutations of a verified lap, each of which must be rejected. */
+static void unfence_c(struct chainobj *o, uint32_t q)
 {
-	(void)state;
-	struct chain_verify_report rep;
-	struct chainobj *o = compile_ok(walk_src(BOUND, ""), IR_PROFILE_RELAXED);
-	uint32_t q = (uint32_t)be_queue(o, "w0r0");
-	assert_int_equal(chain_verify(o, 0, &rep), 0);
-
 	/* C not fenced: the next lap's walk READ / SEND_EN may be fetched
 	 * before the READ / FETCH_ADD that rewrite them completed */
 	edit_wqe(o, q, 7, no_fence);
-	expect_reject(o, CHAIN_VERIFY_E_LAP, "does not wait for (or fence behind) the writer");
-	chainobj_free(o);
+}
 
+static void unfence_in_lap_enable(struct chainobj *o, uint32_t q)
+{
 	/* the in-lap enable of C not fenced (and no WAIT before it): C may be
 	 * fetched before the walk READ and the tests rewrote it */
-	o = compile_ok(walk_src(BOUND, ""), IR_PROFILE_RELAXED);
 	edit_wqe(o, q, 5, no_fence);
-	expect_reject(o, CHAIN_VERIFY_E_LAP, "in the same lap, but no SEND_EN between them");
-	chainobj_free(o);
+}
 
+static void widen_bound_compare(struct chainobj *o, uint32_t q)
+{
 	/* the bound test compares more than C's index: no bound */
-	o = compile_ok(walk_src(BOUND, ""), IR_PROFILE_RELAXED);
 	edit_wqe(o, q, 4, compare_whole_index);
-	expect_reject(o, CHAIN_VERIFY_E_LAP, "without a bound test");
-	chainobj_free(o);
+}
 
+static void bound_past_max(struct chainobj *o, uint32_t q)
+{
 	/* the bound test's lap is beyond the declared maximum */
-	o = compile_ok(walk_src(BOUND, ""), IR_PROFILE_RELAXED);
 	reloc_at(o, q, 4, 56)->delta += 16;
-	expect_reject(o, CHAIN_VERIFY_E_LAP, "declares at most 301");
-	chainobj_free(o);
+}
 
+static void c_two_rings(struct chainobj *o, uint32_t q)
+{
 	/* C advances by two rings a lap: the bound test would skip its lap */
-	o = compile_ok(walk_src(BOUND, ""), IR_PROFILE_RELAXED);
 	edit_wqe(o, q, 2, add_two_rings);
-	expect_reject(o, CHAIN_VERIFY_E_LAP, "must advance by the ring");
-	chainobj_free(o);
+}
 
+static void counter_two_rings(struct chainobj *o, uint32_t q)
+{
 	/* the lap counter the runtime reads does not grow by a lap */
-	o = compile_ok(walk_src(BOUND, ""), IR_PROFILE_RELAXED);
 	edit_wqe(o, q, 6, add_two_rings);
-	expect_reject(o, CHAIN_VERIFY_E_LAP, "lap counter");
-	chainobj_free(o);
+}
 
-	/* overflow must be ignored on the lap's CQ; the queue must be managed */
-	o = compile_ok(walk_src(BOUND, ""), IR_PROFILE_RELAXED);
+static void cq_overrun_checked(struct chainobj *o, uint32_t q)
+{
+	/* overflow must be ignored on the lap's CQ */
 	o->cqs[o->queues[q].send_cq].ignore_overrun = false;
-	expect_reject(o, CHAIN_VERIFY_E_STRUCTURE, "ignores overrun");
-	chainobj_free(o);
-	o = compile_ok(walk_src(BOUND, ""), IR_PROFILE_RELAXED);
-	o->queues[q].managed_send = false;
-	expect_reject(o, CHAIN_VERIFY_E_STRUCTURE, "a lap queue is managed");
-	chainobj_free(o);
+}
 
-	/* the object's own consistency (chainobj_validate, run first) */
+static void lap_unmanaged(struct chainobj *o, uint32_t q)
+{
+	o->queues[q].managed_send = false;
+}
+
+/* The object's own consistency (chainobj_validate, run first). */
+static void counter_on_walk_read(struct chainobj *o, uint32_t q)
+{
+	o->queues[q].recycle.counter_wqe = 1; /* the walk READ */
+}
+
+static void too_many_laps(struct chainobj *o, uint32_t q)
+{
+	o->queues[q].recycle.max_laps = 5000;
+}
+
+static void exit_advances_lap(struct chainobj *o, uint32_t q)
+{
+	o->exits[0].sq_advance[q] = 16;
+}
+
+static void static_lap_advance(struct chainobj *o, uint32_t q)
+{
+	o->queues[q].sq_per_invocation = 16;
+}
+
+static void schema_one(struct chainobj *o, uint32_t q)
+{
+	(void)q;
+	o->schema = CHAINOBJ_SCHEMA_VERSION;
+}
+
+static void short_padding(struct chainobj *o, uint32_t q)
+{
+	/* a shorter padding NOP: the lap no longer fills the ring */
+	struct chainobj_queue *l = &o->queues[q];
+	struct chainobj_wqe *t = &l->sq[l->n_sq - 1];
+	struct prism_ctrl_seg cs;
+
+	prism_ctrl_seg_unpack(t->bytes, &cs);
+	cs.ds = 12;
+	prism_ctrl_seg_pack(&cs, t->bytes);
+	t->len = 12 * PRISM_WQE_DS_BYTES;
+}
+
+static void test_verifier_lap_rules(void **state)
+{
 	static const struct {
-		int what;
+		void (*mutate)(struct chainobj *o, uint32_t q);
+		enum chain_verify_err err;
 		const char *needle;
-	} bad[] = {
-	    {0, "is not a WAIT count or SEND_EN index"},
-	    {1, "overflow the 16-bit SEND_EN index"},
-	    {2, "advances by its laps, not by an exit"},
-	    {3, "advances by its laps only"},
-	    {4, "needs schema 2"},
-	    {5, "fill 13 of the 16 ring slots"},
+	} cases[] = {
+	    {unfence_c, CHAIN_VERIFY_E_LAP, "does not wait for (or fence behind) the writer"},
+	    {unfence_in_lap_enable, CHAIN_VERIFY_E_LAP,
+	     "in the same lap, but no SEND_EN between them"},
+	    {widen_bound_compare, CHAIN_VERIFY_E_LAP, "without a bound test"},
+	    {bound_past_max, CHAIN_VERIFY_E_LAP, "declares at most 301"},
+	    {c_two_rings, CHAIN_VERIFY_E_LAP, "must advance by the ring"},
+	    {counter_two_rings, CHAIN_VERIFY_E_LAP, "lap counter"},
+	    {cq_overrun_checked, CHAIN_VERIFY_E_STRUCTURE, "ignores overrun"},
+	    {lap_unmanaged, CHAIN_VERIFY_E_STRUCTURE, "a lap queue is managed"},
+	    {counter_on_walk_read, CHAIN_VERIFY_E_STRUCTURE,
+	     "is not a WAIT count or SEND_EN index"},
+	    {too_many_laps, CHAIN_VERIFY_E_STRUCTURE, "overflow the 16-bit SEND_EN index"},
+	    {exit_advances_lap, CHAIN_VERIFY_E_STRUCTURE, "advances by its laps, not by an exit"},
+	    {static_lap_advance, CHAIN_VERIFY_E_STRUCTURE, "advances by its laps only"},
+	    {schema_one, CHAIN_VERIFY_E_STRUCTURE, "needs schema 2"},
+	    {short_padding, CHAIN_VERIFY_E_STRUCTURE, "fill 13 of the 16 ring slots"},
 	};
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	struct chain_verify_report rep;
+	struct chainobj *o = compile_ok(walk_src(BOUND, ""), IR_PROFILE_RELAXED);
+	uint32_t q = (uint32_t)be_queue(o, "w0r0");
+
+	(void)state;
+	assert_int_equal(chain_verify(o, 0, &rep), 0);
+	chainobj_free(o);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		o = compile_ok(walk_src(BOUND, ""), IR_PROFILE_RELAXED);
-		struct chainobj_queue *l = &o->queues[q];
-		switch (bad[i].what) {
-		case 0:
-			l->recycle.counter_wqe = 1; /* the walk READ */
-			break;
-		case 1:
-			l->recycle.max_laps = 5000;
-			break;
-		case 2:
-			o->exits[0].sq_advance[q] = 16;
-			break;
-		case 3:
-			l->sq_per_invocation = 16;
-			break;
-		case 4:
-			o->schema = CHAINOBJ_SCHEMA_VERSION;
-			break;
-		case 5: { /* a shorter padding NOP: the lap no longer fills the ring */
-			struct chainobj_wqe *t = &l->sq[l->n_sq - 1];
-			struct prism_ctrl_seg cs;
-			prism_ctrl_seg_unpack(t->bytes, &cs);
-			cs.ds = 12;
-			prism_ctrl_seg_pack(&cs, t->bytes);
-			t->len = 12 * PRISM_WQE_DS_BYTES;
-			break;
-		}
-		}
-		expect_reject(o, CHAIN_VERIFY_E_STRUCTURE, bad[i].needle);
+		cases[i].mutate(o, q);
+		expect_reject(o, cases[i].err, cases[i].needle);
 		chainobj_free(o);
 	}
 }
