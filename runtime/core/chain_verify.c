@@ -285,20 +285,14 @@ static bool skipped_by_exit(const struct vctx *v, const struct enable *en, uint3
  * queue reach it does (a chain of barriers: ctl's entry WAIT on the RECV
  * orders every later step).
  */
-static bool fenced(const struct prism_wqe *w);
-static bool read_or_atomic(uint8_t op);
-static struct prism_wqe armed_view(const struct vctx *v, uint32_t q, uint32_t i);
+static bool fenced_after(const struct vctx *v, uint32_t q, uint32_t en, uint32_t w);
 
 static bool ordered_after(const struct vctx *v, const struct enable *en, uint32_t wq, uint32_t ww,
                           bool recv, unsigned depth)
 {
 	if (waited(v, en->q, en->pos, wq, ww, recv))
 		return true;
-	/* a fenced enable behind a READ/atomic of its own queue starts after
-	 * that writer completed (nic model rule 3.2); a NOP template armed into
-	 * an atomic writes nothing unless armed, so its armed form counts */
-	if (!recv && wq == en->q && ww < en->pos && fenced(&v->d[en->q][en->pos].w) &&
-	    read_or_atomic(armed_view(v, wq, ww).ctrl.opcode))
+	if (!recv && wq == en->q && fenced_after(v, wq, en->pos, ww))
 		return true;
 	if (!recv && skipped_by_exit(v, en, wq, ww))
 		return true;
@@ -432,8 +426,20 @@ static bool fenced(const struct prism_wqe *w)
 
 static bool read_or_atomic(uint8_t op)
 {
-	return op == PRISM_OP_RDMA_READ || op == PRISM_OP_ATOMIC_CS || op == PRISM_OP_ATOMIC_FA ||
-	       op == PRISM_OP_ATOMIC_MASKED_CS || op == PRISM_OP_ATOMIC_MASKED_FA;
+	const struct prism_opcode_info *info = prism_opcode_info(op);
+
+	return op == PRISM_OP_RDMA_READ || (info && info->cls == PRISM_CLASS_ATOMIC);
+}
+
+/*
+ * Does enable @en of queue @q start only after WQE @w of the same queue
+ * completed because of its fence?  A fenced WQE starts after the earlier
+ * READs/atomics of its queue (nic model rules 3.2 and 3.15a).  A NOP template
+ * armed into an atomic writes nothing unless armed, so its armed form counts.
+ */
+static bool fenced_after(const struct vctx *v, uint32_t q, uint32_t en, uint32_t w)
+{
+	return w < en && fenced(&v->d[q][en].w) && read_or_atomic(armed_view(v, q, w).ctrl.opcode);
 }
 
 /* The lap-closing enable of recycled queue q (exactly one), or -1. */
@@ -455,8 +461,7 @@ static int lap_close(const struct vctx *v, uint32_t q)
  * covers @w. */
 static bool after_writer(const struct vctx *v, uint32_t L, uint32_t en, uint32_t w)
 {
-	return (fenced(&v->d[L][en].w) && read_or_atomic(v->d[L][w].w.ctrl.opcode)) ||
-	       waited(v, L, en, L, w, false);
+	return fenced_after(v, L, en, w) || waited(v, L, en, L, w, false);
 }
 
 /*
