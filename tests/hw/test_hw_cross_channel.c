@@ -180,6 +180,53 @@ static void hw_wait_index_24_bit(void **state)
 	assert_int_equal(hw_expect(&m->q.scq).opcode, PRISM_CQE_REQ);
 }
 
+/*
+ * rule wait-on-data: WAIT opmod 1 holds its queue until the masked 8-byte
+ * word meets the condition.  Needs the wait_on_data capability (ConnectX-6
+ * Dx and later).  The sim compares the word big-endian; this test writes the
+ * awaited value in that order and first checks that a byte outside the mask
+ * does not release the queue, so a NIC that reads the word in another order
+ * fails here (and says so) instead of passing by luck.
+ */
+static void hw_wait_on_data(void **state)
+{
+	struct hw_env *e = cc_start(state, "wait-on-data");
+	struct hw_mlx5_caps caps;
+	struct hw_xqp *m;
+	struct prism_wqe w;
+	struct prism_cqe c;
+	volatile uint8_t *word = e->dst + 64;
+
+	if (hw_mlx5_query_caps(e, &caps) || !caps.wait_on_data)
+		HW_SKIP("wait-on-data: %s reports no wait_on_data capability", e->name);
+	m = hw_xqp_new(e, HW_XQP_MASTER);
+	cc_link(e, m, m);
+	memset(e->dst, 0, 128);
+	memset(&w, 0, sizeof(w));
+	w.ctrl.opcode = PRISM_OP_CQE_WAIT;
+	w.ctrl.opmod = PRISM_WAIT_ON_DATA;
+	w.has_wod = true;
+	w.wod.cond = PRISM_WOD_EQUAL;
+	w.wod.lkey = e->dst_mr->lkey;
+	w.wod.addr = (uintptr_t)word;
+	w.wod.value = 0x0000000000000700ull;
+	w.wod.mask = 0x000000000000ff00ull;
+	hw_post(&m->q, &w);
+	hw_nop(&w, true);
+	hw_post(&m->q, &w);
+	hw_ring(&m->q);
+	assert_int_equal(hw_poll(&m->q.scq, &c, QUIET_MS), 0); /* 0 != 7: holds */
+	word[7] = 0x07;                                        /* outside the mask */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	assert_int_equal(hw_poll(&m->q.scq, &c, QUIET_MS), 0);
+	word[6] = 0x07; /* the awaited value, big-endian */
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	c = hw_expect(&m->q.scq);
+	print_message("hw: %s: wait-on-data released as %s %s\n", e->name,
+	              prism_cqe_opcode_name(c.opcode), hw_synd_name(c.syndrome));
+	assert_int_equal(c.opcode, PRISM_CQE_REQ);
+}
+
 /* rule send-en-absolute-index: SEND_EN's index is an absolute 16-bit
  * producer count: WQEs below it run, the rest wait */
 static void hw_send_en_absolute_index(void **state)
@@ -425,6 +472,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(hw_managed_ignores_doorbell, hw_setup, hw_teardown),
 	    cmocka_unit_test_setup_teardown(hw_wait_blocks_until_cq_count, hw_setup, hw_teardown),
 	    cmocka_unit_test_setup_teardown(hw_wait_index_24_bit, hw_setup, hw_teardown),
+	    cmocka_unit_test_setup_teardown(hw_wait_on_data, hw_setup, hw_teardown),
 	    cmocka_unit_test_setup_teardown(hw_send_en_absolute_index, hw_setup, hw_teardown),
 	    cmocka_unit_test_setup_teardown(hw_managed_bounded_by_posted, hw_setup, hw_teardown),
 	    cmocka_unit_test_setup_teardown(hw_recycle_wraps_queue, hw_setup, hw_teardown),
