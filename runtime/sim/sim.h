@@ -30,6 +30,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <time.h>
 
 #include <prism/wqe.h>
 
@@ -333,6 +334,10 @@ int sim_dev_run(struct sim_dev *dev, uint64_t max_steps);
 /* Threaded mode: a NIC thread runs the scheduler in the background. */
 int sim_dev_start(struct sim_dev *dev);
 int sim_dev_stop(struct sim_dev *dev);
+/* Threaded mode: the CPU-time clock of the NIC thread (for clock_gettime),
+ * so that a caller can charge the engine's work to the core that did it.
+ * -EINVAL when @dev has no NIC thread running. */
+int sim_dev_thread_cpu_clock(struct sim_dev *dev, clockid_t *clock);
 
 /* ---- the wire ---------------------------------------------------------- */
 

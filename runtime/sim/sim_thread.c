@@ -114,3 +114,16 @@ int sim_dev_stop(struct sim_dev *dev)
 {
 	return dev ? sim_thread_stop(dev) : -EINVAL;
 }
+
+int sim_dev_thread_cpu_clock(struct sim_dev *dev, clockid_t *clock)
+{
+	int rc = -EINVAL;
+
+	if (!dev || !clock)
+		return -EINVAL;
+	pthread_mutex_lock(&dev->lock);
+	if (dev->threaded)
+		rc = -pthread_getcpuclockid(dev->thread, clock);
+	pthread_mutex_unlock(&dev->lock);
+	return rc;
+}
