@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "tests/conformance/conf_env.h"
 
@@ -425,9 +426,13 @@ static void test_threaded_mode(void **state)
 	struct prism_wqe w;
 	struct prism_cqe c;
 	long spins = 0;
+	clockid_t nic;
+	struct timespec ts;
 
+	assert_int_equal(sim_dev_thread_cpu_clock(e->dev, &nic), -EINVAL); /* no thread yet */
 	assert_int_equal(sim_dev_start(e->dev), 0);
 	assert_int_equal(sim_dev_run(e->dev, 0), SIM_E_BUSY);
+	assert_int_equal(sim_dev_thread_cpu_clock(e->dev, &nic), 0);
 	for (int i = 0; i < 100; i++) {
 		hx_rw(&w, PRISM_OP_RDMA_WRITE, (uintptr_t)e->dst + 8 * (i % 64), e->dst_key,
 		      (uintptr_t)e->src + 8 * (i % 64), e->src_key, 8, true);
@@ -439,7 +444,11 @@ static void test_threaded_mode(void **state)
 		assert_int_equal(c.opcode, PRISM_CQE_REQ);
 		assert_int_equal(c.wqe_counter, i);
 	}
+	/* the NIC thread's own CPU clock has charged it for that work */
+	assert_int_equal(clock_gettime(nic, &ts), 0);
+	assert_true(ts.tv_sec > 0 || ts.tv_nsec > 0);
 	assert_int_equal(sim_dev_stop(e->dev), 0);
+	assert_int_equal(sim_dev_thread_cpu_clock(e->dev, &nic), -EINVAL);
 	assert_memory_equal(e->dst, e->src, 512);
 }
 
