@@ -345,6 +345,15 @@ void sim_qp_destroy_all(struct sim_dev *dev);
 /* sim_fetch.c */
 /* Fetches every WQE now allowed (up to the prefetch window). */
 void sim_sq_fetch(struct sim_qp *qp, sim_time_t t, enum sim_order first_order);
+/* Do the @len (<= @cap) bytes at @a and @b match?  Whole blocks of @cap
+ * bytes are compared first with a fixed-size (inlined) compare: equal
+ * there is equal over @len; otherwise the exact @len bytes decide. */
+static inline bool sim_bytes_match(const uint8_t *a, const uint8_t *b, uint32_t len, uint32_t cap)
+{
+	if (cap == PRISM_WQE_BB && memcmp(a, b, PRISM_WQE_BB) == 0)
+		return true;
+	return memcmp(a, b, len) == 0;
+}
 /* Compares a fetched WQE with memory; reports a hazard.  Returns true when
  * the fail policy says the WQE must not execute.  (The common case, a WQE
  * that does not wrap and that nobody changed, is decided inline.) */
@@ -357,7 +366,8 @@ static inline bool sim_sq_hazard_check(struct sim_qp *qp, struct sim_fetched *f,
 	if (qp->dev->o.hazard == SIM_HAZARD_OFF)
 		return false;
 	if (!f->hazard && first + f->nbb <= sq->nbb &&
-	    memcmp(sq->buf + (size_t)first * PRISM_WQE_BB, f->bytes, f->len) == 0)
+	    sim_bytes_match(sq->buf + (size_t)first * PRISM_WQE_BB, f->bytes, f->len,
+	                    f->nbb * PRISM_WQE_BB))
 		return false;
 	return sim_sq_hazard_check_slow(qp, f, t);
 }

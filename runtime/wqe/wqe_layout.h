@@ -18,6 +18,8 @@
 
 #include <prism/wqe.h>
 
+#include "wqe_bytes.h"
+
 enum {
 	WQE_CTRL_BYTES = 16,    /* struct mlx5_wqe_ctrl_seg */
 	WQE_RADDR_BYTES = 16,   /* struct mlx5_wqe_raddr_seg */
@@ -76,6 +78,28 @@ static inline int wqe_opmod_valid(const struct prism_opcode_info *info, uint8_t 
 	if (info->value == PRISM_OP_CQE_WAIT)
 		return opmod <= PRISM_WAIT_ON_TIME;
 	return opmod == 0;
+}
+
+/* Indexed by opcode value; an unknown opcode's entry has no name
+ * (wqe_opcode.c).  The decoder reads it directly: one load per WQE. */
+extern const struct prism_opcode_info wqe_opcode_table[256];
+
+/* The 16-byte control segment -> struct prism_ctrl_seg (prism_ctrl_seg_unpack
+ * and the decoder share it; inline on the decoder's hot path). */
+static inline void wqe_ctrl_unpack(const uint8_t *p, struct prism_ctrl_seg *c)
+{
+	uint32_t w0 = wqe_get_be32(p);
+	uint32_t w1 = wqe_get_be32(p + 4);
+
+	c->opmod = (uint8_t)(w0 >> 24);
+	c->wqe_index = (uint16_t)(w0 >> 8);
+	c->opcode = (uint8_t)w0;
+	c->qpn = w1 >> 8;
+	c->ds = (uint8_t)w1; /* raw byte: the decoder rejects bits 7:6 */
+	c->signature = p[8];
+	c->dci_stream = wqe_get_be16(p + 9);
+	c->fm_ce_se = p[11];
+	c->imm = wqe_get_be32(p + 12);
 }
 
 /* Record the first failure in @diag (may be NULL) and return @code. */
