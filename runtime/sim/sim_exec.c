@@ -155,7 +155,7 @@ void sim_sq_step(struct sim_qp *qp, sim_time_t start)
 	struct sim_dev *dev = qp->dev;
 	struct sim_sq *sq = &qp->sq;
 	struct sim_fetched *f;
-	struct sim_xctx x = {.qp = qp};
+	struct sim_xctx x;
 	struct sim_cost_query q;
 	int rc;
 	uint8_t synd;
@@ -166,6 +166,7 @@ void sim_sq_step(struct sim_qp *qp, sim_time_t start)
 		return;
 	}
 	f = head_fetched(sq);
+	x.qp = qp;
 	x.f = f;
 	x.w = &f->w;
 	x.start = start;

@@ -26,6 +26,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -248,6 +249,7 @@ struct sim_dev {
 		struct sim_qp *qp;
 	} * sqr;
 	uint32_t nsqr;
+	uint32_t sqr_hint; /* range of the last attributed write (a guess) */
 	uintptr_t sqr_lo, sqr_hi;
 	uint64_t wseq;
 	/* packets waiting to be processed, READ jobs */
@@ -417,7 +419,6 @@ struct sim_xctx {
 	struct sim_outst *os; /* the WQE's outstanding entry */
 	sim_time_t start;
 	struct sim_cost cost;
-	uint32_t bytes;
 };
 typedef int (*sim_exec_fn)(struct sim_xctx *x);
 int sim_exec_nop(struct sim_xctx *x);
@@ -472,10 +473,61 @@ void sim_readjobs_free(struct sim_dev *dev);
 /* Packets come from @dev's free list (@dev NULL: plain malloc, for callers
  * without dev->lock) and go back to the list of the device that frees them
  * (NULL: free()).  A packet may be freed by another device than the one
- * that allocated it (fabric). */
-struct sim_pkt *sim_pkt_alloc(struct sim_dev *dev, uint32_t payload_len);
+ * that allocated it (fabric).  The list's fast paths are inline below. */
+#define SIM_PKT_SMALL     256u                           /* payload room of every packet */
+#define SIM_PKT_HDR_BYTES offsetof(struct sim_pkt, swap) /* header before the atomic operands */
+#define SIM_PKT_POOL_MAX  4096u
+#if defined(__SANITIZE_ADDRESS__)
+#define SIM_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SIM_ASAN 1
+#endif
+#endif
+#ifdef SIM_ASAN
+#include <sanitizer/asan_interface.h>
+#define sim_pkt_pool_poison(p)   ASAN_POISON_MEMORY_REGION((p), sizeof(struct sim_pkt))
+#define sim_pkt_pool_unpoison(p) ASAN_UNPOISON_MEMORY_REGION((p), sizeof(struct sim_pkt))
+#else
+#define sim_pkt_pool_poison(p)   ((void)(p))
+#define sim_pkt_pool_unpoison(p) ((void)(p))
+#endif
+/* The free list's link lives in the payload area (never poisoned). */
+static inline struct sim_pkt **sim_pkt_pool_link(struct sim_pkt *p)
+{
+	return (struct sim_pkt **)(void *)(p + 1);
+}
+struct sim_pkt *sim_pkt_alloc_slow(struct sim_dev *dev, uint32_t payload_len);
+void sim_pkt_free_slow(struct sim_dev *dev, struct sim_pkt *p);
+static inline struct sim_pkt *sim_pkt_alloc(struct sim_dev *dev, uint32_t payload_len)
+{
+	struct sim_pkt *p;
+
+	if (!dev || !dev->pkt_free || payload_len > SIM_PKT_SMALL)
+		return sim_pkt_alloc_slow(dev, payload_len);
+	p = dev->pkt_free;
+	dev->pkt_free = *sim_pkt_pool_link(p);
+	dev->npkt_free--;
+	sim_pkt_pool_unpoison(p);
+	/* The atomic operands (128 bytes) are read only in atomic requests,
+	 * whose builder (sim_exec_atomic) zeroes them. */
+	memset(p, 0, SIM_PKT_HDR_BYTES);
+	p->payload_len = payload_len;
+	p->payload = payload_len ? (uint8_t *)(p + 1) : NULL;
+	return p;
+}
+static inline void sim_pkt_free(struct sim_dev *dev, struct sim_pkt *p)
+{
+	if (!p || !dev || p->payload_len > SIM_PKT_SMALL || dev->npkt_free >= SIM_PKT_POOL_MAX) {
+		sim_pkt_free_slow(dev, p);
+		return;
+	}
+	*sim_pkt_pool_link(p) = dev->pkt_free;
+	dev->pkt_free = p;
+	dev->npkt_free++;
+	sim_pkt_pool_poison(p);
+}
 struct sim_pkt *sim_pkt_clone(struct sim_dev *dev, const struct sim_pkt *p);
-void sim_pkt_free(struct sim_dev *dev, struct sim_pkt *p);
 void sim_pkt_pool_free(struct sim_dev *dev);
 int sim_pktq_push(struct sim_pktq *q, struct sim_pkt *p);
 struct sim_pkt *sim_pktq_peek(struct sim_pktq *q);

@@ -108,12 +108,16 @@ void sim_mr_destroy_all(struct sim_dev *dev)
 	}
 }
 
-/* Index of the first send-queue range that ends above @a (binary search;
- * dev->nsqr if none): the range holding @a, or the next one above it. */
-static uint32_t sq_range_from(const struct sim_dev *dev, uintptr_t a)
+/* Index of the first send-queue range that ends above @a (dev->nsqr if
+ * none): the range holding @a, or the next one above it.  The range the
+ * last write landed in is tried first (RedN's patches go to a few queues),
+ * then a binary search. */
+static uint32_t sq_range_from(struct sim_dev *dev, uintptr_t a)
 {
-	uint32_t lo = 0, hi = dev->nsqr;
+	uint32_t lo = 0, hi = dev->nsqr, h = dev->sqr_hint;
 
+	if (h < hi && dev->sqr[h].lo <= a && a < dev->sqr[h].hi)
+		return h;
 	while (lo < hi) {
 		uint32_t mid = (lo + hi) / 2;
 
@@ -122,6 +126,7 @@ static uint32_t sq_range_from(const struct sim_dev *dev, uintptr_t a)
 		else
 			hi = mid;
 	}
+	dev->sqr_hint = lo;
 	return lo;
 }
 

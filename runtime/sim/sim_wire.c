@@ -12,7 +12,6 @@
  * Must not: interpret request semantics (sim_responder.c) or responses
  * (sim_requester.c).
  */
-#include <stddef.h>
 #include <stdlib.h>
 
 #include "sim/sim_internal.h"
@@ -28,50 +27,18 @@ struct sim_fabric {
  * other: a freed one goes on the freeing device's list (at most
  * SIM_PKT_POOL_MAX of them) and the next allocation takes it back, instead
  * of a malloc/free pair per packet (a RedN get sends 8 and keeps 4 copies).
+ * The list's fast paths are inline (sim_internal.h); the rest is here.
  * Under ASan a pooled packet's header is poisoned until it is reused.
  */
-#define SIM_PKT_SMALL 256u
-/* The header bytes before the atomic operands. */
-#define SIM_PKT_HDR_BYTES offsetof(struct sim_pkt, swap)
-#define SIM_PKT_POOL_MAX  4096u
-
-#if defined(__SANITIZE_ADDRESS__)
-#define SIM_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SIM_ASAN 1
-#endif
-#endif
-#ifdef SIM_ASAN
-#include <sanitizer/asan_interface.h>
-#define pool_poison(p)   ASAN_POISON_MEMORY_REGION((p), sizeof(struct sim_pkt))
-#define pool_unpoison(p) ASAN_UNPOISON_MEMORY_REGION((p), sizeof(struct sim_pkt))
-#else
-#define pool_poison(p)   ((void)(p))
-#define pool_unpoison(p) ((void)(p))
-#endif
-
-/* The list link lives in the payload area (never poisoned). */
-static inline struct sim_pkt **pool_link(struct sim_pkt *p)
-{
-	return (struct sim_pkt **)(void *)(p + 1);
-}
-
-struct sim_pkt *sim_pkt_alloc(struct sim_dev *dev, uint32_t payload_len)
+struct sim_pkt *sim_pkt_alloc_slow(struct sim_dev *dev, uint32_t payload_len)
 {
 	struct sim_pkt *p;
 
-	if (dev && dev->pkt_free && payload_len <= SIM_PKT_SMALL) {
-		p = dev->pkt_free;
-		dev->pkt_free = *pool_link(p);
-		dev->npkt_free--;
-		pool_unpoison(p);
-	} else {
-		p = malloc(sizeof(*p) +
-		           (payload_len > SIM_PKT_SMALL ? payload_len : SIM_PKT_SMALL));
-		if (!p)
-			return NULL;
-	}
+	if (dev && dev->pkt_free && payload_len <= SIM_PKT_SMALL)
+		return sim_pkt_alloc(dev, payload_len);
+	p = malloc(sizeof(*p) + (payload_len > SIM_PKT_SMALL ? payload_len : SIM_PKT_SMALL));
+	if (!p)
+		return NULL;
 	/* The atomic operands (128 bytes) are read only in atomic requests,
 	 * whose builder (sim_exec_atomic) zeroes them. */
 	memset(p, 0, SIM_PKT_HDR_BYTES);
@@ -99,7 +66,7 @@ struct sim_pkt *sim_pkt_clone(struct sim_dev *dev, const struct sim_pkt *src)
 	return p;
 }
 
-void sim_pkt_free(struct sim_dev *dev, struct sim_pkt *p)
+void sim_pkt_free_slow(struct sim_dev *dev, struct sim_pkt *p)
 {
 	if (!p)
 		return;
@@ -107,10 +74,7 @@ void sim_pkt_free(struct sim_dev *dev, struct sim_pkt *p)
 		free(p);
 		return;
 	}
-	*pool_link(p) = dev->pkt_free;
-	dev->pkt_free = p;
-	dev->npkt_free++;
-	pool_poison(p);
+	sim_pkt_free(dev, p);
 }
 
 void sim_pkt_pool_free(struct sim_dev *dev)
@@ -118,8 +82,8 @@ void sim_pkt_pool_free(struct sim_dev *dev)
 	while (dev->pkt_free) {
 		struct sim_pkt *p = dev->pkt_free;
 
-		dev->pkt_free = *pool_link(p);
-		pool_unpoison(p);
+		dev->pkt_free = *sim_pkt_pool_link(p);
+		sim_pkt_pool_unpoison(p);
 		free(p);
 	}
 	dev->npkt_free = 0;
