@@ -212,69 +212,88 @@ static struct sim_fetched *fetched_at_counter(struct sim_sq *sq, uint32_t counte
 	return NULL;
 }
 
+/* A patch issued before the fetch that lands after it raced the fetch:
+ * what ran depended on timing.  Reports it if the bytes of block @b that
+ * the patch rewrites change; true when reported. */
+static bool patch_race(struct sim_qp *qp, uint32_t b, uint32_t off, const uint8_t *src,
+                       uint32_t len, const struct sim_writer *w, sim_time_t t)
+{
+	struct sim_dev *dev = qp->dev;
+	struct sim_sq *sq = &qp->sq;
+	struct sim_bb_state *st = &sq->bbs[b];
+	uint32_t b0 = off / PRISM_WQE_BB, b1 = (off + len - 1) / PRISM_WQE_BB;
+	uint32_t lo = b == b0 ? off : b * PRISM_WQE_BB;
+	uint32_t hi = b == b1 ? off + len : (b + 1) * PRISM_WQE_BB;
+	uint32_t first, wqe_off;
+	struct sim_fetched *f;
+
+	while (lo < hi && sq->buf[lo] == src[lo - off])
+		lo++;
+	while (hi > lo && sq->buf[hi - 1] == src[hi - 1 - off])
+		hi--;
+	if (lo == hi)
+		return false; /* same bytes: nothing changes */
+	first = st->fetch_ctr & (sq->nbb - 1);
+	wqe_off = ((b - first) & (sq->nbb - 1)) * PRISM_WQE_BB;
+	f = fetched_at_counter(sq, st->fetch_ctr);
+	report(qp, st->fetch_ctr, sq->buf[first * PRISM_WQE_BB + 3], wqe_off + lo - b * PRISM_WQE_BB,
+	       wqe_off + hi - b * PRISM_WQE_BB, w, st->fetch_t, !f, t);
+	if (f) {
+		f->hazard = true; /* the policy applies when it executes */
+	} else if (dev->o.hazard == SIM_HAZARD_FAIL) {
+		dev->hazard_failed = true;
+		sim_qp_fail(qp, t);
+	}
+	return true;
+}
+
+static void emit_patch(struct sim_qp *qp, uint32_t off, uint32_t len, const struct sim_writer *w,
+                       sim_time_t t)
+{
+	struct sim_sq *sq = &qp->sq;
+	uint32_t b0 = off / PRISM_WQE_BB;
+	struct sim_event ev = {
+	    .kind = SIM_EV_PATCH,
+	    .t = t,
+	    .t_end = t,
+	    .qpn = w->qpn,
+	    .wqe_counter = w->wqe_counter,
+	    .opcode = w->opcode,
+	    .target_qpn = qp->qpn,
+	    .target_wqe_counter = sq->bbs[b0].fetched &&
+	                                  fetched_at_counter(sq, sq->bbs[b0].fetch_ctr)
+	                              ? sq->bbs[b0].fetch_ctr
+	                              : sq->fetch + ((b0 - sq->fetch) & (sq->nbb - 1)),
+	    .offset = off,
+	    .len = len,
+	    .writer = *w,
+	};
+
+	sim_emit(qp->dev, &ev);
+}
+
 void sim_sq_patch(struct sim_qp *qp, uint32_t off, const uint8_t *src, uint32_t len,
                   const struct sim_writer *w, sim_time_t t)
 {
 	struct sim_dev *dev = qp->dev;
 	struct sim_sq *sq = &qp->sq;
 	uint32_t b0 = off / PRISM_WQE_BB, b1 = (off + len - 1) / PRISM_WQE_BB;
-	bool reported = false;
+	/* Only local READ/atomic results have an issue time on this device's
+	 * clock; remote writes and receive scatters are checked when the WQE
+	 * runs (sim_sq_hazard_check). */
+	bool may_race = dev->o.hazard != SIM_HAZARD_OFF && w->kind == SIM_WRITER_SQ;
 
 	for (uint32_t b = b0; b <= b1; b++) {
 		struct sim_bb_state *st = &sq->bbs[b];
-		uint32_t lo, hi, first, wqe_off;
-		struct sim_fetched *f;
 
 		st->wseq = dev->wseq;
 		st->w = *w;
-		/* a patch issued before the fetch that lands after it raced the
-		 * fetch: what ran depended on timing.  Only local READ/atomic
-		 * results have an issue time on this device's clock; remote
-		 * writes and receive scatters are checked when the WQE runs. */
-		if (reported || dev->o.hazard == SIM_HAZARD_OFF || !st->fetched ||
-		    w->kind != SIM_WRITER_SQ || st->fetch_t <= w->issued_at)
-			continue;
-		lo = b == b0 ? off : b * PRISM_WQE_BB;
-		hi = b == b1 ? off + len : (b + 1) * PRISM_WQE_BB;
-		while (lo < hi && sq->buf[lo] == src[lo - off])
-			lo++;
-		while (hi > lo && sq->buf[hi - 1] == src[hi - 1 - off])
-			hi--;
-		if (lo == hi)
-			continue; /* same bytes: nothing changes */
-		first = st->fetch_ctr & (sq->nbb - 1);
-		wqe_off = ((b - first) & (sq->nbb - 1)) * PRISM_WQE_BB;
-		f = fetched_at_counter(sq, st->fetch_ctr);
-		report(qp, st->fetch_ctr, sq->buf[first * PRISM_WQE_BB + 3],
-		       wqe_off + lo - b * PRISM_WQE_BB, wqe_off + hi - b * PRISM_WQE_BB, w,
-		       st->fetch_t, !f, t);
-		reported = true;
-		if (f) {
-			f->hazard = true; /* the policy applies when it executes */
-		} else if (dev->o.hazard == SIM_HAZARD_FAIL) {
-			dev->hazard_failed = true;
-			sim_qp_fail(qp, t);
-		}
+		if (may_race && st->fetched && st->fetch_t > w->issued_at &&
+		    patch_race(qp, b, off, src, len, w, t))
+			may_race = false; /* one report per patch */
 	}
-	if (dev->obs.event) {
-		struct sim_event ev = {
-		    .kind = SIM_EV_PATCH,
-		    .t = t,
-		    .t_end = t,
-		    .qpn = w->qpn,
-		    .wqe_counter = w->wqe_counter,
-		    .opcode = w->opcode,
-		    .target_qpn = qp->qpn,
-		    .target_wqe_counter =
-		        sq->bbs[b0].fetched && fetched_at_counter(sq, sq->bbs[b0].fetch_ctr)
-		            ? sq->bbs[b0].fetch_ctr
-		            : sq->fetch + ((b0 - sq->fetch) & (sq->nbb - 1)),
-		    .offset = off,
-		    .len = len,
-		    .writer = *w,
-		};
-		sim_emit(dev, &ev);
-	}
+	if (dev->obs.event)
+		emit_patch(qp, off, len, w, t);
 }
 
 bool sim_sq_hazard_check_slow(struct sim_qp *qp, struct sim_fetched *f, sim_time_t t)

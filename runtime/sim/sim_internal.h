@@ -529,9 +529,68 @@ static inline void sim_pkt_free(struct sim_dev *dev, struct sim_pkt *p)
 }
 struct sim_pkt *sim_pkt_clone(struct sim_dev *dev, const struct sim_pkt *p);
 void sim_pkt_pool_free(struct sim_dev *dev);
-int sim_pktq_push(struct sim_pktq *q, struct sim_pkt *p);
-struct sim_pkt *sim_pktq_peek(struct sim_pktq *q);
-struct sim_pkt *sim_pktq_pop(struct sim_pktq *q);
+/* The packet heap (struct sim_pktq): push and pop inline, one each per
+ * packet. */
+int sim_pktq_grow(struct sim_pktq *q); /* 0 or -ENOMEM */
+static inline bool sim_pktq_before(const struct sim_pktq *q, const struct sim_pktq_ent *x,
+                                   const struct sim_pktq_ent *y)
+{
+	if (!q->fifo && x->t != y->t)
+		return x->t < y->t;
+	return x->seq < y->seq;
+}
+static inline int sim_pktq_push(struct sim_pktq *q, struct sim_pkt *p)
+{
+	struct sim_pktq_ent x = {.t = p->t, .p = p};
+	uint32_t i;
+
+	if (q->n == q->cap && sim_pktq_grow(q))
+		return -ENOMEM;
+	x.seq = q->next_seq++;
+	/* sift up: move parents down until @x's place is found */
+	for (i = q->n++; i;) {
+		uint32_t up = (i - 1) / 2;
+
+		if (!sim_pktq_before(q, &x, &q->e[up]))
+			break;
+		q->e[i] = q->e[up];
+		i = up;
+	}
+	q->e[i] = x;
+	return 0;
+}
+static inline struct sim_pkt *sim_pktq_peek(struct sim_pktq *q)
+{
+	return q->n ? q->e[0].p : NULL;
+}
+static inline struct sim_pkt *sim_pktq_pop(struct sim_pktq *q)
+{
+	struct sim_pkt *top;
+	struct sim_pktq_ent x;
+	uint32_t i = 0, n;
+
+	if (!q->n)
+		return NULL;
+	top = q->e[0].p;
+	n = --q->n;
+	if (!n)
+		return top;
+	/* sift the last entry down from the root */
+	x = q->e[n];
+	for (;;) {
+		uint32_t l = 2 * i + 1, m;
+
+		if (l >= n)
+			break;
+		m = l + 1 < n && sim_pktq_before(q, &q->e[l + 1], &q->e[l]) ? l + 1 : l;
+		if (!sim_pktq_before(q, &q->e[m], &x))
+			break;
+		q->e[i] = q->e[m];
+		i = m;
+	}
+	q->e[i] = x;
+	return top;
+}
 void sim_pktq_free(struct sim_pktq *q);
 /* Sends @p (takes ownership): loopback into the inbox, or the transport. */
 int sim_wire_xmit(struct sim_dev *dev, struct sim_pkt *p);

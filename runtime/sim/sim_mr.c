@@ -159,7 +159,15 @@ void sim_mem_write(struct sim_dev *dev, uint8_t *dst, const void *src, size_t le
 		return;
 	dev->wseq++;
 	dev->epoch++;
-	if (hi > dev->sqr_lo && lo < dev->sqr_hi)
-		attribute(dev, lo, hi, src, w, t); /* before the bytes change */
+	if (hi > dev->sqr_lo && lo < dev->sqr_hi) {
+		/* before the bytes change; most often wholly inside the queue
+		 * the last write went to */
+		const struct sim_sqrange *r = &dev->sqr[dev->sqr_hint];
+
+		if (dev->sqr_hint < dev->nsqr && r->lo <= lo && hi <= r->hi)
+			sim_sq_patch(r->qp, (uint32_t)(lo - r->lo), src, (uint32_t)len, w, t);
+		else
+			attribute(dev, lo, hi, src, w, t);
+	}
 	memmove(dst, src, len);
 }

@@ -91,74 +91,18 @@ void sim_pkt_pool_free(struct sim_dev *dev)
 
 /* ---- packet heap -------------------------------------------------------- */
 
-static inline bool before(const struct sim_pktq *q, const struct sim_pktq_ent *x,
-                          const struct sim_pktq_ent *y)
+/* The heap's push and pop are inline (sim_internal.h): a packet makes one
+ * of each.  Only growing the array is here. */
+int sim_pktq_grow(struct sim_pktq *q)
 {
-	if (!q->fifo && x->t != y->t)
-		return x->t < y->t;
-	return x->seq < y->seq;
-}
+	uint32_t ncap = q->cap ? q->cap * 2 : 64;
+	struct sim_pktq_ent *e = realloc(q->e, ncap * sizeof(*e));
 
-int sim_pktq_push(struct sim_pktq *q, struct sim_pkt *p)
-{
-	struct sim_pktq_ent x = {.t = p->t, .p = p};
-	uint32_t i;
-
-	if (q->n == q->cap) {
-		uint32_t ncap = q->cap ? q->cap * 2 : 64;
-		struct sim_pktq_ent *e = realloc(q->e, ncap * sizeof(*e));
-
-		if (!e)
-			return -ENOMEM;
-		q->e = e;
-		q->cap = ncap;
-	}
-	x.seq = q->next_seq++;
-	/* sift up: move parents down until @x's place is found */
-	for (i = q->n++; i;) {
-		uint32_t up = (i - 1) / 2;
-
-		if (!before(q, &x, &q->e[up]))
-			break;
-		q->e[i] = q->e[up];
-		i = up;
-	}
-	q->e[i] = x;
+	if (!e)
+		return -ENOMEM;
+	q->e = e;
+	q->cap = ncap;
 	return 0;
-}
-
-struct sim_pkt *sim_pktq_peek(struct sim_pktq *q)
-{
-	return q->n ? q->e[0].p : NULL;
-}
-
-struct sim_pkt *sim_pktq_pop(struct sim_pktq *q)
-{
-	struct sim_pkt *top;
-	struct sim_pktq_ent x;
-	uint32_t i = 0, n;
-
-	if (!q->n)
-		return NULL;
-	top = q->e[0].p;
-	n = --q->n;
-	if (!n)
-		return top;
-	/* sift the last entry down from the root */
-	x = q->e[n];
-	for (;;) {
-		uint32_t l = 2 * i + 1, m;
-
-		if (l >= n)
-			break;
-		m = l + 1 < n && before(q, &q->e[l + 1], &q->e[l]) ? l + 1 : l;
-		if (!before(q, &q->e[m], &x))
-			break;
-		q->e[i] = q->e[m];
-		i = m;
-	}
-	q->e[i] = x;
-	return top;
 }
 
 void sim_pktq_free(struct sim_pktq *q)
