@@ -263,7 +263,8 @@ charged:
 		sim_qp_fail(qp, start + x.cost.busy);
 		return;
 	}
-	sim_outst_complete(qp);
+	if (sq->os[sq->os_head].done) /* completions go in order: the head first */
+		sim_outst_complete(qp);
 	if (qp->state == SIM_QPS_RTS)
 		sim_sq_fetch(qp, start, SIM_ORDER_WQ);
 }

@@ -104,6 +104,6 @@ static inline void wqe_ctrl_unpack(const uint8_t *p, struct prism_ctrl_seg *c)
 
 /* Record the first failure in @diag (may be NULL) and return @code. */
 int wqe_diag_fail(struct prism_wqe_diag *diag, int code, uint32_t offset, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5), cold));
 
 #endif /* PRISM_WQE_LAYOUT_H */
