@@ -44,6 +44,24 @@ static inline void wqe_copy(const struct sim_sq *sq, uint32_t ctr, unsigned nbb,
 		ring_copy(sq, ctr, dst, len);
 }
 
+static __attribute__((noinline)) void emit_fetch(struct sim_qp *qp, const struct sim_fetched *f,
+                                                sim_time_t t)
+{
+	struct sim_event ev = {
+	    .kind = SIM_EV_FETCH,
+	    .t = t,
+	    .t_end = t,
+	    .qpn = qp->qpn,
+	    .wqe_counter = f->counter,
+	    .opcode = f->bytes[3],
+	    .order = f->order,
+	    .bytes = f->len,
+	    .wqe = f->decode_rc < 0 ? NULL : &f->w,
+	};
+
+	sim_emit(qp->dev, &ev);
+}
+
 void sim_sq_fetch(struct sim_qp *qp, sim_time_t t, enum sim_order first_order)
 {
 	struct sim_dev *dev;
@@ -97,21 +115,9 @@ void sim_sq_fetch(struct sim_qp *qp, sim_time_t t, enum sim_order first_order)
 		cnt++;
 		dev->st.fetches++;
 		if (dev->obs.event) {
-			struct sim_event ev = {
-			    .kind = SIM_EV_FETCH,
-			    .t = t,
-			    .t_end = t,
-			    .qpn = qp->qpn,
-			    .wqe_counter = f->counter,
-			    .opcode = f->bytes[3],
-			    .order = f->order,
-			    .bytes = len,
-			    .wqe = f->decode_rc < 0 ? NULL : &f->w,
-			};
-
 			sq->fetch = fetch; /* the observer may look */
 			sq->pf_cnt = cnt;
-			sim_emit(dev, &ev);
+			emit_fetch(qp, f, t);
 		}
 	}
 	sq->fetch = fetch;

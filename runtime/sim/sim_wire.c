@@ -138,6 +138,24 @@ static int enqueue_async(struct sim_dev *dev, struct sim_pkt *p)
 	return 0;
 }
 
+/* PKT_TX / PKT_RX (out of line: only with an event observer). */
+static __attribute__((noinline)) void emit_pkt(struct sim_dev *dev, enum sim_event_kind k,
+                                              uint32_t qpn, const struct sim_pkt *p)
+{
+	struct sim_event ev = {
+	    .kind = k,
+	    .t = p->t,
+	    .t_end = p->t,
+	    .qpn = qpn,
+	    .wqe_counter = p->wqe_counter,
+	    .opcode = p->opcode,
+	    .bytes = p->payload_len,
+	    .pkt = p,
+	};
+
+	sim_emit(dev, &ev);
+}
+
 int sim_wire_xmit(struct sim_dev *dev, struct sim_pkt *p)
 {
 	struct sim_qp *src = sim_qp_by_num(dev, p->src_qpn);
@@ -151,19 +169,8 @@ int sim_wire_xmit(struct sim_dev *dev, struct sim_pkt *p)
 	}
 	dev->st.pkts++;
 	dev->epoch++;
-	if (dev->obs.event) {
-		struct sim_event ev = {
-		    .kind = SIM_EV_PKT_TX,
-		    .t = p->t,
-		    .t_end = p->t,
-		    .qpn = p->src_qpn,
-		    .wqe_counter = p->wqe_counter,
-		    .opcode = p->opcode,
-		    .bytes = p->payload_len,
-		    .pkt = p,
-		};
-		sim_emit(dev, &ev);
-	}
+	if (dev->obs.event)
+		emit_pkt(dev, SIM_EV_PKT_TX, p->src_qpn, p);
 	if (p->dst_node == dev->o.node) {
 		rc = sim_pktq_push(&dev->inbox, p);
 		if (rc)
@@ -212,19 +219,8 @@ void sim_wire_rx(struct sim_dev *dev, struct sim_pkt *p)
 	struct sim_qp *qp = sim_qp_by_num(dev, p->dst_qpn);
 
 	sim_advance_now(dev, p->t);
-	if (dev->obs.event) {
-		struct sim_event ev = {
-		    .kind = SIM_EV_PKT_RX,
-		    .t = p->t,
-		    .t_end = p->t,
-		    .qpn = p->dst_qpn,
-		    .wqe_counter = p->wqe_counter,
-		    .opcode = p->opcode,
-		    .bytes = p->payload_len,
-		    .pkt = p,
-		};
-		sim_emit(dev, &ev);
-	}
+	if (dev->obs.event)
+		emit_pkt(dev, SIM_EV_PKT_RX, p->dst_qpn, p);
 	/* RC: a QP takes packets only from the QP it is connected to */
 	if (qp && qp->peer_node == p->src_node && qp->peer_qpn == p->src_qpn &&
 	    (unsigned)p->kind <= SIM_PKT_ATOMIC_RESP) {
