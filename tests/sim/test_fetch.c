@@ -8,7 +8,8 @@
  * hazard when those bytes change between fetch and execution, at the
  * right offset inside the WQE, and only then (bytes of the block past the
  * WQE are not the WQE).  Also the attribution of engine writes to the send
- * queue they land in, which first tries the queue the last write went to.
+ * queue they land in, which first tries the queue the last write went to,
+ * and the engine's copy for writes of up to 16 bytes.
  *
  * Owns: these checks.  Must not: time anything.
  */
@@ -306,6 +307,28 @@ static void test_patch_names_its_queue(void **state)
 	free(buf);
 }
 
+/* Engine writes of every small length (the copy has its own path up to 16
+ * bytes) land exactly: the bytes written, none beside them. */
+static void test_small_writes_every_length(void **state)
+{
+	struct env *e = *state;
+	struct prism_wqe w;
+
+	for (uint32_t len = 1; len <= 17; len++) {
+		uint32_t off = 64 * len + (len % 7); /* unaligned destinations */
+
+		hx_rw(&w, PRISM_OP_RDMA_WRITE, (uintptr_t)e->dst + off, e->dst_key,
+		      (uintptr_t)e->src + 3 * len, e->src_key, len, true);
+		hx_post(&e->a, &w);
+		hx_ring(&e->a);
+		assert_int_equal(sim_dev_run(e->dev, 0), 0);
+		assert_int_equal(hx_expect(&e->cq_a).opcode, PRISM_CQE_REQ);
+		assert_memory_equal(e->dst + off, e->src + 3 * len, len);
+		assert_int_equal(e->dst[off - 1], 0);
+		assert_int_equal(e->dst[off + len], 0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -315,6 +338,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_hazard_one_bb, setup, env_teardown),
 	    cmocka_unit_test_setup_teardown(test_no_hazard_past_wqe, setup, env_teardown),
 	    cmocka_unit_test_setup_teardown(test_patch_names_its_queue, setup_attr, teardown_attr),
+	    cmocka_unit_test_setup_teardown(test_small_writes_every_length, setup, env_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
