@@ -143,7 +143,7 @@ uint32_t sim_cq_count(struct sim_cq *cq)
 
 /* The CQE event (out of line: only with an event observer). */
 static __attribute__((noinline)) void emit_cqe(struct sim_cq *cq, const struct prism_cqe *c,
-                                              sim_time_t t)
+                                               sim_time_t t)
 {
 	struct sim_event ev = {
 	    .kind = SIM_EV_CQE,

@@ -45,7 +45,7 @@ static inline void wqe_copy(const struct sim_sq *sq, uint32_t ctr, unsigned nbb,
 }
 
 static __attribute__((noinline)) void emit_fetch(struct sim_qp *qp, const struct sim_fetched *f,
-                                                sim_time_t t)
+                                                 sim_time_t t)
 {
 	struct sim_event ev = {
 	    .kind = SIM_EV_FETCH,
@@ -242,8 +242,9 @@ static bool patch_race(struct sim_qp *qp, uint32_t b, uint32_t off, const uint8_
 	first = st->fetch_ctr & (sq->nbb - 1);
 	wqe_off = ((b - first) & (sq->nbb - 1)) * PRISM_WQE_BB;
 	f = fetched_at_counter(sq, st->fetch_ctr);
-	report(qp, st->fetch_ctr, sq->buf[first * PRISM_WQE_BB + 3], wqe_off + lo - b * PRISM_WQE_BB,
-	       wqe_off + hi - b * PRISM_WQE_BB, w, st->fetch_t, !f, t);
+	report(qp, st->fetch_ctr, sq->buf[first * PRISM_WQE_BB + 3],
+	       wqe_off + lo - b * PRISM_WQE_BB, wqe_off + hi - b * PRISM_WQE_BB, w, st->fetch_t, !f,
+	       t);
 	if (f) {
 		f->hazard = true; /* the policy applies when it executes */
 	} else if (dev->o.hazard == SIM_HAZARD_FAIL) {
@@ -266,10 +267,10 @@ static void emit_patch(struct sim_qp *qp, uint32_t off, uint32_t len, const stru
 	    .wqe_counter = w->wqe_counter,
 	    .opcode = w->opcode,
 	    .target_qpn = qp->qpn,
-	    .target_wqe_counter = sq->bbs[b0].fetched &&
-	                                  fetched_at_counter(sq, sq->bbs[b0].fetch_ctr)
-	                              ? sq->bbs[b0].fetch_ctr
-	                              : sq->fetch + ((b0 - sq->fetch) & (sq->nbb - 1)),
+	    .target_wqe_counter =
+	        sq->bbs[b0].fetched && fetched_at_counter(sq, sq->bbs[b0].fetch_ctr)
+	            ? sq->bbs[b0].fetch_ctr
+	            : sq->fetch + ((b0 - sq->fetch) & (sq->nbb - 1)),
 	    .offset = off,
 	    .len = len,
 	    .writer = *w,

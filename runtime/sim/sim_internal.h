@@ -10,9 +10,10 @@
  *
  * Hot paths: the checks made per WQE, per packet or per scheduler step
  * (object lookups, memory-region checks, the readiness of a queue's head,
- * a WAIT on a CQ count, the unchanged-bytes hazard check) are static inline
- * here; their rare cases stay out of line in the file that owns the rule
- * (the *_slow functions).  One run loop, sim_sched_steps, inlines the
+ * a WAIT on a CQ count, the unchanged-bytes hazard check, the packet free
+ * list and the packet heap's push and pop) are static inline here; their
+ * rare cases stay out of line in the file that owns the rule (the *_slow
+ * functions, sim_pktq_grow).  One run loop, sim_sched_steps, inlines the
  * scheduler step.  Engine changes are checked to leave every event of
  * seeded runs unchanged (tests/bench/sim_digest.c).
  *

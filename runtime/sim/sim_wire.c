@@ -5,7 +5,9 @@
  * the in-process fabric that runs several devices together.
  *
  * Owns: struct sim_pkt memory, the packet heap (virtual time, then send
- * order: one QP's packets leave in order and arrive in order), transport
+ * order: one QP's packets leave in order and arrive in order; the free
+ * list's and the heap's per-packet fast paths are inline in
+ * sim_internal.h, their slow paths here), transport
  * back-pressure (-EAGAIN keeps packets in order in a device queue), and
  * dispatch of an arriving packet to the requester or responder half.
  *
@@ -140,7 +142,7 @@ static int enqueue_async(struct sim_dev *dev, struct sim_pkt *p)
 
 /* PKT_TX / PKT_RX (out of line: only with an event observer). */
 static __attribute__((noinline)) void emit_pkt(struct sim_dev *dev, enum sim_event_kind k,
-                                              uint32_t qpn, const struct sim_pkt *p)
+                                               uint32_t qpn, const struct sim_pkt *p)
 {
 	struct sim_event ev = {
 	    .kind = k,

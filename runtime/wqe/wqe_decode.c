@@ -31,9 +31,9 @@ static inline void get_raddr(const uint8_t *p, struct prism_raddr_seg *r)
  * caller (prism_wqe_decode) has cleared num_sge / is_inline / inline_len.
  * Inlined into each shape so that @off is a constant there.
  */
-static inline __attribute__((always_inline)) int
-get_data_part(const uint8_t *buf, uint32_t off, uint32_t end, struct prism_wqe *w,
-              struct prism_wqe_diag *d)
+static inline __attribute__((always_inline)) int get_data_part(const uint8_t *buf, uint32_t off,
+                                                               uint32_t end, struct prism_wqe *w,
+                                                               struct prism_wqe_diag *d)
 {
 	uint32_t rem = end - off;
 	const uint8_t *p = buf + off;
@@ -128,9 +128,10 @@ static int dec_data(const uint8_t *buf, uint32_t end, struct prism_wqe *w, struc
 }
 
 /* The one data segment an atomic returns its old value into. */
-static inline __attribute__((always_inline)) int
-get_atomic_sge(const uint8_t *buf, uint32_t off, uint32_t end, struct prism_wqe *w,
-                          const char *layout, struct prism_wqe_diag *d)
+static inline __attribute__((always_inline)) int get_atomic_sge(const uint8_t *buf, uint32_t off,
+                                                                uint32_t end, struct prism_wqe *w,
+                                                                const char *layout,
+                                                                struct prism_wqe_diag *d)
 {
 	int rc;
 

@@ -6,7 +6,8 @@
  * Owns: how many bytes each segment kind takes on the wire and how a masked
  * atomic's opmod maps to its operand size (docs/wqe-format.md).  Keeping
  * these in one place is what makes prism_wqe_field_offset() agree with the
- * encoder byte for byte.
+ * encoder byte for byte.  Also the control-segment unpack and the opcode
+ * table as the decoder reads them inline (its hot path).
  *
  * Must not: be included outside runtime/wqe/.
  */
