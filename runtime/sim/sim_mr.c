@@ -130,10 +130,17 @@ static uint32_t sq_range_from(struct sim_dev *dev, uintptr_t a)
 	return lo;
 }
 
-static void attribute(struct sim_dev *dev, uintptr_t lo, uintptr_t hi, const uint8_t *src,
-                      const struct sim_writer *w, sim_time_t t)
+static inline void attribute(struct sim_dev *dev, uintptr_t lo, uintptr_t hi, const uint8_t *src,
+                             const struct sim_writer *w, sim_time_t t)
 {
+	const struct sim_sqrange *last = &dev->sqr[dev->sqr_hint];
 	uintptr_t base = lo;
+
+	/* most often wholly inside the queue the last write went to */
+	if (dev->sqr_hint < dev->nsqr && last->lo <= lo && hi <= last->hi) {
+		sim_sq_patch(last->qp, (uint32_t)(lo - last->lo), src, (uint32_t)(hi - lo), w, t);
+		return;
+	}
 
 	for (uint32_t i = sq_range_from(dev, lo); lo < hi && i < dev->nsqr; i++) {
 		struct sim_sqrange *r = &dev->sqr[i];
@@ -186,16 +193,8 @@ void sim_mem_write(struct sim_dev *dev, uint8_t *dst, const void *src, size_t le
 		return;
 	dev->wseq++;
 	dev->epoch++;
-	if (hi > dev->sqr_lo && lo < dev->sqr_hi) {
-		/* before the bytes change; most often wholly inside the queue
-		 * the last write went to */
-		const struct sim_sqrange *r = &dev->sqr[dev->sqr_hint];
-
-		if (dev->sqr_hint < dev->nsqr && r->lo <= lo && hi <= r->hi)
-			sim_sq_patch(r->qp, (uint32_t)(lo - r->lo), src, (uint32_t)len, w, t);
-		else
-			attribute(dev, lo, hi, src, w, t);
-	}
+	if (hi > dev->sqr_lo && lo < dev->sqr_hi)
+		attribute(dev, lo, hi, src, w, t); /* before the bytes change */
 	if (len <= 16)
 		move_small(dst, src, len);
 	else

@@ -171,8 +171,10 @@ int sim_wire_xmit(struct sim_dev *dev, struct sim_pkt *p)
 	}
 	dev->st.pkts++;
 	dev->epoch++;
-	if (dev->obs.event)
+	if (dev->obs.event) {
+		/* out of line: only with an observer */
 		emit_pkt(dev, SIM_EV_PKT_TX, p->src_qpn, p);
+	}
 	if (p->dst_node == dev->o.node) {
 		rc = sim_pktq_push(&dev->inbox, p);
 		if (rc)
