@@ -141,6 +141,25 @@ uint32_t sim_cq_count(struct sim_cq *cq)
 	return n;
 }
 
+/* The CQE event (out of line: only with an event observer). */
+static __attribute__((noinline)) void emit_cqe(struct sim_cq *cq, const struct prism_cqe *c,
+                                               sim_time_t t)
+{
+	struct sim_event ev = {
+	    .kind = SIM_EV_CQE,
+	    .t = t,
+	    .t_end = t,
+	    .qpn = c->qpn,
+	    .wqe_counter = c->wqe_counter,
+	    .opcode = c->wqe_opcode,
+	    .cqn = cq->cqn,
+	    .cqe_opcode = c->opcode,
+	    .syndrome = c->syndrome,
+	};
+
+	sim_emit(cq->dev, &ev);
+}
+
 int sim_cq_push(struct sim_cq *cq, const struct prism_cqe *c, sim_time_t t)
 {
 	struct sim_dev *dev = cq->dev;
@@ -174,19 +193,7 @@ int sim_cq_push(struct sim_cq *cq, const struct prism_cqe *c, sim_time_t t)
 	dev->st.cqes++;
 	if (c->opcode == PRISM_CQE_REQ_ERR || c->opcode == PRISM_CQE_RESP_ERR)
 		dev->st.error_cqes++;
-	if (dev->obs.event) {
-		struct sim_event ev = {
-		    .kind = SIM_EV_CQE,
-		    .t = t,
-		    .t_end = t,
-		    .qpn = c->qpn,
-		    .wqe_counter = c->wqe_counter,
-		    .opcode = c->wqe_opcode,
-		    .cqn = cq->cqn,
-		    .cqe_opcode = c->opcode,
-		    .syndrome = c->syndrome,
-		};
-		sim_emit(dev, &ev);
-	}
+	if (dev->obs.event)
+		emit_cqe(cq, c, t);
 	return 0;
 }

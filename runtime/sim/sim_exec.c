@@ -150,13 +150,73 @@ static void pop_head(struct sim_sq *sq, const struct sim_fetched *f)
 	sq->pf_cnt--;
 }
 
+/* The cost query, for a cost model or an event observer (out of line: the
+ * common case, neither, charges the flat default cost). */
+static __attribute__((noinline)) void charge_query(struct sim_qp *qp, const struct sim_fetched *f,
+                                                   uint8_t synd, struct sim_cost_query *q,
+                                                   struct sim_cost *cost)
+{
+	struct sim_dev *dev = qp->dev;
+
+	*q = (struct sim_cost_query){
+	    .qpn = qp->qpn,
+	    .wqe_counter = f->counter,
+	    .opcode = f->bytes[3],
+	    .opmod = f->bytes[0],
+	    .cls = PRISM_CLASS_ORDERING,
+	    .order = qp->sq.after_wait ? SIM_ORDER_COMPLETION : f->order,
+	    .ds = f->bytes[7] & 0x3fu,
+	    .wqe = f->decode_rc < 0 ? NULL : &f->w,
+	};
+	if (!synd) {
+		const struct prism_opcode_info *info = f->info;
+
+		q->cls = info->cls;
+		q->fence = (uint8_t)prism_ctrl_fence(&f->w.ctrl);
+		q->loopback = qp->peer_node == dev->o.node;
+		if (info->cls == PRISM_CLASS_COPY) {
+			if (f->w.is_inline)
+				q->bytes = f->w.inline_len;
+			else
+				for (unsigned i = 0; i < f->w.num_sge; i++)
+					q->bytes += f->w.sge[i].byte_count;
+		} else if (info->cls == PRISM_CLASS_ATOMIC) {
+			q->bytes = f->w.atomic.size;
+		}
+	}
+	dev->obs.cost(dev->obs.ctx, q, cost);
+	if (cost->latency < cost->busy)
+		cost->latency = cost->busy;
+}
+
+/* EXEC_START (@wqe: the decoded WQE) or EXEC_END (@wqe NULL). */
+static __attribute__((noinline)) void emit_exec(struct sim_qp *qp, enum sim_event_kind k,
+                                                sim_time_t t, sim_time_t t_end, uint32_t counter,
+                                                const struct sim_cost_query *q,
+                                                const struct prism_wqe *wqe)
+{
+	struct sim_event ev = {
+	    .kind = k,
+	    .t = t,
+	    .t_end = t_end,
+	    .qpn = qp->qpn,
+	    .wqe_counter = counter,
+	    .opcode = q->opcode,
+	    .order = q->order,
+	    .bytes = q->bytes,
+	    .wqe = wqe,
+	};
+
+	sim_emit(qp->dev, &ev);
+}
+
 void sim_sq_step(struct sim_qp *qp, sim_time_t start)
 {
 	struct sim_dev *dev = qp->dev;
 	struct sim_sq *sq = &qp->sq;
 	struct sim_fetched *f;
-	struct sim_xctx x = {.qp = qp};
-	struct sim_cost_query q;
+	struct sim_xctx x;
+	struct sim_cost_query q; /* filled only when dev->cost_query */
 	int rc;
 	uint8_t synd;
 
@@ -166,6 +226,7 @@ void sim_sq_step(struct sim_qp *qp, sim_time_t start)
 		return;
 	}
 	f = head_fetched(sq);
+	x.qp = qp;
 	x.f = f;
 	x.w = &f->w;
 	x.start = start;
@@ -176,41 +237,10 @@ void sim_sq_step(struct sim_qp *qp, sim_time_t start)
 	else
 		synd = check_ctrl(qp, f);
 
-	if (!dev->cost_query) {
-		/* nobody reads the query: charge the flat default cost */
+	if (!dev->cost_query) /* nobody reads the query: charge the flat default cost */
 		sim_default_cost_of(synd ? PRISM_CLASS_ORDERING : f->info->cls, &x.cost);
-		goto charged;
-	}
-	q = (struct sim_cost_query){
-	    .qpn = qp->qpn,
-	    .wqe_counter = f->counter,
-	    .opcode = f->bytes[3],
-	    .opmod = f->bytes[0],
-	    .cls = PRISM_CLASS_ORDERING,
-	    .order = sq->after_wait ? SIM_ORDER_COMPLETION : f->order,
-	    .ds = f->bytes[7] & 0x3fu,
-	    .wqe = f->decode_rc < 0 ? NULL : &f->w,
-	};
-	if (!synd) {
-		const struct prism_opcode_info *info = f->info;
-
-		q.cls = info->cls;
-		q.fence = (uint8_t)prism_ctrl_fence(&f->w.ctrl);
-		q.loopback = qp->peer_node == dev->o.node;
-		if (info->cls == PRISM_CLASS_COPY) {
-			if (f->w.is_inline)
-				q.bytes = f->w.inline_len;
-			else
-				for (unsigned i = 0; i < f->w.num_sge; i++)
-					q.bytes += f->w.sge[i].byte_count;
-		} else if (info->cls == PRISM_CLASS_ATOMIC) {
-			q.bytes = f->w.atomic.size;
-		}
-	}
-	dev->obs.cost(dev->obs.ctx, &q, &x.cost);
-	if (x.cost.latency < x.cost.busy)
-		x.cost.latency = x.cost.busy;
-charged:
+	else
+		charge_query(qp, f, synd, &q, &x.cost);
 
 	x.os = sim_outst_push(qp);
 	x.os->counter = f->counter;
@@ -219,20 +249,8 @@ charged:
 	x.os->start = start;
 	x.os->ready_at = start + x.cost.latency;
 
-	if (dev->obs.event) {
-		struct sim_event ev = {
-		    .kind = SIM_EV_EXEC_START,
-		    .t = start,
-		    .t_end = start + x.cost.busy,
-		    .qpn = qp->qpn,
-		    .wqe_counter = f->counter,
-		    .opcode = q.opcode,
-		    .order = q.order,
-		    .bytes = q.bytes,
-		    .wqe = q.wqe,
-		};
-		sim_emit(dev, &ev);
-	}
+	if (dev->obs.event) /* an observer implies dev->cost_query: q is filled */
+		emit_exec(qp, SIM_EV_EXEC_START, start, start + x.cost.busy, f->counter, &q, q.wqe);
 
 	rc = synd ? synd : exec_table[f->w.ctrl.opcode](&x);
 	sq->after_wait = f->decode_rc >= 0 && f->w.ctrl.opcode == PRISM_OP_CQE_WAIT;
@@ -240,19 +258,8 @@ charged:
 	sq->t = start + x.cost.busy;
 	dev->st.wqes_executed++;
 	sim_advance_now(dev, sq->t);
-	if (dev->obs.event) {
-		struct sim_event ev = {
-		    .kind = SIM_EV_EXEC_END,
-		    .t = sq->t,
-		    .t_end = sq->t,
-		    .qpn = qp->qpn,
-		    .wqe_counter = x.os->counter,
-		    .opcode = q.opcode,
-		    .order = q.order,
-		    .bytes = q.bytes,
-		};
-		sim_emit(dev, &ev);
-	}
+	if (dev->obs.event)
+		emit_exec(qp, SIM_EV_EXEC_END, sq->t, sq->t, x.os->counter, &q, NULL);
 	if (rc > 0) {
 		x.os->done = true;
 		x.os->syndrome = (uint8_t)rc;
@@ -262,7 +269,8 @@ charged:
 		sim_qp_fail(qp, start + x.cost.busy);
 		return;
 	}
-	sim_outst_complete(qp);
+	if (sq->os[sq->os_head].done) /* completions go in order: the head first */
+		sim_outst_complete(qp);
 	if (qp->state == SIM_QPS_RTS)
 		sim_sq_fetch(qp, start, SIM_ORDER_WQ);
 }

@@ -8,17 +8,27 @@
  *
  * Must not: compute the atomic or touch remote memory.
  */
+#include <endian.h>
+
 #include "sim/sim_internal.h"
 
 /* An operand's WQE bytes: integers re-encoded big-endian, wide ones as is. */
-static void operand(uint8_t *out, unsigned size, uint64_t v, const uint8_t *bytes)
+static inline void operand(uint8_t *out, unsigned size, uint64_t v, const uint8_t *bytes)
 {
-	if (size > 8) {
+	uint32_t v32;
+
+	if (size == 8) {
+		v = htobe64(v);
+		memcpy(out, &v, 8);
+	} else if (size == 4) {
+		v32 = htobe32((uint32_t)v);
+		memcpy(out, &v32, 4);
+	} else if (size > 8) {
 		memcpy(out, bytes, size);
-		return;
+	} else {
+		for (unsigned i = size; i-- > 0; v >>= 8)
+			out[i] = (uint8_t)v;
 	}
-	for (unsigned i = size; i-- > 0; v >>= 8)
-		out[i] = (uint8_t)v;
 }
 
 int sim_exec_atomic(struct sim_xctx *x)

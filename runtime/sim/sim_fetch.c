@@ -27,72 +27,103 @@ static void ring_copy(const struct sim_sq *sq, uint32_t ctr, uint8_t *dst, uint3
 		memcpy(dst + first, sq->buf, len - first);
 }
 
+/* Copies the WQE of @nbb BBs at BB counter @ctr (@len bytes) into @dst.
+ * A one-BB WQE that does not wrap is copied as its whole BB (a fixed-size
+ * copy; the bytes past @len are never read). */
+static inline void wqe_copy(const struct sim_sq *sq, uint32_t ctr, unsigned nbb, uint8_t *dst,
+                            uint32_t len)
+{
+	uint32_t first = ctr & (sq->nbb - 1);
+	const uint8_t *src = sq->buf + (size_t)first * PRISM_WQE_BB;
+
+	if (nbb == 1)
+		memcpy(dst, src, PRISM_WQE_BB);
+	else if (first + nbb <= sq->nbb)
+		memcpy(dst, src, len); /* does not wrap */
+	else
+		ring_copy(sq, ctr, dst, len);
+}
+
+static __attribute__((noinline)) void emit_fetch(struct sim_qp *qp, const struct sim_fetched *f,
+                                                 sim_time_t t)
+{
+	struct sim_event ev = {
+	    .kind = SIM_EV_FETCH,
+	    .t = t,
+	    .t_end = t,
+	    .qpn = qp->qpn,
+	    .wqe_counter = f->counter,
+	    .opcode = f->bytes[3],
+	    .order = f->order,
+	    .bytes = f->len,
+	    .wqe = f->decode_rc < 0 ? NULL : &f->w,
+	};
+
+	sim_emit(qp->dev, &ev);
+}
+
 void sim_sq_fetch(struct sim_qp *qp, sim_time_t t, enum sim_order first_order)
 {
-	struct sim_dev *dev = qp->dev;
+	struct sim_dev *dev;
 	struct sim_sq *sq = &qp->sq;
-	uint32_t limit;
-	bool first = true, was_empty;
+	uint32_t limit, fetch, cnt, mask;
+	enum sim_order order, rest;
+	bool was_empty;
 
 	if (qp->state != SIM_QPS_RTS)
 		return;
-	was_empty = sq->pf_cnt == 0;
 	limit = sim_qp_sq_limit(qp);
-	while ((int32_t)(limit - sq->fetch) > 0 && sq->pf_cnt < sq->pf_cap &&
-	       sq->fetch - sq->head < sq->pf_max_bbs) {
-		struct sim_fetched *f = &sq->pf[sim_wrap(sq->pf_head + sq->pf_cnt, sq->pf_cap)];
-		const uint8_t *ctrl = sq->buf + (size_t)(sq->fetch & (sq->nbb - 1)) * PRISM_WQE_BB;
+	fetch = sq->fetch;
+	if ((int32_t)(limit - fetch) <= 0)
+		return; /* nothing posted / enabled beyond what was fetched */
+	dev = qp->dev;
+	cnt = sq->pf_cnt;
+	was_empty = cnt == 0;
+	mask = sq->nbb - 1;
+	/* the first WQE fetched into an empty window takes @first_order */
+	rest = first_order == SIM_ORDER_DOORBELL ? SIM_ORDER_DOORBELL : SIM_ORDER_WQ;
+	order = was_empty && fetch == sq->head ? first_order : rest;
+	while ((int32_t)(limit - fetch) > 0 && cnt < sq->pf_cap &&
+	       fetch - sq->head < sq->pf_max_bbs) {
+		struct sim_fetched *f = &sq->pf[sim_wrap(sq->pf_head + cnt, sq->pf_cap)];
+		const uint8_t *ctrl = sq->buf + (size_t)(fetch & mask) * PRISM_WQE_BB;
 		unsigned ds = ctrl[7] & 0x3fu; /* mlx5_wqe_ctrl_seg.qpn_ds low 6 bits */
 		unsigned nbb = ds ? prism_wqe_bbs(ds) : 1;
 		uint32_t len = ds ? ds * PRISM_WQE_DS_BYTES : PRISM_WQE_DS_BYTES;
 
-		if ((int32_t)(limit - (sq->fetch + nbb)) < 0)
+		if ((int32_t)(limit - (fetch + nbb)) < 0)
 			break; /* the WQE is not wholly posted / enabled yet */
-		f->counter = sq->fetch;
+		f->counter = fetch;
 		f->nbb = (uint16_t)nbb;
 		f->len = (uint16_t)len;
-		if ((sq->fetch & (sq->nbb - 1)) + nbb <= sq->nbb)
-			memcpy(f->bytes, ctrl, len); /* does not wrap */
-		else
-			ring_copy(sq, sq->fetch, f->bytes, len);
+		wqe_copy(sq, fetch, nbb, f->bytes, len);
 		f->decode_rc = prism_wqe_decode(f->bytes, len, &f->w, NULL);
 		f->info = f->decode_rc < 0 ? NULL : dev->op_info[f->w.ctrl.opcode];
-		if (first && sq->pf_cnt == 0 && sq->fetch == sq->head)
-			f->order = first_order;
-		else
-			f->order =
-			    first_order == SIM_ORDER_DOORBELL ? SIM_ORDER_DOORBELL : SIM_ORDER_WQ;
-		first = false;
+		f->order = order;
+		order = rest;
 		f->fetched_at = t;
 		f->wseq = dev->wseq;
 		f->hazard = false;
 		for (unsigned b = 0; b < nbb; b++) {
-			struct sim_bb_state *st = &sq->bbs[(sq->fetch + b) & (sq->nbb - 1)];
+			struct sim_bb_state *st = &sq->bbs[(fetch + b) & mask];
 
-			st->fetch_ctr = sq->fetch;
+			st->fetch_ctr = fetch;
 			st->fetch_t = t;
 			st->fetched = true;
 		}
-		sq->fetch += nbb;
-		sq->pf_cnt++;
+		fetch += nbb;
+		cnt++;
 		dev->st.fetches++;
 		if (dev->obs.event) {
-			struct sim_event ev = {
-			    .kind = SIM_EV_FETCH,
-			    .t = t,
-			    .t_end = t,
-			    .qpn = qp->qpn,
-			    .wqe_counter = f->counter,
-			    .opcode = f->bytes[3],
-			    .order = f->order,
-			    .bytes = len,
-			    .wqe = f->decode_rc < 0 ? NULL : &f->w,
-			};
-			sim_emit(dev, &ev);
+			sq->fetch = fetch; /* the observer may look */
+			sq->pf_cnt = cnt;
+			emit_fetch(qp, f, t);
 		}
 	}
+	sq->fetch = fetch;
+	sq->pf_cnt = cnt;
 	/* an idle queue may have been parked: it has a head WQE now */
-	if (was_empty && sq->pf_cnt)
+	if (was_empty && cnt)
 		sim_sched_wake(qp);
 }
 
@@ -187,69 +218,89 @@ static struct sim_fetched *fetched_at_counter(struct sim_sq *sq, uint32_t counte
 	return NULL;
 }
 
+/* A patch issued before the fetch that lands after it raced the fetch:
+ * what ran depended on timing.  Reports it if the bytes of block @b that
+ * the patch rewrites change; true when reported. */
+static bool patch_race(struct sim_qp *qp, uint32_t b, uint32_t off, const uint8_t *src,
+                       uint32_t len, const struct sim_writer *w, sim_time_t t)
+{
+	struct sim_dev *dev = qp->dev;
+	struct sim_sq *sq = &qp->sq;
+	struct sim_bb_state *st = &sq->bbs[b];
+	uint32_t b0 = off / PRISM_WQE_BB, b1 = (off + len - 1) / PRISM_WQE_BB;
+	uint32_t lo = b == b0 ? off : b * PRISM_WQE_BB;
+	uint32_t hi = b == b1 ? off + len : (b + 1) * PRISM_WQE_BB;
+	uint32_t first, wqe_off;
+	struct sim_fetched *f;
+
+	while (lo < hi && sq->buf[lo] == src[lo - off])
+		lo++;
+	while (hi > lo && sq->buf[hi - 1] == src[hi - 1 - off])
+		hi--;
+	if (lo == hi)
+		return false; /* same bytes: nothing changes */
+	first = st->fetch_ctr & (sq->nbb - 1);
+	wqe_off = ((b - first) & (sq->nbb - 1)) * PRISM_WQE_BB;
+	f = fetched_at_counter(sq, st->fetch_ctr);
+	report(qp, st->fetch_ctr, sq->buf[first * PRISM_WQE_BB + 3],
+	       wqe_off + lo - b * PRISM_WQE_BB, wqe_off + hi - b * PRISM_WQE_BB, w, st->fetch_t, !f,
+	       t);
+	if (f) {
+		f->hazard = true; /* the policy applies when it executes */
+	} else if (dev->o.hazard == SIM_HAZARD_FAIL) {
+		dev->hazard_failed = true;
+		sim_qp_fail(qp, t);
+	}
+	return true;
+}
+
+static void emit_patch(struct sim_qp *qp, uint32_t off, uint32_t len, const struct sim_writer *w,
+                       sim_time_t t)
+{
+	struct sim_sq *sq = &qp->sq;
+	uint32_t b0 = off / PRISM_WQE_BB;
+	struct sim_event ev = {
+	    .kind = SIM_EV_PATCH,
+	    .t = t,
+	    .t_end = t,
+	    .qpn = w->qpn,
+	    .wqe_counter = w->wqe_counter,
+	    .opcode = w->opcode,
+	    .target_qpn = qp->qpn,
+	    .target_wqe_counter =
+	        sq->bbs[b0].fetched && fetched_at_counter(sq, sq->bbs[b0].fetch_ctr)
+	            ? sq->bbs[b0].fetch_ctr
+	            : sq->fetch + ((b0 - sq->fetch) & (sq->nbb - 1)),
+	    .offset = off,
+	    .len = len,
+	    .writer = *w,
+	};
+
+	sim_emit(qp->dev, &ev);
+}
+
 void sim_sq_patch(struct sim_qp *qp, uint32_t off, const uint8_t *src, uint32_t len,
                   const struct sim_writer *w, sim_time_t t)
 {
 	struct sim_dev *dev = qp->dev;
 	struct sim_sq *sq = &qp->sq;
 	uint32_t b0 = off / PRISM_WQE_BB, b1 = (off + len - 1) / PRISM_WQE_BB;
-	bool reported = false;
+	/* Only local READ/atomic results have an issue time on this device's
+	 * clock; remote writes and receive scatters are checked when the WQE
+	 * runs (sim_sq_hazard_check). */
+	bool may_race = dev->o.hazard != SIM_HAZARD_OFF && w->kind == SIM_WRITER_SQ;
 
 	for (uint32_t b = b0; b <= b1; b++) {
 		struct sim_bb_state *st = &sq->bbs[b];
-		uint32_t lo, hi, first, wqe_off;
-		struct sim_fetched *f;
 
 		st->wseq = dev->wseq;
 		st->w = *w;
-		/* a patch issued before the fetch that lands after it raced the
-		 * fetch: what ran depended on timing.  Only local READ/atomic
-		 * results have an issue time on this device's clock; remote
-		 * writes and receive scatters are checked when the WQE runs. */
-		if (reported || dev->o.hazard == SIM_HAZARD_OFF || !st->fetched ||
-		    w->kind != SIM_WRITER_SQ || st->fetch_t <= w->issued_at)
-			continue;
-		lo = b == b0 ? off : b * PRISM_WQE_BB;
-		hi = b == b1 ? off + len : (b + 1) * PRISM_WQE_BB;
-		while (lo < hi && sq->buf[lo] == src[lo - off])
-			lo++;
-		while (hi > lo && sq->buf[hi - 1] == src[hi - 1 - off])
-			hi--;
-		if (lo == hi)
-			continue; /* same bytes: nothing changes */
-		first = st->fetch_ctr & (sq->nbb - 1);
-		wqe_off = ((b - first) & (sq->nbb - 1)) * PRISM_WQE_BB;
-		f = fetched_at_counter(sq, st->fetch_ctr);
-		report(qp, st->fetch_ctr, sq->buf[first * PRISM_WQE_BB + 3],
-		       wqe_off + lo - b * PRISM_WQE_BB, wqe_off + hi - b * PRISM_WQE_BB, w,
-		       st->fetch_t, !f, t);
-		reported = true;
-		if (f) {
-			f->hazard = true; /* the policy applies when it executes */
-		} else if (dev->o.hazard == SIM_HAZARD_FAIL) {
-			dev->hazard_failed = true;
-			sim_qp_fail(qp, t);
-		}
+		if (may_race && st->fetched && st->fetch_t > w->issued_at &&
+		    patch_race(qp, b, off, src, len, w, t))
+			may_race = false; /* one report per patch */
 	}
-	if (dev->obs.event) {
-		struct sim_event ev = {
-		    .kind = SIM_EV_PATCH,
-		    .t = t,
-		    .t_end = t,
-		    .qpn = w->qpn,
-		    .wqe_counter = w->wqe_counter,
-		    .opcode = w->opcode,
-		    .target_qpn = qp->qpn,
-		    .target_wqe_counter =
-		        sq->bbs[b0].fetched && fetched_at_counter(sq, sq->bbs[b0].fetch_ctr)
-		            ? sq->bbs[b0].fetch_ctr
-		            : sq->fetch + ((b0 - sq->fetch) & (sq->nbb - 1)),
-		    .offset = off,
-		    .len = len,
-		    .writer = *w,
-		};
-		sim_emit(dev, &ev);
-	}
+	if (dev->obs.event)
+		emit_patch(qp, off, len, w, t);
 }
 
 bool sim_sq_hazard_check_slow(struct sim_qp *qp, struct sim_fetched *f, sim_time_t t)

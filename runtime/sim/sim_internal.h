@@ -10,9 +10,10 @@
  *
  * Hot paths: the checks made per WQE, per packet or per scheduler step
  * (object lookups, memory-region checks, the readiness of a queue's head,
- * a WAIT on a CQ count, the unchanged-bytes hazard check) are static inline
- * here; their rare cases stay out of line in the file that owns the rule
- * (the *_slow functions).  One run loop, sim_sched_steps, inlines the
+ * a WAIT on a CQ count, the unchanged-bytes hazard check, the packet free
+ * list and the packet heap's push and pop) are static inline here; their
+ * rare cases stay out of line in the file that owns the rule (the *_slow
+ * functions, sim_pktq_grow).  One run loop, sim_sched_steps, inlines the
  * scheduler step.  Engine changes are checked to leave every event of
  * seeded runs unchanged (tests/bench/sim_digest.c).
  *
@@ -26,6 +27,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -248,6 +250,7 @@ struct sim_dev {
 		struct sim_qp *qp;
 	} * sqr;
 	uint32_t nsqr;
+	uint32_t sqr_hint; /* range of the last attributed write (a guess) */
 	uintptr_t sqr_lo, sqr_hi;
 	uint64_t wseq;
 	/* packets waiting to be processed, READ jobs */
@@ -345,6 +348,15 @@ void sim_qp_destroy_all(struct sim_dev *dev);
 /* sim_fetch.c */
 /* Fetches every WQE now allowed (up to the prefetch window). */
 void sim_sq_fetch(struct sim_qp *qp, sim_time_t t, enum sim_order first_order);
+/* Do the @len (<= @cap) bytes at @a and @b match?  Whole blocks of @cap
+ * bytes are compared first with a fixed-size (inlined) compare: equal
+ * there is equal over @len; otherwise the exact @len bytes decide. */
+static inline bool sim_bytes_match(const uint8_t *a, const uint8_t *b, uint32_t len, uint32_t cap)
+{
+	if (cap == PRISM_WQE_BB && memcmp(a, b, PRISM_WQE_BB) == 0)
+		return true;
+	return memcmp(a, b, len) == 0;
+}
 /* Compares a fetched WQE with memory; reports a hazard.  Returns true when
  * the fail policy says the WQE must not execute.  (The common case, a WQE
  * that does not wrap and that nobody changed, is decided inline.) */
@@ -357,7 +369,8 @@ static inline bool sim_sq_hazard_check(struct sim_qp *qp, struct sim_fetched *f,
 	if (qp->dev->o.hazard == SIM_HAZARD_OFF)
 		return false;
 	if (!f->hazard && first + f->nbb <= sq->nbb &&
-	    memcmp(sq->buf + (size_t)first * PRISM_WQE_BB, f->bytes, f->len) == 0)
+	    sim_bytes_match(sq->buf + (size_t)first * PRISM_WQE_BB, f->bytes, f->len,
+	                    f->nbb * PRISM_WQE_BB))
 		return false;
 	return sim_sq_hazard_check_slow(qp, f, t);
 }
@@ -407,7 +420,6 @@ struct sim_xctx {
 	struct sim_outst *os; /* the WQE's outstanding entry */
 	sim_time_t start;
 	struct sim_cost cost;
-	uint32_t bytes;
 };
 typedef int (*sim_exec_fn)(struct sim_xctx *x);
 int sim_exec_nop(struct sim_xctx *x);
@@ -462,14 +474,124 @@ void sim_readjobs_free(struct sim_dev *dev);
 /* Packets come from @dev's free list (@dev NULL: plain malloc, for callers
  * without dev->lock) and go back to the list of the device that frees them
  * (NULL: free()).  A packet may be freed by another device than the one
- * that allocated it (fabric). */
-struct sim_pkt *sim_pkt_alloc(struct sim_dev *dev, uint32_t payload_len);
+ * that allocated it (fabric).  The list's fast paths are inline below. */
+#define SIM_PKT_SMALL     256u                           /* payload room of every packet */
+#define SIM_PKT_HDR_BYTES offsetof(struct sim_pkt, swap) /* header before the atomic operands */
+#define SIM_PKT_POOL_MAX  4096u
+#if defined(__SANITIZE_ADDRESS__)
+#define SIM_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define SIM_ASAN 1
+#endif
+#endif
+#ifdef SIM_ASAN
+#include <sanitizer/asan_interface.h>
+#define sim_pkt_pool_poison(p)   ASAN_POISON_MEMORY_REGION((p), sizeof(struct sim_pkt))
+#define sim_pkt_pool_unpoison(p) ASAN_UNPOISON_MEMORY_REGION((p), sizeof(struct sim_pkt))
+#else
+#define sim_pkt_pool_poison(p)   ((void)(p))
+#define sim_pkt_pool_unpoison(p) ((void)(p))
+#endif
+/* The free list's link lives in the payload area (never poisoned). */
+static inline struct sim_pkt **sim_pkt_pool_link(struct sim_pkt *p)
+{
+	return (struct sim_pkt **)(void *)(p + 1);
+}
+struct sim_pkt *sim_pkt_alloc_slow(struct sim_dev *dev, uint32_t payload_len);
+void sim_pkt_free_slow(struct sim_dev *dev, struct sim_pkt *p);
+static inline struct sim_pkt *sim_pkt_alloc(struct sim_dev *dev, uint32_t payload_len)
+{
+	struct sim_pkt *p;
+
+	if (!dev || !dev->pkt_free || payload_len > SIM_PKT_SMALL)
+		return sim_pkt_alloc_slow(dev, payload_len);
+	p = dev->pkt_free;
+	dev->pkt_free = *sim_pkt_pool_link(p);
+	dev->npkt_free--;
+	sim_pkt_pool_unpoison(p);
+	/* The atomic operands (128 bytes) are read only in atomic requests,
+	 * whose builder (sim_exec_atomic) zeroes them. */
+	memset(p, 0, SIM_PKT_HDR_BYTES);
+	p->payload_len = payload_len;
+	p->payload = payload_len ? (uint8_t *)(p + 1) : NULL;
+	return p;
+}
+static inline void sim_pkt_free(struct sim_dev *dev, struct sim_pkt *p)
+{
+	if (!p || !dev || p->payload_len > SIM_PKT_SMALL || dev->npkt_free >= SIM_PKT_POOL_MAX) {
+		sim_pkt_free_slow(dev, p);
+		return;
+	}
+	*sim_pkt_pool_link(p) = dev->pkt_free;
+	dev->pkt_free = p;
+	dev->npkt_free++;
+	sim_pkt_pool_poison(p);
+}
 struct sim_pkt *sim_pkt_clone(struct sim_dev *dev, const struct sim_pkt *p);
-void sim_pkt_free(struct sim_dev *dev, struct sim_pkt *p);
 void sim_pkt_pool_free(struct sim_dev *dev);
-int sim_pktq_push(struct sim_pktq *q, struct sim_pkt *p);
-struct sim_pkt *sim_pktq_peek(struct sim_pktq *q);
-struct sim_pkt *sim_pktq_pop(struct sim_pktq *q);
+/* The packet heap (struct sim_pktq): push and pop inline, one each per
+ * packet. */
+int sim_pktq_grow(struct sim_pktq *q); /* 0 or -ENOMEM */
+static inline bool sim_pktq_before(const struct sim_pktq *q, const struct sim_pktq_ent *x,
+                                   const struct sim_pktq_ent *y)
+{
+	if (!q->fifo && x->t != y->t)
+		return x->t < y->t;
+	return x->seq < y->seq;
+}
+static inline int sim_pktq_push(struct sim_pktq *q, struct sim_pkt *p)
+{
+	struct sim_pktq_ent x = {.t = p->t, .p = p};
+	uint32_t i;
+
+	if (q->n == q->cap && sim_pktq_grow(q))
+		return -ENOMEM;
+	x.seq = q->next_seq++;
+	/* sift up: move parents down until @x's place is found */
+	for (i = q->n++; i;) {
+		uint32_t up = (i - 1) / 2;
+
+		if (!sim_pktq_before(q, &x, &q->e[up]))
+			break;
+		q->e[i] = q->e[up];
+		i = up;
+	}
+	q->e[i] = x;
+	return 0;
+}
+static inline struct sim_pkt *sim_pktq_peek(struct sim_pktq *q)
+{
+	return q->n ? q->e[0].p : NULL;
+}
+static inline struct sim_pkt *sim_pktq_pop(struct sim_pktq *q)
+{
+	struct sim_pkt *top;
+	struct sim_pktq_ent x;
+	uint32_t i = 0, n;
+
+	if (!q->n)
+		return NULL;
+	top = q->e[0].p;
+	n = --q->n;
+	if (!n)
+		return top;
+	/* sift the last entry down from the root */
+	x = q->e[n];
+	for (;;) {
+		uint32_t l = 2 * i + 1, m;
+
+		if (l >= n)
+			break;
+		m = l + 1 < n && sim_pktq_before(q, &q->e[l + 1], &q->e[l]) ? l + 1 : l;
+		if (!sim_pktq_before(q, &q->e[m], &x))
+			break;
+		q->e[i] = q->e[m];
+		i = m;
+	}
+	q->e[i] = x;
+	return top;
+}
 void sim_pktq_free(struct sim_pktq *q);
 /* Sends @p (takes ownership): loopback into the inbox, or the transport. */
 int sim_wire_xmit(struct sim_dev *dev, struct sim_pkt *p);

@@ -108,12 +108,16 @@ void sim_mr_destroy_all(struct sim_dev *dev)
 	}
 }
 
-/* Index of the first send-queue range that ends above @a (binary search;
- * dev->nsqr if none): the range holding @a, or the next one above it. */
-static uint32_t sq_range_from(const struct sim_dev *dev, uintptr_t a)
+/* Index of the first send-queue range that ends above @a (dev->nsqr if
+ * none): the range holding @a, or the next one above it.  The range the
+ * last write landed in is tried first (RedN's patches go to a few queues),
+ * then a binary search. */
+static uint32_t sq_range_from(struct sim_dev *dev, uintptr_t a)
 {
-	uint32_t lo = 0, hi = dev->nsqr;
+	uint32_t lo = 0, hi = dev->nsqr, h = dev->sqr_hint;
 
+	if (h < hi && dev->sqr[h].lo <= a && a < dev->sqr[h].hi)
+		return h;
 	while (lo < hi) {
 		uint32_t mid = (lo + hi) / 2;
 
@@ -122,13 +126,21 @@ static uint32_t sq_range_from(const struct sim_dev *dev, uintptr_t a)
 		else
 			hi = mid;
 	}
+	dev->sqr_hint = lo;
 	return lo;
 }
 
-static void attribute(struct sim_dev *dev, uintptr_t lo, uintptr_t hi, const uint8_t *src,
-                      const struct sim_writer *w, sim_time_t t)
+static inline void attribute(struct sim_dev *dev, uintptr_t lo, uintptr_t hi, const uint8_t *src,
+                             const struct sim_writer *w, sim_time_t t)
 {
+	const struct sim_sqrange *last = &dev->sqr[dev->sqr_hint];
 	uintptr_t base = lo;
+
+	/* most often wholly inside the queue the last write went to */
+	if (dev->sqr_hint < dev->nsqr && last->lo <= lo && hi <= last->hi) {
+		sim_sq_patch(last->qp, (uint32_t)(lo - last->lo), src, (uint32_t)(hi - lo), w, t);
+		return;
+	}
 
 	for (uint32_t i = sq_range_from(dev, lo); lo < hi && i < dev->nsqr; i++) {
 		struct sim_sqrange *r = &dev->sqr[i];
@@ -145,6 +157,33 @@ static void attribute(struct sim_dev *dev, uintptr_t lo, uintptr_t hi, const uin
 	}
 }
 
+/* memmove for the small writes a chain makes into its own WQEs (fields of
+ * 1 to 16 bytes): every load before any store, so overlap is safe. */
+static inline void move_small(uint8_t *d, const uint8_t *s, size_t n)
+{
+	if (n >= 8) {
+		uint64_t a, b;
+
+		memcpy(&a, s, 8);
+		memcpy(&b, s + n - 8, 8);
+		memcpy(d, &a, 8);
+		memcpy(d + n - 8, &b, 8);
+	} else if (n >= 4) {
+		uint32_t a, b;
+
+		memcpy(&a, s, 4);
+		memcpy(&b, s + n - 4, 4);
+		memcpy(d, &a, 4);
+		memcpy(d + n - 4, &b, 4);
+	} else {
+		uint8_t a = s[0], b = s[n / 2], c = s[n - 1];
+
+		d[0] = a;
+		d[n / 2] = b;
+		d[n - 1] = c;
+	}
+}
+
 void sim_mem_write(struct sim_dev *dev, uint8_t *dst, const void *src, size_t len,
                    const struct sim_writer *w, sim_time_t t)
 {
@@ -156,5 +195,8 @@ void sim_mem_write(struct sim_dev *dev, uint8_t *dst, const void *src, size_t le
 	dev->epoch++;
 	if (hi > dev->sqr_lo && lo < dev->sqr_hi)
 		attribute(dev, lo, hi, src, w, t); /* before the bytes change */
-	memmove(dst, src, len);
+	if (len <= 16)
+		move_small(dst, src, len);
+	else
+		memmove(dst, src, len);
 }

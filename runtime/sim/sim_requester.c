@@ -212,7 +212,8 @@ void sim_requester_rx(struct sim_qp *qp, struct sim_pkt *p)
 	o->done_at = p->t > o->ready_at ? p->t : o->ready_at;
 	sim_advance_now(qp->dev, o->done_at);
 	done_by_packet(qp);
-	sim_outst_complete(qp);
+	if (o == &qp->sq.os[qp->sq.os_head]) /* else an older entry is still open */
+		sim_outst_complete(qp);
 }
 
 /* Go-back-N after an RNR NAK: resend every unacknowledged request from the

@@ -5,14 +5,15 @@
  * the in-process fabric that runs several devices together.
  *
  * Owns: struct sim_pkt memory, the packet heap (virtual time, then send
- * order: one QP's packets leave in order and arrive in order), transport
+ * order: one QP's packets leave in order and arrive in order; the free
+ * list's and the heap's per-packet fast paths are inline in
+ * sim_internal.h, their slow paths here), transport
  * back-pressure (-EAGAIN keeps packets in order in a device queue), and
  * dispatch of an arriving packet to the requester or responder half.
  *
  * Must not: interpret request semantics (sim_responder.c) or responses
  * (sim_requester.c).
  */
-#include <stddef.h>
 #include <stdlib.h>
 
 #include "sim/sim_internal.h"
@@ -28,50 +29,18 @@ struct sim_fabric {
  * other: a freed one goes on the freeing device's list (at most
  * SIM_PKT_POOL_MAX of them) and the next allocation takes it back, instead
  * of a malloc/free pair per packet (a RedN get sends 8 and keeps 4 copies).
+ * The list's fast paths are inline (sim_internal.h); the rest is here.
  * Under ASan a pooled packet's header is poisoned until it is reused.
  */
-#define SIM_PKT_SMALL 256u
-/* The header bytes before the atomic operands. */
-#define SIM_PKT_HDR_BYTES offsetof(struct sim_pkt, swap)
-#define SIM_PKT_POOL_MAX  4096u
-
-#if defined(__SANITIZE_ADDRESS__)
-#define SIM_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SIM_ASAN 1
-#endif
-#endif
-#ifdef SIM_ASAN
-#include <sanitizer/asan_interface.h>
-#define pool_poison(p)   ASAN_POISON_MEMORY_REGION((p), sizeof(struct sim_pkt))
-#define pool_unpoison(p) ASAN_UNPOISON_MEMORY_REGION((p), sizeof(struct sim_pkt))
-#else
-#define pool_poison(p)   ((void)(p))
-#define pool_unpoison(p) ((void)(p))
-#endif
-
-/* The list link lives in the payload area (never poisoned). */
-static inline struct sim_pkt **pool_link(struct sim_pkt *p)
-{
-	return (struct sim_pkt **)(void *)(p + 1);
-}
-
-struct sim_pkt *sim_pkt_alloc(struct sim_dev *dev, uint32_t payload_len)
+struct sim_pkt *sim_pkt_alloc_slow(struct sim_dev *dev, uint32_t payload_len)
 {
 	struct sim_pkt *p;
 
-	if (dev && dev->pkt_free && payload_len <= SIM_PKT_SMALL) {
-		p = dev->pkt_free;
-		dev->pkt_free = *pool_link(p);
-		dev->npkt_free--;
-		pool_unpoison(p);
-	} else {
-		p = malloc(sizeof(*p) +
-		           (payload_len > SIM_PKT_SMALL ? payload_len : SIM_PKT_SMALL));
-		if (!p)
-			return NULL;
-	}
+	if (dev && dev->pkt_free && payload_len <= SIM_PKT_SMALL)
+		return sim_pkt_alloc(dev, payload_len);
+	p = malloc(sizeof(*p) + (payload_len > SIM_PKT_SMALL ? payload_len : SIM_PKT_SMALL));
+	if (!p)
+		return NULL;
 	/* The atomic operands (128 bytes) are read only in atomic requests,
 	 * whose builder (sim_exec_atomic) zeroes them. */
 	memset(p, 0, SIM_PKT_HDR_BYTES);
@@ -99,7 +68,7 @@ struct sim_pkt *sim_pkt_clone(struct sim_dev *dev, const struct sim_pkt *src)
 	return p;
 }
 
-void sim_pkt_free(struct sim_dev *dev, struct sim_pkt *p)
+void sim_pkt_free_slow(struct sim_dev *dev, struct sim_pkt *p)
 {
 	if (!p)
 		return;
@@ -107,10 +76,7 @@ void sim_pkt_free(struct sim_dev *dev, struct sim_pkt *p)
 		free(p);
 		return;
 	}
-	*pool_link(p) = dev->pkt_free;
-	dev->pkt_free = p;
-	dev->npkt_free++;
-	pool_poison(p);
+	sim_pkt_free(dev, p);
 }
 
 void sim_pkt_pool_free(struct sim_dev *dev)
@@ -118,8 +84,8 @@ void sim_pkt_pool_free(struct sim_dev *dev)
 	while (dev->pkt_free) {
 		struct sim_pkt *p = dev->pkt_free;
 
-		dev->pkt_free = *pool_link(p);
-		pool_unpoison(p);
+		dev->pkt_free = *sim_pkt_pool_link(p);
+		sim_pkt_pool_unpoison(p);
 		free(p);
 	}
 	dev->npkt_free = 0;
@@ -127,74 +93,18 @@ void sim_pkt_pool_free(struct sim_dev *dev)
 
 /* ---- packet heap -------------------------------------------------------- */
 
-static inline bool before(const struct sim_pktq *q, const struct sim_pktq_ent *x,
-                          const struct sim_pktq_ent *y)
+/* The heap's push and pop are inline (sim_internal.h): a packet makes one
+ * of each.  Only growing the array is here. */
+int sim_pktq_grow(struct sim_pktq *q)
 {
-	if (!q->fifo && x->t != y->t)
-		return x->t < y->t;
-	return x->seq < y->seq;
-}
+	uint32_t ncap = q->cap ? q->cap * 2 : 64;
+	struct sim_pktq_ent *e = realloc(q->e, ncap * sizeof(*e));
 
-int sim_pktq_push(struct sim_pktq *q, struct sim_pkt *p)
-{
-	struct sim_pktq_ent x = {.t = p->t, .p = p};
-	uint32_t i;
-
-	if (q->n == q->cap) {
-		uint32_t ncap = q->cap ? q->cap * 2 : 64;
-		struct sim_pktq_ent *e = realloc(q->e, ncap * sizeof(*e));
-
-		if (!e)
-			return -ENOMEM;
-		q->e = e;
-		q->cap = ncap;
-	}
-	x.seq = q->next_seq++;
-	/* sift up: move parents down until @x's place is found */
-	for (i = q->n++; i;) {
-		uint32_t up = (i - 1) / 2;
-
-		if (!before(q, &x, &q->e[up]))
-			break;
-		q->e[i] = q->e[up];
-		i = up;
-	}
-	q->e[i] = x;
+	if (!e)
+		return -ENOMEM;
+	q->e = e;
+	q->cap = ncap;
 	return 0;
-}
-
-struct sim_pkt *sim_pktq_peek(struct sim_pktq *q)
-{
-	return q->n ? q->e[0].p : NULL;
-}
-
-struct sim_pkt *sim_pktq_pop(struct sim_pktq *q)
-{
-	struct sim_pkt *top;
-	struct sim_pktq_ent x;
-	uint32_t i = 0, n;
-
-	if (!q->n)
-		return NULL;
-	top = q->e[0].p;
-	n = --q->n;
-	if (!n)
-		return top;
-	/* sift the last entry down from the root */
-	x = q->e[n];
-	for (;;) {
-		uint32_t l = 2 * i + 1, m;
-
-		if (l >= n)
-			break;
-		m = l + 1 < n && before(q, &q->e[l + 1], &q->e[l]) ? l + 1 : l;
-		if (!before(q, &q->e[m], &x))
-			break;
-		q->e[i] = q->e[m];
-		i = m;
-	}
-	q->e[i] = x;
-	return top;
 }
 
 void sim_pktq_free(struct sim_pktq *q)
@@ -230,6 +140,24 @@ static int enqueue_async(struct sim_dev *dev, struct sim_pkt *p)
 	return 0;
 }
 
+/* PKT_TX / PKT_RX (out of line: only with an event observer). */
+static __attribute__((noinline)) void emit_pkt(struct sim_dev *dev, enum sim_event_kind k,
+                                               uint32_t qpn, const struct sim_pkt *p)
+{
+	struct sim_event ev = {
+	    .kind = k,
+	    .t = p->t,
+	    .t_end = p->t,
+	    .qpn = qpn,
+	    .wqe_counter = p->wqe_counter,
+	    .opcode = p->opcode,
+	    .bytes = p->payload_len,
+	    .pkt = p,
+	};
+
+	sim_emit(dev, &ev);
+}
+
 int sim_wire_xmit(struct sim_dev *dev, struct sim_pkt *p)
 {
 	struct sim_qp *src = sim_qp_by_num(dev, p->src_qpn);
@@ -244,17 +172,8 @@ int sim_wire_xmit(struct sim_dev *dev, struct sim_pkt *p)
 	dev->st.pkts++;
 	dev->epoch++;
 	if (dev->obs.event) {
-		struct sim_event ev = {
-		    .kind = SIM_EV_PKT_TX,
-		    .t = p->t,
-		    .t_end = p->t,
-		    .qpn = p->src_qpn,
-		    .wqe_counter = p->wqe_counter,
-		    .opcode = p->opcode,
-		    .bytes = p->payload_len,
-		    .pkt = p,
-		};
-		sim_emit(dev, &ev);
+		/* out of line: only with an observer */
+		emit_pkt(dev, SIM_EV_PKT_TX, p->src_qpn, p);
 	}
 	if (p->dst_node == dev->o.node) {
 		rc = sim_pktq_push(&dev->inbox, p);
@@ -304,19 +223,8 @@ void sim_wire_rx(struct sim_dev *dev, struct sim_pkt *p)
 	struct sim_qp *qp = sim_qp_by_num(dev, p->dst_qpn);
 
 	sim_advance_now(dev, p->t);
-	if (dev->obs.event) {
-		struct sim_event ev = {
-		    .kind = SIM_EV_PKT_RX,
-		    .t = p->t,
-		    .t_end = p->t,
-		    .qpn = p->dst_qpn,
-		    .wqe_counter = p->wqe_counter,
-		    .opcode = p->opcode,
-		    .bytes = p->payload_len,
-		    .pkt = p,
-		};
-		sim_emit(dev, &ev);
-	}
+	if (dev->obs.event)
+		emit_pkt(dev, SIM_EV_PKT_RX, p->dst_qpn, p);
 	/* RC: a QP takes packets only from the QP it is connected to */
 	if (qp && qp->peer_node == p->src_node && qp->peer_qpn == p->src_qpn &&
 	    (unsigned)p->kind <= SIM_PKT_ATOMIC_RESP) {

@@ -35,17 +35,5 @@ PRISM_API void prism_ctrl_seg_pack(const struct prism_ctrl_seg *c, void *out16)
 
 PRISM_API void prism_ctrl_seg_unpack(const void *in16, struct prism_ctrl_seg *c)
 {
-	const uint8_t *p = in16;
-	uint32_t w0 = wqe_get_be32(p);
-	uint32_t w1 = wqe_get_be32(p + 4);
-
-	c->opmod = (uint8_t)(w0 >> 24);
-	c->wqe_index = (uint16_t)(w0 >> 8);
-	c->opcode = (uint8_t)w0;
-	c->qpn = w1 >> 8;
-	c->ds = (uint8_t)w1; /* raw byte: the decoder rejects bits 7:6 */
-	c->signature = p[8];
-	c->dci_stream = wqe_get_be16(p + 9);
-	c->fm_ce_se = p[11];
-	c->imm = wqe_get_be32(p + 12);
+	wqe_ctrl_unpack(in16, c);
 }

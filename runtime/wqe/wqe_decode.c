@@ -7,16 +7,18 @@
  * input can make the decoder read outside [buf, buf + len).  Each shape
  * then checks that DS matches exactly the segments it implies.
  *
- * Lean by design (the software NIC decodes on its hot path): only the
+ * Lean by design (the software NIC decodes every WQE it fetches): only the
  * fields that the WQE's shape uses are written; see "valid after decode"
- * in <prism/wqe.h>.  No memset of the big arrays.
+ * in <prism/wqe.h>.  No memset of the big arrays; the control segment and
+ * the opcode table are read inline, the data part is inlined into each
+ * shape (constant offsets).
  *
  * Must not: execute anything, or accept a WQE it cannot re-encode.
  */
 #include "wqe_bytes.h"
 #include "wqe_layout.h"
 
-static void get_raddr(const uint8_t *p, struct prism_raddr_seg *r)
+static inline void get_raddr(const uint8_t *p, struct prism_raddr_seg *r)
 {
 	r->raddr = wqe_get_be64(p);
 	r->rkey = wqe_get_be32(p + 8);
@@ -25,18 +27,18 @@ static void get_raddr(const uint8_t *p, struct prism_raddr_seg *r)
 
 /*
  * The data part starting at @off and running to the end of the WQE: either
- * one inline segment that fills it exactly, or whole data segments.
+ * one inline segment that fills it exactly, or whole data segments.  The
+ * caller (prism_wqe_decode) has cleared num_sge / is_inline / inline_len.
+ * Inlined into each shape so that @off is a constant there.
  */
-static int get_data_part(const uint8_t *buf, uint32_t off, uint32_t end, struct prism_wqe *w,
-                         struct prism_wqe_diag *d)
+static inline __attribute__((always_inline)) int get_data_part(const uint8_t *buf, uint32_t off,
+                                                               uint32_t end, struct prism_wqe *w,
+                                                               struct prism_wqe_diag *d)
 {
 	uint32_t rem = end - off;
 	const uint8_t *p = buf + off;
 	uint32_t word, n, i;
 
-	w->is_inline = false;
-	w->num_sge = 0;
-	w->inline_len = 0;
 	if (rem == 0)
 		return 0;
 	word = wqe_get_be32(p);
@@ -65,7 +67,7 @@ static int get_data_part(const uint8_t *buf, uint32_t off, uint32_t end, struct 
 	for (i = 0; i < n; i++, p += WQE_DATA_BYTES) {
 		struct prism_sge *s = &w->sge[i];
 
-		s->byte_count = wqe_get_be32(p);
+		s->byte_count = i ? wqe_get_be32(p) : word;
 		if (s->byte_count & PRISM_INLINE_SEG)
 			return wqe_diag_fail(d, PRISM_WQE_E_SEGMENT, off + i * WQE_DATA_BYTES,
 			                     "inline segment after %u data segment(s)", i);
@@ -126,8 +128,10 @@ static int dec_data(const uint8_t *buf, uint32_t end, struct prism_wqe *w, struc
 }
 
 /* The one data segment an atomic returns its old value into. */
-static int get_atomic_sge(const uint8_t *buf, uint32_t off, uint32_t end, struct prism_wqe *w,
-                          const char *layout, struct prism_wqe_diag *d)
+static inline __attribute__((always_inline)) int get_atomic_sge(const uint8_t *buf, uint32_t off,
+                                                                uint32_t end, struct prism_wqe *w,
+                                                                const char *layout,
+                                                                struct prism_wqe_diag *d)
 {
 	int rc;
 
@@ -269,10 +273,10 @@ PRISM_API int prism_wqe_decode(const void *buf, size_t len, struct prism_wqe *w,
 	if (len < WQE_CTRL_BYTES)
 		return wqe_diag_fail(diag, PRISM_WQE_E_SHORT, 0,
 		                     "%zu bytes, a control segment needs 16", len);
-	prism_ctrl_seg_unpack(buf, &w->ctrl);
+	wqe_ctrl_unpack(buf, &w->ctrl);
 	clear_optional(w);
-	info = prism_opcode_info(w->ctrl.opcode);
-	if (!info)
+	info = &wqe_opcode_table[w->ctrl.opcode];
+	if (!info->name)
 		return wqe_diag_fail(diag, PRISM_WQE_E_OPCODE, 3, "unknown opcode 0x%02x",
 		                     w->ctrl.opcode);
 	if (w->ctrl.ds & 0xc0u)

@@ -6,7 +6,8 @@
  * Owns: how many bytes each segment kind takes on the wire and how a masked
  * atomic's opmod maps to its operand size (docs/wqe-format.md).  Keeping
  * these in one place is what makes prism_wqe_field_offset() agree with the
- * encoder byte for byte.
+ * encoder byte for byte.  Also the control-segment unpack and the opcode
+ * table as the decoder reads them inline (its hot path).
  *
  * Must not: be included outside runtime/wqe/.
  */
@@ -17,6 +18,8 @@
 #include <stdint.h>
 
 #include <prism/wqe.h>
+
+#include "wqe_bytes.h"
 
 enum {
 	WQE_CTRL_BYTES = 16,    /* struct mlx5_wqe_ctrl_seg */
@@ -78,8 +81,30 @@ static inline int wqe_opmod_valid(const struct prism_opcode_info *info, uint8_t 
 	return opmod == 0;
 }
 
+/* Indexed by opcode value; an unknown opcode's entry has no name
+ * (wqe_opcode.c).  The decoder reads it directly: one load per WQE. */
+extern const struct prism_opcode_info wqe_opcode_table[256];
+
+/* The 16-byte control segment -> struct prism_ctrl_seg (prism_ctrl_seg_unpack
+ * and the decoder share it; inline on the decoder's hot path). */
+static inline void wqe_ctrl_unpack(const uint8_t *p, struct prism_ctrl_seg *c)
+{
+	uint32_t w0 = wqe_get_be32(p);
+	uint32_t w1 = wqe_get_be32(p + 4);
+
+	c->opmod = (uint8_t)(w0 >> 24);
+	c->wqe_index = (uint16_t)(w0 >> 8);
+	c->opcode = (uint8_t)w0;
+	c->qpn = w1 >> 8;
+	c->ds = (uint8_t)w1; /* raw byte: the decoder rejects bits 7:6 */
+	c->signature = p[8];
+	c->dci_stream = wqe_get_be16(p + 9);
+	c->fm_ce_se = p[11];
+	c->imm = wqe_get_be32(p + 12);
+}
+
 /* Record the first failure in @diag (may be NULL) and return @code. */
 int wqe_diag_fail(struct prism_wqe_diag *diag, int code, uint32_t offset, const char *fmt, ...)
-    __attribute__((format(printf, 4, 5)));
+    __attribute__((format(printf, 4, 5), cold));
 
 #endif /* PRISM_WQE_LAYOUT_H */

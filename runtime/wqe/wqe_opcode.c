@@ -11,6 +11,8 @@
 
 #include <prism/wqe.h>
 
+#include "wqe_layout.h"
+
 /*
  * Printer mnemonics, one per X-macro entry.  The table below pastes
  * MNEMONIC_##name, so an opcode added to PRISM_OPCODES without a mnemonic
@@ -30,8 +32,9 @@
 #define MNEMONIC_RECV_ENABLE      "recv_en"
 #define MNEMONIC_SEND_ENABLE      "send_en"
 
-/* Indexed by opcode value: lookups on the sim's hot path are one load. */
-static const struct prism_opcode_info opcode_table[256] = {
+/* Indexed by opcode value: lookups on the sim's hot path are one load
+ * (internal: the decoder reads it directly, see wqe_layout.h). */
+const struct prism_opcode_info wqe_opcode_table[256] = {
 #define PRISM_X_INFO(op, val, shp, klass)                                                          \
 	[val] = {.name = #op, .mnemonic = MNEMONIC_##op, .value = val, .shape = shp, .cls = klass},
     PRISM_OPCODES(PRISM_X_INFO)
@@ -40,7 +43,7 @@ static const struct prism_opcode_info opcode_table[256] = {
 
 PRISM_API const struct prism_opcode_info *prism_opcode_info(uint8_t opcode)
 {
-	const struct prism_opcode_info *info = &opcode_table[opcode];
+	const struct prism_opcode_info *info = &wqe_opcode_table[opcode];
 
 	/* Slot 0 is NOP, so "known" is "has a name", not "nonzero". */
 	return info->name ? info : NULL;

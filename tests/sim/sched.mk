@@ -3,6 +3,7 @@
 TESTS += sim_sched
 sim_sched_SRCS := tests/sim/test_sched.c tests/sim/sim_harness.c
 
-# tests/sim: fetch and hazard check of WQEs inside the ring and wrapping it.
+# tests/sim: fetch and hazard check of WQEs inside the ring, wrapping it and
+# one-BB; attribution of engine writes to the send queue they land in.
 TESTS += sim_fetch
 sim_fetch_SRCS := tests/sim/test_fetch.c tests/sim/sim_harness.c

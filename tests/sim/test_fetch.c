@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tests/sim/test_fetch.c - the fetch path's two ways of reading a WQE, not
- * a NIC rule: a WQE that fits before the end of the ring is copied and
+ * tests/sim/test_fetch.c - the fetch path's ways of reading a WQE, not a
+ * NIC rule: a WQE that fits before the end of the ring is copied and
  * checked in place, one that wraps to the ring's start is copied and
- * compared in two parts.  Both must run the bytes that are in memory and
- * report a hazard when those bytes change between fetch and execution,
- * at the right offset inside the WQE.
+ * compared in two parts, a one-BB WQE is copied and compared as its whole
+ * block first.  All must run the bytes that are in memory and report a
+ * hazard when those bytes change between fetch and execution, at the
+ * right offset inside the WQE, and only then (bytes of the block past the
+ * WQE are not the WQE).  Also the attribution of engine writes to the send
+ * queue they land in, which first tries the queue the last write went to,
+ * and the engine's copy for writes of up to 16 bytes.
  *
  * Owns: these checks.  Must not: time anything.
  */
@@ -135,12 +139,206 @@ static void test_hazard_after_wrap(void **state)
 	expect_host_hazard(e, ctr, at);
 }
 
+/* A one-BB WRITE (48 bytes: ctrl, raddr, one data segment). */
+static void write1(struct env *e, struct prism_wqe *w)
+{
+	hx_rw(w, PRISM_OP_RDMA_WRITE, (uintptr_t)e->dst, e->dst_key, (uintptr_t)e->src, e->src_key,
+	      8, true);
+}
+
+/* One-BB WQE: a changed byte inside it is a hazard, at its offset (the
+ * whole-block compare fails, the exact compare decides). */
+static void test_hazard_one_bb(void **state)
+{
+	struct env *e = *state;
+	struct prism_wqe w;
+	uint32_t ctr, at = sge_addr_low_byte(0); /* byte 47: the WQE's last */
+
+	write1(e, &w);
+	ctr = post_edit_release(e, &w, at);
+	expect_host_hazard(e, ctr, at);
+	assert_int_equal(e->dst[0], 0);
+}
+
+/* One-BB WQE: a changed byte of its block past the WQE's 48 bytes is not
+ * the WQE: no hazard, the WRITE runs. */
+static void test_no_hazard_past_wqe(void **state)
+{
+	struct env *e = *state;
+	struct prism_wqe w;
+
+	write1(e, &w);
+	post_edit_release(e, &w, 50);
+	assert_int_equal(sim_dev_run(e->dev, 0), 0);
+	assert_false(sim_dev_last_hazard(e->dev, NULL));
+	assert_int_equal(hx_expect(&e->cq_a).opcode, PRISM_CQE_REQ); /* the WRITE */
+	assert_memory_equal(e->dst, e->src, 8);
+	assert_int_equal(sim_qp_state(e->a.qp), SIM_QPS_RTS);
+}
+
+/* ---- write attribution ---------------------------------------------- */
+
+#define MAX_PATCHES 16
+struct patches {
+	uint32_t n;
+	uint32_t qpn[MAX_PATCHES], off[MAX_PATCHES], len[MAX_PATCHES];
+};
+
+static void on_event(void *ctx, const struct sim_event *ev)
+{
+	struct patches *p = ctx;
+
+	if (ev->kind != SIM_EV_PATCH)
+		return;
+	assert_true(p->n < MAX_PATCHES);
+	p->qpn[p->n] = ev->target_qpn;
+	p->off[p->n] = ev->offset;
+	p->len[p->n] = ev->len;
+	p->n++;
+}
+
+struct aenv {
+	struct patches p;
+	struct sim_observer obs;
+	struct sim_dev *dev;
+	struct hx_cq cq;
+	struct hx_qp a, b;
+	uint8_t *src;
+	uint32_t src_key;
+};
+
+static int setup_attr(void **state)
+{
+	struct aenv *e = test_calloc(1, sizeof(*e));
+	struct sim_dev_opts o = {.sz = sizeof(o), .seed = 1, .hazard = SIM_HAZARD_FAIL};
+
+	e->obs = (struct sim_observer){.ctx = &e->p, .event = on_event};
+	o.obs = &e->obs;
+	assert_int_equal(sim_dev_open(&o, &e->dev), 0);
+	hx_cq_init(&e->cq, e->dev, 64, false);
+	hx_qp_init(&e->a, e->dev, &e->cq, &e->cq, RING, 16, 0);
+	hx_qp_init(&e->b, e->dev, &e->cq, &e->cq, RING, 16, 0);
+	hx_pair(&e->a, &e->b);
+	e->src = aligned_alloc(4096, 4096);
+	for (unsigned i = 0; i < 4096; i++)
+		e->src[i] = (uint8_t)(i * 5 + 3);
+	e->src_key = hx_key(e->dev, e->src, 4096, CONF_ALL);
+	*state = e;
+	return 0;
+}
+
+static int teardown_attr(void **state)
+{
+	struct aenv *e = *state;
+
+	sim_dev_close(e->dev);
+	free(e->src);
+	test_free(e);
+	return 0;
+}
+
+/* a READs 8 bytes of src into @q's send queue at byte @off (a slot its own
+ * WQEs never reach); returns the number of PATCH events it caused. */
+static uint32_t read_into(struct aenv *e, struct hx_qp *q, uint32_t off)
+{
+	struct prism_wqe w;
+	uint32_t before = e->p.n;
+
+	hx_rw(&w, PRISM_OP_RDMA_READ, (uintptr_t)e->src + off, e->src_key, (uintptr_t)q->sq + off,
+	      sim_mr_lkey(q->sq_mr), 8, true);
+	hx_post(&e->a, &w);
+	hx_ring(&e->a);
+	assert_int_equal(sim_dev_run(e->dev, 0), 0);
+	assert_int_equal(hx_expect(&e->cq).opcode, PRISM_CQE_REQ);
+	assert_memory_equal(q->sq + off, e->src + off, 8);
+	return e->p.n - before;
+}
+
+static void expect_patch(struct aenv *e, const struct hx_qp *q, uint32_t off)
+{
+	uint32_t i = e->p.n - 1;
+
+	assert_int_equal(e->p.qpn[i], q->qpn);
+	assert_int_equal(e->p.off[i], off);
+	assert_int_equal(e->p.len[i], 8);
+}
+
+/* Writes landing in two queues in turn, the same queue twice, outside
+ * every queue, in a queue created after the others and, once it is gone,
+ * in the others again: each names the queue it landed in. */
+static void test_patch_names_its_queue(void **state)
+{
+	struct aenv *e = *state;
+	struct hx_qp c;
+	const uint32_t far = 40 * 64 + 16, far2 = 50 * 64 + 8;
+
+	assert_int_equal(read_into(e, &e->b, far), 1);
+	expect_patch(e, &e->b, far);
+	assert_int_equal(read_into(e, &e->b, far2), 1); /* the same queue again */
+	expect_patch(e, &e->b, far2);
+	assert_int_equal(read_into(e, &e->a, far), 1); /* a's own queue */
+	expect_patch(e, &e->a, far);
+	assert_int_equal(read_into(e, &e->b, far), 1);
+	expect_patch(e, &e->b, far);
+
+	/* not a send queue: no PATCH */
+	struct prism_wqe w;
+	uint8_t *buf = aligned_alloc(64, 64);
+	uint32_t n = e->p.n;
+
+	hx_rw(&w, PRISM_OP_RDMA_READ, (uintptr_t)e->src, e->src_key, (uintptr_t)buf,
+	      hx_key(e->dev, buf, 64, CONF_ALL), 8, true);
+	hx_post(&e->a, &w);
+	hx_ring(&e->a);
+	assert_int_equal(sim_dev_run(e->dev, 0), 0);
+	assert_int_equal(hx_expect(&e->cq).opcode, PRISM_CQE_REQ);
+	assert_int_equal(e->p.n, n);
+
+	/* a queue that comes and goes (the ranges are rebuilt both times) */
+	hx_qp_init(&c, e->dev, &e->cq, &e->cq, RING, 16, 0);
+	assert_int_equal(read_into(e, &c, far), 1);
+	expect_patch(e, &c, far);
+	assert_int_equal(sim_mr_dereg(c.sq_mr), 0);
+	assert_int_equal(sim_qp_destroy(c.qp), 0);
+	assert_int_equal(read_into(e, &e->b, far2), 1);
+	expect_patch(e, &e->b, far2);
+	assert_int_equal(read_into(e, &e->a, far2), 1);
+	expect_patch(e, &e->a, far2);
+	free(buf);
+}
+
+/* Engine writes of every small length (the copy has its own path up to 16
+ * bytes) land exactly: the bytes written, none beside them. */
+static void test_small_writes_every_length(void **state)
+{
+	struct env *e = *state;
+	struct prism_wqe w;
+
+	for (uint32_t len = 1; len <= 17; len++) {
+		uint32_t off = 64 * len + (len % 7); /* unaligned destinations */
+
+		hx_rw(&w, PRISM_OP_RDMA_WRITE, (uintptr_t)e->dst + off, e->dst_key,
+		      (uintptr_t)e->src + 3 * len, e->src_key, len, true);
+		hx_post(&e->a, &w);
+		hx_ring(&e->a);
+		assert_int_equal(sim_dev_run(e->dev, 0), 0);
+		assert_int_equal(hx_expect(&e->cq_a).opcode, PRISM_CQE_REQ);
+		assert_memory_equal(e->dst + off, e->src + 3 * len, len);
+		assert_int_equal(e->dst[off - 1], 0);
+		assert_int_equal(e->dst[off + len], 0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_wrapped_wqe_runs, setup, env_teardown),
 	    cmocka_unit_test_setup_teardown(test_hazard_in_place, setup, env_teardown),
 	    cmocka_unit_test_setup_teardown(test_hazard_after_wrap, setup, env_teardown),
+	    cmocka_unit_test_setup_teardown(test_hazard_one_bb, setup, env_teardown),
+	    cmocka_unit_test_setup_teardown(test_no_hazard_past_wqe, setup, env_teardown),
+	    cmocka_unit_test_setup_teardown(test_patch_names_its_queue, setup_attr, teardown_attr),
+	    cmocka_unit_test_setup_teardown(test_small_writes_every_length, setup, env_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -22,6 +22,7 @@ void hv_qp_init(struct hv_qp *h, struct sim_qp *qp, uint32_t sq_bbs, uint32_t rq
 	h->rq = sim_qp_buf(qp);
 	h->rq_n = rq_n;
 	h->rq_stride = sim_qp_rq_stride(qp);
+	h->dbrec = sim_qp_dbrec(qp);
 }
 
 void hv_cq_init(struct hv_cq *h, struct sim_cq *cq)
@@ -43,11 +44,6 @@ void hv_wqe(struct prism_wqe *w, uint8_t opcode, bool signaled)
 	w->ctrl.opcode = opcode;
 	w->ctrl.fm_ce_se =
 	    prism_fm_ce_se(PRISM_FENCE_NONE, signaled ? PRISM_CE_CQ_UPDATE : PRISM_CE_NONE, false);
-}
-
-uint8_t *hv_sq_slot(const struct hv_qp *h, uint32_t c)
-{
-	return h->sq + (size_t)(c & (h->sq_bbs - 1)) * PRISM_WQE_BB;
 }
 
 int64_t hv_post_send(struct hv_qp *h, struct prism_wqe *w, bool keep_ctrl_ids, uint8_t **slot_out)
@@ -81,19 +77,9 @@ int64_t hv_post_send(struct hv_qp *h, struct prism_wqe *w, bool keep_ctrl_ids, u
 	}
 	h->sq_pi = c + prism_wqe_bbs((unsigned)n / PRISM_WQE_DS_BYTES);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
-	sim_qp_dbrec(h->qp)[1] = htonl(h->sq_pi & 0xffff);
+	h->dbrec[1] = htonl(h->sq_pi & 0xffff);
 	if (slot_out)
 		*slot_out = slot;
-	return c;
-}
-
-int64_t hv_sq_publish(struct hv_qp *h, uint32_t nbb)
-{
-	uint32_t c = h->sq_pi;
-
-	h->sq_pi = c + nbb;
-	__atomic_thread_fence(__ATOMIC_RELEASE);
-	sim_qp_dbrec(h->qp)[1] = htonl(h->sq_pi & 0xffff);
 	return c;
 }
 
@@ -111,19 +97,9 @@ int64_t hv_post_recv(struct hv_qp *h, const struct prism_sge *sge, unsigned n)
 		return rc;
 	h->rq_pi = c + 1;
 	__atomic_thread_fence(__ATOMIC_RELEASE);
-	sim_qp_dbrec(h->qp)[0] = htonl(h->rq_pi & 0xffff);
+	h->dbrec[0] = htonl(h->rq_pi & 0xffff);
 	/* no receive doorbell: the NIC reads dbrec[0] when a message arrives
 	 * (sim.h); ringing only wakes parked RNR retries sooner */
-	return c;
-}
-
-int64_t hv_recv_repost(struct hv_qp *h)
-{
-	uint32_t c = h->rq_pi;
-
-	h->rq_pi = c + 1;
-	__atomic_thread_fence(__ATOMIC_RELEASE);
-	sim_qp_dbrec(h->qp)[0] = htonl(h->rq_pi & 0xffff);
 	return c;
 }
 

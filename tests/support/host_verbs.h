@@ -11,7 +11,9 @@
 #ifndef PRISM_TESTS_HOST_VERBS_H
 #define PRISM_TESTS_HOST_VERBS_H
 
+#include <endian.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <prism/wqe.h>
@@ -28,6 +30,7 @@ struct hv_qp {
 	uint32_t rq_n;   /* receive WQEs */
 	uint32_t rq_stride;
 	uint32_t rq_pi;
+	volatile uint32_t *dbrec; /* [0] receive, [1] send counter (be32) */
 };
 
 struct hv_cq {
@@ -50,22 +53,42 @@ int64_t hv_post_send(struct hv_qp *h, struct prism_wqe *w, bool keep_ctrl_ids, u
 /*
  * Publish @nbb basic blocks at the send producer counter whose bytes the
  * caller already holds there (a WQE of the same shape posted one lap ago,
- * changed fields rewritten in place).  Returns the WQE's counter.
+ * changed fields rewritten in place).  Returns the WQE's counter.  Inline:
+ * a re-posting benchmark calls it for every WQE.
  */
-int64_t hv_sq_publish(struct hv_qp *h, uint32_t nbb);
+static inline int64_t hv_sq_publish(struct hv_qp *h, uint32_t nbb)
+{
+	uint32_t c = h->sq_pi;
+
+	h->sq_pi = c + nbb;
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	h->dbrec[1] = htobe32(h->sq_pi & 0xffff);
+	return c;
+}
 /* Ring the send doorbell (host-started queues; managed queues ignore it). */
 int hv_ring(struct hv_qp *h);
 /* Post one receive WQE with @n entries; returns its receive counter. */
 int64_t hv_post_recv(struct hv_qp *h, const struct prism_sge *sge, unsigned n);
 /* Re-post the receive WQE already at the receive counter, unchanged (one
  * lap ago it was posted with the same entries); returns its counter. */
-int64_t hv_recv_repost(struct hv_qp *h);
+static inline int64_t hv_recv_repost(struct hv_qp *h)
+{
+	uint32_t c = h->rq_pi;
+
+	h->rq_pi = c + 1;
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	h->dbrec[0] = htobe32(h->rq_pi & 0xffff);
+	return c;
+}
 /* Poll one CQE: 1 and *@out filled, 0 when the CQ is empty, < 0 on a bad CQE. */
 int hv_poll(struct hv_cq *h, struct prism_cqe *out);
 
 /* A decoded WQE skeleton with opcode and signaling set, everything else zero. */
 void hv_wqe(struct prism_wqe *w, uint8_t opcode, bool signaled);
 /* Address of the first byte of the WQE at counter @c. */
-uint8_t *hv_sq_slot(const struct hv_qp *h, uint32_t c);
+static inline uint8_t *hv_sq_slot(const struct hv_qp *h, uint32_t c)
+{
+	return h->sq + (size_t)(c & (h->sq_bbs - 1)) * PRISM_WQE_BB;
+}
 
 #endif /* PRISM_TESTS_HOST_VERBS_H */

@@ -313,13 +313,13 @@ struct get_req {
  * and the bucket's address, REDN_KEY_BYTES + 8 bytes of inline data. */
 static void client_payload(const struct redn_hash *h, const struct get_req *q, uint8_t *out)
 {
-	uint64_t ba = (uint64_t)(uintptr_t)(h->table + (size_t)q->bucket * REDN_BUCKET_BYTES);
+	uint64_t ba =
+	    htobe64((uint64_t)(uintptr_t)(h->table + (size_t)q->bucket * REDN_BUCKET_BYTES));
 
 	out[0] = q->key[2];
 	out[1] = q->key[1];
 	out[2] = q->key[0];
-	for (int j = 0; j < 8; j++)
-		out[REDN_KEY_BYTES + j] = (uint8_t)(ba >> (56 - 8 * j));
+	memcpy(out + REDN_KEY_BYTES, &ba, 8); /* big-endian */
 }
 
 /* Encodes the client's SEND and records (when @t) what a re-post over it
