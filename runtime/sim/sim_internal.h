@@ -181,6 +181,7 @@ struct sim_qp {
 	bool resp_nak_pending; /* responder sent an RNR NAK, drops until exp_psn */
 	sim_time_t last_tx_t;  /* packets of one QP leave in order */
 	uint32_t wait_cqn;     /* CQ whose waiter list holds this QP (0: none) */
+	uint32_t rdy_pos;      /* scheduler: 1 + index in dev->rdy, 0: not ready */
 };
 
 /* ---- packets ------------------------------------------------------------ */
@@ -235,13 +236,19 @@ struct sim_dev {
 	uint32_t ncqs, cqs_cap;
 	struct sim_qp **qps;
 	uint32_t nqps, qps_cap;
-	/* scheduler: bit per QP slot that may be runnable.  A QP leaves it
-	 * when its send queue cannot run until something outside it happens
-	 * (idle, not RTS, WAIT on a CQ) and comes back exactly then
-	 * (sim_sched_wake: fetch, state change, response, CQE on that CQ).
-	 * cand_sum: bit per nonzero word of cand (a step with 1,000 mostly
-	 * parked QPs reads one summary word, not 16). */
-	uint64_t *cand, *cand_sum;
+	/* scheduler (sim_sched.c).  dirty: bit per QP slot whose readiness
+	 * must be (re-)evaluated before the next pick, set by sim_sched_wake
+	 * (the queue's own step, a fetch, a state change, a response, a CQE on
+	 * a CQ it WAITs on); dirty_sum: bit per nonzero word of dirty.  rdy:
+	 * min-heap by ready time of the queues found ready (qp->rdy_pos), so a
+	 * step pops the earliest unit instead of asking every queue. */
+	uint64_t *dirty, *dirty_sum;
+	bool dirty_any; /* some bit of dirty may be set */
+	struct sim_rdy {
+		sim_time_t t;
+		struct sim_qp *qp;
+	} * rdy;
+	uint32_t nrdy;
 	/* send-queue ranges sorted by start, for write attribution */
 	struct sim_sqrange {
 		uintptr_t lo, hi;
@@ -369,12 +376,12 @@ void sim_sq_patch(struct sim_qp *qp, uint32_t off, const uint8_t *src, uint32_t 
 void sim_sqrange_rebuild(struct sim_dev *dev);
 
 /* sim_exec.c: executes the head WQE of @qp's send queue (one step) at
- * @start; the caller has just seen sim_sq_ready() say so. */
+ * @start; sim_sq_ready() said so when the queue was last woken. */
 void sim_sq_step(struct sim_qp *qp, sim_time_t start);
 /* Is the head WQE of @qp runnable, and from when?  (Evaluates WAITs.)  The
- * scheduler asks every candidate queue at every step: the common cases (not
- * RTS, nothing fetched, an unfenced WQE other than a WAIT) are decided
- * inline, the rest by sim_sq_ready_slow. */
+ * scheduler asks a queue after each of its steps and wakes: the common
+ * cases (not RTS, nothing fetched, an unfenced WQE other than a WAIT) are
+ * decided inline, the rest by sim_sq_ready_slow. */
 bool sim_sq_ready_slow(struct sim_qp *qp, sim_time_t *t);
 static inline bool sim_sq_ready(struct sim_qp *qp, sim_time_t *t)
 {
@@ -483,18 +490,25 @@ void sim_progress_bump(struct sim_dev *dev);
  * how many ran (fewer than @max_steps: nothing is runnable). */
 uint64_t sim_sched_steps(struct sim_dev *dev, uint64_t max_steps);
 void sim_unpark_all(struct sim_dev *dev);
-/* Grows the candidate bitmap to dev->qps_cap slots (0 or -ENOMEM). */
+/* Grows the scheduler's bitmaps and heap to dev->qps_cap slots (0 or
+ * -ENOMEM). */
 int sim_sched_resize(struct sim_dev *dev, uint32_t old_cap);
+/* @qp goes away: drops it from the scheduler. */
+void sim_sched_forget(struct sim_qp *qp);
 /* The CQ produced a CQE: parked waiters whose count it reached may run
  * (@all: the CQ goes away, every waiter runs). */
 void sim_sched_wake_waiters(struct sim_cq *cq, bool all);
-/* Something that may make @qp's send queue runnable happened. */
+/* Something that may change whether @qp's send queue is runnable, or from
+ * when, happened: the scheduler re-evaluates it before its next pick.  A
+ * queue's cached ready time is trusted until then, so every such change
+ * must wake it. */
 static inline void sim_sched_wake(struct sim_qp *qp)
 {
 	uint32_t w = qp->slot / 64;
 
-	qp->dev->cand[w] |= 1ull << (qp->slot % 64);
-	qp->dev->cand_sum[w / 64] |= 1ull << (w % 64);
+	qp->dev->dirty[w] |= 1ull << (qp->slot % 64);
+	qp->dev->dirty_sum[w / 64] |= 1ull << (w % 64);
+	qp->dev->dirty_any = true;
 }
 
 /* sim_thread.c */

@@ -136,7 +136,7 @@ int sim_qp_destroy(struct sim_qp *qp)
 	dev = qp->dev;
 	pthread_mutex_lock(&dev->lock);
 	dev->qps[qp->slot] = NULL;
-	dev->cand[qp->slot / 64] &= ~(1ull << (qp->slot % 64));
+	sim_sched_forget(qp);
 	dev->nqps--;
 	qp->scq->users--;
 	qp->rcq->users--;

@@ -6,11 +6,22 @@
  * Owns: the choice of the next unit.  SIM_SCHED_VTIME takes the unit with
  * the earliest virtual start time (each send queue is a processing unit
  * with its own clock; a WQE starts at max(PU time, fetch time, time its
- * WAIT was satisfied)), ties broken by the seeded PRNG; SIM_SCHED_RANDOM
- * takes any runnable unit by the PRNG.  Same seed and inputs: same run.
- * Only candidate queues are asked (dev->cand, in slot order): a queue that
- * is idle, not RTS or WAITing on a CQ count is parked and woken exactly
- * when that can change, so a step costs O(active queues), not O(QPs).
+ * WAIT was satisfied)), ties broken by the seeded PRNG (one draw among all
+ * the tied units); SIM_SCHED_RANDOM takes any runnable unit by the PRNG.
+ * Same seed and inputs: same run.
+ *
+ * How: ready queues sit in a min-heap keyed by their ready time (dev->rdy);
+ * packets in the inbox heap (sim_wire.c), READ jobs in a short list.  A
+ * queue's readiness is evaluated (sim_sq_ready) only when it is dirty:
+ * after its own step and after every wake (sim_sched_wake: a fetch that
+ * gives it a head WQE, a state change, a response that completes a fenced
+ * or outstanding-full entry, an RNR NAK, a CQE that reaches its WAIT
+ * count).  Dirty queues are evaluated in slot order at the start of a
+ * step; a ready one gets its heap key, one that cannot run until woken is
+ * parked (out of the heap and clean).  RNR-blocked queues and WAITs on
+ * data stay dirty (re-evaluated every step: outside progress and memory
+ * the CPU writes wake nothing).  So a step costs O(dirty + log ready), not
+ * O(queues).
  *
  * Must not: execute anything itself (sim_exec.c, sim_wire.c do).
  */
@@ -18,81 +29,125 @@
 
 #include "sim/sim_internal.h"
 
-enum unit_kind { UNIT_SQ, UNIT_PKT, UNIT_JOB };
+/* ---- the ready heap (min by t) ------------------------------------------ */
 
-#define SIM_BURST 64 /* WQEs a PU may run back to back in one step */
-
-struct pick {
-	enum unit_kind kind;
-	void *ptr;
-	sim_time_t t;
-	sim_time_t t2; /* earliest time of any other unit */
-	uint32_t ties;
-	bool any;
-};
-
-static inline __attribute__((always_inline)) void
-consider(struct sim_dev *dev, struct pick *b, enum unit_kind k, void *ptr, sim_time_t t)
+static inline void rdy_put(struct sim_dev *dev, uint32_t i, struct sim_rdy e)
 {
-	bool take;
+	dev->rdy[i] = e;
+	e.qp->rdy_pos = i + 1;
+}
 
-	if (b->any) {
-		sim_time_t loser = t < b->t ? b->t : t;
+static void rdy_up(struct sim_dev *dev, uint32_t i)
+{
+	struct sim_rdy e = dev->rdy[i];
 
-		if (loser < b->t2)
-			b->t2 = loser;
+	while (i) {
+		uint32_t p = (i - 1) / 2;
+
+		if (dev->rdy[p].t <= e.t)
+			break;
+		rdy_put(dev, i, dev->rdy[p]);
+		i = p;
 	}
-	if (!b->any) {
-		take = true;
-		b->ties = 1;
-	} else if (dev->o.sched == SIM_SCHED_RANDOM) {
-		b->ties++;
-		take = sim_rand(dev) % b->ties == 0; /* reservoir sampling */
-	} else if (t < b->t) {
-		take = true;
-		b->ties = 1;
-	} else if (t == b->t) {
-		b->ties++;
-		take = sim_rand(dev) % b->ties == 0;
-	} else {
-		take = false;
+	rdy_put(dev, i, e);
+}
+
+static void rdy_down(struct sim_dev *dev, uint32_t i)
+{
+	struct sim_rdy e = dev->rdy[i];
+	uint32_t n = dev->nrdy;
+
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+
+		if (c >= n)
+			break;
+		if (c + 1 < n && dev->rdy[c + 1].t < dev->rdy[c].t)
+			c++;
+		if (e.t <= dev->rdy[c].t)
+			break;
+		rdy_put(dev, i, dev->rdy[c]);
+		i = c;
 	}
-	if (take) {
-		b->kind = k;
-		b->ptr = ptr;
-		b->t = t;
-		b->any = true;
+	rdy_put(dev, i, e);
+}
+
+/* @qp is ready from @t on: insert it or move it. */
+static inline void rdy_set(struct sim_dev *dev, struct sim_qp *qp, sim_time_t t)
+{
+	uint32_t i;
+	sim_time_t old;
+
+	if (!qp->rdy_pos) {
+		i = dev->nrdy++;
+		dev->rdy[i] = (struct sim_rdy){.t = t, .qp = qp};
+		qp->rdy_pos = i + 1;
+		rdy_up(dev, i);
+		return;
 	}
+	i = qp->rdy_pos - 1;
+	old = dev->rdy[i].t;
+	dev->rdy[i].t = t;
+	if (t < old)
+		rdy_up(dev, i);
+	else if (t > old)
+		rdy_down(dev, i);
+}
+
+static void rdy_del(struct sim_dev *dev, struct sim_qp *qp)
+{
+	uint32_t i = qp->rdy_pos - 1;
+
+	qp->rdy_pos = 0;
+	if (i == --dev->nrdy)
+		return;
+	rdy_put(dev, i, dev->rdy[dev->nrdy]);
+	if (i && dev->rdy[(i - 1) / 2].t > dev->rdy[i].t)
+		rdy_up(dev, i);
+	else
+		rdy_down(dev, i);
 }
 
 /*
- * Runs @qp's head WQE at @t, then keeps running the queue while it stays
- * strictly earlier than every other unit (@t2) and touches nothing another
- * unit could depend on (dev->epoch: packets, CQEs, memory writes, ENABLEs,
- * QP states).  The result equals one step per WQE; it only skips rescans.
+ * The heap entries with time @t (the minimum), in preorder of the heap
+ * (the same operations give the same heap, so the same order): entries
+ * number @skip to @skip + @cap - 1 go to @out.  Returns how many there
+ * are.  The entries equal to the minimum form a subtree at the root.
  */
-static void sq_burst(struct sim_dev *dev, struct sim_qp *qp, sim_time_t t, sim_time_t t2)
+static uint32_t rdy_ties(const struct sim_dev *dev, sim_time_t t, struct sim_qp **out,
+                         uint32_t skip, uint32_t cap)
 {
-	for (int n = 0;; n++) {
-		uint64_t epoch = dev->epoch;
+	uint32_t stack[64], sp = 0, n = 0;
 
-		sim_sq_step(qp, t);
-		if (n == SIM_BURST || dev->o.sched != SIM_SCHED_VTIME || dev->epoch != epoch ||
-		    !sim_sq_ready(qp, &t) || t >= t2)
-			return;
-		dev->st.steps++;
+	if (!dev->nrdy || dev->rdy[0].t != t)
+		return 0;
+	stack[sp++] = 0;
+	while (sp) {
+		uint32_t i = stack[--sp];
+
+		if (n >= skip && n - skip < cap)
+			out[n - skip] = dev->rdy[i].qp;
+		n++;
+		/* right first so the left child pops first; the stack holds
+		 * at most one pending sibling per level (< 33 entries) */
+		for (uint32_t c = 2 * i + 2; c >= 2 * i + 1; c--)
+			if (c < dev->nrdy && dev->rdy[c].t == t)
+				stack[sp++] = c;
 	}
+	return n;
 }
 
+/* ---- parking ------------------------------------------------------------- */
+
 /*
- * After sim_sq_ready() said no: can @qp leave the candidate set until
+ * After sim_sq_ready() said no: can @qp leave the dirty set until
  * sim_sched_wake()?  Only for conditions whose every change wakes it: not
  * RTS (state changes), nothing fetched (fetches, responses), a WAIT on a
  * CQ count (that CQ's next CQE), a fence or a full outstanding ring (an
  * outstanding entry becoming done: by a packet, which wakes a fenced or
- * full queue (sim_requester.c), by the queue's own step (it is running, so
- * a candidate), or by a failure (a state change)).  RNR and wait-on-data
- * stay candidates (re-evaluated every step).
+ * full queue (sim_requester.c), by the queue's own step (which makes it
+ * dirty), or by a failure (a state change)).  RNR and wait-on-data stay
+ * dirty (re-evaluated every step).
  */
 static bool park(struct sim_qp *qp)
 {
@@ -119,7 +174,7 @@ static bool park(struct sim_qp *qp)
 			uint32_t *n = realloc(cq->waiters, ncap * sizeof(*n));
 
 			if (!n)
-				return false; /* stays a candidate: slower, still right */
+				return false; /* stays dirty: slower, still right */
 			cq->waiters = n;
 			cq->waiters_cap = ncap;
 		}
@@ -127,6 +182,21 @@ static bool park(struct sim_qp *qp)
 		qp->wait_cqn = cq->cqn;
 	}
 	return true;
+}
+
+/* A ready @qp whose readiness can change without a wake: an RNR
+ * retransmission (parked infinite retries wait for outside progress) or a
+ * WAIT on data (memory the CPU writes). */
+static inline bool stays_dirty(const struct sim_qp *qp)
+{
+	const struct sim_sq *sq = &qp->sq;
+	const struct sim_fetched *f;
+
+	if (sq->block == SIM_BLOCK_RNR)
+		return true;
+	f = &sq->pf[sq->pf_head];
+	return f->decode_rc >= 0 && f->w.ctrl.opcode == PRISM_OP_CQE_WAIT &&
+	       f->w.ctrl.opmod != PRISM_WAIT_CQ;
 }
 
 /* Is @qp still parked on a WAIT for a count @cq has not reached?  (What
@@ -166,6 +236,9 @@ void sim_sched_wake_waiters(struct sim_cq *cq, bool all)
 		sim_sched_wake(qp);
 	}
 	cq->nwaiters = keep;
+	if (all) /* a ready WAIT on this CQ now fails at another time */
+		for (uint32_t i = 0; i < dev->nrdy; i++)
+			sim_sched_wake(dev->rdy[i].qp);
 }
 
 int sim_sched_resize(struct sim_dev *dev, uint32_t old_cap)
@@ -173,72 +246,225 @@ int sim_sched_resize(struct sim_dev *dev, uint32_t old_cap)
 	uint32_t ow = (old_cap + 63) / 64, nw = (dev->qps_cap + 63) / 64;
 	uint32_t os = (ow + 63) / 64, ns = (nw + 63) / 64;
 	uint64_t *c, *sum;
+	struct sim_rdy *r;
 
-	c = realloc(dev->cand, (nw ? nw : 1) * sizeof(*c));
+	c = realloc(dev->dirty, (nw ? nw : 1) * sizeof(*c));
 	if (!c)
 		return -ENOMEM;
 	memset(c + ow, 0, (nw - ow) * sizeof(*c));
-	dev->cand = c;
-	sum = realloc(dev->cand_sum, (ns ? ns : 1) * sizeof(*sum));
+	dev->dirty = c;
+	sum = realloc(dev->dirty_sum, (ns ? ns : 1) * sizeof(*sum));
 	if (!sum)
 		return -ENOMEM;
 	memset(sum + os, 0, (ns - os) * sizeof(*sum));
-	dev->cand_sum = sum;
+	dev->dirty_sum = sum;
+	r = realloc(dev->rdy, (dev->qps_cap ? dev->qps_cap : 1) * sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	dev->rdy = r;
 	return 0;
 }
 
-/* Offers every candidate queue that is ready to @b, in slot order, and
- * parks the ones that cannot run until woken. */
-static inline __attribute__((always_inline)) void scan_queues(struct sim_dev *dev, struct pick *b)
+void sim_sched_forget(struct sim_qp *qp)
 {
-	uint32_t ns = (dev->qps_cap + 4095) / 4096;
+	struct sim_dev *dev = qp->dev;
+
+	dev->dirty[qp->slot / 64] &= ~(1ull << (qp->slot % 64));
+	if (qp->rdy_pos)
+		rdy_del(dev, qp);
+}
+
+/* ---- the step ------------------------------------------------------------ */
+
+/* Evaluates @qp: a ready queue gets its heap key; one that is not leaves
+ * the heap.  Returns whether it may leave the dirty set (parked, or ready
+ * with a time only a wake can change). */
+static inline __attribute__((always_inline)) bool evaluate(struct sim_dev *dev, struct sim_qp *qp)
+{
 	sim_time_t t;
 
+	if (sim_sq_ready(qp, &t)) {
+		rdy_set(dev, qp, t);
+		return !stays_dirty(qp);
+	}
+	if (qp->rdy_pos)
+		rdy_del(dev, qp);
+	return park(qp);
+}
+
+/* Evaluates every dirty queue in slot order (the order of the WAIT
+ * block/release events it may emit). */
+static void refresh(struct sim_dev *dev)
+{
+	uint32_t ns = (dev->qps_cap + 4095) / 4096;
+	bool left = false;
+
 	for (uint32_t s = 0; s < ns; s++) {
-		uint64_t words = dev->cand_sum[s];
+		uint64_t words = dev->dirty_sum[s];
 
 		while (words) {
 			uint32_t w = s * 64 + (uint32_t)__builtin_ctzll(words);
-			uint64_t bits = dev->cand[w];
+			uint64_t bits = dev->dirty[w];
 
 			words &= words - 1;
 			while (bits) {
 				uint32_t slot = w * 64 + (uint32_t)__builtin_ctzll(bits);
-				struct sim_qp *qp = dev->qps[slot];
 
 				bits &= bits - 1;
-				if (qp && sim_sq_ready(qp, &t))
-					consider(dev, b, UNIT_SQ, qp, t);
-				else if (!qp || park(qp))
-					dev->cand[w] &= ~(1ull << (slot % 64));
+				if (evaluate(dev, dev->qps[slot]))
+					dev->dirty[w] &= ~(1ull << (slot % 64));
 			}
-			if (!dev->cand[w])
-				dev->cand_sum[s] &= ~(1ull << (w % 64));
+			if (!dev->dirty[w])
+				dev->dirty_sum[s] &= ~(1ull << (w % 64));
+		}
+		left |= dev->dirty_sum[s] != 0;
+	}
+	dev->dirty_any = left;
+}
+
+enum unit_kind { UNIT_SQ, UNIT_PKT, UNIT_JOB };
+
+struct pick {
+	enum unit_kind kind;
+	void *ptr;
+	sim_time_t t;
+};
+
+/* SIM_SCHED_RANDOM: any runnable unit, uniformly (ready queues in heap
+ * order, then the inbox head, then the READ jobs). */
+static bool pick_random(struct sim_dev *dev, struct pick *b)
+{
+	uint32_t n = dev->nrdy + (dev->inbox.n ? 1 : 0), r;
+	struct sim_readjob *j;
+
+	for (j = dev->jobs; j; j = j->next)
+		n++;
+	if (!n)
+		return false;
+	r = n > 1 ? (uint32_t)(sim_rand(dev) % n) : 0;
+	if (r < dev->nrdy) {
+		*b = (struct pick){UNIT_SQ, dev->rdy[r].qp, dev->rdy[r].t};
+		return true;
+	}
+	r -= dev->nrdy;
+	if (dev->inbox.n && r-- == 0) {
+		*b = (struct pick){UNIT_PKT, dev->inbox.e[0].p, dev->inbox.e[0].t};
+		return true;
+	}
+	for (j = dev->jobs; r; j = j->next)
+		r--;
+	*b = (struct pick){UNIT_JOB, j, j->t};
+	return true;
+}
+
+/* SIM_SCHED_VTIME with ties: one of the units at the earliest time @t,
+ * drawn by the PRNG (queues in rdy_ties order, then the inbox head, then
+ * the READ jobs in list order). */
+static void pick_tied(struct sim_dev *dev, struct pick *b)
+{
+	struct sim_qp *q[16];
+	uint32_t nq = rdy_ties(dev, b->t, q, 0, 16), n, r;
+	bool pkt = dev->inbox.n && dev->inbox.e[0].t == b->t;
+	struct sim_readjob *j;
+
+	n = nq + pkt;
+	for (j = dev->jobs; j; j = j->next)
+		n += j->t == b->t;
+	r = (uint32_t)(sim_rand(dev) % n);
+	if (r < nq) {
+		if (r >= 16) { /* past those collected: walk again */
+			rdy_ties(dev, b->t, q, r, 1);
+			r = 0;
+		}
+		b->kind = UNIT_SQ;
+		b->ptr = q[r];
+		return;
+	}
+	r -= nq;
+	if (pkt && r-- == 0) {
+		b->kind = UNIT_PKT;
+		b->ptr = dev->inbox.e[0].p;
+		return;
+	}
+	for (j = dev->jobs;; j = j->next)
+		if (j->t == b->t && r-- == 0)
+			break;
+	b->kind = UNIT_JOB;
+	b->ptr = j;
+}
+
+/* SIM_SCHED_VTIME: the unit with the earliest start time. */
+static inline __attribute__((always_inline)) bool pick_vtime(struct sim_dev *dev, struct pick *b)
+{
+	uint32_t n = dev->nrdy, ties;
+	struct sim_readjob *j;
+
+	if (__builtin_expect(!dev->jobs, 1)) {
+		/* the common case: no READ jobs, one earliest unit */
+		if (n && (!dev->inbox.n || dev->rdy[0].t < dev->inbox.e[0].t)) {
+			sim_time_t t = dev->rdy[0].t;
+
+			*b = (struct pick){UNIT_SQ, dev->rdy[0].qp, t};
+			if ((n < 2 || dev->rdy[1].t != t) && (n < 3 || dev->rdy[2].t != t))
+				return true;
+			pick_tied(dev, b);
+			return true;
+		}
+		if (dev->inbox.n && (!n || dev->inbox.e[0].t < dev->rdy[0].t)) {
+			*b = (struct pick){UNIT_PKT, dev->inbox.e[0].p, dev->inbox.e[0].t};
+			return true;
 		}
 	}
+	/* general: the earliest of the three, then count the ties */
+	ties = 0;
+	if (n) {
+		*b = (struct pick){UNIT_SQ, dev->rdy[0].qp, dev->rdy[0].t};
+		ties = 1;
+	}
+	if (dev->inbox.n) {
+		if (!ties || dev->inbox.e[0].t < b->t) {
+			*b = (struct pick){UNIT_PKT, dev->inbox.e[0].p, dev->inbox.e[0].t};
+			ties = 1;
+		} else if (dev->inbox.e[0].t == b->t) {
+			ties++;
+		}
+	}
+	for (j = dev->jobs; j; j = j->next) {
+		if (!ties || j->t < b->t) {
+			*b = (struct pick){UNIT_JOB, j, j->t};
+			ties = 1;
+		} else if (j->t == b->t) {
+			ties++;
+		}
+	}
+	if (!ties)
+		return false;
+	if (ties > 1 || (n > 1 && dev->rdy[0].t == b->t &&
+	                 (dev->rdy[1].t == b->t || (n > 2 && dev->rdy[2].t == b->t))))
+		pick_tied(dev, b);
+	return true;
 }
 
 /* One step; inlined into the run loop (sim_sched_steps), whose registers
  * then carry over from step to step. */
 static inline __attribute__((always_inline)) bool sched_step(struct sim_dev *dev)
 {
-	struct pick b = {.any = false, .t2 = UINT64_MAX};
+	struct pick b;
 
 	if (dev->txq.n || __atomic_load_n(&dev->rx_async.n, __ATOMIC_ACQUIRE))
 		sim_inbox_drain_async(dev);
-	/* candidates in slot order: the same units, in the same order, as a
-	 * scan of every QP (the parked ones would all say "not ready") */
-	scan_queues(dev, &b);
-	if (dev->inbox.n) /* sim_pktq_peek */
-		consider(dev, &b, UNIT_PKT, dev->inbox.e[0].p, dev->inbox.e[0].t);
-	for (struct sim_readjob *j = dev->jobs; j; j = j->next)
-		consider(dev, &b, UNIT_JOB, j, j->t);
-	if (!b.any)
+	if (dev->dirty_any)
+		refresh(dev);
+	if (!(dev->o.sched == SIM_SCHED_RANDOM ? pick_random(dev, &b) : pick_vtime(dev, &b)))
 		return false;
 	dev->st.steps++;
 	switch (b.kind) {
 	case UNIT_SQ:
-		sq_burst(dev, b.ptr, b.t, b.t2);
+		sim_sq_step(b.ptr, b.t);
+		/* its head, time or block changed: evaluated at once (what it
+		 * wakes is evaluated at the next step) */
+		if (!evaluate(dev, b.ptr))
+			sim_sched_wake(b.ptr);
 		break;
 	case UNIT_PKT:
 		sim_wire_rx(dev, sim_pktq_pop(&dev->inbox));
