@@ -179,7 +179,6 @@ void sim_dev_close(struct sim_dev *dev)
 	free(dev->cqs);
 	free(dev->qps);
 	free(dev->dirty);
-	free(dev->dirty_sum);
 	free(dev->rdy);
 	free(dev->sqr);
 	pthread_mutex_destroy(&dev->lock);

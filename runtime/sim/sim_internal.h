@@ -182,6 +182,7 @@ struct sim_qp {
 	sim_time_t last_tx_t;  /* packets of one QP leave in order */
 	uint32_t wait_cqn;     /* CQ whose waiter list holds this QP (0: none) */
 	uint32_t rdy_pos;      /* scheduler: 1 + index in dev->rdy, 0: not ready */
+	bool dirty;            /* scheduler: in dev->dirty */
 };
 
 /* ---- packets ------------------------------------------------------------ */
@@ -236,14 +237,14 @@ struct sim_dev {
 	uint32_t ncqs, cqs_cap;
 	struct sim_qp **qps;
 	uint32_t nqps, qps_cap;
-	/* scheduler (sim_sched.c).  dirty: bit per QP slot whose readiness
-	 * must be (re-)evaluated before the next pick, set by sim_sched_wake
-	 * (the queue's own step, a fetch, a state change, a response, a CQE on
-	 * a CQ it WAITs on); dirty_sum: bit per nonzero word of dirty.  rdy:
-	 * min-heap by ready time of the queues found ready (qp->rdy_pos), so a
-	 * step pops the earliest unit instead of asking every queue. */
-	uint64_t *dirty, *dirty_sum;
-	bool dirty_any; /* some bit of dirty may be set */
+	/* scheduler (sim_sched.c).  dirty: the queues whose readiness must be
+	 * (re-)evaluated before the next pick (qp->dirty set), added by
+	 * sim_sched_wake (a fetch, a state change, a response, a CQE on a CQ
+	 * it WAITs on).  rdy: min-heap by start time of the queues found
+	 * ready (qp->rdy_pos), so a step pops the earliest unit instead of
+	 * asking every queue. */
+	struct sim_qp **dirty;
+	uint32_t ndirty;
 	struct sim_rdy {
 		sim_time_t t;
 		struct sim_qp *qp;
@@ -490,7 +491,7 @@ void sim_progress_bump(struct sim_dev *dev);
  * how many ran (fewer than @max_steps: nothing is runnable). */
 uint64_t sim_sched_steps(struct sim_dev *dev, uint64_t max_steps);
 void sim_unpark_all(struct sim_dev *dev);
-/* Grows the scheduler's bitmaps and heap to dev->qps_cap slots (0 or
+/* Grows the scheduler's dirty list and heap to dev->qps_cap QPs (0 or
  * -ENOMEM). */
 int sim_sched_resize(struct sim_dev *dev, uint32_t old_cap);
 /* @qp goes away: drops it from the scheduler. */
@@ -504,11 +505,10 @@ void sim_sched_wake_waiters(struct sim_cq *cq, bool all);
  * must wake it. */
 static inline void sim_sched_wake(struct sim_qp *qp)
 {
-	uint32_t w = qp->slot / 64;
-
-	qp->dev->dirty[w] |= 1ull << (qp->slot % 64);
-	qp->dev->dirty_sum[w / 64] |= 1ull << (w % 64);
-	qp->dev->dirty_any = true;
+	if (!qp->dirty) {
+		qp->dirty = true;
+		qp->dev->dirty[qp->dev->ndirty++] = qp;
+	}
 }
 
 /* sim_thread.c */

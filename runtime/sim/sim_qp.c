@@ -106,7 +106,7 @@ int sim_qp_create(struct sim_dev *dev, const struct sim_qp_attr *attr, struct si
 		dev->qps_cap = ncap;
 		if (sim_sched_resize(dev, ocap)) {
 			/* The larger table stays (its new slots are empty); the
-			 * capacity the scheduler's bitmaps cover does not grow. */
+			 * capacity the scheduler's arrays cover does not grow. */
 			dev->qps_cap = ocap;
 			pthread_mutex_unlock(&dev->lock);
 			goto fail;

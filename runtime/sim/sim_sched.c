@@ -10,18 +10,18 @@
  * the tied units); SIM_SCHED_RANDOM takes any runnable unit by the PRNG.
  * Same seed and inputs: same run.
  *
- * How: ready queues sit in a min-heap keyed by their ready time (dev->rdy);
- * packets in the inbox heap (sim_wire.c), READ jobs in a short list.  A
- * queue's readiness is evaluated (sim_sq_ready) only when it is dirty:
- * after its own step and after every wake (sim_sched_wake: a fetch that
- * gives it a head WQE, a state change, a response that completes a fenced
- * or outstanding-full entry, an RNR NAK, a CQE that reaches its WAIT
- * count).  Dirty queues are evaluated in slot order at the start of a
- * step; a ready one gets its heap key, one that cannot run until woken is
- * parked (out of the heap and clean).  RNR-blocked queues and WAITs on
- * data stay dirty (re-evaluated every step: outside progress and memory
- * the CPU writes wake nothing).  So a step costs O(dirty + log ready), not
- * O(queues).
+ * How: ready queues sit in a min-heap keyed by their start time
+ * (dev->rdy); packets in the inbox heap (sim_wire.c), READ jobs in a short
+ * list; a step compares the three heads.  A queue's readiness is
+ * evaluated (sim_sq_ready) only right after its own step and when it was
+ * woken (sim_sched_wake puts it on the dirty list: a fetch that gives it a
+ * head WQE, a state change, a response that completes an entry it is
+ * fenced or full on, an RNR NAK, a CQE that reaches its WAIT count, its
+ * WAIT's CQ going away).  A ready queue gets its heap key; one that cannot
+ * run until woken is parked (out of the heap, off the list).  RNR-blocked
+ * queues and WAITs on data stay on the list (re-evaluated every step:
+ * outside progress and memory the CPU writes wake nothing).  So a step
+ * costs O(woken + log ready), not O(queues).
  *
  * Must not: execute anything itself (sim_exec.c, sim_wire.c do).
  */
@@ -72,26 +72,34 @@ static void rdy_down(struct sim_dev *dev, uint32_t i)
 	rdy_put(dev, i, e);
 }
 
-/* @qp is ready from @t on: insert it or move it. */
-static inline void rdy_set(struct sim_dev *dev, struct sim_qp *qp, sim_time_t t)
+/* @qp is ready from @t on: insert it or move it.  (Inline checks first:
+ * most moves keep the heap order.) */
+static inline __attribute__((always_inline)) void rdy_set(struct sim_dev *dev, struct sim_qp *qp,
+                                                          sim_time_t t)
 {
-	uint32_t i;
+	struct sim_rdy *h = dev->rdy;
+	uint32_t i, c, n = dev->nrdy;
 	sim_time_t old;
 
 	if (!qp->rdy_pos) {
 		i = dev->nrdy++;
-		dev->rdy[i] = (struct sim_rdy){.t = t, .qp = qp};
+		h[i] = (struct sim_rdy){.t = t, .qp = qp};
 		qp->rdy_pos = i + 1;
-		rdy_up(dev, i);
+		if (i && h[(i - 1) / 2].t > t)
+			rdy_up(dev, i);
 		return;
 	}
 	i = qp->rdy_pos - 1;
-	old = dev->rdy[i].t;
-	dev->rdy[i].t = t;
-	if (t < old)
-		rdy_up(dev, i);
-	else if (t > old)
-		rdy_down(dev, i);
+	old = h[i].t;
+	h[i].t = t;
+	if (t < old) {
+		if (i && h[(i - 1) / 2].t > t)
+			rdy_up(dev, i);
+	} else if (t > old) {
+		c = 2 * i + 1;
+		if (c < n && (h[c].t < t || (c + 1 < n && h[c + 1].t < t)))
+			rdy_down(dev, i);
+	}
 }
 
 static void rdy_del(struct sim_dev *dev, struct sim_qp *qp)
@@ -117,24 +125,32 @@ static void rdy_del(struct sim_dev *dev, struct sim_qp *qp)
 static uint32_t rdy_ties(const struct sim_dev *dev, sim_time_t t, struct sim_qp **out,
                          uint32_t skip, uint32_t cap)
 {
-	uint32_t stack[64], sp = 0, n = 0;
+	const struct sim_rdy *h = dev->rdy;
+	uint32_t stack[64], sp = 0, n = 0, i = 0, nrdy = dev->nrdy;
 
-	if (!dev->nrdy || dev->rdy[0].t != t)
+	if (!nrdy || h[0].t != t)
 		return 0;
-	stack[sp++] = 0;
-	while (sp) {
-		uint32_t i = stack[--sp];
+	for (;;) {
+		uint32_t l = 2 * i + 1, r = l + 1;
+		bool lt = l < nrdy && h[l].t == t, rt = r < nrdy && h[r].t == t;
 
 		if (n >= skip && n - skip < cap)
-			out[n - skip] = dev->rdy[i].qp;
+			out[n - skip] = h[i].qp;
 		n++;
-		/* right first so the left child pops first; the stack holds
-		 * at most one pending sibling per level (< 33 entries) */
-		for (uint32_t c = 2 * i + 2; c >= 2 * i + 1; c--)
-			if (c < dev->nrdy && dev->rdy[c].t == t)
-				stack[sp++] = c;
+		/* preorder, left first; the stack holds at most one pending
+		 * right sibling per level (< 33 entries) */
+		if (lt) {
+			if (rt)
+				stack[sp++] = r;
+			i = l;
+		} else if (rt) {
+			i = r;
+		} else if (sp) {
+			i = stack[--sp];
+		} else {
+			return n;
+		}
 	}
-	return n;
 }
 
 /* ---- parking ------------------------------------------------------------- */
@@ -243,22 +259,16 @@ void sim_sched_wake_waiters(struct sim_cq *cq, bool all)
 
 int sim_sched_resize(struct sim_dev *dev, uint32_t old_cap)
 {
-	uint32_t ow = (old_cap + 63) / 64, nw = (dev->qps_cap + 63) / 64;
-	uint32_t os = (ow + 63) / 64, ns = (nw + 63) / 64;
-	uint64_t *c, *sum;
+	uint32_t n = dev->qps_cap ? dev->qps_cap : 1;
+	struct sim_qp **d;
 	struct sim_rdy *r;
 
-	c = realloc(dev->dirty, (nw ? nw : 1) * sizeof(*c));
-	if (!c)
+	(void)old_cap;
+	d = realloc(dev->dirty, n * sizeof(*d));
+	if (!d)
 		return -ENOMEM;
-	memset(c + ow, 0, (nw - ow) * sizeof(*c));
-	dev->dirty = c;
-	sum = realloc(dev->dirty_sum, (ns ? ns : 1) * sizeof(*sum));
-	if (!sum)
-		return -ENOMEM;
-	memset(sum + os, 0, (ns - os) * sizeof(*sum));
-	dev->dirty_sum = sum;
-	r = realloc(dev->rdy, (dev->qps_cap ? dev->qps_cap : 1) * sizeof(*r));
+	dev->dirty = d;
+	r = realloc(dev->rdy, n * sizeof(*r));
 	if (!r)
 		return -ENOMEM;
 	dev->rdy = r;
@@ -269,7 +279,16 @@ void sim_sched_forget(struct sim_qp *qp)
 {
 	struct sim_dev *dev = qp->dev;
 
-	dev->dirty[qp->slot / 64] &= ~(1ull << (qp->slot % 64));
+	if (qp->dirty) {
+		uint32_t i = 0;
+
+		while (dev->dirty[i] != qp)
+			i++;
+		memmove(dev->dirty + i, dev->dirty + i + 1,
+		        (dev->ndirty - i - 1) * sizeof(*dev->dirty));
+		dev->ndirty--;
+		qp->dirty = false;
+	}
 	if (qp->rdy_pos)
 		rdy_del(dev, qp);
 }
@@ -292,34 +311,21 @@ static inline __attribute__((always_inline)) bool evaluate(struct sim_dev *dev, 
 	return park(qp);
 }
 
-/* Evaluates every dirty queue in slot order (the order of the WAIT
- * block/release events it may emit). */
+/* Evaluates every dirty queue, in the order they were woken (the order of
+ * the WAIT block/release events it may emit). */
 static void refresh(struct sim_dev *dev)
 {
-	uint32_t ns = (dev->qps_cap + 4095) / 4096;
-	bool left = false;
+	uint32_t keep = 0, n = dev->ndirty;
 
-	for (uint32_t s = 0; s < ns; s++) {
-		uint64_t words = dev->dirty_sum[s];
+	for (uint32_t i = 0; i < n; i++) {
+		struct sim_qp *qp = dev->dirty[i];
 
-		while (words) {
-			uint32_t w = s * 64 + (uint32_t)__builtin_ctzll(words);
-			uint64_t bits = dev->dirty[w];
-
-			words &= words - 1;
-			while (bits) {
-				uint32_t slot = w * 64 + (uint32_t)__builtin_ctzll(bits);
-
-				bits &= bits - 1;
-				if (evaluate(dev, dev->qps[slot]))
-					dev->dirty[w] &= ~(1ull << (slot % 64));
-			}
-			if (!dev->dirty[w])
-				dev->dirty_sum[s] &= ~(1ull << (w % 64));
-		}
-		left |= dev->dirty_sum[s] != 0;
+		if (evaluate(dev, qp))
+			qp->dirty = false;
+		else
+			dev->dirty[keep++] = qp;
 	}
-	dev->dirty_any = left;
+	dev->ndirty = keep;
 }
 
 enum unit_kind { UNIT_SQ, UNIT_PKT, UNIT_JOB };
@@ -453,7 +459,7 @@ static inline __attribute__((always_inline)) bool sched_step(struct sim_dev *dev
 
 	if (dev->txq.n || __atomic_load_n(&dev->rx_async.n, __ATOMIC_ACQUIRE))
 		sim_inbox_drain_async(dev);
-	if (dev->dirty_any)
+	if (dev->ndirty)
 		refresh(dev);
 	if (!(dev->o.sched == SIM_SCHED_RANDOM ? pick_random(dev, &b) : pick_vtime(dev, &b)))
 		return false;
