@@ -384,25 +384,33 @@ void sim_sq_step(struct sim_qp *qp, sim_time_t start);
  * cases (not RTS, nothing fetched, an unfenced WQE other than a WAIT) are
  * decided inline, the rest by sim_sq_ready_slow. */
 bool sim_sq_ready_slow(struct sim_qp *qp, sim_time_t *t);
-static inline bool sim_sq_ready(struct sim_qp *qp, sim_time_t *t)
+/* The inline part: 1 runnable (a plain head: no WAIT, fence or RNR), 0
+ * not, -1 ask sim_sq_ready_slow. */
+static inline int sim_sq_ready_plain(struct sim_qp *qp, sim_time_t *t)
 {
 	struct sim_sq *sq = &qp->sq;
 	const struct sim_fetched *f;
 
 	if (qp->state != SIM_QPS_RTS)
-		return false;
+		return 0;
 	if (sq->block == SIM_BLOCK_RNR)
-		return sim_sq_ready_slow(qp, t);
+		return -1;
 	if (!sq->pf_cnt)
-		return false; /* nothing fetched */
+		return 0; /* nothing fetched */
 	f = &sq->pf[sq->pf_head];
 	if (sq->os_cnt == sq->os_cap || f->decode_rc < 0 ||
 	    (f->w.ctrl.fm_ce_se & PRISM_CTRL_FM_MASK) || f->w.ctrl.opcode == PRISM_OP_CQE_WAIT)
-		return sim_sq_ready_slow(qp, t);
+		return -1;
 	/* fetched, room in the outstanding ring, no fence, no WAIT */
 	sq->block = SIM_BLOCK_NONE;
 	*t = sq->t > f->fetched_at ? sq->t : f->fetched_at;
-	return true;
+	return 1;
+}
+static inline bool sim_sq_ready(struct sim_qp *qp, sim_time_t *t)
+{
+	int r = sim_sq_ready_plain(qp, t);
+
+	return r < 0 ? sim_sq_ready_slow(qp, t) : r;
 }
 
 /* Per-verb executors (sim_exec_*.c).  They return 0 when the WQE executed

@@ -295,20 +295,32 @@ void sim_sched_forget(struct sim_qp *qp)
 
 /* ---- the step ------------------------------------------------------------ */
 
-/* Evaluates @qp: a ready queue gets its heap key; one that is not leaves
- * the heap.  Returns whether it may leave the dirty set (parked, or ready
- * with a time only a wake can change). */
-static inline __attribute__((always_inline)) bool evaluate(struct sim_dev *dev, struct sim_qp *qp)
+/* @qp's readiness is @r (sim_sq_ready_plain: 1, 0, -1 = ask the slow
+ * path) from @t: a ready queue gets its heap key; one that is not leaves
+ * the heap.  Returns whether it may leave the dirty list (parked, or ready
+ * with a start time only a wake can change). */
+static inline __attribute__((always_inline)) bool settle(struct sim_dev *dev, struct sim_qp *qp,
+                                                         int r, sim_time_t t)
 {
-	sim_time_t t;
-
-	if (sim_sq_ready(qp, &t)) {
+	if (r > 0) {
+		rdy_set(dev, qp, t);
+		return true;
+	}
+	if (r < 0 && sim_sq_ready_slow(qp, &t)) {
 		rdy_set(dev, qp, t);
 		return !stays_dirty(qp);
 	}
 	if (qp->rdy_pos)
 		rdy_del(dev, qp);
 	return park(qp);
+}
+
+static inline __attribute__((always_inline)) bool evaluate(struct sim_dev *dev, struct sim_qp *qp)
+{
+	sim_time_t t = 0;
+	int r = sim_sq_ready_plain(qp, &t);
+
+	return settle(dev, qp, r, t);
 }
 
 /* Evaluates every dirty queue, in the order they were woken (the order of
@@ -451,9 +463,39 @@ static inline __attribute__((always_inline)) bool pick_vtime(struct sim_dev *dev
 	return true;
 }
 
-/* One step; inlined into the run loop (sim_sched_steps), whose registers
- * then carry over from step to step. */
-static inline __attribute__((always_inline)) bool sched_step(struct sim_dev *dev)
+/*
+ * After a step of @qp, the heap's earliest (its key not updated yet),
+ * whose next WQE is a plain one (sim_sq_ready_plain) ready from @t: may it
+ * run at once?  Only when that is what the next step would pick without a
+ * draw: nothing in the inbox at or before @t, @t strictly earlier than the
+ * other queues, no READ job, VTIME, nothing else woken.  (Deliveries from
+ * other threads wait for the burst's end, at most SIM_BURST WQEs.)
+ */
+static inline __attribute__((always_inline)) bool burst_on(struct sim_dev *dev, struct sim_qp *qp,
+                                                           sim_time_t t)
+{
+	const struct sim_rdy *h = dev->rdy;
+	uint32_t n = dev->nrdy;
+
+	if ((dev->inbox.n && dev->inbox.e[0].t <= t) || qp->rdy_pos != 1 ||
+	    (n > 1 && h[1].t <= t) || (n > 2 && h[2].t <= t) || dev->jobs ||
+	    dev->o.sched != SIM_SCHED_VTIME)
+		return false;
+	if (dev->ndirty) {
+		if (dev->ndirty > 1 || dev->dirty[0] != qp)
+			return false;
+		dev->ndirty = 0; /* woken by its own fetch: evaluated here */
+		qp->dirty = false;
+	}
+	return true;
+}
+
+#define SIM_BURST 64 /* WQEs a queue may run back to back in one step */
+
+/* One step; with @burst a queue may go on with its next WQEs (burst_on).
+ * Inlined into the run loop (sim_sched_steps), whose registers then carry
+ * over from step to step. */
+static inline __attribute__((always_inline)) bool sched_step(struct sim_dev *dev, bool burst)
 {
 	struct pick b;
 
@@ -463,19 +505,32 @@ static inline __attribute__((always_inline)) bool sched_step(struct sim_dev *dev
 		refresh(dev);
 	if (!(dev->o.sched == SIM_SCHED_RANDOM ? pick_random(dev, &b) : pick_vtime(dev, &b)))
 		return false;
-	dev->st.steps++;
 	switch (b.kind) {
-	case UNIT_SQ:
-		sim_sq_step(b.ptr, b.t);
+	case UNIT_SQ: {
+		struct sim_qp *qp = b.ptr;
+		sim_time_t t = 0;
+		int r;
+
+		for (int n = 0;; n++) {
+			dev->st.steps++;
+			sim_sq_step(qp, b.t);
+			r = sim_sq_ready_plain(qp, &t);
+			if (r <= 0 || !burst || n == SIM_BURST || !burst_on(dev, qp, t))
+				break;
+			b.t = t; /* its heap key stays (too early) until it stops */
+		}
 		/* its head, time or block changed: evaluated at once (what it
-		 * wakes is evaluated at the next step) */
-		if (!evaluate(dev, b.ptr))
-			sim_sched_wake(b.ptr);
+		 * woke is evaluated at the next step) */
+		if (!settle(dev, qp, r, t))
+			sim_sched_wake(qp);
 		break;
+	}
 	case UNIT_PKT:
+		dev->st.steps++;
 		sim_wire_rx(dev, sim_pktq_pop(&dev->inbox));
 		break;
 	case UNIT_JOB:
+		dev->st.steps++;
 		if (sim_readjob_step(dev, b.ptr)) {
 			struct sim_readjob **pp = &dev->jobs;
 
@@ -489,11 +544,18 @@ static inline __attribute__((always_inline)) bool sched_step(struct sim_dev *dev
 	return true;
 }
 
+/* A run without a step limit lets a queue burst (a burst counts as one
+ * step); a limited run takes one unit per step. */
 uint64_t sim_sched_steps(struct sim_dev *dev, uint64_t max_steps)
 {
 	uint64_t n = 0;
 
-	while ((!max_steps || n < max_steps) && sched_step(dev))
+	if (!max_steps) {
+		while (sched_step(dev, true))
+			n++;
+		return n;
+	}
+	while (n < max_steps && sched_step(dev, false))
 		n++;
 	return n;
 }
