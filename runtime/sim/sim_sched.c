@@ -492,10 +492,11 @@ static inline __attribute__((always_inline)) bool burst_on(struct sim_dev *dev, 
 
 #define SIM_BURST 64 /* WQEs a queue may run back to back in one step */
 
-/* One step; with @burst a queue may go on with its next WQEs (burst_on).
- * Inlined into the run loop (sim_sched_steps), whose registers then carry
- * over from step to step. */
-static inline __attribute__((always_inline)) bool sched_step(struct sim_dev *dev, bool burst)
+/* One step: one unit, or a burst of one queue's WQEs (as many steps, while
+ * dev->st.steps stays below @stop).  Returns false when no unit is
+ * runnable.  Inlined into the run loop (sim_sched_steps), whose registers
+ * then carry over from step to step. */
+static inline __attribute__((always_inline)) bool sched_step(struct sim_dev *dev, uint64_t stop)
 {
 	struct pick b;
 
@@ -515,7 +516,8 @@ static inline __attribute__((always_inline)) bool sched_step(struct sim_dev *dev
 			dev->st.steps++;
 			sim_sq_step(qp, b.t);
 			r = sim_sq_ready_plain(qp, &t);
-			if (r <= 0 || !burst || n == SIM_BURST || !burst_on(dev, qp, t))
+			if (r <= 0 || n == SIM_BURST || dev->st.steps >= stop ||
+			    !burst_on(dev, qp, t))
 				break;
 			b.t = t; /* its heap key stays (too early) until it stops */
 		}
@@ -544,20 +546,14 @@ static inline __attribute__((always_inline)) bool sched_step(struct sim_dev *dev
 	return true;
 }
 
-/* A run without a step limit lets a queue burst (a burst counts as one
- * step); a limited run takes one unit per step. */
+/* Counts units in dev->st.steps: a burst counts as the WQEs it ran. */
 uint64_t sim_sched_steps(struct sim_dev *dev, uint64_t max_steps)
 {
-	uint64_t n = 0;
+	uint64_t start = dev->st.steps, stop = max_steps ? start + max_steps : UINT64_MAX;
 
-	if (!max_steps) {
-		while (sched_step(dev, true))
-			n++;
-		return n;
-	}
-	while (n < max_steps && sched_step(dev, false))
-		n++;
-	return n;
+	while (dev->st.steps < stop && sched_step(dev, stop))
+		;
+	return dev->st.steps - start;
 }
 
 void sim_unpark_all(struct sim_dev *dev)
