@@ -276,7 +276,6 @@ struct sim_dev {
 	bool hazard_failed;
 	sim_time_t now;            /* latest virtual time (host actions happen here) */
 	uint64_t outside_progress; /* doorbells, deliveries, kicks */
-	uint64_t epoch;            /* bumped by anything another unit may depend on */
 };
 
 /* sim_dev.c */

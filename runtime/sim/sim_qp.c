@@ -200,7 +200,6 @@ void sim_qp_set_state(struct sim_qp *qp, int state, sim_time_t t)
 	if (qp->state == state)
 		return;
 	qp->state = state;
-	qp->dev->epoch++;
 	sim_sched_wake(qp);
 	sim_emit(qp->dev, &ev);
 }

@@ -242,7 +242,6 @@ int sim_wire_xmit(struct sim_dev *dev, struct sim_pkt *p)
 		src->last_tx_t = p->t;
 	}
 	dev->st.pkts++;
-	dev->epoch++;
 	if (dev->obs.event) {
 		struct sim_event ev = {
 		    .kind = SIM_EV_PKT_TX,
