@@ -476,6 +476,58 @@ static void test_queue_destroyed_while_ready(void **state)
 	test_free(r);
 }
 
+/* A ready queue (in the heap, its start time cached) that the host moves
+ * to ERR must leave the heap: the state change wakes it.  Its remaining
+ * WQEs are flushed, none of them runs; the other queue is unaffected. */
+static void test_ready_queue_moved_to_err_stops(void **state)
+{
+	struct rec *r = test_calloc(1, sizeof(*r));
+	struct sim_observer obs;
+	struct sim_dev *dev;
+	struct hx_cq cq, cq_b;
+	struct hx_qp a, b;
+	struct prism_wqe w;
+	struct prism_cqe e;
+	struct sim_qp_mod err = {.state = SIM_QPS_ERR};
+	uint32_t ran_a = 0, ran_b = 0, flushed = 0;
+
+	(void)state;
+	r->busy_ps = SIM_US(0.1);
+	dev = rec_dev(r, 11, &obs);
+	hx_cq_init(&cq, dev, 64, false);
+	hx_cq_init(&cq_b, dev, 64, false);
+	hx_qp_init(&a, dev, &cq, &cq, 64, 0, 0);
+	hx_qp_init(&b, dev, &cq_b, &cq_b, 64, 0, 0);
+	hx_pair(&a, &a);
+	hx_pair(&b, &b);
+	for (int k = 0; k < 10; k++) {
+		hx_nop(&w, true);
+		hx_post(&a, &w);
+		hx_nop(&w, true);
+		hx_post(&b, &w);
+	}
+	hx_ring(&a);
+	hx_ring(&b);
+	assert_int_equal(sim_dev_run(dev, 6), SIM_E_LIMIT);
+	for (uint32_t i = 0; i < r->n; i++)
+		ran_a += r->ev[i].qpn == a.qpn;
+	assert_true(ran_a > 0 && ran_a < 10); /* a is ready, mid-chain */
+	assert_int_equal(sim_qp_modify(a.qp, &err), 0);
+	assert_int_equal(sim_dev_run(dev, 0), 0);
+	ran_a = 0;
+	for (uint32_t i = 0; i < r->n; i++) {
+		ran_a += r->ev[i].qpn == a.qpn;
+		ran_b += r->ev[i].qpn == b.qpn;
+	}
+	assert_int_equal(ran_b, 10);
+	while (hx_poll(&cq, &e) == 1)
+		flushed += e.opcode == PRISM_CQE_REQ_ERR && e.syndrome == PRISM_SYND_WR_FLUSH_ERR;
+	assert_int_equal(flushed, 10 - ran_a);
+	assert_true(ran_a < 10);
+	sim_dev_close(dev);
+	test_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -488,6 +540,7 @@ int main(void)
 	    cmocka_unit_test(test_ties_drawn_by_the_seed),
 	    cmocka_unit_test(test_ready_wait_rewoken_when_cq_destroyed),
 	    cmocka_unit_test(test_queue_destroyed_while_ready),
+	    cmocka_unit_test(test_ready_queue_moved_to_err_stops),
 	};
 
 	return cmocka_run_group_tests_name("sim_sched", tests, NULL, NULL);
