@@ -422,10 +422,23 @@ static inline __attribute__((always_inline)) bool pick_vtime(struct sim_dev *dev
 		if (n && (!dev->inbox.n || dev->rdy[0].t < dev->inbox.e[0].t)) {
 			sim_time_t t = dev->rdy[0].t;
 
-			*b = (struct pick){UNIT_SQ, dev->rdy[0].qp, t};
-			if ((n < 2 || dev->rdy[1].t != t) && (n < 3 || dev->rdy[2].t != t))
+			const struct sim_rdy *h = dev->rdy;
+			uint32_t c, o;
+
+			*b = (struct pick){UNIT_SQ, h[0].qp, t};
+			if ((n < 2 || h[1].t != t) && (n < 3 || h[2].t != t))
 				return true;
-			pick_tied(dev, b);
+			/* two queues at @t, nothing else (the inbox is later): the
+			 * draw pick_tied would make, without its walk */
+			c = h[1].t == t ? 1 : 2;
+			o = 3 - c;
+			if ((o < n && h[o].t == t) || (2 * c + 1 < n && h[2 * c + 1].t == t) ||
+			    (2 * c + 2 < n && h[2 * c + 2].t == t)) {
+				pick_tied(dev, b);
+				return true;
+			}
+			if (sim_rand(dev) % 2)
+				b->ptr = h[c].qp;
 			return true;
 		}
 		if (dev->inbox.n && (!n || dev->inbox.e[0].t < dev->rdy[0].t)) {
