@@ -21,7 +21,10 @@
  * run until woken is parked (out of the heap, off the list).  RNR-blocked
  * queues and WAITs on data stay on the list (re-evaluated every step:
  * outside progress and memory the CPU writes wake nothing).  So a step
- * costs O(woken + log ready), not O(queues).
+ * costs O(woken + log ready), not O(queues).  A queue that stays strictly
+ * earliest, with a plain next WQE (no WAIT, fence or RNR), nothing woken
+ * and the inbox later, runs that WQE at once: a burst, the very step that
+ * would follow, without its pick (step limits count its WQEs).
  *
  * Must not: execute anything itself (sim_exec.c, sim_wire.c do).
  */
