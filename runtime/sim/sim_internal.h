@@ -503,6 +503,12 @@ void sim_unpark_all(struct sim_dev *dev);
 int sim_sched_resize(struct sim_dev *dev, uint32_t old_cap);
 /* @qp goes away: drops it from the scheduler. */
 void sim_sched_forget(struct sim_qp *qp);
+/* For tests, between runs (takes dev->lock): asks every queue that is not
+ * waiting to be evaluated whether it is runnable and from when, and
+ * compares with what the scheduler keeps (heap membership, start time).
+ * 0; -ESTALE: queue *@bad_qpn changed without a wake; -EPROTO: the heap or
+ * the dirty list is broken.  Asking has no side effects when they agree. */
+int sim_sched_check(struct sim_dev *dev, uint32_t *bad_qpn);
 /* The CQ produced a CQE: parked waiters whose count it reached may run
  * (@all: the CQ goes away, every waiter runs). */
 void sim_sched_wake_waiters(struct sim_cq *cq, bool all);

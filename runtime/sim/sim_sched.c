@@ -572,6 +572,54 @@ uint64_t sim_sched_steps(struct sim_dev *dev, uint64_t max_steps)
 	return dev->st.steps - start;
 }
 
+int sim_sched_check(struct sim_dev *dev, uint32_t *bad_qpn)
+{
+	uint32_t ndirty = 0;
+	int rc = 0;
+
+	*bad_qpn = 0;
+	pthread_mutex_lock(&dev->lock);
+	for (uint32_t i = 0; i < dev->nrdy && !rc; i++) {
+		const struct sim_rdy *e = &dev->rdy[i];
+
+		if (e->qp->rdy_pos != i + 1 || dev->qps[e->qp->slot] != e->qp ||
+		    (i && dev->rdy[(i - 1) / 2].t > e->t)) {
+			*bad_qpn = e->qp->qpn;
+			rc = -EPROTO; /* the heap itself */
+		}
+	}
+	for (uint32_t i = 0; i < dev->ndirty && !rc; i++)
+		if (!dev->dirty[i]->dirty)
+			rc = -EPROTO;
+	for (uint32_t slot = 0; slot < dev->qps_cap && !rc; slot++) {
+		struct sim_qp *qp = dev->qps[slot];
+		const struct sim_fetched *f;
+		sim_time_t t = 0;
+		bool ready, wait;
+
+		if (!qp)
+			continue;
+		ndirty += qp->dirty;
+		if (qp->dirty)
+			continue; /* evaluated before the next pick */
+		f = qp->sq.pf_cnt ? &qp->sq.pf[qp->sq.pf_head] : NULL;
+		wait = f && f->decode_rc >= 0 && f->w.ctrl.opcode == PRISM_OP_CQE_WAIT;
+		ready = sim_sq_ready(qp, &t);
+		/* a WAIT keeps the time its CQE came (the CQ's time ring may
+		 * since say "long ago": 0) */
+		if (ready != (qp->rdy_pos != 0) ||
+		    (ready && (wait ? t > dev->rdy[qp->rdy_pos - 1].t
+		                    : t != dev->rdy[qp->rdy_pos - 1].t))) {
+			*bad_qpn = qp->qpn;
+			rc = -ESTALE;
+		}
+	}
+	if (!rc && ndirty != dev->ndirty)
+		rc = -EPROTO;
+	pthread_mutex_unlock(&dev->lock);
+	return rc;
+}
+
 void sim_unpark_all(struct sim_dev *dev)
 {
 	for (uint32_t i = 0; i < dev->qps_cap; i++)
