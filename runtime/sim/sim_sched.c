@@ -608,8 +608,8 @@ int sim_sched_check(struct sim_dev *dev, uint32_t *bad_qpn)
 		/* a WAIT keeps the time its CQE came (the CQ's time ring may
 		 * since say "long ago": 0) */
 		if (ready != (qp->rdy_pos != 0) ||
-		    (ready && (wait ? t > dev->rdy[qp->rdy_pos - 1].t
-		                    : t != dev->rdy[qp->rdy_pos - 1].t))) {
+		    (ready &&
+		     (wait ? t > dev->rdy[qp->rdy_pos - 1].t : t != dev->rdy[qp->rdy_pos - 1].t))) {
 			*bad_qpn = qp->qpn;
 			rc = -ESTALE;
 		}

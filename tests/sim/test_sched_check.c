@@ -33,7 +33,8 @@ static unsigned run_checked(struct sim_dev *dev)
 		assert_true(rc == 0 || rc == SIM_E_LIMIT);
 		chk = sim_sched_check(dev, &bad);
 		if (chk)
-			fail_msg("step %u: scheduler state of qp %u is stale (%d)", steps, bad, chk);
+			fail_msg("step %u: scheduler state of qp %u is stale (%d)", steps, bad,
+			         chk);
 		steps++;
 	} while (rc == SIM_E_LIMIT);
 	return steps;
@@ -167,10 +168,8 @@ static void test_verb_mix_chaos(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_redn_get_vtime_flat),
-	    cmocka_unit_test(test_redn_get_vtime_cx5),
-	    cmocka_unit_test(test_redn_get_random),
-	    cmocka_unit_test(test_verb_mix),
+	    cmocka_unit_test(test_redn_get_vtime_flat), cmocka_unit_test(test_redn_get_vtime_cx5),
+	    cmocka_unit_test(test_redn_get_random),     cmocka_unit_test(test_verb_mix),
 	    cmocka_unit_test(test_verb_mix_chaos),
 	};
 
