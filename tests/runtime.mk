@@ -13,3 +13,7 @@ daemon_SRCS := tests/runtime/test_daemon.c tests/runtime/support/hashget_chain.c
 	tests/runtime/support/child_proc.c
 BENCHES += bench_runtime
 bench_runtime_SRCS := tests/bench/bench_runtime.c tests/runtime/support/hashget_chain.c
+# bench_runtime_shards: gets/s through the runtime with K = 1, 2 NIC threads
+BENCHES += bench_runtime_shards
+bench_runtime_shards_SRCS := tests/bench/bench_runtime_shards.c \
+	tests/runtime/support/hashget_chain.c

@@ -71,15 +71,15 @@ void core_server_net_close(struct prism_server *srv)
 }
 
 /*
- * The RNR timer of a server whose clients sit in other processes.  An answer
+ * The RNR timer of a shard whose clients sit in other processes.  An answer
  * (WRITE_IMM or SEND) that found no receive posted at the client drew an RNR
  * NAK; the sim parks an infinite RNR retry until its device sees outside
  * progress, but the client re-posts its receives on its own device, in its
  * own process, which never bumps ours: without this the answer stays parked
- * and the client's invocation times out.  The progress loop kicks our
- * device every 200 us, busy or idle, as a NIC's RNR timer fires.  No
- * transport (every client in this process): nothing to do, re-posts bump
- * this device.
+ * and the client's invocation times out.  The progress loop kicks each shard
+ * it serves every 200 us, busy or idle, as a NIC's RNR timer fires.  No
+ * transport on the shard (every client in this process): nothing to do,
+ * re-posts bump this device.
  */
 void core_server_net_kick(struct prism_server *srv, unsigned shard)
 {
