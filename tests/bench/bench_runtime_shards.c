@@ -6,20 +6,25 @@
  * each with K client threads, one connection each, which the server places
  * one per shard.  Three set-ups:
  *
- *   embedded: deterministic NICs, no server thread: each client thread
- *             drives its own shard (runs its NIC, polls and re-arms its
- *             connection), as bench_runtime's in-process figure does;
- *   served:   threaded NICs (one NIC thread per shard) and a started server
- *             with one progress loop per shard;
+ *   embedded: no server thread: each client thread drives its own shard
+ *             (runs its NIC, polls and re-arms its connection), as
+ *             bench_runtime's in-process figure does;
+ *   served:   a started server with one progress loop per shard, which runs
+ *             that shard's NIC and re-arms its connections (prismd's
+ *             set-up); the client threads only post and poll;
  *   served-1: the same with one progress loop for every shard.
+ *
+ * Not measured: NICs on threads of their own (prism_device_opts.threaded):
+ * the engine's threaded mode stalls an invocation now and then while the
+ * CPU re-arms (with or without shards), which would end a run.
  *
  * Printed per set-up and K: wall (all gets / time from the common start to
  * the last thread's end, what this machine delivered, other jobs included)
  * with its ratio against K=1 of the same set-up measured in the same
  * round; and CPU: embedded: the sum over client threads of gets per
  * CPU-second of that thread (what K cores of their own would deliver);
- * served: gets per CPU-second of the whole process (every NIC, progress and
- * client thread).  Median of RUNS rounds; within a round every set-up and K
+ * served: gets per CPU-second of the whole process (every progress and
+ * client thread; the loops spin while there is work).  Median of RUNS rounds; within a round every set-up and K
  * runs in turn, so a change of machine load hits all of them.
  *
  * `bench_runtime_shards [gets per thread [third K]]`.  Figures only: never
@@ -53,7 +58,7 @@ enum setup { EMBEDDED, SERVED, SERVED_ONE_LOOP, N_SETUPS };
 
 static const struct {
 	const char *name;
-	bool threaded;
+	bool started;   /* the server's progress loops run the NICs */
 	unsigned loops; /* progress threads; 0: one per shard */
 } setups[N_SETUPS] = {
     [EMBEDDED] = {"embedded", false, 0},
@@ -71,7 +76,7 @@ struct srv {
 
 static void srv_open(struct srv *s, enum setup su, unsigned k)
 {
-	PRISM_OPTS(prism_device_opts, d, .nic_threads = k, .threaded = setups[su].threaded);
+	PRISM_OPTS(prism_device_opts, d, .nic_threads = k);
 	s->dev = prism_device__open("sim", &d);
 	s->table = s->dev ? prism_device__create_region(s->dev, "table", TABLE_SIZE, NULL) : NULL;
 	if (!s->table)
@@ -85,7 +90,7 @@ static void srv_open(struct srv *s, enum setup su, unsigned k)
 		bench_die("server", -1);
 	BENCH_CHECK(prism_program__load(s->prog, s->dev));
 	BENCH_CHECK(prism_server__add_program(s->srv, s->prog));
-	if (setups[su].threaded)
+	if (setups[su].started)
 		BENCH_CHECK(prism_server__start(s->srv));
 }
 
@@ -174,7 +179,6 @@ static double round_k(enum setup su, unsigned k, unsigned gets, double *cpu)
 	double t0, t1, c0, c1, sum = 0;
 
 	srv_open(&s, su, k);
-	fprintf(stderr, "round %s K=%u\n", setups[su].name, k);
 	pthread_barrier_init(&start, NULL, k + 1);
 	pthread_barrier_init(&end, NULL, k + 1);
 	for (unsigned i = 0; i < k; i++) {
@@ -200,7 +204,7 @@ static double round_k(enum setup su, unsigned k, unsigned gets, double *cpu)
 	pthread_barrier_destroy(&start);
 	pthread_barrier_destroy(&end);
 	srv_close(&s);
-	*cpu = setups[su].threaded ? (double)k * gets / (c1 - c0) : sum;
+	*cpu = setups[su].started ? (double)k * gets / (c1 - c0) : sum;
 	return (double)k * gets / (t1 - t0);
 }
 
@@ -244,7 +248,7 @@ int main(int argc, char **argv)
 			printf("  %-9s K=%-2u wall %6.3f M gets/s (x%.2f of K=1)   CPU %6.3f M "
 			       "gets/%s-CPU-s (x%.2f of K=1)\n",
 			       setups[su].name, ks[i], a / 1e6, a / base, c / 1e6,
-			       setups[su].threaded ? "process" : "thread", c / cbase);
+			       setups[su].started ? "process" : "thread", c / cbase);
 		}
 	}
 	free(yaml);
