@@ -473,7 +473,7 @@ static int step(struct prism_client *cl)
 
 	if (cl->srv && !cl->srv->running)
 		core_server_poll_shard(cl->srv, cl->shard);
-	else if (!cl->srv)
+	else
 		core_shard_progress(cl->dev, cl->shard);
 	if (cl->link && __atomic_load_n(&cl->link_down, __ATOMIC_ACQUIRE))
 		return cl->error = -PRISM_E_NET_PEER_GONE;

@@ -353,22 +353,33 @@ static void post_next(struct core_inst *in)
 		advance(in, NULL, NULL, 0); /* bases of the next window, known in advance */
 }
 
-/* Write the producer counters into the doorbell records and ring. */
+/*
+ * Write the producer counters into the doorbell records, then ring.  Every
+ * record is published before any queue is rung: once a queue runs, the
+ * chain may ENABLE another queue at once, and on a managed queue without
+ * IGNORE_SQ_OVERFLOW an ENABLE only reaches WQEs its doorbell record already
+ * counts (docs/nic-model.md, managed-bounded-by-posted).  Ringing queue by
+ * queue let a new request run the control queue's window and enable a
+ * worker whose record still held the previous count.
+ */
 static int ring_doorbells(struct core_inst *in)
 {
 	const struct chainobj *o = in->prog->obj;
 	const struct core_backend_ops *ops = in->dev->ops;
 	int err;
 
+	/* WQE bytes before the doorbell records (mlx5: udma_to_device_barrier). */
+	__atomic_thread_fence(__ATOMIC_RELEASE);
 	for (uint32_t q = 0; q < o->n_queues; q++) {
-		const struct chainobj_queue *qu = &o->queues[q];
 		volatile uint32_t *db = in->qps[q].info.dbrec;
 
-		/* WQE bytes before the doorbell record (mlx5: udma_to_device_barrier). */
-		__atomic_thread_fence(__ATOMIC_RELEASE);
 		put_be32(&db[0], (uint32_t)(in->rq_pi[q] & 0xffffu));
 		put_be32(&db[1], (uint32_t)(in->sq_pi[q] & 0xffffu));
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	}
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	for (uint32_t q = 0; q < o->n_queues; q++) {
+		const struct chainobj_queue *qu = &o->queues[q];
+
 		if (qu->n_rq && (err = ops->ring_rq(in->qps[q].qp)))
 			return err;
 		if (qu->n_sq && (err = ops->ring_sq(in->qps[q].qp)))
