@@ -12,19 +12,18 @@
  *   served:   a started server with one progress loop per shard, which runs
  *             that shard's NIC and re-arms its connections (prismd's
  *             set-up); the client threads only post and poll;
- *   served-1: the same with one progress loop for every shard.
- *
- * Not measured: NICs on threads of their own (prism_device_opts.threaded):
- * the engine's threaded mode stalls an invocation now and then while the
- * CPU re-arms (with or without shards), which would end a run.
+ *   served-1: the same with one progress loop for every shard;
+ *   threaded: NICs on threads of their own (prism_device_opts.threaded)
+ *             and one progress loop per shard that polls and re-arms.
  *
  * Printed per set-up and K: wall (all gets / time from the common start to
  * the last thread's end, what this machine delivered, other jobs included)
  * with its ratio against K=1 of the same set-up measured in the same
  * round; and CPU: embedded: the sum over client threads of gets per
  * CPU-second of that thread (what K cores of their own would deliver);
- * served: gets per CPU-second of the whole process (every progress and
- * client thread; the loops spin while there is work).  Median of RUNS rounds; within a round every set-up and K
+ * served, threaded: gets per CPU-second of the whole process (every NIC,
+ * progress and client thread; loops and NIC threads spin while there is
+ * work).  Median of RUNS rounds; within a round every set-up and K
  * runs in turn, so a change of machine load hits all of them.
  *
  * `bench_runtime_shards [gets per thread [third K]]`.  Figures only: never
@@ -54,16 +53,18 @@ static uint32_t keys[NB];
 static char *yaml;
 static size_t yaml_len;
 
-enum setup { EMBEDDED, SERVED, SERVED_ONE_LOOP, N_SETUPS };
+enum setup { EMBEDDED, SERVED, SERVED_ONE_LOOP, THREADED, N_SETUPS };
 
 static const struct {
 	const char *name;
-	bool started;   /* the server's progress loops run the NICs */
+	bool started;   /* the server's progress loops poll and re-arm */
+	bool threaded;  /* NIC threads (else the loops run the NICs) */
 	unsigned loops; /* progress threads; 0: one per shard */
 } setups[N_SETUPS] = {
-    [EMBEDDED] = {"embedded", false, 0},
-    [SERVED] = {"served", true, 0},
-    [SERVED_ONE_LOOP] = {"served-1", true, 1},
+    [EMBEDDED] = {"embedded", false, false, 0},
+    [SERVED] = {"served", true, false, 0},
+    [SERVED_ONE_LOOP] = {"served-1", true, false, 1},
+    [THREADED] = {"threaded", true, true, 0},
 };
 
 struct srv {
@@ -76,7 +77,7 @@ struct srv {
 
 static void srv_open(struct srv *s, enum setup su, unsigned k)
 {
-	PRISM_OPTS(prism_device_opts, d, .nic_threads = k);
+	PRISM_OPTS(prism_device_opts, d, .nic_threads = k, .threaded = setups[su].threaded);
 	s->dev = prism_device__open("sim", &d);
 	s->table = s->dev ? prism_device__create_region(s->dev, "table", TABLE_SIZE, NULL) : NULL;
 	if (!s->table)
