@@ -42,10 +42,10 @@ struct prism_region {
 	void *addr;
 	uint64_t nic_addr; /* the address WQEs use: addr, or prismd's mapping */
 	size_t len;
-	unsigned access; /* enum prism_access */
-	int fd;          /* memfd of a created region, else -1 */
-	bool mapped;     /* we mmap'ed addr (created / adopted regions) */
-	unsigned users;  /* loaded programs bound to it */
+	unsigned access;       /* enum prism_access */
+	int fd;                /* memfd of a created region, else -1 */
+	bool mapped;           /* we mmap'ed addr (created / adopted regions) */
+	unsigned users;        /* loaded programs bound to it */
 	struct core_be_mr *mr; /* shard 0 */
 	struct core_mr_info keys;
 	struct core_region_shard *more; /* [dev->n_shards - 1]: the other shards */

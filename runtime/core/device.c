@@ -215,8 +215,7 @@ PRISM_API const char *prism_device__name(const struct prism_device *dev)
 
 PRISM_API const char *prism_device__profile(const struct prism_device *dev)
 {
-	return dev && dev->shards[0].sim_obs ? core_sim_obs_profile(dev->shards[0].sim_obs)
-	                                     : NULL;
+	return dev && dev->shards[0].sim_obs ? core_sim_obs_profile(dev->shards[0].sim_obs) : NULL;
 }
 
 uint64_t core_shard_now_ns(const struct prism_device *dev, unsigned shard)

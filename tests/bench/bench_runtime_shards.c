@@ -221,7 +221,8 @@ int main(int argc, char **argv)
 	gets = (gets + BATCH - 1) / BATCH * BATCH;
 	if (!gets)
 		gets = BATCH;
-	prism_set_log_fn(prism_log_stderr, NULL, getenv("PRISM_BENCH_LOG") ? PRISM_LOG_DEBUG : PRISM_LOG_ERROR);
+	prism_set_log_fn(prism_log_stderr, NULL,
+	                 getenv("PRISM_BENCH_LOG") ? PRISM_LOG_DEBUG : PRISM_LOG_ERROR);
 	for (uint32_t i = 0; i < NB; i++) {
 		s ^= s << 13, s ^= s >> 7, s ^= s << 17;
 		keys[i] = (uint32_t)(s & 0xffffff) | 1;
@@ -240,7 +241,8 @@ int main(int argc, char **argv)
 	       "%ld online CPUs, median of %d rounds\n",
 	       BATCH, gets, sysconf(_SC_NPROCESSORS_ONLN), RUNS);
 	for (int su = 0; su < N_SETUPS; su++) {
-		double base = bench_median(wall[su][0], RUNS), cbase = bench_median(cpu[su][0], RUNS);
+		double base = bench_median(wall[su][0], RUNS),
+		       cbase = bench_median(cpu[su][0], RUNS);
 
 		for (unsigned i = 0; i < nk; i++) {
 			double a = bench_median(wall[su][i], RUNS);

@@ -72,8 +72,8 @@ static uint64_t rng(uint64_t *s)
  * progress threads (@loops of them, 0: one per shard) poll and re-arm, and
  * run the NICs unless @threaded gives each NIC a thread of its own; else
  * the in-process clients drive everything. */
-static struct fx *fx_open(unsigned nic, uint64_t seed, bool started, bool threaded,
-                          unsigned loops, int port)
+static struct fx *fx_open(unsigned nic, uint64_t seed, bool started, bool threaded, unsigned loops,
+                          int port)
 {
 	struct fx *f = calloc(1, sizeof(*f));
 	uint64_t s = 42;
@@ -503,7 +503,7 @@ static void test_tcp_clients_on_shards(void **state)
 	assert_int_equal(ss.conns_total, 2);
 	assert_int_equal(prism_server__shard_stats(f->srv, 1, &ss), 0);
 	assert_int_equal(ss.conns_total, 1);
-	prism_client__close(cl[1]); /* shard 1's only connection */
+	prism_client__close(cl[1]);               /* shard 1's only connection */
 	for (int spin = 0; spin < 2000; spin++) { /* until the server noticed */
 		struct timespec ts = {0, 1000 * 1000};
 

@@ -32,8 +32,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PRISMD_MAX_REGIONS  64
-#define PRISMD_MAX_PROGRAMS 64
+#define PRISMD_MAX_REGIONS     64
+#define PRISMD_MAX_PROGRAMS    64
 #define PRISMD_MAX_NIC_THREADS 64 /* the runtime's limit (prism_device_opts) */
 
 struct prismd_region_cfg {

@@ -264,9 +264,9 @@ struct prism_server_opts {
 	int port;         /* TCP port (18515 is the usual one); 0: in-process clients
 	                   * only; PRISM_PORT_ANY: any free port (prism_server__port) */
 	enum prism_rearm rearm;
-	unsigned max_conns; /* 0: 4096 */
-	unsigned depth;     /* invocations a connection may have in flight; 0: 16 */
-	bool allow_post;    /* accept programs from `prismc post` (prism_post) */
+	unsigned max_conns;        /* 0: 4096 */
+	unsigned depth;            /* invocations a connection may have in flight; 0: 16 */
+	bool allow_post;           /* accept programs from `prismc post` (prism_post) */
 	unsigned progress_threads; /* threads that poll and re-arm connections; 0: one
 	                            * per NIC thread of the device (nic_threads),
 	                            * else this many, each serving every k-th shard */
