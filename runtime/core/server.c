@@ -96,6 +96,13 @@ PRISM_API int prism_server__add_program(struct prism_server *srv, struct prism_p
 		         prog->name, prog->dev->name, srv->dev->name);
 		return -EINVAL;
 	}
+	for (uint32_t r = 0; srv->n_shards > 1 && r < prog->obj->n_regions; r++)
+		if (prog->obj->regions[r].access & CHAINOBJ_ACC_ATOMIC)
+			core_warn(
+			    "server: program '%s': atomics on region '%s' from connections on "
+			    "different NIC threads are not atomic with each other (%u NIC "
+			    "threads)",
+			    prog->name, prog->obj->regions[r].name, srv->n_shards);
 	pthread_mutex_lock(&srv->lock);
 	i = find_program(srv, prog->name);
 	if (i < 0 && srv->n_progs == CORE_SERVER_MAX_PROGRAMS) {

@@ -527,6 +527,46 @@ static void test_tcp_clients_on_shards(void **state)
 	fx_close(f);
 }
 
+/* A program with an atomic region on several NICs: the server says what
+ * sharding does not give (atomics across NICs); on one NIC it says nothing. */
+static void test_atomic_region_warned_when_sharded(void **state)
+{
+	struct chainobj *o = hg_build(TABLE_SIZE);
+	char *yaml;
+	size_t len;
+
+	(void)state;
+	assert_non_null(o);
+	o->regions[0].access |= CHAINOBJ_ACC_ATOMIC;
+	assert_int_equal(chainobj_write_mem(o, 0, &yaml, &len, NULL), 0);
+	chainobj_free(o);
+	for (unsigned nic = 1; nic <= 2; nic++) {
+		struct fx *f = calloc(1, sizeof(*f));
+
+		assert_non_null(f);
+		prism_set_log_fn(keep_log, f, PRISM_LOG_DEBUG);
+		PRISM_OPTS(prism_device_opts, dopts, .nic_threads = nic);
+		f->dev = prism_device__open("sim", &dopts);
+		assert_non_null(f->dev);
+		PRISM_OPTS(prism_region_opts, ropts,
+		           .access = PRISM_ACCESS_READ | PRISM_ACCESS_ATOMIC);
+		assert_non_null(prism_device__create_region(f->dev, "table", TABLE_SIZE, &ropts));
+		f->prog = prism_program__open_mem(yaml, len, NULL);
+		assert_non_null(f->prog);
+		assert_int_equal(prism_program__load(f->prog, f->dev), 0);
+		f->srv = prism_server__create(f->dev, NULL);
+		assert_non_null(f->srv);
+		f->last_log[0] = 0;
+		assert_int_equal(prism_server__add_program(f->srv, f->prog), 0);
+		if (nic == 1)
+			assert_null(strstr(f->last_log, "not atomic"));
+		else
+			assert_non_null(strstr(f->last_log, "not atomic with each other"));
+		fx_close(f);
+	}
+	free(yaml);
+}
+
 static int group_setup(void **state)
 {
 	struct chainobj *o = hg_build(TABLE_SIZE);
@@ -558,6 +598,7 @@ int main(void)
 	    cmocka_unit_test(test_nic_threads_loop_per_shard),
 	    cmocka_unit_test(test_nic_threads_one_loop_for_all),
 	    cmocka_unit_test(test_tcp_clients_on_shards),
+	    cmocka_unit_test(test_atomic_region_warned_when_sharded),
 	};
 
 	return cmocka_run_group_tests_name("runtime_shards", tests, group_setup, group_teardown);
