@@ -1,13 +1,19 @@
 # tests/runtime.mk - the runtime core's suites (API, loader, connections,
 # daemon) and their support code.
-TESTS += runtime_core_basics prismd_config runtime_local runtime_tcp lib_chains daemon
+TESTS += runtime_core_basics prismd_config runtime_local runtime_tcp lib_chains daemon \
+	runtime_shards
 runtime_core_basics_SRCS := tests/runtime/test_core_basics.c
 prismd_config_SRCS := tests/runtime/test_prismd_config.c tools/prismd/config.c
 runtime_local_SRCS := tests/runtime/test_runtime_local.c tests/runtime/support/hashget_chain.c
 runtime_tcp_SRCS := tests/runtime/test_runtime_tcp.c tests/runtime/support/hashget_chain.c \
 	tests/runtime/support/child_proc.c
+runtime_shards_SRCS := tests/runtime/test_runtime_shards.c tests/runtime/support/hashget_chain.c
 lib_chains_SRCS := tests/runtime/test_lib_chains.c tests/runtime/support/child_proc.c
 daemon_SRCS := tests/runtime/test_daemon.c tests/runtime/support/hashget_chain.c \
 	tests/runtime/support/child_proc.c
 BENCHES += bench_runtime
 bench_runtime_SRCS := tests/bench/bench_runtime.c tests/runtime/support/hashget_chain.c
+# bench_runtime_shards: gets/s through the runtime with K = 1, 2 NIC threads
+BENCHES += bench_runtime_shards
+bench_runtime_shards_SRCS := tests/bench/bench_runtime_shards.c \
+	tests/runtime/support/hashget_chain.c

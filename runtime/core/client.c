@@ -37,19 +37,20 @@ static uint64_t mono_ms(void)
 
 static uint64_t virt_now_ns(struct prism_client *cl)
 {
-	return prism_device__virt_ns(cl->dev);
+	return core_shard_now_ns(cl->dev, cl->shard);
 }
 
 int core_client_setup(struct prism_client *cl, const char *program, struct core_hello *h)
 {
 	const struct core_backend_ops *ops = cl->dev->ops;
+	struct core_be_dev *be = cl->dev->shards[cl->shard].be;
 	struct core_cq_attr ca = {.ncqe = CORE_CLIENT_CQE};
 	const size_t msg_len = (size_t)CORE_CLIENT_SLOTS * CHAINOBJ_MAX_MSG;
 	const size_t resp_len = (size_t)CORE_CLIENT_SLOTS * CORE_CLIENT_SLOT_BYTES;
 	int err;
 
-	if ((err = ops->create_cq(cl->dev->be, &ca, &cl->scq, &cl->scq_info)) ||
-	    (err = ops->create_cq(cl->dev->be, &ca, &cl->rcq, &cl->rcq_info)))
+	if ((err = ops->create_cq(be, &ca, &cl->scq, &cl->scq_info)) ||
+	    (err = ops->create_cq(be, &ca, &cl->rcq, &cl->rcq_info)))
 		return err;
 	struct core_qp_attr qa = {
 	    .send_cq = cl->scq,
@@ -58,7 +59,7 @@ int core_client_setup(struct prism_client *cl, const char *program, struct core_
 	    .rq_wqes = CORE_CLIENT_SLOTS * 2,
 	    .rq_max_sge = 1,
 	};
-	if ((err = ops->create_qp(cl->dev->be, &qa, &cl->qp, &cl->qp_info)))
+	if ((err = ops->create_qp(be, &qa, &cl->qp, &cl->qp_info)))
 		return err;
 	cl->msg = aligned_alloc(64, msg_len);
 	cl->resp = aligned_alloc(64, resp_len);
@@ -66,9 +67,9 @@ int core_client_setup(struct prism_client *cl, const char *program, struct core_
 		return -ENOMEM;
 	memset(cl->msg, 0, msg_len);
 	memset(cl->resp, 0, resp_len);
-	if ((err = ops->reg_mr(cl->dev->be, cl->msg, msg_len, CORE_ACCESS_LOCAL_WRITE, &cl->msg_mr,
+	if ((err = ops->reg_mr(be, cl->msg, msg_len, CORE_ACCESS_LOCAL_WRITE, &cl->msg_mr,
 	                       &cl->msg_keys)) ||
-	    (err = ops->reg_mr(cl->dev->be, cl->resp, resp_len,
+	    (err = ops->reg_mr(be, cl->resp, resp_len,
 	                       CORE_ACCESS_LOCAL_WRITE | CORE_ACCESS_REMOTE_WRITE, &cl->resp_mr,
 	                       &cl->resp_keys)))
 		return err;
@@ -76,7 +77,7 @@ int core_client_setup(struct prism_client *cl, const char *program, struct core_
 	h->kind = CORE_HELLO_CONNECT;
 	if (program)
 		snprintf(h->program, sizeof(h->program), "%s", program);
-	h->node = cl->dev->node;
+	h->node = cl->dev->shards[cl->shard].node;
 	h->qpn = cl->qp_info.qpn;
 	h->resp_addr = (uintptr_t)cl->resp;
 	h->resp_rkey = cl->resp_keys.rkey;
@@ -138,7 +139,7 @@ static void client_free(struct prism_client *cl)
 	if (cl->link || cl->net_fd >= 0)
 		core_client_net_close(cl);
 	if (cl->srv && cl->conn_id)
-		core_server_close_conn(cl->srv, cl->conn_id);
+		core_server_close_conn(cl->srv, cl->shard, cl->conn_id);
 	if (cl->msg_mr)
 		ops->dereg_mr(cl->msg_mr);
 	if (cl->resp_mr)
@@ -184,12 +185,16 @@ PRISM_API struct prism_client *prism_client__connect_local(struct prism_server *
 	if (!cl)
 		return core_fail_ptr(-ENOMEM);
 	cl->srv = srv;
+	/* Both ends on one shard: the client's QP talks to its connection's
+	 * conn queue through that shard's loopback. */
+	cl->shard = core_server_pick_shard(srv);
 	err = core_client_setup(cl, CORE_OPT(opts, program, NULL), &h);
 	if (!err)
-		err = core_server_open_conn(srv, &h, &cl->w, &conn);
+		err = core_server_open_conn(srv, cl->shard, &h, &cl->w, &conn);
 	if (!err) {
+		core_server_add_conn(srv, conn);
 		cl->conn_id = conn->id;
-		cl->peer_node = srv->dev->node;
+		cl->peer_node = srv->dev->shards[cl->shard].node;
 		err = core_client_finish(cl);
 	}
 	if (err) {
@@ -214,6 +219,7 @@ PRISM_API struct prism_client *prism_client__connect(struct prism_device *dev, c
 	cl = client_new(dev, opts);
 	if (!cl)
 		return core_fail_ptr(-ENOMEM);
+	cl->shard = __atomic_fetch_add(&dev->next_shard, 1, __ATOMIC_RELAXED) % dev->n_shards;
 	err = core_client_setup(cl, CORE_OPT(opts, program, NULL), &h);
 	if (!err)
 		err = core_client_net_connect(cl, addr, &h);
@@ -233,6 +239,11 @@ PRISM_API void prism_client__close(struct prism_client *cl)
 {
 	if (cl)
 		client_free(cl);
+}
+
+PRISM_API int prism_client__shard(const struct prism_client *cl)
+{
+	return cl ? (int)cl->shard : -EINVAL;
 }
 
 /* ---- metadata ----------------------------------------------------------- */
@@ -454,15 +465,16 @@ static int poll_cqs(struct prism_client *cl)
 	return 0;
 }
 
-/* One round of making progress: our device, and the server when in-process. */
+/* One round of making progress: our shard, and the server's connections on
+ * it when in-process (other shards belong to the clients waiting on them). */
 static int step(struct prism_client *cl)
 {
 	int err;
 
 	if (cl->srv && !cl->srv->running)
-		core_server_poll(cl->srv);
+		core_server_poll_shard(cl->srv, cl->shard);
 	else
-		core_dev_progress(cl->dev);
+		core_shard_progress(cl->dev, cl->shard);
 	if (cl->link && __atomic_load_n(&cl->link_down, __ATOMIC_ACQUIRE))
 		return cl->error = -PRISM_E_NET_PEER_GONE;
 	err = poll_cqs(cl);
@@ -487,7 +499,7 @@ int core_client_wait(struct prism_client *cl, uint64_t k, int timeout_ms)
 			struct timespec ts = {0, 20 * 1000};
 
 			/* In-process: the server may have torn our connection down. */
-			if (cl->srv && !core_server_has_conn(cl->srv, cl->conn_id))
+			if (cl->srv && !core_server_has_conn(cl->srv, cl->shard, cl->conn_id))
 				return cl->error = -PRISM_E_CONN;
 			/* Over TCP: retry a SEND parked on an RNR NAK (RNR timer). */
 			if (cl->link && spins % 16 == 0)

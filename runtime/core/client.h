@@ -22,6 +22,7 @@ struct net_oob_params;
 
 struct prism_client {
 	struct prism_device *dev;
+	unsigned shard;           /* the device shard our queues live on */
 	struct prism_server *srv; /* in-process: the server we poll when it has no thread */
 	uint32_t conn_id;         /* in-process: our connection on that server (ids start at 1) */
 	struct net_link *link;    /* over TCP */

@@ -60,7 +60,7 @@ static void client_link_down(void *ctx, struct net_link *link, int err, const ch
 
 int core_client_net_connect(struct prism_client *cl, const char *addr, struct core_hello *h)
 {
-	struct net_transport *t = core_dev_transport(cl->dev);
+	struct net_transport *t = core_dev_transport(cl->dev, cl->shard);
 	struct net_oob_params mine = {0}, peer = {0};
 	struct net_diag d = {0};
 	uint8_t hello[256];
@@ -74,7 +74,7 @@ int core_client_net_connect(struct prism_client *cl, const char *addr, struct co
 		core_err("client: '%s' is not host:port", addr);
 		return -EINVAL;
 	}
-	mine.node = cl->dev->node;
+	mine.node = cl->dev->shards[cl->shard].node;
 	mine.qpn = h->qpn;
 	mine.n_regions = 1;
 	mine.regions[0] =
@@ -95,7 +95,7 @@ int core_client_net_connect(struct prism_client *cl, const char *addr, struct co
 		core_err("connect %s: %s", addr, prism_strerror(err));
 		return err;
 	}
-	cl->peer_node = net_peer_node(sim_backend_dev(cl->dev->be), &peer);
+	cl->peer_node = net_peer_node(sim_backend_dev(cl->dev->shards[cl->shard].be), &peer);
 	cl->net_fd = fd;
 	cl->net_peer = malloc(sizeof(peer));
 	if (!cl->net_peer) {
@@ -110,7 +110,7 @@ int core_client_net_attach(struct prism_client *cl)
 {
 	struct net_link_cbs cbs = {.down = client_link_down, .ctx = cl};
 	struct net_diag d = {0};
-	int err = net_transport_attach(core_dev_transport(cl->dev), cl->net_fd,
+	int err = net_transport_attach(core_dev_transport(cl->dev, cl->shard), cl->net_fd,
 	                               sim_backend_qp(cl->qp), cl->net_peer, &cbs, &cl->link, &d);
 
 	cl->net_fd = -1;
@@ -130,7 +130,7 @@ int core_client_net_attach(struct prism_client *cl)
  */
 void core_client_net_kick(struct prism_client *cl)
 {
-	sim_dev_kick(sim_backend_dev(cl->dev->be));
+	sim_dev_kick(sim_backend_dev(cl->dev->shards[cl->shard].be));
 }
 
 void core_client_net_close(struct prism_client *cl)

@@ -3,8 +3,10 @@
  * core/core.h - the runtime core's internal objects (behind prism.h).
  *
  * Owns: the layouts of struct prism_device and struct prism_region, the
- * device-level lock that serialises backend progress, and the helpers the
- * loader, server and client share (errno at the API boundary, name checks).
+ * device's shards (one backend device, so one NIC thread, each; regions are
+ * registered on every shard), the per-shard lock that serialises backend
+ * progress, and the helpers the loader, server and client share (errno at
+ * the API boundary, name checks).
  *
  * Must not: be installed or included by anything outside runtime/ and the
  * runtime's tests; know a backend's internals (only core/backend.h).
@@ -27,6 +29,12 @@
 
 #define CORE_NAME_MAX 63u
 
+/* A region's registration on shards 1..n-1 (shard 0's is r->mr / r->keys). */
+struct core_region_shard {
+	struct core_be_mr *mr;
+	struct core_mr_info keys;
+};
+
 struct prism_region {
 	struct prism_device *dev;
 	struct prism_region *next;
@@ -34,27 +42,45 @@ struct prism_region {
 	void *addr;
 	uint64_t nic_addr; /* the address WQEs use: addr, or prismd's mapping */
 	size_t len;
-	unsigned access; /* enum prism_access */
-	int fd;          /* memfd of a created region, else -1 */
-	bool mapped;     /* we mmap'ed addr (created / adopted regions) */
-	unsigned users;  /* loaded programs bound to it */
-	struct core_be_mr *mr;
+	unsigned access;       /* enum prism_access */
+	int fd;                /* memfd of a created region, else -1 */
+	bool mapped;           /* we mmap'ed addr (created / adopted regions) */
+	unsigned users;        /* loaded programs bound to it */
+	struct core_be_mr *mr; /* shard 0 */
 	struct core_mr_info keys;
+	struct core_region_shard *more; /* [dev->n_shards - 1]: the other shards */
 };
 
 struct core_sim_obs;
 struct net_transport;
 
+/*
+ * One NIC of a device (prism_device_opts.nic_threads): its own backend
+ * device, so its own NIC thread (threaded) or its own progress calls
+ * (deterministic), its own node id, queues and transport.  A connection's
+ * queues live wholly on one shard; regions are registered on every shard
+ * at the same address (each shard has its own keys for them).
+ */
+struct core_shard {
+	struct core_be_dev *be;
+	uint32_t node;                   /* sim node id of this shard on the wire */
+	struct core_sim_obs *sim_obs;    /* sim: cost profile observer */
+	struct net_transport *transport; /* created at the first TCP connection */
+	pthread_mutex_t lock;            /* serialises progress() */
+};
+
+#define CORE_MAX_SHARDS 64u
+
 struct prism_device {
 	char name[32];
 	const struct core_backend_ops *ops;
-	struct core_be_dev *be;
-	bool threaded;                   /* backend runs by itself: no progress() calls */
-	uint32_t node;                   /* sim node id of this device on the wire */
-	struct core_sim_obs *sim_obs;    /* sim: cost profile observer */
-	struct net_transport *transport; /* created at the first TCP connection */
+	struct core_be_dev *be; /* shard 0's (the device's own, for tools and tests) */
+	bool threaded;          /* backend runs by itself: no progress() calls */
+	uint32_t node;          /* sim node id of shard 0 (shard i: node + i) */
+	unsigned n_shards;      /* NIC threads, >= 1 */
+	struct core_shard *shards;
+	unsigned next_shard; /* clients over TCP: round robin */
 	pthread_mutex_t transport_lock;
-	pthread_mutex_t lock;     /* serialises progress() and doorbells */
 	pthread_mutex_t reg_lock; /* the region list */
 	struct prism_region *regions;
 };
@@ -69,8 +95,19 @@ static inline void *core_fail_ptr(int err)
 /* Letters, digits, '_', '-', '.'; not empty; at most CORE_NAME_MAX bytes. */
 bool core_name_valid(const char *name);
 
-/* Backend progress under the device lock (no-op for self-running backends). */
+/* Backend progress of every shard in turn (no-op for self-running backends). */
 int core_dev_progress(struct prism_device *dev);
+/* Backend progress of shard @shard under its lock. */
+int core_shard_progress(struct prism_device *dev, unsigned shard);
+/* Virtual clock of shard @shard in ns (0 on hardware). */
+uint64_t core_shard_now_ns(const struct prism_device *dev, unsigned shard);
+
+/* Keys of region @r on shard @shard. */
+static inline const struct core_mr_info *core_region_keys(const struct prism_region *r,
+                                                          unsigned shard)
+{
+	return shard ? &r->more[shard - 1].keys : &r->keys;
+}
 
 /* enum prism_access -> enum core_access (remote + local write as needed). */
 unsigned core_access_to_backend(unsigned prism_access);
@@ -85,8 +122,8 @@ struct prism_region *core_region_find(struct prism_device *dev, const char *name
 struct prism_region *core_region_adopt(struct prism_device *dev, const char *name, int fd,
                                        void *addr, size_t len, unsigned access);
 
-/* The device's TCP transport, created on first use (server_net.c); NULL on failure. */
-struct net_transport *core_dev_transport(struct prism_device *dev);
+/* Shard @shard's TCP transport, created on first use (server_net.c); NULL on failure. */
+struct net_transport *core_dev_transport(struct prism_device *dev, unsigned shard);
 
 /* memfd helpers (core/memfd.c). */
 int core_memfd_create(const char *name, size_t len, int *fd_out, void **addr_out);

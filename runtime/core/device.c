@@ -3,7 +3,9 @@
  * core/device.c - prism devices: listing, opening by name, closing.
  *
  * Owns: the table of backends the runtime knows (name -> ops table), the
- * struct prism_device lifetime, and serialised backend progress.
+ * struct prism_device lifetime with its shards (nic_threads backend
+ * devices: node ids node + i, seeds seed + i, one cost observer each), and
+ * serialised backend progress per shard.
  * Must not: know anything about a backend beyond its core_backend_ops;
  * regions, programs and connections live in their own files.
  */
@@ -55,15 +57,65 @@ static void be_log(void *ctx, int level, const char *msg)
 	core_log((enum prism_log_level)level, "device %s: %s", dev->name, msg);
 }
 
+/* Node id of shard @i: the device's, then the following ids (0 is never one). */
+static uint32_t shard_node(uint32_t node, unsigned i)
+{
+	uint32_t n = node + i;
+
+	return n < node ? n + 1 : n; /* wrapped past 0 */
+}
+
+/* Close shards [0, n) (their engines first: a trace observer outlives its engine). */
+static void shards_close(struct prism_device *dev, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		struct core_shard *sh = &dev->shards[i];
+
+		if (sh->transport)
+			net_transport_destroy(sh->transport);
+		if (sh->be)
+			dev->ops->close(sh->be);
+		core_sim_obs_destroy(sh->sim_obs);
+		pthread_mutex_destroy(&sh->lock);
+	}
+}
+
+/* Open shard @i from @base (the attributes shared by every shard). */
+static int shard_open(struct prism_device *dev, unsigned i, const struct core_dev_attr *base,
+                      const struct prism_device_opts *opts)
+{
+	struct core_shard *sh = &dev->shards[i];
+	struct core_dev_attr attr = *base;
+	int err;
+
+	pthread_mutex_init(&sh->lock, NULL);
+	sh->node = shard_node(dev->node, i);
+	attr.node = sh->node;
+	attr.seed = base->seed + i; /* shard 0 runs as an unsharded device does */
+	if (dev->ops == &core_sim_backend) {
+		err = core_sim_obs_create(CORE_OPT(opts, profile, "cx5"),
+		                          CORE_OPT(opts, trace_path, NULL), sh->node, &sh->sim_obs);
+		if (err)
+			return err;
+		attr.obs = core_sim_obs_get(sh->sim_obs);
+	}
+	err = dev->ops->open(&attr, &sh->be);
+	if (err)
+		core_err("device '%s': backend open failed (NIC thread %u): %s", dev->name, i,
+		         prism_strerror(err));
+	return err;
+}
+
 PRISM_API struct prism_device *prism_device__open(const char *name,
                                                   const struct prism_device_opts *opts)
 {
 	const struct core_backend_ops *ops = NULL;
 	struct prism_device *dev;
+	unsigned n_shards, opened = 0;
 	const char *fw;
 	int err;
 
-	if ((err = CORE_OPTS_CHECK(opts, trace_path))) {
+	if ((err = CORE_OPTS_CHECK(opts, nic_threads))) {
 		core_err("device_opts: %s", prism_strerror(err));
 		return core_fail_ptr(err);
 	}
@@ -82,17 +134,35 @@ PRISM_API struct prism_device *prism_device__open(const char *name,
 		         name, fw);
 		return core_fail_ptr(-PRISM_E_CONFIG);
 	}
+	n_shards = CORE_OPT(opts, nic_threads, 1u);
+	if (n_shards > CORE_MAX_SHARDS) {
+		core_err("device '%s': %u NIC threads; at most %u", name, n_shards,
+		         CORE_MAX_SHARDS);
+		return core_fail_ptr(-PRISM_E_CONFIG);
+	}
+	if (n_shards > 1 && CORE_OPT(opts, trace_path, NULL)) {
+		core_err("device '%s': a trace follows one NIC thread: trace_path needs "
+		         "nic_threads 1 (asked for %u)",
+		         name, n_shards);
+		return core_fail_ptr(-PRISM_E_CONFIG);
+	}
 	dev = calloc(1, sizeof(*dev));
 	if (!dev)
 		return core_fail_ptr(-ENOMEM);
+	dev->shards = calloc(n_shards, sizeof(*dev->shards));
+	if (!dev->shards) {
+		free(dev);
+		return core_fail_ptr(-ENOMEM);
+	}
 	snprintf(dev->name, sizeof(dev->name), "%s", name);
 	dev->ops = ops;
+	dev->n_shards = n_shards;
 	dev->threaded = CORE_OPT(opts, threaded, false);
 	dev->node = CORE_OPT(opts, node, 0);
 	while (!dev->node) /* unique enough among the processes of a test bed */
 		dev->node = (uint32_t)random_u64();
-	pthread_mutex_init(&dev->lock, NULL);
 	pthread_mutex_init(&dev->reg_lock, NULL);
+	pthread_mutex_init(&dev->transport_lock, NULL);
 
 	struct core_dev_attr attr = {
 	    .sz = sizeof(attr),
@@ -100,32 +170,22 @@ PRISM_API struct prism_device *prism_device__open(const char *name,
 	    .relaxed_fw = !strcmp(fw, "relaxed"),
 	    .hazard_policy = CORE_OPT(opts, hazard_fail, false) ? 2 : 1,
 	    .threaded = dev->threaded,
-	    .node = dev->node,
 	    .log = be_log,
 	    .log_ctx = dev,
 	};
-	pthread_mutex_init(&dev->transport_lock, NULL);
-	if (ops == &core_sim_backend) {
-		err =
-		    core_sim_obs_create(CORE_OPT(opts, profile, "cx5"),
-		                        CORE_OPT(opts, trace_path, NULL), dev->node, &dev->sim_obs);
-		if (err)
-			goto fail;
-		attr.obs = core_sim_obs_get(dev->sim_obs);
+	for (; opened < n_shards; opened++)
+		if ((err = shard_open(dev, opened, &attr, opts)))
+			break;
+	if (opened < n_shards) {
+		shards_close(dev, opened + 1);
+		pthread_mutex_destroy(&dev->reg_lock);
+		pthread_mutex_destroy(&dev->transport_lock);
+		free(dev->shards);
+		free(dev);
+		return core_fail_ptr(err < 0 ? err : -PRISM_E_BACKEND);
 	}
-	err = ops->open(&attr, &dev->be);
-	if (err) {
-		core_err("device '%s': backend open failed: %s", name, prism_strerror(err));
-		goto fail;
-	}
+	dev->be = dev->shards[0].be;
 	return dev;
-fail:
-	core_sim_obs_destroy(dev->sim_obs);
-	pthread_mutex_destroy(&dev->lock);
-	pthread_mutex_destroy(&dev->reg_lock);
-	pthread_mutex_destroy(&dev->transport_lock);
-	free(dev);
-	return core_fail_ptr(err < 0 ? err : -PRISM_E_BACKEND);
 }
 
 PRISM_API void prism_device__close(struct prism_device *dev)
@@ -141,13 +201,10 @@ PRISM_API void prism_device__close(struct prism_device *dev)
 		r->users = 0;
 		prism_region__unregister(r);
 	}
-	if (dev->transport)
-		net_transport_destroy(dev->transport);
-	dev->ops->close(dev->be); /* the trace observer outlives the engine */
-	core_sim_obs_destroy(dev->sim_obs);
+	shards_close(dev, dev->n_shards);
 	pthread_mutex_destroy(&dev->transport_lock);
-	pthread_mutex_destroy(&dev->lock);
 	pthread_mutex_destroy(&dev->reg_lock);
+	free(dev->shards);
 	free(dev);
 }
 
@@ -158,25 +215,55 @@ PRISM_API const char *prism_device__name(const struct prism_device *dev)
 
 PRISM_API const char *prism_device__profile(const struct prism_device *dev)
 {
-	return dev && dev->sim_obs ? core_sim_obs_profile(dev->sim_obs) : NULL;
+	return dev && dev->shards[0].sim_obs ? core_sim_obs_profile(dev->shards[0].sim_obs) : NULL;
+}
+
+uint64_t core_shard_now_ns(const struct prism_device *dev, unsigned shard)
+{
+	if (!dev->ops->now_ns)
+		return 0;
+	return dev->ops->now_ns(dev->shards[shard].be);
 }
 
 PRISM_API uint64_t prism_device__virt_ns(const struct prism_device *dev)
 {
-	if (!dev || !dev->ops->now_ns)
+	uint64_t t = 0;
+
+	if (!dev)
 		return 0;
-	return dev->ops->now_ns(dev->be);
+	for (unsigned i = 0; i < dev->n_shards; i++) {
+		uint64_t s = core_shard_now_ns(dev, i);
+
+		t = s > t ? s : t;
+	}
+	return t;
 }
 
-int core_dev_progress(struct prism_device *dev)
+PRISM_API int prism_device__nic_threads(const struct prism_device *dev)
 {
+	return dev ? (int)dev->n_shards : -EINVAL;
+}
+
+int core_shard_progress(struct prism_device *dev, unsigned shard)
+{
+	struct core_shard *sh = &dev->shards[shard];
 	int err;
 
 	if (dev->threaded || !dev->ops->progress)
 		return 0;
-	pthread_mutex_lock(&dev->lock);
-	err = dev->ops->progress(dev->be);
-	pthread_mutex_unlock(&dev->lock);
+	pthread_mutex_lock(&sh->lock);
+	err = dev->ops->progress(sh->be);
+	pthread_mutex_unlock(&sh->lock);
+	return err;
+}
+
+int core_dev_progress(struct prism_device *dev)
+{
+	int err = 0;
+
+	/* In shard order: one thread driving a device runs it the same way each time. */
+	for (unsigned i = 0; i < dev->n_shards && !err; i++)
+		err = core_shard_progress(dev, i);
 	return err;
 }
 

@@ -125,10 +125,10 @@ static uint64_t reloc_value(struct core_inst *in, const struct chainobj_reloc *r
 		return in->qps[r->target].keys.rkey;
 	case CHAINOBJ_RELOC_REGION_ADDR:
 		return (uintptr_t)in->prog->regions[r->target]->addr + r->addend;
-	case CHAINOBJ_RELOC_REGION_LKEY:
-		return in->prog->regions[r->target]->keys.lkey;
+	case CHAINOBJ_RELOC_REGION_LKEY: /* this shard's keys of the shared region */
+		return core_region_keys(in->prog->regions[r->target], in->shard)->lkey;
 	case CHAINOBJ_RELOC_REGION_RKEY:
-		return in->prog->regions[r->target]->keys.rkey;
+		return core_region_keys(in->prog->regions[r->target], in->shard)->rkey;
 	case CHAINOBJ_RELOC_SCRATCH_ADDR:
 		return (uintptr_t)in->scratch + r->addend;
 	case CHAINOBJ_RELOC_SCRATCH_LKEY:
@@ -488,7 +488,7 @@ static int create_objects(struct core_inst *in)
 		    .ignore_overrun = o->cqs[c].ignore_overrun,
 		};
 
-		err = ops->create_cq(in->dev->be, &a, &in->cqs[c].cq, &in->cqs[c].info);
+		err = ops->create_cq(in->be, &a, &in->cqs[c].cq, &in->cqs[c].info);
 		if (err) {
 			core_err("conn %u: program '%s': CQ '%s': %s", in->id, in->prog->name,
 			         o->cqs[c].name, prism_strerror(err));
@@ -515,7 +515,7 @@ static int create_objects(struct core_inst *in)
 			a.flags |= CORE_QP_IGNORE_SQ_OVERFLOW | CORE_QP_IGNORE_RQ_OVERFLOW;
 		if (qu->recycle.max_laps) /* its laps run past the posted WQEs */
 			a.flags |= CORE_QP_IGNORE_SQ_OVERFLOW;
-		err = ops->create_qp(in->dev->be, &a, &in->qps[q].qp, &in->qps[q].info);
+		err = ops->create_qp(in->be, &a, &in->qps[q].qp, &in->qps[q].info);
 		if (err) {
 			core_err("conn %u: program '%s': queue '%s': %s", in->id, in->prog->name,
 			         qu->name, prism_strerror(err));
@@ -529,7 +529,7 @@ static int create_objects(struct core_inst *in)
 			return -PRISM_E_RELOC;
 		}
 		in->mem_bytes += in->qps[q].info.buf_len;
-		err = ops->reg_mr(in->dev->be, in->qps[q].info.buf, in->qps[q].info.buf_len, qacc,
+		err = ops->reg_mr(in->be, in->qps[q].info.buf, in->qps[q].info.buf_len, qacc,
 		                  &in->qps[q].mr, &in->qps[q].keys);
 		if (err)
 			return err;
@@ -540,12 +540,13 @@ static int create_objects(struct core_inst *in)
 		return -ENOMEM;
 	memset(in->scratch, 0, in->scratch_len);
 	in->mem_bytes += in->scratch_len;
-	return ops->reg_mr(in->dev->be, in->scratch, in->scratch_len, qacc, &in->scratch_mr,
+	return ops->reg_mr(in->be, in->scratch, in->scratch_len, qacc, &in->scratch_mr,
 	                   &in->scratch_keys);
 }
 
-int core_inst_create(struct prism_program *prog, uint32_t id, const struct core_peer *peer,
-                     enum prism_rearm rearm, unsigned want_depth, struct core_inst **out)
+int core_inst_create(struct prism_program *prog, unsigned shard, uint32_t id,
+                     const struct core_peer *peer, enum prism_rearm rearm, unsigned want_depth,
+                     struct core_inst **out)
 {
 	const struct chainobj *o = prog->obj;
 	bool nic_program = o->rearm == CHAINOBJ_REARM_NIC_RECYCLE;
@@ -564,6 +565,8 @@ int core_inst_create(struct prism_program *prog, uint32_t id, const struct core_
 		return -ENOMEM;
 	in->prog = prog;
 	in->dev = prog->dev;
+	in->shard = shard;
+	in->be = prog->dev->shards[shard].be;
 	in->id = id;
 	in->peer = *peer;
 	if (!in->peer.resp_stride)
@@ -586,7 +589,7 @@ int core_inst_create(struct prism_program *prog, uint32_t id, const struct core_
 	for (uint32_t q = 0; q < o->n_queues; q++) {
 		bool conn = (int)q == prog->conn_queue;
 
-		err = qp_to_rts(in, q, conn ? peer->node : in->dev->node,
+		err = qp_to_rts(in, q, conn ? peer->node : in->dev->shards[shard].node,
 		                conn ? peer->qpn : in->qps[q].info.qpn);
 		if (err) {
 			core_err("conn %u: queue '%s': cannot connect: %s", id, o->queues[q].name,

@@ -45,7 +45,9 @@ struct core_inst_qp {
 struct core_inst {
 	struct prism_program *prog;
 	struct prism_device *dev;
-	uint32_t id; /* connection number (for messages) */
+	unsigned shard;         /* the device shard every queue of it lives on */
+	struct core_be_dev *be; /* that shard's backend device */
+	uint32_t id;            /* connection number (for messages) */
 	struct core_peer peer;
 	struct core_inst_cq *cqs;
 	struct core_inst_qp *qps;
@@ -79,12 +81,14 @@ struct core_inst {
 };
 
 /*
- * Create the instance's CQs and QPs, connect the conn queue to @peer and
- * every worker to itself, post the first invocation windows and ring the
- * doorbells.  @want_depth 0: as many as the rings allow (at most 16).
+ * Create the instance's CQs and QPs on device shard @shard, connect the
+ * conn queue to @peer and every worker to itself, post the first
+ * invocation windows and ring the doorbells.  @want_depth 0: as many as
+ * the rings allow (at most 16).
  */
-int core_inst_create(struct prism_program *prog, uint32_t id, const struct core_peer *peer,
-                     enum prism_rearm rearm, unsigned want_depth, struct core_inst **out);
+int core_inst_create(struct prism_program *prog, unsigned shard, uint32_t id,
+                     const struct core_peer *peer, enum prism_rearm rearm, unsigned want_depth,
+                     struct core_inst **out);
 
 /* Connect the conn queue to the client (after the peer's QPN is known). */
 int core_inst_connect(struct core_inst *in, const struct core_peer *peer);

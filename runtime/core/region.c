@@ -4,8 +4,9 @@
  *
  * Owns: the per-device registry of named regions, their registration with
  * the backend (each region its own MR, so its keys bound exactly that
- * region: DESIGN contract 5), memfd-backed created regions, and the use
- * count that keeps a region alive while a loaded program is bound to it.
+ * region: DESIGN contract 5) on every shard of the device, memfd-backed
+ * created regions, and the use count that keeps a region alive while a
+ * loaded program is bound to it.
  * Must not: know about programs or connections beyond the use count.
  */
 #include <stdlib.h>
@@ -39,6 +40,50 @@ struct prism_region *core_region_find(struct prism_device *dev, const char *name
 			break;
 	pthread_mutex_unlock(&dev->reg_lock);
 	return r;
+}
+
+/* Deregister @r on shards [0, n). */
+static void deregister_shards(struct prism_region *r, unsigned n)
+{
+	const struct core_backend_ops *ops = r->dev->ops;
+	int err = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		int e = ops->dereg_mr(i ? r->more[i - 1].mr : r->mr);
+
+		err = err ? err : e;
+	}
+	if (err)
+		core_warn("region '%s': deregistration: %s", r->name, prism_strerror(err));
+	free(r->more);
+	r->more = NULL;
+}
+
+/*
+ * Register @r on every shard of its device: the same bytes at the same
+ * address, so a connection on any shard reaches the region the same way
+ * (each shard's NIC has its own keys for it; only the program's own WQEs
+ * carry them, clients never see keys).
+ */
+static int register_shards(struct prism_device *dev, struct prism_region *r)
+{
+	unsigned acc = core_access_to_backend(r->access), i;
+	int err;
+
+	if (dev->n_shards > 1 && !(r->more = calloc(dev->n_shards - 1, sizeof(*r->more))))
+		return -ENOMEM;
+	for (i = 0; i < dev->n_shards; i++) {
+		struct core_be_mr **mr = i ? &r->more[i - 1].mr : &r->mr;
+		struct core_mr_info *keys = i ? &r->more[i - 1].keys : &r->keys;
+
+		if ((err = dev->ops->reg_mr(dev->shards[i].be, r->addr, r->len, acc, mr, keys)))
+			break;
+	}
+	if (i < dev->n_shards) {
+		deregister_shards(r, i);
+		return err;
+	}
+	return 0;
 }
 
 /* Common path: validate, register with the backend, link.  0 or negative. */
@@ -81,8 +126,7 @@ static int region_add(struct prism_device *dev, const char *name, void *addr, si
 			return -PRISM_E_EXISTS;
 		}
 	}
-	err =
-	    dev->ops->reg_mr(dev->be, addr, len, core_access_to_backend(access), &r->mr, &r->keys);
+	err = register_shards(dev, r);
 	if (err) {
 		pthread_mutex_unlock(&dev->reg_lock);
 		core_err("region '%s': registration failed: %s", name, prism_strerror(err));
@@ -165,7 +209,6 @@ PRISM_API int prism_region__unregister(struct prism_region *r)
 {
 	struct prism_device *dev;
 	struct prism_region **pp;
-	int err;
 
 	if (!r)
 		return -EINVAL;
@@ -181,9 +224,7 @@ PRISM_API int prism_region__unregister(struct prism_region *r)
 	if (*pp)
 		*pp = r->next;
 	pthread_mutex_unlock(&dev->reg_lock);
-	err = dev->ops->dereg_mr(r->mr);
-	if (err)
-		core_warn("region '%s': deregistration: %s", r->name, prism_strerror(err));
+	deregister_shards(r, dev->n_shards);
 	if (r->mapped)
 		munmap(r->addr, r->len);
 	if (r->fd >= 0)

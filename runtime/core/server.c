@@ -6,8 +6,10 @@
  *
  * Owns: the server's program table (replace = new connections get the new
  * program; existing ones keep theirs through the program's reference
- * count), the connection list, opening connections from a hello, posted
- * programs, the progress loop.
+ * count), the connection lists (one per device shard: a connection lives
+ * on the shard it was placed on, the least loaded), opening connections
+ * from a hello, posted programs, the progress loops (one per shard by
+ * default, each polling only its shards' connections).
  * Must not: block in the progress loop on one connection, or let one
  * connection's failure touch another's queues.
  */
@@ -27,7 +29,7 @@ PRISM_API struct prism_server *prism_server__create(struct prism_device *dev,
 	const char *host;
 	int err;
 
-	if ((err = CORE_OPTS_CHECK(opts, allow_post)))
+	if ((err = CORE_OPTS_CHECK(opts, progress_threads)))
 		return core_fail_ptr(err);
 	if (!dev)
 		return core_fail_ptr(-EINVAL);
@@ -50,11 +52,22 @@ PRISM_API struct prism_server *prism_server__create(struct prism_device *dev,
 	srv->max_conns = CORE_OPT(opts, max_conns, 4096);
 	srv->depth = CORE_OPT(opts, depth, 16);
 	srv->allow_post = CORE_OPT(opts, allow_post, false);
-	if ((unsigned)srv->rearm > PRISM_REARM_NIC) {
+	srv->n_shards = dev->n_shards;
+	srv->n_loops = CORE_OPT(opts, progress_threads, dev->n_shards);
+	if (srv->n_loops > dev->n_shards)
+		srv->n_loops = dev->n_shards; /* a loop with no shard would only spin */
+	srv->shards = calloc(srv->n_shards, sizeof(*srv->shards));
+	srv->loops = calloc(srv->n_loops, sizeof(*srv->loops));
+	if ((unsigned)srv->rearm > PRISM_REARM_NIC || !srv->shards || !srv->loops) {
+		err = (unsigned)srv->rearm > PRISM_REARM_NIC ? -EINVAL : -ENOMEM;
+		free(srv->shards);
+		free(srv->loops);
 		free(srv->host);
 		free(srv);
-		return core_fail_ptr(-EINVAL);
+		return core_fail_ptr(err);
 	}
+	for (unsigned i = 0; i < srv->n_shards; i++)
+		pthread_mutex_init(&srv->shards[i].lock, NULL);
 	pthread_mutex_init(&srv->lock, NULL);
 	return srv;
 }
@@ -83,6 +96,13 @@ PRISM_API int prism_server__add_program(struct prism_server *srv, struct prism_p
 		         prog->name, prog->dev->name, srv->dev->name);
 		return -EINVAL;
 	}
+	for (uint32_t r = 0; srv->n_shards > 1 && r < prog->obj->n_regions; r++)
+		if (prog->obj->regions[r].access & CHAINOBJ_ACC_ATOMIC)
+			core_warn(
+			    "server: program '%s': atomics on region '%s' from connections on "
+			    "different NIC threads are not atomic with each other (%u NIC "
+			    "threads)",
+			    prog->name, prog->obj->regions[r].name, srv->n_shards);
 	pthread_mutex_lock(&srv->lock);
 	i = find_program(srv, prog->name);
 	if (i < 0 && srv->n_progs == CORE_SERVER_MAX_PROGRAMS) {
@@ -152,7 +172,7 @@ static void describe(const struct core_inst *in, struct core_welcome *w)
 	const struct chainobj *o = in->prog->obj;
 
 	w->qpn = core_inst_conn_qpn(in);
-	w->node = in->dev->node;
+	w->node = in->dev->shards[in->shard].node;
 	w->depth = in->depth;
 	w->inflight = pipelines(o) ? in->depth : 1;
 	w->final_imm = final_imm(o, in->prog->conn_queue);
@@ -193,7 +213,23 @@ static void describe(const struct core_inst *in, struct core_welcome *w)
 	}
 }
 
-int core_server_open_conn(struct prism_server *srv, const struct core_hello *h,
+unsigned core_server_pick_shard(struct prism_server *srv)
+{
+	unsigned best = 0;
+	uint64_t least = UINT64_MAX;
+
+	for (unsigned i = 0; i < srv->n_shards; i++) {
+		uint64_t n = __atomic_load_n(&srv->shards[i].active, __ATOMIC_RELAXED);
+
+		if (n < least) {
+			least = n;
+			best = i;
+		}
+	}
+	return best;
+}
+
+int core_server_open_conn(struct prism_server *srv, unsigned shard, const struct core_hello *h,
                           struct core_welcome *w, struct core_conn **out)
 {
 	struct prism_program *prog = NULL;
@@ -209,8 +245,10 @@ int core_server_open_conn(struct prism_server *srv, const struct core_hello *h,
 	int err, i;
 
 	memset(w, 0, sizeof(*w));
+	if (shard >= srv->n_shards)
+		return w->status = -EINVAL;
 	pthread_mutex_lock(&srv->lock);
-	if (srv->st.conns_active >= srv->max_conns) {
+	if (srv->conns_active >= srv->max_conns) {
 		pthread_mutex_unlock(&srv->lock);
 		core_warn("server: connection refused: %u connections is the limit",
 		          srv->max_conns);
@@ -222,8 +260,12 @@ int core_server_open_conn(struct prism_server *srv, const struct core_hello *h,
 		core_program_get(prog);
 	}
 	c = calloc(1, sizeof(*c));
-	if (c)
+	if (c) {
 		c->id = ++srv->next_id;
+		c->shard = shard;
+	}
+	if (prog && c)
+		srv->conns_active++; /* reserved; released if the setup fails */
 	pthread_mutex_unlock(&srv->lock);
 	if (!prog) {
 		free(c);
@@ -241,7 +283,7 @@ int core_server_open_conn(struct prism_server *srv, const struct core_hello *h,
 		err = -PRISM_E_RESULT;
 		goto fail;
 	}
-	err = core_inst_create(prog, c->id, &peer, srv->rearm, srv->depth, &c->inst);
+	err = core_inst_create(prog, shard, c->id, &peer, srv->rearm, srv->depth, &c->inst);
 	if (err)
 		goto fail;
 	w->n_entries = prog->obj->n_entries;
@@ -253,74 +295,96 @@ int core_server_open_conn(struct prism_server *srv, const struct core_hello *h,
 	}
 	describe(c->inst, w);
 	core_program_put(prog); /* the instance holds its own reference */
-	pthread_mutex_lock(&srv->lock);
-	c->next = srv->conns;
-	srv->conns = c;
-	srv->st.conns_active++;
-	srv->st.conns_total++;
-	srv->st.bytes_per_conn = c->inst->mem_bytes;
-	pthread_mutex_unlock(&srv->lock);
-	core_dbg("conn %u: program '%s' for client node 0x%x QP 0x%x", c->id, prog->name, h->node,
-	         h->qpn);
+	__atomic_store_n(&srv->bytes_per_conn, c->inst->mem_bytes, __ATOMIC_RELAXED);
+	core_dbg("conn %u: program '%s' for client node 0x%x QP 0x%x on NIC thread %u", c->id,
+	         prog->name, h->node, h->qpn, shard);
 	*out = c;
 	return 0;
 fail:
+	pthread_mutex_lock(&srv->lock);
+	srv->conns_active--;
+	pthread_mutex_unlock(&srv->lock);
 	core_program_put(prog);
 	free(c);
 	return w->status = err;
 }
 
+void core_server_add_conn(struct prism_server *srv, struct core_conn *c)
+{
+	struct core_server_shard *sh = &srv->shards[c->shard];
+
+	pthread_mutex_lock(&sh->lock);
+	c->next = sh->conns;
+	sh->conns = c;
+	__atomic_store_n(&sh->active, sh->active + 1, __ATOMIC_RELAXED);
+	sh->total++;
+	pthread_mutex_unlock(&sh->lock);
+}
+
 /* Destroy an unlinked connection: stop its packets first, then its queues. */
-static void conn_free(struct core_conn *c)
+static void conn_free(struct prism_server *srv, struct core_conn *c)
 {
 	if (c->link)
 		net_link_close(c->link);
 	core_inst_destroy(c->inst);
 	free(c);
+	pthread_mutex_lock(&srv->lock);
+	srv->conns_active--;
+	pthread_mutex_unlock(&srv->lock);
 }
 
-void core_server_close_conn(struct prism_server *srv, uint32_t id)
+void core_server_drop_conn(struct prism_server *srv, struct core_conn *c)
 {
+	conn_free(srv, c);
+}
+
+void core_server_close_conn(struct prism_server *srv, unsigned shard, uint32_t id)
+{
+	struct core_server_shard *sh = &srv->shards[shard];
 	struct core_conn **pp, *c = NULL;
 
-	pthread_mutex_lock(&srv->lock);
-	for (pp = &srv->conns; *pp && (*pp)->id != id; pp = &(*pp)->next)
+	pthread_mutex_lock(&sh->lock);
+	for (pp = &sh->conns; *pp && (*pp)->id != id; pp = &(*pp)->next)
 		;
 	if (*pp) {
 		c = *pp;
 		*pp = c->next;
-		srv->st.conns_active--;
+		__atomic_store_n(&sh->active, sh->active - 1, __ATOMIC_RELAXED);
 	}
-	pthread_mutex_unlock(&srv->lock);
+	pthread_mutex_unlock(&sh->lock);
 	if (c)
-		conn_free(c);
+		conn_free(srv, c);
 }
 
-bool core_server_has_conn(struct prism_server *srv, uint32_t id)
+bool core_server_has_conn(struct prism_server *srv, unsigned shard, uint32_t id)
 {
+	struct core_server_shard *sh = &srv->shards[shard];
 	struct core_conn *c;
 
-	pthread_mutex_lock(&srv->lock);
-	for (c = srv->conns; c && c->id != id; c = c->next)
+	pthread_mutex_lock(&sh->lock);
+	for (c = sh->conns; c && c->id != id; c = c->next)
 		;
-	pthread_mutex_unlock(&srv->lock);
+	pthread_mutex_unlock(&sh->lock);
 	return c != NULL;
 }
 
-int core_server_poll(struct prism_server *srv)
+int core_server_poll_shard(struct prism_server *srv, unsigned shard)
 {
+	struct core_server_shard *sh = &srv->shards[shard];
 	struct core_conn *dead = NULL, **pp;
 	int done = 0;
 
-	core_dev_progress(srv->dev);
-	pthread_mutex_lock(&srv->lock);
-	for (pp = &srv->conns; *pp;) {
+	core_shard_progress(srv->dev, shard);
+	pthread_mutex_lock(&sh->lock);
+	for (pp = &sh->conns; *pp;) {
 		struct core_conn *c = *pp;
 		int n = __atomic_load_n(&c->down, __ATOMIC_ACQUIRE) ? -PRISM_E_NET_PEER_GONE
 		                                                    : core_inst_poll(c->inst);
 
 		if (n >= 0) {
 			done += n;
+			if (c->inst->cpu_rearm)
+				sh->rearms_cpu += (uint64_t)n;
 			pp = &c->next;
 			continue;
 		}
@@ -328,18 +392,27 @@ int core_server_poll(struct prism_server *srv)
 		*pp = c->next;
 		c->next = dead;
 		dead = c;
-		srv->st.conns_active--;
+		__atomic_store_n(&sh->active, sh->active - 1, __ATOMIC_RELAXED);
 		if (n != -PRISM_E_NET_PEER_GONE)
-			srv->st.conns_failed++;
+			sh->failed++;
 	}
-	srv->st.invocations += (uint64_t)done;
-	pthread_mutex_unlock(&srv->lock);
+	sh->invocations += (uint64_t)done;
+	pthread_mutex_unlock(&sh->lock);
 	while (dead) {
 		struct core_conn *c = dead;
 
 		dead = c->next;
-		conn_free(c);
+		conn_free(srv, c);
 	}
+	return done;
+}
+
+int core_server_poll(struct prism_server *srv)
+{
+	int done = 0;
+
+	for (unsigned i = 0; i < srv->n_shards; i++)
+		done += core_server_poll_shard(srv, i);
 	return done;
 }
 
@@ -354,24 +427,33 @@ static uint64_t mono_us(void)
 /* Real time between two RNR retries of answers parked on a remote client. */
 #define RNR_TICK_US 200u
 
+/*
+ * One progress loop: polls its shards (loop index, + n_loops, ...), accepts
+ * TCP clients (loop 0), and ticks the RNR timer of its shards.  With one
+ * loop per shard no loop waits for another shard's connections.
+ */
 static void *progress_thread(void *arg)
 {
-	struct prism_server *srv = arg;
+	struct core_server_loop *lp = arg;
+	struct prism_server *srv = lp->srv;
 	uint64_t last_kick = mono_us();
 	unsigned idle = 0;
 
 	while (!__atomic_load_n(&srv->stop, __ATOMIC_ACQUIRE)) {
-		int n = core_server_poll(srv);
+		int n = 0;
 		uint64_t now;
 
-		if (srv->listener)
+		for (unsigned s = lp->index; s < srv->n_shards; s += srv->n_loops)
+			n += core_server_poll_shard(srv, s);
+		if (lp->index == 0 && srv->listener)
 			n += core_server_net_accept(srv) > 0;
 		/* The RNR timer ticks busy or idle: other connections keeping
 		 * this loop busy must not starve one parked answer. */
 		now = mono_us();
 		if (now - last_kick >= RNR_TICK_US) {
 			last_kick = now;
-			core_server_net_kick(srv);
+			for (unsigned s = lp->index; s < srv->n_shards; s += srv->n_loops)
+				core_server_net_kick(srv, s);
 		}
 		if (n > 0) {
 			idle = 0;
@@ -388,9 +470,17 @@ static void *progress_thread(void *arg)
 	return NULL;
 }
 
+static void join_loops(struct prism_server *srv, unsigned n)
+{
+	__atomic_store_n(&srv->stop, 1, __ATOMIC_RELEASE);
+	for (unsigned i = 0; i < n; i++)
+		pthread_join(srv->loops[i].thread, NULL);
+}
+
 PRISM_API int prism_server__start(struct prism_server *srv)
 {
-	int err;
+	int err = 0;
+	unsigned i;
 
 	if (!srv)
 		return -EINVAL;
@@ -399,8 +489,15 @@ PRISM_API int prism_server__start(struct prism_server *srv)
 	if (srv->port && (err = core_server_net_listen(srv)))
 		return err;
 	srv->stop = 0;
-	err = pthread_create(&srv->thread, NULL, progress_thread, srv);
+	for (i = 0; i < srv->n_loops; i++) {
+		srv->loops[i].srv = srv;
+		srv->loops[i].index = i;
+		err = pthread_create(&srv->loops[i].thread, NULL, progress_thread, &srv->loops[i]);
+		if (err)
+			break;
+	}
 	if (err) {
+		join_loops(srv, i);
 		core_server_net_close(srv);
 		return -err;
 	}
@@ -413,21 +510,24 @@ PRISM_API void prism_server__stop(struct prism_server *srv)
 	if (!srv)
 		return;
 	if (srv->running) {
-		__atomic_store_n(&srv->stop, 1, __ATOMIC_RELEASE);
-		pthread_join(srv->thread, NULL);
+		join_loops(srv, srv->n_loops);
 		srv->running = false;
 	}
 	core_server_net_close(srv);
-	pthread_mutex_lock(&srv->lock);
-	struct core_conn *all = srv->conns;
-	srv->conns = NULL;
-	srv->st.conns_active = 0;
-	pthread_mutex_unlock(&srv->lock);
-	while (all) {
-		struct core_conn *c = all;
+	for (unsigned i = 0; i < srv->n_shards; i++) {
+		struct core_server_shard *sh = &srv->shards[i];
 
-		all = c->next;
-		conn_free(c);
+		pthread_mutex_lock(&sh->lock);
+		struct core_conn *all = sh->conns;
+		sh->conns = NULL;
+		__atomic_store_n(&sh->active, 0, __ATOMIC_RELAXED);
+		pthread_mutex_unlock(&sh->lock);
+		while (all) {
+			struct core_conn *c = all;
+
+			all = c->next;
+			conn_free(srv, c);
+		}
 	}
 }
 
@@ -438,7 +538,11 @@ PRISM_API void prism_server__destroy(struct prism_server *srv)
 	prism_server__stop(srv);
 	for (unsigned i = 0; i < srv->n_progs; i++)
 		core_program_put(srv->progs[i]);
+	for (unsigned i = 0; i < srv->n_shards; i++)
+		pthread_mutex_destroy(&srv->shards[i].lock);
 	pthread_mutex_destroy(&srv->lock);
+	free(srv->shards);
+	free(srv->loops);
 	free(srv->host);
 	free(srv);
 }
@@ -450,14 +554,46 @@ PRISM_API uint16_t prism_server__port(const struct prism_server *srv)
 
 PRISM_API int prism_server__stats(const struct prism_server *srv, struct prism_server_stats *st)
 {
+	struct prism_server_stats copy = {0};
 	size_t n;
 
 	if (!srv || !st || st->sz < sizeof(size_t))
 		return -EINVAL;
 	n = st->sz < sizeof(*st) ? st->sz : sizeof(*st);
-	pthread_mutex_lock((pthread_mutex_t *)&srv->lock);
-	struct prism_server_stats copy = srv->st;
-	pthread_mutex_unlock((pthread_mutex_t *)&srv->lock);
+	for (unsigned i = 0; i < srv->n_shards; i++) {
+		struct core_server_shard *sh = (struct core_server_shard *)&srv->shards[i];
+
+		pthread_mutex_lock(&sh->lock);
+		copy.conns_active += sh->active;
+		copy.conns_total += sh->total;
+		copy.conns_failed += sh->failed;
+		copy.invocations += sh->invocations;
+		copy.rearms_cpu += sh->rearms_cpu;
+		pthread_mutex_unlock(&sh->lock);
+	}
+	copy.bytes_per_conn = __atomic_load_n(&srv->bytes_per_conn, __ATOMIC_RELAXED);
+	copy.shards = srv->n_shards;
+	copy.sz = st->sz;
+	memcpy(st, &copy, n);
+	return 0;
+}
+
+PRISM_API int prism_server__shard_stats(const struct prism_server *srv, unsigned shard,
+                                        struct prism_shard_stats *st)
+{
+	struct prism_shard_stats copy = {0};
+	struct core_server_shard *sh;
+	size_t n;
+
+	if (!srv || !st || st->sz < sizeof(size_t) || shard >= srv->n_shards)
+		return -EINVAL;
+	sh = (struct core_server_shard *)&srv->shards[shard];
+	n = st->sz < sizeof(*st) ? st->sz : sizeof(*st);
+	pthread_mutex_lock(&sh->lock);
+	copy.conns_active = sh->active;
+	copy.conns_total = sh->total;
+	copy.invocations = sh->invocations;
+	pthread_mutex_unlock(&sh->lock);
 	copy.sz = st->sz;
 	memcpy(st, &copy, n);
 	return 0;

@@ -2,9 +2,9 @@
 /*
  * core/server.h - the server object behind prism_server (internal).
  *
- * Owns: struct prism_server (programs offered, live connections, progress
- * thread, listener) and the calls the client side and the transport glue
- * use to open, poll and close connections.
+ * Owns: struct prism_server (programs offered, live connections per device
+ * shard, progress threads, listener) and the calls the client side and the
+ * transport glue use to place, open, poll and close connections.
  * Must not: be used outside runtime/core and its tests.
  */
 #ifndef CORE_SERVER_H
@@ -21,9 +21,30 @@ struct net_listener;
 struct core_conn {
 	struct core_conn *next;
 	uint32_t id;
+	unsigned shard; /* the device shard its queues live on */
 	struct core_inst *inst;
 	struct net_link *link; /* NULL for in-process clients */
 	int down;              /* set (atomically) by the transport thread */
+};
+
+/*
+ * The connections of one device shard.  Only the progress loop serving the
+ * shard (or, without a started server, the in-process clients waiting on
+ * it) polls them, under this shard's lock alone: shards never wait for
+ * each other.
+ */
+struct core_server_shard {
+	pthread_mutex_t lock; /* conns and the counters */
+	struct core_conn *conns;
+	uint64_t active; /* written under lock, read atomically (placement) */
+	uint64_t total, failed, invocations, rearms_cpu;
+};
+
+/* A progress thread: polls shards loop, loop + n_loops, ... */
+struct core_server_loop {
+	struct prism_server *srv;
+	unsigned index;
+	pthread_t thread;
 };
 
 struct prism_server {
@@ -35,30 +56,46 @@ struct prism_server {
 	unsigned max_conns;
 	unsigned depth;
 	bool allow_post;
-	pthread_mutex_t lock;
+	pthread_mutex_t lock; /* programs, ids, placement */
 	struct prism_program *progs[CORE_SERVER_MAX_PROGRAMS];
 	unsigned n_progs;
-	struct core_conn *conns;
 	uint32_t next_id;
+	uint64_t conns_active; /* every shard's, against max_conns (under lock) */
+	uint64_t bytes_per_conn;
+	unsigned n_shards; /* = the device's */
+	struct core_server_shard *shards;
+	unsigned n_loops; /* progress threads */
+	struct core_server_loop *loops;
 	struct net_listener *listener;
-	pthread_t thread;
 	bool running;
 	int stop;
-	struct prism_server_stats st;
 };
 
 /*
- * Instantiate the program @h names for a client and describe it in @w
- * (w->status says why not).  Returns 0 or a negative code; takes srv->lock.
+ * The shard a new connection goes to: the one with the fewest live
+ * connections (the lowest index among equals, so placement is the same
+ * from run to run).
  */
-int core_server_open_conn(struct prism_server *srv, const struct core_hello *h,
+unsigned core_server_pick_shard(struct prism_server *srv);
+/*
+ * Instantiate the program @h names for a client on shard @shard and
+ * describe it in @w (w->status says why not).  Returns 0 or a negative
+ * code.  The connection is not polled until core_server_add_conn (so a
+ * setup still using it never races the shard's progress loop), or it is
+ * given back with core_server_drop_conn.
+ */
+int core_server_open_conn(struct prism_server *srv, unsigned shard, const struct core_hello *h,
                           struct core_welcome *w, struct core_conn **out);
-/* Tear connection @id down (client left); no-op if the server already did. */
-void core_server_close_conn(struct prism_server *srv, uint32_t id);
-/* Is connection @id still alive (not torn down)? */
-bool core_server_has_conn(struct prism_server *srv, uint32_t id);
-/* One progress pass: device, every connection's CQs, dead connections.
- * Returns how many invocations completed (>= 0). */
+void core_server_add_conn(struct prism_server *srv, struct core_conn *c);
+void core_server_drop_conn(struct prism_server *srv, struct core_conn *c);
+/* Tear connection @id of @shard down (client left); no-op if the server already did. */
+void core_server_close_conn(struct prism_server *srv, unsigned shard, uint32_t id);
+/* Is connection @id of @shard still alive (not torn down)? */
+bool core_server_has_conn(struct prism_server *srv, unsigned shard, uint32_t id);
+/* One progress pass over shard @shard: its device, its connections' CQs,
+ * its dead connections.  Returns how many invocations completed (>= 0). */
+int core_server_poll_shard(struct prism_server *srv, unsigned shard);
+/* The same over every shard in turn. */
 int core_server_poll(struct prism_server *srv);
 /* Verify and install a posted .chain object; @why gets the reason on failure. */
 int core_server_post(struct prism_server *srv, const void *chain, size_t len, char *why,
@@ -69,6 +106,6 @@ int core_server_net_listen(struct prism_server *srv);
 int core_server_net_accept(struct prism_server *srv);
 void core_server_net_close(struct prism_server *srv);
 /* The RNR timer for answers to clients in other processes (progress loop). */
-void core_server_net_kick(struct prism_server *srv);
+void core_server_net_kick(struct prism_server *srv, unsigned shard);
 
 #endif /* CORE_SERVER_H */

@@ -26,21 +26,26 @@ static void net_log(void *ctx, int level, const char *msg)
 	core_log((enum prism_log_level)level, "net: %s", msg);
 }
 
-struct net_transport *core_dev_transport(struct prism_device *dev)
+struct net_transport *core_dev_transport(struct prism_device *dev, unsigned shard)
 {
+	struct core_shard *sh = &dev->shards[shard];
 	struct net_diag d = {0};
 	int err;
 
 	pthread_mutex_lock(&dev->transport_lock);
-	if (!dev->transport) {
+	if (!sh->transport) {
 		struct net_transport_opts o = {.sz = sizeof(o), .log = net_log};
+		struct net_transport *t = NULL;
 
-		err = net_transport_create(sim_backend_dev(dev->be), &o, &dev->transport, &d);
+		err = net_transport_create(sim_backend_dev(sh->be), &o, &t, &d);
 		if (err)
-			core_err("device %s: transport: %s", dev->name, d.msg);
+			core_err("device %s: transport (NIC thread %u): %s", dev->name, shard,
+			         d.msg);
+		else
+			__atomic_store_n(&sh->transport, t, __ATOMIC_RELEASE);
 	}
 	pthread_mutex_unlock(&dev->transport_lock);
-	return dev->transport;
+	return sh->transport;
 }
 
 int core_server_net_listen(struct prism_server *srv)
@@ -66,20 +71,22 @@ void core_server_net_close(struct prism_server *srv)
 }
 
 /*
- * The RNR timer of a server whose clients sit in other processes.  An answer
+ * The RNR timer of a shard whose clients sit in other processes.  An answer
  * (WRITE_IMM or SEND) that found no receive posted at the client drew an RNR
  * NAK; the sim parks an infinite RNR retry until its device sees outside
  * progress, but the client re-posts its receives on its own device, in its
  * own process, which never bumps ours: without this the answer stays parked
- * and the client's invocation times out.  The progress loop kicks our
- * device every 200 us, busy or idle, as a NIC's RNR timer fires.  No
- * transport (every client in this process): nothing to do, re-posts bump
- * this device.
+ * and the client's invocation times out.  The progress loop kicks each shard
+ * it serves every 200 us, busy or idle, as a NIC's RNR timer fires.  No
+ * transport on the shard (every client in this process): nothing to do,
+ * re-posts bump this device.
  */
-void core_server_net_kick(struct prism_server *srv)
+void core_server_net_kick(struct prism_server *srv, unsigned shard)
 {
-	if (__atomic_load_n(&srv->dev->transport, __ATOMIC_ACQUIRE))
-		sim_dev_kick(sim_backend_dev(srv->dev->be));
+	struct core_shard *sh = &srv->dev->shards[shard];
+
+	if (__atomic_load_n(&sh->transport, __ATOMIC_ACQUIRE))
+		sim_dev_kick(sim_backend_dev(sh->be));
 }
 
 static void link_down(void *ctx, struct net_link *link, int err, const char *why)
@@ -113,7 +120,9 @@ static void serve_connect(struct prism_server *srv, struct net_pending *p, struc
 {
 	/* The pending (and its blob) dies at accept/reject: keep a copy. */
 	struct net_oob_params pc = *net_pending_peer(p), *peer = &pc;
-	struct net_transport *t = core_dev_transport(srv->dev);
+	unsigned shard = core_server_pick_shard(srv);
+	struct core_shard *sh = &srv->dev->shards[shard];
+	struct net_transport *t = core_dev_transport(srv->dev, shard);
 	struct net_oob_params mine = {0};
 	uint8_t *blob;
 	struct core_welcome w;
@@ -128,21 +137,21 @@ static void serve_connect(struct prism_server *srv, struct net_pending *p, struc
 	}
 	pc.blob = NULL;
 	pc.blob_len = 0;
-	h->node = net_peer_node(sim_backend_dev(srv->dev->be), peer);
+	h->node = net_peer_node(sim_backend_dev(sh->be), peer);
 	h->qpn = peer->qpn;
-	err = core_server_open_conn(srv, h, &w, &c);
+	err = core_server_open_conn(srv, shard, h, &w, &c);
 	if (err) {
 		net_pending_reject(p, -EINVAL, prism_strerror(err));
 		return;
 	}
-	mine.node = srv->dev->node;
+	mine.node = sh->node;
 	mine.qpn = w.qpn;
 	n = core_welcome_encode(&w, NULL, 0);
 	blob = n <= NET_OOB_MAX_BLOB ? malloc(n) : NULL;
 	if (!blob) {
 		core_welcome_free(&w);
 		net_pending_reject(p, -ENOMEM, "connection description too large");
-		core_server_close_conn(srv, c->id);
+		core_server_drop_conn(srv, c);
 		return;
 	}
 	core_welcome_encode(&w, blob, n);
@@ -156,17 +165,19 @@ static void serve_connect(struct prism_server *srv, struct net_pending *p, struc
 	free(blob);
 	if (err) {
 		core_warn("conn %u: setup answer failed: %s", id, d.msg);
-		core_server_close_conn(srv, id);
+		core_server_drop_conn(srv, c);
 		return;
 	}
 	struct net_link_cbs cbs = {.down = link_down, .ctx = c};
 
-	/* The connection is in srv->conns; only this thread frees connections. */
+	/* Not polled yet: only after it is added may the shard's progress loop
+	 * (maybe another thread) tear it down. */
 	err = net_transport_attach(t, fd, sim_backend_qp(qp), peer, &cbs, &c->link, &d);
 	if (err) {
 		core_warn("conn %u: attach failed: %s", id, d.msg);
 		__atomic_store_n(&c->down, 1, __ATOMIC_RELEASE);
 	}
+	core_server_add_conn(srv, c);
 }
 
 int core_server_net_accept(struct prism_server *srv)

@@ -4,7 +4,8 @@
  * software NIC in its own process; an application process shares its hash
  * table with it through a memfd; a client (this process) invokes gets over
  * TCP; the application is killed with SIGKILL while clients are served, and
- * every later invocation still succeeds and matches the reference.  Also
+ * every later invocation still succeeds and matches the reference; the same
+ * with prismd running two NIC threads (connections on both).  Also
  * prismd's configuration errors and a region share the config does not allow.
  */
 #include <errno.h>
@@ -55,8 +56,9 @@ static void write_config(const char *extra_region)
 	write_file(cfg_path, text, (size_t)n);
 }
 
-/* Start prismd; return its pid and the port it serves on. */
-static pid_t start_prismd(uint16_t *port)
+/* Start prismd (with `--nic-threads @nic` unless NULL); return its pid, the
+ * port it serves on and the NIC threads it reports. */
+static pid_t start_prismd_nics(uint16_t *port, const char *nic, unsigned *nics)
 {
 	int p[2];
 	pid_t pid;
@@ -69,18 +71,30 @@ static pid_t start_prismd(uint16_t *port)
 	if (pid == 0) {
 		dup2(p[1], 1);
 		close(p[0]);
-		execl(prismd, prismd, "--config", cfg_path, (char *)NULL);
+		if (nic)
+			execl(prismd, prismd, "--config", cfg_path, "--nic-threads", nic,
+			      (char *)NULL);
+		else
+			execl(prismd, prismd, "--config", cfg_path, (char *)NULL);
 		_exit(127);
 	}
 	close(p[1]);
 	out = fdopen(p[0], "r");
 	*port = 0;
+	*nics = 0;
 	while (fgets(line, sizeof(line), out))
-		if (sscanf(line, "prismd: ready port=%hu", port) == 1)
+		if (sscanf(line, "prismd: ready port=%hu nic-threads=%u", port, nics) >= 1)
 			break;
 	/* prismd keeps writing; drain in the background is not needed (small output). */
 	fclose(out);
 	return pid;
+}
+
+static pid_t start_prismd(uint16_t *port)
+{
+	unsigned nics;
+
+	return start_prismd_nics(port, NULL, &nics);
 }
 
 /* The application: owns the table, shares it with prismd, then idles. */
@@ -194,6 +208,56 @@ static void test_offload_survives_application_crash(void **state)
 	assert_int_equal(WEXITSTATUS(st), 0);
 }
 
+/* prismd with two NIC threads: clients land on both; the table the
+ * application shares after start is reachable from both; the application's
+ * death disturbs neither. */
+static void test_two_nic_threads_share_the_table(void **state)
+{
+	static uint8_t local[TABLE_SIZE];
+	struct hg_table ref = {local, TABLE_SIZE, NB};
+	struct prism_device *dev;
+	struct prism_client *cl[3];
+	unsigned nics;
+	uint16_t port;
+	pid_t d, app;
+	char addr[32];
+	int st;
+	uint64_t s = 21;
+
+	(void)state;
+	hg_fill(&ref, keys, 0, 5);
+	write_config("");
+	d = start_prismd_nics(&port, "2", &nics);
+	assert_int_not_equal(port, 0);
+	assert_int_equal(nics, 2);
+	snprintf(addr, sizeof(addr), "127.0.0.1:%u", port);
+	app = start_app();
+	dev = prism_device__open("sim", NULL);
+	assert_non_null(dev);
+	for (int i = 0; i < 3; i++) { /* shards 0, 1, 0 on prismd's side */
+		cl[i] = prism_client__connect(dev, addr, NULL);
+		assert_non_null(cl[i]);
+	}
+	for (int i = 0; i < 3; i++)
+		check_gets(cl[i], &ref, &s, 300);
+	assert_int_equal(kill(app, SIGKILL), 0);
+	st = child_wait(app);
+	assert_true(WIFSIGNALED(st));
+	prism_client__close(cl[1]); /* shard 1 empties; the others go on */
+	check_gets(cl[0], &ref, &s, 300);
+	check_gets(cl[2], &ref, &s, 300);
+	cl[1] = prism_client__connect(dev, addr, NULL); /* back on shard 1 */
+	assert_non_null(cl[1]);
+	check_gets(cl[1], &ref, &s, 300);
+	for (int i = 0; i < 3; i++)
+		prism_client__close(cl[i]);
+	prism_device__close(dev);
+	kill(d, SIGTERM);
+	st = child_wait(d);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 static void test_config_error_exit_status(void **state)
 {
 	pid_t pid;
@@ -250,6 +314,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 	    /* the teardown kills and reaps prismd and the application, failed or not */
 	    cmocka_unit_test_teardown(test_offload_survives_application_crash, child_teardown),
+	    cmocka_unit_test_teardown(test_two_nic_threads_share_the_table, child_teardown),
 	    cmocka_unit_test_teardown(test_config_error_exit_status, child_teardown),
 	    cmocka_unit_test_teardown(test_share_of_undeclared_region_refused, child_teardown),
 	};

@@ -26,6 +26,7 @@ static void test_full_config(void **state)
 	                           "control: /tmp/x.sock\n"
 	                           "rearm: cpu\n"
 	                           "max-connections: 2K\n"
+	                           "nic-threads: 4\n"
 	                           "allow-post: yes\n"
 	                           "regions:\n"
 	                           "  - name: table\n"
@@ -51,6 +52,7 @@ static void test_full_config(void **state)
 	assert_string_equal(cfg.control, "/tmp/x.sock");
 	assert_int_equal(cfg.rearm, PRISM_REARM_CPU);
 	assert_int_equal(cfg.max_conns, 2048);
+	assert_int_equal(cfg.nic_threads, 4);
 	assert_true(cfg.allow_post);
 	assert_int_equal(cfg.n_regions, 2);
 	assert_string_equal(cfg.regions[0].name, "table");
@@ -79,6 +81,7 @@ static void test_defaults(void **state)
 	assert_int_equal(cfg.port, 18515);
 	assert_null(cfg.host);
 	assert_int_equal(cfg.max_conns, 4096);
+	assert_int_equal(cfg.nic_threads, 1);
 	assert_false(cfg.allow_post);
 	prismd_config_free(&cfg);
 }
@@ -102,6 +105,9 @@ static const struct {
     {"regions:\n  - {name: t, size: 1, file: f, shared-by-app: true}\n", "exclude each other"},
     {"allow-post: maybe\n", "'allow-post' must be true or false, not 'maybe'"},
     {"max-connections: 0\n", "'max-connections' must be at least 1"},
+    {"nic-threads: 0\n", "'nic-threads' must be at least 1"},
+    {"nic-threads: 65\n", "'nic-threads'"},
+    {"nic-threads: two\n", "'nic-threads'"},
     {"- a\n- b\n", "the configuration must be a mapping"},
     {"device: [sim\n", "c.yaml:2:1: error:"},
     {"", "c.yaml: error: empty configuration"},

@@ -217,6 +217,17 @@ static int k_max_conns(struct cfg_ctx *c, yaml_node_t *n)
 	return err;
 }
 
+static int k_nic_threads(struct cfg_ctx *c, yaml_node_t *n)
+{
+	uint64_t v;
+	int err = get_size(c, n, "nic-threads", PRISMD_MAX_NIC_THREADS, &v);
+
+	if (!err && !v)
+		return fail(c, n, "'nic-threads' must be at least 1");
+	c->cfg->nic_threads = (unsigned)v;
+	return err;
+}
+
 static int k_allow_post(struct cfg_ctx *c, yaml_node_t *n)
 {
 	return get_bool(c, n, "allow-post", &c->cfg->allow_post);
@@ -355,6 +366,7 @@ static const struct {
     {"control", k_control},
     {"rearm", k_rearm},
     {"max-connections", k_max_conns},
+    {"nic-threads", k_nic_threads},
     {"allow-post", k_allow_post},
     {"regions", k_regions},
     {"programs", k_programs},
@@ -387,7 +399,8 @@ static int walk(struct cfg_ctx *c)
 		if (i == N_TOP)
 			return fail(c, k,
 			            "unknown key '%s' (device, profile, firmware, listen, control, "
-			            "rearm, max-connections, allow-post, regions, programs)",
+			            "rearm, max-connections, nic-threads, allow-post, regions, "
+			            "programs)",
 			            key);
 		if (seen[i])
 			return fail(c, k, "key '%s' given twice", key);
@@ -411,6 +424,8 @@ static int set_defaults(struct prismd_config *cfg)
 		cfg->port = 18515;
 	if (!cfg->max_conns)
 		cfg->max_conns = 4096;
+	if (!cfg->nic_threads)
+		cfg->nic_threads = 1;
 	return 0;
 }
 

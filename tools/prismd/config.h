@@ -12,6 +12,7 @@
  *   control: /tmp/prismd.sock   # unix socket where applications attach
  *   rearm: auto                 # auto | cpu | nic
  *   max-connections: 4096
+ *   nic-threads: 1              # NIC threads (shards) connections are spread over
  *   allow-post: true            # accept `prismc post` programs
  *   regions:
  *     - name: table
@@ -31,8 +32,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PRISMD_MAX_REGIONS  64
-#define PRISMD_MAX_PROGRAMS 64
+#define PRISMD_MAX_REGIONS     64
+#define PRISMD_MAX_PROGRAMS    64
+#define PRISMD_MAX_NIC_THREADS 64 /* the runtime's limit (prism_device_opts) */
 
 struct prismd_region_cfg {
 	char *name;
@@ -51,6 +53,7 @@ struct prismd_config {
 	char *control;
 	int rearm; /* enum prism_rearm */
 	unsigned max_conns;
+	unsigned nic_threads; /* NICs connections are spread over (default 1) */
 	bool allow_post;
 	size_t n_regions;
 	struct prismd_region_cfg regions[PRISMD_MAX_REGIONS];

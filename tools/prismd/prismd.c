@@ -2,7 +2,7 @@
 /*
  * prismd - a software NIC in its own process (daemon mode).
  *
- *   prismd --config server.yaml
+ *   prismd --config server.yaml [--nic-threads N]
  *
  * Opens the configured device, creates or waits for the configured regions,
  * loads the configured programs and serves them to TCP clients (one program
@@ -10,7 +10,9 @@
  * share their memfd-backed regions (prism_daemon__share_region); prismd maps
  * the same pages, so offloads keep serving when the application crashes
  * (RedN section 5.6: the NIC's resources live in a process that outlives the
- * application).  Prints "prismd: ready port=N" on stdout once serving.
+ * application).  Prints "prismd: ready port=N nic-threads=K" on stdout once
+ * serving.  With K > 1 NIC threads (shards) each connection lives on one of
+ * them, the least loaded when it connects; regions are reachable from all.
  *
  * Exit status: 0 after SIGINT/SIGTERM, 1 configuration error, 2 usage,
  * 3 start-up failure (device, region, socket).
@@ -60,10 +62,13 @@ struct daemon {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: prismd --config FILE.yaml\n\n"
+	fprintf(f, "usage: prismd --config FILE.yaml [--nic-threads N]\n\n"
 	           "A software NIC in its own process: serves the configured .chain programs\n"
 	           "to TCP clients and maps the regions applications share on the control\n"
 	           "socket, so offloads survive the application.\n\n"
+	           "  --nic-threads N  spread client connections over N software NICs, each\n"
+	           "                   with its own thread (overrides nic-threads: of the\n"
+	           "                   configuration; default 1)\n\n"
 	           "exit status: 0 stopped by a signal, 1 configuration error, 2 usage,\n"
 	           "3 start-up failure.\n");
 }
@@ -273,12 +278,22 @@ int main(int argc, char **argv)
 {
 	struct daemon d = {.ctl = -1};
 	const char *config = NULL;
+	unsigned long nic_threads = 0;
 	char err[512];
 	int rc = 3;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--config") && i + 1 < argc) {
 			config = argv[++i];
+		} else if (!strcmp(argv[i], "--nic-threads") && i + 1 < argc) {
+			char *end;
+
+			nic_threads = strtoul(argv[++i], &end, 10);
+			if (*end || !nic_threads || nic_threads > PRISMD_MAX_NIC_THREADS) {
+				fprintf(stderr, "prismd: --nic-threads: 1 to %d, not '%s'\n",
+				        PRISMD_MAX_NIC_THREADS, argv[i]);
+				return 2;
+			}
 		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			usage(stdout);
 			return 0;
@@ -295,13 +310,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s\n", err);
 		return 1;
 	}
+	if (nic_threads) /* the command line wins over the file */
+		d.cfg.nic_threads = (unsigned)nic_threads;
 	prism_set_log_fn(prism_log_stderr, NULL,
 	                 getenv("PRISMD_DEBUG") ? PRISM_LOG_DEBUG : PRISM_LOG_WARN);
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
 
-	PRISM_OPTS(prism_device_opts, dopts, .profile = d.cfg.profile, .firmware = d.cfg.firmware);
+	PRISM_OPTS(prism_device_opts, dopts, .profile = d.cfg.profile, .firmware = d.cfg.firmware,
+	           .nic_threads = d.cfg.nic_threads);
 	d.dev = prism_device__open(d.cfg.device, &dopts);
 	if (!d.dev) {
 		fprintf(stderr, "prismd: device '%s': %s\n", d.cfg.device, prism_strerror(-errno));
@@ -325,7 +343,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "prismd: cannot listen on port %d\n", d.cfg.port);
 		goto out;
 	}
-	printf("prismd: ready port=%u\n", prism_server__port(d.srv));
+	printf("prismd: ready port=%u nic-threads=%d\n", prism_server__port(d.srv),
+	       prism_device__nic_threads(d.dev));
 	fflush(stdout);
 	loop(&d);
 	rc = 0;

@@ -94,6 +94,11 @@ struct prism_device_opts {
 	uint32_t node;          /* sim: node id on the wire; 0: chosen at random */
 	const char *trace_path; /* sim: write a Chrome/Perfetto trace (JSON) of every WQE
 	                         * the device runs to this file; finished at close */
+	unsigned nic_threads;   /* sim: NICs (shards) behind this device, each with its
+	                         * own NIC thread (threaded) or its own progress calls;
+	                         * a server spreads its connections over them.  0: 1;
+	                         * at most 64; not with trace_path.  Shard i uses node
+	                         * id node + i and seed seed + i */
 	size_t : 0;
 };
 
@@ -112,8 +117,10 @@ PRISM_API const char *prism_device__name(const struct prism_device *dev);
 /* Name of the sim device's cost profile ("cx5"), NULL on hardware. */
 PRISM_API const char *prism_device__profile(const struct prism_device *dev);
 
-/* Virtual clock of a sim device in ns (0 on hardware). */
+/* Virtual clock of a sim device in ns (0 on hardware); the latest of its shards. */
 PRISM_API uint64_t prism_device__virt_ns(const struct prism_device *dev);
+/* NIC threads (shards) of the device (prism_device_opts.nic_threads), >= 1. */
+PRISM_API int prism_device__nic_threads(const struct prism_device *dev);
 
 /* ---- regions ------------------------------------------------------------ */
 
@@ -257,9 +264,12 @@ struct prism_server_opts {
 	int port;         /* TCP port (18515 is the usual one); 0: in-process clients
 	                   * only; PRISM_PORT_ANY: any free port (prism_server__port) */
 	enum prism_rearm rearm;
-	unsigned max_conns; /* 0: 4096 */
-	unsigned depth;     /* invocations a connection may have in flight; 0: 16 */
-	bool allow_post;    /* accept programs from `prismc post` (prism_post) */
+	unsigned max_conns;        /* 0: 4096 */
+	unsigned depth;            /* invocations a connection may have in flight; 0: 16 */
+	bool allow_post;           /* accept programs from `prismc post` (prism_post) */
+	unsigned progress_threads; /* threads that poll and re-arm connections; 0: one
+	                            * per NIC thread of the device (nic_threads),
+	                            * else this many, each serving every k-th shard */
 	size_t : 0;
 };
 
@@ -289,8 +299,24 @@ struct prism_server_stats {
 	uint64_t invocations;    /* completed on the server side */
 	uint64_t rearms_cpu;     /* template re-posts done by the CPU */
 	uint64_t bytes_per_conn; /* queue + scratch memory of one connection */
+	uint64_t shards;         /* NIC threads the connections are spread over */
 	size_t : 0;
 };
+
+/*
+ * Shard (NIC thread) @shard of the server's device: its live connections and
+ * completed invocations.  0 or -EINVAL (no such shard).
+ */
+struct prism_shard_stats {
+	size_t sz;
+	uint64_t conns_active;
+	uint64_t conns_total;
+	uint64_t invocations;
+	size_t : 0;
+};
+
+PRISM_API int prism_server__shard_stats(const struct prism_server *srv, unsigned shard,
+                                        struct prism_shard_stats *st);
 
 PRISM_API int prism_server__stats(const struct prism_server *srv, struct prism_server_stats *st);
 
@@ -312,6 +338,8 @@ PRISM_API struct prism_client *prism_client__connect(struct prism_device *dev, c
 PRISM_API struct prism_client *prism_client__connect_local(struct prism_server *srv,
                                                            const struct prism_client_opts *opts);
 PRISM_API void prism_client__close(struct prism_client *cl);
+/* The shard (NIC thread of its device) the client's queues live on. */
+PRISM_API int prism_client__shard(const struct prism_client *cl);
 
 /* Entry/parameter metadata as the server described it at connection time. */
 PRISM_API int prism_client__find_entry(const struct prism_client *cl, const char *name);
