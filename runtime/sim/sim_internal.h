@@ -346,8 +346,12 @@ void sim_qp_set_state(struct sim_qp *qp, int state, sim_time_t t);
 void sim_qp_destroy_all(struct sim_dev *dev);
 
 /* sim_fetch.c */
-/* Fetches every WQE now allowed (up to the prefetch window). */
-void sim_sq_fetch(struct sim_qp *qp, sim_time_t t, enum sim_order first_order);
+/* Fetches every WQE now allowed (up to the prefetch window): sim_sq_fetch
+ * (inline, after sim_qp_sq_limit below) returns at once when the queue is
+ * not RTS or nothing is posted / enabled past what was fetched (the common
+ * case right after a step); otherwise sim_sq_fetch_upto copies and decodes
+ * up to @limit (the value sim_qp_sq_limit just returned). */
+void sim_sq_fetch_upto(struct sim_qp *qp, sim_time_t t, enum sim_order first_order, uint32_t limit);
 /* Do the @len (<= @cap) bytes at @a and @b match?  Whole blocks of @cap
  * bytes are compared first with a fixed-size (inlined) compare: equal
  * there is equal over @len; otherwise the exact @len bytes decide. */
@@ -376,9 +380,35 @@ static inline bool sim_sq_hazard_check(struct sim_qp *qp, struct sim_fetched *f,
 }
 void sim_sq_drop_fetched(struct sim_qp *qp);
 /* An engine write of @len bytes of @src is about to land at send-queue
- * offset @off of @qp: record the writer, report a racing patch. */
-void sim_sq_patch(struct sim_qp *qp, uint32_t off, const uint8_t *src, uint32_t len,
-                  const struct sim_writer *w, sim_time_t t);
+ * offset @off of @qp: record the writer, report a racing patch (inline: the
+ * writer recorded per block; the race compare and the event out of line). */
+bool sim_sq_patch_race(struct sim_qp *qp, uint32_t b, uint32_t off, const uint8_t *src,
+                       uint32_t len, const struct sim_writer *w, sim_time_t t);
+void sim_sq_emit_patch(struct sim_qp *qp, uint32_t off, uint32_t len, const struct sim_writer *w,
+                       sim_time_t t);
+static inline void sim_sq_patch(struct sim_qp *qp, uint32_t off, const uint8_t *src, uint32_t len,
+                                const struct sim_writer *w, sim_time_t t)
+{
+	struct sim_dev *dev = qp->dev;
+	struct sim_sq *sq = &qp->sq;
+	uint32_t b0 = off / PRISM_WQE_BB, b1 = (off + len - 1) / PRISM_WQE_BB;
+	/* Only local READ/atomic results have an issue time on this device's
+	 * clock; remote writes and receive scatters are checked when the WQE
+	 * runs (sim_sq_hazard_check). */
+	bool may_race = dev->o.hazard != SIM_HAZARD_OFF && w->kind == SIM_WRITER_SQ;
+
+	for (uint32_t b = b0; b <= b1; b++) {
+		struct sim_bb_state *st = &sq->bbs[b];
+
+		st->wseq = dev->wseq;
+		st->w = *w;
+		if (may_race && st->fetched && st->fetch_t > w->issued_at &&
+		    sim_sq_patch_race(qp, b, off, src, len, w, t))
+			may_race = false; /* one report per patch */
+	}
+	if (dev->obs.event)
+		sim_sq_emit_patch(qp, off, len, w, t);
+}
 void sim_sqrange_rebuild(struct sim_dev *dev);
 
 /* sim_exec.c: executes the head WQE of @qp's send queue (one step) at
@@ -678,6 +708,17 @@ static inline uint32_t sim_qp_sq_limit(struct sim_qp *qp)
 	/* without overflow-ignore an ENABLE cannot run past what was posted */
 	sq->pi = sim_extend16(sq->pi, sim_load_be32(&qp->dbrec[1]) & 0xffffu);
 	return (int32_t)(sq->en - sq->pi) < 0 ? sq->en : sq->pi;
+}
+static inline void sim_sq_fetch(struct sim_qp *qp, sim_time_t t, enum sim_order first_order)
+{
+	uint32_t limit;
+
+	if (qp->state != SIM_QPS_RTS)
+		return;
+	limit = sim_qp_sq_limit(qp);
+	if ((int32_t)(limit - qp->sq.fetch) <= 0)
+		return; /* nothing posted / enabled beyond what was fetched */
+	sim_sq_fetch_upto(qp, t, first_order, limit);
 }
 /* How far receives may be consumed (absolute receive counter). */
 static inline uint32_t sim_qp_rq_limit(struct sim_qp *qp)
