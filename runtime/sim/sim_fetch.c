@@ -70,7 +70,6 @@ void sim_sq_fetch_upto(struct sim_qp *qp, sim_time_t t, enum sim_order first_ord
 	enum sim_order order, rest;
 	bool was_empty;
 
-
 	cnt = sq->pf_cnt;
 	was_empty = cnt == 0;
 	mask = sq->nbb - 1;
