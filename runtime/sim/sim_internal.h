@@ -99,8 +99,12 @@ struct sim_outst {
 	uint32_t byte_count;
 	sim_time_t start, ready_at; /* ready_at: start + latency */
 	sim_time_t done_at;
-	struct sim_pkt *req; /* kept for RNR retransmission until acknowledged */
-	uint8_t nsge;        /* READ / atomic local scatter list */
+	/* kept for RNR retransmission until acknowledged: a copy, or (req_lent)
+	 * the loopback request itself while it waits in this device's inbox
+	 * (its box names this entry as lender: the delivery hands it back) */
+	struct sim_pkt *req;
+	bool req_lent;
+	uint8_t nsge; /* READ / atomic local scatter list */
 	struct prism_sge sge[PRISM_WQE_MAX_SGE];
 };
 
@@ -486,12 +490,13 @@ void sim_atomic_apply(uint8_t opcode, unsigned size, uint8_t *target, const uint
 uint64_t sim_masked_add64(uint64_t a, uint64_t b, uint64_t boundary);
 
 /* sim_requester.c (sim_outst_push, once per WQE, is inline below) */
-/* Drops the head entry of the outstanding ring (its request copy freed). */
+/* Drops the head entry of the outstanding ring (sim_outst_drop_req). */
 void sim_outst_pop(struct sim_qp *qp);
 void sim_outst_complete(struct sim_qp *qp); /* emits CQEs of done entries in order */
 void sim_requester_rx(struct sim_qp *qp, struct sim_pkt *p);
 void sim_requester_rnr_resend(struct sim_qp *qp);
-/* Sends a request for the outstanding entry @os (keeps a copy for retransmit). */
+/* Sends a request for the outstanding entry @os (keeps it for an RNR resend:
+ * lent while it waits in this device's own inbox, else a copy). */
 int sim_send_request(struct sim_qp *qp, struct sim_outst *os, struct sim_pkt *p);
 
 /* sim_responder.c */
@@ -523,6 +528,17 @@ void sim_readjobs_free(struct sim_dev *dev);
 #define sim_pkt_pool_poison(p)   ((void)(p))
 #define sim_pkt_pool_unpoison(p) ((void)(p))
 #endif
+/* Every packet the device allocates sits in a box whose header names the
+ * outstanding entry it is lent to (sim_send_request), NULL otherwise; the
+ * payload room follows the packet (p + 1) as before. */
+struct sim_pkt_box {
+	struct sim_outst *lender;
+	struct sim_pkt pkt;
+};
+static inline struct sim_pkt_box *sim_pkt_box(struct sim_pkt *p)
+{
+	return (struct sim_pkt_box *)(void *)((char *)p - offsetof(struct sim_pkt_box, pkt));
+}
 /* The free list's link lives in the payload area (never poisoned). */
 static inline struct sim_pkt **sim_pkt_pool_link(struct sim_pkt *p)
 {
@@ -540,6 +556,7 @@ static inline struct sim_pkt *sim_pkt_alloc(struct sim_dev *dev, uint32_t payloa
 	dev->pkt_free = *sim_pkt_pool_link(p);
 	dev->npkt_free--;
 	sim_pkt_pool_unpoison(p);
+	sim_pkt_box(p)->lender = NULL;
 	/* The atomic operands (128 bytes) are read only in atomic requests,
 	 * whose builder (sim_exec_atomic) zeroes them. */
 	memset(p, 0, SIM_PKT_HDR_BYTES);
@@ -557,6 +574,19 @@ static inline void sim_pkt_free(struct sim_dev *dev, struct sim_pkt *p)
 	dev->pkt_free = p;
 	dev->npkt_free++;
 	sim_pkt_pool_poison(p);
+}
+/* Entry @o lets go of its request: a lent one (still in the inbox) is only
+ * forgotten, its delivery frees it; a copy is freed. */
+static inline void sim_outst_drop_req(struct sim_dev *dev, struct sim_outst *o)
+{
+	if (!o->req)
+		return; /* nothing kept (req_lent implies a request) */
+	if (o->req_lent)
+		sim_pkt_box(o->req)->lender = NULL;
+	else
+		sim_pkt_free(dev, o->req);
+	o->req = NULL;
+	o->req_lent = false;
 }
 struct sim_pkt *sim_pkt_clone(struct sim_dev *dev, const struct sim_pkt *p);
 void sim_pkt_pool_free(struct sim_dev *dev);
@@ -686,6 +716,7 @@ static inline struct sim_outst *sim_outst_push(struct sim_qp *qp)
 	o->psn = 0;
 	o->done_at = 0;
 	o->req = NULL;
+	o->req_lent = false;
 	return o;
 }
 /* Extends a 16-bit wire counter to 32 bits around @cur (forward only). */
