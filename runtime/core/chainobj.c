@@ -12,6 +12,7 @@
  */
 #include "core/chainobj.h"
 
+#include <endian.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -427,15 +428,30 @@ const struct chainobj_wqe *chainobj_site_wqe(const struct chainobj *o, uint32_t 
 
 void chainobj_put_uint(uint8_t *p, uint32_t width, enum chainobj_order order, uint64_t value)
 {
+	uint64_t v;
+
 	if (width > 8)
 		width = 8;
-	for (uint32_t i = 0; i < width; i++) {
-		uint8_t b = (uint8_t)(value >> (8 * i));
+	/* The low @width bytes of @value in @order: the last @width bytes of
+	 * its big-endian image, or the first of its little-endian one.  The
+	 * common widths are fixed-size copies (one store each): the runtime
+	 * relocates every re-armed window with these. */
+	v = order == CHAINOBJ_ORDER_LITTLE ? htole64(value) : htobe64(value);
+	const uint8_t *src = (const uint8_t *)&v + (order == CHAINOBJ_ORDER_LITTLE ? 0 : 8 - width);
 
-		if (order == CHAINOBJ_ORDER_LITTLE)
-			p[i] = b;
-		else
-			p[width - 1 - i] = b;
+	switch (width) {
+	case 2:
+		memcpy(p, src, 2);
+		break;
+	case 4:
+		memcpy(p, src, 4);
+		break;
+	case 8:
+		memcpy(p, src, 8);
+		break;
+	default:
+		memcpy(p, src, width);
+		break;
 	}
 }
 

@@ -153,31 +153,93 @@ static uint64_t reloc_value(struct core_inst *in, const struct chainobj_reloc *r
 	return 0;
 }
 
-/* Copy invocation @k's templates to their ring slots (at the current bases) and relocate. */
+/* Does relocation kind @k store a different value in each window? */
+static bool reloc_per_window(enum chainobj_reloc_kind k)
+{
+	return k == CHAINOBJ_RELOC_QBUF_ADDR || k == CHAINOBJ_RELOC_CLIENT_RESP_ADDR ||
+	       k == CHAINOBJ_RELOC_SQ_COUNT || k == CHAINOBJ_RELOC_RQ_COUNT ||
+	       k == CHAINOBJ_RELOC_CQ_COUNT;
+}
+
+/* Byte offset of template @wqe of @ring in queue @q's image. */
+static size_t image_offset(const struct chainobj_queue *qu, enum chainobj_ring ring, uint32_t wqe)
+{
+	size_t off = 0;
+
+	if (ring == CHAINOBJ_RING_RQ)
+		for (uint32_t i = 0; i < qu->n_sq; i++)
+			off += qu->sq[i].len;
+	for (uint32_t i = 0; i < wqe; i++)
+		off += ring == CHAINOBJ_RING_SQ ? qu->sq[i].len : qu->rq[i].len;
+	return off;
+}
+
+/* Build in->image and in->per_window (after the objects exist and the peer
+ * is known: every value the image holds is final). */
+static int build_image(struct core_inst *in)
+{
+	const struct chainobj *o = in->prog->obj;
+
+	in->image = calloc(o->n_queues ? o->n_queues : 1, sizeof(*in->image));
+	in->per_window = calloc(o->n_relocs ? o->n_relocs : 1, sizeof(*in->per_window));
+	if (!in->image || !in->per_window)
+		return -ENOMEM;
+	for (uint32_t q = 0; q < o->n_queues; q++) {
+		const struct chainobj_queue *qu = &o->queues[q];
+		size_t len = image_offset(qu, CHAINOBJ_RING_RQ, qu->n_rq);
+		uint8_t *p = in->image[q] = malloc(len ? len : 1);
+
+		if (!p)
+			return -ENOMEM;
+		for (uint32_t i = 0; i < qu->n_sq; p += qu->sq[i].len, i++)
+			memcpy(p, qu->sq[i].bytes, qu->sq[i].len);
+		for (uint32_t i = 0; i < qu->n_rq; p += qu->rq[i].len, i++)
+			memcpy(p, qu->rq[i].bytes, qu->rq[i].len);
+	}
+	for (uint32_t i = 0; i < o->n_relocs; i++) {
+		const struct chainobj_reloc *r = &o->relocs[i];
+		const struct chainobj_queue *qu = &o->queues[r->site.queue];
+		size_t at;
+
+		if (reloc_per_window((enum chainobj_reloc_kind)r->kind)) {
+			in->per_window[in->n_per_window++] = i;
+			continue;
+		}
+		at = image_offset(qu, (enum chainobj_ring)r->site.ring, r->site.wqe) +
+		     r->site.offset;
+		chainobj_put_uint(in->image[r->site.queue] + at, r->site.width, r->order,
+		                  reloc_value(in, r, 0));
+	}
+	return 0;
+}
+
+/* Copy invocation @k's templates (the image) to their ring slots at the
+ * current bases and apply the relocations that change per window. */
 static void post_window(struct core_inst *in, uint64_t k)
 {
 	const struct chainobj *o = in->prog->obj;
 
 	for (uint32_t q = 0; q < o->n_queues; q++) {
 		const struct chainobj_queue *qu = &o->queues[q];
+		const uint8_t *src = in->image[q];
 
 		/* A WQE may wrap around the end of the ring: copy it BB by BB. */
-		for (uint32_t i = 0; i < qu->n_sq; i++)
+		for (uint32_t i = 0; i < qu->n_sq; src += qu->sq[i].len, i++)
 			for (uint32_t off = 0; off < qu->sq[i].len; off += PRISM_WQE_BB) {
 				uint32_t n = qu->sq[i].len - off;
 
 				memcpy(slot_ptr(in, q, CHAINOBJ_RING_SQ,
 				                window_slot(in, q, CHAINOBJ_RING_SQ,
 				                            qu->sq[i].slot + off / PRISM_WQE_BB)),
-				       qu->sq[i].bytes + off, n < PRISM_WQE_BB ? n : PRISM_WQE_BB);
+				       src + off, n < PRISM_WQE_BB ? n : PRISM_WQE_BB);
 			}
-		for (uint32_t i = 0; i < qu->n_rq; i++)
+		for (uint32_t i = 0; i < qu->n_rq; src += qu->rq[i].len, i++)
 			memcpy(slot_ptr(in, q, CHAINOBJ_RING_RQ,
 			                window_slot(in, q, CHAINOBJ_RING_RQ, qu->rq[i].slot)),
-			       qu->rq[i].bytes, qu->rq[i].len);
+			       src, qu->rq[i].len);
 	}
-	for (uint32_t i = 0; i < o->n_relocs; i++) {
-		const struct chainobj_reloc *r = &o->relocs[i];
+	for (uint32_t j = 0; j < in->n_per_window; j++) {
+		const struct chainobj_reloc *r = &o->relocs[in->per_window[j]];
 		const struct chainobj_wqe *w =
 		    chainobj_site_wqe(o, r->site.queue, r->site.ring, r->site.wqe);
 		/* Fields sit inside 16-byte segments, never across a 64-byte BB. */
@@ -353,22 +415,33 @@ static void post_next(struct core_inst *in)
 		advance(in, NULL, NULL, 0); /* bases of the next window, known in advance */
 }
 
-/* Write the producer counters into the doorbell records and ring. */
+/*
+ * Write the producer counters into the doorbell records, then ring.  Every
+ * record is published before any queue is rung: once a queue runs, the
+ * chain may ENABLE another queue at once, and on a managed queue without
+ * IGNORE_SQ_OVERFLOW an ENABLE only reaches WQEs its doorbell record already
+ * counts (docs/nic-model.md, managed-bounded-by-posted).  Ringing queue by
+ * queue let a new request run the control queue's window and enable a
+ * worker whose record still held the previous count.
+ */
 static int ring_doorbells(struct core_inst *in)
 {
 	const struct chainobj *o = in->prog->obj;
 	const struct core_backend_ops *ops = in->dev->ops;
 	int err;
 
+	/* WQE bytes before the doorbell records (mlx5: udma_to_device_barrier). */
+	__atomic_thread_fence(__ATOMIC_RELEASE);
 	for (uint32_t q = 0; q < o->n_queues; q++) {
-		const struct chainobj_queue *qu = &o->queues[q];
 		volatile uint32_t *db = in->qps[q].info.dbrec;
 
-		/* WQE bytes before the doorbell record (mlx5: udma_to_device_barrier). */
-		__atomic_thread_fence(__ATOMIC_RELEASE);
 		put_be32(&db[0], (uint32_t)(in->rq_pi[q] & 0xffffu));
 		put_be32(&db[1], (uint32_t)(in->sq_pi[q] & 0xffffu));
-		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	}
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	for (uint32_t q = 0; q < o->n_queues; q++) {
+		const struct chainobj_queue *qu = &o->queues[q];
+
 		if (qu->n_rq && (err = ops->ring_rq(in->qps[q].qp)))
 			return err;
 		if (qu->n_sq && (err = ops->ring_sq(in->qps[q].qp)))
@@ -533,6 +606,8 @@ int core_inst_create(struct prism_program *prog, uint32_t id, const struct core_
 		err = -ENOMEM;
 		goto fail;
 	}
+	if ((err = build_image(in)))
+		goto fail;
 	while (in->posted < in->depth)
 		post_next(in);
 	if ((err = ring_doorbells(in)))
@@ -708,6 +783,11 @@ void core_inst_destroy(struct core_inst *in)
 	free(in->rq_pi);
 	free(in->inv_start);
 	free(in->lap_start);
+	if (in->image)
+		for (uint32_t q = 0; q < o->n_queues; q++)
+			free(in->image[q]);
+	free(in->image);
+	free(in->per_window);
 	free(in->qps);
 	free(in->cqs);
 	core_program_put(in->prog);

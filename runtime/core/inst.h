@@ -67,6 +67,15 @@ struct core_inst {
 	uint64_t completed;      /* invocations finished */
 	int error;               /* first error (negative) */
 	size_t mem_bytes;        /* queue + CQ + scratch bytes of this instance */
+	/* The templates with every relocation whose value is the same in all
+	 * windows (QPNs, CQNs, keys, region and scratch addresses) applied once:
+	 * [n_queues] pointers to that queue's SQ templates then its RQ
+	 * templates, back to back in template order.  A window copies them and
+	 * applies only the relocations in per_window (counts, ring addresses,
+	 * the client's response slot). */
+	uint8_t **image;
+	uint32_t *per_window; /* relocation indices */
+	uint32_t n_per_window;
 };
 
 /*

@@ -187,7 +187,6 @@ int sim_cq_push(struct sim_cq *cq, const struct prism_cqe *c, sim_time_t t)
 	cq->times[cq->pi & (cq->ncqe - 1)] = t;
 	cq->last_time = t;
 	cq->pi++;
-	dev->epoch++;
 	if (cq->nwaiters)
 		sim_sched_wake_waiters(cq, false);
 	dev->st.cqes++;

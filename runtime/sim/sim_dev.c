@@ -178,8 +178,8 @@ void sim_dev_close(struct sim_dev *dev)
 	free(dev->mrs);
 	free(dev->cqs);
 	free(dev->qps);
-	free(dev->cand);
-	free(dev->cand_sum);
+	free(dev->dirty);
+	free(dev->rdy);
 	free(dev->sqr);
 	pthread_mutex_destroy(&dev->lock);
 	pthread_mutex_destroy(&dev->inbox_lock);

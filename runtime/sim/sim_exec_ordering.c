@@ -102,7 +102,6 @@ int sim_exec_send_en(struct sim_xctx *x)
 	if (!t || !(t->flags & SIM_QP_MANAGED_SEND))
 		return PRISM_SYND_LOCAL_QP_OP_ERR;
 	t->sq.en = sim_extend16(t->sq.en, x->w->wait_en.index & 0xffffu);
-	x->qp->dev->epoch++;
 	if (t->state == SIM_QPS_RTS)
 		sim_sq_fetch(t, at, SIM_ORDER_DOORBELL);
 	else if (t->state == SIM_QPS_ERR)
@@ -118,7 +117,6 @@ int sim_exec_recv_en(struct sim_xctx *x)
 	if (!t || !(t->flags & SIM_QP_MANAGED_RECV) || !t->rq.n)
 		return PRISM_SYND_LOCAL_QP_OP_ERR;
 	t->rq.en = sim_extend16(t->rq.en, x->w->wait_en.index & 0xffffu);
-	x->qp->dev->epoch++;
 	sim_progress_bump(x->qp->dev);
 	done_local(x);
 	return 0;

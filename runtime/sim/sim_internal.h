@@ -187,6 +187,8 @@ struct sim_qp {
 	bool resp_nak_pending; /* responder sent an RNR NAK, drops until exp_psn */
 	sim_time_t last_tx_t;  /* packets of one QP leave in order */
 	uint32_t wait_cqn;     /* CQ whose waiter list holds this QP (0: none) */
+	uint32_t rdy_pos;      /* scheduler: 1 + index in dev->rdy, 0: not ready */
+	bool dirty;            /* scheduler: in dev->dirty */
 };
 
 /* ---- packets ------------------------------------------------------------ */
@@ -241,13 +243,19 @@ struct sim_dev {
 	uint32_t ncqs, cqs_cap;
 	struct sim_qp **qps;
 	uint32_t nqps, qps_cap;
-	/* scheduler: bit per QP slot that may be runnable.  A QP leaves it
-	 * when its send queue cannot run until something outside it happens
-	 * (idle, not RTS, WAIT on a CQ) and comes back exactly then
-	 * (sim_sched_wake: fetch, state change, response, CQE on that CQ).
-	 * cand_sum: bit per nonzero word of cand (a step with 1,000 mostly
-	 * parked QPs reads one summary word, not 16). */
-	uint64_t *cand, *cand_sum;
+	/* scheduler (sim_sched.c).  dirty: the queues whose readiness must be
+	 * (re-)evaluated before the next pick (qp->dirty set), added by
+	 * sim_sched_wake (a fetch, a state change, a response, a CQE on a CQ
+	 * it WAITs on).  rdy: min-heap by start time of the queues found
+	 * ready (qp->rdy_pos), so a step pops the earliest unit instead of
+	 * asking every queue. */
+	struct sim_qp **dirty;
+	uint32_t ndirty;
+	struct sim_rdy {
+		sim_time_t t;
+		struct sim_qp *qp;
+	} * rdy;
+	uint32_t nrdy;
 	/* send-queue ranges sorted by start, for write attribution */
 	struct sim_sqrange {
 		uintptr_t lo, hi;
@@ -275,7 +283,6 @@ struct sim_dev {
 	bool hazard_failed;
 	sim_time_t now;            /* latest virtual time (host actions happen here) */
 	uint64_t outside_progress; /* doorbells, deliveries, kicks */
-	uint64_t epoch;            /* bumped by anything another unit may depend on */
 };
 
 /* sim_dev.c */
@@ -416,32 +423,40 @@ static inline void sim_sq_patch(struct sim_qp *qp, uint32_t off, const uint8_t *
 void sim_sqrange_rebuild(struct sim_dev *dev);
 
 /* sim_exec.c: executes the head WQE of @qp's send queue (one step) at
- * @start; the caller has just seen sim_sq_ready() say so. */
+ * @start; sim_sq_ready() said so when the queue was last woken. */
 void sim_sq_step(struct sim_qp *qp, sim_time_t start);
 /* Is the head WQE of @qp runnable, and from when?  (Evaluates WAITs.)  The
- * scheduler asks every candidate queue at every step: the common cases (not
- * RTS, nothing fetched, an unfenced WQE other than a WAIT) are decided
- * inline, the rest by sim_sq_ready_slow. */
+ * scheduler asks a queue after each of its steps and wakes: the common
+ * cases (not RTS, nothing fetched, an unfenced WQE other than a WAIT) are
+ * decided inline, the rest by sim_sq_ready_slow. */
 bool sim_sq_ready_slow(struct sim_qp *qp, sim_time_t *t);
-static inline bool sim_sq_ready(struct sim_qp *qp, sim_time_t *t)
+/* The inline part: 1 runnable (a plain head: no WAIT, fence or RNR), 0
+ * not, -1 ask sim_sq_ready_slow. */
+static inline int sim_sq_ready_plain(struct sim_qp *qp, sim_time_t *t)
 {
 	struct sim_sq *sq = &qp->sq;
 	const struct sim_fetched *f;
 
 	if (qp->state != SIM_QPS_RTS)
-		return false;
+		return 0;
 	if (sq->block == SIM_BLOCK_RNR)
-		return sim_sq_ready_slow(qp, t);
+		return -1;
 	if (!sq->pf_cnt)
-		return false; /* nothing fetched */
+		return 0; /* nothing fetched */
 	f = &sq->pf[sq->pf_head];
 	if (sq->os_cnt == sq->os_cap || f->decode_rc < 0 ||
 	    (f->w.ctrl.fm_ce_se & PRISM_CTRL_FM_MASK) || f->w.ctrl.opcode == PRISM_OP_CQE_WAIT)
-		return sim_sq_ready_slow(qp, t);
+		return -1;
 	/* fetched, room in the outstanding ring, no fence, no WAIT */
 	sq->block = SIM_BLOCK_NONE;
 	*t = sq->t > f->fetched_at ? sq->t : f->fetched_at;
-	return true;
+	return 1;
+}
+static inline bool sim_sq_ready(struct sim_qp *qp, sim_time_t *t)
+{
+	int r = sim_sq_ready_plain(qp, t);
+
+	return r < 0 ? sim_sq_ready_slow(qp, t) : r;
 }
 
 /* Per-verb executors (sim_exec_*.c).  They return 0 when the WQE executed
@@ -665,18 +680,30 @@ void sim_progress_bump(struct sim_dev *dev);
  * how many ran (fewer than @max_steps: nothing is runnable). */
 uint64_t sim_sched_steps(struct sim_dev *dev, uint64_t max_steps);
 void sim_unpark_all(struct sim_dev *dev);
-/* Grows the candidate bitmap to dev->qps_cap slots (0 or -ENOMEM). */
+/* Grows the scheduler's dirty list and heap to dev->qps_cap QPs (0 or
+ * -ENOMEM). */
 int sim_sched_resize(struct sim_dev *dev, uint32_t old_cap);
+/* @qp goes away: drops it from the scheduler. */
+void sim_sched_forget(struct sim_qp *qp);
+/* For tests, between runs (takes dev->lock): asks every queue that is not
+ * waiting to be evaluated whether it is runnable and from when, and
+ * compares with what the scheduler keeps (heap membership, start time).
+ * 0; -ESTALE: queue *@bad_qpn changed without a wake; -EPROTO: the heap or
+ * the dirty list is broken.  Asking has no side effects when they agree. */
+int sim_sched_check(struct sim_dev *dev, uint32_t *bad_qpn);
 /* The CQ produced a CQE: parked waiters whose count it reached may run
  * (@all: the CQ goes away, every waiter runs). */
 void sim_sched_wake_waiters(struct sim_cq *cq, bool all);
-/* Something that may make @qp's send queue runnable happened. */
+/* Something that may change whether @qp's send queue is runnable, or from
+ * when, happened: the scheduler re-evaluates it before its next pick.  A
+ * queue's cached ready time is trusted until then, so every such change
+ * must wake it. */
 static inline void sim_sched_wake(struct sim_qp *qp)
 {
-	uint32_t w = qp->slot / 64;
-
-	qp->dev->cand[w] |= 1ull << (qp->slot % 64);
-	qp->dev->cand_sum[w / 64] |= 1ull << (w % 64);
+	if (!qp->dirty) {
+		qp->dirty = true;
+		qp->dev->dirty[qp->dev->ndirty++] = qp;
+	}
 }
 
 /* sim_thread.c */

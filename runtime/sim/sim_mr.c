@@ -192,7 +192,6 @@ void sim_mem_write(struct sim_dev *dev, uint8_t *dst, const void *src, size_t le
 	if (len == 0)
 		return;
 	dev->wseq++;
-	dev->epoch++;
 	if (hi > dev->sqr_lo && lo < dev->sqr_hi)
 		attribute(dev, lo, hi, src, w, t); /* before the bytes change */
 	if (len <= 16)

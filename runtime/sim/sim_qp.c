@@ -106,7 +106,7 @@ int sim_qp_create(struct sim_dev *dev, const struct sim_qp_attr *attr, struct si
 		dev->qps_cap = ncap;
 		if (sim_sched_resize(dev, ocap)) {
 			/* The larger table stays (its new slots are empty); the
-			 * capacity the scheduler's bitmaps cover does not grow. */
+			 * capacity the scheduler's arrays cover does not grow. */
 			dev->qps_cap = ocap;
 			pthread_mutex_unlock(&dev->lock);
 			goto fail;
@@ -136,7 +136,7 @@ int sim_qp_destroy(struct sim_qp *qp)
 	dev = qp->dev;
 	pthread_mutex_lock(&dev->lock);
 	dev->qps[qp->slot] = NULL;
-	dev->cand[qp->slot / 64] &= ~(1ull << (qp->slot % 64));
+	sim_sched_forget(qp);
 	dev->nqps--;
 	/* requests lent out wait in the inbox, which the NIC thread reads:
 	 * let go of them under the lock (their delivery frees them) */
@@ -205,7 +205,6 @@ void sim_qp_set_state(struct sim_qp *qp, int state, sim_time_t t)
 	if (qp->state == state)
 		return;
 	qp->state = state;
-	qp->dev->epoch++;
 	sim_sched_wake(qp);
 	sim_emit(qp->dev, &ev);
 }

@@ -6,11 +6,25 @@
  * Owns: the choice of the next unit.  SIM_SCHED_VTIME takes the unit with
  * the earliest virtual start time (each send queue is a processing unit
  * with its own clock; a WQE starts at max(PU time, fetch time, time its
- * WAIT was satisfied)), ties broken by the seeded PRNG; SIM_SCHED_RANDOM
- * takes any runnable unit by the PRNG.  Same seed and inputs: same run.
- * Only candidate queues are asked (dev->cand, in slot order): a queue that
- * is idle, not RTS or WAITing on a CQ count is parked and woken exactly
- * when that can change, so a step costs O(active queues), not O(QPs).
+ * WAIT was satisfied)), ties broken by the seeded PRNG (one draw among all
+ * the tied units); SIM_SCHED_RANDOM takes any runnable unit by the PRNG.
+ * Same seed and inputs: same run.
+ *
+ * How: ready queues sit in a min-heap keyed by their start time
+ * (dev->rdy); packets in the inbox heap (sim_wire.c), READ jobs in a short
+ * list; a step compares the three heads.  A queue's readiness is
+ * evaluated (sim_sq_ready) only right after its own step and when it was
+ * woken (sim_sched_wake puts it on the dirty list: a fetch that gives it a
+ * head WQE, a state change, a response that completes an entry it is
+ * fenced or full on, an RNR NAK, a CQE that reaches its WAIT count, its
+ * WAIT's CQ going away).  A ready queue gets its heap key; one that cannot
+ * run until woken is parked (out of the heap, off the list).  RNR-blocked
+ * queues and WAITs on data stay on the list (re-evaluated every step:
+ * outside progress and memory the CPU writes wake nothing).  So a step
+ * costs O(woken + log ready), not O(queues).  A queue that stays strictly
+ * earliest, with a plain next WQE (no WAIT, fence or RNR), nothing woken
+ * and the inbox later, runs that WQE at once: a burst, the very step that
+ * would follow, without its pick (step limits count its WQEs).
  *
  * Must not: execute anything itself (sim_exec.c, sim_wire.c do).
  */
@@ -18,81 +32,141 @@
 
 #include "sim/sim_internal.h"
 
-enum unit_kind { UNIT_SQ, UNIT_PKT, UNIT_JOB };
+/* ---- the ready heap (min by t) ------------------------------------------ */
 
-#define SIM_BURST 64 /* WQEs a PU may run back to back in one step */
-
-struct pick {
-	enum unit_kind kind;
-	void *ptr;
-	sim_time_t t;
-	sim_time_t t2; /* earliest time of any other unit */
-	uint32_t ties;
-	bool any;
-};
-
-static inline __attribute__((always_inline)) void
-consider(struct sim_dev *dev, struct pick *b, enum unit_kind k, void *ptr, sim_time_t t)
+static inline void rdy_put(struct sim_dev *dev, uint32_t i, struct sim_rdy e)
 {
-	bool take;
+	dev->rdy[i] = e;
+	e.qp->rdy_pos = i + 1;
+}
 
-	if (b->any) {
-		sim_time_t loser = t < b->t ? b->t : t;
+static void rdy_up(struct sim_dev *dev, uint32_t i)
+{
+	struct sim_rdy e = dev->rdy[i];
 
-		if (loser < b->t2)
-			b->t2 = loser;
+	while (i) {
+		uint32_t p = (i - 1) / 2;
+
+		if (dev->rdy[p].t <= e.t)
+			break;
+		rdy_put(dev, i, dev->rdy[p]);
+		i = p;
 	}
-	if (!b->any) {
-		take = true;
-		b->ties = 1;
-	} else if (dev->o.sched == SIM_SCHED_RANDOM) {
-		b->ties++;
-		take = sim_rand(dev) % b->ties == 0; /* reservoir sampling */
-	} else if (t < b->t) {
-		take = true;
-		b->ties = 1;
-	} else if (t == b->t) {
-		b->ties++;
-		take = sim_rand(dev) % b->ties == 0;
-	} else {
-		take = false;
+	rdy_put(dev, i, e);
+}
+
+static void rdy_down(struct sim_dev *dev, uint32_t i)
+{
+	struct sim_rdy e = dev->rdy[i];
+	uint32_t n = dev->nrdy;
+
+	for (;;) {
+		uint32_t c = 2 * i + 1;
+
+		if (c >= n)
+			break;
+		if (c + 1 < n && dev->rdy[c + 1].t < dev->rdy[c].t)
+			c++;
+		if (e.t <= dev->rdy[c].t)
+			break;
+		rdy_put(dev, i, dev->rdy[c]);
+		i = c;
 	}
-	if (take) {
-		b->kind = k;
-		b->ptr = ptr;
-		b->t = t;
-		b->any = true;
+	rdy_put(dev, i, e);
+}
+
+/* @qp is ready from @t on: insert it or move it.  (Inline checks first:
+ * most moves keep the heap order.) */
+static inline __attribute__((always_inline)) void rdy_set(struct sim_dev *dev, struct sim_qp *qp,
+                                                          sim_time_t t)
+{
+	struct sim_rdy *h = dev->rdy;
+	uint32_t i, c, n = dev->nrdy;
+	sim_time_t old;
+
+	if (!qp->rdy_pos) {
+		i = dev->nrdy++;
+		h[i] = (struct sim_rdy){.t = t, .qp = qp};
+		qp->rdy_pos = i + 1;
+		if (i && h[(i - 1) / 2].t > t)
+			rdy_up(dev, i);
+		return;
+	}
+	i = qp->rdy_pos - 1;
+	old = h[i].t;
+	h[i].t = t;
+	if (t < old) {
+		if (i && h[(i - 1) / 2].t > t)
+			rdy_up(dev, i);
+	} else if (t > old) {
+		c = 2 * i + 1;
+		if (c < n && (h[c].t < t || (c + 1 < n && h[c + 1].t < t)))
+			rdy_down(dev, i);
 	}
 }
 
+static void rdy_del(struct sim_dev *dev, struct sim_qp *qp)
+{
+	uint32_t i = qp->rdy_pos - 1;
+
+	qp->rdy_pos = 0;
+	if (i == --dev->nrdy)
+		return;
+	rdy_put(dev, i, dev->rdy[dev->nrdy]);
+	if (i && dev->rdy[(i - 1) / 2].t > dev->rdy[i].t)
+		rdy_up(dev, i);
+	else
+		rdy_down(dev, i);
+}
+
 /*
- * Runs @qp's head WQE at @t, then keeps running the queue while it stays
- * strictly earlier than every other unit (@t2) and touches nothing another
- * unit could depend on (dev->epoch: packets, CQEs, memory writes, ENABLEs,
- * QP states).  The result equals one step per WQE; it only skips rescans.
+ * The heap entries with time @t (the minimum), in preorder of the heap
+ * (the same operations give the same heap, so the same order): entries
+ * number @skip to @skip + @cap - 1 go to @out.  Returns how many there
+ * are.  The entries equal to the minimum form a subtree at the root.
  */
-static void sq_burst(struct sim_dev *dev, struct sim_qp *qp, sim_time_t t, sim_time_t t2)
+static uint32_t rdy_ties(const struct sim_dev *dev, sim_time_t t, struct sim_qp **out,
+                         uint32_t skip, uint32_t cap)
 {
-	for (int n = 0;; n++) {
-		uint64_t epoch = dev->epoch;
+	const struct sim_rdy *h = dev->rdy;
+	uint32_t stack[64], sp = 0, n = 0, i = 0, nrdy = dev->nrdy;
 
-		sim_sq_step(qp, t);
-		if (n == SIM_BURST || dev->o.sched != SIM_SCHED_VTIME || dev->epoch != epoch ||
-		    !sim_sq_ready(qp, &t) || t >= t2)
-			return;
-		dev->st.steps++;
+	if (!nrdy || h[0].t != t)
+		return 0;
+	for (;;) {
+		uint32_t l = 2 * i + 1, r = l + 1;
+		bool lt = l < nrdy && h[l].t == t, rt = r < nrdy && h[r].t == t;
+
+		if (n >= skip && n - skip < cap)
+			out[n - skip] = h[i].qp;
+		n++;
+		/* preorder, left first; the stack holds at most one pending
+		 * right sibling per level (< 33 entries) */
+		if (lt) {
+			if (rt)
+				stack[sp++] = r;
+			i = l;
+		} else if (rt) {
+			i = r;
+		} else if (sp) {
+			i = stack[--sp];
+		} else {
+			return n;
+		}
 	}
 }
 
+/* ---- parking ------------------------------------------------------------- */
+
 /*
- * After sim_sq_ready() said no: can @qp leave the candidate set until
+ * After sim_sq_ready() said no: can @qp leave the dirty set until
  * sim_sched_wake()?  Only for conditions whose every change wakes it: not
  * RTS (state changes), nothing fetched (fetches, responses), a WAIT on a
  * CQ count (that CQ's next CQE), a fence or a full outstanding ring (an
  * outstanding entry becoming done: by a packet, which wakes a fenced or
- * full queue (sim_requester.c), by the queue's own step (it is running, so
- * a candidate), or by a failure (a state change)).  RNR and wait-on-data
- * stay candidates (re-evaluated every step).
+ * full queue (sim_requester.c), by the queue's own step (which makes it
+ * dirty), or by a failure (a state change)).  RNR and wait-on-data stay
+ * dirty (re-evaluated every step).
  */
 static bool park(struct sim_qp *qp)
 {
@@ -119,7 +193,7 @@ static bool park(struct sim_qp *qp)
 			uint32_t *n = realloc(cq->waiters, ncap * sizeof(*n));
 
 			if (!n)
-				return false; /* stays a candidate: slower, still right */
+				return false; /* stays dirty: slower, still right */
 			cq->waiters = n;
 			cq->waiters_cap = ncap;
 		}
@@ -127,6 +201,21 @@ static bool park(struct sim_qp *qp)
 		qp->wait_cqn = cq->cqn;
 	}
 	return true;
+}
+
+/* A ready @qp whose readiness can change without a wake: an RNR
+ * retransmission (parked infinite retries wait for outside progress) or a
+ * WAIT on data (memory the CPU writes). */
+static inline bool stays_dirty(const struct sim_qp *qp)
+{
+	const struct sim_sq *sq = &qp->sq;
+	const struct sim_fetched *f;
+
+	if (sq->block == SIM_BLOCK_RNR)
+		return true;
+	f = &sq->pf[sq->pf_head];
+	return f->decode_rc >= 0 && f->w.ctrl.opcode == PRISM_OP_CQE_WAIT &&
+	       f->w.ctrl.opmod != PRISM_WAIT_CQ;
 }
 
 /* Is @qp still parked on a WAIT for a count @cq has not reached?  (What
@@ -166,84 +255,300 @@ void sim_sched_wake_waiters(struct sim_cq *cq, bool all)
 		sim_sched_wake(qp);
 	}
 	cq->nwaiters = keep;
+	if (all) /* a ready WAIT on this CQ now fails at another time */
+		for (uint32_t i = 0; i < dev->nrdy; i++)
+			sim_sched_wake(dev->rdy[i].qp);
 }
 
 int sim_sched_resize(struct sim_dev *dev, uint32_t old_cap)
 {
-	uint32_t ow = (old_cap + 63) / 64, nw = (dev->qps_cap + 63) / 64;
-	uint32_t os = (ow + 63) / 64, ns = (nw + 63) / 64;
-	uint64_t *c, *sum;
+	uint32_t n = dev->qps_cap ? dev->qps_cap : 1;
+	struct sim_qp **d;
+	struct sim_rdy *r;
 
-	c = realloc(dev->cand, (nw ? nw : 1) * sizeof(*c));
-	if (!c)
+	(void)old_cap;
+	d = realloc(dev->dirty, n * sizeof(*d));
+	if (!d)
 		return -ENOMEM;
-	memset(c + ow, 0, (nw - ow) * sizeof(*c));
-	dev->cand = c;
-	sum = realloc(dev->cand_sum, (ns ? ns : 1) * sizeof(*sum));
-	if (!sum)
+	dev->dirty = d;
+	r = realloc(dev->rdy, n * sizeof(*r));
+	if (!r)
 		return -ENOMEM;
-	memset(sum + os, 0, (ns - os) * sizeof(*sum));
-	dev->cand_sum = sum;
+	dev->rdy = r;
 	return 0;
 }
 
-/* Offers every candidate queue that is ready to @b, in slot order, and
- * parks the ones that cannot run until woken. */
-static inline __attribute__((always_inline)) void scan_queues(struct sim_dev *dev, struct pick *b)
+void sim_sched_forget(struct sim_qp *qp)
 {
-	uint32_t ns = (dev->qps_cap + 4095) / 4096;
-	sim_time_t t;
+	struct sim_dev *dev = qp->dev;
 
-	for (uint32_t s = 0; s < ns; s++) {
-		uint64_t words = dev->cand_sum[s];
+	if (qp->dirty) {
+		uint32_t i = 0;
 
-		while (words) {
-			uint32_t w = s * 64 + (uint32_t)__builtin_ctzll(words);
-			uint64_t bits = dev->cand[w];
-
-			words &= words - 1;
-			while (bits) {
-				uint32_t slot = w * 64 + (uint32_t)__builtin_ctzll(bits);
-				struct sim_qp *qp = dev->qps[slot];
-
-				bits &= bits - 1;
-				if (qp && sim_sq_ready(qp, &t))
-					consider(dev, b, UNIT_SQ, qp, t);
-				else if (!qp || park(qp))
-					dev->cand[w] &= ~(1ull << (slot % 64));
-			}
-			if (!dev->cand[w])
-				dev->cand_sum[s] &= ~(1ull << (w % 64));
-		}
+		while (dev->dirty[i] != qp)
+			i++;
+		memmove(dev->dirty + i, dev->dirty + i + 1,
+		        (dev->ndirty - i - 1) * sizeof(*dev->dirty));
+		dev->ndirty--;
+		qp->dirty = false;
 	}
+	if (qp->rdy_pos)
+		rdy_del(dev, qp);
 }
 
-/* One step; inlined into the run loop (sim_sched_steps), whose registers
- * then carry over from step to step. */
-static inline __attribute__((always_inline)) bool sched_step(struct sim_dev *dev)
+/* ---- the step ------------------------------------------------------------ */
+
+/* @qp's readiness is @r (sim_sq_ready_plain: 1, 0, -1 = ask the slow
+ * path) from @t: a ready queue gets its heap key; one that is not leaves
+ * the heap.  Returns whether it may leave the dirty list (parked, or ready
+ * with a start time only a wake can change). */
+static inline __attribute__((always_inline)) bool settle(struct sim_dev *dev, struct sim_qp *qp,
+                                                         int r, sim_time_t t)
 {
-	struct pick b = {.any = false, .t2 = UINT64_MAX};
+	if (r > 0) {
+		rdy_set(dev, qp, t);
+		return true;
+	}
+	if (r < 0 && sim_sq_ready_slow(qp, &t)) {
+		rdy_set(dev, qp, t);
+		return !stays_dirty(qp);
+	}
+	if (qp->rdy_pos)
+		rdy_del(dev, qp);
+	return park(qp);
+}
+
+static inline __attribute__((always_inline)) bool evaluate(struct sim_dev *dev, struct sim_qp *qp)
+{
+	sim_time_t t = 0;
+	int r = sim_sq_ready_plain(qp, &t);
+
+	return settle(dev, qp, r, t);
+}
+
+/* Evaluates every dirty queue, in the order they were woken (the order of
+ * the WAIT block/release events it may emit). */
+static void refresh(struct sim_dev *dev)
+{
+	uint32_t keep = 0, n = dev->ndirty;
+
+	for (uint32_t i = 0; i < n; i++) {
+		struct sim_qp *qp = dev->dirty[i];
+
+		if (evaluate(dev, qp))
+			qp->dirty = false;
+		else
+			dev->dirty[keep++] = qp;
+	}
+	dev->ndirty = keep;
+}
+
+enum unit_kind { UNIT_SQ, UNIT_PKT, UNIT_JOB };
+
+struct pick {
+	enum unit_kind kind;
+	void *ptr;
+	sim_time_t t;
+};
+
+/* SIM_SCHED_RANDOM: any runnable unit, uniformly (ready queues in heap
+ * order, then the inbox head, then the READ jobs). */
+static bool pick_random(struct sim_dev *dev, struct pick *b)
+{
+	uint32_t n = dev->nrdy + (dev->inbox.n ? 1 : 0), r;
+	struct sim_readjob *j;
+
+	for (j = dev->jobs; j; j = j->next)
+		n++;
+	if (!n)
+		return false;
+	r = n > 1 ? (uint32_t)(sim_rand(dev) % n) : 0;
+	if (r < dev->nrdy) {
+		*b = (struct pick){UNIT_SQ, dev->rdy[r].qp, dev->rdy[r].t};
+		return true;
+	}
+	r -= dev->nrdy;
+	if (dev->inbox.n && r-- == 0) {
+		*b = (struct pick){UNIT_PKT, dev->inbox.e[0].p, dev->inbox.e[0].t};
+		return true;
+	}
+	for (j = dev->jobs; r; j = j->next)
+		r--;
+	*b = (struct pick){UNIT_JOB, j, j->t};
+	return true;
+}
+
+/* SIM_SCHED_VTIME with ties: one of the units at the earliest time @t,
+ * drawn by the PRNG (queues in rdy_ties order, then the inbox head, then
+ * the READ jobs in list order). */
+static void pick_tied(struct sim_dev *dev, struct pick *b)
+{
+	struct sim_qp *q[16];
+	uint32_t nq = rdy_ties(dev, b->t, q, 0, 16), n, r;
+	bool pkt = dev->inbox.n && dev->inbox.e[0].t == b->t;
+	struct sim_readjob *j;
+
+	n = nq + pkt;
+	for (j = dev->jobs; j; j = j->next)
+		n += j->t == b->t;
+	r = (uint32_t)(sim_rand(dev) % n);
+	if (r < nq) {
+		if (r >= 16) { /* past those collected: walk again */
+			rdy_ties(dev, b->t, q, r, 1);
+			r = 0;
+		}
+		b->kind = UNIT_SQ;
+		b->ptr = q[r];
+		return;
+	}
+	r -= nq;
+	if (pkt && r-- == 0) {
+		b->kind = UNIT_PKT;
+		b->ptr = dev->inbox.e[0].p;
+		return;
+	}
+	for (j = dev->jobs;; j = j->next)
+		if (j->t == b->t && r-- == 0)
+			break;
+	b->kind = UNIT_JOB;
+	b->ptr = j;
+}
+
+/* SIM_SCHED_VTIME: the unit with the earliest start time. */
+static inline __attribute__((always_inline)) bool pick_vtime(struct sim_dev *dev, struct pick *b)
+{
+	uint32_t n = dev->nrdy, ties;
+	struct sim_readjob *j;
+
+	if (__builtin_expect(!dev->jobs, 1)) {
+		/* the common case: no READ jobs, one earliest unit */
+		if (n && (!dev->inbox.n || dev->rdy[0].t < dev->inbox.e[0].t)) {
+			sim_time_t t = dev->rdy[0].t;
+
+			const struct sim_rdy *h = dev->rdy;
+			uint32_t c, o;
+
+			*b = (struct pick){UNIT_SQ, h[0].qp, t};
+			if ((n < 2 || h[1].t != t) && (n < 3 || h[2].t != t))
+				return true;
+			/* two queues at @t, nothing else (the inbox is later): the
+			 * draw pick_tied would make, without its walk */
+			c = h[1].t == t ? 1 : 2;
+			o = 3 - c;
+			if ((o < n && h[o].t == t) || (2 * c + 1 < n && h[2 * c + 1].t == t) ||
+			    (2 * c + 2 < n && h[2 * c + 2].t == t)) {
+				pick_tied(dev, b);
+				return true;
+			}
+			if (sim_rand(dev) % 2)
+				b->ptr = h[c].qp;
+			return true;
+		}
+		if (dev->inbox.n && (!n || dev->inbox.e[0].t < dev->rdy[0].t)) {
+			*b = (struct pick){UNIT_PKT, dev->inbox.e[0].p, dev->inbox.e[0].t};
+			return true;
+		}
+	}
+	/* general: the earliest of the three, then count the ties */
+	ties = 0;
+	if (n) {
+		*b = (struct pick){UNIT_SQ, dev->rdy[0].qp, dev->rdy[0].t};
+		ties = 1;
+	}
+	if (dev->inbox.n) {
+		if (!ties || dev->inbox.e[0].t < b->t) {
+			*b = (struct pick){UNIT_PKT, dev->inbox.e[0].p, dev->inbox.e[0].t};
+			ties = 1;
+		} else if (dev->inbox.e[0].t == b->t) {
+			ties++;
+		}
+	}
+	for (j = dev->jobs; j; j = j->next) {
+		if (!ties || j->t < b->t) {
+			*b = (struct pick){UNIT_JOB, j, j->t};
+			ties = 1;
+		} else if (j->t == b->t) {
+			ties++;
+		}
+	}
+	if (!ties)
+		return false;
+	if (ties > 1 || (n > 1 && dev->rdy[0].t == b->t &&
+	                 (dev->rdy[1].t == b->t || (n > 2 && dev->rdy[2].t == b->t))))
+		pick_tied(dev, b);
+	return true;
+}
+
+/*
+ * After a step of @qp, the heap's earliest (its key not updated yet),
+ * whose next WQE is a plain one (sim_sq_ready_plain) ready from @t: may it
+ * run at once?  Only when that is what the next step would pick without a
+ * draw: nothing in the inbox at or before @t, @t strictly earlier than the
+ * other queues, no READ job, VTIME, nothing else woken.  (Deliveries from
+ * other threads wait for the burst's end, at most SIM_BURST WQEs.)
+ */
+static inline __attribute__((always_inline)) bool burst_on(struct sim_dev *dev, struct sim_qp *qp,
+                                                           sim_time_t t)
+{
+	const struct sim_rdy *h = dev->rdy;
+	uint32_t n = dev->nrdy;
+
+	if ((dev->inbox.n && dev->inbox.e[0].t <= t) || qp->rdy_pos != 1 ||
+	    (n > 1 && h[1].t <= t) || (n > 2 && h[2].t <= t) || dev->jobs ||
+	    dev->o.sched != SIM_SCHED_VTIME)
+		return false;
+	if (dev->ndirty) {
+		if (dev->ndirty > 1 || dev->dirty[0] != qp)
+			return false;
+		dev->ndirty = 0; /* woken by its own fetch: evaluated here */
+		qp->dirty = false;
+	}
+	return true;
+}
+
+#define SIM_BURST 64 /* WQEs a queue may run back to back in one step */
+
+/* One step: one unit, or a burst of one queue's WQEs (as many steps, while
+ * dev->st.steps stays below @stop).  Returns false when no unit is
+ * runnable.  Inlined into the run loop (sim_sched_steps), whose registers
+ * then carry over from step to step. */
+static inline __attribute__((always_inline)) bool sched_step(struct sim_dev *dev, uint64_t stop)
+{
+	struct pick b;
 
 	if (dev->txq.n || __atomic_load_n(&dev->rx_async.n, __ATOMIC_ACQUIRE))
 		sim_inbox_drain_async(dev);
-	/* candidates in slot order: the same units, in the same order, as a
-	 * scan of every QP (the parked ones would all say "not ready") */
-	scan_queues(dev, &b);
-	if (dev->inbox.n) /* sim_pktq_peek */
-		consider(dev, &b, UNIT_PKT, dev->inbox.e[0].p, dev->inbox.e[0].t);
-	for (struct sim_readjob *j = dev->jobs; j; j = j->next)
-		consider(dev, &b, UNIT_JOB, j, j->t);
-	if (!b.any)
+	if (dev->ndirty)
+		refresh(dev);
+	if (!(dev->o.sched == SIM_SCHED_RANDOM ? pick_random(dev, &b) : pick_vtime(dev, &b)))
 		return false;
-	dev->st.steps++;
 	switch (b.kind) {
-	case UNIT_SQ:
-		sq_burst(dev, b.ptr, b.t, b.t2);
+	case UNIT_SQ: {
+		struct sim_qp *qp = b.ptr;
+		sim_time_t t = 0;
+		int r;
+
+		for (int n = 0;; n++) {
+			dev->st.steps++;
+			sim_sq_step(qp, b.t);
+			r = sim_sq_ready_plain(qp, &t);
+			if (r <= 0 || n == SIM_BURST || dev->st.steps >= stop ||
+			    !burst_on(dev, qp, t))
+				break;
+			b.t = t; /* its heap key stays (too early) until it stops */
+		}
+		/* its head, time or block changed: evaluated at once (what it
+		 * woke is evaluated at the next step) */
+		if (!settle(dev, qp, r, t))
+			sim_sched_wake(qp);
 		break;
+	}
 	case UNIT_PKT:
+		dev->st.steps++;
 		sim_wire_rx(dev, sim_pktq_pop(&dev->inbox));
 		break;
 	case UNIT_JOB:
+		dev->st.steps++;
 		if (sim_readjob_step(dev, b.ptr)) {
 			struct sim_readjob **pp = &dev->jobs;
 
@@ -257,13 +562,62 @@ static inline __attribute__((always_inline)) bool sched_step(struct sim_dev *dev
 	return true;
 }
 
+/* Counts units in dev->st.steps: a burst counts as the WQEs it ran. */
 uint64_t sim_sched_steps(struct sim_dev *dev, uint64_t max_steps)
 {
-	uint64_t n = 0;
+	uint64_t start = dev->st.steps, stop = max_steps ? start + max_steps : UINT64_MAX;
 
-	while ((!max_steps || n < max_steps) && sched_step(dev))
-		n++;
-	return n;
+	while (dev->st.steps < stop && sched_step(dev, stop))
+		;
+	return dev->st.steps - start;
+}
+
+int sim_sched_check(struct sim_dev *dev, uint32_t *bad_qpn)
+{
+	uint32_t ndirty = 0;
+	int rc = 0;
+
+	*bad_qpn = 0;
+	pthread_mutex_lock(&dev->lock);
+	for (uint32_t i = 0; i < dev->nrdy && !rc; i++) {
+		const struct sim_rdy *e = &dev->rdy[i];
+
+		if (e->qp->rdy_pos != i + 1 || dev->qps[e->qp->slot] != e->qp ||
+		    (i && dev->rdy[(i - 1) / 2].t > e->t)) {
+			*bad_qpn = e->qp->qpn;
+			rc = -EPROTO; /* the heap itself */
+		}
+	}
+	for (uint32_t i = 0; i < dev->ndirty && !rc; i++)
+		if (!dev->dirty[i]->dirty)
+			rc = -EPROTO;
+	for (uint32_t slot = 0; slot < dev->qps_cap && !rc; slot++) {
+		struct sim_qp *qp = dev->qps[slot];
+		const struct sim_fetched *f;
+		sim_time_t t = 0;
+		bool ready, wait;
+
+		if (!qp)
+			continue;
+		ndirty += qp->dirty;
+		if (qp->dirty)
+			continue; /* evaluated before the next pick */
+		f = qp->sq.pf_cnt ? &qp->sq.pf[qp->sq.pf_head] : NULL;
+		wait = f && f->decode_rc >= 0 && f->w.ctrl.opcode == PRISM_OP_CQE_WAIT;
+		ready = sim_sq_ready(qp, &t);
+		/* a WAIT keeps the time its CQE came (the CQ's time ring may
+		 * since say "long ago": 0) */
+		if (ready != (qp->rdy_pos != 0) ||
+		    (ready &&
+		     (wait ? t > dev->rdy[qp->rdy_pos - 1].t : t != dev->rdy[qp->rdy_pos - 1].t))) {
+			*bad_qpn = qp->qpn;
+			rc = -ESTALE;
+		}
+	}
+	if (!rc && ndirty != dev->ndirty)
+		rc = -EPROTO;
+	pthread_mutex_unlock(&dev->lock);
+	return rc;
 }
 
 void sim_unpark_all(struct sim_dev *dev)

@@ -175,7 +175,6 @@ int sim_wire_xmit(struct sim_dev *dev, struct sim_pkt *p)
 		src->last_tx_t = p->t;
 	}
 	dev->st.pkts++;
-	dev->epoch++;
 	if (dev->obs.event) {
 		/* out of line: only with an observer */
 		emit_pkt(dev, SIM_EV_PKT_TX, p->src_qpn, p);

@@ -270,9 +270,18 @@ static void hw_managed_bounded_by_posted(void **state)
 		hw_post(&s->q, &w);
 	}
 	hw_ring(&s->q);
-	cc_enable(m, PRISM_OP_SEND_ENABLE, s->q.qpn, 200);
+	cc_enable(m, PRISM_OP_SEND_ENABLE, s->q.qpn, 4);
 	assert_int_equal(hw_expect(&s->q.scq).opcode, PRISM_CQE_REQ);
 	assert_int_equal(hw_expect(&s->q.scq).opcode, PRISM_CQE_REQ);
+	assert_int_equal(hw_poll(&s->q.scq, &c, QUIET_MS), 0);
+	/* the ENABLE is remembered: counters 2 and 3 run once posted, 4 waits */
+	for (int i = 0; i < 3; i++) {
+		hw_nop(&w, true);
+		hw_post(&s->q, &w);
+	}
+	hw_ring(&s->q);
+	assert_int_equal(hw_expect(&s->q.scq).wqe_counter, 2);
+	assert_int_equal(hw_expect(&s->q.scq).wqe_counter, 3);
 	assert_int_equal(hw_poll(&s->q.scq, &c, QUIET_MS), 0);
 }
 

@@ -57,7 +57,8 @@ static uint64_t rng(uint64_t *s)
 	return *s;
 }
 
-static int setup(void **state)
+/* @threaded: the sim NIC runs on its own thread (servers). */
+static int setup_device(void **state, bool threaded)
 {
 	struct fx *f = calloc(1, sizeof(*f));
 	struct chainobj *o;
@@ -65,7 +66,7 @@ static int setup(void **state)
 
 	assert_non_null(f);
 	prism_set_log_fn(keep_log, f, PRISM_LOG_DEBUG);
-	PRISM_OPTS(prism_device_opts, dopts, .seed = 7);
+	PRISM_OPTS(prism_device_opts, dopts, .seed = 7, .threaded = threaded);
 	f->dev = prism_device__open("sim", &dopts);
 	assert_non_null(f->dev);
 	PRISM_OPTS(prism_region_opts, ropts, .access = PRISM_ACCESS_READ);
@@ -90,6 +91,16 @@ static int setup(void **state)
 	g_fx = f;
 	*state = f;
 	return 0;
+}
+
+static int setup(void **state)
+{
+	return setup_device(state, false);
+}
+
+static int setup_threaded(void **state)
+{
+	return setup_device(state, true);
 }
 
 static int teardown(void **state)
@@ -195,6 +206,46 @@ static void test_batch(void **state)
 		assert_int_equal(calls[i].status, 0);
 		hg_reference(&f->t, b[i], key[i], want);
 		assert_memory_equal(out[i], want, HG_VALUE_BYTES);
+	}
+	prism_client__close(cl);
+}
+
+/*
+ * A started server on a threaded NIC: the NIC, the server's progress loop
+ * (re-arming windows) and the client thread (sending the next requests the
+ * moment answers arrive) all run at once.  A new request used to be able to
+ * run the control queue's fresh window and ENABLE the worker before the
+ * worker's doorbell record counted that window: the worker never ran and
+ * the invocation timed out after a few thousand gets.  Batches of 16 over
+ * 20,000 gets, every answer checked.
+ */
+static void test_threaded_nic_started_server(void **state)
+{
+	struct fx *f = *state;
+	struct prism_client *cl;
+	enum { B = 16, GETS = 20000 };
+	struct prism_call calls[B];
+	struct prism_arg args[B][2];
+	uint8_t out[B][HG_VALUE_BYTES + 8], want[HG_VALUE_BYTES];
+	uint32_t key[B], b[B];
+	uint64_t s = 4242;
+
+	assert_int_equal(prism_server__start(f->srv), 0);
+	cl = prism_client__connect_local(f->srv, NULL);
+	assert_non_null(cl);
+	for (int done = 0; done < GETS; done += B) {
+		for (int i = 0; i < B; i++) {
+			int kind;
+
+			key[i] = pick(f, &s, &b[i], &kind);
+			get_call(&calls[i], args[i], key[i], b[i], out[i]);
+		}
+		if (prism_client__invoke_batch(cl, calls, B, NULL) != B)
+			fail_msg("batch at get %d: %s", done, prism_strerror(calls[B - 1].status));
+		for (int i = 0; i < B; i++) {
+			hg_reference(&f->t, b[i], key[i], want);
+			assert_memory_equal(out[i], want, HG_VALUE_BYTES);
+		}
 	}
 	prism_client__close(cl);
 }
@@ -402,6 +453,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_region_registry, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_hash_get_matches_reference, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_batch, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_threaded_nic_started_server, setup_threaded,
+	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_bad_arguments_rejected_client_side, setup,
 	                                    teardown),
 	    cmocka_unit_test_setup_teardown(test_wrong_size_only_that_connection_fails, setup,

@@ -7,3 +7,9 @@ sim_sched_SRCS := tests/sim/test_sched.c tests/sim/sim_harness.c
 # one-BB; attribution of engine writes to the send queue they land in.
 TESTS += sim_fetch
 sim_fetch_SRCS := tests/sim/test_fetch.c tests/sim/sim_harness.c
+
+# tests/sim: after every step of RedN gets and verb mixes, every queue asked
+# afresh agrees with the scheduler's cached readiness (no missing wake).
+TESTS += sim_sched_check
+sim_sched_check_SRCS := tests/sim/test_sched_check.c tests/sim/sim_harness.c \
+	tests/support/redn_hash_chain.c tests/support/host_verbs.c

@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tests/sim/test_sched.c - the scheduler's bookkeeping, not a NIC rule:
- * queues that cannot run are parked off the candidate set and must come
- * back exactly when they can (a CQE or the awaited CQ going away, a fetch,
- * a response), parked queues must not change the seeded order, and the
- * requester keeps requests wherever an RNR NAK can make them go again
- * (copies, or loopback requests lent while they wait in the inbox: resent
- * from there, and their sender may go away before they arrive).
+ * queues that cannot run are parked and must come back exactly when they
+ * can (a CQE or the awaited CQ going away, a fetch, a response), a ready
+ * queue's cached start time must be re-evaluated when it can change, the
+ * ready heap must hand out units in time order and survive queues going
+ * away, ties are drawn by the seed, parked queues must not change the
+ * seeded order, and the requester keeps requests wherever an RNR NAK can
+ * make them go again (copies, or loopback requests lent while they wait in
+ * the inbox: resent from there, and their sender may go away before they
+ * arrive).
  *
  * Owns: these checks.  Must not: time anything.
  */
@@ -419,6 +422,309 @@ static void test_lent_requests_outlive_reset_sender(void **state)
 	lend_sender_gone(false);
 }
 
+/* ---- the ready heap ------------------------------------------------------ */
+
+/* Records EXEC_START events; charges every WQE @busy_ps, or @long_ps of
+ * latency for the WQEs of QP @long_qpn. */
+struct rec {
+	uint32_t n;
+	struct {
+		sim_time_t t;
+		uint32_t qpn;
+		uint8_t opcode;
+	} ev[4096];
+	sim_time_t busy_ps, long_ps;
+	uint32_t long_qpn;
+	bool per_qp_busy; /* busy = busy_ps * (qpn % 5 + 1) */
+};
+
+static void rec_event(void *ctx, const struct sim_event *ev)
+{
+	struct rec *r = ctx;
+
+	if (ev->kind != SIM_EV_EXEC_START || r->n == 4096)
+		return;
+	r->ev[r->n].t = ev->t;
+	r->ev[r->n].qpn = ev->qpn;
+	r->ev[r->n].opcode = ev->opcode;
+	r->n++;
+}
+
+static void rec_cost(void *ctx, const struct sim_cost_query *q, struct sim_cost *out)
+{
+	struct rec *r = ctx;
+
+	out->busy = r->per_qp_busy ? r->busy_ps * (q->qpn % 5 + 1) : r->busy_ps;
+	out->latency = q->qpn == r->long_qpn ? r->long_ps : out->busy;
+}
+
+static struct sim_dev *rec_dev(struct rec *r, uint64_t seed, struct sim_observer *obs)
+{
+	struct sim_dev_opts o = {.sz = sizeof(o),
+	                         .seed = seed,
+	                         .sched = SIM_SCHED_VTIME,
+	                         .hazard = SIM_HAZARD_FAIL,
+	                         .node = 1,
+	                         .obs = obs};
+	struct sim_dev *dev;
+
+	*obs = (struct sim_observer){.ctx = r, .cost = rec_cost, .event = rec_event};
+	assert_int_equal(sim_dev_open(&o, &dev), 0);
+	return dev;
+}
+
+/* Independent queues with different chain lengths and WQE costs: every
+ * step takes the earliest unit, so the start times come out in order, and
+ * every WQE runs (the heap's inserts, moves and removals keep it whole). */
+static void test_independent_queues_start_in_time_order(void **state)
+{
+	enum { NQ = 96 };
+	struct rec *r = test_calloc(1, sizeof(*r));
+	struct sim_observer obs;
+	struct sim_dev *dev;
+	struct hx_cq cq;
+	struct hx_qp *q = test_calloc(NQ, sizeof(*q));
+	struct prism_wqe w;
+	uint32_t posted = 0;
+
+	(void)state;
+	r->busy_ps = SIM_US(0.1);
+	r->per_qp_busy = true;
+	dev = rec_dev(r, 7, &obs);
+	hx_cq_init(&cq, dev, 16, true);
+	for (int i = 0; i < NQ; i++) {
+		hx_qp_init(&q[i], dev, &cq, &cq, 64, 0, 0);
+		hx_pair(&q[i], &q[i]);
+	}
+	for (int round = 0; round < 2; round++) {
+		for (int i = 0; i < NQ; i++) {
+			for (int k = 0; k < (i * 7 + round) % 11 + 1; k++) {
+				hx_nop(&w, false);
+				hx_post(&q[i], &w);
+				posted++;
+			}
+			hx_ring(&q[i]);
+		}
+		assert_int_equal(sim_dev_run(dev, 0), 0);
+	}
+	assert_int_equal(r->n, posted);
+	/* the second round's fetches happen at the host's time, after all
+	 * of the first: one run of non-decreasing start times */
+	for (uint32_t i = 1; i < r->n; i++)
+		assert_true(r->ev[i].t >= r->ev[i - 1].t);
+	sim_dev_close(dev);
+	test_free(q);
+	test_free(r);
+}
+
+/* Two queues whose first WQEs start at the same time: which runs first is
+ * drawn by the seed (the same seed, the same draw; some seeds each way). */
+static uint32_t first_of_tie(uint64_t seed, uint32_t *qpn_a)
+{
+	struct rec *r = test_calloc(1, sizeof(*r));
+	struct sim_observer obs;
+	struct sim_dev *dev;
+	struct hx_cq cq;
+	struct hx_qp a, b;
+	struct prism_wqe w;
+	uint32_t first;
+
+	r->busy_ps = SIM_US(0.2);
+	dev = rec_dev(r, seed, &obs);
+	hx_cq_init(&cq, dev, 16, true);
+	hx_qp_init(&a, dev, &cq, &cq, 64, 0, 0);
+	hx_qp_init(&b, dev, &cq, &cq, 64, 0, 0);
+	hx_pair(&a, &b);
+	hx_nop(&w, false);
+	hx_post(&a, &w);
+	hx_nop(&w, false);
+	hx_post(&b, &w);
+	hx_ring(&a);
+	hx_ring(&b);
+	assert_int_equal(sim_dev_run(dev, 0), 0);
+	assert_int_equal(r->n, 2);
+	assert_int_equal(r->ev[0].t, r->ev[1].t);
+	first = r->ev[0].qpn;
+	*qpn_a = a.qpn;
+	sim_dev_close(dev);
+	test_free(r);
+	return first;
+}
+
+static void test_ties_drawn_by_the_seed(void **state)
+{
+	unsigned a_first = 0;
+	uint32_t qpn_a;
+
+	(void)state;
+	for (uint64_t seed = 1; seed <= 32; seed++) {
+		uint32_t f = first_of_tie(seed, &qpn_a);
+
+		assert_int_equal(f, first_of_tie(seed, &qpn_a));
+		a_first += f == qpn_a;
+	}
+	assert_true(a_first > 0);
+	assert_true(a_first < 32);
+}
+
+/*
+ * A WAIT found satisfied keeps its start time (the CQE's time) in the
+ * ready heap.  If its CQ goes away before it runs, it runs and fails at
+ * once, no longer held to that CQE's time: the CQ's destruction must wake
+ * ready queues too, not only the parked waiters.
+ */
+static void test_ready_wait_rewoken_when_cq_destroyed(void **state)
+{
+	struct rec *r = test_calloc(1, sizeof(*r));
+	struct sim_observer obs;
+	struct sim_dev *dev;
+	struct hx_cq cq, x;
+	struct hx_qp a, b, c, peer;
+	struct prism_wqe w;
+	struct prism_cqe e;
+	sim_time_t wait_start = UINT64_MAX;
+
+	(void)state;
+	r->busy_ps = SIM_US(0.1);
+	r->long_ps = SIM_US(10);
+	dev = rec_dev(r, 3, &obs);
+	hx_cq_init(&cq, dev, 64, true);
+	hx_cq_init(&x, dev, 16, true);
+	hx_qp_init(&a, dev, &cq, &cq, 64, 0, SIM_QP_CROSS_CHANNEL);
+	hx_qp_init(&b, dev, &x, &x, 64, 0, 0);
+	hx_qp_init(&c, dev, &cq, &cq, 64, 0, 0);
+	hx_qp_init(&peer, dev, &cq, &cq, 64, 0, 0);
+	hx_pair(&a, &peer);
+	hx_pair(&b, &b);
+	hx_pair(&c, &c);
+	r->long_qpn = b.qpn;
+	hx_wait(&w, sim_cq_num(x.cq), 1, true); /* a: WAIT for b's CQE */
+	hx_post(&a, &w);
+	hx_nop(&w, true); /* b: its CQE lands 10 us after it starts */
+	hx_post(&b, &w);
+	for (int k = 0; k < 40; k++) { /* c: 4 us of work meanwhile */
+		hx_nop(&w, false);
+		hx_post(&c, &w);
+	}
+	hx_ring(&a);
+	hx_ring(&b);
+	hx_ring(&c);
+	while (sim_cq_count(x.cq) == 0)
+		assert_int_equal(sim_dev_run(dev, 1), SIM_E_LIMIT);
+	/* a is satisfied from 10 us on; c's next WQEs are earlier */
+	assert_int_equal(sim_dev_run(dev, 2), SIM_E_LIMIT);
+	for (uint32_t i = 0; i < r->n; i++)
+		assert_int_not_equal(r->ev[i].qpn, a.qpn);
+	assert_int_equal(sim_qp_destroy(b.qp), 0);
+	assert_int_equal(sim_cq_destroy(x.cq), 0);
+	assert_int_equal(sim_dev_run(dev, 0), 0);
+	for (uint32_t i = 0; i < r->n; i++)
+		if (r->ev[i].qpn == a.qpn)
+			wait_start = r->ev[i].t;
+	assert_true(wait_start < SIM_US(10));
+	assert_int_equal(hx_poll(&cq, &e), 1);
+	assert_int_equal(e.opcode, PRISM_CQE_REQ_ERR);
+	assert_int_equal(e.syndrome, PRISM_SYND_LOCAL_QP_OP_ERR);
+	sim_dev_close(dev);
+	test_free(r);
+}
+
+/* A queue destroyed while it is ready (in the heap): the others go on, in
+ * time order, and every WQE of theirs runs. */
+static void test_queue_destroyed_while_ready(void **state)
+{
+	enum { NQ = 9 };
+	struct rec *r = test_calloc(1, sizeof(*r));
+	struct sim_observer obs;
+	struct sim_dev *dev;
+	struct hx_cq cq;
+	struct hx_qp q[NQ];
+	struct prism_wqe w;
+	uint32_t before, after = 0;
+
+	(void)state;
+	r->busy_ps = SIM_US(0.1);
+	r->per_qp_busy = true;
+	dev = rec_dev(r, 5, &obs);
+	hx_cq_init(&cq, dev, 16, true);
+	for (int i = 0; i < NQ; i++) {
+		hx_qp_init(&q[i], dev, &cq, &cq, 64, 0, 0);
+		hx_pair(&q[i], &q[i]);
+		for (int k = 0; k < 20; k++) {
+			hx_nop(&w, false);
+			hx_post(&q[i], &w);
+		}
+		hx_ring(&q[i]);
+	}
+	assert_int_equal(sim_dev_run(dev, 30), SIM_E_LIMIT);
+	for (uint32_t i = 0; i < r->n; i++)
+		after += r->ev[i].qpn == q[4].qpn;
+	assert_true(after > 0 && after < 20); /* q[4] is mid-chain: ready */
+	assert_int_equal(sim_qp_destroy(q[4].qp), 0);
+	before = r->n;
+	assert_int_equal(sim_dev_run(dev, 0), 0);
+	assert_int_equal(r->n - before, (NQ - 1) * 20 - (before - after));
+	for (uint32_t i = before; i < r->n; i++) {
+		assert_int_not_equal(r->ev[i].qpn, q[4].qpn);
+		if (i > before)
+			assert_true(r->ev[i].t >= r->ev[i - 1].t);
+	}
+	sim_dev_close(dev);
+	test_free(r);
+}
+
+/* A ready queue (in the heap, its start time cached) that the host moves
+ * to ERR must leave the heap: the state change wakes it.  Its remaining
+ * WQEs are flushed, none of them runs; the other queue is unaffected. */
+static void test_ready_queue_moved_to_err_stops(void **state)
+{
+	struct rec *r = test_calloc(1, sizeof(*r));
+	struct sim_observer obs;
+	struct sim_dev *dev;
+	struct hx_cq cq, cq_b;
+	struct hx_qp a, b;
+	struct prism_wqe w;
+	struct prism_cqe e;
+	struct sim_qp_mod err = {.state = SIM_QPS_ERR};
+	uint32_t ran_a = 0, ran_b = 0, flushed = 0;
+
+	(void)state;
+	r->busy_ps = SIM_US(0.1);
+	dev = rec_dev(r, 11, &obs);
+	hx_cq_init(&cq, dev, 64, false);
+	hx_cq_init(&cq_b, dev, 64, false);
+	hx_qp_init(&a, dev, &cq, &cq, 64, 0, 0);
+	hx_qp_init(&b, dev, &cq_b, &cq_b, 64, 0, 0);
+	hx_pair(&a, &a);
+	hx_pair(&b, &b);
+	for (int k = 0; k < 10; k++) {
+		hx_nop(&w, true);
+		hx_post(&a, &w);
+		hx_nop(&w, true);
+		hx_post(&b, &w);
+	}
+	hx_ring(&a);
+	hx_ring(&b);
+	assert_int_equal(sim_dev_run(dev, 6), SIM_E_LIMIT);
+	for (uint32_t i = 0; i < r->n; i++)
+		ran_a += r->ev[i].qpn == a.qpn;
+	assert_true(ran_a > 0 && ran_a < 10); /* a is ready, mid-chain */
+	assert_int_equal(sim_qp_modify(a.qp, &err), 0);
+	assert_int_equal(sim_dev_run(dev, 0), 0);
+	ran_a = 0;
+	for (uint32_t i = 0; i < r->n; i++) {
+		ran_a += r->ev[i].qpn == a.qpn;
+		ran_b += r->ev[i].qpn == b.qpn;
+	}
+	assert_int_equal(ran_b, 10);
+	while (hx_poll(&cq, &e) == 1)
+		flushed += e.opcode == PRISM_CQE_REQ_ERR && e.syndrome == PRISM_SYND_WR_FLUSH_ERR;
+	assert_int_equal(flushed, 10 - ran_a);
+	assert_true(ran_a < 10);
+	sim_dev_close(dev);
+	test_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -430,6 +736,11 @@ int main(void)
 	    cmocka_unit_test(test_rnr_resend_while_lent_requests_queued),
 	    cmocka_unit_test(test_lent_requests_outlive_destroyed_sender),
 	    cmocka_unit_test(test_lent_requests_outlive_reset_sender),
+	    cmocka_unit_test(test_independent_queues_start_in_time_order),
+	    cmocka_unit_test(test_ties_drawn_by_the_seed),
+	    cmocka_unit_test(test_ready_wait_rewoken_when_cq_destroyed),
+	    cmocka_unit_test(test_queue_destroyed_while_ready),
+	    cmocka_unit_test(test_ready_queue_moved_to_err_stops),
 	};
 
 	return cmocka_run_group_tests_name("sim_sched", tests, NULL, NULL);
