@@ -62,21 +62,14 @@ static __attribute__((noinline)) void emit_fetch(struct sim_qp *qp, const struct
 	sim_emit(qp->dev, &ev);
 }
 
-void sim_sq_fetch(struct sim_qp *qp, sim_time_t t, enum sim_order first_order)
+void sim_sq_fetch_upto(struct sim_qp *qp, sim_time_t t, enum sim_order first_order, uint32_t limit)
 {
-	struct sim_dev *dev;
+	struct sim_dev *dev = qp->dev;
 	struct sim_sq *sq = &qp->sq;
-	uint32_t limit, fetch, cnt, mask;
+	uint32_t fetch = sq->fetch, cnt, mask;
 	enum sim_order order, rest;
 	bool was_empty;
 
-	if (qp->state != SIM_QPS_RTS)
-		return;
-	limit = sim_qp_sq_limit(qp);
-	fetch = sq->fetch;
-	if ((int32_t)(limit - fetch) <= 0)
-		return; /* nothing posted / enabled beyond what was fetched */
-	dev = qp->dev;
 	cnt = sq->pf_cnt;
 	was_empty = cnt == 0;
 	mask = sq->nbb - 1;
@@ -221,7 +214,7 @@ static struct sim_fetched *fetched_at_counter(struct sim_sq *sq, uint32_t counte
 /* A patch issued before the fetch that lands after it raced the fetch:
  * what ran depended on timing.  Reports it if the bytes of block @b that
  * the patch rewrites change; true when reported. */
-static bool patch_race(struct sim_qp *qp, uint32_t b, uint32_t off, const uint8_t *src,
+bool sim_sq_patch_race(struct sim_qp *qp, uint32_t b, uint32_t off, const uint8_t *src,
                        uint32_t len, const struct sim_writer *w, sim_time_t t)
 {
 	struct sim_dev *dev = qp->dev;
@@ -254,7 +247,7 @@ static bool patch_race(struct sim_qp *qp, uint32_t b, uint32_t off, const uint8_
 	return true;
 }
 
-static void emit_patch(struct sim_qp *qp, uint32_t off, uint32_t len, const struct sim_writer *w,
+void sim_sq_emit_patch(struct sim_qp *qp, uint32_t off, uint32_t len, const struct sim_writer *w,
                        sim_time_t t)
 {
 	struct sim_sq *sq = &qp->sq;
@@ -277,30 +270,6 @@ static void emit_patch(struct sim_qp *qp, uint32_t off, uint32_t len, const stru
 	};
 
 	sim_emit(qp->dev, &ev);
-}
-
-void sim_sq_patch(struct sim_qp *qp, uint32_t off, const uint8_t *src, uint32_t len,
-                  const struct sim_writer *w, sim_time_t t)
-{
-	struct sim_dev *dev = qp->dev;
-	struct sim_sq *sq = &qp->sq;
-	uint32_t b0 = off / PRISM_WQE_BB, b1 = (off + len - 1) / PRISM_WQE_BB;
-	/* Only local READ/atomic results have an issue time on this device's
-	 * clock; remote writes and receive scatters are checked when the WQE
-	 * runs (sim_sq_hazard_check). */
-	bool may_race = dev->o.hazard != SIM_HAZARD_OFF && w->kind == SIM_WRITER_SQ;
-
-	for (uint32_t b = b0; b <= b1; b++) {
-		struct sim_bb_state *st = &sq->bbs[b];
-
-		st->wseq = dev->wseq;
-		st->w = *w;
-		if (may_race && st->fetched && st->fetch_t > w->issued_at &&
-		    patch_race(qp, b, off, src, len, w, t))
-			may_race = false; /* one report per patch */
-	}
-	if (dev->obs.event)
-		emit_patch(qp, off, len, w, t);
 }
 
 bool sim_sq_hazard_check_slow(struct sim_qp *qp, struct sim_fetched *f, sim_time_t t)

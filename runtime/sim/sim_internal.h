@@ -99,8 +99,12 @@ struct sim_outst {
 	uint32_t byte_count;
 	sim_time_t start, ready_at; /* ready_at: start + latency */
 	sim_time_t done_at;
-	struct sim_pkt *req; /* kept for RNR retransmission until acknowledged */
-	uint8_t nsge;        /* READ / atomic local scatter list */
+	/* kept for RNR retransmission until acknowledged: a copy, or (req_lent)
+	 * the loopback request itself while it waits in this device's inbox
+	 * (its box names this entry as lender: the delivery hands it back) */
+	struct sim_pkt *req;
+	bool req_lent;
+	uint8_t nsge; /* READ / atomic local scatter list */
 	struct prism_sge sge[PRISM_WQE_MAX_SGE];
 };
 
@@ -353,8 +357,12 @@ void sim_qp_set_state(struct sim_qp *qp, int state, sim_time_t t);
 void sim_qp_destroy_all(struct sim_dev *dev);
 
 /* sim_fetch.c */
-/* Fetches every WQE now allowed (up to the prefetch window). */
-void sim_sq_fetch(struct sim_qp *qp, sim_time_t t, enum sim_order first_order);
+/* Fetches every WQE now allowed (up to the prefetch window): sim_sq_fetch
+ * (inline, after sim_qp_sq_limit below) returns at once when the queue is
+ * not RTS or nothing is posted / enabled past what was fetched (the common
+ * case right after a step); otherwise sim_sq_fetch_upto copies and decodes
+ * up to @limit (the value sim_qp_sq_limit just returned). */
+void sim_sq_fetch_upto(struct sim_qp *qp, sim_time_t t, enum sim_order first_order, uint32_t limit);
 /* Do the @len (<= @cap) bytes at @a and @b match?  Whole blocks of @cap
  * bytes are compared first with a fixed-size (inlined) compare: equal
  * there is equal over @len; otherwise the exact @len bytes decide. */
@@ -383,9 +391,35 @@ static inline bool sim_sq_hazard_check(struct sim_qp *qp, struct sim_fetched *f,
 }
 void sim_sq_drop_fetched(struct sim_qp *qp);
 /* An engine write of @len bytes of @src is about to land at send-queue
- * offset @off of @qp: record the writer, report a racing patch. */
-void sim_sq_patch(struct sim_qp *qp, uint32_t off, const uint8_t *src, uint32_t len,
-                  const struct sim_writer *w, sim_time_t t);
+ * offset @off of @qp: record the writer, report a racing patch (inline: the
+ * writer recorded per block; the race compare and the event out of line). */
+bool sim_sq_patch_race(struct sim_qp *qp, uint32_t b, uint32_t off, const uint8_t *src,
+                       uint32_t len, const struct sim_writer *w, sim_time_t t);
+void sim_sq_emit_patch(struct sim_qp *qp, uint32_t off, uint32_t len, const struct sim_writer *w,
+                       sim_time_t t);
+static inline void sim_sq_patch(struct sim_qp *qp, uint32_t off, const uint8_t *src, uint32_t len,
+                                const struct sim_writer *w, sim_time_t t)
+{
+	struct sim_dev *dev = qp->dev;
+	struct sim_sq *sq = &qp->sq;
+	uint32_t b0 = off / PRISM_WQE_BB, b1 = (off + len - 1) / PRISM_WQE_BB;
+	/* Only local READ/atomic results have an issue time on this device's
+	 * clock; remote writes and receive scatters are checked when the WQE
+	 * runs (sim_sq_hazard_check). */
+	bool may_race = dev->o.hazard != SIM_HAZARD_OFF && w->kind == SIM_WRITER_SQ;
+
+	for (uint32_t b = b0; b <= b1; b++) {
+		struct sim_bb_state *st = &sq->bbs[b];
+
+		st->wseq = dev->wseq;
+		st->w = *w;
+		if (may_race && st->fetched && st->fetch_t > w->issued_at &&
+		    sim_sq_patch_race(qp, b, off, src, len, w, t))
+			may_race = false; /* one report per patch */
+	}
+	if (dev->obs.event)
+		sim_sq_emit_patch(qp, off, len, w, t);
+}
 void sim_sqrange_rebuild(struct sim_dev *dev);
 
 /* sim_exec.c: executes the head WQE of @qp's send queue (one step) at
@@ -471,12 +505,13 @@ void sim_atomic_apply(uint8_t opcode, unsigned size, uint8_t *target, const uint
 uint64_t sim_masked_add64(uint64_t a, uint64_t b, uint64_t boundary);
 
 /* sim_requester.c (sim_outst_push, once per WQE, is inline below) */
-/* Drops the head entry of the outstanding ring (its request copy freed). */
+/* Drops the head entry of the outstanding ring (sim_outst_drop_req). */
 void sim_outst_pop(struct sim_qp *qp);
 void sim_outst_complete(struct sim_qp *qp); /* emits CQEs of done entries in order */
 void sim_requester_rx(struct sim_qp *qp, struct sim_pkt *p);
 void sim_requester_rnr_resend(struct sim_qp *qp);
-/* Sends a request for the outstanding entry @os (keeps a copy for retransmit). */
+/* Sends a request for the outstanding entry @os (keeps it for an RNR resend:
+ * lent while it waits in this device's own inbox, else a copy). */
 int sim_send_request(struct sim_qp *qp, struct sim_outst *os, struct sim_pkt *p);
 
 /* sim_responder.c */
@@ -508,6 +543,17 @@ void sim_readjobs_free(struct sim_dev *dev);
 #define sim_pkt_pool_poison(p)   ((void)(p))
 #define sim_pkt_pool_unpoison(p) ((void)(p))
 #endif
+/* Every packet the device allocates sits in a box whose header names the
+ * outstanding entry it is lent to (sim_send_request), NULL otherwise; the
+ * payload room follows the packet (p + 1) as before. */
+struct sim_pkt_box {
+	struct sim_outst *lender;
+	struct sim_pkt pkt;
+};
+static inline struct sim_pkt_box *sim_pkt_box(struct sim_pkt *p)
+{
+	return (struct sim_pkt_box *)(void *)((char *)p - offsetof(struct sim_pkt_box, pkt));
+}
 /* The free list's link lives in the payload area (never poisoned). */
 static inline struct sim_pkt **sim_pkt_pool_link(struct sim_pkt *p)
 {
@@ -525,6 +571,7 @@ static inline struct sim_pkt *sim_pkt_alloc(struct sim_dev *dev, uint32_t payloa
 	dev->pkt_free = *sim_pkt_pool_link(p);
 	dev->npkt_free--;
 	sim_pkt_pool_unpoison(p);
+	sim_pkt_box(p)->lender = NULL;
 	/* The atomic operands (128 bytes) are read only in atomic requests,
 	 * whose builder (sim_exec_atomic) zeroes them. */
 	memset(p, 0, SIM_PKT_HDR_BYTES);
@@ -542,6 +589,19 @@ static inline void sim_pkt_free(struct sim_dev *dev, struct sim_pkt *p)
 	dev->pkt_free = p;
 	dev->npkt_free++;
 	sim_pkt_pool_poison(p);
+}
+/* Entry @o lets go of its request: a lent one (still in the inbox) is only
+ * forgotten, its delivery frees it; a copy is freed. */
+static inline void sim_outst_drop_req(struct sim_dev *dev, struct sim_outst *o)
+{
+	if (!o->req)
+		return; /* nothing kept (req_lent implies a request) */
+	if (o->req_lent)
+		sim_pkt_box(o->req)->lender = NULL;
+	else
+		sim_pkt_free(dev, o->req);
+	o->req = NULL;
+	o->req_lent = false;
 }
 struct sim_pkt *sim_pkt_clone(struct sim_dev *dev, const struct sim_pkt *p);
 void sim_pkt_pool_free(struct sim_dev *dev);
@@ -683,6 +743,7 @@ static inline struct sim_outst *sim_outst_push(struct sim_qp *qp)
 	o->psn = 0;
 	o->done_at = 0;
 	o->req = NULL;
+	o->req_lent = false;
 	return o;
 }
 /* Extends a 16-bit wire counter to 32 bits around @cur (forward only). */
@@ -705,6 +766,17 @@ static inline uint32_t sim_qp_sq_limit(struct sim_qp *qp)
 	/* without overflow-ignore an ENABLE cannot run past what was posted */
 	sq->pi = sim_extend16(sq->pi, sim_load_be32(&qp->dbrec[1]) & 0xffffu);
 	return (int32_t)(sq->en - sq->pi) < 0 ? sq->en : sq->pi;
+}
+static inline void sim_sq_fetch(struct sim_qp *qp, sim_time_t t, enum sim_order first_order)
+{
+	uint32_t limit;
+
+	if (qp->state != SIM_QPS_RTS)
+		return;
+	limit = sim_qp_sq_limit(qp);
+	if ((int32_t)(limit - qp->sq.fetch) <= 0)
+		return; /* nothing posted / enabled beyond what was fetched */
+	sim_sq_fetch_upto(qp, t, first_order, limit);
 }
 /* How far receives may be consumed (absolute receive counter). */
 static inline uint32_t sim_qp_rq_limit(struct sim_qp *qp)

@@ -27,7 +27,7 @@ static void qp_free(struct sim_qp *qp)
 
 	if (sq->os) {
 		for (uint32_t i = 0; i < sq->os_cap; i++)
-			sim_pkt_free(NULL, sq->os[i].req);
+			sim_outst_drop_req(NULL, &sq->os[i]); /* lent ones: sim_qp_destroy */
 	}
 	free(sq->pf);
 	free(sq->os);
@@ -138,6 +138,11 @@ int sim_qp_destroy(struct sim_qp *qp)
 	dev->qps[qp->slot] = NULL;
 	sim_sched_forget(qp);
 	dev->nqps--;
+	/* requests lent out wait in the inbox, which the NIC thread reads:
+	 * let go of them under the lock (their delivery frees them) */
+	for (uint32_t i = 0; qp->sq.os && i < qp->sq.os_cap; i++)
+		if (qp->sq.os[i].req_lent)
+			sim_outst_drop_req(dev, &qp->sq.os[i]);
 	qp->scq->users--;
 	qp->rcq->users--;
 	sim_sqrange_rebuild(dev);
@@ -314,10 +319,8 @@ static void reset_queues(struct sim_qp *qp)
 {
 	struct sim_sq *sq = &qp->sq;
 
-	for (uint32_t i = 0; i < sq->os_cap; i++) {
-		sim_pkt_free(qp->dev, sq->os[i].req);
-		sq->os[i].req = NULL;
-	}
+	for (uint32_t i = 0; i < sq->os_cap; i++)
+		sim_outst_drop_req(qp->dev, &sq->os[i]);
 	sq->os_head = sq->os_cnt = 0;
 	sq->rnr_outst = 0;
 	sq->pf_head = sq->pf_cnt = 0;

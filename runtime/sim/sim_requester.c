@@ -27,8 +27,7 @@ static inline void outst_pop(struct sim_qp *qp)
 
 	if (o->rnr_able)
 		sq->rnr_outst--;
-	sim_pkt_free(qp->dev, o->req);
-	o->req = NULL;
+	sim_outst_drop_req(qp->dev, o);
 	sq->os_head = sim_wrap(sq->os_head + 1, sq->os_cap);
 	sq->os_cnt--;
 }
@@ -91,9 +90,20 @@ void sim_outst_complete(struct sim_qp *qp)
 }
 
 /*
- * A copy of the request is kept only where an RNR NAK can make it go again
- * (go-back-N resends from the NAKed PSN on): for a SEND / SEND_IMM /
- * WRITE_IMM, and for anything sent while one of those is outstanding.
+ * The request is kept only where an RNR NAK can make it go again (go-back-N
+ * resends from the NAKed PSN on): for a SEND / SEND_IMM / WRITE_IMM, and for
+ * anything sent while one of those is outstanding.
+ *
+ * A request to another node is copied (the peer device or the transport
+ * owns what was sent).  A loopback request is lent instead of copied: the
+ * entry points at the packet while it waits in this device's own inbox
+ * (req_lent; the packet's box names the entry), a resend clones it from
+ * there, and its delivery hands it back to the entry instead of freeing
+ * it (sim_wire_rx).  An entry that lets go first (completed, flushed,
+ * reset, QP destroyed: sim_outst_drop_req) clears the box, and the delivery
+ * frees the packet as any other.  Nothing changes a request once it is
+ * sent (the responder only reads it; a resend sets the time on its own
+ * clone), so the entry holds the bytes a copy would have held.
  */
 int sim_send_request(struct sim_qp *qp, struct sim_outst *os, struct sim_pkt *p)
 {
@@ -104,14 +114,25 @@ int sim_send_request(struct sim_qp *qp, struct sim_outst *os, struct sim_pkt *p)
 	if (os->rnr_able)
 		sq->rnr_outst++;
 	if (sq->rnr_outst) {
-		os->req = sim_pkt_clone(qp->dev, p);
-		if (!os->req) {
-			sim_pkt_free(qp->dev, p);
-			return PRISM_SYND_LOCAL_QP_OP_ERR;
+		if (p->dst_node == qp->dev->o.node) {
+			os->req = p;
+			os->req_lent = true;
+			sim_pkt_box(p)->lender = os;
+		} else {
+			os->req = sim_pkt_clone(qp->dev, p);
+			if (!os->req) {
+				sim_pkt_free(qp->dev, p);
+				return PRISM_SYND_LOCAL_QP_OP_ERR;
+			}
 		}
 	}
-	if (sim_wire_xmit(qp->dev, p) < 0)
+	if (sim_wire_xmit(qp->dev, p) < 0) {
+		if (os->req_lent) { /* the wire freed it (its box is reset on reuse) */
+			os->req = NULL;
+			os->req_lent = false;
+		}
 		return PRISM_SYND_TRANSPORT_RETRY_EXC_ERR; /* link gone */
+	}
 	return 0;
 }
 

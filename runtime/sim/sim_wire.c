@@ -4,7 +4,9 @@
  * routing (loopback, in-process fabric, or a plugged-in transport), and
  * the in-process fabric that runs several devices together.
  *
- * Owns: struct sim_pkt memory, the packet heap (virtual time, then send
+ * Owns: struct sim_pkt memory (each packet in a box whose header names the
+ * outstanding entry a loopback request is lent to; sim_wire_rx hands such a
+ * request back instead of freeing it), the packet heap (virtual time, then send
  * order: one QP's packets leave in order and arrive in order; the free
  * list's and the heap's per-packet fast paths are inline in
  * sim_internal.h, their slow paths here), transport
@@ -34,13 +36,16 @@ struct sim_fabric {
  */
 struct sim_pkt *sim_pkt_alloc_slow(struct sim_dev *dev, uint32_t payload_len)
 {
+	struct sim_pkt_box *box;
 	struct sim_pkt *p;
 
 	if (dev && dev->pkt_free && payload_len <= SIM_PKT_SMALL)
 		return sim_pkt_alloc(dev, payload_len);
-	p = malloc(sizeof(*p) + (payload_len > SIM_PKT_SMALL ? payload_len : SIM_PKT_SMALL));
-	if (!p)
+	box = malloc(sizeof(*box) + (payload_len > SIM_PKT_SMALL ? payload_len : SIM_PKT_SMALL));
+	if (!box)
 		return NULL;
+	box->lender = NULL;
+	p = &box->pkt;
 	/* The atomic operands (128 bytes) are read only in atomic requests,
 	 * whose builder (sim_exec_atomic) zeroes them. */
 	memset(p, 0, SIM_PKT_HDR_BYTES);
@@ -73,7 +78,7 @@ void sim_pkt_free_slow(struct sim_dev *dev, struct sim_pkt *p)
 	if (!p)
 		return;
 	if (!dev || p->payload_len > SIM_PKT_SMALL || dev->npkt_free >= SIM_PKT_POOL_MAX) {
-		free(p);
+		free(sim_pkt_box(p));
 		return;
 	}
 	sim_pkt_free(dev, p);
@@ -86,7 +91,7 @@ void sim_pkt_pool_free(struct sim_dev *dev)
 
 		dev->pkt_free = *sim_pkt_pool_link(p);
 		sim_pkt_pool_unpoison(p);
-		free(p);
+		free(sim_pkt_box(p));
 	}
 	dev->npkt_free = 0;
 }
@@ -220,6 +225,7 @@ static bool is_response(enum sim_pkt_kind k)
 void sim_wire_rx(struct sim_dev *dev, struct sim_pkt *p)
 {
 	struct sim_qp *qp = sim_qp_by_num(dev, p->dst_qpn);
+	struct sim_outst *lender;
 
 	sim_advance_now(dev, p->t);
 	if (dev->obs.event)
@@ -231,6 +237,14 @@ void sim_wire_rx(struct sim_dev *dev, struct sim_pkt *p)
 			sim_requester_rx(qp, p);
 		else
 			sim_responder_rx(qp, p);
+	}
+	/* a loopback request lent to its outstanding entry goes back to it
+	 * (read after the dispatch: an entry flushed meanwhile let go of it) */
+	lender = sim_pkt_box(p)->lender;
+	if (lender) {
+		lender->req_lent = false; /* the entry owns it now */
+		sim_pkt_box(p)->lender = NULL;
+		return;
 	}
 	sim_pkt_free(dev, p);
 }

@@ -9,7 +9,8 @@
  * right offset inside the WQE, and only then (bytes of the block past the
  * WQE are not the WQE).  Also the attribution of engine writes to the send
  * queue they land in, which first tries the queue the last write went to,
- * and the engine's copy for writes of up to 16 bytes.
+ * the engine's copy for writes of up to 16 bytes, and a racing engine
+ * write that spans two blocks (one report per write).
  *
  * Owns: these checks.  Must not: time anything.
  */
@@ -176,6 +177,58 @@ static void test_no_hazard_past_wqe(void **state)
 	assert_int_equal(sim_qp_state(e->a.qp), SIM_QPS_RTS);
 }
 
+/* ---- an engine write racing a fetch, across two blocks ------------ */
+
+static int setup_managed_warn(void **state)
+{
+	*state = env_make(SIM_FW_RELAXED, SIM_HAZARD_WARN, false, XC, XC | SIM_QP_MANAGED_SEND);
+	return 0;
+}
+
+/* a READs 8 bytes into b's two-BB WRITE at bytes 60-67 (4 bytes in each
+ * block) and enables b with no barrier: b fetches and runs the WQE before
+ * the READ lands.  The patch raced the fetch in both blocks; it is one
+ * patch, so one report, at the first changed byte of the first block. */
+static void test_patch_race_two_bbs_one_report(void **state)
+{
+	struct env *e = *state;
+	struct sim_stats st;
+	struct sim_hazard h;
+	struct prism_wqe w;
+	uint8_t *slot;
+	uint32_t read_ctr;
+
+	write3(e, &w);
+	slot = hx_slot(&e->b, hx_post(&e->b, &w));
+	for (int i = 0; i < 8; i++)
+		e->src[2048 + i] = (uint8_t)~slot[60 + i]; /* every byte changes */
+	read_ctr = e->a.sq_pi;
+	hx_rw(&w, PRISM_OP_RDMA_READ, (uintptr_t)e->src + 2048, e->src_key, (uintptr_t)slot + 60,
+	      sim_mr_lkey(e->b.sq_mr), 8, true);
+	hx_post(&e->a, &w);
+	hx_enable(&w, PRISM_OP_SEND_ENABLE, e->b.qpn, 2, false); /* both BBs */
+	hx_post(&e->a, &w);
+	hx_ring(&e->a);
+	assert_int_equal(sim_dev_run(e->dev, 0), 0); /* warn: the run goes on */
+	assert_memory_equal(slot + 60, e->src + 2048, 8);
+	sim_dev_stats(e->dev, &st);
+	assert_int_equal(st.hazards, 1);
+	assert_true(sim_dev_last_hazard(e->dev, &h));
+	assert_int_equal(h.qpn, e->b.qpn);
+	assert_int_equal(h.wqe_counter, 0);
+	assert_int_equal(h.offset, 60);
+	assert_int_equal(h.len, 4); /* the first block's part */
+	assert_int_equal(h.writer.kind, SIM_WRITER_SQ);
+	assert_int_equal(h.writer.qpn, e->a.qpn);
+	assert_int_equal(h.writer.wqe_counter, read_ctr);
+	assert_int_equal(h.writer.opcode, PRISM_OP_RDMA_READ);
+	assert_true(h.executed);
+	/* the stale copy ran: the WRITE's three pieces as posted */
+	assert_memory_equal(e->dst, e->src, 8);
+	assert_memory_equal(e->dst + 8, e->src + 64, 8);
+	assert_memory_equal(e->dst + 16, e->src + 128, 8);
+}
+
 /* ---- write attribution ---------------------------------------------- */
 
 #define MAX_PATCHES 16
@@ -339,6 +392,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_no_hazard_past_wqe, setup, env_teardown),
 	    cmocka_unit_test_setup_teardown(test_patch_names_its_queue, setup_attr, teardown_attr),
 	    cmocka_unit_test_setup_teardown(test_small_writes_every_length, setup, env_teardown),
+	    cmocka_unit_test_setup_teardown(test_patch_race_two_bbs_one_report, setup_managed_warn,
+	                                    env_teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,8 +6,10 @@
  * queue's cached start time must be re-evaluated when it can change, the
  * ready heap must hand out units in time order and survive queues going
  * away, ties are drawn by the seed, parked queues must not change the
- * seeded order, and the requester keeps request copies wherever an RNR
- * NAK can make them go again.
+ * seeded order, and the requester keeps requests wherever an RNR NAK can
+ * make them go again (copies, or loopback requests lent while they wait in
+ * the inbox: resent from there, and their sender may go away before they
+ * arrive).
  *
  * Owns: these checks.  Must not: time anything.
  */
@@ -223,6 +225,201 @@ static void test_idle_qps_do_not_change_the_order(void **state)
 		assert_int_equal(a.n, b.n);
 		assert_int_equal(a.h, b.h);
 	}
+}
+
+/* ---- loopback requests lent to their outstanding entries ------------ */
+
+/*
+ * A loopback request that an RNR NAK may make go again is not copied: its
+ * outstanding entry points at the packet while it waits in the inbox and
+ * takes it back on delivery.  These runs put the resend, and the entry's
+ * end, while such packets are still queued.  Costs: WRITEs take 200 us to
+ * arrive, everything else the flat default; RNR timer 10 us, 3 retries.
+ */
+struct lend {
+	struct sim_dev *dev;
+	struct hx_cq cq_a, cq_b;
+	struct hx_qp a, b;
+	uint8_t *src, *dst;
+	uint32_t src_key, dst_key;
+	uint32_t send_psn, tx_send, naks, write_tx, write_rx;
+	bool queued_at_resend; /* a WRITE sent but not delivered at the resend */
+};
+
+static void lend_cost(void *ctx, const struct sim_cost_query *q, struct sim_cost *out)
+{
+	sim_default_cost(ctx, q, out);
+	if (q->opcode == PRISM_OP_RDMA_WRITE)
+		out->latency = SIM_US(400.0); /* the request arrives half-way */
+}
+
+static void lend_event(void *ctx, const struct sim_event *ev)
+{
+	struct lend *l = ctx;
+	const struct sim_pkt *p = ev->pkt;
+
+	if (ev->kind == SIM_EV_PKT_TX && p->src_qpn == l->a.qpn) {
+		if (p->kind == SIM_PKT_SEND) {
+			if (l->tx_send++ == 0)
+				l->send_psn = p->psn;
+			else if (l->write_tx > l->write_rx)
+				l->queued_at_resend = true;
+		} else if (p->kind == SIM_PKT_WRITE) {
+			l->write_tx++;
+		}
+	} else if (ev->kind == SIM_EV_PKT_RX && p->dst_qpn == l->b.qpn &&
+	           p->kind == SIM_PKT_WRITE) {
+		l->write_rx++;
+	} else if (ev->kind == SIM_EV_PKT_RX && p->dst_qpn == l->a.qpn && p->kind == SIM_PKT_NAK) {
+		l->naks++;
+	}
+}
+
+static struct lend *lend_make(void)
+{
+	struct lend *l = test_calloc(1, sizeof(*l));
+	struct sim_dev_opts o = {.sz = sizeof(o), .seed = 1, .hazard = SIM_HAZARD_FAIL};
+	static struct sim_observer obs;
+	uint32_t node;
+
+	obs = (struct sim_observer){.ctx = l, .cost = lend_cost, .event = lend_event};
+	o.obs = &obs;
+	assert_int_equal(sim_dev_open(&o, &l->dev), 0);
+	node = sim_dev_node(l->dev);
+	hx_cq_init(&l->cq_a, l->dev, 64, false);
+	hx_cq_init(&l->cq_b, l->dev, 64, false);
+	hx_qp_init(&l->a, l->dev, &l->cq_a, &l->cq_a, 64, 16, 0);
+	hx_qp_init(&l->b, l->dev, &l->cq_b, &l->cq_b, 64, 16, 0);
+	hx_connect(&l->a, node, l->b.qpn, 3, 1);
+	hx_connect(&l->b, node, l->a.qpn, 3, 1);
+	l->src = aligned_alloc(4096, 4096);
+	l->dst = aligned_alloc(4096, 4096);
+	for (unsigned i = 0; i < 4096; i++)
+		l->src[i] = (uint8_t)(i * 11 + 5);
+	memset(l->dst, 0, 4096);
+	l->src_key = hx_key(l->dev, l->src, 4096, CONF_ALL);
+	l->dst_key = hx_key(l->dev, l->dst, 4096, CONF_ALL);
+	return l;
+}
+
+static void lend_free(struct lend *l)
+{
+	sim_dev_close(l->dev);
+	free(l->src);
+	free(l->dst);
+	test_free(l);
+}
+
+/* a: SEND (8 bytes to dst), then four 32-byte WRITEs to dst + 256 * (i + 1). */
+static void lend_post(struct lend *l)
+{
+	struct prism_wqe w;
+
+	hx_send(&w, PRISM_OP_SEND, (uintptr_t)l->src, l->src_key, 8, true);
+	hx_post(&l->a, &w);
+	for (int i = 1; i <= 4; i++) {
+		hx_rw(&w, PRISM_OP_RDMA_WRITE, (uintptr_t)l->dst + 256 * i, l->dst_key,
+		      (uintptr_t)l->src + 256 * i, l->src_key, 32, true);
+		hx_post(&l->a, &w);
+	}
+	hx_ring(&l->a);
+}
+
+/* Runs one step at a time until @stop says so (or the device is idle). */
+static void run_until(struct lend *l, bool (*stop)(const struct lend *l))
+{
+	for (int i = 0; i < 10000 && !stop(l); i++) {
+		int rc = sim_dev_run(l->dev, 1);
+
+		assert_true(rc == 0 || rc == SIM_E_LIMIT);
+	}
+	assert_true(stop(l));
+}
+
+static bool got_nak(const struct lend *l)
+{
+	return l->naks > 0;
+}
+
+static bool writes_sent(const struct lend *l)
+{
+	return l->write_tx == 4;
+}
+
+/* RNR NAK on the SEND while the WRITEs behind it are still on their way:
+ * the go-back-N resend clones them from the queued packets, the resent
+ * copies overtake the originals, the entries complete and let go of the
+ * originals, which arrive later, are dropped (old PSNs) and freed. */
+static void test_rnr_resend_while_lent_requests_queued(void **state)
+{
+	struct lend *l = lend_make();
+	struct prism_sge sge = {.byte_count = 8, .lkey = l->dst_key, .addr = (uintptr_t)l->dst};
+
+	(void)state;
+	lend_post(l);
+	run_until(l, got_nak);
+	assert_true(l->write_tx > l->write_rx); /* WRITEs queued behind the NAKed SEND */
+	hx_post_recv(&l->b, &sge, 1);
+	assert_int_equal(sim_dev_run(l->dev, 0), 0);
+	assert_true(l->queued_at_resend); /* the resend ran while they were queued */
+	assert_int_equal(l->tx_send, 2);
+	/* the WRITEs sent before the NAK arrive twice (resent copy, then the
+	 * original, dropped), those sent after the resend once */
+	assert_true(l->write_rx > 4);
+	for (uint16_t i = 0; i < 5; i++) {
+		struct prism_cqe c = hx_expect(&l->cq_a);
+
+		assert_int_equal(c.opcode, PRISM_CQE_REQ);
+		assert_int_equal(c.wqe_counter, i);
+	}
+	assert_int_equal(hx_expect(&l->cq_b).opcode, PRISM_CQE_RESP_SEND);
+	assert_int_equal(hx_poll(&l->cq_b, &(struct prism_cqe){0}), 0); /* received once */
+	assert_memory_equal(l->dst, l->src, 8);
+	for (int i = 1; i <= 4; i++)
+		assert_memory_equal(l->dst + 256 * i, l->src + 256 * i, 32);
+	assert_int_equal(sim_qp_state(l->a.qp), SIM_QPS_RTS);
+	lend_free(l);
+}
+
+/* The sender goes away while its lent requests are queued: destroyed, or
+ * moved to RESET; the requests still arrive (the receive is used), nothing
+ * is freed twice or lost (ASan / valgrind). */
+static void lend_sender_gone(bool destroy)
+{
+	struct lend *l = lend_make();
+	struct prism_sge sge = {.byte_count = 8, .lkey = l->dst_key, .addr = (uintptr_t)l->dst};
+
+	hx_post_recv(&l->b, &sge, 1);
+	lend_post(l);
+	run_until(l, writes_sent);
+	assert_true(l->write_rx < 4);
+	if (destroy) {
+		assert_int_equal(sim_mr_dereg(l->a.sq_mr), 0);
+		assert_int_equal(sim_qp_destroy(l->a.qp), 0);
+	} else {
+		struct sim_qp_mod m = {.state = SIM_QPS_RESET};
+
+		assert_int_equal(sim_qp_modify(l->a.qp, &m), 0);
+	}
+	assert_int_equal(sim_dev_run(l->dev, 0), 0);
+	assert_int_equal(l->write_rx, 4);
+	assert_int_equal(hx_expect(&l->cq_b).opcode, PRISM_CQE_RESP_SEND);
+	assert_memory_equal(l->dst, l->src, 8);
+	for (int i = 1; i <= 4; i++)
+		assert_memory_equal(l->dst + 256 * i, l->src + 256 * i, 32);
+	lend_free(l);
+}
+
+static void test_lent_requests_outlive_destroyed_sender(void **state)
+{
+	(void)state;
+	lend_sender_gone(true);
+}
+
+static void test_lent_requests_outlive_reset_sender(void **state)
+{
+	(void)state;
+	lend_sender_gone(false);
 }
 
 /* ---- the ready heap ------------------------------------------------------ */
@@ -536,6 +733,9 @@ int main(void)
 	    cmocka_unit_test(test_rnr_resends_requests_behind_send),
 	    cmocka_unit_test(test_parked_fence_wakes_on_read_response),
 	    cmocka_unit_test(test_idle_qps_do_not_change_the_order),
+	    cmocka_unit_test(test_rnr_resend_while_lent_requests_queued),
+	    cmocka_unit_test(test_lent_requests_outlive_destroyed_sender),
+	    cmocka_unit_test(test_lent_requests_outlive_reset_sender),
 	    cmocka_unit_test(test_independent_queues_start_in_time_order),
 	    cmocka_unit_test(test_ties_drawn_by_the_seed),
 	    cmocka_unit_test(test_ready_wait_rewoken_when_cq_destroyed),
