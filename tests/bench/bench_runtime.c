@@ -96,17 +96,12 @@ static void srv_close(struct srv *s)
 
 static int one_get(struct prism_client *cl, uint32_t i)
 {
-	uint8_t out[HG_VALUE_BYTES + 8];
+	uint8_t out[HG_RESULT_BYTES];
 	uint32_t b = i % NB;
-	struct prism_arg args[2] = {{.name = "key", .u64 = keys[b] ? keys[b] : 1},
-	                            {.name = "addr", .u64 = (uint64_t)b * HG_BUCKET_BYTES}};
-	struct prism_call c = {.sz = sizeof(c),
-	                       .entry = "get",
-	                       .args = args,
-	                       .nargs = 2,
-	                       .result = out,
-	                       .result_cap = sizeof(out)};
+	struct prism_arg args[2];
+	struct prism_call c;
 
+	hg_get_call(&c, args, keys[b] ? keys[b] : 1, b, out);
 	return prism_client__invoke(cl, &c, NULL);
 }
 
@@ -114,7 +109,7 @@ static int one_get(struct prism_client *cl, uint32_t i)
 static double rate(struct prism_client *cl, int n)
 {
 	enum { B = 16 };
-	uint8_t out[B][HG_VALUE_BYTES + 8];
+	uint8_t out[B][HG_RESULT_BYTES];
 	struct prism_arg args[B][2];
 	struct prism_call c[B];
 	double t0 = now_s();
@@ -123,16 +118,7 @@ static double rate(struct prism_client *cl, int n)
 		for (int j = 0; j < B; j++) {
 			uint32_t b = (uint32_t)(i + j) % NB;
 
-			args[j][0] =
-			    (struct prism_arg){.name = "key", .u64 = keys[b] ? keys[b] : 1};
-			args[j][1] = (struct prism_arg){.name = "addr",
-			                                .u64 = (uint64_t)b * HG_BUCKET_BYTES};
-			c[j] = (struct prism_call){.sz = sizeof(c[j]),
-			                           .entry = "get",
-			                           .args = args[j],
-			                           .nargs = 2,
-			                           .result = out[j],
-			                           .result_cap = sizeof(out[j])};
+			hg_get_call(&c[j], args[j], keys[b] ? keys[b] : 1, b, out[j]);
 		}
 		if (prism_client__invoke_batch(cl, c, B, NULL) != B)
 			return 0;

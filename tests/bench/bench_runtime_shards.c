@@ -114,7 +114,7 @@ struct worker {
 /* @n gets in batches; every hit's first value byte checked. */
 static void run_gets(struct worker *w, unsigned n, unsigned *b)
 {
-	uint8_t out[BATCH][HG_VALUE_BYTES + 8], want[HG_VALUE_BYTES];
+	uint8_t out[BATCH][HG_RESULT_BYTES], want[HG_VALUE_BYTES];
 	struct prism_arg args[BATCH][2];
 	struct prism_call c[BATCH];
 	uint32_t bk[BATCH];
@@ -122,16 +122,7 @@ static void run_gets(struct worker *w, unsigned n, unsigned *b)
 	for (unsigned i = 0; i < n; i += BATCH) {
 		for (int j = 0; j < BATCH; j++, *b = (*b + 37) % NB) {
 			bk[j] = *b;
-			args[j][0] =
-			    (struct prism_arg){.name = "key", .u64 = keys[*b] ? keys[*b] : 1};
-			args[j][1] = (struct prism_arg){.name = "addr",
-			                                .u64 = (uint64_t)*b * HG_BUCKET_BYTES};
-			c[j] = (struct prism_call){.sz = sizeof(c[j]),
-			                           .entry = "get",
-			                           .args = args[j],
-			                           .nargs = 2,
-			                           .result = out[j],
-			                           .result_cap = sizeof(out[j])};
+			hg_get_call(&c[j], args[j], keys[*b] ? keys[*b] : 1, *b, out[j]);
 		}
 		if (prism_client__invoke_batch(w->cl, c, BATCH, NULL) != BATCH) {
 			for (int j = 0; j < BATCH; j++)

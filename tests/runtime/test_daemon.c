@@ -134,15 +134,10 @@ static pid_t start_app(void)
 
 static int get(struct prism_client *cl, uint32_t key, uint32_t b, uint8_t *out)
 {
-	struct prism_arg args[2] = {{.name = "key", .u64 = key},
-	                            {.name = "addr", .u64 = (uint64_t)b * HG_BUCKET_BYTES}};
-	struct prism_call c = {.sz = sizeof(c),
-	                       .entry = "get",
-	                       .args = args,
-	                       .nargs = 2,
-	                       .result = out,
-	                       .result_cap = HG_VALUE_BYTES + 8};
+	struct prism_arg args[2];
+	struct prism_call c;
 
+	hg_get_call(&c, args, key, b, out);
 	return prism_client__invoke(cl, &c, NULL);
 }
 

@@ -116,19 +116,6 @@ static int teardown(void **state)
 	return 0;
 }
 
-static void get_call(struct prism_call *c, struct prism_arg args[2], uint32_t key, uint32_t b,
-                     uint8_t *out)
-{
-	args[0] = (struct prism_arg){.name = "key", .u64 = key};
-	args[1] = (struct prism_arg){.name = "addr", .u64 = (uint64_t)b * HG_BUCKET_BYTES};
-	*c = (struct prism_call){.sz = sizeof(*c),
-	                         .entry = "get",
-	                         .args = args,
-	                         .nargs = 2,
-	                         .result = out,
-	                         .result_cap = HG_VALUE_BYTES + 8};
-}
-
 /* Key for a random case: hit, miss on an empty bucket, or collision. */
 static uint32_t pick(struct fx *f, uint64_t *s, uint32_t *b, int *kind)
 {
@@ -162,7 +149,7 @@ static void test_hash_get_matches_reference(void **state)
 		int kind;
 		uint32_t key = pick(f, &s, &b, &kind);
 
-		get_call(&c, args, key, b, out);
+		hg_get_call(&c, args, key, b, out);
 		memset(out, 0xee, sizeof(out));
 		int rc = prism_client__invoke(cl, &c, NULL);
 		if (rc)
@@ -199,7 +186,7 @@ static void test_batch(void **state)
 		int kind;
 
 		key[i] = pick(f, &s, &b[i], &kind);
-		get_call(&calls[i], args[i], key[i], b[i], out[i]);
+		hg_get_call(&calls[i], args[i], key[i], b[i], out[i]);
 	}
 	assert_int_equal(prism_client__invoke_batch(cl, calls, N, NULL), N);
 	for (int i = 0; i < N; i++) {
@@ -238,7 +225,7 @@ static void test_threaded_nic_started_server(void **state)
 			int kind;
 
 			key[i] = pick(f, &s, &b[i], &kind);
-			get_call(&calls[i], args[i], key[i], b[i], out[i]);
+			hg_get_call(&calls[i], args[i], key[i], b[i], out[i]);
 		}
 		if (prism_client__invoke_batch(cl, calls, B, NULL) != B)
 			fail_msg("batch at get %d: %s", done, prism_strerror(calls[B - 1].status));
@@ -259,19 +246,19 @@ static void test_bad_arguments_rejected_client_side(void **state)
 	struct prism_call c;
 
 	assert_non_null(cl);
-	get_call(&c, args, 0x1000000, 0, out); /* 25-bit key into a 3-byte parameter */
+	hg_get_call(&c, args, 0x1000000, 0, out); /* 25-bit key into a 3-byte parameter */
 	assert_int_equal(prism_client__invoke(cl, &c, NULL), -PRISM_E_ARGS);
-	get_call(&c, args, 1, 0, out);
+	hg_get_call(&c, args, 1, 0, out);
 	args[1].u64 = TABLE_SIZE; /* offset past the region */
 	assert_int_equal(prism_client__invoke(cl, &c, NULL), -PRISM_E_ARGS);
-	get_call(&c, args, 1, 0, out);
+	hg_get_call(&c, args, 1, 0, out);
 	args[1].name = "adr";
 	assert_int_equal(prism_client__invoke(cl, &c, NULL), -PRISM_E_ARGS);
-	get_call(&c, args, 1, 0, out);
+	hg_get_call(&c, args, 1, 0, out);
 	c.entry = "put";
 	assert_int_equal(prism_client__invoke(cl, &c, NULL), -PRISM_E_NOENTRY);
 	/* Still usable. */
-	get_call(&c, args, f->keys[0] ? f->keys[0] : 5, 0, out);
+	hg_get_call(&c, args, f->keys[0] ? f->keys[0] : 5, 0, out);
 	assert_int_equal(prism_client__invoke(cl, &c, NULL), 0);
 	prism_client__close(cl);
 }
@@ -284,7 +271,7 @@ static void check_good_client(struct fx *f, struct prism_client *good)
 	struct prism_call c;
 
 	for (uint32_t b = 0; b < 8; b++) {
-		get_call(&c, args, f->keys[b] ? f->keys[b] : 3, b, out);
+		hg_get_call(&c, args, f->keys[b] ? f->keys[b] : 3, b, out);
 		assert_int_equal(prism_client__invoke(good, &c, NULL), 0);
 		hg_reference(&f->t, b, f->keys[b] ? f->keys[b] : 3, want);
 		assert_memory_equal(out, want, HG_VALUE_BYTES);

@@ -114,19 +114,6 @@ static void fx_close(struct fx *f)
 	prism_set_log_fn(NULL, NULL, PRISM_LOG_WARN);
 }
 
-static void get_call(struct prism_call *c, struct prism_arg args[2], uint32_t key, uint32_t b,
-                     uint8_t *out)
-{
-	args[0] = (struct prism_arg){.name = "key", .u64 = key};
-	args[1] = (struct prism_arg){.name = "addr", .u64 = (uint64_t)b * HG_BUCKET_BYTES};
-	*c = (struct prism_call){.sz = sizeof(*c),
-	                         .entry = "get",
-	                         .args = args,
-	                         .nargs = 2,
-	                         .result = out,
-	                         .result_cap = HG_VALUE_BYTES + 8};
-}
-
 /* Key for case @i: a hit, another bucket's key, or an absent key. */
 static uint32_t pick(const struct fx *f, uint64_t *s, uint32_t *b)
 {
@@ -156,7 +143,7 @@ static void check_gets(const struct fx *f, struct prism_client *cl, unsigned n, 
 
 		for (int j = 0; j < B; j++) {
 			key[j] = pick(f, &s, &b[j]);
-			get_call(&c[j], args[j], key[j], b[j], out[j]);
+			hg_get_call(&c[j], args[j], key[j], b[j], out[j]);
 		}
 		if (prism_client__invoke_batch(cl, c, B, NULL) != B)
 			fail_msg("batch at %u on shard %d: %s (%s)", i, prism_client__shard(cl),
@@ -348,7 +335,7 @@ static void det_run(uint64_t seed, struct det_trace *tr)
 			for (int j = 0; j < B; j++) {
 				uint32_t b, key = pick(f, &s, &b);
 
-				get_call(&c[j], args[j], key, b, out[j]);
+				hg_get_call(&c[j], args[j], key, b, out[j]);
 			}
 			assert_int_equal(prism_client__invoke_batch(cl[i], c, B, NULL), B);
 			for (int j = 0; j < B; j++, n++) {
@@ -405,7 +392,7 @@ static void *worker_main(void *arg)
 
 		for (int j = 0; j < B; j++) {
 			key[j] = pick(w->f, &s, &b[j]);
-			get_call(&c[j], args[j], key[j], b[j], out[j]);
+			hg_get_call(&c[j], args[j], key[j], b[j], out[j]);
 		}
 		if (prism_client__invoke_batch(w->cl, c, B, NULL) != B) {
 			w->failed++;

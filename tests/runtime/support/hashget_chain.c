@@ -403,3 +403,16 @@ void hg_reference(const struct hg_table *t, uint32_t b, uint32_t key, uint8_t ou
 		memcpy(out, t->mem + (size_t)t->nb * HG_BUCKET_BYTES + (size_t)b * HG_VALUE_BYTES,
 		       HG_VALUE_BYTES);
 }
+
+void hg_get_call(struct prism_call *c, struct prism_arg args[2], uint32_t key, uint32_t b,
+                 uint8_t *out)
+{
+	args[0] = (struct prism_arg){.name = "key", .u64 = key};
+	args[1] = (struct prism_arg){.name = "addr", .u64 = (uint64_t)b * HG_BUCKET_BYTES};
+	*c = (struct prism_call){.sz = sizeof(*c),
+	                         .entry = "get",
+	                         .args = args,
+	                         .nargs = 2,
+	                         .result = out,
+	                         .result_cap = HG_RESULT_BYTES};
+}

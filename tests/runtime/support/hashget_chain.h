@@ -24,6 +24,8 @@
 
 #include <stdint.h>
 
+#include <prism/prism.h>
+
 #include "core/chainobj.h"
 
 #define HG_KEY_BYTES    3u
@@ -45,5 +47,13 @@ struct hg_table {
 void hg_fill(struct hg_table *t, const uint32_t *keys, uint64_t base, uint64_t seed);
 /* Reference: the 64-byte value for @key in bucket @b, or zeros (miss). */
 void hg_reference(const struct hg_table *t, uint32_t b, uint32_t key, uint8_t out[HG_VALUE_BYTES]);
+
+/* Result bytes a get answers with: the 64-byte value and the 8-byte return. */
+#define HG_RESULT_BYTES (HG_VALUE_BYTES + 8u)
+
+/* A call of entry "get" for @key in bucket @b.  @args (two) and @out
+ * (HG_RESULT_BYTES) must live until the call has completed. */
+void hg_get_call(struct prism_call *c, struct prism_arg args[2], uint32_t key, uint32_t b,
+                 uint8_t *out);
 
 #endif
