@@ -39,8 +39,8 @@ void sim_outst_pop(struct sim_qp *qp)
 
 /* A packet made an outstanding entry done: a queue parked on a fence or a
  * full ring may run (any done entry can clear a fence, not only the
- * oldest).  Entries done by the queue's own step need no wake: a running
- * queue is a candidate. */
+ * oldest).  Entries done by the queue's own step need no wake: the
+ * scheduler re-evaluates a queue after each of its own steps. */
 static inline void done_by_packet(struct sim_qp *qp)
 {
 	if (qp->sq.block == SIM_BLOCK_FENCE || qp->sq.block == SIM_BLOCK_OUTST)
