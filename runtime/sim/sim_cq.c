@@ -4,9 +4,10 @@
  * the consumer-index doorbell record, overrun, and the completion count
  * that WAIT compares against.
  *
- * Owns: struct sim_cq.  A CQE is encoded by the codec, its first 63 bytes
- * stored, then op_own with release order, so a polling thread that sees the
- * owner bit flip sees the whole CQE (mlx5 rdma-core: mlx5_get_next_cqe).
+ * Owns: struct sim_cq.  The codec writes a CQE's first 63 bytes straight
+ * into its ring slot (prism_cqe_encode_body), then op_own is stored with
+ * release order, so a polling thread that sees the owner bit flip sees the
+ * whole CQE (mlx5 rdma-core: mlx5_get_next_cqe).
  *
  * Must not: decide which CQEs exist (sim_requester.c / sim_responder.c /
  * sim_qp.c do).
@@ -160,13 +161,13 @@ static __attribute__((noinline)) void emit_cqe(struct sim_cq *cq, const struct p
 	sim_emit(cq->dev, &ev);
 }
 
-int sim_cq_push(struct sim_cq *cq, const struct prism_cqe *c, sim_time_t t)
+int sim_cq_push(struct sim_cq *cq, struct prism_cqe *c, sim_time_t t)
 {
 	struct sim_dev *dev = cq->dev;
-	uint8_t raw[PRISM_CQE_BYTES];
-	struct prism_cqe e = *c;
 	uint32_t ci = sim_load_be32(cq->dbrec) & 0xffffffu;
+	uint32_t idx = cq->pi & (cq->ncqe - 1);
 	uint8_t *slot;
+	uint8_t op_own;
 
 	if (cq->overrun)
 		return -ENOSPC;
@@ -178,13 +179,12 @@ int sim_cq_push(struct sim_cq *cq, const struct prism_cqe *c, sim_time_t t)
 	}
 	if (t < cq->last_time)
 		t = cq->last_time; /* a CQ produces in order */
-	e.owner = (cq->pi & cq->ncqe) ? 1 : 0;
-	e.timestamp = t / 1000; /* ns */
-	prism_cqe_encode(&e, raw);
-	slot = cq->buf + (size_t)(cq->pi & (cq->ncqe - 1)) * PRISM_CQE_BYTES;
-	memcpy(slot, raw, PRISM_CQE_BYTES - 1);
-	__atomic_store_n(&slot[PRISM_CQE_BYTES - 1], raw[PRISM_CQE_BYTES - 1], __ATOMIC_RELEASE);
-	cq->times[cq->pi & (cq->ncqe - 1)] = t;
+	c->owner = (cq->pi & cq->ncqe) ? 1 : 0;
+	c->timestamp = t / 1000; /* ns */
+	slot = cq->buf + (size_t)idx * PRISM_CQE_BYTES;
+	op_own = prism_cqe_encode_body(c, slot);
+	__atomic_store_n(&slot[PRISM_CQE_BYTES - 1], op_own, __ATOMIC_RELEASE);
+	cq->times[idx] = t;
 	cq->last_time = t;
 	cq->pi++;
 	if (cq->nwaiters)

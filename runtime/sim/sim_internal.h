@@ -319,8 +319,9 @@ void sim_mem_write(struct sim_dev *dev, uint8_t *dst, const void *src, size_t le
 void sim_mr_destroy_all(struct sim_dev *dev);
 
 /* sim_cq.c */
-/* Writes one CQE (in order of the calls).  Returns 0 or -ENOSPC (overrun). */
-int sim_cq_push(struct sim_cq *cq, const struct prism_cqe *c, sim_time_t t);
+/* Writes one CQE (in order of the calls); fills in c->owner and
+ * c->timestamp.  Returns 0 or -ENOSPC (overrun). */
+int sim_cq_push(struct sim_cq *cq, struct prism_cqe *c, sim_time_t t);
 /* Has the CQ produced @index (24-bit, cyclic)?  *t: when it did. */
 static inline bool sim_cq_reached(struct sim_cq *cq, uint32_t index, sim_time_t *t)
 {

@@ -58,11 +58,11 @@ static bool cqe_is_error(uint8_t opcode)
 	return opcode == PRISM_CQE_REQ_ERR || opcode == PRISM_CQE_RESP_ERR;
 }
 
-PRISM_API void prism_cqe_encode(const struct prism_cqe *c, void *out64)
+PRISM_API uint8_t prism_cqe_encode_body(const struct prism_cqe *c, void *out64)
 {
 	uint8_t *p = out64;
 
-	memset(p, 0, PRISM_CQE_BYTES);
+	memset(p, 0, PRISM_CQE_BYTES - 1);
 	wqe_put_be32(p + 32, c->srqn_uidx);
 	if (cqe_is_error(c->opcode)) {
 		p[54] = c->vendor_syndrome;
@@ -76,7 +76,14 @@ PRISM_API void prism_cqe_encode(const struct prism_cqe *c, void *out64)
 	}
 	wqe_put_be16(p + 60, c->wqe_counter);
 	p[62] = c->signature;
-	p[63] = (uint8_t)((c->opcode << 4) | (c->owner & 1u));
+	return (uint8_t)((c->opcode << 4) | (c->owner & 1u));
+}
+
+PRISM_API void prism_cqe_encode(const struct prism_cqe *c, void *out64)
+{
+	uint8_t *p = out64;
+
+	p[PRISM_CQE_BYTES - 1] = prism_cqe_encode_body(c, p);
 }
 
 PRISM_API int prism_cqe_decode(const void *in64, struct prism_cqe *c, struct prism_wqe_diag *diag)

@@ -149,6 +149,58 @@ static void test_cqe_error_layout_matches_mlx5_err_cqe(void **state)
 	assert_string_equal(prism_cqe_syndrome_name(0x99), "unknown syndrome");
 }
 
+/* The body encoder writes exactly bytes 0..62 that prism_cqe_encode writes
+ * (over a dirty slot), leaves byte 63 alone and returns it. */
+static void test_cqe_encode_body_matches_encode(void **state)
+{
+	static const struct prism_cqe cases[] = {
+	    {.opcode = PRISM_CQE_REQ,
+	     .owner = 1,
+	     .wqe_opcode = PRISM_OP_RDMA_WRITE,
+	     .wqe_counter = 0x1234,
+	     .byte_count = 64,
+	     .qpn = 0x1abcdef, /* bits above 24 dropped */
+	     .timestamp = 0x0102030405060708ull},
+	    {.opcode = PRISM_CQE_RESP_SEND_IMM,
+	     .owner = 0,
+	     .wqe_counter = 0xffff,
+	     .byte_count = 0xdeadbeef,
+	     .qpn = 0x42,
+	     .imm = 0xcafebabe,
+	     .srqn_uidx = 0x00112233,
+	     .timestamp = 0xfedcba9876543210ull,
+	     .signature = 0x5a},
+	    {.opcode = PRISM_CQE_REQ_ERR,
+	     .owner = 1,
+	     .syndrome = PRISM_SYND_LOCAL_QP_OP_ERR,
+	     .vendor_syndrome = 0x51,
+	     .wqe_opcode = PRISM_OP_ATOMIC_CS,
+	     .wqe_counter = 9,
+	     .byte_count = 77, /* not encoded in an error CQE */
+	     .qpn = 0x777,
+	     .timestamp = 123},
+	    {.opcode = PRISM_CQE_RESP_ERR,
+	     .owner = 3, /* only bit 0 is the owner */
+	     .syndrome = PRISM_SYND_REMOTE_ACCESS_ERR,
+	     .qpn = 0xffffff},
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(cases); i++) {
+		uint8_t want[64], got[64];
+		uint8_t op_own;
+
+		memset(want, 0xa5, sizeof(want));
+		memset(got, 0x5a, sizeof(got));
+		prism_cqe_encode(&cases[i], want);
+		op_own = prism_cqe_encode_body(&cases[i], got);
+		assert_memory_equal(got, want, 63);
+		assert_int_equal(got[63], 0x5a); /* the caller stores op_own */
+		assert_int_equal(op_own, want[63]);
+		assert_int_equal(op_own >> 4, cases[i].opcode);
+		assert_int_equal(op_own & 1u, cases[i].owner & 1u);
+	}
+}
+
 static void test_cqe_reserved_opcode_and_owner(void **state)
 {
 	uint8_t raw[64] = {0};
@@ -451,6 +503,7 @@ int main(void)
 	    cmocka_unit_test(test_rwqe_full_stride_and_errors),
 	    cmocka_unit_test(test_cqe_success_layout_matches_mlx5_cqe64),
 	    cmocka_unit_test(test_cqe_error_layout_matches_mlx5_err_cqe),
+	    cmocka_unit_test(test_cqe_encode_body_matches_encode),
 	    cmocka_unit_test(test_cqe_reserved_opcode_and_owner),
 	    cmocka_unit_test(test_field_offsets_hit_their_fields),
 	    cmocka_unit_test(test_field_offset_inline_data),

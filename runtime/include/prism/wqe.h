@@ -418,6 +418,11 @@ struct prism_cqe {
 };
 
 PRISM_API void prism_cqe_encode(const struct prism_cqe *c, void *out64);
+/* Writes bytes 0..62 of the CQE prism_cqe_encode would write and returns
+ * byte 63 (op_own) without storing it: a producer writes the body straight
+ * into its ring slot, then stores op_own last with release order so a
+ * poller that sees the owner bit flip sees the whole CQE. */
+PRISM_API uint8_t prism_cqe_encode_body(const struct prism_cqe *c, void *out64);
 /* Returns 0, or PRISM_WQE_E_OPCODE for a reserved CQE opcode. */
 PRISM_API int prism_cqe_decode(const void *in64, struct prism_cqe *c, struct prism_wqe_diag *diag);
 /* Does software own the CQE at consumer index @ci in a ring of @ncqe entries? */
