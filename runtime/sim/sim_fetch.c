@@ -66,18 +66,24 @@ void sim_sq_fetch_upto(struct sim_qp *qp, sim_time_t t, enum sim_order first_ord
 {
 	struct sim_dev *dev = qp->dev;
 	struct sim_sq *sq = &qp->sq;
-	uint32_t fetch = sq->fetch, cnt, mask;
+	uint32_t fetch = sq->fetch, cnt, mask, room, stop;
 	enum sim_order order, rest;
 	bool was_empty;
 
 	cnt = sq->pf_cnt;
 	was_empty = cnt == 0;
 	mask = sq->nbb - 1;
-	/* the first WQE fetched into an empty window takes @first_order */
+	/* the first WQE fetched into an empty window takes @first_order (an
+	 * empty window starts at the head: fetch == head) */
 	rest = first_order == SIM_ORDER_DOORBELL ? SIM_ORDER_DOORBELL : SIM_ORDER_WQ;
-	order = was_empty && fetch == sq->head ? first_order : rest;
-	while ((int32_t)(limit - fetch) > 0 && cnt < sq->pf_cap &&
-	       fetch - sq->head < sq->pf_max_bbs) {
+	order = was_empty ? first_order : rest;
+	/* Fetch while below both the limit and the window (pf_max_bbs BBs from
+	 * the head): one bound, computed once.  The window in BBs also bounds
+	 * the entries: every WQE takes at least one BB and pf_max_bbs equals
+	 * pf_cap, so fetch - head < pf_max_bbs implies cnt < pf_cap. */
+	room = sq->pf_max_bbs - (fetch - sq->head);
+	stop = (int32_t)(limit - fetch) < (int32_t)room ? limit : fetch + room;
+	while ((int32_t)(stop - fetch) > 0) {
 		struct sim_fetched *f = &sq->pf[sim_wrap(sq->pf_head + cnt, sq->pf_cap)];
 		const uint8_t *ctrl = sq->buf + (size_t)(fetch & mask) * PRISM_WQE_BB;
 		unsigned ds = ctrl[7] & 0x3fu; /* mlx5_wqe_ctrl_seg.qpn_ds low 6 bits */
