@@ -75,40 +75,50 @@ static bool fence_clear(struct sim_qp *qp, const struct prism_wqe *w, sim_time_t
 	return true;
 }
 
+/* An RNR-blocked queue resends once its timer ran out (out of line: rare). */
+static __attribute__((noinline)) bool rnr_ready(struct sim_qp *qp, sim_time_t *t)
+{
+	struct sim_sq *sq = &qp->sq;
+
+	if (sq->rnr_parked &&
+	    sq->rnr_mark == __atomic_load_n(&qp->dev->outside_progress, __ATOMIC_RELAXED))
+		return false;
+	sq->rnr_parked = false;
+	*t = sq->rnr_at > sq->t ? sq->rnr_at : sq->t;
+	return true;
+}
+
+/* Called only where sim_sq_ready_plain answered -1: the queue is RTS and
+ * either RNR-blocked or its head WQE is fetched and is malformed, fenced,
+ * a WAIT, or finds the outstanding ring full (none of that is re-checked).
+ * The fence scan runs only for a fenced WQE; a WAIT on a CQ count is
+ * decided inline (sim_wait_satisfied). */
 bool sim_sq_ready_slow(struct sim_qp *qp, sim_time_t *t)
 {
 	struct sim_sq *sq = &qp->sq;
-	struct sim_fetched *f;
-	sim_time_t t0, dep = 0;
+	const struct sim_fetched *f;
+	sim_time_t t0, dep;
 
-	if (qp->state != SIM_QPS_RTS)
-		return false;
-	if (sq->block == SIM_BLOCK_RNR) {
-		if (sq->rnr_parked &&
-		    sq->rnr_mark == __atomic_load_n(&qp->dev->outside_progress, __ATOMIC_RELAXED))
-			return false;
-		sq->rnr_parked = false;
-		*t = sq->rnr_at > sq->t ? sq->rnr_at : sq->t;
-		return true;
-	}
-	f = head_fetched(sq);
-	if (!f)
-		return false;
-	t0 = sq->t > f->fetched_at ? sq->t : f->fetched_at;
+	if (sq->block == SIM_BLOCK_RNR)
+		return rnr_ready(qp, t);
+	f = &sq->pf[sq->pf_head];
 	if (sq->os_cnt == sq->os_cap) {
 		sq->block = SIM_BLOCK_OUTST; /* every WQE, even a bad one, takes an entry */
 		return false;
 	}
+	t0 = sq->t > f->fetched_at ? sq->t : f->fetched_at;
 	if (f->decode_rc < 0) {
 		*t = t0;
 		return true; /* executes as an error */
 	}
-	if (!fence_clear(qp, &f->w, &dep)) {
-		sq->block = SIM_BLOCK_FENCE;
-		return false;
+	if (f->w.ctrl.fm_ce_se & PRISM_CTRL_FM_MASK) {
+		if (!fence_clear(qp, &f->w, &dep)) {
+			sq->block = SIM_BLOCK_FENCE;
+			return false;
+		}
+		if (dep > t0)
+			t0 = dep;
 	}
-	if (dep > t0)
-		t0 = dep;
 	if (f->w.ctrl.opcode == PRISM_OP_CQE_WAIT) {
 		if (!sim_wait_satisfied(qp, &f->w, &dep)) {
 			if (sq->block != SIM_BLOCK_WAIT_CQ) {
@@ -117,10 +127,10 @@ bool sim_sq_ready_slow(struct sim_qp *qp, sim_time_t *t)
 			}
 			return false;
 		}
-		if (sq->block == SIM_BLOCK_WAIT_CQ)
-			emit_wait(qp, SIM_EV_WAIT_RELEASE, f, dep > t0 ? dep : t0);
 		if (dep > t0)
 			t0 = dep;
+		if (sq->block == SIM_BLOCK_WAIT_CQ)
+			emit_wait(qp, SIM_EV_WAIT_RELEASE, f, t0);
 	}
 	sq->block = SIM_BLOCK_NONE;
 	*t = t0;

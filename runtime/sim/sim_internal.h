@@ -429,7 +429,8 @@ void sim_sq_step(struct sim_qp *qp, sim_time_t start);
 /* Is the head WQE of @qp runnable, and from when?  (Evaluates WAITs.)  The
  * scheduler asks a queue after each of its steps and wakes: the common
  * cases (not RTS, nothing fetched, an unfenced WQE other than a WAIT) are
- * decided inline, the rest by sim_sq_ready_slow. */
+ * decided inline, the rest by sim_sq_ready_slow, which may be called only
+ * where sim_sq_ready_plain answered -1 (it does not re-check those cases). */
 bool sim_sq_ready_slow(struct sim_qp *qp, sim_time_t *t);
 /* The inline part: 1 runnable (a plain head: no WAIT, fence or RNR), 0
  * not, -1 ask sim_sq_ready_slow. */
