@@ -6,7 +6,9 @@
  * with a diagnostic, without reading outside the input (ASan checks that).
  * When it decodes, encoding the result and decoding that again must give
  * the same WQE, and a second encode must give the same bytes: the decoder
- * accepts nothing the encoder cannot reproduce.  A mismatch traps.
+ * accepts nothing the encoder cannot reproduce.  A CQE's body encoded into a
+ * dirty slot (prism_cqe_encode_body) must match prism_cqe_encode's bytes.
+ * A mismatch traps.
  *
  * Owns: this property only.  Seeds: tests/fuzz/seeds/fuzz_wqe_decode/.
  */
@@ -81,6 +83,12 @@ static void check_rwqe_and_cqe(const uint8_t *data, size_t size)
 			__builtin_trap();
 		prism_cqe_encode(&c2, cqe2);
 		if (memcmp(cqe, cqe2, sizeof(cqe)))
+			__builtin_trap();
+		/* the ring-slot encoder writes the same 63 bytes over whatever the
+		 * slot held (the input's bytes) and returns the same op_own */
+		memcpy(cqe2, data, PRISM_CQE_BYTES);
+		if (prism_cqe_encode_body(&c, cqe2) != cqe[PRISM_CQE_BYTES - 1] ||
+		    memcmp(cqe, cqe2, PRISM_CQE_BYTES - 1) || cqe2[PRISM_CQE_BYTES - 1] != data[63])
 			__builtin_trap();
 	}
 }
