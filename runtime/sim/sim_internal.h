@@ -198,10 +198,12 @@ struct sim_qp {
  * array: the live entries are front[0 .. n-1], front lies inside e[0 ..
  * cap-1] and room counts the slots from front to the array's end.  Pop takes
  * front[0]; push puts a packet behind the last entry when none is later (the
- * loopback common case: packets leave in time order) and otherwise moves
- * the later ones up one slot.  The array slides back to its start or
- * doubles only when the run reaches its end.  The keys sit next to the
- * pointers: ordering compares without loading packets. */
+ * common case: packets leave in time order), before the front when it is
+ * earlier than all and a popped slot is there (a reply at the time of the
+ * packet just taken), else moves the later ones up one slot.  The array
+ * slides back to its start or doubles only when the run reaches its end.
+ * The keys sit next to the pointers: ordering compares without loading
+ * packets. */
 struct sim_pktq_ent {
 	sim_time_t t; /* = p->t when pushed */
 	struct sim_pkt *p;

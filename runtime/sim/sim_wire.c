@@ -122,16 +122,28 @@ static __attribute__((noinline)) int pktq_push_no_room(struct sim_pktq *q, struc
 	return sim_pktq_push_slow(q, p);
 }
 
-/* The inline push's rare cases (sim_internal.h): no slot behind the last
- * entry, or a packet earlier than the last one (not in fifo mode), which
- * goes behind the last entry not later than it: the later ones move up
- * one slot (usually one or two of them). */
+/* The inline push's rare cases (sim_internal.h): a packet earlier than the
+ * last one (not in fifo mode), or no slot behind the last entry.  The
+ * earlier packet goes before the front when it is earlier than all and a
+ * slot is free there (a reply at the time of the packet just taken: one
+ * push in four of a RedN get), else behind the last entry not later than
+ * it, the later ones moving up one slot. */
 int sim_pktq_push_slow(struct sim_pktq *q, struct sim_pkt *p)
 {
 	struct sim_pktq_ent *f = q->front;
 	sim_time_t t = p->t;
 	uint32_t i = q->n;
 
+	if (!q->fifo && i && t < f[0].t && f != q->e) {
+		/* earlier than all (a reply at the time of the packet just
+		 * taken): into the slot before the front */
+		q->front = f - 1;
+		q->front->t = t;
+		q->front->p = p;
+		q->n++;
+		q->room++;
+		return 0;
+	}
 	if (i == q->room)
 		return pktq_push_no_room(q, p);
 	if (!q->fifo)

@@ -5,8 +5,9 @@
  * transport refused: pops must come out in (time, push order) order, the
  * order a sort of every pushed packet by that key gives (the seeded event
  * streams depend on it), for pushes in time order, out of order, with
- * ties, interleaved with pops; in fifo mode in push order alone; across
- * the array sliding back to its start and growing.
+ * ties, interleaved with pops, earlier than every waiting packet; in fifo
+ * mode in push order alone; across the array sliding back to its start
+ * and growing.
  *
  * Owns: these checks.  Must not: time anything.
  */
@@ -159,6 +160,34 @@ static void test_out_of_order_and_ties(void **state)
 	assert_null(sim_pktq_pop(&f->q));
 }
 
+/* After pops, a packet earlier than every waiting one takes the slot before
+ * the front (a reply at the time of the packet just taken); one at the
+ * front's own time still goes behind it. */
+static void test_earlier_than_all_after_pop(void **state)
+{
+	struct fixture *f = *state;
+	const struct sim_pktq_ent *front;
+
+	push_both(f, 0, 10);
+	push_both(f, 6, 11);
+	push_both(f, 1, 20);
+	push_both(f, 2, 30);
+	assert_ptr_equal(sim_pktq_pop(&f->q), &f->pkts[0]);
+	assert_ptr_equal(sim_pktq_pop(&f->q), &f->pkts[6]);
+	front = f->q.front; /* two free slots before it */
+	push_both(f, 3, 15);
+	assert_ptr_equal(f->q.front, front - 1); /* nothing moved */
+	push_both(f, 4, 15);                     /* a tie: behind the first 15 */
+	push_both(f, 5, 12);
+	assert_ptr_equal(f->q.front, front - 2);
+	assert_ptr_equal(sim_pktq_pop(&f->q), &f->pkts[5]);
+	assert_ptr_equal(sim_pktq_pop(&f->q), &f->pkts[3]);
+	assert_ptr_equal(sim_pktq_pop(&f->q), &f->pkts[4]);
+	assert_ptr_equal(sim_pktq_pop(&f->q), &f->pkts[1]);
+	assert_ptr_equal(sim_pktq_pop(&f->q), &f->pkts[2]);
+	assert_null(sim_pktq_pop(&f->q));
+}
+
 /* A short queue running many times through the array slides back to its
  * start instead of growing, and keeps its order across each slide. */
 static void test_slides_without_growing(void **state)
@@ -207,6 +236,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_random_matches_sort, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_fifo_keeps_push_order, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_out_of_order_and_ties, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_earlier_than_all_after_pop, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_slides_without_growing, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_grows_in_order, setup, teardown),
 	};
