@@ -11,9 +11,9 @@
  * Hot paths: the checks made per WQE, per packet or per scheduler step
  * (object lookups, memory-region checks, the readiness of a queue's head,
  * a WAIT on a CQ count, the unchanged-bytes hazard check, the packet free
- * list and the packet heap's push and pop) are static inline here; their
+ * list and the packet queue's push and pop) are static inline here; their
  * rare cases stay out of line in the file that owns the rule (the *_slow
- * functions, sim_pktq_grow).  One run loop, sim_sched_steps, inlines the
+ * functions).  One run loop, sim_sched_steps, inlines the
  * scheduler step.  Engine changes are checked to leave every event of
  * seeded runs unchanged (tests/bench/sim_digest.c).
  *
@@ -193,17 +193,27 @@ struct sim_qp {
 
 /* ---- packets ------------------------------------------------------------ */
 
-/* Min-heap of packets ordered by (t, seq), or by seq alone (fifo).  The
- * keys sit next to the pointers: sifting compares without loading packets. */
+/* Packets in the order they are to be processed: by time t, then push
+ * order (stable), or by push order alone (fifo).  A sorted run inside one
+ * array: the live entries are front[0 .. n-1], front lies inside e[0 ..
+ * cap-1] and room counts the slots from front to the array's end.  Pop takes
+ * front[0]; push puts a packet behind the last entry when none is later (the
+ * common case: packets leave in time order), before the front when it is
+ * earlier than all and a popped slot is there (a reply at the time of the
+ * packet just taken), else moves the later ones up one slot.  The array
+ * slides back to its start or doubles only when the run reaches its end.
+ * The keys sit next to the pointers: ordering compares without loading
+ * packets. */
 struct sim_pktq_ent {
 	sim_time_t t; /* = p->t when pushed */
-	uint64_t seq; /* push order */
 	struct sim_pkt *p;
 };
 struct sim_pktq {
+	struct sim_pktq_ent *front; /* earliest entry (valid when n) */
+	uint32_t n;                 /* live entries */
+	uint32_t room;              /* slots from front to the end of e */
 	struct sim_pktq_ent *e;
-	uint32_t n, cap;
-	uint64_t next_seq;
+	uint32_t cap;
 	bool fifo;
 };
 
@@ -607,67 +617,30 @@ static inline void sim_outst_drop_req(struct sim_dev *dev, struct sim_outst *o)
 }
 struct sim_pkt *sim_pkt_clone(struct sim_dev *dev, const struct sim_pkt *p);
 void sim_pkt_pool_free(struct sim_dev *dev);
-/* The packet heap (struct sim_pktq): push and pop inline, one each per
- * packet. */
-int sim_pktq_grow(struct sim_pktq *q); /* 0 or -ENOMEM */
-static inline bool sim_pktq_before(const struct sim_pktq *q, const struct sim_pktq_ent *x,
-                                   const struct sim_pktq_ent *y)
-{
-	if (!q->fifo && x->t != y->t)
-		return x->t < y->t;
-	return x->seq < y->seq;
-}
+/* The packet queue (struct sim_pktq): push and pop inline, one each per
+ * packet; pushes that must move entries or make room go out of line. */
+int sim_pktq_push_slow(struct sim_pktq *q, struct sim_pkt *p); /* 0 or -ENOMEM */
 static inline int sim_pktq_push(struct sim_pktq *q, struct sim_pkt *p)
 {
-	struct sim_pktq_ent x = {.t = p->t, .p = p};
-	uint32_t i;
+	uint32_t n = q->n;
 
-	if (q->n == q->cap && sim_pktq_grow(q))
-		return -ENOMEM;
-	x.seq = q->next_seq++;
-	/* sift up: move parents down until @x's place is found */
-	for (i = q->n++; i;) {
-		uint32_t up = (i - 1) / 2;
-
-		if (!sim_pktq_before(q, &x, &q->e[up]))
-			break;
-		q->e[i] = q->e[up];
-		i = up;
-	}
-	q->e[i] = x;
+	if (__builtin_expect(n == q->room || (n && q->front[n - 1].t > p->t), 0))
+		return sim_pktq_push_slow(q, p);
+	q->front[n] = (struct sim_pktq_ent){.t = p->t, .p = p};
+	q->n = n + 1;
 	return 0;
 }
 static inline struct sim_pkt *sim_pktq_peek(struct sim_pktq *q)
 {
-	return q->n ? q->e[0].p : NULL;
+	return q->n ? q->front->p : NULL;
 }
 static inline struct sim_pkt *sim_pktq_pop(struct sim_pktq *q)
 {
-	struct sim_pkt *top;
-	struct sim_pktq_ent x;
-	uint32_t i = 0, n;
-
 	if (!q->n)
 		return NULL;
-	top = q->e[0].p;
-	n = --q->n;
-	if (!n)
-		return top;
-	/* sift the last entry down from the root */
-	x = q->e[n];
-	for (;;) {
-		uint32_t l = 2 * i + 1, m;
-
-		if (l >= n)
-			break;
-		m = l + 1 < n && sim_pktq_before(q, &q->e[l + 1], &q->e[l]) ? l + 1 : l;
-		if (!sim_pktq_before(q, &q->e[m], &x))
-			break;
-		q->e[i] = q->e[m];
-		i = m;
-	}
-	q->e[i] = x;
-	return top;
+	q->n--;
+	q->room--;
+	return q->front++->p;
 }
 void sim_pktq_free(struct sim_pktq *q);
 /* Sends @p (takes ownership): loopback into the inbox, or the transport. */

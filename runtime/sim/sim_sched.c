@@ -11,7 +11,7 @@
  * Same seed and inputs: same run.
  *
  * How: ready queues sit in a min-heap keyed by their start time
- * (dev->rdy); packets in the inbox heap (sim_wire.c), READ jobs in a short
+ * (dev->rdy); packets in the inbox, sorted (sim_wire.c), READ jobs in a short
  * list; a step compares the three heads.  A queue's readiness is
  * evaluated (sim_sq_ready) only right after its own step and when it was
  * woken (sim_sched_wake puts it on the dirty list: a fetch that gives it a
@@ -369,7 +369,7 @@ static bool pick_random(struct sim_dev *dev, struct pick *b)
 	}
 	r -= dev->nrdy;
 	if (dev->inbox.n && r-- == 0) {
-		*b = (struct pick){UNIT_PKT, dev->inbox.e[0].p, dev->inbox.e[0].t};
+		*b = (struct pick){UNIT_PKT, dev->inbox.front->p, dev->inbox.front->t};
 		return true;
 	}
 	for (j = dev->jobs; r; j = j->next)
@@ -385,7 +385,7 @@ static void pick_tied(struct sim_dev *dev, struct pick *b)
 {
 	struct sim_qp *q[16];
 	uint32_t nq = rdy_ties(dev, b->t, q, 0, 16), n, r;
-	bool pkt = dev->inbox.n && dev->inbox.e[0].t == b->t;
+	bool pkt = dev->inbox.n && dev->inbox.front->t == b->t;
 	struct sim_readjob *j;
 
 	n = nq + pkt;
@@ -404,7 +404,7 @@ static void pick_tied(struct sim_dev *dev, struct pick *b)
 	r -= nq;
 	if (pkt && r-- == 0) {
 		b->kind = UNIT_PKT;
-		b->ptr = dev->inbox.e[0].p;
+		b->ptr = dev->inbox.front->p;
 		return;
 	}
 	for (j = dev->jobs;; j = j->next)
@@ -422,7 +422,7 @@ static inline __attribute__((always_inline)) bool pick_vtime(struct sim_dev *dev
 
 	if (__builtin_expect(!dev->jobs, 1)) {
 		/* the common case: no READ jobs, one earliest unit */
-		if (n && (!dev->inbox.n || dev->rdy[0].t < dev->inbox.e[0].t)) {
+		if (n && (!dev->inbox.n || dev->rdy[0].t < dev->inbox.front->t)) {
 			sim_time_t t = dev->rdy[0].t;
 
 			const struct sim_rdy *h = dev->rdy;
@@ -444,8 +444,8 @@ static inline __attribute__((always_inline)) bool pick_vtime(struct sim_dev *dev
 				b->ptr = h[c].qp;
 			return true;
 		}
-		if (dev->inbox.n && (!n || dev->inbox.e[0].t < dev->rdy[0].t)) {
-			*b = (struct pick){UNIT_PKT, dev->inbox.e[0].p, dev->inbox.e[0].t};
+		if (dev->inbox.n && (!n || dev->inbox.front->t < dev->rdy[0].t)) {
+			*b = (struct pick){UNIT_PKT, dev->inbox.front->p, dev->inbox.front->t};
 			return true;
 		}
 	}
@@ -456,10 +456,10 @@ static inline __attribute__((always_inline)) bool pick_vtime(struct sim_dev *dev
 		ties = 1;
 	}
 	if (dev->inbox.n) {
-		if (!ties || dev->inbox.e[0].t < b->t) {
-			*b = (struct pick){UNIT_PKT, dev->inbox.e[0].p, dev->inbox.e[0].t};
+		if (!ties || dev->inbox.front->t < b->t) {
+			*b = (struct pick){UNIT_PKT, dev->inbox.front->p, dev->inbox.front->t};
 			ties = 1;
-		} else if (dev->inbox.e[0].t == b->t) {
+		} else if (dev->inbox.front->t == b->t) {
 			ties++;
 		}
 	}
@@ -493,7 +493,7 @@ static inline __attribute__((always_inline)) bool burst_on(struct sim_dev *dev, 
 	const struct sim_rdy *h = dev->rdy;
 	uint32_t n = dev->nrdy;
 
-	if ((dev->inbox.n && dev->inbox.e[0].t <= t) || qp->rdy_pos != 1 ||
+	if ((dev->inbox.n && dev->inbox.front->t <= t) || qp->rdy_pos != 1 ||
 	    (n > 1 && h[1].t <= t) || (n > 2 && h[2].t <= t) || dev->jobs ||
 	    dev->o.sched != SIM_SCHED_VTIME)
 		return false;

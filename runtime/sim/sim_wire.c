@@ -6,9 +6,9 @@
  *
  * Owns: struct sim_pkt memory (each packet in a box whose header names the
  * outstanding entry a loopback request is lent to; sim_wire_rx hands such a
- * request back instead of freeing it), the packet heap (virtual time, then send
- * order: one QP's packets leave in order and arrive in order; the free
- * list's and the heap's per-packet fast paths are inline in
+ * request back instead of freeing it), the packet queue (virtual time, then
+ * send order: one QP's packets leave in order and arrive in order; the free
+ * list's and the queue's per-packet fast paths are inline in
  * sim_internal.h, their slow paths here), transport
  * back-pressure (-EAGAIN keeps packets in order in a device queue), and
  * dispatch of an arriving packet to the requester or responder half.
@@ -96,27 +96,69 @@ void sim_pkt_pool_free(struct sim_dev *dev)
 	dev->npkt_free = 0;
 }
 
-/* ---- packet heap -------------------------------------------------------- */
+/* ---- packet queue ------------------------------------------------------- */
 
-/* The heap's push and pop are inline (sim_internal.h): a packet makes one
- * of each.  Only growing the array is here. */
-int sim_pktq_grow(struct sim_pktq *q)
+/* Room for one entry behind the last, then the push: the live run slides
+ * back to the array's start when that frees at least half of it (so a slide
+ * moves fewer entries than the pushes since the last one), else the array
+ * doubles. */
+static __attribute__((noinline)) int pktq_push_no_room(struct sim_pktq *q, struct sim_pkt *p)
 {
-	uint32_t ncap = q->cap ? q->cap * 2 : 64;
-	struct sim_pktq_ent *e = realloc(q->e, ncap * sizeof(*e));
+	size_t off = q->cap ? (size_t)(q->front - q->e) : 0;
+	struct sim_pktq_ent *e = q->e;
+	uint32_t cap = q->cap;
 
-	if (!e)
-		return -ENOMEM;
+	if (q->n >= cap / 2) {
+		cap = cap ? cap * 2 : 64;
+		e = realloc(q->e, cap * sizeof(*e));
+		if (!e)
+			return -ENOMEM;
+	}
+	memmove(e, e + off, q->n * sizeof(*e));
 	q->e = e;
-	q->cap = ncap;
+	q->cap = cap;
+	q->front = e;
+	q->room = cap;
+	return sim_pktq_push_slow(q, p);
+}
+
+/* The inline push's rare cases (sim_internal.h): a packet earlier than the
+ * last one (not in fifo mode), or no slot behind the last entry.  The
+ * earlier packet goes before the front when it is earlier than all and a
+ * slot is free there (a reply at the time of the packet just taken: one
+ * push in four of a RedN get), else behind the last entry not later than
+ * it, the later ones moving up one slot. */
+int sim_pktq_push_slow(struct sim_pktq *q, struct sim_pkt *p)
+{
+	struct sim_pktq_ent *f = q->front;
+	sim_time_t t = p->t;
+	uint32_t i = q->n;
+
+	if (!q->fifo && i && t < f[0].t && f != q->e) {
+		/* earlier than all (a reply at the time of the packet just
+		 * taken): into the slot before the front */
+		q->front = f - 1;
+		q->front->t = t;
+		q->front->p = p;
+		q->n++;
+		q->room++;
+		return 0;
+	}
+	if (i == q->room)
+		return pktq_push_no_room(q, p);
+	if (!q->fifo)
+		for (; i && f[i - 1].t > t; i--)
+			f[i] = f[i - 1];
+	f[i] = (struct sim_pktq_ent){.t = t, .p = p};
+	q->n++;
 	return 0;
 }
 
 void sim_pktq_free(struct sim_pktq *q)
 {
 	free(q->e);
-	q->e = NULL;
-	q->n = q->cap = 0;
+	q->e = q->front = NULL;
+	q->n = q->room = q->cap = 0;
 }
 
 /* ---- routing ------------------------------------------------------------ */

@@ -13,3 +13,8 @@ sim_fetch_SRCS := tests/sim/test_fetch.c tests/sim/sim_harness.c
 TESTS += sim_sched_check
 sim_sched_check_SRCS := tests/sim/test_sched_check.c tests/sim/sim_harness.c \
 	tests/support/redn_hash_chain.c tests/support/host_verbs.c
+
+# tests/sim: the packet queue (inbox, deliveries, refused packets) pops in
+# (time, push order) order, as a sort would, across slides and growth.
+TESTS += sim_pktq
+sim_pktq_SRCS := tests/sim/test_pktq.c
