@@ -68,6 +68,43 @@ static bool snapshot(struct lower_ctx *c)
 	return true;
 }
 
+/*
+ * What every exit CAS on node @cid's SEND_EN shares: a 16-byte masked CAS on
+ * the enable's bytes 16-31 whose swap half (bytes 8-15 of the operand, under
+ * the swap mask) writes the continuation's WQE index and QPN, its old value
+ * parked in scratch, and the CAS patch that makes it a control writer of
+ * @cid carrying @taint.  The compare mask covers bytes [@at, @at + @len) of
+ * the operand (@len 0: it always swaps).  @k is node @kid, just appended.
+ */
+static bool exit_cas(struct lower_ctx *c, struct ir_node *k, int kid, int cid, unsigned at,
+                     unsigned len, uint64_t taint)
+{
+	struct ir_prog *p = c->p;
+	struct lloop *l = c->loop;
+
+	k->asize = 16;
+	k->opmod = (uint8_t)PRISM_MASKED_OPMOD(4);
+	k->raddr = ir_v(IR_V_NODE_ADDR, cid, EXIT_OPERAND_OFF);
+	k->rkey = ir_v(IR_V_QBUF_RKEY, c->lane, 0);
+	memset(k->compare_mask_bytes, 0, sizeof(k->compare_mask_bytes));
+	memset(k->compare_mask_bytes + at, 0xff, len);
+	memset(k->swap_mask_bytes, 0, sizeof(k->swap_mask_bytes));
+	memset(k->swap_mask_bytes + 8, 0xff, 8);
+	k->swap_idx = ir_v(IR_V_QUEUE_ENTRY, l->cont_q, 0);
+	k->swap_obj = ir_v(IR_V_QPN, l->cont_q, 0);
+	uint32_t result = ir_scratch_alloc(p, 16, 16);
+	ir_sge_add(p, k, ir_v(IR_V_SCRATCH_ADDR, 0, result), 16, ir_v(IR_V_SCRATCH_LKEY, 0, 0));
+	struct ir_patch pt = {.kind = IR_PATCH_CAS,
+	                      .writer = kid,
+	                      .writer_sge = 0,
+	                      .target = cid,
+	                      .off = EXIT_OPERAND_OFF,
+	                      .len = 16,
+	                      .control = true,
+	                      .taint = taint};
+	return ir_add_patch(p, &pt) >= 0;
+}
+
 /* The loop ends an `if` arm: one more 16-byte masked CAS on the first
  * exit's SEND_EN, compare mask 0 (it always matches), swaps in the
  * continuation like the exit test; it is a guarded effect of the
@@ -85,25 +122,7 @@ static bool skip_test(struct lower_ctx *c, int cid, struct src_loc loc)
 	k->loc = loc;
 	k->loop = l->id;
 	k->iter = 0;
-	k->asize = 16;
-	k->opmod = (uint8_t)PRISM_MASKED_OPMOD(4);
-	k->raddr = ir_v(IR_V_NODE_ADDR, cid, EXIT_OPERAND_OFF);
-	k->rkey = ir_v(IR_V_QBUF_RKEY, c->lane, 0);
-	memset(k->compare_mask_bytes, 0, sizeof(k->compare_mask_bytes));
-	memset(k->swap_mask_bytes, 0, sizeof(k->swap_mask_bytes));
-	memset(k->swap_mask_bytes + 8, 0xff, 8);
-	k->swap_idx = ir_v(IR_V_QUEUE_ENTRY, l->cont_q, 0);
-	k->swap_obj = ir_v(IR_V_QPN, l->cont_q, 0);
-	uint32_t result = ir_scratch_alloc(p, 16, 16);
-	ir_sge_add(p, k, ir_v(IR_V_SCRATCH_ADDR, 0, result), 16, ir_v(IR_V_SCRATCH_LKEY, 0, 0));
-	struct ir_patch pt = {.kind = IR_PATCH_CAS,
-	                      .writer = kid,
-	                      .writer_sge = 0,
-	                      .target = cid,
-	                      .off = EXIT_OPERAND_OFF,
-	                      .len = 16,
-	                      .control = true};
-	if (ir_add_patch(p, &pt) < 0)
+	if (!exit_cas(c, k, kid, cid, 0, 0, 0)) /* compare mask 0: always swaps */
 		return false;
 	c->cond = l->skip;
 	bool ok = lower_guard(c, kid);
@@ -186,26 +205,7 @@ static bool exit_point(struct lower_ctx *c, const struct ast_expr *lhs, const st
 	g->loc = loc;
 	g->loop = l->id;
 	g->iter = (int)l->iter;
-	g->asize = 16;
-	g->opmod = (uint8_t)PRISM_MASKED_OPMOD(4);
-	g->raddr = ir_v(IR_V_NODE_ADDR, cid, EXIT_OPERAND_OFF);
-	g->rkey = ir_v(IR_V_QBUF_RKEY, c->lane, 0);
-	memset(g->compare_mask_bytes, 0, sizeof(g->compare_mask_bytes));
-	memset(g->compare_mask_bytes + at, 0xff, wl);
-	memset(g->swap_mask_bytes + 8, 0xff, 8);
-	g->swap_idx = ir_v(IR_V_QUEUE_ENTRY, l->cont_q, 0);
-	g->swap_obj = ir_v(IR_V_QPN, l->cont_q, 0);
-	uint32_t result = ir_scratch_alloc(p, 16, 16);
-	ir_sge_add(p, g, ir_v(IR_V_SCRATCH_ADDR, 0, result), 16, ir_v(IR_V_SCRATCH_LKEY, 0, 0));
-	struct ir_patch pt = {.kind = IR_PATCH_CAS,
-	                      .writer = gid,
-	                      .writer_sge = 0,
-	                      .target = cid,
-	                      .off = EXIT_OPERAND_OFF,
-	                      .len = 16,
-	                      .control = true,
-	                      .taint = ta.taint | cb.taint};
-	if (ir_add_patch(p, &pt) < 0)
+	if (!exit_cas(c, g, gid, cid, at, wl, ta.taint | cb.taint))
 		return false;
 	uint32_t cmp = lower_field_off(PRISM_OP_ATOMIC_MASKED_CS, PRISM_FIELD_ATOMIC_COMPARE, 16);
 	if (lower_deliver(c, &cb, gid, cmp + at, false) < -1)
