@@ -17,6 +17,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include <prism/wqe.h>
+
 #include "core/chainobj.h"
 
 #define DUMP_RAW (1u << 0) /* append each WQE's bytes in hex */
@@ -85,7 +87,9 @@ void dump_rwqe_line(const struct chainobj_queue *q, const struct chainobj_wqe *w
                     char *buf, size_t len);
 /* Opcode of an SQ template (0xff when it does not decode). */
 uint8_t dump_wqe_opcode(const struct chainobj_wqe *w);
-/* Target of the CQN / QPN relocation at SQ template (q, i), or -1. */
-int dump_reloc_target(const struct chainobj *o, uint32_t q, uint32_t i, enum chainobj_reloc_kind k);
+/* Target of the CQN / QPN relocation of kind @k in field @field of SQ
+ * template (q, i), or -1. */
+int dump_reloc_target(const struct chainobj *o, uint32_t q, uint32_t i, enum chainobj_reloc_kind k,
+                      enum prism_wqe_field field);
 
 #endif /* PRISMC_DUMP_H */
