@@ -2,7 +2,7 @@
 /*
  * compiler/cmd_dump.c - `prismc dump`: show a compiled chain.
  *
- *     prismc dump [--stats | --dot | --json] [--raw] [--profile P] [--entry NAME]
+ *     prismc dump [--stats | --dot | --json] [--raw] [--firmware P] [--entry NAME]
  *                 <file.chain | file.prism>
  *
  * Owns: the subcommand's options, loading its input (a .chain object
@@ -30,7 +30,7 @@ static void dump_help(FILE *out)
 {
 	fprintf(
 	    out,
-	    "usage: prismc dump [--stats | --dot | --json] [--raw] [--profile P] [--entry NAME]\n"
+	    "usage: prismc dump [--stats | --dot | --json] [--raw] [--firmware P] [--entry NAME]\n"
 	    "                   <file.chain | file.prism>\n"
 	    "\n"
 	    "Show a compiled chain: every queue and WQE with its index, ring slot and\n"
@@ -44,7 +44,7 @@ static void dump_help(FILE *out)
 	    "  --dot    a Graphviz digraph: queues, WAIT/ENABLE and patch arrows\n"
 	    "  --json   the whole object as JSON, for programs\n"
 	    "  --raw    add each WQE's bytes in hex\n"
-	    "  --profile relaxed|strict, --entry NAME\n"
+	    "  --firmware relaxed|strict, --entry NAME\n"
 	    "           how to compile a .prism input (as 'prismc compile')\n"
 	    "  --help   this text\n"
 	    "\n"
@@ -140,7 +140,8 @@ static int dump_run(int argc, char **argv)
 			flags |= DUMP_RAW;
 			continue;
 		}
-		if (!strcmp(argv[i], "--profile") || !strcmp(argv[i], "--entry")) {
+		if (!strcmp(argv[i], "--firmware") || !strcmp(argv[i], "--profile") ||
+		    !strcmp(argv[i], "--entry")) {
 			const char *val = i + 1 < argc ? argv[++i] : NULL;
 
 			if (!val) {
@@ -149,12 +150,8 @@ static int dump_run(int argc, char **argv)
 			}
 			if (argv[i - 1][2] == 'e')
 				in.entry = val;
-			else if (!strcmp(val, "relaxed") || !strcmp(val, "strict"))
-				in.profile = val[0] == 'r' ? IR_PROFILE_RELAXED : IR_PROFILE_STRICT;
-			else {
-				fprintf(stderr, "prismc dump: unknown profile '%s'\n", val);
+			else if (prismc_firmware_arg("dump", argv[i - 1], val, &in.profile))
 				return PRISMC_EXIT_USAGE;
-			}
 			continue;
 		}
 		if (!strcmp(argv[i], "--stats"))

@@ -6,6 +6,7 @@
  * connections.
  *
  *     prismc post foo.prism|foo.chain --server HOST:PORT [--entry NAME]
+ *                 [--firmware relaxed|strict]
  *
  * Owns: the command line and the report.
  * Must not: skip the server's verification (there is no way to).
@@ -30,6 +31,8 @@ static void post_help(FILE *out)
 	        "  --server HOST:PORT  the server (prismd's `listen:`; port 18515 by default)\n"
 	        "  --entry NAME        offload to compile (default: the first)\n"
 	        "  --timeout MS        setup timeout (default 5000)\n"
+	        "  --firmware P        firmware profile a .prism is compiled for: relaxed\n"
+	        "                      (default) or strict\n"
 	        "  -h, --help          this help\n\n"
 	        "exit status: 0 installed, 1 rejected (program errors or the server's\n"
 	        "verifier), 2 usage, 3 unreadable file or server unreachable.\n");
@@ -41,10 +44,13 @@ static int post_run(int argc, char **argv)
 	    {"server", required_argument, NULL, 's'},
 	    {"entry", required_argument, NULL, 'e'},
 	    {"timeout", required_argument, NULL, 't'},
+	    {"firmware", required_argument, NULL, 'f'},
+	    {"profile", required_argument, NULL, 'f'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	const char *server = NULL, *entry = NULL;
+	enum ir_profile firmware = IR_PROFILE_RELAXED;
 	int timeout = 5000, ch, rc;
 	char *yaml;
 	size_t len;
@@ -66,6 +72,10 @@ static int post_run(int argc, char **argv)
 		case 't':
 			timeout = atoi(optarg);
 			break;
+		case 'f':
+			if (prismc_firmware_arg("post", argv[optind - 1], optarg, &firmware))
+				return PRISMC_EXIT_USAGE;
+			break;
 		default:
 			fprintf(stderr, "prismc post: bad option (see --help)\n");
 			return PRISMC_EXIT_USAGE;
@@ -75,7 +85,7 @@ static int post_run(int argc, char **argv)
 		fprintf(stderr, "prismc post: need one file and --server HOST:PORT\n");
 		return PRISMC_EXIT_USAGE;
 	}
-	rc = chain_source_load(argv[optind], entry, &yaml, &len);
+	rc = chain_source_load(argv[optind], entry, firmware, &yaml, &len);
 	if (rc)
 		return rc;
 	prism_set_log_fn(prism_log_stderr, NULL, PRISM_LOG_ERROR);

@@ -49,3 +49,21 @@ int prismc_wants_help(int argc, char **argv)
 	}
 	return 0;
 }
+
+int prismc_firmware_arg(const char *cmd, const char *opt, const char *val, enum ir_profile *out)
+{
+	if (!strcmp(val, "relaxed") || !strcmp(val, "strict")) {
+		*out = val[0] == 'r' ? IR_PROFILE_RELAXED : IR_PROFILE_STRICT;
+		return 0;
+	}
+	if (!strcmp(val, "cx5") || strchr(val, '.'))
+		fprintf(stderr,
+		        "prismc %s: %s %s: '%s' is a cost profile (NIC timing model); the firmware "
+		        "profile is relaxed or strict, the cost profile is given with --cost\n",
+		        cmd, opt, val, val);
+	else
+		fprintf(stderr,
+		        "prismc %s: %s: unknown firmware profile '%s' (relaxed or strict)\n", cmd,
+		        opt, val);
+	return -1;
+}
