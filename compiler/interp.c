@@ -50,6 +50,7 @@ struct ictx {
 struct iplace {
 	uint8_t *b;
 	uint64_t size;
+	uint64_t addr; /* region memory: the NIC-visible address of b */
 };
 
 static bool fault(struct ictx *c, const struct ast_expr *e, const char *fmt, ...)
@@ -111,6 +112,7 @@ static bool mem_at(struct ictx *c, const struct ast_expr *e, const struct ast_re
 		             (unsigned long long)size, (unsigned long long)addr, r->name);
 	p->b = ir->bytes + (addr - ir->addr);
 	p->size = size;
+	p->addr = addr;
 	return true;
 }
 
@@ -134,6 +136,7 @@ static bool base_at(struct ictx *c, const struct ast_expr *e, const struct ast_e
 	if (off > p->size || size > p->size - off)
 		return fault(c, e, "access outside its aggregate");
 	p->b += off;
+	p->addr += off;
 	p->size = size;
 	return true;
 }
@@ -155,10 +158,12 @@ static bool place_of(struct ictx *c, const struct ast_expr *e, struct iplace *p)
 		case AST_SYM_PARAM:
 			p->b = c->args + e->u.name.target.param->offset;
 			p->size = size;
+			p->addr = 0;
 			return true;
 		case AST_SYM_LOCAL:
 			p->b = c->scratch + e->u.name.target.local->offset;
 			p->size = size;
+			p->addr = 0;
 			return true;
 		case AST_SYM_REGION: {
 			const struct interp_region *ir =
@@ -228,6 +233,20 @@ static bool eval_bytes(struct ictx *c, const struct ast_expr *e, const struct as
 
 /* ---- builtins ----------------------------------------------------------- */
 
+/* An atomic's place: region memory aligned to its size (an RDMA atomic on a
+ * misaligned address is an invalid request, IB spec 9.4.5). */
+static bool atomic_place(struct ictx *c, const struct ast_expr *e, const struct ast_expr *place,
+                         struct iplace *p)
+{
+	if (!place_of(c, place, p))
+		return false;
+	if (p->addr % p->size)
+		return fault(c, e,
+		             "atomic on %llu bytes at 0x%llx, which is not aligned to its size",
+		             (unsigned long long)p->size, (unsigned long long)p->addr);
+	return true;
+}
+
 static const struct ast_expr *arg_n(const struct ast_expr *e, unsigned n)
 {
 	const struct ast_expr *a = e->u.call.args;
@@ -274,7 +293,7 @@ static bool eval_cas(struct ictx *c, const struct ast_expr *e, uint64_t *out)
 		    !eval_bytes(c, arg_n(e, 2 + nops), t, sm, w))
 			return false;
 	}
-	if (!place_of(c, place, &p))
+	if (!atomic_place(c, e, place, &p))
 		return false;
 	bool swap;
 	const uint8_t *v = ops[nops - 1];
@@ -309,7 +328,7 @@ static bool eval_fetch_add(struct ictx *c, const struct ast_expr *e, uint64_t *o
 	uint64_t d, old;
 	struct iplace p;
 
-	if (!eval_num(c, arg_n(e, 1), &d) || !place_of(c, place, &p))
+	if (!eval_num(c, arg_n(e, 1), &d) || !atomic_place(c, e, place, &p))
 		return false;
 	old = chainobj_get_uint(p.b, w, order_of(place->type));
 	chainobj_put_uint(p.b, w, order_of(place->type), (old + d) & width_mask(w));
