@@ -324,7 +324,7 @@ static const char *leaf_cmp(struct g *g)
 	const char *P = ptr(g);
 
 	use(g, DT_COND_CMP);
-	switch (below(g, 4)) {
+	switch (below(g, 3)) {
 	case 0:
 		return pfmt(g->p, "%s.%s %s %llu", P, f->name, op,
 		            (unsigned long long)small_or_max(g, f->width));
@@ -343,10 +343,15 @@ static const char *leaf_cas(struct g *g)
 {
 	const char *P = ptr(g);
 
-	g->params_used++;
-	if (chance(g, 50))
-		return pfmt(g->p, "cas(%s.a, pa, %llu)", P, (unsigned long long)small_or_max(g, 8));
-	return pfmt(g->p, "cas(%s.k, pk, %llu)", P, (unsigned long long)small_or_max(g, 8));
+	bool param = chance(g, 40);
+	const char *f = chance(g, 50) ? "a" : "k";
+	char expect[24];
+
+	if (param)
+		g->params_used++;
+	snprintf(expect, sizeof(expect), "%llu", (unsigned long long)small_or_max(g, 8));
+	return pfmt(g->p, "cas(%s.%s, %s, %llu)", P, f, param ? (*f == 'a' ? "pa" : "pk") : expect,
+	            (unsigned long long)small_or_max(g, 8));
 }
 
 /* A condition; @cas_first: a cas may be its first operand evaluated. */
@@ -514,11 +519,13 @@ static const char *ret_text(struct g *g)
 	const char *P = ptr(g);
 	enum ret_shape r = g->ret;
 
-	if (g->allow & BIT(DT_RET_MIXED) && chance(g, 30) && r >= RS_K) {
+	/* another field of the same type: k and j, or v and what vp points to
+	 * (not a bounded read, which is W5's) */
+	if (g->allow & BIT(DT_RET_MIXED) && chance(g, 30) && (r == RS_K || r == RS_V)) {
 		use(g, DT_RET_MIXED);
 		if (r == RS_K)
 			return pfmt(g->p, "return %s.j;", P);
-		r = r == RS_V ? RS_VSLICE : RS_V;
+		r = RS_VPDEREF;
 	}
 	switch (r) {
 	case RS_VOID:
@@ -787,7 +794,11 @@ static void gen_region(struct g *g, const char *name, unsigned recs, const uint6
 				break;
 			case 4:
 			case 5:
-				v = (pv[pi] + (chance(g, 50) ? 1 : max)) & max;
+				/* near the parameter: order comparisons and loops that
+				 * count towards it stop early */
+				v = (pv[pi] +
+				     (chance(g, 50) ? 1 + below(g, 2) : max - below(g, 3))) &
+				    max;
 				break;
 			default:
 				v = small_or_max(g, f->width);
