@@ -25,3 +25,8 @@ fuzz-diff: $(O)/difftest
 	@mkdir -p $(O)/difftest-cases
 	$(O)/difftest --programs $(FUZZ_DIFF_PROGRAMS) --seed $(FUZZ_DIFF_SEED) --reduce \
 		--save $(O)/difftest-cases
+
+# the reference interpreter and the image specifications under libFuzzer
+FUZZERS += fuzz_interp
+fuzz_interp_SRCS = tests/fuzz/fuzz_interp.c compiler/interp.c compiler/run_image.c \
+	$(FRONTEND_SRCS) $(O)/gen/parser.c $(O)/gen/lexer.c
