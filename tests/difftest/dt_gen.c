@@ -669,8 +669,7 @@ static struct gs *gen_loop_other(struct g *g)
 	w->text = pfmt(g->p, "bound %u", 1 + below(g, 4));
 	if (want(g, DT_LOOP_MUTATE, 50)) {
 		w->cond = xleaf(g, pfmt(g->p, "%s.a != pa", P));
-		w->a = text(g, chance(g, 50) ? pfmt(g->p, "fetch_add(%s.a, 1);", P)
-		                             : pfmt(g->p, "%s.a = pa;", P));
+		w->a = text(g, pfmt(g->p, "fetch_add(%s.a, 1);", P));
 		return w;
 	}
 	use(g, DT_LOOP_PLAIN);
@@ -806,6 +805,9 @@ static void gen_region(struct g *g, const char *name, unsigned recs, const uint6
 			}
 			if (!strcmp(f->name, "n"))
 				v = below(g, 20);
+			/* a few steps below pa: a loop counting a up to pa stops early */
+			if (!strcmp(f->name, "a") && chance(g, 40))
+				v = (pv[pi] - below(g, 4)) & max;
 			put(rec + f->off, f->width, f->le, v);
 		}
 		for (unsigned i = 0; i < 16; i++)
