@@ -556,16 +556,19 @@ static struct gs *gen_if(struct g *g, bool tail)
 		use(g, DT_IF_NESTED);
 	g->depth++;
 	s->cond = gen_cond(g, 2, true);
-	s->a = gen_list(g, 1 + (below(g, 4) == 0), tail);
+	/* an arm that ends with a return has no return before it */
+	s->a = gen_list(g, 1 + (below(g, 4) == 0), tail && !ret_arm);
 	if (ret_arm)
 		s->a = append(s->a, text(g, ret_text(g)));
 	if (want(g, DT_ELSE_IF, 25)) {
 		struct gs *e = node(g, GS_IF, NULL);
 
 		if (e) {
+			bool r = ret_arm && chance(g, 50);
+
 			e->cond = gen_cond(g, 1, (g->allow & BIT(DT_CAS_ELSE)) != 0);
-			e->a = gen_list(g, 1, tail);
-			if (ret_arm && chance(g, 50))
+			e->a = gen_list(g, 1, tail && !r);
+			if (r)
 				e->a = append(e->a, text(g, ret_text(g)));
 			if (chance(g, 50))
 				e->b = gen_list(g, 1, tail);
@@ -573,8 +576,10 @@ static struct gs *gen_if(struct g *g, bool tail)
 		s->b = e;
 		s->else_if = true;
 	} else if (want(g, DT_IF_ELSE, 35)) {
-		s->b = gen_list(g, 1 + (below(g, 4) == 0), tail);
-		if (ret_arm && chance(g, 50))
+		bool r = ret_arm && chance(g, 50);
+
+		s->b = gen_list(g, 1 + (below(g, 4) == 0), tail && !r);
+		if (r)
 			s->b = append(s->b, text(g, ret_text(g)));
 	}
 	g->depth--;
@@ -596,6 +601,9 @@ static const char *walk_key(struct g *g, unsigned *bound)
 static struct gs *gen_walk(struct g *g, bool tail)
 {
 	unsigned bound;
+
+	if (g->walked && !want(g, DT_WALK_TWICE, 100))
+		return gen_effect(g);
 	const char *key = walk_key(g, &bound);
 	bool le = want(g, DT_WALK_LE, 40);
 	const char *next = le ? "lx" : "nx";

@@ -23,7 +23,7 @@
 /*
  * X(ID, name, known): `known` names the known miscompilation whose
  * programs are left out unless asked for (issue 10's W list, and N1, N2
- * found by this test; the difftest tool's --with); NULL for constructs the
+ * N3 found by this test; the difftest tool's --with); NULL for constructs the
  * compiler gets right or rejects.
  */
 #define DT_CONSTRUCTS(X)                                                                           \
@@ -49,6 +49,7 @@
 	X(WALK_BREAK, "walk with its exit as a break", NULL)                                       \
 	X(WALK_RECYCLE, "recycled walk", NULL)                                                     \
 	X(WALK_THEN_STORE, "store through the walk's pointer after the walk", "N1")                \
+	X(WALK_TWICE, "a second walk from where the first stopped", "N3")                          \
 	X(LOOP_PLAIN, "loop over memory its body leaves alone", NULL)                              \
 	X(LOOP_MUTATE, "loop whose body changes what its condition reads", "W2")                   \
 	X(LOOP_UNDER_IF, "loop as the last statement of an if arm", NULL)                          \
