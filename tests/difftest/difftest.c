@@ -81,6 +81,7 @@ int main(int argc, char **argv)
 	                             .relaxed = true,
 	                             .strict = true,
 	                             .show = 5,
+	                             .progress = 10000,
 	                             .out = stdout};
 	struct dt_tally t;
 	dt_mask bits;

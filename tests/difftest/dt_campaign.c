@@ -188,6 +188,11 @@ int dt_campaign(const struct dt_campaign_opts *o, struct dt_tally *t)
 				break;
 			}
 		}
+		if (o->out && o->progress && t->generated % o->progress == 0) {
+			fprintf(o->out, "difftest: %u generated, %u compared, %u differences\n",
+			        t->generated, t->compared, t->diffs);
+			fflush(o->out);
+		}
 		if (compared) {
 			t->compared++;
 			for (int c = 0; c < DT_NCONSTRUCTS; c++)

@@ -27,6 +27,7 @@ struct dt_campaign_opts {
 	bool reduce;          /* reduce each difference */
 	const char *save_dir; /* write reduced differences as cases here (or NULL) */
 	unsigned show;        /* print the source of the first `show` differences */
+	unsigned progress;    /* a progress line every this many programs (0: none) */
 	FILE *out;            /* the summary (NULL: none) */
 };
 
