@@ -61,6 +61,9 @@ struct dump_cost_profile {
  */
 int dump_cost_profile_builtin(const char *name, struct dump_cost_profile *out, char *err,
                               size_t errlen);
+/* A built-in profile by name, else a profile YAML file (`--cost`). */
+int dump_cost_profile_load(const char *spec, struct dump_cost_profile *out, char *err,
+                           size_t errlen);
 /* The cx5 profile, loaded once; never NULL (the built-in text is fixed). */
 const struct dump_cost_profile *dump_cost_cx5(void);
 
@@ -68,9 +71,11 @@ void dump_compute_stats(const struct chainobj *o, const struct dump_cost_profile
                         struct dump_stats *st);
 
 int dump_text(FILE *out, const struct chainobj *o, unsigned flags);
-int dump_stats_text(FILE *out, const struct chainobj *o);
+/* @cost: the profile of the latency prediction (NULL: cx5). */
+int dump_stats_text(FILE *out, const struct chainobj *o, const struct dump_cost_profile *cost);
 int dump_dot(FILE *out, const struct chainobj *o);
-int dump_json(FILE *out, const struct chainobj *o, unsigned flags);
+int dump_json(FILE *out, const struct chainobj *o, unsigned flags,
+              const struct dump_cost_profile *cost);
 
 /* ---- shared by the renderers (dump_xref.c) ---- */
 

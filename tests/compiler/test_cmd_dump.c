@@ -203,6 +203,20 @@ static void test_dump_prism_source(void **state)
 	assert_int_equal(r.rc, PRISMC_EXIT_OK);
 	assert_non_null(strstr(r.out, "predicted latency (cx5"));
 	release(&r);
+	/* the cost profile by name or as a YAML file; --firmware is --profile */
+	r = run("--stats", "--firmware", "strict", "--cost", "profiles/cx5.yaml",
+	        "lib/chains/hash_get.prism", NULL);
+	assert_int_equal(r.rc, PRISMC_EXIT_OK);
+	assert_non_null(strstr(r.out, "predicted latency (cx5"));
+	release(&r);
+	r = run("--stats", "--cost", "nope", "lib/chains/hash_get.prism", NULL);
+	assert_int_equal(r.rc, PRISMC_EXIT_USAGE);
+	assert_non_null(strstr(r.err, "prismc dump: --cost nope: "));
+	release(&r);
+	r = run("--stats", "--firmware", "cx5", "lib/chains/hash_get.prism", NULL);
+	assert_int_equal(r.rc, PRISMC_EXIT_USAGE);
+	assert_non_null(strstr(r.err, "is a cost profile"));
+	release(&r);
 }
 
 /*
