@@ -158,6 +158,7 @@ int dt_campaign(const struct dt_campaign_opts *o, struct dt_tally *t)
 			switch (dt_run(&in, profs[k], &rep)) {
 			case DT_SAME:
 				compared = true;
+				t->faulted += rep.faulted;
 				break;
 			case DT_DIFF:
 				compared = true;
@@ -206,8 +207,10 @@ int dt_campaign(const struct dt_campaign_opts *o, struct dt_tally *t)
 
 		fprintf(f,
 		        "difftest: %u programs generated, %u compared (compiled under at least one "
-		        "profile), %u runs, %u differences, %u rejections, %u ill-typed/harness\n",
-		        t->generated, t->compared, t->runs, t->diffs, t->rejected, t->bad);
+		        "profile), %u runs (%u where both fail the invocation), %u differences, %u "
+		        "rejections, %u ill-typed/harness\n",
+		        t->generated, t->compared, t->runs, t->faulted, t->diffs, t->rejected,
+		        t->bad);
 		fprintf(f, "constructs (programs using it: generated / compared):\n");
 		for (int c = 0; c < DT_NCONSTRUCTS; c++)
 			fprintf(f, "  %-14s %7u / %7u  %s%s%s%s\n", dt_constructs[c].id, gen[c],

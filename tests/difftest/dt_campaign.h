@@ -33,6 +33,7 @@ struct dt_campaign_opts {
 
 struct dt_tally {
 	unsigned generated, compared, diffs, bad, rejected, runs;
+	unsigned faulted; /* runs where both engines failed the invocation (agreeing) */
 };
 
 /* Run the campaign; fills @t.  0, or -1 when out of memory. */
