@@ -249,8 +249,8 @@ enum sim_access {
 	SIM_ACCESS_REMOTE_READ = 1u << 2,
 	SIM_ACCESS_REMOTE_ATOMIC = 1u << 3,
 	/* every remote right (a QP's access: loopback queues, test fixtures) */
-	SIM_ACCESS_REMOTE_ALL = SIM_ACCESS_REMOTE_WRITE | SIM_ACCESS_REMOTE_READ |
-	                        SIM_ACCESS_REMOTE_ATOMIC,
+	SIM_ACCESS_REMOTE_ALL =
+	    SIM_ACCESS_REMOTE_WRITE | SIM_ACCESS_REMOTE_READ | SIM_ACCESS_REMOTE_ATOMIC,
 };
 
 /*
@@ -266,8 +266,7 @@ uint32_t sim_pd_num(const struct sim_pd *pd);
 /* Keys are drawn from getrandom(2): unrelated to the MR's slot or to the
  * keys before it (lkey == rkey, never 0 or PRISM_INVALID_LKEY). */
 int sim_mr_reg(struct sim_dev *dev, void *addr, size_t len, unsigned access, struct sim_mr **out);
-int sim_mr_reg_pd(struct sim_pd *pd, void *addr, size_t len, unsigned access,
-                  struct sim_mr **out);
+int sim_mr_reg_pd(struct sim_pd *pd, void *addr, size_t len, unsigned access, struct sim_mr **out);
 int sim_mr_dereg(struct sim_mr *mr);
 uint32_t sim_mr_lkey(const struct sim_mr *mr);
 uint32_t sim_mr_rkey(const struct sim_mr *mr);

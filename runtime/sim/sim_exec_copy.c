@@ -53,7 +53,8 @@ int sim_exec_write(struct sim_xctx *x)
 		for (unsigned i = 0; i < w->num_sge; i++) {
 			const struct prism_sge *s = &w->sge[i];
 
-			synd = sim_mr_check_local(x->qp, s->lkey, s->addr, s->byte_count, 0, &src[i]);
+			synd =
+			    sim_mr_check_local(x->qp, s->lkey, s->addr, s->byte_count, 0, &src[i]);
 			if (synd)
 				return synd;
 			total += s->byte_count;

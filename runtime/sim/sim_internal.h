@@ -44,7 +44,7 @@
 struct sim_pd {
 	struct sim_dev *dev;
 	uint32_t pdn;
-	uint32_t users; /* MRs and QPs in it */
+	uint32_t users;               /* MRs and QPs in it */
 	struct sim_pd *next, **prevp; /* dev->pds */
 };
 
@@ -819,8 +819,8 @@ static inline bool sim_mr_in_bounds(const struct sim_mr *mr, uint64_t addr, uint
 /* The key must name an MR of @qp's protection domain (IBA 10.6.3.1: an
  * L_Key / R_Key is valid only for QPs of the MR's PD), with the rights
  * @need and the range in bounds. */
-static inline int sim_mr_check(const struct sim_qp *qp, uint32_t key, uint64_t addr,
-                               uint64_t len, unsigned need, uint8_t **host, uint8_t synd)
+static inline int sim_mr_check(const struct sim_qp *qp, uint32_t key, uint64_t addr, uint64_t len,
+                               unsigned need, uint8_t **host, uint8_t synd)
 {
 	struct sim_mr *mr;
 

@@ -138,8 +138,7 @@ static int new_key(struct sim_dev *dev, uint32_t *out)
 	return 0;
 }
 
-int sim_mr_reg_pd(struct sim_pd *pd, void *addr, size_t len, unsigned access,
-                  struct sim_mr **out)
+int sim_mr_reg_pd(struct sim_pd *pd, void *addr, size_t len, unsigned access, struct sim_mr **out)
 {
 	struct sim_dev *dev;
 	struct sim_mr *mr;

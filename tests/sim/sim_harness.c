@@ -36,7 +36,8 @@ void hx_cq_init(struct hx_cq *c, struct sim_dev *dev, uint32_t ncqe, bool ignore
 void hx_qp_init(struct hx_qp *q, struct sim_dev *dev, struct hx_cq *scq, struct hx_cq *rcq,
                 uint32_t sq_bbs, uint32_t rq_n, unsigned flags)
 {
-	struct sim_qp_attr a = {.access = SIM_ACCESS_REMOTE_ALL, 
+	struct sim_qp_attr a = {
+	    .access = SIM_ACCESS_REMOTE_ALL,
 	    .send_cq = scq->cq,
 	    .recv_cq = rcq->cq,
 	    .sq_bbs = sq_bbs,
