@@ -428,8 +428,11 @@ void sim_dev_set_wire(struct sim_dev *dev, const struct sim_wire_ops *ops, void 
 int sim_dev_deliver(struct sim_dev *dev, const struct sim_pkt *pkt);
 /* The transport can take packets again after -EAGAIN.  Thread-safe. */
 void sim_dev_kick(struct sim_dev *dev);
-/* The link under @qp died: @qp moves to ERR; requests in flight complete
- * with @syndrome (e.g. TRANSPORT_RETRY_EXC), the rest are flushed. */
+/* The link under @qp died.  Requests in flight complete with @syndrome
+ * (e.g. TRANSPORT_RETRY_EXC), @qp moves to ERR and the rest is flushed, as
+ * when a NIC's retries run out.  With no request in flight @qp stays as it
+ * is (a NIC notices a dead peer only when it sends): its owner tears it
+ * down, and a request posted meanwhile fails at the wire. */
 int sim_qp_link_down(struct sim_qp *qp, uint8_t syndrome);
 
 /* In-process fabric: several devices in one process, and a joint run. */

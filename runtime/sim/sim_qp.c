@@ -398,6 +398,7 @@ out:
 int sim_qp_link_down(struct sim_qp *qp, uint8_t syndrome)
 {
 	struct sim_sq *sq;
+	bool in_flight = false;
 
 	if (!qp)
 		return -EINVAL;
@@ -409,9 +410,14 @@ int sim_qp_link_down(struct sim_qp *qp, uint8_t syndrome)
 		if (!o->done && o->sent) {
 			o->done = true;
 			o->syndrome = syndrome;
+			in_flight = true;
 		}
 	}
-	sim_qp_fail(qp, qp->dev->now);
+	/* As on hardware, only a request that gets no answer (retries
+	 * exhausted) fails the QP; an idle QP stays as it is, a later request
+	 * fails at the wire, and its owner tears it down in its own order. */
+	if (in_flight)
+		sim_qp_fail(qp, qp->dev->now);
 	pthread_mutex_unlock(&qp->dev->lock);
 	return 0;
 }
