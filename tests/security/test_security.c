@@ -46,6 +46,8 @@ static struct {
 	struct np_dev raw;
 	struct prism_client *honest; /* publish, connected for the whole suite */
 	uint32_t tag;                /* the honest client's latest tag */
+	char *publish;               /* publish's compiled object (YAML) */
+	size_t publish_len;
 } S;
 
 /* ---- server ---------------------------------------------------------------- */
@@ -139,6 +141,18 @@ static int setup(void **state)
 		assert_int_equal(compile(prismc, entries[i], path, sizeof(path)), 0);
 		p = prism_program__open_file(path, NULL);
 		assert_non_null(p);
+		if (i == 0) {
+			FILE *f = fopen(path, "rb");
+
+			assert_non_null(f);
+			assert_int_equal(fseek(f, 0, SEEK_END), 0);
+			S.publish_len = (size_t)ftell(f);
+			rewind(f);
+			S.publish = malloc(S.publish_len);
+			assert_non_null(S.publish);
+			assert_int_equal(fread(S.publish, 1, S.publish_len, f), S.publish_len);
+			fclose(f);
+		}
 		assert_int_equal(prism_program__load(p, S.sdev), 0);
 		assert_int_equal(prism_server__add_program(S.srv, p), 0);
 		prism_program__close(p);
@@ -165,6 +179,7 @@ static int teardown(void **state)
 	prism_server__destroy(S.srv);
 	prism_device__close(S.cdev);
 	prism_device__close(S.sdev);
+	free(S.publish);
 	rmdir(S.tmpdir);
 	return 0;
 }
@@ -479,6 +494,56 @@ static void test_welcome_publishes_no_keys(void **state)
 	honest_served();
 }
 
+/* A forged object (consistent checksum and all) whose receive scatters the
+ * client's bytes into a read-only region: the loader refuses it, so no
+ * connection can ever get it. */
+static void test_tampered_object_not_loaded(void **state)
+{
+	struct chainobj *o;
+	struct chainobj_diag d;
+	struct prism_program *p;
+	char *text;
+	size_t len;
+	int ranges = -1;
+
+	(void)state;
+	assert_int_equal(chainobj_read_mem(S.publish, S.publish_len, &o, &d), 0);
+	for (uint32_t r = 0; r < o->n_regions; r++)
+		if (!strcmp(o->regions[r].name, "ranges"))
+			ranges = (int)r;
+	assert_true(ranges >= 0);
+	assert_false(o->regions[ranges].access & CHAINOBJ_ACC_WRITE);
+	for (uint32_t i = 0; i < o->n_relocs; i++) {
+		struct chainobj_reloc *r = &o->relocs[i];
+
+		if (o->queues[r->site.queue].role != CHAINOBJ_ROLE_CONN ||
+		    r->site.ring != CHAINOBJ_RING_RQ || r->site.wqe != 0)
+			continue;
+		if (r->site.offset == 8) {
+			*r = (struct chainobj_reloc){.site = r->site,
+			                             .kind = CHAINOBJ_RELOC_REGION_ADDR,
+			                             .target = (uint32_t)ranges};
+		} else if (r->site.offset == 4) {
+			*r = (struct chainobj_reloc){.site = r->site,
+			                             .kind = CHAINOBJ_RELOC_REGION_LKEY,
+			                             .target = (uint32_t)ranges};
+		}
+	}
+	assert_int_equal(chainobj_write_mem(o, 0, &text, &len, &d), 0);
+	chainobj_free(o);
+	/* the untouched object loads; the forged one does not */
+	p = prism_program__open_mem(S.publish, S.publish_len, NULL);
+	assert_non_null(p);
+	assert_int_equal(prism_program__load(p, S.sdev), 0);
+	prism_program__close(p);
+	p = prism_program__open_mem(text, len, NULL);
+	assert_non_null(p); /* well formed: the verifier is what refuses it */
+	assert_int_equal(prism_program__load(p, S.sdev), -PRISM_E_VERIFY);
+	prism_program__close(p);
+	free(text);
+	honest_served();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -490,6 +555,7 @@ int main(void)
 	    cmocka_unit_test(test_guess_keys),
 	    cmocka_unit_test(test_disconnect_runs_nothing),
 	    cmocka_unit_test(test_welcome_publishes_no_keys),
+	    cmocka_unit_test(test_tampered_object_not_loaded),
 	};
 
 	return cmocka_run_group_tests_name("security", tests, setup, teardown);
