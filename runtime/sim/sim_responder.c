@@ -5,7 +5,8 @@
  * atomics), answers with ACK / NAK / READ response / atomic response, and
  * serves READs line by line in chaos mode.
  *
- * Owns: remote key/bounds/access checks (IB remote access error), receive
+ * Owns: remote access checks (the QP's rights, then the key's PD, rights
+ * and bounds: IB remote access error), receive
  * consumption (RNR NAK when none is usable), receive CQEs, PSN order with
  * go-back-N after an RNR NAK, and the responder's own error path: a NAK for
  * the requester and, as IBA 9.9.3 / the RC responder error classes say, the
