@@ -244,6 +244,6 @@ clean:
 
 # The targets, from the comment at the top of this file.
 help:
-	@sed -n 's/^#   make /make /p' $(firstword $(MAKEFILE_LIST))
+	@sed -n -e 's/^#   make /make /p' -e 's/^#                   /                /p' $(firstword $(MAKEFILE_LIST))
 
 -include $(shell find $(O)/obj $(FUZZ_O)/obj -name '*.d' 2>/dev/null)
