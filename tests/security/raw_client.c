@@ -48,6 +48,7 @@ int raw_connect(struct raw_client *c, struct np_dev *d, int port, const char *pr
 	rc = net_connect("127.0.0.1", port, &mine, &peer, RAW_WAIT_MS, &fd, NULL);
 	if (rc)
 		goto fail;
+	c->oob_regions = peer.n_regions;
 	rc = core_welcome_decode(peer.blob, peer.blob_len, &c->w);
 	net_oob_params_release(&peer);
 	if (!rc)

@@ -29,6 +29,7 @@
 struct raw_client {
 	struct np_qp q;
 	struct core_welcome w; /* what the server published */
+	unsigned oob_regions;  /* regions its setup answer advertised */
 	uint64_t sent;         /* requests sent */
 };
 
