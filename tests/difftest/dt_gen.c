@@ -566,7 +566,14 @@ static struct gs *gen_if(struct g *g, bool tail)
 		if (e) {
 			bool r = ret_arm && chance(g, 50);
 
-			e->cond = gen_cond(g, 1, (g->allow & BIT(DT_CAS_ELSE)) != 0);
+			if (want(g, DT_CAS_ELSE, 40)) {
+				/* W6's shape: the cas of an else-if runs only when the
+				 * first arm did not */
+				use(g, DT_COND_CAS);
+				e->cond = xleaf(g, leaf_cas(g));
+			} else {
+				e->cond = gen_cond(g, 1, (g->allow & BIT(DT_CAS_ELSE)) != 0);
+			}
 			e->a = gen_list(g, 1, tail && !r);
 			if (r)
 				e->a = append(e->a, text(g, ret_text(g)));
