@@ -41,6 +41,7 @@ struct ictx {
 	uint8_t *scratch;
 	struct interp_result *res;
 	bool faulted;
+	unsigned depth; /* eval_num nesting: bounded, the stack is not */
 	/* return statements in source order: site = index + 1 */
 	const struct ast_stmt **rets;
 	unsigned nrets, caprets;
@@ -456,10 +457,29 @@ static bool eval_binary(struct ictx *c, const struct ast_expr *e, uint64_t *out)
 	return true;
 }
 
+/* Deeper expressions than this are refused (a fault naming the limit)
+ * rather than recursed into: the stack stays bounded whatever the front end
+ * accepts.  Real offloads nest a few levels. */
+#define INTERP_MAX_DEPTH 1000
+
+static bool eval_num_at(struct ictx *c, const struct ast_expr *e, uint64_t *out);
+
 static bool eval_num(struct ictx *c, const struct ast_expr *e, uint64_t *out)
 {
+	bool ok;
+
 	if (c->faulted)
 		return false;
+	if (c->depth >= INTERP_MAX_DEPTH)
+		return fault(c, e, "expression nested more than %u deep", INTERP_MAX_DEPTH);
+	c->depth++;
+	ok = eval_num_at(c, e, out);
+	c->depth--;
+	return ok;
+}
+
+static bool eval_num_at(struct ictx *c, const struct ast_expr *e, uint64_t *out)
+{
 	if (e->kind == AST_EXPR_BOOL) {
 		*out = e->u.bool_value;
 		return true;

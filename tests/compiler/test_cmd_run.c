@@ -173,6 +173,52 @@ static void test_reference_json_and_fault(void **state)
 	release(&r);
 }
 
+/* Run-time arithmetic the reference computes at the operands' width, and
+ * an expression too deep for it is a fault with the limit, not a crash. */
+static void test_reference_arithmetic_and_depth(void **state)
+{
+	char path[] = "/tmp/prism-run-XXXXXX.prism", save[] = "/tmp/prism-run-XXXXXX";
+	int fd = mkstemps(path, 6), sfd = mkstemp(save);
+	FILE *f;
+	uint8_t m[10];
+
+	(void)state;
+	assert_true(fd >= 0 && sfd >= 0);
+	close(sfd);
+	f = fdopen(fd, "w");
+	assert_non_null(f);
+	fputs("struct r { a: le64; b: be16; }\nregion m: r[2] writable;\n"
+	      "offload f(p: *r in m, x: be16) { p.a = p.a + p.a + p.a; p.b = x + 0xffff; }\n"
+	      "offload g(p: *r in m) { p.a = p.a",
+	      f);
+	for (int i = 0; i < 1500; i++)
+		fputs(" + p.a", f);
+	fputs("; }\n", f);
+	fclose(f);
+	char arg[64];
+
+	snprintf(arg, sizeof(arg), "m=%s", save);
+	struct run_result r = run(path, "--reference", "--arg", "p=0", "--arg", "x=3", "--set",
+	                          "m+0=le64:0x5555555555555556", "--save", arg, NULL);
+
+	assert_int_equal(r.rc, PRISMC_EXIT_OK);
+	release(&r);
+	f = fopen(save, "rb");
+	assert_non_null(f);
+	assert_int_equal(fread(m, 1, sizeof(m), f), sizeof(m));
+	fclose(f);
+	/* 3 x 0x5555555555555556 wraps to 2; 3 + 0xffff wraps to 2 in 16 bits */
+	static const uint8_t want[10] = {2, 0, 0, 0, 0, 0, 0, 0, 0, 2};
+
+	assert_memory_equal(m, want, sizeof(want));
+	r = run(path, "--reference", "--entry", "g", "--arg", "p=0", NULL);
+	assert_int_equal(r.rc, PRISMC_EXIT_ERRORS);
+	assert_non_null(strstr(r.err, "expression nested more than 1000 deep"));
+	release(&r);
+	unlink(path);
+	unlink(save);
+}
+
 static void test_profile_options(void **state)
 {
 	(void)state;
@@ -273,6 +319,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_hash_get_nic_and_reference_agree),
 	    cmocka_unit_test(test_reference_json_and_fault),
+	    cmocka_unit_test(test_reference_arithmetic_and_depth),
 	    cmocka_unit_test(test_profile_options),
 	    cmocka_unit_test(test_set_errors),
 	    cmocka_unit_test(test_image_relocation),
