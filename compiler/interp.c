@@ -130,6 +130,9 @@ static bool base_at(struct ictx *c, const struct ast_expr *e, const struct ast_e
 
 		if (!eval_num(c, base, &addr))
 			return false;
+		if (addr + off < addr) /* no address wraps into a region */
+			return fault(c, e, "address 0x%llx + %llu wraps", (unsigned long long)addr,
+			             (unsigned long long)off);
 		return mem_at(c, e, e->region, addr + off, size, p);
 	}
 	if (!place_of(c, base, p))
