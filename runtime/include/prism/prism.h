@@ -382,6 +382,9 @@ struct prism_call {
 	uint64_t virt_ns;  /* virtual-clock latency (sim), 0 on hardware */
 	uint32_t ret_site; /* which `return` produced the result (1, 2, ...); 0: none
 	                    * ran (e.g. a lookup that found nothing) */
+	uint32_t ret_len;  /* bytes that `return` wrote (its completion's byte
+	                    * count; less than result_len after a bounded read
+	                    * `e[.. n]`); 0 when none ran */
 	size_t : 0;
 };
 

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * prism_mc.h - memcached's hooks into the prism get offload (prism_mc.c).
+ *
+ * Included at the end of memcached.h.  Built with --enable-prism (PRISM
+ * defined) the hooks are functions; without it PRISM_HOOK() expands to
+ * nothing, so the patched tree compiles to stock memcached.
+ *
+ * Must not: be included before memcached.h's types (item, ADD_STAT).
+ */
+#ifndef PRISM_MC_H
+#define PRISM_MC_H
+
+/* it_flags bit: the offload indexed this item at least once, so its memory
+ * is quarantined for a lease when it is unlinked (bits 13-15 are free). */
+#define ITEM_PRISM 8192
+
+#ifdef PRISM
+/* -o prism=SPEC (or the MEMCACHED_PRISM environment variable): 0, or -1 with
+ * a message on stderr. */
+int prism_mc_option(const char *spec);
+/* True once the offload was asked for (option or environment). */
+bool prism_mc_enabled(void);
+/* Slab memory (@maxbytes) inside the registered region, or NULL (message). */
+void *prism_mc_slab_memory(size_t maxbytes);
+/* Start the offload server (after the worker threads); 0 or -1 (message). */
+int prism_mc_start(void);
+/* assoc_insert published @it / assoc_delete is about to unlink it (item lock held). */
+void prism_mc_link(item *it);
+void prism_mc_unlink(item *it);
+/* flush_all set settings.oldest_live. */
+void prism_mc_flush(void);
+/* STAT prism_* lines. */
+void prism_mc_stats(ADD_STAT add_stats, conn *c);
+#define PRISM_HOOK(call) call
+#else
+#define PRISM_HOOK(call)                                                                           \
+	do {                                                                                       \
+	} while (0)
+#endif
+
+#endif
