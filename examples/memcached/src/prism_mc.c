@@ -72,7 +72,7 @@ struct qent {
 };
 
 static struct {
-	bool on;
+	bool on, chaos;
 	int port;
 	unsigned nic_threads, lease_ms;
 	char chain[256];
@@ -115,7 +115,7 @@ static uint64_t now_ns(void)
 
 /* ---- options ------------------------------------------------------------- */
 
-/* port=N (0: any free port),nic_threads=N,lease_ms=N,chain=PATH,seed=N
+/* port=N (0: any free port),nic_threads=N,lease_ms=N,chain=PATH,seed=N,chaos=0|1
  * (every key optional). */
 int prism_mc_option(const char *spec)
 {
@@ -152,6 +152,8 @@ int prism_mc_option(const char *spec)
 			pm.nic_threads = (unsigned)v;
 		else if (!strcmp(tok, "lease_ms") && v >= 1 && v <= 60000)
 			pm.lease_ms = (unsigned)v;
+		else if (!strcmp(tok, "chaos"))
+			pm.chaos = v != 0;
 		else if (!strcmp(tok, "seed"))
 			pm.seed = v;
 		else {
@@ -209,6 +211,7 @@ void *prism_mc_slab_memory(size_t maxbytes)
 	d.sz = sizeof(d);
 	d.threaded = true;
 	d.nic_threads = pm.nic_threads;
+	d.chaos = pm.chaos;
 	memset(&r, 0, sizeof(r));
 	r.sz = sizeof(r);
 	r.access = PRISM_ACCESS_READ;

@@ -99,6 +99,9 @@ struct prism_device_opts {
 	                         * a server spreads its connections over them.  0: 1;
 	                         * at most 64; not with trace_path.  Shard i uses node
 	                         * id node + i and seed seed + i */
+	bool chaos;             /* sim: READs served cache line by cache line in a
+	                         * seeded random order, as a NIC may (docs/nic-model.md,
+	                         * chaos mode); for consistency tests */
 	size_t : 0;
 };
 
