@@ -92,5 +92,5 @@ extract
 configure
 "$O/prismc" compile "$here/memcached_get.prism" --entry get -o "$out/memcached_get.chain"
 rm -f "$out/src/memcached" "$out/src/memcached-debug" # relink against the current libprism
-make -C "$out/src" -j2 memcached memcached-debug >"$out/make.log" 2>&1 || { tail -30 "$out/make.log"; exit 1; }
+make -C "$out/src" -j2 memcached memcached-debug timedrun sizes testapp >"$out/make.log" 2>&1 || { tail -30 "$out/make.log"; exit 1; }
 echo "$out/src/memcached"

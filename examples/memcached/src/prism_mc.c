@@ -83,6 +83,8 @@ static struct {
 	struct prism_program *prog;
 	struct prism_server *srv;
 	char *slab_base;
+	size_t slab_len, slab_used; /* pages handed to memcached (page_lock) */
+	pthread_mutex_t page_lock;
 	uint64_t slab_nic;
 	uint32_t max_item, nslots;
 
@@ -102,6 +104,7 @@ static struct {
         .lease_ms = 1000,
         .chain = PRISM_MC_CHAIN,
         .seed = DEFAULT_SEED,
+        .page_lock = PTHREAD_MUTEX_INITIALIZER,
         .ix_lock = PTHREAD_MUTEX_INITIALIZER,
         .q_lock = PTHREAD_MUTEX_INITIALIZER};
 
@@ -199,7 +202,7 @@ static int declared(const char *name, uint64_t *size)
 	return -1;
 }
 
-void *prism_mc_slab_memory(size_t maxbytes)
+int prism_mc_slab_memory(size_t maxbytes)
 {
 	struct prism_device_opts d;
 	struct prism_region_opts r;
@@ -218,39 +221,55 @@ void *prism_mc_slab_memory(size_t maxbytes)
 	pm.prog = prism_program__open_file(pm.chain, NULL);
 	if (!pm.prog) {
 		fprintf(stderr, "prism: cannot open %s: %s\n", pm.chain, prism_strerror(errno));
-		return NULL;
+		return -1;
 	}
 	entry = prism_program__find_entry(pm.prog, "get");
 	res = entry < 0 ? entry : prism_program__result_size(pm.prog, entry);
 	if (res <= (int)sizeof(item) || declared("index", &isize) || declared("slabs", &ssize))
-		return NULL;
+		return -1;
 	pm.max_item = (uint32_t)res;
 	pm.nslots = (uint32_t)(isize / SLOT_BYTES);
 	if (pm.nslots & (pm.nslots - 1)) {
 		fprintf(stderr, "prism: index of %u slots is not a power of two\n", pm.nslots);
-		return NULL;
+		return -1;
 	}
 	pm.dev = prism_device__open("sim", &d);
 	if (!pm.dev) {
 		fprintf(stderr, "prism: cannot open the sim device: %s\n", prism_strerror(errno));
-		return NULL;
+		return -1;
 	}
-	/* MAX_ITEM bytes past memcached's memory: a slot's length read with
-	 * another slot's pointer never leaves the region. */
-	pm.slabs = prism_device__create_region(pm.dev, "slabs", maxbytes + pm.max_item, &r);
+	/* memcached may go one page past -m per slab class (do_slabs_newslab);
+	 * MAX_ITEM bytes more: a slot's length read with another slot's pointer
+	 * never leaves the region. */
+	pm.slab_len = maxbytes + (size_t)MAX_NUMBER_OF_SLAB_CLASSES * settings.slab_page_size;
+	pm.slabs = prism_device__create_region(pm.dev, "slabs", pm.slab_len + pm.max_item, &r);
 	pm.index = prism_device__create_region(pm.dev, "index", isize, &r);
 	pm.owner = calloc(pm.nslots, sizeof(*pm.owner));
 	if (!pm.slabs || !pm.index || !pm.owner) {
 		fprintf(stderr, "prism: cannot create the regions (%zu + %llu bytes)\n", maxbytes,
 		        (unsigned long long)isize);
-		return NULL;
+		return -1;
 	}
 	pm.slab_base = prism_region__addr(pm.slabs);
 	pm.slab_nic = prism_region__nic_addr(pm.slabs);
 	pm.slots = prism_region__addr(pm.index);
 	for (uint32_t i = 0; i < pm.nslots; i++)
 		pm.slots[i].w1 = htobe64(pm.slab_nic);
-	return pm.slab_base;
+	return 0;
+}
+
+void *prism_mc_page(size_t size)
+{
+	void *p = NULL;
+
+	size = (size + 4095) & ~(size_t)4095;
+	pthread_mutex_lock(&pm.page_lock);
+	if (pm.slab_len - pm.slab_used >= size) {
+		p = pm.slab_base + pm.slab_used;
+		pm.slab_used += size;
+	}
+	pthread_mutex_unlock(&pm.page_lock);
+	return p;
 }
 
 static void *sweeper(void *arg);
@@ -354,7 +373,7 @@ static bool indexable(const item *it)
 	if (settings.oldest_live != 0 && settings.oldest_live >= current_time)
 		return false;
 	return (char *)it >= pm.slab_base &&
-	       (char *)it + ITEM_ntotal(it) <= pm.slab_base + settings.maxbytes;
+	       (char *)it + ITEM_ntotal(it) <= pm.slab_base + pm.slab_len;
 }
 
 void prism_mc_link(item *it)

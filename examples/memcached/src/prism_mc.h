@@ -21,8 +21,10 @@
 int prism_mc_option(const char *spec);
 /* True once the offload was asked for (option or environment). */
 bool prism_mc_enabled(void);
-/* Slab memory (@maxbytes) inside the registered region, or NULL (message). */
-void *prism_mc_slab_memory(size_t maxbytes);
+/* Register the slab region for @maxbytes of items: 0 or -1 (message). */
+int prism_mc_slab_memory(size_t maxbytes);
+/* A slab page of @size bytes from the region (memcached's malloc), or NULL. */
+void *prism_mc_page(size_t size);
 /* Start the offload server (after the worker threads); 0 or -1 (message). */
 int prism_mc_start(void);
 /* assoc_insert published @it / assoc_delete is about to unlink it (item lock held). */
@@ -33,7 +35,11 @@ void prism_mc_flush(void);
 /* STAT prism_* lines. */
 void prism_mc_stats(ADD_STAT add_stats, conn *c);
 #define PRISM_HOOK(call) call
+/* Slab pages come from the registered region (memory_allocate), with
+ * memcached's own accounting unchanged. */
+#define PRISM_PAGE_ALLOC(size) (prism_mc_enabled() ? prism_mc_page(size) : malloc(size))
 #else
+#define PRISM_PAGE_ALLOC(size) malloc(size)
 #define PRISM_HOOK(call)                                                                           \
 	do {                                                                                       \
 	} while (0)
