@@ -5,8 +5,9 @@
 # *.mk fragment (runtime/*/*.mk, compiler/*.mk, tests/*/*.mk, ...), which appends to the variables below; this file never lists sources.
 #
 #   make            library (static + shared), prismc, tools
-#   make test       deps, build, every cmocka suite, the ASan+UBSan build of
-#                   the suites, bounded fuzz runs
+#   make test       deps, build, every cmocka suite, the patched memcached's
+#                   quick tests, the ASan+UBSan build of the suites, bounded
+#                   fuzz runs
 #   make demo       the main job on the software NIC
 #   make bench      benchmarks (print figures)
 #   make fuzz       longer fuzz runs
@@ -168,6 +169,7 @@ test:
 	@tools/deps.sh ensure
 	@rm -f build/test-tally
 	@$(MAKE) --no-print-directory check
+	@$(MAKE) --no-print-directory test-memcached
 	@$(MAKE) --no-print-directory SAN=1 check
 	@$(MAKE) --no-print-directory fuzz-smoke
 	@$(MAKE) --no-print-directory install-check

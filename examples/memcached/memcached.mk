@@ -42,3 +42,21 @@ check-memcached: memcached
 
 DEMO_DEPS += memcached
 DEMO_STEPS += $(MC_DIR)/demo.sh
+
+# libprism-memcached: the static library, its header and prism-memcached.pc
+# go with `make install`.
+.PHONY: install-memcached uninstall-memcached
+install: install-memcached
+uninstall: uninstall-memcached
+install-memcached: $(MC_LIB_A)
+	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(BINDIR)
+	install -m 644 $(MC_DIR)/client/prism_memcached.h $(DESTDIR)$(INCLUDEDIR)/
+	install -m 644 $(MC_LIB_A) $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(O)/prism-memccat $(O)/prism-memcslap $(DESTDIR)$(BINDIR)/
+	sed -e 's|@LIBDIR@|$(LIBDIR)|' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' \
+	    -e 's|@VERSION@|$(VERSION)|' $(MC_DIR)/client/prism-memcached.pc.in \
+	    > $(DESTDIR)$(PKGCONFIGDIR)/prism-memcached.pc
+uninstall-memcached:
+	rm -f $(DESTDIR)$(INCLUDEDIR)/prism_memcached.h $(DESTDIR)$(LIBDIR)/libprism-memcached.a \
+	    $(DESTDIR)$(PKGCONFIGDIR)/prism-memcached.pc $(DESTDIR)$(BINDIR)/prism-memccat \
+	    $(DESTDIR)$(BINDIR)/prism-memcslap
