@@ -60,3 +60,9 @@ uninstall-memcached:
 	rm -f $(DESTDIR)$(INCLUDEDIR)/prism_memcached.h $(DESTDIR)$(LIBDIR)/libprism-memcached.a \
 	    $(DESTDIR)$(PKGCONFIGDIR)/prism-memcached.pc $(DESTDIR)$(BINDIR)/prism-memccat \
 	    $(DESTDIR)$(BINDIR)/prism-memcslap
+
+# `make bench`: offloaded gets against stock /usr/bin/memcached (bench.sh).
+.PHONY: bench-memcached
+bench: bench-memcached
+bench-memcached: memcached
+	@O=$(O) $(MC_DIR)/bench.sh

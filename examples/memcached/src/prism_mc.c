@@ -73,6 +73,7 @@ struct qent {
 
 static struct {
 	bool on, chaos;
+	bool env_read, from_env; /* MEMCACHED_PRISM looked at / turned the offload on */
 	int port;
 	unsigned nic_threads, lease_ms;
 	char chain[256];
@@ -84,6 +85,8 @@ static struct {
 	struct prism_server *srv;
 	char *slab_base;
 	size_t slab_len, slab_used; /* pages handed to memcached (page_lock) */
+	void **spare;               /* released pages, reused first */
+	size_t nspare, spare_cap;
 	pthread_mutex_t page_lock;
 	uint64_t slab_nic;
 	uint32_t max_item, nslots;
@@ -97,6 +100,7 @@ static struct {
 	struct qent *q;
 	size_t q_head, q_len, q_cap;
 	uint64_t quarantined;
+	bool clients_seen;
 	pthread_t sweeper;
 	volatile bool stop;
 } pm = {.port = PRISM_DEFAULT_PORT,
@@ -174,8 +178,12 @@ bool prism_mc_enabled(void)
 {
 	const char *env = getenv("MEMCACHED_PRISM");
 
-	if (!pm.on && env && prism_mc_option(env))
-		exit(EXIT_FAILURE);
+	if (!pm.on && !pm.env_read && env) {
+		pm.from_env = true;
+		if (prism_mc_option(env))
+			exit(EXIT_FAILURE);
+	}
+	pm.env_read = true;
 	return pm.on;
 }
 
@@ -202,13 +210,20 @@ static int declared(const char *name, uint64_t *size)
 	return -1;
 }
 
-int prism_mc_slab_memory(size_t maxbytes)
+int prism_mc_slab_memory(size_t maxbytes, bool prealloc)
 {
 	struct prism_device_opts d;
 	struct prism_region_opts r;
 	uint64_t isize = 0, ssize = 0;
 	int entry, res;
 
+	if (prealloc) {
+		/* -e / -L: memcached's pages would not be in the registered region. */
+		fprintf(stderr, "prism: the offload works neither with -e nor with -L%s\n",
+		        pm.from_env ? "; MEMCACHED_PRISM ignored" : "");
+		pm.on = false;
+		return pm.from_env ? 0 : -1;
+	}
 	prism_set_log_fn(logf_stderr, NULL, PRISM_LOG_INFO);
 	memset(&d, 0, sizeof(d));
 	d.sz = sizeof(d);
@@ -264,12 +279,32 @@ void *prism_mc_page(size_t size)
 
 	size = (size + 4095) & ~(size_t)4095;
 	pthread_mutex_lock(&pm.page_lock);
-	if (pm.slab_len - pm.slab_used >= size) {
+	if (pm.nspare && size <= (size_t)settings.slab_page_size) {
+		p = pm.spare[--pm.nspare];
+	} else if (pm.slab_len - pm.slab_used >= size) {
 		p = pm.slab_base + pm.slab_used;
 		pm.slab_used += size;
 	}
 	pthread_mutex_unlock(&pm.page_lock);
 	return p;
+}
+
+void prism_mc_page_free(void *page)
+{
+	pthread_mutex_lock(&pm.page_lock);
+	if (pm.nspare == pm.spare_cap) {
+		size_t cap = pm.spare_cap ? pm.spare_cap * 2 : 64;
+		void **s = realloc(pm.spare, cap * sizeof(*s));
+
+		if (!s) { /* leaked to the region: it stays registered memory */
+			pthread_mutex_unlock(&pm.page_lock);
+			return;
+		}
+		pm.spare = s;
+		pm.spare_cap = cap;
+	}
+	pm.spare[pm.nspare++] = page;
+	pthread_mutex_unlock(&pm.page_lock);
 }
 
 static void *sweeper(void *arg);
@@ -399,6 +434,24 @@ void prism_mc_link(item *it)
 	pthread_mutex_unlock(&pm.ix_lock);
 }
 
+/* Has an offload client ever connected?  Until one has, no NIC read can be in
+ * flight (the slot was cleared before any invocation can start), so unlinked
+ * items are freed at once, as in stock memcached.  The server counts a
+ * connection (conns_opened) before it answers the client's setup. */
+static bool clients_seen(void)
+{
+	struct prism_server_stats ss;
+
+	if (__atomic_load_n(&pm.clients_seen, __ATOMIC_ACQUIRE))
+		return true;
+	memset(&ss, 0, sizeof(ss));
+	ss.sz = sizeof(ss);
+	if (prism_server__stats(pm.srv, &ss) == 0 && ss.conns_opened == 0)
+		return false;
+	__atomic_store_n(&pm.clients_seen, true, __ATOMIC_RELEASE);
+	return true;
+}
+
 void prism_mc_unlink(item *it)
 {
 	uint32_t fp, b1, b2;
@@ -413,6 +466,8 @@ void prism_mc_unlink(item *it)
 		pm.indexed--;
 	}
 	pthread_mutex_unlock(&pm.ix_lock);
+	if (!clients_seen())
+		return;
 
 	/* Keep the memory for the lease (memcached holds the item lock, so the
 	 * reference is taken as its own readers take theirs). */

@@ -21,10 +21,14 @@
 int prism_mc_option(const char *spec);
 /* True once the offload was asked for (option or environment). */
 bool prism_mc_enabled(void);
-/* Register the slab region for @maxbytes of items: 0 or -1 (message). */
-int prism_mc_slab_memory(size_t maxbytes);
+/* Register the slab region for @maxbytes of items: 0 or -1 (message).  With
+ * @prealloc (-e, -L) the offload cannot work: an error for -o prism, a note
+ * and the offload off for MEMCACHED_PRISM. */
+int prism_mc_slab_memory(size_t maxbytes, bool prealloc);
 /* A slab page of @size bytes from the region (memcached's malloc), or NULL. */
 void *prism_mc_page(size_t size);
+/* A page memcached released (memory_release): kept for the next prism_mc_page. */
+void prism_mc_page_free(void *page);
 /* Start the offload server (after the worker threads); 0 or -1 (message). */
 int prism_mc_start(void);
 /* assoc_insert published @it / assoc_delete is about to unlink it (item lock held). */
@@ -38,8 +42,10 @@ void prism_mc_stats(ADD_STAT add_stats, conn *c);
 /* Slab pages come from the registered region (memory_allocate), with
  * memcached's own accounting unchanged. */
 #define PRISM_PAGE_ALLOC(size) (prism_mc_enabled() ? prism_mc_page(size) : malloc(size))
+#define PRISM_PAGE_FREE(p)     (prism_mc_enabled() ? prism_mc_page_free(p) : free(p))
 #else
 #define PRISM_PAGE_ALLOC(size) malloc(size)
+#define PRISM_PAGE_FREE(p)     free(p)
 #define PRISM_HOOK(call)                                                                           \
 	do {                                                                                       \
 	} while (0)

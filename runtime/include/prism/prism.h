@@ -303,6 +303,9 @@ struct prism_server_stats {
 	uint64_t rearms_cpu;     /* template re-posts done by the CPU */
 	uint64_t bytes_per_conn; /* queue + scratch memory of one connection */
 	uint64_t shards;         /* NIC threads the connections are spread over */
+	uint64_t conns_opened;   /* connections whose queues were created, counted before
+	                          * the client can send (failed setups included): 0 means
+	                          * no invocation has ever run */
 	size_t : 0;
 };
 
