@@ -466,8 +466,11 @@ void prism_mc_unlink(item *it)
 		pm.indexed--;
 	}
 	pthread_mutex_unlock(&pm.ix_lock);
-	if (!clients_seen())
+	if (!clients_seen()) {
+		/* No reference taken: the slab mover must treat it as any item. */
+		it->it_flags &= ~ITEM_PRISM;
 		return;
+	}
 
 	/* Keep the memory for the lease (memcached holds the item lock, so the
 	 * reference is taken as its own readers take theirs). */

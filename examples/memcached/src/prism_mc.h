@@ -11,8 +11,9 @@
 #ifndef PRISM_MC_H
 #define PRISM_MC_H
 
-/* it_flags bit: the offload indexed this item at least once, so its memory
- * is quarantined for a lease when it is unlinked (bits 13-15 are free). */
+/* it_flags bit: the offload indexed this item, so its memory is quarantined
+ * for a lease when it is unlinked (once an offload client has connected;
+ * cleared when it is not); bits 13-15 are free. */
 #define ITEM_PRISM 8192
 
 #ifdef PRISM
