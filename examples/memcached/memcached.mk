@@ -12,7 +12,7 @@ MC_DIR     := examples/memcached
 MC_OUT     := $(O)/memcached
 MC_BIN     := $(MC_OUT)/src/memcached
 MC_LIBS    := -lmemcached -lxxhash
-MC_CLIENT  := $(MC_DIR)/client/prism_memcached.c
+MC_CLIENT  := $(MC_DIR)/client/prism_memcached.c $(MC_DIR)/client/mc_item.c
 
 TOOLS += prism-memccat prism-memcslap prism-mc-difftest
 prism-memccat_SRCS  := $(MC_DIR)/client/prism_memccat.c $(MC_CLIENT)

@@ -7,16 +7,15 @@
  * hash seed, largest item, lease, clock), the client side of the get offload
  * (examples/memcached/memcached_get.prism: XXH3-64 fingerprint and two slots),
  * and every check that decides whether the returned bytes are this key's
- * current item.  The item layout is memcached 1.6's struct _stritem on a
- * 64-bit little-endian host (memcached.h; the server is such a host).
+ * current item (the item layout itself is mc_item.c's).
  *
  * Must not: accept bytes it cannot prove came from a live or quarantined item
  * of this key: the full key, the header's lengths against the bytes received,
  * the expiry time, and a round trip shorter than half the server's lease.
  */
 #include "prism_memcached.h"
+#include "mc_item.h"
 
-#include <endian.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,19 +24,6 @@
 
 #include <prism/prism.h>
 #include <xxhash.h>
-
-/* memcached 1.6 struct _stritem (x86-64): offsets of the fields we read. */
-enum {
-	IT_EXPTIME = 28, /* rel_time_t, seconds since process_started; 0: never */
-	IT_NBYTES = 32,  /* int: value bytes including "\r\n" */
-	IT_FLAGS = 38,   /* u16 it_flags */
-	IT_NKEY = 41,    /* u8 */
-	IT_DATA = 48,    /* [cas u64 if ITEM_CAS] key, 1 byte, [client flags u32], value */
-	F_CAS = 2,
-	F_CHUNKED = 32,
-	F_HDR = 128,
-	F_CFLAGS = 256,
-};
 
 #define ALT_MUL 0x5bd1e995u
 
@@ -104,7 +90,7 @@ struct prism_mc *prism_mc_attach(memcached_st *memc, const char *offload, memcac
 	srv = memcached_server_instance_by_position(memc, 0);
 	r = srv ? memcached_stat_execute(memc, NULL, stat_cb, &s) : MEMCACHED_NO_SERVERS;
 	if (r != MEMCACHED_SUCCESS || s.seen != 63 || !pm->nslots ||
-	    (pm->nslots & (pm->nslots - 1)) || pm->max_item <= IT_DATA) {
+	    (pm->nslots & (pm->nslots - 1)) || pm->max_item < 64) {
 		*rc = r != MEMCACHED_SUCCESS ? r : MEMCACHED_NOT_SUPPORTED;
 		free(pm);
 		return NULL;
@@ -153,53 +139,30 @@ static double mono_ms(void)
 	return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
 }
 
-static uint32_t rd32(const uint8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return le32toh(v);
-}
-
 /* The value of @key in the @n bytes the NIC returned, or NULL (rejected). */
 static char *check_item(struct prism_mc *pm, const uint8_t *it, size_t n, const char *key,
                         size_t klen, size_t *vlen, uint32_t *flags, memcached_return_t *error)
 {
-	uint16_t f;
-	uint32_t nbytes, exptime, cflags = 0;
-	size_t keyoff, valoff, ntotal;
+	struct mc_item_view iv;
 	char *v;
 
 	*error = MEMCACHED_FAILURE;
-	if (n < IT_DATA)
+	if (mc_item_parse(it, n, &iv) || iv.nkey != klen || memcmp(iv.key, key, klen))
 		return NULL;
-	memcpy(&f, it + IT_FLAGS, 2);
-	f = le16toh(f);
-	nbytes = rd32(it + IT_NBYTES);
-	if ((f & (F_CHUNKED | F_HDR)) || it[IT_NKEY] != klen || nbytes < 2 || nbytes > n)
-		return NULL;
-	keyoff = IT_DATA + ((f & F_CAS) ? 8 : 0);
-	valoff = keyoff + klen + 1 + ((f & F_CFLAGS) ? 4 : 0);
-	ntotal = valoff + nbytes;
-	if (ntotal > n || memcmp(it + keyoff, key, klen) || memcmp(it + ntotal - 2, "\r\n", 2))
-		return NULL;
-	exptime = rd32(it + IT_EXPTIME);
-	if (exptime && (int64_t)exptime <= (int64_t)time(NULL) - pm->process_started + 1) {
+	if (iv.exptime && (int64_t)iv.exptime <= (int64_t)time(NULL) - pm->process_started + 1) {
 		pm->st.expired++;
 		*error = MEMCACHED_NOTFOUND;
 		return NULL;
 	}
-	if (f & F_CFLAGS)
-		cflags = rd32(it + keyoff + klen + 1);
-	if (!(v = malloc(nbytes - 1))) {
+	if (!(v = malloc(iv.nvalue + 1))) {
 		*error = MEMCACHED_MEMORY_ALLOCATION_FAILURE;
 		return NULL;
 	}
-	memcpy(v, it + valoff, nbytes - 2);
-	v[nbytes - 2] = '\0';
-	*vlen = nbytes - 2;
+	memcpy(v, iv.value, iv.nvalue);
+	v[iv.nvalue] = '\0';
+	*vlen = iv.nvalue;
 	if (flags)
-		*flags = cflags;
+		*flags = iv.client_flags;
 	*error = MEMCACHED_SUCCESS;
 	return v;
 }
