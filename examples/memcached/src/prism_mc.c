@@ -501,6 +501,35 @@ void prism_mc_unlink(item *it)
 	pthread_mutex_unlock(&pm.q_lock);
 }
 
+void prism_mc_check(item *it)
+{
+	uint32_t fp, b[2];
+
+	if (!pm.srv)
+		return;
+	b[0] = (uint32_t)key_hash(ITEM_key(it), it->nkey, &fp) & (pm.nslots - 1);
+	b[1] = alt_slot(b[0], fp);
+	pthread_mutex_lock(&pm.ix_lock);
+	for (int i = 0; i < 2; i++) {
+		item *o = pm.owner[b[i]];
+
+		/* A slot's item is never freed before the slot is cleared, so its
+		 * key is readable here. */
+		if (o && o != it && o->nkey == it->nkey &&
+		    !memcmp(ITEM_key(o), ITEM_key(it), it->nkey)) {
+			fprintf(stderr, "prism: slot %u holds a stale item of key %.*s\n", b[i],
+			        (int)it->nkey, ITEM_key(it));
+			abort();
+		}
+		if (o == it && be64toh(pm.slots[b[i]].w1) !=
+		                   pm.slab_nic + (uint64_t)((char *)it - pm.slab_base)) {
+			fprintf(stderr, "prism: slot %u does not point at its item\n", b[i]);
+			abort();
+		}
+	}
+	pthread_mutex_unlock(&pm.ix_lock);
+}
+
 void prism_mc_flush(void)
 {
 	if (!pm.srv)

@@ -35,6 +35,9 @@ int prism_mc_start(void);
 /* assoc_insert published @it / assoc_delete is about to unlink it (item lock held). */
 void prism_mc_link(item *it);
 void prism_mc_unlink(item *it);
+/* memcached-debug, on every hit do_item_get returns (item lock held): no
+ * index slot may hold another item of the same key; aborts if one does. */
+void prism_mc_check(item *it);
 /* flush_all set settings.oldest_live. */
 void prism_mc_flush(void);
 /* STAT prism_* lines. */

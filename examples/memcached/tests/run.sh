@@ -16,7 +16,7 @@ set -euo pipefail
 O=${O:-build}
 mode=${1:-quick}
 src=$O/memcached/src
-MC=$src/memcached
+MC=$src/memcached-debug # asserts, and prism_mc_check on every hit
 pids=()
 tmp=$(mktemp -d)
 cleanup() {
