@@ -82,7 +82,10 @@ static struct {
 	struct prism_device *dev;
 	struct prism_region *slabs, *index;
 	struct prism_program *prog;
-	struct prism_server *srv;
+	struct prism_server *srv; /* NULL under prismd */
+	struct prism_daemon *daemon;
+	char daemon_sock[108];
+	bool running; /* hooks on */
 	char *slab_base;
 	size_t slab_len, slab_used; /* pages handed to memcached (page_lock) */
 	void **spare;               /* released pages, reused first */
@@ -122,7 +125,8 @@ static uint64_t now_ns(void)
 
 /* ---- options ------------------------------------------------------------- */
 
-/* port=N (0: any free port),nic_threads=N,lease_ms=N,chain=PATH,seed=N,chaos=0|1
+/* port=N (0: any free port),nic_threads=N,lease_ms=N,chain=PATH,seed=N,chaos=0|1,
+ * daemon=SOCKET (prismd serves the chain on its port: port= names it for clients)
  * (every key optional). */
 int prism_mc_option(const char *spec)
 {
@@ -144,6 +148,10 @@ int prism_mc_option(const char *spec)
 		*eq++ = '\0';
 		if (!strcmp(tok, "chain")) {
 			snprintf(pm.chain, sizeof(pm.chain), "%s", eq);
+			continue;
+		}
+		if (!strcmp(tok, "daemon")) {
+			snprintf(pm.daemon_sock, sizeof(pm.daemon_sock), "%s", eq);
 			continue;
 		}
 		errno = 0;
@@ -210,6 +218,27 @@ static int declared(const char *name, uint64_t *size)
 	return -1;
 }
 
+/* Daemon mode: prismd maps the slab and index memfds, so offloaded gets go
+ * on (from the crash-time snapshot: nothing is freed any more) if memcached dies. */
+static int share_with_daemon(void)
+{
+	int err;
+
+	pm.daemon = prism_daemon__attach(pm.daemon_sock);
+	if (!pm.daemon) {
+		fprintf(stderr, "prism: cannot attach to prismd at %s: %s\n", pm.daemon_sock,
+		        prism_strerror(errno));
+		return -1;
+	}
+	if ((err = prism_daemon__share_region(pm.daemon, pm.slabs)) ||
+	    (err = prism_daemon__share_region(pm.daemon, pm.index))) {
+		fprintf(stderr, "prism: prismd at %s refused a region: %s\n", pm.daemon_sock,
+		        prism_strerror(err));
+		return -1;
+	}
+	return 0;
+}
+
 int prism_mc_slab_memory(size_t maxbytes, bool prealloc)
 {
 	struct prism_device_opts d;
@@ -227,7 +256,7 @@ int prism_mc_slab_memory(size_t maxbytes, bool prealloc)
 	prism_set_log_fn(logf_stderr, NULL, PRISM_LOG_INFO);
 	memset(&d, 0, sizeof(d));
 	d.sz = sizeof(d);
-	d.threaded = true;
+	d.threaded = !pm.daemon_sock[0]; /* under prismd this device never runs */
 	d.nic_threads = pm.nic_threads;
 	d.chaos = pm.chaos;
 	memset(&r, 0, sizeof(r));
@@ -265,8 +294,10 @@ int prism_mc_slab_memory(size_t maxbytes, bool prealloc)
 		        (unsigned long long)isize);
 		return -1;
 	}
+	if (pm.daemon_sock[0] && share_with_daemon())
+		return -1;
 	pm.slab_base = prism_region__addr(pm.slabs);
-	pm.slab_nic = prism_region__nic_addr(pm.slabs);
+	pm.slab_nic = prism_region__nic_addr(pm.slabs); /* prismd's mapping when shared */
 	pm.slots = prism_region__addr(pm.index);
 	for (uint32_t i = 0; i < pm.nslots; i++)
 		pm.slots[i].w1 = htobe64(pm.slab_nic);
@@ -317,6 +348,15 @@ int prism_mc_start(void)
 	memset(&so, 0, sizeof(so));
 	so.sz = sizeof(so);
 	so.port = pm.port;
+	if (pm.daemon_sock[0]) {
+		/* prismd serves the chain; memcached only keeps the index. */
+		pm.running = true;
+		if (pthread_create(&pm.sweeper, NULL, sweeper, NULL)) {
+			fprintf(stderr, "prism: cannot start the quarantine thread\n");
+			return -1;
+		}
+		return 0;
+	}
 	if ((err = prism_program__load(pm.prog, pm.dev)) ||
 	    !(pm.srv = prism_server__create(pm.dev, &so)) ||
 	    (err = prism_server__add_program(pm.srv, pm.prog)) ||
@@ -325,6 +365,7 @@ int prism_mc_start(void)
 		        prism_strerror(err ? err : errno));
 		return -1;
 	}
+	pm.running = true;
 	if (pthread_create(&pm.sweeper, NULL, sweeper, NULL)) {
 		fprintf(stderr, "prism: cannot start the quarantine thread\n");
 		return -1;
@@ -415,7 +456,7 @@ void prism_mc_link(item *it)
 {
 	uint32_t fp, b1, b2, b;
 
-	if (!pm.srv)
+	if (!pm.running)
 		return;
 	b1 = (uint32_t)key_hash(ITEM_key(it), it->nkey, &fp) & (pm.nslots - 1);
 	b2 = alt_slot(b1, fp);
@@ -442,8 +483,8 @@ static bool clients_seen(void)
 {
 	struct prism_server_stats ss;
 
-	if (__atomic_load_n(&pm.clients_seen, __ATOMIC_ACQUIRE))
-		return true;
+	if (__atomic_load_n(&pm.clients_seen, __ATOMIC_ACQUIRE) || !pm.srv)
+		return true; /* under prismd: clients come and go unseen */
 	memset(&ss, 0, sizeof(ss));
 	ss.sz = sizeof(ss);
 	if (prism_server__stats(pm.srv, &ss) == 0 && ss.conns_opened == 0)
@@ -456,7 +497,7 @@ void prism_mc_unlink(item *it)
 {
 	uint32_t fp, b1, b2;
 
-	if (!pm.srv || !(it->it_flags & ITEM_PRISM))
+	if (!pm.running || !(it->it_flags & ITEM_PRISM))
 		return;
 	b1 = (uint32_t)key_hash(ITEM_key(it), it->nkey, &fp) & (pm.nslots - 1);
 	b2 = alt_slot(b1, fp);
@@ -505,7 +546,7 @@ void prism_mc_check(item *it)
 {
 	uint32_t fp, b[2];
 
-	if (!pm.srv)
+	if (!pm.running)
 		return;
 	b[0] = (uint32_t)key_hash(ITEM_key(it), it->nkey, &fp) & (pm.nslots - 1);
 	b[1] = alt_slot(b[0], fp);
@@ -532,7 +573,7 @@ void prism_mc_check(item *it)
 
 void prism_mc_flush(void)
 {
-	if (!pm.srv)
+	if (!pm.running)
 		return;
 	pthread_mutex_lock(&pm.ix_lock);
 	for (uint32_t b = 0; b < pm.nslots; b++)
@@ -576,11 +617,12 @@ void prism_mc_stats(ADD_STAT add_stats, conn *c)
 	struct prism_server_stats ss;
 	uint64_t indexed, inserts, kicks, full, skipped, qlen, quarantined;
 
-	if (!pm.srv)
+	if (!pm.running)
 		return;
 	memset(&ss, 0, sizeof(ss));
 	ss.sz = sizeof(ss);
-	prism_server__stats(pm.srv, &ss);
+	if (pm.srv)
+		prism_server__stats(pm.srv, &ss); /* under prismd: its own counters */
 	pthread_mutex_lock(&pm.ix_lock);
 	indexed = pm.indexed;
 	inserts = pm.inserts;
@@ -593,7 +635,9 @@ void prism_mc_stats(ADD_STAT add_stats, conn *c)
 	quarantined = pm.quarantined;
 	pthread_mutex_unlock(&pm.q_lock);
 
-	APPEND_STAT("prism_port", "%u", (unsigned)prism_server__port(pm.srv));
+	APPEND_STAT("prism_port", "%u",
+	            pm.srv ? (unsigned)prism_server__port(pm.srv) : (unsigned)pm.port);
+	APPEND_STAT("prism_daemon", "%s", pm.daemon_sock[0] ? pm.daemon_sock : "none");
 	APPEND_STAT("prism_nic_threads", "%u", pm.nic_threads);
 	APPEND_STAT("prism_index_slots", "%u", pm.nslots);
 	APPEND_STAT("prism_seed", "%llu", (unsigned long long)pm.seed);

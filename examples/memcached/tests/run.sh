@@ -4,7 +4,7 @@
 #   run.sh quick    `make test-memcached` (part of `make check`): memccapable,
 #                   a subset of memcached's t/*.t with the offload on, the
 #                   differential test, a forced lease overrun, prism-memccat
-#                   against memccat
+#                   against memccat, daemon mode surviving kill -9 (daemon.sh)
 #   run.sh full     `make check-memcached`: memcached's whole t/*.t with the
 #                   offload on (t/stats.t with it off: it counts the lines of
 #                   `stats`, which the offload lengthens by its prism_* lines)
@@ -80,6 +80,8 @@ quick)
 	echo "$out"
 	echo "$out" | grep -q " 0 hits" || exit 1
 	echo "$out" | grep -Eq "\(([1-9][0-9]*) lease rejections\)" || exit 1
+
+	O=$O "$(dirname "$0")/daemon.sh"
 
 	echo "memcached: t/*.t subset with the offload on (MEMCACHED_PRISM)"
 	(cd "$src" && MEMCACHED_PRISM="port=0:chaos=1" prove -j2 $SUBSET)
