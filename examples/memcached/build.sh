@@ -91,6 +91,12 @@ fetch
 extract
 configure
 "$O/prismc" compile "$here/memcached_get.prism" --entry get -o "$out/memcached_get.chain"
+# The index size is the chain's `index` region: one chain per -o prism=index_power=N.
+for p in 16 18 22 24; do
+	sed "s/^const INDEX_SLOTS = .*/const INDEX_SLOTS = $((1 << p));/" "$here/memcached_get.prism" \
+		>"$out/memcached_get-$p.prism"
+	"$O/prismc" compile "$out/memcached_get-$p.prism" --entry get -o "$out/memcached_get-$p.chain"
+done
 rm -f "$out/src/memcached" "$out/src/memcached-debug" # relink against the current libprism
 make -C "$out/src" -j2 memcached memcached-debug timedrun sizes testapp >"$out/make.log" 2>&1 || { tail -30 "$out/make.log"; exit 1; }
 echo "$out/src/memcached"

@@ -73,6 +73,7 @@ struct qent {
 
 static struct {
 	bool on, chaos;
+	unsigned index_power;    /* 0: the chain's index as it is */
 	bool env_read, from_env; /* MEMCACHED_PRISM looked at / turned the offload on */
 	int port;
 	unsigned nic_threads, lease_ms;
@@ -126,7 +127,8 @@ static uint64_t now_ns(void)
 /* ---- options ------------------------------------------------------------- */
 
 /* port=N (0: any free port),nic_threads=N,lease_ms=N,chain=PATH,seed=N,chaos=0|1,
- * daemon=SOCKET (prismd serves the chain on its port: port= names it for clients)
+ * daemon=SOCKET (prismd serves the chain on its port: port= names it for clients),
+ * index_power=N (2^N index slots: the chain built for N, 16 18 20 22 24)
  * (every key optional). */
 int prism_mc_option(const char *spec)
 {
@@ -167,6 +169,8 @@ int prism_mc_option(const char *spec)
 			pm.nic_threads = (unsigned)v;
 		else if (!strcmp(tok, "lease_ms") && v >= 1 && v <= 60000)
 			pm.lease_ms = (unsigned)v;
+		else if (!strcmp(tok, "index_power") && v >= 10 && v <= 30)
+			pm.index_power = (unsigned)v;
 		else if (!strcmp(tok, "chaos"))
 			pm.chaos = v != 0;
 		else if (!strcmp(tok, "seed"))
@@ -262,6 +266,14 @@ int prism_mc_slab_memory(size_t maxbytes, bool prealloc)
 	memset(&r, 0, sizeof(r));
 	r.sz = sizeof(r);
 	r.access = PRISM_ACCESS_READ;
+	if (pm.index_power && pm.index_power != 20) {
+		/* The build compiles memcached_get-N.chain beside the default one. */
+		char *dot = strrchr(pm.chain, '.');
+
+		if (dot && !strcmp(dot, ".chain"))
+			snprintf(dot, sizeof(pm.chain) - (size_t)(dot - pm.chain), "-%u.chain",
+			         pm.index_power);
+	}
 	pm.prog = prism_program__open_file(pm.chain, NULL);
 	if (!pm.prog) {
 		fprintf(stderr, "prism: cannot open %s: %s\n", pm.chain, prism_strerror(errno));

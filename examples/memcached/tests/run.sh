@@ -81,6 +81,14 @@ quick)
 	echo "$out" | grep -q " 0 hits" || exit 1
 	echo "$out" | grep -Eq "\(([1-9][0-9]*) lease rejections\)" || exit 1
 
+	echo "memcached: a full index (2^16 slots, 60,000 keys): the rest falls back, all right"
+	start_server SERVER -m 64 -o "prism=port=0:index_power=16"
+	out=$("$O/prism-memcslap" --servers="$SERVER" --offload --keys=60000 --execute-number=3000)
+	echo "$out" | sed 's/^/  /'
+	echo "$out" | grep -q "wrong 0" || exit 1
+	echo "$out" | grep -Eq "fallback [1-9]" || exit 1
+	memcstat --servers="$SERVER" | grep -Eq "prism_index_full: [1-9]" || exit 1
+
 	O=$O "$(dirname "$0")/daemon.sh"
 
 	echo "memcached: t/*.t subset with the offload on (MEMCACHED_PRISM)"
