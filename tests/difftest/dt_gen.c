@@ -545,6 +545,16 @@ static const char *ret_text(struct g *g)
 
 static struct gs *gen_list(struct g *g, unsigned n, bool tail);
 
+static bool cond_has_ne(const struct gx *x)
+{
+	if (!x)
+		return false;
+	if (!x->op)
+		return strstr(x->leaf, "!=") != NULL;
+	/* `!` turns `==` into `!=` */
+	return cond_has_ne(x->l) || cond_has_ne(x->r) || (x->op == '!' && x->l && !x->l->op);
+}
+
 static struct gs *gen_if(struct g *g, bool tail)
 {
 	struct gs *s = node(g, GS_IF, NULL);
@@ -560,7 +570,11 @@ static struct gs *gen_if(struct g *g, bool tail)
 	s->a = gen_list(g, 1 + (below(g, 4) == 0), tail && !ret_arm);
 	if (ret_arm)
 		s->a = append(s->a, text(g, ret_text(g)));
-	if (want(g, DT_ELSE_IF, 25)) {
+	bool ne = cond_has_ne(s->cond);
+
+	if ((!ne || (g->allow & BIT(DT_ELSE_IF_NE))) && want(g, DT_ELSE_IF, 25)) {
+		if (ne)
+			use(g, DT_ELSE_IF_NE);
 		struct gs *e = node(g, GS_IF, NULL);
 
 		if (e) {
