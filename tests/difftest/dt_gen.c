@@ -755,7 +755,8 @@ static struct gs *gen_stmt(struct g *g, bool tail)
 		}
 		return gen_loop(g, tail);
 	}
-	if (g->ret != RS_NONE && want(g, DT_RET_EARLY, 15)) {
+	/* lane 1 never returns: two lanes that both return race */
+	if (g->ret != RS_NONE && g->lane != 1 && want(g, DT_RET_EARLY, 15)) {
 		struct gs *i = node(g, GS_IF, NULL);
 
 		if (i) {
