@@ -914,7 +914,8 @@ struct dt_prog *dt_gen(uint64_t seed, dt_mask allowed)
 	bool ret_tail = g.ret != RS_NONE && chance(&g, 50) && want(&g, DT_RET_TAIL, 100);
 
 	if (!ret_tail && want(&g, DT_PARALLEL, 12)) {
-		p->body = append(p->body, gen_list(&g, n - 1, false));
+		if (n > 1 && want(&g, DT_PAR_AFTER_EFFECTS, 100))
+			p->body = append(p->body, gen_list(&g, n - 1, false));
 		p->body = append(p->body, gen_par(&g, true));
 	} else {
 		p->body = append(p->body, gen_list(&g, n, !ret_tail));

@@ -68,7 +68,8 @@
 	X(RET_SLICE, "return of a bounded read", "W5")                                             \
 	X(RET_SLICE_PTR, "return of a bounded read through a stored pointer", "W5")                \
 	X(RET_VOID, "return;", NULL)                                                               \
-	X(PARALLEL, "parallel lanes", NULL)
+	X(PARALLEL, "parallel lanes", NULL)                                                        \
+	X(PAR_AFTER_EFFECTS, "parallel lanes after statements", "N5")
 
 enum dt_construct {
 #define DT_X_ENUM(id, name, known) DT_##id,
