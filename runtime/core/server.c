@@ -17,10 +17,40 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "core/opts.h"
 #include "core/server.h"
 #include "net/net.h"
+
+/* Installs: where (a Unix socket, required with allow_post) and by whom. */
+static int post_opts(struct prism_server *srv, const struct prism_server_opts *opts)
+{
+	const char *path = CORE_OPT(opts, post_socket, NULL);
+	const uint32_t *uids = CORE_OPT(opts, post_uids, NULL);
+	unsigned n = uids ? CORE_OPT(opts, n_post_uids, 0) : 0;
+
+	if (!srv->allow_post)
+		return 0;
+	if (!path || !*path) {
+		core_err("server: allow_post needs a post_socket (programs are installed only "
+		         "over a local socket)");
+		return -EINVAL;
+	}
+	srv->post_socket = strdup(path);
+	srv->n_post_uids = n ? n : 1;
+	srv->post_uids = calloc(srv->n_post_uids, sizeof(*srv->post_uids));
+	if (!srv->post_socket || !srv->post_uids) {
+		free(srv->post_socket);
+		free(srv->post_uids);
+		return -ENOMEM;
+	}
+	if (n)
+		memcpy(srv->post_uids, uids, n * sizeof(*uids));
+	else
+		srv->post_uids[0] = (uint32_t)geteuid();
+	return 0;
+}
 
 PRISM_API struct prism_server *prism_server__create(struct prism_device *dev,
                                                     const struct prism_server_opts *opts)
@@ -29,7 +59,7 @@ PRISM_API struct prism_server *prism_server__create(struct prism_device *dev,
 	const char *host;
 	int err;
 
-	if ((err = CORE_OPTS_CHECK(opts, progress_threads)))
+	if ((err = CORE_OPTS_CHECK(opts, max_setups_per_peer)))
 		return core_fail_ptr(err);
 	if (!dev)
 		return core_fail_ptr(-EINVAL);
@@ -52,6 +82,14 @@ PRISM_API struct prism_server *prism_server__create(struct prism_device *dev,
 	srv->max_conns = CORE_OPT(opts, max_conns, 4096);
 	srv->depth = CORE_OPT(opts, depth, 16);
 	srv->allow_post = CORE_OPT(opts, allow_post, false);
+	srv->max_conns_per_peer = CORE_OPT(opts, max_conns_per_peer, 64);
+	srv->max_setups = CORE_OPT(opts, max_setups, 64);
+	srv->max_setups_per_peer = CORE_OPT(opts, max_setups_per_peer, 8);
+	if ((err = post_opts(srv, opts))) {
+		free(srv->host);
+		free(srv);
+		return core_fail_ptr(err);
+	}
 	srv->n_shards = dev->n_shards;
 	srv->n_loops = CORE_OPT(opts, progress_threads, dev->n_shards);
 	if (srv->n_loops > dev->n_shards)
@@ -63,6 +101,8 @@ PRISM_API struct prism_server *prism_server__create(struct prism_device *dev,
 		free(srv->shards);
 		free(srv->loops);
 		free(srv->host);
+		free(srv->post_socket);
+		free(srv->post_uids);
 		free(srv);
 		return core_fail_ptr(err);
 	}
@@ -327,9 +367,53 @@ static void conn_free(struct prism_server *srv, struct core_conn *c)
 	if (c->link)
 		net_link_close(c->link);
 	core_inst_destroy(c->inst);
+	core_server_peer_put(srv, c->peer);
 	free(c);
 	pthread_mutex_lock(&srv->lock);
 	srv->conns_active--;
+	pthread_mutex_unlock(&srv->lock);
+}
+
+bool core_server_peer_take(struct prism_server *srv, const char *host)
+{
+	struct core_peer_count *pc = NULL;
+	bool ok = true;
+
+	if (!*host)
+		return true;
+	pthread_mutex_lock(&srv->lock);
+	for (unsigned i = 0; i < srv->n_peers && !pc; i++)
+		if (!strcmp(srv->peers[i].host, host))
+			pc = &srv->peers[i];
+	if (!pc) {
+		struct core_peer_count *np = realloc(srv->peers, (srv->n_peers + 1) * sizeof(*np));
+
+		if (np) {
+			srv->peers = np;
+			pc = &np[srv->n_peers++];
+			snprintf(pc->host, sizeof(pc->host), "%s", host);
+			pc->n = 0;
+		}
+	}
+	if (!pc || pc->n >= srv->max_conns_per_peer)
+		ok = false;
+	else
+		pc->n++;
+	pthread_mutex_unlock(&srv->lock);
+	return ok;
+}
+
+void core_server_peer_put(struct prism_server *srv, const char *host)
+{
+	if (!*host)
+		return;
+	pthread_mutex_lock(&srv->lock);
+	for (unsigned i = 0; i < srv->n_peers; i++)
+		if (!strcmp(srv->peers[i].host, host)) {
+			if (--srv->peers[i].n == 0)
+				srv->peers[i] = srv->peers[--srv->n_peers];
+			break;
+		}
 	pthread_mutex_unlock(&srv->lock);
 }
 
@@ -428,8 +512,10 @@ static uint64_t mono_us(void)
 #define RNR_TICK_US 200u
 
 /*
- * One progress loop: polls its shards (loop index, + n_loops, ...), accepts
- * TCP clients (loop 0), and ticks the RNR timer of its shards.  With one
+ * One progress loop: polls its shards (loop index, + n_loops, ...) and
+ * ticks the RNR timer of its shards.  Clients are set up elsewhere (the
+ * setup thread, server_net.c): nothing a client does before its connection
+ * exists can hold this loop up.  With one
  * loop per shard no loop waits for another shard's connections.
  */
 static void *progress_thread(void *arg)
@@ -445,8 +531,6 @@ static void *progress_thread(void *arg)
 
 		for (unsigned s = lp->index; s < srv->n_shards; s += srv->n_loops)
 			n += core_server_poll_shard(srv, s);
-		if (lp->index == 0 && srv->listener)
-			n += core_server_net_accept(srv) > 0;
 		/* The RNR timer ticks busy or idle: other connections keeping
 		 * this loop busy must not starve one parked answer. */
 		now = mono_us();
@@ -486,7 +570,7 @@ PRISM_API int prism_server__start(struct prism_server *srv)
 		return -EINVAL;
 	if (srv->running)
 		return -PRISM_E_BUSY;
-	if (srv->port && (err = core_server_net_listen(srv)))
+	if ((srv->port || srv->allow_post) && (err = core_server_net_listen(srv)))
 		return err;
 	srv->stop = 0;
 	for (i = 0; i < srv->n_loops; i++) {
@@ -509,11 +593,11 @@ PRISM_API void prism_server__stop(struct prism_server *srv)
 {
 	if (!srv)
 		return;
+	core_server_net_close(srv); /* no setup adds a connection from now on */
 	if (srv->running) {
 		join_loops(srv, srv->n_loops);
 		srv->running = false;
 	}
-	core_server_net_close(srv);
 	for (unsigned i = 0; i < srv->n_shards; i++) {
 		struct core_server_shard *sh = &srv->shards[i];
 
@@ -544,6 +628,9 @@ PRISM_API void prism_server__destroy(struct prism_server *srv)
 	free(srv->shards);
 	free(srv->loops);
 	free(srv->host);
+	free(srv->post_socket);
+	free(srv->post_uids);
+	free(srv->peers);
 	free(srv);
 }
 

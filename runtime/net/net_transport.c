@@ -61,6 +61,7 @@ struct net_link {
 	size_t tx_cap, tx_head, tx_len;
 	bool out_armed; /* EPOLLOUT requested */
 	bool blocked;   /* the device was told -EAGAIN: kick when drained */
+	bool rx_paused; /* not reading while blocked: the peer is back-pressured */
 	int tx_err;
 
 	/* transport thread only */
@@ -178,7 +179,7 @@ static void arm_out(struct net_link *l, bool on)
 
 	if (l->out_armed == on)
 		return;
-	if (l->rx_stalled)
+	if (l->rx_stalled || l->rx_paused)
 		ev.events &= ~(uint32_t)EPOLLIN;
 	if (epoll_ctl(l->t->epfd, EPOLL_CTL_MOD, l->fd, &ev) == 0)
 		l->out_armed = on;
@@ -404,9 +405,36 @@ static void deliver_records(struct net_link *l)
 	}
 }
 
+/*
+ * Back-pressure towards a peer that does not read: while the device is told
+ * -EAGAIN for this link, its requests are not read either (each would add a
+ * response to the queue it does not drain), so they wait in the peer's
+ * socket and the peer's sends block.  Other links are not affected.
+ * Returns true when the link is paused.
+ */
+static bool pause_if_blocked(struct net_link *l)
+{
+	bool paused;
+
+	pthread_mutex_lock(&l->tx_lock);
+	if (l->blocked && !l->rx_paused) {
+		struct epoll_event ev = {.events = l->out_armed ? EPOLLOUT : 0,
+		                         .data.u64 = link_id(l)};
+
+		l->rx_paused = true;
+		epoll_ctl(l->t->epfd, EPOLL_CTL_MOD, l->fd, &ev);
+	}
+	paused = l->rx_paused;
+	pthread_mutex_unlock(&l->tx_lock);
+	return paused;
+}
+
 static void on_readable(struct net_link *l)
 {
 	size_t budget = RX_BUDGET;
+
+	if (pause_if_blocked(l))
+		return;
 
 	while (!l->dead && !l->rx_stalled && budget) {
 		ssize_t n;
@@ -464,6 +492,14 @@ static void on_writable(struct net_link *l)
 	if (!rc && l->blocked && l->tx_len < l->t->opts.tx_buf / 2) {
 		l->blocked = false;
 		kick = true;
+	}
+	if (!rc && !l->blocked && l->rx_paused) {
+		struct epoll_event ev = {
+		    .events = (l->rx_stalled ? 0 : EPOLLIN) | (l->out_armed ? EPOLLOUT : 0),
+		    .data.u64 = link_id(l)};
+
+		l->rx_paused = false;
+		epoll_ctl(l->t->epfd, EPOLL_CTL_MOD, l->fd, &ev);
 	}
 	pthread_mutex_unlock(&l->tx_lock);
 	if (rc) {

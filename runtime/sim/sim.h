@@ -235,6 +235,8 @@ struct sim_stats {
 	uint64_t pkts;
 	uint64_t steps;
 	sim_time_t vtime_max; /* latest virtual time any unit reached */
+	uint64_t tx_dropped;  /* refused by the transport and not kept: a QP over
+	                       * SIM_QP_TXQ_MAX (then failed), or no QP left */
 };
 void sim_dev_stats(struct sim_dev *dev, struct sim_stats *out);
 /* Most recent hazard (false if none so far). */

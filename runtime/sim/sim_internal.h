@@ -166,33 +166,6 @@ struct sim_rq {
 	uint32_t head; /* next receive to consume */
 };
 
-struct sim_qp {
-	struct sim_dev *dev;
-	uint32_t qpn;
-	uint32_t slot;
-	int state;
-	unsigned flags;
-	struct sim_cq *scq, *rcq;
-	uint8_t *buf;
-	size_t buf_len;
-	volatile uint32_t *dbrec;
-	struct sim_sq sq;
-	struct sim_rq rq;
-	/* connection */
-	uint32_t peer_node, peer_qpn;
-	uint8_t rnr_retry, min_rnr_timer, retry_cnt;
-	uint32_t next_psn; /* requester: next PSN to send */
-	uint32_t exp_psn;  /* responder: next PSN expected */
-	uint32_t msn;
-	bool resp_nak_pending; /* responder sent an RNR NAK, drops until exp_psn */
-	sim_time_t last_tx_t;  /* packets of one QP leave in order */
-	uint32_t wait_cqn;     /* CQ whose waiter list holds this QP (0: none) */
-	uint32_t rdy_pos;      /* scheduler: 1 + index in dev->rdy, 0: not ready */
-	bool dirty;            /* scheduler: in dev->dirty */
-};
-
-/* ---- packets ------------------------------------------------------------ */
-
 /* Packets in the order they are to be processed: by time t, then push
  * order (stable), or by push order alone (fifo).  A sorted run inside one
  * array: the live entries are front[0 .. n-1], front lies inside e[0 ..
@@ -216,6 +189,44 @@ struct sim_pktq {
 	uint32_t cap;
 	bool fifo;
 };
+
+struct sim_qp {
+	struct sim_dev *dev;
+	uint32_t qpn;
+	uint32_t slot;
+	int state;
+	unsigned flags;
+	struct sim_cq *scq, *rcq;
+	uint8_t *buf;
+	size_t buf_len;
+	volatile uint32_t *dbrec;
+	struct sim_sq sq;
+	struct sim_rq rq;
+	/* connection */
+	uint32_t peer_node, peer_qpn;
+	uint8_t rnr_retry, min_rnr_timer, retry_cnt;
+	uint32_t next_psn; /* requester: next PSN to send */
+	uint32_t exp_psn;  /* responder: next PSN expected */
+	uint32_t msn;
+	bool resp_nak_pending; /* responder sent an RNR NAK, drops until exp_psn */
+	sim_time_t last_tx_t;  /* packets of one QP leave in order */
+	uint32_t wait_cqn;     /* CQ whose waiter list holds this QP (0: none) */
+	uint32_t rdy_pos;      /* scheduler: 1 + index in dev->rdy, 0: not ready */
+	bool dirty;            /* scheduler: in dev->dirty */
+	/* packets the transport refused (-EAGAIN), in order (sim_wire.c) */
+	struct sim_pktq txq;
+	struct sim_qp *tx_next; /* in dev->tx_held while txq holds packets */
+	bool tx_listed;
+	bool tx_overflow; /* txq reached SIM_QP_TXQ_MAX: fail the QP */
+};
+
+/* Packets one QP may hold back while its peer does not read (a response per
+ * request of a client that stopped reading): past this the QP goes to the
+ * error state alone, as a NIC's pause-storm watchdog disables a port that
+ * never drains, instead of the device's memory growing without bound. */
+#define SIM_QP_TXQ_MAX 4096u
+
+/* ---- packets ------------------------------------------------------------ */
 
 /* A READ being served by a responder (line by line in chaos mode). */
 struct sim_readjob {
@@ -279,7 +290,7 @@ struct sim_dev {
 	struct sim_pktq inbox;
 	pthread_mutex_t inbox_lock; /* sim_dev_deliver from transport threads */
 	struct sim_pktq rx_async;   /* delivered from outside, moved into inbox */
-	struct sim_pktq txq;        /* refused by the transport (-EAGAIN), in order */
+	struct sim_qp *tx_held;     /* QPs whose txq holds refused packets */
 	struct sim_readjob *jobs;
 	struct sim_pkt *pkt_free; /* free list (linked through the payload area) */
 	uint32_t npkt_free;
@@ -648,6 +659,8 @@ int sim_wire_xmit(struct sim_dev *dev, struct sim_pkt *p);
 /* Processes one inbound packet. */
 void sim_wire_rx(struct sim_dev *dev, struct sim_pkt *p);
 void sim_inbox_drain_async(struct sim_dev *dev);
+/* Frees the packets @qp holds back and takes it off dev->tx_held (dev->lock). */
+void sim_qp_txq_drop(struct sim_qp *qp);
 void sim_progress_bump(struct sim_dev *dev);
 
 /* sim_sched.c */

@@ -13,7 +13,9 @@
  *   rearm: auto                 # auto | cpu | nic
  *   max-connections: 4096
  *   nic-threads: 1              # NIC threads (shards) connections are spread over
- *   allow-post: true            # accept `prismc post` programs
+ *   max-connections-per-peer: 64 # live connections from one address
+ *   allow-post: true            # accept `prismc post` programs ...
+ *   post-socket: /run/prismd.post # ... on this unix socket, from prismd's own uid
  *   regions:
  *     - name: table
  *       size: 1M                # bytes; K, M, G suffixes (powers of 1024)
@@ -55,6 +57,8 @@ struct prismd_config {
 	unsigned max_conns;
 	unsigned nic_threads; /* NICs connections are spread over (default 1) */
 	bool allow_post;
+	char *post_socket;
+	unsigned max_conns_per_peer; /* 0: the library's default */
 	size_t n_regions;
 	struct prismd_region_cfg regions[PRISMD_MAX_REGIONS];
 	size_t n_programs;
