@@ -403,7 +403,9 @@ struct sim_wire_ops {
 };
 void sim_dev_set_wire(struct sim_dev *dev, const struct sim_wire_ops *ops, void *ctx);
 /* A transport hands the device a packet that arrived for it (copied).
- * Thread-safe: enqueues and wakes the NIC thread in threaded mode. */
+ * Thread-safe: enqueues and wakes the NIC thread in threaded mode.  -EAGAIN:
+ * the device's ingress is full (SIM_INGRESS_MAX packets wait); offer the
+ * packet again later. */
 int sim_dev_deliver(struct sim_dev *dev, const struct sim_pkt *pkt);
 /* The transport can take packets again after -EAGAIN.  Thread-safe. */
 void sim_dev_kick(struct sim_dev *dev);

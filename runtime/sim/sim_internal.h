@@ -226,6 +226,13 @@ struct sim_qp {
  * never drains, instead of the device's memory growing without bound. */
 #define SIM_QP_TXQ_MAX 4096u
 
+/* Packets from outside (sim_dev_deliver) a device holds before it is
+ * processed: this many waiting to enter the inbox, this many in it.  A full
+ * device answers -EAGAIN, and the transport stops reading the link that
+ * brought the packet for a while: a flood of requests waits in its sender's
+ * socket, not in this process. */
+#define SIM_INGRESS_MAX 1024u
+
 /* ---- packets ------------------------------------------------------------ */
 
 /* A READ being served by a responder (line by line in chaos mode). */

@@ -373,7 +373,9 @@ void sim_inbox_drain_async(struct sim_dev *dev)
 	if (!__atomic_load_n(&dev->rx_async.n, __ATOMIC_ACQUIRE))
 		return;
 	pthread_mutex_lock(&dev->inbox_lock);
-	while ((p = sim_pktq_pop(&dev->rx_async))) {
+	/* a bounded ingress: what does not fit waits in rx_async, and a full
+	 * rx_async pushes back on the transport (sim_dev_deliver) */
+	while (dev->inbox.n < SIM_INGRESS_MAX && (p = sim_pktq_pop(&dev->rx_async))) {
 		if (sim_pktq_push(&dev->inbox, p))
 			sim_pkt_free(dev, p);
 	}
@@ -394,6 +396,10 @@ int sim_dev_deliver(struct sim_dev *dev, const struct sim_pkt *pkt)
 
 	if (!dev || !pkt || (pkt->payload_len && !pkt->payload) || pkt->payload_len > SIM_MAX_MSG)
 		return -EINVAL;
+	/* the NIC's receive buffer is finite: past it the sender waits (the
+	 * transport stops reading that link for a while) */
+	if (__atomic_load_n(&dev->rx_async.n, __ATOMIC_RELAXED) >= SIM_INGRESS_MAX)
+		return -EAGAIN;
 	p = sim_pkt_clone(NULL, pkt); /* no dev->lock: plain malloc */
 	if (!p)
 		return -ENOMEM;

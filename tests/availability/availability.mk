@@ -1,0 +1,5 @@
+# tests/availability/availability.mk - attacks on a server's availability
+# and on its installs, each with a well-behaved client served throughout.
+TESTS += avail_net
+avail_net_SRCS := tests/availability/test_avail_net.c tests/availability/avail_fx.c \
+	tests/runtime/support/hashget_chain.c

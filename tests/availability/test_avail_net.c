@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tests/availability/test_avail_net.c - attacks on a server's TCP side, each
+ * held open while a well-behaved client on the same server completes its
+ * gets (checked against the C reference):
+ *
+ *   - a client that sends zero-length READs and never reads the responses:
+ *     the server stops reading it (or drops it) after a bounded number, its
+ *     memory does not grow with the attack;
+ *   - a flood of connections from one address past max_conns_per_peer: each
+ *     one past the limit receives a REJECT (not a reset, not a timeout);
+ *   - sockets that connect and send nothing: they do not hold up the data
+ *     path or a new client's setup; past max_setups_per_peer the next one is
+ *     REJECTed at once.
+ *
+ * Must not: assert on time; the only waits are for bytes with a generous
+ * deadline, so a bug fails instead of hanging.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "net/net_frame.h"
+#include "tests/availability/avail_fx.h"
+
+/* 160 MB of requests: far more than the kernel's socket buffers hold (the
+ * server queued them all, 1.4 GB for 3 M, before it pushed back) */
+#define READS_TRIED 4000000u
+#define BATCH       1024u
+
+/* Push zero-length READs until the server stops taking them (5 waits of
+ * 200 ms for room with none) or drops us.  Returns how many were sent;
+ * *@dropped says whether the server closed the connection. */
+static unsigned flood_reads(int fd, uint32_t qpn, bool *dropped)
+{
+	static uint8_t buf[BATCH * 64];
+	unsigned sent = 0, stuck = 0;
+	size_t len = 0, off = 0;
+
+	*dropped = false;
+	while (sent < READS_TRIED && stuck < 5) {
+		if (off == len) {
+			len = off = 0;
+			for (unsigned i = 0; i < BATCH; i++) {
+				struct net_pkt p = {.opcode = NET_OP_RDMA_READ_REQUEST,
+				                    .pkey = NET_DEFAULT_PKEY,
+				                    .dest_qpn = qpn,
+				                    .psn = (sent + i) & NET_PSN_MASK};
+				int n = net_record_encode(&p, 0, buf + len, sizeof(buf) - len, NULL);
+
+				assert_true(n > 0);
+				len += (size_t)n;
+			}
+		}
+		ssize_t n = send(fd, buf + off, len - off, MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n > 0) {
+			off += (size_t)n;
+			if (off == len)
+				sent += BATCH;
+			stuck = 0;
+			continue;
+		}
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			struct pollfd pf = {.fd = fd, .events = POLLOUT};
+
+			stuck += poll(&pf, 1, 200) == 0;
+			if (pf.revents & (POLLERR | POLLHUP)) {
+				*dropped = true;
+				break;
+			}
+			continue;
+		}
+		*dropped = true; /* EPIPE / ECONNRESET: the server let go of us */
+		break;
+	}
+	return sent;
+}
+
+static void test_slow_reader_is_bounded(void **state)
+{
+	struct av_opts o = {0};
+	struct net_oob_params peer;
+	struct av_fx f;
+	struct prism_client *v;
+	char why[256];
+	uint64_t rss0;
+	unsigned sent;
+	bool dropped;
+	int fd;
+
+	(void)state;
+	av_open(&f, &o);
+	v = av_victim(&f);
+	av_gets(&f, v, 64, 1);
+	rss0 = av_rss();
+	assert_int_equal(av_raw_connect(&f, &fd, &peer, why, sizeof(why)), 0);
+	sent = flood_reads(fd, peer.qpn, &dropped);
+	/* back-pressured (its sends block) or disconnected, long before all */
+	assert_true(sent < READS_TRIED);
+	/* the attacker is still there, not reading; others are served */
+	av_gets(&f, v, 400, 2);
+	/* what the server kept for it is bounded (was: every response queued,
+	 * 1.4 GB for 3 M READs) */
+	assert_true(av_rss() < rss0 + (64u << 20));
+	close(fd);
+	av_gets(&f, v, 64, 3);
+	prism_client__close(v);
+	av_close(&f);
+}
+
+static void test_flood_past_per_peer_limit_rejected(void **state)
+{
+	struct av_opts o = {.max_conns_per_peer = 4};
+	struct net_oob_params peer;
+	struct prism_client *v;
+	struct av_fx f;
+	char why[256];
+	int fds[3], fd;
+
+	(void)state;
+	av_open(&f, &o);
+	v = av_victim(&f); /* 1 of 4 from 127.0.0.1 */
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(av_raw_connect(&f, &fds[i], &peer, why, sizeof(why)), 0);
+	for (int i = 0; i < 20; i++) {
+		/* every one past the limit is told so (a REJECT, read in full) */
+		int rc = av_raw_connect(&f, &fd, &peer, why, sizeof(why));
+
+		if (rc != -ECONNREFUSED || !strstr(why, "too many connections from this address"))
+			fail_msg("connection %d past the limit: %d, %s", i, rc, why);
+		av_gets(&f, v, 8, (uint64_t)i + 10);
+	}
+	/* a slot freed is a slot usable again */
+	close(fds[0]);
+	for (int tries = 0;; tries++) {
+		if (!av_raw_connect(&f, &fd, &peer, why, sizeof(why)))
+			break;
+		assert_true(tries < 1000); /* the server notices the close */
+		av_gets(&f, v, 1, (uint64_t)tries + 100);
+	}
+	close(fd);
+	close(fds[1]);
+	close(fds[2]);
+	prism_client__close(v);
+	av_close(&f);
+}
+
+static void test_silent_sockets_do_not_stall(void **state)
+{
+	struct av_opts o = {.max_setups_per_peer = 8};
+	struct prism_client *v, *late;
+	struct av_fx f;
+	char reason[256];
+	int silent[8], extra;
+
+	(void)state;
+	av_open(&f, &o);
+	v = av_victim(&f);
+	/* seven half-open sockets: nothing sent (one sends half a header) */
+	for (int i = 0; i < 7; i++)
+		silent[i] = av_silent_socket(&f);
+	assert_int_equal(send(silent[0], "PRS", 3, MSG_NOSIGNAL), 3);
+	/* the data path does not wait for them ... */
+	av_gets(&f, v, 400, 4);
+	/* ... nor does the setup of a new client (the 8th setup from here) */
+	late = av_victim(&f);
+	av_gets(&f, late, 64, 5);
+	/* at the limit, one more is refused at once, with a REJECT */
+	silent[7] = av_silent_socket(&f);
+	extra = av_silent_socket(&f);
+	assert_int_equal(av_read_reject(extra, reason, sizeof(reason)), 0);
+	assert_non_null(strstr(reason, "too many connection setups"));
+	av_gets(&f, v, 64, 6);
+	close(extra);
+	for (int i = 0; i < 8; i++)
+		close(silent[i]);
+	prism_client__close(late);
+	prism_client__close(v);
+	av_close(&f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_slow_reader_is_bounded),
+	    cmocka_unit_test(test_flood_past_per_peer_limit_rejected),
+	    cmocka_unit_test(test_silent_sockets_do_not_stall),
+	};
+
+	signal(SIGPIPE, SIG_IGN);
+	return cmocka_run_group_tests_name("avail_net", tests, NULL, NULL);
+}
