@@ -40,7 +40,11 @@ static int split_addr(const char *addr, char *host, size_t cap, int *port)
 
 static int setup_error(int err, const struct net_diag *d, const char *addr)
 {
-	core_err("connect %s: %s", addr, d->msg[0] ? d->msg : prism_strerror(err));
+	/* the net module's message names the address already */
+	if (d->msg[0])
+		core_err("%s", d->msg);
+	else
+		core_err("connect %s: %s", addr, prism_strerror(err));
 	if (err == -ECONNREFUSED && strstr(d->msg, "reject"))
 		return -PRISM_E_NET_REJECTED;
 	if (err == -EPROTO)

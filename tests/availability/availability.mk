@@ -3,3 +3,6 @@
 TESTS += avail_net
 avail_net_SRCS := tests/availability/test_avail_net.c tests/availability/avail_fx.c \
 	tests/runtime/support/hashget_chain.c
+TESTS += avail_post
+avail_post_SRCS := tests/availability/test_avail_post.c tests/availability/avail_fx.c \
+	tests/runtime/support/hashget_chain.c
