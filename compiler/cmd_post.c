@@ -23,32 +23,28 @@
 
 static void post_help(FILE *out)
 {
-	fprintf(out,
-	        "usage: prismc post FILE.prism|FILE.chain --server SOCKET [--entry NAME]\n"
-	        "       prismc post --remove NAME --server SOCKET\n\n"
-	        "Send the program (compiled first when it is a .prism) to a running server,\n"
-	        "which re-verifies it and installs it for new connections (replacing one of\n"
-	        "the same name), or withdraw program NAME.  Only the uids the server allows\n"
-	        "(by default the server's own) may do either.\n\n"
-	        "options:\n"
-	        "  --server SOCKET     the server's post socket (prismd's `post-socket:`)\n"
-	        "  --entry NAME        offload to compile (default: the first)\n"
-	        "  --remove NAME       withdraw program NAME instead of installing one\n"
-	        "  --timeout MS        setup timeout (default 5000)\n"
-	        "  -h, --help          this help\n\n"
-	        "exit status: 0 done, 1 refused (not authorized, program errors, the\n"
-	        "server's verifier), 2 usage, 3 unreadable file or server unreachable.\n");
+	fprintf(out, "usage: prismc post FILE.prism|FILE.chain --server SOCKET [--entry NAME]\n"
+	             "       prismc post --remove NAME --server SOCKET\n\n"
+	             "Send the program (compiled first when it is a .prism) to a running server,\n"
+	             "which re-verifies it and installs it for new connections (replacing one of\n"
+	             "the same name), or withdraw program NAME.  Only the uids the server allows\n"
+	             "(by default the server's own) may do either.\n\n"
+	             "options:\n"
+	             "  --server SOCKET     the server's post socket (prismd's `post-socket:`)\n"
+	             "  --entry NAME        offload to compile (default: the first)\n"
+	             "  --remove NAME       withdraw program NAME instead of installing one\n"
+	             "  --timeout MS        setup timeout (default 5000)\n"
+	             "  -h, --help          this help\n\n"
+	             "exit status: 0 done, 1 refused (not authorized, program errors, the\n"
+	             "server's verifier), 2 usage, 3 unreadable file or server unreachable.\n");
 }
 
 static int post_run(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-	    {"server", required_argument, NULL, 's'},
-	    {"entry", required_argument, NULL, 'e'},
-	    {"timeout", required_argument, NULL, 't'},
-	    {"remove", required_argument, NULL, 'r'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	    {"server", required_argument, NULL, 's'},  {"entry", required_argument, NULL, 'e'},
+	    {"timeout", required_argument, NULL, 't'}, {"remove", required_argument, NULL, 'r'},
+	    {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
 	};
 	const char *server = NULL, *entry = NULL, *remove = NULL;
 	int timeout = 5000, ch, rc;

@@ -151,8 +151,8 @@ void core_client_net_close(struct prism_client *cl)
 }
 
 /* One request on a server's post socket: hello @h, then @len bytes of @body. */
-static int post_request(const char *path, const struct core_hello *h, const void *body,
-                        size_t len, const struct prism_post_opts *opts)
+static int post_request(const char *path, const struct core_hello *h, const void *body, size_t len,
+                        const struct prism_post_opts *opts)
 {
 	struct net_oob_params mine = {0}, peer = {0};
 	struct net_diag d = {0};

@@ -77,8 +77,8 @@ int core_server_net_listen(struct prism_server *srv)
 			core_info("server: programs installed on %s", srv->post_socket);
 	}
 	if (!err)
-		err = net_acceptor_start(srv->listener, srv->post_listener, &ao, &srv->acceptor,
-		                         &d);
+		err =
+		    net_acceptor_start(srv->listener, srv->post_listener, &ao, &srv->acceptor, &d);
 	if (err) {
 		core_err("server: %s", d.msg);
 		core_server_net_close(srv);
@@ -197,7 +197,8 @@ static void serve_connect(struct prism_server *srv, struct net_pending *p, struc
 		return;
 	}
 	if (net_pending_local_uid(p, &(uint32_t){0})) {
-		net_pending_reject(p, -EINVAL, "the post socket installs programs; connect over TCP");
+		net_pending_reject(p, -EINVAL,
+		                   "the post socket installs programs; connect over TCP");
 		return;
 	}
 	snprintf(host, sizeof(host), "%s", net_pending_host(p));

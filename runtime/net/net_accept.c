@@ -290,7 +290,8 @@ static void *acceptor_thread(void *arg)
 		}
 		for (i = 1; i < n_ls; i++)
 			if (pf[i].revents & POLLIN) {
-				unsigned li = (a->ls[0] && pf[i].fd == net_listener_fd(a->ls[0])) ? 0 : 1;
+				unsigned li =
+				    (a->ls[0] && pf[i].fd == net_listener_fd(a->ls[0])) ? 0 : 1;
 
 				accept_some(a, a->ls[li]);
 			}

@@ -34,7 +34,6 @@ struct net_listener {
 	char *path; /* a Unix socket's path (unlinked at close) */
 };
 
-
 int net_sock_setup(int fd)
 {
 	int one = 1, fl = fcntl(fd, F_GETFL);
@@ -157,7 +156,8 @@ int net_listen_unix(const char *path, struct net_listener **out, struct net_diag
 	int fd, err;
 
 	if (!path || !*path || strlen(path) >= sizeof(sa.sun_path))
-		return net_diagf(diag, -EINVAL, "listen: Unix socket path '%s' is empty or too long",
+		return net_diagf(diag, -EINVAL,
+		                 "listen: Unix socket path '%s' is empty or too long",
 		                 path ? path : "");
 	strcpy(sa.sun_path, path);
 	l = calloc(1, sizeof(*l));
@@ -458,8 +458,8 @@ int net_connect_unix(const char *path, const struct net_oob_params *mine,
 	if (!path || !mine || !peer || !fd)
 		return net_diagf(diag, -EINVAL, "connect: NULL argument");
 	if (!*path || strlen(path) >= sizeof(sa.sun_path))
-		return net_diagf(diag, -EINVAL, "connect: Unix socket path '%s' is empty or too long",
-		                 path);
+		return net_diagf(diag, -EINVAL,
+		                 "connect: Unix socket path '%s' is empty or too long", path);
 	strcpy(sa.sun_path, path);
 	s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (s < 0)

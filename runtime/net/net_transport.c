@@ -494,9 +494,9 @@ static void on_writable(struct net_link *l)
 		kick = true;
 	}
 	if (!rc && !l->blocked && l->rx_paused) {
-		struct epoll_event ev = {
-		    .events = (l->rx_stalled ? 0 : EPOLLIN) | (l->out_armed ? EPOLLOUT : 0),
-		    .data.u64 = link_id(l)};
+		struct epoll_event ev = {.events = (l->rx_stalled ? 0 : EPOLLIN) |
+		                                   (l->out_armed ? EPOLLOUT : 0),
+		                         .data.u64 = link_id(l)};
 
 		l->rx_paused = false;
 		epoll_ctl(l->t->epfd, EPOLL_CTL_MOD, l->fd, &ev);

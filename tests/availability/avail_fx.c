@@ -149,7 +149,8 @@ int av_raw_connect(struct av_fx *f, int *fd, struct net_oob_params *peer, char *
 
 int av_silent_socket(struct av_fx *f)
 {
-	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(prism_server__port(f->srv))};
+	struct sockaddr_in sa = {.sin_family = AF_INET,
+	                         .sin_port = htons(prism_server__port(f->srv))};
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
 	struct timeval tv = {.tv_sec = 30}; /* a bug fails the test instead of hanging it */

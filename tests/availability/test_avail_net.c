@@ -58,7 +58,8 @@ static unsigned flood_reads(int fd, uint32_t qpn, bool *dropped)
 				                    .pkey = NET_DEFAULT_PKEY,
 				                    .dest_qpn = qpn,
 				                    .psn = (sent + i) & NET_PSN_MASK};
-				int n = net_record_encode(&p, 0, buf + len, sizeof(buf) - len, NULL);
+				int n =
+				    net_record_encode(&p, 0, buf + len, sizeof(buf) - len, NULL);
 
 				assert_true(n > 0);
 				len += (size_t)n;

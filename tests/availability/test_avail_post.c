@@ -83,9 +83,9 @@ static void test_unauthorized_posts_refused(void **state)
 	memcpy(blob + n, evil, len);
 	mine.blob = blob;
 	mine.blob_len = (uint32_t)(n + len);
-	assert_int_equal(net_connect("127.0.0.1", prism_server__port(f.srv), &mine, &peer, 10000,
-	                             &fd, &d),
-	                 -ECONNREFUSED);
+	assert_int_equal(
+	    net_connect("127.0.0.1", prism_server__port(f.srv), &mine, &peer, 10000, &fd, &d),
+	    -ECONNREFUSED);
 	assert_non_null(strstr(d.msg, "only on the server's local post socket"));
 	free(blob);
 	/* the served program is still the one served, new connections too */

@@ -419,11 +419,12 @@ static int walk(struct cfg_ctx *c)
 			if (!strcmp(key, top_keys[i].key))
 				break;
 		if (i == N_TOP)
-			return fail(c, k,
-			            "unknown key '%s' (device, profile, firmware, listen, control, "
-			            "rearm, max-connections, max-connections-per-peer, nic-threads, "
-			            "allow-post, post-socket, regions, programs)",
-			            key);
+			return fail(
+			    c, k,
+			    "unknown key '%s' (device, profile, firmware, listen, control, "
+			    "rearm, max-connections, max-connections-per-peer, nic-threads, "
+			    "allow-post, post-socket, regions, programs)",
+			    key);
 		if (seen[i])
 			return fail(c, k, "key '%s' given twice", key);
 		seen[i] = true;

@@ -40,7 +40,7 @@
 #include "core/daemon_proto.h"
 #include "tools/prismd/config.h"
 
-#define MAX_APPS 64
+#define MAX_APPS   64
 #define MAX_SHARED PRISMD_MAX_REGIONS
 
 static volatile sig_atomic_t stop;

@@ -277,8 +277,8 @@ struct prism_server_opts {
 	const char *post_socket;
 	const uint32_t *post_uids;
 	unsigned n_post_uids;
-	unsigned max_conns_per_peer; /* live connections from one address; 0: 64 */
-	unsigned max_setups;         /* connection setups in progress; 0: 64 */
+	unsigned max_conns_per_peer;  /* live connections from one address; 0: 64 */
+	unsigned max_setups;          /* connection setups in progress; 0: 64 */
 	unsigned max_setups_per_peer; /* from one address; 0: 8 */
 	size_t : 0;
 };
