@@ -19,6 +19,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <malloc.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
@@ -177,15 +178,15 @@ int av_read_reject(int fd, char *reason, size_t cap)
 	return 0;
 }
 
-uint64_t av_rss(void)
+bool av_heap_bytes(uint64_t *out)
 {
-	unsigned long size = 0, res = 0;
-	FILE *f = fopen("/proc/self/statm", "r");
+#if defined(__SANITIZE_ADDRESS__)
+	(void)out;
+	return false; /* ASan's allocator keeps freed memory in quarantine */
+#else
+	struct mallinfo2 mi = mallinfo2();
 
-	if (f) {
-		if (fscanf(f, "%lu %lu", &size, &res) != 2)
-			res = 0;
-		fclose(f);
-	}
-	return (uint64_t)res * (uint64_t)sysconf(_SC_PAGESIZE);
+	*out = (uint64_t)mi.uordblks + (uint64_t)mi.hblkhd;
+	return true;
+#endif
 }

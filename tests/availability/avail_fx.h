@@ -63,7 +63,8 @@ int av_silent_socket(struct av_fx *f);
 /* Read a REJECT from @fd (waits while nothing arrives): 0 and its reason, or
  * a negative code when something else came or the peer reset. */
 int av_read_reject(int fd, char *reason, size_t cap);
-/* Process resident set, bytes. */
-uint64_t av_rss(void);
+/* Bytes this process has allocated and not freed (glibc's count); false
+ * where that count means nothing (ASan builds). */
+bool av_heap_bytes(uint64_t *out);
 
 #endif
