@@ -303,6 +303,7 @@ int core_server_open_conn(struct prism_server *srv, unsigned shard, const struct
 	if (c) {
 		c->id = ++srv->next_id;
 		c->shard = shard;
+		c->srv = srv;
 	}
 	if (prog && c)
 		srv->conns_active++; /* reserved; released if the setup fails */
@@ -358,6 +359,9 @@ void core_server_add_conn(struct prism_server *srv, struct core_conn *c)
 	sh->conns = c;
 	__atomic_store_n(&sh->active, sh->active + 1, __ATOMIC_RELAXED);
 	sh->total++;
+	/* polled from its first CQE on (or at the next pass, without events) */
+	if (!core_inst_arm(c->inst, c))
+		__atomic_store_n(&sh->scan_all, 1, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&sh->lock);
 }
 
@@ -434,10 +438,13 @@ void core_server_close_conn(struct prism_server *srv, unsigned shard, uint32_t i
 		c = *pp;
 		*pp = c->next;
 		__atomic_store_n(&sh->active, sh->active - 1, __ATOMIC_RELAXED);
+		for (unsigned i = 0; c->hot && i < sh->n_hot; i++)
+			if (sh->hot[i] == c)
+				sh->hot[i] = sh->hot[--sh->n_hot];
 	}
 	pthread_mutex_unlock(&sh->lock);
 	if (c)
-		conn_free(srv, c);
+		conn_free(srv, c); /* its CQs go, and their queued events with them */
 }
 
 bool core_server_has_conn(struct prism_server *srv, unsigned shard, uint32_t id)
@@ -452,33 +459,130 @@ bool core_server_has_conn(struct prism_server *srv, unsigned shard, uint32_t id)
 	return c != NULL;
 }
 
+/* Shard lock held: poll @c once; on failure mark it dead (unlinked by the caller). */
+static int poll_conn(struct core_server_shard *sh, struct core_conn *c, bool *died)
+{
+	int n = __atomic_load_n(&c->down, __ATOMIC_ACQUIRE) ? -PRISM_E_NET_PEER_GONE
+	                                                    : core_inst_poll(c->inst);
+
+	sh->polls++;
+	if (n >= 0) {
+		if (c->inst->cpu_rearm)
+			sh->rearms_cpu += (uint64_t)n;
+		return n;
+	}
+	core_info("conn %u: torn down: %s", c->id, prism_strerror(n));
+	c->dead = true;
+	*died = true;
+	__atomic_store_n(&sh->active, sh->active - 1, __ATOMIC_RELAXED);
+	if (n != -PRISM_E_NET_PEER_GONE)
+		sh->failed++;
+	return 0;
+}
+
+/* Shard lock held: keep @c polled next pass (it is busy) or arm it. */
+static void after_poll(struct core_server_shard *sh, struct core_conn *c, int n, bool events)
+{
+	if (c->dead)
+		return;
+	if (n > 0 || !events || !core_inst_arm(c->inst, c)) {
+		if (!c->hot && sh->n_hot < sh->hot_cap) {
+			c->hot = true;
+			sh->hot[sh->n_hot++] = c;
+		} else if (!c->hot) {
+			__atomic_store_n(&sh->scan_all, 1, __ATOMIC_RELAXED); /* no room */
+		}
+	}
+}
+
+/* Shard lock held: grow the hot list to hold every connection. */
+static void hot_fit(struct core_server_shard *sh)
+{
+	unsigned want = (unsigned)sh->active + 1;
+
+	if (sh->hot_cap < want) {
+		struct core_conn **h = realloc(sh->hot, 2 * want * sizeof(*h));
+
+		if (h) {
+			sh->hot = h;
+			sh->hot_cap = 2 * want;
+		}
+	}
+}
+
+#define EV_BATCH 64u
+
 int core_server_poll_shard(struct prism_server *srv, unsigned shard)
 {
 	struct core_server_shard *sh = &srv->shards[shard];
+	const struct core_backend_ops *ops = srv->dev->ops;
+	struct core_be_dev *be = srv->dev->shards[shard].be;
+	bool events = ops->take_events && ops->arm_cq, died = false;
 	struct core_conn *dead = NULL, **pp;
 	int done = 0;
 
 	core_shard_progress(srv->dev, shard);
 	pthread_mutex_lock(&sh->lock);
-	for (pp = &sh->conns; *pp;) {
-		struct core_conn *c = *pp;
-		int n = __atomic_load_n(&c->down, __ATOMIC_ACQUIRE) ? -PRISM_E_NET_PEER_GONE
-		                                                    : core_inst_poll(c->inst);
+	hot_fit(sh);
+	if (!events || __atomic_exchange_n(&sh->scan_all, 0, __ATOMIC_ACQ_REL)) {
+		/* every connection (each armed or kept hot again) */
+		for (unsigned i = 0; i < sh->n_hot; i++)
+			sh->hot[i]->hot = false;
+		sh->n_hot = 0;
+		for (struct core_conn *c = sh->conns; c; c = c->next) {
+			int n = poll_conn(sh, c, &died);
 
-		if (n >= 0) {
 			done += n;
-			if (c->inst->cpu_rearm)
-				sh->rearms_cpu += (uint64_t)n;
-			pp = &c->next;
-			continue;
+			after_poll(sh, c, n, events);
 		}
-		core_info("conn %u: torn down: %s", c->id, prism_strerror(n));
-		*pp = c->next;
-		c->next = dead;
-		dead = c;
-		__atomic_store_n(&sh->active, sh->active - 1, __ATOMIC_RELAXED);
-		if (n != -PRISM_E_NET_PEER_GONE)
-			sh->failed++;
+	} else {
+		/* last pass's busy ones, then those with a completion event */
+		unsigned n_prev = sh->n_hot, got;
+		void *ev[EV_BATCH];
+
+		for (unsigned i = 0; i < n_prev; i++)
+			sh->hot[i]->hot = false;
+		sh->n_hot = 0;
+		for (unsigned i = 0; i < n_prev; i++) {
+			struct core_conn *c = sh->hot[i];
+			int n;
+
+			if (c->dead)
+				continue;
+			n = poll_conn(sh, c, &died);
+			done += n;
+			/* the list is rebuilt behind the entries read so far */
+			after_poll(sh, c, n, events);
+		}
+		do {
+			got = ops->take_events(be, ev, EV_BATCH);
+			for (unsigned i = 0; i < got; i++) {
+				struct core_conn *c = ev[i];
+				int n;
+
+				/* polled already this pass or not, poll it: an
+				 * event queued before its arm may stand for a CQE
+				 * written since */
+				if (c->dead)
+					continue;
+				n = poll_conn(sh, c, &died);
+				done += n;
+				after_poll(sh, c, n, events);
+			}
+		} while (got == EV_BATCH);
+	}
+	if (died) {
+		for (pp = &sh->conns; *pp;) {
+			struct core_conn *c = *pp;
+
+			if (!c->dead) {
+				pp = &c->next;
+				continue;
+			}
+			*pp = c->next;
+			c->next = dead;
+			dead = c;
+		}
 	}
 	sh->invocations += (uint64_t)done;
 	pthread_mutex_unlock(&sh->lock);
@@ -604,6 +708,7 @@ PRISM_API void prism_server__stop(struct prism_server *srv)
 		pthread_mutex_lock(&sh->lock);
 		struct core_conn *all = sh->conns;
 		sh->conns = NULL;
+		sh->n_hot = 0;
 		__atomic_store_n(&sh->active, 0, __ATOMIC_RELAXED);
 		pthread_mutex_unlock(&sh->lock);
 		while (all) {
@@ -622,8 +727,10 @@ PRISM_API void prism_server__destroy(struct prism_server *srv)
 	prism_server__stop(srv);
 	for (unsigned i = 0; i < srv->n_progs; i++)
 		core_program_put(srv->progs[i]);
-	for (unsigned i = 0; i < srv->n_shards; i++)
+	for (unsigned i = 0; i < srv->n_shards; i++) {
 		pthread_mutex_destroy(&srv->shards[i].lock);
+		free(srv->shards[i].hot);
+	}
 	pthread_mutex_destroy(&srv->lock);
 	free(srv->shards);
 	free(srv->loops);
@@ -656,6 +763,7 @@ PRISM_API int prism_server__stats(const struct prism_server *srv, struct prism_s
 		copy.conns_failed += sh->failed;
 		copy.invocations += sh->invocations;
 		copy.rearms_cpu += sh->rearms_cpu;
+		copy.conn_polls += sh->polls;
 		pthread_mutex_unlock(&sh->lock);
 	}
 	copy.bytes_per_conn = __atomic_load_n(&srv->bytes_per_conn, __ATOMIC_RELAXED);

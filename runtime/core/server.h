@@ -27,11 +27,14 @@ struct core_peer_count {
 
 struct core_conn {
 	struct core_conn *next;
+	struct prism_server *srv;
 	uint32_t id;
 	unsigned shard; /* the device shard its queues live on */
 	struct core_inst *inst;
 	struct net_link *link; /* NULL for in-process clients */
 	int down;              /* set (atomically) by the transport thread */
+	bool dead;             /* torn down this pass (shard lock) */
+	bool hot;              /* in its shard's hot list (shard lock) */
 	char peer[64];         /* the client's address ("" in-process): per-peer count */
 };
 
@@ -44,8 +47,19 @@ struct core_conn {
 struct core_server_shard {
 	pthread_mutex_t lock; /* conns and the counters */
 	struct core_conn *conns;
+	/*
+	 * Which connections a pass polls (event-driven, when the backend has
+	 * completion events): those whose CQs had a CQE since they were armed,
+	 * and the "hot" ones, which completed something last pass and are
+	 * polled again without arming.  An idle connection is armed and costs
+	 * nothing until its next CQE.  scan_all (a link went down, or no
+	 * events): the next pass polls every connection.
+	 */
+	struct core_conn **hot;
+	unsigned n_hot, hot_cap;
+	int scan_all;
 	uint64_t active; /* written under lock, read atomically (placement) */
-	uint64_t total, failed, invocations, rearms_cpu;
+	uint64_t total, failed, invocations, rearms_cpu, polls;
 };
 
 /* A progress thread: polls shards loop, loop + n_loops, ... */

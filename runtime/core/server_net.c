@@ -120,10 +120,13 @@ void core_server_net_kick(struct prism_server *srv, unsigned shard)
 static void link_down(void *ctx, struct net_link *link, int err, const char *why)
 {
 	struct core_conn *c = ctx;
+	struct prism_server *srv = c->srv;
 
 	(void)link;
 	core_info("conn %u: link down: %s", c->id, why);
 	__atomic_store_n(&c->down, 1, __ATOMIC_RELEASE);
+	/* its shard's next pass looks at every connection, this one too */
+	__atomic_store_n(&srv->shards[c->shard].scan_all, 1, __ATOMIC_RELEASE);
 }
 
 /* May the peer of @p install or remove programs?  Only on the post socket,

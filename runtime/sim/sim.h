@@ -271,6 +271,18 @@ volatile uint32_t *sim_cq_dbrec(const struct sim_cq *cq); /* [0] = be32 consumer
 uint32_t sim_cq_ncqe(const struct sim_cq *cq);
 /* Completions the CQ has produced so far (what WAIT compares against). */
 uint32_t sim_cq_count(struct sim_cq *cq);
+/*
+ * Completion events, as ibv_req_notify_cq and a completion channel: the
+ * next CQE written to an armed CQ disarms it and queues it, with @ctx, on
+ * its device's event list.  With @check_consumed, a CQ that already holds
+ * CQEs past its consumer index (dbrec[0]) is queued at once instead (so a
+ * consumer that polled, then arms, never misses a CQE written between).
+ * Thread-safe.
+ */
+void sim_cq_arm(struct sim_cq *cq, void *ctx, bool check_consumed);
+/* Take up to @max queued events (their ctx) off @dev's list; how many.  A
+ * destroyed CQ's event is dropped.  Thread-safe. */
+unsigned sim_dev_take_events(struct sim_dev *dev, void **ctx, unsigned max);
 
 /* ---- queue pairs ------------------------------------------------------- */
 

@@ -66,6 +66,11 @@ struct sim_cq {
 	/* QP slots parked on a WAIT for this CQ: woken by its next CQE */
 	uint32_t *waiters;
 	uint32_t nwaiters, waiters_cap;
+	/* completion events (sim_cq_arm): the next CQE queues this CQ on
+	 * dev->ev_head once, for sim_dev_take_events */
+	bool armed, ev_queued;
+	void *ev_ctx;
+	struct sim_cq *ev_next;
 };
 
 /* ---- send queue --------------------------------------------------------- */
@@ -298,6 +303,7 @@ struct sim_dev {
 	pthread_mutex_t inbox_lock; /* sim_dev_deliver from transport threads */
 	struct sim_pktq rx_async;   /* delivered from outside, moved into inbox */
 	struct sim_qp *tx_held;     /* QPs whose txq holds refused packets */
+	struct sim_cq *ev_head;     /* CQs with a completion event (sim_cq_arm) */
 	struct sim_readjob *jobs;
 	struct sim_pkt *pkt_free; /* free list (linked through the payload area) */
 	uint32_t npkt_free;
@@ -350,6 +356,8 @@ void sim_mr_destroy_all(struct sim_dev *dev);
 /* Writes one CQE (in order of the calls); fills in c->owner and
  * c->timestamp.  Returns 0 or -ENOSPC (overrun). */
 int sim_cq_push(struct sim_cq *cq, struct prism_cqe *c, sim_time_t t);
+/* Queue an armed CQ's completion event (out of line: rare on the data path). */
+void sim_cq_fire(struct sim_cq *cq);
 /* Has the CQ produced @index (24-bit, cyclic)?  *t: when it did. */
 static inline bool sim_cq_reached(struct sim_cq *cq, uint32_t index, sim_time_t *t)
 {

@@ -11,7 +11,8 @@
  *     one past the limit receives a REJECT (not a reset, not a timeout);
  *   - sockets that connect and send nothing: they do not hold up the data
  *     path or a new client's setup; past max_setups_per_peer the next one is
- *     REJECTed at once.
+ *     REJECTed at once;
+ *   - idle connections: serving one client does not poll them.
  *
  * Must not: assert on time; the only waits are for bytes with a generous
  * deadline, so a bug fails instead of hanging.
@@ -205,12 +206,48 @@ static void test_silent_sockets_do_not_stall(void **state)
 	av_close(&f);
 }
 
+/* Idle connections cost nothing per progress step: while 100 connections
+ * sit idle, the polls the server makes to serve 400 gets do not grow with
+ * them (the progress loop polls a connection when its CQs have something:
+ * was every connection on every pass). */
+static void test_idle_connections_not_polled(void **state)
+{
+	struct av_opts o = {.max_conns_per_peer = 128};
+	struct prism_server_stats st0 = {.sz = sizeof(st0)}, st1 = {.sz = sizeof(st1)};
+	struct net_oob_params peer;
+	struct prism_client *v;
+	struct av_fx f;
+	char why[256];
+	int fds[100];
+
+	(void)state;
+	av_open(&f, &o);
+	v = av_victim(&f);
+	for (int i = 0; i < 100; i++)
+		assert_int_equal(av_raw_connect(&f, &fds[i], &peer, why, sizeof(why)), 0);
+	av_gets(&f, v, 16, 11); /* every idle one was polled and armed by now */
+	assert_int_equal(prism_server__stats(f.srv, &st0), 0);
+	assert_int_equal(st0.conns_active, 101);
+	av_gets(&f, v, 400, 12);
+	assert_int_equal(prism_server__stats(f.srv, &st1), 0);
+	/* a handful of polls per get, none for the idle (was: 101 per pass, many
+	 * passes per get) */
+	if (st1.conn_polls - st0.conn_polls > 400 * 16)
+		fail_msg("%llu connection polls for 400 gets with 100 idle connections",
+		         (unsigned long long)(st1.conn_polls - st0.conn_polls));
+	for (int i = 0; i < 100; i++)
+		close(fds[i]);
+	prism_client__close(v);
+	av_close(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_slow_reader_is_bounded),
 	    cmocka_unit_test(test_flood_past_per_peer_limit_rejected),
 	    cmocka_unit_test(test_silent_sockets_do_not_stall),
+	    cmocka_unit_test(test_idle_connections_not_polled),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

@@ -310,6 +310,8 @@ struct prism_server_stats {
 	uint64_t rearms_cpu;     /* template re-posts done by the CPU */
 	uint64_t bytes_per_conn; /* queue + scratch memory of one connection */
 	uint64_t shards;         /* NIC threads the connections are spread over */
+	uint64_t conn_polls;     /* times a connection's CQs were polled: with
+	                          * completion events, idle ones are not */
 	size_t : 0;
 };
 
