@@ -6,3 +6,5 @@ avail_net_SRCS := tests/availability/test_avail_net.c tests/availability/avail_f
 TESTS += avail_post
 avail_post_SRCS := tests/availability/test_avail_post.c tests/availability/avail_fx.c \
 	tests/runtime/support/hashget_chain.c
+BENCHES += bench_avail
+bench_avail_SRCS := tests/availability/bench_avail.c tests/runtime/support/hashget_chain.c
