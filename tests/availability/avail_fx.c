@@ -126,6 +126,11 @@ void av_gets(struct av_fx *f, struct prism_client *cl, unsigned n, uint64_t seed
 
 int av_raw_connect(struct av_fx *f, int *fd, struct net_oob_params *peer, char *why, size_t cap)
 {
+	return av_raw_connect_port(prism_server__port(f->srv), fd, peer, why, cap);
+}
+
+int av_raw_connect_port(uint16_t port, int *fd, struct net_oob_params *peer, char *why, size_t cap)
+{
 	struct core_hello h = {.kind = CORE_HELLO_CONNECT,
 	                       .node = 0x77,
 	                       .qpn = 0x4242,
@@ -140,7 +145,7 @@ int av_raw_connect(struct av_fx *f, int *fd, struct net_oob_params *peer, char *
 
 	mine.blob_len = (uint32_t)core_hello_encode(&h, blob, sizeof(blob));
 	mine.blob = blob;
-	rc = net_connect("127.0.0.1", prism_server__port(f->srv), &mine, peer, 10000, fd, &d);
+	rc = net_connect("127.0.0.1", port, &mine, peer, 10000, fd, &d);
 	if (rc)
 		snprintf(why, cap, "%s", d.msg);
 	else

@@ -2,7 +2,7 @@
 # and on its installs, each with a well-behaved client served throughout.
 TESTS += avail_net
 avail_net_SRCS := tests/availability/test_avail_net.c tests/availability/avail_fx.c \
-	tests/runtime/support/hashget_chain.c
+	tests/runtime/support/hashget_chain.c tests/runtime/support/child_proc.c
 TESTS += avail_post
 avail_post_SRCS := tests/availability/test_avail_post.c tests/availability/avail_fx.c \
 	tests/runtime/support/hashget_chain.c

@@ -12,7 +12,9 @@
  *   - sockets that connect and send nothing: they do not hold up the data
  *     path or a new client's setup; past max_setups_per_peer the next one is
  *     REJECTed at once;
- *   - idle connections: serving one client does not poll them.
+ *   - idle connections: serving one client does not poll them;
+ *   - the server process at its file-descriptor limit: the next client gets
+ *     a REJECT saying so.
  *
  * Must not: assert on time; the only waits are for bytes with a generous
  * deadline, so a bug fails instead of hanging.
@@ -30,11 +32,13 @@
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include "net/net_frame.h"
 #include "tests/availability/avail_fx.h"
+#include "tests/runtime/support/child_proc.h"
 
 /* 160 MB of requests: far more than the kernel's socket buffers hold (the
  * server queued them all, 1.4 GB for 3 M, before it pushed back) */
@@ -206,6 +210,76 @@ static void test_silent_sockets_do_not_stall(void **state)
 	av_close(&f);
 }
 
+/* The server process runs out of file descriptors: the client past the
+ * limit is told so (a REJECT, from the descriptor kept in reserve), not
+ * left to time out; the connected client goes on being served. */
+static void test_fd_limit_rejected(void **state)
+{
+	struct av_opts o = {.max_conns_per_peer = 1000, .max_setups_per_peer = 64};
+	struct net_oob_params peer;
+	struct prism_client *v = NULL;
+	struct av_fx f;
+	int p[2], q[2], fds[64], n = 0, rc = 0;
+	char why[256] = "", go = 0;
+	uint16_t port = 0;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(pipe(q), 0);
+	pid = child_fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct rlimit rl;
+		int probe;
+
+		av_open(&f, &o);
+		port = prism_server__port(f.srv);
+		/* a victim first, then the limit: a few descriptors above what is open */
+		if (write(p[1], &port, sizeof(port)) != sizeof(port) || read(q[0], &go, 1) != 1)
+			_exit(2);
+		probe = dup(0);
+		rl.rlim_cur = rl.rlim_max = (rlim_t)probe + 4;
+		close(probe);
+		if (setrlimit(RLIMIT_NOFILE, &rl) || write(p[1], &go, 1) != 1)
+			_exit(3);
+		for (;;)
+			pause();
+	}
+	assert_int_equal(read(p[0], &port, sizeof(port)), (ssize_t)sizeof(port));
+	memset(&f, 0, sizeof(f));
+	f.cdev = prism_device__open("sim", NULL);
+	assert_non_null(f.cdev);
+	snprintf(f.addr, sizeof(f.addr), "127.0.0.1:%u", port);
+	v = prism_client__connect(f.cdev, f.addr, NULL);
+	assert_non_null(v);
+	assert_int_equal(write(q[1], "g", 1), 1);
+	assert_int_equal(read(p[0], &go, 1), 1);
+	/* setups until one is refused for the fd limit (a few succeed first) */
+	for (n = 0; n < 64; n++) {
+		rc = av_raw_connect_port(port, &fds[n], &peer, why, sizeof(why));
+		if (rc)
+			break;
+	}
+	if (rc != -ECONNREFUSED || !strstr(why, "file descriptor limit"))
+		fail_msg("after %d setups: %d, %s", n, rc, why);
+	/* the connected client is still served (its gets are checked by shape:
+	 * the table lives in the other process) */
+	for (int i = 0; i < 50; i++) {
+		uint8_t out[HG_RESULT_BYTES];
+		struct prism_arg args[2];
+		struct prism_call c;
+
+		hg_get_call(&c, args, 1, (uint32_t)i % AV_NB, out);
+		assert_int_equal(prism_client__invoke(v, &c, NULL), 0);
+	}
+	for (int i = 0; i < n; i++)
+		close(fds[i]);
+	prism_client__close(v);
+	prism_device__close(f.cdev);
+	child_kill(pid);
+}
+
 /* Idle connections cost nothing per progress step: while 100 connections
  * sit idle, the polls the server makes to serve 400 gets do not grow with
  * them (the progress loop polls a connection when its CQs have something:
@@ -248,6 +322,7 @@ int main(void)
 	    cmocka_unit_test(test_flood_past_per_peer_limit_rejected),
 	    cmocka_unit_test(test_silent_sockets_do_not_stall),
 	    cmocka_unit_test(test_idle_connections_not_polled),
+	    cmocka_unit_test_teardown(test_fd_limit_rejected, child_teardown),
 	};
 
 	signal(SIGPIPE, SIG_IGN);
