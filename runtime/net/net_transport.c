@@ -4,8 +4,10 @@
  *
  * Owns: the transport thread (epoll over every link socket plus an eventfd
  * for wake-ups), the link table (by local QPN, for the device's xmit), the
- * per-link transmit buffer with its back-pressure and the receive buffer
- * that reassembles length-prefixed records.
+ * per-link transmit buffer with its back-pressure, and receiving: the
+ * thread reads into one buffer of its own and hands whole records to the
+ * device; a link keeps a buffer only while it holds a partial record (or
+ * records the device refused for now), so an idle link holds none.
  *
  * Threads and locks.  xmit runs on the device's thread: it takes t->lock to
  * find the link, then link->tx_lock, and never calls into the sim.  The
@@ -86,8 +88,9 @@ struct net_transport {
 	struct net_link **slots;
 	uint32_t nslots;
 	struct net_link *hash[HASH_BUCKETS];
-	unsigned stalled; /* links with rx_stalled */
-	bool flagged;     /* some link has failing set */
+	unsigned stalled;    /* links with rx_stalled */
+	uint8_t *rx_scratch; /* RX_CHUNK bytes: the thread reads every link into it */
+	bool flagged;        /* some link has failing set */
 	uint32_t next_gen;
 };
 
@@ -336,8 +339,10 @@ static void link_fail(struct net_link *l, int err, const char *why)
 		l->cbs.down(l->cbs.ctx, l, err, why);
 }
 
-/* Hand complete records in the receive buffer to the device. */
-static void deliver_records(struct net_link *l)
+/* Hand the complete records at the start of @buf (@avail bytes) to the
+ * device; returns the bytes they took (the rest: a partial record, or
+ * records the device refused for now). */
+static size_t deliver_from(struct net_link *l, const uint8_t *buf, size_t avail)
 {
 	struct net_transport *t = l->t;
 	uint8_t scratch[NET_SIMPKT_SCRATCH];
@@ -351,26 +356,25 @@ static void deliver_records(struct net_link *l)
 	int rc;
 
 	while (!l->dead) {
-		rc = net_record_peek(l->rx + off, l->rx_len - off, t->opts.max_pkt, &len, &vtime,
-		                     &fdiag);
+		rc = net_record_peek(buf + off, avail - off, t->opts.max_pkt, &len, &vtime, &fdiag);
 		if (rc == 1)
 			break;
 		if (rc < 0) {
 			link_fail(l, -EPROTO, fdiag.msg);
-			return;
+			return off;
 		}
-		rc = net_frame_decode(l->rx + off + NET_RECORD_HDR_BYTES, len, &np, &fdiag);
+		rc = net_frame_decode(buf + off + NET_RECORD_HDR_BYTES, len, &np, &fdiag);
 		if (rc) {
 			char why[sizeof(fdiag.msg) + 48];
 
 			snprintf(why, sizeof(why), "malformed packet: %s", fdiag.msg);
 			link_fail(l, -EPROTO, why);
-			return;
+			return off;
 		}
 		rc = net_simpkt_from_wire(&np, &l->addr, &sp, scratch, &diag);
 		if (rc) {
 			link_fail(l, -EPROTO, diag.msg);
-			return;
+			return off;
 		}
 		sp.t = vtime;
 		rc = sim_dev_deliver(t->dev, &sp);
@@ -393,15 +397,45 @@ static void deliver_records(struct net_link *l)
 
 			snprintf(why, sizeof(why), "device refused a packet: error %d", rc);
 			link_fail(l, rc, why);
-			return;
+			return off;
 		}
 		l->stats.rx_pkts++;
 		l->stats.rx_bytes += len + NET_RECORD_HDR_BYTES;
 		off += NET_RECORD_HDR_BYTES + len;
 	}
+	return off;
+}
+
+/* Keep @len bytes (a partial record, or records refused for now) in the
+ * link's own buffer, which exists only while it holds something. */
+static int keep_rest(struct net_link *l, const uint8_t *rest, size_t len)
+{
+	if (l->rx_cap < len) {
+		uint8_t *p = realloc(l->rx, len + RX_CHUNK);
+
+		if (!p)
+			return -ENOMEM;
+		l->rx = p;
+		l->rx_cap = len + RX_CHUNK;
+	}
+	memmove(l->rx, rest, len);
+	l->rx_len = len;
+	return 0;
+}
+
+/* Deliver what the link's own buffer holds; free it once empty. */
+static void deliver_records(struct net_link *l)
+{
+	size_t off = deliver_from(l, l->rx, l->rx_len);
+
 	if (off) {
 		memmove(l->rx, l->rx + off, l->rx_len - off);
 		l->rx_len -= off;
+	}
+	if (!l->rx_len) {
+		free(l->rx);
+		l->rx = NULL;
+		l->rx_cap = 0;
 	}
 }
 
@@ -437,30 +471,42 @@ static void on_readable(struct net_link *l)
 		return;
 
 	while (!l->dead && !l->rx_stalled && budget) {
+		struct net_transport *t = l->t;
 		ssize_t n;
 
-		if (l->rx_cap - l->rx_len < RX_CHUNK) {
-			uint8_t *p = realloc(l->rx, l->rx_cap + RX_CHUNK);
+		if (!l->rx_len) {
+			/* the common case: whole records, read into the thread's
+			 * buffer; only a remainder is kept by the link */
+			n = recv(l->fd, t->rx_scratch, RX_CHUNK, MSG_DONTWAIT);
+			if (n > 0) {
+				size_t off = deliver_from(l, t->rx_scratch, (size_t)n);
 
-			if (!p) {
-				link_fail(l, -ENOMEM, "out of memory for the receive buffer");
-				return;
+				budget = budget > (size_t)n ? budget - (size_t)n : 0;
+				if (!l->dead && off < (size_t)n &&
+				    keep_rest(l, t->rx_scratch + off, (size_t)n - off))
+					link_fail(l, -ENOMEM,
+					          "out of memory for the receive buffer");
+				continue;
 			}
-			l->rx = p;
-			l->rx_cap += RX_CHUNK;
-		}
-		n = recv(l->fd, l->rx + l->rx_len, l->rx_cap - l->rx_len, MSG_DONTWAIT);
-		if (n > 0) {
-			l->rx_len += (size_t)n;
-			budget = budget > (size_t)n ? budget - (size_t)n : 0;
-			deliver_records(l);
-			/* keep the buffer from growing past one record plus a chunk */
-			if (l->rx_len == 0 && l->rx_cap > 4 * RX_CHUNK) {
-				free(l->rx);
-				l->rx = NULL;
-				l->rx_cap = 0;
+		} else {
+			if (l->rx_cap - l->rx_len < RX_CHUNK) {
+				uint8_t *p = realloc(l->rx, l->rx_cap + RX_CHUNK);
+
+				if (!p) {
+					link_fail(l, -ENOMEM,
+					          "out of memory for the receive buffer");
+					return;
+				}
+				l->rx = p;
+				l->rx_cap += RX_CHUNK;
 			}
-			continue;
+			n = recv(l->fd, l->rx + l->rx_len, l->rx_cap - l->rx_len, MSG_DONTWAIT);
+			if (n > 0) {
+				l->rx_len += (size_t)n;
+				budget = budget > (size_t)n ? budget - (size_t)n : 0;
+				deliver_records(l);
+				continue;
+			}
 		}
 		if (n == 0) {
 			link_fail(l, -ECONNRESET,
@@ -639,6 +685,11 @@ int net_transport_create(struct sim_dev *dev, const struct net_transport_opts *o
 	t->dev = dev;
 	pthread_mutex_init(&t->lock, NULL);
 	pthread_cond_init(&t->unpinned, NULL);
+	t->rx_scratch = malloc(RX_CHUNK);
+	if (!t->rx_scratch) {
+		free(t);
+		return net_diagf(diag, -ENOMEM, "transport: out of memory");
+	}
 	t->epfd = epoll_create1(EPOLL_CLOEXEC);
 	t->wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (t->epfd < 0 || t->wakefd < 0 || epoll_ctl(t->epfd, EPOLL_CTL_ADD, t->wakefd, &ev)) {
@@ -661,6 +712,7 @@ fail:
 		close(t->wakefd);
 	pthread_mutex_destroy(&t->lock);
 	pthread_cond_destroy(&t->unpinned);
+	free(t->rx_scratch);
 	free(t);
 	return rc;
 }
@@ -703,6 +755,7 @@ void net_transport_destroy(struct net_transport *t)
 		link_free(l);
 	}
 	free(t->slots);
+	free(t->rx_scratch);
 	close(t->epfd);
 	close(t->wakefd);
 	pthread_mutex_destroy(&t->lock);
