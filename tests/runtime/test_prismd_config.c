@@ -29,6 +29,7 @@ static void test_full_config(void **state)
 	                           "nic-threads: 4\n"
 	                           "allow-post: yes\n"
 	                           "post-socket: /tmp/x.post\n"
+	                           "post-uids: [1000, 0]\n"
 	                           "max-connections-per-peer: 5\n"
 	                           "regions:\n"
 	                           "  - name: table\n"
@@ -57,6 +58,9 @@ static void test_full_config(void **state)
 	assert_int_equal(cfg.nic_threads, 4);
 	assert_true(cfg.allow_post);
 	assert_string_equal(cfg.post_socket, "/tmp/x.post");
+	assert_int_equal(cfg.n_post_uids, 2);
+	assert_int_equal(cfg.post_uids[0], 1000);
+	assert_int_equal(cfg.post_uids[1], 0);
 	assert_int_equal(cfg.max_conns_per_peer, 5);
 	assert_int_equal(cfg.n_regions, 2);
 	assert_string_equal(cfg.regions[0].name, "table");
@@ -109,6 +113,8 @@ static const struct {
     {"regions:\n  - {name: t, size: 1, file: f, shared-by-app: true}\n", "exclude each other"},
     {"allow-post: maybe\n", "'allow-post' must be true or false, not 'maybe'"},
     {"allow-post: true\n", "'allow-post' needs 'post-socket'"},
+    {"post-uids: root\n", "'post-uids' must be a list of user ids"},
+    {"post-uids: []\n", "'post-uids' is empty"},
     {"max-connections: 0\n", "'max-connections' must be at least 1"},
     {"nic-threads: 0\n", "'nic-threads' must be at least 1"},
     {"nic-threads: 65\n", "'nic-threads'"},

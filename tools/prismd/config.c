@@ -242,6 +242,30 @@ static int k_post_socket(struct cfg_ctx *c, yaml_node_t *n)
 	return err;
 }
 
+static int k_post_uids(struct cfg_ctx *c, yaml_node_t *n)
+{
+	struct prismd_config *cfg = c->cfg;
+
+	if (n->type != YAML_SEQUENCE_NODE)
+		return fail(c, n, "'post-uids' must be a list of user ids");
+	for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top;
+	     it++) {
+		yaml_node_t *e = yaml_document_get_node(c->doc, *it);
+		uint64_t v;
+		int err;
+
+		if (cfg->n_post_uids == PRISMD_MAX_POST_UIDS)
+			return fail(c, e, "more than %d post-uids", PRISMD_MAX_POST_UIDS);
+		err = get_size(c, e, "post-uids", UINT32_MAX - 1, &v);
+		if (err)
+			return err;
+		cfg->post_uids[cfg->n_post_uids++] = (uint32_t)v;
+	}
+	if (!cfg->n_post_uids)
+		return fail(c, n, "'post-uids' is empty (leave it out for prismd's own uid)");
+	return 0;
+}
+
 static int k_max_conns_per_peer(struct cfg_ctx *c, yaml_node_t *n)
 {
 	uint64_t v;
@@ -389,6 +413,7 @@ static const struct {
     {"nic-threads", k_nic_threads},
     {"allow-post", k_allow_post},
     {"post-socket", k_post_socket},
+    {"post-uids", k_post_uids},
     {"max-connections-per-peer", k_max_conns_per_peer},
     {"regions", k_regions},
     {"programs", k_programs},

@@ -404,6 +404,8 @@ int main(int argc, char **argv)
 	PRISM_OPTS(prism_server_opts, sopts, .host = d.cfg.host, .port = d.cfg.port,
 	           .rearm = (enum prism_rearm)d.cfg.rearm, .max_conns = d.cfg.max_conns,
 	           .allow_post = d.cfg.allow_post, .post_socket = d.cfg.post_socket,
+	           .post_uids = d.cfg.n_post_uids ? d.cfg.post_uids : NULL,
+	           .n_post_uids = d.cfg.n_post_uids,
 	           .max_conns_per_peer = d.cfg.max_conns_per_peer);
 	d.srv = prism_server__create(d.dev, &sopts);
 	if (!d.srv) {
