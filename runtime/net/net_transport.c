@@ -463,11 +463,13 @@ static bool pause_if_blocked(struct net_link *l)
 	return paused;
 }
 
-static void on_readable(struct net_link *l)
+/* @gone: the socket reported a hang-up or an error (a paused link reads on,
+ * to see it fail, instead of being woken by it forever). */
+static void on_readable(struct net_link *l, bool gone)
 {
 	size_t budget = RX_BUDGET;
 
-	if (pause_if_blocked(l))
+	if (pause_if_blocked(l) && !gone)
 		return;
 
 	while (!l->dead && !l->rx_stalled && budget) {
@@ -588,17 +590,20 @@ static void service_flagged(struct net_transport *t)
 			snprintf(why, sizeof(why), "send: %s", strerror(-l->tx_err));
 			link_fail(l, l->tx_err, why);
 		} else if (l->rx_stalled && !l->dead) {
-			struct epoll_event ev = {.events = EPOLLIN | (l->out_armed ? EPOLLOUT : 0),
-			                         .data.u64 = link_id(l)};
+			struct epoll_event ev = {.data.u64 = link_id(l)};
 
 			l->rx_stalled = false;
 			pthread_mutex_lock(&t->lock);
 			t->stalled--;
 			pthread_mutex_unlock(&t->lock);
+			/* still not reading a link paused for back-pressure */
+			pthread_mutex_lock(&l->tx_lock);
+			ev.events = (l->rx_paused ? 0 : EPOLLIN) | (l->out_armed ? EPOLLOUT : 0);
 			epoll_ctl(t->epfd, EPOLL_CTL_MOD, l->fd, &ev);
+			pthread_mutex_unlock(&l->tx_lock);
 			deliver_records(l);
 			if (!l->rx_stalled)
-				on_readable(l);
+				on_readable(l, false);
 		}
 		unpin(l);
 	}
@@ -639,7 +644,7 @@ static void *transport_thread(void *arg)
 			if (evs[i].events & EPOLLOUT)
 				on_writable(l);
 			if (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR | EPOLLRDHUP))
-				on_readable(l);
+				on_readable(l, evs[i].events & (EPOLLHUP | EPOLLERR));
 			unpin(l);
 		}
 		pthread_mutex_lock(&t->lock);
