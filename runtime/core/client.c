@@ -58,6 +58,7 @@ int core_client_setup(struct prism_client *cl, const char *program, struct core_
 	    .sq_bbs = CORE_CLIENT_SQ_BBS,
 	    .rq_wqes = CORE_CLIENT_SLOTS * 2,
 	    .rq_max_sge = 1,
+	    .access = CORE_ACCESS_REMOTE_WRITE, /* the server WRITEs the responses */
 	};
 	if ((err = ops->create_qp(be, &qa, &cl->qp, &cl->qp_info)))
 		return err;
@@ -67,9 +68,9 @@ int core_client_setup(struct prism_client *cl, const char *program, struct core_
 		return -ENOMEM;
 	memset(cl->msg, 0, msg_len);
 	memset(cl->resp, 0, resp_len);
-	if ((err = ops->reg_mr(be, cl->msg, msg_len, CORE_ACCESS_LOCAL_WRITE, &cl->msg_mr,
+	if ((err = ops->reg_mr(be, NULL, cl->msg, msg_len, CORE_ACCESS_LOCAL_WRITE, &cl->msg_mr,
 	                       &cl->msg_keys)) ||
-	    (err = ops->reg_mr(be, cl->resp, resp_len,
+	    (err = ops->reg_mr(be, NULL, cl->resp, resp_len,
 	                       CORE_ACCESS_LOCAL_WRITE | CORE_ACCESS_REMOTE_WRITE, &cl->resp_mr,
 	                       &cl->resp_keys)))
 		return err;
