@@ -8,3 +8,5 @@ avail_post_SRCS := tests/availability/test_avail_post.c tests/availability/avail
 	tests/runtime/support/hashget_chain.c
 BENCHES += bench_avail
 bench_avail_SRCS := tests/availability/bench_avail.c tests/runtime/support/hashget_chain.c
+TESTS += avail_wire
+avail_wire_SRCS := tests/availability/test_avail_wire.c tests/net/net_peer.c
