@@ -189,10 +189,11 @@ struct g {
 	struct dt_prog *p;
 	uint64_t s;
 	dt_mask allow;
-	int lane;     /* -1: not in a lane; 0 or 1 */
-	bool have_t;  /* `let t = ...;` opens the body */
-	bool recycle; /* the program's one loop is recycled */
-	bool walked;  /* a walk has moved t */
+	int lane;           /* -1: not in a lane; 0 or 1 */
+	bool have_t;        /* `let t = ...;` opens the body */
+	bool recycle;       /* the program's one loop is recycled */
+	bool walked;        /* a walk has moved t */
+	bool atomic_in_arm; /* an atomic was generated inside an if arm */
 	unsigned loops, locals, params_used;
 	enum ret_shape ret;
 	int depth;
@@ -414,6 +415,7 @@ static struct gs *gen_effect(struct g *g)
 	switch (below(g, 10)) {
 	case 0:
 		if (want(g, DT_ATOMIC_FA, 100)) {
+			g->atomic_in_arm |= g->depth > 0;
 			if (chance(g, 50)) {
 				g->params_used++;
 				return text(g, pfmt(g->p, "fetch_add(%s.a, pa);", P));
@@ -423,6 +425,7 @@ static struct gs *gen_effect(struct g *g)
 		break;
 	case 1:
 		if (want(g, DT_ATOMIC_FA_OLD, 20)) {
+			g->atomic_in_arm |= g->depth > 0;
 			unsigned n = ++g->locals;
 			struct gs *s = text(g, pfmt(g->p, "let o%u = fetch_add(%s.a, 1);", n, P));
 
@@ -431,6 +434,7 @@ static struct gs *gen_effect(struct g *g)
 		break;
 	case 2:
 		if (want(g, DT_ATOMIC_CAS, 100)) {
+			g->atomic_in_arm |= g->depth > 0;
 			g->params_used++;
 			if (chance(g, 50))
 				return text(g, pfmt(g->p, "cas(%s.a, pa, %llu);", P,
@@ -441,6 +445,7 @@ static struct gs *gen_effect(struct g *g)
 		break;
 	case 3:
 		if (want(g, DT_ATOMIC_CAS_GT, 100)) {
+			g->atomic_in_arm |= g->depth > 0;
 			const char *fn = chance(g, 50) ? "cas_gt" : "cas_lt";
 
 			g->params_used++;
@@ -466,7 +471,8 @@ static struct gs *gen_effect(struct g *g)
 		}
 		break;
 	case 5:
-		if (want(g, DT_LET_COPY, 60)) {
+		if ((g->depth == 0 || !g->atomic_in_arm || want(g, DT_READ_AFTER_ATOMIC, 100)) &&
+		    want(g, DT_LET_COPY, 60)) {
 			unsigned n = ++g->locals;
 			struct gs *s = text(g, pfmt(g->p, "let s%u = %s.%s;", n, P, f->name));
 

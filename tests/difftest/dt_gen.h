@@ -34,6 +34,7 @@
 	X(STORE_LOADED, "store of a value loaded in the same statement", NULL)                     \
 	X(STORE_ARITH, "store of run-time + - & | ^", NULL)                                        \
 	X(LET_COPY, "temporary copied and stored", NULL)                                           \
+	X(READ_AFTER_ATOMIC, "a read after an atomic inside an if arm", "N6")                      \
 	X(COND_CMP, "condition: == != < > <= >=", NULL)                                            \
 	X(COND_AND, "condition: &&", NULL)                                                         \
 	X(COND_OR, "condition: ||", NULL)                                                          \
