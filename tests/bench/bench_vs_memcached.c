@@ -229,8 +229,9 @@ static int mc_read_answer(int fd, uint32_t b)
 		if (n <= 0)
 			return -1;
 		have += (size_t)n;
-		if (have >= 5 && have < (size_t)hl && !memcmp(buf, "END\r\n", 5))
-			break; /* a miss */
+		/* a miss ("END") or an error line: no VALUE is coming */
+		if (memcmp(buf, "VALUE ", have < 6 ? have : 6) && memchr(buf, '\n', have))
+			break;
 	}
 	if (have != need || memcmp(buf, want, (size_t)hl) ||
 	    memcmp(buf + hl, expect[b], HG_VALUE_BYTES) ||
