@@ -142,6 +142,20 @@ static int make_args(struct conn *c, struct prism_client *cl, int e, struct pris
 	return 0;
 }
 
+/* Bytes of every parameter of @e together (room for the byte strings). */
+static size_t param_bytes(struct prism_client *cl, int e)
+{
+	size_t n = 1;
+
+	for (int i = 0; i < prism_client__param_count(cl, e); i++) {
+		struct prism_param_info pi;
+
+		if (!prism_client__param(cl, e, i, &pi))
+			n += pi.size;
+	}
+	return n;
+}
+
 static void *conn_loop(void *arg)
 {
 	struct conn *c = arg;
@@ -165,7 +179,7 @@ static void *conn_loop(void *arg)
 	e = prism_client__find_entry(cl, c->entry);
 	rsz = e >= 0 ? (size_t)prism_client__result_size(cl, e) : 0;
 	c->result_bytes = rsz;
-	bytes = malloc(PERF_MAX_ARGS * 4096u + o->size);
+	bytes = e >= 0 ? malloc(param_bytes(cl, e)) : NULL;
 	res = malloc((rsz + 8) * o->depth);
 	if (e < 0 || !bytes || !res) {
 		snprintf(c->why, sizeof(c->why), "entry %s: %s", c->entry,
