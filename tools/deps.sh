@@ -13,7 +13,9 @@ PACKAGES=(
 	make gcc clang clang-format libclang-rt-14-dev pkg-config
 	flex bison libyaml-dev libcmocka-dev
 	libibverbs-dev ibverbs-providers rdma-core ibverbs-utils
-	valgrind iproute2 python3 memcached
+	valgrind iproute2 python3
+	dpkg-dev patch autoconf automake libevent-dev libxxhash-dev
+	memcached libmemcached-dev libmemcached-tools
 )
 
 missing() {

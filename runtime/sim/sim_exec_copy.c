@@ -73,7 +73,7 @@ int sim_exec_write(struct sim_xctx *x)
 
 		for (unsigned i = 0; i < w->num_sge; i++) {
 			if (w->sge[i].byte_count)
-				memcpy(p->payload + off, src[i], w->sge[i].byte_count);
+				sim_mem_read(p->payload + off, src[i], w->sge[i].byte_count);
 			off += w->sge[i].byte_count;
 		}
 	}

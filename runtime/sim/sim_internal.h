@@ -341,6 +341,12 @@ static inline int sim_mr_check_remote(const struct sim_qp *qp, uint32_t rkey, ui
  * lands in send-queue memory (PATCH event, writer map). */
 void sim_mem_write(struct sim_dev *dev, uint8_t *dst, const void *src, size_t len,
                    const struct sim_writer *w, sim_time_t t);
+/* Every engine read of registered memory an application may be writing at
+ * the same time (READ responses, gathers): each aligned 8-byte word is read
+ * with one atomic load, as a NIC's DMA reads whole words, so a word stored by
+ * a single aligned store is never seen half old, half new (and the race is
+ * one the C memory model defines). */
+void sim_mem_read(void *dst, const uint8_t *src, size_t len);
 void sim_mr_destroy_all(struct sim_dev *dev);
 /* sim_mr.c: the device's default PD (sim_dev_open) and every PD at close. */
 int sim_pd_init(struct sim_dev *dev);

@@ -318,6 +318,27 @@ static inline void move_small(uint8_t *d, const uint8_t *s, size_t n)
 	}
 }
 
+void sim_mem_read(void *dst, const uint8_t *src, size_t len)
+{
+	uint8_t *d = dst;
+	size_t head = (size_t)(-(uintptr_t)src & 7u);
+
+	if (head > len)
+		head = len;
+	for (size_t i = 0; i < head; i++)
+		d[i] = __atomic_load_n(src + i, __ATOMIC_RELAXED);
+	src += head;
+	d += head;
+	len -= head;
+	for (; len >= 8; len -= 8, src += 8, d += 8) {
+		uint64_t v = __atomic_load_n((const uint64_t *)(const void *)src, __ATOMIC_RELAXED);
+
+		memcpy(d, &v, 8);
+	}
+	for (size_t i = 0; i < len; i++)
+		d[i] = __atomic_load_n(src + i, __ATOMIC_RELAXED);
+}
+
 void sim_mem_write(struct sim_dev *dev, uint8_t *dst, const void *src, size_t len,
                    const struct sim_writer *w, sim_time_t t)
 {

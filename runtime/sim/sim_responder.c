@@ -224,7 +224,7 @@ static void job_line(struct sim_dev *dev, struct sim_readjob *j, uint32_t line)
 		lo = s;
 	if (hi > e)
 		hi = e;
-	memcpy(j->resp->payload + (lo - s), (const void *)lo, hi - lo);
+	sim_mem_read(j->resp->payload + (lo - s), (const uint8_t *)lo, hi - lo);
 	if (dev->obs.event) {
 		struct sim_event ev = {
 		    .kind = SIM_EV_READ_LINE,
@@ -304,7 +304,7 @@ static bool serve_read(struct sim_qp *qp, const struct sim_pkt *p)
 	                : 0;
 	if (!dev->o.chaos || nlines <= 1) {
 		if (p->len)
-			memcpy(r->payload, src, p->len);
+			sim_mem_read(r->payload, src, p->len);
 		respond(qp, p, SIM_PKT_READ_RESP, 0, r);
 		return true;
 	}
