@@ -18,7 +18,8 @@
  *      then p50/p99 latency of both and CPU microseconds per get of each
  *      server process (utime + stime deltas of /proc/<pid>/stat: for prism
  *      every thread of the server process, i.e. its NIC, transport and
- *      progress threads; the application itself does no work per get).
+ *      progress threads), and of the prism server's application thread
+ *      alone (/proc/<pid>/task/<pid>/stat: it only waits, so about 0).
  *
  * Every answer of both servers is compared with the expected value; a wrong
  * answer is printed (the first few) and makes the program exit 1.  Without
@@ -92,15 +93,22 @@ static void report_wrong(const char *who, uint32_t b, const char *what)
 		        keys[b], what);
 }
 
-/* CPU time (utime + stime) of process @pid in microseconds, or -1. */
-static double proc_cpu_us(pid_t pid)
+/*
+ * CPU time (utime + stime) in microseconds, or -1: of process @pid, or with
+ * @main_only of its main thread alone (the prism server's application
+ * thread, which only waits while the NIC threads serve).
+ */
+static double proc_cpu_us(pid_t pid, bool main_only)
 {
 	char path[64], buf[1024], *p;
 	unsigned long long ut, st;
 	FILE *f;
 	size_t n;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (main_only)
+		snprintf(path, sizeof(path), "/proc/%d/task/%d/stat", (int)pid, (int)pid);
+	else
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
 	f = fopen(path, "r");
 	if (!f)
 		return -1;
@@ -369,7 +377,9 @@ static void *mc_loop(void *arg)
 }
 
 struct result {
-	double rate, p50, p99, cpu_per_get;
+	double rate, p50, p99;
+	double cpu_per_get;      /* the whole server process */
+	double main_cpu_per_get; /* its main thread: prism's application thread */
 };
 
 /* One run of @secs seconds on @n connections; the server is process @pid. */
@@ -378,12 +388,13 @@ static int run_once(struct conn *cs, int n, void *(*loop)(void *), pid_t pid, do
 {
 	static double all[MAX_CONNS * (size_t)MAX_LAT];
 	atomic_bool stop = false;
-	double t0, t1, c0, c1;
+	double t0, t1, c0, c1, m0, m1;
 	uint64_t gets = 0;
 	size_t nl = 0;
 	int failed = 0;
 
-	c0 = proc_cpu_us(pid);
+	c0 = proc_cpu_us(pid, false);
+	m0 = proc_cpu_us(pid, true);
 	t0 = now_s();
 	for (int i = 0; i < n; i++) {
 		cs[i].stop = &stop, cs[i].gets = 0, cs[i].nlat = 0, cs[i].failed = 0;
@@ -395,7 +406,8 @@ static int run_once(struct conn *cs, int n, void *(*loop)(void *), pid_t pid, do
 	for (int i = 0; i < n; i++)
 		pthread_join(cs[i].th, NULL);
 	t1 = now_s();
-	c1 = proc_cpu_us(pid);
+	c1 = proc_cpu_us(pid, false);
+	m1 = proc_cpu_us(pid, true);
 	for (int i = 0; i < n; i++) {
 		gets += cs[i].gets;
 		failed |= cs[i].failed;
@@ -409,17 +421,19 @@ static int run_once(struct conn *cs, int n, void *(*loop)(void *), pid_t pid, do
 	r->p50 = all[nl / 2];
 	r->p99 = all[nl * 99 / 100];
 	r->cpu_per_get = (c1 - c0) / (double)gets;
+	r->main_cpu_per_get = (m1 - m0) / (double)gets;
 	return 0;
 }
 
 static void med(struct result *runs, int n, struct result *m)
 {
-	double rate[RUNS], p50[RUNS], p99[RUNS], cpu[RUNS];
+	double rate[RUNS], p50[RUNS], p99[RUNS], cpu[RUNS], main_cpu[RUNS];
 
 	for (int i = 0; i < n; i++)
 		rate[i] = runs[i].rate, p50[i] = runs[i].p50, p99[i] = runs[i].p99,
-		cpu[i] = runs[i].cpu_per_get;
-	*m = (struct result){median(rate, n), median(p50, n), median(p99, n), median(cpu, n)};
+		cpu[i] = runs[i].cpu_per_get, main_cpu[i] = runs[i].main_cpu_per_get;
+	*m = (struct result){median(rate, n), median(p50, n), median(p99, n), median(cpu, n),
+	                     median(main_cpu, n)};
 }
 
 static int compare(int n, pid_t ppid, uint16_t pport, pid_t mpid, int mport, double secs)
@@ -452,8 +466,9 @@ static int compare(int n, pid_t ppid, uint16_t pport, pid_t mpid, int mport, dou
 	       pm.rate, mm.rate, pm.rate / mm.rate);
 	printf("  latency_us prism_p50=%.1f prism_p99=%.1f memcached_p50=%.1f memcached_p99=%.1f\n",
 	       pm.p50, pm.p99, mm.p50, mm.p99);
-	printf("  cpu_us_per_get prism_server_process=%.2f memcached_process=%.2f\n",
-	       pm.cpu_per_get, mm.cpu_per_get);
+	printf("  cpu_us_per_get prism_server_process=%.2f prism_server_app_thread=%.2f "
+	       "memcached_process=%.2f\n",
+	       pm.cpu_per_get, pm.main_cpu_per_get, mm.cpu_per_get);
 	fflush(stdout);
 	rc = 0;
 out:
