@@ -13,6 +13,7 @@
  *
  * Must not: place barriers or compute slots.
  */
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,9 +32,28 @@ void lower_error(struct lower_ctx *c, struct src_loc loc, const char *fmt, ...)
 	va_end(ap);
 }
 
+bool lower_guard_push(struct lower_ctx *c, const struct lcond *cd, const struct ldnf *dnf,
+                      struct src_loc loc)
+{
+	if (c->n_guards == LOWER_GUARD_DEPTH) {
+		lower_error(c, loc, "conditions nested more than %u deep are not lowered",
+		            LOWER_GUARD_DEPTH);
+		return false;
+	}
+	c->guards[c->n_guards++] = (struct lguard_frame){.cond = cd, .dnf = dnf};
+	return true;
+}
+
+void lower_guard_pop(struct lower_ctx *c, const struct lcond *cd)
+{
+	assert(c->n_guards && c->guards[c->n_guards - 1].cond == cd);
+	(void)cd;
+	c->n_guards--;
+}
+
 static bool lower_parallel(struct lower_ctx *c, const struct ast_stmt *s)
 {
-	if (c->in_parallel || c->cond) {
+	if (c->in_parallel || lower_cond_top(c)) {
 		lower_error(c, s->loc, "`parallel` must be at the top level of an offload");
 		return false;
 	}

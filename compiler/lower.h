@@ -186,6 +186,30 @@ struct lstage {
 	int node; /* the READ that fans the copies out */
 };
 
+/*
+ * The guard stack.  Each effect the lowering emits (a store, an atomic, a
+ * response) is guarded by the condition on top of the stack (lower_guard);
+ * an empty stack or a NULL top means unguarded.  A construct that lowers a
+ * block under a condition pushes that condition, lowers the block and pops
+ * it again, whether the block lowered or not:
+ *
+ *   if (!lower_guard_push(c, &cd, lower_dnf_top(c), loc))
+ *           return false;
+ *   bool ok = lower_block(c, body);
+ *   lower_guard_pop(c, &cd);
+ *
+ * `cond` is an lcond chain (clauses by and_next, disjuncts by or_next),
+ * NULL for an unguarded region (a loop's body: the loop as a whole is
+ * skipped); `dnf` is the same condition as lower_dnf.c built it (an `if`
+ * nested in it conjoins with it), or NULL.
+ */
+#define LOWER_GUARD_DEPTH 64u
+
+struct lguard_frame {
+	const struct lcond *cond;
+	const struct ldnf *dnf;
+};
+
 struct lower_ctx {
 	struct ir_prog *p;
 	struct diag_ctx *d;
@@ -194,7 +218,6 @@ struct lower_ctx {
 	unsigned recv_reserve;      /* RECV entries kept for later parameters (lower_mem.c) */
 	bool quiet;                 /* a trial lowering: lower_error reports nothing */
 	bool flushing;              /* lower_flush_phis: land at the use given */
-	const struct ldnf *dnf;     /* the active condition as built by lower_dnf.c, or NULL */
 	struct lorder cas_terms[8]; /* masked cas conditions' marker terms (lower_cond.c) */
 	unsigned n_cas_terms;
 	/* the last relaxed `==` guard (lower_cond.c, guard_eq): its CAS returns
@@ -212,7 +235,10 @@ struct lower_ctx {
 	unsigned n_deferred, cap_deferred;
 	struct lread *reads;
 	unsigned n_reads, cap_reads;
-	const struct lcond *cond; /* active guard, or NULL */
+	/* the guard stack (lower_guard_push): every effect is guarded by the
+	 * top frame's condition */
+	struct lguard_frame guards[LOWER_GUARD_DEPTH];
+	unsigned n_guards;
 	/* while lowering the arm of a one-comparison `if` without `else`: its
 	 * condition and the complement (a loop may end that arm) */
 	const struct lcond *arm_cond, *arm_neg;
@@ -316,6 +342,23 @@ bool lower_check_loop_escapes(struct lower_ctx *c);
 bool lower_recycle(struct lower_ctx *c, const struct ast_stmt *s);
 
 /* lower.c */
+/* Make `cd` (with its DNF form `dnf`) the active guard; false (reported at
+ * `loc`) when conditions nest deeper than LOWER_GUARD_DEPTH. */
+bool lower_guard_push(struct lower_ctx *c, const struct lcond *cd, const struct ldnf *dnf,
+                      struct src_loc loc);
+/* Undo the matching push (`cd`: what it pushed, checked). */
+void lower_guard_pop(struct lower_ctx *c, const struct lcond *cd);
+
+static inline const struct lcond *lower_cond_top(const struct lower_ctx *c)
+{
+	return c->n_guards ? c->guards[c->n_guards - 1].cond : NULL;
+}
+
+static inline const struct ldnf *lower_dnf_top(const struct lower_ctx *c)
+{
+	return c->n_guards ? c->guards[c->n_guards - 1].dnf : NULL;
+}
+
 bool lower_block(struct lower_ctx *c, const struct ast_stmt *s);
 void lower_error(struct lower_ctx *c, struct src_loc loc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -141,7 +141,7 @@ static bool cas_order16(struct lower_ctx *c, const struct ast_expr *e, bool gt)
 	struct ir_prog *p = c->p;
 	const struct ast_expr *place = e->u.call.args, *v = place->arg_next;
 	const struct ast_expr *cme = v->arg_next, *sme = cme->arg_next;
-	const struct lcond *outer = c->cond;
+	const struct lcond *outer = lower_cond_top(c);
 	struct lval old, val, cm, sm;
 	if (!lower_value(c, place, &old) || !lower_value(c, v, &val) || !lower_value(c, cme, &cm) ||
 	    !lower_value(c, sme, &sm))
@@ -196,9 +196,10 @@ static bool cas_order16(struct lower_ctx *c, const struct ast_expr *e, bool gt)
 	                   .and_next = outer,
 	                   .width = 16,
 	                   .loc = e->loc};
-	c->cond = &cd;
+	if (!lower_guard_push(c, &cd, lower_dnf_top(c), e->loc))
+		return false;
 	bool ok = lower_guard(c, xid);
-	c->cond = outer;
+	lower_guard_pop(c, &cd);
 	return ok && !p->oom;
 }
 
@@ -225,7 +226,7 @@ bool lower_cas_order(struct lower_ctx *c, const struct ast_expr *e)
 	if (!place || !v)
 		return false;
 	bool masked = e->u.call.nargs == 4;
-	const struct lcond *outer = c->cond;
+	const struct lcond *outer = lower_cond_top(c);
 	if (outer && !lower_conjoinable(outer)) {
 		lower_error(
 		    c, e->loc,
@@ -340,9 +341,10 @@ bool lower_cas_order(struct lower_ctx *c, const struct ast_expr *e)
 	                   .and_next = outer, /* inside an `if`: both must hold */
 	                   .width = w,
 	                   .loc = e->loc};
-	c->cond = &cd;
+	if (!lower_guard_push(c, &cd, lower_dnf_top(c), e->loc))
+		return false;
 	bool ok = lower_guard(c, xid);
-	c->cond = outer;
+	lower_guard_pop(c, &cd);
 	return ok && !p->oom;
 }
 

@@ -105,7 +105,7 @@ bool lower_return(struct lower_ctx *c, const struct ast_stmt *s)
 	if (!lower_guard(c, x))
 		return false;
 	lower_anchor(c, x);
-	c->last_was_return = c->cond == NULL;
+	c->last_was_return = lower_cond_top(c) == NULL;
 	if (c->last_was_return)
 		p->nodes[x].signaled = true;
 	return !p->oom;

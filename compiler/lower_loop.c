@@ -124,9 +124,10 @@ static bool skip_test(struct lower_ctx *c, int cid, struct src_loc loc)
 	k->iter = 0;
 	if (!exit_cas(c, k, kid, cid, 0, 0, 0)) /* compare mask 0: always swaps */
 		return false;
-	c->cond = l->skip;
+	if (!lower_guard_push(c, l->skip, lower_dnf_top(c), loc))
+		return false;
 	bool ok = lower_guard(c, kid);
-	c->cond = NULL;
+	lower_guard_pop(c, l->skip);
 	c->eq_guard.cond = NULL; /* not a guard a `break` may reuse */
 	return ok && !p->oom;
 }
@@ -232,21 +233,22 @@ bool lower_break(struct lower_ctx *c, const struct ast_stmt *s)
 		lower_error(c, s->loc, "`break` outside a loop");
 		return false;
 	}
-	if (!c->cond) {
+	const struct lcond *cd = lower_cond_top(c);
+	if (!cd) {
 		lower_error(c, s->loc,
 		            "an unconditional `break` ends the loop in its first "
 		            "iteration: write the loop without it");
 		return false;
 	}
-	if (c->cond->kind != LC_EQ || c->cond->chain || c->cond->and_next || c->cond->or_next) {
+	if (cd->kind != LC_EQ || cd->chain || cd->and_next || cd->or_next) {
 		lower_error(c, s->loc,
 		            "`break` is lowered under an `a == b` condition only (the exit test "
 		            "is one masked CAS comparing for equality)");
 		return false;
 	}
 	const struct lguard_rec *g = &c->eq_guard;
-	bool reuse = g->cond == c->cond && c->p->nodes[g->guard].queue == c->lane;
-	return exit_point(c, c->cond->lhs, c->cond->rhs, s->loc, reuse ? g : NULL);
+	bool reuse = g->cond == cd && c->p->nodes[g->guard].queue == c->lane;
+	return exit_point(c, cd->lhs, cd->rhs, s->loc, reuse ? g : NULL);
 }
 
 /* After the loop each local holds its value at the exit taken: one value
@@ -351,8 +353,8 @@ bool lower_while(struct lower_ctx *c, const struct ast_stmt *s)
 	/* a loop ending the arm of `if (a OP b) { ... }` (no `else`, one
 	 * comparison): the complement retargets its first exit */
 	const struct lcond *skip = NULL;
-	if (c->cond) {
-		if (c->cond != c->arm_cond || s->next) {
+	if (lower_cond_top(c)) {
+		if (lower_cond_top(c) != c->arm_cond || s->next) {
 			lower_error(
 			    c, s->loc,
 			    "a loop inside an `if` is lowered only as the last statement of "
@@ -417,12 +419,13 @@ bool lower_while(struct lower_ctx *c, const struct ast_stmt *s)
 	p->queues[c->lane].cont = cq;
 	struct lloop l = {.cont_q = cq, .fall_enable = -1, .skip = skip};
 	/* the body runs only when the loop runs: its effects are not guarded */
-	const struct lcond *outer = c->cond, *outer_arm = c->arm_cond;
-	c->cond = NULL;
-	c->arm_cond = NULL;
 	l.id = ir_add_loop(p, (uint32_t)n, s->loc);
 	if (l.id < 0)
 		return false;
+	const struct lcond *outer_arm = c->arm_cond;
+	if (!lower_guard_push(c, NULL, lower_dnf_top(c), s->loc))
+		return false;
+	c->arm_cond = NULL;
 	c->loop = &l;
 	unsigned before = p->queues[c->lane].n;
 	bool ok = true;
@@ -467,7 +470,7 @@ bool lower_while(struct lower_ctx *c, const struct ast_stmt *s)
 	free(l.snap);
 	free(l.snap_set);
 	c->loop = NULL;
-	c->cond = outer;
+	lower_guard_pop(c, NULL);
 	c->arm_cond = outer_arm;
 	if (c->lane == p->q_main)
 		p->q_main = cq;
