@@ -261,11 +261,36 @@ struct lower_ctx {
 bool lower_value(struct lower_ctx *c, const struct ast_expr *e, struct lval *out);
 /* Address (pointer value) and offset of a MEMORY place expression. */
 bool lower_place(struct lower_ctx *c, const struct ast_expr *e, struct lval *ptr, uint32_t *off);
-/* Deliver `v` into node `target` bytes [toff, toff+width): returns the
- * writer node id, IR_RECV, or -2 when the value is a constant written into
- * the template (not supported for every field), -3 on error. */
-int lower_deliver(struct lower_ctx *c, const struct lval *v, int target, uint32_t toff,
-                  bool reverse);
+/* What delivering a value into a WQE field did (lower_deliver). */
+enum ldeliv_kind {
+	LD_FAILED,  /* an error was reported (or memory ran out) */
+	LD_NODE,    /* node `writer` writes the bytes: whatever reads them waits for it */
+	LD_RECV,    /* the connection's RECV scatters them, before any queue runs */
+	LD_SEVERAL, /* written by one writer per loop exit, or landed later from
+	             * where another use puts them: no single writer to wait for */
+	LD_CONST,   /* a constant: nothing delivered, the caller writes it into the
+	             * template (not every field supports that) */
+};
+
+struct ldeliv {
+	enum ldeliv_kind kind;
+	int writer; /* LD_NODE: the writer node; else -1 */
+};
+
+/* Bytes land at run time (anything but a failure or a constant). */
+static inline bool lower_delivered(struct ldeliv d)
+{
+	return d.kind == LD_NODE || d.kind == LD_RECV || d.kind == LD_SEVERAL;
+}
+
+/* Deliver `v` into node `target` bytes [toff, toff+width), byte-reversed
+ * when `reverse`. */
+struct ldeliv lower_deliver(struct lower_ctx *c, const struct lval *v, int target, uint32_t toff,
+                            bool reverse);
+/* lower_deliver, and node `reader` runs after the bytes' single writer
+ * (if any); false unless bytes land at run time. */
+bool lower_deliver_for(struct lower_ctx *c, const struct lval *v, int target, uint32_t toff,
+                       bool reverse, int reader);
 /* READ of the bytes at `ptr` + [0, off+width): the lval of those bytes. */
 bool lower_mem_lval(struct lower_ctx *c, const struct lval *ptr, uint32_t off, uint32_t width,
                     struct lval *out);

@@ -186,8 +186,8 @@ static bool guard_eq(struct lower_ctx *c, int x, bool neg)
 	xn->tmpl_op = neg ? xop : PRISM_OP_NOP;
 	xn->role = xn->role == IR_ROLE_RESPONSE ? IR_ROLE_RESPONSE : IR_ROLE_EFFECT;
 	xn->ctrl_rt_bytes |= COND_RT_BITS(w);
-	int wa = lower_deliver(c, &ta, x, COND_CTRL_OFF, false);
-	if (wa < -1)
+	struct ldeliv da = lower_deliver(c, &ta, x, COND_CTRL_OFF, false);
+	if (!lower_delivered(da))
 		goto bad_operand;
 
 	/* earlier arms of an else-if chain: their opcode bytes into X's index
@@ -215,15 +215,14 @@ static bool guard_eq(struct lower_ctx *c, int x, bool neg)
 	if (!lower_cas_patch(p, gid, x, 0, 8, true, ta.taint | cb.taint))
 		return false;
 	uint32_t cmp = lower_field_off(PRISM_OP_ATOMIC_CS, PRISM_FIELD_ATOMIC_COMPARE, 8);
-	int wb = lower_deliver(c, &cb, gid, cmp + (COND_CTRL_OFF - w), true);
-	if (wb < -1)
+	if (!lower_delivered(lower_deliver(c, &cb, gid, cmp + (COND_CTRL_OFF - w), true)))
 		goto bad_operand;
 	if (!neg && nex == 0)
 		c->eq_guard =
 		    (struct lguard_rec){.cond = cd, .guard = gid, .cmp = cb, .taint = ta.taint};
 	/* the CAS compares bytes the READ writes: it runs after the READ */
-	if (wa >= 0)
-		ir_add_dep(p, wa, gid);
+	if (da.kind == LD_NODE)
+		ir_add_dep(p, da.writer, gid);
 	return !p->oom;
 bad_operand:
 	lower_error(c, cd->loc,
@@ -398,11 +397,8 @@ static bool cas_marker(struct lower_ctx *c, const struct ast_expr *e, unsigned w
 			continue;
 		}
 		taint |= v.taint;
-		int wv = lower_deliver(c, &v, mid, base + (i ? 3 : 1) * msize, false);
-		if (wv < -1)
+		if (!lower_deliver_for(c, &v, mid, base + (i ? 3 : 1) * msize, false, mid))
 			return false;
-		if (wv >= 0)
-			ir_add_dep(p, wv, mid);
 	}
 	ir_add_dep(p, xid, mid);
 	struct lorder *ord = &c->cas_terms[c->n_cas_terms++];

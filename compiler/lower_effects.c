@@ -89,7 +89,7 @@ bool lower_return(struct lower_ctx *c, const struct ast_stmt *s)
 		uint32_t sge0 = lower_field_off(PRISM_OP_RDMA_WRITE_IMM, PRISM_FIELD_SGE0_ADDR, 8);
 		ir_sge_add(p, &p->nodes[x], ir_v(IR_V_RUNTIME, 0, 0), off + w,
 		           ir_v(IR_V_REGION_LKEY, ptr.region, 0));
-		if (lower_deliver(c, &ptr, x, sge0, !ptr.be) < -1)
+		if (!lower_delivered(lower_deliver(c, &ptr, x, sge0, !ptr.be)))
 			return false;
 		p->regions[ptr.region].access_used |= 1u;
 		if (off + w > p->resp_size)
@@ -215,10 +215,10 @@ bool lower_target_addr(struct lower_ctx *c, const struct ast_expr *t, int node, 
 	p->nodes[node].raddr = ir_v(IR_V_RUNTIME, 0, 0);
 	p->regions[ptr.region].access_used |= op == PRISM_OP_RDMA_WRITE ? 2u : 4u;
 	uint32_t ra = lower_field_off(op, PRISM_FIELD_RADDR, 8);
-	int wp = lower_deliver(c, &ptr, node, ra, !ptr.be);
-	if (wp < -1)
+	struct ldeliv dp = lower_deliver(c, &ptr, node, ra, !ptr.be);
+	if (!lower_delivered(dp))
 		return false;
-	return off == 0 || pointer_offset(c, node, ra, off, wp);
+	return off == 0 || pointer_offset(c, node, ra, off, dp.writer);
 }
 
 bool lower_store(struct lower_ctx *c, const struct ast_stmt *s)
@@ -258,7 +258,7 @@ bool lower_store(struct lower_ctx *c, const struct ast_stmt *s)
 	} else {
 		/* the bytes land in the WRITE's inline data: RECV or READ scatter */
 		uint32_t inl = lower_field_off(PRISM_OP_RDMA_WRITE, PRISM_FIELD_RADDR, 8) + 16 + 4;
-		if (lower_deliver(c, &val, id, inl, false) < -1)
+		if (!lower_delivered(lower_deliver(c, &val, id, inl, false)))
 			return false;
 	}
 	return lower_guard(c, id);
@@ -312,8 +312,8 @@ bool lower_call_stmt(struct lower_ctx *c, const struct ast_expr *e)
 			return false;
 		}
 		p->nodes[id].swap = ir_v(IR_V_RUNTIME, 0, 0);
-		if (lower_deliver(c, &v, id, lower_field_off(op, PRISM_FIELD_ATOMIC_SWAP, 8),
-		                  !v.be) < -1)
+		if (!lower_delivered(lower_deliver(
+		        c, &v, id, lower_field_off(op, PRISM_FIELD_ATOMIC_SWAP, 8), !v.be)))
 			return false;
 	}
 	return lower_guard(c, id);

@@ -193,9 +193,10 @@ static bool exit_point(struct lower_ctx *c, const struct ast_expr *lhs, const st
 			ta = cb;
 			cb = t;
 		}
-		wa = lower_deliver(c, &ta, cid, EXIT_OPERAND_OFF, false);
-		if (wa < -1)
+		struct ldeliv da = lower_deliver(c, &ta, cid, EXIT_OPERAND_OFF, false);
+		if (!lower_delivered(da))
 			return false;
+		wa = da.writer;
 	}
 
 	struct ir_node *g = ir_append(p, c->lane, PRISM_OP_ATOMIC_MASKED_CS, IR_ROLE_GUARD);
@@ -209,7 +210,7 @@ static bool exit_point(struct lower_ctx *c, const struct ast_expr *lhs, const st
 	if (!exit_cas(c, g, gid, cid, at, wl, ta.taint | cb.taint))
 		return false;
 	uint32_t cmp = lower_field_off(PRISM_OP_ATOMIC_MASKED_CS, PRISM_FIELD_ATOMIC_COMPARE, 16);
-	if (lower_deliver(c, &cb, gid, cmp + at, false) < -1)
+	if (!lower_delivered(lower_deliver(c, &cb, gid, cmp + at, false)))
 		return false;
 	if (wa >= 0)
 		ir_add_dep(p, wa, gid);

@@ -117,11 +117,8 @@ static bool term_compute(struct lower_ctx *c, const struct lval *vals, int xi, i
 		uint32_t smask = lower_field_off(PRISM_OP_ATOMIC_MASKED_CS, PRISM_FIELD_ATOMIC_SWAP,
 		                                 (uint8_t)ps) +
 		                 2 * ps;
-		int wy = lower_deliver(c, &yv, id, smask + ps - w, !yv.be);
-		if (wy < -1)
+		if (!lower_deliver_for(c, &yv, id, smask + ps - w, !yv.be, id))
 			return false;
-		if (wy >= 0)
-			ir_add_dep(p, wy, id);
 		prev = id;
 	}
 	struct ir_node *fa =
@@ -135,11 +132,8 @@ static bool term_compute(struct lower_ctx *c, const struct lval *vals, int xi, i
 	} else {
 		uint32_t add = lower_field_off(PRISM_OP_ATOMIC_MASKED_FA, PRISM_FIELD_ATOMIC_SWAP,
 		                               (uint8_t)ps);
-		int wx = lower_deliver(c, &xv, fid, add + ps - w, !xv.be);
-		if (wx < -1)
+		if (!lower_deliver_for(c, &xv, fid, add + ps - w, !xv.be, fid))
 			return false;
-		if (wx >= 0)
-			ir_add_dep(p, wx, fid);
 	}
 	if (prev >= 0)
 		ir_add_dep(p, prev, fid);
