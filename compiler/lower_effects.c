@@ -256,9 +256,13 @@ bool lower_store(struct lower_ctx *c, const struct ast_stmt *s)
 			                                 ? j
 			                                 : width - 1 - j)));
 	} else {
-		/* the bytes land in the WRITE's inline data: RECV or READ scatter */
+		/* the bytes land in the WRITE's inline data: RECV or READ scatter,
+		 * byte-reversed when the value and the target differ in byte order
+		 * (le16 <-> be16 ... le64 <-> be64, a pointer into an `le64 *T`) */
 		uint32_t inl = lower_field_off(PRISM_OP_RDMA_WRITE, PRISM_FIELD_RADDR, 8) + 16 + 4;
-		if (!lower_delivered(lower_deliver(c, &val, id, inl, false)))
+		bool target_be = ast_type_order(t->type) != AST_ORDER_LE;
+		bool swap = width > 1 && val.width == width && val.be != target_be;
+		if (!lower_delivered(lower_deliver(c, &val, id, inl, swap)))
 			return false;
 	}
 	return lower_guard(c, id);
