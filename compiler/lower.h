@@ -210,6 +210,13 @@ struct lguard_frame {
 	const struct ldnf *dnf;
 };
 
+/* A statement the lowering made up (lower.c: statements after one that may
+ * return go into its arms). */
+struct lsynth {
+	struct lsynth *next;
+	struct ast_stmt s;
+};
+
 struct lower_ctx {
 	struct ir_prog *p;
 	struct diag_ctx *d;
@@ -243,6 +250,17 @@ struct lower_ctx {
 	 * condition and the complement (a loop may end that arm) */
 	const struct lcond *arm_cond, *arm_neg;
 	unsigned ret_sites;
+	/* the source position of each return site (site k at sites[k - 1]): one
+	 * site per `return` written, however often it is lowered (unrolled loops,
+	 * statements copied into both arms) */
+	struct src_loc *sites;
+	struct lsynth *synth;
+	/* each response of a value and where the value sits in what it WRITEs */
+	struct lresult {
+		int node;
+		uint32_t off, width;
+	} * results;
+	unsigned n_results, cap_results;
 	bool last_was_return; /* the offload ends with an unconditional return */
 	uint32_t junk_off, junk_len;
 	bool failed;
@@ -356,6 +374,9 @@ void lower_anchor(struct lower_ctx *c, int conn_node);
 /* lower_loop.c */
 bool lower_while(struct lower_ctx *c, const struct ast_stmt *s);
 bool lower_break(struct lower_ctx *c, const struct ast_stmt *s);
+/* Leave the loop being unrolled under the active condition (`break`, or
+ * `what` = "return" after its response). */
+bool lower_leave_loop(struct lower_ctx *c, struct src_loc loc, const char *what);
 /* Before the join: a loop's continuation that ended empty gets one NOP, the
  * WQE the join waits for (its lane is done: every exit enables it). */
 bool lower_join_loop_lanes(struct lower_ctx *c);

@@ -4,9 +4,10 @@
  * atomics (fetch_add, cas).
  *
  * Owns:
- *   return v   conn: WRITE_IMM v -> client response buffer, imm = site id (1..)
- *              (the value's address lands in the WRITE's sge by a READ
- *              scatter: indirection without a round trip)
+ *   return v   conn: WRITE_IMM v -> client response buffer, imm = site id (1..,
+ *              one per `return` written); every return's value at one
+ *              offset (the value's address lands in the WRITE's sge by a
+ *              READ scatter: indirection without a round trip)
  *   end        conn: WRITE_IMM of 0 bytes, imm 0 - every invocation ends with
  *              exactly one imm-0 completion unless it ended with an
  *              unconditional return (docs/chain-format.md, execution model)
@@ -56,11 +57,62 @@ static int response(struct lower_ctx *c, uint32_t imm)
 	return x->id;
 }
 
+/* The site number of the `return` written at `loc`: one per return in the
+ * source, however often the lowering emits it (0: out of memory). */
+static uint32_t return_site(struct lower_ctx *c, struct src_loc loc)
+{
+	for (unsigned i = 0; i < c->ret_sites; i++)
+		if (c->sites[i].line == loc.line && c->sites[i].col == loc.col)
+			return i + 1;
+	struct src_loc *ns = realloc(c->sites, (c->ret_sites + 1) * sizeof(*ns));
+	if (!ns) {
+		c->p->oom = true;
+		return 0;
+	}
+	c->sites = ns;
+	c->sites[c->ret_sites++] = loc;
+	return c->ret_sites;
+}
+
+/* Remember response `x`, whose value sits at byte `off` of what it WRITEs
+ * (lower_place_results moves it to the common result offset). */
+static bool note_result(struct lower_ctx *c, int x, uint32_t off, uint32_t w)
+{
+	if (c->n_results == c->cap_results) {
+		unsigned ncap = c->cap_results ? 2 * c->cap_results : 8;
+		struct lresult *nr = realloc(c->results, ncap * sizeof(*nr));
+		if (!nr) {
+			c->p->oom = true;
+			return false;
+		}
+		c->results = nr;
+		c->cap_results = ncap;
+	}
+	c->results[c->n_results++] = (struct lresult){.node = x, .off = off, .width = w};
+	return true;
+}
+
+/*
+ * return e:
+ *
+ *   lane:  READ(ptr) ──scatter──► R.sge.addr        (pointer behind the value)
+ *          [guard CAS on R.ctrl]                    (inside an `if`)
+ *   conn:  R = WRITE_IMM [ptr, off + w) ─► client response buffer + (X - off),
+ *              imm = site
+ *
+ * The WRITE starts at the pointer (the NIC cannot add the field's offset
+ * to a gathered address), so the `off` bytes before the value ride along;
+ * its remote address is shifted so that the value of every return lands at
+ * the same offset X (the largest `off`): the entry's result field.  Inside
+ * a loop the return also leaves the loop (as `break` does).
+ */
 bool lower_return(struct lower_ctx *c, const struct ast_stmt *s)
 {
 	struct ir_prog *p = c->p;
 	const struct ast_expr *e = s->u.return_.value;
-	uint32_t site = ++c->ret_sites;
+	uint32_t site = return_site(c, s->loc);
+	if (!site)
+		return false;
 	int x = response(c, site);
 	if (x < 0)
 		return false;
@@ -84,36 +136,49 @@ bool lower_return(struct lower_ctx *c, const struct ast_stmt *s)
 			lower_error(c, e->loc, "returned value has no region");
 			return false;
 		}
-		/* the WRITE starts at the pointer: the bytes before the field ride
-		 * along, so the value sits at `off` in the response buffer */
 		uint32_t sge0 = lower_field_off(PRISM_OP_RDMA_WRITE_IMM, PRISM_FIELD_SGE0_ADDR, 8);
 		ir_sge_add(p, &p->nodes[x], ir_v(IR_V_RUNTIME, 0, 0), off + w,
 		           ir_v(IR_V_REGION_LKEY, ptr.region, 0));
 		if (!lower_delivered(lower_deliver(c, &ptr, x, sge0, !ptr.be)))
 			return false;
 		p->regions[ptr.region].access_used |= 1u;
-		if (off + w > p->resp_size)
-			p->resp_size = off + w;
-		if (!p->result_width) {
-			p->result_off = off;
-			p->result_width = w;
-		} else if (p->result_off != off || p->result_width != w) {
-			p->result_mixed = true;
-		}
+		if (!note_result(c, x, off, w))
+			return false;
 	}
 	/* the guard first: lane 0 enables the response after its anchor */
 	if (!lower_guard(c, x))
 		return false;
 	lower_anchor(c, x);
+	if (c->loop)
+		return lower_leave_loop(c, s->loc, "return") && !p->oom;
 	c->last_was_return = lower_cond_top(c) == NULL;
 	if (c->last_was_return)
 		p->nodes[x].signaled = true;
 	return !p->oom;
 }
 
+/* Every return's value at one offset X of the response buffer: the entry's
+ * result field is [X, X + widest value). */
+static void lower_place_results(struct lower_ctx *c)
+{
+	struct ir_prog *p = c->p;
+	uint32_t x = 0, w = 0;
+	for (unsigned i = 0; i < c->n_results; i++) {
+		x = c->results[i].off > x ? c->results[i].off : x;
+		w = c->results[i].width > w ? c->results[i].width : w;
+	}
+	for (unsigned i = 0; i < c->n_results; i++)
+		p->nodes[c->results[i].node].raddr.k = x - c->results[i].off;
+	p->result_off = x;
+	p->result_width = w;
+	if (c->n_results)
+		p->resp_size = x + w;
+}
+
 bool lower_final_response(struct lower_ctx *c)
 {
 	struct ir_prog *p = c->p;
+	lower_place_results(c);
 	if (c->last_was_return)
 		return true;
 	int f = response(c, 0);

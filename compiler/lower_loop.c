@@ -210,7 +210,10 @@ static bool exit_point(struct lower_ctx *c, const struct ast_expr *lhs, const st
 	if (!exit_cas(c, g, gid, cid, at, wl, ta.taint | cb.taint))
 		return false;
 	uint32_t cmp = lower_field_off(PRISM_OP_ATOMIC_MASKED_CS, PRISM_FIELD_ATOMIC_COMPARE, 16);
-	if (!lower_delivered(lower_deliver(c, &cb, gid, cmp + at, false)))
+	/* the CAS compares bytes: an operand of the other byte order (an
+	 * `le64 *T` pointer against a big-endian one) lands reversed */
+	bool swap = !via && cb.width > 1 && cb.width == ta.width && cb.be != ta.be;
+	if (!lower_delivered(lower_deliver(c, &cb, gid, cmp + at, swap)))
 		return false;
 	if (wa >= 0)
 		ir_add_dep(p, wa, gid);
@@ -228,28 +231,35 @@ static bool exit_point(struct lower_ctx *c, const struct ast_expr *lhs, const st
 	return ir_add_exit(p, gid, cid, l->id, (int)l->iter) >= 0 && !p->oom;
 }
 
+bool lower_leave_loop(struct lower_ctx *c, struct src_loc loc, const char *what)
+{
+	const struct lcond *cd = lower_cond_top(c);
+	if (!cd) {
+		lower_error(c, loc,
+		            "an unconditional `%s` ends the loop in its first "
+		            "iteration: write the loop without it",
+		            what);
+		return false;
+	}
+	if (cd->kind != LC_EQ || cd->chain || cd->and_next || cd->or_next) {
+		lower_error(c, loc,
+		            "`%s` is lowered under an `a == b` condition only (the exit test "
+		            "is one masked CAS comparing for equality)",
+		            what);
+		return false;
+	}
+	const struct lguard_rec *g = &c->eq_guard;
+	bool reuse = g->cond == cd && c->p->nodes[g->guard].queue == c->lane;
+	return exit_point(c, cd->lhs, cd->rhs, loc, reuse ? g : NULL);
+}
+
 bool lower_break(struct lower_ctx *c, const struct ast_stmt *s)
 {
 	if (!c->loop) {
 		lower_error(c, s->loc, "`break` outside a loop");
 		return false;
 	}
-	const struct lcond *cd = lower_cond_top(c);
-	if (!cd) {
-		lower_error(c, s->loc,
-		            "an unconditional `break` ends the loop in its first "
-		            "iteration: write the loop without it");
-		return false;
-	}
-	if (cd->kind != LC_EQ || cd->chain || cd->and_next || cd->or_next) {
-		lower_error(c, s->loc,
-		            "`break` is lowered under an `a == b` condition only (the exit test "
-		            "is one masked CAS comparing for equality)");
-		return false;
-	}
-	const struct lguard_rec *g = &c->eq_guard;
-	bool reuse = g->cond == cd && c->p->nodes[g->guard].queue == c->lane;
-	return exit_point(c, cd->lhs, cd->rhs, s->loc, reuse ? g : NULL);
+	return lower_leave_loop(c, s->loc, "break");
 }
 
 /* After the loop each local holds its value at the exit taken: one value

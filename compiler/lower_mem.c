@@ -709,11 +709,15 @@ struct ldeliv lower_deliver(struct lower_ctx *c, const struct lval *v, int targe
 			if (ph->after[i] >= 0 && i &&
 			    !memcmp(&in, &c->phis[v->phi].in[i - 1], sizeof(in)))
 				continue; /* already there: the previous exit's writer */
+			/* the exits may hold it in different byte orders (a be64
+			 * `head` and the le64 `next` fields a walk follows): each
+			 * lands in the order of the phi (v->be) */
+			bool rev = reverse != (in.width > 1 && in.be != v->be);
 			if (ph->after[i] >= 0)
-				w = by_node(deliver_after_exit(c, &in, target, toff, reverse,
+				w = by_node(deliver_after_exit(c, &in, target, toff, rev,
 				                               ph->after[i], ph->before[i]));
 			else
-				w = lower_deliver(c, &in, target, toff, reverse);
+				w = lower_deliver(c, &in, target, toff, rev);
 			if (w.kind == LD_FAILED)
 				return w;
 			last = w.kind;
