@@ -71,6 +71,7 @@ struct lpick {
 struct lread {
 	int node;
 	int lane;
+	unsigned epoch;   /* lower_ctx.mem_epoch when it was created */
 	struct lval base; /* the pointer it dereferences (for a second READ) */
 	/* identity of the pointer it dereferences */
 	enum lval_kind base_kind;
@@ -242,6 +243,11 @@ struct lower_ctx {
 	unsigned n_deferred, cap_deferred;
 	struct lread *reads;
 	unsigned n_reads, cap_reads;
+	/* bumped after every effect that writes region memory (a store, an
+	 * atomic): a READ made before it is not shared with, nor copied for, a
+	 * read after it, which must see the memory as it is then (a loop
+	 * condition over memory the body changes) */
+	unsigned mem_epoch;
 	/* the guard stack (lower_guard_push): every effect is guarded by the
 	 * top frame's condition */
 	struct lguard_frame guards[LOWER_GUARD_DEPTH];

@@ -330,10 +330,11 @@ bool lower_store(struct lower_ctx *c, const struct ast_stmt *s)
 		if (!lower_delivered(lower_deliver(c, &val, id, inl, swap)))
 			return false;
 	}
+	c->mem_epoch++;
 	return lower_guard(c, id);
 }
 
-bool lower_call_stmt(struct lower_ctx *c, const struct ast_expr *e)
+static bool call_stmt(struct lower_ctx *c, const struct ast_expr *e)
 {
 	struct ir_prog *p = c->p;
 	if (e->kind != AST_EXPR_CALL) {
@@ -386,4 +387,17 @@ bool lower_call_stmt(struct lower_ctx *c, const struct ast_expr *e)
 			return false;
 	}
 	return lower_guard(c, id);
+}
+
+/* fetch_add / cas / cas_gt / cas_lt as a statement:
+ *
+ *   lane:  [READ(ptr) ──scatter──► X.raddr]  X = FETCH_ADD / CAS / masked CAS
+ *          [guard CAS on X.ctrl]             (inside an `if`)
+ *
+ * Memory read after it is read again (mem_epoch). */
+bool lower_call_stmt(struct lower_ctx *c, const struct ast_expr *e)
+{
+	bool ok = call_stmt(c, e);
+	c->mem_epoch++;
+	return ok;
 }

@@ -84,6 +84,7 @@ static int get_read_fresh(struct lower_ctx *c, const struct lval *ptr)
 	memset(r, 0, sizeof(*r));
 	r->node = id;
 	r->lane = c->lane;
+	r->epoch = c->mem_epoch;
 	r->base = *ptr;
 	r->base_kind = ptr->kind;
 	r->base_param = ptr->param;
@@ -97,10 +98,11 @@ static int get_read_fresh(struct lower_ctx *c, const struct lval *ptr)
 	return idx;
 }
 
-/* Does READ `r` (in this lane) dereference `ptr`? */
+/* Does READ `r` (in this lane, since the last write to memory) dereference
+ * `ptr`? */
 static bool read_through(const struct lower_ctx *c, const struct lread *r, const struct lval *ptr)
 {
-	if (r->lane != c->lane || r->base_kind != ptr->kind)
+	if (r->lane != c->lane || r->base_kind != ptr->kind || r->epoch != c->mem_epoch)
 		return false;
 	switch (ptr->kind) {
 	case LV_PARAM:

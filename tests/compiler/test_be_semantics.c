@@ -327,6 +327,57 @@ static void test_else_if_cas_runs_only_there(void **state)
 	}
 }
 
+/* ---- W2: a loop condition over memory the body changes is read each time -- */
+
+static void test_loop_condition_reread(void **state)
+{
+	(void)state;
+	static const char src[] =
+	    "struct ctr { m: le64; n: le64; }\n"
+	    "region r: ctr[2] writable;\n"
+	    "offload f(c: *ctr in r, lim: le64) {\n"
+	    "  while (c.m != lim) bound 6 { fetch_add(c.m, 1); }\n"
+	    "}\n"
+	    "offload g(c: *ctr in r, lim: le64) {\n"
+	    "  while (c.m != lim) bound 4 { c.m = lim; fetch_add(c.n, 1); }\n"
+	    "}\n";
+	for (int entry = 0; entry < 2; entry++)
+		for (size_t pi = 0; pi < N_PROFILES; pi++) {
+			struct be_sim *s = open_or_fail(src, entry ? "g" : "f", profiles[pi]);
+			uint8_t *r = be_sim_region(s, "r");
+			for (uint64_t m0 = 0; m0 < 4; m0++)
+				for (uint64_t lim = 0; lim < 9; lim += 2) {
+					put_order(r, m0, 8, false);
+					put_order(r + 8, 0, 8, false);
+					struct prism_arg args[2] = {{.name = "c", .u64 = 0},
+					                            {.name = "lim", .u64 = lim}};
+					assert_int_equal(be_sim_call(s, args, 2, NULL, 0, NULL), 0);
+					/* the C model */
+					uint64_t m = m0, n = 0;
+					for (int i = 0; i < (entry ? 4 : 6) && m != lim; i++) {
+						if (entry)
+							m = lim, n++;
+						else
+							m++;
+					}
+					uint64_t gm = get_order(r, 8, false),
+					         gn = get_order(r + 8, 8, false);
+					if (gm != m || gn != n)
+						fprintf(
+						    stderr,
+						    "%s [%s] m0 %llu lim %llu: m %llu n %llu\n",
+						    entry ? "g" : "f",
+						    profiles[pi] == IR_PROFILE_STRICT ? "strict"
+						                                      : "relaxed",
+						    (unsigned long long)m0, (unsigned long long)lim,
+						    (unsigned long long)gm, (unsigned long long)gn);
+					assert_int_equal(gm, m);
+					assert_int_equal(gn, n);
+				}
+			be_sim_close(s);
+		}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -335,6 +386,7 @@ int main(void)
 	    cmocka_unit_test(test_return_in_unrolled_loop_one_site),
 	    cmocka_unit_test(test_le64_pointer_walk),
 	    cmocka_unit_test(test_else_if_cas_runs_only_there),
+	    cmocka_unit_test(test_loop_condition_reread),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
