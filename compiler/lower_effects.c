@@ -278,6 +278,7 @@ bool lower_target_addr(struct lower_ctx *c, const struct ast_expr *t, int node, 
 	}
 	p->nodes[node].rkey = ir_v(IR_V_REGION_RKEY, ptr.region, 0);
 	p->nodes[node].raddr = ir_v(IR_V_RUNTIME, 0, 0);
+	c->wrote_region = ptr.region;
 	p->regions[ptr.region].access_used |= op == PRISM_OP_RDMA_WRITE ? 2u : 4u;
 	uint32_t ra = lower_field_off(op, PRISM_FIELD_RADDR, 8);
 	struct ldeliv dp = lower_deliver(c, &ptr, node, ra, !ptr.be);
@@ -330,7 +331,7 @@ bool lower_store(struct lower_ctx *c, const struct ast_stmt *s)
 		if (!lower_delivered(lower_deliver(c, &val, id, inl, swap)))
 			return false;
 	}
-	c->mem_epoch++;
+	lower_mem_written(c);
 	return lower_guard(c, id);
 }
 
@@ -398,6 +399,6 @@ static bool call_stmt(struct lower_ctx *c, const struct ast_expr *e)
 bool lower_call_stmt(struct lower_ctx *c, const struct ast_expr *e)
 {
 	bool ok = call_stmt(c, e);
-	c->mem_epoch++;
+	lower_mem_written(c);
 	return ok;
 }
