@@ -57,6 +57,63 @@ static int response(struct lower_ctx *c, uint32_t imm)
 	return x->id;
 }
 
+/*
+ * A field at `off` behind a pointer: the NIC cannot add an offset, so a
+ * 16-byte masked FETCH_ADD on the WQE's [raddr | rkey, reserved] adds it.
+ * 16-byte masked atomics are big-endian in memory, like the raddr field, and
+ * the add [off | 0] leaves the key word alone (no carry out of it); a carry
+ * out of the raddr leaves the 128-bit integer.  The NIC's key check still
+ * bounds the sum.  It runs after the pointer landed (fence) and before the
+ * WQE (which moves after it: the rewrite costs the barrier the pointer's
+ * delivery needs anyway).  The same add on a data segment's [byte_count |
+ * lkey, addr] with `off` << 32 adds to the byte count.
+ */
+static bool pointer_offset(struct lower_ctx *c, int node, uint32_t ra, uint64_t off, int writer)
+{
+	struct ir_prog *p = c->p;
+	if (ra % 16 != 0) {
+		lower_error(c, p->nodes[node].loc, "raddr field not 16-byte aligned");
+		return false;
+	}
+	struct ir_node *fa = ir_append(p, c->lane, PRISM_OP_ATOMIC_MASKED_FA, IR_ROLE_DATA);
+	if (!fa)
+		return false;
+	int fid = fa->id;
+	fa->what = "pointer + field offset";
+	fa->loc = p->nodes[node].loc;
+	fa->asize = 16;
+	fa->opmod = (uint8_t)PRISM_MASKED_OPMOD(4);
+	fa->raddr = ir_v(IR_V_NODE_ADDR, node, ra);
+	fa->rkey = ir_v(IR_V_QBUF_RKEY, p->nodes[node].queue, 0);
+	for (int i = 0; i < 8; i++)
+		fa->swap_bytes[i] = (uint8_t)(off >> (56 - 8 * i));
+	uint32_t result = ir_scratch_alloc(p, 16, 16);
+	ir_sge_add(p, fa, ir_v(IR_V_SCRATCH_ADDR, 0, result), 16, ir_v(IR_V_SCRATCH_LKEY, 0, 0));
+	struct ir_patch pt = {.kind = IR_PATCH_CAS,
+	                      .writer = fid,
+	                      .writer_sge = 0,
+	                      .target = node,
+	                      .off = ra,
+	                      .len = 16,
+	                      .control = false,
+	                      .taint = 0};
+	if (ir_add_patch(p, &pt) < 0)
+		return false;
+	if (writer >= 0)
+		ir_add_dep(p, writer, fid);
+	/* the WQE after its offset add */
+	struct ir_queue *q = &p->queues[c->lane];
+	if (p->nodes[node].queue == c->lane) {
+		for (unsigned i = (unsigned)p->nodes[node].pos; i + 1 < q->n; i++) {
+			q->nodes[i] = q->nodes[i + 1];
+			p->nodes[q->nodes[i]].pos = (int)i;
+		}
+		q->nodes[q->n - 1] = node;
+		p->nodes[node].pos = (int)q->n - 1;
+	}
+	return !p->oom;
+}
+
 /* The site number of the `return` written at `loc`: one per return in the
  * source, however often the lowering emits it (0: out of memory). */
 static uint32_t return_site(struct lower_ctx *c, struct src_loc loc)
@@ -92,6 +149,142 @@ static bool note_result(struct lower_ctx *c, int x, uint32_t off, uint32_t w)
 	return true;
 }
 
+/* The returned place `e`: the pointer it lies behind, its offset there and
+ * its width (a bounded read: its capacity). */
+static bool return_place(struct lower_ctx *c, const struct ast_expr *e, struct lval *ptr,
+                         uint32_t *off, uint32_t *w)
+{
+	if (e->place != AST_PLACE_MEMORY) {
+		lower_error(c, e->loc,
+		            "return a value in memory (a field or `*ptr`): the "
+		            "response WRITE gathers it from server memory");
+		return false;
+	}
+	if (!lower_place(c, e, ptr, off))
+		return false;
+	*w = e->type ? (uint32_t)e->type->size : 0;
+	if (e->kind == AST_EXPR_SLICE && e->u.slice.capacity)
+		*w = (uint32_t)e->u.slice.capacity;
+	if (ptr->region < 0) {
+		lower_error(c, e->loc, "returned value has no region");
+		return false;
+	}
+	return true;
+}
+
+/* A response at `site` WRITEing `len` bytes from `ptr` (the value at `off`,
+ * `w` bytes of result): its node, or -1. */
+static int value_response(struct lower_ctx *c, const struct ast_stmt *s, const struct lval *ptr,
+                          uint32_t off, uint32_t len, uint32_t w, uint32_t site,
+                          struct ldeliv *dptr)
+{
+	struct ir_prog *p = c->p;
+	int x = response(c, site);
+	if (x < 0)
+		return -1;
+	p->nodes[x].loc = s->loc;
+	p->nodes[x].what = "return";
+	if (!ptr)
+		return x;
+	uint32_t sge0 = lower_field_off(PRISM_OP_RDMA_WRITE_IMM, PRISM_FIELD_SGE0_ADDR, 8);
+	ir_sge_add(p, &p->nodes[x], ir_v(IR_V_RUNTIME, 0, 0), len,
+	           ir_v(IR_V_REGION_LKEY, ptr->region, 0));
+	*dptr = lower_deliver(c, ptr, x, sge0, !ptr->be);
+	if (!lower_delivered(*dptr))
+		return -1;
+	p->regions[ptr->region].access_used |= 1u;
+	return note_result(c, x, off, w) ? x : -1;
+}
+
+/* Response `x` under condition `cd` (pushed on the guard stack), anchored. */
+static bool guarded_response(struct lower_ctx *c, int x, const struct lcond *cd, struct src_loc loc)
+{
+	if (!lower_guard_push(c, cd, lower_dnf_top(c), loc))
+		return false;
+	bool ok = lower_guard(c, x);
+	lower_guard_pop(c, cd);
+	if (ok)
+		lower_anchor(c, x);
+	return ok;
+}
+
+/*
+ * return e[.. n] with n known only at run time: min(n, capacity) bytes.
+ * Two responses of the same site, each guarded by the enclosing condition
+ * and one side of one carry term (lower_order.c), so exactly one runs:
+ *
+ *   lane:  READ(n) ──scatter──► R1.sge.byte_count      [+ off: masked FETCH_ADD]
+ *          carry term n > cap ──► guard R1 (not set), guard R2 (set)
+ *   conn:  R1 = WRITE_IMM [ptr, off + n)    R2 = WRITE_IMM [ptr, off + cap)
+ */
+static bool bounded_return(struct lower_ctx *c, const struct ast_stmt *s, const struct ast_expr *e,
+                           const struct lval *ptr, uint32_t off, uint32_t cap, uint32_t site)
+{
+	struct ir_prog *p = c->p;
+	const struct ast_expr *ne = e->u.slice.len;
+	const struct lcond *outer = lower_cond_top(c);
+	if (outer && !lower_conjoinable(outer)) {
+		lower_error(c, e->loc,
+		            "a bounded read with a run-time length is returned under one "
+		            "condition or a conjunction only (not in an `else`, an `else if` or "
+		            "under `!=`/`||`: its length test conjoins with the condition)");
+		return false;
+	}
+	struct lval n, lo;
+	if (!lower_value(c, ne, &n))
+		return false;
+	lo = n;
+	if (n.width > 4) { /* the byte count takes the low 4 bytes (n <= cap then) */
+		if (n.kind == LV_MEM)
+			lo.off += n.width - 4;
+		else if (n.kind == LV_PARAM)
+			lo.poff += n.width - 4;
+		else {
+			lower_error(c, ne->loc,
+			            "the length of a bounded read must be read from "
+			            "memory or sent by the client");
+			return false;
+		}
+		lo.width = 4;
+	}
+	struct lval capv = {.kind = LV_CONST, .k = cap, .width = n.width, .be = true, .region = -1};
+	struct lval fits[2] = {capv, n}, over[2] = {n, capv};
+	struct lorder ord;
+	memset(&ord, 0, sizeof(ord));
+	/* cap >= n and n > cap: the one term "n > cap", unset / set */
+	struct lcond cf = {.lhs = ne,
+	                   .rhs = ne,
+	                   .kind = LC_GE,
+	                   .ord = &ord,
+	                   .vals = fits,
+	                   .and_next = outer,
+	                   .width = n.width,
+	                   .loc = ne->loc};
+	struct lcond co = cf;
+	co.kind = LC_GT;
+	co.vals = over;
+	struct ldeliv dptr;
+	int x1 = value_response(c, s, ptr, off, 0, cap, site, &dptr);
+	if (x1 < 0)
+		return false;
+	uint32_t cnt = lower_field_off(PRISM_OP_RDMA_WRITE_IMM, PRISM_FIELD_SGE0_LEN, 8);
+	struct ldeliv dn = lower_deliver(c, &lo, x1, cnt + 4 - lo.width, false);
+	if (!lower_delivered(dn))
+		return false;
+	if (off) {
+		/* the WRITE starts at the pointer: off more bytes */
+		if (!pointer_offset(c, x1, cnt, (uint64_t)off << 32, dn.writer))
+			return false;
+		if (dptr.kind == LD_NODE)
+			ir_add_dep(p, dptr.writer,
+			           p->queues[c->lane].nodes[p->queues[c->lane].n - 1]);
+	}
+	if (!guarded_response(c, x1, &cf, ne->loc))
+		return false;
+	int x2 = value_response(c, s, ptr, off, off + cap, cap, site, &dptr);
+	return x2 >= 0 && guarded_response(c, x2, &co, ne->loc) && !p->oom;
+}
+
 /*
  * return e:
  *
@@ -103,8 +296,10 @@ static bool note_result(struct lower_ctx *c, int x, uint32_t off, uint32_t w)
  * The WRITE starts at the pointer (the NIC cannot add the field's offset
  * to a gathered address), so the `off` bytes before the value ride along;
  * its remote address is shifted so that the value of every return lands at
- * the same offset X (the largest `off`): the entry's result field.  Inside
- * a loop the return also leaves the loop (as `break` does).
+ * the same offset X (the largest `off`): the entry's result field.  A
+ * bounded read `e[.. n]` WRITEs n bytes (bounded_return when n is known only
+ * at run time).  Inside a loop the return also leaves the loop (as `break`
+ * does).
  */
 bool lower_return(struct lower_ctx *c, const struct ast_stmt *s)
 {
@@ -113,47 +308,30 @@ bool lower_return(struct lower_ctx *c, const struct ast_stmt *s)
 	uint32_t site = return_site(c, s->loc);
 	if (!site)
 		return false;
-	int x = response(c, site);
-	if (x < 0)
+	struct lval ptr;
+	uint32_t off = 0, w = 0;
+	if (e && !return_place(c, e, &ptr, &off, &w))
 		return false;
-	p->nodes[x].loc = s->loc;
-	p->nodes[x].what = "return";
-	if (e) {
-		if (e->place != AST_PLACE_MEMORY) {
-			lower_error(c, e->loc,
-			            "return a value in memory (a field or `*ptr`): the "
-			            "response WRITE gathers it from server memory");
+	const struct ast_expr *len = e && e->kind == AST_EXPR_SLICE ? e->u.slice.len : NULL;
+	bool bounded = len && !len->is_const;
+	if (bounded) {
+		if (!bounded_return(c, s, e, &ptr, off, w, site))
 			return false;
+	} else {
+		struct ldeliv dptr;
+		uint32_t n = len ? (uint32_t)len->value : w;
+		int x = value_response(c, s, e ? &ptr : NULL, off, off + n, w, site, &dptr);
+		/* the guard first: lane 0 enables the response after its anchor */
+		if (x < 0 || !lower_guard(c, x))
+			return false;
+		lower_anchor(c, x);
+		if (!c->loop && !lower_cond_top(c)) {
+			c->last_was_return = true;
+			p->nodes[x].signaled = true;
 		}
-		struct lval ptr;
-		uint32_t off;
-		if (!lower_place(c, e, &ptr, &off))
-			return false;
-		uint32_t w = e->type ? (uint32_t)e->type->size : 0;
-		if (e->kind == AST_EXPR_SLICE && e->u.slice.capacity)
-			w = (uint32_t)e->u.slice.capacity;
-		if (ptr.region < 0) {
-			lower_error(c, e->loc, "returned value has no region");
-			return false;
-		}
-		uint32_t sge0 = lower_field_off(PRISM_OP_RDMA_WRITE_IMM, PRISM_FIELD_SGE0_ADDR, 8);
-		ir_sge_add(p, &p->nodes[x], ir_v(IR_V_RUNTIME, 0, 0), off + w,
-		           ir_v(IR_V_REGION_LKEY, ptr.region, 0));
-		if (!lower_delivered(lower_deliver(c, &ptr, x, sge0, !ptr.be)))
-			return false;
-		p->regions[ptr.region].access_used |= 1u;
-		if (!note_result(c, x, off, w))
-			return false;
 	}
-	/* the guard first: lane 0 enables the response after its anchor */
-	if (!lower_guard(c, x))
-		return false;
-	lower_anchor(c, x);
 	if (c->loop)
 		return lower_leave_loop(c, s->loc, "return") && !p->oom;
-	c->last_was_return = lower_cond_top(c) == NULL;
-	if (c->last_was_return)
-		p->nodes[x].signaled = true;
 	return !p->oom;
 }
 
@@ -200,62 +378,6 @@ bool lower_final_response(struct lower_ctx *c)
 	for (unsigned q = 0; q < p->n_queues; q++)
 		if (p->queues[q].role == IR_Q_LANE && p->queues[q].n && !p->queues[q].halts)
 			ir_add_dep(p, p->queues[q].nodes[p->queues[q].n - 1], f);
-	return !p->oom;
-}
-
-/*
- * A field at `off` behind a pointer: the NIC cannot add an offset, so a
- * 16-byte masked FETCH_ADD on the WQE's [raddr | rkey, reserved] adds it.
- * 16-byte masked atomics are big-endian in memory, like the raddr field, and
- * the add [off | 0] leaves the key word alone (no carry out of it); a carry
- * out of the raddr leaves the 128-bit integer.  The NIC's key check still
- * bounds the sum.  It runs after the pointer landed (fence) and before the
- * WQE (which moves after it: the rewrite costs the barrier the pointer's
- * delivery needs anyway).
- */
-static bool pointer_offset(struct lower_ctx *c, int node, uint32_t ra, uint32_t off, int writer)
-{
-	struct ir_prog *p = c->p;
-	if (ra % 16 != 0) {
-		lower_error(c, p->nodes[node].loc, "raddr field not 16-byte aligned");
-		return false;
-	}
-	struct ir_node *fa = ir_append(p, c->lane, PRISM_OP_ATOMIC_MASKED_FA, IR_ROLE_DATA);
-	if (!fa)
-		return false;
-	int fid = fa->id;
-	fa->what = "pointer + field offset";
-	fa->loc = p->nodes[node].loc;
-	fa->asize = 16;
-	fa->opmod = (uint8_t)PRISM_MASKED_OPMOD(4);
-	fa->raddr = ir_v(IR_V_NODE_ADDR, node, ra);
-	fa->rkey = ir_v(IR_V_QBUF_RKEY, p->nodes[node].queue, 0);
-	for (int i = 0; i < 8; i++)
-		fa->swap_bytes[i] = (uint8_t)((uint64_t)off >> (56 - 8 * i));
-	uint32_t result = ir_scratch_alloc(p, 16, 16);
-	ir_sge_add(p, fa, ir_v(IR_V_SCRATCH_ADDR, 0, result), 16, ir_v(IR_V_SCRATCH_LKEY, 0, 0));
-	struct ir_patch pt = {.kind = IR_PATCH_CAS,
-	                      .writer = fid,
-	                      .writer_sge = 0,
-	                      .target = node,
-	                      .off = ra,
-	                      .len = 16,
-	                      .control = false,
-	                      .taint = 0};
-	if (ir_add_patch(p, &pt) < 0)
-		return false;
-	if (writer >= 0)
-		ir_add_dep(p, writer, fid);
-	/* the WQE after its offset add */
-	struct ir_queue *q = &p->queues[c->lane];
-	if (p->nodes[node].queue == c->lane) {
-		for (unsigned i = (unsigned)p->nodes[node].pos; i + 1 < q->n; i++) {
-			q->nodes[i] = q->nodes[i + 1];
-			p->nodes[q->nodes[i]].pos = (int)i;
-		}
-		q->nodes[q->n - 1] = node;
-		p->nodes[node].pos = (int)q->n - 1;
-	}
 	return !p->oom;
 }
 

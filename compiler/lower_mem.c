@@ -265,9 +265,11 @@ bool lower_place(struct lower_ctx *c, const struct ast_expr *e, struct lval *ptr
 		*off += (uint32_t)(e->u.index.index->value * e->u.index.stride);
 		return true;
 	case AST_EXPR_SLICE:
-		if (!lower_place(c, e->u.slice.base, ptr, off))
-			return false;
-		return true;
+		if (e->u.slice.through_ptr) { /* p[.. n]: the bytes p points to */
+			*off = 0;
+			return lower_value(c, e->u.slice.base, ptr);
+		}
+		return lower_place(c, e->u.slice.base, ptr, off);
 	default:
 		lower_error(c, e->loc, "not a memory location");
 		return false;

@@ -332,15 +332,14 @@ static void test_else_if_cas_runs_only_there(void **state)
 static void test_loop_condition_reread(void **state)
 {
 	(void)state;
-	static const char src[] =
-	    "struct ctr { m: le64; n: le64; }\n"
-	    "region r: ctr[2] writable;\n"
-	    "offload f(c: *ctr in r, lim: le64) {\n"
-	    "  while (c.m != lim) bound 6 { fetch_add(c.m, 1); }\n"
-	    "}\n"
-	    "offload g(c: *ctr in r, lim: le64) {\n"
-	    "  while (c.m != lim) bound 4 { c.m = lim; fetch_add(c.n, 1); }\n"
-	    "}\n";
+	static const char src[] = "struct ctr { m: le64; n: le64; }\n"
+	                          "region r: ctr[2] writable;\n"
+	                          "offload f(c: *ctr in r, lim: le64) {\n"
+	                          "  while (c.m != lim) bound 6 { fetch_add(c.m, 1); }\n"
+	                          "}\n"
+	                          "offload g(c: *ctr in r, lim: le64) {\n"
+	                          "  while (c.m != lim) bound 4 { c.m = lim; fetch_add(c.n, 1); }\n"
+	                          "}\n";
 	for (int entry = 0; entry < 2; entry++)
 		for (size_t pi = 0; pi < N_PROFILES; pi++) {
 			struct be_sim *s = open_or_fail(src, entry ? "g" : "f", profiles[pi]);
@@ -378,6 +377,76 @@ static void test_loop_condition_reread(void **state)
 		}
 }
 
+/* ---- W5: a bounded read through a loaded pointer honours its length -------- */
+
+static void test_bounded_read_through_pointer(void **state)
+{
+	(void)state;
+	static const char src[] =
+	    "struct bucket { key: be64; val: *u8[16] in values; len: be32; }\n"
+	    "struct rec { pad: u8[4]; data: u8[16]; n: be16; }\n"
+	    "region table: bucket[4] readonly;\n"
+	    "region values: rec[4] readonly;\n"
+	    "offload get(key: be64, b1: *bucket in table, b2: *bucket in table) -> u8[16] {\n"
+	    "  parallel {\n"
+	    "    if (b1.key == key) { return b1.val[.. b1.len]; }\n"
+	    "  } || {\n"
+	    "    if (b2.key == key) { return b2.val[.. b2.len]; }\n"
+	    "  }\n"
+	    "}\n"
+	    "offload field(r: *rec in values) -> u8[16] {\n"
+	    "  return r.data[.. r.n];\n"
+	    "}\n";
+	for (int entry = 0; entry < 2; entry++)
+		for (size_t pi = 0; pi < N_PROFILES; pi++) {
+			struct be_sim *s = open_or_fail(src, entry ? "field" : "get", profiles[pi]);
+			uint8_t *tb = be_sim_region(s, "table"), *vals = be_sim_region(s, "values");
+			uint32_t roff = 0, rsize = 0;
+			assert_int_equal(be_sim_result_field(s, &roff, &rsize), 0);
+			assert_int_equal(rsize, 16);
+			uint64_t seed = 0xb0b + pi;
+			for (int i = 0; i < CALLS; i++) {
+				for (int k = 0; k < 4 * 22; k++)
+					vals[k] = (uint8_t)rnd(&seed);
+				unsigned n =
+				    (unsigned)(1 + rnd(&seed) % 24);     /* past the capacity too */
+				unsigned v = (unsigned)(rnd(&seed) % 4); /* record of the value */
+				unsigned b = (unsigned)(rnd(&seed) % 4); /* bucket probed first */
+				uint8_t *data = vals + 22 * v + 4;
+				memset(tb, 0, 4 * 20);
+				for (int k = 0; k < 4; k++) {
+					put_order(tb + 20 * k, 100 + (unsigned)k, 8, true);
+					put_order(tb + 20 * k + 8, (uint64_t)(uintptr_t)data, 8,
+					          true);
+					put_order(tb + 20 * k + 16, n, 4, true);
+				}
+				put_order(vals + 22 * v + 20, n, 2, true);
+				struct prism_arg args[3] = {
+				    {.name = "key", .u64 = 100 + b},
+				    {.name = "b1", .u64 = 20 * b},
+				    {.name = "b2", .u64 = 20 * ((b + 1) % 4)}};
+				if (entry)
+					args[0] = (struct prism_arg){.name = "r", .u64 = 22 * v};
+				uint8_t out[64];
+				uint32_t site = 99;
+				int rc =
+				    be_sim_call(s, args, entry ? 1 : 3, out, sizeof(out), &site);
+				if (rc)
+					fprintf(stderr, "%s [%s]: n %u: rc %d\n",
+					        entry ? "field" : "get",
+					        profiles[pi] == IR_PROFILE_STRICT ? "strict"
+					                                          : "relaxed",
+					        n, rc);
+				assert_int_equal(rc, 0);
+				/* the C model: min(n, 16) bytes of the record's data */
+				unsigned m = n < 16 ? n : 16;
+				assert_int_equal(site, 1);
+				assert_memory_equal(out + roff, data, m);
+			}
+			be_sim_close(s);
+		}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -387,6 +456,7 @@ int main(void)
 	    cmocka_unit_test(test_le64_pointer_walk),
 	    cmocka_unit_test(test_else_if_cas_runs_only_there),
 	    cmocka_unit_test(test_loop_condition_reread),
+	    cmocka_unit_test(test_bounded_read_through_pointer),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
