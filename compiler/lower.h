@@ -162,6 +162,11 @@ struct lphi {
 	int landed_target;
 	uint32_t landed_toff;
 	bool landed_reverse;
+	/* the READ that copied those bytes to scratch at landed_scratch before
+	 * the field was rewritten in place (a store's field offset), or -1:
+	 * later uses copy from scratch */
+	int landed_copy;
+	uint32_t landed_scratch;
 };
 
 /* The loop being unrolled. */

@@ -406,7 +406,27 @@ bool lower_target_addr(struct lower_ctx *c, const struct ast_expr *t, int node, 
 	struct ldeliv dp = lower_deliver(c, &ptr, node, ra, !ptr.be);
 	if (!lower_delivered(dp))
 		return false;
-	return off == 0 || pointer_offset(c, node, ra, off, dp.writer);
+	if (off == 0)
+		return true;
+	/* the field offset is added in place: a loop value that landed here
+	 * first is copied to scratch before, where later uses find it */
+	int writer = dp.writer;
+	struct lphi *ph = ptr.kind == LV_PHI ? &c->phis[ptr.phi] : NULL;
+	if (ph && ph->landed_target == node && ph->landed_copy < 0) {
+		struct ir_node *cp = ir_append(p, c->lane, PRISM_OP_RDMA_READ, IR_ROLE_DATA);
+		if (!cp)
+			return false;
+		cp->what = "keep a loop value (its field is rewritten)";
+		cp->raddr = ir_v(IR_V_NODE_ADDR, node, ra);
+		cp->rkey = ir_v(IR_V_QBUF_RKEY, p->nodes[node].queue, 0);
+		uint32_t keep = ir_scratch_alloc(p, 8, 8);
+		ir_sge_add(p, cp, ir_v(IR_V_SCRATCH_ADDR, 0, keep), 8,
+		           ir_v(IR_V_SCRATCH_LKEY, 0, 0));
+		ph->landed_copy = cp->id;
+		ph->landed_scratch = keep;
+		writer = cp->id; /* the add waits for the copy */
+	}
+	return pointer_offset(c, node, ra, off, writer);
 }
 
 bool lower_store(struct lower_ctx *c, const struct ast_stmt *s)

@@ -323,6 +323,7 @@ static bool merge_locals(struct lower_ctx *c)
 		struct lphi *ph = &c->phis[c->n_phis];
 		memset(ph, 0, sizeof(*ph));
 		ph->landed_target = -1;
+		ph->landed_copy = -1;
 		ph->in = calloc(l->n_snap, sizeof(*ph->in));
 		ph->after = calloc(l->n_snap, sizeof(*ph->after));
 		ph->before = calloc(l->n_snap, sizeof(*ph->before));

@@ -694,6 +694,17 @@ struct ldeliv lower_deliver(struct lower_ctx *c, const struct lval *v, int targe
 	}
 	case LV_PHI: {
 		struct lphi *ph = &c->phis[v->phi];
+		if (ph->landed_copy >= 0) {
+			struct lval sv = {.kind = LV_SCRATCH,
+			                  .read = -1,
+			                  .off = ph->landed_scratch,
+			                  .width = v->width,
+			                  .be = v->be,
+			                  .region = v->region,
+			                  .taint = v->taint,
+			                  .field_writer = ph->landed_copy};
+			return lower_deliver(c, &sv, target, toff, reverse != ph->landed_reverse);
+		}
 		if (ph->landed_target >= 0) {
 			/* delivered once already: copy it from where it landed (one
 			 * READ after the loop instead of one per exit) */

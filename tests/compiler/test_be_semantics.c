@@ -438,13 +438,64 @@ static void test_bounded_read_through_pointer(void **state)
 					                                          : "relaxed",
 					        n, rc);
 				assert_int_equal(rc, 0);
-				/* the C model: min(n, 16) bytes of the record's data */
+				/* the C model: min(n, 16) bytes of the record's data, the rest of
+				 * the result zero */
 				unsigned m = n < 16 ? n : 16;
 				assert_int_equal(site, 1);
 				assert_memory_equal(out + roff, data, m);
+				for (unsigned k = m; k < 16; k++) /* not sent: zero */
+					assert_int_equal(out[roff + k], 0);
 			}
 			be_sim_close(s);
 		}
+}
+
+/* ---- stores through a pointer a walk computed ------------------------------- */
+
+static void test_store_through_walked_pointer(void **state)
+{
+	(void)state;
+	static const char src[] =
+	    "struct nd { k: be64; nx: *nd in r; c: be16; pad: u8[6]; n: le64; }\n"
+	    "region r: nd[4] writable;\n"
+	    "offload f(q: *nd in r, pk: be64) -> be64 {\n"
+	    "  let t = q;\n"
+	    "  while (t.k != pk) bound 2 { t = t.nx; }\n"
+	    "  t.n = 2;\n"
+	    "  t.c = 3;\n"
+	    "  return t.k;\n"
+	    "}\n";
+	for (size_t pi = 0; pi < N_PROFILES; pi++) {
+		struct be_sim *s = open_or_fail(src, NULL, profiles[pi]);
+		uint8_t *r = be_sim_region(s, "r");
+		uint32_t roff = 0, rsize = 0;
+		assert_int_equal(be_sim_result_field(s, &roff, &rsize), 0);
+		for (unsigned at = 0; at < 3; at++) {
+			uint8_t want[4 * 32];
+			memset(want, 0, sizeof(want));
+			for (unsigned n = 0; n < 4; n++) {
+				put_order(want + 32 * n, 10 + n, 8, true);
+				put_order(want + 32 * n + 8,
+				          (uint64_t)(uintptr_t)(r + 32 * ((n + 1) % 4)), 8, true);
+			}
+			memcpy(r, want, sizeof(want));
+			/* the C model: walk from node 0 at most 2 steps */
+			unsigned t = 0;
+			for (unsigned i = 0; i < 2 && 10 + t != 10 + at; i++)
+				t = (t + 1) % 4;
+			put_order(want + 32 * t + 24, 2, 8, false);
+			put_order(want + 32 * t + 16, 3, 2, true);
+			struct prism_arg args[2] = {{.name = "q", .u64 = 0},
+			                            {.name = "pk", .u64 = 10 + at}};
+			uint8_t out[64];
+			uint32_t site = 99;
+			assert_int_equal(be_sim_call(s, args, 2, out, sizeof(out), &site), 0);
+			assert_memory_equal(r, want, sizeof(want));
+			assert_int_equal(site, 1);
+			assert_int_equal(get_order(out + roff, 8, true), 10 + t);
+		}
+		be_sim_close(s);
+	}
 }
 
 int main(void)
@@ -457,6 +508,7 @@ int main(void)
 	    cmocka_unit_test(test_else_if_cas_runs_only_there),
 	    cmocka_unit_test(test_loop_condition_reread),
 	    cmocka_unit_test(test_bounded_read_through_pointer),
+	    cmocka_unit_test(test_store_through_walked_pointer),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
