@@ -51,6 +51,14 @@ void lower_guard_pop(struct lower_ctx *c, const struct lcond *cd)
 	c->n_guards--;
 }
 
+/*
+ * parallel { A } || { B }: lane k lowered into queue w<k> (lane 0 goes on in
+ * the main chain); responses made in a lane are anchored after the join:
+ *
+ *   ctl:  WAIT args ─► SEND_EN w0 ─► SEND_EN w1
+ *   w0:   A ... ─┐ join: WAIT w0 CQ, WAIT w1 CQ ─► SEND_EN conn
+ *   w1:   B ... ─┘
+ */
 static bool lower_parallel(struct lower_ctx *c, const struct ast_stmt *s)
 {
 	if (c->in_parallel || lower_cond_top(c)) {
@@ -281,6 +289,8 @@ static bool lower_then_rest(struct lower_ctx *c, const struct ast_stmt *s,
 	}
 }
 
+/* A statement list, in order, into the current lane (no WQE of its own;
+ * see above for statements after one that may return). */
 bool lower_block(struct lower_ctx *c, const struct ast_stmt *s)
 {
 	for (; s; s = s->next) {

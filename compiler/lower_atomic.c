@@ -211,6 +211,16 @@ static bool const_arg(struct lower_ctx *c, const struct ast_expr *a, uint64_t *k
 	return true;
 }
 
+/*
+ * cas_gt(place, v [, masks]) / cas_lt: the enhanced CAS (PRISM 3.3) as a
+ * masked CAS guarded by the comparison of its own returned old value:
+ *
+ *   lane:  READ place ──old──► X.compare
+ *          carry term v > old (cas_lt: old > v) ─► exact guard on X
+ *          X = CAS place, compare old, swap v (masked: v's swap-mask bits)
+ *
+ * X swaps only if the place still holds the old value the term compared.
+ */
 bool lower_cas_order(struct lower_ctx *c, const struct ast_expr *e)
 {
 	struct ir_prog *p = c->p;

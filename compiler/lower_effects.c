@@ -429,6 +429,16 @@ bool lower_target_addr(struct lower_ctx *c, const struct ast_expr *t, int node, 
 	return pointer_offset(c, node, ra, off, writer);
 }
 
+/*
+ * p.f = v:
+ *
+ *   lane:  READ(p) ──scatter──► W.raddr    [MFA16 W.raddr += off(f)]
+ *          W = WRITE inline [v]            (v: RECV / READ scatter, or a constant)
+ *          [guard CAS on W.ctrl]           (inside an `if`)
+ *
+ * v lands byte-reversed when it and f differ in byte order; later reads of
+ * the region read again (mem_epoch).
+ */
 bool lower_store(struct lower_ctx *c, const struct ast_stmt *s)
 {
 	struct ir_prog *p = c->p;
