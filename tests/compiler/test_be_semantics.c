@@ -20,6 +20,7 @@
 
 #include <cmocka.h>
 
+#include "tests/compiler/be_helpers.h"
 #include "tests/compiler/be_sim.h"
 
 static const enum ir_profile profiles[] = {IR_PROFILE_RELAXED, IR_PROFILE_STRICT};
@@ -563,6 +564,33 @@ static void test_store_through_walked_pointer(void **state)
 	}
 }
 
+/* ---- what a return cannot be followed by -------------------------------------- */
+
+static void test_after_returning_loop_rejected(void **state)
+{
+	(void)state;
+	static const char src[] = "struct n { k: be16; pad: u8[6]; next: *n in r; v: be64; }\n"
+	                          "region r: n[4] writable;\n"
+	                          "offload f(key: be16, head: *n in r) -> be64 {\n"
+	                          "  let p = head;\n"
+	                          "  while (p.next != head) bound 4 {\n"
+	                          "    if (p.k == key) { return p.v; }\n"
+	                          "    p = p.next;\n"
+	                          "  }\n"
+	                          "  head.v = 1;\n"
+	                          "}\n";
+	char *diag = NULL;
+	struct chainobj *o = be_compile(src, NULL, IR_PROFILE_RELAXED, &diag);
+	assert_null(o);
+	assert_non_null(diag);
+	if (!strstr(diag, "t.prism:9:10: error: statements after a loop that may `return` are not "
+	                  "lowered"))
+		fprintf(stderr, "diagnostic was:\n%s", diag);
+	assert_non_null(strstr(diag, "t.prism:9:10: error: statements after a loop that may "
+	                             "`return` are not lowered"));
+	free(diag);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -575,6 +603,7 @@ int main(void)
 	    cmocka_unit_test(test_loop_condition_reread),
 	    cmocka_unit_test(test_bounded_read_through_pointer),
 	    cmocka_unit_test(test_store_through_walked_pointer),
+	    cmocka_unit_test(test_after_returning_loop_rejected),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
