@@ -250,6 +250,16 @@ static struct ast_stmt *synth_then(struct lower_ctx *c, const struct ast_stmt *b
 	return b;
 }
 
+/* No statement of `s` holds other statements. */
+static bool flat(const struct ast_stmt *s)
+{
+	for (; s; s = s->next)
+		if (s->kind == AST_STMT_IF || s->kind == AST_STMT_WHILE ||
+		    s->kind == AST_STMT_BLOCK || s->kind == AST_STMT_PARALLEL)
+			return false;
+	return true;
+}
+
 /* `s` may return and `rest` follows it: lower both, rest only where `s`
  * did not return. */
 static bool lower_then_rest(struct lower_ctx *c, const struct ast_stmt *s,
@@ -268,8 +278,10 @@ static bool lower_then_rest(struct lower_ctx *c, const struct ast_stmt *s,
 			return false;
 		const struct ast_stmt *els = s->u.if_.has_else ? s->u.if_.else_body : NULL;
 		n->u.if_.then_body = synth_then(c, s->u.if_.then_body, rest, s->loc);
-		/* `if (A) { return a; } if (B) { .. }` is `if (A) {..} else if (B) {..}` */
-		bool chain = !els && rest->kind == AST_STMT_IF && !rest->next;
+		/* `if (A) { return a; } if (B) { .. }` is `if (A) {..} else if (B) {..}`
+		 * (the cheap relaxed chain takes arms of plain statements) */
+		bool chain =
+		    !els && rest->kind == AST_STMT_IF && !rest->next && flat(s->u.if_.then_body);
 		n->u.if_.else_body =
 		    chain ? (struct ast_stmt *)rest : synth_then(c, els, rest, rest->loc);
 		n->u.if_.has_else = true;

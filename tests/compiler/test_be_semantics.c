@@ -189,56 +189,72 @@ static const char w3_nested_src[] = "struct s { k: be16; a: be64; b: be64; c: le
                                     "  }\n"
                                     "  if (p.k == j) { return p.b; }\n"
                                     "  p.b = 3;\n"
+                                    "}\n"
+                                    "offload h(p: *s in r, k: be16, j: be16) -> be64 {\n"
+                                    "  if (p.k == k) { if (p.c == 5) { return p.a; } }\n"
+                                    "  if (p.k == j) { return p.b; }\n"
+                                    "  p.c = 7;\n"
                                     "}\n";
 
 static void test_return_nested_ends_invocation(void **state)
 {
 	(void)state;
-	for (size_t pi = 0; pi < N_PROFILES; pi++) {
-		struct be_sim *s = open_or_fail(w3_nested_src, NULL, profiles[pi]);
-		uint8_t *r = be_sim_region(s, "r");
-		uint32_t roff = 0, rsize = 0;
-		assert_int_equal(be_sim_result_field(s, &roff, &rsize), 0);
-		uint64_t seed = 0xabcd + pi;
-		unsigned seen[3] = {0};
-		for (int i = 0; i < 3 * CALLS; i++) {
-			uint64_t pk = rnd(&seed) % 2, k = rnd(&seed) % 2, j = rnd(&seed) % 2;
-			uint64_t a = rnd(&seed) % 10, b = rnd(&seed), c0 = rnd(&seed);
-			uint8_t img[26], want[26];
-			put_order(img, pk, 2, true);
-			put_order(img + 2, a, 8, true);
-			put_order(img + 10, b, 8, true);
-			put_order(img + 18, c0, 8, false);
-			memcpy(r, img, sizeof(img));
-			memcpy(want, img, sizeof(img));
-			/* the C model */
-			unsigned site = 0;
-			uint64_t val = 0;
-			if (pk == k && a > 5) {
-				site = 1, val = a;
-			} else {
-				put_order(want + 18, pk == k ? 1 : 2, 8, false);
-				if (pk == j)
-					site = 2, val = b;
-				else
-					put_order(want + 10, 3, 8, true);
+	for (int h = 0; h < 2; h++)
+		for (size_t pi = 0; pi < N_PROFILES; pi++) {
+			struct be_sim *s = open_or_fail(w3_nested_src, h ? "h" : "g", profiles[pi]);
+			uint8_t *r = be_sim_region(s, "r");
+			uint32_t roff = 0, rsize = 0;
+			assert_int_equal(be_sim_result_field(s, &roff, &rsize), 0);
+			uint64_t seed = 0xabcd + pi;
+			unsigned seen[3] = {0};
+			for (int i = 0; i < 3 * CALLS; i++) {
+				uint64_t pk = rnd(&seed) % 2, k = rnd(&seed) % 2,
+				         j = rnd(&seed) % 2;
+				uint64_t a = rnd(&seed) % 10, b = rnd(&seed),
+				         c0 = 4 + rnd(&seed) % 2;
+				uint8_t img[26], want[26];
+				put_order(img, pk, 2, true);
+				put_order(img + 2, a, 8, true);
+				put_order(img + 10, b, 8, true);
+				put_order(img + 18, c0, 8, false);
+				memcpy(r, img, sizeof(img));
+				memcpy(want, img, sizeof(img));
+				/* the C model */
+				unsigned site = 0;
+				uint64_t val = 0;
+				if (h) {
+					if (pk == k && c0 == 5)
+						site = 1, val = a;
+					else if (pk == j)
+						site = 2, val = b;
+					else
+						put_order(want + 18, 7, 8, false);
+				} else if (pk == k && a > 5) {
+					site = 1, val = a;
+				} else {
+					put_order(want + 18, pk == k ? 1 : 2, 8, false);
+					if (pk == j)
+						site = 2, val = b;
+					else
+						put_order(want + 10, 3, 8, true);
+				}
+				struct prism_arg args[3] = {{.name = "p", .u64 = 0},
+				                            {.name = "k", .u64 = k},
+				                            {.name = "j", .u64 = j}};
+				uint8_t out[64];
+				uint32_t got_site = 99;
+				assert_int_equal(
+				    be_sim_call(s, args, 3, out, sizeof(out), &got_site), 0);
+				assert_memory_equal(r, want, sizeof(want));
+				assert_int_equal(got_site, site);
+				if (site)
+					assert_int_equal(get_order(out + roff, 8, true), val);
+				seen[site]++;
 			}
-			struct prism_arg args[3] = {{.name = "p", .u64 = 0},
-			                            {.name = "k", .u64 = k},
-			                            {.name = "j", .u64 = j}};
-			uint8_t out[64];
-			uint32_t got_site = 99;
-			assert_int_equal(be_sim_call(s, args, 3, out, sizeof(out), &got_site), 0);
-			assert_memory_equal(r, want, sizeof(want));
-			assert_int_equal(got_site, site);
-			if (site)
-				assert_int_equal(get_order(out + roff, 8, true), val);
-			seen[site]++;
+			for (int k = 0; k < 3; k++)
+				assert_true(seen[k] >= 5);
+			be_sim_close(s);
 		}
-		for (int k = 0; k < 3; k++)
-			assert_true(seen[k] >= 5);
-		be_sim_close(s);
-	}
 }
 
 /* ---- W7, W8: a return inside an unrolled walk; le64 next pointers ----------- */
