@@ -580,6 +580,52 @@ static void test_store_through_walked_pointer(void **state)
 	}
 }
 
+/* ---- two returns in parallel lanes: the later one answers, consistently ------ */
+
+static void test_parallel_returns_later_wins(void **state)
+{
+	(void)state;
+	static const char src[] =
+	    "struct bucket { key: be64; val: *u8[16] in values; len: be32; }\n"
+	    "region table: bucket[4] readonly;\n"
+	    "region values size 64 readonly;\n"
+	    "offload get(key: be64, b1: *bucket in table, b2: *bucket in table) -> u8[16] {\n"
+	    "  parallel {\n"
+	    "    if (b1.key == key) { return *b1.val; }\n"
+	    "  } || {\n"
+	    "    if (b2.key == key) { return b2.val[.. b2.len]; }\n"
+	    "  }\n"
+	    "}\n";
+	for (size_t pi = 0; pi < N_PROFILES; pi++) {
+		struct be_sim *s = open_or_fail(src, NULL, profiles[pi]);
+		uint8_t *tb = be_sim_region(s, "table"), *vals = be_sim_region(s, "values");
+		uint32_t roff = 0, rsize = 0;
+		assert_int_equal(be_sim_result_field(s, &roff, &rsize), 0);
+		for (int k = 0; k < 64; k++)
+			vals[k] = (uint8_t)(k + 1);
+		for (unsigned hit = 0; hit < 4; hit++) { /* bit 0: b1 holds the key, bit 1: b2 */
+			for (int k = 0; k < 2; k++) {
+				put_order(tb + 20 * k, (hit >> k & 1) ? 7 : 8 + k, 8, true);
+				put_order(tb + 20 * k + 8, (uint64_t)(uintptr_t)(vals + 16 * k), 8,
+				          true);
+				put_order(tb + 20 * k + 16, 16, 4, true);
+			}
+			struct prism_arg args[3] = {{.name = "key", .u64 = 7},
+			                            {.name = "b1", .u64 = 0},
+			                            {.name = "b2", .u64 = 20}};
+			uint8_t out[64];
+			uint32_t site = 99;
+			assert_int_equal(be_sim_call(s, args, 3, out, sizeof(out), &site), 0);
+			/* both answer: the return written later (lane 1) is the result */
+			unsigned want = hit & 2 ? 2 : hit & 1 ? 1 : 0;
+			assert_int_equal(site, want);
+			if (want)
+				assert_memory_equal(out + roff, vals + 16 * (want - 1), 16);
+		}
+		be_sim_close(s);
+	}
+}
+
 /* ---- what a return cannot be followed by -------------------------------------- */
 
 static void test_after_returning_loop_rejected(void **state)
@@ -619,6 +665,7 @@ int main(void)
 	    cmocka_unit_test(test_loop_condition_reread),
 	    cmocka_unit_test(test_bounded_read_through_pointer),
 	    cmocka_unit_test(test_store_through_walked_pointer),
+	    cmocka_unit_test(test_parallel_returns_later_wins),
 	    cmocka_unit_test(test_after_returning_loop_rejected),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
