@@ -580,6 +580,55 @@ static void test_store_through_walked_pointer(void **state)
 	}
 }
 
+/* ---- alloc under an `if` pops only when the branch runs --------------------- */
+
+static void test_alloc_under_if(void **state)
+{
+	(void)state;
+	static const char src[] = "struct object { version: le64; len: le64; }\n"
+	                          "struct ctl { k: be16; }\n"
+	                          "region heap size 4096 writable;\n"
+	                          "region c: ctl[1] readonly;\n"
+	                          "freelist objects: object in heap;\n"
+	                          "offload put(p: *ctl in c, k: be16, v: le64) {\n"
+	                          "  if (p.k == k) {\n"
+	                          "    let buf = alloc(objects);\n"
+	                          "    buf.len = v;\n"
+	                          "  }\n"
+	                          "}\n";
+	for (size_t pi = 0; pi < N_PROFILES; pi++) {
+		struct be_sim *s = open_or_fail(src, NULL, profiles[pi]);
+		uint8_t *fl = be_sim_region(s, "objects"), *heap = be_sim_region(s, "heap");
+		uint8_t *ctl = be_sim_region(s, "c");
+		assert_non_null(fl);
+		/* four posted buffers, the cursor at slot 0 */
+		put_order(fl, (uint64_t)(uintptr_t)(fl + 8), 8, false);
+		for (int k = 0; k < 4; k++)
+			put_order(fl + 8 + 8 * k, (uint64_t)(uintptr_t)(heap + 256 * k), 8, true);
+		memset(heap, 0, 1024);
+		put_order(ctl, 3, 2, true);
+		unsigned popped = 0;
+		for (uint64_t k = 3; k < 6; k++) {
+			struct prism_arg args[3] = {{.name = "p", .u64 = 0},
+			                            {.name = "k", .u64 = k},
+			                            {.name = "v", .u64 = 100 + k}};
+			int rc = be_sim_call(s, args, 3, NULL, 0, NULL);
+			if (rc)
+				fprintf(stderr, "alloc under if [%s], k %llu: rc %d\n",
+				        profiles[pi] == IR_PROFILE_STRICT ? "strict" : "relaxed",
+				        (unsigned long long)k, rc);
+			assert_int_equal(rc, 0);
+			/* the C model: only k == 3 pops (slot 0) and stores */
+			popped += k == 3;
+			assert_int_equal(get_order(fl, 8, false),
+			                 (uint64_t)(uintptr_t)(fl + 8 + 8 * popped));
+		}
+		assert_int_equal(get_order(heap + 8, 8, false), 103);
+		assert_int_equal(get_order(heap + 256 + 8, 8, false), 0);
+		be_sim_close(s);
+	}
+}
+
 /* ---- two returns in parallel lanes: the later one answers, consistently ------ */
 
 static void test_parallel_returns_later_wins(void **state)
@@ -665,6 +714,7 @@ int main(void)
 	    cmocka_unit_test(test_loop_condition_reread),
 	    cmocka_unit_test(test_bounded_read_through_pointer),
 	    cmocka_unit_test(test_store_through_walked_pointer),
+	    cmocka_unit_test(test_alloc_under_if),
 	    cmocka_unit_test(test_parallel_returns_later_wins),
 	    cmocka_unit_test(test_after_returning_loop_rejected),
 	};
