@@ -196,40 +196,23 @@ static int value_response(struct lower_ctx *c, const struct ast_stmt *s, const s
 	return note_result(c, x, off, w) ? x : -1;
 }
 
-/* Response `x` under condition `cd` (pushed on the guard stack), anchored. */
-static bool guarded_response(struct lower_ctx *c, int x, const struct lcond *cd, struct src_loc loc)
-{
-	if (!lower_guard_push(c, cd, lower_dnf_top(c), loc))
-		return false;
-	bool ok = lower_guard(c, x);
-	lower_guard_pop(c, cd);
-	if (ok)
-		lower_anchor(c, x);
-	return ok;
-}
-
 /*
  * return e[.. n] with n known only at run time: min(n, capacity) bytes.
- * Two responses of the same site, each guarded by the enclosing condition
- * and one side of one carry term (lower_order.c), so exactly one runs:
+ * The response's byte count is n, read from memory into the WRITE, plus
+ * the field's offset when it has one; a WRITE guarded by the carry term
+ * n > capacity (alone: the response itself carries the enclosing guard)
+ * then overwrites the count with offset + capacity:
  *
- *   lane:  READ(n) ──scatter──► R1.sge.byte_count      [+ off: masked FETCH_ADD]
- *          carry term n > cap ──► guard R1 (not set), guard R2 (set)
- *   conn:  R1 = WRITE_IMM [ptr, off + n)    R2 = WRITE_IMM [ptr, off + cap)
+ *   lane:  READ(n) ──scatter──► R.sge.byte_count   [MFA16 R.byte_count += off]
+ *          carry term n > cap ─► guard F
+ *          F = WRITE inline be32(off + cap) ─► R.sge.byte_count
+ *   conn:  R = WRITE_IMM [ptr, off + min(n, cap))
  */
 static bool bounded_return(struct lower_ctx *c, const struct ast_stmt *s, const struct ast_expr *e,
                            const struct lval *ptr, uint32_t off, uint32_t cap, uint32_t site)
 {
 	struct ir_prog *p = c->p;
 	const struct ast_expr *ne = e->u.slice.len;
-	const struct lcond *outer = lower_cond_top(c);
-	if (outer && !lower_conjoinable(outer)) {
-		lower_error(c, e->loc,
-		            "a bounded read with a run-time length is returned under one "
-		            "condition or a conjunction only (not in an `else`, an `else if` or "
-		            "under `!=`/`||`: its length test conjoins with the condition)");
-		return false;
-	}
 	struct lval n, lo;
 	if (!lower_value(c, ne, &n))
 		return false;
@@ -247,42 +230,72 @@ static bool bounded_return(struct lower_ctx *c, const struct ast_stmt *s, const 
 		}
 		lo.width = 4;
 	}
-	struct lval capv = {.kind = LV_CONST, .k = cap, .width = n.width, .be = true, .region = -1};
-	struct lval fits[2] = {capv, n}, over[2] = {n, capv};
-	struct lorder ord;
-	memset(&ord, 0, sizeof(ord));
-	/* cap >= n and n > cap: the one term "n > cap", unset / set */
-	struct lcond cf = {.lhs = ne,
-	                   .rhs = ne,
-	                   .kind = LC_GE,
-	                   .ord = &ord,
-	                   .vals = fits,
-	                   .and_next = outer,
-	                   .width = n.width,
-	                   .loc = ne->loc};
-	struct lcond co = cf;
-	co.kind = LC_GT;
-	co.vals = over;
 	struct ldeliv dptr;
-	int x1 = value_response(c, s, ptr, off, 0, cap, site, &dptr);
-	if (x1 < 0)
+	int x = value_response(c, s, ptr, off, 0, cap, site, &dptr);
+	if (x < 0)
 		return false;
 	uint32_t cnt = lower_field_off(PRISM_OP_RDMA_WRITE_IMM, PRISM_FIELD_SGE0_LEN, 8);
-	struct ldeliv dn = lower_deliver(c, &lo, x1, cnt + 4 - lo.width, false);
+	struct ldeliv dn = lower_deliver(c, &lo, x, cnt + 4 - lo.width, false);
 	if (!lower_delivered(dn))
 		return false;
+	int last = dn.writer;
 	if (off) {
-		/* the WRITE starts at the pointer: off more bytes */
-		if (!pointer_offset(c, x1, cnt, (uint64_t)off << 32, dn.writer))
+		/* the WRITE starts at the pointer: off more bytes (after the
+		 * pointer landed too: the add rewrites the whole segment) */
+		if (dptr.kind == LD_NODE && dn.kind == LD_NODE)
+			ir_add_dep(p, dptr.writer, dn.writer);
+		if (!pointer_offset(c, x, cnt, (uint64_t)off << 32, dn.writer))
 			return false;
+		struct ir_queue *q = &p->queues[c->lane];
+		last = q->nodes[q->n - 1]; /* the add */
 		if (dptr.kind == LD_NODE)
-			ir_add_dep(p, dptr.writer,
-			           p->queues[c->lane].nodes[p->queues[c->lane].n - 1]);
+			ir_add_dep(p, dptr.writer, last);
 	}
-	if (!guarded_response(c, x1, &cf, ne->loc))
+	/* F: the count clamped to the capacity when n > cap */
+	struct ir_node *f = ir_append(p, c->lane, PRISM_OP_RDMA_WRITE, IR_ROLE_DATA);
+	if (!f)
 		return false;
-	int x2 = value_response(c, s, ptr, off, off + cap, cap, site, &dptr);
-	return x2 >= 0 && guarded_response(c, x2, &co, ne->loc) && !p->oom;
+	int fid = f->id;
+	f->what = "bounded read: clamp the byte count";
+	f->loc = ne->loc;
+	f->raddr = ir_v(IR_V_NODE_ADDR, x, cnt);
+	f->rkey = ir_v(IR_V_QBUF_RKEY, p->nodes[x].queue, 0);
+	f->is_inline = true;
+	f->inline_len = 4;
+	for (int b = 0; b < 4; b++)
+		f->inline_data[b] = (uint8_t)((off + cap) >> (24 - 8 * b));
+	struct ir_patch pt = {.kind = IR_PATCH_WRITE,
+	                      .writer = fid,
+	                      .writer_sge = 0,
+	                      .target = x,
+	                      .off = cnt,
+	                      .len = 4,
+	                      .control = false,
+	                      .taint = 0};
+	if (ir_add_patch(p, &pt) < 0)
+		return false;
+	if (last >= 0)
+		ir_add_dep(p, last, fid);
+	struct lval capv = {.kind = LV_CONST, .k = cap, .width = n.width, .be = true, .region = -1};
+	struct lval over[2] = {n, capv};
+	struct lorder ord;
+	memset(&ord, 0, sizeof(ord));
+	struct lcond co = {.lhs = ne,
+	                   .rhs = ne,
+	                   .kind = LC_GT,
+	                   .ord = &ord,
+	                   .vals = over,
+	                   .width = n.width,
+	                   .loc = ne->loc};
+	if (!lower_guard_push(c, &co, NULL, ne->loc))
+		return false;
+	bool ok = lower_guard(c, fid);
+	lower_guard_pop(c, &co);
+	/* the response under the enclosing condition, as any return */
+	if (!ok || !lower_guard(c, x))
+		return false;
+	lower_anchor(c, x);
+	return !p->oom;
 }
 
 /*

@@ -478,10 +478,14 @@ static void test_bounded_read_through_pointer(void **state)
 	    "}\n"
 	    "offload field(r: *rec in values) -> u8[16] {\n"
 	    "  return r.data[.. r.n];\n"
+	    "}\n"
+	    "offload in_else(r: *rec in values, k: be16) -> u8[16] {\n"
+	    "  if (r.n == k) { return r.data[.. 1]; } else { return r.data[.. r.n]; }\n"
 	    "}\n";
-	for (int entry = 0; entry < 2; entry++)
+	static const char *entries[] = {"get", "field", "in_else"};
+	for (int entry = 0; entry < 3; entry++)
 		for (size_t pi = 0; pi < N_PROFILES; pi++) {
-			struct be_sim *s = open_or_fail(src, entry ? "field" : "get", profiles[pi]);
+			struct be_sim *s = open_or_fail(src, entries[entry], profiles[pi]);
 			uint8_t *tb = be_sim_region(s, "table"), *vals = be_sim_region(s, "values");
 			uint32_t roff = 0, rsize = 0;
 			assert_int_equal(be_sim_result_field(s, &roff, &rsize), 0);
@@ -507,26 +511,28 @@ static void test_bounded_read_through_pointer(void **state)
 				    {.name = "key", .u64 = 100 + b},
 				    {.name = "b1", .u64 = 20 * b},
 				    {.name = "b2", .u64 = 20 * ((b + 1) % 4)}};
-				if (entry)
+				unsigned k = (unsigned)(rnd(&seed) % 2 ? n : n + 1);
+				if (entry) {
 					args[0] = (struct prism_arg){.name = "r", .u64 = 22 * v};
+					args[1] = (struct prism_arg){.name = "k", .u64 = k};
+				}
 				uint8_t out[64];
 				uint32_t site = 99;
-				int rc =
-				    be_sim_call(s, args, entry ? 1 : 3, out, sizeof(out), &site);
+				size_t nargs = entry == 0 ? 3 : entry == 1 ? 1 : 2;
+				int rc = be_sim_call(s, args, nargs, out, sizeof(out), &site);
 				if (rc)
-					fprintf(stderr, "%s [%s]: n %u: rc %d\n",
-					        entry ? "field" : "get",
+					fprintf(stderr, "%s [%s]: n %u: rc %d\n", entries[entry],
 					        profiles[pi] == IR_PROFILE_STRICT ? "strict"
 					                                          : "relaxed",
 					        n, rc);
 				assert_int_equal(rc, 0);
 				/* the C model: min(n, 16) bytes of the record's data, the rest of
 				 * the result zero */
-				unsigned m = n < 16 ? n : 16;
-				assert_int_equal(site, 1);
+				unsigned m = entry == 2 && n == k ? 1 : n < 16 ? n : 16;
+				assert_int_equal(site, entry == 2 && n != k ? 2 : 1);
 				assert_memory_equal(out + roff, data, m);
-				for (unsigned k = m; k < 16; k++) /* not sent: zero */
-					assert_int_equal(out[roff + k], 0);
+				for (unsigned z = m; z < 16; z++) /* not sent: zero */
+					assert_int_equal(out[roff + z], 0);
 			}
 			be_sim_close(s);
 		}
