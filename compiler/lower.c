@@ -301,6 +301,40 @@ static bool lower_then_rest(struct lower_ctx *c, const struct ast_stmt *s,
 	}
 }
 
+/* Number the returns of `s` in the order they are written (then before
+ * else, lanes in order), whatever order the lowering meets them in. */
+static bool number_returns(struct lower_ctx *c, const struct ast_stmt *s)
+{
+	for (; s; s = s->next) {
+		bool ok = true;
+		switch (s->kind) {
+		case AST_STMT_RETURN:
+			ok = lower_return_site(c, s->loc) != 0;
+			break;
+		case AST_STMT_IF:
+			ok = number_returns(c, s->u.if_.then_body) &&
+			     (!s->u.if_.has_else || number_returns(c, s->u.if_.else_body));
+			break;
+		case AST_STMT_BLOCK:
+			ok = number_returns(c, s->u.block.body);
+			break;
+		case AST_STMT_WHILE:
+			ok = number_returns(c, s->u.while_.body);
+			break;
+		case AST_STMT_PARALLEL:
+			for (const struct ast_lane *ln = s->u.parallel.lanes; ln && ok;
+			     ln = ln->next)
+				ok = number_returns(c, ln->body);
+			break;
+		default:
+			break;
+		}
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
 /* A statement list, in order, into the current lane (no WQE of its own;
  * see above for statements after one that may return). */
 bool lower_block(struct lower_ctx *c, const struct ast_stmt *s)
@@ -424,8 +458,9 @@ static struct ir_prog *lower_attempt(struct diag_ctx *d, const struct ast_progra
 		                 : -1;
 	}
 	p->n_params = off->nparams;
-	bool ok = lower_block(&c, off->body) && lower_flush_phis(&c) && lower_final_response(&c) &&
-	          lower_finish_reads(&c) && lower_check_loop_escapes(&c) && layout_payload(&c);
+	bool ok = number_returns(&c, off->body) && lower_block(&c, off->body) &&
+	          lower_flush_phis(&c) && lower_final_response(&c) && lower_finish_reads(&c) &&
+	          lower_check_loop_escapes(&c) && layout_payload(&c);
 	for (unsigned i = 0; i < c.n_reads; i++)
 		free(c.reads[i].picks);
 	free(c.reads);

@@ -379,6 +379,10 @@ bool lower_alloc(struct lower_ctx *c, const struct ast_expr *e, struct lval *out
 bool lower_mask_value(struct lower_ctx *c, const struct lval *v, uint64_t m, struct lval *out);
 
 /* lower_effects.c */
+/* The site number of the `return` written at `loc`: one per return in the
+ * source, however often the lowering emits it (0: out of memory).  lower.c
+ * numbers every return in source order before lowering. */
+uint32_t lower_return_site(struct lower_ctx *c, struct src_loc loc);
 bool lower_target_addr(struct lower_ctx *c, const struct ast_expr *t, int node, uint8_t op);
 bool lower_return(struct lower_ctx *c, const struct ast_stmt *s);
 bool lower_store(struct lower_ctx *c, const struct ast_stmt *s);

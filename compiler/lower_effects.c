@@ -114,9 +114,7 @@ static bool pointer_offset(struct lower_ctx *c, int node, uint32_t ra, uint64_t 
 	return !p->oom;
 }
 
-/* The site number of the `return` written at `loc`: one per return in the
- * source, however often the lowering emits it (0: out of memory). */
-static uint32_t return_site(struct lower_ctx *c, struct src_loc loc)
+uint32_t lower_return_site(struct lower_ctx *c, struct src_loc loc)
 {
 	for (unsigned i = 0; i < c->ret_sites; i++)
 		if (c->sites[i].line == loc.line && c->sites[i].col == loc.col)
@@ -318,7 +316,7 @@ bool lower_return(struct lower_ctx *c, const struct ast_stmt *s)
 {
 	struct ir_prog *p = c->p;
 	const struct ast_expr *e = s->u.return_.value;
-	uint32_t site = return_site(c, s->loc);
+	uint32_t site = lower_return_site(c, s->loc);
 	if (!site)
 		return false;
 	struct lval ptr;

@@ -257,6 +257,39 @@ static void test_return_nested_ends_invocation(void **state)
 		}
 }
 
+/* Sites are numbered in the order the returns are written, whichever arm
+ * the lowering meets them in (here the second return is lowered first,
+ * into the arm that does not return). */
+static void test_return_sites_in_source_order(void **state)
+{
+	(void)state;
+	static const char src[] = "struct s { k: be16; a: be64; b: be64; }\n"
+	                          "region r: s[1] readonly;\n"
+	                          "offload f(p: *s in r, k: be16) -> be64 {\n"
+	                          "  if (p.k == k) { } else { return p.a; }\n"
+	                          "  return p.b;\n"
+	                          "}\n";
+	for (size_t pi = 0; pi < N_PROFILES; pi++) {
+		struct be_sim *s = open_or_fail(src, NULL, profiles[pi]);
+		uint8_t *r = be_sim_region(s, "r");
+		uint32_t roff = 0, rsize = 0;
+		assert_int_equal(be_sim_result_field(s, &roff, &rsize), 0);
+		put_order(r, 4, 2, true);
+		put_order(r + 2, 0xaaaa, 8, true);
+		put_order(r + 10, 0xbbbb, 8, true);
+		for (uint64_t k = 3; k < 5; k++) {
+			struct prism_arg args[2] = {{.name = "p", .u64 = 0},
+			                            {.name = "k", .u64 = k}};
+			uint8_t out[64];
+			uint32_t site = 99;
+			assert_int_equal(be_sim_call(s, args, 2, out, sizeof(out), &site), 0);
+			assert_int_equal(site, k == 4 ? 2 : 1);
+			assert_int_equal(get_order(out + roff, 8, true), k == 4 ? 0xbbbb : 0xaaaa);
+		}
+		be_sim_close(s);
+	}
+}
+
 /* ---- W7, W8: a return inside an unrolled walk; le64 next pointers ----------- */
 
 /* A walk on a ring of 4 nodes; `next` in the given byte order, the head a
@@ -714,6 +747,7 @@ int main(void)
 	    cmocka_unit_test(test_store_converts_byte_order),
 	    cmocka_unit_test(test_return_ends_invocation),
 	    cmocka_unit_test(test_return_nested_ends_invocation),
+	    cmocka_unit_test(test_return_sites_in_source_order),
 	    cmocka_unit_test(test_return_in_unrolled_loop_one_site),
 	    cmocka_unit_test(test_le64_pointer_walk),
 	    cmocka_unit_test(test_else_if_cas_runs_only_there),
