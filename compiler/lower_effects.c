@@ -494,8 +494,11 @@ bool lower_store(struct lower_ctx *c, const struct ast_stmt *s)
 		if (!lower_delivered(lower_deliver(c, &val, id, inl, swap)))
 			return false;
 	}
+	/* the guard first: it may read the condition's operands (before the
+	 * store runs), then later reads of the region read again */
+	bool ok = lower_guard(c, id);
 	lower_mem_written(c);
-	return lower_guard(c, id);
+	return ok;
 }
 
 static bool call_stmt(struct lower_ctx *c, const struct ast_expr *e)
