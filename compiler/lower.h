@@ -324,6 +324,9 @@ bool lower_deliver_for(struct lower_ctx *c, const struct lval *v, int target, ui
 /* READ of the bytes at `ptr` + [0, off+width): the lval of those bytes. */
 bool lower_mem_lval(struct lower_ctx *c, const struct lval *ptr, uint32_t off, uint32_t width,
                     struct lval *out);
+/* Node `reader` runs after every writer of `target` bytes [off, off+len)
+ * known so far (patches, and READ picks still to be scattered). */
+void lower_after_writers(struct lower_ctx *c, int target, uint32_t off, uint32_t len, int reader);
 /* The effect just lowered wrote its region (lower_target_addr noted it):
  * later reads of that region read again. */
 void lower_mem_written(struct lower_ctx *c);

@@ -435,6 +435,7 @@ bool lower_target_addr(struct lower_ctx *c, const struct ast_expr *t, int node, 
 		           ir_v(IR_V_SCRATCH_LKEY, 0, 0));
 		ph->landed_copy = cp->id;
 		ph->landed_scratch = keep;
+		lower_after_writers(c, node, ra, 8, cp->id);
 		writer = cp->id; /* the add waits for the copy */
 	}
 	return pointer_offset(c, node, ra, off, writer);

@@ -57,6 +57,24 @@ static int region_index(const struct ast_region *r)
 	return r ? (int)r->index : -1;
 }
 
+void lower_after_writers(struct lower_ctx *c, int target, uint32_t off, uint32_t len, int reader)
+{
+	struct ir_prog *p = c->p;
+	for (unsigned i = 0; i < p->n_patches; i++) {
+		const struct ir_patch *pt = &p->patches[i];
+		if (pt->target == target && pt->writer >= 0 && pt->writer != reader &&
+		    off < pt->off + pt->len && pt->off < off + len)
+			ir_add_dep(p, pt->writer, reader);
+	}
+	for (unsigned i = 0; i < c->n_reads; i++)
+		for (unsigned k = 0; k < c->reads[i].n; k++) {
+			const struct lpick *pk = &c->reads[i].picks[k];
+			if (pk->target == target && off < pk->toff + pk->width &&
+			    pk->toff < off + len)
+				ir_add_dep(p, c->reads[i].node, reader);
+		}
+}
+
 void lower_mem_written(struct lower_ctx *c)
 {
 	if (c->wrote_region >= 0)
