@@ -203,7 +203,7 @@ static int value_response(struct lower_ctx *c, const struct ast_stmt *s, const s
  *
  *   lane:  READ(n) ──scatter──► R.sge.byte_count   [MFA16 R.byte_count += off]
  *          carry term n > cap ─► guard F
- *          F = WRITE inline be32(off + cap) ─► R.sge.byte_count
+ *          F = MCAS16 R.sge[count | lkey, addr]: count := off + cap
  *   conn:  R = WRITE_IMM [ptr, off + min(n, cap))
  */
 static bool bounded_return(struct lower_ctx *c, const struct ast_stmt *s, const struct ast_expr *e,
@@ -249,29 +249,30 @@ static bool bounded_return(struct lower_ctx *c, const struct ast_stmt *s, const 
 		if (dptr.kind == LD_NODE)
 			ir_add_dep(p, dptr.writer, last);
 	}
-	/* F: the count clamped to the capacity when n > cap */
-	struct ir_node *f = ir_append(p, c->lane, PRISM_OP_RDMA_WRITE, IR_ROLE_DATA);
+	/* F: the count clamped to the capacity when n > cap.  A 16-byte masked
+	 * CAS (big-endian operands) on [byte_count | lkey, addr], compare mask
+	 * 0 (it always swaps), swap mask over the count: an atomic, so a fenced
+	 * enable waits for it like for the READs (nic model rule 3.2), and it
+	 * runs after every writer of those 16 bytes (it writes them all back) */
+	struct ir_node *f = ir_append(p, c->lane, PRISM_OP_ATOMIC_MASKED_CS, IR_ROLE_DATA);
 	if (!f)
 		return false;
 	int fid = f->id;
 	f->what = "bounded read: clamp the byte count";
 	f->loc = ne->loc;
+	f->asize = 16;
+	f->opmod = (uint8_t)PRISM_MASKED_OPMOD(4);
 	f->raddr = ir_v(IR_V_NODE_ADDR, x, cnt);
 	f->rkey = ir_v(IR_V_QBUF_RKEY, p->nodes[x].queue, 0);
-	f->is_inline = true;
-	f->inline_len = 4;
-	for (int b = 0; b < 4; b++)
-		f->inline_data[b] = (uint8_t)((off + cap) >> (24 - 8 * b));
-	struct ir_patch pt = {.kind = IR_PATCH_WRITE,
-	                      .writer = fid,
-	                      .writer_sge = 0,
-	                      .target = x,
-	                      .off = cnt,
-	                      .len = 4,
-	                      .control = false,
-	                      .taint = 0};
-	if (ir_add_patch(p, &pt) < 0)
+	for (int b = 0; b < 4; b++) {
+		f->swap_bytes[b] = (uint8_t)((off + cap) >> (24 - 8 * b));
+		f->swap_mask_bytes[b] = 0xff;
+	}
+	uint32_t junk = ir_scratch_alloc(p, 16, 16);
+	ir_sge_add(p, f, ir_v(IR_V_SCRATCH_ADDR, 0, junk), 16, ir_v(IR_V_SCRATCH_LKEY, 0, 0));
+	if (cnt % 16 != 0 || !lower_cas_patch(p, fid, x, cnt, 16, false, 0))
 		return false;
+	lower_after_writers(c, x, cnt, 16, fid);
 	if (last >= 0)
 		ir_add_dep(p, last, fid);
 	struct lval capv = {.kind = LV_CONST, .k = cap, .width = n.width, .be = true, .region = -1};
