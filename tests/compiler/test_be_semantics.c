@@ -571,6 +571,52 @@ static void test_bounded_read_through_pointer(void **state)
 		}
 }
 
+/* A bounded read of the node a walk stopped at (its clamp runs in the
+ * loop's continuation queue). */
+static void test_bounded_read_after_walk(void **state)
+{
+	(void)state;
+	static const char src[] =
+	    "struct rec { k: be64; nx: *rec in m; n: be16; vp: *u8[16] in m; }\n"
+	    "region m: rec[8] readonly;\n"
+	    "offload g(pk: be64, p: *rec in m) -> u8[16] {\n"
+	    "  let t = p;\n"
+	    "  while (t.k != pk) bound 2 { t = t.nx; }\n"
+	    "  if (t.k == pk) { return t.vp[.. t.n]; }\n"
+	    "}\n";
+	for (size_t pi = 0; pi < N_PROFILES; pi++) {
+		struct be_sim *s = open_or_fail(src, NULL, profiles[pi]);
+		uint8_t *m = be_sim_region(s, "m");
+		uint32_t roff = 0, rsize = 0;
+		assert_int_equal(be_sim_result_field(s, &roff, &rsize), 0);
+		for (int k = 0; k < 16; k++)
+			m[128 + k] = (uint8_t)(0x40 + k);
+		for (unsigned n = 0; n < 4; n++) { /* a ring of 4 nodes of 26 bytes */
+			put_order(m + 26 * n, 10 + n, 8, true);
+			put_order(m + 26 * n + 8, (uint64_t)(uintptr_t)(m + 26 * ((n + 1) % 4)), 8,
+			          true);
+			put_order(m + 26 * n + 16, 3 + 5 * n, 2, true);
+			put_order(m + 26 * n + 18, (uint64_t)(uintptr_t)(m + 128), 8, true);
+		}
+		for (unsigned at = 0; at < 4; at++) {
+			struct prism_arg args[2] = {{.name = "pk", .u64 = 10 + at},
+			                            {.name = "p", .u64 = 0}};
+			uint8_t out[64];
+			uint32_t site = 99;
+			assert_int_equal(be_sim_call(s, args, 2, out, sizeof(out), &site), 0);
+			/* the C model: the key within 2 steps, min(n, 16) bytes */
+			unsigned want = at <= 2 ? 1 : 0, len = 3 + 5 * at < 16 ? 3 + 5 * at : 16;
+			assert_int_equal(site, want);
+			if (want) {
+				assert_memory_equal(out + roff, m + 128, len);
+				for (unsigned z = len; z < 16; z++)
+					assert_int_equal(out[roff + z], 0);
+			}
+		}
+		be_sim_close(s);
+	}
+}
+
 /* ---- stores through a pointer a walk computed ------------------------------- */
 
 static void test_store_through_walked_pointer(void **state)
@@ -753,6 +799,7 @@ int main(void)
 	    cmocka_unit_test(test_else_if_cas_runs_only_there),
 	    cmocka_unit_test(test_loop_condition_reread),
 	    cmocka_unit_test(test_bounded_read_through_pointer),
+	    cmocka_unit_test(test_bounded_read_after_walk),
 	    cmocka_unit_test(test_store_through_walked_pointer),
 	    cmocka_unit_test(test_alloc_under_if),
 	    cmocka_unit_test(test_parallel_returns_later_wins),
