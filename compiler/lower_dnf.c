@@ -136,7 +136,25 @@ struct builder {
 	struct dnf_pool *pool;
 	bool full; /* a limit was hit (reported once) */
 	struct src_loc loc;
+	/* where the expression being built is evaluated: the enclosing
+	 * condition, and the left operands of `&&` / `||` on the way down
+	 * (they short-circuit); a cas runs only there */
+	const struct dnf *ctx;
 };
+
+static const struct lcond *to_conds(struct lower_ctx *c, struct ldnf *g, struct src_loc loc);
+
+/* Does condition `e` call cas? */
+static bool has_cas(const struct ast_expr *e)
+{
+	if (e->kind == AST_EXPR_CALL)
+		return e->u.call.fn == AST_BUILTIN_CAS;
+	if (e->kind == AST_EXPR_UNARY)
+		return has_cas(e->u.unary.operand);
+	if (e->kind == AST_EXPR_BINARY)
+		return has_cas(e->u.binary.lhs) || has_cas(e->u.binary.rhs);
+	return false;
+}
 
 static bool too_big(struct builder *b, const char *what, unsigned cap)
 {
@@ -381,8 +399,32 @@ static bool build(struct builder *b, const struct ast_expr *e, bool neg, struct 
 			c->p->oom = true;
 			return false;
 		}
-		bool conj = (e->u.binary.op == AST_BINOP_LAND) != neg;
-		bool ok = build(b, e->u.binary.lhs, neg, r) && build(b, e->u.binary.rhs, neg, y);
+		bool land = e->u.binary.op == AST_BINOP_LAND;
+		bool conj = land != neg;
+		bool ok = build(b, e->u.binary.lhs, neg, r);
+		if (ok && has_cas(e->u.binary.rhs)) {
+			/* the right operand runs only where `&&`'s left one holds
+			 * (`||`'s fails): a cas in it is guarded by that */
+			struct dnf *ctx = calloc(2, sizeof(*ctx));
+			const struct dnf *saved = b->ctx;
+			ok = ctx != NULL;
+			if (!ok)
+				c->p->oom = true;
+			else if (land == neg) /* r is !lhs under `&&`, lhs under `||` */
+				ok = dnf_not(b, &ctx[1], r);
+			else
+				ctx[1] = *r;
+			if (ok && saved)
+				ok = dnf_and(b, &ctx[0], saved, &ctx[1]);
+			else if (ok)
+				ctx[0] = ctx[1];
+			b->ctx = &ctx[0];
+			ok = ok && build(b, e->u.binary.rhs, neg, y);
+			b->ctx = saved;
+			free(ctx);
+		} else if (ok) {
+			ok = build(b, e->u.binary.rhs, neg, y);
+		}
 		if (ok)
 			ok = conj ? dnf_and(b, r, r, y) : dnf_or(b, r, y);
 		free(y);
@@ -392,8 +434,32 @@ static bool build(struct builder *b, const struct ast_expr *e, bool neg, struct 
 	struct lval vals[2];
 	memset(&cd, 0, sizeof(cd));
 	bool is_cas = e->kind == AST_EXPR_CALL && e->u.call.fn == AST_BUILTIN_CAS;
-	if (is_cas ? !lower_cas_condition(c, e, &cd, vals) : !lower_cond_operands(c, e, &cd))
+	if (is_cas) {
+		/* the CAS runs where the condition reaches it (lower_cas_node
+		 * guards it by the active guard) */
+		struct ldnf *g = calloc(1, sizeof(*g));
+		if (!g) {
+			c->p->oom = true;
+			return false;
+		}
+		if (b->ctx)
+			g->d = *b->ctx;
+		else
+			dnf_true(&g->d);
+		g->pool = b->pool;
+		bool failed = c->failed;
+		const struct lcond *at = to_conds(c, g, e->loc);
+		bool ok = (at || c->failed == failed) && lower_guard_push(c, at, g, e->loc);
+		if (ok) {
+			ok = lower_cas_condition(c, e, &cd, vals);
+			lower_guard_pop(c, at);
+		}
+		free(g);
+		if (!ok)
+			return false;
+	} else if (!lower_cond_operands(c, e, &cd)) {
 		return false;
+	}
 	/* a masked cas of 4/16 bytes comes with its term computed (cd.ord) */
 	if (!leaf_dnf(b, &cd, is_cas && cd.vals ? vals : NULL, cd.ord, r))
 		return false;
@@ -527,18 +593,6 @@ static const struct lcond *to_conds(struct lower_ctx *c, struct ldnf *g, struct 
 	return &g->conds[0];
 }
 
-/* Does condition `e` call cas? */
-static bool has_cas(const struct ast_expr *e)
-{
-	if (e->kind == AST_EXPR_CALL)
-		return e->u.call.fn == AST_BUILTIN_CAS;
-	if (e->kind == AST_EXPR_UNARY)
-		return has_cas(e->u.unary.operand);
-	if (e->kind == AST_EXPR_BINARY)
-		return has_cas(e->u.binary.lhs) || has_cas(e->u.binary.rhs);
-	return false;
-}
-
 /* Lower `block` under d (conjoined with nothing more). */
 static bool lower_under(struct lower_ctx *c, struct ldnf *g, const struct ast_stmt *block,
                         struct src_loc loc)
@@ -591,18 +645,11 @@ bool lower_if_dnf(struct lower_ctx *c, const struct ast_stmt *s)
 		c->p->oom = true;
 	/* then: outer && cond; else: outer && !cond.  A cas in the condition
 	 * runs only where the condition is evaluated: under the enclosing
-	 * condition, which holds the earlier arms' complement in an `else if` */
-	if (ok && has_cas(s->u.if_.cond)) {
-		g[2].pool = b.pool;
-		const struct lcond *ctx = to_conds(c, &g[2], b.loc);
-		ok = !c->failed && lower_guard_push(c, ctx, &g[2], b.loc);
-		if (ok) {
-			ok = build(&b, s->u.if_.cond, false, cond);
-			lower_guard_pop(c, ctx);
-		}
-	} else if (ok) {
+	 * condition (which holds the earlier arms' complement in an `else if`)
+	 * and the operands of `&&` / `||` before it */
+	b.ctx = ok ? &g[2].d : NULL;
+	if (ok)
 		ok = build(&b, s->u.if_.cond, false, cond);
-	}
 	for (int arm = 0; ok && arm < 2; arm++) {
 		g[arm].pool = b.pool;
 		if (arm == 1 && !s->u.if_.has_else)
@@ -694,6 +741,8 @@ bool lower_dnf_wanted(const struct lower_ctx *c, const struct ast_stmt *s)
 	bool lor = e->kind == AST_EXPR_BINARY && e->u.binary.op == AST_BINOP_LOR;
 	bool land = e->kind == AST_EXPR_BINARY && e->u.binary.op == AST_BINOP_LAND;
 	bool call = e->kind == AST_EXPR_CALL;
+	if ((lor || land) && has_cas(e))
+		return true; /* a cas behind a short-circuit operand (build) */
 	if (lower_cond_top(c) && (lor || call || !lower_conjoinable(lower_cond_top(c))))
 		return true;
 	if (!s->u.if_.has_else)

@@ -442,6 +442,69 @@ static void test_else_if_cas_runs_only_there(void **state)
 	}
 }
 
+/* `||` and `&&` short-circuit: a cas on their right runs only where the
+ * left operand lets the condition reach it. */
+static void test_cas_short_circuit(void **state)
+{
+	(void)state;
+	static const char *const bodies[] = {
+	    "  if (cas(p.v, 5, 9) || cas(p.w, 5, 9)) { p.n = 1; }\n",
+	    "  if (p.flag == k || cas(p.w, 5, 9)) { p.n = 1; }\n",
+	    "  if (p.flag == k && cas(p.w, 5, 9)) { p.n = 1; }\n",
+	};
+	for (size_t bi = 0; bi < sizeof(bodies) / sizeof(bodies[0]); bi++) {
+		char src[1024];
+		snprintf(src, sizeof(src),
+		         "struct l { flag: be16; pad: u8[6]; v: le64; w: le64; n: le64; }\n"
+		         "region r: l[1] writable;\n"
+		         "offload f(p: *l in r, k: be16) {\n%s}\n",
+		         bodies[bi]);
+		for (size_t pi = 0; pi < N_PROFILES; pi++) {
+			struct be_sim *s = open_or_fail(src, NULL, profiles[pi]);
+			uint8_t *r = be_sim_region(s, "r");
+			uint64_t seed = 0x5c + 3 * bi + pi;
+			for (int i = 0; i < CALLS; i++) {
+				uint64_t flag = rnd(&seed) % 2, k = rnd(&seed) % 2;
+				uint64_t v = 4 + rnd(&seed) % 2, w = 4 + rnd(&seed) % 2;
+				uint8_t want[32];
+				memset(want, 0, sizeof(want));
+				put_order(want, flag, 2, true);
+				put_order(want + 8, v, 8, false);
+				put_order(want + 16, w, 8, false);
+				memcpy(r, want, sizeof(want));
+				/* the C model, left to right with short-circuit */
+				bool hit;
+				if (bi == 0)
+					hit = v == 5 || w == 5;
+				else if (bi == 1)
+					hit = flag == k || w == 5;
+				else
+					hit = flag == k && w == 5;
+				if (bi == 0 && v == 5)
+					put_order(want + 8, 9, 8, false);
+				else if ((bi == 0 || (bi == 1 && flag != k) ||
+				          (bi == 2 && flag == k)) &&
+				         w == 5)
+					put_order(want + 16, 9, 8, false);
+				if (hit)
+					put_order(want + 24, 1, 8, false);
+				struct prism_arg args[2] = {{.name = "p", .u64 = 0},
+				                            {.name = "k", .u64 = k}};
+				assert_int_equal(be_sim_call(s, args, 2, NULL, 0, NULL), 0);
+				if (memcmp(r, want, sizeof(want)))
+					fprintf(stderr, "%s[%s] flag %llu k %llu v %llu w %llu\n",
+					        src,
+					        profiles[pi] == IR_PROFILE_STRICT ? "strict"
+					                                          : "relaxed",
+					        (unsigned long long)flag, (unsigned long long)k,
+					        (unsigned long long)v, (unsigned long long)w);
+				assert_memory_equal(r, want, sizeof(want));
+			}
+			be_sim_close(s);
+		}
+	}
+}
+
 /* ---- W2: a loop condition over memory the body changes is read each time -- */
 
 static void test_loop_condition_reread(void **state)
@@ -797,6 +860,7 @@ int main(void)
 	    cmocka_unit_test(test_return_in_unrolled_loop_one_site),
 	    cmocka_unit_test(test_le64_pointer_walk),
 	    cmocka_unit_test(test_else_if_cas_runs_only_there),
+	    cmocka_unit_test(test_cas_short_circuit),
 	    cmocka_unit_test(test_loop_condition_reread),
 	    cmocka_unit_test(test_bounded_read_through_pointer),
 	    cmocka_unit_test(test_bounded_read_after_walk),
