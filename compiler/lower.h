@@ -143,6 +143,7 @@ struct lcond {
 
 struct lphi {
 	struct lval *in;
+	bool be; /* the byte order a use of it sees (its lval's `be`) */
 	/* per input: the enable of the exit before it (its bytes must land
 	 * after that enable, where only a lane that did not exit runs), or -1
 	 * for the first exit; and the enable of its own exit (or the loop's

@@ -354,6 +354,7 @@ static bool merge_locals(struct lower_ctx *c)
 			v.region = l->snap[at].region;
 			v.taint |= l->snap[at].taint;
 		}
+		c->phis[v.phi].be = v.be;
 		c->env[j] = v;
 		c->env_set[j] = true;
 	}

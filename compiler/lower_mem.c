@@ -635,7 +635,7 @@ bool lower_flush_phis(struct lower_ctx *c)
 		struct lphi_use u = ph->waiting[0];
 		memmove(&ph->waiting[0], &ph->waiting[1], (ph->n_waiting - 1) * sizeof(u));
 		ph->n_waiting--;
-		struct lval v = {.kind = LV_PHI, .phi = (int)i, .taint = u.taint};
+		struct lval v = {.kind = LV_PHI, .phi = (int)i, .be = ph->be, .taint = u.taint};
 		v.width = ph->n ? ph->in[0].width : 0;
 		if (lower_deliver(c, &v, u.target, u.toff, u.reverse).kind == LD_FAILED)
 			return false;
@@ -754,7 +754,7 @@ struct ldeliv lower_deliver(struct lower_ctx *c, const struct lval *v, int targe
 			/* the exits may hold it in different byte orders (a be64
 			 * `head` and the le64 `next` fields a walk follows): each
 			 * lands in the order of the phi (v->be) */
-			bool rev = reverse != (in.width > 1 && in.be != v->be);
+			bool rev = reverse != (in.width > 1 && in.be != ph->be);
 			if (ph->after[i] >= 0)
 				w = by_node(deliver_after_exit(c, &in, target, toff, rev,
 				                               ph->after[i], ph->before[i]));
