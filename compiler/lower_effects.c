@@ -249,6 +249,14 @@ static bool bounded_return(struct lower_ctx *c, const struct ast_stmt *s, const 
 		if (dptr.kind == LD_NODE)
 			ir_add_dep(p, dptr.writer, last);
 	}
+	/* a length whose type cannot exceed the capacity needs no clamp */
+	uint64_t nmax = n.width >= 8 ? ~0ull : (1ull << (8 * n.width)) - 1;
+	if (nmax <= cap) {
+		if (!lower_guard(c, x))
+			return false;
+		lower_anchor(c, x);
+		return !p->oom;
+	}
 	/* F: the count clamped to the capacity when n > cap.  A 16-byte masked
 	 * CAS (big-endian operands) on [byte_count | lkey, addr], compare mask
 	 * 0 (it always swaps), swap mask over the count: an atomic, so a fenced

@@ -680,6 +680,39 @@ static void test_bounded_read_after_walk(void **state)
 	}
 }
 
+/* A length whose type cannot exceed the capacity (u8 against 255 bytes)
+ * needs no clamp: the byte count is n as read. */
+static void test_bounded_read_narrow_length(void **state)
+{
+	(void)state;
+	static const char src[] = "struct rec { pad: u8[4]; data: u8[255]; n: u8; }\n"
+	                          "region values: rec[2] readonly;\n"
+	                          "offload f(r: *rec in values) -> u8[255] {\n"
+	                          "  return r.data[.. r.n];\n"
+	                          "}\n";
+	for (size_t pi = 0; pi < N_PROFILES; pi++) {
+		struct be_sim *s = open_or_fail(src, NULL, profiles[pi]);
+		uint8_t *v = be_sim_region(s, "values");
+		uint32_t roff = 0, rsize = 0;
+		assert_int_equal(be_sim_result_field(s, &roff, &rsize), 0);
+		uint64_t seed = 0x77 + pi;
+		for (int i = 0; i < 8; i++) {
+			for (int k = 0; k < 260; k++)
+				v[k] = (uint8_t)rnd(&seed);
+			unsigned n = v[259];
+			struct prism_arg args[1] = {{.name = "r", .u64 = 0}};
+			uint8_t out[512];
+			uint32_t site = 99;
+			assert_int_equal(be_sim_call(s, args, 1, out, sizeof(out), &site), 0);
+			assert_int_equal(site, 1);
+			assert_memory_equal(out + roff, v + 4, n);
+			for (unsigned z = n; z < 255; z++)
+				assert_int_equal(out[roff + z], 0);
+		}
+		be_sim_close(s);
+	}
+}
+
 /* ---- stores through a pointer a walk computed ------------------------------- */
 
 static void test_store_through_walked_pointer(void **state)
@@ -864,6 +897,7 @@ int main(void)
 	    cmocka_unit_test(test_loop_condition_reread),
 	    cmocka_unit_test(test_bounded_read_through_pointer),
 	    cmocka_unit_test(test_bounded_read_after_walk),
+	    cmocka_unit_test(test_bounded_read_narrow_length),
 	    cmocka_unit_test(test_store_through_walked_pointer),
 	    cmocka_unit_test(test_alloc_under_if),
 	    cmocka_unit_test(test_parallel_returns_later_wins),
