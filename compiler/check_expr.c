@@ -86,9 +86,20 @@ bool check_fold_const(struct check_ctx *c, struct ast_const *k)
 		diag_error(c->d, k->loc, "constant '%s' depends on itself", k->name);
 		return false;
 	}
+	if (c->def_depth == AST_MAX_DEPTH) {
+		diag_error(c->d, k->loc,
+		           "constant '%s' is folded through more than %u other constants; "
+		           "define it from fewer",
+		           k->name, AST_MAX_DEPTH);
+		k->resolved = true;
+		k->value = 0;
+		return false;
+	}
 	k->resolving = true;
 	c->nscope = 0; /* a constant sees only globals */
+	c->def_depth++;
 	bool ok = check_const_value(c, k->expr, &v);
+	c->def_depth--;
 	c->nscope = saved_scope;
 	k->resolving = false;
 	if (!ok) {
