@@ -100,6 +100,11 @@ bool lower_return(struct lower_ctx *c, const struct ast_stmt *s)
 		} else if (p->result_off != off || p->result_width != w) {
 			p->result_mixed = true;
 		}
+	} else {
+		/* `return;` moves no bytes: a zero-length WRITE_IMM touches no
+		 * memory and needs no key (as the end-of-invocation one) */
+		p->nodes[x].raddr = IR_CONST(0);
+		p->nodes[x].rkey = IR_CONST(0);
 	}
 	/* the guard first: lane 0 enables the response after its anchor */
 	if (!lower_guard(c, x))
