@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "compiler/lower.h"
+#include "runtime/core/chainobj.h"
 
 void lower_anchor(struct lower_ctx *c, int conn_node)
 {
@@ -82,6 +83,17 @@ bool lower_return(struct lower_ctx *c, const struct ast_stmt *s)
 			w = (uint32_t)e->u.slice.capacity;
 		if (ptr.region < 0) {
 			lower_error(c, e->loc, "returned value has no region");
+			return false;
+		}
+		if ((uint64_t)off + w > CHAINOBJ_MAX_MSG) {
+			/* the client's response slots (and an object's response) hold
+			 * CHAINOBJ_MAX_MSG bytes */
+			lower_error(c, e->loc,
+			            "a response holds at most %u bytes, and this one needs %u "
+			            "(the response WRITE starts at the pointer: the %u bytes before "
+			            "the value ride along); return a value that ends within the "
+			            "first %u bytes of what the pointer names",
+			            CHAINOBJ_MAX_MSG, off + w, off, CHAINOBJ_MAX_MSG);
 			return false;
 		}
 		/* the WRITE starts at the pointer: the bytes before the field ride

@@ -534,7 +534,7 @@ int core_client_send_raw(struct prism_client *cl, const void *msg, size_t len,
 	if (buf != msg)
 		memcpy(buf, msg, len);
 	/* A program that answers only part of its result (a miss) leaves zeros. */
-	memset(cl->resp + (size_t)slot * CORE_CLIENT_SLOT_BYTES, 0, CORE_CLIENT_SLOT_BYTES);
+	memset(cl->resp + (size_t)slot * CORE_CLIENT_SLOT_BYTES, 0, cl->w.response_size);
 	memset(&w, 0, sizeof(w));
 	w.ctrl.opcode = PRISM_OP_SEND;
 	w.ctrl.wqe_index = (uint16_t)cl->sq_pi;

@@ -20,7 +20,7 @@
 #include "tests/compiler/be_sim.h"
 #include "tests/support/be_bytes.h"
 
-#define MSIZE 512 /* the most bytes of region `m` a case compares */
+#define MSIZE 8192 /* the most bytes of region `m` a case compares */
 #define NARGS 6
 #define CALLS 120
 
@@ -32,7 +32,7 @@ struct inv {
 	uint64_t arg[NARGS];
 	uint8_t abytes[NARGS][16]; /* aggregate arguments (alen != 0) */
 	unsigned alen[NARGS];
-	uint8_t want[MSIZE];
+	uint8_t want[4096];
 	size_t want_len;
 	uint32_t want_site;
 };
@@ -99,7 +99,7 @@ static void run_case(const struct kcase *k, enum ir_profile prof)
 			                                .bytes = iv.abytes[n],
 			                                .len = iv.alen[n]}
 			           : (struct prism_arg){.name = k->args[n], .u64 = iv.arg[n]};
-		uint8_t got[MSIZE];
+		uint8_t got[4096];
 		uint32_t site = 0;
 		memset(got, 0, sizeof(got));
 		int rc = be_sim_call(s, a, n, got, sizeof(got), &site);
@@ -141,6 +141,26 @@ static void ref_ret(struct inv *iv)
 	iv->want_site = 2;
 }
 
+/* ---- R12: responses of more than 512 bytes, up to 4096 --------------------- */
+
+/* Two elements of H + D bytes; the entry returns field d of one: the
+ * response WRITE starts at the element, so the result holds H + D bytes. */
+#define BIG_CASE(NAME, H, D)                                                                       \
+	static void gen_##NAME(uint64_t *s, struct inv *iv)                                        \
+	{                                                                                          \
+		for (size_t i = 0; i < 2 * ((H) + (D)); i++)                                       \
+			iv->mem[i] = (uint8_t)rng(s);                                              \
+		iv->arg[0] = ((H) + (D)) * (rng(s) % 2);                                           \
+	}                                                                                          \
+	static void ref_##NAME(struct inv *iv)                                                     \
+	{                                                                                          \
+		memcpy(iv->want, iv->mem + iv->arg[0], (H) + (D));                                 \
+		iv->want_len = (H) + (D);                                                          \
+		iv->want_site = 1;                                                                 \
+	}
+BIG_CASE(big600, 10, 600)
+BIG_CASE(big4096, 96, 4000)
+
 static const struct kcase cases[] = {
     {.name = "return without a value",
      .src = "struct s { a: be64; b: be64; }\n"
@@ -152,7 +172,55 @@ static const struct kcase cases[] = {
      .msize = 32,
      .gen = gen_ret,
      .ref = ref_ret},
+    {.name = "a response of 610 bytes",
+     .src = "struct big { h: u8[10]; d: u8[600]; }\n"
+            "region m: big[2] readonly;\n"
+            "offload f(p: *big in m) -> u8[600] { return p.d; }\n",
+     .args = {"p"},
+     .msize = 1220,
+     .gen = gen_big600,
+     .ref = ref_big600},
+    {.name = "a response of 4096 bytes",
+     .src = "struct big { h: u8[96]; d: u8[4000]; }\n"
+            "region m: big[2] readonly;\n"
+            "offload f(p: *big in m) -> u8[4000] { return p.d; }\n",
+     .args = {"p"},
+     .msize = 8192,
+     .gen = gen_big4096,
+     .ref = ref_big4096},
 };
+
+/* ---- rejections -------------------------------------------------------------- */
+
+/* The whole rendered diagnostic under both profiles. */
+static void expect_diag(const char *src, const char *want)
+{
+	for (int prof = 0; prof < 2; prof++) {
+		char *diag = NULL;
+		struct chainobj *o =
+		    be_compile(src, NULL, prof ? IR_PROFILE_STRICT : IR_PROFILE_RELAXED, &diag);
+		assert_null(o);
+		assert_non_null(diag);
+		if (strcmp(diag, want))
+			fprintf(stderr, "diagnostic was:\n%s\nwanted:\n%s", diag, want);
+		assert_string_equal(diag, want);
+		free(diag);
+	}
+}
+
+static void test_response_too_large(void **state)
+{
+	(void)state;
+	expect_diag("struct big { h: u8[100]; d: u8[4000]; }\n"
+	            "region m: big[4] readonly;\n"
+	            "offload f(p: *big in m) -> u8[4000] { return p.d; }\n",
+	            "t.prism:3:46: error: a response holds at most 4096 bytes, and this one "
+	            "needs 4100 (the response WRITE starts at the pointer: the 100 bytes before "
+	            "the value ride along); return a value that ends within the first 4096 "
+	            "bytes of what the pointer names\n"
+	            "    offload f(p: *big in m) -> u8[4000] { return p.d; }\n"
+	            "                                                 ^~~\n");
+}
 
 static void test_on_sim(void **state)
 {
@@ -163,11 +231,15 @@ static void test_on_sim(void **state)
 
 int main(void)
 {
-	enum { N = sizeof(cases) / sizeof(cases[0]) };
-	struct CMUnitTest tests[N];
+	static const struct CMUnitTest fixed[] = {
+	    cmocka_unit_test(test_response_too_large),
+	};
+	enum { N = sizeof(cases) / sizeof(cases[0]), F = sizeof(fixed) / sizeof(fixed[0]) };
+	struct CMUnitTest tests[N + F];
 	for (size_t i = 0; i < N; i++)
 		tests[i] = (struct CMUnitTest){.name = cases[i].name,
 		                               .test_func = test_on_sim,
 		                               .initial_state = (void *)&cases[i]};
+	memcpy(tests + N, fixed, sizeof(fixed));
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
