@@ -243,8 +243,12 @@ static bool narrow_eq_form(const struct lower_ctx *c, const struct lcond *cd)
 bool lower_guard(struct lower_ctx *c, int x)
 {
 	const struct lcond *cd = c->cond;
-	if (!cd)
+	if (!cd) {
+		/* after the READs that patch its address or operands, which were
+		 * lowered after it was appended (`p.e = q.e`, `*p = *q`) */
+		move_after_guards(c, x);
 		return true;
+	}
 	if (cd->chain && cd->chain->final_else) {
 		bool fine = guard_final_else(c, x);
 		if (fine)

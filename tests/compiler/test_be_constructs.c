@@ -141,6 +141,63 @@ static void ref_ret(struct inv *iv)
 	iv->want_site = 2;
 }
 
+/* ---- R3: a store or atomic whose address or value is read in the statement -- */
+
+/* 8 cells: v be64, w le64, l (be64 pointer to a cell), e be64 */
+#define CELL  32u
+#define CELLS 8u
+#define CELL_SRC                                                                                   \
+	"struct cell { v: be64; w: le64; l: *cell in m; e: be64; }\n"                              \
+	"region m: cell[8] writable;\n"
+
+static void gen_cells(uint64_t *s, struct inv *iv)
+{
+	for (unsigned i = 0; i < CELLS; i++) {
+		uint8_t *c = iv->mem + i * CELL;
+		for (unsigned j = 0; j < CELL; j++)
+			c[j] = (uint8_t)rng(s);
+		be_put(c + 16, 8, iv->base + CELL * (rng(s) % CELLS));
+	}
+	iv->arg[0] = CELL * (rng(s) % CELLS);
+	iv->arg[1] = CELL * (rng(s) % CELLS);
+	iv->arg[2] = rng(s);
+}
+
+/* the cell a stored pointer names */
+static uint8_t *via(struct inv *iv, const uint8_t *ptr)
+{
+	return iv->mem + (be_get(ptr, 8) - iv->base);
+}
+
+static void ref_copy_field(struct inv *iv)
+{
+	memcpy(iv->mem + iv->arg[0] + 24, iv->mem + iv->arg[1] + 24, 8);
+}
+
+static void ref_copy_cell(struct inv *iv)
+{
+	memmove(iv->mem + iv->arg[0], iv->mem + iv->arg[1], CELL);
+}
+
+static void ref_store_through(struct inv *iv)
+{
+	be_put(via(iv, iv->mem + iv->arg[0] + 16), 8, iv->arg[2]);
+}
+
+static void ref_add_through(struct inv *iv)
+{
+	uint8_t *w = via(iv, iv->mem + iv->arg[0] + 16) + 8;
+	le_put(w, 8, le_get(w, 8) + iv->arg[2]);
+}
+
+static void ref_copy_through(struct inv *iv)
+{
+	uint8_t *src = via(iv, iv->mem + iv->arg[1] + 16) + 24;
+	uint8_t v[8];
+	memcpy(v, src, 8);
+	memcpy(via(iv, iv->mem + iv->arg[0] + 16) + 24, v, 8);
+}
+
 /* ---- R12: responses of more than 512 bytes, up to 4096 --------------------- */
 
 /* Two elements of H + D bytes; the entry returns field d of one: the
@@ -162,6 +219,36 @@ BIG_CASE(big600, 10, 600)
 BIG_CASE(big4096, 96, 4000)
 
 static const struct kcase cases[] = {
+    {.name = "store a field read in the statement",
+     .src = CELL_SRC "offload f(p: *cell in m, r: *cell in m) { p.e = r.e; }\n",
+     .args = {"p", "r"},
+     .msize = CELL * CELLS,
+     .gen = gen_cells,
+     .ref = ref_copy_field},
+    {.name = "copy a struct through two pointers",
+     .src = CELL_SRC "offload f(p: *cell in m, r: *cell in m) { *p = *r; }\n",
+     .args = {"p", "r"},
+     .msize = CELL * CELLS,
+     .gen = gen_cells,
+     .ref = ref_copy_cell},
+    {.name = "store through a loaded pointer",
+     .src = CELL_SRC "offload f(p: *cell in m, r: *cell in m, x: be64) { p.l.v = x; }\n",
+     .args = {"p", "r", "x"},
+     .msize = CELL * CELLS,
+     .gen = gen_cells,
+     .ref = ref_store_through},
+    {.name = "fetch_add through a loaded pointer",
+     .src = CELL_SRC "offload f(p: *cell in m, r: *cell in m, x: le64) { fetch_add(p.l.w, x); }\n",
+     .args = {"p", "r", "x"},
+     .msize = CELL * CELLS,
+     .gen = gen_cells,
+     .ref = ref_add_through},
+    {.name = "copy between two loaded pointers",
+     .src = CELL_SRC "offload f(p: *cell in m, r: *cell in m) { p.l.e = r.l.e; }\n",
+     .args = {"p", "r"},
+     .msize = CELL * CELLS,
+     .gen = gen_cells,
+     .ref = ref_copy_through},
     {.name = "return without a value",
      .src = "struct s { a: be64; b: be64; }\n"
             "region m: s[4] writable;\n"
