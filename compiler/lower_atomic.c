@@ -81,11 +81,8 @@ bool lower_mask_value(struct lower_ctx *c, const struct lval *v, uint64_t m, str
 	for (uint32_t i = 0; i < w; i++)
 		n->swap_mask_bytes[16 - w + i] = (uint8_t)(m >> (8 * (w - 1 - i)));
 	uint32_t swp = lower_field_off(PRISM_OP_ATOMIC_MASKED_CS, PRISM_FIELD_ATOMIC_SWAP, 16);
-	int wv = lower_deliver(c, v, id, swp + 16 - w, !v->be);
-	if (wv < -1)
+	if (!lower_deliver_for(c, v, id, swp + 16 - w, !v->be, id))
 		return false;
-	if (wv >= 0)
-		ir_add_dep(p, wv, id);
 	*out = (struct lval){.kind = LV_SCRATCH,
 	                     .read = -1,
 	                     .off = wo + 16 - w,
@@ -111,11 +108,8 @@ static bool mask_value16(struct lower_ctx *c, const struct lval *v, const struct
 	uint32_t swp = lower_field_off(PRISM_OP_ATOMIC_MASKED_CS, PRISM_FIELD_ATOMIC_SWAP, 32);
 	const struct lval *ops[2] = {v, m};
 	for (int i = 0; i < 2; i++) {
-		int wv = lower_deliver(c, ops[i], id, swp + (i ? 64 : 0) + 16, false);
-		if (wv < -1)
+		if (!lower_deliver_for(c, ops[i], id, swp + (i ? 64 : 0) + 16, false, id))
 			return false;
-		if (wv >= 0)
-			ir_add_dep(p, wv, id);
 	}
 	*out = (struct lval){.kind = LV_SCRATCH,
 	                     .read = -1,
@@ -141,7 +135,7 @@ static bool cas_order16(struct lower_ctx *c, const struct ast_expr *e, bool gt)
 	struct ir_prog *p = c->p;
 	const struct ast_expr *place = e->u.call.args, *v = place->arg_next;
 	const struct ast_expr *cme = v->arg_next, *sme = cme->arg_next;
-	const struct lcond *outer = c->cond;
+	const struct lcond *outer = lower_cond_top(c);
 	struct lval old, val, cm, sm;
 	if (!lower_value(c, place, &old) || !lower_value(c, v, &val) || !lower_value(c, cme, &cm) ||
 	    !lower_value(c, sme, &sm))
@@ -167,11 +161,12 @@ static bool cas_order16(struct lower_ctx *c, const struct ast_expr *e, bool gt)
 	ir_sge_add(p, &p->nodes[xid], ir_v(IR_V_SCRATCH_ADDR, 0, result), 16,
 	           ir_v(IR_V_SCRATCH_LKEY, 0, 0));
 	uint32_t base = lower_field_off(op, PRISM_FIELD_ATOMIC_SWAP, 16);
-	int wold = lower_deliver(c, &old, xid, base + 16, false);
-	if (wold < 0)
+	struct ldeliv dold = lower_deliver(c, &old, xid, base + 16, false);
+	if (dold.kind != LD_NODE)
 		return false;
-	if (lower_deliver(c, &val, xid, base, false) < -1 ||
-	    lower_deliver(c, &sm, xid, base + 32, false) < -1)
+	int wold = dold.writer;
+	if (!lower_delivered(lower_deliver(c, &val, xid, base, false)) ||
+	    !lower_delivered(lower_deliver(c, &sm, xid, base + 32, false)))
 		return false;
 	struct lval snap = {.kind = LV_FIELD,
 	                    .read = xid,
@@ -196,9 +191,10 @@ static bool cas_order16(struct lower_ctx *c, const struct ast_expr *e, bool gt)
 	                   .and_next = outer,
 	                   .width = 16,
 	                   .loc = e->loc};
-	c->cond = &cd;
+	if (!lower_guard_push(c, &cd, lower_dnf_top(c), e->loc))
+		return false;
 	bool ok = lower_guard(c, xid);
-	c->cond = outer;
+	lower_guard_pop(c, &cd);
 	return ok && !p->oom;
 }
 
@@ -225,7 +221,7 @@ bool lower_cas_order(struct lower_ctx *c, const struct ast_expr *e)
 	if (!place || !v)
 		return false;
 	bool masked = e->u.call.nargs == 4;
-	const struct lcond *outer = c->cond;
+	const struct lcond *outer = lower_cond_top(c);
 	if (outer && !lower_conjoinable(outer)) {
 		lower_error(
 		    c, e->loc,
@@ -294,15 +290,16 @@ bool lower_cas_order(struct lower_ctx *c, const struct ast_expr *e)
 	 * memory bytes, so operand bytes (memory order) land reversed; 4 bytes:
 	 * as they are */
 	p->nodes[xid].compare = ir_v(IR_V_RUNTIME, 0, 0);
-	int wold = lower_deliver(c, &old, xid, cmp, !narrow);
-	if (wold < 0)
+	struct ldeliv dold = lower_deliver(c, &old, xid, cmp, !narrow);
+	if (dold.kind != LD_NODE)
 		return false;
+	int wold = dold.writer;
 	if (val.kind == LV_CONST) {
 		p->nodes[xid].swap = IR_CONST(narrow ? (be ? val.k : bswap(val.k, 4))
 		                                     : (be ? bswap(val.k, 8) : val.k));
 	} else {
 		p->nodes[xid].swap = ir_v(IR_V_RUNTIME, 0, 0);
-		if (lower_deliver(c, &val, xid, swp, !narrow) < -1)
+		if (!lower_delivered(lower_deliver(c, &val, xid, swp, !narrow)))
 			return false;
 	}
 
@@ -340,9 +337,10 @@ bool lower_cas_order(struct lower_ctx *c, const struct ast_expr *e)
 	                   .and_next = outer, /* inside an `if`: both must hold */
 	                   .width = w,
 	                   .loc = e->loc};
-	c->cond = &cd;
+	if (!lower_guard_push(c, &cd, lower_dnf_top(c), e->loc))
+		return false;
 	bool ok = lower_guard(c, xid);
-	c->cond = outer;
+	lower_guard_pop(c, &cd);
 	return ok && !p->oom;
 }
 
@@ -449,7 +447,7 @@ int lower_cas_node(struct lower_ctx *c, const struct ast_expr *e, uint32_t *resu
 			return -1;
 		}
 		*dst = ir_v(IR_V_RUNTIME, 0, 0);
-		if (lower_deliver(c, &v, id, base + f * w, w == 8) < -1)
+		if (!lower_delivered(lower_deliver(c, &v, id, base + f * w, w == 8)))
 			return -1;
 	}
 	if (result_off)

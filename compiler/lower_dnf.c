@@ -61,7 +61,7 @@ struct dnf_pool {
 	unsigned n;
 };
 
-/* The active condition of a DNF-lowered `if` (c->dnf). */
+/* The active condition of a DNF-lowered `if` (lower_dnf_top(c)). */
 struct ldnf {
 	struct dnf d;
 	struct dnf_pool *pool;
@@ -531,8 +531,6 @@ static const struct lcond *to_conds(struct lower_ctx *c, struct ldnf *g, struct 
 static bool lower_under(struct lower_ctx *c, struct ldnf *g, const struct ast_stmt *block,
                         struct src_loc loc)
 {
-	const struct lcond *saved = c->cond;
-	const struct ldnf *saved_dnf = c->dnf;
 	if (g->d.n == 0) {
 		lower_error(c, loc,
 		            "this branch can never run (its condition contradicts the enclosing "
@@ -543,11 +541,10 @@ static bool lower_under(struct lower_ctx *c, struct ldnf *g, const struct ast_st
 	const struct lcond *cd = to_conds(c, g, loc);
 	if (!cd && c->failed && !failed)
 		return false;
-	c->cond = cd;
-	c->dnf = g;
+	if (!lower_guard_push(c, cd, g, loc))
+		return false;
 	bool ok = lower_block(c, block);
-	c->cond = saved;
-	c->dnf = saved_dnf;
+	lower_guard_pop(c, cd);
 	return ok;
 }
 
@@ -558,15 +555,15 @@ bool lower_if_dnf(struct lower_ctx *c, const struct ast_stmt *s)
 	struct dnf_pool *own = NULL;
 	struct builder b = {.c = c, .loc = s->u.if_.cond->loc};
 	bool ok = g && cond;
-	if (ok && c->dnf) {
-		b.pool = c->dnf->pool;
-		g[2].d = c->dnf->d;
+	if (ok && lower_dnf_top(c)) {
+		b.pool = lower_dnf_top(c)->pool;
+		g[2].d = lower_dnf_top(c)->d;
 	} else if (ok) {
 		own = calloc(1, sizeof(*own));
 		b.pool = own;
 		ok = own != NULL;
-		if (ok && c->cond)
-			ok = from_legacy(&b, c->cond, &g[2].d);
+		if (ok && lower_cond_top(c))
+			ok = from_legacy(&b, lower_cond_top(c), &g[2].d);
 		else if (ok)
 			dnf_true(&g[2].d);
 	}
@@ -596,13 +593,11 @@ bool lower_if_dnf(struct lower_ctx *c, const struct ast_stmt *s)
 		struct src_loc loc = arm ? body->loc : s->u.if_.cond->loc;
 		if (arm == 1 && body->kind == AST_STMT_IF) {
 			/* else if: the next `if` conjoins with "outer && !cond" */
-			const struct lcond *saved = c->cond;
-			const struct ldnf *saved_dnf = c->dnf;
-			c->dnf = &g[1];
-			c->cond = NULL;
-			ok = lower_if_dnf(c, body);
-			c->cond = saved;
-			c->dnf = saved_dnf;
+			ok = lower_guard_push(c, NULL, &g[1], loc);
+			if (ok) {
+				ok = lower_if_dnf(c, body);
+				lower_guard_pop(c, NULL);
+			}
 		} else {
 			ok = lower_under(c, &g[arm], body, loc);
 		}
@@ -659,16 +654,16 @@ static bool in_chain(const struct lcond *cd)
 bool lower_dnf_wanted(const struct lower_ctx *c, const struct ast_stmt *s)
 {
 	const struct ast_expr *e = s->u.if_.cond;
-	if (c->dnf)
+	if (lower_dnf_top(c))
 		return true; /* an `if` inside one lowered here */
-	if (c->cond && in_chain(c->cond))
+	if (lower_cond_top(c) && in_chain(lower_cond_top(c)))
 		return false; /* lower_cond.c reports it */
 	if (has_op(e, AST_UNOP_NOT, -1, false) || has_op(e, -1, AST_BINOP_LOR, false))
 		return true; /* `!`, or `||` inside `&&` */
 	bool lor = e->kind == AST_EXPR_BINARY && e->u.binary.op == AST_BINOP_LOR;
 	bool land = e->kind == AST_EXPR_BINARY && e->u.binary.op == AST_BINOP_LAND;
 	bool call = e->kind == AST_EXPR_CALL;
-	if (c->cond && (lor || call || !lower_conjoinable(c->cond)))
+	if (lower_cond_top(c) && (lor || call || !lower_conjoinable(lower_cond_top(c))))
 		return true;
 	if (!s->u.if_.has_else)
 		return false;
@@ -676,7 +671,7 @@ bool lower_dnf_wanted(const struct lower_ctx *c, const struct ast_stmt *s)
 	if (els->kind == AST_STMT_IF) {
 		/* relaxed top-level chains of plain comparisons keep their status
 		 * bytes (lower_cond.c) */
-		if (c->cond || c->p->profile == IR_PROFILE_STRICT)
+		if (lower_cond_top(c) || c->p->profile == IR_PROFILE_STRICT)
 			return true;
 		for (const struct ast_stmt *cur = s; cur && cur->kind == AST_STMT_IF;
 		     cur = cur->u.if_.has_else ? cur->u.if_.else_body : NULL) {
@@ -689,7 +684,7 @@ bool lower_dnf_wanted(const struct lower_ctx *c, const struct ast_stmt *s)
 	}
 	if (lor)
 		return !disj_of_orders(e);
-	if (c->cond || land)
+	if (lower_cond_top(c) || land)
 		return !is_order(e);
 	return false;
 }

@@ -4,9 +4,10 @@
  * atomics (fetch_add, cas).
  *
  * Owns:
- *   return v   conn: WRITE_IMM v -> client response buffer, imm = site id (1..)
- *              (the value's address lands in the WRITE's sge by a READ
- *              scatter: indirection without a round trip)
+ *   return v   conn: WRITE_IMM v -> client response buffer, imm = site id (1..,
+ *              one per `return` written); every return's value at one
+ *              offset (the value's address lands in the WRITE's sge by a
+ *              READ scatter: indirection without a round trip)
  *   end        conn: WRITE_IMM of 0 bytes, imm 0 - every invocation ends with
  *              exactly one imm-0 completion unless it ended with an
  *              unconditional return (docs/chain-format.md, execution model)
@@ -57,11 +58,62 @@ static int response(struct lower_ctx *c, uint32_t imm)
 	return x->id;
 }
 
+/* The site number of the `return` written at `loc`: one per return in the
+ * source, however often the lowering emits it (0: out of memory). */
+static uint32_t return_site(struct lower_ctx *c, struct src_loc loc)
+{
+	for (unsigned i = 0; i < c->ret_sites; i++)
+		if (c->sites[i].line == loc.line && c->sites[i].col == loc.col)
+			return i + 1;
+	struct src_loc *ns = realloc(c->sites, (c->ret_sites + 1) * sizeof(*ns));
+	if (!ns) {
+		c->p->oom = true;
+		return 0;
+	}
+	c->sites = ns;
+	c->sites[c->ret_sites++] = loc;
+	return c->ret_sites;
+}
+
+/* Remember response `x`, whose value sits at byte `off` of what it WRITEs
+ * (lower_place_results moves it to the common result offset). */
+static bool note_result(struct lower_ctx *c, int x, uint32_t off, uint32_t w)
+{
+	if (c->n_results == c->cap_results) {
+		unsigned ncap = c->cap_results ? 2 * c->cap_results : 8;
+		struct lresult *nr = realloc(c->results, ncap * sizeof(*nr));
+		if (!nr) {
+			c->p->oom = true;
+			return false;
+		}
+		c->results = nr;
+		c->cap_results = ncap;
+	}
+	c->results[c->n_results++] = (struct lresult){.node = x, .off = off, .width = w};
+	return true;
+}
+
+/*
+ * return e:
+ *
+ *   lane:  READ(ptr) ──scatter──► R.sge.addr        (pointer behind the value)
+ *          [guard CAS on R.ctrl]                    (inside an `if`)
+ *   conn:  R = WRITE_IMM [ptr, off + w) ─► client response buffer + (X - off),
+ *              imm = site
+ *
+ * The WRITE starts at the pointer (the NIC cannot add the field's offset
+ * to a gathered address), so the `off` bytes before the value ride along;
+ * its remote address is shifted so that the value of every return lands at
+ * the same offset X (the largest `off`): the entry's result field.  Inside
+ * a loop the return also leaves the loop (as `break` does).
+ */
 bool lower_return(struct lower_ctx *c, const struct ast_stmt *s)
 {
 	struct ir_prog *p = c->p;
 	const struct ast_expr *e = s->u.return_.value;
-	uint32_t site = ++c->ret_sites;
+	uint32_t site = return_site(c, s->loc);
+	if (!site)
+		return false;
 	int x = response(c, site);
 	if (x < 0)
 		return false;
@@ -88,30 +140,23 @@ bool lower_return(struct lower_ctx *c, const struct ast_stmt *s)
 		if ((uint64_t)off + w > CHAINOBJ_MAX_MSG) {
 			/* the client's response slots (and an object's response) hold
 			 * CHAINOBJ_MAX_MSG bytes */
-			lower_error(c, e->loc,
-			            "a response holds at most %u bytes, and this one needs %u "
-			            "(the response WRITE starts at the pointer: the %u bytes before "
-			            "the value ride along); return a value that ends within the "
-			            "first %u bytes of what the pointer names",
-			            CHAINOBJ_MAX_MSG, off + w, off, CHAINOBJ_MAX_MSG);
+			lower_error(
+			    c, e->loc,
+			    "a response holds at most %u bytes, and this one needs %u "
+			    "(the response WRITE starts at the pointer: the %u bytes before "
+			    "the value ride along); return a value that ends within the "
+			    "first %u bytes of what the pointer names",
+			    CHAINOBJ_MAX_MSG, off + w, off, CHAINOBJ_MAX_MSG);
 			return false;
 		}
-		/* the WRITE starts at the pointer: the bytes before the field ride
-		 * along, so the value sits at `off` in the response buffer */
 		uint32_t sge0 = lower_field_off(PRISM_OP_RDMA_WRITE_IMM, PRISM_FIELD_SGE0_ADDR, 8);
 		ir_sge_add(p, &p->nodes[x], ir_v(IR_V_RUNTIME, 0, 0), off + w,
 		           ir_v(IR_V_REGION_LKEY, ptr.region, 0));
-		if (lower_deliver(c, &ptr, x, sge0, !ptr.be) < -1)
+		if (!lower_delivered(lower_deliver(c, &ptr, x, sge0, !ptr.be)))
 			return false;
 		p->regions[ptr.region].access_used |= 1u;
-		if (off + w > p->resp_size)
-			p->resp_size = off + w;
-		if (!p->result_width) {
-			p->result_off = off;
-			p->result_width = w;
-		} else if (p->result_off != off || p->result_width != w) {
-			p->result_mixed = true;
-		}
+		if (!note_result(c, x, off, w))
+			return false;
 	} else {
 		/* `return;` moves no bytes: a zero-length WRITE_IMM touches no
 		 * memory and needs no key (as the end-of-invocation one) */
@@ -122,15 +167,38 @@ bool lower_return(struct lower_ctx *c, const struct ast_stmt *s)
 	if (!lower_guard(c, x))
 		return false;
 	lower_anchor(c, x);
-	c->last_was_return = c->cond == NULL;
+	if (c->loop)
+		return lower_leave_loop(c, s->loc, "return") && !p->oom;
+	c->last_was_return = lower_cond_top(c) == NULL;
 	if (c->last_was_return)
 		p->nodes[x].signaled = true;
 	return !p->oom;
 }
 
+/* Every return's value at one offset X of the response buffer: the entry's
+ * result field is [X, X + widest value). */
+static void lower_place_results(struct lower_ctx *c)
+{
+	struct ir_prog *p = c->p;
+	uint32_t x = 0, w = 0;
+	for (unsigned i = 0; i < c->n_results; i++) {
+		x = c->results[i].off > x ? c->results[i].off : x;
+		w = c->results[i].width > w ? c->results[i].width : w;
+	}
+	for (unsigned i = 0; i < c->n_results; i++)
+		p->nodes[c->results[i].node].raddr.k = x - c->results[i].off;
+	p->result_off = x;
+	p->result_width = w;
+	/* returns agree on the width (checker) and each ends within
+	 * CHAINOBJ_MAX_MSG (lower_return), so x + w does too */
+	if (c->n_results)
+		p->resp_size = x + w;
+}
+
 bool lower_final_response(struct lower_ctx *c)
 {
 	struct ir_prog *p = c->p;
+	lower_place_results(c);
 	if (c->last_was_return)
 		return true;
 	int f = response(c, 0);
@@ -232,10 +300,10 @@ bool lower_target_addr(struct lower_ctx *c, const struct ast_expr *t, int node, 
 	p->nodes[node].raddr = ir_v(IR_V_RUNTIME, 0, 0);
 	p->regions[ptr.region].access_used |= op == PRISM_OP_RDMA_WRITE ? 2u : 4u;
 	uint32_t ra = lower_field_off(op, PRISM_FIELD_RADDR, 8);
-	int wp = lower_deliver(c, &ptr, node, ra, !ptr.be);
-	if (wp < -1)
+	struct ldeliv dp = lower_deliver(c, &ptr, node, ra, !ptr.be);
+	if (!lower_delivered(dp))
 		return false;
-	return off == 0 || pointer_offset(c, node, ra, off, wp);
+	return off == 0 || pointer_offset(c, node, ra, off, dp.writer);
 }
 
 bool lower_store(struct lower_ctx *c, const struct ast_stmt *s)
@@ -273,9 +341,13 @@ bool lower_store(struct lower_ctx *c, const struct ast_stmt *s)
 			                                 ? j
 			                                 : width - 1 - j)));
 	} else {
-		/* the bytes land in the WRITE's inline data: RECV or READ scatter */
+		/* the bytes land in the WRITE's inline data: RECV or READ scatter,
+		 * byte-reversed when the value and the target differ in byte order
+		 * (le16 <-> be16 ... le64 <-> be64, a pointer into an `le64 *T`) */
 		uint32_t inl = lower_field_off(PRISM_OP_RDMA_WRITE, PRISM_FIELD_RADDR, 8) + 16 + 4;
-		if (lower_deliver(c, &val, id, inl, false) < -1)
+		bool target_be = ast_type_order(t->type) != AST_ORDER_LE;
+		bool swap = width > 1 && val.width == width && val.be != target_be;
+		if (!lower_delivered(lower_deliver(c, &val, id, inl, swap)))
 			return false;
 	}
 	return lower_guard(c, id);
@@ -329,8 +401,8 @@ bool lower_call_stmt(struct lower_ctx *c, const struct ast_expr *e)
 			return false;
 		}
 		p->nodes[id].swap = ir_v(IR_V_RUNTIME, 0, 0);
-		if (lower_deliver(c, &v, id, lower_field_off(op, PRISM_FIELD_ATOMIC_SWAP, 8),
-		                  !v.be) < -1)
+		if (!lower_delivered(lower_deliver(
+		        c, &v, id, lower_field_off(op, PRISM_FIELD_ATOMIC_SWAP, 8), !v.be)))
 			return false;
 	}
 	return lower_guard(c, id);

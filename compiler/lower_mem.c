@@ -91,8 +91,8 @@ static int get_read_fresh(struct lower_ctx *c, const struct lval *ptr)
 	r->base_read = ptr->read;
 	r->base_off = ptr->off;
 	/* the pointer lands in the READ's raddr (big-endian field) */
-	if (lower_deliver(c, ptr, id, lower_field_off(PRISM_OP_RDMA_READ, PRISM_FIELD_RADDR, 8),
-	                  !ptr->be) < -1)
+	if (!lower_delivered(lower_deliver(
+	        c, ptr, id, lower_field_off(PRISM_OP_RDMA_READ, PRISM_FIELD_RADDR, 8), !ptr->be)))
 		return -1;
 	return idx;
 }
@@ -363,7 +363,7 @@ static int stage_param(struct lower_ctx *c, const struct lval *v, int target, ui
 			            "client arguments are needed in too many WQE fields (a RECV "
 			            "scatters into at most %u places, staging included)",
 			            IR_MAX_SGE);
-			return -3;
+			return -1;
 		}
 		st = &c->stages[c->n_stages++];
 		st->param = v->param;
@@ -373,11 +373,11 @@ static int stage_param(struct lower_ctx *c, const struct lval *v, int target, ui
 		st->recv = ir_recv_into(p, v->param, 0, 0, ir_v(IR_V_SCRATCH_ADDR, 0, st->off), -1,
 		                        0, v->taint);
 		if (st->recv < 0)
-			return -3;
+			return -1;
 		int l0 = ir_lane_queue(p, 0);
 		struct ir_node *n = ir_insert(p, l0, 0, PRISM_OP_RDMA_READ, IR_ROLE_DATA);
 		if (!n)
-			return -3;
+			return -1;
 		n->what = "stage client argument";
 		n->raddr = ir_v(IR_V_SCRATCH_ADDR, 0, st->off);
 		n->rkey = ir_v(IR_V_SCRATCH_RKEY, 0, 0);
@@ -390,15 +390,15 @@ static int stage_param(struct lower_ctx *c, const struct lval *v, int target, ui
 		for (uint32_t j = 0; j < v->width; j++)
 			if (ir_scatter_into(p, st->node, target, toff + v->width - 1 - j, 1,
 			                    v->taint) < 0)
-				return -3;
+				return -1;
 	} else if (ir_scatter_into(p, st->node, target, toff, v->width, v->taint) < 0) {
-		return -3;
+		return -1;
 	}
 	return st->node;
 }
 
 /* Make READ `n` copy the bytes picked by `pk` (queue memory) into `target`
- * at `toff`, byte-reversed when `reverse`.  Returns its id or -3. */
+ * at `toff`, byte-reversed when `reverse`.  Returns its id or -1. */
 static int fill_copy_read(struct ir_prog *p, struct ir_node *n, const struct lpick *pk, int target,
                           uint32_t toff, bool reverse, uint64_t taint)
 {
@@ -409,9 +409,9 @@ static int fill_copy_read(struct ir_prog *p, struct ir_node *n, const struct lpi
 	if (reverse) {
 		for (uint32_t j = 0; j < pk->width; j++)
 			if (ir_scatter_into(p, id, target, toff + pk->width - 1 - j, 1, taint) < 0)
-				return -3;
+				return -1;
 	} else if (ir_scatter_into(p, id, target, toff, pk->width, taint) < 0) {
-		return -3;
+		return -1;
 	}
 	return id;
 }
@@ -426,7 +426,7 @@ static int copy_read(struct lower_ctx *c, int from, const struct lpick *pk, int 
 	struct ir_node *n =
 	    ir_insert(p, q, (unsigned)p->nodes[from].pos + 1, PRISM_OP_RDMA_READ, IR_ROLE_DATA);
 	if (!n)
-		return -3;
+		return -1;
 	int id = fill_copy_read(p, n, pk, target, toff, reverse, taint);
 	if (id < 0)
 		return id;
@@ -454,7 +454,7 @@ static int copy_landed(struct lower_ctx *c, const struct lpick *pk, int target, 
 	else
 		n = ir_append(p, c->lane, PRISM_OP_RDMA_READ, IR_ROLE_DATA);
 	if (!n)
-		return -3;
+		return -1;
 	return fill_copy_read(p, n, pk, target, toff, reverse, taint);
 }
 
@@ -520,7 +520,7 @@ static int deliver_after_exit(struct lower_ctx *c, const struct lval *v, int tar
 		lower_error(c, p->nodes[after].loc,
 		            "a local that changes inside a loop is lowered when it holds bytes "
 		            "read from memory at each exit");
-		return -3;
+		return -1;
 	}
 	struct lread *r = &c->reads[v->read];
 	struct lpick src = {.target = -2};
@@ -533,7 +533,7 @@ static int deliver_after_exit(struct lower_ctx *c, const struct lval *v, int tar
 		if (v->off < pk->off + pk->width && pk->off < v->off + v->width) {
 			lower_error(c, p->nodes[after].loc,
 			            "a loop phi's bytes overlap other bytes of their READ");
-			return -3;
+			return -1;
 		}
 	}
 	if (src.target == -2) {
@@ -544,14 +544,14 @@ static int deliver_after_exit(struct lower_ctx *c, const struct lval *v, int tar
 		                     .toff = ir_scratch_alloc(p, v->width, 8),
 		                     .taint = v->taint};
 		if (!add_pick(c, r, &src))
-			return -3;
+			return -1;
 		r = &c->reads[v->read];
 	}
 	int rnode = r->node;
 	struct ir_node *n = ir_insert(p, p->nodes[after].queue, (unsigned)p->nodes[after].pos + 1,
 	                              PRISM_OP_RDMA_READ, IR_ROLE_DATA);
 	if (!n)
-		return -3;
+		return -1;
 	int id = n->id;
 	n->what = "land a loop value (exit not taken)";
 	if (src.target >= 0) {
@@ -566,7 +566,7 @@ static int deliver_after_exit(struct lower_ctx *c, const struct lval *v, int tar
 		uint32_t len = rev ? 1 : v->width;
 		uint32_t to = rev ? toff + v->width - 1 - j : toff;
 		if (ir_scatter_into(p, id, target, to, len, v->taint) < 0)
-			return -3;
+			return -1;
 	}
 	ir_add_dep(p, rnode, id);
 	ir_add_dep(p, id, before);
@@ -606,15 +606,23 @@ bool lower_flush_phis(struct lower_ctx *c)
 		ph->n_waiting--;
 		struct lval v = {.kind = LV_PHI, .phi = (int)i, .taint = u.taint};
 		v.width = ph->n ? ph->in[0].width : 0;
-		if (lower_deliver(c, &v, u.target, u.toff, u.reverse) < -2)
+		if (lower_deliver(c, &v, u.target, u.toff, u.reverse).kind == LD_FAILED)
 			return false;
 	}
 	c->flushing = false;
 	return !c->p->oom;
 }
 
-int lower_deliver(struct lower_ctx *c, const struct lval *v, int target, uint32_t toff,
-                  bool reverse)
+/* The delivery by node `id` (-1: it failed). */
+static struct ldeliv by_node(int id)
+{
+	return (struct ldeliv){.kind = id >= 0 ? LD_NODE : LD_FAILED, .writer = id};
+}
+
+static const struct ldeliv ld_failed = {.kind = LD_FAILED, .writer = -1};
+
+struct ldeliv lower_deliver(struct lower_ctx *c, const struct lval *v, int target, uint32_t toff,
+                            bool reverse)
 {
 	struct ir_prog *p = c->p;
 	switch (v->kind) {
@@ -623,7 +631,7 @@ int lower_deliver(struct lower_ctx *c, const struct lval *v, int target, uint32_
 		/* keep RECV entries for the parameters still to come: past the
 		 * reserve, a use is staged (below) */
 		if (p->n_recv + need > IR_MAX_SGE - c->recv_reserve)
-			return stage_param(c, v, target, toff, reverse);
+			return by_node(stage_param(c, v, target, toff, reverse));
 		if (reverse) {
 			for (uint32_t j = 0; j < v->width; j++)
 				if (ir_recv_into(
@@ -636,7 +644,7 @@ int lower_deliver(struct lower_ctx *c, const struct lval *v, int target, uint32_
 		                        v->taint) < 0) {
 			goto too_many;
 		}
-		return IR_RECV;
+		return (struct ldeliv){.kind = LD_RECV, .writer = -1};
 	}
 	case LV_MEM: {
 		int ri = v->read;
@@ -653,12 +661,12 @@ int lower_deliver(struct lower_ctx *c, const struct lval *v, int target, uint32_
 			for (unsigned k = 0; k < r->n; k++) {
 				const struct lpick *pk = &r->picks[k];
 				if (pk->off == v->off && pk->width == v->width && pk->target >= 0)
-					return copy_read(c, r->node, pk, target, toff,
-					                 reverse != pk->reverse, v->taint);
+					return by_node(copy_read(c, r->node, pk, target, toff,
+					                         reverse != pk->reverse, v->taint));
 			}
 			ri = dup_read(c, ri, v->off, v->width);
 			if (ri < 0)
-				return -3;
+				return ld_failed;
 			r = &c->reads[ri];
 		}
 		struct lpick pk = {.off = v->off,
@@ -668,8 +676,8 @@ int lower_deliver(struct lower_ctx *c, const struct lval *v, int target, uint32_
 		                   .reverse = reverse,
 		                   .taint = v->taint};
 		if (!add_pick(c, r, &pk))
-			return -3;
-		return r->node;
+			return ld_failed;
+		return by_node(r->node);
 	}
 	case LV_PHI: {
 		struct lphi *ph = &c->phis[v->phi];
@@ -681,8 +689,8 @@ int lower_deliver(struct lower_ctx *c, const struct lval *v, int target, uint32_
 			                   .target = ph->landed_target,
 			                   .toff = ph->landed_toff,
 			                   .reverse = ph->landed_reverse};
-			return copy_landed(c, &pk, target, toff, reverse != ph->landed_reverse,
-			                   v->taint, -1);
+			return by_node(copy_landed(c, &pk, target, toff,
+			                           reverse != ph->landed_reverse, v->taint, -1));
 		}
 		/* a use outside the lane (a response on conn, enabled at the end
 		 * anyway) waits for a use inside it: landing the value in a WQE the
@@ -692,32 +700,37 @@ int lower_deliver(struct lower_ctx *c, const struct lval *v, int target, uint32_
 		    ph->n_waiting < sizeof(ph->waiting) / sizeof(ph->waiting[0])) {
 			ph->waiting[ph->n_waiting++] = (struct lphi_use){
 			    .target = target, .toff = toff, .reverse = reverse, .taint = v->taint};
-			return -1;
+			return (struct ldeliv){.kind = LD_SEVERAL, .writer = -1};
 		}
-		int last = -2;
+		enum ldeliv_kind last = LD_CONST;
 		for (unsigned i = 0; i < ph->n; i++) {
 			struct lval in = c->phis[v->phi].in[i];
-			int w;
+			struct ldeliv w;
 			if (ph->after[i] >= 0 && i &&
 			    !memcmp(&in, &c->phis[v->phi].in[i - 1], sizeof(in)))
 				continue; /* already there: the previous exit's writer */
+			/* the exits may hold it in different byte orders (a be64
+			 * `head` and the le64 `next` fields a walk follows): each
+			 * lands in the order of the phi (v->be) */
+			bool rev = reverse != (in.width > 1 && in.be != v->be);
 			if (ph->after[i] >= 0)
-				w = deliver_after_exit(c, &in, target, toff, reverse, ph->after[i],
-				                       ph->before[i]);
+				w = by_node(deliver_after_exit(c, &in, target, toff, rev,
+				                               ph->after[i], ph->before[i]));
 			else
-				w = lower_deliver(c, &in, target, toff, reverse);
-			if (w < -1 && w != -2)
+				w = lower_deliver(c, &in, target, toff, rev);
+			if (w.kind == LD_FAILED)
 				return w;
-			last = w;
+			last = w.kind;
 			ph = &c->phis[v->phi];
 		}
 		ph->landed_target = target;
 		ph->landed_toff = toff;
 		ph->landed_reverse = reverse;
 		if (!copy_waiting(c, v->phi, v->width))
-			return -3;
+			return ld_failed;
 		/* several writers: no single dependency to record */
-		return last == -2 ? -2 : -1;
+		return (struct ldeliv){.kind = last == LD_CONST ? LD_CONST : LD_SEVERAL,
+		                       .writer = -1};
 	}
 	case LV_SCRATCH: {
 		/* one READ of the scratch bytes into the field */
@@ -732,7 +745,7 @@ int lower_deliver(struct lower_ctx *c, const struct lval *v, int target, uint32_
 		else
 			n = ir_append(p, c->lane, PRISM_OP_RDMA_READ, IR_ROLE_DATA);
 		if (!n)
-			return -3;
+			return ld_failed;
 		int id = n->id;
 		n->what = "copy a returned value";
 		n->raddr = ir_v(IR_V_SCRATCH_ADDR, 0, v->off);
@@ -741,11 +754,11 @@ int lower_deliver(struct lower_ctx *c, const struct lval *v, int target, uint32_
 			uint32_t len = reverse ? 1 : v->width;
 			uint32_t to = reverse ? toff + v->width - 1 - j : toff;
 			if (ir_scatter_into(p, id, target, to, len, v->taint) < 0)
-				return -3;
+				return ld_failed;
 		}
 		if (v->field_writer >= 0)
 			ir_add_dep(p, v->field_writer, id);
-		return id;
+		return by_node(id);
 	}
 	case LV_FIELD: {
 		struct lpick pk = {.off = 0,
@@ -756,18 +769,27 @@ int lower_deliver(struct lower_ctx *c, const struct lval *v, int target, uint32_
 		int id = copy_landed(c, &pk, target, toff, reverse, v->taint, v->field_writer);
 		if (id >= 0 && v->field_writer >= 0)
 			ir_add_dep(c->p, v->field_writer, id);
-		return id;
+		return by_node(id);
 	}
 	case LV_CONST:
 	default:
-		return -2;
+		return (struct ldeliv){.kind = LD_CONST, .writer = -1};
 	}
 too_many:
 	lower_error(c, SRC_LOC_NONE,
 	            "client arguments must land in more than %u places: a RECV scatters into at "
 	            "most %u WQE fields",
 	            IR_MAX_SGE, IR_MAX_SGE);
-	return -3;
+	return ld_failed;
+}
+
+bool lower_deliver_for(struct lower_ctx *c, const struct lval *v, int target, uint32_t toff,
+                       bool reverse, int reader)
+{
+	struct ldeliv d = lower_deliver(c, v, target, toff, reverse);
+	if (d.kind == LD_NODE)
+		ir_add_dep(c->p, d.writer, reader);
+	return lower_delivered(d);
 }
 
 static int cmp_pick(const void *a, const void *b)

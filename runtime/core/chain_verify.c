@@ -383,7 +383,8 @@ static int key_for(const struct vctx *v, uint32_t q, uint32_t wqe, const struct 
 	if (ra != UINT32_MAX && off >= ra && off < ra + 8) {
 		key_off = field_off(w, PRISM_FIELD_RKEY);
 		want = CHAINOBJ_RELOC_REGION_RKEY;
-	} else if (sa != UINT32_MAX && off >= sa && (off - sa) % 16 < 8) {
+	} else if (sa != UINT32_MAX && !w->is_inline && off >= sa && (off - sa) % 16 < 8) {
+		/* (inline data has no scatter entries: its bytes are no address) */
 		key_off = off - (off - sa) % 16 - 4;
 		want = CHAINOBJ_RELOC_REGION_LKEY;
 	} else {
