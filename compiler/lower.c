@@ -382,7 +382,12 @@ static struct ir_prog *lower_attempt(struct diag_ctx *d, const struct ast_progra
 	for (const struct ast_freelist *fl = prog->freelists; fl; fl = fl->next)
 		ir_add_region(p, fl->name, 8 + 8 * (uint64_t)LOWER_FREELIST_SLOTS, true);
 	p->params = calloc(off->nparams ? off->nparams : 1, sizeof(*p->params));
-	if (!p->params) {
+	c.mem_epoch = calloc(p->n_regions + 1, sizeof(*c.mem_epoch));
+	c.wrote_region = -1;
+	if (!p->params || !c.mem_epoch) {
+		free(c.mem_epoch);
+		free(c.env);
+		free(c.env_set);
 		ir_prog_free(p);
 		d->oom = true;
 		return NULL;
@@ -418,6 +423,7 @@ static struct ir_prog *lower_attempt(struct diag_ctx *d, const struct ast_progra
 	}
 	free(c.sites);
 	free(c.results);
+	free(c.mem_epoch);
 	if (!ok || c.failed || p->oom) {
 		if (p->oom)
 			d->oom = true;

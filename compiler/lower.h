@@ -71,6 +71,7 @@ struct lpick {
 struct lread {
 	int node;
 	int lane;
+	unsigned epoch;   /* its region's write epoch when it was created */
 	struct lval base; /* the pointer it dereferences (for a second READ) */
 	/* identity of the pointer it dereferences */
 	enum lval_kind base_kind;
@@ -242,6 +243,12 @@ struct lower_ctx {
 	unsigned n_deferred, cap_deferred;
 	struct lread *reads;
 	unsigned n_reads, cap_reads;
+	/* per region, bumped after every effect that writes it (a store, an
+	 * atomic; lower_mem_written): a READ made before is not shared with, nor
+	 * copied for, a read after, which must see the memory as it is then (a
+	 * loop condition over memory the body changes) */
+	unsigned *mem_epoch;
+	int wrote_region; /* the region the effect being lowered writes, or -1 */
 	/* the guard stack (lower_guard_push): every effect is guarded by the
 	 * top frame's condition */
 	struct lguard_frame guards[LOWER_GUARD_DEPTH];
@@ -312,6 +319,9 @@ bool lower_deliver_for(struct lower_ctx *c, const struct lval *v, int target, ui
 /* READ of the bytes at `ptr` + [0, off+width): the lval of those bytes. */
 bool lower_mem_lval(struct lower_ctx *c, const struct lval *ptr, uint32_t off, uint32_t width,
                     struct lval *out);
+/* The effect just lowered wrote its region (lower_target_addr noted it):
+ * later reads of that region read again. */
+void lower_mem_written(struct lower_ctx *c);
 /* Build every READ's scatter list (end of lowering). */
 bool lower_finish_reads(struct lower_ctx *c);
 /* Land every loop value whose uses all lie outside the lane (end of the

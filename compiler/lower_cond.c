@@ -420,6 +420,7 @@ static bool cas_marker(struct lower_ctx *c, const struct ast_expr *e, unsigned w
 	cd->ord = ord;
 	cd->width = 8;
 	cd->loc = e->loc;
+	lower_mem_written(c); /* the CAS wrote: later reads read again */
 	return !p->oom;
 }
 
@@ -480,6 +481,7 @@ bool lower_cas_condition(struct lower_ctx *c, const struct ast_expr *e, struct l
 		else if (!lower_mask_value(c, &vals[1], cm, &vals[1]))
 			return false;
 	}
+	lower_mem_written(c); /* the CAS wrote: later reads read again */
 	memset(cd, 0, sizeof(*cd));
 	cd->ymask = masked ? cm : 0;
 	cd->lhs = place;

@@ -527,6 +527,18 @@ static const struct lcond *to_conds(struct lower_ctx *c, struct ldnf *g, struct 
 	return &g->conds[0];
 }
 
+/* Does condition `e` call cas? */
+static bool has_cas(const struct ast_expr *e)
+{
+	if (e->kind == AST_EXPR_CALL)
+		return e->u.call.fn == AST_BUILTIN_CAS;
+	if (e->kind == AST_EXPR_UNARY)
+		return has_cas(e->u.unary.operand);
+	if (e->kind == AST_EXPR_BINARY)
+		return has_cas(e->u.binary.lhs) || has_cas(e->u.binary.rhs);
+	return false;
+}
+
 /* Lower `block` under d (conjoined with nothing more). */
 static bool lower_under(struct lower_ctx *c, struct ldnf *g, const struct ast_stmt *block,
                         struct src_loc loc)
@@ -569,9 +581,20 @@ bool lower_if_dnf(struct lower_ctx *c, const struct ast_stmt *s)
 	}
 	if (!ok && (!g || !cond || !own))
 		c->p->oom = true;
-	/* then: outer && cond; else: outer && !cond */
-	if (ok)
+	/* then: outer && cond; else: outer && !cond.  A cas in the condition
+	 * runs only where the condition is evaluated: under the enclosing
+	 * condition, which holds the earlier arms' complement in an `else if` */
+	if (ok && has_cas(s->u.if_.cond)) {
+		g[2].pool = b.pool;
+		const struct lcond *ctx = to_conds(c, &g[2], b.loc);
+		ok = !c->failed && lower_guard_push(c, ctx, &g[2], b.loc);
+		if (ok) {
+			ok = build(&b, s->u.if_.cond, false, cond);
+			lower_guard_pop(c, ctx);
+		}
+	} else if (ok) {
 		ok = build(&b, s->u.if_.cond, false, cond);
+	}
 	for (int arm = 0; ok && arm < 2; arm++) {
 		g[arm].pool = b.pool;
 		if (arm == 1 && !s->u.if_.has_else)

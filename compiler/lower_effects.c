@@ -298,6 +298,7 @@ bool lower_target_addr(struct lower_ctx *c, const struct ast_expr *t, int node, 
 	}
 	p->nodes[node].rkey = ir_v(IR_V_REGION_RKEY, ptr.region, 0);
 	p->nodes[node].raddr = ir_v(IR_V_RUNTIME, 0, 0);
+	c->wrote_region = ptr.region;
 	p->regions[ptr.region].access_used |= op == PRISM_OP_RDMA_WRITE ? 2u : 4u;
 	uint32_t ra = lower_field_off(op, PRISM_FIELD_RADDR, 8);
 	struct ldeliv dp = lower_deliver(c, &ptr, node, ra, !ptr.be);
@@ -350,10 +351,11 @@ bool lower_store(struct lower_ctx *c, const struct ast_stmt *s)
 		if (!lower_delivered(lower_deliver(c, &val, id, inl, swap)))
 			return false;
 	}
+	lower_mem_written(c);
 	return lower_guard(c, id);
 }
 
-bool lower_call_stmt(struct lower_ctx *c, const struct ast_expr *e)
+static bool call_stmt(struct lower_ctx *c, const struct ast_expr *e)
 {
 	struct ir_prog *p = c->p;
 	if (e->kind != AST_EXPR_CALL) {
@@ -406,4 +408,17 @@ bool lower_call_stmt(struct lower_ctx *c, const struct ast_expr *e)
 			return false;
 	}
 	return lower_guard(c, id);
+}
+
+/* fetch_add / cas / cas_gt / cas_lt as a statement:
+ *
+ *   lane:  [READ(ptr) ──scatter──► X.raddr]  X = FETCH_ADD / CAS / masked CAS
+ *          [guard CAS on X.ctrl]             (inside an `if`)
+ *
+ * Memory read after it is read again (mem_epoch). */
+bool lower_call_stmt(struct lower_ctx *c, const struct ast_expr *e)
+{
+	bool ok = call_stmt(c, e);
+	lower_mem_written(c);
+	return ok;
 }

@@ -57,6 +57,13 @@ static int region_index(const struct ast_region *r)
 	return r ? (int)r->index : -1;
 }
 
+void lower_mem_written(struct lower_ctx *c)
+{
+	if (c->wrote_region >= 0)
+		c->mem_epoch[c->wrote_region]++;
+	c->wrote_region = -1;
+}
+
 /* A new READ through `ptr` (appended to the current lane). */
 static int get_read_fresh(struct lower_ctx *c, const struct lval *ptr)
 {
@@ -84,6 +91,7 @@ static int get_read_fresh(struct lower_ctx *c, const struct lval *ptr)
 	memset(r, 0, sizeof(*r));
 	r->node = id;
 	r->lane = c->lane;
+	r->epoch = ptr->region >= 0 ? c->mem_epoch[ptr->region] : 0;
 	r->base = *ptr;
 	r->base_kind = ptr->kind;
 	r->base_param = ptr->param;
@@ -97,11 +105,14 @@ static int get_read_fresh(struct lower_ctx *c, const struct lval *ptr)
 	return idx;
 }
 
-/* Does READ `r` (in this lane) dereference `ptr`? */
+/* Does READ `r` (in this lane, since the last write to memory) dereference
+ * `ptr`? */
 static bool read_through(const struct lower_ctx *c, const struct lread *r, const struct lval *ptr)
 {
 	if (r->lane != c->lane || r->base_kind != ptr->kind)
 		return false;
+	if (r->base.region >= 0 && r->epoch != c->mem_epoch[r->base.region])
+		return false; /* its region was written since */
 	switch (ptr->kind) {
 	case LV_PARAM:
 		return r->base_param == ptr->param && r->base_poff == ptr->poff;

@@ -260,6 +260,124 @@ static void test_le64_pointer_walk(void **state)
 				walk_case(orders[n], orders[h], brk);
 }
 
+/* ---- W6: the cas of an `else if` runs only when no earlier arm ran --------- */
+
+static const char *const w6_bodies[] = {
+    "  if (p.flag == k) { p.n = 1; } else if (cas(p.v, 5, 9)) { p.n = 2; } else { p.n = 3; }\n",
+    "  if (p.flag == k) { p.n = 1; } else if (cas(p.v, 5, 9)) { p.n = 2; }\n",
+    "  if (p.flag > k) { p.n = 1; } else if (cas(p.v, 5, 9)) { p.n = 2; } else { p.n = 3; }\n",
+    "  if (p.flag == k) { return p.v; }\n  if (cas(p.v, 5, 9)) { p.n = 2; }\n",
+};
+
+static void test_else_if_cas_runs_only_there(void **state)
+{
+	(void)state;
+	for (size_t b = 0; b < sizeof(w6_bodies) / sizeof(w6_bodies[0]); b++) {
+		char src[1024];
+		snprintf(src, sizeof(src),
+		         "struct l { flag: be16; pad: u8[6]; v: le64; n: le64; }\n"
+		         "region r: l[2] writable;\n"
+		         "offload f(p: *l in r, k: be16) {\n%s}\n",
+		         w6_bodies[b]);
+		bool gt = b == 2, has_else = b == 0 || b == 2, ret = b == 3;
+		for (size_t pi = 0; pi < N_PROFILES; pi++) {
+			struct be_sim *s = open_or_fail(src, NULL, profiles[pi]);
+			uint8_t *r = be_sim_region(s, "r");
+			uint64_t seed = 0xc0ffee + 7 * b + pi;
+			for (int i = 0; i < CALLS; i++) {
+				uint64_t flag = rnd(&seed) % 3, k = rnd(&seed) % 3,
+				         v = 4 + rnd(&seed) % 3;
+				uint8_t want[24];
+				memset(want, 0, sizeof(want));
+				put_order(want, flag, 2, true);
+				put_order(want + 8, v, 8, false);
+				put_order(want + 16, 77, 8, false);
+				memcpy(r, want, sizeof(want));
+				/* the C model */
+				unsigned site = 0;
+				if (gt ? flag > k : flag == k) {
+					if (ret)
+						site = 1;
+					else
+						put_order(want + 16, 1, 8, false);
+				} else if (v == 5) {
+					put_order(want + 8, 9, 8, false);
+					put_order(want + 16, 2, 8, false);
+				} else if (has_else) {
+					put_order(want + 16, 3, 8, false);
+				}
+				struct prism_arg args[2] = {{.name = "p", .u64 = 0},
+				                            {.name = "k", .u64 = k}};
+				uint8_t out[64];
+				uint32_t got_site = 99;
+				assert_int_equal(
+				    be_sim_call(s, args, 2, out, sizeof(out), &got_site), 0);
+				if (memcmp(r, want, sizeof(want)) || got_site != site)
+					fprintf(stderr, "%s[%s] flag %llu k %llu v %llu: site %u\n",
+					        src,
+					        profiles[pi] == IR_PROFILE_STRICT ? "strict"
+					                                          : "relaxed",
+					        (unsigned long long)flag, (unsigned long long)k,
+					        (unsigned long long)v, got_site);
+				assert_memory_equal(r, want, sizeof(want));
+				assert_int_equal(got_site, site);
+			}
+			be_sim_close(s);
+		}
+	}
+}
+
+/* ---- W2: a loop condition over memory the body changes is read each time -- */
+
+static void test_loop_condition_reread(void **state)
+{
+	(void)state;
+	static const char src[] =
+	    "struct ctr { m: le64; n: le64; }\n"
+	    "region r: ctr[2] writable;\n"
+	    "offload f(c: *ctr in r, lim: le64) {\n"
+	    "  while (c.m != lim) bound 6 { fetch_add(c.m, 1); }\n"
+	    "}\n"
+	    "offload g(c: *ctr in r, lim: le64) {\n"
+	    "  while (c.m != lim) bound 4 { c.m = lim; fetch_add(c.n, 1); }\n"
+	    "}\n";
+	for (int entry = 0; entry < 2; entry++)
+		for (size_t pi = 0; pi < N_PROFILES; pi++) {
+			struct be_sim *s = open_or_fail(src, entry ? "g" : "f", profiles[pi]);
+			uint8_t *r = be_sim_region(s, "r");
+			for (uint64_t m0 = 0; m0 < 4; m0++)
+				for (uint64_t lim = 0; lim < 9; lim += 2) {
+					put_order(r, m0, 8, false);
+					put_order(r + 8, 0, 8, false);
+					struct prism_arg args[2] = {{.name = "c", .u64 = 0},
+					                            {.name = "lim", .u64 = lim}};
+					assert_int_equal(be_sim_call(s, args, 2, NULL, 0, NULL), 0);
+					/* the C model */
+					uint64_t m = m0, n = 0;
+					for (int i = 0; i < (entry ? 4 : 6) && m != lim; i++) {
+						if (entry)
+							m = lim, n++;
+						else
+							m++;
+					}
+					uint64_t gm = get_order(r, 8, false),
+					         gn = get_order(r + 8, 8, false);
+					if (gm != m || gn != n)
+						fprintf(
+						    stderr,
+						    "%s [%s] m0 %llu lim %llu: m %llu n %llu\n",
+						    entry ? "g" : "f",
+						    profiles[pi] == IR_PROFILE_STRICT ? "strict"
+						                                      : "relaxed",
+						    (unsigned long long)m0, (unsigned long long)lim,
+						    (unsigned long long)gm, (unsigned long long)gn);
+					assert_int_equal(gm, m);
+					assert_int_equal(gn, n);
+				}
+			be_sim_close(s);
+		}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -267,6 +385,8 @@ int main(void)
 	    cmocka_unit_test(test_return_ends_invocation),
 	    cmocka_unit_test(test_return_in_unrolled_loop_one_site),
 	    cmocka_unit_test(test_le64_pointer_walk),
+	    cmocka_unit_test(test_else_if_cas_runs_only_there),
+	    cmocka_unit_test(test_loop_condition_reread),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
