@@ -131,11 +131,16 @@ static void absorb(struct dnf *d)
 		}
 }
 
+#define DNF_REACH 8 /* cas calls one condition may evaluate conditionally */
+
 struct builder {
 	struct lower_ctx *c;
 	struct dnf_pool *pool;
 	bool full; /* a limit was hit (reported once) */
 	struct src_loc loc;
+	/* where a cas right of `&&` / `||` is evaluated: freed with the `if` */
+	struct ldnf *reach[DNF_REACH];
+	unsigned n_reach;
 };
 
 static bool too_big(struct builder *b, const char *what, unsigned cap)
@@ -362,6 +367,65 @@ static bool leaf_dnf(struct builder *b, const struct lcond *cd, const struct lva
 	return true;
 }
 
+static bool build(struct builder *b, const struct ast_expr *e, bool neg, struct dnf *r);
+static bool has_cas(const struct ast_expr *e);
+static const struct lcond *to_conds(struct lower_ctx *c, struct ldnf *g, struct src_loc loc);
+
+/*
+ * The right operand of `l && r` / `l || r` when it calls cas: the cas runs
+ * only where r is evaluated (C's short circuit), so it is guarded by the
+ * enclosing condition and `l` (for `&&`) or `!l` (for `||`).  Where r is
+ * not evaluated, its value does not change the condition's, so the clauses
+ * that test the cas's (stale) result there are decided by `l` alone.
+ * lx: `l` as built (complemented when neg).
+ */
+static bool build_reached(struct builder *b, const struct ast_expr *e, bool neg,
+                          const struct dnf *lx, struct dnf *r)
+{
+	struct lower_ctx *c = b->c;
+	const struct ast_expr *rhs = e->u.binary.rhs;
+	if (b->n_reach == DNF_REACH) {
+		lower_error(c, rhs->loc, "more than %u cas calls right of `&&` or `||` in one `if`",
+		            DNF_REACH);
+		return false;
+	}
+	struct ldnf *g = calloc(1, sizeof(*g));
+	struct dnf *lv = calloc(1, sizeof(*lv));
+	if (!g || !lv) {
+		free(g);
+		free(lv);
+		c->p->oom = true;
+		return false;
+	}
+	b->reach[b->n_reach++] = g;
+	g->pool = b->pool;
+	/* l itself is lx when not negated; `&&` needs l, `||` needs !l */
+	bool want_l = e->u.binary.op == AST_BINOP_LAND;
+	bool ok = want_l != neg ? (*lv = *lx, true) : dnf_not(b, lv, lx);
+	if (lower_dnf_top(c))
+		g->d = lower_dnf_top(c)->d;
+	else
+		dnf_true(&g->d);
+	if (ok)
+		ok = dnf_and(b, &g->d, &g->d, lv);
+	free(lv);
+	if (!ok)
+		return false;
+	if (g->d.n == 0) {
+		lower_error(
+		    c, rhs->loc,
+		    "this operand is never evaluated (the left operand decides): remove it");
+		return false;
+	}
+	bool failed = c->failed;
+	const struct lcond *cd = to_conds(c, g, rhs->loc);
+	if ((!cd && c->failed && !failed) || !lower_guard_push(c, cd, g, rhs->loc))
+		return false;
+	ok = build(b, rhs, neg, r);
+	lower_guard_pop(c, cd);
+	return ok;
+}
+
 static bool build(struct builder *b, const struct ast_expr *e, bool neg, struct dnf *r)
 {
 	struct lower_ctx *c = b->c;
@@ -382,7 +446,9 @@ static bool build(struct builder *b, const struct ast_expr *e, bool neg, struct 
 			return false;
 		}
 		bool conj = (e->u.binary.op == AST_BINOP_LAND) != neg;
-		bool ok = build(b, e->u.binary.lhs, neg, r) && build(b, e->u.binary.rhs, neg, y);
+		bool ok = build(b, e->u.binary.lhs, neg, r) &&
+		          (has_cas(e->u.binary.rhs) ? build_reached(b, e, neg, r, y)
+		                                    : build(b, e->u.binary.rhs, neg, y));
 		if (ok)
 			ok = conj ? dnf_and(b, r, r, y) : dnf_or(b, r, y);
 		free(y);
@@ -539,9 +605,118 @@ static bool has_cas(const struct ast_expr *e)
 	return false;
 }
 
-/* Lower `block` under d (conjoined with nothing more). */
+/*
+ * Long `else if` chains.  Arm k runs under outer && !C1 && .. && !Ck-1 && Ck;
+ * each complement multiplies the clauses (`!(a == b)` is two), so a chain
+ * of three `==` and an `else` needs 8 guards per effect.  Instead, when the
+ * complements would multiply past DNF_GUARDED, the chain keeps one marker
+ * pair R in scratch (the shape of a carry term, lower_order.c: starts
+ * "false", 00 ff ff ff ff ff ff ff): after each arm's body a WRITE guarded
+ * like that body stores "true" (ff 00 ..) into R, and the rest of the chain
+ * runs under outer && !R, one term, however long the chain:
+ *
+ *   lane: [guards] body(A)  WRITE R := ran [guarded by A]
+ *         [guards] body(B)  WRITE R := ran [guarded by !R && B]  ...
+ *         [guards] body(else)              [guarded by !R]
+ *
+ * R is re-initialised at each re-arm (scratch-init).  Each arm's read of R
+ * is a leaf of its own, written by the latest WRITE (a carry read is never
+ * shared across writes).
+ */
+struct chain_mark {
+	uint32_t s; /* the pair R in scratch */
+	int writer; /* the latest WRITE of R */
+	int lane;
+	struct dnf outer; /* the chain's enclosing condition */
+};
+
+/* Clauses of DNF(e) (neg: of !e), as lower_dnf builds them, at most 2^20. */
+static unsigned est_clauses(const struct ast_expr *e, bool neg)
+{
+	if (e->is_const)
+		return 1;
+	if (e->kind == AST_EXPR_UNARY && e->u.unary.op == AST_UNOP_NOT)
+		return est_clauses(e->u.unary.operand, !neg);
+	if (e->kind == AST_EXPR_BINARY &&
+	    (e->u.binary.op == AST_BINOP_LAND || e->u.binary.op == AST_BINOP_LOR)) {
+		unsigned l = est_clauses(e->u.binary.lhs, neg);
+		unsigned r = est_clauses(e->u.binary.rhs, neg);
+		bool conj = (e->u.binary.op == AST_BINOP_LAND) != neg;
+		uint64_t n = conj ? (uint64_t)l * r : (uint64_t)l + r;
+		return n > (1u << 20) ? 1u << 20 : (unsigned)n;
+	}
+	bool two = e->kind == AST_EXPR_CALL ||
+	           (e->kind == AST_EXPR_BINARY &&
+	            (e->u.binary.op == AST_BINOP_EQ || e->u.binary.op == AST_BINOP_NE));
+	bool ne = e->kind == AST_EXPR_BINARY && e->u.binary.op == AST_BINOP_NE;
+	return two && (ne != neg) ? 2 : 1;
+}
+
+/* Would the complements of chain s multiply past what one effect takes? */
+static bool chain_needs_mark(const struct ast_stmt *s, unsigned outer)
+{
+	uint64_t n = outer;
+	for (const struct ast_stmt *cur = s; cur && cur->kind == AST_STMT_IF && cur->u.if_.has_else;
+	     cur = cur->u.if_.else_body) {
+		n *= est_clauses(cur->u.if_.cond, true);
+		if (n > DNF_GUARDED)
+			return true;
+	}
+	return false;
+}
+
+/* After an arm's body, under its guard: R := ran. */
+static bool mark_ran(struct lower_ctx *c, struct chain_mark *mk, struct src_loc loc)
+{
+	struct ir_prog *p = c->p;
+	struct ir_node *w = ir_append(p, c->lane, PRISM_OP_RDMA_WRITE, IR_ROLE_DATA);
+	if (!w)
+		return false;
+	int id = w->id;
+	w->what = "else if: an arm ran";
+	w->loc = loc;
+	w->raddr = ir_v(IR_V_SCRATCH_ADDR, 0, mk->s);
+	w->rkey = ir_v(IR_V_SCRATCH_RKEY, 0, 0);
+	w->is_inline = true;
+	w->inline_len = 8;
+	memset(w->inline_data, 0, 8);
+	w->inline_data[0] = 0xff;
+	if (!lower_guard(c, id))
+		return false;
+	mk->writer = id;
+	mk->lane = c->lane;
+	return !p->oom;
+}
+
+/* !R as read after the latest WRITE: a leaf of its own (its term done). */
+static bool mark_not_ran(struct builder *b, const struct chain_mark *mk, const struct ast_stmt *s,
+                         struct dnf *r)
+{
+	if (b->pool->n == DNF_LEAVES) {
+		lower_error(b->c, s->loc, "more than %u comparisons in one nest of `if`s",
+		            DNF_LEAVES);
+		return false;
+	}
+	unsigned id = b->pool->n++;
+	struct dnf_leaf *lf = &b->pool->leaf[id];
+	memset(lf, 0, sizeof(*lf));
+	lf->base.kind = LC_GT; /* "an arm ran" */
+	lf->base.lhs = lf->base.rhs = s->u.if_.cond;
+	lf->base.width = 8;
+	lf->base.loc = s->u.if_.cond->loc;
+	lf->base.ord = &lf->own;
+	lf->own.t[0] = (struct lterm){
+	    .done = true, .lane = mk->lane, .s = mk->s, .fa = mk->writer, .carry_read = -1};
+	r->n = 1;
+	r->len[0] = 1;
+	r->l[0][0] = (struct dnf_lit){.leaf = (uint8_t)id, .t = 0, .want = false};
+	return true;
+}
+
+/* Lower `block` under d (conjoined with nothing more); with mk, then
+ * record that it ran. */
 static bool lower_under(struct lower_ctx *c, struct ldnf *g, const struct ast_stmt *block,
-                        struct src_loc loc)
+                        struct src_loc loc, struct chain_mark *mk)
 {
 	if (g->d.n == 0) {
 		lower_error(c, loc,
@@ -556,12 +731,23 @@ static bool lower_under(struct lower_ctx *c, struct ldnf *g, const struct ast_st
 	if (!lower_guard_push(c, cd, g, loc))
 		return false;
 	bool ok = lower_block(c, block);
+	if (ok && mk)
+		ok = mark_ran(c, mk, loc);
 	lower_guard_pop(c, cd);
 	return ok;
 }
 
+static bool if_dnf(struct lower_ctx *c, const struct ast_stmt *s, struct chain_mark *mk);
+
 bool lower_if_dnf(struct lower_ctx *c, const struct ast_stmt *s)
 {
+	return if_dnf(c, s, NULL);
+}
+
+/* An `if` (an arm of chain mk, or NULL) in disjunctive normal form. */
+static bool if_dnf(struct lower_ctx *c, const struct ast_stmt *s, struct chain_mark *mk)
+{
+	struct chain_mark own_mk;
 	struct ldnf *g = calloc(3, sizeof(*g));
 	struct dnf *cond = calloc(1, sizeof(*cond));
 	struct dnf_pool *own = NULL;
@@ -595,6 +781,12 @@ bool lower_if_dnf(struct lower_ctx *c, const struct ast_stmt *s)
 	} else if (ok) {
 		ok = build(&b, s->u.if_.cond, false, cond);
 	}
+	if (ok && !mk && s->u.if_.has_else && chain_needs_mark(s, g[2].d.n)) {
+		static const uint8_t not_ran[8] = {0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+		own_mk = (struct chain_mark){.s = ir_scratch_alloc(c->p, 8, 8), .outer = g[2].d};
+		ok = ir_scratch_init(c->p, own_mk.s, not_ran, 8) >= 0;
+		mk = &own_mk;
+	}
 	for (int arm = 0; ok && arm < 2; arm++) {
 		g[arm].pool = b.pool;
 		if (arm == 1 && !s->u.if_.has_else)
@@ -602,12 +794,12 @@ bool lower_if_dnf(struct lower_ctx *c, const struct ast_stmt *s)
 		struct dnf *t = cond;
 		if (arm == 1) {
 			t = calloc(1, sizeof(*t));
-			ok = t && dnf_not(&b, t, cond);
+			ok = t && (mk ? mark_not_ran(&b, mk, s, t) : dnf_not(&b, t, cond));
 			if (!t)
 				c->p->oom = true;
 		}
 		if (ok)
-			ok = dnf_and(&b, &g[arm].d, &g[2].d, t);
+			ok = dnf_and(&b, &g[arm].d, arm && mk ? &mk->outer : &g[2].d, t);
 		if (arm == 1)
 			free(t);
 		if (!ok)
@@ -618,16 +810,20 @@ bool lower_if_dnf(struct lower_ctx *c, const struct ast_stmt *s)
 			/* else if: the next `if` conjoins with "outer && !cond" */
 			ok = lower_guard_push(c, NULL, &g[1], loc);
 			if (ok) {
-				ok = lower_if_dnf(c, body);
+				ok = if_dnf(c, body, mk);
 				lower_guard_pop(c, NULL);
 			}
 		} else {
-			ok = lower_under(c, &g[arm], body, loc);
+			/* a chain's arm followed by another records that it ran */
+			bool more = arm == 0 && s->u.if_.has_else;
+			ok = lower_under(c, &g[arm], body, loc, more ? mk : NULL);
 		}
 	}
 	free(cond);
 	free(g);
 	free(own);
+	for (unsigned i = 0; i < b.n_reach; i++)
+		free(b.reach[i]);
 	return ok && !c->p->oom;
 }
 
@@ -665,6 +861,63 @@ static bool disj_of_orders(const struct ast_expr *e)
 	return is_order(e);
 }
 
+/* A leaf of the `&&` / `||` tree of e is a `!=` or a cas: the forms of
+ * lower_cond.c take neither inside a conjunction or disjunction. */
+static bool logic_has_ne_or_cas(const struct ast_expr *e)
+{
+	if (e->kind == AST_EXPR_CALL)
+		return true;
+	if (e->kind != AST_EXPR_BINARY)
+		return false;
+	if (e->u.binary.op == AST_BINOP_LAND || e->u.binary.op == AST_BINOP_LOR)
+		return logic_has_ne_or_cas(e->u.binary.lhs) || logic_has_ne_or_cas(e->u.binary.rhs);
+	return e->u.binary.op == AST_BINOP_NE;
+}
+
+/* A statement list holds an `if` (at any depth; AST_MAX_DEPTH bounds it). */
+static bool has_if(const struct ast_stmt *s)
+{
+	for (; s; s = s->next) {
+		switch (s->kind) {
+		case AST_STMT_IF:
+			return true;
+		case AST_STMT_WHILE:
+			if (has_if(s->u.while_.body))
+				return true;
+			break;
+		case AST_STMT_BLOCK:
+			if (has_if(s->u.block.body))
+				return true;
+			break;
+		case AST_STMT_PARALLEL:
+			for (const struct ast_lane *l = s->u.parallel.lanes; l; l = l->next)
+				if (has_if(l->body))
+					return true;
+			break;
+		default:
+			break;
+		}
+	}
+	return false;
+}
+
+/* The status-byte form of a relaxed `else if` chain (lower_cond.c) takes
+ * plain comparisons, three arms before the last one (its index bytes hold
+ * two earlier arms' outcomes) and no `if` inside an arm. */
+static bool status_chain(const struct ast_stmt *s)
+{
+	unsigned n = 0;
+	const struct ast_stmt *cur = s;
+	for (; cur && cur->kind == AST_STMT_IF;
+	     cur = cur->u.if_.has_else ? cur->u.if_.else_body : NULL) {
+		const struct ast_expr *ce = cur->u.if_.cond;
+		if (++n > 3 || ce->kind != AST_EXPR_BINARY || ce->u.binary.op == AST_BINOP_LAND ||
+		    ce->u.binary.op == AST_BINOP_LOR || has_if(cur->u.if_.then_body))
+			return false;
+	}
+	return !cur || (n < 3 && !has_if(cur));
+}
+
 static bool in_chain(const struct lcond *cd)
 {
 	for (const struct lcond *h = cd; h; h = h->or_next)
@@ -686,6 +939,8 @@ bool lower_dnf_wanted(const struct lower_ctx *c, const struct ast_stmt *s)
 	bool lor = e->kind == AST_EXPR_BINARY && e->u.binary.op == AST_BINOP_LOR;
 	bool land = e->kind == AST_EXPR_BINARY && e->u.binary.op == AST_BINOP_LAND;
 	bool call = e->kind == AST_EXPR_CALL;
+	if ((lor || land || lower_cond_top(c)) && logic_has_ne_or_cas(e))
+		return true; /* `!=` or a cas under `&&` / `||` or an enclosing `if` */
 	if (lower_cond_top(c) && (lor || call || !lower_conjoinable(lower_cond_top(c))))
 		return true;
 	if (!s->u.if_.has_else)
@@ -696,14 +951,7 @@ bool lower_dnf_wanted(const struct lower_ctx *c, const struct ast_stmt *s)
 		 * bytes (lower_cond.c) */
 		if (lower_cond_top(c) || c->p->profile == IR_PROFILE_STRICT)
 			return true;
-		for (const struct ast_stmt *cur = s; cur && cur->kind == AST_STMT_IF;
-		     cur = cur->u.if_.has_else ? cur->u.if_.else_body : NULL) {
-			const struct ast_expr *ce = cur->u.if_.cond;
-			if (ce->kind != AST_EXPR_BINARY || ce->u.binary.op == AST_BINOP_LAND ||
-			    ce->u.binary.op == AST_BINOP_LOR)
-				return true;
-		}
-		return false;
+		return !status_chain(s);
 	}
 	if (lor)
 		return !disj_of_orders(e);

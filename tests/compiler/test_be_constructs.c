@@ -198,6 +198,117 @@ static void ref_copy_through(struct inv *iv)
 	memcpy(via(iv, iv->mem + iv->arg[0] + 16) + 24, v, 8);
 }
 
+/* ---- R1, R10: `!=` and cas under `&&` / `||` ---------------------------------- */
+
+/* 4 rows of a, b: be64 (small values), c: be64 out, v: le64 (cas place) */
+#define ROW_SRC                                                                                    \
+	"struct row { a: be64; b: be64; c: be64; v: le64; }\n"                                     \
+	"region m: row[4] writable;\n"
+
+static void gen_rows(uint64_t *s, struct inv *iv)
+{
+	for (unsigned i = 0; i < 4 * 32; i += 8)
+		be_put(iv->mem + i, 8, small(s));
+	iv->arg[0] = 32 * (rng(s) % 4);
+	iv->arg[1] = small(s);
+	iv->arg[2] = small(s);
+}
+
+#define ROW(iv, f) (be_get((iv)->mem + (iv)->arg[0] + 8 * (f), 8))
+
+static void ref_ne_and(struct inv *iv)
+{
+	if (ROW(iv, 0) != iv->arg[1] && ROW(iv, 1) == iv->arg[2])
+		be_put(iv->mem + iv->arg[0] + 16, 8, 1);
+}
+
+static void ref_ne_or(struct inv *iv)
+{
+	if (ROW(iv, 0) != iv->arg[1] || ROW(iv, 1) != iv->arg[2])
+		be_put(iv->mem + iv->arg[0] + 16, 8, 1);
+}
+
+static void ref_ne_nested(struct inv *iv)
+{
+	if (ROW(iv, 0) != iv->arg[1]) {
+		be_put(iv->mem + iv->arg[0] + 16, 8, 1);
+		if (ROW(iv, 1) != iv->arg[2] && ROW(iv, 1) > 0)
+			le_put(iv->mem + iv->arg[0] + 24, 8, 5);
+	}
+}
+
+static void ref_eq_and_cas(struct inv *iv)
+{
+	uint8_t *v = iv->mem + iv->arg[0] + 24;
+	if (iv->arg[1] == 0 && le_get(v, 8) == iv->arg[2]) {
+		le_put(v, 8, 9);
+		be_put(iv->mem + iv->arg[0] + 16, 8, 1);
+	}
+}
+
+static void ref_ne_or_cas(struct inv *iv)
+{
+	uint8_t *v = iv->mem + iv->arg[0] + 24;
+	if (ROW(iv, 0) != iv->arg[1])
+		be_put(iv->mem + iv->arg[0] + 16, 8, 1);
+	else if (le_get(v, 8) == iv->arg[2]) {
+		le_put(v, 8, 9);
+		be_put(iv->mem + iv->arg[0] + 16, 8, 1);
+	}
+}
+
+/* ---- R2: else-if chains of any length, and `if`s inside their arms ----------- */
+
+/* row: a, b, c (inputs, small), d (out); chains compare them with x */
+#define CH(iv, f)     (be_get((iv)->mem + (iv)->arg[0] + 8 * (f), 8))
+#define CH_OUT(iv, v) le_put((iv)->mem + (iv)->arg[0] + 24, 8, (v))
+
+static void ref_chain3_else(struct inv *iv)
+{
+	uint64_t x = iv->arg[1];
+	CH_OUT(iv, CH(iv, 0) == x ? 1 : CH(iv, 1) == x ? 2 : CH(iv, 2) == x ? 3 : 4);
+}
+
+static void ref_chain4(struct inv *iv)
+{
+	uint64_t x = iv->arg[1];
+	if (CH(iv, 0) == x)
+		CH_OUT(iv, 1);
+	else if (CH(iv, 1) == x)
+		CH_OUT(iv, 2);
+	else if (CH(iv, 2) == x)
+		CH_OUT(iv, 3);
+	else if (CH(iv, 1) == 0)
+		be_put(iv->mem + iv->arg[0], 8, 4);
+}
+
+static void ref_chain_nested(struct inv *iv)
+{
+	uint64_t x = iv->arg[1];
+	if (CH(iv, 0) == x)
+		CH_OUT(iv, 1);
+	else if (CH(iv, 1) == x) {
+		if (CH(iv, 2) == x)
+			CH_OUT(iv, 2);
+		else
+			CH_OUT(iv, 5);
+	} else
+		CH_OUT(iv, 3);
+}
+
+static void ref_chain6(struct inv *iv)
+{
+	uint64_t x = iv->arg[1], y = iv->arg[2];
+	uint64_t out = CH(iv, 0) == x   ? 1
+	               : CH(iv, 1) == x ? 2
+	               : CH(iv, 2) == x ? 3
+	               : CH(iv, 0) == y ? 4
+	               : CH(iv, 1) > y  ? 5
+	               : CH(iv, 2) != y ? 6
+	                                : 7;
+	CH_OUT(iv, out);
+}
+
 /* ---- R12: responses of more than 512 bytes, up to 4096 --------------------- */
 
 /* Two elements of H + D bytes; the entry returns field d of one: the
@@ -219,6 +330,76 @@ BIG_CASE(big600, 10, 600)
 BIG_CASE(big4096, 96, 4000)
 
 static const struct kcase cases[] = {
+    {.name = "else-if chain of 3 conditions and else",
+     .src = ROW_SRC "offload f(p: *row in m, x: be64) {\n"
+                    "\tif (p.a == x) { p.v = 1; } else if (p.b == x) { p.v = 2; }\n"
+                    "\telse if (p.c == x) { p.v = 3; } else { p.v = 4; }\n}\n",
+     .args = {"p", "x"},
+     .msize = 128,
+     .gen = gen_rows,
+     .ref = ref_chain3_else},
+    {.name = "else-if chain of 4 conditions",
+     .src = ROW_SRC "offload f(p: *row in m, x: be64) {\n"
+                    "\tif (p.a == x) { p.v = 1; } else if (p.b == x) { p.v = 2; }\n"
+                    "\telse if (p.c == x) { p.v = 3; } else if (p.b == 0) { p.a = 4; }\n}\n",
+     .args = {"p", "x"},
+     .msize = 128,
+     .gen = gen_rows,
+     .ref = ref_chain4},
+    {.name = "if inside an else-if arm",
+     .src = ROW_SRC "offload f(p: *row in m, x: be64) {\n"
+                    "\tif (p.a == x) { p.v = 1; } else if (p.b == x) {\n"
+                    "\t\tif (p.c == x) { p.v = 2; } else { p.v = 5; }\n"
+                    "\t} else { p.v = 3; }\n}\n",
+     .args = {"p", "x"},
+     .msize = 128,
+     .gen = gen_rows,
+     .ref = ref_chain_nested},
+    {.name = "else-if chain of 6 conditions and else",
+     .src = ROW_SRC "offload f(p: *row in m, x: be64, y: be64) {\n"
+                    "\tif (p.a == x) { p.v = 1; } else if (p.b == x) { p.v = 2; }\n"
+                    "\telse if (p.c == x) { p.v = 3; } else if (p.a == y) { p.v = 4; }\n"
+                    "\telse if (p.b > y) { p.v = 5; } else if (p.c != y) { p.v = 6; }\n"
+                    "\telse { p.v = 7; }\n}\n",
+     .args = {"p", "x", "y"},
+     .msize = 128,
+     .gen = gen_rows,
+     .ref = ref_chain6},
+    {.name = "!= under && in an if without else",
+     .src = ROW_SRC "offload f(p: *row in m, x: be64, y: be64) {\n"
+                    "\tif (p.a != x && p.b == y) { p.c = 1; }\n}\n",
+     .args = {"p", "x", "y"},
+     .msize = 128,
+     .gen = gen_rows,
+     .ref = ref_ne_and},
+    {.name = "!= under || in an if without else",
+     .src = ROW_SRC "offload f(p: *row in m, x: be64, y: be64) {\n"
+                    "\tif (p.a != x || p.b != y) { p.c = 1; }\n}\n",
+     .args = {"p", "x", "y"},
+     .msize = 128,
+     .gen = gen_rows,
+     .ref = ref_ne_or},
+    {.name = "!= and && inside an if on !=",
+     .src = ROW_SRC "offload f(p: *row in m, x: be64, y: be64) {\n"
+                    "\tif (p.a != x) { p.c = 1; if (p.b != y && p.b > 0) { p.v = 5; } }\n}\n",
+     .args = {"p", "x", "y"},
+     .msize = 128,
+     .gen = gen_rows,
+     .ref = ref_ne_nested},
+    {.name = "== && cas",
+     .src = ROW_SRC "offload f(p: *row in m, x: be64, y: le64) {\n"
+                    "\tif (x == 0 && cas(p.v, y, 9)) { p.c = 1; }\n}\n",
+     .args = {"p", "x", "y"},
+     .msize = 128,
+     .gen = gen_rows,
+     .ref = ref_eq_and_cas},
+    {.name = "!= || cas",
+     .src = ROW_SRC "offload f(p: *row in m, x: be64, y: le64) {\n"
+                    "\tif (p.a != x || cas(p.v, y, 9)) { p.c = 1; }\n}\n",
+     .args = {"p", "x", "y"},
+     .msize = 128,
+     .gen = gen_rows,
+     .ref = ref_ne_or_cas},
     {.name = "store a field read in the statement",
      .src = CELL_SRC "offload f(p: *cell in m, r: *cell in m) { p.e = r.e; }\n",
      .args = {"p", "r"},

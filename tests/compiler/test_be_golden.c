@@ -392,16 +392,6 @@ static void test_reject_wide_operand(void **state)
 	    IR_PROFILE_RELAXED, "1 to 8 bytes");
 }
 
-static void test_reject_not_equal(void **state)
-{
-	(void)state;
-	/* `!=` is lowered (test_be_cond.c), but not as a clause of `||` or `&&`
-	 * (it is itself a disjunction of two carry terms) */
-	expect_error(HDR "offload g(key: be24, b: *bucket in table) -> u8[64] {\n"
-	                 "  if (b.key != key || b.key == key) { return *b.value; }\n}\n",
-	             IR_PROFILE_RELAXED, "`!=` inside a conjunction");
-}
-
 /* A store to a field after offset 0 behind a pointer: the pointer lands
  * in the WRITE's raddr, a 16-byte masked FETCH_ADD on [raddr | rkey] adds
  * the field offset (big-endian, like the field), then the WRITE runs. */
@@ -474,7 +464,6 @@ int main(void)
 	    cmocka_unit_test(test_reject_loop_in_if),
 	    cmocka_unit_test(test_reject_strict_if),
 	    cmocka_unit_test(test_reject_wide_operand),
-	    cmocka_unit_test(test_reject_not_equal),
 	    cmocka_unit_test(test_field_store_offset),
 	    cmocka_unit_test(test_reject_readonly_store),
 	};
