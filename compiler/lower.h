@@ -322,6 +322,9 @@ bool lower_mem_lval(struct lower_ctx *c, const struct lval *ptr, uint32_t off, u
 /* The effect just lowered wrote its region (lower_target_addr noted it):
  * later reads of that region read again. */
 void lower_mem_written(struct lower_ctx *c);
+/* A client parameter's bytes in scratch (one RECV entry): an LV_SCRATCH
+ * whose parts (off + k) can be delivered one by one. */
+bool lower_param_in_scratch(struct lower_ctx *c, const struct lval *v, struct lval *out);
 /* Build every READ's scatter list (end of lowering). */
 bool lower_finish_reads(struct lower_ctx *c);
 /* Land every loop value whose uses all lie outside the lane (end of the

@@ -426,9 +426,95 @@ static bool build_reached(struct builder *b, const struct ast_expr *e, bool neg,
 	return ok;
 }
 
+/* Bytes [k, k + w) of an aggregate value. */
+static bool value_part(const struct lval *v, uint32_t k, uint32_t w, struct lval *out)
+{
+	*out = *v;
+	out->width = w;
+	switch (v->kind) {
+	case LV_MEM:
+	case LV_SCRATCH:
+	case LV_FIELD:
+		out->off += k;
+		return true;
+	default:
+		return false;
+	}
+}
+
+#define WIDE_EQ_MAX 16u /* two 8-byte parts: 4 carry tests of the 5 a guard takes */
+
+/*
+ * `a == b` of aggregates of 9 to 16 bytes: the conjunction of the
+ * equalities of their 8-byte parts (the carry terms compare at most 8
+ * bytes); `!=` the disjunction.  Aggregates are byte strings, so each part
+ * compares as a big-endian integer.
+ */
+static bool build_wide_eq(struct builder *b, const struct ast_expr *e, bool neg, struct dnf *r)
+{
+	struct lower_ctx *c = b->c;
+	const struct ast_expr *l = e->u.binary.lhs, *rr = e->u.binary.rhs;
+	uint32_t w = (uint32_t)l->type->size;
+	if (w > WIDE_EQ_MAX) {
+		lower_error(c, e->loc,
+		            "`%s` compares aggregates of at most %u bytes (each 8-byte part is two "
+		            "carry tests, and one guard takes five), not %u; compare at most 16 "
+		            "bytes of them (the fields that tell them apart)",
+		            ast_binop_spelling[e->u.binary.op], WIDE_EQ_MAX, w);
+		return false;
+	}
+	struct lval lv, rv;
+	if (!lower_value(c, l, &lv) || !lower_value(c, rr, &rv))
+		return false;
+	/* a RECV entry takes a parameter's bytes from its start: in parts,
+	 * it is read from scratch */
+	if ((lv.kind == LV_PARAM && !lower_param_in_scratch(c, &lv, &lv)) ||
+	    (rv.kind == LV_PARAM && !lower_param_in_scratch(c, &rv, &rv)))
+		return false;
+	bool eq = (e->u.binary.op == AST_BINOP_EQ) != neg;
+	struct dnf *part = calloc(1, sizeof(*part));
+	if (!part) {
+		c->p->oom = true;
+		return false;
+	}
+	bool ok = true;
+	if (eq)
+		dnf_true(r);
+	else
+		r->n = 0;
+	for (uint32_t k = 0; k < w && ok; k += 8) {
+		uint32_t pw = w - k < 8 ? w - k : 8;
+		struct lval vals[2];
+		if (!value_part(&lv, k, pw, &vals[0]) || !value_part(&rv, k, pw, &vals[1])) {
+			lower_error(c, e->loc,
+			            "an aggregate compared here must be a parameter or in memory "
+			            "(a value a loop leaves cannot be split in parts)");
+			ok = false;
+			break;
+		}
+		struct lcond cd = {
+		    .lhs = l, .rhs = rr, .kind = eq ? LC_EQ : LC_NE, .width = pw, .loc = e->loc};
+		ok = leaf_dnf(b, &cd, vals, NULL, part) &&
+		     (eq ? dnf_and(b, r, r, part) : dnf_or(b, r, part));
+	}
+	free(part);
+	return ok;
+}
+
+/* `==` / `!=` of operands wider than a carry term takes. */
+static bool wide_eq(const struct ast_expr *e)
+{
+	return e->kind == AST_EXPR_BINARY &&
+	       (e->u.binary.op == AST_BINOP_EQ || e->u.binary.op == AST_BINOP_NE) &&
+	       e->u.binary.lhs->type && e->u.binary.lhs->type->size > 8 &&
+	       !e->u.binary.lhs->is_const;
+}
+
 static bool build(struct builder *b, const struct ast_expr *e, bool neg, struct dnf *r)
 {
 	struct lower_ctx *c = b->c;
+	if (wide_eq(e))
+		return build_wide_eq(b, e, neg, r);
 	if (e->is_const) {
 		if ((e->value != 0) != neg)
 			dnf_true(r);
@@ -865,7 +951,7 @@ static bool disj_of_orders(const struct ast_expr *e)
  * lower_cond.c take neither inside a conjunction or disjunction. */
 static bool logic_has_ne_or_cas(const struct ast_expr *e)
 {
-	if (e->kind == AST_EXPR_CALL)
+	if (e->kind == AST_EXPR_CALL || wide_eq(e))
 		return true;
 	if (e->kind != AST_EXPR_BINARY)
 		return false;
@@ -941,6 +1027,8 @@ bool lower_dnf_wanted(const struct lower_ctx *c, const struct ast_stmt *s)
 	bool call = e->kind == AST_EXPR_CALL;
 	if ((lor || land || lower_cond_top(c)) && logic_has_ne_or_cas(e))
 		return true; /* `!=` or a cas under `&&` / `||` or an enclosing `if` */
+	if (wide_eq(e))
+		return true; /* aggregates: a conjunction of their 8-byte parts */
 	if (lower_cond_top(c) && (lor || call || !lower_conjoinable(lower_cond_top(c))))
 		return true;
 	if (!s->u.if_.has_else)

@@ -357,6 +357,33 @@ static bool add_pick(struct lower_ctx *c, struct lread *r, const struct lpick *p
  */
 #define STAGE_COPIES 15u /* copies per staging READ (16 entries, one reversal slack) */
 
+/* A client parameter's bytes in scratch (one RECV entry, complete before
+ * the chain starts): a value whose parts can be delivered one by one. */
+bool lower_param_in_scratch(struct lower_ctx *c, const struct lval *v, struct lval *out)
+{
+	struct ir_prog *p = c->p;
+	if (p->n_recv + 1 > IR_MAX_SGE - c->recv_reserve) {
+		lower_error(c, SRC_LOC_NONE,
+		            "client arguments are needed in too many WQE fields (a RECV "
+		            "scatters into at most %u places)",
+		            IR_MAX_SGE);
+		return false;
+	}
+	uint32_t off = ir_scratch_alloc(p, v->width, 8);
+	if (ir_recv_into(p, v->param, 0, v->width, ir_v(IR_V_SCRATCH_ADDR, 0, off), -1, 0,
+	                 v->taint) < 0)
+		return false;
+	*out = (struct lval){.kind = LV_SCRATCH,
+	                     .read = -1,
+	                     .off = off,
+	                     .width = v->width,
+	                     .be = v->be,
+	                     .region = v->region,
+	                     .taint = v->taint,
+	                     .field_writer = -1};
+	return !p->oom;
+}
+
 static int stage_param(struct lower_ctx *c, const struct lval *v, int target, uint32_t toff,
                        bool reverse)
 {

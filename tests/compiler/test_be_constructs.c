@@ -309,6 +309,31 @@ static void ref_chain6(struct inv *iv)
 	CH_OUT(iv, out);
 }
 
+/* ---- R9: equality of aggregates ------------------------------------------------ */
+
+/* 4 slots: key u8[W] then c: be64; the key argument equals the slot's key
+ * often, or differs in one byte */
+#define AGG_CASE(NAME, W, NE)                                                                      \
+	static void gen_##NAME(uint64_t *s, struct inv *iv)                                        \
+	{                                                                                          \
+		for (unsigned i = 0; i < 4 * ((W) + 8); i++)                                       \
+			iv->mem[i] = (uint8_t)(rng(s) % 3);                                        \
+		iv->arg[0] = ((W) + 8) * (rng(s) % 4);                                             \
+		memcpy(iv->abytes[1], iv->mem + iv->arg[0], (W));                                  \
+		if (rng(s) % 2)                                                                    \
+			iv->abytes[1][rng(s) % (W)] ^= (uint8_t)(1 + rng(s) % 255);                \
+		iv->alen[1] = (W);                                                                 \
+	}                                                                                          \
+	static void ref_##NAME(struct inv *iv)                                                     \
+	{                                                                                          \
+		bool eq = !memcmp(iv->mem + iv->arg[0], iv->abytes[1], (W));                       \
+		if (eq != (NE))                                                                    \
+			be_put(iv->mem + iv->arg[0] + (W), 8, 1);                                  \
+	}
+AGG_CASE(eq16, 16, false)
+AGG_CASE(ne16, 16, true)
+AGG_CASE(eq12, 12, false)
+
 /* ---- R12: responses of more than 512 bytes, up to 4096 --------------------- */
 
 /* Two elements of H + D bytes; the entry returns field d of one: the
@@ -330,6 +355,30 @@ BIG_CASE(big600, 10, 600)
 BIG_CASE(big4096, 96, 4000)
 
 static const struct kcase cases[] = {
+    {.name = "== of 16-byte aggregates",
+     .src = "struct k { a: be64; b: be64; }\nstruct s { key: k; c: be64; }\n"
+            "region m: s[4] writable;\n"
+            "offload f(p: *s in m, x: k) { if (p.key == x) { p.c = 1; } }\n",
+     .args = {"p", "x"},
+     .msize = 96,
+     .gen = gen_eq16,
+     .ref = ref_eq16},
+    {.name = "!= of 16-byte aggregates",
+     .src = "struct s { key: u8[16]; c: be64; }\n"
+            "region m: s[4] writable;\n"
+            "offload f(p: *s in m, x: u8[16]) { if (p.key != x) { p.c = 1; } }\n",
+     .args = {"p", "x"},
+     .msize = 96,
+     .gen = gen_ne16,
+     .ref = ref_ne16},
+    {.name = "== of 12-byte aggregates",
+     .src = "struct s { key: u8[12]; c: be64; }\n"
+            "region m: s[4] writable;\n"
+            "offload f(p: *s in m, x: u8[12]) { if (p.key == x) { p.c = 1; } }\n",
+     .args = {"p", "x"},
+     .msize = 80,
+     .gen = gen_eq12,
+     .ref = ref_eq12},
     {.name = "else-if chain of 3 conditions and else",
      .src = ROW_SRC "offload f(p: *row in m, x: be64) {\n"
                     "\tif (p.a == x) { p.v = 1; } else if (p.b == x) { p.v = 2; }\n"
