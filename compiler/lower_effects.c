@@ -281,7 +281,17 @@ static bool pointer_offset(struct lower_ctx *c, int node, uint32_t ra, uint32_t 
 
 /* The target of a store / atomic: pointer delivered into raddr, plus the
  * field's offset. */
+static bool target_addr_at(struct lower_ctx *c, const struct ast_expr *t, int node, uint8_t op,
+                           uint32_t extra);
+
 bool lower_target_addr(struct lower_ctx *c, const struct ast_expr *t, int node, uint8_t op)
+{
+	return target_addr_at(c, t, node, op, 0);
+}
+
+/* The address of byte `extra` of place t into node's raddr. */
+static bool target_addr_at(struct lower_ctx *c, const struct ast_expr *t, int node, uint8_t op,
+                           uint32_t extra)
 {
 	struct ir_prog *p = c->p;
 	struct lval ptr;
@@ -292,6 +302,7 @@ bool lower_target_addr(struct lower_ctx *c, const struct ast_expr *t, int node, 
 	}
 	if (!lower_place(c, t, &ptr, &off))
 		return false;
+	off += extra;
 	if (ptr.region < 0 || !p->regions[ptr.region].writable) {
 		lower_error(c, t->loc, "the target region is not writable");
 		return false;
@@ -305,6 +316,67 @@ bool lower_target_addr(struct lower_ctx *c, const struct ast_expr *t, int node, 
 	if (!lower_delivered(dp))
 		return false;
 	return off == 0 || pointer_offset(c, node, ra, off, dp.writer);
+}
+
+/*
+ * A store wider than a WRITE's inline data (64 bytes): one WRITE per
+ * 64-byte part, each to the place plus the part's offset, each with its
+ * part of the value (read before any of them runs: the READs come first
+ * in the lane).  `first` is the WRITE already appended for part 0.
+ *
+ *   lane: READ(value) .. WRITE [ptr + off, 64 B]  WRITE [ptr + off + 64, ..] ..
+ */
+static bool store_parts(struct lower_ctx *c, const struct ast_stmt *s, int first,
+                        const struct lval *value, uint32_t width)
+{
+	struct ir_prog *p = c->p;
+	const struct ast_expr *t = s->u.assign.target;
+	uint32_t cap = sizeof(p->nodes[first].inline_data);
+	struct lval val = *value;
+	if (val.kind == LV_PARAM && !lower_param_in_scratch(c, &val, &val))
+		return false;
+	if (val.kind != LV_MEM && val.kind != LV_SCRATCH && val.kind != LV_FIELD) {
+		lower_error(c, s->loc,
+		            "a store of more than %u bytes takes a parameter or a value in memory",
+		            cap);
+		return false;
+	}
+	int ids[64];
+	unsigned n = 0;
+	for (uint32_t k = 0; k < width; k += cap) {
+		if (n == sizeof(ids) / sizeof(ids[0])) {
+			lower_error(c, s->loc, "a store of more than %zu bytes is not lowered",
+			            (size_t)cap * (sizeof(ids) / sizeof(ids[0])));
+			return false;
+		}
+		int id = first;
+		if (k) {
+			struct ir_node *w =
+			    ir_append(p, c->lane, PRISM_OP_RDMA_WRITE, IR_ROLE_DATA);
+			if (!w)
+				return false;
+			id = w->id;
+			w->what = "store (part)";
+			w->loc = s->loc;
+			if (!target_addr_at(c, t, id, PRISM_OP_RDMA_WRITE, k))
+				return false;
+		}
+		struct lval part = val;
+		part.off += k;
+		part.width = width - k < cap ? width - k : cap;
+		struct ir_node *wn = &p->nodes[id];
+		wn->is_inline = true;
+		wn->inline_len = part.width;
+		uint32_t inl = lower_field_off(PRISM_OP_RDMA_WRITE, PRISM_FIELD_RADDR, 8) + 16 + 4;
+		if (!lower_delivered(lower_deliver(c, &part, id, inl, false)))
+			return false;
+		ids[n++] = id;
+	}
+	lower_mem_written(c);
+	for (unsigned i = 0; i < n; i++)
+		if (!lower_guard(c, ids[i]))
+			return false;
+	return true;
 }
 
 bool lower_store(struct lower_ctx *c, const struct ast_stmt *s)
@@ -327,11 +399,8 @@ bool lower_store(struct lower_ctx *c, const struct ast_stmt *s)
 	if (!lower_value(c, v, &val))
 		return false;
 	uint32_t width = t->type ? (uint32_t)t->type->size : val.width;
-	if (width > sizeof(p->nodes[id].inline_data)) {
-		lower_error(c, s->loc, "stores of more than %zu bytes are not lowered yet",
-		            sizeof(p->nodes[id].inline_data));
-		return false;
-	}
+	if (width > sizeof(p->nodes[id].inline_data))
+		return store_parts(c, s, id, &val, width);
 	struct ir_node *wn = &p->nodes[id];
 	wn->is_inline = true;
 	wn->inline_len = width;

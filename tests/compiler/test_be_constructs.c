@@ -30,7 +30,7 @@ struct inv {
 	uint64_t base; /* the NIC address of region m (pointers stored in it) */
 	uint8_t mem[MSIZE];
 	uint64_t arg[NARGS];
-	uint8_t abytes[NARGS][16]; /* aggregate arguments (alen != 0) */
+	uint8_t abytes[NARGS][128]; /* aggregate arguments (alen != 0) */
 	unsigned alen[NARGS];
 	uint8_t want[4096];
 	size_t want_len;
@@ -334,6 +334,35 @@ AGG_CASE(eq16, 16, false)
 AGG_CASE(ne16, 16, true)
 AGG_CASE(eq12, 12, false)
 
+/* ---- R11: whole-struct copies of more than 64 bytes ---------------------------- */
+
+/* 3 elements of 200 bytes; a copy between two of them, or from the client */
+static void gen_big_copy(uint64_t *s, struct inv *iv)
+{
+	for (unsigned i = 0; i < 600; i++)
+		iv->mem[i] = (uint8_t)rng(s);
+	iv->arg[0] = 200 * (rng(s) % 3);
+	iv->arg[1] = 200 * (rng(s) % 3);
+}
+
+static void ref_big_copy(struct inv *iv)
+{
+	memmove(iv->mem + iv->arg[0], iv->mem + iv->arg[1], 200);
+}
+
+static void gen_big_arg(uint64_t *s, struct inv *iv)
+{
+	gen_big_copy(s, iv);
+	for (unsigned i = 0; i < 100; i++)
+		iv->abytes[2][i] = (uint8_t)rng(s);
+	iv->alen[2] = 100;
+}
+
+static void ref_big_arg(struct inv *iv)
+{
+	memcpy(iv->mem + iv->arg[0] + 50, iv->abytes[2], 100);
+}
+
 /* ---- R12: responses of more than 512 bytes, up to 4096 --------------------- */
 
 /* Two elements of H + D bytes; the entry returns field d of one: the
@@ -355,6 +384,20 @@ BIG_CASE(big600, 10, 600)
 BIG_CASE(big4096, 96, 4000)
 
 static const struct kcase cases[] = {
+    {.name = "copy of a 200-byte struct",
+     .src = "struct big { h: be64; d: u8[192]; }\nregion m: big[3] writable;\n"
+            "offload f(p: *big in m, q: *big in m) { *p = *q; }\n",
+     .args = {"p", "q"},
+     .msize = 600,
+     .gen = gen_big_copy,
+     .ref = ref_big_copy},
+    {.name = "store of a 100-byte argument",
+     .src = "struct big { h: u8[50]; d: u8[100]; t: u8[50]; }\nregion m: big[3] writable;\n"
+            "offload f(p: *big in m, q: *big in m, x: u8[100]) { p.d = x; }\n",
+     .args = {"p", "q", "x"},
+     .msize = 600,
+     .gen = gen_big_arg,
+     .ref = ref_big_arg},
     {.name = "== of 16-byte aggregates",
      .src = "struct k { a: be64; b: be64; }\nstruct s { key: k; c: be64; }\n"
             "region m: s[4] writable;\n"
