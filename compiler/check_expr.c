@@ -695,9 +695,14 @@ static struct ast_type *check_fetch_add(struct check_ctx *c, struct ast_expr *e)
 		           tname(t, buf, sizeof(buf)));
 		return NULL;
 	}
-	if (ast_type_order(t) == AST_ORDER_BE)
+	/* 8-byte atomics add in host order, 4-byte (masked) ones big-endian */
+	if (t->size == 8 && ast_type_order(t) == AST_ORDER_BE)
 		diag_warning(c->d, p->loc,
 		             "fetch_add on %s: the NIC adds in host (little-endian) byte order",
+		             tname(t, buf, sizeof(buf)));
+	if (t->size == 4 && ast_type_order(t) == AST_ORDER_LE)
+		diag_warning(c->d, p->loc,
+		             "fetch_add on %s: the NIC adds 4-byte operands in big-endian order",
 		             tname(t, buf, sizeof(buf)));
 	if (!check_assignable(c, t, delta, "fetch_add operand", false))
 		return NULL;

@@ -91,7 +91,8 @@ static bool set_local(struct lower_ctx *c, const struct ast_local *l, const stru
 		lower_error(c, e->loc, "variable '%s' out of range", l->name);
 		return false;
 	}
-	if (!lower_value(c, e, &v))
+	bool fa = e->kind == AST_EXPR_CALL && e->u.call.fn == AST_BUILTIN_FETCH_ADD;
+	if (fa ? !lower_fetch_add_value(c, e, &v) : !lower_value(c, e, &v))
 		return false;
 	c->env[l->index] = v;
 	c->env_set[l->index] = true;

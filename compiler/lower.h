@@ -382,6 +382,10 @@ bool lower_return(struct lower_ctx *c, const struct ast_stmt *s);
 bool lower_store(struct lower_ctx *c, const struct ast_stmt *s);
 bool lower_call_stmt(struct lower_ctx *c, const struct ast_expr *e);
 bool lower_final_response(struct lower_ctx *c);
+/* fetch_add: the node (or -1), the old value's scratch offset in *result;
+ * as a value (`let old = fetch_add(..)`): the old value in scratch. */
+int lower_fetch_add(struct lower_ctx *c, const struct ast_expr *e, uint32_t *result);
+bool lower_fetch_add_value(struct lower_ctx *c, const struct ast_expr *e, struct lval *out);
 void lower_anchor(struct lower_ctx *c, int conn_node);
 
 /* lower_loop.c */

@@ -107,6 +107,28 @@ static bool note_result(struct lower_ctx *c, int x, uint32_t off, uint32_t w)
  * the same offset X (the largest `off`): the entry's result field.  Inside
  * a loop the return also leaves the loop (as `break` does).
  */
+/* return t, t a temporary in scratch (an atomic's old value): the
+ * response WRITE gathers it from there, after the atomic completed. */
+static bool return_scratch(struct lower_ctx *c, const struct ast_expr *e, int x)
+{
+	struct ir_prog *p = c->p;
+	const struct ast_local *l = e->u.name.target.local;
+	const struct lval *v =
+	    l->index < c->nlocals && c->env_set[l->index] ? &c->env[l->index] : NULL;
+	if (!v || v->kind != LV_SCRATCH) {
+		lower_error(c, e->loc,
+		            "return a value in memory (a field or `*ptr`) or a temporary that "
+		            "holds an atomic's old value (`let old = fetch_add(..)`): this "
+		            "temporary is neither");
+		return false;
+	}
+	ir_sge_add(p, &p->nodes[x], ir_v(IR_V_SCRATCH_ADDR, 0, v->off), v->width,
+	           ir_v(IR_V_SCRATCH_LKEY, 0, 0));
+	if (v->field_writer >= 0)
+		ir_add_dep(p, v->field_writer, x);
+	return note_result(c, x, 0, v->width);
+}
+
 bool lower_return(struct lower_ctx *c, const struct ast_stmt *s)
 {
 	struct ir_prog *p = c->p;
@@ -119,11 +141,17 @@ bool lower_return(struct lower_ctx *c, const struct ast_stmt *s)
 		return false;
 	p->nodes[x].loc = s->loc;
 	p->nodes[x].what = "return";
-	if (e) {
+	if (e && e->place == AST_PLACE_LOCAL && e->kind == AST_EXPR_NAME &&
+	    e->u.name.sym == AST_SYM_LOCAL) {
+		if (!return_scratch(c, e, x))
+			return false;
+	} else if (e) {
 		if (e->place != AST_PLACE_MEMORY) {
-			lower_error(c, e->loc,
-			            "return a value in memory (a field or `*ptr`): the "
-			            "response WRITE gathers it from server memory");
+			lower_error(
+			    c, e->loc,
+			    "return a value in memory (a field or `*ptr`) or a temporary that "
+			    "holds an atomic's old value: the response WRITE gathers it from "
+			    "server memory or the connection's scratch");
 			return false;
 		}
 		struct lval ptr;
@@ -426,18 +454,14 @@ bool lower_store(struct lower_ctx *c, const struct ast_stmt *s)
 
 static bool call_stmt(struct lower_ctx *c, const struct ast_expr *e)
 {
-	struct ir_prog *p = c->p;
+	uint32_t result;
 	if (e->kind != AST_EXPR_CALL) {
 		lower_error(c, e->loc, "expression statement has no effect");
 		return false;
 	}
-	const struct ast_expr *a0 = e->u.call.args;
-	const struct ast_expr *a1 = a0 ? a0->arg_next : NULL;
-	uint8_t op;
 	switch (e->u.call.fn) {
 	case AST_BUILTIN_FETCH_ADD:
-		op = PRISM_OP_ATOMIC_FA;
-		break;
+		return lower_fetch_add(c, e, &result) >= 0;
 	case AST_BUILTIN_CAS:
 		return lower_cas_stmt(c, e);
 	case AST_BUILTIN_CAS_GT:
@@ -448,43 +472,85 @@ static bool call_stmt(struct lower_ctx *c, const struct ast_expr *e)
 		            ast_builtin_table[e->u.call.fn].spelling);
 		return false;
 	}
+}
+
+/*
+ * fetch_add(place, delta):
+ *
+ *   lane: FETCH_ADD place += delta ──old value──► scratch R     (8 bytes)
+ *         masked FETCH_ADD (4 bytes, no carry boundary) ──► R   (4 bytes)
+ *
+ * 8-byte atomics add in host (little-endian) order, the 4-byte masked one
+ * in big-endian order (reference/mlx5.md); the addend field is big-endian
+ * either way, so a run-time delta lands reversed when it is little-endian.
+ * The old value lands in R in the place's own byte order.  Returns the
+ * node (or -1); *result: R's offset.
+ */
+int lower_fetch_add(struct lower_ctx *c, const struct ast_expr *e, uint32_t *result)
+{
+	struct ir_prog *p = c->p;
+	const struct ast_expr *a0 = e->u.call.args;
+	const struct ast_expr *a1 = a0 ? a0->arg_next : NULL;
+	uint32_t w = a0 && a0->type ? (uint32_t)a0->type->size : 8;
+	uint8_t op = w == 4 ? PRISM_OP_ATOMIC_MASKED_FA : PRISM_OP_ATOMIC_FA;
 	struct ir_node *n = ir_append(p, c->lane, op, IR_ROLE_DATA);
 	if (!n)
-		return false;
+		return -1;
 	int id = n->id;
 	n->what = "fetch_add";
 	n->loc = e->loc;
+	if (w == 4) {
+		n->asize = 4;
+		n->opmod = (uint8_t)PRISM_MASKED_OPMOD(2);
+		n->swap_mask = IR_CONST(0); /* one field: no carry boundary inside */
+	}
 	if (!lower_target_addr(c, a0, id, op))
-		return false;
-	uint32_t result = ir_scratch_alloc(p, 8, 8);
-	ir_sge_add(p, &p->nodes[id], ir_v(IR_V_SCRATCH_ADDR, 0, result), 8,
+		return -1;
+	*result = ir_scratch_alloc(p, 8, 8);
+	ir_sge_add(p, &p->nodes[id], ir_v(IR_V_SCRATCH_ADDR, 0, *result), w,
 	           ir_v(IR_V_SCRATCH_LKEY, 0, 0));
 	/* the addend: a constant in the template, a run-time value scattered
-	 * into the atomic segment (be64 of the host-endian integer) */
+	 * into the atomic segment (big-endian bytes of the integer) */
 	struct lval v;
 	if (!lower_value(c, a1, &v))
-		return false;
+		return -1;
 	if (v.kind == LV_CONST) {
-		p->nodes[id].swap = IR_CONST(v.k);
+		p->nodes[id].swap = IR_CONST(w == 4 ? (uint32_t)v.k : v.k);
 	} else {
-		if (v.width != 8) {
-			lower_error(c, a1->loc, "atomic operands are 8 bytes");
-			return false;
+		if (v.width != w) {
+			lower_error(c, a1->loc, "the fetch_add operand has %u bytes, the place %u",
+			            v.width, w);
+			return -1;
 		}
 		p->nodes[id].swap = ir_v(IR_V_RUNTIME, 0, 0);
 		if (!lower_delivered(lower_deliver(
-		        c, &v, id, lower_field_off(op, PRISM_FIELD_ATOMIC_SWAP, 8), !v.be)))
-			return false;
+		        c, &v, id, lower_field_off(op, PRISM_FIELD_ATOMIC_SWAP, (uint8_t)w),
+		        !v.be)))
+			return -1;
 	}
-	return lower_guard(c, id);
+	return lower_guard(c, id) ? id : -1;
 }
 
-/* fetch_add / cas / cas_gt / cas_lt as a statement:
- *
- *   lane:  [READ(ptr) ──scatter──► X.raddr]  X = FETCH_ADD / CAS / masked CAS
- *          [guard CAS on X.ctrl]             (inside an `if`)
- *
- * Memory read after it is read again (mem_epoch). */
+/* `let old = fetch_add(place, delta)`: the old value, in scratch. */
+bool lower_fetch_add_value(struct lower_ctx *c, const struct ast_expr *e, struct lval *out)
+{
+	uint32_t result;
+	int id = lower_fetch_add(c, e, &result);
+	if (id < 0)
+		return false;
+	lower_mem_written(c);
+	const struct ast_expr *place = e->u.call.args;
+	*out = (struct lval){.kind = LV_SCRATCH,
+	                     .read = -1,
+	                     .off = result,
+	                     .width = (uint32_t)place->type->size,
+	                     .be = ast_type_order(place->type) != AST_ORDER_LE,
+	                     .region = -1,
+	                     .taint = e->taint,
+	                     .field_writer = id};
+	return !c->p->oom;
+}
+
 bool lower_call_stmt(struct lower_ctx *c, const struct ast_expr *e)
 {
 	bool ok = call_stmt(c, e);

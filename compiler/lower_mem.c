@@ -287,6 +287,14 @@ bool lower_value(struct lower_ctx *c, const struct ast_expr *e, struct lval *out
 	}
 	if (e->kind == AST_EXPR_CALL && e->u.call.fn == AST_BUILTIN_ALLOC)
 		return lower_alloc(c, e, out);
+	if (e->kind == AST_EXPR_CALL && e->u.call.fn == AST_BUILTIN_FETCH_ADD) {
+		/* a value used where it may be lowered more than once (a guard
+		 * lowers its operands per guarded effect) would add twice */
+		lower_error(c, e->loc,
+		            "fetch_add's old value is used through a temporary: write `let old = "
+		            "fetch_add(..);` and use `old`");
+		return false;
+	}
 	if (e->kind == AST_EXPR_NAME && e->u.name.sym == AST_SYM_PARAM) {
 		const struct ast_param *pa = e->u.name.target.param;
 		out->kind = LV_PARAM;

@@ -363,6 +363,69 @@ static void ref_big_arg(struct inv *iv)
 	memcpy(iv->mem + iv->arg[0] + 50, iv->abytes[2], 100);
 }
 
+/* ---- R7: fetch_add on 4 bytes, and its old value ------------------------------- */
+
+/* 4 cells of a: be32, c: be32, b: le64, d: le64 (24 bytes: each atomic place
+ * aligned to its size) */
+#define FA_SRC                                                                                     \
+	"struct s { a: be32; c: be32; b: le64; d: le64; }\n"                                       \
+	"region m: s[4] writable;\n"
+
+static void gen_fa(uint64_t *s, struct inv *iv)
+{
+	for (unsigned i = 0; i < 96; i++)
+		iv->mem[i] = (uint8_t)rng(s);
+	iv->arg[0] = 24 * (rng(s) % 4);
+	iv->arg[1] = rng(s) % 4 ? rng(s) & 0xffffffffu : 0xffffffffu;
+	if (rng(s) % 3 == 0) /* old values the comparison case meets */
+		be_put(iv->mem + iv->arg[0], 4, 5);
+}
+
+static uint8_t *fa_cell(struct inv *iv)
+{
+	return iv->mem + iv->arg[0];
+}
+
+static void ref_fa4(struct inv *iv)
+{
+	uint8_t *a = fa_cell(iv);
+	be_put(a, 4, (uint32_t)(be_get(a, 4) + iv->arg[1]));
+}
+
+static void ref_fa4_old(struct inv *iv)
+{
+	uint8_t *a = fa_cell(iv);
+	memcpy(iv->want, a, 4);
+	iv->want_len = 4;
+	iv->want_site = 1;
+	ref_fa4(iv);
+}
+
+static void gen_fa8(uint64_t *s, struct inv *iv)
+{
+	gen_fa(s, iv);
+	iv->arg[1] = rng(s);
+}
+
+static void ref_fa8_old(struct inv *iv)
+{
+	uint8_t *b = fa_cell(iv) + 8;
+	memcpy(iv->want, b, 8);
+	iv->want_len = 8;
+	iv->want_site = 1;
+	memcpy(fa_cell(iv) + 16, b, 8);
+	le_put(b, 8, le_get(b, 8) + iv->arg[1]);
+}
+
+static void ref_fa4_cmp(struct inv *iv)
+{
+	uint8_t *a = fa_cell(iv);
+	uint32_t old = (uint32_t)be_get(a, 4);
+	be_put(a, 4, old + 1);
+	if (old == 5)
+		be_put(a + 4, 4, 1);
+}
+
 /* ---- R12: responses of more than 512 bytes, up to 4096 --------------------- */
 
 /* Two elements of H + D bytes; the entry returns field d of one: the
@@ -384,6 +447,33 @@ BIG_CASE(big600, 10, 600)
 BIG_CASE(big4096, 96, 4000)
 
 static const struct kcase cases[] = {
+    {.name = "fetch_add on a be32",
+     .src = FA_SRC "offload f(p: *s in m, d: be32) { fetch_add(p.a, d); }\n",
+     .args = {"p", "d"},
+     .msize = 96,
+     .gen = gen_fa,
+     .ref = ref_fa4},
+    {.name = "fetch_add on a be32, old value returned",
+     .src = FA_SRC "offload f(p: *s in m, d: be32) -> be32 {\n"
+                   "\tlet o = fetch_add(p.a, d);\n\treturn o;\n}\n",
+     .args = {"p", "d"},
+     .msize = 96,
+     .gen = gen_fa,
+     .ref = ref_fa4_old},
+    {.name = "fetch_add on an le64, old value stored and returned",
+     .src = FA_SRC "offload f(p: *s in m, d: le64) -> le64 {\n"
+                   "\tlet o = fetch_add(p.b, d);\n\tp.d = o;\n\treturn o;\n}\n",
+     .args = {"p", "d"},
+     .msize = 96,
+     .gen = gen_fa8,
+     .ref = ref_fa8_old},
+    {.name = "fetch_add old value compared",
+     .src = FA_SRC "offload f(p: *s in m) {\n"
+                   "\tlet o = fetch_add(p.a, 1);\n\tif (o == 5) { p.c = 1; }\n}\n",
+     .args = {"p"},
+     .msize = 96,
+     .gen = gen_fa,
+     .ref = ref_fa4_cmp},
     {.name = "copy of a 200-byte struct",
      .src = "struct big { h: be64; d: u8[192]; }\nregion m: big[3] writable;\n"
             "offload f(p: *big in m, q: *big in m) { *p = *q; }\n",
