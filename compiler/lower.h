@@ -183,8 +183,10 @@ struct lloop {
 struct lstage {
 	int param;
 	uint32_t width, copies, off;
-	int recv; /* its RECV entry */
-	int node; /* the READ that fans the copies out */
+	uint32_t cap;  /* copies the payload may carry for it */
+	int recv;      /* its RECV entry */
+	int node;      /* the READ that fans the copies out now */
+	uint32_t uses; /* copies that READ scatters */
 };
 
 /*

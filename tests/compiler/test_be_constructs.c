@@ -426,6 +426,59 @@ static void ref_fa4_cmp(struct inv *iv)
 		be_put(a + 4, 4, 1);
 }
 
+/* ---- R5: a client parameter needed in more than 16 WQE fields --------------- */
+
+static void gen_many(uint64_t *s, struct inv *iv)
+{
+	for (unsigned i = 0; i < 4 * 160; i++)
+		iv->mem[i] = (uint8_t)rng(s);
+	iv->arg[0] = 160 * (rng(s) % 4);
+	iv->arg[1] = rng(s);
+}
+
+static void ref_many(struct inv *iv)
+{
+	for (unsigned f = 0; f < 20; f++)
+		be_put(iv->mem + iv->arg[0] + 8 * f, 8, iv->arg[1]);
+}
+
+/* 48 nodes (key, next, val) in a random ring; the walk's key is often one
+ * 17..47 steps away */
+#define WALK_NODES 48u
+
+static void gen_walk(uint64_t *s, struct inv *iv)
+{
+	unsigned perm[WALK_NODES];
+	for (unsigned i = 0; i < WALK_NODES; i++)
+		perm[i] = i;
+	for (unsigned i = WALK_NODES - 1; i > 0; i--) {
+		unsigned j = (unsigned)(rng(s) % (i + 1)), t = perm[i];
+		perm[i] = perm[j];
+		perm[j] = t;
+	}
+	for (unsigned i = 0; i < WALK_NODES; i++) {
+		uint8_t *n = iv->mem + 24 * perm[i];
+		be_put(n, 8, 0x1000 + perm[i]);
+		be_put(n + 8, 8, iv->base + 24 * perm[(i + 1) % WALK_NODES]);
+		be_put(n + 16, 8, rng(s));
+	}
+	unsigned h = (unsigned)(rng(s) % WALK_NODES);
+	iv->arg[1] = 24 * perm[h];
+	iv->arg[0] = rng(s) % 5 ? 0x1000 + perm[(h + 17 + rng(s) % 30) % WALK_NODES] : 0x999;
+}
+
+static void ref_walk(struct inv *iv)
+{
+	const uint8_t *p = iv->mem + iv->arg[1];
+	for (unsigned i = 0; i < 40 && be_get(p, 8) != iv->arg[0]; i++)
+		p = iv->mem + (be_get(p + 8, 8) - iv->base);
+	if (be_get(p, 8) != iv->arg[0])
+		return;          /* a miss: no return ran */
+	memcpy(iv->want, p, 24); /* the response starts at the node: val at 16 */
+	iv->want_len = 24;
+	iv->want_site = 1;
+}
+
 /* ---- R12: responses of more than 512 bytes, up to 4096 --------------------- */
 
 /* Two elements of H + D bytes; the entry returns field d of one: the
@@ -447,6 +500,27 @@ BIG_CASE(big600, 10, 600)
 BIG_CASE(big4096, 96, 4000)
 
 static const struct kcase cases[] = {
+    {.name = "20 stores of a parameter through one pointer",
+     .src = "struct s { f: be64[20]; }\nregion m: s[4] writable;\n"
+            "offload f(p: *s in m, x: be64) {\n"
+            "\tp.f[0] = x; p.f[1] = x; p.f[2] = x; p.f[3] = x; p.f[4] = x; p.f[5] = x;\n"
+            "\tp.f[6] = x; p.f[7] = x; p.f[8] = x; p.f[9] = x; p.f[10] = x; p.f[11] = x;\n"
+            "\tp.f[12] = x; p.f[13] = x; p.f[14] = x; p.f[15] = x; p.f[16] = x;\n"
+            "\tp.f[17] = x; p.f[18] = x; p.f[19] = x;\n}\n",
+     .args = {"p", "x"},
+     .msize = 640,
+     .gen = gen_many,
+     .ref = ref_many},
+    {.name = "unrolled walk of 40 with a client key",
+     .src = "struct node { key: be64; next: *node in m; val: be64; }\n"
+            "region m: node[48] readonly;\n"
+            "offload find(key: be64, head: *node in m) -> be64 {\n"
+            "\tlet p = head;\n\twhile (p.key != key) bound 40 { p = p.next; }\n"
+            "\tif (p.key == key) { return p.val; }\n}\n",
+     .args = {"key", "head"},
+     .msize = 24 * WALK_NODES,
+     .gen = gen_walk,
+     .ref = ref_walk},
     {.name = "fetch_add on a be32",
      .src = FA_SRC "offload f(p: *s in m, d: be32) { fetch_add(p.a, d); }\n",
      .args = {"p", "d"},
