@@ -365,6 +365,11 @@ void lower_record_status(struct lower_ctx *c, int x, int guard);
 /* lower_order.c: order comparisons (relaxed carry form) and every
  * condition in the exact form (strict profile, wide equality) */
 bool lower_guard_order(struct lower_ctx *c, int x);
+/* Term t of the active condition (lower_cond_top): is X' > Y' for operands
+ * vals[xi], vals[yi], in a fresh scratch pair (t->flip: a constant X' was
+ * moved, the carry means the opposite; t->constant: known, t->kval). */
+bool lower_order_term(struct lower_ctx *c, const struct lval *vals, int xi, int yi,
+                      struct lterm *t);
 /* Guard effect node `x` with the active condition (no-op without one). */
 bool lower_guard(struct lower_ctx *c, int x);
 

@@ -137,6 +137,8 @@ static bool skip_test(struct lower_ctx *c, int cid, struct src_loc loc)
  * effect it guards, whose QPN bytes (4..) hold the memory-side operand, into
  * the SEND_EN's reserved bytes, and the exit test compares those bytes: no
  * second READ of the operand. */
+static bool finish_exit(struct lower_ctx *c, int cid, int gid, struct src_loc loc);
+
 static bool exit_point(struct lower_ctx *c, const struct ast_expr *lhs, const struct ast_expr *rhs,
                        struct src_loc loc, const struct lguard_rec *via)
 {
@@ -146,10 +148,18 @@ static bool exit_point(struct lower_ctx *c, const struct ast_expr *lhs, const st
 		return false;
 	unsigned wl = lhs->type ? (unsigned)lhs->type->size : 0;
 	unsigned wr = rhs->type ? (unsigned)rhs->type->size : 0;
-	if (wl != wr || wl == 0 || wl > EXIT_MAX_BYTES || lhs->is_const || rhs->is_const) {
+	if (lhs->is_const) {
+		const struct ast_expr *t = lhs;
+		lhs = rhs;
+		rhs = t;
+	}
+	if (rhs->is_const)
+		wr = wl; /* an integer literal takes the other operand's width */
+	if (wl != wr || wl == 0 || wl > EXIT_MAX_BYTES || lhs->is_const) {
 		lower_error(c, loc,
-		            "a loop exit compares two run-time values of the same width, at most "
-		            "%u bytes (they meet in a SEND_EN's 8 reserved bytes)",
+		            "a loop exit compares a run-time value with another of the same "
+		            "width or a constant, at most %u bytes (they meet in a SEND_EN's 8 "
+		            "reserved bytes)",
 		            EXIT_MAX_BYTES);
 		return false;
 	}
@@ -188,7 +198,7 @@ static bool exit_point(struct lower_ctx *c, const struct ast_expr *lhs, const st
 	} else {
 		if (!lower_value(c, lhs, &ta) || !lower_value(c, rhs, &cb))
 			return false;
-		if (ta.kind == LV_PARAM && cb.kind != LV_PARAM) {
+		if (ta.kind == LV_PARAM && cb.kind != LV_PARAM && cb.kind != LV_CONST) {
 			struct lval t = ta;
 			ta = cb;
 			cb = t;
@@ -213,10 +223,103 @@ static bool exit_point(struct lower_ctx *c, const struct ast_expr *lhs, const st
 	/* the CAS compares bytes: an operand of the other byte order (an
 	 * `le64 *T` pointer against a big-endian one) lands reversed */
 	bool swap = !via && cb.width > 1 && cb.width == ta.width && cb.be != ta.be;
-	if (!lower_delivered(lower_deliver(c, &cb, gid, cmp + at, swap)))
+	if (cb.kind == LV_CONST) {
+		/* the constant as the other operand's bytes in memory */
+		for (unsigned j = 0; j < wl; j++)
+			g->compare_bytes[at + j] =
+			    (uint8_t)(cb.k >> (8 * (ta.be ? wl - 1 - j : j)));
+	} else if (!lower_delivered(lower_deliver(c, &cb, gid, cmp + at, swap))) {
 		return false;
+	}
 	if (wa >= 0)
 		ir_add_dep(p, wa, gid);
+	return finish_exit(c, cid, gid, loc);
+}
+
+/*
+ * `while (a < b)` (or `>`, `<=`, `>=`): each iteration computes the carry
+ * term of the comparison in a fresh scratch pair (lower_order.c: a masked
+ * CAS for the complement, a masked FETCH_ADD), a READ copies its carry byte
+ * (0x00: X' > Y', 0xff: not) into the exit's reserved bytes, and the exit
+ * CAS compares that one byte with the value meaning "the condition fails":
+ *
+ *   w0: CAS16 S := ~Y' ─► FA16 S += X' ─► READ S[1] ─► C_i.rsvd ─► CAS16 C_i ─► C_i: SEND_EN
+ */
+static bool exit_order(struct lower_ctx *c, const struct ast_expr *cond, struct src_loc loc)
+{
+	struct ir_prog *p = c->p;
+	struct lloop *l = c->loop;
+	struct lcond cd;
+	struct lval vals[2];
+	if (!lower_cond_operands(c, cond, &cd) || !lower_value(c, cd.lhs, &vals[0]) ||
+	    !lower_value(c, cd.rhs, &vals[1]))
+		return false;
+	if (vals[0].kind == LV_CONST)
+		vals[0].width = cd.width;
+	if (vals[1].kind == LV_CONST)
+		vals[1].width = cd.width;
+	/* GT: t0 = lhs > rhs wanted true; GE: t0 = rhs > lhs wanted false */
+	int xi = cd.kind == LC_GT ? 0 : 1;
+	bool want = cd.kind == LC_GT;
+	struct lterm t;
+	if (!lower_guard_push(c, &cd, lower_dnf_top(c), loc))
+		return false;
+	bool ok = lower_order_term(c, vals, xi, 1 - xi, &t);
+	lower_guard_pop(c, &cd);
+	if (!ok)
+		return false;
+	if (t.constant) {
+		lower_error(c, loc,
+		            "this loop condition is %s whatever the operands (write `while "
+		            "(true)` or remove the loop)",
+		            t.kval == want ? "always true" : "always false");
+		return false;
+	}
+	want ^= t.flip;
+	if (!snapshot(c))
+		return false;
+	struct ir_node *cn = ir_append(p, c->lane, PRISM_OP_SEND_ENABLE, IR_ROLE_EXIT);
+	if (!cn)
+		return false;
+	int cid = cn->id;
+	cn->we_obj = ir_v(IR_V_QPN, c->lane, 0);
+	cn->what = "loop exit / next iteration";
+	cn->loc = loc;
+	cn->loop = l->id;
+	cn->iter = (int)l->iter;
+	struct ir_node *rd = ir_append(p, c->lane, PRISM_OP_RDMA_READ, IR_ROLE_GUARD);
+	if (!rd)
+		return false;
+	int rid = rd->id;
+	rd->what = "loop exit: carry";
+	rd->loc = loc;
+	rd->raddr = ir_v(IR_V_SCRATCH_ADDR, 0, t.s + 1);
+	rd->rkey = ir_v(IR_V_SCRATCH_RKEY, 0, 0);
+	if (ir_scatter_into(p, rid, cid, EXIT_OPERAND_OFF, 1, t.taint) < 0)
+		return false;
+	ir_add_dep(p, t.fa, rid);
+	struct ir_node *g = ir_append(p, c->lane, PRISM_OP_ATOMIC_MASKED_CS, IR_ROLE_GUARD);
+	if (!g)
+		return false;
+	int gid = g->id;
+	g->what = "loop exit test";
+	g->loc = loc;
+	g->loop = l->id;
+	g->iter = (int)l->iter;
+	if (!exit_cas(c, g, gid, cid, 0, 1, t.taint))
+		return false;
+	/* exit when the term is not what the condition wants */
+	g->compare_bytes[0] = want ? 0xff : 0x00;
+	ir_add_dep(p, rid, gid);
+	return finish_exit(c, cid, gid, loc);
+}
+
+/* The end of an exit point: the skip test of a loop ending an `if` arm,
+ * the exit enable after its CASes, the exit recorded. */
+static bool finish_exit(struct lower_ctx *c, int cid, int gid, struct src_loc loc)
+{
+	struct ir_prog *p = c->p;
+	struct lloop *l = c->loop;
 	if (l->skip && l->n_snap == 1 && !skip_test(c, cid, loc)) /* the first exit */
 		return false;
 	/* order: operand READs, the CAS(es), then the exit enable */
@@ -229,6 +332,23 @@ static bool exit_point(struct lower_ctx *c, const struct ast_expr *lhs, const st
 	q->nodes[q->n - 1] = cid;
 	p->nodes[cid].pos = (int)q->n - 1;
 	return ir_add_exit(p, gid, cid, l->id, (int)l->iter) >= 0 && !p->oom;
+}
+
+/* Conditions an unrolled loop's exit test lowers. */
+static bool loop_cond_lowered(const struct ast_expr *e)
+{
+	if (e->kind != AST_EXPR_BINARY)
+		return false;
+	switch (e->u.binary.op) {
+	case AST_BINOP_NE:
+	case AST_BINOP_LT:
+	case AST_BINOP_GT:
+	case AST_BINOP_LE:
+	case AST_BINOP_GE:
+		return true;
+	default:
+		return false;
+	}
 }
 
 bool lower_leave_loop(struct lower_ctx *c, struct src_loc loc, const char *what)
@@ -411,10 +531,18 @@ bool lower_while(struct lower_ctx *c, const struct ast_stmt *s)
 			            "skips the loop)");
 			return false;
 		}
-	} else if (cond->kind != AST_EXPR_BINARY || cond->u.binary.op != AST_BINOP_NE) {
+	} else if (!loop_cond_lowered(cond)) {
 		lower_error(c, cond->loc,
-		            "a loop condition is lowered as `a != b` (the loop exits "
-		            "when they are equal) or `true`");
+		            "a loop condition is one comparison, `a != b` or an order comparison "
+		            "(`<`, `>`, `<=`, `>=`), or `true` (the exit test is one masked CAS: "
+		            "for `==`, `&&`, `||` or `!`, write `while (true)` with `if (..) { "
+		            "break; }` under an `==` test, or invert the comparison)");
+		return false;
+	} else if (skip && cond->u.binary.op != AST_BINOP_NE) {
+		lower_error(c, cond->loc,
+		            "a loop inside an `if` needs its condition as `a != b` (its "
+		            "first exit, before the first iteration, is where the `if` "
+		            "skips the loop)");
 		return false;
 	}
 	/* the continuation of lane k's loop: `w<k>c<loop>` (a lane of its own
@@ -442,8 +570,10 @@ bool lower_while(struct lower_ctx *c, const struct ast_stmt *s)
 	bool ok = true;
 	for (unsigned i = 0; i < n && ok; i++) {
 		l.iter = i;
-		if (cond_exit)
+		if (cond_exit && cond->u.binary.op == AST_BINOP_NE)
 			ok = exit_point(c, cond->u.binary.lhs, cond->u.binary.rhs, cond->loc, NULL);
+		else if (cond_exit)
+			ok = exit_order(c, cond, cond->loc);
 		if (ok)
 			ok = lower_block(c, s->u.while_.body);
 	}

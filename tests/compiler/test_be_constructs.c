@@ -479,6 +479,82 @@ static void ref_walk(struct inv *iv)
 	iv->want_site = 1;
 }
 
+/* ---- R6: loop conditions other than `a != b` of two run-time values -------- */
+
+/* 16 nodes (key be64, tag be32, pad, next) in a random ring; tags small so
+ * the conditions change along the walk */
+#define LN 16u
+#define LOOP_SRC                                                                                   \
+	"struct n { key: be64; tag: be32; pad: be32; next: *n in m; }\n"                           \
+	"region m: n[16] readonly;\n"
+
+static void gen_list(uint64_t *s, struct inv *iv)
+{
+	unsigned perm[LN];
+	for (unsigned i = 0; i < LN; i++)
+		perm[i] = i;
+	for (unsigned i = LN - 1; i > 0; i--) {
+		unsigned j = (unsigned)(rng(s) % (i + 1)), t = perm[i];
+		perm[i] = perm[j];
+		perm[j] = t;
+	}
+	for (unsigned i = 0; i < LN; i++) {
+		uint8_t *n = iv->mem + 24 * perm[i];
+		be_put(n, 8, rng(s) % 4 ? 0x100 + perm[i] : 0);
+		be_put(n + 8, 4, rng(s) % 8);
+		be_put(n + 12, 4, 0);
+		be_put(n + 16, 8, iv->base + 24 * perm[(i + 1) % LN]);
+	}
+	iv->arg[0] = 24 * (rng(s) % LN);
+	iv->arg[1] = rng(s) % 9;
+}
+
+enum lcmp { L_NE0, L_LT, L_GT, L_LE, L_GE, L_LT_K };
+
+/* Walk while the condition holds (at most 8 steps); the node reached. */
+static const uint8_t *walk_while(struct inv *iv, enum lcmp k)
+{
+	const uint8_t *p = iv->mem + iv->arg[0];
+	uint64_t lim = iv->arg[1];
+	for (unsigned i = 0; i < 8; i++) {
+		uint64_t tag = be_get(p + 8, 4);
+		bool hold = k == L_NE0  ? be_get(p, 8) != 0
+		            : k == L_LT ? tag < lim
+		            : k == L_GT ? tag > lim
+		            : k == L_LE ? tag <= lim
+		            : k == L_GE ? tag >= lim
+		                        : tag < 5;
+		if (!hold)
+			break;
+		p = iv->mem + (be_get(p + 16, 8) - iv->base);
+	}
+	return p;
+}
+
+/* the response: the node's key and tag (the WRITE starts at the node) */
+#define WALK_REF(NAME, K)                                                                          \
+	static void ref_##NAME(struct inv *iv)                                                     \
+	{                                                                                          \
+		memcpy(iv->want, walk_while(iv, (K)), 16);                                         \
+		iv->want_len = 16;                                                                 \
+		iv->want_site = 1;                                                                 \
+	}
+WALK_REF(ne0, L_NE0)
+WALK_REF(lt, L_LT)
+WALK_REF(gt, L_GT)
+WALK_REF(le, L_LE)
+WALK_REF(ge, L_GE)
+WALK_REF(ltk, L_LT_K)
+
+#define WALK_CASE(NAME, COND, REF)                                                                 \
+	{                                                                                          \
+		.name = "loop while " COND,                                                        \
+		.src = LOOP_SRC "offload f(h: *n in m, lim: be32) -> be32 {\n"                     \
+		                "\tlet p = h;\n\twhile (" COND ") bound 8 { p = p.next; }\n"       \
+		                "\tif (p.pad == 0) { return p.tag; }\n}\n",                        \
+		.args = {"h", "lim"}, .msize = 24 * LN, .gen = gen_list, .ref = REF                \
+	}
+
 /* ---- R12: responses of more than 512 bytes, up to 4096 --------------------- */
 
 /* Two elements of H + D bytes; the entry returns field d of one: the
@@ -500,6 +576,12 @@ BIG_CASE(big600, 10, 600)
 BIG_CASE(big4096, 96, 4000)
 
 static const struct kcase cases[] = {
+    WALK_CASE(ne0, "p.key != 0", ref_ne0),
+    WALK_CASE(lt, "p.tag < lim", ref_lt),
+    WALK_CASE(gt, "p.tag > lim", ref_gt),
+    WALK_CASE(le, "p.tag <= lim", ref_le),
+    WALK_CASE(ge, "p.tag >= lim", ref_ge),
+    WALK_CASE(ltk, "p.tag < 5", ref_ltk),
     {.name = "20 stores of a parameter through one pointer",
      .src = "struct s { f: be64[20]; }\nregion m: s[4] writable;\n"
             "offload f(p: *s in m, x: be64) {\n"
