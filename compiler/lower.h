@@ -383,6 +383,10 @@ bool lower_alloc(struct lower_ctx *c, const struct ast_expr *e, struct lval *out
 /* v & m as a big-endian 8-byte scratch value (one 16-byte masked CAS). */
 bool lower_mask_value(struct lower_ctx *c, const struct lval *v, uint64_t m, struct lval *out);
 
+/* lower_arith.c: run-time `+ - & | ^` of integers of up to 8 bytes into a
+ * scratch cell (16-byte masked atomics) */
+bool lower_arith(struct lower_ctx *c, const struct ast_expr *e, struct lval *out);
+
 /* lower_effects.c */
 bool lower_target_addr(struct lower_ctx *c, const struct ast_expr *t, int node, uint8_t op);
 bool lower_return(struct lower_ctx *c, const struct ast_stmt *s);

@@ -333,9 +333,12 @@ bool lower_value(struct lower_ctx *c, const struct ast_expr *e, struct lval *out
 			out->region = region_index(e->type->region);
 		return true;
 	}
+	if (e->kind == AST_EXPR_BINARY)
+		return lower_arith(c, e, out);
 	lower_error(c, e->loc,
 	            "this expression has no WQE lowering yet (only parameters, "
-	            "constants and memory reads are values on the NIC)");
+	            "constants, memory reads, run-time `+ - & | ^` and atomics' old values "
+	            "are values on the NIC)");
 	return false;
 }
 

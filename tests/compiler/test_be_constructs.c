@@ -555,6 +555,54 @@ WALK_REF(ltk, L_LT_K)
 		.args = {"h", "lim"}, .msize = 24 * LN, .gen = gen_list, .ref = REF                \
 	}
 
+/* ---- R8: run-time + - & | ^ ---------------------------------------------------- */
+
+/* 4 cells: a, b, c: be64; u, v: le32; pad (32 bytes) */
+#define AR_SRC                                                                                     \
+	"struct s { a: be64; b: be64; c: be64; u: le32; v: le32; }\n"                              \
+	"region m: s[4] writable;\n"
+
+static void gen_ar(uint64_t *s, struct inv *iv)
+{
+	for (unsigned i = 0; i < 128; i++)
+		iv->mem[i] = (uint8_t)rng(s);
+	iv->arg[0] = 32 * (rng(s) % 4);
+	iv->arg[1] = rng(s) % 3 ? rng(s) : be_get(iv->mem + iv->arg[0], 8);
+	iv->arg[2] = rng(s) & 0xffffffffu;
+}
+
+#define AR_A(iv)    be_get((iv)->mem + (iv)->arg[0], 8)
+#define AR_B(iv)    be_get((iv)->mem + (iv)->arg[0] + 8, 8)
+#define AR_U(iv)    le_get((iv)->mem + (iv)->arg[0] + 24, 4)
+#define AR_C(iv, v) be_put((iv)->mem + (iv)->arg[0] + 16, 8, (v))
+#define AR_V(iv, v) le_put((iv)->mem + (iv)->arg[0] + 28, 4, (v))
+
+#define AR_REF(NAME, STMT)                                                                         \
+	static void ref_##NAME(struct inv *iv)                                                     \
+	{                                                                                          \
+		uint64_t x = iv->arg[1], y = iv->arg[2];                                           \
+		(void)x;                                                                           \
+		(void)y;                                                                           \
+		STMT;                                                                              \
+	}
+AR_REF(add, AR_C(iv, AR_A(iv) + x))
+AR_REF(sub, AR_C(iv, AR_A(iv) - x))
+AR_REF(and, AR_C(iv, AR_A(iv) & x))
+AR_REF(or, AR_C(iv, AR_A(iv) | x))
+AR_REF(xor, AR_C(iv, AR_A(iv) ^ x))
+AR_REF(subk, AR_C(iv, AR_A(iv) - 3))
+AR_REF(andk, AR_C(iv, x & 0xff00ff))
+AR_REF(nested, AR_C(iv, (AR_A(iv) + x) ^ AR_B(iv)))
+AR_REF(le32, AR_V(iv, (uint32_t)(AR_U(iv) - y)))
+AR_REF(cond, if (AR_A(iv) - x == 0) AR_C(iv, 1))
+
+#define AR_CASE(NAME, BODY)                                                                        \
+	{                                                                                          \
+		.name = "run-time arithmetic: " BODY,                                              \
+		.src = AR_SRC "offload f(p: *s in m, x: be64, y: le32) { " BODY " }\n",            \
+		.args = {"p", "x", "y"}, .msize = 128, .gen = gen_ar, .ref = ref_##NAME            \
+	}
+
 /* ---- R12: responses of more than 512 bytes, up to 4096 --------------------- */
 
 /* Two elements of H + D bytes; the entry returns field d of one: the
@@ -576,6 +624,16 @@ BIG_CASE(big600, 10, 600)
 BIG_CASE(big4096, 96, 4000)
 
 static const struct kcase cases[] = {
+    AR_CASE(add, "p.c = p.a + x;"),
+    AR_CASE(sub, "p.c = p.a - x;"),
+    AR_CASE(and, "p.c = p.a & x;"),
+    AR_CASE(or, "p.c = p.a | x;"),
+    AR_CASE(xor, "p.c = p.a ^ x;"),
+    AR_CASE(subk, "p.c = p.a - 3;"),
+    AR_CASE(andk, "p.c = x & 0xff00ff;"),
+    AR_CASE(nested, "p.c = (p.a + x) ^ p.b;"),
+    AR_CASE(le32, "p.v = p.u - y;"),
+    AR_CASE(cond, "if (p.a - x == 0) { p.c = 1; }"),
     WALK_CASE(ne0, "p.key != 0", ref_ne0),
     WALK_CASE(lt, "p.tag < lim", ref_lt),
     WALK_CASE(gt, "p.tag > lim", ref_gt),
