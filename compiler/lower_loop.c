@@ -237,7 +237,8 @@ static bool exit_point(struct lower_ctx *c, const struct ast_expr *lhs, const st
 }
 
 /*
- * `while (a < b)` (or `>`, `<=`, `>=`): each iteration computes the carry
+ * `while (a < b)` (or `>`, `<=`, `>=`; `a == b` is `a >= b && b >= a`, two
+ * of these exits): each iteration computes the carry
  * term of the comparison in a fresh scratch pair (lower_order.c: a masked
  * CAS for the complement, a masked FETCH_ADD), a READ copies its carry byte
  * (0x00: X' > Y', 0xff: not) into the exit's reserved bytes, and the exit
@@ -245,14 +246,12 @@ static bool exit_point(struct lower_ctx *c, const struct ast_expr *lhs, const st
  *
  *   w0: CAS16 S := ~Y' ─► FA16 S += X' ─► READ S[1] ─► C_i.rsvd ─► CAS16 C_i ─► C_i: SEND_EN
  */
-static bool exit_order(struct lower_ctx *c, const struct ast_expr *cond, struct src_loc loc)
+static bool exit_order(struct lower_ctx *c, struct lcond cd, struct src_loc loc)
 {
 	struct ir_prog *p = c->p;
 	struct lloop *l = c->loop;
-	struct lcond cd;
 	struct lval vals[2];
-	if (!lower_cond_operands(c, cond, &cd) || !lower_value(c, cd.lhs, &vals[0]) ||
-	    !lower_value(c, cd.rhs, &vals[1]))
+	if (!lower_value(c, cd.lhs, &vals[0]) || !lower_value(c, cd.rhs, &vals[1]))
 		return false;
 	if (vals[0].kind == LV_CONST)
 		vals[0].width = cd.width;
@@ -334,12 +333,16 @@ static bool finish_exit(struct lower_ctx *c, int cid, int gid, struct src_loc lo
 	return ir_add_exit(p, gid, cid, l->id, (int)l->iter) >= 0 && !p->oom;
 }
 
-/* Conditions an unrolled loop's exit test lowers. */
+/* Conditions an unrolled loop's exit tests lower: a comparison, or `&&`
+ * of them (one exit per way the condition fails). */
 static bool loop_cond_lowered(const struct ast_expr *e)
 {
 	if (e->kind != AST_EXPR_BINARY)
 		return false;
 	switch (e->u.binary.op) {
+	case AST_BINOP_LAND:
+		return loop_cond_lowered(e->u.binary.lhs) && loop_cond_lowered(e->u.binary.rhs);
+	case AST_BINOP_EQ:
 	case AST_BINOP_NE:
 	case AST_BINOP_LT:
 	case AST_BINOP_GT:
@@ -349,6 +352,27 @@ static bool loop_cond_lowered(const struct ast_expr *e)
 	default:
 		return false;
 	}
+}
+
+/* The exits of loop condition e at the top of an iteration: leave when
+ * any conjunct fails. */
+static bool loop_exits(struct lower_ctx *c, const struct ast_expr *e)
+{
+	if (e->u.binary.op == AST_BINOP_LAND)
+		return loop_exits(c, e->u.binary.lhs) && loop_exits(c, e->u.binary.rhs);
+	if (e->u.binary.op == AST_BINOP_NE)
+		return exit_point(c, e->u.binary.lhs, e->u.binary.rhs, e->loc, NULL);
+	struct lcond cd;
+	if (!lower_cond_operands(c, e, &cd))
+		return false;
+	if (cd.kind != LC_EQ)
+		return exit_order(c, cd, e->loc);
+	/* a == b: a >= b and b >= a */
+	struct lcond ge = cd, le = cd;
+	ge.kind = le.kind = LC_GE;
+	le.lhs = cd.rhs;
+	le.rhs = cd.lhs;
+	return exit_order(c, ge, e->loc) && exit_order(c, le, e->loc);
 }
 
 bool lower_leave_loop(struct lower_ctx *c, struct src_loc loc, const char *what)
@@ -533,10 +557,11 @@ bool lower_while(struct lower_ctx *c, const struct ast_stmt *s)
 		}
 	} else if (!loop_cond_lowered(cond)) {
 		lower_error(c, cond->loc,
-		            "a loop condition is one comparison, `a != b` or an order comparison "
-		            "(`<`, `>`, `<=`, `>=`), or `true` (the exit test is one masked CAS: "
-		            "for `==`, `&&`, `||` or `!`, write `while (true)` with `if (..) { "
-		            "break; }` under an `==` test, or invert the comparison)");
+		            "a loop condition is a comparison, an `&&` of comparisons, or `true` "
+		            "(each way it fails is one exit test); write `!` through the "
+		            "complement (`!(a < b)` is `a >= b`); a loop that runs while either "
+		            "of two conditions holds is not lowered (it would exit only when "
+		            "both fail, which no single exit test sees)");
 		return false;
 	} else if (skip && cond->u.binary.op != AST_BINOP_NE) {
 		lower_error(c, cond->loc,
@@ -570,10 +595,8 @@ bool lower_while(struct lower_ctx *c, const struct ast_stmt *s)
 	bool ok = true;
 	for (unsigned i = 0; i < n && ok; i++) {
 		l.iter = i;
-		if (cond_exit && cond->u.binary.op == AST_BINOP_NE)
-			ok = exit_point(c, cond->u.binary.lhs, cond->u.binary.rhs, cond->loc, NULL);
-		else if (cond_exit)
-			ok = exit_order(c, cond, cond->loc);
+		if (cond_exit)
+			ok = loop_exits(c, cond);
 		if (ok)
 			ok = lower_block(c, s->u.while_.body);
 	}

@@ -509,7 +509,7 @@ static void gen_list(uint64_t *s, struct inv *iv)
 	iv->arg[1] = rng(s) % 9;
 }
 
-enum lcmp { L_NE0, L_LT, L_GT, L_LE, L_GE, L_LT_K };
+enum lcmp { L_NE0, L_LT, L_GT, L_LE, L_GE, L_LT_K, L_EQ, L_AND };
 
 /* Walk while the condition holds (at most 8 steps); the node reached. */
 static const uint8_t *walk_while(struct inv *iv, enum lcmp k)
@@ -518,12 +518,14 @@ static const uint8_t *walk_while(struct inv *iv, enum lcmp k)
 	uint64_t lim = iv->arg[1];
 	for (unsigned i = 0; i < 8; i++) {
 		uint64_t tag = be_get(p + 8, 4);
-		bool hold = k == L_NE0  ? be_get(p, 8) != 0
-		            : k == L_LT ? tag < lim
-		            : k == L_GT ? tag > lim
-		            : k == L_LE ? tag <= lim
-		            : k == L_GE ? tag >= lim
-		                        : tag < 5;
+		bool hold = k == L_NE0    ? be_get(p, 8) != 0
+		            : k == L_LT   ? tag < lim
+		            : k == L_GT   ? tag > lim
+		            : k == L_LE   ? tag <= lim
+		            : k == L_GE   ? tag >= lim
+		            : k == L_LT_K ? tag < 5
+		            : k == L_EQ   ? tag == lim
+		                          : be_get(p, 8) != 0 && tag <= lim;
 		if (!hold)
 			break;
 		p = iv->mem + (be_get(p + 16, 8) - iv->base);
@@ -545,6 +547,8 @@ WALK_REF(gt, L_GT)
 WALK_REF(le, L_LE)
 WALK_REF(ge, L_GE)
 WALK_REF(ltk, L_LT_K)
+WALK_REF(eq, L_EQ)
+WALK_REF(landw, L_AND)
 
 #define WALK_CASE(NAME, COND, REF)                                                                 \
 	{                                                                                          \
@@ -640,6 +644,8 @@ static const struct kcase cases[] = {
     WALK_CASE(le, "p.tag <= lim", ref_le),
     WALK_CASE(ge, "p.tag >= lim", ref_ge),
     WALK_CASE(ltk, "p.tag < 5", ref_ltk),
+    WALK_CASE(eq, "p.tag == lim", ref_eq),
+    WALK_CASE(landw, "p.key != 0 && p.tag <= lim", ref_landw),
     {.name = "20 stores of a parameter through one pointer",
      .src = "struct s { f: be64[20]; }\nregion m: s[4] writable;\n"
             "offload f(p: *s in m, x: be64) {\n"
@@ -886,6 +892,49 @@ static void test_response_too_large(void **state)
 	            "                                                 ^~~\n");
 }
 
+static void test_loop_or_rejected(void **state)
+{
+	(void)state;
+	expect_diag(
+	    "struct n { key: be64; tag: be32; pad: be32; next: *n in m; }\n"
+	    "region m: n[16] writable;\n"
+	    "offload f(h: *n in m, k: be64) { let p = h; while (p.key == k || p.tag == 0) "
+	    "bound 8 { p = p.next; } }\n",
+	    "t.prism:3:52: error: a loop condition is a comparison, an `&&` of comparisons, "
+	    "or `true` (each way it fails is one exit test); write `!` through the "
+	    "complement (`!(a < b)` is `a >= b`); a loop that runs while either of two "
+	    "conditions holds is not lowered (it would exit only when both fail, which no "
+	    "single exit test sees)\n"
+	    "    offload f(h: *n in m, k: be64) { let p = h; while (p.key == k || p.tag == 0) "
+	    "bound 8 { p = p.next; } }\n"
+	    "                                                       ^~~~~~~~~~~~~~~~~~~~~~~~\n");
+}
+
+static void test_fetch_add_value_needs_let(void **state)
+{
+	(void)state;
+	expect_diag("struct n { key: le64; }\nregion m: n[16] writable;\n"
+	            "offload g(h: *n in m, k: le64) { h.key = fetch_add(h.key, 1) + k; }\n",
+	            "t.prism:3:42: error: fetch_add's old value is used through a temporary: write "
+	            "`let old = fetch_add(..);` and use `old`\n"
+	            "    offload g(h: *n in m, k: le64) { h.key = fetch_add(h.key, 1) + k; }\n"
+	            "                                             ^~~~~~~~~~~~~~~~~~~\n");
+}
+
+static void test_wide_equality_rejected(void **state)
+{
+	(void)state;
+	expect_diag(
+	    "struct k { a: be64; b: be64; c: be64; }\nstruct s { key: k; c: be64; }\n"
+	    "region m: s[16] writable;\n"
+	    "offload f(p: *s in m, x: k) { if (p.key == x) { p.c = 1; } }\n",
+	    "t.prism:4:35: error: `==` compares aggregates of at most 16 bytes (each 8-byte "
+	    "part is two carry tests, and one guard takes five), not 24; compare at most "
+	    "16 bytes of them (the fields that tell them apart)\n"
+	    "    offload f(p: *s in m, x: k) { if (p.key == x) { p.c = 1; } }\n"
+	    "                                      ^~~~~~~~~~\n");
+}
+
 static void test_on_sim(void **state)
 {
 	const struct kcase *k = *state;
@@ -897,6 +946,9 @@ int main(void)
 {
 	static const struct CMUnitTest fixed[] = {
 	    cmocka_unit_test(test_response_too_large),
+	    cmocka_unit_test(test_loop_or_rejected),
+	    cmocka_unit_test(test_fetch_add_value_needs_let),
+	    cmocka_unit_test(test_wide_equality_rejected),
 	};
 	enum { N = sizeof(cases) / sizeof(cases[0]), F = sizeof(fixed) / sizeof(fixed[0]) };
 	struct CMUnitTest tests[N + F];
