@@ -373,7 +373,7 @@ static bool add_pick(struct lower_ctx *c, struct lread *r, const struct lpick *p
 bool lower_param_in_scratch(struct lower_ctx *c, const struct lval *v, struct lval *out)
 {
 	struct ir_prog *p = c->p;
-	if (p->n_recv + 1 > IR_MAX_SGE - c->recv_reserve) {
+	if (p->n_recv + 1 > IR_MAX_SGE) {
 		lower_error(c, SRC_LOC_NONE,
 		            "client arguments are needed in too many WQE fields (a RECV "
 		            "scatters into at most %u places)",

@@ -442,6 +442,26 @@ static void ref_many(struct inv *iv)
 		be_put(iv->mem + iv->arg[0] + 8 * f, 8, iv->arg[1]);
 }
 
+/* 4 parameters, each stored 4 times through two client pointers */
+static void gen_four(uint64_t *s, struct inv *iv)
+{
+	for (unsigned i = 0; i < 4 * 64; i++)
+		iv->mem[i] = (uint8_t)rng(s);
+	iv->arg[0] = 64 * (rng(s) % 4);
+	iv->arg[1] = 64 * (rng(s) % 4);
+	for (unsigned i = 2; i < 6; i++)
+		iv->arg[i] = rng(s);
+}
+
+static void ref_four(struct inv *iv)
+{
+	for (unsigned half = 0; half < 2; half++)
+		for (unsigned ptr = 0; ptr < 2; ptr++)
+			for (unsigned k = 0; k < 4; k++)
+				be_put(iv->mem + iv->arg[ptr] + 8 * (4 * half + k), 8,
+				       iv->arg[2 + k]);
+}
+
 /* 48 nodes (key, next, val) in a random ring; the walk's key is often one
  * 17..47 steps away */
 #define WALK_NODES 48u
@@ -657,6 +677,17 @@ static const struct kcase cases[] = {
      .msize = 640,
      .gen = gen_many,
      .ref = ref_many},
+    {.name = "four parameters stored four times each through two pointers",
+     .src = "struct s { f: be64[8]; }\nregion m: s[4] writable;\n"
+            "offload f(p: *s in m, q: *s in m, x: be64, y: be64, z: be64, w: be64) {\n"
+            "\tp.f[0] = x; p.f[1] = y; p.f[2] = z; p.f[3] = w;\n"
+            "\tq.f[0] = x; q.f[1] = y; q.f[2] = z; q.f[3] = w;\n"
+            "\tp.f[4] = x; p.f[5] = y; p.f[6] = z; p.f[7] = w;\n"
+            "\tq.f[4] = x; q.f[5] = y; q.f[6] = z; q.f[7] = w;\n}\n",
+     .args = {"p", "q", "x", "y", "z", "w"},
+     .msize = 256,
+     .gen = gen_four,
+     .ref = ref_four},
     {.name = "unrolled walk of 40 with a client key",
      .src = "struct node { key: be64; next: *node in m; val: be64; }\n"
             "region m: node[48] readonly;\n"
