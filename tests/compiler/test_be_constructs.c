@@ -198,6 +198,42 @@ static void ref_copy_through(struct inv *iv)
 	memcpy(via(iv, iv->mem + iv->arg[0] + 16) + 24, v, 8);
 }
 
+static void gen_cells_small(uint64_t *s, struct inv *iv)
+{
+	gen_cells(s, iv);
+	for (unsigned i = 0; i < CELLS; i++) /* w, v, e often equal to the arguments */
+		if (rng(s) % 2) {
+			le_put(iv->mem + i * CELL + 8, 8, 1);
+			be_put(iv->mem + i * CELL, 8, 1);
+		}
+	iv->arg[1] = 1 + rng(s) % 2;
+	iv->arg[2] = rng(s) % 4;
+}
+
+static void ref_cas_through(struct inv *iv)
+{
+	uint8_t *w = via(iv, iv->mem + iv->arg[0] + 16) + 8;
+	if (le_get(w, 8) == iv->arg[1])
+		le_put(w, 8, iv->arg[2]);
+}
+
+static void ref_cas_gt_through(struct inv *iv)
+{
+	uint8_t *v = via(iv, iv->mem + iv->arg[0] + 16);
+	if (iv->arg[1] > be_get(v, 8))
+		be_put(v, 8, iv->arg[1]);
+}
+
+static void ref_mixed(struct inv *iv)
+{
+	uint8_t *c = iv->mem + iv->arg[0];
+	uint64_t x = iv->arg[1], v = be_get(c, 8), e = be_get(c + 24, 8);
+	if (!(v == x) && e != x)
+		be_put(c + 24, 8, e ^ x);
+	else
+		be_put(c, 8, v - e);
+}
+
 /* ---- R1, R10: `!=` and cas under `&&` / `||` ---------------------------------- */
 
 /* 4 rows of a, b: be64 (small values), c: be64 out, v: le64 (cas place) */
@@ -833,6 +869,26 @@ static const struct kcase cases[] = {
      .msize = 128,
      .gen = gen_rows,
      .ref = ref_ne_or_cas},
+    {.name = "cas through a loaded pointer",
+     .src = CELL_SRC "offload f(p: *cell in m, x: le64, y: le64) { cas(p.l.w, x, y); }\n",
+     .args = {"p", "x", "y"},
+     .msize = CELL * CELLS,
+     .gen = gen_cells_small,
+     .ref = ref_cas_through},
+    {.name = "cas_gt through a loaded pointer",
+     .src = CELL_SRC "offload f(p: *cell in m, x: be64) { cas_gt(p.l.v, x); }\n",
+     .args = {"p", "x"},
+     .msize = CELL * CELLS,
+     .gen = gen_cells_small,
+     .ref = ref_cas_gt_through},
+    {.name = "arithmetic in both arms of a negated condition",
+     .src = CELL_SRC
+     "offload f(p: *cell in m, x: be64) {\n"
+     "\tif (!(p.v == x) && p.e != x) { p.e = p.e ^ x; } else { p.v = p.v - p.e; }\n}\n",
+     .args = {"p", "x"},
+     .msize = CELL * CELLS,
+     .gen = gen_cells_small,
+     .ref = ref_mixed},
     {.name = "store a field read in the statement",
      .src = CELL_SRC "offload f(p: *cell in m, r: *cell in m) { p.e = r.e; }\n",
      .args = {"p", "r"},
