@@ -334,14 +334,21 @@ static bool finish_exit(struct lower_ctx *c, int cid, int gid, struct src_loc lo
 }
 
 /* Conditions an unrolled loop's exit tests lower: a comparison, or `&&`
- * of them (one exit per way the condition fails). */
-static bool loop_cond_lowered(const struct ast_expr *e)
+ * of them (one exit per way the condition fails), `!` pushed inward
+ * (`!(a < b)` is `a >= b`, `!(A || B)` is `!A && !B`). */
+static bool loop_cond_lowered(const struct ast_expr *e, bool neg)
 {
+	if (e->kind == AST_EXPR_UNARY && e->u.unary.op == AST_UNOP_NOT)
+		return loop_cond_lowered(e->u.unary.operand, !neg);
 	if (e->kind != AST_EXPR_BINARY)
 		return false;
 	switch (e->u.binary.op) {
 	case AST_BINOP_LAND:
-		return loop_cond_lowered(e->u.binary.lhs) && loop_cond_lowered(e->u.binary.rhs);
+	case AST_BINOP_LOR:
+		/* a conjunction once De Morgan's laws moved `!` inward */
+		return (e->u.binary.op == AST_BINOP_LAND) != neg &&
+		       loop_cond_lowered(e->u.binary.lhs, neg) &&
+		       loop_cond_lowered(e->u.binary.rhs, neg);
 	case AST_BINOP_EQ:
 	case AST_BINOP_NE:
 	case AST_BINOP_LT:
@@ -354,17 +361,31 @@ static bool loop_cond_lowered(const struct ast_expr *e)
 	}
 }
 
-/* The exits of loop condition e at the top of an iteration: leave when
- * any conjunct fails. */
-static bool loop_exits(struct lower_ctx *c, const struct ast_expr *e)
+/* The exits of loop condition e (neg: of !e) at the top of an iteration:
+ * leave when any conjunct fails. */
+static bool loop_exits(struct lower_ctx *c, const struct ast_expr *e, bool neg)
 {
-	if (e->u.binary.op == AST_BINOP_LAND)
-		return loop_exits(c, e->u.binary.lhs) && loop_exits(c, e->u.binary.rhs);
-	if (e->u.binary.op == AST_BINOP_NE)
-		return exit_point(c, e->u.binary.lhs, e->u.binary.rhs, e->loc, NULL);
+	if (e->kind == AST_EXPR_UNARY)
+		return loop_exits(c, e->u.unary.operand, !neg);
+	enum ast_binop op = e->u.binary.op;
+	if (op == AST_BINOP_LAND || op == AST_BINOP_LOR)
+		return loop_exits(c, e->u.binary.lhs, neg) && loop_exits(c, e->u.binary.rhs, neg);
 	struct lcond cd;
 	if (!lower_cond_operands(c, e, &cd))
 		return false;
+	if (neg) {
+		/* the complement: == <-> !=, a > b <-> b >= a */
+		if (cd.kind == LC_EQ || cd.kind == LC_NE) {
+			cd.kind = cd.kind == LC_EQ ? LC_NE : LC_EQ;
+		} else {
+			const struct ast_expr *t = cd.lhs;
+			cd.kind = cd.kind == LC_GT ? LC_GE : LC_GT;
+			cd.lhs = cd.rhs;
+			cd.rhs = t;
+		}
+	}
+	if (cd.kind == LC_NE)
+		return exit_point(c, cd.lhs, cd.rhs, e->loc, NULL);
 	if (cd.kind != LC_EQ)
 		return exit_order(c, cd, e->loc);
 	/* a == b: a >= b and b >= a */
@@ -555,15 +576,15 @@ bool lower_while(struct lower_ctx *c, const struct ast_stmt *s)
 			            "skips the loop)");
 			return false;
 		}
-	} else if (!loop_cond_lowered(cond)) {
+	} else if (!loop_cond_lowered(cond, false)) {
 		lower_error(c, cond->loc,
-		            "a loop condition is a comparison, an `&&` of comparisons, or `true` "
-		            "(each way it fails is one exit test); write `!` through the "
-		            "complement (`!(a < b)` is `a >= b`); a loop that runs while either "
-		            "of two conditions holds is not lowered (it would exit only when "
-		            "both fail, which no single exit test sees)");
+		            "a loop condition is a comparison, an `&&` of comparisons (`!` pushed "
+		            "in: `!(a || b)` is `!a && !b`), or `true` (each way it fails is one "
+		            "exit test); a loop that runs while either of two conditions holds is "
+		            "not lowered (it would exit only when both fail, which no single exit "
+		            "test sees)");
 		return false;
-	} else if (skip && cond->u.binary.op != AST_BINOP_NE) {
+	} else if (skip && (cond->kind != AST_EXPR_BINARY || cond->u.binary.op != AST_BINOP_NE)) {
 		lower_error(c, cond->loc,
 		            "a loop inside an `if` needs its condition as `a != b` (its "
 		            "first exit, before the first iteration, is where the `if` "
@@ -596,7 +617,7 @@ bool lower_while(struct lower_ctx *c, const struct ast_stmt *s)
 	for (unsigned i = 0; i < n && ok; i++) {
 		l.iter = i;
 		if (cond_exit)
-			ok = loop_exits(c, cond);
+			ok = loop_exits(c, cond, false);
 		if (ok)
 			ok = lower_block(c, s->u.while_.body);
 	}

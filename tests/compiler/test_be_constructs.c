@@ -565,7 +565,7 @@ static void gen_list(uint64_t *s, struct inv *iv)
 	iv->arg[1] = rng(s) % 9;
 }
 
-enum lcmp { L_NE0, L_LT, L_GT, L_LE, L_GE, L_LT_K, L_EQ, L_AND };
+enum lcmp { L_NE0, L_LT, L_GT, L_LE, L_GE, L_LT_K, L_EQ, L_AND, L_NOT_OR };
 
 /* Walk while the condition holds (at most 8 steps); the node reached. */
 static const uint8_t *walk_while(struct inv *iv, enum lcmp k)
@@ -581,7 +581,8 @@ static const uint8_t *walk_while(struct inv *iv, enum lcmp k)
 		            : k == L_GE   ? tag >= lim
 		            : k == L_LT_K ? tag < 5
 		            : k == L_EQ   ? tag == lim
-		                          : be_get(p, 8) != 0 && tag <= lim;
+		            : k == L_AND  ? be_get(p, 8) != 0 && tag <= lim
+		                          : !(be_get(p, 8) == 0 || tag > lim);
 		if (!hold)
 			break;
 		p = iv->mem + (be_get(p + 16, 8) - iv->base);
@@ -605,6 +606,7 @@ WALK_REF(ge, L_GE)
 WALK_REF(ltk, L_LT_K)
 WALK_REF(eq, L_EQ)
 WALK_REF(landw, L_AND)
+WALK_REF(notor, L_NOT_OR)
 
 #define WALK_CASE(NAME, COND, REF)                                                                 \
 	{                                                                                          \
@@ -702,6 +704,7 @@ static const struct kcase cases[] = {
     WALK_CASE(ltk, "p.tag < 5", ref_ltk),
     WALK_CASE(eq, "p.tag == lim", ref_eq),
     WALK_CASE(landw, "p.key != 0 && p.tag <= lim", ref_landw),
+    WALK_CASE(notor, "!(p.key == 0 || p.tag > lim)", ref_notor),
     {.name = "20 stores of a parameter through one pointer",
      .src = "struct s { f: be64[20]; }\nregion m: s[4] writable;\n"
             "offload f(p: *s in m, x: be64) {\n"
@@ -987,11 +990,10 @@ static void test_loop_or_rejected(void **state)
 	    "region m: n[16] writable;\n"
 	    "offload f(h: *n in m, k: be64) { let p = h; while (p.key == k || p.tag == 0) "
 	    "bound 8 { p = p.next; } }\n",
-	    "t.prism:3:52: error: a loop condition is a comparison, an `&&` of comparisons, "
-	    "or `true` (each way it fails is one exit test); write `!` through the "
-	    "complement (`!(a < b)` is `a >= b`); a loop that runs while either of two "
-	    "conditions holds is not lowered (it would exit only when both fail, which no "
-	    "single exit test sees)\n"
+	    "t.prism:3:52: error: a loop condition is a comparison, an `&&` of comparisons "
+	    "(`!` pushed in: `!(a || b)` is `!a && !b`), or `true` (each way it fails is "
+	    "one exit test); a loop that runs while either of two conditions holds is not "
+	    "lowered (it would exit only when both fail, which no single exit test sees)\n"
 	    "    offload f(h: *n in m, k: be64) { let p = h; while (p.key == k || p.tag == 0) "
 	    "bound 8 { p = p.next; } }\n"
 	    "                                                       ^~~~~~~~~~~~~~~~~~~~~~~~\n");
