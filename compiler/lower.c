@@ -51,6 +51,14 @@ void lower_guard_pop(struct lower_ctx *c, const struct lcond *cd)
 	c->n_guards--;
 }
 
+/*
+ * parallel { A } || { B }: lane k lowered into queue w<k> (lane 0 goes on in
+ * the main chain); responses made in a lane are anchored after the join:
+ *
+ *   ctl:  WAIT args ─► SEND_EN w0 ─► SEND_EN w1
+ *   w0:   A ... ─┐ join: WAIT w0 CQ, WAIT w1 CQ ─► SEND_EN conn
+ *   w1:   B ... ─┘
+ */
 static bool lower_parallel(struct lower_ctx *c, const struct ast_stmt *s)
 {
 	if (c->in_parallel || lower_cond_top(c)) {
@@ -243,6 +251,16 @@ static struct ast_stmt *synth_then(struct lower_ctx *c, const struct ast_stmt *b
 	return b;
 }
 
+/* No statement of `s` holds other statements. */
+static bool flat(const struct ast_stmt *s)
+{
+	for (; s; s = s->next)
+		if (s->kind == AST_STMT_IF || s->kind == AST_STMT_WHILE ||
+		    s->kind == AST_STMT_BLOCK || s->kind == AST_STMT_PARALLEL)
+			return false;
+	return true;
+}
+
 /* `s` may return and `rest` follows it: lower both, rest only where `s`
  * did not return. */
 static bool lower_then_rest(struct lower_ctx *c, const struct ast_stmt *s,
@@ -261,8 +279,10 @@ static bool lower_then_rest(struct lower_ctx *c, const struct ast_stmt *s,
 			return false;
 		const struct ast_stmt *els = s->u.if_.has_else ? s->u.if_.else_body : NULL;
 		n->u.if_.then_body = synth_then(c, s->u.if_.then_body, rest, s->loc);
-		/* `if (A) { return a; } if (B) { .. }` is `if (A) {..} else if (B) {..}` */
-		bool chain = !els && rest->kind == AST_STMT_IF && !rest->next;
+		/* `if (A) { return a; } if (B) { .. }` is `if (A) {..} else if (B) {..}`
+		 * (the cheap relaxed chain takes arms of plain statements) */
+		bool chain =
+		    !els && rest->kind == AST_STMT_IF && !rest->next && flat(s->u.if_.then_body);
 		n->u.if_.else_body =
 		    chain ? (struct ast_stmt *)rest : synth_then(c, els, rest, rest->loc);
 		n->u.if_.has_else = true;
@@ -282,6 +302,42 @@ static bool lower_then_rest(struct lower_ctx *c, const struct ast_stmt *s,
 	}
 }
 
+/* Number the returns of `s` in the order they are written (then before
+ * else, lanes in order), whatever order the lowering meets them in. */
+static bool number_returns(struct lower_ctx *c, const struct ast_stmt *s)
+{
+	for (; s; s = s->next) {
+		bool ok = true;
+		switch (s->kind) {
+		case AST_STMT_RETURN:
+			ok = lower_return_site(c, s->loc) != 0;
+			break;
+		case AST_STMT_IF:
+			ok = number_returns(c, s->u.if_.then_body) &&
+			     (!s->u.if_.has_else || number_returns(c, s->u.if_.else_body));
+			break;
+		case AST_STMT_BLOCK:
+			ok = number_returns(c, s->u.block.body);
+			break;
+		case AST_STMT_WHILE:
+			ok = number_returns(c, s->u.while_.body);
+			break;
+		case AST_STMT_PARALLEL:
+			for (const struct ast_lane *ln = s->u.parallel.lanes; ln && ok;
+			     ln = ln->next)
+				ok = number_returns(c, ln->body);
+			break;
+		default:
+			break;
+		}
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
+/* A statement list, in order, into the current lane (no WQE of its own;
+ * see above for statements after one that may return). */
 bool lower_block(struct lower_ctx *c, const struct ast_stmt *s)
 {
 	for (; s; s = s->next) {
@@ -403,8 +459,9 @@ static struct ir_prog *lower_attempt(struct diag_ctx *d, const struct ast_progra
 		                 : -1;
 	}
 	p->n_params = off->nparams;
-	bool ok = lower_block(&c, off->body) && lower_flush_phis(&c) && lower_final_response(&c) &&
-	          lower_finish_reads(&c) && lower_check_loop_escapes(&c) && layout_payload(&c);
+	bool ok = number_returns(&c, off->body) && lower_block(&c, off->body) &&
+	          lower_flush_phis(&c) && lower_final_response(&c) && lower_finish_reads(&c) &&
+	          lower_check_loop_escapes(&c) && layout_payload(&c);
 	for (unsigned i = 0; i < c.n_reads; i++)
 		free(c.reads[i].picks);
 	free(c.reads);

@@ -162,6 +162,11 @@ struct lphi {
 	int landed_target;
 	uint32_t landed_toff;
 	bool landed_reverse;
+	/* the READ that copied those bytes to scratch at landed_scratch before
+	 * the field was rewritten in place (a store's field offset), or -1:
+	 * later uses copy from scratch */
+	int landed_copy;
+	uint32_t landed_scratch;
 };
 
 /* The loop being unrolled. */
@@ -321,6 +326,9 @@ bool lower_deliver_for(struct lower_ctx *c, const struct lval *v, int target, ui
 /* READ of the bytes at `ptr` + [0, off+width): the lval of those bytes. */
 bool lower_mem_lval(struct lower_ctx *c, const struct lval *ptr, uint32_t off, uint32_t width,
                     struct lval *out);
+/* Node `reader` runs after every writer of `target` bytes [off, off+len)
+ * known so far (patches, and READ picks still to be scattered). */
+void lower_after_writers(struct lower_ctx *c, int target, uint32_t off, uint32_t len, int reader);
 /* The effect just lowered wrote its region (lower_target_addr noted it):
  * later reads of that region read again. */
 void lower_mem_written(struct lower_ctx *c);
@@ -388,6 +396,10 @@ bool lower_mask_value(struct lower_ctx *c, const struct lval *v, uint64_t m, str
 bool lower_arith(struct lower_ctx *c, const struct ast_expr *e, struct lval *out);
 
 /* lower_effects.c */
+/* The site number of the `return` written at `loc`: one per return in the
+ * source, however often the lowering emits it (0: out of memory).  lower.c
+ * numbers every return in source order before lowering. */
+uint32_t lower_return_site(struct lower_ctx *c, struct src_loc loc);
 bool lower_target_addr(struct lower_ctx *c, const struct ast_expr *t, int node, uint8_t op);
 bool lower_return(struct lower_ctx *c, const struct ast_stmt *s);
 bool lower_store(struct lower_ctx *c, const struct ast_stmt *s);

@@ -211,6 +211,16 @@ static bool const_arg(struct lower_ctx *c, const struct ast_expr *a, uint64_t *k
 	return true;
 }
 
+/*
+ * cas_gt(place, v [, masks]) / cas_lt: the enhanced CAS (PRISM 3.3) as a
+ * masked CAS guarded by the comparison of its own returned old value:
+ *
+ *   lane:  READ place ──old──► X.compare
+ *          carry term v > old (cas_lt: old > v) ─► exact guard on X
+ *          X = CAS place, compare old, swap v (masked: v's swap-mask bits)
+ *
+ * X swaps only if the place still holds the old value the term compared.
+ */
 bool lower_cas_order(struct lower_ctx *c, const struct ast_expr *e)
 {
 	struct ir_prog *p = c->p;
@@ -501,6 +511,10 @@ bool lower_alloc(struct lower_ctx *c, const struct ast_expr *e, struct lval *out
 	p->regions[list].access_used |= 4u | 1u; /* atomic, read */
 	uint32_t t = ir_scratch_alloc(p, 8, 8);
 	ir_sge_add(p, fa, ir_v(IR_V_SCRATCH_ADDR, 0, t), 8, ir_v(IR_V_SCRATCH_LKEY, 0, 0));
+	/* inside an `if`, only a taken branch pops: the FETCH_ADD is guarded
+	 * (before anything is placed after it) */
+	if (!lower_guard(c, fid))
+		return false;
 	/* the slot address: a pointer into the list region, held in scratch */
 	struct lval slot = {.kind = LV_SCRATCH,
 	                    .read = -1,
@@ -510,6 +524,10 @@ bool lower_alloc(struct lower_ctx *c, const struct ast_expr *e, struct lval *out
 	                    .region = list,
 	                    .field_writer = fid};
 	if (!lower_mem_lval(c, &slot, 0, 8, out))
+		return false;
+	/* ... and the READ of the slot (its address is what the FETCH_ADD
+	 * returned, nothing when it did not run) */
+	if (lower_cond_top(c) && out->kind == LV_MEM && !lower_guard(c, c->reads[out->read].node))
 		return false;
 	/* the slot holds a be64 pointer into the list's buffer region */
 	out->be = true;

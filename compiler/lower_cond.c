@@ -742,6 +742,17 @@ static bool lower_if_disj(struct lower_ctx *c, const struct ast_stmt *s)
 	return ok;
 }
 
+/*
+ * if (cond) { T } [else { E }]: every effect X of T is guarded by cond, every
+ * effect of E by its complement; no WQE of its own.  The form per condition:
+ *
+ *   a == b / a != b (relaxed, 1-3 bytes)   READ a ─► X.ctrl[4..6]; CAS X.ctrl (above)
+ *   a > b, a >= b (order, any profile)    carry term (lower_order.c) ─► exact guard on X
+ *   else if chains (relaxed ==)          + READ of earlier arms' status (lower_if_chain)
+ *   &&, nested if, ||                    lower_if_conj / lower_if_disj
+ *   !, || inside &&, any other else      lower_dnf.c (one exact guard per clause)
+ *   cas(...)                             the CAS, then `old == expect` as a term
+ */
 bool lower_if(struct lower_ctx *c, const struct ast_stmt *s)
 {
 	c->eq_guard.cond = NULL; /* a guard of an earlier `if` (or iteration) */

@@ -825,6 +825,14 @@ static bool lower_under(struct lower_ctx *c, struct ldnf *g, const struct ast_st
 
 static bool if_dnf(struct lower_ctx *c, const struct ast_stmt *s, struct chain_mark *mk);
 
+/*
+ * An `if` whose condition (conjoined with the enclosing ones) goes through
+ * disjunctive normal form.  Each effect X of an arm gets one exact guard per
+ * clause (lower_order.c), the carry terms computed once for both arms:
+ *
+ *   terms:  MCAS complement ─► MFA add ─► READ carry ─► ... (per comparison)
+ *   X:      NOP template ◄─ MCAS16 clause 1 ◄─ MCAS16 clause 2 ...
+ */
 bool lower_if_dnf(struct lower_ctx *c, const struct ast_stmt *s)
 {
 	return if_dnf(c, s, NULL);

@@ -58,9 +58,64 @@ static int response(struct lower_ctx *c, uint32_t imm)
 	return x->id;
 }
 
-/* The site number of the `return` written at `loc`: one per return in the
- * source, however often the lowering emits it (0: out of memory). */
-static uint32_t return_site(struct lower_ctx *c, struct src_loc loc)
+/*
+ * A field at `off` behind a pointer: the NIC cannot add an offset, so a
+ * 16-byte masked FETCH_ADD on the WQE's [raddr | rkey, reserved] adds it.
+ * 16-byte masked atomics are big-endian in memory, like the raddr field, and
+ * the add [off | 0] leaves the key word alone (no carry out of it); a carry
+ * out of the raddr leaves the 128-bit integer.  The NIC's key check still
+ * bounds the sum.  It runs after the pointer landed (fence) and before the
+ * WQE (which moves after it: the rewrite costs the barrier the pointer's
+ * delivery needs anyway).  The same add on a data segment's [byte_count |
+ * lkey, addr] with `off` << 32 adds to the byte count.
+ */
+static bool pointer_offset(struct lower_ctx *c, int node, uint32_t ra, uint64_t off, int writer)
+{
+	struct ir_prog *p = c->p;
+	if (ra % 16 != 0) {
+		lower_error(c, p->nodes[node].loc, "raddr field not 16-byte aligned");
+		return false;
+	}
+	struct ir_node *fa = ir_append(p, c->lane, PRISM_OP_ATOMIC_MASKED_FA, IR_ROLE_DATA);
+	if (!fa)
+		return false;
+	int fid = fa->id;
+	fa->what = "pointer + field offset";
+	fa->loc = p->nodes[node].loc;
+	fa->asize = 16;
+	fa->opmod = (uint8_t)PRISM_MASKED_OPMOD(4);
+	fa->raddr = ir_v(IR_V_NODE_ADDR, node, ra);
+	fa->rkey = ir_v(IR_V_QBUF_RKEY, p->nodes[node].queue, 0);
+	for (int i = 0; i < 8; i++)
+		fa->swap_bytes[i] = (uint8_t)(off >> (56 - 8 * i));
+	uint32_t result = ir_scratch_alloc(p, 16, 16);
+	ir_sge_add(p, fa, ir_v(IR_V_SCRATCH_ADDR, 0, result), 16, ir_v(IR_V_SCRATCH_LKEY, 0, 0));
+	struct ir_patch pt = {.kind = IR_PATCH_CAS,
+	                      .writer = fid,
+	                      .writer_sge = 0,
+	                      .target = node,
+	                      .off = ra,
+	                      .len = 16,
+	                      .control = false,
+	                      .taint = 0};
+	if (ir_add_patch(p, &pt) < 0)
+		return false;
+	if (writer >= 0)
+		ir_add_dep(p, writer, fid);
+	/* the WQE after its offset add */
+	struct ir_queue *q = &p->queues[c->lane];
+	if (p->nodes[node].queue == c->lane) {
+		for (unsigned i = (unsigned)p->nodes[node].pos; i + 1 < q->n; i++) {
+			q->nodes[i] = q->nodes[i + 1];
+			p->nodes[q->nodes[i]].pos = (int)i;
+		}
+		q->nodes[q->n - 1] = node;
+		p->nodes[node].pos = (int)q->n - 1;
+	}
+	return !p->oom;
+}
+
+uint32_t lower_return_site(struct lower_ctx *c, struct src_loc loc)
 {
 	for (unsigned i = 0; i < c->ret_sites; i++)
 		if (c->sites[i].line == loc.line && c->sites[i].col == loc.col)
@@ -93,6 +148,202 @@ static bool note_result(struct lower_ctx *c, int x, uint32_t off, uint32_t w)
 	return true;
 }
 
+/* The returned place `e`: the pointer it lies behind, its offset there and
+ * its width (a bounded read: its capacity). */
+static bool return_place(struct lower_ctx *c, const struct ast_expr *e, struct lval *ptr,
+                         uint32_t *off, uint32_t *w)
+{
+	if (e->place != AST_PLACE_MEMORY) {
+		lower_error(c, e->loc,
+		            "return a value in memory (a field or `*ptr`) or a temporary that "
+		            "holds an atomic's old value: the response WRITE gathers it from "
+		            "server memory or the connection's scratch");
+		return false;
+	}
+	if (!lower_place(c, e, ptr, off))
+		return false;
+	*w = e->type ? (uint32_t)e->type->size : 0;
+	if (e->kind == AST_EXPR_SLICE && e->u.slice.capacity)
+		*w = (uint32_t)e->u.slice.capacity;
+	if (ptr->region < 0) {
+		lower_error(c, e->loc, "returned value has no region");
+		return false;
+	}
+	if ((uint64_t)*off + *w > CHAINOBJ_MAX_MSG) {
+		/* the client's response slots (and an object's response) hold
+		 * CHAINOBJ_MAX_MSG bytes */
+		lower_error(c, e->loc,
+		            "a response holds at most %u bytes, and this one needs %u "
+		            "(the response WRITE starts at the pointer: the %u bytes before "
+		            "the value ride along); return a value that ends within the "
+		            "first %u bytes of what the pointer names",
+		            CHAINOBJ_MAX_MSG, *off + *w, *off, CHAINOBJ_MAX_MSG);
+		return false;
+	}
+	return true;
+}
+
+/* A response at `site` WRITEing `len` bytes from `ptr` (the value at `off`,
+ * `w` bytes of result): its node, or -1. */
+static int value_response(struct lower_ctx *c, const struct ast_stmt *s, const struct lval *ptr,
+                          uint32_t off, uint32_t len, uint32_t w, uint32_t site,
+                          struct ldeliv *dptr)
+{
+	struct ir_prog *p = c->p;
+	int x = response(c, site);
+	if (x < 0)
+		return -1;
+	p->nodes[x].loc = s->loc;
+	p->nodes[x].what = "return";
+	if (!ptr) {
+		/* `return;` moves no bytes: a zero-length WRITE_IMM touches no
+		 * memory and needs no key (as the end-of-invocation one) */
+		p->nodes[x].raddr = IR_CONST(0);
+		p->nodes[x].rkey = IR_CONST(0);
+		return x;
+	}
+	uint32_t sge0 = lower_field_off(PRISM_OP_RDMA_WRITE_IMM, PRISM_FIELD_SGE0_ADDR, 8);
+	ir_sge_add(p, &p->nodes[x], ir_v(IR_V_RUNTIME, 0, 0), len,
+	           ir_v(IR_V_REGION_LKEY, ptr->region, 0));
+	*dptr = lower_deliver(c, ptr, x, sge0, !ptr->be);
+	if (!lower_delivered(*dptr))
+		return -1;
+	p->regions[ptr->region].access_used |= 1u;
+	return note_result(c, x, off, w) ? x : -1;
+}
+
+/*
+ * return e[.. n] with n known only at run time: min(n, capacity) bytes.
+ * The response's byte count is n, read from memory into the WRITE, plus
+ * the field's offset when it has one; a WRITE guarded by the carry term
+ * n > capacity (alone: the response itself carries the enclosing guard)
+ * then overwrites the count with offset + capacity:
+ *
+ *   lane:  READ(n) ──scatter──► R.sge.byte_count   [MFA16 R.byte_count += off]
+ *          carry term n > cap ─► guard F
+ *          F = MCAS16 R.sge[count | lkey, addr]: count := off + cap
+ *   conn:  R = WRITE_IMM [ptr, off + min(n, cap))
+ */
+static bool bounded_return(struct lower_ctx *c, const struct ast_stmt *s, const struct ast_expr *e,
+                           const struct lval *ptr, uint32_t off, uint32_t cap, uint32_t site)
+{
+	struct ir_prog *p = c->p;
+	const struct ast_expr *ne = e->u.slice.len;
+	struct lval n, lo;
+	if (!lower_value(c, ne, &n))
+		return false;
+	lo = n;
+	if (n.width > 4) { /* the byte count takes the low 4 bytes (n <= cap then) */
+		if (n.kind == LV_MEM)
+			lo.off += n.width - 4;
+		else if (n.kind == LV_PARAM)
+			lo.poff += n.width - 4;
+		else {
+			lower_error(c, ne->loc,
+			            "the length of a bounded read must be read from "
+			            "memory or sent by the client");
+			return false;
+		}
+		lo.width = 4;
+	}
+	struct ldeliv dptr;
+	int x = value_response(c, s, ptr, off, 0, cap, site, &dptr);
+	if (x < 0)
+		return false;
+	uint32_t cnt = lower_field_off(PRISM_OP_RDMA_WRITE_IMM, PRISM_FIELD_SGE0_LEN, 8);
+	struct ldeliv dn = lower_deliver(c, &lo, x, cnt + 4 - lo.width, false);
+	if (!lower_delivered(dn))
+		return false;
+	int last = dn.writer;
+	if (off) {
+		/* the WRITE starts at the pointer: off more bytes (after the
+		 * pointer landed too: the add rewrites the whole segment) */
+		if (dptr.kind == LD_NODE && dn.kind == LD_NODE)
+			ir_add_dep(p, dptr.writer, dn.writer);
+		if (!pointer_offset(c, x, cnt, (uint64_t)off << 32, dn.writer))
+			return false;
+		struct ir_queue *q = &p->queues[c->lane];
+		last = q->nodes[q->n - 1]; /* the add */
+		if (dptr.kind == LD_NODE)
+			ir_add_dep(p, dptr.writer, last);
+	}
+	/* F: the count clamped to the capacity when n > cap.  A 16-byte masked
+	 * CAS (big-endian operands) on [byte_count | lkey, addr], compare mask
+	 * 0 (it always swaps), swap mask over the count: an atomic, so a fenced
+	 * enable waits for it like for the READs (nic model rule 3.2), and it
+	 * runs after every writer of those 16 bytes (it writes them all back) */
+	struct ir_node *f = ir_append(p, c->lane, PRISM_OP_ATOMIC_MASKED_CS, IR_ROLE_DATA);
+	if (!f)
+		return false;
+	int fid = f->id;
+	f->what = "bounded read: clamp the byte count";
+	f->loc = ne->loc;
+	f->asize = 16;
+	f->opmod = (uint8_t)PRISM_MASKED_OPMOD(4);
+	f->raddr = ir_v(IR_V_NODE_ADDR, x, cnt);
+	f->rkey = ir_v(IR_V_QBUF_RKEY, p->nodes[x].queue, 0);
+	for (int b = 0; b < 4; b++) {
+		f->swap_bytes[b] = (uint8_t)((off + cap) >> (24 - 8 * b));
+		f->swap_mask_bytes[b] = 0xff;
+	}
+	uint32_t junk = ir_scratch_alloc(p, 16, 16);
+	ir_sge_add(p, f, ir_v(IR_V_SCRATCH_ADDR, 0, junk), 16, ir_v(IR_V_SCRATCH_LKEY, 0, 0));
+	if (cnt % 16 != 0 || !lower_cas_patch(p, fid, x, cnt, 16, false, 0))
+		return false;
+	lower_after_writers(c, x, cnt, 16, fid);
+	if (last >= 0)
+		ir_add_dep(p, last, fid);
+	struct lval capv = {.kind = LV_CONST, .k = cap, .width = n.width, .be = true, .region = -1};
+	struct lval over[2] = {n, capv};
+	struct lorder ord;
+	memset(&ord, 0, sizeof(ord));
+	struct lcond co = {.lhs = ne,
+	                   .rhs = ne,
+	                   .kind = LC_GT,
+	                   .ord = &ord,
+	                   .vals = over,
+	                   .width = n.width,
+	                   .loc = ne->loc};
+	if (!lower_guard_push(c, &co, NULL, ne->loc))
+		return false;
+	bool ok = lower_guard(c, fid);
+	lower_guard_pop(c, &co);
+	/* the response under the enclosing condition, as any return */
+	if (!ok || !lower_guard(c, x))
+		return false;
+	lower_anchor(c, x);
+	return !p->oom;
+}
+
+/* `return t` of a temporary that holds an atomic's old value (in scratch):
+ * its value, else NULL. */
+static const struct lval *scratch_temp(const struct lower_ctx *c, const struct ast_expr *e)
+{
+	if (e->kind != AST_EXPR_NAME || e->u.name.sym != AST_SYM_LOCAL)
+		return NULL;
+	const struct ast_local *l = e->u.name.target.local;
+	if (l->index >= c->nlocals || !c->env_set[l->index] || c->env[l->index].kind != LV_SCRATCH)
+		return NULL;
+	return &c->env[l->index];
+}
+
+/* A response gathering a scratch value (after the atomic that wrote it). */
+static int scratch_response(struct lower_ctx *c, const struct ast_stmt *s, const struct lval *v,
+                            uint32_t site)
+{
+	struct ir_prog *p = c->p;
+	int x = response(c, site);
+	if (x < 0)
+		return -1;
+	p->nodes[x].loc = s->loc;
+	p->nodes[x].what = "return";
+	ir_sge_add(p, &p->nodes[x], ir_v(IR_V_SCRATCH_ADDR, 0, v->off), v->width,
+	           ir_v(IR_V_SCRATCH_LKEY, 0, 0));
+	if (v->field_writer >= 0)
+		ir_add_dep(p, v->field_writer, x);
+	return note_result(c, x, 0, v->width) ? x : -1;
+}
+
 /*
  * return e:
  *
@@ -104,102 +355,45 @@ static bool note_result(struct lower_ctx *c, int x, uint32_t off, uint32_t w)
  * The WRITE starts at the pointer (the NIC cannot add the field's offset
  * to a gathered address), so the `off` bytes before the value ride along;
  * its remote address is shifted so that the value of every return lands at
- * the same offset X (the largest `off`): the entry's result field.  Inside
- * a loop the return also leaves the loop (as `break` does).
+ * the same offset X (the largest `off`): the entry's result field.  A
+ * bounded read `e[.. n]` WRITEs n bytes (bounded_return when n is known only
+ * at run time).  Inside a loop the return also leaves the loop (as `break`
+ * does).
  */
-/* return t, t a temporary in scratch (an atomic's old value): the
- * response WRITE gathers it from there, after the atomic completed. */
-static bool return_scratch(struct lower_ctx *c, const struct ast_expr *e, int x)
-{
-	struct ir_prog *p = c->p;
-	const struct ast_local *l = e->u.name.target.local;
-	const struct lval *v =
-	    l->index < c->nlocals && c->env_set[l->index] ? &c->env[l->index] : NULL;
-	if (!v || v->kind != LV_SCRATCH) {
-		lower_error(c, e->loc,
-		            "return a value in memory (a field or `*ptr`) or a temporary that "
-		            "holds an atomic's old value (`let old = fetch_add(..)`): this "
-		            "temporary is neither");
-		return false;
-	}
-	ir_sge_add(p, &p->nodes[x], ir_v(IR_V_SCRATCH_ADDR, 0, v->off), v->width,
-	           ir_v(IR_V_SCRATCH_LKEY, 0, 0));
-	if (v->field_writer >= 0)
-		ir_add_dep(p, v->field_writer, x);
-	return note_result(c, x, 0, v->width);
-}
 
 bool lower_return(struct lower_ctx *c, const struct ast_stmt *s)
 {
 	struct ir_prog *p = c->p;
 	const struct ast_expr *e = s->u.return_.value;
-	uint32_t site = return_site(c, s->loc);
+	uint32_t site = lower_return_site(c, s->loc);
 	if (!site)
 		return false;
-	int x = response(c, site);
-	if (x < 0)
+	struct lval ptr;
+	uint32_t off = 0, w = 0;
+	const struct lval *tmp = e ? scratch_temp(c, e) : NULL;
+	if (e && !tmp && !return_place(c, e, &ptr, &off, &w))
 		return false;
-	p->nodes[x].loc = s->loc;
-	p->nodes[x].what = "return";
-	if (e && e->place == AST_PLACE_LOCAL && e->kind == AST_EXPR_NAME &&
-	    e->u.name.sym == AST_SYM_LOCAL) {
-		if (!return_scratch(c, e, x))
-			return false;
-	} else if (e) {
-		if (e->place != AST_PLACE_MEMORY) {
-			lower_error(
-			    c, e->loc,
-			    "return a value in memory (a field or `*ptr`) or a temporary that "
-			    "holds an atomic's old value: the response WRITE gathers it from "
-			    "server memory or the connection's scratch");
-			return false;
-		}
-		struct lval ptr;
-		uint32_t off;
-		if (!lower_place(c, e, &ptr, &off))
-			return false;
-		uint32_t w = e->type ? (uint32_t)e->type->size : 0;
-		if (e->kind == AST_EXPR_SLICE && e->u.slice.capacity)
-			w = (uint32_t)e->u.slice.capacity;
-		if (ptr.region < 0) {
-			lower_error(c, e->loc, "returned value has no region");
-			return false;
-		}
-		if ((uint64_t)off + w > CHAINOBJ_MAX_MSG) {
-			/* the client's response slots (and an object's response) hold
-			 * CHAINOBJ_MAX_MSG bytes */
-			lower_error(
-			    c, e->loc,
-			    "a response holds at most %u bytes, and this one needs %u "
-			    "(the response WRITE starts at the pointer: the %u bytes before "
-			    "the value ride along); return a value that ends within the "
-			    "first %u bytes of what the pointer names",
-			    CHAINOBJ_MAX_MSG, off + w, off, CHAINOBJ_MAX_MSG);
-			return false;
-		}
-		uint32_t sge0 = lower_field_off(PRISM_OP_RDMA_WRITE_IMM, PRISM_FIELD_SGE0_ADDR, 8);
-		ir_sge_add(p, &p->nodes[x], ir_v(IR_V_RUNTIME, 0, 0), off + w,
-		           ir_v(IR_V_REGION_LKEY, ptr.region, 0));
-		if (!lower_delivered(lower_deliver(c, &ptr, x, sge0, !ptr.be)))
-			return false;
-		p->regions[ptr.region].access_used |= 1u;
-		if (!note_result(c, x, off, w))
+	const struct ast_expr *len = e && e->kind == AST_EXPR_SLICE ? e->u.slice.len : NULL;
+	bool bounded = len && !len->is_const;
+	if (bounded) {
+		if (!bounded_return(c, s, e, &ptr, off, w, site))
 			return false;
 	} else {
-		/* `return;` moves no bytes: a zero-length WRITE_IMM touches no
-		 * memory and needs no key (as the end-of-invocation one) */
-		p->nodes[x].raddr = IR_CONST(0);
-		p->nodes[x].rkey = IR_CONST(0);
+		struct ldeliv dptr;
+		uint32_t n = len ? (uint32_t)len->value : w;
+		int x = tmp ? scratch_response(c, s, tmp, site)
+		            : value_response(c, s, e ? &ptr : NULL, off, off + n, w, site, &dptr);
+		/* the guard first: lane 0 enables the response after its anchor */
+		if (x < 0 || !lower_guard(c, x))
+			return false;
+		lower_anchor(c, x);
+		if (!c->loop && !lower_cond_top(c)) {
+			c->last_was_return = true;
+			p->nodes[x].signaled = true;
+		}
 	}
-	/* the guard first: lane 0 enables the response after its anchor */
-	if (!lower_guard(c, x))
-		return false;
-	lower_anchor(c, x);
 	if (c->loop)
 		return lower_leave_loop(c, s->loc, "return") && !p->oom;
-	c->last_was_return = lower_cond_top(c) == NULL;
-	if (c->last_was_return)
-		p->nodes[x].signaled = true;
 	return !p->oom;
 }
 
@@ -251,62 +445,6 @@ bool lower_final_response(struct lower_ctx *c)
 	return !p->oom;
 }
 
-/*
- * A field at `off` behind a pointer: the NIC cannot add an offset, so a
- * 16-byte masked FETCH_ADD on the WQE's [raddr | rkey, reserved] adds it.
- * 16-byte masked atomics are big-endian in memory, like the raddr field, and
- * the add [off | 0] leaves the key word alone (no carry out of it); a carry
- * out of the raddr leaves the 128-bit integer.  The NIC's key check still
- * bounds the sum.  It runs after the pointer landed (fence) and before the
- * WQE (which moves after it: the rewrite costs the barrier the pointer's
- * delivery needs anyway).
- */
-static bool pointer_offset(struct lower_ctx *c, int node, uint32_t ra, uint32_t off, int writer)
-{
-	struct ir_prog *p = c->p;
-	if (ra % 16 != 0) {
-		lower_error(c, p->nodes[node].loc, "raddr field not 16-byte aligned");
-		return false;
-	}
-	struct ir_node *fa = ir_append(p, c->lane, PRISM_OP_ATOMIC_MASKED_FA, IR_ROLE_DATA);
-	if (!fa)
-		return false;
-	int fid = fa->id;
-	fa->what = "pointer + field offset";
-	fa->loc = p->nodes[node].loc;
-	fa->asize = 16;
-	fa->opmod = (uint8_t)PRISM_MASKED_OPMOD(4);
-	fa->raddr = ir_v(IR_V_NODE_ADDR, node, ra);
-	fa->rkey = ir_v(IR_V_QBUF_RKEY, p->nodes[node].queue, 0);
-	for (int i = 0; i < 8; i++)
-		fa->swap_bytes[i] = (uint8_t)((uint64_t)off >> (56 - 8 * i));
-	uint32_t result = ir_scratch_alloc(p, 16, 16);
-	ir_sge_add(p, fa, ir_v(IR_V_SCRATCH_ADDR, 0, result), 16, ir_v(IR_V_SCRATCH_LKEY, 0, 0));
-	struct ir_patch pt = {.kind = IR_PATCH_CAS,
-	                      .writer = fid,
-	                      .writer_sge = 0,
-	                      .target = node,
-	                      .off = ra,
-	                      .len = 16,
-	                      .control = false,
-	                      .taint = 0};
-	if (ir_add_patch(p, &pt) < 0)
-		return false;
-	if (writer >= 0)
-		ir_add_dep(p, writer, fid);
-	/* the WQE after its offset add */
-	struct ir_queue *q = &p->queues[c->lane];
-	if (p->nodes[node].queue == c->lane) {
-		for (unsigned i = (unsigned)p->nodes[node].pos; i + 1 < q->n; i++) {
-			q->nodes[i] = q->nodes[i + 1];
-			p->nodes[q->nodes[i]].pos = (int)i;
-		}
-		q->nodes[q->n - 1] = node;
-		p->nodes[node].pos = (int)q->n - 1;
-	}
-	return !p->oom;
-}
-
 /* The target of a store / atomic: pointer delivered into raddr, plus the
  * field's offset. */
 static bool target_addr_at(struct lower_ctx *c, const struct ast_expr *t, int node, uint8_t op,
@@ -343,7 +481,28 @@ static bool target_addr_at(struct lower_ctx *c, const struct ast_expr *t, int no
 	struct ldeliv dp = lower_deliver(c, &ptr, node, ra, !ptr.be);
 	if (!lower_delivered(dp))
 		return false;
-	return off == 0 || pointer_offset(c, node, ra, off, dp.writer);
+	if (off == 0)
+		return true;
+	/* the field offset is added in place: a loop value that landed here
+	 * first is copied to scratch before, where later uses find it */
+	int writer = dp.writer;
+	struct lphi *ph = ptr.kind == LV_PHI ? &c->phis[ptr.phi] : NULL;
+	if (ph && ph->landed_target == node && ph->landed_copy < 0) {
+		struct ir_node *cp = ir_append(p, c->lane, PRISM_OP_RDMA_READ, IR_ROLE_DATA);
+		if (!cp)
+			return false;
+		cp->what = "keep a loop value (its field is rewritten)";
+		cp->raddr = ir_v(IR_V_NODE_ADDR, node, ra);
+		cp->rkey = ir_v(IR_V_QBUF_RKEY, p->nodes[node].queue, 0);
+		uint32_t keep = ir_scratch_alloc(p, 8, 8);
+		ir_sge_add(p, cp, ir_v(IR_V_SCRATCH_ADDR, 0, keep), 8,
+		           ir_v(IR_V_SCRATCH_LKEY, 0, 0));
+		ph->landed_copy = cp->id;
+		ph->landed_scratch = keep;
+		lower_after_writers(c, node, ra, 8, cp->id);
+		writer = cp->id; /* the add waits for the copy */
+	}
+	return pointer_offset(c, node, ra, off, writer);
 }
 
 /*
@@ -407,6 +566,16 @@ static bool store_parts(struct lower_ctx *c, const struct ast_stmt *s, int first
 	return true;
 }
 
+/*
+ * p.f = v:
+ *
+ *   lane:  READ(p) ──scatter──► W.raddr    [MFA16 W.raddr += off(f)]
+ *          W = WRITE inline [v]            (v: RECV / READ scatter, or a constant)
+ *          [guard CAS on W.ctrl]           (inside an `if`)
+ *
+ * v lands byte-reversed when it and f differ in byte order; later reads of
+ * the region read again (mem_epoch).
+ */
 bool lower_store(struct lower_ctx *c, const struct ast_stmt *s)
 {
 	struct ir_prog *p = c->p;
@@ -448,8 +617,11 @@ bool lower_store(struct lower_ctx *c, const struct ast_stmt *s)
 		if (!lower_delivered(lower_deliver(c, &val, id, inl, swap)))
 			return false;
 	}
+	/* the guard first: it may read the condition's operands (before the
+	 * store runs), then later reads of the region read again */
+	bool ok = lower_guard(c, id);
 	lower_mem_written(c);
-	return lower_guard(c, id);
+	return ok;
 }
 
 static bool call_stmt(struct lower_ctx *c, const struct ast_expr *e)

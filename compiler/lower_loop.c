@@ -396,6 +396,14 @@ static bool loop_exits(struct lower_ctx *c, const struct ast_expr *e, bool neg)
 	return exit_order(c, ge, e->loc) && exit_order(c, le, e->loc);
 }
 
+/*
+ * Leave the loop where the active `a == b` guard holds: one more exit point
+ * in this iteration (reusing the guard's returned control word under
+ * relaxed):
+ *
+ *   w0:  ... CAS16 E ─► WAIT ─► E: SEND_EN w0 (rest of the iteration)
+ *                               └─(a == b)─► SEND_EN w0c (after the loop)
+ */
 bool lower_leave_loop(struct lower_ctx *c, struct src_loc loc, const char *what)
 {
 	const struct lcond *cd = lower_cond_top(c);
@@ -488,6 +496,7 @@ static bool merge_locals(struct lower_ctx *c)
 		struct lphi *ph = &c->phis[c->n_phis];
 		memset(ph, 0, sizeof(*ph));
 		ph->landed_target = -1;
+		ph->landed_copy = -1;
 		ph->in = calloc(l->n_snap, sizeof(*ph->in));
 		ph->after = calloc(l->n_snap, sizeof(*ph->after));
 		ph->before = calloc(l->n_snap, sizeof(*ph->before));
@@ -517,6 +526,14 @@ static bool merge_locals(struct lower_ctx *c)
 	return ok;
 }
 
+/*
+ * while (cond) bound N { body }, unrolled N times in the current queue, each
+ * iteration behind an exit point testing cond; the code after the loop goes
+ * to a continuation queue that every exit (and the fall-through) enables:
+ *
+ *   w0:   exit_0 body_0 exit_1 body_1 ... body_N-1 SEND_EN w0c
+ *   w0c:  after the loop
+ */
 bool lower_while(struct lower_ctx *c, const struct ast_stmt *s)
 {
 	struct ir_prog *p = c->p;

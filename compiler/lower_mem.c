@@ -57,6 +57,24 @@ static int region_index(const struct ast_region *r)
 	return r ? (int)r->index : -1;
 }
 
+void lower_after_writers(struct lower_ctx *c, int target, uint32_t off, uint32_t len, int reader)
+{
+	struct ir_prog *p = c->p;
+	for (unsigned i = 0; i < p->n_patches; i++) {
+		const struct ir_patch *pt = &p->patches[i];
+		if (pt->target == target && pt->writer >= 0 && pt->writer != reader &&
+		    off < pt->off + pt->len && pt->off < off + len)
+			ir_add_dep(p, pt->writer, reader);
+	}
+	for (unsigned i = 0; i < c->n_reads; i++)
+		for (unsigned k = 0; k < c->reads[i].n; k++) {
+			const struct lpick *pk = &c->reads[i].picks[k];
+			if (pk->target == target && off < pk->toff + pk->width &&
+			    pk->toff < off + len)
+				ir_add_dep(p, c->reads[i].node, reader);
+		}
+}
+
 void lower_mem_written(struct lower_ctx *c)
 {
 	if (c->wrote_region >= 0)
@@ -265,9 +283,11 @@ bool lower_place(struct lower_ctx *c, const struct ast_expr *e, struct lval *ptr
 		*off += (uint32_t)(e->u.index.index->value * e->u.index.stride);
 		return true;
 	case AST_EXPR_SLICE:
-		if (!lower_place(c, e->u.slice.base, ptr, off))
-			return false;
-		return true;
+		if (e->u.slice.through_ptr) { /* p[.. n]: the bytes p points to */
+			*off = 0;
+			return lower_value(c, e->u.slice.base, ptr);
+		}
+		return lower_place(c, e->u.slice.base, ptr, off);
 	default:
 		lower_error(c, e->loc, "not a memory location");
 		return false;
@@ -757,6 +777,17 @@ struct ldeliv lower_deliver(struct lower_ctx *c, const struct lval *v, int targe
 	}
 	case LV_PHI: {
 		struct lphi *ph = &c->phis[v->phi];
+		if (ph->landed_copy >= 0) {
+			struct lval sv = {.kind = LV_SCRATCH,
+			                  .read = -1,
+			                  .off = ph->landed_scratch,
+			                  .width = v->width,
+			                  .be = v->be,
+			                  .region = v->region,
+			                  .taint = v->taint,
+			                  .field_writer = ph->landed_copy};
+			return lower_deliver(c, &sv, target, toff, reverse != ph->landed_reverse);
+		}
 		if (ph->landed_target >= 0) {
 			/* delivered once already: copy it from where it landed (one
 			 * READ after the loop instead of one per exit) */

@@ -317,6 +317,14 @@ static bool walk_scatter(struct lower_ctx *c, const struct walk *w, int rd, int 
 	return !p->oom;
 }
 
+/*
+ * The walk's inputs (the start pointer into s1.raddr, x into s3's compare)
+ * are delivered by lane 0, which then enables the lap queue; the lane goes
+ * on in the continuation queue the exits enable (the lap picture above):
+ *
+ *   w0:   deliver p0, x ─► SEND_EN L (first lap)
+ *   L:    lap, lap, ... ─(exit or bound)─► SEND_EN w0c
+ */
 bool lower_recycle(struct lower_ctx *c, const struct ast_stmt *s)
 {
 	struct ir_prog *p = c->p;
