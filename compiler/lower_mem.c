@@ -701,7 +701,11 @@ bool lower_flush_phis(struct lower_ctx *c)
 		memmove(&ph->waiting[0], &ph->waiting[1], (ph->n_waiting - 1) * sizeof(u));
 		ph->n_waiting--;
 		struct lval v = {.kind = LV_PHI, .phi = (int)i, .taint = u.taint};
+		/* the phi's width and byte order, as merge_locals gave it (the
+		 * delivery reverses each exit's value that differs from it) */
 		v.width = ph->n ? ph->in[0].width : 0;
+		v.be = ph->n ? ph->in[ph->n - 1].be : true;
+		v.region = ph->n ? ph->in[ph->n - 1].region : -1;
 		if (lower_deliver(c, &v, u.target, u.toff, u.reverse).kind == LD_FAILED)
 			return false;
 	}

@@ -234,6 +234,16 @@ static void ref_mixed(struct inv *iv)
 		be_put(c, 8, v - e);
 }
 
+static void ref_walk_ret(struct inv *iv)
+{
+	const uint8_t *p = iv->mem + iv->arg[1];
+	for (unsigned i = 0; i < 40 && be_get(p, 8) != iv->arg[0]; i++)
+		p = iv->mem + (be_get(p + 8, 8) - iv->base);
+	memcpy(iv->want, p, 24);
+	iv->want_len = 24;
+	iv->want_site = 1;
+}
+
 /* ---- R1, R10: `!=` and cas under `&&` / `||` ---------------------------------- */
 
 /* 4 rows of a, b: be64 (small values), c: be64 out, v: le64 (cas place) */
@@ -727,6 +737,16 @@ static const struct kcase cases[] = {
      .msize = 256,
      .gen = gen_four,
      .ref = ref_four},
+    {.name = "unrolled walk of 40, then an unconditional return",
+     .src = "struct node { key: be64; next: *node in m; val: be64; }\n"
+            "region m: node[48] readonly;\n"
+            "offload find(key: be64, head: *node in m) -> be64 {\n"
+            "\tlet p = head;\n\twhile (p.key != key) bound 40 { p = p.next; }\n"
+            "\treturn p.val;\n}\n",
+     .args = {"key", "head"},
+     .msize = 24 * WALK_NODES,
+     .gen = gen_walk,
+     .ref = ref_walk_ret},
     {.name = "unrolled walk of 40 with a client key",
      .src = "struct node { key: be64; next: *node in m; val: be64; }\n"
             "region m: node[48] readonly;\n"
