@@ -404,6 +404,37 @@ static bool loop_exits(struct lower_ctx *c, const struct ast_expr *e, bool neg)
  *   w0:  ... CAS16 E ─► WAIT ─► E: SEND_EN w0 (rest of the iteration)
  *                               └─(a == b)─► SEND_EN w0c (after the loop)
  */
+/* An exit taken when comparison cd holds: `==` is one exit point, `>` and
+ * `>=` an order exit on the complement (exit_order leaves when its
+ * condition fails), `!=` two of those. */
+static bool exit_when(struct lower_ctx *c, const struct lcond *cd, struct src_loc loc)
+{
+	struct lcond k = *cd;
+	k.ord = NULL;
+	k.slot = 0;
+	k.and_next = k.or_next = NULL;
+	switch (cd->kind) {
+	case LC_EQ:
+		return exit_point(c, cd->lhs, cd->rhs, loc, NULL);
+	case LC_NE: {
+		struct lcond gt = k;
+		gt.kind = LC_GT;
+		if (!exit_when(c, &gt, loc))
+			return false;
+		gt.lhs = cd->rhs;
+		gt.rhs = cd->lhs;
+		return exit_when(c, &gt, loc);
+	}
+	case LC_GT: /* l > r holds: leave unless r >= l */
+	case LC_GE: /* l >= r holds: leave unless r > l */
+		k.kind = cd->kind == LC_GT ? LC_GE : LC_GT;
+		k.lhs = cd->rhs;
+		k.rhs = cd->lhs;
+		return exit_order(c, k, loc);
+	}
+	return false;
+}
+
 bool lower_leave_loop(struct lower_ctx *c, struct src_loc loc, const char *what)
 {
 	const struct lcond *cd = lower_cond_top(c);
@@ -414,16 +445,27 @@ bool lower_leave_loop(struct lower_ctx *c, struct src_loc loc, const char *what)
 		            what);
 		return false;
 	}
-	if (cd->kind != LC_EQ || cd->chain || cd->and_next || cd->or_next) {
-		lower_error(c, loc,
-		            "`%s` is lowered under an `a == b` condition only (the exit test "
-		            "is one masked CAS comparing for equality)",
-		            what);
-		return false;
+	for (const struct lcond *h = cd; h; h = h->or_next)
+		if (h->chain || h->and_next || h->vals) {
+			lower_error(c, loc,
+			            "`%s` is lowered under a condition that holds when one of its "
+			            "comparisons does (a comparison, or `||` of them): under `&&`, "
+			            "an `else if` arm or a cas, the loop would leave only when "
+			            "several tests hold, which no single exit test sees",
+			            what);
+			return false;
+		}
+	if (cd->kind == LC_EQ && !cd->or_next) {
+		/* one exit, reusing a relaxed guard's compare when it has one */
+		const struct lguard_rec *g = &c->eq_guard;
+		bool reuse = g->cond == cd && c->p->nodes[g->guard].queue == c->lane;
+		return exit_point(c, cd->lhs, cd->rhs, loc, reuse ? g : NULL);
 	}
-	const struct lguard_rec *g = &c->eq_guard;
-	bool reuse = g->cond == cd && c->p->nodes[g->guard].queue == c->lane;
-	return exit_point(c, cd->lhs, cd->rhs, loc, reuse ? g : NULL);
+	/* a disjunction: one exit per comparison, taken when it holds */
+	for (const struct lcond *h = cd; h; h = h->or_next)
+		if (!exit_when(c, h, loc))
+			return false;
+	return true;
 }
 
 bool lower_break(struct lower_ctx *c, const struct ast_stmt *s)

@@ -575,7 +575,7 @@ static void gen_list(uint64_t *s, struct inv *iv)
 	iv->arg[1] = rng(s) % 9;
 }
 
-enum lcmp { L_NE0, L_LT, L_GT, L_LE, L_GE, L_LT_K, L_EQ, L_AND, L_NOT_OR };
+enum lcmp { L_NE0, L_LT, L_GT, L_LE, L_GE, L_LT_K, L_EQ, L_AND, L_NOT_OR, L_BRK_OR };
 
 /* Walk while the condition holds (at most 8 steps); the node reached. */
 static const uint8_t *walk_while(struct inv *iv, enum lcmp k)
@@ -584,15 +584,16 @@ static const uint8_t *walk_while(struct inv *iv, enum lcmp k)
 	uint64_t lim = iv->arg[1];
 	for (unsigned i = 0; i < 8; i++) {
 		uint64_t tag = be_get(p + 8, 4);
-		bool hold = k == L_NE0    ? be_get(p, 8) != 0
-		            : k == L_LT   ? tag < lim
-		            : k == L_GT   ? tag > lim
-		            : k == L_LE   ? tag <= lim
-		            : k == L_GE   ? tag >= lim
-		            : k == L_LT_K ? tag < 5
-		            : k == L_EQ   ? tag == lim
-		            : k == L_AND  ? be_get(p, 8) != 0 && tag <= lim
-		                          : !(be_get(p, 8) == 0 || tag > lim);
+		bool hold = k == L_NE0      ? be_get(p, 8) != 0
+		            : k == L_LT     ? tag < lim
+		            : k == L_GT     ? tag > lim
+		            : k == L_LE     ? tag <= lim
+		            : k == L_GE     ? tag >= lim
+		            : k == L_LT_K   ? tag < 5
+		            : k == L_EQ     ? tag == lim
+		            : k == L_AND    ? be_get(p, 8) != 0 && tag <= lim
+		            : k == L_NOT_OR ? !(be_get(p, 8) == 0 || tag > lim)
+		                            : !(tag == lim || be_get(p, 8) == 0);
 		if (!hold)
 			break;
 		p = iv->mem + (be_get(p + 16, 8) - iv->base);
@@ -617,6 +618,18 @@ WALK_REF(ltk, L_LT_K)
 WALK_REF(eq, L_EQ)
 WALK_REF(landw, L_AND)
 WALK_REF(notor, L_NOT_OR)
+WALK_REF(brkor, L_BRK_OR)
+
+/* the same walks written with `break` under the complement */
+#define BREAK_CASE(NAME, BRK, REF)                                                                 \
+	{                                                                                          \
+		.name = "loop with break under " BRK,                                              \
+		.src = LOOP_SRC "offload f(h: *n in m, lim: be32) -> be32 {\n"                     \
+		                "\tlet p = h;\n\twhile (true) bound 8 {\n"                         \
+		                "\t\tif (" BRK ") { break; }\n\t\tp = p.next;\n\t}\n"              \
+		                "\tif (p.pad == 0) { return p.tag; }\n}\n",                        \
+		.args = {"h", "lim"}, .msize = 24 * LN, .gen = gen_list, .ref = REF                \
+	}
 
 #define WALK_CASE(NAME, COND, REF)                                                                 \
 	{                                                                                          \
@@ -715,6 +728,9 @@ static const struct kcase cases[] = {
     WALK_CASE(eq, "p.tag == lim", ref_eq),
     WALK_CASE(landw, "p.key != 0 && p.tag <= lim", ref_landw),
     WALK_CASE(notor, "!(p.key == 0 || p.tag > lim)", ref_notor),
+    BREAK_CASE(gt, "p.tag > lim", ref_le),
+    BREAK_CASE(ne, "p.tag != lim", ref_eq),
+    BREAK_CASE(or, "p.tag == lim || p.key == 0", ref_brkor),
     {.name = "20 stores of a parameter through one pointer",
      .src = "struct s { f: be64[20]; }\nregion m: s[4] writable;\n"
             "offload f(p: *s in m, x: be64) {\n"
