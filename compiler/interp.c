@@ -16,7 +16,7 @@
  * outcome is known (a `cas` operand runs only then); a loop tests its
  * condition before each iteration, a recycled one once more after the
  * N-th; lanes run one after the other, a `return` in a lane ends that lane
- * and the invocation after the join, the first lane's response wins;
+ * and the invocation after the join, the return written later answers;
  * temporaries start as zeros.
  *
  * Must not: know about WQEs or the lowering.
@@ -601,34 +601,18 @@ static enum flow exec_while(struct ictx *c, const struct ast_stmt *s)
 static enum flow exec_parallel(struct ictx *c, const struct ast_stmt *s)
 {
 	bool returned = false;
-	uint8_t *first = NULL;
-	uint32_t first_site = 0;
 
+	/* lanes in source order; a later lane's return overwrites an earlier
+	 * one's response and site (language.md: the return written later
+	 * answers) */
 	for (const struct ast_lane *l = s->u.parallel.lanes; l; l = l->next) {
 		enum flow f = exec_list(c, l->body);
 
-		if (f == FLOW_FAULT) {
-			free(first);
+		if (f == FLOW_FAULT)
 			return f;
-		}
-		if (f == FLOW_RETURN && !returned) {
-			/* the first lane's response wins; keep it from later lanes */
-			returned = true;
-			first_site = c->res->ret_site;
-			first = malloc(c->res->ret_len ? c->res->ret_len : 1);
-			if (!first) {
-				fault(c, NULL, "out of memory");
-				return FLOW_FAULT;
-			}
-			memcpy(first, c->res->ret, c->res->ret_len);
-		}
+		returned |= f == FLOW_RETURN;
 	}
-	if (!returned)
-		return FLOW_NEXT;
-	memcpy(c->res->ret, first, c->res->ret_len);
-	c->res->ret_site = first_site;
-	free(first);
-	return FLOW_RETURN;
+	return returned ? FLOW_RETURN : FLOW_NEXT;
 }
 
 static enum flow exec_stmt(struct ictx *c, const struct ast_stmt *s)

@@ -660,8 +660,8 @@ static void test_list_walk_wrs_on_sim(void **state)
 		int k; /* node holding the key, 8: none */
 		unsigned wrs, site;
 	} runs[] = {{"find", 0, 12, 1},      {"find", 3, 27, 1},       {"find", 7, 47, 1},
-	            {"find", 8, 50, 0},      {"find_break", 0, 25, 1}, {"find_break", 1, 35, 2},
-	            {"find_break", 3, 55, 4}};
+	            {"find", 8, 50, 0},      {"find_break", 0, 25, 1}, {"find_break", 1, 35, 1},
+	            {"find_break", 3, 55, 1}};
 	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
 		struct be_sim *s =
 		    be_sim_open_traced(src, runs[i].entry, IR_PROFILE_RELAXED, trace);
