@@ -593,6 +593,18 @@ static struct gs *gen_if(struct g *g, bool tail)
 				e->cond = xleaf(g, leaf_cas(g));
 			} else {
 				e->cond = gen_cond(g, 1, (g->allow & BIT(DT_CAS_ELSE)) != 0);
+				/* N4 also when the else-if's own condition has != */
+				for (int k = 0; k < 8 && cond_has_ne(e->cond) &&
+				                !(g->allow & BIT(DT_ELSE_IF_NE));
+				     k++)
+					e->cond =
+					    gen_cond(g, 1, (g->allow & BIT(DT_CAS_ELSE)) != 0);
+				if (cond_has_ne(e->cond)) {
+					if (!(g->allow & BIT(DT_ELSE_IF_NE)))
+						e->cond = xleaf(g, "p.f == 0");
+					else
+						use(g, DT_ELSE_IF_NE);
+				}
 			}
 			e->a = gen_list(g, 1, tail && !r);
 			if (r)

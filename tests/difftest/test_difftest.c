@@ -58,6 +58,8 @@ static void test_cases(void **state)
 		if (rc)
 			fprintf(stderr, "%s\n", err);
 		assert_int_equal(rc, 0);
+		if (diff)
+			printf("difftest case %s: still differs (known bug)\n", g.gl_pathv[i]);
 		known += diff;
 	}
 	printf("difftest cases: %zu run, %u still differ on a known bug\n", g.gl_pathc, known);
