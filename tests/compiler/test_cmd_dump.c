@@ -220,15 +220,18 @@ static void test_dump_prism_source(void **state)
 }
 
 /*
- * The picture of a compiled program (not the hand-built fixture): pinned
- * to a golden file (regenerate with PRISM_UPDATE_GOLDEN=1 and review), and
- * every ENABLE arrow leaves its own queue's cluster (`q<N>_s<i>`): an
- * ENABLE starts another queue, never the head of the sender's own.
+ * The picture of a compiled program (not the hand-built fixture:
+ * tests/compiler/golden/hash_get.chain is `prismc compile
+ * lib/chains/hash_get.prism`, kept as an object so that the picture does not
+ * move with the back end): pinned to a golden file (regenerate with
+ * PRISM_UPDATE_GOLDEN=1 and review), and every ENABLE arrow leaves its own
+ * queue's cluster (`q<N>_s<i>`): an ENABLE starts another queue, never the
+ * head of the sender's own.
  */
 static void test_dump_dot_compiled_enables(void **state)
 {
 	static const char *golden = "tests/compiler/golden/hash_get.compiled.dot";
-	struct run_result r = run("--dot", "lib/chains/hash_get.prism", NULL);
+	struct run_result r = run("--dot", "tests/compiler/golden/hash_get.chain", NULL);
 	unsigned enables = 0;
 
 	assert_int_equal(r.rc, PRISMC_EXIT_OK);
