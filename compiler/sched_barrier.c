@@ -127,7 +127,7 @@ static int flush_waits(struct walk *w)
 		/* ir_append put it at the end of the lane's list; we rebuild the
 		 * order in w->out, so take it back out of the live list. */
 		p->queues[w->lane].n--;
-		n->we_index = ir_v(IR_V_SEND_COUNT, a, 0);
+		n->we_index = ir_v(IR_V_SEND_CQE, a, 0);
 		n->we_obj = ir_v(IR_V_SEND_CQN, (int)q, 0);
 		n->what = "barrier wait";
 		push(w, n->id);
@@ -390,7 +390,7 @@ int sched_barriers(struct ir_prog *p)
 		if (!wt) {
 			rc = -1;
 		} else {
-			wt->we_index = ir_v(IR_V_RECV_COUNT, p->q_conn, 1);
+			wt->we_index = ir_v(IR_V_RECV_CQE, p->q_conn, 0);
 			wt->we_obj = ir_v(IR_V_RECV_CQN, p->q_conn, 0);
 			wt->what = "entry: arguments arrived";
 		}

@@ -498,7 +498,7 @@ static void test_verifier_wait_form(void **state)
 	/* the WAIT counts nothing of this lap: C may be fetched before its
 	 * writers completed */
 	assert_int_equal(chainobj_read_file(WAIT_FORM_LAP, &o, &d), 0);
-	reloc_at(o, (uint32_t)q, 5, 24)->delta = 0;
+	reloc_at(o, (uint32_t)q, 5, 24)->delta = UINT32_MAX; /* CQE number -1 */
 	expect_reject(o, CHAIN_VERIFY_E_LAP, "in the same lap, but no SEND_EN between them");
 	chainobj_free(o);
 }

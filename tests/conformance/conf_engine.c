@@ -265,7 +265,7 @@ static void test_virtual_clock_start_time(void **state)
 	hx_nop(&w, false); /* a: NOP at 100 (PU busy 100) */
 	hx_post(&a, &w);
 	hx_ring(&a);
-	hx_wait(&w, sim_cq_num(cq.cq), 1, false); /* b: WAIT satisfied at 1000 */
+	hx_wait(&w, sim_cq_num(cq.cq), 0, false); /* b: WAIT satisfied at 1000 */
 	hx_post(&b, &w);
 	hx_nop(&w, false); /* b: starts at 1000 + 100 */
 	hx_post(&b, &w);
