@@ -269,6 +269,9 @@ volatile uint32_t *sim_cq_dbrec(const struct sim_cq *cq); /* [0] = be32 consumer
 uint32_t sim_cq_ncqe(const struct sim_cq *cq);
 /* Completions the CQ has produced so far (what WAIT compares against). */
 uint32_t sim_cq_count(struct sim_cq *cq);
+/* Is the CQ in error (an overrun without IGNORE_OVERRUN)?  It then writes
+ * no further CQE (rule cq-overrun-errors-cq). */
+bool sim_cq_in_error(struct sim_cq *cq);
 
 /* ---- queue pairs ------------------------------------------------------- */
 
