@@ -291,6 +291,9 @@ struct ir_prog {
 	int q_main;        /* queue whose end enables the responses (lane 0, or the
 	                    * continuation queue after its last loop) */
 	bool oom;          /* sticky allocation failure */
+	/* `assume fenced_enable;`: a fenced SEND_EN may stand in for WAIT +
+	 * SEND_EN (sched_barrier.c) and recycled laps are allowed */
+	bool assume_fenced_enable;
 };
 
 /* ---- lifetime ------------------------------------------------------------ */

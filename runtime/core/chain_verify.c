@@ -1020,6 +1020,26 @@ static int run(const struct chainobj *o, uint32_t budget, struct chain_verify_re
 	return rc;
 }
 
+uint32_t chain_verify_assumes(const struct chainobj *o)
+{
+	uint32_t a = 0;
+
+	for (uint32_t q = 0; q < o->n_queues; q++)
+		for (uint32_t i = 0; i < o->queues[q].n_sq; i++) {
+			const struct chainobj_wqe *t = &o->queues[q].sq[i];
+			struct prism_wqe w;
+
+			if (o->queues[q].managed_send && t->len > PRISM_WQE_BB)
+				a |= CHAINOBJ_ASSUME_SEND_EN_BB_UNITS;
+			if (prism_wqe_decode(t->bytes, t->len, &w, NULL) > 0 &&
+			    (w.ctrl.opcode == PRISM_OP_SEND_ENABLE ||
+			     w.ctrl.opcode == PRISM_OP_RECV_ENABLE) &&
+			    prism_ctrl_fence(&w.ctrl) != PRISM_FENCE_NONE)
+				a |= CHAINOBJ_ASSUME_FENCED_ENABLE;
+		}
+	return a;
+}
+
 int chain_verify(const struct chainobj *o, uint32_t wr_budget, struct chain_verify_report *rep)
 {
 	memset(rep, 0, sizeof(*rep));
