@@ -222,6 +222,27 @@ static void test_check_runs_back_end(void **state)
 	free(path);
 }
 
+/* devices --probe: the software NIC's behaviour, one line per probe; the
+ * firmware profile decides the control-segment checks */
+static void test_devices_probe(void **state)
+{
+	char *out;
+
+	(void)state;
+	assert_int_equal(run("devices --probe", &out), 0);
+	assert_non_null(strstr(out, "device sim: software RNIC"));
+	assert_non_null(
+	    strstr(out, "wait-cqe-index               yes    WAIT(1) held after 1 CQE"));
+	assert_non_null(strstr(out, "send-en-past-dbrec           yes"));
+	assert_non_null(strstr(out, "relaxed-wqe-index            yes"));
+	free(out);
+	assert_int_equal(run("devices --probe --profile strict --json", &out), 0);
+	assert_non_null(strstr(out, "\"relaxed-wqe-index\":{\"verdict\":\"no\""));
+	free(out);
+	assert_int_equal(run("devices --profile lax", &out), 2);
+	free(out);
+}
+
 int main(void)
 {
 	static const struct CMUnitTest tests[] = {
@@ -233,6 +254,7 @@ int main(void)
 	    cmocka_unit_test(test_json),
 	    cmocka_unit_test(test_werror_and_stdin),
 	    cmocka_unit_test(test_check_runs_back_end),
+	    cmocka_unit_test(test_devices_probe),
 	};
 
 	return cmocka_run_group_tests_name("prismc cli", tests, NULL, NULL);
