@@ -5,13 +5,23 @@
 # *.mk fragment (runtime/*/*.mk, compiler/*.mk, tests/*/*.mk, ...), which appends to the variables below; this file never lists sources.
 #
 #   make            library (static + shared), prismc, tools
-#   make test       deps, build, every cmocka suite, the ASan+UBSan build of
-#                   the suites, bounded fuzz runs
+#   make test       deps, build, every cmocka suite, the patched memcached's
+#                   quick tests, then the same suites under ASan+UBSan,
+#                   bounded fuzz runs, install and format checks
 #   make demo       the main job on the software NIC
+#   make memcached  Debian's memcached with the get offload (examples/memcached)
+#   make check-memcached
+#                   memcached's whole t/*.t with the offload on
 #   make bench      benchmarks (print figures)
 #   make fuzz       longer fuzz runs
 #   make deps       install missing Debian packages
+#   make check      build, then run every cmocka suite once (no sanitizers)
 #   make install    PREFIX=/usr/local DESTDIR=
+#   make install-check  install into a scratch DESTDIR and build against it
+#   make check-format   every tracked C file follows .clang-format
+#   make format     reformat every tracked C file
+#   make clean      remove build/
+#   make help       this list
 #
 # Module variables:
 #   LIB_SRCS      sources of libprism (.c)
@@ -77,7 +87,7 @@ LIB_SO   := $(O)/libprism.so.$(VERSION)
 PRISMC   := $(O)/prismc
 
 .PHONY: all lib test check demo bench fuzz fuzz-smoke deps install install-check uninstall \
-	clean format check-format
+	clean format check-format help
 
 all: lib $(if $(PRISMC_SRCS),$(PRISMC)) $(addprefix $(O)/,$(TOOLS))
 
@@ -168,6 +178,7 @@ test:
 	@tools/deps.sh ensure
 	@rm -f build/test-tally
 	@$(MAKE) --no-print-directory check
+	@$(MAKE) --no-print-directory test-memcached
 	@$(MAKE) --no-print-directory SAN=1 check
 	@$(MAKE) --no-print-directory fuzz-smoke
 	@$(MAKE) --no-print-directory install-check
@@ -235,5 +246,9 @@ check-format:
 
 clean:
 	rm -rf build
+
+# The targets, from the comment at the top of this file.
+help:
+	@sed -n -e 's/^#   make /make /p' -e 's/^#                   /                /p' $(firstword $(MAKEFILE_LIST))
 
 -include $(shell find $(O)/obj $(FUZZ_O)/obj -name '*.d' 2>/dev/null)

@@ -100,7 +100,7 @@ static int rig_open(struct rig *r, const struct core_backend_ops *ops, struct co
 	if (!r->data)
 		return -ENOMEM;
 	memset(r->data, 0, RIG_DATA);
-	return ops->reg_mr(dev, r->data, RIG_DATA, all_access, &r->data_mr, &r->data_keys);
+	return ops->reg_mr(dev, NULL, r->data, RIG_DATA, all_access, &r->data_mr, &r->data_keys);
 }
 
 /* QP @i with its own CQ, connected to itself, in RTS. */
@@ -112,11 +112,17 @@ static int rig_qp(struct rig *r, int i, unsigned flags)
 
 	if (err)
 		return err;
-	struct core_qp_attr qa = {
-	    .send_cq = q->cq, .recv_cq = q->cq, .sq_bbs = RIG_BBS, .rq_wqes = 0, .flags = flags};
+	/* the device's default PD; the QP serves its own READs and WRITEs */
+	struct core_qp_attr qa = {.send_cq = q->cq,
+	                          .recv_cq = q->cq,
+	                          .sq_bbs = RIG_BBS,
+	                          .rq_wqes = 0,
+	                          .flags = flags,
+	                          .access = CORE_ACCESS_REMOTE_READ | CORE_ACCESS_REMOTE_WRITE |
+	                                    CORE_ACCESS_REMOTE_ATOMIC};
 	if ((err = r->ops->create_qp(r->dev, &qa, &q->qp, &q->info)))
 		return err;
-	if ((err = r->ops->reg_mr(r->dev, q->info.buf, q->info.buf_len, all_access, &q->mr,
+	if ((err = r->ops->reg_mr(r->dev, NULL, q->info.buf, q->info.buf_len, all_access, &q->mr,
 	                          &q->keys)))
 		return err;
 	struct core_qp_peer peer = {.node = r->node,

@@ -264,8 +264,10 @@ int core_server_open_conn(struct prism_server *srv, unsigned shard, const struct
 		c->id = ++srv->next_id;
 		c->shard = shard;
 	}
-	if (prog && c)
+	if (prog && c) {
 		srv->conns_active++; /* reserved; released if the setup fails */
+		srv->conns_opened++;
+	}
 	pthread_mutex_unlock(&srv->lock);
 	if (!prog) {
 		free(c);
@@ -495,6 +497,7 @@ PRISM_API int prism_server__start(struct prism_server *srv)
 		err = pthread_create(&srv->loops[i].thread, NULL, progress_thread, &srv->loops[i]);
 		if (err)
 			break;
+		pthread_setname_np(srv->loops[i].thread, "prism-progress");
 	}
 	if (err) {
 		join_loops(srv, i);
@@ -571,6 +574,9 @@ PRISM_API int prism_server__stats(const struct prism_server *srv, struct prism_s
 		copy.rearms_cpu += sh->rearms_cpu;
 		pthread_mutex_unlock(&sh->lock);
 	}
+	pthread_mutex_lock(&((struct prism_server *)srv)->lock);
+	copy.conns_opened = srv->conns_opened;
+	pthread_mutex_unlock(&((struct prism_server *)srv)->lock);
 	copy.bytes_per_conn = __atomic_load_n(&srv->bytes_per_conn, __ATOMIC_RELAXED);
 	copy.shards = srv->n_shards;
 	copy.sz = st->sz;

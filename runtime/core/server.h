@@ -61,6 +61,7 @@ struct prism_server {
 	unsigned n_progs;
 	uint32_t next_id;
 	uint64_t conns_active; /* every shard's, against max_conns (under lock) */
+	uint64_t conns_opened; /* connections whose queues were ever created (under lock) */
 	uint64_t bytes_per_conn;
 	unsigned n_shards; /* = the device's */
 	struct core_server_shard *shards;

@@ -614,6 +614,7 @@ int net_transport_create(struct sim_dev *dev, const struct net_transport_opts *o
 		net_diagf(diag, rc, "transport: thread: %s", strerror(-rc));
 		goto fail;
 	}
+	pthread_setname_np(t->thread, "prism-net");
 	t->running = true;
 	sim_dev_set_wire(dev, &transport_wire, t);
 	*out = t;

@@ -39,13 +39,22 @@
 
 /* ---- memory regions ---------------------------------------------------- */
 
+/* A protection domain (IBA 10.2.3): an MR's keys are valid only for QPs of
+ * its PD, locally (lkey) and remotely (rkey). */
+struct sim_pd {
+	struct sim_dev *dev;
+	uint32_t pdn;
+	uint32_t users;               /* MRs and QPs in it */
+	struct sim_pd *next, **prevp; /* dev->pds */
+};
+
 struct sim_mr {
 	struct sim_dev *dev;
+	struct sim_pd *pd;
 	uint8_t *addr;
 	size_t len;
 	unsigned access;
-	uint32_t key; /* lkey == rkey, as mlx5 does for plain MRs */
-	uint32_t slot;
+	uint32_t key; /* lkey == rkey, as mlx5 does for plain MRs; random */
 };
 
 /* ---- CQs ---------------------------------------------------------------- */
@@ -172,6 +181,8 @@ struct sim_qp {
 	uint32_t slot;
 	int state;
 	unsigned flags;
+	struct sim_pd *pd;
+	unsigned access; /* remote rights it serves: SIM_ACCESS_REMOTE_* (QPC rre/rwe/rae) */
 	struct sim_cq *scq, *rcq;
 	uint8_t *buf;
 	size_t buf_len;
@@ -245,10 +256,14 @@ struct sim_dev {
 	bool threaded, stopping;
 	uint64_t wakes; /* bumped by every wake-up request (threaded mode) */
 	uint64_t rng;
-	/* objects (slot tables; index 0 unused so no key/number is 0) */
+	/* protection domains; pd0 holds what is registered without one */
+	struct sim_pd *pds, *pd0;
+	uint32_t next_pdn;
+	/* MRs: an open-addressing table keyed by the (random) key, linear
+	 * probing, at most half full (sim_mr.c) */
 	struct sim_mr **mrs;
 	uint32_t nmrs, mrs_cap;
-	uint8_t mr_gen;
+	/* CQs and QPs: slot tables, index 0 unused so no number is 0 */
 	struct sim_cq **cqs;
 	uint32_t ncqs, cqs_cap;
 	struct sim_qp **qps;
@@ -318,15 +333,24 @@ static inline void sim_advance_now(struct sim_dev *dev, sim_time_t t)
 /* sim_mr.c: checked memory access (below, inline).  Each returns 0 and the
  * host pointer, or a CQE syndrome (> 0) saying why the access is not
  * allowed. */
-static inline int sim_mr_check_local(struct sim_dev *dev, uint32_t lkey, uint64_t addr,
+static inline int sim_mr_check_local(const struct sim_qp *qp, uint32_t lkey, uint64_t addr,
                                      uint64_t len, unsigned need, uint8_t **host);
-static inline int sim_mr_check_remote(struct sim_dev *dev, uint32_t rkey, uint64_t addr,
+static inline int sim_mr_check_remote(const struct sim_qp *qp, uint32_t rkey, uint64_t addr,
                                       uint64_t len, unsigned need, uint8_t **host);
 /* Every engine write to host memory: copies and attributes the write when it
  * lands in send-queue memory (PATCH event, writer map). */
 void sim_mem_write(struct sim_dev *dev, uint8_t *dst, const void *src, size_t len,
                    const struct sim_writer *w, sim_time_t t);
+/* Every engine read of registered memory an application may be writing at
+ * the same time (READ responses, gathers): each aligned 8-byte word is read
+ * with one atomic load, as a NIC's DMA reads whole words, so a word stored by
+ * a single aligned store is never seen half old, half new (and the race is
+ * one the C memory model defines). */
+void sim_mem_read(void *dst, const uint8_t *src, size_t len);
 void sim_mr_destroy_all(struct sim_dev *dev);
+/* sim_mr.c: the device's default PD (sim_dev_open) and every PD at close. */
+int sim_pd_init(struct sim_dev *dev);
+void sim_pd_destroy_all(struct sim_dev *dev);
 
 /* sim_cq.c */
 /* Writes one CQE (in order of the calls); fills in c->owner and
@@ -769,15 +793,23 @@ static inline uint32_t sim_qp_rq_limit(struct sim_qp *qp)
 }
 /* ---- checked memory access (sim_mr.c owns the MR table) ---------------- */
 
+/* Slot of @key's probe sequence start (keys are random: a multiplicative
+ * mix only spreads the low bits a small table uses). */
+static inline uint32_t sim_mr_hash(uint32_t key, uint32_t cap)
+{
+	return (uint32_t)((key * 0x9e3779b1u) >> 7) & (cap - 1);
+}
+
 static inline struct sim_mr *sim_mr_by_key(struct sim_dev *dev, uint32_t key)
 {
-	uint32_t slot = key >> 8;
-	struct sim_mr *mr;
+	uint32_t i;
 
-	if (slot == 0 || slot >= dev->mrs_cap)
+	if (!dev->mrs_cap)
 		return NULL;
-	mr = dev->mrs[slot];
-	return mr && mr->key == key ? mr : NULL;
+	for (i = sim_mr_hash(key, dev->mrs_cap); dev->mrs[i]; i = (i + 1) & (dev->mrs_cap - 1))
+		if (dev->mrs[i]->key == key)
+			return dev->mrs[i];
+	return NULL;
 }
 
 /* [addr, addr + len) inside @mr, overflow-safe for any 64-bit addr/len. */
@@ -792,7 +824,10 @@ static inline bool sim_mr_in_bounds(const struct sim_mr *mr, uint64_t addr, uint
 	return len <= mr->len - (addr - lo);
 }
 
-static inline int sim_mr_check(struct sim_dev *dev, uint32_t key, uint64_t addr, uint64_t len,
+/* The key must name an MR of @qp's protection domain (IBA 10.6.3.1: an
+ * L_Key / R_Key is valid only for QPs of the MR's PD), with the rights
+ * @need and the range in bounds. */
+static inline int sim_mr_check(const struct sim_qp *qp, uint32_t key, uint64_t addr, uint64_t len,
                                unsigned need, uint8_t **host, uint8_t synd)
 {
 	struct sim_mr *mr;
@@ -801,25 +836,32 @@ static inline int sim_mr_check(struct sim_dev *dev, uint32_t key, uint64_t addr,
 		*host = NULL;
 		return 0;
 	}
-	mr = sim_mr_by_key(dev, key);
-	if (!mr || (mr->access & need) != need || !sim_mr_in_bounds(mr, addr, len))
+	mr = sim_mr_by_key(qp->dev, key);
+	if (!mr || mr->pd != qp->pd || (mr->access & need) != need ||
+	    !sim_mr_in_bounds(mr, addr, len))
 		return synd;
 	*host = (uint8_t *)(uintptr_t)addr;
 	return 0;
 }
 
-/* Local access: a bad lkey, missing LOCAL_WRITE or bounds -> local protection. */
-static inline int sim_mr_check_local(struct sim_dev *dev, uint32_t lkey, uint64_t addr,
+/* Local access: a bad lkey, another PD, missing LOCAL_WRITE or bounds ->
+ * local protection error. */
+static inline int sim_mr_check_local(const struct sim_qp *qp, uint32_t lkey, uint64_t addr,
                                      uint64_t len, unsigned need, uint8_t **host)
 {
-	return sim_mr_check(dev, lkey, addr, len, need, host, PRISM_SYND_LOCAL_PROT_ERR);
+	return sim_mr_check(qp, lkey, addr, len, need, host, PRISM_SYND_LOCAL_PROT_ERR);
 }
 
-/* Remote access (responder): anything wrong -> remote access error. */
-static inline int sim_mr_check_remote(struct sim_dev *dev, uint32_t rkey, uint64_t addr,
+/* Remote access (responder @qp): the QP must grant the operation's right
+ * (IBA 9.7.5.1.3 / 10.6.3.1: qp_access_flags, mlx5 QPC rre/rwe/rae) and
+ * the rkey must pass the checks above; anything wrong -> remote access
+ * error. */
+static inline int sim_mr_check_remote(const struct sim_qp *qp, uint32_t rkey, uint64_t addr,
                                       uint64_t len, unsigned need, uint8_t **host)
 {
-	return sim_mr_check(dev, rkey, addr, len, need, host, PRISM_SYND_REMOTE_ACCESS_ERR);
+	if ((qp->access & need) != need)
+		return PRISM_SYND_REMOTE_ACCESS_ERR;
+	return sim_mr_check(qp, rkey, addr, len, need, host, PRISM_SYND_REMOTE_ACCESS_ERR);
 }
 
 #endif /* PRISM_SIM_INTERNAL_H */

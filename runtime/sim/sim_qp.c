@@ -50,7 +50,10 @@ int sim_qp_create(struct sim_dev *dev, const struct sim_qp_attr *attr, struct si
 	    attr->rq_max_sge > PRISM_WQE_MAX_SGE ||
 	    (attr->flags & ~(uint32_t)(SIM_QP_CROSS_CHANNEL | SIM_QP_MANAGED_SEND |
 	                               SIM_QP_MANAGED_RECV | SIM_QP_IGNORE_RQ_OVERFLOW)) ||
-	    attr->send_cq->dev != dev || attr->recv_cq->dev != dev)
+	    attr->send_cq->dev != dev || attr->recv_cq->dev != dev ||
+	    (attr->pd && attr->pd->dev != dev) ||
+	    (attr->access & ~(unsigned)(SIM_ACCESS_REMOTE_READ | SIM_ACCESS_REMOTE_WRITE |
+	                                SIM_ACCESS_REMOTE_ATOMIC)))
 		return -EINVAL;
 	qp = calloc(1, sizeof(*qp));
 	if (!qp)
@@ -79,6 +82,7 @@ int sim_qp_create(struct sim_dev *dev, const struct sim_qp_attr *attr, struct si
 	qp->sq.buf = qp->buf + rq_bytes;
 	qp->dev = dev;
 	qp->flags = attr->flags;
+	qp->access = attr->access;
 	qp->scq = attr->send_cq;
 	qp->rcq = attr->recv_cq;
 	qp->state = SIM_QPS_RESET;
@@ -120,6 +124,8 @@ int sim_qp_create(struct sim_dev *dev, const struct sim_qp_attr *attr, struct si
 	dev->nqps++;
 	qp->scq->users++;
 	qp->rcq->users++;
+	qp->pd = attr->pd ? attr->pd : dev->pd0;
+	qp->pd->users++;
 	sim_sqrange_rebuild(dev);
 	pthread_mutex_unlock(&dev->lock);
 	*out = qp;
@@ -147,6 +153,7 @@ int sim_qp_destroy(struct sim_qp *qp)
 			sim_outst_drop_req(dev, &qp->sq.os[i]);
 	qp->scq->users--;
 	qp->rcq->users--;
+	qp->pd->users--;
 	sim_sqrange_rebuild(dev);
 	pthread_mutex_unlock(&dev->lock);
 	qp_free(qp);
@@ -393,6 +400,7 @@ out:
 int sim_qp_link_down(struct sim_qp *qp, uint8_t syndrome)
 {
 	struct sim_sq *sq;
+	bool in_flight = false;
 
 	if (!qp)
 		return -EINVAL;
@@ -404,9 +412,14 @@ int sim_qp_link_down(struct sim_qp *qp, uint8_t syndrome)
 		if (!o->done && o->sent) {
 			o->done = true;
 			o->syndrome = syndrome;
+			in_flight = true;
 		}
 	}
-	sim_qp_fail(qp, qp->dev->now);
+	/* As on hardware, only a request that gets no answer (retries
+	 * exhausted) fails the QP; an idle QP stays as it is, a later request
+	 * fails at the wire, and its owner tears it down in its own order. */
+	if (in_flight)
+		sim_qp_fail(qp, qp->dev->now);
 	pthread_mutex_unlock(&qp->dev->lock);
 	return 0;
 }

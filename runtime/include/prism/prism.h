@@ -99,6 +99,9 @@ struct prism_device_opts {
 	                         * a server spreads its connections over them.  0: 1;
 	                         * at most 64; not with trace_path.  Shard i uses node
 	                         * id node + i and seed seed + i */
+	bool chaos;             /* sim: READs served cache line by cache line in a
+	                         * seeded random order, as a NIC may (docs/nic-model.md,
+	                         * chaos mode); for consistency tests */
 	size_t : 0;
 };
 
@@ -300,6 +303,9 @@ struct prism_server_stats {
 	uint64_t rearms_cpu;     /* template re-posts done by the CPU */
 	uint64_t bytes_per_conn; /* queue + scratch memory of one connection */
 	uint64_t shards;         /* NIC threads the connections are spread over */
+	uint64_t conns_opened;   /* connections whose queues were created, counted before
+	                          * the client can send (failed setups included): 0 means
+	                          * no invocation has ever run */
 	size_t : 0;
 };
 
@@ -382,6 +388,9 @@ struct prism_call {
 	uint64_t virt_ns;  /* virtual-clock latency (sim), 0 on hardware */
 	uint32_t ret_site; /* which `return` produced the result (1, 2, ...); 0: none
 	                    * ran (e.g. a lookup that found nothing) */
+	uint32_t ret_len;  /* bytes that `return` wrote (its completion's byte
+	                    * count; less than result_len after a bounded read
+	                    * `e[.. n]`); 0 when none ran */
 	size_t : 0;
 };
 
