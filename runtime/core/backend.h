@@ -162,6 +162,16 @@ struct core_backend_ops {
 
 	/* Device clock in ns (sim: latest virtual time; mlx5: NULL). */
 	uint64_t (*now_ns)(struct core_be_dev *dev);
+
+	/*
+	 * Completion events (ibv_req_notify_cq + a completion channel; NULL:
+	 * none, the caller polls every CQ).  arm_cq: the next CQE of @cq
+	 * queues an event carrying @ctx; with @check_consumed, CQEs already
+	 * past the consumer index (dbrec[0]) queue it at once.  take_events:
+	 * up to @max queued events' ctx; how many.
+	 */
+	void (*arm_cq)(struct core_be_cq *cq, void *ctx, bool check_consumed);
+	unsigned (*take_events)(struct core_be_dev *dev, void **ctx, unsigned max);
 };
 
 /* The sim backend's table (runtime/sim/sim_backend.c). */

@@ -698,6 +698,19 @@ static const struct chainobj_exit *taken_exit(const struct core_inst *in, uint32
 	return NULL;
 }
 
+bool core_inst_arm(struct core_inst *in, void *ctx)
+{
+	const struct core_backend_ops *ops = in->dev->ops;
+	const struct chainobj *o = in->prog->obj;
+
+	if (!ops->arm_cq)
+		return false;
+	/* a lap CQ is scanned, never consumed: its consumer index says nothing */
+	for (uint32_t c = 0; c < o->n_cqs; c++)
+		ops->arm_cq(in->cqs[c].cq, ctx, !lap_cq(o, c));
+	return true;
+}
+
 int core_inst_poll(struct core_inst *in)
 {
 	const struct chainobj *o = in->prog->obj;

@@ -110,6 +110,12 @@ uint32_t core_inst_conn_qpn(const struct core_inst *in);
  * code once an error CQE was seen (the instance is then dead: destroy it).
  */
 int core_inst_poll(struct core_inst *in);
+/*
+ * Ask for a completion event (carrying @ctx) on every CQ of @in: after a
+ * poll, so that an idle connection costs nothing until its next CQE.
+ * False when the backend has no events (the caller polls every time).
+ */
+bool core_inst_arm(struct core_inst *in, void *ctx);
 
 void core_inst_destroy(struct core_inst *in);
 

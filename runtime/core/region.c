@@ -208,6 +208,29 @@ PRISM_API struct prism_region *prism_device__find_region(struct prism_device *de
 	return r ? r : core_fail_ptr(-ENOENT);
 }
 
+void core_region_retire(struct prism_region *r)
+{
+	struct prism_region **pp;
+
+	pthread_mutex_lock(&r->dev->reg_lock);
+	for (pp = &r->dev->regions; *pp && *pp != r; pp = &(*pp)->next)
+		;
+	if (*pp)
+		*pp = r->next;
+	r->next = NULL;
+	pthread_mutex_unlock(&r->dev->reg_lock);
+}
+
+bool core_region_in_use(struct prism_region *r)
+{
+	bool used;
+
+	pthread_mutex_lock(&r->dev->reg_lock);
+	used = r->users != 0;
+	pthread_mutex_unlock(&r->dev->reg_lock);
+	return used;
+}
+
 PRISM_API int prism_region__unregister(struct prism_region *r)
 {
 	struct prism_device *dev;

@@ -236,6 +236,8 @@ struct sim_stats {
 	uint64_t pkts;
 	uint64_t steps;
 	sim_time_t vtime_max; /* latest virtual time any unit reached */
+	uint64_t tx_dropped;  /* refused by the transport and not kept: a QP over
+	                       * SIM_QP_TXQ_MAX (then failed), or no QP left */
 };
 void sim_dev_stats(struct sim_dev *dev, struct sim_stats *out);
 /* Most recent hazard (false if none so far). */
@@ -289,6 +291,18 @@ uint32_t sim_cq_count(struct sim_cq *cq);
 /* Is the CQ in error (an overrun without IGNORE_OVERRUN)?  It then writes
  * no further CQE (rule cq-overrun-errors-cq). */
 bool sim_cq_in_error(struct sim_cq *cq);
+/*
+ * Completion events, as ibv_req_notify_cq and a completion channel: the
+ * next CQE written to an armed CQ disarms it and queues it, with @ctx, on
+ * its device's event list.  With @check_consumed, a CQ that already holds
+ * CQEs past its consumer index (dbrec[0]) is queued at once instead (so a
+ * consumer that polled, then arms, never misses a CQE written between).
+ * Thread-safe.
+ */
+void sim_cq_arm(struct sim_cq *cq, void *ctx, bool check_consumed);
+/* Take up to @max queued events (their ctx) off @dev's list; how many.  A
+ * destroyed CQ's event is dropped.  Thread-safe. */
+unsigned sim_dev_take_events(struct sim_dev *dev, void **ctx, unsigned max);
 
 /* ---- queue pairs ------------------------------------------------------- */
 
@@ -428,7 +442,9 @@ struct sim_wire_ops {
 };
 void sim_dev_set_wire(struct sim_dev *dev, const struct sim_wire_ops *ops, void *ctx);
 /* A transport hands the device a packet that arrived for it (copied).
- * Thread-safe: enqueues and wakes the NIC thread in threaded mode. */
+ * Thread-safe: enqueues and wakes the NIC thread in threaded mode.  -EAGAIN:
+ * the device's ingress is full (SIM_INGRESS_MAX packets wait); offer the
+ * packet again later. */
 int sim_dev_deliver(struct sim_dev *dev, const struct sim_pkt *pkt);
 /* The transport can take packets again after -EAGAIN.  Thread-safe. */
 void sim_dev_kick(struct sim_dev *dev);

@@ -196,6 +196,16 @@ static uint64_t be_now_ns(struct core_be_dev *dev)
 	return st.vtime_max / 1000;
 }
 
+static void be_arm_cq(struct core_be_cq *cq, void *ctx, bool check_consumed)
+{
+	sim_cq_arm((struct sim_cq *)cq, ctx, check_consumed);
+}
+
+static unsigned be_take_events(struct core_be_dev *dev, void **ctx, unsigned max)
+{
+	return sim_dev_take_events((struct sim_dev *)dev, ctx, max);
+}
+
 const struct core_backend_ops core_sim_backend = {
     .name = "sim",
     .open = be_open,
@@ -213,6 +223,8 @@ const struct core_backend_ops core_sim_backend = {
     .ring_rq = be_ring_rq,
     .progress = be_progress,
     .now_ns = be_now_ns,
+    .arm_cq = be_arm_cq,
+    .take_events = be_take_events,
 };
 
 struct sim_dev *sim_backend_dev(struct core_be_dev *dev)

@@ -173,11 +173,8 @@ void sim_dev_close(struct sim_dev *dev)
 		sim_pkt_free(NULL, p);
 	while ((p = sim_pktq_pop(&dev->rx_async)))
 		sim_pkt_free(NULL, p);
-	while ((p = sim_pktq_pop(&dev->txq)))
-		sim_pkt_free(NULL, p);
 	sim_pktq_free(&dev->inbox);
 	sim_pktq_free(&dev->rx_async);
-	sim_pktq_free(&dev->txq);
 	sim_pkt_pool_free(dev);
 	free(dev->mrs);
 	free(dev->cqs);

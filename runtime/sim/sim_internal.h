@@ -75,6 +75,11 @@ struct sim_cq {
 	/* QP slots parked on a WAIT for this CQ: woken by its next CQE */
 	uint32_t *waiters;
 	uint32_t nwaiters, waiters_cap;
+	/* completion events (sim_cq_arm): the next CQE queues this CQ on
+	 * dev->ev_head once, for sim_dev_take_events */
+	bool armed, ev_queued;
+	void *ev_ctx;
+	struct sim_cq *ev_next;
 };
 
 /* ---- send queue --------------------------------------------------------- */
@@ -175,6 +180,30 @@ struct sim_rq {
 	uint32_t head; /* next receive to consume */
 };
 
+/* Packets in the order they are to be processed: by time t, then push
+ * order (stable), or by push order alone (fifo).  A sorted run inside one
+ * array: the live entries are front[0 .. n-1], front lies inside e[0 ..
+ * cap-1] and room counts the slots from front to the array's end.  Pop takes
+ * front[0]; push puts a packet behind the last entry when none is later (the
+ * common case: packets leave in time order), before the front when it is
+ * earlier than all and a popped slot is there (a reply at the time of the
+ * packet just taken), else moves the later ones up one slot.  The array
+ * slides back to its start or doubles only when the run reaches its end.
+ * The keys sit next to the pointers: ordering compares without loading
+ * packets. */
+struct sim_pktq_ent {
+	sim_time_t t; /* = p->t when pushed */
+	struct sim_pkt *p;
+};
+struct sim_pktq {
+	struct sim_pktq_ent *front; /* earliest entry (valid when n) */
+	uint32_t n;                 /* live entries */
+	uint32_t room;              /* slots from front to the end of e */
+	struct sim_pktq_ent *e;
+	uint32_t cap;
+	bool fifo;
+};
+
 struct sim_qp {
 	struct sim_dev *dev;
 	uint32_t qpn;
@@ -200,33 +229,27 @@ struct sim_qp {
 	uint32_t wait_cqn;     /* CQ whose waiter list holds this QP (0: none) */
 	uint32_t rdy_pos;      /* scheduler: 1 + index in dev->rdy, 0: not ready */
 	bool dirty;            /* scheduler: in dev->dirty */
+	/* packets the transport refused (-EAGAIN), in order (sim_wire.c) */
+	struct sim_pktq txq;
+	struct sim_qp *tx_next; /* in dev->tx_held while txq holds packets */
+	bool tx_listed;
+	bool tx_overflow; /* txq reached SIM_QP_TXQ_MAX: fail the QP */
 };
+
+/* Packets one QP may hold back while its peer does not read (a response per
+ * request of a client that stopped reading): past this the QP goes to the
+ * error state alone, as a NIC's pause-storm watchdog disables a port that
+ * never drains, instead of the device's memory growing without bound. */
+#define SIM_QP_TXQ_MAX 4096u
+
+/* Packets from outside (sim_dev_deliver) a device holds before it is
+ * processed: this many waiting to enter the inbox, this many in it.  A full
+ * device answers -EAGAIN, and the transport stops reading the link that
+ * brought the packet for a while: a flood of requests waits in its sender's
+ * socket, not in this process. */
+#define SIM_INGRESS_MAX 1024u
 
 /* ---- packets ------------------------------------------------------------ */
-
-/* Packets in the order they are to be processed: by time t, then push
- * order (stable), or by push order alone (fifo).  A sorted run inside one
- * array: the live entries are front[0 .. n-1], front lies inside e[0 ..
- * cap-1] and room counts the slots from front to the array's end.  Pop takes
- * front[0]; push puts a packet behind the last entry when none is later (the
- * common case: packets leave in time order), before the front when it is
- * earlier than all and a popped slot is there (a reply at the time of the
- * packet just taken), else moves the later ones up one slot.  The array
- * slides back to its start or doubles only when the run reaches its end.
- * The keys sit next to the pointers: ordering compares without loading
- * packets. */
-struct sim_pktq_ent {
-	sim_time_t t; /* = p->t when pushed */
-	struct sim_pkt *p;
-};
-struct sim_pktq {
-	struct sim_pktq_ent *front; /* earliest entry (valid when n) */
-	uint32_t n;                 /* live entries */
-	uint32_t room;              /* slots from front to the end of e */
-	struct sim_pktq_ent *e;
-	uint32_t cap;
-	bool fifo;
-};
 
 /* A READ being served by a responder (line by line in chaos mode). */
 struct sim_readjob {
@@ -294,7 +317,8 @@ struct sim_dev {
 	struct sim_pktq inbox;
 	pthread_mutex_t inbox_lock; /* sim_dev_deliver from transport threads */
 	struct sim_pktq rx_async;   /* delivered from outside, moved into inbox */
-	struct sim_pktq txq;        /* refused by the transport (-EAGAIN), in order */
+	struct sim_qp *tx_held;     /* QPs whose txq holds refused packets */
+	struct sim_cq *ev_head;     /* CQs with a completion event (sim_cq_arm) */
 	struct sim_readjob *jobs;
 	struct sim_pkt *pkt_free; /* free list (linked through the payload area) */
 	uint32_t npkt_free;
@@ -356,6 +380,8 @@ void sim_pd_destroy_all(struct sim_dev *dev);
 /* Writes one CQE (in order of the calls); fills in c->owner and
  * c->timestamp.  Returns 0 or -ENOSPC (overrun). */
 int sim_cq_push(struct sim_cq *cq, struct prism_cqe *c, sim_time_t t);
+/* Queue an armed CQ's completion event (out of line: rare on the data path). */
+void sim_cq_fire(struct sim_cq *cq);
 /* Does CQE number @index (0-based, 24-bit, cyclic) exist?  *t: when it was
  * produced (0: too long ago to remember).  This is the WAIT threshold: a
  * WAIT with index i releases once the CQ's (i+1)-th CQE exists (MLNX_OFED
@@ -673,6 +699,8 @@ int sim_wire_xmit(struct sim_dev *dev, struct sim_pkt *p);
 /* Processes one inbound packet. */
 void sim_wire_rx(struct sim_dev *dev, struct sim_pkt *p);
 void sim_inbox_drain_async(struct sim_dev *dev);
+/* Frees the packets @qp holds back and takes it off dev->tx_held (dev->lock). */
+void sim_qp_txq_drop(struct sim_qp *qp);
 void sim_progress_bump(struct sim_dev *dev);
 
 /* sim_sched.c */

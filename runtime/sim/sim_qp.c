@@ -29,6 +29,9 @@ static void qp_free(struct sim_qp *qp)
 		for (uint32_t i = 0; i < sq->os_cap; i++)
 			sim_outst_drop_req(NULL, &sq->os[i]); /* lent ones: sim_qp_destroy */
 	}
+	while (qp->txq.n)
+		sim_pkt_free(NULL, sim_pktq_pop(&qp->txq));
+	sim_pktq_free(&qp->txq);
 	free(sq->pf);
 	free(sq->os);
 	free(sq->bbs);
@@ -145,6 +148,7 @@ int sim_qp_destroy(struct sim_qp *qp)
 	pthread_mutex_lock(&dev->lock);
 	dev->qps[qp->slot] = NULL;
 	sim_sched_forget(qp);
+	sim_qp_txq_drop(qp);
 	dev->nqps--;
 	/* requests lent out wait in the inbox, which the NIC thread reads:
 	 * let go of them under the lock (their delivery frees them) */
@@ -169,6 +173,7 @@ void sim_qp_destroy_all(struct sim_dev *dev)
 	}
 	dev->nqps = 0;
 	dev->nsqr = 0;
+	dev->tx_held = NULL;
 }
 
 uint32_t sim_qp_num(const struct sim_qp *qp)
