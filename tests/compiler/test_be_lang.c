@@ -662,8 +662,8 @@ static void test_list_walk_wrs_on_sim(void **state)
 		int k; /* node holding the key, 8: none */
 		unsigned wrs, site;
 	} runs[] = {{"find", 0, 14, 1},      {"find", 3, 32, 1},       {"find", 7, 56, 1},
-	            {"find", 8, 59, 0},      {"find_break", 0, 27, 1}, {"find_break", 1, 39, 2},
-	            {"find_break", 3, 63, 4}};
+	            {"find", 8, 59, 0},      {"find_break", 0, 27, 1}, {"find_break", 1, 39, 1},
+	            {"find_break", 3, 63, 1}};
 	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
 		struct be_sim *s =
 		    be_sim_open_traced(src, runs[i].entry, IR_PROFILE_RELAXED, trace);
