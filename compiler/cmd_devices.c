@@ -4,7 +4,7 @@
  * has and, with --probe, what each device does where the hardware sources
  * are silent (runtime/core/probe.h, docs/nic-model.md).
  *
- *     prismc devices [--probe] [--profile relaxed|strict] [--json]
+ *     prismc devices [--probe] [--firmware relaxed|strict] [--json]
  *
  * Owns: the command line and the report.  On the software NIC the probe
  * shows the model (both firmware profiles); on an mlx5 device it would show
@@ -31,7 +31,7 @@ static const struct backend_entry backends[] = {
 
 static void devices_help(FILE *out)
 {
-	fprintf(out, "usage: prismc devices [--probe] [--profile relaxed|strict] [--json]\n\n"
+	fprintf(out, "usage: prismc devices [--probe] [--firmware relaxed|strict] [--json]\n\n"
 	             "List the NIC backends of this build.  With --probe, run the behaviour\n"
 	             "probe on each: short WQE programs whose outcome shows the WAIT threshold,\n"
 	             "whether a doorbell starts a managed queue, SEND_EN past the doorbell\n"
@@ -39,7 +39,8 @@ static void devices_help(FILE *out)
 	             "the cross-channel role and the firmware's control-segment checks.\n\n"
 	             "options:\n"
 	             "  --probe           run the probe\n"
-	             "  --profile P       the software NIC's firmware profile (default relaxed)\n"
+	             "  --firmware P      the software NIC's firmware profile (default relaxed;\n"
+	             "                    --profile is the same option)\n"
 	             "  --json            one JSON object per device\n"
 	             "  -h, --help        this help\n\n"
 	             "exit status: 0 ok, 2 usage, 4 a backend could not be opened.\n");
@@ -75,7 +76,8 @@ static int devices_run(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 	    {"probe", no_argument, NULL, 'p'},
-	    {"profile", required_argument, NULL, 'f'},
+	    {"firmware", required_argument, NULL, 'f'},
+	    {"profile", required_argument, NULL, 'f'}, /* the older spelling */
 	    {"json", no_argument, NULL, 'j'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
@@ -108,7 +110,7 @@ static int devices_run(int argc, char **argv)
 	}
 	if (optind < argc || (strcmp(profile, "relaxed") && strcmp(profile, "strict"))) {
 		fprintf(stderr, "prismc devices: usage: prismc devices [--probe] "
-		                "[--profile relaxed|strict] [--json]\n");
+		                "[--firmware relaxed|strict] [--json]\n");
 		return PRISMC_EXIT_USAGE;
 	}
 	for (size_t i = 0; i < sizeof(backends) / sizeof(backends[0]); i++) {

@@ -215,6 +215,11 @@ static void test_check_runs_back_end(void **state)
 	assert_int_equal(run(args, &out), 1);
 	assert_non_null(strstr(out, ":10:2: error: a recycled loop needs the relaxed firmware"));
 	free(out);
+	/* --firmware is the same option (--profile its older spelling) */
+	snprintf(args, sizeof(args), "check --firmware strict %s", path);
+	assert_int_equal(run(args, &out), 1);
+	assert_non_null(strstr(out, ":10:2: error: a recycled loop needs the relaxed firmware"));
+	free(out);
 	snprintf(args, sizeof(args), "check --profile lax %s", path);
 	assert_int_equal(run(args, &out), 2);
 	free(out);
@@ -236,7 +241,7 @@ static void test_devices_probe(void **state)
 	assert_non_null(strstr(out, "send-en-past-dbrec           yes"));
 	assert_non_null(strstr(out, "relaxed-wqe-index            yes"));
 	free(out);
-	assert_int_equal(run("devices --probe --profile strict --json", &out), 0);
+	assert_int_equal(run("devices --probe --firmware strict --json", &out), 0);
 	assert_non_null(strstr(out, "\"relaxed-wqe-index\":{\"verdict\":\"no\""));
 	free(out);
 	assert_int_equal(run("devices --profile lax", &out), 2);
