@@ -54,7 +54,10 @@ WARNINGS := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototy
 CPPFLAGS_ALL := -Iruntime/include -Iruntime -I. -I$(O)/gen -D_GNU_SOURCE
 CFLAGS_ALL := -std=gnu11 $(WARNINGS) -fvisibility=hidden -fPIC $(CFLAGS) $(SANFLAGS) $(CPPFLAGS_ALL)
 LDFLAGS_ALL := $(LDFLAGS) $(SANFLAGS)
-LDLIBS_ALL := -lyaml -lpthread -lm $(LDLIBS)
+# LIB_LDLIBS: what libprism itself links (modules add to it)
+LDLIBS_ALL = -lyaml -lpthread -lm $(LIB_LDLIBS) $(LDLIBS)
+
+LIB_LDLIBS  :=
 
 LIB_SRCS    :=
 PRISMC_SRCS :=
@@ -146,7 +149,7 @@ $(FUZZ_LIB): $(FUZZ_LIB_OBJS)
 define fuzz_rule
 $(FUZZ_O)/$(1): $$($(1)_SRCS) $$(FUZZ_LIB)
 	@mkdir -p $$(dir $$@)
-	$$(CLANG) $$(FUZZ_CFLAGS) -o $$@ $$($(1)_SRCS) $$(FUZZ_LIB) $$($(1)_LDLIBS) -lyaml -lpthread -lm
+	$$(CLANG) $$(FUZZ_CFLAGS) -o $$@ $$($(1)_SRCS) $$(FUZZ_LIB) $$($(1)_LDLIBS) -lyaml -lpthread -lm $$(LIB_LDLIBS)
 endef
 $(foreach f,$(FUZZERS),$(eval $(call fuzz_rule,$(f))))
 

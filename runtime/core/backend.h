@@ -4,8 +4,8 @@
  *
  * Owns: the small set of operations runtime/core needs from a NIC, as a
  * struct of function pointers.  The sim implements it (runtime/sim/
- * sim_backend.c); the mlx5 backend (libibverbs + mlx5dv + DEVX) will
- * implement the same table.
+ * sim_backend.c), and so does the mlx5 backend (libibverbs + mlx5dv + DEVX,
+ * runtime/mlx5/).
  *
  * Contract: the queue buffer, doorbell records and CQ rings a backend hands
  * out are host memory that the caller writes and reads exactly as with mlx5
@@ -156,5 +156,12 @@ struct core_backend_ops {
 
 /* The sim backend's table (runtime/sim/sim_backend.c). */
 extern const struct core_backend_ops core_sim_backend;
+
+/* The mlx5 backend's table (runtime/mlx5/mlx5_dev.c): rdma-core, DEVX. */
+extern const struct core_backend_ops core_mlx5_backend;
+/* Names (at most 63 bytes) of the RDMA devices the mlx5 backend can open,
+ * at most @cap of them; returns how many were written. */
+int core_mlx5_device_names(char (*names)[64], int cap);
+bool core_mlx5_device_exists(const char *name);
 
 #endif /* PRISM_CORE_BACKEND_H */

@@ -70,6 +70,8 @@ struct core_shard {
 };
 
 #define CORE_MAX_SHARDS 64u
+/* Device names prism_list_devices() reports at most (sim + RDMA devices). */
+#define CORE_MAX_LISTED 16
 
 struct prism_device {
 	char name[32];

@@ -259,6 +259,12 @@ uint32_t sim_mr_rkey(const struct sim_mr *mr);
 struct sim_cq_attr {
 	uint32_t ncqe;       /* power of two */
 	bool ignore_overrun; /* IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN / cqc.oi */
+	/* Optional: the ring (ncqe x 64 bytes) and doorbell record (8 bytes)
+	 * in the caller's memory, as a device uses the buffers a driver gave it
+	 * (the mlx5 emulator's umem).  The sim neither initialises nor frees
+	 * them; the caller keeps them alive until sim_cq_destroy. */
+	void *ext_buf;
+	volatile uint32_t *ext_dbrec;
 };
 
 int sim_cq_create(struct sim_dev *dev, const struct sim_cq_attr *attr, struct sim_cq **out);
@@ -289,6 +295,11 @@ struct sim_qp_attr {
 	uint32_t rq_wqes;    /* receive WQEs, power of two (0: no receive queue) */
 	uint32_t rq_max_sge; /* data segments per receive WQE, 1..16, rounded up to 2^n */
 	unsigned flags;      /* enum sim_qp_flags */
+	/* Optional: queue memory (receive queue then send queue, as laid out
+	 * above) and doorbell record (8 bytes) in the caller's memory, which the
+	 * sim neither clears nor frees (see sim_cq_attr.ext_buf). */
+	void *ext_buf;
+	volatile uint32_t *ext_dbrec;
 };
 
 int sim_qp_create(struct sim_dev *dev, const struct sim_qp_attr *attr, struct sim_qp **out);

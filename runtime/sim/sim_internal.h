@@ -56,6 +56,7 @@ struct sim_cq {
 	uint32_t ncqe;
 	bool ignore_overrun;
 	bool overrun; /* CQ in error after an overrun */
+	bool ext_mem; /* buf and dbrec are the caller's (sim_cq_attr.ext_buf) */
 	uint8_t *buf;
 	volatile uint32_t *dbrec;
 	uint32_t pi;          /* CQEs produced (absolute; WAIT compares its low 24 bits) */
@@ -173,6 +174,7 @@ struct sim_qp {
 	int state;
 	unsigned flags;
 	struct sim_cq *scq, *rcq;
+	bool ext_mem; /* buf and dbrec are the caller's (sim_qp_attr.ext_buf) */
 	uint8_t *buf;
 	size_t buf_len;
 	volatile uint32_t *dbrec;

@@ -32,8 +32,10 @@ static void qp_free(struct sim_qp *qp)
 	free(sq->pf);
 	free(sq->os);
 	free(sq->bbs);
-	free(qp->buf);
-	free((void *)qp->dbrec);
+	if (!qp->ext_mem) {
+		free(qp->buf);
+		free((void *)qp->dbrec);
+	}
 	free(qp);
 }
 
@@ -48,7 +50,8 @@ int sim_qp_create(struct sim_dev *dev, const struct sim_qp_attr *attr, struct si
 	    attr->sq_bbs > (1u << 15) || (attr->sq_bbs & (attr->sq_bbs - 1)) ||
 	    attr->rq_wqes > (1u << 15) || (attr->rq_wqes & (attr->rq_wqes - 1)) ||
 	    attr->rq_max_sge > PRISM_WQE_MAX_SGE || (attr->flags & ~0x1fu) ||
-	    attr->send_cq->dev != dev || attr->recv_cq->dev != dev)
+	    attr->send_cq->dev != dev || attr->recv_cq->dev != dev ||
+	    !attr->ext_buf != !attr->ext_dbrec)
 		return -EINVAL;
 	qp = calloc(1, sizeof(*qp));
 	if (!qp)
@@ -60,8 +63,10 @@ int sim_qp_create(struct sim_dev *dev, const struct sim_qp_attr *attr, struct si
 	rq_bytes = (size_t)qp->rq.n * qp->rq.stride;
 	sq_bytes = (size_t)attr->sq_bbs * PRISM_WQE_BB;
 	qp->buf_len = rq_bytes + sq_bytes;
-	qp->buf = aligned_alloc(4096, (qp->buf_len + 4095) & ~(size_t)4095);
-	qp->dbrec = aligned_alloc(64, 64);
+	qp->ext_mem = attr->ext_buf != NULL;
+	qp->buf =
+	    qp->ext_mem ? attr->ext_buf : aligned_alloc(4096, (qp->buf_len + 4095) & ~(size_t)4095);
+	qp->dbrec = qp->ext_mem ? attr->ext_dbrec : aligned_alloc(64, 64);
 	qp->sq.nbb = attr->sq_bbs;
 	qp->sq.pf_cap = dev->o.prefetch_bbs < attr->sq_bbs ? dev->o.prefetch_bbs : attr->sq_bbs;
 	qp->sq.pf_max_bbs = qp->sq.pf_cap;
@@ -71,8 +76,10 @@ int sim_qp_create(struct sim_dev *dev, const struct sim_qp_attr *attr, struct si
 	qp->sq.bbs = calloc(attr->sq_bbs, sizeof(*qp->sq.bbs));
 	if (!qp->buf || !qp->dbrec || !qp->sq.pf || !qp->sq.os || !qp->sq.bbs)
 		goto fail;
-	memset(qp->buf, 0, qp->buf_len);
-	memset((void *)qp->dbrec, 0, 64);
+	if (!qp->ext_mem) {
+		memset(qp->buf, 0, qp->buf_len);
+		memset((void *)qp->dbrec, 0, 64);
+	}
 	qp->rq.buf = qp->buf;
 	qp->sq.buf = qp->buf + rq_bytes;
 	qp->dev = dev;
