@@ -152,6 +152,10 @@ struct core_backend_ops {
 
 	/* Device clock in ns (sim: latest virtual time; mlx5: NULL). */
 	uint64_t (*now_ns)(struct core_be_dev *dev);
+
+	/* This device's own address (lid, gid) for a peer on the same device
+	 * (mlx5: the port's LID and GID; NULL where node ids suffice). */
+	int (*port_addr)(struct core_be_dev *dev, struct core_qp_peer *self);
 };
 
 /* The sim backend's table (runtime/sim/sim_backend.c). */

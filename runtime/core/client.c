@@ -121,7 +121,8 @@ int core_client_finish(struct prism_client *cl)
 	};
 	int err;
 
-	if ((err = ops->modify_qp(cl->qp, CORE_QPS_INIT, NULL)) ||
+	if ((err = core_shard_self_addr(cl->dev, cl->shard, &peer)) ||
+	    (err = ops->modify_qp(cl->qp, CORE_QPS_INIT, NULL)) ||
 	    (err = ops->modify_qp(cl->qp, CORE_QPS_RTR, &peer)) ||
 	    (err = ops->modify_qp(cl->qp, CORE_QPS_RTS, &peer)))
 		return err;

@@ -101,6 +101,9 @@ bool core_name_valid(const char *name);
 int core_dev_progress(struct prism_device *dev);
 /* Backend progress of shard @shard under its lock. */
 int core_shard_progress(struct prism_device *dev, unsigned shard);
+/* A peer on shard @shard itself (node id equal): fill its lid/gid from the
+ * backend (port_addr) so that hardware can route to it.  0 or an error. */
+int core_shard_self_addr(struct prism_device *dev, unsigned shard, struct core_qp_peer *peer);
 /* Virtual clock of shard @shard in ns (0 on hardware). */
 uint64_t core_shard_now_ns(const struct prism_device *dev, unsigned shard);
 

@@ -282,6 +282,13 @@ int core_shard_progress(struct prism_device *dev, unsigned shard)
 	return err;
 }
 
+int core_shard_self_addr(struct prism_device *dev, unsigned shard, struct core_qp_peer *peer)
+{
+	if (peer->node != dev->shards[shard].node || !dev->ops->port_addr)
+		return 0;
+	return dev->ops->port_addr(dev->shards[shard].be, peer);
+}
+
 int core_dev_progress(struct prism_device *dev)
 {
 	int err = 0;

@@ -467,7 +467,8 @@ static int qp_to_rts(struct core_inst *in, uint32_t q, uint32_t node, uint32_t q
 	};
 	int err;
 
-	if ((err = ops->modify_qp(in->qps[q].qp, CORE_QPS_INIT, NULL)) ||
+	if ((err = core_shard_self_addr(in->dev, in->shard, &peer)) ||
+	    (err = ops->modify_qp(in->qps[q].qp, CORE_QPS_INIT, NULL)) ||
 	    (err = ops->modify_qp(in->qps[q].qp, CORE_QPS_RTR, &peer)) ||
 	    (err = ops->modify_qp(in->qps[q].qp, CORE_QPS_RTS, &peer)))
 		return err;

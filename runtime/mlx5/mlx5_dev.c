@@ -200,6 +200,15 @@ static int be_dereg_mr(struct core_be_mr *mr)
 	return 0;
 }
 
+static int be_port_addr(struct core_be_dev *dev, struct core_qp_peer *self)
+{
+	struct mlx5_be_dev *d = (struct mlx5_be_dev *)dev;
+
+	self->lid = d->port_attr.lid;
+	memcpy(self->gid, d->gid.raw, sizeof(self->gid));
+	return 0;
+}
+
 const struct core_backend_ops core_mlx5_backend = {
     .name = "mlx5",
     .open = be_open,
@@ -215,6 +224,7 @@ const struct core_backend_ops core_mlx5_backend = {
     .ring_rq = mlx5_be_ring_rq,
     .progress = NULL, /* the NIC runs by itself */
     .now_ns = NULL,
+    .port_addr = be_port_addr,
 };
 
 int core_mlx5_device_names(char (*names)[64], int cap)

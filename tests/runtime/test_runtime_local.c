@@ -5,6 +5,10 @@
  * written as YAML, opened, re-verified, loaded, instantiated per client
  * connection, invoked through prism_client and checked against the plain C
  * reference; plus the bad-input and lifecycle cases of issue 5 item 8.
+ *
+ * Every body runs once per backend of the list in main(): the sim, and the
+ * mlx5 backend over the PRM-level emulator (tests/mlx5emu/), which must give
+ * the same results through DEVX commands, umem rings and UAR doorbells.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -20,6 +24,7 @@
 
 #include "core/chainobj.h"
 #include "core/client.h"
+#include "tests/mlx5emu/mlx5emu.h"
 #include "tests/runtime/support/hashget_chain.h"
 
 #define NB         256u
@@ -38,6 +43,14 @@ struct fx {
 };
 
 static struct fx *g_fx;
+
+/* The backend under test: a device name, and what sets it up. */
+struct backend {
+	const char *group;  /* cmocka group name */
+	const char *device; /* prism_device__open name */
+	bool emulated;      /* mlx5 over the emulator */
+};
+static const struct backend *g_be;
 
 static void keep_log(enum prism_log_level level, const char *msg, void *ctx)
 {
@@ -67,7 +80,7 @@ static int setup_device(void **state, bool threaded)
 	assert_non_null(f);
 	prism_set_log_fn(keep_log, f, PRISM_LOG_DEBUG);
 	PRISM_OPTS(prism_device_opts, dopts, .seed = 7, .threaded = threaded);
-	f->dev = prism_device__open("sim", &dopts);
+	f->dev = prism_device__open(g_be->device, &dopts);
 	assert_non_null(f->dev);
 	PRISM_OPTS(prism_region_opts, ropts, .access = PRISM_ACCESS_READ);
 	f->table = prism_device__create_region(f->dev, "table", TABLE_SIZE, &ropts);
@@ -165,7 +178,10 @@ static void test_hash_get_matches_reference(void **state)
 	assert_true(hits > 2000 && misses > 2000);
 	struct prism_server_stats st = {.sz = sizeof(st)};
 	assert_int_equal(prism_server__stats(f->srv, &st), 0);
-	assert_true(st.invocations >= 10000);
+	/* The server counts an invocation when its loop polls the completion;
+	 * a NIC that runs by itself (mlx5) may answer the client first, so the
+	 * last one may still be uncounted there. */
+	assert_true(st.invocations >= (g_be->emulated ? 9999u : 10000u));
 	assert_int_equal(st.conns_active, 1);
 	prism_client__close(cl);
 }
@@ -452,5 +468,26 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_load_needs_regions, setup, teardown),
 	};
 
-	return cmocka_run_group_tests_name("runtime_local", tests, NULL, NULL);
+	static const struct backend backends[] = {
+	    {"runtime_local (sim)", "sim", false},
+	    {"runtime_local (mlx5 over the emulator)", "mlx5_0", true},
+	};
+	int failed = 0;
+
+	for (size_t i = 0; i < sizeof(backends) / sizeof(backends[0]); i++) {
+		g_be = &backends[i];
+		if (g_be->emulated)
+			mlx5emu_install(&(struct mlx5emu_opts){.relaxed_fw = true, .seed = 7});
+		failed += _cmocka_run_group_tests(g_be->group, tests,
+		                                  sizeof(tests) / sizeof(tests[0]), NULL, NULL);
+		if (g_be->emulated) {
+			mlx5emu_uninstall();
+			if (mlx5emu_errors()) {
+				fprintf(stderr, "mlx5emu: %u loud failures, last: %s\n",
+				        mlx5emu_errors(), mlx5emu_last_error());
+				failed++;
+			}
+		}
+	}
+	return failed;
 }

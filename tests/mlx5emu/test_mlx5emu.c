@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_mlx5emu.c - the PRM table's bit helpers, and the mlx5 backend
+ * against the emulator at the level of single objects: capabilities read
+ * through QUERY_HCA_CAP, a device without cross-channel refusing managed
+ * QPs, commands the emulator does not implement failing loudly, and the
+ * doorbell rule (unmanaged queues ring the UAR, managed ones never do).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <prism/prism.h>
+#include <prism/wqe.h>
+
+#include "mlx5/mlx5_be.h"
+#include "tests/mlx5emu/mlx5emu.h"
+
+static void test_prm_bits(void **state)
+{
+	uint8_t buf[MLX5_PRM_QP_CMD_IN_BYTES] = {0};
+	const uint32_t qpc = mlx5_prm_off(MLX5_PRM_CREATE_QP_IN_QPC);
+	uint8_t gid[16], back[16];
+
+	(void)state;
+	/* qpc.cd_master is bit 0x49f of the qpc, which starts at bit 0xc0 */
+	assert_int_equal(mlx5_prm_set(buf, sizeof(buf), qpc, MLX5_PRM_QPC_CD_MASTER, 1), 0);
+	assert_int_equal(buf[(0xc0 + 0x49f) / 8], 1u << (7 - (0xc0 + 0x49f) % 8));
+	assert_int_equal(mlx5_prm_get(buf, sizeof(buf), qpc, MLX5_PRM_QPC_CD_MASTER), 1);
+	assert_int_equal(mlx5_prm_get(buf, sizeof(buf), qpc, MLX5_PRM_QPC_CD_SLAVE_SEND), 0);
+	/* 24-bit field: neighbours untouched, too-wide values refused */
+	assert_int_equal(mlx5_prm_set(buf, sizeof(buf), qpc, MLX5_PRM_QPC_PD, 0xabcdef), 0);
+	assert_int_equal(mlx5_prm_get(buf, sizeof(buf), qpc, MLX5_PRM_QPC_PD), 0xabcdef);
+	assert_int_equal(buf[(0xc0 + 0x20) / 8], 0);
+	assert_int_equal(mlx5_prm_set(buf, sizeof(buf), qpc, MLX5_PRM_QPC_PD, 0x1000000), -ERANGE);
+	/* 64-bit and 128-bit fields */
+	assert_int_equal(
+	    mlx5_prm_set(buf, sizeof(buf), qpc, MLX5_PRM_QPC_DBR_ADDR, 0x1122334455667788), 0);
+	assert_int_equal(buf[(0xc0 + 0x500) / 8], 0x11);
+	assert_int_equal(mlx5_prm_get(buf, sizeof(buf), qpc, MLX5_PRM_QPC_DBR_ADDR),
+	                 0x1122334455667788ull);
+	for (int i = 0; i < 16; i++)
+		gid[i] = (uint8_t)(i * 7 + 1);
+	assert_int_equal(mlx5_prm_set_bytes(buf, sizeof(buf), qpc, MLX5_PRM_QPC_PAP_RGID_RIP, gid),
+	                 0);
+	assert_int_equal(mlx5_prm_get_bytes(buf, sizeof(buf), qpc, MLX5_PRM_QPC_PAP_RGID_RIP, back),
+	                 0);
+	assert_memory_equal(gid, back, 16);
+	/* past the buffer */
+	assert_int_equal(mlx5_prm_set(buf, 16, qpc, MLX5_PRM_QPC_PD, 1), -ERANGE);
+	assert_int_equal(mlx5_prm_get(buf, 16, qpc, MLX5_PRM_QPC_PD), 0);
+}
+
+static struct core_be_dev *open_emu(const struct mlx5emu_opts *o)
+{
+	struct core_dev_attr a = {.sz = sizeof(a), .name = "mlx5_0", .relaxed_fw = true};
+	struct core_be_dev *dev = NULL;
+
+	mlx5emu_install(o);
+	assert_int_equal(core_mlx5_backend.open(&a, &dev), 0);
+	return dev;
+}
+
+static void close_emu(struct core_be_dev *dev)
+{
+	core_mlx5_backend.close(dev);
+	mlx5emu_uninstall();
+}
+
+static void test_caps_through_query_hca_cap(void **state)
+{
+	struct core_be_dev *dev;
+	const struct mlx5_be_dev *d;
+
+	(void)state;
+	dev = open_emu(&(struct mlx5emu_opts){.atomic_size_qp = 8 | 16, .no_wait_on_data = true});
+	d = (const struct mlx5_be_dev *)dev;
+	assert_true(d->caps.cd);
+	assert_false(d->caps.wait_on_data);
+	assert_true(d->caps.cq_oi);
+	assert_true(d->caps.have_atomic_caps);
+	assert_int_equal(d->caps.atomic_size_qp, 8 | 16);
+	assert_int_equal(d->caps.endianness_mode, 1);
+	assert_int_equal(d->caps.atomic_ops & MLX5_PRM_ATOMIC_OPS_MASKED_CMP_SWAP,
+	                 MLX5_PRM_ATOMIC_OPS_MASKED_CMP_SWAP);
+	close_emu(dev);
+	assert_int_equal(mlx5emu_errors(), 0);
+}
+
+static void test_no_cross_channel_refuses_managed_qp(void **state)
+{
+	struct core_be_dev *dev = open_emu(&(struct mlx5emu_opts){.no_cd = true});
+	struct core_cq_attr ca = {.ncqe = 16};
+	struct core_be_cq *cq;
+	struct core_cq_info ci;
+	struct core_be_qp *qp;
+	struct core_qp_info qi;
+
+	(void)state;
+	assert_int_equal(core_mlx5_backend.create_cq(dev, &ca, &cq, &ci), 0);
+	struct core_qp_attr qa = {.send_cq = cq,
+	                          .recv_cq = cq,
+	                          .sq_bbs = 8,
+	                          .flags = CORE_QP_CROSS_CHANNEL | CORE_QP_MANAGED_SEND};
+	assert_int_equal(core_mlx5_backend.create_qp(dev, &qa, &qp, &qi), -EOPNOTSUPP);
+	qa.flags = 0;
+	assert_int_equal(core_mlx5_backend.create_qp(dev, &qa, &qp, &qi), 0);
+	assert_int_equal(core_mlx5_backend.destroy_qp(qp), 0);
+	assert_int_equal(core_mlx5_backend.destroy_cq(cq), 0);
+	close_emu(dev);
+	assert_int_equal(mlx5emu_errors(), 0);
+}
+
+static void test_unimplemented_command_fails_loudly(void **state)
+{
+	struct core_be_dev *dev = open_emu(NULL);
+	struct mlx5_be_dev *d = (struct mlx5_be_dev *)dev;
+	uint8_t out[MLX5_PRM_SHORT_BYTES];
+	struct mlx5_prm_cmd c;
+
+	(void)state;
+	mlx5_prm_cmd_init(&c, 0x600 /* a command the emulator lacks */, 0, MLX5_PRM_SHORT_BYTES);
+	assert_null(d->g->devx_obj_create(d->ctx, c.in, c.inlen, out, sizeof(out)));
+	assert_int_equal(mlx5_prm_get(out, sizeof(out), 0, MLX5_PRM_OUT_STATUS),
+	                 MLX5_PRM_STATUS_BAD_OP);
+	assert_int_equal(mlx5emu_errors(), 1);
+	assert_non_null(strstr(mlx5emu_last_error(), "not implemented"));
+	mlx5_prm_cmd_init(&c, MLX5_PRM_CMD_QUERY_HCA_CAP, 0x7 << 1 | 1, MLX5_PRM_SHORT_BYTES);
+	{
+		static uint8_t big[MLX5_PRM_CAP_OUT_BYTES];
+
+		assert_int_not_equal(
+		    d->g->devx_general_cmd(d->ctx, c.in, c.inlen, big, sizeof(big)), 0);
+	}
+	assert_int_equal(mlx5emu_errors(), 2);
+	close_emu(dev);
+}
+
+/* Post one signaled NOP and ring; @managed: the queue is a cd_slave_send one. */
+static void test_doorbells_only_for_unmanaged(void **state)
+{
+	struct core_be_dev *dev = open_emu(NULL);
+	struct core_cq_attr ca = {.ncqe = 16};
+	struct core_be_cq *cq;
+	struct core_cq_info ci;
+
+	(void)state;
+	assert_int_equal(core_mlx5_backend.create_cq(dev, &ca, &cq, &ci), 0);
+	for (int managed = 0; managed < 2; managed++) {
+		struct core_qp_attr qa = {.send_cq = cq,
+		                          .recv_cq = cq,
+		                          .sq_bbs = 8,
+		                          .flags = CORE_QP_CROSS_CHANNEL |
+		                                   (managed ? CORE_QP_MANAGED_SEND : 0)};
+		struct core_qp_peer self = {0};
+		struct core_be_qp *qp;
+		struct core_qp_info qi;
+		struct prism_wqe w = {
+		    .ctrl = {.opcode = PRISM_OP_NOP,
+		             .fm_ce_se = PRISM_CE_CQ_UPDATE << PRISM_CTRL_CE_SHIFT}};
+		uint64_t before = mlx5emu_doorbells();
+
+		assert_int_equal(core_mlx5_backend.create_qp(dev, &qa, &qp, &qi), 0);
+		assert_int_equal(core_mlx5_backend.port_addr(dev, &self), 0);
+		self.qpn = qi.qpn;
+		self.rnr_retry = 7;
+		assert_int_equal(core_mlx5_backend.modify_qp(qp, CORE_QPS_INIT, NULL), 0);
+		assert_int_equal(core_mlx5_backend.modify_qp(qp, CORE_QPS_RTR, &self), 0);
+		assert_int_equal(core_mlx5_backend.modify_qp(qp, CORE_QPS_RTS, &self), 0);
+		w.ctrl.qpn = qi.qpn;
+		assert_true(
+		    prism_wqe_encode(&w, (uint8_t *)qi.buf + qi.sq_offset, PRISM_WQE_BB, NULL) > 0);
+		qi.dbrec[1] = __builtin_bswap32(1);
+		assert_int_equal(core_mlx5_backend.ring_sq(qp), 0);
+		assert_int_equal(mlx5emu_doorbells() - before, managed ? 0 : 1);
+		assert_int_equal(core_mlx5_backend.modify_qp(qp, CORE_QPS_ERR, NULL), 0);
+		assert_int_equal(core_mlx5_backend.destroy_qp(qp), 0);
+	}
+	assert_int_equal(core_mlx5_backend.destroy_cq(cq), 0);
+	close_emu(dev);
+	assert_int_equal(mlx5emu_errors(), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_prm_bits),
+	    cmocka_unit_test(test_caps_through_query_hca_cap),
+	    cmocka_unit_test(test_no_cross_channel_refuses_managed_qp),
+	    cmocka_unit_test(test_unimplemented_command_fails_loudly),
+	    cmocka_unit_test(test_doorbells_only_for_unmanaged),
+	};
+
+	return cmocka_run_group_tests_name("mlx5emu", tests, NULL, NULL);
+}
