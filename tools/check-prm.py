@@ -146,7 +146,7 @@ def main(argv):
             off, w = lay.locate(struct, path)
             print("%s %s 0x%x 0x%x" % (struct, path, off, w))
         return 0
-    bad = checked = absent = 0
+    bad = matched = absent = 0
     with open(argv[2], encoding="utf-8") as f:
         for n, line in enumerate(f, 1):
             line = line.strip()
@@ -164,14 +164,15 @@ def main(argv):
                 print("check-prm: MISMATCH %s.%s: %s" % (struct, path, e))
                 bad += 1
                 continue
-            checked += 1
             if (hoff, hwidth) != (off, width):
                 print("check-prm: MISMATCH %s.%s: prism 0x%x/0x%x, header 0x%x/0x%x"
                       % (struct, path, off, width, hoff, hwidth))
                 bad += 1
+            else:
+                matched += 1
     print("check-prm: %d fields match the header, %d differ, %d not in it"
-          % (checked - bad + (bad and 0), bad, absent))
-    return 1 if bad or not checked else 0
+          % (matched, bad, absent))
+    return 1 if bad or not matched else 0
 
 
 if __name__ == "__main__":
