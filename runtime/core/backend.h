@@ -118,6 +118,16 @@ struct core_qp_peer {
 	uint8_t retry_cnt;
 };
 
+/* What a device can run (program loading refuses what it lacks). */
+struct core_caps {
+	bool cross_channel;   /* WAIT / SEND_EN / RECV_EN, managed queues */
+	bool wait_on_data;    /* WAIT opmod 1 */
+	bool relaxed_fw;      /* control-segment WQE index / QPN checks off */
+	bool atomic_8b_host;  /* 8-byte atomics in host byte order */
+	uint8_t masked_sizes; /* masked atomics on 4/8/16/32-byte operands: those bits */
+	char fw_note[96];     /* where relaxed_fw comes from */
+};
+
 struct core_backend_ops {
 	const char *name; /* "sim", "mlx5" */
 
@@ -156,6 +166,9 @@ struct core_backend_ops {
 	/* This device's own address (lid, gid) for a peer on the same device
 	 * (mlx5: the port's LID and GID; NULL where node ids suffice). */
 	int (*port_addr)(struct core_be_dev *dev, struct core_qp_peer *self);
+
+	/* What the device can run. */
+	int (*caps)(struct core_be_dev *dev, struct core_caps *out);
 };
 
 /* The sim backend's table (runtime/sim/sim_backend.c). */

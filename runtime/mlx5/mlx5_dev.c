@@ -209,6 +209,25 @@ static int be_port_addr(struct core_be_dev *dev, struct core_qp_peer *self)
 	return 0;
 }
 
+static int be_caps(struct core_be_dev *dev, struct core_caps *out)
+{
+	const struct mlx5_be_dev *d = (const struct mlx5_be_dev *)dev;
+	const struct mlx5_be_caps *c = &d->caps;
+	bool masked = c->atomic_ops & MLX5_PRM_ATOMIC_OPS_MASKED_CMP_SWAP;
+
+	*out = (struct core_caps){
+	    .cross_channel = c->cd,
+	    .wait_on_data = c->wait_on_data,
+	    .relaxed_fw = d->relaxed_fw,
+	    .atomic_8b_host = c->have_atomic_caps && c->endianness_mode == 1,
+	    .masked_sizes = masked ? (uint8_t)(c->atomic_size_qp & (4 | 8 | 16 | 32)) : 0,
+	};
+	/* Stock firmware cannot be told from relaxed without posting a probe
+	 * WQE; the device option states which it is (firmware-config/). */
+	snprintf(out->fw_note, sizeof(out->fw_note), "as configured (firmware option), not probed");
+	return 0;
+}
+
 const struct core_backend_ops core_mlx5_backend = {
     .name = "mlx5",
     .open = be_open,
@@ -225,6 +244,7 @@ const struct core_backend_ops core_mlx5_backend = {
     .progress = NULL, /* the NIC runs by itself */
     .now_ns = NULL,
     .port_addr = be_port_addr,
+    .caps = be_caps,
 };
 
 int core_mlx5_device_names(char (*names)[64], int cap)

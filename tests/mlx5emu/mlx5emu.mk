@@ -4,4 +4,5 @@
 MLX5EMU_SRCS := tests/mlx5emu/mlx5emu.c tests/mlx5emu/mlx5emu_cmd.c
 
 TESTS += mlx5emu
-mlx5emu_SRCS := tests/mlx5emu/test_mlx5emu.c $(MLX5EMU_SRCS)
+mlx5emu_SRCS := tests/mlx5emu/test_mlx5emu.c tests/runtime/support/hashget_chain.c \
+	$(MLX5EMU_SRCS)

@@ -9,6 +9,8 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -16,8 +18,10 @@
 #include <prism/prism.h>
 #include <prism/wqe.h>
 
+#include "core/chainobj.h"
 #include "mlx5/mlx5_be.h"
 #include "tests/mlx5emu/mlx5emu.h"
+#include "tests/runtime/support/hashget_chain.h"
 
 static void test_prm_bits(void **state)
 {
@@ -184,6 +188,58 @@ static void test_doorbells_only_for_unmanaged(void **state)
 	assert_int_equal(mlx5emu_errors(), 0);
 }
 
+static char last_log[512];
+
+static void keep_log(enum prism_log_level level, const char *msg, void *ctx)
+{
+	(void)level, (void)ctx;
+	snprintf(last_log, sizeof(last_log), "%s", msg);
+}
+
+/* The RedN hash get needs relaxed firmware and host-endian 8-byte CAS. */
+static void test_load_refused_naming_what_is_missing(void **state)
+{
+	struct chainobj *o = hg_build(4096);
+	struct prism_program *prog;
+	struct prism_device *dev;
+	char *yaml;
+	size_t len;
+
+	(void)state;
+	assert_non_null(o);
+	assert_int_equal(chainobj_write_mem(o, 0, &yaml, &len, NULL), 0);
+	chainobj_free(o);
+	prism_set_log_fn(keep_log, NULL, PRISM_LOG_DEBUG);
+	mlx5emu_install(&(struct mlx5emu_opts){.be_atomics = true});
+	PRISM_OPTS(prism_device_opts, dopts, .firmware = "strict");
+	dev = prism_device__open("mlx5_0", &dopts);
+	assert_non_null(dev);
+	PRISM_OPTS(prism_region_opts, ropts, .access = PRISM_ACCESS_READ);
+	assert_non_null(prism_device__create_region(dev, "table", 4096, &ropts));
+	prog = prism_program__open_mem(yaml, len, NULL);
+	assert_non_null(prog);
+	assert_int_equal(prism_program__load(prog, dev), -PRISM_E_NOCAP);
+	assert_non_null(strstr(last_log, "device mlx5_0 lacks"));
+	assert_non_null(strstr(last_log, "relaxed firmware"));
+	assert_non_null(strstr(last_log, "host-endian 8-byte atomics"));
+	prism_program__close(prog);
+	prism_device__close(dev);
+	/* the same program loads on a device that has both */
+	mlx5emu_uninstall();
+	mlx5emu_install(NULL);
+	dev = prism_device__open("mlx5_0", NULL);
+	assert_non_null(dev);
+	assert_non_null(prism_device__create_region(dev, "table", 4096, &ropts));
+	prog = prism_program__open_mem(yaml, len, NULL);
+	assert_int_equal(prism_program__load(prog, dev), 0);
+	prism_program__close(prog);
+	prism_device__close(dev);
+	mlx5emu_uninstall();
+	prism_set_log_fn(NULL, NULL, PRISM_LOG_WARN);
+	free(yaml);
+	assert_int_equal(mlx5emu_errors(), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -192,6 +248,7 @@ int main(void)
 	    cmocka_unit_test(test_no_cross_channel_refuses_managed_qp),
 	    cmocka_unit_test(test_unimplemented_command_fails_loudly),
 	    cmocka_unit_test(test_doorbells_only_for_unmanaged),
+	    cmocka_unit_test(test_load_refused_naming_what_is_missing),
 	};
 
 	return cmocka_run_group_tests_name("mlx5emu", tests, NULL, NULL);
