@@ -6,7 +6,7 @@
  *
  *     prismc run foo.prism|foo.chain [--entry NAME] [--arg NAME=VALUE]...
  *                [--region NAME=FILE]... [--profile cx5|FILE.yaml]
- *                [--trace OUT.json] [--json]
+ *                [--trace OUT.json] [--device NAME] [--json]
  *
  * Owns: option parsing, region set-up (declared size, contents from a file),
  * argument parsing by the entry's parameter types, and the report.
@@ -28,24 +28,26 @@
 
 static void run_help(FILE *out)
 {
-	fprintf(out,
-	        "usage: prismc run FILE.prism|FILE.chain [--entry NAME] [--arg NAME=VALUE]...\n"
-	        "                  [--region NAME=FILE]... [--profile P] [--trace OUT.json]\n"
-	        "                  [--json]\n\n"
-	        "Compile the offload (a .chain is used as is), load it onto an embedded software\n"
-	        "NIC (the loader re-verifies it), connect a client, invoke the entry point once\n"
-	        "and print the result and the virtual-clock latency under the cost profile.\n\n"
-	        "options:\n"
-	        "  --entry NAME        offload / entry point (default: the first)\n"
-	        "  --arg NAME=VALUE    a parameter: integers in C syntax (0x2a, 42); addresses\n"
-	        "                      are offsets inside their region; byte strings as hex\n"
-	        "  --region NAME=FILE  initial contents of a declared region (else zeros)\n"
-	        "  --profile P         NIC cost profile: cx5 (default) or a YAML file\n"
-	        "  --trace OUT.json    write a Chrome/Perfetto trace of every WQE executed\n"
-	        "  --json              print the report as one JSON object\n"
-	        "  -h, --help          this help\n\n"
-	        "exit status: 0 ok, 1 program rejected or invocation failed, 2 usage,\n"
-	        "3 unreadable file, 4 internal error.\n");
+	fprintf(
+	    out,
+	    "usage: prismc run FILE.prism|FILE.chain [--entry NAME] [--arg NAME=VALUE]...\n"
+	    "                  [--region NAME=FILE]... [--profile P] [--trace OUT.json]\n"
+	    "                  [--device NAME] [--json]\n\n"
+	    "Compile the offload (a .chain is used as is), load it onto an embedded software\n"
+	    "NIC (the loader re-verifies it), connect a client, invoke the entry point once\n"
+	    "and print the result and the virtual-clock latency under the cost profile.\n\n"
+	    "options:\n"
+	    "  --entry NAME        offload / entry point (default: the first)\n"
+	    "  --arg NAME=VALUE    a parameter: integers in C syntax (0x2a, 42); addresses\n"
+	    "                      are offsets inside their region; byte strings as hex\n"
+	    "  --region NAME=FILE  initial contents of a declared region (else zeros)\n"
+	    "  --profile P         NIC cost profile: cx5 (default) or a YAML file\n"
+	    "  --trace OUT.json    write a Chrome/Perfetto trace of every WQE executed\n"
+	    "  --device NAME       run on this device (default sim; prismc devices lists them)\n"
+	    "  --json              print the report as one JSON object\n"
+	    "  -h, --help          this help\n\n"
+	    "exit status: 0 ok, 1 program rejected or invocation failed, 2 usage,\n"
+	    "3 unreadable file, 4 internal error.\n");
 }
 
 struct kv {
@@ -183,14 +185,19 @@ static void report(const struct prism_client *cl, int e, const struct prism_call
 static int run_run(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-	    {"entry", required_argument, NULL, 'e'},  {"arg", required_argument, NULL, 'a'},
-	    {"region", required_argument, NULL, 'r'}, {"profile", required_argument, NULL, 'p'},
-	    {"trace", required_argument, NULL, 't'},  {"json", no_argument, NULL, 'j'},
-	    {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+	    {"entry", required_argument, NULL, 'e'},
+	    {"arg", required_argument, NULL, 'a'},
+	    {"region", required_argument, NULL, 'r'},
+	    {"profile", required_argument, NULL, 'p'},
+	    {"trace", required_argument, NULL, 't'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"device", required_argument, NULL, 'd'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	struct kv args[RUN_MAX_ARGS], regs[RUN_MAX_REGIONS];
 	unsigned nargs = 0, nregs = 0;
-	const char *entry = NULL, *profile = "cx5", *trace = NULL;
+	const char *entry = NULL, *profile = "cx5", *trace = NULL, *device = "sim";
 	bool json = false;
 	int ch, rc;
 
@@ -226,6 +233,9 @@ static int run_run(int argc, char **argv)
 		case 't':
 			trace = optarg;
 			break;
+		case 'd':
+			device = optarg;
+			break;
 		case 'j':
 			json = true;
 			break;
@@ -255,7 +265,7 @@ static int run_run(int argc, char **argv)
 
 	rc = PRISMC_EXIT_ERRORS;
 	prog = prism_program__open_mem(yaml, len, NULL);
-	dev = prog ? prism_device__open("sim", &dopts) : NULL;
+	dev = prog ? prism_device__open(device, &dopts) : NULL;
 	if (!prog || !dev)
 		goto out;
 	/* Every region the object declares: its declared size, zeros or a file. */

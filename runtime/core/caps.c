@@ -91,3 +91,26 @@ int core_caps_check(const struct prism_device *dev, const char *prog, const stru
 	core_err("program '%s': device %s lacks what it needs: %s", prog, dev->name, missing);
 	return -PRISM_E_NOCAP;
 }
+
+PRISM_API int prism_device__caps(const struct prism_device *dev, struct prism_device_caps *caps)
+{
+	struct core_caps c;
+	int err;
+
+	if (!dev || !caps || caps->sz < sizeof(*caps))
+		return -EINVAL;
+	if (!dev->ops->caps)
+		return -EOPNOTSUPP;
+	if ((err = dev->ops->caps(dev->be, &c)))
+		return err;
+	memset(caps, 0, sizeof(*caps));
+	caps->sz = sizeof(*caps);
+	snprintf(caps->backend, sizeof(caps->backend), "%s", dev->ops->name);
+	caps->cross_channel = c.cross_channel;
+	caps->wait_on_data = c.wait_on_data;
+	caps->relaxed_firmware = c.relaxed_fw;
+	caps->atomic_8b_host_endian = c.atomic_8b_host;
+	caps->masked_atomic_sizes = c.masked_sizes;
+	snprintf(caps->firmware_source, sizeof(caps->firmware_source), "%s", c.fw_note);
+	return 0;
+}
