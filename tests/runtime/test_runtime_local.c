@@ -6,9 +6,11 @@
  * connection, invoked through prism_client and checked against the plain C
  * reference; plus the bad-input and lifecycle cases of issue 5 item 8.
  *
- * Every body runs once per backend of the list in main(): the sim, and the
- * mlx5 backend over the PRM-level emulator (tests/mlx5emu/), which must give
- * the same results through DEVX commands, umem rings and UAR doorbells.
+ * Every body runs once per backend of the list in main(): the sim; the mlx5
+ * backend over the PRM-level emulator (tests/mlx5emu/), which must give the
+ * same results through DEVX commands, umem rings and UAR doorbells; and the
+ * mlx5 backend on a real device, when the machine has one (else every body
+ * of that group skips, saying why, as tests/hw/ does).
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -23,6 +25,7 @@
 #include <prism/prism.h>
 
 #include "core/chainobj.h"
+#include "core/backend.h"
 #include "core/client.h"
 #include "tests/mlx5emu/mlx5emu.h"
 #include "tests/runtime/support/hashget_chain.h"
@@ -49,8 +52,19 @@ struct backend {
 	const char *group;  /* cmocka group name */
 	const char *device; /* prism_device__open name */
 	bool emulated;      /* mlx5 over the emulator */
+	bool hardware;      /* a real mlx5 device: skip without one */
 };
 static const struct backend *g_be;
+
+/* The test's fixture; no fixture means no hardware for this group: skip. */
+static struct fx *fixture(void **state)
+{
+	if (!*state) {
+		print_message("hw: skipped: no mlx5 RDMA device (rdma-core lists none)\n");
+		skip();
+	}
+	return *state;
+}
 
 static void keep_log(enum prism_log_level level, const char *msg, void *ctx)
 {
@@ -73,6 +87,15 @@ static uint64_t rng(uint64_t *s)
 /* @threaded: the sim NIC runs on its own thread (servers). */
 static int setup_device(void **state, bool threaded)
 {
+	if (g_be->hardware) {
+		char names[1][64];
+
+		if (core_mlx5_device_names(names, 1) < 1) {
+			*state = NULL; /* the body skips (cmocka cannot skip from a setup) */
+			return 0;
+		}
+	}
+
 	struct fx *f = calloc(1, sizeof(*f));
 	struct chainobj *o;
 	uint64_t s = 42;
@@ -120,6 +143,9 @@ static int teardown(void **state)
 {
 	struct fx *f = *state;
 
+	if (!f) /* setup skipped (no hardware) */
+		return 0;
+
 	prism_server__destroy(f->srv);
 	prism_program__close(f->prog);
 	prism_device__close(f->dev);
@@ -144,7 +170,7 @@ static uint32_t pick(struct fx *f, uint64_t *s, uint32_t *b, int *kind)
 
 static void test_hash_get_matches_reference(void **state)
 {
-	struct fx *f = *state;
+	struct fx *f = fixture(state);
 	struct prism_client *cl;
 	uint64_t s = 1234;
 	unsigned hits = 0, misses = 0;
@@ -188,7 +214,7 @@ static void test_hash_get_matches_reference(void **state)
 
 static void test_batch(void **state)
 {
-	struct fx *f = *state;
+	struct fx *f = fixture(state);
 	struct prism_client *cl = prism_client__connect_local(f->srv, NULL);
 	enum { N = 40 };
 	struct prism_call calls[N];
@@ -224,7 +250,7 @@ static void test_batch(void **state)
  */
 static void test_threaded_nic_started_server(void **state)
 {
-	struct fx *f = *state;
+	struct fx *f = fixture(state);
 	struct prism_client *cl;
 	enum { B = 16, GETS = 20000 };
 	struct prism_call calls[B];
@@ -255,7 +281,7 @@ static void test_threaded_nic_started_server(void **state)
 
 static void test_bad_arguments_rejected_client_side(void **state)
 {
-	struct fx *f = *state;
+	struct fx *f = fixture(state);
 	struct prism_client *cl = prism_client__connect_local(f->srv, NULL);
 	uint8_t out[HG_VALUE_BYTES + 8];
 	struct prism_arg args[2];
@@ -296,7 +322,7 @@ static void check_good_client(struct fx *f, struct prism_client *good)
 
 static void test_wrong_size_only_that_connection_fails(void **state)
 {
-	struct fx *f = *state;
+	struct fx *f = fixture(state);
 	struct prism_client *good = prism_client__connect_local(f->srv, NULL);
 	struct prism_client *bad = prism_client__connect_local(f->srv, NULL);
 	uint8_t junk[64] = {0};
@@ -320,7 +346,7 @@ static void test_wrong_size_only_that_connection_fails(void **state)
 
 static void test_hostile_address_stays_in_region(void **state)
 {
-	struct fx *f = *state;
+	struct fx *f = fixture(state);
 	struct prism_client *good = prism_client__connect_local(f->srv, NULL);
 	struct prism_client *bad = prism_client__connect_local(f->srv, NULL);
 	/* Server memory the program never declared: a bucket that would match,
@@ -359,7 +385,7 @@ static void test_hostile_address_stays_in_region(void **state)
 
 static void test_connect_disconnect_cycles(void **state)
 {
-	struct fx *f = *state;
+	struct fx *f = fixture(state);
 	struct prism_server_stats st = {.sz = sizeof(st)};
 
 	for (int i = 0; i < 1000; i++) {
@@ -377,7 +403,7 @@ static void test_connect_disconnect_cycles(void **state)
 
 static void test_tampered_object_rejected(void **state)
 {
-	struct fx *f = *state;
+	struct fx *f = fixture(state);
 	char *copy = malloc(f->yaml_len + 1);
 	char *p;
 
@@ -400,7 +426,7 @@ static void test_tampered_object_rejected(void **state)
 
 static void test_load_needs_regions(void **state)
 {
-	struct fx *f = *state;
+	struct fx *f = fixture(state);
 	struct prism_device *dev = prism_device__open(NULL, NULL);
 	struct prism_program *prog = prism_program__open_mem(f->yaml, f->yaml_len, NULL);
 	static uint8_t small[64];
@@ -416,7 +442,7 @@ static void test_load_needs_regions(void **state)
 
 static void test_region_registry(void **state)
 {
-	struct fx *f = *state;
+	struct fx *f = fixture(state);
 	static uint8_t mem[128];
 	struct prism_region *r;
 
@@ -469,8 +495,9 @@ int main(void)
 	};
 
 	static const struct backend backends[] = {
-	    {"runtime_local (sim)", "sim", false},
-	    {"runtime_local (mlx5 over the emulator)", "mlx5_0", true},
+	    {"runtime_local (sim)", "sim", false, false},
+	    {"runtime_local (mlx5 over the emulator)", "mlx5_0", true, false},
+	    {"runtime_local (mlx5 hardware)", "mlx5", false, true},
 	};
 	int failed = 0;
 
