@@ -26,7 +26,8 @@ int emu_fail(int err, const char *fmt, ...)
 	vsnprintf(emu.last_error, sizeof(emu.last_error), fmt, ap);
 	va_end(ap);
 	emu.errors++;
-	fprintf(stderr, "mlx5emu: %s\n", emu.last_error);
+	if (!emu.o.quiet)
+		fprintf(stderr, "mlx5emu: %s\n", emu.last_error);
 	errno = err;
 	return -err;
 }

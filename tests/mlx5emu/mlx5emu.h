@@ -38,6 +38,7 @@ struct mlx5emu_opts {
 	uint16_t atomic_size_qp; /* 0: 4, 8, 16 and 32 bytes (0x3c) */
 	bool no_devx;            /* mlx5dv_open_device refuses DEVX contexts */
 	uint64_t seed;
+	bool quiet; /* count loud failures without printing them (fuzzing) */
 };
 
 /* Install the emulator as the mlx5 backend's rdma-core (mlx5_glue_set). */
