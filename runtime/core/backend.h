@@ -116,6 +116,7 @@ struct core_qp_peer {
 	uint8_t rnr_retry; /* 7 = infinite */
 	uint8_t min_rnr_timer;
 	uint8_t retry_cnt;
+	uint8_t mtu; /* path MTU, enum ibv_mtu (1..5); 0: the port's own */
 };
 
 /* What a device can run (program loading refuses what it lacks). */

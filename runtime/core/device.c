@@ -289,6 +289,18 @@ int core_shard_self_addr(struct prism_device *dev, unsigned shard, struct core_q
 	return dev->ops->port_addr(dev->shards[shard].be, peer);
 }
 
+void core_shard_addr(struct prism_device *dev, unsigned shard, uint16_t *lid, uint8_t *mtu,
+                     uint8_t gid[16])
+{
+	struct core_qp_peer self = {0};
+
+	if (dev->ops->port_addr)
+		dev->ops->port_addr(dev->shards[shard].be, &self);
+	*lid = self.lid;
+	*mtu = self.mtu;
+	memcpy(gid, self.gid, 16);
+}
+
 int core_dev_progress(struct prism_device *dev)
 {
 	int err = 0;

@@ -205,6 +205,7 @@ static int be_port_addr(struct core_be_dev *dev, struct core_qp_peer *self)
 	struct mlx5_be_dev *d = (struct mlx5_be_dev *)dev;
 
 	self->lid = d->port_attr.lid;
+	self->mtu = (uint8_t)d->port_attr.active_mtu;
 	memcpy(self->gid, d->gid.raw, sizeof(self->gid));
 	return 0;
 }

@@ -92,7 +92,11 @@ static void fill(struct mlx5_prm_cmd *c, uint32_t qpc, const struct mlx5_be_qp *
 		mlx5_prm_cmd_set(c, qpc, MLX5_PRM_QPC_RAE, 1);
 		break;
 	case CORE_QPS_RTR:
-		mlx5_prm_cmd_set(c, qpc, MLX5_PRM_QPC_MTU, d->port_attr.active_mtu);
+		/* path MTU: the smaller of the two ports' (enum ibv_mtu = PRM mtu codes) */
+		mlx5_prm_cmd_set(c, qpc, MLX5_PRM_QPC_MTU,
+		                 p->mtu && p->mtu < (unsigned)d->port_attr.active_mtu
+		                     ? p->mtu
+		                     : (unsigned)d->port_attr.active_mtu);
 		mlx5_prm_cmd_set(c, qpc, MLX5_PRM_QPC_LOG_MSG_MAX, 30);
 		mlx5_prm_cmd_set(c, qpc, MLX5_PRM_QPC_REMOTE_QPN, p->qpn & 0xffffffu);
 		mlx5_prm_cmd_set(c, qpc, MLX5_PRM_QPC_NEXT_RCV_PSN, p->psn & 0xffffffu);

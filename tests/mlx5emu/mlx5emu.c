@@ -109,14 +109,22 @@ static struct ibv_context *dv_open_device(struct ibv_device *dev, struct mlx5dv_
 	so.fw = emu.o.relaxed_fw ? SIM_FW_RELAXED : SIM_FW_STRICT;
 	so.hazard = SIM_HAZARD_WARN;
 	so.node = c->lid;
-	if (sim_dev_open(&so, &c->sim) || sim_dev_start(c->sim)) {
-		if (c->sim)
-			sim_dev_close(c->sim);
-		free(c);
-		errno = ENOMEM;
-		return NULL;
-	}
 	pthread_mutex_lock(&emu.lock);
+	if (!emu.nic[c->dev_index]) {
+		struct sim_dev *s = NULL;
+
+		if (sim_dev_open(&so, &s) || sim_dev_start(s)) {
+			if (s)
+				sim_dev_close(s);
+			pthread_mutex_unlock(&emu.lock);
+			free(c);
+			errno = ENOMEM;
+			return NULL;
+		}
+		emu.nic[c->dev_index] = s;
+	}
+	emu.nic_users[c->dev_index]++;
+	c->sim = emu.nic[c->dev_index];
 	c->next = emu.ctxs;
 	emu.ctxs = c;
 	pthread_mutex_unlock(&emu.lock);
@@ -136,8 +144,11 @@ static int close_device(struct ibv_context *ctx)
 		;
 	if (*pp)
 		*pp = c->next;
+	if (--emu.nic_users[c->dev_index] == 0) {
+		sim_dev_close(emu.nic[c->dev_index]);
+		emu.nic[c->dev_index] = NULL;
+	}
 	pthread_mutex_unlock(&emu.lock);
-	sim_dev_close(c->sim);
 	free(c);
 	return 0;
 }

@@ -12,8 +12,9 @@
  * the very umem buffers the backend registered (sim_qp_attr.ext_buf), so the
  * sim executes the WQE bytes the backend wrote where it wrote them, and the
  * doorbells the backend writes to its UAR page reach the sim's queue whose
- * QPN they carry.  Each emulated context is one threaded sim device: like a
- * NIC, it runs by itself.
+ * QPN they carry.  Each emulated device is one threaded sim device, shared
+ * by every context opened on it: like a NIC, it runs by itself, and QPs of
+ * two contexts (a server and a client in one process) reach each other.
  *
  * A command, op_mod or field value it does not implement fails loudly: the
  * call fails with status BAD_OP / BAD_PARAM, the reason goes to stderr and

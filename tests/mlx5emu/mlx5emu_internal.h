@@ -74,6 +74,11 @@ struct emu {
 	pthread_mutex_t lock;
 	struct mlx5emu_opts o;
 	struct ibv_device devs[EMU_MAX_DEVS];
+	/* One NIC per device, shared by every context opened on it (as a
+	 * ConnectX is shared by the processes using it): its QPs reach each
+	 * other whichever context made them. */
+	struct sim_dev *nic[EMU_MAX_DEVS];
+	unsigned nic_users[EMU_MAX_DEVS];
 	struct emu_ctx *ctxs;
 	unsigned errors;
 	uint64_t doorbells;

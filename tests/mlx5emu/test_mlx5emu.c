@@ -240,6 +240,74 @@ static void test_load_refused_naming_what_is_missing(void **state)
 	assert_int_equal(mlx5emu_errors(), 0);
 }
 
+/*
+ * A server on one context of the emulated mlx5_0 and a client on another
+ * (two prism devices, as two processes on one host would have), connected
+ * over TCP: the setup exchange carries the QPN, PSN, LID, GID and MTU, the
+ * TCP socket carries nothing else, and the gets run through the NIC.
+ */
+static void test_tcp_connection_on_mlx5(void **state)
+{
+	enum { NB = 64, TABLE = NB * (HG_BUCKET_BYTES + HG_VALUE_BYTES) + 4096 };
+	struct chainobj *o = hg_build(TABLE);
+	struct prism_device *sdev, *cdev;
+	struct prism_program *prog;
+	struct prism_server *srv;
+	struct prism_client *cl;
+	struct prism_region *r;
+	struct hg_table t;
+	uint32_t keys[NB];
+	char addr[64], *yaml;
+	size_t len;
+
+	(void)state;
+	assert_non_null(o);
+	assert_int_equal(chainobj_write_mem(o, 0, &yaml, &len, NULL), 0);
+	chainobj_free(o);
+	mlx5emu_install(&(struct mlx5emu_opts){.relaxed_fw = true});
+	sdev = prism_device__open("mlx5_0", NULL);
+	cdev = prism_device__open("mlx5_0", NULL);
+	assert_non_null(sdev);
+	assert_non_null(cdev);
+	PRISM_OPTS(prism_region_opts, ropts, .access = PRISM_ACCESS_READ);
+	r = prism_device__create_region(sdev, "table", TABLE, &ropts);
+	assert_non_null(r);
+	for (uint32_t i = 0; i < NB; i++)
+		keys[i] = i % 3 ? (i * 0x9e3779u & 0xffffff) | 1 : 0;
+	t = (struct hg_table){prism_region__addr(r), TABLE, NB};
+	hg_fill(&t, keys, (uintptr_t)t.mem, 5);
+	prog = prism_program__open_mem(yaml, len, NULL);
+	assert_non_null(prog);
+	assert_int_equal(prism_program__load(prog, sdev), 0);
+	PRISM_OPTS(prism_server_opts, so, .port = PRISM_PORT_ANY, .host = "127.0.0.1");
+	srv = prism_server__create(sdev, &so);
+	assert_non_null(srv);
+	assert_int_equal(prism_server__add_program(srv, prog), 0);
+	assert_int_equal(prism_server__start(srv), 0);
+	snprintf(addr, sizeof(addr), "127.0.0.1:%u", prism_server__port(srv));
+	cl = prism_client__connect(cdev, addr, NULL);
+	assert_non_null(cl);
+	for (uint32_t i = 0; i < 300; i++) {
+		uint8_t out[HG_RESULT_BYTES], want[HG_VALUE_BYTES];
+		struct prism_arg args[2];
+		struct prism_call c;
+		uint32_t b = i % NB, key = i % 2 ? keys[b] : 0x800000 | i;
+
+		hg_get_call(&c, args, key ? key : 7, b, out);
+		assert_int_equal(prism_client__invoke(cl, &c, NULL), 0);
+		hg_reference(&t, b, key ? key : 7, want);
+		assert_memory_equal(out, want, HG_VALUE_BYTES);
+	}
+	prism_client__close(cl);
+	prism_server__destroy(srv);
+	prism_program__close(prog);
+	prism_device__close(cdev);
+	prism_device__close(sdev);
+	mlx5emu_uninstall();
+	free(yaml);
+	assert_int_equal(mlx5emu_errors(), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -249,6 +317,7 @@ int main(void)
 	    cmocka_unit_test(test_unimplemented_command_fails_loudly),
 	    cmocka_unit_test(test_doorbells_only_for_unmanaged),
 	    cmocka_unit_test(test_load_refused_naming_what_is_missing),
+	    cmocka_unit_test(test_tcp_connection_on_mlx5),
 	};
 
 	return cmocka_run_group_tests_name("mlx5emu", tests, NULL, NULL);
