@@ -19,7 +19,7 @@
 #include "net/net_diag.h"
 
 #define NET_OOB_MAGIC        0x5052534du /* "PRSM" */
-#define NET_OOB_VERSION      2u /* 2: the RC address (LID, MTU, GID) */
+#define NET_OOB_VERSION      2u          /* 2: the RC address (LID, MTU, GID) */
 #define NET_OOB_HDR_BYTES    12u
 #define NET_OOB_FIXED_BYTES  44u /* CONNECT / ACCEPT body before regions */
 #define NET_OOB_REGION_BYTES 16u
