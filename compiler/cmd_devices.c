@@ -27,7 +27,7 @@ static void devices_help(FILE *out)
 	             "cannot be opened is listed with the reason.\n\n"
 	             "options:\n"
 	             "  --firmware P   the firmware profile to open devices with (default\n"
-	             "                 relaxed; an mlx5 device's profile is not probed)\n"
+	             "                 relaxed; an mlx5 device's is probed, this is the fallback)\n"
 	             "  --json         one JSON array\n"
 	             "  -h, --help     this help\n\n"
 	             "exit status: 0 listed, 2 usage.\n");

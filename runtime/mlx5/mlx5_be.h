@@ -10,6 +10,7 @@
  *   mlx5_queue.c      CQs and QPs as DEVX objects over umem buffers
  *   mlx5_qp_state.c   RST->INIT->RTR->RTS, ERR, RESET (DEVX modify commands)
  *   mlx5_post.c       doorbells: record + UAR for unmanaged queues only
+ *   mlx5_probe.c      the firmware profile, by posting a NOP with a wrong index
  *
  * Every rdma-core call goes through mlx5_glue(); every PRM field through
  * the table of mlx5_prm.h.  Prefix mlx5_be_ (docs/naming.md).
@@ -44,6 +45,9 @@ int mlx5_be_query_caps(const struct mlx5_glue *g, struct ibv_context *ctx,
 void mlx5_be_caps_decode(const uint8_t *general, const uint8_t *atomic, bool have_atomic,
                          struct mlx5_be_caps *caps);
 
+/* What the firmware-profile probe found (mlx5_probe.c). */
+enum mlx5_be_fw { MLX5_BE_FW_UNKNOWN, MLX5_BE_FW_STRICT, MLX5_BE_FW_RELAXED };
+
 struct mlx5_be_dev {
 	const struct mlx5_glue *g;
 	char name[64];
@@ -57,7 +61,8 @@ struct mlx5_be_dev {
 	struct ibv_port_attr port_attr;
 	union ibv_gid gid;
 	struct mlx5_be_caps caps;
-	bool relaxed_fw; /* what the configuration says the firmware is */
+	bool relaxed_fw;    /* what the configuration says (used if the probe is inconclusive) */
+	enum mlx5_be_fw fw; /* what the probe found */
 	void (*log)(void *ctx, int level, const char *msg);
 	void *log_ctx;
 };
@@ -110,5 +115,7 @@ int mlx5_be_modify_qp(struct core_be_qp *qp, enum core_qp_state state,
                       const struct core_qp_peer *peer);
 int mlx5_be_ring_sq(struct core_be_qp *qp);
 int mlx5_be_ring_rq(struct core_be_qp *qp);
+enum mlx5_be_fw mlx5_be_probe_fw(struct mlx5_be_dev *d);
+const char *mlx5_be_fw_name(enum mlx5_be_fw fw);
 
 #endif /* PRISM_MLX5_BE_H */

@@ -152,6 +152,12 @@ static int be_open(const struct core_dev_attr *attr, struct core_be_dev **out)
 		            strerror(-err));
 		goto fail;
 	}
+	/* Only a device that can make the probe's QP is probed (cross-channel
+	 * is not needed for it, but a DEVX QP is). */
+	d->fw = mlx5_be_probe_fw(d);
+	if (d->fw != MLX5_BE_FW_UNKNOWN && (d->fw == MLX5_BE_FW_RELAXED) != d->relaxed_fw)
+		mlx5_be_log(d, 1, "%s: configured as %s firmware, the probe found %s", d->name,
+		            d->relaxed_fw ? "relaxed" : "strict", mlx5_be_fw_name(d->fw));
 	*out = (struct core_be_dev *)d;
 	return 0;
 fail:
@@ -219,13 +225,18 @@ static int be_caps(struct core_be_dev *dev, struct core_caps *out)
 	*out = (struct core_caps){
 	    .cross_channel = c->cd,
 	    .wait_on_data = c->wait_on_data,
-	    .relaxed_fw = d->relaxed_fw,
+	    /* the probe's answer wins; unknown: what the configuration says */
+	    .relaxed_fw = d->fw == MLX5_BE_FW_UNKNOWN ? d->relaxed_fw : d->fw == MLX5_BE_FW_RELAXED,
 	    .atomic_8b_host = c->have_atomic_caps && c->endianness_mode == 1,
 	    .masked_sizes = masked ? (uint8_t)(c->atomic_size_qp & (4 | 8 | 16 | 32)) : 0,
 	};
-	/* Stock firmware cannot be told from relaxed without posting a probe
-	 * WQE; the device option states which it is (firmware-config/). */
-	snprintf(out->fw_note, sizeof(out->fw_note), "as configured (firmware option), not probed");
+	if (d->fw == MLX5_BE_FW_UNKNOWN)
+		snprintf(out->fw_note, sizeof(out->fw_note),
+		         "probe inconclusive; as configured (firmware option)");
+	else
+		snprintf(out->fw_note, sizeof(out->fw_note),
+		         "probed: a NOP with a wrong WQE index %s",
+		         d->fw == MLX5_BE_FW_RELAXED ? "completed" : "failed (LOCAL_QP_OP_ERR)");
 	return 0;
 }
 
