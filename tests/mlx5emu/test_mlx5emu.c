@@ -188,6 +188,115 @@ static void test_doorbells_only_for_unmanaged(void **state)
 	assert_int_equal(mlx5emu_errors(), 0);
 }
 
+/* An interposer: the emulator's table with obj_create / obj_modify wrapped
+ * to keep the last command's bytes (what mlx5_glue is for). */
+static struct mlx5_glue spy;
+static const struct mlx5_glue *spied;
+static uint8_t last_in[MLX5_PRM_QP_CMD_IN_BYTES];
+static size_t last_inlen;
+
+static struct mlx5dv_devx_obj *spy_create(struct ibv_context *ctx, const void *in, size_t inlen,
+                                          void *out, size_t outlen)
+{
+	last_inlen = inlen < sizeof(last_in) ? inlen : sizeof(last_in);
+	memcpy(last_in, in, last_inlen);
+	return spied->devx_obj_create(ctx, in, inlen, out, outlen);
+}
+
+static int spy_modify(struct mlx5dv_devx_obj *obj, const void *in, size_t inlen, void *out,
+                      size_t outlen)
+{
+	last_inlen = inlen < sizeof(last_in) ? inlen : sizeof(last_in);
+	memcpy(last_in, in, last_inlen);
+	return spied->devx_obj_modify(obj, in, inlen, out, outlen);
+}
+
+#define QPC(f) mlx5_prm_get(last_in, last_inlen, mlx5_prm_off(MLX5_PRM_CREATE_QP_IN_QPC), f)
+
+/* The bytes of CREATE_QP and INIT2RTR_QP as the backend builds them. */
+static void test_qp_command_bytes(void **state)
+{
+	struct core_dev_attr a = {.sz = sizeof(a), .name = "mlx5_0"};
+	struct core_cq_attr ca = {.ncqe = 16, .ignore_overrun = true};
+	struct core_be_dev *dev;
+	struct core_be_cq *cq;
+	struct core_cq_info ci;
+	struct core_be_qp *qp;
+	struct core_qp_info qi;
+	struct core_qp_peer self = {.rnr_retry = 7, .retry_cnt = 7, .psn = 0x123456};
+
+	(void)state;
+	mlx5emu_install(NULL);
+	spied = mlx5_glue();
+	spy = *spied;
+	spy.name = "spy";
+	spy.devx_obj_create = spy_create;
+	spy.devx_obj_modify = spy_modify;
+	mlx5_glue_set(&spy);
+	assert_int_equal(core_mlx5_backend.open(&a, &dev), 0);
+	assert_int_equal(core_mlx5_backend.create_cq(dev, &ca, &cq, &ci), 0);
+	assert_int_equal(mlx5_prm_get(last_in, last_inlen, 0, MLX5_PRM_IN_OPCODE),
+	                 MLX5_PRM_CMD_CREATE_CQ);
+	assert_int_equal(mlx5_prm_get(last_in, last_inlen, mlx5_prm_off(MLX5_PRM_CREATE_CQ_IN_CQC),
+	                              MLX5_PRM_CQC_OI),
+	                 1);
+	assert_int_equal(mlx5_prm_get(last_in, last_inlen, mlx5_prm_off(MLX5_PRM_CREATE_CQ_IN_CQC),
+	                              MLX5_PRM_CQC_LOG_CQ_SIZE),
+	                 4);
+	/* every CQE starts invalid and hardware-owned */
+	assert_int_equal(((uint8_t *)ci.buf)[63], 0xf1);
+	assert_int_equal(((uint8_t *)ci.buf)[15 * 64 + 63], 0xf1);
+
+	struct core_qp_attr qa = {.send_cq = cq,
+	                          .recv_cq = cq,
+	                          .sq_bbs = 64,
+	                          .rq_wqes = 8,
+	                          .rq_max_sge = 3,
+	                          .flags = CORE_QP_MANAGED_SEND};
+	assert_int_equal(core_mlx5_backend.create_qp(dev, &qa, &qp, &qi), 0);
+	assert_int_equal(mlx5_prm_get(last_in, last_inlen, 0, MLX5_PRM_IN_OPCODE),
+	                 MLX5_PRM_CMD_CREATE_QP);
+	assert_int_equal(QPC(MLX5_PRM_QPC_ST), MLX5_PRM_QPC_ST_RC);
+	assert_int_equal(QPC(MLX5_PRM_QPC_PM_STATE), MLX5_PRM_QPC_PM_MIGRATED);
+	assert_int_equal(QPC(MLX5_PRM_QPC_CD_SLAVE_SEND), 1);
+	assert_int_equal(QPC(MLX5_PRM_QPC_CD_MASTER), 0);
+	assert_int_equal(QPC(MLX5_PRM_QPC_CD_SLAVE_RECEIVE), 0);
+	assert_int_equal(QPC(MLX5_PRM_QPC_LOG_SQ_SIZE), 6);
+	assert_int_equal(QPC(MLX5_PRM_QPC_LOG_RQ_SIZE), 3);
+	assert_int_equal(QPC(MLX5_PRM_QPC_LOG_RQ_STRIDE), 2); /* 4 SGEs x 16 = 64 bytes */
+	assert_int_equal(QPC(MLX5_PRM_QPC_RQ_TYPE), MLX5_PRM_QPC_RQ_REGULAR);
+	assert_int_equal(QPC(MLX5_PRM_QPC_CQN_SND), ci.cqn);
+	assert_int_equal(QPC(MLX5_PRM_QPC_DBR_UMEM_VALID), 1);
+	/* the doorbell record follows the rings inside the same umem */
+	assert_int_equal(QPC(MLX5_PRM_QPC_DBR_ADDR),
+	                 (uint64_t)((uint8_t *)qi.dbrec - (uint8_t *)qi.buf));
+	assert_int_equal(qi.sq_offset, 8 * 64);
+	assert_int_equal(qi.rq_stride, 64);
+
+	self.qpn = qi.qpn;
+	assert_int_equal(core_mlx5_backend.port_addr(dev, &self), 0);
+	assert_int_equal(core_mlx5_backend.modify_qp(qp, CORE_QPS_INIT, NULL), 0);
+	assert_int_equal(QPC(MLX5_PRM_QPC_RRE) + QPC(MLX5_PRM_QPC_RWE) + QPC(MLX5_PRM_QPC_RAE), 3);
+	assert_int_equal(core_mlx5_backend.modify_qp(qp, CORE_QPS_RTR, &self), 0);
+	assert_int_equal(mlx5_prm_get(last_in, last_inlen, 0, MLX5_PRM_IN_OPCODE),
+	                 MLX5_PRM_CMD_INIT2RTR_QP);
+	assert_int_equal(QPC(MLX5_PRM_QPC_REMOTE_QPN), qi.qpn);
+	assert_int_equal(QPC(MLX5_PRM_QPC_NEXT_RCV_PSN), 0x123456);
+	assert_int_equal(QPC(MLX5_PRM_QPC_ATOMIC_MODE), MLX5_PRM_ATOMIC_MODE_32B);
+	assert_int_equal(QPC(MLX5_PRM_QPC_PAP_FL), 1); /* itself: force loopback */
+	assert_int_equal(QPC(MLX5_PRM_QPC_MTU), IBV_MTU_4096);
+	/* the RTS step refuses to skip a state */
+	assert_int_equal(core_mlx5_backend.modify_qp(qp, CORE_QPS_INIT, NULL), -EINVAL);
+	assert_int_equal(core_mlx5_backend.modify_qp(qp, CORE_QPS_RTS, &self), 0);
+	assert_int_equal(QPC(MLX5_PRM_QPC_RNR_RETRY), 7);
+	assert_int_equal(QPC(MLX5_PRM_QPC_NEXT_SEND_PSN), 0x123456);
+	assert_int_equal(core_mlx5_backend.destroy_qp(qp), 0);
+	assert_int_equal(core_mlx5_backend.destroy_cq(cq), 0);
+	core_mlx5_backend.close(dev);
+	mlx5emu_uninstall();
+	assert_int_equal(mlx5emu_errors(), 0);
+}
+
 static char last_log[512];
 
 static void keep_log(enum prism_log_level level, const char *msg, void *ctx)
@@ -322,6 +431,7 @@ int main(void)
 	    cmocka_unit_test(test_doorbells_only_for_unmanaged),
 	    cmocka_unit_test(test_load_refused_naming_what_is_missing),
 	    cmocka_unit_test(test_tcp_connection_on_mlx5),
+	    cmocka_unit_test(test_qp_command_bytes),
 	};
 
 	return cmocka_run_group_tests_name("mlx5emu", tests, NULL, NULL);
