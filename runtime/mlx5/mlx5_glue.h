@@ -38,6 +38,9 @@ struct mlx5_glue {
 	int (*dealloc_pd)(struct ibv_pd *pd);
 	int (*dv_init_obj)(struct mlx5dv_obj *obj, uint64_t obj_type);
 	struct ibv_mr *(*reg_mr)(struct ibv_pd *pd, void *addr, size_t len, int access);
+	/* Address handles: only to learn a RoCE peer's MAC (mlx5dv_init_obj AH). */
+	struct ibv_ah *(*create_ah)(struct ibv_pd *pd, struct ibv_ah_attr *attr);
+	int (*destroy_ah)(struct ibv_ah *ah);
 	int (*dereg_mr)(struct ibv_mr *mr);
 
 	int (*devx_general_cmd)(struct ibv_context *ctx, const void *in, size_t inlen, void *out,

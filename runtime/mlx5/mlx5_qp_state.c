@@ -12,7 +12,8 @@
  * (8-byte, or up to 32 bytes where the device's atomic_size_qp allows:
  * UCX rc_mlx5_devx.c, Linux MLX5_ATOMIC_MODE_*), and the address path:
  * InfiniBand by LID, RoCE by GID (grh, src_addr_index = GID index,
- * hop limit, UDP source port), the device's own address by force-loopback
+ * hop limit, UDP source port, the peer's MAC from an address handle), the
+ * device's own address by force-loopback
  * (fl, as DPDK's mlx5_devx_cmd_modify_qp_state does for its loopback QPs).
  * RTR2RTS: send PSN, retry and RNR retry counts (7 = infinite), requester
  * resources, ACK timeout.
@@ -52,8 +53,34 @@ static bool is_self(const struct mlx5_be_dev *d, const struct core_qp_peer *p)
 	return p->lid == d->port_attr.lid;
 }
 
+/*
+ * A RoCE peer's MAC, as the kernel resolves it for an address handle (UCX
+ * uct_ib_mlx5_get_av: ibv_create_ah, then the AV of mlx5dv_init_obj AH).
+ */
+static int resolve_rmac(struct mlx5_be_dev *d, const uint8_t gid[16], uint8_t mac[6])
+{
+	struct ibv_ah_attr aa = {.is_global = 1, .port_num = d->port};
+	struct mlx5dv_ah dvah = {0};
+	struct mlx5dv_obj obj = {.ah = {.out = &dvah}};
+	struct ibv_ah *ah;
+	int err = 0;
+
+	aa.grh.sgid_index = (uint8_t)d->gid_index;
+	aa.grh.hop_limit = HOP_LIMIT;
+	memcpy(aa.grh.dgid.raw, gid, 16);
+	ah = d->g->create_ah(d->pd, &aa);
+	obj.ah.in = ah;
+	if (!ah || d->g->dv_init_obj(&obj, MLX5DV_OBJ_AH) || !dvah.av)
+		err = -(errno ? errno : EHOSTUNREACH);
+	else
+		memcpy(mac, dvah.av->rmac, 6);
+	if (ah)
+		d->g->destroy_ah(ah);
+	return err;
+}
+
 static void address_path(struct mlx5_prm_cmd *c, uint32_t qpc, const struct mlx5_be_dev *d,
-                         const struct core_qp_peer *p)
+                         const struct core_qp_peer *p, const uint8_t rmac[6])
 {
 	mlx5_prm_cmd_set(c, qpc, MLX5_PRM_QPC_PAP_VHCA_PORT_NUM, d->port);
 	if (is_self(d, p)) {
@@ -68,9 +95,11 @@ static void address_path(struct mlx5_prm_cmd *c, uint32_t qpc, const struct mlx5
 		mlx5_prm_cmd_set(c, qpc, MLX5_PRM_QPC_PAP_SRC_ADDR_INDEX, (uint64_t)d->gid_index);
 		mlx5_prm_cmd_set(c, qpc, MLX5_PRM_QPC_PAP_HOP_LIMIT, HOP_LIMIT);
 		mlx5_prm_cmd_set(c, qpc, MLX5_PRM_QPC_PAP_UDP_SPORT, UDP_SPORT);
-		/* rmac_47_32 / rmac_31_0: the peer's MAC; resolving it needs an
-		 * address handle (UCX: ibv_create_ah + uct_ib_mlx5_get_av), not
-		 * done yet: a remote RoCE peer is refused in modify_qp. */
+		mlx5_prm_cmd_set(c, qpc, MLX5_PRM_QPC_PAP_RMAC_47_32,
+		                 (uint32_t)rmac[0] << 8 | rmac[1]);
+		mlx5_prm_cmd_set(c, qpc, MLX5_PRM_QPC_PAP_RMAC_31_0,
+		                 (uint32_t)rmac[2] << 24 | (uint32_t)rmac[3] << 16 |
+		                     (uint32_t)rmac[4] << 8 | rmac[5]);
 	} else {
 		mlx5_prm_cmd_set(c, qpc, MLX5_PRM_QPC_PAP_RLID, p->lid);
 		mlx5_prm_cmd_set(c, qpc, MLX5_PRM_QPC_PAP_SL, 0);
@@ -78,7 +107,7 @@ static void address_path(struct mlx5_prm_cmd *c, uint32_t qpc, const struct mlx5
 }
 
 static void fill(struct mlx5_prm_cmd *c, uint32_t qpc, const struct mlx5_be_qp *qp,
-                 enum core_qp_state to, const struct core_qp_peer *p)
+                 enum core_qp_state to, const struct core_qp_peer *p, const uint8_t rmac[6])
 {
 	const struct mlx5_be_dev *d = qp->dev;
 
@@ -105,7 +134,7 @@ static void fill(struct mlx5_prm_cmd *c, uint32_t qpc, const struct mlx5_be_qp *
 		mlx5_prm_cmd_set(c, qpc, MLX5_PRM_QPC_ATOMIC_MODE,
 		                 d->caps.atomic_size_qp & 32u ? MLX5_PRM_ATOMIC_MODE_32B
 		                                              : MLX5_PRM_ATOMIC_MODE_8B);
-		address_path(c, qpc, d, p);
+		address_path(c, qpc, d, p, rmac);
 		break;
 	case CORE_QPS_RTS:
 		mlx5_prm_cmd_set(c, qpc, MLX5_PRM_QPC_NEXT_SEND_PSN, p->psn & 0xffffffu);
@@ -126,6 +155,7 @@ int mlx5_be_modify_qp(struct core_be_qp *cqp, enum core_qp_state state,
 	struct mlx5_be_dev *d = qp->dev;
 	uint8_t out[MLX5_PRM_SHORT_BYTES] = {0};
 	struct mlx5_prm_cmd c;
+	uint8_t rmac[6] = {0};
 	int rc;
 
 	if ((unsigned)state > CORE_QPS_ERR || !cmds[state].opcode)
@@ -138,18 +168,17 @@ int mlx5_be_modify_qp(struct core_be_qp *cqp, enum core_qp_state state,
 	    (state == CORE_QPS_RTS && qp->state != CORE_QPS_RTR))
 		return -EINVAL;
 	if (state == CORE_QPS_RTR && d->port_attr.link_layer == IBV_LINK_LAYER_ETHERNET &&
-	    !is_self(d, peer)) {
+	    !is_self(d, peer) && (rc = resolve_rmac(d, peer->gid, rmac))) {
 		mlx5_be_log(d, 0,
-		            "%s: QP 0x%x: a RoCE peer on another host needs its MAC address "
-		            "(address handle), which this backend does not resolve yet",
-		            d->name, qp->qpn);
-		return -EOPNOTSUPP;
+		            "%s: QP 0x%x: no route to the RoCE peer's GID (address handle: %s)",
+		            d->name, qp->qpn, strerror(-rc));
+		return rc;
 	}
 	mlx5_prm_cmd_init(&c, cmds[state].opcode, 0,
 	                  cmds[state].qpc ? MLX5_PRM_QP_CMD_IN_BYTES : MLX5_PRM_SHORT_BYTES);
 	mlx5_prm_cmd_set(&c, 0, cmds[state].qpn, qp->qpn);
 	if (cmds[state].qpc)
-		fill(&c, mlx5_prm_off(cmds[state].qpc), qp, state, peer);
+		fill(&c, mlx5_prm_off(cmds[state].qpc), qp, state, peer, rmac);
 	if (c.err)
 		return c.err;
 	rc = d->g->devx_obj_modify(qp->obj, c.in, c.inlen, out, sizeof(out));

@@ -110,10 +110,16 @@ static struct ibv_context *dv_open_device(struct ibv_device *dev, struct mlx5dv_
 	so.hazard = SIM_HAZARD_WARN;
 	so.node = c->lid;
 	pthread_mutex_lock(&emu.lock);
+	if (!emu.fabric && sim_fabric_create(&emu.fabric)) {
+		pthread_mutex_unlock(&emu.lock);
+		free(c);
+		errno = ENOMEM;
+		return NULL;
+	}
 	if (!emu.nic[c->dev_index]) {
 		struct sim_dev *s = NULL;
 
-		if (sim_dev_open(&so, &s) || sim_dev_start(s)) {
+		if (sim_dev_open(&so, &s) || sim_fabric_attach(emu.fabric, s) || sim_dev_start(s)) {
 			if (s)
 				sim_dev_close(s);
 			pthread_mutex_unlock(&emu.lock);
@@ -124,6 +130,7 @@ static struct ibv_context *dv_open_device(struct ibv_device *dev, struct mlx5dv_
 		emu.nic[c->dev_index] = s;
 	}
 	emu.nic_users[c->dev_index]++;
+	emu.users++;
 	c->sim = emu.nic[c->dev_index];
 	c->next = emu.ctxs;
 	emu.ctxs = c;
@@ -144,9 +151,19 @@ static int close_device(struct ibv_context *ctx)
 		;
 	if (*pp)
 		*pp = c->next;
-	if (--emu.nic_users[c->dev_index] == 0) {
-		sim_dev_close(emu.nic[c->dev_index]);
-		emu.nic[c->dev_index] = NULL;
+	emu.nic_users[c->dev_index]--;
+	if (--emu.users == 0) {
+		/* stop every NIC thread before the fabric goes */
+		for (unsigned i = 0; i < EMU_MAX_DEVS; i++)
+			if (emu.nic[i])
+				sim_dev_stop(emu.nic[i]);
+		sim_fabric_destroy(emu.fabric);
+		emu.fabric = NULL;
+		for (unsigned i = 0; i < EMU_MAX_DEVS; i++) {
+			if (emu.nic[i])
+				sim_dev_close(emu.nic[i]);
+			emu.nic[i] = NULL;
+		}
 	}
 	pthread_mutex_unlock(&emu.lock);
 	free(c);
@@ -163,8 +180,8 @@ static int query_port(struct ibv_context *ctx, uint8_t port, struct ibv_port_att
 	attr->state = IBV_PORT_ACTIVE;
 	attr->max_mtu = IBV_MTU_4096;
 	attr->active_mtu = IBV_MTU_4096;
-	attr->lid = c->lid;
-	attr->link_layer = IBV_LINK_LAYER_INFINIBAND;
+	attr->lid = emu.o.roce ? 0 : c->lid; /* Ethernet ports have no LID */
+	attr->link_layer = emu.o.roce ? IBV_LINK_LAYER_ETHERNET : IBV_LINK_LAYER_INFINIBAND;
 	attr->gid_tbl_len = 1;
 	return 0;
 }
@@ -175,10 +192,74 @@ static int query_gid(struct ibv_context *ctx, uint8_t port, int index, union ibv
 
 	if (port != 1 || index != 0)
 		return emu_fail(EINVAL, "ibv_query_gid: port %u index %d", port, index);
-	memset(gid, 0, sizeof(*gid));
-	gid->raw[0] = 0xfe;
-	gid->raw[1] = 0x80;
-	gid->raw[15] = (uint8_t)c->lid;
+	emu_gid(c->dev_index, gid->raw);
+	return 0;
+}
+
+void emu_gid(unsigned dev_index, uint8_t gid[16])
+{
+	memset(gid, 0, 16);
+	if (emu.o.roce) {
+		gid[10] = gid[11] = 0xff; /* IPv4-mapped: 10.0.0.(i + 1) */
+		gid[12] = 10;
+	} else {
+		gid[0] = 0xfe;
+		gid[1] = 0x80;
+	}
+	gid[15] = (uint8_t)(dev_index + 1);
+}
+
+void emu_mac(unsigned dev_index, uint8_t mac[6])
+{
+	static const uint8_t base[6] = {0x02, 0, 0, 0, 0, 0};
+
+	memcpy(mac, base, 6);
+	mac[5] = (uint8_t)(dev_index + 1);
+}
+
+int emu_dev_by_gid(const uint8_t gid[16])
+{
+	for (unsigned i = 0; i < emu.o.n_devices; i++) {
+		uint8_t g[16];
+
+		emu_gid(i, g);
+		if (!memcmp(g, gid, 16))
+			return (int)i;
+	}
+	return -1;
+}
+
+/* ---- address handles (RoCE: the kernel resolves a GID to a MAC) ------- */
+
+struct emu_ah {
+	struct ibv_ah pub;
+	struct mlx5_wqe_av av;
+};
+
+static struct ibv_ah *create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
+{
+	int dev = attr->is_global ? emu_dev_by_gid(attr->grh.dgid.raw) : -1;
+	struct emu_ah *ah;
+
+	if (!emu.o.roce || dev < 0 || attr->port_num != 1) {
+		errno = EHOSTUNREACH; /* no neighbour entry for that address */
+		return NULL;
+	}
+	ah = calloc(1, sizeof(*ah));
+	if (!ah) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	ah->pub.context = pd->context;
+	ah->pub.pd = pd;
+	emu_mac((unsigned)dev, ah->av.rmac);
+	memcpy(ah->av.rgid, attr->grh.dgid.raw, 16);
+	return &ah->pub;
+}
+
+static int destroy_ah(struct ibv_ah *ah)
+{
+	free(ah);
 	return 0;
 }
 
@@ -219,11 +300,16 @@ bool emu_pdn_known(struct emu_ctx *c, uint32_t pdn)
 
 static int dv_init_obj(struct mlx5dv_obj *obj, uint64_t type)
 {
-	if (type != MLX5DV_OBJ_PD)
-		return emu_fail(EOPNOTSUPP, "mlx5dv_init_obj: object type 0x%llx not emulated",
-		                (unsigned long long)type);
-	obj->pd.out->pdn = ((struct emu_pd *)obj->pd.in)->pdn;
-	return 0;
+	if (type == MLX5DV_OBJ_PD) {
+		obj->pd.out->pdn = ((struct emu_pd *)obj->pd.in)->pdn;
+		return 0;
+	}
+	if (type == MLX5DV_OBJ_AH) {
+		obj->ah.out->av = &((struct emu_ah *)obj->ah.in)->av;
+		return 0;
+	}
+	return emu_fail(EOPNOTSUPP, "mlx5dv_init_obj: object type 0x%llx not emulated",
+	                (unsigned long long)type);
 }
 
 static struct ibv_mr *reg_mr(struct ibv_pd *pd, void *addr, size_t len, int access)
@@ -446,6 +532,8 @@ static const struct mlx5_glue emu_glue = {
     .dealloc_pd = dealloc_pd,
     .dv_init_obj = dv_init_obj,
     .reg_mr = reg_mr,
+    .create_ah = create_ah,
+    .destroy_ah = destroy_ah,
     .dereg_mr = dereg_mr,
     .devx_general_cmd = emu_general_cmd,
     .devx_umem_reg = umem_reg,

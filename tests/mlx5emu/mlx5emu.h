@@ -40,6 +40,7 @@ struct mlx5emu_opts {
 	bool no_devx;            /* mlx5dv_open_device refuses DEVX contexts */
 	uint64_t seed;
 	bool quiet; /* count loud failures without printing them (fuzzing) */
+	bool roce;  /* Ethernet ports (RoCE v2 GIDs, MACs) instead of InfiniBand (LIDs) */
 };
 
 /* Install the emulator as the mlx5 backend's rdma-core (mlx5_glue_set). */

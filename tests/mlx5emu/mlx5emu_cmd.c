@@ -319,17 +319,42 @@ static const struct {
     {MLX5_PRM_CMD_2RST_QP, -1, SIM_QPS_RESET, MLX5_PRM_QP_2RST_IN_QPN, 0},
 };
 
-/* INIT2RTR's address path: this device (force loopback or its own LID). */
+/*
+ * INIT2RTR's address path, to an emulated device (its sim node is its LID):
+ * force loopback (this device); InfiniBand: the remote LID; RoCE: the remote
+ * GID, with the MAC its address handle gives (grh, rgid_rip, rmac_*).
+ */
 static const char *rtr_path(struct emu_ctx *c, const void *in, size_t n, uint32_t qpc,
                             struct sim_qp_mod *m)
 {
+	uint32_t rlid = (uint32_t)GET(in, n, qpc, QPC_PAP_RLID);
+
 	if (GET(in, n, qpc, QPC_PAP_VHCA_PORT_NUM) != 1)
 		return "primary_address_path.vhca_port_num: the device has port 1";
-	if (!GET(in, n, qpc, QPC_PAP_FL) &&
-	    (GET(in, n, qpc, QPC_PAP_GRH) || GET(in, n, qpc, QPC_PAP_RLID) != c->lid))
-		return "address path leads off this device: the emulator connects QPs of one "
-		       "device (force loopback or its own LID)";
-	m->peer_node = sim_dev_node(c->sim);
+	if (GET(in, n, qpc, QPC_PAP_FL)) {
+		m->peer_node = sim_dev_node(c->sim);
+	} else if (!emu.o.roce) {
+		if (GET(in, n, qpc, QPC_PAP_GRH) || rlid < 1 || rlid > emu.o.n_devices)
+			return "address path: no emulated InfiniBand port has that LID (rlid), or "
+			       "a GRH on the emulated subnet";
+		m->peer_node = rlid;
+	} else {
+		uint8_t gid[16], mac[6];
+		int dev;
+
+		mlx5_prm_get_bytes(in, n, qpc, MLX5_PRM_QPC_PAP_RGID_RIP, gid);
+		dev = emu_dev_by_gid(gid);
+		if (!GET(in, n, qpc, QPC_PAP_GRH) || dev < 0)
+			return "address path: RoCE needs grh and the GID (rgid_rip) of an emulated "
+			       "port";
+		emu_mac((unsigned)dev, mac);
+		if (GET(in, n, qpc, QPC_PAP_RMAC_47_32) != ((uint32_t)mac[0] << 8 | mac[1]) ||
+		    GET(in, n, qpc, QPC_PAP_RMAC_31_0) !=
+		        ((uint32_t)mac[2] << 24 | (uint32_t)mac[3] << 16 | (uint32_t)mac[4] << 8 |
+		         mac[5]))
+			return "address path: rmac is not the MAC of the port with that GID";
+		m->peer_node = (uint32_t)dev + 1;
+	}
 	m->peer_qpn = (uint32_t)GET(in, n, qpc, QPC_REMOTE_QPN);
 	m->rq_psn = (uint32_t)GET(in, n, qpc, QPC_NEXT_RCV_PSN);
 	m->min_rnr_timer = (uint8_t)GET(in, n, qpc, QPC_MIN_RNR_NAK);

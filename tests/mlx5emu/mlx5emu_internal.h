@@ -79,6 +79,10 @@ struct emu {
 	 * other whichever context made them. */
 	struct sim_dev *nic[EMU_MAX_DEVS];
 	unsigned nic_users[EMU_MAX_DEVS];
+	/* The wire between the emulated NICs: all of them stay attached until
+	 * the last context of any device closes (a fabric has no detach). */
+	struct sim_fabric *fabric;
+	unsigned users;
 	struct emu_ctx *ctxs;
 	unsigned errors;
 	uint64_t doorbells;
@@ -94,6 +98,12 @@ int emu_fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3))
 struct emu_umem *emu_umem_find(struct emu_ctx *c, uint32_t id);
 bool emu_uar_page_known(struct emu_ctx *c, uint32_t page);
 bool emu_pdn_known(struct emu_ctx *c, uint32_t pdn);
+/* The emulated port's addresses: device i has LID i + 1, GID ::ffff:10.0.0.(i + 1)
+ * (RoCE v2) or fe80::(i + 1) (IB), MAC 02:00:00:00:00:(i + 1). */
+void emu_gid(unsigned dev_index, uint8_t gid[16]);
+void emu_mac(unsigned dev_index, uint8_t mac[6]);
+/* The device whose GID is @gid, or -1. */
+int emu_dev_by_gid(const uint8_t gid[16]);
 
 /* mlx5emu_cmd.c: the DEVX entry points. */
 int emu_general_cmd(struct ibv_context *ctx, const void *in, size_t inlen, void *out,

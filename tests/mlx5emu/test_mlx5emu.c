@@ -354,12 +354,12 @@ static void test_load_refused_naming_what_is_missing(void **state)
 }
 
 /*
- * A server on one context of the emulated mlx5_0 and a client on another
- * (two prism devices, as two processes on one host would have), connected
- * over TCP: the setup exchange carries the QPN, PSN, LID, GID and MTU, the
- * TCP socket carries nothing else, and the gets run through the NIC.
+ * A server on @sname and a client on @cname (two prism devices, as two
+ * processes would have), connected over TCP: the setup exchange carries the
+ * QPN, PSN, LID, GID and MTU, the TCP socket carries nothing else, and 300
+ * gets run through the emulated NICs.
  */
-static void test_tcp_connection_on_mlx5(void **state)
+static void tcp_gets(const struct mlx5emu_opts *eo, const char *sname, const char *cname)
 {
 	enum { NB = 64, TABLE = NB * (HG_BUCKET_BYTES + HG_VALUE_BYTES) + 4096 };
 	struct chainobj *o = hg_build(TABLE);
@@ -373,13 +373,12 @@ static void test_tcp_connection_on_mlx5(void **state)
 	char addr[64], *yaml;
 	size_t len;
 
-	(void)state;
 	assert_non_null(o);
 	assert_int_equal(chainobj_write_mem(o, 0, &yaml, &len, NULL), 0);
 	chainobj_free(o);
-	mlx5emu_install(&(struct mlx5emu_opts){.relaxed_fw = true});
-	sdev = prism_device__open("mlx5_0", NULL);
-	cdev = prism_device__open("mlx5_0", NULL);
+	mlx5emu_install(eo);
+	sdev = prism_device__open(sname, NULL);
+	cdev = prism_device__open(cname, NULL);
 	assert_non_null(sdev);
 	assert_non_null(cdev);
 	PRISM_OPTS(prism_region_opts, ropts, .access = PRISM_ACCESS_READ);
@@ -421,6 +420,29 @@ static void test_tcp_connection_on_mlx5(void **state)
 	assert_int_equal(mlx5emu_errors(), 0);
 }
 
+/* Two contexts of one device: the QPs reach each other by force-loopback. */
+static void test_tcp_same_device(void **state)
+{
+	(void)state;
+	tcp_gets(&(struct mlx5emu_opts){.relaxed_fw = true}, "mlx5_0", "mlx5_0");
+}
+
+/* InfiniBand: the server's QP reaches the client's by its LID, and back. */
+static void test_tcp_two_devices_ib(void **state)
+{
+	(void)state;
+	tcp_gets(&(struct mlx5emu_opts){.relaxed_fw = true, .n_devices = 2}, "mlx5_0", "mlx5_1");
+}
+
+/* RoCE: by GID, with the MAC an address handle resolves (checked by the
+ * emulator against the GID's port). */
+static void test_tcp_two_devices_roce(void **state)
+{
+	(void)state;
+	tcp_gets(&(struct mlx5emu_opts){.relaxed_fw = true, .n_devices = 2, .roce = true}, "mlx5_0",
+	         "mlx5_1");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -430,7 +452,9 @@ int main(void)
 	    cmocka_unit_test(test_unimplemented_command_fails_loudly),
 	    cmocka_unit_test(test_doorbells_only_for_unmanaged),
 	    cmocka_unit_test(test_load_refused_naming_what_is_missing),
-	    cmocka_unit_test(test_tcp_connection_on_mlx5),
+	    cmocka_unit_test(test_tcp_same_device),
+	    cmocka_unit_test(test_tcp_two_devices_ib),
+	    cmocka_unit_test(test_tcp_two_devices_roce),
 	    cmocka_unit_test(test_qp_command_bytes),
 	};
 
