@@ -16,10 +16,12 @@ SUITE=${PRM_DEBIAN_SUITE:-bookworm}
 MIRROR=${PRM_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 
 fetch() {
-	local apt=(-o "Dir::Etc::SourceList=$PWD/$DIR/sources.list" -o Dir::Etc::SourceParts=/dev/null
-		-o "Dir::State::Lists=$PWD/$DIR/lists" -o Debug::NoLocking=1
-		-o APT::Sandbox::User=root -q)
 	mkdir -p "$DIR/lists/partial" "$DIR/src"
+	local abs
+	abs=$(cd "$DIR" && pwd)
+	local apt=(-o "Dir::Etc::SourceList=$abs/sources.list" -o Dir::Etc::SourceParts=/dev/null
+		-o "Dir::State::Lists=$abs/lists" -o Debug::NoLocking=1
+		-o APT::Sandbox::User=root -q)
 	echo "deb-src $MIRROR $SUITE main" >"$DIR/sources.list"
 	echo "check-prm: fetching Debian's dpdk source package ($SUITE) into $DIR"
 	if ! apt-get "${apt[@]}" update >"$DIR/apt.log" 2>&1 ||
