@@ -21,6 +21,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include <prism/prism.h>
+
 #include "core/backend.h"
 #include "mlx5/mlx5_glue.h"
 #include "mlx5/mlx5_prm.h"
@@ -99,6 +101,7 @@ struct mlx5_be_qp {
 	uint32_t sq_rung; /* send counter up to which the doorbell was rung */
 };
 
+/* @level: enum prism_log_level (through the device's log callback). */
 void mlx5_be_log(struct mlx5_be_dev *dev, int level, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Run a DEVX command's output check: 0, or -EIO after logging status/syndrome. */

@@ -42,7 +42,7 @@ int mlx5_be_cmd_status(struct mlx5_be_dev *dev, const char *what, int rc, const 
 
 	if (!rc && status == MLX5_PRM_STATUS_OK)
 		return 0;
-	mlx5_be_log(dev, 0, "%s: %s (firmware status 0x%x, syndrome 0x%x)", what,
+	mlx5_be_log(dev, PRISM_LOG_ERROR, "%s: %s (firmware status 0x%x, syndrome 0x%x)", what,
 	            rc ? strerror(rc < 0 ? -rc : rc) : "refused", status,
 	            (unsigned)mlx5_prm_get(out, outlen, 0, MLX5_PRM_OUT_SYNDROME));
 	return -EIO;
@@ -77,7 +77,8 @@ static int open_ctx(struct mlx5_be_dev *d, const char *name)
 
 	list = g->get_device_list(&n);
 	if (!list) {
-		mlx5_be_log(d, 0, "no RDMA devices: %s", strerror(errno ? errno : ENODEV));
+		mlx5_be_log(d, PRISM_LOG_ERROR, "no RDMA devices: %s",
+		            strerror(errno ? errno : ENODEV));
 		return -ENODEV;
 	}
 	for (int i = 0; i < n; i++) {
@@ -87,14 +88,14 @@ static int open_ctx(struct mlx5_be_dev *d, const char *name)
 			continue;
 		if (!g->dv_is_supported(list[i])) {
 			if (name)
-				mlx5_be_log(d, 0, "%s is not an mlx5 device", dn);
+				mlx5_be_log(d, PRISM_LOG_ERROR, "%s is not an mlx5 device", dn);
 			continue;
 		}
 		snprintf(d->name, sizeof(d->name), "%s", dn);
 		d->ctx = g->dv_open_device(list[i], &a);
 		if (!d->ctx) {
 			err = -(errno ? errno : EOPNOTSUPP);
-			mlx5_be_log(d, 0, "%s: mlx5dv_open_device with DEVX: %s", dn,
+			mlx5_be_log(d, PRISM_LOG_ERROR, "%s: mlx5dv_open_device with DEVX: %s", dn,
 			            strerror(-err));
 		} else {
 			err = 0;
@@ -103,7 +104,8 @@ static int open_ctx(struct mlx5_be_dev *d, const char *name)
 	}
 	g->free_device_list(list);
 	if (err == -ENODEV)
-		mlx5_be_log(d, 0, "no mlx5 device %s%s", name ? "named " : "", name ? name : "");
+		mlx5_be_log(d, PRISM_LOG_ERROR, "no mlx5 device %s%s", name ? "named " : "",
+		            name ? name : "");
 	return err;
 }
 
@@ -127,20 +129,22 @@ static int be_open(const struct core_dev_attr *attr, struct core_be_dev **out)
 	if ((err = open_ctx(d, attr ? attr->name : NULL)))
 		goto fail;
 	if ((err = mlx5_be_query_caps(d->g, d->ctx, &d->caps, why, sizeof(why)))) {
-		mlx5_be_log(d, 0, "%s: %s", d->name, why);
+		mlx5_be_log(d, PRISM_LOG_ERROR, "%s: %s", d->name, why);
 		goto fail;
 	}
 	if (d->g->query_port(d->ctx, d->port, &d->port_attr) ||
 	    d->g->query_gid(d->ctx, d->port, d->gid_index, &d->gid)) {
 		err = -(errno ? errno : EIO);
-		mlx5_be_log(d, 0, "%s: port %u: %s", d->name, d->port, strerror(-err));
+		mlx5_be_log(d, PRISM_LOG_ERROR, "%s: port %u: %s", d->name, d->port,
+		            strerror(-err));
 		goto fail;
 	}
 	d->pd = d->g->alloc_pd(d->ctx);
 	obj.pd.in = d->pd;
 	if (!d->pd || d->g->dv_init_obj(&obj, MLX5DV_OBJ_PD)) {
 		err = -(errno ? errno : ENOMEM);
-		mlx5_be_log(d, 0, "%s: protection domain: %s", d->name, strerror(-err));
+		mlx5_be_log(d, PRISM_LOG_ERROR, "%s: protection domain: %s", d->name,
+		            strerror(-err));
 		goto fail;
 	}
 	d->pdn = dvpd.pdn;
@@ -148,16 +152,16 @@ static int be_open(const struct core_dev_attr *attr, struct core_be_dev **out)
 	d->uar = d->g->devx_alloc_uar(d->ctx, MLX5DV_UAR_ALLOC_TYPE_NC);
 	if (!d->uar || d->g->devx_query_eqn(d->ctx, 0, &d->eqn)) {
 		err = -(errno ? errno : ENOMEM);
-		mlx5_be_log(d, 0, "%s: %s: %s", d->name, d->uar ? "EQ number" : "UAR page",
-		            strerror(-err));
+		mlx5_be_log(d, PRISM_LOG_ERROR, "%s: %s: %s", d->name,
+		            d->uar ? "EQ number" : "UAR page", strerror(-err));
 		goto fail;
 	}
 	/* Only a device that can make the probe's QP is probed (cross-channel
 	 * is not needed for it, but a DEVX QP is). */
 	d->fw = mlx5_be_probe_fw(d);
 	if (d->fw != MLX5_BE_FW_UNKNOWN && (d->fw == MLX5_BE_FW_RELAXED) != d->relaxed_fw)
-		mlx5_be_log(d, 1, "%s: configured as %s firmware, the probe found %s", d->name,
-		            d->relaxed_fw ? "relaxed" : "strict", mlx5_be_fw_name(d->fw));
+		mlx5_be_log(d, PRISM_LOG_WARN, "%s: configured as %s firmware, the probe found %s",
+		            d->name, d->relaxed_fw ? "relaxed" : "strict", mlx5_be_fw_name(d->fw));
 	*out = (struct core_be_dev *)d;
 	return 0;
 fail:
@@ -184,8 +188,8 @@ static int be_reg_mr(struct core_be_dev *dev, void *addr, size_t len, unsigned a
 	if (!m->mr) {
 		int err = -(errno ? errno : EINVAL);
 
-		mlx5_be_log(d, 0, "%s: ibv_reg_mr(%zu bytes, access 0x%x): %s", d->name, len,
-		            access, strerror(-err));
+		mlx5_be_log(d, PRISM_LOG_ERROR, "%s: ibv_reg_mr(%zu bytes, access 0x%x): %s",
+		            d->name, len, access, strerror(-err));
 		free(m);
 		return err;
 	}

@@ -169,7 +169,7 @@ int mlx5_be_modify_qp(struct core_be_qp *cqp, enum core_qp_state state,
 		return -EINVAL;
 	if (state == CORE_QPS_RTR && d->port_attr.link_layer == IBV_LINK_LAYER_ETHERNET &&
 	    !is_self(d, peer) && (rc = resolve_rmac(d, peer->gid, rmac))) {
-		mlx5_be_log(d, 0,
+		mlx5_be_log(d, PRISM_LOG_ERROR,
 		            "%s: QP 0x%x: no route to the RoCE peer's GID (address handle: %s)",
 		            d->name, qp->qpn, strerror(-rc));
 		return rc;

@@ -56,8 +56,8 @@ static int umem_buf_alloc(struct mlx5_be_dev *d, size_t ring, struct mlx5_be_ume
 	if (!ub->umem) {
 		int err = -(errno ? errno : ENOMEM);
 
-		mlx5_be_log(d, 0, "%s: mlx5dv_devx_umem_reg(%zu bytes): %s", d->name, ub->len,
-		            strerror(-err));
+		mlx5_be_log(d, PRISM_LOG_ERROR, "%s: mlx5dv_devx_umem_reg(%zu bytes): %s", d->name,
+		            ub->len, strerror(-err));
 		free(ub->mem);
 		ub->mem = NULL;
 		return err;
@@ -85,8 +85,8 @@ int mlx5_be_create_cq(struct core_be_dev *dev, const struct core_cq_attr *attr,
 	if (!pow2(attr->ncqe) || attr->ncqe < 2 || log2u(attr->ncqe) > d->caps.log_max_cq_sz)
 		return -EINVAL;
 	if (attr->ignore_overrun && !d->caps.cq_oi) {
-		mlx5_be_log(d, 0, "%s: CQ overrun ignore asked for, cmd_hca_cap.cq_oi is 0",
-		            d->name);
+		mlx5_be_log(d, PRISM_LOG_ERROR,
+		            "%s: CQ overrun ignore asked for, cmd_hca_cap.cq_oi is 0", d->name);
 		return -EOPNOTSUPP;
 	}
 	cq = calloc(1, sizeof(*cq));
@@ -200,7 +200,8 @@ int mlx5_be_create_qp(struct core_be_dev *dev, const struct core_qp_attr *attr,
 		return -EINVAL;
 	if ((attr->flags & (CORE_QP_CROSS_CHANNEL | CORE_QP_MANAGED_SEND | CORE_QP_MANAGED_RECV)) &&
 	    !d->caps.cd) {
-		mlx5_be_log(d, 0, "%s: cross-channel QP asked for, cmd_hca_cap.cd is 0", d->name);
+		mlx5_be_log(d, PRISM_LOG_ERROR,
+		            "%s: cross-channel QP asked for, cmd_hca_cap.cd is 0", d->name);
 		return -EOPNOTSUPP;
 	}
 	qp = calloc(1, sizeof(*qp));
