@@ -5,13 +5,19 @@
 # *.mk fragment (runtime/*/*.mk, compiler/*.mk, tests/*/*.mk, ...), which appends to the variables below; this file never lists sources.
 #
 #   make            library (static + shared), prismc, tools
-#   make test       deps, build, every cmocka suite, the ASan+UBSan build of
-#                   the suites, bounded fuzz runs
+#   make test       deps, build, every cmocka suite, then the same suites under
+#                   ASan+UBSan, bounded fuzz runs, install and format checks
 #   make demo       the main job on the software NIC
 #   make bench      benchmarks (print figures)
 #   make fuzz       longer fuzz runs
 #   make deps       install missing Debian packages
+#   make check      build, then run every cmocka suite once (no sanitizers)
 #   make install    PREFIX=/usr/local DESTDIR=
+#   make install-check  install into a scratch DESTDIR and build against it
+#   make check-format   every tracked C file follows .clang-format
+#   make format     reformat every tracked C file
+#   make clean      remove build/
+#   make help       this list
 #
 # Module variables:
 #   LIB_SRCS      sources of libprism (.c)
@@ -80,7 +86,7 @@ LIB_SO   := $(O)/libprism.so.$(VERSION)
 PRISMC   := $(O)/prismc
 
 .PHONY: all lib test check demo bench fuzz fuzz-smoke deps install install-check uninstall \
-	clean format check-format
+	clean format check-format help
 
 all: lib $(if $(PRISMC_SRCS),$(PRISMC)) $(addprefix $(O)/,$(TOOLS))
 
@@ -238,5 +244,9 @@ check-format:
 
 clean:
 	rm -rf build
+
+# The targets, from the comment at the top of this file.
+help:
+	@sed -n -e 's/^#   make /make /p' -e 's/^#                   /                /p' $(firstword $(MAKEFILE_LIST))
 
 -include $(shell find $(O)/obj $(FUZZ_O)/obj -name '*.d' 2>/dev/null)

@@ -196,6 +196,17 @@ static void test_unknown_device_is_an_error(void **state)
 	assert_non_null(strstr(out, "no RDMA device 'mlx5_9'"));
 }
 
+static void test_help_version_and_bad_command(void **state)
+{
+	char out[4096];
+	assert_int_equal(run(*state, "--help", out, sizeof(out)), 0);
+	assert_non_null(strstr(out, "prism-fw relax"));
+	assert_int_equal(run(*state, "--version", out, sizeof(out)), 0);
+	assert_non_null(strstr(out, "prism-fw 0."));
+	assert_int_equal(run(*state, "frobnicate", out, sizeof(out)), 2);
+	assert_non_null(strstr(out, "unknown command 'frobnicate'"));
+}
+
 static void test_no_sysfs_skips(void **state)
 {
 	(void)state;
@@ -224,6 +235,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_unsupported_model_is_never_written, setup_cx7,
 	                                    teardown_env),
 	    cmocka_unit_test_setup_teardown(test_unknown_device_is_an_error, setup_cx5,
+	                                    teardown_env),
+	    cmocka_unit_test_setup_teardown(test_help_version_and_bad_command, setup_cx5,
 	                                    teardown_env),
 	    cmocka_unit_test(test_no_sysfs_skips),
 	};
