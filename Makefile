@@ -15,6 +15,8 @@
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make install-check  install into a scratch DESTDIR and build against it
 #   make check-format   every tracked C file follows .clang-format
+#   make check-prm  the mlx5 backend's PRM offsets against Debian's DPDK
+#                   mlx5_prm.h (downloads the dpdk source package once)
 #   make format     reformat every tracked C file
 #   make clean      remove build/
 #   make help       this list
