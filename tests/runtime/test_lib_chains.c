@@ -305,8 +305,10 @@ static int setup(void **state)
 	if (g_be->emulated) {
 		int rc = serve_open(g_be->server_dev, &f.local);
 
-		if (rc)
+		if (rc) {
+			serve_close(&f.local);
 			fail_msg("in-process server did not start (step %d)", rc);
+		}
 		port = f.local.port;
 		goto client;
 	}
