@@ -16,6 +16,7 @@
  * Owns: the probe's objects, which it destroys before returning.
  * Must not: leave anything behind on the device, or wait unboundedly.
  */
+#include <endian.h>
 #include <sched.h>
 #include <string.h>
 #include <time.h>
@@ -49,7 +50,7 @@ static enum mlx5_be_fw run_nop(struct mlx5_be_qp *qp, const struct core_qp_info 
 	if (prism_wqe_encode(&w, (uint8_t *)qi->buf + qi->sq_offset, PRISM_WQE_BB, NULL) <= 0)
 		return MLX5_BE_FW_UNKNOWN;
 	__atomic_thread_fence(__ATOMIC_RELEASE);
-	qi->dbrec[1] = __builtin_bswap32(1);
+	qi->dbrec[1] = htobe32(1);
 	if (mlx5_be_ring_sq((struct core_be_qp *)qp))
 		return MLX5_BE_FW_UNKNOWN;
 	deadline = mono_ms() + PROBE_TIMEOUT_MS;

@@ -6,6 +6,7 @@
  * QPs, commands the emulator does not implement failing loudly, and the
  * doorbell rule (unmanaged queues ring the UAR, managed ones never do).
  */
+#include <endian.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -177,7 +178,7 @@ static void test_doorbells_only_for_unmanaged(void **state)
 		w.ctrl.qpn = qi.qpn;
 		assert_true(
 		    prism_wqe_encode(&w, (uint8_t *)qi.buf + qi.sq_offset, PRISM_WQE_BB, NULL) > 0);
-		qi.dbrec[1] = __builtin_bswap32(1);
+		qi.dbrec[1] = htobe32(1);
 		assert_int_equal(core_mlx5_backend.ring_sq(qp), 0);
 		assert_int_equal(mlx5emu_doorbells() - before, managed ? 0 : 1);
 		assert_int_equal(core_mlx5_backend.modify_qp(qp, CORE_QPS_ERR, NULL), 0);
