@@ -156,8 +156,7 @@ static int be_open(const struct core_dev_attr *attr, struct core_be_dev **out)
 		            d->uar ? "EQ number" : "UAR page", strerror(-err));
 		goto fail;
 	}
-	/* Only a device that can make the probe's QP is probed (cross-channel
-	 * is not needed for it, but a DEVX QP is). */
+	/* The firmware profile, by asking the NIC (mlx5_probe.c). */
 	d->fw = mlx5_be_probe_fw(d);
 	if (d->fw != MLX5_BE_FW_UNKNOWN && (d->fw == MLX5_BE_FW_RELAXED) != d->relaxed_fw)
 		mlx5_be_log(d, PRISM_LOG_WARN, "%s: configured as %s firmware, the probe found %s",
