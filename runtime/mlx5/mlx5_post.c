@@ -34,29 +34,28 @@ int mlx5_be_ring_sq(struct core_be_qp *cqp)
 	volatile uint32_t *db = (volatile uint32_t *)((uint8_t *)qp->ub.mem + qp->ub.dbr_at);
 	uint32_t pi = be32toh(db[1]) & 0xffffu, at = qp->sq_rung, last = at;
 	uint32_t left = (pi - at) & 0xffffu;
-	uint8_t ctrl[8];
+	struct prism_ctrl_seg c;
+	uint8_t ctrl[16];
 
 	if ((qp->flags & CORE_QP_MANAGED_SEND) || !left)
 		return 0;
 	/* Walk the new WQEs by their DS to find the last one's start (a DS
 	 * that runs past the producer index ends the walk). */
 	while (left) {
-		const uint8_t *w = sq + (size_t)(at & (qp->sq_bbs - 1)) * PRISM_WQE_BB;
-		uint32_t ds = w[7] & 0x3fu, bbs = (ds * 16u + PRISM_WQE_BB - 1) / PRISM_WQE_BB;
+		uint32_t bbs;
 
+		prism_ctrl_seg_unpack(sq + (size_t)(at & (qp->sq_bbs - 1)) * PRISM_WQE_BB, &c);
+		bbs = prism_wqe_bbs(c.ds);
 		bbs = bbs ? bbs : 1;
 		bbs = bbs < left ? bbs : left;
 		last = at;
 		at = (at + bbs) & 0xffffu;
 		left -= bbs;
 	}
-	memcpy(ctrl, sq + (size_t)(last & (qp->sq_bbs - 1)) * PRISM_WQE_BB, 8);
-	/* opmod_idx_opcode: index in bits 23:8; qpn_ds: QPN in bits 31:8 */
-	ctrl[1] = (uint8_t)(last >> 8);
-	ctrl[2] = (uint8_t)last;
-	ctrl[4] = (uint8_t)(qp->qpn >> 16);
-	ctrl[5] = (uint8_t)(qp->qpn >> 8);
-	ctrl[6] = (uint8_t)qp->qpn;
+	prism_ctrl_seg_unpack(sq + (size_t)(last & (qp->sq_bbs - 1)) * PRISM_WQE_BB, &c);
+	c.wqe_index = (uint16_t)last;
+	c.qpn = qp->qpn;
+	prism_ctrl_seg_pack(&c, ctrl);
 	qp->sq_rung = pi;
 	{
 		uint64_t v;
