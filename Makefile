@@ -5,9 +5,13 @@
 # *.mk fragment (runtime/*/*.mk, compiler/*.mk, tests/*/*.mk, ...), which appends to the variables below; this file never lists sources.
 #
 #   make            library (static + shared), prismc, tools
-#   make test       deps, build, every cmocka suite, then the same suites under
-#                   ASan+UBSan, bounded fuzz runs, install and format checks
+#   make test       deps, build, every cmocka suite, the patched memcached's
+#                   quick tests, then the same suites under ASan+UBSan,
+#                   bounded fuzz runs, install and format checks
 #   make demo       the main job on the software NIC
+#   make memcached  Debian's memcached with the get offload (examples/memcached)
+#   make check-memcached
+#                   memcached's whole t/*.t with the offload on
 #   make bench      benchmarks (print figures)
 #   make fuzz       longer fuzz runs
 #   make deps       install missing Debian packages
@@ -179,6 +183,7 @@ test:
 	@tools/deps.sh ensure
 	@rm -f build/test-tally
 	@$(MAKE) --no-print-directory check
+	@$(MAKE) --no-print-directory test-memcached
 	@$(MAKE) --no-print-directory SAN=1 check
 	@$(MAKE) --no-print-directory fuzz-smoke
 	@$(MAKE) --no-print-directory install-check

@@ -14,6 +14,8 @@ PACKAGES=(
 	flex bison libyaml-dev libcmocka-dev
 	libibverbs-dev ibverbs-providers rdma-core ibverbs-utils
 	valgrind iproute2 python3 xz-utils
+	dpkg-dev patch autoconf automake libevent-dev libxxhash-dev
+	memcached libmemcached-dev libmemcached-tools
 )
 
 missing() {

@@ -28,6 +28,7 @@ struct sim_observer;
 
 /* Opaque handles; each backend defines what they point to. */
 struct core_be_dev;
+struct core_be_pd;
 struct core_be_mr;
 struct core_be_cq;
 struct core_be_qp;
@@ -89,10 +90,14 @@ struct core_cq_info {
 
 struct core_qp_attr {
 	struct core_be_cq *send_cq, *recv_cq;
-	uint32_t sq_bbs;     /* send queue size in 64-byte basic blocks, 2^n */
-	uint32_t rq_wqes;    /* receive WQEs, 2^n, may be 0 */
-	uint32_t rq_max_sge; /* data segments per receive WQE */
-	unsigned flags;      /* enum core_qp_flags */
+	uint32_t sq_bbs;       /* send queue size in 64-byte basic blocks, 2^n */
+	uint32_t rq_wqes;      /* receive WQEs, 2^n, may be 0 */
+	uint32_t rq_max_sge;   /* data segments per receive WQE */
+	unsigned flags;        /* enum core_qp_flags */
+	struct core_be_pd *pd; /* NULL: the device's default PD */
+	/* Remote operations its responder serves: CORE_ACCESS_REMOTE_* (set
+	 * as qp_access_flags at INIT; mlx5 QPC rre/rwe/rae).  0: SENDs only. */
+	unsigned access;
 };
 
 struct core_qp_info {
@@ -135,8 +140,13 @@ struct core_backend_ops {
 	int (*open)(const struct core_dev_attr *attr, struct core_be_dev **out);
 	void (*close)(struct core_be_dev *dev);
 
-	int (*reg_mr)(struct core_be_dev *dev, void *addr, size_t len, unsigned access,
-	              struct core_be_mr **out, struct core_mr_info *info);
+	/* Protection domains: an MR's keys work only for QPs of its PD. */
+	int (*alloc_pd)(struct core_be_dev *dev, struct core_be_pd **out);
+	int (*dealloc_pd)(struct core_be_pd *pd);
+
+	/* @pd NULL: the device's default PD. */
+	int (*reg_mr)(struct core_be_dev *dev, struct core_be_pd *pd, void *addr, size_t len,
+	              unsigned access, struct core_be_mr **out, struct core_mr_info *info);
 	int (*dereg_mr)(struct core_be_mr *mr);
 
 	int (*create_cq)(struct core_be_dev *dev, const struct core_cq_attr *attr,
@@ -163,6 +173,16 @@ struct core_backend_ops {
 
 	/* Device clock in ns (sim: latest virtual time; mlx5: NULL). */
 	uint64_t (*now_ns)(struct core_be_dev *dev);
+
+	/*
+	 * Completion events (ibv_req_notify_cq + a completion channel; NULL:
+	 * none, the caller polls every CQ).  arm_cq: the next CQE of @cq
+	 * queues an event carrying @ctx; with @check_consumed, CQEs already
+	 * past the consumer index (dbrec[0]) queue it at once.  take_events:
+	 * up to @max queued events' ctx; how many.
+	 */
+	void (*arm_cq)(struct core_be_cq *cq, void *ctx, bool check_consumed);
+	unsigned (*take_events)(struct core_be_dev *dev, void **ctx, unsigned max);
 
 	/* This device's own address (lid, gid) for a peer on the same device
 	 * (mlx5: the port's LID and GID; NULL where node ids suffice). */

@@ -911,30 +911,152 @@ out:
 }
 
 /* Every receive scatter into queue memory must be a declared patch. */
+/*
+ * Where receive entry @s of @ri (queue @qi) lands in queue memory, as its
+ * qbuf-addr relocation @r places it: the template of ring r->ring of queue
+ * r->target covering window byte delta * unit + addend, and the offset in
+ * it.  False when no template covers it.
+ */
+static bool recv_landing(const struct chainobj *o, const struct chainobj_reloc *r, uint32_t *wqe,
+                         uint32_t *off)
+{
+	const struct chainobj_queue *t = &o->queues[r->target];
+	bool sq = r->ring == CHAINOBJ_RING_SQ;
+	uint64_t unit = sq ? PRISM_WQE_BB : t->rq_stride_ds * 16u;
+	uint64_t pos = (uint64_t)r->delta * unit + r->addend;
+	uint32_t n = sq ? t->n_sq : t->n_rq;
+
+	for (uint32_t j = 0; j < n; j++) {
+		const struct chainobj_wqe *w = sq ? &t->sq[j] : &t->rq[j];
+		uint64_t lo = (uint64_t)w->slot * unit;
+
+		if (pos >= lo && pos < lo + w->len) {
+			*wqe = j;
+			*off = (uint32_t)(pos - lo);
+			return true;
+		}
+	}
+	return false;
+}
+
+/* A declared recv-scatter patch of exactly these bytes by this entry?
+ * (@wqe UINT32_MAX: any patch of this entry into r->target's memory.) */
+static bool recv_declared(const struct chainobj *o, uint32_t qi, uint32_t ri, uint32_t s,
+                          const struct chainobj_reloc *r, uint32_t wqe, uint32_t off, uint32_t len)
+{
+	for (uint32_t i = 0; i < o->n_patches; i++) {
+		const struct chainobj_patch *pt = &o->patches[i];
+
+		if (pt->writer_ring != CHAINOBJ_RING_RQ || pt->writer_queue != qi ||
+		    pt->writer_wqe != ri || pt->writer_sge != s || pt->target.queue != r->target)
+			continue;
+		if (wqe == UINT32_MAX)
+			return true;
+		if (pt->kind == CHAINOBJ_PATCH_RECV_SCATTER && pt->target.ring == r->ring &&
+		    pt->target.wqe == wqe && pt->target.offset == off && pt->target.width == len)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Every byte a receive scatters is client-controlled.  Each entry that
+ * carries bytes must land exactly where the object says: in queue memory,
+ * on a declared recv-scatter site of the same WQE, offset and width (whose
+ * field check_patches judged); in a region the program declares writable,
+ * inside it; or in scratch, inside it.  Its lkey must be the key of that
+ * same memory.  A fixed address or any other relocation is refused.
+ */
+static int check_recv_entry(const struct vctx *v, uint32_t qi, uint32_t ri, uint32_t s,
+                            uint32_t len, struct chain_verify_report *rep)
+{
+	const struct chainobj *o = v->o;
+	const char *qn = o->queues[qi].name;
+	const struct chainobj_reloc *r = reloc_at(v, qi, CHAINOBJ_RING_RQ, ri, 16 * s + 8);
+	const struct chainobj_reloc *k = reloc_at(v, qi, CHAINOBJ_RING_RQ, ri, 16 * s + 4);
+	enum chainobj_reloc_kind key = CHAINOBJ_RELOC__COUNT;
+	uint32_t wqe, off;
+
+	if (!r || r->site.width != 8)
+		return reject(rep, CHAIN_VERIFY_E_RECV_TARGET,
+		              "queue %s receive %u entry %u: its address is not relocated", qn, ri,
+		              s);
+	switch (r->kind) {
+	case CHAINOBJ_RELOC_QBUF_ADDR:
+		if (!recv_declared(o, qi, ri, s, r, UINT32_MAX, 0, 0))
+			return reject(rep, CHAIN_VERIFY_E_HIDDEN_PATCH,
+			              "queue %s receive %u entry %u scatters into queue %s memory "
+			              "without a patch site",
+			              qn, ri, s, o->queues[r->target].name);
+		if (!recv_landing(o, r, &wqe, &off) ||
+		    !recv_declared(o, qi, ri, s, r, wqe, off, len))
+			return reject(rep, CHAIN_VERIFY_E_RECV_TARGET,
+			              "queue %s receive %u entry %u: its %u bytes land in queue %s "
+			              "memory at no declared recv-scatter site of that width",
+			              qn, ri, s, len, o->queues[r->target].name);
+		key = CHAINOBJ_RELOC_QBUF_LKEY;
+		break;
+	case CHAINOBJ_RELOC_REGION_ADDR:
+		if (!(o->regions[r->target].access & CHAINOBJ_ACC_WRITE) ||
+		    r->addend > o->regions[r->target].size ||
+		    len > o->regions[r->target].size - r->addend)
+			return reject(
+			    rep, CHAIN_VERIFY_E_RECV_TARGET,
+			    "queue %s receive %u entry %u: its %u bytes land in region %s "
+			    "at %llu, which is %s",
+			    qn, ri, s, len, o->regions[r->target].name,
+			    (unsigned long long)r->addend,
+			    o->regions[r->target].access & CHAINOBJ_ACC_WRITE
+			        ? "outside it"
+			        : "not declared writable");
+		key = CHAINOBJ_RELOC_REGION_LKEY;
+		break;
+	case CHAINOBJ_RELOC_SCRATCH_ADDR:
+		if (r->addend > o->scratch_size || len > o->scratch_size - r->addend)
+			return reject(rep, CHAIN_VERIFY_E_RECV_TARGET,
+			              "queue %s receive %u entry %u: its %u bytes at scratch %llu "
+			              "run past the scratch area",
+			              qn, ri, s, len, (unsigned long long)r->addend);
+		key = CHAINOBJ_RELOC_SCRATCH_LKEY;
+		break;
+	default:
+		return reject(rep, CHAIN_VERIFY_E_RECV_TARGET,
+		              "queue %s receive %u entry %u: client bytes go to a %s address", qn,
+		              ri, s, chainobj_reloc_kind_name(r->kind));
+	}
+	if (!k || k->kind != key || k->site.width != 4 ||
+	    (key != CHAINOBJ_RELOC_SCRATCH_LKEY && k->target != r->target))
+		return reject(rep, CHAIN_VERIFY_E_RECV_TARGET,
+		              "queue %s receive %u entry %u: its lkey is not the key of the memory "
+		              "its address names",
+		              qn, ri, s);
+	return 0;
+}
+
 static int check_recv(const struct vctx *v, struct chain_verify_report *rep)
 {
 	const struct chainobj *o = v->o;
+
 	for (uint32_t qi = 0; qi < o->n_queues; qi++) {
-		for (uint32_t ri = 0; ri < o->queues[qi].n_rq; ri++) {
-			for (uint32_t s = 0; s < 16; s++) {
-				const struct chainobj_reloc *r =
-				    reloc_at(v, qi, CHAINOBJ_RING_RQ, ri, 16 * s + 8);
-				if (!r || r->kind != CHAINOBJ_RELOC_QBUF_ADDR)
+		const struct chainobj_queue *q = &o->queues[qi];
+
+		for (uint32_t ri = 0; ri < q->n_rq; ri++) {
+			struct prism_sge sge[PRISM_WQE_MAX_SGE];
+			int n = prism_rwqe_decode(q->rq[ri].bytes, q->rq_stride_ds, sge,
+			                          PRISM_WQE_MAX_SGE, NULL);
+
+			if (n < 0)
+				return reject(rep, CHAIN_VERIFY_E_STRUCTURE,
+				              "queue %s receive %u does not decode", q->name, ri);
+			for (int s = 0; s < n; s++) {
+				int rc;
+
+				if (sge[s].byte_count == 0)
 					continue;
-				bool declared = false;
-				for (uint32_t i = 0; i < o->n_patches; i++) {
-					const struct chainobj_patch *pt = &o->patches[i];
-					if (pt->writer_ring == CHAINOBJ_RING_RQ &&
-					    pt->writer_queue == qi && pt->writer_wqe == ri &&
-					    pt->writer_sge == s && pt->target.queue == r->target)
-						declared = true;
-				}
-				if (!declared)
-					return reject(rep, CHAIN_VERIFY_E_HIDDEN_PATCH,
-					              "queue %s receive %u entry %u scatters into "
-					              "queue %s memory without a patch site",
-					              o->queues[qi].name, ri, s,
-					              o->queues[r->target].name);
+				rc = check_recv_entry(v, qi, ri, (uint32_t)s, sge[s].byte_count,
+				                      rep);
+				if (rc)
+					return rc;
 			}
 		}
 	}

@@ -38,6 +38,7 @@
 	X(BUDGET, "WR budget per invocation exceeded")                                             \
 	X(RING, "ring capacity exceeded")                                                          \
 	X(HIDDEN_PATCH, "a scatter writes WQE memory without a declared patch site")               \
+	X(RECV_TARGET, "a receive scatter lands elsewhere than its declared site or region")       \
 	X(LAP, "a recycled loop's lap is unbounded or rewrites a WQE it may have fetched")
 
 enum chain_verify_err {

@@ -22,6 +22,10 @@
 #include "core/program.h"
 #include "core/opts.h"
 
+/* Callers built before prism_call.ret_len existed pass a smaller call. */
+#define CALL_HAS_RET_LEN(call)                                                                     \
+	((call)->sz >= offsetof(struct prism_call, ret_len) + sizeof((call)->ret_len))
+
 static inline void put_be32(volatile uint32_t *p, uint32_t v)
 {
 	*p = __builtin_bswap32(v);
@@ -58,6 +62,7 @@ int core_client_setup(struct prism_client *cl, const char *program, struct core_
 	    .sq_bbs = CORE_CLIENT_SQ_BBS,
 	    .rq_wqes = CORE_CLIENT_SLOTS * 2,
 	    .rq_max_sge = 1,
+	    .access = CORE_ACCESS_REMOTE_WRITE, /* the server WRITEs the responses */
 	};
 	if ((err = ops->create_qp(be, &qa, &cl->qp, &cl->qp_info)))
 		return err;
@@ -67,9 +72,9 @@ int core_client_setup(struct prism_client *cl, const char *program, struct core_
 		return -ENOMEM;
 	memset(cl->msg, 0, msg_len);
 	memset(cl->resp, 0, resp_len);
-	if ((err = ops->reg_mr(be, cl->msg, msg_len, CORE_ACCESS_LOCAL_WRITE, &cl->msg_mr,
+	if ((err = ops->reg_mr(be, NULL, cl->msg, msg_len, CORE_ACCESS_LOCAL_WRITE, &cl->msg_mr,
 	                       &cl->msg_keys)) ||
-	    (err = ops->reg_mr(be, cl->resp, resp_len,
+	    (err = ops->reg_mr(be, NULL, cl->resp, resp_len,
 	                       CORE_ACCESS_LOCAL_WRITE | CORE_ACCESS_REMOTE_WRITE, &cl->resp_mr,
 	                       &cl->resp_keys)))
 		return err;
@@ -441,8 +446,11 @@ static int poll_cqs(struct prism_client *cl)
 		if (c.imm != cl->w.final_imm) {
 			/* A `return` site's completion: its bytes are in the slot; the
 			 * invocation ends with the final completion (RC keeps order). */
-			if (call)
+			if (call) {
 				call->ret_site = c.imm;
+				if (CALL_HAS_RET_LEN(call))
+					call->ret_len = c.byte_count;
+			}
 			continue;
 		}
 		cl->answered++;
@@ -461,8 +469,11 @@ static int poll_cqs(struct prism_client *cl)
 			call->result_len = n;
 			call->virt_ns =
 			    c.timestamp > cl->t_sent[slot] ? c.timestamp - cl->t_sent[slot] : 0;
-			if (c.imm && !call->ret_site)
+			if (c.imm && !call->ret_site) {
 				call->ret_site = c.imm; /* an unconditional final return */
+				if (CALL_HAS_RET_LEN(call))
+					call->ret_len = c.byte_count;
+			}
 			cl->inflight[slot] = NULL;
 		}
 	}
@@ -538,7 +549,9 @@ int core_client_send_raw(struct prism_client *cl, const void *msg, size_t len,
 	if (buf != msg)
 		memcpy(buf, msg, len);
 	/* A program that answers only part of its result (a miss) leaves zeros. */
-	memset(cl->resp + (size_t)slot * CORE_CLIENT_SLOT_BYTES, 0, CORE_CLIENT_SLOT_BYTES);
+	memset(cl->resp + (size_t)slot * CORE_CLIENT_SLOT_BYTES, 0,
+	       cl->w.response_size < CORE_CLIENT_SLOT_BYTES ? cl->w.response_size
+	                                                    : CORE_CLIENT_SLOT_BYTES);
 	memset(&w, 0, sizeof(w));
 	w.ctrl.opcode = PRISM_OP_SEND;
 	w.ctrl.wqe_index = (uint16_t)cl->sq_pi;
@@ -557,6 +570,8 @@ int core_client_send_raw(struct prism_client *cl, const void *msg, size_t len,
 	if (call) {
 		call->status = 1; /* pending */
 		call->ret_site = 0;
+		if (CALL_HAS_RET_LEN(call))
+			call->ret_len = 0;
 	}
 	cl->t_sent[slot] = virt_now_ns(cl);
 	cl->sq_pi += prism_wqe_bbs((unsigned)n / PRISM_WQE_DS_BYTES);

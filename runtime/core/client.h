@@ -15,8 +15,8 @@ struct net_oob_params;
 #include "core/proto.h"
 #include "core/server.h"
 
-#define CORE_CLIENT_SLOTS      16u  /* invocations in flight at most */
-#define CORE_CLIENT_SLOT_BYTES 512u /* response slot size (>= response_size) */
+#define CORE_CLIENT_SLOTS      16u              /* invocations in flight at most */
+#define CORE_CLIENT_SLOT_BYTES CHAINOBJ_MAX_MSG /* response slot size (>= response_size) */
 #define CORE_CLIENT_SQ_BBS     64u
 #define CORE_CLIENT_CQE        64u
 

@@ -2,7 +2,8 @@
 /*
  * core/client_net.c - a client's TCP side: the setup exchange with a server
  * (hello out, connection description back), attaching our QP to the
- * transport, and `prismc post`'s one-shot program upload.
+ * transport, and `prismc post`'s one-shot install or removal on a server's
+ * post socket.
  *
  * Owns: parsing "host:port", mapping setup failures to prism codes, the
  * client's link-down flag.
@@ -39,7 +40,11 @@ static int split_addr(const char *addr, char *host, size_t cap, int *port)
 
 static int setup_error(int err, const struct net_diag *d, const char *addr)
 {
-	core_err("connect %s: %s", addr, d->msg[0] ? d->msg : prism_strerror(err));
+	/* the net module's message names the address already */
+	if (d->msg[0])
+		core_err("%s", d->msg);
+	else
+		core_err("connect %s: %s", addr, prism_strerror(err));
 	if (err == -ECONNREFUSED && strstr(d->msg, "reject"))
 		return -PRISM_E_NET_REJECTED;
 	if (err == -EPROTO)
@@ -165,26 +170,19 @@ void core_client_net_close(struct prism_client *cl)
 	cl->net_peer = NULL;
 }
 
-PRISM_API int prism_post(const char *addr, const void *chain, size_t len,
-                         const struct prism_post_opts *opts)
+/* One request on a server's post socket: hello @h, then @len bytes of @body. */
+static int post_request(const char *path, const struct core_hello *h, const void *body, size_t len,
+                        const struct prism_post_opts *opts)
 {
 	struct net_oob_params mine = {0}, peer = {0};
-	struct core_hello h = {.kind = CORE_HELLO_POST};
 	struct net_diag d = {0};
-	char host[256];
-	int port, fd, err;
+	int fd, err;
 	uint8_t *blob;
 	size_t n;
 
 	if ((err = CORE_OPTS_CHECK(opts, timeout_ms)))
 		return err;
-	if (!addr || !chain)
-		return -EINVAL;
-	if (split_addr(addr, host, sizeof(host), &port)) {
-		core_err("post: '%s' is not host:port", addr);
-		return -EINVAL;
-	}
-	n = core_hello_encode(&h, NULL, 0);
+	n = core_hello_encode(h, NULL, 0);
 	if (n + len > NET_OOB_MAX_BLOB) {
 		core_err("post: a %zu-byte object does not fit the %u-byte setup message", len,
 		         NET_OOB_MAX_BLOB - (unsigned)n);
@@ -193,17 +191,38 @@ PRISM_API int prism_post(const char *addr, const void *chain, size_t len,
 	blob = malloc(n + len);
 	if (!blob)
 		return -ENOMEM;
-	core_hello_encode(&h, blob, n);
-	memcpy(blob + n, chain, len);
+	core_hello_encode(h, blob, n);
+	if (len)
+		memcpy(blob + n, body, len);
 	mine.node = 1;
 	mine.blob = blob;
 	mine.blob_len = (uint32_t)(n + len);
-	err = net_connect(host[0] ? host : "127.0.0.1", port, &mine, &peer,
-	                  CORE_OPT(opts, timeout_ms, 5000), &fd, &d);
+	err = net_connect_unix(path, &mine, &peer, CORE_OPT(opts, timeout_ms, 5000), &fd, &d);
 	free(blob);
 	if (err)
-		return setup_error(err, &d, addr);
+		return setup_error(err, &d, path);
 	net_oob_params_release(&peer);
 	close(fd);
 	return 0;
+}
+
+PRISM_API int prism_post(const char *socket_path, const void *chain, size_t len,
+                         const struct prism_post_opts *opts)
+{
+	struct core_hello h = {.kind = CORE_HELLO_POST};
+
+	if (!socket_path || !chain)
+		return -EINVAL;
+	return post_request(socket_path, &h, chain, len, opts);
+}
+
+PRISM_API int prism_post_remove(const char *socket_path, const char *name,
+                                const struct prism_post_opts *opts)
+{
+	struct core_hello h = {.kind = CORE_HELLO_REMOVE};
+
+	if (!socket_path || !name || strlen(name) >= sizeof(h.program))
+		return -EINVAL;
+	snprintf(h.program, sizeof(h.program), "%s", name);
+	return post_request(socket_path, &h, NULL, 0, opts);
 }

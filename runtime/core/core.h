@@ -140,7 +140,18 @@ struct prism_region *core_region_adopt(struct prism_device *dev, const char *nam
 struct net_transport *core_dev_transport(struct prism_device *dev, unsigned shard);
 
 /* memfd helpers (core/memfd.c). */
+/*
+ * Take @r out of its device's name table, so that a region of the same name
+ * can be registered (an application restarted under prismd sharing its
+ * regions again).  Programs loaded on it keep it; prism_region__unregister
+ * frees it once none does.
+ */
+void core_region_retire(struct prism_region *r);
+/* Does a loaded program still use @r? */
+bool core_region_in_use(struct prism_region *r);
 int core_memfd_create(const char *name, size_t len, int *fd_out, void **addr_out);
+/* Map a memfd another process sent; -PRISM_E_UNSEALED unless it is sealed
+ * against shrinking (F_SEAL_SHRINK). */
 int core_memfd_map(int fd, size_t *len_out, void **addr_out);
 
 #endif /* CORE_CORE_H */

@@ -133,7 +133,7 @@ PRISM_API struct prism_device *prism_device__open(const char *name,
 	const char *fw;
 	int err;
 
-	if ((err = CORE_OPTS_CHECK(opts, nic_threads))) {
+	if ((err = CORE_OPTS_CHECK(opts, chaos))) {
 		core_err("device_opts: %s", prism_strerror(err));
 		return core_fail_ptr(err);
 	}
@@ -195,6 +195,7 @@ PRISM_API struct prism_device *prism_device__open(const char *name,
 	    .relaxed_fw = !strcmp(fw, "relaxed"),
 	    .hazard_policy = CORE_OPT(opts, hazard_fail, false) ? 2 : 1,
 	    .threaded = dev->threaded,
+	    .chaos = CORE_OPT(opts, chaos, false),
 	    .log = be_log,
 	    .log_ctx = dev,
 	};

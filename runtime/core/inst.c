@@ -20,7 +20,8 @@
  *                    ctl: WAIT conn.rcq -> SEND_EN w0 ... -> SEND_EN conn
  *                    conn.SQ: WRITE_IMM result --> client
  *
- * Owns: everything a connection allocates on the device.
+ * Owns: everything a connection allocates on the device (its protection
+ * domain, region registrations and queue rights: inst_prot.c).
  * Must not: hand queue-memory keys to anyone but the program's own WQEs.
  */
 #include <stdlib.h>
@@ -125,10 +126,10 @@ static uint64_t reloc_value(struct core_inst *in, const struct chainobj_reloc *r
 		return in->qps[r->target].keys.rkey;
 	case CHAINOBJ_RELOC_REGION_ADDR:
 		return (uintptr_t)in->prog->regions[r->target]->addr + r->addend;
-	case CHAINOBJ_RELOC_REGION_LKEY: /* this shard's keys of the shared region */
-		return core_region_keys(in->prog->regions[r->target], in->shard)->lkey;
+	case CHAINOBJ_RELOC_REGION_LKEY: /* this connection's registration of it */
+		return in->regions[r->target].keys.lkey;
 	case CHAINOBJ_RELOC_REGION_RKEY:
-		return core_region_keys(in->prog->regions[r->target], in->shard)->rkey;
+		return in->regions[r->target].keys.rkey;
 	case CHAINOBJ_RELOC_SCRATCH_ADDR:
 		return (uintptr_t)in->scratch + r->addend;
 	case CHAINOBJ_RELOC_SCRATCH_LKEY:
@@ -492,6 +493,8 @@ static int create_objects(struct core_inst *in)
 	                      CORE_ACCESS_REMOTE_WRITE | CORE_ACCESS_REMOTE_ATOMIC;
 	int err;
 
+	if ((err = core_inst_prot_create(in)))
+		return err;
 	for (uint32_t c = 0; c < o->n_cqs; c++) {
 		struct core_cq_attr a = {
 		    .ncqe = o->cqs[c].entries,
@@ -515,6 +518,8 @@ static int create_objects(struct core_inst *in)
 		    .rq_wqes = qu->rq_slots,
 		    .rq_max_sge = qu->rq_slots ? qu->rq_stride_ds : 0,
 		    .flags = CORE_QP_CROSS_CHANNEL,
+		    .pd = in->pd,
+		    .access = core_inst_queue_access(o, q),
 		};
 
 		if (qu->managed_send)
@@ -539,8 +544,8 @@ static int create_objects(struct core_inst *in)
 			return -PRISM_E_RELOC;
 		}
 		in->mem_bytes += in->qps[q].info.buf_len;
-		err = ops->reg_mr(in->be, in->qps[q].info.buf, in->qps[q].info.buf_len, qacc,
-		                  &in->qps[q].mr, &in->qps[q].keys);
+		err = ops->reg_mr(in->be, in->pd, in->qps[q].info.buf, in->qps[q].info.buf_len,
+		                  qacc, &in->qps[q].mr, &in->qps[q].keys);
 		if (err)
 			return err;
 	}
@@ -550,7 +555,7 @@ static int create_objects(struct core_inst *in)
 		return -ENOMEM;
 	memset(in->scratch, 0, in->scratch_len);
 	in->mem_bytes += in->scratch_len;
-	return ops->reg_mr(in->be, in->scratch, in->scratch_len, qacc, &in->scratch_mr,
+	return ops->reg_mr(in->be, in->pd, in->scratch, in->scratch_len, qacc, &in->scratch_mr,
 	                   &in->scratch_keys);
 }
 
@@ -703,6 +708,19 @@ static const struct chainobj_exit *taken_exit(const struct core_inst *in, uint32
 	return NULL;
 }
 
+bool core_inst_arm(struct core_inst *in, void *ctx)
+{
+	const struct core_backend_ops *ops = in->dev->ops;
+	const struct chainobj *o = in->prog->obj;
+
+	if (!ops->arm_cq)
+		return false;
+	/* a lap CQ is scanned, never consumed: its consumer index says nothing */
+	for (uint32_t c = 0; c < o->n_cqs; c++)
+		ops->arm_cq(in->cqs[c].cq, ctx, !lap_cq(o, c));
+	return true;
+}
+
 int core_inst_poll(struct core_inst *in)
 {
 	const struct chainobj *o = in->prog->obj;
@@ -774,6 +792,7 @@ void core_inst_destroy(struct core_inst *in)
 		return;
 	ops = in->dev->ops;
 	o = in->prog->obj;
+	core_inst_quiesce(in);
 	if (in->qps) {
 		for (uint32_t q = 0; q < o->n_queues; q++) {
 			if (in->qps[q].mr)
@@ -788,6 +807,7 @@ void core_inst_destroy(struct core_inst *in)
 				ops->destroy_cq(in->cqs[c].cq);
 	if (in->scratch_mr)
 		ops->dereg_mr(in->scratch_mr);
+	core_inst_prot_destroy(in);
 	free(in->scratch);
 	free(in->base.sq);
 	free(in->base.rq);

@@ -45,6 +45,12 @@ struct core_inst_qp {
 	struct core_mr_info keys;
 };
 
+/* The connection's own registration of a program region (in its PD). */
+struct core_inst_region {
+	struct core_be_mr *mr;
+	struct core_mr_info keys;
+};
+
 struct core_inst {
 	struct prism_program *prog;
 	struct prism_device *dev;
@@ -52,6 +58,8 @@ struct core_inst {
 	struct core_be_dev *be; /* that shard's backend device */
 	uint32_t id;            /* connection number (for messages) */
 	struct core_peer peer;
+	struct core_be_pd *pd;            /* every QP and MR below is in it */
+	struct core_inst_region *regions; /* [n_regions] */
 	struct core_inst_cq *cqs;
 	struct core_inst_qp *qps;
 	void *scratch;
@@ -105,7 +113,21 @@ uint32_t core_inst_conn_qpn(const struct core_inst *in);
  * code once an error CQE was seen (the instance is then dead: destroy it).
  */
 int core_inst_poll(struct core_inst *in);
+/*
+ * Ask for a completion event (carrying @ctx) on every CQ of @in: after a
+ * poll, so that an idle connection costs nothing until its next CQE.
+ * False when the backend has no events (the caller polls every time).
+ */
+bool core_inst_arm(struct core_inst *in, void *ctx);
 
 void core_inst_destroy(struct core_inst *in);
+
+/* inst_prot.c: the instance's protection domain and region registrations
+ * (create: 0 or negative; destroy: after every QP and MR of it is gone),
+ * the remote rights queue @q of @o serves, and the teardown order. */
+int core_inst_prot_create(struct core_inst *in);
+void core_inst_prot_destroy(struct core_inst *in);
+unsigned core_inst_queue_access(const struct chainobj *o, uint32_t q);
+void core_inst_quiesce(struct core_inst *in);
 
 #endif /* CORE_INST_H */

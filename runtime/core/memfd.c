@@ -3,7 +3,8 @@
  * core/memfd.c - memfd-backed memory that two processes map (daemon mode).
  *
  * Owns: creating a sealed-size memfd of a given length mapped shared, and
- * mapping a memfd received from another process.  The application and
+ * mapping a memfd received from another process (only one sealed against
+ * shrinking: a truncated mapping would SIGBUS the process serving it).  The application and
  * prismd map the same pages, so the software NIC in prismd keeps serving
  * from them after the application dies (RedN section 5.6's "hull" process).
  * Must not: register anything with a device (region.c does), log.
@@ -48,7 +49,15 @@ int core_memfd_map(int fd, size_t *len_out, void **addr_out)
 {
 	struct stat st;
 	void *addr;
+	int seals = fcntl(fd, F_GET_SEALS);
 
+	/* Pages of a file its sender can still shrink would vanish under our
+	 * mapping: the next access is a SIGBUS in this process.  Only a memfd
+	 * sealed against shrinking is mapped. */
+	if (seals < 0)
+		return errno == EINVAL ? -PRISM_E_UNSEALED : -errno;
+	if (!(seals & F_SEAL_SHRINK))
+		return -PRISM_E_UNSEALED;
 	if (fstat(fd, &st) < 0)
 		return -errno;
 	if (st.st_size <= 0)

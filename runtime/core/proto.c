@@ -123,7 +123,8 @@ int core_hello_decode(const uint8_t *buf, size_t len, struct core_hello *h)
 	h->resp_rkey = r_u32(&r);
 	h->resp_slots = r_u32(&r);
 	h->resp_stride = r_u32(&r);
-	if (!r.err && h->kind != CORE_HELLO_CONNECT && h->kind != CORE_HELLO_POST)
+	if (!r.err && h->kind != CORE_HELLO_CONNECT && h->kind != CORE_HELLO_POST &&
+	    h->kind != CORE_HELLO_REMOVE)
 		return -PRISM_E_PROTO;
 	return r.err;
 }

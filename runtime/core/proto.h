@@ -25,6 +25,7 @@
 enum core_hello_kind {
 	CORE_HELLO_CONNECT = 1, /* instantiate a program for this client */
 	CORE_HELLO_POST = 2,    /* install a .chain object (prismc post) */
+	CORE_HELLO_REMOVE = 3,  /* withdraw program .program (prismc post --remove) */
 };
 
 struct core_hello {

@@ -60,10 +60,12 @@ static void deregister_shards(struct prism_region *r, unsigned n)
 }
 
 /*
- * Register @r on every shard of its device: the same bytes at the same
- * address, so a connection on any shard reaches the region the same way
- * (each shard's NIC has its own keys for it; only the program's own WQEs
- * carry them, clients never see keys).
+ * Register @r on every shard of its device, in the shard's default
+ * protection domain: a check that the NIC takes the memory, and the keys
+ * the application's own one-sided paths use (the demo's baseline).  No
+ * connection's QP is in that PD: each connection registers the region
+ * again in its own PD with the program's declared rights (inst_prot.c), so
+ * these keys reach nothing a client can address.
  */
 static int register_shards(struct prism_device *dev, struct prism_region *r)
 {
@@ -76,7 +78,8 @@ static int register_shards(struct prism_device *dev, struct prism_region *r)
 		struct core_be_mr **mr = i ? &r->more[i - 1].mr : &r->mr;
 		struct core_mr_info *keys = i ? &r->more[i - 1].keys : &r->keys;
 
-		if ((err = dev->ops->reg_mr(dev->shards[i].be, r->addr, r->len, acc, mr, keys)))
+		if ((err =
+		         dev->ops->reg_mr(dev->shards[i].be, NULL, r->addr, r->len, acc, mr, keys)))
 			break;
 	}
 	if (i < dev->n_shards) {
@@ -203,6 +206,29 @@ PRISM_API struct prism_region *prism_device__find_region(struct prism_device *de
 		return core_fail_ptr(-EINVAL);
 	r = core_region_find(dev, name);
 	return r ? r : core_fail_ptr(-ENOENT);
+}
+
+void core_region_retire(struct prism_region *r)
+{
+	struct prism_region **pp;
+
+	pthread_mutex_lock(&r->dev->reg_lock);
+	for (pp = &r->dev->regions; *pp && *pp != r; pp = &(*pp)->next)
+		;
+	if (*pp)
+		*pp = r->next;
+	r->next = NULL;
+	pthread_mutex_unlock(&r->dev->reg_lock);
+}
+
+bool core_region_in_use(struct prism_region *r)
+{
+	bool used;
+
+	pthread_mutex_lock(&r->dev->reg_lock);
+	used = r->users != 0;
+	pthread_mutex_unlock(&r->dev->reg_lock);
+	return used;
 }
 
 PRISM_API int prism_region__unregister(struct prism_region *r)

@@ -17,10 +17,40 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "core/opts.h"
 #include "core/server.h"
 #include "net/net.h"
+
+/* Installs: where (a Unix socket, required with allow_post) and by whom. */
+static int post_opts(struct prism_server *srv, const struct prism_server_opts *opts)
+{
+	const char *path = CORE_OPT(opts, post_socket, NULL);
+	const uint32_t *uids = CORE_OPT(opts, post_uids, NULL);
+	unsigned n = uids ? CORE_OPT(opts, n_post_uids, 0) : 0;
+
+	if (!srv->allow_post)
+		return 0;
+	if (!path || !*path) {
+		core_err("server: allow_post needs a post_socket (programs are installed only "
+		         "over a local socket)");
+		return -EINVAL;
+	}
+	srv->post_socket = strdup(path);
+	srv->n_post_uids = n ? n : 1;
+	srv->post_uids = calloc(srv->n_post_uids, sizeof(*srv->post_uids));
+	if (!srv->post_socket || !srv->post_uids) {
+		free(srv->post_socket);
+		free(srv->post_uids);
+		return -ENOMEM;
+	}
+	if (n)
+		memcpy(srv->post_uids, uids, n * sizeof(*uids));
+	else
+		srv->post_uids[0] = (uint32_t)geteuid();
+	return 0;
+}
 
 PRISM_API struct prism_server *prism_server__create(struct prism_device *dev,
                                                     const struct prism_server_opts *opts)
@@ -29,7 +59,7 @@ PRISM_API struct prism_server *prism_server__create(struct prism_device *dev,
 	const char *host;
 	int err;
 
-	if ((err = CORE_OPTS_CHECK(opts, progress_threads)))
+	if ((err = CORE_OPTS_CHECK(opts, max_setups_per_peer)))
 		return core_fail_ptr(err);
 	if (!dev)
 		return core_fail_ptr(-EINVAL);
@@ -52,6 +82,14 @@ PRISM_API struct prism_server *prism_server__create(struct prism_device *dev,
 	srv->max_conns = CORE_OPT(opts, max_conns, 4096);
 	srv->depth = CORE_OPT(opts, depth, 16);
 	srv->allow_post = CORE_OPT(opts, allow_post, false);
+	srv->max_conns_per_peer = CORE_OPT(opts, max_conns_per_peer, 64);
+	srv->max_setups = CORE_OPT(opts, max_setups, 64);
+	srv->max_setups_per_peer = CORE_OPT(opts, max_setups_per_peer, 8);
+	if ((err = post_opts(srv, opts))) {
+		free(srv->host);
+		free(srv);
+		return core_fail_ptr(err);
+	}
 	srv->n_shards = dev->n_shards;
 	srv->n_loops = CORE_OPT(opts, progress_threads, dev->n_shards);
 	if (srv->n_loops > dev->n_shards)
@@ -63,6 +101,8 @@ PRISM_API struct prism_server *prism_server__create(struct prism_device *dev,
 		free(srv->shards);
 		free(srv->loops);
 		free(srv->host);
+		free(srv->post_socket);
+		free(srv->post_uids);
 		free(srv);
 		return core_fail_ptr(err);
 	}
@@ -266,9 +306,12 @@ int core_server_open_conn(struct prism_server *srv, unsigned shard, const struct
 	if (c) {
 		c->id = ++srv->next_id;
 		c->shard = shard;
+		c->srv = srv;
 	}
-	if (prog && c)
+	if (prog && c) {
 		srv->conns_active++; /* reserved; released if the setup fails */
+		srv->conns_opened++;
+	}
 	pthread_mutex_unlock(&srv->lock);
 	if (!prog) {
 		free(c);
@@ -321,6 +364,9 @@ void core_server_add_conn(struct prism_server *srv, struct core_conn *c)
 	sh->conns = c;
 	__atomic_store_n(&sh->active, sh->active + 1, __ATOMIC_RELAXED);
 	sh->total++;
+	/* polled from its first CQE on (or at the next pass, without events) */
+	if (!core_inst_arm(c->inst, c))
+		__atomic_store_n(&sh->scan_all, 1, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&sh->lock);
 }
 
@@ -330,9 +376,53 @@ static void conn_free(struct prism_server *srv, struct core_conn *c)
 	if (c->link)
 		net_link_close(c->link);
 	core_inst_destroy(c->inst);
+	core_server_peer_put(srv, c->peer);
 	free(c);
 	pthread_mutex_lock(&srv->lock);
 	srv->conns_active--;
+	pthread_mutex_unlock(&srv->lock);
+}
+
+bool core_server_peer_take(struct prism_server *srv, const char *host)
+{
+	struct core_peer_count *pc = NULL;
+	bool ok = true;
+
+	if (!*host)
+		return true;
+	pthread_mutex_lock(&srv->lock);
+	for (unsigned i = 0; i < srv->n_peers && !pc; i++)
+		if (!strcmp(srv->peers[i].host, host))
+			pc = &srv->peers[i];
+	if (!pc) {
+		struct core_peer_count *np = realloc(srv->peers, (srv->n_peers + 1) * sizeof(*np));
+
+		if (np) {
+			srv->peers = np;
+			pc = &np[srv->n_peers++];
+			snprintf(pc->host, sizeof(pc->host), "%s", host);
+			pc->n = 0;
+		}
+	}
+	if (!pc || pc->n >= srv->max_conns_per_peer)
+		ok = false;
+	else
+		pc->n++;
+	pthread_mutex_unlock(&srv->lock);
+	return ok;
+}
+
+void core_server_peer_put(struct prism_server *srv, const char *host)
+{
+	if (!*host)
+		return;
+	pthread_mutex_lock(&srv->lock);
+	for (unsigned i = 0; i < srv->n_peers; i++)
+		if (!strcmp(srv->peers[i].host, host)) {
+			if (--srv->peers[i].n == 0)
+				srv->peers[i] = srv->peers[--srv->n_peers];
+			break;
+		}
 	pthread_mutex_unlock(&srv->lock);
 }
 
@@ -353,10 +443,13 @@ void core_server_close_conn(struct prism_server *srv, unsigned shard, uint32_t i
 		c = *pp;
 		*pp = c->next;
 		__atomic_store_n(&sh->active, sh->active - 1, __ATOMIC_RELAXED);
+		for (unsigned i = 0; c->hot && i < sh->n_hot; i++)
+			if (sh->hot[i] == c)
+				sh->hot[i] = sh->hot[--sh->n_hot];
 	}
 	pthread_mutex_unlock(&sh->lock);
 	if (c)
-		conn_free(srv, c);
+		conn_free(srv, c); /* its CQs go, and their queued events with them */
 }
 
 bool core_server_has_conn(struct prism_server *srv, unsigned shard, uint32_t id)
@@ -371,33 +464,130 @@ bool core_server_has_conn(struct prism_server *srv, unsigned shard, uint32_t id)
 	return c != NULL;
 }
 
+/* Shard lock held: poll @c once; on failure mark it dead (unlinked by the caller). */
+static int poll_conn(struct core_server_shard *sh, struct core_conn *c, bool *died)
+{
+	int n = __atomic_load_n(&c->down, __ATOMIC_ACQUIRE) ? -PRISM_E_NET_PEER_GONE
+	                                                    : core_inst_poll(c->inst);
+
+	sh->polls++;
+	if (n >= 0) {
+		if (c->inst->cpu_rearm)
+			sh->rearms_cpu += (uint64_t)n;
+		return n;
+	}
+	core_info("conn %u: torn down: %s", c->id, prism_strerror(n));
+	c->dead = true;
+	*died = true;
+	__atomic_store_n(&sh->active, sh->active - 1, __ATOMIC_RELAXED);
+	if (n != -PRISM_E_NET_PEER_GONE)
+		sh->failed++;
+	return 0;
+}
+
+/* Shard lock held: keep @c polled next pass (it is busy) or arm it. */
+static void after_poll(struct core_server_shard *sh, struct core_conn *c, int n, bool events)
+{
+	if (c->dead)
+		return;
+	if (n > 0 || !events || !core_inst_arm(c->inst, c)) {
+		if (!c->hot && sh->n_hot < sh->hot_cap) {
+			c->hot = true;
+			sh->hot[sh->n_hot++] = c;
+		} else if (!c->hot) {
+			__atomic_store_n(&sh->scan_all, 1, __ATOMIC_RELAXED); /* no room */
+		}
+	}
+}
+
+/* Shard lock held: grow the hot list to hold every connection. */
+static void hot_fit(struct core_server_shard *sh)
+{
+	unsigned want = (unsigned)sh->active + 1;
+
+	if (sh->hot_cap < want) {
+		struct core_conn **h = realloc(sh->hot, 2 * want * sizeof(*h));
+
+		if (h) {
+			sh->hot = h;
+			sh->hot_cap = 2 * want;
+		}
+	}
+}
+
+#define EV_BATCH 64u
+
 int core_server_poll_shard(struct prism_server *srv, unsigned shard)
 {
 	struct core_server_shard *sh = &srv->shards[shard];
+	const struct core_backend_ops *ops = srv->dev->ops;
+	struct core_be_dev *be = srv->dev->shards[shard].be;
+	bool events = ops->take_events && ops->arm_cq, died = false;
 	struct core_conn *dead = NULL, **pp;
 	int done = 0;
 
 	core_shard_progress(srv->dev, shard);
 	pthread_mutex_lock(&sh->lock);
-	for (pp = &sh->conns; *pp;) {
-		struct core_conn *c = *pp;
-		int n = __atomic_load_n(&c->down, __ATOMIC_ACQUIRE) ? -PRISM_E_NET_PEER_GONE
-		                                                    : core_inst_poll(c->inst);
+	hot_fit(sh);
+	if (!events || __atomic_exchange_n(&sh->scan_all, 0, __ATOMIC_ACQ_REL)) {
+		/* every connection (each armed or kept hot again) */
+		for (unsigned i = 0; i < sh->n_hot; i++)
+			sh->hot[i]->hot = false;
+		sh->n_hot = 0;
+		for (struct core_conn *c = sh->conns; c; c = c->next) {
+			int n = poll_conn(sh, c, &died);
 
-		if (n >= 0) {
 			done += n;
-			if (c->inst->cpu_rearm)
-				sh->rearms_cpu += (uint64_t)n;
-			pp = &c->next;
-			continue;
+			after_poll(sh, c, n, events);
 		}
-		core_info("conn %u: torn down: %s", c->id, prism_strerror(n));
-		*pp = c->next;
-		c->next = dead;
-		dead = c;
-		__atomic_store_n(&sh->active, sh->active - 1, __ATOMIC_RELAXED);
-		if (n != -PRISM_E_NET_PEER_GONE)
-			sh->failed++;
+	} else {
+		/* last pass's busy ones, then those with a completion event */
+		unsigned n_prev = sh->n_hot, got;
+		void *ev[EV_BATCH];
+
+		for (unsigned i = 0; i < n_prev; i++)
+			sh->hot[i]->hot = false;
+		sh->n_hot = 0;
+		for (unsigned i = 0; i < n_prev; i++) {
+			struct core_conn *c = sh->hot[i];
+			int n;
+
+			if (c->dead)
+				continue;
+			n = poll_conn(sh, c, &died);
+			done += n;
+			/* the list is rebuilt behind the entries read so far */
+			after_poll(sh, c, n, events);
+		}
+		do {
+			got = ops->take_events(be, ev, EV_BATCH);
+			for (unsigned i = 0; i < got; i++) {
+				struct core_conn *c = ev[i];
+				int n;
+
+				/* polled already this pass or not, poll it: an
+				 * event queued before its arm may stand for a CQE
+				 * written since */
+				if (c->dead)
+					continue;
+				n = poll_conn(sh, c, &died);
+				done += n;
+				after_poll(sh, c, n, events);
+			}
+		} while (got == EV_BATCH);
+	}
+	if (died) {
+		for (pp = &sh->conns; *pp;) {
+			struct core_conn *c = *pp;
+
+			if (!c->dead) {
+				pp = &c->next;
+				continue;
+			}
+			*pp = c->next;
+			c->next = dead;
+			dead = c;
+		}
 	}
 	sh->invocations += (uint64_t)done;
 	pthread_mutex_unlock(&sh->lock);
@@ -431,8 +621,10 @@ static uint64_t mono_us(void)
 #define RNR_TICK_US 200u
 
 /*
- * One progress loop: polls its shards (loop index, + n_loops, ...), accepts
- * TCP clients (loop 0), and ticks the RNR timer of its shards.  With one
+ * One progress loop: polls its shards (loop index, + n_loops, ...) and
+ * ticks the RNR timer of its shards.  Clients are set up elsewhere (the
+ * setup thread, server_net.c): nothing a client does before its connection
+ * exists can hold this loop up.  With one
  * loop per shard no loop waits for another shard's connections.
  */
 static void *progress_thread(void *arg)
@@ -448,8 +640,6 @@ static void *progress_thread(void *arg)
 
 		for (unsigned s = lp->index; s < srv->n_shards; s += srv->n_loops)
 			n += core_server_poll_shard(srv, s);
-		if (lp->index == 0 && srv->listener)
-			n += core_server_net_accept(srv) > 0;
 		/* The RNR timer ticks busy or idle: other connections keeping
 		 * this loop busy must not starve one parked answer. */
 		now = mono_us();
@@ -489,7 +679,7 @@ PRISM_API int prism_server__start(struct prism_server *srv)
 		return -EINVAL;
 	if (srv->running)
 		return -PRISM_E_BUSY;
-	if (srv->port && (err = core_server_net_listen(srv)))
+	if ((srv->port || srv->allow_post) && (err = core_server_net_listen(srv)))
 		return err;
 	srv->stop = 0;
 	for (i = 0; i < srv->n_loops; i++) {
@@ -498,6 +688,7 @@ PRISM_API int prism_server__start(struct prism_server *srv)
 		err = pthread_create(&srv->loops[i].thread, NULL, progress_thread, &srv->loops[i]);
 		if (err)
 			break;
+		pthread_setname_np(srv->loops[i].thread, "prism-progress");
 	}
 	if (err) {
 		join_loops(srv, i);
@@ -512,17 +703,18 @@ PRISM_API void prism_server__stop(struct prism_server *srv)
 {
 	if (!srv)
 		return;
+	core_server_net_close(srv); /* no setup adds a connection from now on */
 	if (srv->running) {
 		join_loops(srv, srv->n_loops);
 		srv->running = false;
 	}
-	core_server_net_close(srv);
 	for (unsigned i = 0; i < srv->n_shards; i++) {
 		struct core_server_shard *sh = &srv->shards[i];
 
 		pthread_mutex_lock(&sh->lock);
 		struct core_conn *all = sh->conns;
 		sh->conns = NULL;
+		sh->n_hot = 0;
 		__atomic_store_n(&sh->active, 0, __ATOMIC_RELAXED);
 		pthread_mutex_unlock(&sh->lock);
 		while (all) {
@@ -541,12 +733,17 @@ PRISM_API void prism_server__destroy(struct prism_server *srv)
 	prism_server__stop(srv);
 	for (unsigned i = 0; i < srv->n_progs; i++)
 		core_program_put(srv->progs[i]);
-	for (unsigned i = 0; i < srv->n_shards; i++)
+	for (unsigned i = 0; i < srv->n_shards; i++) {
 		pthread_mutex_destroy(&srv->shards[i].lock);
+		free(srv->shards[i].hot);
+	}
 	pthread_mutex_destroy(&srv->lock);
 	free(srv->shards);
 	free(srv->loops);
 	free(srv->host);
+	free(srv->post_socket);
+	free(srv->post_uids);
+	free(srv->peers);
 	free(srv);
 }
 
@@ -572,8 +769,12 @@ PRISM_API int prism_server__stats(const struct prism_server *srv, struct prism_s
 		copy.conns_failed += sh->failed;
 		copy.invocations += sh->invocations;
 		copy.rearms_cpu += sh->rearms_cpu;
+		copy.conn_polls += sh->polls;
 		pthread_mutex_unlock(&sh->lock);
 	}
+	pthread_mutex_lock(&((struct prism_server *)srv)->lock);
+	copy.conns_opened = srv->conns_opened;
+	pthread_mutex_unlock(&((struct prism_server *)srv)->lock);
 	copy.bytes_per_conn = __atomic_load_n(&srv->bytes_per_conn, __ATOMIC_RELAXED);
 	copy.shards = srv->n_shards;
 	copy.sz = st->sz;

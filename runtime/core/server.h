@@ -17,14 +17,25 @@
 
 struct net_link;
 struct net_listener;
+struct net_acceptor;
+
+/* Live connections from one address (per-peer limit). */
+struct core_peer_count {
+	char host[64];
+	unsigned n;
+};
 
 struct core_conn {
 	struct core_conn *next;
+	struct prism_server *srv;
 	uint32_t id;
 	unsigned shard; /* the device shard its queues live on */
 	struct core_inst *inst;
 	struct net_link *link; /* NULL for in-process clients */
 	int down;              /* set (atomically) by the transport thread */
+	bool dead;             /* torn down this pass (shard lock) */
+	bool hot;              /* in its shard's hot list (shard lock) */
+	char peer[64];         /* the client's address ("" in-process): per-peer count */
 };
 
 /*
@@ -36,8 +47,19 @@ struct core_conn {
 struct core_server_shard {
 	pthread_mutex_t lock; /* conns and the counters */
 	struct core_conn *conns;
+	/*
+	 * Which connections a pass polls (event-driven, when the backend has
+	 * completion events): those whose CQs had a CQE since they were armed,
+	 * and the "hot" ones, which completed something last pass and are
+	 * polled again without arming.  An idle connection is armed and costs
+	 * nothing until its next CQE.  scan_all (a link went down, or no
+	 * events): the next pass polls every connection.
+	 */
+	struct core_conn **hot;
+	unsigned n_hot, hot_cap;
+	int scan_all;
 	uint64_t active; /* written under lock, read atomically (placement) */
-	uint64_t total, failed, invocations, rearms_cpu;
+	uint64_t total, failed, invocations, rearms_cpu, polls;
 };
 
 /* A progress thread: polls shards loop, loop + n_loops, ... */
@@ -56,17 +78,26 @@ struct prism_server {
 	unsigned max_conns;
 	unsigned depth;
 	bool allow_post;
-	pthread_mutex_t lock; /* programs, ids, placement */
+	char *post_socket;
+	uint32_t *post_uids;
+	unsigned n_post_uids;
+	unsigned max_conns_per_peer, max_setups, max_setups_per_peer;
+	pthread_mutex_t lock; /* programs, ids, placement, peers */
+	struct core_peer_count *peers;
+	unsigned n_peers;
 	struct prism_program *progs[CORE_SERVER_MAX_PROGRAMS];
 	unsigned n_progs;
 	uint32_t next_id;
 	uint64_t conns_active; /* every shard's, against max_conns (under lock) */
+	uint64_t conns_opened; /* connections whose queues were ever created (under lock) */
 	uint64_t bytes_per_conn;
 	unsigned n_shards; /* = the device's */
 	struct core_server_shard *shards;
 	unsigned n_loops; /* progress threads */
 	struct core_server_loop *loops;
 	struct net_listener *listener;
+	struct net_listener *post_listener;
+	struct net_acceptor *acceptor; /* connection setup, on its own thread */
 	bool running;
 	int stop;
 };
@@ -100,10 +131,16 @@ int core_server_poll(struct prism_server *srv);
 /* Verify and install a posted .chain object; @why gets the reason on failure. */
 int core_server_post(struct prism_server *srv, const void *chain, size_t len, char *why,
                      size_t whylen);
+/*
+ * Count one more live connection from @host against max_conns_per_peer
+ * (false: at the limit); core_server_peer_put gives it back.  "" is not
+ * counted (in-process clients).
+ */
+bool core_server_peer_take(struct prism_server *srv, const char *host);
+void core_server_peer_put(struct prism_server *srv, const char *host);
 
-/* Transport glue (server_net.c). */
+/* Transport glue (server_net.c): listeners and the setup thread. */
 int core_server_net_listen(struct prism_server *srv);
-int core_server_net_accept(struct prism_server *srv);
 void core_server_net_close(struct prism_server *srv);
 /* The RNR timer for answers to clients in other processes (progress loop). */
 void core_server_net_kick(struct prism_server *srv, unsigned shard);

@@ -1,13 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * core/server_net.c - a server's TCP side: listen, accept a client's setup,
- * answer it with the connection description, hand the conn queue's packets
- * to the transport; accept posted programs.
+ * core/server_net.c - a server's TCP side: listen, answer a client's setup
+ * with the connection description, hand the conn queue's packets to the
+ * transport; install and remove posted programs.
  *
- * Owns: the listener of a prism_server, the CONNECT -> instance -> ACCEPT ->
- * attach sequence, and the transport's down callback (which only marks the
- * connection; the progress thread tears it down).
- * Must not: block the progress thread beyond one client's setup exchange.
+ * Owns: the listeners of a prism_server (TCP for clients, a Unix socket for
+ * installs), the setup thread's callback (net_accept.h: the CONNECT ->
+ * instance -> ACCEPT -> attach sequence, the per-peer connection limit, the
+ * install authorization by uid), and the transport's down callback (which
+ * only marks the connection; the progress thread tears it down).
+ * Must not: run on a progress loop: setups, and parsing and loading posted
+ * objects, happen on the setup thread.
  */
 #include <poll.h>
 #include <stdlib.h>
@@ -17,8 +20,6 @@
 #include "core/client.h"
 #include "core/server.h"
 #include "net/net.h"
-
-#define SETUP_TIMEOUT_MS 2000
 
 static void net_log(void *ctx, int level, const char *msg)
 {
@@ -48,26 +49,53 @@ struct net_transport *core_dev_transport(struct prism_device *dev, unsigned shar
 	return sh->transport;
 }
 
+static void serve_setup(void *ctx, struct net_pending *p);
+
 int core_server_net_listen(struct prism_server *srv)
 {
+	struct net_accept_opts ao = {
+	    .max_pending = srv->max_setups,
+	    .max_pending_per_peer = srv->max_setups_per_peer,
+	    .on_connect = serve_setup,
+	    .log = net_log,
+	    .ctx = srv,
+	};
 	struct net_diag d = {0};
-	int err = net_listen(srv->host, srv->port < 0 ? NET_PORT_EPHEMERAL : srv->port,
-	                     &srv->listener, &d);
+	int err = 0;
 
+	if (srv->port) {
+		err = net_listen(srv->host, srv->port < 0 ? NET_PORT_EPHEMERAL : srv->port,
+		                 &srv->listener, &d);
+		if (!err) {
+			srv->bound_port = (uint16_t)net_listener_port(srv->listener);
+			core_info("server: listening on port %u", srv->bound_port);
+		}
+	}
+	if (!err && srv->allow_post) {
+		err = net_listen_unix(srv->post_socket, &srv->post_listener, &d);
+		if (!err)
+			core_info("server: programs installed on %s", srv->post_socket);
+	}
+	if (!err)
+		err =
+		    net_acceptor_start(srv->listener, srv->post_listener, &ao, &srv->acceptor, &d);
 	if (err) {
 		core_err("server: %s", d.msg);
-		return err;
+		core_server_net_close(srv);
 	}
-	srv->bound_port = (uint16_t)net_listener_port(srv->listener);
-	core_info("server: listening on port %u", srv->bound_port);
-	return 0;
+	return err;
 }
 
 void core_server_net_close(struct prism_server *srv)
 {
+	net_acceptor_stop(srv->acceptor);
+	srv->acceptor = NULL;
 	if (srv->listener)
 		net_listener_close(srv->listener);
 	srv->listener = NULL;
+	if (srv->post_listener)
+		net_listener_close(srv->post_listener);
+	srv->post_listener = NULL;
 }
 
 /*
@@ -92,24 +120,58 @@ void core_server_net_kick(struct prism_server *srv, unsigned shard)
 static void link_down(void *ctx, struct net_link *link, int err, const char *why)
 {
 	struct core_conn *c = ctx;
+	struct prism_server *srv = c->srv;
 
 	(void)link;
 	core_info("conn %u: link down: %s", c->id, why);
 	__atomic_store_n(&c->down, 1, __ATOMIC_RELEASE);
+	/* its shard's next pass looks at every connection, this one too */
+	__atomic_store_n(&srv->shards[c->shard].scan_all, 1, __ATOMIC_RELEASE);
 }
 
-static void serve_post(struct prism_server *srv, struct net_pending *p, const uint8_t *chain,
-                       size_t len)
+/* May the peer of @p install or remove programs?  Only on the post socket,
+ * only from an allowed uid. */
+static bool may_post(struct prism_server *srv, struct net_pending *p, char *why, size_t cap)
+{
+	uint32_t uid;
+
+	if (!net_pending_local_uid(p, &uid)) {
+		snprintf(why, cap, "programs are installed only on the server's local post socket");
+		return false;
+	}
+	for (unsigned i = 0; i < srv->n_post_uids; i++)
+		if (srv->post_uids[i] == uid)
+			return true;
+	snprintf(why, cap, "uid %u may not install or remove programs on this server", uid);
+	return false;
+}
+
+static void serve_post(struct prism_server *srv, struct net_pending *p, const struct core_hello *h,
+                       const uint8_t *chain, size_t len)
 {
 	struct net_oob_params mine = {.node = srv->dev->node};
 	struct net_diag d = {0};
 	char why[256] = "";
-	int err = core_server_post(srv, chain, len, why, sizeof(why));
-	int fd;
+	int err, fd;
 
+	if (!may_post(srv, p, why, sizeof(why))) {
+		err = -EPERM;
+	} else if (h->kind == CORE_HELLO_REMOVE) {
+		err = prism_server__remove_program(srv, h->program);
+		if (err)
+			snprintf(why, sizeof(why), "program '%s': %s", h->program,
+			         prism_strerror(err));
+		else
+			core_info("server: program '%s' removed by %s", h->program,
+			          net_pending_addr(p));
+	} else {
+		err = core_server_post(srv, chain, len, why, sizeof(why));
+	}
 	if (err) {
-		core_warn("server: posted program from %s rejected: %s", net_pending_addr(p), why);
-		net_pending_reject(p, err < -4095 || err > 0 ? -EINVAL : err, why);
+		core_warn("server: %s from %s refused: %s",
+		          h->kind == CORE_HELLO_REMOVE ? "removal" : "posted program",
+		          net_pending_addr(p), why);
+		net_pending_reject(p, err, why);
 		return;
 	}
 	if (!net_pending_accept(p, &mine, &fd, &d))
@@ -131,9 +193,23 @@ static void serve_connect(struct prism_server *srv, struct net_pending *p, struc
 	struct net_diag d = {0};
 	int err, fd;
 	size_t n;
+	char host[sizeof(c->peer)];
 
 	if (!t && core_dev_is_sim(srv->dev)) {
 		net_pending_reject(p, -EIO, "server transport unavailable");
+		return;
+	}
+	if (net_pending_local_uid(p, &(uint32_t){0})) {
+		net_pending_reject(p, -EINVAL,
+		                   "the post socket installs programs; connect over TCP");
+		return;
+	}
+	snprintf(host, sizeof(host), "%s", net_pending_host(p));
+	if (!core_server_peer_take(srv, host)) {
+		core_warn("server: connection from %s refused: %u connections from that address "
+		          "is the limit",
+		          net_pending_addr(p), srv->max_conns_per_peer);
+		net_pending_reject(p, -PRISM_E_LIMIT, "too many connections from this address");
 		return;
 	}
 	pc.blob = NULL;
@@ -146,9 +222,11 @@ static void serve_connect(struct prism_server *srv, struct net_pending *p, struc
 	memcpy(h->gid, peer->gid, sizeof(h->gid));
 	err = core_server_open_conn(srv, shard, h, &w, &c);
 	if (err) {
-		net_pending_reject(p, -EINVAL, prism_strerror(err));
+		core_server_peer_put(srv, host);
+		net_pending_reject(p, err, prism_strerror(err));
 		return;
 	}
+	snprintf(c->peer, sizeof(c->peer), "%s", host); /* conn_free puts it back */
 	mine.node = sh->node;
 	mine.qpn = w.qpn;
 	core_shard_addr(srv->dev, shard, &mine.lid, &mine.mtu, mine.gid);
@@ -191,30 +269,21 @@ static void serve_connect(struct prism_server *srv, struct net_pending *p, struc
 	core_server_add_conn(srv, c);
 }
 
-int core_server_net_accept(struct prism_server *srv)
+/* The setup thread's callback: a complete CONNECT from @p. */
+static void serve_setup(void *ctx, struct net_pending *p)
 {
-	struct pollfd pfd = {.fd = net_listener_fd(srv->listener), .events = POLLIN};
-	struct net_pending *p;
-	struct net_diag d = {0};
+	struct prism_server *srv = ctx;
+	const struct net_oob_params *peer = net_pending_peer(p);
 	struct core_hello h;
-	const struct net_oob_params *peer;
 	size_t hl;
 
-	if (poll(&pfd, 1, 0) <= 0)
-		return 0;
-	if (net_listener_accept(srv->listener, SETUP_TIMEOUT_MS, &p, &d)) {
-		core_info("server: setup failed: %s", d.msg);
-		return 0;
-	}
-	peer = net_pending_peer(p);
 	if (core_hello_decode(peer->blob, peer->blob_len, &h)) {
 		net_pending_reject(p, -EPROTO, "malformed prism hello");
-		return 1;
+		return;
 	}
 	hl = core_hello_encode(&h, NULL, 0);
-	if (h.kind == CORE_HELLO_POST)
-		serve_post(srv, p, peer->blob + hl, peer->blob_len - hl);
+	if (h.kind == CORE_HELLO_POST || h.kind == CORE_HELLO_REMOVE)
+		serve_post(srv, p, &h, peer->blob + hl, peer->blob_len - hl);
 	else
 		serve_connect(srv, p, &h);
-	return 1;
 }

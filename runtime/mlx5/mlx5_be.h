@@ -69,6 +69,12 @@ struct mlx5_be_dev {
 	void *log_ctx;
 };
 
+struct mlx5_be_pd {
+	struct mlx5_be_dev *dev;
+	struct ibv_pd *pd;
+	uint32_t pdn;
+};
+
 struct mlx5_be_mr {
 	struct mlx5_be_dev *dev;
 	struct ibv_mr *mr;
@@ -94,7 +100,8 @@ struct mlx5_be_qp {
 	struct mlx5_be_umem_buf ub;
 	struct mlx5dv_devx_obj *obj;
 	uint32_t qpn;
-	unsigned flags; /* enum core_qp_flags */
+	unsigned flags;  /* enum core_qp_flags */
+	unsigned access; /* CORE_ACCESS_REMOTE_*: rre / rwe / rae at RST2INIT */
 	uint32_t sq_bbs, rq_wqes, rq_stride;
 	size_t sq_offset;
 	enum core_qp_state state;

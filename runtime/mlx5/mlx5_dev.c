@@ -174,8 +174,47 @@ static void be_close(struct core_be_dev *dev)
 		dev_free((struct mlx5_be_dev *)dev);
 }
 
-static int be_reg_mr(struct core_be_dev *dev, void *addr, size_t len, unsigned access,
-                     struct core_be_mr **out, struct core_mr_info *info)
+/* A protection domain and its pdn (DEVX objects name it by the pdn). */
+static int be_alloc_pd(struct core_be_dev *dev, struct core_be_pd **out)
+{
+	struct mlx5_be_dev *d = (struct mlx5_be_dev *)dev;
+	struct mlx5_be_pd *p = calloc(1, sizeof(*p));
+	struct mlx5dv_pd dvpd = {0};
+	struct mlx5dv_obj obj = {.pd = {.out = &dvpd}};
+	int err;
+
+	if (!p)
+		return -ENOMEM;
+	p->dev = d;
+	p->pd = d->g->alloc_pd(d->ctx);
+	obj.pd.in = p->pd;
+	if (!p->pd || d->g->dv_init_obj(&obj, MLX5DV_OBJ_PD)) {
+		err = -(errno ? errno : ENOMEM);
+		mlx5_be_log(d, PRISM_LOG_ERROR, "%s: protection domain: %s", d->name,
+		            strerror(-err));
+		if (p->pd)
+			d->g->dealloc_pd(p->pd);
+		free(p);
+		return err;
+	}
+	p->pdn = dvpd.pdn;
+	*out = (struct core_be_pd *)p;
+	return 0;
+}
+
+static int be_dealloc_pd(struct core_be_pd *pd)
+{
+	struct mlx5_be_pd *p = (struct mlx5_be_pd *)pd;
+	int rc = p->dev->g->dealloc_pd(p->pd);
+
+	if (rc)
+		return -(rc > 0 ? rc : EBUSY);
+	free(p);
+	return 0;
+}
+
+static int be_reg_mr(struct core_be_dev *dev, struct core_be_pd *pd, void *addr, size_t len,
+                     unsigned access, struct core_be_mr **out, struct core_mr_info *info)
 {
 	struct mlx5_be_dev *d = (struct mlx5_be_dev *)dev;
 	struct mlx5_be_mr *m = calloc(1, sizeof(*m));
@@ -183,7 +222,7 @@ static int be_reg_mr(struct core_be_dev *dev, void *addr, size_t len, unsigned a
 	if (!m)
 		return -ENOMEM;
 	m->dev = d;
-	m->mr = d->g->reg_mr(d->pd, addr, len, (int)access);
+	m->mr = d->g->reg_mr(pd ? ((struct mlx5_be_pd *)pd)->pd : d->pd, addr, len, (int)access);
 	if (!m->mr) {
 		int err = -(errno ? errno : EINVAL);
 
@@ -247,6 +286,8 @@ const struct core_backend_ops core_mlx5_backend = {
     .name = "mlx5",
     .open = be_open,
     .close = be_close,
+    .alloc_pd = be_alloc_pd,
+    .dealloc_pd = be_dealloc_pd,
     .reg_mr = be_reg_mr,
     .dereg_mr = be_dereg_mr,
     .create_cq = mlx5_be_create_cq,

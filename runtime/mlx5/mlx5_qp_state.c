@@ -6,8 +6,8 @@
  *   RESET --RST2INIT_QP--> INIT --INIT2RTR_QP--> RTR --RTR2RTS_QP--> RTS
  *   any   --2ERR_QP------> ERR       any --2RST_QP--> RESET
  *
- * RST2INIT: port, pkey index 0, remote read / write / atomic enabled (the
- * chains patch each other's WQEs with them).  INIT2RTR: path MTU, remote
+ * RST2INIT: port, pkey index 0, the remote rights the QP's responder serves
+ * (rre / rwe / rae from core_qp_attr.access).  INIT2RTR: path MTU, remote
  * QPN and PSN, min RNR NAK timer, responder resources, the atomic mode
  * (8-byte, or up to 32 bytes where the device's atomic_size_qp allows:
  * UCX rc_mlx5_devx.c, Linux MLX5_ATOMIC_MODE_*), and the address path:
@@ -116,9 +116,13 @@ static void fill(struct mlx5_prm_cmd *c, uint32_t qpc, const struct mlx5_be_qp *
 		mlx5_prm_cmd_set(c, qpc, MLX5_PRM_QPC_PM_STATE, MLX5_PRM_QPC_PM_MIGRATED);
 		mlx5_prm_cmd_set(c, qpc, MLX5_PRM_QPC_PAP_VHCA_PORT_NUM, d->port);
 		mlx5_prm_cmd_set(c, qpc, MLX5_PRM_QPC_PAP_PKEY_INDEX, 0);
-		mlx5_prm_cmd_set(c, qpc, MLX5_PRM_QPC_RRE, 1);
-		mlx5_prm_cmd_set(c, qpc, MLX5_PRM_QPC_RWE, 1);
-		mlx5_prm_cmd_set(c, qpc, MLX5_PRM_QPC_RAE, 1);
+		/* the remote rights the responder serves (qp_access_flags) */
+		mlx5_prm_cmd_set(c, qpc, MLX5_PRM_QPC_RRE,
+		                 !!(qp->access & CORE_ACCESS_REMOTE_READ));
+		mlx5_prm_cmd_set(c, qpc, MLX5_PRM_QPC_RWE,
+		                 !!(qp->access & CORE_ACCESS_REMOTE_WRITE));
+		mlx5_prm_cmd_set(c, qpc, MLX5_PRM_QPC_RAE,
+		                 !!(qp->access & CORE_ACCESS_REMOTE_ATOMIC));
 		break;
 	case CORE_QPS_RTR:
 		/* path MTU: the smaller of the two ports' (enum ibv_mtu = PRM mtu codes) */

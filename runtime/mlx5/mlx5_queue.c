@@ -155,7 +155,8 @@ static void qp_context(struct mlx5_prm_cmd *c, const struct mlx5_be_qp *qp,
 
 	mlx5_prm_cmd_set(c, qpc, MLX5_PRM_QPC_ST, MLX5_PRM_QPC_ST_RC);
 	mlx5_prm_cmd_set(c, qpc, MLX5_PRM_QPC_PM_STATE, MLX5_PRM_QPC_PM_MIGRATED);
-	mlx5_prm_cmd_set(c, qpc, MLX5_PRM_QPC_PD, d->pdn);
+	mlx5_prm_cmd_set(c, qpc, MLX5_PRM_QPC_PD,
+	                 attr->pd ? ((const struct mlx5_be_pd *)attr->pd)->pdn : d->pdn);
 	mlx5_prm_cmd_set(c, qpc, MLX5_PRM_QPC_UAR_PAGE, d->uar->page_id);
 	mlx5_prm_cmd_set(c, qpc, MLX5_PRM_QPC_LOG_SQ_SIZE, log2u(qp->sq_bbs));
 	if (qp->rq_wqes) {
@@ -196,7 +197,9 @@ int mlx5_be_create_qp(struct core_be_dev *dev, const struct core_qp_attr *attr,
 
 	if (!attr->send_cq || !attr->recv_cq || !pow2(attr->sq_bbs) || attr->sq_bbs > (1u << 15) ||
 	    (attr->rq_wqes && !pow2(attr->rq_wqes)) || attr->rq_wqes > (1u << 15) ||
-	    attr->rq_max_sge > PRISM_WQE_MAX_SGE || (attr->flags & ~0x1fu))
+	    attr->rq_max_sge > PRISM_WQE_MAX_SGE || (attr->flags & ~0x1fu) ||
+	    (attr->access & ~(unsigned)(CORE_ACCESS_REMOTE_READ | CORE_ACCESS_REMOTE_WRITE |
+	                                CORE_ACCESS_REMOTE_ATOMIC)))
 		return -EINVAL;
 	if ((attr->flags & (CORE_QP_CROSS_CHANNEL | CORE_QP_MANAGED_SEND | CORE_QP_MANAGED_RECV)) &&
 	    !d->caps.cd) {
@@ -211,6 +214,7 @@ int mlx5_be_create_qp(struct core_be_dev *dev, const struct core_qp_attr *attr,
 		sge <<= 1;
 	qp->dev = d;
 	qp->flags = attr->flags;
+	qp->access = attr->access;
 	qp->sq_bbs = attr->sq_bbs;
 	qp->rq_wqes = attr->rq_wqes;
 	qp->rq_stride = sge * 16u;

@@ -7,6 +7,7 @@
  * the default port, and the includes of the module's three parts:
  *   net_oob.h        connection setup: the out-of-band TCP exchange
  *   net_sock.h       listening, accepting and connecting sockets
+ *   net_accept.h     the server's setup thread (non-blocking, with limits)
  *   net_transport.h  the packet pump that carries a sim device's wire over TCP
  * The packet framing itself is net_frame.h.
  *
@@ -15,6 +16,7 @@
 #ifndef PRISM_NET_H
 #define PRISM_NET_H
 
+#include "net/net_accept.h"
 #include "net/net_diag.h"
 #include "net/net_oob.h"
 #include "net/net_sock.h"

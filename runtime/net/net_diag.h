@@ -14,6 +14,9 @@
 
 #define NET_DEFAULT_PORT 18515 /* perftest's default OOB port */
 
+/* Levels of the log callbacks the owner passes (same order as prism's). */
+enum net_log_level { NET_LOG_ERROR, NET_LOG_WARN, NET_LOG_INFO, NET_LOG_DEBUG };
+
 struct net_diag {
 	int code; /* negative errno value; 0 = no error */
 	char msg[256];

@@ -22,6 +22,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <stdbool.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -422,6 +423,77 @@ int net_oob_recv(int fd, struct net_oob_msg *m, int timeout_ms, struct net_diag 
 	return rc;
 }
 
+/* The decoded body @b of @rx as a message with its own copy of the blob. */
+static int rx_finish(struct net_oob_rx *rx, struct net_oob_msg *m, struct net_diag *diag)
+{
+	uint8_t *blob = NULL;
+	int rc = decode_body(rx->type, rx->body, rx->body_len, m, diag);
+
+	if (!rc && m->params.blob_len) {
+		blob = malloc(m->params.blob_len);
+		if (!blob)
+			rc = net_diagf(diag, -ENOMEM, "setup: out of memory for a %u-byte blob",
+			               m->params.blob_len);
+		else
+			memcpy(blob, m->params.blob, m->params.blob_len);
+	}
+	m->params.blob = blob;
+	if (rc)
+		m->params.blob_len = 0;
+	return rc;
+}
+
+int net_oob_rx_step(struct net_oob_rx *rx, int fd, struct net_oob_msg *m, struct net_diag *diag)
+{
+	uint32_t max = rx->max_body ? rx->max_body : NET_OOB_MAX_BODY;
+
+	memset(m, 0, sizeof(*m));
+	for (;;) {
+		bool in_hdr = rx->got < NET_OOB_HDR_BYTES;
+		size_t want = in_hdr ? NET_OOB_HDR_BYTES - rx->got
+		                     : NET_OOB_HDR_BYTES + rx->body_len - rx->got;
+		uint8_t *dst = in_hdr ? rx->hdr + rx->got : rx->body + rx->got - NET_OOB_HDR_BYTES;
+		ssize_t n;
+		int rc;
+
+		if (!in_hdr && !want)
+			return rx_finish(rx, m, diag) ?: 1;
+		n = recv(fd, dst, want, 0);
+		if (n == 0)
+			return net_diagf(diag, -EPROTO,
+			                 "setup exchange truncated: peer closed after %zu bytes",
+			                 rx->got);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return 0;
+		if (n < 0)
+			return net_diagf(diag, -errno, "setup exchange: reading: %s",
+			                 strerror(errno));
+		rx->got += (size_t)n;
+		if (!in_hdr || rx->got < NET_OOB_HDR_BYTES)
+			continue;
+		rc = decode_header(rx->hdr, &rx->body_len, &rx->type, diag);
+		if (rc)
+			return rc;
+		if (rx->body_len > max)
+			return net_diagf(diag, -EPROTO,
+			                 "setup %s: body of %u bytes exceeds this listener's "
+			                 "%u-byte limit",
+			                 type_name(rx->type), rx->body_len, max);
+		rx->body = malloc(rx->body_len ? rx->body_len : 1);
+		if (!rx->body)
+			return net_diagf(diag, -ENOMEM, "setup: out of memory for a %u-byte body",
+			                 rx->body_len);
+	}
+}
+
+void net_oob_rx_free(struct net_oob_rx *rx)
+{
+	free(rx->body);
+	rx->body = NULL;
+}
+
 void net_oob_params_release(struct net_oob_params *p)
 {
 	if (!p)
@@ -446,9 +518,11 @@ int net_oob_client(int fd, const struct net_oob_params *mine, struct net_oob_par
 		return rc;
 	if (in.type != NET_OOB_ACCEPT)
 		net_oob_params_release(&in.params);
+	/* the reason is the server's whole message (its code may be a prism
+	 * code, which strerror does not know) */
 	if (in.type == NET_OOB_REJECT)
-		return net_diagf(diag, -ECONNREFUSED, "server rejected the connection: %s (%s)",
-		                 in.reason, strerror((int)in.reject_errno));
+		return net_diagf(diag, -ECONNREFUSED, "server rejected the connection: %s",
+		                 in.reason[0] ? in.reason : "no reason given");
 	if (in.type != NET_OOB_ACCEPT)
 		return net_diagf(diag, -EPROTO, "setup: expected ACCEPT or REJECT, got %s",
 		                 type_name(in.type));

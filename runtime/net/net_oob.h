@@ -99,6 +99,30 @@ int net_oob_send(int fd, const struct net_oob_msg *m, int timeout_ms, struct net
 int net_oob_recv(int fd, struct net_oob_msg *m, int timeout_ms, struct net_diag *diag);
 
 /*
+ * A message read piece by piece from a non-blocking socket, for a server
+ * that serves many setups from one thread (net_accept.h).  Zero it to
+ * start; @max_body caps the body (0: NET_OOB_MAX_BODY) and is checked on
+ * the header, before the body is allocated.
+ */
+struct net_oob_rx {
+	uint8_t hdr[NET_OOB_HDR_BYTES];
+	uint32_t max_body;
+	uint32_t body_len;
+	size_t got; /* bytes of header + body read so far */
+	unsigned type;
+	uint8_t *body;
+};
+
+/*
+ * Read what @fd has: 1 when the message is complete (in @m, as
+ * net_oob_recv leaves it: release its blob), 0 when more is to come
+ * (EAGAIN), or a negative code (-EPROTO malformed or truncated, with the
+ * reason in @diag).
+ */
+int net_oob_rx_step(struct net_oob_rx *rx, int fd, struct net_oob_msg *m, struct net_diag *diag);
+void net_oob_rx_free(struct net_oob_rx *rx);
+
+/*
  * Client side of the exchange: send CONNECT with @mine, wait for ACCEPT
  * (fills @peer) or REJECT (-ECONNREFUSED with the server's reason).
  */

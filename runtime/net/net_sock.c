@@ -9,6 +9,7 @@
  * Must not: touch queues or the data path; print.
  */
 #include "net/net_sock.h"
+#include "net/net_pending.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -22,17 +23,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
 struct net_listener {
 	int fd;
-	int port;
-};
-
-struct net_pending {
-	int fd;
-	char addr[64];
-	struct net_oob_params peer;
+	int port;   /* 0 for a Unix socket */
+	char *path; /* a Unix socket's path (unlinked at close) */
 };
 
 int net_sock_setup(int fd)
@@ -48,7 +47,18 @@ int net_sock_setup(int fd)
 	return 0;
 }
 
-static void addr_string(const struct sockaddr *sa, char *out, size_t cap)
+/* "10.0.0.2:40112" in @out, "10.0.0.2" in @host. */
+int net_sock_setup_local(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
+		return -errno;
+	return 0;
+}
+
+static void addr_string(const struct sockaddr *sa, char *out, size_t cap, char *host_out,
+                        size_t host_cap)
 {
 	char host[INET6_ADDRSTRLEN] = "?";
 	unsigned port = 0;
@@ -59,14 +69,17 @@ static void addr_string(const struct sockaddr *sa, char *out, size_t cap)
 		inet_ntop(AF_INET, &in->sin_addr, host, sizeof(host));
 		port = ntohs(in->sin_port);
 		snprintf(out, cap, "%s:%u", host, port);
+		snprintf(host_out, host_cap, "%s", host);
 	} else if (sa->sa_family == AF_INET6) {
 		const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)sa;
 
 		inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof(host));
 		port = ntohs(in6->sin6_port);
 		snprintf(out, cap, "[%s]:%u", host, port);
+		snprintf(host_out, host_cap, "%s", host);
 	} else {
 		snprintf(out, cap, "?");
+		snprintf(host_out, host_cap, "?");
 	}
 }
 
@@ -136,12 +149,109 @@ int net_listen(const char *host, int port, struct net_listener **out, struct net
 	return 0;
 }
 
+int net_listen_unix(const char *path, struct net_listener **out, struct net_diag *diag)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	struct net_listener *l;
+	int fd, err;
+
+	if (!path || !*path || strlen(path) >= sizeof(sa.sun_path))
+		return net_diagf(diag, -EINVAL,
+		                 "listen: Unix socket path '%s' is empty or too long",
+		                 path ? path : "");
+	strcpy(sa.sun_path, path);
+	l = calloc(1, sizeof(*l));
+	if (!l || !(l->path = strdup(path))) {
+		free(l);
+		return net_diagf(diag, -ENOMEM, "listen: out of memory");
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0) {
+		err = -errno;
+		goto fail;
+	}
+	unlink(path); /* a stale socket of an earlier run */
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 16) < 0) {
+		err = -errno;
+		close(fd);
+		goto fail;
+	}
+	l->fd = fd;
+	*out = l;
+	return 0;
+fail:
+	free(l->path);
+	free(l);
+	return net_diagf(diag, err, "listen on %s: %s", path, strerror(-err));
+}
+
 void net_listener_close(struct net_listener *l)
 {
 	if (!l)
 		return;
 	close(l->fd);
+	if (l->path)
+		unlink(l->path);
+	free(l->path);
 	free(l);
+}
+
+bool net_listener_is_local(const struct net_listener *l)
+{
+	return l->path != NULL;
+}
+
+int64_t net_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int net_listener_take(struct net_listener *l, struct net_pending **out, struct net_diag *diag)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof(ss);
+	struct net_pending *p;
+	int fd, rc;
+
+	fd = accept4(l->fd, (struct sockaddr *)&ss, &sl, SOCK_CLOEXEC | SOCK_NONBLOCK);
+	if (fd < 0)
+		return net_diagf(diag, -errno, "accept: %s", strerror(errno));
+	p = calloc(1, sizeof(*p));
+	if (!p) {
+		close(fd);
+		return net_diagf(diag, -ENOMEM, "accept: out of memory");
+	}
+	p->fd = fd;
+	if (l->path) {
+		struct ucred cr;
+		socklen_t cl = sizeof(cr);
+
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &cl) < 0) {
+			rc = -errno;
+			free(p);
+			close(fd);
+			return net_diagf(diag, rc, "accept on %s: SO_PEERCRED: %s", l->path,
+			                 strerror(-rc));
+		}
+		p->local = true;
+		p->uid = cr.uid;
+		snprintf(p->addr, sizeof(p->addr), "local uid %u pid %d", cr.uid, (int)cr.pid);
+		snprintf(p->host, sizeof(p->host), "local uid %u", cr.uid);
+		*out = p;
+		return 0;
+	}
+	addr_string((struct sockaddr *)&ss, p->addr, sizeof(p->addr), p->host, sizeof(p->host));
+	rc = net_sock_setup(fd);
+	if (rc) {
+		free(p);
+		close(fd);
+		return net_diagf(diag, rc, "accept: socket options: %s", strerror(-rc));
+	}
+	*out = p;
+	return 0;
 }
 
 int net_listener_fd(const struct net_listener *l)
@@ -154,16 +264,41 @@ int net_listener_port(const struct net_listener *l)
 	return l->port;
 }
 
-static void send_reject(int fd, int err, const char *reason)
+void net_send_reject(int fd, int err, const char *reason)
 {
 	struct net_oob_msg m = {.type = NET_OOB_REJECT,
 	                        .reject_errno = (uint32_t)(err < 0 ? -err : err)};
-
+	uint8_t buf[NET_OOB_HDR_BYTES + 8 + NET_OOB_MAX_REASON];
 	size_t n = reason ? strnlen(reason, NET_OOB_MAX_REASON) : 0;
+	int len;
+	ssize_t w;
 
 	memcpy(m.reason, reason, n);
 	m.reason[n] = '\0';
-	net_oob_send(fd, &m, 1000, NULL);
+	len = net_oob_encode(&m, buf, sizeof(buf), NULL);
+	/* A fresh socket's send buffer takes these few hundred bytes at once;
+	 * a peer that filled it gets no REJECT rather than a wait. */
+	if (len > 0)
+		do
+			w = send(fd, buf, (size_t)len, MSG_NOSIGNAL | MSG_DONTWAIT);
+		while (w < 0 && errno == EINTR);
+}
+
+void net_reject_close(struct net_acceptor *a, int fd)
+{
+	char sink[512];
+	int i;
+
+	shutdown(fd, SHUT_WR);
+	if (a) {
+		net_acceptor_linger(a, fd);
+		return;
+	}
+	/* closing with unread input sends a reset, which can destroy the REJECT
+	 * before the peer reads it: read what is here first */
+	for (i = 0; i < 64 && recv(fd, sink, sizeof(sink), MSG_DONTWAIT) > 0; i++)
+		;
+	close(fd);
 }
 
 int net_listener_accept(struct net_listener *l, int timeout_ms, struct net_pending **out,
@@ -184,10 +319,12 @@ int net_listener_accept(struct net_listener *l, int timeout_ms, struct net_pendi
 		return net_diagf(diag, -ETIMEDOUT, "accept: no client within %d ms", timeout_ms);
 	if (rc < 0)
 		return net_diagf(diag, -errno, "accept: poll: %s", strerror(errno));
+	char host[64];
+
 	fd = accept4(l->fd, (struct sockaddr *)&ss, &sl, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	if (fd < 0)
 		return net_diagf(diag, -errno, "accept: %s", strerror(errno));
-	addr_string((struct sockaddr *)&ss, addr, sizeof(addr));
+	addr_string((struct sockaddr *)&ss, addr, sizeof(addr), host, sizeof(host));
 	rc = net_sock_setup(fd);
 	if (!rc)
 		rc = net_oob_recv(fd, &m, timeout_ms, diag);
@@ -199,21 +336,25 @@ int net_listener_accept(struct net_listener *l, int timeout_ms, struct net_pendi
 		char why[sizeof(diag->msg)];
 
 		snprintf(why, sizeof(why), "%s", diag ? diag->msg : strerror(-rc));
-		if (rc == -EPROTO || rc == -EPROTONOSUPPORT)
-			send_reject(fd, rc, why);
-		close(fd);
+		if (rc == -EPROTO || rc == -EPROTONOSUPPORT) {
+			net_send_reject(fd, rc, why);
+			net_reject_close(NULL, fd);
+		} else {
+			close(fd);
+		}
 		return net_diagf(diag, rc, "client %s: %s", addr, why);
 	}
 	p = calloc(1, sizeof(*p));
 	if (!p) {
 		net_oob_params_release(&m.params);
-		send_reject(fd, -ENOMEM, "server out of memory");
-		close(fd);
+		net_send_reject(fd, -ENOMEM, "server out of memory");
+		net_reject_close(NULL, fd);
 		return net_diagf(diag, -ENOMEM, "accept: out of memory");
 	}
 	p->fd = fd;
 	p->peer = m.params;
 	snprintf(p->addr, sizeof(p->addr), "%s", addr);
+	snprintf(p->host, sizeof(p->host), "%s", host);
 	*out = p;
 	return 0;
 }
@@ -228,6 +369,18 @@ const char *net_pending_addr(const struct net_pending *p)
 	return p->addr;
 }
 
+const char *net_pending_host(const struct net_pending *p)
+{
+	return p->host;
+}
+
+bool net_pending_local_uid(const struct net_pending *p, uint32_t *uid)
+{
+	if (p->local)
+		*uid = p->uid;
+	return p->local;
+}
+
 int net_pending_accept(struct net_pending *p, const struct net_oob_params *mine, int *fd,
                        struct net_diag *diag)
 {
@@ -235,13 +388,14 @@ int net_pending_accept(struct net_pending *p, const struct net_oob_params *mine,
 	int rc;
 
 	m.params = *mine;
-	rc = net_oob_send(p->fd, &m, NET_SETUP_TIMEOUT_MS, diag);
+	rc = net_oob_send(p->fd, &m, NET_ACCEPT_SEND_MS, diag);
 	if (rc) {
 		close(p->fd);
 	} else {
 		*fd = p->fd;
 	}
 	net_oob_params_release(&p->peer);
+	net_oob_rx_free(&p->rx);
 	free(p);
 	return rc;
 }
@@ -250,9 +404,10 @@ void net_pending_reject(struct net_pending *p, int err, const char *reason)
 {
 	if (!p)
 		return;
-	send_reject(p->fd, err, reason);
-	close(p->fd);
+	net_send_reject(p->fd, err, reason);
+	net_reject_close(p->acc, p->fd);
 	net_oob_params_release(&p->peer);
+	net_oob_rx_free(&p->rx);
 	free(p);
 }
 
@@ -290,6 +445,39 @@ static int connect_one(const struct addrinfo *ai, int timeout_ms, int *out)
 		return rc;
 	}
 	*out = fd;
+	return 0;
+}
+
+int net_connect_unix(const char *path, const struct net_oob_params *mine,
+                     struct net_oob_params *peer, int timeout_ms, int *fd, struct net_diag *diag)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	char why[sizeof(diag->msg)];
+	int s, rc;
+
+	if (!path || !mine || !peer || !fd)
+		return net_diagf(diag, -EINVAL, "connect: NULL argument");
+	if (!*path || strlen(path) >= sizeof(sa.sun_path))
+		return net_diagf(diag, -EINVAL,
+		                 "connect: Unix socket path '%s' is empty or too long", path);
+	strcpy(sa.sun_path, path);
+	s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return net_diagf(diag, -errno, "connect %s: %s", path, strerror(errno));
+	if (connect(s, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
+		rc = -errno;
+		close(s);
+		return net_diagf(diag, rc, "connect %s: %s", path, strerror(-rc));
+	}
+	rc = net_sock_setup_local(s);
+	if (!rc)
+		rc = net_oob_client(s, mine, peer, timeout_ms, diag);
+	if (rc) {
+		close(s);
+		snprintf(why, sizeof(why), "%s", diag ? diag->msg : strerror(-rc));
+		return net_diagf(diag, rc, "connect %s: %s", path, why);
+	}
+	*fd = s;
 	return 0;
 }
 

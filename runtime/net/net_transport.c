@@ -4,8 +4,10 @@
  *
  * Owns: the transport thread (epoll over every link socket plus an eventfd
  * for wake-ups), the link table (by local QPN, for the device's xmit), the
- * per-link transmit buffer with its back-pressure and the receive buffer
- * that reassembles length-prefixed records.
+ * per-link transmit buffer with its back-pressure, and receiving: the
+ * thread reads into one buffer of its own and hands whole records to the
+ * device; a link keeps a buffer only while it holds a partial record (or
+ * records the device refused for now), so an idle link holds none.
  *
  * Threads and locks.  xmit runs on the device's thread: it takes t->lock to
  * find the link, then link->tx_lock, and never calls into the sim.  The
@@ -61,6 +63,7 @@ struct net_link {
 	size_t tx_cap, tx_head, tx_len;
 	bool out_armed; /* EPOLLOUT requested */
 	bool blocked;   /* the device was told -EAGAIN: kick when drained */
+	bool rx_paused; /* not reading while blocked: the peer is back-pressured */
 	int tx_err;
 
 	/* transport thread only */
@@ -85,8 +88,9 @@ struct net_transport {
 	struct net_link **slots;
 	uint32_t nslots;
 	struct net_link *hash[HASH_BUCKETS];
-	unsigned stalled; /* links with rx_stalled */
-	bool flagged;     /* some link has failing set */
+	unsigned stalled;    /* links with rx_stalled */
+	uint8_t *rx_scratch; /* RX_CHUNK bytes: the thread reads every link into it */
+	bool flagged;        /* some link has failing set */
 	uint32_t next_gen;
 };
 
@@ -178,7 +182,7 @@ static void arm_out(struct net_link *l, bool on)
 
 	if (l->out_armed == on)
 		return;
-	if (l->rx_stalled)
+	if (l->rx_stalled || l->rx_paused)
 		ev.events &= ~(uint32_t)EPOLLIN;
 	if (epoll_ctl(l->t->epfd, EPOLL_CTL_MOD, l->fd, &ev) == 0)
 		l->out_armed = on;
@@ -335,8 +339,10 @@ static void link_fail(struct net_link *l, int err, const char *why)
 		l->cbs.down(l->cbs.ctx, l, err, why);
 }
 
-/* Hand complete records in the receive buffer to the device. */
-static void deliver_records(struct net_link *l)
+/* Hand the complete records at the start of @buf (@avail bytes) to the
+ * device; returns the bytes they took (the rest: a partial record, or
+ * records the device refused for now). */
+static size_t deliver_from(struct net_link *l, const uint8_t *buf, size_t avail)
 {
 	struct net_transport *t = l->t;
 	uint8_t scratch[NET_SIMPKT_SCRATCH];
@@ -350,26 +356,25 @@ static void deliver_records(struct net_link *l)
 	int rc;
 
 	while (!l->dead) {
-		rc = net_record_peek(l->rx + off, l->rx_len - off, t->opts.max_pkt, &len, &vtime,
-		                     &fdiag);
+		rc = net_record_peek(buf + off, avail - off, t->opts.max_pkt, &len, &vtime, &fdiag);
 		if (rc == 1)
 			break;
 		if (rc < 0) {
 			link_fail(l, -EPROTO, fdiag.msg);
-			return;
+			return off;
 		}
-		rc = net_frame_decode(l->rx + off + NET_RECORD_HDR_BYTES, len, &np, &fdiag);
+		rc = net_frame_decode(buf + off + NET_RECORD_HDR_BYTES, len, &np, &fdiag);
 		if (rc) {
 			char why[sizeof(fdiag.msg) + 48];
 
 			snprintf(why, sizeof(why), "malformed packet: %s", fdiag.msg);
 			link_fail(l, -EPROTO, why);
-			return;
+			return off;
 		}
 		rc = net_simpkt_from_wire(&np, &l->addr, &sp, scratch, &diag);
 		if (rc) {
 			link_fail(l, -EPROTO, diag.msg);
-			return;
+			return off;
 		}
 		sp.t = vtime;
 		rc = sim_dev_deliver(t->dev, &sp);
@@ -392,47 +397,118 @@ static void deliver_records(struct net_link *l)
 
 			snprintf(why, sizeof(why), "device refused a packet: error %d", rc);
 			link_fail(l, rc, why);
-			return;
+			return off;
 		}
 		l->stats.rx_pkts++;
 		l->stats.rx_bytes += len + NET_RECORD_HDR_BYTES;
 		off += NET_RECORD_HDR_BYTES + len;
 	}
+	return off;
+}
+
+/* Keep @len bytes (a partial record, or records refused for now) in the
+ * link's own buffer, which exists only while it holds something. */
+static int keep_rest(struct net_link *l, const uint8_t *rest, size_t len)
+{
+	if (l->rx_cap < len) {
+		uint8_t *p = realloc(l->rx, len + RX_CHUNK);
+
+		if (!p)
+			return -ENOMEM;
+		l->rx = p;
+		l->rx_cap = len + RX_CHUNK;
+	}
+	memmove(l->rx, rest, len);
+	l->rx_len = len;
+	return 0;
+}
+
+/* Deliver what the link's own buffer holds; free it once empty. */
+static void deliver_records(struct net_link *l)
+{
+	size_t off = deliver_from(l, l->rx, l->rx_len);
+
 	if (off) {
 		memmove(l->rx, l->rx + off, l->rx_len - off);
 		l->rx_len -= off;
 	}
+	if (!l->rx_len) {
+		free(l->rx);
+		l->rx = NULL;
+		l->rx_cap = 0;
+	}
 }
 
-static void on_readable(struct net_link *l)
+/*
+ * Back-pressure towards a peer that does not read: while the device is told
+ * -EAGAIN for this link, its requests are not read either (each would add a
+ * response to the queue it does not drain), so they wait in the peer's
+ * socket and the peer's sends block.  Other links are not affected.
+ * Returns true when the link is paused.
+ */
+static bool pause_if_blocked(struct net_link *l)
+{
+	bool paused;
+
+	pthread_mutex_lock(&l->tx_lock);
+	if (l->blocked && !l->rx_paused) {
+		struct epoll_event ev = {.events = l->out_armed ? EPOLLOUT : 0,
+		                         .data.u64 = link_id(l)};
+
+		l->rx_paused = true;
+		epoll_ctl(l->t->epfd, EPOLL_CTL_MOD, l->fd, &ev);
+	}
+	paused = l->rx_paused;
+	pthread_mutex_unlock(&l->tx_lock);
+	return paused;
+}
+
+/* @gone: the socket reported a hang-up or an error (a paused link reads on,
+ * to see it fail, instead of being woken by it forever). */
+static void on_readable(struct net_link *l, bool gone)
 {
 	size_t budget = RX_BUDGET;
 
+	if (pause_if_blocked(l) && !gone)
+		return;
+
 	while (!l->dead && !l->rx_stalled && budget) {
+		struct net_transport *t = l->t;
 		ssize_t n;
 
-		if (l->rx_cap - l->rx_len < RX_CHUNK) {
-			uint8_t *p = realloc(l->rx, l->rx_cap + RX_CHUNK);
+		if (!l->rx_len) {
+			/* the common case: whole records, read into the thread's
+			 * buffer; only a remainder is kept by the link */
+			n = recv(l->fd, t->rx_scratch, RX_CHUNK, MSG_DONTWAIT);
+			if (n > 0) {
+				size_t off = deliver_from(l, t->rx_scratch, (size_t)n);
 
-			if (!p) {
-				link_fail(l, -ENOMEM, "out of memory for the receive buffer");
-				return;
+				budget = budget > (size_t)n ? budget - (size_t)n : 0;
+				if (!l->dead && off < (size_t)n &&
+				    keep_rest(l, t->rx_scratch + off, (size_t)n - off))
+					link_fail(l, -ENOMEM,
+					          "out of memory for the receive buffer");
+				continue;
 			}
-			l->rx = p;
-			l->rx_cap += RX_CHUNK;
-		}
-		n = recv(l->fd, l->rx + l->rx_len, l->rx_cap - l->rx_len, MSG_DONTWAIT);
-		if (n > 0) {
-			l->rx_len += (size_t)n;
-			budget = budget > (size_t)n ? budget - (size_t)n : 0;
-			deliver_records(l);
-			/* keep the buffer from growing past one record plus a chunk */
-			if (l->rx_len == 0 && l->rx_cap > 4 * RX_CHUNK) {
-				free(l->rx);
-				l->rx = NULL;
-				l->rx_cap = 0;
+		} else {
+			if (l->rx_cap - l->rx_len < RX_CHUNK) {
+				uint8_t *p = realloc(l->rx, l->rx_cap + RX_CHUNK);
+
+				if (!p) {
+					link_fail(l, -ENOMEM,
+					          "out of memory for the receive buffer");
+					return;
+				}
+				l->rx = p;
+				l->rx_cap += RX_CHUNK;
 			}
-			continue;
+			n = recv(l->fd, l->rx + l->rx_len, l->rx_cap - l->rx_len, MSG_DONTWAIT);
+			if (n > 0) {
+				l->rx_len += (size_t)n;
+				budget = budget > (size_t)n ? budget - (size_t)n : 0;
+				deliver_records(l);
+				continue;
+			}
 		}
 		if (n == 0) {
 			link_fail(l, -ECONNRESET,
@@ -464,6 +540,14 @@ static void on_writable(struct net_link *l)
 	if (!rc && l->blocked && l->tx_len < l->t->opts.tx_buf / 2) {
 		l->blocked = false;
 		kick = true;
+	}
+	if (!rc && !l->blocked && l->rx_paused) {
+		struct epoll_event ev = {.events = (l->rx_stalled ? 0 : EPOLLIN) |
+		                                   (l->out_armed ? EPOLLOUT : 0),
+		                         .data.u64 = link_id(l)};
+
+		l->rx_paused = false;
+		epoll_ctl(l->t->epfd, EPOLL_CTL_MOD, l->fd, &ev);
 	}
 	pthread_mutex_unlock(&l->tx_lock);
 	if (rc) {
@@ -506,17 +590,20 @@ static void service_flagged(struct net_transport *t)
 			snprintf(why, sizeof(why), "send: %s", strerror(-l->tx_err));
 			link_fail(l, l->tx_err, why);
 		} else if (l->rx_stalled && !l->dead) {
-			struct epoll_event ev = {.events = EPOLLIN | (l->out_armed ? EPOLLOUT : 0),
-			                         .data.u64 = link_id(l)};
+			struct epoll_event ev = {.data.u64 = link_id(l)};
 
 			l->rx_stalled = false;
 			pthread_mutex_lock(&t->lock);
 			t->stalled--;
 			pthread_mutex_unlock(&t->lock);
+			/* still not reading a link paused for back-pressure */
+			pthread_mutex_lock(&l->tx_lock);
+			ev.events = (l->rx_paused ? 0 : EPOLLIN) | (l->out_armed ? EPOLLOUT : 0);
 			epoll_ctl(t->epfd, EPOLL_CTL_MOD, l->fd, &ev);
+			pthread_mutex_unlock(&l->tx_lock);
 			deliver_records(l);
 			if (!l->rx_stalled)
-				on_readable(l);
+				on_readable(l, false);
 		}
 		unpin(l);
 	}
@@ -557,7 +644,7 @@ static void *transport_thread(void *arg)
 			if (evs[i].events & EPOLLOUT)
 				on_writable(l);
 			if (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR | EPOLLRDHUP))
-				on_readable(l);
+				on_readable(l, evs[i].events & (EPOLLHUP | EPOLLERR));
 			unpin(l);
 		}
 		pthread_mutex_lock(&t->lock);
@@ -603,6 +690,11 @@ int net_transport_create(struct sim_dev *dev, const struct net_transport_opts *o
 	t->dev = dev;
 	pthread_mutex_init(&t->lock, NULL);
 	pthread_cond_init(&t->unpinned, NULL);
+	t->rx_scratch = malloc(RX_CHUNK);
+	if (!t->rx_scratch) {
+		free(t);
+		return net_diagf(diag, -ENOMEM, "transport: out of memory");
+	}
 	t->epfd = epoll_create1(EPOLL_CLOEXEC);
 	t->wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (t->epfd < 0 || t->wakefd < 0 || epoll_ctl(t->epfd, EPOLL_CTL_ADD, t->wakefd, &ev)) {
@@ -614,6 +706,7 @@ int net_transport_create(struct sim_dev *dev, const struct net_transport_opts *o
 		net_diagf(diag, rc, "transport: thread: %s", strerror(-rc));
 		goto fail;
 	}
+	pthread_setname_np(t->thread, "prism-net");
 	t->running = true;
 	sim_dev_set_wire(dev, &transport_wire, t);
 	*out = t;
@@ -625,6 +718,7 @@ fail:
 		close(t->wakefd);
 	pthread_mutex_destroy(&t->lock);
 	pthread_cond_destroy(&t->unpinned);
+	free(t->rx_scratch);
 	free(t);
 	return rc;
 }
@@ -667,6 +761,7 @@ void net_transport_destroy(struct net_transport *t)
 		link_free(l);
 	}
 	free(t->slots);
+	free(t->rx_scratch);
 	close(t->epfd);
 	close(t->wakefd);
 	pthread_mutex_destroy(&t->lock);

@@ -31,8 +31,6 @@ struct net_link;
 #define NET_DEFAULT_MAX_PKT ((16u << 20) + 64u) /* 16 MiB payload + headers */
 #define NET_DEFAULT_TX_BUF  (256u << 10)
 
-enum net_log_level { NET_LOG_ERROR, NET_LOG_WARN, NET_LOG_INFO, NET_LOG_DEBUG };
-
 /* Size-prefixed: .sz = sizeof(struct net_transport_opts); zero = default. */
 struct net_transport_opts {
 	size_t sz;

@@ -35,6 +35,7 @@
 #include <prism/wqe.h>
 
 struct sim_dev;
+struct sim_pd;
 struct sim_mr;
 struct sim_cq;
 struct sim_qp;
@@ -235,6 +236,8 @@ struct sim_stats {
 	uint64_t pkts;
 	uint64_t steps;
 	sim_time_t vtime_max; /* latest virtual time any unit reached */
+	uint64_t tx_dropped;  /* refused by the transport and not kept: a QP over
+	                       * SIM_QP_TXQ_MAX (then failed), or no QP left */
 };
 void sim_dev_stats(struct sim_dev *dev, struct sim_stats *out);
 /* Most recent hazard (false if none so far). */
@@ -247,9 +250,25 @@ enum sim_access {
 	SIM_ACCESS_REMOTE_WRITE = 1u << 1,
 	SIM_ACCESS_REMOTE_READ = 1u << 2,
 	SIM_ACCESS_REMOTE_ATOMIC = 1u << 3,
+	/* every remote right (a QP's access: loopback queues, test fixtures) */
+	SIM_ACCESS_REMOTE_ALL =
+	    SIM_ACCESS_REMOTE_WRITE | SIM_ACCESS_REMOTE_READ | SIM_ACCESS_REMOTE_ATOMIC,
 };
 
+/*
+ * Protection domains (IBA 10.2.3, ibv_alloc_pd): an MR's keys are honoured
+ * only by QPs of the same PD, for their own WQEs' local accesses and for
+ * the requests their responder serves.  Every device has a default PD,
+ * which sim_mr_reg and a QP created without one use.
+ */
+int sim_pd_alloc(struct sim_dev *dev, struct sim_pd **out);
+int sim_pd_dealloc(struct sim_pd *pd); /* SIM_E_BUSY while an MR or QP is in it */
+uint32_t sim_pd_num(const struct sim_pd *pd);
+
+/* Keys are drawn from getrandom(2): unrelated to the MR's slot or to the
+ * keys before it (lkey == rkey, never 0 or PRISM_INVALID_LKEY). */
 int sim_mr_reg(struct sim_dev *dev, void *addr, size_t len, unsigned access, struct sim_mr **out);
+int sim_mr_reg_pd(struct sim_pd *pd, void *addr, size_t len, unsigned access, struct sim_mr **out);
 int sim_mr_dereg(struct sim_mr *mr);
 uint32_t sim_mr_lkey(const struct sim_mr *mr);
 uint32_t sim_mr_rkey(const struct sim_mr *mr);
@@ -275,6 +294,18 @@ volatile uint32_t *sim_cq_dbrec(const struct sim_cq *cq); /* [0] = be32 consumer
 uint32_t sim_cq_ncqe(const struct sim_cq *cq);
 /* Completions the CQ has produced so far (what WAIT compares against). */
 uint32_t sim_cq_count(struct sim_cq *cq);
+/*
+ * Completion events, as ibv_req_notify_cq and a completion channel: the
+ * next CQE written to an armed CQ disarms it and queues it, with @ctx, on
+ * its device's event list.  With @check_consumed, a CQ that already holds
+ * CQEs past its consumer index (dbrec[0]) is queued at once instead (so a
+ * consumer that polled, then arms, never misses a CQE written between).
+ * Thread-safe.
+ */
+void sim_cq_arm(struct sim_cq *cq, void *ctx, bool check_consumed);
+/* Take up to @max queued events (their ctx) off @dev's list; how many.  A
+ * destroyed CQ's event is dropped.  Thread-safe. */
+unsigned sim_dev_take_events(struct sim_dev *dev, void **ctx, unsigned max);
 
 /* ---- queue pairs ------------------------------------------------------- */
 
@@ -295,6 +326,12 @@ struct sim_qp_attr {
 	uint32_t rq_wqes;    /* receive WQEs, power of two (0: no receive queue) */
 	uint32_t rq_max_sge; /* data segments per receive WQE, 1..16, rounded up to 2^n */
 	unsigned flags;      /* enum sim_qp_flags */
+	struct sim_pd *pd;   /* NULL: the device's default PD */
+	/* The remote operations its responder serves (qp_access_flags, mlx5
+	 * QPC rre/rwe/rae): SIM_ACCESS_REMOTE_READ/WRITE/ATOMIC.  0 (as an
+	 * ibv QP's default): SENDs only; an inbound READ, WRITE or atomic is
+	 * NAKed with a remote access error. */
+	unsigned access;
 	/* Optional: queue memory (receive queue then send queue, as laid out
 	 * above) and doorbell record (8 bytes) in the caller's memory, which the
 	 * sim neither clears nor frees (see sim_cq_attr.ext_buf). */
@@ -323,6 +360,10 @@ struct sim_qp_mod {
 	uint8_t retry_cnt;     /* RTS: transport retries (the sim's wire is lossless) */
 	uint32_t sq_psn;       /* RTS: first PSN this QP sends (24 bits) */
 	uint32_t rq_psn;       /* RTR: first PSN expected from the peer */
+	/* INIT: replace the remote rights the responder serves (qp_access_flags
+	 * at RST2INIT, mlx5 QPC rre/rwe/rae; the mlx5 emulator sets them here). */
+	bool set_access;
+	unsigned access;
 };
 int sim_qp_modify(struct sim_qp *qp, const struct sim_qp_mod *mod);
 
@@ -412,12 +453,17 @@ struct sim_wire_ops {
 };
 void sim_dev_set_wire(struct sim_dev *dev, const struct sim_wire_ops *ops, void *ctx);
 /* A transport hands the device a packet that arrived for it (copied).
- * Thread-safe: enqueues and wakes the NIC thread in threaded mode. */
+ * Thread-safe: enqueues and wakes the NIC thread in threaded mode.  -EAGAIN:
+ * the device's ingress is full (SIM_INGRESS_MAX packets wait); offer the
+ * packet again later. */
 int sim_dev_deliver(struct sim_dev *dev, const struct sim_pkt *pkt);
 /* The transport can take packets again after -EAGAIN.  Thread-safe. */
 void sim_dev_kick(struct sim_dev *dev);
-/* The link under @qp died: @qp moves to ERR; requests in flight complete
- * with @syndrome (e.g. TRANSPORT_RETRY_EXC), the rest are flushed. */
+/* The link under @qp died.  Requests in flight complete with @syndrome
+ * (e.g. TRANSPORT_RETRY_EXC), @qp moves to ERR and the rest is flushed, as
+ * when a NIC's retries run out.  With no request in flight @qp stays as it
+ * is (a NIC notices a dead peer only when it sends): its owner tears it
+ * down, and a request posted meanwhile fails at the wire. */
 int sim_qp_link_down(struct sim_qp *qp, uint8_t syndrome);
 
 /* In-process fabric: several devices in one process, and a joint run. */

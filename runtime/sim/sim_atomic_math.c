@@ -130,8 +130,8 @@ void sim_atomic_apply(uint8_t opcode, unsigned size, uint8_t *target, const uint
 		/* the common case: one host-order word, no masks to read */
 		uint64_t tv, sv = be_load(swap, 8);
 
-		memcpy(orig, target, 8);
-		memcpy(&tv, target, 8);
+		sim_mem_read(&tv, target, 8); /* one load: the word a CPU may be storing */
+		memcpy(orig, &tv, 8);
 		if (opcode == PRISM_OP_ATOMIC_FA)
 			tv += sv;
 		else if (tv == be_load(compare, 8))

@@ -49,11 +49,22 @@ static void be_close(struct core_be_dev *dev)
 	sim_dev_close((struct sim_dev *)dev);
 }
 
-static int be_reg_mr(struct core_be_dev *dev, void *addr, size_t len, unsigned access,
-                     struct core_be_mr **out, struct core_mr_info *info)
+static int be_alloc_pd(struct core_be_dev *dev, struct core_be_pd **out)
+{
+	return sim_pd_alloc((struct sim_dev *)dev, (struct sim_pd **)out);
+}
+
+static int be_dealloc_pd(struct core_be_pd *pd)
+{
+	return sim_pd_dealloc((struct sim_pd *)pd);
+}
+
+static int be_reg_mr(struct core_be_dev *dev, struct core_be_pd *pd, void *addr, size_t len,
+                     unsigned access, struct core_be_mr **out, struct core_mr_info *info)
 {
 	struct sim_mr *mr;
-	int rc = sim_mr_reg((struct sim_dev *)dev, addr, len, access, &mr);
+	int rc = pd ? sim_mr_reg_pd((struct sim_pd *)pd, addr, len, access, &mr)
+	            : sim_mr_reg((struct sim_dev *)dev, addr, len, access, &mr);
 
 	if (rc)
 		return rc;
@@ -117,6 +128,8 @@ static int be_create_qp(struct core_be_dev *dev, const struct core_qp_attr *attr
 	    .rq_wqes = attr->rq_wqes,
 	    .rq_max_sge = attr->rq_max_sge,
 	    .flags = attr->flags,
+	    .pd = (struct sim_pd *)attr->pd,
+	    .access = attr->access,
 	};
 	struct sim_qp *qp;
 	int rc = sim_qp_create((struct sim_dev *)dev, &a, &qp);
@@ -200,10 +213,22 @@ static int be_caps(struct core_be_dev *dev, struct core_caps *out)
 	return 0;
 }
 
+static void be_arm_cq(struct core_be_cq *cq, void *ctx, bool check_consumed)
+{
+	sim_cq_arm((struct sim_cq *)cq, ctx, check_consumed);
+}
+
+static unsigned be_take_events(struct core_be_dev *dev, void **ctx, unsigned max)
+{
+	return sim_dev_take_events((struct sim_dev *)dev, ctx, max);
+}
+
 const struct core_backend_ops core_sim_backend = {
     .name = "sim",
     .open = be_open,
     .close = be_close,
+    .alloc_pd = be_alloc_pd,
+    .dealloc_pd = be_dealloc_pd,
     .reg_mr = be_reg_mr,
     .dereg_mr = be_dereg_mr,
     .create_cq = be_create_cq,
@@ -216,6 +241,8 @@ const struct core_backend_ops core_sim_backend = {
     .progress = be_progress,
     .now_ns = be_now_ns,
     .caps = be_caps,
+    .arm_cq = be_arm_cq,
+    .take_events = be_take_events,
 };
 
 struct sim_dev *sim_backend_dev(struct core_be_dev *dev)

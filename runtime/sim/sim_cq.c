@@ -94,6 +94,51 @@ static void cq_free(struct sim_cq *cq)
 	free(cq);
 }
 
+/* dev->lock held: queue @cq's event (once). */
+static void cq_event(struct sim_cq *cq)
+{
+	cq->armed = false;
+	if (cq->ev_queued)
+		return;
+	cq->ev_queued = true;
+	cq->ev_next = cq->dev->ev_head;
+	cq->dev->ev_head = cq;
+}
+
+void sim_cq_arm(struct sim_cq *cq, void *ctx, bool check_consumed)
+{
+	struct sim_dev *dev = cq->dev;
+
+	pthread_mutex_lock(&dev->lock);
+	cq->ev_ctx = ctx;
+	if (check_consumed && ((cq->pi - sim_load_be32(cq->dbrec)) & 0xffffffu))
+		cq_event(cq);
+	else
+		cq->armed = true;
+	pthread_mutex_unlock(&dev->lock);
+}
+
+unsigned sim_dev_take_events(struct sim_dev *dev, void **ctx, unsigned max)
+{
+	unsigned n = 0;
+
+	pthread_mutex_lock(&dev->lock);
+	while (n < max && dev->ev_head) {
+		struct sim_cq *cq = dev->ev_head;
+
+		dev->ev_head = cq->ev_next;
+		cq->ev_queued = false;
+		ctx[n++] = cq->ev_ctx;
+	}
+	pthread_mutex_unlock(&dev->lock);
+	return n;
+}
+
+void sim_cq_fire(struct sim_cq *cq)
+{
+	cq_event(cq);
+}
+
 int sim_cq_destroy(struct sim_cq *cq)
 {
 	struct sim_dev *dev;
@@ -109,6 +154,13 @@ int sim_cq_destroy(struct sim_cq *cq)
 	dev->cqs[cq->slot] = NULL;
 	dev->ncqs--;
 	sim_sched_wake_waiters(cq, true); /* a WAIT on a missing CQ runs (and fails) */
+	if (cq->ev_queued) {
+		struct sim_cq **pp = &dev->ev_head;
+
+		while (*pp != cq)
+			pp = &(*pp)->ev_next;
+		*pp = cq->ev_next;
+	}
 	pthread_mutex_unlock(&dev->lock);
 	cq_free(cq);
 	return 0;
@@ -116,6 +168,7 @@ int sim_cq_destroy(struct sim_cq *cq)
 
 void sim_cq_destroy_all(struct sim_dev *dev)
 {
+	dev->ev_head = NULL;
 	for (uint32_t i = 0; i < dev->cqs_cap; i++) {
 		if (dev->cqs[i])
 			cq_free(dev->cqs[i]);
@@ -197,6 +250,8 @@ int sim_cq_push(struct sim_cq *cq, struct prism_cqe *c, sim_time_t t)
 	cq->pi++;
 	if (cq->nwaiters)
 		sim_sched_wake_waiters(cq, false);
+	if (cq->armed)
+		sim_cq_fire(cq);
 	dev->st.cqes++;
 	if (c->opcode == PRISM_CQE_REQ_ERR || c->opcode == PRISM_CQE_RESP_ERR)
 		dev->st.error_cqes++;

@@ -146,7 +146,10 @@ int sim_dev_open(const struct sim_dev_opts *opts, struct sim_dev **out)
 	for (unsigned op = 0; op < 256; op++)
 		dev->op_info[op] = prism_opcode_info((uint8_t)op);
 	dev->rng = dev->o.seed ^ 0x5eed5eed5eed5eedull;
-	dev->mr_gen = 0x11;
+	if (sim_pd_init(dev)) {
+		free(dev);
+		return -ENOMEM;
+	}
 	pthread_mutex_init(&dev->lock, NULL);
 	pthread_mutex_init(&dev->inbox_lock, NULL);
 	pthread_cond_init(&dev->wake, NULL);
@@ -164,16 +167,14 @@ void sim_dev_close(struct sim_dev *dev)
 	sim_qp_destroy_all(dev);
 	sim_cq_destroy_all(dev);
 	sim_mr_destroy_all(dev);
+	sim_pd_destroy_all(dev);
 	sim_readjobs_free(dev);
 	while ((p = sim_pktq_pop(&dev->inbox)))
 		sim_pkt_free(NULL, p);
 	while ((p = sim_pktq_pop(&dev->rx_async)))
 		sim_pkt_free(NULL, p);
-	while ((p = sim_pktq_pop(&dev->txq)))
-		sim_pkt_free(NULL, p);
 	sim_pktq_free(&dev->inbox);
 	sim_pktq_free(&dev->rx_async);
-	sim_pktq_free(&dev->txq);
 	sim_pkt_pool_free(dev);
 	free(dev->mrs);
 	free(dev->cqs);

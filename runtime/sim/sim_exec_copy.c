@@ -53,7 +53,8 @@ int sim_exec_write(struct sim_xctx *x)
 		for (unsigned i = 0; i < w->num_sge; i++) {
 			const struct prism_sge *s = &w->sge[i];
 
-			synd = sim_mr_check_local(dev, s->lkey, s->addr, s->byte_count, 0, &src[i]);
+			synd =
+			    sim_mr_check_local(x->qp, s->lkey, s->addr, s->byte_count, 0, &src[i]);
 			if (synd)
 				return synd;
 			total += s->byte_count;
@@ -72,7 +73,7 @@ int sim_exec_write(struct sim_xctx *x)
 
 		for (unsigned i = 0; i < w->num_sge; i++) {
 			if (w->sge[i].byte_count)
-				memcpy(p->payload + off, src[i], w->sge[i].byte_count);
+				sim_mem_read(p->payload + off, src[i], w->sge[i].byte_count);
 			off += w->sge[i].byte_count;
 		}
 	}
@@ -89,7 +90,6 @@ int sim_exec_write(struct sim_xctx *x)
 int sim_exec_read(struct sim_xctx *x)
 {
 	const struct prism_wqe *w = x->w;
-	struct sim_dev *dev = x->qp->dev;
 	uint64_t total = 0;
 	struct sim_pkt *p;
 	uint8_t *dst;
@@ -98,7 +98,7 @@ int sim_exec_read(struct sim_xctx *x)
 	for (unsigned i = 0; i < w->num_sge; i++) {
 		const struct prism_sge *s = &w->sge[i];
 
-		synd = sim_mr_check_local(dev, s->lkey, s->addr, s->byte_count,
+		synd = sim_mr_check_local(x->qp, s->lkey, s->addr, s->byte_count,
 		                          SIM_ACCESS_LOCAL_WRITE, &dst);
 		if (synd)
 			return synd;

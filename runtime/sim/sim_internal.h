@@ -39,13 +39,22 @@
 
 /* ---- memory regions ---------------------------------------------------- */
 
+/* A protection domain (IBA 10.2.3): an MR's keys are valid only for QPs of
+ * its PD, locally (lkey) and remotely (rkey). */
+struct sim_pd {
+	struct sim_dev *dev;
+	uint32_t pdn;
+	uint32_t users;               /* MRs and QPs in it */
+	struct sim_pd *next, **prevp; /* dev->pds */
+};
+
 struct sim_mr {
 	struct sim_dev *dev;
+	struct sim_pd *pd;
 	uint8_t *addr;
 	size_t len;
 	unsigned access;
-	uint32_t key; /* lkey == rkey, as mlx5 does for plain MRs */
-	uint32_t slot;
+	uint32_t key; /* lkey == rkey, as mlx5 does for plain MRs; random */
 };
 
 /* ---- CQs ---------------------------------------------------------------- */
@@ -67,6 +76,11 @@ struct sim_cq {
 	/* QP slots parked on a WAIT for this CQ: woken by its next CQE */
 	uint32_t *waiters;
 	uint32_t nwaiters, waiters_cap;
+	/* completion events (sim_cq_arm): the next CQE queues this CQ on
+	 * dev->ev_head once, for sim_dev_take_events */
+	bool armed, ev_queued;
+	void *ev_ctx;
+	struct sim_cq *ev_next;
 };
 
 /* ---- send queue --------------------------------------------------------- */
@@ -167,34 +181,6 @@ struct sim_rq {
 	uint32_t head; /* next receive to consume */
 };
 
-struct sim_qp {
-	struct sim_dev *dev;
-	uint32_t qpn;
-	uint32_t slot;
-	int state;
-	unsigned flags;
-	struct sim_cq *scq, *rcq;
-	bool ext_mem; /* buf and dbrec are the caller's (sim_qp_attr.ext_buf) */
-	uint8_t *buf;
-	size_t buf_len;
-	volatile uint32_t *dbrec;
-	struct sim_sq sq;
-	struct sim_rq rq;
-	/* connection */
-	uint32_t peer_node, peer_qpn;
-	uint8_t rnr_retry, min_rnr_timer, retry_cnt;
-	uint32_t next_psn; /* requester: next PSN to send */
-	uint32_t exp_psn;  /* responder: next PSN expected */
-	uint32_t msn;
-	bool resp_nak_pending; /* responder sent an RNR NAK, drops until exp_psn */
-	sim_time_t last_tx_t;  /* packets of one QP leave in order */
-	uint32_t wait_cqn;     /* CQ whose waiter list holds this QP (0: none) */
-	uint32_t rdy_pos;      /* scheduler: 1 + index in dev->rdy, 0: not ready */
-	bool dirty;            /* scheduler: in dev->dirty */
-};
-
-/* ---- packets ------------------------------------------------------------ */
-
 /* Packets in the order they are to be processed: by time t, then push
  * order (stable), or by push order alone (fifo).  A sorted run inside one
  * array: the live entries are front[0 .. n-1], front lies inside e[0 ..
@@ -218,6 +204,54 @@ struct sim_pktq {
 	uint32_t cap;
 	bool fifo;
 };
+
+struct sim_qp {
+	struct sim_dev *dev;
+	uint32_t qpn;
+	uint32_t slot;
+	int state;
+	unsigned flags;
+	struct sim_pd *pd;
+	unsigned access; /* remote rights it serves: SIM_ACCESS_REMOTE_* (QPC rre/rwe/rae) */
+	struct sim_cq *scq, *rcq;
+	bool ext_mem; /* buf and dbrec are the caller's (sim_qp_attr.ext_buf) */
+	uint8_t *buf;
+	size_t buf_len;
+	volatile uint32_t *dbrec;
+	struct sim_sq sq;
+	struct sim_rq rq;
+	/* connection */
+	uint32_t peer_node, peer_qpn;
+	uint8_t rnr_retry, min_rnr_timer, retry_cnt;
+	uint32_t next_psn; /* requester: next PSN to send */
+	uint32_t exp_psn;  /* responder: next PSN expected */
+	uint32_t msn;
+	bool resp_nak_pending; /* responder sent an RNR NAK, drops until exp_psn */
+	sim_time_t last_tx_t;  /* packets of one QP leave in order */
+	uint32_t wait_cqn;     /* CQ whose waiter list holds this QP (0: none) */
+	uint32_t rdy_pos;      /* scheduler: 1 + index in dev->rdy, 0: not ready */
+	bool dirty;            /* scheduler: in dev->dirty */
+	/* packets the transport refused (-EAGAIN), in order (sim_wire.c) */
+	struct sim_pktq txq;
+	struct sim_qp *tx_next; /* in dev->tx_held while txq holds packets */
+	bool tx_listed;
+	bool tx_overflow; /* txq reached SIM_QP_TXQ_MAX: fail the QP */
+};
+
+/* Packets one QP may hold back while its peer does not read (a response per
+ * request of a client that stopped reading): past this the QP goes to the
+ * error state alone, as a NIC's pause-storm watchdog disables a port that
+ * never drains, instead of the device's memory growing without bound. */
+#define SIM_QP_TXQ_MAX 4096u
+
+/* Packets from outside (sim_dev_deliver) a device holds before it is
+ * processed: this many waiting to enter the inbox, this many in it.  A full
+ * device answers -EAGAIN, and the transport stops reading the link that
+ * brought the packet for a while: a flood of requests waits in its sender's
+ * socket, not in this process. */
+#define SIM_INGRESS_MAX 1024u
+
+/* ---- packets ------------------------------------------------------------ */
 
 /* A READ being served by a responder (line by line in chaos mode). */
 struct sim_readjob {
@@ -247,10 +281,14 @@ struct sim_dev {
 	bool threaded, stopping;
 	uint64_t wakes; /* bumped by every wake-up request (threaded mode) */
 	uint64_t rng;
-	/* objects (slot tables; index 0 unused so no key/number is 0) */
+	/* protection domains; pd0 holds what is registered without one */
+	struct sim_pd *pds, *pd0;
+	uint32_t next_pdn;
+	/* MRs: an open-addressing table keyed by the (random) key, linear
+	 * probing, at most half full (sim_mr.c) */
 	struct sim_mr **mrs;
 	uint32_t nmrs, mrs_cap;
-	uint8_t mr_gen;
+	/* CQs and QPs: slot tables, index 0 unused so no number is 0 */
 	struct sim_cq **cqs;
 	uint32_t ncqs, cqs_cap;
 	struct sim_qp **qps;
@@ -281,7 +319,8 @@ struct sim_dev {
 	struct sim_pktq inbox;
 	pthread_mutex_t inbox_lock; /* sim_dev_deliver from transport threads */
 	struct sim_pktq rx_async;   /* delivered from outside, moved into inbox */
-	struct sim_pktq txq;        /* refused by the transport (-EAGAIN), in order */
+	struct sim_qp *tx_held;     /* QPs whose txq holds refused packets */
+	struct sim_cq *ev_head;     /* CQs with a completion event (sim_cq_arm) */
 	struct sim_readjob *jobs;
 	struct sim_pkt *pkt_free; /* free list (linked through the payload area) */
 	uint32_t npkt_free;
@@ -320,20 +359,31 @@ static inline void sim_advance_now(struct sim_dev *dev, sim_time_t t)
 /* sim_mr.c: checked memory access (below, inline).  Each returns 0 and the
  * host pointer, or a CQE syndrome (> 0) saying why the access is not
  * allowed. */
-static inline int sim_mr_check_local(struct sim_dev *dev, uint32_t lkey, uint64_t addr,
+static inline int sim_mr_check_local(const struct sim_qp *qp, uint32_t lkey, uint64_t addr,
                                      uint64_t len, unsigned need, uint8_t **host);
-static inline int sim_mr_check_remote(struct sim_dev *dev, uint32_t rkey, uint64_t addr,
+static inline int sim_mr_check_remote(const struct sim_qp *qp, uint32_t rkey, uint64_t addr,
                                       uint64_t len, unsigned need, uint8_t **host);
 /* Every engine write to host memory: copies and attributes the write when it
  * lands in send-queue memory (PATCH event, writer map). */
 void sim_mem_write(struct sim_dev *dev, uint8_t *dst, const void *src, size_t len,
                    const struct sim_writer *w, sim_time_t t);
+/* Every engine read of registered memory an application may be writing at
+ * the same time (READ responses, gathers): each aligned 8-byte word is read
+ * with one atomic load, as a NIC's DMA reads whole words, so a word stored by
+ * a single aligned store is never seen half old, half new (and the race is
+ * one the C memory model defines). */
+void sim_mem_read(void *dst, const uint8_t *src, size_t len);
 void sim_mr_destroy_all(struct sim_dev *dev);
+/* sim_mr.c: the device's default PD (sim_dev_open) and every PD at close. */
+int sim_pd_init(struct sim_dev *dev);
+void sim_pd_destroy_all(struct sim_dev *dev);
 
 /* sim_cq.c */
 /* Writes one CQE (in order of the calls); fills in c->owner and
  * c->timestamp.  Returns 0 or -ENOSPC (overrun). */
 int sim_cq_push(struct sim_cq *cq, struct prism_cqe *c, sim_time_t t);
+/* Queue an armed CQ's completion event (out of line: rare on the data path). */
+void sim_cq_fire(struct sim_cq *cq);
 /* Has the CQ produced @index (24-bit, cyclic)?  *t: when it did. */
 static inline bool sim_cq_reached(struct sim_cq *cq, uint32_t index, sim_time_t *t)
 {
@@ -650,6 +700,8 @@ int sim_wire_xmit(struct sim_dev *dev, struct sim_pkt *p);
 /* Processes one inbound packet. */
 void sim_wire_rx(struct sim_dev *dev, struct sim_pkt *p);
 void sim_inbox_drain_async(struct sim_dev *dev);
+/* Frees the packets @qp holds back and takes it off dev->tx_held (dev->lock). */
+void sim_qp_txq_drop(struct sim_qp *qp);
 void sim_progress_bump(struct sim_dev *dev);
 
 /* sim_sched.c */
@@ -769,15 +821,23 @@ static inline uint32_t sim_qp_rq_limit(struct sim_qp *qp)
 }
 /* ---- checked memory access (sim_mr.c owns the MR table) ---------------- */
 
+/* Slot of @key's probe sequence start (keys are random: a multiplicative
+ * mix only spreads the low bits a small table uses). */
+static inline uint32_t sim_mr_hash(uint32_t key, uint32_t cap)
+{
+	return (uint32_t)((key * 0x9e3779b1u) >> 7) & (cap - 1);
+}
+
 static inline struct sim_mr *sim_mr_by_key(struct sim_dev *dev, uint32_t key)
 {
-	uint32_t slot = key >> 8;
-	struct sim_mr *mr;
+	uint32_t i;
 
-	if (slot == 0 || slot >= dev->mrs_cap)
+	if (!dev->mrs_cap)
 		return NULL;
-	mr = dev->mrs[slot];
-	return mr && mr->key == key ? mr : NULL;
+	for (i = sim_mr_hash(key, dev->mrs_cap); dev->mrs[i]; i = (i + 1) & (dev->mrs_cap - 1))
+		if (dev->mrs[i]->key == key)
+			return dev->mrs[i];
+	return NULL;
 }
 
 /* [addr, addr + len) inside @mr, overflow-safe for any 64-bit addr/len. */
@@ -792,7 +852,10 @@ static inline bool sim_mr_in_bounds(const struct sim_mr *mr, uint64_t addr, uint
 	return len <= mr->len - (addr - lo);
 }
 
-static inline int sim_mr_check(struct sim_dev *dev, uint32_t key, uint64_t addr, uint64_t len,
+/* The key must name an MR of @qp's protection domain (IBA 10.6.3.1: an
+ * L_Key / R_Key is valid only for QPs of the MR's PD), with the rights
+ * @need and the range in bounds. */
+static inline int sim_mr_check(const struct sim_qp *qp, uint32_t key, uint64_t addr, uint64_t len,
                                unsigned need, uint8_t **host, uint8_t synd)
 {
 	struct sim_mr *mr;
@@ -801,25 +864,32 @@ static inline int sim_mr_check(struct sim_dev *dev, uint32_t key, uint64_t addr,
 		*host = NULL;
 		return 0;
 	}
-	mr = sim_mr_by_key(dev, key);
-	if (!mr || (mr->access & need) != need || !sim_mr_in_bounds(mr, addr, len))
+	mr = sim_mr_by_key(qp->dev, key);
+	if (!mr || mr->pd != qp->pd || (mr->access & need) != need ||
+	    !sim_mr_in_bounds(mr, addr, len))
 		return synd;
 	*host = (uint8_t *)(uintptr_t)addr;
 	return 0;
 }
 
-/* Local access: a bad lkey, missing LOCAL_WRITE or bounds -> local protection. */
-static inline int sim_mr_check_local(struct sim_dev *dev, uint32_t lkey, uint64_t addr,
+/* Local access: a bad lkey, another PD, missing LOCAL_WRITE or bounds ->
+ * local protection error. */
+static inline int sim_mr_check_local(const struct sim_qp *qp, uint32_t lkey, uint64_t addr,
                                      uint64_t len, unsigned need, uint8_t **host)
 {
-	return sim_mr_check(dev, lkey, addr, len, need, host, PRISM_SYND_LOCAL_PROT_ERR);
+	return sim_mr_check(qp, lkey, addr, len, need, host, PRISM_SYND_LOCAL_PROT_ERR);
 }
 
-/* Remote access (responder): anything wrong -> remote access error. */
-static inline int sim_mr_check_remote(struct sim_dev *dev, uint32_t rkey, uint64_t addr,
+/* Remote access (responder @qp): the QP must grant the operation's right
+ * (IBA 9.7.5.1.3 / 10.6.3.1: qp_access_flags, mlx5 QPC rre/rwe/rae) and
+ * the rkey must pass the checks above; anything wrong -> remote access
+ * error. */
+static inline int sim_mr_check_remote(const struct sim_qp *qp, uint32_t rkey, uint64_t addr,
                                       uint64_t len, unsigned need, uint8_t **host)
 {
-	return sim_mr_check(dev, rkey, addr, len, need, host, PRISM_SYND_REMOTE_ACCESS_ERR);
+	if ((qp->access & need) != need)
+		return PRISM_SYND_REMOTE_ACCESS_ERR;
+	return sim_mr_check(qp, rkey, addr, len, need, host, PRISM_SYND_REMOTE_ACCESS_ERR);
 }
 
 #endif /* PRISM_SIM_INTERNAL_H */

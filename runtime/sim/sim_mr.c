@@ -3,76 +3,208 @@
  * sim_mr.c - memory regions, the checks every engine access goes through,
  * and the one function through which the engine writes host memory.
  *
- * Owns: the MR table (key = slot << 8 | generation byte, lkey == rkey),
- * access and bounds checks (inline, in sim_internal.h: every WQE and
- * packet makes a few), and write attribution: a write that lands in a
- * send queue's buffer records its writer per 64-byte block and emits a
- * PATCH event, so a later hazard can name the WQE that wrote the bytes.
+ * Owns: protection domains, the MR table (an open-addressing hash keyed by
+ * the MR's key; keys come from getrandom(2), lkey == rkey), access and
+ * bounds checks (inline, in sim_internal.h: every WQE and packet makes a
+ * few; they also check the PD and, for remote access, the QP's rights),
+ * and write attribution: a write that lands in a send queue's buffer
+ * records its writer per 64-byte block and emits a PATCH event, so a later
+ * hazard can name the WQE that wrote the bytes.
  *
- * Must not: let any address outside a registered region through.  Checks
- * are overflow-safe for every 64-bit addr/len a WQE can carry.
+ * Must not: let any address outside a registered region through, or a key
+ * through for a QP of another PD.  Checks are overflow-safe for every
+ * 64-bit addr/len a WQE can carry.
  */
 #include <stdlib.h>
+#include <sys/random.h>
 
 #include "sim/sim_internal.h"
 
-static int grow(void **arr, uint32_t *cap, size_t elem)
-{
-	uint32_t ncap = *cap ? *cap * 2 : 16;
-	void *n = realloc(*arr, ncap * elem);
+/* ---- protection domains ------------------------------------------------- */
 
-	if (!n)
+static int pd_new(struct sim_dev *dev, struct sim_pd **out)
+{
+	struct sim_pd *pd = calloc(1, sizeof(*pd));
+
+	if (!pd)
 		return -ENOMEM;
-	memset((char *)n + *cap * elem, 0, (ncap - *cap) * elem);
-	*arr = n;
-	*cap = ncap;
+	pd->dev = dev;
+	pd->pdn = ++dev->next_pdn;
+	pd->next = dev->pds;
+	if (dev->pds)
+		dev->pds->prevp = &pd->next;
+	pd->prevp = &dev->pds;
+	dev->pds = pd;
+	*out = pd;
 	return 0;
 }
 
-int sim_mr_reg(struct sim_dev *dev, void *addr, size_t len, unsigned access, struct sim_mr **out)
+int sim_pd_init(struct sim_dev *dev)
 {
+	return pd_new(dev, &dev->pd0);
+}
+
+int sim_pd_alloc(struct sim_dev *dev, struct sim_pd **out)
+{
+	int rc;
+
+	if (!dev || !out)
+		return -EINVAL;
+	pthread_mutex_lock(&dev->lock);
+	rc = pd_new(dev, out);
+	pthread_mutex_unlock(&dev->lock);
+	return rc;
+}
+
+int sim_pd_dealloc(struct sim_pd *pd)
+{
+	struct sim_dev *dev;
+
+	if (!pd || pd == pd->dev->pd0)
+		return -EINVAL;
+	dev = pd->dev;
+	pthread_mutex_lock(&dev->lock);
+	if (pd->users) {
+		pthread_mutex_unlock(&dev->lock);
+		return SIM_E_BUSY; /* ibv_dealloc_pd: EBUSY */
+	}
+	*pd->prevp = pd->next;
+	if (pd->next)
+		pd->next->prevp = pd->prevp;
+	pthread_mutex_unlock(&dev->lock);
+	free(pd);
+	return 0;
+}
+
+uint32_t sim_pd_num(const struct sim_pd *pd)
+{
+	return pd->pdn;
+}
+
+void sim_pd_destroy_all(struct sim_dev *dev)
+{
+	while (dev->pds) {
+		struct sim_pd *pd = dev->pds;
+
+		dev->pds = pd->next;
+		free(pd);
+	}
+	dev->pd0 = NULL;
+}
+
+/* ---- memory regions ----------------------------------------------------- */
+
+/* Doubles the key table (at most half full after an insert).  Lock held. */
+static int mrs_grow(struct sim_dev *dev)
+{
+	uint32_t ncap = dev->mrs_cap ? dev->mrs_cap * 2 : 64;
+	struct sim_mr **n;
+
+	if (ncap > (1u << 26))
+		return -ENOSPC;
+	n = calloc(ncap, sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < dev->mrs_cap; i++) {
+		struct sim_mr *mr = dev->mrs[i];
+		uint32_t j;
+
+		if (!mr)
+			continue;
+		for (j = sim_mr_hash(mr->key, ncap); n[j]; j = (j + 1) & (ncap - 1))
+			;
+		n[j] = mr;
+	}
+	free(dev->mrs);
+	dev->mrs = n;
+	dev->mrs_cap = ncap;
+	return 0;
+}
+
+/* A fresh key: random, unused, never 0 or the invalid lkey.  Lock held. */
+static int new_key(struct sim_dev *dev, uint32_t *out)
+{
+	uint32_t k;
+
+	do {
+		ssize_t n = getrandom(&k, sizeof(k), 0);
+
+		if (n < 0 && errno != EINTR)
+			return -errno;
+		if (n != (ssize_t)sizeof(k))
+			k = 0;
+	} while (k == 0 || k == PRISM_INVALID_LKEY || sim_mr_by_key(dev, k));
+	*out = k;
+	return 0;
+}
+
+int sim_mr_reg_pd(struct sim_pd *pd, void *addr, size_t len, unsigned access, struct sim_mr **out)
+{
+	struct sim_dev *dev;
 	struct sim_mr *mr;
-	uint32_t slot;
+	uint32_t i, key = 0;
 	int rc = 0;
 
-	if (!dev || !out || !addr || len == 0 || len > (1ull << 40) || (access & ~0xfu))
+	if (!pd || !out || !addr || len == 0 || len > (1ull << 40) || (access & ~0xfu))
 		return -EINVAL;
 	/* IB: remote write/atomic need local write (ibv_reg_mr EINVAL) */
 	if ((access & (SIM_ACCESS_REMOTE_WRITE | SIM_ACCESS_REMOTE_ATOMIC)) &&
 	    !(access & SIM_ACCESS_LOCAL_WRITE))
 		return -EINVAL;
-	pthread_mutex_lock(&dev->lock);
-	for (slot = 1; slot < dev->mrs_cap && dev->mrs[slot]; slot++)
-		;
-	if (slot >= dev->mrs_cap) {
-		rc = grow((void **)&dev->mrs, &dev->mrs_cap, sizeof(*dev->mrs));
-		if (rc)
-			goto out;
-	}
-	if (slot >= (1u << 24)) {
-		rc = -ENOSPC;
-		goto out;
-	}
+	dev = pd->dev;
 	mr = calloc(1, sizeof(*mr));
-	if (!mr) {
-		rc = -ENOMEM;
+	if (!mr)
+		return -ENOMEM;
+	pthread_mutex_lock(&dev->lock);
+	if ((dev->nmrs + 1) * 2 > dev->mrs_cap && (rc = mrs_grow(dev)))
 		goto out;
-	}
+	if ((rc = new_key(dev, &key)))
+		goto out;
 	mr->dev = dev;
+	mr->pd = pd;
 	mr->addr = addr;
 	mr->len = len;
 	mr->access = access;
-	mr->slot = slot;
-	dev->mr_gen = (uint8_t)(dev->mr_gen * 5u + 3u);
-	mr->key = slot << 8 | dev->mr_gen;
-	if (mr->key == PRISM_INVALID_LKEY)
-		mr->key ^= 1;
-	dev->mrs[slot] = mr;
+	mr->key = key;
+	for (i = sim_mr_hash(key, dev->mrs_cap); dev->mrs[i]; i = (i + 1) & (dev->mrs_cap - 1))
+		;
+	dev->mrs[i] = mr;
 	dev->nmrs++;
+	pd->users++;
 	*out = mr;
+	mr = NULL;
 out:
 	pthread_mutex_unlock(&dev->lock);
+	free(mr);
 	return rc;
+}
+
+int sim_mr_reg(struct sim_dev *dev, void *addr, size_t len, unsigned access, struct sim_mr **out)
+{
+	if (!dev)
+		return -EINVAL;
+	return sim_mr_reg_pd(dev->pd0, addr, len, access, out);
+}
+
+/* Removes @mr from the key table, shifting back the entries its slot
+ * displaced (linear probing without tombstones).  Lock held. */
+static void mrs_remove(struct sim_dev *dev, const struct sim_mr *mr)
+{
+	uint32_t mask = dev->mrs_cap - 1, i = sim_mr_hash(mr->key, dev->mrs_cap), j;
+
+	while (dev->mrs[i] != mr)
+		i = (i + 1) & mask;
+	for (j = (i + 1) & mask; dev->mrs[j]; j = (j + 1) & mask) {
+		uint32_t h = sim_mr_hash(dev->mrs[j]->key, dev->mrs_cap);
+
+		/* dev->mrs[j] may move into the hole at i unless its home h
+		 * lies cyclically in (i, j] */
+		if (((j - h) & mask) >= ((j - i) & mask)) {
+			dev->mrs[i] = dev->mrs[j];
+			i = j;
+		}
+	}
+	dev->mrs[i] = NULL;
 }
 
 int sim_mr_dereg(struct sim_mr *mr)
@@ -83,8 +215,9 @@ int sim_mr_dereg(struct sim_mr *mr)
 		return -EINVAL;
 	dev = mr->dev;
 	pthread_mutex_lock(&dev->lock);
-	dev->mrs[mr->slot] = NULL;
+	mrs_remove(dev, mr);
 	dev->nmrs--;
+	mr->pd->users--;
 	pthread_mutex_unlock(&dev->lock);
 	free(mr);
 	return 0;
@@ -106,6 +239,7 @@ void sim_mr_destroy_all(struct sim_dev *dev)
 		free(dev->mrs[i]);
 		dev->mrs[i] = NULL;
 	}
+	dev->nmrs = 0;
 }
 
 /* Index of the first send-queue range that ends above @a (dev->nsqr if
@@ -182,6 +316,27 @@ static inline void move_small(uint8_t *d, const uint8_t *s, size_t n)
 		d[n / 2] = b;
 		d[n - 1] = c;
 	}
+}
+
+void sim_mem_read(void *dst, const uint8_t *src, size_t len)
+{
+	uint8_t *d = dst;
+	size_t head = (size_t)(-(uintptr_t)src & 7u);
+
+	if (head > len)
+		head = len;
+	for (size_t i = 0; i < head; i++)
+		d[i] = __atomic_load_n(src + i, __ATOMIC_RELAXED);
+	src += head;
+	d += head;
+	len -= head;
+	for (; len >= 8; len -= 8, src += 8, d += 8) {
+		uint64_t v = __atomic_load_n((const uint64_t *)(const void *)src, __ATOMIC_RELAXED);
+
+		memcpy(d, &v, 8);
+	}
+	for (size_t i = 0; i < len; i++)
+		d[i] = __atomic_load_n(src + i, __ATOMIC_RELAXED);
 }
 
 void sim_mem_write(struct sim_dev *dev, uint8_t *dst, const void *src, size_t len,

@@ -29,6 +29,9 @@ static void qp_free(struct sim_qp *qp)
 		for (uint32_t i = 0; i < sq->os_cap; i++)
 			sim_outst_drop_req(NULL, &sq->os[i]); /* lent ones: sim_qp_destroy */
 	}
+	while (qp->txq.n)
+		sim_pkt_free(NULL, sim_pktq_pop(&qp->txq));
+	sim_pktq_free(&qp->txq);
 	free(sq->pf);
 	free(sq->os);
 	free(sq->bbs);
@@ -51,6 +54,9 @@ int sim_qp_create(struct sim_dev *dev, const struct sim_qp_attr *attr, struct si
 	    attr->rq_wqes > (1u << 15) || (attr->rq_wqes & (attr->rq_wqes - 1)) ||
 	    attr->rq_max_sge > PRISM_WQE_MAX_SGE || (attr->flags & ~0x1fu) ||
 	    attr->send_cq->dev != dev || attr->recv_cq->dev != dev ||
+	    (attr->pd && attr->pd->dev != dev) ||
+	    (attr->access & ~(unsigned)(SIM_ACCESS_REMOTE_READ | SIM_ACCESS_REMOTE_WRITE |
+	                                SIM_ACCESS_REMOTE_ATOMIC)) ||
 	    !attr->ext_buf != !attr->ext_dbrec)
 		return -EINVAL;
 	qp = calloc(1, sizeof(*qp));
@@ -84,6 +90,7 @@ int sim_qp_create(struct sim_dev *dev, const struct sim_qp_attr *attr, struct si
 	qp->sq.buf = qp->buf + rq_bytes;
 	qp->dev = dev;
 	qp->flags = attr->flags;
+	qp->access = attr->access;
 	qp->scq = attr->send_cq;
 	qp->rcq = attr->recv_cq;
 	qp->state = SIM_QPS_RESET;
@@ -125,6 +132,8 @@ int sim_qp_create(struct sim_dev *dev, const struct sim_qp_attr *attr, struct si
 	dev->nqps++;
 	qp->scq->users++;
 	qp->rcq->users++;
+	qp->pd = attr->pd ? attr->pd : dev->pd0;
+	qp->pd->users++;
 	sim_sqrange_rebuild(dev);
 	pthread_mutex_unlock(&dev->lock);
 	*out = qp;
@@ -144,6 +153,7 @@ int sim_qp_destroy(struct sim_qp *qp)
 	pthread_mutex_lock(&dev->lock);
 	dev->qps[qp->slot] = NULL;
 	sim_sched_forget(qp);
+	sim_qp_txq_drop(qp);
 	dev->nqps--;
 	/* requests lent out wait in the inbox, which the NIC thread reads:
 	 * let go of them under the lock (their delivery frees them) */
@@ -152,6 +162,7 @@ int sim_qp_destroy(struct sim_qp *qp)
 			sim_outst_drop_req(dev, &qp->sq.os[i]);
 	qp->scq->users--;
 	qp->rcq->users--;
+	qp->pd->users--;
 	sim_sqrange_rebuild(dev);
 	pthread_mutex_unlock(&dev->lock);
 	qp_free(qp);
@@ -167,6 +178,7 @@ void sim_qp_destroy_all(struct sim_dev *dev)
 	}
 	dev->nqps = 0;
 	dev->nsqr = 0;
+	dev->tx_held = NULL;
 }
 
 uint32_t sim_qp_num(const struct sim_qp *qp)
@@ -356,6 +368,17 @@ int sim_qp_modify(struct sim_qp *qp, const struct sim_qp_mod *mod)
 	case SIM_QPS_RESET:
 		reset_queues(qp);
 		break;
+	case SIM_QPS_INIT:
+		if (mod->set_access) {
+			if (mod->access &
+			    ~(unsigned)(SIM_ACCESS_REMOTE_READ | SIM_ACCESS_REMOTE_WRITE |
+			                SIM_ACCESS_REMOTE_ATOMIC)) {
+				rc = -EINVAL;
+				goto out;
+			}
+			qp->access = mod->access;
+		}
+		break;
 	case SIM_QPS_RTR:
 		if (mod->peer_qpn > 0xffffffu || mod->min_rnr_timer > 31) {
 			rc = -EINVAL;
@@ -398,6 +421,7 @@ out:
 int sim_qp_link_down(struct sim_qp *qp, uint8_t syndrome)
 {
 	struct sim_sq *sq;
+	bool in_flight = false;
 
 	if (!qp)
 		return -EINVAL;
@@ -409,9 +433,14 @@ int sim_qp_link_down(struct sim_qp *qp, uint8_t syndrome)
 		if (!o->done && o->sent) {
 			o->done = true;
 			o->syndrome = syndrome;
+			in_flight = true;
 		}
 	}
-	sim_qp_fail(qp, qp->dev->now);
+	/* As on hardware, only a request that gets no answer (retries
+	 * exhausted) fails the QP; an idle QP stays as it is, a later request
+	 * fails at the wire, and its owner tears it down in its own order. */
+	if (in_flight)
+		sim_qp_fail(qp, qp->dev->now);
 	pthread_mutex_unlock(&qp->dev->lock);
 	return 0;
 }

@@ -5,7 +5,8 @@
  * atomics), answers with ACK / NAK / READ response / atomic response, and
  * serves READs line by line in chaos mode.
  *
- * Owns: remote key/bounds/access checks (IB remote access error), receive
+ * Owns: remote access checks (the QP's rights, then the key's PD, rights
+ * and bounds: IB remote access error), receive
  * consumption (RNR NAK when none is usable), receive CQEs, PSN order with
  * go-back-N after an RNR NAK, and the responder's own error path: a NAK for
  * the requester and, as IBA 9.9.3 / the RC responder error classes say, the
@@ -108,7 +109,7 @@ static int consume_recv(struct sim_qp *qp, const struct sim_pkt *p, const uint8_
 			uint32_t k = sge[i].byte_count < len - off ? sge[i].byte_count : len - off;
 			uint8_t *dst;
 
-			if (sim_mr_check_local(qp->dev, sge[i].lkey, sge[i].addr, k,
+			if (sim_mr_check_local(qp, sge[i].lkey, sge[i].addr, k,
 			                       SIM_ACCESS_LOCAL_WRITE, &dst))
 				return PRISM_SYND_LOCAL_PROT_ERR;
 			sim_mem_write(qp->dev, dst, data + off, k, &w, p->t);
@@ -161,7 +162,7 @@ static bool serve_write(struct sim_qp *qp, const struct sim_pkt *p)
 	uint8_t *dst;
 	int rc;
 
-	if (sim_mr_check_remote(qp->dev, p->rkey, p->raddr, p->payload_len, SIM_ACCESS_REMOTE_WRITE,
+	if (sim_mr_check_remote(qp, p->rkey, p->raddr, p->payload_len, SIM_ACCESS_REMOTE_WRITE,
 	                        &dst)) {
 		resp_fail(qp, p, PRISM_SYND_REMOTE_ACCESS_ERR);
 		return false;
@@ -196,7 +197,7 @@ static bool serve_atomic(struct sim_qp *qp, const struct sim_pkt *p)
 		resp_fail(qp, p, PRISM_SYND_REMOTE_INVAL_REQ_ERR); /* misaligned / bad size */
 		return false;
 	}
-	if (sim_mr_check_remote(qp->dev, p->rkey, p->raddr, size, SIM_ACCESS_REMOTE_ATOMIC, &dst)) {
+	if (sim_mr_check_remote(qp, p->rkey, p->raddr, size, SIM_ACCESS_REMOTE_ATOMIC, &dst)) {
 		resp_fail(qp, p, PRISM_SYND_REMOTE_ACCESS_ERR);
 		return false;
 	}
@@ -223,7 +224,7 @@ static void job_line(struct sim_dev *dev, struct sim_readjob *j, uint32_t line)
 		lo = s;
 	if (hi > e)
 		hi = e;
-	memcpy(j->resp->payload + (lo - s), (const void *)lo, hi - lo);
+	sim_mem_read(j->resp->payload + (lo - s), (const uint8_t *)lo, hi - lo);
 	if (dev->obs.event) {
 		struct sim_event ev = {
 		    .kind = SIM_EV_READ_LINE,
@@ -290,7 +291,7 @@ static bool serve_read(struct sim_qp *qp, const struct sim_pkt *p)
 	uint32_t nlines;
 
 	if (p->len > SIM_MAX_MSG ||
-	    sim_mr_check_remote(dev, p->rkey, p->raddr, p->len, SIM_ACCESS_REMOTE_READ, &src)) {
+	    sim_mr_check_remote(qp, p->rkey, p->raddr, p->len, SIM_ACCESS_REMOTE_READ, &src)) {
 		resp_fail(qp, p, PRISM_SYND_REMOTE_ACCESS_ERR);
 		return false;
 	}
@@ -303,7 +304,7 @@ static bool serve_read(struct sim_qp *qp, const struct sim_pkt *p)
 	                : 0;
 	if (!dev->o.chaos || nlines <= 1) {
 		if (p->len)
-			memcpy(r->payload, src, p->len);
+			sim_mem_read(r->payload, src, p->len);
 		respond(qp, p, SIM_PKT_READ_RESP, 0, r);
 		return true;
 	}

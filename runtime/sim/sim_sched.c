@@ -516,7 +516,7 @@ static inline __attribute__((always_inline)) bool sched_step(struct sim_dev *dev
 {
 	struct pick b;
 
-	if (dev->txq.n || __atomic_load_n(&dev->rx_async.n, __ATOMIC_ACQUIRE))
+	if (dev->tx_held || __atomic_load_n(&dev->rx_async.n, __ATOMIC_ACQUIRE))
 		sim_inbox_drain_async(dev);
 	if (dev->ndirty)
 		refresh(dev);

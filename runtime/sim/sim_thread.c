@@ -75,8 +75,12 @@ int sim_thread_start(struct sim_dev *dev)
 	}
 	dev->stopping = false;
 	rc = pthread_create(&dev->thread, NULL, nic_thread, dev);
-	if (rc == 0)
+	if (rc == 0) {
 		dev->threaded = true;
+		/* Named so that an embedding application's CPU can be told from
+		 * the NIC's (ps -L, /proc/PID/task/TID/comm). */
+		pthread_setname_np(dev->thread, "prism-nic");
+	}
 	pthread_mutex_unlock(&dev->lock);
 	return -rc;
 }

@@ -10,7 +10,8 @@
  * send order: one QP's packets leave in order and arrive in order; the free
  * list's and the queue's per-packet fast paths are inline in
  * sim_internal.h, their slow paths here), transport
- * back-pressure (-EAGAIN keeps packets in order in a device queue), and
+ * back-pressure (-EAGAIN keeps a QP's packets in order in that QP's bounded
+ * queue; other QPs keep sending; a QP whose queue overflows fails alone), and
  * dispatch of an arriving packet to the requester or responder half.
  *
  * Must not: interpret request semantics (sim_responder.c) or responses
@@ -205,6 +206,52 @@ static __attribute__((noinline)) void emit_pkt(struct sim_dev *dev, enum sim_eve
 	sim_emit(dev, &ev);
 }
 
+/* Queue @p behind @qp's refused packets, listing @qp as holding some.  A
+ * queue at SIM_QP_TXQ_MAX marks the QP for failure (the next drain fails
+ * it: not here, deep inside the send of one of its own WQEs or responses)
+ * and drops the packet. */
+static int txq_hold(struct sim_dev *dev, struct sim_qp *qp, struct sim_pkt *p)
+{
+	int rc;
+
+	if (qp->tx_overflow || qp->txq.n >= SIM_QP_TXQ_MAX) {
+		qp->tx_overflow = true;
+		dev->st.tx_dropped++;
+		sim_pkt_free(dev, p);
+		return 0;
+	}
+	qp->txq.fifo = true;
+	rc = sim_pktq_push(&qp->txq, p);
+	if (rc) {
+		sim_pkt_free(dev, p);
+		return rc;
+	}
+	if (!qp->tx_listed) {
+		qp->tx_listed = true;
+		qp->tx_next = dev->tx_held;
+		dev->tx_held = qp;
+	}
+	return 0;
+}
+
+/* Hands @p to the transport.  Back-pressure (-EAGAIN) is per QP: the
+ * refused packet waits in its source QP's queue, in order, and other QPs
+ * keep sending.  A packet with no source QP left is dropped when refused. */
+static int wire_send(struct sim_dev *dev, struct sim_qp *src, struct sim_pkt *p)
+{
+	int rc;
+
+	if (src && (src->txq.n || src->tx_overflow)) /* order behind refused packets */
+		return txq_hold(dev, src, p);
+	rc = dev->wire->xmit(dev->wire_ctx, p);
+	if (rc == -EAGAIN && src)
+		return txq_hold(dev, src, p);
+	if (rc == -EAGAIN)
+		dev->st.tx_dropped++;
+	sim_pkt_free(dev, p);
+	return rc < 0 && rc != -EAGAIN ? rc : 0;
+}
+
 int sim_wire_xmit(struct sim_dev *dev, struct sim_pkt *p)
 {
 	struct sim_qp *src = sim_qp_by_num(dev, p->src_qpn);
@@ -233,28 +280,54 @@ int sim_wire_xmit(struct sim_dev *dev, struct sim_pkt *p)
 		sim_pkt_free(dev, p);
 		return -EHOSTUNREACH;
 	}
-	if (dev->txq.n) /* keep order behind packets the transport refused */
-		return sim_pktq_push(&dev->txq, p);
-	rc = dev->wire->xmit(dev->wire_ctx, p);
-	if (rc == -EAGAIN) {
-		rc = sim_pktq_push(&dev->txq, p);
-		if (rc)
-			sim_pkt_free(dev, p);
-		return rc;
-	}
-	sim_pkt_free(dev, p);
-	return rc < 0 ? rc : 0;
+	return wire_send(dev, src, p);
 }
 
-/* Retries packets the transport refused (called every step). */
-static void txq_flush(struct sim_dev *dev)
+void sim_qp_txq_drop(struct sim_qp *qp)
 {
+	struct sim_dev *dev = qp->dev;
 	struct sim_pkt *p;
 
-	while ((p = sim_pktq_peek(&dev->txq))) {
-		if (dev->wire && dev->wire->xmit(dev->wire_ctx, p) == -EAGAIN)
-			return;
-		sim_pkt_free(dev, sim_pktq_pop(&dev->txq));
+	if (qp->tx_listed) {
+		struct sim_qp **pp = &dev->tx_held;
+
+		while (*pp != qp)
+			pp = &(*pp)->tx_next;
+		*pp = qp->tx_next;
+		qp->tx_listed = false;
+	}
+	while ((p = sim_pktq_pop(&qp->txq)))
+		sim_pkt_free(dev, p);
+	sim_pktq_free(&qp->txq);
+}
+
+/* Retries the packets the transport refused, QP by QP (called every step
+ * while some are held); fails a QP whose queue overflowed. */
+static void txq_flush(struct sim_dev *dev)
+{
+	struct sim_qp **pp = &dev->tx_held;
+
+	while (*pp) {
+		struct sim_qp *qp = *pp;
+		struct sim_pkt *p;
+
+		while (!qp->tx_overflow && (p = sim_pktq_peek(&qp->txq))) {
+			if (dev->wire && dev->wire->xmit(dev->wire_ctx, p) == -EAGAIN)
+				break;
+			sim_pkt_free(dev, sim_pktq_pop(&qp->txq));
+		}
+		if (qp->txq.n && !qp->tx_overflow) {
+			pp = &qp->tx_next;
+			continue;
+		}
+		*pp = qp->tx_next;
+		qp->tx_listed = false;
+		if (qp->tx_overflow) {
+			/* its peer stopped reading: this QP alone fails */
+			qp->tx_overflow = false;
+			sim_qp_txq_drop(qp);
+			sim_qp_fail(qp, dev->now);
+		}
 	}
 }
 
@@ -295,12 +368,14 @@ void sim_inbox_drain_async(struct sim_dev *dev)
 {
 	struct sim_pkt *p;
 
-	if (dev->txq.n)
+	if (dev->tx_held)
 		txq_flush(dev);
 	if (!__atomic_load_n(&dev->rx_async.n, __ATOMIC_ACQUIRE))
 		return;
 	pthread_mutex_lock(&dev->inbox_lock);
-	while ((p = sim_pktq_pop(&dev->rx_async))) {
+	/* a bounded ingress: what does not fit waits in rx_async, and a full
+	 * rx_async pushes back on the transport (sim_dev_deliver) */
+	while (dev->inbox.n < SIM_INGRESS_MAX && (p = sim_pktq_pop(&dev->rx_async))) {
 		if (sim_pktq_push(&dev->inbox, p))
 			sim_pkt_free(dev, p);
 	}
@@ -312,7 +387,6 @@ void sim_dev_set_wire(struct sim_dev *dev, const struct sim_wire_ops *ops, void 
 	pthread_mutex_lock(&dev->lock);
 	dev->wire = ops;
 	dev->wire_ctx = ctx;
-	dev->txq.fifo = true;
 	pthread_mutex_unlock(&dev->lock);
 }
 
@@ -322,6 +396,10 @@ int sim_dev_deliver(struct sim_dev *dev, const struct sim_pkt *pkt)
 
 	if (!dev || !pkt || (pkt->payload_len && !pkt->payload) || pkt->payload_len > SIM_MAX_MSG)
 		return -EINVAL;
+	/* the NIC's receive buffer is finite: past it the sender waits (the
+	 * transport stops reading that link for a while) */
+	if (__atomic_load_n(&dev->rx_async.n, __ATOMIC_RELAXED) >= SIM_INGRESS_MAX)
+		return -EAGAIN;
 	p = sim_pkt_clone(NULL, pkt); /* no dev->lock: plain malloc */
 	if (!p)
 		return -ENOMEM;

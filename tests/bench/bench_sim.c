@@ -88,7 +88,8 @@ static void rig_open(struct rig *g, bool threaded, const struct sim_observer *ob
 	struct sim_cq_attr ca = {.ncqe = 2 * CHAIN, .ignore_overrun = true};
 	BENCH_CHECK(sim_cq_create(g->d, &ca, &g->cq));
 	BENCH_CHECK(sim_cq_create(g->d, &ca, &g->cq_r));
-	struct sim_qp_attr qa = {.send_cq = g->cq,
+	struct sim_qp_attr qa = {.access = SIM_ACCESS_REMOTE_ALL,
+	                         .send_cq = g->cq,
 	                         .recv_cq = g->cq_r,
 	                         .sq_bbs = CHAIN,
 	                         .rq_max_sge = 1,
@@ -235,8 +236,11 @@ static void add_idle_qps(struct sim_dev *d, unsigned n, struct sim_cq **cq, stru
 	if (!*qps)
 		bench_die("calloc", -1);
 	for (unsigned i = 0; i < n; i++) {
-		struct sim_qp_attr qa = {
-		    .send_cq = *cq, .recv_cq = *cq, .sq_bbs = 64, .rq_wqes = 16};
+		struct sim_qp_attr qa = {.access = SIM_ACCESS_REMOTE_ALL,
+		                         .send_cq = *cq,
+		                         .recv_cq = *cq,
+		                         .sq_bbs = 64,
+		                         .rq_wqes = 16};
 		BENCH_CHECK(sim_qp_create(d, &qa, &(*qps)[i]));
 		struct sim_qp_mod m = {.state = SIM_QPS_INIT};
 		BENCH_CHECK(sim_qp_modify((*qps)[i], &m));
@@ -371,7 +375,8 @@ static double fig_chain_us(enum sim_order mode, uint8_t op, unsigned n)
 		struct sim_cq *cqm;
 		struct sim_cq_attr ca = {.ncqe = 64, .ignore_overrun = true};
 		BENCH_CHECK(sim_cq_create(g.d, &ca, &cqm));
-		struct sim_qp_attr qa = {.send_cq = cqm,
+		struct sim_qp_attr qa = {.access = SIM_ACCESS_REMOTE_ALL,
+		                         .send_cq = cqm,
 		                         .recv_cq = g.cq_r,
 		                         .sq_bbs = 64,
 		                         .rq_max_sge = 1,
@@ -455,7 +460,8 @@ static double if_rate_mops(unsigned k)
 	BENCH_CHECK(sim_cq_create(g.d, &ca, &cqw));
 	BENCH_CHECK(sim_cq_create(g.d, &ca, &cqq));
 	struct sim_qp *w, *q, *peer;
-	struct sim_qp_attr qa = {.send_cq = cqw,
+	struct sim_qp_attr qa = {.access = SIM_ACCESS_REMOTE_ALL,
+	                         .send_cq = cqw,
 	                         .recv_cq = g.cq_r,
 	                         .sq_bbs = 1024,
 	                         .rq_max_sge = 1,

@@ -169,7 +169,11 @@ static void verb_run(uint64_t seed, bool chaos)
 	struct sim_cq_attr ca = {.ncqe = 1024, .ignore_overrun = true};
 	BENCH_CHECK(sim_cq_create(d, &ca, &cq));
 	BENCH_CHECK(sim_cq_create(d, &ca, &cq2));
-	struct sim_qp_attr qa = {.send_cq = cq, .recv_cq = cq2, .sq_bbs = 1024, .rq_max_sge = 1};
+	struct sim_qp_attr qa = {.access = SIM_ACCESS_REMOTE_ALL,
+	                         .send_cq = cq,
+	                         .recv_cq = cq2,
+	                         .sq_bbs = 1024,
+	                         .rq_max_sge = 1};
 	BENCH_CHECK(sim_qp_create(d, &qa, &a));
 	qa.send_cq = cq2;
 	BENCH_CHECK(sim_qp_create(d, &qa, &bq));

@@ -152,6 +152,109 @@ static void test_rejects_hidden_patch(void **state)
 	expect(o, 0, CHAIN_VERIFY_E_HIDDEN_PATCH);
 }
 
+/* The relocations of receive entry 0 of the conn queue: address and key. */
+static void recv_entry_relocs(struct chainobj *o, struct chainobj_reloc **addr,
+                              struct chainobj_reloc **key)
+{
+	uint32_t conn = (uint32_t)be_queue(o, "conn");
+
+	*addr = *key = NULL;
+	for (uint32_t i = 0; i < o->n_relocs; i++) {
+		struct chainobj_reloc *r = &o->relocs[i];
+
+		if (r->site.queue != conn || r->site.ring != CHAINOBJ_RING_RQ || r->site.wqe != 0)
+			continue;
+		if (r->site.offset == 8)
+			*addr = r;
+		if (r->site.offset == 4)
+			*key = r;
+	}
+	assert_non_null(*addr);
+	assert_non_null(*key);
+	assert_int_equal((*addr)->kind, CHAINOBJ_RELOC_QBUF_ADDR);
+}
+
+/* Byte offset of @field in the WQE a receive entry's relocation lands in. */
+static uint32_t landing_field(const struct chainobj *o, const struct chainobj_reloc *r,
+                              enum prism_wqe_field field, uint32_t *wqe_start)
+{
+	const struct chainobj_queue *q = &o->queues[r->target];
+	struct prism_wqe w;
+	uint32_t off, len;
+
+	for (uint32_t j = 0; j < q->n_sq; j++)
+		if (q->sq[j].slot <= r->delta &&
+		    r->delta * 64 + r->addend < q->sq[j].slot * 64u + q->sq[j].len) {
+			assert_true(prism_wqe_decode(q->sq[j].bytes, q->sq[j].len, &w, NULL) > 0);
+			if (prism_wqe_field_offset(&w, field, &off, &len))
+				fail_msg("no such field");
+			*wqe_start = q->sq[j].slot * 64u;
+			return off;
+		}
+	fail_msg("no landing WQE");
+	return 0;
+}
+
+/* Tampered objects: the declared patch sites stay as compiled (they pass),
+ * only where a receive really scatters the client's bytes moves. */
+static void retarget_recv(struct chainobj *o, enum prism_wqe_field field, uint32_t extra)
+{
+	struct chainobj_reloc *addr, *key;
+	uint32_t start, off;
+
+	recv_entry_relocs(o, &addr, &key);
+	off = landing_field(o, addr, field, &start);
+	addr->delta = start / 64u;
+	addr->addend = off + extra;
+	expect(o, 0, CHAIN_VERIFY_E_RECV_TARGET);
+}
+
+static void test_tampered_recv_into_rkey(void **state)
+{
+	retarget_recv(*state, PRISM_FIELD_RKEY, 0);
+}
+
+static void test_tampered_recv_into_opcode(void **state)
+{
+	retarget_recv(*state, PRISM_FIELD_CTRL_OPCODE, 0);
+}
+
+static void test_tampered_recv_into_lkey(void **state)
+{
+	retarget_recv(*state, PRISM_FIELD_SGE0_LKEY, 0);
+}
+
+/* Client bytes into a region the program declares read-only. */
+static void test_tampered_recv_into_readonly_region(void **state)
+{
+	struct chainobj *o = *state;
+	struct chainobj_reloc *addr, *key;
+
+	assert_false(o->regions[0].access & CHAINOBJ_ACC_WRITE);
+	recv_entry_relocs(o, &addr, &key);
+	addr->kind = CHAINOBJ_RELOC_REGION_ADDR;
+	addr->target = 0;
+	addr->ring = 0;
+	addr->addend = 0;
+	addr->stride = addr->delta = 0;
+	key->kind = CHAINOBJ_RELOC_REGION_LKEY;
+	key->target = 0;
+	expect(o, 0, CHAIN_VERIFY_E_RECV_TARGET);
+}
+
+/* A receive entry whose address is a constant in the template. */
+static void test_tampered_recv_fixed_address(void **state)
+{
+	struct chainobj *o = *state;
+	struct chainobj_reloc *addr, *key;
+
+	recv_entry_relocs(o, &addr, &key);
+	*addr = o->relocs[--o->n_relocs];
+	if (key == &o->relocs[o->n_relocs])
+		key = addr;
+	expect(o, 0, CHAIN_VERIFY_E_RECV_TARGET);
+}
+
 /* A loop exit (a SEND_EN a CAS retargets) fetched before its CAS completed:
  * drop the barrier WAIT in front of it. */
 static void test_rejects_loop_exit_prefetch(void **state)
@@ -310,6 +413,12 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_rejects_ring, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_rejects_hidden_patch, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_load_time_reverify, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_tampered_recv_into_rkey, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_tampered_recv_into_opcode, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_tampered_recv_into_lkey, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_tampered_recv_into_readonly_region, setup,
+	                                    teardown),
+	    cmocka_unit_test_setup_teardown(test_tampered_recv_fixed_address, setup, teardown),
 	    cmocka_unit_test(test_rejects_loop_exit_prefetch),
 	    cmocka_unit_test(test_rejects_client_copy),
 	    cmocka_unit_test(test_prism_ops_reverify),

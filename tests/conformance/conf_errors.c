@@ -72,6 +72,119 @@ static void test_mr_remote_access_error(void **state)
 	(void)state;
 }
 
+/* rule qp-access-rights: a responder serves an inbound READ, WRITE or
+ * atomic only when its QP grants that right (qp_access_flags, mlx5 QPC
+ * rre/rwe/rae), whatever the key; otherwise remote access error, both QPs
+ * to ERR, memory untouched.  SENDs need no right. */
+static void test_qp_access_rights(void **state)
+{
+	static const struct {
+		uint8_t op;
+		unsigned missing;
+	} cases[] = {
+	    {PRISM_OP_RDMA_READ, SIM_ACCESS_REMOTE_READ},
+	    {PRISM_OP_RDMA_WRITE, SIM_ACCESS_REMOTE_WRITE},
+	    {PRISM_OP_ATOMIC_FA, SIM_ACCESS_REMOTE_ATOMIC},
+	};
+
+	for (unsigned k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct env *e = env_make(SIM_FW_STRICT, SIM_HAZARD_WARN, false, 0, 0);
+		struct hx_cq cq, cqa;
+		struct hx_qp a, b;
+		struct prism_wqe w;
+		struct prism_cqe c;
+
+		/* b again, granting every right but the one the request needs */
+		hx_cq_init(&cq, e->dev, 64, false);
+		hx_cq_init(&cqa, e->dev, 64, false);
+		hx_qp_init(&a, e->dev, &cqa, &cqa, 64, 16, 0);
+		hx_qp_init_prot(&b, e->dev, &cq, &cq, 64, 16, 0, NULL,
+		                SIM_ACCESS_REMOTE_ALL & ~cases[k].missing);
+		hx_pair(&a, &b);
+		if (cases[k].op == PRISM_OP_ATOMIC_FA)
+			hx_atomic(&w, cases[k].op, (uintptr_t)e->dst, e->dst_key, 1, 0,
+			          (uintptr_t)e->src, e->src_key, true);
+		else
+			hx_rw(&w, cases[k].op, (uintptr_t)e->dst, e->dst_key, (uintptr_t)e->src,
+			      e->src_key, 16, true);
+		hx_post(&a, &w);
+		hx_ring(&a);
+		assert_int_equal(sim_dev_run(e->dev, 0), 0);
+		c = hx_expect(&cqa);
+		assert_int_equal(c.opcode, PRISM_CQE_REQ_ERR);
+		assert_int_equal(c.syndrome, PRISM_SYND_REMOTE_ACCESS_ERR);
+		assert_int_equal(sim_qp_state(b.qp), SIM_QPS_ERR);
+		assert_int_equal(e->dst[0], 0);
+		env_free(e);
+	}
+	(void)state;
+}
+
+/* rule pd-keys: an MR's keys are honoured only by QPs of its protection
+ * domain: an rkey of another PD is a remote access error at the
+ * responder, an lkey of another PD a local protection error; an MR of the
+ * responder's own PD works, and a PD in use cannot be freed. */
+static void test_pd_keys(void **state)
+{
+	struct env *e = env_make(SIM_FW_STRICT, SIM_HAZARD_WARN, false, 0, 0);
+	struct sim_pd *p1, *p2;
+	struct sim_mr *in_p1, *in_p2;
+	struct hx_cq cq, cqa;
+	struct hx_qp a, b;
+	struct prism_wqe w;
+	struct prism_cqe c;
+
+	(void)state;
+	assert_int_equal(sim_pd_alloc(e->dev, &p1), 0);
+	assert_int_equal(sim_pd_alloc(e->dev, &p2), 0);
+	assert_int_not_equal(sim_pd_num(p1), sim_pd_num(p2));
+	hx_cq_init(&cq, e->dev, 64, false);
+	hx_cq_init(&cqa, e->dev, 64, false);
+	hx_qp_init(&a, e->dev, &cqa, &cqa, 64, 16, 0);
+	hx_qp_init_prot(&b, e->dev, &cq, &cq, 64, 16, 0, p1, SIM_ACCESS_REMOTE_ALL);
+	hx_pair(&a, &b);
+	assert_int_equal(sim_mr_reg_pd(p1, e->dst, 64, CONF_ALL, &in_p1), 0);
+	assert_int_equal(sim_mr_reg_pd(p2, e->dst + 64, 64, CONF_ALL, &in_p2), 0);
+	/* the responder's PD: served */
+	hx_rw(&w, PRISM_OP_RDMA_WRITE, (uintptr_t)e->dst, sim_mr_rkey(in_p1), (uintptr_t)e->src,
+	      e->src_key, 8, true);
+	hx_post(&a, &w);
+	hx_ring(&a);
+	assert_int_equal(sim_dev_run(e->dev, 0), 0);
+	c = hx_expect(&cqa);
+	assert_int_equal(c.opcode, PRISM_CQE_REQ);
+	assert_memory_equal(e->dst, e->src, 8);
+	/* another PD's rkey, in bounds and with every right: refused */
+	hx_rw(&w, PRISM_OP_RDMA_WRITE, (uintptr_t)e->dst + 64, sim_mr_rkey(in_p2),
+	      (uintptr_t)e->src, e->src_key, 8, true);
+	hx_post(&a, &w);
+	hx_ring(&a);
+	assert_int_equal(sim_dev_run(e->dev, 0), 0);
+	c = hx_expect(&cqa);
+	assert_int_equal(c.opcode, PRISM_CQE_REQ_ERR);
+	assert_int_equal(c.syndrome, PRISM_SYND_REMOTE_ACCESS_ERR);
+	assert_int_equal(e->dst[64], 0);
+	assert_int_equal(sim_qp_state(b.qp), SIM_QPS_ERR);
+	assert_int_equal(sim_pd_dealloc(p1), SIM_E_BUSY);
+	env_free(e);
+
+	/* an lkey of another PD in a local SGE */
+	e = env_make(SIM_FW_STRICT, SIM_HAZARD_WARN, false, 0, 0);
+	assert_int_equal(sim_pd_alloc(e->dev, &p2), 0);
+	assert_int_equal(sim_mr_reg_pd(p2, e->src, 64, CONF_ALL, &in_p2), 0);
+	hx_rw(&w, PRISM_OP_RDMA_WRITE, (uintptr_t)e->dst, e->dst_key, (uintptr_t)e->src,
+	      sim_mr_lkey(in_p2), 8, true);
+	hx_post(&e->a, &w);
+	ring_run(e);
+	c = hx_expect(&e->cq_a);
+	assert_int_equal(c.opcode, PRISM_CQE_REQ_ERR);
+	assert_int_equal(c.syndrome, PRISM_SYND_LOCAL_PROT_ERR);
+	assert_int_equal(e->dst[0], 0);
+	assert_int_equal(sim_mr_dereg(in_p2), 0);
+	assert_int_equal(sim_pd_dealloc(p2), 0);
+	env_free(e);
+}
+
 /* rule qp-error-flushes: after an error every later WQE, signaled or not,
  * and every posted receive completes with WR_FLUSH_ERR, in order */
 static void test_qp_error_flushes(void **state)
@@ -305,6 +418,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_mr_local_protection_error, setup, env_teardown),
 	    cmocka_unit_test(test_mr_remote_access_error),
+	    cmocka_unit_test(test_qp_access_rights),
+	    cmocka_unit_test(test_pd_keys),
 	    cmocka_unit_test_setup_teardown(test_qp_error_flushes, setup, env_teardown),
 	    cmocka_unit_test(test_bad_wqe_local_qp_op_error),
 	    cmocka_unit_test(test_rnr_retry_exceeded),

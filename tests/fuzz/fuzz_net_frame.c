@@ -6,13 +6,17 @@
  * reads out of bounds, and every packet it accepts re-encodes to exactly the
  * same bytes; (2) a byte stream split into length-prefixed records never
  * yields a record past the end; (3) the setup-message decoder accepts only
- * messages that re-encode to the same bytes.
+ * messages that re-encode to the same bytes; (4) the incremental setup
+ * reader (net_oob_rx_step, the server's), fed the bytes in two pieces over
+ * a socket, completes exactly when the whole-message decoder accepts the
+ * bytes it consumed, with the same message.
  *
  * Must not: allocate per input beyond the fixed buffers.
  */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "net/net_frame.h"
 #include "net/net_oob.h"
@@ -90,10 +94,51 @@ static void check_oob(const uint8_t *data, size_t size)
 		__builtin_trap();
 }
 
+static void drain(int fd)
+{
+	uint8_t sink[4096];
+
+	while (recv(fd, sink, sizeof(sink), MSG_DONTWAIT) > 0)
+		;
+}
+
+static void check_oob_rx(const uint8_t *data, size_t size)
+{
+	static int sv[2] = {-1, -1};
+	struct net_oob_rx rx = {0};
+	struct net_oob_msg m, whole;
+	size_t cut = size ? data[0] % (size + 1) : 0;
+	int rc;
+
+	if (size > 65536 || (sv[0] < 0 && socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv)))
+		return;
+	if (send(sv[1], data, cut, 0) != (ssize_t)cut)
+		__builtin_trap();
+	rc = net_oob_rx_step(&rx, sv[0], &m, NULL);
+	if (rc == 0) {
+		if (send(sv[1], data + cut, size - cut, 0) != (ssize_t)(size - cut))
+			__builtin_trap();
+		rc = net_oob_rx_step(&rx, sv[0], &m, NULL);
+	}
+	if (rc == 1) {
+		if (net_oob_decode(data, rx.got, &whole, NULL) || whole.type != m.type ||
+		    whole.params.blob_len != m.params.blob_len ||
+		    (m.params.blob_len &&
+		     memcmp(whole.params.blob, m.params.blob, m.params.blob_len)))
+			__builtin_trap();
+		net_oob_params_release(&m.params);
+	} else if (!net_oob_decode(data, size, &whole, NULL)) {
+		__builtin_trap(); /* a whole, valid message the reader did not take */
+	}
+	net_oob_rx_free(&rx);
+	drain(sv[0]);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	check_packet(data, size);
 	check_stream(data, size);
 	check_oob(data, size);
+	check_oob_rx(data, size);
 	return 0;
 }

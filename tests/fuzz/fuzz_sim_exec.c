@@ -94,8 +94,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct sim_mr *mr, *qmr;
 	struct rig r;
 	struct sim_cq_attr ca = {.ncqe = 64, .ignore_overrun = true};
-	struct sim_qp_attr qa = {.sq_bbs = 16, .rq_wqes = 4, .rq_max_sge = 4};
-	struct sim_qp_attr qb = {.sq_bbs = 8, .rq_wqes = 4, .rq_max_sge = 4};
+	struct sim_qp_attr qa = {
+	    .access = SIM_ACCESS_REMOTE_ALL, .sq_bbs = 16, .rq_wqes = 4, .rq_max_sge = 4};
+	struct sim_qp_attr qb = {
+	    .access = SIM_ACCESS_REMOTE_ALL, .sq_bbs = 8, .rq_wqes = 4, .rq_max_sge = 4};
 	struct sim_qp_mod m = {0};
 	const uint8_t *p;
 	size_t left;

@@ -19,9 +19,6 @@
 
 #include "tests/hw/hw_common.h"
 
-#define HW_ACCESS_ALL                                                                              \
-	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |               \
-	 IBV_ACCESS_REMOTE_ATOMIC)
 #define HW_CQ_DEPTH 256
 #define HW_SQ_WR    64
 #define HW_RQ_WR    64
@@ -312,7 +309,7 @@ static int to_init(struct hw_env *e, struct ibv_qp_attr *a, uint32_t peer,
 {
 	a->pkey_index = 0;
 	a->port_num = e->port_num;
-	a->qp_access_flags = HW_ACCESS_ALL;
+	a->qp_access_flags = o && o->qp_access_set ? o->qp_access : HW_ACCESS_ALL;
 	return IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS;
 }
 

@@ -89,7 +89,14 @@ struct hw_pair_opts {
 	bool rnr_set;           /* rnr_retry was given (0 is meaningful) */
 	int cq_depth;           /* CQ entries asked for; default 256 */
 	bool cq_ignore_overrun; /* IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN (cqc.oi) */
+	int qp_access;          /* qp_access_flags at INIT when qp_access_set; default: all */
+	bool qp_access_set;
 };
+
+/* Every access right (the harness's registrations and QPs). */
+#define HW_ACCESS_ALL                                                                              \
+	(IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |               \
+	 IBV_ACCESS_REMOTE_ATOMIC)
 
 #define HW_BUF_BYTES (64u * 1024u)
 

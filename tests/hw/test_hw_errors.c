@@ -92,6 +92,75 @@ static void hw_mr_remote_access_error(void **state)
 	}
 }
 
+/* rule qp-access-rights: without the QP's right the responder refuses a
+ * READ, WRITE or atomic whatever the key (qp_access_flags). */
+static void hw_qp_access_rights(void **state)
+{
+	static const struct {
+		const char *what;
+		uint8_t opcode;
+		int missing;
+	} cases[] = {
+	    {"READ on a QP without remote read", PRISM_OP_RDMA_READ, IBV_ACCESS_REMOTE_READ},
+	    {"WRITE on a QP without remote write", PRISM_OP_RDMA_WRITE, IBV_ACCESS_REMOTE_WRITE},
+	    {"atomic on a QP without remote atomic", PRISM_OP_ATOMIC_FA, IBV_ACCESS_REMOTE_ATOMIC},
+	};
+	struct hw_env *e = hw_start(state, HW_NEED_DEVICE, NULL);
+
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct hw_pair_opts o = {.qp_access = HW_ACCESS_ALL & ~cases[i].missing,
+		                         .qp_access_set = true};
+		struct prism_wqe w;
+		uint32_t idx;
+
+		hw_repair(e, &o);
+		memset(e->dst, 0, HW_BUF_BYTES);
+		if (cases[i].opcode == PRISM_OP_ATOMIC_FA)
+			hw_atomic(&w, cases[i].opcode, DST(e), e->dst_mr->rkey, 1, 0, SRC(e),
+			          e->src_mr->lkey, true);
+		else
+			hw_rw(&w, cases[i].opcode, DST(e), e->dst_mr->rkey, SRC(e), e->src_mr->lkey,
+			      8, true);
+		idx = hw_post(&e->a, &w);
+		hw_ring(&e->a);
+		expect_error(&e->a.scq, PRISM_CQE_REQ_ERR, PRISM_SYND_REMOTE_ACCESS_ERR, (int)idx,
+		             cases[i].what);
+		assert_int_equal(hw_qp_state(&e->b), IBV_QPS_ERR);
+		for (uint32_t b = 0; b < 8; b++)
+			assert_int_equal(e->dst[b], 0);
+	}
+}
+
+/* rule pd-keys: keys of another protection domain are refused, as an rkey
+ * (remote access error) and as an lkey (local protection error). */
+static void hw_pd_keys(void **state)
+{
+	struct hw_env *e = hw_start(state, HW_NEED_DEVICE, NULL);
+	struct ibv_pd *other = ibv_alloc_pd(e->ctx);
+	struct ibv_mr *mr;
+	struct prism_wqe w;
+	uint32_t idx;
+
+	assert_non_null(other);
+	mr = ibv_reg_mr(other, e->dst, HW_BUF_BYTES, HW_ACCESS_ALL);
+	assert_non_null(mr);
+	memset(e->dst, 0, HW_BUF_BYTES);
+	hw_rw(&w, PRISM_OP_RDMA_WRITE, DST(e), mr->rkey, SRC(e), e->src_mr->lkey, 8, true);
+	idx = hw_post(&e->a, &w);
+	hw_ring(&e->a);
+	expect_error(&e->a.scq, PRISM_CQE_REQ_ERR, PRISM_SYND_REMOTE_ACCESS_ERR, (int)idx,
+	             "WRITE with another PD's rkey");
+	assert_int_equal(e->dst[0], 0);
+	hw_repair(e, NULL);
+	hw_rw(&w, PRISM_OP_RDMA_WRITE, SRC(e), e->src_mr->rkey, DST(e), mr->lkey, 8, true);
+	idx = hw_post(&e->a, &w);
+	hw_ring(&e->a);
+	expect_error(&e->a.scq, PRISM_CQE_REQ_ERR, PRISM_SYND_LOCAL_PROT_ERR, (int)idx,
+	             "WRITE gathering with another PD's lkey");
+	assert_int_equal(ibv_dereg_mr(mr), 0);
+	assert_int_equal(ibv_dealloc_pd(other), 0);
+}
+
 struct local_case {
 	const char *what;
 	uint8_t opcode;
@@ -476,6 +545,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(hw_mr_remote_access_error, hw_setup, hw_teardown),
+	    cmocka_unit_test_setup_teardown(hw_qp_access_rights, hw_setup, hw_teardown),
+	    cmocka_unit_test_setup_teardown(hw_pd_keys, hw_setup, hw_teardown),
 	    cmocka_unit_test_setup_teardown(hw_mr_local_protection_error, hw_setup, hw_teardown),
 	    cmocka_unit_test_setup_teardown(hw_qp_error_flushes, hw_setup, hw_teardown),
 	    cmocka_unit_test_setup_teardown(hw_bad_wqe_local_qp_op_error, hw_setup, hw_teardown),

@@ -275,8 +275,15 @@ static struct ibv_pd *alloc_pd(struct ibv_context *ctx)
 		return NULL;
 	}
 	p->pub.context = ctx;
+	if (sim_pd_alloc(c->sim, &p->sim)) {
+		free(p);
+		errno = ENOMEM;
+		return NULL;
+	}
 	pthread_mutex_lock(&emu.lock);
 	p->pdn = c->next_pdn++;
+	p->next = c->pd_list;
+	c->pd_list = p;
 	c->pds++;
 	pthread_mutex_unlock(&emu.lock);
 	return &p->pub;
@@ -285,17 +292,31 @@ static struct ibv_pd *alloc_pd(struct ibv_context *ctx)
 static int dealloc_pd(struct ibv_pd *pd)
 {
 	struct emu_ctx *c = (struct emu_ctx *)pd->context;
+	struct emu_pd *p = (struct emu_pd *)pd, **pp;
+	int rc = sim_pd_dealloc(p->sim);
 
+	if (rc)
+		return rc < 0 ? -rc : EBUSY; /* MRs or QPs still in it */
 	pthread_mutex_lock(&emu.lock);
+	for (pp = &c->pd_list; *pp && *pp != p; pp = &(*pp)->next)
+		;
+	if (*pp)
+		*pp = p->next;
 	c->pds--;
 	pthread_mutex_unlock(&emu.lock);
-	free(pd);
+	free(p);
 	return 0;
 }
 
-bool emu_pdn_known(struct emu_ctx *c, uint32_t pdn)
+struct sim_pd *emu_pd_by_pdn(struct emu_ctx *c, uint32_t pdn)
 {
-	return c->pds && pdn >= 0x100 && pdn < c->next_pdn;
+	struct emu_pd *p;
+
+	pthread_mutex_lock(&emu.lock);
+	for (p = c->pd_list; p && p->pdn != pdn; p = p->next)
+		;
+	pthread_mutex_unlock(&emu.lock);
+	return p ? p->sim : NULL;
 }
 
 static int dv_init_obj(struct mlx5dv_obj *obj, uint64_t type)
@@ -322,7 +343,7 @@ static struct ibv_mr *reg_mr(struct ibv_pd *pd, void *addr, size_t len, int acce
 		errno = ENOMEM;
 		return NULL;
 	}
-	rc = sim_mr_reg(c->sim, addr, len, (unsigned)access, &m->mr);
+	rc = sim_mr_reg_pd(((struct emu_pd *)pd)->sim, addr, len, (unsigned)access, &m->mr);
 	if (rc) {
 		free(m);
 		errno = rc < 0 ? -rc : EINVAL;

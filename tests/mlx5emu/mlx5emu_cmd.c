@@ -235,7 +235,7 @@ static struct mlx5dv_devx_obj *create_qp(struct emu_ctx *c, const void *in, size
 		bad = "qpc.st: only RC QPs are emulated";
 	else if (GET(in, n, qpc, QPC_PM_STATE) != MLX5_PRM_QPC_PM_MIGRATED)
 		bad = "qpc.pm_state: only MIGRATED is emulated";
-	else if (!emu_pdn_known(c, (uint32_t)GET(in, n, qpc, QPC_PD)))
+	else if (!(a.pd = emu_pd_by_pdn(c, (uint32_t)GET(in, n, qpc, QPC_PD))))
 		bad = "qpc.pd is not a PD of this context";
 	else if (!emu_uar_page_known(c, (uint32_t)GET(in, n, qpc, QPC_UAR_PAGE)))
 		bad = "qpc.uar_page is not a UAR of this context";
@@ -394,6 +394,11 @@ int emu_obj_modify(struct mlx5dv_devx_obj *o, const void *in, size_t n, void *ou
 		case SIM_QPS_INIT:
 			if (GET(in, n, qpc, QPC_PM_STATE) != MLX5_PRM_QPC_PM_MIGRATED)
 				bad = "qpc.pm_state: MIGRATED expected";
+			/* the remote rights the responder serves */
+			m.set_access = true;
+			m.access = (GET(in, n, qpc, QPC_RRE) ? SIM_ACCESS_REMOTE_READ : 0) |
+			           (GET(in, n, qpc, QPC_RWE) ? SIM_ACCESS_REMOTE_WRITE : 0) |
+			           (GET(in, n, qpc, QPC_RAE) ? SIM_ACCESS_REMOTE_ATOMIC : 0);
 			break;
 		case SIM_QPS_RTR:
 			bad = rtr_path(o->ctx, in, n, qpc, &m);

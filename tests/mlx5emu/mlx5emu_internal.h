@@ -54,6 +54,7 @@ struct emu_ctx {
 	struct sim_dev *sim;
 	uint32_t next_umem_id, next_uar_page, next_pdn;
 	struct emu_umem *umems;
+	struct emu_pd *pd_list;
 	struct emu_uar *uars;
 	struct mlx5dv_devx_obj *objs;
 	unsigned pds, mrs;
@@ -63,6 +64,8 @@ struct emu_ctx {
 struct emu_pd {
 	struct ibv_pd pub;
 	uint32_t pdn;
+	struct sim_pd *sim; /* keys work only for QPs of the same PD */
+	struct emu_pd *next;
 };
 
 struct emu_mr {
@@ -97,7 +100,8 @@ int emu_fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3))
 
 struct emu_umem *emu_umem_find(struct emu_ctx *c, uint32_t id);
 bool emu_uar_page_known(struct emu_ctx *c, uint32_t page);
-bool emu_pdn_known(struct emu_ctx *c, uint32_t pdn);
+/* The sim PD of this context's PD @pdn, or NULL. */
+struct sim_pd *emu_pd_by_pdn(struct emu_ctx *c, uint32_t pdn);
 /* The emulated port's addresses: device i has LID i + 1, GID ::ffff:10.0.0.(i + 1)
  * (RoCE v2) or fe80::(i + 1) (IB), MAC 02:00:00:00:00:(i + 1). */
 void emu_gid(unsigned dev_index, uint8_t gid[16]);

@@ -253,7 +253,8 @@ static void test_qp_command_bytes(void **state)
 	                          .sq_bbs = 64,
 	                          .rq_wqes = 8,
 	                          .rq_max_sge = 3,
-	                          .flags = CORE_QP_MANAGED_SEND};
+	                          .flags = CORE_QP_MANAGED_SEND,
+	                          .access = CORE_ACCESS_REMOTE_READ | CORE_ACCESS_REMOTE_ATOMIC};
 	assert_int_equal(core_mlx5_backend.create_qp(dev, &qa, &qp, &qi), 0);
 	assert_int_equal(mlx5_prm_get(last_in, last_inlen, 0, MLX5_PRM_IN_OPCODE),
 	                 MLX5_PRM_CMD_CREATE_QP);
@@ -277,7 +278,10 @@ static void test_qp_command_bytes(void **state)
 	self.qpn = qi.qpn;
 	assert_int_equal(core_mlx5_backend.port_addr(dev, &self), 0);
 	assert_int_equal(core_mlx5_backend.modify_qp(qp, CORE_QPS_INIT, NULL), 0);
-	assert_int_equal(QPC(MLX5_PRM_QPC_RRE) + QPC(MLX5_PRM_QPC_RWE) + QPC(MLX5_PRM_QPC_RAE), 3);
+	/* the QP's remote rights, nothing more */
+	assert_int_equal(QPC(MLX5_PRM_QPC_RRE), 1);
+	assert_int_equal(QPC(MLX5_PRM_QPC_RWE), 0);
+	assert_int_equal(QPC(MLX5_PRM_QPC_RAE), 1);
 	assert_int_equal(core_mlx5_backend.modify_qp(qp, CORE_QPS_RTR, &self), 0);
 	assert_int_equal(mlx5_prm_get(last_in, last_inlen, 0, MLX5_PRM_IN_OPCODE),
 	                 MLX5_PRM_CMD_INIT2RTR_QP);

@@ -56,7 +56,10 @@ void np_dev_close(struct np_dev *d)
 int np_qp_open(struct np_qp *q, struct np_dev *d, size_t mem_len)
 {
 	struct sim_cq_attr ca = {.ncqe = NP_NCQE};
-	struct sim_qp_attr qa = {.sq_bbs = NP_SQ_BBS, .rq_wqes = NP_RQ, .rq_max_sge = 1};
+	struct sim_qp_attr qa = {.access = SIM_ACCESS_REMOTE_ALL,
+	                         .sq_bbs = NP_SQ_BBS,
+	                         .rq_wqes = NP_RQ,
+	                         .rq_max_sge = 1};
 	int rc;
 
 	memset(q, 0, sizeof(*q));

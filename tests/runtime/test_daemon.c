@@ -6,7 +6,9 @@
  * TCP; the application is killed with SIGKILL while clients are served, and
  * every later invocation still succeeds and matches the reference; the same
  * with prismd running two NIC threads (connections on both).  Also
- * prismd's configuration errors and a region share the config does not allow.
+ * prismd's configuration errors and a region share the config does not allow;
+ * a memfd not sealed against shrinking is refused; a restarted application
+ * takes its regions back.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +20,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -26,6 +31,7 @@
 #include <prism/prism.h>
 
 #include "core/chainobj.h"
+#include "core/daemon_proto.h"
 #include "tests/runtime/support/child_proc.h"
 #include "tests/runtime/support/hashget_chain.h"
 
@@ -97,8 +103,10 @@ static pid_t start_prismd(uint16_t *port)
 	return start_prismd_nics(port, NULL, &nics);
 }
 
-/* The application: owns the table, shares it with prismd, then idles. */
-static pid_t start_app(void)
+/* The application: owns the table (values from @seed), shares it with
+ * prismd, then idles.  Returns its pid once shared, or -1 when the share
+ * was refused. */
+static pid_t start_app_seeded(uint64_t seed)
 {
 	int p[2];
 	pid_t pid;
@@ -114,12 +122,16 @@ static pid_t start_app(void)
 		    dev ? prism_device__create_region(dev, "table", TABLE_SIZE, NULL) : NULL;
 		struct prism_daemon *d = r ? prism_daemon__attach(sock_path) : NULL;
 
-		if (!d || prism_daemon__share_region(d, r))
+		if (!d || prism_daemon__share_region(d, r)) {
+			ok = 2;
+			if (write(p[1], &ok, 1) != 1)
+				_exit(2);
 			_exit(1);
+		}
 		struct hg_table t = {prism_region__addr(r), TABLE_SIZE, NB};
 
 		/* Pointers inside the table are the NIC's (prismd's) addresses. */
-		hg_fill(&t, keys, prism_region__nic_addr(r), 5);
+		hg_fill(&t, keys, prism_region__nic_addr(r), seed);
 		ok = 1;
 		if (write(p[1], &ok, 1) != 1)
 			_exit(2);
@@ -129,6 +141,18 @@ static pid_t start_app(void)
 	close(p[1]);
 	assert_int_equal(read(p[0], &ok, 1), 1);
 	close(p[0]);
+	if (ok == 2) {
+		child_wait(pid);
+		return -1;
+	}
+	return pid;
+}
+
+static pid_t start_app(void)
+{
+	pid_t pid = start_app_seeded(5);
+
+	assert_true(pid > 0);
 	return pid;
 }
 
@@ -304,6 +328,125 @@ static void test_share_of_undeclared_region_refused(void **state)
 	assert_true(WIFEXITED(st));
 }
 
+/* Share @fd as region "table" by hand (what prism_daemon__share_region sends). */
+static int share_raw(int fd)
+{
+	struct core_dctl_req req = {.magic = CORE_DCTL_MAGIC,
+	                            .op = CORE_DCTL_SHARE,
+	                            .size = TABLE_SIZE,
+	                            .access = PRISM_ACCESS_READ};
+	struct core_dctl_rep rep;
+	char cbuf[CMSG_SPACE(sizeof(int))] = {0};
+	struct iovec iov = {&req, sizeof(req)};
+	struct msghdr mh = {
+	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
+	struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+
+	assert_true(s >= 0);
+	assert_true(strlen(sock_path) < sizeof(sa.sun_path));
+	memcpy(sa.sun_path, sock_path, strlen(sock_path) + 1);
+	assert_int_equal(connect(s, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	snprintf(req.name, sizeof(req.name), "table");
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	assert_int_equal(sendmsg(s, &mh, MSG_NOSIGNAL), (ssize_t)sizeof(req));
+	assert_int_equal(recv(s, &rep, sizeof(rep), 0), (ssize_t)sizeof(rep));
+	close(s);
+	return rep.status;
+}
+
+/* A memfd prismd would map while its sender can still shrink it (a truncate
+ * would SIGBUS prismd) is refused; prismd goes on and takes a sealed one. */
+static void test_unsealed_memfd_refused(void **state)
+{
+	struct prism_device *dev;
+	struct prism_client *cl;
+	static uint8_t local[TABLE_SIZE];
+	struct hg_table ref = {local, TABLE_SIZE, NB};
+	uint16_t port;
+	char addr[32];
+	uint64_t s = 3;
+	pid_t d;
+	int fd, st;
+
+	(void)state;
+	hg_fill(&ref, keys, 0, 5);
+	write_config("");
+	d = start_prismd(&port);
+	snprintf(addr, sizeof(addr), "127.0.0.1:%u", port);
+	fd = memfd_create("unsealed", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, TABLE_SIZE), 0);
+	assert_int_equal(share_raw(fd), -PRISM_E_UNSEALED);
+	/* sealed against growing only: still shrinkable, still refused */
+	assert_int_equal(fcntl(fd, F_ADD_SEALS, F_SEAL_GROW), 0);
+	assert_int_equal(share_raw(fd), -PRISM_E_UNSEALED);
+	assert_int_equal(ftruncate(fd, 0), 0); /* what would have crashed prismd */
+	close(fd);
+	start_app();
+	dev = prism_device__open("sim", NULL);
+	assert_non_null(dev);
+	cl = prism_client__connect(dev, addr, NULL);
+	assert_non_null(cl);
+	check_gets(cl, &ref, &s, 200);
+	prism_client__close(cl);
+	prism_device__close(dev);
+	kill(d, SIGTERM);
+	st = child_wait(d);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
+/* The application restarts: while it lives nobody else may share its table's
+ * name; once it died, its successor takes the name back and new clients are
+ * served from the new table, while a client connected before keeps the old. */
+static void test_restarted_application_takes_regions_back(void **state)
+{
+	static uint8_t old_img[TABLE_SIZE], new_img[TABLE_SIZE];
+	struct hg_table old_ref = {old_img, TABLE_SIZE, NB}, new_ref = {new_img, TABLE_SIZE, NB};
+	struct prism_device *dev;
+	struct prism_client *before, *after;
+	uint16_t port;
+	char addr[32];
+	uint64_t s = 4;
+	pid_t d, app, app2;
+	int st;
+
+	(void)state;
+	hg_fill(&old_ref, keys, 0, 5);
+	hg_fill(&new_ref, keys, 0, 6);
+	write_config("");
+	d = start_prismd(&port);
+	snprintf(addr, sizeof(addr), "127.0.0.1:%u", port);
+	dev = prism_device__open("sim", NULL);
+	assert_non_null(dev);
+	app = start_app_seeded(5);
+	assert_true(app > 0);
+	before = prism_client__connect(dev, addr, NULL);
+	assert_non_null(before);
+	check_gets(before, &old_ref, &s, 100);
+	/* a second application while the first is attached: refused */
+	assert_int_equal(start_app_seeded(6), -1);
+	kill(app, SIGKILL);
+	child_wait(app);
+	/* the restarted one takes "table" back (was: "already exists") */
+	app2 = start_app_seeded(6);
+	assert_true(app2 > 0);
+	after = prism_client__connect(dev, addr, NULL);
+	assert_non_null(after);
+	check_gets(after, &new_ref, &s, 200);
+	check_gets(before, &old_ref, &s, 100);
+	prism_client__close(before);
+	prism_client__close(after);
+	prism_device__close(dev);
+	kill(d, SIGTERM);
+	st = child_wait(d);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+}
+
 int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
@@ -312,6 +455,9 @@ int main(int argc, char **argv)
 	    cmocka_unit_test_teardown(test_two_nic_threads_share_the_table, child_teardown),
 	    cmocka_unit_test_teardown(test_config_error_exit_status, child_teardown),
 	    cmocka_unit_test_teardown(test_share_of_undeclared_region_refused, child_teardown),
+	    cmocka_unit_test_teardown(test_unsealed_memfd_refused, child_teardown),
+	    cmocka_unit_test_teardown(test_restarted_application_takes_regions_back,
+	                              child_teardown),
 	};
 	char self[512];
 	struct chainobj *o;

@@ -28,6 +28,9 @@ static void test_full_config(void **state)
 	                           "max-connections: 2K\n"
 	                           "nic-threads: 4\n"
 	                           "allow-post: yes\n"
+	                           "post-socket: /tmp/x.post\n"
+	                           "post-uids: [1000, 0]\n"
+	                           "max-connections-per-peer: 5\n"
 	                           "regions:\n"
 	                           "  - name: table\n"
 	                           "    size: 1MiB\n"
@@ -54,6 +57,11 @@ static void test_full_config(void **state)
 	assert_int_equal(cfg.max_conns, 2048);
 	assert_int_equal(cfg.nic_threads, 4);
 	assert_true(cfg.allow_post);
+	assert_string_equal(cfg.post_socket, "/tmp/x.post");
+	assert_int_equal(cfg.n_post_uids, 2);
+	assert_int_equal(cfg.post_uids[0], 1000);
+	assert_int_equal(cfg.post_uids[1], 0);
+	assert_int_equal(cfg.max_conns_per_peer, 5);
 	assert_int_equal(cfg.n_regions, 2);
 	assert_string_equal(cfg.regions[0].name, "table");
 	assert_int_equal(cfg.regions[0].size, 1u << 20);
@@ -104,6 +112,9 @@ static const struct {
     {"regions:\n  - {name: t, size: 1, colour: red}\n", "unknown region key 'colour'"},
     {"regions:\n  - {name: t, size: 1, file: f, shared-by-app: true}\n", "exclude each other"},
     {"allow-post: maybe\n", "'allow-post' must be true or false, not 'maybe'"},
+    {"allow-post: true\n", "'allow-post' needs 'post-socket'"},
+    {"post-uids: root\n", "'post-uids' must be a list of user ids"},
+    {"post-uids: []\n", "'post-uids' is empty"},
     {"max-connections: 0\n", "'max-connections' must be at least 1"},
     {"nic-threads: 0\n", "'nic-threads' must be at least 1"},
     {"nic-threads: 65\n", "'nic-threads'"},

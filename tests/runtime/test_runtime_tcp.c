@@ -56,7 +56,7 @@ static char *chain_yaml(size_t *len)
  * The server process: table, program (unless @post_only), server on any
  * port; writes the port to @fd, then serves until killed.  Never returns.
  */
-static void server_main(int fd, bool post_only)
+static void server_main(int fd, bool post_only, const char *post_socket)
 {
 	struct prism_device *dev = prism_device__open("sim", NULL);
 	struct prism_region *r;
@@ -74,7 +74,7 @@ static void server_main(int fd, bool post_only)
 	t = (struct hg_table){prism_region__addr(r), TABLE_SIZE, NB};
 	hg_fill(&t, keys, (uintptr_t)t.mem, SEED);
 	PRISM_OPTS(prism_server_opts, so, .port = PRISM_PORT_ANY, .host = "127.0.0.1",
-	           .allow_post = true);
+	           .allow_post = true, .post_socket = post_socket);
 	srv = prism_server__create(dev, &so);
 	if (!srv)
 		_exit(4);
@@ -100,6 +100,7 @@ static void server_main(int fd, bool post_only)
 struct srv_proc {
 	pid_t pid;
 	char addr[32];
+	char post[108]; /* the server's post socket */
 };
 
 static void start_server(struct srv_proc *s, bool post_only)
@@ -108,11 +109,13 @@ static void start_server(struct srv_proc *s, bool post_only)
 	uint16_t port = 0;
 
 	assert_int_equal(pipe(p), 0);
+	snprintf(s->post, sizeof(s->post), "%s/prism-test-post-%d.sock",
+	         getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp", (int)getpid());
 	s->pid = child_fork(); /* never outlives the test, even a failed one */
 	assert_true(s->pid >= 0);
 	if (s->pid == 0) {
 		close(p[0]);
-		server_main(p[1], post_only);
+		server_main(p[1], post_only, s->post);
 	}
 	close(p[1]);
 	ssize_t got = read(p[0], &port, sizeof(port));
@@ -246,10 +249,10 @@ static void test_post_installs_program(void **state)
 	char *p = strstr(bad, "sq-slots: 64");
 	assert_non_null(p);
 	p[10] = '3';
-	assert_int_not_equal(prism_post(s.addr, bad, len, NULL), 0);
+	assert_int_not_equal(prism_post(s.post, bad, len, NULL), 0);
 	assert_null(prism_client__connect(dev, s.addr, NULL));
 	free(bad);
-	assert_int_equal(prism_post(s.addr, yaml, len, NULL), 0);
+	assert_int_equal(prism_post(s.post, yaml, len, NULL), 0);
 	cl = prism_client__connect(dev, s.addr, NULL);
 	assert_non_null(cl);
 	assert_int_equal(get(cl, keys[1], 1, out), 0);

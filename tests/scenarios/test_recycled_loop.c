@@ -143,14 +143,16 @@ static void loop_build(struct loop *lp, enum sim_fw_profile fw, unsigned n_iter,
 	struct sim_cq_attr ca = {.ncqe = 64, .ignore_overrun = true};
 	assert_int_equal(sim_cq_create(lp->d, &ca, &lp->cq_l), 0);
 	assert_int_equal(sim_cq_create(lp->d, &ca, &lp->cq_x), 0);
-	struct sim_qp_attr qa = {.send_cq = lp->cq_l,
+	struct sim_qp_attr qa = {.access = SIM_ACCESS_REMOTE_ALL,
+	                         .send_cq = lp->cq_l,
 	                         .recv_cq = lp->cq_x,
 	                         .sq_bbs = RING,
 	                         .rq_max_sge = 1,
 	                         .flags = SIM_QP_CROSS_CHANNEL | SIM_QP_MANAGED_SEND |
 	                                  SIM_QP_IGNORE_SQ_OVERFLOW};
 	assert_int_equal(sim_qp_create(lp->d, &qa, &lp->l), 0);
-	qa = (struct sim_qp_attr){.send_cq = lp->cq_x,
+	qa = (struct sim_qp_attr){.access = SIM_ACCESS_REMOTE_ALL,
+	                          .send_cq = lp->cq_x,
 	                          .recv_cq = lp->cq_x,
 	                          .sq_bbs = 4,
 	                          .rq_max_sge = 1,

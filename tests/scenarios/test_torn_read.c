@@ -74,7 +74,8 @@ static void rig_open(struct rig *g, uint64_t seed)
 	assert_int_equal(sim_cq_create(g->d, &ca, &g->cq_r), 0);
 	assert_int_equal(sim_cq_create(g->d, &ca, &g->cq_w), 0);
 	assert_int_equal(sim_cq_create(g->d, &ca, &g->cq_x), 0);
-	struct sim_qp_attr qa = {.send_cq = g->cq_r,
+	struct sim_qp_attr qa = {.access = SIM_ACCESS_REMOTE_ALL,
+	                         .send_cq = g->cq_r,
 	                         .recv_cq = g->cq_x,
 	                         .sq_bbs = 64,
 	                         .rq_max_sge = 1,

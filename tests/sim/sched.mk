@@ -18,3 +18,8 @@ sim_sched_check_SRCS := tests/sim/test_sched_check.c tests/sim/sim_harness.c \
 # (time, push order) order, as a sort would, across slides and growth.
 TESTS += sim_pktq
 sim_pktq_SRCS := tests/sim/test_pktq.c
+
+# tests/sim: sim_mem_read copies exact bytes at every alignment, and never
+# returns a torn aligned word while another thread stores whole words.
+TESTS += sim_memread
+sim_memread_SRCS := tests/sim/test_memread.c

@@ -33,10 +33,14 @@ void hx_cq_init(struct hx_cq *c, struct sim_dev *dev, uint32_t ncqe, bool ignore
 	assert_int_equal(sim_cq_create(dev, &a, &c->cq), 0);
 }
 
-void hx_qp_init(struct hx_qp *q, struct sim_dev *dev, struct hx_cq *scq, struct hx_cq *rcq,
-                uint32_t sq_bbs, uint32_t rq_n, unsigned flags)
+void hx_qp_init_prot(struct hx_qp *q, struct sim_dev *dev, struct hx_cq *scq, struct hx_cq *rcq,
+                     uint32_t sq_bbs, uint32_t rq_n, unsigned flags, struct sim_pd *pd,
+                     unsigned access)
 {
+	const unsigned all = SIM_ACCESS_LOCAL_WRITE | SIM_ACCESS_REMOTE_ALL;
 	struct sim_qp_attr a = {
+	    .access = access,
+	    .pd = pd,
 	    .send_cq = scq->cq,
 	    .recv_cq = rcq->cq,
 	    .sq_bbs = sq_bbs,
@@ -54,11 +58,15 @@ void hx_qp_init(struct hx_qp *q, struct sim_dev *dev, struct hx_cq *scq, struct 
 	q->sq_bbs = sq_bbs;
 	q->rq_n = rq_n;
 	q->sq = sim_qp_sq(q->qp);
-	assert_int_equal(sim_mr_reg(dev, q->sq, (size_t)sq_bbs * 64,
-	                            SIM_ACCESS_LOCAL_WRITE | SIM_ACCESS_REMOTE_WRITE |
-	                                SIM_ACCESS_REMOTE_READ | SIM_ACCESS_REMOTE_ATOMIC,
-	                            &q->sq_mr),
+	assert_int_equal(pd ? sim_mr_reg_pd(pd, q->sq, (size_t)sq_bbs * 64, all, &q->sq_mr)
+	                    : sim_mr_reg(dev, q->sq, (size_t)sq_bbs * 64, all, &q->sq_mr),
 	                 0);
+}
+
+void hx_qp_init(struct hx_qp *q, struct sim_dev *dev, struct hx_cq *scq, struct hx_cq *rcq,
+                uint32_t sq_bbs, uint32_t rq_n, unsigned flags)
+{
+	hx_qp_init_prot(q, dev, scq, rcq, sq_bbs, rq_n, flags, NULL, SIM_ACCESS_REMOTE_ALL);
 }
 
 void hx_connect(struct hx_qp *q, uint32_t peer_node, uint32_t peer_qpn, uint8_t rnr_retry,

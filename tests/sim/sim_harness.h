@@ -40,6 +40,11 @@ struct sim_dev *hx_dev(uint64_t seed, enum sim_fw_profile fw, enum sim_hazard_po
 void hx_cq_init(struct hx_cq *c, struct sim_dev *dev, uint32_t ncqe, bool ignore_overrun);
 void hx_qp_init(struct hx_qp *q, struct sim_dev *dev, struct hx_cq *scq, struct hx_cq *rcq,
                 uint32_t sq_bbs, uint32_t rq_n, unsigned flags);
+/* ... in protection domain @pd (NULL: the default) serving @access
+ * (SIM_ACCESS_REMOTE_*); hx_qp_init: the default PD, every right. */
+void hx_qp_init_prot(struct hx_qp *q, struct sim_dev *dev, struct hx_cq *scq, struct hx_cq *rcq,
+                     uint32_t sq_bbs, uint32_t rq_n, unsigned flags, struct sim_pd *pd,
+                     unsigned access);
 /* RESET->INIT->RTR->RTS, connected to @peer_qpn on @peer_node. */
 void hx_connect(struct hx_qp *q, uint32_t peer_node, uint32_t peer_qpn, uint8_t rnr_retry,
                 uint8_t min_rnr_timer);

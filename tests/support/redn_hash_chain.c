@@ -85,7 +85,8 @@ static int make_cq(struct sim_dev *dev, uint32_t ncqe, bool ignore_overrun, stru
 static int make_qp(struct sim_dev *dev, struct sim_cq *scq, struct sim_cq *rcq, uint32_t sq_bbs,
                    uint32_t rq_wqes, uint32_t rq_sge, unsigned flags, struct sim_qp **out)
 {
-	struct sim_qp_attr a = {.send_cq = scq,
+	struct sim_qp_attr a = {.access = SIM_ACCESS_REMOTE_ALL,
+	                        .send_cq = scq,
 	                        .recv_cq = rcq,
 	                        .sq_bbs = pow2_at_least(sq_bbs),
 	                        .rq_wqes = rq_wqes ? pow2_at_least(rq_wqes) : 0,

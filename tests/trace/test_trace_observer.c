@@ -184,7 +184,8 @@ static void test_hazard_instant(void **state)
 	assert_int_equal(sim_cq_create(d, &ca, &cqa), 0);
 	assert_int_equal(sim_cq_create(d, &ca, &cqb), 0);
 	struct sim_qp *a, *b;
-	struct sim_qp_attr qa = {.send_cq = cqa,
+	struct sim_qp_attr qa = {.access = SIM_ACCESS_REMOTE_ALL,
+	                         .send_cq = cqa,
 	                         .recv_cq = cqa,
 	                         .sq_bbs = 8,
 	                         .rq_max_sge = 1,

@@ -213,7 +213,7 @@ static int os_open(struct onesided *o, struct prism_device *dev)
 {
 	const struct core_backend_ops *ops = dev->ops;
 	struct core_cq_attr ca = {.ncqe = 64};
-	struct core_qp_attr qa = {.sq_bbs = 64, .rq_wqes = 0};
+	struct core_qp_attr qa = {.sq_bbs = 64, .rq_wqes = 0, .access = CORE_ACCESS_REMOTE_READ};
 	int err;
 
 	o->dev = dev;
@@ -222,8 +222,8 @@ static int os_open(struct onesided *o, struct prism_device *dev)
 	qa.send_cq = qa.recv_cq = o->cq;
 	if ((err = ops->create_qp(dev->be, &qa, &o->a, &o->ai)) ||
 	    (err = ops->create_qp(dev->be, &qa, &o->b, &o->bi)) ||
-	    (err = ops->reg_mr(dev->be, o->buf, sizeof(o->buf), CORE_ACCESS_LOCAL_WRITE, &o->mr,
-	                       &o->keys)))
+	    (err = ops->reg_mr(dev->be, NULL, o->buf, sizeof(o->buf), CORE_ACCESS_LOCAL_WRITE,
+	                       &o->mr, &o->keys)))
 		return err;
 	struct core_qp_peer pa = {
 	    .node = dev->node, .qpn = o->bi.qpn, .rnr_retry = 7, .retry_cnt = 7};

@@ -233,6 +233,50 @@ static int k_allow_post(struct cfg_ctx *c, yaml_node_t *n)
 	return get_bool(c, n, "allow-post", &c->cfg->allow_post);
 }
 
+static int k_post_socket(struct cfg_ctx *c, yaml_node_t *n)
+{
+	int err = get_string(c, n, "post-socket", &c->cfg->post_socket);
+
+	if (!err && strlen(c->cfg->post_socket) >= 108)
+		return fail(c, n, "'post-socket' path is longer than 107 bytes");
+	return err;
+}
+
+static int k_post_uids(struct cfg_ctx *c, yaml_node_t *n)
+{
+	struct prismd_config *cfg = c->cfg;
+
+	if (n->type != YAML_SEQUENCE_NODE)
+		return fail(c, n, "'post-uids' must be a list of user ids");
+	for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top;
+	     it++) {
+		yaml_node_t *e = yaml_document_get_node(c->doc, *it);
+		uint64_t v;
+		int err;
+
+		if (cfg->n_post_uids == PRISMD_MAX_POST_UIDS)
+			return fail(c, e, "more than %d post-uids", PRISMD_MAX_POST_UIDS);
+		err = get_size(c, e, "post-uids", UINT32_MAX - 1, &v);
+		if (err)
+			return err;
+		cfg->post_uids[cfg->n_post_uids++] = (uint32_t)v;
+	}
+	if (!cfg->n_post_uids)
+		return fail(c, n, "'post-uids' is empty (leave it out for prismd's own uid)");
+	return 0;
+}
+
+static int k_max_conns_per_peer(struct cfg_ctx *c, yaml_node_t *n)
+{
+	uint64_t v;
+	int err = get_size(c, n, "max-connections-per-peer", 1u << 20, &v);
+
+	if (!err && !v)
+		return fail(c, n, "'max-connections-per-peer' must be at least 1");
+	c->cfg->max_conns_per_peer = (unsigned)v;
+	return err;
+}
+
 /* ---- regions ------------------------------------------------------------ */
 
 static const struct {
@@ -368,6 +412,9 @@ static const struct {
     {"max-connections", k_max_conns},
     {"nic-threads", k_nic_threads},
     {"allow-post", k_allow_post},
+    {"post-socket", k_post_socket},
+    {"post-uids", k_post_uids},
+    {"max-connections-per-peer", k_max_conns_per_peer},
     {"regions", k_regions},
     {"programs", k_programs},
 };
@@ -397,11 +444,12 @@ static int walk(struct cfg_ctx *c)
 			if (!strcmp(key, top_keys[i].key))
 				break;
 		if (i == N_TOP)
-			return fail(c, k,
-			            "unknown key '%s' (device, profile, firmware, listen, control, "
-			            "rearm, max-connections, nic-threads, allow-post, regions, "
-			            "programs)",
-			            key);
+			return fail(
+			    c, k,
+			    "unknown key '%s' (device, profile, firmware, listen, control, "
+			    "rearm, max-connections, max-connections-per-peer, nic-threads, "
+			    "allow-post, post-socket, regions, programs)",
+			    key);
 		if (seen[i])
 			return fail(c, k, "key '%s' given twice", key);
 		seen[i] = true;
@@ -409,6 +457,10 @@ static int walk(struct cfg_ctx *c)
 		if (err)
 			return err;
 	}
+	if (c->cfg->allow_post && !c->cfg->post_socket)
+		return fail(c, root,
+		            "'allow-post' needs 'post-socket' (programs are installed only over a "
+		            "local socket)");
 	return 0;
 }
 
@@ -512,6 +564,7 @@ void prismd_config_free(struct prismd_config *cfg)
 	free(cfg->firmware);
 	free(cfg->host);
 	free(cfg->control);
+	free(cfg->post_socket);
 	for (size_t i = 0; i < cfg->n_regions; i++) {
 		free(cfg->regions[i].name);
 		free(cfg->regions[i].file);

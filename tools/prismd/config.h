@@ -13,7 +13,10 @@
  *   rearm: auto                 # auto | cpu | nic
  *   max-connections: 4096
  *   nic-threads: 1              # NIC threads (shards) connections are spread over
- *   allow-post: true            # accept `prismc post` programs
+ *   max-connections-per-peer: 64 # live connections from one address
+ *   allow-post: true            # accept `prismc post` programs ...
+ *   post-socket: /run/prismd.post # ... on this unix socket,
+ *   post-uids: [1000]           # ... from these uids (default: prismd's own)
  *   regions:
  *     - name: table
  *       size: 1M                # bytes; K, M, G suffixes (powers of 1024)
@@ -33,6 +36,7 @@
 #include <stdint.h>
 
 #define PRISMD_MAX_REGIONS     64
+#define PRISMD_MAX_POST_UIDS   16
 #define PRISMD_MAX_PROGRAMS    64
 #define PRISMD_MAX_NIC_THREADS 64 /* the runtime's limit (prism_device_opts) */
 
@@ -55,6 +59,10 @@ struct prismd_config {
 	unsigned max_conns;
 	unsigned nic_threads; /* NICs connections are spread over (default 1) */
 	bool allow_post;
+	char *post_socket;
+	uint32_t post_uids[PRISMD_MAX_POST_UIDS];
+	unsigned n_post_uids;        /* 0: prismd's own uid */
+	unsigned max_conns_per_peer; /* 0: the library's default */
 	size_t n_regions;
 	struct prismd_region_cfg regions[PRISMD_MAX_REGIONS];
 	size_t n_programs;

@@ -40,7 +40,8 @@
 #include "core/daemon_proto.h"
 #include "tools/prismd/config.h"
 
-#define MAX_APPS 64
+#define MAX_APPS   64
+#define MAX_SHARED PRISMD_MAX_REGIONS
 
 static volatile sig_atomic_t stop;
 
@@ -50,8 +51,21 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
+/* A region an application shared: who (its control socket; -1 once it
+ * left, when a restarted application may take the name back). */
+struct shared {
+	struct prism_region *r;
+	int app;
+};
+
 struct daemon {
 	struct prismd_config cfg;
+	struct shared shared[MAX_SHARED];
+	unsigned n_shared;
+	/* regions taken back by a restarted application, freed once no
+	 * connection's program uses them any more */
+	struct prism_region *retired[MAX_SHARED];
+	unsigned n_retired;
 	struct prism_device *dev;
 	struct prism_server *srv;
 	bool loaded[PRISMD_MAX_PROGRAMS];
@@ -146,11 +160,58 @@ static const struct prismd_region_cfg *find_cfg(const struct daemon *d, const ch
 	return NULL;
 }
 
+static struct shared *find_shared(struct daemon *d, const char *name)
+{
+	for (unsigned i = 0; i < d->n_shared; i++)
+		if (!strcmp(prism_region__name(d->shared[i].r), name))
+			return &d->shared[i];
+	return NULL;
+}
+
+/*
+ * A region of this name was shared before.  While its application is
+ * attached, nobody else may replace it; once it left, the new sharer (the
+ * application restarted) takes the name back: the old region leaves the
+ * name table, programs are loaded again on the new one for new connections,
+ * and the old one is freed when the last connection using it closes.
+ */
+static int take_back(struct daemon *d, struct shared *sh, struct core_dctl_rep *rep)
+{
+	if (sh->app >= 0) {
+		snprintf(rep->msg, sizeof(rep->msg),
+		         "already shared by an application that is still attached");
+		return rep->status = -PRISM_E_EXISTS;
+	}
+	if (d->n_retired == MAX_SHARED) {
+		snprintf(rep->msg, sizeof(rep->msg), "too many replaced regions still in use");
+		return rep->status = -PRISM_E_BUSY;
+	}
+	core_region_retire(sh->r);
+	d->retired[d->n_retired++] = sh->r;
+	printf("prismd: region '%s': taken back from the application that left\n",
+	       prism_region__name(sh->r));
+	*sh = d->shared[--d->n_shared];
+	for (size_t i = 0; i < d->cfg.n_programs; i++)
+		d->loaded[i] = false; /* reloaded on the new region: replace by name */
+	return 0;
+}
+
+/* Free the regions taken back that no program uses any more. */
+static void free_retired(struct daemon *d)
+{
+	for (unsigned i = d->n_retired; i-- > 0;)
+		if (!core_region_in_use(d->retired[i])) {
+			prism_region__unregister(d->retired[i]);
+			d->retired[i] = d->retired[--d->n_retired];
+		}
+}
+
 /* SHARE: map the application's memfd and register it under its name. */
-static void handle_share(struct daemon *d, const struct core_dctl_req *req, int fd,
+static void handle_share(struct daemon *d, int app, const struct core_dctl_req *req, int fd,
                          struct core_dctl_rep *rep)
 {
 	const struct prismd_region_cfg *rc = find_cfg(d, req->name);
+	struct shared *sh = find_shared(d, req->name);
 	struct prism_region *r;
 	size_t len;
 	void *addr;
@@ -170,10 +231,16 @@ static void handle_share(struct daemon *d, const struct core_dctl_req *req, int 
 		close(fd);
 		return;
 	}
+
 	if (len < rc->size) {
 		rep->status = -PRISM_E_REGION;
 		snprintf(rep->msg, sizeof(rep->msg), "%zu bytes; the configuration says %llu", len,
 		         (unsigned long long)rc->size);
+		munmap(addr, len);
+		close(fd);
+		return;
+	}
+	if (sh && take_back(d, sh, rep)) {
 		munmap(addr, len);
 		close(fd);
 		return;
@@ -187,6 +254,7 @@ static void handle_share(struct daemon *d, const struct core_dctl_req *req, int 
 		return;
 	}
 	rep->nic_addr = (uintptr_t)addr;
+	d->shared[d->n_shared++] = (struct shared){r, app};
 	printf("prismd: region '%s': %zu bytes shared by an application\n", rc->name, len);
 	load_programs(d);
 }
@@ -218,7 +286,7 @@ static bool serve_app(struct daemon *d, int app)
 		if (fd >= 0)
 			close(fd);
 	} else {
-		handle_share(d, &req, fd, &rep);
+		handle_share(d, app, &req, fd, &rep);
 	}
 	fflush(stdout);
 	return send(app, &rep, sizeof(rep), MSG_NOSIGNAL) == (ssize_t)sizeof(rep);
@@ -247,6 +315,7 @@ static void loop(struct daemon *d)
 		struct pollfd p[MAX_APPS + 1];
 		unsigned n = 0;
 
+		free_retired(d);
 		if (d->ctl >= 0)
 			p[n++] = (struct pollfd){.fd = d->ctl, .events = POLLIN};
 		for (unsigned i = 0; i < d->n_apps; i++)
@@ -259,6 +328,10 @@ static void loop(struct daemon *d)
 			if (!(p[base + i].revents & (POLLIN | POLLHUP | POLLERR)))
 				continue;
 			if (!serve_app(d, d->apps[i])) {
+				/* its regions keep serving, and may be taken back */
+				for (unsigned k = 0; k < d->n_shared; k++)
+					if (d->shared[k].app == d->apps[i])
+						d->shared[k].app = -1;
 				close(d->apps[i]);
 				d->apps[i] = d->apps[--d->n_apps];
 			}
@@ -330,7 +403,10 @@ int main(int argc, char **argv)
 			goto out;
 	PRISM_OPTS(prism_server_opts, sopts, .host = d.cfg.host, .port = d.cfg.port,
 	           .rearm = (enum prism_rearm)d.cfg.rearm, .max_conns = d.cfg.max_conns,
-	           .allow_post = d.cfg.allow_post);
+	           .allow_post = d.cfg.allow_post, .post_socket = d.cfg.post_socket,
+	           .post_uids = d.cfg.n_post_uids ? d.cfg.post_uids : NULL,
+	           .n_post_uids = d.cfg.n_post_uids,
+	           .max_conns_per_peer = d.cfg.max_conns_per_peer);
 	d.srv = prism_server__create(d.dev, &sopts);
 	if (!d.srv) {
 		fprintf(stderr, "prismd: server: %s\n", prism_strerror(-errno));
@@ -356,6 +432,8 @@ out:
 		unlink(d.cfg.control);
 	}
 	prism_server__destroy(d.srv);
+	for (unsigned i = 0; i < d.n_retired; i++)
+		prism_region__unregister(d.retired[i]);
 	prism_device__close(d.dev);
 	prismd_config_free(&d.cfg);
 	return rc;

@@ -99,6 +99,9 @@ struct prism_device_opts {
 	                         * a server spreads its connections over them.  0: 1;
 	                         * at most 64; not with trace_path.  Shard i uses node
 	                         * id node + i and seed seed + i */
+	bool chaos;             /* sim: READs served cache line by cache line in a
+	                         * seeded random order, as a NIC may (docs/nic-model.md,
+	                         * chaos mode); for consistency tests */
 	size_t : 0;
 };
 
@@ -281,10 +284,20 @@ struct prism_server_opts {
 	enum prism_rearm rearm;
 	unsigned max_conns;        /* 0: 4096 */
 	unsigned depth;            /* invocations a connection may have in flight; 0: 16 */
-	bool allow_post;           /* accept programs from `prismc post` (prism_post) */
+	bool allow_post;           /* accept programs from `prismc post` (prism_post) on
+	                            * post_socket, from the uids of post_uids */
 	unsigned progress_threads; /* threads that poll and re-arm connections; 0: one
 	                            * per NIC thread of the device (nic_threads),
 	                            * else this many, each serving every k-th shard */
+	/* Installs: a Unix stream socket (required with allow_post; the only way
+	 * to post: TCP posts are refused) and the uids allowed to post or remove
+	 * programs on it (checked with SO_PEERCRED; none: the server's own). */
+	const char *post_socket;
+	const uint32_t *post_uids;
+	unsigned n_post_uids;
+	unsigned max_conns_per_peer;  /* live connections from one address; 0: 64 */
+	unsigned max_setups;          /* connection setups in progress; 0: 64 */
+	unsigned max_setups_per_peer; /* from one address; 0: 8 */
 	size_t : 0;
 };
 
@@ -315,6 +328,11 @@ struct prism_server_stats {
 	uint64_t rearms_cpu;     /* template re-posts done by the CPU */
 	uint64_t bytes_per_conn; /* queue + scratch memory of one connection */
 	uint64_t shards;         /* NIC threads the connections are spread over */
+	uint64_t conns_opened;   /* connections whose queues were created, counted before
+	                          * the client can send (failed setups included): 0 means
+	                          * no invocation has ever run */
+	uint64_t conn_polls;     /* times a connection's CQs were polled: with
+	                          * completion events, idle ones are not */
 	size_t : 0;
 };
 
@@ -397,6 +415,9 @@ struct prism_call {
 	uint64_t virt_ns;  /* virtual-clock latency (sim), 0 on hardware */
 	uint32_t ret_site; /* which `return` produced the result (1, 2, ...); 0: none
 	                    * ran (e.g. a lookup that found nothing) */
+	uint32_t ret_len;  /* bytes that `return` wrote (its completion's byte
+	                    * count; less than result_len after a bounded read
+	                    * `e[.. n]`); 0 when none ran */
 	size_t : 0;
 };
 
@@ -424,13 +445,18 @@ struct prism_post_opts {
 };
 
 /*
- * Send a .chain object (@len bytes of YAML) to the server at @addr
- * ("host:port"), which verifies it and installs it for new connections
- * (only servers created with allow_post).  0, or -PRISM_E_NET_REJECTED with
- * the server's reason in the log.
+ * Send a .chain object (@len bytes of YAML) to the server whose post socket
+ * is @socket_path (its post_socket), which checks that this process's uid
+ * may post, verifies the object and installs it for new connections,
+ * replacing a program of the same name.  0, or -PRISM_E_NET_REJECTED with
+ * the server's reason in the log (one message).
  */
-PRISM_API int prism_post(const char *addr, const void *chain, size_t len,
+PRISM_API int prism_post(const char *socket_path, const void *chain, size_t len,
                          const struct prism_post_opts *opts);
+/* Withdraw program @name from new connections of the server at @socket_path
+ * (same authorization as prism_post); existing connections keep it. */
+PRISM_API int prism_post_remove(const char *socket_path, const char *name,
+                                const struct prism_post_opts *opts);
 
 /* ---- daemon mode (prismd) ----------------------------------------------- */
 

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# examples/memcached/tests/run.sh - the patched memcached tested as users run it.
+#
+#   run.sh quick    `make test-memcached` (part of `make check`): memccapable,
+#                   a subset of memcached's t/*.t with the offload on, the
+#                   differential test, a forced lease overrun, prism-memccat
+#                   against memccat, daemon mode surviving kill -9 (daemon.sh)
+#   run.sh full     `make check-memcached`: memcached's whole t/*.t with the
+#                   offload on (t/stats.t with it off: it counts the lines of
+#                   `stats`, which the offload lengthens by its prism_* lines)
+#
+# Every server is private: started here on a free loopback port (memccapable
+# flushes the server it tests) and stopped by its pid.  Build dir: $O or build.
+set -euo pipefail
+
+O=${O:-build}
+mode=${1:-quick}
+src=$O/memcached/src
+MC=$src/memcached-debug # asserts, and prism_mc_check on every hit
+pids=()
+tmp=$(mktemp -d)
+cleanup() {
+	local p
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# Quick subset of t/*.t: every item lifecycle the offload hooks see (set,
+# delete, expiry, flush, touch, incr, cas, meta, eviction, LRU, slab moves,
+# chunked items), within the time budget of `make test`.
+SUBSET="t/getset.t t/flush-all.t t/incrdecr.t t/expirations.t t/touch.t t/getandtouch.t
+	t/cas.t t/noreply.t t/flags.t t/metaget.t t/evictions.t t/lru.t t/slabs_reassign.t
+	t/chunked-items.t t/issue_70.t"
+
+free_port() {
+	python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
+}
+
+# start_server VAR [memcached args...]: a private memcached with the offload.
+# The lease (LEASE_MS, default 1 s) is long enough that a round trip on a loaded
+# test machine stays inside it; the forced-overrun test below shortens the
+# client's side instead.
+start_server() {
+	local port pport
+	port=$(free_port)
+	pport=$(free_port)
+	shift
+	"$MC" -u "$(id -un)" -U 0 -l 127.0.0.1 -p "$port" -o "prism=port=$pport:chaos=1:lease_ms=${LEASE_MS:-1000}" \
+		"$@" >"$tmp/mc-$port.log" 2>&1 &
+	pids+=($!)
+	for _ in $(seq 100); do
+		memcstat --servers="127.0.0.1:$port" >/dev/null 2>&1 && break
+		sleep 0.1
+	done
+	SERVER=127.0.0.1:$port
+}
+
+case "$mode" in
+quick)
+	t0=$(date +%s)
+	start_server SERVER -m 64
+	echo "memcached: memccapable against the patched server ($SERVER)"
+	memccapable -h 127.0.0.1 -p "${SERVER##*:}" >"$tmp/capable.log" 2>&1 ||
+		{ cat "$tmp/capable.log"; exit 1; }
+	tail -1 "$tmp/capable.log"
+
+	echo "memcached: prism-memccat --offload against memccat"
+	printf 'value one' >"$tmp/k1"
+	printf 'second value, longer\r\nwith a CRLF inside' >"$tmp/k2"
+	(cd "$tmp" && memccp --servers="$SERVER" k1 k2 && memccp --servers="$SERVER" --flags=7 k2)
+	memccat --servers="$SERVER" -F k1 k2 nokey >"$tmp/want" || true
+	"$O/prism-memccat" --servers="$SERVER" --offload --stats -F k1 k2 nokey >"$tmp/got" \
+		2>"$tmp/stats" || true
+	cmp "$tmp/want" "$tmp/got" || { echo "prism-memccat differs from memccat"; exit 1; }
+	grep -q ": 2 offloaded" "$tmp/stats" || { cat "$tmp/stats"; exit 1; }
+	cat "$tmp/stats"
+
+	echo "memcached: differential test (offloaded vs TCP gets under writers, chaos mode)"
+	"$O/prism-mc-difftest" --servers="$SERVER" --seconds=8
+	echo "memcached: forced lease overrun (client lease 1 ns): nothing may be accepted"
+	out=$("$O/prism-mc-difftest" --servers="$SERVER" --seconds=2 --lease-ms=0.000001)
+	echo "$out"
+	echo "$out" | grep -q " 0 hits" || exit 1
+	echo "$out" | grep -Eq "\(([1-9][0-9]*) lease rejections\)" || exit 1
+
+	echo "memcached: a full index (2^16 slots, 60,000 keys): the rest falls back, all right"
+	start_server SERVER -m 64 -o "prism=port=0:index_power=16"
+	out=$("$O/prism-memcslap" --servers="$SERVER" --offload --keys=60000 --execute-number=3000)
+	echo "$out" | sed 's/^/  /'
+	echo "$out" | grep -q "wrong 0" || exit 1
+	echo "$out" | grep -Eq "fallback [1-9]" || exit 1
+	memcstat --servers="$SERVER" | grep -Eq "prism_index_full: [1-9]" || exit 1
+
+	O=$O "$(dirname "$0")/daemon.sh"
+
+	echo "memcached: t/*.t subset with the offload on (MEMCACHED_PRISM)"
+	(cd "$src" && MEMCACHED_PRISM="port=0:chaos=1" prove -j2 $SUBSET)
+	echo "memcached: quick tests passed in $(($(date +%s) - t0)) s"
+	;;
+full)
+	(cd "$src" && MEMCACHED_PRISM="port=0" prove -j2 $(ls t/*.t | grep -v '^t/stats.t$'))
+	(cd "$src" && prove t/stats.t)
+	;;
+*)
+	echo "usage: $0 quick|full" >&2
+	exit 2
+	;;
+esac

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tests/availability/avail_fx.h - what the availability suites share: a
+ * hash-get server on loopback TCP (with its limits and post socket), a
+ * well-behaved client ("victim") whose gets are checked against the C
+ * reference, and raw clients that speak the setup and transport protocols
+ * by hand to misbehave (the attacks).
+ *
+ * Must not: time anything: progress is asserted by counting gets that
+ * complete while an attack is held open.
+ */
+#ifndef PRISM_TESTS_AVAIL_FX_H
+#define PRISM_TESTS_AVAIL_FX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <prism/prism.h>
+
+#include "net/net.h"
+#include "tests/runtime/support/hashget_chain.h"
+
+#define AV_NB         256u
+#define AV_TABLE_SIZE (AV_NB * (HG_BUCKET_BYTES + HG_VALUE_BYTES) + 4096u)
+
+struct av_fx {
+	struct prism_device *dev, *cdev; /* server's, clients' */
+	struct prism_region *table;
+	struct prism_server *srv;
+	struct hg_table t;
+	uint32_t keys[AV_NB];
+	char addr[32];
+	char post[108]; /* the post socket, when allowed */
+	char *yaml;     /* the hash get's chain object */
+	size_t yaml_len;
+};
+
+struct av_opts {
+	unsigned max_conns_per_peer, max_setups_per_peer;
+	bool allow_post;
+	uint32_t post_uid; /* with allow_post: the one uid allowed (0: the default) */
+	bool no_program;   /* serve nothing until something is posted */
+};
+
+/* Start a server on any loopback port; the program is added unless no_program. */
+void av_open(struct av_fx *f, const struct av_opts *o);
+void av_close(struct av_fx *f);
+/* A well-behaved TCP client of the server (asserts it connects). */
+struct prism_client *av_victim(struct av_fx *f);
+/* @n gets through @cl, each checked against the reference (asserts). */
+void av_gets(struct av_fx *f, struct prism_client *cl, unsigned n, uint64_t seed);
+
+/*
+ * A raw client: the setup exchange by hand (hello asking for the server's
+ * program, our QP 0x4242, PSN 0).  0 and the connected non-blocking @fd with
+ * the server's answer in @peer (blob released), or the negative code with
+ * the reason in @why (a REJECT: -ECONNREFUSED and its reason).
+ */
+int av_raw_connect(struct av_fx *f, int *fd, struct net_oob_params *peer, char *why, size_t cap);
+/* The same to a server on loopback port @port (maybe another process's). */
+int av_raw_connect_port(uint16_t port, int *fd, struct net_oob_params *peer, char *why, size_t cap);
+/* A TCP socket connected to the server that has sent nothing (asserts). */
+int av_silent_socket(struct av_fx *f);
+/* Read a REJECT from @fd (waits while nothing arrives): 0 and its reason, or
+ * a negative code when something else came or the peer reset. */
+int av_read_reject(int fd, char *reason, size_t cap);
+/* Bytes this process has allocated and not freed (glibc's count); false
+ * where that count means nothing (ASan builds). */
+bool av_heap_bytes(uint64_t *out);
+
+#endif

@@ -1,0 +1,330 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tests/availability/test_avail_net.c - attacks on a server's TCP side, each
+ * held open while a well-behaved client on the same server completes its
+ * gets (checked against the C reference):
+ *
+ *   - a client that sends zero-length READs and never reads the responses:
+ *     the server stops reading it (or drops it) after a bounded number, its
+ *     memory does not grow with the attack;
+ *   - a flood of connections from one address past max_conns_per_peer: each
+ *     one past the limit receives a REJECT (not a reset, not a timeout);
+ *   - sockets that connect and send nothing: they do not hold up the data
+ *     path or a new client's setup; past max_setups_per_peer the next one is
+ *     REJECTed at once;
+ *   - idle connections: serving one client does not poll them;
+ *   - the server process at its file-descriptor limit: the next client gets
+ *     a REJECT saying so.
+ *
+ * Must not: assert on time; the only waits are for bytes with a generous
+ * deadline, so a bug fails instead of hanging.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "net/net_frame.h"
+#include "tests/availability/avail_fx.h"
+#include "tests/runtime/support/child_proc.h"
+
+/* 160 MB of requests: far more than the kernel's socket buffers hold (the
+ * server queued them all, 1.4 GB for 3 M, before it pushed back) */
+#define READS_TRIED 4000000u
+#define BATCH       1024u
+
+/* Push zero-length READs until the server stops taking them (5 waits of
+ * 200 ms for room with none) or drops us.  Returns how many were sent;
+ * *@dropped says whether the server closed the connection. */
+static unsigned flood_reads(int fd, uint32_t qpn, bool *dropped)
+{
+	static uint8_t buf[BATCH * 64];
+	unsigned sent = 0, stuck = 0;
+	size_t len = 0, off = 0;
+
+	*dropped = false;
+	while (sent < READS_TRIED && stuck < 5) {
+		if (off == len) {
+			len = off = 0;
+			for (unsigned i = 0; i < BATCH; i++) {
+				struct net_pkt p = {.opcode = NET_OP_RDMA_READ_REQUEST,
+				                    .pkey = NET_DEFAULT_PKEY,
+				                    .dest_qpn = qpn,
+				                    .psn = (sent + i) & NET_PSN_MASK};
+				int n =
+				    net_record_encode(&p, 0, buf + len, sizeof(buf) - len, NULL);
+
+				assert_true(n > 0);
+				len += (size_t)n;
+			}
+		}
+		ssize_t n = send(fd, buf + off, len - off, MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n > 0) {
+			off += (size_t)n;
+			if (off == len)
+				sent += BATCH;
+			stuck = 0;
+			continue;
+		}
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			struct pollfd pf = {.fd = fd, .events = POLLOUT};
+
+			stuck += poll(&pf, 1, 200) == 0;
+			if (pf.revents & (POLLERR | POLLHUP)) {
+				*dropped = true;
+				break;
+			}
+			continue;
+		}
+		*dropped = true; /* EPIPE / ECONNRESET: the server let go of us */
+		break;
+	}
+	return sent;
+}
+
+static void test_slow_reader_is_bounded(void **state)
+{
+	struct av_opts o = {0};
+	struct net_oob_params peer;
+	struct av_fx f;
+	struct prism_client *v;
+	char why[256];
+	uint64_t heap0 = 0, heap = 0;
+	bool counted;
+	unsigned sent;
+	bool dropped;
+	int fd;
+
+	(void)state;
+	av_open(&f, &o);
+	v = av_victim(&f);
+	av_gets(&f, v, 64, 1);
+	counted = av_heap_bytes(&heap0);
+	assert_int_equal(av_raw_connect(&f, &fd, &peer, why, sizeof(why)), 0);
+	sent = flood_reads(fd, peer.qpn, &dropped);
+	/* back-pressured (its sends block) or disconnected, long before all */
+	assert_true(sent < READS_TRIED);
+	/* the attacker is still there, not reading; others are served */
+	av_gets(&f, v, 400, 2);
+	/* what the server kept for it is bounded (was: every response queued,
+	 * 1.4 GB for 3 M READs): at most its ingress, its transmit queue and
+	 * its link's buffers, a few MB */
+	if (counted && av_heap_bytes(&heap) && heap > heap0 + (32u << 20))
+		fail_msg("the server's heap grew by %llu bytes under the attack",
+		         (unsigned long long)(heap - heap0));
+	close(fd);
+	av_gets(&f, v, 64, 3);
+	prism_client__close(v);
+	av_close(&f);
+}
+
+static void test_flood_past_per_peer_limit_rejected(void **state)
+{
+	struct av_opts o = {.max_conns_per_peer = 4};
+	struct net_oob_params peer;
+	struct prism_client *v;
+	struct av_fx f;
+	char why[256];
+	int fds[3], fd;
+
+	(void)state;
+	av_open(&f, &o);
+	v = av_victim(&f); /* 1 of 4 from 127.0.0.1 */
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(av_raw_connect(&f, &fds[i], &peer, why, sizeof(why)), 0);
+	for (int i = 0; i < 20; i++) {
+		/* every one past the limit is told so (a REJECT, read in full) */
+		int rc = av_raw_connect(&f, &fd, &peer, why, sizeof(why));
+
+		if (rc != -ECONNREFUSED || !strstr(why, "too many connections from this address"))
+			fail_msg("connection %d past the limit: %d, %s", i, rc, why);
+		av_gets(&f, v, 8, (uint64_t)i + 10);
+	}
+	/* a slot freed is a slot usable again */
+	close(fds[0]);
+	for (int tries = 0;; tries++) {
+		if (!av_raw_connect(&f, &fd, &peer, why, sizeof(why)))
+			break;
+		assert_true(tries < 1000); /* the server notices the close */
+		av_gets(&f, v, 1, (uint64_t)tries + 100);
+	}
+	close(fd);
+	close(fds[1]);
+	close(fds[2]);
+	prism_client__close(v);
+	av_close(&f);
+}
+
+static void test_silent_sockets_do_not_stall(void **state)
+{
+	struct av_opts o = {.max_setups_per_peer = 8};
+	struct prism_client *v, *late;
+	struct av_fx f;
+	char reason[256];
+	int silent[8], extra;
+
+	(void)state;
+	av_open(&f, &o);
+	v = av_victim(&f);
+	/* seven half-open sockets: nothing sent (one sends half a header) */
+	for (int i = 0; i < 7; i++)
+		silent[i] = av_silent_socket(&f);
+	assert_int_equal(send(silent[0], "PRS", 3, MSG_NOSIGNAL), 3);
+	/* the data path does not wait for them ... */
+	av_gets(&f, v, 400, 4);
+	/* ... nor does the setup of a new client (the 8th setup from here) */
+	late = av_victim(&f);
+	av_gets(&f, late, 64, 5);
+	/* and all that happened while the silent ones were still held open:
+	 * not after the server gave up on them */
+	for (int i = 0; i < 7; i++) {
+		char c;
+
+		assert_int_equal(recv(silent[i], &c, 1, MSG_DONTWAIT), -1);
+		assert_true(errno == EAGAIN || errno == EWOULDBLOCK);
+	}
+	/* at the limit, one more is refused at once, with a REJECT */
+	silent[7] = av_silent_socket(&f);
+	extra = av_silent_socket(&f);
+	assert_int_equal(av_read_reject(extra, reason, sizeof(reason)), 0);
+	assert_non_null(strstr(reason, "too many connection setups"));
+	av_gets(&f, v, 64, 6);
+	close(extra);
+	for (int i = 0; i < 8; i++)
+		close(silent[i]);
+	prism_client__close(late);
+	prism_client__close(v);
+	av_close(&f);
+}
+
+/* The server process runs out of file descriptors: the client past the
+ * limit is told so (a REJECT, from the descriptor kept in reserve), not
+ * left to time out; the connected client goes on being served. */
+static void test_fd_limit_rejected(void **state)
+{
+	struct av_opts o = {.max_conns_per_peer = 1000, .max_setups_per_peer = 64};
+	struct net_oob_params peer;
+	struct prism_client *v = NULL;
+	struct av_fx f;
+	int p[2], q[2], fds[64], n = 0, rc = 0;
+	char why[256] = "", go = 0;
+	uint16_t port = 0;
+	pid_t pid;
+
+	(void)state;
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(pipe(q), 0);
+	pid = child_fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct rlimit rl;
+		int probe;
+
+		av_open(&f, &o);
+		port = prism_server__port(f.srv);
+		/* a victim first, then the limit: a few descriptors above what is open */
+		if (write(p[1], &port, sizeof(port)) != sizeof(port) || read(q[0], &go, 1) != 1)
+			_exit(2);
+		probe = dup(0);
+		rl.rlim_cur = rl.rlim_max = (rlim_t)probe + 4;
+		close(probe);
+		if (setrlimit(RLIMIT_NOFILE, &rl) || write(p[1], &go, 1) != 1)
+			_exit(3);
+		for (;;)
+			pause();
+	}
+	assert_int_equal(read(p[0], &port, sizeof(port)), (ssize_t)sizeof(port));
+	memset(&f, 0, sizeof(f));
+	f.cdev = prism_device__open("sim", NULL);
+	assert_non_null(f.cdev);
+	snprintf(f.addr, sizeof(f.addr), "127.0.0.1:%u", port);
+	v = prism_client__connect(f.cdev, f.addr, NULL);
+	assert_non_null(v);
+	assert_int_equal(write(q[1], "g", 1), 1);
+	assert_int_equal(read(p[0], &go, 1), 1);
+	/* setups until one is refused for the fd limit (a few succeed first) */
+	for (n = 0; n < 64; n++) {
+		rc = av_raw_connect_port(port, &fds[n], &peer, why, sizeof(why));
+		if (rc)
+			break;
+	}
+	if (rc != -ECONNREFUSED || !strstr(why, "file descriptor limit"))
+		fail_msg("after %d setups: %d, %s", n, rc, why);
+	/* the connected client is still served (its gets are checked by shape:
+	 * the table lives in the other process) */
+	for (int i = 0; i < 50; i++) {
+		uint8_t out[HG_RESULT_BYTES];
+		struct prism_arg args[2];
+		struct prism_call c;
+
+		hg_get_call(&c, args, 1, (uint32_t)i % AV_NB, out);
+		assert_int_equal(prism_client__invoke(v, &c, NULL), 0);
+	}
+	for (int i = 0; i < n; i++)
+		close(fds[i]);
+	prism_client__close(v);
+	prism_device__close(f.cdev);
+	child_kill(pid);
+}
+
+/* Idle connections cost nothing per progress step: while 100 connections
+ * sit idle, the polls the server makes to serve 400 gets do not grow with
+ * them (the progress loop polls a connection when its CQs have something:
+ * was every connection on every pass). */
+static void test_idle_connections_not_polled(void **state)
+{
+	struct av_opts o = {.max_conns_per_peer = 128};
+	struct prism_server_stats st0 = {.sz = sizeof(st0)}, st1 = {.sz = sizeof(st1)};
+	struct net_oob_params peer;
+	struct prism_client *v;
+	struct av_fx f;
+	char why[256];
+	int fds[100];
+
+	(void)state;
+	av_open(&f, &o);
+	v = av_victim(&f);
+	for (int i = 0; i < 100; i++)
+		assert_int_equal(av_raw_connect(&f, &fds[i], &peer, why, sizeof(why)), 0);
+	av_gets(&f, v, 16, 11); /* every idle one was polled and armed by now */
+	assert_int_equal(prism_server__stats(f.srv, &st0), 0);
+	assert_int_equal(st0.conns_active, 101);
+	av_gets(&f, v, 400, 12);
+	assert_int_equal(prism_server__stats(f.srv, &st1), 0);
+	/* a handful of polls per get, none for the idle (was: 101 per pass, many
+	 * passes per get) */
+	if (st1.conn_polls - st0.conn_polls > 400 * 16)
+		fail_msg("%llu connection polls for 400 gets with 100 idle connections",
+		         (unsigned long long)(st1.conn_polls - st0.conn_polls));
+	for (int i = 0; i < 100; i++)
+		close(fds[i]);
+	prism_client__close(v);
+	av_close(&f);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_slow_reader_is_bounded),
+	    cmocka_unit_test(test_flood_past_per_peer_limit_rejected),
+	    cmocka_unit_test(test_silent_sockets_do_not_stall),
+	    cmocka_unit_test(test_idle_connections_not_polled),
+	    cmocka_unit_test_teardown(test_fd_limit_rejected, child_teardown),
+	};
+
+	signal(SIGPIPE, SIG_IGN);
+	return cmocka_run_group_tests_name("avail_net", tests, NULL, NULL);
+}

@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tests/security/raw_client.c - a client that speaks the transport
+ * directly (raw_client.h).
+ */
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tests/security/raw_client.h"
+
+/* One receive per response slot: every WRITE_IMM of the server consumes
+ * one (docs/chain-format.md, "Client protocol"). */
+static int post_recvs(struct raw_client *c, unsigned n)
+{
+	int rc = 0;
+
+	for (unsigned i = 0; i < n && !rc; i++)
+		rc = np_post_recv(&c->q, RAW_DATA_OFF, 0);
+	return rc;
+}
+
+int raw_connect(struct raw_client *c, struct np_dev *d, int port, const char *program)
+{
+	struct core_hello h = {.kind = CORE_HELLO_CONNECT};
+	struct net_oob_params mine, peer;
+	uint8_t hello[256];
+	size_t n;
+	int fd, rc;
+
+	memset(c, 0, sizeof(*c));
+	rc = np_qp_open(&c->q, d, RAW_MEM);
+	if (rc)
+		return rc;
+	c->q.psn = 0; /* the runtime's queues start at PSN 0 */
+	snprintf(h.program, sizeof(h.program), "%s", program);
+	h.node = sim_dev_node(d->dev);
+	h.qpn = c->q.qpn;
+	h.resp_addr = (uintptr_t)c->q.mem + RAW_RESP_OFF;
+	h.resp_rkey = c->q.rkey;
+	h.resp_slots = RAW_SLOTS;
+	h.resp_stride = RAW_SLOT;
+	n = core_hello_encode(&h, hello, sizeof(hello));
+	np_qp_params(&c->q, &mine);
+	mine.n_regions = 0;
+	mine.blob = hello;
+	mine.blob_len = (uint32_t)n;
+	rc = net_connect("127.0.0.1", port, &mine, &peer, RAW_WAIT_MS, &fd, NULL);
+	if (rc)
+		goto fail;
+	c->oob_regions = peer.n_regions;
+	rc = core_welcome_decode(peer.blob, peer.blob_len, &c->w);
+	net_oob_params_release(&peer);
+	if (!rc)
+		rc = c->w.status;
+	if (rc) {
+		close(fd);
+		goto fail;
+	}
+	rc = np_qp_connect(&c->q, fd, &peer);
+	if (!rc)
+		rc = post_recvs(c, RAW_SLOTS);
+	if (rc)
+		goto fail;
+	return 0;
+fail:
+	raw_close(c);
+	return rc;
+}
+
+void raw_close(struct raw_client *c)
+{
+	np_qp_close(&c->q);
+	core_welcome_free(&c->w);
+}
+
+int raw_invoke(struct raw_client *c, const void *payload, uint32_t len)
+{
+	struct prism_cqe e;
+	int rc;
+
+	if (len > RAW_DATA_OFF - RAW_MSG_OFF)
+		return -EINVAL;
+	memcpy(c->q.mem + RAW_MSG_OFF, payload, len);
+	rc = np_post_send(&c->q, PRISM_OP_SEND, RAW_MSG_OFF, len, 0);
+	if (rc)
+		return rc;
+	c->sent++;
+	if ((rc = np_wait(&c->q.scq, &e, RAW_WAIT_MS)))
+		return rc;
+	if (e.opcode != PRISM_CQE_REQ)
+		return -EIO;
+	for (;;) { /* responses until the one carrying the final immediate */
+		if ((rc = np_wait(&c->q.rcq, &e, RAW_WAIT_MS)))
+			return rc;
+		if (e.opcode != PRISM_CQE_RESP_WR_IMM)
+			return -EIO;
+		if ((rc = post_recvs(c, 1)))
+			return rc;
+		if (e.imm == c->w.final_imm)
+			return 0;
+	}
+}
+
+static int finish(struct raw_client *c, struct prism_cqe *out)
+{
+	return np_wait(&c->q.scq, out, RAW_WAIT_MS);
+}
+
+int raw_read(struct raw_client *c, uint64_t raddr, uint32_t rkey, uint32_t len,
+             struct prism_cqe *out)
+{
+	int rc = np_post_rdma(&c->q, PRISM_OP_RDMA_READ, raddr, rkey, RAW_DATA_OFF, len, 0);
+
+	return rc ? rc : finish(c, out);
+}
+
+int raw_write(struct raw_client *c, uint64_t raddr, uint32_t rkey, const void *src, uint32_t len,
+              struct prism_cqe *out)
+{
+	int rc;
+
+	memcpy(c->q.mem + RAW_DATA_OFF, src, len);
+	rc = np_post_rdma(&c->q, PRISM_OP_RDMA_WRITE, raddr, rkey, RAW_DATA_OFF, len, 0);
+	return rc ? rc : finish(c, out);
+}
+
+int raw_cas(struct raw_client *c, uint64_t raddr, uint32_t rkey, uint64_t swap, uint64_t compare,
+            struct prism_cqe *out)
+{
+	int rc =
+	    np_post_atomic(&c->q, PRISM_OP_ATOMIC_CS, raddr, rkey, swap, compare, RAW_DATA_OFF);
+
+	return rc ? rc : finish(c, out);
+}

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tests/security/raw_client.h - a client that speaks prism's transport
+ * directly, for the adversarial suite: it sets a connection up with a
+ * prism hello as the runtime's client does, then drives its own RC QP with
+ * any verb it likes (SEND a request, or RDMA READ / WRITE / atomic aimed
+ * at the server), as a hostile host with its own RNIC could.
+ *
+ * Owns: struct raw_client.  Built on tests/net/net_peer (a threaded sim
+ * device with the TCP transport); uses the runtime's own hello/welcome
+ * encoders (core/proto.h).
+ * Must not: use cmocka (callers assert); every function returns 0 or a
+ * negative errno-style code.
+ */
+#ifndef PRISM_TESTS_RAW_CLIENT_H
+#define PRISM_TESTS_RAW_CLIENT_H
+
+#include "core/proto.h"
+#include "tests/net/net_peer.h"
+
+#define RAW_MEM      (64u << 10) /* the client's registered buffer */
+#define RAW_RESP_OFF 0u          /* response slots at the start of it */
+#define RAW_SLOTS    4u
+#define RAW_SLOT     512u
+#define RAW_MSG_OFF  4096u /* request payloads are built here */
+#define RAW_DATA_OFF 8192u /* READ / atomic results land here */
+#define RAW_WAIT_MS  5000
+
+struct raw_client {
+	struct np_qp q;
+	struct core_welcome w; /* what the server published */
+	unsigned oob_regions;  /* regions its setup answer advertised */
+	uint64_t sent;         /* requests sent */
+};
+
+/* Connect @c (on device @d) to program @program of the server at
+ * 127.0.0.1:@port, with a prism hello; receives are posted for the
+ * responses.  0, or the setup's error (the server's REJECT included). */
+int raw_connect(struct raw_client *c, struct np_dev *d, int port, const char *program);
+void raw_close(struct raw_client *c);
+
+/* Send @len bytes of request payload (an invocation of the entry the
+ * payload is laid out for) and wait for the completion that ends it. */
+int raw_invoke(struct raw_client *c, const void *payload, uint32_t len);
+
+/* One-sided attempts at server memory: post, wait, and return the
+ * requester's completion in @out (opcode, syndrome).  READ lands at
+ * RAW_DATA_OFF of the client buffer; WRITE sends @len bytes from there. */
+int raw_read(struct raw_client *c, uint64_t raddr, uint32_t rkey, uint32_t len,
+             struct prism_cqe *out);
+int raw_write(struct raw_client *c, uint64_t raddr, uint32_t rkey, const void *src, uint32_t len,
+              struct prism_cqe *out);
+int raw_cas(struct raw_client *c, uint64_t raddr, uint32_t rkey, uint64_t swap, uint64_t compare,
+            struct prism_cqe *out);
+
+#endif /* PRISM_TESTS_RAW_CLIENT_H */
