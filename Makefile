@@ -29,6 +29,7 @@
 #   LIB_SRCS      sources of libprism (.c)
 #   PRISMC_SRCS   sources of prismc (.c; generated sources via PRISMC_GEN)
 #   TOOLS         extra programs: name, with <name>_SRCS
+#   INSTALL_TOOLS those of TOOLS that `make install` puts in BINDIR
 #   TESTS         cmocka suites: name, with <name>_SRCS (linked with libprism.a)
 #   FUZZERS       libFuzzer targets: name, with <name>_SRCS
 #   BENCHES       benchmark programs: name, with <name>_SRCS
@@ -75,6 +76,7 @@ LIB_SRCS    :=
 PRISMC_SRCS :=
 PRISMC_GEN  :=
 TOOLS       :=
+INSTALL_TOOLS :=
 TESTS       :=
 FUZZERS     :=
 BENCHES     :=
@@ -233,6 +235,7 @@ install: all
 	ln -sf libprism.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libprism.so.$(SOVERSION)
 	ln -sf libprism.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libprism.so
 	$(if $(PRISMC_SRCS),install -m 755 $(PRISMC) $(DESTDIR)$(BINDIR)/)
+	$(foreach t,$(INSTALL_TOOLS),install -m 755 $(O)/$(t) $(DESTDIR)$(BINDIR)/;)
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
 	    runtime/prism.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/prism.pc
@@ -240,6 +243,7 @@ install: all
 uninstall:
 	rm -rf $(DESTDIR)$(INCLUDEDIR)/prism $(DESTDIR)$(PKGCONFIGDIR)/prism.pc $(DESTDIR)$(DATADIR)
 	rm -f $(DESTDIR)$(LIBDIR)/libprism.* $(DESTDIR)$(BINDIR)/prismc $(DESTDIR)$(BINDIR)/prism-fw
+	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(INSTALL_TOOLS))
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')

@@ -498,10 +498,10 @@ static void emit_entry(struct emitter *e, const char *entry, uint32_t qconn)
 			fail(e, "out of memory", -1);
 			return;
 		}
-		bool one = !p->result_mixed && p->result_width;
-		r->width = one ? p->result_width : p->resp_size;
+		/* every return's value lies at result_off (lower_effects.c) */
+		r->width = p->result_width;
 		r->order = CHAINOBJ_ORDER_BIG;
-		r->offset = one ? p->result_off : 0;
+		r->offset = p->result_off;
 	}
 }
 

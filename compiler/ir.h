@@ -281,11 +281,10 @@ struct ir_prog {
 	uint8_t *scratch_init; /* initial scratch image (re-applied at each re-arm) */
 	uint32_t scratch_init_len;
 	uint32_t resp_size; /* client response buffer bytes */
-	/* where every `return` puts its value in the response buffer (the
-	 * WRITE starts at the pointer, so a field sits at its offset); when
-	 * the sites disagree the result is the whole buffer */
+	/* where every `return` puts its value in the response buffer: each
+	 * response WRITE is shifted so that its value lands at result_off
+	 * (lower_effects.c); result_width is the widest value */
 	uint32_t result_off, result_width;
-	bool result_mixed;
 	uint32_t barriers; /* WAIT+ENABLE steps (sched_barrier) */
 	int q_ctl, q_conn; /* queue indices */
 	int q_main;        /* queue whose end enables the responses (lane 0, or the

@@ -13,6 +13,7 @@
  *
  * Must not: place barriers or compute slots.
  */
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,9 +32,36 @@ void lower_error(struct lower_ctx *c, struct src_loc loc, const char *fmt, ...)
 	va_end(ap);
 }
 
+bool lower_guard_push(struct lower_ctx *c, const struct lcond *cd, const struct ldnf *dnf,
+                      struct src_loc loc)
+{
+	if (c->n_guards == LOWER_GUARD_DEPTH) {
+		lower_error(c, loc, "conditions nested more than %u deep are not lowered",
+		            LOWER_GUARD_DEPTH);
+		return false;
+	}
+	c->guards[c->n_guards++] = (struct lguard_frame){.cond = cd, .dnf = dnf};
+	return true;
+}
+
+void lower_guard_pop(struct lower_ctx *c, const struct lcond *cd)
+{
+	assert(c->n_guards && c->guards[c->n_guards - 1].cond == cd);
+	(void)cd;
+	c->n_guards--;
+}
+
+/*
+ * parallel { A } || { B }: lane k lowered into queue w<k> (lane 0 goes on in
+ * the main chain); responses made in a lane are anchored after the join:
+ *
+ *   ctl:  WAIT args ─► SEND_EN w0 ─► SEND_EN w1
+ *   w0:   A ... ─┐ join: WAIT w0 CQ, WAIT w1 CQ ─► SEND_EN conn
+ *   w1:   B ... ─┘
+ */
 static bool lower_parallel(struct lower_ctx *c, const struct ast_stmt *s)
 {
-	if (c->in_parallel || c->cond) {
+	if (c->in_parallel || lower_cond_top(c)) {
 		lower_error(c, s->loc, "`parallel` must be at the top level of an offload");
 		return false;
 	}
@@ -110,11 +138,213 @@ static bool lower_stmt(struct lower_ctx *c, const struct ast_stmt *s)
 	return false;
 }
 
-bool lower_block(struct lower_ctx *c, const struct ast_stmt *s)
+/* ---- `return` ends the invocation ---------------------------------------------
+ *
+ * The NIC has no jump: every WQE of the chain is posted and either runs or is
+ * guarded off.  So a statement that may `return`, followed by statements R,
+ * is lowered with R under "it did not return":
+ *
+ *   if (C) { T } else { E }  R      =>   if (C) { T  R } else { E  R }
+ *   return e;  R                    =>   return e;        (R never runs)
+ *
+ * R is left out of an arm that always returns, so `if (C) { return a; } R`
+ * guards R by !C, and of two returns at most one is armed per invocation.
+ * A return inside a loop also leaves the loop (lower_return); statements
+ * after such a loop, or after a `parallel` whose lanes may return, are
+ * rejected (nothing on the NIC could tell them that a return ran).
+ */
+
+static bool stmt_may_return(const struct ast_stmt *s);
+
+static bool list_may_return(const struct ast_stmt *s)
 {
 	for (; s; s = s->next)
+		if (stmt_may_return(s))
+			return true;
+	return false;
+}
+
+static bool stmt_may_return(const struct ast_stmt *s)
+{
+	switch (s->kind) {
+	case AST_STMT_RETURN:
+		return true;
+	case AST_STMT_IF:
+		return list_may_return(s->u.if_.then_body) ||
+		       (s->u.if_.has_else && list_may_return(s->u.if_.else_body));
+	case AST_STMT_BLOCK:
+		return list_may_return(s->u.block.body);
+	case AST_STMT_WHILE:
+		return list_may_return(s->u.while_.body);
+	case AST_STMT_PARALLEL:
+		for (const struct ast_lane *ln = s->u.parallel.lanes; ln; ln = ln->next)
+			if (list_may_return(ln->body))
+				return true;
+		return false;
+	default:
+		return false;
+	}
+}
+
+static bool stmt_always_returns(const struct ast_stmt *s);
+
+static bool list_always_returns(const struct ast_stmt *s)
+{
+	for (; s; s = s->next)
+		if (stmt_always_returns(s))
+			return true;
+	return false;
+}
+
+static bool stmt_always_returns(const struct ast_stmt *s)
+{
+	switch (s->kind) {
+	case AST_STMT_RETURN:
+		return true;
+	case AST_STMT_IF:
+		return s->u.if_.has_else && list_always_returns(s->u.if_.then_body) &&
+		       list_always_returns(s->u.if_.else_body);
+	case AST_STMT_BLOCK:
+		return list_always_returns(s->u.block.body);
+	default:
+		return false;
+	}
+}
+
+/* A statement node the lowering makes up (freed with the context). */
+static struct ast_stmt *synth_stmt(struct lower_ctx *c, const struct ast_stmt *from)
+{
+	struct lsynth *n = calloc(1, sizeof(*n));
+	if (!n) {
+		c->p->oom = true;
+		return NULL;
+	}
+	n->next = c->synth;
+	c->synth = n;
+	n->s = *from;
+	n->s.next = NULL;
+	return &n->s;
+}
+
+/* The statement list `body` followed by `rest` (rest left out when body
+ * always returns), as one BLOCK statement at `loc`. */
+static struct ast_stmt *synth_then(struct lower_ctx *c, const struct ast_stmt *body,
+                                   const struct ast_stmt *rest, struct src_loc loc)
+{
+	struct ast_stmt blk = {.kind = AST_STMT_BLOCK, .loc = loc};
+	struct ast_stmt *b = synth_stmt(c, &blk);
+	if (!b)
+		return NULL;
+	if (list_always_returns(body) || !rest) {
+		b->u.block.body = (struct ast_stmt *)body;
+		return b;
+	}
+	struct ast_stmt **tail = &b->u.block.body;
+	for (const struct ast_stmt *s = body; s; s = s->next) {
+		*tail = synth_stmt(c, s);
+		if (!*tail)
+			return NULL;
+		tail = &(*tail)->next;
+	}
+	*tail = (struct ast_stmt *)rest;
+	return b;
+}
+
+/* No statement of `s` holds other statements. */
+static bool flat(const struct ast_stmt *s)
+{
+	for (; s; s = s->next)
+		if (s->kind == AST_STMT_IF || s->kind == AST_STMT_WHILE ||
+		    s->kind == AST_STMT_BLOCK || s->kind == AST_STMT_PARALLEL)
+			return false;
+	return true;
+}
+
+/* `s` may return and `rest` follows it: lower both, rest only where `s`
+ * did not return. */
+static bool lower_then_rest(struct lower_ctx *c, const struct ast_stmt *s,
+                            const struct ast_stmt *rest)
+{
+	switch (s->kind) {
+	case AST_STMT_RETURN:
+		return lower_stmt(c, s); /* rest never runs */
+	case AST_STMT_BLOCK: {
+		struct ast_stmt *b = synth_then(c, s->u.block.body, rest, s->loc);
+		return b && lower_block(c, b->u.block.body);
+	}
+	case AST_STMT_IF: {
+		struct ast_stmt *n = synth_stmt(c, s);
+		if (!n)
+			return false;
+		const struct ast_stmt *els = s->u.if_.has_else ? s->u.if_.else_body : NULL;
+		n->u.if_.then_body = synth_then(c, s->u.if_.then_body, rest, s->loc);
+		/* `if (A) { return a; } if (B) { .. }` is `if (A) {..} else if (B) {..}`
+		 * (the cheap relaxed chain takes arms of plain statements) */
+		bool chain =
+		    !els && rest->kind == AST_STMT_IF && !rest->next && flat(s->u.if_.then_body);
+		n->u.if_.else_body =
+		    chain ? (struct ast_stmt *)rest : synth_then(c, els, rest, rest->loc);
+		n->u.if_.has_else = true;
+		if (!n->u.if_.then_body || !n->u.if_.else_body)
+			return false;
+		return lower_stmt(c, n);
+	}
+	default:
+		if (!lower_stmt(c, s)) /* its own rejection first */
+			return false;
+		lower_error(c, rest->loc,
+		            "statements after a %s that may `return` are not lowered (the NIC "
+		            "cannot tell them whether a return ran): move them before it, or "
+		            "into it",
+		            s->kind == AST_STMT_WHILE ? "loop" : "`parallel`");
+		return false;
+	}
+}
+
+/* Number the returns of `s` in the order they are written (then before
+ * else, lanes in order), whatever order the lowering meets them in. */
+static bool number_returns(struct lower_ctx *c, const struct ast_stmt *s)
+{
+	for (; s; s = s->next) {
+		bool ok = true;
+		switch (s->kind) {
+		case AST_STMT_RETURN:
+			ok = lower_return_site(c, s->loc) != 0;
+			break;
+		case AST_STMT_IF:
+			ok = number_returns(c, s->u.if_.then_body) &&
+			     (!s->u.if_.has_else || number_returns(c, s->u.if_.else_body));
+			break;
+		case AST_STMT_BLOCK:
+			ok = number_returns(c, s->u.block.body);
+			break;
+		case AST_STMT_WHILE:
+			ok = number_returns(c, s->u.while_.body);
+			break;
+		case AST_STMT_PARALLEL:
+			for (const struct ast_lane *ln = s->u.parallel.lanes; ln && ok;
+			     ln = ln->next)
+				ok = number_returns(c, ln->body);
+			break;
+		default:
+			break;
+		}
+		if (!ok)
+			return false;
+	}
+	return true;
+}
+
+/* A statement list, in order, into the current lane (no WQE of its own;
+ * see above for statements after one that may return). */
+bool lower_block(struct lower_ctx *c, const struct ast_stmt *s)
+{
+	for (; s; s = s->next) {
+		if (s->next && stmt_may_return(s))
+			return lower_then_rest(c, s, s->next);
 		if (!lower_stmt(c, s))
 			return false;
+	}
 	return true;
 }
 
@@ -208,7 +438,12 @@ static struct ir_prog *lower_attempt(struct diag_ctx *d, const struct ast_progra
 	for (const struct ast_freelist *fl = prog->freelists; fl; fl = fl->next)
 		ir_add_region(p, fl->name, 8 + 8 * (uint64_t)LOWER_FREELIST_SLOTS, true);
 	p->params = calloc(off->nparams ? off->nparams : 1, sizeof(*p->params));
-	if (!p->params) {
+	c.mem_epoch = calloc(p->n_regions + 1, sizeof(*c.mem_epoch));
+	c.wrote_region = -1;
+	if (!p->params || !c.mem_epoch) {
+		free(c.mem_epoch);
+		free(c.env);
+		free(c.env_set);
 		ir_prog_free(p);
 		d->oom = true;
 		return NULL;
@@ -223,8 +458,9 @@ static struct ir_prog *lower_attempt(struct diag_ctx *d, const struct ast_progra
 		                 : -1;
 	}
 	p->n_params = off->nparams;
-	bool ok = lower_block(&c, off->body) && lower_flush_phis(&c) && lower_final_response(&c) &&
-	          lower_finish_reads(&c) && lower_check_loop_escapes(&c) && layout_payload(&c);
+	bool ok = number_returns(&c, off->body) && lower_block(&c, off->body) &&
+	          lower_flush_phis(&c) && lower_final_response(&c) && lower_finish_reads(&c) &&
+	          lower_check_loop_escapes(&c) && layout_payload(&c);
 	for (unsigned i = 0; i < c.n_reads; i++)
 		free(c.reads[i].picks);
 	free(c.reads);
@@ -237,6 +473,14 @@ static struct ir_prog *lower_attempt(struct diag_ctx *d, const struct ast_progra
 		free(c.phis[i].before);
 	}
 	free(c.phis);
+	while (c.synth) {
+		struct lsynth *n = c.synth;
+		c.synth = n->next;
+		free(n);
+	}
+	free(c.sites);
+	free(c.results);
+	free(c.mem_epoch);
 	if (!ok || c.failed || p->oom) {
 		if (p->oom)
 			d->oom = true;

@@ -71,6 +71,7 @@ struct lpick {
 struct lread {
 	int node;
 	int lane;
+	unsigned epoch;   /* its region's write epoch when it was created */
 	struct lval base; /* the pointer it dereferences (for a second READ) */
 	/* identity of the pointer it dereferences */
 	enum lval_kind base_kind;
@@ -142,6 +143,7 @@ struct lcond {
 
 struct lphi {
 	struct lval *in;
+	bool be; /* the byte order a use of it sees (its lval's `be`) */
 	/* per input: the enable of the exit before it (its bytes must land
 	 * after that enable, where only a lane that did not exit runs), or -1
 	 * for the first exit; and the enable of its own exit (or the loop's
@@ -161,6 +163,11 @@ struct lphi {
 	int landed_target;
 	uint32_t landed_toff;
 	bool landed_reverse;
+	/* the READ that copied those bytes to scratch at landed_scratch before
+	 * the field was rewritten in place (a store's field offset), or -1:
+	 * later uses copy from scratch */
+	int landed_copy;
+	uint32_t landed_scratch;
 };
 
 /* The loop being unrolled. */
@@ -186,6 +193,37 @@ struct lstage {
 	int node; /* the READ that fans the copies out */
 };
 
+/*
+ * The guard stack.  Each effect the lowering emits (a store, an atomic, a
+ * response) is guarded by the condition on top of the stack (lower_guard);
+ * an empty stack or a NULL top means unguarded.  A construct that lowers a
+ * block under a condition pushes that condition, lowers the block and pops
+ * it again, whether the block lowered or not:
+ *
+ *   if (!lower_guard_push(c, &cd, lower_dnf_top(c), loc))
+ *           return false;
+ *   bool ok = lower_block(c, body);
+ *   lower_guard_pop(c, &cd);
+ *
+ * `cond` is an lcond chain (clauses by and_next, disjuncts by or_next),
+ * NULL for an unguarded region (a loop's body: the loop as a whole is
+ * skipped); `dnf` is the same condition as lower_dnf.c built it (an `if`
+ * nested in it conjoins with it), or NULL.
+ */
+#define LOWER_GUARD_DEPTH 64u
+
+struct lguard_frame {
+	const struct lcond *cond;
+	const struct ldnf *dnf;
+};
+
+/* A statement the lowering made up (lower.c: statements after one that may
+ * return go into its arms). */
+struct lsynth {
+	struct lsynth *next;
+	struct ast_stmt s;
+};
+
 struct lower_ctx {
 	struct ir_prog *p;
 	struct diag_ctx *d;
@@ -194,7 +232,6 @@ struct lower_ctx {
 	unsigned recv_reserve;      /* RECV entries kept for later parameters (lower_mem.c) */
 	bool quiet;                 /* a trial lowering: lower_error reports nothing */
 	bool flushing;              /* lower_flush_phis: land at the use given */
-	const struct ldnf *dnf;     /* the active condition as built by lower_dnf.c, or NULL */
 	struct lorder cas_terms[8]; /* masked cas conditions' marker terms (lower_cond.c) */
 	unsigned n_cas_terms;
 	/* the last relaxed `==` guard (lower_cond.c, guard_eq): its CAS returns
@@ -212,11 +249,31 @@ struct lower_ctx {
 	unsigned n_deferred, cap_deferred;
 	struct lread *reads;
 	unsigned n_reads, cap_reads;
-	const struct lcond *cond; /* active guard, or NULL */
+	/* per region, bumped after every effect that writes it (a store, an
+	 * atomic; lower_mem_written): a READ made before is not shared with, nor
+	 * copied for, a read after, which must see the memory as it is then (a
+	 * loop condition over memory the body changes) */
+	unsigned *mem_epoch;
+	int wrote_region; /* the region the effect being lowered writes, or -1 */
+	/* the guard stack (lower_guard_push): every effect is guarded by the
+	 * top frame's condition */
+	struct lguard_frame guards[LOWER_GUARD_DEPTH];
+	unsigned n_guards;
 	/* while lowering the arm of a one-comparison `if` without `else`: its
 	 * condition and the complement (a loop may end that arm) */
 	const struct lcond *arm_cond, *arm_neg;
 	unsigned ret_sites;
+	/* the source position of each return site (site k at sites[k - 1]): one
+	 * site per `return` written, however often it is lowered (unrolled loops,
+	 * statements copied into both arms) */
+	struct src_loc *sites;
+	struct lsynth *synth;
+	/* each response of a value and where the value sits in what it WRITEs */
+	struct lresult {
+		int node;
+		uint32_t off, width;
+	} * results;
+	unsigned n_results, cap_results;
 	bool last_was_return; /* the offload ends with an unconditional return */
 	uint32_t junk_off, junk_len;
 	bool failed;
@@ -235,14 +292,45 @@ struct lower_ctx {
 bool lower_value(struct lower_ctx *c, const struct ast_expr *e, struct lval *out);
 /* Address (pointer value) and offset of a MEMORY place expression. */
 bool lower_place(struct lower_ctx *c, const struct ast_expr *e, struct lval *ptr, uint32_t *off);
-/* Deliver `v` into node `target` bytes [toff, toff+width): returns the
- * writer node id, IR_RECV, or -2 when the value is a constant written into
- * the template (not supported for every field), -3 on error. */
-int lower_deliver(struct lower_ctx *c, const struct lval *v, int target, uint32_t toff,
-                  bool reverse);
+/* What delivering a value into a WQE field did (lower_deliver). */
+enum ldeliv_kind {
+	LD_FAILED,  /* an error was reported (or memory ran out) */
+	LD_NODE,    /* node `writer` writes the bytes: whatever reads them waits for it */
+	LD_RECV,    /* the connection's RECV scatters them, before any queue runs */
+	LD_SEVERAL, /* written by one writer per loop exit, or landed later from
+	             * where another use puts them: no single writer to wait for */
+	LD_CONST,   /* a constant: nothing delivered, the caller writes it into the
+	             * template (not every field supports that) */
+};
+
+struct ldeliv {
+	enum ldeliv_kind kind;
+	int writer; /* LD_NODE: the writer node; else -1 */
+};
+
+/* Bytes land at run time (anything but a failure or a constant). */
+static inline bool lower_delivered(struct ldeliv d)
+{
+	return d.kind == LD_NODE || d.kind == LD_RECV || d.kind == LD_SEVERAL;
+}
+
+/* Deliver `v` into node `target` bytes [toff, toff+width), byte-reversed
+ * when `reverse`. */
+struct ldeliv lower_deliver(struct lower_ctx *c, const struct lval *v, int target, uint32_t toff,
+                            bool reverse);
+/* lower_deliver, and node `reader` runs after the bytes' single writer
+ * (if any); false unless bytes land at run time. */
+bool lower_deliver_for(struct lower_ctx *c, const struct lval *v, int target, uint32_t toff,
+                       bool reverse, int reader);
 /* READ of the bytes at `ptr` + [0, off+width): the lval of those bytes. */
 bool lower_mem_lval(struct lower_ctx *c, const struct lval *ptr, uint32_t off, uint32_t width,
                     struct lval *out);
+/* Node `reader` runs after every writer of `target` bytes [off, off+len)
+ * known so far (patches, and READ picks still to be scattered). */
+void lower_after_writers(struct lower_ctx *c, int target, uint32_t off, uint32_t len, int reader);
+/* The effect just lowered wrote its region (lower_target_addr noted it):
+ * later reads of that region read again. */
+void lower_mem_written(struct lower_ctx *c);
 /* Build every READ's scatter list (end of lowering). */
 bool lower_finish_reads(struct lower_ctx *c);
 /* Land every loop value whose uses all lie outside the lane (end of the
@@ -295,6 +383,10 @@ bool lower_alloc(struct lower_ctx *c, const struct ast_expr *e, struct lval *out
 bool lower_mask_value(struct lower_ctx *c, const struct lval *v, uint64_t m, struct lval *out);
 
 /* lower_effects.c */
+/* The site number of the `return` written at `loc`: one per return in the
+ * source, however often the lowering emits it (0: out of memory).  lower.c
+ * numbers every return in source order before lowering. */
+uint32_t lower_return_site(struct lower_ctx *c, struct src_loc loc);
 bool lower_target_addr(struct lower_ctx *c, const struct ast_expr *t, int node, uint8_t op);
 bool lower_return(struct lower_ctx *c, const struct ast_stmt *s);
 bool lower_store(struct lower_ctx *c, const struct ast_stmt *s);
@@ -305,6 +397,9 @@ void lower_anchor(struct lower_ctx *c, int conn_node);
 /* lower_loop.c */
 bool lower_while(struct lower_ctx *c, const struct ast_stmt *s);
 bool lower_break(struct lower_ctx *c, const struct ast_stmt *s);
+/* Leave the loop being unrolled under the active condition (`break`, or
+ * `what` = "return" after its response). */
+bool lower_leave_loop(struct lower_ctx *c, struct src_loc loc, const char *what);
 /* Before the join: a loop's continuation that ended empty gets one NOP, the
  * WQE the join waits for (its lane is done: every exit enables it). */
 bool lower_join_loop_lanes(struct lower_ctx *c);
@@ -316,6 +411,23 @@ bool lower_check_loop_escapes(struct lower_ctx *c);
 bool lower_recycle(struct lower_ctx *c, const struct ast_stmt *s);
 
 /* lower.c */
+/* Make `cd` (with its DNF form `dnf`) the active guard; false (reported at
+ * `loc`) when conditions nest deeper than LOWER_GUARD_DEPTH. */
+bool lower_guard_push(struct lower_ctx *c, const struct lcond *cd, const struct ldnf *dnf,
+                      struct src_loc loc);
+/* Undo the matching push (`cd`: what it pushed, checked). */
+void lower_guard_pop(struct lower_ctx *c, const struct lcond *cd);
+
+static inline const struct lcond *lower_cond_top(const struct lower_ctx *c)
+{
+	return c->n_guards ? c->guards[c->n_guards - 1].cond : NULL;
+}
+
+static inline const struct ldnf *lower_dnf_top(const struct lower_ctx *c)
+{
+	return c->n_guards ? c->guards[c->n_guards - 1].dnf : NULL;
+}
+
 bool lower_block(struct lower_ctx *c, const struct ast_stmt *s);
 void lower_error(struct lower_ctx *c, struct src_loc loc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

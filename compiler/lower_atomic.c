@@ -81,11 +81,8 @@ bool lower_mask_value(struct lower_ctx *c, const struct lval *v, uint64_t m, str
 	for (uint32_t i = 0; i < w; i++)
 		n->swap_mask_bytes[16 - w + i] = (uint8_t)(m >> (8 * (w - 1 - i)));
 	uint32_t swp = lower_field_off(PRISM_OP_ATOMIC_MASKED_CS, PRISM_FIELD_ATOMIC_SWAP, 16);
-	int wv = lower_deliver(c, v, id, swp + 16 - w, !v->be);
-	if (wv < -1)
+	if (!lower_deliver_for(c, v, id, swp + 16 - w, !v->be, id))
 		return false;
-	if (wv >= 0)
-		ir_add_dep(p, wv, id);
 	*out = (struct lval){.kind = LV_SCRATCH,
 	                     .read = -1,
 	                     .off = wo + 16 - w,
@@ -111,11 +108,8 @@ static bool mask_value16(struct lower_ctx *c, const struct lval *v, const struct
 	uint32_t swp = lower_field_off(PRISM_OP_ATOMIC_MASKED_CS, PRISM_FIELD_ATOMIC_SWAP, 32);
 	const struct lval *ops[2] = {v, m};
 	for (int i = 0; i < 2; i++) {
-		int wv = lower_deliver(c, ops[i], id, swp + (i ? 64 : 0) + 16, false);
-		if (wv < -1)
+		if (!lower_deliver_for(c, ops[i], id, swp + (i ? 64 : 0) + 16, false, id))
 			return false;
-		if (wv >= 0)
-			ir_add_dep(p, wv, id);
 	}
 	*out = (struct lval){.kind = LV_SCRATCH,
 	                     .read = -1,
@@ -141,7 +135,7 @@ static bool cas_order16(struct lower_ctx *c, const struct ast_expr *e, bool gt)
 	struct ir_prog *p = c->p;
 	const struct ast_expr *place = e->u.call.args, *v = place->arg_next;
 	const struct ast_expr *cme = v->arg_next, *sme = cme->arg_next;
-	const struct lcond *outer = c->cond;
+	const struct lcond *outer = lower_cond_top(c);
 	struct lval old, val, cm, sm;
 	if (!lower_value(c, place, &old) || !lower_value(c, v, &val) || !lower_value(c, cme, &cm) ||
 	    !lower_value(c, sme, &sm))
@@ -167,11 +161,12 @@ static bool cas_order16(struct lower_ctx *c, const struct ast_expr *e, bool gt)
 	ir_sge_add(p, &p->nodes[xid], ir_v(IR_V_SCRATCH_ADDR, 0, result), 16,
 	           ir_v(IR_V_SCRATCH_LKEY, 0, 0));
 	uint32_t base = lower_field_off(op, PRISM_FIELD_ATOMIC_SWAP, 16);
-	int wold = lower_deliver(c, &old, xid, base + 16, false);
-	if (wold < 0)
+	struct ldeliv dold = lower_deliver(c, &old, xid, base + 16, false);
+	if (dold.kind != LD_NODE)
 		return false;
-	if (lower_deliver(c, &val, xid, base, false) < -1 ||
-	    lower_deliver(c, &sm, xid, base + 32, false) < -1)
+	int wold = dold.writer;
+	if (!lower_delivered(lower_deliver(c, &val, xid, base, false)) ||
+	    !lower_delivered(lower_deliver(c, &sm, xid, base + 32, false)))
 		return false;
 	struct lval snap = {.kind = LV_FIELD,
 	                    .read = xid,
@@ -196,9 +191,10 @@ static bool cas_order16(struct lower_ctx *c, const struct ast_expr *e, bool gt)
 	                   .and_next = outer,
 	                   .width = 16,
 	                   .loc = e->loc};
-	c->cond = &cd;
+	if (!lower_guard_push(c, &cd, lower_dnf_top(c), e->loc))
+		return false;
 	bool ok = lower_guard(c, xid);
-	c->cond = outer;
+	lower_guard_pop(c, &cd);
 	return ok && !p->oom;
 }
 
@@ -215,6 +211,16 @@ static bool const_arg(struct lower_ctx *c, const struct ast_expr *a, uint64_t *k
 	return true;
 }
 
+/*
+ * cas_gt(place, v [, masks]) / cas_lt: the enhanced CAS (PRISM 3.3) as a
+ * masked CAS guarded by the comparison of its own returned old value:
+ *
+ *   lane:  READ place ──old──► X.compare
+ *          carry term v > old (cas_lt: old > v) ─► exact guard on X
+ *          X = CAS place, compare old, swap v (masked: v's swap-mask bits)
+ *
+ * X swaps only if the place still holds the old value the term compared.
+ */
 bool lower_cas_order(struct lower_ctx *c, const struct ast_expr *e)
 {
 	struct ir_prog *p = c->p;
@@ -225,7 +231,7 @@ bool lower_cas_order(struct lower_ctx *c, const struct ast_expr *e)
 	if (!place || !v)
 		return false;
 	bool masked = e->u.call.nargs == 4;
-	const struct lcond *outer = c->cond;
+	const struct lcond *outer = lower_cond_top(c);
 	if (outer && !lower_conjoinable(outer)) {
 		lower_error(
 		    c, e->loc,
@@ -294,15 +300,16 @@ bool lower_cas_order(struct lower_ctx *c, const struct ast_expr *e)
 	 * memory bytes, so operand bytes (memory order) land reversed; 4 bytes:
 	 * as they are */
 	p->nodes[xid].compare = ir_v(IR_V_RUNTIME, 0, 0);
-	int wold = lower_deliver(c, &old, xid, cmp, !narrow);
-	if (wold < 0)
+	struct ldeliv dold = lower_deliver(c, &old, xid, cmp, !narrow);
+	if (dold.kind != LD_NODE)
 		return false;
+	int wold = dold.writer;
 	if (val.kind == LV_CONST) {
 		p->nodes[xid].swap = IR_CONST(narrow ? (be ? val.k : bswap(val.k, 4))
 		                                     : (be ? bswap(val.k, 8) : val.k));
 	} else {
 		p->nodes[xid].swap = ir_v(IR_V_RUNTIME, 0, 0);
-		if (lower_deliver(c, &val, xid, swp, !narrow) < -1)
+		if (!lower_delivered(lower_deliver(c, &val, xid, swp, !narrow)))
 			return false;
 	}
 
@@ -340,9 +347,10 @@ bool lower_cas_order(struct lower_ctx *c, const struct ast_expr *e)
 	                   .and_next = outer, /* inside an `if`: both must hold */
 	                   .width = w,
 	                   .loc = e->loc};
-	c->cond = &cd;
+	if (!lower_guard_push(c, &cd, lower_dnf_top(c), e->loc))
+		return false;
 	bool ok = lower_guard(c, xid);
-	c->cond = outer;
+	lower_guard_pop(c, &cd);
 	return ok && !p->oom;
 }
 
@@ -449,7 +457,7 @@ int lower_cas_node(struct lower_ctx *c, const struct ast_expr *e, uint32_t *resu
 			return -1;
 		}
 		*dst = ir_v(IR_V_RUNTIME, 0, 0);
-		if (lower_deliver(c, &v, id, base + f * w, w == 8) < -1)
+		if (!lower_delivered(lower_deliver(c, &v, id, base + f * w, w == 8)))
 			return -1;
 	}
 	if (result_off)
@@ -503,6 +511,10 @@ bool lower_alloc(struct lower_ctx *c, const struct ast_expr *e, struct lval *out
 	p->regions[list].access_used |= 4u | 1u; /* atomic, read */
 	uint32_t t = ir_scratch_alloc(p, 8, 8);
 	ir_sge_add(p, fa, ir_v(IR_V_SCRATCH_ADDR, 0, t), 8, ir_v(IR_V_SCRATCH_LKEY, 0, 0));
+	/* inside an `if`, only a taken branch pops: the FETCH_ADD is guarded
+	 * (before anything is placed after it) */
+	if (!lower_guard(c, fid))
+		return false;
 	/* the slot address: a pointer into the list region, held in scratch */
 	struct lval slot = {.kind = LV_SCRATCH,
 	                    .read = -1,
@@ -512,6 +524,10 @@ bool lower_alloc(struct lower_ctx *c, const struct ast_expr *e, struct lval *out
 	                    .region = list,
 	                    .field_writer = fid};
 	if (!lower_mem_lval(c, &slot, 0, 8, out))
+		return false;
+	/* ... and the READ of the slot (its address is what the FETCH_ADD
+	 * returned, nothing when it did not run) */
+	if (lower_cond_top(c) && out->kind == LV_MEM && !lower_guard(c, c->reads[out->read].node))
 		return false;
 	/* the slot holds a be64 pointer into the list's buffer region */
 	out->be = true;

@@ -34,7 +34,7 @@
 /* Operand i (0 = lhs, 1 = rhs) of the active condition. */
 bool lower_cond_value(struct lower_ctx *c, int i, struct lval *out)
 {
-	const struct lcond *cd = c->cond;
+	const struct lcond *cd = lower_cond_top(c);
 	if (cd->vals) {
 		*out = cd->vals[i];
 		return true;
@@ -68,7 +68,7 @@ struct ir_node *lower_guard_node(struct lower_ctx *c, uint8_t op, uint8_t asize,
 	if (!g)
 		return NULL;
 	g->what = what;
-	g->loc = c->cond->loc;
+	g->loc = lower_cond_top(c)->loc;
 	g->asize = asize;
 	if (op == PRISM_OP_ATOMIC_MASKED_CS || op == PRISM_OP_ATOMIC_MASKED_FA)
 		g->opmod = (uint8_t)PRISM_MASKED_OPMOD(asize == 16 ? 4 : 3);
@@ -107,7 +107,7 @@ int lower_status_read(struct lower_ctx *c, const struct lstatus *st, int x, unsi
 		return -1;
 	int rid = rd->id;
 	rd->what = "else if: did an earlier arm run";
-	rd->loc = c->cond->loc;
+	rd->loc = lower_cond_top(c)->loc;
 	rd->raddr = ir_v(IR_V_NODE_ADDR, st->node, 3);
 	rd->rkey = ir_v(IR_V_QBUF_RKEY, p->nodes[st->node].queue, 0);
 	if (ir_scatter_into(p, rid, x, byte, 1, 0) < 0)
@@ -119,7 +119,7 @@ int lower_status_read(struct lower_ctx *c, const struct lstatus *st, int x, unsi
 
 void lower_record_status(struct lower_ctx *c, int x, int guard)
 {
-	struct lchain *ch = c->cond->chain;
+	struct lchain *ch = lower_cond_top(c)->chain;
 	if (!ch || ch->have_self)
 		return;
 	ch->self = (struct lstatus){.node = x, .guard = guard, .op = c->p->nodes[x].op};
@@ -130,7 +130,7 @@ void lower_record_status(struct lower_ctx *c, int x, int guard)
  * opmod swapped for a NOP's) by one masked CAS per earlier arm that ran. */
 static bool guard_final_else(struct lower_ctx *c, int x)
 {
-	const struct lcond *cd = c->cond;
+	const struct lcond *cd = lower_cond_top(c);
 	struct ir_prog *p = c->p;
 	struct ir_node *xn = ir_node(p, x);
 	xn->role = xn->role == IR_ROLE_RESPONSE ? IR_ROLE_RESPONSE : IR_ROLE_EFFECT;
@@ -165,7 +165,7 @@ static bool guard_final_else(struct lower_ctx *c, int x)
  */
 static bool guard_eq(struct lower_ctx *c, int x, bool neg)
 {
-	const struct lcond *cd = c->cond;
+	const struct lcond *cd = lower_cond_top(c);
 	struct ir_prog *p = c->p;
 	uint32_t w = cd->width;
 	/* each guard reads its operands again: a READ's scatter places a byte
@@ -186,8 +186,8 @@ static bool guard_eq(struct lower_ctx *c, int x, bool neg)
 	xn->tmpl_op = neg ? xop : PRISM_OP_NOP;
 	xn->role = xn->role == IR_ROLE_RESPONSE ? IR_ROLE_RESPONSE : IR_ROLE_EFFECT;
 	xn->ctrl_rt_bytes |= COND_RT_BITS(w);
-	int wa = lower_deliver(c, &ta, x, COND_CTRL_OFF, false);
-	if (wa < -1)
+	struct ldeliv da = lower_deliver(c, &ta, x, COND_CTRL_OFF, false);
+	if (!lower_delivered(da))
 		goto bad_operand;
 
 	/* earlier arms of an else-if chain: their opcode bytes into X's index
@@ -215,15 +215,14 @@ static bool guard_eq(struct lower_ctx *c, int x, bool neg)
 	if (!lower_cas_patch(p, gid, x, 0, 8, true, ta.taint | cb.taint))
 		return false;
 	uint32_t cmp = lower_field_off(PRISM_OP_ATOMIC_CS, PRISM_FIELD_ATOMIC_COMPARE, 8);
-	int wb = lower_deliver(c, &cb, gid, cmp + (COND_CTRL_OFF - w), true);
-	if (wb < -1)
+	if (!lower_delivered(lower_deliver(c, &cb, gid, cmp + (COND_CTRL_OFF - w), true)))
 		goto bad_operand;
 	if (!neg && nex == 0)
 		c->eq_guard =
 		    (struct lguard_rec){.cond = cd, .guard = gid, .cmp = cb, .taint = ta.taint};
 	/* the CAS compares bytes the READ writes: it runs after the READ */
-	if (wa >= 0)
-		ir_add_dep(p, wa, gid);
+	if (da.kind == LD_NODE)
+		ir_add_dep(p, da.writer, gid);
 	return !p->oom;
 bad_operand:
 	lower_error(c, cd->loc,
@@ -242,7 +241,7 @@ static bool narrow_eq_form(const struct lower_ctx *c, const struct lcond *cd)
 
 bool lower_guard(struct lower_ctx *c, int x)
 {
-	const struct lcond *cd = c->cond;
+	const struct lcond *cd = lower_cond_top(c);
 	if (!cd)
 		return true;
 	if (cd->chain && cd->chain->final_else) {
@@ -398,11 +397,8 @@ static bool cas_marker(struct lower_ctx *c, const struct ast_expr *e, unsigned w
 			continue;
 		}
 		taint |= v.taint;
-		int wv = lower_deliver(c, &v, mid, base + (i ? 3 : 1) * msize, false);
-		if (wv < -1)
+		if (!lower_deliver_for(c, &v, mid, base + (i ? 3 : 1) * msize, false, mid))
 			return false;
-		if (wv >= 0)
-			ir_add_dep(p, wv, mid);
 	}
 	ir_add_dep(p, xid, mid);
 	struct lorder *ord = &c->cas_terms[c->n_cas_terms++];
@@ -420,6 +416,7 @@ static bool cas_marker(struct lower_ctx *c, const struct ast_expr *e, unsigned w
 	cd->ord = ord;
 	cd->width = 8;
 	cd->loc = e->loc;
+	lower_mem_written(c); /* the CAS wrote: later reads read again */
 	return !p->oom;
 }
 
@@ -480,6 +477,7 @@ bool lower_cas_condition(struct lower_ctx *c, const struct ast_expr *e, struct l
 		else if (!lower_mask_value(c, &vals[1], cm, &vals[1]))
 			return false;
 	}
+	lower_mem_written(c); /* the CAS wrote: later reads read again */
 	memset(cd, 0, sizeof(*cd));
 	cd->ymask = masked ? cm : 0;
 	cd->lhs = place;
@@ -519,9 +517,10 @@ static bool lower_if_chain(struct lower_ctx *c, const struct ast_stmt *s)
 		}
 		ch.have_self = false;
 		cd.chain = &ch;
-		c->cond = &cd;
+		if (!lower_guard_push(c, &cd, NULL, cd.loc))
+			return false;
 		bool ok = lower_block(c, cur->u.if_.then_body);
-		c->cond = NULL;
+		lower_guard_pop(c, &cd);
 		if (!ok)
 			return false;
 		const struct ast_stmt *next = cur->u.if_.has_else ? cur->u.if_.else_body : NULL;
@@ -552,9 +551,10 @@ static bool lower_if_chain(struct lower_ctx *c, const struct ast_stmt *s)
 		fe.chain = &ch;
 		fe.loc = next->loc;
 		fe.kind = LC_NE;
-		c->cond = &fe;
+		if (!lower_guard_push(c, &fe, NULL, fe.loc))
+			return false;
 		ok = lower_block(c, next);
-		c->cond = NULL;
+		lower_guard_pop(c, &fe);
 		return ok;
 	}
 }
@@ -577,7 +577,7 @@ static bool conj_operands(struct lower_ctx *c, const struct ast_expr *e, struct 
  */
 static bool lower_if_conj(struct lower_ctx *c, const struct ast_stmt *s)
 {
-	const struct lcond *outer = c->cond;
+	const struct lcond *outer = lower_cond_top(c);
 	if (outer && !lower_conjoinable(outer)) {
 		lower_error(
 		    c, s->loc,
@@ -608,9 +608,10 @@ static bool lower_if_conj(struct lower_ctx *c, const struct ast_stmt *s)
 		cds[i].ord = &ords[i];
 	}
 	cds[n - 1].and_next = outer;
-	c->cond = &cds[0];
+	if (!lower_guard_push(c, &cds[0], lower_dnf_top(c), s->loc))
+		return false;
 	bool ok = lower_block(c, s->u.if_.then_body);
-	c->cond = outer;
+	lower_guard_pop(c, &cds[0]);
 	if (!ok || !s->u.if_.has_else)
 		return ok;
 	const struct ast_stmt *els = s->u.if_.else_body;
@@ -626,9 +627,10 @@ static bool lower_if_conj(struct lower_ctx *c, const struct ast_stmt *s)
 	ne.lhs = cds[0].rhs;
 	ne.rhs = cds[0].lhs;
 	ne.and_next = outer;
-	c->cond = &ne;
+	if (!lower_guard_push(c, &ne, lower_dnf_top(c), els->loc))
+		return false;
 	ok = lower_block(c, els);
-	c->cond = outer;
+	lower_guard_pop(c, &ne);
 	return ok;
 }
 
@@ -712,9 +714,10 @@ static bool lower_if_disj(struct lower_ctx *c, const struct ast_stmt *s)
 	}
 	for (unsigned i = 0; i < n; i++)
 		cds[i].ord = &ords[i];
-	c->cond = heads[0];
+	if (!lower_guard_push(c, heads[0], NULL, s->loc))
+		return false;
 	bool ok = lower_block(c, s->u.if_.then_body);
-	c->cond = NULL;
+	lower_guard_pop(c, heads[0]);
 	if (!ok || !s->u.if_.has_else)
 		return ok;
 	const struct ast_stmt *els = s->u.if_.else_body;
@@ -736,22 +739,34 @@ static bool lower_if_disj(struct lower_ctx *c, const struct ast_stmt *s)
 		neg[i].or_next = NULL;
 		neg[i].and_next = i + 1 < nc ? &neg[i + 1] : NULL;
 	}
-	c->cond = &neg[0];
+	if (!lower_guard_push(c, &neg[0], NULL, els->loc))
+		return false;
 	ok = lower_block(c, els);
-	c->cond = NULL;
+	lower_guard_pop(c, &neg[0]);
 	return ok;
 }
 
+/*
+ * if (cond) { T } [else { E }]: every effect X of T is guarded by cond, every
+ * effect of E by its complement; no WQE of its own.  The form per condition:
+ *
+ *   a == b / a != b (relaxed, 1-3 bytes)   READ a ─► X.ctrl[4..6]; CAS X.ctrl (above)
+ *   a > b, a >= b (order, any profile)    carry term (lower_order.c) ─► exact guard on X
+ *   else if chains (relaxed ==)          + READ of earlier arms' status (lower_if_chain)
+ *   &&, nested if, ||                    lower_if_conj / lower_if_disj
+ *   !, || inside &&, any other else      lower_dnf.c (one exact guard per clause)
+ *   cas(...)                             the CAS, then `old == expect` as a term
+ */
 bool lower_if(struct lower_ctx *c, const struct ast_stmt *s)
 {
 	c->eq_guard.cond = NULL; /* a guard of an earlier `if` (or iteration) */
 	if (lower_dnf_wanted(c, s))
 		return lower_if_dnf(c, s);
 	const struct ast_expr *ce0 = s->u.if_.cond;
-	if (!c->cond && ce0->kind == AST_EXPR_BINARY && ce0->u.binary.op == AST_BINOP_LOR)
+	if (!lower_cond_top(c) && ce0->kind == AST_EXPR_BINARY && ce0->u.binary.op == AST_BINOP_LOR)
 		return lower_if_disj(c, s);
 	bool conj = ce0->kind == AST_EXPR_BINARY && ce0->u.binary.op == AST_BINOP_LAND;
-	if (c->cond || conj)
+	if (lower_cond_top(c) || conj)
 		return lower_if_conj(c, s);
 	const struct ast_stmt *els = s->u.if_.has_else ? s->u.if_.else_body : NULL;
 	if (els && els->kind == AST_STMT_IF)
@@ -779,18 +794,20 @@ bool lower_if(struct lower_ctx *c, const struct ast_stmt *s)
 	} else {
 		ne.kind = cond_negate[cd.kind];
 	}
-	c->cond = &cd;
+	if (!lower_guard_push(c, &cd, NULL, s->loc))
+		return false;
 	/* a loop may end this arm when there is no `else` (lower_loop.c: the
 	 * complement skips it) */
 	c->arm_cond = els || cd.vals ? NULL : &cd;
 	c->arm_neg = &ne;
 	bool ok = lower_block(c, s->u.if_.then_body);
-	c->cond = NULL;
+	lower_guard_pop(c, &cd);
 	c->arm_cond = c->arm_neg = NULL;
 	if (!ok || !els)
 		return ok;
-	c->cond = &ne;
+	if (!lower_guard_push(c, &ne, NULL, els->loc))
+		return false;
 	ok = lower_block(c, els);
-	c->cond = NULL;
+	lower_guard_pop(c, &ne);
 	return ok;
 }

@@ -61,7 +61,7 @@ struct dnf_pool {
 	unsigned n;
 };
 
-/* The active condition of a DNF-lowered `if` (c->dnf). */
+/* The active condition of a DNF-lowered `if` (lower_dnf_top(c)). */
 struct ldnf {
 	struct dnf d;
 	struct dnf_pool *pool;
@@ -136,7 +136,25 @@ struct builder {
 	struct dnf_pool *pool;
 	bool full; /* a limit was hit (reported once) */
 	struct src_loc loc;
+	/* where the expression being built is evaluated: the enclosing
+	 * condition, and the left operands of `&&` / `||` on the way down
+	 * (they short-circuit); a cas runs only there */
+	const struct dnf *ctx;
 };
+
+static const struct lcond *to_conds(struct lower_ctx *c, struct ldnf *g, struct src_loc loc);
+
+/* Does condition `e` call cas? */
+static bool has_cas(const struct ast_expr *e)
+{
+	if (e->kind == AST_EXPR_CALL)
+		return e->u.call.fn == AST_BUILTIN_CAS;
+	if (e->kind == AST_EXPR_UNARY)
+		return has_cas(e->u.unary.operand);
+	if (e->kind == AST_EXPR_BINARY)
+		return has_cas(e->u.binary.lhs) || has_cas(e->u.binary.rhs);
+	return false;
+}
 
 static bool too_big(struct builder *b, const char *what, unsigned cap)
 {
@@ -381,8 +399,32 @@ static bool build(struct builder *b, const struct ast_expr *e, bool neg, struct 
 			c->p->oom = true;
 			return false;
 		}
-		bool conj = (e->u.binary.op == AST_BINOP_LAND) != neg;
-		bool ok = build(b, e->u.binary.lhs, neg, r) && build(b, e->u.binary.rhs, neg, y);
+		bool land = e->u.binary.op == AST_BINOP_LAND;
+		bool conj = land != neg;
+		bool ok = build(b, e->u.binary.lhs, neg, r);
+		if (ok && has_cas(e->u.binary.rhs)) {
+			/* the right operand runs only where `&&`'s left one holds
+			 * (`||`'s fails): a cas in it is guarded by that */
+			struct dnf *ctx = calloc(2, sizeof(*ctx));
+			const struct dnf *saved = b->ctx;
+			ok = ctx != NULL;
+			if (!ok)
+				c->p->oom = true;
+			else if (land == neg) /* r is !lhs under `&&`, lhs under `||` */
+				ok = dnf_not(b, &ctx[1], r);
+			else
+				ctx[1] = *r;
+			if (ok && saved)
+				ok = dnf_and(b, &ctx[0], saved, &ctx[1]);
+			else if (ok)
+				ctx[0] = ctx[1];
+			b->ctx = &ctx[0];
+			ok = ok && build(b, e->u.binary.rhs, neg, y);
+			b->ctx = saved;
+			free(ctx);
+		} else if (ok) {
+			ok = build(b, e->u.binary.rhs, neg, y);
+		}
 		if (ok)
 			ok = conj ? dnf_and(b, r, r, y) : dnf_or(b, r, y);
 		free(y);
@@ -392,8 +434,32 @@ static bool build(struct builder *b, const struct ast_expr *e, bool neg, struct 
 	struct lval vals[2];
 	memset(&cd, 0, sizeof(cd));
 	bool is_cas = e->kind == AST_EXPR_CALL && e->u.call.fn == AST_BUILTIN_CAS;
-	if (is_cas ? !lower_cas_condition(c, e, &cd, vals) : !lower_cond_operands(c, e, &cd))
+	if (is_cas) {
+		/* the CAS runs where the condition reaches it (lower_cas_node
+		 * guards it by the active guard) */
+		struct ldnf *g = calloc(1, sizeof(*g));
+		if (!g) {
+			c->p->oom = true;
+			return false;
+		}
+		if (b->ctx)
+			g->d = *b->ctx;
+		else
+			dnf_true(&g->d);
+		g->pool = b->pool;
+		bool failed = c->failed;
+		const struct lcond *at = to_conds(c, g, e->loc);
+		bool ok = (at || c->failed == failed) && lower_guard_push(c, at, g, e->loc);
+		if (ok) {
+			ok = lower_cas_condition(c, e, &cd, vals);
+			lower_guard_pop(c, at);
+		}
+		free(g);
+		if (!ok)
+			return false;
+	} else if (!lower_cond_operands(c, e, &cd)) {
 		return false;
+	}
 	/* a masked cas of 4/16 bytes comes with its term computed (cd.ord) */
 	if (!leaf_dnf(b, &cd, is_cas && cd.vals ? vals : NULL, cd.ord, r))
 		return false;
@@ -531,8 +597,6 @@ static const struct lcond *to_conds(struct lower_ctx *c, struct ldnf *g, struct 
 static bool lower_under(struct lower_ctx *c, struct ldnf *g, const struct ast_stmt *block,
                         struct src_loc loc)
 {
-	const struct lcond *saved = c->cond;
-	const struct ldnf *saved_dnf = c->dnf;
 	if (g->d.n == 0) {
 		lower_error(c, loc,
 		            "this branch can never run (its condition contradicts the enclosing "
@@ -543,14 +607,21 @@ static bool lower_under(struct lower_ctx *c, struct ldnf *g, const struct ast_st
 	const struct lcond *cd = to_conds(c, g, loc);
 	if (!cd && c->failed && !failed)
 		return false;
-	c->cond = cd;
-	c->dnf = g;
+	if (!lower_guard_push(c, cd, g, loc))
+		return false;
 	bool ok = lower_block(c, block);
-	c->cond = saved;
-	c->dnf = saved_dnf;
+	lower_guard_pop(c, cd);
 	return ok;
 }
 
+/*
+ * An `if` whose condition (conjoined with the enclosing ones) goes through
+ * disjunctive normal form.  Each effect X of an arm gets one exact guard per
+ * clause (lower_order.c), the carry terms computed once for both arms:
+ *
+ *   terms:  MCAS complement ─► MFA add ─► READ carry ─► ... (per comparison)
+ *   X:      NOP template ◄─ MCAS16 clause 1 ◄─ MCAS16 clause 2 ...
+ */
 bool lower_if_dnf(struct lower_ctx *c, const struct ast_stmt *s)
 {
 	struct ldnf *g = calloc(3, sizeof(*g));
@@ -558,21 +629,25 @@ bool lower_if_dnf(struct lower_ctx *c, const struct ast_stmt *s)
 	struct dnf_pool *own = NULL;
 	struct builder b = {.c = c, .loc = s->u.if_.cond->loc};
 	bool ok = g && cond;
-	if (ok && c->dnf) {
-		b.pool = c->dnf->pool;
-		g[2].d = c->dnf->d;
+	if (ok && lower_dnf_top(c)) {
+		b.pool = lower_dnf_top(c)->pool;
+		g[2].d = lower_dnf_top(c)->d;
 	} else if (ok) {
 		own = calloc(1, sizeof(*own));
 		b.pool = own;
 		ok = own != NULL;
-		if (ok && c->cond)
-			ok = from_legacy(&b, c->cond, &g[2].d);
+		if (ok && lower_cond_top(c))
+			ok = from_legacy(&b, lower_cond_top(c), &g[2].d);
 		else if (ok)
 			dnf_true(&g[2].d);
 	}
 	if (!ok && (!g || !cond || !own))
 		c->p->oom = true;
-	/* then: outer && cond; else: outer && !cond */
+	/* then: outer && cond; else: outer && !cond.  A cas in the condition
+	 * runs only where the condition is evaluated: under the enclosing
+	 * condition (which holds the earlier arms' complement in an `else if`)
+	 * and the operands of `&&` / `||` before it */
+	b.ctx = ok ? &g[2].d : NULL;
 	if (ok)
 		ok = build(&b, s->u.if_.cond, false, cond);
 	for (int arm = 0; ok && arm < 2; arm++) {
@@ -596,13 +671,11 @@ bool lower_if_dnf(struct lower_ctx *c, const struct ast_stmt *s)
 		struct src_loc loc = arm ? body->loc : s->u.if_.cond->loc;
 		if (arm == 1 && body->kind == AST_STMT_IF) {
 			/* else if: the next `if` conjoins with "outer && !cond" */
-			const struct lcond *saved = c->cond;
-			const struct ldnf *saved_dnf = c->dnf;
-			c->dnf = &g[1];
-			c->cond = NULL;
-			ok = lower_if_dnf(c, body);
-			c->cond = saved;
-			c->dnf = saved_dnf;
+			ok = lower_guard_push(c, NULL, &g[1], loc);
+			if (ok) {
+				ok = lower_if_dnf(c, body);
+				lower_guard_pop(c, NULL);
+			}
 		} else {
 			ok = lower_under(c, &g[arm], body, loc);
 		}
@@ -659,16 +732,18 @@ static bool in_chain(const struct lcond *cd)
 bool lower_dnf_wanted(const struct lower_ctx *c, const struct ast_stmt *s)
 {
 	const struct ast_expr *e = s->u.if_.cond;
-	if (c->dnf)
+	if (lower_dnf_top(c))
 		return true; /* an `if` inside one lowered here */
-	if (c->cond && in_chain(c->cond))
+	if (lower_cond_top(c) && in_chain(lower_cond_top(c)))
 		return false; /* lower_cond.c reports it */
 	if (has_op(e, AST_UNOP_NOT, -1, false) || has_op(e, -1, AST_BINOP_LOR, false))
 		return true; /* `!`, or `||` inside `&&` */
 	bool lor = e->kind == AST_EXPR_BINARY && e->u.binary.op == AST_BINOP_LOR;
 	bool land = e->kind == AST_EXPR_BINARY && e->u.binary.op == AST_BINOP_LAND;
 	bool call = e->kind == AST_EXPR_CALL;
-	if (c->cond && (lor || call || !lower_conjoinable(c->cond)))
+	if ((lor || land) && has_cas(e))
+		return true; /* a cas behind a short-circuit operand (build) */
+	if (lower_cond_top(c) && (lor || call || !lower_conjoinable(lower_cond_top(c))))
 		return true;
 	if (!s->u.if_.has_else)
 		return false;
@@ -676,7 +751,7 @@ bool lower_dnf_wanted(const struct lower_ctx *c, const struct ast_stmt *s)
 	if (els->kind == AST_STMT_IF) {
 		/* relaxed top-level chains of plain comparisons keep their status
 		 * bytes (lower_cond.c) */
-		if (c->cond || c->p->profile == IR_PROFILE_STRICT)
+		if (lower_cond_top(c) || c->p->profile == IR_PROFILE_STRICT)
 			return true;
 		for (const struct ast_stmt *cur = s; cur && cur->kind == AST_STMT_IF;
 		     cur = cur->u.if_.has_else ? cur->u.if_.else_body : NULL) {
@@ -689,7 +764,7 @@ bool lower_dnf_wanted(const struct lower_ctx *c, const struct ast_stmt *s)
 	}
 	if (lor)
 		return !disj_of_orders(e);
-	if (c->cond || land)
+	if (lower_cond_top(c) || land)
 		return !is_order(e);
 	return false;
 }

@@ -4,9 +4,10 @@
  * atomics (fetch_add, cas).
  *
  * Owns:
- *   return v   conn: WRITE_IMM v -> client response buffer, imm = site id (1..)
- *              (the value's address lands in the WRITE's sge by a READ
- *              scatter: indirection without a round trip)
+ *   return v   conn: WRITE_IMM v -> client response buffer, imm = site id (1..,
+ *              one per `return` written); every return's value at one
+ *              offset (the value's address lands in the WRITE's sge by a
+ *              READ scatter: indirection without a round trip)
  *   end        conn: WRITE_IMM of 0 bytes, imm 0 - every invocation ends with
  *              exactly one imm-0 completion unless it ended with an
  *              unconditional return (docs/chain-format.md, execution model)
@@ -56,88 +57,6 @@ static int response(struct lower_ctx *c, uint32_t imm)
 	return x->id;
 }
 
-bool lower_return(struct lower_ctx *c, const struct ast_stmt *s)
-{
-	struct ir_prog *p = c->p;
-	const struct ast_expr *e = s->u.return_.value;
-	uint32_t site = ++c->ret_sites;
-	int x = response(c, site);
-	if (x < 0)
-		return false;
-	p->nodes[x].loc = s->loc;
-	p->nodes[x].what = "return";
-	if (e) {
-		if (e->place != AST_PLACE_MEMORY) {
-			lower_error(c, e->loc,
-			            "return a value in memory (a field or `*ptr`): the "
-			            "response WRITE gathers it from server memory");
-			return false;
-		}
-		struct lval ptr;
-		uint32_t off;
-		if (!lower_place(c, e, &ptr, &off))
-			return false;
-		uint32_t w = e->type ? (uint32_t)e->type->size : 0;
-		if (e->kind == AST_EXPR_SLICE && e->u.slice.capacity)
-			w = (uint32_t)e->u.slice.capacity;
-		if (ptr.region < 0) {
-			lower_error(c, e->loc, "returned value has no region");
-			return false;
-		}
-		/* the WRITE starts at the pointer: the bytes before the field ride
-		 * along, so the value sits at `off` in the response buffer */
-		uint32_t sge0 = lower_field_off(PRISM_OP_RDMA_WRITE_IMM, PRISM_FIELD_SGE0_ADDR, 8);
-		ir_sge_add(p, &p->nodes[x], ir_v(IR_V_RUNTIME, 0, 0), off + w,
-		           ir_v(IR_V_REGION_LKEY, ptr.region, 0));
-		if (lower_deliver(c, &ptr, x, sge0, !ptr.be) < -1)
-			return false;
-		p->regions[ptr.region].access_used |= 1u;
-		if (off + w > p->resp_size)
-			p->resp_size = off + w;
-		if (!p->result_width) {
-			p->result_off = off;
-			p->result_width = w;
-		} else if (p->result_off != off || p->result_width != w) {
-			p->result_mixed = true;
-		}
-	}
-	/* the guard first: lane 0 enables the response after its anchor */
-	if (!lower_guard(c, x))
-		return false;
-	lower_anchor(c, x);
-	c->last_was_return = c->cond == NULL;
-	if (c->last_was_return)
-		p->nodes[x].signaled = true;
-	return !p->oom;
-}
-
-bool lower_final_response(struct lower_ctx *c)
-{
-	struct ir_prog *p = c->p;
-	if (c->last_was_return)
-		return true;
-	int f = response(c, 0);
-	if (f < 0)
-		return false;
-	p->nodes[f].what = "end of invocation";
-	p->nodes[f].signaled = true;
-	if (p->resp_size == 0) {
-		/* no response buffer: a zero-length WRITE_IMM touches no memory and
-		 * needs no key (InfiniBand: an R_Key is checked only when bytes move) */
-		p->nodes[f].raddr = IR_CONST(0);
-		p->nodes[f].rkey = IR_CONST(0);
-	}
-	lower_anchor(c, f);
-	if (!lower_join_loop_lanes(c))
-		return false;
-	/* join: the response goes after every lane's last node (a queue a loop
-	 * may leave early is joined through its continuation queue) */
-	for (unsigned q = 0; q < p->n_queues; q++)
-		if (p->queues[q].role == IR_Q_LANE && p->queues[q].n && !p->queues[q].halts)
-			ir_add_dep(p, p->queues[q].nodes[p->queues[q].n - 1], f);
-	return !p->oom;
-}
-
 /*
  * A field at `off` behind a pointer: the NIC cannot add an offset, so a
  * 16-byte masked FETCH_ADD on the WQE's [raddr | rkey, reserved] adds it.
@@ -146,9 +65,10 @@ bool lower_final_response(struct lower_ctx *c)
  * out of the raddr leaves the 128-bit integer.  The NIC's key check still
  * bounds the sum.  It runs after the pointer landed (fence) and before the
  * WQE (which moves after it: the rewrite costs the barrier the pointer's
- * delivery needs anyway).
+ * delivery needs anyway).  The same add on a data segment's [byte_count |
+ * lkey, addr] with `off` << 32 adds to the byte count.
  */
-static bool pointer_offset(struct lower_ctx *c, int node, uint32_t ra, uint32_t off, int writer)
+static bool pointer_offset(struct lower_ctx *c, int node, uint32_t ra, uint64_t off, int writer)
 {
 	struct ir_prog *p = c->p;
 	if (ra % 16 != 0) {
@@ -166,7 +86,7 @@ static bool pointer_offset(struct lower_ctx *c, int node, uint32_t ra, uint32_t 
 	fa->raddr = ir_v(IR_V_NODE_ADDR, node, ra);
 	fa->rkey = ir_v(IR_V_QBUF_RKEY, p->nodes[node].queue, 0);
 	for (int i = 0; i < 8; i++)
-		fa->swap_bytes[i] = (uint8_t)((uint64_t)off >> (56 - 8 * i));
+		fa->swap_bytes[i] = (uint8_t)(off >> (56 - 8 * i));
 	uint32_t result = ir_scratch_alloc(p, 16, 16);
 	ir_sge_add(p, fa, ir_v(IR_V_SCRATCH_ADDR, 0, result), 16, ir_v(IR_V_SCRATCH_LKEY, 0, 0));
 	struct ir_patch pt = {.kind = IR_PATCH_CAS,
@@ -194,6 +114,293 @@ static bool pointer_offset(struct lower_ctx *c, int node, uint32_t ra, uint32_t 
 	return !p->oom;
 }
 
+uint32_t lower_return_site(struct lower_ctx *c, struct src_loc loc)
+{
+	for (unsigned i = 0; i < c->ret_sites; i++)
+		if (c->sites[i].line == loc.line && c->sites[i].col == loc.col)
+			return i + 1;
+	struct src_loc *ns = realloc(c->sites, (c->ret_sites + 1) * sizeof(*ns));
+	if (!ns) {
+		c->p->oom = true;
+		return 0;
+	}
+	c->sites = ns;
+	c->sites[c->ret_sites++] = loc;
+	return c->ret_sites;
+}
+
+/* Remember response `x`, whose value sits at byte `off` of what it WRITEs
+ * (lower_place_results moves it to the common result offset). */
+static bool note_result(struct lower_ctx *c, int x, uint32_t off, uint32_t w)
+{
+	if (c->n_results == c->cap_results) {
+		unsigned ncap = c->cap_results ? 2 * c->cap_results : 8;
+		struct lresult *nr = realloc(c->results, ncap * sizeof(*nr));
+		if (!nr) {
+			c->p->oom = true;
+			return false;
+		}
+		c->results = nr;
+		c->cap_results = ncap;
+	}
+	c->results[c->n_results++] = (struct lresult){.node = x, .off = off, .width = w};
+	return true;
+}
+
+/* The returned place `e`: the pointer it lies behind, its offset there and
+ * its width (a bounded read: its capacity). */
+static bool return_place(struct lower_ctx *c, const struct ast_expr *e, struct lval *ptr,
+                         uint32_t *off, uint32_t *w)
+{
+	if (e->place != AST_PLACE_MEMORY) {
+		lower_error(c, e->loc,
+		            "return a value in memory (a field or `*ptr`): the "
+		            "response WRITE gathers it from server memory");
+		return false;
+	}
+	if (!lower_place(c, e, ptr, off))
+		return false;
+	*w = e->type ? (uint32_t)e->type->size : 0;
+	if (e->kind == AST_EXPR_SLICE && e->u.slice.capacity)
+		*w = (uint32_t)e->u.slice.capacity;
+	if (ptr->region < 0) {
+		lower_error(c, e->loc, "returned value has no region");
+		return false;
+	}
+	return true;
+}
+
+/* A response at `site` WRITEing `len` bytes from `ptr` (the value at `off`,
+ * `w` bytes of result): its node, or -1. */
+static int value_response(struct lower_ctx *c, const struct ast_stmt *s, const struct lval *ptr,
+                          uint32_t off, uint32_t len, uint32_t w, uint32_t site,
+                          struct ldeliv *dptr)
+{
+	struct ir_prog *p = c->p;
+	int x = response(c, site);
+	if (x < 0)
+		return -1;
+	p->nodes[x].loc = s->loc;
+	p->nodes[x].what = "return";
+	if (!ptr)
+		return x;
+	uint32_t sge0 = lower_field_off(PRISM_OP_RDMA_WRITE_IMM, PRISM_FIELD_SGE0_ADDR, 8);
+	ir_sge_add(p, &p->nodes[x], ir_v(IR_V_RUNTIME, 0, 0), len,
+	           ir_v(IR_V_REGION_LKEY, ptr->region, 0));
+	*dptr = lower_deliver(c, ptr, x, sge0, !ptr->be);
+	if (!lower_delivered(*dptr))
+		return -1;
+	p->regions[ptr->region].access_used |= 1u;
+	return note_result(c, x, off, w) ? x : -1;
+}
+
+/*
+ * return e[.. n] with n known only at run time: min(n, capacity) bytes.
+ * The response's byte count is n, read from memory into the WRITE, plus
+ * the field's offset when it has one; a WRITE guarded by the carry term
+ * n > capacity (alone: the response itself carries the enclosing guard)
+ * then overwrites the count with offset + capacity:
+ *
+ *   lane:  READ(n) ──scatter──► R.sge.byte_count   [MFA16 R.byte_count += off]
+ *          carry term n > cap ─► guard F
+ *          F = MCAS16 R.sge[count | lkey, addr]: count := off + cap
+ *   conn:  R = WRITE_IMM [ptr, off + min(n, cap))
+ */
+static bool bounded_return(struct lower_ctx *c, const struct ast_stmt *s, const struct ast_expr *e,
+                           const struct lval *ptr, uint32_t off, uint32_t cap, uint32_t site)
+{
+	struct ir_prog *p = c->p;
+	const struct ast_expr *ne = e->u.slice.len;
+	struct lval n, lo;
+	if (!lower_value(c, ne, &n))
+		return false;
+	lo = n;
+	if (n.width > 4) { /* the byte count takes the low 4 bytes (n <= cap then) */
+		if (n.kind == LV_MEM)
+			lo.off += n.width - 4;
+		else if (n.kind == LV_PARAM)
+			lo.poff += n.width - 4;
+		else {
+			lower_error(c, ne->loc,
+			            "the length of a bounded read must be read from "
+			            "memory or sent by the client");
+			return false;
+		}
+		lo.width = 4;
+	}
+	struct ldeliv dptr;
+	int x = value_response(c, s, ptr, off, 0, cap, site, &dptr);
+	if (x < 0)
+		return false;
+	uint32_t cnt = lower_field_off(PRISM_OP_RDMA_WRITE_IMM, PRISM_FIELD_SGE0_LEN, 8);
+	struct ldeliv dn = lower_deliver(c, &lo, x, cnt + 4 - lo.width, false);
+	if (!lower_delivered(dn))
+		return false;
+	int last = dn.writer;
+	if (off) {
+		/* the WRITE starts at the pointer: off more bytes (after the
+		 * pointer landed too: the add rewrites the whole segment) */
+		if (dptr.kind == LD_NODE && dn.kind == LD_NODE)
+			ir_add_dep(p, dptr.writer, dn.writer);
+		if (!pointer_offset(c, x, cnt, (uint64_t)off << 32, dn.writer))
+			return false;
+		struct ir_queue *q = &p->queues[c->lane];
+		last = q->nodes[q->n - 1]; /* the add */
+		if (dptr.kind == LD_NODE)
+			ir_add_dep(p, dptr.writer, last);
+	}
+	/* a length whose type cannot exceed the capacity needs no clamp */
+	uint64_t nmax = n.width >= 8 ? ~0ull : (1ull << (8 * n.width)) - 1;
+	if (nmax <= cap) {
+		if (!lower_guard(c, x))
+			return false;
+		lower_anchor(c, x);
+		return !p->oom;
+	}
+	/* F: the count clamped to the capacity when n > cap.  A 16-byte masked
+	 * CAS (big-endian operands) on [byte_count | lkey, addr], compare mask
+	 * 0 (it always swaps), swap mask over the count: an atomic, so a fenced
+	 * enable waits for it like for the READs (nic model rule 3.2), and it
+	 * runs after every writer of those 16 bytes (it writes them all back) */
+	struct ir_node *f = ir_append(p, c->lane, PRISM_OP_ATOMIC_MASKED_CS, IR_ROLE_DATA);
+	if (!f)
+		return false;
+	int fid = f->id;
+	f->what = "bounded read: clamp the byte count";
+	f->loc = ne->loc;
+	f->asize = 16;
+	f->opmod = (uint8_t)PRISM_MASKED_OPMOD(4);
+	f->raddr = ir_v(IR_V_NODE_ADDR, x, cnt);
+	f->rkey = ir_v(IR_V_QBUF_RKEY, p->nodes[x].queue, 0);
+	for (int b = 0; b < 4; b++) {
+		f->swap_bytes[b] = (uint8_t)((off + cap) >> (24 - 8 * b));
+		f->swap_mask_bytes[b] = 0xff;
+	}
+	uint32_t junk = ir_scratch_alloc(p, 16, 16);
+	ir_sge_add(p, f, ir_v(IR_V_SCRATCH_ADDR, 0, junk), 16, ir_v(IR_V_SCRATCH_LKEY, 0, 0));
+	if (cnt % 16 != 0 || !lower_cas_patch(p, fid, x, cnt, 16, false, 0))
+		return false;
+	lower_after_writers(c, x, cnt, 16, fid);
+	if (last >= 0)
+		ir_add_dep(p, last, fid);
+	struct lval capv = {.kind = LV_CONST, .k = cap, .width = n.width, .be = true, .region = -1};
+	struct lval over[2] = {n, capv};
+	struct lorder ord;
+	memset(&ord, 0, sizeof(ord));
+	struct lcond co = {.lhs = ne,
+	                   .rhs = ne,
+	                   .kind = LC_GT,
+	                   .ord = &ord,
+	                   .vals = over,
+	                   .width = n.width,
+	                   .loc = ne->loc};
+	if (!lower_guard_push(c, &co, NULL, ne->loc))
+		return false;
+	bool ok = lower_guard(c, fid);
+	lower_guard_pop(c, &co);
+	/* the response under the enclosing condition, as any return */
+	if (!ok || !lower_guard(c, x))
+		return false;
+	lower_anchor(c, x);
+	return !p->oom;
+}
+
+/*
+ * return e:
+ *
+ *   lane:  READ(ptr) ──scatter──► R.sge.addr        (pointer behind the value)
+ *          [guard CAS on R.ctrl]                    (inside an `if`)
+ *   conn:  R = WRITE_IMM [ptr, off + w) ─► client response buffer + (X - off),
+ *              imm = site
+ *
+ * The WRITE starts at the pointer (the NIC cannot add the field's offset
+ * to a gathered address), so the `off` bytes before the value ride along;
+ * its remote address is shifted so that the value of every return lands at
+ * the same offset X (the largest `off`): the entry's result field.  A
+ * bounded read `e[.. n]` WRITEs n bytes (bounded_return when n is known only
+ * at run time).  Inside a loop the return also leaves the loop (as `break`
+ * does).
+ */
+bool lower_return(struct lower_ctx *c, const struct ast_stmt *s)
+{
+	struct ir_prog *p = c->p;
+	const struct ast_expr *e = s->u.return_.value;
+	uint32_t site = lower_return_site(c, s->loc);
+	if (!site)
+		return false;
+	struct lval ptr;
+	uint32_t off = 0, w = 0;
+	if (e && !return_place(c, e, &ptr, &off, &w))
+		return false;
+	const struct ast_expr *len = e && e->kind == AST_EXPR_SLICE ? e->u.slice.len : NULL;
+	bool bounded = len && !len->is_const;
+	if (bounded) {
+		if (!bounded_return(c, s, e, &ptr, off, w, site))
+			return false;
+	} else {
+		struct ldeliv dptr;
+		uint32_t n = len ? (uint32_t)len->value : w;
+		int x = value_response(c, s, e ? &ptr : NULL, off, off + n, w, site, &dptr);
+		/* the guard first: lane 0 enables the response after its anchor */
+		if (x < 0 || !lower_guard(c, x))
+			return false;
+		lower_anchor(c, x);
+		if (!c->loop && !lower_cond_top(c)) {
+			c->last_was_return = true;
+			p->nodes[x].signaled = true;
+		}
+	}
+	if (c->loop)
+		return lower_leave_loop(c, s->loc, "return") && !p->oom;
+	return !p->oom;
+}
+
+/* Every return's value at one offset X of the response buffer: the entry's
+ * result field is [X, X + widest value). */
+static void lower_place_results(struct lower_ctx *c)
+{
+	struct ir_prog *p = c->p;
+	uint32_t x = 0, w = 0;
+	for (unsigned i = 0; i < c->n_results; i++) {
+		x = c->results[i].off > x ? c->results[i].off : x;
+		w = c->results[i].width > w ? c->results[i].width : w;
+	}
+	for (unsigned i = 0; i < c->n_results; i++)
+		p->nodes[c->results[i].node].raddr.k = x - c->results[i].off;
+	p->result_off = x;
+	p->result_width = w;
+	if (c->n_results)
+		p->resp_size = x + w;
+}
+
+bool lower_final_response(struct lower_ctx *c)
+{
+	struct ir_prog *p = c->p;
+	lower_place_results(c);
+	if (c->last_was_return)
+		return true;
+	int f = response(c, 0);
+	if (f < 0)
+		return false;
+	p->nodes[f].what = "end of invocation";
+	p->nodes[f].signaled = true;
+	if (p->resp_size == 0) {
+		/* no response buffer: a zero-length WRITE_IMM touches no memory and
+		 * needs no key (InfiniBand: an R_Key is checked only when bytes move) */
+		p->nodes[f].raddr = IR_CONST(0);
+		p->nodes[f].rkey = IR_CONST(0);
+	}
+	lower_anchor(c, f);
+	if (!lower_join_loop_lanes(c))
+		return false;
+	/* join: the response goes after every lane's last node (a queue a loop
+	 * may leave early is joined through its continuation queue) */
+	for (unsigned q = 0; q < p->n_queues; q++)
+		if (p->queues[q].role == IR_Q_LANE && p->queues[q].n && !p->queues[q].halts)
+			ir_add_dep(p, p->queues[q].nodes[p->queues[q].n - 1], f);
+	return !p->oom;
+}
+
 /* The target of a store / atomic: pointer delivered into raddr, plus the
  * field's offset. */
 bool lower_target_addr(struct lower_ctx *c, const struct ast_expr *t, int node, uint8_t op)
@@ -213,14 +420,46 @@ bool lower_target_addr(struct lower_ctx *c, const struct ast_expr *t, int node, 
 	}
 	p->nodes[node].rkey = ir_v(IR_V_REGION_RKEY, ptr.region, 0);
 	p->nodes[node].raddr = ir_v(IR_V_RUNTIME, 0, 0);
+	c->wrote_region = ptr.region;
 	p->regions[ptr.region].access_used |= op == PRISM_OP_RDMA_WRITE ? 2u : 4u;
 	uint32_t ra = lower_field_off(op, PRISM_FIELD_RADDR, 8);
-	int wp = lower_deliver(c, &ptr, node, ra, !ptr.be);
-	if (wp < -1)
+	struct ldeliv dp = lower_deliver(c, &ptr, node, ra, !ptr.be);
+	if (!lower_delivered(dp))
 		return false;
-	return off == 0 || pointer_offset(c, node, ra, off, wp);
+	if (off == 0)
+		return true;
+	/* the field offset is added in place: a loop value that landed here
+	 * first is copied to scratch before, where later uses find it */
+	int writer = dp.writer;
+	struct lphi *ph = ptr.kind == LV_PHI ? &c->phis[ptr.phi] : NULL;
+	if (ph && ph->landed_target == node && ph->landed_copy < 0) {
+		struct ir_node *cp = ir_append(p, c->lane, PRISM_OP_RDMA_READ, IR_ROLE_DATA);
+		if (!cp)
+			return false;
+		cp->what = "keep a loop value (its field is rewritten)";
+		cp->raddr = ir_v(IR_V_NODE_ADDR, node, ra);
+		cp->rkey = ir_v(IR_V_QBUF_RKEY, p->nodes[node].queue, 0);
+		uint32_t keep = ir_scratch_alloc(p, 8, 8);
+		ir_sge_add(p, cp, ir_v(IR_V_SCRATCH_ADDR, 0, keep), 8,
+		           ir_v(IR_V_SCRATCH_LKEY, 0, 0));
+		ph->landed_copy = cp->id;
+		ph->landed_scratch = keep;
+		lower_after_writers(c, node, ra, 8, cp->id);
+		writer = cp->id; /* the add waits for the copy */
+	}
+	return pointer_offset(c, node, ra, off, writer);
 }
 
+/*
+ * p.f = v:
+ *
+ *   lane:  READ(p) ──scatter──► W.raddr    [MFA16 W.raddr += off(f)]
+ *          W = WRITE inline [v]            (v: RECV / READ scatter, or a constant)
+ *          [guard CAS on W.ctrl]           (inside an `if`)
+ *
+ * v lands byte-reversed when it and f differ in byte order; later reads of
+ * the region read again (mem_epoch).
+ */
 bool lower_store(struct lower_ctx *c, const struct ast_stmt *s)
 {
 	struct ir_prog *p = c->p;
@@ -256,15 +495,23 @@ bool lower_store(struct lower_ctx *c, const struct ast_stmt *s)
 			                                 ? j
 			                                 : width - 1 - j)));
 	} else {
-		/* the bytes land in the WRITE's inline data: RECV or READ scatter */
+		/* the bytes land in the WRITE's inline data: RECV or READ scatter,
+		 * byte-reversed when the value and the target differ in byte order
+		 * (le16 <-> be16 ... le64 <-> be64, a pointer into an `le64 *T`) */
 		uint32_t inl = lower_field_off(PRISM_OP_RDMA_WRITE, PRISM_FIELD_RADDR, 8) + 16 + 4;
-		if (lower_deliver(c, &val, id, inl, false) < -1)
+		bool target_be = ast_type_order(t->type) != AST_ORDER_LE;
+		bool swap = width > 1 && val.width == width && val.be != target_be;
+		if (!lower_delivered(lower_deliver(c, &val, id, inl, swap)))
 			return false;
 	}
-	return lower_guard(c, id);
+	/* the guard first: it may read the condition's operands (before the
+	 * store runs), then later reads of the region read again */
+	bool ok = lower_guard(c, id);
+	lower_mem_written(c);
+	return ok;
 }
 
-bool lower_call_stmt(struct lower_ctx *c, const struct ast_expr *e)
+static bool call_stmt(struct lower_ctx *c, const struct ast_expr *e)
 {
 	struct ir_prog *p = c->p;
 	if (e->kind != AST_EXPR_CALL) {
@@ -312,9 +559,22 @@ bool lower_call_stmt(struct lower_ctx *c, const struct ast_expr *e)
 			return false;
 		}
 		p->nodes[id].swap = ir_v(IR_V_RUNTIME, 0, 0);
-		if (lower_deliver(c, &v, id, lower_field_off(op, PRISM_FIELD_ATOMIC_SWAP, 8),
-		                  !v.be) < -1)
+		if (!lower_delivered(lower_deliver(
+		        c, &v, id, lower_field_off(op, PRISM_FIELD_ATOMIC_SWAP, 8), !v.be)))
 			return false;
 	}
 	return lower_guard(c, id);
+}
+
+/* fetch_add / cas / cas_gt / cas_lt as a statement:
+ *
+ *   lane:  [READ(ptr) ──scatter──► X.raddr]  X = FETCH_ADD / CAS / masked CAS
+ *          [guard CAS on X.ctrl]             (inside an `if`)
+ *
+ * Memory read after it is read again (mem_epoch). */
+bool lower_call_stmt(struct lower_ctx *c, const struct ast_expr *e)
+{
+	bool ok = call_stmt(c, e);
+	lower_mem_written(c);
+	return ok;
 }

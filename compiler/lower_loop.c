@@ -124,9 +124,10 @@ static bool skip_test(struct lower_ctx *c, int cid, struct src_loc loc)
 	k->iter = 0;
 	if (!exit_cas(c, k, kid, cid, 0, 0, 0)) /* compare mask 0: always swaps */
 		return false;
-	c->cond = l->skip;
+	if (!lower_guard_push(c, l->skip, lower_dnf_top(c), loc))
+		return false;
 	bool ok = lower_guard(c, kid);
-	c->cond = NULL;
+	lower_guard_pop(c, l->skip);
 	c->eq_guard.cond = NULL; /* not a guard a `break` may reuse */
 	return ok && !p->oom;
 }
@@ -192,9 +193,10 @@ static bool exit_point(struct lower_ctx *c, const struct ast_expr *lhs, const st
 			ta = cb;
 			cb = t;
 		}
-		wa = lower_deliver(c, &ta, cid, EXIT_OPERAND_OFF, false);
-		if (wa < -1)
+		struct ldeliv da = lower_deliver(c, &ta, cid, EXIT_OPERAND_OFF, false);
+		if (!lower_delivered(da))
 			return false;
+		wa = da.writer;
 	}
 
 	struct ir_node *g = ir_append(p, c->lane, PRISM_OP_ATOMIC_MASKED_CS, IR_ROLE_GUARD);
@@ -208,7 +210,10 @@ static bool exit_point(struct lower_ctx *c, const struct ast_expr *lhs, const st
 	if (!exit_cas(c, g, gid, cid, at, wl, ta.taint | cb.taint))
 		return false;
 	uint32_t cmp = lower_field_off(PRISM_OP_ATOMIC_MASKED_CS, PRISM_FIELD_ATOMIC_COMPARE, 16);
-	if (lower_deliver(c, &cb, gid, cmp + at, false) < -1)
+	/* the CAS compares bytes: an operand of the other byte order (an
+	 * `le64 *T` pointer against a big-endian one) lands reversed */
+	bool swap = !via && cb.width > 1 && cb.width == ta.width && cb.be != ta.be;
+	if (!lower_delivered(lower_deliver(c, &cb, gid, cmp + at, swap)))
 		return false;
 	if (wa >= 0)
 		ir_add_dep(p, wa, gid);
@@ -226,27 +231,43 @@ static bool exit_point(struct lower_ctx *c, const struct ast_expr *lhs, const st
 	return ir_add_exit(p, gid, cid, l->id, (int)l->iter) >= 0 && !p->oom;
 }
 
+/*
+ * Leave the loop where the active `a == b` guard holds: one more exit point
+ * in this iteration (reusing the guard's returned control word under
+ * relaxed):
+ *
+ *   w0:  ... CAS16 E ─► WAIT ─► E: SEND_EN w0 (rest of the iteration)
+ *                               └─(a == b)─► SEND_EN w0c (after the loop)
+ */
+bool lower_leave_loop(struct lower_ctx *c, struct src_loc loc, const char *what)
+{
+	const struct lcond *cd = lower_cond_top(c);
+	if (!cd) {
+		lower_error(c, loc,
+		            "an unconditional `%s` ends the loop in its first "
+		            "iteration: write the loop without it",
+		            what);
+		return false;
+	}
+	if (cd->kind != LC_EQ || cd->chain || cd->and_next || cd->or_next) {
+		lower_error(c, loc,
+		            "`%s` is lowered under an `a == b` condition only (the exit test "
+		            "is one masked CAS comparing for equality)",
+		            what);
+		return false;
+	}
+	const struct lguard_rec *g = &c->eq_guard;
+	bool reuse = g->cond == cd && c->p->nodes[g->guard].queue == c->lane;
+	return exit_point(c, cd->lhs, cd->rhs, loc, reuse ? g : NULL);
+}
+
 bool lower_break(struct lower_ctx *c, const struct ast_stmt *s)
 {
 	if (!c->loop) {
 		lower_error(c, s->loc, "`break` outside a loop");
 		return false;
 	}
-	if (!c->cond) {
-		lower_error(c, s->loc,
-		            "an unconditional `break` ends the loop in its first "
-		            "iteration: write the loop without it");
-		return false;
-	}
-	if (c->cond->kind != LC_EQ || c->cond->chain || c->cond->and_next || c->cond->or_next) {
-		lower_error(c, s->loc,
-		            "`break` is lowered under an `a == b` condition only (the exit test "
-		            "is one masked CAS comparing for equality)");
-		return false;
-	}
-	const struct lguard_rec *g = &c->eq_guard;
-	bool reuse = g->cond == c->cond && c->p->nodes[g->guard].queue == c->lane;
-	return exit_point(c, c->cond->lhs, c->cond->rhs, s->loc, reuse ? g : NULL);
+	return lower_leave_loop(c, s->loc, "break");
 }
 
 /* After the loop each local holds its value at the exit taken: one value
@@ -310,6 +331,7 @@ static bool merge_locals(struct lower_ctx *c)
 		struct lphi *ph = &c->phis[c->n_phis];
 		memset(ph, 0, sizeof(*ph));
 		ph->landed_target = -1;
+		ph->landed_copy = -1;
 		ph->in = calloc(l->n_snap, sizeof(*ph->in));
 		ph->after = calloc(l->n_snap, sizeof(*ph->after));
 		ph->before = calloc(l->n_snap, sizeof(*ph->before));
@@ -332,6 +354,7 @@ static bool merge_locals(struct lower_ctx *c)
 			v.region = l->snap[at].region;
 			v.taint |= l->snap[at].taint;
 		}
+		c->phis[v.phi].be = v.be;
 		c->env[j] = v;
 		c->env_set[j] = true;
 	}
@@ -339,6 +362,14 @@ static bool merge_locals(struct lower_ctx *c)
 	return ok;
 }
 
+/*
+ * while (cond) bound N { body }, unrolled N times in the current queue, each
+ * iteration behind an exit point testing cond; the code after the loop goes
+ * to a continuation queue that every exit (and the fall-through) enables:
+ *
+ *   w0:   exit_0 body_0 exit_1 body_1 ... body_N-1 SEND_EN w0c
+ *   w0c:  after the loop
+ */
 bool lower_while(struct lower_ctx *c, const struct ast_stmt *s)
 {
 	struct ir_prog *p = c->p;
@@ -351,8 +382,8 @@ bool lower_while(struct lower_ctx *c, const struct ast_stmt *s)
 	/* a loop ending the arm of `if (a OP b) { ... }` (no `else`, one
 	 * comparison): the complement retargets its first exit */
 	const struct lcond *skip = NULL;
-	if (c->cond) {
-		if (c->cond != c->arm_cond || s->next) {
+	if (lower_cond_top(c)) {
+		if (lower_cond_top(c) != c->arm_cond || s->next) {
 			lower_error(
 			    c, s->loc,
 			    "a loop inside an `if` is lowered only as the last statement of "
@@ -417,12 +448,13 @@ bool lower_while(struct lower_ctx *c, const struct ast_stmt *s)
 	p->queues[c->lane].cont = cq;
 	struct lloop l = {.cont_q = cq, .fall_enable = -1, .skip = skip};
 	/* the body runs only when the loop runs: its effects are not guarded */
-	const struct lcond *outer = c->cond, *outer_arm = c->arm_cond;
-	c->cond = NULL;
-	c->arm_cond = NULL;
 	l.id = ir_add_loop(p, (uint32_t)n, s->loc);
 	if (l.id < 0)
 		return false;
+	const struct lcond *outer_arm = c->arm_cond;
+	if (!lower_guard_push(c, NULL, lower_dnf_top(c), s->loc))
+		return false;
+	c->arm_cond = NULL;
 	c->loop = &l;
 	unsigned before = p->queues[c->lane].n;
 	bool ok = true;
@@ -467,7 +499,7 @@ bool lower_while(struct lower_ctx *c, const struct ast_stmt *s)
 	free(l.snap);
 	free(l.snap_set);
 	c->loop = NULL;
-	c->cond = outer;
+	lower_guard_pop(c, NULL);
 	c->arm_cond = outer_arm;
 	if (c->lane == p->q_main)
 		p->q_main = cq;

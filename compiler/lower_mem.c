@@ -57,6 +57,31 @@ static int region_index(const struct ast_region *r)
 	return r ? (int)r->index : -1;
 }
 
+void lower_after_writers(struct lower_ctx *c, int target, uint32_t off, uint32_t len, int reader)
+{
+	struct ir_prog *p = c->p;
+	for (unsigned i = 0; i < p->n_patches; i++) {
+		const struct ir_patch *pt = &p->patches[i];
+		if (pt->target == target && pt->writer >= 0 && pt->writer != reader &&
+		    off < pt->off + pt->len && pt->off < off + len)
+			ir_add_dep(p, pt->writer, reader);
+	}
+	for (unsigned i = 0; i < c->n_reads; i++)
+		for (unsigned k = 0; k < c->reads[i].n; k++) {
+			const struct lpick *pk = &c->reads[i].picks[k];
+			if (pk->target == target && off < pk->toff + pk->width &&
+			    pk->toff < off + len)
+				ir_add_dep(p, c->reads[i].node, reader);
+		}
+}
+
+void lower_mem_written(struct lower_ctx *c)
+{
+	if (c->wrote_region >= 0)
+		c->mem_epoch[c->wrote_region]++;
+	c->wrote_region = -1;
+}
+
 /* A new READ through `ptr` (appended to the current lane). */
 static int get_read_fresh(struct lower_ctx *c, const struct lval *ptr)
 {
@@ -84,6 +109,7 @@ static int get_read_fresh(struct lower_ctx *c, const struct lval *ptr)
 	memset(r, 0, sizeof(*r));
 	r->node = id;
 	r->lane = c->lane;
+	r->epoch = ptr->region >= 0 ? c->mem_epoch[ptr->region] : 0;
 	r->base = *ptr;
 	r->base_kind = ptr->kind;
 	r->base_param = ptr->param;
@@ -91,17 +117,20 @@ static int get_read_fresh(struct lower_ctx *c, const struct lval *ptr)
 	r->base_read = ptr->read;
 	r->base_off = ptr->off;
 	/* the pointer lands in the READ's raddr (big-endian field) */
-	if (lower_deliver(c, ptr, id, lower_field_off(PRISM_OP_RDMA_READ, PRISM_FIELD_RADDR, 8),
-	                  !ptr->be) < -1)
+	if (!lower_delivered(lower_deliver(
+	        c, ptr, id, lower_field_off(PRISM_OP_RDMA_READ, PRISM_FIELD_RADDR, 8), !ptr->be)))
 		return -1;
 	return idx;
 }
 
-/* Does READ `r` (in this lane) dereference `ptr`? */
+/* Does READ `r` (in this lane, since the last write to memory) dereference
+ * `ptr`? */
 static bool read_through(const struct lower_ctx *c, const struct lread *r, const struct lval *ptr)
 {
 	if (r->lane != c->lane || r->base_kind != ptr->kind)
 		return false;
+	if (r->base.region >= 0 && r->epoch != c->mem_epoch[r->base.region])
+		return false; /* its region was written since */
 	switch (ptr->kind) {
 	case LV_PARAM:
 		return r->base_param == ptr->param && r->base_poff == ptr->poff;
@@ -254,9 +283,11 @@ bool lower_place(struct lower_ctx *c, const struct ast_expr *e, struct lval *ptr
 		*off += (uint32_t)(e->u.index.index->value * e->u.index.stride);
 		return true;
 	case AST_EXPR_SLICE:
-		if (!lower_place(c, e->u.slice.base, ptr, off))
-			return false;
-		return true;
+		if (e->u.slice.through_ptr) { /* p[.. n]: the bytes p points to */
+			*off = 0;
+			return lower_value(c, e->u.slice.base, ptr);
+		}
+		return lower_place(c, e->u.slice.base, ptr, off);
 	default:
 		lower_error(c, e->loc, "not a memory location");
 		return false;
@@ -363,7 +394,7 @@ static int stage_param(struct lower_ctx *c, const struct lval *v, int target, ui
 			            "client arguments are needed in too many WQE fields (a RECV "
 			            "scatters into at most %u places, staging included)",
 			            IR_MAX_SGE);
-			return -3;
+			return -1;
 		}
 		st = &c->stages[c->n_stages++];
 		st->param = v->param;
@@ -373,11 +404,11 @@ static int stage_param(struct lower_ctx *c, const struct lval *v, int target, ui
 		st->recv = ir_recv_into(p, v->param, 0, 0, ir_v(IR_V_SCRATCH_ADDR, 0, st->off), -1,
 		                        0, v->taint);
 		if (st->recv < 0)
-			return -3;
+			return -1;
 		int l0 = ir_lane_queue(p, 0);
 		struct ir_node *n = ir_insert(p, l0, 0, PRISM_OP_RDMA_READ, IR_ROLE_DATA);
 		if (!n)
-			return -3;
+			return -1;
 		n->what = "stage client argument";
 		n->raddr = ir_v(IR_V_SCRATCH_ADDR, 0, st->off);
 		n->rkey = ir_v(IR_V_SCRATCH_RKEY, 0, 0);
@@ -390,15 +421,15 @@ static int stage_param(struct lower_ctx *c, const struct lval *v, int target, ui
 		for (uint32_t j = 0; j < v->width; j++)
 			if (ir_scatter_into(p, st->node, target, toff + v->width - 1 - j, 1,
 			                    v->taint) < 0)
-				return -3;
+				return -1;
 	} else if (ir_scatter_into(p, st->node, target, toff, v->width, v->taint) < 0) {
-		return -3;
+		return -1;
 	}
 	return st->node;
 }
 
 /* Make READ `n` copy the bytes picked by `pk` (queue memory) into `target`
- * at `toff`, byte-reversed when `reverse`.  Returns its id or -3. */
+ * at `toff`, byte-reversed when `reverse`.  Returns its id or -1. */
 static int fill_copy_read(struct ir_prog *p, struct ir_node *n, const struct lpick *pk, int target,
                           uint32_t toff, bool reverse, uint64_t taint)
 {
@@ -409,9 +440,9 @@ static int fill_copy_read(struct ir_prog *p, struct ir_node *n, const struct lpi
 	if (reverse) {
 		for (uint32_t j = 0; j < pk->width; j++)
 			if (ir_scatter_into(p, id, target, toff + pk->width - 1 - j, 1, taint) < 0)
-				return -3;
+				return -1;
 	} else if (ir_scatter_into(p, id, target, toff, pk->width, taint) < 0) {
-		return -3;
+		return -1;
 	}
 	return id;
 }
@@ -426,7 +457,7 @@ static int copy_read(struct lower_ctx *c, int from, const struct lpick *pk, int 
 	struct ir_node *n =
 	    ir_insert(p, q, (unsigned)p->nodes[from].pos + 1, PRISM_OP_RDMA_READ, IR_ROLE_DATA);
 	if (!n)
-		return -3;
+		return -1;
 	int id = fill_copy_read(p, n, pk, target, toff, reverse, taint);
 	if (id < 0)
 		return id;
@@ -454,7 +485,7 @@ static int copy_landed(struct lower_ctx *c, const struct lpick *pk, int target, 
 	else
 		n = ir_append(p, c->lane, PRISM_OP_RDMA_READ, IR_ROLE_DATA);
 	if (!n)
-		return -3;
+		return -1;
 	return fill_copy_read(p, n, pk, target, toff, reverse, taint);
 }
 
@@ -520,7 +551,7 @@ static int deliver_after_exit(struct lower_ctx *c, const struct lval *v, int tar
 		lower_error(c, p->nodes[after].loc,
 		            "a local that changes inside a loop is lowered when it holds bytes "
 		            "read from memory at each exit");
-		return -3;
+		return -1;
 	}
 	struct lread *r = &c->reads[v->read];
 	struct lpick src = {.target = -2};
@@ -533,7 +564,7 @@ static int deliver_after_exit(struct lower_ctx *c, const struct lval *v, int tar
 		if (v->off < pk->off + pk->width && pk->off < v->off + v->width) {
 			lower_error(c, p->nodes[after].loc,
 			            "a loop phi's bytes overlap other bytes of their READ");
-			return -3;
+			return -1;
 		}
 	}
 	if (src.target == -2) {
@@ -544,14 +575,14 @@ static int deliver_after_exit(struct lower_ctx *c, const struct lval *v, int tar
 		                     .toff = ir_scratch_alloc(p, v->width, 8),
 		                     .taint = v->taint};
 		if (!add_pick(c, r, &src))
-			return -3;
+			return -1;
 		r = &c->reads[v->read];
 	}
 	int rnode = r->node;
 	struct ir_node *n = ir_insert(p, p->nodes[after].queue, (unsigned)p->nodes[after].pos + 1,
 	                              PRISM_OP_RDMA_READ, IR_ROLE_DATA);
 	if (!n)
-		return -3;
+		return -1;
 	int id = n->id;
 	n->what = "land a loop value (exit not taken)";
 	if (src.target >= 0) {
@@ -566,7 +597,7 @@ static int deliver_after_exit(struct lower_ctx *c, const struct lval *v, int tar
 		uint32_t len = rev ? 1 : v->width;
 		uint32_t to = rev ? toff + v->width - 1 - j : toff;
 		if (ir_scatter_into(p, id, target, to, len, v->taint) < 0)
-			return -3;
+			return -1;
 	}
 	ir_add_dep(p, rnode, id);
 	ir_add_dep(p, id, before);
@@ -604,17 +635,25 @@ bool lower_flush_phis(struct lower_ctx *c)
 		struct lphi_use u = ph->waiting[0];
 		memmove(&ph->waiting[0], &ph->waiting[1], (ph->n_waiting - 1) * sizeof(u));
 		ph->n_waiting--;
-		struct lval v = {.kind = LV_PHI, .phi = (int)i, .taint = u.taint};
+		struct lval v = {.kind = LV_PHI, .phi = (int)i, .be = ph->be, .taint = u.taint};
 		v.width = ph->n ? ph->in[0].width : 0;
-		if (lower_deliver(c, &v, u.target, u.toff, u.reverse) < -2)
+		if (lower_deliver(c, &v, u.target, u.toff, u.reverse).kind == LD_FAILED)
 			return false;
 	}
 	c->flushing = false;
 	return !c->p->oom;
 }
 
-int lower_deliver(struct lower_ctx *c, const struct lval *v, int target, uint32_t toff,
-                  bool reverse)
+/* The delivery by node `id` (-1: it failed). */
+static struct ldeliv by_node(int id)
+{
+	return (struct ldeliv){.kind = id >= 0 ? LD_NODE : LD_FAILED, .writer = id};
+}
+
+static const struct ldeliv ld_failed = {.kind = LD_FAILED, .writer = -1};
+
+struct ldeliv lower_deliver(struct lower_ctx *c, const struct lval *v, int target, uint32_t toff,
+                            bool reverse)
 {
 	struct ir_prog *p = c->p;
 	switch (v->kind) {
@@ -623,7 +662,7 @@ int lower_deliver(struct lower_ctx *c, const struct lval *v, int target, uint32_
 		/* keep RECV entries for the parameters still to come: past the
 		 * reserve, a use is staged (below) */
 		if (p->n_recv + need > IR_MAX_SGE - c->recv_reserve)
-			return stage_param(c, v, target, toff, reverse);
+			return by_node(stage_param(c, v, target, toff, reverse));
 		if (reverse) {
 			for (uint32_t j = 0; j < v->width; j++)
 				if (ir_recv_into(
@@ -636,7 +675,7 @@ int lower_deliver(struct lower_ctx *c, const struct lval *v, int target, uint32_
 		                        v->taint) < 0) {
 			goto too_many;
 		}
-		return IR_RECV;
+		return (struct ldeliv){.kind = LD_RECV, .writer = -1};
 	}
 	case LV_MEM: {
 		int ri = v->read;
@@ -653,12 +692,12 @@ int lower_deliver(struct lower_ctx *c, const struct lval *v, int target, uint32_
 			for (unsigned k = 0; k < r->n; k++) {
 				const struct lpick *pk = &r->picks[k];
 				if (pk->off == v->off && pk->width == v->width && pk->target >= 0)
-					return copy_read(c, r->node, pk, target, toff,
-					                 reverse != pk->reverse, v->taint);
+					return by_node(copy_read(c, r->node, pk, target, toff,
+					                         reverse != pk->reverse, v->taint));
 			}
 			ri = dup_read(c, ri, v->off, v->width);
 			if (ri < 0)
-				return -3;
+				return ld_failed;
 			r = &c->reads[ri];
 		}
 		struct lpick pk = {.off = v->off,
@@ -668,11 +707,22 @@ int lower_deliver(struct lower_ctx *c, const struct lval *v, int target, uint32_
 		                   .reverse = reverse,
 		                   .taint = v->taint};
 		if (!add_pick(c, r, &pk))
-			return -3;
-		return r->node;
+			return ld_failed;
+		return by_node(r->node);
 	}
 	case LV_PHI: {
 		struct lphi *ph = &c->phis[v->phi];
+		if (ph->landed_copy >= 0) {
+			struct lval sv = {.kind = LV_SCRATCH,
+			                  .read = -1,
+			                  .off = ph->landed_scratch,
+			                  .width = v->width,
+			                  .be = v->be,
+			                  .region = v->region,
+			                  .taint = v->taint,
+			                  .field_writer = ph->landed_copy};
+			return lower_deliver(c, &sv, target, toff, reverse != ph->landed_reverse);
+		}
 		if (ph->landed_target >= 0) {
 			/* delivered once already: copy it from where it landed (one
 			 * READ after the loop instead of one per exit) */
@@ -681,8 +731,8 @@ int lower_deliver(struct lower_ctx *c, const struct lval *v, int target, uint32_
 			                   .target = ph->landed_target,
 			                   .toff = ph->landed_toff,
 			                   .reverse = ph->landed_reverse};
-			return copy_landed(c, &pk, target, toff, reverse != ph->landed_reverse,
-			                   v->taint, -1);
+			return by_node(copy_landed(c, &pk, target, toff,
+			                           reverse != ph->landed_reverse, v->taint, -1));
 		}
 		/* a use outside the lane (a response on conn, enabled at the end
 		 * anyway) waits for a use inside it: landing the value in a WQE the
@@ -692,32 +742,37 @@ int lower_deliver(struct lower_ctx *c, const struct lval *v, int target, uint32_
 		    ph->n_waiting < sizeof(ph->waiting) / sizeof(ph->waiting[0])) {
 			ph->waiting[ph->n_waiting++] = (struct lphi_use){
 			    .target = target, .toff = toff, .reverse = reverse, .taint = v->taint};
-			return -1;
+			return (struct ldeliv){.kind = LD_SEVERAL, .writer = -1};
 		}
-		int last = -2;
+		enum ldeliv_kind last = LD_CONST;
 		for (unsigned i = 0; i < ph->n; i++) {
 			struct lval in = c->phis[v->phi].in[i];
-			int w;
+			struct ldeliv w;
 			if (ph->after[i] >= 0 && i &&
 			    !memcmp(&in, &c->phis[v->phi].in[i - 1], sizeof(in)))
 				continue; /* already there: the previous exit's writer */
+			/* the exits may hold it in different byte orders (a be64
+			 * `head` and the le64 `next` fields a walk follows): each
+			 * lands in the order of the phi (v->be) */
+			bool rev = reverse != (in.width > 1 && in.be != ph->be);
 			if (ph->after[i] >= 0)
-				w = deliver_after_exit(c, &in, target, toff, reverse, ph->after[i],
-				                       ph->before[i]);
+				w = by_node(deliver_after_exit(c, &in, target, toff, rev,
+				                               ph->after[i], ph->before[i]));
 			else
-				w = lower_deliver(c, &in, target, toff, reverse);
-			if (w < -1 && w != -2)
+				w = lower_deliver(c, &in, target, toff, rev);
+			if (w.kind == LD_FAILED)
 				return w;
-			last = w;
+			last = w.kind;
 			ph = &c->phis[v->phi];
 		}
 		ph->landed_target = target;
 		ph->landed_toff = toff;
 		ph->landed_reverse = reverse;
 		if (!copy_waiting(c, v->phi, v->width))
-			return -3;
+			return ld_failed;
 		/* several writers: no single dependency to record */
-		return last == -2 ? -2 : -1;
+		return (struct ldeliv){.kind = last == LD_CONST ? LD_CONST : LD_SEVERAL,
+		                       .writer = -1};
 	}
 	case LV_SCRATCH: {
 		/* one READ of the scratch bytes into the field */
@@ -732,7 +787,7 @@ int lower_deliver(struct lower_ctx *c, const struct lval *v, int target, uint32_
 		else
 			n = ir_append(p, c->lane, PRISM_OP_RDMA_READ, IR_ROLE_DATA);
 		if (!n)
-			return -3;
+			return ld_failed;
 		int id = n->id;
 		n->what = "copy a returned value";
 		n->raddr = ir_v(IR_V_SCRATCH_ADDR, 0, v->off);
@@ -741,11 +796,11 @@ int lower_deliver(struct lower_ctx *c, const struct lval *v, int target, uint32_
 			uint32_t len = reverse ? 1 : v->width;
 			uint32_t to = reverse ? toff + v->width - 1 - j : toff;
 			if (ir_scatter_into(p, id, target, to, len, v->taint) < 0)
-				return -3;
+				return ld_failed;
 		}
 		if (v->field_writer >= 0)
 			ir_add_dep(p, v->field_writer, id);
-		return id;
+		return by_node(id);
 	}
 	case LV_FIELD: {
 		struct lpick pk = {.off = 0,
@@ -756,18 +811,27 @@ int lower_deliver(struct lower_ctx *c, const struct lval *v, int target, uint32_
 		int id = copy_landed(c, &pk, target, toff, reverse, v->taint, v->field_writer);
 		if (id >= 0 && v->field_writer >= 0)
 			ir_add_dep(c->p, v->field_writer, id);
-		return id;
+		return by_node(id);
 	}
 	case LV_CONST:
 	default:
-		return -2;
+		return (struct ldeliv){.kind = LD_CONST, .writer = -1};
 	}
 too_many:
 	lower_error(c, SRC_LOC_NONE,
 	            "client arguments must land in more than %u places: a RECV scatters into at "
 	            "most %u WQE fields",
 	            IR_MAX_SGE, IR_MAX_SGE);
-	return -3;
+	return ld_failed;
+}
+
+bool lower_deliver_for(struct lower_ctx *c, const struct lval *v, int target, uint32_t toff,
+                       bool reverse, int reader)
+{
+	struct ldeliv d = lower_deliver(c, v, target, toff, reverse);
+	if (d.kind == LD_NODE)
+		ir_add_dep(c->p, d.writer, reader);
+	return lower_delivered(d);
 }
 
 static int cmp_pick(const void *a, const void *b)

@@ -54,7 +54,7 @@ static void put_be(uint8_t *dst, uint64_t k, uint32_t w)
 static bool term_compute(struct lower_ctx *c, const struct lval *vals, int xi, int yi,
                          struct lterm *t)
 {
-	const struct lcond *cd = c->cond;
+	const struct lcond *cd = lower_cond_top(c);
 	struct ir_prog *p = c->p;
 	uint32_t w = cd->width;
 	struct lval xv = vals[xi], yv = vals[yi];
@@ -117,11 +117,8 @@ static bool term_compute(struct lower_ctx *c, const struct lval *vals, int xi, i
 		uint32_t smask = lower_field_off(PRISM_OP_ATOMIC_MASKED_CS, PRISM_FIELD_ATOMIC_SWAP,
 		                                 (uint8_t)ps) +
 		                 2 * ps;
-		int wy = lower_deliver(c, &yv, id, smask + ps - w, !yv.be);
-		if (wy < -1)
+		if (!lower_deliver_for(c, &yv, id, smask + ps - w, !yv.be, id))
 			return false;
-		if (wy >= 0)
-			ir_add_dep(p, wy, id);
 		prev = id;
 	}
 	struct ir_node *fa =
@@ -135,11 +132,8 @@ static bool term_compute(struct lower_ctx *c, const struct lval *vals, int xi, i
 	} else {
 		uint32_t add = lower_field_off(PRISM_OP_ATOMIC_MASKED_FA, PRISM_FIELD_ATOMIC_SWAP,
 		                               (uint8_t)ps);
-		int wx = lower_deliver(c, &xv, fid, add + ps - w, !xv.be);
-		if (wx < -1)
+		if (!lower_deliver_for(c, &xv, fid, add + ps - w, !xv.be, fid))
 			return false;
-		if (wx >= 0)
-			ir_add_dep(p, wx, fid);
 	}
 	if (prev >= 0)
 		ir_add_dep(p, prev, fid);
@@ -151,7 +145,7 @@ static bool term_compute(struct lower_ctx *c, const struct lval *vals, int xi, i
 static struct lterm *term(struct lower_ctx *c, const struct lval *vals, unsigned i,
                           struct lterm *local)
 {
-	const struct lcond *cd = c->cond;
+	const struct lcond *cd = lower_cond_top(c);
 	struct lterm *t = cd->ord ? &cd->ord->t[i + cd->slot] : local;
 	if (t->done && t->lane == c->lane)
 		return t;
@@ -176,7 +170,7 @@ static int read_s(struct lower_ctx *c, const struct lterm *t, uint32_t byte)
 		return -1;
 	int id = rd->id;
 	rd->what = "compare: carry";
-	rd->loc = c->cond->loc;
+	rd->loc = lower_cond_top(c)->loc;
 	rd->raddr = ir_v(IR_V_SCRATCH_ADDR, 0, t->s + byte);
 	rd->rkey = ir_v(IR_V_SCRATCH_RKEY, 0, 0);
 	ir_add_dep(c->p, t->fa, id);
@@ -188,7 +182,7 @@ static int read_s(struct lower_ctx *c, const struct lterm *t, uint32_t byte)
  * for 0 (no earlier arm ran). */
 static bool chain_reads(struct lower_ctx *c, int x, int *excl, uint64_t *mask)
 {
-	const struct lchain *ch = c->cond->chain;
+	const struct lchain *ch = lower_cond_top(c)->chain;
 	unsigned n = ch ? ch->n_prev : 0;
 	*mask = 0;
 	for (unsigned k = 0; k < n; k++) {
@@ -202,7 +196,7 @@ static bool chain_reads(struct lower_ctx *c, int x, int *excl, uint64_t *mask)
 
 static void chain_deps(struct lower_ctx *c, const int *excl, int guard)
 {
-	const struct lchain *ch = c->cond->chain;
+	const struct lchain *ch = lower_cond_top(c)->chain;
 	for (unsigned k = 0; ch && k < ch->n_prev; k++)
 		ir_add_dep(c->p, excl[k], guard);
 }
@@ -277,8 +271,8 @@ static bool arm_exact16(struct lower_ctx *c, int x, uint8_t xop, const int *rids
 {
 	struct ir_prog *p = c->p;
 	static const unsigned ctrl_byte[WIDE_TESTS] = {0, 3, 8, 9, 10};
-	if (c->cond->chain) {
-		lower_error(c, c->cond->loc,
+	if (lower_cond_top(c)->chain) {
+		lower_error(c, lower_cond_top(c)->loc,
 		            "an `else if` arm tests at most 4 carry terms (its earlier arms' "
 		            "outcomes ride in the index bytes)");
 		return false;
@@ -366,12 +360,12 @@ enum clause_fold {
 	CLAUSE_ERROR,
 };
 
-/* The terms of the active condition (c->cond, one clause) with what each
+/* The terms of the active condition (lower_cond_top(c), one clause) with what each
  * must be; constant terms folded.  *any: the clause is a disjunction (`!=`). */
 static enum clause_fold clause_terms(struct lower_ctx *c, struct lterm *local, struct lterm **live,
                                      bool *lwant, unsigned *nl, bool *any)
 {
-	const struct lcond *cd = c->cond;
+	const struct lcond *cd = lower_cond_top(c);
 	bool equality = cd->kind == LC_EQ || cd->kind == LC_NE;
 	unsigned nt = equality ? 2 : 1;
 	struct lterm *ts[2] = {NULL, NULL};
@@ -417,7 +411,6 @@ static enum clause_fold conj_terms(struct lower_ctx *c, const struct lcond *firs
                                    struct lterm *local, struct lterm **live, bool *lwant,
                                    unsigned *nl)
 {
-	const struct lcond *top = c->cond;
 	enum clause_fold res = CLAUSE_LIVE;
 	*nl = 0;
 	for (const struct lcond *cl = first; cl && res != CLAUSE_ERROR; cl = cl->and_next) {
@@ -426,11 +419,15 @@ static enum clause_fold conj_terms(struct lower_ctx *c, const struct lcond *firs
 			res = CLAUSE_ERROR;
 			break;
 		}
-		c->cond = cl;
+		if (!lower_guard_push(c, cl, lower_dnf_top(c), cl->loc)) {
+			res = CLAUSE_ERROR;
+			break;
+		}
 		unsigned n = 0;
 		bool any = false;
 		enum clause_fold f =
 		    clause_terms(c, &local[*nl], &live[*nl], &lwant[*nl], &n, &any);
+		lower_guard_pop(c, cl);
 		if (f == CLAUSE_ERROR) {
 			res = CLAUSE_ERROR;
 		} else if (f == CLAUSE_NEVER) {
@@ -445,7 +442,6 @@ static enum clause_fold conj_terms(struct lower_ctx *c, const struct lcond *firs
 			*nl += n;
 		}
 	}
-	c->cond = top;
 	if (res == CLAUSE_LIVE && *nl == 0)
 		res = CLAUSE_ALWAYS;
 	return res;
@@ -481,7 +477,7 @@ static bool never_true(struct lower_ctx *c, const struct lcond *cd)
  * one exact guard. */
 static bool guard_conj(struct lower_ctx *c, int x)
 {
-	const struct lcond *top = c->cond;
+	const struct lcond *top = lower_cond_top(c);
 	struct ir_prog *p = c->p;
 	uint8_t xop = p->nodes[x].op;
 	struct lterm local[8];
@@ -509,7 +505,7 @@ static bool guard_conj(struct lower_ctx *c, int x)
  * clause, each able to arm X (a later one finds X armed and fails). */
 static bool guard_disj(struct lower_ctx *c, int x)
 {
-	const struct lcond *top = c->cond;
+	const struct lcond *top = lower_cond_top(c);
 	struct ir_prog *p = c->p;
 	uint8_t xop = p->nodes[x].op;
 	static struct lterm local[4][8];
@@ -552,7 +548,7 @@ static bool guard_disj(struct lower_ctx *c, int x)
 
 bool lower_guard_order(struct lower_ctx *c, int x)
 {
-	const struct lcond *cd = c->cond;
+	const struct lcond *cd = lower_cond_top(c);
 	struct ir_prog *p = c->p;
 	if (cd->or_next)
 		return guard_disj(c, x);

@@ -317,6 +317,14 @@ static bool walk_scatter(struct lower_ctx *c, const struct walk *w, int rd, int 
 	return !p->oom;
 }
 
+/*
+ * The walk's inputs (the start pointer into s1.raddr, x into s3's compare)
+ * are delivered by lane 0, which then enables the lap queue; the lane goes
+ * on in the continuation queue the exits enable (the lap picture above):
+ *
+ *   w0:   deliver p0, x ─► SEND_EN L (first lap)
+ *   L:    lap, lap, ... ─(exit or bound)─► SEND_EN w0c
+ */
 bool lower_recycle(struct lower_ctx *c, const struct ast_stmt *s)
 {
 	struct ir_prog *p = c->p;
@@ -492,17 +500,17 @@ bool lower_recycle(struct lower_ctx *c, const struct ast_stmt *s)
 	/* inputs, delivered once per invocation by lane 0 (or the RECV) before
 	 * it enables the first lap */
 	uint32_t cmp = lower_field_off(PRISM_OP_ATOMIC_MASKED_CS, PRISM_FIELD_ATOMIC_COMPARE, 16);
-	int wp = lower_deliver(c, &p0, s1, ro, !p0.be);
-	if (wp < -1 && wp != -2)
+	struct ldeliv dp = lower_deliver(c, &p0, s1, ro, !p0.be);
+	if (dp.kind == LD_FAILED)
 		return false;
-	if (wp == -2) {
+	if (dp.kind == LD_CONST) {
 		lower_error(c, s->loc, "the walk must start from a run-time pointer");
 		return false;
 	}
-	int wx = lower_deliver(c, &xv, s3, cmp, false);
-	if (wx < -1 && wx != -2)
+	struct ldeliv dx = lower_deliver(c, &xv, s3, cmp, false);
+	if (dx.kind == LD_FAILED)
 		return false;
-	if (wx == -2) { /* a constant: straight into the template */
+	if (dx.kind == LD_CONST) { /* a constant: straight into the template */
 		for (uint32_t j = 0; j < kw; j++)
 			p->nodes[s3].compare_bytes[j] =
 			    (uint8_t)(xv.k >> (8 * (xv.be ? kw - 1 - j : j)));
@@ -515,10 +523,10 @@ bool lower_recycle(struct lower_ctx *c, const struct ast_stmt *s)
 	enter->we_obj = ir_v(IR_V_QPN, lq, 0);
 	enter->what = "enter the recycled loop";
 	enter->loc = loc;
-	if (wp >= 0)
-		ir_add_dep(p, wp, eid);
-	if (wx >= 0)
-		ir_add_dep(p, wx, eid);
+	if (dp.kind == LD_NODE)
+		ir_add_dep(p, dp.writer, eid);
+	if (dx.kind == LD_NODE)
+		ir_add_dep(p, dx.writer, eid);
 	if (ir_add_exit(p, s3, cnode, loop, -1) < 0)
 		return false;
 	p->loops[loop].wr_per_iter = lap_wrs;

@@ -46,5 +46,8 @@ soname=$(objdump -p "$dest$prefix/lib/libprism.so" | awk '/SONAME/ { print $2 }'
 leaked=$(nm -D --defined-only "$dest$prefix/lib/libprism.so" | awk '$3 !~ /^prism_/ && $3 !~ /^PRISM_/ { print $3 }')
 [ -z "$leaked" ] || fail "non-API symbols exported: $leaked"
 [ ! -e "$dest$prefix/include/prism/wqe_layout.h" ] || fail "internal header installed"
+for t in prismc prism-perf; do
+	"$dest$prefix/bin/$t" --version >/dev/null || fail "$t not installed or does not run"
+done
 
 echo "install-check: OK (prism.pc, shared + static link, SONAME $soname, exports prism_* only)"

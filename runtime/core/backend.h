@@ -178,8 +178,10 @@ struct core_backend_ops {
 	 * Completion events (ibv_req_notify_cq + a completion channel; NULL:
 	 * none, the caller polls every CQ).  arm_cq: the next CQE of @cq
 	 * queues an event carrying @ctx; with @check_consumed, CQEs already
-	 * past the consumer index (dbrec[0]) queue it at once.  take_events:
-	 * up to @max queued events' ctx; how many.
+	 * past the consumer index (dbrec[0]) queue it at once; a NULL @ctx
+	 * disarms @cq and drops an event of it still queued, so that no later
+	 * take_events hands out the ctx of an owner being torn down.
+	 * take_events: up to @max queued events' ctx; how many.
 	 */
 	void (*arm_cq)(struct core_be_cq *cq, void *ctx, bool check_consumed);
 	unsigned (*take_events)(struct core_be_dev *dev, void **ctx, unsigned max);

@@ -355,6 +355,16 @@ static bool client_field_ok(const struct chainobj *o, const struct prism_wqe *w,
 	 * CAS compares its operand there (lower_loop.c) */
 	if (w->ctrl.opcode == PRISM_OP_SEND_ENABLE && off >= 16 && off + len <= 24)
 		return true;
+	/* the byte count of a response (a bounded read `e[.. n]`, n read through
+	 * a client pointer): the lkey bounds what it reads to the value's region,
+	 * the client's response key what it writes to the client's own buffer,
+	 * and prismc clamps it to the capacity (lower_effects.c) */
+	if (w->ctrl.opcode == PRISM_OP_RDMA_WRITE_IMM) {
+		uint32_t lo, ll;
+		if (prism_wqe_field_offset(w, PRISM_FIELD_SGE0_LEN, &lo, &ll) == 0 && off >= lo &&
+		    off + len <= lo + ll)
+			return true;
+	}
 	/* inline data of a WRITE */
 	if (w->is_inline && w->ctrl.opcode == PRISM_OP_RDMA_WRITE) {
 		uint32_t ro = field_off(w, PRISM_FIELD_RADDR);
@@ -383,7 +393,8 @@ static int key_for(const struct vctx *v, uint32_t q, uint32_t wqe, const struct 
 	if (ra != UINT32_MAX && off >= ra && off < ra + 8) {
 		key_off = field_off(w, PRISM_FIELD_RKEY);
 		want = CHAINOBJ_RELOC_REGION_RKEY;
-	} else if (sa != UINT32_MAX && off >= sa && (off - sa) % 16 < 8) {
+	} else if (sa != UINT32_MAX && !w->is_inline && off >= sa && (off - sa) % 16 < 8) {
+		/* (inline data has no scatter entries: its bytes are no address) */
 		key_off = off - (off - sa) % 16 - 4;
 		want = CHAINOBJ_RELOC_REGION_LKEY;
 	} else {

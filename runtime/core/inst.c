@@ -721,6 +721,16 @@ bool core_inst_arm(struct core_inst *in, void *ctx)
 	return true;
 }
 
+void core_inst_disarm(struct core_inst *in)
+{
+	const struct core_backend_ops *ops = in->dev->ops;
+
+	if (!ops->arm_cq)
+		return;
+	for (uint32_t c = 0; c < in->prog->obj->n_cqs; c++)
+		ops->arm_cq(in->cqs[c].cq, NULL, false);
+}
+
 int core_inst_poll(struct core_inst *in)
 {
 	const struct chainobj *o = in->prog->obj;

@@ -119,6 +119,9 @@ int core_inst_poll(struct core_inst *in);
  * False when the backend has no events (the caller polls every time).
  */
 bool core_inst_arm(struct core_inst *in, void *ctx);
+/* Disarm every CQ of @in and drop its queued events (before @in's owner is
+ * freed: no later event may carry a pointer to it). */
+void core_inst_disarm(struct core_inst *in);
 
 void core_inst_destroy(struct core_inst *in);
 

@@ -443,6 +443,8 @@ void core_server_close_conn(struct prism_server *srv, unsigned shard, uint32_t i
 		c = *pp;
 		*pp = c->next;
 		__atomic_store_n(&sh->active, sh->active - 1, __ATOMIC_RELAXED);
+		/* no event may hand @c to a progress pass once the lock is dropped */
+		core_inst_disarm(c->inst);
 		for (unsigned i = 0; c->hot && i < sh->n_hot; i++)
 			if (sh->hot[i] == c)
 				sh->hot[i] = sh->hot[--sh->n_hot];
@@ -585,6 +587,7 @@ int core_server_poll_shard(struct prism_server *srv, unsigned shard)
 				continue;
 			}
 			*pp = c->next;
+			core_inst_disarm(c->inst);
 			c->next = dead;
 			dead = c;
 		}

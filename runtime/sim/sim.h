@@ -300,7 +300,8 @@ uint32_t sim_cq_count(struct sim_cq *cq);
  * its device's event list.  With @check_consumed, a CQ that already holds
  * CQEs past its consumer index (dbrec[0]) is queued at once instead (so a
  * consumer that polled, then arms, never misses a CQE written between).
- * Thread-safe.
+ * A NULL @ctx disarms the CQ and takes an event of it still queued off the
+ * list.  Thread-safe.
  */
 void sim_cq_arm(struct sim_cq *cq, void *ctx, bool check_consumed);
 /* Take up to @max queued events (their ctx) off @dev's list; how many.  A

@@ -105,13 +105,29 @@ static void cq_event(struct sim_cq *cq)
 	cq->dev->ev_head = cq;
 }
 
+/* dev->lock held: take @cq's event off the device's queue, if queued. */
+static void cq_event_drop(struct sim_cq *cq)
+{
+	struct sim_cq **pp = &cq->dev->ev_head;
+
+	if (!cq->ev_queued)
+		return;
+	while (*pp != cq)
+		pp = &(*pp)->ev_next;
+	*pp = cq->ev_next;
+	cq->ev_queued = false;
+}
+
 void sim_cq_arm(struct sim_cq *cq, void *ctx, bool check_consumed)
 {
 	struct sim_dev *dev = cq->dev;
 
 	pthread_mutex_lock(&dev->lock);
 	cq->ev_ctx = ctx;
-	if (check_consumed && ((cq->pi - sim_load_be32(cq->dbrec)) & 0xffffffu))
+	if (!ctx) {
+		cq->armed = false;
+		cq_event_drop(cq);
+	} else if (check_consumed && ((cq->pi - sim_load_be32(cq->dbrec)) & 0xffffffu))
 		cq_event(cq);
 	else
 		cq->armed = true;
@@ -154,13 +170,7 @@ int sim_cq_destroy(struct sim_cq *cq)
 	dev->cqs[cq->slot] = NULL;
 	dev->ncqs--;
 	sim_sched_wake_waiters(cq, true); /* a WAIT on a missing CQ runs (and fails) */
-	if (cq->ev_queued) {
-		struct sim_cq **pp = &dev->ev_head;
-
-		while (*pp != cq)
-			pp = &(*pp)->ev_next;
-		*pp = cq->ev_next;
-	}
+	cq_event_drop(cq);
 	pthread_mutex_unlock(&dev->lock);
 	cq_free(cq);
 	return 0;

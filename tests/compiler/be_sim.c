@@ -112,3 +112,15 @@ int be_sim_call(struct be_sim *s, const struct prism_arg *args, size_t nargs, vo
 		*ret_site = c.ret_site;
 	return rc;
 }
+
+int be_sim_result_field(struct be_sim *s, uint32_t *offset, uint32_t *size)
+{
+	int e = s->entry ? prism_client__find_entry(s->cl, s->entry) : 0;
+	struct prism_result_info ri;
+	if (e < 0 || prism_client__result_count(s->cl, e) < 1 ||
+	    prism_client__result(s->cl, e, 0, &ri) != 0)
+		return -1;
+	*offset = ri.offset;
+	*size = ri.size;
+	return 0;
+}

@@ -35,6 +35,9 @@ uint8_t *be_sim_region(struct be_sim *s, const char *name);
 /* One invocation; 0 or a negative code.  *ret_site: which return ran. */
 int be_sim_call(struct be_sim *s, const struct prism_arg *args, size_t nargs, void *result,
                 size_t cap, uint32_t *ret_site);
+/* The entry's result field as its client sees it (offset and size in the
+ * result bytes); -1 when the entry has none. */
+int be_sim_result_field(struct be_sim *s, uint32_t *offset, uint32_t *size);
 void be_sim_close(struct be_sim *s);
 
 #endif

@@ -122,18 +122,20 @@ static void test_if_operand_placement(void **state)
 	chainobj_free(o);
 }
 
-/* Two sequential probes: the two guards are independent, so one barrier
- * enables both responses (RedN-Seq needs one per probe). */
+/* Two sequential probes: the first `return` ends the invocation, so the
+ * second probe is `else if` (a READ copies the first response's opcode byte
+ * into the second's control index byte, which its guard compares with 0);
+ * one barrier still enables both responses (RedN-Seq needs one per probe). */
 static void test_two_buckets_one_barrier(void **state)
 {
 	(void)state;
 	struct chainobj *o = compile_ok(src_seq, IR_PROFILE_RELAXED);
-	assert_string_equal(be_ops(o, "w0"), "READ CAS READ CAS WAIT EN");
+	assert_string_equal(be_ops(o, "w0"), "READ CAS READ READ CAS WAIT EN");
 	assert_string_equal(be_ops(o, "conn"), "NOP NOP WRITE_IMM");
 	assert_int_equal(o->summary.barriers, 2); /* entry + responses */
-	assert_int_equal(be_total_wqes(o), 11);
+	assert_int_equal(be_total_wqes(o), 12);
 	/* only the last guard is signaled: CQEs arrive in order */
-	struct prism_wqe c1 = decode(o, "w0", 1), c2 = decode(o, "w0", 3);
+	struct prism_wqe c1 = decode(o, "w0", 1), c2 = decode(o, "w0", 4);
 	assert_int_equal(prism_ctrl_ce(&c1.ctrl), PRISM_CE_NONE);
 	assert_int_equal(prism_ctrl_ce(&c2.ctrl), PRISM_CE_CQ_UPDATE);
 	chainobj_free(o);

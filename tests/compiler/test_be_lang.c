@@ -146,7 +146,11 @@ static void run_case(const struct lang_case *lc, enum ir_profile prof)
 	assert_non_null(s);
 	uint8_t *ctr = be_sim_region(s, "counters");
 	assert_non_null(ctr);
-	uint64_t seed = 0x9e3779b97f4a7c15ull ^ (uintptr_t)lc->body;
+	/* Seeded from the case's text (FNV-1a), not its address: the same
+	 * draws in every run, whatever the loader's address layout. */
+	uint64_t seed = 0xcbf29ce484222325ull;
+	for (const char *ch = lc->body; *ch; ch++)
+		seed = (seed ^ (uint8_t)*ch) * 0x100000001b3ull;
 	unsigned seen[4] = {0};
 	for (int i = 0; i < CALLS; i++) {
 		unsigned a = pick(&seed, 5), b = pick(&seed, a), d = pick(&seed, b);
@@ -656,8 +660,8 @@ static void test_list_walk_wrs_on_sim(void **state)
 		int k; /* node holding the key, 8: none */
 		unsigned wrs, site;
 	} runs[] = {{"find", 0, 12, 1},      {"find", 3, 27, 1},       {"find", 7, 47, 1},
-	            {"find", 8, 50, 0},      {"find_break", 0, 25, 1}, {"find_break", 1, 35, 2},
-	            {"find_break", 3, 55, 4}};
+	            {"find", 8, 50, 0},      {"find_break", 0, 25, 1}, {"find_break", 1, 35, 1},
+	            {"find_break", 3, 55, 1}};
 	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
 		struct be_sim *s =
 		    be_sim_open_traced(src, runs[i].entry, IR_PROFILE_RELAXED, trace);

@@ -421,7 +421,8 @@ static void run_hash(struct fx *f, const char *entry)
 }
 
 /*
- * Batches with both buckets the same used bucket: both return sites fire, so
+ * Batches of the parallel get with both buckets the same used bucket: both
+ * lanes' returns fire (in `get` the first return ends the invocation), so
  * every invocation answers three times (return, return, end) and a batch
  * has more answers in flight than the client keeps receives posted.  The
  * server's answers then meet RNR NAKs and wait for the client's re-posted
@@ -549,7 +550,7 @@ static void test_get_parallel(void **state)
 
 static void test_get_batches_both_buckets(void **state)
 {
-	run_hash_batches(*state, "get");
+	run_hash_batches(*state, "get_parallel");
 }
 
 static void test_find(void **state)
