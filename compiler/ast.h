@@ -66,6 +66,12 @@ extern const struct ast_scalar_info ast_scalar_table[AST_SCALAR_COUNT];
 /* Look up a scalar by spelling; returns false if `name` is not one. */
 bool ast_scalar_lookup(const char *name, size_t len, enum ast_scalar *out);
 
+/* Levels of nesting one expression, statement or type may have, and the
+ * constants or by-value structs one definition may go through: the checker
+ * and the lowering recurse over them, so this bounds their stack (a deeper
+ * construct is an error, never a crash). */
+#define AST_MAX_DEPTH 256u
+
 enum ast_type_kind {
 	AST_TYPE_VOID,   /* statement-only expressions, `return;` */
 	AST_TYPE_BOOL,   /* comparisons, cas results; never stored in memory */
@@ -84,7 +90,8 @@ struct ast_expr;
 struct ast_type {
 	enum ast_type_kind kind;
 	struct src_loc loc;
-	uint64_t size; /* bytes in memory (checker); 0 for VOID/BOOL/INT */
+	uint32_t depth; /* parser: nesting of array and pointer types (AST_MAX_DEPTH) */
+	uint64_t size;  /* bytes in memory (checker); 0 for VOID/BOOL/INT */
 	/* SCALAR: the scalar; PTR: how the pointer value is stored (be64
 	 * unless written otherwise, e.g. `le64 *node in nodes`). */
 	enum ast_scalar scalar;
@@ -295,6 +302,9 @@ struct ast_expr {
 	 * client parameter), i.e. the access must use the narrowest region
 	 * key and be bounds-checked (contract 5). */
 	bool addr_tainted;
+	/* parser: levels of expression below and including this node, bounded
+	 * by AST_MAX_DEPTH so no recursive pass can overflow the stack */
+	uint32_t depth;
 
 	union {
 		uint64_t int_value; /* INT */
@@ -381,6 +391,7 @@ struct ast_lane {
 struct ast_stmt {
 	enum ast_stmt_kind kind;
 	struct src_loc loc;
+	uint32_t depth; /* parser: nesting of statements (AST_MAX_DEPTH) */
 	union {
 		struct {
 			struct ast_local *local;

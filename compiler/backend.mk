@@ -8,6 +8,8 @@ BACKEND_SRCS := compiler/ir.c compiler/lower.c compiler/lower_mem.c compiler/low
 	compiler/compile.c compiler/verify_taint.c
 # conditions in disjunctive normal form (`!`, nested `||`, any `else`)
 BACKEND_SRCS += compiler/lower_dnf.c
+# run-time + - & | ^ with 16-byte masked atomics on scratch cells
+BACKEND_SRCS += compiler/lower_arith.c
 
 PRISMC_SRCS += compiler/cmd_compile.c $(BACKEND_SRCS)
 LIB_SRCS += runtime/core/chain_verify.c

@@ -293,7 +293,17 @@ static bool layout_struct(struct check_ctx *c, struct ast_struct *s)
 		diag_error(c->d, s->loc, "struct '%s' contains itself (use a pointer)", s->name);
 		return false;
 	}
+	if (c->def_depth == AST_MAX_DEPTH) {
+		diag_error(c->d, s->loc,
+		           "struct '%s' holds structs by value more than %u levels deep; "
+		           "use a pointer for some of them",
+		           s->name, AST_MAX_DEPTH);
+		s->laid_out = true;
+		s->size = 0;
+		return false;
+	}
 	s->laying_out = true;
+	c->def_depth++;
 	for (struct ast_field *f = s->fields; f; f = f->next) {
 		for (struct ast_field *g = s->fields; g != f; g = g->next) {
 			if (strcmp(g->name, f->name) == 0) {
@@ -317,6 +327,7 @@ static bool layout_struct(struct check_ctx *c, struct ast_struct *s)
 	}
 	if (ok && s->nfields == 0)
 		diag_error(c->d, s->loc, "struct '%s' has no fields", s->name);
+	c->def_depth--;
 	s->laying_out = false;
 	s->laid_out = true;
 	s->size = ok ? off : 0;

@@ -86,9 +86,20 @@ bool check_fold_const(struct check_ctx *c, struct ast_const *k)
 		diag_error(c->d, k->loc, "constant '%s' depends on itself", k->name);
 		return false;
 	}
+	if (c->def_depth == AST_MAX_DEPTH) {
+		diag_error(c->d, k->loc,
+		           "constant '%s' is folded through more than %u other constants; "
+		           "define it from fewer",
+		           k->name, AST_MAX_DEPTH);
+		k->resolved = true;
+		k->value = 0;
+		return false;
+	}
 	k->resolving = true;
 	c->nscope = 0; /* a constant sees only globals */
+	c->def_depth++;
 	bool ok = check_const_value(c, k->expr, &v);
+	c->def_depth--;
 	c->nscope = saved_scope;
 	k->resolving = false;
 	if (!ok) {
@@ -684,9 +695,14 @@ static struct ast_type *check_fetch_add(struct check_ctx *c, struct ast_expr *e)
 		           tname(t, buf, sizeof(buf)));
 		return NULL;
 	}
-	if (ast_type_order(t) == AST_ORDER_BE)
+	/* 8-byte atomics add in host order, 4-byte (masked) ones big-endian */
+	if (t->size == 8 && ast_type_order(t) == AST_ORDER_BE)
 		diag_warning(c->d, p->loc,
 		             "fetch_add on %s: the NIC adds in host (little-endian) byte order",
+		             tname(t, buf, sizeof(buf)));
+	if (t->size == 4 && ast_type_order(t) == AST_ORDER_LE)
+		diag_warning(c->d, p->loc,
+		             "fetch_add on %s: the NIC adds 4-byte operands in big-endian order",
 		             tname(t, buf, sizeof(buf)));
 	if (!check_assignable(c, t, delta, "fetch_add operand", false))
 		return NULL;

@@ -77,6 +77,9 @@ struct check_ctx {
 	struct check_lane_write *lane_writes; /* by local index */
 	size_t lane_writes_cap;
 	bool oom;
+	/* Constants being folded and structs being laid out, one inside the
+	 * other (bounded like the parser's nesting: both recurse). */
+	unsigned def_depth;
 
 	/* Shared types. */
 	struct ast_type *t_bool, *t_int, *t_void, *t_u8;

@@ -99,7 +99,8 @@ static bool set_local(struct lower_ctx *c, const struct ast_local *l, const stru
 		lower_error(c, e->loc, "variable '%s' out of range", l->name);
 		return false;
 	}
-	if (!lower_value(c, e, &v))
+	bool fa = e->kind == AST_EXPR_CALL && e->u.call.fn == AST_BUILTIN_FETCH_ADD;
+	if (fa ? !lower_fetch_add_value(c, e, &v) : !lower_value(c, e, &v))
 		return false;
 	c->env[l->index] = v;
 	c->env_set[l->index] = true;
@@ -493,8 +494,10 @@ static struct ir_prog *lower_attempt(struct diag_ctx *d, const struct ast_progra
 /*
  * Staging a client argument costs a READ, so the first lowering keeps no
  * RECV entries in reserve: when every use fits in the RECV's 16 entries
- * nothing is staged.  Only if that runs out of entries (or fails for any
- * reason) is the program lowered again with the reserve, reporting.
+ * nothing is staged.  If that runs out of entries (or fails for any
+ * reason) the program is lowered again with a few entries in reserve for
+ * staging, and at last with every use staged (each parameter one RECV
+ * entry, at most 16 parameters: always enough), reporting.
  */
 struct ir_prog *lower_offload(struct diag_ctx *d, const struct ast_program *prog,
                               const struct ast_offload *off, enum ir_profile profile)
@@ -502,5 +505,8 @@ struct ir_prog *lower_offload(struct diag_ctx *d, const struct ast_program *prog
 	struct ir_prog *p = lower_attempt(d, prog, off, profile, 0, true);
 	if (p || d->oom)
 		return p;
-	return lower_attempt(d, prog, off, profile, LOWER_RECV_RESERVE, false);
+	p = lower_attempt(d, prog, off, profile, LOWER_RECV_RESERVE, true);
+	if (p || d->oom)
+		return p;
+	return lower_attempt(d, prog, off, profile, IR_MAX_SGE, false);
 }

@@ -189,8 +189,10 @@ struct lloop {
 struct lstage {
 	int param;
 	uint32_t width, copies, off;
-	int recv; /* its RECV entry */
-	int node; /* the READ that fans the copies out */
+	uint32_t cap;  /* copies the payload may carry for it */
+	int recv;      /* its RECV entry */
+	int node;      /* the READ that fans the copies out now */
+	uint32_t uses; /* copies that READ scatters */
 };
 
 /*
@@ -331,6 +333,9 @@ void lower_after_writers(struct lower_ctx *c, int target, uint32_t off, uint32_t
 /* The effect just lowered wrote its region (lower_target_addr noted it):
  * later reads of that region read again. */
 void lower_mem_written(struct lower_ctx *c);
+/* A client parameter's bytes in scratch (one RECV entry): an LV_SCRATCH
+ * whose parts (off + k) can be delivered one by one. */
+bool lower_param_in_scratch(struct lower_ctx *c, const struct lval *v, struct lval *out);
 /* Build every READ's scatter list (end of lowering). */
 bool lower_finish_reads(struct lower_ctx *c);
 /* Land every loop value whose uses all lie outside the lane (end of the
@@ -369,6 +374,11 @@ void lower_record_status(struct lower_ctx *c, int x, int guard);
 /* lower_order.c: order comparisons (relaxed carry form) and every
  * condition in the exact form (strict profile, wide equality) */
 bool lower_guard_order(struct lower_ctx *c, int x);
+/* Term t of the active condition (lower_cond_top): is X' > Y' for operands
+ * vals[xi], vals[yi], in a fresh scratch pair (t->flip: a constant X' was
+ * moved, the carry means the opposite; t->constant: known, t->kval). */
+bool lower_order_term(struct lower_ctx *c, const struct lval *vals, int xi, int yi,
+                      struct lterm *t);
 /* Guard effect node `x` with the active condition (no-op without one). */
 bool lower_guard(struct lower_ctx *c, int x);
 
@@ -382,6 +392,10 @@ bool lower_alloc(struct lower_ctx *c, const struct ast_expr *e, struct lval *out
 /* v & m as a big-endian 8-byte scratch value (one 16-byte masked CAS). */
 bool lower_mask_value(struct lower_ctx *c, const struct lval *v, uint64_t m, struct lval *out);
 
+/* lower_arith.c: run-time `+ - & | ^` of integers of up to 8 bytes into a
+ * scratch cell (16-byte masked atomics) */
+bool lower_arith(struct lower_ctx *c, const struct ast_expr *e, struct lval *out);
+
 /* lower_effects.c */
 /* The site number of the `return` written at `loc`: one per return in the
  * source, however often the lowering emits it (0: out of memory).  lower.c
@@ -392,6 +406,10 @@ bool lower_return(struct lower_ctx *c, const struct ast_stmt *s);
 bool lower_store(struct lower_ctx *c, const struct ast_stmt *s);
 bool lower_call_stmt(struct lower_ctx *c, const struct ast_expr *e);
 bool lower_final_response(struct lower_ctx *c);
+/* fetch_add: the node (or -1), the old value's scratch offset in *result;
+ * as a value (`let old = fetch_add(..)`): the old value in scratch. */
+int lower_fetch_add(struct lower_ctx *c, const struct ast_expr *e, uint32_t *result);
+bool lower_fetch_add_value(struct lower_ctx *c, const struct ast_expr *e, struct lval *out);
 void lower_anchor(struct lower_ctx *c, int conn_node);
 
 /* lower_loop.c */

@@ -242,8 +242,12 @@ static bool narrow_eq_form(const struct lower_ctx *c, const struct lcond *cd)
 bool lower_guard(struct lower_ctx *c, int x)
 {
 	const struct lcond *cd = lower_cond_top(c);
-	if (!cd)
+	if (!cd) {
+		/* after the READs that patch its address or operands, which were
+		 * lowered after it was appended (`p.e = q.e`, `*p = *q`) */
+		move_after_guards(c, x);
 		return true;
+	}
 	if (cd->chain && cd->chain->final_else) {
 		bool fine = guard_final_else(c, x);
 		if (fine)
@@ -277,9 +281,8 @@ bool lower_cond_operands(struct lower_ctx *c, const struct ast_expr *e, struct l
 	     !cond_map[e->u.binary.op].order)) {
 		lower_error(
 		    c, e->loc,
-		    "only comparisons `==`, `!=`, `<`, `>`, `<=`, `>=` and `&&` of them are "
-		    "lowered as conditions (`||`, `!` and booleans need chained guards, "
-		    "which this back end does not build yet)");
+		    "a condition is a comparison (`==`, `!=`, `<`, `>`, `<=`, `>=`), a cas, "
+		    "or `&&`, `||` and `!` of them");
 		return false;
 	}
 	const struct ast_expr *l = e->u.binary.lhs, *r = e->u.binary.rhs;
@@ -597,16 +600,9 @@ static bool lower_if_conj(struct lower_ctx *c, const struct ast_stmt *s)
 	}
 	if (!conj_operands(c, ce, cds, &n, 4))
 		return false;
-	for (unsigned i = 0; i < n; i++) {
-		if (cds[i].kind == LC_NE) {
-			lower_error(
-			    c, cds[i].loc,
-			    "`!=` in a conjunction is not lowered (it is a disjunction of two "
-			    "carry terms)");
-			return false;
-		}
+	/* `!=` (a disjunction of two carry terms) is lowered by lower_dnf.c */
+	for (unsigned i = 0; i < n; i++)
 		cds[i].ord = &ords[i];
-	}
 	cds[n - 1].and_next = outer;
 	if (!lower_guard_push(c, &cds[0], lower_dnf_top(c), s->loc))
 		return false;

@@ -380,9 +380,95 @@ static bool leaf_dnf(struct builder *b, const struct lcond *cd, const struct lva
 	return true;
 }
 
+/* Bytes [k, k + w) of an aggregate value. */
+static bool value_part(const struct lval *v, uint32_t k, uint32_t w, struct lval *out)
+{
+	*out = *v;
+	out->width = w;
+	switch (v->kind) {
+	case LV_MEM:
+	case LV_SCRATCH:
+	case LV_FIELD:
+		out->off += k;
+		return true;
+	default:
+		return false;
+	}
+}
+
+#define WIDE_EQ_MAX 16u /* two 8-byte parts: 4 carry tests of the 5 a guard takes */
+
+/*
+ * `a == b` of aggregates of 9 to 16 bytes: the conjunction of the
+ * equalities of their 8-byte parts (the carry terms compare at most 8
+ * bytes); `!=` the disjunction.  Aggregates are byte strings, so each part
+ * compares as a big-endian integer.
+ */
+static bool build_wide_eq(struct builder *b, const struct ast_expr *e, bool neg, struct dnf *r)
+{
+	struct lower_ctx *c = b->c;
+	const struct ast_expr *l = e->u.binary.lhs, *rr = e->u.binary.rhs;
+	uint32_t w = (uint32_t)l->type->size;
+	if (w > WIDE_EQ_MAX) {
+		lower_error(c, e->loc,
+		            "`%s` compares aggregates of at most %u bytes (each 8-byte part is two "
+		            "carry tests, and one guard takes five), not %u; compare at most 16 "
+		            "bytes of them (the fields that tell them apart)",
+		            ast_binop_spelling[e->u.binary.op], WIDE_EQ_MAX, w);
+		return false;
+	}
+	struct lval lv, rv;
+	if (!lower_value(c, l, &lv) || !lower_value(c, rr, &rv))
+		return false;
+	/* a RECV entry takes a parameter's bytes from its start: in parts,
+	 * it is read from scratch */
+	if ((lv.kind == LV_PARAM && !lower_param_in_scratch(c, &lv, &lv)) ||
+	    (rv.kind == LV_PARAM && !lower_param_in_scratch(c, &rv, &rv)))
+		return false;
+	bool eq = (e->u.binary.op == AST_BINOP_EQ) != neg;
+	struct dnf *part = calloc(1, sizeof(*part));
+	if (!part) {
+		c->p->oom = true;
+		return false;
+	}
+	bool ok = true;
+	if (eq)
+		dnf_true(r);
+	else
+		r->n = 0;
+	for (uint32_t k = 0; k < w && ok; k += 8) {
+		uint32_t pw = w - k < 8 ? w - k : 8;
+		struct lval vals[2];
+		if (!value_part(&lv, k, pw, &vals[0]) || !value_part(&rv, k, pw, &vals[1])) {
+			lower_error(c, e->loc,
+			            "an aggregate compared here must be a parameter or in memory "
+			            "(a value a loop leaves cannot be split in parts)");
+			ok = false;
+			break;
+		}
+		struct lcond cd = {
+		    .lhs = l, .rhs = rr, .kind = eq ? LC_EQ : LC_NE, .width = pw, .loc = e->loc};
+		ok = leaf_dnf(b, &cd, vals, NULL, part) &&
+		     (eq ? dnf_and(b, r, r, part) : dnf_or(b, r, part));
+	}
+	free(part);
+	return ok;
+}
+
+/* `==` / `!=` of operands wider than a carry term takes. */
+static bool wide_eq(const struct ast_expr *e)
+{
+	return e->kind == AST_EXPR_BINARY &&
+	       (e->u.binary.op == AST_BINOP_EQ || e->u.binary.op == AST_BINOP_NE) &&
+	       e->u.binary.lhs->type && e->u.binary.lhs->type->size > 8 &&
+	       !e->u.binary.lhs->is_const;
+}
+
 static bool build(struct builder *b, const struct ast_expr *e, bool neg, struct dnf *r)
 {
 	struct lower_ctx *c = b->c;
+	if (wide_eq(e))
+		return build_wide_eq(b, e, neg, r);
 	if (e->is_const) {
 		if ((e->value != 0) != neg)
 			dnf_true(r);
@@ -593,9 +679,118 @@ static const struct lcond *to_conds(struct lower_ctx *c, struct ldnf *g, struct 
 	return &g->conds[0];
 }
 
-/* Lower `block` under d (conjoined with nothing more). */
+/*
+ * Long `else if` chains.  Arm k runs under outer && !C1 && .. && !Ck-1 && Ck;
+ * each complement multiplies the clauses (`!(a == b)` is two), so a chain
+ * of three `==` and an `else` needs 8 guards per effect.  Instead, when the
+ * complements would multiply past DNF_GUARDED, the chain keeps one marker
+ * pair R in scratch (the shape of a carry term, lower_order.c: starts
+ * "false", 00 ff ff ff ff ff ff ff): after each arm's body a WRITE guarded
+ * like that body stores "true" (ff 00 ..) into R, and the rest of the chain
+ * runs under outer && !R, one term, however long the chain:
+ *
+ *   lane: [guards] body(A)  WRITE R := ran [guarded by A]
+ *         [guards] body(B)  WRITE R := ran [guarded by !R && B]  ...
+ *         [guards] body(else)              [guarded by !R]
+ *
+ * R is re-initialised at each re-arm (scratch-init).  Each arm's read of R
+ * is a leaf of its own, written by the latest WRITE (a carry read is never
+ * shared across writes).
+ */
+struct chain_mark {
+	uint32_t s; /* the pair R in scratch */
+	int writer; /* the latest WRITE of R */
+	int lane;
+	struct dnf outer; /* the chain's enclosing condition */
+};
+
+/* Clauses of DNF(e) (neg: of !e), as lower_dnf builds them, at most 2^20. */
+static unsigned est_clauses(const struct ast_expr *e, bool neg)
+{
+	if (e->is_const)
+		return 1;
+	if (e->kind == AST_EXPR_UNARY && e->u.unary.op == AST_UNOP_NOT)
+		return est_clauses(e->u.unary.operand, !neg);
+	if (e->kind == AST_EXPR_BINARY &&
+	    (e->u.binary.op == AST_BINOP_LAND || e->u.binary.op == AST_BINOP_LOR)) {
+		unsigned l = est_clauses(e->u.binary.lhs, neg);
+		unsigned r = est_clauses(e->u.binary.rhs, neg);
+		bool conj = (e->u.binary.op == AST_BINOP_LAND) != neg;
+		uint64_t n = conj ? (uint64_t)l * r : (uint64_t)l + r;
+		return n > (1u << 20) ? 1u << 20 : (unsigned)n;
+	}
+	bool two = e->kind == AST_EXPR_CALL ||
+	           (e->kind == AST_EXPR_BINARY &&
+	            (e->u.binary.op == AST_BINOP_EQ || e->u.binary.op == AST_BINOP_NE));
+	bool ne = e->kind == AST_EXPR_BINARY && e->u.binary.op == AST_BINOP_NE;
+	return two && (ne != neg) ? 2 : 1;
+}
+
+/* Would the complements of chain s multiply past what one effect takes? */
+static bool chain_needs_mark(const struct ast_stmt *s, unsigned outer)
+{
+	uint64_t n = outer;
+	for (const struct ast_stmt *cur = s; cur && cur->kind == AST_STMT_IF && cur->u.if_.has_else;
+	     cur = cur->u.if_.else_body) {
+		n *= est_clauses(cur->u.if_.cond, true);
+		if (n > DNF_GUARDED)
+			return true;
+	}
+	return false;
+}
+
+/* After an arm's body, under its guard: R := ran. */
+static bool mark_ran(struct lower_ctx *c, struct chain_mark *mk, struct src_loc loc)
+{
+	struct ir_prog *p = c->p;
+	struct ir_node *w = ir_append(p, c->lane, PRISM_OP_RDMA_WRITE, IR_ROLE_DATA);
+	if (!w)
+		return false;
+	int id = w->id;
+	w->what = "else if: an arm ran";
+	w->loc = loc;
+	w->raddr = ir_v(IR_V_SCRATCH_ADDR, 0, mk->s);
+	w->rkey = ir_v(IR_V_SCRATCH_RKEY, 0, 0);
+	w->is_inline = true;
+	w->inline_len = 8;
+	memset(w->inline_data, 0, 8);
+	w->inline_data[0] = 0xff;
+	if (!lower_guard(c, id))
+		return false;
+	mk->writer = id;
+	mk->lane = c->lane;
+	return !p->oom;
+}
+
+/* !R as read after the latest WRITE: a leaf of its own (its term done). */
+static bool mark_not_ran(struct builder *b, const struct chain_mark *mk, const struct ast_stmt *s,
+                         struct dnf *r)
+{
+	if (b->pool->n == DNF_LEAVES) {
+		lower_error(b->c, s->loc, "more than %u comparisons in one nest of `if`s",
+		            DNF_LEAVES);
+		return false;
+	}
+	unsigned id = b->pool->n++;
+	struct dnf_leaf *lf = &b->pool->leaf[id];
+	memset(lf, 0, sizeof(*lf));
+	lf->base.kind = LC_GT; /* "an arm ran" */
+	lf->base.lhs = lf->base.rhs = s->u.if_.cond;
+	lf->base.width = 8;
+	lf->base.loc = s->u.if_.cond->loc;
+	lf->base.ord = &lf->own;
+	lf->own.t[0] = (struct lterm){
+	    .done = true, .lane = mk->lane, .s = mk->s, .fa = mk->writer, .carry_read = -1};
+	r->n = 1;
+	r->len[0] = 1;
+	r->l[0][0] = (struct dnf_lit){.leaf = (uint8_t)id, .t = 0, .want = false};
+	return true;
+}
+
+/* Lower `block` under d (conjoined with nothing more); with mk, then
+ * record that it ran. */
 static bool lower_under(struct lower_ctx *c, struct ldnf *g, const struct ast_stmt *block,
-                        struct src_loc loc)
+                        struct src_loc loc, struct chain_mark *mk)
 {
 	if (g->d.n == 0) {
 		lower_error(c, loc,
@@ -610,9 +805,13 @@ static bool lower_under(struct lower_ctx *c, struct ldnf *g, const struct ast_st
 	if (!lower_guard_push(c, cd, g, loc))
 		return false;
 	bool ok = lower_block(c, block);
+	if (ok && mk)
+		ok = mark_ran(c, mk, loc);
 	lower_guard_pop(c, cd);
 	return ok;
 }
+
+static bool if_dnf(struct lower_ctx *c, const struct ast_stmt *s, struct chain_mark *mk);
 
 /*
  * An `if` whose condition (conjoined with the enclosing ones) goes through
@@ -624,6 +823,13 @@ static bool lower_under(struct lower_ctx *c, struct ldnf *g, const struct ast_st
  */
 bool lower_if_dnf(struct lower_ctx *c, const struct ast_stmt *s)
 {
+	return if_dnf(c, s, NULL);
+}
+
+/* An `if` (an arm of chain mk, or NULL) in disjunctive normal form. */
+static bool if_dnf(struct lower_ctx *c, const struct ast_stmt *s, struct chain_mark *mk)
+{
+	struct chain_mark own_mk;
 	struct ldnf *g = calloc(3, sizeof(*g));
 	struct dnf *cond = calloc(1, sizeof(*cond));
 	struct dnf_pool *own = NULL;
@@ -650,6 +856,12 @@ bool lower_if_dnf(struct lower_ctx *c, const struct ast_stmt *s)
 	b.ctx = ok ? &g[2].d : NULL;
 	if (ok)
 		ok = build(&b, s->u.if_.cond, false, cond);
+	if (ok && !mk && s->u.if_.has_else && chain_needs_mark(s, g[2].d.n)) {
+		static const uint8_t not_ran[8] = {0, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+		own_mk = (struct chain_mark){.s = ir_scratch_alloc(c->p, 8, 8), .outer = g[2].d};
+		ok = ir_scratch_init(c->p, own_mk.s, not_ran, 8) >= 0;
+		mk = &own_mk;
+	}
 	for (int arm = 0; ok && arm < 2; arm++) {
 		g[arm].pool = b.pool;
 		if (arm == 1 && !s->u.if_.has_else)
@@ -657,12 +869,12 @@ bool lower_if_dnf(struct lower_ctx *c, const struct ast_stmt *s)
 		struct dnf *t = cond;
 		if (arm == 1) {
 			t = calloc(1, sizeof(*t));
-			ok = t && dnf_not(&b, t, cond);
+			ok = t && (mk ? mark_not_ran(&b, mk, s, t) : dnf_not(&b, t, cond));
 			if (!t)
 				c->p->oom = true;
 		}
 		if (ok)
-			ok = dnf_and(&b, &g[arm].d, &g[2].d, t);
+			ok = dnf_and(&b, &g[arm].d, arm && mk ? &mk->outer : &g[2].d, t);
 		if (arm == 1)
 			free(t);
 		if (!ok)
@@ -673,11 +885,13 @@ bool lower_if_dnf(struct lower_ctx *c, const struct ast_stmt *s)
 			/* else if: the next `if` conjoins with "outer && !cond" */
 			ok = lower_guard_push(c, NULL, &g[1], loc);
 			if (ok) {
-				ok = lower_if_dnf(c, body);
+				ok = if_dnf(c, body, mk);
 				lower_guard_pop(c, NULL);
 			}
 		} else {
-			ok = lower_under(c, &g[arm], body, loc);
+			/* a chain's arm followed by another records that it ran */
+			bool more = arm == 0 && s->u.if_.has_else;
+			ok = lower_under(c, &g[arm], body, loc, more ? mk : NULL);
 		}
 	}
 	free(cond);
@@ -720,6 +934,63 @@ static bool disj_of_orders(const struct ast_expr *e)
 	return is_order(e);
 }
 
+/* A leaf of the `&&` / `||` tree of e is a `!=` or a cas: the forms of
+ * lower_cond.c take neither inside a conjunction or disjunction. */
+static bool logic_has_ne_or_cas(const struct ast_expr *e)
+{
+	if (e->kind == AST_EXPR_CALL || wide_eq(e))
+		return true;
+	if (e->kind != AST_EXPR_BINARY)
+		return false;
+	if (e->u.binary.op == AST_BINOP_LAND || e->u.binary.op == AST_BINOP_LOR)
+		return logic_has_ne_or_cas(e->u.binary.lhs) || logic_has_ne_or_cas(e->u.binary.rhs);
+	return e->u.binary.op == AST_BINOP_NE;
+}
+
+/* A statement list holds an `if` (at any depth; AST_MAX_DEPTH bounds it). */
+static bool has_if(const struct ast_stmt *s)
+{
+	for (; s; s = s->next) {
+		switch (s->kind) {
+		case AST_STMT_IF:
+			return true;
+		case AST_STMT_WHILE:
+			if (has_if(s->u.while_.body))
+				return true;
+			break;
+		case AST_STMT_BLOCK:
+			if (has_if(s->u.block.body))
+				return true;
+			break;
+		case AST_STMT_PARALLEL:
+			for (const struct ast_lane *l = s->u.parallel.lanes; l; l = l->next)
+				if (has_if(l->body))
+					return true;
+			break;
+		default:
+			break;
+		}
+	}
+	return false;
+}
+
+/* The status-byte form of a relaxed `else if` chain (lower_cond.c) takes
+ * plain comparisons, three arms before the last one (its index bytes hold
+ * two earlier arms' outcomes) and no `if` inside an arm. */
+static bool status_chain(const struct ast_stmt *s)
+{
+	unsigned n = 0;
+	const struct ast_stmt *cur = s;
+	for (; cur && cur->kind == AST_STMT_IF;
+	     cur = cur->u.if_.has_else ? cur->u.if_.else_body : NULL) {
+		const struct ast_expr *ce = cur->u.if_.cond;
+		if (++n > 3 || ce->kind != AST_EXPR_BINARY || ce->u.binary.op == AST_BINOP_LAND ||
+		    ce->u.binary.op == AST_BINOP_LOR || has_if(cur->u.if_.then_body))
+			return false;
+	}
+	return !cur || (n < 3 && !has_if(cur));
+}
+
 static bool in_chain(const struct lcond *cd)
 {
 	for (const struct lcond *h = cd; h; h = h->or_next)
@@ -741,8 +1012,10 @@ bool lower_dnf_wanted(const struct lower_ctx *c, const struct ast_stmt *s)
 	bool lor = e->kind == AST_EXPR_BINARY && e->u.binary.op == AST_BINOP_LOR;
 	bool land = e->kind == AST_EXPR_BINARY && e->u.binary.op == AST_BINOP_LAND;
 	bool call = e->kind == AST_EXPR_CALL;
-	if ((lor || land) && has_cas(e))
-		return true; /* a cas behind a short-circuit operand (build) */
+	if ((lor || land || lower_cond_top(c)) && logic_has_ne_or_cas(e))
+		return true; /* `!=` or a cas under `&&` / `||` or an enclosing `if` */
+	if (wide_eq(e))
+		return true; /* aggregates: a conjunction of their 8-byte parts */
 	if (lower_cond_top(c) && (lor || call || !lower_conjoinable(lower_cond_top(c))))
 		return true;
 	if (!s->u.if_.has_else)
@@ -753,14 +1026,7 @@ bool lower_dnf_wanted(const struct lower_ctx *c, const struct ast_stmt *s)
 		 * bytes (lower_cond.c) */
 		if (lower_cond_top(c) || c->p->profile == IR_PROFILE_STRICT)
 			return true;
-		for (const struct ast_stmt *cur = s; cur && cur->kind == AST_STMT_IF;
-		     cur = cur->u.if_.has_else ? cur->u.if_.else_body : NULL) {
-			const struct ast_expr *ce = cur->u.if_.cond;
-			if (ce->kind != AST_EXPR_BINARY || ce->u.binary.op == AST_BINOP_LAND ||
-			    ce->u.binary.op == AST_BINOP_LOR)
-				return true;
-		}
-		return false;
+		return !status_chain(s);
 	}
 	if (lor)
 		return !disj_of_orders(e);

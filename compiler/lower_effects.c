@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "compiler/lower.h"
+#include "runtime/core/chainobj.h"
 
 void lower_anchor(struct lower_ctx *c, int conn_node)
 {
@@ -154,8 +155,9 @@ static bool return_place(struct lower_ctx *c, const struct ast_expr *e, struct l
 {
 	if (e->place != AST_PLACE_MEMORY) {
 		lower_error(c, e->loc,
-		            "return a value in memory (a field or `*ptr`): the "
-		            "response WRITE gathers it from server memory");
+		            "return a value in memory (a field or `*ptr`) or a temporary that "
+		            "holds an atomic's old value: the response WRITE gathers it from "
+		            "server memory or the connection's scratch");
 		return false;
 	}
 	if (!lower_place(c, e, ptr, off))
@@ -165,6 +167,17 @@ static bool return_place(struct lower_ctx *c, const struct ast_expr *e, struct l
 		*w = (uint32_t)e->u.slice.capacity;
 	if (ptr->region < 0) {
 		lower_error(c, e->loc, "returned value has no region");
+		return false;
+	}
+	if ((uint64_t)*off + *w > CHAINOBJ_MAX_MSG) {
+		/* the client's response slots (and an object's response) hold
+		 * CHAINOBJ_MAX_MSG bytes */
+		lower_error(c, e->loc,
+		            "a response holds at most %u bytes, and this one needs %u "
+		            "(the response WRITE starts at the pointer: the %u bytes before "
+		            "the value ride along); return a value that ends within the "
+		            "first %u bytes of what the pointer names",
+		            CHAINOBJ_MAX_MSG, *off + *w, *off, CHAINOBJ_MAX_MSG);
 		return false;
 	}
 	return true;
@@ -182,8 +195,13 @@ static int value_response(struct lower_ctx *c, const struct ast_stmt *s, const s
 		return -1;
 	p->nodes[x].loc = s->loc;
 	p->nodes[x].what = "return";
-	if (!ptr)
+	if (!ptr) {
+		/* `return;` moves no bytes: a zero-length WRITE_IMM touches no
+		 * memory and needs no key (as the end-of-invocation one) */
+		p->nodes[x].raddr = IR_CONST(0);
+		p->nodes[x].rkey = IR_CONST(0);
 		return x;
+	}
 	uint32_t sge0 = lower_field_off(PRISM_OP_RDMA_WRITE_IMM, PRISM_FIELD_SGE0_ADDR, 8);
 	ir_sge_add(p, &p->nodes[x], ir_v(IR_V_RUNTIME, 0, 0), len,
 	           ir_v(IR_V_REGION_LKEY, ptr->region, 0));
@@ -305,6 +323,35 @@ static bool bounded_return(struct lower_ctx *c, const struct ast_stmt *s, const 
 	return !p->oom;
 }
 
+/* `return t` of a temporary that holds an atomic's old value (in scratch):
+ * its value, else NULL. */
+static const struct lval *scratch_temp(const struct lower_ctx *c, const struct ast_expr *e)
+{
+	if (e->kind != AST_EXPR_NAME || e->u.name.sym != AST_SYM_LOCAL)
+		return NULL;
+	const struct ast_local *l = e->u.name.target.local;
+	if (l->index >= c->nlocals || !c->env_set[l->index] || c->env[l->index].kind != LV_SCRATCH)
+		return NULL;
+	return &c->env[l->index];
+}
+
+/* A response gathering a scratch value (after the atomic that wrote it). */
+static int scratch_response(struct lower_ctx *c, const struct ast_stmt *s, const struct lval *v,
+                            uint32_t site)
+{
+	struct ir_prog *p = c->p;
+	int x = response(c, site);
+	if (x < 0)
+		return -1;
+	p->nodes[x].loc = s->loc;
+	p->nodes[x].what = "return";
+	ir_sge_add(p, &p->nodes[x], ir_v(IR_V_SCRATCH_ADDR, 0, v->off), v->width,
+	           ir_v(IR_V_SCRATCH_LKEY, 0, 0));
+	if (v->field_writer >= 0)
+		ir_add_dep(p, v->field_writer, x);
+	return note_result(c, x, 0, v->width) ? x : -1;
+}
+
 /*
  * return e:
  *
@@ -321,6 +368,7 @@ static bool bounded_return(struct lower_ctx *c, const struct ast_stmt *s, const 
  * at run time).  Inside a loop the return also leaves the loop (as `break`
  * does).
  */
+
 bool lower_return(struct lower_ctx *c, const struct ast_stmt *s)
 {
 	struct ir_prog *p = c->p;
@@ -330,7 +378,8 @@ bool lower_return(struct lower_ctx *c, const struct ast_stmt *s)
 		return false;
 	struct lval ptr;
 	uint32_t off = 0, w = 0;
-	if (e && !return_place(c, e, &ptr, &off, &w))
+	const struct lval *tmp = e ? scratch_temp(c, e) : NULL;
+	if (e && !tmp && !return_place(c, e, &ptr, &off, &w))
 		return false;
 	const struct ast_expr *len = e && e->kind == AST_EXPR_SLICE ? e->u.slice.len : NULL;
 	bool bounded = len && !len->is_const;
@@ -340,7 +389,8 @@ bool lower_return(struct lower_ctx *c, const struct ast_stmt *s)
 	} else {
 		struct ldeliv dptr;
 		uint32_t n = len ? (uint32_t)len->value : w;
-		int x = value_response(c, s, e ? &ptr : NULL, off, off + n, w, site, &dptr);
+		int x = tmp ? scratch_response(c, s, tmp, site)
+		            : value_response(c, s, e ? &ptr : NULL, off, off + n, w, site, &dptr);
 		/* the guard first: lane 0 enables the response after its anchor */
 		if (x < 0 || !lower_guard(c, x))
 			return false;
@@ -369,6 +419,8 @@ static void lower_place_results(struct lower_ctx *c)
 		p->nodes[c->results[i].node].raddr.k = x - c->results[i].off;
 	p->result_off = x;
 	p->result_width = w;
+	/* returns agree on the width (checker) and each ends within
+	 * CHAINOBJ_MAX_MSG (lower_return), so x + w does too */
 	if (c->n_results)
 		p->resp_size = x + w;
 }
@@ -403,7 +455,17 @@ bool lower_final_response(struct lower_ctx *c)
 
 /* The target of a store / atomic: pointer delivered into raddr, plus the
  * field's offset. */
+static bool target_addr_at(struct lower_ctx *c, const struct ast_expr *t, int node, uint8_t op,
+                           uint32_t extra);
+
 bool lower_target_addr(struct lower_ctx *c, const struct ast_expr *t, int node, uint8_t op)
+{
+	return target_addr_at(c, t, node, op, 0);
+}
+
+/* The address of byte `extra` of place t into node's raddr. */
+static bool target_addr_at(struct lower_ctx *c, const struct ast_expr *t, int node, uint8_t op,
+                           uint32_t extra)
 {
 	struct ir_prog *p = c->p;
 	struct lval ptr;
@@ -414,6 +476,7 @@ bool lower_target_addr(struct lower_ctx *c, const struct ast_expr *t, int node, 
 	}
 	if (!lower_place(c, t, &ptr, &off))
 		return false;
+	off += extra;
 	if (ptr.region < 0 || !p->regions[ptr.region].writable) {
 		lower_error(c, t->loc, "the target region is not writable");
 		return false;
@@ -451,6 +514,67 @@ bool lower_target_addr(struct lower_ctx *c, const struct ast_expr *t, int node, 
 }
 
 /*
+ * A store wider than a WRITE's inline data (64 bytes): one WRITE per
+ * 64-byte part, each to the place plus the part's offset, each with its
+ * part of the value (read before any of them runs: the READs come first
+ * in the lane).  `first` is the WRITE already appended for part 0.
+ *
+ *   lane: READ(value) .. WRITE [ptr + off, 64 B]  WRITE [ptr + off + 64, ..] ..
+ */
+static bool store_parts(struct lower_ctx *c, const struct ast_stmt *s, int first,
+                        const struct lval *value, uint32_t width)
+{
+	struct ir_prog *p = c->p;
+	const struct ast_expr *t = s->u.assign.target;
+	uint32_t cap = sizeof(p->nodes[first].inline_data);
+	struct lval val = *value;
+	if (val.kind == LV_PARAM && !lower_param_in_scratch(c, &val, &val))
+		return false;
+	if (val.kind != LV_MEM && val.kind != LV_SCRATCH && val.kind != LV_FIELD) {
+		lower_error(c, s->loc,
+		            "a store of more than %u bytes takes a parameter or a value in memory",
+		            cap);
+		return false;
+	}
+	int ids[64];
+	unsigned n = 0;
+	for (uint32_t k = 0; k < width; k += cap) {
+		if (n == sizeof(ids) / sizeof(ids[0])) {
+			lower_error(c, s->loc, "a store of more than %zu bytes is not lowered",
+			            (size_t)cap * (sizeof(ids) / sizeof(ids[0])));
+			return false;
+		}
+		int id = first;
+		if (k) {
+			struct ir_node *w =
+			    ir_append(p, c->lane, PRISM_OP_RDMA_WRITE, IR_ROLE_DATA);
+			if (!w)
+				return false;
+			id = w->id;
+			w->what = "store (part)";
+			w->loc = s->loc;
+			if (!target_addr_at(c, t, id, PRISM_OP_RDMA_WRITE, k))
+				return false;
+		}
+		struct lval part = val;
+		part.off += k;
+		part.width = width - k < cap ? width - k : cap;
+		struct ir_node *wn = &p->nodes[id];
+		wn->is_inline = true;
+		wn->inline_len = part.width;
+		uint32_t inl = lower_field_off(PRISM_OP_RDMA_WRITE, PRISM_FIELD_RADDR, 8) + 16 + 4;
+		if (!lower_delivered(lower_deliver(c, &part, id, inl, false)))
+			return false;
+		ids[n++] = id;
+	}
+	lower_mem_written(c);
+	for (unsigned i = 0; i < n; i++)
+		if (!lower_guard(c, ids[i]))
+			return false;
+	return true;
+}
+
+/*
  * p.f = v:
  *
  *   lane:  READ(p) ──scatter──► W.raddr    [MFA16 W.raddr += off(f)]
@@ -480,11 +604,8 @@ bool lower_store(struct lower_ctx *c, const struct ast_stmt *s)
 	if (!lower_value(c, v, &val))
 		return false;
 	uint32_t width = t->type ? (uint32_t)t->type->size : val.width;
-	if (width > sizeof(p->nodes[id].inline_data)) {
-		lower_error(c, s->loc, "stores of more than %zu bytes are not lowered yet",
-		            sizeof(p->nodes[id].inline_data));
-		return false;
-	}
+	if (width > sizeof(p->nodes[id].inline_data))
+		return store_parts(c, s, id, &val, width);
 	struct ir_node *wn = &p->nodes[id];
 	wn->is_inline = true;
 	wn->inline_len = width;
@@ -513,18 +634,14 @@ bool lower_store(struct lower_ctx *c, const struct ast_stmt *s)
 
 static bool call_stmt(struct lower_ctx *c, const struct ast_expr *e)
 {
-	struct ir_prog *p = c->p;
+	uint32_t result;
 	if (e->kind != AST_EXPR_CALL) {
 		lower_error(c, e->loc, "expression statement has no effect");
 		return false;
 	}
-	const struct ast_expr *a0 = e->u.call.args;
-	const struct ast_expr *a1 = a0 ? a0->arg_next : NULL;
-	uint8_t op;
 	switch (e->u.call.fn) {
 	case AST_BUILTIN_FETCH_ADD:
-		op = PRISM_OP_ATOMIC_FA;
-		break;
+		return lower_fetch_add(c, e, &result) >= 0;
 	case AST_BUILTIN_CAS:
 		return lower_cas_stmt(c, e);
 	case AST_BUILTIN_CAS_GT:
@@ -535,43 +652,85 @@ static bool call_stmt(struct lower_ctx *c, const struct ast_expr *e)
 		            ast_builtin_table[e->u.call.fn].spelling);
 		return false;
 	}
+}
+
+/*
+ * fetch_add(place, delta):
+ *
+ *   lane: FETCH_ADD place += delta ──old value──► scratch R     (8 bytes)
+ *         masked FETCH_ADD (4 bytes, no carry boundary) ──► R   (4 bytes)
+ *
+ * 8-byte atomics add in host (little-endian) order, the 4-byte masked one
+ * in big-endian order (reference/mlx5.md); the addend field is big-endian
+ * either way, so a run-time delta lands reversed when it is little-endian.
+ * The old value lands in R in the place's own byte order.  Returns the
+ * node (or -1); *result: R's offset.
+ */
+int lower_fetch_add(struct lower_ctx *c, const struct ast_expr *e, uint32_t *result)
+{
+	struct ir_prog *p = c->p;
+	const struct ast_expr *a0 = e->u.call.args;
+	const struct ast_expr *a1 = a0 ? a0->arg_next : NULL;
+	uint32_t w = a0 && a0->type ? (uint32_t)a0->type->size : 8;
+	uint8_t op = w == 4 ? PRISM_OP_ATOMIC_MASKED_FA : PRISM_OP_ATOMIC_FA;
 	struct ir_node *n = ir_append(p, c->lane, op, IR_ROLE_DATA);
 	if (!n)
-		return false;
+		return -1;
 	int id = n->id;
 	n->what = "fetch_add";
 	n->loc = e->loc;
+	if (w == 4) {
+		n->asize = 4;
+		n->opmod = (uint8_t)PRISM_MASKED_OPMOD(2);
+		n->swap_mask = IR_CONST(0); /* one field: no carry boundary inside */
+	}
 	if (!lower_target_addr(c, a0, id, op))
-		return false;
-	uint32_t result = ir_scratch_alloc(p, 8, 8);
-	ir_sge_add(p, &p->nodes[id], ir_v(IR_V_SCRATCH_ADDR, 0, result), 8,
+		return -1;
+	*result = ir_scratch_alloc(p, 8, 8);
+	ir_sge_add(p, &p->nodes[id], ir_v(IR_V_SCRATCH_ADDR, 0, *result), w,
 	           ir_v(IR_V_SCRATCH_LKEY, 0, 0));
 	/* the addend: a constant in the template, a run-time value scattered
-	 * into the atomic segment (be64 of the host-endian integer) */
+	 * into the atomic segment (big-endian bytes of the integer) */
 	struct lval v;
 	if (!lower_value(c, a1, &v))
-		return false;
+		return -1;
 	if (v.kind == LV_CONST) {
-		p->nodes[id].swap = IR_CONST(v.k);
+		p->nodes[id].swap = IR_CONST(w == 4 ? (uint32_t)v.k : v.k);
 	} else {
-		if (v.width != 8) {
-			lower_error(c, a1->loc, "atomic operands are 8 bytes");
-			return false;
+		if (v.width != w) {
+			lower_error(c, a1->loc, "the fetch_add operand has %u bytes, the place %u",
+			            v.width, w);
+			return -1;
 		}
 		p->nodes[id].swap = ir_v(IR_V_RUNTIME, 0, 0);
 		if (!lower_delivered(lower_deliver(
-		        c, &v, id, lower_field_off(op, PRISM_FIELD_ATOMIC_SWAP, 8), !v.be)))
-			return false;
+		        c, &v, id, lower_field_off(op, PRISM_FIELD_ATOMIC_SWAP, (uint8_t)w),
+		        !v.be)))
+			return -1;
 	}
-	return lower_guard(c, id);
+	return lower_guard(c, id) ? id : -1;
 }
 
-/* fetch_add / cas / cas_gt / cas_lt as a statement:
- *
- *   lane:  [READ(ptr) ──scatter──► X.raddr]  X = FETCH_ADD / CAS / masked CAS
- *          [guard CAS on X.ctrl]             (inside an `if`)
- *
- * Memory read after it is read again (mem_epoch). */
+/* `let old = fetch_add(place, delta)`: the old value, in scratch. */
+bool lower_fetch_add_value(struct lower_ctx *c, const struct ast_expr *e, struct lval *out)
+{
+	uint32_t result;
+	int id = lower_fetch_add(c, e, &result);
+	if (id < 0)
+		return false;
+	lower_mem_written(c);
+	const struct ast_expr *place = e->u.call.args;
+	*out = (struct lval){.kind = LV_SCRATCH,
+	                     .read = -1,
+	                     .off = result,
+	                     .width = (uint32_t)place->type->size,
+	                     .be = ast_type_order(place->type) != AST_ORDER_LE,
+	                     .region = -1,
+	                     .taint = e->taint,
+	                     .field_writer = id};
+	return !c->p->oom;
+}
+
 bool lower_call_stmt(struct lower_ctx *c, const struct ast_expr *e)
 {
 	bool ok = call_stmt(c, e);

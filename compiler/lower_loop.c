@@ -137,6 +137,8 @@ static bool skip_test(struct lower_ctx *c, int cid, struct src_loc loc)
  * effect it guards, whose QPN bytes (4..) hold the memory-side operand, into
  * the SEND_EN's reserved bytes, and the exit test compares those bytes: no
  * second READ of the operand. */
+static bool finish_exit(struct lower_ctx *c, int cid, int gid, struct src_loc loc);
+
 static bool exit_point(struct lower_ctx *c, const struct ast_expr *lhs, const struct ast_expr *rhs,
                        struct src_loc loc, const struct lguard_rec *via)
 {
@@ -146,10 +148,18 @@ static bool exit_point(struct lower_ctx *c, const struct ast_expr *lhs, const st
 		return false;
 	unsigned wl = lhs->type ? (unsigned)lhs->type->size : 0;
 	unsigned wr = rhs->type ? (unsigned)rhs->type->size : 0;
-	if (wl != wr || wl == 0 || wl > EXIT_MAX_BYTES || lhs->is_const || rhs->is_const) {
+	if (lhs->is_const) {
+		const struct ast_expr *t = lhs;
+		lhs = rhs;
+		rhs = t;
+	}
+	if (rhs->is_const)
+		wr = wl; /* an integer literal takes the other operand's width */
+	if (wl != wr || wl == 0 || wl > EXIT_MAX_BYTES || lhs->is_const) {
 		lower_error(c, loc,
-		            "a loop exit compares two run-time values of the same width, at most "
-		            "%u bytes (they meet in a SEND_EN's 8 reserved bytes)",
+		            "a loop exit compares a run-time value with another of the same "
+		            "width or a constant, at most %u bytes (they meet in a SEND_EN's 8 "
+		            "reserved bytes)",
 		            EXIT_MAX_BYTES);
 		return false;
 	}
@@ -188,7 +198,7 @@ static bool exit_point(struct lower_ctx *c, const struct ast_expr *lhs, const st
 	} else {
 		if (!lower_value(c, lhs, &ta) || !lower_value(c, rhs, &cb))
 			return false;
-		if (ta.kind == LV_PARAM && cb.kind != LV_PARAM) {
+		if (ta.kind == LV_PARAM && cb.kind != LV_PARAM && cb.kind != LV_CONST) {
 			struct lval t = ta;
 			ta = cb;
 			cb = t;
@@ -213,10 +223,102 @@ static bool exit_point(struct lower_ctx *c, const struct ast_expr *lhs, const st
 	/* the CAS compares bytes: an operand of the other byte order (an
 	 * `le64 *T` pointer against a big-endian one) lands reversed */
 	bool swap = !via && cb.width > 1 && cb.width == ta.width && cb.be != ta.be;
-	if (!lower_delivered(lower_deliver(c, &cb, gid, cmp + at, swap)))
+	if (cb.kind == LV_CONST) {
+		/* the constant as the other operand's bytes in memory */
+		for (unsigned j = 0; j < wl; j++)
+			g->compare_bytes[at + j] =
+			    (uint8_t)(cb.k >> (8 * (ta.be ? wl - 1 - j : j)));
+	} else if (!lower_delivered(lower_deliver(c, &cb, gid, cmp + at, swap))) {
 		return false;
+	}
 	if (wa >= 0)
 		ir_add_dep(p, wa, gid);
+	return finish_exit(c, cid, gid, loc);
+}
+
+/*
+ * `while (a < b)` (or `>`, `<=`, `>=`; `a == b` is `a >= b && b >= a`, two
+ * of these exits): each iteration computes the carry
+ * term of the comparison in a fresh scratch pair (lower_order.c: a masked
+ * CAS for the complement, a masked FETCH_ADD), a READ copies its carry byte
+ * (0x00: X' > Y', 0xff: not) into the exit's reserved bytes, and the exit
+ * CAS compares that one byte with the value meaning "the condition fails":
+ *
+ *   w0: CAS16 S := ~Y' ─► FA16 S += X' ─► READ S[1] ─► C_i.rsvd ─► CAS16 C_i ─► C_i: SEND_EN
+ */
+static bool exit_order(struct lower_ctx *c, struct lcond cd, struct src_loc loc)
+{
+	struct ir_prog *p = c->p;
+	struct lloop *l = c->loop;
+	struct lval vals[2];
+	if (!lower_value(c, cd.lhs, &vals[0]) || !lower_value(c, cd.rhs, &vals[1]))
+		return false;
+	if (vals[0].kind == LV_CONST)
+		vals[0].width = cd.width;
+	if (vals[1].kind == LV_CONST)
+		vals[1].width = cd.width;
+	/* GT: t0 = lhs > rhs wanted true; GE: t0 = rhs > lhs wanted false */
+	int xi = cd.kind == LC_GT ? 0 : 1;
+	bool want = cd.kind == LC_GT;
+	struct lterm t;
+	if (!lower_guard_push(c, &cd, lower_dnf_top(c), loc))
+		return false;
+	bool ok = lower_order_term(c, vals, xi, 1 - xi, &t);
+	lower_guard_pop(c, &cd);
+	if (!ok)
+		return false;
+	if (t.constant) {
+		lower_error(c, loc,
+		            "this loop condition is %s whatever the operands (write `while "
+		            "(true)` or remove the loop)",
+		            t.kval == want ? "always true" : "always false");
+		return false;
+	}
+	want ^= t.flip;
+	if (!snapshot(c))
+		return false;
+	struct ir_node *cn = ir_append(p, c->lane, PRISM_OP_SEND_ENABLE, IR_ROLE_EXIT);
+	if (!cn)
+		return false;
+	int cid = cn->id;
+	cn->we_obj = ir_v(IR_V_QPN, c->lane, 0);
+	cn->what = "loop exit / next iteration";
+	cn->loc = loc;
+	cn->loop = l->id;
+	cn->iter = (int)l->iter;
+	struct ir_node *rd = ir_append(p, c->lane, PRISM_OP_RDMA_READ, IR_ROLE_GUARD);
+	if (!rd)
+		return false;
+	int rid = rd->id;
+	rd->what = "loop exit: carry";
+	rd->loc = loc;
+	rd->raddr = ir_v(IR_V_SCRATCH_ADDR, 0, t.s + 1);
+	rd->rkey = ir_v(IR_V_SCRATCH_RKEY, 0, 0);
+	if (ir_scatter_into(p, rid, cid, EXIT_OPERAND_OFF, 1, t.taint) < 0)
+		return false;
+	ir_add_dep(p, t.fa, rid);
+	struct ir_node *g = ir_append(p, c->lane, PRISM_OP_ATOMIC_MASKED_CS, IR_ROLE_GUARD);
+	if (!g)
+		return false;
+	int gid = g->id;
+	g->what = "loop exit test";
+	g->loc = loc;
+	g->loop = l->id;
+	g->iter = (int)l->iter;
+	if (!exit_cas(c, g, gid, cid, 0, 1, t.taint))
+		return false;
+	/* exit when the term is not what the condition wants */
+	g->compare_bytes[0] = want ? 0xff : 0x00;
+	ir_add_dep(p, rid, gid);
+	return finish_exit(c, cid, gid, loc);
+}
+
+/* The end of an exit point: the skip test of a loop ending an `if` arm,
+ * the exit enable after its CASes, the exit recorded. */
+static bool finish_exit(struct lower_ctx *c, int cid, int gid, struct src_loc loc)
+{
+	struct ir_prog *p = c->p;
+	struct lloop *l = c->loop;
 	if (l->skip && l->n_snap == 1 && !skip_test(c, cid, loc)) /* the first exit */
 		return false;
 	/* order: operand READs, the CAS(es), then the exit enable */
@@ -231,6 +333,69 @@ static bool exit_point(struct lower_ctx *c, const struct ast_expr *lhs, const st
 	return ir_add_exit(p, gid, cid, l->id, (int)l->iter) >= 0 && !p->oom;
 }
 
+/* Conditions an unrolled loop's exit tests lower: a comparison, or `&&`
+ * of them (one exit per way the condition fails), `!` pushed inward
+ * (`!(a < b)` is `a >= b`, `!(A || B)` is `!A && !B`). */
+static bool loop_cond_lowered(const struct ast_expr *e, bool neg)
+{
+	if (e->kind == AST_EXPR_UNARY && e->u.unary.op == AST_UNOP_NOT)
+		return loop_cond_lowered(e->u.unary.operand, !neg);
+	if (e->kind != AST_EXPR_BINARY)
+		return false;
+	switch (e->u.binary.op) {
+	case AST_BINOP_LAND:
+	case AST_BINOP_LOR:
+		/* a conjunction once De Morgan's laws moved `!` inward */
+		return (e->u.binary.op == AST_BINOP_LAND) != neg &&
+		       loop_cond_lowered(e->u.binary.lhs, neg) &&
+		       loop_cond_lowered(e->u.binary.rhs, neg);
+	case AST_BINOP_EQ:
+	case AST_BINOP_NE:
+	case AST_BINOP_LT:
+	case AST_BINOP_GT:
+	case AST_BINOP_LE:
+	case AST_BINOP_GE:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The exits of loop condition e (neg: of !e) at the top of an iteration:
+ * leave when any conjunct fails. */
+static bool loop_exits(struct lower_ctx *c, const struct ast_expr *e, bool neg)
+{
+	if (e->kind == AST_EXPR_UNARY)
+		return loop_exits(c, e->u.unary.operand, !neg);
+	enum ast_binop op = e->u.binary.op;
+	if (op == AST_BINOP_LAND || op == AST_BINOP_LOR)
+		return loop_exits(c, e->u.binary.lhs, neg) && loop_exits(c, e->u.binary.rhs, neg);
+	struct lcond cd;
+	if (!lower_cond_operands(c, e, &cd))
+		return false;
+	if (neg) {
+		/* the complement: == <-> !=, a > b <-> b >= a */
+		if (cd.kind == LC_EQ || cd.kind == LC_NE) {
+			cd.kind = cd.kind == LC_EQ ? LC_NE : LC_EQ;
+		} else {
+			const struct ast_expr *t = cd.lhs;
+			cd.kind = cd.kind == LC_GT ? LC_GE : LC_GT;
+			cd.lhs = cd.rhs;
+			cd.rhs = t;
+		}
+	}
+	if (cd.kind == LC_NE)
+		return exit_point(c, cd.lhs, cd.rhs, e->loc, NULL);
+	if (cd.kind != LC_EQ)
+		return exit_order(c, cd, e->loc);
+	/* a == b: a >= b and b >= a */
+	struct lcond ge = cd, le = cd;
+	ge.kind = le.kind = LC_GE;
+	le.lhs = cd.rhs;
+	le.rhs = cd.lhs;
+	return exit_order(c, ge, e->loc) && exit_order(c, le, e->loc);
+}
+
 /*
  * Leave the loop where the active `a == b` guard holds: one more exit point
  * in this iteration (reusing the guard's returned control word under
@@ -239,6 +404,37 @@ static bool exit_point(struct lower_ctx *c, const struct ast_expr *lhs, const st
  *   w0:  ... CAS16 E ─► WAIT ─► E: SEND_EN w0 (rest of the iteration)
  *                               └─(a == b)─► SEND_EN w0c (after the loop)
  */
+/* An exit taken when comparison cd holds: `==` is one exit point, `>` and
+ * `>=` an order exit on the complement (exit_order leaves when its
+ * condition fails), `!=` two of those. */
+static bool exit_when(struct lower_ctx *c, const struct lcond *cd, struct src_loc loc)
+{
+	struct lcond k = *cd;
+	k.ord = NULL;
+	k.slot = 0;
+	k.and_next = k.or_next = NULL;
+	switch (cd->kind) {
+	case LC_EQ:
+		return exit_point(c, cd->lhs, cd->rhs, loc, NULL);
+	case LC_NE: {
+		struct lcond gt = k;
+		gt.kind = LC_GT;
+		if (!exit_when(c, &gt, loc))
+			return false;
+		gt.lhs = cd->rhs;
+		gt.rhs = cd->lhs;
+		return exit_when(c, &gt, loc);
+	}
+	case LC_GT: /* l > r holds: leave unless r >= l */
+	case LC_GE: /* l >= r holds: leave unless r > l */
+		k.kind = cd->kind == LC_GT ? LC_GE : LC_GT;
+		k.lhs = cd->rhs;
+		k.rhs = cd->lhs;
+		return exit_order(c, k, loc);
+	}
+	return false;
+}
+
 bool lower_leave_loop(struct lower_ctx *c, struct src_loc loc, const char *what)
 {
 	const struct lcond *cd = lower_cond_top(c);
@@ -249,16 +445,27 @@ bool lower_leave_loop(struct lower_ctx *c, struct src_loc loc, const char *what)
 		            what);
 		return false;
 	}
-	if (cd->kind != LC_EQ || cd->chain || cd->and_next || cd->or_next) {
-		lower_error(c, loc,
-		            "`%s` is lowered under an `a == b` condition only (the exit test "
-		            "is one masked CAS comparing for equality)",
-		            what);
-		return false;
+	for (const struct lcond *h = cd; h; h = h->or_next)
+		if (h->chain || h->and_next || h->vals) {
+			lower_error(c, loc,
+			            "`%s` is lowered under a condition that holds when one of its "
+			            "comparisons does (a comparison, or `||` of them): under `&&`, "
+			            "an `else if` arm or a cas, the loop would leave only when "
+			            "several tests hold, which no single exit test sees",
+			            what);
+			return false;
+		}
+	if (cd->kind == LC_EQ && !cd->or_next) {
+		/* one exit, reusing a relaxed guard's compare when it has one */
+		const struct lguard_rec *g = &c->eq_guard;
+		bool reuse = g->cond == cd && c->p->nodes[g->guard].queue == c->lane;
+		return exit_point(c, cd->lhs, cd->rhs, loc, reuse ? g : NULL);
 	}
-	const struct lguard_rec *g = &c->eq_guard;
-	bool reuse = g->cond == cd && c->p->nodes[g->guard].queue == c->lane;
-	return exit_point(c, cd->lhs, cd->rhs, loc, reuse ? g : NULL);
+	/* a disjunction: one exit per comparison, taken when it holds */
+	for (const struct lcond *h = cd; h; h = h->or_next)
+		if (!exit_when(c, h, loc))
+			return false;
+	return true;
 }
 
 bool lower_break(struct lower_ctx *c, const struct ast_stmt *s)
@@ -429,10 +636,19 @@ bool lower_while(struct lower_ctx *c, const struct ast_stmt *s)
 			            "skips the loop)");
 			return false;
 		}
-	} else if (cond->kind != AST_EXPR_BINARY || cond->u.binary.op != AST_BINOP_NE) {
+	} else if (!loop_cond_lowered(cond, false)) {
 		lower_error(c, cond->loc,
-		            "a loop condition is lowered as `a != b` (the loop exits "
-		            "when they are equal) or `true`");
+		            "a loop condition is a comparison, an `&&` of comparisons (`!` pushed "
+		            "in: `!(a || b)` is `!a && !b`), or `true` (each way it fails is one "
+		            "exit test); a loop that runs while either of two conditions holds is "
+		            "not lowered (it would exit only when both fail, which no single exit "
+		            "test sees)");
+		return false;
+	} else if (skip && (cond->kind != AST_EXPR_BINARY || cond->u.binary.op != AST_BINOP_NE)) {
+		lower_error(c, cond->loc,
+		            "a loop inside an `if` needs its condition as `a != b` (its "
+		            "first exit, before the first iteration, is where the `if` "
+		            "skips the loop)");
 		return false;
 	}
 	/* the continuation of lane k's loop: `w<k>c<loop>` (a lane of its own
@@ -461,7 +677,7 @@ bool lower_while(struct lower_ctx *c, const struct ast_stmt *s)
 	for (unsigned i = 0; i < n && ok; i++) {
 		l.iter = i;
 		if (cond_exit)
-			ok = exit_point(c, cond->u.binary.lhs, cond->u.binary.rhs, cond->loc, NULL);
+			ok = loop_exits(c, cond, false);
 		if (ok)
 			ok = lower_block(c, s->u.while_.body);
 	}

@@ -307,6 +307,14 @@ bool lower_value(struct lower_ctx *c, const struct ast_expr *e, struct lval *out
 	}
 	if (e->kind == AST_EXPR_CALL && e->u.call.fn == AST_BUILTIN_ALLOC)
 		return lower_alloc(c, e, out);
+	if (e->kind == AST_EXPR_CALL && e->u.call.fn == AST_BUILTIN_FETCH_ADD) {
+		/* a value used where it may be lowered more than once (a guard
+		 * lowers its operands per guarded effect) would add twice */
+		lower_error(c, e->loc,
+		            "fetch_add's old value is used through a temporary: write `let old = "
+		            "fetch_add(..);` and use `old`");
+		return false;
+	}
 	if (e->kind == AST_EXPR_NAME && e->u.name.sym == AST_SYM_PARAM) {
 		const struct ast_param *pa = e->u.name.target.param;
 		out->kind = LV_PARAM;
@@ -345,9 +353,12 @@ bool lower_value(struct lower_ctx *c, const struct ast_expr *e, struct lval *out
 			out->region = region_index(e->type->region);
 		return true;
 	}
+	if (e->kind == AST_EXPR_BINARY)
+		return lower_arith(c, e, out);
 	lower_error(c, e->loc,
 	            "this expression has no WQE lowering yet (only parameters, "
-	            "constants and memory reads are values on the NIC)");
+	            "constants, memory reads, run-time `+ - & | ^` and atomics' old values "
+	            "are values on the NIC)");
 	return false;
 }
 
@@ -377,6 +388,56 @@ static bool add_pick(struct lower_ctx *c, struct lread *r, const struct lpick *p
  */
 #define STAGE_COPIES 15u /* copies per staging READ (16 entries, one reversal slack) */
 
+/* A client parameter's bytes in scratch (one RECV entry, complete before
+ * the chain starts): a value whose parts can be delivered one by one. */
+bool lower_param_in_scratch(struct lower_ctx *c, const struct lval *v, struct lval *out)
+{
+	struct ir_prog *p = c->p;
+	if (p->n_recv + 1 > IR_MAX_SGE) {
+		lower_error(c, SRC_LOC_NONE,
+		            "client arguments are needed in too many WQE fields (a RECV "
+		            "scatters into at most %u places)",
+		            IR_MAX_SGE);
+		return false;
+	}
+	uint32_t off = ir_scratch_alloc(p, v->width, 8);
+	if (ir_recv_into(p, v->param, 0, v->width, ir_v(IR_V_SCRATCH_ADDR, 0, off), -1, 0,
+	                 v->taint) < 0)
+		return false;
+	*out = (struct lval){.kind = LV_SCRATCH,
+	                     .read = -1,
+	                     .off = off,
+	                     .width = v->width,
+	                     .be = v->be,
+	                     .region = v->region,
+	                     .taint = v->taint,
+	                     .field_writer = -1};
+	return !p->oom;
+}
+
+/* A READ of stage st's copies in scratch, at the start of lane 0 (the
+ * RECV completed before any lane runs). */
+static int stage_read(struct lower_ctx *c, struct lstage *st)
+{
+	struct ir_prog *p = c->p;
+	struct ir_node *n = ir_insert(p, ir_lane_queue(p, 0), 0, PRISM_OP_RDMA_READ, IR_ROLE_DATA);
+	if (!n)
+		return -1;
+	n->what = "stage client argument";
+	n->raddr = ir_v(IR_V_SCRATCH_ADDR, 0, st->off);
+	n->rkey = ir_v(IR_V_SCRATCH_RKEY, 0, 0);
+	st->node = n->id;
+	st->uses = 0;
+	return n->id;
+}
+
+/*
+ * A use of a client parameter past the RECV's entries: the parameter is
+ * received (a few times) into scratch by one RECV entry, and READs of
+ * those copies scatter them into the fields, one copy per use.  A READ
+ * full (16 scatter entries, or every copy used), the next READ re-reads
+ * the same copies: any number of uses, at most `cap` copies on the wire.
+ */
 static int stage_param(struct lower_ctx *c, const struct lval *v, int target, uint32_t toff,
                        bool reverse)
 {
@@ -384,12 +445,17 @@ static int stage_param(struct lower_ctx *c, const struct lval *v, int target, ui
 	struct lstage *st = NULL;
 	unsigned need = reverse ? v->width : 1;
 	for (unsigned i = 0; i < c->n_stages; i++)
-		if (c->stages[i].param == v->param && c->stages[i].copies < STAGE_COPIES &&
-		    p->nodes[c->stages[i].node].nsge + need <= IR_MAX_SGE)
+		if (c->stages[i].param == v->param)
 			st = &c->stages[i];
 	if (!st) {
+		/* copies the payload already carries for direct uses */
+		uint32_t direct = 0;
+		for (unsigned i = 0; i < p->n_recv; i++)
+			if (p->recv[i].param == v->param)
+				direct += p->recv[i].len;
+		direct = v->width ? direct / v->width : 0;
 		if (c->n_stages == sizeof(c->stages) / sizeof(c->stages[0]) ||
-		    p->n_recv >= IR_MAX_SGE) {
+		    p->n_recv >= IR_MAX_SGE || direct >= IR_MAX_SGE) {
 			lower_error(c, SRC_LOC_NONE,
 			            "client arguments are needed in too many WQE fields (a RECV "
 			            "scatters into at most %u places, staging included)",
@@ -400,23 +466,22 @@ static int stage_param(struct lower_ctx *c, const struct lval *v, int target, ui
 		st->param = v->param;
 		st->width = v->width;
 		st->copies = 0;
+		st->cap = IR_MAX_SGE - direct < STAGE_COPIES ? IR_MAX_SGE - direct : STAGE_COPIES;
 		st->off = ir_scratch_alloc(p, STAGE_COPIES * v->width, 8);
 		st->recv = ir_recv_into(p, v->param, 0, 0, ir_v(IR_V_SCRATCH_ADDR, 0, st->off), -1,
 		                        0, v->taint);
-		if (st->recv < 0)
+		if (st->recv < 0 || stage_read(c, st) < 0)
 			return -1;
-		int l0 = ir_lane_queue(p, 0);
-		struct ir_node *n = ir_insert(p, l0, 0, PRISM_OP_RDMA_READ, IR_ROLE_DATA);
-		if (!n)
-			return -1;
-		n->what = "stage client argument";
-		n->raddr = ir_v(IR_V_SCRATCH_ADDR, 0, st->off);
-		n->rkey = ir_v(IR_V_SCRATCH_RKEY, 0, 0);
-		st->node = n->id;
 	}
-	/* copy k of the staged bytes goes to this field */
-	p->recv[st->recv].len += v->width;
-	st->copies++;
+	if (st->uses == st->cap || p->nodes[st->node].nsge + need > IR_MAX_SGE) {
+		if (stage_read(c, st) < 0)
+			return -1;
+	}
+	/* this READ's next copy; the payload carries as many as a READ uses */
+	if (++st->uses > st->copies) {
+		st->copies = st->uses;
+		p->recv[st->recv].len += v->width;
+	}
 	if (reverse) {
 		for (uint32_t j = 0; j < v->width; j++)
 			if (ir_scatter_into(p, st->node, target, toff + v->width - 1 - j, 1,

@@ -54,6 +54,11 @@ static void put_be(uint8_t *dst, uint64_t k, uint32_t w)
 static bool term_compute(struct lower_ctx *c, const struct lval *vals, int xi, int yi,
                          struct lterm *t)
 {
+	return lower_order_term(c, vals, xi, yi, t);
+}
+
+bool lower_order_term(struct lower_ctx *c, const struct lval *vals, int xi, int yi, struct lterm *t)
+{
 	const struct lcond *cd = lower_cond_top(c);
 	struct ir_prog *p = c->p;
 	uint32_t w = cd->width;

@@ -264,6 +264,89 @@ struct parse_args parse_args_add(struct parse_args list, struct ast_expr *e)
 	return list;
 }
 
+/* ---- Nesting depth ------------------------------------------------------- */
+
+/* Depth given to a construct replaced for being too deep: its parents are
+ * too deep as well, and are replaced without a second message. */
+#define DEPTH_DROPPED (AST_MAX_DEPTH + 2u)
+
+static uint32_t max_u32(uint32_t a, uint32_t b)
+{
+	return a > b ? a : b;
+}
+
+/* True when a node of depth `d` is too deep; the first level past the limit
+ * is reported (at that node), deeper ones were already. */
+static bool too_deep(struct parse_state *ps, uint32_t d, struct src_loc loc, const char *what,
+                     const char *instead)
+{
+	if (d <= AST_MAX_DEPTH)
+		return false;
+	if (d == AST_MAX_DEPTH + 1)
+		diag_error(ps->d, loc, "%s nested more than %u levels deep; %s", what,
+		           AST_MAX_DEPTH, instead);
+	return true;
+}
+
+static uint32_t expr_depth(const struct ast_expr *e)
+{
+	return e ? e->depth : 0;
+}
+
+/* Record e's depth (1 + its deepest operand's); a tree too deep becomes
+ * an error node the checker skips. */
+static struct ast_expr *nest_expr(struct parse_state *ps, struct ast_expr *e, uint32_t below)
+{
+	if (!e)
+		return NULL;
+	e->depth = below + 1;
+	if (too_deep(ps, e->depth, e->loc, "expression",
+	             "split it with `const` declarations or `let` temporaries")) {
+		e->kind = AST_EXPR_ERROR;
+		memset(&e->u, 0, sizeof(e->u));
+		e->depth = DEPTH_DROPPED;
+	}
+	return e;
+}
+
+static struct ast_type *nest_type(struct parse_state *ps, struct ast_type *t, uint32_t below)
+{
+	t->depth = below + 1;
+	if (too_deep(ps, t->depth, t->loc, "type", "name the inner types with `struct`")) {
+		t->kind = AST_TYPE_SCALAR;
+		t->scalar = AST_SCALAR_U8;
+		t->elem = t->pointee = NULL;
+		t->count_expr = NULL;
+		t->depth = DEPTH_DROPPED;
+	}
+	return t;
+}
+
+/* Deepest statement of a list. */
+static uint32_t list_depth(const struct ast_stmt *s)
+{
+	uint32_t d = 0;
+
+	for (; s; s = s->next)
+		d = max_u32(d, s->depth);
+	return d;
+}
+
+/* A statement too deep becomes an empty block. */
+static struct ast_stmt *nest_stmt(struct parse_state *ps, struct ast_stmt *s, uint32_t below)
+{
+	if (!s)
+		return NULL;
+	s->depth = below + 1;
+	if (too_deep(ps, s->depth, s->loc, "statement",
+	             "flatten the nest of blocks, `if`s and loops")) {
+		s->kind = AST_STMT_BLOCK;
+		memset(&s->u, 0, sizeof(s->u));
+		s->depth = DEPTH_DROPPED;
+	}
+	return s;
+}
+
 /* ---- Types ------------------------------------------------------------- */
 
 struct ast_type *parse_type_name(struct parse_state *ps, const char *name, struct src_loc loc)
@@ -296,7 +379,7 @@ struct ast_type *parse_type_array(struct parse_state *ps, struct ast_type *elem,
 	}
 	t->elem = elem;
 	t->count_expr = count;
-	return t;
+	return nest_type(ps, t, max_u32(elem ? elem->depth : 0, expr_depth(count)));
 }
 
 /* `[repr] '*' pointee 'in' region`: the representation defaults to be64,
@@ -327,7 +410,7 @@ struct ast_type *parse_type_ptr(struct parse_state *ps, const char *repr, struct
 	t->pointee = pointee;
 	t->region_name = region;
 	t->region_loc = region_loc;
-	return t;
+	return nest_type(ps, t, pointee ? pointee->depth : 0);
 }
 
 /* ---- Statements ---------------------------------------------------------- */
@@ -389,7 +472,7 @@ struct ast_stmt *parse_stmt_if(struct parse_state *ps, struct ast_expr *cond,
 		s->u.if_.else_body = else_body;
 		s->u.if_.has_else = has_else;
 	}
-	return s;
+	return nest_stmt(ps, s, max_u32(list_depth(then_body), list_depth(else_body)));
 }
 
 struct ast_stmt *parse_stmt_while(struct parse_state *ps, struct ast_expr *cond,
@@ -402,7 +485,7 @@ struct ast_stmt *parse_stmt_while(struct parse_state *ps, struct ast_expr *cond,
 		s->u.while_.bound_expr = bound;
 		s->u.while_.body = body;
 	}
-	return s;
+	return nest_stmt(ps, s, list_depth(body));
 }
 
 struct ast_stmt *parse_stmt_simple(struct parse_state *ps, enum ast_stmt_kind kind,
@@ -426,11 +509,15 @@ struct ast_stmt *parse_stmt_parallel(struct parse_state *ps, struct parse_lanes 
 {
 	struct ast_stmt *s = new_stmt(ps, AST_STMT_PARALLEL, loc);
 
+	uint32_t below = 0;
+
+	for (const struct ast_lane *l = lanes.head; l; l = l->next)
+		below = max_u32(below, list_depth(l->body));
 	if (s) {
 		s->u.parallel.lanes = lanes.head;
 		s->u.parallel.nlanes = lanes.count;
 	}
-	return s;
+	return nest_stmt(ps, s, below);
 }
 
 struct ast_stmt *parse_stmt_block(struct parse_state *ps, struct ast_stmt *body, struct src_loc loc)
@@ -439,7 +526,7 @@ struct ast_stmt *parse_stmt_block(struct parse_state *ps, struct ast_stmt *body,
 
 	if (s)
 		s->u.block.body = body;
-	return s;
+	return nest_stmt(ps, s, list_depth(body));
 }
 
 /* ---- Expressions --------------------------------------------------------- */
@@ -490,7 +577,7 @@ struct ast_expr *parse_expr_unary(struct parse_state *ps, enum ast_unop op,
 		e->u.unary.op = op;
 		e->u.unary.operand = operand;
 	}
-	return e;
+	return nest_expr(ps, e, expr_depth(operand));
 }
 
 /* A binary expression spans both operands; its operator location is kept
@@ -507,7 +594,7 @@ struct ast_expr *parse_expr_binary(struct parse_state *ps, struct src_loc loc, e
 		e->u.binary.rhs = rhs;
 		e->u.binary.op_loc = op_loc;
 	}
-	return e;
+	return nest_expr(ps, e, max_u32(expr_depth(lhs), expr_depth(rhs)));
 }
 
 struct ast_expr *parse_expr_deref(struct parse_state *ps, struct ast_expr *ptr, struct src_loc loc)
@@ -516,7 +603,7 @@ struct ast_expr *parse_expr_deref(struct parse_state *ps, struct ast_expr *ptr, 
 
 	if (e)
 		e->u.deref.ptr = ptr;
-	return e;
+	return nest_expr(ps, e, expr_depth(ptr));
 }
 
 struct ast_expr *parse_expr_field(struct parse_state *ps, struct ast_expr *base, const char *name,
@@ -529,7 +616,7 @@ struct ast_expr *parse_expr_field(struct parse_state *ps, struct ast_expr *base,
 		e->u.field.name = name;
 		e->u.field.name_loc = name_loc;
 	}
-	return e;
+	return nest_expr(ps, e, expr_depth(base));
 }
 
 struct ast_expr *parse_expr_index(struct parse_state *ps, struct ast_expr *base,
@@ -541,7 +628,7 @@ struct ast_expr *parse_expr_index(struct parse_state *ps, struct ast_expr *base,
 		e->u.index.base = base;
 		e->u.index.index = index;
 	}
-	return e;
+	return nest_expr(ps, e, max_u32(expr_depth(base), expr_depth(index)));
 }
 
 struct ast_expr *parse_expr_slice(struct parse_state *ps, struct ast_expr *base,
@@ -553,7 +640,7 @@ struct ast_expr *parse_expr_slice(struct parse_state *ps, struct ast_expr *base,
 		e->u.slice.base = base;
 		e->u.slice.len = len;
 	}
-	return e;
+	return nest_expr(ps, e, max_u32(expr_depth(base), expr_depth(len)));
 }
 
 /* Calls name a builtin; an unknown name is a syntax-level error here so
@@ -584,7 +671,11 @@ struct ast_expr *parse_expr_call(struct parse_state *ps, const char *name, struc
 		e->u.call.args = args.head;
 		e->u.call.nargs = args.count;
 	}
-	return e;
+	uint32_t below = 0;
+
+	for (const struct ast_expr *a = args.head; a; a = a->arg_next)
+		below = max_u32(below, a->depth);
+	return nest_expr(ps, e, below);
 }
 
 struct ast_expr *parse_expr_sizeof(struct parse_state *ps, struct ast_type *type,
@@ -594,7 +685,7 @@ struct ast_expr *parse_expr_sizeof(struct parse_state *ps, struct ast_type *type
 
 	if (e)
 		e->u.size_of.type = type;
-	return e;
+	return nest_expr(ps, e, type ? type->depth : 0);
 }
 
 /* ---- Driver ------------------------------------------------------------ */

@@ -33,3 +33,8 @@ TESTS += test_fe_cli
 test_fe_cli_SRCS = tests/compiler/test_fe_cli.c
 $(O)/tests/test_fe_cli: $(O)/prismc
 $(O)/obj/tests/compiler/test_fe_cli.o: CFLAGS_ALL += -DPRISMC_PATH='"$(O)/prismc"'
+
+TESTS += test_fe_depth
+test_fe_depth_SRCS = tests/compiler/test_fe_depth.c tests/compiler/fe_helpers.c $(FRONTEND_SRCS)
+test_fe_depth_LDLIBS = $(FE_TEST_GEN)
+$(O)/tests/test_fe_depth: $(FE_TEST_GEN)
