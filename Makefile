@@ -14,6 +14,8 @@
 #                   memcached's whole t/*.t with the offload on
 #   make bench      benchmarks (print figures)
 #   make fuzz       longer fuzz runs
+#   make fuzz-diff  a long differential test: 100,000 random programs on the
+#                   software NIC against the reference interpreter
 #   make deps       install missing Debian packages
 #   make check      build, then run every cmocka suite once (no sanitizers)
 #   make install    PREFIX=/usr/local DESTDIR=
@@ -186,7 +188,7 @@ test:
 	@rm -f build/test-tally
 	@$(MAKE) --no-print-directory check
 	@$(MAKE) --no-print-directory test-memcached
-	@$(MAKE) --no-print-directory SAN=1 check
+	@DIFFTEST_PROGRAMS=500 $(MAKE) --no-print-directory SAN=1 check
 	@$(MAKE) --no-print-directory fuzz-smoke
 	@$(MAKE) --no-print-directory install-check
 	@$(MAKE) --no-print-directory check-format

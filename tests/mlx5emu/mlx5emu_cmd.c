@@ -15,9 +15,8 @@
  * (runtime/mlx5/mlx5_prm.h, checked against DPDK by make check-prm), and
  * every value the emulator does not model is refused, loudly.
  *
- * A managed send queue gets the sim's IGNORE_SQ_OVERFLOW mode: on hardware
- * a SEND_EN is not bounded by the slave's doorbell record and the qpc has no
- * such setting (hw-audit finding 3), so the emulated device behaves so.
+ * A managed send queue is the sim's managed queue, which SEND_EN runs
+ * whatever its doorbell record says, as hardware does (hw-audit finding 3).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -226,7 +225,7 @@ static struct mlx5dv_devx_obj *create_qp(struct emu_ctx *c, const void *in, size
 	if (GET(in, n, qpc, QPC_CD_MASTER))
 		a.flags |= SIM_QP_CROSS_CHANNEL;
 	if (GET(in, n, qpc, QPC_CD_SLAVE_SEND))
-		a.flags |= SIM_QP_MANAGED_SEND | SIM_QP_IGNORE_SQ_OVERFLOW;
+		a.flags |= SIM_QP_MANAGED_SEND;
 	if (GET(in, n, qpc, QPC_CD_SLAVE_RECEIVE))
 		a.flags |= SIM_QP_MANAGED_RECV;
 	if (n < MLX5_PRM_QP_CMD_IN_BYTES)

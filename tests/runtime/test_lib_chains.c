@@ -220,7 +220,7 @@ static int serve_open(const char *device, struct served *out)
 	    {"lib/chains/hash_get.prism", "get_parallel"},
 	    {"lib/chains/list_find.prism", "find"},
 	    {"lib/chains/list_find.prism", "find_break"},
-	    {"lib/chains/list_find.prism", "find_long"},
+	    {"lib/chains/list_find_long.prism", "find_long"},
 	};
 	struct prism_device *dev = prism_device__open(device, NULL);
 	struct prism_region *table, *values, *nodes;
