@@ -74,6 +74,9 @@ LDLIBS_ALL = -lyaml -lpthread -lm $(LIB_LDLIBS) $(LDLIBS)
 
 LIB_LDLIBS  :=
 
+# Object of each source (usable in the fragments' rules: defined before them).
+obj = $(patsubst %.c,$(O)/obj/%.o,$(1))
+
 LIB_SRCS    :=
 PRISMC_SRCS :=
 PRISMC_GEN  :=
@@ -88,7 +91,6 @@ DEMO_DEPS   :=
 include $(sort $(wildcard runtime/*/*.mk compiler/*.mk compiler/*/*.mk lib/*/*.mk \
 	tools/*.mk tests/*.mk tests/*/*.mk examples/*/*.mk))
 
-obj = $(patsubst %.c,$(O)/obj/%.o,$(1))
 
 LIB_OBJS := $(call obj,$(LIB_SRCS))
 LIB_A    := $(O)/libprism.a

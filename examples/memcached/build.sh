@@ -73,18 +73,25 @@ extract() {
 configure() {
 	local pc=$out/pkgconfig
 	mkdir -p "$pc"
-	# The in-tree libprism, as `pkg-config prism` describes an installed one.
+	# The in-tree libprism, as `pkg-config prism` describes an installed one;
+	# linked statically, so its private libraries go on the Libs line.
+	local privs
+	privs=$(sed -n 's/^Libs.private: //p' runtime/prism.pc.in)
 	sed -e "s|^prefix=.*|prefix=$root|" -e "s|^libdir=.*|libdir=$root/$O|" \
 		-e "s|^includedir=.*|includedir=$root/runtime/include|" -e "s|@VERSION@|0.1.0|" \
-		-e "s|^Libs:.*|Libs: \${libdir}/libprism.a -lyaml -lpthread -lm|" \
+		-e "s|^Libs:.*|Libs: \${libdir}/libprism.a $privs|" \
 		runtime/prism.pc.in >"$pc/prism.pc"
+	# a configure made against other flags is redone
+	if [ -f "$out/.configured" ] && ! cmp -s "$pc/prism.pc" "$out/.configured"; then
+		rm -f "$out/.configured"
+	fi
 	if [ -f "$out/.configured" ]; then
 		return 0
 	fi
 	(cd "$out/src" && PKG_CONFIG_PATH=$pc ./configure --enable-prism \
 		CPPFLAGS="-DPRISM_MC_CHAIN='\"$out/memcached_get.chain\"'" >"$out/configure.log" 2>&1) ||
 		{ tail -20 "$out/configure.log"; exit 1; }
-	touch "$out/.configured"
+	cp "$pc/prism.pc" "$out/.configured" # the flags it was configured with
 }
 
 fetch

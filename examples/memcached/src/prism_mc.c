@@ -78,6 +78,7 @@ static struct {
 	int port;
 	unsigned nic_threads, lease_ms;
 	char chain[256];
+	char device[64]; /* device=NAME: "sim" (default) or an RDMA device */
 	uint64_t seed;
 
 	struct prism_device *dev;
@@ -128,7 +129,8 @@ static uint64_t now_ns(void)
 
 /* port=N (0: any free port),nic_threads=N,lease_ms=N,chain=PATH,seed=N,chaos=0|1,
  * daemon=SOCKET (prismd serves the chain on its port: port= names it for clients),
- * index_power=N (2^N index slots: the chain built for N, 16 18 20 22 24)
+ * index_power=N (2^N index slots: the chain built for N, 16 18 20 22 24),
+ * device=NAME (sim, the default, or an RDMA device such as mlx5_0)
  * (every key optional). */
 int prism_mc_option(const char *spec)
 {
@@ -150,6 +152,10 @@ int prism_mc_option(const char *spec)
 		*eq++ = '\0';
 		if (!strcmp(tok, "chain")) {
 			snprintf(pm.chain, sizeof(pm.chain), "%s", eq);
+			continue;
+		}
+		if (!strcmp(tok, "device")) {
+			snprintf(pm.device, sizeof(pm.device), "%s", eq);
 			continue;
 		}
 		if (!strcmp(tok, "daemon")) {
@@ -289,9 +295,10 @@ int prism_mc_slab_memory(size_t maxbytes, bool prealloc)
 		fprintf(stderr, "prism: index of %u slots is not a power of two\n", pm.nslots);
 		return -1;
 	}
-	pm.dev = prism_device__open("sim", &d);
+	pm.dev = prism_device__open(pm.device[0] ? pm.device : "sim", &d);
 	if (!pm.dev) {
-		fprintf(stderr, "prism: cannot open the sim device: %s\n", prism_strerror(errno));
+		fprintf(stderr, "prism: cannot open device %s: %s\n",
+		        pm.device[0] ? pm.device : "sim", prism_strerror(errno));
 		return -1;
 	}
 	/* memcached may go one page past -m per slab class (do_slabs_newslab);

@@ -76,6 +76,12 @@ quick)
 	grep -q ": 2 offloaded" "$tmp/stats" || { cat "$tmp/stats"; exit 1; }
 	cat "$tmp/stats"
 
+	echo "memcached: an unknown prism device is refused at start"
+	if "$MC" -u "$(id -un)" -U 0 -l 127.0.0.1 -p 0 -o "prism=device=nosuch0" >"$tmp/dev.log" 2>&1; then
+		echo "memcached started with device=nosuch0"; exit 1
+	fi
+	grep -q "cannot open device nosuch0" "$tmp/dev.log" || { cat "$tmp/dev.log"; exit 1; }
+
 	echo "memcached: differential test (offloaded vs TCP gets under writers, chaos mode)"
 	"$O/prism-mc-difftest" --servers="$SERVER" --seconds=8
 	echo "memcached: forced lease overrun (client lease 1 ns): nothing may be accepted"
