@@ -59,7 +59,6 @@ bool lower_cond_value(struct lower_ctx *c, int i, struct lval *out)
 		return lower_mem_reread(c, &cap->v, cd->loc, out);
 	if (!lower_value(c, e, out))
 		return false;
-	cap = capture_of(c, e); /* (lower_value may nest an `if`: never; cheap) */
 	if (cap && !cap->have && out->kind == LV_MEM)
 		*cap = (struct lcapture){.e = e, .have = true, .lane = c->lane, .v = *out};
 	return true;
@@ -73,8 +72,7 @@ static bool capture_operands(struct lower_ctx *c, const struct ast_expr *e)
 	if (e->kind != AST_EXPR_BINARY)
 		return true; /* a cas: its old value is in scratch */
 	if (e->u.binary.op == AST_BINOP_LAND || e->u.binary.op == AST_BINOP_LOR)
-		return capture_operands(c, e->u.binary.lhs) &&
-		       capture_operands(c, e->u.binary.rhs);
+		return capture_operands(c, e->u.binary.lhs) && capture_operands(c, e->u.binary.rhs);
 	const struct ast_expr *ops[2] = {e->u.binary.lhs, e->u.binary.rhs};
 	for (int k = 0; k < 2; k++) {
 		if (ops[k]->is_const)

@@ -564,9 +564,9 @@ static int dup_read(struct lower_ctx *c, int ri, uint32_t off, uint32_t width)
 	for (unsigned i = 0; i < c->n_reads; i++) {
 		struct lread *r = &c->reads[i];
 		if ((int)i == ri || r->lane != r0->lane || r->epoch != r0->epoch ||
-		    r->base_kind != r0->base_kind ||
-		    r->base_param != r0->base_param || r->base_poff != r0->base_poff ||
-		    r->base_read != r0->base_read || r->base_off != r0->base_off)
+		    r->base_kind != r0->base_kind || r->base_param != r0->base_param ||
+		    r->base_poff != r0->base_poff || r->base_read != r0->base_read ||
+		    r->base_off != r0->base_off)
 			continue;
 		bool overlap = false;
 		for (unsigned k = 0; k < r->n; k++)

@@ -507,15 +507,17 @@ static void test_cas_short_circuit(void **state)
 
 /* ---- an `if`'s condition is evaluated once, before either arm ------------- */
 
-/* p = r[0], q = r[1]: a, b, k, j at 0, 2, 4, 6 (be16), c, d at 8, 9 (u8) */
+/* p = r[0], q = r[1]: a, b, k, j at 0, 2, 4, 6 (be16), c, d at 8, 9 (u8);
+ * p.nx = q, q.nx = p (at 16) */
 enum { F_A, F_B, F_K, F_J, F_C, F_D, F_N };
 static const struct {
 	unsigned off, width;
 } once_f[F_N] = {{0, 2}, {2, 2}, {4, 2}, {6, 2}, {8, 1}, {9, 1}};
 
 /* The C model of once_bodies[bi] on record p (q: the second record). */
-static void once_model(size_t bi, uint64_t *p, const uint64_t *q, uint64_t x)
+static void once_model(size_t bi, uint64_t *p, uint64_t *q, uint64_t x)
 {
+	uint64_t *t = p[F_A] != x ? q : p;
 	switch (bi) {
 	case 0:
 		if (p[F_A] != q[F_A])
@@ -618,6 +620,33 @@ static void once_model(size_t bi, uint64_t *p, const uint64_t *q, uint64_t x)
 			p[F_J] = 2;
 		}
 		break;
+	case 12:
+		if (p[F_A] == x) {
+			p[F_A] = 1;
+		} else if (p[F_B] != x) {
+			p[F_B] = x;
+			p[F_K] = 1;
+		} else if (p[F_C] != p[F_D]) {
+			p[F_D] = p[F_C];
+			p[F_J] = 1;
+		}
+		break;
+	case 13:
+		if (q[F_A] != x) {
+			q[F_A] = x;
+			p[F_K] = 1;
+		} else {
+			p[F_J] = 1;
+		}
+		break;
+	case 14:
+		if (t[F_B] != x) {
+			t[F_B] = x;
+			t[F_K] = 1;
+		} else {
+			t[F_J] = 1;
+		}
+		break;
 	}
 }
 
@@ -637,6 +666,12 @@ static const char *const once_bodies[] = {
     "  if (p.a == x) { p.k = 1; } else if (p.b != x) { p.j = 1; }\n",
     "  if (p.c > p.d) { p.d = p.c; p.k = 1; } else if (p.c != p.d) { p.c = p.d; p.j = 1; }\n"
     "  else { p.c = 0; p.j = 2; }\n",
+    "  if (p.a == x) { p.a = 1; } else if (p.b != x) { p.b = x; p.k = 1; }\n"
+    "  else if (p.c != p.d) { p.d = p.c; p.j = 1; }\n",
+    "  if (p.nx.a != x) { p.nx.a = x; p.k = 1; } else { p.j = 1; }\n",
+    "  let t = p;\n"
+    "  while (t.a != x) bound 1 { t = t.nx; }\n"
+    "  if (t.b != x) { t.b = x; t.k = 1; } else { t.j = 1; }\n",
 };
 
 /* Arms that write what their condition reads: the condition is tested once,
@@ -648,7 +683,7 @@ static void test_if_condition_evaluated_once(void **state)
 		char src[1024];
 		snprintf(src, sizeof(src),
 		         "struct rec { a: be16; b: be16; k: be16; j: be16; c: u8; d: u8;\n"
-		         "             pad: u8[6]; }\n"
+		         "             pad: u8[6]; nx: *rec in r; }\n"
 		         "region r: rec[2] writable;\n"
 		         "offload f(p: *rec in r, q: *rec in r, x: be16) {\n%s}\n",
 		         once_bodies[bi]);
@@ -658,34 +693,41 @@ static void test_if_condition_evaluated_once(void **state)
 			uint64_t seed = 0x0ce + 13 * bi + pi;
 			for (int i = 0; i < 2 * CALLS; i++) {
 				uint64_t pv[F_N], qv[F_N], x = rnd(&seed) % 3;
-				uint8_t want[32];
+				uint8_t want[48];
 				memset(want, 0, sizeof(want));
 				for (unsigned f = 0; f < F_N; f++) {
 					pv[f] = rnd(&seed) % 3;
 					qv[f] = rnd(&seed) % 3;
-					put_order(want + once_f[f].off, pv[f], once_f[f].width, true);
-					put_order(want + 16 + once_f[f].off, qv[f], once_f[f].width,
-					          true);
 				}
-				memcpy(r, want, sizeof(want));
+				put_order(want + 16, (uint64_t)(uintptr_t)r + 24, 8, true);
+				put_order(want + 40, (uint64_t)(uintptr_t)r, 8, true);
 				uint64_t p0[F_N];
 				memcpy(p0, pv, sizeof(p0));
-				once_model(bi, pv, qv, x);
-				for (unsigned f = 0; f < F_N; f++)
-					put_order(want + once_f[f].off, pv[f], once_f[f].width, true);
+				for (int pass = 0; pass < 2; pass++) {
+					for (unsigned f = 0; f < F_N; f++) {
+						put_order(want + once_f[f].off, pv[f],
+						          once_f[f].width, true);
+						put_order(want + 24 + once_f[f].off, qv[f],
+						          once_f[f].width, true);
+					}
+					if (pass == 0) {
+						memcpy(r, want, sizeof(want));
+						once_model(bi, pv, qv, x);
+					}
+				}
 				struct prism_arg args[3] = {{.name = "p", .u64 = 0},
-				                            {.name = "q", .u64 = 16},
+				                            {.name = "q", .u64 = 24},
 				                            {.name = "x", .u64 = x}};
 				assert_int_equal(be_sim_call(s, args, 3, NULL, 0, NULL), 0);
 				if (memcmp(r, want, sizeof(want))) {
-					fprintf(stderr, "%s[%s] x %llu, p (a b k j c d) =",
-					        src,
+					fprintf(stderr, "%s[%s] x %llu, p (a b k j c d) =", src,
 					        profiles[pi] == IR_PROFILE_STRICT ? "strict"
 					                                          : "relaxed",
 					        (unsigned long long)x);
 					for (unsigned f = 0; f < F_N; f++)
 						fprintf(stderr, " %llu", (unsigned long long)p0[f]);
-					fprintf(stderr, ", q.a %llu\n", (unsigned long long)qv[F_A]);
+					fprintf(stderr, ", q.a %llu\n",
+					        (unsigned long long)qv[F_A]);
 				}
 				assert_memory_equal(r, want, sizeof(want));
 			}
