@@ -14,6 +14,8 @@
 #                   memcached's whole t/*.t with the offload on
 #   make bench      benchmarks (print figures)
 #   make fuzz       longer fuzz runs
+#   make fuzz-diff  a long differential test: 100,000 random programs on the
+#                   software NIC against the reference interpreter
 #   make deps       install missing Debian packages
 #   make check      build, then run every cmocka suite once (no sanitizers)
 #   make install    PREFIX=/usr/local DESTDIR=

@@ -51,7 +51,8 @@ static int read_all(const char *path, char **out, size_t *len)
 	return PRISMC_EXIT_OK;
 }
 
-int chain_source_load(const char *path, const char *entry, char **yaml, size_t *len)
+int chain_source_load(const char *path, const char *entry, enum ir_profile firmware, char **yaml,
+                      size_t *len)
 {
 	size_t pl = strlen(path);
 	struct frontend_unit u;
@@ -69,7 +70,7 @@ int chain_source_load(const char *path, const char *entry, char **yaml, size_t *
 		return PRISMC_EXIT_IO;
 	}
 	if (st == FRONTEND_OK) {
-		struct compile_opts co = {.profile = IR_PROFILE_RELAXED, .entry = entry};
+		struct compile_opts co = {.profile = firmware, .entry = entry};
 
 		rc = compile_program(&u.diag, u.prog, &co, &o);
 	} else {

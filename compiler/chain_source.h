@@ -13,10 +13,14 @@
 
 #include <stddef.h>
 
+#include "compiler/ir.h"
+
 /*
  * Fill *@yaml (malloc'd) and *@len.  @entry: offload to compile (NULL: the
- * first).  Returns an enum prismc_exit.
+ * first); @firmware: the firmware profile a .prism is compiled for.
+ * Returns an enum prismc_exit.
  */
-int chain_source_load(const char *path, const char *entry, char **yaml, size_t *len);
+int chain_source_load(const char *path, const char *entry, enum ir_profile firmware, char **yaml,
+                      size_t *len);
 
 #endif /* PRISMC_CHAIN_SOURCE_H */

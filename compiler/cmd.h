@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "compiler/ir.h"
+
 enum prismc_exit {
 	PRISMC_EXIT_OK = 0,       /* success: no errors (warnings allowed) */
 	PRISMC_EXIT_ERRORS = 1,   /* the program has errors (syntax, type, verifier) */
@@ -43,5 +45,13 @@ const struct prismc_cmd *prismc_find_cmd(const char *name);
 /* True if argv holds -h/--help before any "--"; subcommands use it to
  * answer --help before parsing anything else. */
 int prismc_wants_help(int argc, char **argv);
+
+/*
+ * The value of --firmware (or its older spelling --profile), the same in
+ * every subcommand: "relaxed" or "strict" into *@out and 0; otherwise a
+ * message naming @cmd and @opt on stderr (a cost profile such as "cx5"
+ * is pointed to --cost) and -1.
+ */
+int prismc_firmware_arg(const char *cmd, const char *opt, const char *val, enum ir_profile *out);
 
 #endif /* PRISMC_CMD_H */

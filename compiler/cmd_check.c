@@ -3,7 +3,7 @@
  * compiler/cmd_check.c - `prismc check`: parse, check and verify, report
  * diagnostics, produce nothing.
  *
- *     prismc check [--json] [--max-errors N] [-Werror] [--profile P]
+ *     prismc check [--json] [--max-errors N] [-Werror] [--firmware P]
  *                  [--front-end-only] FILE...
  *
  * Owns: the command line and output of `check` (text diagnostics on
@@ -41,8 +41,8 @@ static void check_help(FILE *out)
 	        "                  (line/column/length absent when a message has no location)\n"
 	        "  --max-errors N  stop reporting after N errors per file (default 100)\n"
 	        "  -Werror         treat warnings as errors\n"
-	        "  --profile P     target profile for the back end: relaxed (default) or\n"
-	        "                  strict\n"
+	        "  --firmware P    firmware profile the back end targets: relaxed (default)\n"
+	        "                  or strict (--profile P is the older spelling)\n"
 	        "  --front-end-only  stop after the checker (no lowering, no verifier)\n"
 	        "  -h, --help      this help\n\n"
 	        "exit status: 0 no errors, 1 errors, 2 usage error, 3 unreadable file,\n"
@@ -59,13 +59,10 @@ struct check_opts {
 static int parse_args(int argc, char **argv, struct check_opts *o)
 {
 	static const struct option longopts[] = {
-	    {"json", no_argument, NULL, 'j'},
-	    {"max-errors", required_argument, NULL, 'm'},
-	    {"Werror", no_argument, NULL, 'W'},
-	    {"profile", required_argument, NULL, 'p'},
-	    {"front-end-only", no_argument, NULL, 'f'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	    {"json", no_argument, NULL, 'j'},          {"max-errors", required_argument, NULL, 'm'},
+	    {"Werror", no_argument, NULL, 'W'},        {"firmware", required_argument, NULL, 'p'},
+	    {"profile", required_argument, NULL, 'p'}, {"front-end-only", no_argument, NULL, 'f'},
+	    {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
 	};
 	int ch;
 
@@ -83,14 +80,8 @@ static int parse_args(int argc, char **argv, struct check_opts *o)
 			o->front_end_only = true;
 			break;
 		case 'p':
-			if (strcmp(optarg, "relaxed") == 0) {
-				o->profile = IR_PROFILE_RELAXED;
-			} else if (strcmp(optarg, "strict") == 0) {
-				o->profile = IR_PROFILE_STRICT;
-			} else {
-				fprintf(stderr, "prismc check: unknown profile '%s'\n", optarg);
+			if (prismc_firmware_arg("check", argv[optind - 1], optarg, &o->profile))
 				return -1;
-			}
 			break;
 		case 'm': {
 			char *end;

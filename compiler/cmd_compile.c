@@ -2,7 +2,7 @@
 /*
  * compiler/cmd_compile.c - `prismc compile`: source -> verified .chain object.
  *
- *     prismc compile FILE.prism -o FILE.chain [--profile relaxed|strict]
+ *     prismc compile FILE.prism -o FILE.chain [--firmware relaxed|strict]
  *                    [--entry NAME] [--emit-ir]
  *
  * Owns: the pipeline front end -> lower -> sched_barriers -> layout -> emit
@@ -24,15 +24,16 @@
 static void compile_help(FILE *out)
 {
 	fprintf(out,
-	        "usage: prismc compile FILE.prism -o FILE.chain [--profile relaxed|strict]\n"
+	        "usage: prismc compile FILE.prism -o FILE.chain [--firmware relaxed|strict]\n"
 	        "                      [--entry NAME] [--emit-ir]\n\n"
 	        "Compile one offload of a .prism file into a chain object (YAML): lower to the\n"
 	        "chain IR, coalesce barriers, lay the queues out, emit WQE templates through the\n"
 	        "codec, verify (prefetch safety, client fields and keys, WR budget, rings).\n\n"
 	        "options:\n"
 	        "  -o FILE          output object ('-' = stdout)\n"
-	        "  --profile P      relaxed (default: operands may ride in ctrl index/QPN\n"
-	        "                   bytes, RedN firmware) or strict (stock firmware)\n"
+	        "  --firmware P     relaxed (default: operands may ride in ctrl index/QPN\n"
+	        "                   bytes, RedN firmware) or strict (stock firmware);\n"
+	        "                   --profile P is the older spelling\n"
 	        "  --entry NAME     offload to compile (default: the first)\n"
 	        "  --emit-ir        print the scheduled IR on stdout instead of writing\n"
 	        "  -h, --help       this help\n\n"
@@ -43,9 +44,13 @@ static void compile_help(FILE *out)
 static int compile_run(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-	    {"output", required_argument, NULL, 'o'}, {"profile", required_argument, NULL, 'p'},
-	    {"entry", required_argument, NULL, 'e'},  {"emit-ir", no_argument, NULL, 'i'},
-	    {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
+	    {"output", required_argument, NULL, 'o'},
+	    {"profile", required_argument, NULL, 'p'},
+	    {"firmware", required_argument, NULL, 'p'},
+	    {"entry", required_argument, NULL, 'e'},
+	    {"emit-ir", no_argument, NULL, 'i'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *outpath = NULL, *entry = NULL;
 	enum ir_profile profile = IR_PROFILE_RELAXED;
@@ -63,14 +68,8 @@ static int compile_run(int argc, char **argv)
 			outpath = optarg;
 			break;
 		case 'p':
-			if (strcmp(optarg, "relaxed") == 0)
-				profile = IR_PROFILE_RELAXED;
-			else if (strcmp(optarg, "strict") == 0)
-				profile = IR_PROFILE_STRICT;
-			else {
-				fprintf(stderr, "prismc compile: unknown profile '%s'\n", optarg);
+			if (prismc_firmware_arg("compile", "--firmware", optarg, &profile))
 				return PRISMC_EXIT_USAGE;
-			}
 			break;
 		case 'e':
 			entry = optarg;

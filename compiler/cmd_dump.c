@@ -2,7 +2,8 @@
 /*
  * compiler/cmd_dump.c - `prismc dump`: show a compiled chain.
  *
- *     prismc dump [--stats | --dot | --json] [--raw] [--profile P] [--entry NAME]
+ *     prismc dump [--stats | --dot | --json] [--raw] [--firmware P] [--cost C]
+ *                 [--entry NAME]
  *                 <file.chain | file.prism>
  *
  * Owns: the subcommand's options, loading its input (a .chain object
@@ -28,28 +29,28 @@ enum dump_mode { MODE_TEXT, MODE_STATS, MODE_DOT, MODE_JSON };
 
 static void dump_help(FILE *out)
 {
-	fprintf(
-	    out,
-	    "usage: prismc dump [--stats | --dot | --json] [--raw] [--profile P] [--entry NAME]\n"
-	    "                   <file.chain | file.prism>\n"
-	    "\n"
-	    "Show a compiled chain: every queue and WQE with its index, ring slot and\n"
-	    "decoded fields, who patches it at run time (\"<- worker#2 cas [0..7]\"),\n"
-	    "what it patches (\"-> conn#0 [4..6] read-scatter sge0\") and the relocations\n"
-	    "the loader applies to it.  A .prism file is compiled first.\n"
-	    "\n"
-	    "  --stats  WQE counts by class (copy/atomic/ordering), WQ-, completion- and\n"
-	    "           doorbell-ordered steps, and the latency predicted by the cx5 cost\n"
-	    "           profile (RedN's microbenchmarks, summed sequentially)\n"
-	    "  --dot    a Graphviz digraph: queues, WAIT/ENABLE and patch arrows\n"
-	    "  --json   the whole object as JSON, for programs\n"
-	    "  --raw    add each WQE's bytes in hex\n"
-	    "  --profile relaxed|strict, --entry NAME\n"
-	    "           how to compile a .prism input (as 'prismc compile')\n"
-	    "  --help   this text\n"
-	    "\n"
-	    "exit status: 0 ok, 1 the object or program was rejected, 2 usage error,\n"
-	    "3 I/O error, 4 internal error.\n");
+	fprintf(out,
+	        "usage: prismc dump [--stats | --dot | --json] [--raw] [--firmware P] [--cost C]\n"
+	        "                   [--entry NAME] <file.chain | file.prism>\n"
+	        "\n"
+	        "Show a compiled chain: every queue and WQE with its index, ring slot and\n"
+	        "decoded fields, who patches it at run time (\"<- worker#2 cas [0..7]\"),\n"
+	        "what it patches (\"-> conn#0 [4..6] read-scatter sge0\") and the relocations\n"
+	        "the loader applies to it.  A .prism file is compiled first.\n"
+	        "\n"
+	        "  --stats  WQE counts by class (copy/atomic/ordering), WQ-, completion- and\n"
+	        "           doorbell-ordered steps, and the latency predicted by the cx5 cost\n"
+	        "           profile (RedN's microbenchmarks, summed sequentially)\n"
+	        "  --dot    a Graphviz digraph: queues, WAIT/ENABLE and patch arrows\n"
+	        "  --json   the whole object as JSON, for programs\n"
+	        "  --raw    add each WQE's bytes in hex\n"
+	        "  --cost C the cost profile of the prediction: cx5 (default) or a YAML file\n"
+	        "  --firmware relaxed|strict, --entry NAME\n"
+	        "           how to compile a .prism input (as 'prismc compile')\n"
+	        "  --help   this text\n"
+	        "\n"
+	        "exit status: 0 ok, 1 the object or program was rejected, 2 usage error,\n"
+	        "3 I/O error, 4 internal error.\n");
 }
 
 static bool has_suffix(const char *s, const char *suffix)
@@ -130,6 +131,7 @@ static int dump_run(int argc, char **argv)
 	enum dump_mode mode = MODE_TEXT;
 	unsigned flags = 0;
 	struct dump_input in = {.profile = IR_PROFILE_RELAXED};
+	struct dump_cost_profile cost = *dump_cost_cx5();
 	struct chainobj *o = NULL;
 	int rc;
 
@@ -140,8 +142,10 @@ static int dump_run(int argc, char **argv)
 			flags |= DUMP_RAW;
 			continue;
 		}
-		if (!strcmp(argv[i], "--profile") || !strcmp(argv[i], "--entry")) {
+		if (!strcmp(argv[i], "--firmware") || !strcmp(argv[i], "--profile") ||
+		    !strcmp(argv[i], "--entry") || !strcmp(argv[i], "--cost")) {
 			const char *val = i + 1 < argc ? argv[++i] : NULL;
+			char err[256];
 
 			if (!val) {
 				fprintf(stderr, "prismc dump: %s needs a value\n", argv[i]);
@@ -149,12 +153,13 @@ static int dump_run(int argc, char **argv)
 			}
 			if (argv[i - 1][2] == 'e')
 				in.entry = val;
-			else if (!strcmp(val, "relaxed") || !strcmp(val, "strict"))
-				in.profile = val[0] == 'r' ? IR_PROFILE_RELAXED : IR_PROFILE_STRICT;
-			else {
-				fprintf(stderr, "prismc dump: unknown profile '%s'\n", val);
+			else if (argv[i - 1][2] == 'c') {
+				if (dump_cost_profile_load(val, &cost, err, sizeof(err))) {
+					fprintf(stderr, "prismc dump: --cost %s: %s\n", val, err);
+					return PRISMC_EXIT_USAGE;
+				}
+			} else if (prismc_firmware_arg("dump", argv[i - 1], val, &in.profile))
 				return PRISMC_EXIT_USAGE;
-			}
 			continue;
 		}
 		if (!strcmp(argv[i], "--stats"))
@@ -189,13 +194,13 @@ static int dump_run(int argc, char **argv)
 		return rc;
 	switch (mode) {
 	case MODE_STATS:
-		rc = dump_stats_text(stdout, o);
+		rc = dump_stats_text(stdout, o, &cost);
 		break;
 	case MODE_DOT:
 		rc = dump_dot(stdout, o);
 		break;
 	case MODE_JSON:
-		rc = dump_json(stdout, o, flags);
+		rc = dump_json(stdout, o, flags, &cost);
 		break;
 	default:
 		rc = dump_text(stdout, o, flags);

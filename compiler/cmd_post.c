@@ -6,6 +6,7 @@
  * it and serves it to new connections; or withdraw a program.
  *
  *     prismc post foo.prism|foo.chain --server SOCKET [--entry NAME]
+ *                 [--firmware relaxed|strict]
  *     prismc post --remove NAME --server SOCKET
  *
  * Owns: the command line and the report.
@@ -34,6 +35,8 @@ static void post_help(FILE *out)
 	             "  --entry NAME        offload to compile (default: the first)\n"
 	             "  --remove NAME       withdraw program NAME instead of installing one\n"
 	             "  --timeout MS        setup timeout (default 5000)\n"
+	             "  --firmware P        firmware profile a .prism is compiled for: relaxed\n"
+	             "                      (default) or strict\n"
 	             "  -h, --help          this help\n\n"
 	             "exit status: 0 done, 1 refused (not authorized, program errors, the\n"
 	             "server's verifier), 2 usage, 3 unreadable file or server unreachable.\n");
@@ -42,11 +45,13 @@ static void post_help(FILE *out)
 static int post_run(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-	    {"server", required_argument, NULL, 's'},  {"entry", required_argument, NULL, 'e'},
-	    {"timeout", required_argument, NULL, 't'}, {"remove", required_argument, NULL, 'r'},
-	    {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
+	    {"server", required_argument, NULL, 's'},   {"entry", required_argument, NULL, 'e'},
+	    {"timeout", required_argument, NULL, 't'},  {"remove", required_argument, NULL, 'r'},
+	    {"firmware", required_argument, NULL, 'f'}, {"profile", required_argument, NULL, 'f'},
+	    {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
 	};
 	const char *server = NULL, *entry = NULL, *remove = NULL;
+	enum ir_profile firmware = IR_PROFILE_RELAXED;
 	int timeout = 5000, ch, rc;
 	char *yaml;
 	size_t len;
@@ -67,6 +72,10 @@ static int post_run(int argc, char **argv)
 			break;
 		case 't':
 			timeout = atoi(optarg);
+			break;
+		case 'f':
+			if (prismc_firmware_arg("post", argv[optind - 1], optarg, &firmware))
+				return PRISMC_EXIT_USAGE;
 			break;
 		case 'r':
 			remove = optarg;
@@ -90,7 +99,7 @@ static int post_run(int argc, char **argv)
 		if (!rc)
 			printf("prismc post: program '%s' removed from %s\n", remove, server);
 	} else {
-		rc = chain_source_load(argv[optind], entry, &yaml, &len);
+		rc = chain_source_load(argv[optind], entry, firmware, &yaml, &len);
 		if (rc)
 			return rc;
 		rc = prism_post(server, yaml, len, &po);

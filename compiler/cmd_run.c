@@ -2,18 +2,23 @@
 /*
  * compiler/cmd_run.c - `prismc run`: compile if needed, load the program on
  * an embedded software NIC, invoke one entry point, print the result and the
- * virtual-clock latency with the cost profile that produced it.
+ * virtual-clock latency with the cost profile that produced it; or, with
+ * --reference, compute the same invocation with the reference interpreter
+ * (compiler/interp.c) and print it in the same format.
  *
  *     prismc run foo.prism|foo.chain [--entry NAME] [--arg NAME=VALUE]...
- *                [--region NAME=FILE]... [--profile cx5|FILE.yaml]
- *                [--trace OUT.json] [--json]
+ *                [--region NAME=FILE]... [--set SPEC]... [--set-file FILE]...
+ *                [--save NAME=FILE]... [--firmware relaxed|strict]
+ *                [--cost cx5|FILE.yaml] [--reference] [--trace OUT.json] [--json]
  *
- * Owns: option parsing, region set-up (declared size, contents from a file),
- * argument parsing by the entry's parameter types, and the report.
+ * Owns: option parsing, region set-up (declared size, contents from a file,
+ * typed and pointer stores: run_image.c), argument parsing by the entry's
+ * parameter types, and the report.
  * Must not: pack WQEs or touch the NIC except through prism.h.
  */
 #include <errno.h>
 #include <getopt.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,30 +27,48 @@
 
 #include "compiler/chain_source.h"
 #include "compiler/cmd.h"
+#include "compiler/frontend.h"
+#include "compiler/interp.h"
+#include "compiler/run_image.h"
 
 #define RUN_MAX_ARGS    16
-#define RUN_MAX_REGIONS 16
+#define RUN_MAX_REGIONS 64
+#define RUN_MAX_SETS    256
+#define RUN_ARG_BYTES   4096
 
 static void run_help(FILE *out)
 {
-	fprintf(out,
-	        "usage: prismc run FILE.prism|FILE.chain [--entry NAME] [--arg NAME=VALUE]...\n"
-	        "                  [--region NAME=FILE]... [--profile P] [--trace OUT.json]\n"
-	        "                  [--json]\n\n"
-	        "Compile the offload (a .chain is used as is), load it onto an embedded software\n"
-	        "NIC (the loader re-verifies it), connect a client, invoke the entry point once\n"
-	        "and print the result and the virtual-clock latency under the cost profile.\n\n"
-	        "options:\n"
-	        "  --entry NAME        offload / entry point (default: the first)\n"
-	        "  --arg NAME=VALUE    a parameter: integers in C syntax (0x2a, 42); addresses\n"
-	        "                      are offsets inside their region; byte strings as hex\n"
-	        "  --region NAME=FILE  initial contents of a declared region (else zeros)\n"
-	        "  --profile P         NIC cost profile: cx5 (default) or a YAML file\n"
-	        "  --trace OUT.json    write a Chrome/Perfetto trace of every WQE executed\n"
-	        "  --json              print the report as one JSON object\n"
-	        "  -h, --help          this help\n\n"
-	        "exit status: 0 ok, 1 program rejected or invocation failed, 2 usage,\n"
-	        "3 unreadable file, 4 internal error.\n");
+	fprintf(
+	    out,
+	    "usage: prismc run FILE.prism|FILE.chain [--entry NAME] [--arg NAME=VALUE]...\n"
+	    "                  [--region NAME=FILE]... [--set SPEC]... [--set-file FILE]...\n"
+	    "                  [--save NAME=FILE]... [--firmware P] [--cost C] [--reference]\n"
+	    "                  [--trace OUT.json] [--json]\n\n"
+	    "Compile the offload (a .chain is used as is), load it onto an embedded software\n"
+	    "NIC (the loader re-verifies it), connect a client, invoke the entry point once\n"
+	    "and print the result and the virtual-clock latency under the cost profile.\n"
+	    "With --reference, the reference interpreter computes the same invocation from\n"
+	    "the language's definition (no WQEs) and prints it in the same format.\n\n"
+	    "options:\n"
+	    "  --entry NAME        offload / entry point (default: the first)\n"
+	    "  --arg NAME=VALUE    a parameter: integers in C syntax (0x2a, 42); a pointer\n"
+	    "                      is an offset inside its region; byte strings as hex\n"
+	    "  --region NAME=FILE  initial contents of a declared region (else zeros)\n"
+	    "  --set R[+OFF]=T:V   store V as scalar type T (u8, be16, ..., le64) at byte\n"
+	    "                      OFF of region R; V is an integer or &R2[+OFF2], the\n"
+	    "                      address of byte OFF2 of region R2 (a pointer, be64 or\n"
+	    "                      le64, relocated to where R2 is); T hex: raw bytes\n"
+	    "  --set-file FILE     --set specifications from a file, one a line ('#' comments)\n"
+	    "  --save NAME=FILE    write region NAME's bytes to FILE after the invocation\n"
+	    "  --firmware P        firmware profile: relaxed (default) or strict; a .prism\n"
+	    "                      is compiled for it and the NIC checks WQEs by it\n"
+	    "  --cost C            NIC cost profile (timing model): cx5 (default) or a YAML\n"
+	    "  --reference         run the reference interpreter instead of the NIC\n"
+	    "  --trace OUT.json    write a Chrome/Perfetto trace of every WQE executed\n"
+	    "  --json              print the report as one JSON object\n"
+	    "  -h, --help          this help\n\n"
+	    "exit status: 0 ok, 1 program rejected or invocation failed, 2 usage,\n"
+	    "3 unreadable file, 4 internal error.\n");
 }
 
 struct kv {
@@ -75,16 +98,14 @@ static int hexval(char c)
 	return -1;
 }
 
-/* Parse @kv for parameter @p into @a (bytes into @buf). */
-static int parse_arg(const struct kv *kv, const struct prism_param_info *p, struct prism_arg *a,
-                     uint8_t *buf)
+/* One --arg value: an integer (@bytes_size 0) or @bytes_size hex bytes. */
+static int parse_value(const struct kv *kv, uint32_t bytes_size, uint64_t *u64, uint8_t *buf)
 {
 	char *end;
 
-	a->name = p->name;
-	if (p->type != PRISM_TYPE_BYTES) {
+	if (!bytes_size) {
 		errno = 0;
-		a->u64 = strtoull(kv->value, &end, 0);
+		*u64 = strtoull(kv->value, &end, 0);
 		if (errno || *end || !*kv->value) {
 			fprintf(stderr, "prismc run: --arg %s: '%s' is not an integer\n", kv->name,
 			        kv->value);
@@ -96,12 +117,12 @@ static int parse_arg(const struct kv *kv, const struct prism_param_info *p, stru
 
 	if (h[0] == '0' && (h[1] == 'x' || h[1] == 'X'))
 		h += 2;
-	if (strlen(h) != 2u * p->size) {
+	if (bytes_size > RUN_ARG_BYTES || strlen(h) != 2u * bytes_size) {
 		fprintf(stderr, "prismc run: --arg %s: needs %u bytes (%u hex digits)\n", kv->name,
-		        p->size, 2 * p->size);
+		        bytes_size, 2 * bytes_size);
 		return -1;
 	}
-	for (uint32_t i = 0; i < p->size; i++) {
+	for (uint32_t i = 0; i < bytes_size; i++) {
 		int hi = hexval(h[2 * i]), lo = hexval(h[2 * i + 1]);
 
 		if (hi < 0 || lo < 0) {
@@ -111,30 +132,15 @@ static int parse_arg(const struct kv *kv, const struct prism_param_info *p, stru
 		}
 		buf[i] = (uint8_t)(hi << 4 | lo);
 	}
-	a->bytes = buf;
-	a->len = p->size;
 	return 0;
 }
 
-static int load_region_file(struct prism_region *r, const char *path)
+static const struct kv *find_kv(const struct kv *kvs, unsigned n, const char *name)
 {
-	FILE *f = fopen(path, "rb");
-	size_t n;
-
-	if (!f) {
-		fprintf(stderr, "prismc run: %s: %s\n", path, strerror(errno));
-		return PRISMC_EXIT_IO;
-	}
-	n = fread(prism_region__addr(r), 1, prism_region__size(r), f);
-	if (fgetc(f) != EOF) {
-		fprintf(stderr, "prismc run: %s is larger than region '%s' (%zu bytes)\n", path,
-		        prism_region__name(r), prism_region__size(r));
-		fclose(f);
-		return PRISMC_EXIT_IO;
-	}
-	fclose(f);
-	(void)n;
-	return PRISMC_EXIT_OK;
+	for (unsigned i = 0; i < n; i++)
+		if (!strcmp(kvs[i].name, name))
+			return &kvs[i];
+	return NULL;
 }
 
 static void print_hex(FILE *out, const uint8_t *p, size_t n)
@@ -143,106 +149,249 @@ static void print_hex(FILE *out, const uint8_t *p, size_t n)
 		fprintf(out, "%02x", p[i]);
 }
 
-/* Human or JSON report of one invocation. */
-static void report(const struct prism_client *cl, int e, const struct prism_call *c,
-                   const char *profile, bool json)
+/* What one invocation returned, from either engine. */
+struct outcome {
+	const char *entry;
+	int status;
+	uint32_t ret_site;
+	const uint8_t *value; /* the result field "value" */
+	size_t value_len;
+	bool has_value;
+	const char *engine; /* "profile" name or NULL for the reference */
+	uint64_t virt_ns;
+};
+
+/* Human or JSON report of one invocation: the same lines for both engines,
+ * so that their outputs compare line by line except the last. */
+static void report(const struct outcome *o, bool json)
 {
-	int nres = prism_client__result_count(cl, e);
-
 	if (json) {
-		printf("{\"entry\":\"%s\",\"status\":%d,\"return_site\":%u,\"results\":{", c->entry,
-		       c->status, c->ret_site);
-		for (int i = 0; i < nres; i++) {
-			struct prism_result_info ri;
-
-			prism_client__result(cl, e, i, &ri);
-			printf("%s\"%s\":\"", i ? "," : "", ri.name);
-			print_hex(stdout, (const uint8_t *)c->result + ri.offset, ri.size);
+		printf("{\"entry\":\"%s\",\"status\":%d,\"return_site\":%u,\"results\":{", o->entry,
+		       o->status, o->ret_site);
+		if (o->has_value) {
+			printf("\"value\":\"");
+			print_hex(stdout, o->value, o->value_len);
 			printf("\"");
 		}
-		printf("},\"virtual_ns\":%llu,\"profile\":\"%s\"}\n",
-		       (unsigned long long)c->virt_ns, profile);
+		if (o->engine)
+			printf("},\"virtual_ns\":%llu,\"profile\":\"%s\"}\n",
+			       (unsigned long long)o->virt_ns, o->engine);
+		else
+			printf("},\"reference\":true}\n");
 		return;
 	}
-	printf("entry %s: %s\n", c->entry,
-	       c->ret_site ? "returned" : "finished without a return (no match)");
-	if (c->ret_site)
-		printf("  return site  %u\n", c->ret_site);
-	for (int i = 0; i < nres; i++) {
-		struct prism_result_info ri;
-
-		prism_client__result(cl, e, i, &ri);
-		printf("  %-12s ", ri.name);
-		print_hex(stdout, (const uint8_t *)c->result + ri.offset, ri.size);
+	printf("entry %s: %s\n", o->entry,
+	       o->ret_site ? "returned" : "finished without a return (no match)");
+	if (o->ret_site)
+		printf("  return site  %u\n", o->ret_site);
+	if (o->has_value) {
+		printf("  %-12s ", "value");
+		print_hex(stdout, o->value, o->value_len);
 		printf("\n");
 	}
-	printf("  latency      %.2f us virtual (cost profile %s; client SEND to result)\n",
-	       (double)c->virt_ns / 1000.0, profile);
+	if (o->engine)
+		printf("  latency      %.2f us virtual (cost profile %s; client SEND to result)\n",
+		       (double)o->virt_ns / 1000.0, o->engine);
+	else
+		printf("  reference    computed by the reference interpreter (no NIC, no "
+		       "latency)\n");
 }
 
-static int run_run(int argc, char **argv)
+struct run_opts {
+	const char *path, *entry, *cost, *trace;
+	enum ir_profile firmware;
+	bool json, reference;
+	struct kv args[RUN_MAX_ARGS], regs[RUN_MAX_REGIONS], saves[RUN_MAX_REGIONS];
+	unsigned nargs, nregs, nsaves;
+	const char *sets[RUN_MAX_SETS];
+	bool set_is_file[RUN_MAX_SETS];
+	unsigned nsets;
+};
+
+/* Region files, then --set / --set-file in command-line order. */
+static int fill_images(const struct run_opts *o, const struct interp_env *env)
 {
-	static const struct option longopts[] = {
-	    {"entry", required_argument, NULL, 'e'},  {"arg", required_argument, NULL, 'a'},
-	    {"region", required_argument, NULL, 'r'}, {"profile", required_argument, NULL, 'p'},
-	    {"trace", required_argument, NULL, 't'},  {"json", no_argument, NULL, 'j'},
-	    {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0},
-	};
-	struct kv args[RUN_MAX_ARGS], regs[RUN_MAX_REGIONS];
-	unsigned nargs = 0, nregs = 0;
-	const char *entry = NULL, *profile = "cx5", *trace = NULL;
-	bool json = false;
-	int ch, rc;
+	char err[320];
 
-	if (prismc_wants_help(argc, argv)) {
-		run_help(stdout);
-		return PRISMC_EXIT_OK;
-	}
-	optind = 0;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		struct kv kv;
+	for (unsigned i = 0; i < o->nregs; i++)
+		if (run_image_load(env, o->regs[i].name, o->regs[i].value, err, sizeof(err))) {
+			fprintf(stderr, "prismc run: %s\n", err);
+			return PRISMC_EXIT_IO;
+		}
+	for (unsigned i = 0; i < o->nsets; i++) {
+		int rc = o->set_is_file[i] ? run_image_set_file(env, o->sets[i], err, sizeof(err))
+		                           : run_image_set(env, o->sets[i], err, sizeof(err));
 
-		switch (ch) {
-		case 'e':
-			entry = optarg;
-			break;
-		case 'a':
-		case 'r':
-			if (split_kv(optarg, &kv) ||
-			    (ch == 'a' ? nargs == RUN_MAX_ARGS : nregs == RUN_MAX_REGIONS)) {
-				fprintf(stderr, "prismc run: --%s wants NAME=VALUE\n",
-				        ch == 'a' ? "arg" : "region");
-				return PRISMC_EXIT_USAGE;
-			}
-			if (ch == 'a')
-				args[nargs++] = kv;
-			else
-				regs[nregs++] = kv;
-			break;
-		case 'p':
-			profile = optarg;
-			break;
-		case 't':
-			trace = optarg;
-			break;
-		case 'j':
-			json = true;
-			break;
-		default:
-			fprintf(stderr, "prismc run: bad option (see --help)\n");
+		if (rc) {
+			fprintf(stderr, "prismc run: --set%s: %s\n",
+			        o->set_is_file[i] ? "-file" : "", err);
 			return PRISMC_EXIT_USAGE;
 		}
 	}
-	if (optind != argc - 1) {
-		fprintf(stderr, "prismc run: need one .prism or .chain file\n");
+	return PRISMC_EXIT_OK;
+}
+
+static int save_images(const struct run_opts *o, const struct interp_env *env)
+{
+	char err[320];
+
+	for (unsigned i = 0; i < o->nsaves; i++)
+		if (run_image_save(env, o->saves[i].name, o->saves[i].value, err, sizeof(err))) {
+			fprintf(stderr, "prismc run: %s\n", err);
+			return PRISMC_EXIT_IO;
+		}
+	return PRISMC_EXIT_OK;
+}
+
+static int check_arg_names(const struct run_opts *o, const char *const *names, unsigned n)
+{
+	for (unsigned i = 0; i < o->nargs; i++) {
+		unsigned j;
+
+		for (j = 0; j < n && strcmp(names[j], o->args[i].name); j++)
+			;
+		if (j == n) {
+			fprintf(stderr, "prismc run: the entry has no parameter '%s'; it takes:",
+			        o->args[i].name);
+			for (j = 0; j < n; j++)
+				fprintf(stderr, " %s", names[j]);
+			fprintf(stderr, "\n");
+			return PRISMC_EXIT_USAGE;
+		}
+	}
+	return PRISMC_EXIT_OK;
+}
+
+/* ---- the reference interpreter ---------------------------------------- */
+
+static int run_reference(const struct run_opts *o)
+{
+	struct frontend_unit u;
+	enum frontend_status st = frontend_load(&u, o->path, NULL);
+	struct interp_region regs[RUN_MAX_REGIONS];
+	struct interp_env env = {.regions = regs};
+	struct interp_result res = {0};
+	uint8_t *payload = NULL;
+	int rc = PRISMC_EXIT_ERRORS;
+
+	diag_render(&u.diag, stderr);
+	if (st != FRONTEND_OK) {
+		rc = st == FRONTEND_IO      ? PRISMC_EXIT_IO
+		     : st == FRONTEND_NOMEM ? PRISMC_EXIT_INTERNAL
+		                            : PRISMC_EXIT_ERRORS;
+		if (st == FRONTEND_IO)
+			fprintf(stderr, "prismc run: %s: %s\n", o->path, strerror(u.io_error));
+		frontend_fini(&u);
+		return rc;
+	}
+	const struct ast_program *prog = u.prog;
+	const struct ast_offload *off =
+	    o->entry ? ast_find_offload(prog, o->entry) : prog->offloads;
+
+	if (!off) {
+		fprintf(stderr, "prismc run: %s: no offload%s%s\n", o->path, o->entry ? " " : "",
+		        o->entry ? o->entry : "");
+		frontend_fini(&u);
 		return PRISMC_EXIT_USAGE;
 	}
+	/* every region and free list: declared size, zeros (the NIC-visible
+	 * address of an image is where it is in this process) */
+	for (const struct ast_region *r = prog->regions; r; r = r->next) {
+		if (env.nregions == RUN_MAX_REGIONS)
+			goto nomem;
+		struct interp_region *ir = &regs[env.nregions];
 
+		ir->name = r->name;
+		ir->size = r->size;
+		ir->bytes = calloc(1, r->size ? r->size : 1);
+		if (!ir->bytes)
+			goto nomem;
+		ir->addr = (uintptr_t)ir->bytes;
+		env.nregions++;
+	}
+	for (const struct ast_freelist *fl = prog->freelists; fl; fl = fl->next) {
+		if (env.nregions == RUN_MAX_REGIONS)
+			goto nomem;
+		struct interp_region *ir = &regs[env.nregions];
+
+		ir->name = fl->name;
+		ir->size = INTERP_FREELIST_BYTES;
+		ir->bytes = calloc(1, ir->size);
+		if (!ir->bytes)
+			goto nomem;
+		ir->addr = (uintptr_t)ir->bytes;
+		env.nregions++;
+	}
+	rc = fill_images(o, &env);
+	if (rc)
+		goto out;
+	const char *names[RUN_MAX_ARGS] = {0};
+	unsigned np = 0;
+
+	for (const struct ast_param *p = off->params; p && np < RUN_MAX_ARGS; p = p->next)
+		names[np++] = p->name;
+	rc = check_arg_names(o, names, np);
+	if (rc)
+		goto out;
+	payload = calloc(1, off->args_size ? off->args_size : 1);
+	if (!payload)
+		goto nomem;
+	for (const struct ast_param *p = off->params; p; p = p->next) {
+		const struct kv *kv = find_kv(o->args, o->nargs, p->name);
+		static uint8_t buf[RUN_ARG_BYTES];
+		uint64_t v = 0;
+		char err[256];
+		uint32_t bsize = ast_type_width(p->type) ? 0 : (uint32_t)p->type->size;
+
+		if (!kv) {
+			fprintf(stderr, "prismc run: missing --arg %s=VALUE\n", p->name);
+			rc = PRISMC_EXIT_USAGE;
+			goto out;
+		}
+		if (parse_value(kv, bsize, &v, buf) ||
+		    interp_pack_arg(p, v, buf, bsize, &env, payload, err, sizeof(err))) {
+			if (!bsize && kv)
+				fprintf(stderr, "prismc run: %s\n", err);
+			rc = PRISMC_EXIT_USAGE;
+			goto out;
+		}
+	}
+	if (interp_run(prog, off, payload, &env, &res))
+		goto nomem;
+	if (!res.ok) {
+		fprintf(stderr, "prismc run: invocation failed (reference): %s\n", res.error);
+		rc = PRISMC_EXIT_ERRORS;
+		goto out;
+	}
+	struct outcome oc = {.entry = off->name,
+	                     .ret_site = res.ret_site,
+	                     .value = res.ret,
+	                     .value_len = res.ret_len,
+	                     .has_value = res.ret_len > 0};
+
+	report(&oc, o->json);
+	rc = save_images(o, &env);
+	goto out;
+nomem:
+	fprintf(stderr, "prismc run: out of memory\n");
+	rc = PRISMC_EXIT_INTERNAL;
+out:
+	interp_result_free(&res);
+	free(payload);
+	for (size_t i = 0; i < env.nregions; i++)
+		free(regs[i].bytes);
+	frontend_fini(&u);
+	return rc;
+}
+
+/* ---- the software NIC -------------------------------------------------- */
+
+static int run_nic(const struct run_opts *o)
+{
 	char *yaml = NULL;
 	size_t len = 0;
+	int rc = chain_source_load(o->path, o->entry, o->firmware, &yaml, &len);
 
-	rc = chain_source_load(argv[optind], entry, &yaml, &len);
 	if (rc)
 		return rc;
 	prism_set_log_fn(prism_log_stderr, NULL, PRISM_LOG_WARN);
@@ -251,47 +400,38 @@ static int run_run(int argc, char **argv)
 	struct prism_program *prog = NULL;
 	struct prism_server *srv = NULL;
 	struct prism_client *cl = NULL;
-	PRISM_OPTS(prism_device_opts, dopts, .profile = profile, .trace_path = trace);
+	struct interp_region regs[RUN_MAX_REGIONS];
+	struct interp_env env = {.regions = regs};
+	PRISM_OPTS(prism_device_opts, dopts, .profile = o->cost,
+	           .firmware = o->firmware == IR_PROFILE_STRICT ? "strict" : "relaxed",
+	           .trace_path = o->trace);
 
 	rc = PRISMC_EXIT_ERRORS;
 	prog = prism_program__open_mem(yaml, len, NULL);
 	dev = prog ? prism_device__open("sim", &dopts) : NULL;
 	if (!prog || !dev)
 		goto out;
-	/* Every region the object declares: its declared size, zeros or a file. */
-	for (unsigned i = 0; i < nregs; i++) {
-		FILE *f = fopen(regs[i].value, "rb");
-		long sz = -1;
-
-		if (f && !fseek(f, 0, SEEK_END))
-			sz = ftell(f);
-		if (f)
-			fclose(f);
-		if (sz < 0) {
-			fprintf(stderr, "prismc run: %s: %s\n", regs[i].value, strerror(errno));
-			rc = PRISMC_EXIT_IO;
-			goto out;
-		}
-		PRISM_OPTS(prism_region_opts, ro,
-		           .access = PRISM_ACCESS_READ | PRISM_ACCESS_WRITE | PRISM_ACCESS_ATOMIC);
-		struct prism_region *r =
-		    prism_device__create_region(dev, regs[i].name, sz ? (size_t)sz : 1, &ro);
-		if (!r || (rc = load_region_file(r, regs[i].value)))
-			goto out;
-		rc = PRISMC_EXIT_ERRORS;
-	}
-	/* Declared regions not given on the command line: declared size, zeros. */
+	/* every region the object declares: its declared size, zeros */
 	for (int i = 0; i < prism_program__region_count(prog); i++) {
 		struct prism_region_info ri;
 
 		prism_program__region(prog, i, &ri);
 		PRISM_OPTS(prism_region_opts, ro, .access = ri.access);
-		if (!prism_device__find_region(dev, ri.name) &&
-		    !prism_device__create_region(dev, ri.name, ri.size, &ro))
+		struct prism_region *r = prism_device__create_region(dev, ri.name, ri.size, &ro);
+
+		if (!r || env.nregions == RUN_MAX_REGIONS)
 			goto out;
+		regs[env.nregions++] = (struct interp_region){.name = prism_region__name(r),
+		                                              .addr = prism_region__nic_addr(r),
+		                                              .bytes = prism_region__addr(r),
+		                                              .size = prism_region__size(r)};
 	}
+	rc = fill_images(o, &env);
+	if (rc)
+		goto out;
+	rc = PRISMC_EXIT_ERRORS;
 	if (prism_program__load(prog, dev))
-		goto out_rc;
+		goto out;
 	PRISM_OPTS(prism_server_opts, sopts, .rearm = PRISM_REARM_AUTO);
 	srv = prism_server__create(dev, &sopts);
 	if (!srv || prism_server__add_program(srv, prog))
@@ -303,67 +443,184 @@ static int run_run(int argc, char **argv)
 	int e = prism_client__find_entry(cl, NULL);
 	int np = e >= 0 ? prism_client__param_count(cl, e) : -1;
 	struct prism_arg pargs[RUN_MAX_ARGS] = {{0}};
-	uint8_t bytes[RUN_MAX_ARGS][4096];
+	static uint8_t bytes[RUN_MAX_ARGS][RUN_ARG_BYTES];
+	const char *names[RUN_MAX_ARGS] = {0};
 
-	if (np < 0 || (unsigned)np != nargs) {
-		fprintf(stderr, "prismc run: the entry takes %d argument(s):", np);
-		for (int i = 0; i < np; i++) {
-			struct prism_param_info pi;
-
-			prism_client__param(cl, e, i, &pi);
-			fprintf(stderr, " %s", pi.name);
-		}
-		fprintf(stderr, "; %u given\n", nargs);
-		rc = PRISMC_EXIT_USAGE;
+	if (np < 0 || np > RUN_MAX_ARGS)
 		goto out;
-	}
 	for (int i = 0; i < np; i++) {
 		struct prism_param_info pi;
-		unsigned j;
 
 		prism_client__param(cl, e, i, &pi);
-		for (j = 0; j < nargs && strcmp(args[j].name, pi.name); j++)
-			;
-		if (j == nargs) {
+		names[i] = pi.name;
+	}
+	rc = check_arg_names(o, names, (unsigned)np);
+	if (rc)
+		goto out;
+	for (int i = 0; i < np; i++) {
+		struct prism_param_info pi;
+		const struct kv *kv;
+
+		prism_client__param(cl, e, i, &pi);
+		kv = find_kv(o->args, o->nargs, pi.name);
+		if (!kv) {
 			fprintf(stderr, "prismc run: missing --arg %s=VALUE\n", pi.name);
 			rc = PRISMC_EXIT_USAGE;
 			goto out;
 		}
-		if (parse_arg(&args[j], &pi, &pargs[i], bytes[i])) {
+		pargs[i].name = pi.name;
+		if (parse_value(kv, pi.type == PRISM_TYPE_BYTES ? pi.size : 0, &pargs[i].u64,
+		                bytes[i])) {
 			rc = PRISMC_EXIT_USAGE;
 			goto out;
 		}
+		if (pi.type == PRISM_TYPE_BYTES) {
+			pargs[i].bytes = bytes[i];
+			pargs[i].len = pi.size;
+		}
 	}
 
-	uint8_t result[4096] = {0};
+	static uint8_t result[RUN_ARG_BYTES];
 	struct prism_call c = {.sz = sizeof(c),
-	                       .entry = NULL,
+	                       .entry = prism_program__entry_name(prog, 0),
 	                       .args = pargs,
 	                       .nargs = (size_t)np,
 	                       .result = result,
 	                       .result_cap = sizeof(result)};
 
-	c.entry = prism_program__entry_name(prog, 0);
+	memset(result, 0, sizeof(result));
 	rc = prism_client__invoke(cl, &c, NULL);
 	if (rc) {
 		fprintf(stderr, "prismc run: invocation failed: %s\n", prism_strerror(rc));
 		rc = PRISMC_EXIT_ERRORS;
 		goto out;
 	}
-	report(cl, e, &c, prism_device__profile(dev) ? prism_device__profile(dev) : profile, json);
-	rc = PRISMC_EXIT_OK;
-	goto out;
-out_rc:
-	rc = PRISMC_EXIT_ERRORS;
+	struct outcome oc = {.entry = c.entry,
+	                     .status = c.status,
+	                     .ret_site = c.ret_site,
+	                     .engine =
+	                         prism_device__profile(dev) ? prism_device__profile(dev) : o->cost,
+	                     .virt_ns = c.virt_ns};
+
+	if (prism_client__result_count(cl, e) > 0) {
+		struct prism_result_info ri;
+
+		prism_client__result(cl, e, 0, &ri);
+		oc.value = result + ri.offset;
+		oc.value_len = ri.size;
+		oc.has_value = true;
+	}
+	report(&oc, o->json);
+	rc = save_images(o, &env);
+	if (!rc && o->trace && !o->json)
+		printf("  trace        %s (open in ui.perfetto.dev or chrome://tracing)\n",
+		       o->trace);
 out:
 	prism_client__close(cl);
 	prism_server__destroy(srv);
 	prism_program__close(prog);
 	prism_device__close(dev);
 	free(yaml);
-	if (trace && rc == PRISMC_EXIT_OK && !json)
-		printf("  trace        %s (open in ui.perfetto.dev or chrome://tracing)\n", trace);
 	return rc;
+}
+
+static int run_run(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+	    {"entry", required_argument, NULL, 'e'},    {"arg", required_argument, NULL, 'a'},
+	    {"region", required_argument, NULL, 'r'},   {"set", required_argument, NULL, 's'},
+	    {"set-file", required_argument, NULL, 'S'}, {"save", required_argument, NULL, 'o'},
+	    {"firmware", required_argument, NULL, 'f'}, {"profile", required_argument, NULL, 'f'},
+	    {"cost", required_argument, NULL, 'c'},     {"reference", no_argument, NULL, 'R'},
+	    {"trace", required_argument, NULL, 't'},    {"json", no_argument, NULL, 'j'},
+	    {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
+	};
+	static struct run_opts o;
+	int ch;
+
+	if (prismc_wants_help(argc, argv)) {
+		run_help(stdout);
+		return PRISMC_EXIT_OK;
+	}
+	memset(&o, 0, sizeof(o));
+	o.cost = "cx5";
+	optind = 0;
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+		struct kv kv;
+
+		switch (ch) {
+		case 'e':
+			o.entry = optarg;
+			break;
+		case 'a':
+		case 'r':
+		case 'o': {
+			const char *opt = ch == 'a' ? "arg" : ch == 'r' ? "region" : "save";
+			unsigned *n = ch == 'a' ? &o.nargs : ch == 'r' ? &o.nregs : &o.nsaves;
+			unsigned cap = ch == 'a' ? RUN_MAX_ARGS : RUN_MAX_REGIONS;
+
+			if (split_kv(optarg, &kv) || *n == cap) {
+				fprintf(stderr, "prismc run: --%s wants NAME=VALUE (at most %u)\n",
+				        opt, cap);
+				return PRISMC_EXIT_USAGE;
+			}
+			(ch == 'a' ? o.args : ch == 'r' ? o.regs : o.saves)[(*n)++] = kv;
+			break;
+		}
+		case 's':
+		case 'S':
+			if (o.nsets == RUN_MAX_SETS) {
+				fprintf(stderr, "prismc run: at most %u --set/--set-file\n",
+				        RUN_MAX_SETS);
+				return PRISMC_EXIT_USAGE;
+			}
+			o.set_is_file[o.nsets] = ch == 'S';
+			o.sets[o.nsets++] = optarg;
+			break;
+		case 'f':
+			if (prismc_firmware_arg("run", argv[optind - 1], optarg, &o.firmware))
+				return PRISMC_EXIT_USAGE;
+			break;
+		case 'c':
+			o.cost = optarg;
+			break;
+		case 'R':
+			o.reference = true;
+			break;
+		case 't':
+			o.trace = optarg;
+			break;
+		case 'j':
+			o.json = true;
+			break;
+		default:
+			fprintf(stderr, "prismc run: bad option '%s' (see --help)\n",
+			        argv[optind - 1]);
+			return PRISMC_EXIT_USAGE;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, "prismc run: need one .prism or .chain file\n");
+		return PRISMC_EXIT_USAGE;
+	}
+	o.path = argv[optind];
+	if (o.reference) {
+		size_t pl = strlen(o.path);
+
+		if (pl > 6 && !strcmp(o.path + pl - 6, ".chain")) {
+			fprintf(stderr, "prismc run: --reference interprets the source: give the "
+			                ".prism file\n");
+			return PRISMC_EXIT_USAGE;
+		}
+		if (o.trace) {
+			fprintf(stderr,
+			        "prismc run: --trace traces the NIC; not with --reference\n");
+			return PRISMC_EXIT_USAGE;
+		}
+		return run_reference(&o);
+	}
+	return run_nic(&o);
 }
 
 const struct prismc_cmd cmd_run = {

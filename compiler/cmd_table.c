@@ -38,14 +38,3 @@ const struct prismc_cmd *prismc_find_cmd(const char *name)
 			return prismc_cmds[i];
 	return NULL;
 }
-
-int prismc_wants_help(int argc, char **argv)
-{
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--") == 0)
-			return 0;
-		if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0)
-			return 1;
-	}
-	return 0;
-}

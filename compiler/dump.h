@@ -17,6 +17,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include <prism/wqe.h>
+
 #include "core/chainobj.h"
 
 #define DUMP_RAW (1u << 0) /* append each WQE's bytes in hex */
@@ -59,6 +61,9 @@ struct dump_cost_profile {
  */
 int dump_cost_profile_builtin(const char *name, struct dump_cost_profile *out, char *err,
                               size_t errlen);
+/* A built-in profile by name, else a profile YAML file (`--cost`). */
+int dump_cost_profile_load(const char *spec, struct dump_cost_profile *out, char *err,
+                           size_t errlen);
 /* The cx5 profile, loaded once; never NULL (the built-in text is fixed). */
 const struct dump_cost_profile *dump_cost_cx5(void);
 
@@ -66,9 +71,11 @@ void dump_compute_stats(const struct chainobj *o, const struct dump_cost_profile
                         struct dump_stats *st);
 
 int dump_text(FILE *out, const struct chainobj *o, unsigned flags);
-int dump_stats_text(FILE *out, const struct chainobj *o);
+/* @cost: the profile of the latency prediction (NULL: cx5). */
+int dump_stats_text(FILE *out, const struct chainobj *o, const struct dump_cost_profile *cost);
 int dump_dot(FILE *out, const struct chainobj *o);
-int dump_json(FILE *out, const struct chainobj *o, unsigned flags);
+int dump_json(FILE *out, const struct chainobj *o, unsigned flags,
+              const struct dump_cost_profile *cost);
 
 /* ---- shared by the renderers (dump_xref.c) ---- */
 
@@ -85,7 +92,9 @@ void dump_rwqe_line(const struct chainobj_queue *q, const struct chainobj_wqe *w
                     char *buf, size_t len);
 /* Opcode of an SQ template (0xff when it does not decode). */
 uint8_t dump_wqe_opcode(const struct chainobj_wqe *w);
-/* Target of the CQN / QPN relocation at SQ template (q, i), or -1. */
-int dump_reloc_target(const struct chainobj *o, uint32_t q, uint32_t i, enum chainobj_reloc_kind k);
+/* Target of the CQN / QPN relocation of kind @k in field @field of SQ
+ * template (q, i), or -1. */
+int dump_reloc_target(const struct chainobj *o, uint32_t q, uint32_t i, enum chainobj_reloc_kind k,
+                      enum prism_wqe_field field);
 
 #endif /* PRISMC_DUMP_H */

@@ -86,11 +86,13 @@ int dump_dot(FILE *f, const struct chainobj *o)
 
 			node_id(from, sizeof(from), qi, CHAINOBJ_RING_SQ, i);
 			if (op == PRISM_OP_CQE_WAIT) {
-				t = dump_reloc_target(o, qi, i, CHAINOBJ_RELOC_CQN);
+				t = dump_reloc_target(o, qi, i, CHAINOBJ_RELOC_CQN,
+				                      PRISM_FIELD_WAIT_EN_OBJ);
 				if (t >= 0)
 					wait_edges(f, o, t, from);
 			} else if (op == PRISM_OP_SEND_ENABLE || op == PRISM_OP_RECV_ENABLE) {
-				t = dump_reloc_target(o, qi, i, CHAINOBJ_RELOC_QPN);
+				t = dump_reloc_target(o, qi, i, CHAINOBJ_RELOC_QPN,
+				                      PRISM_FIELD_WAIT_EN_OBJ);
 				if (t >= 0) {
 					bool rq = op == PRISM_OP_RECV_ENABLE;
 

@@ -207,7 +207,7 @@ static void jentries(FILE *f, const struct chainobj *o)
 	fprintf(f, "],\n");
 }
 
-static void jsummary(FILE *f, const struct chainobj *o)
+static void jsummary(FILE *f, const struct chainobj *o, const struct dump_cost_profile *cost)
 {
 	const struct chainobj_summary *s = &o->summary;
 	struct dump_stats st;
@@ -229,7 +229,7 @@ static void jsummary(FILE *f, const struct chainobj *o)
 		jaccess(f, s->touched[i].access);
 		fputc('}', f);
 	}
-	dump_compute_stats(o, dump_cost_cx5(), &st);
+	dump_compute_stats(o, cost, &st);
 	fprintf(
 	    f,
 	    "]},\n\"stats\":{\"wqes\":%u,\"recvs\":%u,\"copy\":%u,\"atomic\":%u,\"ordering\":%u,"
@@ -237,11 +237,14 @@ static void jsummary(FILE *f, const struct chainobj *o)
 	    "\"signaled\":%u,\"fenced\":%u,\"profile\":\"%s\",\"predicted_us\":%.2f}\n",
 	    st.wqes, st.recvs, st.by_class[PRISM_CLASS_COPY], st.by_class[PRISM_CLASS_ATOMIC],
 	    st.by_class[PRISM_CLASS_ORDERING], st.wq_ordered, st.completion_ordered,
-	    st.doorbell_ordered, st.signaled, st.fenced, dump_cost_cx5()->name, st.predicted_us);
+	    st.doorbell_ordered, st.signaled, st.fenced, cost->name, st.predicted_us);
 }
 
-int dump_json(FILE *f, const struct chainobj *o, unsigned flags)
+int dump_json(FILE *f, const struct chainobj *o, unsigned flags,
+              const struct dump_cost_profile *cost)
 {
+	if (!cost)
+		cost = dump_cost_cx5();
 	fprintf(f, "{\"schema\":%u,\"program\":", o->schema);
 	jstr(f, o->program);
 	fprintf(f,
@@ -316,7 +319,7 @@ int dump_json(FILE *f, const struct chainobj *o, unsigned flags)
 		fprintf(f, "]}");
 	}
 	fprintf(f, "],\n");
-	jsummary(f, o);
+	jsummary(f, o, cost);
 	fprintf(f, "}\n");
 	return ferror(f) ? -1 : 0;
 }

@@ -28,6 +28,18 @@
 #include "compiler/dump.h"
 #include "sim/cost_profile.h"
 
+static void from_sim(const struct sim_cost_profile *p, struct dump_cost_profile *out)
+{
+	memset(out, 0, sizeof(*out));
+	snprintf(out->name, sizeof(out->name), "%s", p->name);
+	out->noop_us = p->latency_ns[SIM_VERB_NOP] / 1000.0;
+	out->wq_ordered_us = p->chain_ns[SIM_ORDER_WQ] / 1000.0;
+	out->completion_us = p->chain_ns[SIM_ORDER_COMPLETION] / 1000.0;
+	out->doorbell_us = p->chain_ns[SIM_ORDER_DOORBELL] / 1000.0;
+	out->write_us = p->latency_ns[SIM_VERB_WRITE] / 1000.0;
+	out->read_atomic_us = p->latency_ns[SIM_VERB_READ] / 1000.0;
+}
+
 int dump_cost_profile_builtin(const char *name, struct dump_cost_profile *out, char *err,
                               size_t errlen)
 {
@@ -40,14 +52,27 @@ int dump_cost_profile_builtin(const char *name, struct dump_cost_profile *out, c
 			snprintf(err, errlen, "%s", diag.msg);
 		return rc;
 	}
-	memset(out, 0, sizeof(*out));
-	snprintf(out->name, sizeof(out->name), "%s", p.name);
-	out->noop_us = p.latency_ns[SIM_VERB_NOP] / 1000.0;
-	out->wq_ordered_us = p.chain_ns[SIM_ORDER_WQ] / 1000.0;
-	out->completion_us = p.chain_ns[SIM_ORDER_COMPLETION] / 1000.0;
-	out->doorbell_us = p.chain_ns[SIM_ORDER_DOORBELL] / 1000.0;
-	out->write_us = p.latency_ns[SIM_VERB_WRITE] / 1000.0;
-	out->read_atomic_us = p.latency_ns[SIM_VERB_READ] / 1000.0;
+	from_sim(&p, out);
+	return 0;
+}
+
+int dump_cost_profile_load(const char *spec, struct dump_cost_profile *out, char *err,
+                           size_t errlen)
+{
+	struct sim_cost_profile p;
+	struct sim_cost_diag diag;
+	int rc;
+
+	/* a built-in name, as the software NIC's --cost takes it, else a file */
+	if (dump_cost_profile_builtin(spec, out, NULL, 0) == 0)
+		return 0;
+	rc = sim_cost_profile_load_file(spec, &p, &diag);
+	if (rc < 0) {
+		if (err && errlen)
+			snprintf(err, errlen, "%s", diag.msg[0] ? diag.msg : strerror(-rc));
+		return rc;
+	}
+	from_sim(&p, out);
 	return 0;
 }
 
@@ -172,9 +197,9 @@ static void laps_text(FILE *f, const struct chainobj *o)
 	}
 }
 
-int dump_stats_text(FILE *f, const struct chainobj *o)
+int dump_stats_text(FILE *f, const struct chainobj *o, const struct dump_cost_profile *cost)
 {
-	const struct dump_cost_profile *cx5 = dump_cost_cx5();
+	const struct dump_cost_profile *cx5 = cost ? cost : dump_cost_cx5();
 	struct dump_stats st;
 
 	dump_compute_stats(o, cx5, &st);

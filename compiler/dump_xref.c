@@ -96,13 +96,24 @@ uint8_t dump_wqe_opcode(const struct chainobj_wqe *w)
 	return dec.ctrl.opcode;
 }
 
-int dump_reloc_target(const struct chainobj *o, uint32_t q, uint32_t i, enum chainobj_reloc_kind k)
+int dump_reloc_target(const struct chainobj *o, uint32_t q, uint32_t i, enum chainobj_reloc_kind k,
+                      enum prism_wqe_field field)
 {
+	const struct chainobj_wqe *w = &o->queues[q].sq[i];
+	struct prism_wqe dec;
+	uint32_t off, len;
+
+	/* A WQE may carry several relocations of one kind (an ENABLE has its
+	 * own QPN in the control segment and the enabled queue's in the
+	 * wait/enable segment): the field says which one is meant. */
+	if (prism_wqe_decode(w->bytes, w->len, &dec, NULL) < 0 ||
+	    prism_wqe_field_offset(&dec, field, &off, &len))
+		return -1;
 	for (uint32_t r = 0; r < o->n_relocs; r++) {
 		const struct chainobj_reloc *rl = &o->relocs[r];
 
 		if (rl->kind == k && rl->site.queue == q && rl->site.ring == CHAINOBJ_RING_SQ &&
-		    rl->site.wqe == i)
+		    rl->site.wqe == i && rl->site.offset >= off && rl->site.offset < off + len)
 			return (int)rl->target;
 	}
 	return -1;

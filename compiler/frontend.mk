@@ -9,7 +9,8 @@
 FRONTEND_SRCS := compiler/diag.c compiler/ast.c compiler/parse.c compiler/check.c \
 	compiler/check_expr.c compiler/check_taint.c compiler/frontend.c
 
-PRISMC_SRCS += compiler/prismc.c compiler/cmd_table.c compiler/cmd_check.c $(FRONTEND_SRCS)
+PRISMC_SRCS += compiler/prismc.c compiler/cmd_table.c compiler/cmd_opts.c compiler/cmd_check.c \
+	$(FRONTEND_SRCS)
 PRISMC_GEN  += $(O)/gen/parser.c $(O)/gen/lexer.c
 FRONTEND_GEN_SRCS := $(O)/gen/parser.c $(O)/gen/lexer.c
 FRONTEND_GEN_OBJS := $(O)/gen/parser.o $(O)/gen/lexer.o

@@ -951,7 +951,8 @@ bool lower_finish_reads(struct lower_ctx *c)
 	uint32_t junk = 0;
 	for (unsigned i = 0; i < c->n_reads; i++) {
 		struct lread *r = &c->reads[i];
-		qsort(r->picks, r->n, sizeof(*r->picks), cmp_pick);
+		if (r->n) /* qsort's base must not be NULL, even for 0 elements */
+			qsort(r->picks, r->n, sizeof(*r->picks), cmp_pick);
 		uint32_t cur = 0;
 		for (unsigned k = 0; k < r->n; k++) {
 			if (r->picks[k].off > cur && r->picks[k].off - cur > junk)

@@ -1,3 +1,7 @@
 # compiler/run.mk - the subcommands that run programs on a NIC: `prismc run`
 # (embedded software NIC) and `prismc post` (install on a running server).
-PRISMC_SRCS += compiler/cmd_run.c compiler/cmd_post.c compiler/chain_source.c
+# the reference interpreter (the language's executable definition) and the
+# region images `run` fills; test suites link INTERP_SRCS.
+INTERP_SRCS := compiler/interp.c
+PRISMC_SRCS += compiler/cmd_run.c compiler/cmd_post.c compiler/chain_source.c \
+	compiler/run_image.c $(INTERP_SRCS)

@@ -61,9 +61,9 @@ static void round_trip_entry(const char *path, const char *entry)
 		FILE *f = open_memstream(&t, &tl);
 
 		assert_int_equal(dump_text(f, back, flags), 0);
-		assert_int_equal(dump_stats_text(f, back), 0);
+		assert_int_equal(dump_stats_text(f, back, NULL), 0);
 		assert_int_equal(dump_dot(f, back), 0);
-		assert_int_equal(dump_json(f, back, flags), 0);
+		assert_int_equal(dump_json(f, back, flags, NULL), 0);
 		fclose(f);
 		assert_non_null(strstr(t, "predicted latency (cx5"));
 		free(t);

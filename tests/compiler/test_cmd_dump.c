@@ -203,6 +203,68 @@ static void test_dump_prism_source(void **state)
 	assert_int_equal(r.rc, PRISMC_EXIT_OK);
 	assert_non_null(strstr(r.out, "predicted latency (cx5"));
 	release(&r);
+	/* the cost profile by name or as a YAML file; --firmware is --profile */
+	r = run("--stats", "--firmware", "strict", "--cost", "profiles/cx5.yaml",
+	        "lib/chains/hash_get.prism", NULL);
+	assert_int_equal(r.rc, PRISMC_EXIT_OK);
+	assert_non_null(strstr(r.out, "predicted latency (cx5"));
+	release(&r);
+	r = run("--stats", "--cost", "nope", "lib/chains/hash_get.prism", NULL);
+	assert_int_equal(r.rc, PRISMC_EXIT_USAGE);
+	assert_non_null(strstr(r.err, "prismc dump: --cost nope: "));
+	release(&r);
+	r = run("--stats", "--firmware", "cx5", "lib/chains/hash_get.prism", NULL);
+	assert_int_equal(r.rc, PRISMC_EXIT_USAGE);
+	assert_non_null(strstr(r.err, "is a cost profile"));
+	release(&r);
+}
+
+/*
+ * The picture of a compiled program (not the hand-built fixture:
+ * tests/compiler/golden/hash_get.chain is `prismc compile
+ * lib/chains/hash_get.prism`, kept as an object so that the picture does not
+ * move with the back end): pinned to a golden file (regenerate with
+ * PRISM_UPDATE_GOLDEN=1 and review), and every ENABLE arrow leaves its own
+ * queue's cluster (`q<N>_s<i>`): an ENABLE starts another queue, never the
+ * head of the sender's own.
+ */
+static void test_dump_dot_compiled_enables(void **state)
+{
+	static const char *golden = "tests/compiler/golden/hash_get.compiled.dot";
+	struct run_result r = run("--dot", "tests/compiler/golden/hash_get.chain", NULL);
+	unsigned enables = 0;
+
+	assert_int_equal(r.rc, PRISMC_EXIT_OK);
+	for (const char *l = r.out; (l = strstr(l, "label=\"enable\"")); l++) {
+		const char *start = l;
+		unsigned from_q, to_q;
+
+		while (start > r.out && start[-1] != '\n')
+			start--;
+		assert_int_equal(sscanf(start, "  q%u_%*[sr]%*u -> q%u_", &from_q, &to_q), 2);
+		assert_int_not_equal(from_q, to_q);
+		enables++;
+	}
+	assert_true(enables >= 2);
+	if (getenv("PRISM_UPDATE_GOLDEN")) {
+		FILE *f = fopen(golden, "w");
+
+		assert_non_null(f);
+		fputs(r.out, f);
+		fclose(f);
+	}
+	FILE *f = fopen(golden, "r");
+
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	char *want = read_all(f);
+
+	fclose(f);
+	if (strcmp(r.out, want))
+		print_error("%s differs; got:\n%s\n", golden, r.out);
+	assert_string_equal(r.out, want);
+	free(want);
+	release(&r);
 }
 
 static void test_dump_prism_with_errors(void **state)
@@ -230,6 +292,7 @@ int main(void)
 	    cmocka_unit_test(test_dump_usage_and_io_errors),
 	    cmocka_unit_test(test_dump_prism_source),
 	    cmocka_unit_test(test_dump_prism_with_errors),
+	    cmocka_unit_test(test_dump_dot_compiled_enables),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -32,7 +32,7 @@ static int r_text(FILE *f, const struct chainobj *o, unsigned flags)
 
 static int r_stats(FILE *f, const struct chainobj *o, unsigned flags)
 {
-	return dump_stats_text(f, o);
+	return dump_stats_text(f, o, NULL);
 }
 
 static int r_dot(FILE *f, const struct chainobj *o, unsigned flags)
@@ -42,7 +42,7 @@ static int r_dot(FILE *f, const struct chainobj *o, unsigned flags)
 
 static int r_json(FILE *f, const struct chainobj *o, unsigned flags)
 {
-	return dump_json(f, o, flags);
+	return dump_json(f, o, flags, NULL);
 }
 
 static char *render(render_fn fn, const struct chainobj *o, unsigned flags)

@@ -214,6 +214,11 @@ static void test_check_runs_back_end(void **state)
 	assert_int_equal(run(args, &out), 1);
 	assert_non_null(strstr(out, ":9:2: error: a recycled loop needs the relaxed firmware"));
 	free(out);
+	/* --firmware is the same option (--profile its older spelling) */
+	snprintf(args, sizeof(args), "check --firmware strict %s", path);
+	assert_int_equal(run(args, &out), 1);
+	assert_non_null(strstr(out, ":9:2: error: a recycled loop needs the relaxed firmware"));
+	free(out);
 	snprintf(args, sizeof(args), "check --profile lax %s", path);
 	assert_int_equal(run(args, &out), 2);
 	free(out);

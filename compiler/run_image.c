@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * compiler/run_image.c - region images for `prismc run` (run_image.h).
+ *
+ * Must not: print; every failure is a message in the caller's buffer.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compiler/run_image.h"
+#include "core/chainobj.h"
+
+static const struct interp_region *find(const struct interp_env *env, const char *name, size_t len)
+{
+	for (size_t i = 0; i < env->nregions; i++)
+		if (strlen(env->regions[i].name) == len && !memcmp(env->regions[i].name, name, len))
+			return &env->regions[i];
+	return NULL;
+}
+
+/* "REGION[+OFF]" up to @end: the region and the offset. */
+static int region_offset(const struct interp_env *env, const char *s, const char *end,
+                         const struct interp_region **r, uint64_t *off, char *err, size_t errlen)
+{
+	const char *plus = memchr(s, '+', (size_t)(end - s));
+	const char *name_end = plus ? plus : end;
+	char *e;
+
+	*r = find(env, s, (size_t)(name_end - s));
+	if (!*r) {
+		snprintf(err, errlen, "no region '%.*s'", (int)(name_end - s), s);
+		return -1;
+	}
+	*off = 0;
+	if (plus) {
+		errno = 0;
+		*off = strtoull(plus + 1, &e, 0);
+		if (errno || e != end || plus + 1 == end) {
+			snprintf(err, errlen, "'%.*s' is not an offset", (int)(end - plus - 1),
+			         plus + 1);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+int run_image_set(const struct interp_env *env, const char *spec, char *err, size_t errlen)
+{
+	const char *eq = strchr(spec, '='), *colon = eq ? strchr(eq, ':') : NULL;
+	const struct interp_region *r;
+	uint64_t off, v;
+	enum ast_scalar sc;
+
+	if (!eq || !colon) {
+		snprintf(err, errlen, "'%s': expected REGION[+OFF]=TYPE:VALUE", spec);
+		return -1;
+	}
+	if (region_offset(env, spec, eq, &r, &off, err, errlen))
+		return -1;
+	const char *type = eq + 1, *val = colon + 1;
+	size_t tlen = (size_t)(colon - type);
+
+	if (tlen == 3 && !memcmp(type, "hex", 3)) {
+		size_t n = strlen(val);
+
+		if (n % 2 || !n || off > r->size || n / 2 > r->size - off) {
+			snprintf(err, errlen,
+			         "'%s': %zu hex digits at offset %llu of '%s' (%llu bytes)", spec,
+			         n, (unsigned long long)off, r->name, (unsigned long long)r->size);
+			return -1;
+		}
+		for (size_t i = 0; i < n / 2; i++) {
+			int hi = hexval(val[2 * i]), lo = hexval(val[2 * i + 1]);
+
+			if (hi < 0 || lo < 0) {
+				snprintf(err, errlen, "'%s': not hex", spec);
+				return -1;
+			}
+			r->bytes[off + i] = (uint8_t)(hi << 4 | lo);
+		}
+		return 0;
+	}
+	if (!ast_scalar_lookup(type, tlen, &sc)) {
+		snprintf(err, errlen, "'%s': unknown type '%.*s' (a scalar such as be64, or hex)",
+		         spec, (int)tlen, type);
+		return -1;
+	}
+	const struct ast_scalar_info *si = &ast_scalar_table[sc];
+
+	if (val[0] == '&') {
+		const struct interp_region *t;
+		uint64_t toff;
+
+		if (si->bytes != 8) {
+			snprintf(err, errlen, "'%s': a pointer is stored as be64 or le64", spec);
+			return -1;
+		}
+		if (region_offset(env, val + 1, val + strlen(val), &t, &toff, err, errlen))
+			return -1;
+		if (toff >= t->size) {
+			snprintf(err, errlen, "'%s': offset %llu is outside '%s' (%llu bytes)",
+			         spec, (unsigned long long)toff, t->name,
+			         (unsigned long long)t->size);
+			return -1;
+		}
+		v = t->addr + toff;
+	} else {
+		char *e;
+
+		errno = 0;
+		v = strtoull(val, &e, 0);
+		if (errno || *e || !*val || (si->bytes < 8 && v >> (8 * si->bytes))) {
+			snprintf(err, errlen, "'%s': '%s' is not a %s", spec, val, si->spelling);
+			return -1;
+		}
+	}
+	if (off > r->size || si->bytes > r->size - off) {
+		snprintf(err, errlen, "'%s': %u bytes at offset %llu are outside '%s' (%llu bytes)",
+		         spec, si->bytes, (unsigned long long)off, r->name,
+		         (unsigned long long)r->size);
+		return -1;
+	}
+	chainobj_put_uint(r->bytes + off, si->bytes,
+	                  si->order == AST_ORDER_LE ? CHAINOBJ_ORDER_LITTLE : CHAINOBJ_ORDER_BIG,
+	                  v);
+	return 0;
+}
+
+int run_image_set_file(const struct interp_env *env, const char *path, char *err, size_t errlen)
+{
+	FILE *f = fopen(path, "r");
+	char line[1024];
+	unsigned n = 0;
+
+	if (!f) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		char *s = line, *hash = strchr(line, '#'), msg[256];
+
+		n++;
+		if (hash)
+			*hash = 0;
+		while (*s == ' ' || *s == '\t')
+			s++;
+		size_t l = strlen(s);
+
+		while (l && (s[l - 1] == '\n' || s[l - 1] == ' ' || s[l - 1] == '\t' ||
+		             s[l - 1] == '\r'))
+			s[--l] = 0;
+		if (!l)
+			continue;
+		if (run_image_set(env, s, msg, sizeof(msg))) {
+			snprintf(err, errlen, "%s:%u: %s", path, n, msg);
+			fclose(f);
+			return -1;
+		}
+	}
+	fclose(f);
+	return 0;
+}
+
+int run_image_load(const struct interp_env *env, const char *name, const char *path, char *err,
+                   size_t errlen)
+{
+	const struct interp_region *r = find(env, name, strlen(name));
+	FILE *f;
+
+	if (!r) {
+		snprintf(err, errlen, "--region %s: the program declares no such region", name);
+		return -1;
+	}
+	f = fopen(path, "rb");
+	if (!f) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	size_t got = fread(r->bytes, 1, r->size, f);
+	bool larger = fgetc(f) != EOF;
+
+	fclose(f);
+	(void)got;
+	if (larger) {
+		snprintf(err, errlen, "%s is larger than region '%s' (%llu bytes)", path, name,
+		         (unsigned long long)r->size);
+		return -1;
+	}
+	return 0;
+}
+
+int run_image_save(const struct interp_env *env, const char *name, const char *path, char *err,
+                   size_t errlen)
+{
+	const struct interp_region *r = find(env, name, strlen(name));
+	FILE *f;
+
+	if (!r) {
+		snprintf(err, errlen, "--save %s: the program declares no such region", name);
+		return -1;
+	}
+	f = fopen(path, "wb");
+	if (!f || fwrite(r->bytes, 1, r->size, f) != r->size) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		if (f)
+			fclose(f);
+		return -1;
+	}
+	if (fclose(f)) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * compiler/run_image.h - region images for `prismc run`: contents from a
+ * file, and typed stores whose values may be symbolic pointers that are
+ * relocated to where the region really is.
+ *
+ *     --set REGION[+OFF]=TYPE:VALUE      TYPE a scalar (u8, be16, ..., le64)
+ *     VALUE: an integer (0x2a, 42), or &REGION[+OFF], the address of byte
+ *     OFF of REGION (be64 or le64 only: a pointer as the program stores it)
+ *     --set REGION[+OFF]=hex:BYTES       raw bytes
+ *
+ * Owns: parsing those specifications and applying them to images
+ * (struct interp_region: name, NIC-visible address, bytes, size).
+ * Must not: know whether the images belong to a software NIC or to the
+ * reference interpreter.
+ */
+#ifndef PRISMC_RUN_IMAGE_H
+#define PRISMC_RUN_IMAGE_H
+
+#include <stddef.h>
+
+#include "compiler/interp.h"
+
+/* Apply one `--set` specification.  0, or -1 with @err filled. */
+int run_image_set(const struct interp_env *env, const char *spec, char *err, size_t errlen);
+/* Apply a file of specifications, one a line; '#' starts a comment.
+ * 0, or -1 with @err filled (naming the line). */
+int run_image_set_file(const struct interp_env *env, const char *path, char *err, size_t errlen);
+/* Fill region @name from a file (not larger than the region; the rest
+ * stays as it is). */
+int run_image_load(const struct interp_env *env, const char *name, const char *path, char *err,
+                   size_t errlen);
+/* Write region @name's bytes to a file. */
+int run_image_save(const struct interp_env *env, const char *name, const char *path, char *err,
+                   size_t errlen);
+
+#endif /* PRISMC_RUN_IMAGE_H */
