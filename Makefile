@@ -183,7 +183,7 @@ test:
 	@rm -f build/test-tally
 	@$(MAKE) --no-print-directory check
 	@$(MAKE) --no-print-directory test-memcached
-	@$(MAKE) --no-print-directory SAN=1 check
+	@DIFFTEST_PROGRAMS=500 $(MAKE) --no-print-directory SAN=1 check
 	@$(MAKE) --no-print-directory fuzz-smoke
 	@$(MAKE) --no-print-directory install-check
 	@$(MAKE) --no-print-directory check-format

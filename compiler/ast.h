@@ -475,8 +475,15 @@ struct ast_decl {
 
 struct ast_arena;
 
+/* NIC behaviour a program relies on though no public source confirms it
+ * (`assume NAME;`, docs/language.md); recorded in the chain object. */
+enum ast_assume {
+	AST_ASSUME_FENCED_ENABLE = 1u << 0, /* fenced SEND_EN orders its fetch (nic-model 3.15a) */
+};
+
 struct ast_program {
 	const char *file; /* arena copy */
+	unsigned assumes; /* enum ast_assume bits */
 	struct ast_decl *decls;
 	struct ast_const *consts;
 	struct ast_struct *structs;

@@ -17,7 +17,8 @@
 	X(compile)                                                                                 \
 	X(dump)                                                                                    \
 	X(run)                                                                                     \
-	X(post)
+	X(post)                                                                                    \
+	X(devices)
 
 #define PRISMC_X_DECLARE(name) extern const struct prismc_cmd cmd_##name;
 PRISMC_COMMANDS(PRISMC_X_DECLARE)

@@ -32,6 +32,16 @@ int compile_ir(struct diag_ctx *d, struct ir_prog *p, const char *entry, struct 
 		diag_error(d, SRC_LOC_NONE, "emit: %s", err);
 		return PRISMC_EXIT_ERRORS;
 	}
+	/* the object says what NIC behaviour it relies on, where it does */
+	o->assumes = chain_verify_assumes(o);
+	if ((o->assumes & CHAINOBJ_ASSUME_FENCED_ENABLE) && !p->assume_fenced_enable) {
+		diag_error(d, SRC_LOC_NONE,
+		           "emit: a fenced SEND_EN without `assume fenced_enable;`");
+		chainobj_free(o);
+		return PRISMC_EXIT_INTERNAL;
+	}
+	if (o->assumes)
+		o->schema = CHAINOBJ_SCHEMA_ASSUME;
 	if (verify_taint(p, o, err, sizeof(err)) != 0) {
 		diag_error(d, SRC_LOC_NONE, "verifier: %s", err);
 		chainobj_free(o);
@@ -63,6 +73,7 @@ int compile_program(struct diag_ctx *d, const struct ast_program *prog,
 	struct ir_prog *p = lower_offload(d, prog, off, opts->profile);
 	if (!p)
 		return d->oom ? PRISMC_EXIT_INTERNAL : PRISMC_EXIT_ERRORS;
+	p->assume_fenced_enable = prog->assumes & AST_ASSUME_FENCED_ENABLE;
 	int rc = compile_ir(d, p, off->name, out);
 	if (opts->emit_ir && opts->ir_out) { /* also on failure: it shows why */
 		size_t need = ir_snprint(p, NULL, 0) + 1;

@@ -201,12 +201,15 @@ int dump_stats_text(FILE *f, const struct chainobj *o, const struct dump_cost_pr
 {
 	const struct dump_cost_profile *cx5 = cost ? cost : dump_cost_cx5();
 	struct dump_stats st;
+	bool lap = false;
 
+	for (uint32_t q = 0; q < o->n_queues; q++)
+		lap |= o->queues[q].recycle.max_laps != 0;
 	dump_compute_stats(o, cx5, &st);
 	fprintf(f,
 	        "program %s: %u queues, %u CQs, %u send WQEs, %u receive WQEs per invocation%s\n",
 	        o->program, o->n_queues, o->n_cqs, st.wqes, st.recvs,
-	        o->schema >= CHAINOBJ_SCHEMA_RECYCLE ? " (a recycled loop's lap once)" : "");
+	        lap ? " (a recycled loop's lap once)" : "");
 	fprintf(f, "by class: copy %u, atomic %u, ordering %u\n", st.by_class[PRISM_CLASS_COPY],
 	        st.by_class[PRISM_CLASS_ATOMIC], st.by_class[PRISM_CLASS_ORDERING]);
 	fprintf(f, "ordering: %u WQ-ordered, %u completion-ordered, %u doorbell-ordered steps\n",

@@ -52,15 +52,15 @@ static uint64_t tmpl_value(const struct ir_prog *p, const struct ir_val *v)
 		const struct ir_node *a = &p->nodes[v->a];
 		return a->slot + a->bbs + v->k; /* k: laps ahead, in BBs */
 	}
-	case IR_V_SEND_COUNT:
-		return p->nodes[v->a].count;
+	case IR_V_SEND_CQE: /* a WAIT posts the 0-based CQE number (rule 3.3) */
+		return p->nodes[v->a].count - 1u;
 	case IR_V_QUEUE_ENTRY: {
 		if (p->queues[v->a].entry_end < 0)
 			return 0; /* not scheduled yet (sizes only: lower_recycle.c) */
 		const struct ir_node *a = &p->nodes[p->queues[v->a].entry_end];
 		return a->slot + a->bbs;
 	}
-	case IR_V_RECV_COUNT:
+	case IR_V_RECV_CQE:
 		return v->k;
 	case IR_V_CTRL_WORD: {
 		const struct ir_node *a = &p->nodes[v->a];
@@ -221,15 +221,17 @@ static void reloc(struct emitter *e, uint32_t queue, enum chainobj_ring ring, ui
 		r.delta = a->slot + a->bbs + (v->kind == IR_V_ENABLE_THROUGH ? (uint32_t)v->k : 0);
 		break;
 	}
-	case IR_V_SEND_COUNT: {
+	case IR_V_SEND_CQE: {
+		/* node a's CQE is completion number count (1-based) of the
+		 * invocation, so its 0-based number is count - 1 */
 		const struct ir_node *a = &p->nodes[v->a];
 		r.kind = CHAINOBJ_RELOC_CQ_COUNT;
 		r.target = (uint32_t)e->cq_of_queue[a->queue];
 		r.stride = p->queues[a->queue].signaled;
-		r.delta = a->count;
+		r.delta = a->count - 1u;
 		break;
 	}
-	case IR_V_RECV_COUNT:
+	case IR_V_RECV_CQE:
 		r.kind = CHAINOBJ_RELOC_CQ_COUNT;
 		r.target = (uint32_t)e->rcq;
 		r.stride = 1;

@@ -64,8 +64,8 @@ enum ir_profile {
 	X(SEND_CQN, "scqn")         /* send CQ of queue a */                                       \
 	X(RECV_CQN, "rcqn")         /* receive CQ of queue a */                                    \
 	X(ENABLE_THROUGH, "enable") /* SQ counter just after node a (exclusive end) */             \
-	X(SEND_COUNT, "scount")     /* completions of node a's queue up to node a */               \
-	X(RECV_COUNT, "rcount")     /* receive completions of queue a: k per invocation */         \
+	X(SEND_CQE, "scqe")         /* 0-based number of node a's CQE in its send CQ (WAIT) */     \
+	X(RECV_CQE, "rcqe")         /* receive CQE number k of queue a, 0-based (WAIT) */          \
 	X(CTRL_WORD, "ctrl")        /* le64 of node a's ctrl bytes 0-7 with opcode k */            \
 	X(QUEUE_ENTRY, "entry")     /* SQ counter just after queue a's first segment */
 
@@ -159,7 +159,7 @@ struct ir_node {
 	uint32_t slot;    /* first BB, relative to the invocation base */
 	uint32_t bbs;     /* basic blocks */
 	uint32_t ds;      /* octowords */
-	uint32_t count;   /* SEND_COUNT of this node when signaled (1-based) */
+	uint32_t count;   /* completions of its queue up to it, when signaled (1-based) */
 	uint32_t exit_id; /* EXIT / RESPONSE nodes: exit number + 1, else 0 */
 	/* conn nodes: lane-0 data node count when appended; lane 0 enables
 	 * this node right before its anchor-th data node (or at its end) */
@@ -290,6 +290,9 @@ struct ir_prog {
 	int q_main;        /* queue whose end enables the responses (lane 0, or the
 	                    * continuation queue after its last loop) */
 	bool oom;          /* sticky allocation failure */
+	/* `assume fenced_enable;`: a fenced SEND_EN may stand in for WAIT +
+	 * SEND_EN (sched_barrier.c) and recycled laps are allowed */
+	bool assume_fenced_enable;
 };
 
 /* ---- lifetime ------------------------------------------------------------ */

@@ -340,6 +340,17 @@ bool lower_recycle(struct lower_ctx *c, const struct ast_stmt *s)
 		                        : "a bound of at most 64 unrolls the loop");
 		return false;
 	}
+	if (!(c->prog->assumes & AST_ASSUME_FENCED_ENABLE)) {
+		lower_error(
+		    c, s->loc,
+		    "a recycled loop's lap orders its SEND_ENs with fence bits, which no "
+		    "public source shows to hold a SEND_EN's fetch (docs/nic-model.md "
+		    "3.15a): declare `assume fenced_enable;` to rely on it (the loader then "
+		    "needs a device whose probe confirmed it), %s",
+		    bound <= MAX_UNROLL ? "or drop `recycle` to unroll the loop"
+		                        : "or use a bound of at most 64 to unroll the loop");
+		return false;
+	}
 	if (p->n_loops) {
 		lower_error(c, s->loc,
 		            "a recycled loop must be the only loop of its offload (the runtime "

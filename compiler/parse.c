@@ -137,6 +137,24 @@ void parse_decl_const(struct parse_state *ps, const char *name, struct src_loc l
 	add_decl(ps, AST_DECL_CONST, c);
 }
 
+/* assume = 'assume' IDENT ';' */
+void parse_decl_assume(struct parse_state *ps, const char *name, struct src_loc loc)
+{
+	static const struct {
+		const char *name;
+		unsigned bit;
+	} known[] = {{"fenced_enable", AST_ASSUME_FENCED_ENABLE}};
+
+	if (!name)
+		return;
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		if (!strcmp(name, known[i].name)) {
+			ps->prog->assumes |= known[i].bit;
+			return;
+		}
+	diag_error(ps->d, loc, "unknown assumption '%s' (known: fenced_enable)", name);
+}
+
 void parse_decl_struct(struct parse_state *ps, const char *name, struct src_loc loc,
                        struct parse_fields fields)
 {

@@ -94,6 +94,8 @@ void parse_decl_region(struct parse_state *ps, const char *name, struct src_loc 
                        struct ast_type *type, struct ast_expr *size, bool writable);
 void parse_decl_freelist(struct parse_state *ps, const char *name, struct src_loc loc,
                          struct ast_type *type, const char *region, struct src_loc region_loc);
+/* `assume NAME;`: the program relies on unconfirmed NIC behaviour NAME. */
+void parse_decl_assume(struct parse_state *ps, const char *name, struct src_loc loc);
 void parse_decl_offload(struct parse_state *ps, const char *name, struct src_loc loc,
                         struct parse_params params, struct ast_type *ret, struct ast_stmt *body);
 

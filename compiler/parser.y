@@ -66,6 +66,7 @@ static void parse_yyerror(PARSE_YYLTYPE *loc, struct parse_state *ps, void *scan
 %token IN "'in'" LET "'let'" IF "'if'" ELSE "'else'" WHILE "'while'" BOUND "'bound'"
 %token BREAK "'break'" RETURN "'return'" PARALLEL "'parallel'" TRUE "'true'"
 %token FALSE "'false'" SIZEOF "'sizeof'" RECYCLE "'recycle'"
+%token ASSUME "'assume'"
 %token EQ "'=='" NE "'!='" LE "'<='" GE "'>='" ANDAND "'&&'" OROR "'||'"
 %token SHL "'<<'" SHR "'>>'" ARROW "'->'" DOTDOT "'..'"
 
@@ -98,10 +99,12 @@ program
 	| program decl
 	;
 
-/* decl = const | struct | region | freelist | offload */
+/* decl = const | struct | region | freelist | offload | assume */
 decl
 	: CONST IDENT '=' expr ';'
 		{ parse_decl_const(ps, $2, L(@2), $4); }
+	| ASSUME IDENT ';'
+		{ parse_decl_assume(ps, $2, L(@2)); }
 	| STRUCT IDENT '{' field_list '}' semi_opt
 		{ parse_decl_struct(ps, $2, L(@2), $4); }
 	| REGION IDENT ':' type access ';'

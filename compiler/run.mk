@@ -4,4 +4,4 @@
 # region images `run` fills; test suites link INTERP_SRCS.
 INTERP_SRCS := compiler/interp.c
 PRISMC_SRCS += compiler/cmd_run.c compiler/cmd_post.c compiler/chain_source.c \
-	compiler/run_image.c $(INTERP_SRCS)
+	compiler/run_image.c compiler/cmd_devices.c $(INTERP_SRCS)

@@ -45,8 +45,8 @@ struct walk {
 	int first_en_target; /* node the entry enable must reach, -1 = end */
 	int last_data;       /* id of the latest data node appended to out, -1 */
 	/* the pending barrier waits only for READs/atomics of the lane itself:
-	 * in a loop's queues a fenced SEND_EN replaces the WAIT (nic model rule
-	 * 3.2: a fenced WQE starts after the earlier READs/atomics completed) */
+	 * in a loop's queues a fenced SEND_EN may replace the WAIT when the
+	 * program assumes fenced enables (nic model rule 3.15a) */
 	bool fence_only;
 };
 
@@ -81,14 +81,16 @@ static bool need(struct walk *w, int from, bool patch)
 
 /* In a loop's queues (the halting queue and its continuation), may the
  * enable that follows the pending waits carry a fence instead?  Only when
- * every node waited for is a READ/atomic of the lane: the fence then starts
- * the SEND_EN after all of them completed.  Returns the fence mode to put on
+ * the program assumes fenced enables (nic-model 3.15a: no public source;
+ * by default the barrier is RedN's proven WAIT + SEND_EN) and every node
+ * waited for is a READ/atomic of the lane: the fence then starts the
+ * SEND_EN after all of them completed.  Returns the fence mode to put on
  * that enable and drops the pending wait (marking the lane done). */
 static uint8_t fence_instead(struct walk *w)
 {
 	struct ir_prog *p = w->p;
 	const struct ir_queue *lq = &p->queues[w->lane];
-	bool ok = w->fence_only && (lq->halts || lq->no_entry);
+	bool ok = p->assume_fenced_enable && w->fence_only && (lq->halts || lq->no_entry);
 	for (unsigned q = 0; ok && q < p->n_queues; q++)
 		if (w->waits[q] >= 0 && (int)q != w->lane)
 			ok = false;
@@ -127,7 +129,7 @@ static int flush_waits(struct walk *w)
 		/* ir_append put it at the end of the lane's list; we rebuild the
 		 * order in w->out, so take it back out of the live list. */
 		p->queues[w->lane].n--;
-		n->we_index = ir_v(IR_V_SEND_COUNT, a, 0);
+		n->we_index = ir_v(IR_V_SEND_CQE, a, 0);
 		n->we_obj = ir_v(IR_V_SEND_CQN, (int)q, 0);
 		n->what = "barrier wait";
 		push(w, n->id);
@@ -390,7 +392,7 @@ int sched_barriers(struct ir_prog *p)
 		if (!wt) {
 			rc = -1;
 		} else {
-			wt->we_index = ir_v(IR_V_RECV_COUNT, p->q_conn, 1);
+			wt->we_index = ir_v(IR_V_RECV_CQE, p->q_conn, 0);
 			wt->we_obj = ir_v(IR_V_RECV_CQN, p->q_conn, 0);
 			wt->what = "entry: arguments arrived";
 		}

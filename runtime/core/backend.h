@@ -53,7 +53,7 @@ enum core_qp_flags {
 	CORE_QP_CROSS_CHANNEL = 1u << 0,
 	CORE_QP_MANAGED_SEND = 1u << 1,
 	CORE_QP_MANAGED_RECV = 1u << 2,
-	CORE_QP_IGNORE_SQ_OVERFLOW = 1u << 3,
+	/* 1u << 3 unused: nothing bounds SEND_EN by the send doorbell record */
 	CORE_QP_IGNORE_RQ_OVERFLOW = 1u << 4,
 };
 

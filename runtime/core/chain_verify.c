@@ -6,8 +6,8 @@
  *   - a managed queue fetches a WQE only once a SEND_EN covering its counter
  *     executed (RedN 3.1; DESIGN contract 3), so "enabled after the writer
  *     completed" = the first SEND_EN whose range covers the WQE comes after,
- *     in its own queue, a WAIT on the writer's CQ for a count that includes
- *     the writer (CQEs of one queue arrive in order);
+ *     in its own queue, a WAIT on the writer's CQ for a CQE number at or
+ *     after the writer's (CQEs of one queue arrive in order);
  *   - the entry WAIT on the connection's receive CQ orders every RECV scatter.
  * Counts and enable ranges are read from the SQ_COUNT / CQ_COUNT relocation
  * deltas (per-invocation offsets), so the check holds for every invocation.
@@ -145,7 +145,9 @@ static bool waited(const struct vctx *v, uint32_t q, uint32_t pos, uint32_t wq, 
 		/* a WAIT for a later WQE of its own queue never fires */
 		if (!writer_is_recv && wq == q && ww >= i)
 			continue;
-		if (ri->delta >= (writer_is_recv ? 1u : need))
+		/* the WAIT's index is a 0-based CQE number (rule 3.3): it
+		 * releases once completion number delta + 1 exists */
+		if (writer_is_recv || ri->delta + 1u >= need)
 			return true;
 	}
 	/* a queue's own earlier WAITs are not the only source: an enable chain
@@ -1149,6 +1151,26 @@ static int run(const struct chainobj *o, uint32_t budget, struct chain_verify_re
 	free(v.ens);
 	free(sorted);
 	return rc;
+}
+
+uint32_t chain_verify_assumes(const struct chainobj *o)
+{
+	uint32_t a = 0;
+
+	for (uint32_t q = 0; q < o->n_queues; q++)
+		for (uint32_t i = 0; i < o->queues[q].n_sq; i++) {
+			const struct chainobj_wqe *t = &o->queues[q].sq[i];
+			struct prism_wqe w;
+
+			if (o->queues[q].managed_send && t->len > PRISM_WQE_BB)
+				a |= CHAINOBJ_ASSUME_SEND_EN_BB_UNITS;
+			if (prism_wqe_decode(t->bytes, t->len, &w, NULL) > 0 &&
+			    (w.ctrl.opcode == PRISM_OP_SEND_ENABLE ||
+			     w.ctrl.opcode == PRISM_OP_RECV_ENABLE) &&
+			    prism_ctrl_fence(&w.ctrl) != PRISM_FENCE_NONE)
+				a |= CHAINOBJ_ASSUME_FENCED_ENABLE;
+		}
+	return a;
 }
 
 int chain_verify(const struct chainobj *o, uint32_t wr_budget, struct chain_verify_report *rep)

@@ -70,6 +70,12 @@ bool chain_verify_client_field_ok(const struct chainobj *o, const struct prism_w
 /* Verify @o.  Returns 0, or -EINVAL with @rep describing the first problem. */
 int chain_verify(const struct chainobj *o, uint32_t wr_budget, struct chain_verify_report *rep);
 
+/* The NIC behaviour @o's WQEs rely on (CHAINOBJ_ASSUME_* bits), read from
+ * the templates, whatever the object declares: a fenced SEND_EN / RECV_EN
+ * (fenced-enable), a managed send queue holding a WQE of more than one
+ * 64-byte block (send-en-bb-units: its SEND_EN indices count blocks). */
+uint32_t chain_verify_assumes(const struct chainobj *o);
+
 /* Verify and write the summary into @o (compiler side). */
 int chain_verify_fill_summary(struct chainobj *o, uint32_t wr_budget,
                               struct chain_verify_report *rep);

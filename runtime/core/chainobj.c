@@ -56,6 +56,12 @@ static const char *const rearm_names[] = {
     [CHAINOBJ_REARM_NIC_RECYCLE] = "nic-recycle",
 };
 
+static const char *const assume_names[] = {
+#define CHAINOBJ_X_NAME(e, name) [CHAINOBJ_ASSUME_BIT_##e] = name,
+    CHAINOBJ_ASSUMES(CHAINOBJ_X_NAME)
+#undef CHAINOBJ_X_NAME
+};
+
 #define TABLE_NAME(tab, i)                                                                         \
 	((size_t)(i) < sizeof(tab) / sizeof((tab)[0]) && (tab)[i] ? (tab)[i] : "?")
 
@@ -102,6 +108,11 @@ const char *chainobj_profile_name(enum chainobj_profile p)
 const char *chainobj_rearm_name(enum chainobj_rearm r)
 {
 	return TABLE_NAME(rearm_names, r);
+}
+
+const char *chainobj_assume_name(enum chainobj_assume_bit b)
+{
+	return TABLE_NAME(assume_names, b);
 }
 
 /* A copy through malloc (all of the object's memory comes from one allocator). */

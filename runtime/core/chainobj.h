@@ -28,7 +28,8 @@
 
 #define CHAINOBJ_SCHEMA_VERSION 1u /* what chainobj_new() sets: every object */
 #define CHAINOBJ_SCHEMA_RECYCLE 2u /* + queues[].recycle (recycled loops) */
-#define CHAINOBJ_SCHEMA_MAX     2u /* newest this build reads */
+#define CHAINOBJ_SCHEMA_ASSUME  3u /* + assumes (NIC behaviour the chain relies on) */
+#define CHAINOBJ_SCHEMA_MAX     3u /* newest this build reads */
 
 /* Limits the reader enforces (and the builders respect). */
 #define CHAINOBJ_NAME_MAX         63u /* identifiers: [A-Za-z_][A-Za-z0-9_.-]* */
@@ -79,6 +80,30 @@ enum chainobj_rearm {
 	CHAINOBJ_REARM_CPU_REPOST = 0,  /* runtime re-posts templates, counts += stride */
 	CHAINOBJ_REARM_NIC_RECYCLE = 1, /* chain wraps its rings itself (WAIT+ENABLE tail) */
 };
+
+/*
+ * NIC behaviour a chain relies on that the public sources do not settle
+ * (schema 3, `assumes:`).  A program opts into the fenced enable (`assume
+ * fenced_enable;`); the SEND_EN index unit matters only when a queue that
+ * SEND_EN runs holds a WQE of more than one 64-byte block (PCX counts
+ * blocks, MLNX_OFED libmlx5 work requests), which the compiler records.
+ * The loader recomputes both from the WQEs (chain_verify_assumes) and
+ * refuses the object on a device whose behaviour probe has not confirmed
+ * each (core/probe.h).  X(ENUM, "yaml-name").
+ */
+#define CHAINOBJ_ASSUMES(X)                                                                        \
+	X(FENCED_ENABLE, "fenced-enable")       /* nic-model 3.15a; opt-in */                      \
+	X(SEND_EN_BB_UNITS, "send-en-bb-units") /* a queue SEND_EN runs holds a WQE > 64 bytes */
+
+enum chainobj_assume_bit {
+#define CHAINOBJ_X_ENUM(e, name) CHAINOBJ_ASSUME_BIT_##e,
+	CHAINOBJ_ASSUMES(CHAINOBJ_X_ENUM)
+#undef CHAINOBJ_X_ENUM
+	    CHAINOBJ_ASSUME__COUNT
+};
+#define CHAINOBJ_ASSUME_FENCED_ENABLE    (1u << CHAINOBJ_ASSUME_BIT_FENCED_ENABLE)
+#define CHAINOBJ_ASSUME_SEND_EN_BB_UNITS (1u << CHAINOBJ_ASSUME_BIT_SEND_EN_BB_UNITS)
+#define CHAINOBJ_ASSUME_ALL              ((1u << CHAINOBJ_ASSUME__COUNT) - 1u)
 
 /* Parameter types: the checker's view of what the client sends. */
 enum chainobj_ptype {
@@ -343,7 +368,9 @@ struct chainobj_summary {
 };
 
 struct chainobj {
-	uint32_t schema; /* 1, or CHAINOBJ_SCHEMA_RECYCLE when a queue recycles */
+	uint32_t schema;  /* 1, CHAINOBJ_SCHEMA_RECYCLE when a queue recycles,
+	                     CHAINOBJ_SCHEMA_ASSUME when it assumes something */
+	uint32_t assumes; /* CHAINOBJ_ASSUME_* bits */
 	char *program;
 	enum chainobj_profile profile;
 	enum chainobj_rearm rearm;
@@ -421,6 +448,7 @@ enum chainobj_count_use chainobj_reloc_kind_count_use(enum chainobj_reloc_kind k
 const char *chainobj_role_name(enum chainobj_role r);
 const char *chainobj_profile_name(enum chainobj_profile p);
 const char *chainobj_rearm_name(enum chainobj_rearm r);
+const char *chainobj_assume_name(enum chainobj_assume_bit b);
 
 /*
  * The armed form of guarded WQE i of queue q (a NOP its guard CAS turns into

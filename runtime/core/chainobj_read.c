@@ -272,7 +272,9 @@ static int read_ref(struct rctx *r, yaml_node_t *n, const char *path, enum ref_k
 	return 0;
 }
 
-static int read_access(struct rctx *r, yaml_node_t *n, const char *path, uint32_t *out)
+/* A sequence of keywords of @set, each a bit index, none twice. */
+static int read_bits(struct rctx *r, yaml_node_t *n, const char *path, enum chainobj_kwset set,
+                     uint32_t *out)
 {
 	*out = 0;
 	if (!n || n->type != YAML_SEQUENCE_NODE)
@@ -280,16 +282,21 @@ static int read_access(struct rctx *r, yaml_node_t *n, const char *path, uint32_
 		             type_word(n));
 	for (yaml_node_item_t *it = n->data.sequence.items.start; it < n->data.sequence.items.top;
 	     it++) {
-		int bit, rc = read_keyword(r, node_at(r, *it), path, CHAINOBJ_KW_ACCESS, &bit);
+		int bit, rc = read_keyword(r, node_at(r, *it), path, set, &bit);
 
 		if (rc)
 			return rc;
 		if (*out & (1u << bit))
 			return RFAIL(r, CHAINOBJ_E_DUPLICATE, node_at(r, *it), path,
-			             "access '%s' listed twice", chainobj_yaml_access_name(bit));
+			             "'%s' listed twice", chainobj_yaml_word(set, bit));
 		*out |= 1u << bit;
 	}
 	return 0;
+}
+
+static int read_access(struct rctx *r, yaml_node_t *n, const char *path, uint32_t *out)
+{
+	return read_bits(r, n, path, CHAINOBJ_KW_ACCESS, out);
 }
 
 /* Iterate the items of an optional sequence: absent means empty. */
@@ -1108,6 +1115,7 @@ enum {
 	T_PROGRAM,
 	T_PROFILE,
 	T_REARM,
+	T_ASSUMES,
 	T_SCRATCH,
 	T_RESPONSE,
 	T_SCRATCH_INIT,
@@ -1128,6 +1136,7 @@ static const struct key top_keys[T__N] = {
     [T_PROGRAM] = {"program", true},
     [T_PROFILE] = {"profile", true},
     [T_REARM] = {"rearm", true},
+    [T_ASSUMES] = {"assumes", false},
     [T_SCRATCH] = {"scratch-size", true},
     [T_RESPONSE] = {"response-size", true},
     [T_SCRATCH_INIT] = {"scratch-init", false},
@@ -1242,6 +1251,12 @@ static int read_top(struct rctx *r, yaml_node_t *root)
 		rc = read_keyword(r, v[T_REARM], "rearm", CHAINOBJ_KW_REARM, &rearm);
 	r->o->profile = (enum chainobj_profile)profile;
 	r->o->rearm = (enum chainobj_rearm)rearm;
+	if (!rc && v[T_ASSUMES]) {
+		if (version < CHAINOBJ_SCHEMA_ASSUME)
+			return RFAIL(r, CHAINOBJ_E_VERSION, v[T_ASSUMES], "assumes",
+			             "'assumes' needs prism-chain: %u", CHAINOBJ_SCHEMA_ASSUME);
+		rc = read_bits(r, v[T_ASSUMES], "assumes", CHAINOBJ_KW_ASSUME, &r->o->assumes);
+	}
 	if (!rc)
 		rc = read_u32(r, v[T_SCRATCH], "scratch-size", 0, CHAINOBJ_MAX_SCRATCH,
 		              &r->o->scratch_size);

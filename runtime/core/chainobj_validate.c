@@ -880,6 +880,13 @@ int chainobj_validate(const struct chainobj *o, struct chainobj_diag *diag)
 	VPATH(&v, "rearm");
 	if ((unsigned)o->rearm > CHAINOBJ_REARM_NIC_RECYCLE)
 		return VFAIL(&v, CHAINOBJ_E_RANGE, 0, "unknown re-arm mode %u", (unsigned)o->rearm);
+	VPATH(&v, "assumes");
+	if (o->assumes & ~CHAINOBJ_ASSUME_ALL)
+		return VFAIL(&v, CHAINOBJ_E_RANGE, 0, "unknown assumption bits 0x%x",
+		             o->assumes & ~CHAINOBJ_ASSUME_ALL);
+	if (o->assumes && o->schema < CHAINOBJ_SCHEMA_ASSUME)
+		return VFAIL(&v, CHAINOBJ_E_VERSION, 0, "assumptions need schema %u",
+		             CHAINOBJ_SCHEMA_ASSUME);
 	VPATH(&v, "scratch-size");
 	if (o->scratch_size > CHAINOBJ_MAX_SCRATCH)
 		return VFAIL(&v, CHAINOBJ_E_RANGE, 0, "%u bytes (max %u)", o->scratch_size,

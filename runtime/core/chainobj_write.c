@@ -28,18 +28,29 @@
 
 #include "core/chainobj_yaml.h"
 
-static void put_access(FILE *f, uint32_t access)
+/* A set of bits as a flow sequence of their words. */
+static void put_bits(FILE *f, uint32_t bits, unsigned n, const char *(*word)(unsigned bit))
 {
 	bool first = true;
 
 	fputc('[', f);
-	for (unsigned i = 0; i < 3; i++) {
-		if (!(access & (1u << i)))
+	for (unsigned i = 0; i < n; i++) {
+		if (!(bits & (1u << i)))
 			continue;
-		fprintf(f, "%s%s", first ? "" : ", ", chainobj_yaml_access_name(i));
+		fprintf(f, "%s%s", first ? "" : ", ", word(i));
 		first = false;
 	}
 	fputc(']', f);
+}
+
+static void put_access(FILE *f, uint32_t access)
+{
+	put_bits(f, access, 3, chainobj_yaml_access_name);
+}
+
+static const char *assume_word(unsigned bit)
+{
+	return chainobj_assume_name((enum chainobj_assume_bit)bit);
 }
 
 static void put_note(FILE *f, const char *note)
@@ -274,6 +285,11 @@ static void put_object(FILE *f, const struct chainobj *o, unsigned flags, uint64
 	fprintf(f, "program: %s\n", o->program);
 	fprintf(f, "profile: %s\n", chainobj_profile_name(o->profile));
 	fprintf(f, "rearm: %s\n", chainobj_rearm_name(o->rearm));
+	if (o->assumes) {
+		fputs("assumes: ", f);
+		put_bits(f, o->assumes, CHAINOBJ_ASSUME__COUNT, assume_word);
+		fputc('\n', f);
+	}
 	fprintf(f, "scratch-size: %u\n", o->scratch_size);
 	fprintf(f, "response-size: %u\n", o->response_size);
 	if (o->scratch_init_len) {

@@ -97,6 +97,11 @@ static const char *access_word(int v)
 	return chainobj_yaml_access_name((unsigned)v);
 }
 
+static const char *assume_word(int v)
+{
+	return chainobj_assume_name((enum chainobj_assume_bit)v);
+}
+
 static const struct {
 	const char *(*word)(int value);
 	int count;
@@ -113,6 +118,7 @@ static const struct {
                            "read-scatter, recv-scatter, cas, fetch-add, masked-cas, "
                            "masked-fetch-add, write"},
     [CHAINOBJ_KW_RELOC] = {reloc_word, CHAINOBJ_RELOC__COUNT, "see docs/chain-format.md"},
+    [CHAINOBJ_KW_ASSUME] = {assume_word, CHAINOBJ_ASSUME__COUNT, "fenced-enable, send-en-bb-units"},
 };
 
 int chainobj_yaml_keyword(enum chainobj_kwset set, const char *word, size_t len)
@@ -126,6 +132,13 @@ int chainobj_yaml_keyword(enum chainobj_kwset set, const char *word, size_t len)
 			return v;
 	}
 	return -1;
+}
+
+const char *chainobj_yaml_word(enum chainobj_kwset set, int v)
+{
+	if ((unsigned)set >= CHAINOBJ_KW__COUNT || v < 0 || v >= kwsets[set].count)
+		return "?";
+	return kwsets[set].word(v);
 }
 
 const char *chainobj_yaml_keywords(enum chainobj_kwset set)

@@ -28,11 +28,14 @@ enum chainobj_kwset {
 	CHAINOBJ_KW_REARM,
 	CHAINOBJ_KW_PATCH,
 	CHAINOBJ_KW_RELOC,
+	CHAINOBJ_KW_ASSUME, /* value = bit index */
 	CHAINOBJ_KW__COUNT,
 };
 
 /* Value of @word in @set, or -1.  @len bytes of @word are compared. */
 int chainobj_yaml_keyword(enum chainobj_kwset set, const char *word, size_t len);
+/* The word of value @v in @set ("?" when out of range). */
+const char *chainobj_yaml_word(enum chainobj_kwset set, int v);
 /* Human list of the keywords of @set ("sq, rq") for messages. */
 const char *chainobj_yaml_keywords(enum chainobj_kwset set);
 

@@ -26,6 +26,7 @@
 
 #include "core/backend.h"
 #include "core/log.h"
+#include "core/probe.h"
 
 #define CORE_NAME_MAX 63u
 
@@ -83,6 +84,12 @@ struct prism_device {
 	pthread_mutex_t transport_lock;
 	pthread_mutex_t reg_lock; /* the region list */
 	struct prism_region *regions;
+	/* the behaviour probe (core/probe.h), run on a backend device of its
+	 * own opened with probe_attr, once, when a program first needs it */
+	struct core_dev_attr probe_attr;
+	pthread_mutex_t probe_lock;
+	bool probed;
+	struct core_probe_report probe;
 };
 
 /* Return @err (negative) as NULL + errno at the API boundary. */
@@ -94,6 +101,9 @@ static inline void *core_fail_ptr(int err)
 
 /* Letters, digits, '_', '-', '.'; not empty; at most CORE_NAME_MAX bytes. */
 bool core_name_valid(const char *name);
+
+/* The device's behaviour probe report, run on first use (0 or an error). */
+int core_dev_probe(struct prism_device *dev, const struct core_probe_report **out);
 
 /* Backend progress of every shard in turn (no-op for self-running backends). */
 int core_dev_progress(struct prism_device *dev);

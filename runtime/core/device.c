@@ -163,6 +163,7 @@ PRISM_API struct prism_device *prism_device__open(const char *name,
 		dev->node = (uint32_t)random_u64();
 	pthread_mutex_init(&dev->reg_lock, NULL);
 	pthread_mutex_init(&dev->transport_lock, NULL);
+	pthread_mutex_init(&dev->probe_lock, NULL);
 
 	struct core_dev_attr attr = {
 	    .sz = sizeof(attr),
@@ -174,11 +175,17 @@ PRISM_API struct prism_device *prism_device__open(const char *name,
 	    .log = be_log,
 	    .log_ctx = dev,
 	};
+	/* the probe's own backend device: same firmware and hazard policy,
+	 * deterministic, no cost model or trace (its WQEs are nobody's events) */
+	dev->probe_attr = attr;
+	dev->probe_attr.threaded = false;
+	dev->probe_attr.node = dev->node;
 	for (; opened < n_shards; opened++)
 		if ((err = shard_open(dev, opened, &attr, opts)))
 			break;
 	if (opened < n_shards) {
 		shards_close(dev, opened + 1);
+		pthread_mutex_destroy(&dev->probe_lock);
 		pthread_mutex_destroy(&dev->reg_lock);
 		pthread_mutex_destroy(&dev->transport_lock);
 		free(dev->shards);
@@ -203,10 +210,38 @@ PRISM_API void prism_device__close(struct prism_device *dev)
 		prism_region__unregister(r);
 	}
 	shards_close(dev, dev->n_shards);
+	pthread_mutex_destroy(&dev->probe_lock);
 	pthread_mutex_destroy(&dev->transport_lock);
 	pthread_mutex_destroy(&dev->reg_lock);
 	free(dev->shards);
 	free(dev);
+}
+
+int core_dev_probe(struct prism_device *dev, const struct core_probe_report **out)
+{
+	struct core_be_dev *be = NULL;
+	int err = 0;
+
+	pthread_mutex_lock(&dev->probe_lock);
+	if (!dev->probed) {
+		err = dev->ops->open(&dev->probe_attr, &be);
+		if (!err) {
+			memset(&dev->probe, 0, sizeof(dev->probe));
+			err = core_probe_run(dev->ops, be, dev->probe_attr.node, CORE_PROBE__COUNT,
+			                     &dev->probe);
+			dev->ops->close(be);
+		}
+		dev->probed = !err;
+		for (unsigned i = 0; !err && i < CORE_PROBE__COUNT; i++)
+			core_dbg("device %s: probe %s: %s (%s)", dev->name,
+			         core_probe_name((enum core_probe_id)i),
+			         core_probe_verdict_name(dev->probe.v[i]), dev->probe.detail[i]);
+	}
+	pthread_mutex_unlock(&dev->probe_lock);
+	if (err)
+		core_err("device %s: behaviour probe failed: %s", dev->name, prism_strerror(err));
+	*out = &dev->probe;
+	return err;
 }
 
 PRISM_API const char *prism_device__name(const struct prism_device *dev)

@@ -417,13 +417,14 @@ static void post_next(struct core_inst *in)
 }
 
 /*
- * Write the producer counters into the doorbell records, then ring.  Every
- * record is published before any queue is rung: once a queue runs, the
- * chain may ENABLE another queue at once, and on a managed queue without
- * IGNORE_SQ_OVERFLOW an ENABLE only reaches WQEs its doorbell record already
- * counts (docs/nic-model.md, managed-bounded-by-posted).  Ringing queue by
- * queue let a new request run the control queue's window and enable a
- * worker whose record still held the previous count.
+ * Write the producer counters into the doorbell records, then ring.  A
+ * managed send queue's record is never written and the queue never rung:
+ * a doorbell would start it at once (docs/nic-model.md,
+ * managed-started-by-doorbell), and only SEND_EN from the chain may; what
+ * SEND_EN runs does not depend on the record (send-en-past-doorbell-record;
+ * MLNX_OFED libmlx5 skips both for MANAGED_SEND QPs).  Every WQE byte of
+ * the window, managed queues' included, is written before any queue is
+ * rung: once a queue runs, the chain may ENABLE another queue at once.
  */
 static int ring_doorbells(struct core_inst *in)
 {
@@ -437,7 +438,8 @@ static int ring_doorbells(struct core_inst *in)
 		volatile uint32_t *db = in->qps[q].info.dbrec;
 
 		put_be32(&db[0], (uint32_t)(in->rq_pi[q] & 0xffffu));
-		put_be32(&db[1], (uint32_t)(in->sq_pi[q] & 0xffffu));
+		if (!o->queues[q].managed_send)
+			put_be32(&db[1], (uint32_t)(in->sq_pi[q] & 0xffffu));
 	}
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	for (uint32_t q = 0; q < o->n_queues; q++) {
@@ -445,7 +447,7 @@ static int ring_doorbells(struct core_inst *in)
 
 		if (qu->n_rq && (err = ops->ring_rq(in->qps[q].qp)))
 			return err;
-		if (qu->n_sq && (err = ops->ring_sq(in->qps[q].qp)))
+		if (qu->n_sq && !qu->managed_send && (err = ops->ring_sq(in->qps[q].qp)))
 			return err;
 	}
 	return 0;
@@ -517,9 +519,7 @@ static int create_objects(struct core_inst *in)
 		if (qu->managed_recv)
 			a.flags |= CORE_QP_MANAGED_RECV;
 		if (!in->cpu_rearm)
-			a.flags |= CORE_QP_IGNORE_SQ_OVERFLOW | CORE_QP_IGNORE_RQ_OVERFLOW;
-		if (qu->recycle.max_laps) /* its laps run past the posted WQEs */
-			a.flags |= CORE_QP_IGNORE_SQ_OVERFLOW;
+			a.flags |= CORE_QP_IGNORE_RQ_OVERFLOW;
 		err = ops->create_qp(in->be, &a, &in->qps[q].qp, &in->qps[q].info);
 		if (err) {
 			core_err("conn %u: program '%s': queue '%s': %s", in->id, in->prog->name,

@@ -194,6 +194,37 @@ static int bind_regions(struct prism_program *prog, struct prism_device *dev)
 	return 0;
 }
 
+/* The object's assumptions (chainobj.assumes) must be what @dev's behaviour
+ * probe confirmed: a chain that relies on, say, fenced enables would race
+ * its own patches on a NIC that does not honour them. */
+static int check_assumes(const struct prism_program *prog, struct prism_device *dev)
+{
+	const struct core_probe_report *rep;
+	uint32_t missing;
+	int err;
+
+	/* what the WQEs rely on, whatever the object declares */
+	uint32_t assumes = prog->obj->assumes | chain_verify_assumes(prog->obj);
+
+	if (!assumes)
+		return 0;
+	if ((err = core_dev_probe(dev, &rep)))
+		return err;
+	missing = assumes & ~core_probe_confirmed_assumes(rep);
+	if (!missing)
+		return 0;
+	unsigned bit = (unsigned)__builtin_ctz(missing);
+	/* the probe of an assumption has the assumption's name */
+	const char *name = chainobj_assume_name((enum chainobj_assume_bit)bit);
+	const char *seen = "not probed";
+	for (unsigned i = 0; i < CORE_PROBE__COUNT; i++)
+		if (!strcmp(core_probe_name((enum core_probe_id)i), name))
+			seen = rep->detail[i];
+	core_err("program '%s': rejected: it assumes %s, which device %s does not confirm (%s)",
+	         prog->name, name, dev->name, seen);
+	return -PRISM_E_ASSUME;
+}
+
 PRISM_API int prism_program__load(struct prism_program *prog, struct prism_device *dev)
 {
 	struct chainobj_diag d = {0};
@@ -222,6 +253,8 @@ PRISM_API int prism_program__load(struct prism_program *prog, struct prism_devic
 		core_err("program '%s': rejected by the verifier: %s", prog->name, rep.msg);
 		return -PRISM_E_VERIFY;
 	}
+	if ((err = check_assumes(prog, dev)))
+		return err;
 	if (rep.wr_per_invocation != prog->obj->summary.wr_per_invocation)
 		core_info("program '%s': object claims %u WRs per invocation, verifier counts %u",
 		          prog->name, prog->obj->summary.wr_per_invocation, rep.wr_per_invocation);

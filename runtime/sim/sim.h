@@ -288,6 +288,9 @@ volatile uint32_t *sim_cq_dbrec(const struct sim_cq *cq); /* [0] = be32 consumer
 uint32_t sim_cq_ncqe(const struct sim_cq *cq);
 /* Completions the CQ has produced so far (what WAIT compares against). */
 uint32_t sim_cq_count(struct sim_cq *cq);
+/* Is the CQ in error (an overrun without IGNORE_OVERRUN)?  It then writes
+ * no further CQE (rule cq-overrun-errors-cq). */
+bool sim_cq_in_error(struct sim_cq *cq);
 /*
  * Completion events, as ibv_req_notify_cq and a completion channel: the
  * next CQE written to an armed CQ disarms it and queues it, with @ctx, on
@@ -308,11 +311,12 @@ enum sim_qp_state { SIM_QPS_RESET, SIM_QPS_INIT, SIM_QPS_RTR, SIM_QPS_RTS, SIM_Q
 const char *sim_qp_state_name(int s);
 
 enum sim_qp_flags {
-	SIM_QP_CROSS_CHANNEL = 1u << 0, /* may post WAIT / SEND_EN / RECV_EN */
+	SIM_QP_CROSS_CHANNEL = 1u << 0, /* may post SEND_EN / RECV_EN (WAIT: any QP) */
 	SIM_QP_MANAGED_SEND = 1u << 1,  /* only SEND_EN starts the send queue */
 	SIM_QP_MANAGED_RECV = 1u << 2,  /* only RECV_EN makes receives usable */
-	SIM_QP_IGNORE_SQ_OVERFLOW = 1u << 3,
-	SIM_QP_IGNORE_RQ_OVERFLOW = 1u << 4,
+	/* 1u << 3 is unused: no NIC bounds SEND_EN by the send doorbell record
+	 * (IGNORE_SQ_OVERFLOW is a libmlx5 post-time check, not a QP setting) */
+	SIM_QP_IGNORE_RQ_OVERFLOW = 1u << 4, /* RECV_EN is not bounded by dbrec[0] */
 };
 
 struct sim_qp_attr {

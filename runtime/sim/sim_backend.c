@@ -103,7 +103,6 @@ static int be_destroy_cq(struct core_be_cq *cq)
 _Static_assert((int)CORE_QP_CROSS_CHANNEL == (int)SIM_QP_CROSS_CHANNEL &&
                    (int)CORE_QP_MANAGED_SEND == (int)SIM_QP_MANAGED_SEND &&
                    (int)CORE_QP_MANAGED_RECV == (int)SIM_QP_MANAGED_RECV &&
-                   (int)CORE_QP_IGNORE_SQ_OVERFLOW == (int)SIM_QP_IGNORE_SQ_OVERFLOW &&
                    (int)CORE_QP_IGNORE_RQ_OVERFLOW == (int)SIM_QP_IGNORE_RQ_OVERFLOW,
                "QP flag values");
 _Static_assert((int)CORE_ACCESS_LOCAL_WRITE == (int)SIM_ACCESS_LOCAL_WRITE &&

@@ -195,6 +195,16 @@ uint32_t sim_cq_ncqe(const struct sim_cq *cq)
 	return cq->ncqe;
 }
 
+bool sim_cq_in_error(struct sim_cq *cq)
+{
+	bool e;
+
+	pthread_mutex_lock(&cq->dev->lock);
+	e = cq->overrun;
+	pthread_mutex_unlock(&cq->dev->lock);
+	return e;
+}
+
 uint32_t sim_cq_count(struct sim_cq *cq)
 {
 	uint32_t n;

@@ -147,8 +147,12 @@ static uint8_t check_ctrl(struct sim_qp *qp, const struct sim_fetched *f)
 	if (qp->dev->o.fw == SIM_FW_STRICT &&
 	    (c->wqe_index != (uint16_t)f->counter || c->qpn != qp->qpn))
 		return PRISM_SYND_LOCAL_QP_OP_ERR;
-	/* cross-channel verbs need a cross-channel QP (qpc.cd_master) */
-	if (f->info->shape == PRISM_SHAPE_WAIT_ENABLE && !(qp->flags & SIM_QP_CROSS_CHANNEL))
+	/* SEND_EN / RECV_EN need a cross-channel QP (qpc.cd_master).  Only
+	 * software checks for this are public (MLNX_OFED libmlx5), so the
+	 * error is a sim choice; WAIT runs on any send queue (DPDK posts it on
+	 * plain Tx SQs, UCC on plain RC QPs): rule enable-needs-cross-channel. */
+	if (f->info->shape == PRISM_SHAPE_WAIT_ENABLE && c->opcode != PRISM_OP_CQE_WAIT &&
+	    !(qp->flags & SIM_QP_CROSS_CHANNEL))
 		return PRISM_SYND_LOCAL_QP_OP_ERR;
 	return 0;
 }

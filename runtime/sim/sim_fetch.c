@@ -359,10 +359,7 @@ int sim_qp_ring_sq_doorbell(struct sim_qp *qp)
 	}
 	if (qp->state == SIM_QPS_ERR)
 		sim_qp_flush_new(qp, dev->now);
-	else if (!(qp->flags & SIM_QP_MANAGED_SEND) || !(qp->flags & SIM_QP_IGNORE_SQ_OVERFLOW))
-		/* A managed queue still runs only what an ENABLE allowed, but an
-		 * ENABLE past the posted WQEs is not forgotten: the WQEs it covers
-		 * run once the host posts them (rule managed-bounded-by-posted). */
+	else /* managed or not: a doorbell starts the queue (DPDK crypto GGA) */
 		sim_sq_fetch(qp, dev->now, SIM_ORDER_HOST);
 	pthread_mutex_unlock(&dev->lock);
 	sim_thread_wake(dev);

@@ -68,7 +68,7 @@ struct sim_cq {
 	uint8_t *buf;
 	volatile uint32_t *dbrec;
 	uint32_t pi;          /* CQEs produced (absolute; WAIT compares its low 24 bits) */
-	sim_time_t *times;    /* times[i % ncqe]: when CQE number i+1 was produced */
+	sim_time_t *times;    /* times[i % ncqe]: when CQE number i (0-based) was produced */
 	sim_time_t last_time; /* production time of the latest CQE */
 	uint32_t users;       /* QPs that use it */
 	uint32_t slot;
@@ -142,7 +142,7 @@ struct sim_bb_state {
 struct sim_sq {
 	uint8_t *buf;
 	uint32_t nbb;   /* power of two */
-	uint32_t pi;    /* host producer counter (extended from dbrec[1]) */
+	uint32_t pi;    /* host producer counter at the last doorbell (from dbrec[1]) */
 	uint32_t en;    /* managed: enabled limit (SEND_EN) */
 	uint32_t fetch; /* next BB counter to fetch */
 	uint32_t head;  /* next BB counter to execute */
@@ -382,17 +382,18 @@ void sim_pd_destroy_all(struct sim_dev *dev);
 int sim_cq_push(struct sim_cq *cq, struct prism_cqe *c, sim_time_t t);
 /* Queue an armed CQ's completion event (out of line: rare on the data path). */
 void sim_cq_fire(struct sim_cq *cq);
-/* Has the CQ produced @index (24-bit, cyclic)?  *t: when it did. */
+/* Does CQE number @index (0-based, 24-bit, cyclic) exist?  *t: when it was
+ * produced (0: too long ago to remember).  This is the WAIT threshold: a
+ * WAIT with index i releases once the CQ's (i+1)-th CQE exists (MLNX_OFED
+ * libmlx5 starts each CQ's wait index at -1 and posts wait_index + count;
+ * PCX posts cmpl_cnt - 1; docs/nic-model.md rule wait-blocks-until-cqe). */
 static inline bool sim_cq_reached(struct sim_cq *cq, uint32_t index, sim_time_t *t)
 {
-	uint32_t ahead = (cq->pi - index) & 0xffffffu;
+	uint32_t ahead = (cq->pi - 1u - index) & 0xffffffu; /* CQEs after number @index */
 
 	if (ahead >= 0x800000u)
-		return false; /* index is still in the future */
-	if (index == 0 || ahead >= cq->ncqe)
-		*t = 0; /* long ago */
-	else
-		*t = cq->times[(cq->pi - 1 - ahead) & (cq->ncqe - 1)];
+		return false; /* CQE number @index is still in the future */
+	*t = ahead >= cq->ncqe ? 0 : cq->times[index & (cq->ncqe - 1)];
 	return true;
 }
 static inline struct sim_cq *sim_cq_by_num(struct sim_dev *dev, uint32_t cqn)
@@ -781,18 +782,19 @@ static inline uint32_t sim_extend16(uint32_t cur, uint32_t v16)
 	return d < 0x8000u ? cur + d : cur;
 }
 
-/* How far the send queue may be fetched (absolute BB counter). */
-static inline uint32_t sim_qp_sq_limit(struct sim_qp *qp)
+/* How far the send queue may be fetched (absolute BB counter).  A managed
+ * queue runs up to the later of its SEND_EN index and its last doorbell:
+ * SEND_EN is not bounded by the doorbell record, which drivers never write
+ * for a managed queue (rule send-en-past-doorbell-record), and a doorbell
+ * starts a managed queue like any other (rule managed-started-by-doorbell;
+ * drivers simply never ring one). */
+static inline uint32_t sim_qp_sq_limit(const struct sim_qp *qp)
 {
-	struct sim_sq *sq = &qp->sq;
+	const struct sim_sq *sq = &qp->sq;
 
 	if (!(qp->flags & SIM_QP_MANAGED_SEND))
 		return sq->pi;
-	if (qp->flags & SIM_QP_IGNORE_SQ_OVERFLOW)
-		return sq->en;
-	/* without overflow-ignore an ENABLE cannot run past what was posted */
-	sq->pi = sim_extend16(sq->pi, sim_load_be32(&qp->dbrec[1]) & 0xffffu);
-	return (int32_t)(sq->en - sq->pi) < 0 ? sq->en : sq->pi;
+	return (int32_t)(sq->en - sq->pi) > 0 ? sq->en : sq->pi;
 }
 static inline void sim_sq_fetch(struct sim_qp *qp, sim_time_t t, enum sim_order first_order)
 {

@@ -50,7 +50,9 @@ int sim_qp_create(struct sim_dev *dev, const struct sim_qp_attr *attr, struct si
 	if (!dev || !attr || !out || !attr->send_cq || !attr->recv_cq || attr->sq_bbs == 0 ||
 	    attr->sq_bbs > (1u << 15) || (attr->sq_bbs & (attr->sq_bbs - 1)) ||
 	    attr->rq_wqes > (1u << 15) || (attr->rq_wqes & (attr->rq_wqes - 1)) ||
-	    attr->rq_max_sge > PRISM_WQE_MAX_SGE || (attr->flags & ~0x1fu) ||
+	    attr->rq_max_sge > PRISM_WQE_MAX_SGE ||
+	    (attr->flags & ~(uint32_t)(SIM_QP_CROSS_CHANNEL | SIM_QP_MANAGED_SEND |
+	                               SIM_QP_MANAGED_RECV | SIM_QP_IGNORE_RQ_OVERFLOW)) ||
 	    attr->send_cq->dev != dev || attr->recv_cq->dev != dev ||
 	    (attr->pd && attr->pd->dev != dev) ||
 	    (attr->access & ~(unsigned)(SIM_ACCESS_REMOTE_READ | SIM_ACCESS_REMOTE_WRITE |

@@ -137,7 +137,8 @@ static void put_wait_en(struct line *l, const struct prism_wqe *w)
 
 	if (w->has_wait_en) {
 		if (w->ctrl.opcode == PRISM_OP_CQE_WAIT)
-			put(l, " cq=0x%x count=%u", w->wait_en.obj_num, w->wait_en.index);
+			put(l, " cq=0x%x cqe=%u", w->wait_en.obj_num,
+			    w->wait_en.index); /* 0-based */
 		else
 			put(l, " %s=0x%x upto=%u",
 			    w->ctrl.opcode == PRISM_OP_SEND_ENABLE ? "sq" : "rq",

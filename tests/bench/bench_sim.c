@@ -397,7 +397,7 @@ static double fig_chain_us(enum sim_order mode, uint8_t op, unsigned n)
 		for (unsigned i = 0; i < n; i++) {
 			if (i) {
 				hv_wqe(&w, PRISM_OP_CQE_WAIT, false);
-				w.wait_en.index = i;
+				w.wait_en.index = i - 1; /* CQE number i - 1: NOP i - 1 done */
 				w.wait_en.obj_num = sim_cq_num(cqm);
 				BENCH_CHECK(hv_post_send(&g.ha, &w, false, NULL));
 			}
@@ -415,7 +415,7 @@ static double fig_chain_us(enum sim_order mode, uint8_t op, unsigned n)
 		for (unsigned i = 0; i < n; i++) {
 			if (i && mode == SIM_ORDER_COMPLETION) {
 				hv_wqe(&w, PRISM_OP_CQE_WAIT, false);
-				w.wait_en.index = i;
+				w.wait_en.index = i - 1; /* the previous WQE's CQE */
 				w.wait_en.obj_num = sim_cq_num(g.cq);
 				BENCH_CHECK(hv_post_send(&g.ha, &w, false, NULL));
 			}
@@ -521,7 +521,7 @@ static double if_rate_mops(unsigned k)
 			uint8_t op;
 			uint32_t index, obj;
 		} c3[3] = {{PRISM_OP_SEND_ENABLE, hw.sq_pi, sim_qp_num(w)},
-		           {PRISM_OP_CQE_WAIT, i + 1, sim_cq_num(cqw)},
+		           {PRISM_OP_CQE_WAIT, i, sim_cq_num(cqw)},
 		           {PRISM_OP_SEND_ENABLE, hq.sq_pi, sim_qp_num(q)}};
 		for (int j = 0; j < 3; j++) {
 			hv_wqe(&x, c3[j].op, false);

@@ -140,7 +140,7 @@ struct chainobj *fixture_hashget(void)
 
 	memset(&wait, 0, sizeof(wait));
 	wait.ctrl.opcode = PRISM_OP_CQE_WAIT;
-	wait.wait_en.index = 1;
+	wait.wait_en.index = 0;
 	add_sq(worker, 0, &wait, "hash_get.prism:3 args arrive");
 
 	memset(&rd, 0, sizeof(rd));
@@ -239,7 +239,7 @@ struct chainobj *fixture_hashget(void)
 		r->kind = CHAINOBJ_RELOC_CQ_COUNT;
 		r->target = CQ_CONN;
 		r->stride = 1;
-		r->delta = 1;
+		r->delta = 0; /* receive CQE number k */
 		r = chainobj_add_reloc(o);
 		assert_non_null(r);
 		r->site = (struct chainobj_site){Q_WORKER, CHAINOBJ_RING_SQ, 3,

@@ -81,8 +81,10 @@ static const struct reject_case cases[] = {
     {"prism-chain: 1", 0, "prism-chain: [1", CHAINOBJ_E_SYNTAX, "", NULL, "did not find expected"},
     {"program: hash_get", 0, "program: &a hash_get", CHAINOBJ_E_SYNTAX, "", "program: &a",
      "anchors and aliases are not allowed"},
-    {"prism-chain: 1", 0, "prism-chain: 3", CHAINOBJ_E_VERSION, "prism-chain", "prism-chain: 3",
-     "schema version 3 (this build reads 1 to 2)"},
+    {"prism-chain: 1", 0, "prism-chain: 4", CHAINOBJ_E_VERSION, "prism-chain", "prism-chain: 4",
+     "schema version 4 (this build reads 1 to 3)"},
+    {"rearm: cpu-repost\n", 0, "rearm: cpu-repost\nassumes: [fenced-enable]\n", CHAINOBJ_E_VERSION,
+     "assumes", "assumes:", "'assumes' needs prism-chain: 3"},
     {"    rq-per-invocation: 0\n", 0,
      "    rq-per-invocation: 0\n    recycle: {max-laps: 2, counter-wqe: 0, counter-offset: 24, "
      "cq-per-lap: 1}\n",

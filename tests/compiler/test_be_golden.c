@@ -200,8 +200,10 @@ static const char *src_walk =
 
 /* An unrolled pointer walk with an exit per iteration: READ the node, test
  * the exit with a 16-byte masked CAS on the iteration's SEND_EN, barrier
- * (a SEND_EN fenced behind the READ and the CAS: no WAIT), then that SEND_EN either enables the
- * next iteration or (retargeted) the code after the loop, in its own queue. */
+ * (RedN's WAIT on the CAS's completion, then a SEND_EN), then that SEND_EN
+ * either enables the next iteration or (retargeted) the code after the
+ * loop, in its own queue.  With `assume fenced_enable;` the barrier is one
+ * SEND_EN fenced behind the READ and the CAS (no WAIT). */
 static void test_loop_walk_sequence(void **state)
 {
 	(void)state;
@@ -210,7 +212,15 @@ static void test_loop_walk_sequence(void **state)
 	/* p after the loop lands in the response by a READ that only a lane
 	 * that did not exit runs (after each exit's enable, and before the
 	 * fall-through's, behind a barrier) */
+	assert_string_equal(be_ops(o, "w0"),
+	                    "READ MCAS WAIT EN EN READ READ MCAS WAIT EN EN READ WAIT EN");
+	assert_false(o->assumes & CHAINOBJ_ASSUME_FENCED_ENABLE);
+	chainobj_free(o);
+	char src[1024];
+	snprintf(src, sizeof(src), "assume fenced_enable;\n%s", src_walk);
+	o = compile_ok(src, IR_PROFILE_RELAXED);
 	assert_string_equal(be_ops(o, "w0"), "READ MCAS EN EN READ READ MCAS EN EN READ WAIT EN");
+	assert_true(o->assumes & CHAINOBJ_ASSUME_FENCED_ENABLE);
 	/* p lands in the READ of p.key after the loop (a WQE that lane runs: no
 	 * copy, no barrier before it); the response copies it from there */
 	assert_string_equal(be_ops(o, "w0c0"), "READ READ CAS EN");
@@ -267,6 +277,13 @@ static void test_loop_break_sequence(void **state)
 	(void)state;
 	struct chainobj *o = compile_ok(src_walk_break, IR_PROFILE_RELAXED);
 	/* (the last iteration's `p = p.next` has no use: no copies) */
+	assert_string_equal(be_ops(o, "w0"), "READ READ READ MCAS WAIT EN EN CAS MCAS WAIT EN EN "
+	                                     "READ MCAS WAIT EN EN CAS MCAS WAIT EN EN EN");
+	chainobj_free(o);
+	/* the positions below are those of the fenced form (no WAITs) */
+	char src[1024];
+	snprintf(src, sizeof(src), "assume fenced_enable;\n%s", src_walk_break);
+	o = compile_ok(src, IR_PROFILE_RELAXED);
 	assert_string_equal(be_ops(o, "w0"), "READ READ READ MCAS EN EN CAS MCAS EN EN "
 	                                     "READ MCAS EN EN CAS MCAS EN EN EN");
 	assert_string_equal(be_ops(o, "conn"), "NOP NOP WRITE_IMM");
@@ -340,7 +357,8 @@ static void expect_error(const char *src, enum ir_profile prof, const char *need
 static void test_reject_loop_bound_too_large(void **state)
 {
 	(void)state;
-	expect_error("struct node { key: be24; pad: u8[5]; next: *node in nodes; value: u8[64]; }\n"
+	expect_error("assume fenced_enable;\n"
+	             "struct node { key: be24; pad: u8[5]; next: *node in nodes; value: u8[64]; }\n"
 	             "region nodes: node[4096] readonly;\n"
 	             "offload f(key: be24, head: *node in nodes) -> u8[64] {\n"
 	             "  let p = head;\n"

@@ -79,7 +79,7 @@ static void test_rejects_prefetch_hazard(void **state)
 	for (uint32_t i = 0; i < o->n_relocs; i++) {
 		struct chainobj_reloc *r = &o->relocs[i];
 		if (r->site.queue == w0 && r->kind == CHAINOBJ_RELOC_CQ_COUNT) {
-			r->delta = 0;
+			r->delta = UINT32_MAX; /* CQE number -1: waits for nothing */
 			changed = true;
 		}
 	}
@@ -274,7 +274,7 @@ static void test_rejects_loop_exit_prefetch(void **state)
 	for (uint32_t i = 0; i < o->n_relocs; i++) {
 		struct chainobj_reloc *r = &o->relocs[i];
 		if (r->site.queue == w0 && r->kind == CHAINOBJ_RELOC_CQ_COUNT)
-			r->delta = 0;
+			r->delta = UINT32_MAX; /* CQE number -1: waits for nothing */
 	}
 	expect(o, 0, CHAIN_VERIFY_E_PREFETCH);
 	chainobj_free(o);

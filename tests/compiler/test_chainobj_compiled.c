@@ -83,7 +83,7 @@ static void round_trip(const char *path)
 static void test_list_find_long(void **state)
 {
 	(void)state;
-	round_trip_entry("lib/chains/list_find.prism", "find_long");
+	round_trip_entry("lib/chains/list_find_long.prism", "find_long");
 }
 
 static void test_hash_get(void **state)

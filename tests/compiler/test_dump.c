@@ -136,7 +136,7 @@ static void test_text_cross_references(void **state)
 	assert_non_null(strstr(t, "<- worker#2 cas [0..7]"));
 	assert_non_null(strstr(t, "<- conn.rq#0 recv-scatter sge1 [16..23]"));
 	assert_non_null(strstr(t, "-> conn#0 [4..6] read-scatter sge0"));
-	assert_non_null(strstr(t, "reloc [24..27] cq-count conn_cq = k*1+1"));
+	assert_non_null(strstr(t, "reloc [24..27] cq-count conn_cq = k*1+0"));
 	assert_non_null(strstr(t, "reloc [8..15] qbuf-addr worker.sq +41 slot k*4+2"));
 	free(t);
 	chainobj_free(o);

@@ -185,7 +185,8 @@ static void test_werror_and_stdin(void **state)
  * compile rejects, with the location, and --front-end-only stops before */
 static void test_check_runs_back_end(void **state)
 {
-	char *path = write_temp("struct node { key: be24; pad: u8[5]; next: *node in nodes; }\n"
+	char *path = write_temp("assume fenced_enable;\n"
+	                        "struct node { key: be24; pad: u8[5]; next: *node in nodes; }\n"
 	                        "region nodes: node[64] readonly;\n"
 	                        "offload ok(key: be24, h: *node in nodes) {\n"
 	                        "\tlet p = h;\n"
@@ -207,23 +208,44 @@ static void test_check_runs_back_end(void **state)
 	/* the second offload's body is not a walk the recycled lowering takes */
 	snprintf(args, sizeof(args), "check %s", path);
 	assert_int_equal(run(args, &out), 1);
-	assert_non_null(strstr(out, ":10:5: error: a recycled loop is lowered for a pointer walk"));
+	assert_non_null(strstr(out, ":11:5: error: a recycled loop is lowered for a pointer walk"));
 	free(out);
 	/* under strict the recycled loop itself is refused, at the while */
 	snprintf(args, sizeof(args), "check --profile strict %s", path);
 	assert_int_equal(run(args, &out), 1);
-	assert_non_null(strstr(out, ":9:2: error: a recycled loop needs the relaxed firmware"));
+	assert_non_null(strstr(out, ":10:2: error: a recycled loop needs the relaxed firmware"));
 	free(out);
 	/* --firmware is the same option (--profile its older spelling) */
 	snprintf(args, sizeof(args), "check --firmware strict %s", path);
 	assert_int_equal(run(args, &out), 1);
-	assert_non_null(strstr(out, ":9:2: error: a recycled loop needs the relaxed firmware"));
+	assert_non_null(strstr(out, ":10:2: error: a recycled loop needs the relaxed firmware"));
 	free(out);
 	snprintf(args, sizeof(args), "check --profile lax %s", path);
 	assert_int_equal(run(args, &out), 2);
 	free(out);
 	unlink(path);
 	free(path);
+}
+
+/* devices --probe: the software NIC's behaviour, one line per probe; the
+ * firmware profile decides the control-segment checks */
+static void test_devices_probe(void **state)
+{
+	char *out;
+
+	(void)state;
+	assert_int_equal(run("devices --probe", &out), 0);
+	assert_non_null(strstr(out, "device sim: software RNIC"));
+	assert_non_null(
+	    strstr(out, "wait-cqe-index               yes    WAIT(1) held after 1 CQE"));
+	assert_non_null(strstr(out, "send-en-past-dbrec           yes"));
+	assert_non_null(strstr(out, "relaxed-wqe-index            yes"));
+	free(out);
+	assert_int_equal(run("devices --probe --firmware strict --json", &out), 0);
+	assert_non_null(strstr(out, "\"relaxed-wqe-index\":{\"verdict\":\"no\""));
+	free(out);
+	assert_int_equal(run("devices --profile lax", &out), 2);
+	free(out);
 }
 
 int main(void)
@@ -237,6 +259,7 @@ int main(void)
 	    cmocka_unit_test(test_json),
 	    cmocka_unit_test(test_werror_and_stdin),
 	    cmocka_unit_test(test_check_runs_back_end),
+	    cmocka_unit_test(test_devices_probe),
 	};
 
 	return cmocka_run_group_tests_name("prismc cli", tests, NULL, NULL);

@@ -71,26 +71,26 @@ static void test_two_lanes_golden(void **state)
 	(void)state;
 	struct chainobj *o = be_compile(src_two, NULL, IR_PROFILE_RELAXED, NULL);
 	assert_non_null(o);
-	/* each lane: the walk's iterations (READ, exit test, fenced barrier
+	/* each lane: the walk's iterations (READ, exit test, barrier WAIT and
 	 * enable, exit enable), the phi's landing READs; its continuation queue tests the
 	 * key once more and adds; the join waits for both continuations */
 	/* lane 0 is the main chain: the staging READ of client arguments (they
 	 * need more than 16 RECV entries), then per iteration the node READ,
-	 * the exit test, its barrier (a fenced SEND_EN: no WAIT) and the exit
+	 * the exit test, its barrier (WAIT + SEND_EN, RedN's form) and the exit
 	 * enable; the phi's landing
 	 * READs; the fall-through's barrier and enable */
-	assert_string_equal(be_ops(o, "w0"), "READ READ READ READ MCAS EN EN READ READ MCAS "
-	                                     "EN EN READ READ MCAS EN EN READ WAIT EN");
+	assert_string_equal(be_ops(o, "w0"), "READ READ READ READ MCAS WAIT EN EN READ READ MCAS "
+	                                     "WAIT EN EN READ READ MCAS WAIT EN EN READ WAIT EN");
 	/* lane 0's continuation: the key test, the guarded add, the add after
 	 * the parallel, then the join (a WAIT per lane continuation's CQ) and
 	 * the response's enable */
-	assert_string_equal(be_ops(o, "w0c0"), "READ CAS EN NOP MFA EN FA WAIT WAIT EN");
-	assert_string_equal(be_ops(o, "w1"), "READ MCAS EN EN READ READ MCAS EN EN READ "
-	                                     "READ WAIT EN MCAS EN EN READ WAIT EN");
+	assert_string_equal(be_ops(o, "w0c0"), "READ CAS WAIT EN NOP MFA WAIT EN FA WAIT WAIT EN");
+	assert_string_equal(be_ops(o, "w1"), "READ MCAS WAIT EN EN READ READ MCAS WAIT EN EN READ "
+	                                     "READ WAIT EN MCAS WAIT EN EN READ WAIT EN");
 	/* lane 1's continuation: it waits for lane 0's staging READ (a WAIT
 	 * before the barrier enable: the loop exit that enabled the queue did
 	 * not) */
-	assert_string_equal(be_ops(o, "w1c1"), "WAIT MFA EN READ WAIT EN CAS EN NOP");
+	assert_string_equal(be_ops(o, "w1c1"), "WAIT MFA EN READ WAIT EN CAS WAIT EN NOP");
 	assert_string_equal(be_ops(o, "ctl"), "WAIT EN EN");
 	assert_string_equal(be_ops(o, "conn"), "WRITE_IMM");
 	/* each walk's exits are listed with their own queue */
@@ -400,6 +400,18 @@ static void test_arm_golden(void **state)
 {
 	(void)state;
 	struct chainobj *o = be_compile(src_arm_eq, NULL, IR_PROFILE_RELAXED, NULL);
+	assert_non_null(o);
+	assert_string_equal(
+	    be_ops(o, "w0"),
+	    "READ CAS WAIT EN NOP READ READ MCAS WAIT EN CAS WAIT EN MCAS WAIT EN EN "
+	    "MFA WAIT EN FA READ MCAS WAIT EN EN MFA WAIT EN FA READ MCAS WAIT EN EN "
+	    "MFA WAIT EN FA WAIT EN");
+	assert_string_equal(be_ops(o, "w0c0"), "MFA WAIT EN FA WAIT EN");
+	chainobj_free(o);
+	/* the positions below are those of the fenced form (no WAITs) */
+	char src[4096];
+	snprintf(src, sizeof(src), "assume fenced_enable;\n%s", src_arm_eq);
+	o = be_compile(src, NULL, IR_PROFILE_RELAXED, NULL);
 	assert_non_null(o);
 	assert_string_equal(be_ops(o, "w0"),
 	                    "READ CAS EN NOP READ READ MCAS EN CAS EN MCAS EN EN MFA EN FA READ "

@@ -37,6 +37,7 @@
 #define UNROLLED 14u
 
 #define WALK_PRELUDE                                                                               \
+	"assume fenced_enable;\n"                                                                  \
 	"struct node { key: be24; pad: u8[5]; next: *node in nodes; value: u8[64]; }\n"            \
 	"region nodes: node[4096] readonly;\n"
 
@@ -99,7 +100,9 @@ static void test_lap_golden(void **state)
 	int q = be_queue(o, "w0r0");
 	assert_true(q >= 0);
 	const struct chainobj_queue *l = &o->queues[q];
-	assert_int_equal(o->schema, CHAINOBJ_SCHEMA_RECYCLE);
+	/* the lap's fenced enables are an assumption the object records */
+	assert_int_equal(o->schema, CHAINOBJ_SCHEMA_ASSUME);
+	assert_true(o->assumes & CHAINOBJ_ASSUME_FENCED_ENABLE);
 	assert_int_equal(l->sq_slots, 16);
 	assert_int_equal(l->sq_per_invocation, 0);
 	assert_true(l->managed_send);
@@ -163,7 +166,27 @@ static void test_recycled_when(void **state)
 	chainobj_free(o);
 	o = compile_ok(walk_src(8, ""), IR_PROFILE_RELAXED);
 	assert_int_equal(be_queue(o, "w0r0"), -1);
-	assert_int_equal(o->schema, CHAINOBJ_SCHEMA_VERSION);
+	assert_int_equal(o->queues[be_queue(o, "w0")].recycle.max_laps, 0);
+	chainobj_free(o);
+}
+
+/* Without `assume fenced_enable;` the lap (fenced SEND_ENs) is refused;
+ * an unrolled walk compiles to RedN's WAIT + SEND_EN and assumes nothing. */
+static void test_needs_fenced_enable_assumption(void **state)
+{
+	(void)state;
+	const char *src = walk_src(8, " recycle") + strlen("assume fenced_enable;\n");
+	char *d = compile_err(src, IR_PROFILE_RELAXED);
+	assert_non_null(strstr(d, "t.prism:5:3: error: a recycled loop's lap orders its SEND_ENs "
+	                          "with fence bits"));
+	assert_non_null(strstr(d, "declare `assume fenced_enable;`"));
+	free(d);
+	struct chainobj *o =
+	    compile_ok(walk_src(8, "") + strlen("assume fenced_enable;\n"), IR_PROFILE_RELAXED);
+	assert_false(o->assumes & CHAINOBJ_ASSUME_FENCED_ENABLE);
+	chainobj_free(o);
+	o = compile_ok(walk_src(8, ""), IR_PROFILE_RELAXED); /* the fenced form, assumed */
+	assert_true(o->assumes & CHAINOBJ_ASSUME_FENCED_ENABLE);
 	chainobj_free(o);
 }
 
@@ -173,7 +196,7 @@ static void test_strict_rejected(void **state)
 	char *d = compile_err(walk_src(8, " recycle"), IR_PROFILE_STRICT);
 	/* file:line:col of the `while`, the reason, and a caret */
 	assert_non_null(
-	    strstr(d, "t.prism:5:3: error: a recycled loop needs the relaxed firmware"));
+	    strstr(d, "t.prism:6:3: error: a recycled loop needs the relaxed firmware"));
 	assert_non_null(strstr(d, "control-segment index then no longer matches"));
 	assert_non_null(strstr(d, "drop `recycle` to unroll the loop"));
 	assert_non_null(strstr(d, "^"));
@@ -237,6 +260,7 @@ static void test_walk_variants(void **state)
 	                 "  let p = head;\n"
 	                 "  while (true) bound 100 { if (p.key == key) { break; } p = p.next; }\n"
 	                 "  return p.value;\n}\n",
+	    "assume fenced_enable;\n"
 	    "struct node { next: *node in nodes; pad: u8[8]; key: be32; }\n"
 	    "region nodes: node[64] readonly;\n"
 	    "offload f(key: be32, head: *node in nodes) -> be32 {\n"
@@ -273,7 +297,7 @@ static void test_second_loop_rejected(void **state)
 		char *d = compile_err(src, IR_PROFILE_RELAXED);
 		if (!strstr(d, "must be the only loop of its offload"))
 			fail_msg("case %zu: diagnostic was:\n%s", i, d);
-		assert_non_null(strstr(d, "t.prism:6:3: error:"));
+		assert_non_null(strstr(d, "t.prism:7:3: error:"));
 		free(d);
 	}
 }
@@ -406,6 +430,7 @@ static void schema_one(struct chainobj *o, uint32_t q)
 {
 	(void)q;
 	o->schema = CHAINOBJ_SCHEMA_VERSION;
+	o->assumes = 0;
 }
 
 static void short_padding(struct chainobj *o, uint32_t q)
@@ -498,12 +523,13 @@ static void test_verifier_wait_form(void **state)
 	/* the WAIT counts nothing of this lap: C may be fetched before its
 	 * writers completed */
 	assert_int_equal(chainobj_read_file(WAIT_FORM_LAP, &o, &d), 0);
-	reloc_at(o, (uint32_t)q, 5, 24)->delta = 0;
+	reloc_at(o, (uint32_t)q, 5, 24)->delta = UINT32_MAX; /* CQE number -1 */
 	expect_reject(o, CHAIN_VERIFY_E_LAP, "in the same lap, but no SEND_EN between them");
 	chainobj_free(o);
 }
 
-/* The object round-trips through YAML (schema 2) and the loader verifies it. */
+/* The object round-trips through YAML (schema 3: a lap with its assumption)
+ * and the loader verifies it. */
 static void test_object_round_trip(void **state)
 {
 	(void)state;
@@ -512,7 +538,8 @@ static void test_object_round_trip(void **state)
 	size_t la = 0, lb = 0;
 	struct chainobj_diag d;
 	assert_int_equal(chainobj_write_mem(o, 0, &a, &la, NULL), 0);
-	assert_non_null(strstr(a, "prism-chain: 2\n"));
+	assert_non_null(strstr(a, "prism-chain: 3\n"));
+	assert_non_null(strstr(a, "assumes: [fenced-enable, send-en-bb-units]\n"));
 	assert_non_null(strstr(a, "recycle: {max-laps: 301, counter-wqe: 5, counter-offset: 24, "
 	                          "cq-per-lap: 0}"));
 	assert_int_equal(chainobj_read_mem(a, la, &back, &d), 0);
@@ -843,6 +870,7 @@ int main(void)
 	    cmocka_unit_test(test_second_loop_rejected),
 	    cmocka_unit_test(test_verifier_lap_rules),
 	    cmocka_unit_test(test_verifier_wait_form),
+	    cmocka_unit_test(test_needs_fenced_enable_assumption),
 	    cmocka_unit_test(test_object_round_trip),
 	    cmocka_unit_test_setup_teardown(test_walk_matches_reference, walk_setup, walk_teardown),
 	    cmocka_unit_test_setup_teardown(test_walk_cost_per_iteration, walk_setup,

@@ -45,9 +45,10 @@ static void test_cq_owner_bit_wraps(void **state)
 	}
 }
 
-/* rule cq-overrun-fails-qp: without IGNORE_OVERRUN a CQE that finds the
- * ring full is lost and the QP moves to ERR (IBA: CQ error) */
-static void test_cq_overrun_fails_qp(void **state)
+/* rule cq-overrun-errors-cq: without IGNORE_OVERRUN a CQE that finds the
+ * ring full is lost and the CQ (not the QP) enters error: it writes no
+ * further CQE (rdma-core ibv_create_cq_ex(3); kernel CQ error event) */
+static void test_cq_overrun_errors_cq(void **state)
 {
 	struct env *e = *state;
 	struct hx_cq cq;
@@ -64,7 +65,17 @@ static void test_cq_overrun_fails_qp(void **state)
 	hx_ring(&q);
 	assert_int_equal(sim_dev_run(e->dev, 0), 0);
 	assert_int_equal(sim_cq_count(cq.cq), 4);
-	assert_int_equal(sim_qp_state(q.qp), SIM_QPS_ERR);
+	assert_true(sim_cq_in_error(cq.cq));
+	assert_int_equal(sim_qp_state(q.qp), SIM_QPS_RTS);
+	for (int i = 0; i < 4; i++) { /* consume the ring: still no new CQE */
+		struct prism_cqe c;
+		assert_int_equal(hx_poll(&cq, &c), 1);
+	}
+	hx_nop(&w, true);
+	hx_post(&q, &w);
+	hx_ring(&q);
+	assert_int_equal(sim_dev_run(e->dev, 0), 0);
+	assert_int_equal(sim_cq_count(cq.cq), 4);
 }
 
 /* rule cq-ignore-overrun: with IGNORE_OVERRUN the CQ keeps producing (and
@@ -265,7 +276,7 @@ static void test_virtual_clock_start_time(void **state)
 	hx_nop(&w, false); /* a: NOP at 100 (PU busy 100) */
 	hx_post(&a, &w);
 	hx_ring(&a);
-	hx_wait(&w, sim_cq_num(cq.cq), 1, false); /* b: WAIT satisfied at 1000 */
+	hx_wait(&w, sim_cq_num(cq.cq), 0, false); /* b: WAIT satisfied at 1000 */
 	hx_post(&b, &w);
 	hx_nop(&w, false); /* b: starts at 1000 + 100 */
 	hx_post(&b, &w);
@@ -456,7 +467,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_cq_owner_bit_wraps, setup, env_teardown),
-	    cmocka_unit_test_setup_teardown(test_cq_overrun_fails_qp, setup, env_teardown),
+	    cmocka_unit_test_setup_teardown(test_cq_overrun_errors_cq, setup, env_teardown),
 	    cmocka_unit_test_setup_teardown(test_cq_ignore_overrun, setup, env_teardown),
 	    cmocka_unit_test(test_chaos_read_lines_unordered),
 	    cmocka_unit_test(test_deterministic_seed),

@@ -113,7 +113,7 @@ static void test_doorbell_order_no_hazard(void **state)
 	uint8_t *opbyte = post_patchable(e);
 
 	post_patch_read(e, opbyte);
-	hx_wait(&w, sim_cq_num(e->cq_a.cq), 1, false);
+	hx_wait(&w, sim_cq_num(e->cq_a.cq), 0, false);
 	hx_post(&e->a, &w);
 	hx_enable(&w, PRISM_OP_SEND_ENABLE, e->b.qpn, 1, false);
 	hx_post(&e->a, &w);
@@ -154,7 +154,7 @@ static void test_unmanaged_prefetch_on_doorbell(void **state)
 	struct sim_hazard h;
 	uint8_t *slot;
 
-	hx_wait(&w, sim_cq_num(e->cq_b.cq), 1, false); /* holds the queue */
+	hx_wait(&w, sim_cq_num(e->cq_b.cq), 0, false); /* holds the queue */
 	hx_post(&e->a, &w);
 	hx_nop(&w, true);
 	slot = hx_slot(&e->a, hx_post(&e->a, &w));
@@ -212,7 +212,7 @@ static void test_hazard_recv_scatter_attributed(void **state)
 
 	(void)state;
 	/* b: WAIT (on a's CQ) then a NOP; both fetched when b's doorbell rings */
-	hx_wait(&w, sim_cq_num(e->cq_a.cq), 1, false);
+	hx_wait(&w, sim_cq_num(e->cq_a.cq), 0, false);
 	hx_post(&e->b, &w);
 	hx_nop(&w, true);
 	nop = hx_post(&e->b, &w);

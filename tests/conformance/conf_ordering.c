@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tests/conformance/conf_ordering.c - NIC-model rules for ordering: WAIT on
- * a CQ count (24-bit), fences, READ vs later WRITE, managed queues started
- * only by SEND_EN / RECV_EN (16-bit absolute indices), overflow and
- * recycling.  One test per rule, named after it.
+ * a 0-based CQE number (24-bit), fences, READ vs later WRITE, managed queues
+ * (started by SEND_EN / RECV_EN, 16-bit absolute indices, or by a doorbell
+ * no driver rings), recycling.  One test per rule, named after it.
  */
 #include "tests/conformance/conf_env.h"
 
@@ -22,23 +22,16 @@ static int setup_managed_b(void **state)
 	return 0;
 }
 
-static int setup_recycle_b(void **state)
-{
-	*state = env_make(SIM_FW_RELAXED, SIM_HAZARD_FAIL, false, XC,
-	                  MANAGED | SIM_QP_IGNORE_SQ_OVERFLOW);
-	return 0;
-}
-
 static int setup_recycle_b_strict(void **state)
 {
-	*state = env_make(SIM_FW_STRICT, SIM_HAZARD_FAIL, false, XC,
-	                  MANAGED | SIM_QP_IGNORE_SQ_OVERFLOW);
+	*state = env_make(SIM_FW_STRICT, SIM_HAZARD_FAIL, false, XC, MANAGED);
 	return 0;
 }
 
-/* rule wait-blocks-until-cq-count: WAIT holds its queue until the CQ has
- * produced the given number of completions */
-static void test_wait_blocks_until_cq_count(void **state)
+/* rule wait-blocks-until-cqe-index: WAIT with index i holds its queue until
+ * CQE number i (0-based) of the CQ exists: index 1 waits for the second CQE
+ * (MLNX_OFED libmlx5 wait index starts at -1; PCX posts cmpl_cnt - 1) */
+static void test_wait_blocks_until_cqe_index(void **state)
 {
 	struct env *e = *state;
 	struct prism_wqe w;
@@ -50,7 +43,13 @@ static void test_wait_blocks_until_cq_count(void **state)
 	hx_post(&e->a, &w);
 	hx_ring(&e->a);
 	assert_int_equal(sim_dev_run(e->dev, 0), 0);
-	assert_int_equal(e->dst[0], 0); /* still waiting */
+	assert_int_equal(e->dst[0], 0); /* no CQE yet: waiting */
+	hx_nop(&w, true);
+	hx_post(&e->b, &w);
+	hx_ring(&e->b);
+	assert_int_equal(sim_dev_run(e->dev, 0), 0);
+	assert_int_equal(sim_cq_count(e->cq_b.cq), 1);
+	assert_int_equal(e->dst[0], 0); /* CQE number 0 exists, number 1 not yet */
 	hx_nop(&w, true);
 	hx_post(&e->b, &w);
 	hx_ring(&e->b);
@@ -59,7 +58,7 @@ static void test_wait_blocks_until_cq_count(void **state)
 	assert_int_equal(hx_expect(&e->cq_a).opcode, PRISM_CQE_REQ);
 }
 
-/* rule wait-index-24-bit: WAIT compares only 24 bits of its count */
+/* rule wait-index-24-bit: WAIT compares only 24 bits of its index */
 static void test_wait_index_24_bit(void **state)
 {
 	struct env *e = *state;
@@ -68,7 +67,7 @@ static void test_wait_index_24_bit(void **state)
 	hx_nop(&w, true);
 	hx_post(&e->b, &w);
 	hx_ring(&e->b);
-	hx_wait(&w, sim_cq_num(e->cq_b.cq), 0x5000001, true); /* == 1 in 24 bits */
+	hx_wait(&w, sim_cq_num(e->cq_b.cq), 0x5000000, true); /* == 0 in 24 bits */
 	hx_post(&e->a, &w);
 	hx_ring(&e->a);
 	assert_int_equal(sim_dev_run(e->dev, 0), 0);
@@ -114,21 +113,19 @@ static void test_fence_waits_for_read(void **state)
 	assert_memory_equal(e->dst + 512, e->src, 8);
 }
 
-/* rule managed-ignores-doorbell: the host doorbell does not start a
- * managed send queue; SEND_EN from another queue does */
-static void test_managed_ignores_doorbell(void **state)
+/* rule managed-started-by-doorbell: a managed send queue nobody rang and
+ * nothing enabled runs nothing; a host doorbell starts it like any queue
+ * (DPDK crypto GGA rings its cd_slave_send QP); drivers never ring one */
+static void test_managed_started_by_doorbell(void **state)
 {
 	struct env *e = *state;
 	struct prism_wqe w;
 
 	hx_nop(&w, true);
 	hx_post(&e->b, &w);
-	hx_ring(&e->b);
 	assert_int_equal(sim_dev_run(e->dev, 0), 0);
-	assert_int_equal(sim_cq_count(e->cq_b.cq), 0);
-	hx_enable(&w, PRISM_OP_SEND_ENABLE, e->b.qpn, 1, false);
-	hx_post(&e->a, &w);
-	hx_ring(&e->a);
+	assert_int_equal(sim_cq_count(e->cq_b.cq), 0); /* posted, not started */
+	hx_ring(&e->b);
 	assert_int_equal(sim_dev_run(e->dev, 0), 0);
 	assert_int_equal(hx_expect(&e->cq_b).opcode, PRISM_CQE_REQ);
 }
@@ -156,14 +153,23 @@ static void test_send_en_absolute_index(void **state)
 	assert_int_equal(sim_cq_count(e->cq_b.cq), 3);
 }
 
-/* rule enable-needs-cross-channel: WAIT/SEND_EN on a QP created without
- * the cross-channel flag fail with a local QP operation error */
+/* rule enable-needs-cross-channel: SEND_EN on a QP created without the
+ * cross-channel flag fails with a local QP operation error (sim choice:
+ * only software checks are public); WAIT needs no role (DPDK Tx SQs) */
 static void test_enable_needs_cross_channel(void **state)
 {
 	struct env *e = env_make(SIM_FW_STRICT, SIM_HAZARD_WARN, false, 0, MANAGED);
 	struct prism_wqe w;
 	struct prism_cqe c;
 
+	hx_nop(&w, true);
+	hx_post(&e->a, &w);
+	hx_wait(&w, sim_cq_num(e->cq_a.cq), 0, true);
+	hx_post(&e->a, &w);
+	hx_ring(&e->a);
+	assert_int_equal(sim_dev_run(e->dev, 0), 0);
+	assert_int_equal(hx_expect(&e->cq_a).opcode, PRISM_CQE_REQ); /* the NOP */
+	assert_int_equal(hx_expect(&e->cq_a).opcode, PRISM_CQE_REQ); /* the WAIT */
 	hx_enable(&w, PRISM_OP_SEND_ENABLE, e->b.qpn, 1, true);
 	hx_post(&e->a, &w);
 	hx_ring(&e->a);
@@ -175,35 +181,28 @@ static void test_enable_needs_cross_channel(void **state)
 	(void)state;
 }
 
-/* rule managed-bounded-by-posted: without IGNORE_SQ_OVERFLOW an ENABLE
- * cannot run a managed queue past what the host posted; the WQEs it covers
- * run once the host posts them (the ENABLE is not forgotten), the ones past
- * it still wait */
-static void test_managed_bounded_by_posted(void **state)
+/* rule send-en-past-doorbell-record: SEND_EN runs a managed queue up to its
+ * index whatever the queue's doorbell record says (drivers never write a
+ * managed queue's record: MLNX_OFED libmlx5 NO_DOORBELL, DPDK crypto GGA) */
+static void test_send_en_past_doorbell_record(void **state)
 {
 	struct env *e = *state;
 	struct prism_wqe w;
 
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 3; i++) {
 		hx_nop(&w, true);
 		hx_post(&e->b, &w);
 	}
-	hx_enable(&w, PRISM_OP_SEND_ENABLE, e->b.qpn, 4, false);
+	sim_qp_dbrec(e->b.qp)[1] = 0; /* the record counts nothing */
+	hx_enable(&w, PRISM_OP_SEND_ENABLE, e->b.qpn, 3, false);
 	hx_post(&e->a, &w);
 	hx_ring(&e->a);
 	assert_int_equal(sim_dev_run(e->dev, 0), 0);
-	assert_int_equal(sim_cq_count(e->cq_b.cq), 2);
-	for (int i = 0; i < 3; i++) { /* counters 2, 3 (enabled) and 4 (not) */
-		hx_nop(&w, true);
-		hx_post(&e->b, &w);
-	}
-	hx_ring(&e->b);
-	assert_int_equal(sim_dev_run(e->dev, 0), 0);
-	assert_int_equal(sim_cq_count(e->cq_b.cq), 4);
+	assert_int_equal(sim_cq_count(e->cq_b.cq), 3);
 }
 
-/* rule recycle-wraps-queue: with IGNORE_SQ_OVERFLOW an ENABLE past the
- * posted WQEs re-executes the ring (RedN section 3.4, WQ recycling) */
+/* rule recycle-wraps-queue: an ENABLE past the posted WQEs re-executes the
+ * ring (RedN section 3.4, WQ recycling) */
 static void test_recycle_wraps_queue(void **state)
 {
 	struct env *e = *state;
@@ -304,20 +303,20 @@ static void test_wait_on_data(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test_setup_teardown(test_wait_blocks_until_cq_count, setup_xc,
+	    cmocka_unit_test_setup_teardown(test_wait_blocks_until_cqe_index, setup_xc,
 	                                    env_teardown),
 	    cmocka_unit_test_setup_teardown(test_wait_index_24_bit, setup_xc, env_teardown),
 	    cmocka_unit_test_setup_teardown(test_read_not_ordered_before_write, setup_xc,
 	                                    env_teardown),
 	    cmocka_unit_test_setup_teardown(test_fence_waits_for_read, setup_xc, env_teardown),
-	    cmocka_unit_test_setup_teardown(test_managed_ignores_doorbell, setup_managed_b,
+	    cmocka_unit_test_setup_teardown(test_managed_started_by_doorbell, setup_managed_b,
 	                                    env_teardown),
 	    cmocka_unit_test_setup_teardown(test_send_en_absolute_index, setup_managed_b,
 	                                    env_teardown),
 	    cmocka_unit_test(test_enable_needs_cross_channel),
-	    cmocka_unit_test_setup_teardown(test_managed_bounded_by_posted, setup_managed_b,
+	    cmocka_unit_test_setup_teardown(test_send_en_past_doorbell_record, setup_managed_b,
 	                                    env_teardown),
-	    cmocka_unit_test_setup_teardown(test_recycle_wraps_queue, setup_recycle_b,
+	    cmocka_unit_test_setup_teardown(test_recycle_wraps_queue, setup_managed_b,
 	                                    env_teardown),
 	    cmocka_unit_test_setup_teardown(test_strict_firmware_rejects_recycling,
 	                                    setup_recycle_b_strict, env_teardown),

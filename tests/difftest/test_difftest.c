@@ -3,7 +3,8 @@
  * tests/difftest/test_difftest.c - the differential test in `make test`.
  *
  * Owns: a bounded campaign (DIFFTEST_PROGRAMS compared programs, 2000 by
- * default, fixed seed; the constructs of known compiler bugs left out, see
+ * default; `make test` runs 2000 in the plain build and 500 under
+ * ASan+UBSan; fixed seed; the constructs of known compiler bugs left out, see
  * dt_gen.h) that must find no difference and no ill-typed program, and the
  * kept regression cases (tests/difftest/cases, one .prism and one .set each): the reference must
  * compute what each case says, and the NIC must agree unless the case names

@@ -85,6 +85,11 @@ static int setup_cx7(void **state)
 	return setup_env(state, "0x1021");
 }
 
+static int setup_cx6dx(void **state)
+{
+	return setup_env(state, "0x101d");
+}
+
 static int teardown_env(void **state)
 {
 	struct fw_env *e = *state;
@@ -189,6 +194,19 @@ static void test_unsupported_model_is_never_written(void **state)
 	assert_int_equal(count_lines(log), 0);
 }
 
+/* The sources name only ConnectX-5 and ConnectX-6 for the registers. */
+static void test_cx6dx_is_never_written(void **state)
+{
+	struct fw_env *e = *state;
+	char out[4096], log[128];
+	assert_int_equal(run(e, "list", out, sizeof(out)), 0);
+	assert_non_null(strstr(out, "relaxable=no"));
+	assert_int_equal(run(e, "relax mlx5_0 --yes", out, sizeof(out)), 1);
+	assert_non_null(strstr(out, "ConnectX-6 Dx"));
+	snprintf(log, sizeof(log), "%s/regs.log", e->dir);
+	assert_int_equal(count_lines(log), 0);
+}
+
 static void test_unknown_device_is_an_error(void **state)
 {
 	char out[4096];
@@ -234,6 +252,7 @@ int main(void)
 	                                    teardown_env),
 	    cmocka_unit_test_setup_teardown(test_unsupported_model_is_never_written, setup_cx7,
 	                                    teardown_env),
+	    cmocka_unit_test_setup_teardown(test_cx6dx_is_never_written, setup_cx6dx, teardown_env),
 	    cmocka_unit_test_setup_teardown(test_unknown_device_is_an_error, setup_cx5,
 	                                    teardown_env),
 	    cmocka_unit_test_setup_teardown(test_help_version_and_bad_command, setup_cx5,

@@ -122,7 +122,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	sim_cq_create(dev, &ca, &cq);
 	qa.send_cq = qa.recv_cq = qb.send_cq = qb.recv_cq = cq;
 	qa.flags = SIM_QP_CROSS_CHANNEL;
-	qb.flags = SIM_QP_CROSS_CHANNEL | SIM_QP_MANAGED_SEND | SIM_QP_IGNORE_SQ_OVERFLOW;
+	qb.flags = SIM_QP_CROSS_CHANNEL | SIM_QP_MANAGED_SEND;
 	if (sim_qp_create(dev, &qa, &a) || sim_qp_create(dev, &qb, &b))
 		goto out;
 	sim_mr_reg(dev, sim_qp_buf(b), sim_qp_buf_len(b),

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tests/hw/test_hw_cross_channel.c - NIC-model rules for cross-channel
- * (managed) queues on a real ConnectX: a managed send queue ignores the host
- * doorbell and runs only what SEND_EN enabled, WAIT holds a queue until a CQ
- * produced a count of CQEs, RECV_EN enables receive WQEs.  One test per rule
+ * (managed) queues on a real ConnectX: a managed send queue runs what SEND_EN
+ * enabled (or, rung, what its doorbell says: the tests never ring one where
+ * only SEND_EN should start it), WAIT holds a queue until CQE number `index`
+ * (0-based) of a CQ exists, RECV_EN enables receive WQEs.  One test per rule
  * of docs/nic-model.md, named after the rule (hw_<rule>).
  *
  * Cross-channel QPs cannot be created through upstream verbs: rdma-core's
@@ -60,13 +61,14 @@ static void cc_link(struct hw_env *e, struct hw_xqp *x, struct hw_xqp *y)
 		HW_SKIP("%s: cannot connect cross-channel QPs: %s", e->name, why);
 }
 
-static void wait_wqe(struct prism_wqe *w, uint32_t cqn, uint32_t count, bool signaled)
+/* WAIT until CQE number @index (0-based) of CQ @cqn exists. */
+static void wait_wqe(struct prism_wqe *w, uint32_t cqn, uint32_t index, bool signaled)
 {
 	hw_nop(w, signaled);
 	w->ctrl.opcode = PRISM_OP_CQE_WAIT;
 	w->ctrl.opmod = PRISM_WAIT_CQ;
 	w->wait_en.obj_num = cqn;
-	w->wait_en.index = count;
+	w->wait_en.index = index;
 }
 
 static void enable_wqe(struct prism_wqe *w, uint8_t opcode, uint32_t qpn, uint32_t index,
@@ -114,11 +116,12 @@ static void hw_enable_needs_cross_channel(void **state)
 	assert_int_equal(hw_qp_state(&e->a), IBV_QPS_ERR);
 }
 
-/* rule managed-ignores-doorbell: the host doorbell does not start a managed
- * send queue; SEND_EN from another queue does */
-static void hw_managed_ignores_doorbell(void **state)
+/* rule managed-started-by-doorbell: a managed send queue nobody rang and
+ * nothing enabled runs nothing; a host doorbell starts it (DPDK crypto GGA
+ * rings its cd_slave_send QP) */
+static void hw_managed_started_by_doorbell(void **state)
 {
-	struct hw_env *e = cc_start(state, "managed-ignores-doorbell");
+	struct hw_env *e = cc_start(state, "managed-started-by-doorbell");
 	struct hw_xqp *m = hw_xqp_new(e, HW_XQP_MASTER);
 	struct hw_xqp *s = hw_xqp_new(e, HW_XQP_MASTER | HW_XQP_MANAGED_SEND);
 	struct prism_wqe w;
@@ -128,19 +131,19 @@ static void hw_managed_ignores_doorbell(void **state)
 	cc_link(e, m, s);
 	hw_nop(&w, true);
 	nop = hw_post(&s->q, &w);
-	hw_ring(&s->q);
 	assert_int_equal(hw_poll(&s->q.scq, &c, QUIET_MS), 0);
-	cc_enable(m, PRISM_OP_SEND_ENABLE, s->q.qpn, 1);
+	/* not rung: a doorbell would start the managed queue (rule 3.5) */
 	c = hw_expect(&s->q.scq);
 	assert_int_equal(c.opcode, PRISM_CQE_REQ);
 	assert_int_equal(c.wqe_counter, (uint16_t)nop);
 }
 
-/* rule wait-blocks-until-cq-count: WAIT holds its queue until the CQ has
- * produced the given number of completions (here: the plain pair's send CQ) */
-static void hw_wait_blocks_until_cq_count(void **state)
+/* rule wait-blocks-until-cqe-index: WAIT with index i holds its queue until
+ * CQE number i (0-based) of the CQ exists: index 1 waits for the second CQE
+ * of the plain pair's send CQ (MLNX_OFED libmlx5 wait index starts at -1) */
+static void hw_wait_blocks_until_cqe_index(void **state)
 {
-	struct hw_env *e = cc_start(state, "wait-blocks-until-cq-count");
+	struct hw_env *e = cc_start(state, "wait-blocks-until-cqe-index");
 	struct hw_xqp *m = hw_xqp_new(e, HW_XQP_MASTER);
 	struct prism_wqe w;
 	struct prism_cqe c;
@@ -153,7 +156,12 @@ static void hw_wait_blocks_until_cq_count(void **state)
 	hw_post(&m->q, &w);
 	hw_ring(&m->q);
 	assert_int_equal(hw_poll(&m->q.scq, &c, QUIET_MS), 0);
-	assert_int_equal(e->dst[0], 0); /* still waiting */
+	hw_nop(&w, true);
+	hw_post(&e->a, &w);
+	hw_ring(&e->a);
+	assert_int_equal(hw_expect(&e->a.scq).opcode, PRISM_CQE_REQ);
+	assert_int_equal(hw_poll(&m->q.scq, &c, QUIET_MS), 0); /* CQE number 0 only */
+	assert_int_equal(e->dst[0], 0);
 	hw_nop(&w, true);
 	hw_post(&e->a, &w);
 	hw_ring(&e->a);
@@ -162,7 +170,7 @@ static void hw_wait_blocks_until_cq_count(void **state)
 	assert_memory_equal(e->dst, e->src, 8);
 }
 
-/* rule wait-index-24-bit: WAIT compares only 24 bits of its count */
+/* rule wait-index-24-bit: WAIT compares only 24 bits of its index */
 static void hw_wait_index_24_bit(void **state)
 {
 	struct hw_env *e = cc_start(state, "wait-index-24-bit");
@@ -174,7 +182,7 @@ static void hw_wait_index_24_bit(void **state)
 	hw_post(&e->a, &w);
 	hw_ring(&e->a);
 	assert_int_equal(hw_expect(&e->a.scq).opcode, PRISM_CQE_REQ);
-	wait_wqe(&w, e->a.scq.dv.cqn, 0x5000001, true); /* == 1 in 24 bits */
+	wait_wqe(&w, e->a.scq.dv.cqn, 0x5000000, true); /* == CQE number 0 in 24 bits */
 	hw_post(&m->q, &w);
 	hw_ring(&m->q);
 	assert_int_equal(hw_expect(&m->q.scq).opcode, PRISM_CQE_REQ);
@@ -242,7 +250,7 @@ static void hw_send_en_absolute_index(void **state)
 		hw_nop(&w, true);
 		hw_post(&s->q, &w);
 	}
-	hw_ring(&s->q);
+	/* not rung: a doorbell would start the managed queue (rule 3.5) */
 	cc_enable(m, PRISM_OP_SEND_ENABLE, s->q.qpn, 0x10002); /* 2 in 16 bits */
 	assert_int_equal(hw_expect(&s->q.scq).wqe_counter, 0);
 	assert_int_equal(hw_expect(&s->q.scq).wqe_counter, 1);
@@ -251,14 +259,12 @@ static void hw_send_en_absolute_index(void **state)
 	assert_int_equal(hw_expect(&s->q.scq).wqe_counter, 2);
 }
 
-/* rule managed-bounded-by-posted: without IGNORE_SQ_OVERFLOW an ENABLE
- * cannot run a managed queue past what the host posted.  IGNORE_SQ_OVERFLOW
- * is a driver-side check (see recycle_start below), so this test is where
- * the hardware says whether the NIC itself stops at the producer count in
- * the doorbell record. */
-static void hw_managed_bounded_by_posted(void **state)
+/* rule send-en-past-doorbell-record: SEND_EN runs a managed queue up to its
+ * index whatever the queue's doorbell record says (MLNX_OFED libmlx5 never
+ * writes a managed queue's record; DPDK leaves it stale) */
+static void hw_send_en_past_doorbell_record(void **state)
 {
-	struct hw_env *e = cc_start(state, "managed-bounded-by-posted");
+	struct hw_env *e = cc_start(state, "send-en-past-doorbell-record");
 	struct hw_xqp *m = hw_xqp_new(e, HW_XQP_MASTER);
 	struct hw_xqp *s = hw_xqp_new(e, HW_XQP_MASTER | HW_XQP_MANAGED_SEND);
 	struct prism_wqe w;
@@ -269,19 +275,10 @@ static void hw_managed_bounded_by_posted(void **state)
 		hw_nop(&w, true);
 		hw_post(&s->q, &w);
 	}
-	hw_ring(&s->q);
-	cc_enable(m, PRISM_OP_SEND_ENABLE, s->q.qpn, 4);
-	assert_int_equal(hw_expect(&s->q.scq).opcode, PRISM_CQE_REQ);
-	assert_int_equal(hw_expect(&s->q.scq).opcode, PRISM_CQE_REQ);
-	assert_int_equal(hw_poll(&s->q.scq, &c, QUIET_MS), 0);
-	/* the ENABLE is remembered: counters 2 and 3 run once posted, 4 waits */
-	for (int i = 0; i < 3; i++) {
-		hw_nop(&w, true);
-		hw_post(&s->q, &w);
-	}
-	hw_ring(&s->q);
-	assert_int_equal(hw_expect(&s->q.scq).wqe_counter, 2);
-	assert_int_equal(hw_expect(&s->q.scq).wqe_counter, 3);
+	s->q.dv.dbrec[MLX5_SND_DBR] = 0; /* the record counts nothing */
+	cc_enable(m, PRISM_OP_SEND_ENABLE, s->q.qpn, 2);
+	assert_int_equal(hw_expect(&s->q.scq).wqe_counter, 0);
+	assert_int_equal(hw_expect(&s->q.scq).wqe_counter, 1);
 	assert_int_equal(hw_poll(&s->q.scq, &c, QUIET_MS), 0);
 }
 
@@ -325,7 +322,7 @@ static void hw_recycle_wraps_queue(void **state)
 		hw_nop(&w, i % 16 == 15);
 		hw_post(&s->q, &w);
 	}
-	hw_ring(&s->q);
+	/* not rung: a doorbell would start the managed queue (rule 3.5) */
 	cc_enable(m, PRISM_OP_SEND_ENABLE, s->q.qpn, 64 * 3);
 	for (int i = 0; i < 12; i++) {
 		c = hw_expect(&s->q.scq);
@@ -352,7 +349,7 @@ static void hw_strict_firmware_rejects_recycling(void **state)
 		hw_nop(&w, false);
 		hw_post(&s->q, &w);
 	}
-	hw_ring(&s->q);
+	/* not rung: a doorbell would start the managed queue (rule 3.5) */
 	cc_enable(m, PRISM_OP_SEND_ENABLE, s->q.qpn, 65);
 	c = hw_expect(&s->q.scq);
 	assert_int_equal(c.opcode, PRISM_CQE_REQ_ERR);
@@ -408,7 +405,7 @@ static void hw_managed_no_prefetch_before_enable(void **state)
 	slot = hw_sq_slot(&s->q, hw_post(&s->q, &w));
 	assert_int_equal(prism_wqe_field_offset(&w, PRISM_FIELD_CTRL_OPCODE, &off, &len), 0);
 	slot[off] = PRISM_OP_NOP; /* what the queue holds when its doorbell rings */
-	hw_ring(&s->q);
+	/* not rung: a doorbell would start the managed queue (rule 3.5) */
 	slot[off] = PRISM_OP_RDMA_WRITE; /* host patch before any ENABLE */
 	cc_enable(m, PRISM_OP_SEND_ENABLE, s->q.qpn, 1);
 	assert_int_equal(hw_expect(&s->q.scq).opcode, PRISM_CQE_REQ);
@@ -439,13 +436,13 @@ static void patched_write_runs(void **state, const char *rule, bool fenced)
 	slot = hw_sq_slot(&s->q, hw_post(&s->q, &w));
 	assert_int_equal(prism_wqe_field_offset(&w, PRISM_FIELD_CTRL_OPCODE, &off, &len), 0);
 	slot[off] = PRISM_OP_NOP;
-	hw_ring(&s->q);
+	/* not rung: a doorbell would start the managed queue (rule 3.5) */
 	e->src[2048] = PRISM_OP_RDMA_WRITE;
 	hw_rw(&w, PRISM_OP_RDMA_READ, (uintptr_t)e->src + 2048, e->src_mr->rkey,
 	      (uintptr_t)slot + off, sq_mr->lkey, 1, true);
 	hw_post(&m->q, &w);
 	if (!fenced) {
-		wait_wqe(&w, m->q.scq.dv.cqn, 1, false);
+		wait_wqe(&w, m->q.scq.dv.cqn, 0, false); /* CQE number 0: the READ */
 		hw_post(&m->q, &w);
 	}
 	enable_wqe(&w, PRISM_OP_SEND_ENABLE, s->q.qpn, 1, false);
@@ -478,12 +475,12 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(hw_enable_needs_cross_channel, hw_setup, hw_teardown),
-	    cmocka_unit_test_setup_teardown(hw_managed_ignores_doorbell, hw_setup, hw_teardown),
-	    cmocka_unit_test_setup_teardown(hw_wait_blocks_until_cq_count, hw_setup, hw_teardown),
+	    cmocka_unit_test_setup_teardown(hw_managed_started_by_doorbell, hw_setup, hw_teardown),
+	    cmocka_unit_test_setup_teardown(hw_wait_blocks_until_cqe_index, hw_setup, hw_teardown),
 	    cmocka_unit_test_setup_teardown(hw_wait_index_24_bit, hw_setup, hw_teardown),
 	    cmocka_unit_test_setup_teardown(hw_wait_on_data, hw_setup, hw_teardown),
 	    cmocka_unit_test_setup_teardown(hw_send_en_absolute_index, hw_setup, hw_teardown),
-	    cmocka_unit_test_setup_teardown(hw_managed_bounded_by_posted, hw_setup, hw_teardown),
+	    cmocka_unit_test_setup_teardown(hw_send_en_past_doorbell_record, hw_setup, hw_teardown),
 	    cmocka_unit_test_setup_teardown(hw_recycle_wraps_queue, hw_setup, hw_teardown),
 	    cmocka_unit_test_setup_teardown(hw_strict_firmware_rejects_recycling, hw_setup,
 	                                    hw_teardown),

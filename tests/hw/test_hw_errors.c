@@ -365,24 +365,33 @@ static void post_nops(struct hw_env *e, uint32_t n)
 	hw_ring(&e->a);
 }
 
-/* rule cq-overrun-fails-qp: without IGNORE_OVERRUN a CQE that finds the ring
- * full is lost and the QP moves to ERR (IBA: CQ error).  Twice the CQ's
- * depth in signaled NOPs, none polled. */
-static void hw_cq_overrun_fails_qp(void **state)
+/* rule cq-overrun-errors-cq: without IGNORE_OVERRUN a CQE that finds the
+ * ring full is lost and the CQ enters error (rdma-core ibv_create_cq_ex(3);
+ * the kernel's CQ error event): twice the CQ's depth in signaled NOPs, none
+ * polled; then the ring holds at most its depth, and a NOP posted after it
+ * is consumed produces no CQE.  What happens to the QP is not asserted (no
+ * source states it). */
+#define QUIET_MS 50 /* a short look for a CQE that must not come */
+
+static void hw_cq_overrun_errors_cq(void **state)
 {
 	const struct hw_pair_opts opts = {.cq_depth = 4};
 	struct hw_env *e = hw_start(state, HW_NEED_RAW, &opts);
-	int waited = 0;
+	struct timespec ms = {0, 1000000};
+	struct prism_cqe c;
+	struct prism_wqe w;
+	unsigned n = 0;
 
 	post_nops(e, 2 * e->a.scq.dv.cqe_cnt + 2);
-	/* the error is asynchronous: look at the QP until it is in ERR */
-	while (hw_qp_state(&e->a) != IBV_QPS_ERR && waited < e->timeout_ms) {
-		struct timespec ms = {0, 1000000};
-
+	for (int waited = 0; waited < e->timeout_ms / 10; waited++)
 		nanosleep(&ms, NULL);
-		waited++;
-	}
-	assert_int_equal(hw_qp_state(&e->a), IBV_QPS_ERR);
+	while (n <= e->a.scq.dv.cqe_cnt && hw_poll(&e->a.scq, &c, QUIET_MS) == 1)
+		n++;
+	assert_true(n <= e->a.scq.dv.cqe_cnt);
+	hw_nop(&w, true);
+	hw_post(&e->a, &w);
+	hw_ring(&e->a);
+	assert_int_equal(hw_poll(&e->a.scq, &c, QUIET_MS), 0);
 }
 
 /* rule cq-ignore-overrun: with IGNORE_OVERRUN the CQ keeps producing over
@@ -553,7 +562,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(hw_recv_too_short, hw_setup, hw_teardown),
 	    cmocka_unit_test_setup_teardown(hw_error_isolation, hw_setup, hw_teardown),
 	    cmocka_unit_test_setup_teardown(hw_cq_owner_bit_wraps, hw_setup, hw_teardown),
-	    cmocka_unit_test_setup_teardown(hw_cq_overrun_fails_qp, hw_setup, hw_teardown),
+	    cmocka_unit_test_setup_teardown(hw_cq_overrun_errors_cq, hw_setup, hw_teardown),
 	    cmocka_unit_test_setup_teardown(hw_cq_ignore_overrun, hw_setup, hw_teardown),
 	    cmocka_unit_test_setup_teardown(hw_rnr_retry_exceeded, hw_setup, hw_teardown),
 	    cmocka_unit_test_setup_teardown(hw_rnr_infinite_waits_for_recv, hw_setup, hw_teardown),

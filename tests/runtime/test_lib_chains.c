@@ -196,7 +196,7 @@ static void serve(int fd)
 	    {"lib/chains/hash_get.prism", "get_parallel"},
 	    {"lib/chains/list_find.prism", "find"},
 	    {"lib/chains/list_find.prism", "find_break"},
-	    {"lib/chains/list_find.prism", "find_long"},
+	    {"lib/chains/list_find_long.prism", "find_long"},
 	};
 	struct prism_device *dev = prism_device__open("sim", NULL);
 	struct prism_region *table, *values, *nodes;

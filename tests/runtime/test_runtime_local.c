@@ -20,6 +20,7 @@
 
 #include "core/chainobj.h"
 #include "core/client.h"
+#include "core/core.h"
 #include "tests/runtime/support/hashget_chain.h"
 
 #define NB         256u
@@ -382,6 +383,42 @@ static void test_tampered_object_rejected(void **state)
 	free(copy);
 }
 
+/* A chain whose WQEs rely on a fenced SEND_EN (a recycled lap) loads on a
+ * device whose behaviour probe confirmed it (the sim's), and is refused on
+ * one whose probe did not (a stand-in for a NIC that says no). */
+static void test_load_refuses_unconfirmed_assumption(void **state)
+{
+	struct fx *f = *state;
+	static uint8_t nodes[327680];
+	struct prism_device *dev[2];
+
+	for (int i = 0; i < 2; i++) {
+		dev[i] = prism_device__open(NULL, NULL);
+		assert_non_null(dev[i]);
+		PRISM_OPTS(prism_region_opts, ro, .access = PRISM_ACCESS_READ);
+		assert_non_null(
+		    prism_device__register_region(dev[i], "nodes", nodes, sizeof(nodes), &ro));
+	}
+	dev[1]->probed = true; /* the probe ran, and said no */
+	dev[1]->probe.v[CORE_PROBE_FENCED_ENABLE] = CORE_PROBE_NO;
+	snprintf(dev[1]->probe.detail[CORE_PROBE_FENCED_ENABLE], sizeof(dev[1]->probe.detail[0]),
+	         "the enabled WRITE carried its old bytes");
+	dev[1]->probe.v[CORE_PROBE_SEND_EN_BB_UNITS] = CORE_PROBE_YES;
+	for (int i = 0; i < 2; i++) {
+		struct prism_program *prog = prism_program__open_file(
+		    "tests/fuzz/seeds/fuzz_chainobj/recycled_walk_fenced.chain", NULL);
+		assert_non_null(prog);
+		assert_int_equal(prism_program__load(prog, dev[i]), i ? -PRISM_E_ASSUME : 0);
+		if (i)
+			assert_non_null(strstr(f->last_log,
+			                       "it assumes fenced-enable, which device sim "
+			                       "does not confirm (the enabled WRITE carried "
+			                       "its old bytes)"));
+		prism_program__close(prog);
+		prism_device__close(dev[i]);
+	}
+}
+
 static void test_load_needs_regions(void **state)
 {
 	struct fx *f = *state;
@@ -450,6 +487,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_connect_disconnect_cycles, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_tampered_object_rejected, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_load_needs_regions, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_load_refuses_unconfirmed_assumption, setup,
+	                                    teardown),
 	};
 
 	return cmocka_run_group_tests_name("runtime_local", tests, NULL, NULL);

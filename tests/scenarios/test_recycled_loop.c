@@ -4,7 +4,7 @@
  * (RedN section 3.4): the CPU posts one ring of 16 WQEs once and rings one
  * doorbell; the NIC then runs the ring N times and stops on a `break`.
  *
- * Queue L (managed send, IGNORE_SQ_OVERFLOW, 16 BBs = one iteration) enables
+ * Queue L (managed send, 16 BBs = one iteration) enables
  * itself segment by segment, so every WQE that the loop rewrites is fetched
  * only after the rewrite (doorbell order: WAIT + SEND_EN in between):
  *
@@ -148,8 +148,7 @@ static void loop_build(struct loop *lp, enum sim_fw_profile fw, unsigned n_iter,
 	                         .recv_cq = lp->cq_x,
 	                         .sq_bbs = RING,
 	                         .rq_max_sge = 1,
-	                         .flags = SIM_QP_CROSS_CHANNEL | SIM_QP_MANAGED_SEND |
-	                                  SIM_QP_IGNORE_SQ_OVERFLOW};
+	                         .flags = SIM_QP_CROSS_CHANNEL | SIM_QP_MANAGED_SEND};
 	assert_int_equal(sim_qp_create(lp->d, &qa, &lp->l), 0);
 	qa = (struct sim_qp_attr){.access = SIM_ACCESS_REMOTE_ALL,
 	                          .send_cq = lp->cq_x,
@@ -194,7 +193,7 @@ static void loop_build(struct loop *lp, enum sim_fw_profile fw, unsigned n_iter,
 	post_count_add(lp, 1, 9, PRISM_OP_CQE_WAIT, 2, false);
 	post_count_add(lp, 2, 10, PRISM_OP_SEND_ENABLE, RING, false);
 	post_count_add(lp, 3, 15, PRISM_OP_SEND_ENABLE, RING, true);
-	post_wait_en(lp, 4, PRISM_OP_CQE_WAIT, 1, cqn);
+	post_wait_en(lp, 4, PRISM_OP_CQE_WAIT, 0, cqn);
 	post_wait_en(lp, 5, PRISM_OP_SEND_ENABLE, 11, qpn);
 	/* seg 2 */
 	post_count_add(lp, 6, 4, PRISM_OP_CQE_WAIT, 2, false);
@@ -211,8 +210,8 @@ static void loop_build(struct loop *lp, enum sim_fw_profile fw, unsigned n_iter,
 	                              .addr = (uint64_t)(uintptr_t)&lp->data[40]};
 	struct prism_wqe cas = w;
 	post(lp, &w, 8);
-	post_wait_en(lp, 9, PRISM_OP_CQE_WAIT, 0, cqn);     /* +2 by s1 before use */
-	post_wait_en(lp, 10, PRISM_OP_SEND_ENABLE, 0, qpn); /* +16 by s2 */
+	post_wait_en(lp, 9, PRISM_OP_CQE_WAIT, UINT32_MAX, cqn); /* CQE -1; +2 by s1 before use */
+	post_wait_en(lp, 10, PRISM_OP_SEND_ENABLE, 0, qpn);      /* +16 by s2 */
 	/* seg 3 */
 	for (unsigned k = 11; k < 15; k++) {
 		hv_wqe(&w, PRISM_OP_NOP, false);

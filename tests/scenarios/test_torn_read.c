@@ -147,11 +147,12 @@ static void post_read(struct rig *g, void *dst, uint32_t off, uint32_t len)
 	assert_true(hv_post_send(&g->hr, &w, false, NULL) >= 0);
 }
 
-static void post_wait(struct rig *g, uint32_t count)
+/* WAIT for CQE number @index (0-based) of the reader's CQ. */
+static void post_wait(struct rig *g, uint32_t index)
 {
 	struct prism_wqe w;
 	hv_wqe(&w, PRISM_OP_CQE_WAIT, false);
-	w.wait_en.index = count;
+	w.wait_en.index = index;
 	w.wait_en.obj_num = sim_cq_num(g->cq_r);
 	assert_true(hv_post_send(&g->hr, &w, false, NULL) >= 0);
 }
@@ -229,9 +230,9 @@ static void test_version_protocol_never_returns_torn(void **state)
 		}
 		uint64_t *v1 = g.dst + WORDS, *v2 = g.dst + WORDS + 1;
 		post_read(&g, v1, 0, 8);
-		post_wait(&g, 1);
+		post_wait(&g, 0);
 		post_read(&g, g.dst, 0, OBJ_BYTES);
-		post_wait(&g, 2);
+		post_wait(&g, 1);
 		post_read(&g, v2, 0, 8);
 		assert_int_equal(hv_ring(&g.hw), 0);
 		assert_int_equal(hv_ring(&g.hr), 0);

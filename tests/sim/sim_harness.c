@@ -213,11 +213,11 @@ void hx_atomic(struct prism_wqe *w, uint8_t opcode, uint64_t raddr, uint32_t rke
 	w->atomic.compare = compare;
 }
 
-void hx_wait(struct prism_wqe *w, uint32_t cqn, uint32_t count, bool signaled)
+void hx_wait(struct prism_wqe *w, uint32_t cqn, uint32_t index, bool signaled)
 {
 	base(w, PRISM_OP_CQE_WAIT, signaled);
 	w->has_wait_en = true;
-	w->wait_en.index = count;
+	w->wait_en.index = index;
 	w->wait_en.obj_num = cqn;
 }
 

@@ -70,7 +70,8 @@ void hx_send(struct prism_wqe *w, uint8_t opcode, uint64_t laddr, uint32_t lkey,
              bool signaled);
 void hx_atomic(struct prism_wqe *w, uint8_t opcode, uint64_t raddr, uint32_t rkey, uint64_t swap,
                uint64_t compare, uint64_t laddr, uint32_t lkey, bool signaled);
-void hx_wait(struct prism_wqe *w, uint32_t cqn, uint32_t count, bool signaled);
+/* WAIT until CQE number @index (0-based, 24-bit cyclic) of CQ @cqn exists. */
+void hx_wait(struct prism_wqe *w, uint32_t cqn, uint32_t index, bool signaled);
 void hx_enable(struct prism_wqe *w, uint8_t opcode, uint32_t qpn, uint32_t index, bool signaled);
 
 #endif /* PRISM_TESTS_SIM_HARNESS_H */

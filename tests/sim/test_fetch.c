@@ -84,7 +84,7 @@ static uint32_t post_edit_release(struct env *e, struct prism_wqe *w, uint32_t a
 	struct prism_wqe x;
 	uint32_t ctr;
 
-	hx_wait(&x, sim_cq_num(e->cq_b.cq), 1, false);
+	hx_wait(&x, sim_cq_num(e->cq_b.cq), 0, false);
 	hx_post(&e->a, &x);
 	ctr = hx_post(&e->a, w);
 	hx_ring(&e->a);

@@ -29,7 +29,7 @@ static void test_parked_wait_wakes_when_cq_destroyed(void **state)
 
 	(void)state;
 	hx_cq_init(&other, e->dev, 4, false);
-	hx_wait(&w, sim_cq_num(other.cq), 1, true);
+	hx_wait(&w, sim_cq_num(other.cq), 0, true);
 	hx_post(&e->a, &w);
 	hx_ring(&e->a);
 	assert_int_equal(sim_dev_run(e->dev, 0), 0);
@@ -52,7 +52,7 @@ static void test_parked_wait_wakes_on_remote_completion(void **state)
 
 	(void)state;
 	/* a: WAIT for b's first completion, then a WRITE */
-	hx_wait(&w, sim_cq_num(e->cq_b.cq), 1, false);
+	hx_wait(&w, sim_cq_num(e->cq_b.cq), 0, false);
 	hx_post(&e->a, &w);
 	hx_rw(&w, PRISM_OP_RDMA_WRITE, (uintptr_t)e->dst, e->dst_key, (uintptr_t)e->src, e->src_key,
 	      16, true);
@@ -598,7 +598,7 @@ static void test_ready_wait_rewoken_when_cq_destroyed(void **state)
 	hx_pair(&b, &b);
 	hx_pair(&c, &c);
 	r->long_qpn = b.qpn;
-	hx_wait(&w, sim_cq_num(x.cq), 1, true); /* a: WAIT for b's CQE */
+	hx_wait(&w, sim_cq_num(x.cq), 0, true); /* a: WAIT for b's CQE */
 	hx_post(&a, &w);
 	hx_nop(&w, true); /* b: its CQE lands 10 us after it starts */
 	hx_post(&b, &w);

@@ -305,7 +305,10 @@ struct get_req {
 	uint64_t resp_addr; /* where the value lands at the client */
 	const uint8_t *key;
 	uint32_t bucket;
-	uint32_t recv_index, wrk_index; /* the CQE counts the two WAITs wait for */
+	/* the 0-based CQE numbers the two WAITs wait for: RedN posts
+	 * IBV_WAIT_EXPLICIT(.., 1) through libmlx5, whose wait index starts at
+	 * -1, so request n waits for CQE n (hash_bench.c, libmlx5 verbs.c) */
+	uint32_t recv_index, wrk_index;
 };
 
 /* Client: a receive for the WRITE_IMM, then the SEND carrying the request
@@ -630,8 +633,8 @@ int redn_hash_post_get(struct redn_hash *h, const uint8_t key[REDN_KEY_BYTES], u
 	    .resp_addr = (uint64_t)(uintptr_t)(h->resp + (size_t)slot * h->cfg.value_len),
 	    .key = key,
 	    .bucket = bucket,
-	    .recv_index = (h->srv_recvs + 1) & 0xffffff,
-	    .wrk_index = (h->wrk_cqes + 1) & 0xffffff,
+	    .recv_index = h->srv_recvs & 0xffffff,
+	    .wrk_index = h->wrk_cqes & 0xffffff,
 	};
 	int rc;
 

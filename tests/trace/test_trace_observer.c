@@ -214,7 +214,7 @@ static void test_hazard_instant(void **state)
 	/* A: WAIT for B's WRITE, then a NOP that was prefetched at the doorbell */
 	struct prism_wqe w;
 	hv_wqe(&w, PRISM_OP_CQE_WAIT, false);
-	w.wait_en.index = 1;
+	w.wait_en.index = 0; /* CQE number 0: B's WRITE */
 	w.wait_en.obj_num = sim_cq_num(cqb);
 	assert_true(hv_post_send(&ha, &w, false, NULL) >= 0);
 	uint8_t *nop_slot;

@@ -436,7 +436,7 @@ static void test_print_every_shape(void **state)
 	w.wait_en = (struct prism_wait_en_seg){.index = 6, .obj_num = 0x2a};
 	prism_wqe_snprint(line, sizeof(line), &w, NULL, 0, 0);
 	assert_string_equal(line,
-	                    "wait      idx=0 qpn=0x000000 ds=2 ce=none fm=none cq=0x2a count=6");
+	                    "wait      idx=0 qpn=0x000000 ds=2 ce=none fm=none cq=0x2a cqe=6");
 
 	w.ctrl.opcode = PRISM_OP_SEND_ENABLE;
 	w.ctrl.fm_ce_se = PRISM_FM_CE_SE(PRISM_FENCE_SMALL_AND_FENCE, PRISM_CE_CQ_UPDATE_EVENT, 1);

@@ -45,8 +45,8 @@ extern "C" {
 #define PRISM_CTRL_FM_MASK  (7u << 5)
 
 enum prism_ce {
-	PRISM_CE_NONE = 0,       /* unsignaled unless an error */
-	PRISM_CE_ERROR_ONLY = 1, /* "CQE on first error" */
+	PRISM_CE_NONE = 0,       /* CQE only on error: none on success (DPDK ONLY_ERR) */
+	PRISM_CE_ERROR_ONLY = 1, /* CQE only on the first error (DPDK ONLY_FIRST_ERR) */
 	PRISM_CE_CQ_UPDATE = 2,  /* MLX5_WQE_CTRL_CQ_UPDATE >> 2 */
 	PRISM_CE_CQ_UPDATE_EVENT = 3,
 };

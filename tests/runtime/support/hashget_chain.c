@@ -96,7 +96,7 @@ static void build_ctl(struct bld *b)
 	obj = field_off(&w, PRISM_FIELD_WAIT_EN_OBJ);
 	add_wqe(b, Q_CTL, 0, &w, "args arrived");
 	reloc(b, Q_CTL, CHAINOBJ_RING_SQ, 0, idx, 4, CHAINOBJ_RELOC_CQ_COUNT, CQ_CONN_R, 0, 0, 1,
-	      1);
+	      0);
 	reloc(b, Q_CTL, CHAINOBJ_RING_SQ, 0, obj, 4, CHAINOBJ_RELOC_CQN, CQ_CONN_R, 0, 0, 0, 0);
 	wait_en(&w, PRISM_OP_SEND_ENABLE);
 	add_wqe(b, Q_CTL, 1, &w, "start the worker");
@@ -105,7 +105,7 @@ static void build_ctl(struct bld *b)
 	wait_en(&w, PRISM_OP_CQE_WAIT);
 	add_wqe(b, Q_CTL, 2, &w, "worker done");
 	reloc(b, Q_CTL, CHAINOBJ_RING_SQ, 2, idx, 4, CHAINOBJ_RELOC_CQ_COUNT, CQ_WORKER, 0, 0, 1,
-	      1);
+	      0);
 	reloc(b, Q_CTL, CHAINOBJ_RING_SQ, 2, obj, 4, CHAINOBJ_RELOC_CQN, CQ_WORKER, 0, 0, 0, 0);
 	wait_en(&w, PRISM_OP_SEND_ENABLE);
 	add_wqe(b, Q_CTL, 3, &w, "release the response");
