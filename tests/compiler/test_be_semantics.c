@@ -8,7 +8,8 @@
  * the back end once gave: stores across byte orders, loop conditions over
  * memory the body changes, `return` ending the invocation, the result
  * field, bounded reads through a loaded pointer, `else if (cas(..))`,
- * return sites in unrolled loops, little-endian pointer walks.
+ * return sites in unrolled loops, little-endian pointer walks, an `if`
+ * whose arms write what its condition reads.
  */
 #include <setjmp.h>
 #include <stdarg.h>
