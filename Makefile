@@ -21,6 +21,8 @@
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make install-check  install into a scratch DESTDIR and build against it
 #   make check-format   every tracked C file follows .clang-format
+#   make check-prm  the mlx5 backend's PRM offsets against Debian's DPDK
+#                   mlx5_prm.h (downloads the dpdk source package once)
 #   make format     reformat every tracked C file
 #   make clean      remove build/
 #   make help       this list
@@ -67,7 +69,10 @@ WARNINGS := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototy
 CPPFLAGS_ALL := -Iruntime/include -Iruntime -I. -I$(O)/gen -D_GNU_SOURCE
 CFLAGS_ALL := -std=gnu11 $(WARNINGS) -fvisibility=hidden -fPIC $(CFLAGS) $(SANFLAGS) $(CPPFLAGS_ALL)
 LDFLAGS_ALL := $(LDFLAGS) $(SANFLAGS)
-LDLIBS_ALL := -lyaml -lpthread -lm $(LDLIBS)
+# LIB_LDLIBS: what libprism itself links (modules add to it)
+LDLIBS_ALL = -lyaml -lpthread -lm $(LIB_LDLIBS) $(LDLIBS)
+
+LIB_LDLIBS  :=
 
 LIB_SRCS    :=
 PRISMC_SRCS :=
@@ -160,7 +165,7 @@ $(FUZZ_LIB): $(FUZZ_LIB_OBJS)
 define fuzz_rule
 $(FUZZ_O)/$(1): $$($(1)_SRCS) $$(FUZZ_LIB)
 	@mkdir -p $$(dir $$@)
-	$$(CLANG) $$(FUZZ_CFLAGS) -o $$@ $$($(1)_SRCS) $$(FUZZ_LIB) $$($(1)_LDLIBS) -lyaml -lpthread -lm
+	$$(CLANG) $$(FUZZ_CFLAGS) -o $$@ $$($(1)_SRCS) $$(FUZZ_LIB) $$($(1)_LDLIBS) -lyaml -lpthread -lm $$(LIB_LDLIBS)
 endef
 $(foreach f,$(FUZZERS),$(eval $(call fuzz_rule,$(f))))
 

@@ -43,9 +43,10 @@ static void run_help(FILE *out)
 	    "usage: prismc run FILE.prism|FILE.chain [--entry NAME] [--arg NAME=VALUE]...\n"
 	    "                  [--region NAME=FILE]... [--set SPEC]... [--set-file FILE]...\n"
 	    "                  [--save NAME=FILE]... [--firmware P] [--cost C] [--reference]\n"
-	    "                  [--trace OUT.json] [--json]\n\n"
-	    "Compile the offload (a .chain is used as is), load it onto an embedded software\n"
-	    "NIC (the loader re-verifies it), connect a client, invoke the entry point once\n"
+	    "                  [--device NAME] [--trace OUT.json] [--json]\n\n"
+	    "Compile the offload (a .chain is used as is), load it onto a NIC (an embedded\n"
+	    "software NIC by default; the loader re-verifies it), connect a client through\n"
+	    "the same device, invoke the entry point once\n"
 	    "and print the result and the virtual-clock latency under the cost profile.\n"
 	    "With --reference, the reference interpreter computes the same invocation from\n"
 	    "the language's definition (no WQEs) and prints it in the same format.\n\n"
@@ -63,6 +64,8 @@ static void run_help(FILE *out)
 	    "  --firmware P        firmware profile: relaxed (default) or strict; a .prism\n"
 	    "                      is compiled for it and the NIC checks WQEs by it\n"
 	    "  --cost C            NIC cost profile (timing model): cx5 (default) or a YAML\n"
+	    "  --device NAME       the NIC: sim (default) or an RDMA device such as mlx5_0\n"
+	    "                      (`prismc devices` lists them)\n"
 	    "  --reference         run the reference interpreter instead of the NIC\n"
 	    "  --trace OUT.json    write a Chrome/Perfetto trace of every WQE executed\n"
 	    "  --json              print the report as one JSON object\n"
@@ -198,7 +201,7 @@ static void report(const struct outcome *o, bool json)
 }
 
 struct run_opts {
-	const char *path, *entry, *cost, *trace;
+	const char *path, *entry, *cost, *trace, *device;
 	enum ir_profile firmware;
 	bool json, reference;
 	struct kv args[RUN_MAX_ARGS], regs[RUN_MAX_REGIONS], saves[RUN_MAX_REGIONS];
@@ -408,7 +411,7 @@ static int run_nic(const struct run_opts *o)
 
 	rc = PRISMC_EXIT_ERRORS;
 	prog = prism_program__open_mem(yaml, len, NULL);
-	dev = prog ? prism_device__open("sim", &dopts) : NULL;
+	dev = prog ? prism_device__open(o->device ? o->device : "sim", &dopts) : NULL;
 	if (!prog || !dev)
 		goto out;
 	/* every region the object declares: its declared size, zeros */
@@ -527,13 +530,21 @@ out:
 static int run_run(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-	    {"entry", required_argument, NULL, 'e'},    {"arg", required_argument, NULL, 'a'},
-	    {"region", required_argument, NULL, 'r'},   {"set", required_argument, NULL, 's'},
-	    {"set-file", required_argument, NULL, 'S'}, {"save", required_argument, NULL, 'o'},
-	    {"firmware", required_argument, NULL, 'f'}, {"profile", required_argument, NULL, 'f'},
-	    {"cost", required_argument, NULL, 'c'},     {"reference", no_argument, NULL, 'R'},
-	    {"trace", required_argument, NULL, 't'},    {"json", no_argument, NULL, 'j'},
-	    {"help", no_argument, NULL, 'h'},           {NULL, 0, NULL, 0},
+	    {"entry", required_argument, NULL, 'e'},
+	    {"arg", required_argument, NULL, 'a'},
+	    {"region", required_argument, NULL, 'r'},
+	    {"set", required_argument, NULL, 's'},
+	    {"set-file", required_argument, NULL, 'S'},
+	    {"save", required_argument, NULL, 'o'},
+	    {"firmware", required_argument, NULL, 'f'},
+	    {"profile", required_argument, NULL, 'f'},
+	    {"cost", required_argument, NULL, 'c'},
+	    {"reference", no_argument, NULL, 'R'},
+	    {"trace", required_argument, NULL, 't'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"device", required_argument, NULL, 'd'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	static struct run_opts o;
 	int ch;
@@ -590,6 +601,9 @@ static int run_run(int argc, char **argv)
 			break;
 		case 't':
 			o.trace = optarg;
+			break;
+		case 'd':
+			o.device = optarg;
 			break;
 		case 'j':
 			o.json = true;

@@ -4,11 +4,13 @@ TESTS += runtime_core_basics prismd_config runtime_local runtime_tcp lib_chains 
 	runtime_shards
 runtime_core_basics_SRCS := tests/runtime/test_core_basics.c
 prismd_config_SRCS := tests/runtime/test_prismd_config.c tools/prismd/config.c
-runtime_local_SRCS := tests/runtime/test_runtime_local.c tests/runtime/support/hashget_chain.c
+runtime_local_SRCS := tests/runtime/test_runtime_local.c tests/runtime/support/hashget_chain.c \
+	$(MLX5EMU_SRCS)
 runtime_tcp_SRCS := tests/runtime/test_runtime_tcp.c tests/runtime/support/hashget_chain.c \
 	tests/runtime/support/child_proc.c
 runtime_shards_SRCS := tests/runtime/test_runtime_shards.c tests/runtime/support/hashget_chain.c
-lib_chains_SRCS := tests/runtime/test_lib_chains.c tests/runtime/support/child_proc.c
+lib_chains_SRCS := tests/runtime/test_lib_chains.c tests/runtime/support/child_proc.c \
+	$(MLX5EMU_SRCS)
 daemon_SRCS := tests/runtime/test_daemon.c tests/runtime/support/hashget_chain.c \
 	tests/runtime/support/child_proc.c
 BENCHES += bench_runtime

@@ -13,7 +13,7 @@ PACKAGES=(
 	make gcc clang clang-format libclang-rt-14-dev pkg-config
 	flex bison libyaml-dev libcmocka-dev
 	libibverbs-dev ibverbs-providers rdma-core ibverbs-utils
-	valgrind iproute2 python3
+	valgrind iproute2 python3 xz-utils
 	dpkg-dev patch autoconf automake libevent-dev libxxhash-dev
 	memcached libmemcached-dev libmemcached-tools
 )

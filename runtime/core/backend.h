@@ -4,8 +4,8 @@
  *
  * Owns: the small set of operations runtime/core needs from a NIC, as a
  * struct of function pointers.  The sim implements it (runtime/sim/
- * sim_backend.c); the mlx5 backend (libibverbs + mlx5dv + DEVX) will
- * implement the same table.
+ * sim_backend.c), and so does the mlx5 backend (libibverbs + mlx5dv + DEVX,
+ * runtime/mlx5/).
  *
  * Contract: the queue buffer, doorbell records and CQ rings a backend hands
  * out are host memory that the caller writes and reads exactly as with mlx5
@@ -121,6 +121,17 @@ struct core_qp_peer {
 	uint8_t rnr_retry; /* 7 = infinite */
 	uint8_t min_rnr_timer;
 	uint8_t retry_cnt;
+	uint8_t mtu; /* path MTU, enum ibv_mtu (1..5); 0: the port's own */
+};
+
+/* What a device can run (program loading refuses what it lacks). */
+struct core_caps {
+	bool cross_channel;   /* WAIT / SEND_EN / RECV_EN, managed queues */
+	bool wait_on_data;    /* WAIT opmod 1 */
+	bool relaxed_fw;      /* control-segment WQE index / QPN checks off */
+	bool atomic_8b_host;  /* 8-byte atomics in host byte order */
+	uint8_t masked_sizes; /* masked atomics on 4/8/16/32-byte operands: those bits */
+	char fw_note[96];     /* where relaxed_fw comes from */
 };
 
 struct core_backend_ops {
@@ -174,9 +185,23 @@ struct core_backend_ops {
 	 */
 	void (*arm_cq)(struct core_be_cq *cq, void *ctx, bool check_consumed);
 	unsigned (*take_events)(struct core_be_dev *dev, void **ctx, unsigned max);
+
+	/* This device's own address (lid, gid) for a peer on the same device
+	 * (mlx5: the port's LID and GID; NULL where node ids suffice). */
+	int (*port_addr)(struct core_be_dev *dev, struct core_qp_peer *self);
+
+	/* What the device can run. */
+	int (*caps)(struct core_be_dev *dev, struct core_caps *out);
 };
 
 /* The sim backend's table (runtime/sim/sim_backend.c). */
 extern const struct core_backend_ops core_sim_backend;
+
+/* The mlx5 backend's table (runtime/mlx5/mlx5_dev.c): rdma-core, DEVX. */
+extern const struct core_backend_ops core_mlx5_backend;
+/* Names (at most 63 bytes) of the RDMA devices the mlx5 backend can open,
+ * at most @cap of them; returns how many were written. */
+int core_mlx5_device_names(char (*names)[64], int cap);
+bool core_mlx5_device_exists(const char *name);
 
 #endif /* PRISM_CORE_BACKEND_H */

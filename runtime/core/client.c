@@ -123,10 +123,14 @@ int core_client_finish(struct prism_client *cl)
 	    .rnr_retry = 7,
 	    .min_rnr_timer = 1,
 	    .retry_cnt = 7,
+	    .lid = cl->peer_addr.lid,
+	    .mtu = cl->peer_addr.mtu,
 	};
 	int err;
 
-	if ((err = ops->modify_qp(cl->qp, CORE_QPS_INIT, NULL)) ||
+	memcpy(peer.gid, cl->peer_addr.gid, sizeof(peer.gid));
+	if ((err = core_shard_self_addr(cl->dev, cl->shard, &peer)) ||
+	    (err = ops->modify_qp(cl->qp, CORE_QPS_INIT, NULL)) ||
 	    (err = ops->modify_qp(cl->qp, CORE_QPS_RTR, &peer)) ||
 	    (err = ops->modify_qp(cl->qp, CORE_QPS_RTS, &peer)))
 		return err;

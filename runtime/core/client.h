@@ -31,6 +31,7 @@ struct prism_client {
 	int link_down;
 	struct core_welcome w;
 	uint32_t peer_node;
+	struct core_qp_peer peer_addr; /* the server QP's lid / gid / mtu (over TCP) */
 	int timeout_ms;
 
 	struct core_be_cq *scq, *rcq;

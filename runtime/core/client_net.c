@@ -65,7 +65,7 @@ static void client_link_down(void *ctx, struct net_link *link, int err, const ch
 
 int core_client_net_connect(struct prism_client *cl, const char *addr, struct core_hello *h)
 {
-	struct net_transport *t = core_dev_transport(cl->dev, cl->shard);
+	struct net_transport *t = NULL;
 	struct net_oob_params mine = {0}, peer = {0};
 	struct net_diag d = {0};
 	uint8_t hello[256];
@@ -73,13 +73,16 @@ int core_client_net_connect(struct prism_client *cl, const char *addr, struct co
 	int port, fd, err;
 	size_t n;
 
-	if (!t)
+	/* The sim's packets travel over this TCP connection; an RDMA NIC's
+	 * travel on its own fabric and TCP only carries the setup. */
+	if (core_dev_is_sim(cl->dev) && !(t = core_dev_transport(cl->dev, cl->shard)))
 		return -PRISM_E_BACKEND;
 	if (split_addr(addr, host, sizeof(host), &port)) {
 		core_err("client: '%s' is not host:port", addr);
 		return -EINVAL;
 	}
 	mine.node = cl->dev->shards[cl->shard].node;
+	core_shard_addr(cl->dev, cl->shard, &mine.lid, &mine.mtu, mine.gid);
 	mine.qpn = h->qpn;
 	mine.n_regions = 1;
 	mine.regions[0] =
@@ -100,7 +103,15 @@ int core_client_net_connect(struct prism_client *cl, const char *addr, struct co
 		core_err("connect %s: %s", addr, prism_strerror(err));
 		return err;
 	}
-	cl->peer_node = net_peer_node(sim_backend_dev(cl->dev->shards[cl->shard].be), &peer);
+	if (t) {
+		cl->peer_node =
+		    net_peer_node(sim_backend_dev(cl->dev->shards[cl->shard].be), &peer);
+	} else {
+		cl->peer_node = peer.node;
+		cl->peer_addr.lid = peer.lid;
+		cl->peer_addr.mtu = peer.mtu;
+		memcpy(cl->peer_addr.gid, peer.gid, sizeof(cl->peer_addr.gid));
+	}
 	cl->net_fd = fd;
 	cl->net_peer = malloc(sizeof(peer));
 	if (!cl->net_peer) {
@@ -115,8 +126,17 @@ int core_client_net_attach(struct prism_client *cl)
 {
 	struct net_link_cbs cbs = {.down = client_link_down, .ctx = cl};
 	struct net_diag d = {0};
-	int err = net_transport_attach(core_dev_transport(cl->dev, cl->shard), cl->net_fd,
-	                               sim_backend_qp(cl->qp), cl->net_peer, &cbs, &cl->link, &d);
+	int err;
+
+	if (!core_dev_is_sim(cl->dev)) {
+		/* RDMA NIC: the QP is connected; the socket stays open, unused,
+		 * until the client closes. */
+		free(cl->net_peer);
+		cl->net_peer = NULL;
+		return 0;
+	}
+	err = net_transport_attach(core_dev_transport(cl->dev, cl->shard), cl->net_fd,
+	                           sim_backend_qp(cl->qp), cl->net_peer, &cbs, &cl->link, &d);
 
 	cl->net_fd = -1;
 	free(cl->net_peer);

@@ -71,6 +71,8 @@ struct core_shard {
 };
 
 #define CORE_MAX_SHARDS 64u
+/* Device names prism_list_devices() reports at most (sim + RDMA devices). */
+#define CORE_MAX_LISTED 16
 
 struct prism_device {
 	char name[32];
@@ -109,6 +111,18 @@ int core_dev_probe(struct prism_device *dev, const struct core_probe_report **ou
 int core_dev_progress(struct prism_device *dev);
 /* Backend progress of shard @shard under its lock. */
 int core_shard_progress(struct prism_device *dev, unsigned shard);
+/* A peer on shard @shard itself (node id equal): fill its lid/gid from the
+ * backend (port_addr) so that hardware can route to it.  0 or an error. */
+int core_shard_self_addr(struct prism_device *dev, unsigned shard, struct core_qp_peer *peer);
+/* Shard @shard's own RC address (lid, gid, mtu; zeros on the sim) for the setup exchange. */
+void core_shard_addr(struct prism_device *dev, unsigned shard, uint16_t *lid, uint8_t *mtu,
+                     uint8_t gid[16]);
+/* The sim backend: connections over TCP carry its packets (runtime/net transport);
+ * an RDMA NIC carries its own, TCP only sets the connection up. */
+static inline bool core_dev_is_sim(const struct prism_device *dev)
+{
+	return dev->ops == &core_sim_backend;
+}
 /* Virtual clock of shard @shard in ns (0 on hardware). */
 uint64_t core_shard_now_ns(const struct prism_device *dev, unsigned shard);
 

@@ -3,7 +3,7 @@
 # (chainobj.c and the verifier are listed by their owners' fragments.)
 LIB_SRCS += runtime/core/log.c runtime/core/errors.c runtime/core/device.c \
 	    runtime/core/region.c runtime/core/memfd.c
-LIB_SRCS += runtime/core/device_sim.c runtime/core/program.c runtime/core/inst.c runtime/core/inst_prot.c \
+LIB_SRCS += runtime/core/device_sim.c runtime/core/program.c runtime/core/caps.c runtime/core/inst.c runtime/core/inst_prot.c \
 	    runtime/core/probe.c \
 	    runtime/core/proto.c runtime/core/server.c runtime/core/server_net.c \
 	    runtime/core/client.c runtime/core/client_net.c runtime/core/daemon.c

@@ -20,21 +20,38 @@
 #include "core/opts.h"
 #include "net/net.h"
 
-/* Backends a device name can resolve to; "sim" is the default. */
+/*
+ * Backends a device name can resolve to: "sim" (the default), "mlx5" (the
+ * first mlx5 RDMA device), or the name of an RDMA device ("mlx5_0"), which
+ * the mlx5 backend opens.
+ */
 static const struct {
 	const char *name;
 	const struct core_backend_ops *ops;
 } backends[] = {
     {"sim", &core_sim_backend},
+    {"mlx5", &core_mlx5_backend},
 };
 
 #define N_BACKENDS (sizeof(backends) / sizeof(backends[0]))
 
+/* The names prism_list_devices() hands out: "sim", then every RDMA device. */
+static pthread_mutex_t list_lock = PTHREAD_MUTEX_INITIALIZER;
+static char listed[CORE_MAX_LISTED][CORE_NAME_MAX + 1];
+
 PRISM_API int prism_list_devices(const char **names, size_t cap)
 {
-	for (size_t i = 0; i < N_BACKENDS && i < cap; i++)
-		names[i] = backends[i].name;
-	return (int)N_BACKENDS;
+	char rdma[CORE_MAX_LISTED - 1][CORE_NAME_MAX + 1];
+	int n = core_mlx5_device_names(rdma, CORE_MAX_LISTED - 1), total = 1;
+
+	pthread_mutex_lock(&list_lock);
+	snprintf(listed[0], sizeof(listed[0]), "sim");
+	for (int i = 0; i < n; i++)
+		snprintf(listed[total++], sizeof(listed[0]), "%.*s", (int)CORE_NAME_MAX, rdma[i]);
+	for (int i = 0; i < total && (size_t)i < cap; i++)
+		names[i] = listed[i];
+	pthread_mutex_unlock(&list_lock);
+	return total;
 }
 
 static uint64_t random_u64(void)
@@ -110,6 +127,7 @@ PRISM_API struct prism_device *prism_device__open(const char *name,
                                                   const struct prism_device_opts *opts)
 {
 	const struct core_backend_ops *ops = NULL;
+	const char *be_name = NULL; /* the backend's device name (NULL: its first) */
 	struct prism_device *dev;
 	unsigned n_shards, opened = 0;
 	const char *fw;
@@ -124,8 +142,14 @@ PRISM_API struct prism_device *prism_device__open(const char *name,
 	for (size_t i = 0; i < N_BACKENDS; i++)
 		if (!strcmp(backends[i].name, name))
 			ops = backends[i].ops;
+	if (!ops && core_mlx5_device_exists(name)) {
+		ops = &core_mlx5_backend;
+		be_name = name;
+	}
 	if (!ops) {
-		core_err("device '%s': no such device (known: sim)", name);
+		core_err("device '%s': no such device (known: sim, mlx5 and the RDMA devices "
+		         "prismc devices lists)",
+		         name);
 		return core_fail_ptr(-PRISM_E_NODEV);
 	}
 	fw = CORE_OPT(opts, firmware, "relaxed");
@@ -168,6 +192,7 @@ PRISM_API struct prism_device *prism_device__open(const char *name,
 	struct core_dev_attr attr = {
 	    .sz = sizeof(attr),
 	    .seed = CORE_OPT(opts, seed, 0),
+	    .name = be_name,
 	    .relaxed_fw = !strcmp(fw, "relaxed"),
 	    .hazard_policy = CORE_OPT(opts, hazard_fail, false) ? 2 : 1,
 	    .threaded = dev->threaded,
@@ -291,6 +316,25 @@ int core_shard_progress(struct prism_device *dev, unsigned shard)
 	err = dev->ops->progress(sh->be);
 	pthread_mutex_unlock(&sh->lock);
 	return err;
+}
+
+int core_shard_self_addr(struct prism_device *dev, unsigned shard, struct core_qp_peer *peer)
+{
+	if (peer->node != dev->shards[shard].node || !dev->ops->port_addr)
+		return 0;
+	return dev->ops->port_addr(dev->shards[shard].be, peer);
+}
+
+void core_shard_addr(struct prism_device *dev, unsigned shard, uint16_t *lid, uint8_t *mtu,
+                     uint8_t gid[16])
+{
+	struct core_qp_peer self = {0};
+
+	if (dev->ops->port_addr)
+		dev->ops->port_addr(dev->shards[shard].be, &self);
+	*lid = self.lid;
+	*mtu = self.mtu;
+	memcpy(gid, self.gid, 16);
 }
 
 int core_dev_progress(struct prism_device *dev)

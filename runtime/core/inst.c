@@ -458,7 +458,10 @@ uint32_t core_inst_conn_qpn(const struct core_inst *in)
 	return in->qps[in->prog->conn_queue].info.qpn;
 }
 
-static int qp_to_rts(struct core_inst *in, uint32_t q, uint32_t node, uint32_t qpn)
+/* @remote: the client's address for the connection's queue (NULL: a queue
+ * of this instance, on this shard). */
+static int qp_to_rts(struct core_inst *in, uint32_t q, uint32_t node, uint32_t qpn,
+                     const struct core_peer *remote)
 {
 	const struct core_backend_ops *ops = in->dev->ops;
 	struct core_qp_peer peer = {
@@ -470,7 +473,14 @@ static int qp_to_rts(struct core_inst *in, uint32_t q, uint32_t node, uint32_t q
 	};
 	int err;
 
-	if ((err = ops->modify_qp(in->qps[q].qp, CORE_QPS_INIT, NULL)) ||
+	if (remote) {
+		peer.lid = remote->lid;
+		peer.mtu = remote->mtu;
+		memcpy(peer.gid, remote->gid, sizeof(peer.gid));
+	}
+
+	if ((err = core_shard_self_addr(in->dev, in->shard, &peer)) ||
+	    (err = ops->modify_qp(in->qps[q].qp, CORE_QPS_INIT, NULL)) ||
 	    (err = ops->modify_qp(in->qps[q].qp, CORE_QPS_RTR, &peer)) ||
 	    (err = ops->modify_qp(in->qps[q].qp, CORE_QPS_RTS, &peer)))
 		return err;
@@ -595,7 +605,7 @@ int core_inst_create(struct prism_program *prog, unsigned shard, uint32_t id,
 		bool conn = (int)q == prog->conn_queue;
 
 		err = qp_to_rts(in, q, conn ? peer->node : in->dev->shards[shard].node,
-		                conn ? peer->qpn : in->qps[q].info.qpn);
+		                conn ? peer->qpn : in->qps[q].info.qpn, conn ? peer : NULL);
 		if (err) {
 			core_err("conn %u: queue '%s': cannot connect: %s", id, o->queues[q].name,
 			         prism_strerror(err));

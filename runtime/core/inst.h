@@ -25,6 +25,9 @@ struct core_peer {
 	uint32_t resp_rkey;
 	uint32_t resp_slots;  /* slots the client's buffer has */
 	uint32_t resp_stride; /* bytes per slot (>= the program's response_size) */
+	uint16_t lid;         /* RDMA NIC: where the client's QP is (setup exchange) */
+	uint8_t mtu;
+	uint8_t gid[16];
 };
 
 struct core_inst_cq {

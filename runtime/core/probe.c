@@ -130,6 +130,9 @@ static int rig_qp(struct rig *r, int i, unsigned flags)
 	                            .rnr_retry = 7,
 	                            .min_rnr_timer = 1,
 	                            .retry_cnt = 7};
+	/* the QP talks to itself: an RDMA NIC needs its own address */
+	if (r->ops->port_addr && (err = r->ops->port_addr(r->dev, &peer)))
+		return err;
 	if ((err = r->ops->modify_qp(q->qp, CORE_QPS_INIT, NULL)) ||
 	    (err = r->ops->modify_qp(q->qp, CORE_QPS_RTR, &peer)) ||
 	    (err = r->ops->modify_qp(q->qp, CORE_QPS_RTS, &peer)))

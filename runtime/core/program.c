@@ -258,6 +258,9 @@ PRISM_API int prism_program__load(struct prism_program *prog, struct prism_devic
 	if (rep.wr_per_invocation != prog->obj->summary.wr_per_invocation)
 		core_info("program '%s': object claims %u WRs per invocation, verifier counts %u",
 		          prog->name, prog->obj->summary.wr_per_invocation, rep.wr_per_invocation);
+	err = core_caps_check(dev, prog->name, prog->obj);
+	if (err)
+		return err;
 	err = bind_regions(prog, dev);
 	if (err) {
 		free(prog->regions);

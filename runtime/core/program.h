@@ -39,4 +39,9 @@ enum prism_type core_param_type(const struct chainobj_param *p);
  */
 int core_program_check(const struct chainobj *o, const char *name);
 
+/* core/caps.c: what @o needs from a NIC; refuse a device lacking any of it
+ * (0, or -PRISM_E_NOCAP after logging what is missing). */
+void core_program_needs(const struct chainobj *o, struct core_caps *need);
+int core_caps_check(const struct prism_device *dev, const char *prog, const struct chainobj *o);
+
 #endif /* CORE_PROGRAM_H */

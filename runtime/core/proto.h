@@ -36,6 +36,10 @@ struct core_hello {
 	uint32_t resp_rkey;
 	uint32_t resp_slots;
 	uint32_t resp_stride; /* bytes per response slot */
+	/* Not encoded: the client's RC address from the setup exchange (net_oob). */
+	uint16_t lid;
+	uint8_t mtu;
+	uint8_t gid[16];
 };
 
 struct core_param_desc {

@@ -280,10 +280,13 @@ int core_server_open_conn(struct prism_server *srv, unsigned shard, const struct
 	    .resp_rkey = h->resp_rkey,
 	    .resp_slots = h->resp_slots,
 	    .resp_stride = h->resp_stride,
+	    .lid = h->lid,
+	    .mtu = h->mtu,
 	};
 	struct core_conn *c;
 	int err, i;
 
+	memcpy(peer.gid, h->gid, sizeof(peer.gid));
 	memset(w, 0, sizeof(*w));
 	if (shard >= srv->n_shards)
 		return w->status = -EINVAL;

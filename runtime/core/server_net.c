@@ -184,7 +184,8 @@ static void serve_connect(struct prism_server *srv, struct net_pending *p, struc
 	struct net_oob_params pc = *net_pending_peer(p), *peer = &pc;
 	unsigned shard = core_server_pick_shard(srv);
 	struct core_shard *sh = &srv->dev->shards[shard];
-	struct net_transport *t = core_dev_transport(srv->dev, shard);
+	struct net_transport *t =
+	    core_dev_is_sim(srv->dev) ? core_dev_transport(srv->dev, shard) : NULL;
 	struct net_oob_params mine = {0};
 	uint8_t *blob;
 	struct core_welcome w;
@@ -192,10 +193,9 @@ static void serve_connect(struct prism_server *srv, struct net_pending *p, struc
 	struct net_diag d = {0};
 	int err, fd;
 	size_t n;
-
 	char host[sizeof(c->peer)];
 
-	if (!t) {
+	if (!t && core_dev_is_sim(srv->dev)) {
 		net_pending_reject(p, -EIO, "server transport unavailable");
 		return;
 	}
@@ -214,8 +214,12 @@ static void serve_connect(struct prism_server *srv, struct net_pending *p, struc
 	}
 	pc.blob = NULL;
 	pc.blob_len = 0;
-	h->node = net_peer_node(sim_backend_dev(sh->be), peer);
+	/* On an RDMA NIC the client's QP is reached by its LID / GID. */
+	h->node = t ? net_peer_node(sim_backend_dev(sh->be), peer) : peer->node;
 	h->qpn = peer->qpn;
+	h->lid = peer->lid;
+	h->mtu = peer->mtu;
+	memcpy(h->gid, peer->gid, sizeof(h->gid));
 	err = core_server_open_conn(srv, shard, h, &w, &c);
 	if (err) {
 		core_server_peer_put(srv, host);
@@ -225,6 +229,7 @@ static void serve_connect(struct prism_server *srv, struct net_pending *p, struc
 	snprintf(c->peer, sizeof(c->peer), "%s", host); /* conn_free puts it back */
 	mine.node = sh->node;
 	mine.qpn = w.qpn;
+	core_shard_addr(srv->dev, shard, &mine.lid, &mine.mtu, mine.gid);
 	n = core_welcome_encode(&w, NULL, 0);
 	blob = n <= NET_OOB_MAX_BLOB ? malloc(n) : NULL;
 	if (!blob) {
@@ -249,6 +254,11 @@ static void serve_connect(struct prism_server *srv, struct net_pending *p, struc
 	}
 	struct net_link_cbs cbs = {.down = link_down, .ctx = c};
 
+	if (!t) { /* RDMA NIC: connected on its fabric; TCP was only the setup */
+		close(fd);
+		core_server_add_conn(srv, c);
+		return;
+	}
 	/* Not polled yet: only after it is added may the shard's progress loop
 	 * (maybe another thread) tear it down. */
 	err = net_transport_attach(t, fd, sim_backend_qp(qp), peer, &cbs, &c->link, &d);

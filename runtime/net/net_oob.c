@@ -8,6 +8,7 @@
  *   CONNECT / ACCEPT body
  *                be32 node | be32 qpn | be32 psn | be32 max_pkt |
  *                be16 n_regions | be16 0 | be32 blob_len |
+ *                be16 lid | u8 mtu | u8 0 | gid[16] |
  *                n_regions x { be64 addr | be32 rkey | be32 len } | blob
  *   REJECT body  be32 errno | be16 reason_len | be16 0 | reason (UTF-8, no NUL)
  *
@@ -89,6 +90,9 @@ static int check_params(const struct net_oob_params *p, struct net_diag *diag, i
 		return net_diagf(diag, code, "QPN 0x%x does not fit 24 bits", p->qpn);
 	if (p->psn > 0xffffffu)
 		return net_diagf(diag, code, "PSN 0x%x does not fit 24 bits", p->psn);
+	if (p->mtu > 5)
+		return net_diagf(diag, code, "MTU code %u (1..5: 256..4096 bytes, 0: unknown)",
+		                 p->mtu);
 	if (p->n_regions > NET_OOB_MAX_REGIONS)
 		return net_diagf(diag, code, "%u regions, at most %u", p->n_regions,
 		                 NET_OOB_MAX_REGIONS);
@@ -144,6 +148,10 @@ int net_oob_encode(const struct net_oob_msg *m, void *buf, size_t cap, struct ne
 	put16(b + 16, m->params.n_regions);
 	put16(b + 18, 0);
 	put32(b + 20, m->params.blob_len);
+	put16(b + 24, m->params.lid);
+	b[26] = m->params.mtu;
+	b[27] = 0;
+	memcpy(b + 28, m->params.gid, 16);
 	b += NET_OOB_FIXED_BYTES;
 	for (i = 0; i < m->params.n_regions; i++, b += NET_OOB_REGION_BYTES) {
 		put64(b, m->params.regions[i].addr);
@@ -223,6 +231,12 @@ static int decode_body(unsigned type, const uint8_t *b, uint32_t len, struct net
 		return net_diagf(diag, -EPROTO, "setup %s: reserved body bytes 18-19 not 0",
 		                 type_name(type));
 	pp->blob_len = get32(b + 20);
+	pp->lid = get16(b + 24);
+	pp->mtu = b[26];
+	if (b[27])
+		return net_diagf(diag, -EPROTO, "setup %s: reserved body byte 27 not 0",
+		                 type_name(type));
+	memcpy(pp->gid, b + 28, 16);
 	if (check_params(pp, diag, -EPROTO)) {
 		char why[sizeof(diag->msg)];
 

@@ -19,9 +19,9 @@
 #include "net/net_diag.h"
 
 #define NET_OOB_MAGIC        0x5052534du /* "PRSM" */
-#define NET_OOB_VERSION      1u
+#define NET_OOB_VERSION      2u          /* 2: the RC address (LID, MTU, GID) */
 #define NET_OOB_HDR_BYTES    12u
-#define NET_OOB_FIXED_BYTES  24u /* CONNECT / ACCEPT body before regions */
+#define NET_OOB_FIXED_BYTES  44u /* CONNECT / ACCEPT body before regions */
 #define NET_OOB_REGION_BYTES 16u
 #define NET_OOB_MAX_REGIONS  8u
 #define NET_OOB_MAX_BLOB     (1u << 20) /* a whole .chain object fits */
@@ -49,6 +49,12 @@ struct net_oob_params {
 	uint32_t qpn;     /* 24 bits */
 	uint32_t psn;     /* 24 bits: first PSN the sender will use */
 	uint32_t max_pkt; /* largest packet the sender accepts (0 = default) */
+	/* Where an RDMA NIC reaches the sender's QP (zeros on the sim, which
+	 * routes by node): InfiniBand LID, path MTU (enum ibv_mtu, 1..5; 0 =
+	 * unknown) and GID (RoCE, or IB with a GRH). */
+	uint16_t lid;
+	uint8_t mtu;
+	uint8_t gid[16];
 	uint16_t n_regions;
 	struct net_oob_region regions[NET_OOB_MAX_REGIONS];
 	/*

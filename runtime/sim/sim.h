@@ -278,6 +278,12 @@ uint32_t sim_mr_rkey(const struct sim_mr *mr);
 struct sim_cq_attr {
 	uint32_t ncqe;       /* power of two */
 	bool ignore_overrun; /* IBV_CREATE_CQ_ATTR_IGNORE_OVERRUN / cqc.oi */
+	/* Optional: the ring (ncqe x 64 bytes) and doorbell record (8 bytes)
+	 * in the caller's memory, as a device uses the buffers a driver gave it
+	 * (the mlx5 emulator's umem).  The sim neither initialises nor frees
+	 * them; the caller keeps them alive until sim_cq_destroy. */
+	void *ext_buf;
+	volatile uint32_t *ext_dbrec;
 };
 
 int sim_cq_create(struct sim_dev *dev, const struct sim_cq_attr *attr, struct sim_cq **out);
@@ -331,6 +337,11 @@ struct sim_qp_attr {
 	 * ibv QP's default): SENDs only; an inbound READ, WRITE or atomic is
 	 * NAKed with a remote access error. */
 	unsigned access;
+	/* Optional: queue memory (receive queue then send queue, as laid out
+	 * above) and doorbell record (8 bytes) in the caller's memory, which the
+	 * sim neither clears nor frees (see sim_cq_attr.ext_buf). */
+	void *ext_buf;
+	volatile uint32_t *ext_dbrec;
 };
 
 int sim_qp_create(struct sim_dev *dev, const struct sim_qp_attr *attr, struct sim_qp **out);
@@ -354,6 +365,10 @@ struct sim_qp_mod {
 	uint8_t retry_cnt;     /* RTS: transport retries (the sim's wire is lossless) */
 	uint32_t sq_psn;       /* RTS: first PSN this QP sends (24 bits) */
 	uint32_t rq_psn;       /* RTR: first PSN expected from the peer */
+	/* INIT: replace the remote rights the responder serves (qp_access_flags
+	 * at RST2INIT, mlx5 QPC rre/rwe/rae; the mlx5 emulator sets them here). */
+	bool set_access;
+	unsigned access;
 };
 int sim_qp_modify(struct sim_qp *qp, const struct sim_qp_mod *mod);
 

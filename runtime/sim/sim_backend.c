@@ -7,6 +7,8 @@
  * sim objects themselves, cast) and of core's attributes to the sim's.
  * Must not: add behaviour; everything it does is a sim.h call.
  */
+#include <stdio.h>
+
 #include "core/backend.h"
 #include "sim/sim_internal.h"
 
@@ -196,6 +198,20 @@ static uint64_t be_now_ns(struct core_be_dev *dev)
 	return st.vtime_max / 1000;
 }
 
+/* The sim implements every verb of the NIC model in both firmware profiles. */
+static int be_caps(struct core_be_dev *dev, struct core_caps *out)
+{
+	struct sim_dev *d = (struct sim_dev *)dev;
+
+	*out = (struct core_caps){.cross_channel = true,
+	                          .wait_on_data = true,
+	                          .relaxed_fw = d->o.fw == SIM_FW_RELAXED,
+	                          .atomic_8b_host = true,
+	                          .masked_sizes = 4 | 8 | 16 | 32};
+	snprintf(out->fw_note, sizeof(out->fw_note), "the device's firmware option");
+	return 0;
+}
+
 static void be_arm_cq(struct core_be_cq *cq, void *ctx, bool check_consumed)
 {
 	sim_cq_arm((struct sim_cq *)cq, ctx, check_consumed);
@@ -223,6 +239,7 @@ const struct core_backend_ops core_sim_backend = {
     .ring_rq = be_ring_rq,
     .progress = be_progress,
     .now_ns = be_now_ns,
+    .caps = be_caps,
     .arm_cq = be_arm_cq,
     .take_events = be_take_events,
 };

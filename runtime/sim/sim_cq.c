@@ -23,25 +23,29 @@ int sim_cq_create(struct sim_dev *dev, const struct sim_cq_attr *attr, struct si
 	int rc = 0;
 
 	if (!dev || !attr || !out || attr->ncqe < 2 || attr->ncqe > (1u << 22) ||
-	    (attr->ncqe & (attr->ncqe - 1)))
+	    (attr->ncqe & (attr->ncqe - 1)) || !attr->ext_buf != !attr->ext_dbrec)
 		return -EINVAL;
 	cq = calloc(1, sizeof(*cq));
 	if (!cq)
 		return -ENOMEM;
-	cq->buf =
-	    aligned_alloc(4096, ((size_t)attr->ncqe * PRISM_CQE_BYTES + 4095) & ~(size_t)4095);
-	cq->dbrec = aligned_alloc(64, 64);
+	cq->ext_mem = attr->ext_buf != NULL;
+	cq->buf = cq->ext_mem ? attr->ext_buf
+	                      : aligned_alloc(4096, ((size_t)attr->ncqe * PRISM_CQE_BYTES + 4095) &
+	                                                ~(size_t)4095);
+	cq->dbrec = cq->ext_mem ? attr->ext_dbrec : aligned_alloc(64, 64);
 	cq->times = calloc(attr->ncqe, sizeof(*cq->times));
 	if (!cq->buf || !cq->dbrec || !cq->times) {
 		rc = -ENOMEM;
 		goto fail;
 	}
-	/* rdma-core initializes every CQE as invalid and hardware-owned */
-	for (uint32_t i = 0; i < attr->ncqe; i++) {
+	/* rdma-core initializes every CQE as invalid and hardware-owned (a
+	 * caller that brings its own ring does that itself, as on mlx5 DEVX) */
+	for (uint32_t i = 0; i < attr->ncqe && !cq->ext_mem; i++) {
 		memset(cq->buf + (size_t)i * PRISM_CQE_BYTES, 0, PRISM_CQE_BYTES);
 		cq->buf[(size_t)i * PRISM_CQE_BYTES + 63] = PRISM_CQE_INVALID << 4 | 1;
 	}
-	memset((void *)cq->dbrec, 0, 64);
+	if (!cq->ext_mem)
+		memset((void *)cq->dbrec, 0, 64);
 	cq->dev = dev;
 	cq->ncqe = attr->ncqe;
 	cq->ignore_overrun = attr->ignore_overrun;
@@ -70,8 +74,10 @@ int sim_cq_create(struct sim_dev *dev, const struct sim_cq_attr *attr, struct si
 	return 0;
 fail:
 	free(cq->waiters);
-	free(cq->buf);
-	free((void *)cq->dbrec);
+	if (!cq->ext_mem) {
+		free(cq->buf);
+		free((void *)cq->dbrec);
+	}
 	free(cq->times);
 	free(cq);
 	return rc;
@@ -80,8 +86,10 @@ fail:
 static void cq_free(struct sim_cq *cq)
 {
 	free(cq->waiters);
-	free(cq->buf);
-	free((void *)cq->dbrec);
+	if (!cq->ext_mem) {
+		free(cq->buf);
+		free((void *)cq->dbrec);
+	}
 	free(cq->times);
 	free(cq);
 }

@@ -65,6 +65,7 @@ struct sim_cq {
 	uint32_t ncqe;
 	bool ignore_overrun;
 	bool overrun; /* CQ in error after an overrun */
+	bool ext_mem; /* buf and dbrec are the caller's (sim_cq_attr.ext_buf) */
 	uint8_t *buf;
 	volatile uint32_t *dbrec;
 	uint32_t pi;          /* CQEs produced (absolute; WAIT compares its low 24 bits) */
@@ -213,6 +214,7 @@ struct sim_qp {
 	struct sim_pd *pd;
 	unsigned access; /* remote rights it serves: SIM_ACCESS_REMOTE_* (QPC rre/rwe/rae) */
 	struct sim_cq *scq, *rcq;
+	bool ext_mem; /* buf and dbrec are the caller's (sim_qp_attr.ext_buf) */
 	uint8_t *buf;
 	size_t buf_len;
 	volatile uint32_t *dbrec;

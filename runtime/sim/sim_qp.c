@@ -35,8 +35,10 @@ static void qp_free(struct sim_qp *qp)
 	free(sq->pf);
 	free(sq->os);
 	free(sq->bbs);
-	free(qp->buf);
-	free((void *)qp->dbrec);
+	if (!qp->ext_mem) {
+		free(qp->buf);
+		free((void *)qp->dbrec);
+	}
 	free(qp);
 }
 
@@ -56,7 +58,8 @@ int sim_qp_create(struct sim_dev *dev, const struct sim_qp_attr *attr, struct si
 	    attr->send_cq->dev != dev || attr->recv_cq->dev != dev ||
 	    (attr->pd && attr->pd->dev != dev) ||
 	    (attr->access & ~(unsigned)(SIM_ACCESS_REMOTE_READ | SIM_ACCESS_REMOTE_WRITE |
-	                                SIM_ACCESS_REMOTE_ATOMIC)))
+	                                SIM_ACCESS_REMOTE_ATOMIC)) ||
+	    !attr->ext_buf != !attr->ext_dbrec)
 		return -EINVAL;
 	qp = calloc(1, sizeof(*qp));
 	if (!qp)
@@ -68,8 +71,10 @@ int sim_qp_create(struct sim_dev *dev, const struct sim_qp_attr *attr, struct si
 	rq_bytes = (size_t)qp->rq.n * qp->rq.stride;
 	sq_bytes = (size_t)attr->sq_bbs * PRISM_WQE_BB;
 	qp->buf_len = rq_bytes + sq_bytes;
-	qp->buf = aligned_alloc(4096, (qp->buf_len + 4095) & ~(size_t)4095);
-	qp->dbrec = aligned_alloc(64, 64);
+	qp->ext_mem = attr->ext_buf != NULL;
+	qp->buf =
+	    qp->ext_mem ? attr->ext_buf : aligned_alloc(4096, (qp->buf_len + 4095) & ~(size_t)4095);
+	qp->dbrec = qp->ext_mem ? attr->ext_dbrec : aligned_alloc(64, 64);
 	qp->sq.nbb = attr->sq_bbs;
 	qp->sq.pf_cap = dev->o.prefetch_bbs < attr->sq_bbs ? dev->o.prefetch_bbs : attr->sq_bbs;
 	qp->sq.pf_max_bbs = qp->sq.pf_cap;
@@ -79,8 +84,10 @@ int sim_qp_create(struct sim_dev *dev, const struct sim_qp_attr *attr, struct si
 	qp->sq.bbs = calloc(attr->sq_bbs, sizeof(*qp->sq.bbs));
 	if (!qp->buf || !qp->dbrec || !qp->sq.pf || !qp->sq.os || !qp->sq.bbs)
 		goto fail;
-	memset(qp->buf, 0, qp->buf_len);
-	memset((void *)qp->dbrec, 0, 64);
+	if (!qp->ext_mem) {
+		memset(qp->buf, 0, qp->buf_len);
+		memset((void *)qp->dbrec, 0, 64);
+	}
 	qp->rq.buf = qp->buf;
 	qp->sq.buf = qp->buf + rq_bytes;
 	qp->dev = dev;
@@ -362,6 +369,17 @@ int sim_qp_modify(struct sim_qp *qp, const struct sim_qp_mod *mod)
 	switch (mod->state) {
 	case SIM_QPS_RESET:
 		reset_queues(qp);
+		break;
+	case SIM_QPS_INIT:
+		if (mod->set_access) {
+			if (mod->access &
+			    ~(unsigned)(SIM_ACCESS_REMOTE_READ | SIM_ACCESS_REMOTE_WRITE |
+			                SIM_ACCESS_REMOTE_ATOMIC)) {
+				rc = -EINVAL;
+				goto out;
+			}
+			qp->access = mod->access;
+		}
 		break;
 	case SIM_QPS_RTR:
 		if (mod->peer_qpn > 0xffffffu || mod->min_rnr_timer > 31) {

@@ -233,6 +233,20 @@ static void test_profile_options(void **state)
 	release(&r);
 }
 
+static void test_device_option(void **state)
+{
+	(void)state;
+	struct run_result r = run(HG, HG_IMAGE, "--device", "sim", NULL);
+
+	assert_int_equal(r.rc, PRISMC_EXIT_OK);
+	assert_non_null(strstr(r.out, "00112233445566778899aabbccddeeff"));
+	release(&r);
+	r = run(HG, HG_IMAGE, "--device", "mlx5_99", NULL);
+	assert_int_equal(r.rc, PRISMC_EXIT_ERRORS);
+	assert_non_null(strstr(r.err, "'mlx5_99'"));
+	release(&r);
+}
+
 static void test_set_errors(void **state)
 {
 	static const char *bad[][2] = {
@@ -312,6 +326,7 @@ int main(void)
 	    cmocka_unit_test(test_reference_json_and_fault),
 	    cmocka_unit_test(test_reference_arithmetic),
 	    cmocka_unit_test(test_profile_options),
+	    cmocka_unit_test(test_device_option),
 	    cmocka_unit_test(test_set_errors),
 	    cmocka_unit_test(test_image_relocation),
 	};

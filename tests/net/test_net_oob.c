@@ -33,6 +33,9 @@ static struct net_oob_params sample_params(void)
 	    .qpn = 0x000123,
 	    .psn = 0xabcdef,
 	    .max_pkt = 4096,
+	    .lid = 0x1234,
+	    .mtu = 5,
+	    .gid = {0xfe, 0x80, [15] = 0x42},
 	    .n_regions = 2,
 	    .regions = {{.addr = 0x7f0000001000ull, .rkey = 0x11, .len = 4096},
 	                {.addr = 0x2000, .rkey = 0x22, .len = 64}},
@@ -52,14 +55,18 @@ static void test_round_trip(void **state)
 	(void)state;
 	m.params = sample_params();
 	n = net_oob_encode(&m, buf, sizeof(buf), NULL);
-	assert_int_equal(n, 12 + 24 + 2 * 16 + 5);
-	assert_memory_equal(buf, "PRSM\x01\x01\x00\x00\x00\x00\x00\x3d", 12);
+	assert_int_equal(n, 12 + 44 + 2 * 16 + 5);
+	assert_memory_equal(buf, "PRSM\x02\x01\x00\x00\x00\x00\x00\x51", 12);
 	assert_int_equal(net_oob_decode(buf, (size_t)n, &d, NULL), 0);
 	assert_int_equal(d.type, NET_OOB_CONNECT);
 	assert_int_equal(d.params.node, 7);
 	assert_int_equal(d.params.qpn, 0x123);
 	assert_int_equal(d.params.psn, 0xabcdef);
 	assert_int_equal(d.params.max_pkt, 4096);
+	assert_int_equal(d.params.lid, 0x1234);
+	assert_int_equal(d.params.mtu, 5);
+	assert_int_equal(d.params.gid[0], 0xfe);
+	assert_int_equal(d.params.gid[15], 0x42);
 	assert_int_equal(d.params.n_regions, 2);
 	assert_int_equal(d.params.regions[0].addr, 0x7f0000001000ull);
 	assert_int_equal(d.params.regions[1].rkey, 0x22);
@@ -106,19 +113,19 @@ static void test_decode_rejects(void **state)
 	buf[0] = 'G';
 	expect_decode(buf, (size_t)n, -EPROTO, "not a prism peer");
 	buf[0] = 'P';
+	buf[4] = 3;
+	expect_decode(buf, (size_t)n, -EPROTONOSUPPORT, "version 3, this side speaks 2");
 	buf[4] = 2;
-	expect_decode(buf, (size_t)n, -EPROTONOSUPPORT, "version 2, this side speaks 1");
-	buf[4] = 1;
 	buf[5] = 9;
 	expect_decode(buf, (size_t)n, -EPROTO, "unknown message type 9");
 	buf[5] = 1;
 	buf[7] = 1;
 	expect_decode(buf, (size_t)n, -EPROTO, "reserved bytes 6-7");
 	buf[7] = 0;
-	expect_decode(buf, (size_t)n - 1, -EPROTO, "header says 61 body bytes, 60 present");
+	expect_decode(buf, (size_t)n - 1, -EPROTO, "header says 81 body bytes, 80 present");
 	/* body length beyond the limit is refused from the header alone */
 	buf[9] = 0x20;
-	expect_decode(buf, (size_t)n, -EPROTO, "body of 2097213 bytes exceeds the");
+	expect_decode(buf, (size_t)n, -EPROTO, "body of 2097233 bytes exceeds the");
 	buf[9] = 0;
 	/* QPN wider than 24 bits */
 	buf[12 + 4] = 1;
@@ -129,16 +136,23 @@ static void test_decode_rejects(void **state)
 	expect_decode(buf, (size_t)n, -EPROTO, "9 regions, at most 8");
 	/* the body disagrees with its own counts */
 	buf[12 + 17] = 1;
-	expect_decode(buf, (size_t)n, -EPROTO, "need a 45-byte body, header says 61");
+	expect_decode(buf, (size_t)n, -EPROTO, "need a 65-byte body, header says 81");
 	buf[12 + 17] = 2;
 	/* a CONNECT too short for its fixed part */
 	buf[11] = 8;
-	expect_decode(buf, 20, -EPROTO, "body of 8 bytes, CONNECT needs at least 24");
-	buf[11] = 61;
+	expect_decode(buf, 20, -EPROTO, "body of 8 bytes, CONNECT needs at least 44");
+	buf[11] = 81;
 	/* reserved bytes after the region count */
 	buf[12 + 19] = 1;
 	expect_decode(buf, (size_t)n, -EPROTO, "reserved body bytes 18-19");
 	buf[12 + 19] = 0;
+	/* MTU code and the reserved byte after it */
+	buf[12 + 26] = 6;
+	expect_decode(buf, (size_t)n, -EPROTO, "MTU code 6");
+	buf[12 + 26] = 5;
+	buf[12 + 27] = 1;
+	expect_decode(buf, (size_t)n, -EPROTO, "reserved body byte 27");
+	buf[12 + 27] = 0;
 	assert_int_equal(net_oob_decode(buf, (size_t)n, &(struct net_oob_msg){0}, NULL), 0);
 }
 
@@ -231,7 +245,7 @@ static void test_truncated_exchange(void **state)
 	assert_int_equal(write(sv[0], buf, (size_t)n - 3), n - 3);
 	close(sv[0]);
 	assert_int_equal(net_oob_recv(sv[1], &m, 5000, &diag), -EPROTO);
-	assert_non_null(strstr(diag.msg, "after 58 of 61 body bytes"));
+	assert_non_null(strstr(diag.msg, "after 78 of 81 body bytes"));
 	close(sv[1]);
 
 	/* nothing arrives: the deadline ends the wait */
@@ -416,9 +430,9 @@ static void test_foreign_clients(void **state)
 	assert_int_equal(net_listen("127.0.0.1", NET_PORT_EPHEMERAL, &l, NULL), 0);
 	run_raw(l, &job, -EPROTO, "not a prism peer");
 	n = encode_connect(v2);
-	v2[4] = 2;
+	v2[4] = 1;
 	job = (struct raw_job){.bytes = v2, .len = (size_t)n};
-	run_raw(l, &job, -EPROTONOSUPPORT, "version 2");
+	run_raw(l, &job, -EPROTONOSUPPORT, "version 1");
 	/* the listener still serves a proper client afterwards */
 	{
 		struct client_job cj = {.mine = sample_params(), .port = net_listener_port(l)};

@@ -18,6 +18,11 @@
  * exit, the loop condition's, running to the bound): each is taken many
  * times, and each is followed by more invocations on the same connection,
  * which re-arm from where that exit left the rings.
+ *
+ * Backends (main): the sim, server in another process; and the mlx5 backend
+ * over the PRM emulator (tests/mlx5emu/), server and client on two emulated
+ * InfiniBand devices of this process (the emulator lives in one process),
+ * still connected over TCP, with a quarter of the invocations.
  */
 #include <errno.h>
 #include <libgen.h>
@@ -34,6 +39,7 @@
 
 #include <prism/prism.h>
 
+#include "tests/mlx5emu/mlx5emu.h"
 #include "tests/runtime/support/child_proc.h"
 #include "tests/support/be_bytes.h"
 
@@ -52,6 +58,17 @@
 
 static char prismc[512];
 static char tmpdir[64];
+
+/* The backend under test. */
+struct backend {
+	const char *group;
+	const char *server_dev, *client_dev;
+	bool emulated; /* mlx5 over the emulator: the server runs in this process */
+	int scale;     /* invocations and thresholds divided by this */
+};
+static const struct backend *g_be;
+#define N_INVOCATIONS (INVOCATIONS / g_be->scale)
+#define AT_LEAST(n)   ((unsigned)(n) / (unsigned)g_be->scale)
 
 /* ---- deterministic data, built the same way by server and client -------- */
 
@@ -187,7 +204,14 @@ static int compile(const char *src, const char *entry, char *out, size_t cap)
 	return system(cmd);
 }
 
-static void serve(int fd)
+struct served {
+	struct prism_device *dev;
+	struct prism_server *srv;
+	uint16_t port;
+};
+
+/* Fill the regions, compile and load every program, start: 0 or an exit code. */
+static int serve_open(const char *device, struct served *out)
 {
 	static const struct {
 		const char *src, *entry;
@@ -198,44 +222,65 @@ static void serve(int fd)
 	    {"lib/chains/list_find.prism", "find_break"},
 	    {"lib/chains/list_find_long.prism", "find_long"},
 	};
-	struct prism_device *dev = prism_device__open("sim", NULL);
+	struct prism_device *dev = prism_device__open(device, NULL);
 	struct prism_region *table, *values, *nodes;
 	struct prism_server *srv;
-	uint16_t port;
 
 	if (getenv("PRISM_TEST_LOG"))
 		prism_set_log_fn(prism_log_stderr, NULL,
 		                 getenv("PRISM_TEST_DEBUG") ? PRISM_LOG_DEBUG : PRISM_LOG_INFO);
 	if (!dev)
-		_exit(2);
+		return 2;
+	out->dev = dev;
 	table = prism_device__create_region(dev, "table", TABLE_BYTES, NULL);
 	values = prism_device__create_region(dev, "values", VALUES_BYTES, NULL);
 	nodes = prism_device__create_region(dev, "nodes", NODES_BYTES, NULL);
 	if (!table || !values || !nodes)
-		_exit(3);
+		return 3;
 	fill_hash(prism_region__addr(table), prism_region__addr(values),
 	          (uintptr_t)prism_region__addr(values));
 	fill_lists(prism_region__addr(nodes), (uintptr_t)prism_region__addr(nodes));
 	PRISM_OPTS(prism_server_opts, so, .host = "127.0.0.1", .port = PRISM_PORT_ANY);
 	srv = prism_server__create(dev, &so);
 	if (!srv)
-		_exit(4);
+		return 4;
+	out->srv = srv;
 	for (size_t i = 0; i < sizeof(progs) / sizeof(progs[0]); i++) {
 		PRISM_OPTS(prism_program_opts, po, .name = progs[i].entry);
 		char path[256];
 		struct prism_program *p;
 
 		if (compile(progs[i].src, progs[i].entry, path, sizeof(path)))
-			_exit(5);
+			return 5;
 		p = prism_program__open_file(path, &po);
-		if (!p || prism_program__load(p, dev) || prism_server__add_program(srv, p))
-			_exit(6);
+		if (!p || prism_program__load(p, dev) || prism_server__add_program(srv, p)) {
+			prism_program__close(p);
+			return 6;
+		}
 		prism_program__close(p);
 	}
 	if (prism_server__start(srv))
-		_exit(7);
-	port = prism_server__port(srv);
-	if (write(fd, &port, sizeof(port)) != sizeof(port))
+		return 7;
+	out->port = prism_server__port(srv);
+	return 0;
+}
+
+static void serve_close(struct served *s)
+{
+	prism_server__destroy(s->srv);
+	prism_device__close(s->dev);
+	memset(s, 0, sizeof(*s));
+}
+
+/* The server process (sim). */
+static void serve(int fd)
+{
+	struct served s = {0};
+	int rc = serve_open("sim", &s);
+
+	if (rc)
+		_exit(rc);
+	if (write(fd, &s.port, sizeof(s.port)) != sizeof(s.port))
 		_exit(8);
 	for (;;)
 		pause();
@@ -245,6 +290,7 @@ static void serve(int fd)
 
 struct fx {
 	pid_t server;
+	struct served local; /* the in-process server (emulated backend) */
 	char addr[32];
 	struct prism_device *dev;
 	uint8_t *table, *values, *nodes; /* the client's copies, pointers as offsets */
@@ -256,6 +302,16 @@ static int setup(void **state)
 	int p[2];
 	uint16_t port = 0;
 
+	if (g_be->emulated) {
+		int rc = serve_open(g_be->server_dev, &f.local);
+
+		if (rc) {
+			serve_close(&f.local);
+			fail_msg("in-process server did not start (step %d)", rc);
+		}
+		port = f.local.port;
+		goto client;
+	}
 	assert_int_equal(pipe(p), 0);
 	f.server = child_fork(); /* dies with this process, its prismc runs too */
 	assert_true(f.server >= 0);
@@ -269,6 +325,7 @@ static int setup(void **state)
 	if (got != (ssize_t)sizeof(port))
 		fail_msg("server process did not start (compile or load failed, status 0x%x)",
 		         child_kill(f.server));
+client:
 	snprintf(f.addr, sizeof(f.addr), "127.0.0.1:%u", port);
 	f.table = malloc(TABLE_BYTES);
 	f.values = malloc(VALUES_BYTES);
@@ -276,7 +333,7 @@ static int setup(void **state)
 	assert_true(f.table && f.values && f.nodes);
 	fill_hash(f.table, f.values, 0);
 	fill_lists(f.nodes, 0);
-	f.dev = prism_device__open("sim", NULL);
+	f.dev = prism_device__open(g_be->client_dev, NULL);
 	assert_non_null(f.dev);
 	*state = &f;
 	return 0;
@@ -289,7 +346,10 @@ static int teardown(void **state)
 	if (!f)
 		return 0;
 	prism_device__close(f->dev);
-	child_kill(f->server);
+	if (g_be->emulated)
+		serve_close(&f->local);
+	else
+		child_kill(f->server);
 	free(f->table);
 	free(f->values);
 	free(f->nodes);
@@ -311,7 +371,7 @@ static void run_hash(struct fx *f, const char *entry)
 	uint64_t s = 1000 + strlen(entry);
 	unsigned hit1 = 0, hit2 = 0, miss = 0;
 
-	for (int i = 0; i < INVOCATIONS; i++) {
+	for (int i = 0; i < N_INVOCATIONS; i++) {
 		uint32_t used = (uint32_t)(rng(&s) % USED_BUCKETS) * 16u;
 		uint32_t other = (uint32_t)(rng(&s) % N_BUCKETS);
 		uint32_t b1 = used, b2 = other, key, site;
@@ -356,7 +416,7 @@ static void run_hash(struct fx *f, const char *entry)
 			fail_msg("%s #%d: value differs from the reference", entry, i);
 		hit1 += site == 1, hit2 += site == 2, miss += site == 0;
 	}
-	assert_true(hit1 > 1000 && hit2 > 1000 && miss > 1000);
+	assert_true(hit1 > AT_LEAST(1000) && hit2 > AT_LEAST(1000) && miss > AT_LEAST(1000));
 	prism_client__close(cl);
 }
 
@@ -371,14 +431,15 @@ static void run_hash(struct fx *f, const char *entry)
  */
 static void run_hash_batches(struct fx *f, const char *entry)
 {
-	enum { BATCH = 16, ROUNDS = 200 };
+	enum { BATCH = 16 };
+	const int rounds = 200 / g_be->scale;
 	struct prism_client *cl = connect_to(f, entry);
 	struct prism_call calls[BATCH];
 	struct prism_arg args[BATCH][3];
 	uint8_t out[BATCH][VALUE];
 	uint64_t s = 3000 + strlen(entry);
 
-	for (int r = 0; r < ROUNDS; r++) {
+	for (int r = 0; r < rounds; r++) {
 		for (int i = 0; i < BATCH; i++) {
 			uint32_t b = (uint32_t)(rng(&s) % USED_BUCKETS) * 16u;
 			uint32_t key = (uint32_t)be_get(f->table + (size_t)b * BUCKET, 3);
@@ -417,7 +478,7 @@ static void run_list(struct fx *f, const char *entry)
 	struct prism_client *cl = connect_to(f, entry);
 	bool brk = !strcmp(entry, "find_break"), lng = !strcmp(entry, "find_long");
 	/* a recycled miss runs 1001 laps: fewer invocations keep the run short */
-	int invocations = lng ? INVOCATIONS / 10 : INVOCATIONS;
+	int invocations = lng ? N_INVOCATIONS / 10 : N_INVOCATIONS;
 	uint64_t s = 2000 + strlen(entry);
 	unsigned hits = 0, misses = 0, stops[17] = {0};
 
@@ -458,22 +519,22 @@ static void run_list(struct fx *f, const char *entry)
 		stops[stop]++;
 	}
 	if (lng) { /* hits at every node of a list, misses after 1001 laps */
-		assert_true(hits > 100 && misses > 100);
+		assert_true(hits > AT_LEAST(100) && misses > AT_LEAST(100));
 		for (int k = 0; k < 8; k++)
-			assert_true(stops[k] > 5);
+			assert_true(stops[k] > AT_LEAST(5));
 		prism_client__close(cl);
 		return;
 	}
-	assert_true(hits > 1000 && misses > 1000);
+	assert_true(hits > AT_LEAST(1000) && misses > AT_LEAST(1000));
 	/* Every way out was taken many times, each followed by more
 	 * invocations (re-arm after each exit): find's eight exits and its
 	 * fall-through; find_break's breaks in iterations 0..7, its loop
 	 * condition's exit (lists of 8 nodes) and its fall-through. */
 	for (int k = 0; k <= 8; k++)
 		if (!brk || k >= 7)
-			assert_true(stops[k] > 50);
+			assert_true(stops[k] > AT_LEAST(50));
 	for (int k = 9; brk && k <= 16; k++)
-		assert_true(stops[k] > 50);
+		assert_true(stops[k] > AT_LEAST(50));
 	prism_client__close(cl);
 }
 
@@ -531,7 +592,31 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if (getenv("PRISM_TEST_ONLY"))
 		cmocka_set_test_filter(getenv("PRISM_TEST_ONLY"));
-	int rc = cmocka_run_group_tests_name("lib_chains", tests, setup, teardown);
+	static const struct backend backends[] = {
+	    {"lib_chains (sim)", "sim", "sim", false, 1},
+	    {"lib_chains (mlx5 over the emulator)", "mlx5_0", "mlx5_1", true, 4},
+	};
+	int rc = 0;
+
+	for (size_t i = 0; i < sizeof(backends) / sizeof(backends[0]); i++) {
+		g_be = &backends[i];
+		/* PRISM_TEST_BACKEND=emulator (a part of the group name) runs one group */
+		if (getenv("PRISM_TEST_BACKEND") &&
+		    !strstr(g_be->group, getenv("PRISM_TEST_BACKEND")))
+			continue;
+		if (g_be->emulated)
+			mlx5emu_install(&(struct mlx5emu_opts){.relaxed_fw = true, .n_devices = 2});
+		rc += _cmocka_run_group_tests(g_be->group, tests, sizeof(tests) / sizeof(tests[0]),
+		                              setup, teardown);
+		if (g_be->emulated) {
+			mlx5emu_uninstall();
+			if (mlx5emu_errors()) {
+				fprintf(stderr, "mlx5emu: %u loud failures, last: %s\n",
+				        mlx5emu_errors(), mlx5emu_last_error());
+				rc++;
+			}
+		}
+	}
 	char cmd[128];
 
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmpdir);

@@ -45,6 +45,7 @@
 	X(PRISM_E_REMOTE, 4021, "the server rejected the request")                                 \
 	X(PRISM_E_DAEMON, 4022, "daemon control protocol error")                                   \
 	X(PRISM_E_PROTO, 4023, "malformed connection-setup message")                               \
+	X(PRISM_E_NOCAP, 4024, "the device lacks a capability the program needs")                  \
 	X(PRISM_E_ASSUME, 4025, "program relies on NIC behaviour the device does not confirm")     \
 	X(PRISM_E_UNSEALED, 4040, "shared memory is not a memfd sealed against shrinking")         \
 	X(PRISM_E_NET_PROTO, 4060, "malformed packet or setup message from the peer")              \

@@ -111,6 +111,21 @@ struct prism_device_opts {
  */
 PRISM_API int prism_list_devices(const char **names, size_t cap);
 
+/* What a device can run; programs that need more are refused at load. */
+struct prism_device_caps {
+	size_t sz;
+	char backend[16];            /* "sim", "mlx5" */
+	bool cross_channel;          /* WAIT / SEND_EN / RECV_EN, managed queues */
+	bool wait_on_data;           /* WAIT on a memory value */
+	bool relaxed_firmware;       /* WQE index / QPN checks off */
+	bool atomic_8b_host_endian;  /* 8-byte atomics on host-order integers */
+	uint8_t masked_atomic_sizes; /* bits 4, 8, 16, 32: masked atomics on those sizes */
+	char firmware_source[96];    /* where relaxed_firmware comes from */
+};
+
+/* Fill @caps (.sz = sizeof) for @dev.  0 or a negative error code. */
+PRISM_API int prism_device__caps(const struct prism_device *dev, struct prism_device_caps *caps);
+
 /* @name: "sim" or NULL (default), or an mlx5 device name ("mlx5_0"). */
 PRISM_API struct prism_device *prism_device__open(const char *name,
                                                   const struct prism_device_opts *opts);

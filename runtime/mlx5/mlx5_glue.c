@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * mlx5/mlx5_glue.c - the rdma-core entry-point table (mlx5_glue.h): the
+ * only file of prism that calls libibverbs and libmlx5.
+ *
+ * Owns: the table of direct calls, and which table is in use.
+ * Must not: add behaviour; each entry is the rdma-core call of its name.
+ */
+#include "mlx5/mlx5_glue.h"
+
+static const struct mlx5_glue *current;
+
+static const char *glue_get_device_name(struct ibv_device *dev)
+{
+	return ibv_get_device_name(dev);
+}
+
+static int glue_query_port(struct ibv_context *ctx, uint8_t port, struct ibv_port_attr *attr)
+{
+	return ibv_query_port(ctx, port, attr); /* a macro in verbs.h */
+}
+
+static struct ibv_mr *glue_reg_mr(struct ibv_pd *pd, void *addr, size_t len, int access)
+{
+	return ibv_reg_mr(pd, addr, len, access); /* a macro in verbs.h */
+}
+
+/*
+ * The UAR doorbell: one 64-bit store, so the NIC never sees half of it
+ * (rdma-core providers/mlx5 mmio_write64_be; DPDK mlx5_doorbell_ring), then a
+ * store fence so the write leaves the write-combining buffer.
+ */
+static void glue_uar_write64(void *reg, uint64_t bytes)
+{
+	*(volatile uint64_t *)reg = bytes;
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+const struct mlx5_glue mlx5_glue_rdma = {
+    .name = "rdma-core",
+    .get_device_list = ibv_get_device_list,
+    .free_device_list = ibv_free_device_list,
+    .get_device_name = glue_get_device_name,
+    .dv_is_supported = mlx5dv_is_supported,
+    .dv_open_device = mlx5dv_open_device,
+    .close_device = ibv_close_device,
+    .query_port = glue_query_port,
+    .query_gid = ibv_query_gid,
+    .alloc_pd = ibv_alloc_pd,
+    .dealloc_pd = ibv_dealloc_pd,
+    .dv_init_obj = mlx5dv_init_obj,
+    .reg_mr = glue_reg_mr,
+    .create_ah = ibv_create_ah,
+    .destroy_ah = ibv_destroy_ah,
+    .dereg_mr = ibv_dereg_mr,
+    .devx_general_cmd = mlx5dv_devx_general_cmd,
+    .devx_umem_reg = mlx5dv_devx_umem_reg,
+    .devx_umem_dereg = mlx5dv_devx_umem_dereg,
+    .devx_alloc_uar = mlx5dv_devx_alloc_uar,
+    .devx_free_uar = mlx5dv_devx_free_uar,
+    .devx_query_eqn = mlx5dv_devx_query_eqn,
+    .devx_obj_create = mlx5dv_devx_obj_create,
+    .devx_obj_modify = mlx5dv_devx_obj_modify,
+    .devx_obj_destroy = mlx5dv_devx_obj_destroy,
+    .uar_write64 = glue_uar_write64,
+};
+
+const struct mlx5_glue *mlx5_glue(void)
+{
+	const struct mlx5_glue *g = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
+
+	return g ? g : &mlx5_glue_rdma;
+}
+
+void mlx5_glue_set(const struct mlx5_glue *g)
+{
+	__atomic_store_n(&current, g, __ATOMIC_RELEASE);
+}

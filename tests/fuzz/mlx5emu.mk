@@ -1,0 +1,4 @@
+# tests/fuzz: the mlx5 emulator's firmware-command parser on arbitrary bytes.
+FUZZERS += fuzz_mlx5emu_cmd
+fuzz_mlx5emu_cmd_SRCS := tests/fuzz/fuzz_mlx5emu_cmd.c tests/mlx5emu/mlx5emu.c \
+	tests/mlx5emu/mlx5emu_cmd.c

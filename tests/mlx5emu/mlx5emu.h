@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tests/mlx5emu/mlx5emu.h - a PRM-level mlx5 device emulator, so the mlx5
+ * backend (runtime/mlx5/) runs end to end without hardware.
+ *
+ * It is an rdma-core entry-point table (runtime/mlx5/mlx5_glue.h) that
+ * answers every call the backend makes the way the kernel and firmware
+ * would: the DEVX commands arrive as PRM bytes and are parsed field by
+ * field (QUERY_HCA_CAP, CREATE_CQ, CREATE_QP, RST2INIT / INIT2RTR /
+ * RTR2RTS / 2ERR / 2RST), answered with PRM output bytes (status, syndrome,
+ * CQN, QPN), and carried out on the software NIC: the sim's CQs and QPs use
+ * the very umem buffers the backend registered (sim_qp_attr.ext_buf), so the
+ * sim executes the WQE bytes the backend wrote where it wrote them, and the
+ * doorbells the backend writes to its UAR page reach the sim's queue whose
+ * QPN they carry.  Each emulated device is one threaded sim device, shared
+ * by every context opened on it: like a NIC, it runs by itself, and QPs of
+ * two contexts (a server and a client in one process) reach each other.
+ *
+ * A command, op_mod or field value it does not implement fails loudly: the
+ * call fails with status BAD_OP / BAD_PARAM, the reason goes to stderr and
+ * is counted (mlx5emu_errors), so a test can assert none happened.
+ *
+ * Not part of libprism: tests link it (tests/mlx5emu/mlx5emu.mk).
+ */
+#ifndef PRISM_TESTS_MLX5EMU_H
+#define PRISM_TESTS_MLX5EMU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* What the emulated device reports and how its firmware behaves. */
+struct mlx5emu_opts {
+	unsigned n_devices;      /* 1 if 0: "mlx5_0", "mlx5_1", ... */
+	bool relaxed_fw;         /* the sim's firmware profile */
+	bool no_cd;              /* cmd_hca_cap.cd = 0 */
+	bool no_wait_on_data;    /* cmd_hca_cap.wait_on_data = 0 */
+	bool no_cq_oi;           /* cmd_hca_cap.cq_oi = 0 */
+	bool be_atomics;         /* atomic_req_8B_endianness_mode = 0 (big-endian) */
+	uint16_t atomic_size_qp; /* 0: 4, 8, 16 and 32 bytes (0x3c) */
+	bool no_devx;            /* mlx5dv_open_device refuses DEVX contexts */
+	uint64_t seed;
+	bool quiet; /* count loud failures without printing them (fuzzing) */
+	bool roce;  /* Ethernet ports (RoCE v2 GIDs, MACs) instead of InfiniBand (LIDs) */
+};
+
+/* Install the emulator as the mlx5 backend's rdma-core (mlx5_glue_set). */
+void mlx5emu_install(const struct mlx5emu_opts *opts);
+/* Back to rdma-core; every emulated object must be gone. */
+void mlx5emu_uninstall(void);
+/* Loud failures so far (unimplemented commands, bad fields, stray doorbells). */
+unsigned mlx5emu_errors(void);
+/* The last loud failure's text ("" if none). */
+const char *mlx5emu_last_error(void);
+/* Doorbells taken from UAR pages so far. */
+uint64_t mlx5emu_doorbells(void);
+
+#endif /* PRISM_TESTS_MLX5EMU_H */

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tests/mlx5emu/mlx5emu_internal.h - the emulator's objects, shared by
+ * mlx5emu.c (devices, contexts, PD, MR, umem, UAR, doorbells) and
+ * mlx5emu_cmd.c (the DEVX commands).
+ */
+#ifndef PRISM_TESTS_MLX5EMU_INTERNAL_H
+#define PRISM_TESTS_MLX5EMU_INTERNAL_H
+
+#include <pthread.h>
+
+#include "mlx5/mlx5_glue.h"
+#include "mlx5/mlx5_prm.h"
+#include "sim/sim.h"
+#include "tests/mlx5emu/mlx5emu.h"
+
+#define EMU_MAX_DEVS 4
+#define EMU_EQN      7 /* the EQ number mlx5dv_devx_query_eqn answers */
+
+enum emu_obj_kind { EMU_OBJ_CQ, EMU_OBJ_QP };
+
+struct emu_ctx;
+
+/* mlx5dv.h declares the DEVX object opaque; this is the emulator's. */
+struct mlx5dv_devx_obj {
+	struct emu_ctx *ctx;
+	enum emu_obj_kind kind;
+	uint32_t num; /* CQN / QPN (the sim's) */
+	struct sim_cq *cq;
+	struct sim_qp *qp;
+	int state; /* QP: enum sim_qp_state as commanded */
+	struct mlx5dv_devx_obj *next;
+};
+
+struct emu_umem {
+	struct mlx5dv_devx_umem pub;
+	struct emu_ctx *ctx;
+	uint8_t *addr;
+	size_t size;
+	struct emu_umem *next;
+};
+
+struct emu_uar {
+	struct mlx5dv_devx_uar pub;
+	struct emu_ctx *ctx;
+	struct emu_uar *next;
+};
+
+struct emu_ctx {
+	struct ibv_context pub; /* first: the backend holds &pub */
+	unsigned dev_index;
+	uint16_t lid;
+	bool devx;
+	struct sim_dev *sim;
+	uint32_t next_umem_id, next_uar_page, next_pdn;
+	struct emu_umem *umems;
+	struct emu_pd *pd_list;
+	struct emu_uar *uars;
+	struct mlx5dv_devx_obj *objs;
+	unsigned pds, mrs;
+	struct emu_ctx *next;
+};
+
+struct emu_pd {
+	struct ibv_pd pub;
+	uint32_t pdn;
+	struct sim_pd *sim; /* keys work only for QPs of the same PD */
+	struct emu_pd *next;
+};
+
+struct emu_mr {
+	struct ibv_mr pub;
+	struct sim_mr *mr;
+};
+
+struct emu {
+	pthread_mutex_t lock;
+	struct mlx5emu_opts o;
+	struct ibv_device devs[EMU_MAX_DEVS];
+	/* One NIC per device, shared by every context opened on it (as a
+	 * ConnectX is shared by the processes using it): its QPs reach each
+	 * other whichever context made them. */
+	struct sim_dev *nic[EMU_MAX_DEVS];
+	unsigned nic_users[EMU_MAX_DEVS];
+	/* The wire between the emulated NICs: all of them stay attached until
+	 * the last context of any device closes (a fabric has no detach). */
+	struct sim_fabric *fabric;
+	unsigned users;
+	struct emu_ctx *ctxs;
+	unsigned errors;
+	uint64_t doorbells;
+	char last_error[512];
+};
+
+extern struct emu emu;
+
+/* A loud failure: counted, kept, printed to stderr; sets errno = @err and
+ * returns -@err. */
+int emu_fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+struct emu_umem *emu_umem_find(struct emu_ctx *c, uint32_t id);
+bool emu_uar_page_known(struct emu_ctx *c, uint32_t page);
+/* The sim PD of this context's PD @pdn, or NULL. */
+struct sim_pd *emu_pd_by_pdn(struct emu_ctx *c, uint32_t pdn);
+/* The emulated port's addresses: device i has LID i + 1, GID ::ffff:10.0.0.(i + 1)
+ * (RoCE v2) or fe80::(i + 1) (IB), MAC 02:00:00:00:00:(i + 1). */
+void emu_gid(unsigned dev_index, uint8_t gid[16]);
+void emu_mac(unsigned dev_index, uint8_t mac[6]);
+/* The device whose GID is @gid, or -1. */
+int emu_dev_by_gid(const uint8_t gid[16]);
+
+/* mlx5emu_cmd.c: the DEVX entry points. */
+int emu_general_cmd(struct ibv_context *ctx, const void *in, size_t inlen, void *out,
+                    size_t outlen);
+struct mlx5dv_devx_obj *emu_obj_create(struct ibv_context *ctx, const void *in, size_t inlen,
+                                       void *out, size_t outlen);
+int emu_obj_modify(struct mlx5dv_devx_obj *obj, const void *in, size_t inlen, void *out,
+                   size_t outlen);
+int emu_obj_destroy(struct mlx5dv_devx_obj *obj);
+
+#endif /* PRISM_TESTS_MLX5EMU_INTERNAL_H */

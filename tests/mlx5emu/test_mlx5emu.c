@@ -1,0 +1,467 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_mlx5emu.c - the PRM table's bit helpers, and the mlx5 backend
+ * against the emulator at the level of single objects: capabilities read
+ * through QUERY_HCA_CAP, a device without cross-channel refusing managed
+ * QPs, commands the emulator does not implement failing loudly, and the
+ * doorbell rule (unmanaged queues ring the UAR, managed ones never do).
+ */
+#include <endian.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <prism/prism.h>
+#include <prism/wqe.h>
+
+#include "core/chainobj.h"
+#include "mlx5/mlx5_be.h"
+#include "tests/mlx5emu/mlx5emu.h"
+#include "tests/runtime/support/hashget_chain.h"
+
+static void test_prm_bits(void **state)
+{
+	uint8_t buf[MLX5_PRM_QP_CMD_IN_BYTES] = {0};
+	const uint32_t qpc = mlx5_prm_off(MLX5_PRM_CREATE_QP_IN_QPC);
+	uint8_t gid[16], back[16];
+
+	(void)state;
+	/* qpc.cd_master is bit 0x49f of the qpc, which starts at bit 0xc0 */
+	assert_int_equal(mlx5_prm_set(buf, sizeof(buf), qpc, MLX5_PRM_QPC_CD_MASTER, 1), 0);
+	assert_int_equal(buf[(0xc0 + 0x49f) / 8], 1u << (7 - (0xc0 + 0x49f) % 8));
+	assert_int_equal(mlx5_prm_get(buf, sizeof(buf), qpc, MLX5_PRM_QPC_CD_MASTER), 1);
+	assert_int_equal(mlx5_prm_get(buf, sizeof(buf), qpc, MLX5_PRM_QPC_CD_SLAVE_SEND), 0);
+	/* 24-bit field: neighbours untouched, too-wide values refused */
+	assert_int_equal(mlx5_prm_set(buf, sizeof(buf), qpc, MLX5_PRM_QPC_PD, 0xabcdef), 0);
+	assert_int_equal(mlx5_prm_get(buf, sizeof(buf), qpc, MLX5_PRM_QPC_PD), 0xabcdef);
+	assert_int_equal(buf[(0xc0 + 0x20) / 8], 0);
+	assert_int_equal(mlx5_prm_set(buf, sizeof(buf), qpc, MLX5_PRM_QPC_PD, 0x1000000), -ERANGE);
+	/* 64-bit and 128-bit fields */
+	assert_int_equal(
+	    mlx5_prm_set(buf, sizeof(buf), qpc, MLX5_PRM_QPC_DBR_ADDR, 0x1122334455667788), 0);
+	assert_int_equal(buf[(0xc0 + 0x500) / 8], 0x11);
+	assert_int_equal(mlx5_prm_get(buf, sizeof(buf), qpc, MLX5_PRM_QPC_DBR_ADDR),
+	                 0x1122334455667788ull);
+	for (int i = 0; i < 16; i++)
+		gid[i] = (uint8_t)(i * 7 + 1);
+	assert_int_equal(mlx5_prm_set_bytes(buf, sizeof(buf), qpc, MLX5_PRM_QPC_PAP_RGID_RIP, gid),
+	                 0);
+	assert_int_equal(mlx5_prm_get_bytes(buf, sizeof(buf), qpc, MLX5_PRM_QPC_PAP_RGID_RIP, back),
+	                 0);
+	assert_memory_equal(gid, back, 16);
+	/* past the buffer */
+	assert_int_equal(mlx5_prm_set(buf, 16, qpc, MLX5_PRM_QPC_PD, 1), -ERANGE);
+	assert_int_equal(mlx5_prm_get(buf, 16, qpc, MLX5_PRM_QPC_PD), 0);
+}
+
+static struct core_be_dev *open_emu(const struct mlx5emu_opts *o)
+{
+	struct core_dev_attr a = {.sz = sizeof(a), .name = "mlx5_0", .relaxed_fw = true};
+	struct core_be_dev *dev = NULL;
+
+	mlx5emu_install(o);
+	assert_int_equal(core_mlx5_backend.open(&a, &dev), 0);
+	return dev;
+}
+
+static void close_emu(struct core_be_dev *dev)
+{
+	core_mlx5_backend.close(dev);
+	mlx5emu_uninstall();
+}
+
+static void test_caps_through_query_hca_cap(void **state)
+{
+	struct core_be_dev *dev;
+	const struct mlx5_be_dev *d;
+
+	(void)state;
+	dev = open_emu(&(struct mlx5emu_opts){.atomic_size_qp = 8 | 16, .no_wait_on_data = true});
+	d = (const struct mlx5_be_dev *)dev;
+	assert_true(d->caps.cd);
+	assert_false(d->caps.wait_on_data);
+	assert_true(d->caps.cq_oi);
+	assert_true(d->caps.have_atomic_caps);
+	assert_int_equal(d->caps.atomic_size_qp, 8 | 16);
+	assert_int_equal(d->caps.endianness_mode, 1);
+	assert_int_equal(d->caps.atomic_ops & MLX5_PRM_ATOMIC_OPS_MASKED_CMP_SWAP,
+	                 MLX5_PRM_ATOMIC_OPS_MASKED_CMP_SWAP);
+	close_emu(dev);
+	assert_int_equal(mlx5emu_errors(), 0);
+}
+
+static void test_no_cross_channel_refuses_managed_qp(void **state)
+{
+	struct core_be_dev *dev = open_emu(&(struct mlx5emu_opts){.no_cd = true});
+	struct core_cq_attr ca = {.ncqe = 16};
+	struct core_be_cq *cq;
+	struct core_cq_info ci;
+	struct core_be_qp *qp;
+	struct core_qp_info qi;
+
+	(void)state;
+	assert_int_equal(core_mlx5_backend.create_cq(dev, &ca, &cq, &ci), 0);
+	struct core_qp_attr qa = {.send_cq = cq,
+	                          .recv_cq = cq,
+	                          .sq_bbs = 8,
+	                          .flags = CORE_QP_CROSS_CHANNEL | CORE_QP_MANAGED_SEND};
+	assert_int_equal(core_mlx5_backend.create_qp(dev, &qa, &qp, &qi), -EOPNOTSUPP);
+	qa.flags = 0;
+	assert_int_equal(core_mlx5_backend.create_qp(dev, &qa, &qp, &qi), 0);
+	assert_int_equal(core_mlx5_backend.destroy_qp(qp), 0);
+	assert_int_equal(core_mlx5_backend.destroy_cq(cq), 0);
+	close_emu(dev);
+	assert_int_equal(mlx5emu_errors(), 0);
+}
+
+static void test_unimplemented_command_fails_loudly(void **state)
+{
+	struct core_be_dev *dev = open_emu(NULL);
+	struct mlx5_be_dev *d = (struct mlx5_be_dev *)dev;
+	uint8_t out[MLX5_PRM_SHORT_BYTES];
+	struct mlx5_prm_cmd c;
+
+	(void)state;
+	mlx5_prm_cmd_init(&c, 0x600 /* a command the emulator lacks */, 0, MLX5_PRM_SHORT_BYTES);
+	assert_null(d->g->devx_obj_create(d->ctx, c.in, c.inlen, out, sizeof(out)));
+	assert_int_equal(mlx5_prm_get(out, sizeof(out), 0, MLX5_PRM_OUT_STATUS),
+	                 MLX5_PRM_STATUS_BAD_OP);
+	assert_int_equal(mlx5emu_errors(), 1);
+	assert_non_null(strstr(mlx5emu_last_error(), "not implemented"));
+	mlx5_prm_cmd_init(&c, MLX5_PRM_CMD_QUERY_HCA_CAP, 0x7 << 1 | 1, MLX5_PRM_SHORT_BYTES);
+	{
+		static uint8_t big[MLX5_PRM_CAP_OUT_BYTES];
+
+		assert_int_not_equal(
+		    d->g->devx_general_cmd(d->ctx, c.in, c.inlen, big, sizeof(big)), 0);
+	}
+	assert_int_equal(mlx5emu_errors(), 2);
+	close_emu(dev);
+}
+
+/* Post one signaled NOP and ring; @managed: the queue is a cd_slave_send one. */
+static void test_doorbells_only_for_unmanaged(void **state)
+{
+	struct core_be_dev *dev = open_emu(NULL);
+	struct core_cq_attr ca = {.ncqe = 16};
+	struct core_be_cq *cq;
+	struct core_cq_info ci;
+
+	(void)state;
+	assert_int_equal(core_mlx5_backend.create_cq(dev, &ca, &cq, &ci), 0);
+	for (int managed = 0; managed < 2; managed++) {
+		struct core_qp_attr qa = {.send_cq = cq,
+		                          .recv_cq = cq,
+		                          .sq_bbs = 8,
+		                          .flags = CORE_QP_CROSS_CHANNEL |
+		                                   (managed ? CORE_QP_MANAGED_SEND : 0)};
+		struct core_qp_peer self = {0};
+		struct core_be_qp *qp;
+		struct core_qp_info qi;
+		struct prism_wqe w = {
+		    .ctrl = {.opcode = PRISM_OP_NOP,
+		             .fm_ce_se = PRISM_CE_CQ_UPDATE << PRISM_CTRL_CE_SHIFT}};
+		uint64_t before = mlx5emu_doorbells();
+
+		assert_int_equal(core_mlx5_backend.create_qp(dev, &qa, &qp, &qi), 0);
+		assert_int_equal(core_mlx5_backend.port_addr(dev, &self), 0);
+		self.qpn = qi.qpn;
+		self.rnr_retry = 7;
+		assert_int_equal(core_mlx5_backend.modify_qp(qp, CORE_QPS_INIT, NULL), 0);
+		assert_int_equal(core_mlx5_backend.modify_qp(qp, CORE_QPS_RTR, &self), 0);
+		assert_int_equal(core_mlx5_backend.modify_qp(qp, CORE_QPS_RTS, &self), 0);
+		w.ctrl.qpn = qi.qpn;
+		assert_true(
+		    prism_wqe_encode(&w, (uint8_t *)qi.buf + qi.sq_offset, PRISM_WQE_BB, NULL) > 0);
+		qi.dbrec[1] = htobe32(1);
+		assert_int_equal(core_mlx5_backend.ring_sq(qp), 0);
+		assert_int_equal(mlx5emu_doorbells() - before, managed ? 0 : 1);
+		assert_int_equal(core_mlx5_backend.modify_qp(qp, CORE_QPS_ERR, NULL), 0);
+		assert_int_equal(core_mlx5_backend.destroy_qp(qp), 0);
+	}
+	assert_int_equal(core_mlx5_backend.destroy_cq(cq), 0);
+	close_emu(dev);
+	assert_int_equal(mlx5emu_errors(), 0);
+}
+
+/* An interposer: the emulator's table with obj_create / obj_modify wrapped
+ * to keep the last command's bytes (what mlx5_glue is for). */
+static struct mlx5_glue spy;
+static const struct mlx5_glue *spied;
+static uint8_t last_in[MLX5_PRM_QP_CMD_IN_BYTES];
+static size_t last_inlen;
+
+static struct mlx5dv_devx_obj *spy_create(struct ibv_context *ctx, const void *in, size_t inlen,
+                                          void *out, size_t outlen)
+{
+	last_inlen = inlen < sizeof(last_in) ? inlen : sizeof(last_in);
+	memcpy(last_in, in, last_inlen);
+	return spied->devx_obj_create(ctx, in, inlen, out, outlen);
+}
+
+static int spy_modify(struct mlx5dv_devx_obj *obj, const void *in, size_t inlen, void *out,
+                      size_t outlen)
+{
+	last_inlen = inlen < sizeof(last_in) ? inlen : sizeof(last_in);
+	memcpy(last_in, in, last_inlen);
+	return spied->devx_obj_modify(obj, in, inlen, out, outlen);
+}
+
+#define QPC(f) mlx5_prm_get(last_in, last_inlen, mlx5_prm_off(MLX5_PRM_CREATE_QP_IN_QPC), f)
+
+/* The bytes of CREATE_QP and INIT2RTR_QP as the backend builds them. */
+static void test_qp_command_bytes(void **state)
+{
+	struct core_dev_attr a = {.sz = sizeof(a), .name = "mlx5_0"};
+	struct core_cq_attr ca = {.ncqe = 16, .ignore_overrun = true};
+	struct core_be_dev *dev;
+	struct core_be_cq *cq;
+	struct core_cq_info ci;
+	struct core_be_qp *qp;
+	struct core_qp_info qi;
+	struct core_qp_peer self = {.rnr_retry = 7, .retry_cnt = 7, .psn = 0x123456};
+
+	(void)state;
+	mlx5emu_install(NULL);
+	spied = mlx5_glue();
+	spy = *spied;
+	spy.name = "spy";
+	spy.devx_obj_create = spy_create;
+	spy.devx_obj_modify = spy_modify;
+	mlx5_glue_set(&spy);
+	assert_int_equal(core_mlx5_backend.open(&a, &dev), 0);
+	assert_int_equal(core_mlx5_backend.create_cq(dev, &ca, &cq, &ci), 0);
+	assert_int_equal(mlx5_prm_get(last_in, last_inlen, 0, MLX5_PRM_IN_OPCODE),
+	                 MLX5_PRM_CMD_CREATE_CQ);
+	assert_int_equal(mlx5_prm_get(last_in, last_inlen, mlx5_prm_off(MLX5_PRM_CREATE_CQ_IN_CQC),
+	                              MLX5_PRM_CQC_OI),
+	                 1);
+	assert_int_equal(mlx5_prm_get(last_in, last_inlen, mlx5_prm_off(MLX5_PRM_CREATE_CQ_IN_CQC),
+	                              MLX5_PRM_CQC_LOG_CQ_SIZE),
+	                 4);
+	/* every CQE starts invalid and hardware-owned */
+	assert_int_equal(((uint8_t *)ci.buf)[63], 0xf1);
+	assert_int_equal(((uint8_t *)ci.buf)[15 * 64 + 63], 0xf1);
+
+	struct core_qp_attr qa = {.send_cq = cq,
+	                          .recv_cq = cq,
+	                          .sq_bbs = 64,
+	                          .rq_wqes = 8,
+	                          .rq_max_sge = 3,
+	                          .flags = CORE_QP_MANAGED_SEND,
+	                          .access = CORE_ACCESS_REMOTE_READ | CORE_ACCESS_REMOTE_ATOMIC};
+	assert_int_equal(core_mlx5_backend.create_qp(dev, &qa, &qp, &qi), 0);
+	assert_int_equal(mlx5_prm_get(last_in, last_inlen, 0, MLX5_PRM_IN_OPCODE),
+	                 MLX5_PRM_CMD_CREATE_QP);
+	assert_int_equal(QPC(MLX5_PRM_QPC_ST), MLX5_PRM_QPC_ST_RC);
+	assert_int_equal(QPC(MLX5_PRM_QPC_PM_STATE), MLX5_PRM_QPC_PM_MIGRATED);
+	assert_int_equal(QPC(MLX5_PRM_QPC_CD_SLAVE_SEND), 1);
+	assert_int_equal(QPC(MLX5_PRM_QPC_CD_MASTER), 0);
+	assert_int_equal(QPC(MLX5_PRM_QPC_CD_SLAVE_RECEIVE), 0);
+	assert_int_equal(QPC(MLX5_PRM_QPC_LOG_SQ_SIZE), 6);
+	assert_int_equal(QPC(MLX5_PRM_QPC_LOG_RQ_SIZE), 3);
+	assert_int_equal(QPC(MLX5_PRM_QPC_LOG_RQ_STRIDE), 2); /* 4 SGEs x 16 = 64 bytes */
+	assert_int_equal(QPC(MLX5_PRM_QPC_RQ_TYPE), MLX5_PRM_QPC_RQ_REGULAR);
+	assert_int_equal(QPC(MLX5_PRM_QPC_CQN_SND), ci.cqn);
+	assert_int_equal(QPC(MLX5_PRM_QPC_DBR_UMEM_VALID), 1);
+	/* the doorbell record follows the rings inside the same umem */
+	assert_int_equal(QPC(MLX5_PRM_QPC_DBR_ADDR),
+	                 (uint64_t)((uint8_t *)qi.dbrec - (uint8_t *)qi.buf));
+	assert_int_equal(qi.sq_offset, 8 * 64);
+	assert_int_equal(qi.rq_stride, 64);
+
+	self.qpn = qi.qpn;
+	assert_int_equal(core_mlx5_backend.port_addr(dev, &self), 0);
+	assert_int_equal(core_mlx5_backend.modify_qp(qp, CORE_QPS_INIT, NULL), 0);
+	/* the QP's remote rights, nothing more */
+	assert_int_equal(QPC(MLX5_PRM_QPC_RRE), 1);
+	assert_int_equal(QPC(MLX5_PRM_QPC_RWE), 0);
+	assert_int_equal(QPC(MLX5_PRM_QPC_RAE), 1);
+	assert_int_equal(core_mlx5_backend.modify_qp(qp, CORE_QPS_RTR, &self), 0);
+	assert_int_equal(mlx5_prm_get(last_in, last_inlen, 0, MLX5_PRM_IN_OPCODE),
+	                 MLX5_PRM_CMD_INIT2RTR_QP);
+	assert_int_equal(QPC(MLX5_PRM_QPC_REMOTE_QPN), qi.qpn);
+	assert_int_equal(QPC(MLX5_PRM_QPC_NEXT_RCV_PSN), 0x123456);
+	assert_int_equal(QPC(MLX5_PRM_QPC_ATOMIC_MODE), MLX5_PRM_ATOMIC_MODE_32B);
+	assert_int_equal(QPC(MLX5_PRM_QPC_PAP_FL), 1); /* itself: force loopback */
+	assert_int_equal(QPC(MLX5_PRM_QPC_MTU), IBV_MTU_4096);
+	/* the RTS step refuses to skip a state */
+	assert_int_equal(core_mlx5_backend.modify_qp(qp, CORE_QPS_INIT, NULL), -EINVAL);
+	assert_int_equal(core_mlx5_backend.modify_qp(qp, CORE_QPS_RTS, &self), 0);
+	assert_int_equal(QPC(MLX5_PRM_QPC_RNR_RETRY), 7);
+	assert_int_equal(QPC(MLX5_PRM_QPC_NEXT_SEND_PSN), 0x123456);
+	assert_int_equal(core_mlx5_backend.destroy_qp(qp), 0);
+	assert_int_equal(core_mlx5_backend.destroy_cq(cq), 0);
+	core_mlx5_backend.close(dev);
+	mlx5emu_uninstall();
+	assert_int_equal(mlx5emu_errors(), 0);
+}
+
+static char last_log[512];
+
+static void keep_log(enum prism_log_level level, const char *msg, void *ctx)
+{
+	(void)level, (void)ctx;
+	snprintf(last_log, sizeof(last_log), "%s", msg);
+}
+
+/* The RedN hash get needs relaxed firmware and host-endian 8-byte CAS; the
+ * firmware profile is what the backend's probe finds, not what was said. */
+static void test_load_refused_naming_what_is_missing(void **state)
+{
+	struct chainobj *o = hg_build(4096);
+	struct prism_program *prog;
+	struct prism_device *dev;
+	char *yaml;
+	size_t len;
+
+	(void)state;
+	assert_non_null(o);
+	assert_int_equal(chainobj_write_mem(o, 0, &yaml, &len, NULL), 0);
+	chainobj_free(o);
+	prism_set_log_fn(keep_log, NULL, PRISM_LOG_DEBUG);
+	/* stock firmware in the NIC, though the device option says relaxed:
+	 * the backend's probe finds out */
+	mlx5emu_install(&(struct mlx5emu_opts){.be_atomics = true});
+	dev = prism_device__open("mlx5_0", NULL);
+	assert_non_null(dev);
+	PRISM_OPTS(prism_region_opts, ropts, .access = PRISM_ACCESS_READ);
+	assert_non_null(prism_device__create_region(dev, "table", 4096, &ropts));
+	prog = prism_program__open_mem(yaml, len, NULL);
+	assert_non_null(prog);
+	assert_int_equal(prism_program__load(prog, dev), -PRISM_E_NOCAP);
+	assert_non_null(strstr(last_log, "device mlx5_0 lacks"));
+	assert_non_null(strstr(last_log, "relaxed firmware (probed: a NOP with a wrong WQE index "
+	                                 "failed (LOCAL_QP_OP_ERR))"));
+	assert_non_null(strstr(last_log, "host-endian 8-byte atomics"));
+	prism_program__close(prog);
+	prism_device__close(dev);
+	/* the same program loads on a device that has both (the firmware
+	 * profile found by the backend's probe) */
+	mlx5emu_uninstall();
+	mlx5emu_install(&(struct mlx5emu_opts){.relaxed_fw = true});
+	dev = prism_device__open("mlx5_0", NULL);
+	assert_non_null(dev);
+	assert_non_null(prism_device__create_region(dev, "table", 4096, &ropts));
+	prog = prism_program__open_mem(yaml, len, NULL);
+	assert_int_equal(prism_program__load(prog, dev), 0);
+	prism_program__close(prog);
+	prism_device__close(dev);
+	mlx5emu_uninstall();
+	prism_set_log_fn(NULL, NULL, PRISM_LOG_WARN);
+	free(yaml);
+	assert_int_equal(mlx5emu_errors(), 0);
+}
+
+/*
+ * A server on @sname and a client on @cname (two prism devices, as two
+ * processes would have), connected over TCP: the setup exchange carries the
+ * QPN, PSN, LID, GID and MTU, the TCP socket carries nothing else, and 300
+ * gets run through the emulated NICs.
+ */
+static void tcp_gets(const struct mlx5emu_opts *eo, const char *sname, const char *cname)
+{
+	enum { NB = 64, TABLE = NB * (HG_BUCKET_BYTES + HG_VALUE_BYTES) + 4096 };
+	struct chainobj *o = hg_build(TABLE);
+	struct prism_device *sdev, *cdev;
+	struct prism_program *prog;
+	struct prism_server *srv;
+	struct prism_client *cl;
+	struct prism_region *r;
+	struct hg_table t;
+	uint32_t keys[NB];
+	char addr[64], *yaml;
+	size_t len;
+
+	assert_non_null(o);
+	assert_int_equal(chainobj_write_mem(o, 0, &yaml, &len, NULL), 0);
+	chainobj_free(o);
+	mlx5emu_install(eo);
+	sdev = prism_device__open(sname, NULL);
+	cdev = prism_device__open(cname, NULL);
+	assert_non_null(sdev);
+	assert_non_null(cdev);
+	PRISM_OPTS(prism_region_opts, ropts, .access = PRISM_ACCESS_READ);
+	r = prism_device__create_region(sdev, "table", TABLE, &ropts);
+	assert_non_null(r);
+	for (uint32_t i = 0; i < NB; i++)
+		keys[i] = i % 3 ? (i * 0x9e3779u & 0xffffff) | 1 : 0;
+	t = (struct hg_table){prism_region__addr(r), TABLE, NB};
+	hg_fill(&t, keys, (uintptr_t)t.mem, 5);
+	prog = prism_program__open_mem(yaml, len, NULL);
+	assert_non_null(prog);
+	assert_int_equal(prism_program__load(prog, sdev), 0);
+	PRISM_OPTS(prism_server_opts, so, .port = PRISM_PORT_ANY, .host = "127.0.0.1");
+	srv = prism_server__create(sdev, &so);
+	assert_non_null(srv);
+	assert_int_equal(prism_server__add_program(srv, prog), 0);
+	assert_int_equal(prism_server__start(srv), 0);
+	snprintf(addr, sizeof(addr), "127.0.0.1:%u", prism_server__port(srv));
+	cl = prism_client__connect(cdev, addr, NULL);
+	assert_non_null(cl);
+	for (uint32_t i = 0; i < 300; i++) {
+		uint8_t out[HG_RESULT_BYTES], want[HG_VALUE_BYTES];
+		struct prism_arg args[2];
+		struct prism_call c;
+		uint32_t b = i % NB, key = i % 2 ? keys[b] : 0x800000 | i;
+
+		hg_get_call(&c, args, key ? key : 7, b, out);
+		assert_int_equal(prism_client__invoke(cl, &c, NULL), 0);
+		hg_reference(&t, b, key ? key : 7, want);
+		assert_memory_equal(out, want, HG_VALUE_BYTES);
+	}
+	prism_client__close(cl);
+	prism_server__destroy(srv);
+	prism_program__close(prog);
+	prism_device__close(cdev);
+	prism_device__close(sdev);
+	mlx5emu_uninstall();
+	free(yaml);
+	assert_int_equal(mlx5emu_errors(), 0);
+}
+
+/* Two contexts of one device: the QPs reach each other by force-loopback. */
+static void test_tcp_same_device(void **state)
+{
+	(void)state;
+	tcp_gets(&(struct mlx5emu_opts){.relaxed_fw = true}, "mlx5_0", "mlx5_0");
+}
+
+/* InfiniBand: the server's QP reaches the client's by its LID, and back. */
+static void test_tcp_two_devices_ib(void **state)
+{
+	(void)state;
+	tcp_gets(&(struct mlx5emu_opts){.relaxed_fw = true, .n_devices = 2}, "mlx5_0", "mlx5_1");
+}
+
+/* RoCE: by GID, with the MAC an address handle resolves (checked by the
+ * emulator against the GID's port). */
+static void test_tcp_two_devices_roce(void **state)
+{
+	(void)state;
+	tcp_gets(&(struct mlx5emu_opts){.relaxed_fw = true, .n_devices = 2, .roce = true}, "mlx5_0",
+	         "mlx5_1");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_prm_bits),
+	    cmocka_unit_test(test_caps_through_query_hca_cap),
+	    cmocka_unit_test(test_no_cross_channel_refuses_managed_qp),
+	    cmocka_unit_test(test_unimplemented_command_fails_loudly),
+	    cmocka_unit_test(test_doorbells_only_for_unmanaged),
+	    cmocka_unit_test(test_load_refused_naming_what_is_missing),
+	    cmocka_unit_test(test_tcp_same_device),
+	    cmocka_unit_test(test_tcp_two_devices_ib),
+	    cmocka_unit_test(test_tcp_two_devices_roce),
+	    cmocka_unit_test(test_qp_command_bytes),
+	};
+
+	return cmocka_run_group_tests_name("mlx5emu", tests, NULL, NULL);
+}
