@@ -213,6 +213,8 @@ struct lstage {
  * nested in it conjoins with it), or NULL.
  */
 #define LOWER_GUARD_DEPTH 64u
+/* comparison operands of the `if`s being lowered at once (nested) */
+#define LOWER_CAPTURES 128u
 
 struct lguard_frame {
 	const struct lcond *cond;
@@ -257,6 +259,17 @@ struct lower_ctx {
 	 * loop condition over memory the body changes) */
 	unsigned *mem_epoch;
 	int wrote_region; /* the region the effect being lowered writes, or -1 */
+	/* the comparison operands of the `if`s being lowered (lower_if) and the
+	 * value each one's first guard read: an `if`'s condition is tested once,
+	 * before either arm runs, so a guard lowered after an arm wrote that
+	 * memory re-reads it right after that first READ (lower_cond_value) */
+	struct lcapture {
+		const struct ast_expr *e;
+		bool have; /* v holds the first guard's bytes (an LV_MEM) */
+		int lane;
+		struct lval v;
+	} caps[LOWER_CAPTURES];
+	unsigned n_caps;
 	/* the guard stack (lower_guard_push): every effect is guarded by the
 	 * top frame's condition */
 	struct lguard_frame guards[LOWER_GUARD_DEPTH];
@@ -333,6 +346,14 @@ void lower_after_writers(struct lower_ctx *c, int target, uint32_t off, uint32_t
 /* The effect just lowered wrote its region (lower_target_addr noted it):
  * later reads of that region read again. */
 void lower_mem_written(struct lower_ctx *c);
+/* Would reading LV_MEM v's bytes again now read other memory (its region,
+ * or that of the READ of its pointer, was written since it was read)? */
+bool lower_mem_stale(const struct lower_ctx *c, const struct lval *v);
+/* v's bytes as its READ saw them: a second READ of the same pointer placed
+ * right after that READ (so before every effect lowered since).  False with
+ * an error when it cannot be placed there. */
+bool lower_mem_reread(struct lower_ctx *c, const struct lval *v, struct src_loc loc,
+                      struct lval *out);
 /* A client parameter's bytes in scratch (one RECV entry): an LV_SCRATCH
  * whose parts (off + k) can be delivered one by one. */
 bool lower_param_in_scratch(struct lower_ctx *c, const struct lval *v, struct lval *out);

@@ -31,7 +31,21 @@
 #define COND_RT_BITS(w) ((uint8_t)(((1u << (w)) - 1u) << COND_CTRL_OFF))
 #define COND_MAX_ORDER  8u
 
-/* Operand i (0 = lhs, 1 = rhs) of the active condition. */
+/* The capture of comparison operand e of an `if` being lowered, or NULL (a
+ * loop condition: read again at each test). */
+static struct lcapture *capture_of(struct lower_ctx *c, const struct ast_expr *e)
+{
+	for (unsigned i = c->n_caps; i-- > 0;)
+		if (c->caps[i].e == e)
+			return &c->caps[i];
+	return NULL;
+}
+
+/* Operand i (0 = lhs, 1 = rhs) of the active condition.  Every guard of an
+ * `if` lowers its operands again (a READ's scatter places a byte once); one
+ * lowered after an arm wrote the operand's memory re-reads the bytes right
+ * after the first guard's READ, so both arms test what was there before
+ * either ran. */
 bool lower_cond_value(struct lower_ctx *c, int i, struct lval *out)
 {
 	const struct lcond *cd = lower_cond_top(c);
@@ -39,7 +53,40 @@ bool lower_cond_value(struct lower_ctx *c, int i, struct lval *out)
 		*out = cd->vals[i];
 		return true;
 	}
-	return lower_value(c, i ? cd->rhs : cd->lhs, out);
+	const struct ast_expr *e = i ? cd->rhs : cd->lhs;
+	struct lcapture *cap = capture_of(c, e);
+	if (cap && cap->have && cap->lane == c->lane && lower_mem_stale(c, &cap->v))
+		return lower_mem_reread(c, &cap->v, cd->loc, out);
+	if (!lower_value(c, e, out))
+		return false;
+	if (cap && !cap->have && out->kind == LV_MEM)
+		*cap = (struct lcapture){.e = e, .have = true, .lane = c->lane, .v = *out};
+	return true;
+}
+
+/* Note the comparison operands of condition e (lower_cond_value). */
+static bool capture_operands(struct lower_ctx *c, const struct ast_expr *e)
+{
+	if (e->kind == AST_EXPR_UNARY)
+		return capture_operands(c, e->u.unary.operand);
+	if (e->kind != AST_EXPR_BINARY)
+		return true; /* a cas: its old value is in scratch */
+	if (e->u.binary.op == AST_BINOP_LAND || e->u.binary.op == AST_BINOP_LOR)
+		return capture_operands(c, e->u.binary.lhs) && capture_operands(c, e->u.binary.rhs);
+	const struct ast_expr *ops[2] = {e->u.binary.lhs, e->u.binary.rhs};
+	for (int k = 0; k < 2; k++) {
+		if (ops[k]->is_const)
+			continue;
+		if (c->n_caps == LOWER_CAPTURES) {
+			lower_error(c, e->loc,
+			            "conditions of nested `if`s hold more than %u operands (not "
+			            "lowered)",
+			            LOWER_CAPTURES);
+			return false;
+		}
+		c->caps[c->n_caps++] = (struct lcapture){.e = ops[k], .lane = -1};
+	}
+	return true;
 }
 
 /* The effect must come after its guards in the guard's own queue. */
@@ -126,24 +173,24 @@ void lower_record_status(struct lower_ctx *c, int x, int guard)
 	ch->have_self = true;
 }
 
-/* The closing `else` of a chain: X is posted live and disarmed (opcode and
- * opmod swapped for a NOP's) by one masked CAS per earlier arm that ran. */
-static bool guard_final_else(struct lower_ctx *c, int x)
+/* Disarm live X (opcode and opmod swapped for a NOP's) when an earlier arm
+ * of the chain ran: one status READ and masked CAS per earlier arm.  The
+ * last CAS, -1 when there is none, -2 on failure. */
+static int disarm_if_ran(struct lower_ctx *c, int x)
 {
 	const struct lcond *cd = lower_cond_top(c);
 	struct ir_prog *p = c->p;
-	struct ir_node *xn = ir_node(p, x);
-	xn->role = xn->role == IR_ROLE_RESPONSE ? IR_ROLE_RESPONSE : IR_ROLE_EFFECT;
+	int last = -1;
 	for (unsigned k = 0; k < cd->chain->n_prev; k++) {
 		const struct lstatus *st = &cd->chain->prev[k];
 		int rid = lower_status_read(c, st, x, 1 + k);
 		if (rid < 0)
-			return false;
+			return -2;
 		struct ir_node *g = lower_guard_node(
 		    c, PRISM_OP_ATOMIC_MASKED_CS, 8, ir_v(IR_V_NODE_ADDR, x, 0),
 		    ir_v(IR_V_QBUF_RKEY, p->nodes[x].queue, 0), "else: disarm when an arm ran", 8);
 		if (!g)
-			return false;
+			return -2;
 		int gid = g->id;
 		unsigned sh = 8 * (1 + k);
 		g->compare = IR_CONST((uint64_t)st->op << sh);
@@ -151,10 +198,20 @@ static bool guard_final_else(struct lower_ctx *c, int x)
 		g->swap = ir_v(IR_V_CTRL_WORD, x, PRISM_OP_NOP);
 		g->swap_mask = IR_CONST(0xff0000ffull);
 		if (!lower_cas_patch(p, gid, x, 0, 8, true, 0))
-			return false;
+			return -2;
 		ir_add_dep(p, rid, gid);
+		last = gid;
 	}
-	return !p->oom;
+	return p->oom ? -2 : last;
+}
+
+/* The closing `else` of a chain: X is posted live and disarmed when an
+ * earlier arm ran. */
+static bool guard_final_else(struct lower_ctx *c, int x)
+{
+	struct ir_node *xn = ir_node(c->p, x);
+	xn->role = xn->role == IR_ROLE_RESPONSE ? IR_ROLE_RESPONSE : IR_ROLE_EFFECT;
+	return disarm_if_ran(c, x) >= -1;
 }
 
 /*
@@ -191,9 +248,14 @@ static bool guard_eq(struct lower_ctx *c, int x, bool neg)
 		goto bad_operand;
 
 	/* earlier arms of an else-if chain: their opcode bytes into X's index
-	 * bytes, which the CAS compares with 0 (the NOP): armed only if none ran */
+	 * bytes, which the CAS compares with 0 (the NOP): armed only if none ran.
+	 * Under `!=` a failed compare leaves X live, so there the earlier arms
+	 * disarm it by CASes of their own, as for a closing `else` */
 	int excl[2];
 	unsigned nex = cd->chain ? cd->chain->n_prev : 0;
+	bool disarm = neg && nex;
+	if (disarm)
+		nex = 0;
 	for (unsigned k = 0; k < nex; k++) {
 		excl[k] = lower_status_read(c, &cd->chain->prev[k], x, 1 + k);
 		if (excl[k] < 0)
@@ -208,21 +270,30 @@ static bool guard_eq(struct lower_ctx *c, int x, bool neg)
 	int gid = g->id;
 	g->compare = ir_v(IR_V_CTRL_WORD, x, neg ? xop : PRISM_OP_NOP);
 	g->compare.rt_bytes = COND_RT_BITS(w) | (nex ? CHAIN_RT_BITS : 0);
+	if (disarm)
+		g->compare.rt_bytes |= CHAIN_RT_BITS;
 	for (unsigned k = 0; k < nex; k++)
 		ir_add_dep(p, excl[k], gid);
-	lower_record_status(c, x, gid);
 	g->swap = ir_v(IR_V_CTRL_WORD, x, neg ? PRISM_OP_NOP : xop);
 	if (!lower_cas_patch(p, gid, x, 0, 8, true, ta.taint | cb.taint))
 		return false;
 	uint32_t cmp = lower_field_off(PRISM_OP_ATOMIC_CS, PRISM_FIELD_ATOMIC_COMPARE, 8);
 	if (!lower_delivered(lower_deliver(c, &cb, gid, cmp + (COND_CTRL_OFF - w), true)))
 		goto bad_operand;
-	if (!neg && nex == 0)
-		c->eq_guard =
-		    (struct lguard_rec){.cond = cd, .guard = gid, .cmp = cb, .taint = ta.taint};
 	/* the CAS compares bytes the READ writes: it runs after the READ */
 	if (da.kind == LD_NODE)
 		ir_add_dep(p, da.writer, gid);
+	int last = gid;
+	if (disarm) {
+		/* later arms read X's opcode after the last CAS on it */
+		last = disarm_if_ran(c, x);
+		if (last < 0)
+			return false;
+	}
+	lower_record_status(c, x, last);
+	if (!neg && nex == 0)
+		c->eq_guard =
+		    (struct lguard_rec){.cond = cd, .guard = gid, .cmp = cb, .taint = ta.taint};
 	return !p->oom;
 bad_operand:
 	lower_error(c, cd->loc,
@@ -753,7 +824,23 @@ static bool lower_if_disj(struct lower_ctx *c, const struct ast_stmt *s)
  *   !, || inside &&, any other else      lower_dnf.c (one exact guard per clause)
  *   cas(...)                             the CAS, then `old == expect` as a term
  */
+static bool lower_if_once(struct lower_ctx *c, const struct ast_stmt *s);
+
 bool lower_if(struct lower_ctx *c, const struct ast_stmt *s)
+{
+	/* every `else if` condition too: an arm's guards re-read its own
+	 * condition after the arm's effects as well */
+	unsigned n_caps = c->n_caps;
+	bool ok = true;
+	for (const struct ast_stmt *cur = s; ok && cur && cur->kind == AST_STMT_IF;
+	     cur = cur->u.if_.has_else ? cur->u.if_.else_body : NULL)
+		ok = capture_operands(c, cur->u.if_.cond);
+	ok = ok && lower_if_once(c, s);
+	c->n_caps = n_caps;
+	return ok;
+}
+
+static bool lower_if_once(struct lower_ctx *c, const struct ast_stmt *s)
 {
 	c->eq_guard.cond = NULL; /* a guard of an earlier `if` (or iteration) */
 	if (lower_dnf_wanted(c, s))

@@ -563,9 +563,10 @@ static int dup_read(struct lower_ctx *c, int ri, uint32_t off, uint32_t width)
 	int lane0 = r0->lane;
 	for (unsigned i = 0; i < c->n_reads; i++) {
 		struct lread *r = &c->reads[i];
-		if ((int)i == ri || r->lane != r0->lane || r->base_kind != r0->base_kind ||
-		    r->base_param != r0->base_param || r->base_poff != r0->base_poff ||
-		    r->base_read != r0->base_read || r->base_off != r0->base_off)
+		if ((int)i == ri || r->lane != r0->lane || r->epoch != r0->epoch ||
+		    r->base_kind != r0->base_kind || r->base_param != r0->base_param ||
+		    r->base_poff != r0->base_poff || r->base_read != r0->base_read ||
+		    r->base_off != r0->base_off)
 			continue;
 		bool overlap = false;
 		for (unsigned k = 0; k < r->n; k++)
@@ -579,16 +580,20 @@ static int dup_read(struct lower_ctx *c, int ri, uint32_t off, uint32_t width)
 	struct lval base = r0->base;
 	struct ir_prog *p = c->p;
 	c->lane = lane0;
-	unsigned before = p->queues[lane0].n;
+	unsigned first_new = p->n_nodes;
 	int ni = get_read_fresh(c, &base);
 	c->lane = saved;
 	if (ni < 0)
 		return -1;
-	/* get_read appended it (its raddr came from a RECV or a pick, so nothing
-	 * else was appended); move it right after the original READ */
+	/* get_read appended it; move it right after the original READ unless a
+	 * WQE that delivers its raddr (a copy of the pointer) came after that
+	 * READ too */
 	struct ir_queue *q = &p->queues[lane0];
 	int id = c->reads[ni].node;
-	if (q->n == before + 1 && q->nodes[q->n - 1] == id) {
+	bool movable = q->nodes[q->n - 1] == id;
+	for (unsigned i = (unsigned)p->nodes[node0].pos + 1; movable && i + 1 < q->n; i++)
+		movable = q->nodes[i] < (int)first_new;
+	if (movable) {
 		unsigned at = (unsigned)p->nodes[node0].pos + 1;
 		for (unsigned i = q->n - 1; i > at; i--) {
 			q->nodes[i] = q->nodes[i - 1];
@@ -596,8 +601,42 @@ static int dup_read(struct lower_ctx *c, int ri, uint32_t off, uint32_t width)
 		}
 		q->nodes[at] = id;
 		p->nodes[id].pos = (int)at;
+		/* it reads the memory as the original READ does */
+		c->reads[ni].epoch = c->reads[ri].epoch;
 	}
 	return ni;
+}
+
+bool lower_mem_stale(const struct lower_ctx *c, const struct lval *v)
+{
+	while (v->kind == LV_MEM) {
+		const struct lread *r = &c->reads[v->read];
+		if (r->base.region >= 0 && r->epoch != c->mem_epoch[r->base.region])
+			return true;
+		v = &r->base;
+	}
+	return false;
+}
+
+bool lower_mem_reread(struct lower_ctx *c, const struct lval *v, struct src_loc loc,
+                      struct lval *out)
+{
+	unsigned epoch = c->reads[v->read].epoch;
+	int ri = dup_read(c, v->read, v->off, v->width);
+	if (ri < 0)
+		return false;
+	if (c->reads[ri].epoch != epoch) {
+		/* its pointer is delivered by WQEs of its own: not placeable
+		 * before the effects lowered since */
+		lower_error(c, loc,
+		            "an arm writes memory this condition reads, and the condition's "
+		            "pointer is copied on the NIC: the value read before the arm "
+		            "cannot be read again (not lowered)");
+		return false;
+	}
+	*out = *v;
+	out->read = ri;
+	return true;
 }
 
 /*

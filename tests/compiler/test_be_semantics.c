@@ -8,7 +8,8 @@
  * the back end once gave: stores across byte orders, loop conditions over
  * memory the body changes, `return` ending the invocation, the result
  * field, bounded reads through a loaded pointer, `else if (cas(..))`,
- * return sites in unrolled loops, little-endian pointer walks.
+ * return sites in unrolled loops, little-endian pointer walks, an `if`
+ * whose arms write what its condition reads.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -505,6 +506,237 @@ static void test_cas_short_circuit(void **state)
 	}
 }
 
+/* ---- an `if`'s condition is evaluated once, before either arm ------------- */
+
+/* p = r[0], q = r[1]: a, b, k, j at 0, 2, 4, 6 (be16), c, d at 8, 9 (u8);
+ * p.nx = q, q.nx = p (at 16) */
+enum { F_A, F_B, F_K, F_J, F_C, F_D, F_N };
+static const struct {
+	unsigned off, width;
+} once_f[F_N] = {{0, 2}, {2, 2}, {4, 2}, {6, 2}, {8, 1}, {9, 1}};
+
+/* The C model of once_bodies[bi] on record p (q: the second record). */
+static void once_model(size_t bi, uint64_t *p, uint64_t *q, uint64_t x)
+{
+	uint64_t *t = p[F_A] != x ? q : p;
+	switch (bi) {
+	case 0:
+		if (p[F_A] != q[F_A])
+			p[F_A] = q[F_A];
+		else
+			p[F_K] = x;
+		break;
+	case 1:
+		if (p[F_A] != p[F_B])
+			p[F_B] = p[F_A];
+		else
+			p[F_K] = 1;
+		break;
+	case 2:
+		if (p[F_A] == x) {
+			p[F_A] = p[F_B];
+			p[F_K] = 1;
+		} else {
+			p[F_J] = 1;
+		}
+		break;
+	case 3:
+		if (p[F_A] != x) {
+			p[F_A] = x;
+			p[F_K] = 1;
+		}
+		break;
+	case 4:
+		if (p[F_C] != p[F_D]) {
+			p[F_C] = p[F_D];
+			p[F_K] = 1;
+		} else {
+			p[F_D] = 2;
+			p[F_J] = 1;
+		}
+		break;
+	case 5:
+		if (p[F_A] < p[F_B]) {
+			p[F_A] = p[F_B];
+			p[F_K] = 1;
+		} else {
+			p[F_B] = p[F_A];
+			p[F_J] = 1;
+		}
+		break;
+	case 6:
+		if (p[F_A] == x) {
+			p[F_A] = p[F_B];
+			p[F_K] = 1;
+		} else if (p[F_B] != x) {
+			p[F_B] = x;
+			p[F_J] = 1;
+		} else {
+			p[F_A] = x;
+			p[F_K] = 2;
+		}
+		break;
+	case 7:
+		if (p[F_A] == x && p[F_B] != p[F_K]) {
+			p[F_B] = p[F_K];
+			p[F_A] = 0;
+			p[F_J] = 1;
+		} else {
+			p[F_J] = 2;
+		}
+		break;
+	case 8:
+		if (p[F_A] == x || p[F_B] == x) {
+			p[F_A] = 3;
+			p[F_B] = 3;
+			p[F_K] = 1;
+		} else {
+			p[F_J] = 1;
+		}
+		break;
+	case 9:
+		if (!(p[F_A] == p[F_B])) {
+			p[F_B] = p[F_A];
+			p[F_K] = 1;
+		} else {
+			p[F_A] = 2;
+			p[F_J] = 1;
+		}
+		break;
+	case 10:
+		if (p[F_A] == x)
+			p[F_K] = 1;
+		else if (p[F_B] != x)
+			p[F_J] = 1;
+		break;
+	case 11:
+		if (p[F_C] > p[F_D]) {
+			p[F_D] = p[F_C];
+			p[F_K] = 1;
+		} else if (p[F_C] != p[F_D]) {
+			p[F_C] = p[F_D];
+			p[F_J] = 1;
+		} else {
+			p[F_C] = 0;
+			p[F_J] = 2;
+		}
+		break;
+	case 12:
+		if (p[F_A] == x) {
+			p[F_A] = 1;
+		} else if (p[F_B] != x) {
+			p[F_B] = x;
+			p[F_K] = 1;
+		} else if (p[F_C] != p[F_D]) {
+			p[F_D] = p[F_C];
+			p[F_J] = 1;
+		}
+		break;
+	case 13:
+		if (q[F_A] != x) {
+			q[F_A] = x;
+			p[F_K] = 1;
+		} else {
+			p[F_J] = 1;
+		}
+		break;
+	case 14:
+		if (t[F_B] != x) {
+			t[F_B] = x;
+			t[F_K] = 1;
+		} else {
+			t[F_J] = 1;
+		}
+		break;
+	}
+}
+
+static const char *const once_bodies[] = {
+    "  let t = q;\n"
+    "  if (p.a != q.a) { p.a = t.a; } else { p.k = x; }\n",
+    "  if (p.a != p.b) { p.b = p.a; } else { p.k = 1; }\n",
+    "  if (p.a == x) { p.a = p.b; p.k = 1; } else { p.j = 1; }\n",
+    "  if (p.a != x) { p.a = x; p.k = 1; }\n",
+    "  if (p.c != p.d) { p.c = p.d; p.k = 1; } else { p.d = 2; p.j = 1; }\n",
+    "  if (p.a < p.b) { p.a = p.b; p.k = 1; } else { p.b = p.a; p.j = 1; }\n",
+    "  if (p.a == x) { p.a = p.b; p.k = 1; } else if (p.b != x) { p.b = x; p.j = 1; }\n"
+    "  else { p.a = x; p.k = 2; }\n",
+    "  if (p.a == x && p.b != p.k) { p.b = p.k; p.a = 0; p.j = 1; } else { p.j = 2; }\n",
+    "  if (p.a == x || p.b == x) { p.a = 3; p.b = 3; p.k = 1; } else { p.j = 1; }\n",
+    "  if (!(p.a == p.b)) { p.b = p.a; p.k = 1; } else { p.a = 2; p.j = 1; }\n",
+    "  if (p.a == x) { p.k = 1; } else if (p.b != x) { p.j = 1; }\n",
+    "  if (p.c > p.d) { p.d = p.c; p.k = 1; } else if (p.c != p.d) { p.c = p.d; p.j = 1; }\n"
+    "  else { p.c = 0; p.j = 2; }\n",
+    "  if (p.a == x) { p.a = 1; } else if (p.b != x) { p.b = x; p.k = 1; }\n"
+    "  else if (p.c != p.d) { p.d = p.c; p.j = 1; }\n",
+    "  if (p.nx.a != x) { p.nx.a = x; p.k = 1; } else { p.j = 1; }\n",
+    "  let t = p;\n"
+    "  while (t.a != x) bound 1 { t = t.nx; }\n"
+    "  if (t.b != x) { t.b = x; t.k = 1; } else { t.j = 1; }\n",
+};
+
+/* Arms that write what their condition reads: the condition is tested once,
+ * before either arm runs, so one arm runs and all of it. */
+static void test_if_condition_evaluated_once(void **state)
+{
+	(void)state;
+	for (size_t bi = 0; bi < sizeof(once_bodies) / sizeof(once_bodies[0]); bi++) {
+		char src[1024];
+		snprintf(src, sizeof(src),
+		         "struct rec { a: be16; b: be16; k: be16; j: be16; c: u8; d: u8;\n"
+		         "             pad: u8[6]; nx: *rec in r; }\n"
+		         "region r: rec[2] writable;\n"
+		         "offload f(p: *rec in r, q: *rec in r, x: be16) {\n%s}\n",
+		         once_bodies[bi]);
+		for (size_t pi = 0; pi < N_PROFILES; pi++) {
+			struct be_sim *s = open_or_fail(src, NULL, profiles[pi]);
+			uint8_t *r = be_sim_region(s, "r");
+			uint64_t seed = 0x0ce + 13 * bi + pi;
+			for (int i = 0; i < 2 * CALLS; i++) {
+				uint64_t pv[F_N], qv[F_N], x = rnd(&seed) % 3;
+				uint8_t want[48];
+				memset(want, 0, sizeof(want));
+				for (unsigned f = 0; f < F_N; f++) {
+					pv[f] = rnd(&seed) % 3;
+					qv[f] = rnd(&seed) % 3;
+				}
+				put_order(want + 16, (uint64_t)(uintptr_t)r + 24, 8, true);
+				put_order(want + 40, (uint64_t)(uintptr_t)r, 8, true);
+				uint64_t p0[F_N];
+				memcpy(p0, pv, sizeof(p0));
+				for (int pass = 0; pass < 2; pass++) {
+					for (unsigned f = 0; f < F_N; f++) {
+						put_order(want + once_f[f].off, pv[f],
+						          once_f[f].width, true);
+						put_order(want + 24 + once_f[f].off, qv[f],
+						          once_f[f].width, true);
+					}
+					if (pass == 0) {
+						memcpy(r, want, sizeof(want));
+						once_model(bi, pv, qv, x);
+					}
+				}
+				struct prism_arg args[3] = {{.name = "p", .u64 = 0},
+				                            {.name = "q", .u64 = 24},
+				                            {.name = "x", .u64 = x}};
+				assert_int_equal(be_sim_call(s, args, 3, NULL, 0, NULL), 0);
+				if (memcmp(r, want, sizeof(want))) {
+					fprintf(stderr, "%s[%s] x %llu, p (a b k j c d) =", src,
+					        profiles[pi] == IR_PROFILE_STRICT ? "strict"
+					                                          : "relaxed",
+					        (unsigned long long)x);
+					for (unsigned f = 0; f < F_N; f++)
+						fprintf(stderr, " %llu", (unsigned long long)p0[f]);
+					fprintf(stderr, ", q.a %llu\n",
+					        (unsigned long long)qv[F_A]);
+				}
+				assert_memory_equal(r, want, sizeof(want));
+			}
+			be_sim_close(s);
+		}
+	}
+}
+
 /* ---- W2: a loop condition over memory the body changes is read each time -- */
 
 static void test_loop_condition_reread(void **state)
@@ -894,6 +1126,7 @@ int main(void)
 	    cmocka_unit_test(test_le64_pointer_walk),
 	    cmocka_unit_test(test_else_if_cas_runs_only_there),
 	    cmocka_unit_test(test_cas_short_circuit),
+	    cmocka_unit_test(test_if_condition_evaluated_once),
 	    cmocka_unit_test(test_loop_condition_reread),
 	    cmocka_unit_test(test_bounded_read_through_pointer),
 	    cmocka_unit_test(test_bounded_read_after_walk),

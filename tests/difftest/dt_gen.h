@@ -45,7 +45,7 @@
 	X(CAS_ELSE, "cas where an earlier condition decides", NULL)                                \
 	X(IF_ELSE, "if with else", NULL)                                                           \
 	X(ELSE_IF, "else-if chain", NULL)                                                          \
-	X(ELSE_IF_NE, "else-if chain with != in its conditions", "N4")                             \
+	X(ELSE_IF_NE, "else-if chain with != in its conditions", NULL)                             \
 	X(IF_NESTED, "nested if", NULL)                                                            \
 	X(WALK_BE, "pointer walk, be64 next pointers", NULL)                                       \
 	X(WALK_LE, "pointer walk, le64 next pointers", NULL)                                       \
