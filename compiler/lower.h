@@ -391,6 +391,8 @@ bool lower_cas_condition(struct lower_ctx *c, const struct ast_expr *e, struct l
 bool lower_dnf_wanted(const struct lower_ctx *c, const struct ast_stmt *s);
 bool lower_if_dnf(struct lower_ctx *c, const struct ast_stmt *s);
 void lower_record_status(struct lower_ctx *c, int x, int guard);
+/* Guard X under a condition that always holds (lower_cond.c). */
+bool lower_guard_always(struct lower_ctx *c, int x);
 
 /* lower_order.c: order comparisons (relaxed carry form) and every
  * condition in the exact form (strict profile, wide equality) */

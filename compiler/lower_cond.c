@@ -160,7 +160,8 @@ int lower_status_read(struct lower_ctx *c, const struct lstatus *st, int x, unsi
 	if (ir_scatter_into(p, rid, x, byte, 1, 0) < 0)
 		return -1;
 	p->nodes[x].ctrl_rt_bytes |= CHAIN_RT_BITS;
-	ir_add_dep(p, st->guard, rid);
+	if (st->guard >= 0) /* an arm whose condition always holds has no guard */
+		ir_add_dep(p, st->guard, rid);
 	return rid;
 }
 
@@ -203,6 +204,27 @@ static int disarm_if_ran(struct lower_ctx *c, int x)
 		last = gid;
 	}
 	return p->oom ? -2 : last;
+}
+
+/* An arm whose condition always holds: X stays live; in a chain it is
+ * disarmed when an earlier arm ran, as a closing `else` is, and later arms
+ * see that it ran. */
+bool lower_guard_always(struct lower_ctx *c, int x)
+{
+	const struct lcond *cd = lower_cond_top(c);
+	int last = -1;
+
+	if (!cd || !cd->chain)
+		return true;
+	if (cd->chain->n_prev) {
+		struct ir_node *xn = ir_node(c->p, x);
+		xn->role = xn->role == IR_ROLE_RESPONSE ? IR_ROLE_RESPONSE : IR_ROLE_EFFECT;
+		last = disarm_if_ran(c, x);
+		if (last < -1)
+			return false;
+	}
+	lower_record_status(c, x, last);
+	return !c->p->oom;
 }
 
 /* The closing `else` of a chain: X is posted live and disarmed when an

@@ -496,7 +496,7 @@ static bool guard_conj(struct lower_ctx *c, int x)
 	case CLAUSE_NEVER:
 		return never_true(c, top);
 	case CLAUSE_ALWAYS:
-		return true;
+		return lower_guard_always(c, x);
 	case CLAUSE_LIVE:
 		break;
 	}
@@ -571,7 +571,7 @@ bool lower_guard_order(struct lower_ctx *c, int x)
 	case CLAUSE_ERROR:
 		return false;
 	case CLAUSE_ALWAYS:
-		return true; /* X stays as posted */
+		return lower_guard_always(c, x); /* X stays as posted */
 	case CLAUSE_NEVER:
 		lower_error(c, cd->loc,
 		            "this condition is never true for unsigned integers (nothing is below "
