@@ -65,6 +65,18 @@ static bool lower_parallel(struct lower_ctx *c, const struct ast_stmt *s)
 		lower_error(c, s->loc, "`parallel` must be at the top level of an offload");
 		return false;
 	}
+	/* lanes other than the main chain start at the invocation's entry, so
+	 * their reads are not ordered after a store or atomic before the
+	 * `parallel` */
+	for (uint32_t r = 0; r <= c->p->n_regions; r++)
+		if (c->mem_epoch[r]) {
+			lower_error(
+			    c, s->loc,
+			    "`parallel` after a statement that writes memory is not lowered "
+			    "(its lanes could read that memory before the write lands): move "
+			    "the writes into the first lane or after the `parallel`");
+			return false;
+		}
 	int saved = c->lane;
 	c->in_parallel = true;
 	bool ok = true;

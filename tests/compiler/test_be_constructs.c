@@ -1046,6 +1046,30 @@ static void test_fetch_add_value_needs_let(void **state)
 	            "                                             ^~~~~~~~~~~~~~~~~~~\n");
 }
 
+/* Lanes start at the entry: a `parallel` after a write is refused, under both
+ * profiles, at the `parallel` (it was a silent wrong answer). */
+static void test_parallel_after_write_rejected(void **state)
+{
+	(void)state;
+	const char *src = "struct r { k: be64; j: be64; }\nregion m: r[4] writable;\n"
+	                  "offload f(q: *r in m) {\n"
+	                  "    q.k = 1;\n"
+	                  "    parallel { q.j = 2; } || { let s = q.k; q.j = s; }\n"
+	                  "}\n";
+	for (int prof = 0; prof < 2; prof++) {
+		char *diag = NULL;
+		struct chainobj *o =
+		    be_compile(src, NULL, prof ? IR_PROFILE_STRICT : IR_PROFILE_RELAXED, &diag);
+		assert_null(o);
+		assert_non_null(diag);
+		assert_non_null(strstr(diag,
+		                       "t.prism:5:5: error: `parallel` after a statement that "
+		                       "writes memory is not lowered"));
+		assert_non_null(strstr(diag, "move the writes into the first lane"));
+		free(diag);
+	}
+}
+
 static void test_wide_equality_rejected(void **state)
 {
 	(void)state;
@@ -1074,6 +1098,7 @@ int main(void)
 	    cmocka_unit_test(test_loop_or_rejected),
 	    cmocka_unit_test(test_fetch_add_value_needs_let),
 	    cmocka_unit_test(test_wide_equality_rejected),
+	    cmocka_unit_test(test_parallel_after_write_rejected),
 	};
 	enum { N = sizeof(cases) / sizeof(cases[0]), F = sizeof(fixed) / sizeof(fixed[0]) };
 	struct CMUnitTest tests[N + F];
