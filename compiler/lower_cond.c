@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "compiler/lower.h"
+#include "wqe/byteorder.h"
 
 /* Operand bytes in the control segment: the 3 QPN bytes (4..6). */
 #define COND_CTRL_OFF   4u
@@ -421,14 +422,6 @@ bool lower_cond_operands(struct lower_ctx *c, const struct ast_expr *e, struct l
  * scratch; the condition is `old == expect` in the exact form (8 bytes:
  * lower_order.c), read from scratch after the CAS completed.
  */
-/* Memory-order bytes of constant k for a w-byte place (big-endian unless
- * the place is little-endian). */
-static void const_bytes(uint8_t *dst, uint64_t k, unsigned w, bool le)
-{
-	for (unsigned i = 0; i < w; i++)
-		dst[i] = (uint8_t)(k >> (8 * (le ? i : w - 1 - i)));
-}
-
 /*
  * A masked cas of 4 or 16 bytes as a condition.  Whether it swapped is
  * whether (old & m) == (expect & m), which one more masked CAS decides on
@@ -489,7 +482,7 @@ static bool cas_marker(struct lower_ctx *c, const struct ast_expr *e, unsigned w
 			return false;
 		uint8_t *bytes = i ? p->nodes[mid].compare_mask_bytes : p->nodes[mid].compare_bytes;
 		if (v.kind == LV_CONST) {
-			const_bytes(bytes, v.k, w, le);
+			put_order(bytes, w, v.k, !le); /* the place's memory order */
 			continue;
 		}
 		taint |= v.taint;

@@ -35,19 +35,13 @@
 #include <string.h>
 
 #include "compiler/lower.h"
+#include "wqe/byteorder.h"
 
 #define CARRY_CTRL_OFF    4u                    /* relaxed: the QPN byte that carries it */
 #define CARRY_RT_BITS     ((uint8_t)(7u << 4))  /* ctrl bytes 4-6 are run-time */
 #define RELAXED_SWAP_MASK 0x00ffffffff0000ffull /* opmod, opcode, QPN */
 #define EXACT_SWAP_MASK   0x00000000ff0000ffull /* opmod, opcode */
 #define CARRY_BYTES       7u                    /* S bytes 1..7 */
-
-/* Big-endian bytes of the low `w` bytes of k at dst[0..w). */
-static void put_be(uint8_t *dst, uint64_t k, uint32_t w)
-{
-	for (uint32_t i = 0; i < w; i++)
-		dst[i] = (uint8_t)(k >> (8 * (w - 1 - i)));
-}
 
 /* Compute term t: is X' > Y' (operands given as condition operand
  * indices xi, yi).  Constants fold or move to the complemented side. */
@@ -102,7 +96,7 @@ bool lower_order_term(struct lower_ctx *c, const struct lval *vals, int xi, int 
 	memset(init, 0xff, ps);
 	init[0] = 0;
 	if (yv.kind == LV_CONST)
-		put_be(init + ps - 8, ~(cd->ymask ? yv.k & cd->ymask : yv.k), 8);
+		put_be64(init + ps - 8, ~(cd->ymask ? yv.k & cd->ymask : yv.k));
 	if (ir_scratch_init(p, s, init, ps) < 0)
 		return false;
 	t->s = s;
@@ -118,7 +112,7 @@ bool lower_order_term(struct lower_ctx *c, const struct lval *vals, int xi, int 
 		/* swap 1s outside the mask: those bits stay 1 whatever Y' is,
 		 * so S = ~(Y' & ymask) */
 		if (cd->ymask)
-			put_be(n->swap_bytes + ps - 8, ~cd->ymask, 8);
+			put_be64(n->swap_bytes + ps - 8, ~cd->ymask);
 		uint32_t smask = lower_field_off(PRISM_OP_ATOMIC_MASKED_CS, PRISM_FIELD_ATOMIC_SWAP,
 		                                 (uint8_t)ps) +
 		                 2 * ps;
@@ -133,7 +127,7 @@ bool lower_order_term(struct lower_ctx *c, const struct lval *vals, int xi, int 
 	int fid = fa->id;
 	fa->opmod = pop;
 	if (xv.kind == LV_CONST) {
-		put_be(fa->swap_bytes + ps - w, xv.k, w);
+		put_be(fa->swap_bytes + ps - w, w, xv.k);
 	} else {
 		uint32_t add = lower_field_off(PRISM_OP_ATOMIC_MASKED_FA, PRISM_FIELD_ATOMIC_SWAP,
 		                               (uint8_t)ps);

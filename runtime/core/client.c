@@ -19,17 +19,13 @@
 #include <time.h>
 
 #include "core/client.h"
+#include "wqe/byteorder.h"
 #include "core/program.h"
 #include "core/opts.h"
 
 /* Callers built before prism_call.ret_len existed pass a smaller call. */
 #define CALL_HAS_RET_LEN(call)                                                                     \
 	((call)->sz >= offsetof(struct prism_call, ret_len) + sizeof((call)->ret_len))
-
-static inline void put_be32(volatile uint32_t *p, uint32_t v)
-{
-	*p = __builtin_bswap32(v);
-}
 
 static uint64_t mono_ms(void)
 {
@@ -109,7 +105,7 @@ static void post_recv(struct prism_client *cl, uint32_t slot)
 static void ring_rq(struct prism_client *cl)
 {
 	__atomic_thread_fence(__ATOMIC_RELEASE);
-	put_be32(&cl->qp_info.dbrec[0], (uint32_t)(cl->rq_pi & 0xffffu));
+	store_be32_shared(&cl->qp_info.dbrec[0], (uint32_t)(cl->rq_pi & 0xffffu));
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	cl->dev->ops->ring_rq(cl->qp);
 }
@@ -414,7 +410,7 @@ static int poll_cqs(struct prism_client *cl)
 			break;
 		prism_cqe_decode(raw, &c, NULL);
 		cl->scq_ci++;
-		put_be32(&cl->scq_info.dbrec[0], (uint32_t)(cl->scq_ci & 0xffffffu));
+		store_be32_shared(&cl->scq_info.dbrec[0], (uint32_t)(cl->scq_ci & 0xffffffu));
 		if (c.opcode == PRISM_CQE_REQ_ERR) {
 			core_err("client: SEND failed: %s", prism_cqe_syndrome_name(c.syndrome));
 			return cl->error = -PRISM_E_CONN;
@@ -431,7 +427,7 @@ static int poll_cqs(struct prism_client *cl)
 			break;
 		prism_cqe_decode(raw, &c, NULL);
 		cl->rcq_ci++;
-		put_be32(&cl->rcq_info.dbrec[0], (uint32_t)(cl->rcq_ci & 0xffffffu));
+		store_be32_shared(&cl->rcq_info.dbrec[0], (uint32_t)(cl->rcq_ci & 0xffffffu));
 		if (c.opcode == PRISM_CQE_RESP_ERR || c.opcode == PRISM_CQE_REQ_ERR) {
 			core_err("client: response failed: %s",
 			         prism_cqe_syndrome_name(c.syndrome));
@@ -577,7 +573,7 @@ int core_client_send_raw(struct prism_client *cl, const void *msg, size_t len,
 	cl->sq_pi += prism_wqe_bbs((unsigned)n / PRISM_WQE_DS_BYTES);
 	cl->sent++;
 	__atomic_thread_fence(__ATOMIC_RELEASE);
-	put_be32(&cl->qp_info.dbrec[1], (uint32_t)(cl->sq_pi & 0xffffu));
+	store_be32_shared(&cl->qp_info.dbrec[1], (uint32_t)(cl->sq_pi & 0xffffu));
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	return cl->dev->ops->ring_sq(cl->qp);
 }

@@ -30,13 +30,9 @@
 #include <prism/wqe.h>
 
 #include "core/inst.h"
+#include "wqe/byteorder.h"
 
 #define INST_MAX_DEPTH 16u
-
-static inline void put_be32(volatile uint32_t *p, uint32_t v)
-{
-	*p = __builtin_bswap32(v);
-}
 
 static unsigned min_u(unsigned a, unsigned b)
 {
@@ -437,9 +433,9 @@ static int ring_doorbells(struct core_inst *in)
 	for (uint32_t q = 0; q < o->n_queues; q++) {
 		volatile uint32_t *db = in->qps[q].info.dbrec;
 
-		put_be32(&db[0], (uint32_t)(in->rq_pi[q] & 0xffffu));
+		store_be32_shared(&db[0], (uint32_t)(in->rq_pi[q] & 0xffffu));
 		if (!o->queues[q].managed_send)
-			put_be32(&db[1], (uint32_t)(in->sq_pi[q] & 0xffffu));
+			store_be32_shared(&db[1], (uint32_t)(in->sq_pi[q] & 0xffffu));
 	}
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	for (uint32_t q = 0; q < o->n_queues; q++) {
@@ -665,7 +661,7 @@ static int poll_cq(struct core_inst *in, uint32_t c)
 		cq->consumed++;
 		cq->last_counter = cqe.wqe_counter;
 		cq->last_qpn = cqe.qpn;
-		put_be32(&cq->info.dbrec[0], (uint32_t)(cq->consumed & 0xffffffu));
+		store_be32_shared(&cq->info.dbrec[0], (uint32_t)(cq->consumed & 0xffffffu));
 		if (in->error)
 			return in->error;
 	}

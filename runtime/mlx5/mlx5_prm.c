@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "mlx5/mlx5_prm.h"
-#include "wqe/wqe_bytes.h"
+#include "wqe/byteorder.h"
 
 static const struct mlx5_prm_field_info fields[MLX5_PRM__COUNT] = {
 #define MLX5_PRM_X_ROW(id, s, p, o, w) [MLX5_PRM_##id] = {.st = s, .path = p, .off = o, .width = w},
@@ -49,7 +49,7 @@ int mlx5_prm_set(void *buf, size_t len, uint32_t base, enum mlx5_prm_field f, ui
 	if (w == 64) {
 		if (bit % 32 || !span(len, bit, 8, &at))
 			return -ERANGE;
-		wqe_put_be64(p + at, v);
+		put_be64(p + at, v);
 		return 0;
 	}
 	if (w > 32 || (bit % 32) + w > 32 || (w < 64 && v >> w))
@@ -59,9 +59,9 @@ int mlx5_prm_set(void *buf, size_t len, uint32_t base, enum mlx5_prm_field f, ui
 	{
 		uint32_t shift = 32 - bit % 32 - w;
 		uint32_t mask = (w == 32 ? ~0u : (1u << w) - 1) << shift;
-		uint32_t dw = wqe_get_be32(p + at);
+		uint32_t dw = get_be32(p + at);
 
-		wqe_put_be32(p + at, (dw & ~mask) | ((uint32_t)v << shift));
+		put_be32(p + at, (dw & ~mask) | ((uint32_t)v << shift));
 	}
 	return 0;
 }
@@ -78,10 +78,10 @@ uint64_t mlx5_prm_get(const void *buf, size_t len, uint32_t base, enum mlx5_prm_
 	bit = base + fi->off;
 	w = fi->width;
 	if (w == 64)
-		return bit % 32 == 0 && span(len, bit, 8, &at) ? wqe_get_be64(p + at) : 0;
+		return bit % 32 == 0 && span(len, bit, 8, &at) ? get_be64(p + at) : 0;
 	if (w > 32 || (bit % 32) + w > 32 || !span(len, bit - bit % 32, 4, &at))
 		return 0;
-	return (wqe_get_be32(p + at) >> (32 - bit % 32 - w)) & (w == 32 ? ~0u : (1u << w) - 1);
+	return (get_be32(p + at) >> (32 - bit % 32 - w)) & (w == 32 ? ~0u : (1u << w) - 1);
 }
 
 int mlx5_prm_set_bytes(void *buf, size_t len, uint32_t base, enum mlx5_prm_field f,

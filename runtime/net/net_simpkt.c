@@ -27,6 +27,8 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "wqe/byteorder.h"
+
 /* Requests and read responses: kind <-> opcode, and the WQE opcode a request came from. */
 struct kind_map {
 	bool used;
@@ -118,29 +120,11 @@ static uint64_t host64(const uint8_t *p)
 	return v;
 }
 
-static void put_be(uint8_t *p, uint64_t v, unsigned n)
-{
-	while (n--) {
-		p[n] = (uint8_t)v;
-		v >>= 8;
-	}
-}
-
-static uint64_t get_be64(const uint8_t *p)
-{
-	uint64_t v = 0;
-	unsigned i;
-
-	for (i = 0; i < 8; i++)
-		v = (v << 8) | p[i];
-	return v;
-}
-
 /* One masked operand to the wire: 8-byte ones are host order in the sim. */
 static void operand_to_wire(uint8_t *dst, const uint8_t *src, unsigned size)
 {
 	if (size == 8)
-		put_be(dst, host64(src), 8);
+		put_be64(dst, host64(src));
 	else
 		memcpy(dst, src, size);
 }

@@ -22,44 +22,25 @@
 
 #define LIMBS 4 /* 32 bytes */
 
-static uint64_t be_load(const uint8_t *p, unsigned n)
-{
-	uint64_t v = 0;
-
-	if (n == 8) {
-		memcpy(&v, p, 8);
-		return be64toh(v);
-	}
-	for (unsigned i = 0; i < n; i++)
-		v = v << 8 | p[i];
-	return v;
-}
-
-static void be_store(uint8_t *p, unsigned n, uint64_t v)
-{
-	for (unsigned i = n; i-- > 0; v >>= 8)
-		p[i] = (uint8_t)v;
-}
-
 /* Big-endian bytes -> little-endian limbs (limb 0 = least significant). */
 static void to_limbs(const uint8_t *b, unsigned size, uint64_t *l)
 {
 	if (size == 4) {
-		l[0] = be_load(b, 4);
+		l[0] = get_be32(b);
 		return;
 	}
 	for (unsigned k = 0; k < size / 8; k++)
-		l[k] = be_load(b + size - 8 * (k + 1), 8);
+		l[k] = get_be64(b + size - 8 * (k + 1));
 }
 
 static void from_limbs(const uint64_t *l, unsigned size, uint8_t *b)
 {
 	if (size == 4) {
-		be_store(b, 4, l[0]);
+		put_be32(b, (uint32_t)l[0]);
 		return;
 	}
 	for (unsigned k = 0; k < size / 8; k++)
-		be_store(b + size - 8 * (k + 1), 8, l[k]);
+		put_be64(b + size - 8 * (k + 1), l[k]);
 }
 
 /* The target as limbs: host order for 8 bytes, big-endian otherwise. */
@@ -128,13 +109,13 @@ void sim_atomic_apply(uint8_t opcode, unsigned size, uint8_t *target, const uint
 
 	if (size == 8 && (opcode == PRISM_OP_ATOMIC_CS || opcode == PRISM_OP_ATOMIC_FA)) {
 		/* the common case: one host-order word, no masks to read */
-		uint64_t tv, sv = be_load(swap, 8);
+		uint64_t tv, sv = get_be64(swap);
 
 		sim_mem_read(&tv, target, 8); /* one load: the word a CPU may be storing */
 		memcpy(orig, &tv, 8);
 		if (opcode == PRISM_OP_ATOMIC_FA)
 			tv += sv;
-		else if (tv == be_load(compare, 8))
+		else if (tv == get_be64(compare))
 			tv = sv;
 		memcpy(result, &tv, 8);
 		return;

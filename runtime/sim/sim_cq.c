@@ -127,7 +127,7 @@ void sim_cq_arm(struct sim_cq *cq, void *ctx, bool check_consumed)
 	if (!ctx) {
 		cq->armed = false;
 		cq_event_drop(cq);
-	} else if (check_consumed && ((cq->pi - sim_load_be32(cq->dbrec)) & 0xffffffu))
+	} else if (check_consumed && ((cq->pi - load_be32_shared(cq->dbrec)) & 0xffffffu))
 		cq_event(cq);
 	else
 		cq->armed = true;
@@ -245,7 +245,7 @@ static __attribute__((noinline)) void emit_cqe(struct sim_cq *cq, const struct p
 int sim_cq_push(struct sim_cq *cq, struct prism_cqe *c, sim_time_t t)
 {
 	struct sim_dev *dev = cq->dev;
-	uint32_t ci = sim_load_be32(cq->dbrec) & 0xffffffu;
+	uint32_t ci = load_be32_shared(cq->dbrec) & 0xffffffu;
 	uint32_t idx = cq->pi & (cq->ncqe - 1);
 	uint8_t *slot;
 	uint8_t op_own;

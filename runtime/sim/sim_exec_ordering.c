@@ -27,12 +27,9 @@ int sim_exec_nop(struct sim_xctx *x)
 /* Wait-on-data condition on the big-endian 64-bit word at @mem. */
 static bool wod_true(const struct prism_wod_seg *s, const uint8_t *mem)
 {
-	uint64_t v = 0, want = s->value & s->mask;
+	uint64_t v = get_be64(mem) & s->mask, want = s->value & s->mask;
 	bool r;
 
-	for (int i = 0; i < 8; i++)
-		v = v << 8 | mem[i];
-	v &= s->mask;
 	switch (s->cond & 0x0fu) {
 	case PRISM_WOD_EQUAL:
 		r = v == want;

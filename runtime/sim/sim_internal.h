@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "sim/sim.h"
+#include "wqe/byteorder.h"
 
 #define SIM_CACHE_LINE           64u
 #define SIM_DEFAULT_PREFETCH_BBS 16u
@@ -742,16 +743,6 @@ int sim_thread_stop(struct sim_dev *dev);
 void sim_thread_wake(struct sim_dev *dev);
 
 /* helpers */
-static inline uint32_t sim_load_be32(const volatile uint32_t *p)
-{
-	uint32_t v = __atomic_load_n(p, __ATOMIC_ACQUIRE);
-
-	return __builtin_bswap32(v);
-}
-static inline void sim_store_be32(volatile uint32_t *p, uint32_t v)
-{
-	__atomic_store_n(p, __builtin_bswap32(v), __ATOMIC_RELEASE);
-}
 /* @i modulo @cap for @i < 2 * @cap (ring index arithmetic without a
  * division: head < cap and offset <= cap). */
 static inline uint32_t sim_wrap(uint32_t i, uint32_t cap)
@@ -814,7 +805,7 @@ static inline uint32_t sim_qp_rq_limit(struct sim_qp *qp)
 {
 	struct sim_rq *rq = &qp->rq;
 
-	rq->pi = sim_extend16(rq->pi, sim_load_be32(&qp->dbrec[0]) & 0xffffu);
+	rq->pi = sim_extend16(rq->pi, load_be32_shared(&qp->dbrec[0]) & 0xffffu);
 	if (!(qp->flags & SIM_QP_MANAGED_RECV))
 		return rq->pi;
 	if (qp->flags & SIM_QP_IGNORE_RQ_OVERFLOW)

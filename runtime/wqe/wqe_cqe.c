@@ -63,18 +63,18 @@ PRISM_API uint8_t prism_cqe_encode_body(const struct prism_cqe *c, void *out64)
 	uint8_t *p = out64;
 
 	memset(p, 0, PRISM_CQE_BYTES - 1);
-	wqe_put_be32(p + 32, c->srqn_uidx);
+	put_be32(p + 32, c->srqn_uidx);
 	if (cqe_is_error(c->opcode)) {
 		p[54] = c->vendor_syndrome;
 		p[55] = c->syndrome;
-		wqe_put_be32(p + 56, ((uint32_t)c->wqe_opcode << 24) | (c->qpn & 0xffffffu));
+		put_be32(p + 56, ((uint32_t)c->wqe_opcode << 24) | (c->qpn & 0xffffffu));
 	} else {
-		wqe_put_be32(p + 36, c->imm);
-		wqe_put_be32(p + 44, c->byte_count);
-		wqe_put_be64(p + 48, c->timestamp);
-		wqe_put_be32(p + 56, c->qpn & 0xffffffu);
+		put_be32(p + 36, c->imm);
+		put_be32(p + 44, c->byte_count);
+		put_be64(p + 48, c->timestamp);
+		put_be32(p + 56, c->qpn & 0xffffffu);
 	}
-	wqe_put_be16(p + 60, c->wqe_counter);
+	put_be16(p + 60, c->wqe_counter);
 	p[62] = c->signature;
 	return (uint8_t)((c->opcode << 4) | (c->owner & 1u));
 }
@@ -99,14 +99,14 @@ PRISM_API int prism_cqe_decode(const void *in64, struct prism_cqe *c, struct pri
 	if (!cqe_opcode_names[c->opcode])
 		return wqe_diag_fail(diag, PRISM_WQE_E_OPCODE, 63, "reserved CQE opcode %u",
 		                     c->opcode);
-	c->srqn_uidx = wqe_get_be32(p + 32);
-	c->wqe_counter = wqe_get_be16(p + 60);
+	c->srqn_uidx = get_be32(p + 32);
+	c->wqe_counter = get_be16(p + 60);
 	c->signature = p[62];
 	if (cqe_is_error(c->opcode)) {
 		c->vendor_syndrome = p[54];
 		c->syndrome = p[55];
 		c->wqe_opcode = p[56];
-		c->qpn = wqe_get_be32(p + 56) & 0xffffffu;
+		c->qpn = get_be32(p + 56) & 0xffffffu;
 		c->imm = 0;
 		c->byte_count = 0;
 		c->timestamp = 0;
@@ -114,10 +114,10 @@ PRISM_API int prism_cqe_decode(const void *in64, struct prism_cqe *c, struct pri
 		c->vendor_syndrome = 0;
 		c->syndrome = 0;
 		c->wqe_opcode = 0;
-		c->imm = wqe_get_be32(p + 36);
-		c->byte_count = wqe_get_be32(p + 44);
-		c->timestamp = wqe_get_be64(p + 48);
-		c->qpn = wqe_get_be32(p + 56) & 0xffffffu;
+		c->imm = get_be32(p + 36);
+		c->byte_count = get_be32(p + 44);
+		c->timestamp = get_be64(p + 48);
+		c->qpn = get_be32(p + 56) & 0xffffffu;
 	}
 	return 0;
 }

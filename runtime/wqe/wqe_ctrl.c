@@ -25,12 +25,12 @@ PRISM_API void prism_ctrl_seg_pack(const struct prism_ctrl_seg *c, void *out16)
 {
 	uint8_t *p = out16;
 
-	wqe_put_be32(p, ((uint32_t)c->opmod << 24) | ((uint32_t)c->wqe_index << 8) | c->opcode);
-	wqe_put_be32(p + 4, ((c->qpn & 0xffffffu) << 8) | c->ds);
+	put_be32(p, ((uint32_t)c->opmod << 24) | ((uint32_t)c->wqe_index << 8) | c->opcode);
+	put_be32(p + 4, ((c->qpn & 0xffffffu) << 8) | c->ds);
 	p[8] = c->signature;
-	wqe_put_be16(p + 9, c->dci_stream);
+	put_be16(p + 9, c->dci_stream);
 	p[11] = c->fm_ce_se;
-	wqe_put_be32(p + 12, c->imm);
+	put_be32(p + 12, c->imm);
 }
 
 PRISM_API void prism_ctrl_seg_unpack(const void *in16, struct prism_ctrl_seg *c)

@@ -20,9 +20,9 @@
 
 static inline void get_raddr(const uint8_t *p, struct prism_raddr_seg *r)
 {
-	r->raddr = wqe_get_be64(p);
-	r->rkey = wqe_get_be32(p + 8);
-	r->reserved = wqe_get_be32(p + 12);
+	r->raddr = get_be64(p);
+	r->rkey = get_be32(p + 8);
+	r->reserved = get_be32(p + 12);
 }
 
 /*
@@ -41,7 +41,7 @@ static inline __attribute__((always_inline)) int get_data_part(const uint8_t *bu
 
 	if (rem == 0)
 		return 0;
-	word = wqe_get_be32(p);
+	word = get_be32(p);
 	if (word & PRISM_INLINE_SEG) {
 		uint32_t len = word & ~PRISM_INLINE_SEG;
 
@@ -67,12 +67,12 @@ static inline __attribute__((always_inline)) int get_data_part(const uint8_t *bu
 	for (i = 0; i < n; i++, p += WQE_DATA_BYTES) {
 		struct prism_sge *s = &w->sge[i];
 
-		s->byte_count = i ? wqe_get_be32(p) : word;
+		s->byte_count = i ? get_be32(p) : word;
 		if (s->byte_count & PRISM_INLINE_SEG)
 			return wqe_diag_fail(d, PRISM_WQE_E_SEGMENT, off + i * WQE_DATA_BYTES,
 			                     "inline segment after %u data segment(s)", i);
-		s->lkey = wqe_get_be32(p + 4);
-		s->addr = wqe_get_be64(p + 8);
+		s->lkey = get_be32(p + 4);
+		s->addr = get_be64(p + 8);
 	}
 	w->num_sge = (uint8_t)n;
 	return 0;
@@ -156,8 +156,8 @@ static int dec_raddr_atomic(const uint8_t *buf, uint32_t end, struct prism_wqe *
 	get_raddr(buf + 16, &w->raddr);
 	w->has_raddr = true;
 	w->atomic.size = 8;
-	w->atomic.swap = wqe_get_be64(buf + 32);
-	w->atomic.compare = wqe_get_be64(buf + 40);
+	w->atomic.swap = get_be64(buf + 32);
+	w->atomic.compare = get_be64(buf + 40);
 	w->atomic.swap_mask = 0;
 	w->atomic.compare_mask = 0;
 	w->has_atomic = true;
@@ -167,9 +167,9 @@ static int dec_raddr_atomic(const uint8_t *buf, uint32_t end, struct prism_wqe *
 static uint64_t get_operand(const uint8_t *p, unsigned size, uint8_t *bytes)
 {
 	if (size == 4)
-		return wqe_get_be32(p);
+		return get_be32(p);
 	if (size == 8)
-		return wqe_get_be64(p);
+		return get_be64(p);
 	memcpy(bytes, p, size);
 	return 0;
 }
@@ -221,17 +221,17 @@ static int dec_wait_enable(const uint8_t *buf, uint32_t end, struct prism_wqe *w
 			    d, PRISM_WQE_E_DS, 7,
 			    "ds=%u but CQE_WAIT opmod %u needs 3 (ctrl+wait-on-data)", end / 16u,
 			    w->ctrl.opmod);
-		cond = wqe_get_be32(p);
+		cond = get_be32(p);
 		if (cond & ~0x1fu)
 			return wqe_diag_fail(d, PRISM_WQE_E_SEGMENT, 16,
 			                     "wait condition word 0x%08x has bits above 4:0", cond);
-		va = wqe_get_be64(p + 8);
+		va = get_be64(p + 8);
 		w->wod.cond = (uint8_t)cond;
-		w->wod.lkey = wqe_get_be32(p + 4);
+		w->wod.lkey = get_be32(p + 4);
 		w->wod.addr = va & ~(uint64_t)7;
 		w->wod.fail_action = (uint8_t)(va & 7u);
-		w->wod.value = wqe_get_be64(p + 16);
-		w->wod.mask = wqe_get_be64(p + 24);
+		w->wod.value = get_be64(p + 16);
+		w->wod.mask = get_be64(p + 24);
 		w->has_wod = true;
 		return 0;
 	}
@@ -239,8 +239,8 @@ static int dec_wait_enable(const uint8_t *buf, uint32_t end, struct prism_wqe *w
 		return wqe_diag_fail(d, PRISM_WQE_E_DS, 7, "ds=%u but %s needs 2 (ctrl+%s)",
 		                     end / 16u, prism_opcode_name(w->ctrl.opcode),
 		                     w->ctrl.opcode == PRISM_OP_CQE_WAIT ? "wait" : "enable");
-	w->wait_en.index = wqe_get_be32(p + 8);
-	w->wait_en.obj_num = wqe_get_be32(p + 12);
+	w->wait_en.index = get_be32(p + 8);
+	w->wait_en.obj_num = get_be32(p + 12);
 	if (w->wait_en.obj_num > 0xffffffu)
 		return wqe_diag_fail(
 		    d, PRISM_WQE_E_SEGMENT, 28, "%s number 0x%08x does not fit 24 bits",

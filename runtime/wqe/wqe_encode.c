@@ -43,33 +43,33 @@ static void put_data_part(const struct prism_wqe *w, uint8_t *p)
 	if (w->is_inline) {
 		uint32_t padded = wqe_ds_of(WQE_INLINE_HDR + w->inline_len) * 16u;
 
-		wqe_put_be32(p, w->inline_len | PRISM_INLINE_SEG);
+		put_be32(p, w->inline_len | PRISM_INLINE_SEG);
 		memcpy(p + WQE_INLINE_HDR, w->inline_data, w->inline_len);
 		memset(p + WQE_INLINE_HDR + w->inline_len, 0,
 		       padded - WQE_INLINE_HDR - w->inline_len);
 		return;
 	}
 	for (i = 0; i < w->num_sge; i++, p += WQE_DATA_BYTES) {
-		wqe_put_be32(p, w->sge[i].byte_count);
-		wqe_put_be32(p + 4, w->sge[i].lkey);
-		wqe_put_be64(p + 8, w->sge[i].addr);
+		put_be32(p, w->sge[i].byte_count);
+		put_be32(p + 4, w->sge[i].lkey);
+		put_be64(p + 8, w->sge[i].addr);
 	}
 }
 
 static void put_raddr(const struct prism_raddr_seg *r, uint8_t *p)
 {
-	wqe_put_be64(p, r->raddr);
-	wqe_put_be32(p + 8, r->rkey);
-	wqe_put_be32(p + 12, r->reserved);
+	put_be64(p, r->raddr);
+	put_be32(p + 8, r->rkey);
+	put_be32(p + 12, r->reserved);
 }
 
 /* One atomic operand of @size bytes, big-endian on the wire. */
 static void put_operand(uint8_t *p, unsigned size, uint64_t v, const uint8_t *bytes)
 {
 	if (size == 4)
-		wqe_put_be32(p, (uint32_t)v);
+		put_be32(p, (uint32_t)v);
 	else if (size == 8)
-		wqe_put_be64(p, v);
+		put_be64(p, v);
 	else
 		memcpy(p, bytes, size);
 }
@@ -202,8 +202,8 @@ static void put_data(const struct prism_wqe *w, uint8_t opmod, uint8_t *p)
 static void put_raddr_atomic(const struct prism_wqe *w, uint8_t opmod, uint8_t *p)
 {
 	put_raddr(&w->raddr, p);
-	wqe_put_be64(p + 16, w->atomic.swap);
-	wqe_put_be64(p + 24, w->atomic.compare);
+	put_be64(p + 16, w->atomic.swap);
+	put_be64(p + 24, w->atomic.compare);
 	put_data_part(w, p + 32);
 }
 
@@ -231,16 +231,16 @@ static void put_raddr_masked(const struct prism_wqe *w, uint8_t opmod, uint8_t *
 static void put_wait_enable(const struct prism_wqe *w, uint8_t opmod, uint8_t *p)
 {
 	if (w->ctrl.opcode == PRISM_OP_CQE_WAIT && opmod != PRISM_WAIT_CQ) {
-		wqe_put_be32(p, w->wod.cond);
-		wqe_put_be32(p + 4, w->wod.lkey);
-		wqe_put_be64(p + 8, w->wod.addr | w->wod.fail_action);
-		wqe_put_be64(p + 16, w->wod.value);
-		wqe_put_be64(p + 24, w->wod.mask);
+		put_be32(p, w->wod.cond);
+		put_be32(p + 4, w->wod.lkey);
+		put_be64(p + 8, w->wod.addr | w->wod.fail_action);
+		put_be64(p + 16, w->wod.value);
+		put_be64(p + 24, w->wod.mask);
 		return;
 	}
 	memset(p, 0, 8);
-	wqe_put_be32(p + 8, w->wait_en.index);
-	wqe_put_be32(p + 12, w->wait_en.obj_num);
+	put_be32(p + 8, w->wait_en.index);
+	put_be32(p + 12, w->wait_en.obj_num);
 }
 
 /* One row per segment shape: how big its body is, and how to write it. */

@@ -89,8 +89,8 @@ extern const struct prism_opcode_info wqe_opcode_table[256];
  * and the decoder share it; inline on the decoder's hot path). */
 static inline void wqe_ctrl_unpack(const uint8_t *p, struct prism_ctrl_seg *c)
 {
-	uint32_t w0 = wqe_get_be32(p);
-	uint32_t w1 = wqe_get_be32(p + 4);
+	uint32_t w0 = get_be32(p);
+	uint32_t w1 = get_be32(p + 4);
 
 	c->opmod = (uint8_t)(w0 >> 24);
 	c->wqe_index = (uint16_t)(w0 >> 8);
@@ -98,9 +98,9 @@ static inline void wqe_ctrl_unpack(const uint8_t *p, struct prism_ctrl_seg *c)
 	c->qpn = w1 >> 8;
 	c->ds = (uint8_t)w1; /* raw byte: the decoder rejects bits 7:6 */
 	c->signature = p[8];
-	c->dci_stream = wqe_get_be16(p + 9);
+	c->dci_stream = get_be16(p + 9);
 	c->fm_ce_se = p[11];
-	c->imm = wqe_get_be32(p + 12);
+	c->imm = get_be32(p + 12);
 }
 
 /* Record the first failure in @diag (may be NULL) and return @code. */

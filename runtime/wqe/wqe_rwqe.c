@@ -36,14 +36,14 @@ PRISM_API int prism_rwqe_encode(const struct prism_sge *sge, unsigned n, void *b
 			                     "rsge[%u] uses lkey 0x100, the list terminator", i);
 	}
 	for (i = 0; i < n; i++, p += WQE_DATA_BYTES) {
-		wqe_put_be32(p, sge[i].byte_count);
-		wqe_put_be32(p + 4, sge[i].lkey);
-		wqe_put_be64(p + 8, sge[i].addr);
+		put_be32(p, sge[i].byte_count);
+		put_be32(p + 4, sge[i].lkey);
+		put_be64(p + 8, sge[i].addr);
 	}
 	if (n < stride_ds) {
-		wqe_put_be32(p, 0);
-		wqe_put_be32(p + 4, PRISM_INVALID_LKEY);
-		wqe_put_be64(p + 8, 0);
+		put_be32(p, 0);
+		put_be32(p + 4, PRISM_INVALID_LKEY);
+		put_be64(p + 8, 0);
 	}
 	return (int)(stride_ds * WQE_DATA_BYTES);
 }
@@ -60,12 +60,12 @@ PRISM_API int prism_rwqe_decode(const void *buf, unsigned stride_ds, struct pris
 		return wqe_diag_fail(diag, PRISM_WQE_E_ARG, 0, "receive stride of %u DS (1..%u)",
 		                     stride_ds, PRISM_WQE_MAX_DS);
 	for (i = 0; i < stride_ds; i++, p += WQE_DATA_BYTES) {
-		uint32_t lkey = wqe_get_be32(p + 4);
+		uint32_t lkey = get_be32(p + 4);
 		uint32_t count;
 
 		if (lkey == PRISM_INVALID_LKEY)
 			break;
-		count = wqe_get_be32(p);
+		count = get_be32(p);
 		if (count & PRISM_INLINE_SEG)
 			return wqe_diag_fail(diag, PRISM_WQE_E_SEGMENT, 16u * i,
 			                     "rsge[%u] byte_count 0x%08x has bit 31 set", i, count);
@@ -75,7 +75,7 @@ PRISM_API int prism_rwqe_decode(const void *buf, unsigned stride_ds, struct pris
 			                     max < PRISM_WQE_MAX_SGE ? max : PRISM_WQE_MAX_SGE);
 		sge[i].byte_count = count;
 		sge[i].lkey = lkey;
-		sge[i].addr = wqe_get_be64(p + 8);
+		sge[i].addr = get_be64(p + 8);
 	}
 	return (int)i;
 }

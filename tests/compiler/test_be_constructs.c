@@ -18,7 +18,7 @@
 
 #include "tests/compiler/be_helpers.h"
 #include "tests/compiler/be_sim.h"
-#include "tests/support/be_bytes.h"
+#include "wqe/byteorder.h"
 
 #define MSIZE 8192 /* the most bytes of region `m` a case compares */
 #define NARGS 6
@@ -57,21 +57,6 @@ static uint64_t rng(uint64_t *s)
 static uint64_t small(uint64_t *s)
 {
 	return rng(s) % 4 == 0 ? rng(s) : rng(s) % 3;
-}
-
-static inline void le_put(uint8_t *p, unsigned n, uint64_t v)
-{
-	for (unsigned i = 0; i < n; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
-
-static inline uint64_t le_get(const uint8_t *p, unsigned n)
-{
-	uint64_t v = 0;
-
-	for (unsigned i = n; i-- > 0;)
-		v = v << 8 | p[i];
-	return v;
 }
 
 static void run_case(const struct kcase *k, enum ir_profile prof)
@@ -127,17 +112,17 @@ static void run_case(const struct kcase *k, enum ir_profile prof)
 
 static void gen_ret(uint64_t *s, struct inv *iv)
 {
-	be_put(iv->mem, 8, small(s));
+	put_be(iv->mem, 8, small(s));
 	iv->arg[1] = small(s);
 }
 
 static void ref_ret(struct inv *iv)
 {
-	if (be_get(iv->mem, 8) == iv->arg[1]) {
+	if (get_be(iv->mem, 8) == iv->arg[1]) {
 		iv->want_site = 1;
 		return;
 	}
-	be_put(iv->mem + 8, 8, 7);
+	put_be(iv->mem + 8, 8, 7);
 	iv->want_site = 2;
 }
 
@@ -156,7 +141,7 @@ static void gen_cells(uint64_t *s, struct inv *iv)
 		uint8_t *c = iv->mem + i * CELL;
 		for (unsigned j = 0; j < CELL; j++)
 			c[j] = (uint8_t)rng(s);
-		be_put(c + 16, 8, iv->base + CELL * (rng(s) % CELLS));
+		put_be(c + 16, 8, iv->base + CELL * (rng(s) % CELLS));
 	}
 	iv->arg[0] = CELL * (rng(s) % CELLS);
 	iv->arg[1] = CELL * (rng(s) % CELLS);
@@ -166,7 +151,7 @@ static void gen_cells(uint64_t *s, struct inv *iv)
 /* the cell a stored pointer names */
 static uint8_t *via(struct inv *iv, const uint8_t *ptr)
 {
-	return iv->mem + (be_get(ptr, 8) - iv->base);
+	return iv->mem + (get_be(ptr, 8) - iv->base);
 }
 
 static void ref_copy_field(struct inv *iv)
@@ -181,13 +166,13 @@ static void ref_copy_cell(struct inv *iv)
 
 static void ref_store_through(struct inv *iv)
 {
-	be_put(via(iv, iv->mem + iv->arg[0] + 16), 8, iv->arg[2]);
+	put_be(via(iv, iv->mem + iv->arg[0] + 16), 8, iv->arg[2]);
 }
 
 static void ref_add_through(struct inv *iv)
 {
 	uint8_t *w = via(iv, iv->mem + iv->arg[0] + 16) + 8;
-	le_put(w, 8, le_get(w, 8) + iv->arg[2]);
+	put_le(w, 8, get_le(w, 8) + iv->arg[2]);
 }
 
 static void ref_copy_through(struct inv *iv)
@@ -203,8 +188,8 @@ static void gen_cells_small(uint64_t *s, struct inv *iv)
 	gen_cells(s, iv);
 	for (unsigned i = 0; i < CELLS; i++) /* w, v, e often equal to the arguments */
 		if (rng(s) % 2) {
-			le_put(iv->mem + i * CELL + 8, 8, 1);
-			be_put(iv->mem + i * CELL, 8, 1);
+			put_le(iv->mem + i * CELL + 8, 8, 1);
+			put_be(iv->mem + i * CELL, 8, 1);
 		}
 	iv->arg[1] = 1 + rng(s) % 2;
 	iv->arg[2] = rng(s) % 4;
@@ -213,32 +198,32 @@ static void gen_cells_small(uint64_t *s, struct inv *iv)
 static void ref_cas_through(struct inv *iv)
 {
 	uint8_t *w = via(iv, iv->mem + iv->arg[0] + 16) + 8;
-	if (le_get(w, 8) == iv->arg[1])
-		le_put(w, 8, iv->arg[2]);
+	if (get_le(w, 8) == iv->arg[1])
+		put_le(w, 8, iv->arg[2]);
 }
 
 static void ref_cas_gt_through(struct inv *iv)
 {
 	uint8_t *v = via(iv, iv->mem + iv->arg[0] + 16);
-	if (iv->arg[1] > be_get(v, 8))
-		be_put(v, 8, iv->arg[1]);
+	if (iv->arg[1] > get_be(v, 8))
+		put_be(v, 8, iv->arg[1]);
 }
 
 static void ref_mixed(struct inv *iv)
 {
 	uint8_t *c = iv->mem + iv->arg[0];
-	uint64_t x = iv->arg[1], v = be_get(c, 8), e = be_get(c + 24, 8);
+	uint64_t x = iv->arg[1], v = get_be(c, 8), e = get_be(c + 24, 8);
 	if (!(v == x) && e != x)
-		be_put(c + 24, 8, e ^ x);
+		put_be(c + 24, 8, e ^ x);
 	else
-		be_put(c, 8, v - e);
+		put_be(c, 8, v - e);
 }
 
 static void ref_walk_ret(struct inv *iv)
 {
 	const uint8_t *p = iv->mem + iv->arg[1];
-	for (unsigned i = 0; i < 40 && be_get(p, 8) != iv->arg[0]; i++)
-		p = iv->mem + (be_get(p + 8, 8) - iv->base);
+	for (unsigned i = 0; i < 40 && get_be(p, 8) != iv->arg[0]; i++)
+		p = iv->mem + (get_be(p + 8, 8) - iv->base);
 	memcpy(iv->want, p, 24);
 	iv->want_len = 24;
 	iv->want_site = 1;
@@ -254,41 +239,41 @@ static void ref_walk_ret(struct inv *iv)
 static void gen_rows(uint64_t *s, struct inv *iv)
 {
 	for (unsigned i = 0; i < 4 * 32; i += 8)
-		be_put(iv->mem + i, 8, small(s));
+		put_be(iv->mem + i, 8, small(s));
 	iv->arg[0] = 32 * (rng(s) % 4);
 	iv->arg[1] = small(s);
 	iv->arg[2] = small(s);
 }
 
-#define ROW(iv, f) (be_get((iv)->mem + (iv)->arg[0] + 8 * (f), 8))
+#define ROW(iv, f) (get_be((iv)->mem + (iv)->arg[0] + 8 * (f), 8))
 
 static void ref_ne_and(struct inv *iv)
 {
 	if (ROW(iv, 0) != iv->arg[1] && ROW(iv, 1) == iv->arg[2])
-		be_put(iv->mem + iv->arg[0] + 16, 8, 1);
+		put_be(iv->mem + iv->arg[0] + 16, 8, 1);
 }
 
 static void ref_ne_or(struct inv *iv)
 {
 	if (ROW(iv, 0) != iv->arg[1] || ROW(iv, 1) != iv->arg[2])
-		be_put(iv->mem + iv->arg[0] + 16, 8, 1);
+		put_be(iv->mem + iv->arg[0] + 16, 8, 1);
 }
 
 static void ref_ne_nested(struct inv *iv)
 {
 	if (ROW(iv, 0) != iv->arg[1]) {
-		be_put(iv->mem + iv->arg[0] + 16, 8, 1);
+		put_be(iv->mem + iv->arg[0] + 16, 8, 1);
 		if (ROW(iv, 1) != iv->arg[2] && ROW(iv, 1) > 0)
-			le_put(iv->mem + iv->arg[0] + 24, 8, 5);
+			put_le(iv->mem + iv->arg[0] + 24, 8, 5);
 	}
 }
 
 static void ref_eq_and_cas(struct inv *iv)
 {
 	uint8_t *v = iv->mem + iv->arg[0] + 24;
-	if (iv->arg[1] == 0 && le_get(v, 8) == iv->arg[2]) {
-		le_put(v, 8, 9);
-		be_put(iv->mem + iv->arg[0] + 16, 8, 1);
+	if (iv->arg[1] == 0 && get_le(v, 8) == iv->arg[2]) {
+		put_le(v, 8, 9);
+		put_be(iv->mem + iv->arg[0] + 16, 8, 1);
 	}
 }
 
@@ -296,18 +281,18 @@ static void ref_ne_or_cas(struct inv *iv)
 {
 	uint8_t *v = iv->mem + iv->arg[0] + 24;
 	if (ROW(iv, 0) != iv->arg[1])
-		be_put(iv->mem + iv->arg[0] + 16, 8, 1);
-	else if (le_get(v, 8) == iv->arg[2]) {
-		le_put(v, 8, 9);
-		be_put(iv->mem + iv->arg[0] + 16, 8, 1);
+		put_be(iv->mem + iv->arg[0] + 16, 8, 1);
+	else if (get_le(v, 8) == iv->arg[2]) {
+		put_le(v, 8, 9);
+		put_be(iv->mem + iv->arg[0] + 16, 8, 1);
 	}
 }
 
 /* ---- R2: else-if chains of any length, and `if`s inside their arms ----------- */
 
 /* row: a, b, c (inputs, small), d (out); chains compare them with x */
-#define CH(iv, f)     (be_get((iv)->mem + (iv)->arg[0] + 8 * (f), 8))
-#define CH_OUT(iv, v) le_put((iv)->mem + (iv)->arg[0] + 24, 8, (v))
+#define CH(iv, f)     (get_be((iv)->mem + (iv)->arg[0] + 8 * (f), 8))
+#define CH_OUT(iv, v) put_le((iv)->mem + (iv)->arg[0] + 24, 8, (v))
 
 static void ref_chain3_else(struct inv *iv)
 {
@@ -325,7 +310,7 @@ static void ref_chain4(struct inv *iv)
 	else if (CH(iv, 2) == x)
 		CH_OUT(iv, 3);
 	else if (CH(iv, 1) == 0)
-		be_put(iv->mem + iv->arg[0], 8, 4);
+		put_be(iv->mem + iv->arg[0], 8, 4);
 }
 
 static void ref_chain_nested(struct inv *iv)
@@ -374,7 +359,7 @@ static void ref_chain6(struct inv *iv)
 	{                                                                                          \
 		bool eq = !memcmp(iv->mem + iv->arg[0], iv->abytes[1], (W));                       \
 		if (eq != (NE))                                                                    \
-			be_put(iv->mem + iv->arg[0] + (W), 8, 1);                                  \
+			put_be(iv->mem + iv->arg[0] + (W), 8, 1);                                  \
 	}
 AGG_CASE(eq16, 16, false)
 AGG_CASE(ne16, 16, true)
@@ -424,7 +409,7 @@ static void gen_fa(uint64_t *s, struct inv *iv)
 	iv->arg[0] = 24 * (rng(s) % 4);
 	iv->arg[1] = rng(s) % 4 ? rng(s) & 0xffffffffu : 0xffffffffu;
 	if (rng(s) % 3 == 0) /* old values the comparison case meets */
-		be_put(iv->mem + iv->arg[0], 4, 5);
+		put_be(iv->mem + iv->arg[0], 4, 5);
 }
 
 static uint8_t *fa_cell(struct inv *iv)
@@ -435,7 +420,7 @@ static uint8_t *fa_cell(struct inv *iv)
 static void ref_fa4(struct inv *iv)
 {
 	uint8_t *a = fa_cell(iv);
-	be_put(a, 4, (uint32_t)(be_get(a, 4) + iv->arg[1]));
+	put_be(a, 4, (uint32_t)(get_be(a, 4) + iv->arg[1]));
 }
 
 static void ref_fa4_old(struct inv *iv)
@@ -460,16 +445,16 @@ static void ref_fa8_old(struct inv *iv)
 	iv->want_len = 8;
 	iv->want_site = 1;
 	memcpy(fa_cell(iv) + 16, b, 8);
-	le_put(b, 8, le_get(b, 8) + iv->arg[1]);
+	put_le(b, 8, get_le(b, 8) + iv->arg[1]);
 }
 
 static void ref_fa4_cmp(struct inv *iv)
 {
 	uint8_t *a = fa_cell(iv);
-	uint32_t old = (uint32_t)be_get(a, 4);
-	be_put(a, 4, old + 1);
+	uint32_t old = (uint32_t)get_be(a, 4);
+	put_be(a, 4, old + 1);
 	if (old == 5)
-		be_put(a + 4, 4, 1);
+		put_be(a + 4, 4, 1);
 }
 
 /* ---- R5: a client parameter needed in more than 16 WQE fields --------------- */
@@ -485,7 +470,7 @@ static void gen_many(uint64_t *s, struct inv *iv)
 static void ref_many(struct inv *iv)
 {
 	for (unsigned f = 0; f < 20; f++)
-		be_put(iv->mem + iv->arg[0] + 8 * f, 8, iv->arg[1]);
+		put_be(iv->mem + iv->arg[0] + 8 * f, 8, iv->arg[1]);
 }
 
 /* 4 parameters, each stored 4 times through two client pointers */
@@ -504,7 +489,7 @@ static void ref_four(struct inv *iv)
 	for (unsigned half = 0; half < 2; half++)
 		for (unsigned ptr = 0; ptr < 2; ptr++)
 			for (unsigned k = 0; k < 4; k++)
-				be_put(iv->mem + iv->arg[ptr] + 8 * (4 * half + k), 8,
+				put_be(iv->mem + iv->arg[ptr] + 8 * (4 * half + k), 8,
 				       iv->arg[2 + k]);
 }
 
@@ -524,9 +509,9 @@ static void gen_walk(uint64_t *s, struct inv *iv)
 	}
 	for (unsigned i = 0; i < WALK_NODES; i++) {
 		uint8_t *n = iv->mem + 24 * perm[i];
-		be_put(n, 8, 0x1000 + perm[i]);
-		be_put(n + 8, 8, iv->base + 24 * perm[(i + 1) % WALK_NODES]);
-		be_put(n + 16, 8, rng(s));
+		put_be(n, 8, 0x1000 + perm[i]);
+		put_be(n + 8, 8, iv->base + 24 * perm[(i + 1) % WALK_NODES]);
+		put_be(n + 16, 8, rng(s));
 	}
 	unsigned h = (unsigned)(rng(s) % WALK_NODES);
 	iv->arg[1] = 24 * perm[h];
@@ -536,9 +521,9 @@ static void gen_walk(uint64_t *s, struct inv *iv)
 static void ref_walk(struct inv *iv)
 {
 	const uint8_t *p = iv->mem + iv->arg[1];
-	for (unsigned i = 0; i < 40 && be_get(p, 8) != iv->arg[0]; i++)
-		p = iv->mem + (be_get(p + 8, 8) - iv->base);
-	if (be_get(p, 8) != iv->arg[0])
+	for (unsigned i = 0; i < 40 && get_be(p, 8) != iv->arg[0]; i++)
+		p = iv->mem + (get_be(p + 8, 8) - iv->base);
+	if (get_be(p, 8) != iv->arg[0])
 		return;          /* a miss: no return ran */
 	memcpy(iv->want, p, 24); /* the response starts at the node: val at 16 */
 	iv->want_len = 24;
@@ -566,10 +551,10 @@ static void gen_list(uint64_t *s, struct inv *iv)
 	}
 	for (unsigned i = 0; i < LN; i++) {
 		uint8_t *n = iv->mem + 24 * perm[i];
-		be_put(n, 8, rng(s) % 4 ? 0x100 + perm[i] : 0);
-		be_put(n + 8, 4, rng(s) % 8);
-		be_put(n + 12, 4, 0);
-		be_put(n + 16, 8, iv->base + 24 * perm[(i + 1) % LN]);
+		put_be(n, 8, rng(s) % 4 ? 0x100 + perm[i] : 0);
+		put_be(n + 8, 4, rng(s) % 8);
+		put_be(n + 12, 4, 0);
+		put_be(n + 16, 8, iv->base + 24 * perm[(i + 1) % LN]);
 	}
 	iv->arg[0] = 24 * (rng(s) % LN);
 	iv->arg[1] = rng(s) % 9;
@@ -583,20 +568,20 @@ static const uint8_t *walk_while(struct inv *iv, enum lcmp k)
 	const uint8_t *p = iv->mem + iv->arg[0];
 	uint64_t lim = iv->arg[1];
 	for (unsigned i = 0; i < 8; i++) {
-		uint64_t tag = be_get(p + 8, 4);
-		bool hold = k == L_NE0      ? be_get(p, 8) != 0
+		uint64_t tag = get_be(p + 8, 4);
+		bool hold = k == L_NE0      ? get_be(p, 8) != 0
 		            : k == L_LT     ? tag < lim
 		            : k == L_GT     ? tag > lim
 		            : k == L_LE     ? tag <= lim
 		            : k == L_GE     ? tag >= lim
 		            : k == L_LT_K   ? tag < 5
 		            : k == L_EQ     ? tag == lim
-		            : k == L_AND    ? be_get(p, 8) != 0 && tag <= lim
-		            : k == L_NOT_OR ? !(be_get(p, 8) == 0 || tag > lim)
-		                            : !(tag == lim || be_get(p, 8) == 0);
+		            : k == L_AND    ? get_be(p, 8) != 0 && tag <= lim
+		            : k == L_NOT_OR ? !(get_be(p, 8) == 0 || tag > lim)
+		                            : !(tag == lim || get_be(p, 8) == 0);
 		if (!hold)
 			break;
-		p = iv->mem + (be_get(p + 16, 8) - iv->base);
+		p = iv->mem + (get_be(p + 16, 8) - iv->base);
 	}
 	return p;
 }
@@ -652,15 +637,15 @@ static void gen_ar(uint64_t *s, struct inv *iv)
 	for (unsigned i = 0; i < 128; i++)
 		iv->mem[i] = (uint8_t)rng(s);
 	iv->arg[0] = 32 * (rng(s) % 4);
-	iv->arg[1] = rng(s) % 3 ? rng(s) : be_get(iv->mem + iv->arg[0], 8);
+	iv->arg[1] = rng(s) % 3 ? rng(s) : get_be(iv->mem + iv->arg[0], 8);
 	iv->arg[2] = rng(s) & 0xffffffffu;
 }
 
-#define AR_A(iv)    be_get((iv)->mem + (iv)->arg[0], 8)
-#define AR_B(iv)    be_get((iv)->mem + (iv)->arg[0] + 8, 8)
-#define AR_U(iv)    le_get((iv)->mem + (iv)->arg[0] + 24, 4)
-#define AR_C(iv, v) be_put((iv)->mem + (iv)->arg[0] + 16, 8, (v))
-#define AR_V(iv, v) le_put((iv)->mem + (iv)->arg[0] + 28, 4, (v))
+#define AR_A(iv)    get_be((iv)->mem + (iv)->arg[0], 8)
+#define AR_B(iv)    get_be((iv)->mem + (iv)->arg[0] + 8, 8)
+#define AR_U(iv)    get_le((iv)->mem + (iv)->arg[0] + 24, 4)
+#define AR_C(iv, v) put_be((iv)->mem + (iv)->arg[0] + 16, 8, (v))
+#define AR_V(iv, v) put_le((iv)->mem + (iv)->arg[0] + 28, 4, (v))
 
 #define AR_REF(NAME, STMT)                                                                         \
 	static void ref_##NAME(struct inv *iv)                                                     \

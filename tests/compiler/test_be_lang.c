@@ -22,6 +22,7 @@
 
 #include "tests/compiler/be_helpers.h"
 #include "tests/compiler/be_sim.h"
+#include "wqe/byteorder.h"
 
 #define HDR                                                                                        \
 	"struct ctr { n: le64; }\n"                                                                \
@@ -160,9 +161,7 @@ static void run_case(const struct lang_case *lc, enum ir_profile prof)
 		                            {.name = "d", .u64 = d},
 		                            {.name = "c", .u64 = 0}};
 		assert_int_equal(be_sim_call(s, args, 4, NULL, 0, NULL), 0);
-		uint64_t got = 0;
-		for (int k = 7; k >= 0; k--)
-			got = got << 8 | ctr[k];
+		uint64_t got = get_le64(ctr);
 		unsigned want = lc->ref(a, b, d);
 		if (got != want)
 			fprintf(stderr, "%s [%s]: a=%u b=%u d=%u: branch %llu, reference %u\n",
@@ -399,25 +398,6 @@ static void test_dnf_deeper_on_sim(void **state)
 }
 
 /* ---- cas_gt / cas_lt on 4 bytes, masked cas of 4 / 16 bytes as a condition ---- */
-
-static uint32_t get_be32(const uint8_t *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-static void put_be32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (24 - 8 * i));
-}
-static uint32_t get_le32(const uint8_t *p)
-{
-	return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
-}
-static void put_le32(uint8_t *p, uint32_t v)
-{
-	for (int i = 0; i < 4; i++)
-		p[i] = (uint8_t)(v >> (8 * i));
-}
 
 /* Values that often tie with `other`, or only differ below the mask. */
 static uint32_t pick32(uint64_t *s, uint32_t other)

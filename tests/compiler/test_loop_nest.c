@@ -27,6 +27,7 @@
 
 #include "tests/compiler/be_helpers.h"
 #include "tests/compiler/be_sim.h"
+#include "wqe/byteorder.h"
 
 #define HDR                                                                                        \
 	"struct node { key: be24; pad: u8[5]; next: *node in nodes; val: le64; }\n"                \
@@ -243,14 +244,6 @@ static unsigned key_at(const unsigned *next, unsigned head, unsigned d)
 	return key_of(p);
 }
 
-static uint64_t le64_at(const uint8_t *p)
-{
-	uint64_t v = 0;
-	for (int k = 7; k >= 0; k--)
-		v = v << 8 | p[k];
-	return v;
-}
-
 static void run_on_sim(const char *src, bool two_walks, enum ir_profile prof)
 {
 	struct be_sim *s = be_sim_open(src, NULL, prof);
@@ -288,7 +281,7 @@ static void run_on_sim(const char *src, bool two_walks, enum ir_profile prof)
 			seen[0][key_of(h1) == k1]++;
 		}
 		seen[1][hit2 || x2 < BOUND ? x2 : BOUND + 1]++;
-		uint64_t n1 = le64_at(ctr), n2 = le64_at(ctr + 8), n3 = le64_at(ctr + 16);
+		uint64_t n1 = get_le64(ctr), n2 = get_le64(ctr + 8), n3 = get_le64(ctr + 16);
 		if (n1 != want1 || n2 != want2 || n3 != 1)
 			fprintf(stderr,
 			        "call %d: h1=%u k1=%#x h2=%u k2=%#x: got %llu %llu %llu, "
@@ -365,13 +358,13 @@ static void test_return_in_lane_on_sim(void **state)
 		bool hit = false;
 		unsigned x = walk(next, h1, k1, &hit);
 		seen[hit || x < BOUND ? x : BOUND + 1]++;
-		assert_int_equal(le64_at(ctr), 1);
+		assert_int_equal(get_le64(ctr), 1);
 		assert_int_equal(site, hit ? 1u : 0u);
 		if (hit) {
 			unsigned p = h1;
 			while (key_of(p) != k1)
 				p = next[p];
-			assert_int_equal(le64_at(out + 16),
+			assert_int_equal(get_le64(out + 16),
 			                 1000u + p); /* the WRITE starts at the node */
 		}
 	}
@@ -490,7 +483,7 @@ static void run_arm(const struct arm_case *ac, bool in_lane)
 		bool hit = false, run = ac->holds(sel, key_of(h1));
 		unsigned x = walk(next, h1, k1, &hit);
 		seen[run][hit || x < BOUND ? x : BOUND + 1]++;
-		uint64_t n1 = le64_at(ctr), n2 = le64_at(ctr + 8), n3 = le64_at(ctr + 16);
+		uint64_t n1 = get_le64(ctr), n2 = get_le64(ctr + 8), n3 = get_le64(ctr + 16);
 		if (n1 != run || n2 != (run ? x : 0) || n3 != (in_lane ? 2u : 1u))
 			fprintf(stderr, "%s: sel=%#x head=%#x k1=%#x: got %llu %llu %llu\n",
 			        ac->src, sel, key_of(h1), k1, (unsigned long long)n1,

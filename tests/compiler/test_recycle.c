@@ -27,7 +27,7 @@
 
 #include "runtime/core/chain_verify.h"
 #include "tests/compiler/be_helpers.h"
-#include "tests/support/be_bytes.h"
+#include "wqe/byteorder.h"
 
 #define NODE     80u
 #define VALUE    64u
@@ -585,8 +585,8 @@ static void fill(struct walk_fx *f)
 		for (uint32_t k = 0; k < len; k++) {
 			uint32_t n = l * LIST_MAX + k, nx = l * LIST_MAX + (k + 1) % len;
 			uint8_t *p = f->mem + (size_t)n * NODE;
-			be_put(p, 3, ((rng(&s) & 0xffe00) | k) & 0xffffff);
-			be_put(p + 8, 8, f->base + (uint64_t)nx * NODE);
+			put_be(p, 3, ((rng(&s) & 0xffe00) | k) & 0xffffff);
+			put_be(p + 8, 8, f->base + (uint64_t)nx * NODE);
 			for (uint32_t j = 16; j < NODE; j += 8) {
 				uint64_t r = rng(&s) | 1;
 				memcpy(p + j, &r, 8);
@@ -601,10 +601,10 @@ static const uint8_t *ref_find(const struct walk_fx *f, unsigned bound, uint32_t
 {
 	const uint8_t *p = f->mem + (size_t)head * NODE;
 	unsigned i = 0;
-	for (; i < bound && be_get(p, 3) != key; i++)
-		p = f->mem + (be_get(p + 8, 8) - f->base);
+	for (; i < bound && get_be(p, 3) != key; i++)
+		p = f->mem + (get_be(p + 8, 8) - f->base);
 	*steps = i;
-	return be_get(p, 3) == key ? p : NULL;
+	return get_be(p, 3) == key ? p : NULL;
 }
 
 /* Compile, write as YAML, open (the loader verifies again) and load. */
@@ -723,7 +723,7 @@ static void test_walk_matches_reference(void **state)
 	for (uint32_t l = 0; l < 2; l++)
 		for (uint32_t k = 0; k < f->len[l]; k++) {
 			uint32_t n = l * LIST_MAX + k;
-			lookup(f, cl, (uint32_t)be_get(f->mem + (size_t)n * NODE, 3), l * LIST_MAX,
+			lookup(f, cl, (uint32_t)get_be(f->mem + (size_t)n * NODE, 3), l * LIST_MAX,
 			       k, &steps, &hit);
 			assert_true(hit);
 			assert_int_equal(steps, k);
@@ -733,7 +733,7 @@ static void test_walk_matches_reference(void **state)
 		uint32_t l = (uint32_t)(rng(&s) % N_LISTS);
 		uint32_t head = l * LIST_MAX + (uint32_t)(rng(&s) % f->len[l]);
 		uint32_t pick = l * LIST_MAX + (uint32_t)(rng(&s) % f->len[l]);
-		uint32_t key = (rng(&s) % 4) ? (uint32_t)be_get(f->mem + (size_t)pick * NODE, 3)
+		uint32_t key = (rng(&s) % 4) ? (uint32_t)get_be(f->mem + (size_t)pick * NODE, 3)
 		                             : (uint32_t)(rng(&s) & 0xffffff);
 		lookup(f, cl, key, head, i, &steps, &hit);
 		hits += hit;
@@ -752,7 +752,7 @@ static void test_walk_matches_reference(void **state)
 		uint32_t l = (uint32_t)(rng(&s) % N_LISTS);
 		uint32_t head = l * LIST_MAX + (uint32_t)(rng(&s) % f->len[l]);
 		uint32_t pick = l * LIST_MAX + (uint32_t)(rng(&s) % f->len[l]);
-		uint32_t key = (rng(&s) % 4) ? (uint32_t)be_get(f->mem + (size_t)pick * NODE, 3)
+		uint32_t key = (rng(&s) % 4) ? (uint32_t)get_be(f->mem + (size_t)pick * NODE, 3)
 		                             : (uint32_t)(rng(&s) & 0xffffff);
 		lookup_entry(f, cl, "find_brk", key, head, i, &steps, &hit);
 		hits += hit;
@@ -783,7 +783,7 @@ static void test_walk_cost_per_iteration(void **state)
 				bool hit;
 				uint32_t n = l * LIST_MAX + at[j];
 				t[j] += lookup_entry(f, cl, entries[e],
-				                     (uint32_t)be_get(f->mem + (size_t)n * NODE, 3),
+				                     (uint32_t)get_be(f->mem + (size_t)n * NODE, 3),
 				                     l * LIST_MAX, l, &steps, &hit);
 				assert_true(hit);
 				assert_int_equal(steps, at[j]);
@@ -811,7 +811,7 @@ static void test_walk_from_next(void **state)
 		uint32_t l = (uint32_t)(rng(&s) % N_LISTS);
 		uint32_t head = l * LIST_MAX + (uint32_t)(rng(&s) % f->len[l]);
 		uint32_t pick = l * LIST_MAX + (uint32_t)(rng(&s) % f->len[l]);
-		uint32_t key = (uint32_t)be_get(f->mem + (size_t)pick * NODE, 3);
+		uint32_t key = (uint32_t)get_be(f->mem + (size_t)pick * NODE, 3);
 		uint8_t out[NODE];
 		struct prism_arg args[2] = {{.name = "key", .u64 = key},
 		                            {.name = "head", .u64 = (uint64_t)head * NODE}};
@@ -824,7 +824,7 @@ static void test_walk_from_next(void **state)
 		assert_int_equal(prism_client__invoke(cl, &c, NULL), 0);
 		/* the reference: start at head's successor */
 		uint32_t next =
-		    (uint32_t)((be_get(f->mem + (size_t)head * NODE + 8, 8) - f->base) / NODE);
+		    (uint32_t)((get_be(f->mem + (size_t)head * NODE + 8, 8) - f->base) / NODE);
 		unsigned steps;
 		const uint8_t *want = ref_find(f, BOUND, key, next, &steps);
 		if ((c.ret_site != 0) != (want != NULL) ||

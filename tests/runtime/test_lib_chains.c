@@ -41,7 +41,7 @@
 
 #include "tests/mlx5emu/mlx5emu.h"
 #include "tests/runtime/support/child_proc.h"
-#include "tests/support/be_bytes.h"
+#include "wqe/byteorder.h"
 
 #define N_BUCKETS    65536u
 #define BUCKET       16u
@@ -91,8 +91,8 @@ static void fill_hash(uint8_t *table, uint8_t *values, uint64_t values_base)
 		uint8_t *b = table + (size_t)(i * 16u) * BUCKET;
 		uint8_t *v = values + (size_t)i * VALUE;
 
-		be_put(b, 3, (rng(&s) & 0xfffffe) | 1); /* nonzero keys */
-		be_put(b + 8, 8, values_base + (uint64_t)i * VALUE);
+		put_be(b, 3, (rng(&s) & 0xfffffe) | 1); /* nonzero keys */
+		put_be(b + 8, 8, values_base + (uint64_t)i * VALUE);
 		for (uint32_t j = 0; j < VALUE; j += 8) {
 			uint64_t r = rng(&s) | 1;
 
@@ -115,8 +115,8 @@ static void fill_lists(uint8_t *nodes, uint64_t base)
 			uint8_t *p = nodes + (size_t)n * NODE;
 
 			/* distinct within a list: the index rides in the low bits */
-			be_put(p, 3, ((rng(&s) & 0xffff0) | k) & 0xffffff);
-			be_put(p + 8, 8, base + (uint64_t)nx * NODE);
+			put_be(p, 3, ((rng(&s) & 0xffff0) | k) & 0xffffff);
+			put_be(p + 8, 8, base + (uint64_t)nx * NODE);
 			for (uint32_t j = 16; j < NODE; j += 8) {
 				uint64_t r = rng(&s) | 1;
 
@@ -137,9 +137,9 @@ static const uint8_t *ref_get(const uint8_t *table, const uint8_t *values, uint3
 	for (int i = 0; i < 2; i++) {
 		const uint8_t *b = table + (size_t)bs[i] * BUCKET;
 
-		if (be_get(b, 3) == key) {
+		if (get_be(b, 3) == key) {
 			*site = (uint32_t)i + 1;
-			return values + be_get(b + 8, 8); /* values_base 0 in the client copy */
+			return values + get_be(b + 8, 8); /* values_base 0 in the client copy */
 		}
 	}
 	*site = 0;
@@ -157,10 +157,10 @@ static const uint8_t *ref_find(const uint8_t *nodes, uint32_t key, uint32_t head
 	const uint8_t *p = node_at(nodes, (uint64_t)head * NODE);
 	int i = 0;
 
-	for (; i < 8 && be_get(p, 3) != key; i++)
-		p = node_at(nodes, be_get(p + 8, 8));
+	for (; i < 8 && get_be(p, 3) != key; i++)
+		p = node_at(nodes, get_be(p + 8, 8));
 	*stop = i; /* the exit taken (0..7), 8: the loop ran to its bound */
-	return be_get(p, 3) == key ? p : NULL;
+	return get_be(p, 3) == key ? p : NULL;
 }
 
 /* find_long: the same walk with bound 1000, recycled */
@@ -169,10 +169,10 @@ static const uint8_t *ref_find_long(const uint8_t *nodes, uint32_t key, uint32_t
 	const uint8_t *p = node_at(nodes, (uint64_t)head * NODE);
 	int i = 0;
 
-	for (; i < 1000 && be_get(p, 3) != key; i++)
-		p = node_at(nodes, be_get(p + 8, 8));
+	for (; i < 1000 && get_be(p, 3) != key; i++)
+		p = node_at(nodes, get_be(p + 8, 8));
 	*stop = i < 8 ? i : 8; /* 8: walked further (a miss runs to the bound) */
-	return be_get(p, 3) == key ? p : NULL;
+	return get_be(p, 3) == key ? p : NULL;
 }
 
 /* while (p.next != head) bound 8 { if (p.key == key) { return p.value; break; } p = p.next } */
@@ -182,12 +182,12 @@ static const uint8_t *ref_find_break(const uint8_t *nodes, uint32_t key, uint32_
 	const uint8_t *p = node_at(nodes, h);
 	int i = 0;
 
-	for (; i < 8 && be_get(p + 8, 8) != h; i++) {
-		if (be_get(p, 3) == key) {
+	for (; i < 8 && get_be(p + 8, 8) != h; i++) {
+		if (get_be(p, 3) == key) {
 			*stop = 9 + i; /* the break in iteration i */
 			return p;
 		}
-		p = node_at(nodes, be_get(p + 8, 8));
+		p = node_at(nodes, get_be(p + 8, 8));
 	}
 	*stop = i; /* the loop condition's exit (0..7), 8: ran to its bound */
 	return NULL;
@@ -379,11 +379,11 @@ static void run_hash(struct fx *f, const char *entry)
 
 		switch (rng(&s) % 4) {
 		case 0: /* hit in the first bucket */
-			key = (uint32_t)be_get(f->table + (size_t)b1 * BUCKET, 3);
+			key = (uint32_t)get_be(f->table + (size_t)b1 * BUCKET, 3);
 			break;
 		case 1: /* hit in the second bucket (collision in the first) */
 			b1 = other, b2 = used;
-			key = (uint32_t)be_get(f->table + (size_t)b2 * BUCKET, 3);
+			key = (uint32_t)get_be(f->table + (size_t)b2 * BUCKET, 3);
 			break;
 		case 2: /* miss: a key in neither bucket */
 			key = (uint32_t)(rng(&s) & 0xfffffe) | 1;
@@ -408,7 +408,7 @@ static void run_hash(struct fx *f, const char *entry)
 			fail_msg("%s #%d: %s", entry, i, prism_strerror(rc));
 		const uint8_t *want = ref_get(f->table, f->values, key, b1, b2, &site);
 		/* In parallel both lanes may answer when both buckets hold the key. */
-		bool both = site == 1 && be_get(f->table + (size_t)b2 * BUCKET, 3) == key;
+		bool both = site == 1 && get_be(f->table + (size_t)b2 * BUCKET, 3) == key;
 		if (c.ret_site != site && !(both && !strcmp(entry, "get_parallel")))
 			fail_msg("%s #%d: key 0x%06x buckets %u,%u: return site %u, reference %u",
 			         entry, i, key, b1, b2, c.ret_site, site);
@@ -442,7 +442,7 @@ static void run_hash_batches(struct fx *f, const char *entry)
 	for (int r = 0; r < rounds; r++) {
 		for (int i = 0; i < BATCH; i++) {
 			uint32_t b = (uint32_t)(rng(&s) % USED_BUCKETS) * 16u;
-			uint32_t key = (uint32_t)be_get(f->table + (size_t)b * BUCKET, 3);
+			uint32_t key = (uint32_t)get_be(f->table + (size_t)b * BUCKET, 3);
 
 			args[i][0] = (struct prism_arg){.name = "key", .u64 = key};
 			args[i][1] = (struct prism_arg){.name = "b1", .u64 = (uint64_t)b * BUCKET};
@@ -486,7 +486,7 @@ static void run_list(struct fx *f, const char *entry)
 		uint32_t l = (uint32_t)(rng(&s) % N_LISTS);
 		uint32_t head = l * LIST_MAX + (uint32_t)(rng(&s) % 8); /* any node of the ring */
 		uint32_t pick = l * LIST_MAX + (uint32_t)(rng(&s) % LIST_MAX);
-		uint32_t key = (rng(&s) % 4) ? (uint32_t)be_get(f->nodes + (size_t)pick * NODE, 3)
+		uint32_t key = (rng(&s) % 4) ? (uint32_t)get_be(f->nodes + (size_t)pick * NODE, 3)
 		                             : (uint32_t)(rng(&s) & 0xffffff);
 		uint8_t out[NODE], zero[NODE] = {0};
 		struct prism_arg args[2] = {{.name = "key", .u64 = key},

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "tests/support/host_verbs.h"
+#include "wqe/byteorder.h"
 
 #define REDN_CTL_WQES 4 /* WAIT recv, SEND_EN wrk, WAIT wrk CQ, SEND_EN srv */
 
@@ -280,25 +281,6 @@ static uint64_t ctrl_word(const struct prism_ctrl_seg *c)
 	return v;
 }
 
-/* Writes @v big-endian into the @len bytes of a field at @p (the codec gave
- * the offset and the length). */
-static void put_field(uint8_t *p, uint64_t v, uint32_t len)
-{
-	if (len == 8) {
-		uint64_t be = htobe64(v);
-		memcpy(p, &be, 8);
-	} else if (len == 4) {
-		uint32_t be = htobe32((uint32_t)v);
-		memcpy(p, &be, 4);
-	} else if (len == 2) {
-		uint16_t be = htobe16((uint16_t)v);
-		memcpy(p, &be, 2);
-	} else {
-		for (uint32_t i = 0; i < len; i++)
-			p[i] = (uint8_t)(v >> (8 * (len - 1 - i)));
-	}
-}
-
 /* The per-request values every WQE of one get needs. */
 struct get_req {
 	uint32_t id;
@@ -356,7 +338,7 @@ static void patch_client_send(struct redn_hash *h, const struct get_req *q)
 	uint32_t pi = h->hcli.sq_pi;
 	uint8_t *slot = hv_sq_slot(&h->hcli, pi);
 
-	put_field(slot + t->idx_off, pi & 0xffff, 2);
+	put_be16(slot + t->idx_off, (uint16_t)(pi & 0xffff));
 	client_payload(h, q, slot + t->cli_inline);
 	hv_sq_publish(&h->hcli, t->cli_bbs);
 }
@@ -510,23 +492,23 @@ static int post_get_patch(struct redn_hash *h, const struct get_req *q)
 	hit.wqe_index = miss.wqe_index = (uint16_t)pi;
 	hit.imm = miss.imm = q->id;
 	prism_ctrl_seg_pack(&miss, r_slot);
-	put_field(r_slot + t->r_raddr, q->resp_addr, 8);
-	put_field(r_slot + t->r_sge0_addr, 0, 8); /* patched by the READ */
+	put_be64(r_slot + t->r_raddr, q->resp_addr);
+	put_be64(r_slot + t->r_sge0_addr, 0); /* patched by the READ */
 	hv_sq_publish(&h->hsrv, t->r_bbs);
 	uint32_t r_end = h->hsrv.sq_pi;
 
 	pi = h->hwrk.sq_pi;
 	uint8_t *read_slot = hv_sq_slot(&h->hwrk, pi);
-	put_field(read_slot + t->idx_off, pi & 0xffff, 2);
-	put_field(read_slot + t->rd_raddr, 0, 8); /* patched by the RECV */
+	put_be16(read_slot + t->idx_off, (uint16_t)(pi & 0xffff));
+	put_be64(read_slot + t->rd_raddr, 0); /* patched by the RECV */
 
 	pi += t->rd_bbs; /* both published at once, below */
 	uint8_t *cas_slot = hv_sq_slot(&h->hwrk, pi);
-	put_field(cas_slot + t->idx_off, pi & 0xffff, 2);
+	put_be16(cas_slot + t->idx_off, (uint16_t)(pi & 0xffff));
 	uint64_t miss_word;
 	memcpy(&miss_word, r_slot, sizeof(miss_word)); /* R as just packed: the miss */
-	put_field(cas_slot + t->cas_compare, miss_word, 8);
-	put_field(cas_slot + t->cas_swap, ctrl_word(&hit), 8);
+	put_be64(cas_slot + t->cas_compare, miss_word);
+	put_be64(cas_slot + t->cas_swap, ctrl_word(&hit));
 	hv_sq_publish(&h->hwrk, t->rd_bbs + t->cas_bbs);
 	uint32_t wrk_end = h->hwrk.sq_pi;
 
@@ -537,8 +519,8 @@ static int post_get_patch(struct redn_hash *h, const struct get_req *q)
 	pi = h->hctl.sq_pi;
 	for (int i = 0; i < REDN_CTL_WQES; i++) {
 		uint8_t *ctl_slot = hv_sq_slot(&h->hctl, pi);
-		put_field(ctl_slot + t->idx_off, pi & 0xffff, 2);
-		put_field(ctl_slot + t->ctl_index[i], index[i], 4);
+		put_be16(ctl_slot + t->idx_off, (uint16_t)(pi & 0xffff));
+		put_be32(ctl_slot + t->ctl_index[i], (uint32_t)index[i]);
 		pi += t->ctl_bbs[i];
 	}
 	hv_sq_publish(&h->hctl, pi - h->hctl.sq_pi); /* the four at once */

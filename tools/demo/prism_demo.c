@@ -33,6 +33,7 @@
 #include <prism/wqe.h>
 
 #include "core/core.h"
+#include "wqe/byteorder.h"
 
 #define BUCKET 16u
 #define VALUE  64u
@@ -61,21 +62,6 @@ static uint32_t h1(const struct table *t, uint32_t key)
 static uint32_t h2(const struct table *t, uint32_t key)
 {
 	return (uint32_t)(mix(key ^ 0x5bd1e995u) % t->nb);
-}
-
-static void put_be(uint8_t *p, unsigned n, uint64_t v)
-{
-	for (unsigned i = 0; i < n; i++)
-		p[i] = (uint8_t)(v >> (8 * (n - 1 - i)));
-}
-
-static uint64_t get_be(const uint8_t *p, unsigned n)
-{
-	uint64_t v = 0;
-
-	for (unsigned i = 0; i < n; i++)
-		v = v << 8 | p[i];
-	return v;
 }
 
 /* Insert N_KEYS keys (two choices, no displacement), values behind pointers. */

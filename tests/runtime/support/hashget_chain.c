@@ -9,6 +9,7 @@
 #include <prism/wqe.h>
 
 #include "tests/runtime/support/hashget_chain.h"
+#include "wqe/byteorder.h"
 
 enum { Q_CTL, Q_CONN, Q_WORKER };
 enum { CQ_CTL, CQ_CONN_S, CQ_CONN_R, CQ_WORKER };
@@ -118,12 +119,9 @@ static uint64_t r1_ctrl_word(uint8_t op)
 {
 	struct prism_ctrl_seg c = {.opcode = op, .ds = 3};
 	uint8_t raw[16];
-	uint64_t v = 0;
 
 	prism_ctrl_seg_pack(&c, raw);
-	for (int i = 7; i >= 0; i--)
-		v = v << 8 | raw[i];
-	return v;
+	return get_le64(raw);
 }
 
 /* conn SQ: R1 (NOP standing in for a 64-byte WRITE), R2 (WRITE_IMM 8 bytes). */
