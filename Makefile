@@ -66,11 +66,14 @@ BISON   ?= bison
 CFLAGS  ?= -O2 -g
 WARNINGS := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
 	    -Wno-unused-parameter
-CPPFLAGS_ALL := -Iruntime/include -Iruntime -I. -I$(O)/gen -D_GNU_SOURCE
+# jansson: the one JSON library (writers and the tests' reader)
+JSON_CFLAGS := $(shell pkg-config --cflags jansson 2>/dev/null)
+JSON_LIBS   := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
+CPPFLAGS_ALL := -Iruntime/include -Iruntime -I. -I$(O)/gen -D_GNU_SOURCE $(JSON_CFLAGS)
 CFLAGS_ALL := -std=gnu11 $(WARNINGS) -fvisibility=hidden -fPIC $(CFLAGS) $(SANFLAGS) $(CPPFLAGS_ALL)
 LDFLAGS_ALL := $(LDFLAGS) $(SANFLAGS)
 # LIB_LDLIBS: what libprism itself links (modules add to it)
-LDLIBS_ALL = -lyaml -lpthread -lm $(LIB_LDLIBS) $(LDLIBS)
+LDLIBS_ALL = -lyaml $(JSON_LIBS) -lpthread -lm $(LIB_LDLIBS) $(LDLIBS)
 
 LIB_LDLIBS  :=
 
@@ -167,7 +170,7 @@ $(FUZZ_LIB): $(FUZZ_LIB_OBJS)
 define fuzz_rule
 $(FUZZ_O)/$(1): $$($(1)_SRCS) $$(FUZZ_LIB)
 	@mkdir -p $$(dir $$@)
-	$$(CLANG) $$(FUZZ_CFLAGS) -o $$@ $$($(1)_SRCS) $$(FUZZ_LIB) $$($(1)_LDLIBS) -lyaml -lpthread -lm $$(LIB_LDLIBS)
+	$$(CLANG) $$(FUZZ_CFLAGS) -o $$@ $$($(1)_SRCS) $$(FUZZ_LIB) $$($(1)_LDLIBS) -lyaml $(JSON_LIBS) -lpthread -lm $$(LIB_LDLIBS)
 endef
 $(foreach f,$(FUZZERS),$(eval $(call fuzz_rule,$(f))))
 

@@ -17,6 +17,7 @@
  * Must not: pack WQEs or touch the NIC except through prism.h.
  */
 #include <errno.h>
+#include <stdarg.h>
 #include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -30,11 +31,45 @@
 #include "compiler/frontend.h"
 #include "compiler/interp.h"
 #include "compiler/run_image.h"
+#include "compiler/run_report.h"
 
 #define RUN_MAX_ARGS    16
 #define RUN_MAX_REGIONS 64
 #define RUN_MAX_SETS    256
 #define RUN_ARG_BYTES   4096
+
+/* Failures: each is printed on stderr as it happens; with --json the first
+ * one is kept and printed on stdout as a JSON object when the run ends. */
+static struct {
+	bool json;
+	char first[512];
+} run_err;
+
+static void run_keep(const char *msg)
+{
+	if (run_err.json && !run_err.first[0])
+		snprintf(run_err.first, sizeof(run_err.first), "%s", msg);
+}
+
+__attribute__((format(printf, 1, 2))) static void run_fail(const char *fmt, ...)
+{
+	char msg[sizeof(run_err.first)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "prismc run: %s\n", msg);
+	run_keep(msg);
+}
+
+/* The library's messages: on stderr, and the first error kept for --json. */
+static void run_log(enum prism_log_level level, const char *msg, void *ctx)
+{
+	prism_log_stderr(level, msg, ctx);
+	if (level == PRISM_LOG_ERROR)
+		run_keep(msg);
+}
 
 static void run_help(FILE *out)
 {
@@ -110,8 +145,7 @@ static int parse_value(const struct kv *kv, uint32_t bytes_size, uint64_t *u64, 
 		errno = 0;
 		*u64 = strtoull(kv->value, &end, 0);
 		if (errno || *end || !*kv->value) {
-			fprintf(stderr, "prismc run: --arg %s: '%s' is not an integer\n", kv->name,
-			        kv->value);
+			run_fail("--arg %s: '%s' is not an integer", kv->name, kv->value);
 			return -1;
 		}
 		return 0;
@@ -121,16 +155,15 @@ static int parse_value(const struct kv *kv, uint32_t bytes_size, uint64_t *u64, 
 	if (h[0] == '0' && (h[1] == 'x' || h[1] == 'X'))
 		h += 2;
 	if (bytes_size > RUN_ARG_BYTES || strlen(h) != 2u * bytes_size) {
-		fprintf(stderr, "prismc run: --arg %s: needs %u bytes (%u hex digits)\n", kv->name,
-		        bytes_size, 2 * bytes_size);
+		run_fail("--arg %s: needs %u bytes (%u hex digits)", kv->name, bytes_size,
+		         2 * bytes_size);
 		return -1;
 	}
 	for (uint32_t i = 0; i < bytes_size; i++) {
 		int hi = hexval(h[2 * i]), lo = hexval(h[2 * i + 1]);
 
 		if (hi < 0 || lo < 0) {
-			fprintf(stderr, "prismc run: --arg %s: '%s' is not hex\n", kv->name,
-			        kv->value);
+			run_fail("--arg %s: '%s' is not hex", kv->name, kv->value);
 			return -1;
 		}
 		buf[i] = (uint8_t)(hi << 4 | lo);
@@ -144,60 +177,6 @@ static const struct kv *find_kv(const struct kv *kvs, unsigned n, const char *na
 		if (!strcmp(kvs[i].name, name))
 			return &kvs[i];
 	return NULL;
-}
-
-static void print_hex(FILE *out, const uint8_t *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		fprintf(out, "%02x", p[i]);
-}
-
-/* What one invocation returned, from either engine. */
-struct outcome {
-	const char *entry;
-	int status;
-	uint32_t ret_site;
-	const uint8_t *value; /* the result field "value" */
-	size_t value_len;
-	bool has_value;
-	const char *engine; /* "profile" name or NULL for the reference */
-	uint64_t virt_ns;
-};
-
-/* Human or JSON report of one invocation: the same lines for both engines,
- * so that their outputs compare line by line except the last. */
-static void report(const struct outcome *o, bool json)
-{
-	if (json) {
-		printf("{\"entry\":\"%s\",\"status\":%d,\"return_site\":%u,\"results\":{", o->entry,
-		       o->status, o->ret_site);
-		if (o->has_value) {
-			printf("\"value\":\"");
-			print_hex(stdout, o->value, o->value_len);
-			printf("\"");
-		}
-		if (o->engine)
-			printf("},\"virtual_ns\":%llu,\"profile\":\"%s\"}\n",
-			       (unsigned long long)o->virt_ns, o->engine);
-		else
-			printf("},\"reference\":true}\n");
-		return;
-	}
-	printf("entry %s: %s\n", o->entry,
-	       o->ret_site ? "returned" : "finished without a return (no match)");
-	if (o->ret_site)
-		printf("  return site  %u\n", o->ret_site);
-	if (o->has_value) {
-		printf("  %-12s ", "value");
-		print_hex(stdout, o->value, o->value_len);
-		printf("\n");
-	}
-	if (o->engine)
-		printf("  latency      %.2f us virtual (cost profile %s; client SEND to result)\n",
-		       (double)o->virt_ns / 1000.0, o->engine);
-	else
-		printf("  reference    computed by the reference interpreter (no NIC, no "
-		       "latency)\n");
 }
 
 struct run_opts {
@@ -216,18 +195,20 @@ static int fill_images(const struct run_opts *o, const struct interp_env *env)
 {
 	char err[320];
 
-	for (unsigned i = 0; i < o->nregs; i++)
-		if (run_image_load(env, o->regs[i].name, o->regs[i].value, err, sizeof(err))) {
-			fprintf(stderr, "prismc run: %s\n", err);
-			return PRISMC_EXIT_IO;
+	for (unsigned i = 0; i < o->nregs; i++) {
+		int rc = run_image_load(env, o->regs[i].name, o->regs[i].value, err, sizeof(err));
+
+		if (rc) {
+			run_fail("%s", err);
+			return rc == RUN_IMAGE_E_NAME ? PRISMC_EXIT_USAGE : PRISMC_EXIT_IO;
 		}
+	}
 	for (unsigned i = 0; i < o->nsets; i++) {
 		int rc = o->set_is_file[i] ? run_image_set_file(env, o->sets[i], err, sizeof(err))
 		                           : run_image_set(env, o->sets[i], err, sizeof(err));
 
 		if (rc) {
-			fprintf(stderr, "prismc run: --set%s: %s\n",
-			        o->set_is_file[i] ? "-file" : "", err);
+			run_fail("--set%s: %s", o->set_is_file[i] ? "-file" : "", err);
 			return PRISMC_EXIT_USAGE;
 		}
 	}
@@ -238,11 +219,14 @@ static int save_images(const struct run_opts *o, const struct interp_env *env)
 {
 	char err[320];
 
-	for (unsigned i = 0; i < o->nsaves; i++)
-		if (run_image_save(env, o->saves[i].name, o->saves[i].value, err, sizeof(err))) {
-			fprintf(stderr, "prismc run: %s\n", err);
-			return PRISMC_EXIT_IO;
+	for (unsigned i = 0; i < o->nsaves; i++) {
+		int rc = run_image_save(env, o->saves[i].name, o->saves[i].value, err, sizeof(err));
+
+		if (rc) {
+			run_fail("%s", err);
+			return rc == RUN_IMAGE_E_NAME ? PRISMC_EXIT_USAGE : PRISMC_EXIT_IO;
 		}
+	}
 	return PRISMC_EXIT_OK;
 }
 
@@ -254,11 +238,14 @@ static int check_arg_names(const struct run_opts *o, const char *const *names, u
 		for (j = 0; j < n && strcmp(names[j], o->args[i].name); j++)
 			;
 		if (j == n) {
-			fprintf(stderr, "prismc run: the entry has no parameter '%s'; it takes:",
-			        o->args[i].name);
-			for (j = 0; j < n; j++)
-				fprintf(stderr, " %s", names[j]);
-			fprintf(stderr, "\n");
+			char list[256] = "";
+			size_t len = 0;
+
+			for (j = 0; j < n && len < sizeof(list); j++)
+				len += (size_t)snprintf(list + len, sizeof(list) - len, " %s",
+				                        names[j]);
+			run_fail("the entry has no parameter '%s'; it takes:%s", o->args[i].name,
+			         n ? list : " none");
 			return PRISMC_EXIT_USAGE;
 		}
 	}
@@ -278,12 +265,14 @@ static int run_reference(const struct run_opts *o)
 	int rc = PRISMC_EXIT_ERRORS;
 
 	diag_render(&u.diag, stderr);
+	if (st == FRONTEND_ERRORS)
+		run_keep("the program has errors (the diagnostics are on stderr)");
 	if (st != FRONTEND_OK) {
 		rc = st == FRONTEND_IO      ? PRISMC_EXIT_IO
 		     : st == FRONTEND_NOMEM ? PRISMC_EXIT_INTERNAL
 		                            : PRISMC_EXIT_ERRORS;
 		if (st == FRONTEND_IO)
-			fprintf(stderr, "prismc run: %s: %s\n", o->path, strerror(u.io_error));
+			run_fail("%s: %s", o->path, strerror(u.io_error));
 		frontend_fini(&u);
 		return rc;
 	}
@@ -292,8 +281,8 @@ static int run_reference(const struct run_opts *o)
 	    o->entry ? ast_find_offload(prog, o->entry) : prog->offloads;
 
 	if (!off) {
-		fprintf(stderr, "prismc run: %s: no offload%s%s\n", o->path, o->entry ? " " : "",
-		        o->entry ? o->entry : "");
+		run_fail("%s: no offload%s%s", o->path, o->entry ? " " : "",
+		         o->entry ? o->entry : "");
 		frontend_fini(&u);
 		return PRISMC_EXIT_USAGE;
 	}
@@ -347,14 +336,14 @@ static int run_reference(const struct run_opts *o)
 		uint32_t bsize = ast_type_width(p->type) ? 0 : (uint32_t)p->type->size;
 
 		if (!kv) {
-			fprintf(stderr, "prismc run: missing --arg %s=VALUE\n", p->name);
+			run_fail("missing --arg %s=VALUE", p->name);
 			rc = PRISMC_EXIT_USAGE;
 			goto out;
 		}
 		if (parse_value(kv, bsize, &v, buf) ||
 		    interp_pack_arg(p, v, buf, bsize, &env, payload, err, sizeof(err))) {
 			if (!bsize && kv)
-				fprintf(stderr, "prismc run: %s\n", err);
+				run_fail("%s", err);
 			rc = PRISMC_EXIT_USAGE;
 			goto out;
 		}
@@ -362,21 +351,24 @@ static int run_reference(const struct run_opts *o)
 	if (interp_run(prog, off, payload, &env, &res))
 		goto nomem;
 	if (!res.ok) {
-		fprintf(stderr, "prismc run: invocation failed (reference): %s\n", res.error);
+		run_fail("invocation failed (reference): %s", res.error);
 		rc = PRISMC_EXIT_ERRORS;
 		goto out;
 	}
-	struct outcome oc = {.entry = off->name,
-	                     .ret_site = res.ret_site,
-	                     .value = res.ret,
-	                     .value_len = res.ret_len,
-	                     .has_value = res.ret_len > 0};
+	struct run_outcome oc = {.entry = off->name,
+	                         .ret_site = res.ret_site,
+	                         .has_result = off->ret_type != NULL,
+	                         .value = res.ret,
+	                         .value_len = res.ret_len,
+	                         .value_le = off->ret_type &&
+	                                     ast_type_order(off->ret_type) == AST_ORDER_LE &&
+	                                     ast_type_width(off->ret_type)};
 
-	report(&oc, o->json);
+	run_report_print(stdout, &oc, o->json);
 	rc = save_images(o, &env);
 	goto out;
 nomem:
-	fprintf(stderr, "prismc run: out of memory\n");
+	run_fail("out of memory");
 	rc = PRISMC_EXIT_INTERNAL;
 out:
 	interp_result_free(&res);
@@ -395,9 +387,13 @@ static int run_nic(const struct run_opts *o)
 	size_t len = 0;
 	int rc = chain_source_load(o->path, o->entry, o->firmware, &yaml, &len);
 
-	if (rc)
+	if (rc) {
+		run_keep(rc == PRISMC_EXIT_ERRORS
+		             ? "the program has errors (the diagnostics are on stderr)"
+		             : "the program could not be read (see stderr)");
 		return rc;
-	prism_set_log_fn(prism_log_stderr, NULL, PRISM_LOG_WARN);
+	}
+	prism_set_log_fn(run_log, NULL, PRISM_LOG_WARN);
 
 	struct prism_device *dev = NULL;
 	struct prism_program *prog = NULL;
@@ -467,7 +463,7 @@ static int run_nic(const struct run_opts *o)
 		prism_client__param(cl, e, i, &pi);
 		kv = find_kv(o->args, o->nargs, pi.name);
 		if (!kv) {
-			fprintf(stderr, "prismc run: missing --arg %s=VALUE\n", pi.name);
+			run_fail("missing --arg %s=VALUE", pi.name);
 			rc = PRISMC_EXIT_USAGE;
 			goto out;
 		}
@@ -494,26 +490,27 @@ static int run_nic(const struct run_opts *o)
 	memset(result, 0, sizeof(result));
 	rc = prism_client__invoke(cl, &c, NULL);
 	if (rc) {
-		fprintf(stderr, "prismc run: invocation failed: %s\n", prism_strerror(rc));
+		run_fail("invocation failed: %s", prism_strerror(rc));
 		rc = PRISMC_EXIT_ERRORS;
 		goto out;
 	}
-	struct outcome oc = {.entry = c.entry,
-	                     .status = c.status,
-	                     .ret_site = c.ret_site,
-	                     .engine =
-	                         prism_device__profile(dev) ? prism_device__profile(dev) : o->cost,
-	                     .virt_ns = c.virt_ns};
+	struct run_outcome oc = {.entry = c.entry,
+	                         .status = c.status,
+	                         .ret_site = c.ret_site,
+	                         .engine = prism_device__profile(dev) ? prism_device__profile(dev)
+	                                                              : o->cost,
+	                         .virt_ns = c.virt_ns};
 
 	if (prism_client__result_count(cl, e) > 0) {
 		struct prism_result_info ri;
 
 		prism_client__result(cl, e, 0, &ri);
+		oc.has_result = true;
 		oc.value = result + ri.offset;
 		oc.value_len = ri.size;
-		oc.has_value = true;
+		oc.value_le = !ri.big_endian;
 	}
-	report(&oc, o->json);
+	run_report_print(stdout, &oc, o->json);
 	rc = save_images(o, &env);
 	if (!rc && o->trace && !o->json)
 		printf("  trace        %s (open in ui.perfetto.dev or chrome://tracing)\n",
@@ -527,7 +524,7 @@ out:
 	return rc;
 }
 
-static int run_run(int argc, char **argv)
+static int run_cmd(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 	    {"entry", required_argument, NULL, 'e'},
@@ -572,8 +569,7 @@ static int run_run(int argc, char **argv)
 			unsigned cap = ch == 'a' ? RUN_MAX_ARGS : RUN_MAX_REGIONS;
 
 			if (split_kv(optarg, &kv) || *n == cap) {
-				fprintf(stderr, "prismc run: --%s wants NAME=VALUE (at most %u)\n",
-				        opt, cap);
+				run_fail("--%s wants NAME=VALUE (at most %u)", opt, cap);
 				return PRISMC_EXIT_USAGE;
 			}
 			(ch == 'a' ? o.args : ch == 'r' ? o.regs : o.saves)[(*n)++] = kv;
@@ -582,8 +578,7 @@ static int run_run(int argc, char **argv)
 		case 's':
 		case 'S':
 			if (o.nsets == RUN_MAX_SETS) {
-				fprintf(stderr, "prismc run: at most %u --set/--set-file\n",
-				        RUN_MAX_SETS);
+				run_fail("at most %u --set/--set-file", RUN_MAX_SETS);
 				return PRISMC_EXIT_USAGE;
 			}
 			o.set_is_file[o.nsets] = ch == 'S';
@@ -609,13 +604,12 @@ static int run_run(int argc, char **argv)
 			o.json = true;
 			break;
 		default:
-			fprintf(stderr, "prismc run: bad option '%s' (see --help)\n",
-			        argv[optind - 1]);
+			run_fail("bad option '%s' (see --help)", argv[optind - 1]);
 			return PRISMC_EXIT_USAGE;
 		}
 	}
 	if (optind != argc - 1) {
-		fprintf(stderr, "prismc run: need one .prism or .chain file\n");
+		run_fail("need one .prism or .chain file");
 		return PRISMC_EXIT_USAGE;
 	}
 	o.path = argv[optind];
@@ -623,18 +617,32 @@ static int run_run(int argc, char **argv)
 		size_t pl = strlen(o.path);
 
 		if (pl > 6 && !strcmp(o.path + pl - 6, ".chain")) {
-			fprintf(stderr, "prismc run: --reference interprets the source: give the "
-			                ".prism file\n");
+			run_fail("--reference interprets the source: give the .prism file");
 			return PRISMC_EXIT_USAGE;
 		}
 		if (o.trace) {
-			fprintf(stderr,
-			        "prismc run: --trace traces the NIC; not with --reference\n");
+			run_fail("--trace traces the NIC; not with --reference");
 			return PRISMC_EXIT_USAGE;
 		}
 		return run_reference(&o);
 	}
 	return run_nic(&o);
+}
+
+/* With --json a failure is also one JSON object on stdout: {"error", "exit_status"}. */
+static int run_run(int argc, char **argv)
+{
+	memset(&run_err, 0, sizeof(run_err));
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--json"))
+			run_err.json = true;
+
+	int rc = run_cmd(argc, argv);
+
+	if (rc && run_err.json)
+		run_report_error_json(stdout, NULL,
+		                      run_err.first[0] ? run_err.first : "failed (see stderr)", rc);
+	return rc;
 }
 
 const struct prismc_cmd cmd_run = {

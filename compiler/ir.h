@@ -285,6 +285,7 @@ struct ir_prog {
 	 * response WRITE is shifted so that its value lands at result_off
 	 * (lower_effects.c); result_width is the widest value */
 	uint32_t result_off, result_width;
+	bool result_le;    /* the declared result is a little-endian integer */
 	uint32_t barriers; /* WAIT+ENABLE steps (sched_barrier) */
 	int q_ctl, q_conn; /* queue indices */
 	int q_main;        /* queue whose end enables the responses (lane 0, or the

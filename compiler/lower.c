@@ -471,6 +471,7 @@ static struct ir_prog *lower_attempt(struct diag_ctx *d, const struct ast_progra
 		                 : -1;
 	}
 	p->n_params = off->nparams;
+	p->result_le = off->ret_type && ast_type_order(off->ret_type) == AST_ORDER_LE;
 	bool ok = number_returns(&c, off->body) && lower_block(&c, off->body) &&
 	          lower_flush_phis(&c) && lower_final_response(&c) && lower_finish_reads(&c) &&
 	          lower_check_loop_escapes(&c) && layout_payload(&c);

@@ -3,5 +3,5 @@
 # the reference interpreter (the language's executable definition) and the
 # region images `run` fills; test suites link INTERP_SRCS.
 INTERP_SRCS := compiler/interp.c
-PRISMC_SRCS += compiler/cmd_run.c compiler/cmd_post.c compiler/chain_source.c \
+PRISMC_SRCS += compiler/cmd_run.c compiler/run_report.c compiler/cmd_post.c compiler/chain_source.c \
 	compiler/run_image.c compiler/cmd_devices.c $(INTERP_SRCS)

@@ -20,6 +20,21 @@ static const struct interp_region *find(const struct interp_env *env, const char
 	return NULL;
 }
 
+/* "<what>: no region 'x'; the program declares: a, b" in @err. */
+static int no_region(const struct interp_env *env, const char *what, const char *name, int len,
+                     char *err, size_t errlen)
+{
+	size_t n = (size_t)snprintf(err, errlen, "%sno region '%.*s'; the program declares", what,
+	                            len, name);
+
+	for (size_t i = 0; i < env->nregions && n < errlen; i++)
+		n += (size_t)snprintf(err + n, errlen - n, "%s %s", i ? "," : ":",
+		                      env->regions[i].name);
+	if (!env->nregions && n < errlen)
+		snprintf(err + n, errlen - n, " none");
+	return RUN_IMAGE_E_NAME;
+}
+
 /* "REGION[+OFF]" up to @end: the region and the offset. */
 static int region_offset(const struct interp_env *env, const char *s, const char *end,
                          const struct interp_region **r, uint64_t *off, char *err, size_t errlen)
@@ -29,10 +44,8 @@ static int region_offset(const struct interp_env *env, const char *s, const char
 	char *e;
 
 	*r = find(env, s, (size_t)(name_end - s));
-	if (!*r) {
-		snprintf(err, errlen, "no region '%.*s'", (int)(name_end - s), s);
-		return -1;
-	}
+	if (!*r)
+		return no_region(env, "", s, (int)(name_end - s), err, errlen);
 	*off = 0;
 	if (plus) {
 		errno = 0;
@@ -180,10 +193,8 @@ int run_image_load(const struct interp_env *env, const char *name, const char *p
 	const struct interp_region *r = find(env, name, strlen(name));
 	FILE *f;
 
-	if (!r) {
-		snprintf(err, errlen, "--region %s: the program declares no such region", name);
-		return -1;
-	}
+	if (!r)
+		return no_region(env, "--region: ", name, (int)strlen(name), err, errlen);
 	f = fopen(path, "rb");
 	if (!f) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
@@ -208,10 +219,8 @@ int run_image_save(const struct interp_env *env, const char *name, const char *p
 	const struct interp_region *r = find(env, name, strlen(name));
 	FILE *f;
 
-	if (!r) {
-		snprintf(err, errlen, "--save %s: the program declares no such region", name);
-		return -1;
-	}
+	if (!r)
+		return no_region(env, "--save: ", name, (int)strlen(name), err, errlen);
 	f = fopen(path, "wb");
 	if (!f || fwrite(r->bytes, 1, r->size, f) != r->size) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));

@@ -21,6 +21,11 @@
 
 #include "compiler/interp.h"
 
+/* What the functions below return besides 0 and -1 (a message in @err):
+ * a region name the program does not declare (the message lists those it
+ * does), a usage error rather than an unreadable file. */
+#define RUN_IMAGE_E_NAME (-2)
+
 /* Apply one `--set` specification.  0, or -1 with @err filled. */
 int run_image_set(const struct interp_env *env, const char *spec, char *err, size_t errlen);
 /* Apply a file of specifications, one a line; '#' starts a comment.

@@ -14,6 +14,7 @@
  */
 #include "core/chainobj.h"
 #include "core/chainobj_diag.h"
+#include "core/chainobj_yaml.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -847,11 +848,16 @@ static int check_summary(struct vctx *v)
 				return VFAIL(v, CHAINOBJ_E_DUPLICATE, t->line,
 				             "region '%s' listed twice",
 				             o->regions[t->region].name);
-		if (!t->access || (t->access & ~o->regions[t->region].access))
-			return VFAIL(v, CHAINOBJ_E_RANGE, t->line,
-			             "access 0x%x beyond what region '%s' declares (0x%x)",
-			             t->access, o->regions[t->region].name,
-			             o->regions[t->region].access);
+		if (!t->access || (t->access & ~o->regions[t->region].access)) {
+			char has[32], wants[32];
+
+			return VFAIL(
+			    v, CHAINOBJ_E_RANGE, t->line,
+			    "access %s beyond what region '%s' declares (%s)",
+			    chainobj_access_words(t->access, wants, sizeof(wants)),
+			    o->regions[t->region].name,
+			    chainobj_access_words(o->regions[t->region].access, has, sizeof(has)));
+		}
 	}
 	return 0;
 }

@@ -10,6 +10,7 @@
  */
 #include "core/chainobj_yaml.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static const char *const ring_words[] = {
@@ -50,6 +51,24 @@ const char *chainobj_yaml_ptype_name(enum chainobj_ptype t)
 const char *chainobj_yaml_access_name(unsigned bit_index)
 {
 	return WORD(access_words, bit_index);
+}
+
+const char *chainobj_access_words(unsigned mask, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	if (!len)
+		return buf;
+	buf[0] = 0;
+	for (unsigned b = 0; b < 32 && n < len; b++)
+		if (mask & (1u << b))
+			n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "|" : "",
+			                      b < sizeof(access_words) / sizeof(access_words[0])
+			                          ? access_words[b]
+			                          : "?");
+	if (!mask)
+		snprintf(buf, len, "none");
+	return buf;
 }
 
 static const char *role_word(int v)

@@ -16,6 +16,9 @@ const char *chainobj_yaml_ring_name(enum chainobj_ring r);
 const char *chainobj_yaml_order_name(enum chainobj_order o);
 const char *chainobj_yaml_ptype_name(enum chainobj_ptype t);
 const char *chainobj_yaml_access_name(unsigned bit_index);
+/* An access mask (enum chainobj_access; the API's PRISM_ACCESS_* bits are
+ * the same) as words for messages: "read|write", or "none". Returns @buf. */
+const char *chainobj_access_words(unsigned mask, char *buf, size_t len);
 
 /* The enumerated fields of the schema. */
 enum chainobj_kwset {

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/chain_verify.h"
+#include "core/chainobj_yaml.h"
 #include "core/opts.h"
 #include "core/program.h"
 
@@ -179,10 +180,14 @@ static int bind_regions(struct prism_program *prog, struct prism_device *dev)
 			if (d->access & acc[a].obj)
 				need |= acc[a].api;
 		if (r->len < d->size || (r->access & need) != need) {
-			core_err("program '%s': region '%s' is %zu bytes with access 0x%x; the "
-			         "program declares %llu bytes with access 0x%x",
-			         prog->name, d->name, r->len, r->access,
-			         (unsigned long long)d->size, need);
+			char has[32], wants[32];
+
+			core_err("program '%s': region '%s' is %zu bytes with access %s; the "
+			         "program declares %llu bytes with access %s",
+			         prog->name, d->name, r->len,
+			         chainobj_access_words(r->access, has, sizeof(has)),
+			         (unsigned long long)d->size,
+			         chainobj_access_words(need, wants, sizeof(wants)));
 			return -PRISM_E_REGION;
 		}
 		prog->regions[i] = r;

@@ -20,75 +20,14 @@
 #include <cmocka.h>
 
 #include "compiler/cmd.h"
+#include "tests/compiler/cmd_capture.h"
 #include "core/chainobj.h"
 #include "tests/chainobj/chain_fixture.h"
 
 extern const struct prismc_cmd cmd_dump;
 
-struct run_result {
-	int rc;
-	char *out;
-	char *err;
-};
-
-static char *read_all(FILE *f)
-{
-	long n;
-	char *buf;
-
-	fflush(f);
-	n = ftell(f);
-	assert_true(n >= 0);
-	buf = malloc((size_t)n + 1);
-	assert_non_null(buf);
-	rewind(f);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = 0;
-	return buf;
-}
-
-/* Run `prismc dump <args...>` (NULL-terminated), capturing fds 1 and 2. */
-static struct run_result run(const char *arg, ...)
-{
-	char *argv[16] = {"dump"};
-	int argc = 1, saved_out, saved_err;
-	FILE *out = tmpfile(), *err = tmpfile();
-	struct run_result r;
-	va_list ap;
-
-	assert_non_null(out);
-	assert_non_null(err);
-	va_start(ap, arg);
-	for (const char *a = arg; a && argc < 15; a = va_arg(ap, const char *))
-		argv[argc++] = (char *)a;
-	va_end(ap);
-	fflush(stdout);
-	fflush(stderr);
-	saved_out = dup(1);
-	saved_err = dup(2);
-	dup2(fileno(out), 1);
-	dup2(fileno(err), 2);
-	r.rc = cmd_dump.run(argc, argv);
-	fflush(stdout);
-	fflush(stderr);
-	dup2(saved_out, 1);
-	dup2(saved_err, 2);
-	close(saved_out);
-	close(saved_err);
-	fseek(out, 0, SEEK_END);
-	fseek(err, 0, SEEK_END);
-	r.out = read_all(out);
-	r.err = read_all(err);
-	fclose(out);
-	fclose(err);
-	return r;
-}
-
-static void release(struct run_result *r)
-{
-	free(r->out);
-	free(r->err);
-}
+/* `prismc dump ARGS...` (NULL-terminated), capturing stdout and stderr. */
+#define run(...) cmd_capture(&cmd_dump, __VA_ARGS__)
 
 /* The fixture written as a .chain file; returns its path (static). */
 static const char *fixture_file(const char *find, const char *repl)
@@ -125,32 +64,32 @@ static const char *fixture_file(const char *find, const char *repl)
 static void test_dump_chain_file(void **state)
 {
 	const char *path = fixture_file(NULL, NULL);
-	struct run_result r = run(path, NULL);
+	struct cmd_result r = run(path, NULL);
 
 	assert_int_equal(r.rc, PRISMC_EXIT_OK);
 	assert_non_null(strstr(r.out, "program hash_get: schema 1"));
 	assert_non_null(strstr(r.out, "<- worker#2 cas [0..7]"));
 	assert_string_equal(r.err, "");
-	release(&r);
+	cmd_result_free(&r);
 	r = run("--stats", path, NULL);
 	assert_int_equal(r.rc, PRISMC_EXIT_OK);
 	assert_non_null(strstr(r.out, "predicted latency (cx5, sequential model): 3.09 us"));
-	release(&r);
+	cmd_result_free(&r);
 	r = run("--json", "--raw", path, NULL);
 	assert_int_equal(r.rc, PRISMC_EXIT_OK);
 	assert_memory_equal(r.out, "{\"schema\":1,\"program\":\"hash_get\"", 32);
-	release(&r);
+	cmd_result_free(&r);
 	r = run(path, "--dot", NULL);
 	assert_int_equal(r.rc, PRISMC_EXIT_OK);
 	assert_memory_equal(r.out, "digraph \"hash_get\" {", 20);
-	release(&r);
+	cmd_result_free(&r);
 	unlink(path);
 }
 
 static void test_dump_rejects_tampered_chain(void **state)
 {
 	const char *path = fixture_file("sq-slots: 64", "sq-slots: 63");
-	struct run_result r = run(path, NULL);
+	struct cmd_result r = run(path, NULL);
 	char want[128];
 
 	assert_int_equal(r.rc, PRISMC_EXIT_ERRORS);
@@ -158,65 +97,65 @@ static void test_dump_rejects_tampered_chain(void **state)
 	snprintf(want, sizeof(want), "%s:", path);
 	assert_memory_equal(r.err, want, strlen(want));
 	assert_non_null(strstr(r.err, ": error: queues[0].sq-slots: 63: not a power of two"));
-	release(&r);
+	cmd_result_free(&r);
 	unlink(path);
 }
 
 static void test_dump_usage_and_io_errors(void **state)
 {
-	struct run_result r = run(NULL);
+	struct cmd_result r = run(NULL);
 
 	assert_int_equal(r.rc, PRISMC_EXIT_USAGE);
 	assert_non_null(strstr(r.err, "usage: prismc dump"));
-	release(&r);
+	cmd_result_free(&r);
 	r = run("--bogus", "x.chain", NULL);
 	assert_int_equal(r.rc, PRISMC_EXIT_USAGE);
 	assert_non_null(strstr(r.err, "unknown option '--bogus'"));
-	release(&r);
+	cmd_result_free(&r);
 	r = run("--dot", "--json", "x.chain", NULL);
 	assert_int_equal(r.rc, PRISMC_EXIT_USAGE);
-	release(&r);
+	cmd_result_free(&r);
 	r = run("a.chain", "b.chain", NULL);
 	assert_int_equal(r.rc, PRISMC_EXIT_USAGE);
-	release(&r);
+	cmd_result_free(&r);
 	r = run("--profile", "fast", "a.prism", NULL);
 	assert_int_equal(r.rc, PRISMC_EXIT_USAGE);
-	release(&r);
+	cmd_result_free(&r);
 	r = run("/nonexistent/x.chain", NULL);
 	assert_int_equal(r.rc, PRISMC_EXIT_IO);
 	assert_non_null(strstr(r.err, "No such file"));
-	release(&r);
+	cmd_result_free(&r);
 }
 
 /* A .prism source goes through the whole pipeline first. */
 static void test_dump_prism_source(void **state)
 {
-	struct run_result r = run("lib/chains/hash_get.prism", NULL);
+	struct cmd_result r = run("lib/chains/hash_get.prism", NULL);
 
 	assert_int_equal(r.rc, PRISMC_EXIT_OK);
 	assert_non_null(strstr(r.out, "\nqueue conn (conn, managed send"));
 	assert_non_null(strstr(r.out, "recv-scatter"));
 	assert_non_null(strstr(r.out, "verifier: verified"));
-	release(&r);
+	cmd_result_free(&r);
 	r = run("--stats", "--profile", "relaxed", "--entry", "get", "lib/chains/hash_get.prism",
 	        NULL);
 	assert_int_equal(r.rc, PRISMC_EXIT_OK);
 	assert_non_null(strstr(r.out, "predicted latency (cx5"));
-	release(&r);
+	cmd_result_free(&r);
 	/* the cost profile by name or as a YAML file; --firmware is --profile */
 	r = run("--stats", "--firmware", "strict", "--cost", "profiles/cx5.yaml",
 	        "lib/chains/hash_get.prism", NULL);
 	assert_int_equal(r.rc, PRISMC_EXIT_OK);
 	assert_non_null(strstr(r.out, "predicted latency (cx5"));
-	release(&r);
+	cmd_result_free(&r);
 	r = run("--stats", "--cost", "nope", "lib/chains/hash_get.prism", NULL);
 	assert_int_equal(r.rc, PRISMC_EXIT_USAGE);
 	assert_non_null(strstr(r.err, "prismc dump: --cost nope: "));
-	release(&r);
+	cmd_result_free(&r);
 	r = run("--stats", "--firmware", "cx5", "lib/chains/hash_get.prism", NULL);
 	assert_int_equal(r.rc, PRISMC_EXIT_USAGE);
 	assert_non_null(strstr(r.err, "is a cost profile"));
-	release(&r);
+	cmd_result_free(&r);
 }
 
 /*
@@ -231,7 +170,7 @@ static void test_dump_prism_source(void **state)
 static void test_dump_dot_compiled_enables(void **state)
 {
 	static const char *golden = "tests/compiler/golden/hash_get.compiled.dot";
-	struct run_result r = run("--dot", "tests/compiler/golden/hash_get.chain", NULL);
+	struct cmd_result r = run("--dot", "tests/compiler/golden/hash_get.chain", NULL);
 	unsigned enables = 0;
 
 	assert_int_equal(r.rc, PRISMC_EXIT_OK);
@@ -257,21 +196,21 @@ static void test_dump_dot_compiled_enables(void **state)
 
 	assert_non_null(f);
 	fseek(f, 0, SEEK_END);
-	char *want = read_all(f);
+	char *want = cmd_read_all(f);
 
 	fclose(f);
 	if (strcmp(r.out, want))
 		print_error("%s differs; got:\n%s\n", golden, r.out);
 	assert_string_equal(r.out, want);
 	free(want);
-	release(&r);
+	cmd_result_free(&r);
 }
 
 static void test_dump_prism_with_errors(void **state)
 {
 	char path[] = "/tmp/prism-dump-bad-XXXXXX.prism";
 	int fd = mkstemps(path, 6);
-	struct run_result r;
+	struct cmd_result r;
 
 	assert_true(fd >= 0);
 	assert_true(write(fd, "offload (", 9) == 9);
@@ -280,7 +219,7 @@ static void test_dump_prism_with_errors(void **state)
 	assert_int_equal(r.rc, PRISMC_EXIT_ERRORS);
 	assert_string_equal(r.out, "");
 	assert_non_null(strstr(r.err, "error"));
-	release(&r);
+	cmd_result_free(&r);
 	unlink(path);
 }
 

@@ -19,76 +19,16 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <jansson.h>
 
 #include "compiler/cmd.h"
+#include "tests/compiler/cmd_capture.h"
 #include "compiler/run_image.h"
 
 extern const struct prismc_cmd cmd_run;
 
-struct run_result {
-	int rc;
-	char *out, *err;
-};
-
-static char *read_all(FILE *f)
-{
-	long n;
-	char *buf;
-
-	fflush(f);
-	fseek(f, 0, SEEK_END);
-	n = ftell(f);
-	assert_true(n >= 0);
-	buf = malloc((size_t)n + 1);
-	assert_non_null(buf);
-	rewind(f);
-	assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
-	buf[n] = 0;
-	return buf;
-}
-
-/* `prismc run ARGS...` (NULL-terminated), capturing fds 1 and 2. */
-static struct run_result run(const char *arg, ...)
-{
-	char *argv[40] = {"run"};
-	int argc = 1, saved_out, saved_err;
-	FILE *out = tmpfile(), *err = tmpfile();
-	struct run_result r;
-	va_list ap;
-
-	assert_non_null(out);
-	assert_non_null(err);
-	va_start(ap, arg);
-	for (const char *a = arg; a && argc < 39; a = va_arg(ap, const char *))
-		argv[argc++] = strdup(a);
-	va_end(ap);
-	fflush(stdout);
-	fflush(stderr);
-	saved_out = dup(1);
-	saved_err = dup(2);
-	dup2(fileno(out), 1);
-	dup2(fileno(err), 2);
-	r.rc = cmd_run.run(argc, argv);
-	fflush(stdout);
-	fflush(stderr);
-	dup2(saved_out, 1);
-	dup2(saved_err, 2);
-	close(saved_out);
-	close(saved_err);
-	r.out = read_all(out);
-	r.err = read_all(err);
-	fclose(out);
-	fclose(err);
-	for (int i = 1; i < argc; i++)
-		free(argv[i]);
-	return r;
-}
-
-static void release(struct run_result *r)
-{
-	free(r->out);
-	free(r->err);
-}
+/* `prismc run ARGS...` (NULL-terminated), capturing stdout and stderr. */
+#define run(...) cmd_capture(&cmd_run, __VA_ARGS__)
 
 /* Everything before the last line (latency / reference). */
 static char *without_last_line(const char *s)
@@ -120,8 +60,8 @@ static void test_hash_get_nic_and_reference_agree(void **state)
 
 	(void)state;
 	for (int f = 0; f < 2; f++) {
-		struct run_result nic = run(HG, HG_IMAGE, "--firmware", firmware[f], NULL);
-		struct run_result ref = run(HG, HG_IMAGE, "--reference", NULL);
+		struct cmd_result nic = run(HG, HG_IMAGE, "--firmware", firmware[f], NULL);
+		struct cmd_result ref = run(HG, HG_IMAGE, "--reference", NULL);
 
 		if (nic.rc)
 			fprintf(stderr, "%s", nic.err);
@@ -137,40 +77,43 @@ static void test_hash_get_nic_and_reference_agree(void **state)
 		assert_string_equal(a, b);
 		free(a);
 		free(b);
-		release(&nic);
-		release(&ref);
+		cmd_result_free(&nic);
+		cmd_result_free(&ref);
 	}
 	/* the key nowhere: no return, on both */
-	struct run_result nic = run(HG, "--arg", "key=7", "--arg", "b1=0", "--arg", "b2=16", NULL);
-	struct run_result ref =
+	struct cmd_result nic = run(HG, "--arg", "key=7", "--arg", "b1=0", "--arg", "b2=16", NULL);
+	struct cmd_result ref =
 	    run(HG, "--arg", "key=7", "--arg", "b1=0", "--arg", "b2=16", "--reference", NULL);
 
 	assert_int_equal(nic.rc, PRISMC_EXIT_OK);
 	assert_int_equal(ref.rc, PRISMC_EXIT_OK);
-	assert_non_null(strstr(nic.out, "finished without a return"));
-	assert_non_null(strstr(ref.out, "finished without a return"));
-	release(&nic);
-	release(&ref);
+	assert_non_null(strstr(nic.out, "finished without a return: no `return` ran"));
+	assert_non_null(strstr(ref.out, "finished without a return: no `return` ran"));
+	/* a miss has no value: nothing zero-filled is printed */
+	assert_null(strstr(nic.out, "  value "));
+	assert_null(strstr(ref.out, "  value "));
+	cmd_result_free(&nic);
+	cmd_result_free(&ref);
 }
 
 static void test_reference_json_and_fault(void **state)
 {
 	(void)state;
-	struct run_result r =
+	struct cmd_result r =
 	    run(HG, HG_IMAGE, "--reference", "--json", "--entry", "get_parallel", NULL);
 
 	assert_int_equal(r.rc, PRISMC_EXIT_OK);
 	assert_non_null(
 	    strstr(r.out, "{\"entry\":\"get_parallel\",\"status\":0,\"return_site\":2,"));
 	assert_non_null(strstr(r.out, "\"reference\":true}"));
-	release(&r);
+	cmd_result_free(&r);
 	/* the bucket's pointer left at zero: outside region values */
 	r = run(HG, "--arg", "key=0x42", "--arg", "b1=32", "--arg", "b2=64", "--set",
 	        "table+64=be24:0x42", "--reference", NULL);
 	assert_int_equal(r.rc, PRISMC_EXIT_ERRORS);
 	assert_non_null(strstr(r.err, "invocation failed (reference)"));
 	assert_non_null(strstr(r.err, "outside region 'values'"));
-	release(&r);
+	cmd_result_free(&r);
 }
 
 /* Run-time arithmetic the reference computes at the operands' width. */
@@ -193,11 +136,11 @@ static void test_reference_arithmetic(void **state)
 	char arg[64];
 
 	snprintf(arg, sizeof(arg), "m=%s", save);
-	struct run_result r = run(path, "--reference", "--arg", "p=0", "--arg", "x=3", "--set",
+	struct cmd_result r = run(path, "--reference", "--arg", "p=0", "--arg", "x=3", "--set",
 	                          "m+0=le64:0x5555555555555556", "--save", arg, NULL);
 
 	assert_int_equal(r.rc, PRISMC_EXIT_OK);
-	release(&r);
+	cmd_result_free(&r);
 	f = fopen(save, "rb");
 	assert_non_null(f);
 	assert_int_equal(fread(m, 1, sizeof(m), f), sizeof(m));
@@ -213,38 +156,38 @@ static void test_reference_arithmetic(void **state)
 static void test_profile_options(void **state)
 {
 	(void)state;
-	struct run_result r = run(HG, "--profile", "cx5", NULL);
+	struct cmd_result r = run(HG, "--profile", "cx5", NULL);
 
 	assert_int_equal(r.rc, PRISMC_EXIT_USAGE);
 	assert_non_null(strstr(r.err, "'cx5' is a cost profile"));
 	assert_non_null(strstr(r.err, "--cost"));
-	release(&r);
+	cmd_result_free(&r);
 	r = run(HG, "--firmware", "fast", NULL);
 	assert_int_equal(r.rc, PRISMC_EXIT_USAGE);
 	assert_non_null(strstr(r.err, "unknown firmware profile 'fast'"));
-	release(&r);
+	cmd_result_free(&r);
 	r = run(HG, HG_IMAGE, "--profile", "strict", "--cost", "cx5", "--json", NULL);
 	assert_int_equal(r.rc, PRISMC_EXIT_OK);
 	assert_non_null(strstr(r.out, "\"profile\":\"cx5\""));
-	release(&r);
+	cmd_result_free(&r);
 	r = run("x.chain", "--reference", NULL);
 	assert_int_equal(r.rc, PRISMC_EXIT_USAGE);
 	assert_non_null(strstr(r.err, "give the .prism file"));
-	release(&r);
+	cmd_result_free(&r);
 }
 
 static void test_device_option(void **state)
 {
 	(void)state;
-	struct run_result r = run(HG, HG_IMAGE, "--device", "sim", NULL);
+	struct cmd_result r = run(HG, HG_IMAGE, "--device", "sim", NULL);
 
 	assert_int_equal(r.rc, PRISMC_EXIT_OK);
 	assert_non_null(strstr(r.out, "00112233445566778899aabbccddeeff"));
-	release(&r);
+	cmd_result_free(&r);
 	r = run(HG, HG_IMAGE, "--device", "mlx5_99", NULL);
 	assert_int_equal(r.rc, PRISMC_EXIT_ERRORS);
 	assert_non_null(strstr(r.err, "'mlx5_99'"));
-	release(&r);
+	cmd_result_free(&r);
 }
 
 static void test_set_errors(void **state)
@@ -262,13 +205,13 @@ static void test_set_errors(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		struct run_result r = run(HG, "--reference", "--set", bad[i][0], NULL);
+		struct cmd_result r = run(HG, "--reference", "--set", bad[i][0], NULL);
 
 		assert_int_equal(r.rc, PRISMC_EXIT_USAGE);
 		if (!strstr(r.err, bad[i][1]))
 			fprintf(stderr, "--set %s: %s", bad[i][0], r.err);
 		assert_non_null(strstr(r.err, bad[i][1]));
-		release(&r);
+		cmd_result_free(&r);
 	}
 }
 
@@ -315,8 +258,126 @@ static void test_image_relocation(void **state)
 	assert_int_equal(run_image_load(&env, "b", path, err, sizeof(err)), 0);
 	assert_int_equal(b[0], 1);
 	assert_int_equal(run_image_load(&env, "a", path, err, sizeof(err)), 0);
-	assert_int_equal(run_image_load(&env, "nowhere", path, err, sizeof(err)), -1);
+	assert_int_equal(run_image_load(&env, "nowhere", path, err, sizeof(err)), RUN_IMAGE_E_NAME);
+	assert_non_null(strstr(err, "no region 'nowhere'; the program declares: a, b"));
 	unlink(path);
+}
+
+/* A source file in /tmp with @text; returns its path (static, one at a time). */
+static const char *temp_source(const char *text)
+{
+	static char path[64];
+	int fd;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/tmp/prism-run-XXXXXX.prism");
+	fd = mkstemps(path, 6);
+	assert_true(fd >= 0);
+	f = fdopen(fd, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	return path;
+}
+
+/* An le64 result is a number; a store without a return says so; on both
+ * engines, which still print the same lines. */
+static void test_results_in_plain_words(void **state)
+{
+	const char *src = temp_source("struct r { a: le64; b: be16; }\n"
+	                              "region m: r[2] writable;\n"
+	                              "offload get(p: *r in m) -> le64 { return p.a; }\n"
+	                              "offload put(p: *r in m, x: le64) { p.a = x; }\n");
+
+	(void)state;
+	struct cmd_result nic =
+	    run(src, "--entry", "get", "--arg", "p=0", "--set", "m+0=le64:300", NULL);
+	struct cmd_result ref = run(src, "--entry", "get", "--arg", "p=0", "--set", "m+0=le64:300",
+	                            "--reference", NULL);
+
+	assert_int_equal(nic.rc, PRISMC_EXIT_OK);
+	assert_int_equal(ref.rc, PRISMC_EXIT_OK);
+	assert_non_null(strstr(nic.out, "  value        300 (0x12c)\n"));
+	char *a = without_last_line(nic.out), *b = without_last_line(ref.out);
+
+	assert_string_equal(a, b);
+	free(a);
+	free(b);
+	cmd_result_free(&nic);
+	cmd_result_free(&ref);
+	nic = run(src, "--entry", "get", "--arg", "p=0", "--set", "m+0=le64:300", "--json", NULL);
+	assert_non_null(strstr(nic.out, "\"returned\":true,\"results\":{\"value\":300}"));
+	cmd_result_free(&nic);
+	nic = run(src, "--entry", "put", "--arg", "p=0", "--arg", "x=5", NULL);
+	ref = run(src, "--entry", "put", "--arg", "p=0", "--arg", "x=5", "--reference", NULL);
+	assert_int_equal(nic.rc, PRISMC_EXIT_OK);
+	assert_int_equal(ref.rc, PRISMC_EXIT_OK);
+	assert_non_null(strstr(nic.out, "entry put: ran to the end (it returns nothing)\n"));
+	assert_non_null(strstr(ref.out, "entry put: ran to the end (it returns nothing)\n"));
+	assert_null(strstr(nic.out, "no match"));
+	assert_null(strstr(nic.out, "  value "));
+	cmd_result_free(&nic);
+	cmd_result_free(&ref);
+	unlink(src);
+}
+
+/* A region name the program does not declare: usage, with the names it does. */
+static void test_region_name_typo(void **state)
+{
+	static const char *opt[] = {"--region", "--save"};
+
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		struct cmd_result r = run(HG, HG_IMAGE, opt[i], "tabel=/dev/null", NULL);
+
+		assert_int_equal(r.rc, PRISMC_EXIT_USAGE);
+		assert_non_null(
+		    strstr(r.err, "no region 'tabel'; the program declares: table, values"));
+		cmd_result_free(&r);
+	}
+	struct cmd_result r = run(HG, "--reference", "--set", "tabel+0=u8:1", NULL);
+
+	assert_int_equal(r.rc, PRISMC_EXIT_USAGE);
+	assert_non_null(strstr(r.err, "no region 'tabel'; the program declares: table, values"));
+	cmd_result_free(&r);
+}
+
+/* --json: a failure is one JSON object on stdout too. */
+static void test_json_failures(void **state)
+{
+	static const struct {
+		const char *engine, *opt, *val, *error;
+		int rc;
+	} cases[] = {
+	    {"--firmware=relaxed", "--region", "tabel=/dev/null", "no region 'tabel'",
+	     PRISMC_EXIT_USAGE},
+	    {"--reference", "--arg", "nokey=1", "no parameter 'nokey'", PRISMC_EXIT_USAGE},
+	    /* the bucket's pointer left at zero: outside region values */
+	    {"--reference", "--set", "table+64=be24:0x42", "outside region 'values'",
+	     PRISMC_EXIT_ERRORS},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct cmd_result r =
+		    run(HG, "--json", cases[i].engine, "--arg", "key=0x42", "--arg", "b1=32",
+		        "--arg", "b2=64", cases[i].opt, cases[i].val, NULL);
+		json_error_t jerr;
+		json_t *doc = json_loads(r.out, 0, &jerr);
+
+		assert_int_equal(r.rc, cases[i].rc);
+		if (!doc)
+			fprintf(stderr, "not JSON (%s): %s", jerr.text, r.out);
+		assert_non_null(doc);
+		const char *msg = json_string_value(json_object_get(doc, "error"));
+
+		assert_non_null(msg);
+		assert_non_null(strstr(msg, cases[i].error));
+		assert_int_equal(json_integer_value(json_object_get(doc, "exit_status")),
+		                 cases[i].rc);
+		json_decref(doc);
+		cmd_result_free(&r);
+	}
 }
 
 int main(void)
@@ -329,6 +390,9 @@ int main(void)
 	    cmocka_unit_test(test_device_option),
 	    cmocka_unit_test(test_set_errors),
 	    cmocka_unit_test(test_image_relocation),
+	    cmocka_unit_test(test_results_in_plain_words),
+	    cmocka_unit_test(test_region_name_typo),
+	    cmocka_unit_test(test_json_failures),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -471,8 +471,13 @@ static void test_load_needs_regions(void **state)
 	assert_non_null(dev);
 	assert_non_null(prog);
 	assert_int_equal(prism_program__load(prog, dev), -PRISM_E_NOREGION);
-	assert_non_null(prism_device__register_region(dev, "table", small, sizeof(small), NULL));
+	PRISM_OPTS(prism_region_opts, ro, .access = PRISM_ACCESS_WRITE | PRISM_ACCESS_ATOMIC);
+	assert_non_null(prism_device__register_region(dev, "table", small, sizeof(small), &ro));
 	assert_int_equal(prism_program__load(prog, dev), -PRISM_E_REGION);
+	/* the access masks are named, not printed as numbers */
+	assert_non_null(strstr(f->last_log, "is 64 bytes with access write|atomic; the program "
+	                                    "declares"));
+	assert_non_null(strstr(f->last_log, "bytes with access read"));
 	prism_program__close(prog);
 	prism_device__close(dev);
 }
