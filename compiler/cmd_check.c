@@ -141,15 +141,17 @@ static int check_run(int argc, char **argv)
 	struct check_opts o = {0};
 	unsigned errors = 0, warnings = 0;
 	int first_file, rc = PRISMC_EXIT_OK;
-	bool first = true;
+	json_t *list = NULL;
 
 	first_file = parse_args(argc, argv, &o);
 	if (first_file < 0) {
 		fprintf(stderr, "see 'prismc check --help'\n");
 		return PRISMC_EXIT_USAGE;
 	}
-	if (o.json)
-		fputs("{\"diagnostics\":[", stdout);
+	if (o.json && !(list = json_array())) {
+		fprintf(stderr, "prismc check: out of memory\n");
+		return PRISMC_EXIT_INTERNAL;
+	}
 	for (int i = first_file; i < argc; i++) {
 		struct frontend_unit u;
 		enum frontend_status st = frontend_load(&u, argv[i], &o.fe);
@@ -164,7 +166,7 @@ static int check_run(int argc, char **argv)
 			diag_error(&u.diag, SRC_LOC_NONE, "cannot read file: %s", why);
 		}
 		if (o.json)
-			diag_render_json_items(&u.diag, stdout, &first);
+			diag_json(&u.diag, list);
 		else
 			diag_render(&u.diag, stderr);
 		errors += u.diag.errors;
@@ -176,10 +178,18 @@ static int check_run(int argc, char **argv)
 			rc = back;
 		frontend_fini(&u);
 	}
-	if (o.json)
-		printf("],\"ok\":%s,\"errors\":%u,\"warnings\":%u}\n",
-		       rc == PRISMC_EXIT_OK ? "true" : "false", errors, warnings);
-	else if (errors || warnings)
+	if (o.json) {
+		json_t *doc = json_pack("{s:o, s:b, s:I, s:I}", "diagnostics", list, "ok",
+		                        rc == PRISMC_EXIT_OK, "errors", (json_int_t)errors,
+		                        "warnings", (json_int_t)warnings);
+
+		if (!doc || json_dumpf(doc, stdout, JSON_COMPACT)) {
+			fprintf(stderr, "prismc check: out of memory\n");
+			rc = PRISMC_EXIT_INTERNAL;
+		}
+		fputc('\n', stdout);
+		json_decref(doc);
+	} else if (errors || warnings)
 		fprintf(stderr, "%u error%s, %u warning%s\n", errors, errors == 1 ? "" : "s",
 		        warnings, warnings == 1 ? "" : "s");
 	return rc;

@@ -19,11 +19,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <jansson.h>
 #include <prism/prism.h>
 
 #include "compiler/cmd.h"
 #include "runtime/core/backend.h"
 #include "runtime/core/probe.h"
+#include "core/json_text.h"
 
 struct backend_entry {
 	const char *name, *what;
@@ -121,28 +123,37 @@ static void print_json(const struct backend_entry *b, const char *profile,
                        const struct core_probe_report *rep)
 {
 	char sz[32];
+	json_t *d =
+	    json_pack("{s:o, s:o}", "device", json_text(b->name), "profile", json_text(profile));
 
-	printf("{\"device\":\"%s\",\"profile\":\"%s\"", b->name, profile);
 	sizes(sz, sizeof(sz), c->masked_atomic_sizes);
-	if (cerr)
-		printf(",\"error\":\"%s\"", prism_strerror(cerr));
-	else
-		printf(",\"backend\":\"%s\",\"cross_channel\":%s,\"wait_on_data\":%s,"
-		       "\"atomic_8b_host_endian\":%s,\"masked_atomic_sizes\":\"%s\","
-		       "\"firmware\":\"%s\",\"firmware_source\":\"%s\"",
-		       c->backend, c->cross_channel ? "true" : "false",
-		       c->wait_on_data ? "true" : "false",
-		       c->atomic_8b_host_endian ? "true" : "false", sz,
-		       c->relaxed_firmware ? "relaxed" : "strict", c->firmware_source);
-	if (rep) {
-		printf(",\"probe\":{");
-		for (unsigned i = 0; i < CORE_PROBE__COUNT; i++)
-			printf("%s\"%s\":{\"verdict\":\"%s\",\"detail\":\"%s\"}", i ? "," : "",
-			       core_probe_name((enum core_probe_id)i),
-			       core_probe_verdict_name(rep->v[i]), rep->detail[i]);
-		printf("}");
+	if (d && cerr)
+		json_object_set_new(d, "error", json_text(prism_strerror(cerr)));
+	else if (d) {
+		json_t *caps = json_pack("{s:o, s:b, s:b, s:b, s:s, s:s, s:o}", "backend",
+		                         json_text(c->backend), "cross_channel", c->cross_channel,
+		                         "wait_on_data", c->wait_on_data, "atomic_8b_host_endian",
+		                         c->atomic_8b_host_endian, "masked_atomic_sizes", sz,
+		                         "firmware", c->relaxed_firmware ? "relaxed" : "strict",
+		                         "firmware_source", json_text(c->firmware_source));
+
+		json_object_update(d, caps);
+		json_decref(caps);
 	}
-	printf("}\n");
+	if (d && rep) {
+		json_t *probe = json_object();
+
+		for (unsigned i = 0; i < CORE_PROBE__COUNT; i++)
+			json_object_set_new(probe, core_probe_name((enum core_probe_id)i),
+			                    json_pack("{s:s, s:o}", "verdict",
+			                              core_probe_verdict_name(rep->v[i]), "detail",
+			                              json_text(rep->detail[i])));
+		json_object_set_new(d, "probe", probe);
+	}
+	if (d)
+		json_dumpf(d, stdout, JSON_COMPACT);
+	fputc('\n', stdout);
+	json_decref(d);
 }
 
 static int devices_run(int argc, char **argv)

@@ -20,6 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/json_text.h"
+
 #define DIAG_DEFAULT_MAX_ERRORS 100u
 
 static const char *const severity_names[] = {
@@ -261,50 +263,30 @@ void diag_render(const struct diag_ctx *d, FILE *out)
 		fprintf(out, "%s: note: out of memory: some diagnostics were lost\n", d->file);
 }
 
-/* JSON string with the escapes RFC 8259 requires. */
-static void json_string(const char *s, FILE *out)
+json_t *diag_json(const struct diag_ctx *d, json_t *list)
 {
-	fputc('"', out);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\')
-			fprintf(out, "\\%c", c);
-		else if (c == '\n')
-			fputs("\\n", out);
-		else if (c == '\t')
-			fputs("\\t", out);
-		else if (c < 0x20 || c == 0x7f)
-			fprintf(out, "\\u%04x", c);
-		else
-			fputc(c, out);
-	}
-	fputc('"', out);
-}
-
-void diag_render_json_items(const struct diag_ctx *d, FILE *out, bool *first)
-{
-	for (size_t i = 0; i < d->count; i++) {
+	for (size_t i = 0; list && i < d->count; i++) {
 		const struct diag *g = &d->items[i];
+		json_t *o = json_object();
 
-		fputs(*first ? "{" : ",\n {", out);
-		*first = false;
-		fputs("\"file\":", out);
-		json_string(d->file, out);
-		if (g->loc.line)
-			fprintf(out, ",\"line\":%u,\"column\":%u,\"length\":%u", g->loc.line,
-			        g->loc.col, g->loc.len ? g->loc.len : 1);
-		fprintf(out, ",\"severity\":\"%s\",\"message\":", diag_severity_name(g->severity));
-		json_string(g->message, out);
-		fputc('}', out);
+		json_object_set_new(o, "file", json_text(d->file));
+		if (g->loc.line) {
+			json_object_set_new(o, "line", json_integer(g->loc.line));
+			json_object_set_new(o, "column", json_integer(g->loc.col));
+			json_object_set_new(o, "length", json_integer(g->loc.len ? g->loc.len : 1));
+		}
+		json_object_set_new(o, "severity", json_string(diag_severity_name(g->severity)));
+		json_object_set_new(o, "message", json_text(g->message));
+		json_array_append_new(list, o);
 	}
+	return list;
 }
 
 void diag_render_json(const struct diag_ctx *d, FILE *out)
 {
-	bool first = true;
+	json_t *list = diag_json(d, json_array());
 
-	fputc('[', out);
-	diag_render_json_items(d, out, &first);
-	fputs("]\n", out);
+	json_dumpf(list, out, JSON_COMPACT);
+	fputc('\n', out);
+	json_decref(list);
 }

@@ -19,6 +19,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include <jansson.h>
+
 /* A source position: 1-based line and column (in bytes), and the length
  * in bytes of the construct the caret should underline (0 or 1 = a single
  * caret).  line == 0 means "no location". */
@@ -90,12 +92,13 @@ bool diag_has_errors(const struct diag_ctx *d);
 void diag_render(const struct diag_ctx *d, FILE *out);
 /* Print one diagnostic as text (used by diag_render). */
 void diag_render_one(const struct diag_ctx *d, const struct diag *g, FILE *out);
-/* Print every diagnostic as a JSON array of objects:
- * {"file":..,"line":..,"column":..,"severity":"error","message":..}. */
+/* Append every diagnostic to the JSON array @list as an object
+ * {"file":..,"line":..,"column":..,"length":..,"severity":"error","message":..}
+ * (no line/column/length without a location); returns @list (NULL stays
+ * NULL). */
+json_t *diag_json(const struct diag_ctx *d, json_t *list);
+/* The same objects as one JSON array and a newline on @out. */
 void diag_render_json(const struct diag_ctx *d, FILE *out);
-/* The same objects without the brackets, comma-separated, continuing a list
- * (`*first` is true before the first object of the list; updated). */
-void diag_render_json_items(const struct diag_ctx *d, FILE *out, bool *first);
 
 /* Name of a severity ("error", "warning", "note"). */
 const char *diag_severity_name(enum diag_severity sev);

@@ -2,8 +2,9 @@
 /*
  * sim/trace_chrome.c - Chrome trace-event JSON writer.
  *
- * Owns: the document framing, JSON escaping, the set of named tracks and
- * the arguments builder.  Format: the "Trace Event Format" (JSON object
+ * Owns: the document framing (a fixed header and footer around one event
+ * a line; each event is written by jansson, which escapes), the set of
+ * named tracks and the arguments builder.  Format: the "Trace Event Format" (JSON object
  * form, ts/dur in microseconds, "X" complete events, "i" instants, "s"/"f"
  * flow events, "M" metadata for process/thread names).
  *
@@ -13,9 +14,12 @@
 #include "sim/trace_chrome.h"
 
 #include <errno.h>
+#include <jansson.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "core/json_text.h"
 
 #define TRACK_SLOTS 1024 /* open-addressed set of named tracks */
 
@@ -34,38 +38,12 @@ struct sim_trace {
 	unsigned ntracks;
 };
 
-/* Write a JSON string literal (with quotes) of @s. */
-static void put_json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		switch (*p) {
-		case '"':
-			fputs("\\\"", f);
-			break;
-		case '\\':
-			fputs("\\\\", f);
-			break;
-		case '\n':
-			fputs("\\n", f);
-			break;
-		case '\t':
-			fputs("\\t", f);
-			break;
-		default:
-			if (*p < 0x20 || *p >= 0x7f)
-				fprintf(f, "\\u%04x", *p);
-			else
-				fputc(*p, f);
-		}
-	}
-	fputc('"', f);
-}
+enum { ARG_STR, ARG_U64, ARG_HEX };
 
-/* Picoseconds as microseconds with full precision: "12.345678". */
-static void put_us(FILE *f, uint64_t ps)
+/* Picoseconds as microseconds (the file's unit). */
+static json_t *us(uint64_t ps)
 {
-	fprintf(f, "%" PRIu64 ".%06" PRIu64, ps / 1000000u, ps % 1000000u);
+	return json_real((double)(ps / 1000000u) + (double)(ps % 1000000u) / 1e6);
 }
 
 int sim_trace_create(FILE *out, struct sim_trace **trp)
@@ -111,39 +89,74 @@ void sim_trace_destroy(struct sim_trace *tr)
 	free(tr);
 }
 
-/* Begin one event object: separator, phase, name, category, pid, tid. */
-static bool begin_event(struct sim_trace *tr, const char *ph, const char *name, const char *cat,
-                        uint32_t pid, uint64_t tid)
+/* One event object: phase, name, category, pid, tid (the caller adds the
+ * rest); NULL when the document is finished or memory ran out. */
+static json_t *event(struct sim_trace *tr, const char *ph, const char *name, const char *cat,
+                     uint32_t pid, uint64_t tid)
 {
+	json_t *e;
+
 	if (tr->finished)
-		return false;
-	FILE *f = tr->out;
-	fputs(tr->events ? ",\n{" : "{", f);
-	tr->events++;
-	fprintf(f, "\"ph\":\"%s\",\"name\":", ph);
-	put_json_string(f, name ? name : "");
-	if (cat) {
-		fputs(",\"cat\":", f);
-		put_json_string(f, cat);
+		return NULL;
+	e = json_pack("{s:s, s:o}", "ph", ph, "name", json_text(name));
+	if (e && cat)
+		json_object_set_new(e, "cat", json_text(cat));
+	if (e) {
+		json_object_set_new(e, "pid", json_integer(pid));
+		json_object_set_new(e, "tid", json_integer((json_int_t)tid));
+	} else {
+		tr->io_error = true; /* out of memory: the file would miss an event */
 	}
-	fprintf(f, ",\"pid\":%" PRIu32 ",\"tid\":%" PRIu64, pid, tid);
-	return true;
+	return e;
 }
 
-static void end_event(struct sim_trace *tr, const struct sim_trace_args *args)
+static json_t *args_object(const struct sim_trace_args *a)
 {
-	if (args && args->len)
-		fprintf(tr->out, ",\"args\":{%s}", args->buf);
-	fputc('}', tr->out);
+	json_t *o = json_object();
+
+	for (unsigned i = 0; o && i < a->n; i++) {
+		const char *key = a->buf + a->field[i].key;
+		json_t *v = a->field[i].kind == ARG_U64 ? json_integer((json_int_t)a->field[i].num)
+		            : a->field[i].kind == ARG_HEX
+		                ? json_sprintf("0x%" PRIx64, a->field[i].num)
+		                : json_text(a->buf + a->field[i].str);
+
+		json_object_set_new(o, key, v);
+	}
+	return o;
+}
+
+/* Write @e (taking it over) with its arguments, one event a line. */
+static void emit(struct sim_trace *tr, json_t *e, const struct sim_trace_args *args)
+{
+	if (!e)
+		return;
+	if (args && args->n)
+		json_object_set_new(e, "args", args_object(args));
+	fputs(tr->events ? ",\n" : "", tr->out);
+	if (json_dumpf(e, tr->out, JSON_COMPACT | JSON_REAL_PRECISION(15)))
+		tr->io_error = true;
+	tr->events++;
+	json_decref(e);
+}
+
+/* Metadata: {"ph":"M","name":@what,...,"args":{@key:@value}}. */
+static void meta(struct sim_trace *tr, const char *what, uint32_t pid, uint64_t tid,
+                 const char *key, json_t *value)
+{
+	json_t *e = event(tr, "M", what, NULL, pid, tid);
+
+	if (e)
+		json_object_set_new(e, "args", json_pack("{s:o}", key, value));
+	else
+		json_decref(value);
+	emit(tr, e, NULL);
 }
 
 void sim_trace_process(struct sim_trace *tr, uint32_t pid, const char *name)
 {
-	if (!tr || !begin_event(tr, "M", "process_name", NULL, pid, 0))
-		return;
-	fputs(",\"args\":{\"name\":", tr->out);
-	put_json_string(tr->out, name);
-	fputs("}}", tr->out);
+	if (tr)
+		meta(tr, "process_name", pid, 0, "name", json_text(name));
 }
 
 void sim_trace_track(struct sim_trace *tr, uint32_t pid, uint64_t tid, const char *name)
@@ -161,49 +174,48 @@ void sim_trace_track(struct sim_trace *tr, uint32_t pid, uint64_t tid, const cha
 			break;
 		}
 	}
-	if (!begin_event(tr, "M", "thread_name", NULL, pid, tid))
-		return;
-	fputs(",\"args\":{\"name\":", tr->out);
-	put_json_string(tr->out, name);
-	fputs("}}", tr->out);
+	meta(tr, "thread_name", pid, tid, "name", json_text(name));
 	/* Keep tracks in qpn order in the UI. */
-	if (begin_event(tr, "M", "thread_sort_index", NULL, pid, tid))
-		fprintf(tr->out, ",\"args\":{\"sort_index\":%" PRIu64 "}}", tid);
+	meta(tr, "thread_sort_index", pid, tid, "sort_index", json_integer((json_int_t)tid));
 }
 
 void sim_trace_slice(struct sim_trace *tr, uint32_t pid, uint64_t tid, const char *name,
                      const char *cat, uint64_t t_ps, uint64_t dur_ps,
                      const struct sim_trace_args *args)
 {
-	if (!tr || !begin_event(tr, "X", name, cat, pid, tid))
+	json_t *e = tr ? event(tr, "X", name, cat, pid, tid) : NULL;
+
+	if (!e)
 		return;
-	fputs(",\"ts\":", tr->out);
-	put_us(tr->out, t_ps);
-	fputs(",\"dur\":", tr->out);
-	put_us(tr->out, dur_ps);
-	end_event(tr, args);
+	json_object_set_new(e, "ts", us(t_ps));
+	json_object_set_new(e, "dur", us(dur_ps));
+	emit(tr, e, args);
 }
 
 void sim_trace_instant(struct sim_trace *tr, uint32_t pid, uint64_t tid, const char *name,
                        const char *cat, uint64_t t_ps, const struct sim_trace_args *args)
 {
-	if (!tr || !begin_event(tr, "i", name, cat, pid, tid))
+	json_t *e = tr ? event(tr, "i", name, cat, pid, tid) : NULL;
+
+	if (!e)
 		return;
-	fputs(",\"s\":\"t\",\"ts\":", tr->out);
-	put_us(tr->out, t_ps);
-	end_event(tr, args);
+	json_object_set_new(e, "s", json_string("t"));
+	json_object_set_new(e, "ts", us(t_ps));
+	emit(tr, e, args);
 }
 
 static void flow(struct sim_trace *tr, const char *ph, uint32_t pid, uint64_t tid, const char *name,
                  uint64_t id, uint64_t t_ps)
 {
-	if (!tr || !begin_event(tr, ph, name, "patch", pid, tid))
+	json_t *e = tr ? event(tr, ph, name, "patch", pid, tid) : NULL;
+
+	if (!e)
 		return;
-	fprintf(tr->out, ",\"id\":%" PRIu64 ",\"ts\":", id);
-	put_us(tr->out, t_ps);
+	json_object_set_new(e, "id", json_integer((json_int_t)id));
+	json_object_set_new(e, "ts", us(t_ps));
 	if (ph[0] == 'f')
-		fputs(",\"bp\":\"e\"", tr->out);
-	fputc('}', tr->out);
+		json_object_set_new(e, "bp", json_string("e"));
+	emit(tr, e, NULL);
 }
 
 void sim_trace_flow_begin(struct sim_trace *tr, uint32_t pid, uint64_t tid, const char *name,
@@ -222,75 +234,57 @@ void sim_trace_flow_end(struct sim_trace *tr, uint32_t pid, uint64_t tid, const 
 
 void sim_trace_args_init(struct sim_trace_args *a)
 {
+	a->n = 0;
 	a->len = 0;
 	a->truncated = false;
-	a->buf[0] = '\0';
 }
 
-/* Append raw text; on overflow drop the whole field and mark truncation. */
-static void args_append(struct sim_trace_args *a, size_t mark, const char *s, size_t n)
+/* Copy @s into the arguments' buffer; its offset, or -1 when it does not fit. */
+static int args_copy(struct sim_trace_args *a, const char *s)
 {
+	size_t n = strlen(s) + 1;
+	size_t at = a->len;
+
+	if (at + n > sizeof(a->buf) || at > UINT16_MAX)
+		return -1;
+	memcpy(a->buf + at, s, n);
+	a->len += n;
+	return (int)at;
+}
+
+/* A field; on overflow it is dropped whole and the set marked truncated. */
+static void args_add(struct sim_trace_args *a, const char *key, int kind, const char *str,
+                     uint64_t num)
+{
+	size_t mark = a->len;
+	int k, v = 0;
+
 	if (a->truncated)
 		return;
-	if (a->len + n + 1 > sizeof(a->buf)) {
+	if (a->n == SIM_TRACE_MAX_ARGS || (k = args_copy(a, key)) < 0 ||
+	    (str && (v = args_copy(a, str)) < 0)) {
 		a->len = mark;
-		a->buf[mark] = '\0';
 		a->truncated = true;
 		return;
 	}
-	memcpy(a->buf + a->len, s, n);
-	a->len += n;
-	a->buf[a->len] = '\0';
-}
-
-static void args_escaped(struct sim_trace_args *a, size_t mark, const char *s)
-{
-	char tmp[8];
-	args_append(a, mark, "\"", 1);
-	for (const unsigned char *p = (const unsigned char *)s; *p && !a->truncated; p++) {
-		if (*p == '"' || *p == '\\') {
-			tmp[0] = '\\';
-			tmp[1] = (char)*p;
-			args_append(a, mark, tmp, 2);
-		} else if (*p < 0x20 || *p >= 0x7f) {
-			int n = snprintf(tmp, sizeof(tmp), "\\u%04x", *p);
-			args_append(a, mark, tmp, (size_t)n);
-		} else {
-			args_append(a, mark, (const char *)p, 1);
-		}
-	}
-	args_append(a, mark, "\"", 1);
-}
-
-static void args_key(struct sim_trace_args *a, size_t mark, const char *key)
-{
-	if (a->len)
-		args_append(a, mark, ",", 1);
-	args_escaped(a, mark, key);
-	args_append(a, mark, ":", 1);
+	a->field[a->n].key = (uint16_t)k;
+	a->field[a->n].str = (uint16_t)v;
+	a->field[a->n].kind = (uint8_t)kind;
+	a->field[a->n].num = num;
+	a->n++;
 }
 
 void sim_trace_args_str(struct sim_trace_args *a, const char *key, const char *val)
 {
-	size_t mark = a->len;
-	args_key(a, mark, key);
-	args_escaped(a, mark, val ? val : "");
+	args_add(a, key, ARG_STR, val ? val : "", 0);
 }
 
 void sim_trace_args_u64(struct sim_trace_args *a, const char *key, uint64_t val)
 {
-	char num[24];
-	size_t mark = a->len;
-	int n = snprintf(num, sizeof(num), "%" PRIu64, val);
-	args_key(a, mark, key);
-	args_append(a, mark, num, (size_t)n);
+	args_add(a, key, ARG_U64, NULL, val);
 }
 
 void sim_trace_args_hex(struct sim_trace_args *a, const char *key, uint64_t val)
 {
-	char num[24];
-	size_t mark = a->len;
-	int n = snprintf(num, sizeof(num), "\"0x%" PRIx64 "\"", val);
-	args_key(a, mark, key);
-	args_append(a, mark, num, (size_t)n);
+	args_add(a, key, ARG_HEX, NULL, val);
 }

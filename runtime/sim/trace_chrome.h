@@ -3,8 +3,8 @@
  * sim/trace_chrome.h - Chrome trace-event JSON writer (opens in Perfetto and
  * chrome://tracing).
  *
- * Owns: the JSON document ({"displayTimeUnit":"ns","traceEvents":[...]}),
- * string escaping, track names (one track per queue), complete slices,
+ * Owns: the JSON document ({"displayTimeUnit":"ns","traceEvents":[...]},
+ * one event a line, each written by jansson), track names (one track per queue), complete slices,
  * instants and flow arrows, and a small builder for event arguments.
  * Times are virtual picoseconds; the file carries microseconds.
  *
@@ -32,10 +32,19 @@ void sim_trace_destroy(struct sim_trace *tr);
 /* Number of trace events written so far (metadata included). */
 uint64_t sim_trace_events(const struct sim_trace *tr);
 
-/* Arguments of one event: a JSON object built field by field. */
+/* Arguments of one event: up to SIM_TRACE_MAX_ARGS fields whose keys and
+ * string values are copied into buf; a field that does not fit is dropped
+ * and marks the set truncated. */
+#define SIM_TRACE_MAX_ARGS 16
 struct sim_trace_args {
-	size_t len;
+	unsigned n;
 	bool truncated;
+	struct {
+		uint16_t key, str; /* offsets in buf */
+		uint8_t kind;      /* string, number, hex string */
+		uint64_t num;
+	} field[SIM_TRACE_MAX_ARGS];
+	size_t len; /* bytes of buf used */
 	char buf[1024];
 };
 void sim_trace_args_init(struct sim_trace_args *a);

@@ -149,8 +149,8 @@ static void test_json(void **state)
 	snprintf(
 	    expect, sizeof(expect),
 	    "{\"diagnostics\":[{\"file\":\"%s\",\"line\":2,\"column\":6,\"length\":6,"
-	    "\"severity\":\"warning\",\"message\":\"'if' condition is always true\"},\n"
-	    " {\"file\":\"%s\",\"line\":2,\"column\":23,\"length\":4,\"severity\":\"error\","
+	    "\"severity\":\"warning\",\"message\":\"'if' condition is always true\"},"
+	    "{\"file\":\"%s\",\"line\":2,\"column\":23,\"length\":4,\"severity\":\"error\","
 	    "\"message\":\"unknown name 'nope'\"}],\"ok\":false,\"errors\":1,\"warnings\":1}\n",
 	    path, path);
 	assert_string_equal(out, expect);

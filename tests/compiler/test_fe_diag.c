@@ -109,10 +109,10 @@ static void test_json(void **state)
 	json = fe_json(&u);
 	assert_string_equal(json, "[{\"file\":\"t.prism\",\"line\":2,\"column\":9,\"length\":1,"
 	                          "\"severity\":\"error\",\"message\":\"invalid character "
-	                          "'\\\"'\"},\n"
-	                          " {\"file\":\"t.prism\",\"line\":2,\"column\":10,\"length\":1,"
-	                          "\"severity\":\"error\",\"message\":\"unknown name 'x'\"},\n"
-	                          " {\"file\":\"t.prism\",\"line\":2,\"column\":11,\"length\":1,"
+	                          "'\\\"'\"},"
+	                          "{\"file\":\"t.prism\",\"line\":2,\"column\":10,\"length\":1,"
+	                          "\"severity\":\"error\",\"message\":\"unknown name 'x'\"},"
+	                          "{\"file\":\"t.prism\",\"line\":2,\"column\":11,\"length\":1,"
 	                          "\"severity\":\"error\",\"message\":\"invalid character "
 	                          "'\\\"'\"}]\n");
 	free(json);

@@ -17,7 +17,7 @@
 #include <cmocka.h>
 
 #include "sim/trace_chrome.h"
-#include "tests/support/json_mini.h"
+#include "tests/support/json_read.h"
 
 struct memfile {
 	char *buf;
@@ -33,32 +33,32 @@ static void mem_open(struct memfile *m)
 	assert_non_null(m->f);
 }
 
-static struct json *mem_close_parse(struct memfile *m)
+static json_t *mem_close_parse(struct memfile *m)
 {
 	fclose(m->f);
-	char err[128];
-	struct json *j = json_parse(m->buf, m->len, err, sizeof(err));
+	json_error_t err;
+	json_t *j = json_loadb(m->buf, m->len, 0, &err);
 	if (!j)
-		fail_msg("invalid JSON (%s):\n%s", err, m->buf);
+		fail_msg("invalid JSON (%s):\n%s", err.text, m->buf);
 	free(m->buf);
 	return j;
 }
 
-static const struct json *events_of(const struct json *doc)
+static const json_t *events_of(const json_t *doc)
 {
-	const struct json *ev = json_get(doc, "traceEvents");
+	const json_t *ev = jget(doc, "traceEvents");
 	assert_non_null(ev);
-	assert_int_equal(ev->type, JSON_ARRAY);
+	assert_true(json_is_array(ev));
 	return ev;
 }
 
-static const struct json *find_event(const struct json *evs, const char *ph, const char *name)
+static const json_t *find_event(const json_t *evs, const char *ph, const char *name)
 {
-	for (size_t i = 0; i < evs->n; i++) {
-		const char *p = json_get_str(evs->items[i], "ph");
-		const char *n = json_get_str(evs->items[i], "name");
+	for (size_t i = 0; i < json_array_size(evs); i++) {
+		const char *p = jget_str(json_array_get(evs, i), "ph");
+		const char *n = jget_str(json_array_get(evs, i), "name");
 		if (p && n && strcmp(p, ph) == 0 && strcmp(n, name) == 0)
-			return evs->items[i];
+			return json_array_get(evs, i);
 	}
 	return NULL;
 }
@@ -73,10 +73,10 @@ static void test_empty_trace_is_valid_json(void **state)
 	assert_int_equal(sim_trace_finish(tr), 0);
 	assert_int_equal(sim_trace_finish(tr), 0); /* idempotent */
 	sim_trace_destroy(tr);
-	struct json *doc = mem_close_parse(&m);
-	assert_int_equal(events_of(doc)->n, 0);
-	assert_string_equal(json_get_str(doc, "displayTimeUnit"), "ns");
-	json_free(doc);
+	json_t *doc = mem_close_parse(&m);
+	assert_int_equal(json_array_size(events_of(doc)), 0);
+	assert_string_equal(jget_str(doc, "displayTimeUnit"), "ns");
+	json_decref(doc);
 }
 
 static void test_slices_instants_flows_round_trip(void **state)
@@ -101,39 +101,38 @@ static void test_slices_instants_flows_round_trip(void **state)
 	assert_int_equal(sim_trace_events(tr), 7);
 	sim_trace_destroy(tr);
 
-	struct json *doc = mem_close_parse(&m);
-	const struct json *evs = events_of(doc);
-	assert_int_equal(evs->n, 7);
+	json_t *doc = mem_close_parse(&m);
+	const json_t *evs = events_of(doc);
+	assert_int_equal(json_array_size(evs), 7);
 
-	const struct json *meta = find_event(evs, "M", "thread_name");
+	const json_t *meta = find_event(evs, "M", "thread_name");
 	assert_non_null(meta);
-	assert_string_equal(json_get_str(json_get(meta, "args"), "name"), "QP 0x12 send");
+	assert_string_equal(jget_str(jget(meta, "args"), "name"), "QP 0x12 send");
 	assert_non_null(find_event(evs, "M", "process_name"));
 
-	const struct json *x = find_event(evs, "X", "RDMA_WRITE");
+	const json_t *x = find_event(evs, "X", "RDMA_WRITE");
 	assert_non_null(x);
-	assert_true(json_get_num(x, "ts", -1) == 1.5);
-	assert_true(json_get_num(x, "dur", -1) == 0.17);
-	assert_true(json_get_num(x, "tid", -1) == 0x12);
-	assert_string_equal(json_get_str(x, "cat"), "exec");
-	const struct json *args = json_get(x, "args");
-	assert_string_equal(json_get_str(args, "wqe"), "write \"x\"\\y\n\x01");
-	assert_true(json_get_num(args, "counter", -1) == 7);
-	assert_string_equal(json_get_str(args, "qpn"), "0x12");
+	assert_true(jget_num(x, "ts", -1) == 1.5);
+	assert_true(jget_num(x, "dur", -1) == 0.17);
+	assert_true(jget_num(x, "tid", -1) == 0x12);
+	assert_string_equal(jget_str(x, "cat"), "exec");
+	const json_t *args = jget(x, "args");
+	assert_string_equal(jget_str(args, "wqe"), "write \"x\"\\y\n\x01");
+	assert_true(jget_num(args, "counter", -1) == 7);
+	assert_string_equal(jget_str(args, "qpn"), "0x12");
 
-	const struct json *i = find_event(evs, "i", "hazard");
+	const json_t *i = find_event(evs, "i", "hazard");
 	assert_non_null(i);
-	assert_string_equal(json_get_str(i, "s"), "t");
-	assert_true(json_get_num(i, "ts", -1) > 1234.567890 &&
-	            json_get_num(i, "ts", -1) < 1234.567892);
+	assert_string_equal(jget_str(i, "s"), "t");
+	assert_true(jget_num(i, "ts", -1) > 1234.567890 && jget_num(i, "ts", -1) < 1234.567892);
 
-	const struct json *s = find_event(evs, "s", "patch");
-	const struct json *f = find_event(evs, "f", "patch");
+	const json_t *s = find_event(evs, "s", "patch");
+	const json_t *f = find_event(evs, "f", "patch");
 	assert_non_null(s);
 	assert_non_null(f);
-	assert_true(json_get_num(s, "id", -1) == json_get_num(f, "id", -2));
-	assert_string_equal(json_get_str(f, "bp"), "e");
-	json_free(doc);
+	assert_true(jget_num(s, "id", -1) == jget_num(f, "id", -2));
+	assert_string_equal(jget_str(f, "bp"), "e");
+	json_decref(doc);
 }
 
 static void test_args_overflow_stays_valid(void **state)
@@ -162,10 +161,10 @@ static void test_args_overflow_stays_valid(void **state)
 	assert_int_equal(sim_trace_create(m.f, &tr), 0);
 	sim_trace_slice(tr, 0, 1, "big", NULL, 0, 1, &a);
 	sim_trace_destroy(tr);
-	struct json *doc = mem_close_parse(&m);
-	const struct json *x = events_of(doc)->items[0];
-	assert_int_equal(json_get(x, "args")->n, added);
-	json_free(doc);
+	json_t *doc = mem_close_parse(&m);
+	const json_t *x = json_array_get(events_of(doc), 0);
+	assert_int_equal(json_object_size(jget(x, "args")), added);
+	json_decref(doc);
 }
 
 static void test_write_error_reported(void **state)

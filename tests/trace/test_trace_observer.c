@@ -21,24 +21,24 @@
 #include "sim/sim.h"
 #include "sim/trace_observer.h"
 #include "tests/support/host_verbs.h"
-#include "tests/support/json_mini.h"
+#include "tests/support/json_read.h"
 #include "tests/support/redn_hash_chain.h"
 
-static struct json *parse_buf(char *buf, size_t len)
+static json_t *parse_buf(char *buf, size_t len)
 {
-	char err[128];
-	struct json *j = json_parse(buf, len, err, sizeof(err));
+	json_error_t err;
+	json_t *j = json_loadb(buf, len, 0, &err);
 	if (!j)
-		fail_msg("trace is not valid JSON: %s", err);
+		fail_msg("trace is not valid JSON: %s", err.text);
 	return j;
 }
 
-static unsigned count_ph(const struct json *evs, const char *ph, const char *cat)
+static unsigned count_ph(const json_t *evs, const char *ph, const char *cat)
 {
 	unsigned n = 0;
-	for (size_t i = 0; i < evs->n; i++) {
-		const char *p = json_get_str(evs->items[i], "ph");
-		const char *c = json_get_str(evs->items[i], "cat");
+	for (size_t i = 0; i < json_array_size(evs); i++) {
+		const char *p = jget_str(json_array_get(evs, i), "ph");
+		const char *c = jget_str(json_array_get(evs, i), "cat");
 		if (p && strcmp(p, ph) == 0 && (!cat || (c && strcmp(c, cat) == 0)))
 			n++;
 	}
@@ -105,22 +105,22 @@ static void test_hash_get_trace(void **state)
 	sim_trace_destroy(tr);
 	fclose(f);
 
-	struct json *doc = parse_buf(buf, len);
-	const struct json *evs = json_get(doc, "traceEvents");
+	json_t *doc = parse_buf(buf, len);
+	const json_t *evs = jget(doc, "traceEvents");
 	assert_non_null(evs);
 	/* one slice per executed WQE, each with the codec's one-line text */
 	assert_int_equal(count_ph(evs, "X", "exec"), ss.wqes_executed + cs.wqes_executed);
 	assert_true(ss.wqes_executed >= 2 * REDN_HASH_SERVER_WQES);
 	unsigned with_text = 0, cas = 0;
-	for (size_t i = 0; i < evs->n; i++) {
-		const struct json *e = evs->items[i];
-		const char *cat = json_get_str(e, "cat");
+	for (size_t i = 0; i < json_array_size(evs); i++) {
+		const json_t *e = json_array_get(evs, i);
+		const char *cat = jget_str(e, "cat");
 		if (!cat || strcmp(cat, "exec") != 0)
 			continue;
-		const char *text = json_get_str(json_get(e, "args"), "wqe");
+		const char *text = jget_str(jget(e, "args"), "wqe");
 		if (text && strlen(text) > 4)
 			with_text++;
-		if (strcmp(json_get_str(e, "name"), "ATOMIC_CS") == 0)
+		if (strcmp(jget_str(e, "name"), "ATOMIC_CS") == 0)
 			cas++;
 	}
 	assert_int_equal(with_text, ss.wqes_executed + cs.wqes_executed);
@@ -130,34 +130,33 @@ static void test_hash_get_trace(void **state)
 	assert_true(patches >= 9);
 	unsigned nbeg = count_ph(evs, "s", "patch"), nend = count_ph(evs, "f", "patch");
 	assert_int_equal(nbeg, patches);
-	assert_int_equal(nend, patches);      /* every patched WQE executed and got its arrow */
-	for (size_t i = 0; i < evs->n; i++) { /* every arrow end has its start */
-		const char *p = json_get_str(evs->items[i], "ph");
+	assert_int_equal(nend, patches); /* every patched WQE executed and got its arrow */
+	for (size_t i = 0; i < json_array_size(evs); i++) { /* every arrow end has its start */
+		const char *p = jget_str(json_array_get(evs, i), "ph");
 		if (!p || strcmp(p, "f") != 0)
 			continue;
-		double id = json_get_num(evs->items[i], "id", -1);
+		double id = jget_num(json_array_get(evs, i), "id", -1);
 		bool found = false;
-		for (size_t k = 0; k < evs->n && !found; k++) {
-			const char *q = json_get_str(evs->items[k], "ph");
-			found =
-			    q && strcmp(q, "s") == 0 && json_get_num(evs->items[k], "id", -2) == id;
+		for (size_t k = 0; k < json_array_size(evs) && !found; k++) {
+			const char *q = jget_str(json_array_get(evs, k), "ph");
+			found = q && strcmp(q, "s") == 0 &&
+			        jget_num(json_array_get(evs, k), "id", -2) == id;
 		}
 		assert_true(found);
 		/* ...and ends where the patched WQE starts executing, on its queue */
-		double tid = json_get_num(evs->items[i], "tid", -1);
-		double ts = json_get_num(evs->items[i], "ts", -1);
+		double tid = jget_num(json_array_get(evs, i), "tid", -1);
+		double ts = jget_num(json_array_get(evs, i), "ts", -1);
 		bool at_exec = false;
-		for (size_t k = 0; k < evs->n && !at_exec; k++) {
-			const struct json *e = evs->items[k];
-			const char *cat = json_get_str(e, "cat");
+		for (size_t k = 0; k < json_array_size(evs) && !at_exec; k++) {
+			const json_t *e = json_array_get(evs, k);
+			const char *cat = jget_str(e, "cat");
 			at_exec = cat && strcmp(cat, "exec") == 0 &&
-			          json_get_num(e, "tid", -2) == tid &&
-			          json_get_num(e, "ts", -2) == ts;
+			          jget_num(e, "tid", -2) == tid && jget_num(e, "ts", -2) == ts;
 		}
 		assert_true(at_exec);
 	}
 	assert_int_equal(count_ph(evs, "i", "hazard"), 0);
-	json_free(doc);
+	json_decref(doc);
 	free(buf);
 }
 
@@ -246,23 +245,23 @@ static void test_hazard_instant(void **state)
 	sim_trace_observer_destroy(ob);
 	fclose(f);
 
-	struct json *doc = parse_buf(buf, len);
-	const struct json *evs = json_get(doc, "traceEvents");
+	json_t *doc = parse_buf(buf, len);
+	const json_t *evs = jget(doc, "traceEvents");
 	assert_int_equal(count_ph(evs, "i", "hazard"), 1);
-	for (size_t i = 0; i < evs->n; i++) {
-		const char *c = json_get_str(evs->items[i], "cat");
+	for (size_t i = 0; i < json_array_size(evs); i++) {
+		const char *c = jget_str(json_array_get(evs, i), "cat");
 		if (c && strcmp(c, "hazard") == 0) {
-			const struct json *args = json_get(evs->items[i], "args");
+			const json_t *args = jget(json_array_get(evs, i), "args");
 			/* on the changed queue's track, naming the bytes and the writer */
-			assert_true(json_get_num(evs->items[i], "tid", -1) == qpn_a);
-			assert_true(json_get_num(args, "offset", -1) == 12);
+			assert_true(jget_num(json_array_get(evs, i), "tid", -1) == qpn_a);
+			assert_true(jget_num(args, "offset", -1) == 12);
 			char want[16];
 			snprintf(want, sizeof(want), "0x%x", qpn_b);
-			assert_string_equal(json_get_str(args, "writer"), "remote request");
-			assert_string_equal(json_get_str(args, "src_qpn"), want);
+			assert_string_equal(jget_str(args, "writer"), "remote request");
+			assert_string_equal(jget_str(args, "src_qpn"), want);
 		}
 	}
-	json_free(doc);
+	json_decref(doc);
 	free(buf);
 }
 

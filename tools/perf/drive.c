@@ -15,6 +15,8 @@
  * Must not: count an invocation that failed as done; any failure makes the
  * run exit 1.
  */
+#include <jansson.h>
+#include <math.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -24,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/json_text.h"
 #include "tools/perf/perf.h"
 
 struct conn {
@@ -253,14 +256,26 @@ static void print_report(const struct perf_opts *o, const char *program, const c
                          size_t bytes, const struct report *r)
 {
 	if (o->json) {
-		printf("{\"workload\":\"%s\",\"program\":\"%s\",\"entry\":\"%s\",\"bytes\":%zu,"
-		       "\"connections\":%u,\"depth\":%u,\"device\":\"%s\",\"duration_s\":%.3f,"
-		       "\"ops\":%llu,\"errors\":%llu,\"samples\":%llu,\"t_min_us\":%.2f,"
-		       "\"p50_us\":%.2f,\"p99_us\":%.2f,\"p99_9_us\":%.2f,\"t_max_us\":%.2f,"
-		       "\"rate_ops_per_s\":%.1f,\"bw_mb_per_s\":%.3f}\n",
-		       perf_workload_names[o->workload], program, entry, bytes, o->connections,
-		       o->depth, o->device, r->secs, r->ops, r->errors, r->samples, r->tmin, r->p50,
-		       r->p99, r->p999, r->tmax, r->rate, r->mbps);
+		/* figures rounded as the table prints them */
+#define R(v, places) (round((v) * (places)) / (places))
+		json_t *j = json_pack(
+		    "{s:s, s:o, s:o, s:I, s:I, s:I, s:o, s:f, s:I, s:I, s:I, s:f, s:f, s:f, s:f, "
+		    "s:f, "
+		    "s:f, s:f}",
+		    "workload", perf_workload_names[o->workload], "program", json_text(program),
+		    "entry", json_text(entry), "bytes", (json_int_t)bytes, "connections",
+		    (json_int_t)o->connections, "depth", (json_int_t)o->depth, "device",
+		    json_text(o->device), "duration_s", R(r->secs, 1e3), "ops", (json_int_t)r->ops,
+		    "errors", (json_int_t)r->errors, "samples", (json_int_t)r->samples, "t_min_us",
+		    R(r->tmin, 1e2), "p50_us", R(r->p50, 1e2), "p99_us", R(r->p99, 1e2), "p99_9_us",
+		    R(r->p999, 1e2), "t_max_us", R(r->tmax, 1e2), "rate_ops_per_s", R(r->rate, 1e1),
+		    "bw_mb_per_s", R(r->mbps, 1e3));
+#undef R
+
+		if (j)
+			json_dumpf(j, stdout, JSON_COMPACT | JSON_REAL_PRECISION(15));
+		fputc('\n', stdout);
+		json_decref(j);
 		return;
 	}
 	printf("prism-perf: %s (program %s, entry %s) server %s:%d device %s, %u connection(s), "
