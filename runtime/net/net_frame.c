@@ -39,6 +39,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "wqe/byteorder.h"
+
 #define BTH_SE        0x80u
 #define BTH_MIG       0x40u
 #define BTH_PAD_SHIFT 4
@@ -140,47 +142,10 @@ static void ok(struct net_frame_diag *diag)
 	}
 }
 
-/* Big-endian byte helpers. */
+/* One byte of a header (the wider fields: wqe/byteorder.h). */
 static void put8(uint8_t *p, uint8_t v)
 {
 	p[0] = v;
-}
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-static void put24(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 16);
-	p[1] = (uint8_t)(v >> 8);
-	p[2] = (uint8_t)v;
-}
-static void put32(uint8_t *p, uint32_t v)
-{
-	put16(p, (uint16_t)(v >> 16));
-	put16(p + 2, (uint16_t)v);
-}
-static void put64(uint8_t *p, uint64_t v)
-{
-	put32(p, (uint32_t)(v >> 32));
-	put32(p + 4, (uint32_t)v);
-}
-static uint16_t get16(const uint8_t *p)
-{
-	return (uint16_t)((p[0] << 8) | p[1]);
-}
-static uint32_t get24(const uint8_t *p)
-{
-	return ((uint32_t)p[0] << 16) | ((uint32_t)p[1] << 8) | p[2];
-}
-static uint32_t get32(const uint8_t *p)
-{
-	return ((uint32_t)get16(p) << 16) | get16(p + 2);
-}
-static uint64_t get64(const uint8_t *p)
-{
-	return ((uint64_t)get32(p) << 32) | get32(p + 4);
 }
 
 /* Size of the headers @hdrs (BTH included). */
@@ -359,42 +324,42 @@ int net_frame_encode(const struct net_pkt *pkt, void *buf, size_t cap, struct ne
 	put8(p + 1,
 	     (uint8_t)(((pkt->flags & NET_PKT_SE) ? BTH_SE : 0) |
 	               ((pkt->flags & NET_PKT_MIGREQ) ? BTH_MIG : 0) | (pad << BTH_PAD_SHIFT)));
-	put16(p + 2, pkt->pkey);
+	put_be16(p + 2, pkt->pkey);
 	put8(p + 4, (uint8_t)(((pkt->flags & NET_PKT_FECN) ? BTH_FECN : 0) |
 	                      ((pkt->flags & NET_PKT_BECN) ? BTH_BECN : 0)));
-	put24(p + 5, pkt->dest_qpn);
+	put_be(p + 5, 3, pkt->dest_qpn);
 	put8(p + 8, (pkt->flags & NET_PKT_ACKREQ) ? BTH_ACKREQ : 0);
-	put24(p + 9, pkt->psn);
+	put_be(p + 9, 3, pkt->psn);
 	p += NET_BTH_BYTES;
 
 	if (info->hdrs & NET_HDR_RETH) {
-		put64(p, pkt->reth.va);
-		put32(p + 8, pkt->reth.rkey);
-		put32(p + 12, pkt->reth.dma_len);
+		put_be64(p, pkt->reth.va);
+		put_be32(p + 8, pkt->reth.rkey);
+		put_be32(p + 12, pkt->reth.dma_len);
 		p += NET_RETH_BYTES;
 	}
 	if (info->hdrs & NET_HDR_ATOMIC) {
-		put64(p, pkt->atomic.va);
-		put32(p + 8, pkt->atomic.rkey);
-		put64(p + 12, pkt->atomic.swap_add);
-		put64(p + 20, pkt->atomic.compare);
+		put_be64(p, pkt->atomic.va);
+		put_be32(p + 8, pkt->atomic.rkey);
+		put_be64(p + 12, pkt->atomic.swap_add);
+		put_be64(p + 20, pkt->atomic.compare);
 		p += NET_ATOMIC_ETH_BYTES;
 	}
 	if (info->hdrs & NET_HDR_AETH) {
 		put8(p, pkt->aeth.syndrome);
-		put24(p + 1, pkt->aeth.msn);
+		put_be(p + 1, 3, pkt->aeth.msn);
 		p += NET_AETH_BYTES;
 	}
 	if (info->hdrs & NET_HDR_ATOMIC_ACK) {
-		put64(p, pkt->atomic_orig);
+		put_be64(p, pkt->atomic_orig);
 		p += NET_ATOMIC_ACK_ETH_BYTES;
 	}
 	if (info->hdrs & NET_HDR_IMM) {
-		put32(p, pkt->imm);
+		put_be32(p, pkt->imm);
 		p += NET_IMMDT_BYTES;
 	}
 	if (info->hdrs & NET_HDR_IETH) {
-		put32(p, pkt->ieth_rkey);
+		put_be32(p, pkt->ieth_rkey);
 		p += NET_IETH_BYTES;
 	}
 	if (pkt->payload_len)
@@ -422,9 +387,9 @@ static int decode_bth(const uint8_t *p, struct net_pkt *pkt, uint32_t *pad,
 	    (uint8_t)(((b1 & BTH_SE) ? NET_PKT_SE : 0) | ((b1 & BTH_MIG) ? NET_PKT_MIGREQ : 0) |
 	              ((b4 & BTH_FECN) ? NET_PKT_FECN : 0) | ((b4 & BTH_BECN) ? NET_PKT_BECN : 0) |
 	              ((b8 & BTH_ACKREQ) ? NET_PKT_ACKREQ : 0));
-	pkt->pkey = get16(p + 2);
-	pkt->dest_qpn = get24(p + 5);
-	pkt->psn = get24(p + 9);
+	pkt->pkey = get_be16(p + 2);
+	pkt->dest_qpn = (uint32_t)get_be(p + 5, 3);
+	pkt->psn = (uint32_t)get_be(p + 9, 3);
 	*pad = (b1 & BTH_PAD_MASK) >> BTH_PAD_SHIFT;
 	return 0;
 }
@@ -474,16 +439,16 @@ int net_frame_decode(const void *buf, size_t len, struct net_pkt *pkt, struct ne
 
 	p = base + NET_BTH_BYTES;
 	if (info->hdrs & NET_HDR_RETH) {
-		pkt->reth.va = get64(p);
-		pkt->reth.rkey = get32(p + 8);
-		pkt->reth.dma_len = get32(p + 12);
+		pkt->reth.va = get_be64(p);
+		pkt->reth.rkey = get_be32(p + 8);
+		pkt->reth.dma_len = get_be32(p + 12);
 		p += NET_RETH_BYTES;
 	}
 	if (info->hdrs & NET_HDR_ATOMIC) {
-		pkt->atomic.va = get64(p);
-		pkt->atomic.rkey = get32(p + 8);
-		pkt->atomic.swap_add = get64(p + 12);
-		pkt->atomic.compare = get64(p + 20);
+		pkt->atomic.va = get_be64(p);
+		pkt->atomic.rkey = get_be32(p + 8);
+		pkt->atomic.swap_add = get_be64(p + 12);
+		pkt->atomic.compare = get_be64(p + 20);
 		p += NET_ATOMIC_ETH_BYTES;
 	}
 	if (info->hdrs & NET_HDR_AETH) {
@@ -491,19 +456,19 @@ int net_frame_decode(const void *buf, size_t len, struct net_pkt *pkt, struct ne
 		if (rc)
 			return rc;
 		pkt->aeth.syndrome = p[0];
-		pkt->aeth.msn = get24(p + 1);
+		pkt->aeth.msn = (uint32_t)get_be(p + 1, 3);
 		p += NET_AETH_BYTES;
 	}
 	if (info->hdrs & NET_HDR_ATOMIC_ACK) {
-		pkt->atomic_orig = get64(p);
+		pkt->atomic_orig = get_be64(p);
 		p += NET_ATOMIC_ACK_ETH_BYTES;
 	}
 	if (info->hdrs & NET_HDR_IMM) {
-		pkt->imm = get32(p);
+		pkt->imm = get_be32(p);
 		p += NET_IMMDT_BYTES;
 	}
 	if (info->hdrs & NET_HDR_IETH) {
-		pkt->ieth_rkey = get32(p);
+		pkt->ieth_rkey = get_be32(p);
 		p += NET_IETH_BYTES;
 	}
 
@@ -543,8 +508,8 @@ int net_record_encode(const struct net_pkt *pkt, uint64_t vtime, void *buf, size
 	n = net_frame_encode(pkt, p + NET_RECORD_HDR_BYTES, cap - NET_RECORD_HDR_BYTES, diag);
 	if (n < 0)
 		return n;
-	put32(p, (uint32_t)n);
-	put64(p + 4, vtime);
+	put_be32(p, (uint32_t)n);
+	put_be64(p + 4, vtime);
 	return n + (int)NET_RECORD_HDR_BYTES;
 }
 
@@ -555,7 +520,7 @@ int net_record_peek(const void *buf, size_t len, uint32_t max_pkt, uint32_t *pkt
 
 	if (len < NET_RECORD_HDR_BYTES)
 		return 1;
-	n = get32(buf);
+	n = get_be32(buf);
 	if (n < NET_BTH_BYTES)
 		return fail(diag, NET_FRAME_E_SHORT, 0,
 		            "record length %u cannot hold the 12-byte BTH", n);
@@ -566,7 +531,7 @@ int net_record_peek(const void *buf, size_t len, uint32_t max_pkt, uint32_t *pkt
 		return 1;
 	*pkt_len = n;
 	if (vtime)
-		*vtime = get64((const uint8_t *)buf + 4);
+		*vtime = get_be64((const uint8_t *)buf + 4);
 	return 0;
 }
 

@@ -32,6 +32,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "wqe/byteorder.h"
+
 int net_diagf(struct net_diag *diag, int code, const char *fmt, ...)
 {
 	va_list ap;
@@ -43,34 +45,6 @@ int net_diagf(struct net_diag *diag, int code, const char *fmt, ...)
 	vsnprintf(diag->msg, sizeof(diag->msg), fmt, ap);
 	va_end(ap);
 	return code;
-}
-
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-static void put32(uint8_t *p, uint32_t v)
-{
-	put16(p, (uint16_t)(v >> 16));
-	put16(p + 2, (uint16_t)v);
-}
-static void put64(uint8_t *p, uint64_t v)
-{
-	put32(p, (uint32_t)(v >> 32));
-	put32(p + 4, (uint32_t)v);
-}
-static uint16_t get16(const uint8_t *p)
-{
-	return (uint16_t)((p[0] << 8) | p[1]);
-}
-static uint32_t get32(const uint8_t *p)
-{
-	return ((uint32_t)get16(p) << 16) | get16(p + 2);
-}
-static uint64_t get64(const uint8_t *p)
-{
-	return ((uint64_t)get32(p) << 32) | get32(p + 4);
 }
 
 static const char *type_name(unsigned type)
@@ -129,34 +103,34 @@ int net_oob_encode(const struct net_oob_msg *m, void *buf, size_t cap, struct ne
 		return net_diagf(diag, -ENOSPC, "setup message needs %zu bytes, buffer has %zu",
 		                 NET_OOB_HDR_BYTES + body, cap);
 
-	put32(p, NET_OOB_MAGIC);
+	put_be32(p, NET_OOB_MAGIC);
 	p[4] = NET_OOB_VERSION;
 	p[5] = (uint8_t)m->type;
-	put16(p + 6, 0);
-	put32(p + 8, (uint32_t)body);
+	put_be16(p + 6, 0);
+	put_be32(p + 8, (uint32_t)body);
 	if (m->type == NET_OOB_REJECT) {
-		put32(b, m->reject_errno);
-		put16(b + 4, (uint16_t)reason_len);
-		put16(b + 6, 0);
+		put_be32(b, m->reject_errno);
+		put_be16(b + 4, (uint16_t)reason_len);
+		put_be16(b + 6, 0);
 		memcpy(b + 8, m->reason, reason_len);
 		return (int)(NET_OOB_HDR_BYTES + body);
 	}
-	put32(b, m->params.node);
-	put32(b + 4, m->params.qpn);
-	put32(b + 8, m->params.psn);
-	put32(b + 12, m->params.max_pkt);
-	put16(b + 16, m->params.n_regions);
-	put16(b + 18, 0);
-	put32(b + 20, m->params.blob_len);
-	put16(b + 24, m->params.lid);
+	put_be32(b, m->params.node);
+	put_be32(b + 4, m->params.qpn);
+	put_be32(b + 8, m->params.psn);
+	put_be32(b + 12, m->params.max_pkt);
+	put_be16(b + 16, m->params.n_regions);
+	put_be16(b + 18, 0);
+	put_be32(b + 20, m->params.blob_len);
+	put_be16(b + 24, m->params.lid);
 	b[26] = m->params.mtu;
 	b[27] = 0;
 	memcpy(b + 28, m->params.gid, 16);
 	b += NET_OOB_FIXED_BYTES;
 	for (i = 0; i < m->params.n_regions; i++, b += NET_OOB_REGION_BYTES) {
-		put64(b, m->params.regions[i].addr);
-		put32(b + 8, m->params.regions[i].rkey);
-		put32(b + 12, m->params.regions[i].len);
+		put_be64(b, m->params.regions[i].addr);
+		put_be32(b + 8, m->params.regions[i].rkey);
+		put_be32(b + 12, m->params.regions[i].len);
 	}
 	if (m->params.blob_len)
 		memcpy(b, m->params.blob, m->params.blob_len);
@@ -167,7 +141,7 @@ int net_oob_encode(const struct net_oob_msg *m, void *buf, size_t cap, struct ne
 static int decode_header(const uint8_t *p, uint32_t *body_len, unsigned *type,
                          struct net_diag *diag)
 {
-	uint32_t magic = get32(p);
+	uint32_t magic = get_be32(p);
 
 	if (magic != NET_OOB_MAGIC)
 		return net_diagf(diag, -EPROTO,
@@ -182,10 +156,10 @@ static int decode_header(const uint8_t *p, uint32_t *body_len, unsigned *type,
 	*type = p[5];
 	if (*type < NET_OOB_CONNECT || *type > NET_OOB_REJECT)
 		return net_diagf(diag, -EPROTO, "setup header: unknown message type %u", *type);
-	if (get16(p + 6))
+	if (get_be16(p + 6))
 		return net_diagf(diag, -EPROTO, "setup header: reserved bytes 6-7 are 0x%04x",
-		                 get16(p + 6));
-	*body_len = get32(p + 8);
+		                 get_be16(p + 6));
+	*body_len = get_be32(p + 8);
 	if (*body_len > NET_OOB_MAX_BODY)
 		return net_diagf(diag, -EPROTO,
 		                 "setup %s: body of %u bytes exceeds the %u-byte limit",
@@ -207,9 +181,9 @@ static int decode_body(unsigned type, const uint8_t *b, uint32_t len, struct net
 		if (len < 8)
 			return net_diagf(diag, -EPROTO,
 			                 "setup REJECT: body of %u bytes, at least 8 needed", len);
-		m->reject_errno = get32(b);
-		rl = get16(b + 4);
-		if (get16(b + 6))
+		m->reject_errno = get_be32(b);
+		rl = get_be16(b + 4);
+		if (get_be16(b + 6))
 			return net_diagf(diag, -EPROTO, "setup REJECT: reserved bytes 6-7 not 0");
 		if (rl > NET_OOB_MAX_REASON || 8u + rl != len)
 			return net_diagf(diag, -EPROTO,
@@ -222,16 +196,16 @@ static int decode_body(unsigned type, const uint8_t *b, uint32_t len, struct net
 	if (len < NET_OOB_FIXED_BYTES)
 		return net_diagf(diag, -EPROTO, "setup %s: body of %u bytes, %s needs at least %u",
 		                 type_name(type), len, type_name(type), NET_OOB_FIXED_BYTES);
-	pp->node = get32(b);
-	pp->qpn = get32(b + 4);
-	pp->psn = get32(b + 8);
-	pp->max_pkt = get32(b + 12);
-	pp->n_regions = get16(b + 16);
-	if (get16(b + 18))
+	pp->node = get_be32(b);
+	pp->qpn = get_be32(b + 4);
+	pp->psn = get_be32(b + 8);
+	pp->max_pkt = get_be32(b + 12);
+	pp->n_regions = get_be16(b + 16);
+	if (get_be16(b + 18))
 		return net_diagf(diag, -EPROTO, "setup %s: reserved body bytes 18-19 not 0",
 		                 type_name(type));
-	pp->blob_len = get32(b + 20);
-	pp->lid = get16(b + 24);
+	pp->blob_len = get_be32(b + 20);
+	pp->lid = get_be16(b + 24);
 	pp->mtu = b[26];
 	if (b[27])
 		return net_diagf(diag, -EPROTO, "setup %s: reserved body byte 27 not 0",
@@ -252,9 +226,9 @@ static int decode_body(unsigned type, const uint8_t *b, uint32_t len, struct net
 		                 type_name(type), pp->n_regions, pp->blob_len, need, len);
 	b += NET_OOB_FIXED_BYTES;
 	for (i = 0; i < pp->n_regions; i++, b += NET_OOB_REGION_BYTES) {
-		pp->regions[i].addr = get64(b);
-		pp->regions[i].rkey = get32(b + 8);
-		pp->regions[i].len = get32(b + 12);
+		pp->regions[i].addr = get_be64(b);
+		pp->regions[i].rkey = get_be32(b + 8);
+		pp->regions[i].len = get_be32(b + 12);
 	}
 	pp->blob = pp->blob_len ? (uint8_t *)(uintptr_t)b : NULL;
 	return 0;
