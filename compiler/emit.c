@@ -341,7 +341,7 @@ static void emit_node(struct emitter *e, struct chainobj_queue *cq, uint32_t qi,
 		memset(r, 0, sizeof(*r));
 		r->site = (struct chainobj_site){qi, CHAINOBJ_RING_SQ, wqe, 1, 2};
 		r->kind = CHAINOBJ_RELOC_SQ_COUNT;
-		r->order = p->result_le ? CHAINOBJ_ORDER_LITTLE : CHAINOBJ_ORDER_BIG;
+		r->order = CHAINOBJ_ORDER_BIG;
 		r->target = qi;
 		r->stride = p->queues[qi].bbs;
 		r->delta = n->slot;
