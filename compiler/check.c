@@ -15,6 +15,7 @@
  * construct that is wrong; later uses of a broken value stay silent.
  */
 #include "compiler/check.h"
+#include "core/array.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -114,16 +115,9 @@ struct check_sym *check_lookup_type(struct check_ctx *c, const char *name)
 
 static void scope_push(struct check_ctx *c, const char *name, enum ast_sym_kind kind, void *node)
 {
-	if (c->nscope == c->scope_cap) {
-		size_t ncap = c->scope_cap ? c->scope_cap * 2 : 64;
-		struct check_scope_ent *ns = realloc(c->scope, ncap * sizeof(*ns));
-
-		if (!ns) {
-			c->oom = true;
-			return;
-		}
-		c->scope = ns;
-		c->scope_cap = ncap;
+	if (!ARRAY_RESERVE(c->scope, c->scope_cap, c->nscope + 1)) {
+		c->oom = true;
+		return;
 	}
 	c->scope[c->nscope++] = (struct check_scope_ent){name, kind, node};
 }
@@ -413,17 +407,9 @@ static struct ast_local *new_local(struct check_ctx *c, struct ast_local *l)
 	else
 		o->locals = l;
 	c->locals_tail = l;
-	if (l->index >= c->lane_writes_cap) {
-		size_t ncap = c->lane_writes_cap ? c->lane_writes_cap * 2 : 32;
-		struct check_lane_write *nw = realloc(c->lane_writes, ncap * sizeof(*nw));
-
-		if (!nw) {
-			c->oom = true;
-			return l;
-		}
-		memset(nw + c->lane_writes_cap, 0, (ncap - c->lane_writes_cap) * sizeof(*nw));
-		c->lane_writes = nw;
-		c->lane_writes_cap = ncap;
+	if (!ARRAY_RESERVE(c->lane_writes, c->lane_writes_cap, (size_t)l->index + 1)) {
+		c->oom = true;
+		return l;
 	}
 	return l;
 }

@@ -16,6 +16,7 @@
  * memory (messages are copied).
  */
 #include "compiler/diag.h"
+#include "core/array.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -61,15 +62,8 @@ void diag_fini(struct diag_ctx *d)
 
 static bool diag_push(struct diag_ctx *d, enum diag_severity sev, struct src_loc loc, char *msg)
 {
-	if (d->count == d->cap) {
-		size_t cap = d->cap ? d->cap * 2 : 16;
-		struct diag *items = realloc(d->items, cap * sizeof(*items));
-
-		if (!items)
-			return false;
-		d->items = items;
-		d->cap = cap;
-	}
+	if (!ARRAY_RESERVE(d->items, d->cap, d->count + 1))
+		return false;
 	d->items[d->count++] = (struct diag){.severity = sev, .loc = loc, .message = msg};
 	return true;
 }

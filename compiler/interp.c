@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "compiler/interp.h"
+#include "core/array.h"
 #include "core/chainobj.h"
 
 /* The widest place an atomic touches (language.md: 4, 8, 16 or 32 bytes). */
@@ -680,15 +681,8 @@ static bool collect_returns(struct ictx *c, const struct ast_stmt *s)
 	for (; s; s = s->next) {
 		switch (s->kind) {
 		case AST_STMT_RETURN:
-			if (c->nrets == c->caprets) {
-				unsigned n = c->caprets ? 2 * c->caprets : 8;
-				const struct ast_stmt **r = realloc(c->rets, n * sizeof(*r));
-
-				if (!r)
-					return false;
-				c->rets = r;
-				c->caprets = n;
-			}
+			if (!ARRAY_RESERVE(c->rets, c->caprets, c->nrets + 1))
+				return false;
 			c->rets[c->nrets++] = s;
 			break;
 		case AST_STMT_IF:

@@ -9,6 +9,7 @@
  * Must not: decide placement (sched_*.c, layout.c) or encode bytes (emit.c).
  */
 #include "compiler/ir.h"
+#include "core/array.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -37,24 +38,10 @@ const char *ir_role_name(enum ir_role r)
 	return (unsigned)r < IR_ROLE__COUNT ? role_names[r] : "?";
 }
 
-/* Grow *arr (elements of `size`) to hold n+1; sticky oom. */
-static bool grow(struct ir_prog *p, void **arr, unsigned n, unsigned *cap, size_t size)
-{
-	if (p->oom)
-		return false;
-	if (n < *cap)
-		return true;
-	unsigned ncap = *cap ? *cap * 2 : 16;
-	void *na = realloc(*arr, (size_t)ncap * size);
-	if (!na) {
-		p->oom = true;
-		return false;
-	}
-	memset((char *)na + (size_t)*cap * size, 0, (size_t)(ncap - *cap) * size);
-	*arr = na;
-	*cap = ncap;
-	return true;
-}
+/* Room for element @n of @arr (ARRAY_RESERVE); a failure is sticky in
+ * p->oom, and nothing is added after one. */
+#define GROW(p, arr, n, cap)                                                                       \
+	(!(p)->oom && (ARRAY_RESERVE(arr, cap, (size_t)(n) + 1) || ((p)->oom = true, false)))
 
 struct ir_prog *ir_prog_new(const char *name, enum ir_profile profile)
 {
@@ -94,7 +81,7 @@ void ir_prog_free(struct ir_prog *p)
 int ir_add_queue(struct ir_prog *p, const char *name, enum ir_qrole role, unsigned lane,
                  bool managed)
 {
-	if (!grow(p, (void **)&p->queues, p->n_queues, &p->cap_queues, sizeof(*p->queues)))
+	if (!GROW(p, p->queues, p->n_queues, p->cap_queues))
 		return -1;
 	struct ir_queue *q = &p->queues[p->n_queues];
 	memset(q, 0, sizeof(*q));
@@ -120,10 +107,10 @@ static struct ir_node *new_node(struct ir_prog *p, int q, uint8_t op, enum ir_ro
 {
 	if (q < 0 || (unsigned)q >= p->n_queues)
 		return NULL;
-	if (!grow(p, (void **)&p->nodes, p->n_nodes, &p->cap_nodes, sizeof(*p->nodes)))
+	if (!GROW(p, p->nodes, p->n_nodes, p->cap_nodes))
 		return NULL;
 	struct ir_queue *qq = &p->queues[q];
-	if (!grow(p, (void **)&qq->nodes, qq->n, &qq->cap, sizeof(*qq->nodes)))
+	if (!GROW(p, qq->nodes, qq->n, qq->cap))
 		return NULL;
 	struct ir_node *n = &p->nodes[p->n_nodes];
 	memset(n, 0, sizeof(*n));
@@ -167,7 +154,7 @@ struct ir_node *ir_insert(struct ir_prog *p, int q, unsigned pos, uint8_t op, en
 
 int ir_add_patch(struct ir_prog *p, const struct ir_patch *pt)
 {
-	if (!grow(p, (void **)&p->patches, p->n_patches, &p->cap_patches, sizeof(*p->patches)))
+	if (!GROW(p, p->patches, p->n_patches, p->cap_patches))
 		return -1;
 	p->patches[p->n_patches] = *pt;
 	return (int)p->n_patches++;
@@ -178,7 +165,7 @@ int ir_add_dep(struct ir_prog *p, int from, int to)
 	for (unsigned i = 0; i < p->n_deps; i++)
 		if (p->deps[i].from == from && p->deps[i].to == to)
 			return (int)i;
-	if (!grow(p, (void **)&p->deps, p->n_deps, &p->cap_deps, sizeof(*p->deps)))
+	if (!GROW(p, p->deps, p->n_deps, p->cap_deps))
 		return -1;
 	p->deps[p->n_deps].from = from;
 	p->deps[p->n_deps].to = to;
@@ -188,7 +175,7 @@ int ir_add_dep(struct ir_prog *p, int from, int to)
 int ir_add_region(struct ir_prog *p, const char *name, uint64_t size, bool writable)
 {
 	unsigned cap = p->n_regions;
-	if (!grow(p, (void **)&p->regions, p->n_regions, &cap, sizeof(*p->regions)))
+	if (!GROW(p, p->regions, p->n_regions, cap))
 		return -1;
 	/* exact-size growth: regions are added once, before lowering */
 	struct ir_region *r = &p->regions[p->n_regions];
@@ -201,7 +188,7 @@ int ir_add_region(struct ir_prog *p, const char *name, uint64_t size, bool writa
 
 int ir_add_loop(struct ir_prog *p, uint32_t bound, struct src_loc loc)
 {
-	if (!grow(p, (void **)&p->loops, p->n_loops, &p->cap_loops, sizeof(*p->loops)))
+	if (!GROW(p, p->loops, p->n_loops, p->cap_loops))
 		return -1;
 	struct ir_loop *l = &p->loops[p->n_loops];
 	l->id = (int)p->n_loops;
@@ -212,7 +199,7 @@ int ir_add_loop(struct ir_prog *p, uint32_t bound, struct src_loc loc)
 
 int ir_add_exit(struct ir_prog *p, int response, int halt, int loop, int iter)
 {
-	if (!grow(p, (void **)&p->exits, p->n_exits, &p->cap_exits, sizeof(*p->exits)))
+	if (!GROW(p, p->exits, p->n_exits, p->cap_exits))
 		return -1;
 	p->exits[p->n_exits].response = response;
 	p->exits[p->n_exits].halt = halt;

@@ -23,21 +23,16 @@
 #include <string.h>
 
 #include "compiler/lower.h"
+#include "core/array.h"
 #include "runtime/core/chainobj.h"
 
 void lower_anchor(struct lower_ctx *c, int conn_node)
 {
 	struct ir_prog *p = c->p;
 	if (c->in_parallel) {
-		if (c->n_deferred == c->cap_deferred) {
-			unsigned ncap = c->cap_deferred ? c->cap_deferred * 2 : 8;
-			int *nd = realloc(c->deferred, ncap * sizeof(int));
-			if (!nd) {
-				p->oom = true;
-				return;
-			}
-			c->deferred = nd;
-			c->cap_deferred = ncap;
+		if (!ARRAY_RESERVE(c->deferred, c->cap_deferred, c->n_deferred + 1)) {
+			p->oom = true;
+			return;
 		}
 		c->deferred[c->n_deferred++] = conn_node;
 		return;
@@ -134,15 +129,9 @@ uint32_t lower_return_site(struct lower_ctx *c, struct src_loc loc)
  * (lower_place_results moves it to the common result offset). */
 static bool note_result(struct lower_ctx *c, int x, uint32_t off, uint32_t w)
 {
-	if (c->n_results == c->cap_results) {
-		unsigned ncap = c->cap_results ? 2 * c->cap_results : 8;
-		struct lresult *nr = realloc(c->results, ncap * sizeof(*nr));
-		if (!nr) {
-			c->p->oom = true;
-			return false;
-		}
-		c->results = nr;
-		c->cap_results = ncap;
+	if (!ARRAY_RESERVE(c->results, c->cap_results, c->n_results + 1)) {
+		c->p->oom = true;
+		return false;
 	}
 	c->results[c->n_results++] = (struct lresult){.node = x, .off = off, .width = w};
 	return true;

@@ -37,6 +37,7 @@
 #include <string.h>
 
 #include "compiler/lower.h"
+#include "core/array.h"
 
 #define EXIT_OPERAND_OFF 16u /* SEND_EN's reserved bytes 16-23 */
 #define EXIT_MAX_BYTES   8u
@@ -525,15 +526,9 @@ static bool merge_locals(struct lower_ctx *c)
 			c->env[j] = *first;
 			continue;
 		}
-		if (c->n_phis == c->cap_phis) {
-			unsigned ncap = c->cap_phis ? c->cap_phis * 2 : 4;
-			struct lphi *np = realloc(c->phis, ncap * sizeof(*np));
-			if (!np) {
-				c->p->oom = true;
-				return false;
-			}
-			c->phis = np;
-			c->cap_phis = ncap;
+		if (!ARRAY_RESERVE(c->phis, c->cap_phis, c->n_phis + 1)) {
+			c->p->oom = true;
+			return false;
 		}
 		struct lphi *ph = &c->phis[c->n_phis];
 		memset(ph, 0, sizeof(*ph));

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "compiler/lower.h"
+#include "core/array.h"
 
 uint32_t lower_field_off(uint8_t op, enum prism_wqe_field f, uint8_t asize)
 {
@@ -85,15 +86,9 @@ void lower_mem_written(struct lower_ctx *c)
 /* A new READ through `ptr` (appended to the current lane). */
 static int get_read_fresh(struct lower_ctx *c, const struct lval *ptr)
 {
-	if (c->n_reads == c->cap_reads) {
-		unsigned ncap = c->cap_reads ? c->cap_reads * 2 : 16;
-		struct lread *nr = realloc(c->reads, ncap * sizeof(*nr));
-		if (!nr) {
-			c->p->oom = true;
-			return -1;
-		}
-		c->reads = nr;
-		c->cap_reads = ncap;
+	if (!ARRAY_RESERVE(c->reads, c->cap_reads, c->n_reads + 1)) {
+		c->p->oom = true;
+		return -1;
 	}
 	struct ir_node *n = ir_append(c->p, c->lane, PRISM_OP_RDMA_READ, IR_ROLE_DATA);
 	if (!n)
@@ -364,15 +359,9 @@ bool lower_value(struct lower_ctx *c, const struct ast_expr *e, struct lval *out
 
 static bool add_pick(struct lower_ctx *c, struct lread *r, const struct lpick *pk)
 {
-	if (r->n == r->cap) {
-		unsigned ncap = r->cap ? r->cap * 2 : 4;
-		struct lpick *np = realloc(r->picks, ncap * sizeof(*np));
-		if (!np) {
-			c->p->oom = true;
-			return false;
-		}
-		r->picks = np;
-		r->cap = ncap;
+	if (!ARRAY_RESERVE(r->picks, r->cap, r->n + 1)) {
+		c->p->oom = true;
+		return false;
 	}
 	r->picks[r->n++] = *pk;
 	return true;

@@ -45,6 +45,7 @@
 #include <string.h>
 
 #include "compiler/lower.h"
+#include "core/array.h"
 #include "compiler/sched.h"
 
 #define LAP_OPERAND_OFF 16u /* C's reserved bytes 16-23: the exit operand */
@@ -455,14 +456,9 @@ bool lower_recycle(struct lower_ctx *c, const struct ast_stmt *s)
 		return false;
 	/* C, at the end of the lap */
 	struct ir_queue *q = &p->queues[lq];
-	if (q->n == q->cap) {
-		int *nn = realloc(q->nodes, (q->cap + 8) * sizeof(*nn));
-		if (!nn) {
-			p->oom = true;
-			return false;
-		}
-		q->nodes = nn;
-		q->cap += 8;
+	if (!ARRAY_RESERVE(q->nodes, q->cap, q->n + 1)) {
+		p->oom = true;
+		return false;
 	}
 	q->nodes[q->n++] = cnode;
 	n = &p->nodes[cnode];

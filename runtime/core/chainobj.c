@@ -11,6 +11,7 @@
  * parse (chainobj_read.c), or touch WQE bytes beyond copying them.
  */
 #include "core/chainobj.h"
+#include "core/array.h"
 
 #include <endian.h>
 #include <errno.h>
@@ -207,27 +208,26 @@ void chainobj_free(struct chainobj *o)
 
 /*
  * Grow *@arr (of *@n elements of @size bytes) by one zeroed element.  The
- * capacity is the next power of two of the count, so no separate field is
- * needed.  Returns the new element or NULL (array unchanged).
+ * capacity follows from the count (ARRAY_MIN_CAP, doubled as needed), so no
+ * separate field is needed.  Returns the new element or NULL (array
+ * unchanged).
  */
 static void *grow(void **arr, uint32_t *n, size_t size)
 {
 	uint32_t count = *n;
-	void *p = *arr;
+	size_t cap = 0;
+	void *p;
 
 	if (count == UINT32_MAX)
 		return NULL;
-	if ((count & (count - 1)) == 0) { /* count is 0 or a power of two: full */
-		size_t cap = count ? (size_t)count * 2 : 1;
-
-		if (cap > SIZE_MAX / size)
-			return NULL;
-		p = realloc(p, cap * size);
-		if (!p)
-			return NULL;
-		*arr = p;
-	}
-	memset((char *)p + (size_t)count * size, 0, size);
+	if (count)
+		for (cap = ARRAY_MIN_CAP; cap < count; cap *= 2)
+			;
+	p = array_grow(*arr, &cap, (size_t)count + 1, size, UINT32_MAX);
+	if (!p)
+		return NULL;
+	*arr = p;
+	memset((char *)p + (size_t)count * size, 0, size); /* an undone append left bytes */
 	*n = count + 1;
 	return (char *)p + (size_t)count * size;
 }

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "core/opts.h"
+#include "core/array.h"
 #include "core/server.h"
 #include "net/net.h"
 
@@ -505,16 +506,8 @@ static void after_poll(struct core_server_shard *sh, struct core_conn *c, int n,
 /* Shard lock held: grow the hot list to hold every connection. */
 static void hot_fit(struct core_server_shard *sh)
 {
-	unsigned want = (unsigned)sh->active + 1;
-
-	if (sh->hot_cap < want) {
-		struct core_conn **h = realloc(sh->hot, 2 * want * sizeof(*h));
-
-		if (h) {
-			sh->hot = h;
-			sh->hot_cap = 2 * want;
-		}
-	}
+	/* on failure the list stays as it is: hot_cap bounds what is put in it */
+	(void)ARRAY_RESERVE(sh->hot, sh->hot_cap, (size_t)sh->active + 1);
 }
 
 #define EV_BATCH 64u

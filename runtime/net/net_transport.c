@@ -21,6 +21,7 @@
  * non-blocking send), create QPs, print.
  */
 #include "net/net_transport.h"
+#include "core/array.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -812,18 +813,12 @@ int net_transport_attach(struct net_transport *t, int fd, struct sim_qp *qp,
 	for (slot = 0; slot < t->nslots && t->slots[slot]; slot++)
 		;
 	if (slot == t->nslots) {
-		uint32_t n = t->nslots ? 2 * t->nslots : 16;
-		struct net_link **s = realloc(t->slots, n * sizeof(*s));
-
-		if (!s) {
+		if (!ARRAY_RESERVE(t->slots, t->nslots, (size_t)slot + 1)) {
 			pthread_mutex_unlock(&t->lock);
 			pthread_mutex_destroy(&l->tx_lock);
 			free(l);
 			return net_diagf(diag, -ENOMEM, "attach: out of memory");
 		}
-		memset(s + t->nslots, 0, (n - t->nslots) * sizeof(*s));
-		t->slots = s;
-		t->nslots = n;
 	}
 	l->slot = slot;
 	l->gen = ++t->next_gen;

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 
 #include "sim/sim_internal.h"
+#include "core/array.h"
 
 int sim_cq_create(struct sim_dev *dev, const struct sim_cq_attr *attr, struct sim_cq **out)
 {
@@ -52,18 +53,10 @@ int sim_cq_create(struct sim_dev *dev, const struct sim_cq_attr *attr, struct si
 	pthread_mutex_lock(&dev->lock);
 	for (slot = 1; slot < dev->cqs_cap && dev->cqs[slot]; slot++)
 		;
-	if (slot >= dev->cqs_cap) {
-		uint32_t ncap = dev->cqs_cap ? dev->cqs_cap * 2 : 16;
-		struct sim_cq **n = realloc(dev->cqs, ncap * sizeof(*n));
-
-		if (!n) {
-			pthread_mutex_unlock(&dev->lock);
-			rc = -ENOMEM;
-			goto fail;
-		}
-		memset(n + dev->cqs_cap, 0, (ncap - dev->cqs_cap) * sizeof(*n));
-		dev->cqs = n;
-		dev->cqs_cap = ncap;
+	if (!ARRAY_RESERVE(dev->cqs, dev->cqs_cap, (size_t)slot + 1)) {
+		pthread_mutex_unlock(&dev->lock);
+		rc = -ENOMEM;
+		goto fail;
 	}
 	cq->slot = slot;
 	cq->cqn = slot;

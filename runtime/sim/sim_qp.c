@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "sim/sim_internal.h"
+#include "core/array.h"
 
 static uint32_t pow2_at_least(uint32_t v)
 {
@@ -109,17 +110,13 @@ int sim_qp_create(struct sim_dev *dev, const struct sim_qp_attr *attr, struct si
 		goto fail;
 	}
 	if (slot >= dev->qps_cap) {
-		uint32_t ocap = dev->qps_cap, ncap = ocap ? ocap * 2 : 16;
-		struct sim_qp **n = realloc(dev->qps, ncap * sizeof(*n));
+		uint32_t ocap = dev->qps_cap;
 
-		if (!n) {
+		if (!ARRAY_RESERVE(dev->qps, dev->qps_cap, (size_t)slot + 1)) {
 			/* realloc failed: the old table is still valid. */
 			pthread_mutex_unlock(&dev->lock);
 			goto fail;
 		}
-		memset(n + ocap, 0, (ncap - ocap) * sizeof(*n));
-		dev->qps = n;
-		dev->qps_cap = ncap;
 		if (sim_sched_resize(dev, ocap)) {
 			/* The larger table stays (its new slots are empty); the
 			 * capacity the scheduler's arrays cover does not grow. */

@@ -31,6 +31,7 @@
 #include <stdlib.h>
 
 #include "sim/sim_internal.h"
+#include "core/array.h"
 
 /* ---- the ready heap (min by t) ------------------------------------------ */
 
@@ -188,15 +189,8 @@ static bool park(struct sim_qp *qp)
 	    !(cq = sim_cq_by_num(qp->dev, f->w.wait_en.obj_num)))
 		return false;
 	if (qp->wait_cqn != cq->cqn) {
-		if (cq->nwaiters == cq->waiters_cap) {
-			uint32_t ncap = cq->waiters_cap ? cq->waiters_cap * 2 : 4;
-			uint32_t *n = realloc(cq->waiters, ncap * sizeof(*n));
-
-			if (!n)
-				return false; /* stays dirty: slower, still right */
-			cq->waiters = n;
-			cq->waiters_cap = ncap;
-		}
+		if (!ARRAY_RESERVE(cq->waiters, cq->waiters_cap, cq->nwaiters + 1))
+			return false; /* stays dirty: slower, still right */
 		cq->waiters[cq->nwaiters++] = qp->slot;
 		qp->wait_cqn = cq->cqn;
 	}

@@ -11,6 +11,7 @@
 #include <prism/prism.h>
 
 #include "tests/difftest/dt_campaign.h"
+#include "core/array.h"
 #include "tests/difftest/dt_run.h"
 
 /* Counted strings (rejection reasons, kinds of difference). */
@@ -32,15 +33,8 @@ static struct bucket *count(struct buckets *bs, const char *key, const char *exa
 			bs->b[i].n++;
 			return &bs->b[i];
 		}
-	if (bs->n == bs->cap) {
-		size_t cap = bs->cap ? 2 * bs->cap : 16;
-		struct bucket *nb = realloc(bs->b, cap * sizeof(*nb));
-
-		if (!nb)
-			return NULL;
-		bs->b = nb;
-		bs->cap = cap;
-	}
+	if (!ARRAY_RESERVE(bs->b, bs->cap, bs->n + 1))
+		return NULL;
 	struct bucket *b = &bs->b[bs->n];
 
 	b->key = strdup(key);
