@@ -8,6 +8,7 @@
  * Must not: measure time.
  */
 #include "tests/availability/avail_fx.h"
+#include "tests/availability/avail_flood.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -127,30 +128,6 @@ void av_gets(struct av_fx *f, struct prism_client *cl, unsigned n, uint64_t seed
 int av_raw_connect(struct av_fx *f, int *fd, struct net_oob_params *peer, char *why, size_t cap)
 {
 	return av_raw_connect_port(prism_server__port(f->srv), fd, peer, why, cap);
-}
-
-int av_raw_connect_port(uint16_t port, int *fd, struct net_oob_params *peer, char *why, size_t cap)
-{
-	struct core_hello h = {.kind = CORE_HELLO_CONNECT,
-	                       .node = 0x77,
-	                       .qpn = 0x4242,
-	                       .resp_addr = 0x10000,
-	                       .resp_rkey = 0x1234,
-	                       .resp_slots = 16,
-	                       .resp_stride = 128};
-	struct net_oob_params mine = {.node = 0x77, .qpn = 0x4242};
-	struct net_diag d = {0};
-	uint8_t blob[256];
-	int rc;
-
-	mine.blob_len = (uint32_t)core_hello_encode(&h, blob, sizeof(blob));
-	mine.blob = blob;
-	rc = net_connect("127.0.0.1", port, &mine, peer, 10000, fd, &d);
-	if (rc)
-		snprintf(why, cap, "%s", d.msg);
-	else
-		net_oob_params_release(peer);
-	return rc;
 }
 
 int av_silent_socket(struct av_fx *f)

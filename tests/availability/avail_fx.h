@@ -58,8 +58,7 @@ void av_gets(struct av_fx *f, struct prism_client *cl, unsigned n, uint64_t seed
  * the reason in @why (a REJECT: -ECONNREFUSED and its reason).
  */
 int av_raw_connect(struct av_fx *f, int *fd, struct net_oob_params *peer, char *why, size_t cap);
-/* The same to a server on loopback port @port (maybe another process's). */
-int av_raw_connect_port(uint16_t port, int *fd, struct net_oob_params *peer, char *why, size_t cap);
+/* The same to a server on another port: av_raw_connect_port (avail_flood.h). */
 /* A TCP socket connected to the server that has sent nothing (asserts). */
 int av_silent_socket(struct av_fx *f);
 /* Read a REJECT from @fd (waits while nothing arrives): 0 and its reason, or

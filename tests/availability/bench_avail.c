@@ -31,7 +31,9 @@
 #include "core/proto.h"
 #include "net/net.h"
 #include "net/net_frame.h"
+#include "tests/availability/avail_flood.h"
 #include "tests/runtime/support/hashget_chain.h"
+#include "tests/support/bench_stats.h"
 
 #define NB         256u
 #define TABLE_SIZE (NB * (HG_BUCKET_BYTES + HG_VALUE_BYTES) + 4096u)
@@ -46,13 +48,6 @@ static double now_us(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 static double heap_mb(void)
@@ -95,73 +90,10 @@ static int measure(struct prism_client *cl, const char *what)
 		}
 		lat[i] = now_us() - t0;
 	}
-	qsort(lat, GETS, sizeof(lat[0]), cmp_d);
+	qsort(lat, GETS, sizeof(lat[0]), bench_cmp_double);
 	printf("  %-9s p50 %7.1f us  p99 %8.1f us  heap %6.1f MB  rss %6.1f MB\n", what,
 	       lat[GETS / 2], lat[GETS * 99 / 100], heap_mb(), rss_mb());
 	return 0;
-}
-
-static int raw_connect(uint16_t port, int *fd, uint32_t *qpn)
-{
-	struct core_hello h = {.kind = CORE_HELLO_CONNECT,
-	                       .node = 0x77,
-	                       .qpn = 0x4242,
-	                       .resp_addr = 0x10000,
-	                       .resp_rkey = 0x1234,
-	                       .resp_slots = 16,
-	                       .resp_stride = 128};
-	struct net_oob_params mine = {.node = 0x77, .qpn = 0x4242}, peer;
-	uint8_t blob[256];
-	int rc;
-
-	mine.blob_len = (uint32_t)core_hello_encode(&h, blob, sizeof(blob));
-	mine.blob = blob;
-	rc = net_connect("127.0.0.1", port, &mine, &peer, 10000, fd, NULL);
-	if (!rc) {
-		*qpn = peer.qpn;
-		net_oob_params_release(&peer);
-	}
-	return rc;
-}
-
-/* READs until the server stops taking them for a second, or drops us. */
-static unsigned long flood(int fd, uint32_t qpn, bool *dropped)
-{
-	static uint8_t buf[1024 * 64];
-	unsigned long sent = 0;
-	unsigned stuck = 0;
-	size_t len = 0, off = 0;
-
-	*dropped = false;
-	while (stuck < 5 && sent < 20000000ul) {
-		if (off == len) {
-			len = off = 0;
-			for (unsigned i = 0; i < 1024; i++) {
-				struct net_pkt p = {.opcode = NET_OP_RDMA_READ_REQUEST,
-				                    .pkey = NET_DEFAULT_PKEY,
-				                    .dest_qpn = qpn,
-				                    .psn = (uint32_t)(sent + i) & NET_PSN_MASK};
-
-				len += (size_t)net_record_encode(&p, 0, buf + len,
-				                                 sizeof(buf) - len, NULL);
-			}
-		}
-		ssize_t n = send(fd, buf + off, len - off, MSG_NOSIGNAL | MSG_DONTWAIT);
-
-		if (n > 0) {
-			off += (size_t)n;
-			sent += off == len ? 1024 : 0;
-			stuck = 0;
-		} else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-			struct pollfd pf = {.fd = fd, .events = POLLOUT};
-
-			stuck += poll(&pf, 1, 200) == 0;
-		} else {
-			*dropped = true;
-			break;
-		}
-	}
-	return sent;
 }
 
 int main(void)
@@ -178,7 +110,8 @@ int main(void)
 	size_t yaml_len;
 	uint64_t s = 42;
 	int idle[IDLE], fd, rc = 1;
-	uint32_t qpn;
+	struct net_oob_params peer;
+	char why[256];
 	bool dropped;
 
 	if (!dev || !cdev || !o || chainobj_write_mem(o, 0, &yaml, &yaml_len, NULL))
@@ -205,17 +138,17 @@ int main(void)
 	printf("availability: a served client's gets and the server's memory (one process)\n");
 	if (measure(cl, "idle"))
 		goto out;
-	if (raw_connect(prism_server__port(srv), &fd, &qpn))
+	if (av_raw_connect_port(prism_server__port(srv), &fd, &peer, why, sizeof(why)))
 		goto out;
-	unsigned long sent = flood(fd, qpn, &dropped);
+	long sent = av_flood_reads(fd, peer.qpn, 0, 0, 0, 20000000ul, &dropped);
 
-	printf("  slow reader: %lu zero-length READs taken, then %s\n", sent,
+	printf("  slow reader: %ld zero-length READs taken, then %s\n", sent,
 	       dropped ? "dropped" : "no longer read (its sends block)");
 	if (measure(cl, "slow"))
 		goto out;
 	close(fd);
 	for (int i = 0; i < IDLE; i++)
-		if (raw_connect(prism_server__port(srv), &idle[i], &qpn))
+		if (av_raw_connect_port(prism_server__port(srv), &idle[i], &peer, why, sizeof(why)))
 			goto out;
 	if (measure(cl, "idle-400"))
 		goto out;

@@ -37,6 +37,7 @@
 #include <unistd.h>
 
 #include "net/net_frame.h"
+#include "tests/availability/avail_flood.h"
 #include "tests/availability/avail_fx.h"
 #include "tests/runtime/support/child_proc.h"
 
@@ -44,56 +45,6 @@
  * server queued them all, 1.4 GB for 3 M, before it pushed back) */
 #define READS_TRIED 4000000u
 #define BATCH       1024u
-
-/* Push zero-length READs until the server stops taking them (5 waits of
- * 200 ms for room with none) or drops us.  Returns how many were sent;
- * *@dropped says whether the server closed the connection. */
-static unsigned flood_reads(int fd, uint32_t qpn, bool *dropped)
-{
-	static uint8_t buf[BATCH * 64];
-	unsigned sent = 0, stuck = 0;
-	size_t len = 0, off = 0;
-
-	*dropped = false;
-	while (sent < READS_TRIED && stuck < 5) {
-		if (off == len) {
-			len = off = 0;
-			for (unsigned i = 0; i < BATCH; i++) {
-				struct net_pkt p = {.opcode = NET_OP_RDMA_READ_REQUEST,
-				                    .pkey = NET_DEFAULT_PKEY,
-				                    .dest_qpn = qpn,
-				                    .psn = (sent + i) & NET_PSN_MASK};
-				int n =
-				    net_record_encode(&p, 0, buf + len, sizeof(buf) - len, NULL);
-
-				assert_true(n > 0);
-				len += (size_t)n;
-			}
-		}
-		ssize_t n = send(fd, buf + off, len - off, MSG_NOSIGNAL | MSG_DONTWAIT);
-
-		if (n > 0) {
-			off += (size_t)n;
-			if (off == len)
-				sent += BATCH;
-			stuck = 0;
-			continue;
-		}
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-			struct pollfd pf = {.fd = fd, .events = POLLOUT};
-
-			stuck += poll(&pf, 1, 200) == 0;
-			if (pf.revents & (POLLERR | POLLHUP)) {
-				*dropped = true;
-				break;
-			}
-			continue;
-		}
-		*dropped = true; /* EPIPE / ECONNRESET: the server let go of us */
-		break;
-	}
-	return sent;
-}
 
 static void test_slow_reader_is_bounded(void **state)
 {
@@ -104,7 +55,7 @@ static void test_slow_reader_is_bounded(void **state)
 	char why[256];
 	uint64_t heap0 = 0, heap = 0;
 	bool counted;
-	unsigned sent;
+	long sent;
 	bool dropped;
 	int fd;
 
@@ -114,9 +65,9 @@ static void test_slow_reader_is_bounded(void **state)
 	av_gets(&f, v, 64, 1);
 	counted = av_heap_bytes(&heap0);
 	assert_int_equal(av_raw_connect(&f, &fd, &peer, why, sizeof(why)), 0);
-	sent = flood_reads(fd, peer.qpn, &dropped);
+	sent = av_flood_reads(fd, peer.qpn, 0, 0, 0, READS_TRIED, &dropped);
 	/* back-pressured (its sends block) or disconnected, long before all */
-	assert_true(sent < READS_TRIED);
+	assert_true(sent >= 0 && sent < (long)READS_TRIED);
 	/* the attacker is still there, not reading; others are served */
 	av_gets(&f, v, 400, 2);
 	/* what the server kept for it is bounded (was: every response queued,

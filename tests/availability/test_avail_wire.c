@@ -31,6 +31,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "tests/availability/avail_flood.h"
 #include "tests/net/net_peer.h"
 
 #define MEM       (1u << 16)
@@ -49,49 +50,6 @@ static bool heap_bytes(uint64_t *out)
 #endif
 }
 
-/* 64-byte READs of @q's buffer until the link stops taking them (five
- * 200 ms waits for room with none) or drops; how many were sent. */
-static unsigned flood(int fd, const struct np_qp *q, bool *dropped)
-{
-	static uint8_t buf[1024 * 64];
-	unsigned sent = 0, stuck = 0;
-	size_t len = 0, off = 0;
-
-	*dropped = false;
-	while (sent < READS_MAX && stuck < 5) {
-		if (off == len) {
-			len = off = 0;
-			for (unsigned i = 0; i < 1024; i++) {
-				struct net_pkt p = {.opcode = NET_OP_RDMA_READ_REQUEST,
-				                    .pkey = NET_DEFAULT_PKEY,
-				                    .dest_qpn = q->qpn,
-				                    .psn = (sent + i) & NET_PSN_MASK,
-				                    .reth = {(uintptr_t)q->mem, q->rkey, 64}};
-				int n =
-				    net_record_encode(&p, 0, buf + len, sizeof(buf) - len, NULL);
-
-				assert_true(n > 0);
-				len += (size_t)n;
-			}
-		}
-		ssize_t n = send(fd, buf + off, len - off, MSG_NOSIGNAL | MSG_DONTWAIT);
-
-		if (n > 0) {
-			off += (size_t)n;
-			sent += off == len ? 1024 : 0;
-			stuck = 0;
-		} else if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-			struct pollfd pf = {.fd = fd, .events = POLLOUT};
-
-			stuck += poll(&pf, 1, 200) == 0;
-		} else {
-			*dropped = true;
-			break;
-		}
-	}
-	return sent;
-}
-
 static void test_read_flood_without_reading(void **state)
 {
 	struct np_dev srv, cli;
@@ -102,7 +60,7 @@ static void test_read_flood_without_reading(void **state)
 	uint64_t heap0 = 0, heap = 0;
 	bool counted, dropped;
 	int sv[2], av[2];
-	unsigned sent;
+	long sent;
 
 	(void)state;
 	assert_int_equal(np_dev_open(&srv, 1), 0);
@@ -121,8 +79,8 @@ static void test_read_flood_without_reading(void **state)
 	assert_int_equal(np_qp_connect(&a, av[1], &pa), 0);
 	counted = heap_bytes(&heap0);
 
-	sent = flood(av[0], &a, &dropped);
-	assert_true(sent < READS_MAX);
+	sent = av_flood_reads(av[0], a.qpn, (uintptr_t)a.mem, a.rkey, 64, READS_MAX, &dropped);
+	assert_true(sent >= 0 && sent < (long)READS_MAX);
 	net_link_stats(a.link, &st);
 	/* pushed back: the device was told -EAGAIN and the link stopped reading */
 	assert_true(dropped || st.tx_eagain > 0);

@@ -18,6 +18,7 @@
 #include <yaml.h>
 
 #include "core/chainobj.h"
+#include "tests/support/bench_stats.h"
 
 #define RUNS 9
 
@@ -27,13 +28,6 @@ static double now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
 }
 
 static char *slurp(const char *path, size_t *len)
@@ -113,7 +107,7 @@ static double median(enum op op, const char *text, size_t len, const struct chai
 
 	for (int r = 0; r < RUNS; r++)
 		t[r] = batch(op, text, len, o, iters);
-	qsort(t, RUNS, sizeof(t[0]), cmp_double);
+	qsort(t, RUNS, sizeof(t[0]), bench_cmp_double);
 	return t[RUNS / 2];
 }
 

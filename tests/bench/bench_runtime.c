@@ -31,6 +31,7 @@
 
 #include "core/chainobj.h"
 #include "tests/runtime/support/hashget_chain.h"
+#include "tests/support/bench_stats.h"
 
 #define NB         256u
 #define TABLE_SIZE (NB * (HG_BUCKET_BYTES + HG_VALUE_BYTES) + 4096u)
@@ -39,27 +40,6 @@
 static uint32_t keys[NB];
 static char *yaml;
 static size_t yaml_len;
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_d);
-	return v[n / 2];
-}
 
 struct srv {
 	struct prism_device *dev;
@@ -112,7 +92,7 @@ static double rate(struct prism_client *cl, int n)
 	uint8_t out[B][HG_RESULT_BYTES];
 	struct prism_arg args[B][2];
 	struct prism_call c[B];
-	double t0 = now_s();
+	double t0 = bench_now();
 
 	for (int i = 0; i < n; i += B) {
 		for (int j = 0; j < B; j++) {
@@ -123,7 +103,7 @@ static double rate(struct prism_client *cl, int n)
 		if (prism_client__invoke_batch(cl, c, B, NULL) != B)
 			return 0;
 	}
-	return n / (now_s() - t0);
+	return n / (bench_now() - t0);
 }
 
 static void bench_inprocess(void)
@@ -139,16 +119,16 @@ static void bench_inprocess(void)
 	}
 	for (int i = 0; i < RUNS; i++) {
 		r[i] = rate(cl, 20000);
-		double t0 = now_s();
+		double t0 = bench_now();
 
 		for (int j = 0; j < 5000; j++)
 			one_get(cl, (uint32_t)j);
-		rs[i] = 5000 / (now_s() - t0);
+		rs[i] = 5000 / (bench_now() - t0);
 	}
 	prism_server__stats(s.srv, &st);
 	printf("gets/s in-process (embedded, one sim device): %.0f batched (16 in flight), "
 	       "%.0f one at a time\n",
-	       median(r, RUNS), median(rs, RUNS));
+	       bench_median(r, RUNS), bench_median(rs, RUNS));
 	printf("memory per connection (server side: QPs, CQs, scratch): %llu bytes\n",
 	       (unsigned long long)st.bytes_per_conn);
 	prism_client__close(cl);
@@ -199,15 +179,15 @@ static void bench_tcp(void)
 	} else {
 		for (int i = 0; i < RUNS; i++) {
 			r[i] = rate(cl, 5000);
-			double t0 = now_s();
+			double t0 = bench_now();
 
 			for (int j = 0; j < 2000; j++)
 				one_get(cl, (uint32_t)j);
-			rs[i] = 2000 / (now_s() - t0);
+			rs[i] = 2000 / (bench_now() - t0);
 		}
 		printf("gets/s across processes (TCP loopback): %.0f batched (16 in flight), "
 		       "%.0f one at a time\n",
-		       median(r, RUNS), median(rs, RUNS));
+		       bench_median(r, RUNS), bench_median(rs, RUNS));
 		prism_client__close(cl);
 	}
 	prism_device__close(dev);
@@ -228,15 +208,15 @@ static void bench_many_connections(void)
 
 	if (srv_open(&s, 0, false))
 		return;
-	t0 = now_s();
+	t0 = bench_now();
 	for (n = 0; n < N; n++)
 		if (!(cls[n] = prism_client__connect_local(s.srv, NULL)))
 			break;
-	double t1 = now_s();
+	double t1 = bench_now();
 
 	for (int i = 0; i < n; i++)
 		ok += one_get(cls[i], (uint32_t)i) == 0;
-	double t2 = now_s();
+	double t2 = bench_now();
 
 	prism_server__stats(s.srv, &st);
 	printf("concurrent connections on one server: %d connected (%.1f ms to connect all), "

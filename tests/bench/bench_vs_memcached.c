@@ -48,6 +48,7 @@
 #include "core/chainobj.h"
 #include "tests/runtime/support/child_proc.h"
 #include "tests/runtime/support/hashget_chain.h"
+#include "tests/support/bench_stats.h"
 
 #define MEMCACHED  "/usr/bin/memcached"
 #define NB         256u
@@ -63,27 +64,6 @@ static char *yaml;
 static size_t yaml_len;
 static atomic_uint wrong;
 static atomic_uint shown;
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static int cmp_d(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-	qsort(v, (size_t)n, sizeof(*v), cmp_d);
-	return v[n / 2];
-}
 
 static void report_wrong(const char *who, uint32_t b, const char *what)
 {
@@ -322,7 +302,7 @@ struct conn {
 static void record(struct conn *c, double t0)
 {
 	if (c->nlat < MAX_LAT)
-		c->lat[c->nlat++] = (now_s() - t0) * 1e6;
+		c->lat[c->nlat++] = (bench_now() - t0) * 1e6;
 	c->gets++;
 }
 
@@ -335,7 +315,7 @@ static void *prism_loop(void *arg)
 		uint8_t out[HG_RESULT_BYTES];
 		struct prism_arg args[2];
 		struct prism_call call;
-		double t0 = now_s();
+		double t0 = bench_now();
 
 		b = (b + 1) % NB;
 		hg_get_call(&call, args, keys[b], b, out);
@@ -359,7 +339,7 @@ static void *mc_loop(void *arg)
 
 	while (!atomic_load_explicit(c->stop, memory_order_relaxed)) {
 		char req[48];
-		double t0 = now_s();
+		double t0 = bench_now();
 		int n, r;
 
 		b = (b + 1) % NB;
@@ -395,7 +375,7 @@ static int run_once(struct conn *cs, int n, void *(*loop)(void *), pid_t pid, do
 
 	c0 = proc_cpu_us(pid, false);
 	m0 = proc_cpu_us(pid, true);
-	t0 = now_s();
+	t0 = bench_now();
 	for (int i = 0; i < n; i++) {
 		cs[i].stop = &stop, cs[i].gets = 0, cs[i].nlat = 0, cs[i].failed = 0;
 		if (pthread_create(&cs[i].th, NULL, loop, &cs[i]))
@@ -405,7 +385,7 @@ static int run_once(struct conn *cs, int n, void *(*loop)(void *), pid_t pid, do
 	atomic_store(&stop, true);
 	for (int i = 0; i < n; i++)
 		pthread_join(cs[i].th, NULL);
-	t1 = now_s();
+	t1 = bench_now();
 	c1 = proc_cpu_us(pid, false);
 	m1 = proc_cpu_us(pid, true);
 	for (int i = 0; i < n; i++) {
@@ -416,7 +396,7 @@ static int run_once(struct conn *cs, int n, void *(*loop)(void *), pid_t pid, do
 	}
 	if (failed || !gets)
 		return -1;
-	qsort(all, nl, sizeof(double), cmp_d);
+	qsort(all, nl, sizeof(double), bench_cmp_double);
 	r->rate = (double)gets / (t1 - t0);
 	r->p50 = all[nl / 2];
 	r->p99 = all[nl * 99 / 100];
@@ -432,8 +412,8 @@ static void med(struct result *runs, int n, struct result *m)
 	for (int i = 0; i < n; i++)
 		rate[i] = runs[i].rate, p50[i] = runs[i].p50, p99[i] = runs[i].p99,
 		cpu[i] = runs[i].cpu_per_get, main_cpu[i] = runs[i].main_cpu_per_get;
-	*m = (struct result){median(rate, n), median(p50, n), median(p99, n), median(cpu, n),
-	                     median(main_cpu, n)};
+	*m = (struct result){bench_median(rate, n), bench_median(p50, n), bench_median(p99, n),
+	                     bench_median(cpu, n), bench_median(main_cpu, n)};
 }
 
 static int compare(int n, pid_t ppid, uint16_t pport, pid_t mpid, int mport, double secs)

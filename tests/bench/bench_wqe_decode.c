@@ -18,6 +18,8 @@
 
 #include <prism/wqe.h>
 
+#include "tests/support/bench_stats.h"
+
 #define NWQE  6
 #define ITERS 2000000u
 #define RUNS  7
@@ -32,13 +34,6 @@ static double now(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
 }
 
 static void build(void)
@@ -103,7 +98,7 @@ static double median(int what)
 
 	for (int i = 0; i < RUNS; i++)
 		r[i] = run(what);
-	qsort(r, RUNS, sizeof(r[0]), cmp_double);
+	qsort(r, RUNS, sizeof(r[0]), bench_cmp_double);
 	return r[RUNS / 2];
 }
 
