@@ -229,6 +229,20 @@ static unsigned cqes(struct rig_qp *q, unsigned *errors)
 	return n;
 }
 
+/* One step of a probe: ring @rq (NULL: none), let the NIC run, and count
+ * the CQEs of @cq (*@errors: the error ones; may be NULL).  0, or the
+ * backend's error. */
+static int run(struct rig *r, struct rig_qp *rq, struct rig_qp *cq, unsigned *n, unsigned *errors)
+{
+	int err = rq ? ring(r, rq) : 0;
+
+	if (!err)
+		err = settle(r);
+	if (!err)
+		*n = cqes(cq, errors);
+	return err;
+}
+
 static void wqe(struct prism_wqe *w, uint8_t opcode, bool signaled)
 {
 	memset(w, 0, sizeof(*w));
@@ -270,27 +284,28 @@ typedef int probe_fn(struct rig *r, enum core_probe_id id, struct core_probe_rep
 static int probe_wait_cqe_index(struct rig *r, enum core_probe_id id, struct core_probe_report *rep)
 {
 	struct prism_wqe w;
+	unsigned n = 0;
 	int err;
 
 	if ((err = rig_qp(r, 0, CORE_QP_CROSS_CHANNEL)) || (err = rig_qp(r, 1, 0)))
 		return err;
 	wqe(&w, PRISM_OP_NOP, true);
 	post(&r->q[1], &w, NULL, false);
-	if ((err = ring(r, &r->q[1])) || (err = settle(r)))
+	if ((err = run(r, &r->q[1], &r->q[1], &n, NULL)))
 		return err;
 	wait_en(&w, PRISM_OP_CQE_WAIT, r->q[1].cqi.cqn, 1, false);
 	post(&r->q[0], &w, NULL, false);
 	wqe(&w, PRISM_OP_NOP, true);
 	post(&r->q[0], &w, NULL, false);
-	if ((err = ring(r, &r->q[0])) || (err = settle(r)))
+	if ((err = run(r, &r->q[0], &r->q[0], &n, NULL)))
 		return err;
-	if (cqes(&r->q[0], NULL))
+	if (n)
 		return VERDICT(CORE_PROBE_NO, "WAIT(1) released after 1 CQE: the index is a count");
 	wqe(&w, PRISM_OP_NOP, true);
 	post(&r->q[1], &w, NULL, false);
-	if ((err = ring(r, &r->q[1])) || (err = settle(r)))
+	if ((err = run(r, &r->q[1], &r->q[0], &n, NULL)))
 		return err;
-	if (cqes(&r->q[0], NULL) == 1)
+	if (n == 1)
 		return VERDICT(CORE_PROBE_YES, "WAIT(1) held after 1 CQE, released after 2");
 	return VERDICT(CORE_PROBE_FAILED, "WAIT(1) not released after 2 CQEs");
 }
@@ -301,21 +316,22 @@ static int probe_managed_doorbell(struct rig *r, enum core_probe_id id,
                                   struct core_probe_report *rep)
 {
 	struct prism_wqe w;
+	unsigned n = 0;
 	int err;
 
 	if ((err = rig_qp(r, 1, CORE_QP_CROSS_CHANNEL | CORE_QP_MANAGED_SEND)))
 		return err;
 	wqe(&w, PRISM_OP_NOP, true);
 	post(&r->q[1], &w, NULL, false);
-	if ((err = settle(r)))
+	if ((err = run(r, NULL, &r->q[1], &n, NULL)))
 		return err;
-	if (cqes(&r->q[1], NULL))
+	if (n)
 		return VERDICT(CORE_PROBE_FAILED,
 		               "a managed queue ran without doorbell or SEND_EN");
-	if ((err = ring(r, &r->q[1])) || (err = settle(r)))
+	if ((err = run(r, &r->q[1], &r->q[1], &n, NULL)))
 		return err;
-	return cqes(&r->q[1], NULL) == 1 ? VERDICT(CORE_PROBE_YES, "the doorbell ran its NOP")
-	                                 : VERDICT(CORE_PROBE_NO, "the doorbell ran nothing");
+	return n == 1 ? VERDICT(CORE_PROBE_YES, "the doorbell ran its NOP")
+	              : VERDICT(CORE_PROBE_NO, "the doorbell ran nothing");
 }
 
 /* rule 3.8 send-en-past-doorbell-record: the record stays 0 (libmlx5 never
@@ -336,9 +352,10 @@ static int probe_send_en_past_dbrec(struct rig *r, enum core_probe_id id,
 	r->q[1].info.dbrec[1] = 0;
 	wait_en(&w, PRISM_OP_SEND_ENABLE, r->q[1].info.qpn, 2, false);
 	post(&r->q[0], &w, NULL, false);
-	if ((err = ring(r, &r->q[0])) || (err = settle(r)))
+	unsigned n = 0;
+
+	if ((err = run(r, &r->q[0], &r->q[1], &n, NULL)))
 		return err;
-	unsigned n = cqes(&r->q[1], NULL);
 	if (n == 2)
 		return VERDICT(CORE_PROBE_YES, "SEND_EN 2 ran 2 WQEs, doorbell record 0");
 	if (n == 0)
@@ -365,9 +382,10 @@ static int probe_send_en_bb_units(struct rig *r, enum core_probe_id id,
 	post(&r->q[1], &w, NULL, false);
 	wait_en(&w, PRISM_OP_SEND_ENABLE, r->q[1].info.qpn, 2, false);
 	post(&r->q[0], &w, NULL, false);
-	if ((err = ring(r, &r->q[0])) || (err = settle(r)))
+	unsigned n = 0;
+
+	if ((err = run(r, &r->q[0], &r->q[1], &n, NULL)))
 		return err;
-	unsigned n = cqes(&r->q[1], NULL);
 	if (n == 1)
 		return VERDICT(CORE_PROBE_YES, "SEND_EN 2 ran the 2-BB WQE only");
 	if (n == 2)
@@ -403,9 +421,10 @@ static int probe_fenced_enable(struct rig *r, enum core_probe_id id, struct core
 	wait_en(&w, PRISM_OP_SEND_ENABLE, r->q[1].info.qpn, r->q[1].pi, false);
 	w.ctrl.fm_ce_se = prism_fm_ce_se(PRISM_FENCE_SMALL_AND_FENCE, PRISM_CE_NONE, false);
 	post(&r->q[0], &w, NULL, false);
-	if ((err = ring(r, &r->q[0])) || (err = settle(r)))
+	unsigned errors = 0, n = 0;
+
+	if ((err = run(r, &r->q[0], &r->q[1], &n, &errors)))
 		return err;
-	unsigned errors = 0, n = cqes(&r->q[1], &errors);
 	const uint8_t *dst = r->data + 2048 + 64;
 	if (n == 1 && !errors && !memcmp(dst, pattern, 8))
 		return VERDICT(CORE_PROBE_YES, "the enabled WRITE carried the READ's bytes");
@@ -428,9 +447,10 @@ static int probe_wait_no_xc(struct rig *r, enum core_probe_id id, struct core_pr
 	post(&r->q[0], &w, NULL, false);
 	wait_en(&w, PRISM_OP_CQE_WAIT, r->q[0].cqi.cqn, 0, true);
 	post(&r->q[0], &w, NULL, false);
-	if ((err = ring(r, &r->q[0])) || (err = settle(r)))
+	unsigned n = 0;
+
+	if ((err = run(r, &r->q[0], &r->q[0], &n, &errors)))
 		return err;
-	unsigned n = cqes(&r->q[0], &errors);
 	if (n == 2 && !errors)
 		return VERDICT(CORE_PROBE_YES, "the WAIT completed");
 	return VERDICT(CORE_PROBE_NO, "%u CQEs, %u errors", n, errors);
@@ -451,9 +471,10 @@ static int probe_send_en_needs_xc(struct rig *r, enum core_probe_id id,
 	post(&r->q[1], &w, NULL, false);
 	wait_en(&w, PRISM_OP_SEND_ENABLE, r->q[1].info.qpn, 1, true);
 	post(&r->q[0], &w, NULL, false);
-	if ((err = ring(r, &r->q[0])) || (err = settle(r)))
+	unsigned n = 0;
+
+	if ((err = run(r, &r->q[0], &r->q[0], &n, &errors)))
 		return err;
-	unsigned n = cqes(&r->q[0], &errors);
 	if (n == 1 && errors == 1)
 		return VERDICT(CORE_PROBE_YES, "the SEND_EN failed; the managed queue ran %u WQEs",
 		               cqes(&r->q[1], NULL));
@@ -474,9 +495,10 @@ static int probe_relaxed(struct rig *r, enum core_probe_id id, struct core_probe
 	w.ctrl.wqe_index = (uint16_t)(r->q[0].pi + (id == CORE_PROBE_RELAXED_INDEX ? 5 : 0));
 	w.ctrl.qpn = r->q[0].info.qpn ^ (id == CORE_PROBE_RELAXED_QPN ? 0x55u : 0);
 	post(&r->q[0], &w, NULL, true);
-	if ((err = ring(r, &r->q[0])) || (err = settle(r)))
+	unsigned n = 0;
+
+	if ((err = run(r, &r->q[0], &r->q[0], &n, &errors)))
 		return err;
-	unsigned n = cqes(&r->q[0], &errors);
 	if (n == 1 && !errors)
 		return VERDICT(CORE_PROBE_YES, "the NOP completed");
 	if (n == 1)
