@@ -57,7 +57,7 @@ int chain_source_load(const char *path, const char *entry, enum ir_profile firmw
 	size_t pl = strlen(path);
 	struct frontend_unit u;
 	struct chainobj *o = NULL;
-	struct chainobj_diag cd;
+	struct diag_report cd;
 	enum frontend_status st;
 	int rc;
 

@@ -15,7 +15,7 @@
  * construct that is wrong; later uses of a broken value stay silent.
  */
 #include "compiler/check.h"
-#include "core/array.h"
+#include "util/array.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -105,7 +105,7 @@ static int compile_run(int argc, char **argv)
 	diag_render(&u.diag, stderr);
 	if (rc == PRISMC_EXIT_OK && o && outpath) {
 		FILE *f = strcmp(outpath, "-") == 0 ? stdout : fopen(outpath, "w");
-		struct chainobj_diag cd;
+		struct diag_report cd;
 		if (!f) {
 			fprintf(stderr, "prismc compile: cannot write %s\n", outpath);
 			rc = PRISMC_EXIT_IO;

@@ -25,7 +25,7 @@
 #include "compiler/cmd.h"
 #include "runtime/core/backend.h"
 #include "runtime/core/probe.h"
-#include "core/json_text.h"
+#include "util/json_text.h"
 
 struct backend_entry {
 	const char *name, *what;

@@ -61,7 +61,7 @@ static bool has_suffix(const char *s, const char *suffix)
 }
 
 /* Report a reader rejection as "file:line:col: error: path: what". */
-static void report(const char *path, const struct chainobj_diag *d)
+static void report(const char *path, const struct diag_report *d)
 {
 	const char *what = d->msg;
 
@@ -109,7 +109,7 @@ static int compile_input(const struct dump_input *in, struct chainobj **o)
 
 static int load(const struct dump_input *in, struct chainobj **o)
 {
-	struct chainobj_diag d;
+	struct diag_report d;
 	int rc;
 
 	if (has_suffix(in->path, ".prism"))

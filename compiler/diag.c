@@ -16,12 +16,12 @@
  * memory (messages are copied).
  */
 #include "compiler/diag.h"
-#include "core/array.h"
+#include "util/array.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/json_text.h"
+#include "util/json_text.h"
 
 #define DIAG_DEFAULT_MAX_ERRORS 100u
 

@@ -20,7 +20,7 @@
 
 #include "compiler/dump.h"
 #include "core/chainobj_yaml.h"
-#include "core/json_text.h"
+#include "util/json_text.h"
 
 /* The document being built: whether any piece of it was lost (out of
  * memory; json_pack already fails on a NULL piece). */

@@ -44,7 +44,7 @@ int dump_cost_profile_builtin(const char *name, struct dump_cost_profile *out, c
                               size_t errlen)
 {
 	struct sim_cost_profile p;
-	struct sim_cost_diag diag;
+	struct diag_report diag;
 	int rc = sim_cost_profile_builtin(name, &p, &diag);
 
 	if (rc < 0) {
@@ -60,7 +60,7 @@ int dump_cost_profile_load(const char *spec, struct dump_cost_profile *out, char
                            size_t errlen)
 {
 	struct sim_cost_profile p;
-	struct sim_cost_diag diag;
+	struct diag_report diag;
 	int rc;
 
 	/* a built-in name, as the software NIC's --cost takes it, else a file */

@@ -27,7 +27,7 @@
 #include <string.h>
 
 #include "compiler/interp.h"
-#include "core/array.h"
+#include "util/array.h"
 #include "core/chainobj.h"
 
 /* The widest place an atomic touches (language.md: 4, 8, 16 or 32 bytes). */

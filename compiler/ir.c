@@ -9,7 +9,7 @@
  * Must not: decide placement (sched_*.c, layout.c) or encode bytes (emit.c).
  */
 #include "compiler/ir.h"
-#include "core/array.h"
+#include "util/array.h"
 
 #include <stdarg.h>
 #include <stdio.h>

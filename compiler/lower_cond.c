@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "compiler/lower.h"
-#include "wqe/byteorder.h"
+#include "util/byteorder.h"
 
 /* Operand bytes in the control segment: the 3 QPN bytes (4..6). */
 #define COND_CTRL_OFF   4u

@@ -23,7 +23,7 @@
 #include <string.h>
 
 #include "compiler/lower.h"
-#include "core/array.h"
+#include "util/array.h"
 #include "runtime/core/chainobj.h"
 
 void lower_anchor(struct lower_ctx *c, int conn_node)

@@ -37,7 +37,7 @@
 #include <string.h>
 
 #include "compiler/lower.h"
-#include "core/array.h"
+#include "util/array.h"
 
 #define EXIT_OPERAND_OFF 16u /* SEND_EN's reserved bytes 16-23 */
 #define EXIT_MAX_BYTES   8u

@@ -22,7 +22,7 @@
 #include <string.h>
 
 #include "compiler/lower.h"
-#include "core/array.h"
+#include "util/array.h"
 
 uint32_t lower_field_off(uint8_t op, enum prism_wqe_field f, uint8_t asize)
 {

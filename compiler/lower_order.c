@@ -35,7 +35,7 @@
 #include <string.h>
 
 #include "compiler/lower.h"
-#include "wqe/byteorder.h"
+#include "util/byteorder.h"
 
 #define CARRY_CTRL_OFF    4u                    /* relaxed: the QPN byte that carries it */
 #define CARRY_RT_BITS     ((uint8_t)(7u << 4))  /* ctrl bytes 4-6 are run-time */

@@ -45,7 +45,7 @@
 #include <string.h>
 
 #include "compiler/lower.h"
-#include "core/array.h"
+#include "util/array.h"
 #include "compiler/sched.h"
 
 #define LAP_OPERAND_OFF 16u /* C's reserved bytes 16-23: the exit operand */

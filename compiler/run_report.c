@@ -17,7 +17,7 @@
 #include <jansson.h>
 #include <stdlib.h>
 
-#include "wqe/byteorder.h"
+#include "util/byteorder.h"
 
 /* The value as a number: a little-endian integer of 1..8 bytes. */
 static bool value_number(const struct run_outcome *o, uint64_t *v)

@@ -1079,7 +1079,7 @@ static int check_recv(const struct vctx *v, struct chain_verify_report *rep)
 static int run(const struct chainobj *o, uint32_t budget, struct chain_verify_report *rep)
 {
 	struct vctx v = {.o = o};
-	struct chainobj_diag cd;
+	struct diag_report cd;
 	int rc = 0;
 	if (chainobj_validate(o, &cd) != 0)
 		return reject(rep, CHAIN_VERIFY_E_STRUCTURE, "%s", cd.msg);

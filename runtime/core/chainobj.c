@@ -11,7 +11,7 @@
  * parse (chainobj_read.c), or touch WQE bytes beyond copying them.
  */
 #include "core/chainobj.h"
-#include "core/array.h"
+#include "util/array.h"
 
 #include <endian.h>
 #include <errno.h>

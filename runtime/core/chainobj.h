@@ -26,6 +26,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "util/diag_report.h"
+
 #define CHAINOBJ_SCHEMA_VERSION 1u /* what chainobj_new() sets: every object */
 #define CHAINOBJ_SCHEMA_RECYCLE 2u /* + queues[].recycle (recycled loops) */
 #define CHAINOBJ_SCHEMA_ASSUME  3u /* + assumes (NIC behaviour the chain relies on) */
@@ -395,7 +397,7 @@ struct chainobj {
 	struct chainobj_summary summary;
 };
 
-/* Error classes the validator and reader report (diag.kind). */
+/* Error classes the validator and reader report (diag.code). */
 #define CHAINOBJ_ERRORS(X)                                                                         \
 	X(OK, "ok")                                                                                \
 	X(NOMEM, "out of memory")                                                                  \
@@ -425,18 +427,12 @@ enum chainobj_err {
 };
 
 /*
- * Where and why an object was rejected.  `line`/`col` are 1-based positions
- * in the YAML text (0 when the error comes from validating an in-memory
- * object); `path` names the field ("queues[1].sq[3].hex"); `msg` is the full
- * one-line message, "line 42: queues[1].sq[3].hex: ...".
+ * Where and why an object was rejected: a struct diag_report (util/
+ * diag_report.h) whose code is an enum chainobj_err; `line`/`col` are 1-based
+ * positions in the YAML text (0 when the error comes from validating an
+ * in-memory object), `path` names the field ("queues[1].sq[3].hex") and
+ * `msg` is the full one-line message, "line 42: queues[1].sq[3].hex: ...".
  */
-struct chainobj_diag {
-	enum chainobj_err kind;
-	unsigned line;
-	unsigned col;
-	char path[128];
-	char msg[256];
-};
 
 const char *chainobj_err_name(enum chainobj_err e);
 const char *chainobj_patch_kind_name(enum chainobj_patch_kind k);
@@ -510,7 +506,7 @@ const struct chainobj_wqe *chainobj_site_wqe(const struct chainobj *o, uint32_t 
  * overflow.  Returns 0 or -EINVAL with @diag filled (diag may be NULL).
  * This is not the security verifier; it makes the object safe to walk.
  */
-int chainobj_validate(const struct chainobj *o, struct chainobj_diag *diag);
+int chainobj_validate(const struct chainobj *o, struct diag_report *diag);
 
 /*
  * Content checksum: FNV-1a 64 over the object's canonical YAML (written
@@ -531,10 +527,10 @@ uint64_t chainobj_checksum(const struct chainobj *o);
  * Write @o as YAML.  Validates first (returns -EINVAL and @diag on an
  * invalid object; nothing is written then).  -EIO on a write error.
  */
-int chainobj_write(const struct chainobj *o, FILE *out, unsigned flags, struct chainobj_diag *diag);
+int chainobj_write(const struct chainobj *o, FILE *out, unsigned flags, struct diag_report *diag);
 /* Same, into a malloc'd NUL-terminated buffer (*@text, *@len). */
 int chainobj_write_mem(const struct chainobj *o, unsigned flags, char **text, size_t *len,
-                       struct chainobj_diag *diag);
+                       struct diag_report *diag);
 
 /*
  * Parse and validate a chain object.  On success *@out owns a new object
@@ -543,8 +539,8 @@ int chainobj_write_mem(const struct chainobj *o, unsigned flags, char **text, si
  * @len, never crashes, frees everything on failure.
  */
 int chainobj_read_mem(const void *text, size_t len, struct chainobj **out,
-                      struct chainobj_diag *diag);
-int chainobj_read_file(const char *path, struct chainobj **out, struct chainobj_diag *diag);
+                      struct diag_report *diag);
+int chainobj_read_file(const char *path, struct chainobj **out, struct diag_report *diag);
 
 /* ---- relocation helper ----------------------------------------------- */
 

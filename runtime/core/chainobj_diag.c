@@ -12,56 +12,48 @@
 #include <stdio.h>
 #include <string.h>
 
-void chainobj_diag_clear(struct chainobj_diag *d)
+void chainobj_diag_clear(struct diag_report *d)
 {
-	if (d)
-		memset(d, 0, sizeof(*d));
+	diag_report_clear(d);
 }
 
-int chainobj_diag_set(struct chainobj_diag *d, enum chainobj_err kind, unsigned line, unsigned col,
+int chainobj_diag_set(struct diag_report *d, enum chainobj_err kind, unsigned line, unsigned col,
                       const char *path, const char *fmt, ...)
 {
 	int rc = kind == CHAINOBJ_E_NOMEM ? -ENOMEM : kind == CHAINOBJ_E_IO ? -EIO : -EINVAL;
 	char what[160];
 	va_list ap;
-	int n;
 
-	if (!d || d->kind != CHAINOBJ_E_OK)
+	if (!d || d->code != CHAINOBJ_E_OK)
 		return rc;
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	d->kind = kind;
 	d->line = line;
 	d->col = col;
 	snprintf(d->path, sizeof(d->path), "%s", path ? path : "");
 	/* Truncation is acceptable: the message stays a bounded one-liner. */
 	if (line && d->path[0])
-		n = snprintf(d->msg, sizeof(d->msg), "line %u: %s: %s", line, d->path, what);
+		diag_report_set(d, kind, "line %u: %s: %s", line, d->path, what);
 	else if (line)
-		n = snprintf(d->msg, sizeof(d->msg), "line %u: %s", line, what);
+		diag_report_set(d, kind, "line %u: %s", line, what);
 	else if (d->path[0])
-		n = snprintf(d->msg, sizeof(d->msg), "%s: %s", d->path, what);
+		diag_report_set(d, kind, "%s: %s", d->path, what);
 	else
-		n = snprintf(d->msg, sizeof(d->msg), "%s", what);
-	if (n >= (int)sizeof(d->msg))
-		d->msg[sizeof(d->msg) - 2] = '~';
+		diag_report_set(d, kind, "%s", what);
 	return rc;
 }
 
-void chainobj_diag_set_line(struct chainobj_diag *d, unsigned line, unsigned col)
+void chainobj_diag_set_line(struct diag_report *d, unsigned line, unsigned col)
 {
 	char old[sizeof(d->msg)];
-	int n;
 
-	if (!d || d->kind == CHAINOBJ_E_OK || d->line || !line)
+	if (!d || d->code == CHAINOBJ_E_OK || d->line || !line)
 		return;
 	memcpy(old, d->msg, sizeof(old));
 	d->line = line;
 	d->col = col;
-	n = snprintf(d->msg, sizeof(d->msg), "line %u: %s", line, old);
-	if (n >= (int)sizeof(d->msg))
-		d->msg[sizeof(d->msg) - 2] = '~';
+	diag_report_set(d, d->code, "line %u: %s", line, old);
 }
 
 bool chainobj_name_ok(const char *s)

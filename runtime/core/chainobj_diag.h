@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * core/chainobj_diag.h - internal: filling struct chainobj_diag.
+ * core/chainobj_diag.h - internal: filling struct diag_report.
  *
  * Owns: the one formatter of chain-object error messages, shared by the
  * validator and the reader, so every rejection reads the same way:
@@ -13,17 +13,17 @@
 
 /*
  * Record an error in @d (may be NULL) unless one is already recorded
- * (d->kind != OK): the first error wins.  Returns -EINVAL, or -ENOMEM /
+ * (d->code != OK): the first error wins.  Returns -EINVAL, or -ENOMEM /
  * -EIO for those kinds, so callers can `return chainobj_diag_set(...)`.
  */
-int chainobj_diag_set(struct chainobj_diag *d, enum chainobj_err kind, unsigned line, unsigned col,
+int chainobj_diag_set(struct diag_report *d, enum chainobj_err kind, unsigned line, unsigned col,
                       const char *path, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 
 /* Give a recorded error without a line (an object-level field) line @line. */
-void chainobj_diag_set_line(struct chainobj_diag *d, unsigned line, unsigned col);
+void chainobj_diag_set_line(struct diag_report *d, unsigned line, unsigned col);
 
 /* Reset @d to "no error". */
-void chainobj_diag_clear(struct chainobj_diag *d);
+void chainobj_diag_clear(struct diag_report *d);
 
 /* Is @s a valid identifier ([A-Za-z_][A-Za-z0-9_.-]*, at most CHAINOBJ_NAME_MAX)? */
 bool chainobj_name_ok(const char *s);

@@ -33,7 +33,7 @@
 
 struct rctx {
 	yaml_document_t *doc;
-	struct chainobj_diag *d;
+	struct diag_report *d;
 	struct chainobj *o;
 	uint32_t version; /* prism-chain: of the text being read */
 };
@@ -1407,10 +1407,9 @@ static int prescan(struct rctx *r, const void *text, size_t len)
 	return rc;
 }
 
-int chainobj_read_mem(const void *text, size_t len, struct chainobj **out,
-                      struct chainobj_diag *diag)
+int chainobj_read_mem(const void *text, size_t len, struct chainobj **out, struct diag_report *diag)
 {
-	struct chainobj_diag local;
+	struct diag_report local;
 	struct rctx r = {.d = diag ? diag : &local};
 	yaml_parser_t parser;
 	yaml_document_t doc;
@@ -1452,7 +1451,7 @@ int chainobj_read_mem(const void *text, size_t len, struct chainobj **out,
 	return 0;
 }
 
-int chainobj_read_file(const char *path, struct chainobj **out, struct chainobj_diag *diag)
+int chainobj_read_file(const char *path, struct chainobj **out, struct diag_report *diag)
 {
 	FILE *f;
 	char *buf = NULL;

@@ -31,7 +31,7 @@
  */
 struct vctx {
 	const struct chainobj *o;
-	struct chainobj_diag *d;
+	struct diag_report *d;
 	const char *pfmt; /* "queues[%u].sq[%u].hex" */
 	unsigned parg[3];
 	char path[128];
@@ -864,9 +864,9 @@ static int check_summary(struct vctx *v)
 
 /* ---- top level --------------------------------------------------------- */
 
-int chainobj_validate(const struct chainobj *o, struct chainobj_diag *diag)
+int chainobj_validate(const struct chainobj *o, struct diag_report *diag)
 {
-	struct chainobj_diag local;
+	struct diag_report local;
 	struct vctx v = {.o = o, .d = diag ? diag : &local};
 	int rc;
 

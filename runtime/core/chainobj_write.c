@@ -374,7 +374,7 @@ uint64_t chainobj_checksum(const struct chainobj *o)
 	return sum;
 }
 
-int chainobj_write(const struct chainobj *o, FILE *out, unsigned flags, struct chainobj_diag *diag)
+int chainobj_write(const struct chainobj *o, FILE *out, unsigned flags, struct diag_report *diag)
 {
 	uint64_t sum = 0;
 	int rc = chainobj_validate(o, diag);
@@ -391,7 +391,7 @@ int chainobj_write(const struct chainobj *o, FILE *out, unsigned flags, struct c
 }
 
 int chainobj_write_mem(const struct chainobj *o, unsigned flags, char **text, size_t *len,
-                       struct chainobj_diag *diag)
+                       struct diag_report *diag)
 {
 	char *buf = NULL;
 	size_t n = 0;

@@ -19,7 +19,7 @@
 #include <time.h>
 
 #include "core/client.h"
-#include "wqe/byteorder.h"
+#include "util/byteorder.h"
 #include "core/program.h"
 #include "core/opts.h"
 

@@ -38,7 +38,7 @@ static int split_addr(const char *addr, char *host, size_t cap, int *port)
 	return 0;
 }
 
-static int setup_error(int err, const struct net_diag *d, const char *addr)
+static int setup_error(int err, const struct diag_report *d, const char *addr)
 {
 	/* the net module's message names the address already */
 	if (d->msg[0])
@@ -67,7 +67,7 @@ int core_client_net_connect(struct prism_client *cl, const char *addr, struct co
 {
 	struct net_transport *t = NULL;
 	struct net_oob_params mine = {0}, peer = {0};
-	struct net_diag d = {0};
+	struct diag_report d = {0};
 	uint8_t hello[256];
 	char host[256];
 	int port, fd, err;
@@ -125,7 +125,7 @@ int core_client_net_connect(struct prism_client *cl, const char *addr, struct co
 int core_client_net_attach(struct prism_client *cl)
 {
 	struct net_link_cbs cbs = {.down = client_link_down, .ctx = cl};
-	struct net_diag d = {0};
+	struct diag_report d = {0};
 	int err;
 
 	if (!core_dev_is_sim(cl->dev)) {
@@ -175,7 +175,7 @@ static int post_request(const char *path, const struct core_hello *h, const void
                         const struct prism_post_opts *opts)
 {
 	struct net_oob_params mine = {0}, peer = {0};
-	struct net_diag d = {0};
+	struct diag_report d = {0};
 	int fd, err;
 	uint8_t *blob;
 	size_t n;

@@ -25,7 +25,7 @@ int core_sim_obs_create(const char *profile, const char *trace_path, uint32_t no
                         struct core_sim_obs **out)
 {
 	struct core_sim_obs *x = calloc(1, sizeof(*x));
-	struct sim_cost_diag d = {0};
+	struct diag_report d = {0};
 	int err;
 
 	if (!x)

@@ -30,7 +30,7 @@
 #include <prism/wqe.h>
 
 #include "core/inst.h"
-#include "wqe/byteorder.h"
+#include "util/byteorder.h"
 
 #define INST_MAX_DEPTH 16u
 

@@ -40,11 +40,11 @@ static struct prism_program *program_new(struct chainobj *obj, const struct pris
 	return prog;
 }
 
-static int read_error(int err, const struct chainobj_diag *d, const char *origin)
+static int read_error(int err, const struct diag_report *d, const char *origin)
 {
 	if (err == -EINVAL) {
 		core_err("program %s: rejected: %s", origin, d->msg);
-		return d->kind == CHAINOBJ_E_VERSION ? -PRISM_E_VERSION : -PRISM_E_FORMAT;
+		return d->code == CHAINOBJ_E_VERSION ? -PRISM_E_VERSION : -PRISM_E_FORMAT;
 	}
 	core_err("program %s: %s", origin, prism_strerror(err));
 	return err;
@@ -53,7 +53,7 @@ static int read_error(int err, const struct chainobj_diag *d, const char *origin
 PRISM_API struct prism_program *prism_program__open_file(const char *path,
                                                          const struct prism_program_opts *opts)
 {
-	struct chainobj_diag d = {0};
+	struct diag_report d = {0};
 	struct chainobj *obj;
 	int err;
 
@@ -70,7 +70,7 @@ PRISM_API struct prism_program *prism_program__open_file(const char *path,
 PRISM_API struct prism_program *prism_program__open_mem(const void *buf, size_t len,
                                                         const struct prism_program_opts *opts)
 {
-	struct chainobj_diag d = {0};
+	struct diag_report d = {0};
 	struct chainobj *obj;
 	int err;
 
@@ -232,7 +232,7 @@ static int check_assumes(const struct prism_program *prog, struct prism_device *
 
 PRISM_API int prism_program__load(struct prism_program *prog, struct prism_device *dev)
 {
-	struct chainobj_diag d = {0};
+	struct diag_report d = {0};
 	int err;
 
 	if (!prog || !dev)

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "core/opts.h"
-#include "core/array.h"
+#include "util/array.h"
 #include "core/server.h"
 #include "net/net.h"
 

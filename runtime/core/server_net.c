@@ -30,7 +30,7 @@ static void net_log(void *ctx, int level, const char *msg)
 struct net_transport *core_dev_transport(struct prism_device *dev, unsigned shard)
 {
 	struct core_shard *sh = &dev->shards[shard];
-	struct net_diag d = {0};
+	struct diag_report d = {0};
 	int err;
 
 	pthread_mutex_lock(&dev->transport_lock);
@@ -60,7 +60,7 @@ int core_server_net_listen(struct prism_server *srv)
 	    .log = net_log,
 	    .ctx = srv,
 	};
-	struct net_diag d = {0};
+	struct diag_report d = {0};
 	int err = 0;
 
 	if (srv->port) {
@@ -150,7 +150,7 @@ static void serve_post(struct prism_server *srv, struct net_pending *p, const st
                        const uint8_t *chain, size_t len)
 {
 	struct net_oob_params mine = {.node = srv->dev->node};
-	struct net_diag d = {0};
+	struct diag_report d = {0};
 	char why[256] = "";
 	int err, fd;
 
@@ -190,7 +190,7 @@ static void serve_connect(struct prism_server *srv, struct net_pending *p, struc
 	uint8_t *blob;
 	struct core_welcome w;
 	struct core_conn *c;
-	struct net_diag d = {0};
+	struct diag_report d = {0};
 	int err, fd;
 	size_t n;
 	char host[sizeof(c->peer)];

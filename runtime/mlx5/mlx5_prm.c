@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "mlx5/mlx5_prm.h"
-#include "wqe/byteorder.h"
+#include "util/byteorder.h"
 
 static const struct mlx5_prm_field_info fields[MLX5_PRM__COUNT] = {
 #define MLX5_PRM_X_ROW(id, s, p, o, w) [MLX5_PRM_##id] = {.st = s, .path = p, .off = o, .width = w},

@@ -3,7 +3,7 @@
  * net/net.h - the cross-process transport between software NICs: what the
  * runtime core uses.
  *
- * Owns: struct net_diag (the precise "what failed" every net_* call fills),
+ * Owns: struct diag_report (the precise "what failed" every net_* call fills),
  * the default port, and the includes of the module's three parts:
  *   net_oob.h        connection setup: the out-of-band TCP exchange
  *   net_sock.h       listening, accepting and connecting sockets

@@ -135,7 +135,7 @@ static void accept_at_fd_limit(struct net_acceptor *a, struct net_listener *l)
 static void accept_some(struct net_acceptor *a, struct net_listener *l)
 {
 	for (unsigned i = 0; i < ACCEPT_BURST; i++) {
-		struct net_diag d = {0};
+		struct diag_report d = {0};
 		struct net_pending *p;
 		int rc = net_listener_take(l, &p, &d);
 
@@ -168,7 +168,7 @@ static void accept_some(struct net_acceptor *a, struct net_listener *l)
 /* Read what a setup in progress has sent; answer it once complete. */
 static void step_pending(struct net_acceptor *a, struct net_pending *p)
 {
-	struct net_diag d = {0};
+	struct diag_report d = {0};
 	struct net_oob_msg m;
 	int rc = net_oob_rx_step(&p->rx, p->fd, &m, &d);
 
@@ -303,16 +303,16 @@ static void *acceptor_thread(void *arg)
 
 int net_acceptor_start(struct net_listener *tcp, struct net_listener *local,
                        const struct net_accept_opts *opts, struct net_acceptor **out,
-                       struct net_diag *diag)
+                       struct diag_report *diag)
 {
 	struct net_acceptor *a;
 	int rc;
 
 	if (!opts || !opts->on_connect || !out || (!tcp && !local))
-		return net_diagf(diag, -EINVAL, "acceptor: no listener or no callback");
+		return diag_report_set(diag, -EINVAL, "acceptor: no listener or no callback");
 	a = calloc(1, sizeof(*a));
 	if (!a)
-		return net_diagf(diag, -ENOMEM, "acceptor: out of memory");
+		return diag_report_set(diag, -ENOMEM, "acceptor: out of memory");
 	a->o = *opts;
 	if (!a->o.max_pending)
 		a->o.max_pending = 64;
@@ -328,12 +328,12 @@ int net_acceptor_start(struct net_listener *tcp, struct net_listener *local,
 	a->wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	a->reserve = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (a->wakefd < 0 || a->reserve < 0) {
-		rc = net_diagf(diag, -errno, "acceptor: %s", strerror(errno));
+		rc = diag_report_set(diag, -errno, "acceptor: %s", strerror(errno));
 		goto fail;
 	}
 	rc = -pthread_create(&a->thread, NULL, acceptor_thread, a);
 	if (rc) {
-		net_diagf(diag, rc, "acceptor: thread: %s", strerror(-rc));
+		diag_report_set(diag, rc, "acceptor: thread: %s", strerror(-rc));
 		goto fail;
 	}
 	*out = a;

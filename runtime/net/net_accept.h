@@ -38,7 +38,7 @@ struct net_accept_opts {
 /* Serve @tcp and @local (either may be NULL; both stay the caller's). */
 int net_acceptor_start(struct net_listener *tcp, struct net_listener *local,
                        const struct net_accept_opts *opts, struct net_acceptor **out,
-                       struct net_diag *diag);
+                       struct diag_report *diag);
 /* Stop the thread; setups in progress are dropped. */
 void net_acceptor_stop(struct net_acceptor *a);
 

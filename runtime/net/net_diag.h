@@ -2,8 +2,9 @@
 /*
  * net/net_diag.h - error reports of the net module.
  *
- * Owns: struct net_diag and net_diagf(), which records a negative errno-style
- * code with a message naming the object and the reason ("connect
+ * Owns: the module's log levels and default port.  Its failures are
+ * struct diag_report (util/diag_report.h) with a negative errno-style code
+ * and a message naming the object and the reason ("connect
  * 10.0.0.1:18515: connection refused", "setup from 127.0.0.1:40112: body of
  * 9 bytes, CONNECT needs at least 20").
  *
@@ -12,18 +13,11 @@
 #ifndef PRISM_NET_DIAG_H
 #define PRISM_NET_DIAG_H
 
+#include "util/diag_report.h"
+
 #define NET_DEFAULT_PORT 18515 /* perftest's default OOB port */
 
 /* Levels of the log callbacks the owner passes (same order as prism's). */
 enum net_log_level { NET_LOG_ERROR, NET_LOG_WARN, NET_LOG_INFO, NET_LOG_DEBUG };
-
-struct net_diag {
-	int code; /* negative errno value; 0 = no error */
-	char msg[256];
-};
-
-/* Fill @diag (may be NULL) and return @code. */
-__attribute__((format(printf, 3, 4))) int net_diagf(struct net_diag *diag, int code,
-                                                    const char *fmt, ...);
 
 #endif /* PRISM_NET_DIAG_H */

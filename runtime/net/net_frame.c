@@ -39,7 +39,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "wqe/byteorder.h"
+#include "util/byteorder.h"
 
 #define BTH_SE        0x80u
 #define BTH_MIG       0x40u
@@ -118,31 +118,26 @@ const char *net_frame_strerror(int code)
 	return "unknown net frame error";
 }
 
-__attribute__((format(printf, 4, 5))) static int fail(struct net_frame_diag *diag, int code,
+/* Report @code at byte @offset of the packet. */
+__attribute__((format(printf, 4, 5))) static int fail(struct diag_report *diag, int code,
                                                       uint32_t offset, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!diag)
-		return code;
-	diag->code = code;
-	diag->offset = offset;
+	if (diag)
+		diag->offset = offset;
 	va_start(ap, fmt);
-	vsnprintf(diag->msg, sizeof(diag->msg), fmt, ap);
+	diag_report_vset(diag, code, fmt, ap);
 	va_end(ap);
 	return code;
 }
 
-static void ok(struct net_frame_diag *diag)
+static void ok(struct diag_report *diag)
 {
-	if (diag) {
-		diag->code = 0;
-		diag->offset = 0;
-		diag->msg[0] = '\0';
-	}
+	diag_report_clear(diag);
 }
 
-/* One byte of a header (the wider fields: wqe/byteorder.h). */
+/* One byte of a header (the wider fields: util/byteorder.h). */
 static void put8(uint8_t *p, uint8_t v)
 {
 	p[0] = v;
@@ -177,7 +172,7 @@ static const char *transport_name(uint8_t opcode)
 }
 
 static int check_opcode(uint8_t opcode, const struct net_opcode_info **info,
-                        struct net_frame_diag *diag)
+                        struct diag_report *diag)
 {
 	*info = net_opcode_info(opcode);
 	if (*info)
@@ -191,7 +186,7 @@ static int check_opcode(uint8_t opcode, const struct net_opcode_info **info,
 	            opcode, transport_name(opcode));
 }
 
-static int check_aeth(uint8_t syndrome, uint32_t offset, struct net_frame_diag *diag)
+static int check_aeth(uint8_t syndrome, uint32_t offset, struct diag_report *diag)
 {
 	if (syndrome & 0x80u)
 		return fail(diag, NET_FRAME_E_RESERVED, offset,
@@ -209,7 +204,7 @@ static int check_aeth(uint8_t syndrome, uint32_t offset, struct net_frame_diag *
 
 /* Payload rules shared by the encoder and the decoder. */
 static int check_payload(const struct net_opcode_info *info, const struct net_pkt *pkt,
-                         uint32_t payload_len, uint32_t offset, struct net_frame_diag *diag)
+                         uint32_t payload_len, uint32_t offset, struct diag_report *diag)
 {
 	uint32_t size = pkt->reth.dma_len;
 
@@ -262,7 +257,7 @@ static uint32_t pad_of(uint32_t payload_len)
 }
 
 static int check_fields(const struct net_pkt *pkt, const struct net_opcode_info *info,
-                        struct net_frame_diag *diag)
+                        struct diag_report *diag)
 {
 	if (pkt->flags & ~NET_PKT_FLAGS_ALL)
 		return fail(diag, NET_FRAME_E_RANGE, 1, "flags 0x%02x has unknown bits",
@@ -283,7 +278,7 @@ static int check_fields(const struct net_pkt *pkt, const struct net_opcode_info 
 	return 0;
 }
 
-int net_frame_size(const struct net_pkt *pkt, struct net_frame_diag *diag)
+int net_frame_size(const struct net_pkt *pkt, struct diag_report *diag)
 {
 	const struct net_opcode_info *info;
 	uint32_t hdr;
@@ -305,7 +300,7 @@ int net_frame_size(const struct net_pkt *pkt, struct net_frame_diag *diag)
 	return (int)(hdr + pkt->payload_len + pad_of(pkt->payload_len));
 }
 
-int net_frame_encode(const struct net_pkt *pkt, void *buf, size_t cap, struct net_frame_diag *diag)
+int net_frame_encode(const struct net_pkt *pkt, void *buf, size_t cap, struct diag_report *diag)
 {
 	const struct net_opcode_info *info;
 	uint8_t *p = buf;
@@ -369,7 +364,7 @@ int net_frame_encode(const struct net_pkt *pkt, void *buf, size_t cap, struct ne
 }
 
 static int decode_bth(const uint8_t *p, struct net_pkt *pkt, uint32_t *pad,
-                      struct net_frame_diag *diag)
+                      struct diag_report *diag)
 {
 	uint8_t b1 = p[1], b4 = p[4], b8 = p[8];
 
@@ -409,7 +404,7 @@ static const char *first_header_name(uint8_t hdrs)
 	return "IETH";
 }
 
-int net_frame_decode(const void *buf, size_t len, struct net_pkt *pkt, struct net_frame_diag *diag)
+int net_frame_decode(const void *buf, size_t len, struct net_pkt *pkt, struct diag_report *diag)
 {
 	const struct net_opcode_info *info;
 	const uint8_t *base = buf, *p;
@@ -498,7 +493,7 @@ int net_frame_decode(const void *buf, size_t len, struct net_pkt *pkt, struct ne
 }
 
 int net_record_encode(const struct net_pkt *pkt, uint64_t vtime, void *buf, size_t cap,
-                      struct net_frame_diag *diag)
+                      struct diag_report *diag)
 {
 	uint8_t *p = buf;
 	int n;
@@ -514,7 +509,7 @@ int net_record_encode(const struct net_pkt *pkt, uint64_t vtime, void *buf, size
 }
 
 int net_record_peek(const void *buf, size_t len, uint32_t max_pkt, uint32_t *pkt_len,
-                    uint64_t *vtime, struct net_frame_diag *diag)
+                    uint64_t *vtime, struct diag_report *diag)
 {
 	uint32_t n;
 

@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/diag_report.h"
+
 /* Header sizes (IBTA vol 1, ch. 9, transport headers). */
 #define NET_BTH_BYTES            12u
 #define NET_RETH_BYTES           16u
@@ -234,29 +236,27 @@ enum net_frame_err {
 #undef NET_X_ERR
 };
 
-/* Precise description of a rejected packet. */
-struct net_frame_diag {
-	int code;        /* enum net_frame_err */
-	uint32_t offset; /* byte offset in the packet of the offending field */
-	char msg[160];   /* "BTH byte 1: TVer 3 (only 0 is defined)" */
-};
+/* A rejected packet is described by a struct diag_report (util/
+ * diag_report.h): code an enum net_frame_err, offset the byte offset in the
+ * packet of the offending field, msg "BTH byte 1: TVer 3 (only 0 is
+ * defined)". */
 
 const char *net_frame_strerror(int code);
 
 /* Bytes net_frame_encode() will write for @pkt (packet only, no record). */
-int net_frame_size(const struct net_pkt *pkt, struct net_frame_diag *diag);
+int net_frame_size(const struct net_pkt *pkt, struct diag_report *diag);
 
 /*
  * Encode @pkt into @buf (packet only).  Validates as the decoder does.
  * Returns the packet size or a negative enum net_frame_err.
  */
-int net_frame_encode(const struct net_pkt *pkt, void *buf, size_t cap, struct net_frame_diag *diag);
+int net_frame_encode(const struct net_pkt *pkt, void *buf, size_t cap, struct diag_report *diag);
 
 /*
  * Decode and validate one packet of exactly @len bytes.  Never reads past
  * @len.  Returns 0 or a negative enum net_frame_err with @diag filled in.
  */
-int net_frame_decode(const void *buf, size_t len, struct net_pkt *pkt, struct net_frame_diag *diag);
+int net_frame_decode(const void *buf, size_t len, struct net_pkt *pkt, struct diag_report *diag);
 
 /*
  * Stream records: [be32 packet length][be64 virtual time][packet].  Writes
@@ -264,7 +264,7 @@ int net_frame_decode(const void *buf, size_t len, struct net_pkt *pkt, struct ne
  * negative error.
  */
 int net_record_encode(const struct net_pkt *pkt, uint64_t vtime, void *buf, size_t cap,
-                      struct net_frame_diag *diag);
+                      struct diag_report *diag);
 
 /*
  * Look at the head of a byte stream.  Returns 0 and sets *@pkt_len and
@@ -274,7 +274,7 @@ int net_record_encode(const struct net_pkt *pkt, uint64_t vtime, void *buf, size
  * length prefix exceeds @max_pkt or is below the BTH size.
  */
 int net_record_peek(const void *buf, size_t len, uint32_t max_pkt, uint32_t *pkt_len,
-                    uint64_t *vtime, struct net_frame_diag *diag);
+                    uint64_t *vtime, struct diag_report *diag);
 
 /* One-line rendering for logs: "RDMA_WRITE_ONLY qpn=0x11 psn=5 ack va=.. len=64". */
 int net_pkt_snprint(char *out, size_t cap, const struct net_pkt *pkt);

@@ -32,20 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "wqe/byteorder.h"
-
-int net_diagf(struct net_diag *diag, int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!diag)
-		return code;
-	diag->code = code;
-	va_start(ap, fmt);
-	vsnprintf(diag->msg, sizeof(diag->msg), fmt, ap);
-	va_end(ap);
-	return code;
-}
+#include "util/byteorder.h"
 
 static const char *type_name(unsigned type)
 {
@@ -58,25 +45,25 @@ static const char *type_name(unsigned type)
 	return type < sizeof(names) / sizeof(names[0]) && names[type] ? names[type] : "?";
 }
 
-static int check_params(const struct net_oob_params *p, struct net_diag *diag, int code)
+static int check_params(const struct net_oob_params *p, struct diag_report *diag, int code)
 {
 	if (p->qpn > 0xffffffu)
-		return net_diagf(diag, code, "QPN 0x%x does not fit 24 bits", p->qpn);
+		return diag_report_set(diag, code, "QPN 0x%x does not fit 24 bits", p->qpn);
 	if (p->psn > 0xffffffu)
-		return net_diagf(diag, code, "PSN 0x%x does not fit 24 bits", p->psn);
+		return diag_report_set(diag, code, "PSN 0x%x does not fit 24 bits", p->psn);
 	if (p->mtu > 5)
-		return net_diagf(diag, code, "MTU code %u (1..5: 256..4096 bytes, 0: unknown)",
-		                 p->mtu);
+		return diag_report_set(diag, code,
+		                       "MTU code %u (1..5: 256..4096 bytes, 0: unknown)", p->mtu);
 	if (p->n_regions > NET_OOB_MAX_REGIONS)
-		return net_diagf(diag, code, "%u regions, at most %u", p->n_regions,
-		                 NET_OOB_MAX_REGIONS);
+		return diag_report_set(diag, code, "%u regions, at most %u", p->n_regions,
+		                       NET_OOB_MAX_REGIONS);
 	if (p->blob_len > NET_OOB_MAX_BLOB)
-		return net_diagf(diag, code, "blob of %u bytes, at most %u", p->blob_len,
-		                 NET_OOB_MAX_BLOB);
+		return diag_report_set(diag, code, "blob of %u bytes, at most %u", p->blob_len,
+		                       NET_OOB_MAX_BLOB);
 	return 0;
 }
 
-int net_oob_encode(const struct net_oob_msg *m, void *buf, size_t cap, struct net_diag *diag)
+int net_oob_encode(const struct net_oob_msg *m, void *buf, size_t cap, struct diag_report *diag)
 {
 	uint8_t *p = buf, *b = p + NET_OOB_HDR_BYTES;
 	size_t body, reason_len = 0;
@@ -84,7 +71,7 @@ int net_oob_encode(const struct net_oob_msg *m, void *buf, size_t cap, struct ne
 	int rc;
 
 	if (!m || !buf)
-		return net_diagf(diag, -EINVAL, "setup message: NULL argument");
+		return diag_report_set(diag, -EINVAL, "setup message: NULL argument");
 	if (m->type == NET_OOB_CONNECT || m->type == NET_OOB_ACCEPT) {
 		rc = check_params(&m->params, diag, -EINVAL);
 		if (rc)
@@ -97,11 +84,13 @@ int net_oob_encode(const struct net_oob_msg *m, void *buf, size_t cap, struct ne
 			reason_len = NET_OOB_MAX_REASON;
 		body = 8 + reason_len;
 	} else {
-		return net_diagf(diag, -EINVAL, "setup message: unknown type %d", (int)m->type);
+		return diag_report_set(diag, -EINVAL, "setup message: unknown type %d",
+		                       (int)m->type);
 	}
 	if (cap < NET_OOB_HDR_BYTES + body)
-		return net_diagf(diag, -ENOSPC, "setup message needs %zu bytes, buffer has %zu",
-		                 NET_OOB_HDR_BYTES + body, cap);
+		return diag_report_set(diag, -ENOSPC,
+		                       "setup message needs %zu bytes, buffer has %zu",
+		                       NET_OOB_HDR_BYTES + body, cap);
 
 	put_be32(p, NET_OOB_MAGIC);
 	p[4] = NET_OOB_VERSION;
@@ -139,36 +128,39 @@ int net_oob_encode(const struct net_oob_msg *m, void *buf, size_t cap, struct ne
 
 /* Check the 12-byte header; sets *@body_len. */
 static int decode_header(const uint8_t *p, uint32_t *body_len, unsigned *type,
-                         struct net_diag *diag)
+                         struct diag_report *diag)
 {
 	uint32_t magic = get_be32(p);
 
 	if (magic != NET_OOB_MAGIC)
-		return net_diagf(diag, -EPROTO,
-		                 "setup header: magic 0x%08x is not \"PRSM\" (0x%08x): not a prism "
-		                 "peer",
-		                 magic, NET_OOB_MAGIC);
+		return diag_report_set(
+		    diag, -EPROTO,
+		    "setup header: magic 0x%08x is not \"PRSM\" (0x%08x): not a prism "
+		    "peer",
+		    magic, NET_OOB_MAGIC);
 	if (p[4] != NET_OOB_VERSION)
-		return net_diagf(diag, -EPROTONOSUPPORT,
-		                 "setup header: peer speaks setup protocol version %u, this side "
-		                 "speaks %u",
-		                 p[4], NET_OOB_VERSION);
+		return diag_report_set(
+		    diag, -EPROTONOSUPPORT,
+		    "setup header: peer speaks setup protocol version %u, this side "
+		    "speaks %u",
+		    p[4], NET_OOB_VERSION);
 	*type = p[5];
 	if (*type < NET_OOB_CONNECT || *type > NET_OOB_REJECT)
-		return net_diagf(diag, -EPROTO, "setup header: unknown message type %u", *type);
+		return diag_report_set(diag, -EPROTO, "setup header: unknown message type %u",
+		                       *type);
 	if (get_be16(p + 6))
-		return net_diagf(diag, -EPROTO, "setup header: reserved bytes 6-7 are 0x%04x",
-		                 get_be16(p + 6));
+		return diag_report_set(diag, -EPROTO, "setup header: reserved bytes 6-7 are 0x%04x",
+		                       get_be16(p + 6));
 	*body_len = get_be32(p + 8);
 	if (*body_len > NET_OOB_MAX_BODY)
-		return net_diagf(diag, -EPROTO,
-		                 "setup %s: body of %u bytes exceeds the %u-byte limit",
-		                 type_name(*type), *body_len, NET_OOB_MAX_BODY);
+		return diag_report_set(diag, -EPROTO,
+		                       "setup %s: body of %u bytes exceeds the %u-byte limit",
+		                       type_name(*type), *body_len, NET_OOB_MAX_BODY);
 	return 0;
 }
 
 static int decode_body(unsigned type, const uint8_t *b, uint32_t len, struct net_oob_msg *m,
-                       struct net_diag *diag)
+                       struct diag_report *diag)
 {
 	struct net_oob_params *pp = &m->params;
 	uint32_t need;
@@ -179,51 +171,55 @@ static int decode_body(unsigned type, const uint8_t *b, uint32_t len, struct net
 		uint16_t rl;
 
 		if (len < 8)
-			return net_diagf(diag, -EPROTO,
-			                 "setup REJECT: body of %u bytes, at least 8 needed", len);
+			return diag_report_set(diag, -EPROTO,
+			                       "setup REJECT: body of %u bytes, at least 8 needed",
+			                       len);
 		m->reject_errno = get_be32(b);
 		rl = get_be16(b + 4);
 		if (get_be16(b + 6))
-			return net_diagf(diag, -EPROTO, "setup REJECT: reserved bytes 6-7 not 0");
+			return diag_report_set(diag, -EPROTO,
+			                       "setup REJECT: reserved bytes 6-7 not 0");
 		if (rl > NET_OOB_MAX_REASON || 8u + rl != len)
-			return net_diagf(diag, -EPROTO,
-			                 "setup REJECT: reason of %u bytes in a body of %u bytes",
-			                 rl, len);
+			return diag_report_set(
+			    diag, -EPROTO, "setup REJECT: reason of %u bytes in a body of %u bytes",
+			    rl, len);
 		memcpy(m->reason, b + 8, rl);
 		m->reason[rl] = '\0';
 		return 0;
 	}
 	if (len < NET_OOB_FIXED_BYTES)
-		return net_diagf(diag, -EPROTO, "setup %s: body of %u bytes, %s needs at least %u",
-		                 type_name(type), len, type_name(type), NET_OOB_FIXED_BYTES);
+		return diag_report_set(diag, -EPROTO,
+		                       "setup %s: body of %u bytes, %s needs at least %u",
+		                       type_name(type), len, type_name(type), NET_OOB_FIXED_BYTES);
 	pp->node = get_be32(b);
 	pp->qpn = get_be32(b + 4);
 	pp->psn = get_be32(b + 8);
 	pp->max_pkt = get_be32(b + 12);
 	pp->n_regions = get_be16(b + 16);
 	if (get_be16(b + 18))
-		return net_diagf(diag, -EPROTO, "setup %s: reserved body bytes 18-19 not 0",
-		                 type_name(type));
+		return diag_report_set(diag, -EPROTO, "setup %s: reserved body bytes 18-19 not 0",
+		                       type_name(type));
 	pp->blob_len = get_be32(b + 20);
 	pp->lid = get_be16(b + 24);
 	pp->mtu = b[26];
 	if (b[27])
-		return net_diagf(diag, -EPROTO, "setup %s: reserved body byte 27 not 0",
-		                 type_name(type));
+		return diag_report_set(diag, -EPROTO, "setup %s: reserved body byte 27 not 0",
+		                       type_name(type));
 	memcpy(pp->gid, b + 28, 16);
 	if (check_params(pp, diag, -EPROTO)) {
 		char why[sizeof(diag->msg)];
 
 		snprintf(why, sizeof(why), "%s", diag ? diag->msg : "");
-		return net_diagf(diag, -EPROTO, "setup %s: %s", type_name(type), why);
+		return diag_report_set(diag, -EPROTO, "setup %s: %s", type_name(type), why);
 	}
 	need = NET_OOB_FIXED_BYTES + pp->n_regions * NET_OOB_REGION_BYTES + pp->blob_len;
 	/* check_params bounded blob_len and n_regions: no overflow */
 	if (need != len)
-		return net_diagf(diag, -EPROTO,
-		                 "setup %s: %u regions and a %u-byte blob need a %u-byte body, "
-		                 "header says %u",
-		                 type_name(type), pp->n_regions, pp->blob_len, need, len);
+		return diag_report_set(
+		    diag, -EPROTO,
+		    "setup %s: %u regions and a %u-byte blob need a %u-byte body, "
+		    "header says %u",
+		    type_name(type), pp->n_regions, pp->blob_len, need, len);
 	b += NET_OOB_FIXED_BYTES;
 	for (i = 0; i < pp->n_regions; i++, b += NET_OOB_REGION_BYTES) {
 		pp->regions[i].addr = get_be64(b);
@@ -234,25 +230,26 @@ static int decode_body(unsigned type, const uint8_t *b, uint32_t len, struct net
 	return 0;
 }
 
-int net_oob_decode(const void *buf, size_t len, struct net_oob_msg *m, struct net_diag *diag)
+int net_oob_decode(const void *buf, size_t len, struct net_oob_msg *m, struct diag_report *diag)
 {
 	uint32_t body;
 	unsigned type;
 	int rc;
 
 	if (!buf || !m)
-		return net_diagf(diag, -EINVAL, "setup message: NULL argument");
+		return diag_report_set(diag, -EINVAL, "setup message: NULL argument");
 	memset(m, 0, sizeof(*m));
 	if (len < NET_OOB_HDR_BYTES)
-		return net_diagf(diag, -EPROTO,
-		                 "setup message of %zu bytes, the header alone is %u", len,
-		                 NET_OOB_HDR_BYTES);
+		return diag_report_set(diag, -EPROTO,
+		                       "setup message of %zu bytes, the header alone is %u", len,
+		                       NET_OOB_HDR_BYTES);
 	rc = decode_header(buf, &body, &type, diag);
 	if (rc)
 		return rc;
 	if (len - NET_OOB_HDR_BYTES != body)
-		return net_diagf(diag, -EPROTO, "setup %s: header says %u body bytes, %zu present",
-		                 type_name(type), body, len - NET_OOB_HDR_BYTES);
+		return diag_report_set(diag, -EPROTO,
+		                       "setup %s: header says %u body bytes, %zu present",
+		                       type_name(type), body, len - NET_OOB_HDR_BYTES);
 	return decode_body(type, (const uint8_t *)buf + NET_OOB_HDR_BYTES, body, m, diag);
 }
 
@@ -304,7 +301,7 @@ static int read_full(int fd, uint8_t *buf, size_t len, int64_t deadline, size_t 
 	return 0;
 }
 
-int net_oob_send(int fd, const struct net_oob_msg *m, int timeout_ms, struct net_diag *diag)
+int net_oob_send(int fd, const struct net_oob_msg *m, int timeout_ms, struct diag_report *diag)
 {
 	int64_t deadline = now_ms() + timeout_ms;
 	size_t off = 0;
@@ -313,7 +310,7 @@ int net_oob_send(int fd, const struct net_oob_msg *m, int timeout_ms, struct net
 
 	buf = malloc(NET_OOB_MAX_MSG);
 	if (!buf)
-		return net_diagf(diag, -ENOMEM, "setup: out of memory");
+		return diag_report_set(diag, -ENOMEM, "setup: out of memory");
 	len = net_oob_encode(m, buf, NET_OOB_MAX_MSG, diag);
 	if (len < 0) {
 		free(buf);
@@ -339,24 +336,26 @@ int net_oob_send(int fd, const struct net_oob_msg *m, int timeout_ms, struct net
 	}
 	free(buf);
 	if (rc)
-		return net_diagf(diag, rc, "setup %s: sending: %s", type_name(m->type),
-		                 strerror(-rc));
+		return diag_report_set(diag, rc, "setup %s: sending: %s", type_name(m->type),
+		                       strerror(-rc));
 	return 0;
 }
 
-static int recv_fail(struct net_diag *diag, int rc, const char *what, size_t got, size_t want)
+static int recv_fail(struct diag_report *diag, int rc, const char *what, size_t got, size_t want)
 {
 	if (rc == -ECONNRESET)
-		return net_diagf(diag, -EPROTO,
-		                 "setup exchange truncated: peer closed after %zu of %zu %s bytes",
-		                 got, want, what);
+		return diag_report_set(
+		    diag, -EPROTO,
+		    "setup exchange truncated: peer closed after %zu of %zu %s bytes", got, want,
+		    what);
 	if (rc == -ETIMEDOUT)
-		return net_diagf(diag, rc, "setup exchange: timed out after %zu of %zu %s bytes",
-		                 got, want, what);
-	return net_diagf(diag, rc, "setup exchange: reading %s: %s", what, strerror(-rc));
+		return diag_report_set(diag, rc,
+		                       "setup exchange: timed out after %zu of %zu %s bytes", got,
+		                       want, what);
+	return diag_report_set(diag, rc, "setup exchange: reading %s: %s", what, strerror(-rc));
 }
 
-int net_oob_recv(int fd, struct net_oob_msg *m, int timeout_ms, struct net_diag *diag)
+int net_oob_recv(int fd, struct net_oob_msg *m, int timeout_ms, struct diag_report *diag)
 {
 	uint8_t hdr[NET_OOB_HDR_BYTES], *body, *blob = NULL;
 	int64_t deadline = now_ms() + timeout_ms;
@@ -374,8 +373,8 @@ int net_oob_recv(int fd, struct net_oob_msg *m, int timeout_ms, struct net_diag 
 		return rc;
 	body = malloc(body_len ? body_len : 1);
 	if (!body)
-		return net_diagf(diag, -ENOMEM, "setup: out of memory for a %u-byte body",
-		                 body_len);
+		return diag_report_set(diag, -ENOMEM, "setup: out of memory for a %u-byte body",
+		                       body_len);
 	rc = read_full(fd, body, body_len, deadline, &got);
 	if (rc) {
 		free(body);
@@ -385,8 +384,9 @@ int net_oob_recv(int fd, struct net_oob_msg *m, int timeout_ms, struct net_diag 
 	if (!rc && m->params.blob_len) {
 		blob = malloc(m->params.blob_len);
 		if (!blob)
-			rc = net_diagf(diag, -ENOMEM, "setup: out of memory for a %u-byte blob",
-			               m->params.blob_len);
+			rc = diag_report_set(diag, -ENOMEM,
+			                     "setup: out of memory for a %u-byte blob",
+			                     m->params.blob_len);
 		else
 			memcpy(blob, m->params.blob, m->params.blob_len);
 	}
@@ -398,7 +398,7 @@ int net_oob_recv(int fd, struct net_oob_msg *m, int timeout_ms, struct net_diag 
 }
 
 /* The decoded body @b of @rx as a message with its own copy of the blob. */
-static int rx_finish(struct net_oob_rx *rx, struct net_oob_msg *m, struct net_diag *diag)
+static int rx_finish(struct net_oob_rx *rx, struct net_oob_msg *m, struct diag_report *diag)
 {
 	uint8_t *blob = NULL;
 	int rc = decode_body(rx->type, rx->body, rx->body_len, m, diag);
@@ -406,8 +406,9 @@ static int rx_finish(struct net_oob_rx *rx, struct net_oob_msg *m, struct net_di
 	if (!rc && m->params.blob_len) {
 		blob = malloc(m->params.blob_len);
 		if (!blob)
-			rc = net_diagf(diag, -ENOMEM, "setup: out of memory for a %u-byte blob",
-			               m->params.blob_len);
+			rc = diag_report_set(diag, -ENOMEM,
+			                     "setup: out of memory for a %u-byte blob",
+			                     m->params.blob_len);
 		else
 			memcpy(blob, m->params.blob, m->params.blob_len);
 	}
@@ -417,7 +418,7 @@ static int rx_finish(struct net_oob_rx *rx, struct net_oob_msg *m, struct net_di
 	return rc;
 }
 
-int net_oob_rx_step(struct net_oob_rx *rx, int fd, struct net_oob_msg *m, struct net_diag *diag)
+int net_oob_rx_step(struct net_oob_rx *rx, int fd, struct net_oob_msg *m, struct diag_report *diag)
 {
 	uint32_t max = rx->max_body ? rx->max_body : NET_OOB_MAX_BODY;
 
@@ -434,16 +435,16 @@ int net_oob_rx_step(struct net_oob_rx *rx, int fd, struct net_oob_msg *m, struct
 			return rx_finish(rx, m, diag) ?: 1;
 		n = recv(fd, dst, want, 0);
 		if (n == 0)
-			return net_diagf(diag, -EPROTO,
-			                 "setup exchange truncated: peer closed after %zu bytes",
-			                 rx->got);
+			return diag_report_set(
+			    diag, -EPROTO, "setup exchange truncated: peer closed after %zu bytes",
+			    rx->got);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 			return 0;
 		if (n < 0)
-			return net_diagf(diag, -errno, "setup exchange: reading: %s",
-			                 strerror(errno));
+			return diag_report_set(diag, -errno, "setup exchange: reading: %s",
+			                       strerror(errno));
 		rx->got += (size_t)n;
 		if (!in_hdr || rx->got < NET_OOB_HDR_BYTES)
 			continue;
@@ -451,14 +452,14 @@ int net_oob_rx_step(struct net_oob_rx *rx, int fd, struct net_oob_msg *m, struct
 		if (rc)
 			return rc;
 		if (rx->body_len > max)
-			return net_diagf(diag, -EPROTO,
-			                 "setup %s: body of %u bytes exceeds this listener's "
-			                 "%u-byte limit",
-			                 type_name(rx->type), rx->body_len, max);
+			return diag_report_set(diag, -EPROTO,
+			                       "setup %s: body of %u bytes exceeds this listener's "
+			                       "%u-byte limit",
+			                       type_name(rx->type), rx->body_len, max);
 		rx->body = malloc(rx->body_len ? rx->body_len : 1);
 		if (!rx->body)
-			return net_diagf(diag, -ENOMEM, "setup: out of memory for a %u-byte body",
-			                 rx->body_len);
+			return diag_report_set(
+			    diag, -ENOMEM, "setup: out of memory for a %u-byte body", rx->body_len);
 	}
 }
 
@@ -478,7 +479,7 @@ void net_oob_params_release(struct net_oob_params *p)
 }
 
 int net_oob_client(int fd, const struct net_oob_params *mine, struct net_oob_params *peer,
-                   int timeout_ms, struct net_diag *diag)
+                   int timeout_ms, struct diag_report *diag)
 {
 	struct net_oob_msg out = {.type = NET_OOB_CONNECT}, in;
 	int rc;
@@ -495,11 +496,11 @@ int net_oob_client(int fd, const struct net_oob_params *mine, struct net_oob_par
 	/* the reason is the server's whole message (its code may be a prism
 	 * code, which strerror does not know) */
 	if (in.type == NET_OOB_REJECT)
-		return net_diagf(diag, -ECONNREFUSED, "server rejected the connection: %s",
-		                 in.reason[0] ? in.reason : "no reason given");
+		return diag_report_set(diag, -ECONNREFUSED, "server rejected the connection: %s",
+		                       in.reason[0] ? in.reason : "no reason given");
 	if (in.type != NET_OOB_ACCEPT)
-		return net_diagf(diag, -EPROTO, "setup: expected ACCEPT or REJECT, got %s",
-		                 type_name(in.type));
+		return diag_report_set(diag, -EPROTO, "setup: expected ACCEPT or REJECT, got %s",
+		                       type_name(in.type));
 	*peer = in.params;
 	return 0;
 }

@@ -79,24 +79,24 @@ struct net_oob_msg {
 };
 
 /* Encode; returns the message size or -EINVAL (params out of range, in @diag). */
-int net_oob_encode(const struct net_oob_msg *m, void *buf, size_t cap, struct net_diag *diag);
+int net_oob_encode(const struct net_oob_msg *m, void *buf, size_t cap, struct diag_report *diag);
 
 /*
  * Decode a whole message of @len bytes.  -EPROTO: malformed (bad magic,
  * lengths, ranges); -EPROTONOSUPPORT: another protocol version.  The
  * decoded blob points into @buf (nothing is allocated).
  */
-int net_oob_decode(const void *buf, size_t len, struct net_oob_msg *m, struct net_diag *diag);
+int net_oob_decode(const void *buf, size_t len, struct net_oob_msg *m, struct diag_report *diag);
 
 /* Send @m on non-blocking @fd before @timeout_ms elapses. */
-int net_oob_send(int fd, const struct net_oob_msg *m, int timeout_ms, struct net_diag *diag);
+int net_oob_send(int fd, const struct net_oob_msg *m, int timeout_ms, struct diag_report *diag);
 
 /*
  * Read one message from non-blocking @fd: the header, its length checked
  * before the body is read, then the body.  -EPROTO with "truncated" when the
  * peer closes mid-message, -ETIMEDOUT when @timeout_ms passes.
  */
-int net_oob_recv(int fd, struct net_oob_msg *m, int timeout_ms, struct net_diag *diag);
+int net_oob_recv(int fd, struct net_oob_msg *m, int timeout_ms, struct diag_report *diag);
 
 /*
  * A message read piece by piece from a non-blocking socket, for a server
@@ -119,7 +119,7 @@ struct net_oob_rx {
  * (EAGAIN), or a negative code (-EPROTO malformed or truncated, with the
  * reason in @diag).
  */
-int net_oob_rx_step(struct net_oob_rx *rx, int fd, struct net_oob_msg *m, struct net_diag *diag);
+int net_oob_rx_step(struct net_oob_rx *rx, int fd, struct net_oob_msg *m, struct diag_report *diag);
 void net_oob_rx_free(struct net_oob_rx *rx);
 
 /*
@@ -127,6 +127,6 @@ void net_oob_rx_free(struct net_oob_rx *rx);
  * (fills @peer) or REJECT (-ECONNREFUSED with the server's reason).
  */
 int net_oob_client(int fd, const struct net_oob_params *mine, struct net_oob_params *peer,
-                   int timeout_ms, struct net_diag *diag);
+                   int timeout_ms, struct diag_report *diag);
 
 #endif /* PRISM_NET_OOB_H */

@@ -27,7 +27,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "wqe/byteorder.h"
+#include "util/byteorder.h"
 
 /* Requests and read responses: kind <-> opcode, and the WQE opcode a request came from. */
 struct kind_map {
@@ -141,7 +141,7 @@ static void operand_from_wire(uint8_t *dst, const uint8_t *src, unsigned size)
 }
 
 static int atomic_to_wire(const struct sim_pkt *sp, struct net_pkt *np, uint8_t *scratch,
-                          struct net_diag *diag)
+                          struct diag_report *diag)
 {
 	size_t i;
 	unsigned n, size = sp->atomic_size;
@@ -150,7 +150,8 @@ static int atomic_to_wire(const struct sim_pkt *sp, struct net_pkt *np, uint8_t 
 		if (atomic_map[i].wqe_opcode == sp->opcode)
 			break;
 	if (i == ARRAY_LEN(atomic_map))
-		return net_diagf(diag, -EINVAL, "ATOMIC_REQ with WQE opcode 0x%02x", sp->opcode);
+		return diag_report_set(diag, -EINVAL, "ATOMIC_REQ with WQE opcode 0x%02x",
+		                       sp->opcode);
 	np->opcode = atomic_map[i].opcode;
 	if (!atomic_map[i].masked) {
 		np->atomic.va = sp->raddr;
@@ -160,7 +161,7 @@ static int atomic_to_wire(const struct sim_pkt *sp, struct net_pkt *np, uint8_t 
 		return 0;
 	}
 	if (!net_masked_size_ok(size))
-		return net_diagf(diag, -EINVAL, "masked atomic of %u bytes", size);
+		return diag_report_set(diag, -EINVAL, "masked atomic of %u bytes", size);
 	np->reth.va = sp->raddr;
 	np->reth.rkey = sp->rkey;
 	np->reth.dma_len = size;
@@ -182,12 +183,12 @@ static int atomic_to_wire(const struct sim_pkt *sp, struct net_pkt *np, uint8_t 
 }
 
 int net_simpkt_to_wire(const struct sim_pkt *sp, struct net_pkt *np,
-                       uint8_t scratch[NET_SIMPKT_SCRATCH], struct net_diag *diag)
+                       uint8_t scratch[NET_SIMPKT_SCRATCH], struct diag_report *diag)
 {
 	memset(np, 0, sizeof(*np));
 	if ((unsigned)sp->kind >= ARRAY_LEN(kind_to_op) && sp->kind != SIM_PKT_ATOMIC_REQ &&
 	    sp->kind != SIM_PKT_ATOMIC_RESP)
-		return net_diagf(diag, -EINVAL, "sim packet kind %d unknown", (int)sp->kind);
+		return diag_report_set(diag, -EINVAL, "sim packet kind %d unknown", (int)sp->kind);
 	np->flags = (uint8_t)(((sp->flags & SIM_PKT_SE) ? NET_PKT_SE : 0) |
 	                      ((sp->flags & SIM_PKT_ACKREQ) ? NET_PKT_ACKREQ : 0));
 	np->pkey = NET_DEFAULT_PKEY;
@@ -207,9 +208,9 @@ int net_simpkt_to_wire(const struct sim_pkt *sp, struct net_pkt *np,
 			return 0;
 		}
 		if (!net_masked_size_ok(sp->payload_len))
-			return net_diagf(diag, -EINVAL,
-			                 "ATOMIC_RESP with %u bytes of original data",
-			                 sp->payload_len);
+			return diag_report_set(diag, -EINVAL,
+			                       "ATOMIC_RESP with %u bytes of original data",
+			                       sp->payload_len);
 		np->opcode = NET_OP_MASKED_ATOMIC_ACKNOWLEDGE;
 		np->payload = sp->payload;
 		np->payload_len = sp->payload_len;
@@ -218,8 +219,8 @@ int net_simpkt_to_wire(const struct sim_pkt *sp, struct net_pkt *np,
 		break;
 	}
 	if (!kind_to_op[sp->kind].used)
-		return net_diagf(diag, -EINVAL, "sim packet kind %s has no IB opcode",
-		                 sim_pkt_kind_name(sp->kind));
+		return diag_report_set(diag, -EINVAL, "sim packet kind %s has no IB opcode",
+		                       sim_pkt_kind_name(sp->kind));
 	np->opcode = kind_to_op[sp->kind].opcode;
 	switch (sp->kind) {
 	case SIM_PKT_WRITE:
@@ -252,7 +253,7 @@ int net_simpkt_to_wire(const struct sim_pkt *sp, struct net_pkt *np,
 	return 0;
 }
 
-static int atomic_from_wire(const struct net_pkt *np, struct sim_pkt *sp, struct net_diag *diag)
+static int atomic_from_wire(const struct net_pkt *np, struct sim_pkt *sp, struct diag_report *diag)
 {
 	size_t i;
 	unsigned size;
@@ -295,14 +296,15 @@ static int atomic_from_wire(const struct net_pkt *np, struct sim_pkt *sp, struct
 
 int net_simpkt_from_wire(const struct net_pkt *np, const struct net_simpkt_addr *addr,
                          struct sim_pkt *sp, uint8_t scratch[NET_SIMPKT_SCRATCH],
-                         struct net_diag *diag)
+                         struct diag_report *diag)
 {
 	enum net_aeth_type at = net_aeth_type(np->aeth.syndrome);
 
 	memset(sp, 0, sizeof(*sp));
 	if (np->dest_qpn != addr->local_qpn)
-		return net_diagf(diag, -EPROTO, "%s for QP 0x%06x arrived on the link of QP 0x%06x",
-		                 net_opcode_name(np->opcode), np->dest_qpn, addr->local_qpn);
+		return diag_report_set(diag, -EPROTO,
+		                       "%s for QP 0x%06x arrived on the link of QP 0x%06x",
+		                       net_opcode_name(np->opcode), np->dest_qpn, addr->local_qpn);
 	sp->flags = (uint8_t)(((np->flags & NET_PKT_SE) ? SIM_PKT_SE : 0) |
 	                      ((np->flags & NET_PKT_ACKREQ) ? SIM_PKT_ACKREQ : 0));
 	sp->src_node = addr->peer_node;
@@ -345,18 +347,19 @@ int net_simpkt_from_wire(const struct net_pkt *np, const struct net_simpkt_addr 
 		}
 		sp->kind = SIM_PKT_NAK;
 		if (aeth_to_syndrome(np->aeth.syndrome, &sp->syndrome, &sp->rnr_timer))
-			return net_diagf(diag, -EPROTO, "ACKNOWLEDGE with syndrome 0x%02x (%s)",
-			                 np->aeth.syndrome, net_aeth_name(np->aeth.syndrome));
+			return diag_report_set(diag, -EPROTO,
+			                       "ACKNOWLEDGE with syndrome 0x%02x (%s)",
+			                       np->aeth.syndrome, net_aeth_name(np->aeth.syndrome));
 		return 0;
 	case NET_OP_RDMA_READ_RESPONSE_ONLY:
 	case NET_OP_ATOMIC_ACKNOWLEDGE:
 	case NET_OP_MASKED_ATOMIC_ACKNOWLEDGE:
 		if (at != NET_AETH_ACK)
-			return net_diagf(diag, -EPROTO,
-			                 "%s carries %s; responses other than "
-			                 "ACKNOWLEDGE must carry an ACK syndrome",
-			                 net_opcode_name(np->opcode),
-			                 net_aeth_name(np->aeth.syndrome));
+			return diag_report_set(diag, -EPROTO,
+			                       "%s carries %s; responses other than "
+			                       "ACKNOWLEDGE must carry an ACK syndrome",
+			                       net_opcode_name(np->opcode),
+			                       net_aeth_name(np->aeth.syndrome));
 		sp->msn = np->aeth.msn;
 		if (np->opcode == NET_OP_RDMA_READ_RESPONSE_ONLY) {
 			sp->kind = SIM_PKT_READ_RESP;
@@ -375,10 +378,11 @@ int net_simpkt_from_wire(const struct net_pkt *np, const struct net_simpkt_addr 
 		sp->atomic_size = (uint8_t)np->payload_len;
 		break;
 	default:
-		return net_diagf(diag, -EPROTO,
-		                 "%s (0x%02x) is not used between sim NICs: messages travel whole, "
-		                 "as ONLY packets",
-		                 net_opcode_name(np->opcode), np->opcode);
+		return diag_report_set(
+		    diag, -EPROTO,
+		    "%s (0x%02x) is not used between sim NICs: messages travel whole, "
+		    "as ONLY packets",
+		    net_opcode_name(np->opcode), np->opcode);
 	}
 	sp->payload = (uint8_t *)(uintptr_t)np->payload;
 	sp->payload_len = np->payload_len;

@@ -27,7 +27,7 @@
  * Returns 0 or -EINVAL (a packet the wire cannot express, in @diag).
  */
 int net_simpkt_to_wire(const struct sim_pkt *sp, struct net_pkt *np,
-                       uint8_t scratch[NET_SIMPKT_SCRATCH], struct net_diag *diag);
+                       uint8_t scratch[NET_SIMPKT_SCRATCH], struct diag_report *diag);
 
 /* Addressing a received packet gets: the link's two ends. */
 struct net_simpkt_addr {
@@ -42,6 +42,6 @@ struct net_simpkt_addr {
  */
 int net_simpkt_from_wire(const struct net_pkt *np, const struct net_simpkt_addr *addr,
                          struct sim_pkt *sp, uint8_t scratch[NET_SIMPKT_SCRATCH],
-                         struct net_diag *diag);
+                         struct diag_report *diag);
 
 #endif /* PRISM_NET_SIMPKT_H */

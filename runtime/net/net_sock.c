@@ -84,7 +84,7 @@ static void addr_string(const struct sockaddr *sa, char *out, size_t cap, char *
 }
 
 static int resolve(const char *host, int port, bool passive, struct addrinfo **res,
-                   struct net_diag *diag)
+                   struct diag_report *diag)
 {
 	struct addrinfo hints = {.ai_family = AF_UNSPEC, .ai_socktype = SOCK_STREAM};
 	char service[16];
@@ -95,12 +95,12 @@ static int resolve(const char *host, int port, bool passive, struct addrinfo **r
 	snprintf(service, sizeof(service), "%d", port);
 	rc = getaddrinfo(host, service, &hints, res);
 	if (rc)
-		return net_diagf(diag, -EHOSTUNREACH, "resolve %s:%d: %s", host ? host : "*", port,
-		                 gai_strerror(rc));
+		return diag_report_set(diag, -EHOSTUNREACH, "resolve %s:%d: %s", host ? host : "*",
+		                       port, gai_strerror(rc));
 	return 0;
 }
 
-int net_listen(const char *host, int port, struct net_listener **out, struct net_diag *diag)
+int net_listen(const char *host, int port, struct net_listener **out, struct diag_report *diag)
 {
 	struct addrinfo *res, *ai;
 	struct net_listener *l;
@@ -109,7 +109,7 @@ int net_listen(const char *host, int port, struct net_listener **out, struct net
 	if (port == 0)
 		port = NET_DEFAULT_PORT;
 	if (port < NET_PORT_EPHEMERAL || port > 65535)
-		return net_diagf(diag, -EINVAL, "listen: port %d out of range", port);
+		return diag_report_set(diag, -EINVAL, "listen: port %d out of range", port);
 	rc = resolve(host, port == NET_PORT_EPHEMERAL ? 0 : port, true, &res, diag);
 	if (rc)
 		return rc;
@@ -129,12 +129,12 @@ int net_listen(const char *host, int port, struct net_listener **out, struct net
 	}
 	freeaddrinfo(res);
 	if (fd < 0)
-		return net_diagf(diag, err, "listen on %s:%d: %s", host ? host : "*", port,
-		                 strerror(-err));
+		return diag_report_set(diag, err, "listen on %s:%d: %s", host ? host : "*", port,
+		                       strerror(-err));
 	l = calloc(1, sizeof(*l));
 	if (!l) {
 		close(fd);
-		return net_diagf(diag, -ENOMEM, "listen: out of memory");
+		return diag_report_set(diag, -ENOMEM, "listen: out of memory");
 	}
 	l->fd = fd;
 	{
@@ -149,21 +149,21 @@ int net_listen(const char *host, int port, struct net_listener **out, struct net
 	return 0;
 }
 
-int net_listen_unix(const char *path, struct net_listener **out, struct net_diag *diag)
+int net_listen_unix(const char *path, struct net_listener **out, struct diag_report *diag)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	struct net_listener *l;
 	int fd, err;
 
 	if (!path || !*path || strlen(path) >= sizeof(sa.sun_path))
-		return net_diagf(diag, -EINVAL,
-		                 "listen: Unix socket path '%s' is empty or too long",
-		                 path ? path : "");
+		return diag_report_set(diag, -EINVAL,
+		                       "listen: Unix socket path '%s' is empty or too long",
+		                       path ? path : "");
 	strcpy(sa.sun_path, path);
 	l = calloc(1, sizeof(*l));
 	if (!l || !(l->path = strdup(path))) {
 		free(l);
-		return net_diagf(diag, -ENOMEM, "listen: out of memory");
+		return diag_report_set(diag, -ENOMEM, "listen: out of memory");
 	}
 	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0) {
@@ -182,7 +182,7 @@ int net_listen_unix(const char *path, struct net_listener **out, struct net_diag
 fail:
 	free(l->path);
 	free(l);
-	return net_diagf(diag, err, "listen on %s: %s", path, strerror(-err));
+	return diag_report_set(diag, err, "listen on %s: %s", path, strerror(-err));
 }
 
 void net_listener_close(struct net_listener *l)
@@ -209,7 +209,7 @@ int64_t net_now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-int net_listener_take(struct net_listener *l, struct net_pending **out, struct net_diag *diag)
+int net_listener_take(struct net_listener *l, struct net_pending **out, struct diag_report *diag)
 {
 	struct sockaddr_storage ss;
 	socklen_t sl = sizeof(ss);
@@ -218,11 +218,11 @@ int net_listener_take(struct net_listener *l, struct net_pending **out, struct n
 
 	fd = accept4(l->fd, (struct sockaddr *)&ss, &sl, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	if (fd < 0)
-		return net_diagf(diag, -errno, "accept: %s", strerror(errno));
+		return diag_report_set(diag, -errno, "accept: %s", strerror(errno));
 	p = calloc(1, sizeof(*p));
 	if (!p) {
 		close(fd);
-		return net_diagf(diag, -ENOMEM, "accept: out of memory");
+		return diag_report_set(diag, -ENOMEM, "accept: out of memory");
 	}
 	p->fd = fd;
 	if (l->path) {
@@ -233,8 +233,8 @@ int net_listener_take(struct net_listener *l, struct net_pending **out, struct n
 			rc = -errno;
 			free(p);
 			close(fd);
-			return net_diagf(diag, rc, "accept on %s: SO_PEERCRED: %s", l->path,
-			                 strerror(-rc));
+			return diag_report_set(diag, rc, "accept on %s: SO_PEERCRED: %s", l->path,
+			                       strerror(-rc));
 		}
 		p->local = true;
 		p->uid = cr.uid;
@@ -248,7 +248,7 @@ int net_listener_take(struct net_listener *l, struct net_pending **out, struct n
 	if (rc) {
 		free(p);
 		close(fd);
-		return net_diagf(diag, rc, "accept: socket options: %s", strerror(-rc));
+		return diag_report_set(diag, rc, "accept: socket options: %s", strerror(-rc));
 	}
 	*out = p;
 	return 0;
@@ -302,7 +302,7 @@ void net_reject_close(struct net_acceptor *a, int fd)
 }
 
 int net_listener_accept(struct net_listener *l, int timeout_ms, struct net_pending **out,
-                        struct net_diag *diag)
+                        struct diag_report *diag)
 {
 	struct pollfd pfd = {.fd = l->fd, .events = POLLIN};
 	struct sockaddr_storage ss;
@@ -316,21 +316,23 @@ int net_listener_accept(struct net_listener *l, int timeout_ms, struct net_pendi
 		rc = poll(&pfd, 1, timeout_ms);
 	while (rc < 0 && errno == EINTR);
 	if (rc == 0)
-		return net_diagf(diag, -ETIMEDOUT, "accept: no client within %d ms", timeout_ms);
+		return diag_report_set(diag, -ETIMEDOUT, "accept: no client within %d ms",
+		                       timeout_ms);
 	if (rc < 0)
-		return net_diagf(diag, -errno, "accept: poll: %s", strerror(errno));
+		return diag_report_set(diag, -errno, "accept: poll: %s", strerror(errno));
 	char host[64];
 
 	fd = accept4(l->fd, (struct sockaddr *)&ss, &sl, SOCK_CLOEXEC | SOCK_NONBLOCK);
 	if (fd < 0)
-		return net_diagf(diag, -errno, "accept: %s", strerror(errno));
+		return diag_report_set(diag, -errno, "accept: %s", strerror(errno));
 	addr_string((struct sockaddr *)&ss, addr, sizeof(addr), host, sizeof(host));
 	rc = net_sock_setup(fd);
 	if (!rc)
 		rc = net_oob_recv(fd, &m, timeout_ms, diag);
 	if (!rc && m.type != NET_OOB_CONNECT) {
 		net_oob_params_release(&m.params);
-		rc = net_diagf(diag, -EPROTO, "setup: expected CONNECT, got type %d", (int)m.type);
+		rc = diag_report_set(diag, -EPROTO, "setup: expected CONNECT, got type %d",
+		                     (int)m.type);
 	}
 	if (rc) {
 		char why[sizeof(diag->msg)];
@@ -342,14 +344,14 @@ int net_listener_accept(struct net_listener *l, int timeout_ms, struct net_pendi
 		} else {
 			close(fd);
 		}
-		return net_diagf(diag, rc, "client %s: %s", addr, why);
+		return diag_report_set(diag, rc, "client %s: %s", addr, why);
 	}
 	p = calloc(1, sizeof(*p));
 	if (!p) {
 		net_oob_params_release(&m.params);
 		net_send_reject(fd, -ENOMEM, "server out of memory");
 		net_reject_close(NULL, fd);
-		return net_diagf(diag, -ENOMEM, "accept: out of memory");
+		return diag_report_set(diag, -ENOMEM, "accept: out of memory");
 	}
 	p->fd = fd;
 	p->peer = m.params;
@@ -382,7 +384,7 @@ bool net_pending_local_uid(const struct net_pending *p, uint32_t *uid)
 }
 
 int net_pending_accept(struct net_pending *p, const struct net_oob_params *mine, int *fd,
-                       struct net_diag *diag)
+                       struct diag_report *diag)
 {
 	struct net_oob_msg m = {.type = NET_OOB_ACCEPT};
 	int rc;
@@ -449,25 +451,25 @@ static int connect_one(const struct addrinfo *ai, int timeout_ms, int *out)
 }
 
 int net_connect_unix(const char *path, const struct net_oob_params *mine,
-                     struct net_oob_params *peer, int timeout_ms, int *fd, struct net_diag *diag)
+                     struct net_oob_params *peer, int timeout_ms, int *fd, struct diag_report *diag)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	char why[sizeof(diag->msg)];
 	int s, rc;
 
 	if (!path || !mine || !peer || !fd)
-		return net_diagf(diag, -EINVAL, "connect: NULL argument");
+		return diag_report_set(diag, -EINVAL, "connect: NULL argument");
 	if (!*path || strlen(path) >= sizeof(sa.sun_path))
-		return net_diagf(diag, -EINVAL,
-		                 "connect: Unix socket path '%s' is empty or too long", path);
+		return diag_report_set(diag, -EINVAL,
+		                       "connect: Unix socket path '%s' is empty or too long", path);
 	strcpy(sa.sun_path, path);
 	s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
 	if (s < 0)
-		return net_diagf(diag, -errno, "connect %s: %s", path, strerror(errno));
+		return diag_report_set(diag, -errno, "connect %s: %s", path, strerror(errno));
 	if (connect(s, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		rc = -errno;
 		close(s);
-		return net_diagf(diag, rc, "connect %s: %s", path, strerror(-rc));
+		return diag_report_set(diag, rc, "connect %s: %s", path, strerror(-rc));
 	}
 	rc = net_sock_setup_local(s);
 	if (!rc)
@@ -475,25 +477,25 @@ int net_connect_unix(const char *path, const struct net_oob_params *mine,
 	if (rc) {
 		close(s);
 		snprintf(why, sizeof(why), "%s", diag ? diag->msg : strerror(-rc));
-		return net_diagf(diag, rc, "connect %s: %s", path, why);
+		return diag_report_set(diag, rc, "connect %s: %s", path, why);
 	}
 	*fd = s;
 	return 0;
 }
 
 int net_connect(const char *host, int port, const struct net_oob_params *mine,
-                struct net_oob_params *peer, int timeout_ms, int *fd, struct net_diag *diag)
+                struct net_oob_params *peer, int timeout_ms, int *fd, struct diag_report *diag)
 {
 	struct addrinfo *res, *ai;
 	char why[sizeof(diag->msg)];
 	int rc, s = -1, err = -EHOSTUNREACH;
 
 	if (!host || !mine || !peer || !fd)
-		return net_diagf(diag, -EINVAL, "connect: NULL argument");
+		return diag_report_set(diag, -EINVAL, "connect: NULL argument");
 	if (port == 0)
 		port = NET_DEFAULT_PORT;
 	if (port < 1 || port > 65535)
-		return net_diagf(diag, -EINVAL, "connect: port %d out of range", port);
+		return diag_report_set(diag, -EINVAL, "connect: port %d out of range", port);
 	rc = resolve(host, port, false, &res, diag);
 	if (rc)
 		return rc;
@@ -504,12 +506,12 @@ int net_connect(const char *host, int port, const struct net_oob_params *mine,
 	}
 	freeaddrinfo(res);
 	if (s < 0)
-		return net_diagf(diag, err, "connect %s:%d: %s", host, port, strerror(-err));
+		return diag_report_set(diag, err, "connect %s:%d: %s", host, port, strerror(-err));
 	rc = net_oob_client(s, mine, peer, timeout_ms, diag);
 	if (rc) {
 		close(s);
 		snprintf(why, sizeof(why), "%s", diag ? diag->msg : strerror(-rc));
-		return net_diagf(diag, rc, "connect %s:%d: %s", host, port, why);
+		return diag_report_set(diag, rc, "connect %s:%d: %s", host, port, why);
 	}
 	*fd = s;
 	return 0;

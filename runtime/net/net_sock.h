@@ -30,21 +30,21 @@ struct net_pending;
  * Listen on @host (NULL: every address) and @port (0: NET_DEFAULT_PORT,
  * NET_PORT_EPHEMERAL: any free port, see net_listener_port()).
  */
-int net_listen(const char *host, int port, struct net_listener **out, struct net_diag *diag);
+int net_listen(const char *host, int port, struct net_listener **out, struct diag_report *diag);
 /*
  * Listen on the Unix stream socket @path (a stale one is replaced; removed
  * at close).  Its clients are identified by their uid (SO_PEERCRED), which
  * the owner checks (net_pending_local_uid): what may be done only locally,
  * by whom (installing programs), comes in here.
  */
-int net_listen_unix(const char *path, struct net_listener **out, struct net_diag *diag);
+int net_listen_unix(const char *path, struct net_listener **out, struct diag_report *diag);
 void net_listener_close(struct net_listener *l);
 bool net_listener_is_local(const struct net_listener *l);
 /*
  * Accept one waiting client without reading anything (non-blocking; -EAGAIN
  * when none).  Its setup is read by net_accept.c.
  */
-int net_listener_take(struct net_listener *l, struct net_pending **out, struct net_diag *diag);
+int net_listener_take(struct net_listener *l, struct net_pending **out, struct diag_report *diag);
 int net_listener_fd(const struct net_listener *l); /* pollable: readable = a client waits */
 int net_listener_port(const struct net_listener *l);
 
@@ -58,7 +58,7 @@ int net_listener_port(const struct net_listener *l);
  * thread of its own (poll net_listener_fd first).
  */
 int net_listener_accept(struct net_listener *l, int timeout_ms, struct net_pending **out,
-                        struct net_diag *diag);
+                        struct diag_report *diag);
 const struct net_oob_params *net_pending_peer(const struct net_pending *p);
 /* "10.0.0.2:40112" */
 const char *net_pending_addr(const struct net_pending *p);
@@ -69,7 +69,7 @@ bool net_pending_local_uid(const struct net_pending *p, uint32_t *uid);
 /* Send ACCEPT with @mine; on success *@fd is the connection's socket (now the
  * caller's) and @p is freed.  On failure @p is freed and the socket closed. */
 int net_pending_accept(struct net_pending *p, const struct net_oob_params *mine, int *fd,
-                       struct net_diag *diag);
+                       struct diag_report *diag);
 /* Send REJECT with @err (negative errno) and @reason, free @p.  The socket
  * is shut for writing and drained before it is closed (a close with unread
  * input would reset the connection and could destroy the REJECT). */
@@ -80,11 +80,12 @@ void net_pending_reject(struct net_pending *p, int err, const char *reason);
  * and wait for the answer; *@fd is the connected socket on success.
  */
 int net_connect(const char *host, int port, const struct net_oob_params *mine,
-                struct net_oob_params *peer, int timeout_ms, int *fd, struct net_diag *diag);
+                struct net_oob_params *peer, int timeout_ms, int *fd, struct diag_report *diag);
 
 /* Client of a Unix socket (net_listen_unix): same exchange as net_connect. */
 int net_connect_unix(const char *path, const struct net_oob_params *mine,
-                     struct net_oob_params *peer, int timeout_ms, int *fd, struct net_diag *diag);
+                     struct net_oob_params *peer, int timeout_ms, int *fd,
+                     struct diag_report *diag);
 
 /* Non-blocking, TCP_NODELAY, close-on-exec. */
 int net_sock_setup(int fd);

@@ -21,7 +21,7 @@
  * non-blocking send), create QPs, print.
  */
 #include "net/net_transport.h"
-#include "core/array.h"
+#include "util/array.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -239,8 +239,8 @@ static int transport_xmit(void *ctx, const struct sim_pkt *sp)
 {
 	struct net_transport *t = ctx;
 	uint8_t scratch[NET_SIMPKT_SCRATCH];
-	struct net_frame_diag fd;
-	struct net_diag diag;
+	struct diag_report fd;
+	struct diag_report diag;
 	struct net_pkt np;
 	struct net_link *l;
 	int size, rc;
@@ -347,8 +347,8 @@ static size_t deliver_from(struct net_link *l, const uint8_t *buf, size_t avail)
 {
 	struct net_transport *t = l->t;
 	uint8_t scratch[NET_SIMPKT_SCRATCH];
-	struct net_frame_diag fdiag;
-	struct net_diag diag;
+	struct diag_report fdiag;
+	struct diag_report diag;
 	struct net_pkt np;
 	struct sim_pkt sp;
 	size_t off = 0;
@@ -659,28 +659,28 @@ static void *transport_thread(void *arg)
 }
 
 int net_transport_create(struct sim_dev *dev, const struct net_transport_opts *opts,
-                         struct net_transport **out, struct net_diag *diag)
+                         struct net_transport **out, struct diag_report *diag)
 {
 	struct epoll_event ev = {.events = EPOLLIN, .data.u64 = WAKE_ID};
 	struct net_transport *t;
 	int rc;
 
 	if (!dev || !out)
-		return net_diagf(diag, -EINVAL, "transport: NULL device");
+		return diag_report_set(diag, -EINVAL, "transport: NULL device");
 	if (opts && opts->sz > sizeof(*opts)) {
 		const uint8_t *tail = (const uint8_t *)opts + sizeof(*opts);
 		size_t i;
 
 		for (i = 0; i < opts->sz - sizeof(*opts); i++)
 			if (tail[i])
-				return net_diagf(
+				return diag_report_set(
 				    diag, -EINVAL,
 				    "transport options: unknown nonzero field at byte %zu",
 				    sizeof(*opts) + i);
 	}
 	t = calloc(1, sizeof(*t));
 	if (!t)
-		return net_diagf(diag, -ENOMEM, "transport: out of memory");
+		return diag_report_set(diag, -ENOMEM, "transport: out of memory");
 	if (opts)
 		memcpy(&t->opts, opts, opts->sz < sizeof(*opts) ? opts->sz : sizeof(*opts));
 	t->opts.sz = sizeof(t->opts);
@@ -694,17 +694,17 @@ int net_transport_create(struct sim_dev *dev, const struct net_transport_opts *o
 	t->rx_scratch = malloc(RX_CHUNK);
 	if (!t->rx_scratch) {
 		free(t);
-		return net_diagf(diag, -ENOMEM, "transport: out of memory");
+		return diag_report_set(diag, -ENOMEM, "transport: out of memory");
 	}
 	t->epfd = epoll_create1(EPOLL_CLOEXEC);
 	t->wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (t->epfd < 0 || t->wakefd < 0 || epoll_ctl(t->epfd, EPOLL_CTL_ADD, t->wakefd, &ev)) {
-		rc = net_diagf(diag, -errno, "transport: epoll/eventfd: %s", strerror(errno));
+		rc = diag_report_set(diag, -errno, "transport: epoll/eventfd: %s", strerror(errno));
 		goto fail;
 	}
 	rc = -pthread_create(&t->thread, NULL, transport_thread, t);
 	if (rc) {
-		net_diagf(diag, rc, "transport: thread: %s", strerror(-rc));
+		diag_report_set(diag, rc, "transport: thread: %s", strerror(-rc));
 		goto fail;
 	}
 	pthread_setname_np(t->thread, "prism-net");
@@ -779,17 +779,17 @@ uint32_t net_peer_node(const struct sim_dev *dev, const struct net_oob_params *p
 
 int net_transport_attach(struct net_transport *t, int fd, struct sim_qp *qp,
                          const struct net_oob_params *peer, const struct net_link_cbs *cbs,
-                         struct net_link **out, struct net_diag *diag)
+                         struct net_link **out, struct diag_report *diag)
 {
 	struct epoll_event ev = {.events = EPOLLIN | EPOLLRDHUP};
 	struct net_link *l;
 	uint32_t slot;
 
 	if (!t || fd < 0 || !qp || !peer || !out)
-		return net_diagf(diag, -EINVAL, "attach: NULL argument");
+		return diag_report_set(diag, -EINVAL, "attach: NULL argument");
 	l = calloc(1, sizeof(*l));
 	if (!l)
-		return net_diagf(diag, -ENOMEM, "attach: out of memory");
+		return diag_report_set(diag, -ENOMEM, "attach: out of memory");
 	l->t = t;
 	l->fd = fd;
 	l->qp = qp;
@@ -807,8 +807,8 @@ int net_transport_attach(struct net_transport *t, int fd, struct sim_qp *qp,
 		pthread_mutex_unlock(&t->lock);
 		pthread_mutex_destroy(&l->tx_lock);
 		free(l);
-		return net_diagf(diag, -EEXIST, "attach: QP 0x%06x already has a link",
-		                 sim_qp_num(qp));
+		return diag_report_set(diag, -EEXIST, "attach: QP 0x%06x already has a link",
+		                       sim_qp_num(qp));
 	}
 	for (slot = 0; slot < t->nslots && t->slots[slot]; slot++)
 		;
@@ -817,7 +817,7 @@ int net_transport_attach(struct net_transport *t, int fd, struct sim_qp *qp,
 			pthread_mutex_unlock(&t->lock);
 			pthread_mutex_destroy(&l->tx_lock);
 			free(l);
-			return net_diagf(diag, -ENOMEM, "attach: out of memory");
+			return diag_report_set(diag, -ENOMEM, "attach: out of memory");
 		}
 	}
 	l->slot = slot;
@@ -833,7 +833,7 @@ int net_transport_attach(struct net_transport *t, int fd, struct sim_qp *qp,
 		pthread_mutex_unlock(&t->lock);
 		pthread_mutex_destroy(&l->tx_lock);
 		free(l);
-		return net_diagf(diag, err, "attach: epoll: %s", strerror(-err));
+		return diag_report_set(diag, err, "attach: epoll: %s", strerror(-err));
 	}
 	pthread_mutex_unlock(&t->lock);
 	*out = l;

@@ -53,7 +53,7 @@ struct net_link_stats {
 };
 
 int net_transport_create(struct sim_dev *dev, const struct net_transport_opts *opts,
-                         struct net_transport **out, struct net_diag *diag);
+                         struct net_transport **out, struct diag_report *diag);
 /* Closes every link still attached (without calling their down callbacks). */
 void net_transport_destroy(struct net_transport *t);
 
@@ -73,7 +73,7 @@ uint32_t net_peer_node(const struct sim_dev *dev, const struct net_oob_params *p
  */
 int net_transport_attach(struct net_transport *t, int fd, struct sim_qp *qp,
                          const struct net_oob_params *peer, const struct net_link_cbs *cbs,
-                         struct net_link **out, struct net_diag *diag);
+                         struct net_link **out, struct diag_report *diag);
 /* Detach and free; the socket is closed.  Safe from the down callback. */
 void net_link_close(struct net_link *link);
 void net_link_stats(struct net_link *link, struct net_link_stats *out);

@@ -83,7 +83,7 @@ const char *sim_cost_profile_builtin_text(const char *name, size_t *len)
 }
 
 int sim_cost_profile_builtin(const char *name, struct sim_cost_profile *out,
-                             struct sim_cost_diag *diag)
+                             struct diag_report *diag)
 {
 	const struct builtin *b = find_builtin(name);
 	if (!b) {

@@ -77,16 +77,16 @@ struct parse_ctx {
 	const char *origin;
 	yaml_document_t *doc;
 	struct sim_cost_profile *out;
-	struct sim_cost_diag *diag;
+	struct diag_report *diag;
 	bool seen[NFIELDS];
 	yaml_mark_t section_mark[NFIELDS]; /* where each field's section began */
 	bool section_seen[NFIELDS];
 };
 
 /* Record the (first) failure; always returns -EINVAL-style @code. */
-__attribute__((format(printf, 5, 6))) static int fail(struct sim_cost_diag *diag,
-                                                      const char *origin, int code,
-                                                      const yaml_mark_t *mark, const char *fmt, ...)
+__attribute__((format(printf, 5, 6))) static int fail(struct diag_report *diag, const char *origin,
+                                                      int code, const yaml_mark_t *mark,
+                                                      const char *fmt, ...)
 {
 	if (!diag)
 		return code;
@@ -95,15 +95,12 @@ __attribute__((format(printf, 5, 6))) static int fail(struct sim_cost_diag *diag
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
-	diag->code = code;
 	diag->line = mark ? (unsigned)mark->line + 1 : 0;
 	diag->col = mark ? (unsigned)mark->column + 1 : 0;
 	if (mark)
-		snprintf(diag->msg, sizeof(diag->msg), "%s:%u:%u: %s", origin, diag->line,
-		         diag->col, what);
-	else
-		snprintf(diag->msg, sizeof(diag->msg), "%s: %s", origin, what);
-	return code;
+		return diag_report_set(diag, code, "%s:%u:%u: %s", origin, diag->line, diag->col,
+		                       what);
+	return diag_report_set(diag, code, "%s: %s", origin, what);
 }
 
 static int find_field(const char *path)
@@ -245,7 +242,7 @@ static int check_complete(struct parse_ctx *c, const yaml_node_t *root)
 	return 0;
 }
 
-static int yaml_failure(const yaml_parser_t *parser, const char *origin, struct sim_cost_diag *diag)
+static int yaml_failure(const yaml_parser_t *parser, const char *origin, struct diag_report *diag)
 {
 	if (parser->error == YAML_MEMORY_ERROR)
 		return fail(diag, origin, -ENOMEM, NULL, "out of memory");
@@ -258,7 +255,7 @@ static int yaml_failure(const yaml_parser_t *parser, const char *origin, struct 
 }
 
 int sim_cost_profile_parse(const char *text, size_t len, const char *origin,
-                           struct sim_cost_profile *out, struct sim_cost_diag *diag)
+                           struct sim_cost_profile *out, struct diag_report *diag)
 {
 	if (diag)
 		memset(diag, 0, sizeof(*diag));
@@ -307,7 +304,7 @@ int sim_cost_profile_parse(const char *text, size_t len, const char *origin,
 }
 
 int sim_cost_profile_load_file(const char *path, struct sim_cost_profile *out,
-                               struct sim_cost_diag *diag)
+                               struct diag_report *diag)
 {
 	if (diag)
 		memset(diag, 0, sizeof(*diag));

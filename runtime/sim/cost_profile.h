@@ -21,6 +21,8 @@
 
 #include "sim/sim.h"
 
+#include "util/diag_report.h"
+
 /* What a WQE costs to execute depends on its verb class... */
 #define SIM_VERB_CLASSES(X)                                                                        \
 	X(NOP, "nop")                                                                              \
@@ -64,13 +66,9 @@ struct sim_cost_profile {
 	double payload_gbps;
 };
 
-/* Why a load failed: the first problem, with its position when known. */
-struct sim_cost_diag {
-	int code;      /* negative errno */
-	unsigned line; /* 1-based; 0 when not tied to a position */
-	unsigned col;  /* 1-based */
-	char msg[256]; /* "cx5.yaml:12:3: unknown key 'nopp' in 'latency_ns'" */
-};
+/* Why a load failed (struct diag_report, util/diag_report.h): the first
+ * problem, a negative errno, with its line and column when known and a
+ * message "cx5.yaml:12:3: unknown key 'nopp' in 'latency_ns'". */
 
 /*
  * Parse a profile from @text (@len bytes; @origin names it in messages).
@@ -78,18 +76,18 @@ struct sim_cost_diag {
  * value out of range) / -ENOMEM with @diag filled in (@diag may be NULL).
  */
 int sim_cost_profile_parse(const char *text, size_t len, const char *origin,
-                           struct sim_cost_profile *out, struct sim_cost_diag *diag);
+                           struct sim_cost_profile *out, struct diag_report *diag);
 
 /* Same, from a file; -errno of fopen/fread on I/O failure. */
 int sim_cost_profile_load_file(const char *path, struct sim_cost_profile *out,
-                               struct sim_cost_diag *diag);
+                               struct diag_report *diag);
 
 /*
  * A profile compiled into the library ("cx5"): the YAML text of
  * profiles/<name>.yaml, parsed with the same code.  -ENOENT when unknown.
  */
 int sim_cost_profile_builtin(const char *name, struct sim_cost_profile *out,
-                             struct sim_cost_diag *diag);
+                             struct diag_report *diag);
 
 /* Names of the built-in profiles, NULL-terminated. */
 const char *const *sim_cost_profile_builtin_names(void);

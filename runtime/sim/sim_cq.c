@@ -15,7 +15,7 @@
 #include <stdlib.h>
 
 #include "sim/sim_internal.h"
-#include "core/array.h"
+#include "util/array.h"
 
 int sim_cq_create(struct sim_dev *dev, const struct sim_cq_attr *attr, struct sim_cq **out)
 {

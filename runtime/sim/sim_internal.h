@@ -32,7 +32,7 @@
 #include <string.h>
 
 #include "sim/sim.h"
-#include "wqe/byteorder.h"
+#include "util/byteorder.h"
 
 #define SIM_CACHE_LINE           64u
 #define SIM_DEFAULT_PREFETCH_BBS 16u

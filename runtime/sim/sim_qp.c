@@ -11,7 +11,7 @@
 #include <stdlib.h>
 
 #include "sim/sim_internal.h"
-#include "core/array.h"
+#include "util/array.h"
 
 static uint32_t pow2_at_least(uint32_t v)
 {

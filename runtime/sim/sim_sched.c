@@ -31,7 +31,7 @@
 #include <stdlib.h>
 
 #include "sim/sim_internal.h"
-#include "core/array.h"
+#include "util/array.h"
 
 /* ---- the ready heap (min by t) ------------------------------------------ */
 

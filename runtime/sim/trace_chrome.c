@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/json_text.h"
+#include "util/json_text.h"
 
 #define TRACK_SLOTS 1024 /* open-addressed set of named tracks */
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * wqe_bytes.h - byte-level helpers of the codec (internal): the byte order
- * of wire fields (wqe/byteorder.h, the project's one set) and DS units.
+ * of wire fields (util/byteorder.h, the project's one set) and DS units.
  *
  * Must not: be included outside runtime/wqe/ (it is not installed).
  */
@@ -10,7 +10,7 @@
 
 #include <stdint.h>
 
-#include "wqe/byteorder.h"
+#include "util/byteorder.h"
 
 /* Round a byte count up to whole 16-byte DS units. */
 static inline uint32_t wqe_ds_of(uint32_t bytes)

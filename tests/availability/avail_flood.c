@@ -23,7 +23,7 @@ int av_raw_connect_port(uint16_t port, int *fd, struct net_oob_params *peer, cha
 	                       .resp_slots = 16,
 	                       .resp_stride = 128};
 	struct net_oob_params mine = {.node = 0x77, .qpn = 0x4242};
-	struct net_diag d = {0};
+	struct diag_report d = {0};
 	uint8_t blob[256];
 	int rc;
 

@@ -147,7 +147,7 @@ int av_silent_socket(struct av_fx *f)
 
 int av_read_reject(int fd, char *reason, size_t cap)
 {
-	struct net_diag d = {0};
+	struct diag_report d = {0};
 	struct net_oob_msg m;
 	int rc = net_oob_recv(fd, &m, 30000, &d);
 

@@ -60,7 +60,7 @@ static void test_unauthorized_posts_refused(void **state)
 	struct av_opts o = {.allow_post = true, .post_uid = (uint32_t)getuid() + 1};
 	struct core_hello h = {.kind = CORE_HELLO_POST};
 	struct net_oob_params mine = {0}, peer;
-	struct net_diag d = {0};
+	struct diag_report d = {0};
 	struct prism_client *v;
 	struct av_fx f;
 	uint8_t *blob;

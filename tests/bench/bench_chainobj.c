@@ -115,7 +115,7 @@ int main(int argc, char **argv)
 {
 	const char *path = argc > 1 ? argv[1] : "tests/fuzz/seeds/fuzz_chainobj/hashget_full.chain";
 	struct chainobj *o = NULL;
-	struct chainobj_diag d;
+	struct diag_report d;
 	size_t len = 0;
 	char *text = slurp(path, &len);
 	double yaml, rd, val, wr;

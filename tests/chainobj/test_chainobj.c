@@ -136,10 +136,10 @@ static void assert_same_object(const struct chainobj *a, const struct chainobj *
 static void test_fixture_validates(void **state)
 {
 	struct chainobj *o = fixture_hashget();
-	struct chainobj_diag d;
+	struct diag_report d;
 
 	assert_int_equal(chainobj_validate(o, &d), 0);
-	assert_int_equal(d.kind, CHAINOBJ_E_OK);
+	assert_int_equal(d.code, CHAINOBJ_E_OK);
 	assert_int_equal(chainobj_find_queue(o, "worker"), 1);
 	assert_int_equal(chainobj_find_cq(o, "conn_cq"), 0);
 	assert_int_equal(chainobj_find_region(o, "table"), 0);
@@ -154,7 +154,7 @@ static void test_fixture_validates(void **state)
 static void test_round_trip(void **state)
 {
 	struct chainobj *o = fixture_hashget(), *back = NULL;
-	struct chainobj_diag d;
+	struct diag_report d;
 	char *text = NULL, *again = NULL;
 	size_t len = 0, len2 = 0;
 
@@ -238,7 +238,7 @@ static void test_checksum_covers_content(void **state)
 static void test_file_io(void **state)
 {
 	struct chainobj *o = fixture_hashget(), *back = NULL;
-	struct chainobj_diag d;
+	struct diag_report d;
 	char path[] = "/tmp/prism-chainobj-XXXXXX";
 	int fd = mkstemp(path);
 	FILE *f;
@@ -254,7 +254,7 @@ static void test_file_io(void **state)
 	unlink(path);
 	assert_int_equal(chainobj_read_file(path, &back, &d), -EIO);
 	assert_null(back);
-	assert_int_equal(d.kind, CHAINOBJ_E_IO);
+	assert_int_equal(d.code, CHAINOBJ_E_IO);
 	assert_non_null(strstr(d.msg, path));
 	chainobj_free(o);
 }
@@ -263,7 +263,7 @@ static void test_file_io(void **state)
 static void test_writer_refuses_invalid(void **state)
 {
 	struct chainobj *o = fixture_hashget();
-	struct chainobj_diag d;
+	struct diag_report d;
 	char *text = (char *)1;
 	size_t len = 1;
 
@@ -271,7 +271,7 @@ static void test_writer_refuses_invalid(void **state)
 	assert_int_equal(chainobj_write_mem(o, 0, &text, &len, &d), -EINVAL);
 	assert_null(text);
 	assert_int_equal(len, 0);
-	assert_int_equal(d.kind, CHAINOBJ_E_NAME);
+	assert_int_equal(d.code, CHAINOBJ_E_NAME);
 	assert_string_equal(d.path, "queues[0].send-cq");
 	assert_string_equal(d.msg, "queues[0].send-cq: CQ index 7 does not exist");
 	assert_int_equal(chainobj_checksum(o), 0);
@@ -298,7 +298,7 @@ static void test_validate_in_memory(void **state)
 
 	for (unsigned i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 		struct chainobj *o = fixture_hashget();
-		struct chainobj_diag d;
+		struct diag_report d;
 
 		switch (i) {
 		case 0:
@@ -331,7 +331,7 @@ static void test_validate_in_memory(void **state)
 		}
 		assert_int_equal(chainobj_validate(o, &d), -EINVAL);
 		assert_string_equal(d.path, want[i].path);
-		assert_int_equal(d.kind, want[i].kind);
+		assert_int_equal(d.code, want[i].kind);
 		assert_int_equal(d.line, 0);
 		chainobj_free(o);
 	}

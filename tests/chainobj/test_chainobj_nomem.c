@@ -208,7 +208,7 @@ static void test_read_under_allocation_failure(void **state)
 
 	for (at = 0;; at++) {
 		struct chainobj *o = NULL;
-		struct chainobj_diag d;
+		struct diag_report d;
 		int rc;
 
 		arm(at);
@@ -226,7 +226,7 @@ static void test_read_under_allocation_failure(void **state)
 		}
 		if (rc) {
 			assert_null(o);
-			assert_int_equal(d.kind, CHAINOBJ_E_NOMEM);
+			assert_int_equal(d.code, CHAINOBJ_E_NOMEM);
 			nomem++;
 		}
 	}

@@ -186,16 +186,16 @@ static void run_case(void **state)
 	const struct reject_case *c = *state;
 	char *text = fixture_text(0), *bad;
 	struct chainobj *o = (struct chainobj *)1;
-	struct chainobj_diag d;
+	struct diag_report d;
 	char prefix[32];
 
 	bad = edit(text, c->find, c->nth, c->repl);
 	assert_int_equal(chainobj_read_mem(bad, strlen(bad), &o, &d), -EINVAL);
 	assert_null(o);
-	if (d.kind != c->kind || strcmp(d.path, c->path) || !strstr(d.msg, c->msg))
-		print_error("got kind %s path '%s' msg '%s'\n", chainobj_err_name(d.kind), d.path,
-		            d.msg);
-	assert_int_equal(d.kind, c->kind);
+	if (d.code != (int)c->kind || strcmp(d.path, c->path) || !strstr(d.msg, c->msg))
+		print_error("got kind %s path '%s' msg '%s'\n",
+		            chainobj_err_name((enum chainobj_err)d.code), d.path, d.msg);
+	assert_int_equal(d.code, c->kind);
 	assert_string_equal(d.path, c->path);
 	assert_non_null(strstr(d.msg, c->msg));
 	assert_true(d.line > 0);
@@ -252,14 +252,14 @@ static void test_degenerate_inputs(void **state)
 	    "prism-chain: 01\n",
 	    "prism-chain: 0x1\nprogram: p\n",
 	};
-	struct chainobj_diag d;
+	struct diag_report d;
 
 	for (unsigned i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++) {
 		struct chainobj *o = (struct chainobj *)1;
 
 		assert_int_equal(chainobj_read_mem(inputs[i], strlen(inputs[i]), &o, &d), -EINVAL);
 		assert_null(o);
-		assert_true(d.kind != CHAINOBJ_E_OK);
+		assert_true(d.code != CHAINOBJ_E_OK);
 		assert_true(d.msg[0] != 0);
 	}
 	/* Deep flow nesting is refused before libyaml's scanner sees it (it is
@@ -273,11 +273,11 @@ static void test_degenerate_inputs(void **state)
 		memset(deep, '[', 100000);
 		deep[100000] = 0;
 		assert_int_equal(chainobj_read_mem(deep, 100000, &o, &d), -EINVAL);
-		assert_int_equal(d.kind, CHAINOBJ_E_SYNTAX);
+		assert_int_equal(d.code, CHAINOBJ_E_SYNTAX);
 		assert_string_equal(d.msg, "line 1: flow collections nested deeper than 16");
 		free(deep);
 		assert_int_equal(chainobj_read_mem(quoted, sizeof(quoted) - 1, &o, &d), -EINVAL);
-		assert_int_equal(d.kind, CHAINOBJ_E_MISSING_KEY); /* past the depth check */
+		assert_int_equal(d.code, CHAINOBJ_E_MISSING_KEY); /* past the depth check */
 	}
 	/* NUL bytes inside the text. */
 	{
@@ -297,7 +297,7 @@ static void test_truncation_sweep(void **state)
 
 	for (size_t n = 0; n < len; n += 7) {
 		struct chainobj *o = NULL;
-		struct chainobj_diag d;
+		struct diag_report d;
 		int rc = chainobj_read_mem(text, n, &o, &d);
 
 		if (rc == 0) {

@@ -48,7 +48,7 @@ struct be_sim *be_sim_open_traced(const char *src, const char *entry, enum ir_pr
 	free(diag);
 	char *yaml = NULL;
 	size_t len = 0;
-	struct chainobj_diag cd;
+	struct diag_report cd;
 	int rc = chainobj_write_mem(o, 0, &yaml, &len, &cd);
 	chainobj_free(o);
 	struct be_sim *s = calloc(1, sizeof(*s));

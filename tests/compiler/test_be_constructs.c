@@ -18,7 +18,7 @@
 
 #include "tests/compiler/be_helpers.h"
 #include "tests/compiler/be_sim.h"
-#include "wqe/byteorder.h"
+#include "util/byteorder.h"
 
 #define MSIZE 8192 /* the most bytes of region `m` a case compares */
 #define NARGS 6

@@ -22,7 +22,7 @@
 
 #include "tests/compiler/be_helpers.h"
 #include "tests/compiler/be_sim.h"
-#include "wqe/byteorder.h"
+#include "util/byteorder.h"
 
 #define HDR                                                                                        \
 	"struct ctr { n: le64; }\n"                                                                \

@@ -287,7 +287,7 @@ static void test_load_time_reverify(void **state)
 	const struct chainobj *o = *state;
 	char *text = NULL;
 	size_t len = 0;
-	struct chainobj_diag d;
+	struct diag_report d;
 	assert_int_equal(chainobj_write_mem(o, CHAINOBJ_WRITE_NO_CHECKSUM, &text, &len, &d), 0);
 	struct chainobj *back = NULL;
 	int rc = chainobj_read_mem(text, len, &back, &d);
@@ -378,7 +378,7 @@ static void test_prism_ops_reverify(void **state)
 			assert_non_null(o);
 			char *text = NULL;
 			size_t len = 0;
-			struct chainobj_diag d;
+			struct diag_report d;
 			assert_int_equal(chainobj_write_mem(o, 0, &text, &len, &d), 0);
 			struct chainobj *back = NULL;
 			int rc = chainobj_read_mem(text, len, &back, &d);

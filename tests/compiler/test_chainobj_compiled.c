@@ -39,7 +39,7 @@ static struct chainobj *compile_entry(const char *path, const char *entry)
 static void round_trip_entry(const char *path, const char *entry)
 {
 	struct chainobj *o = compile_entry(path, entry), *back = NULL;
-	struct chainobj_diag d;
+	struct diag_report d;
 	char *a = NULL, *b = NULL;
 	size_t la = 0, lb = 0;
 

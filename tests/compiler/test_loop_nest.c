@@ -27,7 +27,7 @@
 
 #include "tests/compiler/be_helpers.h"
 #include "tests/compiler/be_sim.h"
-#include "wqe/byteorder.h"
+#include "util/byteorder.h"
 
 #define HDR                                                                                        \
 	"struct node { key: be24; pad: u8[5]; next: *node in nodes; val: le64; }\n"                \
@@ -539,7 +539,7 @@ static void test_arm_armed_writer_validated(void **state)
 	struct chainobj *o =
 	    be_compile(HDR ARM_SIG ARM_BODY("sel > q.key") "}\n", NULL, IR_PROFILE_RELAXED, NULL);
 	assert_non_null(o);
-	struct chainobj_diag d;
+	struct diag_report d;
 	assert_int_equal(chainobj_validate(o, &d), 0);
 	/* the skip CAS writes the first exit's SEND_EN (bytes 16-31) */
 	const struct chainobj_patch *skip = NULL;

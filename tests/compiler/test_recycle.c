@@ -27,7 +27,7 @@
 
 #include "runtime/core/chain_verify.h"
 #include "tests/compiler/be_helpers.h"
-#include "wqe/byteorder.h"
+#include "util/byteorder.h"
 
 #define NODE     80u
 #define VALUE    64u
@@ -495,7 +495,7 @@ static void test_verifier_wait_form(void **state)
 {
 	(void)state;
 	struct chainobj *o = NULL;
-	struct chainobj_diag d;
+	struct diag_report d;
 	struct chain_verify_report rep;
 	assert_int_equal(chainobj_read_file(WAIT_FORM_LAP, &o, &d), 0);
 	int q = be_queue(o, "w0r0");
@@ -536,7 +536,7 @@ static void test_object_round_trip(void **state)
 	struct chainobj *o = compile_ok(walk_src(BOUND, ""), IR_PROFILE_RELAXED), *back = NULL;
 	char *a = NULL, *b = NULL;
 	size_t la = 0, lb = 0;
-	struct chainobj_diag d;
+	struct diag_report d;
 	assert_int_equal(chainobj_write_mem(o, 0, &a, &la, NULL), 0);
 	assert_non_null(strstr(a, "prism-chain: 3\n"));
 	assert_non_null(strstr(a, "assumes: [fenced-enable, send-en-bb-units]\n"));

@@ -16,7 +16,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct sim_cost_profile p;
-	struct sim_cost_diag d;
+	struct diag_report d;
 	int rc = sim_cost_profile_parse((const char *)data, size, "fuzz", &p, &d);
 	if (rc == 0) {
 		if (p.processing_units < 1 || p.latency_ns[SIM_VERB_NOP] < 1)

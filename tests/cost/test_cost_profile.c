@@ -31,7 +31,7 @@ static const char *cx5_text(size_t *len)
 static void expect_error(const char *text, int code, const char *needle, unsigned line)
 {
 	struct sim_cost_profile p;
-	struct sim_cost_diag d;
+	struct diag_report d;
 	int rc = sim_cost_profile_parse(text, strlen(text), "t.yaml", &p, &d);
 	if (rc != code || !strstr(d.msg, needle) || (line && d.line != line))
 		fail_msg("rc=%d (want %d) line=%u (want %u) msg='%s' (want '%s')", rc, code, d.line,
@@ -71,7 +71,7 @@ static void test_builtin_cx5_matches_contract(void **state)
 {
 	(void)state;
 	struct sim_cost_profile p;
-	struct sim_cost_diag d;
+	struct diag_report d;
 	assert_int_equal(sim_cost_profile_builtin("cx5", &p, &d), 0);
 	assert_string_equal(p.name, "cx5");
 	assert_int_equal(p.processing_units, 8);
@@ -93,7 +93,7 @@ static void test_file_equals_builtin(void **state)
 {
 	(void)state;
 	struct sim_cost_profile a, b;
-	struct sim_cost_diag d;
+	struct diag_report d;
 	memset(&a, 0, sizeof(a));
 	memset(&b, 0, sizeof(b));
 	assert_int_equal(sim_cost_profile_builtin("cx5", &a, &d), 0);
@@ -107,7 +107,7 @@ static void test_unknown_builtin_and_missing_file(void **state)
 {
 	(void)state;
 	struct sim_cost_profile p;
-	struct sim_cost_diag d;
+	struct diag_report d;
 	assert_int_equal(sim_cost_profile_builtin("cx9", &p, &d), -ENOENT);
 	assert_non_null(strstr(d.msg, "cx9"));
 	assert_int_equal(sim_cost_profile_load_file("profiles/no-such.yaml", &p, &d), -ENOENT);
@@ -162,7 +162,7 @@ static void test_field_errors_have_line_and_column(void **state)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char *t = cx5_edit(cases[i].line, cases[i].repl);
 		struct sim_cost_profile p;
-		struct sim_cost_diag d;
+		struct diag_report d;
 		int rc = sim_cost_profile_parse(t, strlen(t), "t.yaml", &p, &d);
 		/* The error is on the replaced line (its last line for multi-line edits). */
 		const char *last = strrchr(cases[i].repl, '\n');
@@ -184,7 +184,7 @@ static void test_truncations_never_crash(void **state)
 	unsigned ok = 0, bad = 0;
 	for (size_t n = 0; n <= len; n++) {
 		struct sim_cost_profile p;
-		struct sim_cost_diag d;
+		struct diag_report d;
 		int rc = sim_cost_profile_parse(t, n, "cut.yaml", &p, &d);
 		if (rc == 0) {
 			ok++;

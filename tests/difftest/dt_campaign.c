@@ -11,7 +11,7 @@
 #include <prism/prism.h>
 
 #include "tests/difftest/dt_campaign.h"
-#include "core/array.h"
+#include "util/array.h"
 #include "tests/difftest/dt_run.h"
 
 /* Counted strings (rejection reasons, kinds of difference). */

@@ -224,7 +224,7 @@ enum dt_outcome dt_run(const struct dt_input *in, enum ir_profile prof, struct d
 		frontend_fini(&u);
 		return fail(rep, DT_REJECTED, "rejected", NULL);
 	}
-	struct chainobj_diag cd;
+	struct diag_report cd;
 
 	if (chainobj_write_mem(obj, 0, &yaml, &len, &cd)) {
 		chainobj_free(obj);

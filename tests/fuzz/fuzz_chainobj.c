@@ -21,12 +21,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct chainobj *o = NULL, *back = NULL;
-	struct chainobj_diag d;
+	struct diag_report d;
 	char *a = NULL, *b = NULL;
 	size_t la = 0, lb = 0;
 
 	if (chainobj_read_mem(data, size, &o, &d) != 0) {
-		if (o || d.kind == CHAINOBJ_E_OK || !d.msg[0])
+		if (o || d.code == CHAINOBJ_E_OK || !d.msg[0])
 			abort();
 		return 0;
 	}

@@ -32,7 +32,7 @@ static void check_sim_mapping(const struct net_pkt *pkt)
 	    .local_node = 2, .local_qpn = 0, .peer_node = 1, .peer_qpn = 0x100};
 	struct net_simpkt_addr a = addr;
 	uint8_t s1[NET_SIMPKT_SCRATCH], s2[NET_SIMPKT_SCRATCH];
-	struct net_diag diag = {0};
+	struct diag_report diag = {0};
 	struct sim_pkt sp;
 	struct net_pkt back;
 
@@ -51,7 +51,7 @@ static void check_sim_mapping(const struct net_pkt *pkt)
 
 static void check_packet(const uint8_t *data, size_t size)
 {
-	struct net_frame_diag diag;
+	struct diag_report diag;
 	struct net_pkt pkt;
 	char line[256];
 	int n;

@@ -97,7 +97,7 @@ static int serve(const char *host, int port, int clients)
 {
 	struct conn conns[MAX_CLIENTS];
 	struct net_listener *l;
-	struct net_diag diag;
+	struct diag_report diag;
 	struct np_dev d;
 	int seen = 0, live = 0;
 

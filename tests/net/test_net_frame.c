@@ -98,7 +98,7 @@ static void test_round_trip_every_opcode(void **state)
 			continue;
 		for (len = 0; len <= 9; len++) {
 			struct net_pkt p = sample((uint8_t)op, len), q;
-			struct net_frame_diag diag;
+			struct diag_report diag;
 			uint8_t buf[512], again[512];
 			int size = net_frame_encode(&p, buf, sizeof(buf), &diag);
 
@@ -205,7 +205,7 @@ static void test_golden_compare_swap(void **state)
 static void expect_reject(const uint8_t *buf, size_t len, int code, uint32_t offset,
                           const char *needle)
 {
-	struct net_frame_diag diag;
+	struct diag_report diag;
 	struct net_pkt p;
 
 	assert_int_equal(net_frame_decode(buf, len, &p, &diag), code);
@@ -325,7 +325,7 @@ static void test_reject_aeth(void **state)
 static void test_encode_rejects(void **state)
 {
 	struct net_pkt p = sample(NET_OP_SEND_ONLY, 4);
-	struct net_frame_diag diag;
+	struct diag_report diag;
 	uint8_t buf[64];
 
 	(void)state;
@@ -354,7 +354,7 @@ static void test_encode_rejects(void **state)
 static void test_records(void **state)
 {
 	struct net_pkt p = sample(NET_OP_SEND_ONLY_WITH_IMMEDIATE, 3);
-	struct net_frame_diag diag;
+	struct diag_report diag;
 	uint8_t buf[64];
 	uint64_t vt = 0;
 	uint32_t len = 0;

@@ -94,7 +94,7 @@ static int encode_connect(uint8_t *buf)
 
 static void expect_decode(const uint8_t *buf, size_t len, int code, const char *needle)
 {
-	struct net_diag diag = {0};
+	struct diag_report diag = {0};
 	struct net_oob_msg m;
 
 	assert_int_equal(net_oob_decode(buf, len, &m, &diag), code);
@@ -159,7 +159,7 @@ static void test_decode_rejects(void **state)
 static void test_encode_rejects(void **state)
 {
 	struct net_oob_msg m = {.type = NET_OOB_ACCEPT};
-	struct net_diag diag;
+	struct diag_report diag;
 	static uint8_t buf[NET_OOB_MAX_MSG];
 
 	(void)state;
@@ -181,7 +181,7 @@ static void test_big_blob(void **state)
 	static uint8_t big[NET_OOB_MAX_BLOB];
 	struct net_listener *l;
 	struct net_pending *p;
-	struct net_diag diag;
+	struct diag_report diag;
 	pid_t pid;
 	int fd, status;
 	size_t i;
@@ -229,7 +229,7 @@ static void test_big_blob(void **state)
 static void test_truncated_exchange(void **state)
 {
 	static uint8_t buf[NET_OOB_MAX_MSG];
-	struct net_diag diag = {0};
+	struct diag_report diag = {0};
 	struct net_oob_msg m;
 	int sv[2], n = encode_connect(buf);
 
@@ -260,7 +260,7 @@ struct client_job {
 	int port;
 	struct net_oob_params mine, peer;
 	int rc, fd;
-	struct net_diag diag;
+	struct diag_report diag;
 };
 
 static void *client_main(void *arg)
@@ -277,7 +277,7 @@ static void test_connect_accept(void **state)
 	struct client_job job = {.mine = sample_params()};
 	struct net_listener *l;
 	struct net_pending *p;
-	struct net_diag diag;
+	struct diag_report diag;
 	pthread_t th;
 	int fd = -1;
 
@@ -356,7 +356,7 @@ static void test_reject_reaches_client(void **state)
 	struct client_job job = {.mine = sample_params()};
 	struct net_listener *l;
 	struct net_pending *p;
-	struct net_diag diag;
+	struct diag_report diag;
 	pthread_t th;
 
 	(void)state;
@@ -401,7 +401,7 @@ static void *raw_main(void *arg)
 static void run_raw(struct net_listener *l, struct raw_job *job, int expect, const char *needle)
 {
 	struct net_pending *p = NULL;
-	struct net_diag diag = {0};
+	struct diag_report diag = {0};
 	pthread_t th;
 
 	job->port = net_listener_port(l);
@@ -457,7 +457,7 @@ static void test_connect_refused_and_default_port(void **state)
 {
 	struct net_oob_params mine = sample_params(), peer;
 	struct net_listener *l;
-	struct net_diag diag;
+	struct diag_report diag;
 	int fd, port, rc;
 
 	(void)state;

@@ -27,7 +27,7 @@ static void through_wire(const struct sim_pkt *in, struct sim_pkt *out, uint8_t 
 {
 	uint8_t s1[NET_SIMPKT_SCRATCH], s2[NET_SIMPKT_SCRATCH], buf[4096];
 	static uint8_t keep[4096];
-	struct net_diag diag;
+	struct diag_report diag;
 	struct net_pkt np, back;
 	int n;
 
@@ -260,7 +260,7 @@ static void test_acks_and_naks(void **state)
 static void test_refused(void **state)
 {
 	uint8_t scratch[NET_SIMPKT_SCRATCH];
-	struct net_diag diag;
+	struct diag_report diag;
 	struct net_pkt np = {.opcode = NET_OP_SEND_ONLY, .dest_qpn = 0x200};
 	struct sim_pkt sp;
 

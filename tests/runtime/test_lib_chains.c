@@ -41,7 +41,7 @@
 
 #include "tests/mlx5emu/mlx5emu.h"
 #include "tests/runtime/support/child_proc.h"
-#include "wqe/byteorder.h"
+#include "util/byteorder.h"
 
 #define N_BUCKETS    65536u
 #define BUCKET       16u

@@ -501,7 +501,7 @@ static void test_welcome_publishes_no_keys(void **state)
 static void test_tampered_object_not_loaded(void **state)
 {
 	struct chainobj *o;
-	struct chainobj_diag d;
+	struct diag_report d;
 	struct prism_program *p;
 	char *text;
 	size_t len;

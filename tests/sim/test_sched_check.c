@@ -43,7 +43,7 @@ static unsigned run_checked(struct sim_dev *dev)
 static void redn_checked(uint64_t seed, enum sim_sched_policy sched, bool cx5)
 {
 	struct sim_cost_profile prof;
-	struct sim_cost_diag diag;
+	struct diag_report diag;
 	struct sim_observer obs = {0};
 	struct sim_dev_opts o = {.sz = sizeof(o),
 	                         .seed = seed,

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "tests/support/host_verbs.h"
-#include "wqe/byteorder.h"
+#include "util/byteorder.h"
 
 #define REDN_CTL_WQES 4 /* WAIT recv, SEND_EN wrk, WAIT wrk CQ, SEND_EN srv */
 

@@ -33,7 +33,7 @@
 #include <prism/wqe.h>
 
 #include "core/core.h"
-#include "wqe/byteorder.h"
+#include "util/byteorder.h"
 
 #define BUCKET 16u
 #define VALUE  64u

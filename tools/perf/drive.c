@@ -26,7 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/json_text.h"
+#include "util/json_text.h"
 #include "tools/perf/perf.h"
 
 struct conn {

@@ -9,7 +9,7 @@
 #include <prism/wqe.h>
 
 #include "tests/runtime/support/hashget_chain.h"
-#include "wqe/byteorder.h"
+#include "util/byteorder.h"
 
 enum { Q_CTL, Q_CONN, Q_WORKER };
 enum { CQ_CTL, CQ_CONN_S, CQ_CONN_R, CQ_WORKER };

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * core/array.h - the one way a growable array gets room: ARRAY_RESERVE.
+ * util/array.h - the one way a growable array gets room: ARRAY_RESERVE.
  *
  * Owns: capacity doubling with overflow checks (element count times size,
  * and the capacity's own type), zeroing of the new tail, and leaving the
@@ -9,8 +9,8 @@
  *
  * Must not: be installed (internal), or know what the elements are.
  */
-#ifndef PRISM_CORE_ARRAY_H
-#define PRISM_CORE_ARRAY_H
+#ifndef PRISM_UTIL_ARRAY_H
+#define PRISM_UTIL_ARRAY_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -71,4 +71,4 @@ static inline void *array_grow(void *arr, size_t *cap, size_t need, size_t size,
 		array_ok_;                                                                         \
 	})
 
-#endif /* PRISM_CORE_ARRAY_H */
+#endif /* PRISM_UTIL_ARRAY_H */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * wqe/byteorder.h - the one set of byte-order loads and stores: big- and
+ * util/byteorder.h - the one set of byte-order loads and stores: big- and
  * little-endian integers of 2, 4 and 8 bytes, and of any width from 1 to 8
  * bytes, in byte buffers; and the big-endian 32-bit doorbell words the NIC
  * and the host share.
@@ -13,8 +13,8 @@
  * Must not: be installed (an internal header), or hold anything but byte
  * order.
  */
-#ifndef PRISM_WQE_BYTEORDER_H
-#define PRISM_WQE_BYTEORDER_H
+#ifndef PRISM_UTIL_BYTEORDER_H
+#define PRISM_UTIL_BYTEORDER_H
 
 #include <endian.h>
 #include <stdint.h>
@@ -117,4 +117,4 @@ static inline void store_be32_shared(volatile uint32_t *p, uint32_t v)
 	__atomic_store_n(p, htobe32(v), __ATOMIC_RELEASE);
 }
 
-#endif /* PRISM_WQE_BYTEORDER_H */
+#endif /* PRISM_UTIL_BYTEORDER_H */

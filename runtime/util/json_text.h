@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * core/json_text.h - a JSON string (jansson) from any C string.
+ * util/json_text.h - a JSON string (jansson) from any C string.
  *
  * Owns: the one place that turns text which may not be valid UTF-8 (a
  * source line, a path, a name read from a file) into a JSON string:
@@ -10,8 +10,8 @@
  *
  * Must not: be installed (internal), or write JSON itself.
  */
-#ifndef PRISM_CORE_JSON_TEXT_H
-#define PRISM_CORE_JSON_TEXT_H
+#ifndef PRISM_UTIL_JSON_TEXT_H
+#define PRISM_UTIL_JSON_TEXT_H
 
 #include <jansson.h>
 #include <stdlib.h>
@@ -34,4 +34,4 @@ static inline json_t *json_text(const char *s)
 	return j;
 }
 
-#endif /* PRISM_CORE_JSON_TEXT_H */
+#endif /* PRISM_UTIL_JSON_TEXT_H */
