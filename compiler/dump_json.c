@@ -47,24 +47,6 @@ static json_t *uint_(uint64_t v)
 	return json_integer((json_int_t)v);
 }
 
-static json_t *hex(const uint8_t *b, uint32_t len)
-{
-	static const char digit[] = "0123456789abcdef";
-	char *s = malloc(2 * (size_t)len + 1);
-	json_t *j;
-
-	if (!s)
-		return NULL;
-	for (uint32_t i = 0; i < len; i++) {
-		s[2 * i] = digit[b[i] >> 4];
-		s[2 * i + 1] = digit[b[i] & 15];
-	}
-	s[2 * len] = 0;
-	j = json_string(s);
-	free(s);
-	return j;
-}
-
 static json_t *access_list(struct jw *w, uint32_t acc)
 {
 	json_t *a = json_array();
@@ -103,7 +85,7 @@ static json_t *wqe(struct jw *w, const struct chainobj *o, uint32_t qi, enum cha
 		dump_rwqe_line(q, e, flags, line, sizeof(line));
 	}
 	put(w, j, "text", json_text(line));
-	put(w, j, "hex", hex(e->bytes, e->len));
+	put(w, j, "hex", json_hex(e->bytes, e->len));
 	if (e->note)
 		put(w, j, "note", json_text(e->note));
 	for (uint32_t k = 0; k < o->n_patches; k++) {

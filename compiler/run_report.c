@@ -18,6 +18,7 @@
 #include <stdlib.h>
 
 #include "util/byteorder.h"
+#include "util/json_text.h"
 
 /* The value as a number: a little-endian integer of 1..8 bytes. */
 static bool value_number(const struct run_outcome *o, uint64_t *v)
@@ -26,21 +27,6 @@ static bool value_number(const struct run_outcome *o, uint64_t *v)
 		return false;
 	*v = get_le(o->value, o->value_len);
 	return true;
-}
-
-static char *hex_of(const uint8_t *p, size_t n)
-{
-	static const char digit[] = "0123456789abcdef";
-	char *s = malloc(2 * n + 1);
-
-	if (!s)
-		return NULL;
-	for (size_t i = 0; i < n; i++) {
-		s[2 * i] = digit[p[i] >> 4];
-		s[2 * i + 1] = digit[p[i] & 15];
-	}
-	s[2 * n] = 0;
-	return s;
 }
 
 /* Emit @obj on one line; jansson keeps the keys in insertion order. */
@@ -62,12 +48,8 @@ static void print_json(FILE *out, const struct run_outcome *o)
 			json_object_set_new(results, "value",
 			                    v <= INT64_MAX ? json_integer((json_int_t)v)
 			                                   : json_sprintf("%" PRIu64, v));
-		else {
-			char *hex = hex_of(o->value, o->value_len);
-
-			json_object_set_new(results, "value", json_string(hex ? hex : ""));
-			free(hex);
-		}
+		else
+			json_object_set_new(results, "value", json_hex(o->value, o->value_len));
 	}
 	json_t *obj = json_pack("{s:s, s:i, s:I, s:b, s:o}", "entry", o->entry ? o->entry : "",
 	                        "status", o->status, "return_site", (json_int_t)o->ret_site,

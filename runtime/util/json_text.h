@@ -2,7 +2,8 @@
 /*
  * util/json_text.h - a JSON string (jansson) from any C string.
  *
- * Owns: the one place that turns text which may not be valid UTF-8 (a
+ * Owns: json_hex (bytes as a hex string) and the one place that turns
+ * text which may not be valid UTF-8 (a
  * source line, a path, a name read from a file) into a JSON string:
  * jansson refuses invalid UTF-8, so each byte of 0x80 and above is then
  * replaced by '?' and the rest kept.  Everything else about JSON (escaping,
@@ -14,6 +15,7 @@
 #define PRISM_UTIL_JSON_TEXT_H
 
 #include <jansson.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +33,26 @@ static inline json_t *json_text(const char *s)
 			*p = '?';
 	j = json_string(c);
 	free(c);
+	return j;
+}
+
+/* A new reference to a JSON string of @n bytes at @p in hex, two lower-case
+ * digits a byte ("00ff"); NULL only when out of memory. */
+static inline json_t *json_hex(const uint8_t *p, size_t n)
+{
+	static const char digit[] = "0123456789abcdef";
+	char *s = malloc(2 * n + 1);
+	json_t *j;
+
+	if (!s)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		s[2 * i] = digit[p[i] >> 4];
+		s[2 * i + 1] = digit[p[i] & 15];
+	}
+	s[2 * n] = 0;
+	j = json_string(s);
+	free(s);
 	return j;
 }
 
