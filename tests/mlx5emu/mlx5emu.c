@@ -47,6 +47,26 @@ uint64_t mlx5emu_doorbells(void)
 	return __atomic_load_n(&emu.doorbells, __ATOMIC_RELAXED);
 }
 
+int mlx5emu_run(void)
+{
+	pthread_mutex_lock(&emu.lock);
+	struct sim_fabric *f = emu.fabric;
+	pthread_mutex_unlock(&emu.lock);
+	if (!emu.o.manual)
+		return -EINVAL;
+	return f ? sim_fabric_run(f, 0) : 0;
+}
+
+struct sim_dev *mlx5emu_sim(unsigned index)
+{
+	struct sim_dev *s;
+
+	pthread_mutex_lock(&emu.lock);
+	s = index < EMU_MAX_DEVS ? emu.nic[index] : NULL;
+	pthread_mutex_unlock(&emu.lock);
+	return s;
+}
+
 /* ---- devices and contexts --------------------------------------------- */
 
 static struct ibv_device **get_device_list(int *num)
@@ -107,7 +127,7 @@ static struct ibv_context *dv_open_device(struct ibv_device *dev, struct mlx5dv_
 	c->next_pdn = 0x100;
 	so.seed = emu.o.seed;
 	so.fw = emu.o.relaxed_fw ? SIM_FW_RELAXED : SIM_FW_STRICT;
-	so.hazard = SIM_HAZARD_WARN;
+	so.hazard = emu.o.hazard ? (enum sim_hazard_policy)emu.o.hazard : SIM_HAZARD_WARN;
 	so.node = c->lid;
 	pthread_mutex_lock(&emu.lock);
 	if (!emu.fabric && sim_fabric_create(&emu.fabric)) {
@@ -119,7 +139,8 @@ static struct ibv_context *dv_open_device(struct ibv_device *dev, struct mlx5dv_
 	if (!emu.nic[c->dev_index]) {
 		struct sim_dev *s = NULL;
 
-		if (sim_dev_open(&so, &s) || sim_fabric_attach(emu.fabric, s) || sim_dev_start(s)) {
+		if (sim_dev_open(&so, &s) || sim_fabric_attach(emu.fabric, s) ||
+		    (!emu.o.manual && sim_dev_start(s))) {
 			if (s)
 				sim_dev_close(s);
 			pthread_mutex_unlock(&emu.lock);

@@ -28,6 +28,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+struct sim_dev;
+
 /* What the emulated device reports and how its firmware behaves. */
 struct mlx5emu_opts {
 	unsigned n_devices;      /* 1 if 0: "mlx5_0", "mlx5_1", ... */
@@ -41,6 +43,12 @@ struct mlx5emu_opts {
 	uint64_t seed;
 	bool quiet; /* count loud failures without printing them (fuzzing) */
 	bool roce;  /* Ethernet ports (RoCE v2 GIDs, MACs) instead of InfiniBand (LIDs) */
+	/* No NIC threads: the emulated NICs run only inside mlx5emu_run(), the
+	 * sim's deterministic mode, so a test can tell "nothing ran" from "not
+	 * yet" (the backend's commands, umem, UAR doorbells and CQE polling are
+	 * the same). */
+	bool manual;
+	int hazard; /* the sim's hazard policy (enum sim_hazard_policy); 0: warn */
 };
 
 /* Install the emulator as the mlx5 backend's rdma-core (mlx5_glue_set). */
@@ -53,5 +61,11 @@ unsigned mlx5emu_errors(void);
 const char *mlx5emu_last_error(void);
 /* Doorbells taken from UAR pages so far. */
 uint64_t mlx5emu_doorbells(void);
+/* Manual mode: run every emulated NIC until all are idle (sim_fabric_run);
+ * 0, SIM_E_HAZARD under the fail policy, or an error. */
+int mlx5emu_run(void);
+/* The sim device behind emulated device @index (NULL if none is open): for
+ * tests that ask the software NIC what only it knows (its hazard detector). */
+struct sim_dev *mlx5emu_sim(unsigned index);
 
 #endif /* PRISM_TESTS_MLX5EMU_H */
