@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tests/mlx5emu/mlx5emu.c - the emulator's verbs side: device list,
- * contexts (one threaded sim device each), PD and pdn, memory regions (sim
+ * contexts (one sim device each, threaded unless manual), PD and pdn, memory regions (sim
  * MRs: the keys are the sim's), umem registration, UAR pages, the EQ
  * number, and the doorbells the backend writes to a UAR register.
  *
@@ -47,14 +47,39 @@ uint64_t mlx5emu_doorbells(void)
 	return __atomic_load_n(&emu.doorbells, __ATOMIC_RELAXED);
 }
 
-int mlx5emu_run(void)
+uint64_t mlx5emu_managed_doorbells(void)
+{
+	return __atomic_load_n(&emu.managed_doorbells, __ATOMIC_RELAXED);
+}
+
+/* Manual mode: run every NIC until idle; the first nonzero result of this
+ * run or of one a doorbell started since the last call. */
+static int manual_run(void)
 {
 	pthread_mutex_lock(&emu.lock);
 	struct sim_fabric *f = emu.fabric;
 	pthread_mutex_unlock(&emu.lock);
+	int rc = f ? sim_fabric_run(f, 0) : 0;
+
+	pthread_mutex_lock(&emu.lock);
+	if (rc && !emu.manual_rc)
+		emu.manual_rc = rc;
+	pthread_mutex_unlock(&emu.lock);
+	return rc;
+}
+
+int mlx5emu_run(void)
+{
+	int rc;
+
 	if (!emu.o.manual)
 		return -EINVAL;
-	return f ? sim_fabric_run(f, 0) : 0;
+	manual_run();
+	pthread_mutex_lock(&emu.lock);
+	rc = emu.manual_rc;
+	emu.manual_rc = 0;
+	pthread_mutex_unlock(&emu.lock);
+	return rc;
 }
 
 struct sim_dev *mlx5emu_sim(unsigned index)
@@ -555,9 +580,13 @@ static void uar_write64(void *reg, uint64_t bytes)
 		return;
 	}
 	__atomic_add_fetch(&emu.doorbells, 1, __ATOMIC_RELAXED);
+	if (o->managed_send) /* it starts the queue (rule 3.5); a driver never does it */
+		__atomic_add_fetch(&emu.managed_doorbells, 1, __ATOMIC_RELAXED);
 	if (sim_qp_ring_sq_doorbell(o->qp))
 		emu_fail(EINVAL, "doorbell for QPN 0x%x refused by the QP (state %s)", qpn,
 		         sim_qp_state_name(sim_qp_state(o->qp)));
+	else if (emu.o.manual) /* a NIC starts on its doorbell */
+		manual_run();
 }
 
 static const struct mlx5_glue emu_glue = {
@@ -608,6 +637,8 @@ void mlx5emu_install(const struct mlx5emu_opts *opts)
 	emu.errors = 0;
 	emu.last_error[0] = 0;
 	emu.doorbells = 0;
+	emu.managed_doorbells = 0;
+	emu.manual_rc = 0;
 	pthread_mutex_unlock(&emu.lock);
 	mlx5_glue_set(&emu_glue);
 }

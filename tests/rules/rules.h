@@ -202,6 +202,12 @@ uint32_t rx_count(struct rx_cq *c);
 /* Whether @q is in ERR: a signaled NOP posted now is flushed (rule 5.1)
  * rather than completed.  Consumes every CQE of its send CQ. */
 bool rx_in_err(struct rx *x, struct rx_qp *q);
+/* Post on the managed queue b a WRITE (8 bytes src -> dst + 256,
+ * signaled) whose opcode byte says NOP, and put the WRITE opcode at
+ * src[2048]; returns the patched byte's address (rules_patch.c). */
+uint8_t *rx_post_patchable(struct rx *x);
+/* Post on a a signaled READ of src[2048] into @opbyte (not rung). */
+void rx_post_patch_read(struct rx *x, uint8_t *opbyte);
 /* The sim device under the backend, or NULL on hardware. */
 struct sim_dev *rx_sim(struct rx *x);
 
