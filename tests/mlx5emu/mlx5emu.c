@@ -58,6 +58,13 @@ static int manual_run(void)
 {
 	pthread_mutex_lock(&emu.lock);
 	struct sim_fabric *f = emu.fabric;
+	/* A NIC retries an RNR-NAKed SEND after its timer, receive posted or
+	 * not (the backend posts receives by dbrec[0] alone): what the
+	 * threaded NIC does when it wakes idle, done here per run. */
+	for (struct emu_ctx *c = emu.ctxs; c; c = c->next)
+		for (struct mlx5dv_devx_obj *o = c->objs; o; o = o->next)
+			if (o->kind == EMU_OBJ_QP)
+				sim_qp_ring_rq_doorbell(o->qp);
 	pthread_mutex_unlock(&emu.lock);
 	int rc = f ? sim_fabric_run(f, 0) : 0;
 

@@ -44,8 +44,8 @@
 #define RX_MANAGED (CORE_QP_CROSS_CHANNEL | CORE_QP_MANAGED_SEND)
 
 /* Objects a body may create beyond the fixture (freed by the rig). */
-#define RX_MAX_QPS 8
-#define RX_MAX_CQS 8
+#define RX_MAX_QPS 16
+#define RX_MAX_CQS 16
 #define RX_MAX_MRS 24
 #define RX_MAX_PDS 4
 
@@ -117,7 +117,6 @@ enum rule_needs {
 	RULE_NEEDS_DETERM = 1u << 4,   /* a NIC the test steps (a "may" or a race to assert) */
 	RULE_HAZARD_FAIL = 1u << 5,    /* the sim's hazard policy: fail (else warn) */
 	RULE_NO_FIXTURE = 1u << 6,     /* the body builds its own QPs */
-	RULE_EXPECTS_REFUSAL = 1u << 7 /* refused commands are the point (emulator errors ok) */
 };
 
 enum rule_fw { RULE_STRICT = 1u << 0, RULE_RELAXED = 1u << 1, RULE_BOTH = 3u };
