@@ -117,6 +117,9 @@ enum rule_needs {
 	RULE_NEEDS_DETERM = 1u << 4,   /* a NIC the test steps (a "may" or a race to assert) */
 	RULE_HAZARD_FAIL = 1u << 5,    /* the sim's hazard policy: fail (else warn) */
 	RULE_NO_FIXTURE = 1u << 6,     /* the body builds its own QPs */
+	/* a claim about the sim's own engine, written against sim.h: the sim
+	 * backend only (also RULE_NO_FIXTURE) */
+	RULE_NEEDS_SIM_ENGINE = 1u << 7 | RULE_NO_FIXTURE,
 };
 
 enum rule_fw { RULE_STRICT = 1u << 0, RULE_RELAXED = 1u << 1, RULE_BOTH = 3u };
@@ -128,7 +131,7 @@ struct rule {
 	unsigned fw;              /* enum rule_fw; 0: strict */
 	unsigned needs;           /* enum rule_needs */
 	unsigned flags_a, flags_b; /* the fixture's QPs: enum core_qp_flags */
-	const char *why_not_hw;   /* RULE_NEEDS_SIM / DETERM: why a NIC cannot show it */
+	const char *why_not;      /* RULE_NEEDS_SIM / DETERM / SIM_ENGINE: why elsewhere not */
 };
 
 /* One entry: RULE("3.3", "wait-blocks-until-cqe-index", body, .fw = ..., ...) */

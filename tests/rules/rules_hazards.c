@@ -134,17 +134,17 @@ static void r_hazard_recv_scatter_attributed(struct rx *x)
 static const struct rule rules[] = {
     RULE("3.11", "unmanaged-prefetch-on-doorbell", r_unmanaged_prefetch_on_doorbell,
          .fw = RULE_RELAXED, .needs = RULE_NEEDS_SIM | RULE_NEEDS_XC | RULE_HAZARD_FAIL,
-         .flags_a = RX_XC, .flags_b = RX_MANAGED, .why_not_hw = NO_FETCH_POINT),
+         .flags_a = RX_XC, .flags_b = RX_MANAGED, .why_not = NO_FETCH_POINT),
     RULE("3.13", "hazard-missing-enable-barrier", r_hazard_missing_enable_barrier,
          .fw = RULE_RELAXED, .needs = RULE_NEEDS_SIM | RULE_NEEDS_XC | RULE_HAZARD_FAIL,
-         .flags_a = RX_XC, .flags_b = RX_MANAGED, .why_not_hw = NO_FETCH_POINT),
+         .flags_a = RX_XC, .flags_b = RX_MANAGED, .why_not = NO_FETCH_POINT),
     RULE("3.14", "hazard-executes-fetched-copy", r_hazard_executes_fetched_copy,
          .fw = RULE_RELAXED, .needs = RULE_NEEDS_SIM | RULE_NEEDS_XC, .flags_a = RX_XC,
          .flags_b = RX_MANAGED,
-         .why_not_hw = "which bytes run depends on when a NIC fetched them, a race a "
+         .why_not = "which bytes run depends on when a NIC fetched them, a race a "
                        "NIC does not report"),
     RULE("3.16", "hazard-recv-scatter-attributed", r_hazard_recv_scatter_attributed,
          .fw = RULE_RELAXED, .needs = RULE_NEEDS_SIM | RULE_NEEDS_XC, .flags_a = RX_XC,
-         .flags_b = RX_XC, .why_not_hw = NO_FETCH_POINT),
+         .flags_b = RX_XC, .why_not = NO_FETCH_POINT),
 };
 RULE_TABLE(rules_hazards, rules);

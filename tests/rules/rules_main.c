@@ -58,10 +58,13 @@ static void fixture(struct rx *x, const struct rule *r)
 /* Why the opened device cannot show @r, or NULL. */
 static const char *unmet(struct rx *x, const struct rule *r, char *buf, size_t len)
 {
+	if ((r->needs & RULE_NEEDS_SIM_ENGINE) == RULE_NEEDS_SIM_ENGINE &&
+	    x->ops != &core_sim_backend)
+		return r->why_not;
 	if ((r->needs & RULE_NEEDS_SIM) && !rx_sim(x))
-		return r->why_not_hw;
+		return r->why_not;
 	if ((r->needs & RULE_NEEDS_DETERM) && x->be->hardware)
-		return r->why_not_hw;
+		return r->why_not;
 	if ((r->needs & (RULE_NEEDS_XC | RULE_NEEDS_WOD)) && !x->caps.cross_channel) {
 		snprintf(buf, len, "the device has no cross-channel queues (cmd_hca_cap.cd = 0)");
 		return buf;

@@ -119,7 +119,7 @@ static void r_wait_on_data(struct rx *x)
 static const struct rule rules[] = {
     RULE("3.1", "read-not-ordered-before-write", r_read_not_ordered_before_write,
          .needs = RULE_NEEDS_DETERM, .flags_a = RX_XC, .flags_b = RX_XC,
-         .why_not_hw = "a WRITE *may* pass an earlier READ: the sim always lets it (the worst "
+         .why_not = "a WRITE *may* pass an earlier READ: the sim always lets it (the worst "
                        "case), a NIC may or may not, so nothing can be asserted on one"),
     RULE("3.2", "fence-waits-for-read", r_fence_waits_for_read, .flags_a = RX_XC,
          .flags_b = RX_XC),
