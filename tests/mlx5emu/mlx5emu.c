@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tests/mlx5emu/mlx5emu.c - the emulator's verbs side: device list,
- * contexts (one sim device each, threaded unless manual), PD and pdn, memory regions (sim
- * MRs: the keys are the sim's), umem registration, UAR pages, the EQ
- * number, and the doorbells the backend writes to a UAR register.
+ * contexts (one sim device each, threaded unless manual), PD and pdn,
+ * memory regions (sim MRs: the keys are the sim's), umem registration, UAR
+ * pages, the EQ number, the doorbells the backend writes to a UAR register,
+ * and running the NICs in manual mode.
  *
  * Owns: the emulator's object lists and its loud-failure record.
  * Must not: parse PRM commands (mlx5emu_cmd.c does).

@@ -28,7 +28,7 @@ struct mlx5dv_devx_obj {
 	uint32_t num; /* CQN / QPN (the sim's) */
 	struct sim_cq *cq;
 	struct sim_qp *qp;
-	int state; /* QP: enum sim_qp_state as commanded */
+	int state;         /* QP: enum sim_qp_state as commanded */
 	bool managed_send; /* QP: qpc.cd_slave_send */
 	struct mlx5dv_devx_obj *next;
 };

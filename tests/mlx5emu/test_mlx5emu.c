@@ -187,9 +187,11 @@ static void test_doorbell_starts_any_queue(void **state)
 		assert_int_equal(mlx5emu_doorbells() - before, 1);
 		assert_int_equal(mlx5emu_managed_doorbells() - before_managed, managed);
 		/* the NOP ran: CQE number @managed of the shared CQ (2 s at most) */
-		const volatile uint8_t *op_own = (const volatile uint8_t *)ci.buf + 64 * managed + 63;
-		for (int i = 0; i < 2000 && (*op_own >> 4 == PRISM_CQE_INVALID ||
-		                             !prism_cqe_sw_owned(*op_own, (uint32_t)managed, ci.ncqe));
+		const volatile uint8_t *op_own =
+		    (const volatile uint8_t *)ci.buf + 64 * managed + 63;
+		for (int i = 0;
+		     i < 2000 && (*op_own >> 4 == PRISM_CQE_INVALID ||
+		                  !prism_cqe_sw_owned(*op_own, (uint32_t)managed, ci.ncqe));
 		     i++)
 			usleep(1000);
 		assert_int_equal(*op_own >> 4, PRISM_CQE_REQ);

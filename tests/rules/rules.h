@@ -110,13 +110,13 @@ struct rx {
 
 /* What a rule needs beyond the fixture: without it, it skips, saying why. */
 enum rule_needs {
-	RULE_NEEDS_SIM = 1u << 0,      /* the software NIC's own knowledge (rx_sim) */
-	RULE_NEEDS_XC = 1u << 1,       /* cross-channel queues (caps.cross_channel) */
-	RULE_NEEDS_WOD = 1u << 2,      /* wait-on-data (caps.wait_on_data) */
-	RULE_NEEDS_MASKED = 1u << 3,   /* masked atomics of 4..32 bytes */
-	RULE_NEEDS_DETERM = 1u << 4,   /* a NIC the test steps (a "may" or a race to assert) */
-	RULE_HAZARD_FAIL = 1u << 5,    /* the sim's hazard policy: fail (else warn) */
-	RULE_NO_FIXTURE = 1u << 6,     /* the body builds its own QPs */
+	RULE_NEEDS_SIM = 1u << 0,    /* the software NIC's own knowledge (rx_sim) */
+	RULE_NEEDS_XC = 1u << 1,     /* cross-channel queues (caps.cross_channel) */
+	RULE_NEEDS_WOD = 1u << 2,    /* wait-on-data (caps.wait_on_data) */
+	RULE_NEEDS_MASKED = 1u << 3, /* masked atomics of 4..32 bytes */
+	RULE_NEEDS_DETERM = 1u << 4, /* a NIC the test steps (a "may" or a race to assert) */
+	RULE_HAZARD_FAIL = 1u << 5,  /* the sim's hazard policy: fail (else warn) */
+	RULE_NO_FIXTURE = 1u << 6,   /* the body builds its own QPs */
 	/* a claim about the sim's own engine, written against sim.h: the sim
 	 * backend only (also RULE_NO_FIXTURE) */
 	RULE_NEEDS_SIM_ENGINE = 1u << 7 | RULE_NO_FIXTURE,
@@ -128,14 +128,17 @@ struct rule {
 	const char *id;   /* docs/nic-model.md number: "3.3" */
 	const char *name; /* docs/nic-model.md name: "wait-blocks-until-cqe-index" */
 	void (*body)(struct rx *x);
-	unsigned fw;              /* enum rule_fw; 0: strict */
-	unsigned needs;           /* enum rule_needs */
+	unsigned fw;               /* enum rule_fw; 0: strict */
+	unsigned needs;            /* enum rule_needs */
 	unsigned flags_a, flags_b; /* the fixture's QPs: enum core_qp_flags */
-	const char *why_not;      /* RULE_NEEDS_SIM / DETERM / SIM_ENGINE: why elsewhere not */
+	const char *why_not;       /* RULE_NEEDS_SIM / DETERM / SIM_ENGINE: why elsewhere not */
 };
 
 /* One entry: RULE("3.3", "wait-blocks-until-cqe-index", body, .fw = ..., ...) */
-#define RULE(id_, name_, body_, ...) {.id = (id_), .name = (name_), .body = (body_), __VA_ARGS__}
+#define RULE(id_, name_, body_, ...)                                                               \
+	{                                                                                          \
+		.id = (id_), .name = (name_), .body = (body_), __VA_ARGS__                         \
+	}
 
 struct rule_table {
 	const struct rule *rules;
@@ -144,8 +147,8 @@ struct rule_table {
 #define RULE_TABLE(name_, arr_)                                                                    \
 	const struct rule_table name_ = {arr_, sizeof(arr_) / sizeof(arr_[0])}
 
-extern const struct rule_table rules_verbs, rules_atomics, rules_ordering, rules_xc,
-    rules_hazards, rules_errors, rules_cq, rules_firmware, rules_engine;
+extern const struct rule_table rules_verbs, rules_atomics, rules_ordering, rules_xc, rules_hazards,
+    rules_errors, rules_cq, rules_firmware, rules_engine;
 
 /* ---- the behaviour probe (rules_probe.c) ------------------------------------ */
 

@@ -201,7 +201,6 @@ static void r_atomic_needs_remote_atomic_access(struct rx *x)
 	assert_int_equal(buf[0], 0);
 }
 
-
 static const struct rule rules[] = {
     RULE("2.7", "cas-swaps-on-equal", r_cas_swaps_on_equal),
     RULE("2.8", "fetch-add-adds", r_fetch_add_adds),

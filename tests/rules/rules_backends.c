@@ -70,11 +70,11 @@ static int emu_open(struct rx *x, bool relaxed_fw, bool hazard_fail, char *why, 
 
 	emu_probe_ops = core_mlx5_backend;
 	emu_probe_ops.progress = emu_progress;
-	mlx5emu_install(&(struct mlx5emu_opts){
-	    .relaxed_fw = relaxed_fw,
-	    .seed = 1,
-	    .manual = true,
-	    .hazard = hazard_fail ? SIM_HAZARD_FAIL : SIM_HAZARD_WARN});
+	mlx5emu_install(
+	    &(struct mlx5emu_opts){.relaxed_fw = relaxed_fw,
+	                           .seed = 1,
+	                           .manual = true,
+	                           .hazard = hazard_fail ? SIM_HAZARD_FAIL : SIM_HAZARD_WARN});
 	x->ops = &core_mlx5_backend;
 	x->probe_ops = &emu_probe_ops;
 	err = x->ops->open(&a, &x->dev);
@@ -130,7 +130,8 @@ static int hw_open(struct rx *x, bool relaxed_fw, bool hazard_fail, char *why, s
 		a.name = names[0];
 	if (dev_relaxed != relaxed_fw) {
 		snprintf(why, why_len, "%s runs %s firmware (PRISM_HW_FW); this variant needs %s",
-		         a.name, dev_relaxed ? "relaxed" : "strict", relaxed_fw ? "relaxed" : "strict");
+		         a.name, dev_relaxed ? "relaxed" : "strict",
+		         relaxed_fw ? "relaxed" : "strict");
 		return -1;
 	}
 	x->ops = x->probe_ops = &core_mlx5_backend;

@@ -32,9 +32,8 @@ static struct prism_cqe cqe_in_slot(struct rx_cq *cq, uint32_t slot)
 {
 	struct prism_cqe c;
 
-	assert_int_equal(prism_cqe_decode((const uint8_t *)cq->info.buf + (size_t)slot * 64, &c,
-	                                  NULL),
-	                 0);
+	assert_int_equal(
+	    prism_cqe_decode((const uint8_t *)cq->info.buf + (size_t)slot * 64, &c, NULL), 0);
 	return c;
 }
 

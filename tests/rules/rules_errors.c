@@ -140,8 +140,8 @@ static void r_pd_keys(struct rx *x)
 	assert_int_equal(c.opcode, PRISM_CQE_REQ);
 	assert_memory_equal(x->dst, x->src, 8);
 	/* another PD's rkey, in bounds and with every right: refused */
-	hx_rw(&w, PRISM_OP_RDMA_WRITE, (uintptr_t)x->dst + 64, in_p2, (uintptr_t)x->src,
-	      x->src_key, 8, true);
+	hx_rw(&w, PRISM_OP_RDMA_WRITE, (uintptr_t)x->dst + 64, in_p2, (uintptr_t)x->src, x->src_key,
+	      8, true);
 	rx_post(&a, &w);
 	rx_ring(x, &a);
 	RX_RUN(x);
@@ -264,7 +264,7 @@ static void r_rnr_retry_exceeded(struct rx *x)
 		sim_dev_stats(s, &st);
 		assert_int_equal(st.pkts - st0.pkts, 2 * (1 + 3));
 	}
-	assert_false(rx_in_err(x, &x->b)); /* RNR does not fail b */
+	assert_false(rx_in_err(x, &x->b));       /* RNR does not fail b */
 	assert_int_equal(rx_count(&x->cq_b), 1); /* the NOP rx_in_err posted */
 }
 

@@ -111,8 +111,7 @@ static void r_hazard_recv_scatter_attributed(struct rx *x)
 	rx_ring(x, &x->b);
 	RX_RUN(x);
 	/* a SEND from a scatters into the waiting NOP's immediate */
-	sge = (struct prism_sge){
-	    .byte_count = 4, .lkey = x->b.key, .addr = (uintptr_t)slot + 12};
+	sge = (struct prism_sge){.byte_count = 4, .lkey = x->b.key, .addr = (uintptr_t)slot + 12};
 	rx_post_recv(x, &x->b, &sge, 1);
 	hx_send(&w, PRISM_OP_SEND, (uintptr_t)x->src, x->src_key, 4, true);
 	rx_post(&x->a, &w);
@@ -138,11 +137,10 @@ static const struct rule rules[] = {
     RULE("3.13", "hazard-missing-enable-barrier", r_hazard_missing_enable_barrier,
          .fw = RULE_RELAXED, .needs = RULE_NEEDS_SIM | RULE_NEEDS_XC | RULE_HAZARD_FAIL,
          .flags_a = RX_XC, .flags_b = RX_MANAGED, .why_not = NO_FETCH_POINT),
-    RULE("3.14", "hazard-executes-fetched-copy", r_hazard_executes_fetched_copy,
-         .fw = RULE_RELAXED, .needs = RULE_NEEDS_SIM | RULE_NEEDS_XC, .flags_a = RX_XC,
-         .flags_b = RX_MANAGED,
+    RULE("3.14", "hazard-executes-fetched-copy", r_hazard_executes_fetched_copy, .fw = RULE_RELAXED,
+         .needs = RULE_NEEDS_SIM | RULE_NEEDS_XC, .flags_a = RX_XC, .flags_b = RX_MANAGED,
          .why_not = "which bytes run depends on when a NIC fetched them, a race a "
-                       "NIC does not report"),
+                    "NIC does not report"),
     RULE("3.16", "hazard-recv-scatter-attributed", r_hazard_recv_scatter_attributed,
          .fw = RULE_RELAXED, .needs = RULE_NEEDS_SIM | RULE_NEEDS_XC, .flags_a = RX_XC,
          .flags_b = RX_XC, .why_not = NO_FETCH_POINT),

@@ -19,8 +19,8 @@
 #include "tests/rules/rules.h"
 
 static const struct rule_table *const tables[] = {
-    &rules_verbs, &rules_atomics, &rules_ordering, &rules_xc,     &rules_hazards,
-    &rules_errors, &rules_cq,     &rules_firmware, &rules_engine,
+    &rules_verbs,  &rules_atomics, &rules_ordering, &rules_xc,     &rules_hazards,
+    &rules_errors, &rules_cq,      &rules_firmware, &rules_engine,
 };
 #define N_TABLES (sizeof(tables) / sizeof(tables[0]))
 
@@ -100,8 +100,8 @@ static int setup(void **state)
 	if (s->x.ops->caps)
 		assert_int_equal(s->x.ops->caps(s->x.dev, &s->x.caps), 0);
 	else
-		s->x.caps = (struct core_caps){.cross_channel = true, .wait_on_data = true,
-		                               .masked_sizes = 0x3c};
+		s->x.caps = (struct core_caps){
+		    .cross_channel = true, .wait_on_data = true, .masked_sizes = 0x3c};
 	const char *why = unmet(&s->x, c->rule, buf, sizeof(buf));
 	if (why)
 		snprintf(s->why, sizeof(s->why), "%s", why);
@@ -248,13 +248,15 @@ int main(void)
 					const struct rule *r = &tables[t]->rules[i];
 					struct rule_case *c = &cases[n - 2];
 
-					if (!((r->fw ? r->fw : RULE_STRICT) & (fw ? RULE_RELAXED : RULE_STRICT)))
+					if (!((r->fw ? r->fw : RULE_STRICT) &
+					      (fw ? RULE_RELAXED : RULE_STRICT)))
 						continue;
 					assert_true(n <= MAX_CASES);
-					*c = (struct rule_case){.rule = r, .be = &rx_backends[b],
-					                        .relaxed_fw = fw};
-					snprintf(c->name, sizeof(c->name), "%s %s/%s/%s", r->id, r->name,
-					         rx_backends[b].name, fw ? "relaxed" : "strict");
+					*c = (struct rule_case){
+					    .rule = r, .be = &rx_backends[b], .relaxed_fw = fw};
+					snprintf(c->name, sizeof(c->name), "%s %s/%s/%s", r->id,
+					         r->name, rx_backends[b].name,
+					         fw ? "relaxed" : "strict");
 					if (only && !strstr(c->name, only))
 						continue;
 					tests[n++] = (struct CMUnitTest){c->name, test_case, setup,

@@ -120,13 +120,12 @@ static const struct rule rules[] = {
     RULE("3.1", "read-not-ordered-before-write", r_read_not_ordered_before_write,
          .needs = RULE_NEEDS_DETERM, .flags_a = RX_XC, .flags_b = RX_XC,
          .why_not = "a WRITE *may* pass an earlier READ: the sim always lets it (the worst "
-                       "case), a NIC may or may not, so nothing can be asserted on one"),
-    RULE("3.2", "fence-waits-for-read", r_fence_waits_for_read, .flags_a = RX_XC,
-         .flags_b = RX_XC),
+                    "case), a NIC may or may not, so nothing can be asserted on one"),
+    RULE("3.2", "fence-waits-for-read", r_fence_waits_for_read, .flags_a = RX_XC, .flags_b = RX_XC),
     RULE("3.3", "wait-blocks-until-cqe-index", r_wait_blocks_until_cqe_index, .fw = RULE_BOTH,
          .needs = RULE_NEEDS_XC, .flags_a = RX_XC, .flags_b = RX_XC),
-    RULE("3.4", "wait-index-24-bit", r_wait_index_24_bit, .needs = RULE_NEEDS_XC,
-         .flags_a = RX_XC, .flags_b = RX_XC),
+    RULE("3.4", "wait-index-24-bit", r_wait_index_24_bit, .needs = RULE_NEEDS_XC, .flags_a = RX_XC,
+         .flags_b = RX_XC),
     RULE("3.4a", "wait-on-data", r_wait_on_data, .needs = RULE_NEEDS_WOD, .flags_a = RX_XC,
          .flags_b = RX_XC),
 };

@@ -38,4 +38,3 @@ void rx_post_patch_read(struct rx *x, uint8_t *opbyte)
 	      x->b.key, 1, true);
 	rx_post(&x->a, &w);
 }
-

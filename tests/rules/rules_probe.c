@@ -40,7 +40,8 @@ void rx_probes(struct rx *x, const char *rule)
 		if (strcmp(probes[i].rule, rule))
 			continue;
 		/* the probe's rig lets the NIC run through progress() */
-		assert_int_equal(core_probe_run(x->probe_ops, x->dev, x->node, probes[i].probe, &rep), 0);
+		assert_int_equal(
+		    core_probe_run(x->probe_ops, x->dev, x->node, probes[i].probe, &rep), 0);
 		enum core_probe_verdict want = x->relaxed_fw ? probes[i].relaxed : probes[i].strict;
 		enum core_probe_verdict got = rep.v[probes[i].probe];
 		if (got != want)

@@ -80,9 +80,11 @@ void rx_qp(struct rx *x, struct rx_qp *q, struct rx_cq *scq, struct rx_cq *rcq, 
 
 struct core_qp_peer rx_peer(struct rx *x, uint32_t peer_qpn, uint8_t rnr_retry)
 {
-	struct core_qp_peer p = {
-	    .node = x->node,
-	    .qpn = peer_qpn, .rnr_retry = rnr_retry, .min_rnr_timer = 1, .retry_cnt = 7};
+	struct core_qp_peer p = {.node = x->node,
+	                         .qpn = peer_qpn,
+	                         .rnr_retry = rnr_retry,
+	                         .min_rnr_timer = 1,
+	                         .retry_cnt = 7};
 
 	/* every QP of a rule is on one device: its own address is the peer's */
 	if (x->ops->port_addr)
@@ -189,8 +191,7 @@ uint32_t rx_post_recv(struct rx *x, struct rx_qp *q, const struct prism_sge *sge
 
 	assert_true(prism_rwqe_encode(sge, n, slot, stride / 16, NULL) >= 0);
 	q->rq_pi++;
-	__atomic_store_n(&q->info.dbrec[0], __builtin_bswap32(q->rq_pi & 0xffff),
-	                 __ATOMIC_RELEASE);
+	__atomic_store_n(&q->info.dbrec[0], __builtin_bswap32(q->rq_pi & 0xffff), __ATOMIC_RELEASE);
 	assert_int_equal(x->ops->ring_rq(q->qp), 0);
 	return c;
 }

@@ -123,8 +123,7 @@ static void r_recv_scatter_into_wqe(struct rx *x)
 	/* a NOP posted (not rung) on b; the receive rewrites its imm field */
 	hx_nop(&w, true);
 	slot = rx_slot(&x->b, rx_post(&x->b, &w));
-	sge = (struct prism_sge){
-	    .byte_count = 4, .lkey = x->b.key, .addr = (uintptr_t)slot + 12};
+	sge = (struct prism_sge){.byte_count = 4, .lkey = x->b.key, .addr = (uintptr_t)slot + 12};
 	rx_post_recv(x, &x->b, &sge, 1);
 	memcpy(x->src, "\x11\x22\x33\x44", 4);
 	hx_send(&w, PRISM_OP_SEND, (uintptr_t)x->src, x->src_key, 4, true);
