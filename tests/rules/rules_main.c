@@ -58,6 +58,12 @@ static void fixture(struct rx *x, const struct rule *r)
 /* Why the opened device cannot show @r, or NULL. */
 static const char *unmet(struct rx *x, const struct rule *r, char *buf, size_t len)
 {
+	if (x->caps.relaxed_fw != x->relaxed_fw) {
+		snprintf(buf, len, "the device runs %s firmware (%s); this variant needs %s",
+		         x->caps.relaxed_fw ? "relaxed" : "strict", x->caps.fw_note,
+		         x->relaxed_fw ? "relaxed" : "strict");
+		return buf;
+	}
 	if ((r->needs & RULE_NEEDS_SIM_ENGINE) == RULE_NEEDS_SIM_ENGINE &&
 	    x->ops != &core_sim_backend)
 		return r->why_not;
