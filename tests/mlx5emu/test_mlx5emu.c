@@ -376,7 +376,7 @@ static void test_load_refused_naming_what_is_missing(void **state)
  * A server on @sname and a client on @cname (two prism devices, as two
  * processes would have), connected over TCP: the setup exchange carries the
  * QPN, PSN, LID, GID and MTU, the TCP socket carries nothing else, and 300
- * gets run through the emulated NICs.
+ * gets run through the emulated NICs without a doorbell on a managed queue.
  */
 static void tcp_gets(const struct mlx5emu_opts *eo, const char *sname, const char *cname)
 {
@@ -410,6 +410,9 @@ static void tcp_gets(const struct mlx5emu_opts *eo, const char *sname, const cha
 	prog = prism_program__open_mem(yaml, len, NULL);
 	assert_non_null(prog);
 	assert_int_equal(prism_program__load(prog, sdev), 0);
+	/* the load ran the behaviour probe, which rings a managed queue on
+	 * purpose; from here on nothing may (libmlx5 NO_DOORBELL) */
+	uint64_t managed = mlx5emu_managed_doorbells();
 	PRISM_OPTS(prism_server_opts, so, .port = PRISM_PORT_ANY, .host = "127.0.0.1");
 	srv = prism_server__create(sdev, &so);
 	assert_non_null(srv);
@@ -437,6 +440,7 @@ static void tcp_gets(const struct mlx5emu_opts *eo, const char *sname, const cha
 	mlx5emu_uninstall();
 	free(yaml);
 	assert_int_equal(mlx5emu_errors(), 0);
+	assert_int_equal(mlx5emu_managed_doorbells(), managed);
 }
 
 /* Two contexts of one device: the QPs reach each other by force-loopback. */

@@ -264,7 +264,8 @@ int main(void)
 					      (fw ? RULE_RELAXED : RULE_STRICT)))
 						continue;
 					if (nc == MAX_CASES) {
-						fprintf(stderr, "rules: more than %d cases\n", MAX_CASES);
+						fprintf(stderr, "rules: more than %d cases\n",
+						        MAX_CASES);
 						return 1;
 					}
 					*c = (struct rule_case){
