@@ -117,6 +117,7 @@ enum rule_needs {
 	RULE_NEEDS_DETERM = 1u << 4, /* a NIC the test steps (a "may" or a race to assert) */
 	RULE_HAZARD_FAIL = 1u << 5,  /* the sim's hazard policy: fail (else warn) */
 	RULE_NO_FIXTURE = 1u << 6,   /* the body builds its own QPs */
+	RULE_NEEDS_EVENTS = 1u << 8, /* completion events (ops arm_cq, take_events) */
 	/* a claim about the sim's own engine, written against sim.h: the sim
 	 * backend only (also RULE_NO_FIXTURE) */
 	RULE_NEEDS_SIM_ENGINE = 1u << 7 | RULE_NO_FIXTURE,

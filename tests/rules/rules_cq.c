@@ -2,8 +2,8 @@
 /*
  * tests/rules/rules_cq.c - NIC-model rules for completion queues (section
  * 1 of docs/nic-model.md): the owner bit's pass parity, overrun putting the
- * CQ in error, and overrun-ignore.  One body per rule, on every backend
- * (rules.h).
+ * CQ in error, overrun-ignore; and completion events (section 6).  One body
+ * per rule, on every backend (rules.h).
  */
 #include "tests/rules/rules.h"
 
@@ -99,9 +99,60 @@ static void r_cq_ignore_overrun(struct rx *x)
 	assert_int_equal(c.owner, (10 / 4) & 1);
 }
 
+/* Post a signaled NOP on the fixture's a and let it run (its CQE unread). */
+static void nop_on_a(struct rx *x)
+{
+	uint32_t before = rx_count(&x->cq_a);
+
+	post_nops(x, &x->a, 1);
+	assert_int_equal(rx_count(&x->cq_a), before + 1);
+}
+
+static unsigned take(struct rx *x, void **ctx)
+{
+	return x->ops->take_events(x->dev, ctx, 4);
+}
+
+/* rule cq-events: an armed CQ queues one completion event, carrying the
+ * consumer's context, at its next CQE, and is then disarmed; arming with
+ * the consumer-index check over CQEs not yet consumed queues it at once;
+ * disarming drops an event still queued (ibv_req_notify_cq,
+ * ibv_get_cq_event) */
+static void r_cq_events(struct rx *x)
+{
+	void *ctx[4];
+	int tag;
+
+	x->ops->arm_cq(x->cq_a.cq, &tag, true);
+	assert_int_equal(take(x, ctx), 0); /* nothing yet */
+	nop_on_a(x);
+	assert_int_equal(take(x, ctx), 1);
+	assert_ptr_equal(ctx[0], &tag);
+	assert_int_equal(take(x, ctx), 0); /* once */
+	rx_expect(x, &x->cq_a);
+	nop_on_a(x); /* not armed: no event */
+	assert_int_equal(take(x, ctx), 0);
+	/* that CQE is not consumed: arming without the check waits for the
+	 * next one, arming with it fires at once */
+	x->ops->arm_cq(x->cq_a.cq, &tag, false);
+	assert_int_equal(take(x, ctx), 0);
+	x->ops->arm_cq(x->cq_a.cq, &tag, true);
+	assert_int_equal(take(x, ctx), 1);
+	assert_ptr_equal(ctx[0], &tag);
+	rx_expect(x, &x->cq_a);
+	/* a NULL context disarms and drops the event still queued */
+	x->ops->arm_cq(x->cq_a.cq, &tag, false);
+	nop_on_a(x);
+	x->ops->arm_cq(x->cq_a.cq, NULL, false);
+	assert_int_equal(take(x, ctx), 0);
+	nop_on_a(x);
+	assert_int_equal(take(x, ctx), 0);
+}
+
 static const struct rule rules[] = {
     RULE("1.8", "cq-owner-bit-wraps", r_cq_owner_bit_wraps),
     RULE("1.9", "cq-overrun-errors-cq", r_cq_overrun_errors_cq),
     RULE("1.10", "cq-ignore-overrun", r_cq_ignore_overrun),
+    RULE("6.7", "cq-events", r_cq_events, .needs = RULE_NEEDS_EVENTS),
 };
 RULE_TABLE(rules_cq, rules);

@@ -79,6 +79,11 @@ static const char *unmet(struct rx *x, const struct rule *r, char *buf, size_t l
 		snprintf(buf, len, "the device has no wait-on-data (cmd_hca_cap.wait_on_data = 0)");
 		return buf;
 	}
+	if ((r->needs & RULE_NEEDS_EVENTS) && (!x->ops->arm_cq || !x->ops->take_events)) {
+		snprintf(buf, len, "the %s backend has no completion events (arm_cq NULL)",
+		         x->ops->name);
+		return buf;
+	}
 	if ((r->needs & RULE_NEEDS_MASKED) && (x->caps.masked_sizes & 0x3c) != 0x3c) {
 		snprintf(buf, len, "the device lacks masked atomics of 4..32 bytes (sizes 0x%x)",
 		         x->caps.masked_sizes);
