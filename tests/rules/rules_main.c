@@ -188,7 +188,8 @@ static size_t doc_rows(struct doc_row *rows, size_t cap)
 	char line[4096];
 	size_t n = 0;
 
-	assert_non_null(f);
+	if (!f)
+		fail_msg("docs/nic-model.md: cannot open it (run from the repository root)");
 	while (fgets(line, sizeof(line), f) && n < cap) {
 		struct doc_row r = {0};
 		char *cells[8];
