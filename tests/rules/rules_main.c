@@ -65,8 +65,12 @@ static const char *unmet(struct rx *x, const struct rule *r, char *buf, size_t l
 		return buf;
 	}
 	if ((r->needs & RULE_NEEDS_SIM_ENGINE) == RULE_NEEDS_SIM_ENGINE &&
-	    x->ops != &core_sim_backend)
-		return r->why_not;
+	    x->ops != &core_sim_backend) {
+		/* the emulator's NIC is a sim, but the mlx5 backend selects none
+		 * of these modes */
+		snprintf(buf, len, "the sim backend's own engine: %s", r->why_not);
+		return buf;
+	}
 	if ((r->needs & RULE_NEEDS_SIM) && !rx_sim(x))
 		return r->why_not;
 	if ((r->needs & RULE_NEEDS_DETERM) && x->be->hardware)
