@@ -32,6 +32,7 @@
 #include "compiler/interp.h"
 #include "compiler/run_image.h"
 #include "compiler/run_report.h"
+#include "util/hex.h"
 
 #define RUN_MAX_ARGS    16
 #define RUN_MAX_REGIONS 64
@@ -125,17 +126,6 @@ static int split_kv(char *s, struct kv *kv)
 	return 0;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* One --arg value: an integer (@bytes_size 0) or @bytes_size hex bytes. */
 static int parse_value(const struct kv *kv, uint32_t bytes_size, uint64_t *u64, uint8_t *buf)
 {
@@ -159,14 +149,9 @@ static int parse_value(const struct kv *kv, uint32_t bytes_size, uint64_t *u64, 
 		         2 * bytes_size);
 		return -1;
 	}
-	for (uint32_t i = 0; i < bytes_size; i++) {
-		int hi = hexval(h[2 * i]), lo = hexval(h[2 * i + 1]);
-
-		if (hi < 0 || lo < 0) {
-			run_fail("--arg %s: '%s' is not hex", kv->name, kv->value);
-			return -1;
-		}
-		buf[i] = (uint8_t)(hi << 4 | lo);
+	if (hex_decode(h, bytes_size, buf)) {
+		run_fail("--arg %s: '%s' is not hex", kv->name, kv->value);
+		return -1;
 	}
 	return 0;
 }

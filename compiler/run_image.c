@@ -11,6 +11,7 @@
 
 #include "compiler/run_image.h"
 #include "core/chainobj.h"
+#include "util/hex.h"
 
 static const struct interp_region *find(const struct interp_env *env, const char *name, size_t len)
 {
@@ -59,17 +60,6 @@ static int region_offset(const struct interp_env *env, const char *s, const char
 	return 0;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 int run_image_set(const struct interp_env *env, const char *spec, char *err, size_t errlen)
 {
 	const char *eq = strchr(spec, '='), *colon = eq ? strchr(eq, ':') : NULL;
@@ -95,14 +85,9 @@ int run_image_set(const struct interp_env *env, const char *spec, char *err, siz
 			         n, (unsigned long long)off, r->name, (unsigned long long)r->size);
 			return -1;
 		}
-		for (size_t i = 0; i < n / 2; i++) {
-			int hi = hexval(val[2 * i]), lo = hexval(val[2 * i + 1]);
-
-			if (hi < 0 || lo < 0) {
-				snprintf(err, errlen, "'%s': not hex", spec);
-				return -1;
-			}
-			r->bytes[off + i] = (uint8_t)(hi << 4 | lo);
+		if (hex_decode(val, n / 2, r->bytes + off)) {
+			snprintf(err, errlen, "'%s': not hex", spec);
+			return -1;
 		}
 		return 0;
 	}

@@ -18,6 +18,7 @@
 #include "core/chainobj.h"
 #include "core/chainobj_diag.h"
 #include "core/chainobj_yaml.h"
+#include "util/hex.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -314,17 +315,6 @@ static int seq_items(struct rctx *r, yaml_node_t *n, const char *path, yaml_node
 	return 0;
 }
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Append the hex digits of one scalar (spaces allowed between bytes). */
 static int hex_scalar(struct rctx *r, yaml_node_t *n, const char *path, uint8_t *buf, uint32_t cap,
                       uint32_t *len)
@@ -342,8 +332,8 @@ static int hex_scalar(struct rctx *r, yaml_node_t *n, const char *path, uint8_t 
 			i++;
 			continue;
 		}
-		hi = hexval(s[i]);
-		lo = i + 1 < slen ? hexval(s[i + 1]) : -1;
+		hi = hex_digit(s[i]);
+		lo = i + 1 < slen ? hex_digit(s[i + 1]) : -1;
 		if (hi < 0 || lo < 0)
 			return RFAIL(r, CHAINOBJ_E_TYPE, n, path,
 			             "not hex bytes at character %zu of '%.*s'", i + 1,
@@ -1165,7 +1155,7 @@ static int read_checksum(struct rctx *r, yaml_node_t *n, uint64_t *sum)
 		return RFAIL(r, CHAINOBJ_E_TYPE, n, "checksum",
 		             "expected \"fnv1a64:\" and 16 hex digits");
 	for (size_t i = sizeof(prefix) - 1; i < len; i++) {
-		int h = hexval(s[i]);
+		int h = hex_digit(s[i]);
 
 		if (h < 0)
 			return RFAIL(r, CHAINOBJ_E_TYPE, n, "checksum",

@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "util/hex.h"
 #include "util/json_text.h"
 #include "tools/perf/perf.h"
 
@@ -58,14 +59,6 @@ static int cmp_d(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int hex_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c = (char)(c | 0x20);
-	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
 /* "NAME=VALUE" for parameter @pi: integers in C syntax, byte strings in hex. */
 static int parse_arg(const char *s, const struct prism_param_info *pi, struct prism_arg *a,
                      uint8_t *bytes)
@@ -83,13 +76,8 @@ static int parse_arg(const char *s, const struct prism_param_info *pi, struct pr
 		v += 2;
 	if (strlen(v) != 2 * (size_t)pi->size)
 		return -1;
-	for (uint32_t i = 0; i < pi->size; i++) {
-		int hi = hex_value(v[2 * i]), lo = hex_value(v[2 * i + 1]);
-
-		if (hi < 0 || lo < 0)
-			return -1;
-		bytes[i] = (uint8_t)(hi << 4 | lo);
-	}
+	if (hex_decode(v, pi->size, bytes))
+		return -1;
 	a->bytes = bytes, a->len = pi->size;
 	return 0;
 }
