@@ -13,7 +13,8 @@
  *
  * Owns: option parsing, region set-up (declared size, contents from a file,
  * typed and pointer stores: run_image.c), argument parsing by the entry's
- * parameter types, and the report.
+ * parameter types, and failures (printed, and with --json kept for one JSON
+ * object); the report itself is run_report.c.
  * Must not: pack WQEs or touch the NIC except through prism.h.
  */
 #include <errno.h>
