@@ -10,7 +10,7 @@
  *
  * Must not: contain pass logic.
  */
-#include <getopt.h>
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,39 +36,36 @@ static void compile_help(FILE *out)
 	        "                   --profile P is the older spelling\n"
 	        "  --entry NAME     offload to compile (default: the first)\n"
 	        "  --emit-ir        print the scheduled IR on stdout instead of writing\n"
-	        "  -h, --help       this help\n\n"
-	        "exit status: 0 ok, 1 errors in the program (or verifier rejection), 2 usage,\n"
-	        "3 unreadable/unwritable file, 4 internal error.\n");
+	        "  -h, --help       this help\n"
+	        "  -V, --version    the version\n\n"
+	        "FILE '-' reads standard input.\n\n"
+	        "exit status: 0 ok, 1 errors in the program (or verifier rejection), 2 usage\n"
+	        "(or no such input file), 3 unreadable/unwritable file, 4 internal error.\n");
 }
 
 static int compile_run(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-	    {"output", required_argument, NULL, 'o'},
-	    {"profile", required_argument, NULL, 'p'},
-	    {"firmware", required_argument, NULL, 'p'},
-	    {"entry", required_argument, NULL, 'e'},
-	    {"emit-ir", no_argument, NULL, 'i'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	    {"output", required_argument, NULL, 'o'},   {"profile", required_argument, NULL, 'p'},
+	    {"firmware", required_argument, NULL, 'p'}, {"entry", required_argument, NULL, 'e'},
+	    {"emit-ir", no_argument, NULL, 'i'},        {NULL, 0, NULL, 0},
 	};
 	const char *outpath = NULL, *entry = NULL;
 	enum ir_profile profile = IR_PROFILE_RELAXED;
 	bool emit_ir = false;
+	struct cli c;
 	int ch;
-	if (prismc_wants_help(argc, argv)) {
-		compile_help(stdout);
-		return PRISMC_EXIT_OK;
-	}
-	optind = 0;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "o:h", longopts, NULL)) != -1) {
+
+	cli_init(&c, "prismc compile", argc, argv, "o:", longopts, compile_help);
+	while ((ch = cli_next(&c)) != -1) {
 		switch (ch) {
+		case CLI_STOP:
+			return c.exit;
 		case 'o':
 			outpath = optarg;
 			break;
 		case 'p':
-			if (prismc_firmware_arg("compile", "--firmware", optarg, &profile))
+			if (prismc_firmware_arg(&c, optarg, &profile))
 				return PRISMC_EXIT_USAGE;
 			break;
 		case 'e':
@@ -77,21 +74,18 @@ static int compile_run(int argc, char **argv)
 		case 'i':
 			emit_ir = true;
 			break;
-		default:
-			fprintf(stderr, "prismc compile: bad option (see --help)\n");
-			return PRISMC_EXIT_USAGE;
 		}
 	}
-	if (optind != argc - 1 || (!outpath && !emit_ir)) {
-		fprintf(stderr, "prismc compile: need one input file and -o OUTPUT\n");
-		return PRISMC_EXIT_USAGE;
-	}
+	if (optind != argc - 1 || (!outpath && !emit_ir))
+		return cli_usage(&c, "need one input file and -o OUTPUT");
 	struct frontend_unit u;
 	enum frontend_status st = frontend_load(&u, argv[optind], NULL);
 	if (st == FRONTEND_IO) {
-		fprintf(stderr, "prismc compile: %s: %s\n", argv[optind], strerror(u.io_error));
+		int code = cli_fail(&c, cli_open_exit(u.io_error), "%s: %s", argv[optind],
+		                    strerror(u.io_error));
+
 		frontend_fini(&u);
-		return PRISMC_EXIT_IO;
+		return code;
 	}
 	int rc = PRISMC_EXIT_OK;
 	struct chainobj *o = NULL;
@@ -107,7 +101,7 @@ static int compile_run(int argc, char **argv)
 		FILE *f = strcmp(outpath, "-") == 0 ? stdout : fopen(outpath, "w");
 		struct chainobj_diag cd;
 		if (!f) {
-			fprintf(stderr, "prismc compile: cannot write %s\n", outpath);
+			fprintf(stderr, "prismc compile: %s: %s\n", outpath, strerror(errno));
 			rc = PRISMC_EXIT_IO;
 		} else {
 			if (chainobj_write(o, f, 0, &cd) != 0) {

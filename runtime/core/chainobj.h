@@ -544,6 +544,8 @@ int chainobj_write_mem(const struct chainobj *o, unsigned flags, char **text, si
  */
 int chainobj_read_mem(const void *text, size_t len, struct chainobj **out,
                       struct chainobj_diag *diag);
+/* As chainobj_read_mem, from a file; a file that cannot be opened fails
+ * with -errno of the open (-ENOENT, -EACCES), a read error with -EIO. */
 int chainobj_read_file(const char *path, struct chainobj **out, struct chainobj_diag *diag);
 
 /* ---- relocation helper ----------------------------------------------- */

@@ -11,6 +11,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/chain_verify.h"
 #include "core/opts.h"
@@ -35,6 +37,8 @@ static struct prism_program *program_new(struct chainobj *obj, const struct pris
 	prog->obj = obj;
 	prog->refs = 1;
 	prog->conn_queue = -1;
+	prog->installed_pid = -1;
+	prog->installed_uid = (uint32_t)geteuid();
 	pthread_mutex_init(&prog->ref_lock, NULL);
 	return prog;
 }
@@ -60,10 +64,16 @@ PRISM_API struct prism_program *prism_program__open_file(const char *path,
 		return core_fail_ptr(err);
 	if (!path)
 		return core_fail_ptr(-EINVAL);
+	struct prism_program *prog;
+	struct stat st;
+
 	err = chainobj_read_file(path, &obj, &d);
 	if (err)
 		return core_fail_ptr(read_error(err, &d, path));
-	return program_new(obj, opts);
+	prog = program_new(obj, opts);
+	if (prog && !stat(path, &st))
+		prog->object_bytes = (uint64_t)st.st_size;
+	return prog;
 }
 
 PRISM_API struct prism_program *prism_program__open_mem(const void *buf, size_t len,
@@ -77,10 +87,15 @@ PRISM_API struct prism_program *prism_program__open_mem(const void *buf, size_t 
 		return core_fail_ptr(err);
 	if (!buf)
 		return core_fail_ptr(-EINVAL);
+	struct prism_program *prog;
+
 	err = chainobj_read_mem(buf, len, &obj, &d);
 	if (err)
 		return core_fail_ptr(read_error(err, &d, "(memory)"));
-	return program_new(obj, opts);
+	prog = program_new(obj, opts);
+	if (prog)
+		prog->object_bytes = len;
+	return prog;
 }
 
 __attribute__((format(printf, 2, 3))) static int reject(const char *name, const char *fmt, ...)
@@ -308,6 +323,11 @@ PRISM_API void prism_program__close(struct prism_program *prog)
 {
 	if (prog)
 		core_program_put(prog);
+}
+
+PRISM_API uint64_t prism_program__object_bytes(const struct prism_program *prog)
+{
+	return prog ? prog->object_bytes : 0;
 }
 
 PRISM_API const char *prism_program__name(const struct prism_program *prog)

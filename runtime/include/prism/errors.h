@@ -51,7 +51,8 @@
 	X(PRISM_E_NET_PROTO, 4060, "malformed packet or setup message from the peer")              \
 	X(PRISM_E_NET_VERSION, 4061, "peer speaks another setup protocol version")                 \
 	X(PRISM_E_NET_REJECTED, 4062, "peer rejected the connection")                              \
-	X(PRISM_E_NET_PEER_GONE, 4063, "peer closed the connection")
+	X(PRISM_E_NET_PEER_GONE, 4063, "peer closed the connection")                               \
+	X(PRISM_E_NET_RESOLVE, 4064, "host name could not be resolved")
 
 enum prism_errno {
 #define PRISM_X_ERRNO(name, value, msg) name = value,
