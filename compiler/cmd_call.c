@@ -223,16 +223,17 @@ static void report(const struct call_opts *o, struct prism_client *cl, int e,
 	       (double)lat_ns / 1000.0, o->count > 1 ? "median" : "one", o->count);
 }
 
-/* A failure: one line of text (the runtime's own message was printed
- * already when it has one), or one JSON object with --json. */
+/* A failure: one line of text (none when the runtime reported it
+ * already), or one JSON object with --json. */
 static int failed(const struct call_opts *o, const char *entry, int err, const char *what)
 {
 	if (o->json)
 		printf("{\"entry\":\"%s\",\"status\":%d,\"error\":\"%s%s%s\"}\n",
 		       entry ? entry : "", err, what ? what : "", what ? ": " : "",
 		       prism_strerror(err));
-	else if (what)
-		fprintf(stderr, "%s: %s: %s\n", o->cli.name, what, prism_strerror(err));
+	else if (!prismc_server_logged())
+		fprintf(stderr, "%s: %s%s%s\n", o->cli.name, what ? what : "", what ? ": " : "",
+		        prism_strerror(err));
 	return prismc_server_exit(err);
 }
 
@@ -256,8 +257,8 @@ static int call_server(const struct call_opts *o)
 	PRISM_OPTS(prism_client_opts, co, .program = o->program, .timeout_ms = (int)o->timeout);
 	cl = prism_client__connect(dev, o->server, &co);
 	if (!cl) {
-		/* the runtime said why, naming the server (not with --json) */
-		rc = failed(o, o->entry, -errno, o->json ? o->server : NULL);
+		/* the runtime says why, naming the server (not with --json) */
+		rc = failed(o, o->entry, -errno, o->server);
 		goto out;
 	}
 	e = prism_client__find_entry(cl, o->entry);

@@ -13,12 +13,20 @@
 #include "compiler/cmd.h"
 #include "compiler/cmd_server.h"
 
+static unsigned logged; /* messages the runtime reported */
+
 static void server_log(enum prism_log_level level, const char *msg, void *ctx)
 {
 	const struct cli *c = ctx;
 
 	(void)level;
 	fprintf(stderr, "%s: %s\n", c->name, msg);
+	logged++;
+}
+
+unsigned prismc_server_logged(void)
+{
+	return logged;
 }
 
 void prismc_server_log(const struct cli *c)

@@ -19,6 +19,9 @@
 
 /* Route the runtime's error messages to stderr as "<c->name>: <message>". */
 void prismc_server_log(const struct cli *c);
+/* How many the runtime reported so far (a subcommand adds its own line
+ * about a failure only when the runtime said nothing). */
+unsigned prismc_server_logged(void);
 /* Exit status for a failed request @err: 1 refused by the server, 3 the
  * server could not be reached (no socket, connection refused, unknown host). */
 int prismc_server_exit(int err);
