@@ -298,8 +298,10 @@ int core_list_decode(const uint8_t *buf, size_t len, void *out, size_t cap, size
 	if (r.err || n > 4096)
 		return -PRISM_E_PROTO;
 	for (uint32_t i = 0; i < n && !r.err; i++) {
-		struct prism_installed p = {.sz = sizeof(p)};
+		struct prism_installed p;
 		uint32_t ne, nr;
+
+		memset(&p, 0, sizeof(p)); /* padding too: the caller gets these bytes */
 
 		r_name(&r, p.name);
 		p.n_entries = r_u32(&r);
