@@ -17,8 +17,7 @@
 
 #define CHAIN_SOURCE_MAX (64u << 20)
 
-/* Does @text start like a chain object ("prism-chain:" after comments)? */
-static bool looks_like_chain(const char *text)
+bool chain_source_is_object(const char *text)
 {
 	while (*text == '#' || *text == '\n') {
 		const char *nl = strchr(text, '\n');
@@ -69,7 +68,7 @@ int chain_source_load(const struct cli *c, const char *path, const char *entry,
 		rc = cli_read_all(c, path, CHAIN_SOURCE_MAX, &text, &n);
 		if (rc)
 			return rc;
-		if (looks_like_chain(text)) {
+		if (chain_source_is_object(text)) {
 			*yaml = text;
 			*len = n;
 			return PRISMC_EXIT_OK;

@@ -14,6 +14,7 @@
 #ifndef PRISMC_CHAIN_SOURCE_H
 #define PRISMC_CHAIN_SOURCE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "compiler/ir.h"
@@ -28,5 +29,9 @@ struct cli;
  */
 int chain_source_load(const struct cli *c, const char *path, const char *entry,
                       enum ir_profile firmware, char **yaml, size_t *len);
+
+/* Does @text start like a chain object ("prism-chain:" after comment
+ * lines)?  How "-" (standard input) is told from .prism source. */
+bool chain_source_is_object(const char *text);
 
 #endif /* PRISMC_CHAIN_SOURCE_H */

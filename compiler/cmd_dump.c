@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compiler/chain_source.h"
 #include "compiler/cmd.h"
 #include "compiler/compile.h"
 #include "compiler/dump.h"
@@ -136,7 +137,7 @@ static int load(const struct dump_input *in, struct chainobj **o)
 	rc = cli_read_all(in->cli, in->path, 64u << 20, &text, &len);
 	if (rc)
 		return rc;
-	if (!strcmp(in->path, "-") && !strstr(text, "prism-chain:")) {
+	if (!strcmp(in->path, "-") && !chain_source_is_object(text)) {
 		struct frontend_unit u;
 		enum frontend_status st = frontend_load_buffer(&u, "<stdin>", text, len, NULL);
 
