@@ -75,17 +75,6 @@ static int check_server(const struct cli *c, const char *s)
 	return PRISMC_EXIT_OK;
 }
 
-static int hexval(char ch)
-{
-	if (ch >= '0' && ch <= '9')
-		return ch - '0';
-	if (ch >= 'a' && ch <= 'f')
-		return ch - 'a' + 10;
-	if (ch >= 'A' && ch <= 'F')
-		return ch - 'A' + 10;
-	return -1;
-}
-
 /* --arg @spec for parameter @pi into @a (@buf holds byte strings). */
 static int parse_arg(const struct cli *c, const struct prism_param_info *pi, const char *val,
                      struct prism_arg *a, uint8_t *buf)
@@ -104,18 +93,9 @@ static int parse_arg(const struct cli *c, const struct prism_param_info *pi, con
 		a->u64 = v;
 		return PRISMC_EXIT_OK;
 	}
-	if (val[0] == '0' && (val[1] == 'x' || val[1] == 'X'))
-		val += 2;
-	if (pi->size > CALL_ARG_BYTES || strlen(val) != 2u * pi->size)
-		return cli_usage(c, "--arg %s: needs %u bytes (%u hex digits)", pi->name, pi->size,
-		                 2 * pi->size);
-	for (uint32_t i = 0; i < pi->size; i++) {
-		int hi = hexval(val[2 * i]), lo = hexval(val[2 * i + 1]);
-
-		if (hi < 0 || lo < 0)
-			return cli_usage(c, "--arg %s: '%s' is not hex", pi->name, val);
-		buf[i] = (uint8_t)(hi << 4 | lo);
-	}
+	if (pi->size > CALL_ARG_BYTES || cli_hex(val, buf, pi->size))
+		return cli_usage(c, "--arg %s: '%s' is not %u bytes in hex (%u digits)", pi->name,
+		                 val, pi->size, 2 * pi->size);
 	a->bytes = buf;
 	a->len = pi->size;
 	return PRISMC_EXIT_OK;

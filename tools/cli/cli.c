@@ -19,8 +19,6 @@
 #define PRISM_VERSION "0.1.0"
 #endif
 
-enum { OPT_HELP = 0x1001, OPT_VERSION };
-
 const char *cli_version(void)
 {
 	return PRISM_VERSION;
@@ -47,6 +45,7 @@ void cli_init(struct cli *c, const char *name, int argc, char **argv, const char
 	c->help = help;
 	/* ':' first: a missing value is reported as ':', not '?' */
 	snprintf(c->shortopts, sizeof(c->shortopts), ":%shV", shortopts ? shortopts : "");
+	/* CLI_MAX_OPTS is above every tool's table (prism-perf's 14 is the most) */
 	for (; longopts && longopts[n].name && n < CLI_MAX_OPTS - 3; n++)
 		c->longopts[n] = longopts[n];
 	c->longopts[n++] = (struct option){"help", no_argument, NULL, 'h'};
@@ -151,6 +150,33 @@ int cli_uint(const struct cli *c, const char *val, uint64_t lo, uint64_t hi, uin
 		return -1;
 	}
 	*out = v;
+	return 0;
+}
+
+static int hex_digit(char ch)
+{
+	if (ch >= '0' && ch <= '9')
+		return ch - '0';
+	if (ch >= 'a' && ch <= 'f')
+		return ch - 'a' + 10;
+	if (ch >= 'A' && ch <= 'F')
+		return ch - 'A' + 10;
+	return -1;
+}
+
+int cli_hex(const char *s, uint8_t *out, size_t n)
+{
+	if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		s += 2;
+	if (strlen(s) != 2 * n)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		int hi = hex_digit(s[2 * i]), lo = hex_digit(s[2 * i + 1]);
+
+		if (hi < 0 || lo < 0)
+			return -1;
+		out[i] = (uint8_t)(hi << 4 | lo);
+	}
 	return 0;
 }
 

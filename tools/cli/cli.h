@@ -89,6 +89,11 @@ __attribute__((format(printf, 3, 4))) int cli_fail(const struct cli *c, int code
  * being handled; otherwise a usage message naming it, and -1.
  */
 int cli_uint(const struct cli *c, const char *val, uint64_t lo, uint64_t hi, uint64_t *out);
+/*
+ * Exactly @n bytes as 2*@n hex digits ("0x" allowed first) into @out: 0,
+ * or -1 when @s is not that (no message: the caller names what it is).
+ */
+int cli_hex(const char *s, uint8_t *out, size_t n);
 /* A TCP port (1..65535; 0 too when @any_ok); otherwise a usage message, -1. */
 int cli_port(const struct cli *c, const char *val, bool any_ok, uint16_t *out);
 
