@@ -149,7 +149,7 @@ static int show_run(int argc, char **argv)
 	PRISM_OPTS(prism_post_opts, po, .timeout_ms = (int)timeout);
 	prismc_server_log(&c);
 	progs[0].sz = sizeof(progs[0]);
-	n = prism_server_list(server, progs, SHOW_MAX, &po);
+	n = prism_post_list(server, progs, SHOW_MAX, &po);
 	if (n < 0)
 		return prismc_server_exit(n);
 	if (json)

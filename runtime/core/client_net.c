@@ -235,8 +235,8 @@ PRISM_API int prism_post_remove(const char *socket_path, const char *name,
 	return post_request(socket_path, &h, NULL, 0, opts, NULL);
 }
 
-PRISM_API int prism_server_list(const char *socket_path, struct prism_installed *out, size_t cap,
-                                const struct prism_post_opts *opts)
+PRISM_API int prism_post_list(const char *socket_path, struct prism_installed *out, size_t cap,
+                              const struct prism_post_opts *opts)
 {
 	struct core_hello h = {.kind = CORE_HELLO_LIST};
 	struct net_oob_params answer = {0};

@@ -22,7 +22,7 @@ struct prism_program {
 	int conn_queue;                /* index of the queue with role CONN */
 	unsigned refs;                 /* 1 for the application + 1 per user */
 	pthread_mutex_t ref_lock;
-	/* What a server lists about it (prism_server_list): where it came
+	/* What a server lists about it (prism_post_list): where it came
 	 * from, and counters kept with atomics by the server's shards. */
 	uint64_t object_bytes; /* the .chain object it was opened from */
 	int64_t installed_at;  /* Unix time of prism_server__add_program */

@@ -851,7 +851,7 @@ int core_server_post(struct prism_server *srv, const void *chain, size_t len,
 	return err;
 }
 
-/* Under srv->lock: what prism_server_list() says about @p. */
+/* Under srv->lock: what prism_post_list() says about @p. */
 static void describe_installed(const struct prism_program *p, struct prism_installed *d)
 {
 	const struct chainobj *o = p->obj;

@@ -462,7 +462,7 @@ PRISM_API int prism_post(const char *socket_path, const void *chain, size_t len,
 PRISM_API int prism_post_remove(const char *socket_path, const char *name,
                                 const struct prism_post_opts *opts);
 
-/* One program installed on a server, as prism_server_list() describes it. */
+/* One program installed on a server, as prism_post_list() describes it. */
 #define PRISM_LIST_ENTRIES 8
 #define PRISM_LIST_REGIONS 16
 
@@ -497,8 +497,8 @@ struct prism_installed {
  * prism_installed)), and returns how many programs are installed, or a
  * negative code.
  */
-PRISM_API int prism_server_list(const char *socket_path, struct prism_installed *out, size_t cap,
-                                const struct prism_post_opts *opts);
+PRISM_API int prism_post_list(const char *socket_path, struct prism_installed *out, size_t cap,
+                              const struct prism_post_opts *opts);
 
 /* ---- daemon mode (prismd) ----------------------------------------------- */
 
