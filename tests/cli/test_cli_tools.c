@@ -230,6 +230,14 @@ static void test_missing_file(void **state)
 			fail_msg("%s: %s", cmds[i], o.err);
 		tool_out_free(&o);
 	}
+	/* one that exists but cannot be read is an I/O error (3) */
+	struct tool_out o = run("@/prismd --config /");
+
+	EXPECT(o, 3, err, "/: error: Is a directory");
+	tool_out_free(&o);
+	o = run("@/prismc compile / -o /dev/null");
+	EXPECT(o, 3, err, "/: Is a directory");
+	tool_out_free(&o);
 }
 
 /* A bad port is a usage error; an unknown host is named with the

@@ -578,8 +578,14 @@ int prismd_config_load(const char *path, struct prismd_config *cfg, char *err, s
 			break;
 		len += got;
 	}
+	rc = ferror(f) ? -(errno ? errno : EIO) : 0;
 	if (f != stdin)
 		fclose(f);
+	if (rc) { /* a directory, a device error */
+		snprintf(err, errlen, "%s: error: %s", path, strerror(-rc));
+		free(buf);
+		return rc;
+	}
 	rc = prismd_config_parse(buf, len, strcmp(path, "-") ? path : "<stdin>", cfg, err, errlen);
 	free(buf);
 	return rc;

@@ -456,7 +456,9 @@ int main(int argc, char **argv)
 	rc = prismd_config_load(config, &d.cfg, err, sizeof(err));
 	if (rc) {
 		fprintf(stderr, "prismd: %s\n", err);
-		return rc == -ENOENT || rc == -ENOTDIR ? CLI_EXIT_USAGE : CLI_EXIT_ERRORS;
+		if (rc == -PRISM_E_CONFIG)
+			return CLI_EXIT_ERRORS;
+		return cli_open_exit(-rc) == CLI_EXIT_USAGE ? CLI_EXIT_USAGE : 3;
 	}
 	rc = 3;
 	if (nic_threads) /* the command line wins over the file */
