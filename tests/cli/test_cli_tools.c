@@ -166,6 +166,9 @@ static void test_opt_equals_and_space(void **state)
 	a = run("@/prismc run lib/chains/hash_get.prism --entry");
 	EXPECT(a, 2, err, "option '--entry' needs a value");
 	tool_out_free(&a);
+	a = run("@/prismc show --json=yes --server x");
+	EXPECT(a, 2, err, "option '--json' takes no value");
+	tool_out_free(&a);
 }
 
 /* '-' reads standard input wherever a file is read. */

@@ -102,7 +102,15 @@ int cli_next(struct cli *c)
 		c->exit = cli_usage(c, "option '%s' needs a value", spelled(c, buf, sizeof(buf)));
 		return CLI_STOP;
 	case '?':
-		c->exit = cli_usage(c, "unknown option '%s'", spelled(c, buf, sizeof(buf)));
+		spelled(c, buf, sizeof(buf));
+		/* "--json=x": getopt says '?' for a value given to a flag too */
+		for (size_t i = 0; buf[0] == '-' && buf[1] == '-' && c->longopts[i].name; i++)
+			if (!strcmp(buf + 2, c->longopts[i].name) &&
+			    c->longopts[i].has_arg == no_argument) {
+				c->exit = cli_usage(c, "option '%s' takes no value", buf);
+				return CLI_STOP;
+			}
+		c->exit = cli_usage(c, "unknown option '%s'", buf);
 		return CLI_STOP;
 	default:
 		return ch;
