@@ -201,6 +201,39 @@ static void test_stdin_dash(void **state)
 	           "@/prismc run - --entry raise --arg s=0 --arg mark=5 --json");
 	EXPECT(o, 0, out, "\"entry\":\"raise\"");
 	tool_out_free(&o);
+	/* region contents and --set specifications from stdin (cas_gt's raise:
+	 * slot 0 holds 3 from stdin, so a mark of 2 leaves it at 3; zeros
+	 * would have become 2) */
+	{
+		char *img = tool_temp_file(".bin", "\x03");
+		char *sets = tool_temp_file(".set", "meta+0=le64:3 # the old mark\n");
+
+		char *saved = tool_temp_file(".out", "");
+		unsigned char first = 0;
+		FILE *f;
+
+		o = run_in(img,
+		           "@/prismc run tests/prism/cas_gt.prism --entry raise --region meta=- "
+		           "--arg s=0 --arg mark=2 --save meta=%s",
+		           saved);
+		EXPECT(o, 0, out, "entry raise");
+		tool_out_free(&o);
+		f = fopen(saved, "rb");
+		assert_non_null(f);
+		assert_int_equal(fread(&first, 1, 1, f), 1);
+		fclose(f);
+		assert_int_equal(first, 3); /* 3 from stdin stays: 2 is not greater */
+		unlink(saved);
+		free(saved);
+		o = run_in(sets, "@/prismc run tests/prism/cas_gt.prism --entry raise --set-file - "
+		                 "--arg s=0 --arg mark=2 --json");
+		EXPECT(o, 0, out, "\"entry\":\"raise\"");
+		tool_out_free(&o);
+		unlink(img);
+		unlink(sets);
+		free(img);
+		free(sets);
+	}
 	o = run_in("/dev/null", "@/prismd --config -");
 	EXPECT(o, 1, err, "<stdin>: error: empty configuration");
 	tool_out_free(&o);
