@@ -234,6 +234,11 @@ static void test_stdin_dash(void **state)
 		free(img);
 		free(sets);
 	}
+	/* prism-perf reads the object of --chain - once, for every connection */
+	snprintf(cmd, sizeof(cmd), "@/prism-perf -w get --chain - -e nope -p 1 127.0.0.1");
+	o = run_in(chain, "%s", cmd);
+	EXPECT(o, 1, err, "prism-perf: -: no entry nope");
+	tool_out_free(&o);
 	o = run_in("/dev/null", "@/prismd --config -");
 	EXPECT(o, 1, err, "<stdin>: error: empty configuration");
 	tool_out_free(&o);

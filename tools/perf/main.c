@@ -42,11 +42,13 @@ static void usage(FILE *f)
 	        "  -d, --device DEV      sim (default) or an mlx5 device\n"
 	        "  -p, --port PORT       TCP port (default %d; serve: 0 = any free port)\n"
 	        "  -b, --bind ADDR       serve: listen address (default every address)\n"
-	        "  -c, --chain FILE      get: the compiled .chain object (both sides)\n"
+	        "  -c, --chain FILE      get: the compiled .chain object (both sides; '-':\n"
+	        "                        standard input)\n"
 	        "  -e, --entry NAME      get: entry point (default the first)\n"
 	        "  -a, --arg NAME=VALUE  get: an argument (integers in C syntax, addresses as\n"
 	        "                        offsets in their region, byte strings in hex)\n"
-	        "  -r, --region NAME=FILE  serve: initial contents of a region (else zeros)\n"
+	        "  -r, --region NAME=FILE  serve: initial contents of a region (else zeros;\n"
+	        "                        FILE '-': standard input)\n"
 	        "      --prismc PATH     prismc for the read/write/send programs (default:\n"
 	        "                        next to prism-perf, else on $PATH)\n"
 	        "  -J, --json            client: print the result as one JSON object\n"
@@ -183,7 +185,15 @@ int main(int argc, char **argv)
 		return cli_usage(&cl, "--workload get needs --chain FILE");
 	if (o.host && !o.port)
 		return cli_usage(&cl, "--port 0 is for serving only");
+	if (o.chain && !strcmp(o.chain, "-")) {
+		int rc = cli_read_all(&cl, "-", 64u << 20, &o.chain_text, &o.chain_len);
+
+		if (rc)
+			return rc;
+	}
 	signal(SIGPIPE, SIG_IGN);
 	prism_set_log_fn(prism_log_stderr, NULL, PRISM_LOG_ERROR);
-	return o.host ? perf_drive(&o) : perf_serve(&o);
+	c = o.host ? perf_drive(&o) : perf_serve(&o);
+	free(o.chain_text);
+	return c;
 }
