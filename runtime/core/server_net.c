@@ -259,8 +259,17 @@ static void serve_connect(struct prism_server *srv, struct net_pending *p, struc
 	memcpy(h->gid, peer->gid, sizeof(h->gid));
 	err = core_server_open_conn(srv, shard, h, &w, &c);
 	if (err) {
+		char why[128];
+
+		/* without a name, the server's only program: say why there is none */
+		if (err == -PRISM_E_NOPROG && !h->program[0])
+			snprintf(why, sizeof(why),
+			         "the client named no program and the server has %u: name one",
+			         __atomic_load_n(&srv->n_progs, __ATOMIC_RELAXED));
+		else
+			snprintf(why, sizeof(why), "%s", prism_strerror(err));
 		core_server_peer_put(srv, host);
-		net_pending_reject(p, err, prism_strerror(err));
+		net_pending_reject(p, err, why);
 		return;
 	}
 	snprintf(c->peer, sizeof(c->peer), "%s", host); /* conn_free puts it back */

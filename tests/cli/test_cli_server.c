@@ -33,6 +33,11 @@
 	"region cells: cell[4] readonly;\n"                                                        \
 	"offload get(c: *cell in cells) -> be64 { return c.v; }\n"
 
+#define CELL_PRISM2                                                                                \
+	"struct cell { v: be64; }\n"                                                               \
+	"region cells: cell[4] readonly;\n"                                                        \
+	"offload get2(c: *cell in cells) -> be64 { return c.v; }\n"
+
 static char dir[] = "/tmp/prism-cli-srv-XXXXXX";
 static char cfg[128], post_sock[128], log_path[128], cell_src[128], cell_chain[128];
 
@@ -192,6 +197,28 @@ static void test_manage_running_server(void **state)
 	o = run("@/prismc show --server %s", post_sock);
 	EXPECT(o, 0, out, "connections 0 live, 0 total  invocations 0\n");
 	assert_null(strstr(o.out, "pid -1"));
+	tool_out_free(&o);
+	/* a second program: a call must name one */
+	{
+		char cmd[256], *src = tool_temp_file(".prism", CELL_PRISM2);
+
+		snprintf(cmd, sizeof(cmd), "@/prismc post %s --server %s", src, post_sock);
+		o = run_tool(cmd, NULL);
+		EXPECT(o, 0, out, "installed on");
+		tool_out_free(&o);
+		unlink(src);
+		free(src);
+	}
+	o = run("@/prismc call -s 127.0.0.1:%u -a c=0", port);
+	EXPECT(o, 1, err, "the client named no program and the server has 2: name one");
+	assert_int_equal(tool_lines(o.err), 1);
+	tool_out_free(&o);
+	o = run("@/prismc call -s 127.0.0.1:%u --program=get2 -a c=24", port);
+	EXPECT(o, 0, out,
+	       "entry get2: returned\n  return site  1\n  value        1122334455667703\n");
+	tool_out_free(&o);
+	o = run("@/prismc remove get2 -s %s", post_sock);
+	EXPECT(o, 0, out, "removed");
 	tool_out_free(&o);
 
 	o = run("@/prismc remove get --server=%s", post_sock);
