@@ -21,7 +21,7 @@
 #define TOOL_DIR "build"
 #endif
 
-static char *slurp(const char *path)
+char *tool_read_file(const char *path)
 {
 	FILE *f = fopen(path, "rb");
 	char *buf;
@@ -72,8 +72,8 @@ struct tool_out run_tool(const char *cmd, const char *stdin_path)
 	st = system(line);
 	assert_true(st != -1);
 	o.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-	o.out = slurp(out_path);
-	o.err = slurp(err_path);
+	o.out = tool_read_file(out_path);
+	o.err = tool_read_file(err_path);
 	unlink(out_path);
 	unlink(err_path);
 	free(line);

@@ -24,6 +24,8 @@ struct tool_out run_tool(const char *cmd, const char *stdin_path);
 void tool_out_free(struct tool_out *o);
 /* A temporary file holding @text; the path is malloc'd. */
 char *tool_temp_file(const char *suffix, const char *text);
+/* The whole of file @path, NUL-terminated (malloc'd; asserts it exists). */
+char *tool_read_file(const char *path);
 /* How many lines @s holds. */
 int tool_lines(const char *s);
 

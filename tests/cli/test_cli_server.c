@@ -50,19 +50,6 @@ static void write_text(const char *path, const void *data, size_t len)
 	fclose(f);
 }
 
-static char *read_text(const char *path)
-{
-	struct tool_out o;
-	char cmd[256];
-	char *s;
-
-	snprintf(cmd, sizeof(cmd), "cat %s", path);
-	o = run_tool(cmd, NULL);
-	s = o.out;
-	free(o.err);
-	return s;
-}
-
 /*
  * Start prismd on @config with stderr to log_path; the port it serves on,
  * or 0 when it exited without "ready" (*@status then has its exit status).
@@ -239,7 +226,7 @@ static void test_manage_running_server(void **state)
 	tool_out_free(&o);
 
 	child_kill(pid);
-	log = read_text(log_path);
+	log = tool_read_file(log_path);
 	snprintf(expect, sizeof(expect), "program 'get' replaced by uid %u pid ",
 	         (unsigned)geteuid());
 	if (!strstr(log, "program 'get' installed by uid") && !strstr(log, expect))
@@ -269,7 +256,7 @@ static void test_prismd_strict_programs(void **state)
 	port = start_prismd(cfg, &pid, &st);
 	assert_int_equal(port, 0);
 	assert_int_equal(st, 3);
-	log = read_text(log_path);
+	log = tool_read_file(log_path);
 	assert_non_null(strstr(log, "missing.chain: No such file or directory"));
 	assert_null(strstr(log, "Input/output error"));
 	assert_non_null(strstr(log, "not starting"));
@@ -287,7 +274,7 @@ static void test_prismd_strict_programs(void **state)
 	port = start_prismd(cfg, &pid, &st);
 	assert_int_equal(port, 0);
 	assert_int_equal(st, 3);
-	log = read_text(log_path);
+	log = tool_read_file(log_path);
 	assert_non_null(strstr(log, "region 'table'"));
 	free(log);
 }
