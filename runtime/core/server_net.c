@@ -261,11 +261,15 @@ static void serve_connect(struct prism_server *srv, struct net_pending *p, struc
 	if (err) {
 		char why[128];
 
+		unsigned n_progs = __atomic_load_n(&srv->n_progs, __ATOMIC_RELAXED);
+
 		/* without a name, the server's only program: say why there is none */
-		if (err == -PRISM_E_NOPROG && !h->program[0])
+		if (err == -PRISM_E_NOPROG && !h->program[0] && n_progs)
 			snprintf(why, sizeof(why),
 			         "the client named no program and the server has %u: name one",
-			         __atomic_load_n(&srv->n_progs, __ATOMIC_RELAXED));
+			         n_progs);
+		else if (err == -PRISM_E_NOPROG && !n_progs)
+			snprintf(why, sizeof(why), "the server offers no program");
 		else
 			snprintf(why, sizeof(why), "%s", prism_strerror(err));
 		core_server_peer_put(srv, host);
