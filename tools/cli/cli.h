@@ -75,7 +75,8 @@ void cli_init(struct cli *c, const char *name, int argc, char **argv, const char
  * value (named on stderr, exit 2).
  */
 int cli_next(struct cli *c);
-/* The option being handled, as the user spelled it ("--port", "-p"). */
+/* The option being handled, as the user spelled it ("--port", "-p"); a
+ * static buffer, valid until the next call. */
 const char *cli_opt(const struct cli *c);
 
 /* "<name>: <message>" and a pointer to --help on stderr; returns CLI_EXIT_USAGE. */
