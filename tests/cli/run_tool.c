@@ -54,9 +54,14 @@ char *tool_temp_file(const char *suffix, const char *text)
 
 struct tool_out run_tool(const char *cmd, const char *stdin_path)
 {
+	return run_tool_env("", cmd, stdin_path);
+}
+
+struct tool_out run_tool_env(const char *env, const char *cmd, const char *stdin_path)
+{
 	char out_path[] = "/tmp/prism-cli-out-XXXXXX", err_path[] = "/tmp/prism-cli-err-XXXXXX";
 	struct tool_out o = {0};
-	size_t len = strlen(cmd) + 512;
+	size_t len = strlen(env) + strlen(cmd) + 512;
 	char *line = malloc(len);
 	int fo = mkstemp(out_path), fe = mkstemp(err_path), st;
 
@@ -64,11 +69,11 @@ struct tool_out run_tool(const char *cmd, const char *stdin_path)
 	close(fo);
 	close(fe);
 	if (!strncmp(cmd, "@/", 2))
-		snprintf(line, len, "%s/%s <%s >%s 2>%s", TOOL_DIR, cmd + 2,
+		snprintf(line, len, "%s %s/%s <%s >%s 2>%s", env, TOOL_DIR, cmd + 2,
 		         stdin_path ? stdin_path : "/dev/null", out_path, err_path);
 	else
-		snprintf(line, len, "%s <%s >%s 2>%s", cmd, stdin_path ? stdin_path : "/dev/null",
-		         out_path, err_path);
+		snprintf(line, len, "%s %s <%s >%s 2>%s", env, cmd,
+		         stdin_path ? stdin_path : "/dev/null", out_path, err_path);
 	st = system(line);
 	assert_true(st != -1);
 	o.status = WIFEXITED(st) ? WEXITSTATUS(st) : -1;

@@ -21,6 +21,8 @@ struct tool_out {
  * (NULL: /dev/null).  Asserts the shell ran.
  */
 struct tool_out run_tool(const char *cmd, const char *stdin_path);
+/* The same with @env ("NAME=VALUE ...") set for the command. */
+struct tool_out run_tool_env(const char *env, const char *cmd, const char *stdin_path);
 void tool_out_free(struct tool_out *o);
 /* A temporary file holding @text; the path is malloc'd. */
 char *tool_temp_file(const char *suffix, const char *text);
