@@ -39,6 +39,7 @@
 
 static struct {
 	char tmpdir[64];
+	char prismc[600];
 	struct prism_device *sdev, *cdev;
 	struct prism_server *srv;
 	struct prism_region *meta, *objects, *secret;
@@ -54,14 +55,20 @@ static struct {
 
 /* ---- server ---------------------------------------------------------------- */
 
-static int compile(const char *prismc, const char *entry, char *out, size_t cap)
+static int compile_flags(const char *prismc, const char *entry, const char *flags, char *out,
+                         size_t cap)
 {
 	char cmd[1400];
 
 	snprintf(out, cap, "%s/%s.chain", S.tmpdir, entry);
-	snprintf(cmd, sizeof(cmd), "%s compile lib/chains/prism_ops.prism --entry %s -o %s", prismc,
-	         entry, out);
+	snprintf(cmd, sizeof(cmd), "%s compile lib/chains/prism_ops.prism --entry %s%s -o %s",
+	         prismc, entry, flags, out);
 	return system(cmd);
+}
+
+static int compile(const char *prismc, const char *entry, char *out, size_t cap)
+{
+	return compile_flags(prismc, entry, "", out, cap);
 }
 
 static struct prism_region *region(const char *name, uint64_t size, unsigned access)
@@ -117,6 +124,7 @@ static int setup(void **state)
 	snprintf(prismc, sizeof(prismc), "%s/../prismc", dirname(self));
 	if (getenv("PRISMC"))
 		snprintf(prismc, sizeof(prismc), "%s", getenv("PRISMC"));
+	snprintf(S.prismc, sizeof(S.prismc), "%s", prismc);
 	snprintf(S.tmpdir, sizeof(S.tmpdir), "/tmp/prism-security-XXXXXX");
 	assert_non_null(mkdtemp(S.tmpdir));
 	if (getenv("PRISM_TEST_LOG"))
@@ -629,6 +637,29 @@ static void test_flush_by_unacknowledged_answer(void **state)
 	honest_served();
 }
 
+/* An object compiled without the request gate (for a device without
+ * wait-on-data) is refused, unless the application asks for it. */
+static void test_ungated_object_refused(void **state)
+{
+	PRISM_OPTS(prism_program_opts, po, .allow_ungated = true);
+	struct prism_program *p;
+	char path[256];
+
+	(void)state;
+	assert_int_equal(compile_flags(S.prismc, "put", " --no-request-gate", path, sizeof(path)),
+	                 0);
+	p = prism_program__open_file(path, NULL);
+	assert_non_null(p);
+	assert_int_equal(prism_program__load(p, S.sdev), -PRISM_E_UNGATED);
+	prism_program__close(p);
+	p = prism_program__open_file(path, &po);
+	assert_non_null(p);
+	assert_int_equal(prism_program__load(p, S.sdev), 0);
+	prism_program__close(p);
+	unlink(path);
+	honest_served();
+}
+
 /* The welcome tells a client what to send, never a key or a region it
  * cannot name. */
 static void test_welcome_publishes_no_keys(void **state)
@@ -717,6 +748,7 @@ int main(void)
 	    cmocka_unit_test(test_flush_by_remote_access_error),
 	    cmocka_unit_test(test_flush_by_long_send),
 	    cmocka_unit_test(test_flush_by_unacknowledged_answer),
+	    cmocka_unit_test(test_ungated_object_refused),
 	    cmocka_unit_test(test_welcome_publishes_no_keys),
 	    cmocka_unit_test(test_tampered_object_not_loaded),
 	};
