@@ -60,14 +60,14 @@ enum ir_profile {
 	X(QBUF_RKEY, "qbuf.rkey") /* queue a */                                                    \
 	X(RESP_ADDR, "resp")      /* client response buffer + k */                                 \
 	X(RESP_RKEY, "resp.rkey")                                                                  \
-	X(QPN, "qpn")               /* queue a */                                                  \
-	X(SEND_CQN, "scqn")         /* send CQ of queue a */                                       \
-	X(RECV_CQN, "rcqn")         /* receive CQ of queue a */                                    \
-	X(ENABLE_THROUGH, "enable") /* SQ counter just after node a (exclusive end) */             \
-	X(SEND_CQE, "scqe")         /* 0-based number of node a's CQE in its send CQ (WAIT) */     \
-	X(RECV_CQE, "rcqe")         /* receive CQE number k of queue a, 0-based (WAIT) */          \
-	X(CTRL_WORD, "ctrl")        /* le64 of node a's ctrl bytes 0-7 with opcode k */            \
-	X(QUEUE_ENTRY, "entry")     /* SQ counter just after queue a's first segment */            \
+	X(QPN, "qpn")                 /* queue a */                                                \
+	X(SEND_CQN, "scqn")           /* send CQ of queue a */                                     \
+	X(RECV_CQN, "rcqn")           /* receive CQ of queue a */                                  \
+	X(ENABLE_THROUGH, "enable")   /* SQ counter just after node a (exclusive end) */           \
+	X(SEND_CQE, "scqe")           /* 0-based number of node a's CQE in its send CQ (WAIT) */   \
+	X(RECV_CQE, "rcqe")           /* receive CQE number k of queue a, 0-based (WAIT) */        \
+	X(CTRL_WORD, "ctrl")          /* le64 of node a's ctrl bytes 0-7 with opcode k */          \
+	X(QUEUE_ENTRY, "entry")       /* SQ counter just after queue a's first segment */          \
 	X(RECV_CQE_ADDR, "rcqe.addr") /* byte k of queue a's receive CQE of this invocation */     \
 	X(RECV_CQ_LKEY, "rcq.lkey")   /* lkey of queue a's receive CQ ring (local read) */
 

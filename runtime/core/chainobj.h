@@ -183,7 +183,7 @@ enum chainobj_count_use {
 	X(CLIENT_QPN, "client-qpn", CHAINOBJ_REF_NONE, CHAINOBJ_COUNT_NO)                          \
 	X(SQ_COUNT, "sq-count", CHAINOBJ_REF_QUEUE, CHAINOBJ_COUNT_YES)                            \
 	X(RQ_COUNT, "rq-count", CHAINOBJ_REF_QUEUE, CHAINOBJ_COUNT_YES)                            \
-	X(CQ_COUNT, "cq-count", CHAINOBJ_REF_CQ, CHAINOBJ_COUNT_YES)                                \
+	X(CQ_COUNT, "cq-count", CHAINOBJ_REF_CQ, CHAINOBJ_COUNT_YES)                               \
 	X(CQE_ADDR, "cqe-addr", CHAINOBJ_REF_CQ, CHAINOBJ_COUNT_YES)                               \
 	X(CQ_LKEY, "cq-lkey", CHAINOBJ_REF_CQ, CHAINOBJ_COUNT_NO)
 
