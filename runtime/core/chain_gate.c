@@ -117,6 +117,10 @@ bool chain_verify_request_gate(const struct chainobj *o, char *msg, size_t cap)
 	int conn = -1;
 	uint32_t cq, waits = 0;
 
+	/* a chain that re-arms itself is posted once: its gate would watch the
+	 * CQE slot of invocation 0 for ever */
+	if (o->rearm != CHAINOBJ_REARM_CPU_REPOST)
+		return why(msg, cap, "a NIC-recycled chain cannot move its gate to each CQE");
 	for (uint32_t q = 0; q < o->n_queues; q++)
 		if (o->queues[q].role == CHAINOBJ_ROLE_CONN && o->queues[q].rq_slots)
 			conn = (int)q;
