@@ -540,10 +540,13 @@ static int register_watched_rings(struct core_inst *in)
 
 	for (uint32_t i = 0; i < o->n_relocs; i++) {
 		const struct chainobj_reloc *r = &o->relocs[i];
-		struct core_inst_cq *cq = &in->cqs[r->target];
+		struct core_inst_cq *cq;
 		int err;
 
-		if (r->kind != CHAINOBJ_RELOC_CQ_LKEY || cq->ring_mr)
+		if (r->kind != CHAINOBJ_RELOC_CQ_LKEY)
+			continue;
+		cq = &in->cqs[r->target]; /* the validator bounds a CQ target */
+		if (cq->ring_mr)
 			continue;
 		err = ops->reg_mr(in->be, in->pd, cq->info.buf,
 		                  (size_t)cq->info.ncqe * PRISM_CQE_BYTES, 0, &cq->ring_mr,
