@@ -11,6 +11,10 @@
  * entry WAIT, and the request gate (a wait-on-data on the receive CQE's
  * opcode) must hold every one: the free-list cursor and every region byte
  * stay as they were, and another client is served afterwards.
+ *
+ * SECEMU_PRISMC_FLAGS=" --no-request-gate" compiles `put` without the gate
+ * (loaded with allow_ungated): the test then fails, most runs, with the
+ * cursor moved by flushed receives (what the gate is for).
  */
 #include <libgen.h>
 #include <setjmp.h>
