@@ -637,6 +637,30 @@ static void test_flush_by_unacknowledged_answer(void **state)
 	honest_served();
 }
 
+/* A SEND shorter than the request still is one: the gate opens, exactly
+ * one `put` runs (the fields the SEND did not reach keep the template's
+ * values), and the connection stays served. */
+static void test_short_send_is_a_request(void **state)
+{
+	uint8_t msg[256] = {0};
+	struct raw_client a;
+	struct prism_cqe e;
+	uint64_t before = cursor();
+
+	(void)state;
+	connect_raw(&a, "put");
+	put_request(&a, msg);
+	assert_int_equal(raw_send(&a, PRISM_OP_SEND, msg, 1, &e), 0);
+	assert_int_equal(e.opcode, PRISM_CQE_REQ);
+	wait_cursor(before + 8);
+	assert_int_equal(raw_invoke(&a, msg, put_request(&a, msg)), 0);
+	wait_cursor(before + 16);
+	raw_close(&a);
+	wait_reaped();
+	assert_int_equal(cursor(), before + 16);
+	honest_served();
+}
+
 /* An object compiled without the request gate (for a device without
  * wait-on-data) is refused, unless the application asks for it. */
 static void test_ungated_object_refused(void **state)
@@ -748,6 +772,7 @@ int main(void)
 	    cmocka_unit_test(test_flush_by_remote_access_error),
 	    cmocka_unit_test(test_flush_by_long_send),
 	    cmocka_unit_test(test_flush_by_unacknowledged_answer),
+	    cmocka_unit_test(test_short_send_is_a_request),
 	    cmocka_unit_test(test_ungated_object_refused),
 	    cmocka_unit_test(test_welcome_publishes_no_keys),
 	    cmocka_unit_test(test_tampered_object_not_loaded),
