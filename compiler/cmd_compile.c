@@ -3,7 +3,7 @@
  * compiler/cmd_compile.c - `prismc compile`: source -> verified .chain object.
  *
  *     prismc compile FILE.prism -o FILE.chain [--firmware relaxed|strict]
- *                    [--entry NAME] [--emit-ir]
+ *                    [--entry NAME] [--emit-ir] [--no-request-gate]
  *
  * Owns: the pipeline front end -> lower -> sched_barriers -> layout -> emit
  * -> chain_verify (summary into the object) -> chainobj_write.
@@ -25,7 +25,7 @@ static void compile_help(FILE *out)
 {
 	fprintf(out,
 	        "usage: prismc compile FILE.prism -o FILE.chain [--firmware relaxed|strict]\n"
-	        "                      [--entry NAME] [--emit-ir]\n\n"
+	        "                      [--entry NAME] [--emit-ir] [--no-request-gate]\n\n"
 	        "Compile one offload of a .prism file into a chain object (YAML): lower to the\n"
 	        "chain IR, coalesce barriers, lay the queues out, emit WQE templates through the\n"
 	        "codec, verify (prefetch safety, client fields and keys, WR budget, rings).\n\n"
@@ -36,6 +36,12 @@ static void compile_help(FILE *out)
 	        "                   --profile P is the older spelling\n"
 	        "  --entry NAME     offload to compile (default: the first)\n"
 	        "  --emit-ir        print the scheduled IR on stdout instead of writing\n"
+	        "  --no-request-gate\n"
+	        "                   leave out the request gate (a wait-on-data per\n"
+	        "                   invocation) for a device without wait_on_data: a\n"
+	        "                   flushed receive can then start an invocation, and a\n"
+	        "                   server loads the object only when told to accept that\n"
+	        "                   (docs/security.md)\n"
 	        "  -h, --help       this help\n"
 	        "  -V, --version    the version\n\n"
 	        "FILE '-' reads standard input.\n\n"
@@ -46,13 +52,17 @@ static void compile_help(FILE *out)
 static int compile_run(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-	    {"output", required_argument, NULL, 'o'},   {"profile", required_argument, NULL, 'p'},
-	    {"firmware", required_argument, NULL, 'p'}, {"entry", required_argument, NULL, 'e'},
-	    {"emit-ir", no_argument, NULL, 'i'},        {NULL, 0, NULL, 0},
+	    {"output", required_argument, NULL, 'o'},
+	    {"profile", required_argument, NULL, 'p'},
+	    {"firmware", required_argument, NULL, 'p'},
+	    {"entry", required_argument, NULL, 'e'},
+	    {"emit-ir", no_argument, NULL, 'i'},
+	    {"no-request-gate", no_argument, NULL, 'g'},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *outpath = NULL, *entry = NULL;
 	enum ir_profile profile = IR_PROFILE_RELAXED;
-	bool emit_ir = false;
+	bool emit_ir = false, no_gate = false;
 	struct cli c;
 	int ch;
 
@@ -74,6 +84,9 @@ static int compile_run(int argc, char **argv)
 		case 'i':
 			emit_ir = true;
 			break;
+		case 'g':
+			no_gate = true;
+			break;
 		}
 	}
 	if (optind != argc - 1 || (!outpath && !emit_ir))
@@ -90,8 +103,11 @@ static int compile_run(int argc, char **argv)
 	int rc = PRISMC_EXIT_OK;
 	struct chainobj *o = NULL;
 	if (st == FRONTEND_OK) {
-		struct compile_opts co = {
-		    .profile = profile, .entry = entry, .emit_ir = emit_ir, .ir_out = stdout};
+		struct compile_opts co = {.profile = profile,
+		                          .entry = entry,
+		                          .emit_ir = emit_ir,
+		                          .ir_out = stdout,
+		                          .no_request_gate = no_gate};
 		rc = compile_program(&u.diag, u.prog, &co, &o);
 	} else {
 		rc = st == FRONTEND_NOMEM ? PRISMC_EXIT_INTERNAL : PRISMC_EXIT_ERRORS;

@@ -413,8 +413,12 @@ static int run_nic(const struct run_opts *o)
 	           .firmware = o->firmware == IR_PROFILE_STRICT ? "strict" : "relaxed",
 	           .trace_path = o->trace);
 
+	/* the only client is this command's own: an object compiled with
+	 * --no-request-gate runs (the loader says so) */
+	PRISM_OPTS(prism_program_opts, popts, .allow_ungated = true);
+
 	rc = PRISMC_EXIT_ERRORS;
-	prog = prism_program__open_mem(yaml, len, NULL);
+	prog = prism_program__open_mem(yaml, len, &popts);
 	dev = prog ? prism_device__open(o->device ? o->device : "sim", &dopts) : NULL;
 	if (!prog || !dev)
 		goto out;

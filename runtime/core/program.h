@@ -20,6 +20,7 @@ struct prism_program {
 	struct prism_device *dev;      /* set by prism_program__load */
 	struct prism_region **regions; /* [obj->n_regions], bound at load */
 	int conn_queue;                /* index of the queue with role CONN */
+	bool allow_ungated;            /* prism_program_opts.allow_ungated */
 	unsigned refs;                 /* 1 for the application + 1 per user */
 	pthread_mutex_t ref_lock;
 	/* What a server lists about it (prism_post_list): where it came

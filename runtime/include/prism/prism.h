@@ -213,6 +213,12 @@ struct prism_param_info {
 struct prism_program_opts {
 	size_t sz;
 	const char *name; /* override the object's program name */
+	/* Load an object compiled without the request gate (prismc compile
+	 * --no-request-gate, for a device without wait-on-data): a client that
+	 * fails its own connection can then start pre-posted invocations with
+	 * unfilled arguments (docs/security.md).  Off: such an object is
+	 * refused with PRISM_E_UNGATED. */
+	bool allow_ungated;
 	size_t : 0;
 };
 
