@@ -139,7 +139,7 @@ int run_image_set(const struct interp_env *env, const char *spec, char *err, siz
 
 int run_image_set_file(const struct interp_env *env, const char *path, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin; /* '-': standard input */
 	char line[1024];
 	unsigned n = 0;
 
@@ -164,11 +164,13 @@ int run_image_set_file(const struct interp_env *env, const char *path, char *err
 			continue;
 		if (run_image_set(env, s, msg, sizeof(msg))) {
 			snprintf(err, errlen, "%s:%u: %s", path, n, msg);
-			fclose(f);
+			if (f != stdin)
+				fclose(f);
 			return -1;
 		}
 	}
-	fclose(f);
+	if (f != stdin)
+		fclose(f);
 	return 0;
 }
 
@@ -180,7 +182,7 @@ int run_image_load(const struct interp_env *env, const char *name, const char *p
 
 	if (!r)
 		return no_region(env, "--region: ", name, (int)strlen(name), err, errlen);
-	f = fopen(path, "rb");
+	f = strcmp(path, "-") ? fopen(path, "rb") : stdin; /* '-': standard input */
 	if (!f) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
@@ -188,7 +190,8 @@ int run_image_load(const struct interp_env *env, const char *name, const char *p
 	size_t got = fread(r->bytes, 1, r->size, f);
 	bool larger = fgetc(f) != EOF;
 
-	fclose(f);
+	if (f != stdin)
+		fclose(f);
 	(void)got;
 	if (larger) {
 		snprintf(err, errlen, "%s is larger than region '%s' (%llu bytes)", path, name,
