@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,7 @@
 
 #include "compiler/cmd.h"
 #include "compiler/cmd_server.h"
+#include "util/json_text.h"
 
 #define CALL_MAX_ARGS  16
 #define CALL_ARG_BYTES 4096
@@ -178,15 +180,21 @@ static void report(const struct call_opts *o, struct prism_client *cl, int e,
 	struct prism_result_info ri;
 
 	if (o->json) {
-		printf("{\"entry\":\"%s\",\"status\":0,\"return_site\":%u,\"results\":{",
-		       call->entry, call->ret_site);
+		json_t *res = json_object();
+
 		for (int i = 0; i < nres; i++) {
 			prism_client__result(cl, e, i, &ri);
-			printf("%s\"%s\":\"", i ? "," : "", ri.name);
-			print_hex(result + ri.offset, ri.size);
-			printf("\"");
+			json_object_set_new(res, ri.name, json_hex(result + ri.offset, ri.size));
 		}
-		printf("},\"latency_ns\":%" PRIu64 ",\"count\":%" PRIu64 "}\n", lat_ns, o->count);
+		json_t *j =
+		    json_pack("{s:o, s:i, s:I, s:o, s:I, s:I}", "entry", json_text(call->entry),
+		              "status", 0, "return_site", (json_int_t)call->ret_site, "results",
+		              res, "latency_ns", (json_int_t)lat_ns, "count", (json_int_t)o->count);
+
+		if (j)
+			json_dumpf(j, stdout, JSON_COMPACT);
+		fputc('\n', stdout);
+		json_decref(j);
 		return;
 	}
 	if (call->ret_site)
@@ -207,11 +215,16 @@ static void report(const struct call_opts *o, struct prism_client *cl, int e,
  * already), or one JSON object with --json. */
 static int failed(const struct call_opts *o, const char *entry, int err, const char *what)
 {
-	if (o->json)
-		printf("{\"entry\":\"%s\",\"status\":%d,\"error\":\"%s%s%s\"}\n",
-		       entry ? entry : "", err, what ? what : "", what ? ": " : "",
-		       prism_strerror(err));
-	else if (!prismc_server_logged())
+	if (o->json) {
+		json_t *j =
+		    json_pack("{s:o, s:i, s:s++}", "entry", json_text(entry), "status", err,
+		              "error", what ? what : "", what ? ": " : "", prism_strerror(err));
+
+		if (j)
+			json_dumpf(j, stdout, JSON_COMPACT);
+		fputc('\n', stdout);
+		json_decref(j);
+	} else if (!prismc_server_logged())
 		fprintf(stderr, "%s: %s%s%s\n", o->cli.name, what ? what : "", what ? ": " : "",
 		        prism_strerror(err));
 	return prismc_server_exit(err);

@@ -9,6 +9,7 @@
  * Must not: reach the server any other way than the post socket.
  */
 #include <inttypes.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,8 @@
 
 #include "compiler/cmd.h"
 #include "compiler/cmd_server.h"
+#include "core/chainobj_yaml.h"
+#include "util/json_text.h"
 
 #define SHOW_MAX 64 /* the server's limit (CORE_SERVER_MAX_PROGRAMS) */
 
@@ -80,34 +83,34 @@ static void print_text(const struct prism_installed *p)
 	       p->conns_active, p->conns_total, p->invocations);
 }
 
-/* Names are checked by the runtime (letters, digits, '_'): no escaping. */
-static void print_json(const struct prism_installed *p, bool first)
+/* One program as a JSON object (jansson), appended to @list. */
+static void add_json(json_t *list, const struct prism_installed *p)
 {
-	static const char *const acc[] = {"read", "write", "atomic"};
+	json_t *entries = json_array(), *regions = json_array();
 	char when[32];
 
 	when_text(p->installed_at, when, sizeof(when));
-	printf("%s{\"name\":\"%s\",\"entries\":[", first ? "" : ",", p->name);
 	for (uint32_t e = 0; e < p->n_entries && e < PRISM_LIST_ENTRIES; e++)
-		printf("%s\"%s\"", e ? "," : "", p->entries[e]);
-	printf("],\"regions\":[");
+		json_array_append_new(entries, json_text(p->entries[e]));
 	for (uint32_t r = 0; r < p->n_regions && r < PRISM_LIST_REGIONS; r++) {
-		bool any = false;
+		json_t *acc = json_array();
 
-		printf("%s{\"name\":\"%s\",\"size\":%" PRIu64 ",\"access\":[", r ? "," : "",
-		       p->regions[r].name, p->regions[r].size);
 		for (unsigned b = 0; b < 3; b++)
-			if (p->regions[r].access & (1u << b)) {
-				printf("%s\"%s\"", any ? "," : "", acc[b]);
-				any = true;
-			}
-		printf("]}");
+			if (p->regions[r].access & (1u << b))
+				json_array_append_new(acc,
+				                      json_string(chainobj_yaml_access_name(b)));
+		json_array_append_new(
+		    regions, json_pack("{s:o, s:I, s:o}", "name", json_text(p->regions[r].name),
+		                       "size", (json_int_t)p->regions[r].size, "access", acc));
 	}
-	printf("],\"object_bytes\":%" PRIu64 ",\"installed_at\":\"%s\",\"uid\":%u,\"pid\":%d,"
-	       "\"conns_active\":%" PRIu64 ",\"conns_total\":%" PRIu64 ",\"invocations\":%" PRIu64
-	       "}",
-	       p->object_bytes, when, p->installed_uid, (int)p->installed_pid, p->conns_active,
-	       p->conns_total, p->invocations);
+	json_array_append_new(
+	    list,
+	    json_pack("{s:o, s:o, s:o, s:I, s:s, s:I, s:I, s:I, s:I, s:I}", "name",
+	              json_text(p->name), "entries", entries, "regions", regions, "object_bytes",
+	              (json_int_t)p->object_bytes, "installed_at", when, "uid",
+	              (json_int_t)p->installed_uid, "pid", (json_int_t)p->installed_pid,
+	              "conns_active", (json_int_t)p->conns_active, "conns_total",
+	              (json_int_t)p->conns_total, "invocations", (json_int_t)p->invocations));
 }
 
 static int show_run(int argc, char **argv)
@@ -121,7 +124,8 @@ static int show_run(int argc, char **argv)
 	static struct prism_installed progs[SHOW_MAX];
 	const char *server = NULL, *name = NULL;
 	uint64_t timeout = 5000;
-	bool json = false, first = true;
+	bool json = false;
+	json_t *list = NULL;
 	struct cli c;
 	int ch, n, shown = 0;
 
@@ -152,20 +156,22 @@ static int show_run(int argc, char **argv)
 	n = prism_post_list(server, progs, SHOW_MAX, &po);
 	if (n < 0)
 		return prismc_server_exit(n);
-	if (json)
-		printf("[");
+	if (json && !(list = json_array()))
+		return cli_fail(&c, PRISMC_EXIT_INTERNAL, "out of memory");
 	for (int i = 0; i < n && i < SHOW_MAX; i++) {
 		if (name && strcmp(name, progs[i].name))
 			continue;
 		if (json)
-			print_json(&progs[i], first);
+			add_json(list, &progs[i]);
 		else
 			print_text(&progs[i]);
-		first = false;
 		shown++;
 	}
-	if (json)
-		printf("]\n");
+	if (json) {
+		json_dumpf(list, stdout, JSON_COMPACT);
+		fputc('\n', stdout);
+		json_decref(list);
+	}
 	if (name && !shown)
 		return cli_fail(&c, PRISMC_EXIT_ERRORS, "no program '%s' on %s", name, server);
 	return PRISMC_EXIT_OK;
