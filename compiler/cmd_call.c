@@ -24,6 +24,7 @@
 
 #include "compiler/cmd.h"
 #include "compiler/cmd_server.h"
+#include "compiler/run_report.h"
 #include "util/json_text.h"
 
 #define CALL_MAX_ARGS  16
@@ -167,48 +168,26 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void print_hex(const uint8_t *p, size_t n)
-{
-	for (size_t i = 0; i < n; i++)
-		printf("%02x", p[i]);
-}
-
+/* The report of `prismc run` (run_report.c), with the wall-clock latency
+ * of @o->count invocations (their median, @lat_ns). */
 static void report(const struct call_opts *o, struct prism_client *cl, int e,
                    const struct prism_call *call, const uint8_t *result, uint64_t lat_ns)
 {
-	int nres = prism_client__result_count(cl, e);
+	struct run_outcome oc = {.entry = call->entry,
+	                         .status = call->status,
+	                         .ret_site = call->ret_site,
+	                         .count = o->count,
+	                         .wall_ns = lat_ns};
 	struct prism_result_info ri;
 
-	if (o->json) {
-		json_t *res = json_object();
-
-		for (int i = 0; i < nres; i++) {
-			prism_client__result(cl, e, i, &ri);
-			json_object_set_new(res, ri.name, json_hex(result + ri.offset, ri.size));
-		}
-		json_t *j =
-		    json_pack("{s:o, s:i, s:I, s:o, s:I, s:I}", "entry", json_text(call->entry),
-		              "status", 0, "return_site", (json_int_t)call->ret_site, "results",
-		              res, "latency_ns", (json_int_t)lat_ns, "count", (json_int_t)o->count);
-
-		if (j)
-			json_dumpf(j, stdout, JSON_COMPACT);
-		fputc('\n', stdout);
-		json_decref(j);
-		return;
+	if (prism_client__result_count(cl, e) > 0 && !prism_client__result(cl, e, 0, &ri)) {
+		oc.has_result = true;
+		oc.value_name = ri.name;
+		oc.value = result + ri.offset;
+		oc.value_len = ri.size;
+		oc.value_le = !ri.big_endian;
 	}
-	if (call->ret_site)
-		printf("entry %s: returned\n  return site  %u\n", call->entry, call->ret_site);
-	else
-		printf("entry %s: finished, no return ran\n", call->entry);
-	for (int i = 0; call->ret_site && i < nres; i++) {
-		prism_client__result(cl, e, i, &ri);
-		printf("  %-12s ", ri.name);
-		print_hex(result + ri.offset, ri.size);
-		printf("\n");
-	}
-	printf("  latency      %.2f us wall clock (%s of %" PRIu64 ", request to result)\n",
-	       (double)lat_ns / 1000.0, o->count > 1 ? "median" : "one", o->count);
+	run_report_print(stdout, &oc, o->json);
 }
 
 /* A failure: one line of text (none when the runtime reported it

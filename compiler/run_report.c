@@ -29,6 +29,11 @@ static bool value_number(const struct run_outcome *o, uint64_t *v)
 	return true;
 }
 
+static const char *name_of(const struct run_outcome *o)
+{
+	return o->value_name ? o->value_name : "value";
+}
+
 /* Emit @obj on one line; jansson keeps the keys in insertion order. */
 static void dump_line(FILE *out, json_t *obj)
 {
@@ -45,17 +50,20 @@ static void print_json(FILE *out, const struct run_outcome *o)
 
 	if (o->ret_site && o->has_result) {
 		if (value_number(o, &v))
-			json_object_set_new(results, "value",
+			json_object_set_new(results, name_of(o),
 			                    v <= INT64_MAX ? json_integer((json_int_t)v)
 			                                   : json_sprintf("%" PRIu64, v));
 		else
-			json_object_set_new(results, "value", json_hex(o->value, o->value_len));
+			json_object_set_new(results, name_of(o), json_hex(o->value, o->value_len));
 	}
-	json_t *obj = json_pack("{s:s, s:i, s:I, s:b, s:o}", "entry", o->entry ? o->entry : "",
-	                        "status", o->status, "return_site", (json_int_t)o->ret_site,
-	                        "returned", o->ret_site != 0, "results", results);
+	json_t *obj = json_pack("{s:o, s:i, s:I, s:o, s:b}", "entry", json_text(o->entry), "status",
+	                        o->status, "return_site", (json_int_t)o->ret_site, "results",
+	                        results, "returned", o->ret_site != 0);
 
-	if (obj && o->engine) {
+	if (obj && o->count) {
+		json_object_set_new(obj, "latency_ns", json_integer((json_int_t)o->wall_ns));
+		json_object_set_new(obj, "count", json_integer((json_int_t)o->count));
+	} else if (obj && o->engine) {
 		json_object_set_new(obj, "virtual_ns", json_integer((json_int_t)o->virt_ns));
 		json_object_set_new(obj, "profile", json_string(o->engine));
 	} else if (obj) {
@@ -82,7 +90,7 @@ void run_report_print(FILE *out, const struct run_outcome *o, bool json)
 	else
 		fprintf(out, "entry %s: ran to the end (it returns nothing)\n", o->entry);
 	if (o->ret_site && o->has_result) {
-		fprintf(out, "  %-12s ", "value");
+		fprintf(out, "  %-12s ", name_of(o));
 		if (value_number(o, &v)) {
 			fprintf(out, "%" PRIu64 " (0x%" PRIx64 ")\n", v, v);
 		} else {
@@ -91,7 +99,12 @@ void run_report_print(FILE *out, const struct run_outcome *o, bool json)
 			fputc('\n', out);
 		}
 	}
-	if (o->engine)
+	if (o->count)
+		fprintf(out,
+		        "  latency      %.2f us wall clock (%s of %" PRIu64
+		        ", request to result)\n",
+		        (double)o->wall_ns / 1000.0, o->count > 1 ? "median" : "one", o->count);
+	else if (o->engine)
 		fprintf(out,
 		        "  latency      %.2f us virtual (cost profile %s; client SEND to result)\n",
 		        (double)o->virt_ns / 1000.0, o->engine);

@@ -5,7 +5,8 @@
  * object (--json), and a failure as JSON.
  *
  * Owns: the wording and the JSON keys of an invocation's report, the same
- * for the software NIC, a real device and the reference interpreter.
+ * for `prismc run` (software NIC, a device, the reference interpreter) and
+ * `prismc call` (a running server).
  * Must not: run anything; the caller fills struct run_outcome.
  */
 #ifndef PRISMC_RUN_REPORT_H
@@ -24,8 +25,13 @@ struct run_outcome {
 	bool has_result;      /* the entry declares a result */
 	const uint8_t *value; /* the result field "value" (read when ret_site != 0) */
 	size_t value_len;
-	bool value_le;      /* a little-endian integer of 1..8 bytes: printed as a number */
-	const char *engine; /* cost profile name, or NULL for the reference interpreter */
+	bool value_le;          /* a little-endian integer of 1..8 bytes: printed as a number */
+	const char *value_name; /* the result field's name (NULL: "value") */
+	/* how long it took, one of: */
+	uint64_t count;     /* a client of a running server: invocations timed (0: not one) */
+	uint64_t wall_ns;   /* ... and their median wall-clock latency */
+	const char *engine; /* an embedded NIC: its cost profile; NULL with count 0: the
+	                     * reference interpreter */
 	uint64_t virt_ns;   /* virtual latency (engine != NULL) */
 };
 

@@ -149,7 +149,7 @@ static void test_manage_running_server(void **state)
 	o = run("@/prismc call -s 127.0.0.1:%u -e get -a c=16 --count=3 --json", port);
 	EXPECT(o, 0, out,
 	       "{\"entry\":\"get\",\"status\":0,\"return_site\":1,\"results\":{\"value\":"
-	       "\"1122334455667702\"},\"latency_ns\":");
+	       "\"1122334455667702\"},\"returned\":true,\"latency_ns\":");
 	tool_out_free(&o);
 	o = run("@/prismc call -s 127.0.0.1:%u --arg cell=8", port);
 	EXPECT(o, 2, err, "no parameter 'cell'; it takes: c");

@@ -303,7 +303,7 @@ static void test_results_in_plain_words(void **state)
 	cmd_result_free(&nic);
 	cmd_result_free(&ref);
 	nic = run(src, "--entry", "get", "--arg", "p=0", "--set", "m+0=le64:300", "--json", NULL);
-	assert_non_null(strstr(nic.out, "\"returned\":true,\"results\":{\"value\":300}"));
+	assert_non_null(strstr(nic.out, "\"results\":{\"value\":300},\"returned\":true"));
 	cmd_result_free(&nic);
 	nic = run(src, "--entry", "put", "--arg", "p=0", "--arg", "x=5", NULL);
 	ref = run(src, "--entry", "put", "--arg", "p=0", "--arg", "x=5", "--reference", NULL);
