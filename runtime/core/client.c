@@ -496,6 +496,14 @@ static int step(struct prism_client *cl)
 	return err;
 }
 
+/*
+ * Waiting on a polled link: the thread sleeps in poll(2) on its own socket,
+ * so the answer wakes it directly (on two shared cores a busy-poll only
+ * delays the server).  Each wait that times out ticks the RNR timer (a SEND
+ * parked on an RNR NAK retries).
+ */
+#define NET_WAIT_US 200
+
 int core_client_wait(struct prism_client *cl, uint64_t k, int timeout_ms)
 {
 	uint64_t deadline = timeout_ms < 0 ? UINT64_MAX : mono_ms() + (uint64_t)timeout_ms;
@@ -510,6 +518,12 @@ int core_client_wait(struct prism_client *cl, uint64_t k, int timeout_ms)
 			break;
 		if (mono_ms() >= deadline)
 			return -PRISM_E_TIMEOUT;
+		if (cl->link_polled) {
+			/* a link gone is seen by the next step (link_down) */
+			if (core_client_net_wait(cl, NET_WAIT_US) == 0)
+				core_client_net_kick(cl);
+			continue;
+		}
 		if (++spins > 64) {
 			struct timespec ts = {0, 20 * 1000};
 

@@ -141,9 +141,14 @@ int core_client_net_attach(struct prism_client *cl)
 	cl->net_fd = -1;
 	free(cl->net_peer);
 	cl->net_peer = NULL;
-	if (err)
+	if (err) {
 		core_err("client: attach: %s", d.msg);
-	return err;
+		return err;
+	}
+	/* The thread that waits for an answer reads it off the socket itself
+	 * (else the transport thread does, and the answer wakes two threads). */
+	cl->link_polled = net_link_set_polled(cl->link) == 0;
+	return 0;
 }
 
 /*
@@ -156,6 +161,11 @@ int core_client_net_attach(struct prism_client *cl)
 void core_client_net_kick(struct prism_client *cl)
 {
 	sim_dev_kick(sim_backend_dev(cl->dev->shards[cl->shard].be));
+}
+
+int core_client_net_wait(struct prism_client *cl, int timeout_us)
+{
+	return net_link_poll(cl->link, timeout_us);
 }
 
 void core_client_net_close(struct prism_client *cl)

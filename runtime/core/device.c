@@ -310,11 +310,20 @@ int core_shard_progress(struct prism_device *dev, unsigned shard)
 	struct core_shard *sh = &dev->shards[shard];
 	int err;
 
+	struct net_transport *t;
+
 	if (dev->threaded || !dev->ops->progress)
 		return 0;
+	/* what the run sends to remote peers leaves at its end, one system
+	 * call per link */
+	t = __atomic_load_n(&sh->transport, __ATOMIC_ACQUIRE);
+	if (t)
+		net_transport_cork(t);
 	pthread_mutex_lock(&sh->lock);
 	err = dev->ops->progress(sh->be);
 	pthread_mutex_unlock(&sh->lock);
+	if (t)
+		net_transport_uncork(t);
 	return err;
 }
 

@@ -29,6 +29,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <poll.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -66,7 +68,11 @@ struct net_link {
 	bool rx_paused; /* not reading while blocked: the peer is back-pressured */
 	int tx_err;
 
-	/* transport thread only */
+	/* rx_lock: whoever reads the socket (the transport thread, or the
+	 * owner of a polled link) */
+	pthread_mutex_t rx_lock;
+	bool polled;      /* the owner reads the socket (net_link_poll) */
+	uint8_t *scratch; /* RX_CHUNK bytes the owner reads into (polled) */
 	uint8_t *rx;
 	size_t rx_cap, rx_len;
 	bool rx_stalled;
@@ -92,7 +98,24 @@ struct net_transport {
 	uint8_t *rx_scratch; /* RX_CHUNK bytes: the thread reads every link into it */
 	bool flagged;        /* some link has failing set */
 	uint32_t next_gen;
+	uint64_t delivered;         /* packets handed to the device, by anyone */
+	void (*rx_hook)(void *ctx); /* run on the thread after it delivered */
+	void *rx_hook_ctx;
+	bool in_hook;
+	pthread_cond_t hook_idle;
 };
+
+/*
+ * Corking: while a thread has corked a transport, the frames its xmit
+ * queues stay in their links' buffers and leave at uncork, one send per
+ * link (an ACK and the answer that follows it in one run of the device
+ * travel in one segment, and wake the peer once).
+ */
+#define CORK_MAX 32u
+static __thread struct net_transport *tls_corked;
+static __thread unsigned tls_cork_depth;      /* corks nest: the outermost sends */
+static __thread uint32_t tls_dirty[CORK_MAX]; /* local QPNs with queued frames */
+static __thread unsigned tls_ndirty;
 
 __attribute__((format(printf, 3, 4))) static void tlog(struct net_transport *t, int level,
                                                        const char *fmt, ...)
@@ -141,9 +164,21 @@ static void link_free(struct net_link *l)
 {
 	close(l->fd);
 	pthread_mutex_destroy(&l->tx_lock);
+	pthread_mutex_destroy(&l->rx_lock);
 	free(l->tx);
 	free(l->rx);
+	free(l->scratch);
 	free(l);
+}
+
+/* The epoll events a link wants besides EPOLLOUT: none while the device
+ * pushes back (its bytes wait in the peer's socket); hang-ups only when its
+ * owner reads it. */
+static uint32_t rx_events(const struct net_link *l)
+{
+	if (l->rx_stalled || l->rx_paused)
+		return 0;
+	return l->polled ? EPOLLRDHUP : EPOLLIN | EPOLLRDHUP;
 }
 
 /* Pin the link an epoll event names, or NULL when it was closed since. */
@@ -178,12 +213,11 @@ static void unpin(struct net_link *l)
 /* tx_lock held: ask epoll for (or stop asking for) writability. */
 static void arm_out(struct net_link *l, bool on)
 {
-	struct epoll_event ev = {.events = EPOLLIN | (on ? EPOLLOUT : 0), .data.u64 = link_id(l)};
+	struct epoll_event ev = {.events = rx_events(l) | (on ? EPOLLOUT : 0),
+	                         .data.u64 = link_id(l)};
 
 	if (l->out_armed == on)
 		return;
-	if (l->rx_stalled || l->rx_paused)
-		ev.events &= ~(uint32_t)EPOLLIN;
 	if (epoll_ctl(l->t->epfd, EPOLL_CTL_MOD, l->fd, &ev) == 0)
 		l->out_armed = on;
 }
@@ -291,7 +325,14 @@ static int transport_xmit(void *ctx, const struct sim_pkt *sp)
 	l->tx_len += (size_t)size;
 	l->stats.tx_pkts++;
 	l->stats.tx_bytes += (uint64_t)size;
-	if (!l->out_armed) {
+	if (!l->out_armed && tls_corked == t && tls_ndirty < CORK_MAX) {
+		unsigned i;
+
+		for (i = 0; i < tls_ndirty && tls_dirty[i] != l->addr.local_qpn; i++)
+			;
+		if (i == tls_ndirty)
+			tls_dirty[tls_ndirty++] = l->addr.local_qpn;
+	} else if (!l->out_armed) {
 		rc = flush_locked(l);
 		if (rc) {
 			l->tx_err = rc;
@@ -401,6 +442,7 @@ static size_t deliver_from(struct net_link *l, const uint8_t *buf, size_t avail)
 		}
 		l->stats.rx_pkts++;
 		l->stats.rx_bytes += len + NET_RECORD_HDR_BYTES;
+		__atomic_add_fetch(&t->delivered, 1, __ATOMIC_RELAXED);
 		off += NET_RECORD_HDR_BYTES + len;
 	}
 	return off;
@@ -463,9 +505,10 @@ static bool pause_if_blocked(struct net_link *l)
 	return paused;
 }
 
-/* @gone: the socket reported a hang-up or an error (a paused link reads on,
- * to see it fail, instead of being woken by it forever). */
-static void on_readable(struct net_link *l, bool gone)
+/* rx_lock held.  @gone: the socket reported a hang-up or an error (a
+ * paused link reads on, to see it fail, instead of being woken by it
+ * forever).  @scratch: RX_CHUNK bytes of the reading thread's own. */
+static void on_readable(struct net_link *l, bool gone, uint8_t *scratch)
 {
 	size_t budget = RX_BUDGET;
 
@@ -473,21 +516,25 @@ static void on_readable(struct net_link *l, bool gone)
 		return;
 
 	while (!l->dead && !l->rx_stalled && budget) {
-		struct net_transport *t = l->t;
 		ssize_t n;
 
 		if (!l->rx_len) {
 			/* the common case: whole records, read into the thread's
 			 * buffer; only a remainder is kept by the link */
-			n = recv(l->fd, t->rx_scratch, RX_CHUNK, MSG_DONTWAIT);
+			n = recv(l->fd, scratch, RX_CHUNK, MSG_DONTWAIT);
 			if (n > 0) {
-				size_t off = deliver_from(l, t->rx_scratch, (size_t)n);
+				size_t off = deliver_from(l, scratch, (size_t)n);
 
 				budget = budget > (size_t)n ? budget - (size_t)n : 0;
 				if (!l->dead && off < (size_t)n &&
-				    keep_rest(l, t->rx_scratch + off, (size_t)n - off))
+				    keep_rest(l, scratch + off, (size_t)n - off))
 					link_fail(l, -ENOMEM,
 					          "out of memory for the receive buffer");
+				/* a short read emptied the socket: no second
+				 * call to hear EAGAIN (epoll is level-triggered,
+				 * a polled link is polled again) */
+				if ((size_t)n < RX_CHUNK && !gone)
+					return;
 				continue;
 			}
 		} else {
@@ -502,11 +549,15 @@ static void on_readable(struct net_link *l, bool gone)
 				l->rx = p;
 				l->rx_cap += RX_CHUNK;
 			}
-			n = recv(l->fd, l->rx + l->rx_len, l->rx_cap - l->rx_len, MSG_DONTWAIT);
+			size_t room = l->rx_cap - l->rx_len;
+
+			n = recv(l->fd, l->rx + l->rx_len, room, MSG_DONTWAIT);
 			if (n > 0) {
 				l->rx_len += (size_t)n;
 				budget = budget > (size_t)n ? budget - (size_t)n : 0;
 				deliver_records(l);
+				if ((size_t)n < room && !gone)
+					return;
 				continue;
 			}
 		}
@@ -542,11 +593,10 @@ static void on_writable(struct net_link *l)
 		kick = true;
 	}
 	if (!rc && !l->blocked && l->rx_paused) {
-		struct epoll_event ev = {.events = (l->rx_stalled ? 0 : EPOLLIN) |
-		                                   (l->out_armed ? EPOLLOUT : 0),
-		                         .data.u64 = link_id(l)};
+		struct epoll_event ev = {.data.u64 = link_id(l)};
 
 		l->rx_paused = false;
+		ev.events = rx_events(l) | (l->out_armed ? EPOLLOUT : 0);
 		epoll_ctl(l->t->epfd, EPOLL_CTL_MOD, l->fd, &ev);
 	}
 	pthread_mutex_unlock(&l->tx_lock);
@@ -554,7 +604,9 @@ static void on_writable(struct net_link *l)
 		char why[96];
 
 		snprintf(why, sizeof(why), "send: %s", strerror(-rc));
+		pthread_mutex_lock(&l->rx_lock);
 		link_fail(l, rc, why);
+		pthread_mutex_unlock(&l->rx_lock);
 		return;
 	}
 	if (kick)
@@ -584,6 +636,7 @@ static void service_flagged(struct net_transport *t)
 		pthread_mutex_unlock(&t->lock);
 		if (!l)
 			continue;
+		pthread_mutex_lock(&l->rx_lock);
 		if (failing) {
 			char why[96];
 
@@ -598,15 +651,41 @@ static void service_flagged(struct net_transport *t)
 			pthread_mutex_unlock(&t->lock);
 			/* still not reading a link paused for back-pressure */
 			pthread_mutex_lock(&l->tx_lock);
-			ev.events = (l->rx_paused ? 0 : EPOLLIN) | (l->out_armed ? EPOLLOUT : 0);
+			ev.events = rx_events(l) | (l->out_armed ? EPOLLOUT : 0);
 			epoll_ctl(t->epfd, EPOLL_CTL_MOD, l->fd, &ev);
 			pthread_mutex_unlock(&l->tx_lock);
 			deliver_records(l);
 			if (!l->rx_stalled)
-				on_readable(l, false);
+				on_readable(l, false, t->rx_scratch);
 		}
+		pthread_mutex_unlock(&l->rx_lock);
 		unpin(l);
 	}
+}
+
+/* Transport thread: what it delivered since @before reaches the owner's
+ * hook (which runs the device and its host side to completion), then every
+ * frame queued meanwhile leaves. */
+static void run_hook(struct net_transport *t, uint64_t before)
+{
+	void (*fn)(void *) = NULL;
+	void *ctx = NULL;
+
+	if (__atomic_load_n(&t->delivered, __ATOMIC_RELAXED) != before) {
+		pthread_mutex_lock(&t->lock);
+		fn = t->rx_hook;
+		ctx = t->rx_hook_ctx;
+		t->in_hook = fn != NULL;
+		pthread_mutex_unlock(&t->lock);
+	}
+	if (fn) {
+		fn(ctx);
+		pthread_mutex_lock(&t->lock);
+		t->in_hook = false;
+		pthread_cond_broadcast(&t->hook_idle);
+		pthread_mutex_unlock(&t->lock);
+	}
+	net_transport_uncork(t);
 }
 
 static void *transport_thread(void *arg)
@@ -617,6 +696,7 @@ static void *transport_thread(void *arg)
 	for (;;) {
 		bool stop;
 		unsigned stalled;
+		uint64_t before;
 		int i, n;
 
 		pthread_mutex_lock(&t->lock);
@@ -628,6 +708,8 @@ static void *transport_thread(void *arg)
 		n = epoll_wait(t->epfd, evs, 64, stalled ? 1 : -1);
 		if (n < 0 && errno != EINTR)
 			break;
+		before = __atomic_load_n(&t->delivered, __ATOMIC_RELAXED);
+		net_transport_cork(t);
 		for (i = 0; i < n; i++) {
 			struct net_link *l;
 
@@ -643,8 +725,12 @@ static void *transport_thread(void *arg)
 				continue;
 			if (evs[i].events & EPOLLOUT)
 				on_writable(l);
-			if (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR | EPOLLRDHUP))
-				on_readable(l, evs[i].events & (EPOLLHUP | EPOLLERR));
+			if (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR | EPOLLRDHUP)) {
+				pthread_mutex_lock(&l->rx_lock);
+				on_readable(l, evs[i].events & (EPOLLHUP | EPOLLERR),
+				            t->rx_scratch);
+				pthread_mutex_unlock(&l->rx_lock);
+			}
 			unpin(l);
 		}
 		pthread_mutex_lock(&t->lock);
@@ -653,8 +739,67 @@ static void *transport_thread(void *arg)
 		pthread_mutex_unlock(&t->lock);
 		if (stop)
 			service_flagged(t);
+		run_hook(t, before);
 	}
 	return NULL;
+}
+
+void net_transport_cork(struct net_transport *t)
+{
+	if (tls_corked == t) {
+		tls_cork_depth++;
+		return;
+	}
+	if (tls_corked) { /* another transport's frames leave first */
+		tls_cork_depth = 1;
+		net_transport_uncork(tls_corked);
+	}
+	tls_corked = t;
+	tls_cork_depth = 1;
+}
+
+void net_transport_uncork(struct net_transport *t)
+{
+	if (tls_corked != t || --tls_cork_depth)
+		return;
+	tls_corked = NULL;
+	for (unsigned i = 0; i < tls_ndirty; i++) {
+		struct net_link *l;
+		int rc = 0;
+
+		pthread_mutex_lock(&t->lock);
+		l = lookup_qpn(t, tls_dirty[i]);
+		if (l)
+			pthread_mutex_lock(&l->tx_lock);
+		pthread_mutex_unlock(&t->lock);
+		if (!l)
+			continue;
+		if (!l->out_armed && !l->tx_err)
+			rc = flush_locked(l);
+		if (rc)
+			l->tx_err = rc;
+		pthread_mutex_unlock(&l->tx_lock);
+		if (rc) { /* failed by the thread, as an xmit's failure is */
+			pthread_mutex_lock(&t->lock);
+			l->failing = true;
+			t->flagged = true;
+			pthread_mutex_unlock(&t->lock);
+			wake(t);
+		}
+	}
+	tls_ndirty = 0;
+}
+
+void net_transport_set_rx_hook(struct net_transport *t, void (*fn)(void *ctx), void *ctx)
+{
+	bool on_thread = t->running && pthread_equal(pthread_self(), t->thread);
+
+	pthread_mutex_lock(&t->lock);
+	t->rx_hook = fn;
+	t->rx_hook_ctx = ctx;
+	while (!on_thread && t->in_hook)
+		pthread_cond_wait(&t->hook_idle, &t->lock);
+	pthread_mutex_unlock(&t->lock);
 }
 
 int net_transport_create(struct sim_dev *dev, const struct net_transport_opts *opts,
@@ -690,6 +835,7 @@ int net_transport_create(struct sim_dev *dev, const struct net_transport_opts *o
 	t->dev = dev;
 	pthread_mutex_init(&t->lock, NULL);
 	pthread_cond_init(&t->unpinned, NULL);
+	pthread_cond_init(&t->hook_idle, NULL);
 	t->rx_scratch = malloc(RX_CHUNK);
 	if (!t->rx_scratch) {
 		free(t);
@@ -718,6 +864,7 @@ fail:
 		close(t->wakefd);
 	pthread_mutex_destroy(&t->lock);
 	pthread_cond_destroy(&t->unpinned);
+	pthread_cond_destroy(&t->hook_idle);
 	free(t->rx_scratch);
 	free(t);
 	return rc;
@@ -766,6 +913,7 @@ void net_transport_destroy(struct net_transport *t)
 	close(t->wakefd);
 	pthread_mutex_destroy(&t->lock);
 	pthread_cond_destroy(&t->unpinned);
+	pthread_cond_destroy(&t->hook_idle);
 	free(t);
 }
 
@@ -800,11 +948,13 @@ int net_transport_attach(struct net_transport *t, int fd, struct sim_qp *qp,
 	if (cbs)
 		l->cbs = *cbs;
 	pthread_mutex_init(&l->tx_lock, NULL);
+	pthread_mutex_init(&l->rx_lock, NULL);
 
 	pthread_mutex_lock(&t->lock);
 	if (lookup_qpn(t, l->addr.local_qpn)) {
 		pthread_mutex_unlock(&t->lock);
 		pthread_mutex_destroy(&l->tx_lock);
+		pthread_mutex_destroy(&l->rx_lock);
 		free(l);
 		return net_diagf(diag, -EEXIST, "attach: QP 0x%06x already has a link",
 		                 sim_qp_num(qp));
@@ -837,6 +987,7 @@ int net_transport_attach(struct net_transport *t, int fd, struct sim_qp *qp,
 		unlink_locked(t, l);
 		pthread_mutex_unlock(&t->lock);
 		pthread_mutex_destroy(&l->tx_lock);
+		pthread_mutex_destroy(&l->rx_lock);
 		free(l);
 		return net_diagf(diag, err, "attach: epoll: %s", strerror(-err));
 	}
@@ -887,4 +1038,59 @@ int net_link_error(struct net_link *l)
 	err = l->dead ? l->err : l->tx_err;
 	pthread_mutex_unlock(&l->tx_lock);
 	return err;
+}
+
+int net_link_set_polled(struct net_link *l)
+{
+	struct epoll_event ev = {.data.u64 = link_id(l)};
+	uint8_t *scratch = malloc(RX_CHUNK);
+
+	if (!scratch)
+		return -ENOMEM;
+	pthread_mutex_lock(&l->rx_lock);
+	pthread_mutex_lock(&l->tx_lock);
+	if (!l->polled) {
+		l->polled = true;
+		l->scratch = scratch;
+		scratch = NULL;
+		ev.events = rx_events(l) | (l->out_armed ? EPOLLOUT : 0);
+		epoll_ctl(l->t->epfd, EPOLL_CTL_MOD, l->fd, &ev);
+	}
+	pthread_mutex_unlock(&l->tx_lock);
+	pthread_mutex_unlock(&l->rx_lock);
+	free(scratch);
+	return 0;
+}
+
+int net_link_poll(struct net_link *l, int timeout_us)
+{
+	struct pollfd pfd = {.fd = l->fd, .events = POLLIN};
+	bool gone = false, paused;
+	uint64_t before;
+	int n;
+
+	pthread_mutex_lock(&l->tx_lock);
+	paused = l->rx_paused;
+	pthread_mutex_unlock(&l->tx_lock);
+	if (timeout_us > 0) {
+		struct timespec ts = {timeout_us / 1000000, (timeout_us % 1000000) * 1000L};
+
+		/* a link the device or the peer pushes back on is not read:
+		 * its bytes would only wake us again */
+		if (paused || __atomic_load_n(&l->rx_stalled, __ATOMIC_RELAXED)) {
+			nanosleep(&ts, NULL);
+			return 0;
+		}
+		n = ppoll(&pfd, 1, &ts, NULL);
+		if (n == 0)
+			return 0;
+		gone = n > 0 && (pfd.revents & (POLLHUP | POLLERR));
+	}
+	pthread_mutex_lock(&l->rx_lock);
+	before = l->stats.rx_pkts;
+	if (!l->dead && l->polled)
+		on_readable(l, gone, l->scratch);
+	n = l->dead ? (l->err < 0 ? l->err : -EPIPE) : (int)(l->stats.rx_pkts - before);
+	pthread_mutex_unlock(&l->rx_lock);
+	return n;
 }
