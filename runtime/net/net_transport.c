@@ -64,6 +64,7 @@ struct net_link {
 	uint8_t *tx;
 	size_t tx_cap, tx_head, tx_len;
 	bool out_armed; /* EPOLLOUT requested */
+	bool acks_held; /* polled link: plain ACKs wait for the next flush */
 	bool blocked;   /* the device was told -EAGAIN: kick when drained */
 	bool rx_paused; /* not reading while blocked: the peer is back-pressured */
 	int tx_err;
@@ -76,6 +77,7 @@ struct net_link {
 	uint8_t *rx;
 	size_t rx_cap, rx_len;
 	bool rx_stalled;
+	bool rx_split; /* records after acknowledgements wait for the hook */
 	bool dead;
 	int err;
 	struct net_link_stats stats;
@@ -242,8 +244,45 @@ static int flush_locked(struct net_link *l)
 		return n < 0 ? -errno : -EPIPE;
 	}
 	l->tx_head = 0;
+	l->acks_held = false;
 	arm_out(l, false);
 	return 0;
+}
+
+/* Flush @l's queued frames; a failure is left for the thread to act on, as
+ * an xmit's is.  Takes tx_lock; t->lock must not be held. */
+static void flush_or_flag(struct net_link *l)
+{
+	struct net_transport *t = l->t;
+	int rc = 0;
+
+	pthread_mutex_lock(&l->tx_lock);
+	if (!l->out_armed && !l->tx_err && l->tx_len)
+		rc = flush_locked(l);
+	if (rc)
+		l->tx_err = rc;
+	pthread_mutex_unlock(&l->tx_lock);
+	if (rc) {
+		pthread_mutex_lock(&t->lock);
+		l->failing = true;
+		t->flagged = true;
+		pthread_mutex_unlock(&t->lock);
+		wake(t);
+	}
+}
+
+/*
+ * A plain ACK on a polled link (a client's) waits for the link's next flush:
+ * its owner's next request, so that one segment carries both and the peer
+ * wakes once, or its next sleep in net_link_poll, whichever comes first (a
+ * NIC coalesces ACKs too).  NAKs and every other frame leave at once.  The
+ * receiving transport runs its hook on the ACKs before it delivers the
+ * request behind them (deliver_from), as if they had come first.
+ */
+static bool ack_to_hold(const struct net_link *l, const struct net_pkt *np)
+{
+	return l->polled && np->opcode == NET_OP_ACKNOWLEDGE &&
+	       net_aeth_type(np->aeth.syndrome) == NET_AETH_ACK;
 }
 
 /* tx_lock held: room for @need more bytes after the queued ones. */
@@ -325,7 +364,9 @@ static int transport_xmit(void *ctx, const struct sim_pkt *sp)
 	l->tx_len += (size_t)size;
 	l->stats.tx_pkts++;
 	l->stats.tx_bytes += (uint64_t)size;
-	if (!l->out_armed && tls_corked == t && tls_ndirty < CORK_MAX) {
+	if (!l->out_armed && ack_to_hold(l, &np)) {
+		l->acks_held = true;
+	} else if (!l->out_armed && tls_corked == t && tls_ndirty < CORK_MAX) {
 		unsigned i;
 
 		for (i = 0; i < tls_ndirty && tls_dirty[i] != l->addr.local_qpn; i++)
@@ -383,8 +424,9 @@ static void link_fail(struct net_link *l, int err, const char *why)
 /* Hand the complete records at the start of @buf (@avail bytes) to the
  * device; returns the bytes they took (the rest: a partial record, or
  * records the device refused for now). */
-static size_t deliver_from(struct net_link *l, const uint8_t *buf, size_t avail)
+static size_t deliver_from(struct net_link *l, const uint8_t *buf, size_t avail, bool may_split)
 {
+	bool after_ack = false;
 	struct net_transport *t = l->t;
 	uint8_t scratch[NET_SIMPKT_SCRATCH];
 	struct net_frame_diag fdiag;
@@ -417,6 +459,14 @@ static size_t deliver_from(struct net_link *l, const uint8_t *buf, size_t avail)
 			link_fail(l, -EPROTO, diag.msg);
 			return off;
 		}
+		/* a request behind acknowledgements waits until the hook ran on
+		 * them: the host's re-arm may depend on their completions */
+		if (after_ack && may_split &&
+		    net_opcode_info(np.opcode)->role == NET_ROLE_REQUEST) {
+			l->rx_split = true;
+			break;
+		}
+		after_ack = np.opcode == NET_OP_ACKNOWLEDGE;
 		sp.t = vtime;
 		rc = sim_dev_deliver(t->dev, &sp);
 		if (rc == -EAGAIN) {
@@ -466,9 +516,9 @@ static int keep_rest(struct net_link *l, const uint8_t *rest, size_t len)
 }
 
 /* Deliver what the link's own buffer holds; free it once empty. */
-static void deliver_records(struct net_link *l)
+static void deliver_records(struct net_link *l, bool may_split)
 {
-	size_t off = deliver_from(l, l->rx, l->rx_len);
+	size_t off = deliver_from(l, l->rx, l->rx_len, may_split);
 
 	if (off) {
 		memmove(l->rx, l->rx + off, l->rx_len - off);
@@ -508,14 +558,14 @@ static bool pause_if_blocked(struct net_link *l)
 /* rx_lock held.  @gone: the socket reported a hang-up or an error (a
  * paused link reads on, to see it fail, instead of being woken by it
  * forever).  @scratch: RX_CHUNK bytes of the reading thread's own. */
-static void on_readable(struct net_link *l, bool gone, uint8_t *scratch)
+static void on_readable(struct net_link *l, bool gone, uint8_t *scratch, bool may_split)
 {
 	size_t budget = RX_BUDGET;
 
 	if (pause_if_blocked(l) && !gone)
 		return;
 
-	while (!l->dead && !l->rx_stalled && budget) {
+	while (!l->dead && !l->rx_stalled && !l->rx_split && budget) {
 		ssize_t n;
 
 		if (!l->rx_len) {
@@ -523,7 +573,7 @@ static void on_readable(struct net_link *l, bool gone, uint8_t *scratch)
 			 * buffer; only a remainder is kept by the link */
 			n = recv(l->fd, scratch, RX_CHUNK, MSG_DONTWAIT);
 			if (n > 0) {
-				size_t off = deliver_from(l, scratch, (size_t)n);
+				size_t off = deliver_from(l, scratch, (size_t)n, may_split);
 
 				budget = budget > (size_t)n ? budget - (size_t)n : 0;
 				if (!l->dead && off < (size_t)n &&
@@ -555,7 +605,7 @@ static void on_readable(struct net_link *l, bool gone, uint8_t *scratch)
 			if (n > 0) {
 				l->rx_len += (size_t)n;
 				budget = budget > (size_t)n ? budget - (size_t)n : 0;
-				deliver_records(l);
+				deliver_records(l, may_split);
 				if ((size_t)n < room && !gone)
 					return;
 				continue;
@@ -654,9 +704,9 @@ static void service_flagged(struct net_transport *t)
 			ev.events = rx_events(l) | (l->out_armed ? EPOLLOUT : 0);
 			epoll_ctl(t->epfd, EPOLL_CTL_MOD, l->fd, &ev);
 			pthread_mutex_unlock(&l->tx_lock);
-			deliver_records(l);
+			deliver_records(l, false);
 			if (!l->rx_stalled)
-				on_readable(l, false, t->rx_scratch);
+				on_readable(l, false, t->rx_scratch, false);
 		}
 		pthread_mutex_unlock(&l->rx_lock);
 		unpin(l);
@@ -688,14 +738,38 @@ static void run_hook(struct net_transport *t, uint64_t before)
 	net_transport_uncork(t);
 }
 
+/* Transport thread: the records split off behind acknowledgements (each
+ * link at most once a round, so one link cannot hold the others up), then
+ * the hook again. */
+static void deliver_split(struct net_transport *t, struct net_link **split, unsigned n)
+{
+	uint64_t before = __atomic_load_n(&t->delivered, __ATOMIC_RELAXED);
+
+	net_transport_cork(t);
+	for (unsigned i = 0; i < n; i++) {
+		struct net_link *l = split[i];
+
+		pthread_mutex_lock(&l->rx_lock);
+		l->rx_split = false;
+		if (!l->rx_stalled)
+			deliver_records(l, false); /* a partial record stays */
+		pthread_mutex_unlock(&l->rx_lock);
+		unpin(l);
+	}
+	run_hook(t, before);
+}
+
+#define SPLIT_MAX 64u
+
 static void *transport_thread(void *arg)
 {
 	struct net_transport *t = arg;
 	struct epoll_event evs[64];
+	struct net_link *split[SPLIT_MAX];
 
 	for (;;) {
 		bool stop;
-		unsigned stalled;
+		unsigned stalled, nsplit = 0;
 		uint64_t before;
 		int i, n;
 
@@ -727,9 +801,13 @@ static void *transport_thread(void *arg)
 				on_writable(l);
 			if (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR | EPOLLRDHUP)) {
 				pthread_mutex_lock(&l->rx_lock);
-				on_readable(l, evs[i].events & (EPOLLHUP | EPOLLERR),
-				            t->rx_scratch);
+				on_readable(l, evs[i].events & (EPOLLHUP | EPOLLERR), t->rx_scratch,
+				            nsplit < SPLIT_MAX);
 				pthread_mutex_unlock(&l->rx_lock);
+			}
+			if (l->rx_split) {
+				split[nsplit++] = l; /* stays pinned */
+				continue;
 			}
 			unpin(l);
 		}
@@ -740,6 +818,8 @@ static void *transport_thread(void *arg)
 		if (stop)
 			service_flagged(t);
 		run_hook(t, before);
+		if (nsplit)
+			deliver_split(t, split, nsplit);
 	}
 	return NULL;
 }
@@ -765,27 +845,16 @@ void net_transport_uncork(struct net_transport *t)
 	tls_corked = NULL;
 	for (unsigned i = 0; i < tls_ndirty; i++) {
 		struct net_link *l;
-		int rc = 0;
 
 		pthread_mutex_lock(&t->lock);
 		l = lookup_qpn(t, tls_dirty[i]);
 		if (l)
-			pthread_mutex_lock(&l->tx_lock);
+			l->pins++; /* net_link_close waits for it */
 		pthread_mutex_unlock(&t->lock);
 		if (!l)
 			continue;
-		if (!l->out_armed && !l->tx_err)
-			rc = flush_locked(l);
-		if (rc)
-			l->tx_err = rc;
-		pthread_mutex_unlock(&l->tx_lock);
-		if (rc) { /* failed by the thread, as an xmit's failure is */
-			pthread_mutex_lock(&t->lock);
-			l->failing = true;
-			t->flagged = true;
-			pthread_mutex_unlock(&t->lock);
-			wake(t);
-		}
+		flush_or_flag(l);
+		unpin(l);
 	}
 	tls_ndirty = 0;
 }
@@ -794,10 +863,13 @@ void net_transport_set_rx_hook(struct net_transport *t, void (*fn)(void *ctx), v
 {
 	bool on_thread = t->running && pthread_equal(pthread_self(), t->thread);
 
+	bool same;
+
 	pthread_mutex_lock(&t->lock);
+	same = t->rx_hook == fn && t->rx_hook_ctx == ctx;
 	t->rx_hook = fn;
 	t->rx_hook_ctx = ctx;
-	while (!on_thread && t->in_hook)
+	while (!same && !on_thread && t->in_hook)
 		pthread_cond_wait(&t->hook_idle, &t->lock);
 	pthread_mutex_unlock(&t->lock);
 }
@@ -1065,13 +1137,16 @@ int net_link_set_polled(struct net_link *l)
 int net_link_poll(struct net_link *l, int timeout_us)
 {
 	struct pollfd pfd = {.fd = l->fd, .events = POLLIN};
-	bool gone = false, paused;
+	bool gone = false, paused, held;
 	uint64_t before;
 	int n;
 
 	pthread_mutex_lock(&l->tx_lock);
 	paused = l->rx_paused;
+	held = l->acks_held;
 	pthread_mutex_unlock(&l->tx_lock);
+	if (held && timeout_us > 0)
+		flush_or_flag(l); /* the peer may wait for them while we sleep */
 	if (timeout_us > 0) {
 		struct timespec ts = {timeout_us / 1000000, (timeout_us % 1000000) * 1000L};
 
@@ -1089,7 +1164,7 @@ int net_link_poll(struct net_link *l, int timeout_us)
 	pthread_mutex_lock(&l->rx_lock);
 	before = l->stats.rx_pkts;
 	if (!l->dead && l->polled)
-		on_readable(l, gone, l->scratch);
+		on_readable(l, gone, l->scratch, false);
 	n = l->dead ? (l->err < 0 ? l->err : -EPIPE) : (int)(l->stats.rx_pkts - before);
 	pthread_mutex_unlock(&l->rx_lock);
 	return n;

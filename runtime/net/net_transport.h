@@ -82,7 +82,7 @@ int net_transport_attach(struct net_transport *t, int fd, struct sim_qp *qp,
  * events in which it handed packets to the device, the thread calls @fn
  * (NULL: none), which runs the device and its host side (re-arming
  * receives); the frames that produces leave when it returns, one send per
- * link.  Setting another hook waits until a running one returned (unless
+ * link.  Setting a different hook waits until a running one returned (unless
  * called from the hook itself).
  */
 void net_transport_set_rx_hook(struct net_transport *t, void (*fn)(void *ctx), void *ctx);

@@ -525,6 +525,26 @@ static void test_polled_link(void **state)
 	net_link_stats(c.link, &st);
 	assert_true(polled >= 2); /* at least one answer per READ */
 	assert_int_equal(st.rx_pkts, polled);
+	/* a SEND to the polled side: its plain ACK is held for the owner's next
+	 * frame or its next wait, which lets it go, so the sender completes */
+	assert_int_equal(np_post_recv(&c, 0, 256), 0);
+	fill(s.mem + 8192, 100, 3);
+	assert_int_equal(np_post_send(&s, PRISM_OP_SEND, 8192, 100, 0), 0);
+	done = false;
+	for (int i = 0; i < WAIT_MS && !done; i++) {
+		assert_true(net_link_poll(c.link, 1000) >= 0);
+		done = np_wait(&c.rcq, &e, 0) == 0;
+	}
+	assert_true(done);
+	assert_int_equal(e.opcode, PRISM_CQE_RESP_SEND);
+	assert_memory_equal(c.mem, s.mem + 8192, 100);
+	done = false;
+	for (int i = 0; i < WAIT_MS && !done; i++) {
+		assert_true(net_link_poll(c.link, 1000) >= 0);
+		done = np_wait(&s.scq, &e, 0) == 0;
+	}
+	assert_true(done);
+	assert_int_equal(e.opcode, PRISM_CQE_REQ);
 	np_qp_close(&c);
 	np_qp_close(&s);
 }
