@@ -499,8 +499,7 @@ static int step(struct prism_client *cl)
 /*
  * Waiting on a polled link: the thread sleeps in poll(2) on its own socket,
  * so the answer wakes it directly (on two shared cores a busy-poll only
- * delays the server).  Each wait that times out ticks the RNR timer (a SEND
- * parked on an RNR NAK retries).
+ * delays the server).
  */
 #define NET_WAIT_US 200
 
@@ -519,9 +518,12 @@ int core_client_wait(struct prism_client *cl, uint64_t k, int timeout_ms)
 		if (mono_ms() >= deadline)
 			return -PRISM_E_TIMEOUT;
 		if (cl->link_polled) {
-			/* a link gone is seen by the next step (link_down) */
-			if (core_client_net_wait(cl, NET_WAIT_US) == 0)
-				core_client_net_kick(cl);
+			/* Whatever the server sent (an answer, an RNR NAK) or a wait
+			 * that timed out is outside progress: a SEND parked on an
+			 * RNR NAK retries (the server re-armed before its packets
+			 * left).  A link gone is seen by the next step. */
+			core_client_net_wait(cl, NET_WAIT_US);
+			core_client_net_kick(cl);
 			continue;
 		}
 		if (++spins > 64) {
