@@ -249,11 +249,35 @@ static int flush_locked(struct net_link *l)
 	return 0;
 }
 
+/*
+ * tx_lock held, after a flush: a link whose device was told -EAGAIN and
+ * that has drained below half its buffer takes packets again (and is read
+ * again if it was paused for it).  True: kick the device.
+ */
+static bool unblock_locked(struct net_link *l)
+{
+	bool kick = false;
+
+	if (l->blocked && l->tx_len < l->t->opts.tx_buf / 2) {
+		l->blocked = false;
+		kick = true;
+	}
+	if (!l->blocked && l->rx_paused) {
+		struct epoll_event ev = {.data.u64 = link_id(l)};
+
+		l->rx_paused = false;
+		ev.events = rx_events(l) | (l->out_armed ? EPOLLOUT : 0);
+		epoll_ctl(l->t->epfd, EPOLL_CTL_MOD, l->fd, &ev);
+	}
+	return kick;
+}
+
 /* Flush @l's queued frames; a failure is left for the thread to act on, as
  * an xmit's is.  Takes tx_lock; t->lock must not be held. */
 static void flush_or_flag(struct net_link *l)
 {
 	struct net_transport *t = l->t;
+	bool kick = false;
 	int rc = 0;
 
 	pthread_mutex_lock(&l->tx_lock);
@@ -261,7 +285,11 @@ static void flush_or_flag(struct net_link *l)
 		rc = flush_locked(l);
 	if (rc)
 		l->tx_err = rc;
+	else
+		kick = unblock_locked(l); /* no EPOLLOUT may come to do it */
 	pthread_mutex_unlock(&l->tx_lock);
+	if (kick)
+		sim_dev_kick(t->dev);
 	if (rc) {
 		pthread_mutex_lock(&t->lock);
 		l->failing = true;
@@ -638,17 +666,8 @@ static void on_writable(struct net_link *l)
 
 	pthread_mutex_lock(&l->tx_lock);
 	rc = flush_locked(l);
-	if (!rc && l->blocked && l->tx_len < l->t->opts.tx_buf / 2) {
-		l->blocked = false;
-		kick = true;
-	}
-	if (!rc && !l->blocked && l->rx_paused) {
-		struct epoll_event ev = {.data.u64 = link_id(l)};
-
-		l->rx_paused = false;
-		ev.events = rx_events(l) | (l->out_armed ? EPOLLOUT : 0);
-		epoll_ctl(l->t->epfd, EPOLL_CTL_MOD, l->fd, &ev);
-	}
+	if (!rc)
+		kick = unblock_locked(l);
 	pthread_mutex_unlock(&l->tx_lock);
 	if (rc) {
 		char why[96];
