@@ -768,9 +768,14 @@ static void deliver_split(struct net_transport *t, struct net_link **split, unsi
 	for (unsigned i = 0; i < n; i++) {
 		struct net_link *l = split[i];
 
+		bool closed;
+
+		pthread_mutex_lock(&t->lock);
+		closed = l->closed; /* by the hook: its QP may be gone */
+		pthread_mutex_unlock(&t->lock);
 		pthread_mutex_lock(&l->rx_lock);
 		l->rx_split = false;
-		if (!l->rx_stalled)
+		if (!closed && !l->rx_stalled)
 			deliver_records(l, false); /* a partial record stays */
 		pthread_mutex_unlock(&l->rx_lock);
 		unpin(l);
@@ -1107,8 +1112,18 @@ void net_link_close(struct net_link *l)
 			pthread_cond_wait(&t->unpinned, &t->lock);
 	do_free = l->pins == 0;
 	pthread_mutex_unlock(&t->lock);
-	/* an xmit that found the link before it was unlinked finishes first */
+	/* an xmit that found the link before it was unlinked finishes first;
+	 * what is still queued (a polled link's held ACKs) gets one
+	 * non-blocking try, so that a peer is not left waiting for them */
 	pthread_mutex_lock(&l->tx_lock);
+	while (l->tx_len && !l->tx_err && !l->dead) {
+		ssize_t n = send(l->fd, l->tx + l->tx_head, l->tx_len, MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n <= 0)
+			break;
+		l->tx_head += (size_t)n;
+		l->tx_len -= (size_t)n;
+	}
 	pthread_mutex_unlock(&l->tx_lock);
 	if (do_free)
 		link_free(l);
