@@ -7,15 +7,23 @@
  * per-link transmit buffer with its back-pressure, and receiving: the
  * thread reads into one buffer of its own and hands whole records to the
  * device; a link keeps a buffer only while it holds a partial record (or
- * records the device refused for now), so an idle link holds none.
+ * records the device refused for now), so an idle link holds none.  Also
+ * the run-to-completion pieces: the rx hook the thread calls after it
+ * delivered (a request behind acknowledgements is delivered after the hook
+ * ran on them), corking (a thread's frames leave at its uncork, one send
+ * per link), polled links (their owner reads the socket with
+ * net_link_poll) and the plain ACKs a polled link holds for its next frame.
  *
- * Threads and locks.  xmit runs on the device's thread: it takes t->lock to
- * find the link, then link->tx_lock, and never calls into the sim.  The
- * transport thread calls the sim (deliver, kick, link_down) and the owner's
- * callbacks with no lock held, so the sim may hold its own locks while it
- * calls xmit.  A link is pinned (t->lock) while the thread works on it;
- * net_link_close unlinks it and the last pin frees it.  Epoll events carry a
- * slot number and generation, so an event for a closed link is ignored.
+ * Threads and locks.  xmit runs on whichever thread runs the device: it
+ * takes t->lock to find the link, then link->tx_lock, and never calls into
+ * the sim.  Reading a socket and delivering its records happens under
+ * link->rx_lock (the transport thread, or a polled link's owner).  The
+ * transport thread calls the sim (deliver, kick, link_down), the hook and
+ * the owner's callbacks with no transport lock held, so the sim may hold its
+ * own locks while it calls xmit.  A link is pinned (t->lock) while a thread
+ * works on it; net_link_close unlinks it and the last pin frees it.  Epoll
+ * events carry a slot number and generation, so an event for a closed link
+ * is ignored.
  *
  * Must not: block the device thread (xmit only appends and tries one
  * non-blocking send), create QPs, print.
