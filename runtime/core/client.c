@@ -11,7 +11,9 @@
  *
  * Owns: argument packing and range checks (address parameters are offsets
  * inside the region the program declared; the client adds the base the
- * server described), the SEND/RECV posting through the codec, CQ polling.
+ * server described), the SEND/RECV posting through the codec, CQ polling,
+ * and waiting: over TCP the waiting thread sleeps on its own socket and runs
+ * its NIC when the answer comes (one wake per answer).
  * Must not: trust the server's description beyond proto.c's checks; print.
  */
 #include <stdlib.h>

@@ -6,7 +6,8 @@
  * post socket.
  *
  * Owns: parsing "host:port", mapping setup failures to prism codes, the
- * client's link-down flag.
+ * client's link-down flag, making the link a polled one (the waiting thread
+ * reads it) and the wait on it.
  * Must not: touch the data path (client.c).
  */
 #include <stdlib.h>

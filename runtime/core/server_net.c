@@ -7,8 +7,9 @@
  * Owns: the listeners of a prism_server (TCP for clients, a Unix socket for
  * installs), the setup thread's callback (net_accept.h: the CONNECT ->
  * instance -> ACCEPT -> attach sequence, the per-peer connection limit, the
- * install authorization by uid), and the transport's down callback (which
- * only marks the connection; the progress thread tears it down).
+ * install authorization by uid), the transport's down callback (which
+ * only marks the connection; the progress thread tears it down), and the
+ * rx hook by which the transport thread runs a shard to completion.
  * Must not: run on a progress loop: setups, and parsing and loading posted
  * objects, happen on the setup thread.
  */
