@@ -548,8 +548,9 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	printf("bench_vs_memcached: 256 keys, 64-byte values, loopback, closed loop (one get in "
-	       "flight per connection), median of %d runs of %.1f s\n",
-	       RUNS, secs);
+	       "flight per connection), median of %d runs of %.1f s; prism server with %u NIC "
+	       "thread(s)\n",
+	       RUNS, secs, nic_threads());
 	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
 		if ((!only || only == counts[i] || (i == 0 && only != MAX_CONNS)) &&
 		    compare(only ? only : counts[i], ppid, pport, mpid, mport, secs))
