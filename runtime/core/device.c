@@ -308,9 +308,8 @@ PRISM_API int prism_device__nic_threads(const struct prism_device *dev)
 int core_shard_progress(struct prism_device *dev, unsigned shard)
 {
 	struct core_shard *sh = &dev->shards[shard];
-	int err;
-
 	struct net_transport *t;
+	int err;
 
 	if (dev->threaded || !dev->ops->progress)
 		return 0;
