@@ -440,6 +440,16 @@ void core_server_drop_conn(struct prism_server *srv, struct core_conn *c)
 	conn_free(srv, c);
 }
 
+/* Shard lock held: take @c off the hot list, if it is there. */
+static void hot_remove(struct core_server_shard *sh, struct core_conn *c)
+{
+	for (unsigned i = 0; c->hot && i < sh->n_hot; i++)
+		if (sh->hot[i] == c) {
+			sh->hot[i] = sh->hot[--sh->n_hot];
+			c->hot = false;
+		}
+}
+
 void core_server_close_conn(struct prism_server *srv, unsigned shard, uint32_t id)
 {
 	struct core_server_shard *sh = &srv->shards[shard];
@@ -457,9 +467,7 @@ void core_server_close_conn(struct prism_server *srv, unsigned shard, uint32_t i
 		__atomic_sub_fetch(&c->inst->prog->conns_active, 1, __ATOMIC_RELAXED);
 		/* no event may hand @c to a progress pass once the lock is dropped */
 		core_inst_disarm(c->inst);
-		for (unsigned i = 0; c->hot && i < sh->n_hot; i++)
-			if (sh->hot[i] == c)
-				sh->hot[i] = sh->hot[--sh->n_hot];
+		hot_remove(sh, c);
 	}
 	pthread_mutex_unlock(&sh->lock);
 	if (c)
@@ -599,6 +607,8 @@ int core_server_poll_shard(struct prism_server *srv, unsigned shard)
 				__atomic_store_n(&sh->loop_conns, sh->loop_conns - 1,
 				                 __ATOMIC_RELAXED);
 			core_inst_disarm(c->inst);
+			/* it may have gone hot earlier in this pass, before it died */
+			hot_remove(sh, c);
 			c->next = dead;
 			dead = c;
 		}
