@@ -618,7 +618,10 @@ static int run_run(int argc, char **argv)
 
 	if (rc && run_err.json)
 		run_report_error_json(stdout, NULL,
-		                      run_err.first[0] ? run_err.first : "failed (see stderr)", rc);
+		                      run_err.first[0]          ? run_err.first
+		                      : rc == PRISMC_EXIT_USAGE ? "usage error (see stderr)"
+		                                                : "failed (see stderr)",
+		                      rc);
 	return rc;
 }
 
