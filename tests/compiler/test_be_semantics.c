@@ -1115,6 +1115,34 @@ static void test_after_returning_loop_rejected(void **state)
 	free(diag);
 }
 
+static void test_after_returning_parallel_rejected(void **state)
+{
+	(void)state;
+	static const char src[] = "struct n { k: be16; pad: u8[6]; next: *n in r; v: be64; }\n"
+	                          "region r: n[4] writable;\n"
+	                          "offload f(key: be16, a: *n in r, b: *n in r) -> be64 {\n"
+	                          "  parallel {\n"
+	                          "    if (a.k == key) { return a.v; }\n"
+	                          "  } || {\n"
+	                          "    b.v = 2;\n"
+	                          "  }\n"
+	                          "  a.v = 1;\n"
+	                          "}\n";
+	char *diag = NULL;
+	struct chainobj *o = be_compile(src, NULL, IR_PROFILE_STRICT, &diag);
+	assert_null(o);
+	assert_non_null(diag);
+	if (!strstr(diag, "t.prism:9:7: error: statements after a `parallel` that may `return` are "
+	                  "not lowered (the NIC cannot tell them whether a return ran): move them "
+	                  "before it, or into it\n"))
+		fprintf(stderr, "diagnostic was:\n%s", diag);
+	assert_non_null(strstr(diag, "t.prism:9:7: error: statements after a `parallel` that may "
+	                             "`return` are not lowered (the NIC cannot tell them whether a "
+	                             "return ran): move them before it, or into it\n"));
+	assert_non_null(strstr(diag, "      ^"));
+	free(diag);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1135,6 +1163,7 @@ int main(void)
 	    cmocka_unit_test(test_alloc_under_if),
 	    cmocka_unit_test(test_parallel_returns_later_wins),
 	    cmocka_unit_test(test_after_returning_loop_rejected),
+	    cmocka_unit_test(test_after_returning_parallel_rejected),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

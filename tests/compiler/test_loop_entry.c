@@ -2,9 +2,11 @@
 /*
  * tests/compiler/test_loop_entry.c - loops whose start depends on an
  * earlier loop: a second walk from where the first stopped, a loop over the
- * node a walk found, a walk over memory a loop changed (N3 of the
- * differential test: the value a local held when the second loop began was
- * copied after that loop, over the value of the exit taken).
+ * node a walk found, a walk over memory a loop changed, in `if` arms and
+ * `parallel` lanes too (N3 of the differential test: the value a local held
+ * when the second loop began was copied after that loop, over the value of
+ * the exit taken); and locals besides the walked pointer that the body
+ * reloads (their bytes landed before the body's READ fetched them).
  *
  * Owns: each program compiled under both firmware profiles, run on the
  * software NIC and by the reference interpreter over the same random lists
@@ -29,7 +31,7 @@
 	"region m: node[8] writable;\n"                                                            \
 	"offload f(pk: be64, pa: le64, h: *node in m) -> be64 {\n"
 
-enum { NODE = 40, NNODES = 8, RUNS = 24 };
+enum { NODE = 40, NNODES = 8, RUNS = 16 };
 
 struct lcase {
 	const char *name, *body;
@@ -99,6 +101,42 @@ static const struct lcase cases[] = {
                                  "let x = t.a;\n"
                                  "while (x != pa) bound 2 { t = t.nx; x = t.a; }\n"
                                  "return t.v;\n"},
+    {"walk in an if arm after a walk",
+     "let t = h;\n"
+     "while (t.k != pk) bound 2 { t = t.nx; }\n"
+     "if (t.a == pa) { while (t.k != 3) bound 2 { fetch_add(t.a, 1); t = t.nx; } }\n"},
+    {"walk after a walk in an if arm",
+     "let t = h;\n"
+     "if (h.a == pa) { while (t.k != pk) bound 2 { t = t.nx; } }\n"},
+    {"second walk in a lane", "parallel {\n"
+                              "  let t = h;\n"
+                              "  while (t.k != pk) bound 2 { t = t.nx; }\n"
+                              "  while (t.k != 3) bound 2 { t = t.lx; }\n"
+                              "  t.a = 7;\n"
+                              "} || {\n"
+                              "  let u = h;\n"
+                              "  while (u.k != 4) bound 1 { u = u.lx; }\n"
+                              "  while (u.k != pk) bound 2 { u = u.nx; }\n"
+                              "  u.v = 9;\n"
+                              "}\n"},
+    {"value local, value local", "let t = h;\n"
+                                 "let x = t.k;\n"
+                                 "while (x != pk) bound 2 { t = t.nx; x = t.k; }\n"
+                                 "while (x != 3) bound 2 { t = t.lx; x = t.k; }\n"
+                                 "h.v = x;\n"
+                                 "return t.v;\n"},
+    {"walk with break, store, walk with break",
+     "let t = h;\n"
+     "while (true) bound 3 { if (t.k == pk) { break; } t = t.nx; }\n"
+     "t.a = 1;\n"
+     "while (true) bound 2 { if (t.k == 2) { break; } t = t.lx; }\n"
+     "return t.v;\n"},
+    {"walk, let copy of t, walk the copy", "let t = h;\n"
+                                           "while (t.k != pk) bound 2 { t = t.nx; }\n"
+                                           "let u = t;\n"
+                                           "while (u.k != 2) bound 2 { u = u.lx; }\n"
+                                           "t.a = 3;\n"
+                                           "return u.v;\n"},
 };
 
 static uint64_t rng(uint64_t *s)
