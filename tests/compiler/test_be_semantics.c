@@ -1143,6 +1143,38 @@ static void test_after_returning_parallel_rejected(void **state)
 	free(diag);
 }
 
+/* A local the loop body sets to something not read from memory has no
+ * bytes an exit could land after the loop. */
+static void test_loop_local_not_from_memory_rejected(void **state)
+{
+	(void)state;
+	static const char src[] = "struct n { k: be64; nx: *n in m; a: le64; }\n"
+	                          "region m: n[8] writable;\n"
+	                          "offload f(pk: be64, h: *n in m) -> le64 {\n"
+	                          "  let t = h;\n"
+	                          "  let x = t.a;\n"
+	                          "  while (t.k != pk) bound 2 { t = t.nx; x = 5; }\n"
+	                          "  t.a = x;\n"
+	                          "  return t.a;\n"
+	                          "}\n";
+	static const char want[] =
+	    "t.prism:6:10: error: a local that changes inside a loop is lowered when it holds "
+	    "bytes read from memory at each exit\n"
+	    "      while (t.k != pk) bound 2 { t = t.nx; x = 5; }\n"
+	    "             ^~~~~~~~~\n";
+	for (int prof = 0; prof < 2; prof++) {
+		char *diag = NULL;
+		struct chainobj *o =
+		    be_compile(src, NULL, prof ? IR_PROFILE_STRICT : IR_PROFILE_RELAXED, &diag);
+		assert_null(o);
+		assert_non_null(diag);
+		if (!strstr(diag, want))
+			fprintf(stderr, "diagnostic was:\n%s", diag);
+		assert_non_null(strstr(diag, want));
+		free(diag);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1164,6 +1196,7 @@ int main(void)
 	    cmocka_unit_test(test_parallel_returns_later_wins),
 	    cmocka_unit_test(test_after_returning_loop_rejected),
 	    cmocka_unit_test(test_after_returning_parallel_rejected),
+	    cmocka_unit_test(test_loop_local_not_from_memory_rejected),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
