@@ -527,6 +527,8 @@ static const char *ret_text(struct g *g)
 
 	/* another field of the same type: k and j, or v and what vp points to
 	 * (not a bounded read, which is W5's) */
+	if (r == RS_K && want(g, DT_RET_SWAP, 15))
+		return pfmt(g->p, "return %s.a;", P); /* le64 as the be64 result */
 	if (g->allow & BIT(DT_RET_MIXED) && chance(g, 30) && (r == RS_K || r == RS_V)) {
 		use(g, DT_RET_MIXED);
 		if (r == RS_K)

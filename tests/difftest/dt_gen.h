@@ -69,6 +69,7 @@
 	X(RET_EARLY, "return with statements after it", NULL)                                      \
 	X(RET_MIXED, "returns of fields at different offsets", NULL)                               \
 	X(RET_LOOP, "return inside an unrolled loop", NULL)                                        \
+	X(RET_SWAP, "return of a field in the other byte order", NULL)                             \
 	X(RET_SLICE, "return of a bounded read", NULL)                                             \
 	X(RET_SLICE_PTR, "return of a bounded read through a stored pointer", NULL)                \
 	X(RET_VOID, "return;", NULL)                                                               \
