@@ -12,3 +12,9 @@ TESTS += test_loop_entry
 test_loop_entry_SRCS = tests/compiler/test_loop_entry.c $(DT_SRCS)
 test_loop_entry_LDLIBS = $(DT_GEN_OBJS)
 $(O)/tests/test_loop_entry: $(DT_GEN_OBJS)
+
+# cas_gt / cas_lt under a disjunction, against the reference interpreter
+TESTS += test_cas_order_disj
+test_cas_order_disj_SRCS = tests/compiler/test_cas_order_disj.c $(DT_SRCS)
+test_cas_order_disj_LDLIBS = $(DT_GEN_OBJS)
+$(O)/tests/test_cas_order_disj: $(DT_GEN_OBJS)
