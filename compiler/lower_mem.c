@@ -774,8 +774,14 @@ static struct ldeliv deliver_at_entry(struct lower_ctx *c, const struct lval *v,
 			src.target = ih->landed_target;
 			src.toff = ih->landed_toff;
 		} else {
-			/* its own inputs land around its own (earlier) loop */
-			return lower_deliver(c, v, target, toff, reverse);
+			/* its own inputs land around its own (earlier) loop, now:
+			 * waiting for a use inside a later lane would land it after
+			 * this loop */
+			bool flushing = c->flushing;
+			c->flushing = true;
+			struct ldeliv d = lower_deliver(c, v, target, toff, reverse);
+			c->flushing = flushing;
+			return d;
 		}
 		src_reverse = ih->landed_reverse;
 		break;

@@ -101,6 +101,14 @@ static const struct lcase cases[] = {
                                  "let x = t.a;\n"
                                  "while (x != pa) bound 2 { t = t.nx; x = t.a; }\n"
                                  "return t.v;\n"},
+    {"walk, walk, the value sent by five returns", "let t = h;\n"
+                                                   "while (t.k != pk) bound 2 { t = t.nx; }\n"
+                                                   "while (t.k != pk) bound 1 { t = t.lx; }\n"
+                                                   "if (h.a == 0) { return t.v; }\n"
+                                                   "if (h.a == 1) { return t.v; }\n"
+                                                   "if (h.a == 2) { return t.v; }\n"
+                                                   "if (h.a == 3) { return t.v; }\n"
+                                                   "return t.v;\n"},
     {"walk in an if arm after a walk",
      "let t = h;\n"
      "while (t.k != pk) bound 2 { t = t.nx; }\n"
