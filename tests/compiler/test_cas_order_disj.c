@@ -28,7 +28,7 @@
 	"region r: ctr[2] writable;\n"                                                             \
 	"offload f(p: *ctr in r, v: be64, a: be64, u: be32) -> be64 {\n"
 
-enum { RUNS = 12 };
+enum { RUNS = 8 }; /* random inputs per program and profile (dt_test_runs) */
 
 static const char *const bodies[] = {
     "if (p.k == a || p.j == a) { cas_gt(p.n, v); }\n",
@@ -53,7 +53,7 @@ static bool run_body(const char *body, enum ir_profile prof, uint64_t seed)
 {
 	char src[1024];
 	snprintf(src, sizeof(src), HDR "%sreturn p.n;\n}\n", body);
-	for (unsigned r = 0; r < RUNS; r++) {
+	for (unsigned r = 0, n = dt_test_runs(RUNS); r < n; r++) {
 		char sets[5][48];
 		const char *setp[5];
 		snprintf(sets[0], sizeof(sets[0]), "r+0=be64:%u", (unsigned)(rng(&seed) % 6));

@@ -31,7 +31,11 @@
 	"region m: node[8] writable;\n"                                                            \
 	"offload f(pk: be64, pa: le64, h: *node in m) -> be64 {\n"
 
-enum { NODE = 40, NNODES = 8, RUNS = 16 };
+enum {
+	NODE = 40,
+	NNODES = 8,
+	RUNS = 12
+}; /* random inputs per program and profile (dt_test_runs) */
 
 struct lcase {
 	const char *name, *body;
@@ -163,7 +167,7 @@ static bool run_case(const struct lcase *lc, enum ir_profile prof, uint64_t seed
 	snprintf(src, sizeof(src), HDR "%s}\n", lc->body);
 	char sets[NNODES * 5][64];
 	const char *setp[NNODES * 5];
-	for (unsigned r = 0; r < RUNS; r++) {
+	for (unsigned r = 0, n = dt_test_runs(RUNS); r < n; r++) {
 		size_t ns = 0;
 		for (unsigned i = 0; i < NNODES; i++) {
 			unsigned o = i * NODE;
