@@ -11,6 +11,8 @@ net_oob_SRCS := tests/net/test_net_oob.c
 
 TESTS += net_ring
 net_ring_SRCS := tests/net/test_net_ring.c
+BENCHES += bench_ring
+bench_ring_SRCS := tests/net/bench_ring.c
 
 FUZZERS += fuzz_net_frame
 fuzz_net_frame_SRCS := tests/fuzz/fuzz_net_frame.c
