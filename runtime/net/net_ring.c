@@ -6,11 +6,11 @@
  * memfd and eventfds, and the producer and consumer of each end.  Each end
  * keeps its own position (bytes produced, bytes consumed) in private memory
  * and only publishes it; what it reads of the peer's position is loaded
- * once, checked against its own and the ring size, and a record is copied
- * out whole before its length is looked at again.  Any violation fails the
+ * once and checked against its own and the ring size, and bytes leave the
+ * ring only by a copy into the caller's buffer.  Any violation fails the
  * pair with a reason; every later call returns that error.
  *
- * Ordering: a producer copies the record, then publishes head (release);
+ * Ordering: a producer copies the bytes, then publishes head (release);
  * the consumer loads head (acquire) before copying.  Sleep flags use full
  * fences on both sides (store flag, fence, re-check the index), so either
  * the sleeper sees the new index or the other side sees the flag.
@@ -34,18 +34,18 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "net/net_frame.h"
-
-#define NFDS        3u /* memfd, side 0's eventfd, side 1's eventfd */
-#define SEALS       (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)
-#define SETUP_MAGIC 0x50525346u /* "PRSF": the message that carries the fds */
+#define NFDS            5u /* memfd, then per side a data and a room eventfd */
+#define NEFD            4u
+#define EFD(side, what) ((side)*2u + (what))
+#define SEALS           (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)
+#define SETUP_MAGIC     0x50525346u /* "PRSF": the message that carries the fds */
 
 struct net_ring {
-	int sock, memfd, efd[2];
+	int sock, memfd, efd[NEFD];
 	unsigned side;
 	uint8_t *map;
 	size_t map_len;
-	uint32_t size, max_pkt;
+	uint32_t size;
 
 	/* the ring this end produces into, and the one it consumes */
 	uint64_t *tx_head, *tx_tail, *rx_head, *rx_tail;
@@ -74,10 +74,9 @@ __attribute__((format(printf, 3, 4))) static int fail(struct net_ring *r, int er
 	return err;
 }
 
-static bool geometry_ok(uint32_t size, uint32_t max_pkt)
+static bool geometry_ok(uint32_t size)
 {
-	return size >= NET_RING_MIN_SIZE && size <= NET_RING_MAX_SIZE && !(size & (size - 1)) &&
-	       max_pkt >= NET_BTH_BYTES && (uint64_t)max_pkt + NET_RECORD_HDR_BYTES <= size;
+	return size >= NET_RING_MIN_SIZE && size <= NET_RING_MAX_SIZE && !(size & (size - 1));
 }
 
 size_t net_ring_shm_bytes(uint32_t size)
@@ -106,16 +105,17 @@ static void bind_side(struct net_ring *r)
 	r->rx_data = r->map + NET_RING_CTL_BYTES + (size_t)rx * r->size;
 }
 
-static struct net_ring *ring_new(int sock, uint32_t size, uint32_t max_pkt)
+static struct net_ring *ring_new(int sock, uint32_t size)
 {
 	struct net_ring *r = calloc(1, sizeof(*r));
 
 	if (!r)
 		return NULL;
 	r->sock = sock;
-	r->memfd = r->efd[0] = r->efd[1] = -1;
+	r->memfd = -1;
+	for (unsigned i = 0; i < NEFD; i++)
+		r->efd[i] = -1;
 	r->size = size;
-	r->max_pkt = max_pkt;
 	r->map = MAP_FAILED;
 	r->map_len = net_ring_shm_bytes(size);
 	return r;
@@ -129,7 +129,7 @@ void net_ring_close(struct net_ring *r)
 		munmap(r->map, r->map_len);
 	if (r->memfd >= 0)
 		close(r->memfd);
-	for (unsigned i = 0; i < 2; i++)
+	for (unsigned i = 0; i < NEFD; i++)
 		if (r->efd[i] >= 0)
 			close(r->efd[i]);
 	if (r->sock >= 0)
@@ -147,22 +147,19 @@ static int map_it(struct net_ring *r, struct net_diag *diag)
 	return 0;
 }
 
-int net_ring_create(int sock, uint32_t size, uint32_t max_pkt, struct net_ring **out,
-                    struct net_diag *diag)
+int net_ring_create(int sock, uint32_t size, struct net_ring **out, struct net_diag *diag)
 {
 	struct net_ring *r;
 	uint32_t *hdr;
 	int rc;
 
 	*out = NULL;
-	if (!geometry_ok(size, max_pkt)) {
+	if (!geometry_ok(size)) {
 		close(sock);
-		return net_diagf(diag, -EINVAL,
-		                 "ring: size %u / packet limit %u (a power of two in [%u, %u] "
-		                 "holding one record)",
-		                 size, max_pkt, NET_RING_MIN_SIZE, NET_RING_MAX_SIZE);
+		return net_diagf(diag, -EINVAL, "ring: size %u (a power of two in [%u, %u])", size,
+		                 NET_RING_MIN_SIZE, NET_RING_MAX_SIZE);
 	}
-	r = ring_new(sock, size, max_pkt);
+	r = ring_new(sock, size);
 	if (!r) {
 		close(sock);
 		return net_diagf(diag, -ENOMEM, "ring: out of memory");
@@ -174,7 +171,7 @@ int net_ring_create(int sock, uint32_t size, uint32_t max_pkt, struct net_ring *
 		               strerror(errno));
 		goto err;
 	}
-	for (unsigned i = 0; i < 2; i++) {
+	for (unsigned i = 0; i < NEFD; i++) {
 		r->efd[i] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 		if (r->efd[i] < 0) {
 			rc = net_diagf(diag, -errno, "ring: eventfd: %s", strerror(errno));
@@ -198,7 +195,7 @@ err:
 int net_ring_send(struct net_ring *r, struct net_diag *diag)
 {
 	uint32_t body[2] = {htobe32(SETUP_MAGIC), htobe32(r->size)};
-	int fds[NFDS] = {r->memfd, r->efd[0], r->efd[1]};
+	int fds[NFDS] = {r->memfd, r->efd[0], r->efd[1], r->efd[2], r->efd[3]};
 	union {
 		char buf[CMSG_SPACE(sizeof(fds))];
 		struct cmsghdr align;
@@ -246,20 +243,23 @@ static int check_fds(struct net_ring *r, struct net_diag *diag)
 {
 	const uint32_t *hdr;
 	struct stat st;
-	int seals;
+	int seals, rc;
 
 	seals = fcntl(r->memfd, F_GET_SEALS);
 	if (seals < 0 || (seals & SEALS) != SEALS)
 		return net_diagf(diag, -EPROTO, "ring: the shared memory is not a sealed memfd");
-	if (fstat(r->memfd, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_size != r->map_len)
+	if (fstat(r->memfd, &st))
+		return net_diagf(diag, -errno, "ring: fstat: %s", strerror(errno));
+	if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size != r->map_len)
 		return net_diagf(diag, -EPROTO, "ring: shared memory of %lld bytes, expected %zu",
 		                 (long long)st.st_size, r->map_len);
-	for (unsigned i = 0; i < 2; i++)
+	for (unsigned i = 0; i < NEFD; i++)
 		if (!is_eventfd(r->efd[i]) || fcntl(r->efd[i], F_SETFL, O_NONBLOCK))
 			return net_diagf(diag, -EPROTO, "ring: wake-up descriptor %u is no eventfd",
 			                 i);
-	if (map_it(r, diag))
-		return diag ? diag->code : -EIO;
+	rc = map_it(r, diag);
+	if (rc)
+		return rc;
 	hdr = (const uint32_t *)r->map;
 	if (hdr[0] != NET_RING_MAGIC || hdr[1] != NET_RING_VERSION || hdr[2] != r->size)
 		return net_diagf(diag, -EPROTO,
@@ -315,8 +315,8 @@ static int recv_fds(struct net_ring *r, int timeout_ms, struct net_diag *diag)
 	}
 	if (nfds == NFDS) {
 		r->memfd = fds[0];
-		r->efd[0] = fds[1];
-		r->efd[1] = fds[2];
+		for (unsigned i = 0; i < NEFD; i++)
+			r->efd[i] = fds[1 + i];
 	} else {
 		for (unsigned i = 0; i < nfds && i < NFDS; i++)
 			close(fds[i]);
@@ -333,18 +333,19 @@ static int recv_fds(struct net_ring *r, int timeout_ms, struct net_diag *diag)
 	return check_fds(r, diag);
 }
 
-int net_ring_recv(int sock, uint32_t size, uint32_t max_pkt, int timeout_ms, struct net_ring **out,
+int net_ring_recv(int sock, uint32_t size, int timeout_ms, struct net_ring **out,
                   struct net_diag *diag)
 {
 	struct net_ring *r;
 	int rc;
 
 	*out = NULL;
-	if (!geometry_ok(size, max_pkt)) {
+	if (!geometry_ok(size)) {
 		close(sock);
-		return net_diagf(diag, -EINVAL, "ring: size %u / packet limit %u", size, max_pkt);
+		return net_diagf(diag, -EINVAL, "ring: size %u (a power of two in [%u, %u])", size,
+		                 NET_RING_MIN_SIZE, NET_RING_MAX_SIZE);
 	}
-	r = ring_new(sock, size, max_pkt);
+	r = ring_new(sock, size);
 	if (!r) {
 		close(sock);
 		return net_diagf(diag, -ENOMEM, "ring: out of memory");
@@ -360,10 +361,10 @@ int net_ring_recv(int sock, uint32_t size, uint32_t max_pkt, int timeout_ms, str
 	return 0;
 }
 
-static void signal_peer(struct net_ring *r)
+static void notify(int fd)
 {
 	uint64_t one = 1;
-	ssize_t n = write(r->efd[1 - r->side], &one, sizeof(one));
+	ssize_t n = write(fd, &one, sizeof(one));
 
 	(void)n; /* a full counter has signalled already */
 }
@@ -399,36 +400,37 @@ static void copy_out(struct net_ring *r, uint64_t pos, uint8_t *dst, size_t len)
 	memcpy(dst + first, r->rx_data, len - first);
 }
 
-int net_ring_write(struct net_ring *r, const void *rec, size_t len)
+int net_ring_write(struct net_ring *r, const void *buf, size_t len)
 {
 	uint64_t room;
+	size_t n;
 	int rc;
 
 	if (r->err)
 		return r->err;
-	if (len < NET_RECORD_HDR_BYTES + NET_BTH_BYTES ||
-	    len > (size_t)NET_RECORD_HDR_BYTES + r->max_pkt)
-		return -EMSGSIZE;
 	rc = tx_room(r, &room);
 	if (rc)
 		return rc;
 	if (room < len) {
+		/* ask for a signal when room appears, then look again */
 		__atomic_store_n(r->tx_wait, 1, __ATOMIC_SEQ_CST);
 		__atomic_thread_fence(__ATOMIC_SEQ_CST);
 		rc = tx_room(r, &room);
 		if (rc)
 			return rc;
-		if (room < len)
-			return -EAGAIN;
-		__atomic_store_n(r->tx_wait, 0, __ATOMIC_RELAXED);
+		if (room >= len)
+			__atomic_store_n(r->tx_wait, 0, __ATOMIC_RELAXED);
 	}
-	copy_in(r, r->tx_pos, rec, len);
-	r->tx_pos += len;
+	n = room < len ? (size_t)room : len;
+	if (n == 0)
+		return 0;
+	copy_in(r, r->tx_pos, buf, n);
+	r->tx_pos += n;
 	__atomic_store_n(r->tx_head, r->tx_pos, __ATOMIC_RELEASE);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (__atomic_exchange_n(r->peer_sleep, 0, __ATOMIC_SEQ_CST))
-		signal_peer(r);
-	return 0;
+		notify(r->efd[EFD(1 - r->side, 0)]);
+	return (int)n;
 }
 
 /* Bytes published and not yet consumed, checking the producer's head. */
@@ -446,42 +448,25 @@ static int rx_avail(struct net_ring *r, uint64_t *avail)
 
 int net_ring_read(struct net_ring *r, void *buf, size_t cap)
 {
-	struct net_frame_diag fd;
 	uint64_t avail = 0;
-	uint32_t plen;
-	size_t len;
+	size_t n;
 	int rc;
 
 	if (r->err)
 		return r->err;
-	if (cap < (size_t)NET_RECORD_HDR_BYTES + r->max_pkt)
-		return -EINVAL;
 	rc = rx_avail(r, &avail);
-	if (rc || avail == 0)
+	if (rc)
 		return rc;
-	/* A producer publishes whole records only. */
-	if (avail < NET_RECORD_HDR_BYTES)
-		return fail(r, -EPROTO, "ring: %llu bytes published, a record header needs %u",
-		            (unsigned long long)avail, NET_RECORD_HDR_BYTES);
-	copy_out(r, r->rx_pos, buf, NET_RECORD_HDR_BYTES);
-	/* The private copy is checked (1: header sound, packet still to come). */
-	rc = net_record_peek(buf, NET_RECORD_HDR_BYTES, r->max_pkt, &plen, NULL, &fd);
-	if (rc != 1)
-		return fail(r, -EPROTO, "ring: record at %llu: %s", (unsigned long long)r->rx_pos,
-		            fd.msg);
-	memcpy(&plen, buf, sizeof(plen));
-	len = NET_RECORD_HDR_BYTES + (size_t)be32toh(plen);
-	if (len > avail)
-		return fail(r, -EPROTO, "ring: record of %zu bytes, %llu published", len,
-		            (unsigned long long)avail);
-	copy_out(r, r->rx_pos + NET_RECORD_HDR_BYTES, (uint8_t *)buf + NET_RECORD_HDR_BYTES,
-	         len - NET_RECORD_HDR_BYTES);
-	r->rx_pos += len;
+	n = avail < cap ? (size_t)avail : cap;
+	if (n == 0)
+		return 0;
+	copy_out(r, r->rx_pos, buf, n);
+	r->rx_pos += n;
 	__atomic_store_n(r->rx_tail, r->rx_pos, __ATOMIC_RELEASE);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (__atomic_exchange_n(r->peer_wait, 0, __ATOMIC_SEQ_CST))
-		signal_peer(r);
-	return (int)len;
+		notify(r->efd[EFD(1 - r->side, 1)]);
+	return (int)n;
 }
 
 bool net_ring_prepare_sleep(struct net_ring *r)
@@ -501,20 +486,25 @@ bool net_ring_prepare_sleep(struct net_ring *r)
 
 int net_ring_fd(const struct net_ring *r)
 {
-	return r->efd[r->side];
+	return r->efd[EFD(r->side, 0)];
 }
 
-void net_ring_drain(struct net_ring *r)
+int net_ring_room_fd(const struct net_ring *r)
+{
+	return r->efd[EFD(r->side, 1)];
+}
+
+void net_ring_drain(int fd)
 {
 	uint64_t v;
-	ssize_t n = read(r->efd[r->side], &v, sizeof(v));
+	ssize_t n = read(fd, &v, sizeof(v));
 
-	(void)n; /* EAGAIN: another reader (the peer may read it too) took it */
+	(void)n; /* EAGAIN: nothing (the peer holds this eventfd too and may read it) */
 }
 
 int net_ring_wait(struct net_ring *r, int timeout_ms)
 {
-	struct pollfd p[2] = {{.fd = r->efd[r->side], .events = POLLIN},
+	struct pollfd p[2] = {{.fd = net_ring_fd(r), .events = POLLIN},
 	                      {.fd = r->sock, .events = POLLRDHUP}};
 	int n;
 
@@ -531,7 +521,7 @@ int net_ring_wait(struct net_ring *r, int timeout_ms)
 	if (p[1].revents)
 		return fail(r, -EPIPE, "ring: the peer closed its end");
 	if (p[0].revents)
-		net_ring_drain(r);
+		net_ring_drain(p[0].fd);
 	return n > 0;
 }
 

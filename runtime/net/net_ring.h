@@ -1,32 +1,35 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * net/net_ring.h - a pair of shared-memory byte rings between two processes
- * on one host, carrying the same stream records as TCP (net_frame.h).
+ * on one host: a byte stream each way, as a TCP connection is, so that the
+ * stream records of net_frame.h can travel over it unchanged.
  *
  * Owns: one end of a ring pair: a sealed memfd holding a control page and
- * two single-producer/single-consumer byte rings (one per direction), an
- * eventfd per side for wake-ups, the setup socket the pair was passed over
- * (its hang-up says the peer is gone), and passing the three descriptors to
- * the peer over a Unix socket (SCM_RIGHTS).  The creator ("side 0")
- * produces into ring 0 and consumes ring 1; the side that received the
- * descriptors ("side 1") the other way round.
+ * two single-producer/single-consumer byte rings (one per direction), two
+ * eventfds per side (data to read, room to write), the setup socket the
+ * pair was passed over (its hang-up says the peer is gone), and passing the
+ * five descriptors to the peer over a Unix socket (SCM_RIGHTS).  The
+ * creator ("side 0") produces into ring 0 and consumes ring 1; the side
+ * that received the descriptors ("side 1") the other way round.
  *
- * The peer is not trusted.  The geometry (ring size, largest record) comes
- * from the caller, never from shared memory; the memfd must be sealed
- * against shrinking and growing and have exactly the expected size.  Every
- * index the peer writes is read once, checked against the ring size, and a
- * record is copied out of the ring into the caller's buffer before its
- * length prefix is parsed.  A peer that breaks the rules fails this ring
- * pair only (net_ring_error says why); a peer that only lies about its wake
+ * The peer is not trusted.  The ring size comes from the caller, never from
+ * shared memory; the memfd must be sealed against shrinking and growing and
+ * have exactly the expected size.  Every index the peer writes is read
+ * once and checked against this end's own position and the ring size, and
+ * bytes leave the ring only by a copy into the caller's buffer (what they
+ * mean, record lengths included, is checked there by the caller, as for
+ * bytes from a socket).  A peer that breaks the rules fails this ring pair
+ * only (net_ring_error says why); a peer that only lies about its wake
  * flags or drains the eventfds delays its own traffic.
  *
  * Wake-ups: a consumer that is about to sleep sets a flag in the ring
- * header (net_ring_prepare_sleep); a producer signals the eventfd only when
- * that flag was set.  A producer that found the ring full sets another flag
- * and is signalled when the consumer freed space.
+ * header (net_ring_prepare_sleep); a producer signals the data eventfd only
+ * when that flag was set.  A producer that found too little room sets
+ * another flag and is signalled on its room eventfd once the consumer
+ * freed some.
  *
- * Must not: decode packets (the transport does), create threads, print.
- * Not yet used by net_transport.c.
+ * Must not: parse what it carries, create threads, print.  Not yet used by
+ * net_transport.c.
  */
 #ifndef PRISM_NET_RING_H
 #define PRISM_NET_RING_H
@@ -64,53 +67,53 @@ struct net_ring;
 size_t net_ring_shm_bytes(uint32_t size);
 
 /*
- * Side 0: make the memfd (sealed) and both eventfds.  @size: a power of two
- * in [NET_RING_MIN_SIZE, NET_RING_MAX_SIZE]; @max_pkt: the largest packet a
- * record may carry (record header + @max_pkt must fit in @size).  @sock: the
- * connected Unix socket the descriptors go over (net_ring_send); the ring
- * owns it from now on, also on failure.
+ * Side 0: make the memfd (sealed) and the four eventfds.  @size: bytes per
+ * direction, a power of two in [NET_RING_MIN_SIZE, NET_RING_MAX_SIZE].
+ * @sock: the connected Unix socket the descriptors go over (net_ring_send),
+ * carrying nothing else before them; the ring owns it from now on, also on
+ * failure.
  */
-int net_ring_create(int sock, uint32_t size, uint32_t max_pkt, struct net_ring **out,
-                    struct net_diag *diag);
-/* Side 0: pass the memfd and both eventfds to the peer (one message). */
+int net_ring_create(int sock, uint32_t size, struct net_ring **out, struct net_diag *diag);
+/* Side 0: pass the memfd and the eventfds to the peer (one message). */
 int net_ring_send(struct net_ring *r, struct net_diag *diag);
 /*
  * Side 1: receive the descriptors over @sock (owned from now on, also on
  * failure) within @timeout_ms, check them (a sealed memfd of
- * net_ring_shm_bytes(@size), two eventfds, the header) and map the memfd.
+ * net_ring_shm_bytes(@size), four eventfds, the header) and map the memfd.
  */
-int net_ring_recv(int sock, uint32_t size, uint32_t max_pkt, int timeout_ms, struct net_ring **out,
+int net_ring_recv(int sock, uint32_t size, int timeout_ms, struct net_ring **out,
                   struct net_diag *diag);
 /* Unmaps, closes every descriptor (the peer sees the socket hang up). */
 void net_ring_close(struct net_ring *r);
 
 /*
- * Append one whole record of @len bytes (a net_record_encode record; its
- * packet must not exceed max_pkt).  Returns 0, -EAGAIN when the ring has no
- * room for it now (the peer signals the eventfd when it freed some), or the
- * ring's error.
+ * Copy up to @len bytes of @buf into the ring.  Returns the bytes taken (0
+ * when it is full; whenever fewer than @len were taken, the room eventfd is
+ * signalled once the peer freed some), or the ring's error (-EPROTO: the
+ * peer broke the protocol, reason in net_ring_error).
  */
-int net_ring_write(struct net_ring *r, const void *rec, size_t len);
+int net_ring_write(struct net_ring *r, const void *buf, size_t len);
 /*
- * Take the next whole record into @buf (@cap >= record header + max_pkt):
- * returns its size, 0 when none is there, or the ring's error (the peer
- * broke the format: -EPROTO, reason in net_ring_error).
+ * Copy up to @cap bytes out of the ring into @buf.  Returns the bytes
+ * copied (0: nothing there), or the ring's error.
  */
 int net_ring_read(struct net_ring *r, void *buf, size_t cap);
 
 /*
  * Before sleeping on net_ring_fd: returns true (flag set) when nothing can
- * be read, false when a record is already there (flag cleared, no sleep).
+ * be read, false when bytes are already there (flag cleared, no sleep).
  */
 bool net_ring_prepare_sleep(struct net_ring *r);
-/* Pollable: readable when the peer signalled (data or room). */
+/* Pollable: readable when the peer signalled bytes to read. */
 int net_ring_fd(const struct net_ring *r);
-/* Consume a signal after net_ring_fd became readable. */
-void net_ring_drain(struct net_ring *r);
+/* Pollable: readable when the peer signalled room after a short write. */
+int net_ring_room_fd(const struct net_ring *r);
+/* Consume a signal after one of the two became readable. */
+void net_ring_drain(int fd);
 /*
- * Block up to @timeout_ms (-1: forever) until the peer signals or hangs up.
- * Returns 1 when signalled or something can be read, 0 on timeout, -EPIPE
- * when the peer closed (the ring is failed).
+ * Block up to @timeout_ms (-1: forever) until bytes can be read or the peer
+ * hangs up.  Returns 1 when signalled or bytes are there, 0 on timeout,
+ * -EPIPE when the peer closed (the ring is failed).
  */
 int net_ring_wait(struct net_ring *r, int timeout_ms);
 

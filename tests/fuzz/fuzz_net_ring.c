@@ -6,14 +6,17 @@
  * Owns: one ring pair per input whose side 1 is played by the input: it
  * writes raw bytes into the ring it produces, sets that ring's head and the
  * other ring's tail to values near the honest ones, and lets side 0 read
- * and write.  Properties: every record side 0 returns is exactly the bytes
- * at its position in the ring, its length prefix is within the limit, and
- * once side 0 reports an error (with a reason) it keeps reporting it.
+ * and write.  Properties: a read returns no more than the buffer holds and
+ * than was validly published, exactly the bytes at its position in the
+ * ring, and publishes what it consumed; a write never takes more than it
+ * was given or than the ring had room for by the tail it accepted; once
+ * side 0 reports an error (with a reason) it keeps reporting it.
  *
  * Must not: keep state between inputs.
  */
 #include <endian.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -22,25 +25,22 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "net/net_frame.h"
 #include "net/net_ring.h"
 
-#define SIZE    4096u
-#define MAX_PKT 512u
-#define BUF     (NET_RECORD_HDR_BYTES + MAX_PKT)
+#define SIZE 4096u
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 struct hostile {
 	uint8_t *m;
-	int fds[3];
+	int fds[5];
 };
 
 static int take(int sock, struct hostile *h)
 {
 	uint32_t body[2];
 	union {
-		char buf[CMSG_SPACE(3 * sizeof(int))];
+		char buf[CMSG_SPACE(5 * sizeof(int))];
 		struct cmsghdr align;
 	} ctl;
 	struct iovec iov = {.iov_base = body, .iov_len = sizeof(body)};
@@ -65,32 +65,53 @@ static uint64_t *idx(struct hostile *h, unsigned dir, unsigned off)
 	return (uint64_t *)(h->m + NET_RING_DIR_OFF(dir) + off);
 }
 
-static void check_read(struct net_ring *a, struct hostile *h, uint64_t *pos)
+static void check_read(struct net_ring *a, struct hostile *h, uint64_t *pos, size_t cap)
 {
 	const uint8_t *ring = h->m + NET_RING_CTL_BYTES + SIZE;
-	uint8_t got[BUF];
-	uint32_t plen;
-	int rc = net_ring_read(a, got, sizeof(got));
+	uint64_t head = *idx(h, 1, NET_RING_HEAD_OFF);
+	static uint8_t got[SIZE + 1];
+	int n = net_ring_read(a, got, cap);
 
-	if (rc <= 0)
+	if ((n < 0) != (head - *pos > SIZE))
+		__builtin_trap(); /* a valid head refused, or an invalid one taken */
+	if (n < 0)
 		return;
-	memcpy(&plen, got, 4);
-	if ((size_t)rc > BUF || be32toh(plen) > MAX_PKT ||
-	    (size_t)rc != NET_RECORD_HDR_BYTES + be32toh(plen))
+	if ((uint64_t)n != (head - *pos < cap ? head - *pos : cap))
 		__builtin_trap();
-	for (int i = 0; i < rc; i++)
+	for (int i = 0; i < n; i++)
 		if (got[i] != ring[(*pos + (uint64_t)i) % SIZE])
 			__builtin_trap();
-	*pos += (uint64_t)rc;
+	*pos += (uint64_t)n;
 	if (*idx(h, 1, NET_RING_TAIL_OFF) != *pos)
 		__builtin_trap(); /* the consumer published what it consumed */
+}
+
+/* @free: the last tail side 0 accepted; a tail is valid when it is neither
+ * behind that nor past what side 0 produced. */
+static void check_write(struct net_ring *a, struct hostile *h, uint64_t *free, uint64_t tail,
+                        size_t len)
+{
+	static uint8_t buf[2 * SIZE];
+	uint64_t head = *idx(h, 0, NET_RING_HEAD_OFF), room = SIZE - (head - tail);
+	bool valid = tail - *free <= head - *free;
+	int n;
+
+	*idx(h, 0, NET_RING_TAIL_OFF) = tail;
+	n = net_ring_write(a, buf, len);
+	if ((n < 0) != !valid)
+		__builtin_trap();
+	if (n < 0)
+		return;
+	if ((uint64_t)n != (room < len ? room : len) ||
+	    *idx(h, 0, NET_RING_HEAD_OFF) != head + (uint64_t)n)
+		__builtin_trap();
+	*free = tail;
 }
 
 static void run(struct net_ring *a, struct hostile *h, const uint8_t *data, size_t size)
 {
 	uint8_t *ring = h->m + NET_RING_CTL_BYTES + SIZE;
-	uint8_t rec[BUF] = {0};
-	uint64_t pos = 0, head = 0;
+	uint64_t pos = 0, head = 0, free0 = 0, tail0;
 	size_t i = 0;
 
 	while (i + 3 <= size) {
@@ -99,9 +120,9 @@ static void run(struct net_ring *a, struct hostile *h, const uint8_t *data, size
 		size_t n;
 
 		i += 3;
-		switch (op % 5) {
-		case 0: /* publish: head moves by arg (mostly forward) */
-			head += (int16_t)arg;
+		switch (op % 4) {
+		case 0: /* publish: head moves by arg, forward or back */
+			head += (uint64_t)(int64_t)(int16_t)arg;
 			*idx(h, 1, NET_RING_HEAD_OFF) = head;
 			break;
 		case 1: /* raw bytes at ring offset arg */
@@ -110,29 +131,22 @@ static void run(struct net_ring *a, struct hostile *h, const uint8_t *data, size
 				ring[(arg + k) % SIZE] = data[i + k];
 			i += n;
 			break;
-		case 2: /* a well-formed record header at the write position */
-			rec[0] = rec[1] = 0;
-			rec[2] = (uint8_t)(arg >> 8);
-			rec[3] = (uint8_t)arg;
-			for (size_t k = 0; k < NET_RECORD_HDR_BYTES; k++)
-				ring[(head + k) % SIZE] = rec[k];
+		case 2:
+			check_read(a, h, &pos, 1 + arg % (SIZE + 1));
 			break;
-		case 3:
-			check_read(a, h, &pos);
-			break;
-		case 4: /* the consumer of side 0's ring lies, then side 0 writes */
-			*idx(h, 0, NET_RING_TAIL_OFF) =
-			    *idx(h, 0, NET_RING_HEAD_OFF) - (uint64_t)(int16_t)arg;
-			memcpy(rec, &(uint32_t){htobe32(12 + arg % 100)}, 4);
-			(void)net_ring_write(a, rec, NET_RECORD_HDR_BYTES + 12 + arg % 100);
+		case 3: /* the consumer of side 0's ring moves its tail, side 0 writes */
+			tail0 = *idx(h, 0, NET_RING_TAIL_OFF);
+			check_write(a, h, &free0,
+			            tail0 + (uint64_t)(int64_t)(int8_t)(arg & 0xff) * 16,
+			            (size_t)(arg >> 8) * 32);
 			break;
 		}
 		if (net_ring_error(a, NULL)) {
 			const char *why;
 			int err = net_ring_error(a, &why);
 
-			if (!why[0] || net_ring_read(a, rec, sizeof(rec)) != err ||
-			    net_ring_write(a, rec, 40) != err)
+			if (!why[0] || net_ring_read(a, ring, 1) != err ||
+			    net_ring_write(a, ring, 1) != err)
 				__builtin_trap();
 			return;
 		}
@@ -147,14 +161,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
 		return 0;
-	if (net_ring_create(sv[0], SIZE, MAX_PKT, &a, NULL)) {
+	if (net_ring_create(sv[0], SIZE, &a, NULL)) {
 		close(sv[1]);
 		return 0;
 	}
 	if (!net_ring_send(a, NULL) && !take(sv[1], &h)) {
 		run(a, &h, data, size);
 		munmap(h.m, net_ring_shm_bytes(SIZE));
-		for (unsigned k = 0; k < 3; k++)
+		for (unsigned k = 0; k < 5; k++)
 			close(h.fds[k]);
 	}
 	net_ring_close(a);
