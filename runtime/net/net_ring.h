@@ -59,7 +59,6 @@
 
 #define NET_RING_MIN_SIZE     4096u
 #define NET_RING_MAX_SIZE     (4u << 20) /* bytes per direction: per pair 8 MiB + 4 KiB */
-#define NET_RING_DEFAULT_SIZE (1u << 20)
 
 struct net_ring;
 
