@@ -57,8 +57,8 @@
 #define NET_RING_SLEEP_OFF  128u
 #define NET_RING_WAIT_OFF   192u
 
-#define NET_RING_MIN_SIZE     4096u
-#define NET_RING_MAX_SIZE     (4u << 20) /* bytes per direction: per pair 8 MiB + 4 KiB */
+#define NET_RING_MIN_SIZE 4096u
+#define NET_RING_MAX_SIZE (4u << 20) /* bytes per direction: per pair 8 MiB + 4 KiB */
 
 struct net_ring;
 
