@@ -137,17 +137,17 @@ void net_ring_close(struct net_ring *r)
 	free(r);
 }
 
-static int map_it(struct net_ring *r, struct net_diag *diag)
+static int map_it(struct net_ring *r, struct diag_report *diag)
 {
 	r->map = mmap(NULL, r->map_len, PROT_READ | PROT_WRITE, MAP_SHARED, r->memfd, 0);
 	if (r->map == MAP_FAILED)
-		return net_diagf(diag, -errno, "ring: mmap of %zu bytes: %s", r->map_len,
-		                 strerror(errno));
+		return diag_report_set(diag, -errno, "ring: mmap of %zu bytes: %s", r->map_len,
+		                       strerror(errno));
 	bind_side(r);
 	return 0;
 }
 
-int net_ring_create(int sock, uint32_t size, struct net_ring **out, struct net_diag *diag)
+int net_ring_create(int sock, uint32_t size, struct net_ring **out, struct diag_report *diag)
 {
 	struct net_ring *r;
 	uint32_t *hdr;
@@ -156,25 +156,25 @@ int net_ring_create(int sock, uint32_t size, struct net_ring **out, struct net_d
 	*out = NULL;
 	if (!geometry_ok(size)) {
 		close(sock);
-		return net_diagf(diag, -EINVAL, "ring: size %u (a power of two in [%u, %u])", size,
-		                 NET_RING_MIN_SIZE, NET_RING_MAX_SIZE);
+		return diag_report_set(diag, -EINVAL, "ring: size %u (a power of two in [%u, %u])",
+		                       size, NET_RING_MIN_SIZE, NET_RING_MAX_SIZE);
 	}
 	r = ring_new(sock, size);
 	if (!r) {
 		close(sock);
-		return net_diagf(diag, -ENOMEM, "ring: out of memory");
+		return diag_report_set(diag, -ENOMEM, "ring: out of memory");
 	}
 	r->memfd = memfd_create("prism-ring", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (r->memfd < 0 || ftruncate(r->memfd, (off_t)r->map_len) ||
 	    fcntl(r->memfd, F_ADD_SEALS, SEALS)) {
-		rc = net_diagf(diag, -errno, "ring: memfd of %zu bytes: %s", r->map_len,
-		               strerror(errno));
+		rc = diag_report_set(diag, -errno, "ring: memfd of %zu bytes: %s", r->map_len,
+		                     strerror(errno));
 		goto err;
 	}
 	for (unsigned i = 0; i < NEFD; i++) {
 		r->efd[i] = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 		if (r->efd[i] < 0) {
-			rc = net_diagf(diag, -errno, "ring: eventfd: %s", strerror(errno));
+			rc = diag_report_set(diag, -errno, "ring: eventfd: %s", strerror(errno));
 			goto err;
 		}
 	}
@@ -192,7 +192,7 @@ err:
 	return rc;
 }
 
-int net_ring_send(struct net_ring *r, struct net_diag *diag)
+int net_ring_send(struct net_ring *r, struct diag_report *diag)
 {
 	uint32_t body[2] = {htobe32(SETUP_MAGIC), htobe32(r->size)};
 	int fds[NFDS] = {r->memfd, r->efd[0], r->efd[1], r->efd[2], r->efd[3]};
@@ -209,7 +209,7 @@ int net_ring_send(struct net_ring *r, struct net_diag *diag)
 	ssize_t n;
 
 	if (r->side != 0)
-		return net_diagf(diag, -EINVAL, "ring: only its creator passes it");
+		return diag_report_set(diag, -EINVAL, "ring: only its creator passes it");
 	memset(&ctl, 0, sizeof(ctl));
 	c = CMSG_FIRSTHDR(&msg);
 	c->cmsg_level = SOL_SOCKET;
@@ -220,8 +220,9 @@ int net_ring_send(struct net_ring *r, struct net_diag *diag)
 		n = sendmsg(r->sock, &msg, MSG_NOSIGNAL);
 	while (n < 0 && errno == EINTR);
 	if (n != (ssize_t)sizeof(body))
-		return net_diagf(diag, n < 0 ? -errno : -EIO, "ring: passing its descriptors: %s",
-		                 n < 0 ? strerror(errno) : "short send");
+		return diag_report_set(diag, n < 0 ? -errno : -EIO,
+		                       "ring: passing its descriptors: %s",
+		                       n < 0 ? strerror(errno) : "short send");
 	return 0;
 }
 
@@ -239,7 +240,7 @@ static bool is_eventfd(int fd)
 	return strcmp(name, "anon_inode:[eventfd]") == 0;
 }
 
-static int check_fds(struct net_ring *r, struct net_diag *diag)
+static int check_fds(struct net_ring *r, struct diag_report *diag)
 {
 	const uint32_t *hdr;
 	struct stat st;
@@ -247,28 +248,30 @@ static int check_fds(struct net_ring *r, struct net_diag *diag)
 
 	seals = fcntl(r->memfd, F_GET_SEALS);
 	if (seals < 0 || (seals & SEALS) != SEALS)
-		return net_diagf(diag, -EPROTO, "ring: the shared memory is not a sealed memfd");
+		return diag_report_set(diag, -EPROTO,
+		                       "ring: the shared memory is not a sealed memfd");
 	if (fstat(r->memfd, &st))
-		return net_diagf(diag, -errno, "ring: fstat: %s", strerror(errno));
+		return diag_report_set(diag, -errno, "ring: fstat: %s", strerror(errno));
 	if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size != r->map_len)
-		return net_diagf(diag, -EPROTO, "ring: shared memory of %lld bytes, expected %zu",
-		                 (long long)st.st_size, r->map_len);
+		return diag_report_set(diag, -EPROTO,
+		                       "ring: shared memory of %lld bytes, expected %zu",
+		                       (long long)st.st_size, r->map_len);
 	for (unsigned i = 0; i < NEFD; i++)
 		if (!is_eventfd(r->efd[i]) || fcntl(r->efd[i], F_SETFL, O_NONBLOCK))
-			return net_diagf(diag, -EPROTO, "ring: wake-up descriptor %u is no eventfd",
-			                 i);
+			return diag_report_set(diag, -EPROTO,
+			                       "ring: wake-up descriptor %u is no eventfd", i);
 	rc = map_it(r, diag);
 	if (rc)
 		return rc;
 	hdr = (const uint32_t *)r->map;
 	if (hdr[0] != NET_RING_MAGIC || hdr[1] != NET_RING_VERSION || hdr[2] != r->size)
-		return net_diagf(diag, -EPROTO,
-		                 "ring: header magic %#x version %u size %u, expected %#x %u %u",
-		                 hdr[0], hdr[1], hdr[2], NET_RING_MAGIC, NET_RING_VERSION, r->size);
+		return diag_report_set(
+		    diag, -EPROTO, "ring: header magic %#x version %u size %u, expected %#x %u %u",
+		    hdr[0], hdr[1], hdr[2], NET_RING_MAGIC, NET_RING_VERSION, r->size);
 	return 0;
 }
 
-static int recv_fds(struct net_ring *r, int timeout_ms, struct net_diag *diag)
+static int recv_fds(struct net_ring *r, int timeout_ms, struct diag_report *diag)
 {
 	uint32_t body[2];
 	union {
@@ -287,14 +290,17 @@ static int recv_fds(struct net_ring *r, int timeout_ms, struct net_diag *diag)
 	int fds[NFDS];
 
 	if (poll(&pfd, 1, timeout_ms) <= 0)
-		return net_diagf(diag, -ETIMEDOUT, "ring: no descriptors within %d ms", timeout_ms);
+		return diag_report_set(diag, -ETIMEDOUT, "ring: no descriptors within %d ms",
+		                       timeout_ms);
 	do
 		n = recvmsg(r->sock, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
-		return net_diagf(diag, -errno, "ring: receiving descriptors: %s", strerror(errno));
+		return diag_report_set(diag, -errno, "ring: receiving descriptors: %s",
+		                       strerror(errno));
 	if (n == 0)
-		return net_diagf(diag, -EPIPE, "ring: the peer closed before passing descriptors");
+		return diag_report_set(diag, -EPIPE,
+		                       "ring: the peer closed before passing descriptors");
 	/* Take every descriptor that came, so that none leaks, then judge. */
 	for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
 		size_t k, got;
@@ -323,18 +329,19 @@ static int recv_fds(struct net_ring *r, int timeout_ms, struct net_diag *diag)
 	}
 	if (n != (ssize_t)sizeof(body) || (msg.msg_flags & (MSG_CTRUNC | MSG_TRUNC)) ||
 	    nfds != NFDS)
-		return net_diagf(diag, -EPROTO,
-		                 "ring: malformed descriptor message (%zd bytes, %u "
-		                 "descriptors)",
-		                 n, nfds);
+		return diag_report_set(diag, -EPROTO,
+		                       "ring: malformed descriptor message (%zd bytes, %u "
+		                       "descriptors)",
+		                       n, nfds);
 	if (be32toh(body[0]) != SETUP_MAGIC || be32toh(body[1]) != r->size)
-		return net_diagf(diag, -EPROTO, "ring: descriptor message for size %u, expected %u",
-		                 be32toh(body[1]), r->size);
+		return diag_report_set(diag, -EPROTO,
+		                       "ring: descriptor message for size %u, expected %u",
+		                       be32toh(body[1]), r->size);
 	return check_fds(r, diag);
 }
 
 int net_ring_recv(int sock, uint32_t size, int timeout_ms, struct net_ring **out,
-                  struct net_diag *diag)
+                  struct diag_report *diag)
 {
 	struct net_ring *r;
 	int rc;
@@ -342,13 +349,13 @@ int net_ring_recv(int sock, uint32_t size, int timeout_ms, struct net_ring **out
 	*out = NULL;
 	if (!geometry_ok(size)) {
 		close(sock);
-		return net_diagf(diag, -EINVAL, "ring: size %u (a power of two in [%u, %u])", size,
-		                 NET_RING_MIN_SIZE, NET_RING_MAX_SIZE);
+		return diag_report_set(diag, -EINVAL, "ring: size %u (a power of two in [%u, %u])",
+		                       size, NET_RING_MIN_SIZE, NET_RING_MAX_SIZE);
 	}
 	r = ring_new(sock, size);
 	if (!r) {
 		close(sock);
-		return net_diagf(diag, -ENOMEM, "ring: out of memory");
+		return diag_report_set(diag, -ENOMEM, "ring: out of memory");
 	}
 	r->side = 1;
 	rc = recv_fds(r, timeout_ms, diag);

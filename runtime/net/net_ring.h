@@ -72,16 +72,16 @@ size_t net_ring_shm_bytes(uint32_t size);
  * carrying nothing else before them; the ring owns it from now on, also on
  * failure.
  */
-int net_ring_create(int sock, uint32_t size, struct net_ring **out, struct net_diag *diag);
+int net_ring_create(int sock, uint32_t size, struct net_ring **out, struct diag_report *diag);
 /* Side 0: pass the memfd and the eventfds to the peer (one message). */
-int net_ring_send(struct net_ring *r, struct net_diag *diag);
+int net_ring_send(struct net_ring *r, struct diag_report *diag);
 /*
  * Side 1: receive the descriptors over @sock (owned from now on, also on
  * failure) within @timeout_ms, check them (a sealed memfd of
  * net_ring_shm_bytes(@size), four eventfds, the header) and map the memfd.
  */
 int net_ring_recv(int sock, uint32_t size, int timeout_ms, struct net_ring **out,
-                  struct net_diag *diag);
+                  struct diag_report *diag);
 /* Unmaps, closes every descriptor (the peer sees the socket hang up). */
 void net_ring_close(struct net_ring *r);
 

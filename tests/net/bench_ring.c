@@ -134,7 +134,7 @@ int main(int argc, char **argv)
 	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
 	socklen_t slen = sizeof(sa);
 	double sl[16], sp[16], tcp[16];
-	struct net_diag d = {0};
+	struct diag_report d = {0};
 	struct net_ring *r;
 	int sv[2], lfd, status;
 	pid_t pid;

@@ -39,7 +39,7 @@ struct pair {
 
 static void make_pair(struct pair *p, uint32_t size)
 {
-	struct net_diag d = {0};
+	struct diag_report d = {0};
 	int sv[2];
 
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
@@ -290,7 +290,7 @@ enum attack { BIG_HEAD, BACK_HEAD, HUGE_HEAD, TAIL_PAST, TAIL_BACK };
 static void hostile_case(enum attack what, const char *reason)
 {
 	uint8_t buf[SIZE];
-	struct net_diag d = {0};
+	struct diag_report d = {0};
 	struct hostile h;
 	struct net_ring *a;
 	struct pair good;
@@ -367,8 +367,8 @@ static void test_hostile_indices(void **state)
 static void test_garbage_records_stop_at_the_parser(void **state)
 {
 	uint8_t buf[SIZE];
-	struct net_frame_diag fd;
-	struct net_diag d = {0};
+	struct diag_report fd;
+	struct diag_report d = {0};
 	struct hostile h;
 	struct net_ring *a;
 	uint32_t plen;
@@ -433,7 +433,7 @@ static void forge(int sock, const int *fds, unsigned nfds, uint32_t size)
 
 static int forged_recv(const int *fds, unsigned nfds, uint32_t size, const char *reason)
 {
-	struct net_diag d = {0};
+	struct diag_report d = {0};
 	struct net_ring *r = NULL;
 	int sv[2], rc;
 
@@ -499,7 +499,7 @@ static void test_forged_descriptors(void **state)
 
 static void test_bad_geometry(void **state)
 {
-	struct net_diag d = {0};
+	struct diag_report d = {0};
 	struct net_ring *r;
 	int sv[2];
 
@@ -518,7 +518,7 @@ static void test_bad_geometry(void **state)
 
 static void test_peer_dies(void **state)
 {
-	struct net_diag d = {0};
+	struct diag_report d = {0};
 	uint8_t buf[64];
 	struct net_ring *a;
 	const char *why;
