@@ -36,6 +36,13 @@ static void glue_uar_write64(void *reg, uint64_t bytes)
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
+static struct mlx5dv_devx_event_channel *glue_create_event_channel(struct ibv_context *ctx,
+                                                                   int flags)
+{
+	return mlx5dv_devx_create_event_channel(ctx,
+	                                        (enum mlx5dv_devx_create_event_channel_flags)flags);
+}
+
 const struct mlx5_glue mlx5_glue_rdma = {
     .name = "rdma-core",
     .get_device_list = ibv_get_device_list,
@@ -62,6 +69,10 @@ const struct mlx5_glue mlx5_glue_rdma = {
     .devx_obj_create = mlx5dv_devx_obj_create,
     .devx_obj_modify = mlx5dv_devx_obj_modify,
     .devx_obj_destroy = mlx5dv_devx_obj_destroy,
+    .devx_create_event_channel = glue_create_event_channel,
+    .devx_destroy_event_channel = mlx5dv_devx_destroy_event_channel,
+    .devx_subscribe_devx_event = mlx5dv_devx_subscribe_devx_event,
+    .devx_get_event = mlx5dv_devx_get_event,
     .uar_write64 = glue_uar_write64,
 };
 

@@ -17,6 +17,7 @@
 #define PRISM_MLX5_GLUE_H
 
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <infiniband/mlx5dv.h>
 #include <infiniband/verbs.h>
@@ -57,8 +58,20 @@ struct mlx5_glue {
 	                       size_t outlen);
 	int (*devx_obj_destroy)(struct mlx5dv_devx_obj *obj);
 
-	/* The doorbell: a 64-bit store of the first 8 control-segment bytes
-	 * (already big-endian in memory order) to the UAR register. */
+	/* Completion events: a DEVX event channel, a CQ's subscription to its
+	 * completion event (event number 0), and reading one event. */
+	struct mlx5dv_devx_event_channel *(*devx_create_event_channel)(struct ibv_context *ctx,
+	                                                               int flags);
+	void (*devx_destroy_event_channel)(struct mlx5dv_devx_event_channel *ch);
+	int (*devx_subscribe_devx_event)(struct mlx5dv_devx_event_channel *ch,
+	                                 struct mlx5dv_devx_obj *obj, uint16_t events_sz,
+	                                 uint16_t events_num[], uint64_t cookie);
+	ssize_t (*devx_get_event)(struct mlx5dv_devx_event_channel *ch,
+	                          struct mlx5dv_devx_async_event_hdr *data, size_t len);
+
+	/* A doorbell: one 64-bit store of 8 bytes (already in memory order) to
+	 * a UAR register: the first 8 control-segment bytes to the send
+	 * doorbell register, or a CQ arm word and CQN to the CQ doorbell. */
 	void (*uar_write64)(void *reg, uint64_t bytes);
 };
 

@@ -307,6 +307,9 @@ bool sim_cq_in_error(struct sim_cq *cq);
  * list.  Thread-safe.
  */
 void sim_cq_arm(struct sim_cq *cq, void *ctx, bool check_consumed);
+/* Arm as an mlx5 CQ arm doorbell does: queued at once if the CQ has
+ * produced CQEs past consumer counter @ci (24 bits), else armed. */
+void sim_cq_arm_ci(struct sim_cq *cq, void *ctx, uint32_t ci);
 /* Take up to @max queued events (their ctx) off @dev's list; how many.  A
  * destroyed CQ's event is dropped.  Thread-safe. */
 unsigned sim_dev_take_events(struct sim_dev *dev, void **ctx, unsigned max);

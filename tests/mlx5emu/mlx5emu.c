@@ -3,7 +3,8 @@
  * tests/mlx5emu/mlx5emu.c - the emulator's verbs side: device list,
  * contexts (one threaded sim device each), PD and pdn, memory regions (sim
  * MRs: the keys are the sim's), umem registration, UAR pages, the EQ
- * number, and the doorbells the backend writes to a UAR register.
+ * number, and the doorbells the backend writes to a UAR register (the
+ * send doorbell here; a CQ arm doorbell goes to mlx5emu_event.c).
  *
  * Owns: the emulator's object lists and its loud-failure record.
  * Must not: parse PRM commands (mlx5emu_cmd.c does).
@@ -142,10 +143,11 @@ static int close_device(struct ibv_context *ctx)
 {
 	struct emu_ctx *c = (struct emu_ctx *)ctx, **pp;
 
-	if (c->objs || c->umems || c->uars || c->pds || c->mrs)
-		return -emu_fail(EBUSY, "ibv_close_device: objects still alive (%s%s%s%s%s)",
+	if (c->objs || c->umems || c->uars || c->pds || c->mrs || c->evchs)
+		return -emu_fail(EBUSY, "ibv_close_device: objects still alive (%s%s%s%s%s%s)",
 		                 c->objs ? "DEVX objects " : "", c->umems ? "umem " : "",
-		                 c->uars ? "UAR " : "", c->pds ? "PD " : "", c->mrs ? "MR" : "");
+		                 c->uars ? "UAR " : "", c->pds ? "PD " : "", c->mrs ? "MR " : "",
+		                 c->evchs ? "event channel" : "");
 	pthread_mutex_lock(&emu.lock);
 	for (pp = &emu.ctxs; *pp && *pp != c; pp = &(*pp)->next)
 		;
@@ -511,20 +513,30 @@ static void uar_write64(void *reg, uint64_t bytes)
 	uint32_t qpn = (uint32_t)b[4] << 16 | (uint32_t)b[5] << 8 | b[6];
 	struct mlx5dv_devx_obj *o = NULL;
 	struct emu_ctx *c;
+	bool cq_db = false;
 
 	memcpy(reg, &bytes, 8);
 	pthread_mutex_lock(&emu.lock);
 	for (c = emu.ctxs; c; c = c->next) {
 		struct emu_uar *u;
 
-		for (u = c->uars; u && u->pub.reg_addr != reg; u = u->next)
+		for (u = c->uars; u && u->pub.reg_addr != reg &&
+		                  (uint8_t *)u->pub.base_addr + EMU_CQ_DOORBELL != reg;
+		     u = u->next)
 			;
-		if (u)
+		if (u) {
+			cq_db = reg != u->pub.reg_addr;
 			break;
+		}
 	}
-	for (o = c ? c->objs : NULL; o && !(o->kind == EMU_OBJ_QP && o->num == qpn); o = o->next)
+	for (o = c && !cq_db ? c->objs : NULL; o && !(o->kind == EMU_OBJ_QP && o->num == qpn);
+	     o = o->next)
 		;
 	pthread_mutex_unlock(&emu.lock);
+	if (cq_db) {
+		emu_cq_doorbell(c, bytes);
+		return;
+	}
 	if (!c) {
 		emu_fail(EFAULT, "doorbell written to %p, not a UAR register", reg);
 		return;
@@ -565,6 +577,10 @@ static const struct mlx5_glue emu_glue = {
     .devx_obj_create = emu_obj_create,
     .devx_obj_modify = emu_obj_modify,
     .devx_obj_destroy = emu_obj_destroy,
+    .devx_create_event_channel = emu_create_event_channel,
+    .devx_destroy_event_channel = emu_destroy_event_channel,
+    .devx_subscribe_devx_event = emu_subscribe_devx_event,
+    .devx_get_event = emu_get_event,
     .uar_write64 = uar_write64,
 };
 

@@ -12,7 +12,10 @@
  * the very umem buffers the backend registered (sim_qp_attr.ext_buf), so the
  * sim executes the WQE bytes the backend wrote where it wrote them, and the
  * doorbells the backend writes to its UAR page reach the sim's queue whose
- * QPN they carry.  Each emulated device is one threaded sim device, shared
+ * QPN they carry.  Completion events go as the kernel delivers them for DEVX
+ * CQs: a CQ subscribed on an event channel and armed through the UAR page's
+ * CQ doorbell raises one event (its cookie) once the CQ produces past the
+ * armed consumer index (mlx5emu_event.c).  Each emulated device is one threaded sim device, shared
  * by every context opened on it: like a NIC, it runs by itself, and QPs of
  * two contexts (a server and a client in one process) reach each other.
  *

@@ -428,6 +428,7 @@ int emu_obj_destroy(struct mlx5dv_devx_obj *o)
 		return emu_fail(EBUSY, "destroy %s 0x%x: the sim refused (%d)",
 		                o->kind == EMU_OBJ_QP ? "QP" : "CQ", o->num, rc);
 	pthread_mutex_lock(&emu.lock);
+	emu_event_forget(o); /* its event, read off the sim already, is gone */
 	for (pp = &o->ctx->objs; *pp && *pp != o; pp = &(*pp)->next)
 		;
 	if (*pp)

@@ -14,8 +14,9 @@
 #include "sim/sim.h"
 #include "tests/mlx5emu/mlx5emu.h"
 
-#define EMU_MAX_DEVS 4
-#define EMU_EQN      7 /* the EQ number mlx5dv_devx_query_eqn answers */
+#define EMU_MAX_DEVS    4
+#define EMU_EQN         7    /* the EQ number mlx5dv_devx_query_eqn answers */
+#define EMU_CQ_DOORBELL 0x20 /* a UAR page's CQ doorbell (mlx5dv.h MLX5_CQ_DOORBELL) */
 
 enum emu_obj_kind { EMU_OBJ_CQ, EMU_OBJ_QP };
 
@@ -30,6 +31,19 @@ struct mlx5dv_devx_obj {
 	struct sim_qp *qp;
 	int state; /* QP: enum sim_qp_state as commanded */
 	struct mlx5dv_devx_obj *next;
+	/* CQ completion events (mlx5emu_event.c; emu.lock) */
+	struct emu_evch *evch; /* subscribed to; NULL: none */
+	uint64_t cookie;
+	bool ev_queued; /* on evch's list (one per CQ while unread) */
+	struct mlx5dv_devx_obj *ev_next;
+};
+
+/* A DEVX event channel (OMIT_EV_DATA): subscribed CQs with an unread event. */
+struct emu_evch {
+	struct mlx5dv_devx_event_channel pub;
+	struct emu_ctx *ctx;
+	struct mlx5dv_devx_obj *head, **tail;
+	struct emu_evch *next;
 };
 
 struct emu_umem {
@@ -57,6 +71,7 @@ struct emu_ctx {
 	struct emu_pd *pd_list;
 	struct emu_uar *uars;
 	struct mlx5dv_devx_obj *objs;
+	struct emu_evch *evchs;
 	unsigned pds, mrs;
 	struct emu_ctx *next;
 };
@@ -117,5 +132,17 @@ struct mlx5dv_devx_obj *emu_obj_create(struct ibv_context *ctx, const void *in, 
 int emu_obj_modify(struct mlx5dv_devx_obj *obj, const void *in, size_t inlen, void *out,
                    size_t outlen);
 int emu_obj_destroy(struct mlx5dv_devx_obj *obj);
+
+/* mlx5emu_event.c: event channels, subscriptions, the CQ arm doorbell. */
+struct mlx5dv_devx_event_channel *emu_create_event_channel(struct ibv_context *ctx, int flags);
+void emu_destroy_event_channel(struct mlx5dv_devx_event_channel *ch);
+int emu_subscribe_devx_event(struct mlx5dv_devx_event_channel *ch, struct mlx5dv_devx_obj *obj,
+                             uint16_t events_sz, uint16_t events_num[], uint64_t cookie);
+ssize_t emu_get_event(struct mlx5dv_devx_event_channel *ch,
+                      struct mlx5dv_devx_async_event_hdr *data, size_t len);
+/* The 8 bytes written to a UAR page's CQ doorbell (offset 0x20) of @c. */
+void emu_cq_doorbell(struct emu_ctx *c, uint64_t bytes);
+/* emu.lock held: @o (a CQ being destroyed) leaves its channel's list. */
+void emu_event_forget(struct mlx5dv_devx_obj *o);
 
 #endif /* PRISM_TESTS_MLX5EMU_INTERNAL_H */

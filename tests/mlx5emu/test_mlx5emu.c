@@ -4,9 +4,11 @@
  * against the emulator at the level of single objects: capabilities read
  * through QUERY_HCA_CAP, a device without cross-channel refusing managed
  * QPs, commands the emulator does not implement failing loudly, and the
- * doorbell rule (unmanaged queues ring the UAR, managed ones never do).
+ * doorbell rule (unmanaged queues ring the UAR, managed ones never do),
+ * completion events (event channel and CQ arm doorbell).
  */
 #include <endian.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -187,6 +189,154 @@ static void test_doorbells_only_for_unmanaged(void **state)
 	assert_int_equal(core_mlx5_backend.destroy_cq(cq), 0);
 	close_emu(dev);
 	assert_int_equal(mlx5emu_errors(), 0);
+}
+
+/* A self-connected unmanaged QP on @cq, in RTS. */
+static struct core_be_qp *loop_qp(struct core_be_dev *dev, struct core_be_cq *cq,
+                                  struct core_qp_info *qi)
+{
+	struct core_qp_attr qa = {.send_cq = cq, .recv_cq = cq, .sq_bbs = 8};
+	struct core_qp_peer self = {0};
+	struct core_be_qp *qp;
+
+	assert_int_equal(core_mlx5_backend.create_qp(dev, &qa, &qp, qi), 0);
+	assert_int_equal(core_mlx5_backend.port_addr(dev, &self), 0);
+	self.qpn = qi->qpn;
+	self.rnr_retry = 7;
+	assert_int_equal(core_mlx5_backend.modify_qp(qp, CORE_QPS_INIT, NULL), 0);
+	assert_int_equal(core_mlx5_backend.modify_qp(qp, CORE_QPS_RTR, &self), 0);
+	assert_int_equal(core_mlx5_backend.modify_qp(qp, CORE_QPS_RTS, &self), 0);
+	return qp;
+}
+
+/* Post signalled NOP number @n (from 0) and wait until the emulated NIC,
+ * which runs by itself, has written its CQE. */
+static void post_nop(struct core_be_qp *qp, const struct core_qp_info *qi,
+                     const struct core_cq_info *ci, uint32_t n)
+{
+	struct prism_wqe w = {.ctrl = {.opcode = PRISM_OP_NOP,
+	                               .wqe_index = (uint16_t)n,
+	                               .qpn = qi->qpn,
+	                               .fm_ce_se = PRISM_CE_CQ_UPDATE << PRISM_CTRL_CE_SHIFT}};
+	const uint8_t *cqe = (const uint8_t *)ci->buf + (size_t)(n % ci->ncqe) * PRISM_CQE_BYTES;
+	uint8_t *slot =
+	    (uint8_t *)qi->buf + qi->sq_offset + (size_t)(n % qi->sq_bbs) * PRISM_WQE_BB;
+
+	assert_true(prism_wqe_encode(&w, slot, PRISM_WQE_BB, NULL) > 0);
+	qi->dbrec[1] = htobe32(n + 1);
+	assert_int_equal(core_mlx5_backend.ring_sq(qp), 0);
+	for (long i = 0; i < 100000000; i++) {
+		uint8_t op_own = __atomic_load_n(&cqe[PRISM_CQE_BYTES - 1], __ATOMIC_ACQUIRE);
+
+		if ((op_own >> 4) != PRISM_CQE_INVALID && prism_cqe_sw_owned(op_own, n, ci->ncqe))
+			return;
+		sched_yield();
+	}
+	fail_msg("NOP %u never completed", n);
+}
+
+static unsigned take(struct core_be_dev *dev, void **ev)
+{
+	return core_mlx5_backend.take_events(dev, ev, 8);
+}
+
+/* The arm word the backend last wrote to the CQ's doorbell record. */
+static uint32_t arm_word(const struct core_cq_info *ci)
+{
+	return be32toh(ci->dbrec[1]);
+}
+
+/*
+ * Completion events through the DEVX event channel and the CQ arm doorbell:
+ * nothing before arming; an arm with CQEs past the consumer index raises
+ * one event at once; otherwise the next CQE raises exactly one; no event
+ * without a re-arm; arming for the next CQE only (a scanned CQ) ignores what
+ * is already written; a disarmed CQ's event is dropped, and so is one of a
+ * destroyed CQ; arm_sn counts the events taken.
+ */
+static void test_cq_events(void **state)
+{
+	struct core_be_dev *dev = open_emu(NULL);
+	struct mlx5_be_dev *d = (struct mlx5_be_dev *)dev;
+	struct core_cq_attr ca = {.ncqe = 16};
+	struct core_be_cq *cq;
+	struct core_cq_info ci;
+	struct core_qp_info qi;
+	struct core_be_qp *qp;
+	int tag, other;
+	void *ev[8];
+	uint32_t n = 0;
+
+	(void)state;
+	assert_int_equal(core_mlx5_backend.create_cq(dev, &ca, &cq, &ci), 0);
+	qp = loop_qp(dev, cq, &qi);
+
+	/* a CQE before arming raises nothing */
+	post_nop(qp, &qi, &ci, n++);
+	assert_int_equal(take(dev, ev), 0);
+	/* armed at the consumer index (0) with a CQE past it: one event, at once */
+	core_mlx5_backend.arm_cq(cq, &tag, true);
+	assert_int_equal(arm_word(&ci) & 0xffffffu, 0);
+	assert_int_equal(take(dev, ev), 1);
+	assert_ptr_equal(ev[0], &tag);
+	assert_int_equal(take(dev, ev), 0);
+	/* consumed: armed, nothing yet; the next CQE raises exactly one */
+	ci.dbrec[0] = htobe32(n);
+	core_mlx5_backend.arm_cq(cq, &tag, true);
+	assert_int_equal(arm_word(&ci) >> 28, 1); /* arm_sn: one event taken */
+	assert_int_equal(arm_word(&ci) & 0xffffffu, n);
+	assert_int_equal(take(dev, ev), 0);
+	post_nop(qp, &qi, &ci, n++);
+	assert_int_equal(take(dev, ev), 1);
+	assert_ptr_equal(ev[0], &tag);
+	/* not re-armed: the next CQE raises nothing */
+	post_nop(qp, &qi, &ci, n++);
+	assert_int_equal(take(dev, ev), 0);
+	/* for the next CQE only (consumer index ignored: 1, three written) */
+	core_mlx5_backend.arm_cq(cq, &other, false);
+	assert_int_equal(arm_word(&ci) & 0xffffffu, n);
+	assert_int_equal(arm_word(&ci) >> 28, 2);
+	assert_int_equal(take(dev, ev), 0);
+	post_nop(qp, &qi, &ci, n++);
+	assert_int_equal(take(dev, ev), 1);
+	assert_ptr_equal(ev[0], &other);
+	/* disarmed while armed: the NIC still raises it, the backend drops it */
+	ci.dbrec[0] = htobe32(n);
+	core_mlx5_backend.arm_cq(cq, &tag, true);
+	core_mlx5_backend.arm_cq(cq, NULL, false);
+	post_nop(qp, &qi, &ci, n++);
+	assert_int_equal(take(dev, ev), 0);
+	/* a ring lapped past (16 CQEs, 20 written): still one event per arm */
+	while (n < 20)
+		post_nop(qp, &qi, &ci, n++);
+	ci.dbrec[0] = htobe32(n);
+	core_mlx5_backend.arm_cq(cq, &tag, true);
+	assert_int_equal(take(dev, ev), 0);
+	post_nop(qp, &qi, &ci, n++);
+	assert_int_equal(take(dev, ev), 1);
+	/* an event queued for a CQ that is then destroyed is never handed out */
+	core_mlx5_backend.arm_cq(cq, &tag, false);
+	post_nop(qp, &qi, &ci, n++);
+	assert_int_equal(core_mlx5_backend.modify_qp(qp, CORE_QPS_ERR, NULL), 0);
+	assert_int_equal(core_mlx5_backend.destroy_qp(qp), 0);
+	assert_int_equal(core_mlx5_backend.destroy_cq(cq), 0);
+	assert_int_equal(take(dev, ev), 0);
+	assert_int_equal(mlx5emu_errors(), 0);
+
+	/* the emulator parses the doorbell: a solicited-only arm is not emulated */
+	assert_int_equal(core_mlx5_backend.create_cq(dev, &ca, &cq, &ci), 0);
+	{
+		uint32_t db[2] = {htobe32(1u << 24), htobe32(((struct mlx5_be_cq *)cq)->cqn)};
+		uint64_t bytes;
+
+		ci.dbrec[1] = db[0];
+		memcpy(&bytes, db, 8);
+		d->g->uar_write64((uint8_t *)d->uar->base_addr + MLX5_CQ_DOORBELL, bytes);
+		assert_int_equal(mlx5emu_errors(), 1);
+		assert_non_null(strstr(mlx5emu_last_error(), "cmd 1"));
+	}
+	assert_int_equal(core_mlx5_backend.destroy_cq(cq), 0);
+	close_emu(dev);
 }
 
 /* An interposer: the emulator's table with obj_create / obj_modify wrapped
@@ -456,6 +606,7 @@ int main(void)
 	    cmocka_unit_test(test_no_cross_channel_refuses_managed_qp),
 	    cmocka_unit_test(test_unimplemented_command_fails_loudly),
 	    cmocka_unit_test(test_doorbells_only_for_unmanaged),
+	    cmocka_unit_test(test_cq_events),
 	    cmocka_unit_test(test_load_refused_naming_what_is_missing),
 	    cmocka_unit_test(test_tcp_same_device),
 	    cmocka_unit_test(test_tcp_two_devices_ib),
