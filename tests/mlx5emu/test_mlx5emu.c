@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -22,6 +24,7 @@
 #include <prism/wqe.h>
 
 #include "core/chainobj.h"
+#include "core/client.h"
 #include "mlx5/mlx5_be.h"
 #include "tests/mlx5emu/mlx5emu.h"
 #include "tests/runtime/support/hashget_chain.h"
@@ -508,6 +511,78 @@ static void test_load_refused_naming_what_is_missing(void **state)
 	assert_int_equal(mlx5emu_errors(), 0);
 }
 
+/* A hash-get server on one emulated device, listening on loopback TCP. */
+struct tcp_fx {
+	enum { NB = 64, TABLE = NB * (HG_BUCKET_BYTES + HG_VALUE_BYTES) + 4096 } sizes;
+	struct prism_device *sdev, *cdev;
+	struct prism_program *prog;
+	struct prism_server *srv;
+	struct hg_table t;
+	uint32_t keys[NB];
+	char addr[64];
+};
+
+static void tcp_fx_start(struct tcp_fx *f, const struct mlx5emu_opts *eo, const char *sname,
+                         const char *cname)
+{
+	struct chainobj *o = hg_build(TABLE);
+	struct prism_region *r;
+	char *yaml;
+	size_t len;
+
+	assert_non_null(o);
+	assert_int_equal(chainobj_write_mem(o, 0, &yaml, &len, NULL), 0);
+	chainobj_free(o);
+	mlx5emu_install(eo);
+	f->sdev = prism_device__open(sname, NULL);
+	f->cdev = prism_device__open(cname, NULL);
+	assert_non_null(f->sdev);
+	assert_non_null(f->cdev);
+	PRISM_OPTS(prism_region_opts, ropts, .access = PRISM_ACCESS_READ);
+	r = prism_device__create_region(f->sdev, "table", TABLE, &ropts);
+	assert_non_null(r);
+	for (uint32_t i = 0; i < NB; i++)
+		f->keys[i] = i % 3 ? (i * 0x9e3779u & 0xffffff) | 1 : 0;
+	f->t = (struct hg_table){prism_region__addr(r), TABLE, NB};
+	hg_fill(&f->t, f->keys, (uintptr_t)f->t.mem, 5);
+	f->prog = prism_program__open_mem(yaml, len, NULL);
+	free(yaml);
+	assert_non_null(f->prog);
+	assert_int_equal(prism_program__load(f->prog, f->sdev), 0);
+	PRISM_OPTS(prism_server_opts, so, .port = PRISM_PORT_ANY, .host = "127.0.0.1");
+	f->srv = prism_server__create(f->sdev, &so);
+	assert_non_null(f->srv);
+	assert_int_equal(prism_server__add_program(f->srv, f->prog), 0);
+	assert_int_equal(prism_server__start(f->srv), 0);
+	snprintf(f->addr, sizeof(f->addr), "127.0.0.1:%u", prism_server__port(f->srv));
+}
+
+static void tcp_fx_stop(struct tcp_fx *f)
+{
+	prism_server__destroy(f->srv);
+	prism_program__close(f->prog);
+	prism_device__close(f->cdev);
+	prism_device__close(f->sdev);
+	mlx5emu_uninstall();
+	assert_int_equal(mlx5emu_errors(), 0);
+}
+
+/* @n gets through @cl, each checked against the C reference. */
+static void tcp_fx_gets(struct tcp_fx *f, struct prism_client *cl, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		uint8_t out[HG_RESULT_BYTES], want[HG_VALUE_BYTES];
+		struct prism_arg args[2];
+		struct prism_call c;
+		uint32_t b = i % NB, key = i % 2 ? f->keys[b] : 0x800000 | i;
+
+		hg_get_call(&c, args, key ? key : 7, b, out);
+		assert_int_equal(prism_client__invoke(cl, &c, NULL), 0);
+		hg_reference(&f->t, b, key ? key : 7, want);
+		assert_memory_equal(out, want, HG_VALUE_BYTES);
+	}
+}
+
 /*
  * A server on @sname and a client on @cname (two prism devices, as two
  * processes would have), connected over TCP: the setup exchange carries the
@@ -516,63 +591,79 @@ static void test_load_refused_naming_what_is_missing(void **state)
  */
 static void tcp_gets(const struct mlx5emu_opts *eo, const char *sname, const char *cname)
 {
-	enum { NB = 64, TABLE = NB * (HG_BUCKET_BYTES + HG_VALUE_BYTES) + 4096 };
-	struct chainobj *o = hg_build(TABLE);
-	struct prism_device *sdev, *cdev;
-	struct prism_program *prog;
-	struct prism_server *srv;
+	struct tcp_fx f;
 	struct prism_client *cl;
-	struct prism_region *r;
-	struct hg_table t;
-	uint32_t keys[NB];
-	char addr[64], *yaml;
-	size_t len;
 
-	assert_non_null(o);
-	assert_int_equal(chainobj_write_mem(o, 0, &yaml, &len, NULL), 0);
-	chainobj_free(o);
-	mlx5emu_install(eo);
-	sdev = prism_device__open(sname, NULL);
-	cdev = prism_device__open(cname, NULL);
-	assert_non_null(sdev);
-	assert_non_null(cdev);
-	PRISM_OPTS(prism_region_opts, ropts, .access = PRISM_ACCESS_READ);
-	r = prism_device__create_region(sdev, "table", TABLE, &ropts);
-	assert_non_null(r);
-	for (uint32_t i = 0; i < NB; i++)
-		keys[i] = i % 3 ? (i * 0x9e3779u & 0xffffff) | 1 : 0;
-	t = (struct hg_table){prism_region__addr(r), TABLE, NB};
-	hg_fill(&t, keys, (uintptr_t)t.mem, 5);
-	prog = prism_program__open_mem(yaml, len, NULL);
-	assert_non_null(prog);
-	assert_int_equal(prism_program__load(prog, sdev), 0);
-	PRISM_OPTS(prism_server_opts, so, .port = PRISM_PORT_ANY, .host = "127.0.0.1");
-	srv = prism_server__create(sdev, &so);
-	assert_non_null(srv);
-	assert_int_equal(prism_server__add_program(srv, prog), 0);
-	assert_int_equal(prism_server__start(srv), 0);
-	snprintf(addr, sizeof(addr), "127.0.0.1:%u", prism_server__port(srv));
-	cl = prism_client__connect(cdev, addr, NULL);
+	tcp_fx_start(&f, eo, sname, cname);
+	cl = prism_client__connect(f.cdev, f.addr, NULL);
 	assert_non_null(cl);
-	for (uint32_t i = 0; i < 300; i++) {
-		uint8_t out[HG_RESULT_BYTES], want[HG_VALUE_BYTES];
-		struct prism_arg args[2];
-		struct prism_call c;
-		uint32_t b = i % NB, key = i % 2 ? keys[b] : 0x800000 | i;
-
-		hg_get_call(&c, args, key ? key : 7, b, out);
-		assert_int_equal(prism_client__invoke(cl, &c, NULL), 0);
-		hg_reference(&t, b, key ? key : 7, want);
-		assert_memory_equal(out, want, HG_VALUE_BYTES);
-	}
+	tcp_fx_gets(&f, cl, 300);
 	prism_client__close(cl);
-	prism_server__destroy(srv);
-	prism_program__close(prog);
-	prism_device__close(cdev);
-	prism_device__close(sdev);
-	mlx5emu_uninstall();
-	free(yaml);
-	assert_int_equal(mlx5emu_errors(), 0);
+	tcp_fx_stop(&f);
+}
+
+static uint64_t server_stat(struct prism_server *srv, bool polls)
+{
+	PRISM_OPTS(prism_server_stats, st);
+	assert_int_equal(prism_server__stats(srv, &st), 0);
+	return polls ? st.conn_polls : st.conns_active;
+}
+
+/*
+ * The runtime on mlx5 with completion events and the setup socket watched:
+ * idle connections are armed, not polled; a client whose setup socket
+ * closes (as when its process dies) is torn down while the others go on;
+ * and a client whose server is gone learns it from the socket, not from a
+ * timeout.
+ */
+static void test_tcp_events_and_dead_peers(void **state)
+{
+	enum { NCL = 6 };
+	struct prism_client *cl[NCL];
+	struct tcp_fx f;
+	uint64_t polls;
+	uint8_t out[HG_RESULT_BYTES];
+	struct prism_arg args[2];
+	struct prism_call c;
+
+	(void)state;
+	tcp_fx_start(&f, &(struct mlx5emu_opts){.relaxed_fw = true, .n_devices = 2}, "mlx5_0",
+	             "mlx5_1");
+	for (int i = 0; i < NCL; i++) {
+		cl[i] = prism_client__connect(f.cdev, f.addr, NULL);
+		assert_non_null(cl[i]);
+		tcp_fx_gets(&f, cl[i], 20);
+	}
+	/* quiet: each connection is armed and costs no poll (without events
+	 * every progress pass would poll all six) */
+	usleep(50 * 1000);
+	polls = server_stat(f.srv, true);
+	usleep(50 * 1000);
+	assert_int_equal(server_stat(f.srv, true), polls);
+	/* a request wakes its connection (the answer may reach the client
+	 * before the server polls the completion) */
+	tcp_fx_gets(&f, cl[3], 1);
+	for (int i = 0; i < 10000 && server_stat(f.srv, true) == polls; i++)
+		usleep(1000);
+	assert_true(server_stat(f.srv, true) > polls);
+
+	/* client 0's setup socket closes: the server tears its connection down */
+	assert_int_equal(server_stat(f.srv, false), NCL);
+	assert_int_equal(shutdown(cl[0]->net_fd, SHUT_RDWR), 0);
+	for (int i = 0; i < 10000 && server_stat(f.srv, false) == NCL; i++)
+		usleep(1000);
+	assert_int_equal(server_stat(f.srv, false), NCL - 1);
+	for (int i = 1; i < NCL; i++)
+		tcp_fx_gets(&f, cl[i], 10);
+
+	/* the server goes: a client's next invocation fails as PEER_GONE */
+	prism_server__destroy(f.srv);
+	f.srv = NULL;
+	hg_get_call(&c, args, f.keys[1], 1, out);
+	assert_int_equal(prism_client__invoke(cl[1], &c, NULL), -PRISM_E_NET_PEER_GONE);
+	for (int i = 0; i < NCL; i++)
+		prism_client__close(cl[i]);
+	tcp_fx_stop(&f);
 }
 
 /* Two contexts of one device: the QPs reach each other by force-loopback. */
@@ -611,6 +702,7 @@ int main(void)
 	    cmocka_unit_test(test_tcp_same_device),
 	    cmocka_unit_test(test_tcp_two_devices_ib),
 	    cmocka_unit_test(test_tcp_two_devices_roce),
+	    cmocka_unit_test(test_tcp_events_and_dead_peers),
 	    cmocka_unit_test(test_qp_command_bytes),
 	};
 
