@@ -130,6 +130,8 @@ static int be_open(const struct core_dev_attr *attr, struct core_be_dev **out)
 		d->log_ctx = attr->log_ctx;
 		d->relaxed_fw = attr->relaxed_fw;
 	}
+	if (mlx5_glue_note())
+		mlx5_be_log(d, PRISM_LOG_WARN, "%s", mlx5_glue_note());
 	if ((err = open_ctx(d, attr ? attr->name : NULL)))
 		goto fail;
 	if ((err = mlx5_be_query_caps(d->g, d->ctx, &d->caps, why, sizeof(why)))) {

@@ -4,7 +4,7 @@
  * one table of function pointers (DPDK's mlx5_glue does the same).
  *
  * The backend calls rdma-core only through mlx5_glue(): by default the
- * table of mlx5_glue_rdma.c, which calls libibverbs and libmlx5.  A test
+ * table of mlx5_glue.c, which calls libibverbs and libmlx5.  A test
  * installs another table with mlx5_glue_set() before opening a device, to
  * interpose on any call; the PRM emulator (tests/mlx5emu/) installs one
  * that answers every call itself.  The doorbell store to the UAR page is an
@@ -75,8 +75,24 @@ struct mlx5_glue {
 	void (*uar_write64)(void *reg, uint64_t bytes);
 };
 
-/* The table in use; never NULL. */
+/*
+ * The table in use; never NULL.  On first use, PRISM_MLX5_GLUE (read with
+ * secure_getenv, so never in a set-user-ID program) may name a shared
+ * object that answers the calls instead of rdma-core: it is loaded with
+ * dlopen and its function
+ *
+ *     const struct mlx5_glue *prism_mlx5_glue_interposer(size_t table_size)
+ *
+ * gives its table (NULL: it refuses this table size, built against another
+ * prism).  This is how tests run prismd, prismc or prism-demo as processes
+ * over the PRM emulator (tests/mlx5emu, docs/backends.md).  If the variable
+ * is set but the object cannot be used, the table is one whose device list
+ * is empty, never rdma-core's: what was asked for is not silently replaced.
+ */
 const struct mlx5_glue *mlx5_glue(void);
+/* NULL, or a sentence on the table PRISM_MLX5_GLUE installed (or why it
+ * could not), for the device's log. */
+const char *mlx5_glue_note(void);
 /* Install @g (NULL: back to rdma-core).  Only while no mlx5 device is open. */
 void mlx5_glue_set(const struct mlx5_glue *g);
 /* The rdma-core table. */

@@ -607,6 +607,11 @@ void mlx5emu_install(const struct mlx5emu_opts *opts)
 	mlx5_glue_set(&emu_glue);
 }
 
+const struct mlx5_glue *mlx5emu_glue(void)
+{
+	return &emu_glue;
+}
+
 void mlx5emu_uninstall(void)
 {
 	mlx5_glue_set(NULL);

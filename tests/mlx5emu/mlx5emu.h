@@ -31,6 +31,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+struct mlx5_glue;
+
 /* What the emulated device reports and how its firmware behaves. */
 struct mlx5emu_opts {
 	unsigned n_devices;      /* 1 if 0: "mlx5_0", "mlx5_1", ... */
@@ -48,6 +50,8 @@ struct mlx5emu_opts {
 
 /* Install the emulator as the mlx5 backend's rdma-core (mlx5_glue_set). */
 void mlx5emu_install(const struct mlx5emu_opts *opts);
+/* The emulator's entry-point table (after mlx5emu_install set it up). */
+const struct mlx5_glue *mlx5emu_glue(void);
 /* Back to rdma-core; every emulated object must be gone. */
 void mlx5emu_uninstall(void);
 /* Loud failures so far (unimplemented commands, bad fields, stray doorbells). */
