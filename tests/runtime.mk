@@ -7,7 +7,7 @@ prismd_config_SRCS := tests/runtime/test_prismd_config.c tools/prismd/config.c
 runtime_local_SRCS := tests/runtime/test_runtime_local.c tests/runtime/support/hashget_chain.c \
 	$(MLX5EMU_SRCS)
 runtime_tcp_SRCS := tests/runtime/test_runtime_tcp.c tests/runtime/support/hashget_chain.c \
-	tests/runtime/support/child_proc.c
+	tests/runtime/support/child_proc.c $(MLX5EMU_SRCS)
 runtime_shards_SRCS := tests/runtime/test_runtime_shards.c tests/runtime/support/hashget_chain.c
 lib_chains_SRCS := tests/runtime/test_lib_chains.c tests/runtime/support/child_proc.c \
 	$(MLX5EMU_SRCS)

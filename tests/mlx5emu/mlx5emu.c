@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tests/mlx5emu/mlx5emu_internal.h"
 
@@ -109,7 +110,7 @@ static struct ibv_context *dv_open_device(struct ibv_device *dev, struct mlx5dv_
 	so.seed = emu.o.seed;
 	so.fw = emu.o.relaxed_fw ? SIM_FW_RELAXED : SIM_FW_STRICT;
 	so.hazard = SIM_HAZARD_WARN;
-	so.node = c->lid;
+	so.node = emu_node(c->dev_index);
 	pthread_mutex_lock(&emu.lock);
 	if (!emu.fabric && sim_fabric_create(&emu.fabric)) {
 		pthread_mutex_unlock(&emu.lock);
@@ -120,7 +121,8 @@ static struct ibv_context *dv_open_device(struct ibv_device *dev, struct mlx5dv_
 	if (!emu.nic[c->dev_index]) {
 		struct sim_dev *s = NULL;
 
-		if (sim_dev_open(&so, &s) || sim_fabric_attach(emu.fabric, s) || sim_dev_start(s)) {
+		if (sim_dev_open(&so, &s) || sim_fabric_attach(emu.fabric, s) ||
+		    (emu.o.fabric_dir && emu_xwire_attach(c->dev_index, s)) || sim_dev_start(s)) {
 			if (s)
 				sim_dev_close(s);
 			pthread_mutex_unlock(&emu.lock);
@@ -155,7 +157,9 @@ static int close_device(struct ibv_context *ctx)
 		*pp = c->next;
 	emu.nic_users[c->dev_index]--;
 	if (--emu.users == 0) {
-		/* stop every NIC thread before the fabric goes */
+		/* no packet from another process from now on, then stop every
+		 * NIC thread before the fabric goes */
+		emu_xwire_stop();
 		for (unsigned i = 0; i < EMU_MAX_DEVS; i++)
 			if (emu.nic[i])
 				sim_dev_stop(emu.nic[i]);
@@ -198,35 +202,58 @@ static int query_gid(struct ibv_context *ctx, uint8_t port, int index, union ibv
 	return 0;
 }
 
+uint32_t emu_node(unsigned dev_index)
+{
+	/* across processes the node id names the process too */
+	return emu.o.fabric_dir ? (uint32_t)getpid() << 3 | (dev_index + 1) : dev_index + 1;
+}
+
 void emu_gid(unsigned dev_index, uint8_t gid[16])
 {
+	uint32_t node = emu_node(dev_index);
+
 	memset(gid, 0, 16);
 	if (emu.o.roce) {
-		gid[10] = gid[11] = 0xff; /* IPv4-mapped: 10.0.0.(i + 1) */
-		gid[12] = 10;
+		gid[10] = gid[11] = 0xff; /* IPv4-mapped: 10.0.0.(i + 1), or the node */
+		gid[12] = emu.o.fabric_dir ? (uint8_t)(node >> 24) : 10;
+		gid[13] = (uint8_t)(node >> 16);
+		gid[14] = (uint8_t)(node >> 8);
 	} else {
 		gid[0] = 0xfe;
 		gid[1] = 0x80;
 	}
-	gid[15] = (uint8_t)(dev_index + 1);
+	gid[15] = (uint8_t)node;
 }
 
-void emu_mac(unsigned dev_index, uint8_t mac[6])
+void emu_mac(uint32_t node, uint8_t mac[6])
 {
-	static const uint8_t base[6] = {0x02, 0, 0, 0, 0, 0};
-
-	memcpy(mac, base, 6);
-	mac[5] = (uint8_t)(dev_index + 1);
+	mac[0] = 0x02;
+	mac[1] = 0;
+	mac[2] = (uint8_t)(node >> 24);
+	mac[3] = (uint8_t)(node >> 16);
+	mac[4] = (uint8_t)(node >> 8);
+	mac[5] = (uint8_t)node;
 }
 
-int emu_dev_by_gid(const uint8_t gid[16])
+int emu_node_by_gid(const uint8_t gid[16], uint32_t *node)
 {
+	static const uint8_t v4mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+
+	if (emu.o.fabric_dir) { /* any process's port: found when a packet goes */
+		if (memcmp(gid, v4mapped, 12))
+			return -1;
+		*node = (uint32_t)gid[12] << 24 | (uint32_t)gid[13] << 16 | (uint32_t)gid[14] << 8 |
+		        gid[15];
+		return *node ? 0 : -1;
+	}
 	for (unsigned i = 0; i < emu.o.n_devices; i++) {
 		uint8_t g[16];
 
 		emu_gid(i, g);
-		if (!memcmp(g, gid, 16))
-			return (int)i;
+		if (!memcmp(g, gid, 16)) {
+			*node = emu_node(i);
+			return 0;
+		}
 	}
 	return -1;
 }
@@ -240,10 +267,11 @@ struct emu_ah {
 
 static struct ibv_ah *create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 {
-	int dev = attr->is_global ? emu_dev_by_gid(attr->grh.dgid.raw) : -1;
+	uint32_t node = 0;
 	struct emu_ah *ah;
 
-	if (!emu.o.roce || dev < 0 || attr->port_num != 1) {
+	if (!emu.o.roce || !attr->is_global || emu_node_by_gid(attr->grh.dgid.raw, &node) ||
+	    attr->port_num != 1) {
 		errno = EHOSTUNREACH; /* no neighbour entry for that address */
 		return NULL;
 	}
@@ -254,7 +282,7 @@ static struct ibv_ah *create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 	}
 	ah->pub.context = pd->context;
 	ah->pub.pd = pd;
-	emu_mac((unsigned)dev, ah->av.rmac);
+	emu_mac(node, ah->av.rmac);
 	memcpy(ah->av.rgid, attr->grh.dgid.raw, 16);
 	return &ah->pub;
 }
@@ -594,6 +622,8 @@ void mlx5emu_install(const struct mlx5emu_opts *opts)
 		emu.o.n_devices = EMU_MAX_DEVS;
 	if (!emu.o.atomic_size_qp)
 		emu.o.atomic_size_qp = 4 | 8 | 16 | 32;
+	if (emu.o.fabric_dir) /* ports of other processes are reached by GID */
+		emu.o.roce = true;
 	for (unsigned i = 0; i < EMU_MAX_DEVS; i++) {
 		memset(&emu.devs[i], 0, sizeof(emu.devs[i]));
 		snprintf(emu.devs[i].name, sizeof(emu.devs[i].name), "mlx5_%u", i);

@@ -46,6 +46,10 @@ struct mlx5emu_opts {
 	uint64_t seed;
 	bool quiet; /* count loud failures without printing them (fuzzing) */
 	bool roce;  /* Ethernet ports (RoCE v2 GIDs, MACs) instead of InfiniBand (LIDs) */
+	/* A directory shared by processes whose emulated NICs reach each
+	 * other (each device a datagram socket there; implies roce; every
+	 * process of one build).  NULL: the NICs of this process only. */
+	const char *fabric_dir;
 };
 
 /* Install the emulator as the mlx5 backend's rdma-core (mlx5_glue_set). */

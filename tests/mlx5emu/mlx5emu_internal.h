@@ -117,12 +117,23 @@ struct emu_umem *emu_umem_find(struct emu_ctx *c, uint32_t id);
 bool emu_uar_page_known(struct emu_ctx *c, uint32_t page);
 /* The sim PD of this context's PD @pdn, or NULL. */
 struct sim_pd *emu_pd_by_pdn(struct emu_ctx *c, uint32_t pdn);
-/* The emulated port's addresses: device i has LID i + 1, GID ::ffff:10.0.0.(i + 1)
- * (RoCE v2) or fe80::(i + 1) (IB), MAC 02:00:00:00:00:(i + 1). */
+/* The emulated port's addresses: device i is node i + 1 on the sim's wire
+ * (across processes, with a fabric directory: pid << 3 | (i + 1)), has LID
+ * i + 1, GID ::ffff:10.0.0.(i + 1) (RoCE v2; across processes ::ffff:node)
+ * or fe80::(i + 1) (IB), MAC 02:00:node (32 bits). */
+uint32_t emu_node(unsigned dev_index);
 void emu_gid(unsigned dev_index, uint8_t gid[16]);
-void emu_mac(unsigned dev_index, uint8_t mac[6]);
-/* The device whose GID is @gid, or -1. */
-int emu_dev_by_gid(const uint8_t gid[16]);
+void emu_mac(uint32_t node, uint8_t mac[6]);
+/* The node whose port has GID @gid: 0, or -1 when no emulated port has it
+ * (with a fabric directory: any GID of the form ::ffff:node). */
+int emu_node_by_gid(const uint8_t gid[16], uint32_t *node);
+
+/* mlx5emu_xwire.c: the wire to other processes' emulated NICs (a fabric
+ * directory): device @i's packets for nodes outside this process go there.
+ * emu.lock held. */
+int emu_xwire_attach(unsigned i, struct sim_dev *s);
+/* Stop taking packets from other processes (before the devices close). */
+void emu_xwire_stop(void);
 
 /* mlx5emu_cmd.c: the DEVX entry points. */
 int emu_general_cmd(struct ibv_context *ctx, const void *in, size_t inlen, void *out,

@@ -8,13 +8,14 @@
  * (prismd, prismc, prism-demo, a test's child) loads it on its first mlx5
  * call and every rdma-core call goes to the emulator (runtime/mlx5/
  * mlx5_glue.h).  The object carries its own copy of the software NIC.
- * Emulated NICs live in the process: two processes' emulated devices do not
- * reach each other (docs/backends.md).
+ * Emulated NICs live in the process; with fabric=DIR they reach those of
+ * the other processes naming the same directory (docs/backends.md).
  *
  * PRISM_MLX5EMU: comma-separated, any of devices=N (1..4), relaxed (the
  * relaxed firmware profile), roce, no-cd, no-wait-on-data, no-cq-oi,
- * be-atomics, seed=N.  An unknown option refuses the load (the process then
- * sees no RDMA device).
+ * be-atomics, seed=N, fabric=DIR (the emulated NICs of every process
+ * naming DIR reach each other: mlx5emu_xwire.c).  An unknown option refuses the load (the process
+ * then sees no RDMA device).
  *
  * Test support only: never part of libprism or of an install.
  */
@@ -35,6 +36,8 @@ static int parse(const char *spec, struct mlx5emu_opts *o)
 			o->n_devices = (unsigned)strtoul(t + 8, NULL, 10);
 		else if (!strncmp(t, "seed=", 5))
 			o->seed = strtoull(t + 5, NULL, 10);
+		else if (!strncmp(t, "fabric=", 7))
+			o->fabric_dir = strdup(t + 7); /* kept for the process's life */
 		else if (!strcmp(t, "relaxed"))
 			o->relaxed_fw = true;
 		else if (!strcmp(t, "roce"))
