@@ -12,7 +12,9 @@ runtime_shards_SRCS := tests/runtime/test_runtime_shards.c tests/runtime/support
 lib_chains_SRCS := tests/runtime/test_lib_chains.c tests/runtime/support/child_proc.c \
 	$(MLX5EMU_SRCS)
 daemon_SRCS := tests/runtime/test_daemon.c tests/runtime/support/hashget_chain.c \
-	tests/runtime/support/child_proc.c
+	tests/runtime/support/child_proc.c $(MLX5EMU_SRCS)
+# prismd runs on the emulator too (PRISM_MLX5_GLUE)
+$(O)/tests/daemon: $(MLX5EMU_SO) $(O)/prismd
 BENCHES += bench_runtime
 bench_runtime_SRCS := tests/bench/bench_runtime.c tests/runtime/support/hashget_chain.c
 # bench_runtime_shards: gets/s through the runtime with K = 1, 2 NIC threads
