@@ -3,4 +3,4 @@
 # transport directly.
 TESTS += security
 security_SRCS := tests/security/test_security.c tests/security/raw_client.c \
-	tests/net/net_peer.c
+	tests/net/net_peer.c $(MLX5EMU_SRCS)
