@@ -9,6 +9,8 @@
  *                    the firmware probe found;
  *   prism-demo       `--device mlx5_0`: the demo's gets through the mlx5
  *                    backend give the same answers as on the software NIC;
+ *   prismc run       `--device mlx5_0`: the same return site and value as
+ *                    on the software NIC;
  *   prismd           `device: mlx5_0` loads its configured program and
  *                    takes an install on its post socket; on a device
  *                    without relaxed firmware and host-endian atomics it
@@ -125,6 +127,47 @@ static void test_demo_on_emulated_device(void **state)
 	                            "262 misses)"));
 }
 
+/* `prismc run --device mlx5_0` answers what it answers on the software NIC. */
+static void test_prismc_run_on_emulated_device(void **state)
+{
+	char prismc[600], out[8192], sim[8192];
+	char *argv[] = {prismc,
+	                "run",
+	                "lib/chains/hash_get.prism",
+	                "--entry",
+	                "get",
+	                "--arg",
+	                "key=0x42",
+	                "--arg",
+	                "b1=32",
+	                "--arg",
+	                "b2=64",
+	                "--set",
+	                "table+64=be24:0x42",
+	                "--set",
+	                "table+72=be64:&values+256",
+	                "--set",
+	                "values+256=be64:0x1122334455667788",
+	                "--device",
+	                "mlx5_0",
+	                NULL};
+	const size_t n_args = sizeof(argv) / sizeof(argv[0]);
+	char *ret, *val;
+
+	(void)state;
+	snprintf(prismc, sizeof(prismc), "%s/prismc", bin);
+	if (run("relaxed", argv, out, sizeof(out)) != 0)
+		fail_msg("prismc run --device mlx5_0 failed:\n%s", out);
+	argv[n_args - 3] = NULL; /* the same without --device: the software NIC */
+	assert_int_equal(run("relaxed", argv, sim, sizeof(sim)), 0);
+	ret = strstr(out, "return site  2");
+	val = strstr(out, "value        1122334455667788");
+	assert_non_null(ret);
+	assert_non_null(val);
+	assert_non_null(strstr(sim, "return site  2"));
+	assert_non_null(strstr(sim, "value        1122334455667788"));
+}
+
 static void write_config(void)
 {
 	FILE *f = fopen(cfg_path, "w");
@@ -214,6 +257,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_teardown(test_prismc_devices, child_teardown),
 	    cmocka_unit_test_teardown(test_demo_on_emulated_device, child_teardown),
+	    cmocka_unit_test_teardown(test_prismc_run_on_emulated_device, child_teardown),
 	    cmocka_unit_test_teardown(test_prismd_on_emulated_device, child_teardown),
 	};
 	struct chainobj *o;
