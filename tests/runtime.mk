@@ -8,7 +8,8 @@ runtime_local_SRCS := tests/runtime/test_runtime_local.c tests/runtime/support/h
 	$(MLX5EMU_SRCS)
 runtime_tcp_SRCS := tests/runtime/test_runtime_tcp.c tests/runtime/support/hashget_chain.c \
 	tests/runtime/support/child_proc.c $(MLX5EMU_SRCS)
-runtime_shards_SRCS := tests/runtime/test_runtime_shards.c tests/runtime/support/hashget_chain.c
+runtime_shards_SRCS := tests/runtime/test_runtime_shards.c tests/runtime/support/hashget_chain.c \
+	$(MLX5EMU_SRCS)
 lib_chains_SRCS := tests/runtime/test_lib_chains.c tests/runtime/support/child_proc.c \
 	$(MLX5EMU_SRCS)
 daemon_SRCS := tests/runtime/test_daemon.c tests/runtime/support/hashget_chain.c \
