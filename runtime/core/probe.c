@@ -209,9 +209,9 @@ static unsigned rig_cqes(struct rig *r)
 }
 
 /*
- * Let the NIC run: until idle (sim); on a NIC that runs by itself, at least
- * 50 ms and until its CQEs stopped changing for 10 ms, at most 500 ms.  (A
- * fixed 20 ms was too short for an emulated NIC's thread on a loaded
+ * Let the NIC run: until idle (sim); on a NIC that runs by itself, until its
+ * CQEs stopped changing for 20 ms (60 ms while none came), at most 500 ms.
+ * (A fixed 20 ms was too short for an emulated NIC's thread on a loaded
  * machine: a probe saw a managed queue not run yet and refused programs at
  * random.)
  */
@@ -231,7 +231,7 @@ static int settle(struct rig *r)
 		if (now != last) {
 			last = now;
 			stable = 0;
-		} else if (++stable >= 5 && i >= 25) {
+		} else if (++stable >= (now ? 10u : 30u)) {
 			break;
 		}
 	}
