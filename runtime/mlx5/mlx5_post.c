@@ -4,16 +4,19 @@
  * bytes with the codec and the doorbell record words itself (backend.h);
  * what is left is the UAR write that tells the NIC to look:
  *
- *   unmanaged send queue   64-bit store to the UAR register of the first 8
+ *   send queue             64-bit store to the UAR register of the first 8
  *                          control-segment bytes of the last new WQE, with
  *                          its true WQE index and QPN (rdma-core qp.c
  *                          post_send_db, DPDK mlx5_doorbell_ring)
- *   managed (cd_slave_send) nothing: a doorbell would start it (DPDK's
- *                          crypto GCM QP is started that way), and only
- *                          SEND_EN may (libmlx5 NO_DOORBELL; hw-audit
- *                          finding 2)
  *   receive queue          nothing: the NIC reads dbrec[0] when a message
  *                          arrives (rdma-core mlx5_post_recv rings no UAR)
+ *
+ * A managed (cd_slave_send) send queue is rung too when the caller asks: a
+ * doorbell starts it on hardware (DPDK's crypto GCM QP is started that way,
+ * nic-model rule 3.5), as it does on the sim backend, so the rule and the
+ * behaviour probe can ask a NIC.  Not ringing one is the caller's
+ * convention (libmlx5 NO_DOORBELL): runtime/core never calls ring_sq for a
+ * managed queue and never writes its doorbell record.
  *
  * The index and QPN are stated by us, not copied from the ring: a relaxed-
  * firmware chain keeps data in those bytes of a WQE that waits as a NOP.
@@ -37,7 +40,7 @@ int mlx5_be_ring_sq(struct core_be_qp *cqp)
 	struct prism_ctrl_seg c;
 	uint8_t ctrl[16];
 
-	if ((qp->flags & CORE_QP_MANAGED_SEND) || !left)
+	if (!left)
 		return 0;
 	/* Walk the new WQEs by their DS to find the last one's start (a DS
 	 * that runs past the producer index ends the walk). */

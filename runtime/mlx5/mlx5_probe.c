@@ -10,7 +10,7 @@
  *   nothing within the timeout, or else     unknown
  *
  * (PCX README "ignore wqe index check, so we can recycle wqes"; RedN §4;
- * tests/hw hw_strict_checks_wqe_index asserts the same on hardware.)  The
+ * tests/rules 4.1 strict-checks-wqe-index asserts the same on every backend.)  The
  * doorbell states the true index; only the WQE in the ring is wrong.
  *
  * Owns: the probe's objects, which it destroys before returning.

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tests/mlx5emu/mlx5emu.c - the emulator's verbs side: device list,
- * contexts (one threaded sim device each), PD and pdn, memory regions (sim
- * MRs: the keys are the sim's), umem registration, UAR pages, the EQ
- * number, and the doorbells the backend writes to a UAR register (the
- * send doorbell here; a CQ arm doorbell goes to mlx5emu_event.c).
+ * contexts (one sim device each, threaded unless manual), PD and pdn,
+ * memory regions (sim MRs: the keys are the sim's), umem registration, UAR
+ * pages, the EQ number, the doorbells the backend writes to a UAR register
+ * (the send doorbell here; a CQ arm doorbell goes to mlx5emu_event.c), and
+ * running the NICs in manual mode.
  *
  * Owns: the emulator's object lists and its loud-failure record.
  * Must not: parse PRM commands (mlx5emu_cmd.c does).
@@ -47,6 +48,58 @@ const char *mlx5emu_last_error(void)
 uint64_t mlx5emu_doorbells(void)
 {
 	return __atomic_load_n(&emu.doorbells, __ATOMIC_RELAXED);
+}
+
+uint64_t mlx5emu_managed_doorbells(void)
+{
+	return __atomic_load_n(&emu.managed_doorbells, __ATOMIC_RELAXED);
+}
+
+/* Manual mode: run every NIC until idle; the first nonzero result of this
+ * run or of one a doorbell started since the last call. */
+static int manual_run(void)
+{
+	pthread_mutex_lock(&emu.lock);
+	struct sim_fabric *f = emu.fabric;
+	/* A NIC retries an RNR-NAKed SEND after its timer, receive posted or
+	 * not (the backend posts receives by dbrec[0] alone): what the
+	 * threaded NIC does when it wakes idle, done here per run. */
+	for (struct emu_ctx *c = emu.ctxs; c; c = c->next)
+		for (struct mlx5dv_devx_obj *o = c->objs; o; o = o->next)
+			if (o->kind == EMU_OBJ_QP)
+				sim_qp_ring_rq_doorbell(o->qp);
+	pthread_mutex_unlock(&emu.lock);
+	int rc = f ? sim_fabric_run(f, 0) : 0;
+
+	pthread_mutex_lock(&emu.lock);
+	if (rc && !emu.manual_rc)
+		emu.manual_rc = rc;
+	pthread_mutex_unlock(&emu.lock);
+	return rc;
+}
+
+int mlx5emu_run(void)
+{
+	int rc;
+
+	if (!emu.o.manual)
+		return -EINVAL;
+	manual_run();
+	pthread_mutex_lock(&emu.lock);
+	rc = emu.manual_rc;
+	emu.manual_rc = 0;
+	pthread_mutex_unlock(&emu.lock);
+	return rc;
+}
+
+struct sim_dev *mlx5emu_sim(unsigned index)
+{
+	struct sim_dev *s;
+
+	pthread_mutex_lock(&emu.lock);
+	s = index < EMU_MAX_DEVS ? emu.nic[index] : NULL;
+	pthread_mutex_unlock(&emu.lock);
+	return s;
 }
 
 /* ---- devices and contexts --------------------------------------------- */
@@ -109,7 +162,7 @@ static struct ibv_context *dv_open_device(struct ibv_device *dev, struct mlx5dv_
 	c->next_pdn = 0x100;
 	so.seed = emu.o.seed;
 	so.fw = emu.o.relaxed_fw ? SIM_FW_RELAXED : SIM_FW_STRICT;
-	so.hazard = SIM_HAZARD_WARN;
+	so.hazard = emu.o.hazard ? (enum sim_hazard_policy)emu.o.hazard : SIM_HAZARD_WARN;
 	so.node = emu_node(c->dev_index);
 	pthread_mutex_lock(&emu.lock);
 	if (!emu.fabric && sim_fabric_create(&emu.fabric)) {
@@ -122,7 +175,8 @@ static struct ibv_context *dv_open_device(struct ibv_device *dev, struct mlx5dv_
 		struct sim_dev *s = NULL;
 
 		if (sim_dev_open(&so, &s) || sim_fabric_attach(emu.fabric, s) ||
-		    (emu.o.fabric_dir && emu_xwire_attach(c->dev_index, s)) || sim_dev_start(s)) {
+		    (emu.o.fabric_dir && emu_xwire_attach(c->dev_index, s)) ||
+		    (!emu.o.manual && sim_dev_start(s))) {
 			if (s)
 				sim_dev_close(s);
 			pthread_mutex_unlock(&emu.lock);
@@ -574,9 +628,13 @@ static void uar_write64(void *reg, uint64_t bytes)
 		return;
 	}
 	__atomic_add_fetch(&emu.doorbells, 1, __ATOMIC_RELAXED);
+	if (o->managed_send) /* it starts the queue (rule 3.5); a driver never does it */
+		__atomic_add_fetch(&emu.managed_doorbells, 1, __ATOMIC_RELAXED);
 	if (sim_qp_ring_sq_doorbell(o->qp))
 		emu_fail(EINVAL, "doorbell for QPN 0x%x refused by the QP (state %s)", qpn,
 		         sim_qp_state_name(sim_qp_state(o->qp)));
+	else if (emu.o.manual) /* a NIC starts on its doorbell */
+		manual_run();
 }
 
 static const struct mlx5_glue emu_glue = {
@@ -633,6 +691,8 @@ void mlx5emu_install(const struct mlx5emu_opts *opts)
 	emu.errors = 0;
 	emu.last_error[0] = 0;
 	emu.doorbells = 0;
+	emu.managed_doorbells = 0;
+	emu.manual_rc = 0;
 	pthread_mutex_unlock(&emu.lock);
 	mlx5_glue_set(&emu_glue);
 }

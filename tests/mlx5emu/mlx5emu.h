@@ -32,6 +32,7 @@
 #include <stdint.h>
 
 struct mlx5_glue;
+struct sim_dev;
 
 /* What the emulated device reports and how its firmware behaves. */
 struct mlx5emu_opts {
@@ -50,6 +51,12 @@ struct mlx5emu_opts {
 	 * other (each device a datagram socket there; implies roce; every
 	 * process of one build).  NULL: the NICs of this process only. */
 	const char *fabric_dir;
+	/* No NIC threads: the emulated NICs run, in the sim's deterministic
+	 * mode, until idle on each UAR doorbell and in mlx5emu_run(), so a test
+	 * can tell "nothing ran" from "not yet" (the backend's commands, umem,
+	 * UAR doorbells and CQE polling are the same). */
+	bool manual;
+	int hazard; /* the sim's hazard policy (enum sim_hazard_policy); 0: warn */
 };
 
 /* Install the emulator as the mlx5 backend's rdma-core (mlx5_glue_set). */
@@ -64,5 +71,15 @@ unsigned mlx5emu_errors(void);
 const char *mlx5emu_last_error(void);
 /* Doorbells taken from UAR pages so far. */
 uint64_t mlx5emu_doorbells(void);
+/* Of them, doorbells on managed (cd_slave_send) QPs: each starts its queue
+ * as on hardware (rule 3.5); the runtime must never ring one. */
+uint64_t mlx5emu_managed_doorbells(void);
+/* Manual mode: run every emulated NIC until all are idle (sim_fabric_run);
+ * 0, or the first SIM_E_HAZARD (fail policy) or error of this run or of a
+ * doorbell's run since the last call. */
+int mlx5emu_run(void);
+/* The sim device behind emulated device @index (NULL if none is open): for
+ * tests that ask the software NIC what only it knows (its hazard detector). */
+struct sim_dev *mlx5emu_sim(unsigned index);
 
 #endif /* PRISM_TESTS_MLX5EMU_H */

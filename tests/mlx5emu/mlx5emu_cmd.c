@@ -273,6 +273,7 @@ static struct mlx5dv_devx_obj *create_qp(struct emu_ctx *c, const void *in, size
 	}
 	o->num = sim_qp_num(o->qp);
 	o->state = SIM_QPS_RESET;
+	o->managed_send = a.flags & SIM_QP_MANAGED_SEND;
 	answer(out, outlen, MLX5_PRM_STATUS_OK, op, NULL);
 	mlx5_prm_set(out, outlen, 0, MLX5_PRM_CREATE_QP_OUT_QPN, o->num);
 	obj_link(o);

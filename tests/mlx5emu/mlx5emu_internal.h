@@ -29,7 +29,8 @@ struct mlx5dv_devx_obj {
 	uint32_t num; /* CQN / QPN (the sim's) */
 	struct sim_cq *cq;
 	struct sim_qp *qp;
-	int state; /* QP: enum sim_qp_state as commanded */
+	int state;         /* QP: enum sim_qp_state as commanded */
+	bool managed_send; /* QP: qpc.cd_slave_send */
 	struct mlx5dv_devx_obj *next;
 	/* CQ completion events (mlx5emu_event.c; emu.lock) */
 	struct emu_evch *evch; /* subscribed to; NULL: none */
@@ -104,6 +105,10 @@ struct emu {
 	struct emu_ctx *ctxs;
 	unsigned errors;
 	uint64_t doorbells;
+	uint64_t managed_doorbells; /* of them, on cd_slave_send QPs */
+	/* manual mode: what a run that a doorbell started returned (the
+	 * first nonzero), for the next mlx5emu_run */
+	int manual_rc;
 	char last_error[512];
 };
 

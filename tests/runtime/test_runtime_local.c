@@ -10,7 +10,7 @@
  * backend over the PRM-level emulator (tests/mlx5emu/), which must give the
  * same results through DEVX commands, umem rings and UAR doorbells; and the
  * mlx5 backend on a real device, when the machine has one (else every body
- * of that group skips, saying why, as tests/hw/ does).
+ * of that group skips, saying why, as tests/rules does).
  */
 #include <errno.h>
 #include <setjmp.h>

@@ -14,7 +14,7 @@
  *
  * Owns: these checks.  Must not: time anything.
  */
-#include "tests/conformance/conf_env.h"
+#include "tests/sim/sim_env.h"
 
 #define XC   SIM_QP_CROSS_CHANNEL
 #define RING 64 /* env_make's send queues: 64 BBs */

@@ -16,7 +16,7 @@
 #include <errno.h>
 #include <stdlib.h>
 
-#include "tests/conformance/conf_env.h"
+#include "tests/sim/sim_env.h"
 
 /* A WAIT on a CQ that no QP uses parks its queue; destroying that CQ must
  * wake it: the WAIT then runs and fails (no such CQ), it does not hang. */

@@ -17,7 +17,7 @@
 
 #include "sim/cost_profile.h"
 #include "sim/sim_internal.h"
-#include "tests/conformance/conf_env.h"
+#include "tests/sim/sim_env.h"
 #include "tests/support/redn_hash_chain.h"
 
 /* Runs @dev to idle one step at a time, checking the scheduler after each;

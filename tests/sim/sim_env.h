@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tests/conformance/conf_env.h - the two-QP loopback fixture that most
- * conformance suites share: QPs a and b connected to each other on one
- * device, each with its own CQ, two registered buffers.
+ * tests/sim/sim_env.h - the two-QP loopback fixture of the sim's own
+ * suites (and the sim-engine rules of tests/rules): QPs a and b connected
+ * to each other on one sim device, each with its own CQ, two registered
+ * buffers.
  *
  * Owns: fixture setup/teardown only (static inline, one copy per suite).
  */
-#ifndef PRISM_TESTS_CONF_ENV_H
-#define PRISM_TESTS_CONF_ENV_H
+#ifndef PRISM_TESTS_SIM_ENV_H
+#define PRISM_TESTS_SIM_ENV_H
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -66,4 +67,4 @@ static inline int env_teardown(void **state)
 	return 0;
 }
 
-#endif /* PRISM_TESTS_CONF_ENV_H */
+#endif /* PRISM_TESTS_SIM_ENV_H */

@@ -1,104 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * tests/conformance/conf_engine.c - NIC-model rules for CQs (owner bit,
- * overrun), READ non-atomicity (chaos mode), the deterministic scheduler
- * and virtual clock, and the wire (in-process fabric, a plugged-in
- * transport with back-pressure), and the threaded runner.  One test per
- * rule, named after it.
+ * tests/rules/rules_engine.c - NIC-model rules about the software NIC's own
+ * engine (section 6 of docs/nic-model.md, all SIM CHOICE): chaos mode
+ * (READ lines copied out of order), the deterministic scheduler, the
+ * virtual clock, the in-process fabric, a plugged-in transport with
+ * back-pressure, and the threaded runner.  They are claims about the sim,
+ * written against its API (sim.h), so they run on the sim backend only and
+ * skip elsewhere with the reason (a NIC has none of these modes; the
+ * emulator's device is a sim, but the rule is about the sim's modes, not
+ * about what the mlx5 backend drives).
  */
 #include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <time.h>
 
-#include "tests/conformance/conf_env.h"
-
-static int setup(void **state)
-{
-	*state = env_make(SIM_FW_STRICT, SIM_HAZARD_WARN, false, 0, 0);
-	return 0;
-}
-
-/* rule cq-owner-bit-wraps: the owner bit flips on each pass over the ring;
- * software owns a CQE when it matches the consumer's pass (mlx5 owner bit) */
-static void test_cq_owner_bit_wraps(void **state)
-{
-	struct env *e = *state;
-	struct hx_cq cq;
-	struct hx_qp q;
-	struct prism_wqe w;
-
-	hx_cq_init(&cq, e->dev, 4, false);
-	hx_qp_init(&q, e->dev, &cq, &cq, 16, 0, 0);
-	hx_pair(&q, &q);
-	for (uint32_t i = 0; i < 11; i++) {
-		struct prism_cqe c;
-
-		hx_nop(&w, true);
-		hx_post(&q, &w);
-		hx_ring(&q);
-		assert_int_equal(sim_dev_run(e->dev, 0), 0);
-		c = hx_expect(&cq);
-		assert_int_equal(c.wqe_counter, i);
-		assert_int_equal(c.owner, (i / 4) & 1);
-		assert_int_equal(hx_poll(&cq, &c), 0);
-	}
-}
-
-/* rule cq-overrun-errors-cq: without IGNORE_OVERRUN a CQE that finds the
- * ring full is lost and the CQ (not the QP) enters error: it writes no
- * further CQE (rdma-core ibv_create_cq_ex(3); kernel CQ error event) */
-static void test_cq_overrun_errors_cq(void **state)
-{
-	struct env *e = *state;
-	struct hx_cq cq;
-	struct hx_qp q;
-	struct prism_wqe w;
-
-	hx_cq_init(&cq, e->dev, 4, false);
-	hx_qp_init(&q, e->dev, &cq, &cq, 16, 0, 0);
-	hx_pair(&q, &q);
-	for (int i = 0; i < 6; i++) {
-		hx_nop(&w, true);
-		hx_post(&q, &w);
-	}
-	hx_ring(&q);
-	assert_int_equal(sim_dev_run(e->dev, 0), 0);
-	assert_int_equal(sim_cq_count(cq.cq), 4);
-	assert_true(sim_cq_in_error(cq.cq));
-	assert_int_equal(sim_qp_state(q.qp), SIM_QPS_RTS);
-	for (int i = 0; i < 4; i++) { /* consume the ring: still no new CQE */
-		struct prism_cqe c;
-		assert_int_equal(hx_poll(&cq, &c), 1);
-	}
-	hx_nop(&w, true);
-	hx_post(&q, &w);
-	hx_ring(&q);
-	assert_int_equal(sim_dev_run(e->dev, 0), 0);
-	assert_int_equal(sim_cq_count(cq.cq), 4);
-}
-
-/* rule cq-ignore-overrun: with IGNORE_OVERRUN the CQ keeps producing (and
- * counting, for WAIT) over unconsumed entries: what recycled loops need */
-static void test_cq_ignore_overrun(void **state)
-{
-	struct env *e = *state;
-	struct hx_cq cq;
-	struct hx_qp q;
-	struct prism_wqe w;
-
-	hx_cq_init(&cq, e->dev, 4, true);
-	hx_qp_init(&q, e->dev, &cq, &cq, 16, 0, 0);
-	hx_pair(&q, &q);
-	for (int i = 0; i < 10; i++) {
-		hx_nop(&w, true);
-		hx_post(&q, &w);
-	}
-	hx_ring(&q);
-	assert_int_equal(sim_dev_run(e->dev, 0), 0);
-	assert_int_equal(sim_cq_count(cq.cq), 10);
-	assert_int_equal(sim_qp_state(q.qp), SIM_QPS_RTS);
-}
+#include "tests/rules/rules.h"
+#include "tests/sim/sim_env.h"
 
 /* Between READ lines, a "CPU writer" replaces every byte of the object
  * with version 2 (the observer runs synchronously inside the engine). */
@@ -154,12 +72,12 @@ static int read_versions(bool chaos, uint64_t seed, uint8_t *out)
  * lines copies them in a seeded random order, each line a separate step,
  * so a concurrent writer tears it (rdma-sync-tods25); without chaos a
  * READ is copied at once */
-static void test_chaos_read_lines_unordered(void **state)
+static void r_chaos_read_lines_unordered(struct rx *x)
 {
 	uint8_t *out = aligned_alloc(64, 512);
 	bool torn_not_prefix = false;
 
-	(void)state;
+	(void)x;
 	for (uint64_t seed = 1; seed <= 8; seed++) {
 		int v1 = read_versions(true, seed, out);
 		bool prefix = true;
@@ -234,9 +152,9 @@ static uint64_t run_mix(uint64_t seed, enum sim_sched_policy pol)
 
 /* rule deterministic-seed: the same seed and inputs give the same run,
  * event for event (both scheduler policies) */
-static void test_deterministic_seed(void **state)
+static void r_deterministic_seed(struct rx *x)
 {
-	(void)state;
+	(void)x;
 	assert_true(run_mix(7, SIM_SCHED_VTIME) == run_mix(7, SIM_SCHED_VTIME));
 	assert_true(run_mix(7, SIM_SCHED_RANDOM) == run_mix(7, SIM_SCHED_RANDOM));
 	assert_true(run_mix(3, SIM_SCHED_RANDOM) != run_mix(4, SIM_SCHED_RANDOM) ||
@@ -254,7 +172,7 @@ static void fixed_cost(void *ctx, const struct sim_cost_query *q, struct sim_cos
 /* rule virtual-clock-start-time: a WQE starts at max(its PU's time, the
  * time its dependency was satisfied); the PU is busy for the cost's busy
  * part, the effect lands after its latency */
-static void test_virtual_clock_start_time(void **state)
+static void r_virtual_clock_start_time(struct rx *x)
 {
 	struct rec r = {0};
 	struct sim_observer obs = {.ctx = &r, .cost = fixed_cost, .event = rec_event};
@@ -264,7 +182,7 @@ static void test_virtual_clock_start_time(void **state)
 	struct hx_qp a, b;
 	struct prism_wqe w;
 
-	(void)state;
+	(void)x;
 	assert_int_equal(sim_dev_open(&o, &dev), 0);
 	hx_cq_init(&cq, dev, 16, false);
 	hx_qp_init(&a, dev, &cq, &cq, 16, 0, SIM_QP_CROSS_CHANNEL);
@@ -293,7 +211,7 @@ static void test_virtual_clock_start_time(void **state)
 
 /* rule fabric-two-devices: QPs on two devices of an in-process fabric
  * talk through the packet wire */
-static void test_fabric_two_devices(void **state)
+static void r_fabric_two_devices(struct rx *x)
 {
 	struct sim_dev_opts o1 = {.sz = sizeof(o1), .node = 1}, o2 = {.sz = sizeof(o2), .node = 2};
 	struct sim_dev *d1, *d2;
@@ -304,7 +222,7 @@ static void test_fabric_two_devices(void **state)
 	uint8_t *src = aligned_alloc(64, 64), *dst = aligned_alloc(64, 64);
 	uint64_t *cnt = (uint64_t *)dst;
 
-	(void)state;
+	(void)x;
 	memset(src, 0xab, 64);
 	memset(dst, 0, 64);
 	assert_int_equal(sim_dev_open(&o1, &d1), 0);
@@ -365,7 +283,7 @@ static const struct sim_wire_ops fake_ops = {.xmit = fake_xmit};
 
 /* rule transport-back-pressure: a transport may refuse a packet (-EAGAIN);
  * the device keeps it and the packets of a QP still leave in order */
-static void test_transport_back_pressure(void **state)
+static void r_transport_back_pressure(struct rx *x)
 {
 	struct sim_dev_opts o1 = {.sz = sizeof(o1), .node = 1}, o2 = {.sz = sizeof(o2), .node = 2};
 	struct fake_wire fw = {0}, back = {0};
@@ -376,7 +294,7 @@ static void test_transport_back_pressure(void **state)
 	uint8_t *src = aligned_alloc(64, 64), *dst = aligned_alloc(64, 64);
 	uint32_t skey, dkey;
 
-	(void)state;
+	(void)x;
 	memset(dst, 0, 64);
 	for (int i = 0; i < 64; i++)
 		src[i] = (uint8_t)i;
@@ -431,9 +349,9 @@ static void test_transport_back_pressure(void **state)
 
 /* rule threaded-mode: a background NIC thread executes what the host posts;
  * the host sees CQEs by polling memory */
-static void test_threaded_mode(void **state)
+static void r_threaded_mode(struct rx *x)
 {
-	struct env *e = *state;
+	struct env *e = env_make(SIM_FW_STRICT, SIM_HAZARD_WARN, false, 0, 0);
 	struct prism_wqe w;
 	struct prism_cqe c;
 	long spins = 0;
@@ -461,21 +379,24 @@ static void test_threaded_mode(void **state)
 	assert_int_equal(sim_dev_stop(e->dev), 0);
 	assert_int_equal(sim_dev_thread_cpu_clock(e->dev, &nic), -EINVAL);
 	assert_memory_equal(e->dst, e->src, 512);
+	env_free(e);
+	(void)x;
 }
 
-int main(void)
-{
-	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test_setup_teardown(test_cq_owner_bit_wraps, setup, env_teardown),
-	    cmocka_unit_test_setup_teardown(test_cq_overrun_errors_cq, setup, env_teardown),
-	    cmocka_unit_test_setup_teardown(test_cq_ignore_overrun, setup, env_teardown),
-	    cmocka_unit_test(test_chaos_read_lines_unordered),
-	    cmocka_unit_test(test_deterministic_seed),
-	    cmocka_unit_test(test_virtual_clock_start_time),
-	    cmocka_unit_test(test_fabric_two_devices),
-	    cmocka_unit_test(test_transport_back_pressure),
-	    cmocka_unit_test_setup_teardown(test_threaded_mode, setup, env_teardown),
-	};
+#define ENGINE(why) .needs = RULE_NEEDS_SIM_ENGINE, .why_not = "the software NIC's " why
 
-	return cmocka_run_group_tests_name("conf_engine", tests, NULL, NULL);
-}
+static const struct rule rules[] = {
+    RULE("6.1", "chaos-read-lines-unordered", r_chaos_read_lines_unordered,
+         ENGINE("chaos mode: a NIC's READ order cannot be chosen or stepped")),
+    RULE("6.2", "deterministic-seed", r_deterministic_seed,
+         ENGINE("seeded scheduler: a NIC has no seed")),
+    RULE("6.3", "virtual-clock-start-time", r_virtual_clock_start_time,
+         ENGINE("virtual clock and cost callback: a NIC has neither")),
+    RULE("6.4", "fabric-two-devices", r_fabric_two_devices,
+         ENGINE("in-process wire (its packets): purely wire-level, no device shows them")),
+    RULE("6.5", "transport-back-pressure", r_transport_back_pressure,
+         ENGINE("plugged-in transport: purely wire-level, no device shows it")),
+    RULE("6.6", "threaded-mode", r_threaded_mode,
+         ENGINE("threaded runner (its NIC thread's start and stop)")),
+};
+RULE_TABLE(rules_engine, rules);
