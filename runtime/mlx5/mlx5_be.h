@@ -71,7 +71,8 @@ struct mlx5_be_dev {
 	void (*log)(void *ctx, int level, const char *msg);
 	void *log_ctx;
 	/* Completion events (mlx5_event.c): the channel every CQ of this
-	 * context is subscribed to, and the CQs by event cookie. */
+	 * context is subscribed to (NULL: none, CQs polled), and the CQs by
+	 * event cookie. */
 	struct mlx5dv_devx_event_channel *evch;
 	pthread_mutex_t ev_lock;
 	struct mlx5_be_cq **ev_cqs; /* [slot]; NULL: free */
@@ -107,6 +108,7 @@ struct mlx5_be_cq {
 	uint32_t arm_sn;  /* + 1 per event taken (libmlx5 mlx5_cq_event) */
 	uint32_t pi_seen; /* CQEs known written (arming for the next CQE only) */
 	void *ev_ctx;     /* the armed owner; NULL: disarmed */
+	bool soft_armed;  /* no event channel: hand ev_ctx out at the next take */
 };
 
 struct mlx5_be_qp {

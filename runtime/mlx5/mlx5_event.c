@@ -30,6 +30,9 @@
  *
  * Disarming (ctx NULL) rings nothing (a NIC cannot be disarmed): the CQ
  * forgets its owner, and an event that still arrives for it is dropped.
+ * Without an event channel (a kernel without DEVX events) the device still
+ * opens: an armed CQ is handed out by the next take_events, so every armed
+ * connection is polled every pass, as without events.
  *
  * Must not: call rdma-core except through mlx5_glue(); block.
  */
@@ -60,12 +63,11 @@ int mlx5_be_events_open(struct mlx5_be_dev *d)
 
 	d->evch = d->g->devx_create_event_channel(
 	    d->ctx, MLX5DV_DEVX_CREATE_EVENT_CHANNEL_FLAGS_OMIT_EV_DATA);
-	if (!d->evch) {
-		int err = -(errno ? errno : EOPNOTSUPP);
-
-		mlx5_be_log(d, PRISM_LOG_ERROR, "%s: DEVX event channel: %s", d->name,
-		            strerror(-err));
-		return err;
+	if (!d->evch) { /* a kernel without DEVX events: every armed CQ polled */
+		mlx5_be_log(d, PRISM_LOG_WARN,
+		            "%s: no DEVX event channel (%s): connections are polled every pass",
+		            d->name, strerror(errno ? errno : EOPNOTSUPP));
+		return 0;
 	}
 	/* take_events never waits: reads answer EAGAIN when nothing is queued */
 	fl = fcntl(d->evch->fd, F_GETFL);
@@ -115,7 +117,8 @@ int mlx5_be_events_add_cq(struct mlx5_be_cq *cq)
 	d->ev_cqs[slot] = cq;
 	cookie = (uint64_t)cq->ev_gen << 32 | slot;
 	pthread_mutex_unlock(&d->ev_lock);
-	if (d->g->devx_subscribe_devx_event(d->evch, cq->obj, sizeof(events), events, cookie)) {
+	if (d->evch &&
+	    d->g->devx_subscribe_devx_event(d->evch, cq->obj, sizeof(events), events, cookie)) {
 		int err = -(errno ? errno : EINVAL);
 
 		mlx5_be_log(d, PRISM_LOG_ERROR,
@@ -170,7 +173,8 @@ void mlx5_be_arm_cq(struct core_be_cq *ccq, void *ctx, bool check_consumed)
 
 	pthread_mutex_lock(&d->ev_lock);
 	cq->ev_ctx = ctx;
-	if (!ctx) {
+	cq->soft_armed = ctx && !d->evch; /* no channel: handed out at the next take */
+	if (!ctx || !d->evch) {
 		pthread_mutex_unlock(&d->ev_lock);
 		return;
 	}
@@ -192,6 +196,19 @@ unsigned mlx5_be_take_events(struct core_be_dev *dev, void **ctx, unsigned max)
 	struct mlx5_be_dev *d = (struct mlx5_be_dev *)dev;
 	unsigned n = 0;
 
+	if (!d->evch) { /* no channel: every armed CQ, as if it had an event */
+		pthread_mutex_lock(&d->ev_lock);
+		for (uint32_t i = 0; i < d->ev_cap && n < max; i++) {
+			struct mlx5_be_cq *cq = d->ev_cqs[i];
+
+			if (cq && cq->soft_armed && cq->ev_ctx) {
+				cq->soft_armed = false;
+				ctx[n++] = cq->ev_ctx;
+			}
+		}
+		pthread_mutex_unlock(&d->ev_lock);
+		return n;
+	}
 	while (n < max) {
 		struct mlx5dv_devx_async_event_hdr hdr;
 		uint32_t slot, gen;

@@ -44,6 +44,7 @@ struct mlx5emu_opts {
 	bool be_atomics;         /* atomic_req_8B_endianness_mode = 0 (big-endian) */
 	uint16_t atomic_size_qp; /* 0: 4, 8, 16 and 32 bytes (0x3c) */
 	bool no_devx;            /* mlx5dv_open_device refuses DEVX contexts */
+	bool no_events;          /* no DEVX event channels (a kernel without them) */
 	uint64_t seed;
 	bool quiet; /* count loud failures without printing them (fuzzing) */
 	bool roce;  /* Ethernet ports (RoCE v2 GIDs, MACs) instead of InfiniBand (LIDs) */

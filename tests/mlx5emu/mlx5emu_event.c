@@ -44,6 +44,10 @@ struct mlx5dv_devx_event_channel *emu_create_event_channel(struct ibv_context *c
 		emu_fail(EOPNOTSUPP, "mlx5dv_devx_create_event_channel on a context without DEVX");
 		return NULL;
 	}
+	if (emu.o.no_events) {
+		errno = EOPNOTSUPP; /* the kernel has no DEVX event channels */
+		return NULL;
+	}
 	if (flags != MLX5DV_DEVX_CREATE_EVENT_CHANNEL_FLAGS_OMIT_EV_DATA) {
 		emu_fail(EOPNOTSUPP,
 		         "mlx5dv_devx_create_event_channel: flags 0x%x (only OMIT_EV_DATA is "

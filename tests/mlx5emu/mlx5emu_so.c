@@ -13,7 +13,7 @@
  *
  * PRISM_MLX5EMU: comma-separated, any of devices=N (1..4), relaxed (the
  * relaxed firmware profile), roce, no-cd, no-wait-on-data, no-cq-oi,
- * be-atomics, seed=N, fabric=DIR (the emulated NICs of every process
+ * no-events, be-atomics, seed=N, fabric=DIR (the emulated NICs of every process
  * naming DIR reach each other: mlx5emu_xwire.c).  An unknown option refuses the load (the process
  * then sees no RDMA device).
  *
@@ -48,6 +48,8 @@ static int parse(const char *spec, struct mlx5emu_opts *o)
 			o->no_wait_on_data = true;
 		else if (!strcmp(t, "no-cq-oi"))
 			o->no_cq_oi = true;
+		else if (!strcmp(t, "no-events"))
+			o->no_events = true;
 		else if (!strcmp(t, "be-atomics"))
 			o->be_atomics = true;
 		else {

@@ -620,6 +620,15 @@ static void tcp_gets(const struct mlx5emu_opts *eo, const char *sname, const cha
 	assert_int_equal(mlx5emu_managed_doorbells(), f.managed);
 }
 
+/* A kernel without DEVX event channels: the device opens, connections are
+ * polled every pass, and the gets are served. */
+static void test_tcp_without_event_channel(void **state)
+{
+	(void)state;
+	tcp_gets(&(struct mlx5emu_opts){.relaxed_fw = true, .n_devices = 2, .no_events = true},
+	         "mlx5_0", "mlx5_1");
+}
+
 static uint64_t server_stat(struct prism_server *srv, bool polls)
 {
 	PRISM_OPTS(prism_server_stats, st);
@@ -726,6 +735,7 @@ int main(void)
 	    cmocka_unit_test(test_tcp_two_devices_ib),
 	    cmocka_unit_test(test_tcp_two_devices_roce),
 	    cmocka_unit_test(test_tcp_events_and_dead_peers),
+	    cmocka_unit_test(test_tcp_without_event_channel),
 	    cmocka_unit_test(test_qp_command_bytes),
 	};
 
