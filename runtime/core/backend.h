@@ -203,5 +203,8 @@ extern const struct core_backend_ops core_mlx5_backend;
  * at most @cap of them; returns how many were written. */
 int core_mlx5_device_names(char (*names)[64], int cap);
 bool core_mlx5_device_exists(const char *name);
+/* NULL, or what PRISM_MLX5_GLUE did to the mlx5 backend's rdma-core calls
+ * (answered by a test emulator, or the object it names unusable). */
+const char *core_mlx5_note(void);
 
 #endif /* PRISM_CORE_BACKEND_H */

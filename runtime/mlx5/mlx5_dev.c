@@ -329,6 +329,11 @@ int core_mlx5_device_names(char (*names)[64], int cap)
 	return out;
 }
 
+const char *core_mlx5_note(void)
+{
+	return mlx5_glue_note();
+}
+
 bool core_mlx5_device_exists(const char *name)
 {
 	char names[16][64];

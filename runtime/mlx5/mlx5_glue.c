@@ -120,14 +120,18 @@ static void load_env(void)
 	from_env = &glue_none;
 	h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	if (!h) {
-		snprintf(env_note, sizeof(env_note), "PRISM_MLX5_GLUE=%s: %s", path, dlerror());
+		snprintf(env_note, sizeof(env_note), "PRISM_MLX5_GLUE=%s: %s (no RDMA device used)",
+		         path, dlerror());
 		return;
 	}
 	*(void **)&get = dlsym(h, "prism_mlx5_glue_interposer");
 	if (!get || !get(sizeof(struct mlx5_glue))) {
-		snprintf(env_note, sizeof(env_note), "PRISM_MLX5_GLUE=%s: %s", path,
-		         get ? "built against another prism (entry-point table size differs)"
-		             : "no prism_mlx5_glue_interposer in it");
+		snprintf(
+		    env_note, sizeof(env_note), "PRISM_MLX5_GLUE=%s: %s (no RDMA device used)",
+		    path,
+		    get ? "its prism_mlx5_glue_interposer refused (another prism's table size, "
+		          "or its own options)"
+		        : "no prism_mlx5_glue_interposer in it");
 		return;
 	}
 	from_env = get(sizeof(struct mlx5_glue));

@@ -6,7 +6,8 @@
  * talks to an emulated ConnectX inside that process.
  *
  *   prismc devices   lists the emulated devices with what QUERY_HCA_CAP and
- *                    the firmware probe found;
+ *                    the firmware probe found; an object that refuses to
+ *                    answer leaves no RDMA device, and the error says why;
  *   prism-demo       `--device mlx5_0`: the demo's gets through the mlx5
  *                    backend give the same answers as on the software NIC;
  *   prismc run       `--device mlx5_0`: the same return site and value as
@@ -102,6 +103,30 @@ static void test_prismc_devices(void **state)
 	assert_non_null(strstr(out, "device mlx5_0: mlx5 NIC"));
 	assert_non_null(strstr(out, "cross-channel no, wait-on-data no"));
 	assert_null(strstr(out, "mlx5_1"));
+}
+
+/* PRISM_MLX5_GLUE naming an object that cannot answer: no RDMA device at
+ * all (never the real rdma-core instead), and the error says why. */
+static void test_unusable_interposer(void **state)
+{
+	char prismc[600], out[8192];
+	char *devices[] = {prismc, "devices", NULL};
+	char *argv[] = {prismc,    "run",   "lib/chains/hash_get.prism",
+	                "--entry", "get",   "--arg",
+	                "key=1",   "--arg", "b1=0",
+	                "--arg",   "b2=16", "--device",
+	                "mlx5_0",  NULL};
+
+	(void)state;
+	snprintf(prismc, sizeof(prismc), "%s/prismc", bin);
+	/* an option the emulator does not know refuses its table */
+	assert_int_equal(run("bogus", devices, out, sizeof(out)), 0);
+	assert_non_null(strstr(out, "device sim:"));
+	assert_null(strstr(out, "mlx5_0"));
+	assert_int_not_equal(run("bogus", argv, out, sizeof(out)), 0);
+	assert_non_null(strstr(out, "unknown option 'bogus'"));
+	assert_non_null(strstr(out, "its prism_mlx5_glue_interposer refused"));
+	assert_non_null(strstr(out, "(no RDMA device used)"));
 }
 
 /* The demo's answers through the mlx5 backend are the software NIC's. */
@@ -256,6 +281,7 @@ int main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_teardown(test_prismc_devices, child_teardown),
+	    cmocka_unit_test_teardown(test_unusable_interposer, child_teardown),
 	    cmocka_unit_test_teardown(test_demo_on_emulated_device, child_teardown),
 	    cmocka_unit_test_teardown(test_prismc_run_on_emulated_device, child_teardown),
 	    cmocka_unit_test_teardown(test_prismd_on_emulated_device, child_teardown),
