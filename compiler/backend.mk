@@ -12,4 +12,4 @@ BACKEND_SRCS += compiler/lower_dnf.c
 BACKEND_SRCS += compiler/lower_arith.c
 
 PRISMC_SRCS += compiler/cmd_compile.c $(BACKEND_SRCS)
-LIB_SRCS += runtime/core/chain_verify.c
+LIB_SRCS += runtime/core/chain_verify.c runtime/core/chain_gate.c

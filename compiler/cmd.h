@@ -7,8 +7,8 @@
  * compiler/cmd_<name>.c, defines `const struct prismc_cmd cmd_<name>`, and
  * is registered by one line in compiler/cmd_table.c.
  *
- * Must not: hold option parsing shared between subcommands (each parses
- * its own, so --help texts stay next to their code).
+ * Must not: hold option parsing (each subcommand parses its own with
+ * tools/cli/cli.h, so its --help text stays next to its options).
  */
 #ifndef PRISMC_CMD_H
 #define PRISMC_CMD_H
@@ -17,13 +17,15 @@
 #include <stdio.h>
 
 #include "compiler/ir.h"
+#include "tools/cli/cli.h"
 
+/* The exit codes every prism tool shares (tools/cli/cli.h). */
 enum prismc_exit {
-	PRISMC_EXIT_OK = 0,       /* success: no errors (warnings allowed) */
-	PRISMC_EXIT_ERRORS = 1,   /* the program has errors (syntax, type, verifier) */
-	PRISMC_EXIT_USAGE = 2,    /* bad command line */
-	PRISMC_EXIT_IO = 3,       /* a file could not be read or written */
-	PRISMC_EXIT_INTERNAL = 4, /* out of memory or an internal failure */
+	PRISMC_EXIT_OK = CLI_EXIT_OK,             /* success (warnings allowed) */
+	PRISMC_EXIT_ERRORS = CLI_EXIT_ERRORS,     /* program errors (syntax, type, verifier) */
+	PRISMC_EXIT_USAGE = CLI_EXIT_USAGE,       /* bad command line, missing input file */
+	PRISMC_EXIT_IO = CLI_EXIT_IO,             /* a file could not be read or written */
+	PRISMC_EXIT_INTERNAL = CLI_EXIT_INTERNAL, /* out of memory or an internal failure */
 };
 
 struct prismc_cmd {
@@ -42,16 +44,12 @@ extern const size_t prismc_ncmds;
 /* Find a subcommand by name (NULL if none). */
 const struct prismc_cmd *prismc_find_cmd(const char *name);
 
-/* True if argv holds -h/--help before any "--"; subcommands use it to
- * answer --help before parsing anything else. */
-int prismc_wants_help(int argc, char **argv);
-
 /*
  * The value of --firmware (or its older spelling --profile), the same in
  * every subcommand: "relaxed" or "strict" into *@out and 0; otherwise a
- * message naming @cmd and @opt on stderr (a cost profile such as "cx5"
- * is pointed to --cost) and -1.
+ * usage message naming the option (a cost profile such as "cx5" is
+ * pointed to --cost) and -1.
  */
-int prismc_firmware_arg(const char *cmd, const char *opt, const char *val, enum ir_profile *out);
+int prismc_firmware_arg(const struct cli *c, const char *val, enum ir_profile *out);
 
 #endif /* PRISMC_CMD_H */

@@ -14,7 +14,6 @@
  * Must not: write objects (that is `compile`).
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +26,7 @@
 static void check_help(FILE *out)
 {
 	fprintf(out,
-	        "usage: prismc check [--json] [--max-errors N] [-Werror] [--profile P]\n"
+	        "usage: prismc check [--json] [--max-errors N] [-Werror] [--firmware P]\n"
 	        "                    [--front-end-only] FILE...\n\n"
 	        "Parse and check .prism files (syntax, names, types, widths and byte order,\n"
 	        "region access, taint, loop bounds), then lower every offload and run the\n"
@@ -50,26 +49,36 @@ static void check_help(FILE *out)
 }
 
 struct check_opts {
+	struct cli cli;
 	bool json;
 	bool front_end_only;
 	enum ir_profile profile;
 	struct frontend_opts fe;
 };
 
+/* The index of the first file, or -1 with c->exit set (--help, --version,
+ * a usage error). */
 static int parse_args(int argc, char **argv, struct check_opts *o)
 {
 	static const struct option longopts[] = {
-	    {"json", no_argument, NULL, 'j'},          {"max-errors", required_argument, NULL, 'm'},
-	    {"Werror", no_argument, NULL, 'W'},        {"firmware", required_argument, NULL, 'p'},
-	    {"profile", required_argument, NULL, 'p'}, {"front-end-only", no_argument, NULL, 'f'},
-	    {"help", no_argument, NULL, 'h'},          {NULL, 0, NULL, 0},
+	    {"json", no_argument, NULL, 'j'},
+	    {"max-errors", required_argument, NULL, 'm'},
+	    {"Werror", no_argument, NULL, 'W'},
+	    {"firmware", required_argument, NULL, 'p'},
+	    {"profile", required_argument, NULL, 'p'},
+	    {"front-end-only", no_argument, NULL, 'f'},
+	    {NULL, 0, NULL, 0},
 	};
+	struct cli *c = &o->cli;
+	uint64_t n;
 	int ch;
 
-	optind = 0; /* GNU getopt: full re-initialization */
-	opterr = 0;
-	while ((ch = getopt_long_only(argc, argv, "+h", longopts, NULL)) != -1) {
+	cli_init(c, "prismc check", argc, argv, "", longopts, check_help);
+	c->long_only = true; /* -Werror */
+	while ((ch = cli_next(c)) != -1) {
 		switch (ch) {
+		case CLI_STOP:
+			return -1;
 		case 'j':
 			o->json = true;
 			break;
@@ -80,29 +89,18 @@ static int parse_args(int argc, char **argv, struct check_opts *o)
 			o->front_end_only = true;
 			break;
 		case 'p':
-			if (prismc_firmware_arg("check", argv[optind - 1], optarg, &o->profile))
-				return -1;
+			if (prismc_firmware_arg(c, optarg, &o->profile))
+				return c->exit = PRISMC_EXIT_USAGE, -1;
 			break;
-		case 'm': {
-			char *end;
-			unsigned long n = strtoul(optarg, &end, 10);
-
-			if (!*optarg || *end || n == 0 || n > 100000) {
-				fprintf(stderr,
-				        "prismc check: --max-errors wants 1..100000, not '%s'\n",
-				        optarg);
-				return -1;
-			}
+		case 'm':
+			if (cli_uint(c, optarg, 1, 100000, &n))
+				return c->exit = PRISMC_EXIT_USAGE, -1;
 			o->fe.max_errors = (unsigned)n;
 			break;
 		}
-		default:
-			fprintf(stderr, "prismc check: unknown option '%s'\n", argv[optind - 1]);
-			return -1;
-		}
 	}
 	if (optind >= argc) {
-		fprintf(stderr, "prismc check: no input files\n");
+		c->exit = cli_usage(c, "no input files");
 		return -1;
 	}
 	return optind;
@@ -144,10 +142,8 @@ static int check_run(int argc, char **argv)
 	bool first = true;
 
 	first_file = parse_args(argc, argv, &o);
-	if (first_file < 0) {
-		fprintf(stderr, "see 'prismc check --help'\n");
-		return PRISMC_EXIT_USAGE;
-	}
+	if (first_file < 0)
+		return o.cli.exit;
 	if (o.json)
 		fputs("{\"diagnostics\":[", stdout);
 	for (int i = first_file; i < argc; i++) {
@@ -169,9 +165,11 @@ static int check_run(int argc, char **argv)
 			diag_render(&u.diag, stderr);
 		errors += u.diag.errors;
 		warnings += u.diag.warnings;
-		/* the most severe status wins: internal > I/O > errors */
-		if (status_exit(st) > rc)
-			rc = status_exit(st);
+		/* the most severe status wins: internal > I/O > missing file > errors */
+		int code = st == FRONTEND_IO ? cli_open_exit(u.io_error) : status_exit(st);
+
+		if (code > rc)
+			rc = code;
 		if (back > rc)
 			rc = back;
 		frontend_fini(&u);

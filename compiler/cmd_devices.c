@@ -15,7 +15,6 @@
  * Must not: keep a device open after it returns.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -148,47 +147,39 @@ static void print_json(const struct backend_entry *b, const char *profile,
 static int devices_run(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-	    {"probe", no_argument, NULL, 'p'},
-	    {"firmware", required_argument, NULL, 'f'},
+	    {"probe", no_argument, NULL, 'p'},         {"firmware", required_argument, NULL, 'f'},
 	    {"profile", required_argument, NULL, 'f'}, /* the older spelling */
-	    {"json", no_argument, NULL, 'j'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	    {"json", no_argument, NULL, 'j'},          {NULL, 0, NULL, 0},
 	};
 	const char *profile = "relaxed";
 	bool probe = false, json = false;
 	struct backend_entry backends[DEVICES_MAX];
 	char names[DEVICES_MAX][64];
 	size_t n_backends;
+	enum ir_profile fw = IR_PROFILE_RELAXED;
+	struct cli c;
 	int ch;
 
-	if (prismc_wants_help(argc, argv)) {
-		devices_help(stdout);
-		return PRISMC_EXIT_OK;
-	}
-	optind = 0;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	cli_init(&c, "prismc devices", argc, argv, "", longopts, devices_help);
+	while ((ch = cli_next(&c)) != -1) {
 		switch (ch) {
+		case CLI_STOP:
+			return c.exit;
 		case 'p':
 			probe = true;
 			break;
 		case 'f':
-			profile = optarg;
+			if (prismc_firmware_arg(&c, optarg, &fw))
+				return PRISMC_EXIT_USAGE;
+			profile = fw == IR_PROFILE_STRICT ? "strict" : "relaxed";
 			break;
 		case 'j':
 			json = true;
 			break;
-		default:
-			fprintf(stderr, "prismc devices: unknown option '%s'\n", argv[optind - 1]);
-			return PRISMC_EXIT_USAGE;
 		}
 	}
-	if (optind < argc || (strcmp(profile, "relaxed") && strcmp(profile, "strict"))) {
-		fprintf(stderr, "prismc devices: usage: prismc devices [--probe] "
-		                "[--firmware relaxed|strict] [--json]\n");
-		return PRISMC_EXIT_USAGE;
-	}
+	if (optind < argc)
+		return cli_usage(&c, "unexpected argument '%s'", argv[optind]);
 	n_backends = list_devices(backends, names);
 	for (size_t i = 0; i < n_backends; i++) {
 		const struct backend_entry *b = &backends[i];

@@ -17,8 +17,10 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "compiler/chain_source.h"
 #include "compiler/cmd.h"
 #include "compiler/compile.h"
 #include "compiler/dump.h"
@@ -47,10 +49,13 @@ static void dump_help(FILE *out)
 	        "  --cost C the cost profile of the prediction: cx5 (default) or a YAML file\n"
 	        "  --firmware relaxed|strict, --entry NAME\n"
 	        "           how to compile a .prism input (as 'prismc compile')\n"
-	        "  --help   this text\n"
+	        "  -h, --help     this text\n"
+	        "  -V, --version  the version\n"
 	        "\n"
-	        "exit status: 0 ok, 1 the object or program was rejected, 2 usage error,\n"
-	        "3 I/O error, 4 internal error.\n");
+	        "FILE '-' reads standard input (a chain object, else .prism source).\n"
+	        "\n"
+	        "exit status: 0 ok, 1 the object or program was rejected, 2 usage error (or\n"
+	        "no such input file), 3 I/O error, 4 internal error.\n");
 }
 
 static bool has_suffix(const char *s, const char *suffix)
@@ -78,10 +83,27 @@ static void report(const char *path, const struct chainobj_diag *d)
 }
 
 struct dump_input {
+	const struct cli *cli;
 	const char *path;
 	enum ir_profile profile;
 	const char *entry;
 };
+
+static int compile_unit(const struct dump_input *in, struct frontend_unit *u,
+                        enum frontend_status st, struct chainobj **o)
+{
+	int rc;
+
+	if (st == FRONTEND_OK) {
+		struct compile_opts co = {.profile = in->profile, .entry = in->entry};
+
+		rc = compile_program(&u->diag, u->prog, &co, o);
+	} else {
+		rc = st == FRONTEND_NOMEM ? PRISMC_EXIT_INTERNAL : PRISMC_EXIT_ERRORS;
+	}
+	diag_render(&u->diag, stderr);
+	return rc;
+}
 
 /* A .prism input goes through the front end and the back-end pipeline. */
 static int compile_input(const struct dump_input *in, struct chainobj **o)
@@ -91,34 +113,43 @@ static int compile_input(const struct dump_input *in, struct chainobj **o)
 	int rc;
 
 	if (st == FRONTEND_IO) {
-		fprintf(stderr, "prismc dump: %s: %s\n", in->path, strerror(u.io_error));
+		rc = cli_fail(in->cli, cli_open_exit(u.io_error), "%s: %s", in->path,
+		              strerror(u.io_error));
 		frontend_fini(&u);
-		return PRISMC_EXIT_IO;
+		return rc;
 	}
-	if (st == FRONTEND_OK) {
-		struct compile_opts co = {.profile = in->profile, .entry = in->entry};
-
-		rc = compile_program(&u.diag, u.prog, &co, o);
-	} else {
-		rc = st == FRONTEND_NOMEM ? PRISMC_EXIT_INTERNAL : PRISMC_EXIT_ERRORS;
-	}
-	diag_render(&u.diag, stderr);
+	rc = compile_unit(in, &u, st, o);
 	frontend_fini(&u);
 	return rc;
 }
 
+/* "-" is standard input: a chain object, or .prism source when it does not
+ * start like one. */
 static int load(const struct dump_input *in, struct chainobj **o)
 {
 	struct chainobj_diag d;
+	char *text;
+	size_t len;
 	int rc;
 
 	if (has_suffix(in->path, ".prism"))
 		return compile_input(in, o);
-	rc = chainobj_read_file(in->path, o, &d);
+	rc = cli_read_all(in->cli, in->path, 64u << 20, &text, &len);
+	if (rc)
+		return rc;
+	if (!strcmp(in->path, "-") && !chain_source_is_object(text)) {
+		struct frontend_unit u;
+		enum frontend_status st = frontend_load_buffer(&u, "<stdin>", text, len, NULL);
+
+		rc = compile_unit(in, &u, st, o);
+		frontend_fini(&u);
+		free(text);
+		return rc;
+	}
+	rc = chainobj_read_mem(text, len, o, &d);
+	free(text);
 	if (rc == -ENOMEM)
 		return fprintf(stderr, "prismc dump: out of memory\n"), PRISMC_EXIT_INTERNAL;
-	if (rc == -EIO)
-		return fprintf(stderr, "prismc dump: %s\n", d.msg), PRISMC_EXIT_IO;
 	if (rc) {
 		report(in->path, &d);
 		return PRISMC_EXIT_ERRORS;
@@ -128,67 +159,61 @@ static int load(const struct dump_input *in, struct chainobj **o)
 
 static int dump_run(int argc, char **argv)
 {
+	static const struct option longopts[] = {
+	    {"stats", no_argument, NULL, 's'},
+	    {"dot", no_argument, NULL, 'd'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"raw", no_argument, NULL, 'r'},
+	    {"firmware", required_argument, NULL, 'f'},
+	    {"profile", required_argument, NULL, 'f'},
+	    {"entry", required_argument, NULL, 'e'},
+	    {"cost", required_argument, NULL, 'c'},
+	    {NULL, 0, NULL, 0},
+	};
 	enum dump_mode mode = MODE_TEXT;
 	unsigned flags = 0;
-	struct dump_input in = {.profile = IR_PROFILE_RELAXED};
+	struct dump_input in = {.profile = IR_PROFILE_RELAXED, .cli = NULL};
 	struct dump_cost_profile cost = *dump_cost_cx5();
 	struct chainobj *o = NULL;
-	int rc;
+	char err[256];
+	struct cli c;
+	int rc, ch;
 
-	for (int i = 1; i < argc; i++) {
-		enum dump_mode m = MODE_TEXT;
+	cli_init(&c, "prismc dump", argc, argv, "", longopts, dump_help);
+	in.cli = &c;
+	while ((ch = cli_next(&c)) != -1) {
+		enum dump_mode m = ch == 's' ? MODE_STATS : ch == 'd' ? MODE_DOT : MODE_JSON;
 
-		if (!strcmp(argv[i], "--raw")) {
+		switch (ch) {
+		case CLI_STOP:
+			return c.exit;
+		case 'r':
 			flags |= DUMP_RAW;
-			continue;
-		}
-		if (!strcmp(argv[i], "--firmware") || !strcmp(argv[i], "--profile") ||
-		    !strcmp(argv[i], "--entry") || !strcmp(argv[i], "--cost")) {
-			const char *val = i + 1 < argc ? argv[++i] : NULL;
-			char err[256];
-
-			if (!val) {
-				fprintf(stderr, "prismc dump: %s needs a value\n", argv[i]);
+			break;
+		case 'e':
+			in.entry = optarg;
+			break;
+		case 'f':
+			if (prismc_firmware_arg(&c, optarg, &in.profile))
 				return PRISMC_EXIT_USAGE;
-			}
-			if (argv[i - 1][2] == 'e')
-				in.entry = val;
-			else if (argv[i - 1][2] == 'c') {
-				if (dump_cost_profile_load(val, &cost, err, sizeof(err))) {
-					fprintf(stderr, "prismc dump: --cost %s: %s\n", val, err);
-					return PRISMC_EXIT_USAGE;
-				}
-			} else if (prismc_firmware_arg("dump", argv[i - 1], val, &in.profile))
-				return PRISMC_EXIT_USAGE;
-			continue;
+			break;
+		case 'c':
+			if (dump_cost_profile_load(optarg, &cost, err, sizeof(err)))
+				return cli_usage(&c, "--cost %s: %s", optarg, err);
+			break;
+		case 's':
+		case 'd':
+		case 'j':
+			if (mode != MODE_TEXT && mode != m)
+				return cli_usage(&c,
+				                 "--stats, --dot and --json exclude each other");
+			mode = m;
+			break;
 		}
-		if (!strcmp(argv[i], "--stats"))
-			m = MODE_STATS;
-		else if (!strcmp(argv[i], "--dot"))
-			m = MODE_DOT;
-		else if (!strcmp(argv[i], "--json"))
-			m = MODE_JSON;
-		else if (argv[i][0] == '-' && argv[i][1]) {
-			fprintf(stderr, "prismc dump: unknown option '%s'\n", argv[i]);
-			return PRISMC_EXIT_USAGE;
-		} else if (in.path) {
-			fprintf(stderr, "prismc dump: one input file only\n");
-			return PRISMC_EXIT_USAGE;
-		} else {
-			in.path = argv[i];
-			continue;
-		}
-		if (mode != MODE_TEXT && mode != m) {
-			fprintf(stderr,
-			        "prismc dump: --stats, --dot and --json exclude each other\n");
-			return PRISMC_EXIT_USAGE;
-		}
-		mode = m;
 	}
-	if (!in.path) {
-		dump_help(stderr);
-		return PRISMC_EXIT_USAGE;
-	}
+	if (optind != argc - 1)
+		return cli_usage(&c, optind < argc ? "one input file only" : "no input file");
+	in.path = argv[optind];
 	rc = load(&in, &o);
 	if (rc)
 		return rc;

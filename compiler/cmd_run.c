@@ -17,7 +17,6 @@
  * Must not: pack WQEs or touch the NIC except through prism.h.
  */
 #include <errno.h>
-#include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -69,9 +68,11 @@ static void run_help(FILE *out)
 	    "  --reference         run the reference interpreter instead of the NIC\n"
 	    "  --trace OUT.json    write a Chrome/Perfetto trace of every WQE executed\n"
 	    "  --json              print the report as one JSON object\n"
-	    "  -h, --help          this help\n\n"
-	    "exit status: 0 ok, 1 program rejected or invocation failed, 2 usage,\n"
-	    "3 unreadable file, 4 internal error.\n");
+	    "  -h, --help          this help\n"
+	    "  -V, --version       the version\n\n"
+	    "FILE '-' reads a .prism from standard input.\n\n"
+	    "exit status: 0 ok, 1 program rejected or invocation failed, 2 usage (or no\n"
+	    "such input file), 3 unreadable file, 4 internal error.\n");
 }
 
 struct kv {
@@ -201,6 +202,7 @@ static void report(const struct outcome *o, bool json)
 }
 
 struct run_opts {
+	const struct cli *cli;
 	const char *path, *entry, *cost, *trace, *device;
 	enum ir_profile firmware;
 	bool json, reference;
@@ -282,8 +284,10 @@ static int run_reference(const struct run_opts *o)
 		rc = st == FRONTEND_IO      ? PRISMC_EXIT_IO
 		     : st == FRONTEND_NOMEM ? PRISMC_EXIT_INTERNAL
 		                            : PRISMC_EXIT_ERRORS;
-		if (st == FRONTEND_IO)
+		if (st == FRONTEND_IO) {
+			rc = cli_open_exit(u.io_error);
 			fprintf(stderr, "prismc run: %s: %s\n", o->path, strerror(u.io_error));
+		}
 		frontend_fini(&u);
 		return rc;
 	}
@@ -393,7 +397,7 @@ static int run_nic(const struct run_opts *o)
 {
 	char *yaml = NULL;
 	size_t len = 0;
-	int rc = chain_source_load(o->path, o->entry, o->firmware, &yaml, &len);
+	int rc = chain_source_load(o->cli, o->path, o->entry, o->firmware, &yaml, &len);
 
 	if (rc)
 		return rc;
@@ -409,8 +413,12 @@ static int run_nic(const struct run_opts *o)
 	           .firmware = o->firmware == IR_PROFILE_STRICT ? "strict" : "relaxed",
 	           .trace_path = o->trace);
 
+	/* the only client is this command's own: an object compiled with
+	 * --no-request-gate runs (the loader says so) */
+	PRISM_OPTS(prism_program_opts, popts, .allow_ungated = true);
+
 	rc = PRISMC_EXIT_ERRORS;
-	prog = prism_program__open_mem(yaml, len, NULL);
+	prog = prism_program__open_mem(yaml, len, &popts);
 	dev = prog ? prism_device__open(o->device ? o->device : "sim", &dopts) : NULL;
 	if (!prog || !dev)
 		goto out;
@@ -530,37 +538,28 @@ out:
 static int run_run(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-	    {"entry", required_argument, NULL, 'e'},
-	    {"arg", required_argument, NULL, 'a'},
-	    {"region", required_argument, NULL, 'r'},
-	    {"set", required_argument, NULL, 's'},
-	    {"set-file", required_argument, NULL, 'S'},
-	    {"save", required_argument, NULL, 'o'},
-	    {"firmware", required_argument, NULL, 'f'},
-	    {"profile", required_argument, NULL, 'f'},
-	    {"cost", required_argument, NULL, 'c'},
-	    {"reference", no_argument, NULL, 'R'},
-	    {"trace", required_argument, NULL, 't'},
-	    {"json", no_argument, NULL, 'j'},
-	    {"device", required_argument, NULL, 'd'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	    {"entry", required_argument, NULL, 'e'},    {"arg", required_argument, NULL, 'a'},
+	    {"region", required_argument, NULL, 'r'},   {"set", required_argument, NULL, 's'},
+	    {"set-file", required_argument, NULL, 'S'}, {"save", required_argument, NULL, 'o'},
+	    {"firmware", required_argument, NULL, 'f'}, {"profile", required_argument, NULL, 'f'},
+	    {"cost", required_argument, NULL, 'c'},     {"reference", no_argument, NULL, 'R'},
+	    {"trace", required_argument, NULL, 't'},    {"json", no_argument, NULL, 'j'},
+	    {"device", required_argument, NULL, 'd'},   {NULL, 0, NULL, 0},
 	};
 	static struct run_opts o;
+	struct cli cl;
 	int ch;
 
-	if (prismc_wants_help(argc, argv)) {
-		run_help(stdout);
-		return PRISMC_EXIT_OK;
-	}
 	memset(&o, 0, sizeof(o));
 	o.cost = "cx5";
-	optind = 0;
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	o.cli = &cl;
+	cli_init(&cl, "prismc run", argc, argv, "", longopts, run_help);
+	while ((ch = cli_next(&cl)) != -1) {
 		struct kv kv;
 
 		switch (ch) {
+		case CLI_STOP:
+			return cl.exit;
 		case 'e':
 			o.entry = optarg;
 			break;
@@ -571,26 +570,21 @@ static int run_run(int argc, char **argv)
 			unsigned *n = ch == 'a' ? &o.nargs : ch == 'r' ? &o.nregs : &o.nsaves;
 			unsigned cap = ch == 'a' ? RUN_MAX_ARGS : RUN_MAX_REGIONS;
 
-			if (split_kv(optarg, &kv) || *n == cap) {
-				fprintf(stderr, "prismc run: --%s wants NAME=VALUE (at most %u)\n",
-				        opt, cap);
-				return PRISMC_EXIT_USAGE;
-			}
+			if (split_kv(optarg, &kv) || *n == cap)
+				return cli_usage(&cl, "--%s wants NAME=VALUE (at most %u)", opt,
+				                 cap);
 			(ch == 'a' ? o.args : ch == 'r' ? o.regs : o.saves)[(*n)++] = kv;
 			break;
 		}
 		case 's':
 		case 'S':
-			if (o.nsets == RUN_MAX_SETS) {
-				fprintf(stderr, "prismc run: at most %u --set/--set-file\n",
-				        RUN_MAX_SETS);
-				return PRISMC_EXIT_USAGE;
-			}
+			if (o.nsets == RUN_MAX_SETS)
+				return cli_usage(&cl, "at most %u --set/--set-file", RUN_MAX_SETS);
 			o.set_is_file[o.nsets] = ch == 'S';
 			o.sets[o.nsets++] = optarg;
 			break;
 		case 'f':
-			if (prismc_firmware_arg("run", argv[optind - 1], optarg, &o.firmware))
+			if (prismc_firmware_arg(&cl, optarg, &o.firmware))
 				return PRISMC_EXIT_USAGE;
 			break;
 		case 'c':
@@ -608,16 +602,10 @@ static int run_run(int argc, char **argv)
 		case 'j':
 			o.json = true;
 			break;
-		default:
-			fprintf(stderr, "prismc run: bad option '%s' (see --help)\n",
-			        argv[optind - 1]);
-			return PRISMC_EXIT_USAGE;
 		}
 	}
-	if (optind != argc - 1) {
-		fprintf(stderr, "prismc run: need one .prism or .chain file\n");
-		return PRISMC_EXIT_USAGE;
-	}
+	if (optind != argc - 1)
+		return cli_usage(&cl, "need one .prism or .chain file");
 	o.path = argv[optind];
 	if (o.reference) {
 		size_t pl = strlen(o.path);

@@ -18,6 +18,9 @@
 	X(dump)                                                                                    \
 	X(run)                                                                                     \
 	X(post)                                                                                    \
+	X(call)                                                                                    \
+	X(show)                                                                                    \
+	X(remove)                                                                                  \
 	X(devices)
 
 #define PRISMC_X_DECLARE(name) extern const struct prismc_cmd cmd_##name;

@@ -74,6 +74,7 @@ int compile_program(struct diag_ctx *d, const struct ast_program *prog,
 	if (!p)
 		return d->oom ? PRISMC_EXIT_INTERNAL : PRISMC_EXIT_ERRORS;
 	p->assume_fenced_enable = prog->assumes & AST_ASSUME_FENCED_ENABLE;
+	p->request_gate = !opts->no_request_gate;
 	int rc = compile_ir(d, p, off->name, out);
 	if (opts->emit_ir && opts->ir_out) { /* also on failure: it shows why */
 		size_t need = ir_snprint(p, NULL, 0) + 1;

@@ -22,6 +22,7 @@ struct compile_opts {
 	const char *entry; /* NULL: first offload */
 	bool emit_ir;
 	FILE *ir_out;
+	bool no_request_gate; /* leave out the request gate (sched_barrier.c) */
 };
 
 /* Returns an enum prismc_exit value; *out owns the object on success. */

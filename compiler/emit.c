@@ -61,6 +61,7 @@ static uint64_t tmpl_value(const struct ir_prog *p, const struct ir_val *v)
 		return a->slot + a->bbs;
 	}
 	case IR_V_RECV_CQE:
+	case IR_V_RECV_CQE_ADDR:
 		return v->k;
 	case IR_V_CTRL_WORD: {
 		const struct ir_node *a = &p->nodes[v->a];
@@ -120,6 +121,14 @@ void emit_node_wqe(const struct ir_prog *p, const struct ir_node *n, struct pris
 	}
 	w->wait_en.index = (uint32_t)tmpl_value(p, &n->we_index);
 	w->wait_en.obj_num = (uint32_t)tmpl_value(p, &n->we_obj) & 0xffffffu;
+	if (n->op == PRISM_OP_CQE_WAIT && n->opmod == PRISM_WAIT_ON_DATA) {
+		w->has_wod = true;
+		w->wod.cond = n->wod_cond;
+		w->wod.addr = tmpl_value(p, &n->wod_addr);
+		w->wod.lkey = (uint32_t)tmpl_value(p, &n->wod_key);
+		w->wod.value = n->wod_value;
+		w->wod.mask = n->wod_mask;
+	}
 	w->num_sge = n->nsge;
 	for (unsigned i = 0; i < n->nsge; i++) {
 		w->sge[i].addr = tmpl_value(p, &n->sge[i].addr);
@@ -236,6 +245,16 @@ static void reloc(struct emitter *e, uint32_t queue, enum chainobj_ring ring, ui
 		r.target = (uint32_t)e->rcq;
 		r.stride = 1;
 		r.delta = (uint32_t)v->k;
+		break;
+	case IR_V_RECV_CQE_ADDR: /* the CQE the entry WAIT waits for (delta 0) */
+		r.kind = CHAINOBJ_RELOC_CQE_ADDR;
+		r.target = (uint32_t)e->rcq;
+		r.stride = 1;
+		r.addend = v->k;
+		break;
+	case IR_V_RECV_CQ_LKEY:
+		r.kind = CHAINOBJ_RELOC_CQ_LKEY;
+		r.target = (uint32_t)e->rcq;
 		break;
 	default:
 		fail(e, "unknown value kind", -1);
@@ -377,6 +396,8 @@ static void emit_node(struct emitter *e, struct chainobj_queue *cq, uint32_t qi,
 	if (info->shape == PRISM_SHAPE_WAIT_ENABLE) {
 		reloc_field(e, qi, wqe, &w, PRISM_FIELD_WAIT_EN_INDEX, 0, 4, &n->we_index);
 		reloc_field(e, qi, wqe, &w, PRISM_FIELD_WAIT_EN_OBJ, 0, 4, &n->we_obj);
+		reloc_field(e, qi, wqe, &w, PRISM_FIELD_WOD_ADDR, 0, 8, &n->wod_addr);
+		reloc_field(e, qi, wqe, &w, PRISM_FIELD_WOD_LKEY, 0, 4, &n->wod_key);
 	}
 	if (!n->is_inline) {
 		for (unsigned s = 0; s < n->nsge; s++) {

@@ -10,6 +10,7 @@ FRONTEND_SRCS := compiler/diag.c compiler/ast.c compiler/parse.c compiler/check.
 	compiler/check_expr.c compiler/check_taint.c compiler/frontend.c
 
 PRISMC_SRCS += compiler/prismc.c compiler/cmd_table.c compiler/cmd_opts.c compiler/cmd_check.c \
+	tools/cli/cli.c \
 	$(FRONTEND_SRCS)
 PRISMC_GEN  += $(O)/gen/parser.c $(O)/gen/lexer.c
 FRONTEND_GEN_SRCS := $(O)/gen/parser.c $(O)/gen/lexer.c

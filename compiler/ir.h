@@ -60,14 +60,16 @@ enum ir_profile {
 	X(QBUF_RKEY, "qbuf.rkey") /* queue a */                                                    \
 	X(RESP_ADDR, "resp")      /* client response buffer + k */                                 \
 	X(RESP_RKEY, "resp.rkey")                                                                  \
-	X(QPN, "qpn")               /* queue a */                                                  \
-	X(SEND_CQN, "scqn")         /* send CQ of queue a */                                       \
-	X(RECV_CQN, "rcqn")         /* receive CQ of queue a */                                    \
-	X(ENABLE_THROUGH, "enable") /* SQ counter just after node a (exclusive end) */             \
-	X(SEND_CQE, "scqe")         /* 0-based number of node a's CQE in its send CQ (WAIT) */     \
-	X(RECV_CQE, "rcqe")         /* receive CQE number k of queue a, 0-based (WAIT) */          \
-	X(CTRL_WORD, "ctrl")        /* le64 of node a's ctrl bytes 0-7 with opcode k */            \
-	X(QUEUE_ENTRY, "entry")     /* SQ counter just after queue a's first segment */
+	X(QPN, "qpn")                 /* queue a */                                                \
+	X(SEND_CQN, "scqn")           /* send CQ of queue a */                                     \
+	X(RECV_CQN, "rcqn")           /* receive CQ of queue a */                                  \
+	X(ENABLE_THROUGH, "enable")   /* SQ counter just after node a (exclusive end) */           \
+	X(SEND_CQE, "scqe")           /* 0-based number of node a's CQE in its send CQ (WAIT) */   \
+	X(RECV_CQE, "rcqe")           /* receive CQE number k of queue a, 0-based (WAIT) */        \
+	X(CTRL_WORD, "ctrl")          /* le64 of node a's ctrl bytes 0-7 with opcode k */          \
+	X(QUEUE_ENTRY, "entry")       /* SQ counter just after queue a's first segment */          \
+	X(RECV_CQE_ADDR, "rcqe.addr") /* byte k of queue a's receive CQE of this invocation */     \
+	X(RECV_CQ_LKEY, "rcq.lkey")   /* lkey of queue a's receive CQ ring (local read) */
 
 enum ir_val_kind {
 #define IR_X_ENUM(e, name) IR_V_##e,
@@ -140,6 +142,11 @@ struct ir_node {
 	uint8_t nop_ds;
 	/* WAIT / SEND_EN */
 	struct ir_val we_index, we_obj;
+	/* wait-on-data (WAIT opmod 1): the watched big-endian 64-bit word, and
+	 * the condition (enum prism_wod_cond) on it under wod_mask */
+	struct ir_val wod_addr, wod_key;
+	uint64_t wod_value, wod_mask;
+	uint8_t wod_cond;
 	/* gather / scatter list, or inline data */
 	uint8_t nsge;
 	struct ir_sge sge[IR_MAX_SGE];
@@ -293,6 +300,9 @@ struct ir_prog {
 	/* `assume fenced_enable;`: a fenced SEND_EN may stand in for WAIT +
 	 * SEND_EN (sched_barrier.c) and recycled laps are allowed */
 	bool assume_fenced_enable;
+	/* the entry WAIT is followed by the request gate (sched_barrier.c);
+	 * off only where the compiler is told so (--no-request-gate) */
+	bool request_gate;
 };
 
 /* ---- lifetime ------------------------------------------------------------ */

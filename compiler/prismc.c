@@ -15,21 +15,18 @@
 
 #include "compiler/cmd.h"
 
-#ifndef PRISMC_VERSION
-#define PRISMC_VERSION "0.1.0"
-#endif
-
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: prismc [--version] [--help] <command> [<args>]\n"
+	fprintf(out, "usage: prismc [-V|--version] [-h|--help] <command> [<args>]\n"
 	             "       prismc help <command>\n\n"
 	             "Compile .prism offloads into chains of RDMA work requests.\n\n"
 	             "commands:\n");
 	for (size_t i = 0; i < prismc_ncmds; i++)
 		fprintf(out, "  %-10s %s\n", prismc_cmds[i]->name, prismc_cmds[i]->summary);
-	fprintf(out, "\nexit status: 0 ok, 1 errors in the program, 2 usage error, 3 I/O "
-	             "error, 4 internal error.\n"
-	             "Run 'prismc <command> --help' for a command's options.\n");
+	fprintf(out,
+	        "\nexit status: 0 ok, 1 errors in the program (or a refused request), 2 usage\n"
+	        "error (or no such input file), 3 I/O error, 4 internal error.\n"
+	        "Run 'prismc <command> --help' for a command's options.\n");
 }
 
 static int unknown_command(const char *name)
@@ -50,8 +47,8 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return PRISMC_EXIT_OK;
 	}
-	if (strcmp(argv[1], "--version") == 0) {
-		printf("prismc %s\n", PRISMC_VERSION);
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
+		printf("prismc %s\n", cli_version());
 		return PRISMC_EXIT_OK;
 	}
 	if (strcmp(argv[1], "help") == 0) {
@@ -66,16 +63,12 @@ int main(int argc, char **argv)
 		return PRISMC_EXIT_OK;
 	}
 	if (argv[1][0] == '-') {
-		fprintf(stderr, "prismc: unknown option '%s'\n", argv[1]);
-		usage(stderr);
+		fprintf(stderr, "prismc: unknown option '%.*s'\nTry 'prismc --help'.\n",
+		        (int)strcspn(argv[1], "="), argv[1]);
 		return PRISMC_EXIT_USAGE;
 	}
 	cmd = prismc_find_cmd(argv[1]);
 	if (!cmd)
 		return unknown_command(argv[1]);
-	if (prismc_wants_help(argc - 1, argv + 1)) {
-		cmd->help(stdout);
-		return PRISMC_EXIT_OK;
-	}
 	return cmd->run(argc - 1, argv + 1);
 }

@@ -141,7 +141,7 @@ int run_image_set(const struct interp_env *env, const char *spec, char *err, siz
 
 int run_image_set_file(const struct interp_env *env, const char *path, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "r");
+	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin; /* '-': standard input */
 	char line[1024];
 	unsigned n = 0;
 
@@ -166,11 +166,13 @@ int run_image_set_file(const struct interp_env *env, const char *path, char *err
 			continue;
 		if (run_image_set(env, s, msg, sizeof(msg))) {
 			snprintf(err, errlen, "%s:%u: %s", path, n, msg);
-			fclose(f);
+			if (f != stdin)
+				fclose(f);
 			return -1;
 		}
 	}
-	fclose(f);
+	if (f != stdin)
+		fclose(f);
 	return 0;
 }
 
@@ -184,7 +186,7 @@ int run_image_load(const struct interp_env *env, const char *name, const char *p
 		snprintf(err, errlen, "--region %s: the program declares no such region", name);
 		return -1;
 	}
-	f = fopen(path, "rb");
+	f = strcmp(path, "-") ? fopen(path, "rb") : stdin; /* '-': standard input */
 	if (!f) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
@@ -192,7 +194,8 @@ int run_image_load(const struct interp_env *env, const char *name, const char *p
 	size_t got = fread(r->bytes, 1, r->size, f);
 	bool larger = fgetc(f) != EOF;
 
-	fclose(f);
+	if (f != stdin)
+		fclose(f);
 	(void)got;
 	if (larger) {
 		snprintf(err, errlen, "%s is larger than region '%s' (%llu bytes)", path, name,

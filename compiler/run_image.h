@@ -23,11 +23,11 @@
 
 /* Apply one `--set` specification.  0, or -1 with @err filled. */
 int run_image_set(const struct interp_env *env, const char *spec, char *err, size_t errlen);
-/* Apply a file of specifications, one a line; '#' starts a comment.
- * 0, or -1 with @err filled (naming the line). */
+/* Apply a file of specifications ("-": standard input), one a line; '#'
+ * starts a comment.  0, or -1 with @err filled (naming the line). */
 int run_image_set_file(const struct interp_env *env, const char *path, char *err, size_t errlen);
-/* Fill region @name from a file (not larger than the region; the rest
- * stays as it is). */
+/* Fill region @name from a file ("-": standard input; not larger than the
+ * region; the rest stays as it is). */
 int run_image_load(const struct interp_env *env, const char *name, const char *path, char *err,
                    size_t errlen);
 /* Write region @name's bytes to a file. */

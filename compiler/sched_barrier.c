@@ -346,6 +346,32 @@ static int schedule_lane(struct ir_prog *p, int lane, int *done, int *waits, int
 	return rc;
 }
 
+/*
+ * The request gate after the entry WAIT (docs/chain-format.md, "Request
+ * gate"): the WAIT is released by any completion of the conn queue's
+ * receive, a flushed one included (a QP in error completes its posted
+ * receives with opcode 14 and writes nothing into their buffers), so the
+ * invocation also waits on the data of the CQE that released it: its
+ * op_own byte must say "responder SEND" (opcode 2 or 3).  Only a request
+ * the client really sent opens it; a flush leaves the ctl queue parked
+ * there until the connection is torn down.
+ */
+static int append_request_gate(struct ir_prog *p)
+{
+	struct ir_node *g = ir_append(p, p->q_ctl, PRISM_OP_CQE_WAIT, IR_ROLE_BARRIER_WAIT);
+
+	if (!g)
+		return -1;
+	g->opmod = PRISM_WAIT_ON_DATA;
+	g->wod_cond = PRISM_WOD_EQUAL;
+	g->wod_addr = ir_v(IR_V_RECV_CQE_ADDR, p->q_conn, CHAINOBJ_GATE_CQE_OFFSET);
+	g->wod_key = ir_v(IR_V_RECV_CQ_LKEY, p->q_conn, 0);
+	g->wod_value = CHAINOBJ_GATE_VALUE;
+	g->wod_mask = CHAINOBJ_GATE_MASK;
+	g->what = "entry: request gate (a real SEND, not a flush)";
+	return 0;
+}
+
 int sched_barriers(struct ir_prog *p)
 {
 	int *done = malloc(p->n_queues * sizeof(int));
@@ -395,6 +421,8 @@ int sched_barriers(struct ir_prog *p)
 			wt->we_index = ir_v(IR_V_RECV_CQE, p->q_conn, 0);
 			wt->we_obj = ir_v(IR_V_RECV_CQN, p->q_conn, 0);
 			wt->what = "entry: arguments arrived";
+			if (p->request_gate && append_request_gate(p) < 0)
+				rc = -1;
 		}
 		for (unsigned l = 0; l < nq && rc == 0; l++) {
 			if (first[l] < 0)

@@ -67,6 +67,15 @@ struct prism_wqe;
 bool chain_verify_client_field_ok(const struct chainobj *o, const struct prism_wqe *w, uint32_t off,
                                   uint32_t len);
 
+/*
+ * chain_gate.c: does every invocation of @o wait for a real request?  True
+ * when each WAIT on the conn queue's receive CQ is followed directly by
+ * the request gate on that WAIT's CQE (chainobj.h, CHAINOBJ_GATE_*), so a
+ * flushed receive (a QP in error) starts nothing.  False, with the reason
+ * in @msg (may be NULL), otherwise.
+ */
+bool chain_verify_request_gate(const struct chainobj *o, char *msg, size_t cap);
+
 /* Verify @o.  Returns 0, or -EINVAL with @rep describing the first problem. */
 int chain_verify(const struct chainobj *o, uint32_t wr_budget, struct chain_verify_report *rep);
 

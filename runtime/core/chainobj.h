@@ -158,6 +158,12 @@ enum chainobj_count_use {
  *   count kinds:    counter base of the target + k * stride + delta
  *                   (k = invocation number; masked to the site's width;
  *                   with early exits, see struct chainobj_exit)
+ *   cqe-addr:       address of the CQE whose 0-based number is that count,
+ *                   in the target CQ's ring, + addend (< 64): ring base +
+ *                   (count mod entries) * 64 + addend (the request gate's
+ *                   wait-on-data, docs/chain-format.md)
+ *   cq-lkey:        the key of the connection's local-read registration of
+ *                   the target CQ's ring
  *   key/number kinds: the key or number itself.
  */
 #define CHAINOBJ_RELOC_KINDS(X)                                                                    \
@@ -177,7 +183,21 @@ enum chainobj_count_use {
 	X(CLIENT_QPN, "client-qpn", CHAINOBJ_REF_NONE, CHAINOBJ_COUNT_NO)                          \
 	X(SQ_COUNT, "sq-count", CHAINOBJ_REF_QUEUE, CHAINOBJ_COUNT_YES)                            \
 	X(RQ_COUNT, "rq-count", CHAINOBJ_REF_QUEUE, CHAINOBJ_COUNT_YES)                            \
-	X(CQ_COUNT, "cq-count", CHAINOBJ_REF_CQ, CHAINOBJ_COUNT_YES)
+	X(CQ_COUNT, "cq-count", CHAINOBJ_REF_CQ, CHAINOBJ_COUNT_YES)                               \
+	X(CQE_ADDR, "cqe-addr", CHAINOBJ_REF_CQ, CHAINOBJ_COUNT_YES)                               \
+	X(CQ_LKEY, "cq-lkey", CHAINOBJ_REF_CQ, CHAINOBJ_COUNT_NO)
+
+/*
+ * The request gate (docs/chain-format.md, "Request gate"): right after the
+ * entry WAIT on the conn queue's receive CQ, a wait-on-data on the be64
+ * word at byte CHAINOBJ_GATE_CQE_OFFSET of the CQE that WAIT released (the
+ * word ends with op_own) that holds until (word & MASK) == VALUE: opcode 2
+ * or 3, a responder SEND with or without immediate.  A flushed or failed
+ * receive completes with opcode 14 (responder error) and never opens it.
+ */
+#define CHAINOBJ_GATE_CQE_OFFSET 56u
+#define CHAINOBJ_GATE_MASK       0xe0u
+#define CHAINOBJ_GATE_VALUE      0x20u
 
 enum chainobj_reloc_kind {
 #define CHAINOBJ_X_ENUM(e, name, ref, cnt) CHAINOBJ_RELOC_##e,
@@ -544,6 +564,8 @@ int chainobj_write_mem(const struct chainobj *o, unsigned flags, char **text, si
  */
 int chainobj_read_mem(const void *text, size_t len, struct chainobj **out,
                       struct chainobj_diag *diag);
+/* As chainobj_read_mem, from a file; a file that cannot be opened fails
+ * with -errno of the open (-ENOENT, -EACCES), a read error with -EIO. */
 int chainobj_read_file(const char *path, struct chainobj **out, struct chainobj_diag *diag);
 
 /* ---- relocation helper ----------------------------------------------- */

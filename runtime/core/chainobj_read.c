@@ -1462,9 +1462,14 @@ int chainobj_read_file(const char *path, struct chainobj **out, struct chainobj_
 	*out = NULL;
 	chainobj_diag_clear(diag);
 	f = fopen(path, "rb");
-	if (!f)
-		return chainobj_diag_set(diag, CHAINOBJ_E_IO, 0, 0, "", "%s: %s", path,
-		                         strerror(errno));
+	if (!f) {
+		/* the open's own errno (ENOENT: "No such file or directory"),
+		 * not a generic -EIO */
+		int err = errno;
+
+		chainobj_diag_set(diag, CHAINOBJ_E_IO, 0, 0, "", "%s: %s", path, strerror(err));
+		return -err;
+	}
 	for (;;) {
 		size_t n;
 

@@ -582,6 +582,9 @@ static int check_reloc(struct vctx *v, uint32_t i)
 	case CHAINOBJ_RELOC_CLIENT_RESP_ADDR:
 		space = o->response_size;
 		break;
+	case CHAINOBJ_RELOC_CQE_ADDR:
+		space = PRISM_CQE_BYTES;
+		break;
 	default:
 		if (r->addend)
 			return VFAIL(v, CHAINOBJ_E_RANGE, r->line,

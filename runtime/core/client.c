@@ -229,19 +229,23 @@ PRISM_API struct prism_client *prism_client__connect(struct prism_device *dev, c
 	if (!cl)
 		return core_fail_ptr(-ENOMEM);
 	cl->shard = __atomic_fetch_add(&dev->next_shard, 1, __ATOMIC_RELAXED) % dev->n_shards;
+	/* One message per failure: the setup exchange and the attach log
+	 * theirs (naming the server and the reason); the rest is logged here. */
 	err = core_client_setup(cl, CORE_OPT(opts, program, NULL), &h);
-	if (!err)
-		err = core_client_net_connect(cl, addr, &h);
+	if (!err && (err = core_client_net_connect(cl, addr, &h)))
+		goto fail_logged;
 	if (!err)
 		err = core_client_finish(cl);
-	if (!err)
-		err = core_client_net_attach(cl);
+	if (!err && (err = core_client_net_attach(cl)))
+		goto fail_logged;
 	if (err) {
 		core_err("client: cannot connect to %s: %s", addr, prism_strerror(err));
-		client_free(cl);
-		return core_fail_ptr(err);
+		goto fail_logged;
 	}
 	return cl;
+fail_logged:
+	client_free(cl);
+	return core_fail_ptr(err);
 }
 
 PRISM_API void prism_client__close(struct prism_client *cl)
@@ -272,6 +276,13 @@ static const struct core_entry_desc *entry_at(const struct prism_client *cl, int
 	if (!cl || e < 0 || (uint32_t)e >= cl->w.n_entries)
 		return NULL;
 	return &cl->w.entries[e];
+}
+
+PRISM_API const char *prism_client__entry_name(const struct prism_client *cl, int e)
+{
+	const struct core_entry_desc *d = entry_at(cl, e);
+
+	return d ? d->name : NULL;
 }
 
 PRISM_API int prism_client__param_count(const struct prism_client *cl, int e)

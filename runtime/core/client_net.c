@@ -40,6 +40,8 @@ static int split_addr(const char *addr, char *host, size_t cap, int *port)
 	return 0;
 }
 
+_Static_assert(NET_E_RESOLVE == -PRISM_E_NET_RESOLVE, "net and prism name resolution codes");
+
 static int setup_error(int err, const struct net_diag *d, const char *addr)
 {
 	/* the net module's message names the address already */
@@ -185,9 +187,12 @@ void core_client_net_close(struct prism_client *cl)
 	cl->net_peer = NULL;
 }
 
-/* One request on a server's post socket: hello @h, then @len bytes of @body. */
+/*
+ * One request on a server's post socket: hello @h, then @len bytes of
+ * @body.  The answer's blob goes to @answer (release it) when not NULL.
+ */
 static int post_request(const char *path, const struct core_hello *h, const void *body, size_t len,
-                        const struct prism_post_opts *opts)
+                        const struct prism_post_opts *opts, struct net_oob_params *answer)
 {
 	struct net_oob_params mine = {0}, peer = {0};
 	struct net_diag d = {0};
@@ -216,7 +221,10 @@ static int post_request(const char *path, const struct core_hello *h, const void
 	free(blob);
 	if (err)
 		return setup_error(err, &d, path);
-	net_oob_params_release(&peer);
+	if (answer)
+		*answer = peer;
+	else
+		net_oob_params_release(&peer);
 	close(fd);
 	return 0;
 }
@@ -228,7 +236,7 @@ PRISM_API int prism_post(const char *socket_path, const void *chain, size_t len,
 
 	if (!socket_path || !chain)
 		return -EINVAL;
-	return post_request(socket_path, &h, chain, len, opts);
+	return post_request(socket_path, &h, chain, len, opts, NULL);
 }
 
 PRISM_API int prism_post_remove(const char *socket_path, const char *name,
@@ -239,5 +247,28 @@ PRISM_API int prism_post_remove(const char *socket_path, const char *name,
 	if (!socket_path || !name || strlen(name) >= sizeof(h.program))
 		return -EINVAL;
 	snprintf(h.program, sizeof(h.program), "%s", name);
-	return post_request(socket_path, &h, NULL, 0, opts);
+	return post_request(socket_path, &h, NULL, 0, opts, NULL);
+}
+
+PRISM_API int prism_post_list(const char *socket_path, struct prism_installed *out, size_t cap,
+                              const struct prism_post_opts *opts)
+{
+	struct core_hello h = {.kind = CORE_HELLO_LIST};
+	struct net_oob_params answer = {0};
+	size_t stride = cap && out ? out[0].sz : sizeof(*out);
+	unsigned total = 0;
+	int err;
+
+	if (!socket_path || (cap && (!out || stride < sizeof(size_t))))
+		return -EINVAL;
+	err = post_request(socket_path, &h, NULL, 0, opts, &answer);
+	if (err)
+		return err;
+	err = core_list_decode(answer.blob, answer.blob_len, out, out ? cap : 0, stride, &total);
+	net_oob_params_release(&answer);
+	if (err) {
+		core_err("list %s: malformed answer", socket_path);
+		return err;
+	}
+	return (int)total;
 }

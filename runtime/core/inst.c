@@ -148,6 +148,16 @@ static uint64_t reloc_value(struct core_inst *in, const struct chainobj_reloc *r
 		return (in->base.rq[r->target] + r->delta) & 0xffffu;
 	case CHAINOBJ_RELOC_CQ_COUNT:
 		return (in->base.cq[r->target] + r->delta) & 0xffffffu; /* WAIT: 24 bits */
+	case CHAINOBJ_RELOC_CQE_ADDR: {
+		const struct core_cq_info *ci = &in->cqs[r->target].info;
+
+		return (uintptr_t)ci->buf +
+		       (size_t)((in->base.cq[r->target] + r->delta) & (ci->ncqe - 1u)) *
+		           PRISM_CQE_BYTES +
+		       r->addend;
+	}
+	case CHAINOBJ_RELOC_CQ_LKEY:
+		return in->cqs[r->target].ring_keys.lkey;
 	case CHAINOBJ_RELOC__COUNT:
 		break;
 	}
@@ -159,7 +169,7 @@ static bool reloc_per_window(enum chainobj_reloc_kind k)
 {
 	return k == CHAINOBJ_RELOC_QBUF_ADDR || k == CHAINOBJ_RELOC_CLIENT_RESP_ADDR ||
 	       k == CHAINOBJ_RELOC_SQ_COUNT || k == CHAINOBJ_RELOC_RQ_COUNT ||
-	       k == CHAINOBJ_RELOC_CQ_COUNT;
+	       k == CHAINOBJ_RELOC_CQ_COUNT || k == CHAINOBJ_RELOC_CQE_ADDR;
 }
 
 /* Byte offset of template @wqe of @ring in queue @q's image. */
@@ -214,11 +224,42 @@ static int build_image(struct core_inst *in)
 	return 0;
 }
 
+/*
+ * The CQE slot a request gate of window @k will read (a cqe-addr
+ * relocation) is marked invalid before the window's receive is posted:
+ * opcode 15, the owner bit (bit 0) kept, so rdma-core's ownership test is
+ * unchanged.  The slot last held the CQE of an invocation that is over
+ * (window k is posted only once invocation k - depth completed, and the
+ * ring holds at least depth CQEs per invocation), so nothing still reads
+ * it.  The gate then never finds an older invocation's successful
+ * completion there, even where the NIC's wait-on-data could read the slot
+ * before the CQE that released the WAIT in front of it is visible: a stale
+ * read keeps the gate shut, it cannot open it.
+ */
+static void invalidate_gate_slots(struct core_inst *in, uint64_t k)
+{
+	const struct chainobj *o = in->prog->obj;
+
+	for (uint32_t j = 0; j < in->n_per_window; j++) {
+		const struct chainobj_reloc *r = &o->relocs[in->per_window[j]];
+		uint8_t *op_own;
+
+		if (r->kind != CHAINOBJ_RELOC_CQE_ADDR)
+			continue;
+		op_own =
+		    (uint8_t *)(uintptr_t)(reloc_value(in, r, k) - r->addend) + PRISM_CQE_BYTES - 1;
+		__atomic_store_n(op_own, (uint8_t)(PRISM_CQE_INVALID << 4 | (*op_own & 1u)),
+		                 __ATOMIC_RELEASE);
+	}
+}
+
 /* Copy invocation @k's templates (the image) to their ring slots at the
  * current bases and apply the relocations that change per window. */
 static void post_window(struct core_inst *in, uint64_t k)
 {
 	const struct chainobj *o = in->prog->obj;
+
+	invalidate_gate_slots(in, k);
 
 	for (uint32_t q = 0; q < o->n_queues; q++) {
 		const struct chainobj_queue *qu = &o->queues[q];
@@ -487,6 +528,38 @@ static int qp_to_rts(struct core_inst *in, uint32_t q, uint32_t node, uint32_t q
 	return 0;
 }
 
+/* Register, in the connection's PD and for local reads only, the ring of
+ * every CQ a wait-on-data of the program watches (a cq-lkey relocation
+ * names it): the request gate reads the receive CQE's opcode there
+ * (docs/security.md, "The request gate").  No remote right: no peer can
+ * read or write a ring. */
+static int register_watched_rings(struct core_inst *in)
+{
+	const struct chainobj *o = in->prog->obj;
+	const struct core_backend_ops *ops = in->dev->ops;
+
+	for (uint32_t i = 0; i < o->n_relocs; i++) {
+		const struct chainobj_reloc *r = &o->relocs[i];
+		struct core_inst_cq *cq;
+		int err;
+
+		if (r->kind != CHAINOBJ_RELOC_CQ_LKEY)
+			continue;
+		cq = &in->cqs[r->target]; /* the validator bounds a CQ target */
+		if (cq->ring_mr)
+			continue;
+		err = ops->reg_mr(in->be, in->pd, cq->info.buf,
+		                  (size_t)cq->info.ncqe * PRISM_CQE_BYTES, 0, &cq->ring_mr,
+		                  &cq->ring_keys);
+		if (err) {
+			core_err("conn %u: program '%s': CQ '%s': ring registration: %s", in->id,
+			         in->prog->name, o->cqs[r->target].name, prism_strerror(err));
+			return err;
+		}
+	}
+	return 0;
+}
+
 static int create_objects(struct core_inst *in)
 {
 	const struct chainobj *o = in->prog->obj;
@@ -511,6 +584,8 @@ static int create_objects(struct core_inst *in)
 		}
 		in->mem_bytes += (size_t)in->cqs[c].info.ncqe * PRISM_CQE_BYTES;
 	}
+	if ((err = register_watched_rings(in)))
+		return err;
 	for (uint32_t q = 0; q < o->n_queues; q++) {
 		const struct chainobj_queue *qu = &o->queues[q];
 		struct core_qp_attr a = {
@@ -812,9 +887,12 @@ void core_inst_destroy(struct core_inst *in)
 		}
 	}
 	if (in->cqs)
-		for (uint32_t c = 0; c < o->n_cqs; c++)
+		for (uint32_t c = 0; c < o->n_cqs; c++) {
+			if (in->cqs[c].ring_mr)
+				ops->dereg_mr(in->cqs[c].ring_mr);
 			if (in->cqs[c].cq)
 				ops->destroy_cq(in->cqs[c].cq);
+		}
 	if (in->scratch_mr)
 		ops->dereg_mr(in->scratch_mr);
 	core_inst_prot_destroy(in);

@@ -36,6 +36,11 @@ struct core_inst_cq {
 	uint64_t consumed;     /* CQEs polled so far (absolute) */
 	uint16_t last_counter; /* WQE counter and QP of the latest CQE (exit detection) */
 	uint32_t last_qpn;
+	/* The ring registered for local reads when a wait-on-data of the
+	 * program watches it (the request gate: cqe-addr / cq-lkey); a slot
+	 * is marked invalid before the window that watches it is posted. */
+	struct core_be_mr *ring_mr;
+	struct core_mr_info ring_keys;
 };
 
 struct core_inst_qp {

@@ -11,6 +11,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "core/chain_verify.h"
 #include "core/opts.h"
@@ -35,6 +37,9 @@ static struct prism_program *program_new(struct chainobj *obj, const struct pris
 	prog->obj = obj;
 	prog->refs = 1;
 	prog->conn_queue = -1;
+	prog->installed_pid = -1;
+	prog->installed_uid = (uint32_t)geteuid();
+	prog->allow_ungated = CORE_OPT(o, allow_ungated, false);
 	pthread_mutex_init(&prog->ref_lock, NULL);
 	return prog;
 }
@@ -56,14 +61,20 @@ PRISM_API struct prism_program *prism_program__open_file(const char *path,
 	struct chainobj *obj;
 	int err;
 
-	if ((err = CORE_OPTS_CHECK(opts, name)))
+	if ((err = CORE_OPTS_CHECK(opts, allow_ungated)))
 		return core_fail_ptr(err);
 	if (!path)
 		return core_fail_ptr(-EINVAL);
+	struct prism_program *prog;
+	struct stat st;
+
 	err = chainobj_read_file(path, &obj, &d);
 	if (err)
 		return core_fail_ptr(read_error(err, &d, path));
-	return program_new(obj, opts);
+	prog = program_new(obj, opts);
+	if (prog && !stat(path, &st))
+		prog->object_bytes = (uint64_t)st.st_size;
+	return prog;
 }
 
 PRISM_API struct prism_program *prism_program__open_mem(const void *buf, size_t len,
@@ -73,14 +84,19 @@ PRISM_API struct prism_program *prism_program__open_mem(const void *buf, size_t 
 	struct chainobj *obj;
 	int err;
 
-	if ((err = CORE_OPTS_CHECK(opts, name)))
+	if ((err = CORE_OPTS_CHECK(opts, allow_ungated)))
 		return core_fail_ptr(err);
 	if (!buf)
 		return core_fail_ptr(-EINVAL);
+	struct prism_program *prog;
+
 	err = chainobj_read_mem(buf, len, &obj, &d);
 	if (err)
 		return core_fail_ptr(read_error(err, &d, "(memory)"));
-	return program_new(obj, opts);
+	prog = program_new(obj, opts);
+	if (prog)
+		prog->object_bytes = len;
+	return prog;
 }
 
 __attribute__((format(printf, 2, 3))) static int reject(const char *name, const char *fmt, ...)
@@ -194,6 +210,28 @@ static int bind_regions(struct prism_program *prog, struct prism_device *dev)
 	return 0;
 }
 
+/* No invocation without a real request (chain_gate.c): an object without
+ * the request gate is refused unless the application asked for it, and
+ * then loaded with a warning, never silently. */
+static int check_request_gate(const struct prism_program *prog)
+{
+	char why[200];
+
+	if (chain_verify_request_gate(prog->obj, why, sizeof(why)))
+		return 0;
+	if (!prog->allow_ungated) {
+		core_err("program '%s': rejected: no request gate (%s): a client that fails its "
+		         "own connection could start invocations with unfilled arguments; compile "
+		         "it without --no-request-gate, or load it with allow_ungated",
+		         prog->name, why);
+		return -PRISM_E_UNGATED;
+	}
+	core_warn("program '%s': loaded WITHOUT a request gate (%s): a client that fails its own "
+	          "connection can start pre-posted invocations with unfilled arguments",
+	          prog->name, why);
+	return 0;
+}
+
 /* The object's assumptions (chainobj.assumes) must be what @dev's behaviour
  * probe confirmed: a chain that relies on, say, fenced enables would race
  * its own patches on a NIC that does not honour them. */
@@ -261,6 +299,8 @@ PRISM_API int prism_program__load(struct prism_program *prog, struct prism_devic
 	err = core_caps_check(dev, prog->name, prog->obj);
 	if (err)
 		return err;
+	if ((err = check_request_gate(prog)))
+		return err;
 	err = bind_regions(prog, dev);
 	if (err) {
 		free(prog->regions);
@@ -308,6 +348,11 @@ PRISM_API void prism_program__close(struct prism_program *prog)
 {
 	if (prog)
 		core_program_put(prog);
+}
+
+PRISM_API uint64_t prism_program__object_bytes(const struct prism_program *prog)
+{
+	return prog ? prog->object_bytes : 0;
 }
 
 PRISM_API const char *prism_program__name(const struct prism_program *prog)

@@ -20,8 +20,16 @@ struct prism_program {
 	struct prism_device *dev;      /* set by prism_program__load */
 	struct prism_region **regions; /* [obj->n_regions], bound at load */
 	int conn_queue;                /* index of the queue with role CONN */
+	bool allow_ungated;            /* prism_program_opts.allow_ungated */
 	unsigned refs;                 /* 1 for the application + 1 per user */
 	pthread_mutex_t ref_lock;
+	/* What a server lists about it (prism_post_list): where it came
+	 * from, and counters kept with atomics by the server's shards. */
+	uint64_t object_bytes; /* the .chain object it was opened from */
+	int64_t installed_at;  /* Unix time of prism_server__add_program */
+	uint32_t installed_uid;
+	int32_t installed_pid; /* -1: added by the application, not posted */
+	uint64_t conns_active, conns_total, invocations;
 };
 
 void core_program_get(struct prism_program *prog);

@@ -17,6 +17,7 @@
 
 #define HELLO_MAGIC   0x50524831u /* "PRH1" */
 #define WELCOME_MAGIC 0x50525731u /* "PRW1" */
+#define LIST_MAGIC    0x50524c31u /* "PRL1" */
 
 struct wr {
 	uint8_t *p;
@@ -124,7 +125,7 @@ int core_hello_decode(const uint8_t *buf, size_t len, struct core_hello *h)
 	h->resp_slots = r_u32(&r);
 	h->resp_stride = r_u32(&r);
 	if (!r.err && h->kind != CORE_HELLO_CONNECT && h->kind != CORE_HELLO_POST &&
-	    h->kind != CORE_HELLO_REMOVE)
+	    h->kind != CORE_HELLO_REMOVE && h->kind != CORE_HELLO_LIST)
 		return -PRISM_E_PROTO;
 	return r.err;
 }
@@ -250,4 +251,86 @@ void core_welcome_free(struct core_welcome *m)
 	free(m->entries);
 	m->entries = NULL;
 	m->n_entries = 0;
+}
+
+/* One program of a listing; counts are bounded by the arrays. */
+size_t core_list_encode(const struct prism_installed *l, unsigned n, uint8_t *buf, size_t cap)
+{
+	struct wr w = {buf, cap, 0};
+
+	w_u32(&w, LIST_MAGIC);
+	w_u32(&w, n);
+	for (unsigned i = 0; i < n; i++) {
+		const struct prism_installed *p = &l[i];
+		uint32_t ne = p->n_entries < PRISM_LIST_ENTRIES ? p->n_entries : PRISM_LIST_ENTRIES;
+		uint32_t nr = p->n_regions < PRISM_LIST_REGIONS ? p->n_regions : PRISM_LIST_REGIONS;
+
+		w_name(&w, p->name);
+		w_u32(&w, p->n_entries);
+		for (uint32_t e = 0; e < ne; e++)
+			w_name(&w, p->entries[e]);
+		w_u32(&w, p->n_regions);
+		for (uint32_t r = 0; r < nr; r++) {
+			w_name(&w, p->regions[r].name);
+			w_u64(&w, p->regions[r].size);
+			w_u32(&w, p->regions[r].access);
+		}
+		w_u64(&w, p->object_bytes);
+		w_u64(&w, (uint64_t)p->installed_at);
+		w_u32(&w, p->installed_uid);
+		w_u32(&w, (uint32_t)p->installed_pid);
+		w_u64(&w, p->conns_active);
+		w_u64(&w, p->conns_total);
+		w_u64(&w, p->invocations);
+	}
+	return w.len;
+}
+
+int core_list_decode(const uint8_t *buf, size_t len, void *out, size_t cap, size_t stride,
+                     unsigned *total)
+{
+	struct rd r = {buf, len, 0, 0};
+	uint32_t n;
+
+	if (r_u32(&r) != LIST_MAGIC)
+		return -PRISM_E_PROTO;
+	n = r_u32(&r);
+	if (r.err || n > 4096)
+		return -PRISM_E_PROTO;
+	for (uint32_t i = 0; i < n && !r.err; i++) {
+		struct prism_installed p;
+		uint32_t ne, nr;
+
+		memset(&p, 0, sizeof(p)); /* padding too: the caller gets these bytes */
+
+		r_name(&r, p.name);
+		p.n_entries = r_u32(&r);
+		ne = p.n_entries < PRISM_LIST_ENTRIES ? p.n_entries : PRISM_LIST_ENTRIES;
+		for (uint32_t e = 0; e < ne; e++)
+			r_name(&r, p.entries[e]);
+		p.n_regions = r_u32(&r);
+		nr = p.n_regions < PRISM_LIST_REGIONS ? p.n_regions : PRISM_LIST_REGIONS;
+		for (uint32_t k = 0; k < nr; k++) {
+			r_name(&r, p.regions[k].name);
+			p.regions[k].size = r_u64(&r);
+			p.regions[k].access = r_u32(&r);
+		}
+		p.object_bytes = r_u64(&r);
+		p.installed_at = (int64_t)r_u64(&r);
+		p.installed_uid = r_u32(&r);
+		p.installed_pid = (int32_t)r_u32(&r);
+		p.conns_active = r_u64(&r);
+		p.conns_total = r_u64(&r);
+		p.invocations = r_u64(&r);
+		if (!r.err && i < cap) {
+			size_t keep = stride < sizeof(p) ? stride : sizeof(p);
+
+			p.sz = stride;
+			memcpy((uint8_t *)out + i * stride, &p, keep);
+		}
+	}
+	if (r.err || r.off != r.len)
+		return -PRISM_E_PROTO;
+	*total = n;
+	return 0;
 }

@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <prism/prism.h>
+
 #include "core/chainobj.h"
 
 #define CORE_PROTO_VERSION 1u
@@ -25,7 +27,8 @@
 enum core_hello_kind {
 	CORE_HELLO_CONNECT = 1, /* instantiate a program for this client */
 	CORE_HELLO_POST = 2,    /* install a .chain object (prismc post) */
-	CORE_HELLO_REMOVE = 3,  /* withdraw program .program (prismc post --remove) */
+	CORE_HELLO_REMOVE = 3,  /* withdraw program .program (prismc remove) */
+	CORE_HELLO_LIST = 4,    /* describe the installed programs (prismc show) */
 };
 
 struct core_hello {
@@ -80,5 +83,15 @@ int core_hello_decode(const uint8_t *buf, size_t len, struct core_hello *h);
 size_t core_welcome_encode(const struct core_welcome *w, uint8_t *buf, size_t cap);
 int core_welcome_decode(const uint8_t *buf, size_t len, struct core_welcome *w);
 void core_welcome_free(struct core_welcome *w);
+
+/*
+ * The answer to CORE_HELLO_LIST: @n installed programs.  The decoder
+ * fills at most @cap entries of @out (each @stride bytes, at most
+ * sizeof(struct prism_installed) of it written), sets *@total to the
+ * count the server sent, and returns 0 or -PRISM_E_PROTO.
+ */
+size_t core_list_encode(const struct prism_installed *l, unsigned n, uint8_t *buf, size_t cap);
+int core_list_decode(const uint8_t *buf, size_t len, void *out, size_t cap, size_t stride,
+                     unsigned *total);
 
 #endif /* CORE_PROTO_H */

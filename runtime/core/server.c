@@ -150,8 +150,9 @@ PRISM_API int prism_server__add_program(struct prism_server *srv, struct prism_p
 		return -PRISM_E_LIMIT;
 	}
 	core_program_get(prog);
+	if (!prog->installed_at)
+		prog->installed_at = (int64_t)time(NULL);
 	if (i >= 0) {
-		core_info("server: program '%s' replaced for new connections", prog->name);
 		core_program_put(srv->progs[i]);
 		srv->progs[i] = prog;
 	} else {
@@ -364,6 +365,8 @@ void core_server_add_conn(struct prism_server *srv, struct core_conn *c)
 	sh->conns = c;
 	__atomic_store_n(&sh->active, sh->active + 1, __ATOMIC_RELAXED);
 	sh->total++;
+	__atomic_add_fetch(&c->inst->prog->conns_active, 1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&c->inst->prog->conns_total, 1, __ATOMIC_RELAXED);
 	/* polled from its first CQE on (or at the next pass, without events);
 	 * a peer gone already (its down set before scan_all, maybe consumed
 	 * by a pass before it was linked) is polled at the next pass */
@@ -446,6 +449,7 @@ void core_server_close_conn(struct prism_server *srv, unsigned shard, uint32_t i
 		c = *pp;
 		*pp = c->next;
 		__atomic_store_n(&sh->active, sh->active - 1, __ATOMIC_RELAXED);
+		__atomic_sub_fetch(&c->inst->prog->conns_active, 1, __ATOMIC_RELAXED);
 		/* no event may hand @c to a progress pass once the lock is dropped */
 		core_inst_disarm(c->inst);
 		for (unsigned i = 0; c->hot && i < sh->n_hot; i++)
@@ -479,12 +483,16 @@ static int poll_conn(struct core_server_shard *sh, struct core_conn *c, bool *di
 	if (n >= 0) {
 		if (c->inst->cpu_rearm)
 			sh->rearms_cpu += (uint64_t)n;
+		if (n)
+			__atomic_add_fetch(&c->inst->prog->invocations, (uint64_t)n,
+			                   __ATOMIC_RELAXED);
 		return n;
 	}
 	core_info("conn %u: torn down: %s", c->id, prism_strerror(n));
 	c->dead = true;
 	*died = true;
 	__atomic_store_n(&sh->active, sh->active - 1, __ATOMIC_RELAXED);
+	__atomic_sub_fetch(&c->inst->prog->conns_active, 1, __ATOMIC_RELAXED);
 	if (n != -PRISM_E_NET_PEER_GONE)
 		sh->failed++;
 	return 0;
@@ -810,10 +818,11 @@ PRISM_API int prism_server__shard_stats(const struct prism_server *srv, unsigned
 	return 0;
 }
 
-int core_server_post(struct prism_server *srv, const void *chain, size_t len, char *why,
-                     size_t whylen)
+int core_server_post(struct prism_server *srv, const void *chain, size_t len,
+                     const struct core_poster *who, char *why, size_t whylen)
 {
 	struct prism_program *prog;
+	bool replaces;
 	int err;
 
 	if (!srv->allow_post) {
@@ -826,14 +835,66 @@ int core_server_post(struct prism_server *srv, const void *chain, size_t len, ch
 		snprintf(why, whylen, "%s", prism_strerror(err));
 		return err;
 	}
+	prog->installed_uid = who->uid;
+	prog->installed_pid = who->pid;
+	pthread_mutex_lock(&srv->lock);
+	replaces = find_program(srv, prog->name) >= 0;
+	pthread_mutex_unlock(&srv->lock);
 	err = prism_program__load(prog, srv->dev);
 	if (!err)
 		err = prism_server__add_program(srv, prog);
 	if (err)
 		snprintf(why, whylen, "program '%s': %s", prog->name, prism_strerror(err));
 	else
-		core_info("server: program '%s' posted and installed for new connections",
-		          prog->name);
+		core_info("server: program '%s' %s by uid %u pid %d (%zu-byte object, %d "
+		          "entr%s) for new connections",
+		          prog->name, replaces ? "replaced" : "installed", who->uid, (int)who->pid,
+		          len, prism_program__entry_count(prog),
+		          prism_program__entry_count(prog) == 1 ? "y" : "ies");
 	prism_program__close(prog);
 	return err;
+}
+
+/* Under srv->lock: what prism_post_list() says about @p. */
+static void describe_installed(const struct prism_program *p, struct prism_installed *d)
+{
+	const struct chainobj *o = p->obj;
+
+	memset(d, 0, sizeof(*d));
+	d->sz = sizeof(*d);
+	snprintf(d->name, sizeof(d->name), "%s", p->name);
+	d->n_entries = o->n_entries;
+	for (uint32_t e = 0; e < o->n_entries && e < PRISM_LIST_ENTRIES; e++)
+		snprintf(d->entries[e], sizeof(d->entries[e]), "%s", o->entries[e].name);
+	d->n_regions = o->n_regions;
+	for (uint32_t r = 0; r < o->n_regions && r < PRISM_LIST_REGIONS; r++) {
+		struct prism_region_info ri;
+
+		prism_program__region(p, (int)r, &ri);
+		snprintf(d->regions[r].name, sizeof(d->regions[r].name), "%s", ri.name);
+		d->regions[r].size = ri.size;
+		d->regions[r].access = ri.access;
+	}
+	d->object_bytes = p->object_bytes;
+	d->installed_at = p->installed_at;
+	d->installed_uid = p->installed_uid;
+	d->installed_pid = p->installed_pid;
+	d->conns_active = __atomic_load_n(&p->conns_active, __ATOMIC_RELAXED);
+	d->conns_total = __atomic_load_n(&p->conns_total, __ATOMIC_RELAXED);
+	d->invocations = __atomic_load_n(&p->invocations, __ATOMIC_RELAXED);
+}
+
+int core_server_list(struct prism_server *srv, struct prism_installed **out, unsigned *n)
+{
+	pthread_mutex_lock(&srv->lock);
+	*n = srv->n_progs;
+	*out = calloc(srv->n_progs ? srv->n_progs : 1, sizeof(**out));
+	if (!*out) {
+		pthread_mutex_unlock(&srv->lock);
+		return -ENOMEM;
+	}
+	for (unsigned i = 0; i < srv->n_progs; i++)
+		describe_installed(srv->progs[i], &(*out)[i]);
+	pthread_mutex_unlock(&srv->lock);
+	return 0;
 }

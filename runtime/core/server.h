@@ -130,9 +130,18 @@ bool core_server_has_conn(struct prism_server *srv, unsigned shard, uint32_t id)
 int core_server_poll_shard(struct prism_server *srv, unsigned shard);
 /* The same over every shard in turn. */
 int core_server_poll(struct prism_server *srv);
-/* Verify and install a posted .chain object; @why gets the reason on failure. */
-int core_server_post(struct prism_server *srv, const void *chain, size_t len, char *why,
-                     size_t whylen);
+/* Who posts or removes a program (SO_PEERCRED of the post socket). */
+struct core_poster {
+	uint32_t uid;
+	int32_t pid;
+};
+
+/* Verify and install a posted .chain object (logged with @who and its
+ * size); @why gets the reason on failure. */
+int core_server_post(struct prism_server *srv, const void *chain, size_t len,
+                     const struct core_poster *who, char *why, size_t whylen);
+/* Describe every installed program: *@out (malloc'd, *@n entries). */
+int core_server_list(struct prism_server *srv, struct prism_installed **out, unsigned *n);
 /*
  * Count one more live connection from @host against max_conns_per_peer
  * (false: at the limit); core_server_peer_put gives it back.  "" is not

@@ -158,32 +158,66 @@ static void watch_setup(struct prism_server *srv, struct core_conn *c, int fd)
 		core_warn("conn %u: a dead client will not be noticed: %s", c->id, d.msg);
 }
 
-/* May the peer of @p install or remove programs?  Only on the post socket,
- * only from an allowed uid. */
-static bool may_post(struct prism_server *srv, struct net_pending *p, char *why, size_t cap)
+/* May the peer of @p install, remove or list programs?  Only on the post
+ * socket, only from an allowed uid. */
+static bool may_post(struct prism_server *srv, struct net_pending *p, struct core_poster *who,
+                     char *why, size_t cap)
 {
-	uint32_t uid;
-
-	if (!net_pending_local_uid(p, &uid)) {
+	if (!net_pending_local_cred(p, &who->uid, &who->pid)) {
 		snprintf(why, cap, "programs are installed only on the server's local post socket");
 		return false;
 	}
 	for (unsigned i = 0; i < srv->n_post_uids; i++)
-		if (srv->post_uids[i] == uid)
+		if (srv->post_uids[i] == who->uid)
 			return true;
-	snprintf(why, cap, "uid %u may not install or remove programs on this server", uid);
+	snprintf(why, cap, "uid %u may not install, remove or list programs on this server",
+	         who->uid);
 	return false;
 }
 
+/* The listing as the ACCEPT's blob. */
+static int answer_list(struct prism_server *srv, struct net_oob_params *mine, char *why, size_t cap)
+{
+	struct prism_installed *l;
+	unsigned n;
+	size_t len;
+	int err = core_server_list(srv, &l, &n);
+
+	if (err) {
+		snprintf(why, cap, "%s", prism_strerror(err));
+		return err;
+	}
+	len = core_list_encode(l, n, NULL, 0);
+	mine->blob = len <= NET_OOB_MAX_BLOB ? malloc(len) : NULL;
+	if (!mine->blob) {
+		free(l);
+		snprintf(why, cap, "out of memory");
+		return -ENOMEM;
+	}
+	core_list_encode(l, n, mine->blob, len);
+	mine->blob_len = (uint32_t)len;
+	free(l);
+	return 0;
+}
+
+static const char *const request_names[] = {
+    [CORE_HELLO_POST] = "install",
+    [CORE_HELLO_REMOVE] = "removal",
+    [CORE_HELLO_LIST] = "listing",
+};
+
+/* An install, removal or listing on the post socket; each one that changes
+ * something, and each refusal, is logged with who asked. */
 static void serve_post(struct prism_server *srv, struct net_pending *p, const struct core_hello *h,
                        const uint8_t *chain, size_t len)
 {
 	struct net_oob_params mine = {.node = srv->dev->node};
+	struct core_poster who = {0, -1};
 	struct net_diag d = {0};
 	char why[256] = "";
 	int err, fd;
 
-	if (!may_post(srv, p, why, sizeof(why))) {
+	if (!may_post(srv, p, &who, why, sizeof(why))) {
 		err = -EPERM;
 	} else if (h->kind == CORE_HELLO_REMOVE) {
 		err = prism_server__remove_program(srv, h->program);
@@ -191,19 +225,22 @@ static void serve_post(struct prism_server *srv, struct net_pending *p, const st
 			snprintf(why, sizeof(why), "program '%s': %s", h->program,
 			         prism_strerror(err));
 		else
-			core_info("server: program '%s' removed by %s", h->program,
-			          net_pending_addr(p));
+			core_info("server: program '%s' removed by uid %u pid %d", h->program,
+			          who.uid, (int)who.pid);
+	} else if (h->kind == CORE_HELLO_LIST) {
+		err = answer_list(srv, &mine, why, sizeof(why));
 	} else {
-		err = core_server_post(srv, chain, len, why, sizeof(why));
+		err = core_server_post(srv, chain, len, &who, why, sizeof(why));
 	}
 	if (err) {
-		core_warn("server: %s from %s refused: %s",
-		          h->kind == CORE_HELLO_REMOVE ? "removal" : "posted program",
+		core_warn("server: %s from %s refused: %s", request_names[h->kind],
 		          net_pending_addr(p), why);
 		net_pending_reject(p, err, why);
 		return;
 	}
-	if (!net_pending_accept(p, &mine, &fd, &d))
+	err = net_pending_accept(p, &mine, &fd, &d);
+	free(mine.blob);
+	if (!err)
 		close(fd);
 }
 
@@ -251,8 +288,21 @@ static void serve_connect(struct prism_server *srv, struct net_pending *p, struc
 	memcpy(h->gid, peer->gid, sizeof(h->gid));
 	err = core_server_open_conn(srv, shard, h, &w, &c);
 	if (err) {
+		char why[128];
+
+		unsigned n_progs = __atomic_load_n(&srv->n_progs, __ATOMIC_RELAXED);
+
+		/* without a name, the server's only program: say why there is none */
+		if (err == -PRISM_E_NOPROG && !h->program[0] && n_progs)
+			snprintf(why, sizeof(why),
+			         "the client named no program and the server has %u: name one",
+			         n_progs);
+		else if (err == -PRISM_E_NOPROG && !n_progs)
+			snprintf(why, sizeof(why), "the server offers no program");
+		else
+			snprintf(why, sizeof(why), "%s", prism_strerror(err));
 		core_server_peer_put(srv, host);
-		net_pending_reject(p, err, prism_strerror(err));
+		net_pending_reject(p, err, why);
 		return;
 	}
 	snprintf(c->peer, sizeof(c->peer), "%s", host); /* conn_free puts it back */
@@ -311,7 +361,7 @@ static void serve_setup(void *ctx, struct net_pending *p)
 		return;
 	}
 	hl = core_hello_encode(&h, NULL, 0);
-	if (h.kind == CORE_HELLO_POST || h.kind == CORE_HELLO_REMOVE)
+	if (h.kind == CORE_HELLO_POST || h.kind == CORE_HELLO_REMOVE || h.kind == CORE_HELLO_LIST)
 		serve_post(srv, p, &h, peer->blob + hl, peer->blob_len - hl);
 	else
 		serve_connect(srv, p, &h);

@@ -14,6 +14,11 @@
 
 #define NET_DEFAULT_PORT 18515 /* perftest's default OOB port */
 
+/* A host name that did not resolve (getaddrinfo failed; the message has
+ * gai_strerror's reason).  No errno says that: the value is prism's
+ * PRISM_E_NET_RESOLVE (checked at compile time in runtime/core). */
+#define NET_E_RESOLVE (-4064)
+
 /* Levels of the log callbacks the owner passes (same order as prism's). */
 enum net_log_level { NET_LOG_ERROR, NET_LOG_WARN, NET_LOG_INFO, NET_LOG_DEBUG };
 

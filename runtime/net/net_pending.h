@@ -24,6 +24,7 @@ struct net_pending {
 	char host[64]; /* the address without the port: what per-peer limits count */
 	bool local;    /* came in on the Unix socket: uid is the peer's (SO_PEERCRED) */
 	uint32_t uid;
+	int32_t pid;
 	struct net_oob_params peer; /* the CONNECT, once read */
 	struct net_oob_rx rx;
 	int64_t deadline_ms;

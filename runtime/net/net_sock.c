@@ -95,8 +95,8 @@ static int resolve(const char *host, int port, bool passive, struct addrinfo **r
 	snprintf(service, sizeof(service), "%d", port);
 	rc = getaddrinfo(host, service, &hints, res);
 	if (rc)
-		return net_diagf(diag, -EHOSTUNREACH, "resolve %s:%d: %s", host ? host : "*", port,
-		                 gai_strerror(rc));
+		return net_diagf(diag, NET_E_RESOLVE, "cannot resolve host '%s': %s",
+		                 host ? host : "*", gai_strerror(rc));
 	return 0;
 }
 
@@ -238,6 +238,7 @@ int net_listener_take(struct net_listener *l, struct net_pending **out, struct n
 		}
 		p->local = true;
 		p->uid = cr.uid;
+		p->pid = cr.pid;
 		snprintf(p->addr, sizeof(p->addr), "local uid %u pid %d", cr.uid, (int)cr.pid);
 		snprintf(p->host, sizeof(p->host), "local uid %u", cr.uid);
 		*out = p;
@@ -378,6 +379,15 @@ bool net_pending_local_uid(const struct net_pending *p, uint32_t *uid)
 {
 	if (p->local)
 		*uid = p->uid;
+	return p->local;
+}
+
+bool net_pending_local_cred(const struct net_pending *p, uint32_t *uid, int32_t *pid)
+{
+	if (p->local) {
+		*uid = p->uid;
+		*pid = p->pid;
+	}
 	return p->local;
 }
 

@@ -66,6 +66,8 @@ const char *net_pending_addr(const struct net_pending *p);
 const char *net_pending_host(const struct net_pending *p);
 /* True, with the peer's uid, for a client of a Unix socket. */
 bool net_pending_local_uid(const struct net_pending *p, uint32_t *uid);
+/* The same, with the peer's pid (SO_PEERCRED) for logs. */
+bool net_pending_local_cred(const struct net_pending *p, uint32_t *uid, int32_t *pid);
 /* Send ACCEPT with @mine; on success *@fd is the connection's socket (now the
  * caller's) and @p is freed.  On failure @p is freed and the socket closed. */
 int net_pending_accept(struct net_pending *p, const struct net_oob_params *mine, int *fd,

@@ -209,6 +209,7 @@ struct sim_qp {
 	struct sim_dev *dev;
 	uint32_t qpn;
 	uint32_t slot;
+	uint64_t birth; /* dev->qp_births when it was created (sim_pkt_box.outside) */
 	int state;
 	unsigned flags;
 	struct sim_pd *pd;
@@ -279,7 +280,8 @@ struct sim_dev {
 	pthread_cond_t wake;
 	pthread_t thread;
 	bool threaded, stopping;
-	uint64_t wakes; /* bumped by every wake-up request (threaded mode) */
+	uint64_t wakes;     /* bumped by every wake-up request (threaded mode) */
+	uint64_t qp_births; /* QPs created so far (atomic: read without the lock) */
 	uint64_t rng;
 	/* protection domains; pd0 holds what is registered without one */
 	struct sim_pd *pds, *pd0;
@@ -613,6 +615,12 @@ void sim_readjobs_free(struct sim_dev *dev);
  * payload room follows the packet (p + 1) as before. */
 struct sim_pkt_box {
 	struct sim_outst *lender;
+	/* A packet from another device (enqueue_async): 1 + the QPs this
+	 * device had created when it arrived; 0 for its own.  A QP created
+	 * after that is not its addressee, though it may have inherited the
+	 * addressee's number (sim_wire_rx drops it, as a NIC drops a packet
+	 * for a QP that does not exist when it arrives). */
+	uint64_t outside;
 	struct sim_pkt pkt;
 };
 static inline struct sim_pkt_box *sim_pkt_box(struct sim_pkt *p)
@@ -637,6 +645,7 @@ static inline struct sim_pkt *sim_pkt_alloc(struct sim_dev *dev, uint32_t payloa
 	dev->npkt_free--;
 	sim_pkt_pool_unpoison(p);
 	sim_pkt_box(p)->lender = NULL;
+	sim_pkt_box(p)->outside = 0;
 	/* The atomic operands (128 bytes) are read only in atomic requests,
 	 * whose builder (sim_exec_atomic) zeroes them. */
 	memset(p, 0, SIM_PKT_HDR_BYTES);

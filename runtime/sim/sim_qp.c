@@ -130,6 +130,7 @@ int sim_qp_create(struct sim_dev *dev, const struct sim_qp_attr *attr, struct si
 	}
 	qp->slot = slot;
 	qp->qpn = slot + SIM_QPN_BASE;
+	qp->birth = __atomic_add_fetch(&dev->qp_births, 1, __ATOMIC_RELEASE);
 	dev->qps[slot] = qp;
 	dev->nqps++;
 	qp->scq->users++;

@@ -46,6 +46,7 @@ struct sim_pkt *sim_pkt_alloc_slow(struct sim_dev *dev, uint32_t payload_len)
 	if (!box)
 		return NULL;
 	box->lender = NULL;
+	box->outside = 0;
 	p = &box->pkt;
 	/* The atomic operands (128 bytes) are read only in atomic requests,
 	 * whose builder (sim_exec_atomic) zeroes them. */
@@ -177,6 +178,7 @@ static int enqueue_async(struct sim_dev *dev, struct sim_pkt *p)
 {
 	int rc;
 
+	sim_pkt_box(p)->outside = 1 + __atomic_load_n(&dev->qp_births, __ATOMIC_ACQUIRE);
 	pthread_mutex_lock(&dev->inbox_lock);
 	rc = sim_pktq_push(&dev->rx_async, p);
 	pthread_mutex_unlock(&dev->inbox_lock);
@@ -345,9 +347,11 @@ void sim_wire_rx(struct sim_dev *dev, struct sim_pkt *p)
 	sim_advance_now(dev, p->t);
 	if (dev->obs.event)
 		emit_pkt(dev, SIM_EV_PKT_RX, p->dst_qpn, p);
-	/* RC: a QP takes packets only from the QP it is connected to */
+	/* RC: a QP takes packets only from the QP it is connected to, and
+	 * only those that arrived after it was created */
 	if (qp && qp->peer_node == p->src_node && qp->peer_qpn == p->src_qpn &&
-	    (unsigned)p->kind <= SIM_PKT_ATOMIC_RESP) {
+	    (unsigned)p->kind <= SIM_PKT_ATOMIC_RESP &&
+	    (!sim_pkt_box(p)->outside || qp->birth < sim_pkt_box(p)->outside)) {
 		if (is_response(p->kind))
 			sim_requester_rx(qp, p);
 		else

@@ -15,7 +15,16 @@ struct field_row {
 	const char *name;
 	uint32_t off; /* offset within its segment */
 	uint32_t len;
-	enum { SEG_CTRL, SEG_RADDR, SEG_SWAP, SEG_COMPARE, SEG_SGE0, SEG_WAIT_EN, SEG_INLINE } seg;
+	enum {
+		SEG_CTRL,
+		SEG_RADDR,
+		SEG_SWAP,
+		SEG_COMPARE,
+		SEG_SGE0,
+		SEG_WAIT_EN,
+		SEG_WOD,
+		SEG_INLINE
+	} seg;
 };
 
 static const struct field_row fields[PRISM_FIELD__COUNT] = {
@@ -37,6 +46,10 @@ static const struct field_row fields[PRISM_FIELD__COUNT] = {
     /* after the inline segment's 4-byte byte_count | PRISM_INLINE_SEG word */
     [PRISM_FIELD_INLINE_DATA] = {"inline.data", WQE_INLINE_HDR, 0, SEG_INLINE},
     [PRISM_FIELD_CTRL_WQE_INDEX] = {"ctrl.wqe_index", 1, 2, SEG_CTRL},
+    [PRISM_FIELD_WOD_LKEY] = {"wod.lkey", 4, 4, SEG_WOD},
+    [PRISM_FIELD_WOD_ADDR] = {"wod.addr", 8, 8, SEG_WOD},
+    [PRISM_FIELD_WOD_VALUE] = {"wod.value", 16, 8, SEG_WOD},
+    [PRISM_FIELD_WOD_MASK] = {"wod.mask", 24, 8, SEG_WOD},
 };
 
 PRISM_API const char *prism_wqe_field_name(enum prism_wqe_field field)
@@ -118,6 +131,11 @@ PRISM_API int prism_wqe_field_offset(const struct prism_wqe *w, enum prism_wqe_f
 	case SEG_WAIT_EN:
 		if (info->shape != PRISM_SHAPE_WAIT_ENABLE ||
 		    (info->value == PRISM_OP_CQE_WAIT && w->ctrl.opmod != PRISM_WAIT_CQ))
+			return PRISM_WQE_E_ARG;
+		base = 16;
+		break;
+	case SEG_WOD:
+		if (info->value != PRISM_OP_CQE_WAIT || w->ctrl.opmod != PRISM_WAIT_ON_DATA)
 			return PRISM_WQE_E_ARG;
 		base = 16;
 		break;

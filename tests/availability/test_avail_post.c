@@ -74,6 +74,8 @@ static void test_unauthorized_posts_refused(void **state)
 	/* our uid is not the allowed one: refused, with the reason */
 	assert_int_equal(prism_post(f.post, evil, len, NULL), -PRISM_E_NET_REJECTED);
 	assert_int_equal(prism_post_remove(f.post, "hash_get", NULL), -PRISM_E_NET_REJECTED);
+	/* nor may it list what is installed */
+	assert_int_equal(prism_post_list(f.post, NULL, 0, NULL), -PRISM_E_NET_REJECTED);
 	av_gets(&f, v, 64, 1);
 	/* a post over TCP is refused whoever sends it */
 	n = core_hello_encode(&h, NULL, 0);
@@ -114,6 +116,26 @@ static void test_authorized_post_replaces_and_removes(void **state)
 	av_gets(&f, v, 64, 4);
 	assert_int_equal(prism_post(f.post, f.yaml, f.yaml_len, NULL), 0); /* replace */
 	assert_int_equal(prism_post(f.post, other, len, NULL), 0);
+	{
+		/* both listed, the poster named (uid and pid, this process) */
+		struct prism_installed l[4] = {{.sz = sizeof(l[0])}};
+
+		assert_int_equal(prism_post_list(f.post, l, 4, NULL), 2);
+		for (int i = 0; i < 2; i++) {
+			assert_true(!strcmp(l[i].name, "hash_get") ||
+			            !strcmp(l[i].name, "other_get"));
+			assert_int_equal(l[i].installed_uid, geteuid());
+			assert_int_equal(l[i].installed_pid, getpid());
+			assert_int_equal(l[i].object_bytes, l[i].name[0] == 'h' ? f.yaml_len : len);
+			assert_int_equal(l[i].n_entries, 1);
+		}
+		/* a smaller array: the count, the first one filled */
+		memset(l, 0, sizeof(l));
+		l[0].sz = sizeof(l[0]);
+		assert_int_equal(prism_post_list(f.post, l, 1, NULL), 2);
+		assert_true(l[0].name[0]);
+		assert_false(l[1].name[0]);
+	}
 	w = connect_to(&f, "other_get");
 	assert_non_null(w);
 	av_gets(&f, w, 16, 5);

@@ -6,7 +6,7 @@ test_dump_SRCS = tests/compiler/test_dump.c tests/chainobj/chain_fixture.c $(DUM
 
 TESTS += test_cmd_dump
 test_cmd_dump_SRCS = tests/compiler/test_cmd_dump.c tests/chainobj/chain_fixture.c \
-	compiler/cmd_dump.c compiler/cmd_opts.c $(DUMP_SRCS) $(FRONTEND_SRCS) $(BACKEND_SRCS)
+	compiler/cmd_dump.c compiler/cmd_opts.c compiler/chain_source.c tools/cli/cli.c $(DUMP_SRCS) $(FRONTEND_SRCS) $(BACKEND_SRCS)
 test_cmd_dump_LDLIBS = $(O)/gen/parser.o $(O)/gen/lexer.o
 $(O)/tests/test_cmd_dump: $(O)/gen/parser.o $(O)/gen/lexer.o
 

@@ -79,7 +79,7 @@ static void test_else_equal_two_guards(void **state)
 	    compile_ok(HDR "offload get(key: be24, b: *bucket in table) -> u8[64] {\n"
 	                   "  if (b.key == key) { return *b.value; } else { return *b.alt; }\n}\n",
 	               NULL);
-	assert_string_equal(be_ops(o, "ctl"), "WAIT EN");
+	assert_string_equal(be_ops(o, "ctl"), "WAIT WAIT EN"); /* entry WAIT, request gate */
 	assert_string_equal(be_ops(o, "w0"), "READ CAS READ CAS WAIT EN");
 	assert_string_equal(be_ops(o, "conn"), "NOP WRITE_IMM WRITE_IMM");
 	int w0 = be_queue(o, "w0"), conn = be_queue(o, "conn");

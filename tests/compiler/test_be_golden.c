@@ -68,7 +68,7 @@ static void test_if_return_sequence(void **state)
 {
 	(void)state;
 	struct chainobj *o = compile_ok(src_if, IR_PROFILE_RELAXED);
-	assert_string_equal(be_ops(o, "ctl"), "WAIT EN");
+	assert_string_equal(be_ops(o, "ctl"), "WAIT WAIT EN"); /* entry WAIT, request gate */
 	assert_string_equal(be_ops(o, "w0"), "READ CAS WAIT EN");
 	assert_string_equal(be_ops(o, "conn"), "NOP WRITE_IMM");
 	/* the guard CAS waits for the READ that delivers its target operand */
@@ -133,7 +133,7 @@ static void test_two_buckets_one_barrier(void **state)
 	assert_string_equal(be_ops(o, "w0"), "READ CAS READ READ CAS WAIT EN");
 	assert_string_equal(be_ops(o, "conn"), "NOP NOP WRITE_IMM");
 	assert_int_equal(o->summary.barriers, 2); /* entry + responses */
-	assert_int_equal(be_total_wqes(o), 12);
+	assert_int_equal(be_total_wqes(o), 13);   /* 12 + the request gate */
 	/* only the last guard is signaled: CQEs arrive in order */
 	struct prism_wqe c1 = decode(o, "w0", 1), c2 = decode(o, "w0", 4);
 	assert_int_equal(prism_ctrl_ce(&c1.ctrl), PRISM_CE_NONE);
@@ -146,7 +146,7 @@ static void test_parallel_lanes(void **state)
 {
 	(void)state;
 	struct chainobj *o = compile_ok(src_par, IR_PROFILE_RELAXED);
-	assert_string_equal(be_ops(o, "ctl"), "WAIT EN EN");
+	assert_string_equal(be_ops(o, "ctl"), "WAIT WAIT EN EN");
 	assert_string_equal(be_ops(o, "w0"), "READ CAS WAIT WAIT EN");
 	assert_string_equal(be_ops(o, "w1"), "READ CAS");
 	assert_string_equal(be_ops(o, "conn"), "NOP NOP WRITE_IMM");
@@ -208,7 +208,7 @@ static void test_loop_walk_sequence(void **state)
 {
 	(void)state;
 	struct chainobj *o = compile_ok(src_walk, IR_PROFILE_RELAXED);
-	assert_string_equal(be_ops(o, "ctl"), "WAIT EN");
+	assert_string_equal(be_ops(o, "ctl"), "WAIT WAIT EN"); /* entry WAIT, request gate */
 	/* p after the loop lands in the response by a READ that only a lane
 	 * that did not exit runs (after each exit's enable, and before the
 	 * fall-through's, behind a barrier) */

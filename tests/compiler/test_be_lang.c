@@ -644,8 +644,8 @@ static unsigned count(const char *hay, const char *needle)
 /*
  * lib/chains/list_find.prism on an 8-node ring, one lookup per fresh NIC:
  * the WQEs the NIC executes (the trace's exec events, less the client's one
- * SEND) are the figures docs/benchmarks.md gives: find 14 + 6k with the key
- * at node k, 59 on a miss; find_break 27 + 12k (RedN's WAIT + SEND_EN
+ * SEND) are the figures docs/benchmarks.md gives: find 15 + 6k with the key
+ * at node k, 60 on a miss; find_break 28 + 12k (RedN's WAIT + SEND_EN
  * barriers: one WAIT per iteration and exit test more than the fenced form
  * of `assume fenced_enable;`).
  */
@@ -661,9 +661,9 @@ static void test_list_walk_wrs_on_sim(void **state)
 		const char *entry;
 		int k; /* node holding the key, 8: none */
 		unsigned wrs, site;
-	} runs[] = {{"find", 0, 14, 1},      {"find", 3, 32, 1},       {"find", 7, 56, 1},
-	            {"find", 8, 59, 0},      {"find_break", 0, 27, 1}, {"find_break", 1, 39, 1},
-	            {"find_break", 3, 63, 1}};
+	} runs[] = {{"find", 0, 15, 1},      {"find", 3, 33, 1},       {"find", 7, 57, 1},
+	            {"find", 8, 60, 0},      {"find_break", 0, 28, 1}, {"find_break", 1, 40, 1},
+	            {"find_break", 3, 64, 1}};
 	for (size_t i = 0; i < sizeof(runs) / sizeof(runs[0]); i++) {
 		struct be_sim *s =
 		    be_sim_open_traced(src, runs[i].entry, IR_PROFILE_RELAXED, trace);

@@ -16,6 +16,9 @@
 #include <cmocka.h>
 #include <prism/wqe.h>
 
+#include "compiler/cmd.h"
+#include "compiler/compile.h"
+#include "compiler/frontend.h"
 #include "core/chain_verify.h"
 #include "tests/compiler/be_helpers.h"
 
@@ -55,11 +58,11 @@ static void test_accepts_compiled(void **state)
 	const struct chainobj *o = *state;
 	struct chain_verify_report rep;
 	assert_int_equal(chain_verify(o, 0, &rep), 0);
-	assert_int_equal(rep.wr_per_invocation, 8);
+	assert_int_equal(rep.wr_per_invocation, 9); /* request gate included */
 	assert_int_equal(rep.barriers, 2);
 	assert_int_equal(rep.regions_touched, 3);
 	assert_true(o->summary.verified);
-	assert_int_equal(o->summary.wr_per_invocation, 8);
+	assert_int_equal(o->summary.wr_per_invocation, 9);
 }
 
 static void test_rejects_unmanaged_patch(void **state)
@@ -401,6 +404,75 @@ static void test_prism_ops_reverify(void **state)
 		}
 }
 
+/* The request gate (chain_gate.c): the compiled object has it; each way of
+ * breaking it (no gate, another CQE, another condition, a patch aimed at
+ * it) is refused; --no-request-gate's object is reported as ungated. */
+static struct chainobj_reloc *gate_reloc(struct chainobj *o, enum chainobj_reloc_kind k)
+{
+	for (uint32_t i = 0; i < o->n_relocs; i++)
+		if (o->relocs[i].kind == k)
+			return &o->relocs[i];
+	fail_msg("no %s relocation", chainobj_reloc_kind_name(k));
+	return NULL;
+}
+
+static void expect_ungated(struct chainobj *o, const char *reason)
+{
+	char why[200] = "";
+
+	assert_false(chain_verify_request_gate(o, why, sizeof(why)));
+	if (!strstr(why, reason))
+		fail_msg("reason '%s', expected '%s'", why, reason);
+	chainobj_free(o);
+}
+
+static void test_request_gate(void **state)
+{
+	struct chainobj *o = be_compile(src_if, NULL, IR_PROFILE_RELAXED, NULL);
+	uint32_t ctl;
+	char why[200];
+
+	(void)state;
+	assert_non_null(o);
+	assert_true(chain_verify_request_gate(o, why, sizeof(why)));
+	chainobj_free(o);
+	/* the gate watches the CQE after the one its WAIT released */
+	o = be_compile(src_if, NULL, IR_PROFILE_RELAXED, NULL);
+	gate_reloc(o, CHAINOBJ_RELOC_CQE_ADDR)->delta = 1;
+	expect_ungated(o, "not the request gate");
+	/* another byte of the CQE */
+	o = be_compile(src_if, NULL, IR_PROFILE_RELAXED, NULL);
+	gate_reloc(o, CHAINOBJ_RELOC_CQE_ADDR)->addend = 48;
+	expect_ungated(o, "not the request gate");
+	/* a condition that a flush CQE (opcode 14) passes: mask 0 */
+	o = be_compile(src_if, NULL, IR_PROFILE_RELAXED, NULL);
+	ctl = (uint32_t)be_queue(o, "ctl");
+	memset(o->queues[ctl].sq[1].bytes + 16 + 24, 0, 8);
+	expect_ungated(o, "not the request gate");
+	/* the gate turned into a NOP */
+	o = be_compile(src_if, NULL, IR_PROFILE_RELAXED, NULL);
+	ctl = (uint32_t)be_queue(o, "ctl");
+	o->queues[ctl].sq[1].bytes[3] = PRISM_OP_NOP;
+	expect_ungated(o, "no request gate");
+	/* a patch aimed at the gate */
+	o = be_compile(src_if, NULL, IR_PROFILE_RELAXED, NULL);
+	ctl = (uint32_t)be_queue(o, "ctl");
+	o->patches[0].target = (struct chainobj_site){ctl, CHAINOBJ_RING_SQ, 1, 40, 8};
+	expect_ungated(o, "patched");
+	/* compiled without it */
+	struct frontend_unit u;
+	struct compile_opts co = {.profile = IR_PROFILE_RELAXED, .no_request_gate = true};
+
+	o = NULL;
+	assert_int_equal(frontend_load_buffer(&u, "t.prism", src_if, strlen(src_if), NULL),
+	                 FRONTEND_OK);
+	assert_int_equal(compile_program(&u.diag, u.prog, &co, &o), PRISMC_EXIT_OK);
+	frontend_fini(&u);
+	assert_non_null(o);
+	assert_string_equal(be_ops(o, "ctl"), "WAIT EN");
+	expect_ungated(o, "no request gate");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -422,6 +494,7 @@ int main(void)
 	    cmocka_unit_test(test_rejects_loop_exit_prefetch),
 	    cmocka_unit_test(test_rejects_client_copy),
 	    cmocka_unit_test(test_prism_ops_reverify),
+	    cmocka_unit_test(test_request_gate),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -167,7 +167,7 @@ static void test_dump_usage_and_io_errors(void **state)
 	struct run_result r = run(NULL);
 
 	assert_int_equal(r.rc, PRISMC_EXIT_USAGE);
-	assert_non_null(strstr(r.err, "usage: prismc dump"));
+	assert_non_null(strstr(r.err, "prismc dump: no input file\nTry 'prismc dump --help'."));
 	release(&r);
 	r = run("--bogus", "x.chain", NULL);
 	assert_int_equal(r.rc, PRISMC_EXIT_USAGE);
@@ -182,9 +182,14 @@ static void test_dump_usage_and_io_errors(void **state)
 	r = run("--profile", "fast", "a.prism", NULL);
 	assert_int_equal(r.rc, PRISMC_EXIT_USAGE);
 	release(&r);
+	/* a missing input file is a usage error; an unreadable one is I/O */
 	r = run("/nonexistent/x.chain", NULL);
+	assert_int_equal(r.rc, PRISMC_EXIT_USAGE);
+	assert_non_null(strstr(r.err, "/nonexistent/x.chain: No such file or directory"));
+	release(&r);
+	r = run("/", NULL);
 	assert_int_equal(r.rc, PRISMC_EXIT_IO);
-	assert_non_null(strstr(r.err, "No such file"));
+	assert_non_null(strstr(r.err, "/: Is a directory"));
 	release(&r);
 }
 

@@ -110,11 +110,12 @@ static void test_exit_io(void **state)
 	char *out;
 
 	(void)state;
-	assert_int_equal(run("check /nonexistent/x.prism", &out), 3);
+	/* a missing input file is a usage error (docs/prismc.md) */
+	assert_int_equal(run("check /nonexistent/x.prism", &out), 2);
 	assert_non_null(strstr(out, "/nonexistent/x.prism: error: cannot read file: No such file"));
 	free(out);
-	/* I/O beats compile errors when both happen */
-	assert_int_equal(run("check /nonexistent/x.prism tests/prism/hash_get.prism", &out), 3);
+	/* the most severe status wins when several files fail */
+	assert_int_equal(run("check /nonexistent/x.prism tests/prism/hash_get.prism", &out), 2);
 	free(out);
 }
 

@@ -50,6 +50,13 @@ static void test_integer_literals(void **state)
 	    {"const X = 2 GiB;", 2ull << 30},
 	    {"const X = 3 TiB;", 3ull << 40},
 	    {"const X = 0x10 KiB;", 16384},
+	    /* the short units prismd's configuration spells too (core/size.h) */
+	    {"const X = 1M;", 1u << 20},
+	    {"const X = 1 M;", 1u << 20},
+	    {"const X = 4K;", 4096},
+	    {"const X = 2 G;", 2ull << 30},
+	    {"const X = 1T;", 1ull << 40},
+	    {"const X = 0x100000;", 1u << 20},
 	};
 
 	(void)state;

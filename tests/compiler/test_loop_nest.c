@@ -91,7 +91,7 @@ static void test_two_lanes_golden(void **state)
 	 * before the barrier enable: the loop exit that enabled the queue did
 	 * not) */
 	assert_string_equal(be_ops(o, "w1c1"), "WAIT MFA EN READ WAIT EN CAS WAIT EN NOP");
-	assert_string_equal(be_ops(o, "ctl"), "WAIT EN EN");
+	assert_string_equal(be_ops(o, "ctl"), "WAIT WAIT EN EN");
 	assert_string_equal(be_ops(o, "conn"), "WRITE_IMM");
 	/* each walk's exits are listed with their own queue */
 	unsigned in_w0 = 0, in_w1 = 0;

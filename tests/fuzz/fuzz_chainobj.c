@@ -42,6 +42,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int rc = chain_verify(o, 0, &rep);
 	if ((rc == 0) != (rep.err == CHAIN_VERIFY_E_OK) || (rc && !rep.msg[0]))
 		abort();
+	/* so does the request-gate check (seed request_gate.chain has one) */
+	char why[200] = "";
+
+	if (!chain_verify_request_gate(o, why, sizeof(why)) && !why[0])
+		abort();
 	free(a);
 	free(b);
 	chainobj_free(back);

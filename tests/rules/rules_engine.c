@@ -4,7 +4,8 @@
  * engine (section 6 of docs/nic-model.md, all SIM CHOICE): chaos mode
  * (READ lines copied out of order), the deterministic scheduler, the
  * virtual clock, the in-process fabric, a plugged-in transport with
- * back-pressure, and the threaded runner.  They are claims about the sim,
+ * back-pressure, stale packets for a reused QP number dropped, and the
+ * threaded runner.  They are claims about the sim,
  * written against its API (sim.h), so they run on the sim backend only and
  * skip elsewhere with the reason (a NIC has none of these modes; the
  * emulator's device is a sim, but the rule is about the sim's modes, not
@@ -347,6 +348,66 @@ static void r_transport_back_pressure(struct rx *x)
 	free(dst);
 }
 
+/* rule stale-packet-dropped: a packet from another device that arrived for
+ * a QP number is not taken by a QP created after it arrived, though that
+ * QP reuses the number and is connected to the same peer (a NIC drops a
+ * packet for a QP that does not exist; the sim reuses QP numbers at once) */
+static void r_stale_packet_dropped(struct rx *x)
+{
+	struct sim_dev_opts o1 = {.sz = sizeof(o1), .node = 1}, o2 = {.sz = sizeof(o2), .node = 2};
+	struct fake_wire fw = {0}, back = {0};
+	struct sim_dev *d1, *d2;
+	struct hx_cq c1, c2;
+	struct hx_qp q1, q2;
+	struct prism_wqe w;
+	uint8_t *src = aligned_alloc(64, 64), *dst = aligned_alloc(64, 64);
+	uint32_t skey, dkey, old_qpn;
+
+	(void)x;
+	memset(dst, 0, 64);
+	memset(src, 0x5a, 64);
+	assert_int_equal(sim_dev_open(&o1, &d1), 0);
+	assert_int_equal(sim_dev_open(&o2, &d2), 0);
+	sim_dev_set_wire(d1, &fake_ops, &fw);
+	sim_dev_set_wire(d2, &fake_ops, &back);
+	hx_cq_init(&c1, d1, 16, false);
+	hx_cq_init(&c2, d2, 16, false);
+	hx_qp_init(&q1, d1, &c1, &c1, 16, 4, 0);
+	hx_qp_init(&q2, d2, &c2, &c2, 16, 4, 0);
+	hx_connect(&q1, 2, q2.qpn, 7, 1);
+	hx_connect(&q2, 1, q1.qpn, 7, 1);
+	skey = hx_key(d1, src, 64, CONF_ALL);
+	dkey = hx_key(d2, dst, 64, CONF_ALL);
+	hx_rw(&w, PRISM_OP_RDMA_WRITE, (uintptr_t)dst, dkey, (uintptr_t)src, skey, 16, true);
+	hx_post(&q1, &w);
+	hx_ring(&q1);
+	for (int round = 0; round < 16 && fw.n < 1; round++) {
+		sim_dev_kick(d1);
+		assert_int_equal(sim_dev_run(d1, 0), 0);
+	}
+	assert_int_equal(fw.n, 1);
+	/* the WRITE arrives; before d2 runs, its QP goes and another takes
+	 * its number, connected to the same peer at the same PSN */
+	assert_int_equal(sim_dev_deliver(d2, fw.held[0]), 0);
+	test_free(fw.held[0]);
+	old_qpn = q2.qpn;
+	assert_int_equal(sim_mr_dereg(q2.sq_mr), 0);
+	assert_int_equal(sim_qp_destroy(q2.qp), 0);
+	hx_qp_init(&q2, d2, &c2, &c2, 16, 4, 0);
+	assert_int_equal(q2.qpn, old_qpn);
+	hx_connect(&q2, 1, q1.qpn, 7, 1);
+	for (int round = 0; round < 4; round++) {
+		sim_dev_kick(d2);
+		assert_int_equal(sim_dev_run(d2, 0), 0);
+	}
+	assert_int_equal(dst[0], 0); /* not written */
+	assert_int_equal(back.n, 0); /* nothing answered */
+	sim_dev_close(d1);
+	sim_dev_close(d2);
+	free(src);
+	free(dst);
+}
+
 /* rule threaded-mode: a background NIC thread executes what the host posts;
  * the host sees CQEs by polling memory */
 static void r_threaded_mode(struct rx *x)
@@ -396,6 +457,8 @@ static const struct rule rules[] = {
          ENGINE("in-process wire (its packets): purely wire-level, no device shows them")),
     RULE("6.5", "transport-back-pressure", r_transport_back_pressure,
          ENGINE("plugged-in transport: purely wire-level, no device shows it")),
+    RULE("6.5a", "stale-packet-dropped", r_stale_packet_dropped,
+         ENGINE("QP numbering and its wire: purely wire-level, no device shows it")),
     RULE("6.6", "threaded-mode", r_threaded_mode,
          ENGINE("threaded runner (its NIC thread's start and stop)")),
 };

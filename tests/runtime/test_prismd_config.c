@@ -15,6 +15,7 @@
 
 #include <prism/prism.h>
 
+#include "core/size.h"
 #include "tools/prismd/config.h"
 
 static void test_full_config(void **state)
@@ -104,13 +105,21 @@ static const struct {
     {"listen: host:99999\n", "c.yaml:1:9: error: 'listen' must be host:port"},
     {"rearm: sometimes\n", "'rearm' must be auto, cpu or nic, not 'sometimes'"},
     {"firmware: loose\n", "'firmware' must be relaxed or strict"},
-    {"regions:\n  - name: t\n", "c.yaml:2:5: error: region 't' needs a nonzero size"},
+    {"regions:\n  - name: t\n", "c.yaml:2:5: error: region 't' needs a size (or a file"},
+    {"regions:\n  - name: t\n    size: 0\n", "c.yaml:3:11: error: 'size' must not be 0"},
+    {"regions:\n  - name: t\n    size: 1M\n    size: 2M\n",
+     "c.yaml:4:5: error: region key 'size' given twice (first at line 3)"},
+    {"regions:\n  - name: t\n    size: 1 MB\n", "c.yaml:3:11: error: 'size': '1 MB' is not a size"},
+    {"regions:\n  - name: t\n    size: -1\n", "'size': '-1' is not a size"},
     {"regions:\n  - name: t\n    size: 12Q\n", "c.yaml:3:11: error: 'size': '12Q' is not a size"},
     {"regions:\n  - name: t\n    size: 1\n    access: [read, exec]\n",
      "c.yaml:4:20: error: unknown access 'exec'"},
     {"regions:\n  - {name: t, size: 1}\n  - {name: t, size: 2}\n", "region 't' declared twice"},
     {"regions:\n  - {name: t, size: 1, colour: red}\n", "unknown region key 'colour'"},
-    {"regions:\n  - {name: t, size: 1, file: f, shared-by-app: true}\n", "exclude each other"},
+    {"regions:\n  - {name: t, size: 1, file: f, shared-by-app: true}\n",
+     "c.yaml:2:33: error: 'file' and 'shared-by-app' contradict each other"},
+    {"regions:\n  - name: t\n    shared-by-app: true\n    file: f\n",
+     "c.yaml:4:5: error: 'file' and 'shared-by-app' contradict each other"},
     {"allow-post: maybe\n", "'allow-post' must be true or false, not 'maybe'"},
     {"allow-post: true\n", "'allow-post' needs 'post-socket'"},
     {"post-uids: root\n", "'post-uids' must be a list of user ids"},
@@ -138,6 +147,56 @@ static void test_errors(void **state)
 			fail_msg("case %zu: rc %d, got \"%s\", want \"%s\"", i, rc, err,
 			         bad[i].expect);
 	}
+}
+
+/* One size syntax: every spelling a .prism literal accepts (core/size.h),
+ * and the same value from both parsers. */
+static void test_size_syntax(void **state)
+{
+	static const struct {
+		const char *text;
+		uint64_t value;
+	} sizes[] = {
+	    {"1048576", 1u << 20}, {"1M", 1u << 20},       {"1 MiB", 1u << 20},
+	    {"1MiB", 1u << 20},    {"0x100000", 1u << 20}, {"1_048_576", 1u << 20},
+	    {"4K", 4096},          {"4 KiB", 4096},        {"2G", 2ull << 30},
+	    {"1 TiB", 1ull << 40},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		char text[128], err[256];
+		struct prismd_config cfg;
+		uint64_t v = 0;
+
+		snprintf(text, sizeof(text), "regions:\n  - name: t\n    size: %s\n",
+		         sizes[i].text);
+		if (prismd_config_parse(text, strlen(text), "s.yaml", &cfg, err, sizeof(err)))
+			fail_msg("'%s': %s", sizes[i].text, err);
+		assert_int_equal(cfg.regions[0].size, sizes[i].value);
+		prismd_config_free(&cfg);
+		assert_int_equal(core_size_parse(sizes[i].text, strlen(sizes[i].text), &v),
+		                 CORE_SIZE_OK);
+		assert_int_equal(v, sizes[i].value);
+	}
+	assert_int_equal(core_size_parse("1 MB", 4, &(uint64_t){0}), CORE_SIZE_SYNTAX);
+	assert_int_equal(core_size_parse("16777216 T", 10, &(uint64_t){0}), CORE_SIZE_RANGE);
+	assert_int_equal(core_size_parse("M", 1, &(uint64_t){0}), CORE_SIZE_NODIGITS);
+}
+
+/* 'size' may be left out with 'file' (the file's length, at start-up). */
+static void test_size_from_file(void **state)
+{
+	const char *text = "regions:\n  - {name: t, file: t.bin}\n";
+	struct prismd_config cfg;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(prismd_config_parse(text, strlen(text), "s.yaml", &cfg, err, sizeof(err)),
+	                 0);
+	assert_int_equal(cfg.regions[0].size, 0);
+	assert_string_equal(cfg.regions[0].file, "t.bin");
+	prismd_config_free(&cfg);
 }
 
 static void test_missing_file(void **state)
@@ -173,9 +232,10 @@ static void test_hostport(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_full_config), cmocka_unit_test(test_defaults),
-	    cmocka_unit_test(test_errors),      cmocka_unit_test(test_missing_file),
-	    cmocka_unit_test(test_hostport),
+	    cmocka_unit_test(test_full_config),    cmocka_unit_test(test_defaults),
+	    cmocka_unit_test(test_errors),         cmocka_unit_test(test_missing_file),
+	    cmocka_unit_test(test_hostport),       cmocka_unit_test(test_size_syntax),
+	    cmocka_unit_test(test_size_from_file),
 	};
 
 	return cmocka_run_group_tests_name("prismd_config", tests, NULL, NULL);

@@ -412,9 +412,9 @@ static void test_tampered_object_rejected(void **state)
 	memcpy(copy, f->yaml, f->yaml_len);
 	copy[f->yaml_len] = 0;
 	/* Widen the READ's scatter: an edit a naive attacker would try. */
-	p = strstr(copy, "wr-per-invocation: 9");
+	p = strstr(copy, "wr-per-invocation: 10");
 	assert_non_null(p);
-	p[19] = '1';
+	p[20] = '1';
 	errno = 0;
 	assert_null(prism_program__open_mem(copy, f->yaml_len, NULL));
 	assert_int_equal(errno, PRISM_E_FORMAT);
@@ -447,8 +447,10 @@ static void test_load_refuses_unconfirmed_assumption(void **state)
 	         "the enabled WRITE carried its old bytes");
 	dev[1]->probe.v[CORE_PROBE_SEND_EN_BB_UNITS] = CORE_PROBE_YES;
 	for (int i = 0; i < 2; i++) {
+		/* a seed compiled before the request gate existed */
+		PRISM_OPTS(prism_program_opts, po, .allow_ungated = true);
 		struct prism_program *prog = prism_program__open_file(
-		    "tests/fuzz/seeds/fuzz_chainobj/recycled_walk_fenced.chain", NULL);
+		    "tests/fuzz/seeds/fuzz_chainobj/recycled_walk_fenced.chain", &po);
 		assert_non_null(prog);
 		assert_int_equal(prism_program__load(prog, dev[i]), i ? -PRISM_E_ASSUME : 0);
 		if (i)

@@ -22,6 +22,12 @@ static int post_recvs(struct raw_client *c, unsigned n)
 
 int raw_connect(struct raw_client *c, struct np_dev *d, int port, const char *program)
 {
+	return raw_connect_recvs(c, d, port, program, RAW_SLOTS);
+}
+
+int raw_connect_recvs(struct raw_client *c, struct np_dev *d, int port, const char *program,
+                      unsigned recvs)
+{
 	struct core_hello h = {.kind = CORE_HELLO_CONNECT};
 	struct net_oob_params mine, peer;
 	uint8_t hello[256];
@@ -59,7 +65,7 @@ int raw_connect(struct raw_client *c, struct np_dev *d, int port, const char *pr
 	}
 	rc = np_qp_connect(&c->q, fd, &peer);
 	if (!rc)
-		rc = post_recvs(c, RAW_SLOTS);
+		rc = post_recvs(c, recvs);
 	if (rc)
 		goto fail;
 	return 0;
@@ -100,6 +106,21 @@ int raw_invoke(struct raw_client *c, const void *payload, uint32_t len)
 		if (e.imm == c->w.final_imm)
 			return 0;
 	}
+}
+
+int raw_send(struct raw_client *c, uint8_t opcode, const void *payload, uint32_t len,
+             struct prism_cqe *out)
+{
+	int rc;
+
+	if (len > RAW_DATA_OFF - RAW_MSG_OFF)
+		return -EINVAL;
+	memcpy(c->q.mem + RAW_MSG_OFF, payload, len);
+	rc = np_post_send(&c->q, opcode, RAW_MSG_OFF, len, 0x5a5a5a5au);
+	if (rc)
+		return rc;
+	c->sent++;
+	return np_wait(&c->q.scq, out, RAW_WAIT_MS);
 }
 
 static int finish(struct raw_client *c, struct prism_cqe *out)

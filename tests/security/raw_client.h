@@ -37,11 +37,21 @@ struct raw_client {
  * 127.0.0.1:@port, with a prism hello; receives are posted for the
  * responses.  0, or the setup's error (the server's REJECT included). */
 int raw_connect(struct raw_client *c, struct np_dev *d, int port, const char *program);
+/* ... with @recvs receives posted for the responses (0: every response
+ * meets receiver-not-ready and stays in flight, unacknowledged). */
+int raw_connect_recvs(struct raw_client *c, struct np_dev *d, int port, const char *program,
+                      unsigned recvs);
 void raw_close(struct raw_client *c);
 
 /* Send @len bytes of request payload (an invocation of the entry the
  * payload is laid out for) and wait for the completion that ends it. */
 int raw_invoke(struct raw_client *c, const void *payload, uint32_t len);
+
+/* Post a SEND (PRISM_OP_SEND or PRISM_OP_SEND_IMM) of @len payload bytes
+ * and return its requester completion in @out, without waiting for any
+ * response. */
+int raw_send(struct raw_client *c, uint8_t opcode, const void *payload, uint32_t len,
+             struct prism_cqe *out);
 
 /* One-sided attempts at server memory: post, wait, and return the
  * requester's completion in @out (opcode, syndrome).  READ lands at

@@ -46,9 +46,12 @@
 
 static struct {
 	char tmpdir[64];
+	char prismc[600];
 	struct prism_device *sdev, *cdev;
 	struct prism_server *srv;
 	struct prism_region *meta, *objects, *secret;
+	struct prism_region *all[8]; /* every region, for snapshots */
+	unsigned n_all;
 	int port;
 	struct np_dev raw;
 	struct prism_client *honest; /* publish, connected for the whole suite */
@@ -59,14 +62,20 @@ static struct {
 
 /* ---- server ---------------------------------------------------------------- */
 
-static int compile(const char *prismc, const char *entry, char *out, size_t cap)
+static int compile_flags(const char *prismc, const char *entry, const char *flags, char *out,
+                         size_t cap)
 {
 	char cmd[1400];
 
 	snprintf(out, cap, "%s/%s.chain", S.tmpdir, entry);
-	snprintf(cmd, sizeof(cmd), "%s compile lib/chains/prism_ops.prism --entry %s -o %s", prismc,
-	         entry, out);
+	snprintf(cmd, sizeof(cmd), "%s compile lib/chains/prism_ops.prism --entry %s%s -o %s",
+	         prismc, entry, flags, out);
 	return system(cmd);
+}
+
+static int compile(const char *prismc, const char *entry, char *out, size_t cap)
+{
+	return compile_flags(prismc, entry, "", out, cap);
 }
 
 static struct prism_region *region(const char *name, uint64_t size, unsigned access)
@@ -75,6 +84,8 @@ static struct prism_region *region(const char *name, uint64_t size, unsigned acc
 	struct prism_region *r = prism_device__create_region(S.sdev, name, size, &ro);
 
 	assert_non_null(r);
+	assert_true(S.n_all < sizeof(S.all) / sizeof(S.all[0]));
+	S.all[S.n_all++] = r;
 	return r;
 }
 
@@ -122,6 +133,7 @@ static int setup(void **state)
 	snprintf(prismc, sizeof(prismc), "%s/../prismc", dirname(self));
 	if (getenv("PRISMC"))
 		snprintf(prismc, sizeof(prismc), "%s", getenv("PRISMC"));
+	snprintf(S.prismc, sizeof(S.prismc), "%s", prismc);
 	snprintf(S.tmpdir, sizeof(S.tmpdir), "/tmp/prism-security-XXXXXX");
 	assert_non_null(mkdtemp(S.tmpdir));
 	if (getenv("PRISM_TEST_LOG"))
@@ -498,6 +510,208 @@ static void test_disconnect_runs_nothing(void **state)
 	honest_served();
 }
 
+/* ---- flushed receives: a client fails its own connection ----------------- */
+
+/* A copy of every region's bytes. */
+struct snapshot {
+	uint8_t *bytes[8];
+};
+
+static void snapshot_take(struct snapshot *sn)
+{
+	for (unsigned i = 0; i < S.n_all; i++) {
+		size_t len = prism_region__size(S.all[i]);
+
+		sn->bytes[i] = malloc(len);
+		assert_non_null(sn->bytes[i]);
+		memcpy(sn->bytes[i], prism_region__addr(S.all[i]), len);
+	}
+}
+
+/* Every region byte is as in @sn, but the word the honest client publishes
+ * to (honest_served checks that one itself). */
+static void snapshot_check(struct snapshot *sn)
+{
+	for (unsigned i = 0; i < S.n_all; i++) {
+		uint8_t *now = prism_region__addr(S.all[i]);
+
+		if (S.all[i] == S.meta)
+			memcpy(sn->bytes[i] + SLOT * 8, now + SLOT * 8, 8);
+		if (memcmp(sn->bytes[i], now, prism_region__size(S.all[i])))
+			fail_msg("region %u changed without a request", i);
+		free(sn->bytes[i]);
+	}
+}
+
+/* A well-formed `put` request (version 7, len 16) for @c's entry. */
+static uint32_t put_request(const struct raw_client *c, uint8_t *msg)
+{
+	const struct core_entry_desc *e = &c->w.entries[0];
+
+	for (uint32_t p = 0; p < e->n_params; p++) {
+		const struct core_param_desc *d = &e->params[p];
+
+		chainobj_put_uint(msg + d->msg_offset, d->width, (enum chainobj_order)d->order,
+		                  p == 0 ? 7 : 16);
+	}
+	return e->msg_size;
+}
+
+static void wait_cursor(uint64_t want)
+{
+	for (int i = 0; i < 5000 && cursor() != want; i++)
+		usleep(1000);
+	assert_int_equal(cursor(), want);
+}
+
+/*
+ * The request gate (docs/security.md): a client makes its own connection's
+ * QP fail on the server's NIC, so that the NIC completes every posted
+ * receive with a flush error (receive buffers unwritten).  Each of those
+ * completions releases the ctl queue's entry WAIT of a pre-posted `put`;
+ * the gate behind it holds, so no `put` runs: the free-list cursor and
+ * every region byte stay as they were, and the honest client is served
+ * throughout.
+ */
+static void test_flush_by_remote_access_error(void **state)
+{
+	struct snapshot sn;
+	uint64_t before = cursor();
+
+	(void)state;
+	snapshot_take(&sn);
+	for (int i = 0; i < 4; i++) {
+		struct raw_client a;
+		struct prism_cqe e;
+
+		connect_raw(&a, "put");
+		/* a READ (no right on the conn queue), then a WRITE_IMM */
+		if (i & 1)
+			assert_int_equal(raw_write(&a, (uintptr_t)prism_region__addr(S.objects),
+			                           S.objects->keys.rkey, "x", 1, &e),
+			                 0);
+		else
+			assert_int_equal(raw_read(&a, (uintptr_t)prism_region__addr(S.objects),
+			                          S.objects->keys.rkey, 8, &e),
+			                 0);
+		assert_access_error(&e);
+		honest_served();
+		raw_close(&a);
+	}
+	wait_reaped();
+	assert_int_equal(cursor(), before);
+	snapshot_check(&sn);
+	honest_served();
+}
+
+/* A SEND longer than the request: the receive fails with a local length
+ * error after the first bytes landed (the arguments are written, the
+ * completion is an error), then the rest flush. */
+static void test_flush_by_long_send(void **state)
+{
+	static uint8_t big[2048];
+	struct snapshot sn;
+	uint64_t before = cursor();
+
+	(void)state;
+	snapshot_take(&sn);
+	for (int i = 0; i < 4; i++) {
+		struct raw_client a;
+		struct prism_cqe e;
+		uint32_t n;
+
+		connect_raw(&a, "put");
+		n = put_request(&a, big);
+		assert_int_equal(raw_send(&a, i & 1 ? PRISM_OP_SEND_IMM : PRISM_OP_SEND, big,
+		                          n + 64 * (uint32_t)(i + 1), &e),
+		                 0);
+		assert_int_equal(e.opcode, PRISM_CQE_REQ_ERR);
+		honest_served();
+		raw_close(&a);
+	}
+	wait_reaped();
+	assert_int_equal(cursor(), before);
+	snapshot_check(&sn);
+	honest_served();
+}
+
+/* One real request whose answer is never acknowledged (the client posts
+ * no receive: receiver-not-ready, retried forever), then the client
+ * leaves: the server's QP fails with the answer in flight (retries
+ * exhausted) and flushes the other receives.  Exactly the real request
+ * ran. */
+static void test_flush_by_unacknowledged_answer(void **state)
+{
+	uint8_t msg[256] = {0};
+	struct snapshot sn;
+	uint64_t before = cursor();
+
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		struct raw_client a;
+		struct prism_cqe e;
+
+		assert_int_equal(raw_connect_recvs(&a, &S.raw, S.port, "put", 0), 0);
+		assert_int_equal(raw_send(&a, PRISM_OP_SEND, msg, put_request(&a, msg), &e), 0);
+		assert_int_equal(e.opcode, PRISM_CQE_REQ);
+		wait_cursor(before + 8 * (uint64_t)(i + 1));
+		honest_served(); /* while the answer hangs */
+		snapshot_take(&sn);
+		raw_close(&a);
+		wait_reaped();
+		assert_int_equal(cursor(), before + 8 * (uint64_t)(i + 1));
+		snapshot_check(&sn);
+	}
+	honest_served();
+}
+
+/* A SEND shorter than the request still is one: the gate opens, exactly
+ * one `put` runs (the fields the SEND did not reach keep the template's
+ * values), and the connection stays served. */
+static void test_short_send_is_a_request(void **state)
+{
+	uint8_t msg[256] = {0};
+	struct raw_client a;
+	struct prism_cqe e;
+	uint64_t before = cursor();
+
+	(void)state;
+	connect_raw(&a, "put");
+	put_request(&a, msg);
+	assert_int_equal(raw_send(&a, PRISM_OP_SEND, msg, 1, &e), 0);
+	assert_int_equal(e.opcode, PRISM_CQE_REQ);
+	wait_cursor(before + 8);
+	assert_int_equal(raw_invoke(&a, msg, put_request(&a, msg)), 0);
+	wait_cursor(before + 16);
+	raw_close(&a);
+	wait_reaped();
+	assert_int_equal(cursor(), before + 16);
+	honest_served();
+}
+
+/* An object compiled without the request gate (for a device without
+ * wait-on-data) is refused, unless the application asks for it. */
+static void test_ungated_object_refused(void **state)
+{
+	PRISM_OPTS(prism_program_opts, po, .allow_ungated = true);
+	struct prism_program *p;
+	char path[256];
+
+	(void)state;
+	assert_int_equal(compile_flags(S.prismc, "put", " --no-request-gate", path, sizeof(path)),
+	                 0);
+	p = prism_program__open_file(path, NULL);
+	assert_non_null(p);
+	assert_int_equal(prism_program__load(p, S.sdev), -PRISM_E_UNGATED);
+	prism_program__close(p);
+	p = prism_program__open_file(path, &po);
+	assert_non_null(p);
+	assert_int_equal(prism_program__load(p, S.sdev), 0);
+	prism_program__close(p);
+	unlink(path);
+	honest_served();
+}
+
 /* The welcome tells a client what to send, never a key or a region it
  * cannot name. */
 static void test_welcome_publishes_no_keys(void **state)
@@ -583,6 +797,11 @@ int main(void)
 	    cmocka_unit_test(test_overwrite_work_queue),
 	    cmocka_unit_test(test_guess_keys),
 	    cmocka_unit_test(test_disconnect_runs_nothing),
+	    cmocka_unit_test(test_flush_by_remote_access_error),
+	    cmocka_unit_test(test_flush_by_long_send),
+	    cmocka_unit_test(test_flush_by_unacknowledged_answer),
+	    cmocka_unit_test(test_short_send_is_a_request),
+	    cmocka_unit_test(test_ungated_object_refused),
 	    cmocka_unit_test(test_welcome_publishes_no_keys),
 	    cmocka_unit_test(test_tampered_object_not_loaded),
 	};

@@ -6,8 +6,8 @@
  *   prism-perf [OPTIONS]          serve (like ib_read_lat without a host)
  *   prism-perf [OPTIONS] HOST     drive the server on HOST
  *
- * Owns option parsing, usage and exit codes: 0 ok, 1 the run failed (setup,
- * an invocation, no answer), 2 usage error.
+ * Owns option parsing (tools/cli/cli.h), usage and exit codes: 0 ok, 1 the
+ * run failed (setup, an invocation, no answer), 2 usage error.
  *
  * Must not: measure anything itself (drive.c) or serve (serve.c).
  */
@@ -19,9 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "tools/cli/cli.h"
 #include "tools/perf/perf.h"
-
-#define PERF_VERSION "0.1.0"
 
 static void usage(FILE *f)
 {
@@ -43,42 +42,22 @@ static void usage(FILE *f)
 	        "  -d, --device DEV      sim (default) or an mlx5 device\n"
 	        "  -p, --port PORT       TCP port (default %d; serve: 0 = any free port)\n"
 	        "  -b, --bind ADDR       serve: listen address (default every address)\n"
-	        "  -c, --chain FILE      get: the compiled .chain object (both sides)\n"
+	        "  -c, --chain FILE      get: the compiled .chain object (both sides; '-':\n"
+	        "                        standard input)\n"
 	        "  -e, --entry NAME      get: entry point (default the first)\n"
 	        "  -a, --arg NAME=VALUE  get: an argument (integers in C syntax, addresses as\n"
 	        "                        offsets in their region, byte strings in hex)\n"
-	        "  -r, --region NAME=FILE  serve: initial contents of a region (else zeros)\n"
+	        "  -r, --region NAME=FILE  serve: initial contents of a region (else zeros;\n"
+	        "                        FILE '-': standard input)\n"
 	        "      --prismc PATH     prismc for the read/write/send programs (default:\n"
 	        "                        next to prism-perf, else on $PATH)\n"
 	        "  -J, --json            client: print the result as one JSON object\n"
 	        "  -V, --version         print the version\n"
 	        "  -h, --help            this help\n"
 	        "\n"
-	        "exit status: 0 ok, 1 the run failed, 2 usage error.\n",
+	        "exit status: 0 ok, 1 the run failed, 2 usage error (a bad option or value,\n"
+	        "a bad port).\n",
 	        PERF_MAX_DEPTH, PRISM_DEFAULT_PORT);
-}
-
-static int bad(const char *fmt, const char *a, const char *b)
-{
-	fprintf(stderr, "prism-perf: ");
-	fprintf(stderr, fmt, a, b);
-	fprintf(stderr, "\nTry 'prism-perf --help'.\n");
-	return 2;
-}
-
-/* An unsigned in [lo, hi] (C syntax). */
-static int parse_uint(const char *opt, const char *v, unsigned lo, unsigned hi, unsigned *out)
-{
-	char *end;
-	unsigned long x;
-
-	errno = 0;
-	x = strtoul(v, &end, 0);
-	if (!*v || *end || errno || x < lo || x > hi || v[0] == '-')
-		return -1;
-	(void)opt;
-	*out = (unsigned)x;
-	return 0;
 }
 
 static int parse_workload(const char *v, enum perf_workload *w)
@@ -110,8 +89,6 @@ int main(int argc, char **argv)
 	    {"region", required_argument, NULL, 'r'},
 	    {"prismc", required_argument, NULL, OPT_PRISMC},
 	    {"json", no_argument, NULL, 'J'},
-	    {"version", no_argument, NULL, 'V'},
-	    {"help", no_argument, NULL, 'h'},
 	    {0},
 	};
 	struct perf_opts o = {.workload = PERF_READ,
@@ -122,48 +99,54 @@ int main(int argc, char **argv)
 	                      .device = "sim",
 	                      .port = PRISM_DEFAULT_PORT,
 	                      .self = argv[0]};
-	unsigned u;
+	struct cli cl;
+	uint16_t port;
+	uint64_t u;
 	char *end;
 	int c;
 
-	opterr = 0; /* our own messages, naming the option */
-	while ((c = getopt_long(argc, argv, ":w:s:q:t:D:d:p:b:c:e:a:r:JVh", longs, NULL)) != -1) {
-		const char *name = argv[optind - 1];
-
+	cli_init(&cl, "prism-perf", argc, argv, "w:s:q:t:D:d:p:b:c:e:a:r:J", longs, usage);
+	while ((c = cli_next(&cl)) != -1) {
 		switch (c) {
+		case CLI_STOP:
+			return cl.exit;
 		case 'w':
 			if (parse_workload(optarg, &o.workload))
-				return bad("--workload: '%s' is not get, read, write or send%s",
-				           optarg, "");
+				return cli_usage(&cl,
+				                 "--workload: '%s' is not get, read, write or send",
+				                 optarg);
 			break;
 		case 's':
-			if (parse_uint(name, optarg, 1, 1u << 20, &o.size))
-				return bad("--size: '%s' is not a size in 1..1048576%s", optarg,
-				           "");
+			if (cli_uint(&cl, optarg, 1, 1u << 20, &u))
+				return CLI_EXIT_USAGE;
+			o.size = (unsigned)u;
 			break;
 		case 'q':
-			if (parse_uint(name, optarg, 1, PERF_MAX_CONNS, &o.connections))
-				return bad("--connections: '%s' is not in 1..256%s", optarg, "");
+			if (cli_uint(&cl, optarg, 1, PERF_MAX_CONNS, &u))
+				return CLI_EXIT_USAGE;
+			o.connections = (unsigned)u;
 			break;
 		case 't':
-			if (parse_uint(name, optarg, 1, PERF_MAX_DEPTH, &o.depth))
-				return bad("--depth: '%s' is not in 1..64%s", optarg, "");
+			if (cli_uint(&cl, optarg, 1, PERF_MAX_DEPTH, &u))
+				return CLI_EXIT_USAGE;
+			o.depth = (unsigned)u;
 			break;
 		case 'D':
 			errno = 0;
 			o.duration = strtod(optarg, &end);
 			if (!*optarg || *end || errno || !(o.duration > 0 && o.duration <= 86400))
-				return bad(
-				    "--duration: '%s' is not a number of seconds in (0, 86400]%s",
-				    optarg, "");
+				return cli_usage(
+				    &cl,
+				    "--duration: '%s' is not a number of seconds in (0, 86400]",
+				    optarg);
 			break;
 		case 'd':
 			o.device = optarg;
 			break;
 		case 'p':
-			if (parse_uint(name, optarg, 0, 65535, &u))
-				return bad("--port: '%s' is not a port in 0..65535%s", optarg, "");
-			o.port = (int)u;
+			if (cli_port(&cl, optarg, true, &port))
+				return CLI_EXIT_USAGE;
+			o.port = port;
 			break;
 		case 'b':
 			o.bind = optarg;
@@ -177,10 +160,11 @@ int main(int argc, char **argv)
 		case 'a':
 		case 'r':
 			if (!strchr(optarg, '=') || optarg[0] == '=')
-				return bad("--%s: '%s' is not NAME=VALUE",
-				           c == 'a' ? "arg" : "region", optarg);
+				return cli_usage(&cl, "--%s: '%s' is not NAME=VALUE",
+				                 c == 'a' ? "arg" : "region", optarg);
 			if ((c == 'a' ? o.nargs : o.nregions) == PERF_MAX_ARGS)
-				return bad("--%s: more than 16%s", c == 'a' ? "arg" : "region", "");
+				return cli_usage(&cl, "--%s: more than %d",
+				                 c == 'a' ? "arg" : "region", PERF_MAX_ARGS);
 			if (c == 'a')
 				o.args[o.nargs++] = optarg;
 			else
@@ -192,26 +176,24 @@ int main(int argc, char **argv)
 		case 'J':
 			o.json = true;
 			break;
-		case 'V':
-			printf("prism-perf %s\n", PERF_VERSION);
-			return 0;
-		case 'h':
-			usage(stdout);
-			return 0;
-		case ':':
-			return bad("option '%s' needs a value%s", name, "");
-		default:
-			return bad("unknown option '%s'%s", name, "");
 		}
 	}
 	if (argc - optind > 1)
-		return bad("one HOST at most ('%s' is extra)%s", argv[optind + 1], "");
+		return cli_usage(&cl, "one HOST at most ('%s' is extra)", argv[optind + 1]);
 	o.host = optind < argc ? argv[optind] : NULL;
 	if (o.workload == PERF_GET && !o.chain && o.host)
-		return bad("--workload get needs --chain FILE%s%s", "", "");
+		return cli_usage(&cl, "--workload get needs --chain FILE");
 	if (o.host && !o.port)
-		return bad("--port 0 is for serving only%s%s", "", "");
+		return cli_usage(&cl, "--port 0 is for serving only");
+	if (o.chain && !strcmp(o.chain, "-")) {
+		int rc = cli_read_all(&cl, "-", 64u << 20, &o.chain_text, &o.chain_len);
+
+		if (rc)
+			return rc;
+	}
 	signal(SIGPIPE, SIG_IGN);
 	prism_set_log_fn(prism_log_stderr, NULL, PRISM_LOG_ERROR);
-	return o.host ? perf_drive(&o) : perf_serve(&o);
+	c = o.host ? perf_drive(&o) : perf_serve(&o);
+	free(o.chain_text);
+	return c;
 }

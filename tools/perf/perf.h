@@ -46,6 +46,8 @@ struct perf_opts {
 	const char *host; /* server to drive; NULL: serve */
 	const char *bind; /* serve: listen address; NULL: every address */
 	const char *chain;
+	char *chain_text; /* --chain -: the object read from standard input */
+	size_t chain_len;
 	const char *entry;
 	const char *args[PERF_MAX_ARGS]; /* "NAME=VALUE" */
 	unsigned nargs;

@@ -111,7 +111,8 @@ struct prism_program *perf_program_open(const struct perf_opts *o, enum perf_wor
 	int err;
 
 	if (w == PERF_GET) {
-		p = prism_program__open_file(o->chain, NULL);
+		p = o->chain_text ? prism_program__open_mem(o->chain_text, o->chain_len, NULL)
+		                  : prism_program__open_file(o->chain, NULL);
 		if (!p)
 			fprintf(stderr, "prism-perf: %s: %s\n", o->chain, prism_strerror(errno));
 		return p;

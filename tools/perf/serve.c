@@ -34,7 +34,7 @@ static const char *region_file(const struct perf_opts *o, const char *name)
 
 static int fill_region(struct prism_region *r, const char *path)
 {
-	FILE *f = fopen(path, "rb");
+	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin; /* '-': standard input */
 	size_t n, cap = prism_region__size(r);
 	int extra;
 
@@ -45,7 +45,8 @@ static int fill_region(struct prism_region *r, const char *path)
 	}
 	n = fread(prism_region__addr(r), 1, cap, f);
 	extra = fgetc(f);
-	fclose(f);
+	if (f != stdin)
+		fclose(f);
 	if (extra != EOF) {
 		fprintf(stderr, "prism-perf: region %s: %s is larger than its %zu bytes\n",
 		        prism_region__name(r), path, cap);

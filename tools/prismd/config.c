@@ -17,6 +17,7 @@
 
 #include <prism/prism.h>
 
+#include "core/size.h"
 #include "tools/prismd/config.h"
 
 struct cfg_ctx {
@@ -81,38 +82,28 @@ static int get_bool(struct cfg_ctx *c, const yaml_node_t *n, const char *key, bo
 	return 0;
 }
 
-/* Unsigned integer with an optional K/M/G suffix (powers of 1024). */
+/* A size in the syntax .prism sources use too (core/size.h): 4096, 0x1000,
+ * 4K, 4 KiB, 1M, 16 MiB, ... at most @max. */
 static int get_size(struct cfg_ctx *c, const yaml_node_t *n, const char *key, uint64_t max,
                     uint64_t *out)
 {
 	const char *s = scalar(c, n, key);
-	unsigned long long v;
-	unsigned shift = 0;
-	char *end;
+	uint64_t v;
 
 	if (!s)
 		return -PRISM_E_CONFIG;
-	errno = 0;
-	if (*s == '-' || !*s)
-		return fail(c, n, "'%s' must be a positive size, not '%s'", key, s);
-	v = strtoull(s, &end, 0);
-	if (errno)
+	switch (core_size_parse(s, strlen(s), &v)) {
+	case CORE_SIZE_OK:
+		break;
+	case CORE_SIZE_RANGE:
 		return fail(c, n, "'%s': '%s' is out of range", key, s);
-	if (*end == 'K' || *end == 'k')
-		shift = 10, end++;
-	else if (*end == 'M' || *end == 'm')
-		shift = 20, end++;
-	else if (*end == 'G' || *end == 'g')
-		shift = 30, end++;
-	if (*end == 'i' && shift)
-		end++;
-	if (*end == 'B' && shift)
-		end++;
-	if (*end)
-		return fail(c, n, "'%s': '%s' is not a size (digits, then K, M or G)", key, s);
-	if (v > (max >> shift))
+	default:
+		return fail(c, n, "'%s': '%s' is not a size (digits, then optionally %s)", key, s,
+		            CORE_SIZE_UNITS);
+	}
+	if (v > max)
 		return fail(c, n, "'%s': %s is larger than %llu", key, s, (unsigned long long)max);
-	*out = (uint64_t)v << shift;
+	*out = v;
 	return 0;
 }
 
@@ -311,11 +302,27 @@ static int get_access(struct cfg_ctx *c, yaml_node_t *n, unsigned *out)
 	return 0;
 }
 
+/* The keys of a region entry, each allowed once. */
+enum region_key { RK_NAME, RK_SIZE, RK_ACCESS, RK_FILE, RK_SHARED, RK__COUNT };
+
+static const char *const region_keys[RK__COUNT] = {
+    [RK_NAME] = "name",
+    [RK_SIZE] = "size",
+    [RK_ACCESS] = "access",
+    [RK_FILE] = "file",
+    [RK_SHARED] = "shared-by-app",
+};
+
+/*
+ * One region.  A key given twice, and 'file' with 'shared-by-app' (the
+ * contents come from one or the other), are errors at the second key.
+ * 'size' may be left out with 'file': the file's length.
+ */
 static int region_entry(struct cfg_ctx *c, yaml_node_t *n)
 {
 	struct prismd_config *cfg = c->cfg;
+	yaml_node_t *seen[RK__COUNT] = {0};
 	struct prismd_region_cfg *r;
-	bool have_size = false;
 	int err;
 
 	if (n->type != YAML_MAPPING_NODE)
@@ -329,24 +336,45 @@ static int region_entry(struct cfg_ctx *c, yaml_node_t *n)
 		yaml_node_t *k = yaml_document_get_node(c->doc, p->key);
 		yaml_node_t *v = yaml_document_get_node(c->doc, p->value);
 		const char *key = scalar(c, k, "key");
+		unsigned rk;
 
 		if (!key)
 			return -PRISM_E_CONFIG;
-		if (!strcmp(key, "name"))
+		for (rk = 0; rk < RK__COUNT && strcmp(key, region_keys[rk]); rk++)
+			;
+		if (rk == RK__COUNT)
+			return fail(c, k,
+			            "unknown region key '%s' (name, size, access, file, "
+			            "shared-by-app)",
+			            key);
+		if (seen[rk])
+			return fail(c, k, "region key '%s' given twice (first at line %zu)", key,
+			            seen[rk]->start_mark.line + 1);
+		seen[rk] = k;
+		if ((rk == RK_FILE && seen[RK_SHARED]) || (rk == RK_SHARED && seen[RK_FILE]))
+			return fail(
+			    c, k,
+			    "'file' and 'shared-by-app' contradict each other (the contents "
+			    "come from a file or from the application, not both)");
+		switch (rk) {
+		case RK_NAME:
 			err = get_string(c, v, key, &r->name);
-		else if (!strcmp(key, "size"))
-			err = get_size(c, v, key, 1ull << 40, &r->size), have_size = true;
-		else if (!strcmp(key, "access"))
+			break;
+		case RK_SIZE:
+			err = get_size(c, v, key, 1ull << 40, &r->size);
+			if (!err && !r->size)
+				err = fail(c, v, "'size' must not be 0");
+			break;
+		case RK_ACCESS:
 			err = get_access(c, v, &r->access);
-		else if (!strcmp(key, "file"))
+			break;
+		case RK_FILE:
 			err = get_string(c, v, key, &r->file);
-		else if (!strcmp(key, "shared-by-app"))
+			break;
+		default:
 			err = get_bool(c, v, key, &r->shared_by_app);
-		else
-			err = fail(c, k,
-			           "unknown region key '%s' (name, size, access, file, "
-			           "shared-by-app)",
-			           key);
+			break;
+		}
 		if (err)
 			return err;
 	}
@@ -355,11 +383,8 @@ static int region_entry(struct cfg_ctx *c, yaml_node_t *n)
 	for (size_t i = 0; i + 1 < cfg->n_regions; i++)
 		if (!strcmp(cfg->regions[i].name, r->name))
 			return fail(c, n, "region '%s' declared twice", r->name);
-	if (!have_size || !r->size)
-		return fail(c, n, "region '%s' needs a nonzero size", r->name);
-	if (r->file && r->shared_by_app)
-		return fail(c, n, "region '%s': 'file' and 'shared-by-app' exclude each other",
-		            r->name);
+	if (!r->size && !r->file)
+		return fail(c, n, "region '%s' needs a size (or a file to take it from)", r->name);
 	return 0;
 }
 
@@ -515,7 +540,7 @@ int prismd_config_parse(const char *text, size_t len, const char *origin, struct
 
 int prismd_config_load(const char *path, struct prismd_config *cfg, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "rb");
+	FILE *f = strcmp(path, "-") ? fopen(path, "rb") : stdin;
 	char *buf = NULL;
 	size_t len = 0, cap = 0;
 	int rc;
@@ -531,7 +556,8 @@ int prismd_config_load(const char *path, struct prismd_config *cfg, char *err, s
 			char *nb;
 
 			if (cap >= (1u << 20)) {
-				fclose(f);
+				if (f != stdin)
+					fclose(f);
 				free(buf);
 				snprintf(err, errlen, "%s: error: larger than 1 MiB", path);
 				return -PRISM_E_CONFIG;
@@ -539,7 +565,8 @@ int prismd_config_load(const char *path, struct prismd_config *cfg, char *err, s
 			cap = cap ? cap * 2 : 4096;
 			nb = realloc(buf, cap);
 			if (!nb) {
-				fclose(f);
+				if (f != stdin)
+					fclose(f);
 				free(buf);
 				return -ENOMEM;
 			}
@@ -551,8 +578,15 @@ int prismd_config_load(const char *path, struct prismd_config *cfg, char *err, s
 			break;
 		len += got;
 	}
-	fclose(f);
-	rc = prismd_config_parse(buf, len, path, cfg, err, errlen);
+	rc = ferror(f) ? -(errno ? errno : EIO) : 0;
+	if (f != stdin)
+		fclose(f);
+	if (rc) { /* a directory, a device error */
+		snprintf(err, errlen, "%s: error: %s", path, strerror(-rc));
+		free(buf);
+		return rc;
+	}
+	rc = prismd_config_parse(buf, len, strcmp(path, "-") ? path : "<stdin>", cfg, err, errlen);
 	free(buf);
 	return rc;
 }

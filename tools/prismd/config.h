@@ -19,9 +19,10 @@
  *   post-uids: [1000]           # ... from these uids (default: prismd's own)
  *   regions:
  *     - name: table
- *       size: 1M                # bytes; K, M, G suffixes (powers of 1024)
+ *       size: 1M                # bytes: 1048576, 1M, 1 MiB, 0x100000 (the .prism
+ *                               # syntax, core/size.h); with file: defaults to its length
  *       access: [read, write, atomic]
- *       file: table.bin         # optional initial contents; or
+ *       file: table.bin         # optional initial contents (not longer than size); or
  *       shared-by-app: true     # the application shares the memfd at attach
  *   programs:
  *     - lib/chains/hash_get.chain
@@ -42,7 +43,7 @@
 
 struct prismd_region_cfg {
 	char *name;
-	uint64_t size;
+	uint64_t size;   /* 0: the length of file */
 	unsigned access; /* enum prism_access */
 	char *file;      /* initial contents, or NULL */
 	bool shared_by_app;
@@ -75,6 +76,7 @@ struct prismd_config {
  */
 int prismd_config_parse(const char *text, size_t len, const char *origin, struct prismd_config *cfg,
                         char *err, size_t errlen);
+/* The same from a file ("-": standard input); -errno when it cannot be opened. */
 int prismd_config_load(const char *path, struct prismd_config *cfg, char *err, size_t errlen);
 void prismd_config_free(struct prismd_config *cfg);
 

@@ -2,7 +2,7 @@
 /*
  * prismd - a software NIC in its own process (daemon mode).
  *
- *   prismd --config server.yaml [--nic-threads N]
+ *   prismd --config server.yaml [--nic-threads N] [--quiet]
  *
  * Opens the configured device, creates or waits for the configured regions,
  * loads the configured programs and serves them to TCP clients (one program
@@ -11,11 +11,16 @@
  * the same pages, so offloads keep serving when the application crashes
  * (RedN section 5.6: the NIC's resources live in a process that outlives the
  * application).  Prints "prismd: ready port=N nic-threads=K" on stdout once
- * serving.  With K > 1 NIC threads (shards) each connection lives on one of
- * them, the least loaded when it connects; regions are reachable from all.
+ * serving, and only when every configured program loaded (a program that
+ * waits for a region an application shares loads when it arrives).  Logs
+ * every install, replacement and removal made on the post socket (who, what,
+ * how large) and every refused one with its reason, on stderr.  With K > 1 NIC threads (shards)
+ * each connection lives on one of them, the least loaded when it connects; regions are reachable
+ * from all.
  *
- * Exit status: 0 after SIGINT/SIGTERM, 1 configuration error, 2 usage,
- * 3 start-up failure (device, region, socket).
+ * Exit status: 0 after SIGINT/SIGTERM, 1 configuration error, 2 usage
+ * (or no such configuration file), 3 start-up failure (device, region,
+ * socket, a configured program that does not load).
  *
  * Owns: the daemon's main loop, region creation from files, pending
  * programs (loaded once their shared regions arrive), the control socket.
@@ -31,6 +36,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -38,6 +44,7 @@
 
 #include "core/core.h"
 #include "core/daemon_proto.h"
+#include "tools/cli/cli.h"
 #include "tools/prismd/config.h"
 
 #define MAX_APPS   64
@@ -76,41 +83,65 @@ struct daemon {
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: prismd --config FILE.yaml [--nic-threads N]\n\n"
+	fprintf(f, "usage: prismd --config FILE.yaml [--nic-threads N] [--quiet]\n\n"
 	           "A software NIC in its own process: serves the configured .chain programs\n"
 	           "to TCP clients and maps the regions applications share on the control\n"
 	           "socket, so offloads survive the application.\n\n"
-	           "  --nic-threads N  spread client connections over N software NICs, each\n"
-	           "                   with its own thread (overrides nic-threads: of the\n"
-	           "                   configuration; default 1)\n\n"
-	           "exit status: 0 stopped by a signal, 1 configuration error, 2 usage,\n"
-	           "3 start-up failure.\n");
+	           "options:\n"
+	           "  -c, --config FILE    the configuration (YAML; '-' reads standard input)\n"
+	           "  -n, --nic-threads N  spread client connections over N software NICs, each\n"
+	           "                       with its own thread (overrides nic-threads: of the\n"
+	           "                       configuration; default 1)\n"
+	           "  -q, --quiet          log warnings and errors only (default: also installs,\n"
+	           "                       removals and connections)\n"
+	           "  -h, --help           this help\n"
+	           "  -V, --version        the version\n\n"
+	           "exit status: 0 stopped by a signal, 1 configuration error, 2 usage (or no\n"
+	           "such configuration file), 3 start-up failure (device, region, socket, a\n"
+	           "configured program that does not load).\n");
 }
 
 /* Create a daemon-owned region, from a file's bytes when the config names one. */
 static int make_region(struct daemon *d, const struct prismd_region_cfg *rc)
 {
 	PRISM_OPTS(prism_region_opts, ro, .access = rc->access);
-	struct prism_region *r = prism_device__create_region(d->dev, rc->name, rc->size, &ro);
-	FILE *f;
+	struct prism_region *r;
+	uint64_t size = rc->size;
+	FILE *f = NULL;
+	struct stat st;
 	size_t got;
 
+	if (rc->file) {
+		f = fopen(rc->file, "rb");
+		if (!f || fstat(fileno(f), &st)) {
+			fprintf(stderr, "prismd: region '%s': %s: %s\n", rc->name, rc->file,
+			        strerror(errno));
+			if (f)
+				fclose(f);
+			return -1;
+		}
+		if (!size) /* 'size' left out: the file's length */
+			size = (uint64_t)st.st_size;
+		if (!size) {
+			fprintf(stderr, "prismd: region '%s': %s is empty and no size is given\n",
+			        rc->name, rc->file);
+			fclose(f);
+			return -1;
+		}
+	}
+	r = prism_device__create_region(d->dev, rc->name, size, &ro);
 	if (!r) {
 		fprintf(stderr, "prismd: region '%s': %s\n", rc->name, prism_strerror(-errno));
+		if (f)
+			fclose(f);
 		return -1;
 	}
-	if (!rc->file)
+	if (!f)
 		return 0;
-	f = fopen(rc->file, "rb");
-	if (!f) {
-		fprintf(stderr, "prismd: region '%s': %s: %s\n", rc->name, rc->file,
-		        strerror(errno));
-		return -1;
-	}
-	got = fread(prism_region__addr(r), 1, rc->size, f);
+	got = fread(prism_region__addr(r), 1, size, f);
 	if (fgetc(f) != EOF) {
-		fprintf(stderr, "prismd: region '%s': %s is larger than %llu bytes\n", rc->name,
-		        rc->file, (unsigned long long)rc->size);
+		fprintf(stderr, "prismd: region '%s': %s is larger than its size, %llu bytes\n",
+		        rc->name, rc->file, (unsigned long long)size);
 		fclose(f);
 		return -1;
 	}
@@ -119,9 +150,39 @@ static int make_region(struct daemon *d, const struct prismd_region_cfg *rc)
 	return 0;
 }
 
-/* Load every program not loaded yet whose regions exist now. */
-static void load_programs(struct daemon *d)
+static const struct prismd_region_cfg *find_cfg(const struct daemon *d, const char *name);
+
+/*
+ * Does @p wait only for regions an application will share (declared
+ * `shared-by-app` and not shared yet)?  Then it loads when they arrive; any
+ * other missing region is an error.
+ */
+static bool waits_for_app(const struct daemon *d, const struct prism_program *p)
 {
+	for (int i = 0; i < prism_program__region_count(p); i++) {
+		struct prism_region_info ri;
+		const struct prismd_region_cfg *rc;
+
+		prism_program__region(p, i, &ri);
+		if (prism_device__find_region(d->dev, ri.name))
+			continue;
+		rc = find_cfg(d, ri.name);
+		if (!rc || !rc->shared_by_app)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Load every program not loaded yet whose regions exist now.  Returns how
+ * many failed for good (a bad object, a region nobody will provide): at
+ * start-up that stops prismd before it says "ready"; later (after a
+ * share) the failure is logged and prismd goes on serving the others.
+ */
+static unsigned load_programs(struct daemon *d)
+{
+	unsigned failed = 0;
+
 	for (size_t i = 0; i < d->cfg.n_programs; i++) {
 		struct prism_program *p;
 		int err;
@@ -130,26 +191,34 @@ static void load_programs(struct daemon *d)
 			continue;
 		p = prism_program__open_file(d->cfg.programs[i], NULL);
 		if (!p) {
-			fprintf(stderr, "prismd: %s: %s\n", d->cfg.programs[i],
-			        prism_strerror(-errno));
+			/* the runtime logged why (the path and the reason) */
+			fprintf(stderr, "prismd: program %s: not loaded\n", d->cfg.programs[i]);
 			d->loaded[i] = true; /* a bad object never becomes good */
+			failed++;
 			continue;
 		}
 		err = prism_program__load(p, d->dev);
+		if (err == -PRISM_E_NOREGION && waits_for_app(d, p)) {
+			prism_program__close(p);
+			continue;
+		}
 		if (!err)
 			err = prism_server__add_program(d->srv, p);
 		if (!err) {
 			d->loaded[i] = true;
-			printf("prismd: program '%s' installed (%s)\n", prism_program__name(p),
-			       d->cfg.programs[i]);
-		} else if (err != -PRISM_E_NOREGION) {
-			fprintf(stderr, "prismd: %s: %s\n", d->cfg.programs[i],
+			printf("prismd: program '%s' installed (%s, %llu bytes)\n",
+			       prism_program__name(p), d->cfg.programs[i],
+			       (unsigned long long)prism_program__object_bytes(p));
+		} else {
+			fprintf(stderr, "prismd: program %s: %s\n", d->cfg.programs[i],
 			        prism_strerror(err));
 			d->loaded[i] = true;
+			failed++;
 		}
 		prism_program__close(p);
 	}
 	fflush(stdout);
+	return failed;
 }
 
 static const struct prismd_region_cfg *find_cfg(const struct daemon *d, const char *name)
@@ -349,44 +418,55 @@ static void loop(struct daemon *d)
 
 int main(int argc, char **argv)
 {
+	static const struct option longopts[] = {
+	    {"config", required_argument, NULL, 'c'},
+	    {"nic-threads", required_argument, NULL, 'n'},
+	    {"quiet", no_argument, NULL, 'q'},
+	    {NULL, 0, NULL, 0},
+	};
 	struct daemon d = {.ctl = -1};
 	const char *config = NULL;
-	unsigned long nic_threads = 0;
+	uint64_t nic_threads = 0;
+	bool quiet = false;
 	char err[512];
-	int rc = 3;
+	struct cli c;
+	int rc = 3, ch;
 
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--config") && i + 1 < argc) {
-			config = argv[++i];
-		} else if (!strcmp(argv[i], "--nic-threads") && i + 1 < argc) {
-			char *end;
-
-			nic_threads = strtoul(argv[++i], &end, 10);
-			if (*end || !nic_threads || nic_threads > PRISMD_MAX_NIC_THREADS) {
-				fprintf(stderr, "prismd: --nic-threads: 1 to %d, not '%s'\n",
-				        PRISMD_MAX_NIC_THREADS, argv[i]);
-				return 2;
-			}
-		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-			usage(stdout);
-			return 0;
-		} else {
-			usage(stderr);
-			return 2;
+	cli_init(&c, "prismd", argc, argv, "c:n:q", longopts, usage);
+	while ((ch = cli_next(&c)) != -1) {
+		switch (ch) {
+		case CLI_STOP:
+			return c.exit;
+		case 'c':
+			config = optarg;
+			break;
+		case 'n':
+			if (cli_uint(&c, optarg, 1, PRISMD_MAX_NIC_THREADS, &nic_threads))
+				return CLI_EXIT_USAGE;
+			break;
+		case 'q':
+			quiet = true;
+			break;
 		}
 	}
-	if (!config) {
-		usage(stderr);
-		return 2;
+	if (optind < argc)
+		return cli_usage(&c, "unexpected argument '%s'", argv[optind]);
+	if (!config)
+		return cli_usage(&c, "--config FILE is required");
+	rc = prismd_config_load(config, &d.cfg, err, sizeof(err));
+	if (rc) {
+		fprintf(stderr, "prismd: %s\n", err);
+		if (rc == -PRISM_E_CONFIG)
+			return CLI_EXIT_ERRORS;
+		return cli_open_exit(-rc) == CLI_EXIT_USAGE ? CLI_EXIT_USAGE : 3;
 	}
-	if (prismd_config_load(config, &d.cfg, err, sizeof(err))) {
-		fprintf(stderr, "%s\n", err);
-		return 1;
-	}
+	rc = 3;
 	if (nic_threads) /* the command line wins over the file */
 		d.cfg.nic_threads = (unsigned)nic_threads;
 	prism_set_log_fn(prism_log_stderr, NULL,
-	                 getenv("PRISMD_DEBUG") ? PRISM_LOG_DEBUG : PRISM_LOG_WARN);
+	                 getenv("PRISMD_DEBUG") ? PRISM_LOG_DEBUG
+	                 : quiet                ? PRISM_LOG_WARN
+	                                        : PRISM_LOG_INFO);
 	signal(SIGPIPE, SIG_IGN);
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
@@ -412,7 +492,10 @@ int main(int argc, char **argv)
 		fprintf(stderr, "prismd: server: %s\n", prism_strerror(-errno));
 		goto out;
 	}
-	load_programs(&d);
+	if (load_programs(&d)) {
+		fprintf(stderr, "prismd: a configured program did not load; not starting\n");
+		goto out;
+	}
 	if (d.cfg.control && (d.ctl = open_control(d.cfg.control)) < 0)
 		goto out;
 	if (prism_server__start(d.srv)) {

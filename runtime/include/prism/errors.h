@@ -48,10 +48,12 @@
 	X(PRISM_E_NOCAP, 4024, "the device lacks a capability the program needs")                  \
 	X(PRISM_E_ASSUME, 4025, "program relies on NIC behaviour the device does not confirm")     \
 	X(PRISM_E_UNSEALED, 4040, "shared memory is not a memfd sealed against shrinking")         \
+	X(PRISM_E_UNGATED, 4041, "program has no request gate: a flushed receive could start it")  \
 	X(PRISM_E_NET_PROTO, 4060, "malformed packet or setup message from the peer")              \
 	X(PRISM_E_NET_VERSION, 4061, "peer speaks another setup protocol version")                 \
 	X(PRISM_E_NET_REJECTED, 4062, "peer rejected the connection")                              \
-	X(PRISM_E_NET_PEER_GONE, 4063, "peer closed the connection")
+	X(PRISM_E_NET_PEER_GONE, 4063, "peer closed the connection")                               \
+	X(PRISM_E_NET_RESOLVE, 4064, "host name could not be resolved")
 
 enum prism_errno {
 #define PRISM_X_ERRNO(name, value, msg) name = value,

@@ -213,6 +213,12 @@ struct prism_param_info {
 struct prism_program_opts {
 	size_t sz;
 	const char *name; /* override the object's program name */
+	/* Load an object compiled without the request gate (prismc compile
+	 * --no-request-gate, for a device without wait-on-data): a client that
+	 * fails its own connection can then start pre-posted invocations with
+	 * unfilled arguments (docs/security.md).  Off: such an object is
+	 * refused with PRISM_E_UNGATED. */
+	bool allow_ungated;
 	size_t : 0;
 };
 
@@ -232,6 +238,8 @@ PRISM_API int prism_program__load(struct prism_program *prog, struct prism_devic
 PRISM_API void prism_program__close(struct prism_program *prog);
 
 PRISM_API const char *prism_program__name(const struct prism_program *prog);
+/* Bytes of the .chain object the program was opened from. */
+PRISM_API uint64_t prism_program__object_bytes(const struct prism_program *prog);
 PRISM_API int prism_program__entry_count(const struct prism_program *prog);
 PRISM_API const char *prism_program__entry_name(const struct prism_program *prog, int entry);
 /* Index of the entry point @name, or -PRISM_E_NOENTRY. */
@@ -376,6 +384,8 @@ PRISM_API int prism_client__shard(const struct prism_client *cl);
 
 /* Entry/parameter metadata as the server described it at connection time. */
 PRISM_API int prism_client__find_entry(const struct prism_client *cl, const char *name);
+/* Name of entry @entry (NULL when out of range). */
+PRISM_API const char *prism_client__entry_name(const struct prism_client *cl, int entry);
 PRISM_API int prism_client__param_count(const struct prism_client *cl, int entry);
 PRISM_API int prism_client__param(const struct prism_client *cl, int entry, int param,
                                   struct prism_param_info *info);
@@ -457,6 +467,44 @@ PRISM_API int prism_post(const char *socket_path, const void *chain, size_t len,
  * (same authorization as prism_post); existing connections keep it. */
 PRISM_API int prism_post_remove(const char *socket_path, const char *name,
                                 const struct prism_post_opts *opts);
+
+/* One program installed on a server, as prism_post_list() describes it. */
+#define PRISM_LIST_ENTRIES 8
+#define PRISM_LIST_REGIONS 16
+
+struct prism_installed_region {
+	char name[64];
+	uint64_t size;
+	unsigned access; /* enum prism_access */
+};
+
+struct prism_installed {
+	size_t sz;
+	char name[64];
+	uint32_t n_entries; /* all of them; the first PRISM_LIST_ENTRIES are named */
+	char entries[PRISM_LIST_ENTRIES][64];
+	uint32_t n_regions; /* all of them; the first PRISM_LIST_REGIONS are described */
+	struct prism_installed_region regions[PRISM_LIST_REGIONS];
+	uint64_t object_bytes;  /* size of the .chain object it came from */
+	int64_t installed_at;   /* Unix time it was installed (or replaced) */
+	uint32_t installed_uid; /* who posted it (the server's uid when added by the
+	                         * application or its configuration) */
+	int32_t installed_pid;  /* -1: added by the application, not posted */
+	uint64_t conns_active;  /* connections running this installation now */
+	uint64_t conns_total;   /* ... and since it was installed */
+	uint64_t invocations;   /* completed on the server since it was installed */
+	size_t : 0;
+};
+
+/*
+ * List the programs installed on the server whose post socket is
+ * @socket_path (same authorization as prism_post).  Fills at most @cap
+ * entries of @out, each of @out[0].sz bytes (set it to sizeof(struct
+ * prism_installed)), and returns how many programs are installed, or a
+ * negative code.
+ */
+PRISM_API int prism_post_list(const char *socket_path, struct prism_installed *out, size_t cap,
+                              const struct prism_post_opts *opts);
 
 /* ---- daemon mode (prismd) ----------------------------------------------- */
 

@@ -346,6 +346,10 @@ enum prism_wqe_field {
 	PRISM_FIELD_WAIT_EN_OBJ,
 	PRISM_FIELD_INLINE_DATA,    /* inline payload (inline_len bytes; inline WQEs only) */
 	PRISM_FIELD_CTRL_WQE_INDEX, /* bytes 1-2: the WQE index (big-endian 16 bits) */
+	PRISM_FIELD_WOD_LKEY,       /* wait-on-data: lkey of the watched word */
+	PRISM_FIELD_WOD_ADDR,       /* wait-on-data: its address (low 3 bits: action on fail) */
+	PRISM_FIELD_WOD_VALUE,      /* wait-on-data: compare value */
+	PRISM_FIELD_WOD_MASK,       /* wait-on-data: mask */
 	PRISM_FIELD__COUNT,
 };
 

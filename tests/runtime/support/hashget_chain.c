@@ -85,7 +85,9 @@ static void wait_en(struct prism_wqe *w, uint8_t op)
 	w->has_wait_en = true;
 }
 
-/* ctl: WAIT conn.rcq, SEND_EN worker, WAIT worker.cq, SEND_EN conn (4 BBs). */
+/* ctl: WAIT conn.rcq, the request gate (wait-on-data on that CQE's opcode:
+ * a flushed receive opens nothing), SEND_EN worker, WAIT worker.cq,
+ * SEND_EN conn (5 BBs). */
 static void build_ctl(struct bld *b)
 {
 	struct prism_wqe w;
@@ -98,19 +100,32 @@ static void build_ctl(struct bld *b)
 	reloc(b, Q_CTL, CHAINOBJ_RING_SQ, 0, idx, 4, CHAINOBJ_RELOC_CQ_COUNT, CQ_CONN_R, 0, 0, 1,
 	      0);
 	reloc(b, Q_CTL, CHAINOBJ_RING_SQ, 0, obj, 4, CHAINOBJ_RELOC_CQN, CQ_CONN_R, 0, 0, 0, 0);
+	memset(&w, 0, sizeof(w));
+	w.ctrl.opcode = PRISM_OP_CQE_WAIT;
+	w.ctrl.opmod = PRISM_WAIT_ON_DATA;
+	w.has_wod = true;
+	w.wod = (struct prism_wod_seg){.cond = PRISM_WOD_EQUAL,
+	                               .addr = CHAINOBJ_GATE_CQE_OFFSET,
+	                               .value = CHAINOBJ_GATE_VALUE,
+	                               .mask = CHAINOBJ_GATE_MASK};
+	add_wqe(b, Q_CTL, 1, &w, "request gate");
+	reloc(b, Q_CTL, CHAINOBJ_RING_SQ, 1, field_off(&w, PRISM_FIELD_WOD_ADDR), 8,
+	      CHAINOBJ_RELOC_CQE_ADDR, CQ_CONN_R, 0, CHAINOBJ_GATE_CQE_OFFSET, 1, 0);
+	reloc(b, Q_CTL, CHAINOBJ_RING_SQ, 1, field_off(&w, PRISM_FIELD_WOD_LKEY), 4,
+	      CHAINOBJ_RELOC_CQ_LKEY, CQ_CONN_R, 0, 0, 0, 0);
 	wait_en(&w, PRISM_OP_SEND_ENABLE);
-	add_wqe(b, Q_CTL, 1, &w, "start the worker");
-	reloc(b, Q_CTL, CHAINOBJ_RING_SQ, 1, idx, 4, CHAINOBJ_RELOC_SQ_COUNT, Q_WORKER, 0, 0, 2, 2);
-	reloc(b, Q_CTL, CHAINOBJ_RING_SQ, 1, obj, 4, CHAINOBJ_RELOC_QPN, Q_WORKER, 0, 0, 0, 0);
+	add_wqe(b, Q_CTL, 2, &w, "start the worker");
+	reloc(b, Q_CTL, CHAINOBJ_RING_SQ, 2, idx, 4, CHAINOBJ_RELOC_SQ_COUNT, Q_WORKER, 0, 0, 2, 2);
+	reloc(b, Q_CTL, CHAINOBJ_RING_SQ, 2, obj, 4, CHAINOBJ_RELOC_QPN, Q_WORKER, 0, 0, 0, 0);
 	wait_en(&w, PRISM_OP_CQE_WAIT);
-	add_wqe(b, Q_CTL, 2, &w, "worker done");
-	reloc(b, Q_CTL, CHAINOBJ_RING_SQ, 2, idx, 4, CHAINOBJ_RELOC_CQ_COUNT, CQ_WORKER, 0, 0, 1,
+	add_wqe(b, Q_CTL, 3, &w, "worker done");
+	reloc(b, Q_CTL, CHAINOBJ_RING_SQ, 3, idx, 4, CHAINOBJ_RELOC_CQ_COUNT, CQ_WORKER, 0, 0, 1,
 	      0);
-	reloc(b, Q_CTL, CHAINOBJ_RING_SQ, 2, obj, 4, CHAINOBJ_RELOC_CQN, CQ_WORKER, 0, 0, 0, 0);
+	reloc(b, Q_CTL, CHAINOBJ_RING_SQ, 3, obj, 4, CHAINOBJ_RELOC_CQN, CQ_WORKER, 0, 0, 0, 0);
 	wait_en(&w, PRISM_OP_SEND_ENABLE);
-	add_wqe(b, Q_CTL, 3, &w, "release the response");
-	reloc(b, Q_CTL, CHAINOBJ_RING_SQ, 3, idx, 4, CHAINOBJ_RELOC_SQ_COUNT, Q_CONN, 0, 0, 2, 2);
-	reloc(b, Q_CTL, CHAINOBJ_RING_SQ, 3, obj, 4, CHAINOBJ_RELOC_QPN, Q_CONN, 0, 0, 0, 0);
+	add_wqe(b, Q_CTL, 4, &w, "release the response");
+	reloc(b, Q_CTL, CHAINOBJ_RING_SQ, 4, idx, 4, CHAINOBJ_RELOC_SQ_COUNT, Q_CONN, 0, 0, 2, 2);
+	reloc(b, Q_CTL, CHAINOBJ_RING_SQ, 4, obj, 4, CHAINOBJ_RELOC_QPN, Q_CONN, 0, 0, 0, 0);
 }
 
 /* R1's control segment bytes 0..7 read as a host-endian (LE) u64, with @op. */
@@ -312,7 +327,7 @@ struct chainobj *hg_build(uint64_t table_size)
 	                             .sq_slots = 64,
 	                             .send_cq = CQ_CTL,
 	                             .recv_cq = CQ_CTL,
-	                             .sq_per_invocation = 4};
+	                             .sq_per_invocation = 5};
 	if (!(q = chainobj_add_queue(b.o, "conn", CHAINOBJ_ROLE_CONN)))
 		goto fail;
 	*q = (struct chainobj_queue){.name = q->name,
@@ -348,7 +363,7 @@ struct chainobj *hg_build(uint64_t table_size)
 	      W_READ, 1);
 	patch(&b, Q_CONN, R1, 0, 8, CHAINOBJ_PATCH_CAS, Q_WORKER, CHAINOBJ_RING_SQ, W_CAS, 0);
 	b.o->summary.verified = true;
-	b.o->summary.wr_per_invocation = 9;
+	b.o->summary.wr_per_invocation = 10;
 	b.o->summary.barriers = 2;
 	struct chainobj_touch *t = chainobj_add_touch(b.o);
 	if (b.err || !t)

@@ -11,7 +11,8 @@
  *   client SEND {key: le24, addr: be64 bucket}          (11 bytes)
  *   conn.RQ  RECV  key  -> worker CAS compare bytes 1..3
  *                  addr -> worker READ raddr
- *   ctl      WAIT conn.rcq >= k+1 -> SEND_EN worker -> WAIT worker.cq >= k+1 -> SEND_EN conn
+ *   ctl      WAIT conn.rcq >= k+1 -> gate (CQE k is a SEND) -> SEND_EN worker ->
+ *            WAIT worker.cq >= k+1 -> SEND_EN conn
  *   worker   READ bucket{key[3], be64 value addr} -> R1.ctrl QPN bytes, R1.data addr
  *            CAS (fenced) R1.ctrl[0..7]: NOP|key|ds -> WRITE|0|ds       (signaled)
  *   conn.SQ  R1: NOP (miss) / RDMA_WRITE value[64] -> client slot + 0

@@ -1,0 +1,338 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * tests/cli/test_cli_tools.c - the option conventions every tool shares
+ * (tools/cli/cli.h, docs/prismc.md "Options and exit status"), checked on
+ * the binaries of this build: prismc and each subcommand, prismd,
+ * prism-perf, prism-fw.
+ *
+ * Per tool: --help and -h (exit 0, on stdout), --version and -V (exit 0,
+ * "<tool> <version>"), an unknown option (exit 2, named).  Then
+ * --opt=VALUE and --opt VALUE alike, a missing value named, '-' for
+ * standard input wherever a file is read, a missing input file (exit 2,
+ * "No such file or directory" with the path), a bad port (exit 2), an
+ * unknown host (exit 3, one message naming it).
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "tests/cli/run_tool.h"
+
+static const struct {
+	const char *cmd;  /* how to run it */
+	const char *name; /* what --version starts with */
+} tools[] = {
+    {"@/prismc", "prismc"},
+    {"@/prismc check", "prismc"},
+    {"@/prismc compile", "prismc"},
+    {"@/prismc dump", "prismc"},
+    {"@/prismc run", "prismc"},
+    {"@/prismc post", "prismc"},
+    {"@/prismc call", "prismc"},
+    {"@/prismc show", "prismc"},
+    {"@/prismc remove", "prismc"},
+    {"@/prismc devices", "prismc"},
+    {"@/prismd", "prismd"},
+    {"@/prism-perf", "prism-perf"},
+    {"firmware-config/prism-fw", "prism-fw"},
+};
+
+#define N_TOOLS (sizeof(tools) / sizeof(tools[0]))
+
+static struct tool_out run(const char *fmt, ...)
+{
+	char cmd[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	return run_tool(cmd, NULL);
+}
+
+/*
+ * The per-tool matrix (help, version, unknown option) only parses a command
+ * line and exits: under ASan, the leak check at each exit is most of its
+ * cost, and the functional runs below keep it.
+ */
+#define MATRIX_ENV "ASAN_OPTIONS=detect_leaks=0"
+
+static struct tool_out run_matrix(const char *tool, const char *args)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof(cmd), "%s %s", tool, args);
+	return run_tool_env(MATRIX_ENV, cmd, NULL);
+}
+
+static struct tool_out run_in(const char *stdin_path, const char *fmt, ...)
+{
+	char cmd[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	return run_tool(cmd, stdin_path);
+}
+
+#define EXPECT(o, code, stream, text)                                                              \
+	do {                                                                                       \
+		if ((o).status != (code) || !strstr((o).stream, (text)))                           \
+			fail_msg("%s:%d: status %d (want %d), " #stream " lacks \"%s\":\n"         \
+			         "stdout: %s\nstderr: %s",                                         \
+			         __FILE__, __LINE__, (o).status, (code), (text), (o).out,          \
+			         (o).err);                                                         \
+	} while (0)
+
+static void test_help_everywhere(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < N_TOOLS; i++) {
+		for (int spelling = 0; spelling < 2; spelling++) {
+			struct tool_out o = run_matrix(tools[i].cmd, spelling ? "-h" : "--help");
+
+			EXPECT(o, 0, out, tools[i].name);
+			if (o.err[0])
+				fail_msg("%s --help wrote to stderr: %s", tools[i].cmd, o.err);
+			tool_out_free(&o);
+		}
+	}
+}
+
+static void test_version_everywhere(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < N_TOOLS; i++) {
+		for (int spelling = 0; spelling < 2; spelling++) {
+			struct tool_out o =
+			    run("%s %s", tools[i].cmd, spelling ? "-V" : "--version");
+			char want[64];
+
+			snprintf(want, sizeof(want), "%s 0.", tools[i].name);
+			EXPECT(o, 0, out, want);
+			assert_int_equal(tool_lines(o.out), 1);
+			tool_out_free(&o);
+		}
+	}
+}
+
+static void test_unknown_option_named(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < N_TOOLS; i++) {
+		struct tool_out o = run_matrix(tools[i].cmd, "--no-such-option=3 x");
+
+		EXPECT(o, 2, err, "option '--no-such-option");
+		tool_out_free(&o);
+	}
+	/* a short one too */
+	struct tool_out o = run("@/prismc compile -Q x.prism");
+
+	EXPECT(o, 2, err, "unknown option '-Q'");
+	tool_out_free(&o);
+}
+
+/* --opt=VALUE and --opt VALUE mean the same; a missing value is named. */
+static void test_opt_equals_and_space(void **state)
+{
+	struct tool_out a, b;
+
+	(void)state;
+	a = run("@/prismc compile --entry=get_parallel lib/chains/hash_get.prism --output=-");
+	b = run("@/prismc compile --entry get_parallel lib/chains/hash_get.prism --output -");
+	EXPECT(a, 0, out, "program: get_parallel");
+	assert_string_equal(a.out, b.out);
+	tool_out_free(&a);
+	tool_out_free(&b);
+	a = run("@/prismc dump --stats --entry=get_parallel lib/chains/hash_get.prism");
+	b = run("@/prismc dump --stats --entry get_parallel lib/chains/hash_get.prism");
+	EXPECT(a, 0, out, "get_parallel");
+	assert_string_equal(a.out, b.out);
+	tool_out_free(&a);
+	tool_out_free(&b);
+	a = run("@/prismd --config=/nonexistent/p.yaml");
+	b = run("@/prismd --config /nonexistent/p.yaml");
+	EXPECT(a, 2, err, "/nonexistent/p.yaml");
+	assert_string_equal(a.err, b.err);
+	tool_out_free(&a);
+	tool_out_free(&b);
+	a = run("@/prism-perf --depth=0 127.0.0.1");
+	b = run("@/prism-perf --depth 0 127.0.0.1");
+	EXPECT(a, 2, err, "--depth: '0'");
+	assert_string_equal(a.err, b.err);
+	tool_out_free(&a);
+	tool_out_free(&b);
+	a = run("@/prismc run lib/chains/hash_get.prism --entry");
+	EXPECT(a, 2, err, "option '--entry' needs a value");
+	tool_out_free(&a);
+	a = run("@/prismc show --json=yes --server x");
+	EXPECT(a, 2, err, "option '--json' takes no value");
+	tool_out_free(&a);
+}
+
+/* '-' reads standard input wherever a file is read. */
+static void test_stdin_dash(void **state)
+{
+	char *chain = tool_temp_file(".chain", "");
+	struct tool_out o;
+	char cmd[256];
+
+	(void)state;
+	o = run_in("lib/chains/hash_get.prism", "@/prismc check -");
+	EXPECT(o, 0, err, "");
+	tool_out_free(&o);
+	o = run_in("lib/chains/hash_get.prism", "@/prismc compile - -o -");
+	EXPECT(o, 0, out, "prism-chain:");
+	tool_out_free(&o);
+	/* a compiled object on stdin */
+	snprintf(cmd, sizeof(cmd), "@/prismc compile lib/chains/hash_get.prism -o %s", chain);
+	o = run("%s", cmd);
+	EXPECT(o, 0, err, "");
+	tool_out_free(&o);
+	o = run_in(chain, "@/prismc dump --stats -");
+	EXPECT(o, 0, out, "get");
+	tool_out_free(&o);
+	/* ... and source */
+	o = run_in("lib/chains/hash_get.prism", "@/prismc dump --stats -");
+	EXPECT(o, 0, out, "get");
+	tool_out_free(&o);
+	o = run_in("tests/prism/cas_gt.prism",
+	           "@/prismc run - --entry raise --arg s=0 --arg mark=5 --json");
+	EXPECT(o, 0, out, "\"entry\":\"raise\"");
+	tool_out_free(&o);
+	/* region contents and --set specifications from stdin (cas_gt's raise:
+	 * slot 0 holds 3 from stdin, so a mark of 2 leaves it at 3; zeros
+	 * would have become 2) */
+	{
+		char *img = tool_temp_file(".bin", "\x03");
+		char *sets = tool_temp_file(".set", "meta+0=le64:3 # the old mark\n");
+
+		char *saved = tool_temp_file(".out", "");
+		unsigned char first = 0;
+		FILE *f;
+
+		o = run_in(img,
+		           "@/prismc run tests/prism/cas_gt.prism --entry raise --region meta=- "
+		           "--arg s=0 --arg mark=2 --save meta=%s",
+		           saved);
+		EXPECT(o, 0, out, "entry raise");
+		tool_out_free(&o);
+		f = fopen(saved, "rb");
+		assert_non_null(f);
+		assert_int_equal(fread(&first, 1, 1, f), 1);
+		fclose(f);
+		assert_int_equal(first, 3); /* 3 from stdin stays: 2 is not greater */
+		unlink(saved);
+		free(saved);
+		o = run_in(sets, "@/prismc run tests/prism/cas_gt.prism --entry raise --set-file - "
+		                 "--arg s=0 --arg mark=2 --json");
+		EXPECT(o, 0, out, "\"entry\":\"raise\"");
+		tool_out_free(&o);
+		unlink(img);
+		unlink(sets);
+		free(img);
+		free(sets);
+	}
+	/* prism-perf reads the object of --chain - once, for every connection */
+	snprintf(cmd, sizeof(cmd), "@/prism-perf -w get --chain - -e nope -p 1 127.0.0.1");
+	o = run_in(chain, "%s", cmd);
+	EXPECT(o, 1, err, "prism-perf: -: no entry nope");
+	tool_out_free(&o);
+	o = run_in("/dev/null", "@/prismd --config -");
+	EXPECT(o, 1, err, "<stdin>: error: empty configuration");
+	tool_out_free(&o);
+	unlink(chain);
+	free(chain);
+}
+
+/* A missing input file: exit 2, "path: No such file or directory". */
+static void test_missing_file(void **state)
+{
+	static const char *const cmds[] = {
+	    "@/prismc check /nonexistent/x.prism",
+	    "@/prismc compile /nonexistent/x.prism -o /dev/null",
+	    "@/prismc dump /nonexistent/x.prism",
+	    "@/prismc dump /nonexistent/x.chain",
+	    "@/prismc run /nonexistent/x.chain",
+	    "@/prismc run /nonexistent/x.prism",
+	    "@/prismc post /nonexistent/x.chain --server /nonexistent/post.sock",
+	    "@/prismd --config /nonexistent/x.yaml",
+	    "firmware-config/prism-fw restore mlx5_0 --yes /nonexistent/x.saved",
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		struct tool_out o = run("%s", cmds[i]);
+
+		EXPECT(o, 2, err, "/nonexistent/x.");
+		EXPECT(o, 2, err, "No such file or directory");
+		if (strstr(o.err, "Input/output error"))
+			fail_msg("%s: %s", cmds[i], o.err);
+		tool_out_free(&o);
+	}
+	/* one that exists but cannot be read is an I/O error (3) */
+	struct tool_out o = run("@/prismd --config /");
+
+	EXPECT(o, 3, err, "/: error: Is a directory");
+	tool_out_free(&o);
+	o = run("@/prismc compile / -o /dev/null");
+	EXPECT(o, 3, err, "/: Is a directory");
+	tool_out_free(&o);
+}
+
+/* A bad port is a usage error; an unknown host is named with the
+ * resolver's reason, once. */
+static void test_ports_and_hosts(void **state)
+{
+	struct tool_out o;
+
+	(void)state;
+	o = run("@/prismc call --server 127.0.0.1:99999");
+	EXPECT(o, 2, err, "'99999' is not a TCP port");
+	tool_out_free(&o);
+	o = run("@/prismc call -s 127.0.0.1:0");
+	EXPECT(o, 2, err, "'0' is not a TCP port");
+	tool_out_free(&o);
+	o = run("@/prism-perf --port 70000 127.0.0.1");
+	EXPECT(o, 2, err, "'70000' is not a TCP port");
+	tool_out_free(&o);
+	o = run("@/prismc call --server 'no such host!:18515' --timeout 2000");
+	EXPECT(o, 3, err, "cannot resolve host 'no such host!'");
+	assert_int_equal(tool_lines(o.err), 1);
+	assert_null(strstr(o.err, "No route to host"));
+	tool_out_free(&o);
+	/* nothing listens on port 1: one line naming the address */
+	o = run("@/prismc call --server 127.0.0.1:1");
+	EXPECT(o, 3, err, "127.0.0.1:1");
+	assert_int_equal(tool_lines(o.err), 1);
+	tool_out_free(&o);
+	/* a server socket that is not there: one line, no prism code through strerror */
+	o = run("@/prismc post lib/chains/hash_get.prism --server /nonexistent/post.sock");
+	EXPECT(o, 3, err, "/nonexistent/post.sock");
+	assert_int_equal(tool_lines(o.err), 1);
+	assert_null(strstr(o.err, "Unknown error"));
+	tool_out_free(&o);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_help_everywhere),
+	    cmocka_unit_test(test_version_everywhere),
+	    cmocka_unit_test(test_unknown_option_named),
+	    cmocka_unit_test(test_opt_equals_and_space),
+	    cmocka_unit_test(test_stdin_dash),
+	    cmocka_unit_test(test_missing_file),
+	    cmocka_unit_test(test_ports_and_hosts),
+	};
+
+	return cmocka_run_group_tests_name("cli_tools", tests, NULL, NULL);
+}
