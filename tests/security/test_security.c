@@ -212,6 +212,7 @@ static int teardown(void **state)
 	prism_device__close(S.sdev);
 	free(S.publish);
 	rmdir(S.tmpdir);
+	memset(&S, 0, sizeof(S)); /* the next group starts afresh */
 	if (g_emulated) {
 		mlx5emu_uninstall();
 		if (mlx5emu_errors())
