@@ -72,6 +72,11 @@ int core_server_net_listen(struct prism_server *srv)
 			core_info("server: listening on port %u", srv->bound_port);
 		}
 	}
+	/* an RDMA NIC's connections keep their setup socket, watched: the
+	 * watch starts now, not inside a client's setup */
+	if (!err && srv->port && !core_dev_is_sim(srv->dev) && !srv->watch &&
+	    net_watch_create(&srv->watch, &d))
+		core_warn("server: dead clients will not be noticed: %s", d.msg);
 	if (!err && srv->allow_post) {
 		err = net_listen_unix(srv->post_socket, &srv->post_listener, &d);
 		if (!err)
@@ -142,15 +147,14 @@ static void setup_closed(void *ctx, const char *why)
 
 /*
  * An RDMA NIC's connection: its setup socket stays open, watched, for the
- * connection's life (the setup thread alone creates the watch).  Without a
+ * connection's life (the watch was started with the listener).  Without a
  * watch the connection works, but a client that dies is not noticed.
  */
 static void watch_setup(struct prism_server *srv, struct core_conn *c, int fd)
 {
 	struct net_diag d = {0};
 
-	if (!srv->watch && net_watch_create(&srv->watch, &d)) {
-		core_warn("conn %u: a dead client will not be noticed: %s", c->id, d.msg);
+	if (!srv->watch) { /* its creation failed at listen (logged there) */
 		close(fd);
 		return;
 	}
