@@ -211,6 +211,22 @@ static bool const_arg(struct lower_ctx *c, const struct ast_expr *a, uint64_t *k
 	return true;
 }
 
+#define MAX_DISJ 4 /* clauses an effect's guard takes (lower_order.c, guard_disj) */
+
+/* A disjunction in normal form (clauses linked by or_next), each clause a
+ * conjunction of comparisons the carry guard conjoins with more terms: not
+ * an else-if chain's arm, no `!=` (the DNF splits those into clauses). */
+static bool disj_of_conjunctions(const struct lcond *cd)
+{
+	if (!cd->or_next)
+		return false;
+	for (const struct lcond *cl = cd; cl; cl = cl->or_next)
+		for (const struct lcond *t = cl; t; t = t->and_next)
+			if (t->chain || t->kind == LC_NE || (t != cl && t->or_next))
+				return false;
+	return true;
+}
+
 /*
  * cas_gt(place, v [, masks]) / cas_lt: the enhanced CAS (PRISM 3.3) as a
  * masked CAS guarded by the comparison of its own returned old value:
@@ -232,12 +248,13 @@ bool lower_cas_order(struct lower_ctx *c, const struct ast_expr *e)
 		return false;
 	bool masked = e->u.call.nargs == 4;
 	const struct lcond *outer = lower_cond_top(c);
-	if (outer && !lower_conjoinable(outer)) {
-		lower_error(
-		    c, e->loc,
-		    "%s inside an `else if` arm, an `else` or under `!=`/`||` is not lowered "
-		    "(its guard would need a disjunction)",
-		    name);
+	if (outer && !lower_conjoinable(outer) && !disj_of_conjunctions(outer)) {
+		lower_error(c, e->loc,
+		            "%s under a condition that is one `!=` (an `if (a != b)` arm, or the "
+		            "`else` of `if (a == b)`) is not lowered: its guard would need the two "
+		            "ways `!=` holds as a disjunction of its own; write the condition as "
+		            "`a < b || a > b`",
+		            name);
 		return false;
 	}
 	unsigned w = place->type ? (unsigned)place->type->size : 0;
@@ -347,10 +364,32 @@ bool lower_cas_order(struct lower_ctx *c, const struct ast_expr *e)
 	                   .and_next = outer, /* inside an `if`: both must hold */
 	                   .width = w,
 	                   .loc = e->loc};
-	if (!lower_guard_push(c, &cd, lower_dnf_top(c), e->loc))
+	/* under a disjunction C1 || C2 ...: (C1 && term) || (C2 && term) ...,
+	 * one exact guard per clause, the term computed once (shared ord) */
+	struct lcond per[MAX_DISJ];
+	unsigned n = 0;
+	if (outer && outer->or_next) {
+		for (const struct lcond *cl = outer; cl; cl = cl->or_next) {
+			if (n == MAX_DISJ) {
+				lower_error(c, e->loc,
+				            "%s under a disjunction of more than %u clauses is not "
+				            "lowered",
+				            name, MAX_DISJ);
+				return false;
+			}
+			per[n] = cd;
+			per[n].and_next = cl;
+			per[n].or_next = NULL;
+			if (n)
+				per[n - 1].or_next = &per[n];
+			n++;
+		}
+	}
+	const struct lcond *top = n ? &per[0] : &cd;
+	if (!lower_guard_push(c, top, lower_dnf_top(c), e->loc))
 		return false;
 	bool ok = lower_guard(c, xid);
-	lower_guard_pop(c, &cd);
+	lower_guard_pop(c, top);
 	return ok && !p->oom;
 }
 

@@ -974,6 +974,34 @@ static bool has_if(const struct ast_stmt *s)
 	return false;
 }
 
+/* A statement list holds a cas_gt / cas_lt statement (at any depth of
+ * `if`s and blocks). */
+static bool has_cas_order(const struct ast_stmt *s)
+{
+	for (; s; s = s->next) {
+		switch (s->kind) {
+		case AST_STMT_EXPR: {
+			const struct ast_expr *e = s->u.expr.expr;
+			if (e->kind == AST_EXPR_CALL && (e->u.call.fn == AST_BUILTIN_CAS_GT ||
+			                                 e->u.call.fn == AST_BUILTIN_CAS_LT))
+				return true;
+			break;
+		}
+		case AST_STMT_IF:
+			if (has_cas_order(s->u.if_.then_body) || has_cas_order(s->u.if_.else_body))
+				return true;
+			break;
+		case AST_STMT_BLOCK:
+			if (has_cas_order(s->u.block.body))
+				return true;
+			break;
+		default:
+			break;
+		}
+	}
+	return false;
+}
+
 /* The status-byte form of a relaxed `else if` chain (lower_cond.c) takes
  * plain comparisons, three arms before the last one (its index bytes hold
  * two earlier arms' outcomes) and no `if` inside an arm. */
@@ -1017,6 +1045,11 @@ bool lower_dnf_wanted(const struct lower_ctx *c, const struct ast_stmt *s)
 	if (wide_eq(e))
 		return true; /* aggregates: a conjunction of their 8-byte parts */
 	if (lower_cond_top(c) && (lor || call || !lower_conjoinable(lower_cond_top(c))))
+		return true;
+	/* a cas_gt / cas_lt whose guard is a disjunction (under `!=`, in an
+	 * `else` or `else if` arm): one exact guard per clause */
+	if ((logic_has_ne_or_cas(e) && !call && has_cas_order(s->u.if_.then_body)) ||
+	    (s->u.if_.has_else && has_cas_order(s->u.if_.else_body)))
 		return true;
 	if (!s->u.if_.has_else)
 		return false;

@@ -352,6 +352,58 @@ static int scratch_response(struct lower_ctx *c, const struct ast_stmt *s, const
 	return note_result(c, x, 0, v->width) ? x : -1;
 }
 
+/* `return e` where e's byte order is not the declared result's (both
+ * 2..8-byte integers or pointers): the value is converted, as a store
+ * converts. */
+static bool return_swaps(const struct lower_ctx *c, const struct ast_expr *e)
+{
+	const struct ast_type *rt = c->off->ret_type;
+	unsigned w = ast_type_width(e->type);
+	enum ast_order eo = ast_type_order(e->type), ro = ast_type_order(rt);
+	return w > 1 && w == ast_type_width(rt) && eo != AST_ORDER_NONE && ro != AST_ORDER_NONE &&
+	       (eo == AST_ORDER_LE) != (ro == AST_ORDER_LE);
+}
+
+/*
+ * return e, e in the other byte order: its bytes land reversed in a WRITE's
+ * inline data that stores them to scratch, and the response gathers them
+ * from there:
+ *
+ *   lane:  W = WRITE inline [e reversed] -> scratch S
+ *   conn:  R = WRITE_IMM [S, w)  (after W)
+ */
+static int swapped_response(struct lower_ctx *c, const struct ast_stmt *s, uint32_t site)
+{
+	struct ir_prog *p = c->p;
+	const struct ast_expr *e = s->u.return_.value;
+	uint32_t w = ast_type_width(e->type);
+	struct lval val;
+	if (!lower_value(c, e, &val))
+		return -1;
+	struct ir_node *wn = ir_append(p, c->lane, PRISM_OP_RDMA_WRITE, IR_ROLE_DATA);
+	if (!wn)
+		return -1;
+	int id = wn->id;
+	uint32_t off = ir_scratch_alloc(p, w, 8);
+	wn->what = "return: convert the byte order";
+	wn->loc = s->loc;
+	wn->raddr = ir_v(IR_V_SCRATCH_ADDR, 0, off);
+	wn->rkey = ir_v(IR_V_SCRATCH_RKEY, 0, 0);
+	wn->is_inline = true;
+	wn->inline_len = w;
+	uint32_t inl = lower_field_off(PRISM_OP_RDMA_WRITE, PRISM_FIELD_RADDR, 8) + 16 + 4;
+	if (!lower_delivered(lower_deliver(c, &val, id, inl, true)))
+		return -1;
+	struct lval sv = {.kind = LV_SCRATCH,
+	                  .read = -1,
+	                  .off = off,
+	                  .width = w,
+	                  .region = -1,
+	                  .taint = val.taint,
+	                  .field_writer = id};
+	return scratch_response(c, s, &sv, site);
+}
+
 /*
  * return e:
  *
@@ -379,11 +431,21 @@ bool lower_return(struct lower_ctx *c, const struct ast_stmt *s)
 	struct lval ptr;
 	uint32_t off = 0, w = 0;
 	const struct lval *tmp = e ? scratch_temp(c, e) : NULL;
-	if (e && !tmp && !return_place(c, e, &ptr, &off, &w))
+	bool swap = e && return_swaps(c, e);
+	if (e && !tmp && !swap && !return_place(c, e, &ptr, &off, &w))
 		return false;
 	const struct ast_expr *len = e && e->kind == AST_EXPR_SLICE ? e->u.slice.len : NULL;
 	bool bounded = len && !len->is_const;
-	if (bounded) {
+	if (swap) {
+		int x = swapped_response(c, s, site);
+		if (x < 0 || !lower_guard(c, x))
+			return false;
+		lower_anchor(c, x);
+		if (!c->loop && !lower_cond_top(c)) {
+			c->last_was_return = true;
+			p->nodes[x].signaled = true;
+		}
+	} else if (bounded) {
 		if (!bounded_return(c, s, e, &ptr, off, w, site))
 			return false;
 	} else {

@@ -639,6 +639,72 @@ bool lower_mem_reread(struct lower_ctx *c, const struct lval *v, struct src_loc 
 	return true;
 }
 
+/* The delivery by node `id` (-1: it failed). */
+static struct ldeliv by_node(int id)
+{
+	return (struct ldeliv){.kind = id >= 0 ? LD_NODE : LD_FAILED, .writer = id};
+}
+
+static const struct ldeliv ld_failed = {.kind = LD_FAILED, .writer = -1};
+
+/*
+ * A READ at position `pos` of queue `q` that copies `width` bytes from where
+ * `src` says they are (a WQE field, or scratch when src->target < 0) into
+ * `target` at `toff`, byte-reversed when `reverse`.  Returns its id or -1.
+ */
+static int copy_at(struct lower_ctx *c, int q, unsigned pos, const struct lpick *src,
+                   uint32_t width, int target, uint32_t toff, bool reverse, uint64_t taint,
+                   const char *what)
+{
+	struct ir_prog *p = c->p;
+	struct ir_node *n = ir_insert(p, q, pos, PRISM_OP_RDMA_READ, IR_ROLE_DATA);
+	if (!n)
+		return -1;
+	int id = n->id;
+	n->what = what;
+	if (src->target >= 0) {
+		n->raddr = ir_v(IR_V_NODE_ADDR, src->target, src->toff);
+		n->rkey = ir_v(IR_V_QBUF_RKEY, p->nodes[src->target].queue, 0);
+	} else {
+		n->raddr = ir_v(IR_V_SCRATCH_ADDR, 0, src->toff);
+		n->rkey = ir_v(IR_V_SCRATCH_RKEY, 0, 0);
+	}
+	for (uint32_t j = 0; j < (reverse ? width : 1); j++) {
+		uint32_t len = reverse ? 1 : width;
+		uint32_t to = reverse ? toff + width - 1 - j : toff;
+		if (ir_scatter_into(p, id, target, to, len, taint) < 0)
+			return -1;
+	}
+	return id;
+}
+
+/* Where READ `v->read` places v's bytes whole (a WQE field), in *src; else
+ * it also scatters them to scratch from now on.  False (with an error) when
+ * they overlap other bytes the READ places. */
+static bool landed_or_scratch(struct lower_ctx *c, const struct lval *v, struct src_loc loc,
+                              struct lpick *src)
+{
+	struct lread *r = &c->reads[v->read];
+	for (unsigned k = 0; k < r->n; k++) {
+		const struct lpick *pk = &r->picks[k];
+		if (pk->off == v->off && pk->width == v->width && pk->target >= 0) {
+			*src = *pk;
+			return true;
+		}
+		if (v->off < pk->off + pk->width && pk->off < v->off + v->width) {
+			lower_error(c, loc, "a loop phi's bytes overlap other bytes of their READ");
+			return false;
+		}
+	}
+	/* not landed anywhere yet: the READ also scatters them to scratch */
+	*src = (struct lpick){.off = v->off,
+	                      .width = v->width,
+	                      .target = -1,
+	                      .toff = ir_scratch_alloc(c->p, v->width, 8),
+	                      .taint = v->taint};
+	return add_pick(c, r, src);
+}
+
 /*
  * One input of a loop phi (lower_loop.c, merge_locals): its bytes must land
  * only when the exit before it was not taken, so the writer is a copy READ
@@ -657,55 +723,111 @@ static int deliver_after_exit(struct lower_ctx *c, const struct lval *v, int tar
 		            "read from memory at each exit");
 		return -1;
 	}
-	struct lread *r = &c->reads[v->read];
-	struct lpick src = {.target = -2};
-	for (unsigned k = 0; k < r->n; k++) {
-		const struct lpick *pk = &r->picks[k];
-		if (pk->off == v->off && pk->width == v->width && pk->target >= 0) {
-			src = *pk;
-			break;
-		}
-		if (v->off < pk->off + pk->width && pk->off < v->off + v->width) {
-			lower_error(c, p->nodes[after].loc,
-			            "a loop phi's bytes overlap other bytes of their READ");
-			return -1;
-		}
-	}
-	if (src.target == -2) {
-		/* not landed anywhere yet: the READ also scatters them to scratch */
-		src = (struct lpick){.off = v->off,
-		                     .width = v->width,
-		                     .target = -1,
-		                     .toff = ir_scratch_alloc(p, v->width, 8),
-		                     .taint = v->taint};
-		if (!add_pick(c, r, &src))
-			return -1;
-		r = &c->reads[v->read];
-	}
-	int rnode = r->node;
-	struct ir_node *n = ir_insert(p, p->nodes[after].queue, (unsigned)p->nodes[after].pos + 1,
-	                              PRISM_OP_RDMA_READ, IR_ROLE_DATA);
-	if (!n)
+	struct lpick src;
+	if (!landed_or_scratch(c, v, p->nodes[after].loc, &src))
 		return -1;
-	int id = n->id;
-	n->what = "land a loop value (exit not taken)";
-	if (src.target >= 0) {
-		n->raddr = ir_v(IR_V_NODE_ADDR, src.target, src.toff);
-		n->rkey = ir_v(IR_V_QBUF_RKEY, p->nodes[src.target].queue, 0);
-	} else {
-		n->raddr = ir_v(IR_V_SCRATCH_ADDR, 0, src.toff);
-		n->rkey = ir_v(IR_V_SCRATCH_RKEY, 0, 0);
+	int rnode = c->reads[v->read].node;
+	int q = p->nodes[after].queue;
+	unsigned pos = (unsigned)p->nodes[after].pos + 1;
+	/* a READ of the iteration's body (`x = t.k;` after `t = t.nx;`) runs
+	 * after the exit's enable: the copy goes after it */
+	if (p->nodes[rnode].queue == q && p->nodes[rnode].pos >= (int)pos)
+		pos = (unsigned)p->nodes[rnode].pos + 1;
+	if (p->nodes[before].queue == q && (int)pos > p->nodes[before].pos) {
+		lower_error(c, p->nodes[after].loc,
+		            "a local that changes inside a loop is lowered when its bytes are read "
+		            "before the loop's next exit test");
+		return -1;
 	}
-	bool rev = reverse != src.reverse;
-	for (uint32_t j = 0; j < (rev ? v->width : 1); j++) {
-		uint32_t len = rev ? 1 : v->width;
-		uint32_t to = rev ? toff + v->width - 1 - j : toff;
-		if (ir_scatter_into(p, id, target, to, len, v->taint) < 0)
-			return -1;
-	}
+	int id = copy_at(c, q, pos, &src, v->width, target, toff, reverse != src.reverse, v->taint,
+	                 "land a loop value (exit not taken)");
+	if (id < 0)
+		return -1;
 	ir_add_dep(p, rnode, id);
 	ir_add_dep(p, id, before);
 	return id;
+}
+
+/*
+ * A phi's first input: the value the local held when the loop began (exit 0
+ * keeps it).  The later inputs land inside the loop, so this one must land
+ * before them: a copy its delivery would append where the use is (after the
+ * loop: a value a previous loop left in a WQE field or in scratch, an
+ * atomic's old value) is placed instead right before the loop's first exit
+ * enable `before`, which waits for it.  Values that land from the RECV or
+ * from a READ that ran before the loop are delivered as any use is.
+ */
+static struct ldeliv deliver_at_entry(struct lower_ctx *c, const struct lval *v, int target,
+                                      uint32_t toff, bool reverse, int before)
+{
+	struct ir_prog *p = c->p;
+	struct lpick src = {.target = -1};
+	int writer = -1;
+	bool src_reverse = false;
+	switch (v->kind) {
+	case LV_PHI: {
+		const struct lphi *ih = &c->phis[v->phi];
+		if (ih->landed_copy >= 0) {
+			src.toff = ih->landed_scratch;
+			writer = ih->landed_copy;
+		} else if (ih->landed_target >= 0) {
+			src.target = ih->landed_target;
+			src.toff = ih->landed_toff;
+		} else {
+			/* its own inputs land around its own (earlier) loop, now:
+			 * waiting for a use inside a later lane would land it after
+			 * this loop */
+			bool flushing = c->flushing;
+			c->flushing = true;
+			struct ldeliv d = lower_deliver(c, v, target, toff, reverse);
+			c->flushing = flushing;
+			return d;
+		}
+		src_reverse = ih->landed_reverse;
+		break;
+	}
+	case LV_SCRATCH:
+		src.toff = v->off;
+		writer = v->field_writer;
+		break;
+	case LV_FIELD:
+		src.target = v->read;
+		src.toff = v->off;
+		writer = v->field_writer;
+		break;
+	case LV_MEM: {
+		const struct lread *r = &c->reads[v->read];
+		bool overlap = false;
+		for (unsigned k = 0; k < r->n; k++)
+			if (v->off < r->picks[k].off + r->picks[k].width &&
+			    r->picks[k].off < v->off + v->width)
+				overlap = true;
+		if (!overlap)
+			break; /* one more pick of the READ, which ran before the loop */
+		if (!landed_or_scratch(c, v, p->nodes[before].loc, &src))
+			return ld_failed;
+		src_reverse = src.reverse;
+		writer = c->reads[v->read].node;
+		break;
+	}
+	default:
+		break;
+	}
+	if (v->kind == LV_PARAM || v->kind == LV_CONST || (v->kind == LV_MEM && writer < 0)) {
+		struct ldeliv d = lower_deliver(c, v, target, toff, reverse);
+		if (d.kind == LD_NODE)
+			ir_add_dep(p, d.writer, before);
+		return d;
+	}
+	int id = copy_at(c, p->nodes[before].queue, (unsigned)p->nodes[before].pos, &src, v->width,
+	                 target, toff, reverse != src_reverse, v->taint,
+	                 "land a loop value (loop entry)");
+	if (id < 0)
+		return ld_failed;
+	if (writer >= 0)
+		ir_add_dep(p, writer, id);
+	ir_add_dep(p, id, before);
+	return by_node(id);
 }
 
 /* The uses of phi `phi` that waited for it to land copy it from there. */
@@ -747,14 +869,6 @@ bool lower_flush_phis(struct lower_ctx *c)
 	c->flushing = false;
 	return !c->p->oom;
 }
-
-/* The delivery by node `id` (-1: it failed). */
-static struct ldeliv by_node(int id)
-{
-	return (struct ldeliv){.kind = id >= 0 ? LD_NODE : LD_FAILED, .writer = id};
-}
-
-static const struct ldeliv ld_failed = {.kind = LD_FAILED, .writer = -1};
 
 struct ldeliv lower_deliver(struct lower_ctx *c, const struct lval *v, int target, uint32_t toff,
                             bool reverse)
@@ -863,7 +977,7 @@ struct ldeliv lower_deliver(struct lower_ctx *c, const struct lval *v, int targe
 				w = by_node(deliver_after_exit(c, &in, target, toff, rev,
 				                               ph->after[i], ph->before[i]));
 			else
-				w = lower_deliver(c, &in, target, toff, rev);
+				w = deliver_at_entry(c, &in, target, toff, rev, ph->before[i]);
 			if (w.kind == LD_FAILED)
 				return w;
 			last = w.kind;

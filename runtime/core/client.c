@@ -11,7 +11,9 @@
  *
  * Owns: argument packing and range checks (address parameters are offsets
  * inside the region the program declared; the client adds the base the
- * server described), the SEND/RECV posting through the codec, CQ polling.
+ * server described), the SEND/RECV posting through the codec, CQ polling,
+ * and waiting: over TCP the waiting thread sleeps on its own socket and runs
+ * its NIC when the answer comes (one wake per answer).
  * Must not: trust the server's description beyond proto.c's checks; print.
  */
 #include <stdlib.h>
@@ -507,6 +509,13 @@ static int step(struct prism_client *cl)
 	return err;
 }
 
+/*
+ * Waiting on a polled link: the thread sleeps in poll(2) on its own socket,
+ * so the answer wakes it directly (on two shared cores a busy-poll only
+ * delays the server).
+ */
+#define NET_WAIT_US 200
+
 int core_client_wait(struct prism_client *cl, uint64_t k, int timeout_ms)
 {
 	uint64_t deadline = timeout_ms < 0 ? UINT64_MAX : mono_ms() + (uint64_t)timeout_ms;
@@ -521,6 +530,15 @@ int core_client_wait(struct prism_client *cl, uint64_t k, int timeout_ms)
 			break;
 		if (mono_ms() >= deadline)
 			return -PRISM_E_TIMEOUT;
+		if (cl->link_polled) {
+			/* Whatever the server sent (an answer, an RNR NAK) or a wait
+			 * that timed out is outside progress: a SEND parked on an
+			 * RNR NAK retries (the server re-armed before its packets
+			 * left).  A link gone is seen by the next step. */
+			core_client_net_wait(cl, NET_WAIT_US);
+			core_client_net_kick(cl);
+			continue;
+		}
 		if (++spins > 64) {
 			struct timespec ts = {0, 20 * 1000};
 

@@ -26,6 +26,7 @@ struct prism_client {
 	struct prism_server *srv; /* in-process: the server we poll when it has no thread */
 	uint32_t conn_id;         /* in-process: our connection on that server (ids start at 1) */
 	struct net_link *link;    /* over TCP */
+	bool link_polled;         /* this thread reads the link's socket */
 	int net_fd;               /* setup socket until attached, else -1 */
 	struct net_oob_params *net_peer; /* the server's setup answer until attached */
 	int link_down;
@@ -71,6 +72,9 @@ void core_client_net_kick(struct prism_client *cl);
 /* An RDMA NIC's connection: has the server closed the setup socket (its
  * process died)?  One poll(2), without waiting. */
 bool core_client_net_peer_gone(struct prism_client *cl);
+/* Polled link: wait up to @timeout_us for the server's packets and hand them
+ * to the device (net_link_poll). */
+int core_client_net_wait(struct prism_client *cl, int timeout_us);
 void core_client_net_close(struct prism_client *cl);
 
 #endif /* CORE_CLIENT_H */

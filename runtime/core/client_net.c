@@ -6,7 +6,8 @@
  * post socket.
  *
  * Owns: parsing "host:port", mapping setup failures to prism codes, the
- * client's link-down flag.
+ * client's link-down flag, making the link a polled one (the waiting thread
+ * reads it) and the wait on it.
  * Must not: touch the data path (client.c).
  */
 #include <poll.h>
@@ -145,9 +146,14 @@ int core_client_net_attach(struct prism_client *cl)
 	cl->net_fd = -1;
 	free(cl->net_peer);
 	cl->net_peer = NULL;
-	if (err)
+	if (err) {
 		core_err("client: attach: %s", d.msg);
-	return err;
+		return err;
+	}
+	/* The thread that waits for an answer reads it off the socket itself
+	 * (else the transport thread does, and the answer wakes two threads). */
+	cl->link_polled = net_link_set_polled(cl->link) == 0;
+	return 0;
 }
 
 /*
@@ -173,6 +179,11 @@ bool core_client_net_peer_gone(struct prism_client *cl)
 		return true;
 	/* readable: end of stream, or bytes the setup protocol never sends */
 	return recv(cl->net_fd, &b, 1, MSG_DONTWAIT | MSG_PEEK) == 0;
+}
+
+int core_client_net_wait(struct prism_client *cl, int timeout_us)
+{
+	return net_link_poll(cl->link, timeout_us);
 }
 
 void core_client_net_close(struct prism_client *cl)

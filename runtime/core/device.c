@@ -310,13 +310,21 @@ PRISM_API int prism_device__nic_threads(const struct prism_device *dev)
 int core_shard_progress(struct prism_device *dev, unsigned shard)
 {
 	struct core_shard *sh = &dev->shards[shard];
+	struct net_transport *t;
 	int err;
 
 	if (dev->threaded || !dev->ops->progress)
 		return 0;
+	/* what the run sends to remote peers leaves at its end, one system
+	 * call per link */
+	t = __atomic_load_n(&sh->transport, __ATOMIC_ACQUIRE);
+	if (t)
+		net_transport_cork(t);
 	pthread_mutex_lock(&sh->lock);
 	err = dev->ops->progress(sh->be);
 	pthread_mutex_unlock(&sh->lock);
+	if (t)
+		net_transport_uncork(t);
 	return err;
 }
 

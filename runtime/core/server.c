@@ -106,8 +106,11 @@ PRISM_API struct prism_server *prism_server__create(struct prism_device *dev,
 		free(srv);
 		return core_fail_ptr(err);
 	}
-	for (unsigned i = 0; i < srv->n_shards; i++)
+	for (unsigned i = 0; i < srv->n_shards; i++) {
+		srv->shards[i].srv = srv;
+		srv->shards[i].index = i;
 		pthread_mutex_init(&srv->shards[i].lock, NULL);
+	}
 	pthread_mutex_init(&srv->lock, NULL);
 	return srv;
 }
@@ -364,6 +367,8 @@ void core_server_add_conn(struct prism_server *srv, struct core_conn *c)
 	c->next = sh->conns;
 	sh->conns = c;
 	__atomic_store_n(&sh->active, sh->active + 1, __ATOMIC_RELAXED);
+	if (!c->link)
+		__atomic_store_n(&sh->loop_conns, sh->loop_conns + 1, __ATOMIC_RELAXED);
 	sh->total++;
 	__atomic_add_fetch(&c->inst->prog->conns_active, 1, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&c->inst->prog->conns_total, 1, __ATOMIC_RELAXED);
@@ -449,6 +454,8 @@ void core_server_close_conn(struct prism_server *srv, unsigned shard, uint32_t i
 		c = *pp;
 		*pp = c->next;
 		__atomic_store_n(&sh->active, sh->active - 1, __ATOMIC_RELAXED);
+		if (!c->link)
+			__atomic_store_n(&sh->loop_conns, sh->loop_conns - 1, __ATOMIC_RELAXED);
 		__atomic_sub_fetch(&c->inst->prog->conns_active, 1, __ATOMIC_RELAXED);
 		/* no event may hand @c to a progress pass once the lock is dropped */
 		core_inst_disarm(c->inst);
@@ -598,6 +605,9 @@ int core_server_poll_shard(struct prism_server *srv, unsigned shard)
 				continue;
 			}
 			*pp = c->next;
+			if (!c->link)
+				__atomic_store_n(&sh->loop_conns, sh->loop_conns - 1,
+				                 __ATOMIC_RELAXED);
 			core_inst_disarm(c->inst);
 			c->next = dead;
 			dead = c;
@@ -633,6 +643,25 @@ static uint64_t mono_us(void)
 
 /* Real time between two RNR retries of answers parked on a remote client. */
 #define RNR_TICK_US 200u
+/* The same while the transport threads serve every connection: they kick at
+ * each packet, so the tick only retries for a peer that sends nothing. */
+#define RNR_IDLE_TICK_US 1000u
+
+/* Does a loop's shard need polling as fast as it can?  Not when every
+ * connection on it is run to completion by its transport thread (and the
+ * NIC runs on that thread too): then the loop only ticks the RNR timer and
+ * tears down connections whose link went down. */
+static bool loop_busy(struct core_server_loop *lp)
+{
+	struct prism_server *srv = lp->srv;
+
+	if (srv->dev->threaded)
+		return true;
+	for (unsigned s = lp->index; s < srv->n_shards; s += srv->n_loops)
+		if (__atomic_load_n(&srv->shards[s].loop_conns, __ATOMIC_RELAXED))
+			return true;
+	return false;
+}
 
 /*
  * One progress loop: polls its shards (loop index, + n_loops, ...) and
@@ -661,6 +690,13 @@ static void *progress_thread(void *arg)
 			last_kick = now;
 			for (unsigned s = lp->index; s < srv->n_shards; s += srv->n_loops)
 				core_server_net_kick(srv, s);
+		}
+		if (!loop_busy(lp)) {
+			struct timespec ts = {0, RNR_IDLE_TICK_US * 1000};
+
+			/* the transport threads serve this loop's connections */
+			nanosleep(&ts, NULL);
+			continue;
 		}
 		if (n > 0) {
 			idle = 0;
@@ -730,6 +766,7 @@ PRISM_API void prism_server__stop(struct prism_server *srv)
 		sh->conns = NULL;
 		sh->n_hot = 0;
 		__atomic_store_n(&sh->active, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&sh->loop_conns, 0, __ATOMIC_RELAXED);
 		pthread_mutex_unlock(&sh->lock);
 		while (all) {
 			struct core_conn *c = all;

@@ -46,6 +46,8 @@ struct core_conn {
  * each other.
  */
 struct core_server_shard {
+	struct prism_server *srv;
+	unsigned index;
 	pthread_mutex_t lock; /* conns and the counters */
 	struct core_conn *conns;
 	/*
@@ -60,6 +62,10 @@ struct core_server_shard {
 	unsigned n_hot, hot_cap;
 	int scan_all;
 	uint64_t active; /* written under lock, read atomically (placement) */
+	/* connections only a progress loop serves (in-process clients, RDMA
+	 * NICs); the others are run to completion by the transport thread
+	 * (server_net.c); written under lock, read atomically */
+	uint64_t loop_conns;
 	uint64_t total, failed, invocations, rearms_cpu, polls;
 };
 

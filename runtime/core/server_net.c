@@ -9,7 +9,8 @@
  * instance -> ACCEPT -> attach sequence, the per-peer connection limit, the
  * install authorization by uid), the transport's down callback and, on an
  * RDMA NIC, the watch of each client's setup socket (both only mark the
- * connection; the progress thread tears it down).
+ * connection; the progress thread tears it down), and the rx hook by which
+ * the transport thread runs a shard to completion.
  * Must not: run on a progress loop: setups, and parsing and loading posted
  * objects, happen on the setup thread.
  */
@@ -92,10 +93,39 @@ int core_server_net_listen(struct prism_server *srv)
 	return err;
 }
 
+/*
+ * Run-to-completion: the transport thread that just handed a shard packets
+ * runs it (NIC steps, answers, the CPU's re-arms, then the NIC again for
+ * what the re-arms enabled) before it sleeps, and the answers leave when it
+ * returns.  A request wakes one server thread, not a transport thread and
+ * then a progress loop.  Bounded: other links' packets wait meanwhile.
+ */
+#define RX_HOOK_ROUNDS 4
+
+static void shard_rx_hook(void *ctx)
+{
+	struct core_server_shard *ss = ctx;
+
+	/* a peer's packet is outside progress: answers parked on an RNR NAK
+	 * retry (the peer re-posts its receives before it sends again) */
+	core_server_net_kick(ss->srv, ss->index);
+	for (int i = 0; i < RX_HOOK_ROUNDS; i++)
+		if (core_server_poll_shard(ss->srv, ss->index) <= 0)
+			break;
+}
+
 void core_server_net_close(struct prism_server *srv)
 {
-	net_acceptor_stop(srv->acceptor);
+	net_acceptor_stop(srv->acceptor); /* no setup sets a hook from now on */
 	srv->acceptor = NULL;
+	/* the transports belong to the device and outlive this server */
+	for (unsigned i = 0; i < srv->n_shards; i++) {
+		struct net_transport *t =
+		    __atomic_load_n(&srv->dev->shards[i].transport, __ATOMIC_ACQUIRE);
+
+		if (t)
+			net_transport_set_rx_hook(t, NULL, NULL);
+	}
 	if (srv->listener)
 		net_listener_close(srv->listener);
 	srv->listener = NULL;
@@ -350,6 +380,7 @@ static void serve_connect(struct prism_server *srv, struct net_pending *p, struc
 		__atomic_store_n(&c->down, 1, __ATOMIC_RELEASE);
 	}
 	core_server_add_conn(srv, c);
+	net_transport_set_rx_hook(t, shard_rx_hook, &srv->shards[shard]);
 }
 
 /* The setup thread's callback: a complete CONNECT from @p. */

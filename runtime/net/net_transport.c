@@ -7,15 +7,23 @@
  * per-link transmit buffer with its back-pressure, and receiving: the
  * thread reads into one buffer of its own and hands whole records to the
  * device; a link keeps a buffer only while it holds a partial record (or
- * records the device refused for now), so an idle link holds none.
+ * records the device refused for now), so an idle link holds none.  Also
+ * the run-to-completion pieces: the rx hook the thread calls after it
+ * delivered (a request behind acknowledgements is delivered after the hook
+ * ran on them), corking (a thread's frames leave at its uncork, one send
+ * per link), polled links (their owner reads the socket with
+ * net_link_poll) and the plain ACKs a polled link holds for its next frame.
  *
- * Threads and locks.  xmit runs on the device's thread: it takes t->lock to
- * find the link, then link->tx_lock, and never calls into the sim.  The
- * transport thread calls the sim (deliver, kick, link_down) and the owner's
- * callbacks with no lock held, so the sim may hold its own locks while it
- * calls xmit.  A link is pinned (t->lock) while the thread works on it;
- * net_link_close unlinks it and the last pin frees it.  Epoll events carry a
- * slot number and generation, so an event for a closed link is ignored.
+ * Threads and locks.  xmit runs on whichever thread runs the device: it
+ * takes t->lock to find the link, then link->tx_lock, and never calls into
+ * the sim.  Reading a socket and delivering its records happens under
+ * link->rx_lock (the transport thread, or a polled link's owner).  The
+ * transport thread calls the sim (deliver, kick, link_down), the hook and
+ * the owner's callbacks with no transport lock held, so the sim may hold its
+ * own locks while it calls xmit.  A link is pinned (t->lock) while a thread
+ * works on it; net_link_close unlinks it and the last pin frees it.  Epoll
+ * events carry a slot number and generation, so an event for a closed link
+ * is ignored.
  *
  * Must not: block the device thread (xmit only appends and tries one
  * non-blocking send), create QPs, print.
@@ -29,6 +37,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <poll.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
@@ -62,14 +72,20 @@ struct net_link {
 	uint8_t *tx;
 	size_t tx_cap, tx_head, tx_len;
 	bool out_armed; /* EPOLLOUT requested */
+	bool acks_held; /* polled link: plain ACKs wait for the next flush */
 	bool blocked;   /* the device was told -EAGAIN: kick when drained */
 	bool rx_paused; /* not reading while blocked: the peer is back-pressured */
 	int tx_err;
 
-	/* transport thread only */
+	/* rx_lock: whoever reads the socket (the transport thread, or the
+	 * owner of a polled link) */
+	pthread_mutex_t rx_lock;
+	bool polled;      /* the owner reads the socket (net_link_poll) */
+	uint8_t *scratch; /* RX_CHUNK bytes the owner reads into (polled) */
 	uint8_t *rx;
 	size_t rx_cap, rx_len;
 	bool rx_stalled;
+	bool rx_split; /* records after acknowledgements wait for the hook */
 	bool dead;
 	int err;
 	struct net_link_stats stats;
@@ -92,7 +108,24 @@ struct net_transport {
 	uint8_t *rx_scratch; /* RX_CHUNK bytes: the thread reads every link into it */
 	bool flagged;        /* some link has failing set */
 	uint32_t next_gen;
+	uint64_t delivered;         /* packets handed to the device, by anyone */
+	void (*rx_hook)(void *ctx); /* run on the thread after it delivered */
+	void *rx_hook_ctx;
+	bool in_hook;
+	pthread_cond_t hook_idle;
 };
+
+/*
+ * Corking: while a thread has corked a transport, the frames its xmit
+ * queues stay in their links' buffers and leave at uncork, one send per
+ * link (an ACK and the answer that follows it in one run of the device
+ * travel in one segment, and wake the peer once).
+ */
+#define CORK_MAX 32u
+static __thread struct net_transport *tls_corked;
+static __thread unsigned tls_cork_depth;      /* corks nest: the outermost sends */
+static __thread uint32_t tls_dirty[CORK_MAX]; /* local QPNs with queued frames */
+static __thread unsigned tls_ndirty;
 
 __attribute__((format(printf, 3, 4))) static void tlog(struct net_transport *t, int level,
                                                        const char *fmt, ...)
@@ -141,9 +174,21 @@ static void link_free(struct net_link *l)
 {
 	close(l->fd);
 	pthread_mutex_destroy(&l->tx_lock);
+	pthread_mutex_destroy(&l->rx_lock);
 	free(l->tx);
 	free(l->rx);
+	free(l->scratch);
 	free(l);
+}
+
+/* The epoll events a link wants besides EPOLLOUT: none while the device
+ * pushes back (its bytes wait in the peer's socket); hang-ups only when its
+ * owner reads it. */
+static uint32_t rx_events(const struct net_link *l)
+{
+	if (l->rx_stalled || l->rx_paused)
+		return 0;
+	return l->polled ? EPOLLRDHUP : EPOLLIN | EPOLLRDHUP;
 }
 
 /* Pin the link an epoll event names, or NULL when it was closed since. */
@@ -178,12 +223,11 @@ static void unpin(struct net_link *l)
 /* tx_lock held: ask epoll for (or stop asking for) writability. */
 static void arm_out(struct net_link *l, bool on)
 {
-	struct epoll_event ev = {.events = EPOLLIN | (on ? EPOLLOUT : 0), .data.u64 = link_id(l)};
+	struct epoll_event ev = {.events = rx_events(l) | (on ? EPOLLOUT : 0),
+	                         .data.u64 = link_id(l)};
 
 	if (l->out_armed == on)
 		return;
-	if (l->rx_stalled || l->rx_paused)
-		ev.events &= ~(uint32_t)EPOLLIN;
 	if (epoll_ctl(l->t->epfd, EPOLL_CTL_MOD, l->fd, &ev) == 0)
 		l->out_armed = on;
 }
@@ -208,8 +252,73 @@ static int flush_locked(struct net_link *l)
 		return n < 0 ? -errno : -EPIPE;
 	}
 	l->tx_head = 0;
+	l->acks_held = false;
 	arm_out(l, false);
 	return 0;
+}
+
+/*
+ * tx_lock held, after a flush: a link whose device was told -EAGAIN and
+ * that has drained below half its buffer takes packets again (and is read
+ * again if it was paused for it).  True: kick the device.
+ */
+static bool unblock_locked(struct net_link *l)
+{
+	bool kick = false;
+
+	if (l->blocked && l->tx_len < l->t->opts.tx_buf / 2) {
+		l->blocked = false;
+		kick = true;
+	}
+	if (!l->blocked && l->rx_paused) {
+		struct epoll_event ev = {.data.u64 = link_id(l)};
+
+		l->rx_paused = false;
+		ev.events = rx_events(l) | (l->out_armed ? EPOLLOUT : 0);
+		epoll_ctl(l->t->epfd, EPOLL_CTL_MOD, l->fd, &ev);
+	}
+	return kick;
+}
+
+/* Flush @l's queued frames; a failure is left for the thread to act on, as
+ * an xmit's is.  Takes tx_lock; t->lock must not be held. */
+static void flush_or_flag(struct net_link *l)
+{
+	struct net_transport *t = l->t;
+	bool kick = false;
+	int rc = 0;
+
+	pthread_mutex_lock(&l->tx_lock);
+	if (!l->out_armed && !l->tx_err && l->tx_len)
+		rc = flush_locked(l);
+	if (rc)
+		l->tx_err = rc;
+	else
+		kick = unblock_locked(l); /* no EPOLLOUT may come to do it */
+	pthread_mutex_unlock(&l->tx_lock);
+	if (kick)
+		sim_dev_kick(t->dev);
+	if (rc) {
+		pthread_mutex_lock(&t->lock);
+		l->failing = true;
+		t->flagged = true;
+		pthread_mutex_unlock(&t->lock);
+		wake(t);
+	}
+}
+
+/*
+ * A plain ACK on a polled link (a client's) waits for the link's next flush:
+ * its owner's next request, so that one segment carries both and the peer
+ * wakes once, or its next sleep in net_link_poll, whichever comes first (a
+ * NIC coalesces ACKs too).  NAKs and every other frame leave at once.  The
+ * receiving transport runs its hook on the ACKs before it delivers the
+ * request behind them (deliver_from), as if they had come first.
+ */
+static bool ack_to_hold(const struct net_link *l, const struct net_pkt *np)
+{
+	return l->polled && np->opcode == NET_OP_ACKNOWLEDGE &&
+	       net_aeth_type(np->aeth.syndrome) == NET_AETH_ACK;
 }
 
 /* tx_lock held: room for @need more bytes after the queued ones. */
@@ -291,7 +400,16 @@ static int transport_xmit(void *ctx, const struct sim_pkt *sp)
 	l->tx_len += (size_t)size;
 	l->stats.tx_pkts++;
 	l->stats.tx_bytes += (uint64_t)size;
-	if (!l->out_armed) {
+	if (!l->out_armed && ack_to_hold(l, &np)) {
+		l->acks_held = true;
+	} else if (!l->out_armed && tls_corked == t && tls_ndirty < CORK_MAX) {
+		unsigned i;
+
+		for (i = 0; i < tls_ndirty && tls_dirty[i] != l->addr.local_qpn; i++)
+			;
+		if (i == tls_ndirty)
+			tls_dirty[tls_ndirty++] = l->addr.local_qpn;
+	} else if (!l->out_armed) {
 		rc = flush_locked(l);
 		if (rc) {
 			l->tx_err = rc;
@@ -342,8 +460,9 @@ static void link_fail(struct net_link *l, int err, const char *why)
 /* Hand the complete records at the start of @buf (@avail bytes) to the
  * device; returns the bytes they took (the rest: a partial record, or
  * records the device refused for now). */
-static size_t deliver_from(struct net_link *l, const uint8_t *buf, size_t avail)
+static size_t deliver_from(struct net_link *l, const uint8_t *buf, size_t avail, bool may_split)
 {
+	bool after_ack = false;
 	struct net_transport *t = l->t;
 	uint8_t scratch[NET_SIMPKT_SCRATCH];
 	struct net_frame_diag fdiag;
@@ -376,6 +495,14 @@ static size_t deliver_from(struct net_link *l, const uint8_t *buf, size_t avail)
 			link_fail(l, -EPROTO, diag.msg);
 			return off;
 		}
+		/* a request behind acknowledgements waits until the hook ran on
+		 * them: the host's re-arm may depend on their completions */
+		if (after_ack && may_split &&
+		    net_opcode_info(np.opcode)->role == NET_ROLE_REQUEST) {
+			l->rx_split = true;
+			break;
+		}
+		after_ack = np.opcode == NET_OP_ACKNOWLEDGE;
 		sp.t = vtime;
 		rc = sim_dev_deliver(t->dev, &sp);
 		if (rc == -EAGAIN) {
@@ -401,6 +528,7 @@ static size_t deliver_from(struct net_link *l, const uint8_t *buf, size_t avail)
 		}
 		l->stats.rx_pkts++;
 		l->stats.rx_bytes += len + NET_RECORD_HDR_BYTES;
+		__atomic_add_fetch(&t->delivered, 1, __ATOMIC_RELAXED);
 		off += NET_RECORD_HDR_BYTES + len;
 	}
 	return off;
@@ -424,9 +552,9 @@ static int keep_rest(struct net_link *l, const uint8_t *rest, size_t len)
 }
 
 /* Deliver what the link's own buffer holds; free it once empty. */
-static void deliver_records(struct net_link *l)
+static void deliver_records(struct net_link *l, bool may_split)
 {
-	size_t off = deliver_from(l, l->rx, l->rx_len);
+	size_t off = deliver_from(l, l->rx, l->rx_len, may_split);
 
 	if (off) {
 		memmove(l->rx, l->rx + off, l->rx_len - off);
@@ -463,31 +591,36 @@ static bool pause_if_blocked(struct net_link *l)
 	return paused;
 }
 
-/* @gone: the socket reported a hang-up or an error (a paused link reads on,
- * to see it fail, instead of being woken by it forever). */
-static void on_readable(struct net_link *l, bool gone)
+/* rx_lock held.  @gone: the socket reported a hang-up or an error (a
+ * paused link reads on, to see it fail, instead of being woken by it
+ * forever).  @scratch: RX_CHUNK bytes of the reading thread's own. */
+static void on_readable(struct net_link *l, bool gone, uint8_t *scratch, bool may_split)
 {
 	size_t budget = RX_BUDGET;
 
 	if (pause_if_blocked(l) && !gone)
 		return;
 
-	while (!l->dead && !l->rx_stalled && budget) {
-		struct net_transport *t = l->t;
+	while (!l->dead && !l->rx_stalled && !l->rx_split && budget) {
 		ssize_t n;
 
 		if (!l->rx_len) {
 			/* the common case: whole records, read into the thread's
 			 * buffer; only a remainder is kept by the link */
-			n = recv(l->fd, t->rx_scratch, RX_CHUNK, MSG_DONTWAIT);
+			n = recv(l->fd, scratch, RX_CHUNK, MSG_DONTWAIT);
 			if (n > 0) {
-				size_t off = deliver_from(l, t->rx_scratch, (size_t)n);
+				size_t off = deliver_from(l, scratch, (size_t)n, may_split);
 
 				budget = budget > (size_t)n ? budget - (size_t)n : 0;
 				if (!l->dead && off < (size_t)n &&
-				    keep_rest(l, t->rx_scratch + off, (size_t)n - off))
+				    keep_rest(l, scratch + off, (size_t)n - off))
 					link_fail(l, -ENOMEM,
 					          "out of memory for the receive buffer");
+				/* a short read emptied the socket: no second
+				 * call to hear EAGAIN (epoll is level-triggered,
+				 * a polled link is polled again) */
+				if ((size_t)n < RX_CHUNK && !gone)
+					return;
 				continue;
 			}
 		} else {
@@ -502,11 +635,15 @@ static void on_readable(struct net_link *l, bool gone)
 				l->rx = p;
 				l->rx_cap += RX_CHUNK;
 			}
-			n = recv(l->fd, l->rx + l->rx_len, l->rx_cap - l->rx_len, MSG_DONTWAIT);
+			size_t room = l->rx_cap - l->rx_len;
+
+			n = recv(l->fd, l->rx + l->rx_len, room, MSG_DONTWAIT);
 			if (n > 0) {
 				l->rx_len += (size_t)n;
 				budget = budget > (size_t)n ? budget - (size_t)n : 0;
-				deliver_records(l);
+				deliver_records(l, may_split);
+				if ((size_t)n < room && !gone)
+					return;
 				continue;
 			}
 		}
@@ -537,24 +674,16 @@ static void on_writable(struct net_link *l)
 
 	pthread_mutex_lock(&l->tx_lock);
 	rc = flush_locked(l);
-	if (!rc && l->blocked && l->tx_len < l->t->opts.tx_buf / 2) {
-		l->blocked = false;
-		kick = true;
-	}
-	if (!rc && !l->blocked && l->rx_paused) {
-		struct epoll_event ev = {.events = (l->rx_stalled ? 0 : EPOLLIN) |
-		                                   (l->out_armed ? EPOLLOUT : 0),
-		                         .data.u64 = link_id(l)};
-
-		l->rx_paused = false;
-		epoll_ctl(l->t->epfd, EPOLL_CTL_MOD, l->fd, &ev);
-	}
+	if (!rc)
+		kick = unblock_locked(l);
 	pthread_mutex_unlock(&l->tx_lock);
 	if (rc) {
 		char why[96];
 
 		snprintf(why, sizeof(why), "send: %s", strerror(-rc));
+		pthread_mutex_lock(&l->rx_lock);
 		link_fail(l, rc, why);
+		pthread_mutex_unlock(&l->rx_lock);
 		return;
 	}
 	if (kick)
@@ -584,6 +713,7 @@ static void service_flagged(struct net_transport *t)
 		pthread_mutex_unlock(&t->lock);
 		if (!l)
 			continue;
+		pthread_mutex_lock(&l->rx_lock);
 		if (failing) {
 			char why[96];
 
@@ -598,25 +728,81 @@ static void service_flagged(struct net_transport *t)
 			pthread_mutex_unlock(&t->lock);
 			/* still not reading a link paused for back-pressure */
 			pthread_mutex_lock(&l->tx_lock);
-			ev.events = (l->rx_paused ? 0 : EPOLLIN) | (l->out_armed ? EPOLLOUT : 0);
+			ev.events = rx_events(l) | (l->out_armed ? EPOLLOUT : 0);
 			epoll_ctl(t->epfd, EPOLL_CTL_MOD, l->fd, &ev);
 			pthread_mutex_unlock(&l->tx_lock);
-			deliver_records(l);
+			deliver_records(l, false);
 			if (!l->rx_stalled)
-				on_readable(l, false);
+				on_readable(l, false, t->rx_scratch, false);
 		}
+		pthread_mutex_unlock(&l->rx_lock);
 		unpin(l);
 	}
 }
+
+/* Transport thread: what it delivered since @before reaches the owner's
+ * hook (which runs the device and its host side to completion), then every
+ * frame queued meanwhile leaves. */
+static void run_hook(struct net_transport *t, uint64_t before)
+{
+	void (*fn)(void *) = NULL;
+	void *ctx = NULL;
+
+	if (__atomic_load_n(&t->delivered, __ATOMIC_RELAXED) != before) {
+		pthread_mutex_lock(&t->lock);
+		fn = t->rx_hook;
+		ctx = t->rx_hook_ctx;
+		t->in_hook = fn != NULL;
+		pthread_mutex_unlock(&t->lock);
+	}
+	if (fn) {
+		fn(ctx);
+		pthread_mutex_lock(&t->lock);
+		t->in_hook = false;
+		pthread_cond_broadcast(&t->hook_idle);
+		pthread_mutex_unlock(&t->lock);
+	}
+	net_transport_uncork(t);
+}
+
+/* Transport thread: the records split off behind acknowledgements (each
+ * link at most once a round, so one link cannot hold the others up), then
+ * the hook again. */
+static void deliver_split(struct net_transport *t, struct net_link **split, unsigned n)
+{
+	uint64_t before = __atomic_load_n(&t->delivered, __ATOMIC_RELAXED);
+
+	net_transport_cork(t);
+	for (unsigned i = 0; i < n; i++) {
+		struct net_link *l = split[i];
+
+		bool closed;
+
+		pthread_mutex_lock(&t->lock);
+		closed = l->closed; /* by the hook: its QP may be gone */
+		pthread_mutex_unlock(&t->lock);
+		pthread_mutex_lock(&l->rx_lock);
+		l->rx_split = false;
+		if (!closed && !l->rx_stalled)
+			deliver_records(l, false); /* a partial record stays */
+		pthread_mutex_unlock(&l->rx_lock);
+		unpin(l);
+	}
+	run_hook(t, before);
+}
+
+#define SPLIT_MAX 64u
 
 static void *transport_thread(void *arg)
 {
 	struct net_transport *t = arg;
 	struct epoll_event evs[64];
+	struct net_link *split[SPLIT_MAX];
 
 	for (;;) {
 		bool stop;
-		unsigned stalled;
+		unsigned stalled, nsplit = 0;
+		uint64_t before;
 		int i, n;
 
 		pthread_mutex_lock(&t->lock);
@@ -628,6 +814,8 @@ static void *transport_thread(void *arg)
 		n = epoll_wait(t->epfd, evs, 64, stalled ? 1 : -1);
 		if (n < 0 && errno != EINTR)
 			break;
+		before = __atomic_load_n(&t->delivered, __ATOMIC_RELAXED);
+		net_transport_cork(t);
 		for (i = 0; i < n; i++) {
 			struct net_link *l;
 
@@ -643,8 +831,16 @@ static void *transport_thread(void *arg)
 				continue;
 			if (evs[i].events & EPOLLOUT)
 				on_writable(l);
-			if (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR | EPOLLRDHUP))
-				on_readable(l, evs[i].events & (EPOLLHUP | EPOLLERR));
+			if (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR | EPOLLRDHUP)) {
+				pthread_mutex_lock(&l->rx_lock);
+				on_readable(l, evs[i].events & (EPOLLHUP | EPOLLERR), t->rx_scratch,
+				            nsplit < SPLIT_MAX);
+				pthread_mutex_unlock(&l->rx_lock);
+			}
+			if (l->rx_split) {
+				split[nsplit++] = l; /* stays pinned */
+				continue;
+			}
 			unpin(l);
 		}
 		pthread_mutex_lock(&t->lock);
@@ -653,8 +849,61 @@ static void *transport_thread(void *arg)
 		pthread_mutex_unlock(&t->lock);
 		if (stop)
 			service_flagged(t);
+		run_hook(t, before);
+		if (nsplit)
+			deliver_split(t, split, nsplit);
 	}
 	return NULL;
+}
+
+void net_transport_cork(struct net_transport *t)
+{
+	if (tls_corked == t) {
+		tls_cork_depth++;
+		return;
+	}
+	if (tls_corked) { /* another transport's frames leave first */
+		tls_cork_depth = 1;
+		net_transport_uncork(tls_corked);
+	}
+	tls_corked = t;
+	tls_cork_depth = 1;
+}
+
+void net_transport_uncork(struct net_transport *t)
+{
+	if (tls_corked != t || --tls_cork_depth)
+		return;
+	tls_corked = NULL;
+	for (unsigned i = 0; i < tls_ndirty; i++) {
+		struct net_link *l;
+
+		pthread_mutex_lock(&t->lock);
+		l = lookup_qpn(t, tls_dirty[i]);
+		if (l)
+			l->pins++; /* net_link_close waits for it */
+		pthread_mutex_unlock(&t->lock);
+		if (!l)
+			continue;
+		flush_or_flag(l);
+		unpin(l);
+	}
+	tls_ndirty = 0;
+}
+
+void net_transport_set_rx_hook(struct net_transport *t, void (*fn)(void *ctx), void *ctx)
+{
+	bool on_thread = t->running && pthread_equal(pthread_self(), t->thread);
+
+	bool same;
+
+	pthread_mutex_lock(&t->lock);
+	same = t->rx_hook == fn && t->rx_hook_ctx == ctx;
+	t->rx_hook = fn;
+	t->rx_hook_ctx = ctx;
+	while (!same && !on_thread && t->in_hook)
+		pthread_cond_wait(&t->hook_idle, &t->lock);
+	pthread_mutex_unlock(&t->lock);
 }
 
 int net_transport_create(struct sim_dev *dev, const struct net_transport_opts *opts,
@@ -690,6 +939,7 @@ int net_transport_create(struct sim_dev *dev, const struct net_transport_opts *o
 	t->dev = dev;
 	pthread_mutex_init(&t->lock, NULL);
 	pthread_cond_init(&t->unpinned, NULL);
+	pthread_cond_init(&t->hook_idle, NULL);
 	t->rx_scratch = malloc(RX_CHUNK);
 	if (!t->rx_scratch) {
 		free(t);
@@ -718,6 +968,7 @@ fail:
 		close(t->wakefd);
 	pthread_mutex_destroy(&t->lock);
 	pthread_cond_destroy(&t->unpinned);
+	pthread_cond_destroy(&t->hook_idle);
 	free(t->rx_scratch);
 	free(t);
 	return rc;
@@ -766,6 +1017,7 @@ void net_transport_destroy(struct net_transport *t)
 	close(t->wakefd);
 	pthread_mutex_destroy(&t->lock);
 	pthread_cond_destroy(&t->unpinned);
+	pthread_cond_destroy(&t->hook_idle);
 	free(t);
 }
 
@@ -800,11 +1052,13 @@ int net_transport_attach(struct net_transport *t, int fd, struct sim_qp *qp,
 	if (cbs)
 		l->cbs = *cbs;
 	pthread_mutex_init(&l->tx_lock, NULL);
+	pthread_mutex_init(&l->rx_lock, NULL);
 
 	pthread_mutex_lock(&t->lock);
 	if (lookup_qpn(t, l->addr.local_qpn)) {
 		pthread_mutex_unlock(&t->lock);
 		pthread_mutex_destroy(&l->tx_lock);
+		pthread_mutex_destroy(&l->rx_lock);
 		free(l);
 		return net_diagf(diag, -EEXIST, "attach: QP 0x%06x already has a link",
 		                 sim_qp_num(qp));
@@ -837,6 +1091,7 @@ int net_transport_attach(struct net_transport *t, int fd, struct sim_qp *qp,
 		unlink_locked(t, l);
 		pthread_mutex_unlock(&t->lock);
 		pthread_mutex_destroy(&l->tx_lock);
+		pthread_mutex_destroy(&l->rx_lock);
 		free(l);
 		return net_diagf(diag, err, "attach: epoll: %s", strerror(-err));
 	}
@@ -865,8 +1120,18 @@ void net_link_close(struct net_link *l)
 			pthread_cond_wait(&t->unpinned, &t->lock);
 	do_free = l->pins == 0;
 	pthread_mutex_unlock(&t->lock);
-	/* an xmit that found the link before it was unlinked finishes first */
+	/* an xmit that found the link before it was unlinked finishes first;
+	 * what is still queued (a polled link's held ACKs) gets one
+	 * non-blocking try, so that a peer is not left waiting for them */
 	pthread_mutex_lock(&l->tx_lock);
+	while (l->tx_len && !l->tx_err && !l->dead) {
+		ssize_t n = send(l->fd, l->tx + l->tx_head, l->tx_len, MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (n <= 0)
+			break;
+		l->tx_head += (size_t)n;
+		l->tx_len -= (size_t)n;
+	}
 	pthread_mutex_unlock(&l->tx_lock);
 	if (do_free)
 		link_free(l);
@@ -887,4 +1152,62 @@ int net_link_error(struct net_link *l)
 	err = l->dead ? l->err : l->tx_err;
 	pthread_mutex_unlock(&l->tx_lock);
 	return err;
+}
+
+int net_link_set_polled(struct net_link *l)
+{
+	struct epoll_event ev = {.data.u64 = link_id(l)};
+	uint8_t *scratch = malloc(RX_CHUNK);
+
+	if (!scratch)
+		return -ENOMEM;
+	pthread_mutex_lock(&l->rx_lock);
+	pthread_mutex_lock(&l->tx_lock);
+	if (!l->polled) {
+		l->polled = true;
+		l->scratch = scratch;
+		scratch = NULL;
+		ev.events = rx_events(l) | (l->out_armed ? EPOLLOUT : 0);
+		epoll_ctl(l->t->epfd, EPOLL_CTL_MOD, l->fd, &ev);
+	}
+	pthread_mutex_unlock(&l->tx_lock);
+	pthread_mutex_unlock(&l->rx_lock);
+	free(scratch);
+	return 0;
+}
+
+int net_link_poll(struct net_link *l, int timeout_us)
+{
+	struct pollfd pfd = {.fd = l->fd, .events = POLLIN};
+	bool gone = false, paused, held;
+	uint64_t before;
+	int n;
+
+	pthread_mutex_lock(&l->tx_lock);
+	paused = l->rx_paused;
+	held = l->acks_held;
+	pthread_mutex_unlock(&l->tx_lock);
+	if (held && timeout_us > 0)
+		flush_or_flag(l); /* the peer may wait for them while we sleep */
+	if (timeout_us > 0) {
+		struct timespec ts = {timeout_us / 1000000, (timeout_us % 1000000) * 1000L};
+
+		/* a link the device or the peer pushes back on is not read:
+		 * its bytes would only wake us again */
+		if (paused || __atomic_load_n(&l->rx_stalled, __ATOMIC_RELAXED)) {
+			nanosleep(&ts, NULL);
+			return 0;
+		}
+		n = ppoll(&pfd, 1, &ts, NULL);
+		if (n == 0)
+			return 0;
+		gone = n > 0 && (pfd.revents & (POLLHUP | POLLERR));
+	}
+	pthread_mutex_lock(&l->rx_lock);
+	before = l->stats.rx_pkts;
+	if (!l->dead && l->polled)
+		on_readable(l, gone, l->scratch, false);
+	n = l->dead ? (l->err < 0 ? l->err : -EPIPE) : (int)(l->stats.rx_pkts - before);
+	pthread_mutex_unlock(&l->rx_lock);
+	return n;
 }

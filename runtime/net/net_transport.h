@@ -4,7 +4,10 @@
  *
  * Owns: one transport per sim device (it installs itself as the device's
  * wire with sim_dev_set_wire), one thread per transport running epoll over
- * its links, and one link per QP pair (one TCP connection each).  Outgoing
+ * its links, and one link per QP pair (one TCP connection each).  The
+ * thread can run the device to completion itself (rx hook), and a link's
+ * owner can read its socket on its own thread (polled links), so that a
+ * packet wakes one thread, not two.  Outgoing
  * packets are framed (net_frame.h) into a bounded per-link buffer; when it
  * is full the device is told -EAGAIN and kicked once the socket drained
  * (back-pressure).  Incoming packets are decoded, validated and handed to
@@ -74,6 +77,38 @@ uint32_t net_peer_node(const struct sim_dev *dev, const struct net_oob_params *p
 int net_transport_attach(struct net_transport *t, int fd, struct sim_qp *qp,
                          const struct net_oob_params *peer, const struct net_link_cbs *cbs,
                          struct net_link **out, struct net_diag *diag);
+/*
+ * Run-to-completion on the transport thread: after each round of socket
+ * events in which it handed packets to the device, the thread calls @fn
+ * (NULL: none), which runs the device and its host side (re-arming
+ * receives); the frames that produces leave when it returns, one send per
+ * link.  Setting a different hook waits until a running one returned (unless
+ * called from the hook itself).
+ */
+void net_transport_set_rx_hook(struct net_transport *t, void (*fn)(void *ctx), void *ctx);
+
+/*
+ * While the calling thread has @t corked, frames the device queues from this
+ * thread stay in their links' buffers; uncork sends each link's in one
+ * system call.  A thread that runs the device inline corks around the run.
+ * Corks nest (the outermost uncork sends).
+ */
+void net_transport_cork(struct net_transport *t);
+void net_transport_uncork(struct net_transport *t);
+
+/*
+ * The link's owner reads its socket (net_link_poll) on its own thread, the
+ * one that runs the device and polls for the answer: the transport thread
+ * stops reading it and only watches hang-ups and write space.
+ */
+int net_link_set_polled(struct net_link *link);
+/*
+ * Polled link: wait up to @timeout_us (0: do not wait) for bytes, read what
+ * the socket holds and hand its packets to the device.  Returns the packets
+ * handed over, or the negative error that took the link down.
+ */
+int net_link_poll(struct net_link *link, int timeout_us);
+
 /* Detach and free; the socket is closed.  Safe from the down callback. */
 void net_link_close(struct net_link *link);
 void net_link_stats(struct net_link *link, struct net_link_stats *out);

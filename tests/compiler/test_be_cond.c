@@ -524,7 +524,14 @@ static void test_reject_cas_gt_forms(void **state)
 	             "the masks of cas_gt / cas_lt are constants");
 	expect_error("struct ctr { n: le64; k: le64; }\nregion r: ctr[4] writable;\n"
 	             "offload f(p: *ctr in r, v: le64) { if (p.k != v) { cas_lt(p.n, v); } }\n",
-	             "under `!=`/`||` is not lowered");
+	             "t.prism:3:52: error: cas_lt under a condition that is one `!=` (an `if (a "
+	             "!= b)` arm, or the `else` of `if (a == b)`) is not lowered: its guard would "
+	             "need the two ways `!=` holds as a disjunction of its own; write the "
+	             "condition as `a < b || a > b`\n");
+	expect_error("struct ctr { n: be64; k: be64; }\nregion r: ctr[4] writable;\n"
+	             "offload f(p: *ctr in r, v: be64) { if (p.k == v) { p.n = 1; } "
+	             "else { cas_gt(p.n, v); } }\n",
+	             "t.prism:3:70: error: cas_gt under a condition that is one `!=`");
 }
 
 /* ---- masked cas --------------------------------------------------------------- */

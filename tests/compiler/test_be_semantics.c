@@ -1115,6 +1115,66 @@ static void test_after_returning_loop_rejected(void **state)
 	free(diag);
 }
 
+static void test_after_returning_parallel_rejected(void **state)
+{
+	(void)state;
+	static const char src[] = "struct n { k: be16; pad: u8[6]; next: *n in r; v: be64; }\n"
+	                          "region r: n[4] writable;\n"
+	                          "offload f(key: be16, a: *n in r, b: *n in r) -> be64 {\n"
+	                          "  parallel {\n"
+	                          "    if (a.k == key) { return a.v; }\n"
+	                          "  } || {\n"
+	                          "    b.v = 2;\n"
+	                          "  }\n"
+	                          "  a.v = 1;\n"
+	                          "}\n";
+	char *diag = NULL;
+	struct chainobj *o = be_compile(src, NULL, IR_PROFILE_STRICT, &diag);
+	assert_null(o);
+	assert_non_null(diag);
+	if (!strstr(diag, "t.prism:9:7: error: statements after a `parallel` that may `return` are "
+	                  "not lowered (the NIC cannot tell them whether a return ran): move them "
+	                  "before it, or into it\n"))
+		fprintf(stderr, "diagnostic was:\n%s", diag);
+	assert_non_null(strstr(diag, "t.prism:9:7: error: statements after a `parallel` that may "
+	                             "`return` are not lowered (the NIC cannot tell them whether a "
+	                             "return ran): move them before it, or into it\n"));
+	assert_non_null(strstr(diag, "      ^"));
+	free(diag);
+}
+
+/* A local the loop body sets to something not read from memory has no
+ * bytes an exit could land after the loop. */
+static void test_loop_local_not_from_memory_rejected(void **state)
+{
+	(void)state;
+	static const char src[] = "struct n { k: be64; nx: *n in m; a: le64; }\n"
+	                          "region m: n[8] writable;\n"
+	                          "offload f(pk: be64, h: *n in m) -> le64 {\n"
+	                          "  let t = h;\n"
+	                          "  let x = t.a;\n"
+	                          "  while (t.k != pk) bound 2 { t = t.nx; x = 5; }\n"
+	                          "  t.a = x;\n"
+	                          "  return t.a;\n"
+	                          "}\n";
+	static const char want[] =
+	    "t.prism:6:10: error: a local that changes inside a loop is lowered when it holds "
+	    "bytes read from memory at each exit\n"
+	    "      while (t.k != pk) bound 2 { t = t.nx; x = 5; }\n"
+	    "             ^~~~~~~~~\n";
+	for (int prof = 0; prof < 2; prof++) {
+		char *diag = NULL;
+		struct chainobj *o =
+		    be_compile(src, NULL, prof ? IR_PROFILE_STRICT : IR_PROFILE_RELAXED, &diag);
+		assert_null(o);
+		assert_non_null(diag);
+		if (!strstr(diag, want))
+			fprintf(stderr, "diagnostic was:\n%s", diag);
+		assert_non_null(strstr(diag, want));
+		free(diag);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1135,6 +1195,8 @@ int main(void)
 	    cmocka_unit_test(test_alloc_under_if),
 	    cmocka_unit_test(test_parallel_returns_later_wins),
 	    cmocka_unit_test(test_after_returning_loop_rejected),
+	    cmocka_unit_test(test_after_returning_parallel_rejected),
+	    cmocka_unit_test(test_loop_local_not_from_memory_rejected),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -527,6 +527,8 @@ static const char *ret_text(struct g *g)
 
 	/* another field of the same type: k and j, or v and what vp points to
 	 * (not a bounded read, which is W5's) */
+	if (r == RS_K && want(g, DT_RET_SWAP, 15))
+		return pfmt(g->p, "return %s.a;", P); /* le64 as the be64 result */
 	if (g->allow & BIT(DT_RET_MIXED) && chance(g, 30) && (r == RS_K || r == RS_V)) {
 		use(g, DT_RET_MIXED);
 		if (r == RS_K)
@@ -637,6 +639,7 @@ static const char *walk_key(struct g *g, unsigned *bound)
 }
 
 /* `while (t.k != KEY) bound N { t = t.nx; }` and its variants. */
+static struct gs *gen_loop_other(struct g *g, bool over_t);
 static struct gs *gen_walk(struct g *g, bool tail)
 {
 	unsigned bound;
@@ -647,6 +650,7 @@ static struct gs *gen_walk(struct g *g, bool tail)
 	bool le = want(g, DT_WALK_LE, 40);
 	const char *next = le ? "lx" : "nx";
 	struct gs *w = node(g, GS_WHILE, NULL);
+	struct gs *value = NULL, *after = NULL; /* LOOP_VALUE's let, its store */
 
 	if (!w)
 		return NULL;
@@ -668,6 +672,27 @@ static struct gs *gen_walk(struct g *g, bool tail)
 	} else {
 		w->cond = xleaf(g, pfmt(g->p, "t.k != %s", key));
 		w->a = text(g, pfmt(g->p, "t = t.%s;", next));
+		if (!g->recycle && want(g, DT_LOOP_VALUE, 20)) {
+			/* a local besides t that changes in the body, read after
+			 * t moved: the key itself, or a counter after an atomic's
+			 * old value */
+			unsigned n = ++g->locals;
+			bool fa = chance(g, 40);
+
+			if (fa) {
+				use(g, DT_ATOMIC_FA_OLD);
+				g->params_used++;
+			}
+			value = text(
+			    g,
+			    pfmt(g->p, fa ? "let x%u = fetch_add(t.a, 1);" : "let x%u = t.k;", n));
+			w->cond = xleaf(g, pfmt(g->p, "x%u != %s", n, fa ? "pa" : key));
+			w->a =
+			    append(w->a, text(g, pfmt(g->p, fa ? "x%u = t.a;" : "x%u = t.k;", n)));
+			if (chance(g, 50))
+				after = text(
+				    g, pfmt(g->p, "%s.%s = x%u;", store_ptr(g), fa ? "a" : "j", n));
+		}
 		if (!g->recycle && g->ret != RS_NONE && g->ret != RS_VOID &&
 		    want(g, DT_RET_LOOP, 40)) {
 			struct gs *r = node(g, GS_IF, NULL);
@@ -679,6 +704,17 @@ static struct gs *gen_walk(struct g *g, bool tail)
 				w->a = r;
 			}
 		}
+	}
+	g->walked = true;
+	/* N3's class: a second walk (its start is where this one stopped,
+	 * whichever exit that was), or a loop over the node found */
+	if (!g->recycle && want(g, DT_WALK_TWICE, 25)) {
+		w->next = append(after, gen_walk(g, tail));
+		return append(value, w);
+	}
+	if (!g->recycle && want(g, DT_LOOP_AFTER_WALK, 15)) {
+		w->next = append(after, gen_loop_other(g, true));
+		return append(value, w);
 	}
 	/* what the walk found, used after it */
 	if (tail && g->ret != RS_NONE && chance(g, 60)) {
@@ -698,15 +734,18 @@ static struct gs *gen_walk(struct g *g, bool tail)
 		w->next = text(g, pfmt(g->p, "t.%s = %llu;", f->name,
 		                       (unsigned long long)small_or_max(g, f->width)));
 	}
-	g->walked = true;
-	return w;
+	w->next = append(after, w->next);
+	return append(value, w);
 }
 
 /* A loop over a field of p or q: its body changes the field (LOOP_MUTATE)
  * or another one (LOOP_PLAIN). */
-static struct gs *gen_loop_other(struct g *g)
+static struct gs *gen_loop_other(struct g *g, bool over_t)
 {
-	const char *P = chance(g, 50) ? "p" : "q";
+	const char *P = over_t ? "t" : chance(g, 50) ? "p" : "q";
+
+	if (!over_t && g->walked && want(g, DT_LOOP_AFTER_WALK, 40))
+		P = "t";
 	struct gs *w = node(g, GS_WHILE, NULL);
 
 	if (!w)
@@ -733,7 +772,7 @@ static struct gs *gen_loop(struct g *g, bool tail)
 		return gen_walk(g, tail);
 	if (g->recycle)
 		return gen_effect(g);
-	return gen_loop_other(g);
+	return gen_loop_other(g, false);
 }
 
 static struct gs *gen_par(struct g *g, bool tail)

@@ -477,3 +477,18 @@ out:
 	free(sets_text);
 	return rc;
 }
+
+unsigned dt_test_programs(void)
+{
+	const char *env = getenv("DIFFTEST_PROGRAMS");
+
+	return env ? (unsigned)strtoul(env, NULL, 0) : 2000;
+}
+
+unsigned dt_test_runs(unsigned full)
+{
+	unsigned n = dt_test_programs();
+	unsigned r = n >= 2000 ? full : (unsigned)((uint64_t)full * n / 2000);
+
+	return r ? r : 1;
+}

@@ -69,4 +69,13 @@ int dt_case_run(const char *prism_path, bool *known_diff, char *err, size_t errl
 
 const char *dt_profile_name(enum ir_profile prof);
 
+/* The number of compared programs a campaign in `make test` makes
+ * (DIFFTEST_PROGRAMS, 2000 unset; the ASan+UBSan pass sets 500). */
+unsigned dt_test_programs(void);
+
+/* @full random inputs per program, scaled down as DIFFTEST_PROGRAMS is
+ * below 2000 (at least 1): suites that run fixed programs on random inputs
+ * cost the sanitizer pass a quarter. */
+unsigned dt_test_runs(unsigned full);
+
 #endif

@@ -25,9 +25,8 @@
 
 static void test_campaign(void **state)
 {
-	const char *env = getenv("DIFFTEST_PROGRAMS");
 	struct dt_campaign_opts o = {.seed = 1,
-	                             .programs = env ? (unsigned)strtoul(env, NULL, 0) : 2000,
+	                             .programs = dt_test_programs(),
 	                             .allowed = dt_default_mask(),
 	                             .relaxed = true,
 	                             .strict = true,

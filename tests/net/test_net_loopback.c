@@ -489,6 +489,98 @@ static void test_malformed_packet(void **state)
 	np_qp_close(&s2);
 }
 
+/* A polled link is read only by its owner: every packet of a READ's answer
+ * comes in through net_link_poll on this thread, none through the transport
+ * thread, and the answer is whole. */
+static void test_polled_link(void **state)
+{
+	struct net_link_stats st;
+	struct prism_cqe e;
+	struct np_qp s, c;
+	uint64_t polled = 0;
+	bool done = false;
+
+	(void)state;
+	make_pair(&s, &c);
+	assert_int_equal(net_link_set_polled(c.link), 0);
+	fill(s.mem, MEM, 5);
+	for (int round = 0; round < 2; round++) {
+		size_t len = round ? 1u << 20 : 4096; /* one socket read, then many */
+
+		done = false;
+		assert_int_equal(np_post_rdma(&c, PRISM_OP_RDMA_READ, c.peer.regions[0].addr,
+		                              s.rkey, 0, (uint32_t)len, 0),
+		                 0);
+		for (int i = 0; i < WAIT_MS && !done; i++) {
+			int n = net_link_poll(c.link, 1000);
+
+			assert_true(n >= 0);
+			polled += (uint64_t)n;
+			done = np_wait(&c.scq, &e, 0) == 0;
+		}
+		assert_true(done);
+		assert_int_equal(e.opcode, PRISM_CQE_REQ);
+		assert_memory_equal(c.mem, s.mem, len);
+	}
+	net_link_stats(c.link, &st);
+	assert_true(polled >= 2); /* at least one answer per READ */
+	assert_int_equal(st.rx_pkts, polled);
+	/* a SEND to the polled side: its plain ACK is held for the owner's next
+	 * frame or its next wait, which lets it go, so the sender completes */
+	assert_int_equal(np_post_recv(&c, 0, 256), 0);
+	fill(s.mem + 8192, 100, 3);
+	assert_int_equal(np_post_send(&s, PRISM_OP_SEND, 8192, 100, 0), 0);
+	done = false;
+	for (int i = 0; i < WAIT_MS && !done; i++) {
+		assert_true(net_link_poll(c.link, 1000) >= 0);
+		done = np_wait(&c.rcq, &e, 0) == 0;
+	}
+	assert_true(done);
+	assert_int_equal(e.opcode, PRISM_CQE_RESP_SEND);
+	assert_memory_equal(c.mem, s.mem + 8192, 100);
+	done = false;
+	for (int i = 0; i < WAIT_MS && !done; i++) {
+		assert_true(net_link_poll(c.link, 1000) >= 0);
+		done = np_wait(&s.scq, &e, 0) == 0;
+	}
+	assert_true(done);
+	assert_int_equal(e.opcode, PRISM_CQE_REQ);
+	np_qp_close(&c);
+	np_qp_close(&s);
+}
+
+/* A hostile peer of a polled link: garbage in the stream fails that link
+ * alone, on the owner's thread, with the parser's reason. */
+static void test_polled_link_garbage(void **state)
+{
+	static const uint8_t junk[] = {0,    0,    0,    24,   0, 0, 0, 0, 0, 0, 0, 0,
+	                               0xee, 0xff, 0x13, 0x37, 1, 2, 3, 4, 5, 6, 7, 8,
+	                               9,    10,   11,   12,   0, 0, 0, 0, 0, 0, 0, 0};
+	struct net_oob_params peer = {.node = 77, .qpn = 0x4242};
+	struct np_qp a, s2, c2;
+	int sv[2], n = 0;
+
+	(void)state;
+	make_pair(&s2, &c2);
+	assert_int_equal(np_qp_open(&a, &W.srv, MEM), 0);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK, 0, sv), 0);
+	assert_int_equal(np_qp_connect(&a, sv[1], &peer), 0);
+	assert_int_equal(net_link_set_polled(a.link), 0);
+	assert_int_equal(write(sv[0], junk, sizeof(junk)), (ssize_t)sizeof(junk));
+	for (int i = 0; i < WAIT_MS && n == 0; i++)
+		n = net_link_poll(a.link, 1000);
+	assert_int_equal(n, -EPROTO);
+	assert_int_equal(a.down_err, -EPROTO);
+	if (!strstr(a.down_why, "malformed packet"))
+		fail_msg("down reason: %s", a.down_why);
+	assert_int_equal(net_link_poll(a.link, 0), -EPROTO); /* stays down */
+	ping(&s2, &c2, 9);
+	close(sv[0]);
+	np_qp_close(&a);
+	np_qp_close(&c2);
+	np_qp_close(&s2);
+}
+
 static int run_child_client(int port, int phase_fd)
 {
 	struct np_dev d;
@@ -686,6 +778,8 @@ int main(void)
 	    cmocka_unit_test(test_invalid_request_nak),
 	    cmocka_unit_test(test_rnr_exceeded),
 	    cmocka_unit_test(test_malformed_packet),
+	    cmocka_unit_test(test_polled_link),
+	    cmocka_unit_test(test_polled_link_garbage),
 	    cmocka_unit_test(test_client_vanishes),
 	    cmocka_unit_test(test_back_pressure),
 	};
