@@ -24,33 +24,32 @@ int compile_ir(struct diag_ctx *d, struct ir_prog *p, const char *entry, struct 
 	if (sched_barriers(p) < 0)
 		return PRISMC_EXIT_INTERNAL;
 	if (layout_program(p, err, sizeof(err)) < 0) {
-		diag_error(d, SRC_LOC_NONE, "layout: %s", err);
+		diag_error(d, p->loc, "layout: %s", err);
 		return PRISMC_EXIT_ERRORS;
 	}
 	struct chainobj *o = emit_chainobj(p, entry, err, sizeof(err));
 	if (!o) {
-		diag_error(d, SRC_LOC_NONE, "emit: %s", err);
+		diag_error(d, p->loc, "emit: %s", err);
 		return PRISMC_EXIT_ERRORS;
 	}
 	/* the object says what NIC behaviour it relies on, where it does */
 	o->assumes = chain_verify_assumes(o);
 	if ((o->assumes & CHAINOBJ_ASSUME_FENCED_ENABLE) && !p->assume_fenced_enable) {
-		diag_error(d, SRC_LOC_NONE,
-		           "emit: a fenced SEND_EN without `assume fenced_enable;`");
+		diag_error(d, p->loc, "emit: a fenced SEND_EN without `assume fenced_enable;`");
 		chainobj_free(o);
 		return PRISMC_EXIT_INTERNAL;
 	}
 	if (o->assumes)
 		o->schema = CHAINOBJ_SCHEMA_ASSUME;
 	if (verify_taint(p, o, err, sizeof(err)) != 0) {
-		diag_error(d, SRC_LOC_NONE, "verifier: %s", err);
+		diag_error(d, p->loc, "verifier: %s", err);
 		chainobj_free(o);
 		return PRISMC_EXIT_ERRORS;
 	}
 	struct chain_verify_report rep;
 	int rc = chain_verify_fill_summary(o, 0, &rep);
 	if (rc != 0) {
-		diag_error(d, SRC_LOC_NONE, "verifier: %s", rep.msg);
+		diag_error(d, p->loc, "verifier: %s", rep.msg);
 		chainobj_free(o);
 		return PRISMC_EXIT_ERRORS;
 	}

@@ -264,6 +264,7 @@ struct ir_exit {
 
 struct ir_prog {
 	const char *name;
+	struct src_loc loc; /* the offload's (compile_ir's diagnostics point there) */
 	enum ir_profile profile;
 	struct ir_node *nodes;
 	unsigned n_nodes, cap_nodes;

@@ -26,6 +26,11 @@ void lower_error(struct lower_ctx *c, struct src_loc loc, const char *fmt, ...)
 	c->failed = true;
 	if (c->quiet)
 		return; /* a trial lowering (lower_offload): the real one reports */
+	/* every rejection points into the source: a construct without a
+	 * position of its own is reported at the statement being lowered, and
+	 * outside any statement at the offload */
+	if (loc.line == 0)
+		loc = c->at.line ? c->at : c->off->loc;
 	va_list ap;
 	va_start(ap, fmt);
 	diag_vreport(c->d, DIAG_ERROR, loc, fmt, ap);
@@ -119,7 +124,22 @@ static bool set_local(struct lower_ctx *c, const struct ast_local *l, const stru
 	return true;
 }
 
+static bool lower_stmt_kind(struct lower_ctx *c, const struct ast_stmt *s);
+
+/* Lower one statement, with its position as the one lower_error falls
+ * back to. */
 static bool lower_stmt(struct lower_ctx *c, const struct ast_stmt *s)
+{
+	struct src_loc outer = c->at;
+
+	if (s->loc.line)
+		c->at = s->loc;
+	bool ok = lower_stmt_kind(c, s);
+	c->at = outer;
+	return ok;
+}
+
+static bool lower_stmt_kind(struct lower_ctx *c, const struct ast_stmt *s)
 {
 	c->last_was_return = false;
 	switch (s->kind) {
@@ -362,6 +382,15 @@ bool lower_block(struct lower_ctx *c, const struct ast_stmt *s)
 }
 
 /* Payload layout: entries grouped by parameter, in parameter order. */
+/* Where parameter @index is declared (the offload if not found). */
+static struct src_loc param_loc(const struct lower_ctx *c, unsigned index)
+{
+	for (const struct ast_param *pa = c->off->params; pa; pa = pa->next)
+		if (pa->index == index)
+			return pa->loc;
+	return c->off->loc;
+}
+
 static bool layout_payload(struct lower_ctx *c)
 {
 	struct ir_prog *p = c->p;
@@ -381,7 +410,7 @@ static bool layout_payload(struct lower_ctx *c)
 		uint32_t sink = ir_scratch_alloc(p, p->params[pi].width, 8);
 		if (ir_recv_into(p, (int)pi, 0, p->params[pi].width,
 		                 ir_v(IR_V_SCRATCH_ADDR, 0, sink), -1, 0, 1ull << pi) < 0) {
-			lower_error(c, SRC_LOC_NONE,
+			lower_error(c, param_loc(c, pi),
 			            "client arguments need more than %u receive scatter entries",
 			            IR_MAX_SGE);
 			return false;
@@ -402,7 +431,7 @@ static bool layout_payload(struct lower_ctx *c)
 		p->params[pi].copies = p->params[pi].width ? bytes / p->params[pi].width : 0;
 		if (p->params[pi].copies > IR_MAX_SGE) {
 			lower_error(
-			    c, SRC_LOC_NONE,
+			    c, param_loc(c, pi),
 			    "parameter '%s' is needed in %u WQE fields; a client payload "
 			    "carries a parameter at most %u times (each use of a client value "
 			    "needs its own copy: a RECV or READ scatter places a byte once)",
@@ -432,6 +461,7 @@ static struct ir_prog *lower_attempt(struct diag_ctx *d, const struct ast_progra
 		d->oom = true;
 		return NULL;
 	}
+	p->loc = off->loc;
 	struct lower_ctx c = {
 	    .p = p, .d = d, .prog = prog, .off = off, .recv_reserve = recv_reserve, .quiet = quiet};
 	c.lane = ir_lane_queue(p, 0);

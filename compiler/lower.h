@@ -233,6 +233,7 @@ struct lower_ctx {
 	struct diag_ctx *d;
 	const struct ast_program *prog;
 	const struct ast_offload *off;
+	struct src_loc at;          /* the statement being lowered (lower_error's fallback) */
 	unsigned recv_reserve;      /* RECV entries kept for later parameters (lower_mem.c) */
 	bool quiet;                 /* a trial lowering: lower_error reports nothing */
 	bool flushing;              /* lower_flush_phis: land at the use given */

@@ -2,15 +2,22 @@
 # IB-framed packets over TCP, connection setup on port 18515, its tests,
 # fuzz target and benchmark.
 LIB_SRCS += runtime/net/net_frame.c runtime/net/net_oob.c runtime/net/net_sock.c \
-	runtime/net/net_accept.c runtime/net/net_watch.c
+	runtime/net/net_accept.c runtime/net/net_watch.c runtime/net/net_ring.c
 
 TESTS += net_frame
 net_frame_SRCS := tests/net/test_net_frame.c
 TESTS += net_oob
 net_oob_SRCS := tests/net/test_net_oob.c
 
+TESTS += net_ring
+net_ring_SRCS := tests/net/test_net_ring.c
+BENCHES += bench_ring
+bench_ring_SRCS := tests/net/bench_ring.c
+
 FUZZERS += fuzz_net_frame
 fuzz_net_frame_SRCS := tests/fuzz/fuzz_net_frame.c
+FUZZERS += fuzz_net_ring
+fuzz_net_ring_SRCS := tests/fuzz/fuzz_net_ring.c
 
 # The data path needs the sim engine (runtime/sim/sim.mk, branch sim).
 ifneq ($(wildcard runtime/sim/sim.mk),)

@@ -220,8 +220,17 @@ enum dt_outcome dt_run(const struct dt_input *in, enum ir_profile prof, struct d
 	struct compile_opts co = {.profile = prof};
 
 	if (compile_program(&u.diag, u.prog, &co, &obj) != 0) {
+		bool placed = true;
+
 		first_error(&u.diag, rep->what, sizeof(rep->what), true);
+		for (size_t i = 0; i < u.diag.count; i++)
+			if (u.diag.items[i].severity == DIAG_ERROR && u.diag.items[i].loc.line == 0)
+				placed = false;
 		frontend_fini(&u);
+		/* docs/language.md: a rejection names file:line:col; one that
+		 * does not is a defect like a wrong answer */
+		if (!placed)
+			return fail(rep, DT_DIFF, "rejection without a source position", NULL);
 		return fail(rep, DT_REJECTED, "rejected", NULL);
 	}
 	struct chainobj_diag cd;
