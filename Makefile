@@ -8,7 +8,9 @@
 #   make test       deps, build, every cmocka suite, the patched memcached's
 #                   quick tests, then the same suites under ASan+UBSan,
 #                   bounded fuzz runs, install and format checks
-#   make demo       the main job on the software NIC
+#   make demo       the main job on the software NIC (DEVICE=mlx5_0: the hash get
+#                   through that RDMA device)
+#   make demo-mlx5  the hash get through the mlx5 backend over the PRM emulator
 #   make memcached  Debian's memcached with the get offload (examples/memcached)
 #   make check-memcached
 #                   memcached's whole t/*.t with the offload on

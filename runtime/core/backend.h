@@ -3,9 +3,9 @@
  * core/backend.h - the NIC backend operations table.
  *
  * Owns: the small set of operations runtime/core needs from a NIC, as a
- * struct of function pointers.  The sim implements it (runtime/sim/
- * sim_backend.c), and so does the mlx5 backend (libibverbs + mlx5dv + DEVX,
- * runtime/mlx5/).
+ * struct of function pointers.  The sim's adapter implements it
+ * (runtime/core/sim_backend.c, on sim/sim.h), and so does the mlx5 backend
+ * (libibverbs + mlx5dv + DEVX, runtime/mlx5/).
  *
  * Contract: the queue buffer, doorbell records and CQ rings a backend hands
  * out are host memory that the caller writes and reads exactly as with mlx5
@@ -194,8 +194,13 @@ struct core_backend_ops {
 	int (*caps)(struct core_be_dev *dev, struct core_caps *out);
 };
 
-/* The sim backend's table (runtime/sim/sim_backend.c). */
+/* The sim backend's table (runtime/core/sim_backend.c, on sim/sim.h). */
 extern const struct core_backend_ops core_sim_backend;
+struct sim_dev;
+struct sim_qp;
+/* The sim objects behind the sim backend's handles (for the net transport). */
+struct sim_dev *sim_backend_dev(struct core_be_dev *dev);
+struct sim_qp *sim_backend_qp(struct core_be_qp *qp);
 
 /* The mlx5 backend's table (runtime/mlx5/mlx5_dev.c): rdma-core, DEVX. */
 extern const struct core_backend_ops core_mlx5_backend;
@@ -203,5 +208,8 @@ extern const struct core_backend_ops core_mlx5_backend;
  * at most @cap of them; returns how many were written. */
 int core_mlx5_device_names(char (*names)[64], int cap);
 bool core_mlx5_device_exists(const char *name);
+/* NULL, or what PRISM_MLX5_GLUE did to the mlx5 backend's rdma-core calls
+ * (answered by a test emulator, or the object it names unusable). */
+const char *core_mlx5_note(void);
 
 #endif /* PRISM_CORE_BACKEND_H */

@@ -544,6 +544,10 @@ int core_client_wait(struct prism_client *cl, uint64_t k, int timeout_ms)
 			/* Over TCP: retry a SEND parked on an RNR NAK (RNR timer). */
 			if (cl->link && spins % 16 == 0)
 				core_client_net_kick(cl);
+			/* On an RDMA NIC: a server that died closed our setup socket. */
+			if (!cl->link && cl->net_fd >= 0 && spins % 16 == 0 &&
+			    core_client_net_peer_gone(cl))
+				return cl->error = -PRISM_E_NET_PEER_GONE;
 			nanosleep(&ts, NULL);
 		}
 	}

@@ -69,6 +69,9 @@ int core_client_wait(struct prism_client *cl, uint64_t k, int timeout_ms);
 int core_client_net_connect(struct prism_client *cl, const char *addr, struct core_hello *h);
 int core_client_net_attach(struct prism_client *cl);
 void core_client_net_kick(struct prism_client *cl);
+/* An RDMA NIC's connection: has the server closed the setup socket (its
+ * process died)?  One poll(2), without waiting. */
+bool core_client_net_peer_gone(struct prism_client *cl);
 /* Polled link: wait up to @timeout_us for the server's packets and hand them
  * to the device (net_link_poll). */
 int core_client_net_wait(struct prism_client *cl, int timeout_us);

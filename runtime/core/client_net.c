@@ -10,7 +10,9 @@
  * reads it) and the wait on it.
  * Must not: touch the data path (client.c).
  */
+#include <poll.h>
 #include <stdlib.h>
+#include <sys/socket.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -164,6 +166,19 @@ int core_client_net_attach(struct prism_client *cl)
 void core_client_net_kick(struct prism_client *cl)
 {
 	sim_dev_kick(sim_backend_dev(cl->dev->shards[cl->shard].be));
+}
+
+bool core_client_net_peer_gone(struct prism_client *cl)
+{
+	struct pollfd p = {.fd = cl->net_fd, .events = POLLIN | POLLRDHUP};
+	char b;
+
+	if (poll(&p, 1, 0) <= 0)
+		return false;
+	if (p.revents & (POLLRDHUP | POLLHUP | POLLERR))
+		return true;
+	/* readable: end of stream, or bytes the setup protocol never sends */
+	return recv(cl->net_fd, &b, 1, MSG_DONTWAIT | MSG_PEEK) == 0;
 }
 
 int core_client_net_wait(struct prism_client *cl, int timeout_us)

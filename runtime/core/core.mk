@@ -6,4 +6,5 @@ LIB_SRCS += runtime/core/log.c runtime/core/errors.c runtime/core/device.c \
 LIB_SRCS += runtime/core/device_sim.c runtime/core/program.c runtime/core/caps.c runtime/core/inst.c runtime/core/inst_prot.c \
 	    runtime/core/probe.c \
 	    runtime/core/proto.c runtime/core/server.c runtime/core/server_net.c \
-	    runtime/core/client.c runtime/core/client_net.c runtime/core/daemon.c
+	    runtime/core/client.c runtime/core/client_net.c runtime/core/daemon.c \
+	    runtime/core/sim_backend.c

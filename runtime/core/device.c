@@ -147,9 +147,11 @@ PRISM_API struct prism_device *prism_device__open(const char *name,
 		be_name = name;
 	}
 	if (!ops) {
+		const char *note = core_mlx5_note();
+
 		core_err("device '%s': no such device (known: sim, mlx5 and the RDMA devices "
-		         "prismc devices lists)",
-		         name);
+		         "prismc devices lists)%s%s",
+		         name, note ? "; " : "", note ? note : "");
 		return core_fail_ptr(-PRISM_E_NODEV);
 	}
 	fw = CORE_OPT(opts, firmware, "relaxed");

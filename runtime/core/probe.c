@@ -195,14 +195,46 @@ static int ring(struct rig *r, struct rig_qp *q)
 	return r->ops->ring_sq(q->qp);
 }
 
-/* Let the NIC run: until idle (sim), or for a fixed while (hardware). */
+static unsigned cqes(struct rig_qp *q, unsigned *errors);
+
+/* Every CQE the rig's queues hold so far. */
+static unsigned rig_cqes(struct rig *r)
+{
+	unsigned n = 0;
+
+	for (unsigned i = 0; i < RIG_QPS; i++)
+		if (r->q[i].cq)
+			n += cqes(&r->q[i], NULL);
+	return n;
+}
+
+/*
+ * Let the NIC run: until idle (sim); on a NIC that runs by itself, until its
+ * CQEs stopped changing for 20 ms (60 ms while none came), at most 500 ms.
+ * (A fixed 20 ms was too short for an emulated NIC's thread on a loaded
+ * machine: a probe saw a managed queue not run yet and refused programs at
+ * random.)
+ */
 static int settle(struct rig *r)
 {
+	struct timespec ts = {0, 2 * 1000 * 1000};
+	unsigned last, stable = 0;
+
 	if (r->ops->progress)
 		return r->ops->progress(r->dev);
-	struct timespec ts = {0, 2 * 1000 * 1000};
-	for (int i = 0; i < 10; i++)
+	last = rig_cqes(r);
+	for (int i = 0; i < 250; i++) {
+		unsigned now;
+
 		nanosleep(&ts, NULL);
+		now = rig_cqes(r);
+		if (now != last) {
+			last = now;
+			stable = 0;
+		} else if (++stable >= (now ? 10u : 30u)) {
+			break;
+		}
+	}
 	return 0;
 }
 

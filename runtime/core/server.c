@@ -373,8 +373,10 @@ void core_server_add_conn(struct prism_server *srv, struct core_conn *c)
 	sh->total++;
 	__atomic_add_fetch(&c->inst->prog->conns_active, 1, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&c->inst->prog->conns_total, 1, __ATOMIC_RELAXED);
-	/* polled from its first CQE on (or at the next pass, without events) */
-	if (!core_inst_arm(c->inst, c))
+	/* polled from its first CQE on (or at the next pass, without events);
+	 * a peer gone already (its down set before scan_all, maybe consumed
+	 * by a pass before it was linked) is polled at the next pass */
+	if (!core_inst_arm(c->inst, c) || __atomic_load_n(&c->down, __ATOMIC_ACQUIRE))
 		__atomic_store_n(&sh->scan_all, 1, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&sh->lock);
 }
@@ -384,6 +386,7 @@ static void conn_free(struct prism_server *srv, struct core_conn *c)
 {
 	if (c->link)
 		net_link_close(c->link);
+	net_watch_remove(c->setup);
 	core_inst_destroy(c->inst);
 	core_server_peer_put(srv, c->peer);
 	free(c);
@@ -782,6 +785,7 @@ PRISM_API void prism_server__destroy(struct prism_server *srv)
 	if (!srv)
 		return;
 	prism_server__stop(srv);
+	net_watch_destroy(srv->watch); /* after every connection is gone */
 	for (unsigned i = 0; i < srv->n_progs; i++)
 		core_program_put(srv->progs[i]);
 	for (unsigned i = 0; i < srv->n_shards; i++) {

@@ -31,11 +31,12 @@ struct core_conn {
 	uint32_t id;
 	unsigned shard; /* the device shard its queues live on */
 	struct core_inst *inst;
-	struct net_link *link; /* NULL for in-process clients */
-	int down;              /* set (atomically) by the transport thread */
-	bool dead;             /* torn down this pass (shard lock) */
-	bool hot;              /* in its shard's hot list (shard lock) */
-	char peer[64];         /* the client's address ("" in-process): per-peer count */
+	struct net_link *link;     /* NULL for in-process clients */
+	struct net_watched *setup; /* RDMA NIC: its setup socket, watched (server_net.c) */
+	int down;                  /* set (atomically) by the transport thread */
+	bool dead;                 /* torn down this pass (shard lock) */
+	bool hot;                  /* in its shard's hot list (shard lock) */
+	char peer[64];             /* the client's address ("" in-process): per-peer count */
 };
 
 /*
@@ -104,6 +105,7 @@ struct prism_server {
 	struct net_listener *listener;
 	struct net_listener *post_listener;
 	struct net_acceptor *acceptor; /* connection setup, on its own thread */
+	struct net_watch *watch;       /* RDMA NIC: the clients' setup sockets */
 	bool running;
 	int stop;
 };

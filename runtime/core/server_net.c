@@ -7,9 +7,10 @@
  * Owns: the listeners of a prism_server (TCP for clients, a Unix socket for
  * installs), the setup thread's callback (net_accept.h: the CONNECT ->
  * instance -> ACCEPT -> attach sequence, the per-peer connection limit, the
- * install authorization by uid), the transport's down callback (which
- * only marks the connection; the progress thread tears it down), and the
- * rx hook by which the transport thread runs a shard to completion.
+ * install authorization by uid), the transport's down callback and, on an
+ * RDMA NIC, the watch of each client's setup socket (both only mark the
+ * connection; the progress thread tears it down), and the rx hook by which
+ * the transport thread runs a shard to completion.
  * Must not: run on a progress loop: setups, and parsing and loading posted
  * objects, happen on the setup thread.
  */
@@ -72,6 +73,11 @@ int core_server_net_listen(struct prism_server *srv)
 			core_info("server: listening on port %u", srv->bound_port);
 		}
 	}
+	/* an RDMA NIC's connections keep their setup socket, watched: the
+	 * watch starts now, not inside a client's setup */
+	if (!err && srv->port && !core_dev_is_sim(srv->dev) && !srv->watch &&
+	    net_watch_create(&srv->watch, &d))
+		core_warn("server: dead clients will not be noticed: %s", d.msg);
 	if (!err && srv->allow_post) {
 		err = net_listen_unix(srv->post_socket, &srv->post_listener, &d);
 		if (!err)
@@ -147,16 +153,43 @@ void core_server_net_kick(struct prism_server *srv, unsigned shard)
 		sim_dev_kick(sim_backend_dev(sh->be));
 }
 
-static void link_down(void *ctx, struct net_link *link, int err, const char *why)
+/* The peer of @c is gone: mark it; its shard's progress loop tears it down. */
+static void conn_peer_gone(struct core_conn *c, const char *what, const char *why)
 {
-	struct core_conn *c = ctx;
 	struct prism_server *srv = c->srv;
 
-	(void)link;
-	core_info("conn %u: link down: %s", c->id, why);
+	core_info("conn %u: %s: %s", c->id, what, why);
 	__atomic_store_n(&c->down, 1, __ATOMIC_RELEASE);
 	/* its shard's next pass looks at every connection, this one too */
 	__atomic_store_n(&srv->shards[c->shard].scan_all, 1, __ATOMIC_RELEASE);
+}
+
+static void link_down(void *ctx, struct net_link *link, int err, const char *why)
+{
+	(void)link, (void)err;
+	conn_peer_gone(ctx, "link down", why);
+}
+
+static void setup_closed(void *ctx, const char *why)
+{
+	conn_peer_gone(ctx, "setup connection", why);
+}
+
+/*
+ * An RDMA NIC's connection: its setup socket stays open, watched, for the
+ * connection's life (the watch was started with the listener).  Without a
+ * watch the connection works, but a client that dies is not noticed.
+ */
+static void watch_setup(struct prism_server *srv, struct core_conn *c, int fd)
+{
+	struct diag_report d = {0};
+
+	if (!srv->watch) { /* its creation failed at listen (logged there) */
+		close(fd);
+		return;
+	}
+	if (net_watch_add(srv->watch, fd, setup_closed, c, &c->setup, &d))
+		core_warn("conn %u: a dead client will not be noticed: %s", c->id, d.msg);
 }
 
 /* May the peer of @p install, remove or list programs?  Only on the post
@@ -334,8 +367,8 @@ static void serve_connect(struct prism_server *srv, struct net_pending *p, struc
 	}
 	struct net_link_cbs cbs = {.down = link_down, .ctx = c};
 
-	if (!t) { /* RDMA NIC: connected on its fabric; TCP was only the setup */
-		close(fd);
+	if (!t) { /* RDMA NIC: connected on its fabric; TCP tells the peer's end */
+		watch_setup(srv, c, fd);
 		core_server_add_conn(srv, c);
 		return;
 	}

@@ -10,6 +10,8 @@
  *   mlx5_queue.c      CQs and QPs as DEVX objects over umem buffers
  *   mlx5_qp_state.c   RST->INIT->RTR->RTS, ERR, RESET (DEVX modify commands)
  *   mlx5_post.c       doorbells: record + UAR for unmanaged queues only
+ *   mlx5_event.c      completion events: a DEVX event channel, each CQ
+ *                     subscribed to it, the CQ arm doorbell
  *   mlx5_probe.c      the firmware profile, by posting a NOP with a wrong index
  *
  * Every rdma-core call goes through mlx5_glue(); every PRM field through
@@ -18,6 +20,7 @@
 #ifndef PRISM_MLX5_BE_H
 #define PRISM_MLX5_BE_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -67,6 +70,13 @@ struct mlx5_be_dev {
 	enum mlx5_be_fw fw; /* what the probe found */
 	void (*log)(void *ctx, int level, const char *msg);
 	void *log_ctx;
+	/* Completion events (mlx5_event.c): the channel every CQ of this
+	 * context is subscribed to (NULL: none, CQs polled), and the CQs by
+	 * event cookie. */
+	struct mlx5dv_devx_event_channel *evch;
+	pthread_mutex_t ev_lock;
+	struct mlx5_be_cq **ev_cqs; /* [slot]; NULL: free */
+	uint32_t ev_cap, ev_gen;
 };
 
 struct mlx5_be_pd {
@@ -93,6 +103,12 @@ struct mlx5_be_cq {
 	struct mlx5_be_umem_buf ub;
 	struct mlx5dv_devx_obj *obj;
 	uint32_t cqn, ncqe;
+	/* events (dev->ev_lock): cookie = ev_gen << 32 | ev_slot */
+	uint32_t ev_slot, ev_gen;
+	uint32_t arm_sn;  /* + 1 per event taken (libmlx5 mlx5_cq_event) */
+	uint32_t pi_seen; /* CQEs known written (arming for the next CQE only) */
+	void *ev_ctx;     /* the armed owner; NULL: disarmed */
+	bool soft_armed;  /* no event channel: hand ev_ctx out at the next take */
 };
 
 struct mlx5_be_qp {
@@ -126,6 +142,15 @@ int mlx5_be_modify_qp(struct core_be_qp *qp, enum core_qp_state state,
 int mlx5_be_ring_sq(struct core_be_qp *qp);
 int mlx5_be_ring_rq(struct core_be_qp *qp);
 enum mlx5_be_fw mlx5_be_probe_fw(struct mlx5_be_dev *d);
+
+/* mlx5_event.c */
+int mlx5_be_events_open(struct mlx5_be_dev *d);
+void mlx5_be_events_close(struct mlx5_be_dev *d);
+/* Subscribe @cq (created) to the channel; forget it before destroying. */
+int mlx5_be_events_add_cq(struct mlx5_be_cq *cq);
+void mlx5_be_events_del_cq(struct mlx5_be_cq *cq);
+void mlx5_be_arm_cq(struct core_be_cq *cq, void *ctx, bool check_consumed);
+unsigned mlx5_be_take_events(struct core_be_dev *dev, void **ctx, unsigned max);
 const char *mlx5_be_fw_name(enum mlx5_be_fw fw);
 
 #endif /* PRISM_MLX5_BE_H */

@@ -2,8 +2,9 @@
 /*
  * mlx5/mlx5_dev.c - an mlx5 device as a NIC backend: open with DEVX, the
  * protection domain and its pdn, one UAR page and the EQ number that every
- * CQ and QP of the device uses, memory regions, close; and the operations
- * table core_mlx5_backend.
+ * CQ and QP of the device uses, the completion event channel
+ * (mlx5_event.c), memory regions, close; and the operations table
+ * core_mlx5_backend.
  *
  * Recipe: rdma-core 44 mlx5dv.h (mlx5dv_open_device with
  * MLX5DV_CONTEXT_FLAGS_DEVX, mlx5dv_devx_alloc_uar, mlx5dv_devx_query_eqn,
@@ -58,6 +59,8 @@ static void dev_free(struct mlx5_be_dev *d)
 {
 	const struct mlx5_glue *g = d->g;
 
+	mlx5_be_events_close(d);
+	pthread_mutex_destroy(&d->ev_lock);
 	if (d->uar)
 		g->devx_free_uar(d->uar);
 	if (d->pd)
@@ -121,11 +124,14 @@ static int be_open(const struct core_dev_attr *attr, struct core_be_dev **out)
 		return -ENOMEM;
 	d->g = mlx5_glue();
 	d->port = MLX5_BE_PORT;
+	pthread_mutex_init(&d->ev_lock, NULL);
 	if (attr) {
 		d->log = attr->log;
 		d->log_ctx = attr->log_ctx;
 		d->relaxed_fw = attr->relaxed_fw;
 	}
+	if (mlx5_glue_note())
+		mlx5_be_log(d, PRISM_LOG_WARN, "%s", mlx5_glue_note());
 	if ((err = open_ctx(d, attr ? attr->name : NULL)))
 		goto fail;
 	if ((err = mlx5_be_query_caps(d->g, d->ctx, &d->caps, why, sizeof(why)))) {
@@ -156,6 +162,8 @@ static int be_open(const struct core_dev_attr *attr, struct core_be_dev **out)
 		            d->uar ? "EQ number" : "UAR page", strerror(-err));
 		goto fail;
 	}
+	if ((err = mlx5_be_events_open(d)))
+		goto fail;
 	/* The firmware profile, by asking the NIC (mlx5_probe.c). */
 	d->fw = mlx5_be_probe_fw(d);
 	if (d->fw != MLX5_BE_FW_UNKNOWN && (d->fw == MLX5_BE_FW_RELAXED) != d->relaxed_fw)
@@ -299,6 +307,8 @@ const struct core_backend_ops core_mlx5_backend = {
     .ring_rq = mlx5_be_ring_rq,
     .progress = NULL, /* the NIC runs by itself */
     .now_ns = NULL,
+    .arm_cq = mlx5_be_arm_cq,
+    .take_events = mlx5_be_take_events,
     .port_addr = be_port_addr,
     .caps = be_caps,
 };
@@ -317,6 +327,11 @@ int core_mlx5_device_names(char (*names)[64], int cap)
 			snprintf(names[out++], 64, "%s", g->get_device_name(list[i]));
 	g->free_device_list(list);
 	return out;
+}
+
+const char *core_mlx5_note(void)
+{
+	return mlx5_glue_note();
 }
 
 bool core_mlx5_device_exists(const char *name)

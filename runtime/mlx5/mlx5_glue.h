@@ -4,7 +4,7 @@
  * one table of function pointers (DPDK's mlx5_glue does the same).
  *
  * The backend calls rdma-core only through mlx5_glue(): by default the
- * table of mlx5_glue_rdma.c, which calls libibverbs and libmlx5.  A test
+ * table of mlx5_glue.c, which calls libibverbs and libmlx5.  A test
  * installs another table with mlx5_glue_set() before opening a device, to
  * interpose on any call; the PRM emulator (tests/mlx5emu/) installs one
  * that answers every call itself.  The doorbell store to the UAR page is an
@@ -17,6 +17,7 @@
 #define PRISM_MLX5_GLUE_H
 
 #include <stdint.h>
+#include <sys/types.h>
 
 #include <infiniband/mlx5dv.h>
 #include <infiniband/verbs.h>
@@ -57,13 +58,41 @@ struct mlx5_glue {
 	                       size_t outlen);
 	int (*devx_obj_destroy)(struct mlx5dv_devx_obj *obj);
 
-	/* The doorbell: a 64-bit store of the first 8 control-segment bytes
-	 * (already big-endian in memory order) to the UAR register. */
+	/* Completion events: a DEVX event channel, a CQ's subscription to its
+	 * completion event (event number 0), and reading one event. */
+	struct mlx5dv_devx_event_channel *(*devx_create_event_channel)(struct ibv_context *ctx,
+	                                                               int flags);
+	void (*devx_destroy_event_channel)(struct mlx5dv_devx_event_channel *ch);
+	int (*devx_subscribe_devx_event)(struct mlx5dv_devx_event_channel *ch,
+	                                 struct mlx5dv_devx_obj *obj, uint16_t events_sz,
+	                                 uint16_t events_num[], uint64_t cookie);
+	ssize_t (*devx_get_event)(struct mlx5dv_devx_event_channel *ch,
+	                          struct mlx5dv_devx_async_event_hdr *data, size_t len);
+
+	/* A doorbell: one 64-bit store of 8 bytes (already in memory order) to
+	 * a UAR register: the first 8 control-segment bytes to the send
+	 * doorbell register, or a CQ arm word and CQN to the CQ doorbell. */
 	void (*uar_write64)(void *reg, uint64_t bytes);
 };
 
-/* The table in use; never NULL. */
+/*
+ * The table in use; never NULL.  On first use, PRISM_MLX5_GLUE (read with
+ * secure_getenv, so never in a set-user-ID program) may name a shared
+ * object that answers the calls instead of rdma-core: it is loaded with
+ * dlopen and its function
+ *
+ *     const struct mlx5_glue *prism_mlx5_glue_interposer(size_t table_size)
+ *
+ * gives its table (NULL: it refuses this table size, built against another
+ * prism).  This is how tests run prismd, prismc or prism-demo as processes
+ * over the PRM emulator (tests/mlx5emu, docs/backends.md).  If the variable
+ * is set but the object cannot be used, the table is one whose device list
+ * is empty, never rdma-core's: what was asked for is not silently replaced.
+ */
 const struct mlx5_glue *mlx5_glue(void);
+/* NULL, or a sentence on the table PRISM_MLX5_GLUE installed (or why it
+ * could not), for the device's log. */
+const char *mlx5_glue_note(void);
 /* Install @g (NULL: back to rdma-core).  Only while no mlx5 device is open. */
 void mlx5_glue_set(const struct mlx5_glue *g);
 /* The rdma-core table. */

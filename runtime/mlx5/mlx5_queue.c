@@ -120,6 +120,8 @@ int mlx5_be_create_cq(struct core_be_dev *dev, const struct core_cq_attr *attr,
 	                              sizeof(cmd_out))))
 		goto fail;
 	cq->cqn = (uint32_t)mlx5_prm_get(cmd_out, sizeof(cmd_out), 0, MLX5_PRM_CREATE_CQ_OUT_CQN);
+	if ((err = mlx5_be_events_add_cq(cq)))
+		goto fail;
 	info->cqn = cq->cqn;
 	info->buf = cq->ub.mem;
 	info->ncqe = cq->ncqe;
@@ -137,8 +139,12 @@ fail:
 int mlx5_be_destroy_cq(struct core_be_cq *ccq)
 {
 	struct mlx5_be_cq *cq = (struct mlx5_be_cq *)ccq;
-	int rc = cq->dev->g->devx_obj_destroy(cq->obj);
+	int rc;
 
+	/* from here on an event of it is dropped (refused destroy included:
+	 * its owner is going away) */
+	mlx5_be_events_del_cq(cq);
+	rc = cq->dev->g->devx_obj_destroy(cq->obj);
 	if (rc)
 		return -(rc > 0 ? rc : EBUSY);
 	umem_buf_free(cq->dev, &cq->ub);

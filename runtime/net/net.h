@@ -21,5 +21,6 @@
 #include "net/net_oob.h"
 #include "net/net_sock.h"
 #include "net/net_transport.h"
+#include "net/net_watch.h"
 
 #endif /* PRISM_NET_H */

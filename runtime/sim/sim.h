@@ -226,6 +226,9 @@ int sim_dev_open(const struct sim_dev_opts *opts, struct sim_dev **out);
 /* Stops the threaded runner, destroys every QP, CQ and MR still alive. */
 void sim_dev_close(struct sim_dev *dev);
 uint32_t sim_dev_node(const struct sim_dev *dev);
+enum sim_fw_profile sim_dev_fw(const struct sim_dev *dev);
+/* Do NIC threads run it (sim_dev_start), or does sim_dev_run? */
+bool sim_dev_threaded(struct sim_dev *dev);
 
 struct sim_stats {
 	uint64_t wqes_executed;
@@ -307,6 +310,9 @@ bool sim_cq_in_error(struct sim_cq *cq);
  * list.  Thread-safe.
  */
 void sim_cq_arm(struct sim_cq *cq, void *ctx, bool check_consumed);
+/* Arm as an mlx5 CQ arm doorbell does: queued at once if the CQ has
+ * produced CQEs past consumer counter @ci (24 bits), else armed. */
+void sim_cq_arm_ci(struct sim_cq *cq, void *ctx, uint32_t ci);
 /* Take up to @max queued events (their ctx) off @dev's list; how many.  A
  * destroyed CQ's event is dropped.  Thread-safe. */
 unsigned sim_dev_take_events(struct sim_dev *dev, void **ctx, unsigned max);
@@ -479,13 +485,5 @@ void sim_fabric_destroy(struct sim_fabric *f);
 int sim_fabric_attach(struct sim_fabric *f, struct sim_dev *dev);
 /* Runs every attached device in deterministic mode until all are idle. */
 int sim_fabric_run(struct sim_fabric *f, uint64_t max_steps);
-
-/* ---- the sim behind core/backend.h ------------------------------------ */
-
-struct core_be_dev;
-struct core_be_qp;
-/* The sim objects behind the sim backend's handles (for the net transport). */
-struct sim_dev *sim_backend_dev(struct core_be_dev *dev);
-struct sim_qp *sim_backend_qp(struct core_be_qp *qp);
 
 #endif /* PRISM_SIM_H */

@@ -111,19 +111,34 @@ static void cq_event_drop(struct sim_cq *cq)
 	cq->ev_queued = false;
 }
 
+/* dev->lock held: arm @cq; @ci < 0: for the next CQE only. */
+static void cq_arm_locked(struct sim_cq *cq, void *ctx, int64_t ci)
+{
+	cq->ev_ctx = ctx;
+	if (!ctx) {
+		cq->armed = false;
+		cq_event_drop(cq);
+	} else if (ci >= 0 && ((cq->pi - (uint32_t)ci) & 0xffffffu))
+		cq_event(cq);
+	else
+		cq->armed = true;
+}
+
 void sim_cq_arm(struct sim_cq *cq, void *ctx, bool check_consumed)
 {
 	struct sim_dev *dev = cq->dev;
 
 	pthread_mutex_lock(&dev->lock);
-	cq->ev_ctx = ctx;
-	if (!ctx) {
-		cq->armed = false;
-		cq_event_drop(cq);
-	} else if (check_consumed && ((cq->pi - load_be32_shared(cq->dbrec)) & 0xffffffu))
-		cq_event(cq);
-	else
-		cq->armed = true;
+	cq_arm_locked(cq, ctx, check_consumed ? (int64_t)load_be32_shared(cq->dbrec) : -1);
+	pthread_mutex_unlock(&dev->lock);
+}
+
+void sim_cq_arm_ci(struct sim_cq *cq, void *ctx, uint32_t ci)
+{
+	struct sim_dev *dev = cq->dev;
+
+	pthread_mutex_lock(&dev->lock);
+	cq_arm_locked(cq, ctx, (int64_t)(ci & 0xffffffu));
 	pthread_mutex_unlock(&dev->lock);
 }
 

@@ -193,6 +193,21 @@ uint32_t sim_dev_node(const struct sim_dev *dev)
 	return dev->o.node;
 }
 
+enum sim_fw_profile sim_dev_fw(const struct sim_dev *dev)
+{
+	return dev->o.fw;
+}
+
+bool sim_dev_threaded(struct sim_dev *dev)
+{
+	bool threaded;
+
+	pthread_mutex_lock(&dev->lock);
+	threaded = dev->threaded;
+	pthread_mutex_unlock(&dev->lock);
+	return threaded;
+}
+
 void sim_dev_stats(struct sim_dev *dev, struct sim_stats *out)
 {
 	pthread_mutex_lock(&dev->lock);

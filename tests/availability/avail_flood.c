@@ -22,7 +22,9 @@ int av_raw_connect_port(uint16_t port, int *fd, struct net_oob_params *peer, cha
 	                       .resp_rkey = 0x1234,
 	                       .resp_slots = 16,
 	                       .resp_stride = 128};
-	struct net_oob_params mine = {.node = 0x77, .qpn = 0x4242};
+	/* on mlx5 over the emulator's fabric: the RoCE GID of node 0x77 */
+	struct net_oob_params mine = {
+	    .node = 0x77, .qpn = 0x4242, .gid = {[10] = 0xff, [11] = 0xff, [15] = 0x77}};
 	struct diag_report d = {0};
 	uint8_t blob[256];
 	int rc;

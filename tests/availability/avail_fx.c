@@ -29,6 +29,7 @@
 
 #include "core/chainobj.h"
 #include "core/proto.h"
+#include "tests/mlx5emu/mlx5emu.h"
 
 static uint64_t rng(uint64_t *s)
 {
@@ -46,6 +47,62 @@ static void quiet_log(enum prism_log_level level, const char *msg, void *ctx)
 		fprintf(stderr, "log: %s\n", msg);
 }
 
+const struct av_backend *av_be;
+static char fabric[64];
+
+static void emu_on(void)
+{
+	if (av_be->emulated)
+		mlx5emu_install(&(struct mlx5emu_opts){
+		    .relaxed_fw = true, .n_devices = 2, .seed = 8, .fabric_dir = fabric});
+}
+
+static void emu_off(void)
+{
+	if (av_be->emulated) {
+		mlx5emu_uninstall();
+		assert_int_equal(mlx5emu_errors(), 0);
+	}
+}
+
+struct prism_device *av_open_client_dev(void)
+{
+	emu_on();
+	return prism_device__open(av_be->emulated ? "mlx5_1" : "sim", NULL);
+}
+
+void av_close_client_dev(struct prism_device *dev)
+{
+	prism_device__close(dev);
+	emu_off();
+}
+
+int av_run_groups(const char *suite, const struct CMUnitTest *tests, size_t n)
+{
+	static const struct av_backend backends[] = {
+	    {"(sim)", false},
+	    {"(mlx5 over the emulator)", true},
+	};
+	char group[128], cmd[128];
+	int failed = 0;
+
+	snprintf(fabric, sizeof(fabric), "/tmp/prism-avfabric-XXXXXX");
+	if (!mkdtemp(fabric))
+		return 1;
+	for (size_t i = 0; i < sizeof(backends) / sizeof(backends[0]); i++) {
+		av_be = &backends[i];
+		snprintf(group, sizeof(group), "%s %s", suite, av_be->group);
+		/* PRISM_TEST_BACKEND=emulator (a part of the group name) runs one group */
+		if (getenv("PRISM_TEST_BACKEND") && !strstr(group, getenv("PRISM_TEST_BACKEND")))
+			continue;
+		failed += _cmocka_run_group_tests(group, tests, n, NULL, NULL);
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", fabric);
+	if (system(cmd))
+		failed++;
+	return failed;
+}
+
 void av_open(struct av_fx *f, const struct av_opts *o)
 {
 	struct chainobj *obj = hg_build(AV_TABLE_SIZE);
@@ -56,8 +113,9 @@ void av_open(struct av_fx *f, const struct av_opts *o)
 	assert_non_null(obj);
 	assert_int_equal(chainobj_write_mem(obj, 0, &f->yaml, &f->yaml_len, NULL), 0);
 	chainobj_free(obj);
-	f->dev = prism_device__open("sim", NULL);
-	f->cdev = prism_device__open("sim", NULL);
+	emu_on();
+	f->dev = prism_device__open(av_be->emulated ? "mlx5_0" : "sim", NULL);
+	f->cdev = prism_device__open(av_be->emulated ? "mlx5_1" : "sim", NULL);
 	assert_non_null(f->dev);
 	assert_non_null(f->cdev);
 	PRISM_OPTS(prism_region_opts, ro, .access = PRISM_ACCESS_READ);
@@ -94,6 +152,7 @@ void av_close(struct av_fx *f)
 	prism_server__destroy(f->srv);
 	prism_device__close(f->dev);
 	prism_device__close(f->cdev);
+	emu_off();
 	free(f->yaml);
 	prism_set_log_fn(NULL, NULL, PRISM_LOG_WARN);
 }

@@ -12,9 +12,13 @@
 #ifndef PRISM_TESTS_AVAIL_FX_H
 #define PRISM_TESTS_AVAIL_FX_H
 
+#include <setjmp.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+#include <cmocka.h>
 
 #include <prism/prism.h>
 
@@ -43,6 +47,24 @@ struct av_opts {
 	bool no_program;   /* serve nothing until something is posted */
 };
 
+/*
+ * The backend the suites run on: the sim, or mlx5 over the emulator (server
+ * on emulated mlx5_0, clients on mlx5_1; the emulated NICs of every process
+ * on one fabric in @fabric_dir, so a server in a child process is reached
+ * too).  av_run_groups runs @tests once per backend (PRISM_TEST_BACKEND=
+ * part of a group name picks one) and returns the failures.
+ */
+struct av_backend {
+	const char *group;
+	bool emulated;
+};
+extern const struct av_backend *av_be;
+int av_run_groups(const char *suite, const struct CMUnitTest *tests, size_t n);
+/* This process's client device (opens the emulator on mlx5); closed with
+ * av_close_client_dev. */
+struct prism_device *av_open_client_dev(void);
+void av_close_client_dev(struct prism_device *dev);
+
 /* Start a server on any loopback port; the program is added unless no_program. */
 void av_open(struct av_fx *f, const struct av_opts *o);
 void av_close(struct av_fx *f);
@@ -53,9 +75,10 @@ void av_gets(struct av_fx *f, struct prism_client *cl, unsigned n, uint64_t seed
 
 /*
  * A raw client: the setup exchange by hand (hello asking for the server's
- * program, our QP 0x4242, PSN 0).  0 and the connected non-blocking @fd with
- * the server's answer in @peer (blob released), or the negative code with
- * the reason in @why (a REJECT: -ECONNREFUSED and its reason).
+ * program, our QP 0x4242, PSN 0, node 0x77: on mlx5 the GID of an emulated
+ * port of node 0x77 that nobody opened; the server's QP never sends to it).  0 and the connected
+ * non-blocking @fd with the server's answer in @peer (blob released), or the negative code with the
+ * reason in @why (a REJECT: -ECONNREFUSED and its reason).
  */
 int av_raw_connect(struct av_fx *f, int *fd, struct net_oob_params *peer, char *why, size_t cap);
 /* The same to a server on another port: av_raw_connect_port (avail_flood.h). */

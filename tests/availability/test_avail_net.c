@@ -60,6 +60,11 @@ static void test_slow_reader_is_bounded(void **state)
 	int fd;
 
 	(void)state;
+	if (av_be->emulated) {
+		print_message("skipped: an RDMA NIC's packets do not travel on the TCP socket "
+		              "(it carries the setup only): nothing to read slowly\n");
+		skip();
+	}
 	av_open(&f, &o);
 	v = av_victim(&f);
 	av_gets(&f, v, 64, 1);
@@ -199,7 +204,7 @@ static void test_fd_limit_rejected(void **state)
 	}
 	assert_int_equal(read(p[0], &port, sizeof(port)), (ssize_t)sizeof(port));
 	memset(&f, 0, sizeof(f));
-	f.cdev = prism_device__open("sim", NULL);
+	f.cdev = av_open_client_dev();
 	assert_non_null(f.cdev);
 	snprintf(f.addr, sizeof(f.addr), "127.0.0.1:%u", port);
 	v = prism_client__connect(f.cdev, f.addr, NULL);
@@ -227,7 +232,7 @@ static void test_fd_limit_rejected(void **state)
 	for (int i = 0; i < n; i++)
 		close(fds[i]);
 	prism_client__close(v);
-	prism_device__close(f.cdev);
+	av_close_client_dev(f.cdev);
 	child_kill(pid);
 }
 
@@ -284,5 +289,5 @@ int main(void)
 	};
 
 	signal(SIGPIPE, SIG_IGN);
-	return cmocka_run_group_tests_name("avail_net", tests, NULL, NULL);
+	return av_run_groups("avail_net", tests, sizeof(tests) / sizeof(tests[0]));
 }

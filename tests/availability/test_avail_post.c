@@ -216,5 +216,5 @@ int main(void)
 	};
 
 	signal(SIGPIPE, SIG_IGN);
-	return cmocka_run_group_tests_name("avail_post", tests, NULL, NULL);
+	return av_run_groups("avail_post", tests, sizeof(tests) / sizeof(tests[0]));
 }

@@ -3,8 +3,9 @@
  * tests/mlx5emu/mlx5emu.c - the emulator's verbs side: device list,
  * contexts (one sim device each, threaded unless manual), PD and pdn,
  * memory regions (sim MRs: the keys are the sim's), umem registration, UAR
- * pages, the EQ number, the doorbells the backend writes to a UAR register,
- * and running the NICs in manual mode.
+ * pages, the EQ number, the doorbells the backend writes to a UAR register
+ * (the send doorbell here; a CQ arm doorbell goes to mlx5emu_event.c), and
+ * running the NICs in manual mode.
  *
  * Owns: the emulator's object lists and its loud-failure record.
  * Must not: parse PRM commands (mlx5emu_cmd.c does).
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tests/mlx5emu/mlx5emu_internal.h"
 
@@ -161,7 +163,7 @@ static struct ibv_context *dv_open_device(struct ibv_device *dev, struct mlx5dv_
 	so.seed = emu.o.seed;
 	so.fw = emu.o.relaxed_fw ? SIM_FW_RELAXED : SIM_FW_STRICT;
 	so.hazard = emu.o.hazard ? (enum sim_hazard_policy)emu.o.hazard : SIM_HAZARD_WARN;
-	so.node = c->lid;
+	so.node = emu_node(c->dev_index);
 	pthread_mutex_lock(&emu.lock);
 	if (!emu.fabric && sim_fabric_create(&emu.fabric)) {
 		pthread_mutex_unlock(&emu.lock);
@@ -173,6 +175,7 @@ static struct ibv_context *dv_open_device(struct ibv_device *dev, struct mlx5dv_
 		struct sim_dev *s = NULL;
 
 		if (sim_dev_open(&so, &s) || sim_fabric_attach(emu.fabric, s) ||
+		    (emu.o.fabric_dir && emu_xwire_attach(c->dev_index, s)) ||
 		    (!emu.o.manual && sim_dev_start(s))) {
 			if (s)
 				sim_dev_close(s);
@@ -196,10 +199,11 @@ static int close_device(struct ibv_context *ctx)
 {
 	struct emu_ctx *c = (struct emu_ctx *)ctx, **pp;
 
-	if (c->objs || c->umems || c->uars || c->pds || c->mrs)
-		return -emu_fail(EBUSY, "ibv_close_device: objects still alive (%s%s%s%s%s)",
+	if (c->objs || c->umems || c->uars || c->pds || c->mrs || c->evchs)
+		return -emu_fail(EBUSY, "ibv_close_device: objects still alive (%s%s%s%s%s%s)",
 		                 c->objs ? "DEVX objects " : "", c->umems ? "umem " : "",
-		                 c->uars ? "UAR " : "", c->pds ? "PD " : "", c->mrs ? "MR" : "");
+		                 c->uars ? "UAR " : "", c->pds ? "PD " : "", c->mrs ? "MR " : "",
+		                 c->evchs ? "event channel" : "");
 	pthread_mutex_lock(&emu.lock);
 	for (pp = &emu.ctxs; *pp && *pp != c; pp = &(*pp)->next)
 		;
@@ -207,7 +211,9 @@ static int close_device(struct ibv_context *ctx)
 		*pp = c->next;
 	emu.nic_users[c->dev_index]--;
 	if (--emu.users == 0) {
-		/* stop every NIC thread before the fabric goes */
+		/* no packet from another process from now on, then stop every
+		 * NIC thread before the fabric goes */
+		emu_xwire_stop();
 		for (unsigned i = 0; i < EMU_MAX_DEVS; i++)
 			if (emu.nic[i])
 				sim_dev_stop(emu.nic[i]);
@@ -250,35 +256,58 @@ static int query_gid(struct ibv_context *ctx, uint8_t port, int index, union ibv
 	return 0;
 }
 
+uint32_t emu_node(unsigned dev_index)
+{
+	/* across processes the node id names the process too */
+	return emu.o.fabric_dir ? (uint32_t)getpid() << 3 | (dev_index + 1) : dev_index + 1;
+}
+
 void emu_gid(unsigned dev_index, uint8_t gid[16])
 {
+	uint32_t node = emu_node(dev_index);
+
 	memset(gid, 0, 16);
 	if (emu.o.roce) {
-		gid[10] = gid[11] = 0xff; /* IPv4-mapped: 10.0.0.(i + 1) */
-		gid[12] = 10;
+		gid[10] = gid[11] = 0xff; /* IPv4-mapped: 10.0.0.(i + 1), or the node */
+		gid[12] = emu.o.fabric_dir ? (uint8_t)(node >> 24) : 10;
+		gid[13] = (uint8_t)(node >> 16);
+		gid[14] = (uint8_t)(node >> 8);
 	} else {
 		gid[0] = 0xfe;
 		gid[1] = 0x80;
 	}
-	gid[15] = (uint8_t)(dev_index + 1);
+	gid[15] = (uint8_t)node;
 }
 
-void emu_mac(unsigned dev_index, uint8_t mac[6])
+void emu_mac(uint32_t node, uint8_t mac[6])
 {
-	static const uint8_t base[6] = {0x02, 0, 0, 0, 0, 0};
-
-	memcpy(mac, base, 6);
-	mac[5] = (uint8_t)(dev_index + 1);
+	mac[0] = 0x02;
+	mac[1] = 0;
+	mac[2] = (uint8_t)(node >> 24);
+	mac[3] = (uint8_t)(node >> 16);
+	mac[4] = (uint8_t)(node >> 8);
+	mac[5] = (uint8_t)node;
 }
 
-int emu_dev_by_gid(const uint8_t gid[16])
+int emu_node_by_gid(const uint8_t gid[16], uint32_t *node)
 {
+	static const uint8_t v4mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+
+	if (emu.o.fabric_dir) { /* any process's port: found when a packet goes */
+		if (memcmp(gid, v4mapped, 12))
+			return -1;
+		*node = (uint32_t)gid[12] << 24 | (uint32_t)gid[13] << 16 | (uint32_t)gid[14] << 8 |
+		        gid[15];
+		return *node ? 0 : -1;
+	}
 	for (unsigned i = 0; i < emu.o.n_devices; i++) {
 		uint8_t g[16];
 
 		emu_gid(i, g);
-		if (!memcmp(g, gid, 16))
-			return (int)i;
+		if (!memcmp(g, gid, 16)) {
+			*node = emu_node(i);
+			return 0;
+		}
 	}
 	return -1;
 }
@@ -292,10 +321,11 @@ struct emu_ah {
 
 static struct ibv_ah *create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 {
-	int dev = attr->is_global ? emu_dev_by_gid(attr->grh.dgid.raw) : -1;
+	uint32_t node = 0;
 	struct emu_ah *ah;
 
-	if (!emu.o.roce || dev < 0 || attr->port_num != 1) {
+	if (!emu.o.roce || !attr->is_global || emu_node_by_gid(attr->grh.dgid.raw, &node) ||
+	    attr->port_num != 1) {
 		errno = EHOSTUNREACH; /* no neighbour entry for that address */
 		return NULL;
 	}
@@ -306,7 +336,7 @@ static struct ibv_ah *create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 	}
 	ah->pub.context = pd->context;
 	ah->pub.pd = pd;
-	emu_mac((unsigned)dev, ah->av.rmac);
+	emu_mac(node, ah->av.rmac);
 	memcpy(ah->av.rgid, attr->grh.dgid.raw, 16);
 	return &ah->pub;
 }
@@ -565,20 +595,30 @@ static void uar_write64(void *reg, uint64_t bytes)
 	uint32_t qpn = (uint32_t)b[4] << 16 | (uint32_t)b[5] << 8 | b[6];
 	struct mlx5dv_devx_obj *o = NULL;
 	struct emu_ctx *c;
+	bool cq_db = false;
 
 	memcpy(reg, &bytes, 8);
 	pthread_mutex_lock(&emu.lock);
 	for (c = emu.ctxs; c; c = c->next) {
 		struct emu_uar *u;
 
-		for (u = c->uars; u && u->pub.reg_addr != reg; u = u->next)
+		for (u = c->uars; u && u->pub.reg_addr != reg &&
+		                  (uint8_t *)u->pub.base_addr + EMU_CQ_DOORBELL != reg;
+		     u = u->next)
 			;
-		if (u)
+		if (u) {
+			cq_db = reg != u->pub.reg_addr;
 			break;
+		}
 	}
-	for (o = c ? c->objs : NULL; o && !(o->kind == EMU_OBJ_QP && o->num == qpn); o = o->next)
+	for (o = c && !cq_db ? c->objs : NULL; o && !(o->kind == EMU_OBJ_QP && o->num == qpn);
+	     o = o->next)
 		;
 	pthread_mutex_unlock(&emu.lock);
+	if (cq_db) {
+		emu_cq_doorbell(c, bytes);
+		return;
+	}
 	if (!c) {
 		emu_fail(EFAULT, "doorbell written to %p, not a UAR register", reg);
 		return;
@@ -623,6 +663,10 @@ static const struct mlx5_glue emu_glue = {
     .devx_obj_create = emu_obj_create,
     .devx_obj_modify = emu_obj_modify,
     .devx_obj_destroy = emu_obj_destroy,
+    .devx_create_event_channel = emu_create_event_channel,
+    .devx_destroy_event_channel = emu_destroy_event_channel,
+    .devx_subscribe_devx_event = emu_subscribe_devx_event,
+    .devx_get_event = emu_get_event,
     .uar_write64 = uar_write64,
 };
 
@@ -636,6 +680,8 @@ void mlx5emu_install(const struct mlx5emu_opts *opts)
 		emu.o.n_devices = EMU_MAX_DEVS;
 	if (!emu.o.atomic_size_qp)
 		emu.o.atomic_size_qp = 4 | 8 | 16 | 32;
+	if (emu.o.fabric_dir) /* ports of other processes are reached by GID */
+		emu.o.roce = true;
 	for (unsigned i = 0; i < EMU_MAX_DEVS; i++) {
 		memset(&emu.devs[i], 0, sizeof(emu.devs[i]));
 		snprintf(emu.devs[i].name, sizeof(emu.devs[i].name), "mlx5_%u", i);
@@ -649,6 +695,11 @@ void mlx5emu_install(const struct mlx5emu_opts *opts)
 	emu.manual_rc = 0;
 	pthread_mutex_unlock(&emu.lock);
 	mlx5_glue_set(&emu_glue);
+}
+
+const struct mlx5_glue *mlx5emu_glue(void)
+{
+	return &emu_glue;
 }
 
 void mlx5emu_uninstall(void)

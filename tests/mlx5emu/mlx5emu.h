@@ -12,7 +12,10 @@
  * the very umem buffers the backend registered (sim_qp_attr.ext_buf), so the
  * sim executes the WQE bytes the backend wrote where it wrote them, and the
  * doorbells the backend writes to its UAR page reach the sim's queue whose
- * QPN they carry.  Each emulated device is one threaded sim device, shared
+ * QPN they carry.  Completion events go as the kernel delivers them for DEVX
+ * CQs: a CQ subscribed on an event channel and armed through the UAR page's
+ * CQ doorbell raises one event (its cookie) once the CQ produces past the
+ * armed consumer index (mlx5emu_event.c).  Each emulated device is one threaded sim device, shared
  * by every context opened on it: like a NIC, it runs by itself, and QPs of
  * two contexts (a server and a client in one process) reach each other.
  *
@@ -28,6 +31,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+struct mlx5_glue;
 struct sim_dev;
 
 /* What the emulated device reports and how its firmware behaves. */
@@ -40,9 +44,14 @@ struct mlx5emu_opts {
 	bool be_atomics;         /* atomic_req_8B_endianness_mode = 0 (big-endian) */
 	uint16_t atomic_size_qp; /* 0: 4, 8, 16 and 32 bytes (0x3c) */
 	bool no_devx;            /* mlx5dv_open_device refuses DEVX contexts */
+	bool no_events;          /* no DEVX event channels (a kernel without them) */
 	uint64_t seed;
 	bool quiet; /* count loud failures without printing them (fuzzing) */
 	bool roce;  /* Ethernet ports (RoCE v2 GIDs, MACs) instead of InfiniBand (LIDs) */
+	/* A directory shared by processes whose emulated NICs reach each
+	 * other (each device a datagram socket there; implies roce; every
+	 * process of one build).  NULL: the NICs of this process only. */
+	const char *fabric_dir;
 	/* No NIC threads: the emulated NICs run, in the sim's deterministic
 	 * mode, until idle on each UAR doorbell and in mlx5emu_run(), so a test
 	 * can tell "nothing ran" from "not yet" (the backend's commands, umem,
@@ -53,6 +62,8 @@ struct mlx5emu_opts {
 
 /* Install the emulator as the mlx5 backend's rdma-core (mlx5_glue_set). */
 void mlx5emu_install(const struct mlx5emu_opts *opts);
+/* The emulator's entry-point table (after mlx5emu_install set it up). */
+const struct mlx5_glue *mlx5emu_glue(void);
 /* Back to rdma-core; every emulated object must be gone. */
 void mlx5emu_uninstall(void);
 /* Loud failures so far (unimplemented commands, bad fields, stray doorbells). */

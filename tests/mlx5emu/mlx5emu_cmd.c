@@ -340,20 +340,19 @@ static const char *rtr_path(struct emu_ctx *c, const void *in, size_t n, uint32_
 		m->peer_node = rlid;
 	} else {
 		uint8_t gid[16], mac[6];
-		int dev;
+		uint32_t node = 0;
 
 		mlx5_prm_get_bytes(in, n, qpc, MLX5_PRM_QPC_PAP_RGID_RIP, gid);
-		dev = emu_dev_by_gid(gid);
-		if (!GET(in, n, qpc, QPC_PAP_GRH) || dev < 0)
+		if (!GET(in, n, qpc, QPC_PAP_GRH) || emu_node_by_gid(gid, &node))
 			return "address path: RoCE needs grh and the GID (rgid_rip) of an emulated "
 			       "port";
-		emu_mac((unsigned)dev, mac);
+		emu_mac(node, mac);
 		if (GET(in, n, qpc, QPC_PAP_RMAC_47_32) != ((uint32_t)mac[0] << 8 | mac[1]) ||
 		    GET(in, n, qpc, QPC_PAP_RMAC_31_0) !=
 		        ((uint32_t)mac[2] << 24 | (uint32_t)mac[3] << 16 | (uint32_t)mac[4] << 8 |
 		         mac[5]))
 			return "address path: rmac is not the MAC of the port with that GID";
-		m->peer_node = (uint32_t)dev + 1;
+		m->peer_node = node;
 	}
 	m->peer_qpn = (uint32_t)GET(in, n, qpc, QPC_REMOTE_QPN);
 	m->rq_psn = (uint32_t)GET(in, n, qpc, QPC_NEXT_RCV_PSN);
@@ -429,6 +428,7 @@ int emu_obj_destroy(struct mlx5dv_devx_obj *o)
 		return emu_fail(EBUSY, "destroy %s 0x%x: the sim refused (%d)",
 		                o->kind == EMU_OBJ_QP ? "QP" : "CQ", o->num, rc);
 	pthread_mutex_lock(&emu.lock);
+	emu_event_forget(o); /* its event, read off the sim already, is gone */
 	for (pp = &o->ctx->objs; *pp && *pp != o; pp = &(*pp)->next)
 		;
 	if (*pp)

@@ -14,8 +14,9 @@
 #include "sim/sim.h"
 #include "tests/mlx5emu/mlx5emu.h"
 
-#define EMU_MAX_DEVS 4
-#define EMU_EQN      7 /* the EQ number mlx5dv_devx_query_eqn answers */
+#define EMU_MAX_DEVS    4
+#define EMU_EQN         7    /* the EQ number mlx5dv_devx_query_eqn answers */
+#define EMU_CQ_DOORBELL 0x20 /* a UAR page's CQ doorbell (mlx5dv.h MLX5_CQ_DOORBELL) */
 
 enum emu_obj_kind { EMU_OBJ_CQ, EMU_OBJ_QP };
 
@@ -31,6 +32,19 @@ struct mlx5dv_devx_obj {
 	int state;         /* QP: enum sim_qp_state as commanded */
 	bool managed_send; /* QP: qpc.cd_slave_send */
 	struct mlx5dv_devx_obj *next;
+	/* CQ completion events (mlx5emu_event.c; emu.lock) */
+	struct emu_evch *evch; /* subscribed to; NULL: none */
+	uint64_t cookie;
+	bool ev_queued; /* on evch's list (one per CQ while unread) */
+	struct mlx5dv_devx_obj *ev_next;
+};
+
+/* A DEVX event channel (OMIT_EV_DATA): subscribed CQs with an unread event. */
+struct emu_evch {
+	struct mlx5dv_devx_event_channel pub;
+	struct emu_ctx *ctx;
+	struct mlx5dv_devx_obj *head, **tail;
+	struct emu_evch *next;
 };
 
 struct emu_umem {
@@ -58,6 +72,7 @@ struct emu_ctx {
 	struct emu_pd *pd_list;
 	struct emu_uar *uars;
 	struct mlx5dv_devx_obj *objs;
+	struct emu_evch *evchs;
 	unsigned pds, mrs;
 	struct emu_ctx *next;
 };
@@ -107,12 +122,23 @@ struct emu_umem *emu_umem_find(struct emu_ctx *c, uint32_t id);
 bool emu_uar_page_known(struct emu_ctx *c, uint32_t page);
 /* The sim PD of this context's PD @pdn, or NULL. */
 struct sim_pd *emu_pd_by_pdn(struct emu_ctx *c, uint32_t pdn);
-/* The emulated port's addresses: device i has LID i + 1, GID ::ffff:10.0.0.(i + 1)
- * (RoCE v2) or fe80::(i + 1) (IB), MAC 02:00:00:00:00:(i + 1). */
+/* The emulated port's addresses: device i is node i + 1 on the sim's wire
+ * (across processes, with a fabric directory: pid << 3 | (i + 1)), has LID
+ * i + 1, GID ::ffff:10.0.0.(i + 1) (RoCE v2; across processes ::ffff:node)
+ * or fe80::(i + 1) (IB), MAC 02:00:node (32 bits). */
+uint32_t emu_node(unsigned dev_index);
 void emu_gid(unsigned dev_index, uint8_t gid[16]);
-void emu_mac(unsigned dev_index, uint8_t mac[6]);
-/* The device whose GID is @gid, or -1. */
-int emu_dev_by_gid(const uint8_t gid[16]);
+void emu_mac(uint32_t node, uint8_t mac[6]);
+/* The node whose port has GID @gid: 0, or -1 when no emulated port has it
+ * (with a fabric directory: any GID of the form ::ffff:node). */
+int emu_node_by_gid(const uint8_t gid[16], uint32_t *node);
+
+/* mlx5emu_xwire.c: the wire to other processes' emulated NICs (a fabric
+ * directory): device @i's packets for nodes outside this process go there.
+ * emu.lock held. */
+int emu_xwire_attach(unsigned i, struct sim_dev *s);
+/* Stop taking packets from other processes (before the devices close). */
+void emu_xwire_stop(void);
 
 /* mlx5emu_cmd.c: the DEVX entry points. */
 int emu_general_cmd(struct ibv_context *ctx, const void *in, size_t inlen, void *out,
@@ -122,5 +148,17 @@ struct mlx5dv_devx_obj *emu_obj_create(struct ibv_context *ctx, const void *in, 
 int emu_obj_modify(struct mlx5dv_devx_obj *obj, const void *in, size_t inlen, void *out,
                    size_t outlen);
 int emu_obj_destroy(struct mlx5dv_devx_obj *obj);
+
+/* mlx5emu_event.c: event channels, subscriptions, the CQ arm doorbell. */
+struct mlx5dv_devx_event_channel *emu_create_event_channel(struct ibv_context *ctx, int flags);
+void emu_destroy_event_channel(struct mlx5dv_devx_event_channel *ch);
+int emu_subscribe_devx_event(struct mlx5dv_devx_event_channel *ch, struct mlx5dv_devx_obj *obj,
+                             uint16_t events_sz, uint16_t events_num[], uint64_t cookie);
+ssize_t emu_get_event(struct mlx5dv_devx_event_channel *ch,
+                      struct mlx5dv_devx_async_event_hdr *data, size_t len);
+/* The 8 bytes written to a UAR page's CQ doorbell (offset 0x20) of @c. */
+void emu_cq_doorbell(struct emu_ctx *c, uint64_t bytes);
+/* emu.lock held: @o (a CQ being destroyed) leaves its channel's list. */
+void emu_event_forget(struct mlx5dv_devx_obj *o);
 
 #endif /* PRISM_TESTS_MLX5EMU_INTERNAL_H */

@@ -4,15 +4,18 @@
  * against the emulator at the level of single objects: capabilities read
  * through QUERY_HCA_CAP, a device without cross-channel refusing managed
  * QPs, commands the emulator does not implement failing loudly, and the
- * doorbell rule (unmanaged queues ring the UAR, managed ones never do).
+ * doorbell rule (unmanaged queues ring the UAR, managed ones never do),
+ * completion events (event channel and CQ arm doorbell).
  */
 #include <endian.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -21,6 +24,7 @@
 #include <prism/wqe.h>
 
 #include "core/chainobj.h"
+#include "core/client.h"
 #include "mlx5/mlx5_be.h"
 #include "tests/mlx5emu/mlx5emu.h"
 #include "tests/runtime/support/hashget_chain.h"
@@ -203,6 +207,154 @@ static void test_doorbell_starts_any_queue(void **state)
 	assert_int_equal(mlx5emu_errors(), 0);
 }
 
+/* A self-connected unmanaged QP on @cq, in RTS. */
+static struct core_be_qp *loop_qp(struct core_be_dev *dev, struct core_be_cq *cq,
+                                  struct core_qp_info *qi)
+{
+	struct core_qp_attr qa = {.send_cq = cq, .recv_cq = cq, .sq_bbs = 8};
+	struct core_qp_peer self = {0};
+	struct core_be_qp *qp;
+
+	assert_int_equal(core_mlx5_backend.create_qp(dev, &qa, &qp, qi), 0);
+	assert_int_equal(core_mlx5_backend.port_addr(dev, &self), 0);
+	self.qpn = qi->qpn;
+	self.rnr_retry = 7;
+	assert_int_equal(core_mlx5_backend.modify_qp(qp, CORE_QPS_INIT, NULL), 0);
+	assert_int_equal(core_mlx5_backend.modify_qp(qp, CORE_QPS_RTR, &self), 0);
+	assert_int_equal(core_mlx5_backend.modify_qp(qp, CORE_QPS_RTS, &self), 0);
+	return qp;
+}
+
+/* Post signalled NOP number @n (from 0) and wait until the emulated NIC,
+ * which runs by itself, has written its CQE. */
+static void post_nop(struct core_be_qp *qp, const struct core_qp_info *qi,
+                     const struct core_cq_info *ci, uint32_t n)
+{
+	struct prism_wqe w = {.ctrl = {.opcode = PRISM_OP_NOP,
+	                               .wqe_index = (uint16_t)n,
+	                               .qpn = qi->qpn,
+	                               .fm_ce_se = PRISM_CE_CQ_UPDATE << PRISM_CTRL_CE_SHIFT}};
+	const uint8_t *cqe = (const uint8_t *)ci->buf + (size_t)(n % ci->ncqe) * PRISM_CQE_BYTES;
+	uint8_t *slot =
+	    (uint8_t *)qi->buf + qi->sq_offset + (size_t)(n % qi->sq_bbs) * PRISM_WQE_BB;
+
+	assert_true(prism_wqe_encode(&w, slot, PRISM_WQE_BB, NULL) > 0);
+	qi->dbrec[1] = htobe32(n + 1);
+	assert_int_equal(core_mlx5_backend.ring_sq(qp), 0);
+	for (long i = 0; i < 100000000; i++) {
+		uint8_t op_own = __atomic_load_n(&cqe[PRISM_CQE_BYTES - 1], __ATOMIC_ACQUIRE);
+
+		if ((op_own >> 4) != PRISM_CQE_INVALID && prism_cqe_sw_owned(op_own, n, ci->ncqe))
+			return;
+		sched_yield();
+	}
+	fail_msg("NOP %u never completed", n);
+}
+
+static unsigned take(struct core_be_dev *dev, void **ev)
+{
+	return core_mlx5_backend.take_events(dev, ev, 8);
+}
+
+/* The arm word the backend last wrote to the CQ's doorbell record. */
+static uint32_t arm_word(const struct core_cq_info *ci)
+{
+	return be32toh(ci->dbrec[1]);
+}
+
+/*
+ * Completion events through the DEVX event channel and the CQ arm doorbell:
+ * nothing before arming; an arm with CQEs past the consumer index raises
+ * one event at once; otherwise the next CQE raises exactly one; no event
+ * without a re-arm; arming for the next CQE only (a scanned CQ) ignores what
+ * is already written; a disarmed CQ's event is dropped, and so is one of a
+ * destroyed CQ; arm_sn counts the events taken.
+ */
+static void test_cq_events(void **state)
+{
+	struct core_be_dev *dev = open_emu(NULL);
+	struct mlx5_be_dev *d = (struct mlx5_be_dev *)dev;
+	struct core_cq_attr ca = {.ncqe = 16};
+	struct core_be_cq *cq;
+	struct core_cq_info ci;
+	struct core_qp_info qi;
+	struct core_be_qp *qp;
+	int tag, other;
+	void *ev[8];
+	uint32_t n = 0;
+
+	(void)state;
+	assert_int_equal(core_mlx5_backend.create_cq(dev, &ca, &cq, &ci), 0);
+	qp = loop_qp(dev, cq, &qi);
+
+	/* a CQE before arming raises nothing */
+	post_nop(qp, &qi, &ci, n++);
+	assert_int_equal(take(dev, ev), 0);
+	/* armed at the consumer index (0) with a CQE past it: one event, at once */
+	core_mlx5_backend.arm_cq(cq, &tag, true);
+	assert_int_equal(arm_word(&ci) & 0xffffffu, 0);
+	assert_int_equal(take(dev, ev), 1);
+	assert_ptr_equal(ev[0], &tag);
+	assert_int_equal(take(dev, ev), 0);
+	/* consumed: armed, nothing yet; the next CQE raises exactly one */
+	ci.dbrec[0] = htobe32(n);
+	core_mlx5_backend.arm_cq(cq, &tag, true);
+	assert_int_equal(arm_word(&ci) >> 28, 1); /* arm_sn: one event taken */
+	assert_int_equal(arm_word(&ci) & 0xffffffu, n);
+	assert_int_equal(take(dev, ev), 0);
+	post_nop(qp, &qi, &ci, n++);
+	assert_int_equal(take(dev, ev), 1);
+	assert_ptr_equal(ev[0], &tag);
+	/* not re-armed: the next CQE raises nothing */
+	post_nop(qp, &qi, &ci, n++);
+	assert_int_equal(take(dev, ev), 0);
+	/* for the next CQE only (consumer index ignored: 1, three written) */
+	core_mlx5_backend.arm_cq(cq, &other, false);
+	assert_int_equal(arm_word(&ci) & 0xffffffu, n);
+	assert_int_equal(arm_word(&ci) >> 28, 2);
+	assert_int_equal(take(dev, ev), 0);
+	post_nop(qp, &qi, &ci, n++);
+	assert_int_equal(take(dev, ev), 1);
+	assert_ptr_equal(ev[0], &other);
+	/* disarmed while armed: the NIC still raises it, the backend drops it */
+	ci.dbrec[0] = htobe32(n);
+	core_mlx5_backend.arm_cq(cq, &tag, true);
+	core_mlx5_backend.arm_cq(cq, NULL, false);
+	post_nop(qp, &qi, &ci, n++);
+	assert_int_equal(take(dev, ev), 0);
+	/* a ring lapped past (16 CQEs, 20 written): still one event per arm */
+	while (n < 20)
+		post_nop(qp, &qi, &ci, n++);
+	ci.dbrec[0] = htobe32(n);
+	core_mlx5_backend.arm_cq(cq, &tag, true);
+	assert_int_equal(take(dev, ev), 0);
+	post_nop(qp, &qi, &ci, n++);
+	assert_int_equal(take(dev, ev), 1);
+	/* an event queued for a CQ that is then destroyed is never handed out */
+	core_mlx5_backend.arm_cq(cq, &tag, false);
+	post_nop(qp, &qi, &ci, n++);
+	assert_int_equal(core_mlx5_backend.modify_qp(qp, CORE_QPS_ERR, NULL), 0);
+	assert_int_equal(core_mlx5_backend.destroy_qp(qp), 0);
+	assert_int_equal(core_mlx5_backend.destroy_cq(cq), 0);
+	assert_int_equal(take(dev, ev), 0);
+	assert_int_equal(mlx5emu_errors(), 0);
+
+	/* the emulator parses the doorbell: a solicited-only arm is not emulated */
+	assert_int_equal(core_mlx5_backend.create_cq(dev, &ca, &cq, &ci), 0);
+	{
+		uint32_t db[2] = {htobe32(1u << 24), htobe32(((struct mlx5_be_cq *)cq)->cqn)};
+		uint64_t bytes;
+
+		ci.dbrec[1] = db[0];
+		memcpy(&bytes, db, 8);
+		d->g->uar_write64((uint8_t *)d->uar->base_addr + MLX5_CQ_DOORBELL, bytes);
+		assert_int_equal(mlx5emu_errors(), 1);
+		assert_non_null(strstr(mlx5emu_last_error(), "cmd 1"));
+	}
+	assert_int_equal(core_mlx5_backend.destroy_cq(cq), 0);
+	close_emu(dev);
+}
+
 /* An interposer: the emulator's table with obj_create / obj_modify wrapped
  * to keep the last command's bytes (what mlx5_glue is for). */
 static struct mlx5_glue spy;
@@ -372,6 +524,82 @@ static void test_load_refused_naming_what_is_missing(void **state)
 	assert_int_equal(mlx5emu_errors(), 0);
 }
 
+/* A hash-get server on one emulated device, listening on loopback TCP. */
+struct tcp_fx {
+	enum { NB = 64, TABLE = NB * (HG_BUCKET_BYTES + HG_VALUE_BYTES) + 4096 } sizes;
+	struct prism_device *sdev, *cdev;
+	struct prism_program *prog;
+	struct prism_server *srv;
+	struct hg_table t;
+	uint32_t keys[NB];
+	char addr[64];
+	uint64_t managed; /* managed-queue doorbells after the load */
+};
+
+static void tcp_fx_start(struct tcp_fx *f, const struct mlx5emu_opts *eo, const char *sname,
+                         const char *cname)
+{
+	struct chainobj *o = hg_build(TABLE);
+	struct prism_region *r;
+	char *yaml;
+	size_t len;
+
+	assert_non_null(o);
+	assert_int_equal(chainobj_write_mem(o, 0, &yaml, &len, NULL), 0);
+	chainobj_free(o);
+	mlx5emu_install(eo);
+	f->sdev = prism_device__open(sname, NULL);
+	f->cdev = prism_device__open(cname, NULL);
+	assert_non_null(f->sdev);
+	assert_non_null(f->cdev);
+	PRISM_OPTS(prism_region_opts, ropts, .access = PRISM_ACCESS_READ);
+	r = prism_device__create_region(f->sdev, "table", TABLE, &ropts);
+	assert_non_null(r);
+	for (uint32_t i = 0; i < NB; i++)
+		f->keys[i] = i % 3 ? (i * 0x9e3779u & 0xffffff) | 1 : 0;
+	f->t = (struct hg_table){prism_region__addr(r), TABLE, NB};
+	hg_fill(&f->t, f->keys, (uintptr_t)f->t.mem, 5);
+	f->prog = prism_program__open_mem(yaml, len, NULL);
+	free(yaml);
+	assert_non_null(f->prog);
+	assert_int_equal(prism_program__load(f->prog, f->sdev), 0);
+	/* the load ran the behaviour probe, which rings a managed queue on
+	 * purpose; from here on nothing may (libmlx5 NO_DOORBELL) */
+	f->managed = mlx5emu_managed_doorbells();
+	PRISM_OPTS(prism_server_opts, so, .port = PRISM_PORT_ANY, .host = "127.0.0.1");
+	f->srv = prism_server__create(f->sdev, &so);
+	assert_non_null(f->srv);
+	assert_int_equal(prism_server__add_program(f->srv, f->prog), 0);
+	assert_int_equal(prism_server__start(f->srv), 0);
+	snprintf(f->addr, sizeof(f->addr), "127.0.0.1:%u", prism_server__port(f->srv));
+}
+
+static void tcp_fx_stop(struct tcp_fx *f)
+{
+	prism_server__destroy(f->srv);
+	prism_program__close(f->prog);
+	prism_device__close(f->cdev);
+	prism_device__close(f->sdev);
+	mlx5emu_uninstall();
+	assert_int_equal(mlx5emu_errors(), 0);
+}
+
+/* @n gets through @cl, each checked against the C reference. */
+static void tcp_fx_gets(struct tcp_fx *f, struct prism_client *cl, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		uint8_t out[HG_RESULT_BYTES], want[HG_VALUE_BYTES];
+		struct prism_arg args[2];
+		struct prism_call c;
+		uint32_t b = i % NB, key = i % 2 ? f->keys[b] : 0x800000 | i;
+
+		hg_get_call(&c, args, key ? key : 7, b, out);
+		assert_int_equal(prism_client__invoke(cl, &c, NULL), 0);
+		hg_reference(&f->t, b, key ? key : 7, want);
+		assert_memory_equal(out, want, HG_VALUE_BYTES);
+	}
+}
+
 /*
  * A server on @sname and a client on @cname (two prism devices, as two
  * processes would have), connected over TCP: the setup exchange carries the
@@ -380,67 +608,94 @@ static void test_load_refused_naming_what_is_missing(void **state)
  */
 static void tcp_gets(const struct mlx5emu_opts *eo, const char *sname, const char *cname)
 {
-	enum { NB = 64, TABLE = NB * (HG_BUCKET_BYTES + HG_VALUE_BYTES) + 4096 };
-	struct chainobj *o = hg_build(TABLE);
-	struct prism_device *sdev, *cdev;
-	struct prism_program *prog;
-	struct prism_server *srv;
+	struct tcp_fx f;
 	struct prism_client *cl;
-	struct prism_region *r;
-	struct hg_table t;
-	uint32_t keys[NB];
-	char addr[64], *yaml;
-	size_t len;
 
-	assert_non_null(o);
-	assert_int_equal(chainobj_write_mem(o, 0, &yaml, &len, NULL), 0);
-	chainobj_free(o);
-	mlx5emu_install(eo);
-	sdev = prism_device__open(sname, NULL);
-	cdev = prism_device__open(cname, NULL);
-	assert_non_null(sdev);
-	assert_non_null(cdev);
-	PRISM_OPTS(prism_region_opts, ropts, .access = PRISM_ACCESS_READ);
-	r = prism_device__create_region(sdev, "table", TABLE, &ropts);
-	assert_non_null(r);
-	for (uint32_t i = 0; i < NB; i++)
-		keys[i] = i % 3 ? (i * 0x9e3779u & 0xffffff) | 1 : 0;
-	t = (struct hg_table){prism_region__addr(r), TABLE, NB};
-	hg_fill(&t, keys, (uintptr_t)t.mem, 5);
-	prog = prism_program__open_mem(yaml, len, NULL);
-	assert_non_null(prog);
-	assert_int_equal(prism_program__load(prog, sdev), 0);
-	/* the load ran the behaviour probe, which rings a managed queue on
-	 * purpose; from here on nothing may (libmlx5 NO_DOORBELL) */
-	uint64_t managed = mlx5emu_managed_doorbells();
-	PRISM_OPTS(prism_server_opts, so, .port = PRISM_PORT_ANY, .host = "127.0.0.1");
-	srv = prism_server__create(sdev, &so);
-	assert_non_null(srv);
-	assert_int_equal(prism_server__add_program(srv, prog), 0);
-	assert_int_equal(prism_server__start(srv), 0);
-	snprintf(addr, sizeof(addr), "127.0.0.1:%u", prism_server__port(srv));
-	cl = prism_client__connect(cdev, addr, NULL);
+	tcp_fx_start(&f, eo, sname, cname);
+	cl = prism_client__connect(f.cdev, f.addr, NULL);
 	assert_non_null(cl);
-	for (uint32_t i = 0; i < 300; i++) {
-		uint8_t out[HG_RESULT_BYTES], want[HG_VALUE_BYTES];
-		struct prism_arg args[2];
-		struct prism_call c;
-		uint32_t b = i % NB, key = i % 2 ? keys[b] : 0x800000 | i;
-
-		hg_get_call(&c, args, key ? key : 7, b, out);
-		assert_int_equal(prism_client__invoke(cl, &c, NULL), 0);
-		hg_reference(&t, b, key ? key : 7, want);
-		assert_memory_equal(out, want, HG_VALUE_BYTES);
-	}
+	tcp_fx_gets(&f, cl, 300);
 	prism_client__close(cl);
-	prism_server__destroy(srv);
-	prism_program__close(prog);
-	prism_device__close(cdev);
-	prism_device__close(sdev);
-	mlx5emu_uninstall();
-	free(yaml);
-	assert_int_equal(mlx5emu_errors(), 0);
-	assert_int_equal(mlx5emu_managed_doorbells(), managed);
+	tcp_fx_stop(&f);
+	assert_int_equal(mlx5emu_managed_doorbells(), f.managed);
+}
+
+/* A kernel without DEVX event channels: the device opens, connections are
+ * polled every pass, and the gets are served. */
+static void test_tcp_without_event_channel(void **state)
+{
+	(void)state;
+	tcp_gets(&(struct mlx5emu_opts){.relaxed_fw = true, .n_devices = 2, .no_events = true},
+	         "mlx5_0", "mlx5_1");
+}
+
+static uint64_t server_stat(struct prism_server *srv, bool polls)
+{
+	PRISM_OPTS(prism_server_stats, st);
+	assert_int_equal(prism_server__stats(srv, &st), 0);
+	return polls ? st.conn_polls : st.conns_active;
+}
+
+/*
+ * The runtime on mlx5 with completion events and the setup socket watched:
+ * idle connections are armed, not polled; a client whose setup socket
+ * closes (as when its process dies) is torn down while the others go on;
+ * and a client whose server is gone learns it from the socket, not from a
+ * timeout.
+ */
+static void test_tcp_events_and_dead_peers(void **state)
+{
+	enum { NCL = 6 };
+	struct prism_client *cl[NCL];
+	struct tcp_fx f;
+	uint64_t polls;
+	uint8_t out[HG_RESULT_BYTES];
+	struct prism_arg args[2];
+	struct prism_call c;
+
+	(void)state;
+	tcp_fx_start(&f, &(struct mlx5emu_opts){.relaxed_fw = true, .n_devices = 2}, "mlx5_0",
+	             "mlx5_1");
+	for (int i = 0; i < NCL; i++) {
+		cl[i] = prism_client__connect(f.cdev, f.addr, NULL);
+		assert_non_null(cl[i]);
+		tcp_fx_gets(&f, cl[i], 20);
+	}
+	/* quiet: each connection is armed and costs no poll (without events
+	 * every progress pass would poll all six, and the count never rests);
+	 * a late completion may still wake one, so wait for a quiet 50 ms */
+	bool quiet = false;
+
+	for (int i = 0; i < 100 && !quiet; i++) {
+		polls = server_stat(f.srv, true);
+		usleep(50 * 1000);
+		quiet = server_stat(f.srv, true) == polls;
+	}
+	assert_true(quiet);
+	/* a request wakes its connection (the answer may reach the client
+	 * before the server polls the completion) */
+	tcp_fx_gets(&f, cl[3], 1);
+	for (int i = 0; i < 10000 && server_stat(f.srv, true) == polls; i++)
+		usleep(1000);
+	assert_true(server_stat(f.srv, true) > polls);
+
+	/* client 0's setup socket closes: the server tears its connection down */
+	assert_int_equal(server_stat(f.srv, false), NCL);
+	assert_int_equal(shutdown(cl[0]->net_fd, SHUT_RDWR), 0);
+	for (int i = 0; i < 10000 && server_stat(f.srv, false) == NCL; i++)
+		usleep(1000);
+	assert_int_equal(server_stat(f.srv, false), NCL - 1);
+	for (int i = 1; i < NCL; i++)
+		tcp_fx_gets(&f, cl[i], 10);
+
+	/* the server goes: a client's next invocation fails as PEER_GONE */
+	prism_server__destroy(f.srv);
+	f.srv = NULL;
+	hg_get_call(&c, args, f.keys[1], 1, out);
+	assert_int_equal(prism_client__invoke(cl[1], &c, NULL), -PRISM_E_NET_PEER_GONE);
+	for (int i = 0; i < NCL; i++)
+		prism_client__close(cl[i]);
+	tcp_fx_stop(&f);
 }
 
 /* Two contexts of one device: the QPs reach each other by force-loopback. */
@@ -474,10 +729,13 @@ int main(void)
 	    cmocka_unit_test(test_no_cross_channel_refuses_managed_qp),
 	    cmocka_unit_test(test_unimplemented_command_fails_loudly),
 	    cmocka_unit_test(test_doorbell_starts_any_queue),
+	    cmocka_unit_test(test_cq_events),
 	    cmocka_unit_test(test_load_refused_naming_what_is_missing),
 	    cmocka_unit_test(test_tcp_same_device),
 	    cmocka_unit_test(test_tcp_two_devices_ib),
 	    cmocka_unit_test(test_tcp_two_devices_roce),
+	    cmocka_unit_test(test_tcp_events_and_dead_peers),
+	    cmocka_unit_test(test_tcp_without_event_channel),
 	    cmocka_unit_test(test_qp_command_bytes),
 	};
 

@@ -43,14 +43,76 @@ int np_dev_open_opts(struct np_dev *d, uint32_t node, const struct net_transport
 	return rc;
 }
 
+int np_dev_open_backend(struct np_dev *d, const struct core_backend_ops *ops, const char *name)
+{
+	struct core_dev_attr a = {.sz = sizeof(a), .name = name, .relaxed_fw = true};
+
+	memset(d, 0, sizeof(*d));
+	d->ops = ops;
+	return ops->open(&a, &d->be);
+}
+
 void np_dev_close(struct np_dev *d)
 {
+	if (d->be)
+		d->ops->close(d->be);
 	if (d->dev)
 		sim_dev_stop(d->dev);
 	net_transport_destroy(d->t);
 	if (d->dev)
 		sim_dev_close(d->dev);
 	memset(d, 0, sizeof(*d));
+}
+
+/* np_qp_open on a backend device: MR, two CQs and an RC QP through the
+ * operations table (default PD; every remote right). */
+static int be_qp_open(struct np_qp *q)
+{
+	const struct core_backend_ops *ops = q->d->ops;
+	struct core_cq_attr ca = {.ncqe = NP_NCQE};
+	struct core_mr_info mi;
+	struct core_cq_info si, ri;
+	struct core_qp_info qi;
+	int rc;
+
+	rc = ops->reg_mr(q->d->be, NULL, q->mem, q->mem_len,
+	                 CORE_ACCESS_LOCAL_WRITE | CORE_ACCESS_REMOTE_WRITE |
+	                     CORE_ACCESS_REMOTE_READ | CORE_ACCESS_REMOTE_ATOMIC,
+	                 &q->bmr, &mi);
+	if (!rc)
+		rc = ops->create_cq(q->d->be, &ca, &q->scq.bcq, &si);
+	if (!rc)
+		rc = ops->create_cq(q->d->be, &ca, &q->rcq.bcq, &ri);
+	if (!rc) {
+		struct core_qp_attr qa = {.send_cq = q->scq.bcq,
+		                          .recv_cq = q->rcq.bcq,
+		                          .sq_bbs = NP_SQ_BBS,
+		                          .rq_wqes = NP_RQ,
+		                          .rq_max_sge = 1,
+		                          .access = CORE_ACCESS_REMOTE_READ |
+		                                    CORE_ACCESS_REMOTE_WRITE |
+		                                    CORE_ACCESS_REMOTE_ATOMIC};
+
+		rc = ops->create_qp(q->d->be, &qa, &q->bqp, &qi);
+	}
+	if (rc) {
+		np_qp_close(q);
+		return rc;
+	}
+	q->lkey = mi.lkey;
+	q->rkey = mi.rkey;
+	q->qpn = qi.qpn;
+	q->psn = (q->qpn * 2654435761u) & NET_PSN_MASK;
+	q->sq = (uint8_t *)qi.buf + qi.sq_offset;
+	q->sq_bbs = NP_SQ_BBS;
+	q->rq_n = NP_RQ;
+	q->rq = qi.buf;
+	q->rq_stride = qi.rq_stride;
+	q->dbrec = qi.dbrec;
+	q->scq = (struct np_cq){.bcq = q->scq.bcq, .buf = si.buf, .dbrec = si.dbrec, .n = si.ncqe};
+	q->rcq = (struct np_cq){.bcq = q->rcq.bcq, .buf = ri.buf, .dbrec = ri.dbrec, .n = ri.ncqe};
+	q->rnr_retry = 7;
+	return 0;
 }
 
 int np_qp_open(struct np_qp *q, struct np_dev *d, size_t mem_len)
@@ -64,11 +126,14 @@ int np_qp_open(struct np_qp *q, struct np_dev *d, size_t mem_len)
 
 	memset(q, 0, sizeof(*q));
 	q->d = d;
+	q->fd = -1;
 	q->mem_len = mem_len;
 	q->mem = aligned_alloc(4096, (mem_len + 4095) & ~(size_t)4095);
 	if (!q->mem)
 		return -ENOMEM;
 	memset(q->mem, 0, mem_len);
+	if (d->be)
+		return be_qp_open(q);
 	rc = sim_mr_reg(d->dev, q->mem, mem_len,
 	                SIM_ACCESS_LOCAL_WRITE | SIM_ACCESS_REMOTE_WRITE | SIM_ACCESS_REMOTE_READ |
 	                    SIM_ACCESS_REMOTE_ATOMIC,
@@ -95,12 +160,38 @@ int np_qp_open(struct np_qp *q, struct np_dev *d, size_t mem_len)
 	q->sq = sim_qp_sq(q->qp);
 	q->sq_bbs = NP_SQ_BBS;
 	q->rq_n = NP_RQ;
+	q->rq = sim_qp_buf(q->qp);
+	q->rq_stride = sim_qp_rq_stride(q->qp);
+	q->dbrec = sim_qp_dbrec(q->qp);
+	q->scq.buf = sim_cq_buf(q->scq.cq);
+	q->scq.dbrec = sim_cq_dbrec(q->scq.cq);
+	q->scq.n = sim_cq_ncqe(q->scq.cq);
+	q->rcq.buf = sim_cq_buf(q->rcq.cq);
+	q->rcq.dbrec = sim_cq_dbrec(q->rcq.cq);
+	q->rcq.n = sim_cq_ncqe(q->rcq.cq);
 	q->rnr_retry = 7;
 	return 0;
 }
 
 void np_qp_close(struct np_qp *q)
 {
+	if (q->d && q->d->be) {
+		const struct core_backend_ops *ops = q->d->ops;
+
+		if (q->bqp)
+			ops->destroy_qp(q->bqp);
+		if (q->scq.bcq)
+			ops->destroy_cq(q->scq.bcq);
+		if (q->rcq.bcq)
+			ops->destroy_cq(q->rcq.bcq);
+		if (q->bmr)
+			ops->dereg_mr(q->bmr);
+		if (q->fd >= 0)
+			close(q->fd); /* the peer sees this end go */
+		free(q->mem);
+		memset(q, 0, sizeof(*q));
+		return;
+	}
 	net_link_close(q->link);
 	if (q->qp)
 		sim_qp_destroy(q->qp);
@@ -117,7 +208,16 @@ void np_qp_close(struct np_qp *q)
 void np_qp_params(const struct np_qp *q, struct net_oob_params *out)
 {
 	memset(out, 0, sizeof(*out));
-	out->node = sim_dev_node(q->d->dev);
+	if (q->d->be) { /* the port's LID, GID and MTU */
+		struct core_qp_peer self = {0};
+
+		q->d->ops->port_addr(q->d->be, &self);
+		out->lid = self.lid;
+		out->mtu = self.mtu;
+		memcpy(out->gid, self.gid, sizeof(out->gid));
+	} else {
+		out->node = sim_dev_node(q->d->dev);
+	}
 	out->qpn = q->qpn;
 	out->psn = q->psn;
 	out->n_regions = 1;
@@ -144,6 +244,29 @@ int np_qp_connect(struct np_qp *q, int fd, const struct net_oob_params *peer)
 	q->peer = *peer;
 	q->peer.blob = NULL;
 	q->peer.blob_len = 0;
+	if (q->bqp) { /* its own fabric; the socket stays open, as a client's does */
+		const struct core_backend_ops *ops = q->d->ops;
+		struct core_qp_peer p = {.qpn = peer->qpn,
+		                         .lid = peer->lid,
+		                         .psn = peer->psn,
+		                         .min_rnr_timer = 1,
+		                         .rnr_retry = q->rnr_retry,
+		                         .retry_cnt = 7,
+		                         .mtu = peer->mtu};
+
+		memcpy(p.gid, peer->gid, sizeof(p.gid));
+		rc = ops->modify_qp(q->bqp, CORE_QPS_INIT, NULL);
+		if (!rc)
+			rc = ops->modify_qp(q->bqp, CORE_QPS_RTR, &p);
+		p.psn = q->psn;
+		if (!rc)
+			rc = ops->modify_qp(q->bqp, CORE_QPS_RTS, &p);
+		if (rc)
+			close(fd);
+		else
+			q->fd = fd;
+		return rc;
+	}
 	rc = sim_qp_modify(q->qp, &m);
 	m.state = SIM_QPS_RTR;
 	m.peer_node = net_peer_node(q->d->dev, peer);
@@ -219,9 +342,8 @@ int np_post(struct np_qp *q, struct prism_wqe *w)
 	for (i = 0; i < nbb; i++)
 		memcpy(q->sq + (size_t)((c + i) & (q->sq_bbs - 1)) * 64, buf + i * 64, 64);
 	q->sq_pi += nbb;
-	__atomic_store_n(&sim_qp_dbrec(q->qp)[1], __builtin_bswap32(q->sq_pi & 0xffff),
-	                 __ATOMIC_RELEASE);
-	return sim_qp_ring_sq_doorbell(q->qp);
+	__atomic_store_n(&q->dbrec[1], __builtin_bswap32(q->sq_pi & 0xffff), __ATOMIC_RELEASE);
+	return q->bqp ? q->d->ops->ring_sq(q->bqp) : sim_qp_ring_sq_doorbell(q->qp);
 }
 
 static void wqe_base(struct prism_wqe *w, uint8_t opcode, uint32_t imm)
@@ -281,21 +403,20 @@ int np_post_recv(struct np_qp *q, size_t loff, uint32_t len)
 {
 	struct prism_sge sge = {
 	    .byte_count = len, .lkey = q->lkey, .addr = (uintptr_t)q->mem + loff};
-	uint32_t stride = sim_qp_rq_stride(q->qp);
-	uint8_t *slot = (uint8_t *)sim_qp_buf(q->qp) + (size_t)(q->rq_pi & (q->rq_n - 1)) * stride;
+	uint32_t stride = q->rq_stride;
+	uint8_t *slot = q->rq + (size_t)(q->rq_pi & (q->rq_n - 1)) * stride;
 
 	if (prism_rwqe_encode(&sge, 1, slot, stride / 16, NULL) < 0)
 		return -EINVAL;
 	q->rq_pi++;
-	__atomic_store_n(&sim_qp_dbrec(q->qp)[0], __builtin_bswap32(q->rq_pi & 0xffff),
-	                 __ATOMIC_RELEASE);
-	return sim_qp_ring_rq_doorbell(q->qp);
+	__atomic_store_n(&q->dbrec[0], __builtin_bswap32(q->rq_pi & 0xffff), __ATOMIC_RELEASE);
+	return q->bqp ? q->d->ops->ring_rq(q->bqp) : sim_qp_ring_rq_doorbell(q->qp);
 }
 
 int np_poll(struct np_cq *c, struct prism_cqe *out)
 {
-	uint32_t n = sim_cq_ncqe(c->cq);
-	uint8_t *cqe = (uint8_t *)sim_cq_buf(c->cq) + (size_t)(c->ci & (n - 1)) * 64;
+	uint32_t n = c->n;
+	uint8_t *cqe = c->buf + (size_t)(c->ci & (n - 1)) * 64;
 	uint8_t op_own = __atomic_load_n(&cqe[63], __ATOMIC_ACQUIRE);
 
 	if ((op_own >> 4) == PRISM_CQE_INVALID || !prism_cqe_sw_owned(op_own, c->ci, n))
@@ -303,8 +424,7 @@ int np_poll(struct np_cq *c, struct prism_cqe *out)
 	if (prism_cqe_decode(cqe, out, NULL))
 		return -EPROTO;
 	c->ci++;
-	__atomic_store_n(&sim_cq_dbrec(c->cq)[0], __builtin_bswap32(c->ci & 0xffffff),
-	                 __ATOMIC_RELEASE);
+	__atomic_store_n(&c->dbrec[0], __builtin_bswap32(c->ci & 0xffffff), __ATOMIC_RELEASE);
 	return 1;
 }
 

@@ -8,7 +8,8 @@
  *
  * Owns: struct np_dev, struct np_qp and their host-side counters.
  * Must not: reach into the sim engine or the transport internals (sim.h,
- * net.h only); use cmocka (the tool and the benchmark link it too).
+ * net.h, core/backend.h only); use cmocka (the tool and the benchmark link
+ * it too).
  * Every function returns 0 or a negative errno-style code.
  */
 #ifndef PRISM_TESTS_NET_PEER_H
@@ -20,17 +21,27 @@
 
 #include <prism/wqe.h>
 
+#include "core/backend.h"
 #include "net/net.h"
 #include "net/net_frame.h"
 #include "sim/sim.h"
 
+/* A sim device with its TCP transport; or (np_dev_open_backend) a device of
+ * a backend of the runtime's operations table (mlx5: real or emulated),
+ * whose packets travel on its own fabric. */
 struct np_dev {
 	struct sim_dev *dev;
 	struct net_transport *t;
+	const struct core_backend_ops *ops;
+	struct core_be_dev *be;
 };
 
 struct np_cq {
 	struct sim_cq *cq;
+	struct core_be_cq *bcq;
+	uint8_t *buf; /* the ring */
+	volatile uint32_t *dbrec;
+	uint32_t n;
 	uint32_t ci;
 };
 
@@ -52,6 +63,13 @@ struct np_qp {
 	struct net_oob_params peer; /* what the other side sent */
 	int down_err;               /* set by the link's down callback */
 	char down_why[256];
+	/* the queue memory (either kind), and the backend's objects */
+	uint8_t *rq;
+	uint32_t rq_stride;
+	volatile uint32_t *dbrec;
+	struct core_be_qp *bqp;
+	struct core_be_mr *bmr;
+	int fd; /* backend device: the setup socket, open while connected (-1: none) */
 };
 
 /* A threaded sim device with node id @node and its transport. */
@@ -59,6 +77,8 @@ int np_dev_open(struct np_dev *d, uint32_t node);
 /* ... with transport options (NULL = defaults). */
 int np_dev_open_opts(struct np_dev *d, uint32_t node, const struct net_transport_opts *opts);
 void np_dev_close(struct np_dev *d);
+/* Device @name of backend @ops (e.g. core_mlx5_backend, "mlx5_2"). */
+int np_dev_open_backend(struct np_dev *d, const struct core_backend_ops *ops, const char *name);
 
 /* A QP with a @mem_len-byte buffer (page aligned, zeroed). */
 int np_qp_open(struct np_qp *q, struct np_dev *d, size_t mem_len);

@@ -9,6 +9,12 @@
  * prismd's configuration errors and a region share the config does not allow;
  * a memfd not sealed against shrinking is refused; a restarted application
  * takes its regions back.
+ *
+ * Every body runs on the sim and on mlx5 over the PRM emulator: there
+ * prismd runs `device: mlx5_0` with the emulator loaded from
+ * libprism-mlx5emu.so (PRISM_MLX5_GLUE), this process's client has its own
+ * emulated NIC, and the two NICs meet on the emulator's cross-process
+ * fabric (tests/mlx5emu).  The application shares memfds and needs no NIC.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,6 +28,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -32,14 +39,42 @@
 
 #include "core/chainobj.h"
 #include "core/daemon_proto.h"
+#include "tests/mlx5emu/mlx5emu.h"
 #include "tests/runtime/support/child_proc.h"
 #include "tests/runtime/support/hashget_chain.h"
 
 #define NB         512u
 #define TABLE_SIZE (NB * (HG_BUCKET_BYTES + HG_VALUE_BYTES) + 4096u)
 
-static char prismd[512], tmp[64], cfg_path[128], sock_path[128], chain_path[128];
+static char prismd[512], emu_so[600], tmp[64], cfg_path[128], sock_path[128], chain_path[128],
+    fabric[128], emu_opts[160];
 static uint32_t keys[NB];
+
+/* The backend under test (prismd's device and this process's). */
+struct backend {
+	const char *group;
+	const char *dev;
+	bool emulated; /* mlx5 over the emulator, prismd and client on one fabric */
+};
+static const struct backend *g_be;
+
+/* The client's device: on mlx5, its own emulated NIC on the fabric. */
+static struct prism_device *open_dev(void)
+{
+	if (g_be->emulated)
+		mlx5emu_install(
+		    &(struct mlx5emu_opts){.relaxed_fw = true, .seed = 4, .fabric_dir = fabric});
+	return prism_device__open(g_be->dev, NULL);
+}
+
+static void close_dev(struct prism_device *dev)
+{
+	prism_device__close(dev);
+	if (g_be->emulated) {
+		mlx5emu_uninstall();
+		assert_int_equal(mlx5emu_errors(), 0);
+	}
+}
 
 static void write_file(const char *path, const char *text, size_t len)
 {
@@ -54,9 +89,10 @@ static void write_config(const char *extra_region)
 {
 	char text[2048];
 	int n = snprintf(text, sizeof(text),
-	                 "device: sim\nprofile: cx5\nlisten: 127.0.0.1:0\ncontrol: %s\n"
+	                 "device: %s\n%slisten: 127.0.0.1:0\ncontrol: %s\n"
 	                 "regions:\n  - {name: table, size: %u, access: [read], "
 	                 "shared-by-app: true}\n%sprograms:\n  - %s\n",
+	                 g_be->dev, g_be->emulated ? "firmware: relaxed\n" : "profile: cx5\n",
 	                 sock_path, TABLE_SIZE, extra_region, chain_path);
 
 	write_file(cfg_path, text, (size_t)n);
@@ -77,6 +113,10 @@ static pid_t start_prismd_nics(uint16_t *port, const char *nic, unsigned *nics)
 	if (pid == 0) {
 		dup2(p[1], 1);
 		close(p[0]);
+		if (g_be->emulated) { /* prismd's NIC: the emulator, on the fabric */
+			setenv("PRISM_MLX5_GLUE", emu_so, 1);
+			setenv("PRISM_MLX5EMU", emu_opts, 1);
+		}
 		if (nic)
 			execl(prismd, prismd, "--config", cfg_path, "--nic-threads", nic,
 			      (char *)NULL);
@@ -201,7 +241,7 @@ static void test_offload_survives_application_crash(void **state)
 	d = start_prismd(&port);
 	assert_int_not_equal(port, 0);
 	snprintf(addr, sizeof(addr), "127.0.0.1:%u", port);
-	dev = prism_device__open("sim", NULL);
+	dev = open_dev();
 	assert_non_null(dev);
 	/* Before the application shares its table the program is not installed. */
 	assert_null(prism_client__connect(dev, addr, NULL));
@@ -220,7 +260,7 @@ static void test_offload_survives_application_crash(void **state)
 	assert_non_null(cl);
 	check_gets(cl, &ref, &s, 500);
 	prism_client__close(cl);
-	prism_device__close(dev);
+	close_dev(dev);
 	kill(d, SIGTERM);
 	st = child_wait(d);
 	assert_true(WIFEXITED(st));
@@ -251,7 +291,7 @@ static void test_two_nic_threads_share_the_table(void **state)
 	assert_int_equal(nics, 2);
 	snprintf(addr, sizeof(addr), "127.0.0.1:%u", port);
 	app = start_app();
-	dev = prism_device__open("sim", NULL);
+	dev = open_dev();
 	assert_non_null(dev);
 	for (int i = 0; i < 3; i++) { /* shards 0, 1, 0 on prismd's side */
 		cl[i] = prism_client__connect(dev, addr, NULL);
@@ -270,7 +310,7 @@ static void test_two_nic_threads_share_the_table(void **state)
 	check_gets(cl[1], &ref, &s, 300);
 	for (int i = 0; i < 3; i++)
 		prism_client__close(cl[i]);
-	prism_device__close(dev);
+	close_dev(dev);
 	kill(d, SIGTERM);
 	st = child_wait(d);
 	assert_true(WIFEXITED(st));
@@ -310,7 +350,7 @@ static void test_share_of_undeclared_region_refused(void **state)
 	(void)state;
 	write_config("");
 	d = start_prismd(&port);
-	dev = prism_device__open("sim", NULL);
+	dev = open_dev();
 	assert_non_null(dev);
 	r = prism_device__create_region(dev, "secrets", 4096, NULL);
 	assert_non_null(r);
@@ -322,7 +362,7 @@ static void test_share_of_undeclared_region_refused(void **state)
 	assert_non_null(small);
 	assert_int_equal(prism_daemon__share_region(dm, small), -PRISM_E_REGION);
 	prism_daemon__detach(dm);
-	prism_device__close(dev);
+	close_dev(dev);
 	kill(d, SIGTERM);
 	st = child_wait(d);
 	assert_true(WIFEXITED(st));
@@ -388,13 +428,13 @@ static void test_unsealed_memfd_refused(void **state)
 	assert_int_equal(ftruncate(fd, 0), 0); /* what would have crashed prismd */
 	close(fd);
 	start_app();
-	dev = prism_device__open("sim", NULL);
+	dev = open_dev();
 	assert_non_null(dev);
 	cl = prism_client__connect(dev, addr, NULL);
 	assert_non_null(cl);
 	check_gets(cl, &ref, &s, 200);
 	prism_client__close(cl);
-	prism_device__close(dev);
+	close_dev(dev);
 	kill(d, SIGTERM);
 	st = child_wait(d);
 	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
@@ -421,7 +461,7 @@ static void test_restarted_application_takes_regions_back(void **state)
 	write_config("");
 	d = start_prismd(&port);
 	snprintf(addr, sizeof(addr), "127.0.0.1:%u", port);
-	dev = prism_device__open("sim", NULL);
+	dev = open_dev();
 	assert_non_null(dev);
 	app = start_app_seeded(5);
 	assert_true(app > 0);
@@ -441,7 +481,7 @@ static void test_restarted_application_takes_regions_back(void **state)
 	check_gets(before, &old_ref, &s, 100);
 	prism_client__close(before);
 	prism_client__close(after);
-	prism_device__close(dev);
+	close_dev(dev);
 	kill(d, SIGTERM);
 	st = child_wait(d);
 	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
@@ -489,7 +529,26 @@ int main(int argc, char **argv)
 	fclose(f);
 	free(yaml);
 	signal(SIGPIPE, SIG_IGN);
-	rc = cmocka_run_group_tests_name("daemon", tests, NULL, NULL);
+	snprintf(emu_so, sizeof(emu_so), "%.*slibprism-mlx5emu.so", (int)(strlen(prismd) - 6),
+	         prismd); /* beside prismd */
+	snprintf(fabric, sizeof(fabric), "%s/fabric", tmp);
+	snprintf(emu_opts, sizeof(emu_opts), "relaxed,fabric=%s", fabric);
+	if (mkdir(fabric, 0700))
+		return 1;
+	static const struct backend backends[] = {
+	    {"daemon (sim)", "sim", false},
+	    {"daemon (mlx5 over the emulator)", "mlx5_0", true},
+	};
+	rc = 0;
+	for (size_t i = 0; i < sizeof(backends) / sizeof(backends[0]); i++) {
+		g_be = &backends[i];
+		/* PRISM_TEST_BACKEND=emulator (a part of the group name) runs one group */
+		if (getenv("PRISM_TEST_BACKEND") &&
+		    !strstr(g_be->group, getenv("PRISM_TEST_BACKEND")))
+			continue;
+		rc += _cmocka_run_group_tests(g_be->group, tests, sizeof(tests) / sizeof(tests[0]),
+		                              NULL, NULL);
+	}
 	char cmd[128];
 
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);

@@ -40,7 +40,7 @@ int raw_connect_recvs(struct raw_client *c, struct np_dev *d, int port, const ch
 		return rc;
 	c->q.psn = 0; /* the runtime's queues start at PSN 0 */
 	snprintf(h.program, sizeof(h.program), "%s", program);
-	h.node = sim_dev_node(d->dev);
+	h.node = d->dev ? sim_dev_node(d->dev) : 0; /* an RDMA NIC: its LID / GID (np_qp_params) */
 	h.qpn = c->q.qpn;
 	h.resp_addr = (uintptr_t)c->q.mem + RAW_RESP_OFF;
 	h.resp_rkey = c->q.rkey;

@@ -3,7 +3,7 @@
 # transport directly.
 TESTS += security
 security_SRCS := tests/security/test_security.c tests/security/raw_client.c \
-	tests/net/net_peer.c
+	tests/net/net_peer.c $(MLX5EMU_SRCS)
 
 # the request gate on the mlx5 backend, over the PRM-level emulator
 TESTS += security_mlx5emu

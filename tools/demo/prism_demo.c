@@ -2,7 +2,7 @@
 /*
  * prism-demo - the hash-get offload end to end, as `make demo` runs it.
  *
- *   prism-demo hash_get.chain
+ *   prism-demo [--device NAME] hash_get.chain
  *
  * 1. A server process (an application embedding the runtime) populates a
  *    two-choice hash table (RedN section 5.2: key in bucket h1 or h2, value
@@ -121,11 +121,11 @@ struct server {
 	struct table t;
 };
 
-static int server_open(struct server *s, const char *chain, int port)
+static int server_open(struct server *s, const char *devname, const char *chain, int port)
 {
 	uint64_t tsz = 0, vsz = 0;
 
-	s->dev = prism_device__open("sim", NULL);
+	s->dev = prism_device__open(devname, NULL);
 	s->prog = prism_program__open_file(chain, NULL);
 	if (!s->dev || !s->prog || region_sizes(s->prog, &tsz, &vsz))
 		return -1;
@@ -306,9 +306,9 @@ static void print_value(const uint8_t *v)
 	printf("...");
 }
 
-static int client_part(const char *addr, const struct table *ref)
+static int client_part(const char *devname, const char *addr, const struct table *ref)
 {
-	struct prism_device *dev = prism_device__open("sim", NULL);
+	struct prism_device *dev = prism_device__open(devname, NULL);
 	struct prism_client *cl = dev ? prism_client__connect(dev, addr, NULL) : NULL;
 	struct timespec a, b;
 	unsigned bad = 0, hits = 0;
@@ -318,7 +318,11 @@ static int client_part(const char *addr, const struct table *ref)
 		prism_device__close(dev);
 		return -1;
 	}
-	printf("\n== client process -> server process over TCP (%s)\n", addr);
+	if (strcmp(devname, "sim"))
+		printf("\n== client on %s -> server on %s, set up over TCP (%s)\n", devname,
+		       devname, addr);
+	else
+		printf("\n== client process -> server process over TCP (%s)\n", addr);
 	for (uint32_t i = 0; i < 6; i++) {
 		uint32_t k = i < 5 ? ref->keys[i * 97] : 0x123457;
 		uint8_t out[VALUE];
@@ -374,7 +378,7 @@ static int latency_part(const char *chain)
 	size_t noff = 0, none = 0;
 	int rc = -1;
 
-	if (server_open(&s, chain, 0) || !(cl = prism_client__connect_local(s.srv, NULL)))
+	if (server_open(&s, "sim", chain, 0) || !(cl = prism_client__connect_local(s.srv, NULL)))
 		goto out;
 	if (os_open(&o, s.dev))
 		goto out_cl;
@@ -409,19 +413,54 @@ out:
 	return rc;
 }
 
+/*
+ * On an RDMA device (`--device mlx5_0`) the server runs in this process (its
+ * NIC serves it by itself) and the client connects to it over TCP on the
+ * same device; the virtual clock is the software NIC's, so the latency part
+ * is not run.
+ */
+static int rdma_demo(const char *devname, const char *chain)
+{
+	struct server s = {0};
+	char addr[32];
+	int rc;
+
+	if (server_open(&s, devname, chain, PRISM_PORT_ANY) || prism_server__start(s.srv)) {
+		fprintf(stderr, "prism-demo: cannot serve on %s\n", devname);
+		server_close(&s);
+		return 1;
+	}
+	snprintf(addr, sizeof(addr), "127.0.0.1:%u", prism_server__port(s.srv));
+	printf("== server on %s: %llu buckets, %u keys, offload '%s' on port %u\n", devname,
+	       (unsigned long long)s.t.nb, N_KEYS, prism_program__name(s.prog),
+	       prism_server__port(s.srv));
+	rc = client_part(devname, addr, &s.t);
+	printf("\n(latency on the virtual clock: the software NIC only)\n");
+	server_close(&s);
+	return rc ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	int p[2], st, rc;
 	uint16_t port = 0;
 	pid_t srv;
 	char addr[32];
+	const char *devname = "sim";
 
+	if (argc == 4 && !strcmp(argv[1], "--device")) {
+		devname = argv[2];
+		argv += 2;
+		argc -= 2;
+	}
 	if (argc != 2) {
-		fprintf(stderr, "usage: prism-demo hash_get.chain\n");
+		fprintf(stderr, "usage: prism-demo [--device NAME] hash_get.chain\n");
 		return 2;
 	}
 	prism_set_log_fn(prism_log_stderr, NULL, PRISM_LOG_ERROR);
 	signal(SIGPIPE, SIG_IGN);
+	if (strcmp(devname, "sim"))
+		return rdma_demo(devname, argv[1]);
 	if (pipe(p))
 		return 3;
 	srv = fork();
@@ -430,7 +469,7 @@ int main(int argc, char **argv)
 
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		close(p[0]);
-		if (server_open(&s, argv[1], PRISM_PORT_ANY) || prism_server__start(s.srv))
+		if (server_open(&s, "sim", argv[1], PRISM_PORT_ANY) || prism_server__start(s.srv))
 			_exit(1);
 		port = prism_server__port(s.srv);
 		printf("== server process %d: %llu buckets, %u keys, offload '%s' on port %u\n",
@@ -463,7 +502,7 @@ int main(int argc, char **argv)
 	if (!ref.buckets || !ref.values)
 		return 1;
 	populate(&ref);
-	rc = client_part(addr, &ref);
+	rc = client_part("sim", addr, &ref);
 	kill(srv, SIGKILL);
 	waitpid(srv, &st, 0);
 	if (!rc)

@@ -1,16 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * sim_backend.c - the sim as a NIC backend: core_sim_backend, the
- * operations table of core/backend.h implemented on sim.h.
+ * core/sim_backend.c - the sim as a NIC backend: core_sim_backend, the
+ * operations table of core/backend.h implemented on sim/sim.h (it lives in
+ * core, next to backend.h, so that the sim depends on nothing above it).
  *
  * Owns: the mapping of backend handles to sim objects (the handles are the
  * sim objects themselves, cast) and of core's attributes to the sim's.
  * Must not: add behaviour; everything it does is a sim.h call.
  */
+#include <errno.h>
 #include <stdio.h>
 
 #include "core/backend.h"
-#include "sim/sim_internal.h"
+#include "sim/sim.h"
 
 static int be_open(const struct core_dev_attr *attr, struct core_be_dev **out)
 {
@@ -182,12 +184,8 @@ static int be_ring_rq(struct core_be_qp *qp)
 static int be_progress(struct core_be_dev *dev)
 {
 	struct sim_dev *d = (struct sim_dev *)dev;
-	bool threaded;
 
-	pthread_mutex_lock(&d->lock);
-	threaded = d->threaded;
-	pthread_mutex_unlock(&d->lock);
-	return threaded ? 0 : sim_dev_run(d, 0);
+	return sim_dev_threaded(d) ? 0 : sim_dev_run(d, 0);
 }
 
 static uint64_t be_now_ns(struct core_be_dev *dev)
@@ -205,7 +203,7 @@ static int be_caps(struct core_be_dev *dev, struct core_caps *out)
 
 	*out = (struct core_caps){.cross_channel = true,
 	                          .wait_on_data = true,
-	                          .relaxed_fw = d->o.fw == SIM_FW_RELAXED,
+	                          .relaxed_fw = sim_dev_fw(d) == SIM_FW_RELAXED,
 	                          .atomic_8b_host = true,
 	                          .masked_sizes = 4 | 8 | 16 | 32};
 	snprintf(out->fw_note, sizeof(out->fw_note), "the device's firmware option");
