@@ -74,12 +74,14 @@ configure() {
 	local pc=$out/pkgconfig
 	mkdir -p "$pc"
 	# The in-tree libprism, as `pkg-config prism` describes an installed one;
-	# linked statically, so its private libraries go on the Libs line.
+	# linked statically, so its private libraries go on the Libs line and
+	# the packages it requires privately become plain requirements.
 	local privs
 	privs=$(sed -n 's/^Libs.private: //p' runtime/prism.pc.in)
 	sed -e "s|^prefix=.*|prefix=$root|" -e "s|^libdir=.*|libdir=$root/$O|" \
 		-e "s|^includedir=.*|includedir=$root/runtime/include|" -e "s|@VERSION@|0.1.0|" \
 		-e "s|^Libs:.*|Libs: \${libdir}/libprism.a $privs|" \
+		-e "s|^Requires.private:|Requires:|" \
 		runtime/prism.pc.in >"$pc/prism.pc"
 	# a configure made against other flags is redone
 	if [ -f "$out/.configured" ] && ! cmp -s "$pc/prism.pc" "$out/.configured"; then
