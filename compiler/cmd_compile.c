@@ -19,7 +19,7 @@
 #include "compiler/cmd.h"
 #include "compiler/compile.h"
 #include "compiler/frontend.h"
-#include "core/chain_verify.h"
+#include "chain/chain_verify.h"
 
 static void compile_help(FILE *out)
 {

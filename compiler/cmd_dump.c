@@ -25,7 +25,7 @@
 #include "compiler/compile.h"
 #include "compiler/dump.h"
 #include "compiler/frontend.h"
-#include "core/chainobj.h"
+#include "chain/chainobj.h"
 
 enum dump_mode { MODE_TEXT, MODE_STATS, MODE_DOT, MODE_JSON };
 

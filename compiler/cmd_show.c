@@ -19,7 +19,7 @@
 
 #include "compiler/cmd.h"
 #include "compiler/cmd_server.h"
-#include "core/chainobj_yaml.h"
+#include "chain/chainobj_yaml.h"
 #include "util/json_text.h"
 
 #define SHOW_MAX 64 /* the server's limit (CORE_SERVER_MAX_PROGRAMS) */

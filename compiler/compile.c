@@ -13,7 +13,7 @@
 #include "compiler/lower.h"
 #include "compiler/sched.h"
 #include "compiler/verify.h"
-#include "core/chain_verify.h"
+#include "chain/chain_verify.h"
 
 #include <stdlib.h>
 

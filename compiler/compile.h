@@ -15,7 +15,7 @@
 #include "compiler/ast.h"
 #include "compiler/diag.h"
 #include "compiler/ir.h"
-#include "runtime/core/chainobj.h"
+#include "runtime/chain/chainobj.h"
 
 struct compile_opts {
 	enum ir_profile profile;

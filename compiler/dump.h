@@ -19,7 +19,7 @@
 
 #include <prism/wqe.h>
 
-#include "core/chainobj.h"
+#include "chain/chainobj.h"
 
 #define DUMP_RAW (1u << 0) /* append each WQE's bytes in hex */
 

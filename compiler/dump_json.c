@@ -19,7 +19,7 @@
 #include <prism/wqe.h>
 
 #include "compiler/dump.h"
-#include "core/chainobj_yaml.h"
+#include "chain/chainobj_yaml.h"
 #include "util/json_text.h"
 
 /* The document being built: whether any piece of it was lost (out of

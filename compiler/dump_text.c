@@ -17,7 +17,7 @@
 #include <prism/wqe.h>
 
 #include "compiler/dump.h"
-#include "core/chainobj_yaml.h"
+#include "chain/chainobj_yaml.h"
 
 static void put_access(FILE *f, uint32_t acc)
 {

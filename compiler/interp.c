@@ -28,7 +28,7 @@
 
 #include "compiler/interp.h"
 #include "util/array.h"
-#include "core/chainobj.h"
+#include "chain/chainobj.h"
 
 /* The widest place an atomic touches (language.md: 4, 8, 16 or 32 bytes). */
 #define ATOMIC_MAX 32

@@ -24,7 +24,7 @@
 
 #include "compiler/lower.h"
 #include "util/array.h"
-#include "runtime/core/chainobj.h"
+#include "runtime/chain/chainobj.h"
 
 void lower_anchor(struct lower_ctx *c, int conn_node)
 {

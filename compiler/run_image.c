@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "compiler/run_image.h"
-#include "core/chainobj.h"
+#include "chain/chainobj.h"
 #include "util/hex.h"
 
 static const struct interp_region *find(const struct interp_env *env, const char *name, size_t len)

@@ -10,7 +10,7 @@
 #define PRISMC_SCHED_H
 
 #include "compiler/ir.h"
-#include "runtime/core/chainobj.h"
+#include "runtime/chain/chainobj.h"
 
 /* Insert WAIT / SEND_EN barriers, signal and fence bits. 0 or -1 (ENOMEM). */
 int sched_barriers(struct ir_prog *p);

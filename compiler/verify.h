@@ -2,7 +2,7 @@
 /*
  * compiler/verify.h - compile-time verifier checks (they need the IR or the
  * source); the object-level checks are in the library
- * (runtime/core/chain_verify.h) and run on every compile too.
+ * (runtime/chain/chain_verify.h) and run on every compile too.
  *
  * Must not: duplicate the object-level checks.
  */
@@ -12,7 +12,7 @@
 #include <stddef.h>
 
 #include "compiler/ir.h"
-#include "runtime/core/chainobj.h"
+#include "runtime/chain/chainobj.h"
 
 /* Every patch carrying client bytes lands in a field a client may fill.
  * 0, or -1 with the reason in `err`. */

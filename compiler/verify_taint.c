@@ -10,14 +10,14 @@
  * land in a field a client may fill (chain_verify_client_field_ok, the
  * same rule the loader applies to RECV scatters).
  *
- * Must not: repeat the object-level checks (runtime/core/chain_verify.c).
+ * Must not: repeat the object-level checks (runtime/chain/chain_verify.c).
  */
 #include "compiler/verify.h"
 
 #include <stdio.h>
 
 #include "compiler/sched.h"
-#include "core/chain_verify.h"
+#include "chain/chain_verify.h"
 
 int verify_taint(const struct ir_prog *p, const struct chainobj *o, char *err, size_t errlen)
 {

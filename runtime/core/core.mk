@@ -1,6 +1,6 @@
 # runtime/core/core.mk - the backend-neutral runtime: devices, regions,
 # programs (loader, relocation), connections, servers, clients, daemon link.
-# (chainobj.c and the verifier are listed by their owners' fragments.)
+# (the chain object and its verifier are runtime/chain's: chain.mk.)
 LIB_SRCS += runtime/core/log.c runtime/core/errors.c runtime/core/device.c \
 	    runtime/core/region.c runtime/core/memfd.c
 LIB_SRCS += runtime/core/device_sim.c runtime/core/program.c runtime/core/caps.c runtime/core/inst.c runtime/core/inst_prot.c \

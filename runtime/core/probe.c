@@ -22,7 +22,7 @@
 
 #include <prism/wqe.h>
 
-#include "core/chainobj.h"
+#include "chain/chainobj.h"
 
 static const struct {
 	const char *name, *text;

@@ -14,8 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/chain_verify.h"
-#include "core/chainobj_yaml.h"
+#include "chain/chain_verify.h"
+#include "chain/chainobj_yaml.h"
 #include "core/opts.h"
 #include "core/program.h"
 

@@ -11,7 +11,7 @@
 #ifndef CORE_PROGRAM_H
 #define CORE_PROGRAM_H
 
-#include "core/chainobj.h"
+#include "chain/chainobj.h"
 #include "core/core.h"
 
 struct prism_program {

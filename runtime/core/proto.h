@@ -19,7 +19,7 @@
 
 #include <prism/prism.h>
 
-#include "core/chainobj.h"
+#include "chain/chainobj.h"
 
 #define CORE_PROTO_VERSION 1u
 #define CORE_PROTO_NAME    64u

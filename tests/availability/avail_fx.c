@@ -27,7 +27,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include "core/chainobj.h"
+#include "chain/chainobj.h"
 #include "core/proto.h"
 #include "tests/mlx5emu/mlx5emu.h"
 

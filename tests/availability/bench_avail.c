@@ -27,7 +27,7 @@
 
 #include <prism/prism.h>
 
-#include "core/chainobj.h"
+#include "chain/chainobj.h"
 #include "core/proto.h"
 #include "net/net.h"
 #include "net/net_frame.h"

@@ -31,7 +31,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "core/chainobj.h"
+#include "chain/chainobj.h"
 #include "core/proto.h"
 #include "tests/availability/avail_fx.h"
 

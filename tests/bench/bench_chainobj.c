@@ -17,7 +17,7 @@
 
 #include <yaml.h>
 
-#include "core/chainobj.h"
+#include "chain/chainobj.h"
 #include "tests/support/bench_stats.h"
 
 #define RUNS 9

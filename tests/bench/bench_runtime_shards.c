@@ -39,7 +39,7 @@
 
 #include <prism/prism.h>
 
-#include "core/chainobj.h"
+#include "chain/chainobj.h"
 #include "tests/runtime/support/hashget_chain.h"
 #include "tests/support/bench_stats.h"
 

@@ -9,7 +9,7 @@
 #ifndef PRISM_TESTS_CHAIN_FIXTURE_H
 #define PRISM_TESTS_CHAIN_FIXTURE_H
 
-#include "core/chainobj.h"
+#include "chain/chainobj.h"
 
 /*
  * Queues: conn (client-facing, managed send; RQ with one 2-entry RECV)

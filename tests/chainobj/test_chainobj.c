@@ -3,7 +3,7 @@
  * test_chainobj.c - chain object: builders, validation of in-memory
  * objects, writer -> reader round trips, file I/O and the byte helpers.
  *
- * Owns: the positive-path tests of runtime/core/chainobj*.c.  Rejections of
+ * Owns: the positive-path tests of runtime/chain/chainobj*.c.  Rejections of
  * bad text are in test_chainobj_reject.c.
  */
 #include <errno.h>
@@ -20,7 +20,7 @@
 
 #include <prism/wqe.h>
 
-#include "core/chainobj.h"
+#include "chain/chainobj.h"
 #include "tests/chainobj/chain_fixture.h"
 
 static void assert_same_wqes(const struct chainobj_wqe *a, const struct chainobj_wqe *b, uint32_t n)

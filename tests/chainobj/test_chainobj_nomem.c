@@ -22,7 +22,7 @@
 
 #include <cmocka.h>
 
-#include "core/chainobj.h"
+#include "chain/chainobj.h"
 #include "tests/chainobj/chain_fixture.h"
 
 #if defined(__SANITIZE_ADDRESS__)

@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "core/chainobj.h"
+#include "chain/chainobj.h"
 #include "tests/chainobj/chain_fixture.h"
 
 static char *fixture_text(unsigned flags)

@@ -10,7 +10,7 @@
 #define PRISM_TESTS_BE_HELPERS_H
 
 #include "compiler/compile.h"
-#include "runtime/core/chainobj.h"
+#include "runtime/chain/chainobj.h"
 
 /* Compile `src` (entry NULL = first offload).  Returns the object or NULL;
  * *diag receives the rendered diagnostics (malloc'ed) when diag != NULL. */

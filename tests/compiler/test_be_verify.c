@@ -19,7 +19,7 @@
 #include "compiler/cmd.h"
 #include "compiler/compile.h"
 #include "compiler/frontend.h"
-#include "core/chain_verify.h"
+#include "chain/chain_verify.h"
 #include "tests/compiler/be_helpers.h"
 
 static const char *src_if = "struct bucket { key: be24; pad: u8[5]; value: *u8[64] in values; }\n"

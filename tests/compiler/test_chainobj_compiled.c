@@ -21,7 +21,7 @@
 #include "compiler/compile.h"
 #include "compiler/dump.h"
 #include "compiler/frontend.h"
-#include "core/chainobj.h"
+#include "chain/chainobj.h"
 
 static struct chainobj *compile_entry(const char *path, const char *entry)
 {

@@ -21,7 +21,7 @@
 
 #include "compiler/cmd.h"
 #include "tests/compiler/cmd_capture.h"
-#include "core/chainobj.h"
+#include "chain/chainobj.h"
 #include "tests/chainobj/chain_fixture.h"
 
 extern const struct prismc_cmd cmd_dump;

@@ -50,7 +50,7 @@ static void test_integer_literals(void **state)
 	    {"const X = 2 GiB;", 2ull << 30},
 	    {"const X = 3 TiB;", 3ull << 40},
 	    {"const X = 0x10 KiB;", 16384},
-	    /* the short units prismd's configuration spells too (core/size.h) */
+	    /* the short units prismd's configuration spells too (util/size.h) */
 	    {"const X = 1M;", 1u << 20},
 	    {"const X = 1 M;", 1u << 20},
 	    {"const X = 4K;", 4096},

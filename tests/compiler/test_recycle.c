@@ -25,7 +25,7 @@
 #include <prism/prism.h>
 #include <prism/wqe.h>
 
-#include "runtime/core/chain_verify.h"
+#include "runtime/chain/chain_verify.h"
 #include "tests/compiler/be_helpers.h"
 #include "util/byteorder.h"
 

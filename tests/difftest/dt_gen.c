@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/chainobj.h"
+#include "chain/chainobj.h"
 #include "tests/difftest/dt_gen.h"
 
 const struct dt_construct_info dt_constructs[DT_NCONSTRUCTS] = {

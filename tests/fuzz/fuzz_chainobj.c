@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/chain_verify.h"
-#include "core/chainobj.h"
+#include "chain/chain_verify.h"
+#include "chain/chainobj.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

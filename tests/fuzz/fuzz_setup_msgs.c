@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * tests/fuzz/fuzz_setup_msgs.c - libFuzzer target for what a server's post
- * socket answers and the size syntax (runtime/core/proto.c, core/size.h).
+ * socket answers and the size syntax (runtime/core/proto.c, util/size.h).
  *
  * Owns: on arbitrary bytes, (1) the listing decoder (prismc show's answer)
  * never reads out of bounds and what it accepts encodes and decodes again
@@ -18,7 +18,7 @@
 #include <string.h>
 
 #include "core/proto.h"
-#include "core/size.h"
+#include "util/size.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

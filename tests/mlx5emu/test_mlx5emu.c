@@ -23,7 +23,7 @@
 #include <prism/prism.h>
 #include <prism/wqe.h>
 
-#include "core/chainobj.h"
+#include "chain/chainobj.h"
 #include "core/client.h"
 #include "mlx5/mlx5_be.h"
 #include "tests/mlx5emu/mlx5emu.h"

@@ -36,7 +36,7 @@
 
 #include <prism/prism.h>
 
-#include "core/chainobj.h"
+#include "chain/chainobj.h"
 #include "tests/runtime/support/child_proc.h"
 #include "tests/runtime/support/hashget_chain.h"
 

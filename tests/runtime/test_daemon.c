@@ -37,7 +37,7 @@
 
 #include <prism/prism.h>
 
-#include "core/chainobj.h"
+#include "chain/chainobj.h"
 #include "core/daemon_proto.h"
 #include "tests/mlx5emu/mlx5emu.h"
 #include "tests/runtime/support/child_proc.h"

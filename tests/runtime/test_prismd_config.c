@@ -15,7 +15,7 @@
 
 #include <prism/prism.h>
 
-#include "core/size.h"
+#include "util/size.h"
 #include "tools/prismd/config.h"
 
 static void test_full_config(void **state)
@@ -149,7 +149,7 @@ static void test_errors(void **state)
 	}
 }
 
-/* One size syntax: every spelling a .prism literal accepts (core/size.h),
+/* One size syntax: every spelling a .prism literal accepts (util/size.h),
  * and the same value from both parsers. */
 static void test_size_syntax(void **state)
 {

@@ -24,7 +24,7 @@
 
 #include <prism/prism.h>
 
-#include "core/chainobj.h"
+#include "chain/chainobj.h"
 #include "core/backend.h"
 #include "core/client.h"
 #include "core/core.h"

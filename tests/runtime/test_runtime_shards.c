@@ -32,7 +32,7 @@
 
 #include <prism/prism.h>
 
-#include "core/chainobj.h"
+#include "chain/chainobj.h"
 #include "core/client.h"
 #include "tests/mlx5emu/mlx5emu.h"
 #include "tests/runtime/support/hashget_chain.h"

@@ -28,7 +28,7 @@
 
 #include <prism/prism.h>
 
-#include "core/chainobj.h"
+#include "chain/chainobj.h"
 #include "tests/mlx5emu/mlx5emu.h"
 #include "tests/runtime/support/child_proc.h"
 #include "tests/runtime/support/hashget_chain.h"

@@ -17,7 +17,7 @@
 
 #include <prism/prism.h>
 
-#include "core/size.h"
+#include "util/size.h"
 #include "tools/prismd/config.h"
 
 struct cfg_ctx {
@@ -82,7 +82,7 @@ static int get_bool(struct cfg_ctx *c, const yaml_node_t *n, const char *key, bo
 	return 0;
 }
 
-/* A size in the syntax .prism sources use too (core/size.h): 4096, 0x1000,
+/* A size in the syntax .prism sources use too (util/size.h): 4096, 0x1000,
  * 4K, 4 KiB, 1M, 16 MiB, ... at most @max. */
 static int get_size(struct cfg_ctx *c, const yaml_node_t *n, const char *key, uint64_t max,
                     uint64_t *out)

@@ -20,7 +20,7 @@
  *   regions:
  *     - name: table
  *       size: 1M                # bytes: 1048576, 1M, 1 MiB, 0x100000 (the .prism
- *                               # syntax, core/size.h); with file: defaults to its length
+ *                               # syntax, util/size.h); with file: defaults to its length
  *       access: [read, write, atomic]
  *       file: table.bin         # optional initial contents (not longer than size); or
  *       shared-by-app: true     # the application shares the memfd at attach

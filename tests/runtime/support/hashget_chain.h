@@ -27,7 +27,7 @@
 
 #include <prism/prism.h>
 
-#include "core/chainobj.h"
+#include "chain/chainobj.h"
 
 #define HG_KEY_BYTES    3u
 #define HG_BUCKET_BYTES 16u /* key[3] (big-endian), be64 value address, padding */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * core/chain_verify.h - the security and safety verifier of a chain object.
+ * chain/chain_verify.h - the security and safety verifier of a chain object.
  *
  * Owns: the checks that need only the object (no source): every WQE that is
  * rewritten at run time sits in a managed queue and is enabled only after all
@@ -14,13 +14,13 @@
  * Must not: print, allocate beyond its call, or trust the object's own
  * summary.
  */
-#ifndef PRISM_CORE_CHAIN_VERIFY_H
-#define PRISM_CORE_CHAIN_VERIFY_H
+#ifndef PRISM_CHAIN_CHAIN_VERIFY_H
+#define PRISM_CHAIN_CHAIN_VERIFY_H
 
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "core/chainobj.h"
+#include "chain/chainobj.h"
 
 /* WQEs one invocation may execute (a recycled loop counts every lap; its
  * 16-bit SEND_EN index caps laps x ring below 65536 anyway) */
@@ -89,4 +89,4 @@ uint32_t chain_verify_assumes(const struct chainobj *o);
 int chain_verify_fill_summary(struct chainobj *o, uint32_t wr_budget,
                               struct chain_verify_report *rep);
 
-#endif /* PRISM_CORE_CHAIN_VERIFY_H */
+#endif /* PRISM_CHAIN_CHAIN_VERIFY_H */

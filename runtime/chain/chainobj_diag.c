@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * core/chainobj_diag.c - chain-object error messages and name checks.
+ * chain/chainobj_diag.c - chain-object error messages and name checks.
  *
  * Owns: chainobj_diag_set/clear, identifier and note validation.
  * Must not: print, allocate, or know the schema.
  */
-#include "core/chainobj_diag.h"
+#include "chain/chainobj_diag.h"
 
 #include <errno.h>
 #include <stdarg.h>

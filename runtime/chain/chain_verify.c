@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * core/chain_verify.c - object-level verifier (see chain_verify.h).
+ * chain/chain_verify.c - object-level verifier (see chain_verify.h).
  *
  * Owns the checks; reads WQEs only through the codec.  Facts it relies on:
  *   - a managed queue fetches a WQE only once a SEND_EN covering its counter
@@ -14,7 +14,7 @@
  *
  * Must not: print, exit, or modify the object except in fill_summary.
  */
-#include "core/chain_verify.h"
+#include "chain/chain_verify.h"
 
 #include <errno.h>
 #include <stdarg.h>

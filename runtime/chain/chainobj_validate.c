@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * core/chainobj_validate.c - structural validation of a chain object.
+ * chain/chainobj_validate.c - structural validation of a chain object.
  *
  * Owns: chainobj_validate(): after it returns 0, every index in the object
  * is in range, every template decodes with the codec and sits inside its
@@ -12,9 +12,9 @@
  * Must not: decide whether the program is safe to run (the security
  * verifier does that on top), allocate, or print.
  */
-#include "core/chainobj.h"
-#include "core/chainobj_diag.h"
-#include "core/chainobj_yaml.h"
+#include "chain/chainobj.h"
+#include "chain/chainobj_diag.h"
+#include "chain/chainobj_yaml.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * core/chainobj.c - lifetime, builders, name tables and byte helpers of the
+ * chain/chainobj.c - lifetime, builders, name tables and byte helpers of the
  * in-memory chain object.
  *
  * Owns: chainobj_new/free, the append helpers, name lookups, the kind/role
@@ -10,7 +10,7 @@
  * Must not: validate (chainobj_validate.c), serialise (chainobj_write.c),
  * parse (chainobj_read.c), or touch WQE bytes beyond copying them.
  */
-#include "core/chainobj.h"
+#include "chain/chainobj.h"
 #include "util/array.h"
 
 #include <endian.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * core/size.h - the one size syntax of prism: `.prism` integer literals
+ * util/size.h - the one size syntax of prism: `.prism` integer literals
  * (`region heap size 16 MiB`) and prismd's configuration (`size: 16M`)
  * accept exactly the same spellings, through this parser.
  *

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * core/chainobj_write.c - the YAML writer of chain objects (schemas 1, 2).
+ * chain/chainobj_write.c - the YAML writer of chain objects (schemas 1, 2).
  *
  * Owns: chainobj_write / chainobj_write_mem / chainobj_checksum.  The text
  * is written by hand rather than through libyaml's emitter so that it can
@@ -15,8 +15,8 @@
  * are copied verbatim; the printer comments come from prism/wqe.h), or
  * print anywhere but the stream it is given.
  */
-#include "core/chainobj.h"
-#include "core/chainobj_diag.h"
+#include "chain/chainobj.h"
+#include "chain/chainobj_diag.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -26,7 +26,7 @@
 
 #include <prism/wqe.h>
 
-#include "core/chainobj_yaml.h"
+#include "chain/chainobj_yaml.h"
 
 /* A set of bits as a flow sequence of their words. */
 static void put_bits(FILE *f, uint32_t bits, unsigned n, const char *(*word)(unsigned bit))

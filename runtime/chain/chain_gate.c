@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * core/chain_gate.c - does every invocation of an object wait for a real
+ * chain/chain_gate.c - does every invocation of an object wait for a real
  * request?  (chain_verify_request_gate, chain_verify.h.)
  *
  * An invocation starts when a WAIT on the conn queue's receive CQ is
@@ -17,7 +17,7 @@
  * Owns: that check.  Reads WQEs only through the codec.
  * Must not: print, or modify the object.
  */
-#include "core/chain_verify.h"
+#include "chain/chain_verify.h"
 
 #include <stdarg.h>
 #include <stdio.h>

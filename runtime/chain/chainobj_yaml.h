@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * core/chainobj_yaml.h - internal: the keywords of the chain-object YAML
+ * chain/chainobj_yaml.h - internal: the keywords of the chain-object YAML
  * schema shared by its writer and reader.
  *
  * Owns: one table per enumerated field (ring, byte order, parameter type,
  * access words, and the enums chainobj.h already names), and the lookup
  * from a keyword back to its value.  Must not: parse or emit YAML.
  */
-#ifndef PRISM_CORE_CHAINOBJ_YAML_H
-#define PRISM_CORE_CHAINOBJ_YAML_H
+#ifndef PRISM_CHAIN_CHAINOBJ_YAML_H
+#define PRISM_CHAIN_CHAINOBJ_YAML_H
 
-#include "core/chainobj.h"
+#include "chain/chainobj.h"
 
 const char *chainobj_yaml_ring_name(enum chainobj_ring r);
 const char *chainobj_yaml_order_name(enum chainobj_order o);
@@ -42,4 +42,4 @@ const char *chainobj_yaml_word(enum chainobj_kwset set, int v);
 /* Human list of the keywords of @set ("sq, rq") for messages. */
 const char *chainobj_yaml_keywords(enum chainobj_kwset set);
 
-#endif /* PRISM_CORE_CHAINOBJ_YAML_H */
+#endif /* PRISM_CHAIN_CHAINOBJ_YAML_H */

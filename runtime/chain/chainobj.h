@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * core/chainobj.h - the compiled chain object (`foo.chain`) in memory.
+ * chain/chainobj.h - the compiled chain object (`foo.chain`) in memory.
  *
  * Owns: struct chainobj and everything hanging off it (program name, target
  * profile, entry points with typed parameters, regions, queues with their
@@ -18,8 +18,8 @@
  * it; chainobj_free() releases all of it.  Indices (queue, cq, region,
  * wqe) refer to positions in the object's arrays.
  */
-#ifndef PRISM_CORE_CHAINOBJ_H
-#define PRISM_CORE_CHAINOBJ_H
+#ifndef PRISM_CHAIN_CHAINOBJ_H
+#define PRISM_CHAIN_CHAINOBJ_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -570,4 +570,4 @@ int chainobj_read_file(const char *path, struct chainobj **out, struct diag_repo
 void chainobj_put_uint(uint8_t *p, uint32_t width, enum chainobj_order order, uint64_t value);
 uint64_t chainobj_get_uint(const uint8_t *p, uint32_t width, enum chainobj_order order);
 
-#endif /* PRISM_CORE_CHAINOBJ_H */
+#endif /* PRISM_CHAIN_CHAINOBJ_H */

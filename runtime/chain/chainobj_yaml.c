@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * core/chainobj_yaml.c - keyword tables of the chain-object YAML schema.
+ * chain/chainobj_yaml.c - keyword tables of the chain-object YAML schema.
  *
  * Owns: the words used for rings, byte orders, parameter types and access
  * bits, and keyword -> value lookup for every enumerated field.  The words
@@ -8,7 +8,7 @@
  * chainobj.c (the X-macro lists), so each word is spelled exactly once.
  * Must not: parse or emit YAML.
  */
-#include "core/chainobj_yaml.h"
+#include "chain/chainobj_yaml.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * core/chainobj_guard.c - the armed form of a guarded WQE in a chain object.
+ * chain/chainobj_guard.c - the armed form of a guarded WQE in a chain object.
  *
  * A guarded effect (RedN Fig. 4) is posted as a NOP of its real size and
  * armed at run time by a CAS on its control word.  Both the structural
@@ -12,7 +12,7 @@
  * Must not: validate or reject anything (callers decide what an armed form
  * means for them), or modify the object.
  */
-#include "core/chainobj.h"
+#include "chain/chainobj.h"
 
 #include <string.h>
 

@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * core/chainobj_diag.h - internal: filling struct diag_report.
+ * chain/chainobj_diag.h - internal: filling struct diag_report.
  *
  * Owns: the one formatter of chain-object error messages, shared by the
  * validator and the reader, so every rejection reads the same way:
  * "line 42: queues[1].sq[3].hex: ...".  Must not: print or allocate.
  */
-#ifndef PRISM_CORE_CHAINOBJ_DIAG_H
-#define PRISM_CORE_CHAINOBJ_DIAG_H
+#ifndef PRISM_CHAIN_CHAINOBJ_DIAG_H
+#define PRISM_CHAIN_CHAINOBJ_DIAG_H
 
-#include "core/chainobj.h"
+#include "chain/chainobj.h"
 
 /*
  * Record an error in @d (may be NULL) unless one is already recorded
@@ -32,4 +32,4 @@ bool chainobj_note_ok(const char *s);
 
 #define CHAINOBJ_NOTE_MAX 200u
 
-#endif /* PRISM_CORE_CHAINOBJ_DIAG_H */
+#endif /* PRISM_CHAIN_CHAINOBJ_DIAG_H */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * core/chainobj_read.c - the YAML reader of chain objects (schemas 1, 2).
+ * chain/chainobj_read.c - the YAML reader of chain objects (schemas 1, 2).
  *
  * Owns: chainobj_read_mem / chainobj_read_file.  libyaml parses the text
  * into a node tree; this file walks it against the schema (every mapping
@@ -15,9 +15,9 @@
  * rejected: a compiled object never needs them and they would let one node
  * stand for many.
  */
-#include "core/chainobj.h"
-#include "core/chainobj_diag.h"
-#include "core/chainobj_yaml.h"
+#include "chain/chainobj.h"
+#include "chain/chainobj_diag.h"
+#include "chain/chainobj_yaml.h"
 #include "util/hex.h"
 
 #include <errno.h>
