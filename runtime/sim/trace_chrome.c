@@ -22,6 +22,7 @@
 #include "util/json_text.h"
 
 #define TRACK_SLOTS 1024 /* open-addressed set of named tracks */
+#define TRACE_PIDS  64   /* NICs given a dense pid */
 
 struct track_key {
 	bool used;
@@ -36,7 +37,24 @@ struct sim_trace {
 	uint64_t events;
 	struct track_key tracks[TRACK_SLOTS];
 	unsigned ntracks;
+	/* the NICs' node ids (random per device) in order of first use: a
+	 * trace names NIC i as pid i + 1, so two runs of one program give
+	 * the same ids */
+	uint32_t nodes[TRACE_PIDS];
+	unsigned nnodes;
 };
+
+/* The trace's pid for node @node (its node id past TRACE_PIDS NICs). */
+static uint32_t trace_pid(struct sim_trace *tr, uint32_t node)
+{
+	for (unsigned i = 0; i < tr->nnodes; i++)
+		if (tr->nodes[i] == node)
+			return i + 1;
+	if (tr->nnodes == TRACE_PIDS)
+		return node;
+	tr->nodes[tr->nnodes++] = node;
+	return tr->nnodes;
+}
 
 enum { ARG_STR, ARG_U64, ARG_HEX };
 
@@ -102,7 +120,7 @@ static json_t *event(struct sim_trace *tr, const char *ph, const char *name, con
 	if (e && cat)
 		json_object_set_new(e, "cat", json_text(cat));
 	if (e) {
-		json_object_set_new(e, "pid", json_integer(pid));
+		json_object_set_new(e, "pid", json_integer(trace_pid(tr, pid)));
 		json_object_set_new(e, "tid", json_integer((json_int_t)tid));
 	} else {
 		tr->io_error = true; /* out of memory: the file would miss an event */

@@ -336,9 +336,8 @@ int sim_trace_observer_create(const struct sim_trace_observer_opts *opts,
 		}
 		o->own_trace = true;
 	}
-	char name[48];
-	snprintf(name, sizeof(name), "sim NIC node %" PRIu32, opts->pid);
-	sim_trace_process(o->tr, opts->pid, name);
+	/* its pid in the trace is dense, not the node id (trace_chrome.c) */
+	sim_trace_process(o->tr, opts->pid, "sim NIC");
 	o->hooks.ctx = o;
 	o->hooks.cost = cost_hook;
 	o->hooks.event = event_hook;

@@ -135,6 +135,28 @@ static void test_slices_instants_flows_round_trip(void **state)
 	json_decref(doc);
 }
 
+/* NICs' node ids are random per device: the trace numbers NICs 1, 2, ...
+ * in order of first use, so two runs of one program give the same pids. */
+static void test_pids_are_dense(void **state)
+{
+	(void)state;
+	struct memfile m;
+	mem_open(&m);
+	struct sim_trace *tr;
+	assert_int_equal(sim_trace_create(m.f, &tr), 0);
+	sim_trace_process(tr, 0xdeadbeef, "sim NIC");
+	sim_trace_process(tr, 0x1234567, "sim NIC");
+	sim_trace_instant(tr, 0x1234567, 1, "b", "x", 2000, NULL);
+	sim_trace_instant(tr, 0xdeadbeef, 1, "a", "x", 1000, NULL);
+	sim_trace_destroy(tr);
+
+	json_t *doc = mem_close_parse(&m);
+	const json_t *evs = events_of(doc);
+	assert_true(jget_num(find_event(evs, "i", "a"), "pid", -1) == 1);
+	assert_true(jget_num(find_event(evs, "i", "b"), "pid", -1) == 2);
+	json_decref(doc);
+}
+
 static void test_args_overflow_stays_valid(void **state)
 {
 	(void)state;
@@ -188,6 +210,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_empty_trace_is_valid_json),
 	    cmocka_unit_test(test_slices_instants_flows_round_trip),
+	    cmocka_unit_test(test_pids_are_dense),
 	    cmocka_unit_test(test_args_overflow_stays_valid),
 	    cmocka_unit_test(test_write_error_reported),
 	};
