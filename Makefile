@@ -20,8 +20,12 @@
 #                   software NIC against the reference interpreter
 #   make deps       install missing Debian packages
 #   make check      build, then run every cmocka suite once (no sanitizers)
-#   make install    PREFIX=/usr/local DESTDIR=
-#   make install-check  install into a scratch DESTDIR and build against it
+#   make install    PREFIX=/usr/local DESTDIR=: library, headers, prism.pc,
+#                   prismc, prismd, prism-perf, prism-fw, man pages, bash
+#                   completion, chains, cost profiles, docs
+#   make uninstall  remove what `make install` installed (same variables)
+#   make install-check  install into a scratch DESTDIR, check every part
+#   make man        the man pages, from docs/ (pandoc)
 #   make check-format   every tracked C file follows .clang-format
 #   make check-prm  the mlx5 backend's PRM offsets against Debian's DPDK
 #                   mlx5_prm.h (downloads the dpdk source package once)
@@ -51,6 +55,9 @@ INCLUDEDIR   ?= $(PREFIX)/include
 BINDIR       ?= $(PREFIX)/bin
 PKGCONFIGDIR ?= $(LIBDIR)/pkgconfig
 DATADIR      ?= $(PREFIX)/share/prism
+MANDIR       ?= $(PREFIX)/share/man
+DOCDIR       ?= $(PREFIX)/share/doc/prism
+BASHCOMPDIR  ?= $(PREFIX)/share/bash-completion/completions
 
 SAN ?= 0
 ifeq ($(SAN),1)
@@ -103,7 +110,7 @@ LIB_SO   := $(O)/libprism.so.$(VERSION)
 PRISMC   := $(O)/prismc
 
 .PHONY: all lib test check demo bench fuzz fuzz-smoke deps install install-check uninstall \
-	clean format check-format help
+	clean format check-format help man
 
 all: lib $(if $(PRISMC_SRCS),$(PRISMC)) $(addprefix $(O)/,$(TOOLS))
 
@@ -233,10 +240,19 @@ demo:
 	@$(MAKE) --no-print-directory all $(DEMO_DEPS)
 	@$(foreach s,$(DEMO_STEPS),O=$(O) $(s) || exit 1;)
 
-install: all
+# The commands a user runs; each has a man page (tools/man.mk) and the same
+# bash completion file (tools/completion/prism.bash, read by bash-completion
+# under each command's name).
+INSTALL_BINS := $(if $(PRISMC_SRCS),prismc) $(INSTALL_TOOLS) prism-fw
+INSTALL_DOCS := README.md LICENSE $(wildcard docs/*.md)
+
+install: all man
 	install -d $(DESTDIR)$(LIBDIR) $(DESTDIR)$(INCLUDEDIR)/prism $(DESTDIR)$(BINDIR) \
-		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(DATADIR)/profiles
+		$(DESTDIR)$(PKGCONFIGDIR) $(DESTDIR)$(DATADIR)/profiles $(DESTDIR)$(DATADIR)/chains \
+		$(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man8 $(DESTDIR)$(DOCDIR) \
+		$(DESTDIR)$(BASHCOMPDIR)
 	install -m 644 profiles/*.yaml $(DESTDIR)$(DATADIR)/profiles/
+	install -m 644 lib/chains/*.prism $(DESTDIR)$(DATADIR)/chains/
 	install -m 755 firmware-config/prism-fw $(DESTDIR)$(BINDIR)/
 	install -m 644 runtime/include/prism/*.h $(DESTDIR)$(INCLUDEDIR)/prism/
 	install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
@@ -248,11 +264,20 @@ install: all
 	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
 	    runtime/prism.pc.in > $(DESTDIR)$(PKGCONFIGDIR)/prism.pc
+	install -m 644 $(filter %.1,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 $(filter %.8,$(MAN_PAGES)) $(DESTDIR)$(MANDIR)/man8/
+	install -m 644 tools/completion/prism.bash $(DESTDIR)$(BASHCOMPDIR)/prismc
+	$(foreach t,$(filter-out prismc,$(INSTALL_BINS)),ln -sf prismc $(DESTDIR)$(BASHCOMPDIR)/$(t);)
+	install -m 644 $(INSTALL_DOCS) $(DESTDIR)$(DOCDIR)/
 
 uninstall:
-	rm -rf $(DESTDIR)$(INCLUDEDIR)/prism $(DESTDIR)$(PKGCONFIGDIR)/prism.pc $(DESTDIR)$(DATADIR)
-	rm -f $(DESTDIR)$(LIBDIR)/libprism.* $(DESTDIR)$(BINDIR)/prismc $(DESTDIR)$(BINDIR)/prism-fw
-	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(INSTALL_TOOLS))
+	rm -rf $(DESTDIR)$(INCLUDEDIR)/prism $(DESTDIR)$(PKGCONFIGDIR)/prism.pc $(DESTDIR)$(DATADIR) \
+		$(DESTDIR)$(DOCDIR)
+	rm -f $(DESTDIR)$(LIBDIR)/libprism.a $(DESTDIR)$(LIBDIR)/libprism.so \
+		$(DESTDIR)$(LIBDIR)/libprism.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libprism.so.$(VERSION)
+	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(INSTALL_BINS)) \
+		$(addprefix $(DESTDIR)$(BASHCOMPDIR)/,$(INSTALL_BINS)) \
+		$(MAN1:%=$(DESTDIR)$(MANDIR)/man1/%.1) $(MAN8:%=$(DESTDIR)$(MANDIR)/man8/%.8)
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "compiler/check_internal.h"
+#include "compiler/spell.h"
 
 /* ---- Global symbols ------------------------------------------------------ */
 
@@ -140,6 +141,39 @@ struct check_scope_ent *check_lookup_local(struct check_ctx *c, const char *name
 	return NULL;
 }
 
+/* ---- Suggestions for misspelled names ---------------------------------- */
+
+void check_spell_names(struct check_ctx *c, struct spell *s, unsigned kinds, bool locals)
+{
+	/* innermost first, so that a tie goes to the nearest declaration */
+	for (size_t i = locals ? c->nscope : 0; i-- > 0;)
+		if (c->scope[i].kind != AST_SYM_NONE)
+			spell_consider(s, c->scope[i].name);
+	for (size_t i = 0; i < c->cap; i++)
+		if (c->syms[i].name && (kinds & CHECK_SPELL_KIND(c->syms[i].kind)))
+			spell_consider(s, c->syms[i].name);
+}
+
+void check_spell_types(struct check_ctx *c, struct spell *s)
+{
+	for (unsigned i = 0; i < AST_SCALAR_COUNT; i++)
+		spell_consider(s, ast_scalar_table[i].spelling);
+	for (size_t i = 0; i < c->tcap; i++)
+		if (c->types[i].name)
+			spell_consider(s, c->types[i].name);
+}
+
+/* "unknown region 'X'", with the closest region's name when there is one. */
+static void unknown_region(struct check_ctx *c, struct src_loc loc, const char *name)
+{
+	struct spell s;
+	char hint[SPELL_HINT_SIZE];
+
+	spell_init(&s, name);
+	check_spell_names(c, &s, CHECK_SPELL_KIND(AST_SYM_REGION), false);
+	diag_error(c->d, loc, "unknown region '%s'%s", name, spell_hint(&s, hint, sizeof(hint)));
+}
+
 /* ---- Types ------------------------------------------------------------- */
 
 const char *check_type_name(const struct ast_type *t, char *buf, size_t size)
@@ -177,6 +211,18 @@ void check_note_region(struct check_ctx *c, const struct ast_region *r)
 
 static bool layout_struct(struct check_ctx *c, struct ast_struct *s);
 
+/* "unknown type 'X'", with the closest type's name when there is one. */
+static void unknown_type(struct check_ctx *c, const struct ast_type *t)
+{
+	struct spell s;
+	char hint[SPELL_HINT_SIZE];
+
+	spell_init(&s, t->name);
+	check_spell_types(c, &s);
+	diag_error(c->d, t->loc, "unknown type '%s'%s", t->name,
+	           spell_hint(&s, hint, sizeof(hint)));
+}
+
 /* Resolve a type as written: struct names, region names, array counts,
  * sizes.  `need_size`: the type is stored by value here (a pointer's
  * pointee is not, so `next: *node in nodes` inside node is fine). */
@@ -200,7 +246,7 @@ bool check_resolve_type(struct check_ctx *c, struct ast_type *t, bool need_size)
 				diag_error(c->d, t->loc, "'%s' is a %s, not a type", t->name,
 				           sym_kind_names[g->kind]);
 			else
-				diag_error(c->d, t->loc, "unknown type '%s'", t->name);
+				unknown_type(c, t);
 			return false;
 		}
 		t->kind = AST_TYPE_STRUCT;
@@ -256,8 +302,8 @@ bool check_resolve_type(struct check_ctx *c, struct ast_type *t, bool need_size)
 					           "'%s' is a %s, not a region", t->region_name,
 					           sym_kind_names[r->kind]);
 				else
-					diag_error(c->d, t->region_loc, "unknown region '%s'",
-					           t->region_name ? t->region_name : "?");
+					unknown_region(c, t->region_loc,
+					               t->region_name ? t->region_name : "?");
 				return false;
 			}
 			t->region = r->node;
@@ -372,7 +418,7 @@ static void check_freelist(struct check_ctx *c, struct ast_freelist *f)
 			diag_error(c->d, f->region_loc, "'%s' is a %s, not a region",
 			           f->region_name, sym_kind_names[r->kind]);
 		else
-			diag_error(c->d, f->region_loc, "unknown region '%s'", f->region_name);
+			unknown_region(c, f->region_loc, f->region_name);
 	} else {
 		f->region = r->node;
 		if (!f->region->writable) {

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "compiler/check_internal.h"
+#include "compiler/spell.h"
 
 typedef struct ast_type *check_fn(struct check_ctx *c, struct ast_expr *e);
 
@@ -119,6 +120,18 @@ static const char *const kind_words[] = {
     [AST_SYM_PARAM] = "parameter", [AST_SYM_LOCAL] = "variable",
 };
 
+/* "unknown name 'X'", with the closest name in scope when there is one. */
+static void unknown_name(struct check_ctx *c, struct src_loc loc, const char *name)
+{
+	struct spell s;
+	char hint[SPELL_HINT_SIZE];
+
+	spell_init(&s, name);
+	check_spell_names(c, &s, CHECK_SPELL_KIND(AST_SYM_CONST) | CHECK_SPELL_KIND(AST_SYM_REGION),
+	                  true);
+	diag_error(c->d, loc, "unknown name '%s'%s", name, spell_hint(&s, hint, sizeof(hint)));
+}
+
 static struct ast_type *check_name(struct check_ctx *c, struct ast_expr *e)
 {
 	const char *name = e->u.name.name;
@@ -144,7 +157,7 @@ static struct ast_type *check_name(struct check_ctx *c, struct ast_expr *e)
 		if (check_lookup_type(c, name))
 			diag_error(c->d, e->loc, "'%s' is a struct, not a value", name);
 		else
-			diag_error(c->d, e->loc, "unknown name '%s'", name);
+			unknown_name(c, e->loc, name);
 		return NULL;
 	}
 	e->u.name.sym = g->kind;
@@ -529,8 +542,14 @@ static struct ast_type *check_field(struct check_ctx *c, struct ast_expr *e)
 			return e->type = f->type;
 		}
 	}
-	diag_error(c->d, e->u.field.name_loc, "no field '%s' in struct '%s'", e->u.field.name,
-	           t->strct->name);
+	struct spell s;
+	char hint[SPELL_HINT_SIZE];
+
+	spell_init(&s, e->u.field.name);
+	for (struct ast_field *f = t->strct->fields; f; f = f->next)
+		spell_consider(&s, f->name);
+	diag_error(c->d, e->u.field.name_loc, "no field '%s' in struct '%s'%s", e->u.field.name,
+	           t->strct->name, spell_hint(&s, hint, sizeof(hint)));
 	diag_note(c->d, t->strct->loc, "struct '%s' is declared here", t->strct->name);
 	return NULL;
 }
@@ -712,13 +731,19 @@ static struct ast_type *check_fetch_add(struct check_ctx *c, struct ast_expr *e)
 static struct ast_type *check_alloc(struct check_ctx *c, struct ast_expr *e)
 {
 	struct ast_expr *a = e->u.call.args;
-	struct check_sym *s;
+	struct check_sym *s = NULL;
 	struct ast_freelist *f;
 	struct ast_type *t;
 
 	if (a->kind != AST_EXPR_NAME || !(s = check_lookup_global(c, a->u.name.name)) ||
 	    s->kind != AST_SYM_FREELIST || check_lookup_local(c, a->u.name.name)) {
-		diag_error(c->d, a->loc, "alloc() takes the name of a free list");
+		struct spell sp;
+		char hint[SPELL_HINT_SIZE];
+
+		spell_init(&sp, a->kind == AST_EXPR_NAME && !s ? a->u.name.name : NULL);
+		check_spell_names(c, &sp, CHECK_SPELL_KIND(AST_SYM_FREELIST), false);
+		diag_error(c->d, a->loc, "alloc() takes the name of a free list%s",
+		           spell_hint(&sp, hint, sizeof(hint)));
 		return NULL;
 	}
 	f = s->node;

@@ -86,6 +86,14 @@ struct check_ctx {
 };
 
 /* check.c */
+struct spell;
+/* Offer to @s the names a misspelled one may have meant: every local and
+ * parameter in scope and every global of one of the @kinds (a bit per
+ * enum ast_sym_kind; see CHECK_SPELL_KIND); the struct names and scalar
+ * types for check_spell_types. */
+#define CHECK_SPELL_KIND(k) (1u << (k))
+void check_spell_names(struct check_ctx *c, struct spell *s, unsigned kinds, bool locals);
+void check_spell_types(struct check_ctx *c, struct spell *s);
 struct check_sym *check_lookup_global(struct check_ctx *c, const char *name);
 struct check_scope_ent *check_lookup_local(struct check_ctx *c, const char *name);
 struct check_sym *check_lookup_type(struct check_ctx *c, const char *name);

@@ -6,7 +6,7 @@
 # FRONTEND_GEN_OBJS.  Other compiler fragments add their own sources to
 # PRISMC_SRCS.
 
-FRONTEND_SRCS := compiler/diag.c compiler/ast.c compiler/parse.c compiler/check.c \
+FRONTEND_SRCS := compiler/diag.c compiler/spell.c compiler/ast.c compiler/parse.c compiler/check.c \
 	compiler/check_expr.c compiler/check_taint.c compiler/frontend.c
 
 PRISMC_SRCS += compiler/prismc.c compiler/cmd_table.c compiler/cmd_opts.c compiler/cmd_check.c \

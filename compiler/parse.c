@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "compiler/parse_state.h"
+#include "compiler/spell.h"
 #include "parser.h"
 
 /* flex's reentrant API (prefix parse_yy), declared here rather than via
@@ -152,7 +153,14 @@ void parse_decl_assume(struct parse_state *ps, const char *name, struct src_loc 
 			ps->prog->assumes |= known[i].bit;
 			return;
 		}
-	diag_error(ps->d, loc, "unknown assumption '%s' (known: fenced_enable)", name);
+	struct spell sp;
+	char hint[SPELL_HINT_SIZE];
+
+	spell_init(&sp, name);
+	for (size_t i = 0; i < sizeof(known) / sizeof(known[0]); i++)
+		spell_consider(&sp, known[i].name);
+	diag_error(ps->d, loc, "unknown assumption '%s' (known: fenced_enable)%s", name,
+	           spell_hint(&sp, hint, sizeof(hint)));
 }
 
 void parse_decl_struct(struct parse_state *ps, const char *name, struct src_loc loc,
@@ -675,10 +683,19 @@ struct ast_expr *parse_expr_call(struct parse_state *ps, const char *name, struc
 		if (strcmp(ast_builtin_table[fn].spelling, name) == 0)
 			break;
 	if (fn == AST_BUILTIN_COUNT) {
+		/* A misspelled keyword that takes a '(' reads as a call too. */
+		static const char *const paren_keywords[] = {"if", "while", "sizeof", NULL};
+		struct spell sp;
+		char hint[SPELL_HINT_SIZE];
+
+		spell_init(&sp, name);
+		for (fn = 0; fn < AST_BUILTIN_COUNT; fn++)
+			spell_consider(&sp, ast_builtin_table[fn].spelling);
+		spell_consider_all(&sp, paren_keywords);
 		diag_error(ps->d, name_loc,
 		           "unknown operation '%s' (expected cas, cas_gt, cas_lt, fetch_add or "
-		           "alloc)",
-		           name);
+		           "alloc)%s",
+		           name, spell_hint(&sp, hint, sizeof(hint)));
 		/* keep parsing; the checker skips it silently */
 		return new_expr(ps, AST_EXPR_ERROR, loc);
 	}
@@ -731,7 +748,7 @@ struct ast_program *parse_buffer(struct diag_ctx *d, const char *file, const cha
 		ast_program_free(ps.prog);
 		return NULL;
 	}
-	parse_yyparse(&ps, scanner);
+	parse_run(&ps, scanner);
 	parse_yylex_destroy(scanner);
 	if (ps.oom) {
 		ast_program_free(ps.prog);

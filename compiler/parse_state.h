@@ -62,6 +62,11 @@ struct parse_state {
 	const char *tok_text;   /* its text (valid until the next token) */
 	size_t tok_len;
 	int tok_kind; /* 0 = end of input */
+	/* The token before it (for "did you mean" on a misspelled keyword
+	 * that was read as an identifier); its text is not NUL-terminated. */
+	int prev_kind;
+	const char *prev_text;
+	size_t prev_len;
 
 	/* Open brackets not yet closed, innermost last. */
 	struct parse_bracket brackets[PARSE_MAX_BRACKETS];

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "compiler/cmd.h"
+#include "compiler/spell.h"
 
 static void usage(FILE *out)
 {
@@ -31,7 +32,14 @@ static void usage(FILE *out)
 
 static int unknown_command(const char *name)
 {
-	fprintf(stderr, "prismc: '%s' is not a command; see 'prismc --help'\n", name);
+	struct spell s;
+	char hint[SPELL_HINT_SIZE];
+
+	spell_init(&s, name);
+	for (size_t i = 0; i < prismc_ncmds; i++)
+		spell_consider(&s, prismc_cmds[i]->name);
+	fprintf(stderr, "prismc: '%s' is not a command%s (see 'prismc --help')\n", name,
+	        spell_hint(&s, hint, sizeof(hint)));
 	return PRISMC_EXIT_USAGE;
 }
 

@@ -11,7 +11,7 @@ set -euo pipefail
 
 PACKAGES=(
 	make gcc clang clang-format libclang-rt-14-dev pkg-config
-	flex bison libyaml-dev libjansson-dev libcmocka-dev
+	flex bison libyaml-dev libjansson-dev libcmocka-dev pandoc man-db
 	libibverbs-dev ibverbs-providers rdma-core ibverbs-utils
 	valgrind iproute2 python3 xz-utils
 	dpkg-dev patch autoconf automake libevent-dev libxxhash-dev

@@ -1,3 +1,5 @@
-# tools/prismd.mk - prismd, the software NIC in its own process (daemon mode).
+# tools/prismd.mk - prismd, the software NIC in its own process (daemon mode;
+# installed, docs/prismd.md).
 TOOLS += prismd
 prismd_SRCS := tools/prismd/prismd.c tools/prismd/config.c tools/cli/cli.c
+INSTALL_TOOLS += prismd

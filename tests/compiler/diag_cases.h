@@ -122,6 +122,132 @@ static const struct diag_case diag_cases[] = {
 		"                 ^\n",
 	},
 	{
+		/* a missing ';' at the end of a line is reported there, and the parse goes on as if it were there (the 'while' is not swallowed, nothing more is reported) */
+		.name = "parse_missing_semicolon_before_while",
+		.status = 1,
+		.src = DIAG_PRELUDE
+		"offload f(k: be64, p: *node in nodes, h: *node in heap) -> be64 {\n"
+		"let q = p\n"
+		"while (q.key != k) bound 8 {\n"
+		"q = q.next;\n"
+		"}\n"
+		"return q.key;\n"
+		"}\n",
+		.expect =
+		"t.prism:6:10: error: expected ';'\n"
+		"    let q = p\n"
+		"             ^\n",
+	},
+	{
+		.name = "parse_missing_semicolon_before_brace",
+		.status = 1,
+		.src = DIAG_PRELUDE
+		"offload f(k: be64, p: *node in nodes, h: *node in heap) -> be64 {\n"
+		"return p.key\n"
+		"}\n",
+		.expect =
+		"t.prism:6:13: error: expected ';'\n"
+		"    return p.key\n"
+		"                ^\n",
+	},
+	{
+		/* each missing ';' is reported once, at its own line */
+		.name = "parse_missing_semicolon_two_lines",
+		.status = 1,
+		.src = DIAG_PRELUDE
+		"offload f(k: be64, p: *node in nodes, h: *node in heap) -> be64 {\n"
+		"let q = p\n"
+		"let r = q.next\n"
+		"return r.key;\n"
+		"}\n",
+		.expect =
+		"t.prism:6:10: error: expected ';'\n"
+		"    let q = p\n"
+		"             ^\n"
+		"t.prism:7:15: error: expected ';'\n"
+		"    let r = q.next\n"
+		"                  ^\n",
+	},
+	{
+		.name = "parse_misspelled_keyword_decl",
+		.status = 1,
+		.src = DIAG_PRELUDE
+		"ofload f(k: be64) {\n"
+		"}\n",
+		.expect =
+		"t.prism:5:1: error: unexpected 'ofload'; did you mean 'offload'?\n"
+		"    ofload f(k: be64) {\n"
+		"    ^~~~~~\n",
+	},
+	{
+		/* a misspelled keyword reads as an identifier until the next token */
+		.name = "parse_misspelled_keyword_stmt",
+		.status = 1,
+		.src = DIAG_PRELUDE
+		"offload f(k: be64, p: *node in nodes, h: *node in heap) -> be64 {\n"
+		"retrun p.key;\n"
+		"}\n",
+		.expect =
+		"t.prism:6:8: error: unexpected 'p'; did you mean 'return' (not 'retrun')?\n"
+		"    retrun p.key;\n"
+		"           ^\n",
+	},
+	{
+		.name = "parse_misspelled_operation",
+		.status = 1,
+		.src = DIAG_PRELUDE
+		"offload f(k: be64, p: *node in nodes, h: *node in heap) -> be64 {\n"
+		"let x: be64 = fetch_ad(h.key, 1);\n"
+		"return x;\n"
+		"}\n",
+		.expect =
+		"t.prism:6:15: error: unknown operation 'fetch_ad' (expected cas, cas_gt, cas_lt, fetch_add or alloc); did you mean 'fetch_add'?\n"
+		"    let x: be64 = fetch_ad(h.key, 1);\n"
+		"                  ^~~~~~~~\n",
+	},
+	{
+		/* a statement broken before its block: the block is still parsed and
+		 * checked, and its closing brace does not end the offload */
+		.name = "parse_broken_statement_keeps_block",
+		.status = 1,
+		.src = DIAG_PRELUDE
+		"offload f(k: be64, p: *node in nodes, h: *node in heap) -> be64 {\n"
+		"let q = p;\n"
+		"whlie (q.key != k) bound 8 {\n"
+		"q = q.nxt;\n"
+		"}\n"
+		"return q.key;\n"
+		"}\n",
+		.expect =
+		"t.prism:7:1: error: unknown operation 'whlie' (expected cas, cas_gt, cas_lt, fetch_add or alloc); did you mean 'while'?\n"
+		"    whlie (q.key != k) bound 8 {\n"
+		"    ^~~~~\n"
+		"t.prism:7:20: error: unexpected 'bound'\n"
+		"    whlie (q.key != k) bound 8 {\n"
+		"                       ^~~~~\n"
+		"t.prism:8:7: error: no field 'nxt' in struct 'node'; did you mean 'next'?\n"
+		"    q = q.nxt;\n"
+		"          ^~~\n"
+		"t.prism:1:8: note: struct 'node' is declared here\n"
+		"    struct node { key: be64; next: *node in nodes; val: u8[32]; n: be32; lk: le64; w: be16; }\n"
+		"           ^~~~\n",
+	},
+	{
+		/* at the end of the file too: the ';' belongs after the last token */
+		.name = "parse_missing_semicolon_at_eof",
+		.status = 1,
+		.src = DIAG_PRELUDE
+		"offload f(k: be64, p: *node in nodes, h: *node in heap) -> be64 {\n"
+		"return p.key\n",
+		.expect =
+		"t.prism:6:13: error: expected ';'\n"
+		"    return p.key\n"
+		"                ^\n"
+		"t.prism:7:1: error: expected '}' (to close '{' at line 5), found end of file\n"
+		"    \n"
+		"    ^\n",
+	},
+	{
 		.name = "parse_unclosed_paren",
 		.status = 1,
 		.src = DIAG_PRELUDE
@@ -221,9 +347,84 @@ static const struct diag_case diag_cases[] = {
 		.src = DIAG_PRELUDE
 		"struct s { a: be62; }\n",
 		.expect =
-		"t.prism:5:15: error: unknown type 'be62'\n"
+		"t.prism:5:15: error: unknown type 'be62'; did you mean 'be32'?\n"
 		"    struct s { a: be62; }\n"
 		"                  ^~~~\n",
+	},
+	{
+		.name = "check_unknown_name_hint",
+		.status = 1,
+		.src = DIAG_PRELUDE
+		"offload f(k: be64, p: *node in nodes, h: *node in heap) -> be64 {\n"
+		"let key: be64 = k;\n"
+		"if (p.key == ky) {\n"
+		"return p.key;\n"
+		"}\n"
+		"return key;\n"
+		"}\n",
+		.expect =
+		"t.prism:7:14: error: unknown name 'ky'; did you mean 'key'?\n"
+		"    if (p.key == ky) {\n"
+		"                 ^~\n",
+	},
+	{
+		.name = "check_unknown_field_hint",
+		.status = 1,
+		.src = DIAG_PRELUDE
+		"offload f(k: be64, p: *node in nodes, h: *node in heap) -> be64 {\n"
+		"let q = p.nxt;\n"
+		"return q.key;\n"
+		"}\n",
+		.expect =
+		"t.prism:6:11: error: no field 'nxt' in struct 'node'; did you mean 'next'?\n"
+		"    let q = p.nxt;\n"
+		"              ^~~\n"
+		"t.prism:1:8: note: struct 'node' is declared here\n"
+		"    struct node { key: be64; next: *node in nodes; val: u8[32]; n: be32; lk: le64; w: be16; }\n"
+		"           ^~~~\n",
+	},
+	{
+		.name = "check_unknown_region_hint",
+		.status = 1,
+		.src = DIAG_PRELUDE
+		"struct s { q: *node in nodse; }\n",
+		.expect =
+		"t.prism:5:24: error: unknown region 'nodse'; did you mean 'nodes'?\n"
+		"    struct s { q: *node in nodse; }\n"
+		"                           ^~~~~\n",
+	},
+	{
+		.name = "check_unknown_type_hint",
+		.status = 1,
+		.src = DIAG_PRELUDE
+		"region r: nod[4] readonly;\n",
+		.expect =
+		"t.prism:5:11: error: unknown type 'nod'; did you mean 'node'?\n"
+		"    region r: nod[4] readonly;\n"
+		"              ^~~\n",
+	},
+	{
+		.name = "check_unknown_assumption_hint",
+		.status = 1,
+		.src = DIAG_PRELUDE
+		"assume fenced_enabel;\n",
+		.expect =
+		"t.prism:5:8: error: unknown assumption 'fenced_enabel' (known: fenced_enable); did you mean 'fenced_enable'?\n"
+		"    assume fenced_enabel;\n"
+		"           ^~~~~~~~~~~~~\n",
+	},
+	{
+		.name = "check_alloc_freelist_hint",
+		.status = 1,
+		.src = DIAG_PRELUDE
+		"offload f(k: be64, p: *node in nodes, h: *node in heap) {\n"
+		"let b = alloc(buf);\n"
+		"b.key = k;\n"
+		"}\n",
+		.expect =
+		"t.prism:6:15: error: alloc() takes the name of a free list; did you mean 'bufs'?\n"
+		"    let b = alloc(buf);\n"
+		"                  ^~~\n",
 	},
 	{
 		.name = "check_struct_contains_itself",

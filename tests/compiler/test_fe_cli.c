@@ -94,7 +94,15 @@ static void test_exit_usage(void **state)
 	assert_int_equal(run("", &out), 2);
 	free(out);
 	assert_int_equal(run("frobnicate", &out), 2);
-	assert_non_null(strstr(out, "'frobnicate' is not a command"));
+	assert_non_null(
+	    strstr(out, "prismc: 'frobnicate' is not a command (see 'prismc --help')\n"));
+	free(out);
+	assert_int_equal(run("chek x.prism", &out), 2);
+	assert_non_null(strstr(
+	    out, "prismc: 'chek' is not a command; did you mean 'check'? (see 'prismc --help')\n"));
+	free(out);
+	assert_int_equal(run("help dupm", &out), 2);
+	assert_non_null(strstr(out, "'dupm' is not a command; did you mean 'dump'?"));
 	free(out);
 	assert_int_equal(run("check", &out), 2);
 	assert_non_null(strstr(out, "no input files"));

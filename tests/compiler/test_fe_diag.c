@@ -2,7 +2,8 @@
 /*
  * tests/compiler/test_fe_diag.c - front-end diagnostics: every message
  * pinned with its location and caret (diag_cases.h), several errors per
- * run, the JSON form, error limits, -Werror, messages without a location.
+ * run, the JSON form, error limits, -Werror, messages without a location,
+ * and the edit distance behind every "did you mean" hint.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "compiler/spell.h"
 #include "tests/compiler/fe_helpers.h"
 
 struct diag_case {
@@ -42,13 +44,57 @@ static void test_pinned_case(void **state)
 	frontend_fini(&u);
 }
 
+/* The one edit distance of every hint: insertions, deletions, substitutions
+ * and adjacent swaps cost 1 each; the closeness rule and its tie-break. */
+static void test_spell(void **state)
+{
+	struct spell s;
+	char hint[96];
+
+	(void)state;
+	assert_int_equal(spell_distance("check", "check"), 0);
+	assert_int_equal(spell_distance("chek", "check"), 1);   /* insertion */
+	assert_int_equal(spell_distance("checkk", "check"), 1); /* deletion */
+	assert_int_equal(spell_distance("chuck", "check"), 1);  /* substitution */
+	assert_int_equal(spell_distance("whlie", "while"), 1);  /* swap */
+	assert_int_equal(spell_distance("", "abc"), 3);
+	assert_int_equal(spell_distance("kitten", "sitting"), 3);
+
+	spell_init(&s, "nxt");
+	spell_consider(&s, "key");
+	spell_consider(&s, "next");
+	spell_consider(&s, "nxt"); /* the word itself is never suggested */
+	assert_string_equal(spell_best(&s), "next");
+	assert_string_equal(spell_hint(&s, hint, sizeof(hint)), "; did you mean 'next'?");
+
+	/* one edit per three characters of the longer name, at most */
+	spell_init(&s, "q");
+	spell_consider(&s, "p");
+	assert_null(spell_best(&s));
+	assert_string_equal(spell_hint(&s, hint, sizeof(hint)), "");
+	spell_init(&s, "ky");
+	spell_consider(&s, "key");
+	assert_string_equal(spell_best(&s), "key");
+	spell_init(&s, "rgn");
+	spell_consider(&s, "region");
+	assert_null(spell_best(&s));
+
+	/* a tie goes to the first candidate; a closer one replaces it */
+	static const char *const cands[] = {"be32", "be64", "be62x", NULL};
+	spell_init(&s, "be62");
+	spell_consider_all(&s, cands);
+	assert_string_equal(spell_best(&s), "be32");
+	spell_consider(&s, "be62");
+	assert_string_equal(spell_best(&s), "be32");
+}
+
 static void test_several_errors_one_run(void **state)
 {
 	static const char src[] = "struct n { k: be64; }\n"
 	                          "region r: n[4] readonly;\n"
 	                          "offload f(p: *n in r) {\n"
 	                          "\tlet a = p.k\n"          /* missing ';' */
-	                          "\tlet z = 1;\n"           /* skipped by recovery */
+	                          "\tlet z = 1;\n"           /* untyped constant */
 	                          "\tp.k = 1;\n"             /* read-only store */
 	                          "\tlet b = q;\n"           /* unknown name */
 	                          "\twhile (p.k == 1) { }\n" /* no bound */
@@ -60,17 +106,18 @@ static void test_several_errors_one_run(void **state)
 
 	(void)state;
 	assert_int_equal(fe_run(&u, src, &text), FRONTEND_ERRORS);
-	assert_int_equal(u.diag.errors, 6);
-	/* in source order; the statement after the missing ';' is skipped
-	 * by error recovery (it resumes after the next ';') */
+	assert_int_equal(u.diag.errors, 7);
+	/* in source order; the parse goes on after the missing ';' as if it
+	 * were there, so the next statement is checked too */
 	const char *a = strstr(text, "t.prism:4:13: error: expected ';'");
+	const char *a2 = strstr(text, "t.prism:5:6: error: cannot infer the type of 'z'");
 	const char *b = strstr(text, "t.prism:6:2: error: store to read-only region 'r'");
 	const char *c = strstr(text, "t.prism:7:10: error: unknown name 'q'");
 	const char *d = strstr(text, "t.prism:8:2: error: 'while' needs an iteration bound");
 	const char *e = strstr(text, "t.prism:9:2: error: 'break' outside a loop");
 	const char *f = strstr(text, "t.prism:10:9: error: bounded read of be64");
-	assert_true(a && b && c && d && e && f);
-	assert_true(a < b && b < c && c < d && d < e && e < f);
+	assert_true(a && a2 && b && c && d && e && f);
+	assert_true(a < a2 && a2 < b && b < c && c < d && d < e && e < f);
 	free(text);
 	frontend_fini(&u);
 }
@@ -212,6 +259,7 @@ static void test_caret_with_tabs(void **state)
 int main(void)
 {
 	static const struct CMUnitTest fixed[] = {
+	    cmocka_unit_test(test_spell),
 	    cmocka_unit_test(test_several_errors_one_run),
 	    cmocka_unit_test(test_several_syntax_errors),
 	    cmocka_unit_test(test_json),
