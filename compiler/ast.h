@@ -35,7 +35,7 @@ enum ast_order {
  * Memory scalars: X(ID, spelling, bytes, order).  Explicit width and byte
  * order let the compiler know what can feed a WQE field directly: a be64
  * pointer can land in a READ's raddr as is; an le64 one needs a
- * byte-swapping scatter (DESIGN, lowering cookbook).
+ * byte-swapping scatter (docs/contracts.md, lowering cookbook).
  */
 #define AST_SCALARS(X)                                                                             \
 	X(U8, "u8", 1, AST_ORDER_NONE)                                                             \
@@ -170,7 +170,7 @@ struct ast_freelist {
 
 /* ---- Offload bodies ---------------------------------------------------- */
 
-/* A parameter the client sends (tainted, DESIGN contract 5). */
+/* A parameter the client sends (tainted, docs/contracts.md contract 5). */
 struct ast_param {
 	const char *name;
 	struct src_loc loc;

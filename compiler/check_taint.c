@@ -5,7 +5,7 @@
  * Owns: expr->taint (bit i: the value depends on parameter i) and
  * expr->addr_tainted (a memory access whose address depends on a
  * parameter: it must use the key of the narrowest declared region and be
- * bounds-checked, DESIGN contract 5), and ast_local.taint, computed as a
+ * bounds-checked, docs/contracts.md contract 5), and ast_local.taint, computed as a
  * fixpoint over the offload body so loops and later assignments are
  * accounted for.  A value read through a tainted address is tainted too:
  * the client chose which bytes it is.

@@ -35,7 +35,7 @@
 #define IR_MAX_SGE 16u
 #define IR_RECV    -1 /* writer id of the connection's RECV template */
 
-/* Target firmware profile (DESIGN contract 3). */
+/* Target firmware profile (docs/contracts.md contract 3). */
 enum ir_profile {
 	IR_PROFILE_RELAXED, /* ctrl index / QPN bytes may carry operands (RedN) */
 	IR_PROFILE_STRICT,  /* stock firmware: index and QPN must be exact */

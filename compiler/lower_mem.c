@@ -12,7 +12,7 @@
  *              ──scatter──► guarded WQE ctrl bytes    (`if` operand)
  *
  * WQE address fields are big-endian; a le64 pointer is byte-swapped by
- * eight one-byte scatter entries in reverse order (DESIGN cookbook).  A READ
+ * eight one-byte scatter entries in reverse order (docs/contracts.md, lowering cookbook).  A READ
  * always starts at the pointer itself (the NIC cannot add a field offset),
  * so bytes before the first field it needs land in a scratch sink.
  *

@@ -10,7 +10,7 @@
  *   w0:   [seg 0] WAIT ─► SEND_EN w0 (through seg 1 + next barrier) [seg 1] ...
  *                 WAIT ─► SEND_EN conn (through the response WQEs anchored here)
  *
- * Rule (RedN 3.1, DESIGN contract 3): a WQE that another WQE rewrites sits in
+ * Rule (RedN 3.1, docs/contracts.md contract 3): a WQE that another WQE rewrites sits in
  * a managed queue and is enabled only after every one of its writers
  * completed.  Enables are prefix-based, so a barrier before node B enables
  * everything up to the next barrier.  Walking each lane in order and placing a

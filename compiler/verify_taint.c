@@ -2,7 +2,7 @@
 /*
  * compiler/verify_taint.c - compile-time check of where client values go.
  *
- * Owns: the source-level half of DESIGN contract 5 that the object alone
+ * Owns: the source-level half of docs/contracts.md contract 5 that the object alone
  * cannot show.  The loader's verifier sees RECV scatters; a client value
  * staged through scratch and fanned out by a READ looks, in the object,
  * like any other READ.  The IR still knows: every patch carries the taint

@@ -4,7 +4,7 @@
  *
  * Owns the checks; reads WQEs only through the codec.  Facts it relies on:
  *   - a managed queue fetches a WQE only once a SEND_EN covering its counter
- *     executed (RedN 3.1; DESIGN contract 3), so "enabled after the writer
+ *     executed (RedN 3.1; docs/contracts.md contract 3), so "enabled after the writer
  *     completed" = the first SEND_EN whose range covers the WQE comes after,
  *     in its own queue, a WAIT on the writer's CQ for a CQE number at or
  *     after the writer's (CQEs of one queue arrive in order);

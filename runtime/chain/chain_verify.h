@@ -8,7 +8,7 @@
  * fields a program may let a client fill, and a client-controlled address is
  * used only with the key of its declared region; WR budget and ring
  * capacity.  prismc runs it on every compile, the loader on every load
- * (DESIGN contracts 4 and 5).  It also computes the summary the object
+ * (contracts 4 and 5 of docs/contracts.md).  It also computes the summary the object
  * carries (WR count, barriers, regions touched).
  *
  * Must not: print, allocate beyond its call, or trust the object's own

@@ -7,7 +7,7 @@
  * WQE templates as raw bytes, receive templates, CQs, patch sites,
  * relocations, re-arm mode, verifier summary); the builder helpers the
  * compiler back end fills it with; structural validation; the YAML writer
- * and reader (DESIGN contract 4, schema `prism-chain: 1`, described in
+ * and reader (docs/contracts.md contract 4, schema `prism-chain: 1`, described in
  * docs/chain-format.md); a byte helper to store a relocated value.
  *
  * Must not: pack or parse WQE bytes itself (prism/wqe.h does that), touch a
@@ -48,7 +48,7 @@
 #define CHAINOBJ_MAX_MSG          4096u /* client SEND payload / response bytes */
 #define CHAINOBJ_MAX_LOOPS        1024u /* loops in the verifier summary */
 
-/* Firmware profile the chain was compiled for (DESIGN contract 3). */
+/* Firmware profile the chain was compiled for (docs/contracts.md contract 3). */
 enum chainobj_profile {
 	CHAINOBJ_PROFILE_RELAXED = 0, /* ctrl WQE index / QPN checks off (RedN firmware) */
 	CHAINOBJ_PROFILE_STRICT = 1,  /* stock firmware: index and QPN must match */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * core/device_sim.c - what a sim device gets at open beyond the backend
- * table: the NIC cost profile (virtual clock, DESIGN contract 6) installed
+ * table: the NIC cost profile (virtual clock, docs/contracts.md contract 6) installed
  * as the sim's observer.
  *
  * Owns: resolving a profile name (built-in "cx5", or a YAML file path) and

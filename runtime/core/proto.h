@@ -7,8 +7,8 @@
  * (server -> client: the program's entry points, parameter layout and the
  * client-visible facts about its regions), and their byte encodings
  * (explicit little-endian, bounded, versioned).
- * Must not: carry any key or address of server queue memory (DESIGN
- * contract 5): the client learns region base addresses (so that address
+ * Must not: carry any key or address of server queue memory
+ * (docs/contracts.md contract 5): the client learns region base addresses (so that address
  * parameters are offsets it can range-check), never keys.
  */
 #ifndef CORE_PROTO_H

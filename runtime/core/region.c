@@ -4,7 +4,7 @@
  *
  * Owns: the per-device registry of named regions, their registration with
  * the backend (each region its own MR, so its keys bound exactly that
- * region: DESIGN contract 5) on every shard of the device, memfd-backed
+ * region: docs/contracts.md contract 5) on every shard of the device, memfd-backed
  * created regions, and the use count that keeps a region alive while a
  * loaded program is bound to it.
  * Must not: know about programs or connections beyond the use count.

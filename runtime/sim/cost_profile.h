@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * sim/cost_profile.h - NIC cost profiles and the per-WQE cost model of the
- * software RNIC's virtual clock (DESIGN contract 6).
+ * software RNIC's virtual clock (docs/contracts.md contract 6).
  *
  * Owns: the profile schema (a table of fields; YAML files such as
  * profiles/cx5.yaml, parsed with libyaml), the built-in profiles compiled

@@ -8,7 +8,7 @@
  * in-process fabric or a network transport implements), and the observer
  * interface (cost callback for the virtual clock, trace events, hazards).
  *
- * Memory model (DESIGN contract 2): queue buffers, doorbell records and CQ
+ * Memory model (docs/contracts.md contract 2): queue buffers, doorbell records and CQ
  * rings are ordinary host memory that the caller writes and reads exactly as
  * with mlx5: receive queue at offset 0 of the QP buffer, send queue after it;
  * doorbell record word 0 = receive counter, word 1 = send counter (be32, low

@@ -1,4 +1,4 @@
-# runtime/wqe: the WQE / receive-WQE / CQE codec (DESIGN contract 1).
+# runtime/wqe: the WQE / receive-WQE / CQE codec (docs/contracts.md contract 1).
 LIB_SRCS += \
 	runtime/wqe/wqe_abi_check.c \
 	runtime/wqe/wqe_cqe.c \

@@ -3,7 +3,7 @@
  * tests/cost/test_cost_profile.c - NIC cost profiles and the cost formula.
  *
  * Owns: loading (built-in, file, every error path with its position) and the
- * per-WQE charges against the numbers of DESIGN contract 6 (RedN Fig. 7,
+ * per-WQE charges against the numbers of docs/contracts.md contract 6 (RedN Fig. 7,
  * Fig. 8, Table 3).  Must not: depend on the engine.
  */
 #include <errno.h>

@@ -4,7 +4,7 @@
  *
  * Property: any byte string goes through lexing, parsing, checking and both
  * diagnostic renderings without a crash, a leak or undefined behaviour
- * (DESIGN contract 7: prismc never crashes on any input); a program that
+ * (docs/contracts.md contract 7: prismc never crashes on any input); a program that
  * checks clean has every expression typed.
  */
 #include <stdint.h>

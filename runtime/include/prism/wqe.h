@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * prism/wqe.h - the one WQE / receive-WQE / CQE codec (DESIGN contract 1).
+ * prism/wqe.h - the one WQE / receive-WQE / CQE codec (docs/contracts.md contract 1).
  *
  * Owns: the opcode table, the decoded (host-order) form of every send-WQE
  * segment prism uses, receive WQEs and 64-byte CQEs, their encoders,
