@@ -188,7 +188,9 @@ static int fill_images(const struct run_opts *o, const struct interp_env *env)
 
 		if (rc) {
 			run_fail("%s", err);
-			return rc == RUN_IMAGE_E_NAME ? PRISMC_EXIT_USAGE : PRISMC_EXIT_IO;
+			return rc == RUN_IMAGE_E_NAME || rc == RUN_IMAGE_E_MISSING
+			           ? PRISMC_EXIT_USAGE
+			           : PRISMC_EXIT_IO;
 		}
 	}
 	for (unsigned i = 0; i < o->nsets; i++) {

@@ -169,8 +169,14 @@ int run_image_set_file(const struct interp_env *env, const char *path, char *err
 			return -1;
 		}
 	}
+	int e = ferror(f) ? errno : 0; /* a directory opens, and fails here (EISDIR) */
+
 	if (f != stdin)
 		fclose(f);
+	if (e) {
+		snprintf(err, errlen, "%s: %s", path, strerror(e));
+		return -1;
+	}
 	return 0;
 }
 
@@ -184,15 +190,22 @@ int run_image_load(const struct interp_env *env, const char *name, const char *p
 		return no_region(env, "--region: ", name, (int)strlen(name), err, errlen);
 	f = strcmp(path, "-") ? fopen(path, "rb") : stdin; /* '-': standard input */
 	if (!f) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return -1;
+		int e = errno;
+
+		snprintf(err, errlen, "%s: %s", path, strerror(e));
+		return e == ENOENT ? RUN_IMAGE_E_MISSING : -1;
 	}
 	size_t got = fread(r->bytes, 1, r->size, f);
 	bool larger = fgetc(f) != EOF;
+	int e = ferror(f) ? errno : 0; /* a directory opens, and fails here (EISDIR) */
 
 	if (f != stdin)
 		fclose(f);
 	(void)got;
+	if (e) {
+		snprintf(err, errlen, "%s: %s", path, strerror(e));
+		return -1;
+	}
 	if (larger) {
 		snprintf(err, errlen, "%s is larger than region '%s' (%llu bytes)", path, name,
 		         (unsigned long long)r->size);

@@ -25,6 +25,9 @@
  * a region name the program does not declare (the message lists those it
  * does), a usage error rather than an unreadable file. */
 #define RUN_IMAGE_E_NAME (-2)
+/* A region file that does not exist (prismc's exit code for a missing
+ * input file is the usage code, as for the program file). */
+#define RUN_IMAGE_E_MISSING (-3)
 
 /* Apply one `--set` specification.  0, or -1 with @err filled. */
 int run_image_set(const struct interp_env *env, const char *spec, char *err, size_t errlen);

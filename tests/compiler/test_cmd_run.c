@@ -349,6 +349,10 @@ static void test_json_failures(void **state)
 	    {"--firmware=relaxed", "--region", "tabel=/dev/null", "no region 'tabel'",
 	     PRISMC_EXIT_USAGE},
 	    {"--reference", "--arg", "nokey=1", "no parameter 'nokey'", PRISMC_EXIT_USAGE},
+	    /* a missing input file is a usage error, as for the program (prismc.md) */
+	    {"--reference", "--region", "table=/nonexistent/table.bin", "No such file",
+	     PRISMC_EXIT_USAGE},
+	    {"--firmware=relaxed", "--region", "table=/", "/", PRISMC_EXIT_IO},
 	    /* the bucket's pointer left at zero: outside region values */
 	    {"--reference", "--set", "table+64=be24:0x42", "outside region 'values'",
 	     PRISMC_EXIT_ERRORS},
