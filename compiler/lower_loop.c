@@ -140,6 +140,22 @@ static bool skip_test(struct lower_ctx *c, int cid, struct src_loc loc)
  * second READ of the operand. */
 static bool finish_exit(struct lower_ctx *c, int cid, int gid, struct src_loc loc);
 
+/* The SEND_EN of the current iteration's exit point: it enables the next
+ * iteration's queue entry until the exit's CAS retargets it. */
+static struct ir_node *exit_enable(struct lower_ctx *c, struct src_loc loc)
+{
+	struct ir_node *cn = ir_append(c->p, c->lane, PRISM_OP_SEND_ENABLE, IR_ROLE_EXIT);
+
+	if (!cn)
+		return NULL;
+	cn->we_obj = ir_v(IR_V_QPN, c->lane, 0);
+	cn->what = "loop exit / next iteration";
+	cn->loc = loc;
+	cn->loop = c->loop->id;
+	cn->iter = (int)c->loop->iter;
+	return cn;
+}
+
 static bool exit_point(struct lower_ctx *c, const struct ast_expr *lhs, const struct ast_expr *rhs,
                        struct src_loc loc, const struct lguard_rec *via)
 {
@@ -164,15 +180,10 @@ static bool exit_point(struct lower_ctx *c, const struct ast_expr *lhs, const st
 		            EXIT_MAX_BYTES);
 		return false;
 	}
-	struct ir_node *cn = ir_append(p, c->lane, PRISM_OP_SEND_ENABLE, IR_ROLE_EXIT);
+	struct ir_node *cn = exit_enable(c, loc);
 	if (!cn)
 		return false;
 	int cid = cn->id;
-	cn->we_obj = ir_v(IR_V_QPN, c->lane, 0);
-	cn->what = "loop exit / next iteration";
-	cn->loc = loc;
-	cn->loop = l->id;
-	cn->iter = (int)l->iter;
 
 	struct lval ta, cb;
 	uint32_t at = 0; /* where the operand sits in the reserved bytes */
@@ -278,15 +289,10 @@ static bool exit_order(struct lower_ctx *c, struct lcond cd, struct src_loc loc)
 	want ^= t.flip;
 	if (!snapshot(c))
 		return false;
-	struct ir_node *cn = ir_append(p, c->lane, PRISM_OP_SEND_ENABLE, IR_ROLE_EXIT);
+	struct ir_node *cn = exit_enable(c, loc);
 	if (!cn)
 		return false;
 	int cid = cn->id;
-	cn->we_obj = ir_v(IR_V_QPN, c->lane, 0);
-	cn->what = "loop exit / next iteration";
-	cn->loc = loc;
-	cn->loop = l->id;
-	cn->iter = (int)l->iter;
 	struct ir_node *rd = ir_append(p, c->lane, PRISM_OP_RDMA_READ, IR_ROLE_GUARD);
 	if (!rd)
 		return false;

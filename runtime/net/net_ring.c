@@ -105,12 +105,22 @@ static void bind_side(struct net_ring *r)
 	r->rx_data = r->map + NET_RING_CTL_BYTES + (size_t)rx * r->size;
 }
 
-static struct net_ring *ring_new(int sock, uint32_t size)
+/* A ring end of @size over @sock, nothing mapped yet; on failure @sock is
+ * closed and @diag says why. */
+static int ring_new(int sock, uint32_t size, struct net_ring **out, struct diag_report *diag)
 {
-	struct net_ring *r = calloc(1, sizeof(*r));
+	struct net_ring *r;
 
-	if (!r)
-		return NULL;
+	if (!geometry_ok(size)) {
+		close(sock);
+		return diag_report_set(diag, -EINVAL, "ring: size %u (a power of two in [%u, %u])",
+		                       size, NET_RING_MIN_SIZE, NET_RING_MAX_SIZE);
+	}
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		close(sock);
+		return diag_report_set(diag, -ENOMEM, "ring: out of memory");
+	}
 	r->sock = sock;
 	r->memfd = -1;
 	for (unsigned i = 0; i < NEFD; i++)
@@ -118,7 +128,8 @@ static struct net_ring *ring_new(int sock, uint32_t size)
 	r->size = size;
 	r->map = MAP_FAILED;
 	r->map_len = net_ring_shm_bytes(size);
-	return r;
+	*out = r;
+	return 0;
 }
 
 void net_ring_close(struct net_ring *r)
@@ -154,16 +165,9 @@ int net_ring_create(int sock, uint32_t size, struct net_ring **out, struct diag_
 	int rc;
 
 	*out = NULL;
-	if (!geometry_ok(size)) {
-		close(sock);
-		return diag_report_set(diag, -EINVAL, "ring: size %u (a power of two in [%u, %u])",
-		                       size, NET_RING_MIN_SIZE, NET_RING_MAX_SIZE);
-	}
-	r = ring_new(sock, size);
-	if (!r) {
-		close(sock);
-		return diag_report_set(diag, -ENOMEM, "ring: out of memory");
-	}
+	rc = ring_new(sock, size, &r, diag);
+	if (rc)
+		return rc;
 	r->memfd = memfd_create("prism-ring", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (r->memfd < 0 || ftruncate(r->memfd, (off_t)r->map_len) ||
 	    fcntl(r->memfd, F_ADD_SEALS, SEALS)) {
@@ -347,16 +351,9 @@ int net_ring_recv(int sock, uint32_t size, int timeout_ms, struct net_ring **out
 	int rc;
 
 	*out = NULL;
-	if (!geometry_ok(size)) {
-		close(sock);
-		return diag_report_set(diag, -EINVAL, "ring: size %u (a power of two in [%u, %u])",
-		                       size, NET_RING_MIN_SIZE, NET_RING_MAX_SIZE);
-	}
-	r = ring_new(sock, size);
-	if (!r) {
-		close(sock);
-		return diag_report_set(diag, -ENOMEM, "ring: out of memory");
-	}
+	rc = ring_new(sock, size, &r, diag);
+	if (rc)
+		return rc;
 	r->side = 1;
 	rc = recv_fds(r, timeout_ms, diag);
 	if (rc) {

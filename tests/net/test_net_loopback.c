@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "tests/net/net_peer.h"
+#include "tests/support/masked_atomic.h"
 
 #define WAIT_MS 10000
 #define MEM     (1u << 21)
@@ -124,39 +125,15 @@ static void post_masked(struct np_qp *q, uint8_t opcode, unsigned size, uint64_t
                         const uint8_t *smask, const uint8_t *cmask)
 {
 	struct prism_wqe w;
-	struct prism_atomic_seg *a = &w.atomic;
 
 	memset(&w, 0, sizeof(w));
 	w.ctrl.opcode = opcode;
-	w.ctrl.opmod = (uint8_t)PRISM_MASKED_OPMOD(size == 4    ? 2u
-	                                           : size == 8  ? 3u
-	                                           : size == 16 ? 4u
-	                                                        : 5u);
+	w.ctrl.opmod = masked_atomic_opmod(size);
 	w.ctrl.fm_ce_se = prism_fm_ce_se(PRISM_FENCE_NONE, PRISM_CE_CQ_UPDATE, false);
 	w.has_raddr = true;
 	w.raddr.raddr = raddr;
 	w.raddr.rkey = rkey;
-	w.has_atomic = true;
-	a->size = (uint8_t)size;
-	if (size <= 8) {
-		uint64_t v[4] = {0};
-		const uint8_t *src[4] = {swap, cmp, smask, cmask};
-
-		for (int k = 0; k < 4; k++)
-			for (unsigned i = 0; src[k] && i < size; i++)
-				v[k] = v[k] << 8 | src[k][i];
-		a->swap = v[0];
-		a->compare = v[1];
-		a->swap_mask = v[2];
-		a->compare_mask = v[3];
-	} else {
-		memcpy(a->swap_bytes, swap, size);
-		if (cmp)
-			memcpy(a->compare_bytes, cmp, size);
-		memcpy(a->swap_mask_bytes, smask, size);
-		if (cmask)
-			memcpy(a->compare_mask_bytes, cmask, size);
-	}
+	masked_atomic_fill(&w, size, swap, cmp, smask, cmask);
 	w.num_sge = 1;
 	w.sge[0] = (struct prism_sge){
 	    .byte_count = size, .lkey = q->lkey, .addr = (uintptr_t)q->mem + loff};

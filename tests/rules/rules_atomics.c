@@ -6,6 +6,7 @@
  * One body per rule, on every backend (rules.h).
  */
 #include "tests/rules/rules.h"
+#include "tests/support/masked_atomic.h"
 
 static void run_one(struct rx *x, struct prism_wqe *w)
 {
@@ -77,34 +78,12 @@ static void masked_run(struct rx *x, uint8_t opcode, unsigned size, const uint8_
                        const uint8_t *cmp, const uint8_t *smask, const uint8_t *cmask)
 {
 	struct prism_wqe w;
-	unsigned lg = size == 4 ? 2 : size == 8 ? 3 : size == 16 ? 4 : 5;
-	struct prism_atomic_seg *a = &w.atomic;
 	struct prism_cqe c;
 
 	hx_rw(&w, opcode, (uintptr_t)x->dst, x->dst_key, (uintptr_t)x->dst + 1024, x->dst_key, size,
 	      true);
-	w.ctrl.opmod = (uint8_t)PRISM_MASKED_OPMOD(lg);
-	w.has_atomic = true;
-	a->size = (uint8_t)size;
-	if (size <= 8) {
-		uint64_t v[4] = {0};
-		const uint8_t *src[4] = {swap, cmp, smask, cmask};
-
-		for (int k = 0; k < 4; k++)
-			for (unsigned i = 0; src[k] && i < size; i++)
-				v[k] = v[k] << 8 | src[k][i];
-		a->swap = v[0];
-		a->compare = v[1];
-		a->swap_mask = v[2];
-		a->compare_mask = v[3];
-	} else {
-		memcpy(a->swap_bytes, swap, size);
-		if (cmp)
-			memcpy(a->compare_bytes, cmp, size);
-		memcpy(a->swap_mask_bytes, smask, size);
-		if (cmask)
-			memcpy(a->compare_mask_bytes, cmask, size);
-	}
+	w.ctrl.opmod = masked_atomic_opmod(size);
+	masked_atomic_fill(&w, size, swap, cmp, smask, cmask);
 	run_one(x, &w);
 	c = rx_expect(x, &x->cq_a);
 	assert_int_equal(c.syndrome, 0);
