@@ -59,7 +59,9 @@ S=127.0.0.1:$port
 "$O/prism-memcslap" --servers="$S" --offload --no-load --keys=2000 --value-size=100 \
 	--execute-number=40000 >"$tmp/load.out" 2>&1 &
 load=$!
-sleep 1
+sleep 0.3
+# the crash must come while gets run, else this tests nothing
+kill -0 "$load" 2>/dev/null || { cat "$tmp/load.out"; echo "gets ended before the kill"; exit 1; }
 kill -9 "$mc"
 wait "$mc" 2>/dev/null || true
 echo "memcached: daemon mode: memcached (pid $mc) killed with SIGKILL during offloaded gets"
