@@ -5,8 +5,9 @@
  * Owns: the offload's state in the memcached process: the prism device and
  * server (software NICs run by the server's transport threads), the two
  * registered regions (slab memory, the shadow index), the index itself, the
- * quarantine of unlinked items and the prism_* stats.  memcached calls in through the hooks of
- * prism_mc.h; everything else of memcached is unchanged.
+ * quarantine of unlinked items and the prism_* stats.  memcached calls in
+ * through the hooks of prism_mc.h; everything else of memcached is
+ * unchanged.
  *
  * The index (memcached_get.prism) is a two-choice table of 16-byte slots:
  *
