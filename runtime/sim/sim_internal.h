@@ -255,6 +255,20 @@ struct sim_qp {
 
 /* ---- packets ------------------------------------------------------------ */
 
+#define SIM_PKT_SMALL 256u /* payload room of every packet */
+/* Every packet the device allocates sits in a box whose header names the
+ * outstanding entry it is lent to (sim_send_request), NULL otherwise; the
+ * payload room follows the packet (p + 1) as before. */
+struct sim_pkt_box {
+	struct sim_outst *lender;
+	/* A packet from another device (enqueue_async): 1 + the QPs this
+	 * device had created when it arrived; 0 for its own.  A QP created
+	 * after that is not its addressee, though it may have inherited the
+	 * addressee's number (sim_wire_rx drops it, as a NIC drops a packet
+	 * for a QP that does not exist when it arrives). */
+	uint64_t outside;
+	struct sim_pkt pkt;
+};
 /* A READ being served by a responder (line by line in chaos mode). */
 struct sim_readjob {
 	struct sim_pkt *resp; /* the response under construction */
@@ -325,11 +339,21 @@ struct sim_dev {
 	struct sim_qp *tx_held;     /* QPs whose txq holds refused packets */
 	struct sim_cq *ev_head;     /* CQs with a completion event (sim_cq_arm) */
 	struct sim_readjob *jobs;
+	/* Loopback fold (sim_wire.c): while a request from one of this
+	 * device's own QPs is served in VTIME mode (folding), a response due
+	 * at the request's own time is built in fold (sim_reply_alloc), never
+	 * queued, and taken by the requester in the same step (fold_taken). */
+	bool folding, fold_taken;
 	struct sim_pkt *pkt_free; /* free list (linked through the payload area) */
 	uint32_t npkt_free;
 	const struct sim_wire_ops *wire;
 	void *wire_ctx;
 	struct sim_fabric *fabric;
+	/* the folded response's packet (header, then its payload room) */
+	struct {
+		struct sim_pkt_box box;
+		uint8_t room[SIM_PKT_SMALL];
+	} fold;
 	/* results */
 	struct sim_stats st;
 	bool has_hazard;
@@ -593,7 +617,6 @@ void sim_readjobs_free(struct sim_dev *dev);
  * without dev->lock) and go back to the list of the device that frees them
  * (NULL: free()).  A packet may be freed by another device than the one
  * that allocated it (fabric).  The list's fast paths are inline below. */
-#define SIM_PKT_SMALL     256u                           /* payload room of every packet */
 #define SIM_PKT_HDR_BYTES offsetof(struct sim_pkt, swap) /* header before the atomic operands */
 #define SIM_PKT_POOL_MAX  4096u
 #if defined(__SANITIZE_ADDRESS__)
@@ -611,19 +634,6 @@ void sim_readjobs_free(struct sim_dev *dev);
 #define sim_pkt_pool_poison(p)   ((void)(p))
 #define sim_pkt_pool_unpoison(p) ((void)(p))
 #endif
-/* Every packet the device allocates sits in a box whose header names the
- * outstanding entry it is lent to (sim_send_request), NULL otherwise; the
- * payload room follows the packet (p + 1) as before. */
-struct sim_pkt_box {
-	struct sim_outst *lender;
-	/* A packet from another device (enqueue_async): 1 + the QPs this
-	 * device had created when it arrived; 0 for its own.  A QP created
-	 * after that is not its addressee, though it may have inherited the
-	 * addressee's number (sim_wire_rx drops it, as a NIC drops a packet
-	 * for a QP that does not exist when it arrives). */
-	uint64_t outside;
-	struct sim_pkt pkt;
-};
 static inline struct sim_pkt_box *sim_pkt_box(struct sim_pkt *p)
 {
 	return (struct sim_pkt_box *)(void *)((char *)p - offsetof(struct sim_pkt_box, pkt));
@@ -652,6 +662,27 @@ static inline struct sim_pkt *sim_pkt_alloc(struct sim_dev *dev, uint32_t payloa
 	memset(p, 0, SIM_PKT_HDR_BYTES);
 	p->payload_len = payload_len;
 	p->payload = payload_len ? (uint8_t *)(p + 1) : NULL;
+	return p;
+}
+/* The packet of @qp's response to @req (@payload_len bytes), to be sent at
+ * once: the device's fold packet when @req is a loopback request being
+ * served in VTIME mode and the response is due at its time (@qp sent
+ * nothing later: sim_wire_xmit keeps one QP's packets in order), else one
+ * from the free list. */
+static inline struct sim_pkt *sim_reply_alloc(struct sim_qp *qp, const struct sim_pkt *req,
+                                              uint32_t payload_len)
+{
+	struct sim_dev *dev = qp->dev;
+	struct sim_pkt *p;
+
+	if (!dev->folding || dev->fold_taken || qp->last_tx_t > req->t ||
+	    payload_len > SIM_PKT_SMALL)
+		return sim_pkt_alloc(dev, payload_len);
+	dev->fold_taken = true;
+	p = &dev->fold.box.pkt;
+	memset(p, 0, SIM_PKT_HDR_BYTES);
+	p->payload_len = payload_len;
+	p->payload = payload_len ? dev->fold.room : NULL;
 	return p;
 }
 static inline void sim_pkt_free(struct sim_dev *dev, struct sim_pkt *p)
