@@ -244,7 +244,7 @@ void sim_sq_step(struct sim_qp *qp, sim_time_t start)
 	x.f = f;
 	x.w = &f->w;
 	x.start = start;
-	sim_advance_now(dev, start);
+	/* dev->now moves to the WQE's end below (nothing here reads it) */
 
 	if (sim_sq_hazard_check(qp, f, start))
 		synd = PRISM_SYND_LOCAL_QP_OP_ERR;

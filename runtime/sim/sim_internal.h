@@ -737,8 +737,9 @@ static inline struct sim_pkt *sim_pktq_pop(struct sim_pktq *q)
 	return q->front++->p;
 }
 void sim_pktq_free(struct sim_pktq *q);
-/* Sends @p (takes ownership): loopback into the inbox, or the transport. */
-int sim_wire_xmit(struct sim_dev *dev, struct sim_pkt *p);
+/* Sends @p (takes ownership), from @src (p->src_qpn): loopback into the
+ * inbox, or the transport. */
+int sim_wire_xmit(struct sim_qp *src, struct sim_pkt *p);
 /* Processes one inbound packet. */
 void sim_wire_rx(struct sim_dev *dev, struct sim_pkt *p);
 void sim_inbox_drain_async(struct sim_dev *dev);

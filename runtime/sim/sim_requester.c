@@ -126,7 +126,7 @@ int sim_send_request(struct sim_qp *qp, struct sim_outst *os, struct sim_pkt *p)
 			}
 		}
 	}
-	if (sim_wire_xmit(qp->dev, p) < 0) {
+	if (sim_wire_xmit(qp, p) < 0) {
 		if (os->req_lent) { /* the wire freed it (its box is reset on reuse) */
 			os->req = NULL;
 			os->req_lent = false;
@@ -254,7 +254,7 @@ void sim_requester_rnr_resend(struct sim_qp *qp)
 		if (!p)
 			continue;
 		p->t = sq->t;
-		if (sim_wire_xmit(qp->dev, p) < 0) {
+		if (sim_wire_xmit(qp, p) < 0) {
 			o->done = true;
 			o->syndrome = PRISM_SYND_TRANSPORT_RETRY_EXC_ERR;
 			o->done_at = sq->t;

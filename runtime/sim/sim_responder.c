@@ -40,7 +40,7 @@ static void respond(struct sim_qp *qp, const struct sim_pkt *req, enum sim_pkt_k
 	p->opcode = req->opcode;
 	if (p->t < req->t)
 		p->t = req->t;
-	sim_wire_xmit(qp->dev, p);
+	sim_wire_xmit(qp, p);
 }
 
 static void resp_cqe(struct sim_qp *qp, uint8_t op, uint8_t synd, uint32_t counter,
@@ -260,7 +260,7 @@ bool sim_readjob_step(struct sim_dev *dev, struct sim_readjob *j)
 	if (j->done < j->nlines)
 		return false;
 	j->resp->t = j->t;
-	sim_wire_xmit(dev, j->resp);
+	sim_wire_xmit(qp, j->resp);
 	j->resp = NULL;
 	return true;
 }

@@ -238,33 +238,28 @@ static int txq_hold(struct sim_dev *dev, struct sim_qp *qp, struct sim_pkt *p)
 
 /* Hands @p to the transport.  Back-pressure (-EAGAIN) is per QP: the
  * refused packet waits in its source QP's queue, in order, and other QPs
- * keep sending.  A packet with no source QP left is dropped when refused. */
+ * keep sending. */
 static int wire_send(struct sim_dev *dev, struct sim_qp *src, struct sim_pkt *p)
 {
 	int rc;
 
-	if (src && (src->txq.n || src->tx_overflow)) /* order behind refused packets */
+	if (src->txq.n || src->tx_overflow) /* order behind refused packets */
 		return txq_hold(dev, src, p);
 	rc = dev->wire->xmit(dev->wire_ctx, p);
-	if (rc == -EAGAIN && src)
-		return txq_hold(dev, src, p);
 	if (rc == -EAGAIN)
-		dev->st.tx_dropped++;
+		return txq_hold(dev, src, p);
 	sim_pkt_free(dev, p);
-	return rc < 0 && rc != -EAGAIN ? rc : 0;
+	return rc < 0 ? rc : 0;
 }
 
-int sim_wire_xmit(struct sim_dev *dev, struct sim_pkt *p)
+int sim_wire_xmit(struct sim_qp *src, struct sim_pkt *p)
 {
-	struct sim_qp *src = sim_qp_by_num(dev, p->src_qpn);
-	struct sim_dev *peer;
+	struct sim_dev *dev = src->dev, *peer;
 	int rc;
 
-	if (src) {
-		if (p->t < src->last_tx_t)
-			p->t = src->last_tx_t;
-		src->last_tx_t = p->t;
-	}
+	if (p->t < src->last_tx_t)
+		p->t = src->last_tx_t;
+	src->last_tx_t = p->t;
 	dev->st.pkts++;
 	if (dev->obs.event) {
 		/* out of line: only with an observer */
