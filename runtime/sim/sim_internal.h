@@ -97,8 +97,10 @@ struct sim_fetched {
 	sim_time_t fetched_at;
 	uint64_t wseq;                        /* dev->wseq at fetch time */
 	const struct prism_opcode_info *info; /* of w.ctrl.opcode (decoded only) */
-	uint8_t bytes[PRISM_WQE_MAX_BB * PRISM_WQE_BB];
-	struct prism_wqe w;
+	/* each on its own cache lines: a one-BB WQE's copy is one line, and
+	 * the decode writes the fewest lines of w */
+	uint8_t bytes[PRISM_WQE_MAX_BB * PRISM_WQE_BB] __attribute__((aligned(SIM_CACHE_LINE)));
+	struct prism_wqe w __attribute__((aligned(SIM_CACHE_LINE)));
 };
 
 /* An executed WQE that has not completed yet (completions are in order). */

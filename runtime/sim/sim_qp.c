@@ -79,12 +79,13 @@ int sim_qp_create(struct sim_dev *dev, const struct sim_qp_attr *attr, struct si
 	qp->sq.nbb = attr->sq_bbs;
 	qp->sq.pf_cap = dev->o.prefetch_bbs < attr->sq_bbs ? dev->o.prefetch_bbs : attr->sq_bbs;
 	qp->sq.pf_max_bbs = qp->sq.pf_cap;
-	qp->sq.pf = calloc(qp->sq.pf_cap, sizeof(*qp->sq.pf));
+	qp->sq.pf = aligned_alloc(SIM_CACHE_LINE, qp->sq.pf_cap * sizeof(*qp->sq.pf));
 	qp->sq.os_cap = attr->sq_bbs < 16 ? 16 : attr->sq_bbs;
 	qp->sq.os = calloc(qp->sq.os_cap, sizeof(*qp->sq.os));
 	qp->sq.bbs = calloc(attr->sq_bbs, sizeof(*qp->sq.bbs));
 	if (!qp->buf || !qp->dbrec || !qp->sq.pf || !qp->sq.os || !qp->sq.bbs)
 		goto fail;
+	memset(qp->sq.pf, 0, qp->sq.pf_cap * sizeof(*qp->sq.pf));
 	if (!qp->ext_mem) {
 		memset(qp->buf, 0, qp->buf_len);
 		memset((void *)qp->dbrec, 0, 64);
