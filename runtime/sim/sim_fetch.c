@@ -44,9 +44,12 @@ static inline void wqe_copy(const struct sim_sq *sq, uint32_t ctr, unsigned nbb,
 		ring_copy(sq, ctr, dst, len);
 }
 
+/* FETCH, with the WQE decoded for the observer (out of line: only with
+ * one; the engine itself decodes a WQE when it becomes the head). */
 static __attribute__((noinline)) void emit_fetch(struct sim_qp *qp, const struct sim_fetched *f,
                                                  sim_time_t t)
 {
+	struct prism_wqe w;
 	struct sim_event ev = {
 	    .kind = SIM_EV_FETCH,
 	    .t = t,
@@ -56,7 +59,7 @@ static __attribute__((noinline)) void emit_fetch(struct sim_qp *qp, const struct
 	    .opcode = f->bytes[3],
 	    .order = f->order,
 	    .bytes = f->len,
-	    .wqe = f->decode_rc < 0 ? NULL : &f->w,
+	    .wqe = prism_wqe_decode(f->bytes, f->len, &w, NULL) < 0 ? NULL : &w,
 	};
 
 	sim_emit(qp->dev, &ev);
@@ -96,8 +99,6 @@ void sim_sq_fetch_upto(struct sim_qp *qp, sim_time_t t, enum sim_order first_ord
 		f->nbb = (uint16_t)nbb;
 		f->len = (uint16_t)len;
 		wqe_copy(sq, fetch, nbb, f->bytes, len);
-		f->decode_rc = prism_wqe_decode(f->bytes, len, &f->w, NULL);
-		f->info = f->decode_rc < 0 ? NULL : dev->op_info[f->w.ctrl.opcode];
 		f->order = order;
 		order = rest;
 		f->fetched_at = t;
@@ -122,8 +123,10 @@ void sim_sq_fetch_upto(struct sim_qp *qp, sim_time_t t, enum sim_order first_ord
 	sq->fetch = fetch;
 	sq->pf_cnt = cnt;
 	/* an idle queue may have been parked: it has a head WQE now */
-	if (was_empty && cnt)
+	if (was_empty && cnt) {
+		sim_sq_decode_head(qp);
 		sim_sched_wake(qp);
+	}
 }
 
 void sim_sq_drop_fetched(struct sim_qp *qp)

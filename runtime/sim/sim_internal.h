@@ -91,16 +91,22 @@ struct sim_fetched {
 	uint32_t counter;     /* absolute BB counter of the WQE's first BB */
 	uint16_t nbb;         /* BBs the WQE occupies (>= 1) */
 	uint16_t len;         /* bytes fetched: ds * 16, or 16 for a bad control segment */
-	int decode_rc;        /* < 0: the codec rejected the bytes */
 	enum sim_order order; /* how it was fetched */
 	bool hazard;          /* a racing write was reported while it waited */
 	sim_time_t fetched_at;
-	uint64_t wseq;                        /* dev->wseq at fetch time */
-	const struct prism_opcode_info *info; /* of w.ctrl.opcode (decoded only) */
-	/* each on its own cache lines: a one-BB WQE's copy is one line, and
-	 * the decode writes the fewest lines of w */
+	uint64_t wseq; /* dev->wseq at fetch time */
+	/* on its own cache lines: a one-BB WQE's copy is one line */
 	uint8_t bytes[PRISM_WQE_MAX_BB * PRISM_WQE_BB] __attribute__((aligned(SIM_CACHE_LINE)));
-	struct prism_wqe w __attribute__((aligned(SIM_CACHE_LINE)));
+};
+
+/* The head WQE of a send queue decoded (by the codec, from its fetched
+ * copy, when it becomes the head: sim_sq_decode_head).  Only the head is
+ * ever evaluated or executed, so one per queue, where every readiness
+ * check and the step find it in cache. */
+struct sim_decoded {
+	int rc;                               /* < 0: the codec rejected the bytes */
+	const struct prism_opcode_info *info; /* of w.ctrl.opcode (rc >= 0 only) */
+	struct prism_wqe w;
 };
 
 /* An executed WQE that has not completed yet (completions are in order). */
@@ -150,9 +156,10 @@ struct sim_sq {
 	uint32_t en;    /* managed: enabled limit (SEND_EN) */
 	uint32_t fetch; /* next BB counter to fetch */
 	uint32_t head;  /* next BB counter to execute */
-	/* prefetch ring */
+	/* prefetch ring; hd: pf[pf_head] decoded, while pf_cnt */
 	struct sim_fetched *pf;
 	uint32_t pf_cap, pf_head, pf_cnt;
+	struct sim_decoded hd;
 	uint32_t pf_max_bbs;
 	/* outstanding ring */
 	struct sim_outst *os;
@@ -456,6 +463,18 @@ void sim_qp_destroy_all(struct sim_dev *dev);
  * case right after a step); otherwise sim_sq_fetch_upto copies and decodes
  * up to @limit (the value sim_qp_sq_limit just returned). */
 void sim_sq_fetch_upto(struct sim_qp *qp, sim_time_t t, enum sim_order first_order, uint32_t limit);
+/* Decodes the head WQE's fetched copy into sq->hd: called whenever a
+ * fetched WQE becomes the head (fetched into an empty window, or the head
+ * before it executed).  The copy never changes once fetched, so this is the
+ * decode the fetch itself would have made. */
+static inline void sim_sq_decode_head(struct sim_qp *qp)
+{
+	struct sim_sq *sq = &qp->sq;
+	const struct sim_fetched *f = &sq->pf[sq->pf_head];
+
+	sq->hd.rc = prism_wqe_decode(f->bytes, f->len, &sq->hd.w, NULL);
+	sq->hd.info = sq->hd.rc < 0 ? NULL : qp->dev->op_info[sq->hd.w.ctrl.opcode];
+}
 /* Do the @len (<= @cap) bytes at @a and @b match?  Whole blocks of @cap
  * bytes are compared first with a fixed-size (inlined) compare: equal
  * there is equal over @len; otherwise the exact @len bytes decide. */
@@ -538,8 +557,9 @@ static inline int sim_sq_ready_plain(struct sim_qp *qp, sim_time_t *t)
 	if (!sq->pf_cnt)
 		return 0; /* nothing fetched */
 	f = &sq->pf[sq->pf_head];
-	if (sq->os_cnt == sq->os_cap || f->decode_rc < 0 ||
-	    (f->w.ctrl.fm_ce_se & PRISM_CTRL_FM_MASK) || f->w.ctrl.opcode == PRISM_OP_CQE_WAIT)
+	if (sq->os_cnt == sq->os_cap || sq->hd.rc < 0 ||
+	    (sq->hd.w.ctrl.fm_ce_se & PRISM_CTRL_FM_MASK) ||
+	    sq->hd.w.ctrl.opcode == PRISM_OP_CQE_WAIT)
 		return -1;
 	/* fetched, room in the outstanding ring, no fence, no WAIT */
 	sq->block = SIM_BLOCK_NONE;
