@@ -4,8 +4,9 @@
  *
  * Owns: when a send queue may fetch (RedN section 3.1: an unmanaged queue
  * once its doorbell rang, a managed queue as soon as an ENABLE executes),
- * the copy of a WQE's bytes into the NIC (decoded once, by the codec), and
- * the check at execute time that those bytes still match memory.  A
+ * the copy of a WQE's bytes into the NIC (decoded once, by the codec, when
+ * it becomes its queue's head: sim_sq_decode_head), and the check at
+ * execute time that those bytes still match memory.  A
  * mismatch is a hazard: the NIC executes the fetched (stale) copy, as
  * hardware does; the report names the queue, WQE, bytes and last writer.
  *
