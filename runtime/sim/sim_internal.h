@@ -36,6 +36,7 @@
 
 #define SIM_CACHE_LINE           64u
 #define SIM_DEFAULT_PREFETCH_BBS 16u
+#define SIM_WQE_MAX_BYTES        (PRISM_WQE_MAX_BB * PRISM_WQE_BB) /* a fetched copy's room */
 #define SIM_MAX_MSG              (1u << 30) /* largest message (mlx5 max_msg_sz is 1 GiB) */
 
 /* ---- memory regions ---------------------------------------------------- */
@@ -95,8 +96,9 @@ struct sim_fetched {
 	bool hazard;          /* a racing write was reported while it waited */
 	sim_time_t fetched_at;
 	uint64_t wseq; /* dev->wseq at fetch time */
-	/* on its own cache lines: a one-BB WQE's copy is one line */
-	uint8_t bytes[PRISM_WQE_MAX_BB * PRISM_WQE_BB] __attribute__((aligned(SIM_CACHE_LINE)));
+	/* the copy: this slot's row of sq->pf_bytes (PRISM_WQE_MAX_BB BBs,
+	 * line-aligned), apart from the slots, which stay in cache */
+	uint8_t *bytes;
 };
 
 /* The head WQE of a send queue decoded (by the codec, from its fetched
@@ -109,8 +111,9 @@ struct sim_decoded {
 	struct prism_wqe w;
 };
 
-/* An executed WQE that has not completed yet (completions are in order). */
-struct sim_outst {
+/* An executed WQE that has not completed yet (completions are in order).
+ * What every WQE writes is in its first cache line; entries are aligned. */
+struct __attribute__((aligned(SIM_CACHE_LINE))) sim_outst {
 	uint32_t counter;
 	uint32_t psn;
 	uint8_t opcode;
@@ -158,6 +161,7 @@ struct sim_sq {
 	uint32_t head;  /* next BB counter to execute */
 	/* prefetch ring; hd: pf[pf_head] decoded, while pf_cnt */
 	struct sim_fetched *pf;
+	uint8_t *pf_bytes;
 	uint32_t pf_cap, pf_head, pf_cnt;
 	struct sim_decoded hd;
 	uint32_t pf_max_bbs;
