@@ -106,10 +106,10 @@ void sim_sq_fetch_upto(struct sim_qp *qp, sim_time_t t, enum sim_order first_ord
 		f->wseq = dev->wseq;
 		f->hazard = false;
 		for (unsigned b = 0; b < nbb; b++) {
-			struct sim_bb_state *st = &sq->bbs[(fetch + b) & mask];
+			struct sim_bb_fetch *st = &sq->bbf[(fetch + b) & mask];
 
-			st->fetch_ctr = fetch;
-			st->fetch_t = t;
+			st->ctr = fetch;
+			st->t = t;
 			st->fetched = true;
 		}
 		fetch += nbb;
@@ -229,7 +229,7 @@ bool sim_sq_patch_race(struct sim_qp *qp, uint32_t b, uint32_t off, const uint8_
 {
 	struct sim_dev *dev = qp->dev;
 	struct sim_sq *sq = &qp->sq;
-	struct sim_bb_state *st = &sq->bbs[b];
+	const struct sim_bb_fetch *st = &sq->bbf[b];
 	uint32_t b0 = off / PRISM_WQE_BB, b1 = (off + len - 1) / PRISM_WQE_BB;
 	uint32_t lo = b == b0 ? off : b * PRISM_WQE_BB;
 	uint32_t hi = b == b1 ? off + len : (b + 1) * PRISM_WQE_BB;
@@ -242,12 +242,11 @@ bool sim_sq_patch_race(struct sim_qp *qp, uint32_t b, uint32_t off, const uint8_
 		hi--;
 	if (lo == hi)
 		return false; /* same bytes: nothing changes */
-	first = st->fetch_ctr & (sq->nbb - 1);
+	first = st->ctr & (sq->nbb - 1);
 	wqe_off = ((b - first) & (sq->nbb - 1)) * PRISM_WQE_BB;
-	f = fetched_at_counter(sq, st->fetch_ctr);
-	report(qp, st->fetch_ctr, sq->buf[first * PRISM_WQE_BB + 3],
-	       wqe_off + lo - b * PRISM_WQE_BB, wqe_off + hi - b * PRISM_WQE_BB, w, st->fetch_t, !f,
-	       t);
+	f = fetched_at_counter(sq, st->ctr);
+	report(qp, st->ctr, sq->buf[first * PRISM_WQE_BB + 3], wqe_off + lo - b * PRISM_WQE_BB,
+	       wqe_off + hi - b * PRISM_WQE_BB, w, st->t, !f, t);
 	if (f) {
 		f->hazard = true; /* the policy applies when it executes */
 	} else if (dev->o.hazard == SIM_HAZARD_FAIL) {
@@ -270,10 +269,9 @@ void sim_sq_emit_patch(struct sim_qp *qp, uint32_t off, uint32_t len, const stru
 	    .wqe_counter = w->wqe_counter,
 	    .opcode = w->opcode,
 	    .target_qpn = qp->qpn,
-	    .target_wqe_counter =
-	        sq->bbs[b0].fetched && fetched_at_counter(sq, sq->bbs[b0].fetch_ctr)
-	            ? sq->bbs[b0].fetch_ctr
-	            : sq->fetch + ((b0 - sq->fetch) & (sq->nbb - 1)),
+	    .target_wqe_counter = sq->bbf[b0].fetched && fetched_at_counter(sq, sq->bbf[b0].ctr)
+	                              ? sq->bbf[b0].ctr
+	                              : sq->fetch + ((b0 - sq->fetch) & (sq->nbb - 1)),
 	    .offset = off,
 	    .len = len,
 	    .writer = *w,

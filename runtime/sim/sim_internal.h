@@ -143,12 +143,15 @@ enum sim_block {
 	SIM_BLOCK_RNR,     /* waiting for the RNR timer, then retransmit */
 };
 
-/* Per 64-byte block of a send queue: last engine write, last fetch. */
+/* Per 64-byte block of a send queue: the last engine write (written by
+ * patches), and apart (16 bytes, written by every fetch) the last fetch. */
 struct sim_bb_state {
 	uint64_t wseq;       /* dev->wseq of the last engine write */
 	struct sim_writer w; /* its writer */
-	uint32_t fetch_ctr;  /* counter of the WQE last fetched over this block */
-	sim_time_t fetch_t;  /* when */
+};
+struct sim_bb_fetch {
+	sim_time_t t; /* when */
+	uint32_t ctr; /* counter of the WQE last fetched over this block */
 	bool fetched;
 };
 
@@ -170,6 +173,7 @@ struct sim_sq {
 	uint32_t os_cap, os_head, os_cnt;
 	/* per-BB last engine writer and last fetch */
 	struct sim_bb_state *bbs;
+	struct sim_bb_fetch *bbf;
 	/* processing unit */
 	sim_time_t t;     /* PU virtual time: next WQE starts no earlier */
 	sim_time_t dep_t; /* time the current WQE's dependency was satisfied */
@@ -529,7 +533,7 @@ static inline void sim_sq_patch(struct sim_qp *qp, uint32_t off, const uint8_t *
 
 		st->wseq = dev->wseq;
 		st->w = *w;
-		if (may_race && st->fetched && st->fetch_t > w->issued_at &&
+		if (may_race && sq->bbf[b].fetched && sq->bbf[b].t > w->issued_at &&
 		    sim_sq_patch_race(qp, b, off, src, len, w, t))
 			may_race = false; /* one report per patch */
 	}

@@ -37,6 +37,7 @@ static void qp_free(struct sim_qp *qp)
 	free(sq->pf_bytes);
 	free(sq->os);
 	free(sq->bbs);
+	free(sq->bbf);
 	if (!qp->ext_mem) {
 		free(qp->buf);
 		free((void *)qp->dbrec);
@@ -87,7 +88,9 @@ int sim_qp_create(struct sim_dev *dev, const struct sim_qp_attr *attr, struct si
 	if (qp->sq.os) /* qp_free reads it */
 		memset(qp->sq.os, 0, qp->sq.os_cap * sizeof(*qp->sq.os));
 	qp->sq.bbs = calloc(attr->sq_bbs, sizeof(*qp->sq.bbs));
-	if (!qp->buf || !qp->dbrec || !qp->sq.pf || !qp->sq.pf_bytes || !qp->sq.os || !qp->sq.bbs)
+	qp->sq.bbf = calloc(attr->sq_bbs, sizeof(*qp->sq.bbf));
+	if (!qp->buf || !qp->dbrec || !qp->sq.pf || !qp->sq.pf_bytes || !qp->sq.os || !qp->sq.bbs ||
+	    !qp->sq.bbf)
 		goto fail;
 	for (uint32_t i = 0; i < qp->sq.pf_cap; i++)
 		qp->sq.pf[i].bytes = qp->sq.pf_bytes + (size_t)i * SIM_WQE_MAX_BYTES;
