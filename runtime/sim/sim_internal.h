@@ -468,8 +468,9 @@ void sim_qp_destroy_all(struct sim_dev *dev);
 /* Fetches every WQE now allowed (up to the prefetch window): sim_sq_fetch
  * (inline, after sim_qp_sq_limit below) returns at once when the queue is
  * not RTS or nothing is posted / enabled past what was fetched (the common
- * case right after a step); otherwise sim_sq_fetch_upto copies and decodes
- * up to @limit (the value sim_qp_sq_limit just returned). */
+ * case right after a step); otherwise sim_sq_fetch_upto copies up to
+ * @limit (the value sim_qp_sq_limit just returned) and decodes the first
+ * WQE fetched into an empty window (the others when they become the head). */
 void sim_sq_fetch_upto(struct sim_qp *qp, sim_time_t t, enum sim_order first_order, uint32_t limit);
 /* Decodes the head WQE's fetched copy into sq->hd: called whenever a
  * fetched WQE becomes the head (fetched into an empty window, or the head
