@@ -28,8 +28,9 @@ static inline void outst_pop(struct sim_qp *qp)
 	if (o->rnr_able)
 		sq->rnr_outst--;
 	sim_outst_drop_req(qp->dev, o);
-	sq->os_head = sim_wrap(sq->os_head + 1, sq->os_cap);
-	sq->os_cnt--;
+	/* an empty ring starts over at entry 0: a queue whose WQEs complete
+	 * in their own step (ordering verbs) reuses one entry, in cache */
+	sq->os_head = --sq->os_cnt ? sim_wrap(sq->os_head + 1, sq->os_cap) : 0;
 }
 
 void sim_outst_pop(struct sim_qp *qp)
