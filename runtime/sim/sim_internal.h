@@ -37,7 +37,11 @@
 #define SIM_CACHE_LINE           64u
 #define SIM_DEFAULT_PREFETCH_BBS 16u
 #define SIM_WQE_MAX_BYTES        (PRISM_WQE_MAX_BB * PRISM_WQE_BB) /* a fetched copy's room */
-#define SIM_MAX_MSG              (1u << 30) /* largest message (mlx5 max_msg_sz is 1 GiB) */
+/* Rows of a queue's fetched copies (sim_sq.pf_bytes): one line more than
+ * the room, so that the first lines of the rows (all a one-BB WQE uses) do
+ * not all fall in the same few cache sets. */
+#define SIM_PF_ROW_BYTES (SIM_WQE_MAX_BYTES + SIM_CACHE_LINE)
+#define SIM_MAX_MSG      (1u << 30) /* largest message (mlx5 max_msg_sz is 1 GiB) */
 
 /* ---- memory regions ---------------------------------------------------- */
 

@@ -82,7 +82,7 @@ int sim_qp_create(struct sim_dev *dev, const struct sim_qp_attr *attr, struct si
 	qp->sq.pf_cap = dev->o.prefetch_bbs < attr->sq_bbs ? dev->o.prefetch_bbs : attr->sq_bbs;
 	qp->sq.pf_max_bbs = qp->sq.pf_cap;
 	qp->sq.pf = calloc(qp->sq.pf_cap, sizeof(*qp->sq.pf));
-	qp->sq.pf_bytes = aligned_alloc(SIM_CACHE_LINE, (size_t)qp->sq.pf_cap * SIM_WQE_MAX_BYTES);
+	qp->sq.pf_bytes = aligned_alloc(SIM_CACHE_LINE, (size_t)qp->sq.pf_cap * SIM_PF_ROW_BYTES);
 	qp->sq.os_cap = attr->sq_bbs < 16 ? 16 : attr->sq_bbs;
 	qp->sq.os = aligned_alloc(SIM_CACHE_LINE, qp->sq.os_cap * sizeof(*qp->sq.os));
 	if (qp->sq.os) /* qp_free reads it */
@@ -93,7 +93,7 @@ int sim_qp_create(struct sim_dev *dev, const struct sim_qp_attr *attr, struct si
 	    !qp->sq.bbf)
 		goto fail;
 	for (uint32_t i = 0; i < qp->sq.pf_cap; i++)
-		qp->sq.pf[i].bytes = qp->sq.pf_bytes + (size_t)i * SIM_WQE_MAX_BYTES;
+		qp->sq.pf[i].bytes = qp->sq.pf_bytes + (size_t)i * SIM_PF_ROW_BYTES;
 	if (!qp->ext_mem) {
 		memset(qp->buf, 0, qp->buf_len);
 		memset((void *)qp->dbrec, 0, 64);
