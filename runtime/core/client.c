@@ -173,6 +173,7 @@ static struct prism_client *client_new(struct prism_device *dev,
 	cl->dev = dev;
 	cl->net_fd = -1;
 	cl->timeout_ms = CORE_OPT(opts, timeout_ms, 5000);
+	cl->transport = CORE_OPT(opts, transport, PRISM_TRANSPORT_AUTO);
 	return cl;
 }
 
@@ -184,7 +185,7 @@ PRISM_API struct prism_client *prism_client__connect_local(struct prism_server *
 	struct core_hello h;
 	int err;
 
-	if ((err = CORE_OPTS_CHECK(opts, timeout_ms)))
+	if ((err = CORE_OPTS_CHECK(opts, transport)))
 		return core_fail_ptr(err);
 	if (!srv)
 		return core_fail_ptr(-EINVAL);
@@ -219,7 +220,7 @@ PRISM_API struct prism_client *prism_client__connect(struct prism_device *dev, c
 	struct core_hello h;
 	int err;
 
-	if ((err = CORE_OPTS_CHECK(opts, timeout_ms)))
+	if ((err = CORE_OPTS_CHECK(opts, transport)))
 		return core_fail_ptr(err);
 	if (!dev || !addr)
 		return core_fail_ptr(-EINVAL);
@@ -255,6 +256,13 @@ PRISM_API void prism_client__close(struct prism_client *cl)
 PRISM_API int prism_client__shard(const struct prism_client *cl)
 {
 	return cl ? (int)cl->shard : -EINVAL;
+}
+
+PRISM_API enum prism_transport prism_client__transport(const struct prism_client *cl)
+{
+	if (!cl || !cl->link)
+		return PRISM_TRANSPORT_AUTO;
+	return cl->on_ring ? PRISM_TRANSPORT_SHM : PRISM_TRANSPORT_TCP;
 }
 
 /* ---- metadata ----------------------------------------------------------- */

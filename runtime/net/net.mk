@@ -2,7 +2,8 @@
 # IB-framed packets over TCP, connection setup on port 18515, its tests,
 # fuzz target and benchmark.
 LIB_SRCS += runtime/net/net_frame.c runtime/net/net_oob.c runtime/net/net_sock.c \
-	runtime/net/net_accept.c runtime/net/net_watch.c runtime/net/net_ring.c
+	runtime/net/net_accept.c runtime/net/net_watch.c runtime/net/net_ring.c \
+	runtime/net/net_shm.c
 
 TESTS += net_frame
 net_frame_SRCS := tests/net/test_net_frame.c

@@ -32,6 +32,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define NFDS            5u /* memfd, then per side a data and a room eventfd */
@@ -506,10 +507,21 @@ void net_ring_drain(int fd)
 	(void)n; /* EAGAIN: nothing (the peer holds this eventfd too and may read it) */
 }
 
-int net_ring_wait(struct net_ring *r, int timeout_ms)
+void net_ring_poke(struct net_ring *r)
+{
+	notify(net_ring_fd(r));
+}
+
+int net_ring_sock(const struct net_ring *r)
+{
+	return r->sock;
+}
+
+int net_ring_wait(struct net_ring *r, int timeout_us)
 {
 	struct pollfd p[2] = {{.fd = net_ring_fd(r), .events = POLLIN},
 	                      {.fd = r->sock, .events = POLLRDHUP}};
+	struct timespec ts = {timeout_us / 1000000, (timeout_us % 1000000) * 1000L};
 	int n;
 
 	if (r->err)
@@ -517,7 +529,7 @@ int net_ring_wait(struct net_ring *r, int timeout_ms)
 	if (!net_ring_prepare_sleep(r))
 		return r->err ? r->err : 1;
 	do
-		n = poll(p, 2, timeout_ms);
+		n = ppoll(p, 2, timeout_us < 0 ? NULL : &ts, NULL);
 	while (n < 0 && errno == EINTR);
 	__atomic_store_n(r->rx_sleep, 0, __ATOMIC_RELAXED);
 	if (n < 0)
