@@ -12,6 +12,8 @@ net_oob_SRCS := tests/net/test_net_oob.c
 
 TESTS += net_ring
 net_ring_SRCS := tests/net/test_net_ring.c
+TESTS += net_shm
+net_shm_SRCS := tests/net/test_net_shm.c
 BENCHES += bench_ring
 bench_ring_SRCS := tests/net/bench_ring.c
 

@@ -310,7 +310,7 @@ int net_acceptor_start(struct net_listener *tcp, struct net_listener *local,
 	struct net_acceptor *a;
 	int rc;
 
-	if (!opts || !opts->on_connect || !out || (!tcp && !local))
+	if (!opts || !opts->on_connect || !out || (!tcp && !local && !ring))
 		return diag_report_set(diag, -EINVAL, "acceptor: no listener or no callback");
 	a = calloc(1, sizeof(*a));
 	if (!a)
