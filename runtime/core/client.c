@@ -514,16 +514,20 @@ static int step(struct prism_client *cl)
 }
 
 /*
- * Waiting on a polled link: the thread sleeps in poll(2) on its own socket,
- * so the answer wakes it directly (on two shared cores a busy-poll only
- * delays the server).
+ * Waiting on a polled link: the thread sleeps in poll(2) on its own socket
+ * or ring, so the answer wakes it directly (on two shared cores a busy-poll
+ * only delays the server).  Each wait that passes in silence doubles the
+ * next, up to NET_WAIT_MAX_US: an answer slower than NET_WAIT_US (a busy
+ * server) then costs one early wake-up or two, not one every 200 us; a
+ * packet (an RNR NAK among them) brings the RNR retry back to 200 us.
  */
-#define NET_WAIT_US 200
+#define NET_WAIT_US     200
+#define NET_WAIT_MAX_US 3200
 
 int core_client_wait(struct prism_client *cl, uint64_t k, int timeout_ms)
 {
 	uint64_t deadline = timeout_ms < 0 ? UINT64_MAX : mono_ms() + (uint64_t)timeout_ms;
-	unsigned spins = 0;
+	unsigned spins = 0, wait_us = NET_WAIT_US;
 
 	while (cl->answered <= k) {
 		int err = cl->error ? cl->error : step(cl);
@@ -539,7 +543,11 @@ int core_client_wait(struct prism_client *cl, uint64_t k, int timeout_ms)
 			 * that timed out is outside progress: a SEND parked on an
 			 * RNR NAK retries (the server re-armed before its packets
 			 * left).  A link gone is seen by the next step. */
-			core_client_net_wait(cl, NET_WAIT_US);
+			if (core_client_net_wait(cl, (int)wait_us) == 0)
+				wait_us =
+				    wait_us * 2 > NET_WAIT_MAX_US ? NET_WAIT_MAX_US : wait_us * 2;
+			else
+				wait_us = NET_WAIT_US;
 			core_client_net_kick(cl);
 			continue;
 		}
