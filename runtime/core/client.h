@@ -27,6 +27,7 @@ struct prism_client {
 	uint32_t conn_id;         /* in-process: our connection on that server (ids start at 1) */
 	struct net_link *link;    /* over TCP or a ring pair */
 	bool link_polled;         /* this thread reads the link's socket or ring */
+	unsigned net_wait_us;     /* the first wait of the next core_client_wait */
 	enum prism_transport transport; /* asked for (opts, PRISM_TRANSPORT) */
 	struct net_ring *ring;          /* fetched, until attached */
 	bool on_ring;                   /* the link is a ring pair */
