@@ -1,5 +1,6 @@
 # runtime/net/net.mk - the cross-process transport between software NICs:
-# IB-framed packets over TCP, connection setup on port 18515, its tests,
+# IB-framed packets over TCP or a shared-memory ring pair, connection setup on
+# port 18515, its tests,
 # fuzz target and benchmark.
 LIB_SRCS += runtime/net/net_frame.c runtime/net/net_oob.c runtime/net/net_sock.c \
 	runtime/net/net_accept.c runtime/net/net_watch.c runtime/net/net_ring.c \
