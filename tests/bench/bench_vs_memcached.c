@@ -158,12 +158,14 @@ static int write_all(int fd, const void *buf, size_t len)
 
 /* ---- the two servers ------------------------------------------------------ */
 
-/* The server's NIC threads: PRISM_BENCH_NIC_THREADS, else one per online
- * CPU (at most 4, memcached's default worker count). */
+/* The server's NIC threads: PRISM_BENCH_NIC_THREADS (1..4), else 4, as
+ * many as memcached's default worker threads (-t 4), so that both servers
+ * run as many threads: on a shared machine a process's CPU share follows
+ * its runnable threads. */
 static unsigned nic_threads(void)
 {
 	const char *e = getenv("PRISM_BENCH_NIC_THREADS");
-	long n = e ? strtol(e, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
+	long n = e ? strtol(e, NULL, 10) : 4;
 
 	return n < 1 ? 1u : n > 4 ? 4u : (unsigned)n;
 }
@@ -178,7 +180,7 @@ static pid_t start_prism(uint16_t *port)
 		return -1;
 	pid = child_fork();
 	if (pid == 0) {
-		/* one NIC thread per core, as memcached runs a worker per core */
+		/* as many NIC threads as memcached runs workers */
 		PRISM_OPTS(prism_device_opts, dopt, .nic_threads = nic_threads());
 		struct prism_device *dev = prism_device__open("sim", &dopt);
 		struct prism_region *table =
