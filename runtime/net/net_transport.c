@@ -794,9 +794,11 @@ static void on_readable(struct net_link *l, bool gone, uint8_t *scratch, bool ma
 		}
 		return;
 	}
-	/* A ring left with bytes in it (budget spent, records split off
-	 * behind acknowledgements) set no sleep flag: no signal would come. */
-	if (l->ring && !l->dead && !l->polled && !l->rx_stalled)
+	/* Left before the ring was empty (budget spent, records split off
+	 * behind acknowledgements): no sleep flag was set.  Set it now if the
+	 * ring is empty (what was read waits in the link's buffer, delivered
+	 * this round), else no signal would come: wake this thread again. */
+	if (l->ring && !l->dead && !l->polled && !l->rx_stalled && !net_ring_prepare_sleep(l->ring))
 		net_ring_poke(l->ring);
 }
 
