@@ -190,7 +190,8 @@ int net_ring_fetch(const struct net_oob_ring *offer, uint32_t node, int timeout_
 	if (!n || n >= sizeof(sa.sun_path) - 1)
 		return diag_report_set(diag, -EINVAL, "ring socket name of %zu bytes", n);
 	memcpy(sa.sun_path + 1, offer->name, n);
-	s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	/* non-blocking: a full backlog is a refusal (-EAGAIN), not a wait */
+	s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (s < 0)
 		return diag_report_set(diag, -errno, "ring socket: %s", strerror(errno));
 	if (connect(s, (struct sockaddr *)&sa,
@@ -200,12 +201,10 @@ int net_ring_fetch(const struct net_oob_ring *offer, uint32_t node, int timeout_
 		return diag_report_set(diag, rc, "connect to ring socket %s: %s", offer->name,
 		                       strerror(-rc));
 	}
-	rc = net_sock_setup_local(s);
 	m.params.node = node;
 	m.params.flags = NET_OOB_F_RING;
 	m.params.ring = *offer;
-	if (!rc)
-		rc = net_oob_send(s, &m, timeout_ms, diag);
+	rc = net_oob_send(s, &m, timeout_ms, diag);
 	if (rc) {
 		close(s);
 		return rc;
