@@ -245,6 +245,26 @@ static void test_dnf_rejections(void **state)
 	            "                                                ^~~~~\n");
 }
 
+/* A region used by its name (which the reference reads) and a loop test
+ * that leaves whatever the operands are rejected at their positions with
+ * what to write instead. */
+static void test_region_name_and_constant_exit_rejections(void **state)
+{
+	(void)state;
+	expect_diag("counters[1].n = 5;", IR_PROFILE_RELAXED,
+	            "t.prism:4:3: error: region 'counters' is used by its name: the back end "
+	            "reaches a region only through a pointer (declare a parameter `p: *T in "
+	            "counters` and write `p`, `p.f` or `p[i]`)\n"
+	            "      counters[1].n = 5;\n"
+	            "      ^~~~~~~~\n");
+	expect_diag("while (c.n < 0) bound 2 { c.n = 1; }", IR_PROFILE_STRICT,
+	            "t.prism:4:10: error: this test leaves the loop whatever the operands "
+	            "(unsigned integers): remove the loop, or write the loop without the "
+	            "`break` or `return` it guards\n"
+	            "      while (c.n < 0) bound 2 { c.n = 1; }\n"
+	            "             ^~~~~~~\n");
+}
+
 /* What (d) leaves out, pinned with its position: 32-byte places. */
 static void test_cas_32_rejections(void **state)
 {
@@ -742,6 +762,7 @@ int main(void)
 	    cmocka_unit_test(test_dnf_strict_on_sim),
 	    cmocka_unit_test(test_dnf_rejections),
 	    cmocka_unit_test(test_cas_32_rejections),
+	    cmocka_unit_test(test_region_name_and_constant_exit_rejections),
 	    cmocka_unit_test(test_dnf_sequences),
 	    cmocka_unit_test(test_dnf_deeper_on_sim),
 	    cmocka_unit_test(test_cas_order_4_bytes_on_sim),
