@@ -559,6 +559,23 @@ static uint32_t put_request(const struct raw_client *c, uint8_t *msg)
 	return e->msg_size;
 }
 
+/* A request of @c's entry with parameter k = @vals[k] (a pointer as the
+ * absolute address the client library would compute, or any other), in
+ * every copy the entry carries.  Returns its size. */
+static uint32_t raw_request(const struct raw_client *c, const uint64_t *vals, uint8_t *msg)
+{
+	const struct core_entry_desc *e = &c->w.entries[0];
+
+	for (uint32_t k = 0; k < e->n_params; k++) {
+		const struct core_param_desc *d = &e->params[k];
+
+		for (uint32_t n = 0; n < d->copies; n++)
+			chainobj_put_uint(msg + d->msg_offset + (size_t)n * d->width, d->width,
+			                  (enum chainobj_order)d->order, vals[k]);
+	}
+	return e->msg_size;
+}
+
 static void wait_cursor(uint64_t want)
 {
 	for (int i = 0; i < 5000 && cursor() != want; i++)
@@ -714,7 +731,7 @@ static void assert_link_closed(int fd)
  * so the record fails the attacker's link; nothing reaches either queue. */
 static void test_records_for_other_queues(void **state)
 {
-	uint8_t before[256], junk[64], msg[64] = {0};
+	uint8_t before[256], junk[64], msg[CHAINOBJ_MAX_MSG] = {0};
 	uint64_t tag_before;
 	struct core_inst *in;
 	uint8_t *ring;
@@ -758,13 +775,9 @@ static void test_records_for_other_queues(void **state)
 		assert_int_equal(raw_setup(&a, &S.raw, S.port, "publish", &fd), 0);
 		/* a request that would publish a tag newer than any the honest
 		 * client uses, were it taken */
-		const struct core_entry_desc *e = &a.w.entries[0];
 		const uint64_t vals[2] = {(uintptr_t)meta_word(SLOT), 0x7fffffff00000040ull};
 
-		for (uint32_t k = 0; k < e->n_params && k < 2; k++)
-			chainobj_put_uint(msg + e->params[k].msg_offset, e->params[k].width,
-			                  (enum chainobj_order)e->params[k].order, vals[k]);
-		pkts[0].payload_len = e->msg_size;
+		pkts[0].payload_len = raw_request(&a, vals, msg);
 		assert_int_equal(raw_inject(fd, &pkts[i]), 0);
 		assert_link_closed(fd);
 		close(fd);
@@ -875,6 +888,50 @@ static void test_batch_of_puts(void **state)
 		assert_int_equal(object_version(before + 8 * (uint64_t)i), 200 + (uint64_t)i);
 	assert_int_equal(cursor(), before + 24);
 	prism_client__close(cl);
+	honest_served();
+}
+
+/* Pointer arguments the client library would refuse, sent raw: into a
+ * region no program declares, into a declared region other than the
+ * parameter's, just before and past the parameter's region, across its
+ * end, misaligned for the atomic.  The pointer's region key bounds the
+ * access on the NIC and a misaligned atomic is an invalid request
+ * (docs/language.md, "Memory"): each request fails its connection and no
+ * byte of any region changes. */
+static void test_pointer_arguments_outside_their_region(void **state)
+{
+	const uint64_t meta = (uintptr_t)prism_region__addr(S.meta);
+	const uint64_t size = prism_region__size(S.meta);
+	const uint64_t bad[] = {
+	    (uintptr_t)prism_region__addr(S.secret),
+	    (uintptr_t)prism_region__addr(S.objects) + 8,
+	    meta - 8,
+	    meta + size,
+	    meta + size - 4,
+	    meta + size - 12, /* misaligned; zeros there: the tag is greater, the swap runs */
+	};
+	struct snapshot sn;
+
+	(void)state;
+	honest_served();
+	snapshot_take(&sn);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		uint8_t msg[CHAINOBJ_MAX_MSG] = {0};
+		struct raw_client a;
+		struct prism_cqe e;
+
+		connect_raw(&a, "publish");
+		const uint64_t vals[2] = {bad[i], 0x7fffffff00000040ull};
+
+		assert_int_equal(raw_send(&a, PRISM_OP_SEND, msg, raw_request(&a, vals, msg), &e),
+		                 0);
+		/* taken, or the server failed the connection before it acknowledged */
+		if (e.opcode != PRISM_CQE_REQ)
+			assert_int_equal(e.syndrome, PRISM_SYND_TRANSPORT_RETRY_EXC_ERR);
+		wait_reaped(); /* the server tore the connection down */
+		raw_close(&a);
+	}
+	snapshot_check(&sn);
 	honest_served();
 }
 
@@ -1005,6 +1062,7 @@ int main(void)
 	    cmocka_unit_test(test_records_for_other_queues),
 	    cmocka_unit_test(test_replayed_and_early_psns),
 	    cmocka_unit_test(test_hello_for_missing_program),
+	    cmocka_unit_test(test_pointer_arguments_outside_their_region),
 	    cmocka_unit_test(test_batch_of_puts),
 	    cmocka_unit_test(test_ungated_object_refused),
 	    cmocka_unit_test(test_welcome_publishes_no_keys),
