@@ -15,6 +15,7 @@
  * construct that is wrong; later uses of a broken value stay silent.
  */
 #include "compiler/check.h"
+#include "chain/chainobj.h"
 #include "util/array.h"
 
 #include <stdlib.h>
@@ -407,6 +408,11 @@ static void check_region(struct check_ctx *c, struct ast_region *r)
 			r->size = n;
 		}
 	}
+	/* the chain object records a region's size, and takes at most 1 TiB */
+	if (r->size > CHAINOBJ_MAX_REGION_SIZE)
+		diag_error(c->d, r->size_expr ? r->size_expr->loc : r->loc,
+		           "region '%s' is %llu bytes; a region holds at most 1 TiB", r->name,
+		           (unsigned long long)r->size);
 }
 
 static void check_freelist(struct check_ctx *c, struct ast_freelist *f)
