@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "compiler/lower.h"
+#include "chain/chainobj.h"
 
 void lower_error(struct lower_ctx *c, struct src_loc loc, const char *fmt, ...)
 {
@@ -439,6 +440,14 @@ static bool layout_payload(struct lower_ctx *c)
 			return false;
 		}
 		off += bytes;
+		if (off > CHAINOBJ_MAX_MSG) {
+			lower_error(
+			    c, param_loc(c, pi),
+			    "the request needs %u bytes up to parameter '%s' (with the copies "
+			    "its uses need); a client SEND carries at most %u",
+			    off, p->params[pi].name, CHAINOBJ_MAX_MSG);
+			return false;
+		}
 	}
 	memcpy(p->recv, sorted, n * sizeof(sorted[0]));
 	p->n_recv = n;

@@ -265,6 +265,34 @@ static void test_region_name_and_constant_exit_rejections(void **state)
 	            "             ^~~~~~~\n");
 }
 
+/* Limits of the chain object, reported where the program exceeds them (they
+ * were the loader's structural errors, at the offload): the request's size
+ * at the parameter that passes 4096 bytes, the 65th region at its
+ * declaration. */
+static void test_object_limits_at_their_declaration(void **state)
+{
+	static const char *big_msg = "region m: u8[8192] writable;\n"
+	                             "offload f(d: u8[4096], p: *u8[4096] in m) { *p = d; }\n";
+	char src[4096], *diag = NULL;
+	size_t n = 0;
+
+	(void)state;
+	assert_null(be_compile(big_msg, NULL, IR_PROFILE_RELAXED, &diag));
+	assert_non_null(diag);
+	assert_non_null(strstr(diag, "t.prism:2:24: error: the request needs"));
+	assert_non_null(strstr(diag, "a client SEND carries at most 4096\n"));
+	free(diag);
+	for (int i = 0; i < 65; i++)
+		n += (size_t)snprintf(src + n, sizeof(src) - n, "region r%d: u8[8] writable;\n", i);
+	snprintf(src + n, sizeof(src) - n, "offload f(p: *u8[8] in r0) -> u8[8] { return *p; }\n");
+	diag = NULL;
+	assert_null(be_compile(src, NULL, IR_PROFILE_RELAXED, &diag));
+	assert_non_null(diag);
+	assert_non_null(strstr(diag, "t.prism:65:8: error: more than 64 regions and free lists "
+	                             "(a chain object holds at most 64)\n"));
+	free(diag);
+}
+
 /* What (d) leaves out, pinned with its position: 32-byte places. */
 static void test_cas_32_rejections(void **state)
 {
@@ -763,6 +791,7 @@ int main(void)
 	    cmocka_unit_test(test_dnf_rejections),
 	    cmocka_unit_test(test_cas_32_rejections),
 	    cmocka_unit_test(test_region_name_and_constant_exit_rejections),
+	    cmocka_unit_test(test_object_limits_at_their_declaration),
 	    cmocka_unit_test(test_dnf_sequences),
 	    cmocka_unit_test(test_dnf_deeper_on_sim),
 	    cmocka_unit_test(test_cas_order_4_bytes_on_sim),
