@@ -101,6 +101,13 @@ static bool lower_parallel(struct lower_ctx *c, const struct ast_stmt *s)
 	}
 	c->lane = saved;
 	c->in_parallel = false;
+	if (ok && c->p->n_queues > CHAINOBJ_MAX_QUEUES) {
+		lower_error(c, s->loc,
+		            "with these lanes the program needs %u queues; a chain object holds at "
+		            "most %u (fewer lanes)",
+		            c->p->n_queues, CHAINOBJ_MAX_QUEUES);
+		return false;
+	}
 	/* responses produced inside the lanes are enabled after the join */
 	for (unsigned i = 0; i < c->n_deferred; i++)
 		lower_anchor(c, c->deferred[i]);

@@ -266,9 +266,9 @@ static void test_region_name_and_constant_exit_rejections(void **state)
 }
 
 /* Limits of the chain object, reported where the program exceeds them (they
- * were the loader's structural errors, at the offload): the request's size
- * at the parameter that passes 4096 bytes, the 65th region at its
- * declaration. */
+ * were the loader's structural errors or the emitter's, at the offload): the
+ * request's size at the parameter that passes 4096 bytes, the 65th region at
+ * its declaration, the queues of too many lanes at the `parallel`. */
 static void test_object_limits_at_their_declaration(void **state)
 {
 	static const char *big_msg = "region m: u8[8192] writable;\n"
@@ -290,6 +290,19 @@ static void test_object_limits_at_their_declaration(void **state)
 	assert_non_null(diag);
 	assert_non_null(strstr(diag, "t.prism:65:8: error: more than 64 regions and free lists "
 	                             "(a chain object holds at most 64)\n"));
+	free(diag);
+	/* 70 lanes: 72 queues with ctl and conn, at the `parallel` */
+	n = (size_t)snprintf(src, sizeof(src),
+	                     "region m: u8[8] writable;\noffload f(p: *u8[8] in m) {\n  parallel ");
+	for (int i = 0; i < 70; i++)
+		n += (size_t)snprintf(src + n, sizeof(src) - n, "%s{ p[0] = %d; }", i ? " || " : "",
+		                      i);
+	snprintf(src + n, sizeof(src) - n, "\n}\n");
+	diag = NULL;
+	assert_null(be_compile(src, NULL, IR_PROFILE_RELAXED, &diag));
+	assert_non_null(diag);
+	assert_non_null(strstr(diag, "t.prism:3:3: error: with these lanes the program needs 72 "
+	                             "queues; a chain object holds at most 64 (fewer lanes)\n"));
 	free(diag);
 }
 
