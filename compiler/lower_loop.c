@@ -676,6 +676,7 @@ bool lower_while(struct lower_ctx *c, const struct ast_stmt *s)
 	const struct lcond *outer_arm = c->arm_cond;
 	if (!lower_guard_push(c, NULL, lower_dnf_top(c), s->loc))
 		return false;
+	l.body_depth = c->n_guards;
 	c->arm_cond = NULL;
 	c->loop = &l;
 	unsigned before = p->queues[c->lane].n;

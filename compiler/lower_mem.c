@@ -343,6 +343,8 @@ bool lower_value(struct lower_ctx *c, const struct ast_expr *e, struct lval *out
 			            l->name);
 			return false;
 		}
+		if (!lower_local_in_force(c, l, e->loc))
+			return false;
 		*out = c->env[l->index];
 		return true;
 	}

@@ -306,6 +306,60 @@ static void test_object_limits_at_their_declaration(void **state)
 	free(diag);
 }
 
+/* A local assigned in an `if` arm names the arm's value whether or not the
+ * arm ran (no WQE copies it), so reading it where the arm's condition may
+ * not hold was a miscompilation (the NIC used the last assignment lowered):
+ * rejected at the read (in the loop below: in the `else`, which saw the
+ * then-arm's value).  Where the other arm always returns, what follows
+ * runs only under this arm, so the loop of list_find's `find_break`
+ * (`if (..) { return ..; } p = p.next;`) still compiles. */
+static void test_conditional_local_rejected(void **state)
+{
+	static const char *const src[] = {
+	    "struct ctr { n: le64; nx: *ctr in counters; }\n"
+	    "region counters: ctr[16] writable;\n"
+	    "offload f(a: be16, b: be16, c: *ctr in counters) {\n"
+	    "  let p = c; if (a == b) { p = c.nx; } p.n = 1;\n}\n",
+	    "struct ctr { n: le64; nx: *ctr in counters; f: u8; }\n"
+	    "region counters: ctr[16] writable;\n"
+	    "offload f(c: *ctr in counters, q: *ctr in counters) {\n"
+	    "  let t = c;\n"
+	    "  while (t.n != 100) bound 3 { if (t.f == 1) { t = q; } else { t = t.nx; } }\n}\n",
+	};
+	static const char *const want[] = {
+	    "t.prism:4:40: error: 'p' is read where the condition of its assignment at line 4 "
+	    "may not hold",
+	    "t.prism:5:68: error: 't' is read where the condition of its assignment at line 5 "
+	    "may not hold",
+	};
+
+	(void)state;
+	for (int i = 0; i < 2; i++) {
+		char *diag = NULL;
+
+		assert_null(be_compile(src[i], NULL, IR_PROFILE_RELAXED, &diag));
+		assert_non_null(diag);
+		if (!strstr(diag, want[i]))
+			fprintf(stderr, "diagnostic was:\n%s", diag);
+		assert_non_null(strstr(diag, want[i]));
+		free(diag);
+	}
+	char *diag = NULL;
+	struct chainobj *o =
+	    be_compile("struct node { key: be64; next: *node in nodes; v: u8[8]; }\n"
+	               "region nodes: node[8] readonly;\n"
+	               "offload f(key: be64, head: *node in nodes) -> u8[8] {\n"
+	               "  let p = head;\n"
+	               "  while (p.next != head) bound 4 { if (p.key == key) { return p.v; } p = "
+	               "p.next; }\n}\n",
+	               NULL, IR_PROFILE_RELAXED, &diag);
+	if (!o)
+		fprintf(stderr, "%s", diag ? diag : "");
+	assert_non_null(o);
+	chainobj_free(o);
+	free(diag);
+}
+
 /* What (d) leaves out, pinned with its position: 32-byte places. */
 static void test_cas_32_rejections(void **state)
 {
@@ -805,6 +859,7 @@ int main(void)
 	    cmocka_unit_test(test_cas_32_rejections),
 	    cmocka_unit_test(test_region_name_and_constant_exit_rejections),
 	    cmocka_unit_test(test_object_limits_at_their_declaration),
+	    cmocka_unit_test(test_conditional_local_rejected),
 	    cmocka_unit_test(test_dnf_sequences),
 	    cmocka_unit_test(test_dnf_deeper_on_sim),
 	    cmocka_unit_test(test_cas_order_4_bytes_on_sim),
