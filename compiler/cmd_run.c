@@ -541,6 +541,10 @@ static int run_cmd(int argc, char **argv)
 	o.cost = "cx5";
 	o.cli = &cl;
 	cli_init(&cl, "prismc run", argc, argv, "", longopts, run_help);
+	if (run_err.json) {
+		cl.keep = run_err.first;
+		cl.keep_len = sizeof(run_err.first);
+	}
 	while ((ch = cli_next(&cl)) != -1) {
 		struct kv kv;
 

@@ -309,6 +309,7 @@ struct lower_ctx {
 	 * site per `return` written, however often it is lowered (unrolled loops,
 	 * statements copied into both arms) */
 	struct src_loc *sites;
+	unsigned sites_cap;
 	struct lsynth *synth;
 	/* each response of a value and where the value sits in what it WRITEs */
 	struct lresult {

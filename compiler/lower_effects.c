@@ -115,12 +115,10 @@ uint32_t lower_return_site(struct lower_ctx *c, struct src_loc loc)
 	for (unsigned i = 0; i < c->ret_sites; i++)
 		if (c->sites[i].line == loc.line && c->sites[i].col == loc.col)
 			return i + 1;
-	struct src_loc *ns = realloc(c->sites, (c->ret_sites + 1) * sizeof(*ns));
-	if (!ns) {
+	if (!ARRAY_RESERVE(c->sites, c->sites_cap, c->ret_sites + 1)) {
 		c->p->oom = true;
 		return 0;
 	}
-	c->sites = ns;
 	c->sites[c->ret_sites++] = loc;
 	return c->ret_sites;
 }

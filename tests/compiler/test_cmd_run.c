@@ -358,6 +358,10 @@ static void test_json_failures(void **state)
 	    {"--firmware=relaxed", "--region", "tabel=/dev/null", "no region 'tabel'",
 	     PRISMC_EXIT_USAGE},
 	    {"--reference", "--arg", "nokey=1", "no parameter 'nokey'", PRISMC_EXIT_USAGE},
+	    /* the option parser's own messages reach the JSON object too */
+	    {"--reference", "--bogus", "x", "unknown option '--bogus'", PRISMC_EXIT_USAGE},
+	    {"--reference", "--set", "nonsense", "expected REGION[+OFF]=TYPE:VALUE",
+	     PRISMC_EXIT_USAGE},
 	    /* a missing input file is a usage error, as for the program (prismc.md) */
 	    {"--reference", "--region", "table=/nonexistent/table.bin", "No such file",
 	     PRISMC_EXIT_USAGE},

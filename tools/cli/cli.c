@@ -121,6 +121,13 @@ int cli_next(struct cli *c)
 
 static void vmsg(const struct cli *c, const char *fmt, va_list ap)
 {
+	if (c->keep && c->keep_len && !c->keep[0]) {
+		va_list copy;
+
+		va_copy(copy, ap);
+		vsnprintf(c->keep, c->keep_len, fmt, copy);
+		va_end(copy);
+	}
 	fprintf(stderr, "%s: ", c->name);
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);

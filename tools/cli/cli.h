@@ -55,6 +55,10 @@ struct cli {
 	int longindex;  /* its entry in longopts, or -1 (spelled short) */
 	char shortopts[96];
 	struct option longopts[CLI_MAX_OPTS];
+	/* Optional, set by the tool after cli_init(): the first message is also
+	 * kept here (a tool that prints its failure as JSON), NUL-terminated. */
+	char *keep;
+	size_t keep_len;
 };
 
 /* The version every tool prints for --version (the Makefile's VERSION). */
