@@ -365,6 +365,8 @@ bool lower_recycle(struct lower_ctx *c, const struct ast_stmt *s)
 		lower_error(c, s->loc, "variable '%s' is used before it has a value", w.p->name);
 		return false;
 	}
+	if (!lower_local_in_force(c, w.p, s->loc))
+		return false;
 	struct lval p0 = c->env[w.p->index], xv;
 	if (!lower_value(c, w.x, &xv))
 		return false;

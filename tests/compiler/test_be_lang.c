@@ -325,16 +325,24 @@ static void test_conditional_local_rejected(void **state)
 	    "offload f(c: *ctr in counters, q: *ctr in counters) {\n"
 	    "  let t = c;\n"
 	    "  while (t.n != 100) bound 3 { if (t.f == 1) { t = q; } else { t = t.nx; } }\n}\n",
+	    /* an atomic's old value, returned from scratch */
+	    "struct ctr { n: le64; f: u8; }\n"
+	    "region counters: ctr[16] writable;\n"
+	    "offload f(c: *ctr in counters) -> le64 {\n"
+	    "  let o = fetch_add(c.n, 1);\n"
+	    "  if (c.f == 0) { o = fetch_add(c.n, 10); }\n  return o;\n}\n",
 	};
 	static const char *const want[] = {
 	    "t.prism:4:40: error: 'p' is read where the condition of its assignment at line 4 "
 	    "may not hold",
 	    "t.prism:5:68: error: 't' is read where the condition of its assignment at line 5 "
 	    "may not hold",
+	    "t.prism:6:10: error: 'o' is read where the condition of its assignment at line 5 "
+	    "may not hold",
 	};
 
 	(void)state;
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 3; i++) {
 		char *diag = NULL;
 
 		assert_null(be_compile(src[i], NULL, IR_PROFILE_RELAXED, &diag));
