@@ -200,6 +200,60 @@ static int value_response(struct lower_ctx *c, const struct ast_stmt *s, const s
 }
 
 /*
+ * The mask M of a bounded read's length written `n & M` or `M & n` with a
+ * constant M <= @cap (then *@ne becomes n), else UINT64_MAX.
+ */
+static uint64_t masked_length(const struct ast_expr **ne, uint32_t cap)
+{
+	const struct ast_expr *e = *ne;
+	if (e->kind != AST_EXPR_BINARY || e->u.binary.op != AST_BINOP_AND)
+		return UINT64_MAX;
+	const struct ast_expr *l = e->u.binary.lhs, *r = e->u.binary.rhs;
+	if (l->is_const && !r->is_const) {
+		const struct ast_expr *t = l;
+		l = r;
+		r = t;
+	}
+	if (!r->is_const || l->is_const || r->value > cap)
+		return UINT64_MAX;
+	*ne = l;
+	return r->value;
+}
+
+/*
+ * count &= @mask on the byte count of response @x (at @cnt): a 16-byte
+ * masked CAS on [count | lkey, addr] that always swaps (compare mask 0)
+ * zeros into the count's bits outside @mask.  Unguarded: a response that
+ * stays a NOP never reads it.  It runs after every writer of those 16
+ * bytes (it writes them all back) and after @after; the node or -1.
+ */
+static int mask_count(struct lower_ctx *c, int x, uint32_t cnt, uint32_t mask, int after,
+                      struct src_loc loc)
+{
+	struct ir_prog *p = c->p;
+	struct ir_node *f = ir_append(p, c->lane, PRISM_OP_ATOMIC_MASKED_CS, IR_ROLE_DATA);
+	if (!f)
+		return -1;
+	int fid = f->id;
+	f->what = "bounded read: mask the byte count";
+	f->loc = loc;
+	f->asize = 16;
+	f->opmod = (uint8_t)PRISM_MASKED_OPMOD(4);
+	f->raddr = ir_v(IR_V_NODE_ADDR, x, cnt);
+	f->rkey = ir_v(IR_V_QBUF_RKEY, p->nodes[x].queue, 0);
+	for (int b = 0; b < 4; b++) /* swap bytes stay 0 */
+		f->swap_mask_bytes[b] = (uint8_t)(~mask >> (24 - 8 * b));
+	uint32_t junk = ir_scratch_alloc(p, 16, 16);
+	ir_sge_add(p, f, ir_v(IR_V_SCRATCH_ADDR, 0, junk), 16, ir_v(IR_V_SCRATCH_LKEY, 0, 0));
+	if (cnt % 16 != 0 || !lower_cas_patch(p, fid, x, cnt, 16, false, 0))
+		return -1;
+	lower_after_writers(c, x, cnt, 16, fid);
+	if (after >= 0)
+		ir_add_dep(p, after, fid);
+	return fid;
+}
+
+/*
  * return e[.. n] with n known only at run time: min(n, capacity) bytes.
  * The response's byte count is n, read from memory into the WRITE, plus
  * the field's offset when it has one; a WRITE guarded by the carry term
@@ -210,12 +264,18 @@ static int value_response(struct lower_ctx *c, const struct ast_stmt *s, const s
  *          carry term n > cap ─► guard F
  *          F = MCAS16 R.sge[count | lkey, addr]: count := off + cap
  *   conn:  R = WRITE_IMM [ptr, off + min(n, cap))
+ *
+ * A length `n & M` with a constant M <= cap needs no clamp: the AND is
+ * done in place on the byte count, by an unguarded masked CAS that clears
+ * the count's bits outside M (before the offset add), instead of computing
+ * it in scratch and clamping the result.
  */
 static bool bounded_return(struct lower_ctx *c, const struct ast_stmt *s, const struct ast_expr *e,
                            const struct lval *ptr, uint32_t off, uint32_t cap, uint32_t site)
 {
 	struct ir_prog *p = c->p;
 	const struct ast_expr *ne = e->u.slice.len;
+	uint64_t mask = masked_length(&ne, cap);
 	struct lval n, lo;
 	if (!lower_value(c, ne, &n))
 		return false;
@@ -242,21 +302,26 @@ static bool bounded_return(struct lower_ctx *c, const struct ast_stmt *s, const 
 	if (!lower_delivered(dn))
 		return false;
 	int last = dn.writer;
+	if (mask != UINT64_MAX) {
+		last = mask_count(c, x, cnt, (uint32_t)mask, last, ne->loc);
+		if (last < 0)
+			return false;
+	}
 	if (off) {
 		/* the WRITE starts at the pointer: off more bytes (after the
 		 * pointer landed too: the add rewrites the whole segment) */
 		if (dptr.kind == LD_NODE && dn.kind == LD_NODE)
 			ir_add_dep(p, dptr.writer, dn.writer);
-		if (!pointer_offset(c, x, cnt, (uint64_t)off << 32, dn.writer))
+		if (!pointer_offset(c, x, cnt, (uint64_t)off << 32, last))
 			return false;
 		struct ir_queue *q = &p->queues[c->lane];
 		last = q->nodes[q->n - 1]; /* the add */
 		if (dptr.kind == LD_NODE)
 			ir_add_dep(p, dptr.writer, last);
 	}
-	/* a length whose type cannot exceed the capacity needs no clamp */
+	/* a length whose type or mask cannot exceed the capacity needs no clamp */
 	uint64_t nmax = n.width >= 8 ? ~0ull : (1ull << (8 * n.width)) - 1;
-	if (nmax <= cap) {
+	if (nmax <= cap || mask <= cap) {
 		if (!lower_guard(c, x))
 			return false;
 		lower_anchor(c, x);

@@ -5,10 +5,15 @@
 #
 # Stock side: /usr/bin/memcached, driven by memcslap --test=get (its own
 # figures) and by prism-memcslap without --offload (gets/s and percentiles
-# measured the same way as the offloaded side).  Offloaded side: the patched
-# memcached with -o prism, driven by prism-memcslap --offload.  For each run
-# the CPU the server process spent is split by thread name: memcached's own
-# threads against the NIC's (prism-nic, prism-progress, prism-net), per get.
+# measured the same way as the offloaded side: connections made and used
+# once before the clock starts, then one get in flight per connection).
+# Offloaded side: the patched memcached with -o prism, driven by
+# prism-memcslap --offload.  Both servers get THREADS threads (default 2):
+# memcached's -t, and as many software NICs (nic_threads), each run to
+# completion by the transport thread that receives its clients' packets.
+# For each run the CPU the server process spent is split by thread name:
+# memcached's own threads against the NIC's (prism-net, prism-progress,
+# prism-nic), per get.
 # Build dir: $O or build.  GETS (default 20000 per connection) sizes the runs.
 set -euo pipefail
 
@@ -17,6 +22,7 @@ MC=$O/memcached/src/memcached
 GETS=${GETS:-20000}
 KEYS=${KEYS:-10000}
 VSIZE=${VSIZE:-64}
+THREADS=${THREADS:-2}
 tmp=$(mktemp -d)
 pids=()
 cleanup() {
@@ -33,7 +39,7 @@ free_port() {
 # start BIN ARGS...: sets PORT and PID.
 start() {
 	PORT=$(free_port)
-	"$@" -u "$(id -un)" -U 0 -l 127.0.0.1 -p "$PORT" -t 2 -m 256 >"$tmp/mc-$PORT.log" 2>&1 &
+	"$@" -u "$(id -un)" -U 0 -l 127.0.0.1 -p "$PORT" -t "$THREADS" -m 256 >"$tmp/mc-$PORT.log" 2>&1 &
 	PID=$!
 	pids+=("$PID")
 	for _ in $(seq 100); do
@@ -68,7 +74,7 @@ report_cpu() {
 }
 
 echo "== memcached get benchmark: $KEYS keys of $VSIZE bytes, $GETS gets per connection"
-echo "   machine: $(nproc) CPUs; client, server and software NIC share them"
+echo "   machine: $(nproc) CPUs; client, server and software NIC share them; $THREADS server threads"
 for conc in 1 16; do
 	start /usr/bin/memcached
 	S=127.0.0.1:$PORT
@@ -84,9 +90,9 @@ for conc in 1 16; do
 	report_cpu "$PID" "$before" "$(cpu "$PID")" $((GETS * conc))
 	kill "$PID"
 
-	start "$MC" -o "prism=port=0:nic_threads=1"
+	start "$MC" -o "prism=port=0:nic_threads=$THREADS"
 	S=127.0.0.1:$PORT
-	echo "-- patched memcached, offloaded gets (sim NIC threads), $conc connection(s)"
+	echo "-- patched memcached, offloaded gets ($THREADS software NICs), $conc connection(s)"
 	"$O/prism-memcslap" --servers="$S" --keys="$KEYS" --value-size="$VSIZE" \
 		--execute-number=10 >/dev/null
 	before=$(cpu "$PID")

@@ -25,9 +25,13 @@ struct prism_client {
 	unsigned shard;           /* the device shard our queues live on */
 	struct prism_server *srv; /* in-process: the server we poll when it has no thread */
 	uint32_t conn_id;         /* in-process: our connection on that server (ids start at 1) */
-	struct net_link *link;    /* over TCP */
-	bool link_polled;         /* this thread reads the link's socket */
-	int net_fd;               /* setup socket until attached, else -1 */
+	struct net_link *link;    /* over TCP or a ring pair */
+	bool link_polled;         /* this thread reads the link's socket or ring */
+	unsigned net_wait_us;     /* the first wait of the next core_client_wait */
+	enum prism_transport transport; /* asked for (opts, PRISM_TRANSPORT) */
+	struct net_ring *ring;          /* fetched, until attached */
+	bool on_ring;                   /* the link is a ring pair */
+	int net_fd; /* setup socket until attached (kept open beside a ring), else -1 */
 	struct net_oob_params *net_peer; /* the server's setup answer until attached */
 	int link_down;
 	struct core_welcome w;

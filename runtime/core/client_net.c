@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * core/client_net.c - a client's TCP side: the setup exchange with a server
- * (hello out, connection description back), attaching our QP to the
+ * core/client_net.c - a client's network side: the setup exchange with a
+ * server (hello out, connection description back), fetching a shared-memory
+ * ring pair when the server is on this host, attaching our QP to the
  * transport, and `prismc post`'s one-shot install or removal on a server's
  * post socket.
  *
- * Owns: parsing "host:port", mapping setup failures to prism codes, the
- * client's link-down flag, making the link a polled one (the waiting thread
- * reads it) and the wait on it.
+ * Owns: parsing "host:port", the choice of carrier (prism_client_opts
+ * .transport, else PRISM_TRANSPORT), mapping setup failures to prism codes,
+ * the client's link-down flag, making the link a polled one (the waiting
+ * thread reads it) and the wait on it.
  * Must not: touch the data path (client.c).
  */
 #include <poll.h>
@@ -59,6 +61,50 @@ static int setup_error(int err, const struct diag_report *d, const char *addr)
 	return err;
 }
 
+/* What the client asked for: its option, else PRISM_TRANSPORT (auto). */
+static enum prism_transport transport_wanted(const struct prism_client *cl)
+{
+	const char *e = getenv("PRISM_TRANSPORT");
+
+	if (cl->transport != PRISM_TRANSPORT_AUTO || !e || !*e || !strcmp(e, "auto"))
+		return cl->transport;
+	if (!strcmp(e, "tcp"))
+		return PRISM_TRANSPORT_TCP;
+	if (!strcmp(e, "shm"))
+		return PRISM_TRANSPORT_SHM;
+	core_warn("client: PRISM_TRANSPORT='%s' is not tcp, shm or auto; using auto", e);
+	return PRISM_TRANSPORT_AUTO;
+}
+
+/*
+ * The server offered a ring pair (it is on this host): fetch it.  Failing
+ * that the connection stays on TCP, unless the client asked for a ring.
+ */
+static int fetch_ring(struct prism_client *cl, const char *addr, const struct net_oob_params *peer,
+                      uint32_t node, enum prism_transport want)
+{
+	struct diag_report d = {0};
+	int err;
+
+	if (!(peer->flags & NET_OOB_F_RING)) {
+		if (want != PRISM_TRANSPORT_SHM)
+			return 0;
+		core_err("connect %s: no shared-memory ring: the server is not on this host, or "
+		         "offers none",
+		         addr);
+		return -ENOTSUP;
+	}
+	err = net_ring_fetch(&peer->ring, node, cl->timeout_ms, &cl->ring, &d);
+	if (!err)
+		return 0;
+	if (want == PRISM_TRANSPORT_SHM) {
+		core_err("connect %s: %s", addr, d.msg);
+		return err;
+	}
+	core_info("client: %s: staying on TCP: %s", addr, d.msg);
+	return 0;
+}
+
 static void client_link_down(void *ctx, struct net_link *link, int err, const char *why)
 {
 	struct prism_client *cl = ctx;
@@ -75,10 +121,11 @@ int core_client_net_connect(struct prism_client *cl, const char *addr, struct co
 	struct diag_report d = {0};
 	uint8_t hello[256];
 	char host[256];
+	enum prism_transport want = PRISM_TRANSPORT_TCP;
 	int port, fd, err;
 	size_t n;
 
-	/* The sim's packets travel over this TCP connection; an RDMA NIC's
+	/* The sim's packets travel over this TCP connection (or a ring pair); an RDMA NIC's
 	 * travel on its own fabric and TCP only carries the setup. */
 	if (core_dev_is_sim(cl->dev) && !(t = core_dev_transport(cl->dev, cl->shard)))
 		return -PRISM_E_BACKEND;
@@ -95,6 +142,9 @@ int core_client_net_connect(struct prism_client *cl, const char *addr, struct co
 	n = core_hello_encode(h, hello, sizeof(hello));
 	mine.blob = hello;
 	mine.blob_len = (uint32_t)n;
+	want = transport_wanted(cl);
+	if (t && want != PRISM_TRANSPORT_TCP)
+		mine.flags = NET_OOB_F_RING_OFFER; /* dropped for a server on another host */
 	err =
 	    net_connect(host[0] ? host : "127.0.0.1", port, &mine, &peer, cl->timeout_ms, &fd, &d);
 	if (err)
@@ -106,6 +156,11 @@ int core_client_net_connect(struct prism_client *cl, const char *addr, struct co
 	if (err) {
 		close(fd);
 		core_err("connect %s: %s", addr, prism_strerror(err));
+		return err;
+	}
+	if (t && want != PRISM_TRANSPORT_TCP &&
+	    (err = fetch_ring(cl, addr, &peer, mine.node, want))) {
+		close(fd);
 		return err;
 	}
 	if (t) {
@@ -140,10 +195,20 @@ int core_client_net_attach(struct prism_client *cl)
 		cl->net_peer = NULL;
 		return 0;
 	}
-	err = net_transport_attach(core_dev_transport(cl->dev, cl->shard), cl->net_fd,
-	                           sim_backend_qp(cl->qp), cl->net_peer, &cbs, &cl->link, &d);
-
-	cl->net_fd = -1;
+	if (cl->ring) {
+		/* the setup socket stays open beside the ring until the client
+		 * closes: the server moves its end of the link off it */
+		err = net_transport_attach_ring(core_dev_transport(cl->dev, cl->shard), cl->ring,
+		                                sim_backend_qp(cl->qp), cl->net_peer, &cbs,
+		                                &cl->link, &d);
+		cl->ring = NULL;
+		cl->on_ring = err == 0;
+	} else {
+		err =
+		    net_transport_attach(core_dev_transport(cl->dev, cl->shard), cl->net_fd,
+		                         sim_backend_qp(cl->qp), cl->net_peer, &cbs, &cl->link, &d);
+		cl->net_fd = -1;
+	}
 	free(cl->net_peer);
 	cl->net_peer = NULL;
 	if (err) {
@@ -191,6 +256,8 @@ void core_client_net_close(struct prism_client *cl)
 	if (cl->link)
 		net_link_close(cl->link);
 	cl->link = NULL;
+	net_ring_close(cl->ring);
+	cl->ring = NULL;
 	if (cl->net_fd >= 0)
 		close(cl->net_fd);
 	cl->net_fd = -1;

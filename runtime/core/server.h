@@ -18,6 +18,7 @@
 struct net_link;
 struct net_listener;
 struct net_acceptor;
+struct net_ring_offers;
 
 /* Live connections from one address (per-peer limit). */
 struct core_peer_count {
@@ -104,6 +105,8 @@ struct prism_server {
 	struct core_server_loop *loops;
 	struct net_listener *listener;
 	struct net_listener *post_listener;
+	struct net_listener *ring_listener; /* local clients fetch ring pairs here */
+	struct net_ring_offers *ring_offers;
 	struct net_acceptor *acceptor; /* connection setup, on its own thread */
 	struct net_watch *watch;       /* RDMA NIC: the clients' setup sockets */
 	bool running;

@@ -1,18 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * core/server_net.c - a server's TCP side: listen, answer a client's setup
- * with the connection description, hand the conn queue's packets to the
- * transport; install and remove posted programs.
+ * core/server_net.c - a server's network side: listen, answer a client's
+ * setup with the connection description, hand the conn queue's packets to
+ * the transport (moving a local client's onto a shared-memory ring pair);
+ * install and remove posted programs.
  *
  * Owns: the listeners of a prism_server (TCP for clients, a Unix socket for
- * installs), the setup thread's callback (net_accept.h: the CONNECT ->
- * instance -> ACCEPT -> attach sequence, the per-peer connection limit, the
- * install authorization by uid), the transport's down callback and, on an
- * RDMA NIC, the watch of each client's setup socket (both only mark the
- * connection; the progress thread tears it down), and the rx hook by which
- * the transport thread runs a shard to completion.
- * Must not: run on a progress loop: setups, and parsing and loading posted
- * objects, happen on the setup thread.
+ * installs, an abstract ring socket and its offers for local clients), the setup thread's callback
+ * (net_accept.h: the CONNECT -> instance -> ACCEPT -> attach sequence, the per-peer connection
+ * limit, the install authorization by uid), the transport's down callback and, on an RDMA NIC, the
+ * watch of each client's setup socket (both only mark the connection; the progress thread tears it
+ * down), and the rx hook by which the transport thread runs a shard to completion. Must not: run on
+ * a progress loop: setups, and parsing and loading posted objects, happen on the setup thread.
  */
 #include <poll.h>
 #include <stdlib.h>
@@ -53,6 +52,13 @@ struct net_transport *core_dev_transport(struct prism_device *dev, unsigned shar
 
 static void serve_setup(void *ctx, struct net_pending *p);
 
+static bool rings_off(void)
+{
+	const char *e = getenv("PRISM_TRANSPORT");
+
+	return e && !strcmp(e, "tcp");
+}
+
 int core_server_net_listen(struct prism_server *srv)
 {
 	struct net_accept_opts ao = {
@@ -78,14 +84,25 @@ int core_server_net_listen(struct prism_server *srv)
 	if (!err && srv->port && !core_dev_is_sim(srv->dev) && !srv->watch &&
 	    net_watch_create(&srv->watch, &d))
 		core_warn("server: dead clients will not be noticed: %s", d.msg);
+	/* local clients' ring pairs (sim device): unless PRISM_TRANSPORT=tcp */
+	if (!err && srv->port && core_dev_is_sim(srv->dev) && !rings_off()) {
+		if (net_listen_ring(&srv->ring_listener, &d) ||
+		    net_ring_offers_create(srv->ring_listener, NET_RING_DEFAULT_SIZE, 0,
+		                           &srv->ring_offers, &d)) {
+			core_warn("server: local clients stay on TCP: %s", d.msg);
+			net_listener_close(srv->ring_listener);
+			srv->ring_listener = NULL;
+			d.msg[0] = '\0';
+		}
+	}
 	if (!err && srv->allow_post) {
 		err = net_listen_unix(srv->post_socket, &srv->post_listener, &d);
 		if (!err)
 			core_info("server: programs installed on %s", srv->post_socket);
 	}
 	if (!err)
-		err =
-		    net_acceptor_start(srv->listener, srv->post_listener, &ao, &srv->acceptor, &d);
+		err = net_acceptor_start(srv->listener, srv->post_listener, srv->ring_listener, &ao,
+		                         &srv->acceptor, &d);
 	if (err) {
 		core_err("server: %s", d.msg);
 		core_server_net_close(srv);
@@ -132,6 +149,11 @@ void core_server_net_close(struct prism_server *srv)
 	if (srv->post_listener)
 		net_listener_close(srv->post_listener);
 	srv->post_listener = NULL;
+	if (srv->ring_listener)
+		net_listener_close(srv->ring_listener);
+	srv->ring_listener = NULL;
+	net_ring_offers_destroy(srv->ring_offers);
+	srv->ring_offers = NULL;
 }
 
 /*
@@ -355,6 +377,11 @@ static void serve_connect(struct prism_server *srv, struct net_pending *p, struc
 	core_welcome_free(&w);
 	mine.blob = blob;
 	mine.blob_len = (uint32_t)n;
+	/* a client on this host may fetch a ring pair for this connection */
+	if (t && (peer->flags & NET_OOB_F_RING_OFFER) && srv->ring_offers &&
+	    net_pending_same_host(p) &&
+	    !net_ring_offer(srv->ring_offers, (uint64_t)shard << 32 | c->id, &mine.ring))
+		mine.flags |= NET_OOB_F_RING;
 	uint32_t id = c->id;
 	struct core_be_qp *qp = c->inst->qps[c->inst->prog->conn_queue].qp;
 
@@ -383,6 +410,57 @@ static void serve_connect(struct prism_server *srv, struct net_pending *p, struc
 	net_transport_set_rx_hook(t, shard_rx_hook, &srv->shards[shard]);
 }
 
+/*
+ * A client of the ring socket with the token of its connection: the ring
+ * pair goes to it, then the connection's link moves onto it.  Anything
+ * failing before the pair was passed leaves the connection on TCP (the
+ * client stays there); after, the link fails and the client sees it.
+ */
+static void serve_ring(struct prism_server *srv, struct net_pending *p)
+{
+	struct core_server_shard *sh;
+	struct diag_report d = {0};
+	struct net_ring *ring;
+	struct core_conn *c;
+	uint64_t cookie;
+	char from[64];
+	int err;
+
+	snprintf(from, sizeof(from), "%s", net_pending_addr(p));
+	if (!srv->ring_offers) {
+		net_pending_reject(p, -ENOTSUP, "this server offers no rings");
+		return;
+	}
+	err = net_ring_serve(srv->ring_offers, p, &cookie, &ring, &d);
+	if (err) {
+		core_warn("server: ring for %s refused: %s", from, d.msg);
+		return;
+	}
+	if ((cookie >> 32) >= srv->n_shards) { /* cannot happen: our own cookie */
+		net_ring_close(ring);
+		return;
+	}
+	sh = &srv->shards[cookie >> 32];
+	/* under the shard's lock the connection cannot be torn down */
+	pthread_mutex_lock(&sh->lock);
+	for (c = sh->conns; c && c->id != (uint32_t)cookie; c = c->next)
+		;
+	if (c && c->link && !c->dead) {
+		err = net_link_use_ring(c->link, ring, &d);
+		ring = NULL;
+	} else {
+		err = -ENOENT;
+		snprintf(d.msg, sizeof(d.msg), "its connection is gone");
+	}
+	pthread_mutex_unlock(&sh->lock);
+	net_ring_close(ring);
+	if (err)
+		core_warn("server: ring for %s: %s", from, d.msg);
+	else
+		core_info("conn %u: packets over a shared-memory ring (%s)", (uint32_t)cookie,
+		          from);
+}
+
 /* The setup thread's callback: a complete CONNECT from @p. */
 static void serve_setup(void *ctx, struct net_pending *p)
 {
@@ -391,6 +469,10 @@ static void serve_setup(void *ctx, struct net_pending *p)
 	struct core_hello h;
 	size_t hl;
 
+	if (net_pending_is_ring(p)) {
+		serve_ring(srv, p);
+		return;
+	}
 	if (core_hello_decode(peer->blob, peer->blob_len, &h)) {
 		net_pending_reject(p, -EPROTO, "malformed prism hello");
 		return;

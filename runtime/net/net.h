@@ -9,6 +9,8 @@
  *   net_sock.h       listening, accepting and connecting sockets
  *   net_accept.h     the server's setup thread (non-blocking, with limits)
  *   net_transport.h  the packet pump that carries a sim device's wire over TCP
+ *                    or a shared-memory ring pair
+ *   net_shm.h        setting up a ring pair for a connection on one host
  * The packet framing itself is net_frame.h.
  *
  * Must not: be installed (internal to libprism); print; exit.
@@ -19,6 +21,7 @@
 #include "net/net_accept.h"
 #include "net/net_diag.h"
 #include "net/net_oob.h"
+#include "net/net_shm.h"
 #include "net/net_sock.h"
 #include "net/net_transport.h"
 #include "net/net_watch.h"

@@ -1,8 +1,10 @@
 # runtime/net/net.mk - the cross-process transport between software NICs:
-# IB-framed packets over TCP, connection setup on port 18515, its tests,
+# IB-framed packets over TCP or a shared-memory ring pair, connection setup on
+# port 18515, its tests,
 # fuzz target and benchmark.
 LIB_SRCS += runtime/net/net_frame.c runtime/net/net_oob.c runtime/net/net_sock.c \
-	runtime/net/net_accept.c runtime/net/net_watch.c runtime/net/net_ring.c
+	runtime/net/net_accept.c runtime/net/net_watch.c runtime/net/net_ring.c \
+	runtime/net/net_shm.c
 
 TESTS += net_frame
 net_frame_SRCS := tests/net/test_net_frame.c
@@ -11,6 +13,8 @@ net_oob_SRCS := tests/net/test_net_oob.c
 
 TESTS += net_ring
 net_ring_SRCS := tests/net/test_net_ring.c
+TESTS += net_shm
+net_shm_SRCS := tests/net/test_net_shm.c
 BENCHES += bench_ring
 bench_ring_SRCS := tests/net/bench_ring.c
 

@@ -29,9 +29,10 @@
 
 #include "net/net_pending.h"
 
-#define LINGER_MS    2000 /* a rejected client has this long to read its REJECT */
-#define MAX_LINGER   256  /* sockets drained at once; past this, closed at once */
-#define ACCEPT_BURST 16   /* clients accepted per listener per pass */
+#define LINGER_MS     2000 /* a rejected client has this long to read its REJECT */
+#define MAX_LINGER    256  /* sockets drained at once; past this, closed at once */
+#define ACCEPT_BURST  16   /* clients accepted per listener per pass */
+#define RING_MAX_BODY 1024 /* a ring socket's CONNECT carries a token, no blob */
 
 struct lingerer {
 	int fd;
@@ -40,7 +41,7 @@ struct lingerer {
 
 struct net_acceptor {
 	struct net_accept_opts o;
-	struct net_listener *ls[2];
+	struct net_listener *ls[3]; /* TCP, post socket, ring socket */
 	int wakefd;
 	int reserve; /* a descriptor kept free for a client at the fd limit */
 	pthread_t thread;
@@ -150,7 +151,7 @@ static void accept_some(struct net_acceptor *a, struct net_listener *l)
 		}
 		p->acc = a;
 		p->deadline_ms = net_now_ms() + a->o.setup_timeout_ms;
-		p->rx.max_body = p->local ? 0 : a->o.max_tcp_body;
+		p->rx.max_body = p->ring ? RING_MAX_BODY : p->local ? 0 : a->o.max_tcp_body;
 		if (a->n_pending >= a->o.max_pending) {
 			refuse(a, p, -EBUSY, "too many connection setups in progress; try later");
 			continue;
@@ -231,8 +232,8 @@ static void *acceptor_thread(void *arg)
 		pthread_mutex_unlock(&a->st_lock);
 		if (stop)
 			break;
-		if (cap < 3 + a->n_pending + a->n_linger) {
-			unsigned c = 2 * (3 + a->n_pending + a->n_linger);
+		if (cap < 4 + a->n_pending + a->n_linger) {
+			unsigned c = 2 * (4 + a->n_pending + a->n_linger);
 			struct pollfd *npf = realloc(pf, c * sizeof(*pf));
 			struct net_pending **nw = npf ? realloc(who, c * sizeof(*who)) : NULL;
 
@@ -249,7 +250,7 @@ static void *acceptor_thread(void *arg)
 			cap = c;
 		}
 		pf[n++] = (struct pollfd){.fd = a->wakefd, .events = POLLIN};
-		for (i = 0; i < 2; i++)
+		for (i = 0; i < 3; i++)
 			if (a->ls[i])
 				pf[n++] = (struct pollfd){.fd = net_listener_fd(a->ls[i]),
 				                          .events = POLLIN};
@@ -290,9 +291,10 @@ static void *acceptor_thread(void *arg)
 		}
 		for (i = 1; i < n_ls; i++)
 			if (pf[i].revents & POLLIN) {
-				unsigned li =
-				    (a->ls[0] && pf[i].fd == net_listener_fd(a->ls[0])) ? 0 : 1;
+				unsigned li = 0;
 
+				while (!a->ls[li] || pf[i].fd != net_listener_fd(a->ls[li]))
+					li++;
 				accept_some(a, a->ls[li]);
 			}
 	}
@@ -302,13 +304,13 @@ static void *acceptor_thread(void *arg)
 }
 
 int net_acceptor_start(struct net_listener *tcp, struct net_listener *local,
-                       const struct net_accept_opts *opts, struct net_acceptor **out,
-                       struct diag_report *diag)
+                       struct net_listener *ring, const struct net_accept_opts *opts,
+                       struct net_acceptor **out, struct diag_report *diag)
 {
 	struct net_acceptor *a;
 	int rc;
 
-	if (!opts || !opts->on_connect || !out || (!tcp && !local))
+	if (!opts || !opts->on_connect || !out || (!tcp && !local && !ring))
 		return diag_report_set(diag, -EINVAL, "acceptor: no listener or no callback");
 	a = calloc(1, sizeof(*a));
 	if (!a)
@@ -324,6 +326,7 @@ int net_acceptor_start(struct net_listener *tcp, struct net_listener *local,
 		a->o.setup_timeout_ms = NET_SETUP_TIMEOUT_MS;
 	a->ls[0] = tcp;
 	a->ls[1] = local;
+	a->ls[2] = ring;
 	pthread_mutex_init(&a->st_lock, NULL);
 	a->wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	a->reserve = open("/dev/null", O_RDONLY | O_CLOEXEC);

@@ -3,17 +3,14 @@
  * net/net_accept.h - connection setup on a thread of its own.
  *
  * Owns: a thread that accepts clients of a TCP listener and (optionally) a
- * local Unix socket listener, reads their CONNECT without blocking (any
- * number of setups at once, each with a deadline), and hands each complete
- * CONNECT to the owner's callback, which answers it (net_pending_accept or
- * net_pending_reject).  Limits: setups in progress in all and per peer
- * address, the body size of a CONNECT from TCP; a client past a limit, a
- * malformed or late setup, and a client accepted when the process is out of
- * file descriptors (one descriptor is kept in reserve for it) get a REJECT,
- * after which the socket is shut for writing and drained until the client
- * closes, so that no reset destroys the REJECT.  Nothing here ever runs on a
- * loop that serves data.
- * Must not: know what a CONNECT asks for (the callback does).
+ * local Unix socket listener and a ring socket (net_shm.h), reads their CONNECT without blocking
+ * (any number of setups at once, each with a deadline), and hands each complete CONNECT to the
+ * owner's callback, which answers it (net_pending_accept or net_pending_reject).  Limits: setups in
+ * progress in all and per peer address, the body size of a CONNECT from TCP; a client past a limit,
+ * a malformed or late setup, and a client accepted when the process is out of file descriptors (one
+ * descriptor is kept in reserve for it) get a REJECT, after which the socket is shut for writing
+ * and drained until the client closes, so that no reset destroys the REJECT.  Nothing here ever
+ * runs on a loop that serves data. Must not: know what a CONNECT asks for (the callback does).
  */
 #ifndef PRISM_NET_ACCEPT_H
 #define PRISM_NET_ACCEPT_H
@@ -35,10 +32,11 @@ struct net_accept_opts {
 	void *ctx;
 };
 
-/* Serve @tcp and @local (either may be NULL; both stay the caller's). */
+/* Serve @tcp, @local (the post socket) and @ring (the ring socket); any
+ * may be NULL, all stay the caller's. */
 int net_acceptor_start(struct net_listener *tcp, struct net_listener *local,
-                       const struct net_accept_opts *opts, struct net_acceptor **out,
-                       struct diag_report *diag);
+                       struct net_listener *ring, const struct net_accept_opts *opts,
+                       struct net_acceptor **out, struct diag_report *diag);
 /* Stop the thread; setups in progress are dropped. */
 void net_acceptor_stop(struct net_acceptor *a);
 

@@ -7,9 +7,10 @@
  *   header (12)  be32 magic "PRSM" | u8 version | u8 type | be16 0 | be32 body length
  *   CONNECT / ACCEPT body
  *                be32 node | be32 qpn | be32 psn | be32 max_pkt |
- *                be16 n_regions | be16 0 | be32 blob_len |
+ *                be16 n_regions | be16 flags | be32 blob_len |
  *                be16 lid | u8 mtu | u8 0 | gid[16] |
- *                n_regions x { be64 addr | be32 rkey | be32 len } | blob
+ *                n_regions x { be64 addr | be32 rkey | be32 len } |
+ *                with flag RING: be32 ring size | token[16] | name[44] | blob
  *   REJECT body  be32 errno | be16 reason_len | be16 0 | reason (UTF-8, no NUL)
  *
  * The body length must match what the body says exactly; the header's
@@ -60,7 +61,29 @@ static int check_params(const struct net_oob_params *p, struct diag_report *diag
 	if (p->blob_len > NET_OOB_MAX_BLOB)
 		return diag_report_set(diag, code, "blob of %u bytes, at most %u", p->blob_len,
 		                       NET_OOB_MAX_BLOB);
+	if (p->flags & ~NET_OOB_FLAGS_KNOWN)
+		return diag_report_set(diag, code, "unknown flags 0x%04x",
+		                       p->flags & ~NET_OOB_FLAGS_KNOWN);
 	return 0;
+}
+
+/* A ring socket name: 1..44 printable characters, no space. */
+static bool ring_name_ok(const char *name)
+{
+	size_t n = strnlen(name, NET_OOB_RING_NAME + 1);
+
+	if (!n || n > NET_OOB_RING_NAME)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (name[i] <= ' ' || name[i] > '~')
+			return false;
+	return true;
+}
+
+static size_t params_body(const struct net_oob_params *p)
+{
+	return NET_OOB_FIXED_BYTES + (size_t)p->n_regions * NET_OOB_REGION_BYTES +
+	       (p->flags & NET_OOB_F_RING ? NET_OOB_RING_BYTES : 0) + p->blob_len;
 }
 
 int net_oob_encode(const struct net_oob_msg *m, void *buf, size_t cap, struct diag_report *diag)
@@ -76,8 +99,9 @@ int net_oob_encode(const struct net_oob_msg *m, void *buf, size_t cap, struct di
 		rc = check_params(&m->params, diag, -EINVAL);
 		if (rc)
 			return rc;
-		body = NET_OOB_FIXED_BYTES + (size_t)m->params.n_regions * NET_OOB_REGION_BYTES +
-		       m->params.blob_len;
+		if ((m->params.flags & NET_OOB_F_RING) && !ring_name_ok(m->params.ring.name))
+			return diag_report_set(diag, -EINVAL, "setup: bad ring socket name");
+		body = params_body(&m->params);
 	} else if (m->type == NET_OOB_REJECT) {
 		reason_len = strnlen(m->reason, sizeof(m->reason));
 		if (reason_len > NET_OOB_MAX_REASON)
@@ -109,7 +133,7 @@ int net_oob_encode(const struct net_oob_msg *m, void *buf, size_t cap, struct di
 	put_be32(b + 8, m->params.psn);
 	put_be32(b + 12, m->params.max_pkt);
 	put_be16(b + 16, m->params.n_regions);
-	put_be16(b + 18, 0);
+	put_be16(b + 18, m->params.flags);
 	put_be32(b + 20, m->params.blob_len);
 	put_be16(b + 24, m->params.lid);
 	b[26] = m->params.mtu;
@@ -120,6 +144,14 @@ int net_oob_encode(const struct net_oob_msg *m, void *buf, size_t cap, struct di
 		put_be64(b, m->params.regions[i].addr);
 		put_be32(b + 8, m->params.regions[i].rkey);
 		put_be32(b + 12, m->params.regions[i].len);
+	}
+	if (m->params.flags & NET_OOB_F_RING) {
+		put_be32(b, m->params.ring.size);
+		memcpy(b + 4, m->params.ring.token, NET_OOB_TOKEN_BYTES);
+		memset(b + 4 + NET_OOB_TOKEN_BYTES, 0, NET_OOB_RING_NAME);
+		memcpy(b + 4 + NET_OOB_TOKEN_BYTES, m->params.ring.name,
+		       strlen(m->params.ring.name));
+		b += NET_OOB_RING_BYTES;
 	}
 	if (m->params.blob_len)
 		memcpy(b, m->params.blob, m->params.blob_len);
@@ -196,9 +228,7 @@ static int decode_body(unsigned type, const uint8_t *b, uint32_t len, struct net
 	pp->psn = get_be32(b + 8);
 	pp->max_pkt = get_be32(b + 12);
 	pp->n_regions = get_be16(b + 16);
-	if (get_be16(b + 18))
-		return diag_report_set(diag, -EPROTO, "setup %s: reserved body bytes 18-19 not 0",
-		                       type_name(type));
+	pp->flags = get_be16(b + 18);
 	pp->blob_len = get_be32(b + 20);
 	pp->lid = get_be16(b + 24);
 	pp->mtu = b[26];
@@ -212,19 +242,35 @@ static int decode_body(unsigned type, const uint8_t *b, uint32_t len, struct net
 		snprintf(why, sizeof(why), "%s", diag ? diag->msg : "");
 		return diag_report_set(diag, -EPROTO, "setup %s: %s", type_name(type), why);
 	}
-	need = NET_OOB_FIXED_BYTES + pp->n_regions * NET_OOB_REGION_BYTES + pp->blob_len;
+	need = (uint32_t)params_body(pp);
 	/* check_params bounded blob_len and n_regions: no overflow */
 	if (need != len)
 		return diag_report_set(
 		    diag, -EPROTO,
-		    "setup %s: %u regions and a %u-byte blob need a %u-byte body, "
+		    "setup %s: %u regions%s and a %u-byte blob need a %u-byte body, "
 		    "header says %u",
-		    type_name(type), pp->n_regions, pp->blob_len, need, len);
+		    type_name(type), pp->n_regions,
+		    pp->flags & NET_OOB_F_RING ? ", a ring block" : "", pp->blob_len, need, len);
 	b += NET_OOB_FIXED_BYTES;
 	for (i = 0; i < pp->n_regions; i++, b += NET_OOB_REGION_BYTES) {
 		pp->regions[i].addr = get_be64(b);
 		pp->regions[i].rkey = get_be32(b + 8);
 		pp->regions[i].len = get_be32(b + 12);
+	}
+	if (pp->flags & NET_OOB_F_RING) {
+		pp->ring.size = get_be32(b);
+		memcpy(pp->ring.token, b + 4, NET_OOB_TOKEN_BYTES);
+		memcpy(pp->ring.name, b + 4 + NET_OOB_TOKEN_BYTES, NET_OOB_RING_NAME);
+		pp->ring.name[NET_OOB_RING_NAME] = '\0';
+		for (i = strlen(pp->ring.name); i < NET_OOB_RING_NAME; i++)
+			if (b[4 + NET_OOB_TOKEN_BYTES + i])
+				return diag_report_set(diag, -EPROTO,
+				                       "setup %s: ring name not NUL-padded",
+				                       type_name(type));
+		if (!ring_name_ok(pp->ring.name))
+			return diag_report_set(diag, -EPROTO, "setup %s: bad ring socket name",
+			                       type_name(type));
+		b += NET_OOB_RING_BYTES;
 	}
 	pp->blob = pp->blob_len ? (uint8_t *)(uintptr_t)b : NULL;
 	return 0;

@@ -19,15 +19,19 @@
 #include "net/net_diag.h"
 
 #define NET_OOB_MAGIC        0x5052534du /* "PRSM" */
-#define NET_OOB_VERSION      2u          /* 2: the RC address (LID, MTU, GID) */
+#define NET_OOB_VERSION      3u /* 2: the RC address (LID, MTU, GID); 3: flags, ring block */
 #define NET_OOB_HDR_BYTES    12u
 #define NET_OOB_FIXED_BYTES  44u /* CONNECT / ACCEPT body before regions */
 #define NET_OOB_REGION_BYTES 16u
+#define NET_OOB_RING_BYTES   64u /* the ring block (flag NET_OOB_F_RING) */
+#define NET_OOB_TOKEN_BYTES  16u
+#define NET_OOB_RING_NAME    44u /* bytes of the ring socket name field */
 #define NET_OOB_MAX_REGIONS  8u
 #define NET_OOB_MAX_BLOB     (1u << 20) /* a whole .chain object fits */
 #define NET_OOB_MAX_REASON   200u
 #define NET_OOB_MAX_BODY                                                                           \
-	(NET_OOB_FIXED_BYTES + NET_OOB_MAX_REGIONS * NET_OOB_REGION_BYTES + NET_OOB_MAX_BLOB)
+	(NET_OOB_FIXED_BYTES + NET_OOB_MAX_REGIONS * NET_OOB_REGION_BYTES + NET_OOB_RING_BYTES +   \
+	 NET_OOB_MAX_BLOB)
 #define NET_OOB_MAX_MSG (NET_OOB_HDR_BYTES + NET_OOB_MAX_BODY)
 
 enum net_oob_type {
@@ -43,6 +47,25 @@ struct net_oob_region {
 	uint32_t len;
 };
 
+/* CONNECT / ACCEPT flags. */
+enum {
+	/* CONNECT: the client is on this host and can take a shared-memory
+	 * ring pair instead of this TCP connection (net_shm.h) */
+	NET_OOB_F_RING_OFFER = 1u << 0,
+	/* a ring block follows the regions: in an ACCEPT, where and with
+	 * which one-time token to fetch the ring pair; in the CONNECT on that
+	 * socket, the token */
+	NET_OOB_F_RING = 1u << 1,
+};
+#define NET_OOB_FLAGS_KNOWN (NET_OOB_F_RING_OFFER | NET_OOB_F_RING)
+
+/* The ring block: be32 ring size | token | name (printable, NUL-padded). */
+struct net_oob_ring {
+	uint32_t size; /* bytes per direction (net_ring.h) */
+	uint8_t token[NET_OOB_TOKEN_BYTES];
+	char name[NET_OOB_RING_NAME + 1]; /* abstract Unix socket name, no leading NUL */
+};
+
 /* What each side tells the other. */
 struct net_oob_params {
 	uint32_t node;    /* sim node id of the sender's device */
@@ -56,7 +79,9 @@ struct net_oob_params {
 	uint8_t mtu;
 	uint8_t gid[16];
 	uint16_t n_regions;
+	uint16_t flags; /* NET_OOB_F_* */
 	struct net_oob_region regions[NET_OOB_MAX_REGIONS];
+	struct net_oob_ring ring; /* with NET_OOB_F_RING */
 	/*
 	 * Opaque to the transport.  Sending: the caller's bytes.  Received
 	 * (net_oob_recv, net_connect, net_pending_peer): allocated by the

@@ -20,9 +20,11 @@ struct net_acceptor;
 
 struct net_pending {
 	int fd;
-	char addr[64]; /* "10.0.0.2:40112", or "local uid 1000" */
-	char host[64]; /* the address without the port: what per-peer limits count */
-	bool local;    /* came in on the Unix socket: uid is the peer's (SO_PEERCRED) */
+	char addr[64];  /* "10.0.0.2:40112", or "local uid 1000" */
+	char host[64];  /* the address without the port: what per-peer limits count */
+	bool local;     /* came in on a Unix socket: uid is the peer's (SO_PEERCRED) */
+	bool ring;      /* on the ring socket (net_listen_ring) */
+	bool same_host; /* TCP from an address of this host */
 	uint32_t uid;
 	int32_t pid;
 	struct net_oob_params peer; /* the CONNECT, once read */

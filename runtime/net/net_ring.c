@@ -28,10 +28,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #define NFDS            5u /* memfd, then per side a data and a room eventfd */
@@ -42,6 +44,7 @@
 
 struct net_ring {
 	int sock, memfd, efd[NEFD];
+	int waitfd; /* net_ring_wait's epoll set (made at its first use), or -1 */
 	unsigned side;
 	uint8_t *map;
 	size_t map_len;
@@ -123,6 +126,7 @@ static int ring_new(int sock, uint32_t size, struct net_ring **out, struct diag_
 	}
 	r->sock = sock;
 	r->memfd = -1;
+	r->waitfd = -1;
 	for (unsigned i = 0; i < NEFD; i++)
 		r->efd[i] = -1;
 	r->size = size;
@@ -145,6 +149,8 @@ void net_ring_close(struct net_ring *r)
 			close(r->efd[i]);
 	if (r->sock >= 0)
 		close(r->sock);
+	if (r->waitfd >= 0)
+		close(r->waitfd);
 	free(r);
 }
 
@@ -506,26 +512,57 @@ void net_ring_drain(int fd)
 	(void)n; /* EAGAIN: nothing (the peer holds this eventfd too and may read it) */
 }
 
-int net_ring_wait(struct net_ring *r, int timeout_ms)
+void net_ring_poke(struct net_ring *r)
 {
-	struct pollfd p[2] = {{.fd = net_ring_fd(r), .events = POLLIN},
-	                      {.fd = r->sock, .events = POLLRDHUP}};
+	notify(net_ring_fd(r));
+}
+
+int net_ring_sock(const struct net_ring *r)
+{
+	return r->sock;
+}
+
+/*
+ * The wait's epoll set: the data eventfd edge-triggered (each signal of the
+ * peer is an edge, so the counter is never read: one system call a wait)
+ * and the setup socket's hang-up.
+ */
+static int wait_set(struct net_ring *r)
+{
+	struct epoll_event ev = {.events = EPOLLIN | EPOLLET, .data.u32 = 0};
+
+	if (r->waitfd >= 0)
+		return 0;
+	r->waitfd = epoll_create1(EPOLL_CLOEXEC);
+	if (r->waitfd < 0 || epoll_ctl(r->waitfd, EPOLL_CTL_ADD, net_ring_fd(r), &ev))
+		return fail(r, -errno, "ring: epoll: %s", strerror(errno));
+	ev = (struct epoll_event){.events = EPOLLRDHUP, .data.u32 = 1};
+	if (epoll_ctl(r->waitfd, EPOLL_CTL_ADD, r->sock, &ev))
+		return fail(r, -errno, "ring: epoll: %s", strerror(errno));
+	return 0;
+}
+
+int net_ring_wait(struct net_ring *r, int timeout_us)
+{
+	struct timespec ts = {timeout_us / 1000000, (timeout_us % 1000000) * 1000L};
+	struct epoll_event ev[2];
+	bool gone = false;
 	int n;
 
-	if (r->err)
+	if (r->err || wait_set(r))
 		return r->err;
 	if (!net_ring_prepare_sleep(r))
 		return r->err ? r->err : 1;
 	do
-		n = poll(p, 2, timeout_ms);
+		n = epoll_pwait2(r->waitfd, ev, 2, timeout_us < 0 ? NULL : &ts, NULL);
 	while (n < 0 && errno == EINTR);
 	__atomic_store_n(r->rx_sleep, 0, __ATOMIC_RELAXED);
 	if (n < 0)
-		return fail(r, -errno, "ring: poll: %s", strerror(errno));
-	if (p[1].revents)
+		return fail(r, -errno, "ring: epoll_wait: %s", strerror(errno));
+	for (int i = 0; i < n; i++)
+		gone |= ev[i].data.u32 == 1;
+	if (gone)
 		return fail(r, -EPIPE, "ring: the peer closed its end");
-	if (p[0].revents)
-		net_ring_drain(p[0].fd);
 	return n > 0;
 }
 

@@ -28,8 +28,8 @@
  * another flag and is signalled on its room eventfd once the consumer
  * freed some.
  *
- * Must not: parse what it carries, create threads, print.  Not yet used by
- * net_transport.c.
+ * Must not: parse what it carries, create threads, print.  net_transport.c
+ * carries a link over it (a ring link), net_shm.c sets pairs up.
  */
 #ifndef PRISM_NET_RING_H
 #define PRISM_NET_RING_H
@@ -110,11 +110,19 @@ int net_ring_room_fd(const struct net_ring *r);
 /* Consume a signal after one of the two became readable. */
 void net_ring_drain(int fd);
 /*
- * Block up to @timeout_ms (-1: forever) until bytes can be read or the peer
+ * Make this end's data descriptor readable: a consumer that stopped reading
+ * without setting its sleep flag (a budget, back-pressure) is woken to
+ * read on.
+ */
+void net_ring_poke(struct net_ring *r);
+/* The setup socket: its hang-up (POLLRDHUP) says the peer is gone. */
+int net_ring_sock(const struct net_ring *r);
+/*
+ * Block up to @timeout_us (-1: forever) until bytes can be read or the peer
  * hangs up.  Returns 1 when signalled or bytes are there, 0 on timeout,
  * -EPIPE when the peer closed (the ring is failed).
  */
-int net_ring_wait(struct net_ring *r, int timeout_ms);
+int net_ring_wait(struct net_ring *r, int timeout_us);
 
 /* 0 while usable; otherwise the negative error and *@why its reason. */
 int net_ring_error(const struct net_ring *r, const char **why);

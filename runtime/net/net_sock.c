@@ -19,11 +19,13 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/random.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -32,6 +34,9 @@ struct net_listener {
 	int fd;
 	int port;   /* 0 for a Unix socket */
 	char *path; /* a Unix socket's path (unlinked at close) */
+	bool local; /* a Unix socket: its clients' credentials are known */
+	bool ring;  /* the ring socket (net_listen_ring) */
+	char ring_name[NET_OOB_RING_NAME + 1];
 };
 
 int net_sock_setup(int fd)
@@ -177,12 +182,54 @@ int net_listen_unix(const char *path, struct net_listener **out, struct diag_rep
 		goto fail;
 	}
 	l->fd = fd;
+	l->local = true;
 	*out = l;
 	return 0;
 fail:
 	free(l->path);
 	free(l);
 	return diag_report_set(diag, err, "listen on %s: %s", path, strerror(-err));
+}
+
+int net_listen_ring(struct net_listener **out, struct diag_report *diag)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	struct net_listener *l;
+	uint8_t rnd[8];
+	size_t n;
+	int fd;
+
+	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+		return diag_report_set(diag, -errno, "ring socket: getrandom: %s", strerror(errno));
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return diag_report_set(diag, -ENOMEM, "listen: out of memory");
+	n = (size_t)snprintf(l->ring_name, sizeof(l->ring_name), "prism-ring-%d-", (int)getpid());
+	for (unsigned i = 0; i < sizeof(rnd); i++)
+		n += (size_t)snprintf(l->ring_name + n, sizeof(l->ring_name) - n, "%02x", rnd[i]);
+	/* abstract: sun_path[0] is NUL, the name follows (no file, no unlink) */
+	memcpy(sa.sun_path + 1, l->ring_name, n);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0 ||
+	    bind(fd, (struct sockaddr *)&sa,
+	         (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n)) < 0 ||
+	    listen(fd, 64) < 0) {
+		int err = -errno;
+
+		if (fd >= 0)
+			close(fd);
+		free(l);
+		return diag_report_set(diag, err, "listen on the ring socket: %s", strerror(-err));
+	}
+	l->fd = fd;
+	l->local = l->ring = true;
+	*out = l;
+	return 0;
+}
+
+const char *net_listener_ring_name(const struct net_listener *l)
+{
+	return l->ring ? l->ring_name : NULL;
 }
 
 void net_listener_close(struct net_listener *l)
@@ -198,7 +245,7 @@ void net_listener_close(struct net_listener *l)
 
 bool net_listener_is_local(const struct net_listener *l)
 {
-	return l->path != NULL;
+	return l->local;
 }
 
 int64_t net_now_ms(void)
@@ -225,7 +272,8 @@ int net_listener_take(struct net_listener *l, struct net_pending **out, struct d
 		return diag_report_set(diag, -ENOMEM, "accept: out of memory");
 	}
 	p->fd = fd;
-	if (l->path) {
+	p->ring = l->ring;
+	if (l->local) {
 		struct ucred cr;
 		socklen_t cl = sizeof(cr);
 
@@ -233,8 +281,8 @@ int net_listener_take(struct net_listener *l, struct net_pending **out, struct d
 			rc = -errno;
 			free(p);
 			close(fd);
-			return diag_report_set(diag, rc, "accept on %s: SO_PEERCRED: %s", l->path,
-			                       strerror(-rc));
+			return diag_report_set(diag, rc, "accept on %s: SO_PEERCRED: %s",
+			                       l->path ? l->path : l->ring_name, strerror(-rc));
 		}
 		p->local = true;
 		p->uid = cr.uid;
@@ -245,6 +293,7 @@ int net_listener_take(struct net_listener *l, struct net_pending **out, struct d
 		return 0;
 	}
 	addr_string((struct sockaddr *)&ss, p->addr, sizeof(p->addr), p->host, sizeof(p->host));
+	p->same_host = net_sock_peer_is_local(fd);
 	rc = net_sock_setup(fd);
 	if (rc) {
 		free(p);
@@ -377,9 +426,29 @@ const char *net_pending_host(const struct net_pending *p)
 	return p->host;
 }
 
+bool net_pending_is_ring(const struct net_pending *p)
+{
+	return p->ring;
+}
+
+bool net_pending_same_host(const struct net_pending *p)
+{
+	return p->same_host;
+}
+
+int net_pending_take_fd(struct net_pending *p)
+{
+	int fd = p->fd;
+
+	net_oob_params_release(&p->peer);
+	net_oob_rx_free(&p->rx);
+	free(p);
+	return fd;
+}
+
 bool net_pending_local_uid(const struct net_pending *p, uint32_t *uid)
 {
-	if (p->local)
+	if (p->local && !p->ring)
 		*uid = p->uid;
 	return p->local;
 }
@@ -493,6 +562,29 @@ int net_connect_unix(const char *path, const struct net_oob_params *mine,
 	return 0;
 }
 
+bool net_sock_peer_is_local(int fd)
+{
+	struct sockaddr_storage me, peer;
+	socklen_t ml = sizeof(me), pl = sizeof(peer);
+
+	if (getsockname(fd, (struct sockaddr *)&me, &ml) ||
+	    getpeername(fd, (struct sockaddr *)&peer, &pl) || me.ss_family != peer.ss_family)
+		return false;
+	if (peer.ss_family == AF_INET) {
+		const struct sockaddr_in *a = (const void *)&me, *b = (const void *)&peer;
+
+		return (ntohl(b->sin_addr.s_addr) >> 24) == 127 ||
+		       a->sin_addr.s_addr == b->sin_addr.s_addr;
+	}
+	if (peer.ss_family == AF_INET6) {
+		const struct sockaddr_in6 *a = (const void *)&me, *b = (const void *)&peer;
+
+		return IN6_IS_ADDR_LOOPBACK(&b->sin6_addr) ||
+		       !memcmp(&a->sin6_addr, &b->sin6_addr, sizeof(a->sin6_addr));
+	}
+	return peer.ss_family == AF_UNIX;
+}
+
 int net_connect(const char *host, int port, const struct net_oob_params *mine,
                 struct net_oob_params *peer, int timeout_ms, int *fd, struct diag_report *diag)
 {
@@ -517,7 +609,15 @@ int net_connect(const char *host, int port, const struct net_oob_params *mine,
 	freeaddrinfo(res);
 	if (s < 0)
 		return diag_report_set(diag, err, "connect %s:%d: %s", host, port, strerror(-err));
-	rc = net_oob_client(s, mine, peer, timeout_ms, diag);
+	if ((mine->flags & NET_OOB_F_RING_OFFER) && !net_sock_peer_is_local(s)) {
+		/* a ring pair needs a peer on this host */
+		struct net_oob_params m = *mine;
+
+		m.flags &= (uint16_t)~NET_OOB_F_RING_OFFER;
+		rc = net_oob_client(s, &m, peer, timeout_ms, diag);
+	} else {
+		rc = net_oob_client(s, mine, peer, timeout_ms, diag);
+	}
 	if (rc) {
 		close(s);
 		snprintf(why, sizeof(why), "%s", diag ? diag->msg : strerror(-rc));

@@ -38,6 +38,13 @@ int net_listen(const char *host, int port, struct net_listener **out, struct dia
  * by whom (installing programs), comes in here.
  */
 int net_listen_unix(const char *path, struct net_listener **out, struct diag_report *diag);
+/*
+ * Listen on a fresh abstract Unix socket ("prism-ring-<pid>-<random>", see
+ * net_listener_ring_name) for clients that fetch a ring pair (net_shm.h);
+ * its clients' uid and pid come from SO_PEERCRED.
+ */
+int net_listen_ring(struct net_listener **out, struct diag_report *diag);
+const char *net_listener_ring_name(const struct net_listener *l); /* NULL: not one */
 void net_listener_close(struct net_listener *l);
 bool net_listener_is_local(const struct net_listener *l);
 /*
@@ -64,8 +71,14 @@ const struct net_oob_params *net_pending_peer(const struct net_pending *p);
 const char *net_pending_addr(const struct net_pending *p);
 /* "10.0.0.2": the peer as per-peer limits count it ("local uid N" on a Unix socket) */
 const char *net_pending_host(const struct net_pending *p);
-/* True, with the peer's uid, for a client of a Unix socket. */
+/* True, with the peer's uid, for a client of the post socket. */
 bool net_pending_local_uid(const struct net_pending *p, uint32_t *uid);
+/* A client of the ring socket (its credentials: net_pending_local_cred). */
+bool net_pending_is_ring(const struct net_pending *p);
+/* A TCP client from an address of this host (loopback, or ours). */
+bool net_pending_same_host(const struct net_pending *p);
+/* Free @p without answering; its socket is the caller's. */
+int net_pending_take_fd(struct net_pending *p);
 /* The same, with the peer's pid (SO_PEERCRED) for logs. */
 bool net_pending_local_cred(const struct net_pending *p, uint32_t *uid, int32_t *pid);
 /* Send ACCEPT with @mine; on success *@fd is the connection's socket (now the
@@ -79,7 +92,9 @@ void net_pending_reject(struct net_pending *p, int err, const char *reason);
 
 /*
  * Client: connect to @host:@port (0 = default port), send CONNECT with @mine,
- * and wait for the answer; *@fd is the connected socket on success.
+ * and wait for the answer; *@fd is the connected socket on success.  A ring
+ * offer (NET_OOB_F_RING_OFFER) is dropped from the CONNECT when the server
+ * is not on this host.
  */
 int net_connect(const char *host, int port, const struct net_oob_params *mine,
                 struct net_oob_params *peer, int timeout_ms, int *fd, struct diag_report *diag);
@@ -88,6 +103,9 @@ int net_connect(const char *host, int port, const struct net_oob_params *mine,
 int net_connect_unix(const char *path, const struct net_oob_params *mine,
                      struct net_oob_params *peer, int timeout_ms, int *fd,
                      struct diag_report *diag);
+
+/* Is the peer of connected @fd on this host (loopback, or our own address)? */
+bool net_sock_peer_is_local(int fd);
 
 /* Non-blocking, TCP_NODELAY, close-on-exec. */
 int net_sock_setup(int fd);

@@ -1,9 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * net/net_transport.c - the packet pump between a sim device and TCP.
+ * net/net_transport.c - the packet pump between a sim device and its
+ * peers' devices, over TCP or over a shared-memory ring pair.
  *
- * Owns: the transport thread (epoll over every link socket plus an eventfd
- * for wake-ups), the link table (by local QPN, for the device's xmit), the
+ * Owns: the transport thread (epoll over every link's descriptors plus an
+ * eventfd for wake-ups), the two carriers a link may have (a TCP socket; a
+ * ring pair of net_ring.h, whose data and room eventfds are edge-triggered
+ * in the epoll set and whose setup socket reports the peer's hang-up;
+ * link_send / link_recv hide which), moving a fresh link from TCP to a
+ * ring, the link table (by local QPN, for the device's xmit), the
  * per-link transmit buffer with its back-pressure, and receiving: the
  * thread reads into one buffer of its own and hands whole records to the
  * device; a link keeps a buffer only while it holds a partial record (or
@@ -46,16 +51,26 @@
 #include <unistd.h>
 
 #include "net/net_frame.h"
+#include "net/net_ring.h"
 #include "net/net_simpkt.h"
 
-#define WAKE_ID      UINT64_MAX
+#define WAKE_ID UINT64_MAX
+/* An epoll event's id: link generation (32 bits), descriptor kind (2), slot (30). */
+#define ID_SLOT_MASK  0x3fffffffu
+#define ID_KIND_SHIFT 30
+enum link_fd_kind {
+	FD_MAIN, /* the TCP socket; a ring link's setup socket (its hang-up) */
+	FD_DATA, /* ring link: bytes to read */
+	FD_ROOM, /* ring link: room to write after a short write */
+};
 #define RX_CHUNK     (64u << 10)
 #define RX_BUDGET    (1u << 20) /* bytes read from one link per event, for fairness */
 #define HASH_BUCKETS 256u
 
 struct net_link {
 	struct net_transport *t;
-	int fd;
+	int fd;                /* TCP socket, or the ring's setup socket */
+	struct net_ring *ring; /* a ring link: the bytes travel here */
 	uint32_t slot, gen;
 	struct sim_qp *qp;
 	struct net_simpkt_addr addr;
@@ -155,6 +170,11 @@ static uint64_t link_id(const struct net_link *l)
 	return ((uint64_t)l->gen << 32) | l->slot;
 }
 
+static uint64_t fd_id(const struct net_link *l, enum link_fd_kind kind)
+{
+	return link_id(l) | (uint64_t)kind << ID_KIND_SHIFT;
+}
+
 static unsigned bucket(uint32_t qpn)
 {
 	return (qpn ^ (qpn >> 8) ^ (qpn >> 16)) % HASH_BUCKETS;
@@ -173,7 +193,10 @@ static struct net_link *lookup_qpn(struct net_transport *t, uint32_t qpn)
 
 static void link_free(struct net_link *l)
 {
-	close(l->fd);
+	if (l->ring)
+		net_ring_close(l->ring); /* the setup socket with it */
+	else
+		close(l->fd);
 	pthread_mutex_destroy(&l->tx_lock);
 	pthread_mutex_destroy(&l->rx_lock);
 	free(l->tx);
@@ -192,10 +215,120 @@ static uint32_t rx_events(const struct net_link *l)
 	return l->polled ? EPOLLRDHUP : EPOLLIN | EPOLLRDHUP;
 }
 
+/*
+ * tx_lock held: the epoll events of @l's descriptors, for its state now.  A
+ * ring link's eventfds are edge-triggered (never drained by this thread:
+ * each write of the peer is an edge); its setup socket reports hang-ups
+ * only.
+ */
+static void link_events(struct net_link *l)
+{
+	struct net_transport *t = l->t;
+	struct epoll_event ev = {.data.u64 = fd_id(l, FD_MAIN)};
+
+	if (!l->ring) {
+		ev.events = rx_events(l) | (l->out_armed ? EPOLLOUT : 0);
+		epoll_ctl(t->epfd, EPOLL_CTL_MOD, l->fd, &ev);
+		return;
+	}
+	ev.events = rx_events(l) & EPOLLIN ? EPOLLIN | EPOLLET : 0;
+	ev.data.u64 = fd_id(l, FD_DATA);
+	epoll_ctl(t->epfd, EPOLL_CTL_MOD, net_ring_fd(l->ring), &ev);
+	ev.events = l->out_armed ? EPOLLIN | EPOLLET : 0;
+	ev.data.u64 = fd_id(l, FD_ROOM);
+	epoll_ctl(t->epfd, EPOLL_CTL_MOD, net_ring_room_fd(l->ring), &ev);
+}
+
+/* t->lock held: put @l's descriptors in the epoll set (0 or -errno). */
+static int link_epoll_add(struct net_link *l)
+{
+	struct net_transport *t = l->t;
+	struct epoll_event ev = {.events = EPOLLIN | EPOLLRDHUP, .data.u64 = fd_id(l, FD_MAIN)};
+
+	if (!l->ring)
+		return epoll_ctl(t->epfd, EPOLL_CTL_ADD, l->fd, &ev) ? -errno : 0;
+	ev.events = EPOLLRDHUP;
+	if (epoll_ctl(t->epfd, EPOLL_CTL_ADD, l->fd, &ev))
+		return -errno;
+	ev = (struct epoll_event){.events = EPOLLIN | EPOLLET, .data.u64 = fd_id(l, FD_DATA)};
+	if (epoll_ctl(t->epfd, EPOLL_CTL_ADD, net_ring_fd(l->ring), &ev))
+		goto fail;
+	ev = (struct epoll_event){.events = 0, .data.u64 = fd_id(l, FD_ROOM)};
+	if (!epoll_ctl(t->epfd, EPOLL_CTL_ADD, net_ring_room_fd(l->ring), &ev))
+		return 0;
+	epoll_ctl(t->epfd, EPOLL_CTL_DEL, net_ring_fd(l->ring), NULL);
+fail:;
+	int err = -errno;
+
+	epoll_ctl(t->epfd, EPOLL_CTL_DEL, l->fd, NULL);
+	return err;
+}
+
+static void link_epoll_del(struct net_link *l)
+{
+	epoll_ctl(l->t->epfd, EPOLL_CTL_DEL, l->fd, NULL);
+	if (l->ring) {
+		epoll_ctl(l->t->epfd, EPOLL_CTL_DEL, net_ring_fd(l->ring), NULL);
+		epoll_ctl(l->t->epfd, EPOLL_CTL_DEL, net_ring_room_fd(l->ring), NULL);
+	}
+}
+
+/*
+ * Send what the link's carrier takes now: bytes taken, or -EAGAIN (none:
+ * wait for EPOLLOUT, or for the ring's room signal, which a short ring
+ * write asked for), or another negative errno.
+ */
+static ssize_t link_send(struct net_link *l, const void *buf, size_t len)
+{
+	ssize_t n;
+
+	if (l->ring) {
+		n = net_ring_write(l->ring, buf, len);
+		return n ? n : -EAGAIN;
+	}
+	do
+		n = send(l->fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return errno == EWOULDBLOCK ? -EAGAIN : -errno;
+	return n ? n : -EPIPE;
+}
+
+/*
+ * Read what the link's carrier holds: bytes read, 0 at the end of the
+ * stream, -EAGAIN when nothing is there, or another negative errno.  An
+ * empty ring is the end of the stream only after its peer hung up (@gone).
+ * A ring read on the transport thread sets the sleep flag once it found
+ * nothing (the peer signals the data eventfd after its next write); a
+ * polled link's owner sets it when it waits (net_link_poll).
+ */
+static ssize_t link_recv(struct net_link *l, void *buf, size_t cap, bool gone)
+{
+	ssize_t n;
+
+	if (!l->ring) {
+		do
+			n = recv(l->fd, buf, cap, MSG_DONTWAIT);
+		while (n < 0 && errno == EINTR);
+		if (n < 0)
+			return errno == EWOULDBLOCK ? -EAGAIN : -errno;
+		return n;
+	}
+	for (;;) {
+		n = net_ring_read(l->ring, buf, cap);
+		if (n)
+			return n;
+		if (gone)
+			return 0;
+		if (l->polled || net_ring_prepare_sleep(l->ring))
+			return -EAGAIN;
+	}
+}
+
 /* Pin the link an epoll event names, or NULL when it was closed since. */
 static struct net_link *pin(struct net_transport *t, uint64_t id)
 {
-	uint32_t slot = (uint32_t)id, gen = (uint32_t)(id >> 32);
+	uint32_t slot = (uint32_t)id & ID_SLOT_MASK, gen = (uint32_t)(id >> 32);
 	struct net_link *l = NULL;
 
 	pthread_mutex_lock(&t->lock);
@@ -224,33 +357,28 @@ static void unpin(struct net_link *l)
 /* tx_lock held: ask epoll for (or stop asking for) writability. */
 static void arm_out(struct net_link *l, bool on)
 {
-	struct epoll_event ev = {.events = rx_events(l) | (on ? EPOLLOUT : 0),
-	                         .data.u64 = link_id(l)};
-
 	if (l->out_armed == on)
 		return;
-	if (epoll_ctl(l->t->epfd, EPOLL_CTL_MOD, l->fd, &ev) == 0)
-		l->out_armed = on;
+	l->out_armed = on;
+	link_events(l);
 }
 
-/* tx_lock held: write what the socket takes.  0, or a negative errno. */
+/* tx_lock held: write what the carrier takes.  0, or a negative errno. */
 static int flush_locked(struct net_link *l)
 {
 	while (l->tx_len) {
-		ssize_t n = send(l->fd, l->tx + l->tx_head, l->tx_len, MSG_NOSIGNAL | MSG_DONTWAIT);
+		ssize_t n = link_send(l, l->tx + l->tx_head, l->tx_len);
 
 		if (n > 0) {
 			l->tx_head += (size_t)n;
 			l->tx_len -= (size_t)n;
 			continue;
 		}
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+		if (n == -EAGAIN) {
 			arm_out(l, true);
 			return 0;
 		}
-		return n < 0 ? -errno : -EPIPE;
+		return (int)n;
 	}
 	l->tx_head = 0;
 	l->acks_held = false;
@@ -272,11 +400,10 @@ static bool unblock_locked(struct net_link *l)
 		kick = true;
 	}
 	if (!l->blocked && l->rx_paused) {
-		struct epoll_event ev = {.data.u64 = link_id(l)};
-
 		l->rx_paused = false;
-		ev.events = rx_events(l) | (l->out_armed ? EPOLLOUT : 0);
-		epoll_ctl(l->t->epfd, EPOLL_CTL_MOD, l->fd, &ev);
+		link_events(l);
+		if (l->ring && !l->polled)
+			net_ring_poke(l->ring); /* no sleep flag was set: read on */
 	}
 	return kick;
 }
@@ -443,8 +570,8 @@ static void link_fail(struct net_link *l, int err, const char *why)
 	if (!l->tx_err)
 		l->tx_err = err;
 	pthread_mutex_unlock(&l->tx_lock);
-	epoll_ctl(t->epfd, EPOLL_CTL_DEL, l->fd, NULL);
-	shutdown(l->fd, SHUT_RDWR);
+	link_epoll_del(l);
+	shutdown(l->fd, SHUT_RDWR); /* a ring's peer sees its setup socket hang up */
 	if (l->rx_stalled) {
 		l->rx_stalled = false;
 		pthread_mutex_lock(&t->lock);
@@ -508,12 +635,11 @@ static size_t deliver_from(struct net_link *l, const uint8_t *buf, size_t avail,
 		rc = sim_dev_deliver(t->dev, &sp);
 		if (rc == -EAGAIN) {
 			if (!l->rx_stalled) {
-				struct epoll_event ev = {.events = l->out_armed ? EPOLLOUT : 0,
-				                         .data.u64 = link_id(l)};
-
 				l->rx_stalled = true;
 				l->stats.rx_stalls++;
-				epoll_ctl(t->epfd, EPOLL_CTL_MOD, l->fd, &ev);
+				pthread_mutex_lock(&l->tx_lock);
+				link_events(l);
+				pthread_mutex_unlock(&l->tx_lock);
 				pthread_mutex_lock(&t->lock);
 				t->stalled++;
 				pthread_mutex_unlock(&t->lock);
@@ -581,11 +707,8 @@ static bool pause_if_blocked(struct net_link *l)
 
 	pthread_mutex_lock(&l->tx_lock);
 	if (l->blocked && !l->rx_paused) {
-		struct epoll_event ev = {.events = l->out_armed ? EPOLLOUT : 0,
-		                         .data.u64 = link_id(l)};
-
 		l->rx_paused = true;
-		epoll_ctl(l->t->epfd, EPOLL_CTL_MOD, l->fd, &ev);
+		link_events(l);
 	}
 	paused = l->rx_paused;
 	pthread_mutex_unlock(&l->tx_lock);
@@ -598,17 +721,16 @@ static bool pause_if_blocked(struct net_link *l)
 static void on_readable(struct net_link *l, bool gone, uint8_t *scratch, bool may_split)
 {
 	size_t budget = RX_BUDGET;
+	ssize_t n = 1;
 
 	if (pause_if_blocked(l) && !gone)
 		return;
 
 	while (!l->dead && !l->rx_stalled && !l->rx_split && budget) {
-		ssize_t n;
-
 		if (!l->rx_len) {
 			/* the common case: whole records, read into the thread's
 			 * buffer; only a remainder is kept by the link */
-			n = recv(l->fd, scratch, RX_CHUNK, MSG_DONTWAIT);
+			n = link_recv(l, scratch, RX_CHUNK, gone);
 			if (n > 0) {
 				size_t off = deliver_from(l, scratch, (size_t)n, may_split);
 
@@ -619,8 +741,9 @@ static void on_readable(struct net_link *l, bool gone, uint8_t *scratch, bool ma
 					          "out of memory for the receive buffer");
 				/* a short read emptied the socket: no second
 				 * call to hear EAGAIN (epoll is level-triggered,
-				 * a polled link is polled again) */
-				if ((size_t)n < RX_CHUNK && !gone)
+				 * a polled link is polled again); a ring reads
+				 * on until it is empty and its sleep flag set */
+				if ((size_t)n < RX_CHUNK && !gone && !l->ring)
 					return;
 				continue;
 			}
@@ -638,12 +761,12 @@ static void on_readable(struct net_link *l, bool gone, uint8_t *scratch, bool ma
 			}
 			size_t room = l->rx_cap - l->rx_len;
 
-			n = recv(l->fd, l->rx + l->rx_len, room, MSG_DONTWAIT);
+			n = link_recv(l, l->rx + l->rx_len, room, gone);
 			if (n > 0) {
 				l->rx_len += (size_t)n;
 				budget = budget > (size_t)n ? budget - (size_t)n : 0;
 				deliver_records(l, may_split);
-				if ((size_t)n < room && !gone)
+				if ((size_t)n < room && !gone && !l->ring)
 					return;
 				continue;
 			}
@@ -654,18 +777,29 @@ static void on_readable(struct net_link *l, bool gone, uint8_t *scratch, bool ma
 			                    : "peer closed the connection");
 			return;
 		}
-		if (errno == EINTR)
-			continue;
-		if (errno == EAGAIN || errno == EWOULDBLOCK)
+		if (n == -EAGAIN)
 			return;
+		if (l->ring) { /* the peer broke the ring, or hung up */
+			const char *why;
+
+			net_ring_error(l->ring, &why);
+			link_fail(l, (int)n, why);
+			return;
+		}
 		{
 			char why[96];
 
-			snprintf(why, sizeof(why), "receive: %s", strerror(errno));
-			link_fail(l, -errno, why);
+			snprintf(why, sizeof(why), "receive: %s", strerror((int)-n));
+			link_fail(l, (int)n, why);
 		}
 		return;
 	}
+	/* Left before the ring was empty (budget spent, records split off
+	 * behind acknowledgements): no sleep flag was set.  Set it now if the
+	 * ring is empty (what was read waits in the link's buffer, delivered
+	 * this round), else no signal would come: wake this thread again. */
+	if (l->ring && !l->dead && !l->polled && !l->rx_stalled && !net_ring_prepare_sleep(l->ring))
+		net_ring_poke(l->ring);
 }
 
 static void on_writable(struct net_link *l)
@@ -721,16 +855,13 @@ static void service_flagged(struct net_transport *t)
 			snprintf(why, sizeof(why), "send: %s", strerror(-l->tx_err));
 			link_fail(l, l->tx_err, why);
 		} else if (l->rx_stalled && !l->dead) {
-			struct epoll_event ev = {.data.u64 = link_id(l)};
-
 			l->rx_stalled = false;
 			pthread_mutex_lock(&t->lock);
 			t->stalled--;
 			pthread_mutex_unlock(&t->lock);
 			/* still not reading a link paused for back-pressure */
 			pthread_mutex_lock(&l->tx_lock);
-			ev.events = rx_events(l) | (l->out_armed ? EPOLLOUT : 0);
-			epoll_ctl(t->epfd, EPOLL_CTL_MOD, l->fd, &ev);
+			link_events(l);
 			pthread_mutex_unlock(&l->tx_lock);
 			deliver_records(l, false);
 			if (!l->rx_stalled)
@@ -802,7 +933,8 @@ static void *transport_thread(void *arg)
 
 	for (;;) {
 		bool stop;
-		unsigned stalled, nsplit = 0;
+		unsigned stalled, nsplit = 0, kind;
+		uint32_t ev;
 		uint64_t before;
 		int i, n;
 
@@ -830,11 +962,17 @@ static void *transport_thread(void *arg)
 			l = pin(t, evs[i].data.u64);
 			if (!l)
 				continue;
-			if (evs[i].events & EPOLLOUT)
+			kind = (unsigned)(evs[i].data.u64 >> ID_KIND_SHIFT) & 3u;
+			ev = evs[i].events;
+			if (l->ring && kind == FD_ROOM)
+				ev = EPOLLOUT;
+			else if (l->ring && kind == FD_MAIN) /* the setup socket: a hang-up */
+				ev = EPOLLIN | EPOLLHUP;
+			if (ev & EPOLLOUT)
 				on_writable(l);
-			if (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR | EPOLLRDHUP)) {
+			if (ev & (EPOLLIN | EPOLLHUP | EPOLLERR | EPOLLRDHUP)) {
 				pthread_mutex_lock(&l->rx_lock);
-				on_readable(l, evs[i].events & (EPOLLHUP | EPOLLERR), t->rx_scratch,
+				on_readable(l, ev & (EPOLLHUP | EPOLLERR), t->rx_scratch,
 				            nsplit < SPLIT_MAX);
 				pthread_mutex_unlock(&l->rx_lock);
 			}
@@ -1029,21 +1167,21 @@ uint32_t net_peer_node(const struct sim_dev *dev, const struct net_oob_params *p
 	return peer->node != local ? peer->node : local ^ 0x80000000u;
 }
 
-int net_transport_attach(struct net_transport *t, int fd, struct sim_qp *qp,
-                         const struct net_oob_params *peer, const struct net_link_cbs *cbs,
-                         struct net_link **out, struct diag_report *diag)
+/* Attach a link carried by @fd, or by @ring (whose setup socket is @fd). */
+static int attach(struct net_transport *t, int fd, struct net_ring *ring, struct sim_qp *qp,
+                  const struct net_oob_params *peer, const struct net_link_cbs *cbs,
+                  struct net_link **out, struct diag_report *diag)
 {
-	struct epoll_event ev = {.events = EPOLLIN | EPOLLRDHUP};
 	struct net_link *l;
 	uint32_t slot;
+	int err;
 
-	if (!t || fd < 0 || !qp || !peer || !out)
-		return diag_report_set(diag, -EINVAL, "attach: NULL argument");
 	l = calloc(1, sizeof(*l));
 	if (!l)
 		return diag_report_set(diag, -ENOMEM, "attach: out of memory");
 	l->t = t;
 	l->fd = fd;
+	l->ring = ring;
 	l->qp = qp;
 	l->addr.local_node = sim_dev_node(t->dev);
 	l->addr.local_qpn = sim_qp_num(qp);
@@ -1057,42 +1195,117 @@ int net_transport_attach(struct net_transport *t, int fd, struct sim_qp *qp,
 
 	pthread_mutex_lock(&t->lock);
 	if (lookup_qpn(t, l->addr.local_qpn)) {
-		pthread_mutex_unlock(&t->lock);
-		pthread_mutex_destroy(&l->tx_lock);
-		pthread_mutex_destroy(&l->rx_lock);
-		free(l);
-		return diag_report_set(diag, -EEXIST, "attach: QP 0x%06x already has a link",
-		                       sim_qp_num(qp));
+		err = diag_report_set(diag, -EEXIST, "attach: QP 0x%06x already has a link",
+		                      sim_qp_num(qp));
+		goto fail;
 	}
 	for (slot = 0; slot < t->nslots && t->slots[slot]; slot++)
 		;
-	if (slot == t->nslots) {
-		if (!ARRAY_RESERVE(t->slots, t->nslots, (size_t)slot + 1)) {
-			pthread_mutex_unlock(&t->lock);
-			pthread_mutex_destroy(&l->tx_lock);
-			free(l);
-			return diag_report_set(diag, -ENOMEM, "attach: out of memory");
-		}
+	if (slot > ID_SLOT_MASK) {
+		err = diag_report_set(diag, -ENOSPC, "attach: too many links");
+		goto fail;
+	}
+	if (slot == t->nslots && !ARRAY_RESERVE(t->slots, t->nslots, (size_t)slot + 1)) {
+		err = diag_report_set(diag, -ENOMEM, "attach: out of memory");
+		goto fail;
 	}
 	l->slot = slot;
 	l->gen = ++t->next_gen;
 	t->slots[slot] = l;
 	l->hnext = t->hash[bucket(l->addr.local_qpn)];
 	t->hash[bucket(l->addr.local_qpn)] = l;
-	ev.data.u64 = link_id(l);
-	if (epoll_ctl(t->epfd, EPOLL_CTL_ADD, fd, &ev)) {
-		int err = -errno;
-
+	err = link_epoll_add(l);
+	if (err) {
 		unlink_locked(t, l);
-		pthread_mutex_unlock(&t->lock);
-		pthread_mutex_destroy(&l->tx_lock);
-		pthread_mutex_destroy(&l->rx_lock);
-		free(l);
-		return diag_report_set(diag, err, "attach: epoll: %s", strerror(-err));
+		diag_report_set(diag, err, "attach: epoll: %s", strerror(-err));
+		goto fail;
 	}
 	pthread_mutex_unlock(&t->lock);
+	/* bytes the peer wrote before the link existed raised no signal */
+	if (ring)
+		net_ring_poke(ring);
 	*out = l;
 	return 0;
+fail:
+	pthread_mutex_unlock(&t->lock);
+	pthread_mutex_destroy(&l->tx_lock);
+	pthread_mutex_destroy(&l->rx_lock);
+	free(l);
+	return err;
+}
+
+int net_transport_attach(struct net_transport *t, int fd, struct sim_qp *qp,
+                         const struct net_oob_params *peer, const struct net_link_cbs *cbs,
+                         struct net_link **out, struct diag_report *diag)
+{
+	if (!t || fd < 0 || !qp || !peer || !out)
+		return diag_report_set(diag, -EINVAL, "attach: NULL argument");
+	return attach(t, fd, NULL, qp, peer, cbs, out, diag);
+}
+
+int net_transport_attach_ring(struct net_transport *t, struct net_ring *ring, struct sim_qp *qp,
+                              const struct net_oob_params *peer, const struct net_link_cbs *cbs,
+                              struct net_link **out, struct diag_report *diag)
+{
+	int err;
+
+	if (!t || !ring || !qp || !peer || !out) {
+		net_ring_close(ring);
+		return diag_report_set(diag, -EINVAL, "attach: NULL argument");
+	}
+	err = attach(t, net_ring_sock(ring), ring, qp, peer, cbs, out, diag);
+	if (err)
+		net_ring_close(ring);
+	return err;
+}
+
+int net_link_use_ring(struct net_link *l, struct net_ring *ring, struct diag_report *diag)
+{
+	struct net_transport *t = l->t;
+	bool ok = false, flag = false;
+	int err = 0, old = l->fd;
+
+	pthread_mutex_lock(&l->rx_lock);
+	pthread_mutex_lock(&t->lock);
+	pthread_mutex_lock(&l->tx_lock);
+	if (l->ring || l->dead || l->closed || l->tx_err || l->tx_len || l->rx_len ||
+	    l->rx_stalled || l->rx_paused || l->polled) {
+		err = diag_report_set(diag, -EBUSY, "QP 0x%06x: its link is in use",
+		                      l->addr.local_qpn);
+		goto out;
+	}
+	link_epoll_del(l);
+	l->fd = net_ring_sock(ring);
+	l->ring = ring;
+	l->out_armed = false;
+	l->gen = ++t->next_gen; /* events already fetched for the socket are stale */
+	err = link_epoll_add(l);
+	if (err) {
+		diag_report_set(diag, err, "QP 0x%06x: epoll: %s", l->addr.local_qpn,
+		                strerror(-err));
+		l->ring = NULL;
+		l->fd = old;
+		l->gen = ++t->next_gen;
+		if (link_epoll_add(l)) { /* cannot even go back: fail it */
+			l->tx_err = err;
+			l->failing = flag = t->flagged = true;
+		}
+		goto out;
+	}
+	ok = true;
+out:
+	pthread_mutex_unlock(&l->tx_lock);
+	pthread_mutex_unlock(&t->lock);
+	pthread_mutex_unlock(&l->rx_lock);
+	if (ok) {
+		close(old);
+		net_ring_poke(ring); /* bytes written before the switch raised no signal */
+	} else {
+		net_ring_close(ring);
+	}
+	if (flag)
+		wake(t);
+	return err;
 }
 
 void net_link_close(struct net_link *l)
@@ -1106,7 +1319,7 @@ void net_link_close(struct net_link *l)
 	on_thread = t->running && pthread_equal(pthread_self(), t->thread);
 	pthread_mutex_lock(&t->lock);
 	unlink_locked(t, l);
-	epoll_ctl(t->epfd, EPOLL_CTL_DEL, l->fd, NULL);
+	link_epoll_del(l);
 	/* on the transport thread (a down callback) the link is pinned by the
 	 * thread itself: the last unpin frees it */
 	l->closer_waits = !on_thread;
@@ -1120,7 +1333,7 @@ void net_link_close(struct net_link *l)
 	 * non-blocking try, so that a peer is not left waiting for them */
 	pthread_mutex_lock(&l->tx_lock);
 	while (l->tx_len && !l->tx_err && !l->dead) {
-		ssize_t n = send(l->fd, l->tx + l->tx_head, l->tx_len, MSG_NOSIGNAL | MSG_DONTWAIT);
+		ssize_t n = link_send(l, l->tx + l->tx_head, l->tx_len);
 
 		if (n <= 0)
 			break;
@@ -1151,7 +1364,6 @@ int net_link_error(struct net_link *l)
 
 int net_link_set_polled(struct net_link *l)
 {
-	struct epoll_event ev = {.data.u64 = link_id(l)};
 	uint8_t *scratch = malloc(RX_CHUNK);
 
 	if (!scratch)
@@ -1162,8 +1374,7 @@ int net_link_set_polled(struct net_link *l)
 		l->polled = true;
 		l->scratch = scratch;
 		scratch = NULL;
-		ev.events = rx_events(l) | (l->out_armed ? EPOLLOUT : 0);
-		epoll_ctl(l->t->epfd, EPOLL_CTL_MOD, l->fd, &ev);
+		link_events(l);
 	}
 	pthread_mutex_unlock(&l->tx_lock);
 	pthread_mutex_unlock(&l->rx_lock);
@@ -1193,10 +1404,19 @@ int net_link_poll(struct net_link *l, int timeout_us)
 			nanosleep(&ts, NULL);
 			return 0;
 		}
-		n = ppoll(&pfd, 1, &ts, NULL);
-		if (n == 0)
-			return 0;
-		gone = n > 0 && (pfd.revents & (POLLHUP | POLLERR));
+		if (l->ring) {
+			/* sleeps on the data eventfd (the sleep flag set) and the
+			 * setup socket's hang-up; a ring whose peer is gone
+			 * fails, and the read below reports it */
+			n = net_ring_wait(l->ring, timeout_us);
+			if (n == 0)
+				return 0;
+		} else {
+			n = ppoll(&pfd, 1, &ts, NULL);
+			if (n == 0)
+				return 0;
+			gone = n > 0 && (pfd.revents & (POLLHUP | POLLERR));
+		}
 	}
 	pthread_mutex_lock(&l->rx_lock);
 	before = l->stats.rx_pkts;

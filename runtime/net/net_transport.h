@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * net/net_transport.h - a sim device's wire, carried over TCP.
+ * net/net_transport.h - a sim device's wire, carried over TCP or, between
+ * processes on one host, over a shared-memory ring pair (net_ring.h).
  *
  * Owns: one transport per sim device (it installs itself as the device's
  * wire with sim_dev_set_wire), one thread per transport running epoll over
- * its links, and one link per QP pair (one TCP connection each).  The
+ * its links, and one link per QP pair (one TCP connection or one ring pair
+ * each; the same records travel over both).  The
  * thread can run the device to completion itself (rx hook), and a link's
  * owner can read its socket on its own thread (polled links), so that a
  * packet wakes one thread, not two.  Outgoing
@@ -77,6 +79,25 @@ uint32_t net_peer_node(const struct sim_dev *dev, const struct net_oob_params *p
 int net_transport_attach(struct net_transport *t, int fd, struct sim_qp *qp,
                          const struct net_oob_params *peer, const struct net_link_cbs *cbs,
                          struct net_link **out, struct diag_report *diag);
+struct net_ring;
+
+/*
+ * The same over a ring pair (net_ring.h; owned from now on, also on
+ * failure): its data and room eventfds and its setup socket join the
+ * transport's epoll set.  A peer that breaks the ring fails this link only.
+ */
+int net_transport_attach_ring(struct net_transport *t, struct net_ring *ring, struct sim_qp *qp,
+                              const struct net_oob_params *peer, const struct net_link_cbs *cbs,
+                              struct net_link **out, struct diag_report *diag);
+/*
+ * Move a TCP link that has carried nothing yet (nothing queued, nothing
+ * partly received, not polled) to @ring (owned from now on, also on
+ * failure); its socket is closed.  -EBUSY: the link is in use and stays on
+ * TCP.  The server side of a ring set up after the TCP exchange
+ * (net_shm.h).
+ */
+int net_link_use_ring(struct net_link *link, struct net_ring *ring, struct diag_report *diag);
+
 /*
  * Run-to-completion on the transport thread: after each round of socket
  * events in which it handed packets to the device, the thread calls @fn
@@ -97,14 +118,16 @@ void net_transport_cork(struct net_transport *t);
 void net_transport_uncork(struct net_transport *t);
 
 /*
- * The link's owner reads its socket (net_link_poll) on its own thread, the
- * one that runs the device and polls for the answer: the transport thread
- * stops reading it and only watches hang-ups and write space.
+ * The link's owner reads its socket or ring (net_link_poll) on its own
+ * thread, the one that runs the device and polls for the answer: the
+ * transport thread stops reading it and only watches hang-ups and write
+ * space.
  */
 int net_link_set_polled(struct net_link *link);
 /*
- * Polled link: wait up to @timeout_us (0: do not wait) for bytes, read what
- * the socket holds and hand its packets to the device.  Returns the packets
+ * Polled link: wait up to @timeout_us (0: do not wait) for bytes (a ring:
+ * on its data eventfd, its sleep flag set), read what the socket or ring
+ * holds and hand its packets to the device.  Returns the packets
  * handed over, or the negative error that took the link down.
  */
 int net_link_poll(struct net_link *link, int timeout_us);

@@ -43,7 +43,7 @@ static void emit_wait(struct sim_qp *qp, enum sim_event_kind k, const struct sim
 	    .t_end = t,
 	    .qpn = qp->qpn,
 	    .wqe_counter = f->counter,
-	    .opcode = f->w.ctrl.opcode,
+	    .opcode = qp->sq.hd.w.ctrl.opcode,
 	};
 
 	sim_emit(qp->dev, &ev);
@@ -107,20 +107,20 @@ bool sim_sq_ready_slow(struct sim_qp *qp, sim_time_t *t)
 		return false;
 	}
 	t0 = sq->t > f->fetched_at ? sq->t : f->fetched_at;
-	if (f->decode_rc < 0) {
+	if (sq->hd.rc < 0) {
 		*t = t0;
 		return true; /* executes as an error */
 	}
-	if (f->w.ctrl.fm_ce_se & PRISM_CTRL_FM_MASK) {
-		if (!fence_clear(qp, &f->w, &dep)) {
+	if (sq->hd.w.ctrl.fm_ce_se & PRISM_CTRL_FM_MASK) {
+		if (!fence_clear(qp, &sq->hd.w, &dep)) {
 			sq->block = SIM_BLOCK_FENCE;
 			return false;
 		}
 		if (dep > t0)
 			t0 = dep;
 	}
-	if (f->w.ctrl.opcode == PRISM_OP_CQE_WAIT) {
-		if (!sim_wait_satisfied(qp, &f->w, &dep)) {
+	if (sq->hd.w.ctrl.opcode == PRISM_OP_CQE_WAIT) {
+		if (!sim_wait_satisfied(qp, &sq->hd.w, &dep)) {
 			if (sq->block != SIM_BLOCK_WAIT_CQ) {
 				sq->block = SIM_BLOCK_WAIT_CQ;
 				emit_wait(qp, SIM_EV_WAIT_BLOCK, f, t0);
@@ -139,9 +139,10 @@ bool sim_sq_ready_slow(struct sim_qp *qp, sim_time_t *t)
 
 static uint8_t check_ctrl(struct sim_qp *qp, const struct sim_fetched *f)
 {
-	const struct prism_ctrl_seg *c = &f->w.ctrl;
+	const struct sim_decoded *d = &qp->sq.hd;
+	const struct prism_ctrl_seg *c = &d->w.ctrl;
 
-	if (f->decode_rc < 0)
+	if (d->rc < 0)
 		return PRISM_SYND_LOCAL_QP_OP_ERR;
 	/* stock firmware checks the WQE index and QPN (PCX; RedN section 4) */
 	if (qp->dev->o.fw == SIM_FW_STRICT &&
@@ -151,17 +152,21 @@ static uint8_t check_ctrl(struct sim_qp *qp, const struct sim_fetched *f)
 	 * software checks for this are public (MLNX_OFED libmlx5), so the
 	 * error is a sim choice; WAIT runs on any send queue (DPDK posts it on
 	 * plain Tx SQs, UCC on plain RC QPs): rule enable-needs-cross-channel. */
-	if (f->info->shape == PRISM_SHAPE_WAIT_ENABLE && c->opcode != PRISM_OP_CQE_WAIT &&
+	if (d->info->shape == PRISM_SHAPE_WAIT_ENABLE && c->opcode != PRISM_OP_CQE_WAIT &&
 	    !(qp->flags & SIM_QP_CROSS_CHANNEL))
 		return PRISM_SYND_LOCAL_QP_OP_ERR;
 	return 0;
 }
 
-static void pop_head(struct sim_sq *sq, const struct sim_fetched *f)
+/* The next fetched WQE, if any, becomes the head (decoded: sq->hd). */
+static void pop_head(struct sim_qp *qp, const struct sim_fetched *f)
 {
+	struct sim_sq *sq = &qp->sq;
+
 	sq->head = f->counter + f->nbb;
 	sq->pf_head = sim_wrap(sq->pf_head + 1, sq->pf_cap);
-	sq->pf_cnt--;
+	if (--sq->pf_cnt)
+		sim_sq_decode_head(qp);
 }
 
 /* The cost query, for a cost model or an event observer (out of line: the
@@ -171,6 +176,7 @@ static __attribute__((noinline)) void charge_query(struct sim_qp *qp, const stru
                                                    struct sim_cost *cost)
 {
 	struct sim_dev *dev = qp->dev;
+	const struct sim_decoded *d = &qp->sq.hd;
 
 	*q = (struct sim_cost_query){
 	    .qpn = qp->qpn,
@@ -180,22 +186,22 @@ static __attribute__((noinline)) void charge_query(struct sim_qp *qp, const stru
 	    .cls = PRISM_CLASS_ORDERING,
 	    .order = qp->sq.after_wait ? SIM_ORDER_COMPLETION : f->order,
 	    .ds = f->bytes[7] & 0x3fu,
-	    .wqe = f->decode_rc < 0 ? NULL : &f->w,
+	    .wqe = d->rc < 0 ? NULL : &d->w,
 	};
 	if (!synd) {
-		const struct prism_opcode_info *info = f->info;
+		const struct prism_opcode_info *info = d->info;
 
 		q->cls = info->cls;
-		q->fence = (uint8_t)prism_ctrl_fence(&f->w.ctrl);
+		q->fence = (uint8_t)prism_ctrl_fence(&d->w.ctrl);
 		q->loopback = qp->peer_node == dev->o.node;
 		if (info->cls == PRISM_CLASS_COPY) {
-			if (f->w.is_inline)
-				q->bytes = f->w.inline_len;
+			if (d->w.is_inline)
+				q->bytes = d->w.inline_len;
 			else
-				for (unsigned i = 0; i < f->w.num_sge; i++)
-					q->bytes += f->w.sge[i].byte_count;
+				for (unsigned i = 0; i < d->w.num_sge; i++)
+					q->bytes += d->w.sge[i].byte_count;
 		} else if (info->cls == PRISM_CLASS_ATOMIC) {
-			q->bytes = f->w.atomic.size;
+			q->bytes = d->w.atomic.size;
 		}
 	}
 	dev->obs.cost(dev->obs.ctx, q, cost);
@@ -242,9 +248,9 @@ void sim_sq_step(struct sim_qp *qp, sim_time_t start)
 	f = head_fetched(sq);
 	x.qp = qp;
 	x.f = f;
-	x.w = &f->w;
+	x.w = &sq->hd.w;
 	x.start = start;
-	sim_advance_now(dev, start);
+	/* dev->now moves to the WQE's end below (nothing here reads it) */
 
 	if (sim_sq_hazard_check(qp, f, start))
 		synd = PRISM_SYND_LOCAL_QP_OP_ERR;
@@ -252,23 +258,23 @@ void sim_sq_step(struct sim_qp *qp, sim_time_t start)
 		synd = check_ctrl(qp, f);
 
 	if (!dev->cost_query) /* nobody reads the query: charge the flat default cost */
-		sim_default_cost_of(synd ? PRISM_CLASS_ORDERING : f->info->cls, &x.cost);
+		sim_default_cost_of(synd ? PRISM_CLASS_ORDERING : sq->hd.info->cls, &x.cost);
 	else
 		charge_query(qp, f, synd, &q, &x.cost);
 
 	x.os = sim_outst_push(qp);
 	x.os->counter = f->counter;
 	x.os->opcode = f->bytes[3];
-	x.os->signaled = f->decode_rc >= 0 && prism_ctrl_ce(&f->w.ctrl) >= PRISM_CE_CQ_UPDATE;
+	x.os->signaled = sq->hd.rc >= 0 && prism_ctrl_ce(&sq->hd.w.ctrl) >= PRISM_CE_CQ_UPDATE;
 	x.os->start = start;
 	x.os->ready_at = start + x.cost.latency;
 
 	if (dev->obs.event) /* an observer implies dev->cost_query: q is filled */
 		emit_exec(qp, SIM_EV_EXEC_START, start, start + x.cost.busy, f->counter, &q, q.wqe);
 
-	rc = synd ? synd : exec_table[f->w.ctrl.opcode](&x);
-	sq->after_wait = f->decode_rc >= 0 && f->w.ctrl.opcode == PRISM_OP_CQE_WAIT;
-	pop_head(sq, f);
+	rc = synd ? synd : exec_table[sq->hd.w.ctrl.opcode](&x);
+	sq->after_wait = sq->hd.rc >= 0 && sq->hd.w.ctrl.opcode == PRISM_OP_CQE_WAIT;
+	pop_head(qp, f); /* x.w: the next head from here */
 	sq->t = start + x.cost.busy;
 	dev->st.wqes_executed++;
 	sim_advance_now(dev, sq->t);

@@ -4,8 +4,9 @@
  *
  * Owns: when a send queue may fetch (RedN section 3.1: an unmanaged queue
  * once its doorbell rang, a managed queue as soon as an ENABLE executes),
- * the copy of a WQE's bytes into the NIC (decoded once, by the codec), and
- * the check at execute time that those bytes still match memory.  A
+ * the copy of a WQE's bytes into the NIC (decoded once, by the codec, when
+ * it becomes its queue's head: sim_sq_decode_head), and the check at
+ * execute time that those bytes still match memory.  A
  * mismatch is a hazard: the NIC executes the fetched (stale) copy, as
  * hardware does; the report names the queue, WQE, bytes and last writer.
  *
@@ -44,9 +45,12 @@ static inline void wqe_copy(const struct sim_sq *sq, uint32_t ctr, unsigned nbb,
 		ring_copy(sq, ctr, dst, len);
 }
 
+/* FETCH, with the WQE decoded for the observer (out of line: only with
+ * one; the engine itself decodes a WQE when it becomes the head). */
 static __attribute__((noinline)) void emit_fetch(struct sim_qp *qp, const struct sim_fetched *f,
                                                  sim_time_t t)
 {
+	struct prism_wqe w;
 	struct sim_event ev = {
 	    .kind = SIM_EV_FETCH,
 	    .t = t,
@@ -56,7 +60,7 @@ static __attribute__((noinline)) void emit_fetch(struct sim_qp *qp, const struct
 	    .opcode = f->bytes[3],
 	    .order = f->order,
 	    .bytes = f->len,
-	    .wqe = f->decode_rc < 0 ? NULL : &f->w,
+	    .wqe = prism_wqe_decode(f->bytes, f->len, &w, NULL) < 0 ? NULL : &w,
 	};
 
 	sim_emit(qp->dev, &ev);
@@ -96,18 +100,16 @@ void sim_sq_fetch_upto(struct sim_qp *qp, sim_time_t t, enum sim_order first_ord
 		f->nbb = (uint16_t)nbb;
 		f->len = (uint16_t)len;
 		wqe_copy(sq, fetch, nbb, f->bytes, len);
-		f->decode_rc = prism_wqe_decode(f->bytes, len, &f->w, NULL);
-		f->info = f->decode_rc < 0 ? NULL : dev->op_info[f->w.ctrl.opcode];
 		f->order = order;
 		order = rest;
 		f->fetched_at = t;
 		f->wseq = dev->wseq;
 		f->hazard = false;
 		for (unsigned b = 0; b < nbb; b++) {
-			struct sim_bb_state *st = &sq->bbs[(fetch + b) & mask];
+			struct sim_bb_fetch *st = &sq->bbf[(fetch + b) & mask];
 
-			st->fetch_ctr = fetch;
-			st->fetch_t = t;
+			st->ctr = fetch;
+			st->t = t;
 			st->fetched = true;
 		}
 		fetch += nbb;
@@ -122,8 +124,10 @@ void sim_sq_fetch_upto(struct sim_qp *qp, sim_time_t t, enum sim_order first_ord
 	sq->fetch = fetch;
 	sq->pf_cnt = cnt;
 	/* an idle queue may have been parked: it has a head WQE now */
-	if (was_empty && cnt)
+	if (was_empty && cnt) {
+		sim_sq_decode_head(qp);
 		sim_sched_wake(qp);
+	}
 }
 
 void sim_sq_drop_fetched(struct sim_qp *qp)
@@ -225,7 +229,7 @@ bool sim_sq_patch_race(struct sim_qp *qp, uint32_t b, uint32_t off, const uint8_
 {
 	struct sim_dev *dev = qp->dev;
 	struct sim_sq *sq = &qp->sq;
-	struct sim_bb_state *st = &sq->bbs[b];
+	const struct sim_bb_fetch *st = &sq->bbf[b];
 	uint32_t b0 = off / PRISM_WQE_BB, b1 = (off + len - 1) / PRISM_WQE_BB;
 	uint32_t lo = b == b0 ? off : b * PRISM_WQE_BB;
 	uint32_t hi = b == b1 ? off + len : (b + 1) * PRISM_WQE_BB;
@@ -238,12 +242,11 @@ bool sim_sq_patch_race(struct sim_qp *qp, uint32_t b, uint32_t off, const uint8_
 		hi--;
 	if (lo == hi)
 		return false; /* same bytes: nothing changes */
-	first = st->fetch_ctr & (sq->nbb - 1);
+	first = st->ctr & (sq->nbb - 1);
 	wqe_off = ((b - first) & (sq->nbb - 1)) * PRISM_WQE_BB;
-	f = fetched_at_counter(sq, st->fetch_ctr);
-	report(qp, st->fetch_ctr, sq->buf[first * PRISM_WQE_BB + 3],
-	       wqe_off + lo - b * PRISM_WQE_BB, wqe_off + hi - b * PRISM_WQE_BB, w, st->fetch_t, !f,
-	       t);
+	f = fetched_at_counter(sq, st->ctr);
+	report(qp, st->ctr, sq->buf[first * PRISM_WQE_BB + 3], wqe_off + lo - b * PRISM_WQE_BB,
+	       wqe_off + hi - b * PRISM_WQE_BB, w, st->t, !f, t);
 	if (f) {
 		f->hazard = true; /* the policy applies when it executes */
 	} else if (dev->o.hazard == SIM_HAZARD_FAIL) {
@@ -266,10 +269,9 @@ void sim_sq_emit_patch(struct sim_qp *qp, uint32_t off, uint32_t len, const stru
 	    .wqe_counter = w->wqe_counter,
 	    .opcode = w->opcode,
 	    .target_qpn = qp->qpn,
-	    .target_wqe_counter =
-	        sq->bbs[b0].fetched && fetched_at_counter(sq, sq->bbs[b0].fetch_ctr)
-	            ? sq->bbs[b0].fetch_ctr
-	            : sq->fetch + ((b0 - sq->fetch) & (sq->nbb - 1)),
+	    .target_wqe_counter = sq->bbf[b0].fetched && fetched_at_counter(sq, sq->bbf[b0].ctr)
+	                              ? sq->bbf[b0].ctr
+	                              : sq->fetch + ((b0 - sq->fetch) & (sq->nbb - 1)),
 	    .offset = off,
 	    .len = len,
 	    .writer = *w,

@@ -36,7 +36,12 @@
 
 #define SIM_CACHE_LINE           64u
 #define SIM_DEFAULT_PREFETCH_BBS 16u
-#define SIM_MAX_MSG              (1u << 30) /* largest message (mlx5 max_msg_sz is 1 GiB) */
+#define SIM_WQE_MAX_BYTES        (PRISM_WQE_MAX_BB * PRISM_WQE_BB) /* a fetched copy's room */
+/* Rows of a queue's fetched copies (sim_sq.pf_bytes): one line more than
+ * the room, so that the first lines of the rows (all a one-BB WQE uses) do
+ * not all fall in the same few cache sets. */
+#define SIM_PF_ROW_BYTES (SIM_WQE_MAX_BYTES + SIM_CACHE_LINE)
+#define SIM_MAX_MSG      (1u << 30) /* largest message (mlx5 max_msg_sz is 1 GiB) */
 
 /* ---- memory regions ---------------------------------------------------- */
 
@@ -91,18 +96,28 @@ struct sim_fetched {
 	uint32_t counter;     /* absolute BB counter of the WQE's first BB */
 	uint16_t nbb;         /* BBs the WQE occupies (>= 1) */
 	uint16_t len;         /* bytes fetched: ds * 16, or 16 for a bad control segment */
-	int decode_rc;        /* < 0: the codec rejected the bytes */
 	enum sim_order order; /* how it was fetched */
 	bool hazard;          /* a racing write was reported while it waited */
 	sim_time_t fetched_at;
-	uint64_t wseq;                        /* dev->wseq at fetch time */
-	const struct prism_opcode_info *info; /* of w.ctrl.opcode (decoded only) */
-	uint8_t bytes[PRISM_WQE_MAX_BB * PRISM_WQE_BB];
+	uint64_t wseq; /* dev->wseq at fetch time */
+	/* the copy: this slot's row of sq->pf_bytes (PRISM_WQE_MAX_BB BBs,
+	 * line-aligned), apart from the slots, which stay in cache */
+	uint8_t *bytes;
+};
+
+/* The head WQE of a send queue decoded (by the codec, from its fetched
+ * copy, when it becomes the head: sim_sq_decode_head).  Only the head is
+ * ever evaluated or executed, so one per queue, where every readiness
+ * check and the step find it in cache. */
+struct sim_decoded {
+	int rc;                               /* < 0: the codec rejected the bytes */
+	const struct prism_opcode_info *info; /* of w.ctrl.opcode (rc >= 0 only) */
 	struct prism_wqe w;
 };
 
-/* An executed WQE that has not completed yet (completions are in order). */
-struct sim_outst {
+/* An executed WQE that has not completed yet (completions are in order).
+ * What every WQE writes is in its first cache line; entries are aligned. */
+struct __attribute__((aligned(SIM_CACHE_LINE))) sim_outst {
 	uint32_t counter;
 	uint32_t psn;
 	uint8_t opcode;
@@ -132,12 +147,15 @@ enum sim_block {
 	SIM_BLOCK_RNR,     /* waiting for the RNR timer, then retransmit */
 };
 
-/* Per 64-byte block of a send queue: last engine write, last fetch. */
+/* Per 64-byte block of a send queue: the last engine write (written by
+ * patches), and apart (16 bytes, written by every fetch) the last fetch. */
 struct sim_bb_state {
 	uint64_t wseq;       /* dev->wseq of the last engine write */
 	struct sim_writer w; /* its writer */
-	uint32_t fetch_ctr;  /* counter of the WQE last fetched over this block */
-	sim_time_t fetch_t;  /* when */
+};
+struct sim_bb_fetch {
+	sim_time_t t; /* when */
+	uint32_t ctr; /* counter of the WQE last fetched over this block */
 	bool fetched;
 };
 
@@ -148,15 +166,18 @@ struct sim_sq {
 	uint32_t en;    /* managed: enabled limit (SEND_EN) */
 	uint32_t fetch; /* next BB counter to fetch */
 	uint32_t head;  /* next BB counter to execute */
-	/* prefetch ring */
+	/* prefetch ring; hd: pf[pf_head] decoded, while pf_cnt */
 	struct sim_fetched *pf;
+	uint8_t *pf_bytes;
 	uint32_t pf_cap, pf_head, pf_cnt;
+	struct sim_decoded hd;
 	uint32_t pf_max_bbs;
 	/* outstanding ring */
 	struct sim_outst *os;
 	uint32_t os_cap, os_head, os_cnt;
 	/* per-BB last engine writer and last fetch */
 	struct sim_bb_state *bbs;
+	struct sim_bb_fetch *bbf;
 	/* processing unit */
 	sim_time_t t;     /* PU virtual time: next WQE starts no earlier */
 	sim_time_t dep_t; /* time the current WQE's dependency was satisfied */
@@ -255,6 +276,20 @@ struct sim_qp {
 
 /* ---- packets ------------------------------------------------------------ */
 
+#define SIM_PKT_SMALL 256u /* payload room of every packet */
+/* Every packet the device allocates sits in a box whose header names the
+ * outstanding entry it is lent to (sim_send_request), NULL otherwise; the
+ * payload room follows the packet (p + 1) as before. */
+struct sim_pkt_box {
+	struct sim_outst *lender;
+	/* A packet from another device (enqueue_async): 1 + the QPs this
+	 * device had created when it arrived; 0 for its own.  A QP created
+	 * after that is not its addressee, though it may have inherited the
+	 * addressee's number (sim_wire_rx drops it, as a NIC drops a packet
+	 * for a QP that does not exist when it arrives). */
+	uint64_t outside;
+	struct sim_pkt pkt;
+};
 /* A READ being served by a responder (line by line in chaos mode). */
 struct sim_readjob {
 	struct sim_pkt *resp; /* the response under construction */
@@ -325,11 +360,21 @@ struct sim_dev {
 	struct sim_qp *tx_held;     /* QPs whose txq holds refused packets */
 	struct sim_cq *ev_head;     /* CQs with a completion event (sim_cq_arm) */
 	struct sim_readjob *jobs;
+	/* Loopback fold (sim_wire.c): while a request from one of this
+	 * device's own QPs is served in VTIME mode (folding), a response due
+	 * at the request's own time is built in fold (sim_reply_alloc), never
+	 * queued, and taken by the requester in the same step (fold_taken). */
+	bool folding, fold_taken;
 	struct sim_pkt *pkt_free; /* free list (linked through the payload area) */
 	uint32_t npkt_free;
 	const struct sim_wire_ops *wire;
 	void *wire_ctx;
 	struct sim_fabric *fabric;
+	/* the folded response's packet (header, then its payload room) */
+	struct {
+		struct sim_pkt_box box;
+		uint8_t room[SIM_PKT_SMALL];
+	} fold;
 	/* results */
 	struct sim_stats st;
 	bool has_hazard;
@@ -427,9 +472,22 @@ void sim_qp_destroy_all(struct sim_dev *dev);
 /* Fetches every WQE now allowed (up to the prefetch window): sim_sq_fetch
  * (inline, after sim_qp_sq_limit below) returns at once when the queue is
  * not RTS or nothing is posted / enabled past what was fetched (the common
- * case right after a step); otherwise sim_sq_fetch_upto copies and decodes
- * up to @limit (the value sim_qp_sq_limit just returned). */
+ * case right after a step); otherwise sim_sq_fetch_upto copies up to
+ * @limit (the value sim_qp_sq_limit just returned) and decodes the first
+ * WQE fetched into an empty window (the others when they become the head). */
 void sim_sq_fetch_upto(struct sim_qp *qp, sim_time_t t, enum sim_order first_order, uint32_t limit);
+/* Decodes the head WQE's fetched copy into sq->hd: called whenever a
+ * fetched WQE becomes the head (fetched into an empty window, or the head
+ * before it executed).  The copy never changes once fetched, so this is the
+ * decode the fetch itself would have made. */
+static inline void sim_sq_decode_head(struct sim_qp *qp)
+{
+	struct sim_sq *sq = &qp->sq;
+	const struct sim_fetched *f = &sq->pf[sq->pf_head];
+
+	sq->hd.rc = prism_wqe_decode(f->bytes, f->len, &sq->hd.w, NULL);
+	sq->hd.info = sq->hd.rc < 0 ? NULL : qp->dev->op_info[sq->hd.w.ctrl.opcode];
+}
 /* Do the @len (<= @cap) bytes at @a and @b match?  Whole blocks of @cap
  * bytes are compared first with a fixed-size (inlined) compare: equal
  * there is equal over @len; otherwise the exact @len bytes decide. */
@@ -480,7 +538,7 @@ static inline void sim_sq_patch(struct sim_qp *qp, uint32_t off, const uint8_t *
 
 		st->wseq = dev->wseq;
 		st->w = *w;
-		if (may_race && st->fetched && st->fetch_t > w->issued_at &&
+		if (may_race && sq->bbf[b].fetched && sq->bbf[b].t > w->issued_at &&
 		    sim_sq_patch_race(qp, b, off, src, len, w, t))
 			may_race = false; /* one report per patch */
 	}
@@ -512,8 +570,9 @@ static inline int sim_sq_ready_plain(struct sim_qp *qp, sim_time_t *t)
 	if (!sq->pf_cnt)
 		return 0; /* nothing fetched */
 	f = &sq->pf[sq->pf_head];
-	if (sq->os_cnt == sq->os_cap || f->decode_rc < 0 ||
-	    (f->w.ctrl.fm_ce_se & PRISM_CTRL_FM_MASK) || f->w.ctrl.opcode == PRISM_OP_CQE_WAIT)
+	if (sq->os_cnt == sq->os_cap || sq->hd.rc < 0 ||
+	    (sq->hd.w.ctrl.fm_ce_se & PRISM_CTRL_FM_MASK) ||
+	    sq->hd.w.ctrl.opcode == PRISM_OP_CQE_WAIT)
 		return -1;
 	/* fetched, room in the outstanding ring, no fence, no WAIT */
 	sq->block = SIM_BLOCK_NONE;
@@ -593,7 +652,6 @@ void sim_readjobs_free(struct sim_dev *dev);
  * without dev->lock) and go back to the list of the device that frees them
  * (NULL: free()).  A packet may be freed by another device than the one
  * that allocated it (fabric).  The list's fast paths are inline below. */
-#define SIM_PKT_SMALL     256u                           /* payload room of every packet */
 #define SIM_PKT_HDR_BYTES offsetof(struct sim_pkt, swap) /* header before the atomic operands */
 #define SIM_PKT_POOL_MAX  4096u
 #if defined(__SANITIZE_ADDRESS__)
@@ -611,19 +669,6 @@ void sim_readjobs_free(struct sim_dev *dev);
 #define sim_pkt_pool_poison(p)   ((void)(p))
 #define sim_pkt_pool_unpoison(p) ((void)(p))
 #endif
-/* Every packet the device allocates sits in a box whose header names the
- * outstanding entry it is lent to (sim_send_request), NULL otherwise; the
- * payload room follows the packet (p + 1) as before. */
-struct sim_pkt_box {
-	struct sim_outst *lender;
-	/* A packet from another device (enqueue_async): 1 + the QPs this
-	 * device had created when it arrived; 0 for its own.  A QP created
-	 * after that is not its addressee, though it may have inherited the
-	 * addressee's number (sim_wire_rx drops it, as a NIC drops a packet
-	 * for a QP that does not exist when it arrives). */
-	uint64_t outside;
-	struct sim_pkt pkt;
-};
 static inline struct sim_pkt_box *sim_pkt_box(struct sim_pkt *p)
 {
 	return (struct sim_pkt_box *)(void *)((char *)p - offsetof(struct sim_pkt_box, pkt));
@@ -652,6 +697,27 @@ static inline struct sim_pkt *sim_pkt_alloc(struct sim_dev *dev, uint32_t payloa
 	memset(p, 0, SIM_PKT_HDR_BYTES);
 	p->payload_len = payload_len;
 	p->payload = payload_len ? (uint8_t *)(p + 1) : NULL;
+	return p;
+}
+/* The packet of @qp's response to @req (@payload_len bytes), to be sent at
+ * once: the device's fold packet when @req is a loopback request being
+ * served in VTIME mode and the response is due at its time (@qp sent
+ * nothing later: sim_wire_xmit keeps one QP's packets in order), else one
+ * from the free list. */
+static inline struct sim_pkt *sim_reply_alloc(struct sim_qp *qp, const struct sim_pkt *req,
+                                              uint32_t payload_len)
+{
+	struct sim_dev *dev = qp->dev;
+	struct sim_pkt *p;
+
+	if (!dev->folding || dev->fold_taken || qp->last_tx_t > req->t ||
+	    payload_len > SIM_PKT_SMALL)
+		return sim_pkt_alloc(dev, payload_len);
+	dev->fold_taken = true;
+	p = &dev->fold.box.pkt;
+	memset(p, 0, SIM_PKT_HDR_BYTES);
+	p->payload_len = payload_len;
+	p->payload = payload_len ? dev->fold.room : NULL;
 	return p;
 }
 static inline void sim_pkt_free(struct sim_dev *dev, struct sim_pkt *p)
@@ -706,8 +772,9 @@ static inline struct sim_pkt *sim_pktq_pop(struct sim_pktq *q)
 	return q->front++->p;
 }
 void sim_pktq_free(struct sim_pktq *q);
-/* Sends @p (takes ownership): loopback into the inbox, or the transport. */
-int sim_wire_xmit(struct sim_dev *dev, struct sim_pkt *p);
+/* Sends @p (takes ownership), from @src (p->src_qpn): loopback into the
+ * inbox, or the transport. */
+int sim_wire_xmit(struct sim_qp *src, struct sim_pkt *p);
 /* Processes one inbound packet. */
 void sim_wire_rx(struct sim_dev *dev, struct sim_pkt *p);
 void sim_inbox_drain_async(struct sim_dev *dev);

@@ -34,8 +34,10 @@ static void qp_free(struct sim_qp *qp)
 		sim_pkt_free(NULL, sim_pktq_pop(&qp->txq));
 	sim_pktq_free(&qp->txq);
 	free(sq->pf);
+	free(sq->pf_bytes);
 	free(sq->os);
 	free(sq->bbs);
+	free(sq->bbf);
 	if (!qp->ext_mem) {
 		free(qp->buf);
 		free((void *)qp->dbrec);
@@ -80,11 +82,18 @@ int sim_qp_create(struct sim_dev *dev, const struct sim_qp_attr *attr, struct si
 	qp->sq.pf_cap = dev->o.prefetch_bbs < attr->sq_bbs ? dev->o.prefetch_bbs : attr->sq_bbs;
 	qp->sq.pf_max_bbs = qp->sq.pf_cap;
 	qp->sq.pf = calloc(qp->sq.pf_cap, sizeof(*qp->sq.pf));
+	qp->sq.pf_bytes = aligned_alloc(SIM_CACHE_LINE, (size_t)qp->sq.pf_cap * SIM_PF_ROW_BYTES);
 	qp->sq.os_cap = attr->sq_bbs < 16 ? 16 : attr->sq_bbs;
-	qp->sq.os = calloc(qp->sq.os_cap, sizeof(*qp->sq.os));
+	qp->sq.os = aligned_alloc(SIM_CACHE_LINE, qp->sq.os_cap * sizeof(*qp->sq.os));
+	if (qp->sq.os) /* qp_free reads it */
+		memset(qp->sq.os, 0, qp->sq.os_cap * sizeof(*qp->sq.os));
 	qp->sq.bbs = calloc(attr->sq_bbs, sizeof(*qp->sq.bbs));
-	if (!qp->buf || !qp->dbrec || !qp->sq.pf || !qp->sq.os || !qp->sq.bbs)
+	qp->sq.bbf = calloc(attr->sq_bbs, sizeof(*qp->sq.bbf));
+	if (!qp->buf || !qp->dbrec || !qp->sq.pf || !qp->sq.pf_bytes || !qp->sq.os || !qp->sq.bbs ||
+	    !qp->sq.bbf)
 		goto fail;
+	for (uint32_t i = 0; i < qp->sq.pf_cap; i++)
+		qp->sq.pf[i].bytes = qp->sq.pf_bytes + (size_t)i * SIM_PF_ROW_BYTES;
 	if (!qp->ext_mem) {
 		memset(qp->buf, 0, qp->buf_len);
 		memset((void *)qp->dbrec, 0, 64);

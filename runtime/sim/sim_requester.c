@@ -28,8 +28,9 @@ static inline void outst_pop(struct sim_qp *qp)
 	if (o->rnr_able)
 		sq->rnr_outst--;
 	sim_outst_drop_req(qp->dev, o);
-	sq->os_head = sim_wrap(sq->os_head + 1, sq->os_cap);
-	sq->os_cnt--;
+	/* an empty ring starts over at entry 0: a queue whose WQEs complete
+	 * in their own step (ordering verbs) reuses one entry, in cache */
+	sq->os_head = --sq->os_cnt ? sim_wrap(sq->os_head + 1, sq->os_cap) : 0;
 }
 
 void sim_outst_pop(struct sim_qp *qp)
@@ -126,7 +127,7 @@ int sim_send_request(struct sim_qp *qp, struct sim_outst *os, struct sim_pkt *p)
 			}
 		}
 	}
-	if (sim_wire_xmit(qp->dev, p) < 0) {
+	if (sim_wire_xmit(qp, p) < 0) {
 		if (os->req_lent) { /* the wire freed it (its box is reset on reuse) */
 			os->req = NULL;
 			os->req_lent = false;
@@ -254,7 +255,7 @@ void sim_requester_rnr_resend(struct sim_qp *qp)
 		if (!p)
 			continue;
 		p->t = sq->t;
-		if (sim_wire_xmit(qp->dev, p) < 0) {
+		if (sim_wire_xmit(qp, p) < 0) {
 			o->done = true;
 			o->syndrome = PRISM_SYND_TRANSPORT_RETRY_EXC_ERR;
 			o->done_at = sq->t;

@@ -24,7 +24,7 @@ static void respond(struct sim_qp *qp, const struct sim_pkt *req, enum sim_pkt_k
                     uint8_t synd, struct sim_pkt *p)
 {
 	if (!p)
-		p = sim_pkt_alloc(qp->dev, 0);
+		p = sim_reply_alloc(qp, req, 0);
 	if (!p)
 		return; /* out of memory: the requester's WQE stays outstanding */
 	p->kind = kind;
@@ -40,7 +40,7 @@ static void respond(struct sim_qp *qp, const struct sim_pkt *req, enum sim_pkt_k
 	p->opcode = req->opcode;
 	if (p->t < req->t)
 		p->t = req->t;
-	sim_wire_xmit(qp->dev, p);
+	sim_wire_xmit(qp, p);
 }
 
 static void resp_cqe(struct sim_qp *qp, uint8_t op, uint8_t synd, uint32_t counter,
@@ -201,7 +201,7 @@ static bool serve_atomic(struct sim_qp *qp, const struct sim_pkt *p)
 		resp_fail(qp, p, PRISM_SYND_REMOTE_ACCESS_ERR);
 		return false;
 	}
-	r = sim_pkt_alloc(qp->dev, size);
+	r = sim_reply_alloc(qp, p, size);
 	if (!r)
 		return false;
 	sim_atomic_apply(p->opcode, size, dst, p->swap, p->compare, p->swap_mask, p->compare_mask,
@@ -260,7 +260,7 @@ bool sim_readjob_step(struct sim_dev *dev, struct sim_readjob *j)
 	if (j->done < j->nlines)
 		return false;
 	j->resp->t = j->t;
-	sim_wire_xmit(dev, j->resp);
+	sim_wire_xmit(qp, j->resp);
 	j->resp = NULL;
 	return true;
 }
@@ -295,14 +295,14 @@ static bool serve_read(struct sim_qp *qp, const struct sim_pkt *p)
 		resp_fail(qp, p, PRISM_SYND_REMOTE_ACCESS_ERR);
 		return false;
 	}
-	r = sim_pkt_alloc(dev, p->len);
-	if (!r)
-		return false;
-	r->t = p->t;
 	nlines = p->len ? (uint32_t)((((uintptr_t)src + p->len - 1) / SIM_CACHE_LINE) -
 	                             ((uintptr_t)src / SIM_CACHE_LINE) + 1)
 	                : 0;
 	if (!dev->o.chaos || nlines <= 1) {
+		r = sim_reply_alloc(qp, p, p->len); /* sent at once */
+		if (!r)
+			return false;
+		r->t = p->t;
 		if (p->len)
 			sim_mem_read(r->payload, src, p->len);
 		respond(qp, p, SIM_PKT_READ_RESP, 0, r);
@@ -310,6 +310,10 @@ static bool serve_read(struct sim_qp *qp, const struct sim_pkt *p)
 	}
 	/* chaos: lines in a seeded random order, each its own scheduling step
 	 * (rdma-sync-tods25: one READ has no address order) */
+	r = sim_pkt_alloc(dev, p->len);
+	if (!r)
+		return false;
+	r->t = p->t;
 	j = calloc(1, sizeof(*j));
 	if (j)
 		j->order = malloc(nlines * sizeof(*j->order));

@@ -172,7 +172,6 @@ static uint32_t rdy_ties(const struct sim_dev *dev, sim_time_t t, struct sim_qp 
 static bool park(struct sim_qp *qp)
 {
 	struct sim_sq *sq = &qp->sq;
-	const struct sim_fetched *f;
 	struct sim_cq *cq;
 
 	if (qp->state != SIM_QPS_RTS)
@@ -183,10 +182,9 @@ static bool park(struct sim_qp *qp)
 		return true;
 	if (sq->block == SIM_BLOCK_FENCE || sq->block == SIM_BLOCK_OUTST)
 		return true; /* sim_outst_complete wakes it */
-	f = &sq->pf[sq->pf_head];
-	if (sq->block != SIM_BLOCK_WAIT_CQ || f->decode_rc < 0 ||
-	    f->w.ctrl.opmod != PRISM_WAIT_CQ ||
-	    !(cq = sim_cq_by_num(qp->dev, f->w.wait_en.obj_num)))
+	if (sq->block != SIM_BLOCK_WAIT_CQ || sq->hd.rc < 0 ||
+	    sq->hd.w.ctrl.opmod != PRISM_WAIT_CQ ||
+	    !(cq = sim_cq_by_num(qp->dev, sq->hd.w.wait_en.obj_num)))
 		return false;
 	if (qp->wait_cqn != cq->cqn) {
 		if (!ARRAY_RESERVE(cq->waiters, cq->waiters_cap, cq->nwaiters + 1))
@@ -203,13 +201,11 @@ static bool park(struct sim_qp *qp)
 static inline bool stays_dirty(const struct sim_qp *qp)
 {
 	const struct sim_sq *sq = &qp->sq;
-	const struct sim_fetched *f;
 
 	if (sq->block == SIM_BLOCK_RNR)
 		return true;
-	f = &sq->pf[sq->pf_head];
-	return f->decode_rc >= 0 && f->w.ctrl.opcode == PRISM_OP_CQE_WAIT &&
-	       f->w.ctrl.opmod != PRISM_WAIT_CQ;
+	return sq->hd.rc >= 0 && sq->hd.w.ctrl.opcode == PRISM_OP_CQE_WAIT &&
+	       sq->hd.w.ctrl.opmod != PRISM_WAIT_CQ;
 }
 
 /* Is @qp still parked on a WAIT for a count @cq has not reached?  (What
@@ -217,16 +213,14 @@ static inline bool stays_dirty(const struct sim_qp *qp)
 static bool still_waiting(struct sim_qp *qp, struct sim_cq *cq)
 {
 	const struct sim_sq *sq = &qp->sq;
-	const struct sim_fetched *f;
 	sim_time_t t;
 
 	if (qp->wait_cqn != cq->cqn || qp->state != SIM_QPS_RTS || sq->block != SIM_BLOCK_WAIT_CQ ||
 	    !sq->pf_cnt)
 		return false;
-	f = &sq->pf[sq->pf_head];
-	return f->decode_rc >= 0 && f->w.ctrl.opcode == PRISM_OP_CQE_WAIT &&
-	       f->w.ctrl.opmod == PRISM_WAIT_CQ && f->w.wait_en.obj_num == cq->cqn &&
-	       !sim_cq_reached(cq, f->w.wait_en.index & 0xffffffu, &t);
+	return sq->hd.rc >= 0 && sq->hd.w.ctrl.opcode == PRISM_OP_CQE_WAIT &&
+	       sq->hd.w.ctrl.opmod == PRISM_WAIT_CQ && sq->hd.w.wait_en.obj_num == cq->cqn &&
+	       !sim_cq_reached(cq, sq->hd.w.wait_en.index & 0xffffffu, &t);
 }
 
 void sim_sched_wake_waiters(struct sim_cq *cq, bool all)
@@ -597,7 +591,7 @@ int sim_sched_check(struct sim_dev *dev, uint32_t *bad_qpn)
 		if (qp->dirty)
 			continue; /* evaluated before the next pick */
 		f = qp->sq.pf_cnt ? &qp->sq.pf[qp->sq.pf_head] : NULL;
-		wait = f && f->decode_rc >= 0 && f->w.ctrl.opcode == PRISM_OP_CQE_WAIT;
+		wait = f && qp->sq.hd.rc >= 0 && qp->sq.hd.w.ctrl.opcode == PRISM_OP_CQE_WAIT;
 		ready = sim_sq_ready(qp, &t);
 		/* a WAIT keeps the time its CQE came (the CQ's time ring may
 		 * since say "long ago": 0) */

@@ -238,39 +238,36 @@ static int txq_hold(struct sim_dev *dev, struct sim_qp *qp, struct sim_pkt *p)
 
 /* Hands @p to the transport.  Back-pressure (-EAGAIN) is per QP: the
  * refused packet waits in its source QP's queue, in order, and other QPs
- * keep sending.  A packet with no source QP left is dropped when refused. */
+ * keep sending. */
 static int wire_send(struct sim_dev *dev, struct sim_qp *src, struct sim_pkt *p)
 {
 	int rc;
 
-	if (src && (src->txq.n || src->tx_overflow)) /* order behind refused packets */
+	if (src->txq.n || src->tx_overflow) /* order behind refused packets */
 		return txq_hold(dev, src, p);
 	rc = dev->wire->xmit(dev->wire_ctx, p);
-	if (rc == -EAGAIN && src)
-		return txq_hold(dev, src, p);
 	if (rc == -EAGAIN)
-		dev->st.tx_dropped++;
+		return txq_hold(dev, src, p);
 	sim_pkt_free(dev, p);
-	return rc < 0 && rc != -EAGAIN ? rc : 0;
+	return rc < 0 ? rc : 0;
 }
 
-int sim_wire_xmit(struct sim_dev *dev, struct sim_pkt *p)
+int sim_wire_xmit(struct sim_qp *src, struct sim_pkt *p)
 {
-	struct sim_qp *src = sim_qp_by_num(dev, p->src_qpn);
-	struct sim_dev *peer;
+	struct sim_dev *dev = src->dev, *peer;
 	int rc;
 
-	if (src) {
-		if (p->t < src->last_tx_t)
-			p->t = src->last_tx_t;
-		src->last_tx_t = p->t;
-	}
+	if (p->t < src->last_tx_t)
+		p->t = src->last_tx_t;
+	src->last_tx_t = p->t;
 	dev->st.pkts++;
 	if (dev->obs.event) {
 		/* out of line: only with an observer */
 		emit_pkt(dev, SIM_EV_PKT_TX, p->src_qpn, p);
 	}
 	if (p->dst_node == dev->o.node) {
+		if (p == &dev->fold.box.pkt)
+			return 0; /* a folded response: taken in this step (sim_wire_rx) */
 		rc = sim_pktq_push(&dev->inbox, p);
 		if (rc)
 			sim_pkt_free(dev, p);
@@ -339,33 +336,58 @@ static bool is_response(enum sim_pkt_kind k)
 	       k == SIM_PKT_ATOMIC_RESP;
 }
 
-void sim_wire_rx(struct sim_dev *dev, struct sim_pkt *p)
+/* Hands @p to the half of the QP it addresses.  A loopback request served
+ * in VTIME mode may fold its response (sim_reply_alloc). */
+static inline void rx_dispatch(struct sim_dev *dev, struct sim_pkt *p)
 {
 	struct sim_qp *qp = sim_qp_by_num(dev, p->dst_qpn);
-	struct sim_outst *lender;
 
 	sim_advance_now(dev, p->t);
 	if (dev->obs.event)
 		emit_pkt(dev, SIM_EV_PKT_RX, p->dst_qpn, p);
 	/* RC: a QP takes packets only from the QP it is connected to, and
 	 * only those that arrived after it was created */
-	if (qp && qp->peer_node == p->src_node && qp->peer_qpn == p->src_qpn &&
-	    (unsigned)p->kind <= SIM_PKT_ATOMIC_RESP &&
-	    (!sim_pkt_box(p)->outside || qp->birth < sim_pkt_box(p)->outside)) {
-		if (is_response(p->kind))
-			sim_requester_rx(qp, p);
-		else
-			sim_responder_rx(qp, p);
+	if (!qp || qp->peer_node != p->src_node || qp->peer_qpn != p->src_qpn ||
+	    (unsigned)p->kind > SIM_PKT_ATOMIC_RESP ||
+	    (sim_pkt_box(p)->outside && qp->birth >= sim_pkt_box(p)->outside))
+		return;
+	if (is_response(p->kind)) {
+		sim_requester_rx(qp, p);
+	} else if (p->src_node == dev->o.node && dev->o.sched == SIM_SCHED_VTIME) {
+		dev->folding = true;
+		sim_responder_rx(qp, p);
+		dev->folding = false;
+	} else {
+		sim_responder_rx(qp, p);
 	}
+}
+
+/*
+ * One inbound packet.  A loopback request's response due at the request's
+ * own time (VTIME mode) is folded: it is not queued as a unit of its own
+ * but taken right after the request, in this step.  The old order among
+ * units at that same time was a PRNG draw; the folded response simply goes
+ * first.  Its virtual times, its PKT_TX / PKT_RX events and its count are
+ * those it had as a queued packet.
+ */
+void sim_wire_rx(struct sim_dev *dev, struct sim_pkt *p)
+{
+	struct sim_outst *lender;
+
+	rx_dispatch(dev, p);
 	/* a loopback request lent to its outstanding entry goes back to it
 	 * (read after the dispatch: an entry flushed meanwhile let go of it) */
 	lender = sim_pkt_box(p)->lender;
 	if (lender) {
 		lender->req_lent = false; /* the entry owns it now */
 		sim_pkt_box(p)->lender = NULL;
-		return;
+	} else {
+		sim_pkt_free(dev, p);
 	}
-	sim_pkt_free(dev, p);
+	if (dev->fold_taken) {
+		dev->fold_taken = false;
+		rx_dispatch(dev, &dev->fold.box.pkt);
+	}
 }
 
 void sim_inbox_drain_async(struct sim_dev *dev)

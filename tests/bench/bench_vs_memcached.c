@@ -11,15 +11,20 @@
  *      the same 256 keys ("key:<hex>") with the same 64-byte values;
  *   3. for 1 and 16 connections, drives each server in turn with closed-loop
  *      clients, one thread per connection and one request in flight on it:
- *      prism_client__invoke() on a sim device of the thread's own, and a
- *      text-protocol `get` over TCP with TCP_NODELAY;
+ *      prism_client__invoke() on a sim device of the thread's own, with the
+ *      transport chosen automatically (a shared-memory ring pair for this
+ *      local server) and again forced to TCP, and a text-protocol `get`
+ *      over TCP with TCP_NODELAY;
  *   4. prints, per connection count, the medians over RUNS runs:
  *        connections=N prism_gets_per_s=X memcached_gets_per_s=Y ratio=X/Y
- *      then p50/p99 latency of both and CPU microseconds per get of each
- *      server process (utime + stime deltas of /proc/<pid>/stat: for prism
- *      every thread of the server process, i.e. its NIC, transport and
- *      progress threads), and of the prism server's application thread
- *      alone (/proc/<pid>/task/<pid>/stat: it only waits, so about 0).
+ *      (prism with the automatic choice), then p50/p99 latency of both, CPU
+ *      microseconds per get of each server process (utime + stime deltas of
+ *      /proc/<pid>/stat: for prism every thread of the server process, i.e.
+ *      its NIC, transport and progress threads), of the prism server's
+ *      application thread alone (/proc/<pid>/task/<pid>/stat: it only
+ *      waits, so about 0) and of the clients (this process, whose only busy
+ *      threads are the clients during a run); then the same for prism
+ *      forced to TCP.
  *
  * Every answer of both servers is compared with the expected value; a wrong
  * answer is printed (the first few) and makes the program exit 1.  Without
@@ -153,12 +158,14 @@ static int write_all(int fd, const void *buf, size_t len)
 
 /* ---- the two servers ------------------------------------------------------ */
 
-/* The server's NIC threads: PRISM_BENCH_NIC_THREADS, else one per online
- * CPU (at most 4, memcached's default worker count). */
+/* The server's NIC threads: PRISM_BENCH_NIC_THREADS (1..4), else 4, as
+ * many as memcached's default worker threads (-t 4), so that both servers
+ * run as many threads: on a shared machine a process's CPU share follows
+ * its runnable threads. */
 static unsigned nic_threads(void)
 {
 	const char *e = getenv("PRISM_BENCH_NIC_THREADS");
-	long n = e ? strtol(e, NULL, 10) : sysconf(_SC_NPROCESSORS_ONLN);
+	long n = e ? strtol(e, NULL, 10) : 4;
 
 	return n < 1 ? 1u : n > 4 ? 4u : (unsigned)n;
 }
@@ -173,7 +180,7 @@ static pid_t start_prism(uint16_t *port)
 		return -1;
 	pid = child_fork();
 	if (pid == 0) {
-		/* one NIC thread per core, as memcached runs a worker per core */
+		/* as many NIC threads as memcached runs workers */
 		PRISM_OPTS(prism_device_opts, dopt, .nic_threads = nic_threads());
 		struct prism_device *dev = prism_device__open("sim", &dopt);
 		struct prism_region *table =
@@ -303,7 +310,8 @@ struct conn {
 	int id;
 	struct prism_device *dev; /* prism: the connection's own device */
 	struct prism_client *cl;
-	int fd; /* memcached */
+	struct prism_client *cl_tcp; /* the same, forced to TCP */
+	int fd;                      /* memcached */
 	/* per run */
 	atomic_bool *stop;
 	uint64_t gets;
@@ -345,6 +353,17 @@ static void *prism_loop(void *arg)
 	return NULL;
 }
 
+/* The same gets on the connection forced to TCP. */
+static void *prism_tcp_loop(void *arg)
+{
+	struct conn *c = arg, alt = *c;
+
+	alt.cl = c->cl_tcp;
+	prism_loop(&alt);
+	c->gets = alt.gets, c->nlat = alt.nlat, c->failed = alt.failed;
+	return NULL;
+}
+
 static void *mc_loop(void *arg)
 {
 	struct conn *c = arg;
@@ -371,8 +390,9 @@ static void *mc_loop(void *arg)
 
 struct result {
 	double rate, p50, p99;
-	double cpu_per_get;      /* the whole server process */
-	double main_cpu_per_get; /* its main thread: prism's application thread */
+	double cpu_per_get;        /* the whole server process */
+	double main_cpu_per_get;   /* its main thread: prism's application thread */
+	double client_cpu_per_get; /* this process: the client threads */
 };
 
 /* One run of @secs seconds on @n connections; the server is process @pid. */
@@ -381,13 +401,14 @@ static int run_once(struct conn *cs, int n, void *(*loop)(void *), pid_t pid, do
 {
 	static double all[MAX_CONNS * (size_t)MAX_LAT];
 	atomic_bool stop = false;
-	double t0, t1, c0, c1, m0, m1;
+	double t0, t1, c0, c1, m0, m1, s0, s1;
 	uint64_t gets = 0;
 	size_t nl = 0;
 	int failed = 0;
 
 	c0 = proc_cpu_us(pid, false);
 	m0 = proc_cpu_us(pid, true);
+	s0 = proc_cpu_us(getpid(), false);
 	t0 = bench_now();
 	for (int i = 0; i < n; i++) {
 		cs[i].stop = &stop, cs[i].gets = 0, cs[i].nlat = 0, cs[i].failed = 0;
@@ -401,6 +422,7 @@ static int run_once(struct conn *cs, int n, void *(*loop)(void *), pid_t pid, do
 	t1 = bench_now();
 	c1 = proc_cpu_us(pid, false);
 	m1 = proc_cpu_us(pid, true);
+	s1 = proc_cpu_us(getpid(), false);
 	for (int i = 0; i < n; i++) {
 		gets += cs[i].gets;
 		failed |= cs[i].failed;
@@ -415,24 +437,29 @@ static int run_once(struct conn *cs, int n, void *(*loop)(void *), pid_t pid, do
 	r->p99 = all[nl * 99 / 100];
 	r->cpu_per_get = (c1 - c0) / (double)gets;
 	r->main_cpu_per_get = (m1 - m0) / (double)gets;
+	r->client_cpu_per_get = (s1 - s0) / (double)gets;
 	return 0;
 }
 
 static void med(struct result *runs, int n, struct result *m)
 {
-	double rate[RUNS], p50[RUNS], p99[RUNS], cpu[RUNS], main_cpu[RUNS];
+	double rate[RUNS], p50[RUNS], p99[RUNS], cpu[RUNS], main_cpu[RUNS], cli[RUNS];
 
 	for (int i = 0; i < n; i++)
 		rate[i] = runs[i].rate, p50[i] = runs[i].p50, p99[i] = runs[i].p99,
-		cpu[i] = runs[i].cpu_per_get, main_cpu[i] = runs[i].main_cpu_per_get;
-	*m = (struct result){bench_median(rate, n), bench_median(p50, n), bench_median(p99, n),
-	                     bench_median(cpu, n), bench_median(main_cpu, n)};
+		cpu[i] = runs[i].cpu_per_get, main_cpu[i] = runs[i].main_cpu_per_get,
+		cli[i] = runs[i].client_cpu_per_get;
+	*m =
+	    (struct result){bench_median(rate, n), bench_median(p50, n),      bench_median(p99, n),
+	                    bench_median(cpu, n),  bench_median(main_cpu, n), bench_median(cli, n)};
 }
 
 static int compare(int n, pid_t ppid, uint16_t pport, pid_t mpid, int mport, double secs)
 {
 	struct conn p[MAX_CONNS] = {0}, m[MAX_CONNS] = {0};
-	struct result pr[RUNS], mr[RUNS], pm, mm;
+	struct result pr[RUNS], tr[RUNS], mr[RUNS], pm, tm, mm;
+	PRISM_OPTS(prism_client_opts, tcp, .transport = PRISM_TRANSPORT_TCP);
+	const char *carrier = "?";
 	char addr[32];
 	int rc = -1;
 
@@ -443,30 +470,50 @@ static int compare(int n, pid_t ppid, uint16_t pport, pid_t mpid, int mport, dou
 		m[i].lat = malloc(MAX_LAT * sizeof(double));
 		p[i].dev = prism_device__open("sim", NULL);
 		p[i].cl = p[i].dev ? prism_client__connect(p[i].dev, addr, NULL) : NULL;
+		p[i].cl_tcp = p[i].dev ? prism_client__connect(p[i].dev, addr, &tcp) : NULL;
 		m[i].fd = tcp_connect(mport);
-		if (!p[i].lat || !m[i].lat || !p[i].cl || m[i].fd < 0) {
+		if (!p[i].lat || !m[i].lat || !p[i].cl || !p[i].cl_tcp || m[i].fd < 0) {
 			fprintf(stderr, "bench_vs_memcached: connection %d: setup failed\n", i);
 			goto out;
 		}
 	}
+	switch (prism_client__transport(p[0].cl)) {
+	case PRISM_TRANSPORT_SHM:
+		carrier = "shm";
+		break;
+	case PRISM_TRANSPORT_TCP:
+		carrier = "tcp";
+		break;
+	default:
+		break;
+	}
+	/* interleaved, so that the machine's load moves all three alike */
 	for (int r = 0; r < RUNS; r++)
 		if (run_once(p, n, prism_loop, ppid, secs, &pr[r]) ||
-		    run_once(m, n, mc_loop, mpid, secs, &mr[r]))
+		    run_once(m, n, mc_loop, mpid, secs, &mr[r]) ||
+		    run_once(p, n, prism_tcp_loop, ppid, secs, &tr[r]))
 			goto out;
 	med(pr, RUNS, &pm);
+	med(tr, RUNS, &tm);
 	med(mr, RUNS, &mm);
 	printf("connections=%d prism_gets_per_s=%.0f memcached_gets_per_s=%.0f ratio=%.3f\n", n,
 	       pm.rate, mm.rate, pm.rate / mm.rate);
+	printf("  prism_transport=%s\n", carrier);
 	printf("  latency_us prism_p50=%.1f prism_p99=%.1f memcached_p50=%.1f memcached_p99=%.1f\n",
 	       pm.p50, pm.p99, mm.p50, mm.p99);
 	printf("  cpu_us_per_get prism_server_process=%.2f prism_server_app_thread=%.2f "
-	       "memcached_process=%.2f\n",
-	       pm.cpu_per_get, pm.main_cpu_per_get, mm.cpu_per_get);
+	       "prism_clients=%.2f memcached_process=%.2f memcached_clients=%.2f\n",
+	       pm.cpu_per_get, pm.main_cpu_per_get, pm.client_cpu_per_get, mm.cpu_per_get,
+	       mm.client_cpu_per_get);
+	printf("  tcp_forced prism_gets_per_s=%.0f ratio=%.3f prism_p50=%.1f prism_p99=%.1f "
+	       "cpu_us_per_get prism_server_process=%.2f prism_clients=%.2f\n",
+	       tm.rate, tm.rate / mm.rate, tm.p50, tm.p99, tm.cpu_per_get, tm.client_cpu_per_get);
 	fflush(stdout);
 	rc = 0;
 out:
 	for (int i = 0; i < n; i++) {
 		prism_client__close(p[i].cl);
+		prism_client__close(p[i].cl_tcp);
 		prism_device__close(p[i].dev);
 		if (m[i].fd > 0)
 			close(m[i].fd);
@@ -529,7 +576,7 @@ int main(int argc, char **argv)
 	}
 	printf("bench_vs_memcached: 256 keys, 64-byte values, loopback, closed loop (one get in "
 	       "flight per connection), median of %d runs of %.1f s; prism server with %u NIC "
-	       "thread(s)\n",
+	       "thread(s); prism over the automatic transport, then forced to TCP\n",
 	       RUNS, secs, nic_threads());
 	for (size_t i = 0; i < sizeof(counts) / sizeof(counts[0]); i++)
 		if ((!only || only == counts[i] || (i == 0 && only != MAX_CONNS)) &&

@@ -945,6 +945,69 @@ static void test_bounded_read_narrow_length(void **state)
 	}
 }
 
+/* A length `n & M` with M at most the capacity is masked in place on the
+ * byte count (no clamp: fewer WQEs than min(n, cap) needs); M above the
+ * capacity still clamps.  Every form against the C model, with n's bits
+ * above M set: through a pointer field (f) and of a field at an offset (g,
+ * h: the mask runs before the offset add). */
+static void test_bounded_read_masked_length(void **state)
+{
+	(void)state;
+	static const char src[] = "struct rec { pad: u8[4]; data: u8[32]; n: be32; vp: *u8[32] in "
+	                          "values; }\n"
+	                          "region values: rec[2] readonly;\n"
+	                          "offload f(r: *rec in values) -> u8[32] {\n"
+	                          "  return r.vp[.. r.n & 31];\n"
+	                          "}\n"
+	                          "offload g(r: *rec in values) -> u8[32] {\n"
+	                          "  return r.data[.. 15 & r.n];\n"
+	                          "}\n"
+	                          "offload h(r: *rec in values) -> u8[32] {\n"
+	                          "  return r.data[.. r.n & 63];\n"
+	                          "}\n"
+	                          "offload clamped(r: *rec in values) -> u8[32] {\n"
+	                          "  return r.data[.. r.n];\n"
+	                          "}\n";
+	static const char *entries[] = {"f", "g", "h"};
+	static const unsigned masks[] = {31, 15, 63};
+	struct chainobj *masked = be_compile(src, "f", IR_PROFILE_RELAXED, NULL);
+	struct chainobj *clamped = be_compile(src, "clamped", IR_PROFILE_RELAXED, NULL);
+	assert_non_null(masked);
+	assert_non_null(clamped);
+	assert_true(be_total_wqes(masked) < be_total_wqes(clamped));
+	chainobj_free(masked);
+	chainobj_free(clamped);
+	for (int entry = 0; entry < 3; entry++)
+		for (size_t pi = 0; pi < N_PROFILES; pi++) {
+			struct be_sim *s = open_or_fail(src, entries[entry], profiles[pi]);
+			uint8_t *v = be_sim_region(s, "values");
+			uint32_t roff = 0, rsize = 0;
+			assert_int_equal(be_sim_result_field(s, &roff, &rsize), 0);
+			uint64_t seed = 0x3a5 + pi * 7 + (uint64_t)entry;
+			for (int i = 0; i < CALLS; i++) {
+				for (int k = 0; k < 96; k++)
+					v[k] = (uint8_t)rnd(&seed);
+				uint32_t n = (uint32_t)rnd(&seed);
+				put_order(v + 36, n, 4, true);
+				put_order(v + 40, (uint64_t)(uintptr_t)(v + 4), 8, true);
+				struct prism_arg args[1] = {{.name = "r", .u64 = 0}};
+				uint8_t out[64];
+				uint32_t site = 99;
+				assert_int_equal(be_sim_call(s, args, 1, out, sizeof(out), &site),
+				                 0);
+				assert_int_equal(site, 1);
+				/* the C model: min(n & M, 32) bytes of data, the rest zero */
+				unsigned m = n & masks[entry];
+				if (m > 32)
+					m = 32;
+				assert_memory_equal(out + roff, v + 4, m);
+				for (unsigned z = m; z < 32; z++)
+					assert_int_equal(out[roff + z], 0);
+			}
+			be_sim_close(s);
+		}
+}
+
 /* ---- stores through a pointer a walk computed ------------------------------- */
 
 static void test_store_through_walked_pointer(void **state)
@@ -1191,6 +1254,7 @@ int main(void)
 	    cmocka_unit_test(test_bounded_read_through_pointer),
 	    cmocka_unit_test(test_bounded_read_after_walk),
 	    cmocka_unit_test(test_bounded_read_narrow_length),
+	    cmocka_unit_test(test_bounded_read_masked_length),
 	    cmocka_unit_test(test_store_through_walked_pointer),
 	    cmocka_unit_test(test_alloc_under_if),
 	    cmocka_unit_test(test_parallel_returns_later_wins),

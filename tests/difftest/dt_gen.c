@@ -551,9 +551,13 @@ static const char *ret_text(struct g *g)
 	case RS_V:
 		return pfmt(g->p, "return %s.v;", P);
 	case RS_VSLICE:
-		return pfmt(g->p, "return %s.v[.. %s.n];", P, P);
 	case RS_VPSLICE:
-		return pfmt(g->p, "return %s.vp[.. %s.n];", P, P);
+		/* a mask at most the capacity (16) is applied in place, a wider
+		 * one is computed and clamped */
+		if (want(g, DT_RET_SLICE_MASK, 30))
+			return pfmt(g->p, "return %s.%s[.. %s.n & %u];", P,
+			            r == RS_VSLICE ? "v" : "vp", P, (1u << below(g, 6)) - 1u);
+		return pfmt(g->p, "return %s.%s[.. %s.n];", P, r == RS_VSLICE ? "v" : "vp", P);
 	default:
 		return pfmt(g->p, "return *%s.vp;", P);
 	}

@@ -73,6 +73,7 @@
 	X(RET_SWAP, "return of a field in the other byte order", NULL)                             \
 	X(RET_SLICE, "return of a bounded read", NULL)                                             \
 	X(RET_SLICE_PTR, "return of a bounded read through a stored pointer", NULL)                \
+	X(RET_SLICE_MASK, "bounded read of a length `n & M`", NULL)                                \
 	X(RET_VOID, "return;", NULL)                                                               \
 	X(PARALLEL, "parallel lanes", NULL)                                                        \
 	X(PAR_AFTER_EFFECTS, "parallel lanes after statements", NULL)

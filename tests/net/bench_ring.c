@@ -44,7 +44,7 @@ static int ring_take(struct net_ring *r, bool sleep, uint8_t *buf)
 	while (got < REC) {
 		int n = net_ring_read(r, buf + got, REC - got);
 
-		if (n < 0 || (n == 0 && sleep && net_ring_wait(r, 5000) < 0))
+		if (n < 0 || (n == 0 && sleep && net_ring_wait(r, 5000000) < 0))
 			return -1;
 		got += (size_t)n;
 	}

@@ -235,7 +235,9 @@ static void on_down(void *ctx, struct net_link *link, int err, const char *why)
 	__atomic_store_n(&q->down_err, err, __ATOMIC_RELEASE);
 }
 
-int np_qp_connect(struct np_qp *q, int fd, const struct net_oob_params *peer)
+/* Connect @q to @peer; its packets go over @fd, or @ring (sim only). */
+static int connect_qp(struct np_qp *q, int fd, struct net_ring *ring,
+                      const struct net_oob_params *peer)
 {
 	struct net_link_cbs cbs = {.down = on_down, .ctx = q};
 	struct sim_qp_mod m = {.state = SIM_QPS_INIT};
@@ -281,14 +283,32 @@ int np_qp_connect(struct np_qp *q, int fd, const struct net_oob_params *peer)
 	m.retry_cnt = 7;
 	if (!rc)
 		rc = sim_qp_modify(q->qp, &m);
-	if (!rc && q->sndbuf)
+	if (!rc && q->sndbuf && !ring)
 		rc = setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &q->sndbuf, sizeof(q->sndbuf)) ? -errno
 		                                                                          : 0;
+	if (!rc && ring)
+		return net_transport_attach_ring(q->d->t, ring, q->qp, peer, &cbs, &q->link, NULL);
 	if (!rc)
 		rc = net_transport_attach(q->d->t, fd, q->qp, peer, &cbs, &q->link, NULL);
-	if (rc)
+	if (rc && ring)
+		net_ring_close(ring);
+	else if (rc)
 		close(fd);
 	return rc;
+}
+
+int np_qp_connect(struct np_qp *q, int fd, const struct net_oob_params *peer)
+{
+	return connect_qp(q, fd, NULL, peer);
+}
+
+int np_qp_connect_ring(struct np_qp *q, struct net_ring *ring, const struct net_oob_params *peer)
+{
+	if (q->bqp) {
+		net_ring_close(ring);
+		return -EOPNOTSUPP;
+	}
+	return connect_qp(q, net_ring_sock(ring), ring, peer);
 }
 
 int np_qp_dial(struct np_qp *q, const char *host, int port)

@@ -87,6 +87,8 @@ void np_qp_close(struct np_qp *q);
 void np_qp_params(const struct np_qp *q, struct net_oob_params *out);
 /* RTR/RTS against @peer, then carry the QP over @fd. */
 int np_qp_connect(struct np_qp *q, int fd, const struct net_oob_params *peer);
+/* The same over a ring pair (owned from now on; the sim only). */
+int np_qp_connect_ring(struct np_qp *q, struct net_ring *ring, const struct net_oob_params *peer);
 
 /* Client: connect to @host:@port and bring @q up. */
 int np_qp_dial(struct np_qp *q, const char *host, int port);

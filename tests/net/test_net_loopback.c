@@ -3,7 +3,9 @@
  * tests/net/test_net_loopback.c - two software NICs talking over loopback
  * TCP: SEND/RECV (with immediate), WRITE (with immediate), READ, CAS,
  * FETCH_ADD, RNR and remote-access NAKs, a malformed packet, a client
- * process that vanishes mid-stream, and a link under back-pressure.  Each
+ * process that vanishes mid-stream, a link under back-pressure, and links
+ * moved onto a shared-memory ring pair (the same traffic; a peer that
+ * breaks the ring or hangs up).  Each
  * failure must take down exactly one connection: the tests keep a second
  * connection between the same devices and check it still works.
  *
@@ -22,10 +24,12 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "net/net_ring.h"
 #include "tests/net/net_peer.h"
 #include "tests/support/masked_atomic.h"
 
@@ -743,6 +747,236 @@ static void test_back_pressure(void **state)
 	close(sv2[0]);
 }
 
+#define RING 4096u /* small: a 1 MiB READ wraps it and waits for room often */
+
+static void wait_down(struct np_qp *q, int err, const char *why)
+{
+	for (int i = 0; i < WAIT_MS && !__atomic_load_n(&q->down_err, __ATOMIC_ACQUIRE); i++)
+		usleep(1000);
+	assert_int_equal(q->down_err, err);
+	if (!strstr(q->down_why, why))
+		fail_msg("down reason: %s", q->down_why);
+}
+
+/* A pair whose packets travel over one ring pair. */
+static void ring_pair(struct np_qp *s, struct np_qp *c)
+{
+	struct net_oob_params ps, pc;
+	struct net_ring *a, *b;
+	int sv[2];
+
+	open_pair(s, c);
+	np_qp_params(s, &ps);
+	np_qp_params(c, &pc);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	assert_int_equal(net_ring_create(sv[0], RING, &a, NULL), 0);
+	assert_int_equal(net_ring_send(a, NULL), 0);
+	assert_int_equal(net_ring_recv(sv[1], RING, WAIT_MS, &b, NULL), 0);
+	assert_int_equal(np_qp_connect_ring(s, a, &pc), 0);
+	assert_int_equal(np_qp_connect_ring(c, b, &ps), 0);
+}
+
+/* The transport's traffic over a ring pair: SEND, a READ and a WRITE far
+ * larger than the ring (wrap-around, room waits, back-pressure), then the
+ * client's side polled by its owner; a link in use stays where it is. */
+static void test_ring_link(void **state)
+{
+	struct net_link_stats st;
+	struct net_ring *r;
+	struct prism_cqe e;
+	struct np_qp s, c;
+	bool done = false;
+	int sv[2];
+
+	(void)state;
+	ring_pair(&s, &c);
+	ping(&s, &c, 1);
+	fill(s.mem, MEM, 7);
+	assert_int_equal(
+	    np_post_rdma(&c, PRISM_OP_RDMA_READ, c.peer.regions[0].addr, s.rkey, 0, 1u << 20, 0),
+	    0);
+	expect_ok(&c.scq, PRISM_CQE_REQ);
+	assert_memory_equal(c.mem, s.mem, 1u << 20);
+	fill(c.mem, MEM, 8);
+	assert_int_equal(
+	    np_post_rdma(&c, PRISM_OP_RDMA_WRITE, c.peer.regions[0].addr, s.rkey, 0, 1u << 20, 0),
+	    0);
+	expect_ok(&c.scq, PRISM_CQE_REQ);
+	assert_memory_equal(s.mem, c.mem, 1u << 20);
+	net_link_stats(s.link, &st);
+	assert_true(st.rx_pkts >= 3);
+	assert_int_equal(net_link_error(s.link), 0);
+
+	/* polled: the owner waits on the ring's data eventfd */
+	assert_int_equal(net_link_set_polled(c.link), 0);
+	fill(s.mem, MEM, 9);
+	assert_int_equal(
+	    np_post_rdma(&c, PRISM_OP_RDMA_READ, c.peer.regions[0].addr, s.rkey, 0, 1u << 20, 0),
+	    0);
+	for (int i = 0; i < WAIT_MS && !done; i++) {
+		assert_true(net_link_poll(c.link, 1000) >= 0);
+		done = np_wait(&c.scq, &e, 0) == 0;
+	}
+	assert_true(done);
+	assert_int_equal(e.opcode, PRISM_CQE_REQ);
+	assert_memory_equal(c.mem, s.mem, 1u << 20);
+
+	/* a link already on a ring (or polled, or in use) is not moved */
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	close(sv[1]);
+	assert_int_equal(net_ring_create(sv[0], RING, &r, NULL), 0);
+	assert_int_equal(net_link_use_ring(s.link, r, NULL), -EBUSY);
+	np_qp_close(&c);
+	np_qp_close(&s);
+}
+
+struct setup_only {
+	struct np_qp *q;
+	struct net_oob_params peer;
+	int fd, rc;
+};
+
+/* The client's setup exchange only: its socket is kept, nothing attached. */
+static void *setup_only_main(void *arg)
+{
+	struct setup_only *j = arg;
+	struct net_oob_params mine;
+
+	np_qp_params(j->q, &mine);
+	j->rc = net_connect("127.0.0.1", W.port, &mine, &j->peer, WAIT_MS, &j->fd, NULL);
+	return NULL;
+}
+
+/* A fresh TCP link moved onto a ring pair, as a server's is after its local
+ * client fetched the pair: the traffic follows onto the ring. */
+static void test_link_moves_to_ring(void **state)
+{
+	struct net_ring *a, *b;
+	struct np_qp s, c;
+	struct setup_only j = {.q = &c};
+	pthread_t th;
+	int sv[2];
+
+	(void)state;
+	open_pair(&s, &c);
+	pthread_create(&th, NULL, setup_only_main, &j);
+	assert_int_equal(np_qp_answer(&s, W.l), 0);
+	pthread_join(th, NULL);
+	assert_int_equal(j.rc, 0);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	assert_int_equal(net_ring_create(sv[0], RING, &a, NULL), 0);
+	assert_int_equal(net_ring_send(a, NULL), 0);
+	assert_int_equal(net_ring_recv(sv[1], RING, WAIT_MS, &b, NULL), 0);
+	assert_int_equal(np_qp_connect_ring(&c, b, &j.peer), 0);
+	/* a request sent before the move waits in the ring, and is read once
+	 * the link moved (no wake-up was asked for then) */
+	assert_int_equal(np_post_recv(&s, 0, 256), 0);
+	fill(c.mem + 4096, 100, 4);
+	assert_int_equal(np_post_send(&c, PRISM_OP_SEND, 4096, 100, 0), 0);
+	assert_int_equal(net_link_use_ring(s.link, a, NULL), 0);
+	expect_ok(&c.scq, PRISM_CQE_REQ);
+	assert_int_equal(expect_cqe(&s.rcq).opcode, PRISM_CQE_RESP_SEND);
+	assert_memory_equal(s.mem, c.mem + 4096, 100);
+	net_oob_params_release(&j.peer);
+	close(j.fd); /* the server closed its end already: nothing fails */
+	fill(s.mem, MEM, 6);
+	assert_int_equal(
+	    np_post_rdma(&c, PRISM_OP_RDMA_READ, c.peer.regions[0].addr, s.rkey, 0, 65536, 0), 0);
+	expect_ok(&c.scq, PRISM_CQE_REQ);
+	assert_memory_equal(c.mem, s.mem, 65536);
+	assert_int_equal(net_link_error(s.link), 0);
+	np_qp_close(&c);
+	np_qp_close(&s);
+}
+
+/* The far end of a ring pair, held raw: its mapping and descriptors. */
+struct raw_ring {
+	int sock, fds[5];
+	uint8_t *m;
+};
+
+/* Connect @s over a ring pair whose other end @h holds raw. */
+static void raw_ring(struct np_qp *s, struct raw_ring *h)
+{
+	uint32_t body[2];
+	union {
+		char buf[CMSG_SPACE(5 * sizeof(int))];
+		struct cmsghdr align;
+	} ctl;
+	struct iovec iov = {.iov_base = body, .iov_len = sizeof(body)};
+	struct msghdr msg = {.msg_iov = &iov,
+	                     .msg_iovlen = 1,
+	                     .msg_control = ctl.buf,
+	                     .msg_controllen = sizeof(ctl)};
+	struct net_ring *a;
+	void *m;
+	int sv[2];
+
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	assert_int_equal(net_ring_create(sv[0], RING, &a, NULL), 0);
+	assert_int_equal(net_ring_send(a, NULL), 0);
+	assert_int_equal(recvmsg(sv[1], &msg, MSG_CMSG_CLOEXEC), (ssize_t)sizeof(body));
+	memcpy(h->fds, CMSG_DATA(CMSG_FIRSTHDR(&msg)), sizeof(h->fds));
+	m = mmap(NULL, net_ring_shm_bytes(RING), PROT_READ | PROT_WRITE, MAP_SHARED, h->fds[0], 0);
+	assert_true(m != MAP_FAILED);
+	h->m = m;
+	h->sock = sv[1];
+	assert_int_equal(
+	    np_qp_connect_ring(s, a, &(struct net_oob_params){.node = 77, .qpn = 0x4242}), 0);
+}
+
+static void raw_ring_close(struct raw_ring *h)
+{
+	munmap(h->m, net_ring_shm_bytes(RING));
+	for (unsigned i = 0; i < 5; i++)
+		close(h->fds[i]);
+	if (h->sock >= 0)
+		close(h->sock);
+}
+
+/* A peer that breaks the ring (an index out of range), one that writes
+ * garbage records into it and one that hangs up: each fails its own link
+ * only. */
+static void test_ring_hostile_peer(void **state)
+{
+	static const uint8_t junk[] = {0,    0,    0,    24,   0, 0, 0, 0, 0, 0, 0, 0,
+	                               0xee, 0xff, 0x13, 0x37, 1, 2, 3, 4, 5, 6, 7, 8,
+	                               9,    10,   11,   12,   0, 0, 0, 0, 0, 0, 0, 0};
+	struct np_qp s, s2, c2;
+	struct raw_ring h;
+	uint64_t one = 1;
+
+	(void)state;
+	ring_pair(&s2, &c2);
+	for (int round = 0; round < 3; round++) {
+		assert_int_equal(np_qp_open(&s, &W.srv, MEM), 0);
+		raw_ring(&s, &h);
+		if (round == 0) { /* ring 1 is the raw end's: a head far ahead */
+			*(volatile uint64_t *)(h.m + NET_RING_DIR_OFF(1) + NET_RING_HEAD_OFF) =
+			    1ull << 40;
+			assert_int_equal(write(h.fds[1], &one, sizeof(one)), (ssize_t)sizeof(one));
+			wait_down(&s, -EPROTO, "peer producer index");
+		} else if (round == 1) {
+			memcpy(h.m + NET_RING_CTL_BYTES + RING, junk, sizeof(junk));
+			__atomic_store_n(
+			    (uint64_t *)(h.m + NET_RING_DIR_OFF(1) + NET_RING_HEAD_OFF),
+			    (uint64_t)sizeof(junk), __ATOMIC_RELEASE);
+			assert_int_equal(write(h.fds[1], &one, sizeof(one)), (ssize_t)sizeof(one));
+			wait_down(&s, -EPROTO, "malformed packet");
+		} else {
+			close(h.sock);
+			h.sock = -1;
+			wait_down(&s, -ECONNRESET, "peer closed the connection");
+		}
+		assert_int_equal(net_link_error(s.link), s.down_err);
+		ping(&s2, &c2, (uint8_t)round);
+		raw_ring_close(&h);
+		np_qp_close(&s);
+	}
+	np_qp_close(&c2);
+	np_qp_close(&s2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -759,6 +993,9 @@ int main(void)
 	    cmocka_unit_test(test_polled_link_garbage),
 	    cmocka_unit_test(test_client_vanishes),
 	    cmocka_unit_test(test_back_pressure),
+	    cmocka_unit_test(test_ring_link),
+	    cmocka_unit_test(test_ring_hostile_peer),
+	    cmocka_unit_test(test_link_moves_to_ring),
 	};
 
 	return cmocka_run_group_tests_name("net_loopback", tests, setup, teardown);

@@ -56,7 +56,7 @@ static void test_round_trip(void **state)
 	m.params = sample_params();
 	n = net_oob_encode(&m, buf, sizeof(buf), NULL);
 	assert_int_equal(n, 12 + 44 + 2 * 16 + 5);
-	assert_memory_equal(buf, "PRSM\x02\x01\x00\x00\x00\x00\x00\x51", 12);
+	assert_memory_equal(buf, "PRSM\x03\x01\x00\x00\x00\x00\x00\x51", 12);
 	assert_int_equal(net_oob_decode(buf, (size_t)n, &d, NULL), 0);
 	assert_int_equal(d.type, NET_OOB_CONNECT);
 	assert_int_equal(d.params.node, 7);
@@ -113,9 +113,9 @@ static void test_decode_rejects(void **state)
 	buf[0] = 'G';
 	expect_decode(buf, (size_t)n, -EPROTO, "not a prism peer");
 	buf[0] = 'P';
+	buf[4] = 4;
+	expect_decode(buf, (size_t)n, -EPROTONOSUPPORT, "version 4, this side speaks 3");
 	buf[4] = 3;
-	expect_decode(buf, (size_t)n, -EPROTONOSUPPORT, "version 3, this side speaks 2");
-	buf[4] = 2;
 	buf[5] = 9;
 	expect_decode(buf, (size_t)n, -EPROTO, "unknown message type 9");
 	buf[5] = 1;
@@ -142,9 +142,12 @@ static void test_decode_rejects(void **state)
 	buf[11] = 8;
 	expect_decode(buf, 20, -EPROTO, "body of 8 bytes, CONNECT needs at least 44");
 	buf[11] = 81;
-	/* reserved bytes after the region count */
-	buf[12 + 19] = 1;
-	expect_decode(buf, (size_t)n, -EPROTO, "reserved body bytes 18-19");
+	/* flags after the region count: unknown ones */
+	buf[12 + 19] = 0x80;
+	expect_decode(buf, (size_t)n, -EPROTO, "unknown flags 0x0080");
+	/* the ring flag without the ring block's 64 bytes */
+	buf[12 + 19] = NET_OOB_F_RING;
+	expect_decode(buf, (size_t)n, -EPROTO, "a ring block and a 5-byte blob need a 145-byte");
 	buf[12 + 19] = 0;
 	/* MTU code and the reserved byte after it */
 	buf[12 + 26] = 6;
@@ -154,6 +157,44 @@ static void test_decode_rejects(void **state)
 	expect_decode(buf, (size_t)n, -EPROTO, "reserved body byte 27");
 	buf[12 + 27] = 0;
 	assert_int_equal(net_oob_decode(buf, (size_t)n, &(struct net_oob_msg){0}, NULL), 0);
+}
+
+/* An ACCEPT's ring block: the socket name and token round-trip; a name
+ * that is not printable or not NUL-padded is refused. */
+static void test_ring_block(void **state)
+{
+	struct net_oob_msg m = {.type = NET_OOB_ACCEPT}, d;
+	static uint8_t buf[NET_OOB_MAX_MSG];
+	struct diag_report diag;
+	size_t name_at = 12 + 44 + 2 * 16 + 4 + 16;
+	int n;
+
+	(void)state;
+	m.params = sample_params();
+	m.params.flags = NET_OOB_F_RING;
+	m.params.ring.size = 1u << 18;
+	memset(m.params.ring.token, 0xa5, sizeof(m.params.ring.token));
+	strcpy(m.params.ring.name, "prism-ring-42-0123456789abcdef");
+	n = net_oob_encode(&m, buf, sizeof(buf), NULL);
+	assert_int_equal(n, 12 + 44 + 2 * 16 + 64 + 5);
+	assert_int_equal(net_oob_decode(buf, (size_t)n, &d, NULL), 0);
+	assert_int_equal(d.params.flags, NET_OOB_F_RING);
+	assert_int_equal(d.params.ring.size, 1u << 18);
+	assert_memory_equal(d.params.ring.token, m.params.ring.token, NET_OOB_TOKEN_BYTES);
+	assert_string_equal(d.params.ring.name, "prism-ring-42-0123456789abcdef");
+	assert_memory_equal(d.params.blob, "hget", 5);
+
+	buf[name_at + 3] = ' ';
+	expect_decode(buf, (size_t)n, -EPROTO, "bad ring socket name");
+	buf[name_at + 3] = 'm';
+	buf[name_at + 40] = 'x'; /* after the terminating NUL */
+	expect_decode(buf, (size_t)n, -EPROTO, "ring name not NUL-padded");
+	buf[name_at + 40] = 0;
+	memset(buf + name_at, 0, NET_OOB_RING_NAME); /* empty */
+	expect_decode(buf, (size_t)n, -EPROTO, "bad ring socket name");
+
+	strcpy(m.params.ring.name, "two words");
+	assert_int_equal(net_oob_encode(&m, buf, sizeof(buf), &diag), -EINVAL);
 }
 
 static void test_encode_rejects(void **state)
@@ -483,6 +524,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_round_trip),
 	    cmocka_unit_test(test_decode_rejects),
+	    cmocka_unit_test(test_ring_block),
 	    cmocka_unit_test(test_encode_rejects),
 	    cmocka_unit_test(test_truncated_exchange),
 	    cmocka_unit_test(test_big_blob),

@@ -176,7 +176,7 @@ static void test_wake_only_sleeping_consumer(void **state)
 	assert_false(readable(net_ring_room_fd(p.b)));
 	net_ring_drain(net_ring_fd(p.b));
 	assert_false(readable(net_ring_fd(p.b)));
-	assert_int_equal(net_ring_wait(p.b, 1000), 1); /* bytes wait */
+	assert_int_equal(net_ring_wait(p.b, 1000000), 1); /* bytes wait */
 	get(p.b, 20, 20);
 	assert_int_equal(net_ring_wait(p.b, 0), 0); /* nothing: times out */
 	/* the wait cleared its flag on return: no signal now */
@@ -234,7 +234,7 @@ static void test_stream_between_threads(void **state)
 
 		assert_true(n >= 0);
 		if (n == 0) {
-			assert_int_equal(net_ring_wait(p.b, 5000), 1);
+			assert_int_equal(net_ring_wait(p.b, 5000000), 1);
 			continue;
 		}
 		fill(want, r, (size_t)n);
@@ -544,9 +544,9 @@ static void test_peer_dies(void **state)
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 	/* what it wrote before it died is still delivered, then the hang-up */
-	assert_int_equal(net_ring_wait(a, 5000), 1);
+	assert_int_equal(net_ring_wait(a, 5000000), 1);
 	get(a, 0, sizeof(buf));
-	assert_int_equal(net_ring_wait(a, 5000), -EPIPE);
+	assert_int_equal(net_ring_wait(a, 5000000), -EPIPE);
 	assert_int_equal(net_ring_error(a, &why), -EPIPE);
 	assert_non_null(strstr(why, "closed"));
 	assert_int_equal(net_ring_read(a, buf, sizeof(buf)), -EPIPE);

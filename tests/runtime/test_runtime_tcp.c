@@ -3,8 +3,10 @@
  * test_runtime_tcp.c - client and server in separate processes over the TCP
  * transport (IB-style framing, setup on a TCP port): the hash get checked
  * against the C reference from a client process, a client that vanishes
- * (its connection is reclaimed, others go on), and `prism_post` installing
- * a program on a running server.
+ * (its connection is reclaimed, others go on), `prism_post` installing a
+ * program on a running server, and the carrier a client gets (a
+ * shared-memory ring pair for this local server on the sim, unless TCP is
+ * asked for by option or PRISM_TRANSPORT).
  *
  * Every body runs once per backend of the list in main(): the sim, and the
  * mlx5 backend over the PRM-level emulator (tests/mlx5emu), each process
@@ -299,6 +301,46 @@ static void test_post_installs_program(void **state)
 	stop_server(&s);
 }
 
+/* Which carrier a client gets; every one of them serves gets. */
+static void test_transport_choice(void **state)
+{
+	enum prism_transport want_auto =
+	    g_be->emulated ? PRISM_TRANSPORT_AUTO : PRISM_TRANSPORT_SHM;
+	enum prism_transport want_tcp = g_be->emulated ? PRISM_TRANSPORT_AUTO : PRISM_TRANSPORT_TCP;
+	char *env = getenv("PRISM_TRANSPORT") ? strdup(getenv("PRISM_TRANSPORT")) : NULL;
+	uint8_t out[HG_VALUE_BYTES + 8];
+	struct prism_client *cl[4];
+	struct prism_device *dev;
+	struct srv_proc s;
+
+	(void)state;
+	unsetenv("PRISM_TRANSPORT"); /* the server process too: it offers rings */
+	start_server(&s, false);
+	dev = open_dev();
+	assert_non_null(dev);
+	PRISM_OPTS(prism_client_opts, tcp, .transport = PRISM_TRANSPORT_TCP);
+	cl[0] = prism_client__connect(dev, s.addr, NULL);
+	cl[1] = prism_client__connect(dev, s.addr, &tcp);
+	setenv("PRISM_TRANSPORT", "tcp", 1);
+	cl[2] = prism_client__connect(dev, s.addr, NULL);
+	setenv("PRISM_TRANSPORT", "shm", 1);
+	cl[3] = prism_client__connect(dev, s.addr, &tcp); /* the option wins */
+	unsetenv("PRISM_TRANSPORT");
+	for (int i = 0; i < 4; i++) {
+		assert_non_null(cl[i]);
+		assert_int_equal(prism_client__transport(cl[i]), i ? want_tcp : want_auto);
+		for (uint32_t b = 0; b < 20; b++)
+			assert_int_equal(get(cl[i], keys[b] ? keys[b] : 1, b, out), 0);
+	}
+	for (int i = 0; i < 4; i++)
+		prism_client__close(cl[i]);
+	close_dev(dev);
+	stop_server(&s);
+	if (env)
+		setenv("PRISM_TRANSPORT", env, 1);
+	free(env);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -306,6 +348,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_hash_get_from_another_process, child_teardown),
 	    cmocka_unit_test_teardown(test_client_vanishes, child_teardown),
 	    cmocka_unit_test_teardown(test_post_installs_program, child_teardown),
+	    cmocka_unit_test_teardown(test_transport_choice, child_teardown),
 	};
 
 	static const struct backend backends[] = {

@@ -9,7 +9,8 @@
  * seeded order, and the requester keeps requests wherever an RNR NAK can
  * make them go again (copies, or loopback requests lent while they wait in
  * the inbox: resent from there, and their sender may go away before they
- * arrive).
+ * arrive), and a loopback response due at its request's time is folded
+ * into the request's step (VTIME), one due later is not.
  *
  * Owns: these checks.  Must not: time anything.
  */
@@ -725,6 +726,154 @@ static void test_ready_queue_moved_to_err_stops(void **state)
 	test_free(r);
 }
 
+/* ---- loopback fold ------------------------------------------------------ */
+
+/* The packets' events of a run: kind (TX / RX), time, packet kind. */
+struct pktlog {
+	uint32_t n;
+	struct {
+		enum sim_event_kind k;
+		sim_time_t t;
+		enum sim_pkt_kind pk;
+	} ev[64];
+};
+
+static void pktlog_event(void *ctx, const struct sim_event *ev)
+{
+	struct pktlog *l = ctx;
+
+	if ((ev->kind != SIM_EV_PKT_TX && ev->kind != SIM_EV_PKT_RX) || l->n == 64)
+		return;
+	l->ev[l->n].k = ev->kind;
+	l->ev[l->n].t = ev->t;
+	l->ev[l->n].pk = ev->pkt->kind;
+	l->n++;
+}
+
+/* Runs @dev to idle one unit at a time; returns the units. */
+static unsigned run_units(struct sim_dev *dev)
+{
+	unsigned n = 0;
+	int rc;
+
+	while ((rc = sim_dev_run(dev, 1)) == SIM_E_LIMIT)
+		n++;
+	assert_int_equal(rc, 0);
+	return n;
+}
+
+/* A loopback pair a, b on a device with the flat cost, @sched, logging
+ * packets into @l; @buf: 4096 registered bytes (*@key). */
+static struct sim_dev *fold_dev(enum sim_sched_policy sched, struct pktlog *l,
+                                struct sim_observer *obs, struct hx_cq *cq, struct hx_qp *a,
+                                struct hx_qp *b, uint8_t *buf, uint32_t *key)
+{
+	struct sim_dev_opts o = {.sz = sizeof(o),
+	                         .seed = 3,
+	                         .sched = sched,
+	                         .hazard = SIM_HAZARD_FAIL,
+	                         .node = 1,
+	                         .obs = obs};
+	struct sim_dev *dev;
+
+	*obs = (struct sim_observer){.ctx = l, .cost = sim_default_cost, .event = pktlog_event};
+	assert_int_equal(sim_dev_open(&o, &dev), 0);
+	hx_cq_init(cq, dev, 16, false);
+	hx_qp_init(a, dev, cq, cq, 64, 4, 0);
+	hx_qp_init(b, dev, cq, cq, 64, 4, 0);
+	hx_pair(a, b);
+	for (int i = 0; i < 4096; i++)
+		buf[i] = (uint8_t)(i * 13 + 5);
+	*key = hx_key(dev, buf, 4096, CONF_ALL);
+	return dev;
+}
+
+/* A loopback READ: in VTIME mode its response, due at the request's own
+ * time (half the flat latency), is taken in the request's step (2 units),
+ * with the events and times it has as a queued packet (RANDOM: 3 units). */
+static void test_loopback_response_folded(void **state)
+{
+	(void)state;
+	for (int random = 0; random < 2; random++) {
+		struct pktlog *l = test_calloc(1, sizeof(*l));
+		uint8_t *buf = aligned_alloc(4096, 4096);
+		struct sim_observer obs;
+		struct hx_cq cq;
+		struct hx_qp a, b;
+		struct prism_wqe w;
+		struct prism_cqe c;
+		struct sim_dev *dev;
+		uint32_t key;
+
+		assert_non_null(buf);
+		dev = fold_dev(random ? SIM_SCHED_RANDOM : SIM_SCHED_VTIME, l, &obs, &cq, &a, &b,
+		               buf, &key);
+		hx_rw(&w, PRISM_OP_RDMA_READ, (uintptr_t)buf + 64, key, (uintptr_t)buf + 1024, key,
+		      16, true);
+		hx_post(&a, &w);
+		hx_ring(&a);
+		assert_int_equal(run_units(dev), random ? 3u : 2u);
+		assert_memory_equal(buf + 1024, buf + 64, 16);
+		c = hx_expect(&cq);
+		assert_int_equal(c.opcode, PRISM_CQE_REQ);
+		assert_int_equal(c.byte_count, 16);
+		assert_int_equal(l->n, 4);
+		for (uint32_t i = 0; i < 4; i++) {
+			assert_int_equal(l->ev[i].k, i % 2 ? SIM_EV_PKT_RX : SIM_EV_PKT_TX);
+			assert_int_equal(l->ev[i].pk, i < 2 ? SIM_PKT_READ_REQ : SIM_PKT_READ_RESP);
+			assert_int_equal(l->ev[i].t, SIM_US(0.5));
+		}
+		sim_dev_close(dev);
+		free(buf);
+		test_free(l);
+	}
+}
+
+/* A response due later than its request (its responder QP already sent a
+ * packet due later: one QP's packets leave in order) is not folded: it
+ * waits in the inbox for its time.  a READs from b at 0 (request due at
+ * 0.5); b runs a NOP at 0, then a WRITE to a at 0.17 (request due at 0.67),
+ * so the READ response leaves b at 0.67, a unit of its own after the
+ * WRITE's request, whose ACK (a sent nothing later) is folded: 6 units. */
+static void test_loopback_response_due_later_queued(void **state)
+{
+	struct pktlog *l = test_calloc(1, sizeof(*l));
+	uint8_t *buf = aligned_alloc(4096, 4096);
+	struct sim_observer obs;
+	struct hx_cq cq;
+	struct hx_qp a, b;
+	struct prism_wqe w;
+	struct sim_dev *dev;
+	uint32_t key, resp_rx = 0;
+
+	(void)state;
+	assert_non_null(buf);
+	dev = fold_dev(SIM_SCHED_VTIME, l, &obs, &cq, &a, &b, buf, &key);
+	hx_rw(&w, PRISM_OP_RDMA_READ, (uintptr_t)buf + 64, key, (uintptr_t)buf + 1024, key, 16,
+	      true);
+	hx_post(&a, &w);
+	hx_nop(&w, false);
+	hx_post(&b, &w);
+	hx_rw(&w, PRISM_OP_RDMA_WRITE, (uintptr_t)buf + 2048, key, (uintptr_t)buf + 128, key, 8,
+	      true);
+	hx_post(&b, &w);
+	hx_ring(&a);
+	hx_ring(&b);
+	assert_int_equal(run_units(dev), 6);
+	assert_memory_equal(buf + 1024, buf + 64, 16);
+	assert_memory_equal(buf + 2048, buf + 128, 8);
+	for (uint32_t i = 0; i < l->n; i++)
+		if (l->ev[i].k == SIM_EV_PKT_RX && l->ev[i].pk == SIM_PKT_READ_RESP) {
+			assert_int_equal(l->ev[i].t, SIM_US(0.17) + SIM_US(0.5));
+			resp_rx++;
+		}
+	assert_int_equal(resp_rx, 1);
+	assert_int_equal(l->n, 8);
+	sim_dev_close(dev);
+	free(buf);
+	test_free(l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -741,6 +890,8 @@ int main(void)
 	    cmocka_unit_test(test_ready_wait_rewoken_when_cq_destroyed),
 	    cmocka_unit_test(test_queue_destroyed_while_ready),
 	    cmocka_unit_test(test_ready_queue_moved_to_err_stops),
+	    cmocka_unit_test(test_loopback_response_folded),
+	    cmocka_unit_test(test_loopback_response_due_later_queued),
 	};
 
 	return cmocka_run_group_tests_name("sim_sched", tests, NULL, NULL);

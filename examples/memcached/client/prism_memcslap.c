@@ -8,9 +8,12 @@
  * Stores --keys keys of --value-size bytes through libmemcached (unless
  * --no-load), then runs --concurrency threads, each with its own connection
  * (and its own offload connection with --offload), each doing
- * --execute-number gets of random keys, every value checked.  Prints
- * gets/s, the offloaded / fallback counts, wall-clock latency percentiles
- * (p50, p99, p99.9) and, for offloaded gets, the virtual-clock median.
+ * --execute-number gets of random keys in a closed loop (one get in flight
+ * per connection), every value checked.  Connections are made, one after the
+ * other, and used for one get each before the clock starts, so both modes
+ * time only gets.  Prints gets/s, the offloaded / fallback counts, wall-clock
+ * latency percentiles (p50, p99, p99.9) and, for offloaded gets, the
+ * virtual-clock median.
  *
  * Owns: the load loop and its report.  Exit status 0, 1 if a value was wrong
  * or a get failed, 2 usage.
@@ -21,6 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include <prism/prism.h>
 
 #include "prism_memcached.h"
 
@@ -34,6 +39,8 @@ struct cfg {
 struct worker {
 	const struct cfg *cfg;
 	memcached_st *memc;
+	struct prism_mc *pm; /* --offload: this connection's offload */
+	pthread_barrier_t *start;
 	unsigned id;
 	uint64_t *lat_ns, *virt_ns;
 	size_t nvirt;
@@ -66,56 +73,64 @@ static void fill(char *v, unsigned len, const char *key)
 		v[i] = key[i % kl];
 }
 
+/* One get of key @k; true when the value is key @k's. */
+static bool get_one(struct worker *w, unsigned k, char *want, uint64_t *vns)
+{
+	const struct cfg *c = w->cfg;
+	memcached_return_t rc;
+	char key[32], *v;
+	size_t len = 0;
+	uint32_t flags;
+	bool ok;
+
+	snprintf(key, sizeof(key), "key:%08u", k);
+	*vns = 0;
+	v = w->pm ? prism_mc_get_offloaded(w->pm, key, strlen(key), &len, &flags, vns, &rc) : NULL;
+	if (v) {
+		w->st.offloaded++;
+	} else {
+		if (w->pm)
+			w->st.fallbacks++;
+		v = memcached_get(w->memc, key, strlen(key), &len, &flags, &rc);
+	}
+	fill(want, c->vsize, key);
+	ok = v && len == c->vsize && !memcmp(v, want, len);
+	free(v);
+	return ok;
+}
+
 static void *run(void *arg)
 {
 	struct worker *w = arg;
 	const struct cfg *c = w->cfg;
-	struct prism_mc *pm = NULL;
-	memcached_return_t rc;
-	char key[32], *want = malloc(c->vsize);
-	uint64_t s = 0x9e3779b97f4a7c15ull * (w->id + 1);
+	char *want = malloc(c->vsize);
+	uint64_t s = 0x9e3779b97f4a7c15ull * (w->id + 1), vns;
+	struct prism_mc_stats base = {0}, st;
 
-	if (c->offload && !(pm = prism_mc_attach(w->memc, NULL, &rc))) {
-		fprintf(stderr, "prism-memcslap: no offload: %s\n",
-		        memcached_strerror(w->memc, rc));
-		w->wrong = c->gets;
-		free(want);
-		return NULL;
-	}
-	for (unsigned long i = 0; i < c->gets; i++) {
+	/* libmemcached connects at the first get: not on the clock */
+	if (!want || !get_one(w, (unsigned)(mix(s - 1) % c->keys), want, &vns))
+		w->wrong++;
+	w->st = (struct prism_mc_stats){0};
+	if (w->pm)
+		prism_mc_get_stats(w->pm, &base);
+	pthread_barrier_wait(w->start);
+	for (unsigned long i = 0; i < c->gets && want; i++) {
 		unsigned k = (unsigned)(mix(s + i) % c->keys);
-		size_t len = 0;
-		uint32_t flags;
-		uint64_t t0, vns = 0;
-		char *v;
+		uint64_t t0 = mono_ns();
+		size_t off = w->st.offloaded;
 
-		snprintf(key, sizeof(key), "key:%08u", k);
-		t0 = mono_ns();
-		if (pm) {
-			v = prism_mc_get_offloaded(pm, key, strlen(key), &len, &flags, &vns, &rc);
-			if (v)
-				w->virt_ns[w->nvirt++] = vns, w->st.offloaded++;
-			else
-				w->st.fallbacks++,
-				    v = memcached_get(w->memc, key, strlen(key), &len, &flags, &rc);
-		} else {
-			v = memcached_get(w->memc, key, strlen(key), &len, &flags, &rc);
-		}
-		w->lat_ns[i] = mono_ns() - t0;
-		fill(want, c->vsize, key);
-		if (!v || len != c->vsize || memcmp(v, want, len))
+		if (!get_one(w, k, want, &vns))
 			w->wrong++;
-		free(v);
+		w->lat_ns[i] = mono_ns() - t0;
+		if (w->st.offloaded > off)
+			w->virt_ns[w->nvirt++] = vns;
 	}
-	if (pm) {
-		struct prism_mc_stats st;
-
-		prism_mc_get_stats(pm, &st);
-		w->st.misses = st.misses;
-		w->st.rejected = st.rejected;
-		w->st.lease_rejects = st.lease_rejects;
+	if (w->pm) {
+		prism_mc_get_stats(w->pm, &st);
+		w->st.misses = st.misses - base.misses;
+		w->st.rejected = st.rejected - base.rejected;
+		w->st.lease_rejects = st.lease_rejects - base.lease_rejects;
 	}
-	prism_mc_detach(pm);
 	free(want);
 	return NULL;
 }
@@ -152,6 +167,7 @@ int main(int argc, char **argv)
 	size_t n = 0, nv = 0;
 	unsigned long wrong = 0;
 	struct prism_mc_stats tot = {0};
+	pthread_barrier_t start;
 	int opt;
 
 	while ((opt = getopt_long(argc, argv, "s:c:n:", opts, NULL)) != -1) {
@@ -184,6 +200,7 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
+	prism_set_log_fn(prism_log_stderr, NULL, PRISM_LOG_WARN); /* why an attach failed */
 	if (!c.servers || !c.conc || !c.keys || !c.gets || c.conc > 256)
 		return fprintf(stderr, "prism-memcslap: --servers needed, counts > 0\n"), 2;
 	memc = memcached_create(NULL);
@@ -206,14 +223,29 @@ int main(int argc, char **argv)
 	w = calloc(c.conc, sizeof(*w));
 	all = malloc(sizeof(*all) * c.gets * c.conc);
 	virt = malloc(sizeof(*virt) * c.gets * c.conc);
+	if (!w || !all || !virt || pthread_barrier_init(&start, NULL, c.conc + 1))
+		return fprintf(stderr, "prism-memcslap: out of memory\n"), 1;
 	for (unsigned i = 0; i < c.conc; i++) {
-		w[i] = (struct worker){.cfg = &c, .id = i, .memc = memcached_clone(NULL, memc)};
+		memcached_return_t rc;
+
+		w[i] = (struct worker){.cfg = &c, .id = i, .start = &start};
+		w[i].memc = memcached_clone(NULL, memc);
 		w[i].lat_ns = malloc(sizeof(uint64_t) * c.gets);
 		w[i].virt_ns = malloc(sizeof(uint64_t) * c.gets);
+		if (!w[i].memc || !w[i].lat_ns || !w[i].virt_ns)
+			return fprintf(stderr, "prism-memcslap: out of memory\n"), 1;
+		/* One after the other: a server limits the setups in progress
+		 * from one address. */
+		if (c.offload && !(w[i].pm = prism_mc_attach(w[i].memc, NULL, &rc)))
+			return fprintf(stderr, "prism-memcslap: no offload: %s\n",
+			               memcached_strerror(w[i].memc, rc)),
+			       1;
 	}
-	t0 = mono_ns();
 	for (unsigned i = 0; i < c.conc; i++)
-		pthread_create(&w[i].t, NULL, run, &w[i]);
+		if (pthread_create(&w[i].t, NULL, run, &w[i]))
+			return fprintf(stderr, "prism-memcslap: cannot start a thread\n"), 1;
+	pthread_barrier_wait(&start);
+	t0 = mono_ns();
 	for (unsigned i = 0; i < c.conc; i++)
 		pthread_join(w[i].t, NULL);
 	t1 = mono_ns();
@@ -230,6 +262,7 @@ int main(int argc, char **argv)
 		tot.lease_rejects += w[i].st.lease_rejects;
 		free(w[i].lat_ns);
 		free(w[i].virt_ns);
+		prism_mc_detach(w[i].pm);
 		memcached_free(w[i].memc);
 	}
 	qsort(all, n, sizeof(*all), cmp_u64);

@@ -3,10 +3,11 @@
  * prism_mc.c - the prism get offload inside memcached.
  *
  * Owns: the offload's state in the memcached process: the prism device and
- * server (software NIC threads), the two registered regions (slab memory,
- * the shadow index), the index itself, the quarantine of unlinked items and
- * the prism_* stats.  memcached calls in through the hooks of prism_mc.h;
- * everything else of memcached is unchanged.
+ * server (software NICs run by the server's transport threads), the two
+ * registered regions (slab memory, the shadow index), the index itself, the
+ * quarantine of unlinked items and the prism_* stats.  memcached calls in
+ * through the hooks of prism_mc.h; everything else of memcached is
+ * unchanged.
  *
  * The index (memcached_get.prism) is a two-choice table of 16-byte slots:
  *
@@ -266,7 +267,11 @@ int prism_mc_slab_memory(size_t maxbytes, bool prealloc)
 	prism_set_log_fn(logf_stderr, NULL, PRISM_LOG_INFO);
 	memset(&d, 0, sizeof(d));
 	d.sz = sizeof(d);
-	d.threaded = !pm.daemon_sock[0]; /* under prismd this device never runs */
+	/* Not threaded: a client's packets are run to completion by the
+	 * transport thread that received them (its shard's NIC steps, the
+	 * answer and the re-arm), as any prism server over TCP; a NIC thread
+	 * of its own would add a wake-up per round trip.  Under prismd this
+	 * device never runs. */
 	d.nic_threads = pm.nic_threads;
 	d.chaos = pm.chaos;
 	memset(&r, 0, sizeof(r));

@@ -46,8 +46,10 @@ pids+=($!)
 for _ in $(seq 100); do grep -q "prismd: ready" "$tmp/prismd.log" && break; sleep 0.1; done
 grep -q "prismd: ready" "$tmp/prismd.log" || { cat "$tmp/prismd.log"; exit 1; }
 
+# A long lease: a get the loaded test machine stalls for half a lease falls
+# back to TCP, which fails once memcached is gone.
 "$MC" -u "$(id -un)" -U 0 -l 127.0.0.1 -p "$port" \
-	-o "prism=daemon=$tmp/prismd.sock:port=$pport" >"$tmp/mc.log" 2>&1 &
+	-o "prism=daemon=$tmp/prismd.sock:port=$pport:lease_ms=10000" >"$tmp/mc.log" 2>&1 &
 mc=$!
 pids+=($mc)
 for _ in $(seq 100); do
@@ -59,7 +61,9 @@ S=127.0.0.1:$port
 "$O/prism-memcslap" --servers="$S" --offload --no-load --keys=2000 --value-size=100 \
 	--execute-number=40000 >"$tmp/load.out" 2>&1 &
 load=$!
-sleep 1
+sleep 0.3
+# the crash must come while gets run, else this tests nothing
+kill -0 "$load" 2>/dev/null || { cat "$tmp/load.out"; echo "gets ended before the kill"; exit 1; }
 kill -9 "$mc"
 wait "$mc" 2>/dev/null || true
 echo "memcached: daemon mode: memcached (pid $mc) killed with SIGKILL during offloaded gets"

@@ -3,7 +3,8 @@
 #
 #   run.sh quick    `make test-memcached` (part of `make check`): memccapable,
 #                   a subset of memcached's t/*.t with the offload on, the
-#                   differential test, a forced lease overrun, prism-memccat
+#                   differential test, a forced lease overrun, items
+#                   around the largest size offloaded, prism-memccat
 #                   against memccat, daemon mode surviving kill -9 (daemon.sh)
 #   run.sh full     `make check-memcached`: memcached's whole t/*.t with the
 #                   offload on (t/stats.t with it off: it counts the lines of
@@ -89,6 +90,25 @@ quick)
 	echo "$out"
 	echo "$out" | grep -q " 0 hits" || exit 1
 	echo "$out" | grep -Eq "\(([1-9][0-9]*) lease rejections\)" || exit 1
+
+	echo "memcached: items around the largest one offloaded (ITEM_ntotal = prism_max_item)"
+	# sizes across the edge: right answers, offloaded below it, fallback above
+	seen=""
+	for vs in $(seq 4020 4027); do
+		out=$("$O/prism-memcslap" --servers="$SERVER" --offload --keys=4 --value-size="$vs" \
+			--execute-number=20)
+		echo "$out" | grep -q "wrong 0" || { echo "$out"; exit 1; }
+		if echo "$out" | grep -q "offloaded 20, fallback 0"; then
+			[ "$seen" != "${seen%f}" ] && { echo "value size $vs offloaded after a fallback"; exit 1; }
+			seen="${seen}o"
+		elif echo "$out" | grep -q "offloaded 0, fallback 20 (not offloaded 20"; then
+			seen="${seen}f"
+		else
+			echo "$out"; exit 1
+		fi
+	done
+	echo "  value sizes 4020-4027: $seen (o offloaded, f fell back)"
+	case "$seen" in *o*f*) ;; *) echo "the edge was not crossed"; exit 1 ;; esac
 
 	echo "memcached: a full index (2^16 slots, 60,000 keys): the rest falls back, all right"
 	start_server SERVER -m 64 -o "prism=port=0:index_power=16"

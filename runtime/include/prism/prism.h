@@ -365,10 +365,26 @@ PRISM_API int prism_server__stats(const struct prism_server *srv, struct prism_s
 
 struct prism_client;
 
+/*
+ * What carries a client's packets to a server in another process (sim
+ * device; docs/runtime-api.md, "Transport"):
+ *   AUTO: a shared-memory ring pair when the server runs on this host and
+ *         offers one (same uid), else TCP; the environment variable
+ *         PRISM_TRANSPORT=tcp|shm|auto decides for AUTO;
+ *   TCP:  TCP always;
+ *   SHM:  a ring pair, or the connection fails.
+ */
+enum prism_transport {
+	PRISM_TRANSPORT_AUTO,
+	PRISM_TRANSPORT_TCP,
+	PRISM_TRANSPORT_SHM,
+};
+
 struct prism_client_opts {
 	size_t sz;
 	const char *program; /* program name on the server; NULL: the only one */
 	int timeout_ms;      /* default per invocation; 0: 5000; <0: forever */
+	enum prism_transport transport;
 	size_t : 0;
 };
 
@@ -381,6 +397,9 @@ PRISM_API struct prism_client *prism_client__connect_local(struct prism_server *
 PRISM_API void prism_client__close(struct prism_client *cl);
 /* The shard (NIC thread of its device) the client's queues live on. */
 PRISM_API int prism_client__shard(const struct prism_client *cl);
+/* What carries its packets: PRISM_TRANSPORT_SHM (a ring pair) or _TCP;
+ * _AUTO for an in-process client or an RDMA NIC's (neither). */
+PRISM_API enum prism_transport prism_client__transport(const struct prism_client *cl);
 
 /* Entry/parameter metadata as the server described it at connection time. */
 PRISM_API int prism_client__find_entry(const struct prism_client *cl, const char *name);
