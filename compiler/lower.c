@@ -116,6 +116,13 @@ static bool lower_parallel(struct lower_ctx *c, const struct ast_stmt *s)
 	return ok;
 }
 
+/* Whether condition @cd (its clauses and disjuncts) reads local @l. */
+static bool cond_mentions(const struct lcond *cd, const struct ast_local *l)
+{
+	return cd && (lower_mentions_local(cd->lhs, l) || lower_mentions_local(cd->rhs, l) ||
+	              cond_mentions(cd->and_next, l) || cond_mentions(cd->or_next, l));
+}
+
 /* `let x = e` / `x = e`: x now names e's value (no WQE: values move only
  * when a field needs them). */
 static bool set_local(struct lower_ctx *c, const struct ast_local *l, const struct ast_expr *e)
@@ -135,6 +142,12 @@ static bool set_local(struct lower_ctx *c, const struct ast_local *l, const stru
 	unsigned base = sc->base;
 	if (c->loop && c->loop->body_depth > base)
 		base = c->loop->body_depth;
+	/* a guard lowers its condition again for each effect it guards, with
+	 * the locals as they are then: one that reads x would read the new x
+	 * (lower_guard refuses an effect under such a frame) */
+	for (unsigned d = c->n_guards; d > sc->base; d--)
+		if (cond_mentions(c->guards[d - 1].cond, l))
+			c->guards[d - 1].stale = l->name;
 	sc->mark = -1;
 	for (unsigned d = c->n_guards; d > base; d--)
 		if (c->guards[d - 1].cond && !c->guards[d - 1].cont) {

@@ -224,6 +224,9 @@ struct lguard_frame {
 	/* an arm whose other arm always returns: whatever follows runs only
 	 * under this guard (or not at all), so it marks no local (llocal_scope) */
 	bool cont;
+	/* a local its condition reads, assigned under it since (set_local):
+	 * no effect may be guarded by it any more (lower_guard), or NULL */
+	const char *stale;
 };
 
 /*
@@ -498,6 +501,9 @@ static inline const struct ldnf *lower_dnf_top(const struct lower_ctx *c)
 }
 
 bool lower_block(struct lower_ctx *c, const struct ast_stmt *s);
+/* Whether expression @e reads local @l (conservatively: calls and slices
+ * count as reading it). */
+bool lower_mentions_local(const struct ast_expr *e, const struct ast_local *l);
 /* Whether local @l's value may be read here (llocal_scope); reported at
  * @loc when not. */
 bool lower_local_in_force(struct lower_ctx *c, const struct ast_local *l, struct src_loc loc);

@@ -331,6 +331,13 @@ static void test_conditional_local_rejected(void **state)
 	    "offload f(c: *ctr in counters) -> le64 {\n"
 	    "  let o = fetch_add(c.n, 1);\n"
 	    "  if (c.f == 0) { o = fetch_add(c.n, 10); }\n  return o;\n}\n",
+	    /* a guard lowers its condition again per effect: after `t = c`
+	     * the condition would read c (difftest seed 72008006) */
+	    "struct ctr { n: le64; nx: *ctr in counters; f: u8; }\n"
+	    "region counters: ctr[16] writable;\n"
+	    "offload f(c: *ctr in counters, q: *ctr in counters) {\n"
+	    "  let t = q;\n"
+	    "  if (t.f == 1) { t = c; t.n = 2; }\n}\n",
 	};
 	static const char *const want[] = {
 	    "t.prism:4:40: error: 'p' is read where the condition of its assignment at line 4 "
@@ -339,10 +346,12 @@ static void test_conditional_local_rejected(void **state)
 	    "may not hold",
 	    "t.prism:6:10: error: 'o' is read where the condition of its assignment at line 5 "
 	    "may not hold",
+	    "t.prism:5:30: error: 't' is assigned under a condition that reads it, and this "
+	    "effect is guarded by that condition",
 	};
 
 	(void)state;
-	for (int i = 0; i < 3; i++) {
+	for (int i = 0; i < 4; i++) {
 		char *diag = NULL;
 
 		assert_null(be_compile(src[i], NULL, IR_PROFILE_RELAXED, &diag));
