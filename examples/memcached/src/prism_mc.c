@@ -490,7 +490,7 @@ static void chaos_pause(void)
 	static unsigned n;
 	struct timespec t = {0, 200 * 1000};
 
-	if (__atomic_add_fetch(&n, 1, __ATOMIC_RELAXED) % 8 == 0)
+	if (__atomic_add_fetch(&n, 1, __ATOMIC_RELAXED) % 4 == 0)
 		nanosleep(&t, NULL);
 }
 

@@ -20,7 +20,7 @@
  *   - v was not set with a TTL that had run out (plus memcached's clock
  *     granularity) before the get started, unless a touch made it permanent.
  * Counters: incr results read back must not go backwards.
- * --flush-race: no readers; every 20 ms a flush_all goes out while the
+ * --flush-race: no readers; every 5 ms a flush_all goes out while the
  * writers run (a set may straddle it), then the writers pause and every key
  * written since the previous pause must be, offloaded, a miss or memcached's
  * own value (a straddling set is flushed or not, but the offload must agree).
@@ -350,7 +350,7 @@ static void flush_rounds(void)
 	memcached_st *m = connect_mc();
 	memcached_return_t rc;
 	struct prism_mc *pm = prism_mc_attach(m, NULL, &rc);
-	struct timespec before = {0, 20 * 1000 * 1000}, after = {0, 5 * 1000 * 1000};
+	struct timespec before = {0, 5 * 1000 * 1000}, after = {0, 2 * 1000 * 1000};
 	double end = now_s() + g.seconds;
 
 	if (!pm) {

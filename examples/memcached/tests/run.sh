@@ -86,7 +86,7 @@ quick)
 	echo "memcached: differential test (offloaded vs TCP gets under writers, chaos mode)"
 	"$O/prism-mc-difftest" --servers="$SERVER" --seconds=8
 	echo "memcached: sets straddling flush_all: the offload agrees with memcached afterwards"
-	"$O/prism-mc-difftest" --servers="$SERVER" --seconds=3 --writers=4 --flush-race
+	"$O/prism-mc-difftest" --servers="$SERVER" --seconds=4 --writers=16 --flush-race
 	echo "memcached: forced lease overrun (client lease 1 ns): nothing may be accepted"
 	out=$("$O/prism-mc-difftest" --servers="$SERVER" --seconds=2 --lease-ms=0.000001)
 	echo "$out"
