@@ -90,6 +90,8 @@ static int start_server(void **state)
 	char line[256], cmd[1400];
 
 	(void)state;
+	/* the transport is chosen by --transport in these tests, not inherited */
+	unsetenv("PRISM_TRANSPORT");
 	assert_non_null(mkdtemp(dir));
 	snprintf(chain, sizeof(chain), "%s/hg.chain", dir);
 	snprintf(cmd, sizeof(cmd), "%s compile lib/chains/hash_get.prism -o %s", prismc, chain);
@@ -154,6 +156,25 @@ static void test_bandwidth_connections_depth(void **state)
 	assert_true(field(out, "ops") == 8 * field(out, "samples"));
 }
 
+/* --transport picks what carries the client's packets; the result names it. */
+static void test_transport_choice(void **state)
+{
+	static const char *const kinds[] = {"tcp", "shm"};
+	char out[4096], want[64];
+
+	(void)state;
+	for (size_t i = 0; i < 2; i++) {
+		assert_int_equal(run_perf(out, sizeof(out),
+		                          "-w read --transport %s -D 0.2 -p %u --json 127.0.0.1",
+		                          kinds[i], port),
+		                 0);
+		check_json(out, "read", 64);
+		snprintf(want, sizeof(want), "\"transport\":\"%s\"", kinds[i]);
+		assert_non_null(strstr(out, want));
+	}
+	assert_int_equal(run_perf(out, sizeof(out), "--transport udp -p %u 127.0.0.1", port), 2);
+}
+
 static void test_offloaded_get(void **state)
 {
 	char out[4096];
@@ -214,6 +235,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_read_write_send_latency),
 	    cmocka_unit_test(test_bandwidth_connections_depth),
+	    cmocka_unit_test(test_transport_choice),
 	    cmocka_unit_test(test_offloaded_get),
 	    cmocka_unit_test(test_size_mismatch),
 	    cmocka_unit_test(test_usage),

@@ -40,8 +40,9 @@ struct conn {
 	atomic_ullong errors;
 	double *lat; /* microseconds, at most cap samples */
 	size_t nlat, cap;
-	size_t result_bytes; /* of the entry, as the server described it */
-	char why[160];       /* the first failure */
+	size_t result_bytes;            /* of the entry, as the server described it */
+	enum prism_transport transport; /* what the connection got */
+	char why[160];                  /* the first failure */
 };
 
 static double now_s(void)
@@ -159,7 +160,7 @@ static void *conn_loop(void *arg)
 	size_t nargs, rsz, off = 0, slots = perf_buf_size(o->size) / (o->size ? o->size : 1);
 	int e = -1;
 
-	PRISM_OPTS(prism_client_opts, co, .program = c->program);
+	PRISM_OPTS(prism_client_opts, co, .program = c->program, .transport = o->transport);
 	if (dev)
 		cl = prism_client__connect(dev, c->addr, &co);
 	if (!cl) {
@@ -167,6 +168,7 @@ static void *conn_loop(void *arg)
 		         prism_strerror(errno));
 		goto out;
 	}
+	c->transport = prism_client__transport(cl);
 	e = prism_client__find_entry(cl, c->entry);
 	rsz = e >= 0 ? (size_t)prism_client__result_size(cl, e) : 0;
 	c->result_bytes = rsz;
@@ -235,7 +237,24 @@ static unsigned long long total(struct conn *cs, unsigned n, bool errors)
 	return t;
 }
 
+/* What carried the connections: "shm", "tcp", "mixed", or "-" (an RDMA
+ * device's queues, which no transport of ours carries). */
+static const char *transport_name(const struct conn *cs, unsigned n)
+{
+	static const char *const names[] = {
+	    [PRISM_TRANSPORT_AUTO] = "-",
+	    [PRISM_TRANSPORT_TCP] = "tcp",
+	    [PRISM_TRANSPORT_SHM] = "shm",
+	};
+
+	for (unsigned i = 1; i < n; i++)
+		if (cs[i].transport != cs[0].transport)
+			return "mixed";
+	return names[cs[0].transport];
+}
+
 struct report {
+	const char *transport;
 	unsigned long long ops, errors, samples;
 	double secs, tmin, p50, p99, p999, tmax, rate, mbps;
 };
@@ -247,17 +266,17 @@ static void print_report(const struct perf_opts *o, const char *program, const c
 		/* figures rounded as the table prints them */
 #define R(v, places) (round((v) * (places)) / (places))
 		json_t *j = json_pack(
-		    "{s:s, s:o, s:o, s:I, s:I, s:I, s:o, s:f, s:I, s:I, s:I, s:f, s:f, s:f, s:f, "
-		    "s:f, "
-		    "s:f, s:f}",
+		    "{s:s, s:o, s:o, s:I, s:I, s:I, s:o, s:s, s:f, s:I, s:I, s:I, s:f, s:f, s:f, "
+		    "s:f, s:f, s:f, s:f}",
 		    "workload", perf_workload_names[o->workload], "program", json_text(program),
 		    "entry", json_text(entry), "bytes", (json_int_t)bytes, "connections",
 		    (json_int_t)o->connections, "depth", (json_int_t)o->depth, "device",
-		    json_text(o->device), "duration_s", R(r->secs, 1e3), "ops", (json_int_t)r->ops,
-		    "errors", (json_int_t)r->errors, "samples", (json_int_t)r->samples, "t_min_us",
-		    R(r->tmin, 1e2), "p50_us", R(r->p50, 1e2), "p99_us", R(r->p99, 1e2), "p99_9_us",
-		    R(r->p999, 1e2), "t_max_us", R(r->tmax, 1e2), "rate_ops_per_s", R(r->rate, 1e1),
-		    "bw_mb_per_s", R(r->mbps, 1e3));
+		    json_text(o->device), "transport", r->transport, "duration_s", R(r->secs, 1e3),
+		    "ops", (json_int_t)r->ops, "errors", (json_int_t)r->errors, "samples",
+		    (json_int_t)r->samples, "t_min_us", R(r->tmin, 1e2), "p50_us", R(r->p50, 1e2),
+		    "p99_us", R(r->p99, 1e2), "p99_9_us", R(r->p999, 1e2), "t_max_us",
+		    R(r->tmax, 1e2), "rate_ops_per_s", R(r->rate, 1e1), "bw_mb_per_s",
+		    R(r->mbps, 1e3));
 #undef R
 
 		if (j)
@@ -266,10 +285,10 @@ static void print_report(const struct perf_opts *o, const char *program, const c
 		json_decref(j);
 		return;
 	}
-	printf("prism-perf: %s (program %s, entry %s) server %s:%d device %s, %u connection(s), "
-	       "depth %u, %.1f s\n",
+	printf("prism-perf: %s (program %s, entry %s) server %s:%d device %s transport %s, %u "
+	       "connection(s), depth %u, %.1f s\n",
 	       perf_workload_names[o->workload], program, entry, o->host, o->port, o->device,
-	       o->connections, o->depth, r->secs);
+	       r->transport, o->connections, o->depth, r->secs);
 	printf(" %8s %12s %8s %10s %10s %10s %10s %10s %12s %10s\n", "#bytes", "#ops", "errors",
 	       "t_min[us]", "p50[us]", "p99[us]", "p99.9[us]", "t_max[us]", "rate[op/s]",
 	       "bw[MB/s]");
@@ -350,6 +369,7 @@ int perf_drive(const struct perf_opts *o)
 	r.secs = now_s() - t0;
 	r.ops = total(cs, o->connections, false);
 	r.errors = total(cs, o->connections, true);
+	r.transport = transport_name(cs, o->connections);
 	for (unsigned i = 0; i < o->connections; i++) {
 		if (cs[i].why[0])
 			fprintf(stderr, "prism-perf: connection %u: %s\n", i, cs[i].why);

@@ -40,6 +40,8 @@ static void usage(FILE *f)
 	        "                        at most %d)\n"
 	        "  -D, --duration SEC    seconds to run (default 5)\n"
 	        "  -d, --device DEV      sim (default) or an mlx5 device\n"
+	        "  -T, --transport KIND  client on a sim device: auto (default: shared-memory\n"
+	        "                        rings for a server on this host, else TCP), tcp or shm\n"
 	        "  -p, --port PORT       TCP port (default %d; serve: 0 = any free port)\n"
 	        "  -b, --bind ADDR       serve: listen address (default every address)\n"
 	        "  -c, --chain FILE      get: the compiled .chain object (both sides; '-':\n"
@@ -70,6 +72,22 @@ static int parse_workload(const char *v, enum perf_workload *w)
 	return -1;
 }
 
+static int parse_transport(const char *v, enum prism_transport *t)
+{
+	static const char *const names[] = {
+	    [PRISM_TRANSPORT_AUTO] = "auto",
+	    [PRISM_TRANSPORT_TCP] = "tcp",
+	    [PRISM_TRANSPORT_SHM] = "shm",
+	};
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(v, names[i])) {
+			*t = (enum prism_transport)i;
+			return 0;
+		}
+	return -1;
+}
+
 enum { OPT_PRISMC = 256 };
 
 int main(int argc, char **argv)
@@ -81,6 +99,7 @@ int main(int argc, char **argv)
 	    {"depth", required_argument, NULL, 't'},
 	    {"duration", required_argument, NULL, 'D'},
 	    {"device", required_argument, NULL, 'd'},
+	    {"transport", required_argument, NULL, 'T'},
 	    {"port", required_argument, NULL, 'p'},
 	    {"bind", required_argument, NULL, 'b'},
 	    {"chain", required_argument, NULL, 'c'},
@@ -105,7 +124,7 @@ int main(int argc, char **argv)
 	char *end;
 	int c;
 
-	cli_init(&cl, "prism-perf", argc, argv, "w:s:q:t:D:d:p:b:c:e:a:r:J", longs, usage);
+	cli_init(&cl, "prism-perf", argc, argv, "w:s:q:t:D:d:T:p:b:c:e:a:r:J", longs, usage);
 	while ((c = cli_next(&cl)) != -1) {
 		switch (c) {
 		case CLI_STOP:
@@ -169,6 +188,11 @@ int main(int argc, char **argv)
 				o.args[o.nargs++] = optarg;
 			else
 				o.regions[o.nregions++] = optarg;
+			break;
+		case 'T':
+			if (parse_transport(optarg, &o.transport))
+				return cli_usage(&cl, "--transport: '%s' is not auto, tcp or shm",
+				                 optarg);
 			break;
 		case OPT_PRISMC:
 			o.prismc = optarg;

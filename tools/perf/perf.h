@@ -36,12 +36,13 @@ enum perf_workload {
 
 struct perf_opts {
 	enum perf_workload workload;
-	unsigned size;        /* message bytes (read/write/send) */
-	unsigned connections; /* client connections, one thread each */
-	unsigned depth;       /* invocations in flight per connection */
-	double duration;      /* seconds */
-	const char *device;   /* "sim" or an mlx5 device */
-	int port;             /* 0: any free port (server) */
+	unsigned size;                  /* message bytes (read/write/send) */
+	unsigned connections;           /* client connections, one thread each */
+	unsigned depth;                 /* invocations in flight per connection */
+	double duration;                /* seconds */
+	const char *device;             /* "sim" or an mlx5 device */
+	enum prism_transport transport; /* client, sim device: what carries its packets */
+	int port;                       /* 0: any free port (server) */
 	bool json;
 	const char *host; /* server to drive; NULL: serve */
 	const char *bind; /* serve: listen address; NULL: every address */
