@@ -4,7 +4,7 @@
 # fuzz target and benchmark.
 LIB_SRCS += runtime/net/net_frame.c runtime/net/net_oob.c runtime/net/net_sock.c \
 	runtime/net/net_accept.c runtime/net/net_watch.c runtime/net/net_ring.c \
-	runtime/net/net_shm.c
+	runtime/net/net_shm.c runtime/net/net_spin.c
 
 TESTS += net_frame
 net_frame_SRCS := tests/net/test_net_frame.c
@@ -13,6 +13,8 @@ net_oob_SRCS := tests/net/test_net_oob.c
 
 TESTS += net_ring
 net_ring_SRCS := tests/net/test_net_ring.c
+TESTS += net_spin
+net_spin_SRCS := tests/net/test_net_spin.c
 TESTS += net_shm
 net_shm_SRCS := tests/net/test_net_shm.c
 BENCHES += bench_ring

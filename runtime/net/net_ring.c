@@ -19,6 +19,7 @@
  * net_ring_recv's bounded wait), print.
  */
 #include "net/net_ring.h"
+#include "net/net_spin.h"
 
 #include <endian.h>
 #include <errno.h>
@@ -44,7 +45,8 @@
 
 struct net_ring {
 	int sock, memfd, efd[NEFD];
-	int waitfd; /* net_ring_wait's epoll set (made at its first use), or -1 */
+	int waitfd;           /* net_ring_wait's epoll set (made at its first use), or -1 */
+	struct net_spin spin; /* net_ring_wait's poll before it sleeps */
 	unsigned side;
 	uint8_t *map;
 	size_t map_len;
@@ -127,6 +129,7 @@ static int ring_new(int sock, uint32_t size, struct net_ring **out, struct diag_
 	r->sock = sock;
 	r->memfd = -1;
 	r->waitfd = -1;
+	net_spin_init(&r->spin, net_spin_cap_env());
 	for (unsigned i = 0; i < NEFD; i++)
 		r->efd[i] = -1;
 	r->size = size;
@@ -542,6 +545,46 @@ static int wait_set(struct net_ring *r)
 	return 0;
 }
 
+void net_ring_set_spin(struct net_ring *r, uint32_t cap_us, bool busy_ok)
+{
+	net_spin_init(&r->spin, cap_us);
+	r->spin.busy_ok = busy_ok;
+}
+
+const struct net_spin *net_ring_spin(const struct net_ring *r)
+{
+	return &r->spin;
+}
+
+/*
+ * Poll the producer's head for up to the spin budget (and @timeout_us)
+ * without the sleep flag set: the peer does not signal meanwhile, and the
+ * caller sets the flag and looks again before it sleeps, so a write that
+ * lands after the last look here is not lost.  True when bytes came.
+ */
+static bool spin_for_bytes(struct net_ring *r, int timeout_us)
+{
+	uint32_t tried = timeout_us ? net_spin_begin(&r->spin) : 0;
+	uint64_t t0, now;
+
+	if (!tried)
+		return false;
+	if (timeout_us > 0 && (uint32_t)timeout_us < tried)
+		tried = (uint32_t)timeout_us;
+	t0 = net_spin_now_us();
+	now = t0;
+	do {
+		if (__atomic_load_n(r->rx_head, __ATOMIC_ACQUIRE) != r->rx_pos) {
+			net_spin_end(&r->spin, tried, true, (uint32_t)(now - t0));
+			return true;
+		}
+		net_spin_relax();
+		now = net_spin_now_us();
+	} while (now - t0 < tried);
+	net_spin_end(&r->spin, tried, false, tried);
+	return false;
+}
+
 int net_ring_wait(struct net_ring *r, int timeout_us)
 {
 	struct timespec ts = {timeout_us / 1000000, (timeout_us % 1000000) * 1000L};
@@ -551,6 +594,8 @@ int net_ring_wait(struct net_ring *r, int timeout_us)
 
 	if (r->err || wait_set(r))
 		return r->err;
+	if (spin_for_bytes(r, timeout_us))
+		return 1;
 	if (!net_ring_prepare_sleep(r))
 		return r->err ? r->err : 1;
 	do

@@ -38,6 +38,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct net_spin;
+
 #include "net/net_diag.h"
 
 /*
@@ -119,10 +121,18 @@ void net_ring_poke(struct net_ring *r);
 int net_ring_sock(const struct net_ring *r);
 /*
  * Block up to @timeout_us (-1: forever) until bytes can be read or the peer
- * hangs up.  Returns 1 when signalled or bytes are there, 0 on timeout,
- * -EPIPE when the peer closed (the ring is failed).
+ * hangs up.  Polls the ring first for its adaptive spin budget
+ * (net_spin.h; a hang-up is seen once that poll gave up), then sleeps with
+ * the sleep flag set.  Returns 1 when signalled or bytes are there, 0 on
+ * timeout, -EPIPE when the peer closed (the ring is failed).
  */
 int net_ring_wait(struct net_ring *r, int timeout_us);
+/* Replace the spin cap net_ring_wait polls with (PRISM_SPIN_US at creation;
+ * 0: sleep at once), restarting its budget at the cap; @busy_ok: poll even
+ * while every CPU of the machine is busy (tests). */
+void net_ring_set_spin(struct net_ring *r, uint32_t cap_us, bool busy_ok);
+/* net_ring_wait's spin state, to look at. */
+const struct net_spin *net_ring_spin(const struct net_ring *r);
 
 /* 0 while usable; otherwise the negative error and *@why its reason. */
 int net_ring_error(const struct net_ring *r, const char **why);

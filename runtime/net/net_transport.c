@@ -53,6 +53,7 @@
 #include "net/net_frame.h"
 #include "net/net_ring.h"
 #include "net/net_simpkt.h"
+#include "net/net_spin.h"
 
 #define WAKE_ID UINT64_MAX
 /* An epoll event's id: link generation (32 bits), descriptor kind (2), slot (30). */
@@ -130,6 +131,7 @@ struct net_transport {
 	void *rx_hook_ctx;
 	bool in_hook;
 	pthread_cond_t hook_idle;
+	struct net_spin spin; /* the thread's poll after a round on a ring */
 };
 
 /*
@@ -930,11 +932,43 @@ static void deliver_split(struct net_transport *t, struct net_link **split, unsi
 
 #define SPLIT_MAX 64u
 
+/*
+ * Transport thread, after a round that read a ring: a closed-loop peer
+ * sends its next request a few microseconds after the answer, so look at
+ * the epoll set without sleeping for up to the spin budget (net_spin.h)
+ * before sleeping in it.  The rings' sleep flags are set as usual (the
+ * peer signals, epoll sees it at once), so no wake-up can be lost; a stop
+ * is seen through the wake eventfd.  Returns the events found (0: none).
+ */
+static int spin_for_events(struct net_transport *t, struct epoll_event *evs, int max)
+{
+	uint32_t tried = net_spin_begin(&t->spin);
+	uint64_t t0, now;
+	int n;
+
+	if (!tried)
+		return 0;
+	t0 = net_spin_now_us();
+	now = t0;
+	do {
+		n = epoll_wait(t->epfd, evs, max, 0);
+		if (n != 0) {
+			net_spin_end(&t->spin, tried, n > 0, (uint32_t)(now - t0));
+			return n;
+		}
+		net_spin_relax();
+		now = net_spin_now_us();
+	} while (now - t0 < tried);
+	net_spin_end(&t->spin, tried, false, tried);
+	return 0;
+}
+
 static void *transport_thread(void *arg)
 {
 	struct net_transport *t = arg;
 	struct epoll_event evs[64];
 	struct net_link *split[SPLIT_MAX];
+	bool ring_round = false; /* the last round read a ring */
 
 	for (;;) {
 		bool stop;
@@ -949,9 +983,12 @@ static void *transport_thread(void *arg)
 		pthread_mutex_unlock(&t->lock);
 		if (stop)
 			break;
-		n = epoll_wait(t->epfd, evs, 64, stalled ? 1 : -1);
+		n = ring_round && !stalled ? spin_for_events(t, evs, 64) : 0;
+		if (n == 0)
+			n = epoll_wait(t->epfd, evs, 64, stalled ? 1 : -1);
 		if (n < 0 && errno != EINTR)
 			break;
+		ring_round = false;
 		before = __atomic_load_n(&t->delivered, __ATOMIC_RELAXED);
 		net_transport_cork(t);
 		for (i = 0; i < n; i++) {
@@ -969,6 +1006,7 @@ static void *transport_thread(void *arg)
 				continue;
 			kind = (unsigned)(evs[i].data.u64 >> ID_KIND_SHIFT) & 3u;
 			ev = evs[i].events;
+			ring_round |= l->ring && kind == FD_DATA;
 			if (l->ring && kind == FD_ROOM)
 				ev = EPOLLOUT;
 			else if (l->ring && kind == FD_MAIN) /* the setup socket: a hang-up */
@@ -1084,6 +1122,7 @@ int net_transport_create(struct sim_dev *dev, const struct net_transport_opts *o
 	pthread_mutex_init(&t->lock, NULL);
 	pthread_cond_init(&t->unpinned, NULL);
 	pthread_cond_init(&t->hook_idle, NULL);
+	net_spin_init(&t->spin, net_spin_cap_env());
 	t->rx_scratch = malloc(RX_CHUNK);
 	if (!t->rx_scratch) {
 		free(t);

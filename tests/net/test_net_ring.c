@@ -4,7 +4,8 @@
  * wrap-around, a full ring pushing back and waking its producer, wake-ups
  * only for a sleeping consumer, a stream between two threads that both
  * sleep, a hostile peer (garbage indices, forged descriptors) failing only
- * its own pair while another pair keeps working, garbage records stopped by
+ * its own pair while another pair keeps working, the poll before a sleep
+ * (caught without a signal, missed then asleep with no wake-up lost), garbage records stopped by
  * the record parser after the copy, and a peer process that dies.
  *
  * Must not: time anything; every wait is bounded and asserted on.
@@ -30,6 +31,7 @@
 
 #include "net/net_frame.h"
 #include "net/net_ring.h"
+#include "net/net_spin.h"
 
 #define SIZE 4096u
 
@@ -182,6 +184,85 @@ static void test_wake_only_sleeping_consumer(void **state)
 	/* the wait cleared its flag on return: no signal now */
 	put(p.a, 40, 20);
 	assert_false(readable(net_ring_fd(p.b)));
+	free_pair(&p);
+}
+
+/* A poll that caught the bytes set no sleep flag (no signal was sent); one
+ * that missed halves the budget and sleeps with the flag set, and the wait
+ * clears it on return. */
+static void test_spin_then_sleep(void **state)
+{
+	struct pair p;
+
+	make_pair(&p, SIZE);
+	net_ring_set_spin(p.b, 40, true);
+	put(p.a, 0, 20);
+	assert_int_equal(net_ring_wait(p.b, 1000000), 1); /* caught at once */
+	assert_int_equal(net_ring_spin(p.b)->budget_us, 40);
+	assert_false(readable(net_ring_fd(p.b)));
+	get(p.b, 0, 20);
+	assert_int_equal(net_ring_wait(p.b, 1000), 0); /* missed, then timed out */
+	assert_int_equal(net_ring_spin(p.b)->budget_us, 20);
+	put(p.a, 20, 20);
+	assert_false(readable(net_ring_fd(p.b))); /* the flag is clear again */
+	get(p.b, 20, 20);
+	net_ring_set_spin(p.b, 0, true);
+	assert_int_equal(net_ring_wait(p.b, 1000), 0); /* no poll: budget untouched */
+	assert_int_equal(net_ring_spin(p.b)->budget_us, 0);
+	free_pair(&p);
+}
+
+#define PINGS 3000u
+
+/* The other end of test_spin_ping_pong: echo every byte, after a delay that
+ * varies around the spin budget (none, a few microseconds, beyond it). */
+static void *ponger(void *arg)
+{
+	struct net_ring *a = arg;
+
+	for (unsigned i = 0; i < PINGS; i++) {
+		uint8_t c;
+		int n;
+
+		while ((n = net_ring_read(a, &c, 1)) == 0)
+			if (net_ring_wait(a, 5000000) != 1)
+				return (void *)(uintptr_t)1; /* a lost wake-up */
+		if (n != 1 || c != (uint8_t)i)
+			return (void *)(uintptr_t)2;
+		if (i % 3)
+			usleep(i % 7 ? i % 13 : 80 + i % 50);
+		if (net_ring_write(a, &c, 1) != 1)
+			return (void *)(uintptr_t)3;
+	}
+	return NULL;
+}
+
+/* Both ends poll, then sleep, while the answers come before, around and
+ * after the end of the poll: no wake-up is lost (one would show as a 5 s
+ * timeout), and the budget adapts within its cap. */
+static void test_spin_ping_pong(void **state)
+{
+	struct pair p;
+	pthread_t th;
+	void *res;
+
+	make_pair(&p, SIZE);
+	net_ring_set_spin(p.a, 30, true);
+	net_ring_set_spin(p.b, 30, true);
+	assert_int_equal(pthread_create(&th, NULL, ponger, p.a), 0);
+	for (unsigned i = 0; i < PINGS; i++) {
+		uint8_t c = (uint8_t)i;
+		int n;
+
+		assert_int_equal(net_ring_write(p.b, &c, 1), 1);
+		while ((n = net_ring_read(p.b, &c, 1)) == 0)
+			assert_int_equal(net_ring_wait(p.b, 5000000), 1);
+		assert_int_equal(n, 1);
+		assert_int_equal(c, (uint8_t)i);
+		assert_true(net_ring_spin(p.b)->budget_us <= 30);
+	}
+	assert_int_equal(pthread_join(th, &res), 0);
+	assert_null(res);
 	free_pair(&p);
 }
 
@@ -561,6 +642,8 @@ int main(void)
 	    cmocka_unit_test(test_full_ring_pushes_back),
 	    cmocka_unit_test(test_wake_only_sleeping_consumer),
 	    cmocka_unit_test(test_stream_between_threads),
+	    cmocka_unit_test(test_spin_then_sleep),
+	    cmocka_unit_test(test_spin_ping_pong),
 	    cmocka_unit_test(test_hostile_indices),
 	    cmocka_unit_test(test_garbage_records_stop_at_the_parser),
 	    cmocka_unit_test(test_forged_descriptors),
