@@ -556,6 +556,8 @@ const struct net_spin *net_ring_spin(const struct net_ring *r)
 	return &r->spin;
 }
 
+static unsigned ring_waiters; /* net_ring_wait calls of this process in progress */
+
 /*
  * Poll the producer's head for up to the spin budget (and @timeout_us)
  * without the sleep flag set: the peer does not signal meanwhile, and the
@@ -564,9 +566,14 @@ const struct net_spin *net_ring_spin(const struct net_ring *r)
  */
 static bool spin_for_bytes(struct net_ring *r, int timeout_us)
 {
-	uint32_t tried = timeout_us ? net_spin_begin(&r->spin) : 0;
+	uint32_t tried;
 	uint64_t t0, now;
+	bool alone;
 
+	/* one waiter polls; with several connections waiting at once, their
+	 * answers keep the CPUs busy and a poll would take one from them */
+	alone = __atomic_load_n(&ring_waiters, __ATOMIC_RELAXED) == 1;
+	tried = timeout_us && (alone || r->spin.busy_ok) ? net_spin_begin(&r->spin) : 0;
 	if (!tried)
 		return false;
 	if (timeout_us > 0 && (uint32_t)timeout_us < tried)
@@ -585,7 +592,7 @@ static bool spin_for_bytes(struct net_ring *r, int timeout_us)
 	return false;
 }
 
-int net_ring_wait(struct net_ring *r, int timeout_us)
+static int ring_wait(struct net_ring *r, int timeout_us)
 {
 	struct timespec ts = {timeout_us / 1000000, (timeout_us % 1000000) * 1000L};
 	struct epoll_event ev[2];
@@ -609,6 +616,16 @@ int net_ring_wait(struct net_ring *r, int timeout_us)
 	if (gone)
 		return fail(r, -EPIPE, "ring: the peer closed its end");
 	return n > 0;
+}
+
+int net_ring_wait(struct net_ring *r, int timeout_us)
+{
+	int rc;
+
+	__atomic_add_fetch(&ring_waiters, 1, __ATOMIC_RELAXED);
+	rc = ring_wait(r, timeout_us);
+	__atomic_sub_fetch(&ring_waiters, 1, __ATOMIC_RELAXED);
+	return rc;
 }
 
 int net_ring_error(const struct net_ring *r, const char **why)

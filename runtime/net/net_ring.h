@@ -122,7 +122,8 @@ int net_ring_sock(const struct net_ring *r);
 /*
  * Block up to @timeout_us (-1: forever) until bytes can be read or the peer
  * hangs up.  Polls the ring first for its adaptive spin budget
- * (net_spin.h; a hang-up is seen once that poll gave up), then sleeps with
+ * (net_spin.h; only while no other net_ring_wait of the process is in
+ * progress; a hang-up is seen once that poll gave up), then sleeps with
  * the sleep flag set.  Returns 1 when signalled or bytes are there, 0 on
  * timeout, -EPIPE when the peer closed (the ring is failed).
  */
