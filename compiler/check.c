@@ -15,6 +15,7 @@
  * construct that is wrong; later uses of a broken value stay silent.
  */
 #include "compiler/check.h"
+#include "chain/chainobj.h"
 #include "util/array.h"
 
 #include <stdlib.h>
@@ -407,6 +408,11 @@ static void check_region(struct check_ctx *c, struct ast_region *r)
 			r->size = n;
 		}
 	}
+	/* the chain object records a region's size, and takes at most 1 TiB */
+	if (r->size > CHAINOBJ_MAX_REGION_SIZE)
+		diag_error(c->d, r->size_expr ? r->size_expr->loc : r->loc,
+		           "region '%s' is %llu bytes; a region holds at most 1 TiB", r->name,
+		           (unsigned long long)r->size);
 }
 
 static void check_freelist(struct check_ctx *c, struct ast_freelist *f)
@@ -832,8 +838,17 @@ static void check_offload(struct check_ctx *c, struct ast_offload *o)
 static void define_globals(struct check_ctx *c)
 {
 	struct ast_program *p = c->prog;
+	unsigned regions = 0; /* a free list is a region of its own */
 
 	for (struct ast_decl *d = p->decls; d; d = d->next) {
+		if ((d->kind == AST_DECL_REGION || d->kind == AST_DECL_FREELIST) &&
+		    ++regions == CHAINOBJ_MAX_REGIONS + 1)
+			diag_error(c->d,
+			           d->kind == AST_DECL_REGION ? d->u.region->loc
+			                                      : d->u.freelist->loc,
+			           "more than %u regions and free lists (a chain object holds at "
+			           "most %u)",
+			           CHAINOBJ_MAX_REGIONS, CHAINOBJ_MAX_REGIONS);
 		switch (d->kind) {
 		case AST_DECL_CONST:
 			define(c, false, d->u.cnst->name, AST_SYM_CONST, d->u.cnst, d->u.cnst->loc);

@@ -17,6 +17,7 @@
  * object); the report itself is run_report.c.
  * Must not: pack WQEs or touch the NIC except through prism.h.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -136,7 +137,8 @@ static int parse_value(const struct kv *kv, uint32_t bytes_size, uint64_t *u64, 
 	if (!bytes_size) {
 		errno = 0;
 		*u64 = strtoull(kv->value, &end, 0);
-		if (errno || *end || !*kv->value) {
+		/* strtoull takes blanks and a sign ("-1" would be all ones) */
+		if (errno || *end || !isdigit((unsigned char)kv->value[0])) {
 			run_fail("--arg %s: '%s' is not an integer", kv->name, kv->value);
 			return -1;
 		}

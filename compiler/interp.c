@@ -298,7 +298,10 @@ static bool eval_cas(struct ictx *c, const struct ast_expr *e, uint64_t *out)
 		    !eval_bytes(c, arg_n(e, 2 + nops), t, sm, w))
 			return false;
 	}
-	if (!atomic_place(c, e, place, &p))
+	/* cas_gt / cas_lt read the place and compare first; only their swap is
+	 * an atomic on it, so a misaligned place fails only a swap (the NIC
+	 * runs no atomic when the value is not greater / less) */
+	if (fn == AST_BUILTIN_CAS ? !atomic_place(c, e, place, &p) : !place_of(c, place, &p))
 		return false;
 	bool swap;
 	const uint8_t *v = ops[nops - 1];
@@ -318,6 +321,8 @@ static bool eval_cas(struct ictx *c, const struct ast_expr *e, uint64_t *out)
 
 		swap = fn == AST_BUILTIN_CAS_GT ? r > 0 : r < 0;
 	}
+	if (swap && fn != AST_BUILTIN_CAS && !atomic_place(c, e, place, &p))
+		return false;
 	memcpy(old, p.b, w);
 	if (swap)
 		for (uint64_t i = 0; i < w; i++)

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "compiler/lower.h"
+#include "chain/chainobj.h"
 
 void lower_error(struct lower_ctx *c, struct src_loc loc, const char *fmt, ...)
 {
@@ -45,7 +46,8 @@ bool lower_guard_push(struct lower_ctx *c, const struct lcond *cd, const struct 
 		            LOWER_GUARD_DEPTH);
 		return false;
 	}
-	c->guards[c->n_guards++] = (struct lguard_frame){.cond = cd, .dnf = dnf};
+	c->guards[c->n_guards++] =
+	    (struct lguard_frame){.cond = cd, .dnf = dnf, .serial = ++c->guard_serial};
 	return true;
 }
 
@@ -100,11 +102,25 @@ static bool lower_parallel(struct lower_ctx *c, const struct ast_stmt *s)
 	}
 	c->lane = saved;
 	c->in_parallel = false;
+	if (ok && c->p->n_queues > CHAINOBJ_MAX_QUEUES) {
+		lower_error(c, s->loc,
+		            "with these lanes the program needs %u queues; a chain object holds at "
+		            "most %u (fewer lanes)",
+		            c->p->n_queues, CHAINOBJ_MAX_QUEUES);
+		return false;
+	}
 	/* responses produced inside the lanes are enabled after the join */
 	for (unsigned i = 0; i < c->n_deferred; i++)
 		lower_anchor(c, c->deferred[i]);
 	c->n_deferred = 0;
 	return ok;
+}
+
+/* Whether condition @cd (its clauses and disjuncts) reads local @l. */
+static bool cond_mentions(const struct lcond *cd, const struct ast_local *l)
+{
+	return cd && (lower_mentions_local(cd->lhs, l) || lower_mentions_local(cd->rhs, l) ||
+	              cond_mentions(cd->and_next, l) || cond_mentions(cd->or_next, l));
 }
 
 /* `let x = e` / `x = e`: x now names e's value (no WQE: values move only
@@ -121,7 +137,41 @@ static bool set_local(struct lower_ctx *c, const struct ast_local *l, const stru
 		return false;
 	c->env[l->index] = v;
 	c->env_set[l->index] = true;
+	/* under a guard pushed since its scope began: x holds v only there */
+	struct llocal_scope *sc = &c->scopes[l->index];
+	unsigned base = sc->base;
+	if (c->loop && c->loop->body_depth > base)
+		base = c->loop->body_depth;
+	/* a guard lowers its condition again for each effect it guards, with
+	 * the locals as they are then: one that reads x would read the new x
+	 * (lower_guard refuses an effect under such a frame) */
+	for (unsigned d = c->n_guards; d > sc->base; d--)
+		if (cond_mentions(c->guards[d - 1].cond, l))
+			c->guards[d - 1].stale = l->name;
+	sc->mark = -1;
+	for (unsigned d = c->n_guards; d > base; d--)
+		if (c->guards[d - 1].cond && !c->guards[d - 1].cont) {
+			sc->mark = (int)(d - 1);
+			sc->serial = c->guards[d - 1].serial;
+			sc->at = e->loc;
+			break;
+		}
 	return true;
+}
+
+bool lower_local_in_force(struct lower_ctx *c, const struct ast_local *l, struct src_loc loc)
+{
+	const struct llocal_scope *sc = &c->scopes[l->index];
+	if (sc->mark < 0 ||
+	    ((unsigned)sc->mark < c->n_guards && c->guards[sc->mark].serial == sc->serial))
+		return true;
+	lower_error(c, loc,
+	            "'%s' is read where the condition of its assignment at line %u may not "
+	            "hold: a local assigned in an `if` arm (or under one in a loop) is "
+	            "not lowered beyond that arm (store the value to memory in the arm, "
+	            "or assign it before the `if`)",
+	            l->name, sc->at.line);
+	return false;
 }
 
 static bool lower_stmt_kind(struct lower_ctx *c, const struct ast_stmt *s);
@@ -144,6 +194,9 @@ static bool lower_stmt_kind(struct lower_ctx *c, const struct ast_stmt *s)
 	c->last_was_return = false;
 	switch (s->kind) {
 	case AST_STMT_LET:
+		if (s->u.let.local->index < c->nlocals)
+			c->scopes[s->u.let.local->index] =
+			    (struct llocal_scope){.base = c->n_guards, .mark = -1};
 		if (!s->u.let.init)
 			return true;
 		return set_local(c, s->u.let.local, s->u.let.init);
@@ -320,6 +373,14 @@ static bool lower_then_rest(struct lower_ctx *c, const struct ast_stmt *s,
 		n->u.if_.has_else = true;
 		if (!n->u.if_.then_body || !n->u.if_.else_body)
 			return false;
+		/* the arm that goes on where the other always returns */
+		const struct ast_stmt *cont = NULL;
+		if (list_always_returns(s->u.if_.then_body) && !chain)
+			cont = n->u.if_.else_body;
+		else if (els && list_always_returns(els))
+			cont = n->u.if_.then_body;
+		if (cont && c->n_cont_arms < LOWER_GUARD_DEPTH)
+			c->cont_arms[c->n_cont_arms++] = cont;
 		return lower_stmt(c, n);
 	}
 	default:
@@ -372,6 +433,9 @@ static bool number_returns(struct lower_ctx *c, const struct ast_stmt *s)
  * see above for statements after one that may return). */
 bool lower_block(struct lower_ctx *c, const struct ast_stmt *s)
 {
+	for (unsigned i = 0; i < c->n_cont_arms && c->n_guards; i++)
+		if (c->cont_arms[i] == s)
+			c->guards[c->n_guards - 1].cont = true;
 	for (; s; s = s->next) {
 		if (s->next && stmt_may_return(s))
 			return lower_then_rest(c, s, s->next);
@@ -439,6 +503,14 @@ static bool layout_payload(struct lower_ctx *c)
 			return false;
 		}
 		off += bytes;
+		if (off > CHAINOBJ_MAX_MSG) {
+			lower_error(
+			    c, param_loc(c, pi),
+			    "the request needs %u bytes up to parameter '%s' (with the copies "
+			    "its uses need); a client SEND carries at most %u",
+			    off, p->params[pi].name, CHAINOBJ_MAX_MSG);
+			return false;
+		}
 	}
 	memcpy(p->recv, sorted, n * sizeof(sorted[0]));
 	p->n_recv = n;
@@ -468,9 +540,11 @@ static struct ir_prog *lower_attempt(struct diag_ctx *d, const struct ast_progra
 	c.nlocals = off->nlocals;
 	c.env = calloc(off->nlocals + 1, sizeof(*c.env));
 	c.env_set = calloc(off->nlocals + 1, sizeof(*c.env_set));
-	if (!c.env || !c.env_set) {
+	c.scopes = calloc(off->nlocals + 1, sizeof(*c.scopes));
+	if (!c.env || !c.env_set || !c.scopes) {
 		free(c.env);
 		free(c.env_set);
+		free(c.scopes);
 		ir_prog_free(p);
 		d->oom = true;
 		return NULL;
@@ -487,6 +561,7 @@ static struct ir_prog *lower_attempt(struct diag_ctx *d, const struct ast_progra
 		free(c.mem_epoch);
 		free(c.env);
 		free(c.env_set);
+		free(c.scopes);
 		ir_prog_free(p);
 		d->oom = true;
 		return NULL;
@@ -511,6 +586,7 @@ static struct ir_prog *lower_attempt(struct diag_ctx *d, const struct ast_progra
 	free(c.deferred);
 	free(c.env);
 	free(c.env_set);
+	free(c.scopes);
 	for (unsigned i = 0; i < c.n_phis; i++) {
 		free(c.phis[i].in);
 		free(c.phis[i].after);

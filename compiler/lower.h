@@ -179,6 +179,7 @@ struct lloop {
 	/* a loop ending an `if` arm: the complement of the arm's condition,
 	 * which retargets the first exit (the loop is skipped), or NULL */
 	const struct lcond *skip;
+	unsigned body_depth; /* guard depth of its body (assignments there are its own) */
 	/* per exit, the locals' values there (nlocals each) */
 	struct lval *snap;
 	bool *snap_set;
@@ -219,6 +220,29 @@ struct lstage {
 struct lguard_frame {
 	const struct lcond *cond;
 	const struct ldnf *dnf;
+	unsigned serial; /* which push (a later frame at the same depth differs) */
+	/* an arm whose other arm always returns: whatever follows runs only
+	 * under this guard (or not at all), so it marks no local (llocal_scope) */
+	bool cont;
+	/* a local its condition reads, assigned under it since (set_local):
+	 * no effect may be guarded by it any more (lower_guard), or NULL */
+	const char *stale;
+};
+
+/*
+ * A local's scope for conditional assignments.  `x = e` is no WQE: x names
+ * e's value from then on (lower.c, set_local), whether or not the guard in
+ * force at the assignment holds.  So an assignment under a guard pushed
+ * after x's declaration (an `if` arm; a loop's body is the loop's business:
+ * its exits snapshot the locals) marks x, and a read of x where that guard
+ * is no longer in force (after the `if`, in its `else`, in the next
+ * iteration) is rejected at the read: the NIC has no value to give it.
+ */
+struct llocal_scope {
+	unsigned base;     /* guard depth at its declaration */
+	int mark;          /* depth of the guard of its last conditional assignment, or -1 */
+	unsigned serial;   /* that guard's push */
+	struct src_loc at; /* that assignment */
 };
 
 /* A statement the lowering made up (lower.c: statements after one that may
@@ -275,6 +299,11 @@ struct lower_ctx {
 	 * top frame's condition */
 	struct lguard_frame guards[LOWER_GUARD_DEPTH];
 	unsigned n_guards;
+	unsigned guard_serial;
+	struct llocal_scope *scopes; /* [nlocals] */
+	/* arm bodies lower_then_rest made whose other arm always returns */
+	const struct ast_stmt *cont_arms[LOWER_GUARD_DEPTH];
+	unsigned n_cont_arms;
 	/* while lowering the arm of a one-comparison `if` without `else`: its
 	 * condition and the complement (a loop may end that arm) */
 	const struct lcond *arm_cond, *arm_neg;
@@ -472,6 +501,12 @@ static inline const struct ldnf *lower_dnf_top(const struct lower_ctx *c)
 }
 
 bool lower_block(struct lower_ctx *c, const struct ast_stmt *s);
+/* Whether expression @e reads local @l (conservatively: calls and slices
+ * count as reading it). */
+bool lower_mentions_local(const struct ast_expr *e, const struct ast_local *l);
+/* Whether local @l's value may be read here (llocal_scope); reported at
+ * @loc when not. */
+bool lower_local_in_force(struct lower_ctx *c, const struct ast_local *l, struct src_loc loc);
 void lower_error(struct lower_ctx *c, struct src_loc loc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 

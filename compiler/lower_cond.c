@@ -335,6 +335,16 @@ static bool narrow_eq_form(const struct lower_ctx *c, const struct lcond *cd)
 
 bool lower_guard(struct lower_ctx *c, int x)
 {
+	/* the top frame's condition (its chain carries the enclosing ones) is
+	 * lowered again for x: not after a local it reads was assigned */
+	if (c->n_guards && c->guards[c->n_guards - 1].stale) {
+		lower_error(c, c->at,
+		            "'%s' is assigned under a condition that reads it, and this effect is "
+		            "guarded by that condition, which is evaluated again for it and would "
+		            "see the new value: assign another local",
+		            c->guards[c->n_guards - 1].stale);
+		return false;
+	}
 	const struct lcond *cd = lower_cond_top(c);
 	if (!cd) {
 		/* after the READs that patch its address or operands, which were

@@ -483,6 +483,8 @@ bool lower_return(struct lower_ctx *c, const struct ast_stmt *s)
 	struct lval ptr;
 	uint32_t off = 0, w = 0;
 	const struct lval *tmp = e ? scratch_temp(c, e) : NULL;
+	if (tmp && !lower_local_in_force(c, e->u.name.target.local, e->loc))
+		return false;
 	bool swap = e && return_swaps(c, e);
 	if (e && !tmp && !swap && !return_place(c, e, &ptr, &off, &w))
 		return false;

@@ -163,13 +163,13 @@ static bool exit_point(struct lower_ctx *c, const struct ast_expr *lhs, const st
 	struct lloop *l = c->loop;
 	if (!snapshot(c))
 		return false;
-	unsigned wl = lhs->type ? (unsigned)lhs->type->size : 0;
-	unsigned wr = rhs->type ? (unsigned)rhs->type->size : 0;
-	if (lhs->is_const) {
+	if (lhs->is_const) { /* `0 == x`: the constant goes right, widths after */
 		const struct ast_expr *t = lhs;
 		lhs = rhs;
 		rhs = t;
 	}
+	unsigned wl = lhs->type ? (unsigned)lhs->type->size : 0;
+	unsigned wr = rhs->type ? (unsigned)rhs->type->size : 0;
 	if (rhs->is_const)
 		wr = wl; /* an integer literal takes the other operand's width */
 	if (wl != wr || wl == 0 || wl > EXIT_MAX_BYTES || lhs->is_const) {
@@ -279,11 +279,16 @@ static bool exit_order(struct lower_ctx *c, struct lcond cd, struct src_loc loc)
 	lower_guard_pop(c, &cd);
 	if (!ok)
 		return false;
+	if (t.constant && t.kval == want) {
+		/* never fails (`x >= 0`, half of `x == 0`, of `0 != x`'s exits):
+		 * this test never leaves, so it needs no exit */
+		return true;
+	}
 	if (t.constant) {
 		lower_error(c, loc,
-		            "this loop condition is %s whatever the operands (write `while "
-		            "(true)` or remove the loop)",
-		            t.kval == want ? "always true" : "always false");
+		            "this test leaves the loop whatever the operands (unsigned "
+		            "integers): remove the loop, or write the loop without the `break` "
+		            "or `return` it guards");
 		return false;
 	}
 	want ^= t.flip;
@@ -671,6 +676,7 @@ bool lower_while(struct lower_ctx *c, const struct ast_stmt *s)
 	const struct lcond *outer_arm = c->arm_cond;
 	if (!lower_guard_push(c, NULL, lower_dnf_top(c), s->loc))
 		return false;
+	l.body_depth = c->n_guards;
 	c->arm_cond = NULL;
 	c->loop = &l;
 	unsigned before = p->queues[c->lane].n;

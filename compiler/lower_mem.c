@@ -283,6 +283,18 @@ bool lower_place(struct lower_ctx *c, const struct ast_expr *e, struct lval *ptr
 			return lower_value(c, e->u.slice.base, ptr);
 		}
 		return lower_place(c, e->u.slice.base, ptr, off);
+	case AST_EXPR_NAME:
+		if (e->u.name.sym == AST_SYM_REGION) {
+			/* the reference reads a region by its name; no WQE pattern
+			 * addresses one without a pointer */
+			lower_error(c, e->loc,
+			            "region '%s' is used by its name: the back end reaches a "
+			            "region only through a pointer (declare a parameter `p: *T "
+			            "in %s` and write `p`, `p.f` or `p[i]`)",
+			            e->u.name.name, e->u.name.name);
+			return false;
+		}
+		/* fall through */
 	default:
 		lower_error(c, e->loc, "not a memory location");
 		return false;
@@ -331,6 +343,8 @@ bool lower_value(struct lower_ctx *c, const struct ast_expr *e, struct lval *out
 			            l->name);
 			return false;
 		}
+		if (!lower_local_in_force(c, l, e->loc))
+			return false;
 		*out = c->env[l->index];
 		return true;
 	}

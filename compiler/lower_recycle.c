@@ -61,7 +61,7 @@ struct walk {
 	int region;
 };
 
-static bool mentions_local(const struct ast_expr *e, const struct ast_local *l)
+bool lower_mentions_local(const struct ast_expr *e, const struct ast_local *l)
 {
 	if (!e)
 		return false;
@@ -69,15 +69,17 @@ static bool mentions_local(const struct ast_expr *e, const struct ast_local *l)
 	case AST_EXPR_NAME:
 		return e->u.name.sym == AST_SYM_LOCAL && e->u.name.target.local == l;
 	case AST_EXPR_UNARY:
-		return mentions_local(e->u.unary.operand, l);
+		return lower_mentions_local(e->u.unary.operand, l);
 	case AST_EXPR_BINARY:
-		return mentions_local(e->u.binary.lhs, l) || mentions_local(e->u.binary.rhs, l);
+		return lower_mentions_local(e->u.binary.lhs, l) ||
+		       lower_mentions_local(e->u.binary.rhs, l);
 	case AST_EXPR_DEREF:
-		return mentions_local(e->u.deref.ptr, l);
+		return lower_mentions_local(e->u.deref.ptr, l);
 	case AST_EXPR_FIELD:
-		return mentions_local(e->u.field.base, l);
+		return lower_mentions_local(e->u.field.base, l);
 	case AST_EXPR_INDEX:
-		return mentions_local(e->u.index.base, l) || mentions_local(e->u.index.index, l);
+		return lower_mentions_local(e->u.index.base, l) ||
+		       lower_mentions_local(e->u.index.index, l);
 	case AST_EXPR_INT:
 	case AST_EXPR_BOOL:
 	case AST_EXPR_SIZEOF:
@@ -147,11 +149,11 @@ static bool recognise(struct lower_ctx *c, const struct ast_stmt *s, struct walk
 	const struct ast_local *pl = field_of_local(lhs);
 	w->test = lhs;
 	w->x = rhs;
-	if (!pl || mentions_local(rhs, pl)) {
+	if (!pl || lower_mentions_local(rhs, pl)) {
 		pl = field_of_local(rhs);
 		w->test = rhs;
 		w->x = lhs;
-		if (!pl || mentions_local(lhs, pl))
+		if (!pl || lower_mentions_local(lhs, pl))
 			return unsupported(
 			    c, cond->loc,
 			    "one side of the comparison must be a field of the walked pointer, "
@@ -365,6 +367,8 @@ bool lower_recycle(struct lower_ctx *c, const struct ast_stmt *s)
 		lower_error(c, s->loc, "variable '%s' is used before it has a value", w.p->name);
 		return false;
 	}
+	if (!lower_local_in_force(c, w.p, s->loc))
+		return false;
 	struct lval p0 = c->env[w.p->index], xv;
 	if (!lower_value(c, w.x, &xv))
 		return false;

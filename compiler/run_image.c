@@ -4,6 +4,7 @@
  *
  * Must not: print; every failure is a message in the caller's buffer.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,7 +52,8 @@ static int region_offset(const struct interp_env *env, const char *s, const char
 	if (plus) {
 		errno = 0;
 		*off = strtoull(plus + 1, &e, 0);
-		if (errno || e != end || plus + 1 == end) {
+		/* strtoull takes blanks and a sign: an offset starts with a digit */
+		if (errno || e != end || !isdigit((unsigned char)plus[1])) {
 			snprintf(err, errlen, "'%.*s' is not an offset", (int)(end - plus - 1),
 			         plus + 1);
 			return -1;
@@ -120,7 +122,8 @@ int run_image_set(const struct interp_env *env, const char *spec, char *err, siz
 
 		errno = 0;
 		v = strtoull(val, &e, 0);
-		if (errno || *e || !*val || (si->bytes < 8 && v >> (8 * si->bytes))) {
+		if (errno || *e || !isdigit((unsigned char)*val) ||
+		    (si->bytes < 8 && v >> (8 * si->bytes))) {
 			snprintf(err, errlen, "'%s': '%s' is not a %s", spec, val, si->spelling);
 			return -1;
 		}

@@ -112,6 +112,15 @@ PRISM_API struct prism_server *prism_server__create(struct prism_device *dev,
 		srv->shards[i].index = i;
 		pthread_mutex_init(&srv->shards[i].lock, NULL);
 	}
+	for (unsigned i = 0; i < srv->n_loops; i++) {
+		pthread_condattr_t ca;
+
+		pthread_condattr_init(&ca);
+		pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+		pthread_cond_init(&srv->loops[i].bell, &ca);
+		pthread_condattr_destroy(&ca);
+		pthread_mutex_init(&srv->loops[i].bell_lock, NULL);
+	}
 	pthread_mutex_init(&srv->lock, NULL);
 	return srv;
 }
@@ -199,11 +208,39 @@ static uint32_t final_imm(const struct chainobj *o, int conn)
 	return 0;
 }
 
+/*
+ * Does a SEND_EN of the chain enable only part of its target queue's window
+ * (a barrier holds the rest back until the patches it waits for landed)?
+ * Enables count producer indexes, so the next invocation's entry enable,
+ * which counts past the end of this window, would release the held WQEs
+ * early: the NIC may fetch them before their patches (docs/nic-model.md,
+ * prefetch hazards).  (The `put` of lib/chains/prism_ops.prism: two
+ * requests back to back failed the connection.)
+ */
+static bool holds_back(const struct chainobj *o)
+{
+	for (uint32_t i = 0; i < o->n_relocs; i++) {
+		const struct chainobj_reloc *r = &o->relocs[i];
+		struct prism_ctrl_seg cs;
+
+		/* the enable's counter, not the WQE's own index in its control
+		 * segment (the first 16 bytes) */
+		if (r->kind != CHAINOBJ_RELOC_SQ_COUNT || r->site.ring != CHAINOBJ_RING_SQ ||
+		    r->site.offset < 16)
+			continue;
+		prism_ctrl_seg_unpack(o->queues[r->site.queue].sq[r->site.wqe].bytes, &cs);
+		if (cs.opcode == PRISM_OP_SEND_ENABLE && r->delta != r->stride)
+			return true;
+	}
+	return false;
+}
+
 /* May a client pipeline invocations?  Not when one invocation's receive can
- * overwrite scratch the previous one still reads, or counters depend on exits. */
+ * overwrite scratch the previous one still reads, counters depend on exits,
+ * or a window holds WQEs back that the next one's enable would release. */
 static bool pipelines(const struct chainobj *o)
 {
-	if (o->n_exits || o->scratch_init_len)
+	if (o->n_exits || o->scratch_init_len || holds_back(o))
 		return false;
 	for (uint32_t i = 0; i < o->n_relocs; i++)
 		if (o->relocs[i].site.ring == CHAINOBJ_RING_RQ &&
@@ -379,6 +416,7 @@ void core_server_add_conn(struct prism_server *srv, struct core_conn *c)
 	if (!core_inst_arm(c->inst, c) || __atomic_load_n(&c->down, __ATOMIC_ACQUIRE))
 		__atomic_store_n(&sh->scan_all, 1, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&sh->lock);
+	core_server_wake_loop(srv, c->shard);
 }
 
 /* Destroy an unlinked connection: stop its packets first, then its queues. */
@@ -646,14 +684,57 @@ static uint64_t mono_us(void)
 
 /* Real time between two RNR retries of answers parked on a remote client. */
 #define RNR_TICK_US 200u
-/* The same while the transport threads serve every connection: they kick at
- * each packet, so the tick only retries for a peer that sends nothing. */
-#define RNR_IDLE_TICK_US 1000u
+/* The longest an idle loop sleeps without being woken (a safety net: what
+ * needs it rings its bell). */
+#define IDLE_WAIT_MS 50u
+
+void core_server_wake_loop(struct prism_server *srv, unsigned shard)
+{
+	struct core_server_loop *lp = &srv->loops[shard % srv->n_loops];
+
+	pthread_mutex_lock(&lp->bell_lock);
+	lp->rung = true;
+	pthread_cond_signal(&lp->bell);
+	pthread_mutex_unlock(&lp->bell_lock);
+}
+
+/* An idle loop: until its bell rings, stop, or IDLE_WAIT_MS pass. */
+static void idle_wait(struct core_server_loop *lp)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_nsec += (long)IDLE_WAIT_MS * 1000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&lp->bell_lock);
+	while (!lp->rung && !__atomic_load_n(&lp->srv->stop, __ATOMIC_ACQUIRE))
+		if (pthread_cond_timedwait(&lp->bell, &lp->bell_lock, &ts) == ETIMEDOUT)
+			break;
+	lp->rung = false;
+	pthread_mutex_unlock(&lp->bell_lock);
+}
+
+/* Did a send on one of the loop's shards park on an RNR NAK since the loop
+ * last looked?  (Every shard is looked at, so that each one's count is
+ * current.) */
+static bool loop_parks_moved(struct core_server_loop *lp)
+{
+	struct prism_server *srv = lp->srv;
+	bool moved = false;
+
+	for (unsigned s = lp->index; s < srv->n_shards; s += srv->n_loops)
+		moved |= core_server_net_parks_moved(srv, s);
+	return moved;
+}
 
 /* Does a loop's shard need polling as fast as it can?  Not when every
  * connection on it is run to completion by its transport thread (and the
- * NIC runs on that thread too): then the loop only ticks the RNR timer and
- * tears down connections whose link went down. */
+ * NIC runs on that thread too): then the loop only ticks the RNR timer
+ * while answers park on RNR NAKs, and tears down connections whose link
+ * went down; otherwise it sleeps until woken. */
 static bool loop_busy(struct core_server_loop *lp)
 {
 	struct prism_server *srv = lp->srv;
@@ -678,6 +759,7 @@ static void *progress_thread(void *arg)
 	struct core_server_loop *lp = arg;
 	struct prism_server *srv = lp->srv;
 	uint64_t last_kick = mono_us();
+	bool ticking = false;
 	unsigned idle = 0;
 
 	while (!__atomic_load_n(&srv->stop, __ATOMIC_ACQUIRE)) {
@@ -695,10 +777,21 @@ static void *progress_thread(void *arg)
 				core_server_net_kick(srv, s);
 		}
 		if (!loop_busy(lp)) {
-			struct timespec ts = {0, RNR_IDLE_TICK_US * 1000};
+			struct timespec ts = {0, RNR_TICK_US * 1000};
 
-			/* the transport threads serve this loop's connections */
-			nanosleep(&ts, NULL);
+			/* The transport threads serve this loop's connections and
+			 * kick at each packet: the timer runs only for answers
+			 * parked since the last look, the first retry one tick
+			 * after the NAK.  None: sleep until needed. */
+			if (loop_parks_moved(lp)) {
+				if (!ticking)
+					last_kick = now;
+				ticking = true;
+				nanosleep(&ts, NULL);
+			} else {
+				ticking = false;
+				idle_wait(lp);
+			}
 			continue;
 		}
 		if (n > 0) {
@@ -719,6 +812,8 @@ static void *progress_thread(void *arg)
 static void join_loops(struct prism_server *srv, unsigned n)
 {
 	__atomic_store_n(&srv->stop, 1, __ATOMIC_RELEASE);
+	for (unsigned i = 0; i < n; i++)
+		core_server_wake_loop(srv, i);
 	for (unsigned i = 0; i < n; i++)
 		pthread_join(srv->loops[i].thread, NULL);
 }
@@ -794,6 +889,10 @@ PRISM_API void prism_server__destroy(struct prism_server *srv)
 	}
 	pthread_mutex_destroy(&srv->lock);
 	free(srv->shards);
+	for (unsigned i = 0; i < srv->n_loops; i++) {
+		pthread_cond_destroy(&srv->loops[i].bell);
+		pthread_mutex_destroy(&srv->loops[i].bell_lock);
+	}
 	free(srv->loops);
 	free(srv->host);
 	free(srv->post_socket);

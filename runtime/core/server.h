@@ -67,6 +67,7 @@ struct core_server_shard {
 	 * NICs); the others are run to completion by the transport thread
 	 * (server_net.c); written under lock, read atomically */
 	uint64_t loop_conns;
+	uint64_t parks_seen; /* the device's RNR park count its loop last saw */
 	uint64_t total, failed, invocations, rearms_cpu, polls;
 };
 
@@ -75,6 +76,11 @@ struct core_server_loop {
 	struct prism_server *srv;
 	unsigned index;
 	pthread_t thread;
+	/* an idle loop sleeps on this until something needs it (a connection
+	 * added or gone, an answer parked on an RNR NAK, stop) */
+	pthread_mutex_t bell_lock;
+	pthread_cond_t bell;
+	bool rung;
 };
 
 struct prism_server {
@@ -164,5 +170,10 @@ int core_server_net_listen(struct prism_server *srv);
 void core_server_net_close(struct prism_server *srv);
 /* The RNR timer for answers to clients in other processes (progress loop). */
 void core_server_net_kick(struct prism_server *srv, unsigned shard);
+/* Did a send of @shard park on an RNR NAK since the last call?  (Its loop
+ * then keeps the RNR timer running.) */
+bool core_server_net_parks_moved(struct prism_server *srv, unsigned shard);
+/* Wake the progress loop of @shard if it sleeps idle. */
+void core_server_wake_loop(struct prism_server *srv, unsigned shard);
 
 #endif /* CORE_SERVER_H */

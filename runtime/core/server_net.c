@@ -129,6 +129,10 @@ static void shard_rx_hook(void *ctx)
 	for (int i = 0; i < RX_HOOK_ROUNDS; i++)
 		if (core_server_poll_shard(ss->srv, ss->index) <= 0)
 			break;
+	/* an answer parked on an RNR NAK: the idle loop starts its timer */
+	if (sim_dev_rnr_parks(sim_backend_dev(ss->srv->dev->shards[ss->index].be)) !=
+	    __atomic_load_n(&ss->parks_seen, __ATOMIC_RELAXED))
+		core_server_wake_loop(ss->srv, ss->index);
 }
 
 void core_server_net_close(struct prism_server *srv)
@@ -163,7 +167,8 @@ void core_server_net_close(struct prism_server *srv)
  * progress, but the client re-posts its receives on its own device, in its
  * own process, which never bumps ours: without this the answer stays parked
  * and the client's invocation times out.  The progress loop kicks each shard
- * it serves every 200 us, busy or idle, as a NIC's RNR timer fires.  No
+ * it serves every 200 us, as a NIC's RNR timer fires: always while it is
+ * busy, and while sends keep parking when idle (otherwise it sleeps).  No
  * transport on the shard (every client in this process): nothing to do,
  * re-posts bump this device.
  */
@@ -175,6 +180,17 @@ void core_server_net_kick(struct prism_server *srv, unsigned shard)
 		sim_dev_kick(sim_backend_dev(sh->be));
 }
 
+bool core_server_net_parks_moved(struct prism_server *srv, unsigned shard)
+{
+	struct core_shard *sh = &srv->dev->shards[shard];
+	uint64_t n;
+
+	if (!__atomic_load_n(&sh->transport, __ATOMIC_ACQUIRE))
+		return false;
+	n = sim_dev_rnr_parks(sim_backend_dev(sh->be));
+	return __atomic_exchange_n(&srv->shards[shard].parks_seen, n, __ATOMIC_RELAXED) != n;
+}
+
 /* The peer of @c is gone: mark it; its shard's progress loop tears it down. */
 static void conn_peer_gone(struct core_conn *c, const char *what, const char *why)
 {
@@ -184,6 +200,7 @@ static void conn_peer_gone(struct core_conn *c, const char *what, const char *wh
 	__atomic_store_n(&c->down, 1, __ATOMIC_RELEASE);
 	/* its shard's next pass looks at every connection, this one too */
 	__atomic_store_n(&srv->shards[c->shard].scan_all, 1, __ATOMIC_RELEASE);
+	core_server_wake_loop(srv, c->shard);
 }
 
 static void link_down(void *ctx, struct net_link *link, int err, const char *why)

@@ -63,9 +63,10 @@ enum link_fd_kind {
 	FD_DATA, /* ring link: bytes to read */
 	FD_ROOM, /* ring link: room to write after a short write */
 };
-#define RX_CHUNK     (64u << 10)
-#define RX_BUDGET    (1u << 20) /* bytes read from one link per event, for fairness */
-#define HASH_BUCKETS 256u
+#define RX_CHUNK      (64u << 10)
+#define RX_KEEP_ROUND 1024u      /* what keep_rest rounds a remainder up to */
+#define RX_BUDGET     (1u << 20) /* bytes read from one link per event, for fairness */
+#define HASH_BUCKETS  256u
 
 struct net_link {
 	struct net_transport *t;
@@ -661,17 +662,21 @@ static size_t deliver_from(struct net_link *l, const uint8_t *buf, size_t avail,
 	return off;
 }
 
-/* Keep @len bytes (a partial record, or records refused for now) in the
- * link's own buffer, which exists only while it holds something. */
+/* Keep @len bytes (a partial record, or records refused for now or split
+ * off behind acknowledgements) in the link's own buffer, which exists only
+ * while it holds something.  Sized to what it keeps (a read into it grows
+ * it by RX_CHUNK): a request split off at every get costs a small
+ * allocation, not a 64 KiB one that grows and trims the heap each time. */
 static int keep_rest(struct net_link *l, const uint8_t *rest, size_t len)
 {
 	if (l->rx_cap < len) {
-		uint8_t *p = realloc(l->rx, len + RX_CHUNK);
+		size_t cap = (len + RX_KEEP_ROUND - 1) & ~(size_t)(RX_KEEP_ROUND - 1);
+		uint8_t *p = realloc(l->rx, cap);
 
 		if (!p)
 			return -ENOMEM;
 		l->rx = p;
-		l->rx_cap = len + RX_CHUNK;
+		l->rx_cap = cap;
 	}
 	memmove(l->rx, rest, len);
 	l->rx_len = len;

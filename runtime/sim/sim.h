@@ -470,6 +470,10 @@ void sim_dev_set_wire(struct sim_dev *dev, const struct sim_wire_ops *ops, void 
 int sim_dev_deliver(struct sim_dev *dev, const struct sim_pkt *pkt);
 /* The transport can take packets again after -EAGAIN.  Thread-safe. */
 void sim_dev_kick(struct sim_dev *dev);
+/* How many times a send parked on an infinite RNR retry (it waits for
+ * outside progress: a delivery or sim_dev_kick()); a count that moved tells
+ * a transport's owner to keep an RNR timer running.  Thread-safe. */
+uint64_t sim_dev_rnr_parks(struct sim_dev *dev);
 /* The link under @qp died.  Requests in flight complete with @syndrome
  * (e.g. TRANSPORT_RETRY_EXC), @qp moves to ERR and the rest is flushed, as
  * when a NIC's retries run out.  With no request in flight @qp stays as it

@@ -386,6 +386,7 @@ struct sim_dev {
 	bool hazard_failed;
 	sim_time_t now;            /* latest virtual time (host actions happen here) */
 	uint64_t outside_progress; /* doorbells, deliveries, kicks */
+	uint64_t rnr_parks;        /* infinite RNR retries parked so far */
 };
 
 /* sim_dev.c */
@@ -658,6 +659,11 @@ void sim_readjobs_free(struct sim_dev *dev);
  * that allocated it (fabric).  The list's fast paths are inline below. */
 #define SIM_PKT_HDR_BYTES offsetof(struct sim_pkt, swap) /* header before the atomic operands */
 #define SIM_PKT_POOL_MAX  4096u
+/* Packets delivered from outside (plain malloc) stay in the list only while
+ * it is shorter than this: otherwise a device whose NIC takes few packets
+ * from its list would keep every delivered one, growing its heap (a
+ * syscall a page) until the list is full. */
+#define SIM_PKT_POOL_OUTSIDE 64u
 #if defined(__SANITIZE_ADDRESS__)
 #define SIM_ASAN 1
 #elif defined(__has_feature)
@@ -725,9 +731,15 @@ static inline struct sim_pkt *sim_reply_alloc(struct sim_qp *qp, const struct si
 	p->payload = payload_len ? dev->fold.room : NULL;
 	return p;
 }
+/* Does @p go back to free() rather than onto @dev's list? */
+static inline bool sim_pkt_unpooled(const struct sim_dev *dev, struct sim_pkt *p)
+{
+	return !dev || p->payload_len > SIM_PKT_SMALL || dev->npkt_free >= SIM_PKT_POOL_MAX ||
+	       (sim_pkt_box(p)->outside && dev->npkt_free >= SIM_PKT_POOL_OUTSIDE);
+}
 static inline void sim_pkt_free(struct sim_dev *dev, struct sim_pkt *p)
 {
-	if (!p || !dev || p->payload_len > SIM_PKT_SMALL || dev->npkt_free >= SIM_PKT_POOL_MAX) {
+	if (!p || sim_pkt_unpooled(dev, p)) {
 		sim_pkt_free_slow(dev, p);
 		return;
 	}

@@ -200,6 +200,8 @@ static void on_rnr(struct sim_qp *qp, struct sim_outst *o, const struct sim_pkt 
 	sq->rnr_at = p->t + wait;
 	/* an infinite retry waits for outside progress instead of spinning */
 	sq->rnr_parked = qp->rnr_retry == 7;
+	if (sq->rnr_parked)
+		__atomic_add_fetch(&qp->dev->rnr_parks, 1, __ATOMIC_RELAXED);
 	sq->rnr_mark = __atomic_load_n(&qp->dev->outside_progress, __ATOMIC_RELAXED);
 }
 

@@ -79,7 +79,7 @@ void sim_pkt_free_slow(struct sim_dev *dev, struct sim_pkt *p)
 {
 	if (!p)
 		return;
-	if (!dev || p->payload_len > SIM_PKT_SMALL || dev->npkt_free >= SIM_PKT_POOL_MAX) {
+	if (sim_pkt_unpooled(dev, p)) {
 		free(sim_pkt_box(p));
 		return;
 	}
@@ -437,6 +437,11 @@ void sim_dev_kick(struct sim_dev *dev)
 {
 	__atomic_add_fetch(&dev->outside_progress, 1, __ATOMIC_RELAXED);
 	sim_thread_wake(dev);
+}
+
+uint64_t sim_dev_rnr_parks(struct sim_dev *dev)
+{
+	return __atomic_load_n(&dev->rnr_parks, __ATOMIC_RELAXED);
 }
 
 /* Something that may have made receives usable happened: parked infinite

@@ -38,3 +38,9 @@ TESTS += test_recycle
 test_recycle_SRCS = tests/compiler/test_recycle.c $(BE_TEST_COMMON)
 test_recycle_LDLIBS = $(O)/gen/parser.o $(O)/gen/lexer.o
 $(O)/tests/test_recycle: $(O)/gen/parser.o $(O)/gen/lexer.o
+
+# the whole compile (front end to verified object) on arbitrary bytes; the
+# front end's seeds (tests/fuzz/seeds/fuzz_frontend) are its corpus too
+FUZZERS += fuzz_compile
+fuzz_compile_SRCS = tests/fuzz/fuzz_compile.c $(FRONTEND_SRCS) $(BACKEND_SRCS) \
+	$(O)/gen/parser.c $(O)/gen/lexer.c

@@ -1420,5 +1420,16 @@ static const struct diag_case diag_cases[] = {
 		"    h.key = p.next;\n"
 		"            ^~~~~~\n",
 	},
+	{
+		.name = "check_region_too_large",
+		.status = 1,
+		.src = DIAG_PRELUDE
+		"region big size 2 TiB writable;\n"
+		"offload f(p: *node in heap) -> be64 { return p.key; }\n",
+		.expect =
+		"t.prism:5:17: error: region 'big' is 2199023255552 bytes; a region holds at most 1 TiB\n"
+		"    region big size 2 TiB writable;\n"
+		"                    ^~~~~\n",
+	},
 };
 /* clang-format on */

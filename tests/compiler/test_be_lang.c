@@ -245,6 +245,138 @@ static void test_dnf_rejections(void **state)
 	            "                                                ^~~~~\n");
 }
 
+/* A region used by its name (which the reference reads) and a loop test
+ * that leaves whatever the operands are rejected at their positions with
+ * what to write instead. */
+static void test_region_name_and_constant_exit_rejections(void **state)
+{
+	(void)state;
+	expect_diag("counters[1].n = 5;", IR_PROFILE_RELAXED,
+	            "t.prism:4:3: error: region 'counters' is used by its name: the back end "
+	            "reaches a region only through a pointer (declare a parameter `p: *T in "
+	            "counters` and write `p`, `p.f` or `p[i]`)\n"
+	            "      counters[1].n = 5;\n"
+	            "      ^~~~~~~~\n");
+	expect_diag("while (c.n < 0) bound 2 { c.n = 1; }", IR_PROFILE_STRICT,
+	            "t.prism:4:10: error: this test leaves the loop whatever the operands "
+	            "(unsigned integers): remove the loop, or write the loop without the "
+	            "`break` or `return` it guards\n"
+	            "      while (c.n < 0) bound 2 { c.n = 1; }\n"
+	            "             ^~~~~~~\n");
+}
+
+/* Limits of the chain object, reported where the program exceeds them (they
+ * were the loader's structural errors or the emitter's, at the offload): the
+ * request's size at the parameter that passes 4096 bytes, the 65th region at
+ * its declaration, the queues of too many lanes at the `parallel`. */
+static void test_object_limits_at_their_declaration(void **state)
+{
+	static const char *big_msg = "region m: u8[8192] writable;\n"
+	                             "offload f(d: u8[4096], p: *u8[4096] in m) { *p = d; }\n";
+	char src[4096], *diag = NULL;
+	size_t n = 0;
+
+	(void)state;
+	assert_null(be_compile(big_msg, NULL, IR_PROFILE_RELAXED, &diag));
+	assert_non_null(diag);
+	assert_non_null(strstr(diag, "t.prism:2:24: error: the request needs"));
+	assert_non_null(strstr(diag, "a client SEND carries at most 4096\n"));
+	free(diag);
+	for (int i = 0; i < 65; i++)
+		n += (size_t)snprintf(src + n, sizeof(src) - n, "region r%d: u8[8] writable;\n", i);
+	snprintf(src + n, sizeof(src) - n, "offload f(p: *u8[8] in r0) -> u8[8] { return *p; }\n");
+	diag = NULL;
+	assert_null(be_compile(src, NULL, IR_PROFILE_RELAXED, &diag));
+	assert_non_null(diag);
+	assert_non_null(strstr(diag, "t.prism:65:8: error: more than 64 regions and free lists "
+	                             "(a chain object holds at most 64)\n"));
+	free(diag);
+	/* 70 lanes: 72 queues with ctl and conn, at the `parallel` */
+	n = (size_t)snprintf(src, sizeof(src),
+	                     "region m: u8[8] writable;\noffload f(p: *u8[8] in m) {\n  parallel ");
+	for (int i = 0; i < 70; i++)
+		n += (size_t)snprintf(src + n, sizeof(src) - n, "%s{ p[0] = %d; }", i ? " || " : "",
+		                      i);
+	snprintf(src + n, sizeof(src) - n, "\n}\n");
+	diag = NULL;
+	assert_null(be_compile(src, NULL, IR_PROFILE_RELAXED, &diag));
+	assert_non_null(diag);
+	assert_non_null(strstr(diag, "t.prism:3:3: error: with these lanes the program needs 72 "
+	                             "queues; a chain object holds at most 64 (fewer lanes)\n"));
+	free(diag);
+}
+
+/* A local assigned in an `if` arm names the arm's value whether or not the
+ * arm ran (no WQE copies it), so reading it where the arm's condition may
+ * not hold was a miscompilation (the NIC used the last assignment lowered):
+ * rejected at the read (in the loop below: in the `else`, which saw the
+ * then-arm's value).  Where the other arm always returns, what follows
+ * runs only under this arm, so the loop of list_find's `find_break`
+ * (`if (..) { return ..; } p = p.next;`) still compiles. */
+static void test_conditional_local_rejected(void **state)
+{
+	static const char *const src[] = {
+	    "struct ctr { n: le64; nx: *ctr in counters; }\n"
+	    "region counters: ctr[16] writable;\n"
+	    "offload f(a: be16, b: be16, c: *ctr in counters) {\n"
+	    "  let p = c; if (a == b) { p = c.nx; } p.n = 1;\n}\n",
+	    "struct ctr { n: le64; nx: *ctr in counters; f: u8; }\n"
+	    "region counters: ctr[16] writable;\n"
+	    "offload f(c: *ctr in counters, q: *ctr in counters) {\n"
+	    "  let t = c;\n"
+	    "  while (t.n != 100) bound 3 { if (t.f == 1) { t = q; } else { t = t.nx; } }\n}\n",
+	    /* an atomic's old value, returned from scratch */
+	    "struct ctr { n: le64; f: u8; }\n"
+	    "region counters: ctr[16] writable;\n"
+	    "offload f(c: *ctr in counters) -> le64 {\n"
+	    "  let o = fetch_add(c.n, 1);\n"
+	    "  if (c.f == 0) { o = fetch_add(c.n, 10); }\n  return o;\n}\n",
+	    /* a guard lowers its condition again per effect: after `t = c`
+	     * the condition would read c (difftest seed 72008006) */
+	    "struct ctr { n: le64; nx: *ctr in counters; f: u8; }\n"
+	    "region counters: ctr[16] writable;\n"
+	    "offload f(c: *ctr in counters, q: *ctr in counters) {\n"
+	    "  let t = q;\n"
+	    "  if (t.f == 1) { t = c; t.n = 2; }\n}\n",
+	};
+	static const char *const want[] = {
+	    "t.prism:4:40: error: 'p' is read where the condition of its assignment at line 4 "
+	    "may not hold",
+	    "t.prism:5:68: error: 't' is read where the condition of its assignment at line 5 "
+	    "may not hold",
+	    "t.prism:6:10: error: 'o' is read where the condition of its assignment at line 5 "
+	    "may not hold",
+	    "t.prism:5:30: error: 't' is assigned under a condition that reads it, and this "
+	    "effect is guarded by that condition",
+	};
+
+	(void)state;
+	for (int i = 0; i < 4; i++) {
+		char *diag = NULL;
+
+		assert_null(be_compile(src[i], NULL, IR_PROFILE_RELAXED, &diag));
+		assert_non_null(diag);
+		if (!strstr(diag, want[i]))
+			fprintf(stderr, "diagnostic was:\n%s", diag);
+		assert_non_null(strstr(diag, want[i]));
+		free(diag);
+	}
+	char *diag = NULL;
+	struct chainobj *o =
+	    be_compile("struct node { key: be64; next: *node in nodes; v: u8[8]; }\n"
+	               "region nodes: node[8] readonly;\n"
+	               "offload f(key: be64, head: *node in nodes) -> u8[8] {\n"
+	               "  let p = head;\n"
+	               "  while (p.next != head) bound 4 { if (p.key == key) { return p.v; } p = "
+	               "p.next; }\n}\n",
+	               NULL, IR_PROFILE_RELAXED, &diag);
+	if (!o)
+		fprintf(stderr, "%s", diag ? diag : "");
+	assert_non_null(o);
+	chainobj_free(o);
+	free(diag);
+}
+
 /* What (d) leaves out, pinned with its position: 32-byte places. */
 static void test_cas_32_rejections(void **state)
 {
@@ -742,6 +874,9 @@ int main(void)
 	    cmocka_unit_test(test_dnf_strict_on_sim),
 	    cmocka_unit_test(test_dnf_rejections),
 	    cmocka_unit_test(test_cas_32_rejections),
+	    cmocka_unit_test(test_region_name_and_constant_exit_rejections),
+	    cmocka_unit_test(test_object_limits_at_their_declaration),
+	    cmocka_unit_test(test_conditional_local_rejected),
 	    cmocka_unit_test(test_dnf_sequences),
 	    cmocka_unit_test(test_dnf_deeper_on_sim),
 	    cmocka_unit_test(test_cas_order_4_bytes_on_sim),

@@ -202,6 +202,10 @@ static void test_set_errors(void **state)
 	    {"table+1048575=be64:1", "outside 'table'"},
 	    {"table+0=hex:abc", "hex digits"},
 	    {"table", "expected REGION[+OFF]=TYPE:VALUE"},
+	    /* strtoull takes a sign and blanks: "-1" is not all ones */
+	    {"table+0=be64:-1", "'-1' is not a be64"},
+	    {"table+-8=u8:1", "'-8' is not an offset"},
+	    {"table+ 8=u8:1", "' 8' is not an offset"},
 	};
 
 	(void)state;
@@ -214,6 +218,11 @@ static void test_set_errors(void **state)
 		assert_non_null(strstr(r.err, bad[i][1]));
 		cmd_result_free(&r);
 	}
+	struct cmd_result r = run(HG, "--reference", "--arg", "key=-1", NULL);
+
+	assert_int_equal(r.rc, PRISMC_EXIT_USAGE);
+	assert_non_null(strstr(r.err, "--arg key: '-1' is not an integer"));
+	cmd_result_free(&r);
 }
 
 /* Pointers are relocated in the byte order asked for; --save writes the

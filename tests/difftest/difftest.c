@@ -7,6 +7,11 @@
  *     difftest [--programs N] [--seed S] [--with C]... [--without C]...
  *              [--firmware relaxed|strict|both] [--reduce] [--save DIR]
  *              [--show N] [--list]
+ *     difftest [--firmware P] FILE.prism...
+ *
+ * With files, runs each (a regression case, or a hand-written program with
+ * the same `//! args:` header and an optional .set file of images) on both
+ * engines instead and prints what each profile computes.
  *
  * `make fuzz-diff` runs it long.  Exit status: 0 no difference, 1
  * differences or ill-typed programs, 2 usage.
@@ -19,12 +24,14 @@
 #include <string.h>
 
 #include "tests/difftest/dt_campaign.h"
+#include "tests/difftest/dt_run.h"
 
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: difftest [--programs N] [--seed S] [--with C]... [--without C]...\n"
 	           "                [--firmware relaxed|strict|both] [--reduce] [--save DIR]\n"
-	           "                [--show N] [--list] [--print]\n\n"
+	           "                [--show N] [--list] [--print]\n"
+	           "       difftest [--firmware relaxed|strict|both] FILE.prism...\n\n"
 	           "  --programs N   compared programs to reach (default 2000)\n"
 	           "  --seed S       first program's seed (default 1)\n"
 	           "  --with C       also generate construct C (an id from --list, or a known\n"
@@ -36,7 +43,9 @@ static void usage(FILE *f)
 	           "  --show N       print the first N differing programs (default 5)\n"
 	           "  --print        print the program of --seed (source, then its arguments\n"
 	           "                 and --set lines as comments) and exit\n"
-	           "  --list         list the constructs and exit\n");
+	           "  --list         list the constructs and exit\n"
+	           "  FILE.prism     run these programs (case header: //! args: name=value...;\n"
+	           "                 images in FILE.set, optional) on both engines instead\n");
 }
 
 static int print_program(uint64_t seed, dt_mask allowed)
@@ -137,7 +146,14 @@ int main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (optind != argc || !o.programs) {
+	if (optind < argc) {
+		int rc = 0;
+
+		for (int i = optind; i < argc; i++)
+			rc |= dt_case_try(argv[i], o.relaxed, o.strict, stdout);
+		return rc ? 1 : 0;
+	}
+	if (!o.programs) {
 		usage(stderr);
 		return 2;
 	}

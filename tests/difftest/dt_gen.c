@@ -508,6 +508,14 @@ static struct gs *gen_effect(struct g *g)
 			                    (unsigned long long)small_or_max(g, f->width)));
 		}
 		break;
+	case 9:
+		/* t names the other pointer in this arm only: a read after the
+		 * `if` is rejected (lower.c, llocal_scope), one here must see it */
+		if (g->have_t && g->depth > 0 && g->lane != 1 && want(g, DT_LET_ARM, 30))
+			return append(text(g, pfmt(g->p, "t = %s;", chance(g, 50) ? "p" : "q")),
+			              text(g, pfmt(g->p, "t.%s = %llu;", f->name,
+			                           (unsigned long long)small_or_max(g, f->width))));
+		break;
 	default:
 		break;
 	}

@@ -35,6 +35,7 @@
 	X(STORE_LOADED, "store of a value loaded in the same statement", NULL)                     \
 	X(STORE_ARITH, "store of run-time + - & | ^", NULL)                                        \
 	X(LET_COPY, "temporary copied and stored", NULL)                                           \
+	X(LET_ARM, "the walk pointer assigned in an if arm and used there", NULL)                  \
 	X(READ_AFTER_ATOMIC, "a read after an atomic inside an if arm", NULL)                      \
 	X(COND_CMP, "condition: == != < > <= >=", NULL)                                            \
 	X(COND_AND, "condition: &&", NULL)                                                         \

@@ -406,84 +406,169 @@ static char *slurp(const char *path)
 	return buf;
 }
 
-int dt_case_run(const char *prism_path, bool *known_diff, char *err, size_t errlen)
-{
-	char *src = slurp(prism_path), *sets_text = NULL, setpath[512];
+/* A case file and its images: the header lines, the .set file's lines. */
+struct dt_case {
+	char *src, *sets_text;
 	const char *sets[256];
+	size_t nsets;
 	struct dt_arg args[32];
 	char argnames[32][16];
-	size_t nsets = 0, nargs = 0;
-	enum ir_profile prof = IR_PROFILE_RELAXED;
-	bool known = false, want_fault = false;
-	unsigned want_site = 0;
-	char want_value[160] = "";
-	int rc = -1;
+	size_t nargs;
+	enum ir_profile prof;
+	bool has_prof, known, want_fault;
+	unsigned want_site;
+	char want_value[160];
+};
 
-	*known_diff = false;
-	if (!src) {
+static void case_free(struct dt_case *c)
+{
+	free(c->src);
+	free(c->sets_text);
+}
+
+/* Read @prism_path's header and its .set file (@need_sets: a missing one is
+ * an error).  0, or -1 with @err filled. */
+static int case_load(const char *prism_path, struct dt_case *c, bool need_sets, char *err,
+                     size_t errlen)
+{
+	char setpath[512];
+
+	memset(c, 0, sizeof(*c));
+	c->prof = IR_PROFILE_RELAXED;
+	c->src = slurp(prism_path);
+	if (!c->src) {
 		snprintf(err, errlen, "%s: unreadable", prism_path);
 		return -1;
 	}
-	for (const char *l = src; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
-		if (!strncmp(l, "//! firmware: strict", 20))
-			prof = IR_PROFILE_STRICT;
-		else if (!strncmp(l, "//! known:", 10))
-			known = true;
-		else if (!strncmp(l, "//! expect: ", 12)) {
-			want_fault = !strncmp(l + 12, "fault", 5);
-			sscanf(l + 12, "%*s site=%u value=%159[0-9a-f]", &want_site, want_value);
+	for (const char *l = c->src; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		if (!strncmp(l, "//! firmware: ", 14)) {
+			c->has_prof = true;
+			c->prof =
+			    strncmp(l + 14, "strict", 6) ? IR_PROFILE_RELAXED : IR_PROFILE_STRICT;
+		} else if (!strncmp(l, "//! known:", 10)) {
+			c->known = true;
+		} else if (!strncmp(l, "//! expect: ", 12)) {
+			c->want_fault = !strncmp(l + 12, "fault", 5);
+			sscanf(l + 12, "%*s site=%u value=%159[0-9a-f]", &c->want_site,
+			       c->want_value);
 		} else if (!strncmp(l, "//! args:", 9)) {
 			const char *a = l + 9;
 			int used;
-			unsigned long long v;
+			char *end;
 
-			while (nargs < 32 &&
-			       sscanf(a, " %15[a-z0-9_]=%llu%n", argnames[nargs], &v, &used) == 2) {
-				args[nargs] = (struct dt_arg){argnames[nargs], v};
-				nargs++;
-				a += used;
+			/* name=value, the value decimal or 0x hexadecimal */
+			while (c->nargs < 32 &&
+			       sscanf(a, " %15[a-z0-9_]=%n", c->argnames[c->nargs], &used) == 1 &&
+			       used > 0 && isdigit((unsigned char)a[used])) {
+				unsigned long long v = strtoull(a + used, &end, 0);
+
+				c->args[c->nargs] = (struct dt_arg){c->argnames[c->nargs], v};
+				c->nargs++;
+				a = end;
 			}
 		}
 	}
 	snprintf(setpath, sizeof(setpath), "%.*s.set", (int)(strlen(prism_path) - 6), prism_path);
-	sets_text = slurp(setpath);
-	if (!sets_text) {
+	c->sets_text = slurp(setpath);
+	if (!c->sets_text && need_sets) {
 		snprintf(err, errlen, "%s: unreadable", setpath);
-		goto out;
+		case_free(c);
+		return -1;
 	}
-	for (char *l = strtok(sets_text, "\n"); l && nsets < 256; l = strtok(NULL, "\n"))
+	for (char *l = c->sets_text ? strtok(c->sets_text, "\n") : NULL; l && c->nsets < 256;
+	     l = strtok(NULL, "\n"))
 		if (l[0] != '#' && l[0])
-			sets[nsets++] = l;
+			c->sets[c->nsets++] = l;
+	return 0;
+}
+
+static void value_hex(const struct dt_report *rep, char *got, size_t len)
+{
+	got[0] = 0;
+	for (size_t i = 0; i < rep->value_len && 2 * i + 2 < len; i++)
+		snprintf(got + 2 * i, 3, "%02x", rep->value[i]);
+}
+
+int dt_case_run(const char *prism_path, bool *known_diff, char *err, size_t errlen)
+{
+	struct dt_case c;
+	int rc = -1;
+
+	*known_diff = false;
+	if (case_load(prism_path, &c, true, err, errlen))
+		return -1;
 
 	struct dt_input in = {
-	    .src = src, .sets = sets, .nsets = nsets, .args = args, .nargs = nargs};
+	    .src = c.src, .sets = c.sets, .nsets = c.nsets, .args = c.args, .nargs = c.nargs};
 	struct dt_report rep;
-	enum dt_outcome o = dt_run(&in, prof, &rep);
-	char got[160] = "";
+	enum dt_outcome o = dt_run(&in, c.prof, &rep);
+	char got[160];
 
-	for (size_t i = 0; i < rep.value_len && 2 * i + 2 < sizeof(got); i++)
-		snprintf(got + 2 * i, 3, "%02x", rep.value[i]);
+	value_hex(&rep, got, sizeof(got));
 	if (o != DT_SAME && o != DT_DIFF) {
 		snprintf(err, errlen, "%s: %s: %s", prism_path, rep.kind, rep.what);
 		goto out;
 	}
-	if (rep.faulted != want_fault || rep.site != want_site || strcmp(got, want_value)) {
+	if (rep.faulted != c.want_fault || rep.site != c.want_site || strcmp(got, c.want_value)) {
 		snprintf(err, errlen,
 		         "%s: the reference computes %s site=%u value=%s; the case expects %s "
 		         "site=%u value=%s",
 		         prism_path, rep.faulted ? "fault" : "ok", rep.site, got,
-		         want_fault ? "fault" : "ok", want_site, want_value);
+		         c.want_fault ? "fault" : "ok", c.want_site, c.want_value);
 		goto out;
 	}
 	*known_diff = o == DT_DIFF;
-	if (o == DT_DIFF && !known) {
+	if (o == DT_DIFF && !c.known) {
 		snprintf(err, errlen, "%s: %s: %s", prism_path, rep.kind, rep.what);
 		goto out;
 	}
 	rc = 0;
 out:
-	free(src);
-	free(sets_text);
+	case_free(&c);
+	return rc;
+}
+
+int dt_case_try(const char *prism_path, bool relaxed, bool strict, FILE *out)
+{
+	static const char *const names[] = {[DT_SAME] = "same",
+	                                    [DT_DIFF] = "DIFFERS",
+	                                    [DT_REJECTED] = "rejected",
+	                                    [DT_BAD] = "front end rejects",
+	                                    [DT_ERROR] = "harness error"};
+	struct dt_case c;
+	char err[600];
+	int rc = 0;
+
+	if (case_load(prism_path, &c, false, err, sizeof(err))) {
+		fprintf(out, "%s\n", err);
+		return -1;
+	}
+	for (int k = 0; k < 2; k++) {
+		enum ir_profile prof = k ? IR_PROFILE_STRICT : IR_PROFILE_RELAXED;
+		struct dt_input in = {.src = c.src,
+		                      .sets = c.sets,
+		                      .nsets = c.nsets,
+		                      .args = c.args,
+		                      .nargs = c.nargs};
+		struct dt_report rep;
+		char got[160];
+
+		if (!(k ? strict : relaxed) || (c.has_prof && c.prof != prof))
+			continue;
+		enum dt_outcome o = dt_run(&in, prof, &rep);
+
+		value_hex(&rep, got, sizeof(got));
+		fprintf(out, "%s: %s: %s", prism_path, dt_profile_name(prof), names[o]);
+		if (o == DT_SAME || o == DT_DIFF)
+			fprintf(out, " (reference: %s site=%u value=%s)",
+			        rep.faulted ? "fault" : "ok", rep.site, got);
+		if (o != DT_SAME)
+			fprintf(out, ": %s: %s", rep.kind, rep.what);
+		fprintf(out, "\n");
+		if (o == DT_DIFF || o == DT_BAD || o == DT_ERROR)
+			rc = -1;
+	}
+	case_free(&c);
 	return rc;
 }
 

@@ -12,6 +12,7 @@
 #define PRISM_TESTS_DT_RUN_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -66,6 +67,13 @@ int dt_case_write(const char *dir, const char *name, const struct dt_prog *p, en
  * difference is expected and *@known_diff says whether it is still there.
  * Returns 0 when the case passes, else -1 with @err filled. */
 int dt_case_run(const char *prism_path, bool *known_diff, char *err, size_t errlen);
+
+/* Run @prism_path (a case file, or any one-offload program with the same
+ * header lines; its .set file is optional) under the profiles asked for (a
+ * `//! firmware:` line keeps one) and print each outcome with what the
+ * reference computes to @out.  Returns 0 unless the engines differ or the
+ * program, its images or the harness fail. */
+int dt_case_try(const char *prism_path, bool relaxed, bool strict, FILE *out);
 
 const char *dt_profile_name(enum ir_profile prof);
 

@@ -6,10 +6,13 @@
  * Owns: on arbitrary bytes, (1) the listing decoder (prismc show's answer)
  * never reads out of bounds and what it accepts encodes and decodes again
  * to the same programs; (2) the hello decoder accepts only what re-encodes
- * to a hello it decodes the same; (3) the size parser never fails to stop,
- * and a size it accepts is the value of its digits times its unit.
+ * to a hello it decodes the same, and so does the welcome decoder (what a
+ * client reads from a server it does not trust); (3) the size parser never
+ * fails to stop, and a size it accepts is the value of its digits times its
+ * unit.
  *
- * Must not: allocate per input beyond the fixed buffers.
+ * Must not: allocate per input beyond the fixed buffers and the welcome's
+ * entry table (freed).
  */
 #include <stdbool.h>
 #include <stddef.h>
@@ -86,6 +89,30 @@ static void check_hello(const uint8_t *data, size_t size)
 		__builtin_trap();
 }
 
+static void check_welcome(const uint8_t *data, size_t size)
+{
+	struct core_welcome w, w2;
+	static uint8_t out[1 << 16];
+	size_t n;
+
+	if (core_welcome_decode(data, size, &w))
+		return;
+	n = core_welcome_encode(&w, out, sizeof(out));
+	if (n > sizeof(out) || core_welcome_decode(out, n, &w2))
+		__builtin_trap();
+	if (w.status != w2.status || w.qpn != w2.qpn || w.depth != w2.depth ||
+	    w.inflight != w2.inflight || w.response_size != w2.response_size ||
+	    w.n_entries != w2.n_entries || strcmp(w.program, w2.program))
+		__builtin_trap();
+	for (uint32_t e = 0; e < w.n_entries; e++)
+		if (strcmp(w.entries[e].name, w2.entries[e].name) ||
+		    w.entries[e].msg_size != w2.entries[e].msg_size ||
+		    w.entries[e].n_params != w2.entries[e].n_params)
+			__builtin_trap();
+	core_welcome_free(&w);
+	core_welcome_free(&w2);
+}
+
 static void check_size(const uint8_t *data, size_t size)
 {
 	uint64_t v = 0, digits = 0;
@@ -109,6 +136,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	check_list(data, size);
 	check_hello(data, size);
+	check_welcome(data, size);
 	check_size(data, size);
 	return 0;
 }

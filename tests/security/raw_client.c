@@ -4,6 +4,7 @@
  * directly (raw_client.h).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -25,16 +26,16 @@ int raw_connect(struct raw_client *c, struct np_dev *d, int port, const char *pr
 	return raw_connect_recvs(c, d, port, program, RAW_SLOTS);
 }
 
-int raw_connect_recvs(struct raw_client *c, struct np_dev *d, int port, const char *program,
-                      unsigned recvs)
+int raw_setup(struct raw_client *c, struct np_dev *d, int port, const char *program, int *fd)
 {
 	struct core_hello h = {.kind = CORE_HELLO_CONNECT};
-	struct net_oob_params mine, peer;
+	struct net_oob_params mine;
 	uint8_t hello[256];
 	size_t n;
-	int fd, rc;
+	int rc;
 
 	memset(c, 0, sizeof(*c));
+	*fd = -1;
 	rc = np_qp_open(&c->q, d, RAW_MEM);
 	if (rc)
 		return rc;
@@ -51,31 +52,53 @@ int raw_connect_recvs(struct raw_client *c, struct np_dev *d, int port, const ch
 	mine.n_regions = 0;
 	mine.blob = hello;
 	mine.blob_len = (uint32_t)n;
-	rc = net_connect("127.0.0.1", port, &mine, &peer, RAW_WAIT_MS, &fd, NULL);
+	rc = net_connect("127.0.0.1", port, &mine, &c->peer, RAW_WAIT_MS, fd, NULL);
 	if (rc)
 		goto fail;
-	c->oob_regions = peer.n_regions;
-	rc = core_welcome_decode(peer.blob, peer.blob_len, &c->w);
-	net_oob_params_release(&peer);
+	c->oob_regions = c->peer.n_regions;
+	rc = core_welcome_decode(c->peer.blob, c->peer.blob_len, &c->w);
 	if (!rc)
 		rc = c->w.status;
 	if (rc) {
-		close(fd);
+		close(*fd);
+		*fd = -1;
 		goto fail;
 	}
-	rc = np_qp_connect(&c->q, fd, &peer);
-	if (!rc)
-		rc = post_recvs(c, recvs);
-	if (rc)
-		goto fail;
 	return 0;
 fail:
 	raw_close(c);
 	return rc;
 }
 
+int raw_connect_recvs(struct raw_client *c, struct np_dev *d, int port, const char *program,
+                      unsigned recvs)
+{
+	int fd, rc = raw_setup(c, d, port, program, &fd);
+
+	if (rc)
+		return rc;
+	rc = np_qp_connect(&c->q, fd, &c->peer);
+	if (!rc)
+		rc = post_recvs(c, recvs);
+	if (rc)
+		raw_close(c);
+	return rc;
+}
+
+int raw_inject(int fd, const struct net_pkt *pkt)
+{
+	uint8_t rec[NET_RECORD_HDR_BYTES + 4096];
+	struct diag_report d;
+	int n = net_record_encode(pkt, 0, rec, sizeof(rec), &d);
+
+	if (n < 0)
+		return n;
+	return write(fd, rec, (size_t)n) == n ? 0 : -errno;
+}
+
 void raw_close(struct raw_client *c)
 {
+	net_oob_params_release(&c->peer);
 	np_qp_close(&c->q);
 	core_welcome_free(&c->w);
 }

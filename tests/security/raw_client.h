@@ -16,6 +16,7 @@
 #define PRISM_TESTS_RAW_CLIENT_H
 
 #include "core/proto.h"
+#include "net/net_frame.h"
 #include "tests/net/net_peer.h"
 
 #define RAW_MEM      (64u << 10) /* the client's registered buffer */
@@ -28,9 +29,10 @@
 
 struct raw_client {
 	struct np_qp q;
-	struct core_welcome w; /* what the server published */
-	unsigned oob_regions;  /* regions its setup answer advertised */
-	uint64_t sent;         /* requests sent */
+	struct core_welcome w;      /* what the server published */
+	unsigned oob_regions;       /* regions its setup answer advertised */
+	struct net_oob_params peer; /* the server's setup answer */
+	uint64_t sent;              /* requests sent */
 };
 
 /* Connect @c (on device @d) to program @program of the server at
@@ -42,6 +44,15 @@ int raw_connect(struct raw_client *c, struct np_dev *d, int port, const char *pr
 int raw_connect_recvs(struct raw_client *c, struct np_dev *d, int port, const char *program,
                       unsigned recvs);
 void raw_close(struct raw_client *c);
+
+/* Only the setup: the hello, the server's answer in c->w and c->peer, and
+ * the link's socket in *@fd, with no QP bound to it; the caller writes
+ * records of its own making into it (raw_inject) and closes it before
+ * raw_close.  0, or the setup's error. */
+int raw_setup(struct raw_client *c, struct np_dev *d, int port, const char *program, int *fd);
+/* Write one transport record carrying @pkt (any header the client likes)
+ * into @fd.  0 or a negative errno. */
+int raw_inject(int fd, const struct net_pkt *pkt);
 
 /* Send @len bytes of request payload (an invocation of the entry the
  * payload is laid out for) and wait for the completion that ends it. */

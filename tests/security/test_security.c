@@ -21,6 +21,7 @@
  */
 #include <errno.h>
 #include <libgen.h>
+#include <poll.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -558,6 +559,23 @@ static uint32_t put_request(const struct raw_client *c, uint8_t *msg)
 	return e->msg_size;
 }
 
+/* A request of @c's entry with parameter k = @vals[k] (a pointer as the
+ * absolute address the client library would compute, or any other), in
+ * every copy the entry carries.  Returns its size. */
+static uint32_t raw_request(const struct raw_client *c, const uint64_t *vals, uint8_t *msg)
+{
+	const struct core_entry_desc *e = &c->w.entries[0];
+
+	for (uint32_t k = 0; k < e->n_params; k++) {
+		const struct core_param_desc *d = &e->params[k];
+
+		for (uint32_t n = 0; n < d->copies; n++)
+			chainobj_put_uint(msg + d->msg_offset + (size_t)n * d->width, d->width,
+			                  (enum chainobj_order)d->order, vals[k]);
+	}
+	return e->msg_size;
+}
+
 static void wait_cursor(uint64_t want)
 {
 	for (int i = 0; i < 5000 && cursor() != want; i++)
@@ -690,6 +708,245 @@ static void test_short_send_is_a_request(void **state)
 	honest_served();
 }
 
+/* ---- crafted transport records (sim: the link is the setup's TCP socket) -- */
+
+/* The server failed the link: it closes the socket (after what it had
+ * sent), within RAW_WAIT_MS. */
+static void assert_link_closed(int fd)
+{
+	struct pollfd pf = {.fd = fd, .events = POLLIN};
+	char buf[4096];
+
+	for (;;) {
+		assert_int_equal(poll(&pf, 1, RAW_WAIT_MS), 1);
+		if (read(fd, buf, sizeof(buf)) <= 0)
+			return; /* end of stream, or reset */
+	}
+}
+
+/* A record naming a queue other than the link's own: another connection's
+ * client-facing queue (a request in its name), another connection's worker
+ * queue (which grants loopback READ and WRITE on its own ring).  The
+ * transport binds each link to one QP and stamps the source from the link,
+ * so the record fails the attacker's link; nothing reaches either queue. */
+static void test_records_for_other_queues(void **state)
+{
+	uint8_t before[256], junk[64], msg[CHAINOBJ_MAX_MSG] = {0};
+	uint64_t tag_before;
+	struct core_inst *in;
+	uint8_t *ring;
+	int w, conn = -1;
+
+	(void)state;
+	if (g_emulated)
+		skip(); /* the emulated NICs have a fabric of their own, not the socket */
+	honest_served();
+	in = victim();
+	w = worker_queue(in);
+	for (uint32_t q = 0; q < in->prog->obj->n_queues; q++)
+		if (in->prog->obj->queues[q].role == CHAINOBJ_ROLE_CONN)
+			conn = (int)q;
+	assert_true(conn >= 0);
+	ring = (uint8_t *)in->qps[w].info.buf + in->qps[w].info.sq_offset;
+	memcpy(before, ring, sizeof(before));
+	for (int i = 0; i < 100; i++) { /* the re-arm after the answer */
+		usleep(20000);
+		if (!memcmp(before, ring, sizeof(before)))
+			break;
+		memcpy(before, ring, sizeof(before));
+	}
+	tag_before = *meta_word(SLOT);
+	memset(junk, 0xff, sizeof(junk));
+	struct net_pkt pkts[] = {
+	    {.opcode = NET_OP_SEND_ONLY, .dest_qpn = in->qps[conn].info.qpn, .payload = msg},
+	    {.opcode = NET_OP_RDMA_READ_REQUEST,
+	     .dest_qpn = in->qps[w].info.qpn,
+	     .reth = {(uintptr_t)ring, in->qps[w].keys.rkey, 64}},
+	    {.opcode = NET_OP_RDMA_WRITE_ONLY,
+	     .dest_qpn = in->qps[w].info.qpn,
+	     .reth = {(uintptr_t)ring, in->qps[w].keys.rkey, sizeof(junk)},
+	     .payload = junk,
+	     .payload_len = sizeof(junk)},
+	};
+	for (size_t i = 0; i < sizeof(pkts) / sizeof(pkts[0]); i++) {
+		struct raw_client a;
+		int fd;
+
+		assert_int_equal(raw_setup(&a, &S.raw, S.port, "publish", &fd), 0);
+		/* a request that would publish a tag newer than any the honest
+		 * client uses, were it taken */
+		const uint64_t vals[2] = {(uintptr_t)meta_word(SLOT), 0x7fffffff00000040ull};
+
+		pkts[0].payload_len = raw_request(&a, vals, msg);
+		assert_int_equal(raw_inject(fd, &pkts[i]), 0);
+		assert_link_closed(fd);
+		close(fd);
+		raw_close(&a);
+	}
+	assert_memory_equal(ring, before, sizeof(before));
+	assert_int_equal(*meta_word(SLOT), tag_before);
+	honest_served();
+}
+
+/* The le64 version of the object the free list's slot @slot_addr names. */
+static uint64_t object_version(uint64_t slot_addr)
+{
+	uint64_t obj, v;
+
+	memcpy(&obj, (void *)(uintptr_t)slot_addr, 8);
+	memcpy(&v, (void *)(uintptr_t)__builtin_bswap64(obj), 8);
+	return v;
+}
+
+static void wait_version(uint64_t slot_addr, uint64_t want)
+{
+	for (int i = 0; i < 5000 && object_version(slot_addr) != want; i++)
+		usleep(1000);
+	assert_int_equal(object_version(slot_addr), want);
+}
+
+/* Requests replayed with a PSN the connection already used, or sent ahead
+ * of the expected one, run nothing: only the requests in sequence do (each
+ * `put` writes its own version into the buffer it pops, so a replay that
+ * ran would show as a wrong version in the second buffer). */
+static void test_replayed_and_early_psns(void **state)
+{
+	uint8_t msg[3][64] = {{0}};
+	uint64_t before = cursor();
+	struct raw_client a;
+	int fd;
+
+	(void)state;
+	if (g_emulated)
+		skip(); /* the emulated NICs have a fabric of their own, not the socket */
+	assert_int_equal(raw_setup(&a, &S.raw, S.port, "put", &fd), 0);
+	uint32_t len = put_request(&a, msg[0]);
+
+	for (int i = 0; i < 3; i++) {
+		memcpy(msg[i], msg[0], len);
+		chainobj_put_uint(msg[i] + a.w.entries[0].params[0].msg_offset, 8,
+		                  CHAINOBJ_ORDER_LITTLE, 100 + (uint64_t)i);
+	}
+	/* PSN 0 (version 100); once it ran: PSN 0 again (101), PSN 5 (101),
+	 * PSN 1 (102).  (One request at a time, as the setup answer's
+	 * `inflight` of 1 says: `put` does not pipeline.) */
+	const struct {
+		uint32_t psn;
+		int m;
+	} seq[] = {{0, 0}, {0, 1}, {5, 1}, {1, 2}};
+	assert_int_equal(a.w.inflight, 1);
+	for (size_t i = 0; i < sizeof(seq) / sizeof(seq[0]); i++) {
+		struct net_pkt p = {.opcode = NET_OP_SEND_ONLY,
+		                    .flags = NET_PKT_ACKREQ,
+		                    .dest_qpn = a.w.qpn,
+		                    .psn = seq[i].psn,
+		                    .payload = msg[seq[i].m],
+		                    .payload_len = len};
+
+		assert_int_equal(raw_inject(fd, &p), 0);
+		if (i == 0) {
+			wait_cursor(before + 8);
+			wait_version(before, 100);
+		}
+	}
+	wait_cursor(before + 16);
+	wait_version(before + 8, 102);
+	close(fd);
+	raw_close(&a);
+	wait_reaped();
+	assert_int_equal(cursor(), before + 16);
+	assert_int_equal(object_version(before), 100);
+	honest_served();
+}
+
+/* A batch of `put`s from an honest client: the server says `put` does not
+ * pipeline (a barrier in its window holds WQEs back, which the next
+ * window's entry enable would release), so the client sends them one
+ * after the other and each pops its own buffer.  (They were sent back to
+ * back once, and the connection failed on a prefetch hazard.) */
+static void test_batch_of_puts(void **state)
+{
+	PRISM_OPTS(prism_client_opts, co, .program = "put");
+	struct prism_call calls[3];
+	struct prism_arg args[3][2];
+	struct prism_client *cl;
+	uint64_t before = cursor();
+	char addr[32];
+
+	(void)state;
+	snprintf(addr, sizeof(addr), "127.0.0.1:%d", S.port);
+	cl = prism_client__connect(S.cdev, addr, &co);
+	assert_non_null(cl);
+	for (int i = 0; i < 3; i++) {
+		args[i][0] = (struct prism_arg){.name = "version", .u64 = 200 + (uint64_t)i};
+		args[i][1] = (struct prism_arg){.name = "len", .u64 = 16};
+		calls[i] = (struct prism_call){
+		    .sz = sizeof(calls[i]), .entry = "put", .args = args[i], .nargs = 2};
+	}
+	assert_int_equal(prism_client__invoke_batch(cl, calls, 3, NULL), 3);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(object_version(before + 8 * (uint64_t)i), 200 + (uint64_t)i);
+	assert_int_equal(cursor(), before + 24);
+	prism_client__close(cl);
+	honest_served();
+}
+
+/* Pointer arguments the client library would refuse, sent raw: into a
+ * region no program declares, into a declared region other than the
+ * parameter's, just before and past the parameter's region, across its
+ * end, misaligned for the atomic.  The pointer's region key bounds the
+ * access on the NIC and a misaligned atomic is an invalid request
+ * (docs/language.md, "Memory"): each request fails its connection and no
+ * byte of any region changes. */
+static void test_pointer_arguments_outside_their_region(void **state)
+{
+	const uint64_t meta = (uintptr_t)prism_region__addr(S.meta);
+	const uint64_t size = prism_region__size(S.meta);
+	const uint64_t bad[] = {
+	    (uintptr_t)prism_region__addr(S.secret),
+	    (uintptr_t)prism_region__addr(S.objects) + 8,
+	    meta - 8,
+	    meta + size,
+	    meta + size - 4,
+	    meta + size - 12, /* misaligned; zeros there: the tag is greater, the swap runs */
+	};
+	struct snapshot sn;
+
+	(void)state;
+	honest_served();
+	snapshot_take(&sn);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		uint8_t msg[CHAINOBJ_MAX_MSG] = {0};
+		struct raw_client a;
+		struct prism_cqe e;
+
+		connect_raw(&a, "publish");
+		const uint64_t vals[2] = {bad[i], 0x7fffffff00000040ull};
+
+		assert_int_equal(raw_send(&a, PRISM_OP_SEND, msg, raw_request(&a, vals, msg), &e),
+		                 0);
+		/* taken, or the server failed the connection before it acknowledged */
+		if (e.opcode != PRISM_CQE_REQ)
+			assert_int_equal(e.syndrome, PRISM_SYND_TRANSPORT_RETRY_EXC_ERR);
+		wait_reaped(); /* the server tore the connection down */
+		raw_close(&a);
+	}
+	snapshot_check(&sn);
+	honest_served();
+}
+
+/* A hello naming a program the server does not offer, or none while it
+ * offers several, is refused at setup; the server goes on. */
+static void test_hello_for_missing_program(void **state)
+{
+	struct raw_client a;
+
+	(void)state;
+	assert_true(raw_connect(&a, &S.raw, S.port, "nosuch") < 0);
+	assert_true(raw_connect(&a, &S.raw, S.port, "") < 0);
+	honest_served();
+}
+
 /* An object compiled without the request gate (for a device without
  * wait-on-data) is refused, unless the application asks for it. */
 static void test_ungated_object_refused(void **state)
@@ -802,6 +1059,11 @@ int main(void)
 	    cmocka_unit_test(test_flush_by_long_send),
 	    cmocka_unit_test(test_flush_by_unacknowledged_answer),
 	    cmocka_unit_test(test_short_send_is_a_request),
+	    cmocka_unit_test(test_records_for_other_queues),
+	    cmocka_unit_test(test_replayed_and_early_psns),
+	    cmocka_unit_test(test_hello_for_missing_program),
+	    cmocka_unit_test(test_pointer_arguments_outside_their_region),
+	    cmocka_unit_test(test_batch_of_puts),
 	    cmocka_unit_test(test_ungated_object_refused),
 	    cmocka_unit_test(test_welcome_publishes_no_keys),
 	    cmocka_unit_test(test_tampered_object_not_loaded),

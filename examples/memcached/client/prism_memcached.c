@@ -167,9 +167,10 @@ static char *check_item(struct prism_mc *pm, const uint8_t *it, size_t n, const 
 	return v;
 }
 
-char *prism_mc_get_offloaded(struct prism_mc *pm, const char *key, size_t key_length,
-                             size_t *value_length, uint32_t *flags, uint64_t *virt_ns,
-                             memcached_return_t *error)
+/* One offloaded get: the value, or NULL with *error (MEMCACHED_TIMEOUT: the
+ * round trip outlasted the lease). */
+static char *get_once(struct prism_mc *pm, const char *key, size_t key_length, size_t *value_length,
+                      uint32_t *flags, uint64_t *virt_ns, memcached_return_t *error)
 {
 	uint64_t h = XXH3_64bits_withSeed(key, key_length, pm->seed);
 	uint32_t fp = (uint32_t)(h >> 40) ? (uint32_t)(h >> 40) : 1;
@@ -209,6 +210,25 @@ char *prism_mc_get_offloaded(struct prism_mc *pm, const char *key, size_t key_le
 	char *v = check_item(pm, pm->buf, c.ret_len, key, key_length, value_length, flags, error);
 	if (!v && *error == MEMCACHED_FAILURE)
 		pm->st.rejected++;
+	return v;
+}
+
+/* A round trip over the lease says nothing about the item, only that its
+ * bytes cannot be trusted: ask the offload again (a stalled client, or a
+ * daemon whose memcached is gone, then still gets its answer offloaded). */
+#define LEASE_TRIES 3
+
+char *prism_mc_get_offloaded(struct prism_mc *pm, const char *key, size_t key_length,
+                             size_t *value_length, uint32_t *flags, uint64_t *virt_ns,
+                             memcached_return_t *error)
+{
+	char *v = NULL;
+
+	for (int i = 0; i < LEASE_TRIES; i++) {
+		v = get_once(pm, key, key_length, value_length, flags, virt_ns, error);
+		if (v || *error != MEMCACHED_TIMEOUT)
+			break;
+	}
 	return v;
 }
 

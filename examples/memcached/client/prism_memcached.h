@@ -46,7 +46,7 @@ char *prism_mc_get(struct prism_mc *pm, const char *key, size_t key_length, size
 
 /* The offload alone: MEMCACHED_SUCCESS with the value, or the reason it
  * would fall back (MEMCACHED_NOTFOUND: not offloaded; MEMCACHED_TIMEOUT:
- * lease exceeded; MEMCACHED_FAILURE: rejected by a check).  @virt_ns: the
+ * lease exceeded three times in a row; MEMCACHED_FAILURE: rejected by a check).  @virt_ns: the
  * virtual-clock latency of the invocation (sim NICs), may be NULL. */
 char *prism_mc_get_offloaded(struct prism_mc *pm, const char *key, size_t key_length,
                              size_t *value_length, uint32_t *flags, uint64_t *virt_ns,

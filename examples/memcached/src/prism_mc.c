@@ -469,11 +469,29 @@ static bool indexable(const item *it)
 		return false;
 	if (ITEM_ntotal(it) > pm.max_item)
 		return false;
-	/* A pending or just-issued flush_all makes this item flushed. */
+	/* A pending or just-issued flush_all makes this item flushed.  Called
+	 * under ix_lock: a flush_all that took its oldest_cas after this item's
+	 * CAS but cleared the index before we got here is seen by
+	 * item_is_flushed (the flush wrote settings before its prism_mc_flush
+	 * took ix_lock), so a flushed item never enters the index after the
+	 * clear. */
 	if (settings.oldest_live != 0 && settings.oldest_live >= current_time)
+		return false;
+	if (item_is_flushed((item *)it))
 		return false;
 	return (char *)it >= pm.slab_base &&
 	       (char *)it + ITEM_ntotal(it) <= pm.slab_base + pm.slab_len;
+}
+
+/* chaos=1: now and then a pause between memcached's link (CAS, time) and the
+ * index insert, the window a concurrent flush_all falls into. */
+static void chaos_pause(void)
+{
+	static unsigned n;
+	struct timespec t = {0, 200 * 1000};
+
+	if (__atomic_add_fetch(&n, 1, __ATOMIC_RELAXED) % 4 == 0)
+		nanosleep(&t, NULL);
 }
 
 void prism_mc_link(item *it)
@@ -484,6 +502,8 @@ void prism_mc_link(item *it)
 		return;
 	b1 = (uint32_t)key_hash(ITEM_key(it), it->nkey, &fp) & (pm.nslots - 1);
 	b2 = alt_slot(b1, fp);
+	if (pm.chaos)
+		chaos_pause();
 	pthread_mutex_lock(&pm.ix_lock);
 	if (!indexable(it)) {
 		pm.skipped++;

@@ -4,7 +4,7 @@
  * writers change the keys.
  *
  *   prism-mc-difftest --servers=H:P [--seconds=N] [--keys=N] [--writers=N]
- *                     [--readers=N] [--lease-ms=MS]
+ *                     [--readers=N] [--lease-ms=MS] [--flush-race]
  *
  * Writers (each owning a slice of the keys) overwrite with new sizes,
  * delete, set with a 2-second TTL, touch, incr counters and now and then
@@ -20,6 +20,10 @@
  *   - v was not set with a TTL that had run out (plus memcached's clock
  *     granularity) before the get started, unless a touch made it permanent.
  * Counters: incr results read back must not go backwards.
+ * --flush-race: no readers; every 5 ms a flush_all goes out while the
+ * writers run (a set may straddle it), then the writers pause and every key
+ * written since the previous pause must be, offloaded, a miss or memcached's
+ * own value (a straddling set is flushed or not, but the offload must agree).
  * --lease-ms sets the client's lease (tests pass a tiny one to force every
  * round trip over it: then no offloaded value may be accepted).
  *
@@ -48,23 +52,27 @@ struct key_state {
 	_Atomic uint64_t set_floor, del_floor; /* versions of completed operations */
 	_Atomic uint64_t exp_v;                /* version set with a TTL, 0: none */
 	_Atomic double exp_at;                 /* when exp_v runs out (monotonic s) */
+	_Atomic bool dirty;                    /* --flush-race: written since the last audit */
 };
 
 static struct {
 	const char *servers;
 	unsigned seconds, keys, writers, readers;
 	double lease_ms;
+	bool flush_race;
 	struct key_state *ks;
 	_Atomic uint64_t clock, flush_floor;
 	_Atomic uint64_t ctr_floor[NCTR];
 	_Atomic bool stop;
 	pthread_rwlock_t flush_lock; /* flush_all alone: no set straddles it */
 	_Atomic uint64_t gets, hits, tcp_hits, fallbacks, lease_rejects, wrong, writes;
-} g = {.flush_lock = PTHREAD_RWLOCK_INITIALIZER,
-       .seconds = 5,
-       .keys = 2000,
-       .writers = 2,
-       .readers = 2};
+} g = {
+    .flush_lock =
+        PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP, /* flushes wait for no stream of sets */
+    .seconds = 5,
+    .keys = 2000,
+    .writers = 2,
+    .readers = 2};
 
 static double now_s(void)
 {
@@ -150,6 +158,8 @@ static void *writer(void *arg)
 			continue;
 		ks = &g.ks[k];
 		key_name(key, sizeof(key), k);
+		if (op >= 96 && op < 97 && g.flush_race)
+			continue; /* main() flushes */
 		if (op >= 96 && op < 97) {
 			if (id == 0 && (mix(s) % 40) == 0) {
 				pthread_rwlock_wrlock(&g.flush_lock);
@@ -191,6 +201,7 @@ static void *writer(void *arg)
 			if (memcached_increment(m, ck, strlen(ck), 1, &nv) == MEMCACHED_SUCCESS)
 				g.ctr_floor[c] = nv > g.ctr_floor[c] ? nv : g.ctr_floor[c];
 		}
+		ks->dirty = true;
 		pthread_rwlock_unlock(&g.flush_lock);
 		g.writes++;
 	}
@@ -295,16 +306,79 @@ static void *reader(void *arg)
 	return NULL;
 }
 
+/* --flush-race, with every writer paused: each key written since the last
+ * audit is answered by the offload as memcached answers it (or missed); the
+ * number of disagreements. */
+static unsigned long audit(memcached_st *m, struct prism_mc *pm)
+{
+	memcached_return_t rc;
+	unsigned long bad = 0;
+
+	for (unsigned k = 0; k < g.keys; k++) {
+		char key[32], *v, *t;
+		size_t n = 0, tn = 0;
+		uint32_t flags;
+
+		if (!g.ks[k].dirty)
+			continue;
+		g.ks[k].dirty = false;
+		key_name(key, sizeof(key), k);
+		v = prism_mc_get_offloaded(pm, key, strlen(key), &n, &flags, NULL, &rc);
+		g.gets++;
+		if (!v) {
+			g.fallbacks++;
+			continue;
+		}
+		g.hits++;
+		t = memcached_get(m, key, strlen(key), &tn, &flags, &rc);
+		if (!t || tn != n || memcmp(t, v, n)) {
+			fprintf(stderr,
+			        "WRONG offloaded %s after the writers stopped: %.40s; tcp %s\n",
+			        key, v, t ? t : "(miss)");
+			bad++;
+		}
+		free(t);
+		free(v);
+	}
+	return bad;
+}
+
+/* --flush-race: flush_all among the writers' sets, then an audit, until
+ * --seconds have passed. */
+static void flush_rounds(void)
+{
+	memcached_st *m = connect_mc();
+	memcached_return_t rc;
+	struct prism_mc *pm = prism_mc_attach(m, NULL, &rc);
+	struct timespec before = {0, 5 * 1000 * 1000}, after = {0, 2 * 1000 * 1000};
+	double end = now_s() + g.seconds;
+
+	if (!pm) {
+		fprintf(stderr, "prism-mc-difftest: no offload: %s\n", memcached_strerror(m, rc));
+		g.wrong++;
+		memcached_free(m);
+		return;
+	}
+	while (now_s() < end) {
+		nanosleep(&before, NULL);
+		memcached_flush(m, 0); /* no lock: sets straddle it */
+		g.writes++;
+		nanosleep(&after, NULL);
+		pthread_rwlock_wrlock(&g.flush_lock);
+		g.wrong += audit(m, pm);
+		pthread_rwlock_unlock(&g.flush_lock);
+	}
+	prism_mc_detach(pm);
+	memcached_free(m);
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-	    {"servers", required_argument, NULL, 's'},
-	    {"seconds", required_argument, NULL, 't'},
-	    {"keys", required_argument, NULL, 'k'},
-	    {"writers", required_argument, NULL, 'w'},
-	    {"readers", required_argument, NULL, 'r'},
-	    {"lease-ms", required_argument, NULL, 'l'},
-	    {NULL, 0, NULL, 0},
+	    {"servers", required_argument, NULL, 's'}, {"seconds", required_argument, NULL, 't'},
+	    {"keys", required_argument, NULL, 'k'},    {"writers", required_argument, NULL, 'w'},
+	    {"readers", required_argument, NULL, 'r'}, {"lease-ms", required_argument, NULL, 'l'},
+	    {"flush-race", no_argument, NULL, 'f'},    {NULL, 0, NULL, 0},
 	};
 	pthread_t t[64];
 	unsigned nt = 0;
@@ -330,13 +404,16 @@ int main(int argc, char **argv)
 		case 'l':
 			g.lease_ms = atof(optarg);
 			break;
+		case 'f':
+			g.flush_race = true;
+			break;
 		default:
 			return 2;
 		}
 	}
 	if (!g.servers || !g.keys || !g.writers || !g.readers || g.writers + g.readers > 64) {
 		fprintf(stderr, "usage: prism-mc-difftest --servers=H:P [--seconds=N] [--keys=N] "
-		                "[--writers=N] [--readers=N] [--lease-ms=MS]\n");
+		                "[--writers=N] [--readers=N] [--lease-ms=MS] [--flush-race]\n");
 		return 2;
 	}
 	g.ks = calloc(g.keys, sizeof(*g.ks));
@@ -354,10 +431,13 @@ int main(int argc, char **argv)
 	}
 	for (unsigned i = 0; i < g.writers; i++)
 		pthread_create(&t[nt++], NULL, writer, (void *)(uintptr_t)i);
-	for (unsigned i = 0; i < g.readers; i++)
+	for (unsigned i = 0; i < g.readers && !g.flush_race; i++)
 		pthread_create(&t[nt++], NULL, reader, (void *)(uintptr_t)i);
 	struct timespec d = {(time_t)g.seconds, 0};
-	nanosleep(&d, NULL);
+	if (g.flush_race)
+		flush_rounds();
+	else
+		nanosleep(&d, NULL);
 	g.stop = true;
 	for (unsigned i = 0; i < nt; i++)
 		pthread_join(t[i], NULL);

@@ -3,7 +3,7 @@
 #
 #   run.sh quick    `make test-memcached` (part of `make check`): memccapable,
 #                   a subset of memcached's t/*.t with the offload on, the
-#                   differential test, a forced lease overrun, items
+#                   differential test, sets straddling flush_all, a forced lease overrun, items
 #                   around the largest size offloaded, prism-memccat
 #                   against memccat, daemon mode surviving kill -9 (daemon.sh)
 #   run.sh full     `make check-memcached`: memcached's whole t/*.t with the
@@ -85,6 +85,8 @@ quick)
 
 	echo "memcached: differential test (offloaded vs TCP gets under writers, chaos mode)"
 	"$O/prism-mc-difftest" --servers="$SERVER" --seconds=8
+	echo "memcached: sets straddling flush_all: the offload agrees with memcached afterwards"
+	"$O/prism-mc-difftest" --servers="$SERVER" --seconds=4 --writers=16 --flush-race
 	echo "memcached: forced lease overrun (client lease 1 ns): nothing may be accepted"
 	out=$("$O/prism-mc-difftest" --servers="$SERVER" --seconds=2 --lease-ms=0.000001)
 	echo "$out"
