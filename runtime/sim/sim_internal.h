@@ -251,9 +251,13 @@ struct sim_qp {
 	uint32_t msn;
 	bool resp_nak_pending; /* responder sent an RNR NAK, drops until exp_psn */
 	sim_time_t last_tx_t;  /* packets of one QP leave in order */
-	uint32_t wait_cqn;     /* CQ whose waiter list holds this QP (0: none) */
-	uint32_t rdy_pos;      /* scheduler: 1 + index in dev->rdy, 0: not ready */
-	bool dirty;            /* scheduler: in dev->dirty */
+	/* 1 + the time of its latest packet queued in the device's inbox: a
+	 * response due before it is not folded, so that it cannot pass a
+	 * packet of this QP still waiting there (sim_reply_alloc) */
+	sim_time_t inbox_after;
+	uint32_t wait_cqn; /* CQ whose waiter list holds this QP (0: none) */
+	uint32_t rdy_pos;  /* scheduler: 1 + index in dev->rdy, 0: not ready */
+	bool dirty;        /* scheduler: in dev->dirty */
 	/* packets the transport refused (-EAGAIN), in order (sim_wire.c) */
 	struct sim_pktq txq;
 	struct sim_qp *tx_next; /* in dev->tx_held while txq holds packets */
@@ -708,8 +712,9 @@ static inline struct sim_pkt *sim_pkt_alloc(struct sim_dev *dev, uint32_t payloa
 /* The packet of @qp's response to @req (@payload_len bytes), to be sent at
  * once: the device's fold packet when @req is a loopback request being
  * served in VTIME mode and the response is due at its time (@qp sent
- * nothing later: sim_wire_xmit keeps one QP's packets in order), else one
- * from the free list. */
+ * nothing later, and queued nothing in the inbox at that time that may still
+ * wait there: one QP's packets arrive in order, rule 6.5), else one from the
+ * free list. */
 static inline struct sim_pkt *sim_reply_alloc(struct sim_qp *qp, const struct sim_pkt *req,
                                               uint32_t payload_len)
 {
@@ -717,7 +722,7 @@ static inline struct sim_pkt *sim_reply_alloc(struct sim_qp *qp, const struct si
 	struct sim_pkt *p;
 
 	if (!dev->folding || dev->fold_taken || qp->last_tx_t > req->t ||
-	    payload_len > SIM_PKT_SMALL)
+	    qp->inbox_after > req->t || payload_len > SIM_PKT_SMALL)
 		return sim_pkt_alloc(dev, payload_len);
 	dev->fold_taken = true;
 	p = &dev->fold.box.pkt;

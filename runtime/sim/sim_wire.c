@@ -268,6 +268,7 @@ int sim_wire_xmit(struct sim_qp *src, struct sim_pkt *p)
 	if (p->dst_node == dev->o.node) {
 		if (p == &dev->fold.box.pkt)
 			return 0; /* a folded response: taken in this step (sim_wire_rx) */
+		src->inbox_after = p->t + 1;
 		rc = sim_pktq_push(&dev->inbox, p);
 		if (rc)
 			sim_pkt_free(dev, p);

@@ -874,6 +874,52 @@ static void test_loopback_response_due_later_queued(void **state)
 	test_free(l);
 }
 
+/* A folded response does not pass a packet its QP queued earlier for the
+ * same instant (one QP's packets arrive in order, rule 6.5).  a READs one
+ * byte of b into buf+1024 at 0, then FETCH_ADDs with its old value landing
+ * on buf+1024..1031 at 0.17 (request due at 0.67); b runs a NOP, then a
+ * WRITE at 0.17 (request due at 0.67), so the READ's response is held to
+ * 0.67 and queued.  The FETCH_ADD's response, also due at 0.67, must land
+ * after it: buf+1024 ends with the old value, not the READ's byte. */
+static void test_loopback_fold_keeps_response_order(void **state)
+{
+	struct pktlog *l = test_calloc(1, sizeof(*l));
+	uint8_t *buf = aligned_alloc(4096, 4096);
+	struct sim_observer obs;
+	struct hx_cq cq;
+	struct hx_qp a, b;
+	struct prism_wqe w;
+	struct sim_dev *dev;
+	uint64_t old, now;
+	uint32_t key;
+
+	(void)state;
+	assert_non_null(buf);
+	dev = fold_dev(SIM_SCHED_VTIME, l, &obs, &cq, &a, &b, buf, &key);
+	memcpy(&old, buf + 3072, 8);
+	assert_int_not_equal(buf[64], (uint8_t)old);
+	hx_rw(&w, PRISM_OP_RDMA_READ, (uintptr_t)buf + 64, key, (uintptr_t)buf + 1024, key, 1,
+	      false);
+	hx_post(&a, &w);
+	hx_atomic(&w, PRISM_OP_ATOMIC_FA, (uintptr_t)buf + 3072, key, 1, 0, (uintptr_t)buf + 1024,
+	          key, true);
+	hx_post(&a, &w);
+	hx_nop(&w, false);
+	hx_post(&b, &w);
+	hx_rw(&w, PRISM_OP_RDMA_WRITE, (uintptr_t)buf + 2048, key, (uintptr_t)buf + 128, key, 8,
+	      true);
+	hx_post(&b, &w);
+	hx_ring(&a);
+	hx_ring(&b);
+	run_units(dev);
+	assert_memory_equal(buf + 1024, &old, 8);
+	memcpy(&now, buf + 3072, 8);
+	assert_int_equal(now, old + 1);
+	sim_dev_close(dev);
+	free(buf);
+	test_free(l);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -892,6 +938,7 @@ int main(void)
 	    cmocka_unit_test(test_ready_queue_moved_to_err_stops),
 	    cmocka_unit_test(test_loopback_response_folded),
 	    cmocka_unit_test(test_loopback_response_due_later_queued),
+	    cmocka_unit_test(test_loopback_fold_keeps_response_order),
 	};
 
 	return cmocka_run_group_tests_name("sim_sched", tests, NULL, NULL);
