@@ -32,6 +32,7 @@
 #include "net/net_ring.h"
 #include "tests/net/net_peer.h"
 #include "tests/support/masked_atomic.h"
+#include "tests/support/ring_peer.h"
 
 #define WAIT_MS 10000
 #define MEM     (1u << 21)
@@ -889,49 +890,14 @@ static void test_link_moves_to_ring(void **state)
 	np_qp_close(&s);
 }
 
-/* The far end of a ring pair, held raw: its mapping and descriptors. */
-struct raw_ring {
-	int sock, fds[5];
-	uint8_t *m;
-};
-
 /* Connect @s over a ring pair whose other end @h holds raw. */
-static void raw_ring(struct np_qp *s, struct raw_ring *h)
+static void raw_ring(struct np_qp *s, struct ring_peer *h)
 {
-	uint32_t body[2];
-	union {
-		char buf[CMSG_SPACE(5 * sizeof(int))];
-		struct cmsghdr align;
-	} ctl;
-	struct iovec iov = {.iov_base = body, .iov_len = sizeof(body)};
-	struct msghdr msg = {.msg_iov = &iov,
-	                     .msg_iovlen = 1,
-	                     .msg_control = ctl.buf,
-	                     .msg_controllen = sizeof(ctl)};
 	struct net_ring *a;
-	void *m;
-	int sv[2];
 
-	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
-	assert_int_equal(net_ring_create(sv[0], RING, &a, NULL), 0);
-	assert_int_equal(net_ring_send(a, NULL), 0);
-	assert_int_equal(recvmsg(sv[1], &msg, MSG_CMSG_CLOEXEC), (ssize_t)sizeof(body));
-	memcpy(h->fds, CMSG_DATA(CMSG_FIRSTHDR(&msg)), sizeof(h->fds));
-	m = mmap(NULL, net_ring_shm_bytes(RING), PROT_READ | PROT_WRITE, MAP_SHARED, h->fds[0], 0);
-	assert_true(m != MAP_FAILED);
-	h->m = m;
-	h->sock = sv[1];
+	assert_int_equal(ring_peer_open(RING, &a, h), 0);
 	assert_int_equal(
 	    np_qp_connect_ring(s, a, &(struct net_oob_params){.node = 77, .qpn = 0x4242}), 0);
-}
-
-static void raw_ring_close(struct raw_ring *h)
-{
-	munmap(h->m, net_ring_shm_bytes(RING));
-	for (unsigned i = 0; i < 5; i++)
-		close(h->fds[i]);
-	if (h->sock >= 0)
-		close(h->sock);
 }
 
 /* A peer that breaks the ring (an index out of range), one that writes
@@ -943,7 +909,7 @@ static void test_ring_hostile_peer(void **state)
 	                               0xee, 0xff, 0x13, 0x37, 1, 2, 3, 4, 5, 6, 7, 8,
 	                               9,    10,   11,   12,   0, 0, 0, 0, 0, 0, 0, 0};
 	struct np_qp s, s2, c2;
-	struct raw_ring h;
+	struct ring_peer h;
 	uint64_t one = 1;
 
 	(void)state;
@@ -952,25 +918,22 @@ static void test_ring_hostile_peer(void **state)
 		assert_int_equal(np_qp_open(&s, &W.srv, MEM), 0);
 		raw_ring(&s, &h);
 		if (round == 0) { /* ring 1 is the raw end's: a head far ahead */
-			*(volatile uint64_t *)(h.m + NET_RING_DIR_OFF(1) + NET_RING_HEAD_OFF) =
-			    1ull << 40;
+			*ring_peer_index(&h, 1, NET_RING_HEAD_OFF) = 1ull << 40;
 			assert_int_equal(write(h.fds[1], &one, sizeof(one)), (ssize_t)sizeof(one));
 			wait_down(&s, -EPROTO, "peer producer index");
 		} else if (round == 1) {
-			memcpy(h.m + NET_RING_CTL_BYTES + RING, junk, sizeof(junk));
-			__atomic_store_n(
-			    (uint64_t *)(h.m + NET_RING_DIR_OFF(1) + NET_RING_HEAD_OFF),
-			    (uint64_t)sizeof(junk), __ATOMIC_RELEASE);
+			memcpy(ring_peer_bytes(&h, 1), junk, sizeof(junk));
+			__atomic_store_n(ring_peer_index(&h, 1, NET_RING_HEAD_OFF),
+			                 (uint64_t)sizeof(junk), __ATOMIC_RELEASE);
 			assert_int_equal(write(h.fds[1], &one, sizeof(one)), (ssize_t)sizeof(one));
 			wait_down(&s, -EPROTO, "malformed packet");
 		} else {
-			close(h.sock);
-			h.sock = -1;
+			ring_peer_hang_up(&h);
 			wait_down(&s, -ECONNRESET, "peer closed the connection");
 		}
 		assert_int_equal(net_link_error(s.link), s.down_err);
 		ping(&s2, &c2, (uint8_t)round);
-		raw_ring_close(&h);
+		ring_peer_close(&h);
 		np_qp_close(&s);
 	}
 	np_qp_close(&c2);
