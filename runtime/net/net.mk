@@ -39,6 +39,7 @@ TOOLS += prism-net-peer
 prism-net-peer_SRCS := tests/net/net_peer_tool.c tests/net/net_peer.c
 TESTS += net_netns
 net_netns_SRCS := tests/net/test_net_netns.c
+net_netns_RUNS := prism-net-peer
 
 BENCHES += bench_net
 bench_net_SRCS := tests/net/bench_net.c tests/net/net_peer.c

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# tools/check-runs.sh - every program of the output tree that a test suite
+# or benchmark runs is listed in its <name>_RUNS (see the Makefile), so that
+# building the suite alone builds what it runs.
+#
+#   { echo 'NAME|SOURCES|RUNS'; ... } | tools/check-runs.sh PROGRAM...
+#
+# PROGRAM...: the names of the tree's programs (prismc, prismd, ...,
+# libprism-mlx5emu.so).  A source runs PROGRAM when one of its string
+# literals (outside comments) names it as a path: "%s/../prismc",
+# "@/prismd", "%s/prism-net-peer", "%.*slibprism-mlx5emu.so", "build/prismc".
+# Prints each suite and program missing from its RUNS; exits 1 if any.
+set -uo pipefail
+
+[ $# -gt 0 ] || { echo "usage: $0 PROGRAM... < NAME|SOURCES|RUNS lines" >&2; exit 2; }
+programs=("$@")
+bad=0
+while IFS='|' read -r name srcs runs; do
+	[ -n "$name" ] || continue
+	for p in "${programs[@]}"; do
+		case " $runs " in *" $p "*) continue ;; esac
+		q=${p//./\\.}
+		# a string literal naming the program after a slash or a format
+		if grep -hvE '^[[:space:]]*(/?\*|//|#[[:space:]]*include)' $srcs </dev/null 2>/dev/null |
+			grep -E "\"[^\"]*(/|%s|%\.\*s)${q}([^A-Za-z0-9_./-][^\"]*)?\"" >/dev/null; then
+			echo "check-runs: $name runs $p but ${name}_RUNS does not list it" >&2
+			bad=1
+		fi
+	done
+done
+[ $bad -eq 0 ] && echo "check-runs: OK (every suite builds what it runs)"
+exit $bad
