@@ -540,9 +540,10 @@ int net_oob_client(int fd, const struct net_oob_params *mine, struct net_oob_par
 	if (in.type != NET_OOB_ACCEPT)
 		net_oob_params_release(&in.params);
 	/* the reason is the server's whole message (its code may be a prism
-	 * code, which strerror does not know) */
+	 * code, which strerror does not know); a busy server says so apart */
 	if (in.type == NET_OOB_REJECT)
-		return diag_report_set(diag, -ECONNREFUSED, "server rejected the connection: %s",
+		return diag_report_set(diag, in.reject_errno == EBUSY ? NET_E_BUSY : -ECONNREFUSED,
+		                       "server rejected the connection: %s",
 		                       in.reason[0] ? in.reason : "no reason given");
 	if (in.type != NET_OOB_ACCEPT)
 		return diag_report_set(diag, -EPROTO, "setup: expected ACCEPT or REJECT, got %s",
