@@ -215,7 +215,8 @@ static void test_stdin_dash(void **state)
 	/* prism-perf reads the object of --chain - once, for every connection */
 	snprintf(cmd, sizeof(cmd), "@/prism-perf -w get --chain - -e nope -p 1 127.0.0.1");
 	o = run_tool_in(chain, "%s", cmd);
-	TOOL_EXPECT(o, 1, err, "prism-perf: -: no entry nope");
+	TOOL_EXPECT(o, 1, err,
+	            "prism-perf: --entry nope: <stdin> has no entry of that name; it has: get\n");
 	tool_out_free(&o);
 	o = run_tool_in("/dev/null", "@/prismd --config -");
 	TOOL_EXPECT(o, 1, err, "<stdin>: error: empty configuration");
