@@ -33,6 +33,7 @@
 #include "net/net_ring.h"
 #include "net/net_spin.h"
 #include "tests/support/ring_peer.h"
+#include "util/fdpass.h"
 
 #define SIZE 4096u
 
@@ -442,25 +443,8 @@ static unsigned open_fds(void)
 static void forge(int sock, const int *fds, unsigned nfds, uint32_t size)
 {
 	uint32_t body[2] = {htobe32(0x50525346u), htobe32(size)};
-	union {
-		char buf[CMSG_SPACE(8 * sizeof(int))];
-		struct cmsghdr align;
-	} ctl;
-	struct iovec iov = {.iov_base = body, .iov_len = sizeof(body)};
-	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
-	struct cmsghdr *c;
 
-	memset(&ctl, 0, sizeof(ctl));
-	if (nfds) {
-		msg.msg_control = ctl.buf;
-		msg.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
-		c = CMSG_FIRSTHDR(&msg);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(nfds * sizeof(int));
-		memcpy(CMSG_DATA(c), fds, nfds * sizeof(int));
-	}
-	assert_int_equal(sendmsg(sock, &msg, 0), (ssize_t)sizeof(body));
+	assert_int_equal(fdpass_send(sock, body, sizeof(body), fds, nfds), 0);
 }
 
 static int forged_recv(const int *fds, unsigned nfds, uint32_t size, const char *reason)

@@ -42,6 +42,7 @@
 #include "tests/mlx5emu/mlx5emu.h"
 #include "tests/runtime/support/child_proc.h"
 #include "tests/runtime/support/hashget_chain.h"
+#include "util/fdpass.h"
 
 #define NB         512u
 #define TABLE_SIZE (NB * (HG_BUCKET_BYTES + HG_VALUE_BYTES) + 4096u)
@@ -376,11 +377,6 @@ static int share_raw(int fd)
 	                            .size = TABLE_SIZE,
 	                            .access = PRISM_ACCESS_READ};
 	struct core_dctl_rep rep;
-	char cbuf[CMSG_SPACE(sizeof(int))] = {0};
-	struct iovec iov = {&req, sizeof(req)};
-	struct msghdr mh = {
-	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 
@@ -389,11 +385,7 @@ static int share_raw(int fd)
 	memcpy(sa.sun_path, sock_path, strlen(sock_path) + 1);
 	assert_int_equal(connect(s, (struct sockaddr *)&sa, sizeof(sa)), 0);
 	snprintf(req.name, sizeof(req.name), "table");
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	assert_int_equal(sendmsg(s, &mh, MSG_NOSIGNAL), (ssize_t)sizeof(req));
+	assert_int_equal(fdpass_send(s, &req, sizeof(req), &fd, 1), 0);
 	assert_int_equal(recv(s, &rep, sizeof(rep), 0), (ssize_t)sizeof(rep));
 	close(s);
 	return rep.status;

@@ -2,11 +2,13 @@
 /*
  * tests/support/ring_peer.c - a ring pair whose side 1 is held raw.
  *
- * Owns: receiving the descriptors net_ring_send passes (one message, the
- * body and SCM_RIGHTS) and mapping the memfd.  Must not: check them (that
- * is net_ring_recv's job, and what the tests attack).
+ * Owns: receiving the descriptors net_ring_send passes (one message,
+ * util/fdpass.h) and mapping the memfd.  Must not: check them (that is
+ * net_ring_recv's job, and what the tests attack).
  */
 #include "tests/support/ring_peer.h"
+
+#include "util/fdpass.h"
 
 #include <string.h>
 #include <sys/mman.h>
@@ -16,24 +18,14 @@
 static int take(struct ring_peer *p)
 {
 	uint32_t body[2];
-	union {
-		char buf[CMSG_SPACE(RING_PEER_FDS * sizeof(int))];
-		struct cmsghdr align;
-	} ctl;
-	struct iovec iov = {.iov_base = body, .iov_len = sizeof(body)};
-	struct msghdr msg = {.msg_iov = &iov,
-	                     .msg_iovlen = 1,
-	                     .msg_control = ctl.buf,
-	                     .msg_controllen = sizeof(ctl)};
-	struct cmsghdr *c;
+	unsigned nfds;
+	int trunc;
 	void *m;
 
-	if (recvmsg(p->sock, &msg, MSG_CMSG_CLOEXEC) != (ssize_t)sizeof(body))
+	if (fdpass_recv(p->sock, body, sizeof(body), 0, p->fds, RING_PEER_FDS, &nfds, &trunc) !=
+	        (ssize_t)sizeof(body) ||
+	    nfds != RING_PEER_FDS)
 		return -1;
-	c = CMSG_FIRSTHDR(&msg);
-	if (!c || c->cmsg_type != SCM_RIGHTS || c->cmsg_len != CMSG_LEN(sizeof(p->fds)))
-		return -1;
-	memcpy(p->fds, CMSG_DATA(c), sizeof(p->fds));
 	m = mmap(NULL, net_ring_shm_bytes(p->size), PROT_READ | PROT_WRITE, MAP_SHARED, p->fds[0],
 	         0);
 	if (m == MAP_FAILED)
