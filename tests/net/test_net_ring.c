@@ -20,7 +20,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#include <dirent.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -33,6 +32,7 @@
 #include "net/net_ring.h"
 #include "net/net_spin.h"
 #include "tests/support/ring_peer.h"
+#include "tests/support/open_fds.h"
 #include "util/fdpass.h"
 
 #define SIZE 4096u
@@ -425,18 +425,6 @@ static void test_garbage_records_stop_at_the_parser(void **state)
 	assert_int_equal(net_ring_error(a, NULL), 0); /* the ring kept its rules */
 	net_ring_close(a);
 	ring_peer_close(&h);
-}
-
-static unsigned open_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	unsigned n = 0;
-
-	assert_non_null(d);
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n;
 }
 
 /* Send @nfds descriptors with a well-formed body, as a hostile creator. */

@@ -15,7 +15,6 @@
 
 #include <cmocka.h>
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/eventfd.h>
@@ -24,19 +23,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "tests/support/open_fds.h"
 #include "util/fdpass.h"
-
-static unsigned open_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	unsigned n = 0;
-
-	assert_non_null(d);
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n;
-}
 
 /* The descriptors arrive as the same open files, close-on-exec; extra ones
  * are counted and closed, a long body is cut and said so; nothing leaks. */
