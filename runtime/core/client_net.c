@@ -49,7 +49,7 @@ static int split_addr(const char *addr, char *host, size_t cap, int *port)
 _Static_assert(NET_E_RESOLVE == -PRISM_E_NET_RESOLVE, "net and prism name resolution codes");
 _Static_assert(NET_E_BUSY == -PRISM_E_NET_BUSY, "net and prism busy-server codes");
 
-#define BUSY_FIRST_MS 1u  /* the first wait after a busy REJECT */
+#define BUSY_FIRST_MS 2u  /* the first wait after a busy REJECT */
 #define BUSY_MAX_MS   64u /* the longest (the waits double up to it) */
 
 /*
@@ -59,7 +59,7 @@ _Static_assert(NET_E_BUSY == -PRISM_E_NET_BUSY, "net and prism busy-server codes
  * to BUSY_MAX_MS, each drawn from [half, whole] so that clients refused
  * together come back apart, until @timeout_ms (negative: no bound) has
  * passed since @start_ms.  Returns true after the wait when another try is
- * due.
+ * due; busy_left() is what that try may take.
  */
 static bool busy_wait(int err, int64_t start_ms, int timeout_ms, unsigned *wait_ms, unsigned *seed)
 {
@@ -74,6 +74,14 @@ static bool busy_wait(int err, int64_t start_ms, int timeout_ms, unsigned *wait_
 	poll(NULL, 0, (int)ms);
 	*wait_ms = *wait_ms * 2 > BUSY_MAX_MS ? BUSY_MAX_MS : *wait_ms * 2;
 	return true;
+}
+
+/* What is left of @timeout_ms since @start_ms (at least 1 ms; negative: no bound). */
+static int busy_left(int64_t start_ms, int timeout_ms)
+{
+	int64_t left = timeout_ms - (util_now_ms() - start_ms);
+
+	return timeout_ms < 0 ? timeout_ms : left < 1 ? 1 : (int)left;
 }
 
 static unsigned busy_seed(void)
@@ -186,8 +194,8 @@ int core_client_net_connect(struct prism_client *cl, const char *addr, struct co
 	if (t && want != PRISM_TRANSPORT_TCP)
 		mine.flags = NET_OOB_F_RING_OFFER; /* dropped for a server on another host */
 	do
-		err = net_connect(host[0] ? host : "127.0.0.1", port, &mine, &peer, cl->timeout_ms,
-		                  &fd, &d);
+		err = net_connect(host[0] ? host : "127.0.0.1", port, &mine, &peer,
+		                  busy_left(start, cl->timeout_ms), &fd, &d);
 	while (busy_wait(err, start, cl->timeout_ms, &wait_ms, &seed));
 	if (err)
 		return setup_error(err, &d, addr);
@@ -341,7 +349,7 @@ static int post_request(const char *path, const struct core_hello *h, const void
 	mine.blob_len = (uint32_t)(n + len);
 	timeout_ms = CORE_OPT(opts, timeout_ms, 5000);
 	do
-		err = net_connect_unix(path, &mine, &peer, timeout_ms, &fd, &d);
+		err = net_connect_unix(path, &mine, &peer, busy_left(start, timeout_ms), &fd, &d);
 	while (busy_wait(err, start, timeout_ms, &wait_ms, &seed));
 	free(blob);
 	if (err)
