@@ -308,8 +308,8 @@ static int run_reference(const struct run_opts *o)
 	const struct ast_program *prog = u.prog;
 	const struct ast_offload *off = frontend_entry(&u.diag, prog, "--entry", o->entry);
 
-	if (!off) {
-		diag_render(&u.diag, stderr);
+	if (!off) { /* the front end's diagnostics are out already: this one only */
+		diag_render_one(&u.diag, &u.diag.items[u.diag.count - 1], stderr);
 		run_keep(u.diag.items[u.diag.count - 1].message);
 		frontend_fini(&u);
 		return PRISMC_EXIT_USAGE;
