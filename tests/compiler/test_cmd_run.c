@@ -319,7 +319,7 @@ static void test_names_from_files_and_options(void **state)
 	    {"table+0=be64:&vals+8", ":2:15: error: no region 'vals'; the program declares: table, "
 	                             "values\n"},
 	};
-	char path[] = "/tmp/prism-set-XXXXXX", want[512];
+	char path[64] = "/tmp/prism-set-XXXXXX", want[512];
 	struct cmd_result r;
 
 	(void)state;
