@@ -42,6 +42,7 @@
 #include "tests/mlx5emu/mlx5emu.h"
 #include "tests/runtime/support/child_proc.h"
 #include "tests/runtime/support/hashget_chain.h"
+#include "tests/support/backend_filter.h"
 #include "util/fdpass.h"
 
 #define NB         512u
@@ -534,9 +535,7 @@ int main(int argc, char **argv)
 	rc = 0;
 	for (size_t i = 0; i < sizeof(backends) / sizeof(backends[0]); i++) {
 		g_be = &backends[i];
-		/* PRISM_TEST_BACKEND=emulator (a part of the group name) runs one group */
-		if (getenv("PRISM_TEST_BACKEND") &&
-		    !strstr(g_be->group, getenv("PRISM_TEST_BACKEND")))
+		if (!test_backend_selected(g_be->group))
 			continue;
 		rc += _cmocka_run_group_tests(g_be->group, tests, sizeof(tests) / sizeof(tests[0]),
 		                              NULL, NULL);

@@ -30,6 +30,7 @@
 #include "core/core.h"
 #include "tests/mlx5emu/mlx5emu.h"
 #include "tests/runtime/support/hashget_chain.h"
+#include "tests/support/backend_filter.h"
 
 #define NB         256u
 #define TABLE_SIZE (NB * (HG_BUCKET_BYTES + HG_VALUE_BYTES) + 4096u)
@@ -549,9 +550,7 @@ int main(void)
 
 	for (size_t i = 0; i < sizeof(backends) / sizeof(backends[0]); i++) {
 		g_be = &backends[i];
-		/* PRISM_TEST_BACKEND=emulator (a part of the group name) runs one group */
-		if (getenv("PRISM_TEST_BACKEND") &&
-		    !strstr(g_be->group, getenv("PRISM_TEST_BACKEND")))
+		if (!test_backend_selected(g_be->group))
 			continue;
 		if (g_be->emulated)
 			mlx5emu_install(&(struct mlx5emu_opts){.relaxed_fw = true, .seed = 7});
