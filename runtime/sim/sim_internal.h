@@ -33,6 +33,7 @@
 
 #include "sim/sim.h"
 #include "util/byteorder.h"
+#include "wqe/wqe_lean.h"
 
 #define SIM_CACHE_LINE           64u
 #define SIM_DEFAULT_PREFETCH_BBS 16u
@@ -490,7 +491,7 @@ static inline void sim_sq_decode_head(struct sim_qp *qp)
 	struct sim_sq *sq = &qp->sq;
 	const struct sim_fetched *f = &sq->pf[sq->pf_head];
 
-	sq->hd.rc = prism_wqe_decode(f->bytes, f->len, &sq->hd.w, NULL);
+	sq->hd.rc = wqe_decode_lean(f->bytes, f->len, &sq->hd.w);
 	sq->hd.info = sq->hd.rc < 0 ? NULL : qp->dev->op_info[sq->hd.w.ctrl.opcode];
 }
 /* Do the @len (<= @cap) bytes at @a and @b match?  Whole blocks of @cap
