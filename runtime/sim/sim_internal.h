@@ -641,6 +641,10 @@ uint64_t sim_masked_add64(uint64_t a, uint64_t b, uint64_t boundary);
 /* Drops the head entry of the outstanding ring (sim_outst_drop_req). */
 void sim_outst_pop(struct sim_qp *qp);
 void sim_outst_complete(struct sim_qp *qp); /* emits CQEs of done entries in order */
+/* Completes @o, the entry sim_outst_next() gave a WQE that ran on an empty
+ * ring and finished in its own step without error (never counted: it is
+ * the oldest, so it completes as sim_outst_complete would have at once). */
+void sim_outst_retire_lone(struct sim_qp *qp, const struct sim_outst *o);
 void sim_requester_rx(struct sim_qp *qp, struct sim_pkt *p);
 void sim_requester_rnr_resend(struct sim_qp *qp);
 /* Sends a request for the outstanding entry @os (keeps it for an RNR resend:
@@ -843,14 +847,13 @@ static inline uint32_t sim_wrap(uint32_t i, uint32_t cap)
 {
 	return i >= cap ? i - cap : i;
 }
-/* Takes the next outstanding entry of @qp's send queue (the caller has
- * checked there is room: sim_sq_ready) with its completion state cleared. */
-static inline struct sim_outst *sim_outst_push(struct sim_qp *qp)
+/* The entry the next push takes, with its completion state cleared, not yet
+ * counted (the caller has checked there is room: sim_sq_ready). */
+static inline struct sim_outst *sim_outst_next(struct sim_qp *qp)
 {
 	struct sim_sq *sq = &qp->sq;
 	struct sim_outst *o = &sq->os[sim_wrap(sq->os_head + sq->os_cnt, sq->os_cap)];
 
-	sq->os_cnt++;
 	o->done = o->sent = o->read_like = o->rnr_able = false;
 	o->syndrome = 0;
 	o->byte_count = 0;
@@ -859,6 +862,14 @@ static inline struct sim_outst *sim_outst_push(struct sim_qp *qp)
 	o->done_at = 0;
 	o->req = NULL;
 	o->req_lent = false;
+	return o;
+}
+/* Takes the next outstanding entry of @qp's send queue (sim_outst_next). */
+static inline struct sim_outst *sim_outst_push(struct sim_qp *qp)
+{
+	struct sim_outst *o = sim_outst_next(qp);
+
+	qp->sq.os_cnt++;
 	return o;
 }
 /* Extends a 16-bit wire counter to 32 bits around @cur (forward only). */
