@@ -7,13 +7,13 @@ prismd_config_SRCS := tests/runtime/test_prismd_config.c tools/prismd/config.c
 runtime_local_SRCS := tests/runtime/test_runtime_local.c tests/runtime/support/hashget_chain.c \
 	$(MLX5EMU_SRCS)
 runtime_tcp_SRCS := tests/runtime/test_runtime_tcp.c tests/runtime/support/hashget_chain.c \
-	tests/runtime/support/child_proc.c $(MLX5EMU_SRCS)
+	tests/runtime/support/child_proc.c tests/runtime/support/fabric_dev.c $(MLX5EMU_SRCS)
 runtime_shards_SRCS := tests/runtime/test_runtime_shards.c tests/runtime/support/hashget_chain.c \
 	$(MLX5EMU_SRCS)
 lib_chains_SRCS := tests/runtime/test_lib_chains.c tests/runtime/support/child_proc.c \
 	$(MLX5EMU_SRCS)
 daemon_SRCS := tests/runtime/test_daemon.c tests/runtime/support/hashget_chain.c \
-	tests/runtime/support/child_proc.c $(MLX5EMU_SRCS)
+	tests/runtime/support/child_proc.c tests/runtime/support/fabric_dev.c $(MLX5EMU_SRCS)
 # prismd runs on the emulator too (PRISM_MLX5_GLUE)
 daemon_RUNS := prismd libprism-mlx5emu.so
 lib_chains_RUNS := prismc

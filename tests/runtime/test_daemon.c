@@ -39,8 +39,8 @@
 
 #include "chain/chainobj.h"
 #include "core/daemon_proto.h"
-#include "tests/mlx5emu/mlx5emu.h"
 #include "tests/runtime/support/child_proc.h"
+#include "tests/runtime/support/fabric_dev.h"
 #include "tests/runtime/support/hashget_chain.h"
 #include "tests/support/backend_filter.h"
 #include "util/fdpass.h"
@@ -63,19 +63,12 @@ static const struct backend *g_be;
 /* The client's device: on mlx5, its own emulated NIC on the fabric. */
 static struct prism_device *open_dev(void)
 {
-	if (g_be->emulated)
-		mlx5emu_install(
-		    &(struct mlx5emu_opts){.relaxed_fw = true, .seed = 4, .fabric_dir = fabric});
-	return prism_device__open(g_be->dev, NULL);
+	return fabric_dev_open(g_be->dev, g_be->emulated, 4, fabric);
 }
 
 static void close_dev(struct prism_device *dev)
 {
-	prism_device__close(dev);
-	if (g_be->emulated) {
-		mlx5emu_uninstall();
-		assert_int_equal(mlx5emu_errors(), 0);
-	}
+	fabric_dev_close(dev, g_be->emulated);
 }
 
 static void write_file(const char *path, const char *text, size_t len)

@@ -31,8 +31,8 @@
 #include <prism/prism.h>
 
 #include "chain/chainobj.h"
-#include "tests/mlx5emu/mlx5emu.h"
 #include "tests/runtime/support/child_proc.h"
+#include "tests/runtime/support/fabric_dev.h"
 #include "tests/runtime/support/hashget_chain.h"
 #include "tests/support/backend_filter.h"
 
@@ -55,19 +55,12 @@ static char fabric[64];
 /* This process's device (its own emulated NIC on the fabric, on mlx5). */
 static struct prism_device *open_dev(void)
 {
-	if (g_be->emulated)
-		mlx5emu_install(
-		    &(struct mlx5emu_opts){.relaxed_fw = true, .seed = 3, .fabric_dir = fabric});
-	return prism_device__open(g_be->dev, NULL);
+	return fabric_dev_open(g_be->dev, g_be->emulated, 3, fabric);
 }
 
 static void close_dev(struct prism_device *dev)
 {
-	prism_device__close(dev);
-	if (g_be->emulated) {
-		mlx5emu_uninstall();
-		assert_int_equal(mlx5emu_errors(), 0);
-	}
+	fabric_dev_close(dev, g_be->emulated);
 }
 
 static void make_keys(void)
