@@ -470,10 +470,20 @@ static int compare(int n, pid_t ppid, uint16_t pport, pid_t mpid, int mport, dou
 		m[i].lat = malloc(MAX_LAT * sizeof(double));
 		p[i].dev = prism_device__open("sim", NULL);
 		p[i].cl = p[i].dev ? prism_client__connect(p[i].dev, addr, NULL) : NULL;
-		p[i].cl_tcp = p[i].dev ? prism_client__connect(p[i].dev, addr, &tcp) : NULL;
 		m[i].fd = tcp_connect(mport);
-		if (!p[i].lat || !m[i].lat || !p[i].cl || !p[i].cl_tcp || m[i].fd < 0) {
+		if (!p[i].lat || !m[i].lat || !p[i].cl || m[i].fd < 0) {
 			fprintf(stderr, "bench_vs_memcached: connection %d: setup failed\n", i);
+			goto out;
+		}
+	}
+	/* The server puts each connection on its least busy NIC thread: the
+	 * TCP ones come after all the automatic ones, so that each kind is
+	 * spread over every NIC thread (alternating, the automatic ones would
+	 * all land on every other one). */
+	for (int i = 0; i < n; i++) {
+		p[i].cl_tcp = prism_client__connect(p[i].dev, addr, &tcp);
+		if (!p[i].cl_tcp) {
+			fprintf(stderr, "bench_vs_memcached: connection %d: TCP setup failed\n", i);
 			goto out;
 		}
 	}
