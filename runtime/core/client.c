@@ -536,7 +536,7 @@ static int step(struct prism_client *cl)
 
 int core_client_wait(struct prism_client *cl, uint64_t k, int timeout_ms)
 {
-	uint64_t deadline = timeout_ms < 0 ? UINT64_MAX : mono_ms() + (uint64_t)timeout_ms;
+	uint64_t now, deadline = timeout_ms < 0 ? UINT64_MAX : mono_ms() + (uint64_t)timeout_ms;
 	unsigned spins = 0, wait_us = cl->net_wait_us ? cl->net_wait_us : NET_WAIT_US;
 	bool silent = false;
 
@@ -547,10 +547,11 @@ int core_client_wait(struct prism_client *cl, uint64_t k, int timeout_ms)
 			return err;
 		if (cl->answered > k)
 			break;
-		if (mono_ms() >= deadline)
+		now = mono_ms();
+		if (now >= deadline)
 			return -PRISM_E_TIMEOUT;
 		if (cl->link_polled) {
-			uint64_t parks = core_client_net_parks(cl), left_ms = deadline - mono_ms();
+			uint64_t parks = core_client_net_parks(cl), left_ms = deadline - now;
 
 			/* No send parked since the last look (this thread's step ran
 			 * the device on every packet it read): nothing but a packet
