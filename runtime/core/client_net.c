@@ -283,6 +283,11 @@ void core_client_net_kick(struct prism_client *cl)
 	sim_dev_kick(sim_backend_dev(cl->dev->shards[cl->shard].be));
 }
 
+uint64_t core_client_net_parks(struct prism_client *cl)
+{
+	return sim_dev_rnr_parks(sim_backend_dev(cl->dev->shards[cl->shard].be));
+}
+
 bool core_client_net_peer_gone(struct prism_client *cl)
 {
 	struct pollfd p = {.fd = cl->net_fd, .events = POLLIN | POLLRDHUP};

@@ -5,7 +5,8 @@
  * FETCH_ADD, RNR and remote-access NAKs, a malformed packet, a client
  * process that vanishes mid-stream, a link under back-pressure, and links
  * moved onto a shared-memory ring pair (the same traffic; a peer that
- * breaks the ring or hangs up).  Each
+ * breaks the ring or hangs up; a request behind an acknowledgement, held
+ * for the rx hook or not).  Each
  * failure must take down exactly one connection: the tests keep a second
  * connection between the same devices and check it still works.
  *
@@ -831,6 +832,77 @@ static void test_ring_link(void **state)
 	np_qp_close(&s);
 }
 
+/* Polled client: the server's SEND is answered with a plain ACK that the
+ * client holds; its own SEND then carries it, in one ring write. */
+static void ack_then_request(struct np_qp *s, struct np_qp *c, uint8_t seed)
+{
+	struct net_link_stats st;
+	struct prism_cqe e;
+	uint64_t tx0;
+	bool done = false;
+
+	net_link_stats(c->link, &st);
+	tx0 = st.tx_pkts;
+	assert_int_equal(np_post_recv(c, 0, 256), 0);
+	fill(s->mem + 8192, 64, seed);
+	assert_int_equal(np_post_send(s, PRISM_OP_SEND, 8192, 64, 0), 0);
+	for (int i = 0; i < WAIT_MS && !done; i++) {
+		assert_true(net_link_poll(c->link, 1000) >= 0);
+		done = np_wait(&c->rcq, &e, 0) == 0;
+	}
+	assert_true(done);
+	assert_int_equal(e.opcode, PRISM_CQE_RESP_SEND);
+	/* the ACK is queued and held (no poll with a wait lets it go) */
+	for (int i = 0; i < WAIT_MS && st.tx_pkts == tx0; i++) {
+		usleep(1000);
+		net_link_stats(c->link, &st);
+	}
+	assert_int_equal(st.tx_pkts, tx0 + 1);
+	assert_int_not_equal(np_wait(&s->scq, &e, 0), 0); /* held */
+	assert_int_equal(np_post_recv(s, 0, 256), 0);
+	fill(c->mem + 4096, 100, seed);
+	assert_int_equal(np_post_send(c, PRISM_OP_SEND, 4096, 100, 0), 0);
+	expect_ok(&s->scq, PRISM_CQE_REQ); /* the held ACK arrived */
+	e = expect_cqe(&s->rcq);
+	assert_int_equal(e.opcode, PRISM_CQE_RESP_SEND);
+	assert_memory_equal(s->mem, c->mem + 4096, 100);
+	done = false;
+	for (int i = 0; i < WAIT_MS && !done; i++) {
+		assert_true(net_link_poll(c->link, 1000) >= 0);
+		done = np_wait(&c->scq, &e, 0) == 0;
+	}
+	assert_true(done);
+}
+
+/* A request behind acknowledgements in one read waits for the rx hook to
+ * have run on them, unless its owner said the request's window is posted
+ * (net_link_set_rx_ready): then both are delivered in one run. */
+static void test_request_behind_ack(void **state)
+{
+	struct net_link_stats st;
+	struct np_qp s, c;
+
+	(void)state;
+	ring_pair(&s, &c);
+	assert_int_equal(net_link_set_polled(c.link), 0);
+	ack_then_request(&s, &c, 1);
+	net_link_stats(s.link, &st);
+	assert_int_equal(st.rx_splits, 1); /* no window known: it waited */
+	/* windows for the first 3 requests: the 2nd goes with its ACK */
+	net_link_set_rx_ready(s.link, 3);
+	ack_then_request(&s, &c, 2);
+	net_link_stats(s.link, &st);
+	assert_int_equal(st.rx_splits, 1);
+	/* two requests came: the 3rd has a window too, the 4th waits again */
+	ack_then_request(&s, &c, 3);
+	ack_then_request(&s, &c, 4);
+	net_link_stats(s.link, &st);
+	assert_int_equal(st.rx_splits, 2);
+	assert_int_equal(net_link_error(s.link), 0);
+	np_qp_close(&c);
+	np_qp_close(&s);
+}
+
 struct setup_only {
 	struct np_qp *q;
 	struct net_oob_params peer;
@@ -959,6 +1031,7 @@ int main(void)
 	    cmocka_unit_test(test_ring_link),
 	    cmocka_unit_test(test_ring_hostile_peer),
 	    cmocka_unit_test(test_link_moves_to_ring),
+	    cmocka_unit_test(test_request_behind_ack),
 	};
 
 	return cmocka_run_group_tests_name("net_loopback", tests, setup, teardown);
