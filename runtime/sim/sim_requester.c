@@ -150,17 +150,20 @@ int sim_send_request(struct sim_qp *qp, struct sim_outst *os, struct sim_pkt *p)
 	return 0;
 }
 
-static struct sim_outst *find_psn(struct sim_qp *qp, uint32_t psn)
+/* The ring position of the sent entry with PSN @psn, or -1: none (a stale
+ * or duplicate response, or a PSN never sent).  Sent entries hold
+ * consecutive PSNs in ring order, so this is also the window check. */
+static int find_psn(const struct sim_qp *qp, uint32_t psn)
 {
-	struct sim_sq *sq = &qp->sq;
+	const struct sim_sq *sq = &qp->sq;
 
 	for (uint32_t i = 0; i < sq->os_cnt; i++) {
-		struct sim_outst *o = &sq->os[sim_wrap(sq->os_head + i, sq->os_cap)];
+		const struct sim_outst *o = &sq->os[sim_wrap(sq->os_head + i, sq->os_cap)];
 
 		if (o->sent && o->psn == psn)
-			return o;
+			return (int)i;
 	}
-	return NULL;
+	return -1;
 }
 
 /* READ / atomic response data into the local scatter list. */
@@ -218,16 +221,63 @@ static void on_rnr(struct sim_qp *qp, struct sim_outst *o, const struct sim_pkt 
 	sq->rnr_mark = __atomic_load_n(&qp->dev->outside_progress, __ATOMIC_RELAXED);
 }
 
+/* @o got the positive response it waited for at @t. */
+static inline void mark_done(struct sim_qp *qp, struct sim_outst *o, uint8_t synd, sim_time_t t)
+{
+	o->done = true;
+	o->syndrome = synd;
+	o->done_at = t > o->ready_at ? t : o->ready_at;
+	sim_advance_now(qp->dev, o->done_at);
+}
+
+/*
+ * An ACK is cumulative (IBA ch. 9.7.5, coalesced acknowledges; rule
+ * ack-coalesced in docs/nic-model.md): the ACK with PSN n acknowledges every
+ * SEND / WRITE still outstanding with PSN up to n (ring positions 0..@pos),
+ * as if each had its own.  A READ or atomic is never acknowledged by an ACK,
+ * only by its response: one before n with no response yet stays waiting for
+ * it (the sim's wire loses nothing; a chaos-mode READ is answered after the
+ * ACKs of later requests), and so do the completions behind it (in order).
+ * Returns how many entries the ACK completed (0: a duplicate).
+ */
+static uint32_t on_ack(struct sim_qp *qp, uint32_t pos, sim_time_t t)
+{
+	struct sim_sq *sq = &qp->sq;
+	uint32_t n = 0;
+
+	for (uint32_t i = 0; i <= pos; i++) {
+		struct sim_outst *o = &sq->os[sim_wrap(sq->os_head + i, sq->os_cap)];
+
+		if (o->sent && !o->done && !o->read_like) {
+			mark_done(qp, o, 0, t);
+			n++;
+		}
+	}
+	return n;
+}
+
 void sim_requester_rx(struct sim_qp *qp, struct sim_pkt *p)
 {
 	struct sim_outst *o;
 	uint8_t synd = 0;
+	int pos;
 
 	if (qp->state != SIM_QPS_RTS)
 		return; /* responses to an ERR/RESET QP are dropped */
-	o = find_psn(qp, p->psn);
-	if (!o || o->done)
-		return; /* duplicate or stale */
+	pos = find_psn(qp, p->psn);
+	if (pos < 0)
+		return; /* stale, duplicate, or never sent */
+	if (p->kind == SIM_PKT_ACK) {
+		if (!on_ack(qp, (uint32_t)pos, p->t))
+			return; /* duplicate, or the PSN of an unanswered READ / atomic */
+		qp->sq.rnr_left = qp->rnr_retry;
+		done_by_packet(qp);
+		sim_outst_complete(qp); /* returns at once while the head is open */
+		return;
+	}
+	o = &qp->sq.os[sim_wrap(qp->sq.os_head + (uint32_t)pos, qp->sq.os_cap)];
+	if (o->done)
+		return; /* duplicate */
 	switch (p->kind) {
 	case SIM_PKT_NAK:
 		if (p->syndrome == PRISM_SYND_RNR_RETRY_EXC_ERR) {
@@ -241,15 +291,12 @@ void sim_requester_rx(struct sim_qp *qp, struct sim_pkt *p)
 		synd = land(qp, o, p);
 		break;
 	default:
-		break;
+		return; /* rx_dispatch hands over responses only */
 	}
 	qp->sq.rnr_left = qp->rnr_retry;
-	o->done = true;
-	o->syndrome = synd;
-	o->done_at = p->t > o->ready_at ? p->t : o->ready_at;
-	sim_advance_now(qp->dev, o->done_at);
+	mark_done(qp, o, synd, p->t);
 	done_by_packet(qp);
-	if (o == &qp->sq.os[qp->sq.os_head]) /* else an older entry is still open */
+	if (!pos) /* else an older entry is still open */
 		sim_outst_complete(qp);
 }
 
