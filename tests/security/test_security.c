@@ -860,6 +860,64 @@ static void test_replayed_and_early_psns(void **state)
 	honest_served();
 }
 
+/* ACKs with odd PSNs from the client (before its first request, beyond
+ * what the server sent, half the PSN space away, replayed) acknowledge at
+ * most the server's own answers on that connection: each request in
+ * sequence still runs exactly once, and the others are served. */
+static void test_acks_with_odd_psns(void **state)
+{
+	uint8_t msg[3][64] = {{0}};
+	uint64_t before = cursor();
+	struct raw_client a;
+	int fd;
+
+	(void)state;
+	if (g_emulated)
+		skip(); /* the emulated NICs have a fabric of their own, not the socket */
+	assert_int_equal(raw_setup(&a, &S.raw, S.port, "put", &fd), 0);
+	uint32_t len = put_request(&a, msg[0]);
+
+	for (int i = 0; i < 3; i++) {
+		memcpy(msg[i], msg[0], len);
+		chainobj_put_uint(msg[i] + a.w.entries[0].params[0].msg_offset, 8,
+		                  CHAINOBJ_ORDER_LITTLE, 100 + (uint64_t)i);
+	}
+	static const uint32_t acks[3][4] = {
+	    {0x7fffff, 0xffffff, 3, 0}, /* before any request */
+	    {0x800000, 0xfffffe, 2, 1}, /* after one answer */
+	    {0, 0, 1, 1},               /* replayed */
+	};
+	for (int i = 0; i < 3; i++) {
+		for (int k = 0; k < 4; k++) {
+			struct net_pkt ack = {
+			    .opcode = NET_OP_ACKNOWLEDGE,
+			    .dest_qpn = a.w.qpn,
+			    .psn = acks[i][k],
+			    .aeth = {.syndrome =
+			                 net_aeth_syndrome(NET_AETH_ACK, NET_AETH_CREDITS_INVALID)},
+			};
+
+			assert_int_equal(raw_inject(fd, &ack), 0);
+		}
+		struct net_pkt p = {.opcode = NET_OP_SEND_ONLY,
+		                    .flags = NET_PKT_ACKREQ,
+		                    .dest_qpn = a.w.qpn,
+		                    .psn = (uint32_t)i,
+		                    .payload = msg[i],
+		                    .payload_len = len};
+
+		assert_int_equal(raw_inject(fd, &p), 0);
+		wait_cursor(before + 8 * (uint64_t)(i + 1));
+		wait_version(before + 8 * (uint64_t)i, 100 + (uint64_t)i);
+	}
+	honest_served();
+	close(fd);
+	raw_close(&a);
+	wait_reaped();
+	assert_int_equal(cursor(), before + 24);
+	honest_served();
+}
+
 /* A batch of `put`s from an honest client: the server says `put` does not
  * pipeline (a barrier in its window holds WQEs back, which the next
  * window's entry enable would release), so the client sends them one
@@ -1062,6 +1120,7 @@ int main(void)
 	    cmocka_unit_test(test_short_send_is_a_request),
 	    cmocka_unit_test(test_records_for_other_queues),
 	    cmocka_unit_test(test_replayed_and_early_psns),
+	    cmocka_unit_test(test_acks_with_odd_psns),
 	    cmocka_unit_test(test_hello_for_missing_program),
 	    cmocka_unit_test(test_pointer_arguments_outside_their_region),
 	    cmocka_unit_test(test_batch_of_puts),

@@ -23,3 +23,9 @@ sim_pktq_SRCS := tests/sim/test_pktq.c
 # returns a torn aligned word while another thread stores whole words.
 TESTS += sim_memread
 sim_memread_SRCS := tests/sim/test_memread.c
+
+# tests/sim: a coalesced ACK completes every SEND / WRITE up to its PSN in
+# order (across the PSN wrap); READs wait for their responses; stale ACKs
+# and ACKs for PSNs never sent change nothing.
+TESTS += sim_ack
+sim_ack_SRCS := tests/sim/test_ack.c tests/sim/sim_harness.c
