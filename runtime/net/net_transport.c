@@ -89,10 +89,11 @@ struct net_link {
 	pthread_mutex_t tx_lock;
 	uint8_t *tx;
 	size_t tx_cap, tx_head, tx_len;
-	bool out_armed; /* EPOLLOUT requested */
-	bool acks_held; /* polled link: plain ACKs wait for the next flush */
-	bool blocked;   /* the device was told -EAGAIN: kick when drained */
-	bool rx_paused; /* not reading while blocked: the peer is back-pressured */
+	bool out_armed;      /* EPOLLOUT requested */
+	bool acks_held;      /* polled link: plain ACKs wait for the next flush */
+	size_t held_ack_len; /* > 0: the last record queued is a held ACK, this long */
+	bool blocked;        /* the device was told -EAGAIN: kick when drained */
+	bool rx_paused;      /* not reading while blocked: the peer is back-pressured */
 	int tx_err;
 
 	/* rx_lock: whoever reads the socket (the transport thread, or the
@@ -371,6 +372,7 @@ static void arm_out(struct net_link *l, bool on)
 /* tx_lock held: write what the carrier takes.  0, or a negative errno. */
 static int flush_locked(struct net_link *l)
 {
+	l->held_ack_len = 0; /* what is queued may leave from here on */
 	while (l->tx_len) {
 		ssize_t n = link_send(l, l->tx + l->tx_head, l->tx_len);
 
@@ -446,7 +448,10 @@ static void flush_or_flag(struct net_link *l)
  * wakes once, or its next sleep in net_link_poll, whichever comes first (a
  * NIC coalesces ACKs too).  NAKs and every other frame leave at once.  The
  * receiving transport runs its hook on the ACKs before it delivers the
- * request behind them (deliver_from), as if they had come first.
+ * request behind them (deliver_from), as if they had come first.  A held ACK
+ * that another held ACK follows is dropped: an ACK acknowledges every
+ * request up to its PSN (rule ack-coalesced, docs/nic-model.md), and
+ * nothing was queued between them.
  */
 static bool ack_to_hold(const struct net_link *l, const struct net_pkt *np)
 {
@@ -484,6 +489,8 @@ static int transport_xmit(void *ctx, const struct sim_pkt *sp)
 	struct diag_report diag;
 	struct net_pkt np;
 	struct net_link *l;
+	size_t at;
+	bool hold;
 	int size, rc;
 
 	rc = net_simpkt_to_wire(sp, &np, scratch, &diag);
@@ -524,16 +531,23 @@ static int transport_xmit(void *ctx, const struct sim_pkt *sp)
 	rc = tx_reserve(l, (size_t)size + NET_RECORD_HDR_BYTES);
 	if (rc)
 		goto out;
-	size = net_record_encode(&np, sp->t, l->tx + l->tx_head + l->tx_len,
-	                         l->tx_cap - l->tx_head - l->tx_len, &fd);
+	hold = !l->out_armed && ack_to_hold(l, &np);
+	at = hold ? l->tx_len - l->held_ack_len : l->tx_len; /* over the held ACK */
+	size = net_record_encode(&np, sp->t, l->tx + l->tx_head + at, l->tx_cap - l->tx_head - at,
+	                         &fd);
 	if (size < 0) {
 		rc = -EINVAL;
 		goto out;
 	}
-	l->tx_len += (size_t)size;
+	if (at < l->tx_len) {
+		l->stats.tx_acks_coalesced++;
+		l->stats.tx_bytes -= l->tx_len - at;
+	}
+	l->tx_len = at + (size_t)size;
+	l->held_ack_len = hold ? (size_t)size : 0;
 	l->stats.tx_pkts++;
 	l->stats.tx_bytes += (uint64_t)size;
-	if (!l->out_armed && ack_to_hold(l, &np)) {
+	if (hold) {
 		l->acks_held = true;
 	} else if (!l->out_armed && tls_corked == t && tls_ndirty < CORK_MAX) {
 		unsigned i;

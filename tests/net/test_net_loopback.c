@@ -874,6 +874,85 @@ static void ack_then_request(struct np_qp *s, struct np_qp *c, uint8_t seed)
 	assert_true(done);
 }
 
+/* Polled client: two SENDs from the server are answered with two plain
+ * ACKs, both held; the second replaces the first (it acknowledges both
+ * SENDs), and the client's own SEND carries it: the server's SENDs complete
+ * in order, from one ACK. */
+static void two_acks_then_request(struct np_qp *s, struct np_qp *c)
+{
+	struct net_link_stats st, sst;
+	struct prism_cqe e;
+	uint64_t tx0, srx0;
+	unsigned got = 0;
+
+	net_link_stats(c->link, &st);
+	net_link_stats(s->link, &sst);
+	tx0 = st.tx_pkts;
+	srx0 = sst.rx_pkts;
+	assert_int_equal(st.tx_acks_coalesced, 0);
+	assert_int_equal(np_post_recv(c, 0, 256), 0);
+	assert_int_equal(np_post_recv(c, 256, 256), 0);
+	fill(s->mem + 8192, 128, 7);
+	assert_int_equal(np_post_send(s, PRISM_OP_SEND, 8192, 64, 0), 0);
+	assert_int_equal(np_post_send(s, PRISM_OP_SEND, 8192 + 64, 64, 0), 0);
+	/* reads without a wait: nothing lets the held ACKs go */
+	for (int i = 0; i < WAIT_MS * 10 && got < 2; i++) {
+		assert_true(net_link_poll(c->link, 0) >= 0);
+		if (np_wait(&c->rcq, &e, 0) == 0) {
+			assert_int_equal(e.opcode, PRISM_CQE_RESP_SEND);
+			got++;
+		} else {
+			usleep(100);
+		}
+	}
+	assert_int_equal(got, 2);
+	for (int i = 0; i < WAIT_MS && st.tx_pkts < tx0 + 2; i++) {
+		usleep(1000);
+		net_link_stats(c->link, &st);
+	}
+	assert_int_equal(st.tx_pkts, tx0 + 2);
+	assert_int_equal(st.tx_acks_coalesced, 1);
+	assert_int_not_equal(np_wait(&s->scq, &e, 0), 0); /* held */
+	assert_int_equal(np_post_recv(s, 0, 256), 0);
+	fill(c->mem + 4096, 100, 8);
+	assert_int_equal(np_post_send(c, PRISM_OP_SEND, 4096, 100, 0), 0);
+	expect_ok(&s->scq, PRISM_CQE_REQ); /* both SENDs, from one ACK */
+	expect_ok(&s->scq, PRISM_CQE_REQ);
+	e = expect_cqe(&s->rcq);
+	assert_int_equal(e.opcode, PRISM_CQE_RESP_SEND);
+	net_link_stats(s->link, &sst);
+	assert_int_equal(sst.rx_pkts, srx0 + 2); /* the ACK and the SEND */
+	for (int i = 0; i < WAIT_MS && np_wait(&c->scq, &e, 0) != 0; i++)
+		assert_true(net_link_poll(c->link, 1000) >= 0);
+	assert_int_equal(e.opcode, PRISM_CQE_REQ);
+}
+
+static void test_held_acks_coalesced(void **state)
+{
+	struct np_qp s, c;
+
+	(void)state;
+	make_pair(&s, &c);
+	assert_int_equal(net_link_set_polled(c.link), 0);
+	two_acks_then_request(&s, &c);
+	assert_int_equal(net_link_error(s.link), 0);
+	np_qp_close(&c);
+	np_qp_close(&s);
+}
+
+static void test_held_acks_coalesced_ring(void **state)
+{
+	struct np_qp s, c;
+
+	(void)state;
+	ring_pair(&s, &c);
+	assert_int_equal(net_link_set_polled(c.link), 0);
+	two_acks_then_request(&s, &c);
+	assert_int_equal(net_link_error(s.link), 0);
+	np_qp_close(&c);
+	np_qp_close(&s);
+}
+
 /* A request behind acknowledgements in one read waits for the rx hook to
  * have run on them, unless its owner said the request's window is posted
  * (net_link_set_rx_ready): then both are delivered in one run. */
@@ -1026,6 +1105,8 @@ int main(void)
 	    cmocka_unit_test(test_malformed_packet),
 	    cmocka_unit_test(test_polled_link),
 	    cmocka_unit_test(test_polled_link_garbage),
+	    cmocka_unit_test(test_held_acks_coalesced),
+	    cmocka_unit_test(test_held_acks_coalesced_ring),
 	    cmocka_unit_test(test_client_vanishes),
 	    cmocka_unit_test(test_back_pressure),
 	    cmocka_unit_test(test_ring_link),
