@@ -6,8 +6,9 @@
  * error CQEs, and RNR NAK retry with go-back-N retransmission.
  *
  * Owns: everything between "request sent" and "CQE written" on the send
- * side.  An ACK is cumulative (it acknowledges every SEND / WRITE up to its
- * PSN); READs and atomics complete only by their responses.  Completions are in WQE order (IB RC); an unsignaled WQE completes
+ * side.  An ACK is cumulative (it acknowledges every SEND / WRITE up to
+ * its PSN); READs and atomics complete only by their responses.
+ * Completions are in WQE order (IB RC); an unsignaled WQE completes
  * silently (CE bits), an error always writes a CQE (sim_qp_fail).
  *
  * Must not: execute WQEs or serve requests (sim_responder.c).
