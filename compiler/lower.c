@@ -826,14 +826,17 @@ static struct ir_prog *lower_attempt(struct diag_ctx *d, const struct ast_progra
  * so at most one per local).  A lowering that fails before it meets the
  * read (an `else if` arm whose only effect would be that WRITE) runs again
  * with a home for every local assigned under a condition.  The attempts are
- * quiet; the last one runs again to report why it failed.
+ * quiet; when none succeeds, the last one runs again to report why, with
+ * only the homes reads asked for (not the speculative ones).
  */
 struct ir_prog *lower_offload(struct diag_ctx *d, const struct ast_program *prog,
                               const struct ast_offload *off, enum ir_profile profile)
 {
 	static const unsigned reserve[] = {0, LOWER_RECV_RESERVE, IR_MAX_SGE};
-	bool *homed = calloc(off->nlocals + 1, sizeof(*homed));
-	uint8_t *wanted = calloc(off->nlocals + 1, sizeof(*wanted));
+	unsigned n = off->nlocals + 1;
+	bool *homed = calloc(2 * n, sizeof(*homed));
+	bool *asked = homed ? homed + n : NULL; /* homes reads asked for */
+	uint8_t *wanted = calloc(n, sizeof(*wanted));
 	struct ir_prog *p = NULL;
 	if (!homed || !wanted) {
 		free(homed);
@@ -850,16 +853,26 @@ struct ir_prog *lower_offload(struct diag_ctx *d, const struct ast_program *prog
 				assigned |= (wanted[i] & 2) && !homed[i];
 			}
 			for (unsigned i = 0; i < off->nlocals; i++) {
-				if ((wanted[i] & 1) || (!read && (wanted[i] & 2)))
-					homed[i] = true;
+				asked[i] |= wanted[i] & 1;
+				homed[i] |= (wanted[i] & 1) || (!read && (wanted[i] & 2));
 				wanted[i] = 0;
 			}
 			if (p || d->oom || (!read && !assigned))
 				break;
 		}
 	}
-	if (!p && !d->oom)
-		p = lower_attempt(d, prog, off, profile, IR_MAX_SGE, false, homed, wanted);
+	if (!p && !d->oom) {
+		p = lower_attempt(d, prog, off, profile, IR_MAX_SGE, false, asked, wanted);
+		/* it stopped at a read that only a speculative home served,
+		 * reporting nothing: report with those homes */
+		bool silent = false;
+		for (unsigned i = 0; i < off->nlocals; i++)
+			silent |= wanted[i] & 1;
+		if (!p && !d->oom && silent) {
+			memset(wanted, 0, n);
+			p = lower_attempt(d, prog, off, profile, IR_MAX_SGE, false, homed, wanted);
+		}
+	}
 	free(homed);
 	free(wanted);
 	return p;
