@@ -834,46 +834,55 @@ struct ir_prog *lower_offload(struct diag_ctx *d, const struct ast_program *prog
 {
 	static const unsigned reserve[] = {0, LOWER_RECV_RESERVE, IR_MAX_SGE};
 	unsigned n = off->nlocals + 1;
-	bool *homed = calloc(2 * n, sizeof(*homed));
-	bool *asked = homed ? homed + n : NULL; /* homes reads asked for */
+	/* homes reads asked for, locals assigned under a condition, and the
+	 * homes an attempt gets (asked, or speculatively every candidate) */
+	bool *asked = calloc(3 * n, sizeof(*asked));
+	bool *cand = asked ? asked + n : NULL, *use = asked ? asked + 2 * n : NULL;
 	uint8_t *wanted = calloc(n, sizeof(*wanted));
 	struct ir_prog *p = NULL;
-	if (!homed || !wanted) {
-		free(homed);
+	if (!asked || !wanted) {
+		free(asked);
 		free(wanted);
 		d->oom = true;
 		return NULL;
 	}
 	for (unsigned r = 0; r < sizeof(reserve) / sizeof(reserve[0]) && !p && !d->oom; r++) {
+		bool spec = false;
 		for (;;) {
-			p = lower_attempt(d, prog, off, profile, reserve[r], true, homed, wanted);
-			bool read = false, assigned = false;
+			bool more = false, grew = false;
+			for (unsigned i = 0; i < off->nlocals; i++)
+				use[i] = asked[i] || (spec && cand[i]);
+			p = lower_attempt(d, prog, off, profile, reserve[r], true, use, wanted);
 			for (unsigned i = 0; i < off->nlocals; i++) {
-				read |= (wanted[i] & 1) && !homed[i];
-				assigned |= (wanted[i] & 2) && !homed[i];
-			}
-			for (unsigned i = 0; i < off->nlocals; i++) {
+				grew |= (wanted[i] & 1) && !use[i];
 				asked[i] |= wanted[i] & 1;
-				homed[i] |= (wanted[i] & 1) || (!read && (wanted[i] & 2));
+				cand[i] |= (wanted[i] & 2) != 0;
+				more |= cand[i] && !asked[i];
 				wanted[i] = 0;
 			}
-			if (p || d->oom || (!read && !assigned))
+			if (p || d->oom)
 				break;
+			if (grew)
+				continue;
+			if (spec || !more)
+				break;
+			spec = true;
 		}
 	}
 	if (!p && !d->oom) {
 		p = lower_attempt(d, prog, off, profile, IR_MAX_SGE, false, asked, wanted);
 		/* it stopped at a read that only a speculative home served,
-		 * reporting nothing: report with those homes */
+		 * reporting nothing: report with every candidate's home */
 		bool silent = false;
-		for (unsigned i = 0; i < off->nlocals; i++)
+		for (unsigned i = 0; i < off->nlocals; i++) {
 			silent |= wanted[i] & 1;
-		if (!p && !d->oom && silent) {
-			memset(wanted, 0, n);
-			p = lower_attempt(d, prog, off, profile, IR_MAX_SGE, false, homed, wanted);
+			use[i] = asked[i] || cand[i] || (wanted[i] & 1);
+			wanted[i] = 0;
 		}
+		if (!p && !d->oom && silent)
+			p = lower_attempt(d, prog, off, profile, IR_MAX_SGE, false, use, wanted);
 	}
-	free(homed);
+	free(asked);
 	free(wanted);
 	return p;
 }
