@@ -752,6 +752,14 @@ static struct gs *gen_walk(struct g *g, bool tail)
 			struct gs *rd = text(
 			    g, pfmt(g->p, "%s.%s = y%u;", chance(g, 50) ? "p" : "q", f->name, n));
 			w->a = append(append(rd, i), w->a);
+			/* the loop's own test reads it too: an exit on its home */
+			if (chance(g, 30) && w->cond && !w->cond->op &&
+			    strcmp(w->cond->leaf, "true"))
+				w->cond = xop(
+				    g, '&', w->cond,
+				    xleaf(g,
+				          pfmt(g->p, "y%u %s %llu", n, chance(g, 50) ? "!=" : "<",
+				               (unsigned long long)small_or_max(g, f->width))));
 		}
 		after = append(after, text(g, pfmt(g->p, "%s.%s = y%u;", chance(g, 50) ? "p" : "q",
 		                                   f->name, n)));
