@@ -338,10 +338,19 @@ static void test_conditional_local_compiles(void **state)
 	    "offload f(c: *ctr in counters, q: *ctr in counters) {\n"
 	    "  let t = q;\n"
 	    "  if (t.f == 1) { t = c; t.n = 2; }\n}\n",
+	    /* a relaxed else-if chain whose arms' only effects are the home's
+	     * WRITEs (later arms test whether an earlier one ran by its first
+	     * effect): found by the retry with a home for every local assigned
+	     * under a condition */
+	    "struct ctr { n: le64; nx: *ctr in counters; }\n"
+	    "region counters: ctr[16] writable;\n"
+	    "offload f(a: be16, c: *ctr in counters, q: *ctr in counters) {\n"
+	    "  let t = c;\n"
+	    "  if (a == 1) { t = q; } else if (a == 3) { t = c.nx; }\n  t.n = 1;\n}\n",
 	};
 
 	(void)state;
-	for (int i = 0; i < 4; i++) {
+	for (size_t i = 0; i < sizeof(src) / sizeof(src[0]); i++) {
 		char *diag = NULL;
 		struct chainobj *o = be_compile(src[i], NULL, IR_PROFILE_RELAXED, &diag);
 
