@@ -27,6 +27,8 @@
 #   make install-check  install into a scratch DESTDIR, check every part
 #   make man        the man pages, from docs/ (pandoc)
 #   make check-format   every tracked C file follows .clang-format
+#   make check-runs every program of the tree that a suite's sources run
+#                   is in its <name>_RUNS
 #   make check-prm  the mlx5 backend's PRM offsets against Debian's DPDK
 #                   mlx5_prm.h (downloads the dpdk source package once)
 #   make format     reformat every tracked C file
@@ -41,6 +43,11 @@
 #   TESTS         cmocka suites: name, with <name>_SRCS (linked with libprism.a)
 #   FUZZERS       libFuzzer targets: name, with <name>_SRCS
 #   BENCHES       benchmark programs: name, with <name>_SRCS
+#   <name>_RUNS   what a test suite or benchmark runs at run time, by its name
+#                 in the output tree (prismc, prismd, libprism-mlx5emu.so, ...):
+#                 built before it, so that `make [SAN=1] $(O)/tests/<name>`
+#                 alone gives a suite that runs (make check-runs checks
+#                 that every program a suite's sources name is listed)
 #   DEMO_STEPS    programs/scripts (no arguments) run in order by `make demo`,
 #                 with O=<build dir> in the environment
 #   DEMO_DEPS     targets `make demo` builds before running them
@@ -110,7 +117,7 @@ LIB_SO   := $(O)/libprism.so.$(VERSION)
 PRISMC   := $(O)/prismc
 
 .PHONY: all lib test check demo bench fuzz fuzz-smoke deps install install-check uninstall \
-	clean format check-format help man
+	clean format check-format check-runs help man
 
 all: lib $(if $(PRISMC_SRCS),$(PRISMC)) $(addprefix $(O)/,$(TOOLS))
 
@@ -144,14 +151,14 @@ $(PRISMC): $(PRISMC_OBJS) $(LIB_A)
 
 # Generic program rule: name with name_SRCS, linked with libprism.a.
 define program_rule
-$(O)/$(1): $$(call obj,$$($(1)_SRCS)) $$(LIB_A)
+$(O)/$(1): $$(call obj,$$($(1)_SRCS)) $$(LIB_A) | $$(addprefix $$(O)/,$$($(1)_RUNS))
 	@mkdir -p $$(dir $$@)
 	$$(CC) -o $$@ $$(call obj,$$($(1)_SRCS)) $$(LIB_A) $$(LDFLAGS_ALL) $$($(1)_LDLIBS) $$(LDLIBS_ALL)
 endef
 $(foreach p,$(TOOLS) $(BENCHES),$(eval $(call program_rule,$(p))))
 
 define test_rule
-$(O)/tests/$(1): $$(call obj,$$($(1)_SRCS)) $$(LIB_A)
+$(O)/tests/$(1): $$(call obj,$$($(1)_SRCS)) $$(LIB_A) | $$(addprefix $$(O)/,$$($(1)_RUNS))
 	@mkdir -p $$(dir $$@)
 	$$(CC) -o $$@ $$(call obj,$$($(1)_SRCS)) $$(LIB_A) $$(LDFLAGS_ALL) -lcmocka $$($(1)_LDLIBS) $$(LDLIBS_ALL)
 endef
@@ -206,6 +213,7 @@ test:
 	@$(MAKE) --no-print-directory fuzz-smoke
 	@$(MAKE) --no-print-directory install-check
 	@$(MAKE) --no-print-directory check-format
+	@$(MAKE) --no-print-directory check-runs
 	@tools/run-tests.sh --summary
 
 # make install into a temporary DESTDIR, then build and run a program
@@ -286,6 +294,12 @@ format:
 check-format:
 	@clang-format --dry-run --Werror $$(git ls-files '*.c' '*.h') && \
 		echo "check-format: OK ($$(git ls-files '*.c' '*.h' | wc -l) files follow .clang-format)"
+
+# Every program of the output tree that a suite's or benchmark's sources
+# name as a path is in its <name>_RUNS (part of `make test`).
+check-runs:
+	@{ $(foreach t,$(TESTS) $(BENCHES),echo '$(t)|$($(t)_SRCS)|$($(t)_RUNS)';) } | \
+		tools/check-runs.sh $(if $(PRISMC_SRCS),prismc) $(TOOLS) $(notdir $(MLX5EMU_SO))
 
 clean:
 	rm -rf build

@@ -23,12 +23,25 @@ struct cli;
 
 /*
  * Fill *@yaml (malloc'd) and *@len.  @entry: offload to compile (NULL: the
- * first); @firmware: the firmware profile a .prism is compiled for; @c
- * names the subcommand in messages.  Returns an enum prismc_exit (a missing
- * file is a usage error).
+ * first), or for a chain object the entry it must have
+ * (chain_source_entry); @firmware: the firmware profile a .prism is
+ * compiled for; @c names the subcommand in messages.  Returns an enum
+ * prismc_exit (a missing file, or an --entry that names nothing, is a usage
+ * error).
  */
 int chain_source_load(const struct cli *c, const char *path, const char *entry,
                       enum ir_profile firmware, char **yaml, size_t *len);
+
+struct chainobj;
+
+/*
+ * The entry of chain object @o (read from @path) that --entry @entry names
+ * (NULL: the first), or -1 after a usage error on stderr naming the option,
+ * the entries the object has and the closest spelling: "prismc run: --entry
+ * gt: get.chain has no entry of that name; it has: get; did you mean 'get'?".
+ */
+int chain_source_entry(const struct cli *c, const char *path, const struct chainobj *o,
+                       const char *entry);
 
 /* Does @text start like a chain object ("prism-chain:" after comment
  * lines)?  How "-" (standard input) is told from .prism source. */

@@ -124,8 +124,8 @@ static int build_args(const struct call_opts *o, struct prism_client *cl, int e,
 		}
 		if (k == np) {
 			fprintf(stderr,
-			        "%s: the entry has no parameter '%.*s'; it takes:", o->cli.name,
-			        (int)nl, o->args[i]);
+			        "%s: --arg %.*s: the entry has no parameter '%.*s'; it takes:",
+			        o->cli.name, (int)nl, o->args[i], (int)nl, o->args[i]);
 			for (k = 0; k < np; k++) {
 				prism_client__param(cl, e, k, &pi);
 				fprintf(stderr, " %s", pi.name);
@@ -234,8 +234,21 @@ static int call_server(const struct call_opts *o)
 		goto out;
 	}
 	e = prism_client__find_entry(cl, o->entry);
+	if (e < 0 && o->entry) {
+		char what[320];
+		size_t n =
+		    (size_t)snprintf(what, sizeof(what), "--entry %s (the program has", o->entry);
+
+		for (int i = 0; prism_client__entry_name(cl, i) && n < sizeof(what); i++)
+			n += (size_t)snprintf(what + n, sizeof(what) - n, "%s %s", i ? "," : ":",
+			                      prism_client__entry_name(cl, i));
+		if (n < sizeof(what))
+			snprintf(what + n, sizeof(what) - n, ")");
+		rc = failed(o, o->entry, e, what);
+		goto out;
+	}
 	if (e < 0) {
-		rc = o->entry ? failed(o, o->entry, e, o->entry) : failed(o, NULL, e, "entry");
+		rc = failed(o, NULL, e, "entry");
 		goto out;
 	}
 	rc = build_args(o, cl, e, args, bufs, &nargs);

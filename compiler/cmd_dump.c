@@ -154,6 +154,11 @@ static int load(const struct dump_input *in, struct chainobj **o)
 		report(in->path, &d);
 		return PRISMC_EXIT_ERRORS;
 	}
+	if (in->entry && chain_source_entry(in->cli, in->path, *o, in->entry) < 0) {
+		chainobj_free(*o);
+		*o = NULL;
+		return PRISMC_EXIT_USAGE;
+	}
 	return PRISMC_EXIT_OK;
 }
 

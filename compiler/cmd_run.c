@@ -35,10 +35,11 @@
 #include "compiler/run_report.h"
 #include "util/hex.h"
 
-#define RUN_MAX_ARGS    16
-#define RUN_MAX_REGIONS 64
-#define RUN_MAX_SETS    256
-#define RUN_ARG_BYTES   4096
+#define RUN_MAX_ARGS     16
+#define RUN_MAX_REGIONS  64
+#define RUN_MAX_SETS     256
+#define RUN_ARG_BYTES    4096
+#define RUN_SET_FILE_MAX (16u << 20)
 
 /* Failures: each is printed on stderr as it happens; with --json the first
  * one is kept and printed on stdout as a JSON object when the run ends. */
@@ -180,6 +181,38 @@ struct run_opts {
 	unsigned nsets;
 };
 
+/*
+ * A --set-file: its lines applied in order; a wrong one is reported at its
+ * position (file:line:col, the line, a caret under the part that is wrong).
+ * Returns an enum prismc_exit.
+ */
+static int set_file(const struct run_opts *o, const char *path, const struct interp_env *env)
+{
+	const char *name = strcmp(path, "-") ? path : "<stdin>";
+	struct diag_ctx d;
+	char *text;
+	size_t len;
+	int rc = cli_read_all(o->cli, path, RUN_SET_FILE_MAX, &text, &len);
+
+	if (rc)
+		return rc;
+	diag_init(&d, name, text, len);
+	rc = PRISMC_EXIT_OK;
+	if (run_image_set_text(env, text, len, &d)) {
+		const struct diag *g = &d.items[0];
+		char msg[sizeof(run_err.first)];
+
+		diag_render(&d, stderr);
+		snprintf(msg, sizeof(msg), "--set-file %s:%u:%u: %s", name, g->loc.line, g->loc.col,
+		         g->message);
+		run_keep(msg);
+		rc = PRISMC_EXIT_USAGE;
+	}
+	diag_fini(&d);
+	free(text);
+	return rc;
+}
+
 /* Region files, then --set / --set-file in command-line order. */
 static int fill_images(const struct run_opts *o, const struct interp_env *env)
 {
@@ -196,13 +229,15 @@ static int fill_images(const struct run_opts *o, const struct interp_env *env)
 		}
 	}
 	for (unsigned i = 0; i < o->nsets; i++) {
-		int rc = o->set_is_file[i] ? run_image_set_file(env, o->sets[i], err, sizeof(err))
+		int rc = o->set_is_file[i] ? set_file(o, o->sets[i], env)
 		                           : run_image_set(env, o->sets[i], err, sizeof(err));
 
-		if (rc) {
-			run_fail("--set%s: %s", o->set_is_file[i] ? "-file" : "", err);
+		if (rc < 0) {
+			run_fail("--set: %s", err);
 			return PRISMC_EXIT_USAGE;
 		}
+		if (rc)
+			return rc;
 	}
 	return PRISMC_EXIT_OK;
 }
@@ -236,8 +271,8 @@ static int check_arg_names(const struct run_opts *o, const char *const *names, u
 			for (j = 0; j < n && len < sizeof(list); j++)
 				len += (size_t)snprintf(list + len, sizeof(list) - len, " %s",
 				                        names[j]);
-			run_fail("the entry has no parameter '%s'; it takes:%s", o->args[i].name,
-			         n ? list : " none");
+			run_fail("--arg %s: the entry has no parameter '%s'; it takes:%s",
+			         o->args[i].name, o->args[i].name, n ? list : " none");
 			return PRISMC_EXIT_USAGE;
 		}
 	}
@@ -271,12 +306,11 @@ static int run_reference(const struct run_opts *o)
 		return rc;
 	}
 	const struct ast_program *prog = u.prog;
-	const struct ast_offload *off =
-	    o->entry ? ast_find_offload(prog, o->entry) : prog->offloads;
+	const struct ast_offload *off = frontend_entry(&u.diag, prog, "--entry", o->entry);
 
-	if (!off) {
-		run_fail("%s: no offload%s%s", o->path, o->entry ? " " : "",
-		         o->entry ? o->entry : "");
+	if (!off) { /* the front end's diagnostics are out already: this one only */
+		diag_render_one(&u.diag, &u.diag.items[u.diag.count - 1], stderr);
+		run_keep(u.diag.items[u.diag.count - 1].message);
 		frontend_fini(&u);
 		return PRISMC_EXIT_USAGE;
 	}
@@ -437,7 +471,7 @@ static int run_nic(const struct run_opts *o)
 	if (!cl)
 		goto out;
 
-	int e = prism_client__find_entry(cl, NULL);
+	int e = prism_client__find_entry(cl, o->entry); /* chain_source_load checked it */
 	int np = e >= 0 ? prism_client__param_count(cl, e) : -1;
 	struct prism_arg pargs[RUN_MAX_ARGS] = {{0}};
 	static uint8_t bytes[RUN_MAX_ARGS][RUN_ARG_BYTES];

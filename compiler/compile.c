@@ -10,6 +10,7 @@
 #include "compiler/compile.h"
 
 #include "compiler/cmd.h"
+#include "compiler/frontend.h"
 #include "compiler/lower.h"
 #include "compiler/sched.h"
 #include "compiler/verify.h"
@@ -61,14 +62,9 @@ int compile_program(struct diag_ctx *d, const struct ast_program *prog,
                     const struct compile_opts *opts, struct chainobj **out)
 {
 	*out = NULL;
-	const struct ast_offload *off = prog->offloads;
-	if (opts->entry)
-		off = ast_find_offload(prog, opts->entry);
-	if (!off) {
-		diag_error(d, SRC_LOC_NONE, "no offload%s%s to compile",
-		           opts->entry ? " named " : "", opts->entry ? opts->entry : "");
-		return PRISMC_EXIT_ERRORS;
-	}
+	const struct ast_offload *off = frontend_entry(d, prog, "--entry", opts->entry);
+	if (!off) /* a name from the command line is a usage error */
+		return opts->entry ? PRISMC_EXIT_USAGE : PRISMC_EXIT_ERRORS;
 	struct ir_prog *p = lower_offload(d, prog, off, opts->profile);
 	if (!p)
 		return d->oom ? PRISMC_EXIT_INTERNAL : PRISMC_EXIT_ERRORS;

@@ -15,6 +15,7 @@
 
 #include "compiler/check.h"
 #include "compiler/parse.h"
+#include "compiler/spell.h"
 
 static void unit_init(struct frontend_unit *u, const char *name, const struct frontend_opts *opts)
 {
@@ -65,4 +66,31 @@ void frontend_fini(struct frontend_unit *u)
 	diag_fini(&u->diag);
 	free(u->src);
 	memset(u, 0, sizeof(*u));
+}
+
+const struct ast_offload *frontend_entry(struct diag_ctx *d, const struct ast_program *prog,
+                                         const char *option, const char *name)
+{
+	const struct ast_offload *off = name ? ast_find_offload(prog, name) : prog->offloads;
+	char list[256] = "", hint[SPELL_HINT_SIZE];
+	struct spell s;
+	size_t n = 0;
+
+	if (off)
+		return off;
+	if (!name) {
+		diag_error(d, SRC_LOC_NONE, "the program declares no offload");
+		return NULL;
+	}
+	spell_init(&s, name);
+	for (off = prog->offloads; off; off = off->next) {
+		spell_consider(&s, off->name);
+		if (n < sizeof(list))
+			n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s", n ? ", " : "",
+			                      off->name);
+	}
+	diag_error(d, SRC_LOC_NONE, "%s %s: no offload of that name; the program declares%s%s%s",
+	           option, name, prog->offloads ? ": " : " none", list,
+	           spell_hint(&s, hint, sizeof(hint)));
+	return NULL;
 }

@@ -3,7 +3,8 @@
  * compiler/frontend.h - the front end as one call: read, parse, check.
  *
  * Owns: struct frontend_unit (one source file: its text, diagnostics and
- * checked AST), used by `prismc check`, `prismc compile` and tests.
+ * checked AST), used by `prismc check`, `prismc compile` and tests, and
+ * finding the offload a command line names in it.
  *
  * Must not: print (callers render unit->diag as text or JSON).
  */
@@ -43,5 +44,16 @@ enum frontend_status frontend_load_buffer(struct frontend_unit *u, const char *n
                                           const char *src, size_t len,
                                           const struct frontend_opts *opts);
 void frontend_fini(struct frontend_unit *u);
+
+/*
+ * The offload that command-line option @option ("--entry") names: @name,
+ * or the first the program declares when @name is NULL.  NULL when there
+ * is none, with an error in @d (no source position: the name is not in
+ * the file) naming the option, the offloads the program declares and the
+ * closest spelling: "--entry get_paralel: no offload of that name; the
+ * program declares: get, get_parallel; did you mean 'get_parallel'?".
+ */
+const struct ast_offload *frontend_entry(struct diag_ctx *d, const struct ast_program *prog,
+                                         const char *option, const char *name);
 
 #endif /* PRISMC_FRONTEND_H */

@@ -2,7 +2,8 @@
 /*
  * compiler/run_image.c - region images for `prismc run` (run_image.h).
  *
- * Must not: print; every failure is a message in the caller's buffer.
+ * Must not: print; every failure is a message in the caller's buffer or
+ * diagnostics context.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -37,23 +38,35 @@ static int no_region(const struct interp_env *env, const char *what, const char 
 	return RUN_IMAGE_E_NAME;
 }
 
+/* Where in a specification a failure lies: @at->p, @at->len bytes. */
+struct span {
+	const char *p;
+	size_t len;
+};
+
+#define AT(ptr, n) (*at = (struct span){(ptr), (size_t)(n)})
+
 /* "REGION[+OFF]" up to @end: the region and the offset. */
 static int region_offset(const struct interp_env *env, const char *s, const char *end,
-                         const struct interp_region **r, uint64_t *off, char *err, size_t errlen)
+                         const struct interp_region **r, uint64_t *off, char *err, size_t errlen,
+                         struct span *at)
 {
 	const char *plus = memchr(s, '+', (size_t)(end - s));
 	const char *name_end = plus ? plus : end;
 	char *e;
 
 	*r = find(env, s, (size_t)(name_end - s));
-	if (!*r)
+	if (!*r) {
+		AT(s, name_end - s);
 		return no_region(env, "", s, (int)(name_end - s), err, errlen);
+	}
 	*off = 0;
 	if (plus) {
 		errno = 0;
 		*off = strtoull(plus + 1, &e, 0);
 		/* strtoull takes blanks and a sign: an offset starts with a digit */
 		if (errno || e != end || !isdigit((unsigned char)plus[1])) {
+			AT(plus + 1, end - plus - 1);
 			snprintf(err, errlen, "'%.*s' is not an offset", (int)(end - plus - 1),
 			         plus + 1);
 			return -1;
@@ -62,22 +75,26 @@ static int region_offset(const struct interp_env *env, const char *s, const char
 	return 0;
 }
 
-int run_image_set(const struct interp_env *env, const char *spec, char *err, size_t errlen)
+/* One specification; on failure *@at says which part of @spec is wrong. */
+static int set_spec(const struct interp_env *env, const char *spec, char *err, size_t errlen,
+                    struct span *at)
 {
 	const char *eq = strchr(spec, '='), *colon = eq ? strchr(eq, ':') : NULL;
 	const struct interp_region *r;
 	uint64_t off, v;
 	enum ast_scalar sc;
 
+	AT(spec, strlen(spec));
 	if (!eq || !colon) {
 		snprintf(err, errlen, "'%s': expected REGION[+OFF]=TYPE:VALUE", spec);
 		return -1;
 	}
-	if (region_offset(env, spec, eq, &r, &off, err, errlen))
+	if (region_offset(env, spec, eq, &r, &off, err, errlen, at))
 		return -1;
 	const char *type = eq + 1, *val = colon + 1;
 	size_t tlen = (size_t)(colon - type);
 
+	AT(val, strlen(val));
 	if (tlen == 3 && !memcmp(type, "hex", 3)) {
 		size_t n = strlen(val);
 
@@ -94,6 +111,7 @@ int run_image_set(const struct interp_env *env, const char *spec, char *err, siz
 		return 0;
 	}
 	if (!ast_scalar_lookup(type, tlen, &sc)) {
+		AT(type, tlen);
 		snprintf(err, errlen, "'%s': unknown type '%.*s' (a scalar such as be64, or hex)",
 		         spec, (int)tlen, type);
 		return -1;
@@ -105,10 +123,11 @@ int run_image_set(const struct interp_env *env, const char *spec, char *err, siz
 		uint64_t toff;
 
 		if (si->bytes != 8) {
+			AT(type, tlen);
 			snprintf(err, errlen, "'%s': a pointer is stored as be64 or le64", spec);
 			return -1;
 		}
-		if (region_offset(env, val + 1, val + strlen(val), &t, &toff, err, errlen))
+		if (region_offset(env, val + 1, val + strlen(val), &t, &toff, err, errlen, at))
 			return -1;
 		if (toff >= t->size) {
 			snprintf(err, errlen, "'%s': offset %llu is outside '%s' (%llu bytes)",
@@ -129,6 +148,7 @@ int run_image_set(const struct interp_env *env, const char *spec, char *err, siz
 		}
 	}
 	if (off > r->size || si->bytes > r->size - off) {
+		AT(spec, eq - spec);
 		snprintf(err, errlen, "'%s': %u bytes at offset %llu are outside '%s' (%llu bytes)",
 		         spec, si->bytes, (unsigned long long)off, r->name,
 		         (unsigned long long)r->size);
@@ -140,45 +160,48 @@ int run_image_set(const struct interp_env *env, const char *spec, char *err, siz
 	return 0;
 }
 
-int run_image_set_file(const struct interp_env *env, const char *path, char *err, size_t errlen)
+int run_image_set(const struct interp_env *env, const char *spec, char *err, size_t errlen)
 {
-	FILE *f = strcmp(path, "-") ? fopen(path, "r") : stdin; /* '-': standard input */
-	char line[1024];
-	unsigned n = 0;
+	struct span at;
 
-	if (!f) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
-		return -1;
-	}
-	while (fgets(line, sizeof(line), f)) {
-		char *s = line, *hash = strchr(line, '#'), msg[256];
+	return set_spec(env, spec, err, errlen, &at);
+}
 
-		n++;
-		if (hash)
-			*hash = 0;
-		while (*s == ' ' || *s == '\t')
+int run_image_set_text(const struct interp_env *env, const char *text, size_t len,
+                       struct diag_ctx *d)
+{
+	const char *end = text + len, *next;
+	uint32_t line = 0;
+
+	for (const char *l0 = text; l0 < end; l0 = next) {
+		const char *nl = memchr(l0, '\n', (size_t)(end - l0)), *le = nl ? nl : end;
+		const char *hash = memchr(l0, '#', (size_t)(le - l0)), *s = l0,
+		           *e = hash ? hash : le;
+		char spec[1024], msg[256];
+		struct span at;
+
+		next = nl ? nl + 1 : end;
+		line++;
+		while (s < e && (*s == ' ' || *s == '\t'))
 			s++;
-		size_t l = strlen(s);
-
-		while (l && (s[l - 1] == '\n' || s[l - 1] == ' ' || s[l - 1] == '\t' ||
-		             s[l - 1] == '\r'))
-			s[--l] = 0;
-		if (!l)
+		while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+			e--;
+		if (s == e)
 			continue;
-		if (run_image_set(env, s, msg, sizeof(msg))) {
-			snprintf(err, errlen, "%s:%u: %s", path, n, msg);
-			if (f != stdin)
-				fclose(f);
+		if ((size_t)(e - s) >= sizeof(spec)) {
+			diag_error(d, (struct src_loc){line, (uint32_t)(s - l0) + 1, 1},
+			           "a line longer than %zu bytes", sizeof(spec) - 1);
 			return -1;
 		}
-	}
-	int e = ferror(f) ? errno : 0; /* a directory opens, and fails here (EISDIR) */
+		memcpy(spec, s, (size_t)(e - s));
+		spec[e - s] = 0;
+		if (set_spec(env, spec, msg, sizeof(msg), &at)) {
+			uint32_t col = (uint32_t)(s - l0) + (uint32_t)(at.p - spec) + 1;
 
-	if (f != stdin)
-		fclose(f);
-	if (e) {
-		snprintf(err, errlen, "%s: %s", path, strerror(e));
-		return -1;
+			diag_error(d, (struct src_loc){line, col, (uint32_t)(at.len ? at.len : 1)},
+			           "%s", msg);
+			return -1;
+		}
 	}
 	return 0;
 }

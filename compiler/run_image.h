@@ -9,7 +9,8 @@
  *     OFF of REGION (be64 or le64 only: a pointer as the program stores it)
  *     --set REGION[+OFF]=hex:BYTES       raw bytes
  *
- * Owns: parsing those specifications and applying them to images
+ * Owns: parsing those specifications (from the command line, or a set
+ * file's lines, whose errors carry a position) and applying them to images
  * (struct interp_region: name, NIC-visible address, bytes, size).
  * Must not: know whether the images belong to a software NIC or to the
  * reference interpreter.
@@ -19,6 +20,7 @@
 
 #include <stddef.h>
 
+#include "compiler/diag.h"
 #include "compiler/interp.h"
 
 /* What the functions below return besides 0 and -1 (a message in @err):
@@ -31,9 +33,15 @@
 
 /* Apply one `--set` specification.  0, or -1 with @err filled. */
 int run_image_set(const struct interp_env *env, const char *spec, char *err, size_t errlen);
-/* Apply a file of specifications ("-": standard input), one a line; '#'
- * starts a comment.  0, or -1 with @err filled (naming the line). */
-int run_image_set_file(const struct interp_env *env, const char *path, char *err, size_t errlen);
+/*
+ * Apply the specifications of a set file's text (@len bytes), one a line;
+ * '#' starts a comment.  0, or -1 with an error in @d at the line and
+ * column of the part that is wrong (the region name, the offset, the type
+ * or the value), which diag_render shows with the line and a caret when @d
+ * was given the text.
+ */
+int run_image_set_text(const struct interp_env *env, const char *text, size_t len,
+                       struct diag_ctx *d);
 /* Fill region @name from a file ("-": standard input; not larger than the
  * region; the rest stays as it is). */
 int run_image_load(const struct interp_env *env, const char *name, const char *path, char *err,

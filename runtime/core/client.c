@@ -516,20 +516,27 @@ static int step(struct prism_client *cl)
 /*
  * Waiting on a polled link: the thread sleeps in poll(2) on its own socket
  * or ring, so the answer wakes it directly (on two shared cores a busy-poll
- * only delays the server).  Each wait that passes in silence doubles the
- * next, up to NET_WAIT_MAX_US, and a packet (an RNR NAK among them) brings
- * the RNR retry back to NET_WAIT_US.  The first wait of the next call
- * starts where an answer that needed several came in, and halves back
- * towards NET_WAIT_US while answers come within it: a busy server (16
- * connections on two cores answer in about 300 us) costs no early wake-up
- * per get.
+ * only delays the server).  A packet and the server's hang-up both wake
+ * it; the only thing a timer does is the RNR timer: a SEND parked on an RNR
+ * NAK retries after outside progress (the server re-armed before its
+ * packets left).  So while no send of the device parked since the last
+ * look (sim_dev_rnr_parks), a wait lasts NET_WAIT_IDLE_US (a bound, not a
+ * timer anything needs): at 16 connections on two cores an answer takes
+ * about 200 us, and a shorter wait that ran out first cost a wake-up, a
+ * device run and a sleep more per get.  After a park, each wait that
+ * passes in silence doubles the next, from NET_WAIT_US up to
+ * NET_WAIT_MAX_US, and a packet (an RNR NAK among them) brings it back to
+ * NET_WAIT_US; the first wait of the next call starts where an answer that
+ * needed several came in, and halves back towards NET_WAIT_US while
+ * answers come within it.
  */
-#define NET_WAIT_US     200
-#define NET_WAIT_MAX_US 3200
+#define NET_WAIT_US      200
+#define NET_WAIT_MAX_US  3200
+#define NET_WAIT_IDLE_US 100000
 
 int core_client_wait(struct prism_client *cl, uint64_t k, int timeout_ms)
 {
-	uint64_t deadline = timeout_ms < 0 ? UINT64_MAX : mono_ms() + (uint64_t)timeout_ms;
+	uint64_t now, deadline = timeout_ms < 0 ? UINT64_MAX : mono_ms() + (uint64_t)timeout_ms;
 	unsigned spins = 0, wait_us = cl->net_wait_us ? cl->net_wait_us : NET_WAIT_US;
 	bool silent = false;
 
@@ -540,9 +547,25 @@ int core_client_wait(struct prism_client *cl, uint64_t k, int timeout_ms)
 			return err;
 		if (cl->answered > k)
 			break;
-		if (mono_ms() >= deadline)
+		now = mono_ms();
+		if (now >= deadline)
 			return -PRISM_E_TIMEOUT;
 		if (cl->link_polled) {
+			uint64_t parks = core_client_net_parks(cl), left_ms = deadline - now;
+
+			/* No send parked since the last look (this thread's step ran
+			 * the device on every packet it read): nothing but a packet
+			 * or a hang-up can move the call on, and both wake us. */
+			if (parks == cl->parks_seen) {
+				unsigned idle = NET_WAIT_IDLE_US;
+
+				if (left_ms < NET_WAIT_IDLE_US / 1000)
+					idle = (unsigned)left_ms * 1000u + 1000u;
+				core_client_net_wait(cl, (int)idle);
+				core_client_net_kick(cl);
+				continue;
+			}
+			cl->parks_seen = parks;
 			/* Whatever the server sent (an answer, an RNR NAK) or a wait
 			 * that timed out is outside progress: a SEND parked on an
 			 * RNR NAK retries (the server re-armed before its packets

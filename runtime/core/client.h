@@ -28,6 +28,7 @@ struct prism_client {
 	struct net_link *link;    /* over TCP or a ring pair */
 	bool link_polled;         /* this thread reads the link's socket or ring */
 	unsigned net_wait_us;     /* the first wait of the next core_client_wait */
+	uint64_t parks_seen;      /* the device's RNR park count at the last look */
 	enum prism_transport transport; /* asked for (opts, PRISM_TRANSPORT) */
 	struct net_ring *ring;          /* fetched, until attached */
 	bool on_ring;                   /* the link is a ring pair */
@@ -73,6 +74,8 @@ int core_client_wait(struct prism_client *cl, uint64_t k, int timeout_ms);
 int core_client_net_connect(struct prism_client *cl, const char *addr, struct core_hello *h);
 int core_client_net_attach(struct prism_client *cl);
 void core_client_net_kick(struct prism_client *cl);
+/* Polled link: how many times a send of our device parked on an RNR NAK so far. */
+uint64_t core_client_net_parks(struct prism_client *cl);
 /* An RDMA NIC's connection: has the server closed the setup socket (its
  * process died)?  One poll(2), without waiting. */
 bool core_client_net_peer_gone(struct prism_client *cl);

@@ -7,12 +7,14 @@
  * post socket.
  *
  * Owns: parsing "host:port", the choice of carrier (prism_client_opts
- * .transport, else PRISM_TRANSPORT), mapping setup failures to prism codes,
+ * .transport, else PRISM_TRANSPORT), retrying a setup the server refused as
+ * busy (bounded by the timeout), mapping setup failures to prism codes,
  * the client's link-down flag, making the link a polled one (the waiting
  * thread reads it) and the wait on it.
  * Must not: touch the data path (client.c).
  */
 #include <poll.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <string.h>
@@ -21,6 +23,7 @@
 #include "core/client.h"
 #include "core/opts.h"
 #include "net/net.h"
+#include "util/clock.h"
 
 static int split_addr(const char *addr, char *host, size_t cap, int *port)
 {
@@ -44,6 +47,47 @@ static int split_addr(const char *addr, char *host, size_t cap, int *port)
 }
 
 _Static_assert(NET_E_RESOLVE == -PRISM_E_NET_RESOLVE, "net and prism name resolution codes");
+_Static_assert(NET_E_BUSY == -PRISM_E_NET_BUSY, "net and prism busy-server codes");
+
+#define BUSY_FIRST_MS 2u  /* the first wait after a busy REJECT */
+#define BUSY_MAX_MS   64u /* the longest (the waits double up to it) */
+
+/*
+ * A server with too many setups in progress answers REJECT with EBUSY
+ * (NET_E_BUSY): many threads attaching at once meet its per-address limit.
+ * Such a setup is tried again after a wait that doubles from BUSY_FIRST_MS
+ * to BUSY_MAX_MS, each drawn from [half, whole] so that clients refused
+ * together come back apart, until @timeout_ms (negative: no bound) has
+ * passed since @start_ms.  Returns true after the wait when another try is
+ * due; busy_left() is what that try may take.
+ */
+static bool busy_wait(int err, int64_t start_ms, int timeout_ms, unsigned *wait_ms, unsigned *seed)
+{
+	unsigned ms;
+
+	if (err != NET_E_BUSY)
+		return false;
+	ms = *wait_ms / 2 + (unsigned)rand_r(seed) % (*wait_ms / 2 + 1);
+	if (timeout_ms >= 0 && util_now_ms() + ms - start_ms > timeout_ms)
+		return false;
+	core_dbg("client: server busy with other setups; again in %u ms", ms);
+	poll(NULL, 0, (int)ms);
+	*wait_ms = *wait_ms * 2 > BUSY_MAX_MS ? BUSY_MAX_MS : *wait_ms * 2;
+	return true;
+}
+
+/* What is left of @timeout_ms since @start_ms (at least 1 ms; negative: no bound). */
+static int busy_left(int64_t start_ms, int timeout_ms)
+{
+	int64_t left = timeout_ms - (util_now_ms() - start_ms);
+
+	return timeout_ms < 0 ? timeout_ms : left < 1 ? 1 : (int)left;
+}
+
+static unsigned busy_seed(void)
+{
+	return (unsigned)util_now_ms() ^ (unsigned)(uintptr_t)pthread_self() ^ (unsigned)getpid();
+}
 
 static int setup_error(int err, const struct diag_report *d, const char *addr)
 {
@@ -54,6 +98,8 @@ static int setup_error(int err, const struct diag_report *d, const char *addr)
 		core_err("connect %s: %s", addr, prism_strerror(err));
 	if (err == -ECONNREFUSED && strstr(d->msg, "reject"))
 		return -PRISM_E_NET_REJECTED;
+	if (err == NET_E_BUSY)
+		return -PRISM_E_NET_BUSY;
 	if (err == -EPROTO)
 		return -PRISM_E_NET_PROTO;
 	if (err == -EPROTONOSUPPORT)
@@ -122,6 +168,8 @@ int core_client_net_connect(struct prism_client *cl, const char *addr, struct co
 	uint8_t hello[256];
 	char host[256];
 	enum prism_transport want = PRISM_TRANSPORT_TCP;
+	int64_t start = util_now_ms();
+	unsigned wait_ms = BUSY_FIRST_MS, seed = busy_seed();
 	int port, fd, err;
 	size_t n;
 
@@ -145,8 +193,10 @@ int core_client_net_connect(struct prism_client *cl, const char *addr, struct co
 	want = transport_wanted(cl);
 	if (t && want != PRISM_TRANSPORT_TCP)
 		mine.flags = NET_OOB_F_RING_OFFER; /* dropped for a server on another host */
-	err =
-	    net_connect(host[0] ? host : "127.0.0.1", port, &mine, &peer, cl->timeout_ms, &fd, &d);
+	do
+		err = net_connect(host[0] ? host : "127.0.0.1", port, &mine, &peer,
+		                  busy_left(start, cl->timeout_ms), &fd, &d);
+	while (busy_wait(err, start, cl->timeout_ms, &wait_ms, &seed));
 	if (err)
 		return setup_error(err, &d, addr);
 	err = core_welcome_decode(peer.blob, peer.blob_len, &cl->w);
@@ -233,6 +283,11 @@ void core_client_net_kick(struct prism_client *cl)
 	sim_dev_kick(sim_backend_dev(cl->dev->shards[cl->shard].be));
 }
 
+uint64_t core_client_net_parks(struct prism_client *cl)
+{
+	return sim_dev_rnr_parks(sim_backend_dev(cl->dev->shards[cl->shard].be));
+}
+
 bool core_client_net_peer_gone(struct prism_client *cl)
 {
 	struct pollfd p = {.fd = cl->net_fd, .events = POLLIN | POLLRDHUP};
@@ -274,7 +329,9 @@ static int post_request(const char *path, const struct core_hello *h, const void
 {
 	struct net_oob_params mine = {0}, peer = {0};
 	struct diag_report d = {0};
-	int fd, err;
+	int64_t start = util_now_ms();
+	unsigned wait_ms = BUSY_FIRST_MS, seed = busy_seed();
+	int fd, err, timeout_ms;
 	uint8_t *blob;
 	size_t n;
 
@@ -295,7 +352,10 @@ static int post_request(const char *path, const struct core_hello *h, const void
 	mine.node = 1;
 	mine.blob = blob;
 	mine.blob_len = (uint32_t)(n + len);
-	err = net_connect_unix(path, &mine, &peer, CORE_OPT(opts, timeout_ms, 5000), &fd, &d);
+	timeout_ms = CORE_OPT(opts, timeout_ms, 5000);
+	do
+		err = net_connect_unix(path, &mine, &peer, busy_left(start, timeout_ms), &fd, &d);
+	while (busy_wait(err, start, timeout_ms, &wait_ms, &seed));
 	free(blob);
 	if (err)
 		return setup_error(err, &d, path);

@@ -17,6 +17,7 @@
 
 #include "core/core.h"
 #include "core/daemon_proto.h"
+#include "util/fdpass.h"
 
 struct prism_daemon {
 	int fd;
@@ -63,12 +64,8 @@ PRISM_API int prism_daemon__share_region(struct prism_daemon *d, struct prism_re
 {
 	struct core_dctl_req req = {.magic = CORE_DCTL_MAGIC, .op = CORE_DCTL_SHARE};
 	struct core_dctl_rep rep;
-	char cbuf[CMSG_SPACE(sizeof(int))] = {0};
-	struct iovec iov = {&req, sizeof(req)};
-	struct msghdr mh = {
-	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
 	ssize_t n;
+	int err;
 
 	if (!d || !r)
 		return -EINVAL;
@@ -81,12 +78,9 @@ PRISM_API int prism_daemon__share_region(struct prism_daemon *d, struct prism_re
 	snprintf(req.name, sizeof(req.name), "%s", r->name);
 	req.size = r->len;
 	req.access = r->access;
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &r->fd, sizeof(int));
-	if (sendmsg(d->fd, &mh, MSG_NOSIGNAL) != (ssize_t)sizeof(req))
-		return -errno;
+	err = fdpass_send(d->fd, &req, sizeof(req), &r->fd, 1);
+	if (err)
+		return err;
 	n = recv(d->fd, &rep, sizeof(rep), 0);
 	if (n != (ssize_t)sizeof(rep) || rep.magic != CORE_DCTL_MAGIC)
 		return n < 0 ? -errno : -PRISM_E_DAEMON;

@@ -7,14 +7,14 @@
  * shrinking: a truncated mapping would SIGBUS the process serving it).  The application and
  * prismd map the same pages, so the software NIC in prismd keeps serving
  * from them after the application dies (RedN section 5.6's "hull" process).
+ * Creating, checking and passing the descriptor are util/fdpass.h's.
  * Must not: register anything with a device (region.c does), log.
  */
-#include <fcntl.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/core.h"
+#include "util/fdpass.h"
 
 int core_memfd_create(const char *name, size_t len, int *fd_out, void **addr_out)
 {
@@ -25,47 +25,38 @@ int core_memfd_create(const char *name, size_t len, int *fd_out, void **addr_out
 	if (!len)
 		return -EINVAL;
 	snprintf(label, sizeof(label), "prism:%s", name);
-	fd = memfd_create(label, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	/* The size is part of the contract with the peer: sealed for good. */
+	fd = fdpass_memfd_create(label, len);
 	if (fd < 0)
-		return -errno;
-	if (ftruncate(fd, (off_t)len) < 0)
-		goto fail;
-	/* The size is part of the contract with the peer: forbid changing it. */
-	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0)
-		goto fail;
+		return fd;
 	addr = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (addr == MAP_FAILED)
-		goto fail;
+	if (addr == MAP_FAILED) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
 	*fd_out = fd;
 	*addr_out = addr;
 	return 0;
-fail:
-	err = -errno;
-	close(fd);
-	return err;
 }
 
 int core_memfd_map(int fd, size_t *len_out, void **addr_out)
 {
-	struct stat st;
+	size_t len;
 	void *addr;
-	int seals = fcntl(fd, F_GET_SEALS);
-
 	/* Pages of a file its sender can still shrink would vanish under our
 	 * mapping: the next access is a SIGBUS in this process.  Only a memfd
 	 * sealed against shrinking is mapped. */
-	if (seals < 0)
-		return errno == EINVAL ? -PRISM_E_UNSEALED : -errno;
-	if (!(seals & F_SEAL_SHRINK))
-		return -PRISM_E_UNSEALED;
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	if (st.st_size <= 0)
+	int err = fdpass_memfd_check(fd, F_SEAL_SHRINK, &len);
+
+	if (err)
+		return err == -EPERM ? -PRISM_E_UNSEALED : err;
+	if (!len)
 		return -EINVAL;
-	addr = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	addr = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (addr == MAP_FAILED)
 		return -errno;
-	*len_out = (size_t)st.st_size;
+	*len_out = len;
 	*addr_out = addr;
 	return 0;
 }

@@ -75,6 +75,8 @@ PRISM_API struct prism_program *prism_program__open_file(const char *path,
 	prog = program_new(obj, opts);
 	if (prog && !stat(path, &st))
 		prog->object_bytes = (uint64_t)st.st_size;
+	if (prog)
+		snprintf(prog->origin, sizeof(prog->origin), "%s", path);
 	return prog;
 }
 
@@ -166,10 +168,25 @@ int core_program_check(const struct chainobj *o, const char *name)
 	return 0;
 }
 
+/* ", declared at FILE:LINE" (or "at line LINE of the object" when it was
+ * opened from memory), "" when the object was built in memory. */
+static const char *declared_at(const struct prism_program *prog, uint32_t line, char *buf,
+                               size_t cap)
+{
+	if (!line)
+		return "";
+	if (prog->origin[0])
+		snprintf(buf, cap, ", declared at %s:%u", prog->origin, line);
+	else
+		snprintf(buf, cap, ", declared at line %u of the object", line);
+	return buf;
+}
+
 /* Every declared region must exist with at least the declared size and access. */
 static int bind_regions(struct prism_program *prog, struct prism_device *dev)
 {
 	const struct chainobj *o = prog->obj;
+	char at[sizeof(prog->origin) + 48];
 	static const struct {
 		unsigned obj, api;
 	} acc[] = {
@@ -187,9 +204,10 @@ static int bind_regions(struct prism_program *prog, struct prism_device *dev)
 		unsigned need = 0;
 
 		if (!r) {
-			core_err("program '%s': region '%s' (%llu bytes) is not registered on "
+			core_err("program '%s': region '%s' (%llu bytes%s) is not registered on "
 			         "device %s",
-			         prog->name, d->name, (unsigned long long)d->size, dev->name);
+			         prog->name, d->name, (unsigned long long)d->size,
+			         declared_at(prog, d->line, at, sizeof(at)), dev->name);
 			return -PRISM_E_NOREGION;
 		}
 		for (size_t a = 0; a < sizeof(acc) / sizeof(acc[0]); a++)
@@ -199,11 +217,12 @@ static int bind_regions(struct prism_program *prog, struct prism_device *dev)
 			char has[32], wants[32];
 
 			core_err("program '%s': region '%s' is %zu bytes with access %s; the "
-			         "program declares %llu bytes with access %s",
+			         "program declares %llu bytes with access %s%s",
 			         prog->name, d->name, r->len,
 			         chainobj_access_words(r->access, has, sizeof(has)),
 			         (unsigned long long)d->size,
-			         chainobj_access_words(need, wants, sizeof(wants)));
+			         chainobj_access_words(need, wants, sizeof(wants)),
+			         declared_at(prog, d->line, at, sizeof(at)));
 			return -PRISM_E_REGION;
 		}
 		prog->regions[i] = r;

@@ -26,6 +26,7 @@ struct prism_program {
 	/* What a server lists about it (prism_post_list): where it came
 	 * from, and counters kept with atomics by the server's shards. */
 	uint64_t object_bytes; /* the .chain object it was opened from */
+	char origin[128];      /* that object's path; "" when opened from memory */
 	int64_t installed_at;  /* Unix time of prism_server__add_program */
 	uint32_t installed_uid;
 	int32_t installed_pid; /* -1: added by the application, not posted */

@@ -535,6 +535,8 @@ static int poll_conn(struct core_server_shard *sh, struct core_conn *c, bool *di
 
 	sh->polls++;
 	if (n >= 0) {
+		if (n)
+			core_server_net_rx_ready(c);
 		if (c->inst->cpu_rearm)
 			sh->rearms_cpu += (uint64_t)n;
 		if (n)

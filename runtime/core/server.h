@@ -173,6 +173,8 @@ void core_server_net_kick(struct prism_server *srv, unsigned shard);
 /* Did a send of @shard park on an RNR NAK since the last call?  (Its loop
  * then keeps the RNR timer running.) */
 bool core_server_net_parks_moved(struct prism_server *srv, unsigned shard);
+/* Tell @c's link how many of its requests have a window posted. */
+void core_server_net_rx_ready(struct core_conn *c);
 /* Wake the progress loop of @shard if it sleeps idle. */
 void core_server_wake_loop(struct prism_server *srv, unsigned shard);
 

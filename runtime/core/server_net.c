@@ -191,6 +191,20 @@ bool core_server_net_parks_moved(struct prism_server *srv, unsigned shard)
 	return __atomic_exchange_n(&srv->shards[shard].parks_seen, n, __ATOMIC_RELAXED) != n;
 }
 
+/*
+ * The windows @c's instance has posted, for its link: a request whose
+ * window is posted needs no run of the shard on the acknowledgements before
+ * it (net_link_set_rx_ready).  A program that re-arms on the NIC posts
+ * once: its requests keep waiting for that run.  Called where the windows
+ * cannot change meanwhile (before the connection is added; under the shard
+ * lock after a poll).
+ */
+void core_server_net_rx_ready(struct core_conn *c)
+{
+	if (c->link && c->inst->cpu_rearm)
+		net_link_set_rx_ready(c->link, c->inst->posted);
+}
+
 /* The peer of @c is gone: mark it; its shard's progress loop tears it down. */
 static void conn_peer_gone(struct core_conn *c, const char *what, const char *why)
 {
@@ -422,6 +436,8 @@ static void serve_connect(struct prism_server *srv, struct net_pending *p, struc
 	if (err) {
 		core_warn("conn %u: attach failed: %s", id, d.msg);
 		__atomic_store_n(&c->down, 1, __ATOMIC_RELEASE);
+	} else {
+		core_server_net_rx_ready(c);
 	}
 	core_server_add_conn(srv, c);
 	net_transport_set_rx_hook(t, shard_rx_hook, &srv->shards[shard]);

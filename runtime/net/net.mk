@@ -12,7 +12,7 @@ TESTS += net_oob
 net_oob_SRCS := tests/net/test_net_oob.c
 
 TESTS += net_ring
-net_ring_SRCS := tests/net/test_net_ring.c
+net_ring_SRCS := tests/net/test_net_ring.c tests/support/ring_peer.c
 TESTS += net_spin
 net_spin_SRCS := tests/net/test_net_spin.c
 TESTS += net_shm
@@ -23,7 +23,7 @@ bench_ring_SRCS := tests/net/bench_ring.c
 FUZZERS += fuzz_net_frame
 fuzz_net_frame_SRCS := tests/fuzz/fuzz_net_frame.c
 FUZZERS += fuzz_net_ring
-fuzz_net_ring_SRCS := tests/fuzz/fuzz_net_ring.c
+fuzz_net_ring_SRCS := tests/fuzz/fuzz_net_ring.c tests/support/ring_peer.c
 
 # The data path needs the sim engine (runtime/sim/sim.mk, branch sim).
 ifneq ($(wildcard runtime/sim/sim.mk),)
@@ -32,13 +32,14 @@ LIB_SRCS += runtime/net/net_simpkt.c runtime/net/net_transport.c
 TESTS += net_simpkt
 net_simpkt_SRCS := tests/net/test_net_simpkt.c
 TESTS += net_loopback
-net_loopback_SRCS := tests/net/test_net_loopback.c tests/net/net_peer.c
+net_loopback_SRCS := tests/net/test_net_loopback.c tests/net/net_peer.c tests/support/ring_peer.c
 
 # Multi-host: two network namespaces joined by a veth pair (skips without root).
 TOOLS += prism-net-peer
 prism-net-peer_SRCS := tests/net/net_peer_tool.c tests/net/net_peer.c
 TESTS += net_netns
 net_netns_SRCS := tests/net/test_net_netns.c
+net_netns_RUNS := prism-net-peer
 
 BENCHES += bench_net
 bench_net_SRCS := tests/net/bench_net.c tests/net/net_peer.c

@@ -22,6 +22,12 @@
  * PRISM_E_NET_RESOLVE (checked at compile time in runtime/core). */
 #define NET_E_RESOLVE (-4064)
 
+/* The server refused a setup for now: a REJECT whose code is EBUSY (too
+ * many setups in progress, from everyone or from this address); the same
+ * CONNECT may succeed a moment later.  The value is prism's
+ * PRISM_E_NET_BUSY (checked at compile time in runtime/core). */
+#define NET_E_BUSY (-4065)
+
 /* Levels of the log callbacks the owner passes (same order as prism's). */
 enum net_log_level { NET_LOG_ERROR, NET_LOG_WARN, NET_LOG_INFO, NET_LOG_DEBUG };
 

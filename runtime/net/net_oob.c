@@ -401,9 +401,32 @@ static int recv_fail(struct diag_report *diag, int rc, const char *what, size_t 
 	return diag_report_set(diag, rc, "setup exchange: reading %s: %s", what, strerror(-rc));
 }
 
+/* Decode a body of @type into @m with its own copy of the blob (the body
+ * stays the caller's). */
+static int decode_owned(unsigned type, const uint8_t *body, uint32_t len, struct net_oob_msg *m,
+                        struct diag_report *diag)
+{
+	uint8_t *blob = NULL;
+	int rc = decode_body(type, body, len, m, diag);
+
+	if (!rc && m->params.blob_len) {
+		blob = malloc(m->params.blob_len);
+		if (!blob)
+			rc = diag_report_set(diag, -ENOMEM,
+			                     "setup: out of memory for a %u-byte blob",
+			                     m->params.blob_len);
+		else
+			memcpy(blob, m->params.blob, m->params.blob_len);
+	}
+	m->params.blob = blob;
+	if (rc)
+		m->params.blob_len = 0;
+	return rc;
+}
+
 int net_oob_recv(int fd, struct net_oob_msg *m, int timeout_ms, struct diag_report *diag)
 {
-	uint8_t hdr[NET_OOB_HDR_BYTES], *body, *blob = NULL;
+	uint8_t hdr[NET_OOB_HDR_BYTES], *body;
 	int64_t deadline = now_ms() + timeout_ms;
 	uint32_t body_len;
 	unsigned type;
@@ -426,41 +449,8 @@ int net_oob_recv(int fd, struct net_oob_msg *m, int timeout_ms, struct diag_repo
 		free(body);
 		return recv_fail(diag, rc, "body", got, body_len);
 	}
-	rc = decode_body(type, body, body_len, m, diag);
-	if (!rc && m->params.blob_len) {
-		blob = malloc(m->params.blob_len);
-		if (!blob)
-			rc = diag_report_set(diag, -ENOMEM,
-			                     "setup: out of memory for a %u-byte blob",
-			                     m->params.blob_len);
-		else
-			memcpy(blob, m->params.blob, m->params.blob_len);
-	}
-	m->params.blob = blob;
-	if (rc)
-		m->params.blob_len = 0;
+	rc = decode_owned(type, body, body_len, m, diag);
 	free(body);
-	return rc;
-}
-
-/* The decoded body @b of @rx as a message with its own copy of the blob. */
-static int rx_finish(struct net_oob_rx *rx, struct net_oob_msg *m, struct diag_report *diag)
-{
-	uint8_t *blob = NULL;
-	int rc = decode_body(rx->type, rx->body, rx->body_len, m, diag);
-
-	if (!rc && m->params.blob_len) {
-		blob = malloc(m->params.blob_len);
-		if (!blob)
-			rc = diag_report_set(diag, -ENOMEM,
-			                     "setup: out of memory for a %u-byte blob",
-			                     m->params.blob_len);
-		else
-			memcpy(blob, m->params.blob, m->params.blob_len);
-	}
-	m->params.blob = blob;
-	if (rc)
-		m->params.blob_len = 0;
 	return rc;
 }
 
@@ -478,7 +468,7 @@ int net_oob_rx_step(struct net_oob_rx *rx, int fd, struct net_oob_msg *m, struct
 		int rc;
 
 		if (!in_hdr && !want)
-			return rx_finish(rx, m, diag) ?: 1;
+			return decode_owned(rx->type, rx->body, rx->body_len, m, diag) ?: 1;
 		n = recv(fd, dst, want, 0);
 		if (n == 0)
 			return diag_report_set(
@@ -540,9 +530,10 @@ int net_oob_client(int fd, const struct net_oob_params *mine, struct net_oob_par
 	if (in.type != NET_OOB_ACCEPT)
 		net_oob_params_release(&in.params);
 	/* the reason is the server's whole message (its code may be a prism
-	 * code, which strerror does not know) */
+	 * code, which strerror does not know); a busy server says so apart */
 	if (in.type == NET_OOB_REJECT)
-		return diag_report_set(diag, -ECONNREFUSED, "server rejected the connection: %s",
+		return diag_report_set(diag, in.reject_errno == EBUSY ? NET_E_BUSY : -ECONNREFUSED,
+		                       "server rejected the connection: %s",
 		                       in.reason[0] ? in.reason : "no reason given");
 	if (in.type != NET_OOB_ACCEPT)
 		return diag_report_set(diag, -EPROTO, "setup: expected ACCEPT or REJECT, got %s",

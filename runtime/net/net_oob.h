@@ -149,7 +149,8 @@ void net_oob_rx_free(struct net_oob_rx *rx);
 
 /*
  * Client side of the exchange: send CONNECT with @mine, wait for ACCEPT
- * (fills @peer) or REJECT (-ECONNREFUSED with the server's reason).
+ * (fills @peer) or REJECT (-ECONNREFUSED with the server's reason;
+ * NET_E_BUSY when its code is EBUSY: too many setups in progress).
  */
 int net_oob_client(int fd, const struct net_oob_params *mine, struct net_oob_params *peer,
                    int timeout_ms, struct diag_report *diag);

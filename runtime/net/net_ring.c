@@ -20,6 +20,7 @@
  */
 #include "net/net_ring.h"
 #include "net/net_spin.h"
+#include "util/fdpass.h"
 
 #include <endian.h>
 #include <errno.h>
@@ -33,14 +34,12 @@
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #define NFDS            5u /* memfd, then per side a data and a room eventfd */
 #define NEFD            4u
 #define EFD(side, what) ((side)*2u + (what))
-#define SEALS           (F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)
 #define SETUP_MAGIC     0x50525346u /* "PRSF": the message that carries the fds */
 
 struct net_ring {
@@ -177,11 +176,10 @@ int net_ring_create(int sock, uint32_t size, struct net_ring **out, struct diag_
 	rc = ring_new(sock, size, &r, diag);
 	if (rc)
 		return rc;
-	r->memfd = memfd_create("prism-ring", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (r->memfd < 0 || ftruncate(r->memfd, (off_t)r->map_len) ||
-	    fcntl(r->memfd, F_ADD_SEALS, SEALS)) {
-		rc = diag_report_set(diag, -errno, "ring: memfd of %zu bytes: %s", r->map_len,
-		                     strerror(errno));
+	r->memfd = fdpass_memfd_create("prism-ring", r->map_len);
+	if (r->memfd < 0) {
+		rc = diag_report_set(diag, r->memfd, "ring: memfd of %zu bytes: %s", r->map_len,
+		                     strerror(-r->memfd));
 		goto err;
 	}
 	for (unsigned i = 0; i < NEFD; i++) {
@@ -209,33 +207,14 @@ int net_ring_send(struct net_ring *r, struct diag_report *diag)
 {
 	uint32_t body[2] = {htobe32(SETUP_MAGIC), htobe32(r->size)};
 	int fds[NFDS] = {r->memfd, r->efd[0], r->efd[1], r->efd[2], r->efd[3]};
-	union {
-		char buf[CMSG_SPACE(sizeof(fds))];
-		struct cmsghdr align;
-	} ctl;
-	struct iovec iov = {.iov_base = body, .iov_len = sizeof(body)};
-	struct msghdr msg = {.msg_iov = &iov,
-	                     .msg_iovlen = 1,
-	                     .msg_control = ctl.buf,
-	                     .msg_controllen = sizeof(ctl)};
-	struct cmsghdr *c;
-	ssize_t n;
+	int rc;
 
 	if (r->side != 0)
 		return diag_report_set(diag, -EINVAL, "ring: only its creator passes it");
-	memset(&ctl, 0, sizeof(ctl));
-	c = CMSG_FIRSTHDR(&msg);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(fds));
-	memcpy(CMSG_DATA(c), fds, sizeof(fds));
-	do
-		n = sendmsg(r->sock, &msg, MSG_NOSIGNAL);
-	while (n < 0 && errno == EINTR);
-	if (n != (ssize_t)sizeof(body))
-		return diag_report_set(diag, n < 0 ? -errno : -EIO,
-		                       "ring: passing its descriptors: %s",
-		                       n < 0 ? strerror(errno) : "short send");
+	rc = fdpass_send(r->sock, body, sizeof(body), fds, NFDS);
+	if (rc)
+		return diag_report_set(diag, rc, "ring: passing its descriptors: %s",
+		                       rc == -EIO ? "short send" : strerror(-rc));
 	return 0;
 }
 
@@ -256,19 +235,19 @@ static bool is_eventfd(int fd)
 static int check_fds(struct net_ring *r, struct diag_report *diag)
 {
 	const uint32_t *hdr;
-	struct stat st;
-	int seals, rc;
+	size_t len;
+	int rc;
 
-	seals = fcntl(r->memfd, F_GET_SEALS);
-	if (seals < 0 || (seals & SEALS) != SEALS)
+	rc = fdpass_memfd_check(r->memfd, FDPASS_SEALS, &len);
+	if (rc == -EPERM)
 		return diag_report_set(diag, -EPROTO,
 		                       "ring: the shared memory is not a sealed memfd");
-	if (fstat(r->memfd, &st))
-		return diag_report_set(diag, -errno, "ring: fstat: %s", strerror(errno));
-	if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size != r->map_len)
+	if (rc)
+		return diag_report_set(diag, rc, "ring: the shared memory: %s", strerror(-rc));
+	if (len != r->map_len)
 		return diag_report_set(diag, -EPROTO,
-		                       "ring: shared memory of %lld bytes, expected %zu",
-		                       (long long)st.st_size, r->map_len);
+		                       "ring: shared memory of %zu bytes, expected %zu", len,
+		                       r->map_len);
 	for (unsigned i = 0; i < NEFD; i++)
 		if (!is_eventfd(r->efd[i]) || fcntl(r->efd[i], F_SETFL, O_NONBLOCK))
 			return diag_report_set(diag, -EPROTO,
@@ -287,50 +266,23 @@ static int check_fds(struct net_ring *r, struct diag_report *diag)
 static int recv_fds(struct net_ring *r, int timeout_ms, struct diag_report *diag)
 {
 	uint32_t body[2];
-	union {
-		char buf[CMSG_SPACE(NFDS * sizeof(int))];
-		struct cmsghdr align;
-	} ctl;
-	struct iovec iov = {.iov_base = body, .iov_len = sizeof(body)};
-	struct msghdr msg = {.msg_iov = &iov,
-	                     .msg_iovlen = 1,
-	                     .msg_control = ctl.buf,
-	                     .msg_controllen = sizeof(ctl)};
 	struct pollfd pfd = {.fd = r->sock, .events = POLLIN};
-	struct cmsghdr *c;
-	unsigned nfds = 0;
+	unsigned nfds;
 	ssize_t n;
-	int fds[NFDS];
+	int fds[NFDS], trunc;
 
 	if (poll(&pfd, 1, timeout_ms) <= 0)
 		return diag_report_set(diag, -ETIMEDOUT, "ring: no descriptors within %d ms",
 		                       timeout_ms);
-	do
-		n = recvmsg(r->sock, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
-	while (n < 0 && errno == EINTR);
+	n = fdpass_recv(r->sock, body, sizeof(body), MSG_DONTWAIT, fds, NFDS, &nfds, &trunc);
 	if (n < 0)
-		return diag_report_set(diag, -errno, "ring: receiving descriptors: %s",
-		                       strerror(errno));
-	if (n == 0)
+		return diag_report_set(diag, (int)n, "ring: receiving descriptors: %s",
+		                       strerror((int)-n));
+	if (n == 0) {
+		for (unsigned i = 0; i < nfds && i < NFDS; i++)
+			close(fds[i]);
 		return diag_report_set(diag, -EPIPE,
 		                       "ring: the peer closed before passing descriptors");
-	/* Take every descriptor that came, so that none leaks, then judge. */
-	for (c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
-		size_t k, got;
-
-		if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
-		    c->cmsg_len < CMSG_LEN(0))
-			continue;
-		got = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
-		for (k = 0; k < got; k++, nfds++) {
-			int fd;
-
-			memcpy(&fd, CMSG_DATA(c) + k * sizeof(int), sizeof(fd));
-			if (nfds < NFDS)
-				fds[nfds] = fd;
-			else
-				close(fd);
-		}
 	}
 	if (nfds == NFDS) {
 		r->memfd = fds[0];
@@ -340,8 +292,7 @@ static int recv_fds(struct net_ring *r, int timeout_ms, struct diag_report *diag
 		for (unsigned i = 0; i < nfds && i < NFDS; i++)
 			close(fds[i]);
 	}
-	if (n != (ssize_t)sizeof(body) || (msg.msg_flags & (MSG_CTRUNC | MSG_TRUNC)) ||
-	    nfds != NFDS)
+	if (n != (ssize_t)sizeof(body) || trunc || nfds != NFDS)
 		return diag_report_set(diag, -EPROTO,
 		                       "ring: malformed descriptor message (%zd bytes, %u "
 		                       "descriptors)",

@@ -103,7 +103,9 @@ struct net_link {
 	uint8_t *rx;
 	size_t rx_cap, rx_len;
 	bool rx_stalled;
-	bool rx_split; /* records after acknowledgements wait for the hook */
+	bool rx_split;        /* records after acknowledgements wait for the hook */
+	uint64_t rx_requests; /* request packets handed to the device */
+	uint64_t rx_ready;    /* atomic: net_link_set_rx_ready */
 	bool dead;
 	int err;
 	struct net_link_stats stats;
@@ -593,7 +595,7 @@ static void link_fail(struct net_link *l, int err, const char *why)
  * records the device refused for now). */
 static size_t deliver_from(struct net_link *l, const uint8_t *buf, size_t avail, bool may_split)
 {
-	bool after_ack = false;
+	bool after_ack = false, is_req;
 	struct net_transport *t = l->t;
 	uint8_t scratch[NET_SIMPKT_SCRATCH];
 	struct diag_report fdiag;
@@ -627,10 +629,13 @@ static size_t deliver_from(struct net_link *l, const uint8_t *buf, size_t avail,
 			return off;
 		}
 		/* a request behind acknowledgements waits until the hook ran on
-		 * them: the host's re-arm may depend on their completions */
-		if (after_ack && may_split &&
-		    net_opcode_info(np.opcode)->role == NET_ROLE_REQUEST) {
+		 * them (the host's re-arm may depend on their completions),
+		 * unless its window is known to be posted */
+		is_req = net_opcode_info(np.opcode)->role == NET_ROLE_REQUEST;
+		if (after_ack && may_split && is_req &&
+		    l->rx_requests >= __atomic_load_n(&l->rx_ready, __ATOMIC_ACQUIRE)) {
 			l->rx_split = true;
+			l->stats.rx_splits++;
 			break;
 		}
 		after_ack = np.opcode == NET_OP_ACKNOWLEDGE;
@@ -657,6 +662,7 @@ static size_t deliver_from(struct net_link *l, const uint8_t *buf, size_t avail,
 			return off;
 		}
 		l->stats.rx_pkts++;
+		l->rx_requests += is_req;
 		l->stats.rx_bytes += len + NET_RECORD_HDR_BYTES;
 		__atomic_add_fetch(&t->delivered, 1, __ATOMIC_RELAXED);
 		off += NET_RECORD_HDR_BYTES + len;
@@ -1404,6 +1410,11 @@ int net_link_error(struct net_link *l)
 	err = l->dead ? l->err : l->tx_err;
 	pthread_mutex_unlock(&l->tx_lock);
 	return err;
+}
+
+void net_link_set_rx_ready(struct net_link *l, uint64_t n)
+{
+	__atomic_store_n(&l->rx_ready, n, __ATOMIC_RELEASE);
 }
 
 int net_link_set_polled(struct net_link *l)

@@ -55,6 +55,7 @@ struct net_link_stats {
 	uint64_t tx_pkts, tx_bytes, rx_pkts, rx_bytes;
 	uint64_t tx_eagain; /* times the device was pushed back */
 	uint64_t rx_stalls; /* times the device refused a packet for a while */
+	uint64_t rx_splits; /* requests behind acknowledgements held for the rx hook */
 };
 
 int net_transport_create(struct sim_dev *dev, const struct net_transport_opts *opts,
@@ -131,6 +132,19 @@ int net_link_set_polled(struct net_link *link);
  * handed over, or the negative error that took the link down.
  */
 int net_link_poll(struct net_link *link, int timeout_us);
+
+/*
+ * The owner's device has receive windows posted for the link's first @n
+ * request messages (a server re-arming with its CPU: the windows posted so
+ * far).  A request that comes behind acknowledgements in one read waits
+ * until the rx hook ran on them (their completions may re-arm the window
+ * it needs), unless fewer than @n request packets came over the link
+ * before it: then its window is posted already, and it is delivered with
+ * them, in the same run of the device.  Counting packets, not messages,
+ * errs towards waiting.  Never set (0): every such request waits.  Any
+ * thread; @n only grows.
+ */
+void net_link_set_rx_ready(struct net_link *link, uint64_t n);
 
 /* Detach and free; the socket is closed.  Safe from the down callback. */
 void net_link_close(struct net_link *link);

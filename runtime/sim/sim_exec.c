@@ -239,6 +239,7 @@ void sim_sq_step(struct sim_qp *qp, sim_time_t start)
 	struct sim_cost_query q; /* filled only when dev->cost_query */
 	int rc;
 	uint8_t synd;
+	bool lone;
 
 	if (sq->block == SIM_BLOCK_RNR) {
 		sq->t = start;
@@ -262,7 +263,12 @@ void sim_sq_step(struct sim_qp *qp, sim_time_t start)
 	else
 		charge_query(qp, f, synd, &q, &x.cost);
 
-	x.os = sim_outst_push(qp);
+	/* An ordering verb on an empty ring completes in this step, as the
+	 * oldest entry: it takes the next entry without counting it (no push,
+	 * no completion pass, no pop).  It is counted where it must stay an
+	 * entry: an error, or (never for these verbs) not done in its step. */
+	lone = !synd && sq->os_cnt == 0 && sq->hd.info->cls == PRISM_CLASS_ORDERING;
+	x.os = lone ? sim_outst_next(qp) : sim_outst_push(qp);
 	x.os->counter = f->counter;
 	x.os->opcode = f->bytes[3];
 	x.os->signaled = sq->hd.rc >= 0 && prism_ctrl_ce(&sq->hd.w.ctrl) >= PRISM_CE_CQ_UPDATE;
@@ -280,6 +286,10 @@ void sim_sq_step(struct sim_qp *qp, sim_time_t start)
 	sim_advance_now(dev, sq->t);
 	if (dev->obs.event)
 		emit_exec(qp, SIM_EV_EXEC_END, sq->t, sq->t, x.os->counter, &q, NULL);
+	if (lone && (rc > 0 || !x.os->done)) {
+		sq->os_cnt++; /* it is the ring's only entry: os_head names it */
+		lone = false;
+	}
 	if (rc > 0) {
 		x.os->done = true;
 		x.os->syndrome = (uint8_t)rc;
@@ -292,7 +302,9 @@ void sim_sq_step(struct sim_qp *qp, sim_time_t start)
 		sim_qp_fail(qp, start + x.cost.busy);
 		return;
 	}
-	if (sq->os[sq->os_head].done) /* completions go in order: the head first */
+	if (lone)
+		sim_outst_retire_lone(qp, x.os);
+	else if (sq->os[sq->os_head].done) /* completions go in order: the head first */
 		sim_outst_complete(qp);
 	if (qp->state == SIM_QPS_RTS)
 		sim_sq_fetch(qp, start, SIM_ORDER_WQ);

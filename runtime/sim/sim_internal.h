@@ -33,6 +33,7 @@
 
 #include "sim/sim.h"
 #include "util/byteorder.h"
+#include "wqe/wqe_lean.h"
 
 #define SIM_CACHE_LINE           64u
 #define SIM_DEFAULT_PREFETCH_BBS 16u
@@ -490,7 +491,7 @@ static inline void sim_sq_decode_head(struct sim_qp *qp)
 	struct sim_sq *sq = &qp->sq;
 	const struct sim_fetched *f = &sq->pf[sq->pf_head];
 
-	sq->hd.rc = prism_wqe_decode(f->bytes, f->len, &sq->hd.w, NULL);
+	sq->hd.rc = wqe_decode_lean(f->bytes, f->len, &sq->hd.w);
 	sq->hd.info = sq->hd.rc < 0 ? NULL : qp->dev->op_info[sq->hd.w.ctrl.opcode];
 }
 /* Do the @len (<= @cap) bytes at @a and @b match?  Whole blocks of @cap
@@ -640,6 +641,10 @@ uint64_t sim_masked_add64(uint64_t a, uint64_t b, uint64_t boundary);
 /* Drops the head entry of the outstanding ring (sim_outst_drop_req). */
 void sim_outst_pop(struct sim_qp *qp);
 void sim_outst_complete(struct sim_qp *qp); /* emits CQEs of done entries in order */
+/* Completes @o, the entry sim_outst_next() gave a WQE that ran on an empty
+ * ring and finished in its own step without error (never counted: it is
+ * the oldest, so it completes as sim_outst_complete would have at once). */
+void sim_outst_retire_lone(struct sim_qp *qp, const struct sim_outst *o);
 void sim_requester_rx(struct sim_qp *qp, struct sim_pkt *p);
 void sim_requester_rnr_resend(struct sim_qp *qp);
 /* Sends a request for the outstanding entry @os (keeps it for an RNR resend:
@@ -726,7 +731,13 @@ static inline struct sim_pkt *sim_reply_alloc(struct sim_qp *qp, const struct si
 		return sim_pkt_alloc(dev, payload_len);
 	dev->fold_taken = true;
 	p = &dev->fold.box.pkt;
-	memset(p, 0, SIM_PKT_HDR_BYTES);
+	/* Without an observer, nothing reads a field of it that its builder
+	 * (respond) does not write: the dispatch reads the addresses, the
+	 * requester the kind, PSN, syndrome, RNR timer, time and payload. */
+	if (dev->obs.event)
+		memset(p, 0, SIM_PKT_HDR_BYTES);
+	else
+		p->t = 0;
 	p->payload_len = payload_len;
 	p->payload = payload_len ? dev->fold.room : NULL;
 	return p;
@@ -790,8 +801,23 @@ static inline struct sim_pkt *sim_pktq_pop(struct sim_pktq *q)
 }
 void sim_pktq_free(struct sim_pktq *q);
 /* Sends @p (takes ownership), from @src (p->src_qpn): loopback into the
- * inbox, or the transport. */
-int sim_wire_xmit(struct sim_qp *src, struct sim_pkt *p);
+ * inbox, or the transport.  The folded response (sim_reply_alloc) is not
+ * sent anywhere: sim_wire_rx takes it right after its request; without an
+ * observer (no PKT_TX event) sending it is only its count and @src's send
+ * time, inline here. */
+int sim_wire_xmit_any(struct sim_qp *src, struct sim_pkt *p);
+static inline int sim_wire_xmit(struct sim_qp *src, struct sim_pkt *p)
+{
+	struct sim_dev *dev = src->dev;
+
+	if (p != &dev->fold.box.pkt || dev->obs.event)
+		return sim_wire_xmit_any(src, p);
+	if (p->t < src->last_tx_t) /* never: it folds only when due after */
+		p->t = src->last_tx_t;
+	src->last_tx_t = p->t;
+	dev->st.pkts++;
+	return 0;
+}
 /* Processes one inbound packet. */
 void sim_wire_rx(struct sim_dev *dev, struct sim_pkt *p);
 void sim_inbox_drain_async(struct sim_dev *dev);
@@ -842,14 +868,13 @@ static inline uint32_t sim_wrap(uint32_t i, uint32_t cap)
 {
 	return i >= cap ? i - cap : i;
 }
-/* Takes the next outstanding entry of @qp's send queue (the caller has
- * checked there is room: sim_sq_ready) with its completion state cleared. */
-static inline struct sim_outst *sim_outst_push(struct sim_qp *qp)
+/* The entry the next push takes, with its completion state cleared, not yet
+ * counted (the caller has checked there is room: sim_sq_ready). */
+static inline struct sim_outst *sim_outst_next(struct sim_qp *qp)
 {
 	struct sim_sq *sq = &qp->sq;
 	struct sim_outst *o = &sq->os[sim_wrap(sq->os_head + sq->os_cnt, sq->os_cap)];
 
-	sq->os_cnt++;
 	o->done = o->sent = o->read_like = o->rnr_able = false;
 	o->syndrome = 0;
 	o->byte_count = 0;
@@ -858,6 +883,14 @@ static inline struct sim_outst *sim_outst_push(struct sim_qp *qp)
 	o->done_at = 0;
 	o->req = NULL;
 	o->req_lent = false;
+	return o;
+}
+/* Takes the next outstanding entry of @qp's send queue (sim_outst_next). */
+static inline struct sim_outst *sim_outst_push(struct sim_qp *qp)
+{
+	struct sim_outst *o = sim_outst_next(qp);
+
+	qp->sq.os_cnt++;
 	return o;
 }
 /* Extends a 16-bit wire counter to 32 bits around @cur (forward only). */

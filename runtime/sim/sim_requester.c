@@ -48,13 +48,40 @@ static inline void done_by_packet(struct sim_qp *qp)
 		sim_sched_wake(qp);
 }
 
+/* A done entry without error leaves: the queue's completion times, and its
+ * CQE when signaled (in order: the caller retires the oldest entry). */
+static inline void retire(struct sim_qp *qp, const struct sim_outst *o)
+{
+	struct sim_sq *sq = &qp->sq;
+	sim_time_t t = o->done_at > o->ready_at ? o->done_at : o->ready_at;
+
+	if (t > sq->done_t)
+		sq->done_t = t;
+	if (o->read_like && t > sq->rdone_t)
+		sq->rdone_t = t;
+	if (o->signaled) {
+		struct prism_cqe c = {
+		    .opcode = PRISM_CQE_REQ,
+		    .wqe_opcode = o->opcode,
+		    .wqe_counter = (uint16_t)o->counter,
+		    .byte_count = o->byte_count,
+		    .qpn = qp->qpn,
+		};
+
+		/* An overrun puts the CQ, not the QP, in error (rdma-core
+		 * ibv_create_cq_ex(3); the kernel's CQ error event names
+		 * the CQN): the CQE is lost, the queue goes on (sim
+		 * choice: what hardware does to the QP is not stated). */
+		(void)sim_cq_push(qp->scq, &c, t);
+	}
+}
+
 void sim_outst_complete(struct sim_qp *qp)
 {
 	struct sim_sq *sq = &qp->sq;
 
 	while (sq->os_cnt) {
 		struct sim_outst *o = &sq->os[sq->os_head];
-		sim_time_t t;
 
 		if (!o->done)
 			return;
@@ -64,30 +91,16 @@ void sim_outst_complete(struct sim_qp *qp)
 				sim_qp_fail(qp, o->done_at);
 			return;
 		}
-		t = o->done_at > o->ready_at ? o->done_at : o->ready_at;
-		if (t > sq->done_t)
-			sq->done_t = t;
-		if (o->read_like && t > sq->rdone_t)
-			sq->rdone_t = t;
-		if (o->signaled) {
-			struct prism_cqe c = {
-			    .opcode = PRISM_CQE_REQ,
-			    .wqe_opcode = o->opcode,
-			    .wqe_counter = (uint16_t)o->counter,
-			    .byte_count = o->byte_count,
-			    .qpn = qp->qpn,
-			};
-
-			/* An overrun puts the CQ, not the QP, in error (rdma-core
-			 * ibv_create_cq_ex(3); the kernel's CQ error event names
-			 * the CQN): the CQE is lost, the queue goes on (sim
-			 * choice: what hardware does to the QP is not stated). */
-			(void)sim_cq_push(qp->scq, &c, t);
-		}
+		retire(qp, o);
 		outst_pop(qp);
 	}
 	/* sq->block stays as it is: sim_sq_ready() sets it afresh whenever
 	 * it is asked, and only park() reads FENCE / OUTST, right after */
+}
+
+void sim_outst_retire_lone(struct sim_qp *qp, const struct sim_outst *o)
+{
+	retire(qp, o);
 }
 
 /*

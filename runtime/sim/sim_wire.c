@@ -252,7 +252,7 @@ static int wire_send(struct sim_dev *dev, struct sim_qp *src, struct sim_pkt *p)
 	return rc < 0 ? rc : 0;
 }
 
-int sim_wire_xmit(struct sim_qp *src, struct sim_pkt *p)
+int sim_wire_xmit_any(struct sim_qp *src, struct sim_pkt *p)
 {
 	struct sim_dev *dev = src->dev, *peer;
 	int rc;
@@ -364,6 +364,26 @@ static inline void rx_dispatch(struct sim_dev *dev, struct sim_pkt *p)
 }
 
 /*
+ * The folded response (built by this device's responder, so a response and
+ * not from outside): rx_dispatch less the checks that cannot fail for it.
+ * With an observer, rx_dispatch itself (its PKT_RX event).
+ */
+static inline void fold_dispatch(struct sim_dev *dev)
+{
+	struct sim_pkt *p = &dev->fold.box.pkt;
+	struct sim_qp *qp;
+
+	if (dev->obs.event) {
+		rx_dispatch(dev, p);
+		return;
+	}
+	qp = sim_qp_by_num(dev, p->dst_qpn);
+	sim_advance_now(dev, p->t);
+	if (qp && qp->peer_node == p->src_node && qp->peer_qpn == p->src_qpn)
+		sim_requester_rx(qp, p);
+}
+
+/*
  * One inbound packet.  A loopback request's response due at the request's
  * own time (VTIME mode) is folded: it is not queued as a unit of its own
  * but taken right after the request, in this step.  The old order among
@@ -387,7 +407,7 @@ void sim_wire_rx(struct sim_dev *dev, struct sim_pkt *p)
 	}
 	if (dev->fold_taken) {
 		dev->fold_taken = false;
-		rx_dispatch(dev, &dev->fold.box.pkt);
+		fold_dispatch(dev);
 	}
 }
 

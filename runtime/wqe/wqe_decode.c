@@ -2,23 +2,39 @@
 /*
  * wqe_decode.c - send-WQE bytes -> struct prism_wqe, with validation.
  *
- * Owns: prism_wqe_decode().  The control segment is read first; its DS
- * count bounds every later read (and is itself bounded by @len), so no
- * input can make the decoder read outside [buf, buf + len).  Each shape
- * then checks that DS matches exactly the segments it implies.
+ * Owns: prism_wqe_decode() and wqe_decode_lean() (wqe_lean.h), two
+ * instantiations of one decoder body (decode_body below): the same reads,
+ * the same checks in the same order, the same fields written and the same
+ * return value.  prism_wqe_decode() records why a WQE is rejected in a
+ * diagnostic; wqe_decode_lean(), the software NIC's per-WQE decode, is the
+ * body compiled with no diagnostic (every failure is just its code), no
+ * argument checks and every shape inlined behind one switch.
  *
- * Lean by design (the software NIC decodes every WQE it fetches): only the
- * fields that the WQE's shape uses are written; see "valid after decode"
- * in <prism/wqe.h>.  No memset of the big arrays; the control segment and
- * the opcode table are read inline, the data part is inlined into each
- * shape (constant offsets).
+ * The control segment is read first; its DS count bounds every later read
+ * (and is itself bounded by @len), so no input can make the decoder read
+ * outside [buf, buf + len).  Each shape then checks that DS matches
+ * exactly the segments it implies.
+ *
+ * Lean by design: only the fields that the WQE's shape uses are written;
+ * see "valid after decode" in <prism/wqe.h>.  No memset of the big arrays.
  *
  * Must not: execute anything, or accept a WQE it cannot re-encode.
  */
 #include "wqe_bytes.h"
 #include "wqe_layout.h"
+#include "wqe_lean.h"
 
-static inline void get_raddr(const uint8_t *p, struct prism_raddr_seg *r)
+/*
+ * A rejection: with a diagnostic record, through the cold recorder; in the
+ * lean instantiation (@d the constant NULL) the code alone, so that no
+ * message argument is even computed.
+ */
+#define FAIL(d, code, ...) ((d) ? wqe_diag_fail((d), (code), __VA_ARGS__) : (code))
+
+/* Every helper below is inlined into both instantiations. */
+#define DECODE_INLINE static inline __attribute__((always_inline))
+
+DECODE_INLINE void get_raddr(const uint8_t *p, struct prism_raddr_seg *r)
 {
 	r->raddr = get_be64(p);
 	r->rkey = get_be32(p + 8);
@@ -28,12 +44,11 @@ static inline void get_raddr(const uint8_t *p, struct prism_raddr_seg *r)
 /*
  * The data part starting at @off and running to the end of the WQE: either
  * one inline segment that fills it exactly, or whole data segments.  The
- * caller (prism_wqe_decode) has cleared num_sge / is_inline / inline_len.
+ * caller (decode_body) has cleared num_sge / is_inline / inline_len.
  * Inlined into each shape so that @off is a constant there.
  */
-static inline __attribute__((always_inline)) int get_data_part(const uint8_t *buf, uint32_t off,
-                                                               uint32_t end, struct prism_wqe *w,
-                                                               struct prism_wqe_diag *d)
+DECODE_INLINE int get_data_part(const uint8_t *buf, uint32_t off, uint32_t end, struct prism_wqe *w,
+                                struct prism_wqe_diag *d)
 {
 	uint32_t rem = end - off;
 	const uint8_t *p = buf + off;
@@ -46,14 +61,12 @@ static inline __attribute__((always_inline)) int get_data_part(const uint8_t *bu
 		uint32_t len = word & ~PRISM_INLINE_SEG;
 
 		if (len > PRISM_WQE_MAX_INLINE)
-			return wqe_diag_fail(d, PRISM_WQE_E_INLINE, off,
-			                     "inline length %u exceeds %u", len,
-			                     PRISM_WQE_MAX_INLINE);
+			return FAIL(d, PRISM_WQE_E_INLINE, off, "inline length %u exceeds %u", len,
+			            PRISM_WQE_MAX_INLINE);
 		if (wqe_ds_of(WQE_INLINE_HDR + len) * 16u != rem)
-			return wqe_diag_fail(
-			    d, PRISM_WQE_E_DS, 7,
-			    "inline segment of %u bytes takes %u DS, WQE leaves %u", len,
-			    wqe_ds_of(WQE_INLINE_HDR + len), rem / 16u);
+			return FAIL(d, PRISM_WQE_E_DS, 7,
+			            "inline segment of %u bytes takes %u DS, WQE leaves %u", len,
+			            wqe_ds_of(WQE_INLINE_HDR + len), rem / 16u);
 		w->is_inline = true;
 		w->inline_len = len;
 		memcpy(w->inline_data, p + WQE_INLINE_HDR, len);
@@ -61,16 +74,16 @@ static inline __attribute__((always_inline)) int get_data_part(const uint8_t *bu
 	}
 	n = rem / WQE_DATA_BYTES;
 	if (n > PRISM_WQE_MAX_SGE)
-		return wqe_diag_fail(d, PRISM_WQE_E_SGE_COUNT, off,
-		                     "ds leaves room for %u data segments, at most %u", n,
-		                     PRISM_WQE_MAX_SGE);
+		return FAIL(d, PRISM_WQE_E_SGE_COUNT, off,
+		            "ds leaves room for %u data segments, at most %u", n,
+		            PRISM_WQE_MAX_SGE);
 	for (i = 0; i < n; i++, p += WQE_DATA_BYTES) {
 		struct prism_sge *s = &w->sge[i];
 
 		s->byte_count = i ? get_be32(p) : word;
 		if (s->byte_count & PRISM_INLINE_SEG)
-			return wqe_diag_fail(d, PRISM_WQE_E_SEGMENT, off + i * WQE_DATA_BYTES,
-			                     "inline segment after %u data segment(s)", i);
+			return FAIL(d, PRISM_WQE_E_SEGMENT, off + i * WQE_DATA_BYTES,
+			            "inline segment after %u data segment(s)", i);
 		s->lkey = get_be32(p + 4);
 		s->addr = get_be64(p + 8);
 	}
@@ -78,7 +91,7 @@ static inline __attribute__((always_inline)) int get_data_part(const uint8_t *bu
 	return 0;
 }
 
-static void clear_optional(struct prism_wqe *w)
+DECODE_INLINE void clear_optional(struct prism_wqe *w)
 {
 	w->has_raddr = false;
 	w->has_atomic = false;
@@ -90,24 +103,24 @@ static void clear_optional(struct prism_wqe *w)
 }
 
 /* Shape decoders: @end is ds * 16, already known to be within the buffer. */
-static int dec_ctrl_only(const uint8_t *buf, uint32_t end, struct prism_wqe *w,
-                         struct prism_wqe_diag *d)
+DECODE_INLINE int dec_ctrl_only(const uint8_t *buf, uint32_t end, struct prism_wqe *w,
+                                struct prism_wqe_diag *d)
 {
 	/* Bytes after a NOP's control segment are opaque (see the encoder). */
 	return 0;
 }
 
-static int need_at_least(uint32_t end, uint32_t need, const struct prism_wqe *w, const char *what,
-                         struct prism_wqe_diag *d)
+DECODE_INLINE int need_at_least(uint32_t end, uint32_t need, const struct prism_wqe *w,
+                                const char *what, struct prism_wqe_diag *d)
 {
 	if (end >= need)
 		return 0;
-	return wqe_diag_fail(d, PRISM_WQE_E_DS, 7, "ds=%u but %s needs at least %u (%s)", end / 16u,
-	                     prism_opcode_name(w->ctrl.opcode), need / 16u, what);
+	return FAIL(d, PRISM_WQE_E_DS, 7, "ds=%u but %s needs at least %u (%s)", end / 16u,
+	            prism_opcode_name(w->ctrl.opcode), need / 16u, what);
 }
 
-static int dec_raddr_data(const uint8_t *buf, uint32_t end, struct prism_wqe *w,
-                          struct prism_wqe_diag *d)
+DECODE_INLINE int dec_raddr_data(const uint8_t *buf, uint32_t end, struct prism_wqe *w,
+                                 struct prism_wqe_diag *d)
 {
 	int rc = need_at_least(end, 32, w, "ctrl+raddr", d);
 
@@ -117,37 +130,36 @@ static int dec_raddr_data(const uint8_t *buf, uint32_t end, struct prism_wqe *w,
 	w->has_raddr = true;
 	rc = get_data_part(buf, 32, end, w, d);
 	if (rc == 0 && w->is_inline && w->ctrl.opcode == PRISM_OP_RDMA_READ)
-		return wqe_diag_fail(d, PRISM_WQE_E_INLINE, 32,
-		                     "RDMA_READ with an inline segment (a READ scatters)");
+		return FAIL(d, PRISM_WQE_E_INLINE, 32,
+		            "RDMA_READ with an inline segment (a READ scatters)");
 	return rc;
 }
 
-static int dec_data(const uint8_t *buf, uint32_t end, struct prism_wqe *w, struct prism_wqe_diag *d)
+DECODE_INLINE int dec_data(const uint8_t *buf, uint32_t end, struct prism_wqe *w,
+                           struct prism_wqe_diag *d)
 {
 	return get_data_part(buf, 16, end, w, d);
 }
 
 /* The one data segment an atomic returns its old value into. */
-static inline __attribute__((always_inline)) int get_atomic_sge(const uint8_t *buf, uint32_t off,
-                                                                uint32_t end, struct prism_wqe *w,
-                                                                const char *layout,
-                                                                struct prism_wqe_diag *d)
+DECODE_INLINE int get_atomic_sge(const uint8_t *buf, uint32_t off, uint32_t end,
+                                 struct prism_wqe *w, const char *layout, struct prism_wqe_diag *d)
 {
 	int rc;
 
 	if (end != off + WQE_DATA_BYTES)
-		return wqe_diag_fail(d, PRISM_WQE_E_DS, 7, "ds=%u but %s needs %u (%s)", end / 16u,
-		                     prism_opcode_name(w->ctrl.opcode), off / 16u + 1u, layout);
+		return FAIL(d, PRISM_WQE_E_DS, 7, "ds=%u but %s needs %u (%s)", end / 16u,
+		            prism_opcode_name(w->ctrl.opcode), off / 16u + 1u, layout);
 	rc = get_data_part(buf, off, end, w, d);
 	if (rc == 0 && w->is_inline)
-		return wqe_diag_fail(d, PRISM_WQE_E_SEGMENT, off,
-		                     "%s result segment is inline, must be a data segment",
-		                     prism_opcode_name(w->ctrl.opcode));
+		return FAIL(d, PRISM_WQE_E_SEGMENT, off,
+		            "%s result segment is inline, must be a data segment",
+		            prism_opcode_name(w->ctrl.opcode));
 	return rc;
 }
 
-static int dec_raddr_atomic(const uint8_t *buf, uint32_t end, struct prism_wqe *w,
-                            struct prism_wqe_diag *d)
+DECODE_INLINE int dec_raddr_atomic(const uint8_t *buf, uint32_t end, struct prism_wqe *w,
+                                   struct prism_wqe_diag *d)
 {
 	int rc = get_atomic_sge(buf, 48, end, w, "ctrl+raddr+atomic+data", d);
 
@@ -164,7 +176,7 @@ static int dec_raddr_atomic(const uint8_t *buf, uint32_t end, struct prism_wqe *
 	return 0;
 }
 
-static uint64_t get_operand(const uint8_t *p, unsigned size, uint8_t *bytes)
+DECODE_INLINE uint64_t get_operand(const uint8_t *p, unsigned size, uint8_t *bytes)
 {
 	if (size == 4)
 		return get_be32(p);
@@ -174,8 +186,8 @@ static uint64_t get_operand(const uint8_t *p, unsigned size, uint8_t *bytes)
 	return 0;
 }
 
-static int dec_raddr_masked(const uint8_t *buf, uint32_t end, struct prism_wqe *w,
-                            struct prism_wqe_diag *d)
+DECODE_INLINE int dec_raddr_masked(const uint8_t *buf, uint32_t end, struct prism_wqe *w,
+                                   struct prism_wqe_diag *d)
 {
 	struct prism_atomic_seg *a = &w->atomic;
 	unsigned size = wqe_masked_size(w->ctrl.opmod); /* opmod already validated */
@@ -207,8 +219,8 @@ static int dec_raddr_masked(const uint8_t *buf, uint32_t end, struct prism_wqe *
 	return 0;
 }
 
-static int dec_wait_enable(const uint8_t *buf, uint32_t end, struct prism_wqe *w,
-                           struct prism_wqe_diag *d)
+DECODE_INLINE int dec_wait_enable(const uint8_t *buf, uint32_t end, struct prism_wqe *w,
+                                  struct prism_wqe_diag *d)
 {
 	const uint8_t *p = buf + 16;
 
@@ -217,14 +229,13 @@ static int dec_wait_enable(const uint8_t *buf, uint32_t end, struct prism_wqe *w
 		uint64_t va;
 
 		if (end != 16 + WQE_WOD_BYTES)
-			return wqe_diag_fail(
-			    d, PRISM_WQE_E_DS, 7,
-			    "ds=%u but CQE_WAIT opmod %u needs 3 (ctrl+wait-on-data)", end / 16u,
-			    w->ctrl.opmod);
+			return FAIL(d, PRISM_WQE_E_DS, 7,
+			            "ds=%u but CQE_WAIT opmod %u needs 3 (ctrl+wait-on-data)",
+			            end / 16u, w->ctrl.opmod);
 		cond = get_be32(p);
 		if (cond & ~0x1fu)
-			return wqe_diag_fail(d, PRISM_WQE_E_SEGMENT, 16,
-			                     "wait condition word 0x%08x has bits above 4:0", cond);
+			return FAIL(d, PRISM_WQE_E_SEGMENT, 16,
+			            "wait condition word 0x%08x has bits above 4:0", cond);
 		va = get_be64(p + 8);
 		w->wod.cond = (uint8_t)cond;
 		w->wod.lkey = get_be32(p + 4);
@@ -236,63 +247,82 @@ static int dec_wait_enable(const uint8_t *buf, uint32_t end, struct prism_wqe *w
 		return 0;
 	}
 	if (end != 16 + WQE_WAIT_EN_BYTES)
-		return wqe_diag_fail(d, PRISM_WQE_E_DS, 7, "ds=%u but %s needs 2 (ctrl+%s)",
-		                     end / 16u, prism_opcode_name(w->ctrl.opcode),
-		                     w->ctrl.opcode == PRISM_OP_CQE_WAIT ? "wait" : "enable");
+		return FAIL(d, PRISM_WQE_E_DS, 7, "ds=%u but %s needs 2 (ctrl+%s)", end / 16u,
+		            prism_opcode_name(w->ctrl.opcode),
+		            w->ctrl.opcode == PRISM_OP_CQE_WAIT ? "wait" : "enable");
 	w->wait_en.index = get_be32(p + 8);
 	w->wait_en.obj_num = get_be32(p + 12);
 	if (w->wait_en.obj_num > 0xffffffu)
-		return wqe_diag_fail(
-		    d, PRISM_WQE_E_SEGMENT, 28, "%s number 0x%08x does not fit 24 bits",
-		    w->ctrl.opcode == PRISM_OP_CQE_WAIT ? "CQ" : "QP", w->wait_en.obj_num);
+		return FAIL(d, PRISM_WQE_E_SEGMENT, 28, "%s number 0x%08x does not fit 24 bits",
+		            w->ctrl.opcode == PRISM_OP_CQE_WAIT ? "CQ" : "QP", w->wait_en.obj_num);
 	w->has_wait_en = true;
 	return 0;
 }
 
-typedef int (*shape_decoder)(const uint8_t *buf, uint32_t end, struct prism_wqe *w,
-                             struct prism_wqe_diag *d);
-
-static const shape_decoder shape_decoders[] = {
-    [PRISM_SHAPE_CTRL_ONLY] = dec_ctrl_only,
-    [PRISM_SHAPE_RADDR_DATA] = dec_raddr_data,
-    [PRISM_SHAPE_DATA] = dec_data,
-    [PRISM_SHAPE_RADDR_ATOMIC] = dec_raddr_atomic,
-    [PRISM_SHAPE_RADDR_MASKED] = dec_raddr_masked,
-    [PRISM_SHAPE_WAIT_ENABLE] = dec_wait_enable,
-};
-
-PRISM_API int prism_wqe_decode(const void *buf, size_t len, struct prism_wqe *w,
-                               struct prism_wqe_diag *diag)
+/*
+ * The decoder: @d is NULL (never written) or a diagnostic record.  The shape
+ * decoders are inlined into the switch, so each instantiation is one
+ * function with constant offsets and no indirect call.
+ */
+DECODE_INLINE int decode_body(const uint8_t *buf, size_t len, struct prism_wqe *w,
+                              struct prism_wqe_diag *d)
 {
 	const struct prism_opcode_info *info;
 	uint32_t end;
 	int rc;
 
-	if (!buf || !w)
-		return wqe_diag_fail(diag, PRISM_WQE_E_ARG, 0, "NULL buffer or WQE");
 	if (len < WQE_CTRL_BYTES)
-		return wqe_diag_fail(diag, PRISM_WQE_E_SHORT, 0,
-		                     "%zu bytes, a control segment needs 16", len);
+		return FAIL(d, PRISM_WQE_E_SHORT, 0, "%zu bytes, a control segment needs 16", len);
 	wqe_ctrl_unpack(buf, &w->ctrl);
 	clear_optional(w);
 	info = &wqe_opcode_table[w->ctrl.opcode];
 	if (!info->name)
-		return wqe_diag_fail(diag, PRISM_WQE_E_OPCODE, 3, "unknown opcode 0x%02x",
-		                     w->ctrl.opcode);
+		return FAIL(d, PRISM_WQE_E_OPCODE, 3, "unknown opcode 0x%02x", w->ctrl.opcode);
 	if (w->ctrl.ds & 0xc0u)
-		return wqe_diag_fail(diag, PRISM_WQE_E_DS, 7,
-		                     "ds byte 0x%02x has reserved bits 7:6 set", w->ctrl.ds);
+		return FAIL(d, PRISM_WQE_E_DS, 7, "ds byte 0x%02x has reserved bits 7:6 set",
+		            w->ctrl.ds);
 	if (w->ctrl.ds == 0)
-		return wqe_diag_fail(diag, PRISM_WQE_E_DS, 7,
-		                     "ds=0, the control segment alone is 1");
+		return FAIL(d, PRISM_WQE_E_DS, 7, "ds=0, the control segment alone is 1");
 	end = w->ctrl.ds * PRISM_WQE_DS_BYTES;
 	if (end > len)
-		return wqe_diag_fail(diag, PRISM_WQE_E_SHORT, (uint32_t)len,
-		                     "ds=%u (%u bytes) but only %zu bytes readable", w->ctrl.ds,
-		                     end, len);
+		return FAIL(d, PRISM_WQE_E_SHORT, (uint32_t)len,
+		            "ds=%u (%u bytes) but only %zu bytes readable", w->ctrl.ds, end, len);
 	if (!wqe_opmod_valid(info, w->ctrl.opmod))
-		return wqe_diag_fail(diag, PRISM_WQE_E_OPMOD, 0, "opmod 0x%02x is not valid for %s",
-		                     w->ctrl.opmod, info->name);
-	rc = shape_decoders[info->shape](buf, end, w, diag);
+		return FAIL(d, PRISM_WQE_E_OPMOD, 0, "opmod 0x%02x is not valid for %s",
+		            w->ctrl.opmod, info->name);
+	switch (info->shape) {
+	case PRISM_SHAPE_CTRL_ONLY:
+		rc = dec_ctrl_only(buf, end, w, d);
+		break;
+	case PRISM_SHAPE_RADDR_DATA:
+		rc = dec_raddr_data(buf, end, w, d);
+		break;
+	case PRISM_SHAPE_DATA:
+		rc = dec_data(buf, end, w, d);
+		break;
+	case PRISM_SHAPE_RADDR_ATOMIC:
+		rc = dec_raddr_atomic(buf, end, w, d);
+		break;
+	case PRISM_SHAPE_RADDR_MASKED:
+		rc = dec_raddr_masked(buf, end, w, d);
+		break;
+	case PRISM_SHAPE_WAIT_ENABLE:
+	default: /* the opcode table has no other shape */
+		rc = dec_wait_enable(buf, end, w, d);
+		break;
+	}
 	return rc < 0 ? rc : (int)end;
+}
+
+PRISM_API int prism_wqe_decode(const void *buf, size_t len, struct prism_wqe *w,
+                               struct prism_wqe_diag *diag)
+{
+	if (!buf || !w)
+		return wqe_diag_fail(diag, PRISM_WQE_E_ARG, 0, "NULL buffer or WQE");
+	return decode_body(buf, len, w, diag);
+}
+
+int wqe_decode_lean(const uint8_t *buf, uint32_t len, struct prism_wqe *w)
+{
+	return decode_body(buf, len, w, NULL);
 }

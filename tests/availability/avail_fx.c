@@ -30,6 +30,7 @@
 #include "chain/chainobj.h"
 #include "core/proto.h"
 #include "tests/mlx5emu/mlx5emu.h"
+#include "tests/support/backend_filter.h"
 
 static uint64_t rng(uint64_t *s)
 {
@@ -92,8 +93,7 @@ int av_run_groups(const char *suite, const struct CMUnitTest *tests, size_t n)
 	for (size_t i = 0; i < sizeof(backends) / sizeof(backends[0]); i++) {
 		av_be = &backends[i];
 		snprintf(group, sizeof(group), "%s %s", suite, av_be->group);
-		/* PRISM_TEST_BACKEND=emulator (a part of the group name) runs one group */
-		if (getenv("PRISM_TEST_BACKEND") && !strstr(group, getenv("PRISM_TEST_BACKEND")))
+		if (!test_backend_selected(group))
 			continue;
 		failed += _cmocka_run_group_tests(group, tests, n, NULL, NULL);
 	}

@@ -14,7 +14,10 @@
  *     REJECTed at once;
  *   - idle connections: serving one client does not poll them;
  *   - the server process at its file-descriptor limit: the next client gets
- *     a REJECT saying so.
+ *     a REJECT saying so;
+ *   - clients that meet max_setups_per_peer (many threads attaching at
+ *     once) are told the server is busy and attach once a setup ends; one
+ *     whose timeout passes first fails with PRISM_E_NET_BUSY.
  *
  * Must not: assert on time; the only waits are for bytes with a generous
  * deadline, so a bug fails instead of hanging.
@@ -31,6 +34,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
@@ -278,6 +282,119 @@ static void test_idle_connections_not_polled(void **state)
 	av_close(&f);
 }
 
+/* The client library logs each busy REJECT it waits out (at debug level). */
+static unsigned busy_seen;
+
+static void count_busy(enum prism_log_level level, const char *msg, void *ctx)
+{
+	(void)ctx;
+	(void)level;
+	if (strstr(msg, "server busy"))
+		__atomic_add_fetch(&busy_seen, 1, __ATOMIC_RELAXED);
+}
+
+struct attach_job {
+	struct av_fx *f;
+	pthread_barrier_t *go; /* NULL: start at once */
+	struct prism_client *cl;
+	int err;
+	unsigned done;
+};
+
+static void *attach(void *arg)
+{
+	struct attach_job *j = arg;
+	PRISM_OPTS(prism_client_opts, co, .timeout_ms = 20000);
+
+	if (j->go)
+		pthread_barrier_wait(j->go);
+	j->cl = prism_client__connect(j->f->cdev, j->f->addr, &co);
+	j->err = j->cl ? 0 : errno;
+	__atomic_store_n(&j->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* Every setup slot of this address held: a client is told "busy", not
+ * "rejected", waits and gets in once a slot frees; with too short a timeout
+ * it fails with PRISM_E_NET_BUSY. */
+static void test_busy_setup_retried(void **state)
+{
+	struct av_opts o = {.max_setups_per_peer = 2};
+	struct attach_job j = {0};
+	struct prism_client *cl;
+	struct av_fx f;
+	char reason[256];
+	int silent[2], extra;
+	pthread_t th;
+
+	(void)state;
+	av_open(&f, &o);
+	j.f = &f;
+	for (int i = 0; i < 2; i++)
+		silent[i] = av_silent_socket(&f);
+	/* the one after them is refused: both are held by the server now */
+	extra = av_silent_socket(&f);
+	assert_int_equal(av_read_reject(extra, reason, sizeof(reason)), 0);
+	assert_non_null(strstr(reason, "too many connection setups from this address"));
+	close(extra);
+
+	PRISM_OPTS(prism_client_opts, co, .timeout_ms = 50);
+	cl = prism_client__connect(f.cdev, f.addr, &co);
+	assert_null(cl);
+	assert_int_equal(errno, PRISM_E_NET_BUSY);
+	assert_string_equal(prism_strerror(PRISM_E_NET_BUSY),
+	                    "peer is busy with other connection setups; try again later");
+
+	__atomic_store_n(&busy_seen, 0, __ATOMIC_RELAXED);
+	prism_set_log_fn(count_busy, NULL, PRISM_LOG_DEBUG);
+	assert_int_equal(pthread_create(&th, NULL, attach, &j), 0);
+	/* it was told "busy" at least once before a slot frees */
+	while (!__atomic_load_n(&busy_seen, __ATOMIC_RELAXED) &&
+	       !__atomic_load_n(&j.done, __ATOMIC_ACQUIRE))
+		poll(NULL, 0, 1);
+	close(silent[0]);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	if (!j.cl)
+		fail_msg("attach after a busy REJECT: %s", prism_strerror(j.err));
+	assert_true(__atomic_load_n(&busy_seen, __ATOMIC_RELAXED) >= 1);
+	av_gets(&f, j.cl, 16, 21);
+	prism_client__close(j.cl);
+	close(silent[1]);
+	av_close(&f);
+}
+
+/* 32 threads attach to one server at once (4 times its 8 setups per
+ * address): every one gets in and is served. */
+#define ATTACHERS 32
+
+static void test_many_threads_attach_at_once(void **state)
+{
+	struct av_opts o = {0};
+	struct attach_job j[ATTACHERS];
+	pthread_barrier_t go;
+	pthread_t th[ATTACHERS];
+	struct av_fx f;
+
+	(void)state;
+	av_open(&f, &o);
+	assert_int_equal(pthread_barrier_init(&go, NULL, ATTACHERS), 0);
+	for (int i = 0; i < ATTACHERS; i++) {
+		j[i] = (struct attach_job){.f = &f, .go = &go};
+		assert_int_equal(pthread_create(&th[i], NULL, attach, &j[i]), 0);
+	}
+	for (int i = 0; i < ATTACHERS; i++)
+		assert_int_equal(pthread_join(th[i], NULL), 0);
+	pthread_barrier_destroy(&go);
+	for (int i = 0; i < ATTACHERS; i++)
+		if (!j[i].cl)
+			fail_msg("attacher %d: %s", i, prism_strerror(j[i].err));
+	for (int i = 0; i < ATTACHERS; i++) {
+		av_gets(&f, j[i].cl, 4, (uint64_t)i + 100);
+		prism_client__close(j[i].cl);
+	}
+	av_close(&f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -286,6 +403,8 @@ int main(void)
 	    cmocka_unit_test(test_silent_sockets_do_not_stall),
 	    cmocka_unit_test(test_idle_connections_not_polled),
 	    cmocka_unit_test_teardown(test_fd_limit_rejected, child_teardown),
+	    cmocka_unit_test(test_busy_setup_retried),
+	    cmocka_unit_test(test_many_threads_attach_at_once),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

@@ -23,7 +23,9 @@
  *      its NIC, transport and progress threads), of the prism server's
  *      application thread alone (/proc/<pid>/task/<pid>/stat: it only
  *      waits, so about 0) and of the clients (this process, whose only busy
- *      threads are the clients during a run); then the same for prism
+ *      threads are the clients during a run); context switches per get of
+ *      the same processes (every thread's, voluntary or not: a figure the
+ *      machine's load moves less than CPU time); then the same for prism
  *      forced to TCP.
  *
  * Every answer of both servers is compared with the expected value; a wrong
@@ -36,6 +38,7 @@
  * Must not: hide a ratio below 1; it prints what it measured.
  */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -45,6 +48,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -107,6 +111,51 @@ static double proc_cpu_us(pid_t pid, bool main_only)
 	    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu", &ut, &st) != 2)
 		return -1;
 	return (double)(ut + st) * 1e6 / (double)sysconf(_SC_CLK_TCK);
+}
+
+/* Context switches (voluntary and not) of every thread of process @pid so
+ * far, or -1. */
+static double proc_switches(pid_t pid)
+{
+	char path[64], line[128];
+	struct dirent *e;
+	double n = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	d = opendir(path);
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		FILE *f;
+
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/task/%.16s/status", (int)pid, e->d_name);
+		f = fopen(path, "r");
+		if (!f)
+			continue;
+		while (fgets(line, sizeof(line), f)) {
+			unsigned long long v;
+
+			if (sscanf(line, "voluntary_ctxt_switches: %llu", &v) == 1 ||
+			    sscanf(line, "nonvoluntary_ctxt_switches: %llu", &v) == 1)
+				n += (double)v;
+		}
+		fclose(f);
+	}
+	closedir(d);
+	return n;
+}
+
+/* Context switches of this process's threads so far, the finished ones too. */
+static double self_switches(void)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru))
+		return -1;
+	return (double)ru.ru_nvcsw + (double)ru.ru_nivcsw;
 }
 
 static int free_port(void)
@@ -393,6 +442,8 @@ struct result {
 	double cpu_per_get;        /* the whole server process */
 	double main_cpu_per_get;   /* its main thread: prism's application thread */
 	double client_cpu_per_get; /* this process: the client threads */
+	double cs_per_get;         /* context switches of the server process */
+	double client_cs_per_get;  /* and of the clients */
 };
 
 /* One run of @secs seconds on @n connections; the server is process @pid. */
@@ -401,7 +452,7 @@ static int run_once(struct conn *cs, int n, void *(*loop)(void *), pid_t pid, do
 {
 	static double all[MAX_CONNS * (size_t)MAX_LAT];
 	atomic_bool stop = false;
-	double t0, t1, c0, c1, m0, m1, s0, s1;
+	double t0, t1, c0, c1, m0, m1, s0, s1, w0, w1, x0, x1;
 	uint64_t gets = 0;
 	size_t nl = 0;
 	int failed = 0;
@@ -409,6 +460,8 @@ static int run_once(struct conn *cs, int n, void *(*loop)(void *), pid_t pid, do
 	c0 = proc_cpu_us(pid, false);
 	m0 = proc_cpu_us(pid, true);
 	s0 = proc_cpu_us(getpid(), false);
+	w0 = proc_switches(pid);
+	x0 = self_switches();
 	t0 = bench_now();
 	for (int i = 0; i < n; i++) {
 		cs[i].stop = &stop, cs[i].gets = 0, cs[i].nlat = 0, cs[i].failed = 0;
@@ -423,6 +476,8 @@ static int run_once(struct conn *cs, int n, void *(*loop)(void *), pid_t pid, do
 	c1 = proc_cpu_us(pid, false);
 	m1 = proc_cpu_us(pid, true);
 	s1 = proc_cpu_us(getpid(), false);
+	w1 = proc_switches(pid);
+	x1 = self_switches();
 	for (int i = 0; i < n; i++) {
 		gets += cs[i].gets;
 		failed |= cs[i].failed;
@@ -438,20 +493,24 @@ static int run_once(struct conn *cs, int n, void *(*loop)(void *), pid_t pid, do
 	r->cpu_per_get = (c1 - c0) / (double)gets;
 	r->main_cpu_per_get = (m1 - m0) / (double)gets;
 	r->client_cpu_per_get = (s1 - s0) / (double)gets;
+	r->cs_per_get = (w1 - w0) / (double)gets;
+	r->client_cs_per_get = (x1 - x0) / (double)gets;
 	return 0;
 }
 
 static void med(struct result *runs, int n, struct result *m)
 {
-	double rate[RUNS], p50[RUNS], p99[RUNS], cpu[RUNS], main_cpu[RUNS], cli[RUNS];
+	double rate[RUNS], p50[RUNS], p99[RUNS], cpu[RUNS], main_cpu[RUNS], cli[RUNS], cs[RUNS],
+	    ccs[RUNS];
 
 	for (int i = 0; i < n; i++)
 		rate[i] = runs[i].rate, p50[i] = runs[i].p50, p99[i] = runs[i].p99,
 		cpu[i] = runs[i].cpu_per_get, main_cpu[i] = runs[i].main_cpu_per_get,
-		cli[i] = runs[i].client_cpu_per_get;
-	*m =
-	    (struct result){bench_median(rate, n), bench_median(p50, n),      bench_median(p99, n),
-	                    bench_median(cpu, n),  bench_median(main_cpu, n), bench_median(cli, n)};
+		cli[i] = runs[i].client_cpu_per_get, cs[i] = runs[i].cs_per_get,
+		ccs[i] = runs[i].client_cs_per_get;
+	*m = (struct result){bench_median(rate, n), bench_median(p50, n),      bench_median(p99, n),
+	                     bench_median(cpu, n),  bench_median(main_cpu, n), bench_median(cli, n),
+	                     bench_median(cs, n),   bench_median(ccs, n)};
 }
 
 static int compare(int n, pid_t ppid, uint16_t pport, pid_t mpid, int mport, double secs)
@@ -470,10 +529,20 @@ static int compare(int n, pid_t ppid, uint16_t pport, pid_t mpid, int mport, dou
 		m[i].lat = malloc(MAX_LAT * sizeof(double));
 		p[i].dev = prism_device__open("sim", NULL);
 		p[i].cl = p[i].dev ? prism_client__connect(p[i].dev, addr, NULL) : NULL;
-		p[i].cl_tcp = p[i].dev ? prism_client__connect(p[i].dev, addr, &tcp) : NULL;
 		m[i].fd = tcp_connect(mport);
-		if (!p[i].lat || !m[i].lat || !p[i].cl || !p[i].cl_tcp || m[i].fd < 0) {
+		if (!p[i].lat || !m[i].lat || !p[i].cl || m[i].fd < 0) {
 			fprintf(stderr, "bench_vs_memcached: connection %d: setup failed\n", i);
+			goto out;
+		}
+	}
+	/* The server puts each connection on its least busy NIC thread: the
+	 * TCP ones come after all the automatic ones, so that each kind is
+	 * spread over every NIC thread (alternating, the automatic ones would
+	 * all land on every other one). */
+	for (int i = 0; i < n; i++) {
+		p[i].cl_tcp = prism_client__connect(p[i].dev, addr, &tcp);
+		if (!p[i].cl_tcp) {
+			fprintf(stderr, "bench_vs_memcached: connection %d: TCP setup failed\n", i);
 			goto out;
 		}
 	}
@@ -505,6 +574,9 @@ static int compare(int n, pid_t ppid, uint16_t pport, pid_t mpid, int mport, dou
 	       "prism_clients=%.2f memcached_process=%.2f memcached_clients=%.2f\n",
 	       pm.cpu_per_get, pm.main_cpu_per_get, pm.client_cpu_per_get, mm.cpu_per_get,
 	       mm.client_cpu_per_get);
+	printf("  switches_per_get prism_server_process=%.2f prism_clients=%.2f "
+	       "memcached_process=%.2f memcached_clients=%.2f\n",
+	       pm.cs_per_get, pm.client_cs_per_get, mm.cs_per_get, mm.client_cs_per_get);
 	printf("  tcp_forced prism_gets_per_s=%.0f ratio=%.3f prism_p50=%.1f prism_p99=%.1f "
 	       "cpu_us_per_get prism_server_process=%.2f prism_clients=%.2f\n",
 	       tm.rate, tm.rate / mm.rate, tm.p50, tm.p99, tm.cpu_per_get, tm.client_cpu_per_get);

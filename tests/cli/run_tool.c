@@ -57,6 +57,36 @@ struct tool_out run_tool(const char *cmd, const char *stdin_path)
 	return run_tool_env("", cmd, stdin_path);
 }
 
+static struct tool_out run_tool_va(const char *stdin_path, const char *fmt, va_list ap)
+{
+	char cmd[1024];
+
+	assert_true(vsnprintf(cmd, sizeof(cmd), fmt, ap) < (int)sizeof(cmd));
+	return run_tool(cmd, stdin_path);
+}
+
+struct tool_out run_toolf(const char *fmt, ...)
+{
+	struct tool_out o;
+	va_list ap;
+
+	va_start(ap, fmt);
+	o = run_tool_va(NULL, fmt, ap);
+	va_end(ap);
+	return o;
+}
+
+struct tool_out run_tool_in(const char *stdin_path, const char *fmt, ...)
+{
+	struct tool_out o;
+	va_list ap;
+
+	va_start(ap, fmt);
+	o = run_tool_va(stdin_path, fmt, ap);
+	va_end(ap);
+	return o;
+}
+
 struct tool_out run_tool_env(const char *env, const char *cmd, const char *stdin_path)
 {
 	char out_path[] = "/tmp/prism-cli-out-XXXXXX", err_path[] = "/tmp/prism-cli-err-XXXXXX";

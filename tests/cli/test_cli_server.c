@@ -100,26 +100,6 @@ static void write_config(const char *program)
 	write_text(cfg, text, (size_t)n);
 }
 
-#define EXPECT(o, code, stream, text)                                                              \
-	do {                                                                                       \
-		if ((o).status != (code) || !strstr((o).stream, (text)))                           \
-			fail_msg("%s:%d: status %d (want %d), " #stream " lacks \"%s\":\n"         \
-			         "stdout: %s\nstderr: %s",                                         \
-			         __FILE__, __LINE__, (o).status, (code), (text), (o).out,          \
-			         (o).err);                                                         \
-	} while (0)
-
-static struct tool_out run(const char *fmt, ...)
-{
-	char cmd[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	return run_tool(cmd, NULL);
-}
-
 /* show, call, post (replace, from stdin), remove, and prismd's log. */
 static void test_manage_running_server(void **state)
 {
@@ -134,37 +114,37 @@ static void test_manage_running_server(void **state)
 	port = start_prismd(cfg, &pid, &st);
 	assert_true(port > 0);
 
-	o = run("@/prismc show --server %s", post_sock);
-	EXPECT(o, 0, out, "get  entries get\n\tregions cells 32B r--\n\tinstalled ");
-	EXPECT(o, 0, out, "pid -1  object ");
-	EXPECT(o, 0, out, "connections 0 live, 0 total  invocations 0\n");
+	o = run_toolf("@/prismc show --server %s", post_sock);
+	TOOL_EXPECT(o, 0, out, "get  entries get\n\tregions cells 32B r--\n\tinstalled ");
+	TOOL_EXPECT(o, 0, out, "pid -1  object ");
+	TOOL_EXPECT(o, 0, out, "connections 0 live, 0 total  invocations 0\n");
 	tool_out_free(&o);
 
 	/* cell 1 (offset 8) holds 0x1122334455667701 */
-	o = run("@/prismc call --server 127.0.0.1:%u --arg c=8", port);
-	EXPECT(o, 0, out,
-	       "entry get: returned\n  return site  1\n  value        1122334455667701\n");
-	EXPECT(o, 0, out, "us wall clock");
+	o = run_toolf("@/prismc call --server 127.0.0.1:%u --arg c=8", port);
+	TOOL_EXPECT(o, 0, out,
+	            "entry get: returned\n  return site  1\n  value        1122334455667701\n");
+	TOOL_EXPECT(o, 0, out, "us wall clock");
 	tool_out_free(&o);
-	o = run("@/prismc call -s 127.0.0.1:%u -e get -a c=16 --count=3 --json", port);
-	EXPECT(o, 0, out,
-	       "{\"entry\":\"get\",\"status\":0,\"return_site\":1,\"results\":{\"value\":"
-	       "\"1122334455667702\"},\"returned\":true,\"latency_ns\":");
+	o = run_toolf("@/prismc call -s 127.0.0.1:%u -e get -a c=16 --count=3 --json", port);
+	TOOL_EXPECT(o, 0, out,
+	            "{\"entry\":\"get\",\"status\":0,\"return_site\":1,\"results\":{\"value\":"
+	            "\"1122334455667702\"},\"returned\":true,\"latency_ns\":");
 	tool_out_free(&o);
-	o = run("@/prismc call -s 127.0.0.1:%u --arg cell=8", port);
-	EXPECT(o, 2, err, "no parameter 'cell'; it takes: c");
+	o = run_toolf("@/prismc call -s 127.0.0.1:%u --arg cell=8", port);
+	TOOL_EXPECT(o, 2, err, "no parameter 'cell'; it takes: c");
 	tool_out_free(&o);
-	o = run("@/prismc call -s 127.0.0.1:%u --program nope --json", port);
-	EXPECT(o, 1, out, "\"error\":");
+	o = run_toolf("@/prismc call -s 127.0.0.1:%u --program nope --json", port);
+	TOOL_EXPECT(o, 1, out, "\"error\":");
 	tool_out_free(&o);
-	o = run("@/prismc show --server %s --json get", post_sock);
-	EXPECT(o, 0, out,
-	       "[{\"name\":\"get\",\"entries\":[\"get\"],\"regions\":[{\"name\":\"cells\","
-	       "\"size\":32,\"access\":[\"read\"]}]");
+	o = run_toolf("@/prismc show --server %s --json get", post_sock);
+	TOOL_EXPECT(o, 0, out,
+	            "[{\"name\":\"get\",\"entries\":[\"get\"],\"regions\":[{\"name\":\"cells\","
+	            "\"size\":32,\"access\":[\"read\"]}]");
 	/* three connections (the one with a bad --arg too); of the four
 	 * invocations, the server may not see the last answer of a connection
 	 * acknowledged when its client closes right after it */
-	EXPECT(o, 0, out, "\"conns_active\":0,\"conns_total\":3,\"invocations\":");
+	TOOL_EXPECT(o, 0, out, "\"conns_active\":0,\"conns_total\":3,\"invocations\":");
 	{
 		unsigned long inv = strtoul(strstr(o.out, "\"invocations\":") + 14, NULL, 10);
 
@@ -179,10 +159,10 @@ static void test_manage_running_server(void **state)
 		snprintf(cmd, sizeof(cmd), "@/prismc post - --server %s", post_sock);
 		o = run_tool(cmd, cell_src);
 	}
-	EXPECT(o, 0, out, "installed on");
+	TOOL_EXPECT(o, 0, out, "installed on");
 	tool_out_free(&o);
-	o = run("@/prismc show --server %s", post_sock);
-	EXPECT(o, 0, out, "connections 0 live, 0 total  invocations 0\n");
+	o = run_toolf("@/prismc show --server %s", post_sock);
+	TOOL_EXPECT(o, 0, out, "connections 0 live, 0 total  invocations 0\n");
 	assert_null(strstr(o.out, "pid -1"));
 	tool_out_free(&o);
 	/* a second program: a call must name one */
@@ -191,37 +171,37 @@ static void test_manage_running_server(void **state)
 
 		snprintf(cmd, sizeof(cmd), "@/prismc post %s --server %s", src, post_sock);
 		o = run_tool(cmd, NULL);
-		EXPECT(o, 0, out, "installed on");
+		TOOL_EXPECT(o, 0, out, "installed on");
 		tool_out_free(&o);
 		unlink(src);
 		free(src);
 	}
-	o = run("@/prismc call -s 127.0.0.1:%u -a c=0", port);
-	EXPECT(o, 1, err, "the client named no program and the server has 2: name one");
+	o = run_toolf("@/prismc call -s 127.0.0.1:%u -a c=0", port);
+	TOOL_EXPECT(o, 1, err, "the client named no program and the server has 2: name one");
 	assert_int_equal(tool_lines(o.err), 1);
 	tool_out_free(&o);
-	o = run("@/prismc call -s 127.0.0.1:%u --program=get2 -a c=24", port);
-	EXPECT(o, 0, out,
-	       "entry get2: returned\n  return site  1\n  value        1122334455667703\n");
+	o = run_toolf("@/prismc call -s 127.0.0.1:%u --program=get2 -a c=24", port);
+	TOOL_EXPECT(o, 0, out,
+	            "entry get2: returned\n  return site  1\n  value        1122334455667703\n");
 	tool_out_free(&o);
-	o = run("@/prismc remove get2 -s %s", post_sock);
-	EXPECT(o, 0, out, "removed");
+	o = run_toolf("@/prismc remove get2 -s %s", post_sock);
+	TOOL_EXPECT(o, 0, out, "removed");
 	tool_out_free(&o);
 
-	o = run("@/prismc remove get --server=%s", post_sock);
-	EXPECT(o, 0, out, "program 'get' removed");
+	o = run_toolf("@/prismc remove get --server=%s", post_sock);
+	TOOL_EXPECT(o, 0, out, "program 'get' removed");
 	tool_out_free(&o);
-	o = run("@/prismc remove get --server %s", post_sock);
-	EXPECT(o, 1, err, "no such program on the server");
+	o = run_toolf("@/prismc remove get --server %s", post_sock);
+	TOOL_EXPECT(o, 1, err, "no such program on the server");
 	assert_int_equal(tool_lines(o.err), 1);
 	assert_null(strstr(o.err, "Unknown error"));
 	tool_out_free(&o);
-	o = run("@/prismc show --server %s --json", post_sock);
-	EXPECT(o, 0, out, "[]\n");
+	o = run_toolf("@/prismc show --server %s --json", post_sock);
+	TOOL_EXPECT(o, 0, out, "[]\n");
 	tool_out_free(&o);
 	/* a program the server cannot load is refused, with its reason */
-	o = run("@/prismc post lib/chains/hash_get.prism --server %s", post_sock);
-	EXPECT(o, 1, err, "region");
+	o = run_toolf("@/prismc post lib/chains/hash_get.prism --server %s", post_sock);
+	TOOL_EXPECT(o, 1, err, "region");
 	assert_int_equal(tool_lines(o.err), 1);
 	tool_out_free(&o);
 
@@ -265,7 +245,8 @@ static void test_prismd_strict_programs(void **state)
 	/* a program whose region nobody provides (hash_get needs 'table') */
 	snprintf(path, sizeof(path), "%s/hg.chain", dir);
 	{
-		struct tool_out o = run("@/prismc compile lib/chains/hash_get.prism -o %s", path);
+		struct tool_out o =
+		    run_toolf("@/prismc compile lib/chains/hash_get.prism -o %s", path);
 
 		assert_int_equal(o.status, 0);
 		tool_out_free(&o);
@@ -303,7 +284,7 @@ static int setup(void **state)
 		snprintf(path, sizeof(path), "%s/cells.bin", dir);
 		write_text(path, cells, sizeof(cells));
 	}
-	o = run("@/prismc compile %s -o %s", cell_src, cell_chain);
+	o = run_toolf("@/prismc compile %s -o %s", cell_src, cell_chain);
 	if (o.status)
 		return -1;
 	tool_out_free(&o);

@@ -46,17 +46,6 @@ static const struct {
 
 #define N_TOOLS (sizeof(tools) / sizeof(tools[0]))
 
-static struct tool_out run(const char *fmt, ...)
-{
-	char cmd[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	return run_tool(cmd, NULL);
-}
-
 /*
  * The per-tool matrix (help, version, unknown option) only parses a command
  * line and exits: under ASan, the leak check at each exit is most of its
@@ -72,26 +61,6 @@ static struct tool_out run_matrix(const char *tool, const char *args)
 	return run_tool_env(MATRIX_ENV, cmd, NULL);
 }
 
-static struct tool_out run_in(const char *stdin_path, const char *fmt, ...)
-{
-	char cmd[1024];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(cmd, sizeof(cmd), fmt, ap);
-	va_end(ap);
-	return run_tool(cmd, stdin_path);
-}
-
-#define EXPECT(o, code, stream, text)                                                              \
-	do {                                                                                       \
-		if ((o).status != (code) || !strstr((o).stream, (text)))                           \
-			fail_msg("%s:%d: status %d (want %d), " #stream " lacks \"%s\":\n"         \
-			         "stdout: %s\nstderr: %s",                                         \
-			         __FILE__, __LINE__, (o).status, (code), (text), (o).out,          \
-			         (o).err);                                                         \
-	} while (0)
-
 static void test_help_everywhere(void **state)
 {
 	(void)state;
@@ -99,7 +68,7 @@ static void test_help_everywhere(void **state)
 		for (int spelling = 0; spelling < 2; spelling++) {
 			struct tool_out o = run_matrix(tools[i].cmd, spelling ? "-h" : "--help");
 
-			EXPECT(o, 0, out, tools[i].name);
+			TOOL_EXPECT(o, 0, out, tools[i].name);
 			if (o.err[0])
 				fail_msg("%s --help wrote to stderr: %s", tools[i].cmd, o.err);
 			tool_out_free(&o);
@@ -113,11 +82,11 @@ static void test_version_everywhere(void **state)
 	for (size_t i = 0; i < N_TOOLS; i++) {
 		for (int spelling = 0; spelling < 2; spelling++) {
 			struct tool_out o =
-			    run("%s %s", tools[i].cmd, spelling ? "-V" : "--version");
+			    run_toolf("%s %s", tools[i].cmd, spelling ? "-V" : "--version");
 			char want[64];
 
 			snprintf(want, sizeof(want), "%s 0.", tools[i].name);
-			EXPECT(o, 0, out, want);
+			TOOL_EXPECT(o, 0, out, want);
 			assert_int_equal(tool_lines(o.out), 1);
 			tool_out_free(&o);
 		}
@@ -130,13 +99,13 @@ static void test_unknown_option_named(void **state)
 	for (size_t i = 0; i < N_TOOLS; i++) {
 		struct tool_out o = run_matrix(tools[i].cmd, "--no-such-option=3 x");
 
-		EXPECT(o, 2, err, "option '--no-such-option");
+		TOOL_EXPECT(o, 2, err, "option '--no-such-option");
 		tool_out_free(&o);
 	}
 	/* a short one too */
-	struct tool_out o = run("@/prismc compile -Q x.prism");
+	struct tool_out o = run_toolf("@/prismc compile -Q x.prism");
 
-	EXPECT(o, 2, err, "unknown option '-Q'");
+	TOOL_EXPECT(o, 2, err, "unknown option '-Q'");
 	tool_out_free(&o);
 }
 
@@ -146,35 +115,35 @@ static void test_opt_equals_and_space(void **state)
 	struct tool_out a, b;
 
 	(void)state;
-	a = run("@/prismc compile --entry=get_parallel lib/chains/hash_get.prism --output=-");
-	b = run("@/prismc compile --entry get_parallel lib/chains/hash_get.prism --output -");
-	EXPECT(a, 0, out, "program: get_parallel");
+	a = run_toolf("@/prismc compile --entry=get_parallel lib/chains/hash_get.prism --output=-");
+	b = run_toolf("@/prismc compile --entry get_parallel lib/chains/hash_get.prism --output -");
+	TOOL_EXPECT(a, 0, out, "program: get_parallel");
 	assert_string_equal(a.out, b.out);
 	tool_out_free(&a);
 	tool_out_free(&b);
-	a = run("@/prismc dump --stats --entry=get_parallel lib/chains/hash_get.prism");
-	b = run("@/prismc dump --stats --entry get_parallel lib/chains/hash_get.prism");
-	EXPECT(a, 0, out, "get_parallel");
+	a = run_toolf("@/prismc dump --stats --entry=get_parallel lib/chains/hash_get.prism");
+	b = run_toolf("@/prismc dump --stats --entry get_parallel lib/chains/hash_get.prism");
+	TOOL_EXPECT(a, 0, out, "get_parallel");
 	assert_string_equal(a.out, b.out);
 	tool_out_free(&a);
 	tool_out_free(&b);
-	a = run("@/prismd --config=/nonexistent/p.yaml");
-	b = run("@/prismd --config /nonexistent/p.yaml");
-	EXPECT(a, 2, err, "/nonexistent/p.yaml");
+	a = run_toolf("@/prismd --config=/nonexistent/p.yaml");
+	b = run_toolf("@/prismd --config /nonexistent/p.yaml");
+	TOOL_EXPECT(a, 2, err, "/nonexistent/p.yaml");
 	assert_string_equal(a.err, b.err);
 	tool_out_free(&a);
 	tool_out_free(&b);
-	a = run("@/prism-perf --depth=0 127.0.0.1");
-	b = run("@/prism-perf --depth 0 127.0.0.1");
-	EXPECT(a, 2, err, "--depth: '0'");
+	a = run_toolf("@/prism-perf --depth=0 127.0.0.1");
+	b = run_toolf("@/prism-perf --depth 0 127.0.0.1");
+	TOOL_EXPECT(a, 2, err, "--depth: '0'");
 	assert_string_equal(a.err, b.err);
 	tool_out_free(&a);
 	tool_out_free(&b);
-	a = run("@/prismc run lib/chains/hash_get.prism --entry");
-	EXPECT(a, 2, err, "option '--entry' needs a value");
+	a = run_toolf("@/prismc run lib/chains/hash_get.prism --entry");
+	TOOL_EXPECT(a, 2, err, "option '--entry' needs a value");
 	tool_out_free(&a);
-	a = run("@/prismc show --json=yes --server x");
-	EXPECT(a, 2, err, "option '--json' takes no value");
+	a = run_toolf("@/prismc show --json=yes --server x");
+	TOOL_EXPECT(a, 2, err, "option '--json' takes no value");
 	tool_out_free(&a);
 }
 
@@ -186,27 +155,27 @@ static void test_stdin_dash(void **state)
 	char cmd[256];
 
 	(void)state;
-	o = run_in("lib/chains/hash_get.prism", "@/prismc check -");
-	EXPECT(o, 0, err, "");
+	o = run_tool_in("lib/chains/hash_get.prism", "@/prismc check -");
+	TOOL_EXPECT(o, 0, err, "");
 	tool_out_free(&o);
-	o = run_in("lib/chains/hash_get.prism", "@/prismc compile - -o -");
-	EXPECT(o, 0, out, "prism-chain:");
+	o = run_tool_in("lib/chains/hash_get.prism", "@/prismc compile - -o -");
+	TOOL_EXPECT(o, 0, out, "prism-chain:");
 	tool_out_free(&o);
 	/* a compiled object on stdin */
 	snprintf(cmd, sizeof(cmd), "@/prismc compile lib/chains/hash_get.prism -o %s", chain);
-	o = run("%s", cmd);
-	EXPECT(o, 0, err, "");
+	o = run_toolf("%s", cmd);
+	TOOL_EXPECT(o, 0, err, "");
 	tool_out_free(&o);
-	o = run_in(chain, "@/prismc dump --stats -");
-	EXPECT(o, 0, out, "get");
+	o = run_tool_in(chain, "@/prismc dump --stats -");
+	TOOL_EXPECT(o, 0, out, "get");
 	tool_out_free(&o);
 	/* ... and source */
-	o = run_in("lib/chains/hash_get.prism", "@/prismc dump --stats -");
-	EXPECT(o, 0, out, "get");
+	o = run_tool_in("lib/chains/hash_get.prism", "@/prismc dump --stats -");
+	TOOL_EXPECT(o, 0, out, "get");
 	tool_out_free(&o);
-	o = run_in("tests/prism/cas_gt.prism",
-	           "@/prismc run - --entry raise --arg s=0 --arg mark=5 --json");
-	EXPECT(o, 0, out, "\"entry\":\"raise\"");
+	o = run_tool_in("tests/prism/cas_gt.prism",
+	                "@/prismc run - --entry raise --arg s=0 --arg mark=5 --json");
+	TOOL_EXPECT(o, 0, out, "\"entry\":\"raise\"");
 	tool_out_free(&o);
 	/* region contents and --set specifications from stdin (cas_gt's raise:
 	 * slot 0 holds 3 from stdin, so a mark of 2 leaves it at 3; zeros
@@ -219,11 +188,12 @@ static void test_stdin_dash(void **state)
 		unsigned char first = 0;
 		FILE *f;
 
-		o = run_in(img,
-		           "@/prismc run tests/prism/cas_gt.prism --entry raise --region meta=- "
-		           "--arg s=0 --arg mark=2 --save meta=%s",
-		           saved);
-		EXPECT(o, 0, out, "entry raise");
+		o = run_tool_in(
+		    img,
+		    "@/prismc run tests/prism/cas_gt.prism --entry raise --region meta=- "
+		    "--arg s=0 --arg mark=2 --save meta=%s",
+		    saved);
+		TOOL_EXPECT(o, 0, out, "entry raise");
 		tool_out_free(&o);
 		f = fopen(saved, "rb");
 		assert_non_null(f);
@@ -232,9 +202,10 @@ static void test_stdin_dash(void **state)
 		assert_int_equal(first, 3); /* 3 from stdin stays: 2 is not greater */
 		unlink(saved);
 		free(saved);
-		o = run_in(sets, "@/prismc run tests/prism/cas_gt.prism --entry raise --set-file - "
-		                 "--arg s=0 --arg mark=2 --json");
-		EXPECT(o, 0, out, "\"entry\":\"raise\"");
+		o = run_tool_in(sets,
+		                "@/prismc run tests/prism/cas_gt.prism --entry raise --set-file - "
+		                "--arg s=0 --arg mark=2 --json");
+		TOOL_EXPECT(o, 0, out, "\"entry\":\"raise\"");
 		tool_out_free(&o);
 		unlink(img);
 		unlink(sets);
@@ -243,11 +214,12 @@ static void test_stdin_dash(void **state)
 	}
 	/* prism-perf reads the object of --chain - once, for every connection */
 	snprintf(cmd, sizeof(cmd), "@/prism-perf -w get --chain - -e nope -p 1 127.0.0.1");
-	o = run_in(chain, "%s", cmd);
-	EXPECT(o, 1, err, "prism-perf: -: no entry nope");
+	o = run_tool_in(chain, "%s", cmd);
+	TOOL_EXPECT(o, 1, err,
+	            "prism-perf: --entry nope: <stdin> has no entry of that name; it has: get\n");
 	tool_out_free(&o);
-	o = run_in("/dev/null", "@/prismd --config -");
-	EXPECT(o, 1, err, "<stdin>: error: empty configuration");
+	o = run_tool_in("/dev/null", "@/prismd --config -");
+	TOOL_EXPECT(o, 1, err, "<stdin>: error: empty configuration");
 	tool_out_free(&o);
 	unlink(chain);
 	free(chain);
@@ -270,21 +242,21 @@ static void test_missing_file(void **state)
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
-		struct tool_out o = run("%s", cmds[i]);
+		struct tool_out o = run_toolf("%s", cmds[i]);
 
-		EXPECT(o, 2, err, "/nonexistent/x.");
-		EXPECT(o, 2, err, "No such file or directory");
+		TOOL_EXPECT(o, 2, err, "/nonexistent/x.");
+		TOOL_EXPECT(o, 2, err, "No such file or directory");
 		if (strstr(o.err, "Input/output error"))
 			fail_msg("%s: %s", cmds[i], o.err);
 		tool_out_free(&o);
 	}
 	/* one that exists but cannot be read is an I/O error (3) */
-	struct tool_out o = run("@/prismd --config /");
+	struct tool_out o = run_toolf("@/prismd --config /");
 
-	EXPECT(o, 3, err, "/: error: Is a directory");
+	TOOL_EXPECT(o, 3, err, "/: error: Is a directory");
 	tool_out_free(&o);
-	o = run("@/prismc compile / -o /dev/null");
-	EXPECT(o, 3, err, "/: Is a directory");
+	o = run_toolf("@/prismc compile / -o /dev/null");
+	TOOL_EXPECT(o, 3, err, "/: Is a directory");
 	tool_out_free(&o);
 }
 
@@ -295,28 +267,28 @@ static void test_ports_and_hosts(void **state)
 	struct tool_out o;
 
 	(void)state;
-	o = run("@/prismc call --server 127.0.0.1:99999");
-	EXPECT(o, 2, err, "'99999' is not a TCP port");
+	o = run_toolf("@/prismc call --server 127.0.0.1:99999");
+	TOOL_EXPECT(o, 2, err, "'99999' is not a TCP port");
 	tool_out_free(&o);
-	o = run("@/prismc call -s 127.0.0.1:0");
-	EXPECT(o, 2, err, "'0' is not a TCP port");
+	o = run_toolf("@/prismc call -s 127.0.0.1:0");
+	TOOL_EXPECT(o, 2, err, "'0' is not a TCP port");
 	tool_out_free(&o);
-	o = run("@/prism-perf --port 70000 127.0.0.1");
-	EXPECT(o, 2, err, "'70000' is not a TCP port");
+	o = run_toolf("@/prism-perf --port 70000 127.0.0.1");
+	TOOL_EXPECT(o, 2, err, "'70000' is not a TCP port");
 	tool_out_free(&o);
-	o = run("@/prismc call --server 'no such host!:18515' --timeout 2000");
-	EXPECT(o, 3, err, "cannot resolve host 'no such host!'");
+	o = run_toolf("@/prismc call --server 'no such host!:18515' --timeout 2000");
+	TOOL_EXPECT(o, 3, err, "cannot resolve host 'no such host!'");
 	assert_int_equal(tool_lines(o.err), 1);
 	assert_null(strstr(o.err, "No route to host"));
 	tool_out_free(&o);
 	/* nothing listens on port 1: one line naming the address */
-	o = run("@/prismc call --server 127.0.0.1:1");
-	EXPECT(o, 3, err, "127.0.0.1:1");
+	o = run_toolf("@/prismc call --server 127.0.0.1:1");
+	TOOL_EXPECT(o, 3, err, "127.0.0.1:1");
 	assert_int_equal(tool_lines(o.err), 1);
 	tool_out_free(&o);
 	/* a server socket that is not there: one line, no prism code through strerror */
-	o = run("@/prismc post lib/chains/hash_get.prism --server /nonexistent/post.sock");
-	EXPECT(o, 3, err, "/nonexistent/post.sock");
+	o = run_toolf("@/prismc post lib/chains/hash_get.prism --server /nonexistent/post.sock");
+	TOOL_EXPECT(o, 3, err, "/nonexistent/post.sock");
 	assert_int_equal(tool_lines(o.err), 1);
 	assert_null(strstr(o.err, "Unknown error"));
 	tool_out_free(&o);

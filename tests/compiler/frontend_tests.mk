@@ -31,7 +31,7 @@ $(O)/tests/test_fe_check: $(FE_TEST_GEN)
 # Runs the prismc binary of this build tree.
 TESTS += test_fe_cli
 test_fe_cli_SRCS = tests/compiler/test_fe_cli.c
-$(O)/tests/test_fe_cli: $(O)/prismc
+test_fe_cli_RUNS := prismc
 $(O)/obj/tests/compiler/test_fe_cli.o: CFLAGS_ALL += -DPRISMC_PATH='"$(O)/prismc"'
 
 TESTS += test_fe_depth

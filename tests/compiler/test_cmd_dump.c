@@ -153,6 +153,28 @@ static void test_dump_prism_source(void **state)
 	assert_int_equal(r.rc, PRISMC_EXIT_OK);
 	assert_non_null(strstr(r.out, "predicted latency (cx5"));
 	cmd_result_free(&r);
+	/* an --entry that names nothing: a usage error naming the option, in a
+	 * source and in a chain object (it was ignored there) */
+	r = run("--entry", "gett", "lib/chains/hash_get.prism", NULL);
+	assert_int_equal(r.rc, PRISMC_EXIT_USAGE);
+	assert_non_null(strstr(r.err, "lib/chains/hash_get.prism: error: --entry gett: no offload "
+	                              "of that name; the program declares: get, get_parallel; "
+	                              "did you mean 'get'?\n"));
+	cmd_result_free(&r);
+	const char *chain = fixture_file(NULL, NULL);
+	char want[256];
+
+	r = run("--entry", "put", chain, NULL);
+	assert_int_equal(r.rc, PRISMC_EXIT_USAGE);
+	snprintf(want, sizeof(want),
+	         "prismc dump: --entry put: %s has no entry of that name; it has: get\n", chain);
+	assert_non_null(strstr(r.err, want));
+	assert_string_equal(r.out, "");
+	cmd_result_free(&r);
+	r = run("--entry", "get", chain, NULL);
+	assert_int_equal(r.rc, PRISMC_EXIT_OK);
+	cmd_result_free(&r);
+	unlink(chain);
 	r = run("--stats", "--cost", "nope", "lib/chains/hash_get.prism", NULL);
 	assert_int_equal(r.rc, PRISMC_EXIT_USAGE);
 	assert_non_null(strstr(r.err, "prismc dump: --cost nope: "));

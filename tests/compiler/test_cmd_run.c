@@ -25,7 +25,7 @@
 #include "tests/compiler/cmd_capture.h"
 #include "compiler/run_image.h"
 
-extern const struct prismc_cmd cmd_run;
+extern const struct prismc_cmd cmd_run, cmd_compile;
 
 /* `prismc run ARGS...` (NULL-terminated), capturing stdout and stderr. */
 #define run(...) cmd_capture(&cmd_run, __VA_ARGS__)
@@ -234,7 +234,6 @@ static void test_image_relocation(void **state)
 	struct interp_env env = {regs, 2};
 	char err[256], path[] = "/tmp/prism-set-XXXXXX";
 	int fd;
-	FILE *f;
 
 	(void)state;
 	assert_int_equal(run_image_set(&env, "a+0=be64:&b+3", err, sizeof(err)), 0);
@@ -247,22 +246,27 @@ static void test_image_relocation(void **state)
 	assert_memory_equal(a, want_a, sizeof(want_a));
 	assert_int_equal(b[0], 0xa0);
 	assert_int_equal(b[1], 0xb1);
-	fd = mkstemp(path);
-	assert_true(fd >= 0);
-	f = fdopen(fd, "w");
-	assert_non_null(f);
-	fputs("# images\n  b+4=u8:7   # a byte\n\nb+5=be16:0x0102\n", f);
-	fclose(f);
-	assert_int_equal(run_image_set_file(&env, path, err, sizeof(err)), 0);
+	static const char ok[] = "# images\n  b+4=u8:7   # a byte\n\nb+5=be16:0x0102\n";
+	struct diag_ctx d;
+
+	diag_init(&d, "s.set", ok, strlen(ok));
+	assert_int_equal(run_image_set_text(&env, ok, strlen(ok), &d), 0);
+	assert_int_equal(d.errors, 0);
+	diag_fini(&d);
 	assert_int_equal(b[4], 7);
 	assert_int_equal(b[5], 1);
 	assert_int_equal(b[6], 2);
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs("b+0=u8:1\nb+99=u8:1\n", f);
-	fclose(f);
-	assert_int_equal(run_image_set_file(&env, path, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, ":2: "));
+	static const char bad[] = "b+0=u8:1\nb+99=u8:1\n";
+
+	diag_init(&d, "s.set", bad, strlen(bad));
+	assert_int_equal(run_image_set_text(&env, bad, strlen(bad), &d), -1);
+	assert_int_equal(d.errors, 1);
+	assert_int_equal(d.items[0].loc.line, 2);
+	assert_int_equal(d.items[0].loc.col, 1);
+	diag_fini(&d);
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
 	assert_int_equal(run_image_save(&env, "b", path, err, sizeof(err)), 0);
 	memset(b, 0, sizeof(b));
 	assert_int_equal(run_image_load(&env, "b", path, err, sizeof(err)), 0);
@@ -292,6 +296,88 @@ static const char *temp_source(const char *text)
 
 /* An le64 result is a number; a store without a return says so; on both
  * engines, which still print the same lines. */
+/* A wrong line of a set file is reported at its line and column, with the
+ * line and a caret under the part that is wrong (the one diagnostics
+ * format of prismc); an --entry that names nothing says so, naming the
+ * option, what there is and the closest spelling, for a .prism source and
+ * for a chain object alike (usage errors). */
+static void test_names_from_files_and_options(void **state)
+{
+	static const struct {
+		const char *line, *want;
+	} cases[] = {
+	    {"  tabel+8=be64:1   # x",
+	     ":2:3: error: no region 'tabel'; the program declares: table, values\n"
+	     "      tabel+8=be64:1   # x\n"
+	     "      ^~~~~\n"},
+	    {"table+0=bx64:1", ":2:9: error: 'table+0=bx64:1': unknown type 'bx64' (a scalar such "
+	                       "as be64, or hex)\n    table+0=bx64:1\n            ^~~~\n"},
+	    {"table+0x=u8:1", ":2:7: error: '0x' is not an offset\n"},
+	    {"table+0=be16:0x10000",
+	     ":2:14: error: 'table+0=be16:0x10000': '0x10000' is not a be16\n"
+	     "    table+0=be16:0x10000\n                 ^~~~~~~\n"},
+	    {"table+0=be64:&vals+8", ":2:15: error: no region 'vals'; the program declares: table, "
+	                             "values\n"},
+	};
+	char path[64] = "/tmp/prism-set-XXXXXX", want[512];
+	struct cmd_result r;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int fd = mkstemp(path);
+		FILE *f = fdopen(fd, "w");
+
+		assert_non_null(f);
+		fprintf(f, "table+0=be64:5\n%s\n", cases[i].line);
+		fclose(f);
+		r = run(HG, "--set-file", path, "--arg", "key=1", "--arg", "b1=0", "--arg", "b2=0",
+		        NULL);
+		assert_int_equal(r.rc, PRISMC_EXIT_USAGE);
+		snprintf(want, sizeof(want), "%s%s", path, cases[i].want);
+		if (!strstr(r.err, want))
+			fail_msg("case %zu: wanted\n%s\ngot\n%s", i, want, r.err);
+		cmd_result_free(&r);
+		unlink(path);
+		strcpy(path, "/tmp/prism-set-XXXXXX");
+	}
+
+	/* --entry: the reference, the NIC, a chain object */
+	r = run(HG, "--reference", "--entry", "get_paralel", NULL);
+	assert_int_equal(r.rc, PRISMC_EXIT_USAGE);
+	assert_non_null(strstr(r.err, HG ": error: --entry get_paralel: no offload of that name; "
+	                                 "the program declares: get, get_parallel; did you mean "
+	                                 "'get_parallel'?\n"));
+	cmd_result_free(&r);
+	r = run(HG, "--entry", "nope", NULL);
+	assert_int_equal(r.rc, PRISMC_EXIT_USAGE);
+	assert_non_null(strstr(r.err, "--entry nope: no offload of that name; the program "
+	                              "declares: get, get_parallel\n"));
+	cmd_result_free(&r);
+	int fd = mkstemp(path);
+
+	assert_true(fd >= 0);
+	close(fd);
+	strcat(path, ".chain");
+	r = cmd_capture(&cmd_compile, HG, "-o", path, NULL);
+	assert_int_equal(r.rc, PRISMC_EXIT_OK);
+	cmd_result_free(&r);
+	r = run(path, "--entry", "gt", "--json", NULL);
+	assert_int_equal(r.rc, PRISMC_EXIT_USAGE);
+	snprintf(want, sizeof(want),
+	         "{\"error\":\"--entry gt: %s has no entry of that name; it has: get; did you "
+	         "mean 'get'?\",\"exit_status\":2}",
+	         path);
+	assert_non_null(strstr(r.out, want));
+	cmd_result_free(&r);
+	/* the entry named is the one invoked (it was the first, whatever --entry said) */
+	r = run(path, "--entry", "get", HG_IMAGE, NULL);
+	assert_int_equal(r.rc, PRISMC_EXIT_OK);
+	cmd_result_free(&r);
+	unlink(path);
+	path[strlen(path) - 6] = 0;
+	unlink(path);
+}
+
 static void test_results_in_plain_words(void **state)
 {
 	const char *src = temp_source("struct r { a: le64; b: be16; }\n"
@@ -405,6 +491,7 @@ int main(void)
 	    cmocka_unit_test(test_set_errors),
 	    cmocka_unit_test(test_image_relocation),
 	    cmocka_unit_test(test_results_in_plain_words),
+	    cmocka_unit_test(test_names_from_files_and_options),
 	    cmocka_unit_test(test_region_name_typo),
 	    cmocka_unit_test(test_json_failures),
 	};

@@ -14,7 +14,9 @@
  * engines instead and prints what each profile computes.
  *
  * `make fuzz-diff` runs it long.  Exit status: 0 no difference, 1
- * differences or ill-typed programs, 2 usage.
+ * differences, ill-typed programs or a case --save could not write, 2
+ * usage (a --save DIR that is not a writable directory among them: checked
+ * before the first program, never created).
  *
  * Owns: the command line.
  */
@@ -39,7 +41,8 @@ static void usage(FILE *f)
 	           "  --without C    never generate C\n"
 	           "  --firmware P   profiles to compile for (default both)\n"
 	           "  --reduce       reduce each difference to a small program\n"
-	           "  --save DIR     write each (reduced) difference as a regression case\n"
+	           "  --save DIR     write each (reduced) difference as a regression case into\n"
+	           "                 DIR (an existing, writable directory)\n"
 	           "  --show N       print the first N differing programs (default 5)\n"
 	           "  --print        print the program of --seed (source, then its arguments\n"
 	           "                 and --set lines as comments) and exit\n"
@@ -95,7 +98,7 @@ int main(int argc, char **argv)
 	struct dt_tally t;
 	dt_mask bits;
 	bool print = false;
-	int ch;
+	int ch, rc;
 
 	while ((ch = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (ch) {
@@ -147,8 +150,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind < argc) {
-		int rc = 0;
-
+		rc = 0;
 		for (int i = optind; i < argc; i++)
 			rc |= dt_case_try(argv[i], o.relaxed, o.strict, stdout);
 		return rc ? 1 : 0;
@@ -159,10 +161,15 @@ int main(int argc, char **argv)
 	}
 	if (print)
 		return print_program(o.seed, o.allowed);
+	if (o.save_dir && (rc = dt_save_dir_check(o.save_dir))) {
+		fprintf(stderr, "difftest: --save %s: %s (create it first)\n", o.save_dir,
+		        strerror(-rc));
+		return 2;
+	}
 	o.max_generated = o.programs * 20;
-	if (dt_campaign(&o, &t)) {
-		fprintf(stderr, "difftest: out of memory\n");
+	if ((rc = dt_campaign(&o, &t))) {
+		fprintf(stderr, "difftest: %s\n", strerror(-rc));
 		return 1;
 	}
-	return t.diffs || t.bad || t.compared < o.programs ? 1 : 0;
+	return t.diffs || t.bad || t.unsaved || t.compared < o.programs ? 1 : 0;
 }

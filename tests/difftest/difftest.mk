@@ -11,6 +11,7 @@ TESTS += test_difftest
 test_difftest_SRCS = tests/difftest/test_difftest.c $(DT_SRCS)
 test_difftest_LDLIBS = $(DT_GEN_OBJS)
 $(O)/tests/test_difftest: $(DT_GEN_OBJS)
+test_difftest_RUNS := difftest
 
 TOOLS += difftest
 difftest_SRCS = tests/difftest/difftest.c $(DT_SRCS)

@@ -5,8 +5,11 @@
  *
  * Must not: decide what counts as a difference (dt_run.c does).
  */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <prism/prism.h>
 
@@ -104,11 +107,25 @@ static void on_diff(const struct dt_campaign_opts *o, struct dt_tally *t, struct
 
 		snprintf(name, sizeof(name), "seed%llu-%s", (unsigned long long)seed,
 		         dt_profile_name(prof));
-		if (dt_case_write(o->save_dir, name, p, prof, &r) && o->out)
-			fprintf(o->out, "cannot write case %s in %s\n", name, o->save_dir);
+		if (dt_case_write(o->save_dir, name, p, prof, &r)) {
+			fprintf(stderr, "difftest: cannot write case %s in %s: %s\n", name,
+			        o->save_dir, strerror(errno));
+			t->unsaved++;
+		}
 	}
 	free(src);
 	dt_prog_free(p);
+}
+
+int dt_save_dir_check(const char *dir)
+{
+	struct stat st;
+
+	if (stat(dir, &st))
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	return access(dir, W_OK | X_OK) ? -errno : 0;
 }
 
 int dt_campaign(const struct dt_campaign_opts *o, struct dt_tally *t)
@@ -120,6 +137,8 @@ int dt_campaign(const struct dt_campaign_opts *o, struct dt_tally *t)
 	int rc = 0;
 
 	memset(t, 0, sizeof(*t));
+	if (o->save_dir && (rc = dt_save_dir_check(o->save_dir)))
+		return rc;
 	if (o->relaxed)
 		profs[nprofs++] = IR_PROFILE_RELAXED;
 	if (o->strict)
@@ -133,7 +152,7 @@ int dt_campaign(const struct dt_campaign_opts *o, struct dt_tally *t)
 
 		if (!src) {
 			dt_prog_free(p);
-			rc = -1;
+			rc = -ENOMEM;
 			break;
 		}
 		t->generated++;

@@ -34,9 +34,18 @@ struct dt_campaign_opts {
 struct dt_tally {
 	unsigned generated, compared, diffs, bad, rejected, runs;
 	unsigned faulted; /* runs where both engines failed the invocation (agreeing) */
+	unsigned unsaved; /* differences save_dir could not take (each said on stderr) */
 };
 
-/* Run the campaign; fills @t.  0, or -1 when out of memory. */
+/* 0 when @dir is a directory this process can write cases into, else the
+ * negative errno (-ENOTDIR for something else by that name). */
+int dt_save_dir_check(const char *dir);
+
+/*
+ * Run the campaign; fills @t.  0; -ENOMEM when out of memory; or, before
+ * generating anything, dt_save_dir_check's error for an unusable save_dir
+ * (a campaign of hours must not find its differences and drop them).
+ */
 int dt_campaign(const struct dt_campaign_opts *o, struct dt_tally *t);
 
 #endif

@@ -3,7 +3,8 @@
  * tests/fuzz/fuzz_net_ring.c - libFuzzer target for the shared-memory ring
  * consumer (and producer) facing a hostile peer.
  *
- * Owns: one ring pair per input whose side 1 is played by the input: it
+ * Owns: one ring pair per input whose side 1 (held raw,
+ * tests/support/ring_peer.h) is played by the input: it
  * writes raw bytes into the ring it produces, sets that ring's head and the
  * other ring's tail to values near the honest ones, and lets side 0 read
  * and write.  Properties: a read returns no more than the buffer holds and
@@ -26,49 +27,16 @@
 #include <unistd.h>
 
 #include "net/net_ring.h"
+#include "tests/support/ring_peer.h"
 
 #define SIZE 4096u
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-struct hostile {
-	uint8_t *m;
-	int fds[5];
-};
-
-static int take(int sock, struct hostile *h)
+static void check_read(struct net_ring *a, struct ring_peer *h, uint64_t *pos, size_t cap)
 {
-	uint32_t body[2];
-	union {
-		char buf[CMSG_SPACE(5 * sizeof(int))];
-		struct cmsghdr align;
-	} ctl;
-	struct iovec iov = {.iov_base = body, .iov_len = sizeof(body)};
-	struct msghdr msg = {.msg_iov = &iov,
-	                     .msg_iovlen = 1,
-	                     .msg_control = ctl.buf,
-	                     .msg_controllen = sizeof(ctl)};
-	void *m;
-
-	if (recvmsg(sock, &msg, MSG_CMSG_CLOEXEC) != (ssize_t)sizeof(body) || !CMSG_FIRSTHDR(&msg))
-		return -1;
-	memcpy(h->fds, CMSG_DATA(CMSG_FIRSTHDR(&msg)), sizeof(h->fds));
-	m = mmap(NULL, net_ring_shm_bytes(SIZE), PROT_READ | PROT_WRITE, MAP_SHARED, h->fds[0], 0);
-	if (m == MAP_FAILED)
-		return -1;
-	h->m = m;
-	return 0;
-}
-
-static uint64_t *idx(struct hostile *h, unsigned dir, unsigned off)
-{
-	return (uint64_t *)(h->m + NET_RING_DIR_OFF(dir) + off);
-}
-
-static void check_read(struct net_ring *a, struct hostile *h, uint64_t *pos, size_t cap)
-{
-	const uint8_t *ring = h->m + NET_RING_CTL_BYTES + SIZE;
-	uint64_t head = *idx(h, 1, NET_RING_HEAD_OFF);
+	const uint8_t *ring = ring_peer_bytes(h, 1);
+	uint64_t head = *ring_peer_index(h, 1, NET_RING_HEAD_OFF);
 	static uint8_t got[SIZE + 1];
 	int n = net_ring_read(a, got, cap);
 
@@ -82,35 +50,35 @@ static void check_read(struct net_ring *a, struct hostile *h, uint64_t *pos, siz
 		if (got[i] != ring[(*pos + (uint64_t)i) % SIZE])
 			__builtin_trap();
 	*pos += (uint64_t)n;
-	if (*idx(h, 1, NET_RING_TAIL_OFF) != *pos)
+	if (*ring_peer_index(h, 1, NET_RING_TAIL_OFF) != *pos)
 		__builtin_trap(); /* the consumer published what it consumed */
 }
 
 /* @free: the last tail side 0 accepted; a tail is valid when it is neither
  * behind that nor past what side 0 produced. */
-static void check_write(struct net_ring *a, struct hostile *h, uint64_t *free, uint64_t tail,
+static void check_write(struct net_ring *a, struct ring_peer *h, uint64_t *free, uint64_t tail,
                         size_t len)
 {
 	static uint8_t buf[2 * SIZE];
-	uint64_t head = *idx(h, 0, NET_RING_HEAD_OFF), room = SIZE - (head - tail);
+	uint64_t head = *ring_peer_index(h, 0, NET_RING_HEAD_OFF), room = SIZE - (head - tail);
 	bool valid = tail - *free <= head - *free;
 	int n;
 
-	*idx(h, 0, NET_RING_TAIL_OFF) = tail;
+	*ring_peer_index(h, 0, NET_RING_TAIL_OFF) = tail;
 	n = net_ring_write(a, buf, len);
 	if ((n < 0) != !valid)
 		__builtin_trap();
 	if (n < 0)
 		return;
 	if ((uint64_t)n != (room < len ? room : len) ||
-	    *idx(h, 0, NET_RING_HEAD_OFF) != head + (uint64_t)n)
+	    *ring_peer_index(h, 0, NET_RING_HEAD_OFF) != head + (uint64_t)n)
 		__builtin_trap();
 	*free = tail;
 }
 
-static void run(struct net_ring *a, struct hostile *h, const uint8_t *data, size_t size)
+static void run(struct net_ring *a, struct ring_peer *h, const uint8_t *data, size_t size)
 {
-	uint8_t *ring = h->m + NET_RING_CTL_BYTES + SIZE;
+	uint8_t *ring = ring_peer_bytes(h, 1);
 	uint64_t pos = 0, head = 0, free0 = 0, tail0;
 	size_t i = 0;
 
@@ -123,7 +91,7 @@ static void run(struct net_ring *a, struct hostile *h, const uint8_t *data, size
 		switch (op % 4) {
 		case 0: /* publish: head moves by arg, forward or back */
 			head += (uint64_t)(int64_t)(int16_t)arg;
-			*idx(h, 1, NET_RING_HEAD_OFF) = head;
+			*ring_peer_index(h, 1, NET_RING_HEAD_OFF) = head;
 			break;
 		case 1: /* raw bytes at ring offset arg */
 			n = size - i < 64 ? size - i : 64;
@@ -135,7 +103,7 @@ static void run(struct net_ring *a, struct hostile *h, const uint8_t *data, size
 			check_read(a, h, &pos, 1 + arg % (SIZE + 1));
 			break;
 		case 3: /* the consumer of side 0's ring moves its tail, side 0 writes */
-			tail0 = *idx(h, 0, NET_RING_TAIL_OFF);
+			tail0 = *ring_peer_index(h, 0, NET_RING_TAIL_OFF);
 			check_write(a, h, &free0,
 			            tail0 + (uint64_t)(int64_t)(int8_t)(arg & 0xff) * 16,
 			            (size_t)(arg >> 8) * 32);
@@ -155,23 +123,13 @@ static void run(struct net_ring *a, struct hostile *h, const uint8_t *data, size
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct hostile h = {.m = NULL};
+	struct ring_peer h;
 	struct net_ring *a;
-	int sv[2];
 
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv))
+	if (ring_peer_open(SIZE, &a, &h))
 		return 0;
-	if (net_ring_create(sv[0], SIZE, &a, NULL)) {
-		close(sv[1]);
-		return 0;
-	}
-	if (!net_ring_send(a, NULL) && !take(sv[1], &h)) {
-		run(a, &h, data, size);
-		munmap(h.m, net_ring_shm_bytes(SIZE));
-		for (unsigned k = 0; k < 5; k++)
-			close(h.fds[k]);
-	}
+	run(a, &h, data, size);
 	net_ring_close(a);
-	close(sv[1]);
+	ring_peer_close(&h);
 	return 0;
 }

@@ -8,7 +8,9 @@
  * the same WQE, and a second encode must give the same bytes: the decoder
  * accepts nothing the encoder cannot reproduce.  A CQE's body encoded into a
  * dirty slot (prism_cqe_encode_body) must match prism_cqe_encode's bytes.
- * A mismatch traps.
+ * The software NIC's lean decode (wqe_decode_lean) returns the same value
+ * and writes the same bytes as prism_wqe_decode on every input.  A
+ * mismatch traps.
  *
  * Owns: this property only.  Seeds: tests/fuzz/seeds/fuzz_wqe_decode/.
  */
@@ -19,13 +21,15 @@
 
 #include <prism/wqe.h>
 
+#include "wqe/wqe_lean.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void check_wqe(const uint8_t *data, size_t size)
 {
 	/* heap copy of exactly @size bytes, so ASan sees any over-read */
 	uint8_t *in = malloc(size ? size : 1);
-	static struct prism_wqe w, again;
+	static struct prism_wqe w, again, lean;
 	static uint8_t enc[PRISM_WQE_MAX_BYTES], enc2[PRISM_WQE_MAX_BYTES];
 	struct prism_wqe_diag diag;
 	char line[4096];
@@ -36,7 +40,12 @@ static void check_wqe(const uint8_t *data, size_t size)
 	memcpy(in, data, size);
 	diag.code = 0;
 	diag.msg[0] = '\0';
+	memset(&w, 0x5a, sizeof(w));
+	memset(&lean, 0x5a, sizeof(lean));
 	n = prism_wqe_decode(in, size, &w, &diag);
+	if (size <= UINT32_MAX &&
+	    (wqe_decode_lean(in, (uint32_t)size, &lean) != n || memcmp(&w, &lean, sizeof(w))))
+		__builtin_trap(); /* the engine's decode differs from the full one */
 	if (n < 0) {
 		if (diag.code != n || diag.msg[0] == '\0' || prism_wqe_strerror(n)[0] == '\0')
 			__builtin_trap(); /* an error without a diagnostic */

@@ -21,4 +21,4 @@ $(MLX5EMU_SO): $(MLX5EMU_SO_OBJS) $(O)/libprism.a
 TESTS += mlx5emu_proc
 mlx5emu_proc_SRCS := tests/mlx5emu/test_mlx5emu_proc.c tests/runtime/support/child_proc.c \
 	tests/runtime/support/hashget_chain.c
-$(O)/tests/mlx5emu_proc: $(MLX5EMU_SO) $(O)/prismc $(O)/prismd $(O)/prism-demo
+mlx5emu_proc_RUNS := libprism-mlx5emu.so prismc prismd prism-demo

@@ -5,7 +5,8 @@
  * FETCH_ADD, RNR and remote-access NAKs, a malformed packet, a client
  * process that vanishes mid-stream, a link under back-pressure, and links
  * moved onto a shared-memory ring pair (the same traffic; a peer that
- * breaks the ring or hangs up).  Each
+ * breaks the ring or hangs up; a request behind an acknowledgement, held
+ * for the rx hook or not).  Each
  * failure must take down exactly one connection: the tests keep a second
  * connection between the same devices and check it still works.
  *
@@ -32,6 +33,7 @@
 #include "net/net_ring.h"
 #include "tests/net/net_peer.h"
 #include "tests/support/masked_atomic.h"
+#include "tests/support/ring_peer.h"
 
 #define WAIT_MS 10000
 #define MEM     (1u << 21)
@@ -830,6 +832,77 @@ static void test_ring_link(void **state)
 	np_qp_close(&s);
 }
 
+/* Polled client: the server's SEND is answered with a plain ACK that the
+ * client holds; its own SEND then carries it, in one ring write. */
+static void ack_then_request(struct np_qp *s, struct np_qp *c, uint8_t seed)
+{
+	struct net_link_stats st;
+	struct prism_cqe e;
+	uint64_t tx0;
+	bool done = false;
+
+	net_link_stats(c->link, &st);
+	tx0 = st.tx_pkts;
+	assert_int_equal(np_post_recv(c, 0, 256), 0);
+	fill(s->mem + 8192, 64, seed);
+	assert_int_equal(np_post_send(s, PRISM_OP_SEND, 8192, 64, 0), 0);
+	for (int i = 0; i < WAIT_MS && !done; i++) {
+		assert_true(net_link_poll(c->link, 1000) >= 0);
+		done = np_wait(&c->rcq, &e, 0) == 0;
+	}
+	assert_true(done);
+	assert_int_equal(e.opcode, PRISM_CQE_RESP_SEND);
+	/* the ACK is queued and held (no poll with a wait lets it go) */
+	for (int i = 0; i < WAIT_MS && st.tx_pkts == tx0; i++) {
+		usleep(1000);
+		net_link_stats(c->link, &st);
+	}
+	assert_int_equal(st.tx_pkts, tx0 + 1);
+	assert_int_not_equal(np_wait(&s->scq, &e, 0), 0); /* held */
+	assert_int_equal(np_post_recv(s, 0, 256), 0);
+	fill(c->mem + 4096, 100, seed);
+	assert_int_equal(np_post_send(c, PRISM_OP_SEND, 4096, 100, 0), 0);
+	expect_ok(&s->scq, PRISM_CQE_REQ); /* the held ACK arrived */
+	e = expect_cqe(&s->rcq);
+	assert_int_equal(e.opcode, PRISM_CQE_RESP_SEND);
+	assert_memory_equal(s->mem, c->mem + 4096, 100);
+	done = false;
+	for (int i = 0; i < WAIT_MS && !done; i++) {
+		assert_true(net_link_poll(c->link, 1000) >= 0);
+		done = np_wait(&c->scq, &e, 0) == 0;
+	}
+	assert_true(done);
+}
+
+/* A request behind acknowledgements in one read waits for the rx hook to
+ * have run on them, unless its owner said the request's window is posted
+ * (net_link_set_rx_ready): then both are delivered in one run. */
+static void test_request_behind_ack(void **state)
+{
+	struct net_link_stats st;
+	struct np_qp s, c;
+
+	(void)state;
+	ring_pair(&s, &c);
+	assert_int_equal(net_link_set_polled(c.link), 0);
+	ack_then_request(&s, &c, 1);
+	net_link_stats(s.link, &st);
+	assert_int_equal(st.rx_splits, 1); /* no window known: it waited */
+	/* windows for the first 3 requests: the 2nd goes with its ACK */
+	net_link_set_rx_ready(s.link, 3);
+	ack_then_request(&s, &c, 2);
+	net_link_stats(s.link, &st);
+	assert_int_equal(st.rx_splits, 1);
+	/* two requests came: the 3rd has a window too, the 4th waits again */
+	ack_then_request(&s, &c, 3);
+	ack_then_request(&s, &c, 4);
+	net_link_stats(s.link, &st);
+	assert_int_equal(st.rx_splits, 2);
+	assert_int_equal(net_link_error(s.link), 0);
+	np_qp_close(&c);
+	np_qp_close(&s);
+}
+
 struct setup_only {
 	struct np_qp *q;
 	struct net_oob_params peer;
@@ -889,49 +962,14 @@ static void test_link_moves_to_ring(void **state)
 	np_qp_close(&s);
 }
 
-/* The far end of a ring pair, held raw: its mapping and descriptors. */
-struct raw_ring {
-	int sock, fds[5];
-	uint8_t *m;
-};
-
 /* Connect @s over a ring pair whose other end @h holds raw. */
-static void raw_ring(struct np_qp *s, struct raw_ring *h)
+static void raw_ring(struct np_qp *s, struct ring_peer *h)
 {
-	uint32_t body[2];
-	union {
-		char buf[CMSG_SPACE(5 * sizeof(int))];
-		struct cmsghdr align;
-	} ctl;
-	struct iovec iov = {.iov_base = body, .iov_len = sizeof(body)};
-	struct msghdr msg = {.msg_iov = &iov,
-	                     .msg_iovlen = 1,
-	                     .msg_control = ctl.buf,
-	                     .msg_controllen = sizeof(ctl)};
 	struct net_ring *a;
-	void *m;
-	int sv[2];
 
-	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
-	assert_int_equal(net_ring_create(sv[0], RING, &a, NULL), 0);
-	assert_int_equal(net_ring_send(a, NULL), 0);
-	assert_int_equal(recvmsg(sv[1], &msg, MSG_CMSG_CLOEXEC), (ssize_t)sizeof(body));
-	memcpy(h->fds, CMSG_DATA(CMSG_FIRSTHDR(&msg)), sizeof(h->fds));
-	m = mmap(NULL, net_ring_shm_bytes(RING), PROT_READ | PROT_WRITE, MAP_SHARED, h->fds[0], 0);
-	assert_true(m != MAP_FAILED);
-	h->m = m;
-	h->sock = sv[1];
+	assert_int_equal(ring_peer_open(RING, &a, h), 0);
 	assert_int_equal(
 	    np_qp_connect_ring(s, a, &(struct net_oob_params){.node = 77, .qpn = 0x4242}), 0);
-}
-
-static void raw_ring_close(struct raw_ring *h)
-{
-	munmap(h->m, net_ring_shm_bytes(RING));
-	for (unsigned i = 0; i < 5; i++)
-		close(h->fds[i]);
-	if (h->sock >= 0)
-		close(h->sock);
 }
 
 /* A peer that breaks the ring (an index out of range), one that writes
@@ -943,7 +981,7 @@ static void test_ring_hostile_peer(void **state)
 	                               0xee, 0xff, 0x13, 0x37, 1, 2, 3, 4, 5, 6, 7, 8,
 	                               9,    10,   11,   12,   0, 0, 0, 0, 0, 0, 0, 0};
 	struct np_qp s, s2, c2;
-	struct raw_ring h;
+	struct ring_peer h;
 	uint64_t one = 1;
 
 	(void)state;
@@ -952,25 +990,22 @@ static void test_ring_hostile_peer(void **state)
 		assert_int_equal(np_qp_open(&s, &W.srv, MEM), 0);
 		raw_ring(&s, &h);
 		if (round == 0) { /* ring 1 is the raw end's: a head far ahead */
-			*(volatile uint64_t *)(h.m + NET_RING_DIR_OFF(1) + NET_RING_HEAD_OFF) =
-			    1ull << 40;
+			*ring_peer_index(&h, 1, NET_RING_HEAD_OFF) = 1ull << 40;
 			assert_int_equal(write(h.fds[1], &one, sizeof(one)), (ssize_t)sizeof(one));
 			wait_down(&s, -EPROTO, "peer producer index");
 		} else if (round == 1) {
-			memcpy(h.m + NET_RING_CTL_BYTES + RING, junk, sizeof(junk));
-			__atomic_store_n(
-			    (uint64_t *)(h.m + NET_RING_DIR_OFF(1) + NET_RING_HEAD_OFF),
-			    (uint64_t)sizeof(junk), __ATOMIC_RELEASE);
+			memcpy(ring_peer_bytes(&h, 1), junk, sizeof(junk));
+			__atomic_store_n(ring_peer_index(&h, 1, NET_RING_HEAD_OFF),
+			                 (uint64_t)sizeof(junk), __ATOMIC_RELEASE);
 			assert_int_equal(write(h.fds[1], &one, sizeof(one)), (ssize_t)sizeof(one));
 			wait_down(&s, -EPROTO, "malformed packet");
 		} else {
-			close(h.sock);
-			h.sock = -1;
+			ring_peer_hang_up(&h);
 			wait_down(&s, -ECONNRESET, "peer closed the connection");
 		}
 		assert_int_equal(net_link_error(s.link), s.down_err);
 		ping(&s2, &c2, (uint8_t)round);
-		raw_ring_close(&h);
+		ring_peer_close(&h);
 		np_qp_close(&s);
 	}
 	np_qp_close(&c2);
@@ -996,6 +1031,7 @@ int main(void)
 	    cmocka_unit_test(test_ring_link),
 	    cmocka_unit_test(test_ring_hostile_peer),
 	    cmocka_unit_test(test_link_moves_to_ring),
+	    cmocka_unit_test(test_request_behind_ack),
 	};
 
 	return cmocka_run_group_tests_name("net_loopback", tests, setup, teardown);

@@ -392,7 +392,9 @@ static void test_connect_ipv6(void **state)
 	net_listener_close(l);
 }
 
-static void test_reject_reaches_client(void **state)
+/* A REJECT reaches the client with its reason: -ECONNREFUSED, or
+ * NET_E_BUSY when its code is EBUSY (the client may try again). */
+static void reject_case(int err, const char *why, int want)
 {
 	struct client_job job = {.mine = sample_params()};
 	struct net_listener *l;
@@ -400,17 +402,24 @@ static void test_reject_reaches_client(void **state)
 	struct diag_report diag;
 	pthread_t th;
 
-	(void)state;
 	assert_int_equal(net_listen("127.0.0.1", NET_PORT_EPHEMERAL, &l, &diag), 0);
 	job.port = net_listener_port(l);
 	pthread_create(&th, NULL, client_main, &job);
 	assert_int_equal(net_listener_accept(l, 5000, &p, &diag), 0);
-	net_pending_reject(p, -ENOENT, "no program 'hget' on this server");
+	net_pending_reject(p, err, why);
 	pthread_join(th, NULL);
-	assert_int_equal(job.rc, -ECONNREFUSED);
-	assert_non_null(strstr(job.diag.msg, "no program 'hget' on this server"));
+	assert_int_equal(job.rc, want);
+	assert_non_null(strstr(job.diag.msg, why));
 	assert_non_null(strstr(job.diag.msg, "127.0.0.1:"));
 	net_listener_close(l);
+}
+
+static void test_reject_reaches_client(void **state)
+{
+	(void)state;
+	reject_case(-ENOENT, "no program 'hget' on this server", -ECONNREFUSED);
+	reject_case(-EBUSY, "too many connection setups from this address", NET_E_BUSY);
+	reject_case(-EMFILE, "server at its file descriptor limit; try later", -ECONNREFUSED);
 }
 
 /* A raw client that sends @bytes and reads the server's answer. */

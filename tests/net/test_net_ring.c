@@ -20,7 +20,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
-#include <dirent.h>
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
@@ -32,6 +31,9 @@
 #include "net/net_frame.h"
 #include "net/net_ring.h"
 #include "net/net_spin.h"
+#include "tests/support/ring_peer.h"
+#include "tests/support/open_fds.h"
+#include "util/fdpass.h"
 
 #define SIZE 4096u
 
@@ -327,86 +329,42 @@ static void test_stream_between_threads(void **state)
 	free_pair(&p);
 }
 
-/* The hostile side 1: take the raw descriptors and map the memory. */
-struct hostile {
-	uint8_t *m;
-	int fds[5];
-};
-
-static void hostile_recv(int sock, struct hostile *h)
-{
-	uint32_t body[2];
-	union {
-		char buf[CMSG_SPACE(5 * sizeof(int))];
-		struct cmsghdr align;
-	} ctl;
-	struct iovec iov = {.iov_base = body, .iov_len = sizeof(body)};
-	struct msghdr msg = {.msg_iov = &iov,
-	                     .msg_iovlen = 1,
-	                     .msg_control = ctl.buf,
-	                     .msg_controllen = sizeof(ctl)};
-	void *m;
-
-	assert_int_equal(recvmsg(sock, &msg, MSG_CMSG_CLOEXEC), (ssize_t)sizeof(body));
-	memcpy(h->fds, CMSG_DATA(CMSG_FIRSTHDR(&msg)), sizeof(h->fds));
-	m = mmap(NULL, net_ring_shm_bytes(SIZE), PROT_READ | PROT_WRITE, MAP_SHARED, h->fds[0], 0);
-	assert_true(m != MAP_FAILED);
-	h->m = m;
-}
-
-static void hostile_free(struct hostile *h)
-{
-	munmap(h->m, net_ring_shm_bytes(SIZE));
-	for (unsigned i = 0; i < 5; i++)
-		close(h->fds[i]);
-}
-
-static uint64_t *hfield(uint8_t *m, unsigned dir, unsigned off)
-{
-	return (uint64_t *)(m + NET_RING_DIR_OFF(dir) + off);
-}
-
 enum attack { BIG_HEAD, BACK_HEAD, HUGE_HEAD, TAIL_PAST, TAIL_BACK };
 
+/* The hostile side 1 holds its end raw (tests/support/ring_peer.h): ring 1
+ * is what it produces and a consumes, ring 0 the other way round. */
 static void hostile_case(enum attack what, const char *reason)
 {
 	uint8_t buf[SIZE];
-	struct diag_report d = {0};
-	struct hostile h;
+	struct ring_peer h;
 	struct net_ring *a;
 	struct pair good;
 	const char *why;
-	int sv[2], rc;
+	int rc;
 
 	make_pair(&good, SIZE);
-	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
-	assert_int_equal(net_ring_create(sv[0], SIZE, &a, &d), 0);
-	assert_int_equal(net_ring_send(a, &d), 0);
-	hostile_recv(sv[1], &h);
-
-	/* ring 1 is what the hostile side produces and a consumes; ring 0
-	 * the other way round */
+	assert_int_equal(ring_peer_open(SIZE, &a, &h), 0);
 	switch (what) {
 	case BIG_HEAD: /* more than the ring holds */
-		*hfield(h.m, 1, NET_RING_HEAD_OFF) = SIZE + 1;
+		*ring_peer_index(&h, 1, NET_RING_HEAD_OFF) = SIZE + 1;
 		break;
 	case BACK_HEAD: /* behind what a consumed */
-		*hfield(h.m, 1, NET_RING_HEAD_OFF) = 100;
+		*ring_peer_index(&h, 1, NET_RING_HEAD_OFF) = 100;
 		assert_int_equal(net_ring_read(a, buf, 100), 100);
-		*hfield(h.m, 1, NET_RING_HEAD_OFF) = 99;
+		*ring_peer_index(&h, 1, NET_RING_HEAD_OFF) = 99;
 		break;
 	case HUGE_HEAD:
-		*hfield(h.m, 1, NET_RING_HEAD_OFF) = UINT64_MAX - 5;
+		*ring_peer_index(&h, 1, NET_RING_HEAD_OFF) = UINT64_MAX - 5;
 		break;
 	case TAIL_PAST: /* consumed more than a produced */
 		put(a, 0, 32);
-		*hfield(h.m, 0, NET_RING_TAIL_OFF) = 33;
+		*ring_peer_index(&h, 0, NET_RING_TAIL_OFF) = 33;
 		break;
 	case TAIL_BACK: /* consumed, then un-consumed */
 		put(a, 0, 32);
-		*hfield(h.m, 0, NET_RING_TAIL_OFF) = 32;
+		*ring_peer_index(&h, 0, NET_RING_TAIL_OFF) = 32;
 		put(a, 32, 10);
-		*hfield(h.m, 0, NET_RING_TAIL_OFF) = 31;
+		*ring_peer_index(&h, 0, NET_RING_TAIL_OFF) = 31;
 		break;
 	}
 	if (what == TAIL_PAST || what == TAIL_BACK)
@@ -429,8 +387,7 @@ static void hostile_case(enum attack what, const char *reason)
 	get(good.a, 0, 31);
 
 	net_ring_close(a);
-	hostile_free(&h);
-	close(sv[1]);
+	ring_peer_close(&h);
 	free_pair(&good);
 }
 
@@ -449,67 +406,33 @@ static void test_garbage_records_stop_at_the_parser(void **state)
 {
 	uint8_t buf[SIZE];
 	struct diag_report fd;
-	struct diag_report d = {0};
-	struct hostile h;
+	struct ring_peer h;
 	struct net_ring *a;
 	uint32_t plen;
-	int sv[2], n;
+	int n;
 
-	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
-	assert_int_equal(net_ring_create(sv[0], SIZE, &a, &d), 0);
-	assert_int_equal(net_ring_send(a, &d), 0);
-	hostile_recv(sv[1], &h);
+	assert_int_equal(ring_peer_open(SIZE, &a, &h), 0);
 	/* a record header announcing 1 GiB, then 20 bytes */
-	memset(h.m + NET_RING_CTL_BYTES + SIZE, 0xee, 32);
-	memcpy(h.m + NET_RING_CTL_BYTES + SIZE, &(uint32_t){htobe32(1u << 30)}, 4);
-	*hfield(h.m, 1, NET_RING_HEAD_OFF) = 32;
+	memset(ring_peer_bytes(&h, 1), 0xee, 32);
+	memcpy(ring_peer_bytes(&h, 1), &(uint32_t){htobe32(1u << 30)}, 4);
+	*ring_peer_index(&h, 1, NET_RING_HEAD_OFF) = 32;
 	n = net_ring_read(a, buf, sizeof(buf));
 	assert_int_equal(n, 32);
 	/* the peer rewrites the ring after the copy: the copy does not change */
-	memset(h.m + NET_RING_CTL_BYTES + SIZE, 0, 32);
+	memset(ring_peer_bytes(&h, 1), 0, 32);
 	assert_int_equal(net_record_peek(buf, (size_t)n, 65536, &plen, NULL, &fd),
 	                 NET_FRAME_E_TOO_BIG);
 	assert_int_equal(net_ring_error(a, NULL), 0); /* the ring kept its rules */
 	net_ring_close(a);
-	hostile_free(&h);
-	close(sv[1]);
-}
-
-static unsigned open_fds(void)
-{
-	DIR *d = opendir("/proc/self/fd");
-	unsigned n = 0;
-
-	assert_non_null(d);
-	while (readdir(d))
-		n++;
-	closedir(d);
-	return n;
+	ring_peer_close(&h);
 }
 
 /* Send @nfds descriptors with a well-formed body, as a hostile creator. */
 static void forge(int sock, const int *fds, unsigned nfds, uint32_t size)
 {
 	uint32_t body[2] = {htobe32(0x50525346u), htobe32(size)};
-	union {
-		char buf[CMSG_SPACE(8 * sizeof(int))];
-		struct cmsghdr align;
-	} ctl;
-	struct iovec iov = {.iov_base = body, .iov_len = sizeof(body)};
-	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
-	struct cmsghdr *c;
 
-	memset(&ctl, 0, sizeof(ctl));
-	if (nfds) {
-		msg.msg_control = ctl.buf;
-		msg.msg_controllen = CMSG_SPACE(nfds * sizeof(int));
-		c = CMSG_FIRSTHDR(&msg);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(nfds * sizeof(int));
-		memcpy(CMSG_DATA(c), fds, nfds * sizeof(int));
-	}
-	assert_int_equal(sendmsg(sock, &msg, 0), (ssize_t)sizeof(body));
+	assert_int_equal(fdpass_send(sock, body, sizeof(body), fds, nfds), 0);
 }
 
 static int forged_recv(const int *fds, unsigned nfds, uint32_t size, const char *reason)

@@ -39,9 +39,11 @@
 
 #include "chain/chainobj.h"
 #include "core/daemon_proto.h"
-#include "tests/mlx5emu/mlx5emu.h"
 #include "tests/runtime/support/child_proc.h"
+#include "tests/runtime/support/fabric_dev.h"
 #include "tests/runtime/support/hashget_chain.h"
+#include "tests/support/backend_filter.h"
+#include "util/fdpass.h"
 
 #define NB         512u
 #define TABLE_SIZE (NB * (HG_BUCKET_BYTES + HG_VALUE_BYTES) + 4096u)
@@ -61,19 +63,12 @@ static const struct backend *g_be;
 /* The client's device: on mlx5, its own emulated NIC on the fabric. */
 static struct prism_device *open_dev(void)
 {
-	if (g_be->emulated)
-		mlx5emu_install(
-		    &(struct mlx5emu_opts){.relaxed_fw = true, .seed = 4, .fabric_dir = fabric});
-	return prism_device__open(g_be->dev, NULL);
+	return fabric_dev_open(g_be->dev, g_be->emulated, 4, fabric);
 }
 
 static void close_dev(struct prism_device *dev)
 {
-	prism_device__close(dev);
-	if (g_be->emulated) {
-		mlx5emu_uninstall();
-		assert_int_equal(mlx5emu_errors(), 0);
-	}
+	fabric_dev_close(dev, g_be->emulated);
 }
 
 static void write_file(const char *path, const char *text, size_t len)
@@ -376,11 +371,6 @@ static int share_raw(int fd)
 	                            .size = TABLE_SIZE,
 	                            .access = PRISM_ACCESS_READ};
 	struct core_dctl_rep rep;
-	char cbuf[CMSG_SPACE(sizeof(int))] = {0};
-	struct iovec iov = {&req, sizeof(req)};
-	struct msghdr mh = {
-	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
-	struct cmsghdr *cm = CMSG_FIRSTHDR(&mh);
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 
@@ -389,11 +379,7 @@ static int share_raw(int fd)
 	memcpy(sa.sun_path, sock_path, strlen(sock_path) + 1);
 	assert_int_equal(connect(s, (struct sockaddr *)&sa, sizeof(sa)), 0);
 	snprintf(req.name, sizeof(req.name), "table");
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	assert_int_equal(sendmsg(s, &mh, MSG_NOSIGNAL), (ssize_t)sizeof(req));
+	assert_int_equal(fdpass_send(s, &req, sizeof(req), &fd, 1), 0);
 	assert_int_equal(recv(s, &rep, sizeof(rep), 0), (ssize_t)sizeof(rep));
 	close(s);
 	return rep.status;
@@ -542,9 +528,7 @@ int main(int argc, char **argv)
 	rc = 0;
 	for (size_t i = 0; i < sizeof(backends) / sizeof(backends[0]); i++) {
 		g_be = &backends[i];
-		/* PRISM_TEST_BACKEND=emulator (a part of the group name) runs one group */
-		if (getenv("PRISM_TEST_BACKEND") &&
-		    !strstr(g_be->group, getenv("PRISM_TEST_BACKEND")))
+		if (!test_backend_selected(g_be->group))
 			continue;
 		rc += _cmocka_run_group_tests(g_be->group, tests, sizeof(tests) / sizeof(tests[0]),
 		                              NULL, NULL);

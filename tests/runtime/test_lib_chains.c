@@ -41,6 +41,7 @@
 
 #include "tests/mlx5emu/mlx5emu.h"
 #include "tests/runtime/support/child_proc.h"
+#include "tests/support/backend_filter.h"
 #include "util/byteorder.h"
 
 #define N_BUCKETS    65536u
@@ -600,9 +601,7 @@ int main(int argc, char **argv)
 
 	for (size_t i = 0; i < sizeof(backends) / sizeof(backends[0]); i++) {
 		g_be = &backends[i];
-		/* PRISM_TEST_BACKEND=emulator (a part of the group name) runs one group */
-		if (getenv("PRISM_TEST_BACKEND") &&
-		    !strstr(g_be->group, getenv("PRISM_TEST_BACKEND")))
+		if (!test_backend_selected(g_be->group))
 			continue;
 		if (g_be->emulated)
 			mlx5emu_install(&(struct mlx5emu_opts){.relaxed_fw = true, .n_devices = 2});

@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
@@ -30,6 +31,7 @@
 #include "core/core.h"
 #include "tests/mlx5emu/mlx5emu.h"
 #include "tests/runtime/support/hashget_chain.h"
+#include "tests/support/backend_filter.h"
 
 #define NB         256u
 #define TABLE_SIZE (NB * (HG_BUCKET_BYTES + HG_VALUE_BYTES) + 4096u)
@@ -470,16 +472,46 @@ static void test_load_needs_regions(void **state)
 	struct prism_program *prog = prism_program__open_mem(f->yaml, f->yaml_len, NULL);
 	static uint8_t small[64];
 
+	char path[] = "/tmp/prism-load-XXXXXX", want[160];
+	const char *decl = strstr(f->yaml, "\n  - {name: table,");
+	unsigned line = 2; /* the line after the newline found */
+	struct prism_program *from_file;
+	FILE *out;
+	int fd;
+
 	assert_non_null(dev);
 	assert_non_null(prog);
+	assert_non_null(decl);
+	for (const char *c = f->yaml; c < decl; c++)
+		line += *c == '\n';
 	assert_int_equal(prism_program__load(prog, dev), -PRISM_E_NOREGION);
+	/* the region is named with where the object declares it */
+	snprintf(want, sizeof(want),
+	         "region 'table' (%u bytes, declared at line %u of the object) "
+	         "is not registered on device sim",
+	         TABLE_SIZE, line);
+	if (!strstr(f->last_log, want))
+		fail_msg("wanted \"%s\", got \"%s\"", want, f->last_log);
+	fd = mkstemp(path);
+	out = fdopen(fd, "w");
+	assert_non_null(out);
+	assert_int_equal(fwrite(f->yaml, 1, f->yaml_len, out), f->yaml_len);
+	fclose(out);
+	from_file = prism_program__open_file(path, NULL);
+	assert_non_null(from_file);
+	assert_int_equal(prism_program__load(from_file, dev), -PRISM_E_NOREGION);
+	snprintf(want, sizeof(want), "(%u bytes, declared at %s:%u)", TABLE_SIZE, path, line);
+	if (!strstr(f->last_log, want))
+		fail_msg("wanted \"%s\", got \"%s\"", want, f->last_log);
+	prism_program__close(from_file);
+	unlink(path);
 	PRISM_OPTS(prism_region_opts, ro, .access = PRISM_ACCESS_WRITE | PRISM_ACCESS_ATOMIC);
 	assert_non_null(prism_device__register_region(dev, "table", small, sizeof(small), &ro));
 	assert_int_equal(prism_program__load(prog, dev), -PRISM_E_REGION);
 	/* the access masks are named, not printed as numbers */
 	assert_non_null(strstr(f->last_log, "is 64 bytes with access write|atomic; the program "
 	                                    "declares"));
-	assert_non_null(strstr(f->last_log, "bytes with access read"));
+	assert_non_null(strstr(f->last_log, "bytes with access read, declared at line"));
 	prism_program__close(prog);
 	prism_device__close(dev);
 }
@@ -549,9 +581,7 @@ int main(void)
 
 	for (size_t i = 0; i < sizeof(backends) / sizeof(backends[0]); i++) {
 		g_be = &backends[i];
-		/* PRISM_TEST_BACKEND=emulator (a part of the group name) runs one group */
-		if (getenv("PRISM_TEST_BACKEND") &&
-		    !strstr(g_be->group, getenv("PRISM_TEST_BACKEND")))
+		if (!test_backend_selected(g_be->group))
 			continue;
 		if (g_be->emulated)
 			mlx5emu_install(&(struct mlx5emu_opts){.relaxed_fw = true, .seed = 7});

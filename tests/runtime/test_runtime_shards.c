@@ -36,6 +36,7 @@
 #include "core/client.h"
 #include "tests/mlx5emu/mlx5emu.h"
 #include "tests/runtime/support/hashget_chain.h"
+#include "tests/support/backend_filter.h"
 
 #define NB         256u
 #define TABLE_SIZE (NB * (HG_BUCKET_BYTES + HG_VALUE_BYTES) + 4096u)
@@ -617,16 +618,14 @@ int main(void)
 	    cmocka_unit_test(test_served_one_loop_for_all),
 	    cmocka_unit_test(test_tcp_clients_on_shards),
 	};
-	const char *only = getenv("PRISM_TEST_BACKEND");
 	int failed = 0;
 
-	/* PRISM_TEST_BACKEND=emulator (a part of the group name) runs one group */
-	if (!only || strstr("runtime_shards (sim)", only))
+	if (test_backend_selected("runtime_shards (sim)"))
 		failed += _cmocka_run_group_tests("runtime_shards (sim)", tests,
 		                                  sizeof(tests) / sizeof(tests[0]), group_setup,
 		                                  group_teardown);
 	g_emulated = true;
-	if (!only || strstr("runtime_shards (mlx5 over the emulator)", only))
+	if (test_backend_selected("runtime_shards (mlx5 over the emulator)"))
 		failed += _cmocka_run_group_tests(
 		    "runtime_shards (mlx5 over the emulator)", mlx5_tests,
 		    sizeof(mlx5_tests) / sizeof(mlx5_tests[0]), group_setup, group_teardown);

@@ -40,6 +40,7 @@
 #include "sim/sim.h"
 #include "tests/mlx5emu/mlx5emu.h"
 #include "tests/security/raw_client.h"
+#include "tests/support/backend_filter.h"
 
 #define N_OBJECTS 4096u
 #define OBJ_BYTES 16u
@@ -1075,8 +1076,7 @@ int main(void)
 		const char *group =
 		    emulated ? "security (mlx5 over the emulator)" : "security (sim)";
 
-		/* PRISM_TEST_BACKEND=emulator (a part of the group name) runs one group */
-		if (getenv("PRISM_TEST_BACKEND") && !strstr(group, getenv("PRISM_TEST_BACKEND")))
+		if (!test_backend_selected(group))
 			continue;
 		g_emulated = emulated;
 		failed += _cmocka_run_group_tests(group, tests, sizeof(tests) / sizeof(tests[0]),

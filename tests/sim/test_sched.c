@@ -10,7 +10,8 @@
  * make them go again (copies, or loopback requests lent while they wait in
  * the inbox: resent from there, and their sender may go away before they
  * arrive), and a loopback response due at its request's time is folded
- * into the request's step (VTIME), one due later is not.
+ * into the request's step (VTIME), one due later is not, and the run ends
+ * the same without an observer (where the fold skips the wire path).
  *
  * Owns: these checks.  Must not: time anything.
  */
@@ -920,6 +921,120 @@ static void test_loopback_fold_keeps_response_order(void **state)
 	test_free(l);
 }
 
+/* What a fold run leaves: every CQE (with its timestamp), the device's
+ * figures and the bytes it wrote. */
+struct fold_outcome {
+	struct prism_cqe c[32];
+	uint32_t n;
+	struct sim_stats st;
+	uint8_t mem[4096];
+	uint32_t tx; /* PKT_TX events (observed run) */
+};
+
+/* a: a signaled NOP on its empty ring, a READ, a CAS, a SEND to b (a
+ * receive is posted), a WRITE, then a SEND that finds no receive (RNR NAK,
+ * folded too; the retry waits for outside progress: a receive posted
+ * afterwards). */
+static void fold_run(bool observe, struct fold_outcome *out)
+{
+	struct pktlog *l = test_calloc(1, sizeof(*l));
+	uint8_t *buf = aligned_alloc(4096, 4096);
+	struct sim_observer obs;
+	struct sim_dev_opts o = {.sz = sizeof(o),
+	                         .seed = 3,
+	                         .sched = SIM_SCHED_VTIME,
+	                         .hazard = SIM_HAZARD_FAIL,
+	                         .node = 1,
+	                         .obs = observe ? &obs : NULL};
+	struct prism_sge sge;
+	struct hx_cq cq;
+	struct hx_qp a, b;
+	struct prism_wqe w;
+	struct sim_dev *dev;
+	uint32_t key;
+
+	assert_non_null(buf);
+	obs = (struct sim_observer){.ctx = l, .cost = sim_default_cost, .event = pktlog_event};
+	assert_int_equal(sim_dev_open(&o, &dev), 0);
+	hx_cq_init(&cq, dev, 64, false);
+	hx_qp_init(&a, dev, &cq, &cq, 64, 4, 0);
+	hx_qp_init(&b, dev, &cq, &cq, 64, 4, 0);
+	hx_pair(&a, &b);
+	for (int i = 0; i < 4096; i++)
+		buf[i] = (uint8_t)(i * 13 + 5);
+	key = hx_key(dev, buf, 4096, CONF_ALL);
+	sge = (struct prism_sge){.byte_count = 64, .lkey = key, .addr = (uintptr_t)buf + 3584};
+	hx_post_recv(&b, &sge, 1);
+	hx_nop(&w, true);
+	hx_post(&a, &w);
+	hx_rw(&w, PRISM_OP_RDMA_READ, (uintptr_t)buf + 64, key, (uintptr_t)buf + 1024, key, 16,
+	      true);
+	hx_post(&a, &w);
+	hx_atomic(&w, PRISM_OP_ATOMIC_CS, (uintptr_t)buf + 3072, key, 7, 0, (uintptr_t)buf + 1040,
+	          key, true);
+	hx_post(&a, &w);
+	hx_send(&w, PRISM_OP_SEND, (uintptr_t)buf + 256, key, 24, true);
+	hx_post(&a, &w);
+	hx_rw(&w, PRISM_OP_RDMA_WRITE, (uintptr_t)buf + 2048, key, (uintptr_t)buf + 128, key, 8,
+	      true);
+	hx_post(&a, &w);
+	hx_send(&w, PRISM_OP_SEND, (uintptr_t)buf + 512, key, 8, true);
+	hx_post(&a, &w);
+	hx_ring(&a);
+	assert_int_equal(sim_dev_run(dev, 0), 0);
+	sge.addr = (uintptr_t)buf + 3712;
+	hx_post_recv(&b, &sge, 1);
+	assert_int_equal(sim_dev_run(dev, 0), 0);
+	for (out->n = 0; out->n < 32 && hx_poll(&cq, &out->c[out->n]) == 1; out->n++)
+		;
+	sim_dev_stats(dev, &out->st);
+	memcpy(out->mem, buf, sizeof(out->mem));
+	out->tx = 0;
+	for (uint32_t i = 0; i < l->n; i++)
+		out->tx += l->ev[i].k == SIM_EV_PKT_TX;
+	sim_dev_close(dev);
+	free(buf);
+	test_free(l);
+}
+
+/* Without an observer a folded response skips the wire path (no PKT_TX /
+ * PKT_RX to report) and an ordering verb on an empty ring takes no ring
+ * entry: the run must end exactly as the observed one, where both go the
+ * long way (CQEs and their times, figures, memory). */
+static void test_fold_without_observer_matches(void **state)
+{
+	struct fold_outcome *quiet = test_calloc(1, sizeof(*quiet));
+	struct fold_outcome *seen = test_calloc(1, sizeof(*seen));
+
+	(void)state;
+	fold_run(false, quiet);
+	fold_run(true, seen);
+	assert_int_equal(quiet->n, 8); /* 6 on a, 2 receives on b */
+	assert_int_equal(quiet->n, seen->n);
+	for (uint32_t i = 0; i < quiet->n; i++) {
+		assert_int_equal(quiet->c[i].opcode, seen->c[i].opcode);
+		assert_int_equal(quiet->c[i].syndrome, seen->c[i].syndrome);
+		assert_int_equal(quiet->c[i].wqe_counter, seen->c[i].wqe_counter);
+		assert_int_equal(quiet->c[i].byte_count, seen->c[i].byte_count);
+		assert_int_equal(quiet->c[i].qpn, seen->c[i].qpn);
+		assert_int_equal(quiet->c[i].timestamp, seen->c[i].timestamp);
+	}
+	assert_int_equal(quiet->c[0].opcode, PRISM_CQE_REQ); /* the NOP, first */
+	assert_int_equal(quiet->c[0].wqe_counter, 0);
+	assert_int_equal(quiet->st.pkts, seen->st.pkts);
+	assert_int_equal(seen->tx, seen->st.pkts);
+	assert_int_equal(quiet->st.cqes, seen->st.cqes);
+	assert_int_equal(quiet->st.error_cqes, 0);
+	assert_int_equal(quiet->st.wqes_executed, seen->st.wqes_executed);
+	assert_int_equal(quiet->st.steps, seen->st.steps);
+	assert_int_equal(quiet->st.vtime_max, seen->st.vtime_max);
+	/* responses were folded (fewer units than WQEs plus packets) */
+	assert_true(quiet->st.steps < quiet->st.wqes_executed + quiet->st.pkts);
+	assert_memory_equal(quiet->mem, seen->mem, sizeof(quiet->mem));
+	test_free(quiet);
+	test_free(seen);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -939,6 +1054,7 @@ int main(void)
 	    cmocka_unit_test(test_loopback_response_folded),
 	    cmocka_unit_test(test_loopback_response_due_later_queued),
 	    cmocka_unit_test(test_loopback_fold_keeps_response_order),
+	    cmocka_unit_test(test_fold_without_observer_matches),
 	};
 
 	return cmocka_run_group_tests_name("sim_sched", tests, NULL, NULL);

@@ -306,7 +306,16 @@ static int get_names(const struct perf_opts *o, char *program, char *entry, size
 		return -1;
 	e = o->entry ? prism_program__find_entry(p, o->entry) : 0;
 	if (e < 0 || e >= prism_program__entry_count(p)) {
-		fprintf(stderr, "prism-perf: %s: no entry %s\n", o->chain, o->entry);
+		char list[256] = "";
+		size_t n = 0;
+
+		for (int i = 0; i < prism_program__entry_count(p) && n < sizeof(list); i++)
+			n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s", i ? ", " : "",
+			                      prism_program__entry_name(p, i));
+		fprintf(stderr,
+		        "prism-perf: --entry %s: %s has no entry of that name; it has%s%s\n",
+		        o->entry ? o->entry : "(first)",
+		        strcmp(o->chain, "-") ? o->chain : "<stdin>", n ? ": " : " none", list);
 		prism_program__close(p);
 		return -1;
 	}

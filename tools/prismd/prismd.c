@@ -46,6 +46,7 @@
 #include "core/daemon_proto.h"
 #include "tools/cli/cli.h"
 #include "tools/prismd/config.h"
+#include "util/fdpass.h"
 
 #define MAX_APPS   64
 #define MAX_SHARED PRISMD_MAX_REGIONS
@@ -333,26 +334,21 @@ static bool serve_app(struct daemon *d, int app)
 {
 	struct core_dctl_req req;
 	struct core_dctl_rep rep = {.magic = CORE_DCTL_MAGIC};
-	char cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = {&req, sizeof(req)};
-	struct msghdr mh = {
-	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof(cbuf)};
-	struct cmsghdr *cm;
-	int fd = -1;
-	ssize_t n = recvmsg(app, &mh, MSG_CMSG_CLOEXEC);
+	unsigned nfds;
+	int fd = -1, trunc;
+	ssize_t n = fdpass_recv(app, &req, sizeof(req), 0, &fd, 1, &nfds, &trunc);
 
-	if (n <= 0)
+	if (n <= 0) {
+		if (n == 0 && nfds)
+			close(fd);
 		return false;
-	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
-		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
-		    cm->cmsg_len == CMSG_LEN(sizeof(int)))
-			memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	}
 	req.name[sizeof(req.name) - 1] = 0;
 	if (n != (ssize_t)sizeof(req) || req.magic != CORE_DCTL_MAGIC ||
-	    req.op != CORE_DCTL_SHARE || fd < 0) {
+	    req.op != CORE_DCTL_SHARE || nfds != 1 || trunc) {
 		rep.status = -PRISM_E_DAEMON;
 		snprintf(rep.msg, sizeof(rep.msg), "malformed request");
-		if (fd >= 0)
+		if (nfds)
 			close(fd);
 	} else {
 		handle_share(d, app, &req, fd, &rep);

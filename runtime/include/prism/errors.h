@@ -53,7 +53,8 @@
 	X(PRISM_E_NET_VERSION, 4061, "peer speaks another setup protocol version")                 \
 	X(PRISM_E_NET_REJECTED, 4062, "peer rejected the connection")                              \
 	X(PRISM_E_NET_PEER_GONE, 4063, "peer closed the connection")                               \
-	X(PRISM_E_NET_RESOLVE, 4064, "host name could not be resolved")
+	X(PRISM_E_NET_RESOLVE, 4064, "host name could not be resolved")                            \
+	X(PRISM_E_NET_BUSY, 4065, "peer is busy with other connection setups; try again later")
 
 enum prism_errno {
 #define PRISM_X_ERRNO(name, value, msg) name = value,
