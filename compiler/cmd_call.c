@@ -18,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <prism/prism.h>
 
@@ -26,6 +25,7 @@
 #include "compiler/cmd_server.h"
 #include "compiler/run_report.h"
 #include "util/json_text.h"
+#include "util/clock.h"
 
 #define CALL_MAX_ARGS  16
 #define CALL_ARG_BYTES 4096
@@ -153,14 +153,6 @@ static int build_args(const struct call_opts *o, struct prism_client *cl, int e,
 	return PRISMC_EXIT_OK;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -267,11 +259,11 @@ static int call_server(const struct call_opts *o)
 	                          .result_cap = sizeof(result)};
 
 	for (uint64_t i = 0; i < o->count; i++) {
-		uint64_t t0 = now_ns();
+		uint64_t t0 = util_now_ns();
 
 		memset(result, 0, sizeof(result));
 		err = prism_client__invoke(cl, &call, NULL);
-		lat[i] = now_ns() - t0;
+		lat[i] = util_now_ns() - t0;
 		if (err) {
 			rc = failed(o, call.entry, err, "invocation");
 			goto out;

@@ -123,8 +123,228 @@ static bool cond_mentions(const struct lcond *cd, const struct ast_local *l)
 	              cond_mentions(cd->and_next, l) || cond_mentions(cd->or_next, l));
 }
 
+/* The value local @l's home holds (its latest WRITE). */
+static struct lval home_value(const struct lower_ctx *c, const struct ast_local *l)
+{
+	const struct lhome *h = &c->homes[l->index];
+	const struct ast_type *t = l->type;
+	return (struct lval){.kind = LV_SCRATCH,
+	                     .read = -1,
+	                     .off = h->off,
+	                     .width = (uint32_t)t->size,
+	                     .be = ast_type_order(t) != AST_ORDER_LE,
+	                     .region =
+	                         t->kind == AST_TYPE_PTR && t->region ? (int)t->region->index : -1,
+	                     .taint = h->taint,
+	                     .field_writer = h->writer};
+}
+
+bool lower_local_value(struct lower_ctx *c, const struct ast_local *l, struct src_loc loc,
+                       struct lval *out)
+{
+	if (l->index >= c->nlocals || !c->env_set[l->index]) {
+		lower_error(c, loc, "variable '%s' is used before it has a value", l->name);
+		return false;
+	}
+	/* an operand of a condition being lowered again: as its `if` saw it */
+	if (c->snap_view)
+		for (unsigned i = 0; i < c->snap_view->n_saved; i++)
+			if (c->snap_view->saved[i].local == l->index) {
+				*out = c->snap_view->saved[i].v;
+				return true;
+			}
+	struct llocal_scope *sc = &c->scopes[l->index];
+	bool in_force = sc->mark < 0 || ((unsigned)sc->mark < c->n_guards &&
+	                                 c->guards[sc->mark].serial == sc->serial);
+	if (!in_force) {
+		if (!c->homed[l->index]) {
+			/* lower_offload lowers the offload again with a home for it */
+			c->home_wanted[l->index] |= 1;
+			c->failed = true;
+			return false;
+		}
+		if (!c->homes[l->index].have) {
+			lower_error(c, loc, "internal: '%s' has no home cell", l->name);
+			return false;
+		}
+		c->env[l->index] = home_value(c, l);
+		sc->mark = -1;
+	}
+	*out = c->env[l->index];
+	return true;
+}
+
+bool lower_local_to_home(struct lower_ctx *c, unsigned index)
+{
+	if (index >= c->nlocals || !c->homed[index] || !c->homes[index].have)
+		return false;
+	for (const struct ast_local *l = c->off->locals; l; l = l->next)
+		if (l->index == index && l->type) {
+			c->env[index] = home_value(c, l);
+			c->env_set[index] = true;
+			c->scopes[index].mark = -1;
+			return true;
+		}
+	return false;
+}
+
+/* The bytes of constant @k as a @w-byte value in the order @be. */
+static void const_bytes(uint8_t *b, uint32_t w, bool be, uint64_t k)
+{
+	for (uint32_t j = 0; j < w; j++) {
+		uint32_t sh = be ? w - 1 - j : j;
+		b[j] = sh < 8 ? (uint8_t)(k >> (8 * sh)) : 0;
+	}
+}
+
+/*
+ * Local @l (it has a home) now holds @v: one WRITE per 64 bytes of inline
+ * data stores it into the home's cell, in @l's byte order, guarded by the
+ * condition in force (lower_guard), so the cell holds the value of the last
+ * assignment that ran:
+ *
+ *   lane:  READ(v) ──scatter──► W.inline   [guard CAS on W.ctrl]
+ *          W = WRITE inline [v] -> scratch H
+ */
+static bool home_write(struct lower_ctx *c, const struct ast_local *l, const struct lval *v,
+                       struct src_loc loc)
+{
+	struct ir_prog *p = c->p;
+	struct lhome *h = &c->homes[l->index];
+	uint32_t w = (uint32_t)l->type->size;
+	uint32_t cap = sizeof(p->nodes[0].inline_data);
+	bool be = ast_type_order(l->type) != AST_ORDER_LE;
+	struct lval val = *v;
+	if (!h->have) {
+		h->off = ir_scratch_alloc(p, w, 8);
+		h->have = true;
+		h->writer = -1;
+	}
+	if (w > cap) {
+		/* in parts: a value that can be split at an offset */
+		if (val.kind == LV_PARAM && !lower_param_in_scratch(c, &val, &val))
+			return false;
+		if (val.kind != LV_MEM && val.kind != LV_SCRATCH && val.kind != LV_FIELD &&
+		    val.kind != LV_CONST) {
+			lower_error(
+			    c, loc,
+			    "'%s' (%u bytes) is assigned under a condition and read where it "
+			    "may not hold; a local of more than %u bytes is kept then only "
+			    "when it holds a parameter or a value in memory",
+			    l->name, w, cap);
+			return false;
+		}
+	}
+	uint32_t inl = lower_field_off(PRISM_OP_RDMA_WRITE, PRISM_FIELD_RADDR, 8) + 16 + 4;
+	bool swap = w > 1 && w <= 8 && val.width == w && val.be != be;
+	int last = -1;
+	for (uint32_t k = 0; k < w; k += cap) {
+		struct ir_node *n = ir_append(p, c->lane, PRISM_OP_RDMA_WRITE, IR_ROLE_DATA);
+		if (!n)
+			return false;
+		int id = n->id;
+		uint32_t pw = w - k < cap ? w - k : cap;
+		n->what = "keep a local (assigned under a condition)";
+		n->loc = loc;
+		n->raddr = ir_v(IR_V_SCRATCH_ADDR, 0, h->off + k);
+		n->rkey = ir_v(IR_V_SCRATCH_RKEY, 0, 0);
+		n->is_inline = true;
+		n->inline_len = pw;
+		if (val.kind == LV_CONST) {
+			if (k == 0)
+				const_bytes(n->inline_data, pw, be, val.k);
+		} else {
+			struct lval part = val;
+			if (w > cap) {
+				part.off += k;
+				part.width = pw;
+			}
+			if (!lower_delivered(lower_deliver(c, &part, id, inl, swap)))
+				return false;
+		}
+		if (!lower_guard(c, id))
+			return false;
+		last = id;
+	}
+	h->writer = last;
+	h->taint |= v->taint;
+	return !p->oom;
+}
+
+/* Conditions being lowered that read local @l keep the value it has now
+ * (before an arm assigns it): a guard lowers its condition again for each
+ * effect it guards, and every guard of an `if` tests the values from
+ * before either arm ran.  False with *room false when a capture has no room
+ * for it (the frames that read it are then marked stale, as before). */
+static bool save_for_captures(struct lower_ctx *c, const struct ast_local *l, struct src_loc loc,
+                              bool *room)
+{
+	*room = true;
+	for (unsigned i = 0; i < c->n_caps; i++) {
+		struct lcapture *cap = &c->caps[i];
+		if (!lower_mentions_local(cap->e, l))
+			continue;
+		bool have = false;
+		for (unsigned k = 0; k < cap->n_saved; k++)
+			have |= cap->saved[k].local == l->index;
+		if (have)
+			continue;
+		if (cap->n_saved == LOWER_CAP_SAVED) {
+			*room = false;
+			continue;
+		}
+		struct lval v;
+		const struct lcapture *view = c->snap_view;
+		c->snap_view = NULL;
+		bool ok = lower_local_value(c, l, loc, &v);
+		c->snap_view = view;
+		if (!ok)
+			return false;
+		cap->saved[cap->n_saved++] = (struct lsaved){.local = l->index, .v = v};
+	}
+	return true;
+}
+
+bool lower_assign_local(struct lower_ctx *c, const struct ast_local *l, const struct lval *v,
+                        struct src_loc loc)
+{
+	bool room = true;
+	if (l->index >= c->nlocals) {
+		lower_error(c, loc, "variable '%s' out of range", l->name);
+		return false;
+	}
+	if (c->env_set[l->index] && !save_for_captures(c, l, loc, &room))
+		return false;
+	if (c->homed[l->index] && !home_write(c, l, v, loc))
+		return false;
+	c->env[l->index] = *v;
+	c->env_set[l->index] = true;
+	/* under a guard pushed since its scope began: x holds v only there */
+	struct llocal_scope *sc = &c->scopes[l->index];
+	unsigned base = sc->base;
+	if (c->loop && c->loop->body_depth > base)
+		base = c->loop->body_depth;
+	/* a guard lowers its condition again for each effect it guards: one
+	 * whose operand could not keep the earlier value would read the new
+	 * one (lower_guard refuses an effect under such a frame) */
+	if (!room)
+		for (unsigned d = c->n_guards; d > sc->base; d--)
+			if (cond_mentions(c->guards[d - 1].cond, l))
+				c->guards[d - 1].stale = l->name;
+	sc->mark = -1;
+	for (unsigned d = c->n_guards; d > base; d--)
+		if (c->guards[d - 1].cond && !c->guards[d - 1].cont) {
+			sc->mark = (int)(d - 1);
+			sc->serial = c->guards[d - 1].serial;
+			sc->at = loc;
+			c->home_wanted[l->index] |= 2;
+			break;
+		}
+	return true;
+}
+
 /* `let x = e` / `x = e`: x now names e's value (no WQE: values move only
- * when a field needs them). */
+ * when a field needs them; a local with a home is also written there). */
 static bool set_local(struct lower_ctx *c, const struct ast_local *l, const struct ast_expr *e)
 {
 	struct lval v;
@@ -135,43 +355,7 @@ static bool set_local(struct lower_ctx *c, const struct ast_local *l, const stru
 	bool fa = e->kind == AST_EXPR_CALL && e->u.call.fn == AST_BUILTIN_FETCH_ADD;
 	if (fa ? !lower_fetch_add_value(c, e, &v) : !lower_value(c, e, &v))
 		return false;
-	c->env[l->index] = v;
-	c->env_set[l->index] = true;
-	/* under a guard pushed since its scope began: x holds v only there */
-	struct llocal_scope *sc = &c->scopes[l->index];
-	unsigned base = sc->base;
-	if (c->loop && c->loop->body_depth > base)
-		base = c->loop->body_depth;
-	/* a guard lowers its condition again for each effect it guards, with
-	 * the locals as they are then: one that reads x would read the new x
-	 * (lower_guard refuses an effect under such a frame) */
-	for (unsigned d = c->n_guards; d > sc->base; d--)
-		if (cond_mentions(c->guards[d - 1].cond, l))
-			c->guards[d - 1].stale = l->name;
-	sc->mark = -1;
-	for (unsigned d = c->n_guards; d > base; d--)
-		if (c->guards[d - 1].cond && !c->guards[d - 1].cont) {
-			sc->mark = (int)(d - 1);
-			sc->serial = c->guards[d - 1].serial;
-			sc->at = e->loc;
-			break;
-		}
-	return true;
-}
-
-bool lower_local_in_force(struct lower_ctx *c, const struct ast_local *l, struct src_loc loc)
-{
-	const struct llocal_scope *sc = &c->scopes[l->index];
-	if (sc->mark < 0 ||
-	    ((unsigned)sc->mark < c->n_guards && c->guards[sc->mark].serial == sc->serial))
-		return true;
-	lower_error(c, loc,
-	            "'%s' is read where the condition of its assignment at line %u may not "
-	            "hold: a local assigned in an `if` arm (or under one in a loop) is "
-	            "not lowered beyond that arm (store the value to memory in the arm, "
-	            "or assign it before the `if`)",
-	            l->name, sc->at.line);
-	return false;
+	return lower_assign_local(c, l, &v, e->loc);
 }
 
 static bool lower_stmt_kind(struct lower_ctx *c, const struct ast_stmt *s);
@@ -197,8 +381,19 @@ static bool lower_stmt_kind(struct lower_ctx *c, const struct ast_stmt *s)
 		if (s->u.let.local->index < c->nlocals)
 			c->scopes[s->u.let.local->index] =
 			    (struct llocal_scope){.base = c->n_guards, .mark = -1};
-		if (!s->u.let.init)
-			return true;
+		if (!s->u.let.init) {
+			/* a temporary starts as zeros (the reference's rule); a
+			 * local with a home gets them written, its cell keeping the
+			 * previous invocation's bytes otherwise */
+			const struct ast_local *l = s->u.let.local;
+			if (l->index >= c->nlocals || !c->homed[l->index] || !l->type)
+				return true;
+			struct lval zero = {.kind = LV_CONST,
+			                    .width = (uint32_t)l->type->size,
+			                    .be = true,
+			                    .region = -1};
+			return lower_assign_local(c, l, &zero, s->loc);
+		}
 		return set_local(c, s->u.let.local, s->u.let.init);
 	case AST_STMT_ASSIGN:
 		if (s->u.assign.target->kind == AST_EXPR_NAME &&
@@ -526,7 +721,8 @@ static bool layout_payload(struct lower_ctx *c)
  * diagnostics (a trial). */
 static struct ir_prog *lower_attempt(struct diag_ctx *d, const struct ast_program *prog,
                                      const struct ast_offload *off, enum ir_profile profile,
-                                     unsigned recv_reserve, bool quiet)
+                                     unsigned recv_reserve, bool quiet, const bool *homed,
+                                     uint8_t *wanted)
 {
 	struct ir_prog *p = ir_prog_new(off->name, profile);
 	if (!p) {
@@ -541,10 +737,14 @@ static struct ir_prog *lower_attempt(struct diag_ctx *d, const struct ast_progra
 	c.env = calloc(off->nlocals + 1, sizeof(*c.env));
 	c.env_set = calloc(off->nlocals + 1, sizeof(*c.env_set));
 	c.scopes = calloc(off->nlocals + 1, sizeof(*c.scopes));
-	if (!c.env || !c.env_set || !c.scopes) {
+	c.homes = calloc(off->nlocals + 1, sizeof(*c.homes));
+	c.homed = homed;
+	c.home_wanted = wanted;
+	if (!c.env || !c.env_set || !c.scopes || !c.homes) {
 		free(c.env);
 		free(c.env_set);
 		free(c.scopes);
+		free(c.homes);
 		ir_prog_free(p);
 		d->oom = true;
 		return NULL;
@@ -562,6 +762,7 @@ static struct ir_prog *lower_attempt(struct diag_ctx *d, const struct ast_progra
 		free(c.env);
 		free(c.env_set);
 		free(c.scopes);
+		free(c.homes);
 		ir_prog_free(p);
 		d->oom = true;
 		return NULL;
@@ -587,6 +788,7 @@ static struct ir_prog *lower_attempt(struct diag_ctx *d, const struct ast_progra
 	free(c.env);
 	free(c.env_set);
 	free(c.scopes);
+	free(c.homes);
 	for (unsigned i = 0; i < c.n_phis; i++) {
 		free(c.phis[i].in);
 		free(c.phis[i].after);
@@ -617,15 +819,70 @@ static struct ir_prog *lower_attempt(struct diag_ctx *d, const struct ast_progra
  * reason) the program is lowered again with a few entries in reserve for
  * staging, and at last with every use staged (each parameter one RECV
  * entry, at most 16 parameters: always enough), reporting.
+ *
+ * A local read where the condition of its assignment may not hold needs a
+ * home (lhome).  The lowering that meets such a read asks for one and
+ * stops, and the same attempt runs again with it (each retry adds a home,
+ * so at most one per local).  A lowering that fails before it meets the
+ * read (an `else if` arm whose only effect would be that WRITE) runs again
+ * with a home for every local assigned under a condition.  The attempts are
+ * quiet; when none succeeds, the last one runs again to report why, with
+ * only the homes reads asked for (not the speculative ones).
  */
 struct ir_prog *lower_offload(struct diag_ctx *d, const struct ast_program *prog,
                               const struct ast_offload *off, enum ir_profile profile)
 {
-	struct ir_prog *p = lower_attempt(d, prog, off, profile, 0, true);
-	if (p || d->oom)
-		return p;
-	p = lower_attempt(d, prog, off, profile, LOWER_RECV_RESERVE, true);
-	if (p || d->oom)
-		return p;
-	return lower_attempt(d, prog, off, profile, IR_MAX_SGE, false);
+	static const unsigned reserve[] = {0, LOWER_RECV_RESERVE, IR_MAX_SGE};
+	unsigned n = off->nlocals + 1;
+	/* homes reads asked for, locals assigned under a condition, and the
+	 * homes an attempt gets (asked, or speculatively every candidate) */
+	bool *asked = calloc(3 * n, sizeof(*asked));
+	bool *cand = asked ? asked + n : NULL, *use = asked ? asked + 2 * n : NULL;
+	uint8_t *wanted = calloc(n, sizeof(*wanted));
+	struct ir_prog *p = NULL;
+	if (!asked || !wanted) {
+		free(asked);
+		free(wanted);
+		d->oom = true;
+		return NULL;
+	}
+	for (unsigned r = 0; r < sizeof(reserve) / sizeof(reserve[0]) && !p && !d->oom; r++) {
+		bool spec = false;
+		for (;;) {
+			bool more = false, grew = false;
+			for (unsigned i = 0; i < off->nlocals; i++)
+				use[i] = asked[i] || (spec && cand[i]);
+			p = lower_attempt(d, prog, off, profile, reserve[r], true, use, wanted);
+			for (unsigned i = 0; i < off->nlocals; i++) {
+				grew |= (wanted[i] & 1) && !use[i];
+				asked[i] |= wanted[i] & 1;
+				cand[i] |= (wanted[i] & 2) != 0;
+				more |= cand[i] && !asked[i];
+				wanted[i] = 0;
+			}
+			if (p || d->oom)
+				break;
+			if (grew)
+				continue;
+			if (spec || !more)
+				break;
+			spec = true;
+		}
+	}
+	if (!p && !d->oom) {
+		p = lower_attempt(d, prog, off, profile, IR_MAX_SGE, false, asked, wanted);
+		/* it stopped at a read that only a speculative home served,
+		 * reporting nothing: report with every candidate's home */
+		bool silent = false;
+		for (unsigned i = 0; i < off->nlocals; i++) {
+			silent |= wanted[i] & 1;
+			use[i] = asked[i] || cand[i] || (wanted[i] & 1);
+			wanted[i] = 0;
+		}
+		if (!p && !d->oom && silent)
+			p = lower_attempt(d, prog, off, profile, IR_MAX_SGE, false, use, wanted);
+	}
+	free(asked);
+	free(wanted);
+	return p;
 }

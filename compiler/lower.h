@@ -216,6 +216,8 @@ struct lstage {
 #define LOWER_GUARD_DEPTH 64u
 /* comparison operands of the `if`s being lowered at once (nested) */
 #define LOWER_CAPTURES 128u
+/* locals one comparison operand may read with their values saved */
+#define LOWER_CAP_SAVED 2u
 
 struct lguard_frame {
 	const struct lcond *cond;
@@ -243,6 +245,28 @@ struct llocal_scope {
 	int mark;          /* depth of the guard of its last conditional assignment, or -1 */
 	unsigned serial;   /* that guard's push */
 	struct src_loc at; /* that assignment */
+};
+
+/*
+ * A local's home.  A local read where the condition of its last assignment
+ * may not hold (above) lives in a cell of the connection's scratch: every
+ * assignment of it also WRITEs the value there, guarded like any effect of
+ * the assignment's place (an unguarded WRITE before the `if`, a guarded one
+ * in the arm), and a read where the value is not known at compile time
+ * reads the cell (an LV_SCRATCH), after its latest WRITE:
+ *
+ *   lane:  W0 = WRITE inline [a.x] -> H        (let v = a.x;)
+ *          guard(C) ─► W1 = WRITE inline [b.y] -> H   (if (C) { v = b.y; })
+ *          READ H ──scatter──► the use's field       (c.z = v;)
+ *
+ * Which locals get one is found by lowering: a read that needs it asks for
+ * it (home_wanted) and lower_offload lowers the offload again with it.
+ */
+struct lhome {
+	bool have;      /* its cell is allocated (at its first WRITE) */
+	uint32_t off;   /* the cell in scratch */
+	int writer;     /* the latest WRITE of it */
+	uint64_t taint; /* of every value written there */
 };
 
 /* A statement the lowering made up (lower.c: statements after one that may
@@ -293,14 +317,28 @@ struct lower_ctx {
 		bool have; /* v holds the first guard's bytes (an LV_MEM) */
 		int lane;
 		struct lval v;
+		/* the locals e reads, as they were when the `if` began: saved
+		 * when an arm assigns one (lower_assign_local), used whenever a
+		 * guard lowers e again (lower_cond_operand) */
+		unsigned n_saved;
+		struct lsaved {
+			unsigned local;
+			struct lval v;
+		} saved[LOWER_CAP_SAVED];
 	} caps[LOWER_CAPTURES];
 	unsigned n_caps;
+	/* the capture whose operand is being lowered (its saved locals), or NULL */
+	const struct lcapture *snap_view;
 	/* the guard stack (lower_guard_push): every effect is guarded by the
 	 * top frame's condition */
 	struct lguard_frame guards[LOWER_GUARD_DEPTH];
 	unsigned n_guards;
 	unsigned guard_serial;
 	struct llocal_scope *scopes; /* [nlocals] */
+	const bool *homed;           /* [nlocals]: locals with a home (lhome) */
+	uint8_t *home_wanted;        /* [nlocals]: 1 a read asked for a home, 2 assigned
+	                              * under a condition (lower_offload) */
+	struct lhome *homes;         /* [nlocals] */
 	/* arm bodies lower_then_rest made whose other arm always returns */
 	const struct ast_stmt *cont_arms[LOWER_GUARD_DEPTH];
 	unsigned n_cont_arms;
@@ -504,9 +542,22 @@ bool lower_block(struct lower_ctx *c, const struct ast_stmt *s);
 /* Whether expression @e reads local @l (conservatively: calls and slices
  * count as reading it). */
 bool lower_mentions_local(const struct ast_expr *e, const struct ast_local *l);
-/* Whether local @l's value may be read here (llocal_scope); reported at
- * @loc when not. */
-bool lower_local_in_force(struct lower_ctx *c, const struct ast_local *l, struct src_loc loc);
+/* The value local @l holds where it is read now: the value of its last
+ * assignment where that assignment's condition holds (llocal_scope), else
+ * its home's cell (lhome).  False (reported at @loc) before any assignment;
+ * false, asking for a home, when it has none. */
+bool lower_local_value(struct lower_ctx *c, const struct ast_local *l, struct src_loc loc,
+                       struct lval *out);
+/* Local @index has a home: it now reads its cell (after a loop, whose
+ * exits left it different values: every assignment wrote the cell). */
+bool lower_local_to_home(struct lower_ctx *c, unsigned index);
+/* Local @l now holds @v (assigned at @loc): its home is written, and the
+ * conditions being lowered that read it keep its earlier value. */
+bool lower_assign_local(struct lower_ctx *c, const struct ast_local *l, const struct lval *v,
+                        struct src_loc loc);
+/* A comparison operand of an `if` (or of a loop test): lowered with the
+ * locals as they were when its `if` began (lower_assign_local saved them). */
+bool lower_cond_operand(struct lower_ctx *c, const struct ast_expr *e, struct lval *out);
 void lower_error(struct lower_ctx *c, struct src_loc loc, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 

@@ -58,11 +58,24 @@ bool lower_cond_value(struct lower_ctx *c, int i, struct lval *out)
 	struct lcapture *cap = capture_of(c, e);
 	if (cap && cap->have && cap->lane == c->lane && lower_mem_stale(c, &cap->v))
 		return lower_mem_reread(c, &cap->v, cd->loc, out);
-	if (!lower_value(c, e, out))
+	if (!lower_cond_operand(c, e, out))
 		return false;
-	if (cap && !cap->have && out->kind == LV_MEM)
-		*cap = (struct lcapture){.e = e, .have = true, .lane = c->lane, .v = *out};
+	if (cap && !cap->have && out->kind == LV_MEM) {
+		cap->have = true;
+		cap->lane = c->lane;
+		cap->v = *out;
+	}
 	return true;
+}
+
+bool lower_cond_operand(struct lower_ctx *c, const struct ast_expr *e, struct lval *out)
+{
+	const struct lcapture *cap = capture_of(c, e);
+	const struct lcapture *view = c->snap_view;
+	c->snap_view = cap && cap->n_saved ? cap : NULL;
+	bool ok = lower_value(c, e, out);
+	c->snap_view = view;
+	return ok;
 }
 
 /* Note the comparison operands of condition e (lower_cond_value). */

@@ -1003,8 +1003,9 @@ static bool has_cas_order(const struct ast_stmt *s)
 }
 
 /* The status-byte form of a relaxed `else if` chain (lower_cond.c) takes
- * plain comparisons, three arms before the last one (its index bytes hold
- * two earlier arms' outcomes) and no `if` inside an arm. */
+ * plain comparisons of at most 8 bytes (an aggregate `==` is a conjunction
+ * of its parts), three arms before the last one (its index bytes hold two
+ * earlier arms' outcomes) and no `if` inside an arm. */
 static bool status_chain(const struct ast_stmt *s)
 {
 	unsigned n = 0;
@@ -1013,7 +1014,7 @@ static bool status_chain(const struct ast_stmt *s)
 	     cur = cur->u.if_.has_else ? cur->u.if_.else_body : NULL) {
 		const struct ast_expr *ce = cur->u.if_.cond;
 		if (++n > 3 || ce->kind != AST_EXPR_BINARY || ce->u.binary.op == AST_BINOP_LAND ||
-		    ce->u.binary.op == AST_BINOP_LOR || has_if(cur->u.if_.then_body))
+		    ce->u.binary.op == AST_BINOP_LOR || wide_eq(ce) || has_if(cur->u.if_.then_body))
 			return false;
 	}
 	return !cur || (n < 3 && !has_if(cur));

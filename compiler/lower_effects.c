@@ -375,16 +375,20 @@ static bool bounded_return(struct lower_ctx *c, const struct ast_stmt *s, const 
 	return !p->oom;
 }
 
-/* `return t` of a temporary that holds an atomic's old value (in scratch):
- * its value, else NULL. */
-static const struct lval *scratch_temp(const struct lower_ctx *c, const struct ast_expr *e)
+/* `return t` of a temporary that holds a value in scratch (an atomic's old
+ * value, its home's cell): true with that value in *out; false with
+ * *failed set when reading it failed (reported). */
+static bool scratch_temp(struct lower_ctx *c, const struct ast_expr *e, struct lval *out,
+                         bool *failed)
 {
+	*failed = false;
 	if (e->kind != AST_EXPR_NAME || e->u.name.sym != AST_SYM_LOCAL)
-		return NULL;
-	const struct ast_local *l = e->u.name.target.local;
-	if (l->index >= c->nlocals || !c->env_set[l->index] || c->env[l->index].kind != LV_SCRATCH)
-		return NULL;
-	return &c->env[l->index];
+		return false;
+	if (!lower_local_value(c, e->u.name.target.local, e->loc, out)) {
+		*failed = true;
+		return false;
+	}
+	return out->kind == LV_SCRATCH;
 }
 
 /* A response gathering a scratch value (after the atomic that wrote it). */
@@ -482,8 +486,10 @@ bool lower_return(struct lower_ctx *c, const struct ast_stmt *s)
 		return false;
 	struct lval ptr;
 	uint32_t off = 0, w = 0;
-	const struct lval *tmp = e ? scratch_temp(c, e) : NULL;
-	if (tmp && !lower_local_in_force(c, e->u.name.target.local, e->loc))
+	struct lval tmpv;
+	bool tmp_failed = false;
+	const struct lval *tmp = e && scratch_temp(c, e, &tmpv, &tmp_failed) ? &tmpv : NULL;
+	if (tmp_failed)
 		return false;
 	bool swap = e && return_swaps(c, e);
 	if (e && !tmp && !swap && !return_place(c, e, &ptr, &off, &w))

@@ -208,7 +208,7 @@ static bool exit_point(struct lower_ctx *c, const struct ast_expr *lhs, const st
 			return false;
 		wa = via->guard;
 	} else {
-		if (!lower_value(c, lhs, &ta) || !lower_value(c, rhs, &cb))
+		if (!lower_cond_operand(c, lhs, &ta) || !lower_cond_operand(c, rhs, &cb))
 			return false;
 		if (ta.kind == LV_PARAM && cb.kind != LV_PARAM && cb.kind != LV_CONST) {
 			struct lval t = ta;
@@ -263,7 +263,7 @@ static bool exit_order(struct lower_ctx *c, struct lcond cd, struct src_loc loc)
 	struct ir_prog *p = c->p;
 	struct lloop *l = c->loop;
 	struct lval vals[2];
-	if (!lower_value(c, cd.lhs, &vals[0]) || !lower_value(c, cd.rhs, &vals[1]))
+	if (!lower_cond_operand(c, cd.lhs, &vals[0]) || !lower_cond_operand(c, cd.rhs, &vals[1]))
 		return false;
 	if (vals[0].kind == LV_CONST)
 		vals[0].width = cd.width;
@@ -537,6 +537,9 @@ static bool merge_locals(struct lower_ctx *c)
 			c->env[j] = *first;
 			continue;
 		}
+		/* a local with a home: the cell holds its value at the exit taken */
+		if (lower_local_to_home(c, j))
+			continue;
 		if (!ARRAY_RESERVE(c->phis, c->cap_phis, c->n_phis + 1)) {
 			c->p->oom = true;
 			return false;

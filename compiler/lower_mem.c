@@ -337,16 +337,7 @@ bool lower_value(struct lower_ctx *c, const struct ast_expr *e, struct lval *out
 	if (e->kind == AST_EXPR_NAME && e->u.name.sym == AST_SYM_LOCAL) {
 		/* a `let` holds the value it was last given (reads are side-effect
 		 * free: the back end shares or repeats the READ behind it) */
-		const struct ast_local *l = e->u.name.target.local;
-		if (l->index >= c->nlocals || !c->env_set[l->index]) {
-			lower_error(c, e->loc, "variable '%s' is used before it has a value",
-			            l->name);
-			return false;
-		}
-		if (!lower_local_in_force(c, l, e->loc))
-			return false;
-		*out = c->env[l->index];
-		return true;
+		return lower_local_value(c, e->u.name.target.local, e->loc, out);
 	}
 	if (e->place == AST_PLACE_MEMORY) {
 		struct lval ptr;

@@ -363,13 +363,9 @@ bool lower_recycle(struct lower_ctx *c, const struct ast_stmt *s)
 	struct walk w;
 	if (!recognise(c, s, &w))
 		return false;
-	if (w.p->index >= c->nlocals || !c->env_set[w.p->index]) {
-		lower_error(c, s->loc, "variable '%s' is used before it has a value", w.p->name);
+	struct lval p0, xv;
+	if (!lower_local_value(c, w.p, s->loc, &p0))
 		return false;
-	}
-	if (!lower_local_in_force(c, w.p, s->loc))
-		return false;
-	struct lval p0 = c->env[w.p->index], xv;
 	if (!lower_value(c, w.x, &xv))
 		return false;
 	uint32_t kw = (uint32_t)w.key->type->size;
@@ -551,9 +547,7 @@ bool lower_recycle(struct lower_ctx *c, const struct ast_stmt *s)
 	                     .taint = p0.taint,
 	                     .read = -1,
 	                     .field_writer = s0};
-	c->env[w.p->index] = after;
-	c->env_set[w.p->index] = true;
 	c->lane = cq;
 	p->q_main = cq;
-	return !p->oom;
+	return lower_assign_local(c, w.p, &after, s->loc) && !p->oom;
 }

@@ -22,20 +22,13 @@
 
 #include "core/client.h"
 #include "util/byteorder.h"
+#include "util/clock.h"
 #include "core/program.h"
 #include "core/opts.h"
 
 /* Callers built before prism_call.ret_len existed pass a smaller call. */
 #define CALL_HAS_RET_LEN(call)                                                                     \
 	((call)->sz >= offsetof(struct prism_call, ret_len) + sizeof((call)->ret_len))
-
-static uint64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
 
 static uint64_t virt_now_ns(struct prism_client *cl)
 {
@@ -536,7 +529,8 @@ static int step(struct prism_client *cl)
 
 int core_client_wait(struct prism_client *cl, uint64_t k, int timeout_ms)
 {
-	uint64_t now, deadline = timeout_ms < 0 ? UINT64_MAX : mono_ms() + (uint64_t)timeout_ms;
+	uint64_t now,
+	    deadline = timeout_ms < 0 ? UINT64_MAX : (uint64_t)util_now_ms() + (uint64_t)timeout_ms;
 	unsigned spins = 0, wait_us = cl->net_wait_us ? cl->net_wait_us : NET_WAIT_US;
 	bool silent = false;
 
@@ -547,7 +541,7 @@ int core_client_wait(struct prism_client *cl, uint64_t k, int timeout_ms)
 			return err;
 		if (cl->answered > k)
 			break;
-		now = mono_ms();
+		now = (uint64_t)util_now_ms();
 		if (now >= deadline)
 			return -PRISM_E_TIMEOUT;
 		if (cl->link_polled) {

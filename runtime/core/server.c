@@ -21,6 +21,7 @@
 
 #include "core/opts.h"
 #include "util/array.h"
+#include "util/clock.h"
 #include "core/server.h"
 #include "net/net.h"
 
@@ -676,14 +677,6 @@ int core_server_poll(struct prism_server *srv)
 	return done;
 }
 
-static uint64_t mono_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
-}
-
 /* Real time between two RNR retries of answers parked on a remote client. */
 #define RNR_TICK_US 200u
 /* The longest an idle loop sleeps without being woken (a safety net: what
@@ -760,7 +753,7 @@ static void *progress_thread(void *arg)
 {
 	struct core_server_loop *lp = arg;
 	struct prism_server *srv = lp->srv;
-	uint64_t last_kick = mono_us();
+	uint64_t last_kick = util_now_us();
 	bool ticking = false;
 	unsigned idle = 0;
 
@@ -772,7 +765,7 @@ static void *progress_thread(void *arg)
 			n += core_server_poll_shard(srv, s);
 		/* The RNR timer ticks busy or idle: other connections keeping
 		 * this loop busy must not starve one parked answer. */
-		now = mono_us();
+		now = util_now_us();
 		if (now - last_kick >= RNR_TICK_US) {
 			last_kick = now;
 			for (unsigned s = lp->index; s < srv->n_shards; s += srv->n_loops)

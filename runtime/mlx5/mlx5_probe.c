@@ -19,21 +19,13 @@
 #include <endian.h>
 #include <sched.h>
 #include <string.h>
-#include <time.h>
 
 #include <prism/wqe.h>
 
 #include "mlx5/mlx5_be.h"
+#include "util/clock.h"
 
 #define PROBE_TIMEOUT_MS 200
-
-static uint64_t mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
-}
 
 /* Post the NOP on @qp and wait for its CQE in @ci. */
 static enum mlx5_be_fw run_nop(struct mlx5_be_qp *qp, const struct core_qp_info *qi,
@@ -53,9 +45,9 @@ static enum mlx5_be_fw run_nop(struct mlx5_be_qp *qp, const struct core_qp_info 
 	qi->dbrec[1] = htobe32(1);
 	if (mlx5_be_ring_sq((struct core_be_qp *)qp))
 		return MLX5_BE_FW_UNKNOWN;
-	deadline = mono_ms() + PROBE_TIMEOUT_MS;
+	deadline = (uint64_t)util_now_ms() + PROBE_TIMEOUT_MS;
 	while (!prism_cqe_sw_owned(__atomic_load_n(&cqe[63], __ATOMIC_ACQUIRE), 0, ci->ncqe)) {
-		if (mono_ms() >= deadline)
+		if ((uint64_t)util_now_ms() >= deadline)
 			return MLX5_BE_FW_UNKNOWN;
 		sched_yield();
 	}

@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "net/net_pending.h"
+#include "util/clock.h"
 
 #define LINGER_MS     2000 /* a rejected client has this long to read its REJECT */
 #define MAX_LINGER    256  /* sockets drained at once; past this, closed at once */
@@ -83,7 +84,7 @@ void net_acceptor_linger(struct net_acceptor *a, int fd)
 		close(fd);
 		return;
 	}
-	a->lingering[a->n_linger++] = (struct lingerer){fd, net_now_ms() + LINGER_MS};
+	a->lingering[a->n_linger++] = (struct lingerer){fd, util_now_ms() + LINGER_MS};
 }
 
 static unsigned from_host(const struct net_acceptor *a, const char *host)
@@ -150,7 +151,7 @@ static void accept_some(struct net_acceptor *a, struct net_listener *l)
 			return;
 		}
 		p->acc = a;
-		p->deadline_ms = net_now_ms() + a->o.setup_timeout_ms;
+		p->deadline_ms = util_now_ms() + a->o.setup_timeout_ms;
 		p->rx.max_body = p->ring ? RING_MAX_BODY : p->local ? 0 : a->o.max_tcp_body;
 		if (a->n_pending >= a->o.max_pending) {
 			refuse(a, p, -EBUSY, "too many connection setups in progress; try later");
@@ -222,7 +223,7 @@ static void *acceptor_thread(void *arg)
 
 	for (;;) {
 		unsigned n = 0, n_ls = 0, np, i;
-		int64_t now = net_now_ms(), next = now + 1000;
+		int64_t now = util_now_ms(), next = now + 1000;
 		bool stop;
 
 		pthread_mutex_lock(&a->st_lock);
@@ -269,7 +270,7 @@ static void *acceptor_thread(void *arg)
 		}
 		if (poll(pf, n, next > now ? (int)(next - now) : 0) < 0 && errno != EINTR)
 			break;
-		now = net_now_ms();
+		now = util_now_ms();
 		if (pf[0].revents & POLLIN) {
 			uint64_t v;
 

@@ -30,10 +30,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "util/byteorder.h"
+#include "util/clock.h"
 
 static const char *type_name(unsigned type)
 {
@@ -299,18 +299,10 @@ int net_oob_decode(const void *buf, size_t len, struct net_oob_msg *m, struct di
 	return decode_body(type, (const uint8_t *)buf + NET_OOB_HDR_BYTES, body, m, diag);
 }
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static int wait_fd(int fd, short events, int64_t deadline)
 {
 	struct pollfd pfd = {.fd = fd, .events = events};
-	int64_t left = deadline - now_ms();
+	int64_t left = deadline - util_now_ms();
 	int n;
 
 	if (left < 0)
@@ -349,7 +341,7 @@ static int read_full(int fd, uint8_t *buf, size_t len, int64_t deadline, size_t 
 
 int net_oob_send(int fd, const struct net_oob_msg *m, int timeout_ms, struct diag_report *diag)
 {
-	int64_t deadline = now_ms() + timeout_ms;
+	int64_t deadline = util_now_ms() + timeout_ms;
 	size_t off = 0;
 	uint8_t *buf;
 	int len, rc = 0;
@@ -427,7 +419,7 @@ static int decode_owned(unsigned type, const uint8_t *body, uint32_t len, struct
 int net_oob_recv(int fd, struct net_oob_msg *m, int timeout_ms, struct diag_report *diag)
 {
 	uint8_t hdr[NET_OOB_HDR_BYTES], *body;
-	int64_t deadline = now_ms() + timeout_ms;
+	int64_t deadline = util_now_ms() + timeout_ms;
 	uint32_t body_len;
 	unsigned type;
 	size_t got;

@@ -44,6 +44,4 @@ void net_send_reject(int fd, int err, const char *reason);
  * acceptor to linger, drop what input is already here before closing. */
 void net_reject_close(struct net_acceptor *a, int fd);
 
-int64_t net_now_ms(void);
-
 #endif /* PRISM_NET_PENDING_H */

@@ -21,6 +21,7 @@
 #include "net/net_ring.h"
 #include "net/net_spin.h"
 #include "util/fdpass.h"
+#include "util/clock.h"
 
 #include <endian.h>
 #include <errno.h>
@@ -529,7 +530,7 @@ static bool spin_for_bytes(struct net_ring *r, int timeout_us)
 		return false;
 	if (timeout_us > 0 && (uint32_t)timeout_us < tried)
 		tried = (uint32_t)timeout_us;
-	t0 = net_spin_now_us();
+	t0 = util_now_us();
 	now = t0;
 	do {
 		if (__atomic_load_n(r->rx_head, __ATOMIC_ACQUIRE) != r->rx_pos) {
@@ -537,7 +538,7 @@ static bool spin_for_bytes(struct net_ring *r, int timeout_us)
 			return true;
 		}
 		net_spin_relax();
-		now = net_spin_now_us();
+		now = util_now_us();
 	} while (now - t0 < tried);
 	net_spin_end(&r->spin, tried, false, tried);
 	return false;

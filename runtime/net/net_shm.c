@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "net/net_pending.h"
+#include "util/clock.h"
 
 struct offer {
 	uint8_t token[NET_OOB_TOKEN_BYTES];
@@ -70,7 +71,7 @@ void net_ring_offers_destroy(struct net_ring_offers *o)
 
 int net_ring_offer(struct net_ring_offers *o, uint64_t cookie, struct net_oob_ring *ring)
 {
-	int64_t now = net_now_ms();
+	int64_t now = util_now_ms();
 	struct offer *f = NULL;
 
 	pthread_mutex_lock(&o->lock);
@@ -102,7 +103,7 @@ static bool same_token(const uint8_t *a, const uint8_t *b)
 /* Use up the live offer with @token: its cookie, or false. */
 static bool claim(struct net_ring_offers *o, const uint8_t *token, uint64_t *cookie)
 {
-	int64_t now = net_now_ms();
+	int64_t now = util_now_ms();
 	bool found = false;
 
 	pthread_mutex_lock(&o->lock);

@@ -27,7 +27,6 @@
 #include <sys/stat.h>
 #include <sys/random.h>
 #include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 
 struct net_listener {
@@ -246,14 +245,6 @@ void net_listener_close(struct net_listener *l)
 bool net_listener_is_local(const struct net_listener *l)
 {
 	return l->local;
-}
-
-int64_t net_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 int net_listener_take(struct net_listener *l, struct net_pending **out, struct diag_report *diag)

@@ -9,12 +9,12 @@
  * Must not: poll or sleep itself (the waiters do, with its answers).
  */
 #include "net/net_spin.h"
+#include "util/clock.h"
 
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 #include <unistd.h>
 
 #define LOOK_EVERY_US 1000u
@@ -65,7 +65,7 @@ static long runnable_now(void)
 
 bool net_spin_cpus_full(void)
 {
-	uint64_t now = net_spin_now_us();
+	uint64_t now = util_now_us();
 	uint64_t next = __atomic_load_n(&next_look_us, __ATOMIC_RELAXED);
 
 	if (now >= next && __atomic_compare_exchange_n(&next_look_us, &next, now + LOOK_EVERY_US,
@@ -152,14 +152,6 @@ void net_spin_end(struct net_spin *s, uint32_t tried_us, bool caught, uint32_t t
 	if (want < tried_us)
 		want = tried_us; /* a catch keeps what it had */
 	s->budget_us = want > s->cap_us ? s->cap_us : want;
-}
-
-uint64_t net_spin_now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
 void net_spin_relax(void)

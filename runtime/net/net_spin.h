@@ -50,8 +50,6 @@ void net_spin_end(struct net_spin *s, uint32_t tried_us, bool caught, uint32_t t
 /* True when, at the last look (at most a millisecond old), the machine had
  * more runnable threads than online CPUs. */
 bool net_spin_cpus_full(void);
-/* Microseconds of CLOCK_MONOTONIC (the pollers' clock). */
-uint64_t net_spin_now_us(void);
 /* Between two looks: a few pause instructions, then the CPU to any other
  * runnable thread (sched_yield), so that a poll never delays a runnable
  * thread of its CPU, its peer included, by more than about a microsecond. */

@@ -35,6 +35,7 @@
  */
 #include "net/net_transport.h"
 #include "util/array.h"
+#include "util/clock.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -968,7 +969,7 @@ static int spin_for_events(struct net_transport *t, struct epoll_event *evs, int
 
 	if (!tried)
 		return 0;
-	t0 = net_spin_now_us();
+	t0 = util_now_us();
 	now = t0;
 	do {
 		n = epoll_wait(t->epfd, evs, max, 0);
@@ -977,7 +978,7 @@ static int spin_for_events(struct net_transport *t, struct epoll_event *evs, int
 			return n;
 		}
 		net_spin_relax();
-		now = net_spin_now_us();
+		now = util_now_us();
 	} while (now - t0 < tried);
 	net_spin_end(&t->spin, tried, false, tried);
 	return 0;

@@ -37,7 +37,7 @@ __attribute__((format(printf, 3, 4))) int diag_report_set(struct diag_report *d,
                                                           const char *fmt, ...);
 __attribute__((format(printf, 3, 0))) int diag_report_vset(struct diag_report *d, int code,
                                                            const char *fmt, va_list ap);
-/* Back to "no error". */
+/* Back to "no error": every field 0, both strings empty. */
 void diag_report_clear(struct diag_report *d);
 
 #endif /* PRISM_UTIL_DIAG_REPORT_H */

@@ -509,8 +509,8 @@ static struct gs *gen_effect(struct g *g)
 		}
 		break;
 	case 9:
-		/* t names the other pointer in this arm only: a read after the
-		 * `if` is rejected (lower.c, llocal_scope), one here must see it */
+		/* t names the other pointer where the arm ran: reads here see it,
+		 * reads after the `if` its home (lower.c, lhome) */
 		if (g->have_t && g->depth > 0 && g->lane != 1 && want(g, DT_LET_ARM, 30))
 			return append(text(g, pfmt(g->p, "t = %s;", chance(g, 50) ? "p" : "q")),
 			              text(g, pfmt(g->p, "t.%s = %llu;", f->name,
@@ -526,6 +526,18 @@ static struct gs *gen_effect(struct g *g)
 	use(g, DT_STORE_CONST);
 	return text(g, pfmt(g->p, "%s.%s = %llu;", P, f->name,
 	                    (unsigned long long)small_or_max(g, f->width)));
+}
+
+/* A field of the same type as @f (itself or another one). */
+static const struct field *same_type(struct g *g, const struct field *f)
+{
+	for (unsigned tries = 0; tries < 4; tries++) {
+		const struct field *o = any_field(g);
+
+		if (o->width == f->width && o->le == f->le)
+			return o;
+	}
+	return f;
 }
 
 static const char *ret_text(struct g *g)
@@ -717,6 +729,41 @@ static struct gs *gen_walk(struct g *g, bool tail)
 			}
 		}
 	}
+	/* a local the body assigns under an `if`: read by the next iteration
+	 * and after the loop (its home) */
+	if (!g->recycle && want(g, DT_LET_MERGE_LOOP, 50)) {
+		const struct field *f = any_field(g);
+		unsigned n = ++g->locals;
+		struct gs *i = node(g, GS_IF, NULL);
+		static const char *const ops[] = {"==", "!=", "<", ">", "<=", ">="};
+
+		value = append(value, text(g, pfmt(g->p, "let y%u = %s.%s;", n, ptr(g), f->name)));
+		if (i) {
+			const struct field *c = any_field(g);
+
+			i->cond = xleaf(g, pfmt(g->p, "t.%s %s %llu", c->name, ops[below(g, 6)],
+			                        (unsigned long long)small_or_max(g, c->width)));
+			i->a = text(g, pfmt(g->p, "y%u = t.%s;", n, same_type(g, f)->name));
+			if (chance(g, 40))
+				i->b =
+				    text(g, pfmt(g->p, "y%u = %s.%s;", n, chance(g, 50) ? "p" : "q",
+				                 same_type(g, f)->name));
+			/* the read of the previous iteration's value first */
+			struct gs *rd = text(
+			    g, pfmt(g->p, "%s.%s = y%u;", chance(g, 50) ? "p" : "q", f->name, n));
+			w->a = append(append(rd, i), w->a);
+			/* the loop's own test reads it too: an exit on its home */
+			if (chance(g, 30) && w->cond && !w->cond->op &&
+			    strcmp(w->cond->leaf, "true"))
+				w->cond = xop(
+				    g, '&', w->cond,
+				    xleaf(g,
+				          pfmt(g->p, "y%u %s %llu", n, chance(g, 50) ? "!=" : "<",
+				               (unsigned long long)small_or_max(g, f->width))));
+		}
+		after = append(after, text(g, pfmt(g->p, "%s.%s = y%u;", chance(g, 50) ? "p" : "q",
+		                                   f->name, n)));
+	}
 	g->walked = true;
 	/* N3's class: a second walk (its start is where this one stopped,
 	 * whichever exit that was), or a loop over the node found */
@@ -802,9 +849,71 @@ static struct gs *gen_par(struct g *g, bool tail)
 	return s;
 }
 
+/*
+ * A local assigned under a condition and read where it may not hold:
+ *
+ *   let vN = P.f;
+ *   if (C) { vN = Q.g; ... } [else { vN = R.h; | S.f = vN; ... }]
+ *   T.f = vN;
+ *
+ * C may read vN itself (LET_COND_SELF: the arm's later effects and the
+ * else are guarded by the value from before the arm).
+ */
+static struct gs *gen_merge(struct g *g, bool tail)
+{
+	const struct field *f = any_field(g);
+	unsigned n = ++g->locals;
+	struct gs *s = text(g, pfmt(g->p, "let v%u = %s.%s;", n, ptr(g), f->name));
+	struct gs *i = node(g, GS_IF, NULL);
+	static const char *const ops[] = {"==", "!=", "<", ">", "<=", ">="};
+
+	if (!i)
+		return s;
+	g->depth++;
+	if (want(g, DT_LET_COND_SELF, 35)) {
+		if (chance(g, 50)) {
+			g->params_used++;
+			i->cond = xleaf(g, pfmt(g->p, "v%u %s %s", n, ops[below(g, 6)], f->param));
+		} else {
+			i->cond = xleaf(g, pfmt(g->p, "v%u %s %llu", n, ops[below(g, 6)],
+			                        (unsigned long long)small_or_max(g, f->width)));
+		}
+	} else {
+		i->cond = gen_cond(g, 1, true);
+	}
+	struct gs *set = text(g, pfmt(g->p, "v%u = %s.%s;", n, ptr(g), same_type(g, f)->name));
+	/* effects before and after the assignment: the later ones are guarded
+	 * by the condition as it was before the arm */
+	i->a = append(chance(g, 30) ? gen_effect(g) : NULL, set);
+	if (chance(g, 60))
+		i->a = append(i->a, chance(g, 50) ? gen_effect(g)
+		                                  : text(g, pfmt(g->p, "%s.%s = v%u;", store_ptr(g),
+		                                                 f->name, n)));
+	if (want(g, DT_IF_ELSE, 50)) {
+		switch (below(g, 3)) {
+		case 0:
+			i->b =
+			    text(g, pfmt(g->p, "v%u = %s.%s;", n, ptr(g), same_type(g, f)->name));
+			break;
+		case 1:
+			i->b = text(g, pfmt(g->p, "%s.%s = v%u;", store_ptr(g), f->name, n));
+			break;
+		default:
+			i->b = gen_effect(g);
+			break;
+		}
+	}
+	g->depth--;
+	(void)tail;
+	return append(append(s, i), text(g, pfmt(g->p, "%s.%s = v%u;", store_ptr(g), f->name, n)));
+}
+
 static struct gs *gen_stmt(struct g *g, bool tail)
 {
 	unsigned k = below(g, 10);
+
+	if (g->depth < 2 && want(g, DT_LET_MERGE, 8))
+		return gen_merge(g, tail);
 
 	if (k < 3 && (g->depth == 0 || (g->depth < 2 && (g->allow & BIT(DT_IF_NESTED)))))
 		return gen_if(g, tail);

@@ -35,7 +35,10 @@
 	X(STORE_LOADED, "store of a value loaded in the same statement", NULL)                     \
 	X(STORE_ARITH, "store of run-time + - & | ^", NULL)                                        \
 	X(LET_COPY, "temporary copied and stored", NULL)                                           \
-	X(LET_ARM, "the walk pointer assigned in an if arm and used there", NULL)                  \
+	X(LET_ARM, "the walk pointer assigned in an if arm, used there and after", NULL)           \
+	X(LET_MERGE, "a local assigned in an if arm (or both), read after it / in its else", NULL) \
+	X(LET_COND_SELF, "a local its if's condition reads, assigned in the arm", NULL)            \
+	X(LET_MERGE_LOOP, "a local assigned under an if in a walk, read later and after", NULL)    \
 	X(READ_AFTER_ATOMIC, "a read after an atomic inside an if arm", NULL)                      \
 	X(COND_CMP, "condition: == != < > <= >=", NULL)                                            \
 	X(COND_AND, "condition: &&", NULL)                                                         \

@@ -23,11 +23,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "util/hex.h"
 #include "util/json_text.h"
+#include "util/clock.h"
 #include "tools/perf/perf.h"
 
 struct conn {
@@ -44,13 +44,10 @@ struct conn {
 	enum prism_transport transport; /* what the connection got */
 	char why[160];                  /* the first failure */
 };
-
+/* Seconds of the monotonic clock. */
 static double now_s(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+	return (double)util_now_ns() / 1e9;
 }
 
 static int cmp_d(const void *a, const void *b)
