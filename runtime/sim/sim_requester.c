@@ -223,7 +223,7 @@ static void on_rnr(struct sim_qp *qp, struct sim_outst *o, const struct sim_pkt 
 	sq->rnr_mark = __atomic_load_n(&qp->dev->outside_progress, __ATOMIC_RELAXED);
 }
 
-/* @o got the positive response it waited for at @t. */
+/* @o got its response at @t (@synd 0: success; else its error syndrome). */
 static inline void mark_done(struct sim_qp *qp, struct sim_outst *o, uint8_t synd, sim_time_t t)
 {
 	o->done = true;
