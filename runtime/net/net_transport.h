@@ -56,7 +56,7 @@ struct net_link_stats {
 	uint64_t tx_eagain;         /* times the device was pushed back */
 	uint64_t rx_stalls;         /* times the device refused a packet for a while */
 	uint64_t rx_splits;         /* requests behind acknowledgements held for the rx hook */
-	uint64_t tx_acks_coalesced; /* held ACKs a later held ACK replaced (not sent) */
+	uint64_t tx_acks_coalesced; /* held ACKs a later one replaced (in tx_pkts, never sent) */
 };
 
 int net_transport_create(struct sim_dev *dev, const struct net_transport_opts *opts,
