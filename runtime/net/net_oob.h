@@ -18,8 +18,11 @@
 
 #include "net/net_diag.h"
 
-#define NET_OOB_MAGIC        0x5052534du /* "PRSM" */
-#define NET_OOB_VERSION      3u /* 2: the RC address (LID, MTU, GID); 3: flags, ring block */
+#define NET_OOB_MAGIC 0x5052534du /* "PRSM" */
+/* 2: the RC address (LID, MTU, GID); 3: flags, ring block; 4: ACKs are
+ * cumulative (rule ack-coalesced): a peer may send one ACK for several
+ * requests, which a version-3 requester would leave outstanding */
+#define NET_OOB_VERSION      4u
 #define NET_OOB_HDR_BYTES    12u
 #define NET_OOB_FIXED_BYTES  44u /* CONNECT / ACCEPT body before regions */
 #define NET_OOB_REGION_BYTES 16u

@@ -56,7 +56,7 @@ static void test_round_trip(void **state)
 	m.params = sample_params();
 	n = net_oob_encode(&m, buf, sizeof(buf), NULL);
 	assert_int_equal(n, 12 + 44 + 2 * 16 + 5);
-	assert_memory_equal(buf, "PRSM\x03\x01\x00\x00\x00\x00\x00\x51", 12);
+	assert_memory_equal(buf, "PRSM\x04\x01\x00\x00\x00\x00\x00\x51", 12);
 	assert_int_equal(net_oob_decode(buf, (size_t)n, &d, NULL), 0);
 	assert_int_equal(d.type, NET_OOB_CONNECT);
 	assert_int_equal(d.params.node, 7);
@@ -113,9 +113,9 @@ static void test_decode_rejects(void **state)
 	buf[0] = 'G';
 	expect_decode(buf, (size_t)n, -EPROTO, "not a prism peer");
 	buf[0] = 'P';
+	buf[4] = 3; /* a peer whose requester takes one ACK per request */
+	expect_decode(buf, (size_t)n, -EPROTONOSUPPORT, "version 3, this side speaks 4");
 	buf[4] = 4;
-	expect_decode(buf, (size_t)n, -EPROTONOSUPPORT, "version 4, this side speaks 3");
-	buf[4] = 3;
 	buf[5] = 9;
 	expect_decode(buf, (size_t)n, -EPROTO, "unknown message type 9");
 	buf[5] = 1;
