@@ -4,7 +4,8 @@
  *
  * Owns: the YAML walk (libyaml document API, for line/column marks), one
  * handler per key from a table, value parsing (sizes with suffixes,
- * host:port, access lists) and the first-error message.
+ * host:port, access lists), the first-error message with the line and a
+ * caret (util/caret.h), and the place of each program for later reports.
  * Must not: touch devices, files other than the config itself, or print.
  */
 #include <errno.h>
@@ -17,32 +18,97 @@
 
 #include <prism/prism.h>
 
+#include "util/caret.h"
 #include "util/size.h"
 #include "tools/prismd/config.h"
 
 struct cfg_ctx {
 	yaml_document_t *doc;
 	const char *origin;
+	const char *text; /* the configuration, for the line under an error */
+	size_t len;
 	char *err;
 	size_t errlen;
 	struct prismd_config *cfg;
 };
 
+/*
+ * "origin:line:col: error: msg", then the line and a caret under @pos
+ * (util/caret.h); without a position, "origin: error: msg".
+ */
+__attribute__((format(printf, 6, 0))) static void render(FILE *out, const char *origin,
+                                                         const char *text, size_t len,
+                                                         struct prismd_pos pos, const char *fmt,
+                                                         va_list ap)
+{
+	if (pos.line)
+		fprintf(out, "%s:%u:%u: error: ", origin, pos.line, pos.col);
+	else
+		fprintf(out, "%s: error: ", origin);
+	vfprintf(out, fmt, ap);
+	fputc('\n', out);
+	if (pos.line)
+		caret_print(out, text, len, pos.line, pos.col, pos.len);
+}
+
+/* The place of node @n: its first line and column, and its width when it
+ * stays on that line (a scalar, a flow mapping). */
+static struct prismd_pos node_pos(const yaml_node_t *n)
+{
+	struct prismd_pos pos = {(unsigned)n->start_mark.line + 1,
+	                         (unsigned)n->start_mark.column + 1, 1};
+
+	if (n->end_mark.line == n->start_mark.line && n->end_mark.column > n->start_mark.column)
+		pos.len = (unsigned)(n->end_mark.column - n->start_mark.column);
+	return pos;
+}
+
+/* The first error, rendered into c->err (cut at errlen; without its last
+ * newline). */
+__attribute__((format(printf, 3, 0))) static int vfail_at(struct cfg_ctx *c, struct prismd_pos pos,
+                                                          const char *fmt, va_list ap)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+
+	if (!f)
+		return -ENOMEM;
+	render(f, c->origin, c->text, c->len, pos, fmt, ap);
+	if (fclose(f) || !buf) {
+		free(buf);
+		return -ENOMEM;
+	}
+	if (n && buf[n - 1] == '\n')
+		buf[--n] = 0;
+	snprintf(c->err, c->errlen, "%s", buf);
+	free(buf);
+	return -PRISM_E_CONFIG;
+}
+
+__attribute__((format(printf, 3, 4))) static int fail_at(struct cfg_ctx *c, struct prismd_pos pos,
+                                                         const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = vfail_at(c, pos, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
 __attribute__((format(printf, 3, 4))) static int fail(struct cfg_ctx *c, const yaml_node_t *n,
                                                       const char *fmt, ...)
 {
-	char msg[256];
+	struct prismd_pos pos = n ? node_pos(n) : (struct prismd_pos){0, 0, 0};
 	va_list ap;
+	int rc;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	rc = vfail_at(c, pos, fmt, ap);
 	va_end(ap);
-	if (n)
-		snprintf(c->err, c->errlen, "%s:%zu:%zu: error: %s", c->origin,
-		         n->start_mark.line + 1, n->start_mark.column + 1, msg);
-	else
-		snprintf(c->err, c->errlen, "%s: error: %s", c->origin, msg);
-	return -PRISM_E_CONFIG;
+	return rc;
 }
 
 static const char *scalar(struct cfg_ctx *c, const yaml_node_t *n, const char *key)
@@ -419,6 +485,7 @@ static int k_programs(struct cfg_ctx *c, yaml_node_t *n)
 		err = get_string(c, e, "programs", &path);
 		if (err)
 			return err;
+		cfg->program_pos[cfg->n_programs] = node_pos(e);
 		cfg->programs[cfg->n_programs++] = path;
 	}
 	return 0;
@@ -506,10 +573,34 @@ static int set_defaults(struct prismd_config *cfg)
 	return 0;
 }
 
+/* A copy of the text and its name, for reports that come after the parse
+ * (prismd_config_report). */
+static int keep_text(struct prismd_config *cfg, const char *text, size_t len, const char *origin)
+{
+	cfg->origin = strdup(origin);
+	cfg->text = malloc(len ? len : 1);
+	if (!cfg->origin || !cfg->text)
+		return -ENOMEM;
+	memcpy(cfg->text, text, len);
+	cfg->text_len = len;
+	return 0;
+}
+
+void prismd_config_report(const struct prismd_config *cfg, struct prismd_pos pos, FILE *out,
+                          const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	render(out, cfg->origin ? cfg->origin : "<config>", cfg->text, cfg->text_len, pos, fmt, ap);
+	va_end(ap);
+}
+
 int prismd_config_parse(const char *text, size_t len, const char *origin, struct prismd_config *cfg,
                         char *err, size_t errlen)
 {
-	struct cfg_ctx c = {.origin = origin, .err = err, .errlen = errlen, .cfg = cfg};
+	struct cfg_ctx c = {
+	    .origin = origin, .text = text, .len = len, .err = err, .errlen = errlen, .cfg = cfg};
 	yaml_parser_t parser;
 	yaml_document_t doc;
 	int rc;
@@ -521,11 +612,12 @@ int prismd_config_parse(const char *text, size_t len, const char *origin, struct
 		return -ENOMEM;
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
 	if (!yaml_parser_load(&parser, &doc)) {
-		snprintf(err, errlen, "%s:%zu:%zu: error: %s", origin, parser.problem_mark.line + 1,
-		         parser.problem_mark.column + 1,
-		         parser.problem ? parser.problem : "YAML syntax error");
+		rc = fail_at(&c,
+		             (struct prismd_pos){(unsigned)parser.problem_mark.line + 1,
+		                                 (unsigned)parser.problem_mark.column + 1, 1},
+		             "%s", parser.problem ? parser.problem : "YAML syntax error");
 		yaml_parser_delete(&parser);
-		return -PRISM_E_CONFIG;
+		return rc;
 	}
 	c.doc = &doc;
 	rc = walk(&c);
@@ -533,6 +625,8 @@ int prismd_config_parse(const char *text, size_t len, const char *origin, struct
 	yaml_parser_delete(&parser);
 	if (!rc)
 		rc = set_defaults(cfg);
+	if (!rc)
+		rc = keep_text(cfg, text, len, origin);
 	if (rc)
 		prismd_config_free(cfg);
 	return rc;
@@ -605,5 +699,7 @@ void prismd_config_free(struct prismd_config *cfg)
 	}
 	for (size_t i = 0; i < cfg->n_programs; i++)
 		free(cfg->programs[i]);
+	free(cfg->origin);
+	free(cfg->text);
 	memset(cfg, 0, sizeof(*cfg));
 }

@@ -174,11 +174,57 @@ static bool waits_for_app(const struct daemon *d, const struct prism_program *p)
 	return true;
 }
 
+/* The first region @p declares that is not on prismd's device, or NULL. */
+static const char *unregistered_region(const struct daemon *d, const struct prism_program *p,
+                                       uint64_t *size)
+{
+	for (int i = 0; i < prism_program__region_count(p); i++) {
+		struct prism_region_info ri;
+
+		prism_program__region(p, i, &ri);
+		if (!prism_device__find_region(d->dev, ri.name)) {
+			*size = ri.size;
+			return ri.name;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * Why configured program @i did not load, at the place of the
+ * configuration that lists it: "prismd.yaml:12:5: error: program
+ * 'hash_get': ...", the line and a caret under the path.
+ */
+static void program_failed(const struct daemon *d, size_t i, const struct prism_program *p, int err)
+{
+	const char *region;
+	uint64_t size = 0;
+
+	if (!p) {
+		prismd_config_report(&d->cfg, d->cfg.program_pos[i], stderr,
+		                     "program file '%s': %s", d->cfg.programs[i],
+		                     prism_strerror(err));
+		return;
+	}
+	region = err == -PRISM_E_NOREGION ? unregistered_region(d, p, &size) : NULL;
+	if (region)
+		prismd_config_report(&d->cfg, d->cfg.program_pos[i], stderr,
+		                     "program '%s': region '%s' (%llu bytes) is not registered on "
+		                     "device %s (declare it under 'regions')",
+		                     prism_program__name(p), region, (unsigned long long)size,
+		                     d->cfg.device);
+	else
+		prismd_config_report(&d->cfg, d->cfg.program_pos[i], stderr, "program '%s': %s",
+		                     prism_program__name(p), prism_strerror(err));
+}
+
 /*
  * Load every program not loaded yet whose regions exist now.  Returns how
  * many failed for good (a bad object, a region nobody will provide): at
  * start-up that stops prismd before it says "ready"; later (after a
  * share) the failure is logged and prismd goes on serving the others.
+ * Each failure is reported at the configuration line that lists the
+ * program (program_failed).
  */
 static unsigned load_programs(struct daemon *d)
 {
@@ -192,8 +238,7 @@ static unsigned load_programs(struct daemon *d)
 			continue;
 		p = prism_program__open_file(d->cfg.programs[i], NULL);
 		if (!p) {
-			/* the runtime logged why (the path and the reason) */
-			fprintf(stderr, "prismd: program %s: not loaded\n", d->cfg.programs[i]);
+			program_failed(d, i, NULL, -errno);
 			d->loaded[i] = true; /* a bad object never becomes good */
 			failed++;
 			continue;
@@ -211,8 +256,7 @@ static unsigned load_programs(struct daemon *d)
 			       prism_program__name(p), d->cfg.programs[i],
 			       (unsigned long long)prism_program__object_bytes(p));
 		} else {
-			fprintf(stderr, "prismd: program %s: %s\n", d->cfg.programs[i],
-			        prism_strerror(err));
+			program_failed(d, i, p, err);
 			d->loaded[i] = true;
 			failed++;
 		}
@@ -424,7 +468,7 @@ int main(int argc, char **argv)
 	const char *config = NULL;
 	uint64_t nic_threads = 0;
 	bool quiet = false;
-	char err[512];
+	char err[2048]; /* the message, the line and the caret */
 	struct cli c;
 	int rc = 3, ch;
 
@@ -451,7 +495,7 @@ int main(int argc, char **argv)
 		return cli_usage(&c, "--config FILE is required");
 	rc = prismd_config_load(config, &d.cfg, err, sizeof(err));
 	if (rc) {
-		fprintf(stderr, "prismd: %s\n", err);
+		fprintf(stderr, "%s\n", err); /* starts with the file's name */
 		if (rc == -PRISM_E_CONFIG)
 			return CLI_EXIT_ERRORS;
 		return cli_open_exit(-rc) == CLI_EXIT_USAGE ? CLI_EXIT_USAGE : 3;
