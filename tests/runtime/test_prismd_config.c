@@ -234,6 +234,12 @@ static void test_error_caret(void **state)
 	     "M, MiB, G, GiB, T or TiB)\n"
 	     "      - {name: t, size: 12Q}\n"
 	     "                        ^~~"},
+	    /* a value with a line break stays on the message's line */
+	    {"regions:\n  - {name: t, size: \"4\\nK\"}\n",
+	     "c.yaml:2:21: error: 'size': '4\\nK' is not a size (digits, then optionally K, KiB, "
+	     "M, MiB, G, GiB, T or TiB)\n"
+	     "      - {name: t, size: \"4\\nK\"}\n"
+	     "                        ^~~~~~"},
 	    /* a whole region: under its first line */
 	    {"regions:\n  - name: t\n", "c.yaml:2:5: error: region 't' needs a size (or a file "
 	                                "to take it from)\n"

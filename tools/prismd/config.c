@@ -34,18 +34,32 @@ struct cfg_ctx {
 
 /*
  * "origin:line:col: error: msg", then the line and a caret under @pos
- * (util/caret.h); without a position, "origin: error: msg".
+ * (util/caret.h); without a position, "origin: error: msg".  The message
+ * quotes values from the file: control bytes in it are written as \n, \t
+ * or \xHH so that it stays one line.
  */
 __attribute__((format(printf, 6, 0))) static void render(FILE *out, const char *origin,
                                                          const char *text, size_t len,
                                                          struct prismd_pos pos, const char *fmt,
                                                          va_list ap)
 {
+	char msg[512];
+
 	if (pos.line)
 		fprintf(out, "%s:%u:%u: error: ", origin, pos.line, pos.col);
 	else
 		fprintf(out, "%s: error: ", origin);
-	vfprintf(out, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	for (const unsigned char *p = (const unsigned char *)msg; *p; p++) {
+		if (*p == '\n')
+			fputs("\\n", out);
+		else if (*p == '\t')
+			fputs("\\t", out);
+		else if (*p < 0x20 || *p == 0x7f)
+			fprintf(out, "\\x%02x", *p);
+		else
+			fputc(*p, out);
+	}
 	fputc('\n', out);
 	if (pos.line)
 		caret_print(out, text, len, pos.line, pos.col, pos.len);
