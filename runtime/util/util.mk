@@ -6,5 +6,6 @@
 # processes: SCM_RIGHTS passing and sealed memfds (fdpass.c).
 LIB_SRCS += runtime/util/caret.c runtime/util/diag_report.c runtime/util/fdpass.c
 
-TESTS += util_fdpass
+TESTS += util_fdpass util_caret
 util_fdpass_SRCS := tests/unit/test_fdpass.c
+util_caret_SRCS := tests/unit/test_caret.c
