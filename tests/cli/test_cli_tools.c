@@ -310,6 +310,22 @@ static void test_prismd_config_places(void **state)
 	tool_out_free(&o);
 	unlink(yaml);
 	free(yaml);
+	/* a region's file that is not there: at its 'file' value */
+	yaml = tool_temp_file(".yaml", "device: sim\n"
+	                               "listen: 127.0.0.1:0\n"
+	                               "regions:\n"
+	                               "  - {name: t, file: /nonexistent/t.bin}\n");
+	o = run_toolf("@/prismd --quiet --config %s", yaml);
+	snprintf(text, sizeof(text),
+	         "%s:4:21: error: region 't': file '/nonexistent/t.bin': No such file or "
+	         "directory\n"
+	         "      - {name: t, file: /nonexistent/t.bin}\n"
+	         "                        ^~~~~~~~~~~~~~~~~~\n",
+	         yaml);
+	TOOL_EXPECT(o, 3, err, text);
+	tool_out_free(&o);
+	unlink(yaml);
+	free(yaml);
 	/* a syntax error: libyaml's place, the line, the caret */
 	yaml = tool_temp_file(".yaml", "device: sim\n  listen: 1\n");
 	o = run_toolf("@/prismd --config %s", yaml);

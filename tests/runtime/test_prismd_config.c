@@ -2,7 +2,7 @@
 /*
  * test_prismd_config.c - prismd's server.yaml reader: a full config, the
  * defaults, one clear error per kind of mistake (with line:col), the line
- * and caret under it, and the place kept for each listed program.
+ * and caret under it, and the place kept for each program and region.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -327,6 +327,31 @@ static void test_program_place(void **state)
 	prismd_config_free(&cfg);
 }
 
+/* Each region keeps the place of its entry and of its 'file' value. */
+static void test_region_place(void **state)
+{
+	static const char text[] = "regions:\n"
+	                           "  - name: t\n"
+	                           "    size: 1M\n"
+	                           "  - {name: u, file: u.bin}\n";
+	struct prismd_config cfg;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(prismd_config_parse(text, strlen(text), "r.yaml", &cfg, err, sizeof(err)),
+	                 0);
+	assert_int_equal(cfg.regions[0].pos.line, 2);
+	assert_int_equal(cfg.regions[0].pos.col, 5);
+	assert_int_equal(cfg.regions[0].file_pos.line, 0); /* no file */
+	assert_int_equal(cfg.regions[1].pos.line, 4);
+	assert_int_equal(cfg.regions[1].pos.col, 5);
+	assert_int_equal(cfg.regions[1].pos.len, 22); /* the whole {...} */
+	assert_int_equal(cfg.regions[1].file_pos.line, 4);
+	assert_int_equal(cfg.regions[1].file_pos.col, 21);
+	assert_int_equal(cfg.regions[1].file_pos.len, 5);
+	prismd_config_free(&cfg);
+}
+
 static void test_missing_file(void **state)
 {
 	struct prismd_config cfg;
@@ -365,6 +390,7 @@ int main(void)
 	    cmocka_unit_test(test_hostport),       cmocka_unit_test(test_size_syntax),
 	    cmocka_unit_test(test_size_from_file), cmocka_unit_test(test_error_caret),
 	    cmocka_unit_test(test_error_cut),      cmocka_unit_test(test_program_place),
+	    cmocka_unit_test(test_region_place),
 	};
 
 	return cmocka_run_group_tests_name("prismd_config", tests, NULL, NULL);

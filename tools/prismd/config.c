@@ -5,7 +5,8 @@
  * Owns: the YAML walk (libyaml document API, for line/column marks), one
  * handler per key from a table, value parsing (sizes with suffixes,
  * host:port, access lists), the first-error message with the line and a
- * caret (util/caret.h), and the place of each program for later reports.
+ * caret (util/caret.h), and the place of each program and region for later
+ * reports.
  * Must not: touch devices, files other than the config itself, or print.
  */
 #include <errno.h>
@@ -411,6 +412,7 @@ static int region_entry(struct cfg_ctx *c, yaml_node_t *n)
 		return fail(c, n, "more than %d regions", PRISMD_MAX_REGIONS);
 	r = &cfg->regions[cfg->n_regions++];
 	r->access = PRISM_ACCESS_READ;
+	r->pos = node_pos(n);
 	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
 	     p++) {
 		yaml_node_t *k = yaml_document_get_node(c->doc, p->key);
@@ -449,6 +451,7 @@ static int region_entry(struct cfg_ctx *c, yaml_node_t *n)
 			err = get_access(c, v, &r->access);
 			break;
 		case RK_FILE:
+			r->file_pos = node_pos(v);
 			err = get_string(c, v, key, &r->file);
 			break;
 		default:

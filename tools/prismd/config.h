@@ -57,6 +57,8 @@ struct prismd_region_cfg {
 	unsigned access; /* enum prism_access */
 	char *file;      /* initial contents, or NULL */
 	bool shared_by_app;
+	struct prismd_pos pos;      /* the region's entry, for later reports */
+	struct prismd_pos file_pos; /* its 'file' value */
 };
 
 struct prismd_config {

@@ -102,7 +102,9 @@ static void usage(FILE *f)
 	           "configured program that does not load).\n");
 }
 
-/* Create a daemon-owned region, from a file's bytes when the config names one. */
+/* Create a daemon-owned region, from a file's bytes when the config names
+ * one; an error is reported at the region's place in the configuration (its
+ * 'file' value when the file is at fault). */
 static int make_region(struct daemon *d, const struct prismd_region_cfg *rc)
 {
 	PRISM_OPTS(prism_region_opts, ro, .access = rc->access);
@@ -115,8 +117,9 @@ static int make_region(struct daemon *d, const struct prismd_region_cfg *rc)
 	if (rc->file) {
 		f = fopen(rc->file, "rb");
 		if (!f || fstat(fileno(f), &st)) {
-			fprintf(stderr, "prismd: region '%s': %s: %s\n", rc->name, rc->file,
-			        strerror(errno));
+			prismd_config_report(&d->cfg, rc->file_pos, stderr,
+			                     "region '%s': file '%s': %s", rc->name, rc->file,
+			                     strerror(errno));
 			if (f)
 				fclose(f);
 			return -1;
@@ -124,15 +127,17 @@ static int make_region(struct daemon *d, const struct prismd_region_cfg *rc)
 		if (!size) /* 'size' left out: the file's length */
 			size = (uint64_t)st.st_size;
 		if (!size) {
-			fprintf(stderr, "prismd: region '%s': %s is empty and no size is given\n",
-			        rc->name, rc->file);
+			prismd_config_report(&d->cfg, rc->file_pos, stderr,
+			                     "region '%s': file '%s' is empty and no size is given",
+			                     rc->name, rc->file);
 			fclose(f);
 			return -1;
 		}
 	}
 	r = prism_device__create_region(d->dev, rc->name, size, &ro);
 	if (!r) {
-		fprintf(stderr, "prismd: region '%s': %s\n", rc->name, prism_strerror(-errno));
+		prismd_config_report(&d->cfg, rc->pos, stderr, "region '%s': %s", rc->name,
+		                     prism_strerror(-errno));
 		if (f)
 			fclose(f);
 		return -1;
@@ -141,8 +146,9 @@ static int make_region(struct daemon *d, const struct prismd_region_cfg *rc)
 		return 0;
 	got = fread(prism_region__addr(r), 1, size, f);
 	if (fgetc(f) != EOF) {
-		fprintf(stderr, "prismd: region '%s': %s is larger than its size, %llu bytes\n",
-		        rc->name, rc->file, (unsigned long long)size);
+		prismd_config_report(&d->cfg, rc->file_pos, stderr,
+		                     "region '%s': file '%s' is larger than its size, %llu bytes",
+		                     rc->name, rc->file, (unsigned long long)size);
 		fclose(f);
 		return -1;
 	}
