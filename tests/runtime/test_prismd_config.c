@@ -240,6 +240,18 @@ static void test_error_caret(void **state)
 	     "M, MiB, G, GiB, T or TiB)\n"
 	     "      - {name: t, size: \"4\\nK\"}\n"
 	     "                        ^~~~~~"},
+	    /* bytes that are not UTF-8: placed from libyaml's byte offset */
+	    {"device: sim\nprofile: c\xffx\n", "c.yaml:2:11: error: invalid leading UTF-8 octet "
+	                                       "(byte 0xff)\n"
+	                                       "    profile: c\xffx\n"
+	                                       "              ^"},
+	    /* columns count characters (libyaml's), so the caret lines up after
+	     * a two-byte 'é' */
+	    {"regions:\n  - {name: \xc3\xa9, size: 1Q}\n",
+	     "c.yaml:2:21: error: 'size': '1Q' is not a size (digits, then optionally K, KiB, "
+	     "M, MiB, G, GiB, T or TiB)\n"
+	     "      - {name: \xc3\xa9, size: 1Q}\n"
+	     "                        ^~"},
 	    /* a whole region: under its first line */
 	    {"regions:\n  - name: t\n", "c.yaml:2:5: error: region 't' needs a size (or a file "
 	                                "to take it from)\n"

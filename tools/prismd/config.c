@@ -590,6 +590,33 @@ static int set_defaults(struct prismd_config *cfg)
 	return 0;
 }
 
+/*
+ * libyaml refused the text.  A scanner or parser error has a mark; a reader
+ * error (bytes that are not UTF-8, a NUL) has only a byte offset: its line
+ * and column (in characters, as libyaml's marks) are counted here.
+ */
+static int syntax_error(struct cfg_ctx *c, const yaml_parser_t *parser)
+{
+	struct prismd_pos pos = {(unsigned)parser->problem_mark.line + 1,
+	                         (unsigned)parser->problem_mark.column + 1, 1};
+	const char *what = parser->problem ? parser->problem : "YAML syntax error";
+
+	if (parser->error != YAML_READER_ERROR)
+		return fail_at(c, pos, "%s", what);
+	pos.line = pos.col = 1;
+	for (size_t i = 0; i < parser->problem_offset && i < c->len; i++) {
+		if (c->text[i] == '\n') {
+			pos.line++;
+			pos.col = 1;
+		} else if (((unsigned char)c->text[i] & 0xc0) != 0x80) {
+			pos.col++; /* not a UTF-8 continuation byte: a new character */
+		}
+	}
+	if (parser->problem_value >= 0)
+		return fail_at(c, pos, "%s (byte 0x%02x)", what, (unsigned)parser->problem_value);
+	return fail_at(c, pos, "%s", what);
+}
+
 /* A copy of the text and its name, for reports that come after the parse
  * (prismd_config_report). */
 static int keep_text(struct prismd_config *cfg, const char *text, size_t len, const char *origin)
@@ -629,10 +656,7 @@ int prismd_config_parse(const char *text, size_t len, const char *origin, struct
 		return -ENOMEM;
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
 	if (!yaml_parser_load(&parser, &doc)) {
-		rc = fail_at(&c,
-		             (struct prismd_pos){(unsigned)parser.problem_mark.line + 1,
-		                                 (unsigned)parser.problem_mark.column + 1, 1},
-		             "%s", parser.problem ? parser.problem : "YAML syntax error");
+		rc = syntax_error(&c, &parser);
 		yaml_parser_delete(&parser);
 		return rc;
 	}
