@@ -87,11 +87,12 @@ __attribute__((format(printf, 3, 0))) static int vfail_at(struct cfg_ctx *c, str
 	size_t n = 0;
 	FILE *f = open_memstream(&buf, &n);
 
-	if (!f)
-		return -ENOMEM;
-	render(f, c->origin, c->text, c->len, pos, fmt, ap);
-	if (fclose(f) || !buf) {
+	if (f)
+		render(f, c->origin, c->text, c->len, pos, fmt, ap);
+	if (!f || fclose(f) || !buf) {
 		free(buf);
+		snprintf(c->err, c->errlen, "%s: error: out of memory while reporting an error",
+		         c->origin);
 		return -ENOMEM;
 	}
 	if (n && buf[n - 1] == '\n')
@@ -625,7 +626,8 @@ static int keep_text(struct prismd_config *cfg, const char *text, size_t len, co
 	cfg->text = malloc(len ? len : 1);
 	if (!cfg->origin || !cfg->text)
 		return -ENOMEM;
-	memcpy(cfg->text, text, len);
+	if (len)
+		memcpy(cfg->text, text, len);
 	cfg->text_len = len;
 	return 0;
 }

@@ -4,9 +4,9 @@
  *
  * Owns: struct prismd_config and its YAML reader (libyaml), with errors
  * that say "file:line:col: error: what is wrong" followed by the line and a
- * caret under the place, and the place of each listed program so that a
- * later error about it (a missing file, a region nobody registered) points
- * at the line that listed it.
+ * caret under the place, and the place of each listed program and region
+ * so that a later error about it (a missing file, a region nobody
+ * registered) points at the line that listed it.
  *
  *   device: sim                 # prism device name (default sim)
  *   profile: cx5                # NIC cost profile (default cx5)
