@@ -51,6 +51,9 @@ _Static_assert(NET_E_BUSY == -PRISM_E_NET_BUSY, "net and prism busy-server codes
 
 #define BUSY_FIRST_MS 2u  /* the first wait after a busy REJECT */
 #define BUSY_MAX_MS   64u /* the longest (the waits double up to it) */
+/* No try is started with less than this left of the call's timeout: such a
+ * try would end in a timeout that hides the server's "busy". */
+#define BUSY_TRY_MIN_MS 100u
 
 /*
  * A server with too many setups in progress answers REJECT with EBUSY
@@ -58,8 +61,9 @@ _Static_assert(NET_E_BUSY == -PRISM_E_NET_BUSY, "net and prism busy-server codes
  * Such a setup is tried again after a wait that doubles from BUSY_FIRST_MS
  * to BUSY_MAX_MS, each drawn from [half, whole] so that clients refused
  * together come back apart, until @timeout_ms (negative: no bound) has
- * passed since @start_ms.  Returns true after the wait when another try is
- * due; busy_left() is what that try may take.
+ * passed since @start_ms, or less than BUSY_TRY_MIN_MS of it would be left
+ * for the next try.  Returns true after the wait when another try is due;
+ * busy_left() is what that try may take.
  */
 static bool busy_wait(int err, int64_t start_ms, int timeout_ms, unsigned *wait_ms, unsigned *seed)
 {
@@ -68,7 +72,7 @@ static bool busy_wait(int err, int64_t start_ms, int timeout_ms, unsigned *wait_
 	if (err != NET_E_BUSY)
 		return false;
 	ms = *wait_ms / 2 + (unsigned)rand_r(seed) % (*wait_ms / 2 + 1);
-	if (timeout_ms >= 0 && util_now_ms() + ms - start_ms > timeout_ms)
+	if (timeout_ms >= 0 && util_now_ms() + ms + BUSY_TRY_MIN_MS - start_ms > timeout_ms)
 		return false;
 	core_dbg("client: server busy with other setups; again in %u ms", ms);
 	poll(NULL, 0, (int)ms);

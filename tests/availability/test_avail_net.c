@@ -338,7 +338,9 @@ static void test_busy_setup_retried(void **state)
 	assert_non_null(strstr(reason, "too many connection setups from this address"));
 	close(extra);
 
-	PRISM_OPTS(prism_client_opts, co, .timeout_ms = 50);
+	/* long enough for the first REJECT on a loaded machine, well below the
+	 * server's 5 s setup timeout that would free the held slots */
+	PRISM_OPTS(prism_client_opts, co, .timeout_ms = 500);
 	cl = prism_client__connect(f.cdev, f.addr, &co);
 	assert_null(cl);
 	assert_int_equal(errno, PRISM_E_NET_BUSY);

@@ -3,7 +3,8 @@
  * tests/rules/rules_ordering.c - NIC-model rules for ordering within and
  * between queues (section 3 of docs/nic-model.md): WAIT on a 0-based CQE
  * number, compared in 24 bits; wait-on-data; a WRITE passing an earlier
- * READ; the fence.  One body per rule, on every backend (rules.h).
+ * READ; a queue's requests executed in order at the responder; the fence.  One body per rule, on
+ * every backend (rules.h).
  */
 #include "tests/rules/rules.h"
 
@@ -71,6 +72,30 @@ static void r_read_not_ordered_before_write(struct rx *x)
 	assert_int_equal(x->dst[512], 0); /* the WRITE copied the old bytes */
 }
 
+/* rule responder-executes-in-order: one queue's requests are executed by the
+ * responder in posting (PSN) order, so a later WRITE lands after an earlier
+ * one and a later READ reads what an earlier WRITE placed, without a fence
+ * (IBA ch. 9.5; the fence only holds WQEs behind READs and atomics) */
+static void r_responder_executes_in_order(struct rx *x)
+{
+	struct prism_wqe w;
+
+	hx_rw(&w, PRISM_OP_RDMA_WRITE, (uintptr_t)x->dst + 256, x->dst_key, (uintptr_t)x->src,
+	      x->src_key, 8, false);
+	rx_post(&x->a, &w);
+	hx_rw(&w, PRISM_OP_RDMA_WRITE, (uintptr_t)x->dst + 256, x->dst_key, (uintptr_t)x->src + 8,
+	      x->src_key, 8, false);
+	rx_post(&x->a, &w);
+	hx_rw(&w, PRISM_OP_RDMA_READ, (uintptr_t)x->dst + 256, x->dst_key, (uintptr_t)x->dst + 512,
+	      x->dst_key, 8, true);
+	rx_post(&x->a, &w);
+	rx_ring(x, &x->a);
+	RX_RUN(x);
+	assert_int_equal(rx_expect(x, &x->cq_a).opcode, PRISM_CQE_REQ);
+	assert_memory_equal(x->dst + 256, x->src + 8, 8); /* the second WRITE landed last */
+	assert_memory_equal(x->dst + 512, x->src + 8, 8); /* the READ saw it */
+}
+
 /* rule fence-waits-for-read: a fenced WQE starts only after earlier READs
  * and atomics completed (mlx5dv.h MLX5_WQE_CTRL_FENCE) */
 static void r_fence_waits_for_read(struct rx *x)
@@ -121,6 +146,8 @@ static const struct rule rules[] = {
          .needs = RULE_NEEDS_DETERM, .flags_a = RX_XC, .flags_b = RX_XC,
          .why_not = "a WRITE *may* pass an earlier READ: the sim always lets it (the worst "
                     "case), a NIC may or may not, so nothing can be asserted on one"),
+    RULE("3.1a", "responder-executes-in-order", r_responder_executes_in_order, .flags_a = RX_XC,
+         .flags_b = RX_XC),
     RULE("3.2", "fence-waits-for-read", r_fence_waits_for_read, .flags_a = RX_XC, .flags_b = RX_XC),
     RULE("3.3", "wait-blocks-until-cqe-index", r_wait_blocks_until_cqe_index, .fw = RULE_BOTH,
          .needs = RULE_NEEDS_XC, .flags_a = RX_XC, .flags_b = RX_XC),
