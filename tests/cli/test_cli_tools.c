@@ -310,6 +310,34 @@ static void test_prismd_config_places(void **state)
 	tool_out_free(&o);
 	unlink(yaml);
 	free(yaml);
+	/* a region smaller than the program declares: the program's line, then a
+	 * note at the region's entry */
+	snprintf(text, sizeof(text),
+	         "device: sim\n"
+	         "listen: 127.0.0.1:0\n"
+	         "regions:\n"
+	         "  - {name: table, size: 4K, access: [read]}\n"
+	         "  - {name: values, size: 4M}\n"
+	         "programs: [%s]\n",
+	         chain);
+	yaml = tool_temp_file(".yaml", text);
+	o = run_toolf("@/prismd --quiet --config %s", yaml);
+	snprintf(text, sizeof(text),
+	         "%s:6:12: error: program 'get': region 'table' is 4096 bytes with access read; "
+	         "the program declares 1048576 bytes with access read\n"
+	         "    programs: [%s]\n"
+	         "               ^~~",
+	         yaml, chain);
+	TOOL_EXPECT(o, 3, err, text);
+	snprintf(text, sizeof(text),
+	         "%s:4:5: note: region 'table' is configured here\n"
+	         "      - {name: table, size: 4K, access: [read]}\n"
+	         "        ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n",
+	         yaml);
+	TOOL_EXPECT(o, 3, err, text);
+	tool_out_free(&o);
+	unlink(yaml);
+	free(yaml);
 	/* a region's file that is not there: at its 'file' value */
 	yaml = tool_temp_file(".yaml", "device: sim\n"
 	                               "listen: 127.0.0.1:0\n"

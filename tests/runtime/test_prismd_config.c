@@ -321,12 +321,16 @@ static void test_program_place(void **state)
 	prismd_config_report(&cfg, cfg.program_pos[1], f,
 	                     "program 'get': region '%s' (%d bytes) is not registered on device %s",
 	                     "table", 4096, cfg.device);
+	prismd_config_note(&cfg, cfg.program_pos[0], f, "listed first");
 	prismd_config_report(&cfg, (struct prismd_pos){0, 0, 0}, f, "no place");
 	fclose(f);
 	assert_string_equal(out, "p.yaml:4:5: error: program 'get': region 'table' (4096 bytes) is "
 	                         "not registered on device sim\n"
 	                         "      - \"lib/hash_get.chain\"\n"
 	                         "        ^~~~~~~~~~~~~~~~~~~~\n"
+	                         "p.yaml:3:5: note: listed first\n"
+	                         "      - a.chain\n"
+	                         "        ^~~~~~~\n"
 	                         "p.yaml: error: no place\n");
 	free(out);
 	prismd_config_free(&cfg);
@@ -362,6 +366,27 @@ static void test_region_place(void **state)
 	assert_int_equal(cfg.regions[1].file_pos.col, 21);
 	assert_int_equal(cfg.regions[1].file_pos.len, 5);
 	prismd_config_free(&cfg);
+}
+
+/* Access bits spelled as the configuration spells them. */
+static void test_access_words(void **state)
+{
+	char buf[32], tiny[8];
+
+	(void)state;
+	assert_string_equal(prismd_access_words(0, buf, sizeof(buf)), "none");
+	assert_string_equal(prismd_access_words(PRISM_ACCESS_READ, buf, sizeof(buf)), "read");
+	assert_string_equal(
+	    prismd_access_words(PRISM_ACCESS_READ | PRISM_ACCESS_ATOMIC, buf, sizeof(buf)),
+	    "read, atomic");
+	assert_string_equal(
+	    prismd_access_words(PRISM_ACCESS_READ | PRISM_ACCESS_WRITE | PRISM_ACCESS_ATOMIC, buf,
+	                        sizeof(buf)),
+	    "read, write, atomic");
+	/* cut at a whole word */
+	assert_string_equal(
+	    prismd_access_words(PRISM_ACCESS_READ | PRISM_ACCESS_WRITE, tiny, sizeof(tiny)),
+	    "read");
 }
 
 static void test_missing_file(void **state)
@@ -402,7 +427,7 @@ int main(void)
 	    cmocka_unit_test(test_hostport),       cmocka_unit_test(test_size_syntax),
 	    cmocka_unit_test(test_size_from_file), cmocka_unit_test(test_error_caret),
 	    cmocka_unit_test(test_error_cut),      cmocka_unit_test(test_program_place),
-	    cmocka_unit_test(test_region_place),
+	    cmocka_unit_test(test_region_place),   cmocka_unit_test(test_access_words),
 	};
 
 	return cmocka_run_group_tests_name("prismd_config", tests, NULL, NULL);

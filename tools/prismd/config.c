@@ -34,22 +34,22 @@ struct cfg_ctx {
 };
 
 /*
- * "origin:line:col: error: msg", then the line and a caret under @pos
- * (util/caret.h); without a position, "origin: error: msg".  The message
+ * "origin:line:col: sev: msg" (sev: error or note), then the line and a
+ * caret under @pos (util/caret.h); without a position, "origin: sev: msg".  The message
  * quotes values from the file: control bytes in it are written as \n, \t
  * or \xHH so that it stays one line.
  */
-__attribute__((format(printf, 6, 0))) static void render(FILE *out, const char *origin,
+__attribute__((format(printf, 7, 0))) static void render(FILE *out, const char *origin,
                                                          const char *text, size_t len,
-                                                         struct prismd_pos pos, const char *fmt,
-                                                         va_list ap)
+                                                         struct prismd_pos pos, const char *sev,
+                                                         const char *fmt, va_list ap)
 {
 	char msg[512];
 
 	if (pos.line)
-		fprintf(out, "%s:%u:%u: error: ", origin, pos.line, pos.col);
+		fprintf(out, "%s:%u:%u: %s: ", origin, pos.line, pos.col, sev);
 	else
-		fprintf(out, "%s: error: ", origin);
+		fprintf(out, "%s: %s: ", origin, sev);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	for (const unsigned char *p = (const unsigned char *)msg; *p; p++) {
 		if (*p == '\n')
@@ -88,7 +88,7 @@ __attribute__((format(printf, 3, 0))) static int vfail_at(struct cfg_ctx *c, str
 	FILE *f = open_memstream(&buf, &n);
 
 	if (f)
-		render(f, c->origin, c->text, c->len, pos, fmt, ap);
+		render(f, c->origin, c->text, c->len, pos, "error", fmt, ap);
 	if (!f || fclose(f) || !buf) {
 		free(buf);
 		snprintf(c->err, c->errlen, "%s: error: out of memory while reporting an error",
@@ -638,8 +638,44 @@ void prismd_config_report(const struct prismd_config *cfg, struct prismd_pos pos
 	va_list ap;
 
 	va_start(ap, fmt);
-	render(out, cfg->origin ? cfg->origin : "<config>", cfg->text, cfg->text_len, pos, fmt, ap);
+	render(out, cfg->origin ? cfg->origin : "<config>", cfg->text, cfg->text_len, pos, "error",
+	       fmt, ap);
 	va_end(ap);
+}
+
+void prismd_config_note(const struct prismd_config *cfg, struct prismd_pos pos, FILE *out,
+                        const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	render(out, cfg->origin ? cfg->origin : "<config>", cfg->text, cfg->text_len, pos, "note",
+	       fmt, ap);
+	va_end(ap);
+}
+
+const char *prismd_access_words(unsigned access, char *buf, size_t n)
+{
+	size_t used = 0;
+
+	if (!n)
+		return buf;
+	buf[0] = 0;
+	for (size_t i = 0; i < sizeof(access_names) / sizeof(access_names[0]); i++) {
+		if (!(access & access_names[i].bit))
+			continue;
+		int w =
+		    snprintf(buf + used, n - used, "%s%s", used ? ", " : "", access_names[i].name);
+
+		if (w < 0 || (size_t)w >= n - used) {
+			buf[used] = 0; /* whole words only */
+			break;
+		}
+		used += (size_t)w;
+	}
+	if (!access)
+		snprintf(buf, n, "none");
+	return buf;
 }
 
 int prismd_config_parse(const char *text, size_t len, const char *origin, struct prismd_config *cfg,

@@ -106,6 +106,13 @@ void prismd_config_free(struct prismd_config *cfg);
  */
 void prismd_config_report(const struct prismd_config *cfg, struct prismd_pos pos, FILE *out,
                           const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* The same as a note ("origin:line:col: note: ..."), after an error. */
+void prismd_config_note(const struct prismd_config *cfg, struct prismd_pos pos, FILE *out,
+                        const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* enum prism_access bits as the configuration spells them: "read, atomic"
+ * ("none" for 0); returns @buf. */
+const char *prismd_access_words(unsigned access, char *buf, size_t n);
 
 /* "host:port" / ":port" / "port" -> host (malloc'd, may be NULL) and port. */
 int prismd_parse_hostport(const char *s, char **host, uint16_t *port);

@@ -197,14 +197,42 @@ static const char *unregistered_region(const struct daemon *d, const struct pris
 }
 
 /*
+ * The first region @p declares that the one prismd has does not satisfy:
+ * smaller than declared, or configured without an access it needs.  Returns
+ * its index in @p's regions, or -1.
+ */
+static int unsatisfied_region(const struct daemon *d, const struct prism_program *p,
+                              struct prism_region_info *ri, size_t *has_size, unsigned *has_acc)
+{
+	for (int i = 0; i < prism_program__region_count(p); i++) {
+		const struct prism_region *r;
+		const struct prismd_region_cfg *rc;
+
+		prism_program__region(p, i, ri);
+		r = prism_device__find_region(d->dev, ri->name);
+		rc = find_cfg(d, ri->name);
+		if (!r || !rc)
+			continue;
+		*has_size = prism_region__size(r);
+		*has_acc = rc->access;
+		if (*has_size < ri->size || (rc->access & ri->access) != ri->access)
+			return i;
+	}
+	return -1;
+}
+
+/*
  * Why configured program @i did not load, at the place of the
  * configuration that lists it: "prismd.yaml:12:5: error: program
  * 'hash_get': ...", the line and a caret under the path.
  */
 static void program_failed(const struct daemon *d, size_t i, const struct prism_program *p, int err)
 {
+	struct prism_region_info ri;
 	const char *region;
 	uint64_t size = 0;
+	unsigned has_acc = 0;
+	size_t has = 0;
 
 	if (!p) {
 		prismd_config_report(&d->cfg, d->cfg.program_pos[i], stderr,
@@ -213,7 +241,20 @@ static void program_failed(const struct daemon *d, size_t i, const struct prism_
 		return;
 	}
 	region = err == -PRISM_E_NOREGION ? unregistered_region(d, p, &size) : NULL;
-	if (region)
+	if (err == -PRISM_E_REGION && unsatisfied_region(d, p, &ri, &has, &has_acc) >= 0) {
+		char hw[32], ww[32];
+		const struct prismd_region_cfg *rc = find_cfg(d, ri.name);
+
+		prismd_config_report(&d->cfg, d->cfg.program_pos[i], stderr,
+		                     "program '%s': region '%s' is %zu bytes with access %s; the "
+		                     "program declares %llu bytes with access %s",
+		                     prism_program__name(p), ri.name, has,
+		                     prismd_access_words(has_acc, hw, sizeof(hw)),
+		                     (unsigned long long)ri.size,
+		                     prismd_access_words(ri.access, ww, sizeof(ww)));
+		prismd_config_note(&d->cfg, rc->pos, stderr, "region '%s' is configured here",
+		                   ri.name);
+	} else if (region)
 		prismd_config_report(&d->cfg, d->cfg.program_pos[i], stderr,
 		                     "program '%s': region '%s' (%llu bytes) is not registered on "
 		                     "device %s (declare it under 'regions')",
