@@ -20,6 +20,9 @@
 #                   software NIC against the reference interpreter
 #   make deps       install missing Debian packages
 #   make check      build, then run every cmocka suite once (no sanitizers)
+#   make check-transports  the suites whose clients cross processes, again
+#                   with PRISM_TRANSPORT=tcp and =shm (check runs them on
+#                   the automatic choice)
 #   make install    PREFIX=/usr/local DESTDIR=: library, headers, prism.pc,
 #                   prismc, prismd, prism-perf, prism-fw, man pages, bash
 #                   completion, chains, cost profiles, docs
@@ -117,7 +120,7 @@ LIB_SO   := $(O)/libprism.so.$(VERSION)
 PRISMC   := $(O)/prismc
 
 .PHONY: all lib test check demo bench fuzz fuzz-smoke deps install install-check uninstall \
-	clean format check-format check-runs help man
+	clean format check-format check-runs check-transports help man
 
 all: lib $(if $(PRISMC_SRCS),$(PRISMC)) $(addprefix $(O)/,$(TOOLS))
 
@@ -208,6 +211,7 @@ test:
 	@tools/deps.sh ensure
 	@rm -f build/test-tally
 	@$(MAKE) --no-print-directory check
+	@$(MAKE) --no-print-directory check-transports
 	@$(MAKE) --no-print-directory test-memcached
 	@DIFFTEST_PROGRAMS=500 $(MAKE) --no-print-directory SAN=1 check
 	@$(MAKE) --no-print-directory fuzz-smoke
@@ -294,6 +298,15 @@ format:
 check-format:
 	@clang-format --dry-run --Werror $$(git ls-files '*.c' '*.h') && \
 		echo "check-format: OK ($$(git ls-files '*.c' '*.h' | wc -l) files follow .clang-format)"
+
+# The suites whose clients reach a server over the network transport, with
+# each carrier forced (a client asking for a ring fails where auto would
+# fall back to TCP, so the shm pass catches what auto hides).
+TRANSPORT_SUITES := runtime_tcp runtime_shards daemon security avail_net avail_post
+check-transports: $(addprefix $(O)/tests/,$(TRANSPORT_SUITES))
+	@for t in tcp shm; do \
+		PRISM_TRANSPORT=$$t tools/run-tests.sh "$(O)/$$t" $^ || exit 1; \
+	done
 
 # Every program of the output tree that a suite's or benchmark's sources
 # name as a path is in its <name>_RUNS (part of `make test`).

@@ -10,13 +10,15 @@
  *
  * (chibicc style: the source line, then a caret under the column, with
  * `~` under the rest of the construct) and the JSON format of
- * `prismc check --json`.
+ * `prismc check --json`.  The source line and the caret come from
+ * util/caret.h, shared with prismd's configuration errors.
  *
  * Must not: print while collecting, exit, or keep pointers into freed
  * memory (messages are copied).
  */
 #include "compiler/diag.h"
 #include "util/array.h"
+#include "util/caret.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -189,52 +191,6 @@ bool diag_has_errors(const struct diag_ctx *d)
 	return diag_error_count(d) > 0;
 }
 
-/* Find the start and length of 1-based `line` in the source; false if the
- * source is absent or shorter. */
-static bool source_line(const struct diag_ctx *d, uint32_t line, const char **start, size_t *len)
-{
-	const char *p = d->src, *end = d->src + d->src_len;
-
-	if (!d->src || line == 0)
-		return false;
-	for (uint32_t l = 1; l < line; l++) {
-		p = memchr(p, '\n', (size_t)(end - p));
-		if (!p)
-			return false;
-		p++;
-	}
-	const char *nl = memchr(p, '\n', (size_t)(end - p));
-	*start = p;
-	*len = (size_t)((nl ? nl : end) - p);
-	if (*len && p[*len - 1] == '\r')
-		(*len)--;
-	return true;
-}
-
-/* Print the source line with control bytes made visible as spaces, then the
- * caret line; tabs are kept so the caret lines up under the column. */
-static void render_caret(const struct diag_ctx *d, struct src_loc loc, FILE *out)
-{
-	const char *line;
-	size_t len;
-
-	if (!source_line(d, loc.line, &line, &len))
-		return;
-	fputs("    ", out);
-	for (size_t i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)line[i];
-		fputc(c == '\t' || (c >= 0x20 && c != 0x7f) ? c : ' ', out);
-	}
-	fputs("\n    ", out);
-	size_t col = loc.col ? loc.col - 1 : 0;
-	for (size_t i = 0; i < col && i < len; i++)
-		fputc(line[i] == '\t' ? '\t' : ' ', out);
-	fputc('^', out);
-	for (size_t i = 1; i < loc.len && col + i < len; i++)
-		fputc('~', out);
-	fputc('\n', out);
-}
-
 void diag_render_one(const struct diag_ctx *d, const struct diag *g, FILE *out)
 {
 	if (g->loc.line)
@@ -243,7 +199,7 @@ void diag_render_one(const struct diag_ctx *d, const struct diag *g, FILE *out)
 	else
 		fprintf(out, "%s: %s: %s\n", d->file, diag_severity_name(g->severity), g->message);
 	if (g->loc.line)
-		render_caret(d, g->loc, out);
+		caret_print(out, d->src, d->src_len, g->loc.line, g->loc.col, g->loc.len);
 }
 
 void diag_render(const struct diag_ctx *d, FILE *out)

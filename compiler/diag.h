@@ -5,7 +5,9 @@
  * Owns: the source buffer registry used to print a line and a caret, the
  * list of collected diagnostics, and their rendering as text
  * (`file:line:col: error: message`, source line, caret — chibicc style) or
- * as JSON.  Used by every stage: parser, checker, lowering, verifier.
+ * as JSON (the line and caret printed by util/caret.h, which prismd's
+ * configuration errors share).  Used by every stage: parser, checker,
+ * lowering, verifier.
  *
  * Must not: exit, abort, or print on its own while collecting.  Rendering
  * happens only when the caller asks (diag_render / diag_render_json).

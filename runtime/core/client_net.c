@@ -127,11 +127,14 @@ static enum prism_transport transport_wanted(const struct prism_client *cl)
 }
 
 /*
- * The server offered a ring pair (it is on this host): fetch it.  Failing
- * that the connection stays on TCP, unless the client asked for a ring.
+ * The server offered a ring pair (it is on this host): fetch it, within what
+ * is left of the setup's timeout since @start (a busy REJECT waits and tries
+ * again, busy_wait).  Failing that the connection stays on TCP, unless the
+ * client asked for a ring.
  */
 static int fetch_ring(struct prism_client *cl, const char *addr, const struct net_oob_params *peer,
-                      uint32_t node, enum prism_transport want)
+                      uint32_t node, enum prism_transport want, int64_t start, unsigned *wait_ms,
+                      unsigned *seed)
 {
 	struct diag_report d = {0};
 	int err;
@@ -144,7 +147,12 @@ static int fetch_ring(struct prism_client *cl, const char *addr, const struct ne
 		         addr);
 		return -ENOTSUP;
 	}
-	err = net_ring_fetch(&peer->ring, node, cl->timeout_ms, &cl->ring, &d);
+	/* the ring socket is one of the server's listeners: its setups count
+	 * against the same limits, and a busy one is tried again the same way */
+	do
+		err = net_ring_fetch(&peer->ring, node, busy_left(start, cl->timeout_ms), &cl->ring,
+		                     &d);
+	while (busy_wait(err, start, cl->timeout_ms, wait_ms, seed));
 	if (!err)
 		return 0;
 	if (want == PRISM_TRANSPORT_SHM) {
@@ -213,7 +221,7 @@ int core_client_net_connect(struct prism_client *cl, const char *addr, struct co
 		return err;
 	}
 	if (t && want != PRISM_TRANSPORT_TCP &&
-	    (err = fetch_ring(cl, addr, &peer, mine.node, want))) {
+	    (err = fetch_ring(cl, addr, &peer, mine.node, want, start, &wait_ms, &seed))) {
 		close(fd);
 		return err;
 	}

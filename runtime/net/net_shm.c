@@ -12,6 +12,7 @@
  * Must not: block past its deadlines, print.
  */
 #include "net/net_shm.h"
+#include "net/net_diag.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -173,7 +174,11 @@ static int read_reject(int s, int timeout_ms, struct diag_report *diag)
 		net_oob_params_release(&m.params);
 		return diag_report_set(diag, -EPROTO, "ring socket answered with a setup message");
 	}
-	return diag_report_set(diag, m.reject_errno ? -(int)m.reject_errno : -ECONNREFUSED,
+	/* a busy server says so apart, as on the setup socket (net_oob_client) */
+	return diag_report_set(diag,
+	                       m.reject_errno == EBUSY ? NET_E_BUSY
+	                       : m.reject_errno        ? -(int)m.reject_errno
+	                                               : -ECONNREFUSED,
 	                       "ring refused by the server: %s", m.reason);
 }
 

@@ -296,6 +296,7 @@ static void count_busy(enum prism_log_level level, const char *msg, void *ctx)
 struct attach_job {
 	struct av_fx *f;
 	pthread_barrier_t *go; /* NULL: start at once */
+	enum prism_transport transport;
 	struct prism_client *cl;
 	int err;
 	unsigned done;
@@ -304,7 +305,7 @@ struct attach_job {
 static void *attach(void *arg)
 {
 	struct attach_job *j = arg;
-	PRISM_OPTS(prism_client_opts, co, .timeout_ms = 20000);
+	PRISM_OPTS(prism_client_opts, co, .timeout_ms = 20000, .transport = j->transport);
 
 	if (j->go)
 		pthread_barrier_wait(j->go);
@@ -369,7 +370,7 @@ static void test_busy_setup_retried(void **state)
  * address): every one gets in and is served. */
 #define ATTACHERS 32
 
-static void test_many_threads_attach_at_once(void **state)
+static void attach_at_once(enum prism_transport transport)
 {
 	struct av_opts o = {0};
 	struct attach_job j[ATTACHERS];
@@ -377,11 +378,10 @@ static void test_many_threads_attach_at_once(void **state)
 	pthread_t th[ATTACHERS];
 	struct av_fx f;
 
-	(void)state;
 	av_open(&f, &o);
 	assert_int_equal(pthread_barrier_init(&go, NULL, ATTACHERS), 0);
 	for (int i = 0; i < ATTACHERS; i++) {
-		j[i] = (struct attach_job){.f = &f, .go = &go};
+		j[i] = (struct attach_job){.f = &f, .go = &go, .transport = transport};
 		assert_int_equal(pthread_create(&th[i], NULL, attach, &j[i]), 0);
 	}
 	for (int i = 0; i < ATTACHERS; i++)
@@ -391,10 +391,36 @@ static void test_many_threads_attach_at_once(void **state)
 		if (!j[i].cl)
 			fail_msg("attacher %d: %s", i, prism_strerror(j[i].err));
 	for (int i = 0; i < ATTACHERS; i++) {
+		if (transport == PRISM_TRANSPORT_SHM)
+			assert_int_equal(prism_client__transport(j[i].cl), PRISM_TRANSPORT_SHM);
 		av_gets(&f, j[i].cl, 4, (uint64_t)i + 100);
 		prism_client__close(j[i].cl);
 	}
 	av_close(&f);
+}
+
+static void test_many_threads_attach_at_once(void **state)
+{
+	(void)state;
+	attach_at_once(PRISM_TRANSPORT_AUTO);
+}
+
+/* The same, every client asking for a shared-memory ring: the ring socket's
+ * setups count against the same per-address limit, and a busy one is tried
+ * again as well (not failed, not left on TCP). */
+static void test_many_threads_attach_rings_at_once(void **state)
+{
+	(void)state;
+	if (av_be->emulated) {
+		print_message("skipped: rings carry a software NIC's packets; an RDMA NIC's travel "
+		              "on its own fabric (no ring is offered)\n");
+		skip();
+	}
+	if (getenv("PRISM_TRANSPORT") && !strcmp(getenv("PRISM_TRANSPORT"), "tcp")) {
+		print_message("skipped: PRISM_TRANSPORT=tcp: the server offers no ring\n");
+		skip();
+	}
+	attach_at_once(PRISM_TRANSPORT_SHM);
 }
 
 int main(void)
@@ -407,6 +433,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_fd_limit_rejected, child_teardown),
 	    cmocka_unit_test(test_busy_setup_retried),
 	    cmocka_unit_test(test_many_threads_attach_at_once),
+	    cmocka_unit_test(test_many_threads_attach_rings_at_once),
 	};
 
 	signal(SIGPIPE, SIG_IGN);

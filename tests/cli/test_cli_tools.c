@@ -10,7 +10,9 @@
  * --opt=VALUE and --opt VALUE alike, a missing value named, '-' for
  * standard input wherever a file is read, a missing input file (exit 2,
  * "No such file or directory" with the path), a bad port (exit 2), an
- * unknown host (exit 3, one message naming it).
+ * unknown host (exit 3, one message naming it); prismd's configuration
+ * errors with the line and a caret, a program that does not load at the
+ * line that lists it.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -260,6 +262,114 @@ static void test_missing_file(void **state)
 	tool_out_free(&o);
 }
 
+/*
+ * prismd's errors about its configuration, as prismc's about a source: the
+ * place, the line and a caret.  A configured program that does not load
+ * (its file is missing; a region it uses is not configured) is reported at
+ * the line that lists it, and prismd does not start (exit 3).
+ */
+static void test_prismd_config_places(void **state)
+{
+	char *chain = tool_temp_file(".chain", "");
+	char text[512], *yaml;
+	struct tool_out o;
+
+	(void)state;
+	o = run_toolf("@/prismc compile lib/chains/hash_get.prism -o %s", chain);
+	TOOL_EXPECT(o, 0, err, "");
+	tool_out_free(&o);
+	snprintf(text, sizeof(text),
+	         "device: sim\n"
+	         "listen: 127.0.0.1:0\n"
+	         "regions:\n"
+	         "  - {name: other, size: 4K}\n"
+	         "programs:\n"
+	         "  - /nonexistent/gone.chain\n"
+	         "  - %s\n",
+	         chain);
+	yaml = tool_temp_file(".yaml", text);
+	o = run_toolf("@/prismd --quiet --config %s", yaml);
+	snprintf(text, sizeof(text),
+	         "%s:6:5: error: program file '/nonexistent/gone.chain': No such file or "
+	         "directory\n"
+	         "      - /nonexistent/gone.chain\n"
+	         "        ^~~~~~~~~~~~~~~~~~~~~~~\n",
+	         yaml);
+	TOOL_EXPECT(o, 3, err, text);
+	snprintf(text, sizeof(text),
+	         "%s:7:5: error: program 'get': region 'table' (1048576 bytes) is not registered "
+	         "on device sim (declare it under 'regions')\n"
+	         "      - %s\n"
+	         "        ^~~",
+	         yaml, chain);
+	TOOL_EXPECT(o, 3, err, text);
+	tool_out_free(&o);
+	/* the same from standard input */
+	o = run_tool_in(yaml, "@/prismd --config -");
+	TOOL_EXPECT(o, 3, err, "<stdin>:6:5: error: program file '/nonexistent/gone.chain'");
+	tool_out_free(&o);
+	unlink(yaml);
+	free(yaml);
+	/* a region smaller than the program declares: the program's line, then a
+	 * note at the region's entry */
+	snprintf(text, sizeof(text),
+	         "device: sim\n"
+	         "listen: 127.0.0.1:0\n"
+	         "regions:\n"
+	         "  - {name: table, size: 4K, access: [read]}\n"
+	         "  - {name: values, size: 4M}\n"
+	         "programs: [%s]\n",
+	         chain);
+	yaml = tool_temp_file(".yaml", text);
+	o = run_toolf("@/prismd --quiet --config %s", yaml);
+	snprintf(text, sizeof(text),
+	         "%s:6:12: error: program 'get': region 'table' is 4096 bytes with access read; "
+	         "the program declares 1048576 bytes with access read\n"
+	         "    programs: [%s]\n"
+	         "               ^~~",
+	         yaml, chain);
+	TOOL_EXPECT(o, 3, err, text);
+	snprintf(text, sizeof(text),
+	         "%s:4:5: note: region 'table' is configured here\n"
+	         "      - {name: table, size: 4K, access: [read]}\n"
+	         "        ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n",
+	         yaml);
+	TOOL_EXPECT(o, 3, err, text);
+	tool_out_free(&o);
+	unlink(yaml);
+	free(yaml);
+	/* a region's file that is not there: at its 'file' value */
+	yaml = tool_temp_file(".yaml", "device: sim\n"
+	                               "listen: 127.0.0.1:0\n"
+	                               "regions:\n"
+	                               "  - {name: t, file: /nonexistent/t.bin}\n");
+	o = run_toolf("@/prismd --quiet --config %s", yaml);
+	snprintf(text, sizeof(text),
+	         "%s:4:21: error: region 't': file '/nonexistent/t.bin': No such file or "
+	         "directory\n"
+	         "      - {name: t, file: /nonexistent/t.bin}\n"
+	         "                        ^~~~~~~~~~~~~~~~~~\n",
+	         yaml);
+	TOOL_EXPECT(o, 3, err, text);
+	tool_out_free(&o);
+	unlink(yaml);
+	free(yaml);
+	/* a syntax error: libyaml's place, the line, the caret */
+	yaml = tool_temp_file(".yaml", "device: sim\n  listen: 1\n");
+	o = run_toolf("@/prismd --config %s", yaml);
+	snprintf(text, sizeof(text),
+	         "%s:2:9: error: mapping values are not allowed in this context\n"
+	         "      listen: 1\n"
+	         "            ^\n",
+	         yaml);
+	TOOL_EXPECT(o, 1, err, text);
+	tool_out_free(&o);
+	unlink(yaml);
+	free(yaml);
+	unlink(chain);
+	free(chain);
+}
+
 /* A bad port is a usage error; an unknown host is named with the
  * resolver's reason, once. */
 static void test_ports_and_hosts(void **state)
@@ -303,6 +413,7 @@ int main(void)
 	    cmocka_unit_test(test_opt_equals_and_space),
 	    cmocka_unit_test(test_stdin_dash),
 	    cmocka_unit_test(test_missing_file),
+	    cmocka_unit_test(test_prismd_config_places),
 	    cmocka_unit_test(test_ports_and_hosts),
 	};
 

@@ -5,7 +5,8 @@
  *
  * Owns: on arbitrary bytes, a parse either succeeds with a configuration
  * inside its limits or fails with a positioned message ("origin:line:col:
- * error: ..."); what it allocated is freed either way.
+ * error: ...", then the line and the caret, indented); what it allocated
+ * is freed either way.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -21,8 +22,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char err[256] = "";
 
 	if (prismd_config_parse((const char *)data, size, "f.yaml", &cfg, err, sizeof(err))) {
+		const char *nl = strchr(err, '\n');
+
 		if (strncmp(err, "f.yaml:", 7))
 			abort(); /* a refusal names where */
+		if (nl && strncmp(nl + 1, "    ", strnlen(nl + 1, 4)))
+			abort(); /* then the line, indented (util/caret.h) */
 		return 0;
 	}
 	if (cfg.n_regions > PRISMD_MAX_REGIONS || cfg.n_programs > PRISMD_MAX_PROGRAMS ||

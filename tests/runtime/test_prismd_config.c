@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_prismd_config.c - prismd's server.yaml reader: a full config, the
- * defaults, and one clear error per kind of mistake (with line:col).
+ * defaults, one clear error per kind of mistake (with line:col), the line
+ * and caret under it, and the place kept for each program and region.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -199,6 +200,195 @@ static void test_size_from_file(void **state)
 	prismd_config_free(&cfg);
 }
 
+/* The whole message of a refused configuration: the place, the line and a
+ * caret under the part that is wrong (util/caret.h, as prismc's). */
+static void test_error_caret(void **state)
+{
+	static const struct {
+		const char *text;
+		const char *expect;
+	} cases[] = {
+	    /* bad YAML syntax: libyaml's place, the (empty) line after the '[' */
+	    {"device: [sim\n", "c.yaml:2:1: error: did not find expected ',' or ']'\n"
+	                       "    \n"
+	                       "    ^"},
+	    {"device: sim\n  listen: 1\n", "c.yaml:2:9: error: mapping values are not allowed in "
+	                                   "this context\n"
+	                                   "      listen: 1\n"
+	                                   "            ^"},
+	    /* unknown key: under the key */
+	    {"device: sim\nlisten: 0\ndevize: sim\n",
+	     "c.yaml:3:1: error: unknown key 'devize' (device, profile, firmware, listen, "
+	     "control, rearm, max-connections, max-connections-per-peer, nic-threads, "
+	     "allow-post, post-socket, regions, programs)\n"
+	     "    devize: sim\n"
+	     "    ^~~~~~"},
+	    /* a region key given twice: under the second one */
+	    {"regions:\n  - name: t\n    size: 1M\n    size: 2M\n",
+	     "c.yaml:4:5: error: region key 'size' given twice (first at line 3)\n"
+	     "        size: 2M\n"
+	     "        ^~~~"},
+	    /* in a flow mapping: under the value */
+	    {"regions:\n  - {name: t, size: 12Q}\n",
+	     "c.yaml:2:21: error: 'size': '12Q' is not a size (digits, then optionally K, KiB, "
+	     "M, MiB, G, GiB, T or TiB)\n"
+	     "      - {name: t, size: 12Q}\n"
+	     "                        ^~~"},
+	    /* a value with a line break stays on the message's line */
+	    {"regions:\n  - {name: t, size: \"4\\nK\"}\n",
+	     "c.yaml:2:21: error: 'size': '4\\nK' is not a size (digits, then optionally K, KiB, "
+	     "M, MiB, G, GiB, T or TiB)\n"
+	     "      - {name: t, size: \"4\\nK\"}\n"
+	     "                        ^~~~~~"},
+	    /* bytes that are not UTF-8: placed from libyaml's byte offset */
+	    {"device: sim\nprofile: c\xffx\n", "c.yaml:2:11: error: invalid leading UTF-8 octet "
+	                                       "(byte 0xff)\n"
+	                                       "    profile: c\xffx\n"
+	                                       "              ^"},
+	    /* columns count characters (libyaml's), so the caret lines up after
+	     * a two-byte 'é' */
+	    {"regions:\n  - {name: \xc3\xa9, size: 1Q}\n",
+	     "c.yaml:2:21: error: 'size': '1Q' is not a size (digits, then optionally K, KiB, "
+	     "M, MiB, G, GiB, T or TiB)\n"
+	     "      - {name: \xc3\xa9, size: 1Q}\n"
+	     "                        ^~"},
+	    /* a whole region: under its first line */
+	    {"regions:\n  - name: t\n", "c.yaml:2:5: error: region 't' needs a size (or a file "
+	                                "to take it from)\n"
+	                                "      - name: t\n"
+	                                "        ^"},
+	    /* no place: no line */
+	    {"", "c.yaml: error: empty configuration"},
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct prismd_config cfg;
+		char err[1024];
+		int rc = prismd_config_parse(cases[i].text, strlen(cases[i].text), "c.yaml", &cfg,
+		                             err, sizeof(err));
+
+		if (rc != -PRISM_E_CONFIG || strcmp(err, cases[i].expect))
+			fail_msg("case %zu: rc %d, got\n%s\nwant\n%s", i, rc, err, cases[i].expect);
+	}
+}
+
+/* A message cut at the caller's buffer stays a terminated string. */
+static void test_error_cut(void **state)
+{
+	static const char text[] = "devize: sim\n";
+	struct prismd_config cfg;
+	char err[16];
+
+	(void)state;
+	assert_int_equal(prismd_config_parse(text, strlen(text), "c.yaml", &cfg, err, sizeof(err)),
+	                 -PRISM_E_CONFIG);
+	assert_string_equal(err, "c.yaml:1:1: err");
+}
+
+/* Each program keeps the place that listed it; a later error about it is
+ * reported there, with the line and a caret under the path. */
+static void test_program_place(void **state)
+{
+	static const char text[] = "device: sim\n"
+	                           "programs:\n"
+	                           "  - a.chain\n"
+	                           "  - \"lib/hash_get.chain\"\n"
+	                           "  - [b.chain]\n";
+	static const char two[] = "programs: [x.chain,  y.chain]\n";
+	struct prismd_config cfg;
+	char err[1024], *out = NULL;
+	size_t n = 0;
+	FILE *f;
+
+	(void)state;
+	/* a list in a list is refused at its place */
+	assert_int_equal(prismd_config_parse(text, strlen(text), "p.yaml", &cfg, err, sizeof(err)),
+	                 -PRISM_E_CONFIG);
+	assert_string_equal(err, "p.yaml:5:5: error: 'programs' must be a scalar\n"
+	                         "      - [b.chain]\n"
+	                         "        ^~~~~~~~~");
+	assert_int_equal(
+	    prismd_config_parse(text, strlen(text) - 14, "p.yaml", &cfg, err, sizeof(err)), 0);
+	assert_int_equal(cfg.n_programs, 2);
+	assert_int_equal(cfg.program_pos[0].line, 3);
+	assert_int_equal(cfg.program_pos[0].col, 5);
+	assert_int_equal(cfg.program_pos[0].len, 7);
+	assert_int_equal(cfg.program_pos[1].line, 4);
+	assert_int_equal(cfg.program_pos[1].len, 20); /* the quotes too */
+	f = open_memstream(&out, &n);
+	assert_non_null(f);
+	prismd_config_report(&cfg, cfg.program_pos[1], f,
+	                     "program 'get': region '%s' (%d bytes) is not registered on device %s",
+	                     "table", 4096, cfg.device);
+	prismd_config_note(&cfg, cfg.program_pos[0], f, "listed first");
+	prismd_config_report(&cfg, (struct prismd_pos){0, 0, 0}, f, "no place");
+	fclose(f);
+	assert_string_equal(out, "p.yaml:4:5: error: program 'get': region 'table' (4096 bytes) is "
+	                         "not registered on device sim\n"
+	                         "      - \"lib/hash_get.chain\"\n"
+	                         "        ^~~~~~~~~~~~~~~~~~~~\n"
+	                         "p.yaml:3:5: note: listed first\n"
+	                         "      - a.chain\n"
+	                         "        ^~~~~~~\n"
+	                         "p.yaml: error: no place\n");
+	free(out);
+	prismd_config_free(&cfg);
+	/* a flow list: each path's own column */
+	assert_int_equal(prismd_config_parse(two, strlen(two), "p.yaml", &cfg, err, sizeof(err)),
+	                 0);
+	assert_int_equal(cfg.program_pos[0].col, 12);
+	assert_int_equal(cfg.program_pos[1].col, 22);
+	assert_int_equal(cfg.program_pos[1].len, 7);
+	prismd_config_free(&cfg);
+}
+
+/* Each region keeps the place of its entry and of its 'file' value. */
+static void test_region_place(void **state)
+{
+	static const char text[] = "regions:\n"
+	                           "  - name: t\n"
+	                           "    size: 1M\n"
+	                           "  - {name: u, file: u.bin}\n";
+	struct prismd_config cfg;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(prismd_config_parse(text, strlen(text), "r.yaml", &cfg, err, sizeof(err)),
+	                 0);
+	assert_int_equal(cfg.regions[0].pos.line, 2);
+	assert_int_equal(cfg.regions[0].pos.col, 5);
+	assert_int_equal(cfg.regions[0].file_pos.line, 0); /* no file */
+	assert_int_equal(cfg.regions[1].pos.line, 4);
+	assert_int_equal(cfg.regions[1].pos.col, 5);
+	assert_int_equal(cfg.regions[1].pos.len, 22); /* the whole {...} */
+	assert_int_equal(cfg.regions[1].file_pos.line, 4);
+	assert_int_equal(cfg.regions[1].file_pos.col, 21);
+	assert_int_equal(cfg.regions[1].file_pos.len, 5);
+	prismd_config_free(&cfg);
+}
+
+/* Access bits spelled as the configuration spells them. */
+static void test_access_words(void **state)
+{
+	char buf[32], tiny[8];
+
+	(void)state;
+	assert_string_equal(prismd_access_words(0, buf, sizeof(buf)), "none");
+	assert_string_equal(prismd_access_words(PRISM_ACCESS_READ, buf, sizeof(buf)), "read");
+	assert_string_equal(
+	    prismd_access_words(PRISM_ACCESS_READ | PRISM_ACCESS_ATOMIC, buf, sizeof(buf)),
+	    "read, atomic");
+	assert_string_equal(
+	    prismd_access_words(PRISM_ACCESS_READ | PRISM_ACCESS_WRITE | PRISM_ACCESS_ATOMIC, buf,
+	                        sizeof(buf)),
+	    "read, write, atomic");
+	/* cut at a whole word */
+	assert_string_equal(
+	    prismd_access_words(PRISM_ACCESS_READ | PRISM_ACCESS_WRITE, tiny, sizeof(tiny)),
+	    "read");
+}
+
 static void test_missing_file(void **state)
 {
 	struct prismd_config cfg;
@@ -235,7 +425,9 @@ int main(void)
 	    cmocka_unit_test(test_full_config),    cmocka_unit_test(test_defaults),
 	    cmocka_unit_test(test_errors),         cmocka_unit_test(test_missing_file),
 	    cmocka_unit_test(test_hostport),       cmocka_unit_test(test_size_syntax),
-	    cmocka_unit_test(test_size_from_file),
+	    cmocka_unit_test(test_size_from_file), cmocka_unit_test(test_error_caret),
+	    cmocka_unit_test(test_error_cut),      cmocka_unit_test(test_program_place),
+	    cmocka_unit_test(test_region_place),   cmocka_unit_test(test_access_words),
 	};
 
 	return cmocka_run_group_tests_name("prismd_config", tests, NULL, NULL);

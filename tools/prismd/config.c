@@ -4,7 +4,9 @@
  *
  * Owns: the YAML walk (libyaml document API, for line/column marks), one
  * handler per key from a table, value parsing (sizes with suffixes,
- * host:port, access lists) and the first-error message.
+ * host:port, access lists), the first-error message with the line and a
+ * caret (util/caret.h), and the place of each program and region for later
+ * reports.
  * Must not: touch devices, files other than the config itself, or print.
  */
 #include <errno.h>
@@ -17,32 +19,112 @@
 
 #include <prism/prism.h>
 
+#include "util/caret.h"
 #include "util/size.h"
 #include "tools/prismd/config.h"
 
 struct cfg_ctx {
 	yaml_document_t *doc;
 	const char *origin;
+	const char *text; /* the configuration, for the line under an error */
+	size_t len;
 	char *err;
 	size_t errlen;
 	struct prismd_config *cfg;
 };
 
+/*
+ * "origin:line:col: sev: msg" (sev: error or note), then the line and a
+ * caret under @pos (util/caret.h); without a position, "origin: sev: msg".  The message
+ * quotes values from the file: control bytes in it are written as \n, \t
+ * or \xHH so that it stays one line.
+ */
+__attribute__((format(printf, 7, 0))) static void render(FILE *out, const char *origin,
+                                                         const char *text, size_t len,
+                                                         struct prismd_pos pos, const char *sev,
+                                                         const char *fmt, va_list ap)
+{
+	char msg[512];
+
+	if (pos.line)
+		fprintf(out, "%s:%u:%u: %s: ", origin, pos.line, pos.col, sev);
+	else
+		fprintf(out, "%s: %s: ", origin, sev);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	for (const unsigned char *p = (const unsigned char *)msg; *p; p++) {
+		if (*p == '\n')
+			fputs("\\n", out);
+		else if (*p == '\t')
+			fputs("\\t", out);
+		else if (*p < 0x20 || *p == 0x7f)
+			fprintf(out, "\\x%02x", *p);
+		else
+			fputc(*p, out);
+	}
+	fputc('\n', out);
+	if (pos.line)
+		caret_print(out, text, len, pos.line, pos.col, pos.len);
+}
+
+/* The place of node @n: its first line and column, and its width when it
+ * stays on that line (a scalar, a flow mapping). */
+static struct prismd_pos node_pos(const yaml_node_t *n)
+{
+	struct prismd_pos pos = {(unsigned)n->start_mark.line + 1,
+	                         (unsigned)n->start_mark.column + 1, 1};
+
+	if (n->end_mark.line == n->start_mark.line && n->end_mark.column > n->start_mark.column)
+		pos.len = (unsigned)(n->end_mark.column - n->start_mark.column);
+	return pos;
+}
+
+/* The first error, rendered into c->err (cut at errlen; without its last
+ * newline). */
+__attribute__((format(printf, 3, 0))) static int vfail_at(struct cfg_ctx *c, struct prismd_pos pos,
+                                                          const char *fmt, va_list ap)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+
+	if (f)
+		render(f, c->origin, c->text, c->len, pos, "error", fmt, ap);
+	if (!f || fclose(f) || !buf) {
+		free(buf);
+		snprintf(c->err, c->errlen, "%s: error: out of memory while reporting an error",
+		         c->origin);
+		return -ENOMEM;
+	}
+	if (n && buf[n - 1] == '\n')
+		buf[--n] = 0;
+	snprintf(c->err, c->errlen, "%s", buf);
+	free(buf);
+	return -PRISM_E_CONFIG;
+}
+
+__attribute__((format(printf, 3, 4))) static int fail_at(struct cfg_ctx *c, struct prismd_pos pos,
+                                                         const char *fmt, ...)
+{
+	va_list ap;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = vfail_at(c, pos, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
 __attribute__((format(printf, 3, 4))) static int fail(struct cfg_ctx *c, const yaml_node_t *n,
                                                       const char *fmt, ...)
 {
-	char msg[256];
+	struct prismd_pos pos = n ? node_pos(n) : (struct prismd_pos){0, 0, 0};
 	va_list ap;
+	int rc;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	rc = vfail_at(c, pos, fmt, ap);
 	va_end(ap);
-	if (n)
-		snprintf(c->err, c->errlen, "%s:%zu:%zu: error: %s", c->origin,
-		         n->start_mark.line + 1, n->start_mark.column + 1, msg);
-	else
-		snprintf(c->err, c->errlen, "%s: error: %s", c->origin, msg);
-	return -PRISM_E_CONFIG;
+	return rc;
 }
 
 static const char *scalar(struct cfg_ctx *c, const yaml_node_t *n, const char *key)
@@ -331,6 +413,7 @@ static int region_entry(struct cfg_ctx *c, yaml_node_t *n)
 		return fail(c, n, "more than %d regions", PRISMD_MAX_REGIONS);
 	r = &cfg->regions[cfg->n_regions++];
 	r->access = PRISM_ACCESS_READ;
+	r->pos = node_pos(n);
 	for (yaml_node_pair_t *p = n->data.mapping.pairs.start; p < n->data.mapping.pairs.top;
 	     p++) {
 		yaml_node_t *k = yaml_document_get_node(c->doc, p->key);
@@ -369,6 +452,7 @@ static int region_entry(struct cfg_ctx *c, yaml_node_t *n)
 			err = get_access(c, v, &r->access);
 			break;
 		case RK_FILE:
+			r->file_pos = node_pos(v);
 			err = get_string(c, v, key, &r->file);
 			break;
 		default:
@@ -419,6 +503,7 @@ static int k_programs(struct cfg_ctx *c, yaml_node_t *n)
 		err = get_string(c, e, "programs", &path);
 		if (err)
 			return err;
+		cfg->program_pos[cfg->n_programs] = node_pos(e);
 		cfg->programs[cfg->n_programs++] = path;
 	}
 	return 0;
@@ -506,10 +591,98 @@ static int set_defaults(struct prismd_config *cfg)
 	return 0;
 }
 
+/*
+ * libyaml refused the text.  A scanner or parser error has a mark; a reader
+ * error (bytes that are not UTF-8, a NUL) has only a byte offset: its line
+ * and column (in characters, as libyaml's marks) are counted here.
+ */
+static int syntax_error(struct cfg_ctx *c, const yaml_parser_t *parser)
+{
+	struct prismd_pos pos = {(unsigned)parser->problem_mark.line + 1,
+	                         (unsigned)parser->problem_mark.column + 1, 1};
+	const char *what = parser->problem ? parser->problem : "YAML syntax error";
+
+	if (parser->error != YAML_READER_ERROR)
+		return fail_at(c, pos, "%s", what);
+	pos.line = pos.col = 1;
+	for (size_t i = 0; i < parser->problem_offset && i < c->len; i++) {
+		if (c->text[i] == '\n') {
+			pos.line++;
+			pos.col = 1;
+		} else if (((unsigned char)c->text[i] & 0xc0) != 0x80) {
+			pos.col++; /* not a UTF-8 continuation byte: a new character */
+		}
+	}
+	if (parser->problem_value >= 0)
+		return fail_at(c, pos, "%s (byte 0x%02x)", what, (unsigned)parser->problem_value);
+	return fail_at(c, pos, "%s", what);
+}
+
+/* A copy of the text and its name, for reports that come after the parse
+ * (prismd_config_report). */
+static int keep_text(struct prismd_config *cfg, const char *text, size_t len, const char *origin)
+{
+	cfg->origin = strdup(origin);
+	cfg->text = malloc(len ? len : 1);
+	if (!cfg->origin || !cfg->text)
+		return -ENOMEM;
+	if (len)
+		memcpy(cfg->text, text, len);
+	cfg->text_len = len;
+	return 0;
+}
+
+void prismd_config_report(const struct prismd_config *cfg, struct prismd_pos pos, FILE *out,
+                          const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	render(out, cfg->origin ? cfg->origin : "<config>", cfg->text, cfg->text_len, pos, "error",
+	       fmt, ap);
+	va_end(ap);
+}
+
+void prismd_config_note(const struct prismd_config *cfg, struct prismd_pos pos, FILE *out,
+                        const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	render(out, cfg->origin ? cfg->origin : "<config>", cfg->text, cfg->text_len, pos, "note",
+	       fmt, ap);
+	va_end(ap);
+}
+
+const char *prismd_access_words(unsigned access, char *buf, size_t n)
+{
+	size_t used = 0;
+
+	if (!n)
+		return buf;
+	buf[0] = 0;
+	for (size_t i = 0; i < sizeof(access_names) / sizeof(access_names[0]); i++) {
+		if (!(access & access_names[i].bit))
+			continue;
+		int w =
+		    snprintf(buf + used, n - used, "%s%s", used ? ", " : "", access_names[i].name);
+
+		if (w < 0 || (size_t)w >= n - used) {
+			buf[used] = 0; /* whole words only */
+			break;
+		}
+		used += (size_t)w;
+	}
+	if (!access)
+		snprintf(buf, n, "none");
+	return buf;
+}
+
 int prismd_config_parse(const char *text, size_t len, const char *origin, struct prismd_config *cfg,
                         char *err, size_t errlen)
 {
-	struct cfg_ctx c = {.origin = origin, .err = err, .errlen = errlen, .cfg = cfg};
+	struct cfg_ctx c = {
+	    .origin = origin, .text = text, .len = len, .err = err, .errlen = errlen, .cfg = cfg};
 	yaml_parser_t parser;
 	yaml_document_t doc;
 	int rc;
@@ -521,11 +694,9 @@ int prismd_config_parse(const char *text, size_t len, const char *origin, struct
 		return -ENOMEM;
 	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
 	if (!yaml_parser_load(&parser, &doc)) {
-		snprintf(err, errlen, "%s:%zu:%zu: error: %s", origin, parser.problem_mark.line + 1,
-		         parser.problem_mark.column + 1,
-		         parser.problem ? parser.problem : "YAML syntax error");
+		rc = syntax_error(&c, &parser);
 		yaml_parser_delete(&parser);
-		return -PRISM_E_CONFIG;
+		return rc;
 	}
 	c.doc = &doc;
 	rc = walk(&c);
@@ -533,6 +704,8 @@ int prismd_config_parse(const char *text, size_t len, const char *origin, struct
 	yaml_parser_delete(&parser);
 	if (!rc)
 		rc = set_defaults(cfg);
+	if (!rc)
+		rc = keep_text(cfg, text, len, origin);
 	if (rc)
 		prismd_config_free(cfg);
 	return rc;
@@ -605,5 +778,7 @@ void prismd_config_free(struct prismd_config *cfg)
 	}
 	for (size_t i = 0; i < cfg->n_programs; i++)
 		free(cfg->programs[i]);
+	free(cfg->origin);
+	free(cfg->text);
 	memset(cfg, 0, sizeof(*cfg));
 }

@@ -102,7 +102,9 @@ static void usage(FILE *f)
 	           "configured program that does not load).\n");
 }
 
-/* Create a daemon-owned region, from a file's bytes when the config names one. */
+/* Create a daemon-owned region, from a file's bytes when the config names
+ * one; an error is reported at the region's place in the configuration (its
+ * 'file' value when the file is at fault). */
 static int make_region(struct daemon *d, const struct prismd_region_cfg *rc)
 {
 	PRISM_OPTS(prism_region_opts, ro, .access = rc->access);
@@ -115,8 +117,9 @@ static int make_region(struct daemon *d, const struct prismd_region_cfg *rc)
 	if (rc->file) {
 		f = fopen(rc->file, "rb");
 		if (!f || fstat(fileno(f), &st)) {
-			fprintf(stderr, "prismd: region '%s': %s: %s\n", rc->name, rc->file,
-			        strerror(errno));
+			prismd_config_report(&d->cfg, rc->file_pos, stderr,
+			                     "region '%s': file '%s': %s", rc->name, rc->file,
+			                     strerror(errno));
 			if (f)
 				fclose(f);
 			return -1;
@@ -124,15 +127,17 @@ static int make_region(struct daemon *d, const struct prismd_region_cfg *rc)
 		if (!size) /* 'size' left out: the file's length */
 			size = (uint64_t)st.st_size;
 		if (!size) {
-			fprintf(stderr, "prismd: region '%s': %s is empty and no size is given\n",
-			        rc->name, rc->file);
+			prismd_config_report(&d->cfg, rc->file_pos, stderr,
+			                     "region '%s': file '%s' is empty and no size is given",
+			                     rc->name, rc->file);
 			fclose(f);
 			return -1;
 		}
 	}
 	r = prism_device__create_region(d->dev, rc->name, size, &ro);
 	if (!r) {
-		fprintf(stderr, "prismd: region '%s': %s\n", rc->name, prism_strerror(-errno));
+		prismd_config_report(&d->cfg, rc->pos, stderr, "region '%s': %s", rc->name,
+		                     prism_strerror(-errno));
 		if (f)
 			fclose(f);
 		return -1;
@@ -141,8 +146,9 @@ static int make_region(struct daemon *d, const struct prismd_region_cfg *rc)
 		return 0;
 	got = fread(prism_region__addr(r), 1, size, f);
 	if (fgetc(f) != EOF) {
-		fprintf(stderr, "prismd: region '%s': %s is larger than its size, %llu bytes\n",
-		        rc->name, rc->file, (unsigned long long)size);
+		prismd_config_report(&d->cfg, rc->file_pos, stderr,
+		                     "region '%s': file '%s' is larger than its size, %llu bytes",
+		                     rc->name, rc->file, (unsigned long long)size);
 		fclose(f);
 		return -1;
 	}
@@ -174,11 +180,98 @@ static bool waits_for_app(const struct daemon *d, const struct prism_program *p)
 	return true;
 }
 
+/* The first region @p declares that is not on prismd's device, or NULL. */
+static const char *unregistered_region(const struct daemon *d, const struct prism_program *p,
+                                       uint64_t *size)
+{
+	for (int i = 0; i < prism_program__region_count(p); i++) {
+		struct prism_region_info ri;
+
+		prism_program__region(p, i, &ri);
+		if (!prism_device__find_region(d->dev, ri.name)) {
+			*size = ri.size;
+			return ri.name;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * The first region @p declares that the one prismd has does not satisfy:
+ * smaller than declared, or configured without an access it needs.  Returns
+ * its index in @p's regions, or -1.
+ */
+static int unsatisfied_region(const struct daemon *d, const struct prism_program *p,
+                              struct prism_region_info *ri, size_t *has_size, unsigned *has_acc)
+{
+	for (int i = 0; i < prism_program__region_count(p); i++) {
+		const struct prism_region *r;
+		const struct prismd_region_cfg *rc;
+
+		prism_program__region(p, i, ri);
+		r = prism_device__find_region(d->dev, ri->name);
+		rc = find_cfg(d, ri->name);
+		if (!r || !rc)
+			continue;
+		*has_size = prism_region__size(r);
+		*has_acc = rc->access;
+		if (*has_size < ri->size || (rc->access & ri->access) != ri->access)
+			return i;
+	}
+	return -1;
+}
+
+/*
+ * Why configured program @i did not load, at the place of the
+ * configuration that lists it: "prismd.yaml:12:5: error: program
+ * 'hash_get': ...", the line and a caret under the path.
+ */
+static void program_failed(const struct daemon *d, size_t i, const struct prism_program *p, int err)
+{
+	struct prism_region_info ri;
+	const char *region;
+	uint64_t size = 0;
+	unsigned has_acc = 0;
+	size_t has = 0;
+
+	if (!p) {
+		prismd_config_report(&d->cfg, d->cfg.program_pos[i], stderr,
+		                     "program file '%s': %s", d->cfg.programs[i],
+		                     prism_strerror(err));
+		return;
+	}
+	region = err == -PRISM_E_NOREGION ? unregistered_region(d, p, &size) : NULL;
+	if (err == -PRISM_E_REGION && unsatisfied_region(d, p, &ri, &has, &has_acc) >= 0) {
+		char hw[32], ww[32];
+		const struct prismd_region_cfg *rc = find_cfg(d, ri.name);
+
+		prismd_config_report(&d->cfg, d->cfg.program_pos[i], stderr,
+		                     "program '%s': region '%s' is %zu bytes with access %s; the "
+		                     "program declares %llu bytes with access %s",
+		                     prism_program__name(p), ri.name, has,
+		                     prismd_access_words(has_acc, hw, sizeof(hw)),
+		                     (unsigned long long)ri.size,
+		                     prismd_access_words(ri.access, ww, sizeof(ww)));
+		prismd_config_note(&d->cfg, rc->pos, stderr, "region '%s' is configured here",
+		                   ri.name);
+	} else if (region)
+		prismd_config_report(&d->cfg, d->cfg.program_pos[i], stderr,
+		                     "program '%s': region '%s' (%llu bytes) is not registered on "
+		                     "device %s (declare it under 'regions')",
+		                     prism_program__name(p), region, (unsigned long long)size,
+		                     d->cfg.device);
+	else
+		prismd_config_report(&d->cfg, d->cfg.program_pos[i], stderr, "program '%s': %s",
+		                     prism_program__name(p), prism_strerror(err));
+}
+
 /*
  * Load every program not loaded yet whose regions exist now.  Returns how
  * many failed for good (a bad object, a region nobody will provide): at
  * start-up that stops prismd before it says "ready"; later (after a
  * share) the failure is logged and prismd goes on serving the others.
+ * Each failure is reported at the configuration line that lists the
+ * program (program_failed).
  */
 static unsigned load_programs(struct daemon *d)
 {
@@ -192,8 +285,7 @@ static unsigned load_programs(struct daemon *d)
 			continue;
 		p = prism_program__open_file(d->cfg.programs[i], NULL);
 		if (!p) {
-			/* the runtime logged why (the path and the reason) */
-			fprintf(stderr, "prismd: program %s: not loaded\n", d->cfg.programs[i]);
+			program_failed(d, i, NULL, -errno);
 			d->loaded[i] = true; /* a bad object never becomes good */
 			failed++;
 			continue;
@@ -211,8 +303,7 @@ static unsigned load_programs(struct daemon *d)
 			       prism_program__name(p), d->cfg.programs[i],
 			       (unsigned long long)prism_program__object_bytes(p));
 		} else {
-			fprintf(stderr, "prismd: program %s: %s\n", d->cfg.programs[i],
-			        prism_strerror(err));
+			program_failed(d, i, p, err);
 			d->loaded[i] = true;
 			failed++;
 		}
@@ -424,7 +515,7 @@ int main(int argc, char **argv)
 	const char *config = NULL;
 	uint64_t nic_threads = 0;
 	bool quiet = false;
-	char err[512];
+	char err[2048]; /* the message, the line and the caret */
 	struct cli c;
 	int rc = 3, ch;
 
@@ -451,7 +542,7 @@ int main(int argc, char **argv)
 		return cli_usage(&c, "--config FILE is required");
 	rc = prismd_config_load(config, &d.cfg, err, sizeof(err));
 	if (rc) {
-		fprintf(stderr, "prismd: %s\n", err);
+		fprintf(stderr, "%s\n", err); /* starts with the file's name */
 		if (rc == -PRISM_E_CONFIG)
 			return CLI_EXIT_ERRORS;
 		return cli_open_exit(-rc) == CLI_EXIT_USAGE ? CLI_EXIT_USAGE : 3;
