@@ -400,7 +400,10 @@ fail:
 
 void core_server_add_conn(struct prism_server *srv, struct core_conn *c)
 {
-	struct core_server_shard *sh = &srv->shards[c->shard];
+	/* once linked, @c belongs to the shard's loop (which frees it when its
+	 * peer is gone): nothing of it is read after the unlock */
+	unsigned shard = c->shard;
+	struct core_server_shard *sh = &srv->shards[shard];
 
 	pthread_mutex_lock(&sh->lock);
 	c->next = sh->conns;
@@ -417,7 +420,7 @@ void core_server_add_conn(struct prism_server *srv, struct core_conn *c)
 	if (!core_inst_arm(c->inst, c) || __atomic_load_n(&c->down, __ATOMIC_ACQUIRE))
 		__atomic_store_n(&sh->scan_all, 1, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&sh->lock);
-	core_server_wake_loop(srv, c->shard);
+	core_server_wake_loop(srv, shard);
 }
 
 /* Destroy an unlinked connection: stop its packets first, then its queues. */
