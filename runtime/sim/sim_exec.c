@@ -303,7 +303,7 @@ void sim_sq_step(struct sim_qp *qp, sim_time_t start)
 		return;
 	}
 	if (lone)
-		sim_outst_retire_lone(qp, x.os);
+		sim_outst_retire(qp, x.os);
 	else if (sq->os[sq->os_head].done) /* completions go in order: the head first */
 		sim_outst_complete(qp);
 	if (qp->state == SIM_QPS_RTS)

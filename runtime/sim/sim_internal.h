@@ -641,10 +641,11 @@ uint64_t sim_masked_add64(uint64_t a, uint64_t b, uint64_t boundary);
 /* Drops the head entry of the outstanding ring (sim_outst_drop_req). */
 void sim_outst_pop(struct sim_qp *qp);
 void sim_outst_complete(struct sim_qp *qp); /* emits CQEs of done entries in order */
-/* Completes @o, the entry sim_outst_next() gave a WQE that ran on an empty
- * ring and finished in its own step without error (never counted: it is
- * the oldest, so it completes as sim_outst_complete would have at once). */
-void sim_outst_retire_lone(struct sim_qp *qp, const struct sim_outst *o);
+/* Completes @o, the oldest entry, done without error: completion times and
+ * its CQE when signaled.  sim_outst_complete retires done entries in order;
+ * an ordering verb that ran on an empty ring and finished in its own step
+ * (sim_outst_next, never counted) is retired directly. */
+void sim_outst_retire(struct sim_qp *qp, const struct sim_outst *o);
 void sim_requester_rx(struct sim_qp *qp, struct sim_pkt *p);
 void sim_requester_rnr_resend(struct sim_qp *qp);
 /* Sends a request for the outstanding entry @os (keeps it for an RNR resend:

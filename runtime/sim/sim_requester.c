@@ -52,7 +52,7 @@ static inline void done_by_packet(struct sim_qp *qp)
 
 /* A done entry without error leaves: the queue's completion times, and its
  * CQE when signaled (in order: the caller retires the oldest entry). */
-static inline void retire(struct sim_qp *qp, const struct sim_outst *o)
+void sim_outst_retire(struct sim_qp *qp, const struct sim_outst *o)
 {
 	struct sim_sq *sq = &qp->sq;
 	sim_time_t t = o->done_at > o->ready_at ? o->done_at : o->ready_at;
@@ -93,16 +93,11 @@ void sim_outst_complete(struct sim_qp *qp)
 				sim_qp_fail(qp, o->done_at);
 			return;
 		}
-		retire(qp, o);
+		sim_outst_retire(qp, o);
 		outst_pop(qp);
 	}
 	/* sq->block stays as it is: sim_sq_ready() sets it afresh whenever
 	 * it is asked, and only park() reads FENCE / OUTST, right after */
-}
-
-void sim_outst_retire_lone(struct sim_qp *qp, const struct sim_outst *o)
-{
-	retire(qp, o);
 }
 
 /*

@@ -265,6 +265,18 @@ static void test_region_name_and_constant_exit_rejections(void **state)
 	            "             ^~~~~~~\n");
 }
 
+/* Whole program @src is rejected (relaxed) with a diagnostic holding @needle. */
+static void expect_rejected(const char *src, const char *needle)
+{
+	char *diag = NULL;
+
+	assert_null(be_compile(src, NULL, IR_PROFILE_RELAXED, &diag));
+	assert_non_null(diag);
+	if (!strstr(diag, needle))
+		fail_msg("diagnostic was:\n%s\nwanted a part:\n%s", diag, needle);
+	free(diag);
+}
+
 /* Limits of the chain object, reported where the program exceeds them (they
  * were the loader's structural errors or the emitter's, at the offload): the
  * request's size at the parameter that passes 4096 bytes, the 65th region at
@@ -273,24 +285,17 @@ static void test_object_limits_at_their_declaration(void **state)
 {
 	static const char *big_msg = "region m: u8[8192] writable;\n"
 	                             "offload f(d: u8[4096], p: *u8[4096] in m) { *p = d; }\n";
-	char src[4096], *diag = NULL;
+	char src[4096];
 	size_t n = 0;
 
 	(void)state;
-	assert_null(be_compile(big_msg, NULL, IR_PROFILE_RELAXED, &diag));
-	assert_non_null(diag);
-	assert_non_null(strstr(diag, "t.prism:2:24: error: the request needs"));
-	assert_non_null(strstr(diag, "a client SEND carries at most 4096\n"));
-	free(diag);
+	expect_rejected(big_msg, "t.prism:2:24: error: the request needs");
+	expect_rejected(big_msg, "a client SEND carries at most 4096\n");
 	for (int i = 0; i < 65; i++)
 		n += (size_t)snprintf(src + n, sizeof(src) - n, "region r%d: u8[8] writable;\n", i);
 	snprintf(src + n, sizeof(src) - n, "offload f(p: *u8[8] in r0) -> u8[8] { return *p; }\n");
-	diag = NULL;
-	assert_null(be_compile(src, NULL, IR_PROFILE_RELAXED, &diag));
-	assert_non_null(diag);
-	assert_non_null(strstr(diag, "t.prism:65:8: error: more than 64 regions and free lists "
-	                             "(a chain object holds at most 64)\n"));
-	free(diag);
+	expect_rejected(src, "t.prism:65:8: error: more than 64 regions and free lists "
+	                     "(a chain object holds at most 64)\n");
 	/* 70 lanes: 72 queues with ctl and conn, at the `parallel` */
 	n = (size_t)snprintf(src, sizeof(src),
 	                     "region m: u8[8] writable;\noffload f(p: *u8[8] in m) {\n  parallel ");
@@ -298,12 +303,8 @@ static void test_object_limits_at_their_declaration(void **state)
 		n += (size_t)snprintf(src + n, sizeof(src) - n, "%s{ p[0] = %d; }", i ? " || " : "",
 		                      i);
 	snprintf(src + n, sizeof(src) - n, "\n}\n");
-	diag = NULL;
-	assert_null(be_compile(src, NULL, IR_PROFILE_RELAXED, &diag));
-	assert_non_null(diag);
-	assert_non_null(strstr(diag, "t.prism:3:3: error: with these lanes the program needs 72 "
-	                             "queues; a chain object holds at most 64 (fewer lanes)\n"));
-	free(diag);
+	expect_rejected(src, "t.prism:3:3: error: with these lanes the program needs 72 "
+	                     "queues; a chain object holds at most 64 (fewer lanes)\n");
 }
 
 /* A local assigned in an `if` arm and read where the arm's condition may

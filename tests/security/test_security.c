@@ -806,6 +806,22 @@ static void wait_version(uint64_t slot_addr, uint64_t want)
 	assert_int_equal(object_version(slot_addr), want);
 }
 
+/* A raw client of `put` on @fd, and in @msg three of its requests, which
+ * write versions 100, 101 and 102; returns their length. */
+static uint32_t open_put_versions(struct raw_client *a, int *fd, uint8_t msg[3][64])
+{
+	uint32_t len;
+
+	assert_int_equal(raw_setup(a, &S.raw, S.port, "put", fd), 0);
+	len = put_request(a, msg[0]);
+	for (int i = 0; i < 3; i++) {
+		memcpy(msg[i], msg[0], len);
+		chainobj_put_uint(msg[i] + a->w.entries[0].params[0].msg_offset, 8,
+		                  CHAINOBJ_ORDER_LITTLE, 100 + (uint64_t)i);
+	}
+	return len;
+}
+
 /* Requests replayed with a PSN the connection already used, or sent ahead
  * of the expected one, run nothing: only the requests in sequence do (each
  * `put` writes its own version into the buffer it pops, so a replay that
@@ -820,14 +836,8 @@ static void test_replayed_and_early_psns(void **state)
 	(void)state;
 	if (g_emulated)
 		skip(); /* the emulated NICs have a fabric of their own, not the socket */
-	assert_int_equal(raw_setup(&a, &S.raw, S.port, "put", &fd), 0);
-	uint32_t len = put_request(&a, msg[0]);
+	uint32_t len = open_put_versions(&a, &fd, msg);
 
-	for (int i = 0; i < 3; i++) {
-		memcpy(msg[i], msg[0], len);
-		chainobj_put_uint(msg[i] + a.w.entries[0].params[0].msg_offset, 8,
-		                  CHAINOBJ_ORDER_LITTLE, 100 + (uint64_t)i);
-	}
 	/* PSN 0 (version 100); once it ran: PSN 0 again (101), PSN 5 (101),
 	 * PSN 1 (102).  (One request at a time, as the setup answer's
 	 * `inflight` of 1 says: `put` does not pipeline.) */
@@ -874,14 +884,8 @@ static void test_acks_with_odd_psns(void **state)
 	(void)state;
 	if (g_emulated)
 		skip(); /* the emulated NICs have a fabric of their own, not the socket */
-	assert_int_equal(raw_setup(&a, &S.raw, S.port, "put", &fd), 0);
-	uint32_t len = put_request(&a, msg[0]);
+	uint32_t len = open_put_versions(&a, &fd, msg);
 
-	for (int i = 0; i < 3; i++) {
-		memcpy(msg[i], msg[0], len);
-		chainobj_put_uint(msg[i] + a.w.entries[0].params[0].msg_offset, 8,
-		                  CHAINOBJ_ORDER_LITTLE, 100 + (uint64_t)i);
-	}
 	static const uint32_t acks[3][4] = {
 	    {0x7fffff, 0xffffff, 3, 0}, /* before any request */
 	    {0x800000, 0xfffffe, 2, 1}, /* after one answer */
