@@ -307,5 +307,5 @@ void sim_sq_step(struct sim_qp *qp, sim_time_t start)
 	else if (sq->os[sq->os_head].done) /* completions go in order: the head first */
 		sim_outst_complete(qp);
 	if (qp->state == SIM_QPS_RTS)
-		sim_sq_fetch(qp, start, SIM_ORDER_WQ);
+		sim_sq_fetch_next(qp, start);
 }

@@ -937,6 +937,24 @@ static inline uint32_t sim_qp_sq_limit(const struct sim_qp *qp)
 		return sq->pi;
 	return (int32_t)(sq->en - sq->pi) > 0 ? sq->en : sq->pi;
 }
+/* Fetches the one-BB WQE (DS @ds <= 4, or a bad 0) at @src, BB counter
+ * @fetch, into @f: the whole block is copied (a fixed-size copy; the bytes
+ * past len are never read).  The caller counts it. */
+static inline void sim_sq_fetch_bb(struct sim_sq *sq, struct sim_fetched *f, const uint8_t *src,
+                                   unsigned ds, uint32_t fetch, sim_time_t t, enum sim_order order,
+                                   uint64_t wseq)
+{
+	memcpy(f->bytes, src, PRISM_WQE_BB);
+	f->counter = fetch;
+	f->nbb = 1;
+	f->len = (uint16_t)(ds ? ds * PRISM_WQE_DS_BYTES : PRISM_WQE_DS_BYTES);
+	f->order = order;
+	f->fetched_at = t;
+	f->wseq = wseq;
+	f->hazard = false;
+	sq->bbf[fetch & (sq->nbb - 1)] =
+	    (struct sim_bb_fetch){.t = t, .ctr = fetch, .fetched = true};
+}
 static inline void sim_sq_fetch(struct sim_qp *qp, sim_time_t t, enum sim_order first_order)
 {
 	uint32_t limit;
@@ -947,6 +965,34 @@ static inline void sim_sq_fetch(struct sim_qp *qp, sim_time_t t, enum sim_order 
 	if ((int32_t)(limit - qp->sq.fetch) <= 0)
 		return; /* nothing posted / enabled beyond what was fetched */
 	sim_sq_fetch_upto(qp, t, first_order, limit);
+}
+/* sim_sq_fetch after a step of @qp (RTS) at @t: the step freed room in the
+ * window.  The common case, one more one-BB WQE into a window that still
+ * holds WQEs, is fetched inline (no observer to tell); the rest, if
+ * anything, by sim_sq_fetch_upto. */
+static inline void sim_sq_fetch_next(struct sim_qp *qp, sim_time_t t)
+{
+	struct sim_sq *sq = &qp->sq;
+	uint32_t limit = sim_qp_sq_limit(qp), fetch = sq->fetch;
+	const uint8_t *src;
+	unsigned ds;
+
+	if ((int32_t)(limit - fetch) <= 0)
+		return; /* nothing posted / enabled beyond what was fetched */
+	src = sq->buf + (size_t)(fetch & (sq->nbb - 1)) * PRISM_WQE_BB;
+	ds = src[7] & 0x3fu;
+	if (sq->pf_cnt && ds <= PRISM_WQE_BB / PRISM_WQE_DS_BYTES && !qp->dev->obs.event &&
+	    (int32_t)(sq->head + sq->pf_max_bbs - fetch) > 0) {
+		sim_sq_fetch_bb(sq, &sq->pf[sim_wrap(sq->pf_head + sq->pf_cnt, sq->pf_cap)], src,
+		                ds, fetch, t, SIM_ORDER_WQ, qp->dev->wseq);
+		sq->fetch = ++fetch;
+		sq->pf_cnt++;
+		qp->dev->st.fetches++;
+		if ((int32_t)(limit - fetch) <= 0 ||
+		    (int32_t)(sq->head + sq->pf_max_bbs - fetch) <= 0)
+			return;
+	}
+	sim_sq_fetch_upto(qp, t, SIM_ORDER_WQ, limit);
 }
 /* How far receives may be consumed (absolute receive counter). */
 static inline uint32_t sim_qp_rq_limit(struct sim_qp *qp)
