@@ -74,37 +74,26 @@ void sim_sq_fetch_upto(struct sim_qp *qp, sim_time_t t, enum sim_order first_ord
 		const uint8_t *src = sq->buf + (size_t)(fetch & mask) * PRISM_WQE_BB;
 		unsigned ds = src[7] & 0x3fu; /* mlx5_wqe_ctrl_seg.qpn_ds low 6 bits */
 
+		uint32_t len = sim_fetch_len(ds);
+
 		if (ds <= PRISM_WQE_BB / PRISM_WQE_DS_BYTES) {
-			/* one BB (a bad DS 0 too, fetched as its control
-			 * segment): wholly below the limit, since fetch is;
+			/* one BB: wholly below the limit, since fetch is;
 			 * copied as the whole block (a fixed-size copy; the
 			 * bytes past len are never read) */
 			memcpy(f->bytes, src, PRISM_WQE_BB);
-			f->nbb = 1;
-			f->len = (uint16_t)(ds ? ds * PRISM_WQE_DS_BYTES : PRISM_WQE_DS_BYTES);
-			sq->bbf[fetch & mask] =
-			    (struct sim_bb_fetch){.t = t, .ctr = fetch, .fetched = true};
+			sim_sq_fetched(sq, f, fetch, 1, len, t, order, wseq);
 		} else {
 			unsigned nbb = prism_wqe_bbs(ds);
 
 			if ((int32_t)(limit - (fetch + nbb)) < 0)
 				break; /* the WQE is not wholly posted / enabled yet */
-			f->nbb = (uint16_t)nbb;
-			f->len = (uint16_t)(ds * PRISM_WQE_DS_BYTES);
 			if ((fetch & mask) + nbb <= sq->nbb)
-				memcpy(f->bytes, src, f->len); /* does not wrap */
+				memcpy(f->bytes, src, len); /* does not wrap */
 			else
-				ring_copy(sq, fetch, f->bytes, f->len);
-			for (unsigned b = 0; b < nbb; b++)
-				sq->bbf[(fetch + b) & mask] =
-				    (struct sim_bb_fetch){.t = t, .ctr = fetch, .fetched = true};
+				ring_copy(sq, fetch, f->bytes, len);
+			sim_sq_fetched(sq, f, fetch, nbb, len, t, order, wseq);
 		}
-		f->counter = fetch;
-		f->order = order;
 		order = rest;
-		f->fetched_at = t;
-		f->wseq = wseq;
-		f->hazard = false;
 		fetch += f->nbb;
 		cnt++;
 		slot = slot + 1 == sq->pf_cap ? 0 : slot + 1;

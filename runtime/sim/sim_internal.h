@@ -937,23 +937,28 @@ static inline uint32_t sim_qp_sq_limit(const struct sim_qp *qp)
 		return sq->pi;
 	return (int32_t)(sq->en - sq->pi) > 0 ? sq->en : sq->pi;
 }
-/* Fetches the one-BB WQE (DS @ds <= 4, or a bad 0) at @src, BB counter
- * @fetch, into @f: the whole block is copied (a fixed-size copy; the bytes
- * past len are never read).  The caller counts it. */
-static inline void sim_sq_fetch_bb(struct sim_sq *sq, struct sim_fetched *f, const uint8_t *src,
-                                   unsigned ds, uint32_t fetch, sim_time_t t, enum sim_order order,
-                                   uint64_t wseq)
+/* Bytes fetched of a WQE whose control segment says DS @ds (1 to 63): the
+ * WQE's; a bad DS 0 fetches the control segment alone. */
+static inline uint32_t sim_fetch_len(unsigned ds)
 {
-	memcpy(f->bytes, src, PRISM_WQE_BB);
+	return ds ? ds * PRISM_WQE_DS_BYTES : PRISM_WQE_DS_BYTES;
+}
+/* Records in @f (its bytes already copied) and in the per-BB fetch records
+ * the fetch at @t of the WQE of @nbb BBs at BB counter @fetch. */
+static inline void sim_sq_fetched(struct sim_sq *sq, struct sim_fetched *f, uint32_t fetch,
+                                  unsigned nbb, uint32_t len, sim_time_t t, enum sim_order order,
+                                  uint64_t wseq)
+{
 	f->counter = fetch;
-	f->nbb = 1;
-	f->len = (uint16_t)(ds ? ds * PRISM_WQE_DS_BYTES : PRISM_WQE_DS_BYTES);
+	f->nbb = (uint16_t)nbb;
+	f->len = (uint16_t)len;
 	f->order = order;
 	f->fetched_at = t;
 	f->wseq = wseq;
 	f->hazard = false;
-	sq->bbf[fetch & (sq->nbb - 1)] =
-	    (struct sim_bb_fetch){.t = t, .ctr = fetch, .fetched = true};
+	for (unsigned b = 0; b < nbb; b++)
+		sq->bbf[(fetch + b) & (sq->nbb - 1)] =
+		    (struct sim_bb_fetch){.t = t, .ctr = fetch, .fetched = true};
 }
 static inline void sim_sq_fetch(struct sim_qp *qp, sim_time_t t, enum sim_order first_order)
 {
@@ -983,8 +988,11 @@ static inline void sim_sq_fetch_next(struct sim_qp *qp, sim_time_t t)
 	ds = src[7] & 0x3fu;
 	if (sq->pf_cnt && ds <= PRISM_WQE_BB / PRISM_WQE_DS_BYTES && !qp->dev->obs.event &&
 	    (int32_t)(sq->head + sq->pf_max_bbs - fetch) > 0) {
-		sim_sq_fetch_bb(sq, &sq->pf[sim_wrap(sq->pf_head + sq->pf_cnt, sq->pf_cap)], src,
-		                ds, fetch, t, SIM_ORDER_WQ, qp->dev->wseq);
+		struct sim_fetched *f = &sq->pf[sim_wrap(sq->pf_head + sq->pf_cnt, sq->pf_cap)];
+
+		/* the whole block (a fixed-size copy; bytes past len are never read) */
+		memcpy(f->bytes, src, PRISM_WQE_BB);
+		sim_sq_fetched(sq, f, fetch, 1, sim_fetch_len(ds), t, SIM_ORDER_WQ, qp->dev->wseq);
 		sq->fetch = ++fetch;
 		sq->pf_cnt++;
 		qp->dev->st.fetches++;
