@@ -268,29 +268,37 @@ DECODE_INLINE int decode_body(const uint8_t *buf, size_t len, struct prism_wqe *
                               struct prism_wqe_diag *d)
 {
 	const struct prism_opcode_info *info;
+	enum prism_seg_shape shape;
+	uint8_t opcode, opmod, ds;
 	uint32_t end;
 	int rc;
 
 	if (len < WQE_CTRL_BYTES)
 		return FAIL(d, PRISM_WQE_E_SHORT, 0, "%zu bytes, a control segment needs 16", len);
+	/* what the checks read, taken from the bytes and the (constant) table
+	 * before the stores into @w, which the compiler cannot tell apart
+	 * from the table */
+	opmod = buf[0];
+	opcode = buf[3];
+	ds = buf[7];
+	info = &wqe_opcode_table[opcode];
+	shape = info->shape;
 	wqe_ctrl_unpack(buf, &w->ctrl);
 	clear_optional(w);
-	info = &wqe_opcode_table[w->ctrl.opcode];
 	if (!info->name)
-		return FAIL(d, PRISM_WQE_E_OPCODE, 3, "unknown opcode 0x%02x", w->ctrl.opcode);
-	if (w->ctrl.ds & 0xc0u)
-		return FAIL(d, PRISM_WQE_E_DS, 7, "ds byte 0x%02x has reserved bits 7:6 set",
-		            w->ctrl.ds);
-	if (w->ctrl.ds == 0)
+		return FAIL(d, PRISM_WQE_E_OPCODE, 3, "unknown opcode 0x%02x", opcode);
+	if (ds & 0xc0u)
+		return FAIL(d, PRISM_WQE_E_DS, 7, "ds byte 0x%02x has reserved bits 7:6 set", ds);
+	if (ds == 0)
 		return FAIL(d, PRISM_WQE_E_DS, 7, "ds=0, the control segment alone is 1");
-	end = w->ctrl.ds * PRISM_WQE_DS_BYTES;
+	end = ds * PRISM_WQE_DS_BYTES;
 	if (end > len)
 		return FAIL(d, PRISM_WQE_E_SHORT, (uint32_t)len,
-		            "ds=%u (%u bytes) but only %zu bytes readable", w->ctrl.ds, end, len);
-	if (!wqe_opmod_valid(info, w->ctrl.opmod))
-		return FAIL(d, PRISM_WQE_E_OPMOD, 0, "opmod 0x%02x is not valid for %s",
-		            w->ctrl.opmod, info->name);
-	switch (info->shape) {
+		            "ds=%u (%u bytes) but only %zu bytes readable", ds, end, len);
+	if (!wqe_shape_opmod_valid(shape, opcode, opmod))
+		return FAIL(d, PRISM_WQE_E_OPMOD, 0, "opmod 0x%02x is not valid for %s", opmod,
+		            info->name);
+	switch (shape) {
 	case PRISM_SHAPE_CTRL_ONLY:
 		rc = dec_ctrl_only(buf, end, w, d);
 		break;
