@@ -287,6 +287,7 @@ void sim_sq_step(struct sim_qp *qp, sim_time_t start)
 	if (dev->obs.event)
 		emit_exec(qp, SIM_EV_EXEC_END, sq->t, sq->t, x.os->counter, &q, NULL);
 	if (lone && (rc > 0 || !x.os->done)) {
+		sim_outst_clear_req(x.os);
 		sq->os_cnt++; /* it is the ring's only entry: os_head names it */
 		lone = false;
 	}

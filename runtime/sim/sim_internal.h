@@ -890,28 +890,37 @@ static inline uint32_t sim_wrap(uint32_t i, uint32_t cap)
 {
 	return i >= cap ? i - cap : i;
 }
-/* The entry the next push takes, with its completion state cleared, not yet
- * counted (the caller has checked there is room: sim_sq_ready). */
+/* The entry the next push takes, not yet counted, with what its completion
+ * reads (sim_outst_retire) cleared: enough for an ordering verb that
+ * completes in its own step (the caller has checked there is room:
+ * sim_sq_ready). */
 static inline struct sim_outst *sim_outst_next(struct sim_qp *qp)
 {
 	struct sim_sq *sq = &qp->sq;
 	struct sim_outst *o = &sq->os[sim_wrap(sq->os_head + sq->os_cnt, sq->os_cap)];
 
-	o->done = o->sent = o->read_like = o->rnr_able = false;
-	o->syndrome = 0;
+	o->done = o->read_like = false;
 	o->byte_count = 0;
-	o->nsge = 0;
-	o->psn = 0;
 	o->done_at = 0;
-	o->req = NULL;
-	o->req_lent = false;
 	return o;
 }
-/* Takes the next outstanding entry of @qp's send queue (sim_outst_next). */
+/* Clears what a request and its answer fill in entry @o. */
+static inline void sim_outst_clear_req(struct sim_outst *o)
+{
+	o->sent = o->rnr_able = false;
+	o->syndrome = 0;
+	o->nsge = 0;
+	o->psn = 0;
+	o->req = NULL;
+	o->req_lent = false;
+}
+/* Takes the next outstanding entry of @qp's send queue, all of its state
+ * cleared. */
 static inline struct sim_outst *sim_outst_push(struct sim_qp *qp)
 {
 	struct sim_outst *o = sim_outst_next(qp);
 
+	sim_outst_clear_req(o);
 	qp->sq.os_cnt++;
 	return o;
 }
