@@ -9,7 +9,8 @@
  * encoder byte for byte.  Also the control-segment unpack and the opcode
  * table as the decoder reads them inline (its hot path).
  *
- * Must not: be included outside runtime/wqe/.
+ * Must not: be included outside runtime/wqe/ (the engine gets it only through
+ * wqe_lean.h, whose inline decode needs it).
  */
 #ifndef PRISM_WQE_LAYOUT_H
 #define PRISM_WQE_LAYOUT_H
