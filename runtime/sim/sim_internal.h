@@ -560,7 +560,7 @@ static inline void sim_sq_patch(struct sim_qp *qp, uint32_t off, const uint8_t *
 	 * runs (sim_sq_hazard_check). */
 	bool may_race = dev->o.hazard != SIM_HAZARD_OFF && w->kind == SIM_WRITER_SQ;
 
-	for (uint32_t b = b0; b <= b1; b++) {
+	for (uint32_t b = b0;; b++) {
 		struct sim_bb_state *st = &sq->bbs[b];
 
 		st->wseq = dev->wseq;
@@ -568,6 +568,8 @@ static inline void sim_sq_patch(struct sim_qp *qp, uint32_t off, const uint8_t *
 		if (may_race && sq->bbf[b].fetched && sq->bbf[b].t > w->issued_at &&
 		    sim_sq_patch_race(qp, b, off, src, len, w, t))
 			may_race = false; /* one report per patch */
+		if (b == b1)
+			break;
 	}
 	if (dev->obs.event)
 		sim_sq_emit_patch(qp, off, len, w, t);
