@@ -514,30 +514,24 @@ static inline bool sim_bb_match(const uint8_t *mem, const uint8_t *copy)
 	return memcmp(mem, copy, PRISM_WQE_BB) == 0;
 #endif
 }
-/* Do the @len (<= @cap) bytes at @a and at the fetched copy @b match?
- * Whole blocks of @cap bytes are compared first with a fixed-size
- * compare: equal there is equal over @len; otherwise the exact @len bytes
- * decide. */
-static inline bool sim_bytes_match(const uint8_t *a, const uint8_t *b, uint32_t len, uint32_t cap)
-{
-	if (cap == PRISM_WQE_BB && sim_bb_match(a, b))
-		return true;
-	return memcmp(a, b, len) == 0;
-}
 /* Compares a fetched WQE with memory; reports a hazard.  Returns true when
- * the fail policy says the WQE must not execute.  (The common case, a WQE
- * that does not wrap and that nobody changed, is decided inline.) */
+ * the fail policy says the WQE must not execute.  The common case, a WQE
+ * nobody changed, is decided inline: a one-BB WQE (it never wraps) by its
+ * whole block (equal there is equal over its length), a longer one that
+ * does not wrap by its bytes; the rest, and every mismatch, out of line
+ * (which compares the WQE's exact bytes). */
 bool sim_sq_hazard_check_slow(struct sim_qp *qp, struct sim_fetched *f, sim_time_t t);
 static inline bool sim_sq_hazard_check(struct sim_qp *qp, struct sim_fetched *f, sim_time_t t)
 {
 	const struct sim_sq *sq = &qp->sq;
 	uint32_t first = f->counter & (sq->nbb - 1);
+	const uint8_t *mem = sq->buf + (size_t)first * PRISM_WQE_BB;
 
 	if (qp->dev->o.hazard == SIM_HAZARD_OFF)
 		return false;
-	if (!f->hazard && first + f->nbb <= sq->nbb &&
-	    sim_bytes_match(sq->buf + (size_t)first * PRISM_WQE_BB, f->bytes, f->len,
-	                    f->nbb * PRISM_WQE_BB))
+	if (!f->hazard &&
+	    (f->nbb == 1 ? sim_bb_match(mem, f->bytes)
+	                 : first + f->nbb <= sq->nbb && memcmp(mem, f->bytes, f->len) == 0))
 		return false;
 	return sim_sq_hazard_check_slow(qp, f, t);
 }
