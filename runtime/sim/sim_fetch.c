@@ -73,7 +73,6 @@ void sim_sq_fetch_upto(struct sim_qp *qp, sim_time_t t, enum sim_order first_ord
 		struct sim_fetched *f = &sq->pf[slot];
 		const uint8_t *src = sq->buf + (size_t)(fetch & mask) * PRISM_WQE_BB;
 		unsigned ds = src[7] & 0x3fu; /* mlx5_wqe_ctrl_seg.qpn_ds low 6 bits */
-
 		uint32_t len = sim_fetch_len(ds);
 
 		if (ds <= PRISM_WQE_BB / PRISM_WQE_DS_BYTES) {
