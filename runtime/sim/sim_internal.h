@@ -983,29 +983,31 @@ static inline void sim_sq_fetch(struct sim_qp *qp, sim_time_t t, enum sim_order 
 static inline void sim_sq_fetch_next(struct sim_qp *qp, sim_time_t t)
 {
 	struct sim_sq *sq = &qp->sq;
-	uint32_t limit = sim_qp_sq_limit(qp), fetch = sq->fetch;
+	uint32_t fetch = sq->fetch;
+	/* BBs below the limit, and room in the window, from fetch on */
+	int32_t posted = (int32_t)(sim_qp_sq_limit(qp) - fetch);
+	int32_t room = (int32_t)(sq->head + sq->pf_max_bbs - fetch);
 	const uint8_t *src;
 	unsigned ds;
 
-	if ((int32_t)(limit - fetch) <= 0)
+	if (posted <= 0)
 		return; /* nothing posted / enabled beyond what was fetched */
 	src = sq->buf + (size_t)(fetch & (sq->nbb - 1)) * PRISM_WQE_BB;
 	ds = src[7] & 0x3fu;
-	if (sq->pf_cnt && ds <= PRISM_WQE_BB / PRISM_WQE_DS_BYTES && !qp->dev->obs.event &&
-	    (int32_t)(sq->head + sq->pf_max_bbs - fetch) > 0) {
+	if (room > 0 && sq->pf_cnt && ds <= PRISM_WQE_BB / PRISM_WQE_DS_BYTES &&
+	    !qp->dev->obs.event) {
 		struct sim_fetched *f = &sq->pf[sim_wrap(sq->pf_head + sq->pf_cnt, sq->pf_cap)];
 
 		/* the whole block (a fixed-size copy; bytes past len are never read) */
 		memcpy(f->bytes, src, PRISM_WQE_BB);
 		sim_sq_fetched(sq, f, fetch, 1, sim_fetch_len(ds), t, SIM_ORDER_WQ, qp->dev->wseq);
-		sq->fetch = ++fetch;
+		sq->fetch = fetch + 1;
 		sq->pf_cnt++;
 		qp->dev->st.fetches++;
-		if ((int32_t)(limit - fetch) <= 0 ||
-		    (int32_t)(sq->head + sq->pf_max_bbs - fetch) <= 0)
+		if (posted == 1 || room == 1)
 			return;
 	}
-	sim_sq_fetch_upto(qp, t, SIM_ORDER_WQ, limit);
+	sim_sq_fetch_upto(qp, t, SIM_ORDER_WQ, fetch + (uint32_t)posted);
 }
 /* How far receives may be consumed (absolute receive counter). */
 static inline uint32_t sim_qp_rq_limit(struct sim_qp *qp)
