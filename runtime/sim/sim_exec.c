@@ -27,11 +27,6 @@ static const sim_exec_fn exec_table[256] = {
     [PRISM_OP_SEND_ENABLE] = sim_exec_send_en,
 };
 
-static inline struct sim_fetched *head_fetched(struct sim_sq *sq)
-{
-	return sq->pf_cnt ? &sq->pf[sq->pf_head] : NULL;
-}
-
 static void emit_wait(struct sim_qp *qp, enum sim_event_kind k, const struct sim_fetched *f,
                       sim_time_t t)
 {
@@ -246,7 +241,9 @@ void sim_sq_step(struct sim_qp *qp, sim_time_t start)
 		sim_requester_rnr_resend(qp);
 		return;
 	}
-	f = head_fetched(sq);
+	/* the scheduler steps a queue only where sim_sq_ready said it may
+	 * run: its head WQE is fetched (and decoded: sq->hd) */
+	f = &sq->pf[sq->pf_head];
 	x.qp = qp;
 	x.f = f;
 	x.w = &sq->hd.w;
