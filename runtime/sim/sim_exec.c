@@ -276,7 +276,8 @@ void sim_sq_step(struct sim_qp *qp, sim_time_t start)
 		emit_exec(qp, SIM_EV_EXEC_START, start, start + x.cost.busy, f->counter, &q, q.wqe);
 
 	rc = synd ? synd : exec_table[sq->hd.w.ctrl.opcode](&x);
-	sq->after_wait = sq->hd.rc >= 0 && sq->hd.w.ctrl.opcode == PRISM_OP_CQE_WAIT;
+	if (dev->cost_query) /* the query's order is all that reads it */
+		sq->after_wait = sq->hd.rc >= 0 && sq->hd.w.ctrl.opcode == PRISM_OP_CQE_WAIT;
 	pop_head(qp, f); /* x.w: the next head from here */
 	sq->t = start + x.cost.busy;
 	dev->st.wqes_executed++;

@@ -186,7 +186,8 @@ struct sim_sq {
 	sim_time_t t;     /* PU virtual time: next WQE starts no earlier */
 	sim_time_t dep_t; /* time the current WQE's dependency was satisfied */
 	enum sim_block block;
-	bool after_wait;    /* the previous WQE was a WAIT: completion order */
+	bool after_wait;    /* the previous WQE was a WAIT: completion order (kept only
+	                     * where a cost query reads it: dev->cost_query) */
 	sim_time_t rdone_t; /* latest completion time of a READ/atomic (fences) */
 	sim_time_t done_t;  /* latest completion time of any WQE (strong ordering) */
 	bool rnr_parked;    /* infinite RNR retry waiting for outside progress */
