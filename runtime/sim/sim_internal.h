@@ -979,8 +979,9 @@ static inline void sim_sq_fetch(struct sim_qp *qp, sim_time_t t, enum sim_order 
 }
 /* sim_sq_fetch after a step of @qp (RTS) at @t: the step freed room in the
  * window.  The common case, one more one-BB WQE into a window that still
- * holds WQEs, is fetched inline (no observer to tell); the rest, if
- * anything, by sim_sq_fetch_upto. */
+ * holds WQEs (no head to decode, no queue to wake) and no observer (no
+ * FETCH event), is fetched inline; the rest, if anything, by
+ * sim_sq_fetch_upto, as before. */
 static inline void sim_sq_fetch_next(struct sim_qp *qp, sim_time_t t)
 {
 	struct sim_sq *sq = &qp->sq;
