@@ -958,6 +958,7 @@ PRISM_API int prism_server__shard_stats(const struct prism_server *srv, unsigned
 int core_server_post(struct prism_server *srv, const void *chain, size_t len,
                      const struct core_poster *who, char *why, size_t whylen)
 {
+	struct core_log_held held;
 	struct prism_program *prog;
 	bool replaces;
 	int err;
@@ -966,10 +967,14 @@ int core_server_post(struct prism_server *srv, const void *chain, size_t len,
 		snprintf(why, whylen, "this server does not accept posted programs");
 		return -EPERM;
 	}
+	/* the library's reason goes to the poster, and into the one line the
+	 * caller logs about the refusal */
+	core_log_hold(&held);
 	prog = prism_program__open_mem(chain, len, NULL);
 	if (!prog) {
 		err = -errno;
-		snprintf(why, whylen, "%s", prism_strerror(err));
+		core_log_release(&held);
+		snprintf(why, whylen, "%s", held.msg[0] ? held.msg : prism_strerror(err));
 		return err;
 	}
 	prog->installed_uid = who->uid;
@@ -980,7 +985,10 @@ int core_server_post(struct prism_server *srv, const void *chain, size_t len,
 	err = prism_program__load(prog, srv->dev);
 	if (!err)
 		err = prism_server__add_program(srv, prog);
-	if (err)
+	core_log_release(&held);
+	if (err && held.msg[0])
+		snprintf(why, whylen, "%s", held.msg);
+	else if (err)
 		snprintf(why, whylen, "program '%s': %s", prog->name, prism_strerror(err));
 	else
 		core_info("server: program '%s' %s by uid %u pid %d (%zu-byte object, %d "
