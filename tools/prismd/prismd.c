@@ -277,13 +277,14 @@ static void program_failed(const struct daemon *d, size_t i, const struct prism_
  * Open, load and install configured program @i, holding the library's error
  * meanwhile (core_log_hold): a failure is then one line, at the place of the
  * configuration (program_failed), and a program that only waits for a
- * region an application will share logs nothing.  Returns 0 when it is
+ * region an application will share logs no error.  Returns 0 when it is
  * installed, 1 when it waits, -1 when it failed for good.
  */
 static int load_program(struct daemon *d, size_t i)
 {
 	struct core_log_held why;
 	struct prism_program *p;
+	uint64_t size;
 	int err;
 
 	core_log_hold(&why);
@@ -291,6 +292,10 @@ static int load_program(struct daemon *d, size_t i)
 	err = p ? prism_program__load(p, d->dev) : -errno;
 	if (err == -PRISM_E_NOREGION && waits_for_app(d, p)) {
 		core_log_release(&why);
+		printf("prismd: program '%s' (%s) waits for region '%s', which an application "
+		       "shares\n",
+		       prism_program__name(p), d->cfg.programs[i],
+		       unregistered_region(d, p, &size));
 		prism_program__close(p);
 		return 1;
 	}
