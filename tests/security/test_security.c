@@ -215,12 +215,8 @@ static int teardown(void **state)
 	free(S.publish);
 	rmdir(S.tmpdir);
 	memset(&S, 0, sizeof(S)); /* the next group starts afresh */
-	if (g_emulated) {
-		mlx5emu_uninstall();
-		if (mlx5emu_errors())
-			fail_msg("mlx5emu: %u loud failures, last: %s", mlx5emu_errors(),
-			         mlx5emu_last_error());
-	}
+	if (g_emulated)
+		assert_int_equal(mlx5emu_finish(), 0);
 	return 0;
 }
 
