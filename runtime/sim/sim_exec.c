@@ -32,11 +32,11 @@ static inline struct sim_fetched *head_fetched(struct sim_sq *sq)
 	return sq->pf_cnt ? &sq->pf[sq->pf_head] : NULL;
 }
 
-static void emit_wait(struct sim_qp *qp, enum sim_event_kind k, const struct sim_fetched *f,
-                      sim_time_t t)
+/* WAIT_BLOCK / WAIT_RELEASE for an observer (out of line: the event is
+ * built only when someone reads it). */
+static __attribute__((noinline, cold)) void emit_wait_ev(struct sim_qp *qp, enum sim_event_kind k,
+                                                         const struct sim_fetched *f, sim_time_t t)
 {
-	if (!qp->dev->obs.event)
-		return;
 	struct sim_event ev = {
 	    .kind = k,
 	    .t = t,
@@ -47,6 +47,13 @@ static void emit_wait(struct sim_qp *qp, enum sim_event_kind k, const struct sim
 	};
 
 	sim_emit(qp->dev, &ev);
+}
+
+static inline void emit_wait(struct sim_qp *qp, enum sim_event_kind k, const struct sim_fetched *f,
+                             sim_time_t t)
+{
+	if (qp->dev->obs.event)
+		emit_wait_ev(qp, k, f, t);
 }
 
 /* A fence holds a WQE until earlier READs/atomics (or, for strong
@@ -75,17 +82,19 @@ static bool fence_clear(struct sim_qp *qp, const struct prism_wqe *w, sim_time_t
 	return true;
 }
 
-/* An RNR-blocked queue resends once its timer ran out (out of line: rare). */
-static __attribute__((noinline)) bool rnr_ready(struct sim_qp *qp, sim_time_t *t)
+/* An RNR-blocked queue resends once its timer ran out (out of line: rare).
+ * Either way it stays on the scheduler's dirty list: a parked infinite
+ * retry waits for outside progress, which wakes nothing. */
+static __attribute__((noinline)) unsigned rnr_ready(struct sim_qp *qp, sim_time_t *t)
 {
 	struct sim_sq *sq = &qp->sq;
 
 	if (sq->rnr_parked &&
 	    sq->rnr_mark == __atomic_load_n(&qp->dev->outside_progress, __ATOMIC_RELAXED))
-		return false;
+		return SIM_RD_POLL;
 	sq->rnr_parked = false;
 	*t = sq->rnr_at > sq->t ? sq->rnr_at : sq->t;
-	return true;
+	return SIM_RD_READY | SIM_RD_POLL;
 }
 
 /* Called only where sim_sq_ready_plain answered -1: the queue is RTS and
@@ -93,7 +102,7 @@ static __attribute__((noinline)) bool rnr_ready(struct sim_qp *qp, sim_time_t *t
  * a WAIT, or finds the outstanding ring full (none of that is re-checked).
  * The fence scan runs only for a fenced WQE; a WAIT on a CQ count is
  * decided inline (sim_wait_satisfied). */
-bool sim_sq_ready_slow(struct sim_qp *qp, sim_time_t *t)
+unsigned sim_sq_ready_slow(struct sim_qp *qp, sim_time_t *t)
 {
 	struct sim_sq *sq = &qp->sq;
 	const struct sim_fetched *f;
@@ -104,37 +113,43 @@ bool sim_sq_ready_slow(struct sim_qp *qp, sim_time_t *t)
 	f = &sq->pf[sq->pf_head];
 	if (sq->os_cnt == sq->os_cap) {
 		sq->block = SIM_BLOCK_OUTST; /* every WQE, even a bad one, takes an entry */
-		return false;
+		return 0;
 	}
 	t0 = sq->t > f->fetched_at ? sq->t : f->fetched_at;
 	if (sq->hd.rc < 0) {
 		*t = t0;
-		return true; /* executes as an error */
+		return SIM_RD_READY; /* executes as an error */
 	}
 	if (sq->hd.w.ctrl.fm_ce_se & PRISM_CTRL_FM_MASK) {
 		if (!fence_clear(qp, &sq->hd.w, &dep)) {
 			sq->block = SIM_BLOCK_FENCE;
-			return false;
+			return 0;
 		}
 		if (dep > t0)
 			t0 = dep;
 	}
 	if (sq->hd.w.ctrl.opcode == PRISM_OP_CQE_WAIT) {
+		/* a WAIT on data watches memory the CPU writes: polled */
+		unsigned poll = sq->hd.w.ctrl.opmod == PRISM_WAIT_CQ ? 0 : SIM_RD_POLL;
+
 		if (!sim_wait_satisfied(qp, &sq->hd.w, &dep)) {
 			if (sq->block != SIM_BLOCK_WAIT_CQ) {
 				sq->block = SIM_BLOCK_WAIT_CQ;
 				emit_wait(qp, SIM_EV_WAIT_BLOCK, f, t0);
 			}
-			return false;
+			return poll ? poll : SIM_RD_WAIT_CQ;
 		}
 		if (dep > t0)
 			t0 = dep;
 		if (sq->block == SIM_BLOCK_WAIT_CQ)
 			emit_wait(qp, SIM_EV_WAIT_RELEASE, f, t0);
+		sq->block = SIM_BLOCK_NONE;
+		*t = t0;
+		return SIM_RD_READY | poll;
 	}
 	sq->block = SIM_BLOCK_NONE;
 	*t = t0;
-	return true;
+	return SIM_RD_READY;
 }
 
 static uint8_t check_ctrl(struct sim_qp *qp, const struct sim_fetched *f)

@@ -560,8 +560,15 @@ void sim_sq_step(struct sim_qp *qp, sim_time_t start);
  * scheduler asks a queue after each of its steps and wakes: the common
  * cases (not RTS, nothing fetched, an unfenced WQE other than a WAIT) are
  * decided inline, the rest by sim_sq_ready_slow, which may be called only
- * where sim_sq_ready_plain answered -1 (it does not re-check those cases). */
-bool sim_sq_ready_slow(struct sim_qp *qp, sim_time_t *t);
+ * where sim_sq_ready_plain answered -1 (it does not re-check those cases).
+ * Its answer also says whether only a sim_sched_wake can change it (the
+ * scheduler then parks the queue): SIM_RD_READY is set when runnable from
+ * *@t; SIM_RD_POLL when it may change without a wake (an RNR retry, a WAIT
+ * on data); SIM_RD_WAIT_CQ (not runnable) is a WAIT on a CQ count, which
+ * that CQ's next CQE wakes; 0: not runnable until a wake (fence, full
+ * outstanding ring). */
+enum { SIM_RD_READY = 1, SIM_RD_POLL = 2, SIM_RD_WAIT_CQ = 4 };
+unsigned sim_sq_ready_slow(struct sim_qp *qp, sim_time_t *t);
 /* The inline part: 1 runnable (a plain head: no WAIT, fence or RNR), 0
  * not, -1 ask sim_sq_ready_slow. */
 static inline int sim_sq_ready_plain(struct sim_qp *qp, sim_time_t *t)
@@ -589,7 +596,7 @@ static inline bool sim_sq_ready(struct sim_qp *qp, sim_time_t *t)
 {
 	int r = sim_sq_ready_plain(qp, t);
 
-	return r < 0 ? sim_sq_ready_slow(qp, t) : r;
+	return r < 0 ? (sim_sq_ready_slow(qp, t) & SIM_RD_READY) != 0 : r;
 }
 
 /* Per-verb executors (sim_exec_*.c).  They return 0 when the WQE executed

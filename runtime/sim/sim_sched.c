@@ -160,32 +160,22 @@ static uint32_t rdy_ties(const struct sim_dev *dev, sim_time_t t, struct sim_qp 
 /* ---- parking ------------------------------------------------------------- */
 
 /*
- * After sim_sq_ready() said no: can @qp leave the dirty set until
- * sim_sched_wake()?  Only for conditions whose every change wakes it: not
- * RTS (state changes), nothing fetched (fetches, responses), a WAIT on a
- * CQ count (that CQ's next CQE), a fence or a full outstanding ring (an
+ * A queue that cannot run leaves the dirty set until sim_sched_wake() when
+ * every change of its condition wakes it: not RTS (state changes), nothing
+ * fetched (fetches, responses), a fence or a full outstanding ring (an
  * outstanding entry becoming done: by a packet, which wakes a fenced or
  * full queue (sim_requester.c), by the queue's own step (which makes it
- * dirty), or by a failure (a state change)).  RNR and wait-on-data stay
- * dirty (re-evaluated every step).
+ * dirty), or by a failure (a state change)), a WAIT on a CQ count (that
+ * CQ's next CQE: the queue joins the CQ's waiter list here).  RNR and
+ * wait-on-data stay dirty (re-evaluated every step: SIM_RD_POLL).  Returns
+ * whether @qp, blocked on a WAIT on a CQ count, may leave the dirty set.
  */
-static bool park(struct sim_qp *qp)
+static bool park_on_cq(struct sim_qp *qp)
 {
-	struct sim_sq *sq = &qp->sq;
-	struct sim_cq *cq;
+	struct sim_cq *cq = sim_cq_by_num(qp->dev, qp->sq.hd.w.wait_en.obj_num);
 
-	if (qp->state != SIM_QPS_RTS)
-		return true;
-	if (sq->block == SIM_BLOCK_RNR)
-		return false;
-	if (!sq->pf_cnt)
-		return true;
-	if (sq->block == SIM_BLOCK_FENCE || sq->block == SIM_BLOCK_OUTST)
-		return true; /* sim_outst_complete wakes it */
-	if (sq->block != SIM_BLOCK_WAIT_CQ || sq->hd.rc < 0 ||
-	    sq->hd.w.ctrl.opmod != PRISM_WAIT_CQ ||
-	    !(cq = sim_cq_by_num(qp->dev, sq->hd.w.wait_en.obj_num)))
-		return false;
+	if (!cq)
+		return false; /* never: a WAIT on a missing CQ runs */
 	if (qp->wait_cqn != cq->cqn) {
 		if (!ARRAY_RESERVE(cq->waiters, cq->waiters_cap, cq->nwaiters + 1))
 			return false; /* stays dirty: slower, still right */
@@ -193,19 +183,6 @@ static bool park(struct sim_qp *qp)
 		qp->wait_cqn = cq->cqn;
 	}
 	return true;
-}
-
-/* A ready @qp whose readiness can change without a wake: an RNR
- * retransmission (parked infinite retries wait for outside progress) or a
- * WAIT on data (memory the CPU writes). */
-static inline bool stays_dirty(const struct sim_qp *qp)
-{
-	const struct sim_sq *sq = &qp->sq;
-
-	if (sq->block == SIM_BLOCK_RNR)
-		return true;
-	return sq->hd.rc >= 0 && sq->hd.w.ctrl.opcode == PRISM_OP_CQE_WAIT &&
-	       sq->hd.w.ctrl.opmod != PRISM_WAIT_CQ;
 }
 
 /* Is @qp still parked on a WAIT for a count @cq has not reached?  (What
@@ -289,21 +266,27 @@ void sim_sched_forget(struct sim_qp *qp)
 /* @qp's readiness is @r (sim_sq_ready_plain: 1, 0, -1 = ask the slow
  * path) from @t: a ready queue gets its heap key; one that is not leaves
  * the heap.  Returns whether it may leave the dirty list (parked, or ready
- * with a start time only a wake can change). */
+ * with a start time only a wake can change).  sim_sq_ready_plain answers 0
+ * only for a queue not RTS or with nothing fetched: parked. */
 static inline __attribute__((always_inline)) bool settle(struct sim_dev *dev, struct sim_qp *qp,
                                                          int r, sim_time_t t)
 {
+	unsigned v;
+
 	if (r > 0) {
 		rdy_set(dev, qp, t);
 		return true;
 	}
-	if (r < 0 && sim_sq_ready_slow(qp, &t)) {
+	v = r < 0 ? sim_sq_ready_slow(qp, &t) : 0;
+	if (v & SIM_RD_READY) {
 		rdy_set(dev, qp, t);
-		return !stays_dirty(qp);
+		return !(v & SIM_RD_POLL);
 	}
 	if (qp->rdy_pos)
 		rdy_del(dev, qp);
-	return park(qp);
+	if (v == SIM_RD_WAIT_CQ)
+		return park_on_cq(qp);
+	return !(v & SIM_RD_POLL);
 }
 
 static inline __attribute__((always_inline)) bool evaluate(struct sim_dev *dev, struct sim_qp *qp)
