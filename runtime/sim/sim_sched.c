@@ -385,6 +385,25 @@ static void pick_tied(struct sim_dev *dev, struct pick *b)
 	b->ptr = j;
 }
 
+/* SIM_SCHED_VTIME, no READ job, the inbox later than the heap's root: the
+ * root's queue, or one of two tied at the root's time (the draw pick_tied
+ * would make, without its walk); NULL when more are tied. */
+static inline __attribute__((always_inline)) struct sim_qp *
+pick_root(struct sim_dev *dev, const struct sim_rdy *h, uint32_t n)
+{
+	sim_time_t t = h[0].t;
+	uint32_t c, o;
+
+	if ((n < 2 || h[1].t != t) && (n < 3 || h[2].t != t))
+		return h[0].qp;
+	c = h[1].t == t ? 1 : 2;
+	o = 3 - c;
+	if ((o < n && h[o].t == t) || (2 * c + 1 < n && h[2 * c + 1].t == t) ||
+	    (2 * c + 2 < n && h[2 * c + 2].t == t))
+		return NULL;
+	return sim_rand(dev) % 2 ? h[c].qp : h[0].qp;
+}
+
 /* SIM_SCHED_VTIME: the unit with the earliest start time. */
 static inline __attribute__((always_inline)) bool pick_vtime(struct sim_dev *dev, struct pick *b)
 {
@@ -394,25 +413,11 @@ static inline __attribute__((always_inline)) bool pick_vtime(struct sim_dev *dev
 	if (__builtin_expect(!dev->jobs, 1)) {
 		/* the common case: no READ jobs, one earliest unit */
 		if (n && (!dev->inbox.n || dev->rdy[0].t < dev->inbox.front->t)) {
-			sim_time_t t = dev->rdy[0].t;
+			struct sim_qp *qp = pick_root(dev, dev->rdy, n);
 
-			const struct sim_rdy *h = dev->rdy;
-			uint32_t c, o;
-
-			*b = (struct pick){UNIT_SQ, h[0].qp, t};
-			if ((n < 2 || h[1].t != t) && (n < 3 || h[2].t != t))
-				return true;
-			/* two queues at @t, nothing else (the inbox is later): the
-			 * draw pick_tied would make, without its walk */
-			c = h[1].t == t ? 1 : 2;
-			o = 3 - c;
-			if ((o < n && h[o].t == t) || (2 * c + 1 < n && h[2 * c + 1].t == t) ||
-			    (2 * c + 2 < n && h[2 * c + 2].t == t)) {
+			*b = (struct pick){UNIT_SQ, qp, dev->rdy[0].t};
+			if (!qp)
 				pick_tied(dev, b);
-				return true;
-			}
-			if (sim_rand(dev) % 2)
-				b->ptr = h[c].qp;
 			return true;
 		}
 		if (dev->inbox.n && (!n || dev->inbox.front->t < dev->rdy[0].t)) {
@@ -479,44 +484,48 @@ static inline __attribute__((always_inline)) bool burst_on(struct sim_dev *dev, 
 
 #define SIM_BURST 64 /* WQEs a queue may run back to back in one step */
 
-/* One step: one unit, or a burst of one queue's WQEs (as many steps, while
- * dev->st.steps stays below @stop).  Returns false when no unit is
- * runnable.  Inlined into the run loop (sim_sched_steps), whose registers
- * then carry over from step to step. */
-static inline __attribute__((always_inline)) bool sched_step(struct sim_dev *dev, uint64_t stop)
+/* Runs the head WQE of @qp, picked at @t, and whatever burst follows (as
+ * many steps, while dev->st.steps stays below @stop), then settles it. */
+static inline __attribute__((always_inline)) void run_sq(struct sim_dev *dev, struct sim_qp *qp,
+                                                         sim_time_t t, uint64_t stop)
+{
+	sim_time_t next = 0;
+	int r;
+
+	for (int n = 0;; n++) {
+		dev->st.steps++;
+		sim_sq_step(qp, t);
+		r = sim_sq_ready_plain(qp, &next);
+		if (r <= 0 || n == SIM_BURST || dev->st.steps >= stop || !burst_on(dev, qp, next))
+			break;
+		t = next; /* its heap key stays (too early) until it stops */
+	}
+	/* its head, time or block changed: evaluated at once (what it woke is
+	 * evaluated at the next step) */
+	if (!settle(dev, qp, r, next))
+		sim_sched_wake(qp);
+}
+
+static inline __attribute__((always_inline)) void run_pkt(struct sim_dev *dev)
+{
+	dev->st.steps++;
+	sim_wire_rx(dev, sim_pktq_pop(&dev->inbox));
+}
+
+/* A step the run loop's common case does not cover (SIM_SCHED_RANDOM, READ
+ * jobs, a tie): pick, then run.  Returns false when no unit is runnable. */
+static __attribute__((noinline)) bool sched_step_picked(struct sim_dev *dev, uint64_t stop)
 {
 	struct pick b;
 
-	if (dev->tx_held || __atomic_load_n(&dev->rx_async.n, __ATOMIC_ACQUIRE))
-		sim_inbox_drain_async(dev);
-	if (dev->ndirty)
-		refresh(dev);
 	if (!(dev->o.sched == SIM_SCHED_RANDOM ? pick_random(dev, &b) : pick_vtime(dev, &b)))
 		return false;
 	switch (b.kind) {
-	case UNIT_SQ: {
-		struct sim_qp *qp = b.ptr;
-		sim_time_t t = 0;
-		int r;
-
-		for (int n = 0;; n++) {
-			dev->st.steps++;
-			sim_sq_step(qp, b.t);
-			r = sim_sq_ready_plain(qp, &t);
-			if (r <= 0 || n == SIM_BURST || dev->st.steps >= stop ||
-			    !burst_on(dev, qp, t))
-				break;
-			b.t = t; /* its heap key stays (too early) until it stops */
-		}
-		/* its head, time or block changed: evaluated at once (what it
-		 * woke is evaluated at the next step) */
-		if (!settle(dev, qp, r, t))
-			sim_sched_wake(qp);
+	case UNIT_SQ:
+		run_sq(dev, b.ptr, b.t, stop);
 		break;
-	}
 	case UNIT_PKT:
-		dev->st.steps++;
-		sim_wire_rx(dev, sim_pktq_pop(&dev->inbox));
+		run_pkt(dev);
 		break;
 	case UNIT_JOB:
 		dev->st.steps++;
@@ -533,13 +542,47 @@ static inline __attribute__((always_inline)) bool sched_step(struct sim_dev *dev
 	return true;
 }
 
-/* Counts units in dev->st.steps: a burst counts as the WQEs it ran. */
+/*
+ * Counts units in dev->st.steps: a burst counts as the WQEs it ran.  Each
+ * step: deliveries from other threads, then the woken queues' readiness,
+ * then one unit (or a burst).  The common case, SIM_SCHED_VTIME without
+ * READ jobs and one earliest unit (the heap's root or the inbox's head, no
+ * tie), is decided here; the rest by sched_step_picked.
+ */
 uint64_t sim_sched_steps(struct sim_dev *dev, uint64_t max_steps)
 {
 	uint64_t start = dev->st.steps, stop = max_steps ? start + max_steps : UINT64_MAX;
 
-	while (dev->st.steps < stop && sched_step(dev, stop))
-		;
+	while (dev->st.steps < stop) {
+		if (dev->tx_held || __atomic_load_n(&dev->rx_async.n, __ATOMIC_ACQUIRE))
+			sim_inbox_drain_async(dev);
+		if (dev->ndirty)
+			refresh(dev);
+		if (__builtin_expect(!dev->jobs && dev->o.sched == SIM_SCHED_VTIME, 1)) {
+			const struct sim_rdy *h = dev->rdy;
+			uint32_t n = dev->nrdy;
+
+			if (!n) {
+				if (!dev->inbox.n)
+					break;
+				run_pkt(dev);
+				continue;
+			}
+			if (!dev->inbox.n || h[0].t < dev->inbox.front->t) {
+				struct sim_qp *qp = pick_root(dev, h, n);
+
+				if (qp) {
+					run_sq(dev, qp, h[0].t, stop);
+					continue;
+				}
+			} else if (dev->inbox.front->t < h[0].t) {
+				run_pkt(dev);
+				continue;
+			}
+		}
+		if (!sched_step_picked(dev, stop))
+			break;
+	}
 	return dev->st.steps - start;
 }
 
