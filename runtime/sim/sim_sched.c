@@ -116,7 +116,7 @@ static void rdy_del(struct sim_dev *dev, struct sim_qp *qp)
 	rdy_put(dev, i, dev->rdy[dev->nrdy]);
 	if (i && dev->rdy[(i - 1) / 2].t > dev->rdy[i].t)
 		rdy_up(dev, i);
-	else
+	else if (2 * i + 1 < dev->nrdy)
 		rdy_down(dev, i);
 }
 
