@@ -170,6 +170,11 @@ static uint32_t rdy_ties(const struct sim_dev *dev, sim_time_t t, struct sim_qp 
  * wait-on-data stay dirty (re-evaluated every step: SIM_RD_POLL).  Returns
  * whether @qp, blocked on a WAIT on a CQ count, may leave the dirty set.
  */
+static __attribute__((noinline)) bool waiters_grow(struct sim_cq *cq)
+{
+	return ARRAY_RESERVE(cq->waiters, cq->waiters_cap, cq->nwaiters + 1);
+}
+
 static bool park_on_cq(struct sim_qp *qp)
 {
 	struct sim_cq *cq = sim_cq_by_num(qp->dev, qp->sq.hd.w.wait_en.obj_num);
@@ -177,7 +182,7 @@ static bool park_on_cq(struct sim_qp *qp)
 	if (!cq)
 		return false; /* never: a WAIT on a missing CQ runs */
 	if (qp->wait_cqn != cq->cqn) {
-		if (!ARRAY_RESERVE(cq->waiters, cq->waiters_cap, cq->nwaiters + 1))
+		if (cq->nwaiters == cq->waiters_cap && !waiters_grow(cq))
 			return false; /* stays dirty: slower, still right */
 		cq->waiters[cq->nwaiters++] = qp->slot;
 		qp->wait_cqn = cq->cqn;
