@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * sim_exec.c - one step of a send queue's processing unit: is the head WQE
- * runnable (fetched, WAIT satisfied, fence clear), then hazard check,
- * firmware-profile checks, the cost callback, dispatch through the opcode
- * table to the verb executors, and the error path.
+ * runnable (fetched, WAIT satisfied, fence clear: decided inline by
+ * sim_sq_ready_plain / sim_sq_ready_slow in sim_internal.h, their rare
+ * parts here), then hazard check, firmware-profile checks, the cost
+ * callback, dispatch through the opcode table to the verb executors, and
+ * the error path.
  *
  * Owns: the per-WQE life from "fetched" to "executed".  Must not: know
  * any verb's semantics (sim_exec_*.c) or emit CQEs itself (completions go

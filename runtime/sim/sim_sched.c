@@ -18,13 +18,18 @@
  * head WQE, a state change, a response that completes an entry it is
  * fenced or full on, an RNR NAK, a CQE that reaches its WAIT count, its
  * WAIT's CQ going away).  A ready queue gets its heap key; one that cannot
- * run until woken is parked (out of the heap, off the list).  RNR-blocked
- * queues and WAITs on data stay on the list (re-evaluated every step:
- * outside progress and memory the CPU writes wake nothing).  So a step
- * costs O(woken + log ready), not O(queues).  A queue that stays strictly
- * earliest, with a plain next WQE (no WAIT, fence or RNR), nothing woken
- * and the inbox later, runs that WQE at once: a burst, the very step that
- * would follow, without its pick (step limits count its WQEs).
+ * run until woken is parked (out of the heap, off the list; a WAIT on a CQ
+ * count joins that CQ's waiter list).  RNR-blocked queues and WAITs on
+ * data stay on the list (re-evaluated every step: outside progress and
+ * memory the CPU writes wake nothing); sim_sq_ready_slow's answer says
+ * which (SIM_RD_*).  So a step costs O(woken + log ready), not O(queues).
+ * The run loop decides the common step itself (VTIME, no READ job: the
+ * heap's root or the inbox's head, two queues tied at the root drawn as
+ * pick_tied would); the rest goes through the general pick.  A queue that
+ * stays strictly earliest, with a plain next WQE (no WAIT, fence or RNR),
+ * nothing woken and the inbox later, runs that WQE at once: a burst, the
+ * very step that would follow, without its pick (step limits count its
+ * WQEs).
  *
  * Must not: execute anything itself (sim_exec.c, sim_wire.c do).
  */
