@@ -494,19 +494,20 @@ static inline __attribute__((always_inline)) bool burst_on(struct sim_dev *dev, 
 
 #define SIM_BURST 64 /* WQEs a queue may run back to back in one step */
 
-/* Runs the head WQE of @qp, picked at @t, and whatever burst follows (as
- * many steps, while dev->st.steps stays below @stop), then settles it. */
-static inline __attribute__((always_inline)) void run_sq(struct sim_dev *dev, struct sim_qp *qp,
-                                                         sim_time_t t, uint64_t stop)
+/* Runs the head WQE of @qp, picked at @t, and whatever burst follows (at
+ * most @left WQEs, @left > 0), then settles it.  Returns the WQEs run. */
+static inline __attribute__((always_inline)) uint64_t run_sq(struct sim_dev *dev, struct sim_qp *qp,
+                                                             sim_time_t t, uint64_t left)
 {
 	sim_time_t next = 0;
+	uint64_t n = 0;
 	int r;
 
-	for (int n = 0;; n++) {
-		dev->st.steps++;
+	for (;;) {
+		n++;
 		sim_sq_step(qp, t);
 		r = sim_sq_ready_plain(qp, &next);
-		if (r <= 0 || n == SIM_BURST || dev->st.steps >= stop || !burst_on(dev, qp, next))
+		if (r <= 0 || n > SIM_BURST || n >= left || !burst_on(dev, qp, next))
 			break;
 		t = next; /* its heap key stays (too early) until it stops */
 	}
@@ -514,31 +515,30 @@ static inline __attribute__((always_inline)) void run_sq(struct sim_dev *dev, st
 	 * evaluated at the next step) */
 	if (!settle(dev, qp, r, next))
 		sim_sched_wake(qp);
+	return n;
 }
 
-static inline __attribute__((always_inline)) void run_pkt(struct sim_dev *dev)
+static inline __attribute__((always_inline)) uint64_t run_pkt(struct sim_dev *dev)
 {
-	dev->st.steps++;
 	sim_wire_rx(dev, sim_pktq_pop(&dev->inbox));
+	return 1;
 }
 
 /* A step the run loop's common case does not cover (SIM_SCHED_RANDOM, READ
- * jobs, a tie): pick, then run.  Returns false when no unit is runnable. */
-static __attribute__((noinline)) bool sched_step_picked(struct sim_dev *dev, uint64_t stop)
+ * jobs, a tie): pick, then run (at most @left units, @left > 0).  Returns
+ * the units run, 0 when none is runnable. */
+static __attribute__((noinline)) uint64_t sched_step_picked(struct sim_dev *dev, uint64_t left)
 {
 	struct pick b;
 
 	if (!(dev->o.sched == SIM_SCHED_RANDOM ? pick_random(dev, &b) : pick_vtime(dev, &b)))
-		return false;
+		return 0;
 	switch (b.kind) {
 	case UNIT_SQ:
-		run_sq(dev, b.ptr, b.t, stop);
-		break;
+		return run_sq(dev, b.ptr, b.t, left);
 	case UNIT_PKT:
-		run_pkt(dev);
-		break;
+		return run_pkt(dev);
 	case UNIT_JOB:
-		dev->st.steps++;
 		if (sim_readjob_step(dev, b.ptr)) {
 			struct sim_readjob **pp = &dev->jobs;
 
@@ -549,21 +549,22 @@ static __attribute__((noinline)) bool sched_step_picked(struct sim_dev *dev, uin
 		}
 		break;
 	}
-	return true;
+	return 1;
 }
 
 /*
- * Counts units in dev->st.steps: a burst counts as the WQEs it ran.  Each
- * step: deliveries from other threads, then the woken queues' readiness,
- * then one unit (or a burst).  The common case, SIM_SCHED_VTIME without
- * READ jobs and one earliest unit (the heap's root or the inbox's head, no
+ * Counts units in dev->st.steps (kept in a register while it runs: nothing
+ * a step calls reads it): a burst counts as the WQEs it ran.  Each step:
+ * deliveries from other threads, then the woken queues' readiness, then
+ * one unit (or a burst).  The common case, SIM_SCHED_VTIME without READ
+ * jobs and one earliest unit (the heap's root or the inbox's head, no
  * tie), is decided here; the rest by sched_step_picked.
  */
 uint64_t sim_sched_steps(struct sim_dev *dev, uint64_t max_steps)
 {
-	uint64_t start = dev->st.steps, stop = max_steps ? start + max_steps : UINT64_MAX;
+	uint64_t left = max_steps ? max_steps : UINT64_MAX, ran;
 
-	while (dev->st.steps < stop) {
+	while (left) {
 		if (dev->tx_held || __atomic_load_n(&dev->rx_async.n, __ATOMIC_ACQUIRE))
 			sim_inbox_drain_async(dev);
 		if (dev->ndirty)
@@ -575,25 +576,29 @@ uint64_t sim_sched_steps(struct sim_dev *dev, uint64_t max_steps)
 			if (!n) {
 				if (!dev->inbox.n)
 					break;
-				run_pkt(dev);
+				left -= run_pkt(dev);
 				continue;
 			}
 			if (!dev->inbox.n || h[0].t < dev->inbox.front->t) {
 				struct sim_qp *qp = pick_root(dev, h, n);
 
 				if (qp) {
-					run_sq(dev, qp, h[0].t, stop);
+					left -= run_sq(dev, qp, h[0].t, left);
 					continue;
 				}
 			} else if (dev->inbox.front->t < h[0].t) {
-				run_pkt(dev);
+				left -= run_pkt(dev);
 				continue;
 			}
 		}
-		if (!sched_step_picked(dev, stop))
+		ran = sched_step_picked(dev, left);
+		if (!ran)
 			break;
+		left -= ran;
 	}
-	return dev->st.steps - start;
+	ran = (max_steps ? max_steps : UINT64_MAX) - left;
+	dev->st.steps += ran;
+	return ran;
 }
 
 int sim_sched_check(struct sim_dev *dev, uint32_t *bad_qpn)
