@@ -488,29 +488,33 @@ static int post_get_encode(struct redn_hash *h, const struct get_req *q)
 static int post_get_patch(struct redn_hash *h, const struct get_req *q)
 {
 	const struct redn_tmpl *t = &h->t;
+	const uint32_t idx = t->idx_off; /* read once: ring stores may alias t */
 	uint32_t pi;
 
 	pi = h->hsrv.sq_pi;
 	uint8_t *r_slot = hv_sq_slot(&h->hsrv, pi);
 	memcpy(r_slot, t->r_miss, sizeof(t->r_miss)); /* R as a NOP (the miss) */
-	put_be16(r_slot + t->idx_off, (uint16_t)(pi & 0xffff));
+	put_be16(r_slot + idx, (uint16_t)(pi & 0xffff));
 	put_be32(r_slot + t->imm_off, q->id);
 	uint8_t hit[sizeof(t->r_hit)]; /* R's bytes 0-7 as the CAS makes them */
 	memcpy(hit, t->r_hit, sizeof(hit));
-	put_be16(hit + t->idx_off, (uint16_t)(pi & 0xffff));
+	put_be16(hit + idx, (uint16_t)(pi & 0xffff));
 	put_be64(r_slot + t->r_raddr, q->resp_addr);
 	put_be64(r_slot + t->r_sge0_addr, 0); /* patched by the READ */
 	hv_sq_publish(&h->hsrv, t->r_bbs);
 	uint32_t r_end = h->hsrv.sq_pi;
 
+	/* A get's WQEs on one ring never wrap: each ring holds a whole number
+	 * of gets and the rings moved in step (can_patch), so the next WQE of
+	 * the same get follows in memory. */
 	pi = h->hwrk.sq_pi;
 	uint8_t *read_slot = hv_sq_slot(&h->hwrk, pi);
-	put_be16(read_slot + t->idx_off, (uint16_t)(pi & 0xffff));
+	put_be16(read_slot + idx, (uint16_t)(pi & 0xffff));
 	put_be64(read_slot + t->rd_raddr, 0); /* patched by the RECV */
 
 	pi += t->rd_bbs; /* both published at once, below */
-	uint8_t *cas_slot = hv_sq_slot(&h->hwrk, pi);
-	put_be16(cas_slot + t->idx_off, (uint16_t)(pi & 0xffff));
+	uint8_t *cas_slot = read_slot + (size_t)t->rd_bbs * PRISM_WQE_BB;
+	put_be16(cas_slot + idx, (uint16_t)(pi & 0xffff));
 	uint64_t miss_word, hit_word;
 	memcpy(&miss_word, r_slot, sizeof(miss_word)); /* R as just written: the miss */
 	memcpy(&hit_word, hit, sizeof(hit_word));
@@ -524,11 +528,12 @@ static int post_get_patch(struct redn_hash *h, const struct get_req *q)
 	uint32_t index[REDN_CTL_WQES] = {q->recv_index, wrk_end & 0xffff, q->wrk_index,
 	                                 r_end & 0xffff};
 	pi = h->hctl.sq_pi;
+	uint8_t *ctl_slot = hv_sq_slot(&h->hctl, pi);
 	for (int i = 0; i < REDN_CTL_WQES; i++) {
-		uint8_t *ctl_slot = hv_sq_slot(&h->hctl, pi);
-		put_be16(ctl_slot + t->idx_off, (uint16_t)(pi & 0xffff));
+		put_be16(ctl_slot + idx, (uint16_t)(pi & 0xffff));
 		put_be32(ctl_slot + t->ctl_index[i], (uint32_t)index[i]);
 		pi += t->ctl_bbs[i];
+		ctl_slot += (size_t)t->ctl_bbs[i] * PRISM_WQE_BB;
 	}
 	hv_sq_publish(&h->hctl, pi - h->hctl.sq_pi); /* the four at once */
 
