@@ -389,7 +389,7 @@ static void test_waiting_program_is_no_error(void **state)
 	fclose(fe);
 	st = child_wait(d);
 	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
-	if (strstr(logged, "error"))
+	if (strstr(logged, "error:"))
 		fail_msg("prismd logged an error:\n%s", logged);
 	assert_non_null(strstr(logged, "program 'hash_get': loaded on "));
 	snprintf(want, sizeof(want), "prismd: program 'hash_get' installed (%s, ", chain_path);
