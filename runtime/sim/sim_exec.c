@@ -191,10 +191,6 @@ void sim_sq_step(struct sim_qp *qp, sim_time_t start)
 	/* the scheduler steps a queue only where sim_sq_ready said it may
 	 * run: its head WQE is fetched (and decoded: sq->hd) */
 	f = &sq->pf[sq->pf_head];
-	x.qp = qp;
-	x.f = f;
-	x.w = &sq->hd.w;
-	x.start = start;
 	/* dev->now moves to the WQE's end below (nothing here reads it) */
 
 	if (sim_sq_hazard_check(qp, f, start))
@@ -222,6 +218,10 @@ void sim_sq_step(struct sim_qp *qp, sim_time_t start)
 	if (dev->obs.event) /* an observer implies dev->cost_query: q is filled */
 		emit_exec(qp, SIM_EV_EXEC_START, start, start + x.cost.busy, f->counter, &q, q.wqe);
 
+	x.qp = qp;
+	x.f = f;
+	x.w = &sq->hd.w;
+	x.start = start;
 	rc = synd ? synd : exec_table[sq->hd.w.ctrl.opcode](&x);
 	if (dev->cost_query) /* the query's order is all that reads it */
 		sq->after_wait = sq->hd.rc >= 0 && sq->hd.w.ctrl.opcode == PRISM_OP_CQE_WAIT;
