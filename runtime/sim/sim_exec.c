@@ -180,8 +180,8 @@ void sim_sq_step(struct sim_qp *qp, sim_time_t start)
 	struct sim_xctx x;
 	struct sim_cost_query q; /* filled only when dev->cost_query */
 	int rc;
-	uint8_t synd;
-	bool lone;
+	uint8_t synd, opcode;
+	bool lone, signaled;
 
 	if (sq->block == SIM_BLOCK_RNR) {
 		sq->t = start;
@@ -208,10 +208,13 @@ void sim_sq_step(struct sim_qp *qp, sim_time_t start)
 	 * no completion pass, no pop).  It is counted where it must stay an
 	 * entry: an error, or (never for these verbs) not done in its step. */
 	lone = !synd && sq->os_cnt == 0 && sq->hd.info->cls == PRISM_CLASS_ORDERING;
+	/* what the head says, read before the entry's stores */
+	signaled = sq->hd.rc >= 0 && prism_ctrl_ce(&sq->hd.w.ctrl) >= PRISM_CE_CQ_UPDATE;
+	opcode = sq->hd.w.ctrl.opcode;
 	x.os = lone ? sim_outst_next(qp) : sim_outst_push(qp);
 	x.os->counter = f->counter;
 	x.os->opcode = f->bytes[3];
-	x.os->signaled = sq->hd.rc >= 0 && prism_ctrl_ce(&sq->hd.w.ctrl) >= PRISM_CE_CQ_UPDATE;
+	x.os->signaled = signaled;
 	x.os->start = start;
 	x.os->ready_at = start + x.cost.latency;
 
@@ -222,7 +225,7 @@ void sim_sq_step(struct sim_qp *qp, sim_time_t start)
 	x.f = f;
 	x.w = &sq->hd.w;
 	x.start = start;
-	rc = synd ? synd : exec_table[sq->hd.w.ctrl.opcode](&x);
+	rc = synd ? synd : exec_table[opcode](&x);
 	if (dev->cost_query) /* the query's order is all that reads it */
 		sq->after_wait = sq->hd.rc >= 0 && sq->hd.w.ctrl.opcode == PRISM_OP_CQE_WAIT;
 	pop_head(qp, f); /* x.w: the next head from here */
