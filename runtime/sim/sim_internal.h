@@ -33,6 +33,7 @@
 
 #include "sim/sim.h"
 #include "util/byteorder.h"
+#include "wqe/wqe_cqe_body.h"
 #include "wqe/wqe_lean.h"
 
 #define SIM_CACHE_LINE           64u
@@ -433,11 +434,55 @@ int sim_pd_init(struct sim_dev *dev);
 void sim_pd_destroy_all(struct sim_dev *dev);
 
 /* sim_cq.c */
-/* Writes one CQE (in order of the calls); fills in c->owner and
- * c->timestamp.  Returns 0 or -ENOSPC (overrun). */
-int sim_cq_push(struct sim_cq *cq, struct prism_cqe *c, sim_time_t t);
+/* Writes one CQE (in order of the calls), with its owner bit and
+ * timestamp.  Returns 0 or -ENOSPC (overrun).  Inline: the write itself
+ * (sim_cq_write); an overrun, a CQ in error or an event observer go through
+ * sim_cq_push_slow (sim_cq.c). */
+int sim_cq_push_slow(struct sim_cq *cq, struct prism_cqe *c, sim_time_t t);
 /* Queue an armed CQ's completion event (out of line: rare on the data path). */
 void sim_cq_fire(struct sim_cq *cq);
+void sim_sched_wake_waiters(struct sim_cq *cq, bool all); /* sim_sched.c */
+/* The CQE into its slot (room checked): the body, then op_own with release
+ * order, so a poller that sees the owner bit flip sees the whole CQE
+ * (mlx5 rdma-core: mlx5_get_next_cqe); then its time, the count, the WAITs
+ * and the completion event it releases. */
+static inline void sim_cq_write(struct sim_cq *cq, struct prism_cqe *c, sim_time_t t)
+{
+	uint32_t idx = cq->pi & (cq->ncqe - 1);
+	uint8_t *slot = cq->buf + (size_t)idx * PRISM_CQE_BYTES;
+	uint8_t op_own;
+
+	if (t < cq->last_time)
+		t = cq->last_time; /* a CQ produces in order */
+	c->owner = (cq->pi & cq->ncqe) ? 1 : 0;
+	c->timestamp = t / 1000; /* ns */
+	op_own = wqe_cqe_encode_body(c, slot);
+	__atomic_store_n(&slot[PRISM_CQE_BYTES - 1], op_own, __ATOMIC_RELEASE);
+	cq->times[idx] = t;
+	cq->last_time = t;
+	cq->pi++;
+	if (cq->nwaiters)
+		sim_sched_wake_waiters(cq, false);
+	if (cq->armed)
+		sim_cq_fire(cq);
+	cq->dev->st.cqes++;
+	if (c->opcode == PRISM_CQE_REQ_ERR || c->opcode == PRISM_CQE_RESP_ERR)
+		cq->dev->st.error_cqes++;
+}
+static inline int sim_cq_push(struct sim_cq *cq, const struct prism_cqe *c, sim_time_t t)
+{
+	uint32_t ci = load_be32_shared(cq->dbrec) & 0xffffffu;
+	struct prism_cqe w = *c; /* copies: the caller's CQE stays in registers */
+
+	if (cq->overrun || (!cq->ignore_overrun && ((cq->pi - ci) & 0xffffffu) >= cq->ncqe) ||
+	    cq->dev->obs.event) {
+		struct prism_cqe s = *c;
+
+		return sim_cq_push_slow(cq, &s, t);
+	}
+	sim_cq_write(cq, &w, t);
+	return 0;
+}
 /* Does CQE number @index (0-based, 24-bit, cyclic) exist?  *t: when it was
  * produced (0: too long ago to remember).  This is the WAIT threshold: a
  * WAIT with index i releases once the CQ's (i+1)-th CQE exists (MLNX_OFED
