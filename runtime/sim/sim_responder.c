@@ -19,6 +19,7 @@
 #include <stdlib.h>
 
 #include "sim/sim_internal.h"
+#include "wqe/wqe_rwqe_body.h"
 
 static void respond(struct sim_qp *qp, const struct sim_pkt *req, enum sim_pkt_kind kind,
                     uint8_t synd, struct sim_pkt *p)
@@ -93,18 +94,20 @@ static int consume_recv(struct sim_qp *qp, const struct sim_pkt *p, const uint8_
 {
 	struct sim_rq *rq = &qp->rq;
 	struct prism_sge sge[PRISM_WQE_MAX_SGE];
-	struct sim_writer w;
 	uint32_t off = 0;
+	unsigned bad;
 	int n;
 
 	if (!rq->n || (int32_t)(sim_qp_rq_limit(qp) - rq->head) <= 0)
 		return -EAGAIN;
-	w = remote_writer(qp, p, SIM_WRITER_RQ, rq->head);
-	n = prism_rwqe_decode(rq->buf + (size_t)(rq->head & (rq->n - 1)) * rq->stride, rq->max_sge,
-	                      sge, PRISM_WQE_MAX_SGE, NULL);
+	/* rq->max_sge is 1..PRISM_WQE_MAX_SGE (sim_qp_create) */
+	n = wqe_rwqe_decode_body(rq->buf + (size_t)(rq->head & (rq->n - 1)) * rq->stride,
+	                         rq->max_sge, sge, PRISM_WQE_MAX_SGE, &bad);
 	if (n < 0)
 		return PRISM_SYND_LOCAL_QP_OP_ERR;
 	if (data) {
+		struct sim_writer w = remote_writer(qp, p, SIM_WRITER_RQ, rq->head);
+
 		for (int i = 0; i < n && off < len; i++) {
 			uint32_t k = sge[i].byte_count < len - off ? sge[i].byte_count : len - off;
 			uint8_t *dst;
