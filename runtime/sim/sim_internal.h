@@ -848,21 +848,40 @@ static inline struct sim_pkt *sim_pktq_pop(struct sim_pktq *q)
 void sim_pktq_free(struct sim_pktq *q);
 /* Sends @p (takes ownership), from @src (p->src_qpn): loopback into the
  * inbox, or the transport.  The folded response (sim_reply_alloc) is not
- * sent anywhere: sim_wire_rx takes it right after its request; without an
- * observer (no PKT_TX event) sending it is only its count and @src's send
- * time, inline here. */
+ * sent anywhere: sim_wire_rx takes it right after its request.  Without an
+ * observer (no PKT_TX event) a loopback send is inline here: @src's send
+ * time, the count, and the inbox. */
 int sim_wire_xmit_any(struct sim_qp *src, struct sim_pkt *p);
+/* One QP's packets leave in order: @p no earlier than @src's last. */
+static inline void sim_wire_sent(struct sim_dev *dev, struct sim_qp *src, struct sim_pkt *p)
+{
+	if (p->t < src->last_tx_t)
+		p->t = src->last_tx_t;
+	src->last_tx_t = p->t;
+	dev->st.pkts++;
+}
+/* @p to this device itself: into its inbox, or (the folded response) to be
+ * taken in this step. */
+static inline int sim_wire_loopback(struct sim_dev *dev, struct sim_qp *src, struct sim_pkt *p)
+{
+	int rc;
+
+	if (p == &dev->fold.box.pkt)
+		return 0;
+	src->inbox_after = p->t + 1;
+	rc = sim_pktq_push(&dev->inbox, p);
+	if (rc)
+		sim_pkt_free(dev, p);
+	return rc;
+}
 static inline int sim_wire_xmit(struct sim_qp *src, struct sim_pkt *p)
 {
 	struct sim_dev *dev = src->dev;
 
-	if (p != &dev->fold.box.pkt || dev->obs.event)
+	if (dev->obs.event || p->dst_node != dev->o.node)
 		return sim_wire_xmit_any(src, p);
-	if (p->t < src->last_tx_t) /* never: it folds only when due after */
-		p->t = src->last_tx_t;
-	src->last_tx_t = p->t;
-	dev->st.pkts++;
-	return 0;
+	sim_wire_sent(dev, src, p);
+	return sim_wire_loopback(dev, src, p);
 }
 /* Processes one inbound packet. */
 void sim_wire_rx(struct sim_dev *dev, struct sim_pkt *p);

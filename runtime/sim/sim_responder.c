@@ -354,24 +354,34 @@ static bool serve_read(struct sim_qp *qp, const struct sim_pkt *p)
 	return true;
 }
 
-typedef bool (*serve_fn)(struct sim_qp *qp, const struct sim_pkt *p);
-static const serve_fn serve_table[] = {
-    [SIM_PKT_SEND] = serve_send,     [SIM_PKT_SEND_IMM] = serve_send,
-    [SIM_PKT_WRITE] = serve_write,   [SIM_PKT_WRITE_IMM] = serve_write,
-    [SIM_PKT_READ_REQ] = serve_read, [SIM_PKT_ATOMIC_REQ] = serve_atomic,
-};
-
 void sim_responder_rx(struct sim_qp *qp, struct sim_pkt *p)
 {
+	bool ok;
+
 	if (qp->state != SIM_QPS_RTR && qp->state != SIM_QPS_RTS)
 		return; /* RESET/INIT/ERR: inbound requests are dropped */
 	if (p->psn != qp->exp_psn)
 		return; /* go-back-N after an RNR NAK: wait for the expected PSN */
 	qp->resp_nak_pending = false;
-	if ((unsigned)p->kind >= sizeof(serve_table) / sizeof(serve_table[0]) ||
-	    !serve_table[p->kind])
+	switch (p->kind) {
+	case SIM_PKT_SEND:
+	case SIM_PKT_SEND_IMM:
+		ok = serve_send(qp, p);
+		break;
+	case SIM_PKT_WRITE:
+	case SIM_PKT_WRITE_IMM:
+		ok = serve_write(qp, p);
+		break;
+	case SIM_PKT_READ_REQ:
+		ok = serve_read(qp, p);
+		break;
+	case SIM_PKT_ATOMIC_REQ:
+		ok = serve_atomic(qp, p);
+		break;
+	default:
 		return;
-	if (serve_table[p->kind](qp, p)) {
+	}
+	if (ok) {
 		qp->exp_psn = (qp->exp_psn + 1) & 0xffffffu;
 		qp->msn = (qp->msn + 1) & 0xffffffu;
 	}

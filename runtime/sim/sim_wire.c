@@ -255,25 +255,14 @@ static int wire_send(struct sim_dev *dev, struct sim_qp *src, struct sim_pkt *p)
 int sim_wire_xmit_any(struct sim_qp *src, struct sim_pkt *p)
 {
 	struct sim_dev *dev = src->dev, *peer;
-	int rc;
 
-	if (p->t < src->last_tx_t)
-		p->t = src->last_tx_t;
-	src->last_tx_t = p->t;
-	dev->st.pkts++;
+	sim_wire_sent(dev, src, p);
 	if (dev->obs.event) {
 		/* out of line: only with an observer */
 		emit_pkt(dev, SIM_EV_PKT_TX, p->src_qpn, p);
 	}
-	if (p->dst_node == dev->o.node) {
-		if (p == &dev->fold.box.pkt)
-			return 0; /* a folded response: taken in this step (sim_wire_rx) */
-		src->inbox_after = p->t + 1;
-		rc = sim_pktq_push(&dev->inbox, p);
-		if (rc)
-			sim_pkt_free(dev, p);
-		return rc;
-	}
+	if (p->dst_node == dev->o.node)
+		return sim_wire_loopback(dev, src, p);
 	if (dev->fabric && (peer = fabric_dev(dev->fabric, p->dst_node)))
 		return enqueue_async(peer, p);
 	if (!dev->wire) {
