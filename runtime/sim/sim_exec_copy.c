@@ -108,6 +108,7 @@ int sim_exec_read(struct sim_xctx *x)
 	if (total > SIM_MAX_MSG)
 		return PRISM_SYND_LOCAL_LENGTH_ERR;
 	x->os->nsge = w->num_sge;
+	x->os->mr_gen = x->qp->dev->mr_gen;
 	x->os->read_like = true;
 	p = sim_pkt_alloc(x->qp->dev, 0);
 	if (!p)

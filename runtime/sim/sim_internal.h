@@ -138,6 +138,11 @@ struct __attribute__((aligned(SIM_CACHE_LINE))) sim_outst {
 	struct sim_pkt *req;
 	bool req_lent;
 	uint8_t nsge; /* READ / atomic local scatter list */
+	/* dev->mr_gen when that list passed its checks (set with nsge): while
+	 * no MR has gone since, the checks would pass again (sim_mr_check is a
+	 * function of the key, range, rights and PD, and only a deregistration
+	 * changes what a key names) */
+	uint64_t mr_gen;
 	struct prism_sge sge[PRISM_WQE_MAX_SGE];
 };
 
@@ -332,6 +337,7 @@ struct sim_dev {
 	 * probing, at most half full (sim_mr.c) */
 	struct sim_mr **mrs;
 	uint32_t nmrs, mrs_cap;
+	uint64_t mr_gen; /* MRs deregistered so far (sim_outst.mr_gen) */
 	/* CQs and QPs: slot tables, index 0 unused so no number is 0 */
 	struct sim_cq **cqs;
 	uint32_t ncqs, cqs_cap;
