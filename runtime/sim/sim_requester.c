@@ -154,7 +154,9 @@ static int find_psn(const struct sim_qp *qp, uint32_t psn)
 {
 	const struct sim_sq *sq = &qp->sq;
 
-	for (uint32_t i = 0; i < sq->os_cnt; i++) {
+	if (sq->os_cnt && sq->os[sq->os_head].sent && sq->os[sq->os_head].psn == psn)
+		return 0; /* the oldest: responses come in order */
+	for (uint32_t i = 1; i < sq->os_cnt; i++) {
 		const struct sim_outst *o = &sq->os[sim_wrap(sq->os_head + i, sq->os_cap)];
 
 		if (o->sent && o->psn == psn)

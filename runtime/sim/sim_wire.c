@@ -354,7 +354,9 @@ static inline void rx_dispatch(struct sim_dev *dev, struct sim_pkt *p)
 
 /*
  * The folded response (built by this device's responder, so a response and
- * not from outside): rx_dispatch less the checks that cannot fail for it.
+ * not from outside): rx_dispatch less the checks that cannot fail for it,
+ * and less the clock: it is due at its request's time (sim_reply_alloc
+ * folds only when its QP sent nothing later), which rx_dispatch reached.
  * With an observer, rx_dispatch itself (its PKT_RX event).
  */
 static inline void fold_dispatch(struct sim_dev *dev)
@@ -367,7 +369,6 @@ static inline void fold_dispatch(struct sim_dev *dev)
 		return;
 	}
 	qp = sim_qp_by_num(dev, p->dst_qpn);
-	sim_advance_now(dev, p->t);
 	if (qp && qp->peer_node == p->src_node && qp->peer_qpn == p->src_qpn)
 		sim_requester_rx(qp, p);
 }
