@@ -50,9 +50,29 @@ static inline void done_by_packet(struct sim_qp *qp)
 		sim_sched_wake(qp);
 }
 
+/* The CQE of a signaled entry done without error (out of line: most
+ * entries of a chain are unsignaled). */
+static __attribute__((noinline)) void retire_cqe(struct sim_qp *qp, const struct sim_outst *o,
+                                                 sim_time_t t)
+{
+	struct prism_cqe c = {
+	    .opcode = PRISM_CQE_REQ,
+	    .wqe_opcode = o->opcode,
+	    .wqe_counter = (uint16_t)o->counter,
+	    .byte_count = o->byte_count,
+	    .qpn = qp->qpn,
+	};
+
+	/* An overrun puts the CQ, not the QP, in error (rdma-core
+	 * ibv_create_cq_ex(3); the kernel's CQ error event names the CQN): the
+	 * CQE is lost, the queue goes on (sim choice: what hardware does to the
+	 * QP is not stated). */
+	(void)sim_cq_push(qp->scq, &c, t);
+}
+
 /* A done entry without error leaves: the queue's completion times, and its
  * CQE when signaled (in order: the caller retires the oldest entry). */
-void sim_outst_retire(struct sim_qp *qp, const struct sim_outst *o)
+static inline void retire(struct sim_qp *qp, const struct sim_outst *o)
 {
 	struct sim_sq *sq = &qp->sq;
 	sim_time_t t = o->done_at > o->ready_at ? o->done_at : o->ready_at;
@@ -61,21 +81,13 @@ void sim_outst_retire(struct sim_qp *qp, const struct sim_outst *o)
 		sq->done_t = t;
 	if (o->read_like && t > sq->rdone_t)
 		sq->rdone_t = t;
-	if (o->signaled) {
-		struct prism_cqe c = {
-		    .opcode = PRISM_CQE_REQ,
-		    .wqe_opcode = o->opcode,
-		    .wqe_counter = (uint16_t)o->counter,
-		    .byte_count = o->byte_count,
-		    .qpn = qp->qpn,
-		};
+	if (o->signaled)
+		retire_cqe(qp, o, t);
+}
 
-		/* An overrun puts the CQ, not the QP, in error (rdma-core
-		 * ibv_create_cq_ex(3); the kernel's CQ error event names
-		 * the CQN): the CQE is lost, the queue goes on (sim
-		 * choice: what hardware does to the QP is not stated). */
-		(void)sim_cq_push(qp->scq, &c, t);
-	}
+void sim_outst_retire(struct sim_qp *qp, const struct sim_outst *o)
+{
+	retire(qp, o);
 }
 
 void sim_outst_complete(struct sim_qp *qp)
@@ -93,7 +105,7 @@ void sim_outst_complete(struct sim_qp *qp)
 				sim_qp_fail(qp, o->done_at);
 			return;
 		}
-		sim_outst_retire(qp, o);
+		retire(qp, o);
 		outst_pop(qp);
 	}
 	/* sq->block stays as it is: sim_sq_ready() sets it afresh whenever
