@@ -21,8 +21,12 @@
 #include "sim/sim_internal.h"
 #include "wqe/wqe_rwqe_body.h"
 
-static void respond(struct sim_qp *qp, const struct sim_pkt *req, enum sim_pkt_kind kind,
-                    uint8_t synd, struct sim_pkt *p)
+/* The response to @req (@p: its packet, or NULL for one without payload).
+ * Inline: a served request's answer is the responder's every call. */
+static inline __attribute__((always_inline)) void respond(struct sim_qp *qp,
+                                                          const struct sim_pkt *req,
+                                                          enum sim_pkt_kind kind, uint8_t synd,
+                                                          struct sim_pkt *p)
 {
 	if (!p)
 		p = sim_reply_alloc(qp, req, 0);
@@ -44,6 +48,13 @@ static void respond(struct sim_qp *qp, const struct sim_pkt *req, enum sim_pkt_k
 	sim_wire_xmit(qp, p);
 }
 
+/* A NAK (out of line: errors and RNR). */
+static __attribute__((noinline)) void respond_nak(struct sim_qp *qp, const struct sim_pkt *req,
+                                                  uint8_t synd)
+{
+	respond(qp, req, SIM_PKT_NAK, synd, NULL);
+}
+
 static void resp_cqe(struct sim_qp *qp, uint8_t op, uint8_t synd, uint32_t counter,
                      const struct sim_pkt *req, uint32_t bytes)
 {
@@ -62,7 +73,7 @@ static void resp_cqe(struct sim_qp *qp, uint8_t op, uint8_t synd, uint32_t count
 /* Responder-side failure: NAK the requester, move this QP to ERR. */
 static void resp_fail(struct sim_qp *qp, const struct sim_pkt *req, uint8_t nak_synd)
 {
-	respond(qp, req, SIM_PKT_NAK, nak_synd, NULL);
+	respond_nak(qp, req, nak_synd);
 	sim_log(qp->dev, SIM_LOG_WARN, "qp %u: request psn %u from qp %u: %s", qp->qpn, req->psn,
 	        req->src_qpn, prism_cqe_syndrome_name(nak_synd));
 	sim_qp_fail(qp, req->t);
@@ -139,7 +150,7 @@ static void recv_fail(struct sim_qp *qp, const struct sim_pkt *p, int synd)
 static bool rnr(struct sim_qp *qp, const struct sim_pkt *p)
 {
 	qp->resp_nak_pending = true;
-	respond(qp, p, SIM_PKT_NAK, PRISM_SYND_RNR_RETRY_EXC_ERR, NULL);
+	respond_nak(qp, p, PRISM_SYND_RNR_RETRY_EXC_ERR);
 	return false;
 }
 
