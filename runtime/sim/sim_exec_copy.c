@@ -17,7 +17,7 @@ static const enum sim_pkt_kind pkt_of[256] = {
     [PRISM_OP_RDMA_READ] = SIM_PKT_READ_REQ,
 };
 
-static void fill_hdr(struct sim_xctx *x, struct sim_pkt *p)
+static inline __attribute__((always_inline)) void fill_hdr(struct sim_xctx *x, struct sim_pkt *p)
 {
 	struct sim_qp *qp = x->qp;
 

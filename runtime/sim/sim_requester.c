@@ -90,7 +90,8 @@ void sim_outst_retire(struct sim_qp *qp, const struct sim_outst *o)
 	retire(qp, o);
 }
 
-void sim_outst_complete(struct sim_qp *qp)
+/* sim_outst_complete, inline in the response path (its every packet). */
+static inline __attribute__((always_inline)) void complete(struct sim_qp *qp)
 {
 	struct sim_sq *sq = &qp->sq;
 
@@ -110,6 +111,11 @@ void sim_outst_complete(struct sim_qp *qp)
 	}
 	/* sq->block stays as it is: sim_sq_ready() sets it afresh whenever
 	 * it is asked, and only park() reads FENCE / OUTST, right after */
+}
+
+void sim_outst_complete(struct sim_qp *qp)
+{
+	complete(qp);
 }
 
 /*
@@ -287,7 +293,7 @@ void sim_requester_rx(struct sim_qp *qp, struct sim_pkt *p)
 			return; /* duplicate, or the PSN of an unanswered READ / atomic */
 		qp->sq.rnr_left = qp->rnr_retry;
 		done_by_packet(qp);
-		sim_outst_complete(qp); /* returns at once while the head is open */
+		complete(qp); /* returns at once while the head is open */
 		return;
 	}
 	o = &qp->sq.os[sim_wrap(qp->sq.os_head + (uint32_t)pos, qp->sq.os_cap)];
@@ -312,7 +318,7 @@ void sim_requester_rx(struct sim_qp *qp, struct sim_pkt *p)
 	mark_done(qp, o, synd, p->t);
 	done_by_packet(qp);
 	if (!pos) /* else an older entry is still open */
-		sim_outst_complete(qp);
+		complete(qp);
 }
 
 /* Go-back-N after an RNR NAK: resend every unacknowledged request from the

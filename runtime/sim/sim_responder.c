@@ -100,8 +100,10 @@ static struct sim_writer remote_writer(const struct sim_qp *qp, const struct sim
  * WRITE_IMM) and writes the receive CQE.  Returns 0, -EAGAIN when no
  * receive is usable (RNR), or a syndrome > 0 for the responder's CQE.
  */
-static int consume_recv(struct sim_qp *qp, const struct sim_pkt *p, const uint8_t *data,
-                        uint32_t len, uint8_t cqe_op)
+static inline __attribute__((always_inline)) int consume_recv(struct sim_qp *qp,
+                                                              const struct sim_pkt *p,
+                                                              const uint8_t *data, uint32_t len,
+                                                              uint8_t cqe_op)
 {
 	struct sim_rq *rq = &qp->rq;
 	struct prism_sge sge[PRISM_WQE_MAX_SGE];
