@@ -156,7 +156,8 @@ static bool rnr(struct sim_qp *qp, const struct sim_pkt *p)
 	return false;
 }
 
-static bool serve_send(struct sim_qp *qp, const struct sim_pkt *p)
+static inline __attribute__((always_inline)) bool serve_send(struct sim_qp *qp,
+                                                             const struct sim_pkt *p)
 {
 	int rc = consume_recv(qp, p, p->payload, p->payload_len,
 	                      p->kind == SIM_PKT_SEND_IMM ? PRISM_CQE_RESP_SEND_IMM
@@ -172,7 +173,8 @@ static bool serve_send(struct sim_qp *qp, const struct sim_pkt *p)
 	return true;
 }
 
-static bool serve_write(struct sim_qp *qp, const struct sim_pkt *p)
+static inline __attribute__((always_inline)) bool serve_write(struct sim_qp *qp,
+                                                              const struct sim_pkt *p)
 {
 	struct sim_writer w = remote_writer(qp, p, SIM_WRITER_REMOTE, 0);
 	uint8_t *dst;
