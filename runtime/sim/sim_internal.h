@@ -695,8 +695,22 @@ void sim_outst_complete(struct sim_qp *qp); /* emits CQEs of done entries in ord
 /* Completes @o, the oldest entry, done without error: completion times and
  * its CQE when signaled.  sim_outst_complete retires done entries in order;
  * an ordering verb that ran on an empty ring and finished in its own step
- * (sim_outst_next, never counted) is retired directly. */
-void sim_outst_retire(struct sim_qp *qp, const struct sim_outst *o);
+ * (sim_outst_next, never counted) is retired directly.  Inline: the CQE (out
+ * of line, sim_outst_retire_cqe) is the rare part, most entries of a chain
+ * being unsignaled. */
+void sim_outst_retire_cqe(struct sim_qp *qp, const struct sim_outst *o, sim_time_t t);
+static inline void sim_outst_retire(struct sim_qp *qp, const struct sim_outst *o)
+{
+	struct sim_sq *sq = &qp->sq;
+	sim_time_t t = o->done_at > o->ready_at ? o->done_at : o->ready_at;
+
+	if (t > sq->done_t)
+		sq->done_t = t;
+	if (o->read_like && t > sq->rdone_t)
+		sq->rdone_t = t;
+	if (o->signaled)
+		sim_outst_retire_cqe(qp, o, t);
+}
 void sim_requester_rx(struct sim_qp *qp, struct sim_pkt *p);
 void sim_requester_rnr_resend(struct sim_qp *qp);
 /* Sends a request for the outstanding entry @os (keeps it for an RNR resend:

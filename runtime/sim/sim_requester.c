@@ -50,10 +50,8 @@ static inline void done_by_packet(struct sim_qp *qp)
 		sim_sched_wake(qp);
 }
 
-/* The CQE of a signaled entry done without error (out of line: most
- * entries of a chain are unsignaled). */
-static __attribute__((noinline)) void retire_cqe(struct sim_qp *qp, const struct sim_outst *o,
-                                                 sim_time_t t)
+/* The CQE of a signaled entry done without error. */
+void sim_outst_retire_cqe(struct sim_qp *qp, const struct sim_outst *o, sim_time_t t)
 {
 	struct prism_cqe c = {
 	    .opcode = PRISM_CQE_REQ,
@@ -68,26 +66,6 @@ static __attribute__((noinline)) void retire_cqe(struct sim_qp *qp, const struct
 	 * CQE is lost, the queue goes on (sim choice: what hardware does to the
 	 * QP is not stated). */
 	(void)sim_cq_push(qp->scq, &c, t);
-}
-
-/* A done entry without error leaves: the queue's completion times, and its
- * CQE when signaled (in order: the caller retires the oldest entry). */
-static inline void retire(struct sim_qp *qp, const struct sim_outst *o)
-{
-	struct sim_sq *sq = &qp->sq;
-	sim_time_t t = o->done_at > o->ready_at ? o->done_at : o->ready_at;
-
-	if (t > sq->done_t)
-		sq->done_t = t;
-	if (o->read_like && t > sq->rdone_t)
-		sq->rdone_t = t;
-	if (o->signaled)
-		retire_cqe(qp, o, t);
-}
-
-void sim_outst_retire(struct sim_qp *qp, const struct sim_outst *o)
-{
-	retire(qp, o);
 }
 
 /* sim_outst_complete, inline in the response path (its every packet). */
@@ -106,7 +84,7 @@ static inline __attribute__((always_inline)) void complete(struct sim_qp *qp)
 				sim_qp_fail(qp, o->done_at);
 			return;
 		}
-		retire(qp, o);
+		sim_outst_retire(qp, o);
 		outst_pop(qp);
 	}
 	/* sq->block stays as it is: sim_sq_ready() sets it afresh whenever
