@@ -313,10 +313,12 @@ static bool serve_read(struct sim_qp *qp, const struct sim_pkt *p)
 		resp_fail(qp, p, PRISM_SYND_REMOTE_ACCESS_ERR);
 		return false;
 	}
-	nlines = p->len ? (uint32_t)((((uintptr_t)src + p->len - 1) / SIM_CACHE_LINE) -
-	                             ((uintptr_t)src / SIM_CACHE_LINE) + 1)
-	                : 0;
-	if (!dev->o.chaos || nlines <= 1) {
+	/* chaos mode only: the lines the READ spans */
+	nlines = !dev->o.chaos || !p->len
+	             ? 0
+	             : (uint32_t)((((uintptr_t)src + p->len - 1) / SIM_CACHE_LINE) -
+	                          ((uintptr_t)src / SIM_CACHE_LINE) + 1);
+	if (nlines <= 1) {
 		r = sim_reply_alloc(qp, p, p->len); /* sent at once */
 		if (!r)
 			return false;
