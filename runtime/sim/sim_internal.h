@@ -122,26 +122,26 @@ struct sim_decoded {
 struct __attribute__((aligned(SIM_CACHE_LINE))) sim_outst {
 	uint32_t counter;
 	uint32_t psn;
+	uint32_t byte_count;
 	uint8_t opcode;
 	bool signaled;
 	bool done;
-	bool sent;        /* has a request packet (ACK / response expected) */
-	bool read_like;   /* READ or atomic: what fences wait for */
-	bool rnr_able;    /* SEND / SEND_IMM / WRITE_IMM: may draw an RNR NAK */
-	uint8_t syndrome; /* 0 = success */
-	uint32_t byte_count;
+	bool sent;                  /* has a request packet (ACK / response expected) */
+	bool read_like;             /* READ or atomic: what fences wait for */
+	bool rnr_able;              /* SEND / SEND_IMM / WRITE_IMM: may draw an RNR NAK */
+	uint8_t syndrome;           /* 0 = success */
+	bool req_lent;              /* see req */
+	uint8_t nsge;               /* READ / atomic local scatter list (sge, below) */
 	sim_time_t start, ready_at; /* ready_at: start + latency */
 	sim_time_t done_at;
 	/* kept for RNR retransmission until acknowledged: a copy, or (req_lent)
 	 * the loopback request itself while it waits in this device's inbox
 	 * (its box names this entry as lender: the delivery hands it back) */
 	struct sim_pkt *req;
-	bool req_lent;
-	uint8_t nsge; /* READ / atomic local scatter list */
-	/* dev->mr_gen when that list passed its checks (set with nsge): while
-	 * no MR has gone since, the checks would pass again (sim_mr_check is a
-	 * function of the key, range, rights and PD, and only a deregistration
-	 * changes what a key names) */
+	/* dev->mr_gen when the scatter list passed its checks (set with nsge):
+	 * while no MR has gone since, the checks would pass again (sim_mr_check
+	 * is a function of the key, range, rights and PD, and only a
+	 * deregistration changes what a key names) */
 	uint64_t mr_gen;
 	struct prism_sge sge[PRISM_WQE_MAX_SGE];
 };
