@@ -735,6 +735,7 @@ void sim_readjobs_free(struct sim_dev *dev);
  * from its list would keep every delivered one, growing its heap (a
  * syscall a page) until the list is full. */
 #define SIM_PKT_POOL_OUTSIDE 64u
+_Static_assert(SIM_PKT_POOL_OUTSIDE < SIM_PKT_POOL_MAX, "sim_pkt_unpooled's order of tests");
 #if defined(__SANITIZE_ADDRESS__)
 #define SIM_ASAN 1
 #elif defined(__has_feature)
@@ -811,8 +812,10 @@ static inline struct sim_pkt *sim_reply_alloc(struct sim_qp *qp, const struct si
 /* Does @p go back to free() rather than onto @dev's list? */
 static inline bool sim_pkt_unpooled(const struct sim_dev *dev, struct sim_pkt *p)
 {
-	return !dev || p->payload_len > SIM_PKT_SMALL || dev->npkt_free >= SIM_PKT_POOL_MAX ||
-	       (sim_pkt_box(p)->outside && dev->npkt_free >= SIM_PKT_POOL_OUTSIDE);
+	/* SIM_PKT_POOL_OUTSIDE < SIM_PKT_POOL_MAX: one compare while the list is short */
+	return !dev || p->payload_len > SIM_PKT_SMALL ||
+	       (dev->npkt_free >= SIM_PKT_POOL_OUTSIDE &&
+	        (sim_pkt_box(p)->outside || dev->npkt_free >= SIM_PKT_POOL_MAX));
 }
 static inline void sim_pkt_free(struct sim_dev *dev, struct sim_pkt *p)
 {
