@@ -99,6 +99,8 @@ static struct sim_writer remote_writer(const struct sim_qp *qp, const struct sim
  * Consumes the next usable receive WQE: scatters @data (may be NULL for a
  * WRITE_IMM) and writes the receive CQE.  Returns 0, -EAGAIN when no
  * receive is usable (RNR), or a syndrome > 0 for the responder's CQE.
+ * Inline into serve_send and serve_write (whose @data and @cqe_op fold), as
+ * they are into the dispatch: one call per request packet.
  */
 static inline __attribute__((always_inline)) int consume_recv(struct sim_qp *qp,
                                                               const struct sim_pkt *p,
