@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * sim_exec.c - one step of a send queue's processing unit: is the head WQE
- * runnable (fetched, WAIT satisfied, fence clear), then hazard check,
- * firmware-profile checks, the cost callback, dispatch through the opcode
- * table to the verb executors, and the error path.
+ * runnable (fetched, WAIT satisfied, fence clear: decided inline by
+ * sim_sq_ready_plain / sim_sq_ready_slow in sim_internal.h, their rare
+ * parts here), then hazard check, firmware-profile checks, the cost
+ * callback, dispatch through the opcode table to the verb executors, and
+ * the error path.
  *
  * Owns: the per-WQE life from "fetched" to "executed".  Must not: know
  * any verb's semantics (sim_exec_*.c) or emit CQEs itself (completions go
@@ -32,11 +34,11 @@ static inline struct sim_fetched *head_fetched(struct sim_sq *sq)
 	return sq->pf_cnt ? &sq->pf[sq->pf_head] : NULL;
 }
 
-static void emit_wait(struct sim_qp *qp, enum sim_event_kind k, const struct sim_fetched *f,
-                      sim_time_t t)
+/* WAIT_BLOCK / WAIT_RELEASE of the head WQE, for an observer (cold: the
+ * caller checked there is one). */
+__attribute__((cold)) void sim_sq_emit_wait(struct sim_qp *qp, enum sim_event_kind k, sim_time_t t)
 {
-	if (!qp->dev->obs.event)
-		return;
+	const struct sim_fetched *f = &qp->sq.pf[qp->sq.pf_head];
 	struct sim_event ev = {
 	    .kind = k,
 	    .t = t,
@@ -49,19 +51,13 @@ static void emit_wait(struct sim_qp *qp, enum sim_event_kind k, const struct sim
 	sim_emit(qp->dev, &ev);
 }
 
-/* A fence holds a WQE until earlier READs/atomics (or, for strong
- * ordering, everything) completed (mlx5dv.h MLX5_WQE_CTRL_*FENCE); *t
- * is when the last of them completed. */
-static bool fence_clear(struct sim_qp *qp, const struct prism_wqe *w, sim_time_t *t)
+/* A fence (sim_sq_ready_slow) on a non-empty outstanding ring: every
+ * READ/atomic entry (@strong: every entry) must be done; *@t moves to the
+ * latest completion among them. */
+bool sim_sq_fence_scan(struct sim_qp *qp, bool strong, sim_time_t *t)
 {
-	enum prism_fence fm = prism_ctrl_fence(&w->ctrl);
-	struct sim_sq *sq = &qp->sq;
-	bool strong = fm == PRISM_FENCE_STRONG_ORDERING;
+	const struct sim_sq *sq = &qp->sq;
 
-	*t = 0;
-	if (fm == PRISM_FENCE_NONE)
-		return true;
-	*t = strong ? sq->done_t : sq->rdone_t;
 	for (uint32_t i = 0; i < sq->os_cnt; i++) {
 		const struct sim_outst *o = &sq->os[sim_wrap(sq->os_head + i, sq->os_cap)];
 
@@ -75,66 +71,17 @@ static bool fence_clear(struct sim_qp *qp, const struct prism_wqe *w, sim_time_t
 	return true;
 }
 
-/* An RNR-blocked queue resends once its timer ran out (out of line: rare). */
-static __attribute__((noinline)) bool rnr_ready(struct sim_qp *qp, sim_time_t *t)
+/* An RNR-blocked queue resends once its timer ran out (rare). */
+unsigned sim_sq_rnr_ready(struct sim_qp *qp, sim_time_t *t)
 {
 	struct sim_sq *sq = &qp->sq;
 
 	if (sq->rnr_parked &&
 	    sq->rnr_mark == __atomic_load_n(&qp->dev->outside_progress, __ATOMIC_RELAXED))
-		return false;
+		return SIM_RD_POLL;
 	sq->rnr_parked = false;
 	*t = sq->rnr_at > sq->t ? sq->rnr_at : sq->t;
-	return true;
-}
-
-/* Called only where sim_sq_ready_plain answered -1: the queue is RTS and
- * either RNR-blocked or its head WQE is fetched and is malformed, fenced,
- * a WAIT, or finds the outstanding ring full (none of that is re-checked).
- * The fence scan runs only for a fenced WQE; a WAIT on a CQ count is
- * decided inline (sim_wait_satisfied). */
-bool sim_sq_ready_slow(struct sim_qp *qp, sim_time_t *t)
-{
-	struct sim_sq *sq = &qp->sq;
-	const struct sim_fetched *f;
-	sim_time_t t0, dep;
-
-	if (sq->block == SIM_BLOCK_RNR)
-		return rnr_ready(qp, t);
-	f = &sq->pf[sq->pf_head];
-	if (sq->os_cnt == sq->os_cap) {
-		sq->block = SIM_BLOCK_OUTST; /* every WQE, even a bad one, takes an entry */
-		return false;
-	}
-	t0 = sq->t > f->fetched_at ? sq->t : f->fetched_at;
-	if (sq->hd.rc < 0) {
-		*t = t0;
-		return true; /* executes as an error */
-	}
-	if (sq->hd.w.ctrl.fm_ce_se & PRISM_CTRL_FM_MASK) {
-		if (!fence_clear(qp, &sq->hd.w, &dep)) {
-			sq->block = SIM_BLOCK_FENCE;
-			return false;
-		}
-		if (dep > t0)
-			t0 = dep;
-	}
-	if (sq->hd.w.ctrl.opcode == PRISM_OP_CQE_WAIT) {
-		if (!sim_wait_satisfied(qp, &sq->hd.w, &dep)) {
-			if (sq->block != SIM_BLOCK_WAIT_CQ) {
-				sq->block = SIM_BLOCK_WAIT_CQ;
-				emit_wait(qp, SIM_EV_WAIT_BLOCK, f, t0);
-			}
-			return false;
-		}
-		if (dep > t0)
-			t0 = dep;
-		if (sq->block == SIM_BLOCK_WAIT_CQ)
-			emit_wait(qp, SIM_EV_WAIT_RELEASE, f, t0);
-	}
-	sq->block = SIM_BLOCK_NONE;
-	*t = t0;
-	return true;
+	return SIM_RD_READY | SIM_RD_POLL;
 }
 
 static uint8_t check_ctrl(struct sim_qp *qp, const struct sim_fetched *f)

@@ -18,13 +18,18 @@
  * head WQE, a state change, a response that completes an entry it is
  * fenced or full on, an RNR NAK, a CQE that reaches its WAIT count, its
  * WAIT's CQ going away).  A ready queue gets its heap key; one that cannot
- * run until woken is parked (out of the heap, off the list).  RNR-blocked
- * queues and WAITs on data stay on the list (re-evaluated every step:
- * outside progress and memory the CPU writes wake nothing).  So a step
- * costs O(woken + log ready), not O(queues).  A queue that stays strictly
- * earliest, with a plain next WQE (no WAIT, fence or RNR), nothing woken
- * and the inbox later, runs that WQE at once: a burst, the very step that
- * would follow, without its pick (step limits count its WQEs).
+ * run until woken is parked (out of the heap, off the list; a WAIT on a CQ
+ * count joins that CQ's waiter list).  RNR-blocked queues and WAITs on
+ * data stay on the list (re-evaluated every step: outside progress and
+ * memory the CPU writes wake nothing); sim_sq_ready_slow's answer says
+ * which (SIM_RD_*).  So a step costs O(woken + log ready), not O(queues).
+ * The run loop decides the common step itself (VTIME, no READ job: the
+ * heap's root or the inbox's head, two queues tied at the root drawn as
+ * pick_tied would); the rest goes through the general pick.  A queue that
+ * stays strictly earliest, with a plain next WQE (no WAIT, fence or RNR),
+ * nothing woken and the inbox later, runs that WQE at once: a burst, the
+ * very step that would follow, without its pick (step limits count its
+ * WQEs).
  *
  * Must not: execute anything itself (sim_exec.c, sim_wire.c do).
  */
@@ -116,7 +121,7 @@ static void rdy_del(struct sim_dev *dev, struct sim_qp *qp)
 	rdy_put(dev, i, dev->rdy[dev->nrdy]);
 	if (i && dev->rdy[(i - 1) / 2].t > dev->rdy[i].t)
 		rdy_up(dev, i);
-	else
+	else if (2 * i + 1 < dev->nrdy)
 		rdy_down(dev, i);
 }
 
@@ -160,52 +165,34 @@ static uint32_t rdy_ties(const struct sim_dev *dev, sim_time_t t, struct sim_qp 
 /* ---- parking ------------------------------------------------------------- */
 
 /*
- * After sim_sq_ready() said no: can @qp leave the dirty set until
- * sim_sched_wake()?  Only for conditions whose every change wakes it: not
- * RTS (state changes), nothing fetched (fetches, responses), a WAIT on a
- * CQ count (that CQ's next CQE), a fence or a full outstanding ring (an
+ * A queue that cannot run leaves the dirty set until sim_sched_wake() when
+ * every change of its condition wakes it: not RTS (state changes), nothing
+ * fetched (fetches, responses), a fence or a full outstanding ring (an
  * outstanding entry becoming done: by a packet, which wakes a fenced or
  * full queue (sim_requester.c), by the queue's own step (which makes it
- * dirty), or by a failure (a state change)).  RNR and wait-on-data stay
- * dirty (re-evaluated every step).
+ * dirty), or by a failure (a state change)), a WAIT on a CQ count (that
+ * CQ's next CQE: the queue joins the CQ's waiter list here).  RNR and
+ * wait-on-data stay dirty (re-evaluated every step: SIM_RD_POLL).  Returns
+ * whether @qp, blocked on a WAIT on a CQ count, may leave the dirty set.
  */
-static bool park(struct sim_qp *qp)
+static __attribute__((noinline)) bool waiters_grow(struct sim_cq *cq)
 {
-	struct sim_sq *sq = &qp->sq;
-	struct sim_cq *cq;
+	return ARRAY_RESERVE(cq->waiters, cq->waiters_cap, cq->nwaiters + 1);
+}
 
-	if (qp->state != SIM_QPS_RTS)
-		return true;
-	if (sq->block == SIM_BLOCK_RNR)
-		return false;
-	if (!sq->pf_cnt)
-		return true;
-	if (sq->block == SIM_BLOCK_FENCE || sq->block == SIM_BLOCK_OUTST)
-		return true; /* sim_outst_complete wakes it */
-	if (sq->block != SIM_BLOCK_WAIT_CQ || sq->hd.rc < 0 ||
-	    sq->hd.w.ctrl.opmod != PRISM_WAIT_CQ ||
-	    !(cq = sim_cq_by_num(qp->dev, sq->hd.w.wait_en.obj_num)))
-		return false;
+static bool park_on_cq(struct sim_qp *qp)
+{
+	struct sim_cq *cq = sim_cq_by_num(qp->dev, qp->sq.hd.w.wait_en.obj_num);
+
+	if (!cq)
+		return false; /* never: a WAIT on a missing CQ runs */
 	if (qp->wait_cqn != cq->cqn) {
-		if (!ARRAY_RESERVE(cq->waiters, cq->waiters_cap, cq->nwaiters + 1))
+		if (cq->nwaiters == cq->waiters_cap && !waiters_grow(cq))
 			return false; /* stays dirty: slower, still right */
 		cq->waiters[cq->nwaiters++] = qp->slot;
 		qp->wait_cqn = cq->cqn;
 	}
 	return true;
-}
-
-/* A ready @qp whose readiness can change without a wake: an RNR
- * retransmission (parked infinite retries wait for outside progress) or a
- * WAIT on data (memory the CPU writes). */
-static inline bool stays_dirty(const struct sim_qp *qp)
-{
-	const struct sim_sq *sq = &qp->sq;
-
-	if (sq->block == SIM_BLOCK_RNR)
-		return true;
-	return sq->hd.rc >= 0 && sq->hd.w.ctrl.opcode == PRISM_OP_CQE_WAIT &&
-	       sq->hd.w.ctrl.opmod != PRISM_WAIT_CQ;
 }
 
 /* Is @qp still parked on a WAIT for a count @cq has not reached?  (What
@@ -289,21 +276,27 @@ void sim_sched_forget(struct sim_qp *qp)
 /* @qp's readiness is @r (sim_sq_ready_plain: 1, 0, -1 = ask the slow
  * path) from @t: a ready queue gets its heap key; one that is not leaves
  * the heap.  Returns whether it may leave the dirty list (parked, or ready
- * with a start time only a wake can change). */
+ * with a start time only a wake can change).  sim_sq_ready_plain answers 0
+ * only for a queue not RTS or with nothing fetched: parked. */
 static inline __attribute__((always_inline)) bool settle(struct sim_dev *dev, struct sim_qp *qp,
                                                          int r, sim_time_t t)
 {
+	unsigned v;
+
 	if (r > 0) {
 		rdy_set(dev, qp, t);
 		return true;
 	}
-	if (r < 0 && sim_sq_ready_slow(qp, &t)) {
+	v = r < 0 ? sim_sq_ready_slow(qp, &t) : 0;
+	if (v & SIM_RD_READY) {
 		rdy_set(dev, qp, t);
-		return !stays_dirty(qp);
+		return !(v & SIM_RD_POLL);
 	}
 	if (qp->rdy_pos)
 		rdy_del(dev, qp);
-	return park(qp);
+	if (v == SIM_RD_WAIT_CQ)
+		return park_on_cq(qp);
+	return !(v & SIM_RD_POLL);
 }
 
 static inline __attribute__((always_inline)) bool evaluate(struct sim_dev *dev, struct sim_qp *qp)
@@ -402,6 +395,25 @@ static void pick_tied(struct sim_dev *dev, struct pick *b)
 	b->ptr = j;
 }
 
+/* SIM_SCHED_VTIME, no READ job, the inbox later than the heap's root: the
+ * root's queue, or one of two tied at the root's time (the draw pick_tied
+ * would make, without its walk); NULL when more are tied. */
+static inline __attribute__((always_inline)) struct sim_qp *
+pick_root(struct sim_dev *dev, const struct sim_rdy *h, uint32_t n)
+{
+	sim_time_t t = h[0].t;
+	uint32_t c, o;
+
+	if ((n < 2 || h[1].t != t) && (n < 3 || h[2].t != t))
+		return h[0].qp;
+	c = h[1].t == t ? 1 : 2;
+	o = 3 - c;
+	if ((o < n && h[o].t == t) || (2 * c + 1 < n && h[2 * c + 1].t == t) ||
+	    (2 * c + 2 < n && h[2 * c + 2].t == t))
+		return NULL;
+	return sim_rand(dev) % 2 ? h[c].qp : h[0].qp;
+}
+
 /* SIM_SCHED_VTIME: the unit with the earliest start time. */
 static inline __attribute__((always_inline)) bool pick_vtime(struct sim_dev *dev, struct pick *b)
 {
@@ -411,25 +423,11 @@ static inline __attribute__((always_inline)) bool pick_vtime(struct sim_dev *dev
 	if (__builtin_expect(!dev->jobs, 1)) {
 		/* the common case: no READ jobs, one earliest unit */
 		if (n && (!dev->inbox.n || dev->rdy[0].t < dev->inbox.front->t)) {
-			sim_time_t t = dev->rdy[0].t;
+			struct sim_qp *qp = pick_root(dev, dev->rdy, n);
 
-			const struct sim_rdy *h = dev->rdy;
-			uint32_t c, o;
-
-			*b = (struct pick){UNIT_SQ, h[0].qp, t};
-			if ((n < 2 || h[1].t != t) && (n < 3 || h[2].t != t))
-				return true;
-			/* two queues at @t, nothing else (the inbox is later): the
-			 * draw pick_tied would make, without its walk */
-			c = h[1].t == t ? 1 : 2;
-			o = 3 - c;
-			if ((o < n && h[o].t == t) || (2 * c + 1 < n && h[2 * c + 1].t == t) ||
-			    (2 * c + 2 < n && h[2 * c + 2].t == t)) {
+			*b = (struct pick){UNIT_SQ, qp, dev->rdy[0].t};
+			if (!qp)
 				pick_tied(dev, b);
-				return true;
-			}
-			if (sim_rand(dev) % 2)
-				b->ptr = h[c].qp;
 			return true;
 		}
 		if (dev->inbox.n && (!n || dev->inbox.front->t < dev->rdy[0].t)) {
@@ -496,47 +494,51 @@ static inline __attribute__((always_inline)) bool burst_on(struct sim_dev *dev, 
 
 #define SIM_BURST 64 /* WQEs a queue may run back to back in one step */
 
-/* One step: one unit, or a burst of one queue's WQEs (as many steps, while
- * dev->st.steps stays below @stop).  Returns false when no unit is
- * runnable.  Inlined into the run loop (sim_sched_steps), whose registers
- * then carry over from step to step. */
-static inline __attribute__((always_inline)) bool sched_step(struct sim_dev *dev, uint64_t stop)
+/* Runs the head WQE of @qp, picked at @t, and whatever burst follows (at
+ * most @left WQEs, @left > 0), then settles it.  Returns the WQEs run. */
+static inline __attribute__((always_inline)) uint64_t run_sq(struct sim_dev *dev, struct sim_qp *qp,
+                                                             sim_time_t t, uint64_t left)
+{
+	sim_time_t next = 0;
+	uint64_t n = 0;
+	int r;
+
+	for (;;) {
+		n++;
+		sim_sq_step(qp, t);
+		r = sim_sq_ready_plain(qp, &next);
+		if (r <= 0 || n > SIM_BURST || n >= left || !burst_on(dev, qp, next))
+			break;
+		t = next; /* its heap key stays (too early) until it stops */
+	}
+	/* its head, time or block changed: evaluated at once (what it woke is
+	 * evaluated at the next step) */
+	if (!settle(dev, qp, r, next))
+		sim_sched_wake(qp);
+	return n;
+}
+
+static inline __attribute__((always_inline)) uint64_t run_pkt(struct sim_dev *dev)
+{
+	sim_wire_rx(dev, sim_pktq_pop(&dev->inbox));
+	return 1;
+}
+
+/* A step the run loop's common case does not cover (SIM_SCHED_RANDOM, READ
+ * jobs, a tie): pick, then run (at most @left units, @left > 0).  Returns
+ * the units run, 0 when none is runnable. */
+static __attribute__((noinline)) uint64_t sched_step_picked(struct sim_dev *dev, uint64_t left)
 {
 	struct pick b;
 
-	if (dev->tx_held || __atomic_load_n(&dev->rx_async.n, __ATOMIC_ACQUIRE))
-		sim_inbox_drain_async(dev);
-	if (dev->ndirty)
-		refresh(dev);
 	if (!(dev->o.sched == SIM_SCHED_RANDOM ? pick_random(dev, &b) : pick_vtime(dev, &b)))
-		return false;
+		return 0;
 	switch (b.kind) {
-	case UNIT_SQ: {
-		struct sim_qp *qp = b.ptr;
-		sim_time_t t = 0;
-		int r;
-
-		for (int n = 0;; n++) {
-			dev->st.steps++;
-			sim_sq_step(qp, b.t);
-			r = sim_sq_ready_plain(qp, &t);
-			if (r <= 0 || n == SIM_BURST || dev->st.steps >= stop ||
-			    !burst_on(dev, qp, t))
-				break;
-			b.t = t; /* its heap key stays (too early) until it stops */
-		}
-		/* its head, time or block changed: evaluated at once (what it
-		 * woke is evaluated at the next step) */
-		if (!settle(dev, qp, r, t))
-			sim_sched_wake(qp);
-		break;
-	}
+	case UNIT_SQ:
+		return run_sq(dev, b.ptr, b.t, left);
 	case UNIT_PKT:
-		dev->st.steps++;
-		sim_wire_rx(dev, sim_pktq_pop(&dev->inbox));
-		break;
+		return run_pkt(dev);
 	case UNIT_JOB:
-		dev->st.steps++;
 		if (sim_readjob_step(dev, b.ptr)) {
 			struct sim_readjob **pp = &dev->jobs;
 
@@ -547,17 +549,56 @@ static inline __attribute__((always_inline)) bool sched_step(struct sim_dev *dev
 		}
 		break;
 	}
-	return true;
+	return 1;
 }
 
-/* Counts units in dev->st.steps: a burst counts as the WQEs it ran. */
+/*
+ * Counts units in dev->st.steps (kept in a register while it runs: nothing
+ * a step calls reads it): a burst counts as the WQEs it ran.  Each step:
+ * deliveries from other threads, then the woken queues' readiness, then
+ * one unit (or a burst).  The common case, SIM_SCHED_VTIME without READ
+ * jobs and one earliest unit (the heap's root or the inbox's head, no
+ * tie), is decided here; the rest by sched_step_picked.
+ */
 uint64_t sim_sched_steps(struct sim_dev *dev, uint64_t max_steps)
 {
-	uint64_t start = dev->st.steps, stop = max_steps ? start + max_steps : UINT64_MAX;
+	uint64_t left = max_steps ? max_steps : UINT64_MAX, ran;
 
-	while (dev->st.steps < stop && sched_step(dev, stop))
-		;
-	return dev->st.steps - start;
+	while (left) {
+		if (dev->tx_held || __atomic_load_n(&dev->rx_async.n, __ATOMIC_ACQUIRE))
+			sim_inbox_drain_async(dev);
+		if (dev->ndirty)
+			refresh(dev);
+		if (__builtin_expect(!dev->jobs && dev->o.sched == SIM_SCHED_VTIME, 1)) {
+			const struct sim_rdy *h = dev->rdy;
+			uint32_t n = dev->nrdy;
+
+			if (!n) {
+				if (!dev->inbox.n)
+					break;
+				left -= run_pkt(dev);
+				continue;
+			}
+			if (!dev->inbox.n || h[0].t < dev->inbox.front->t) {
+				struct sim_qp *qp = pick_root(dev, h, n);
+
+				if (qp) {
+					left -= run_sq(dev, qp, h[0].t, left);
+					continue;
+				}
+			} else if (dev->inbox.front->t < h[0].t) {
+				left -= run_pkt(dev);
+				continue;
+			}
+		}
+		ran = sched_step_picked(dev, left);
+		if (!ran)
+			break;
+		left -= ran;
+	}
+	ran = (max_steps ? max_steps : UINT64_MAX) - left;
+	dev->st.steps += ran;
+	return ran;
 }
 
 int sim_sched_check(struct sim_dev *dev, uint32_t *bad_qpn)

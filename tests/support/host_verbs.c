@@ -31,6 +31,7 @@ void hv_cq_init(struct hv_cq *h, struct sim_cq *cq)
 	h->buf = sim_cq_buf(cq);
 	h->ncqe = sim_cq_ncqe(cq);
 	h->ci = 0;
+	h->dbrec = sim_cq_dbrec(cq);
 }
 
 void hv_wqe(struct prism_wqe *w, uint8_t opcode, bool signaled)
@@ -114,6 +115,6 @@ int hv_poll(struct hv_cq *h, struct prism_cqe *out)
 	if (rc < 0)
 		return rc;
 	h->ci++;
-	sim_cq_dbrec(h->cq)[0] = htonl(h->ci & 0xffffff);
+	h->dbrec[0] = htonl(h->ci & 0xffffff);
 	return 1;
 }

@@ -37,7 +37,8 @@ struct hv_cq {
 	struct sim_cq *cq;
 	uint8_t *buf;
 	uint32_t ncqe;
-	uint32_t ci; /* consumer counter (absolute) */
+	uint32_t ci;              /* consumer counter (absolute) */
+	volatile uint32_t *dbrec; /* [0] consumer index (be32) */
 };
 
 void hv_qp_init(struct hv_qp *h, struct sim_qp *qp, uint32_t sq_bbs, uint32_t rq_n);

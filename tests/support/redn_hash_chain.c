@@ -46,10 +46,12 @@ struct redn_hash {
 	 * control segments as encoded, field offsets from the codec, and the
 	 * basic blocks each WQE takes.  Filled by every encoded get. */
 	struct redn_tmpl {
-		/* R's control segment (hit and miss); the other WQEs keep theirs
-		 * but for the WQE index (idx_off) */
-		struct prism_ctrl_seg r_hit, r_miss;
-		uint32_t r_raddr, r_sge0_addr, rd_raddr, cas_compare, cas_swap;
+		/* R's control segment as packed (miss: the whole segment; hit:
+		 * bytes 0-7, the CAS's swap operand); a re-post rewrites their
+		 * WQE index (idx_off) and R's immediate (imm_off).  The other
+		 * WQEs keep theirs but for the WQE index. */
+		uint8_t r_miss[PRISM_WQE_DS_BYTES], r_hit[8];
+		uint32_t r_raddr, r_sge0_addr, rd_raddr, cas_compare, cas_swap, imm_off;
 		uint32_t ctl_index[REDN_CTL_WQES];
 		uint32_t r_bbs, rd_bbs, cas_bbs, ctl_bbs[REDN_CTL_WQES];
 		uint32_t cli_inline, cli_bbs; /* the client's SEND: its inline data, its size */
@@ -376,8 +378,10 @@ static int post_get_encode(struct redn_hash *h, const struct get_req *q)
 	miss.opcode = PRISM_OP_NOP;
 	miss.qpn = 0; /* the key goes here */
 	prism_ctrl_seg_pack(&miss, r_slot);
-	t->r_hit = hit;
-	t->r_miss = miss;
+	memcpy(t->r_miss, r_slot, sizeof(t->r_miss));
+	uint64_t hit_word = ctrl_word(&hit);
+	memcpy(t->r_hit, &hit_word, sizeof(t->r_hit));
+	t->imm_off = field_at(&r, PRISM_FIELD_CTRL_IMM);
 	t->r_raddr = field_at(&r, PRISM_FIELD_RADDR);
 	t->r_sge0_addr = field_at(&r, PRISM_FIELD_SGE0_ADDR);
 
@@ -484,31 +488,38 @@ static int post_get_encode(struct redn_hash *h, const struct get_req *q)
 static int post_get_patch(struct redn_hash *h, const struct get_req *q)
 {
 	const struct redn_tmpl *t = &h->t;
+	const uint32_t idx = t->idx_off; /* read once: ring stores may alias t */
 	uint32_t pi;
 
 	pi = h->hsrv.sq_pi;
 	uint8_t *r_slot = hv_sq_slot(&h->hsrv, pi);
-	struct prism_ctrl_seg hit = t->r_hit, miss = t->r_miss;
-	hit.wqe_index = miss.wqe_index = (uint16_t)pi;
-	hit.imm = miss.imm = q->id;
-	prism_ctrl_seg_pack(&miss, r_slot);
+	memcpy(r_slot, t->r_miss, sizeof(t->r_miss)); /* R as a NOP (the miss) */
+	put_be16(r_slot + idx, (uint16_t)(pi & 0xffff));
+	put_be32(r_slot + t->imm_off, q->id);
+	uint8_t hit[sizeof(t->r_hit)]; /* R's bytes 0-7 as the CAS makes them */
+	memcpy(hit, t->r_hit, sizeof(hit));
+	put_be16(hit + idx, (uint16_t)(pi & 0xffff));
 	put_be64(r_slot + t->r_raddr, q->resp_addr);
 	put_be64(r_slot + t->r_sge0_addr, 0); /* patched by the READ */
 	hv_sq_publish(&h->hsrv, t->r_bbs);
 	uint32_t r_end = h->hsrv.sq_pi;
 
+	/* A get's WQEs on one ring never wrap: each ring holds a whole number
+	 * of gets and the rings moved in step (can_patch), so the next WQE of
+	 * the same get follows in memory. */
 	pi = h->hwrk.sq_pi;
 	uint8_t *read_slot = hv_sq_slot(&h->hwrk, pi);
-	put_be16(read_slot + t->idx_off, (uint16_t)(pi & 0xffff));
+	put_be16(read_slot + idx, (uint16_t)(pi & 0xffff));
 	put_be64(read_slot + t->rd_raddr, 0); /* patched by the RECV */
 
 	pi += t->rd_bbs; /* both published at once, below */
-	uint8_t *cas_slot = hv_sq_slot(&h->hwrk, pi);
-	put_be16(cas_slot + t->idx_off, (uint16_t)(pi & 0xffff));
-	uint64_t miss_word;
-	memcpy(&miss_word, r_slot, sizeof(miss_word)); /* R as just packed: the miss */
+	uint8_t *cas_slot = read_slot + (size_t)t->rd_bbs * PRISM_WQE_BB;
+	put_be16(cas_slot + idx, (uint16_t)(pi & 0xffff));
+	uint64_t miss_word, hit_word;
+	memcpy(&miss_word, r_slot, sizeof(miss_word)); /* R as just written: the miss */
+	memcpy(&hit_word, hit, sizeof(hit_word));
 	put_be64(cas_slot + t->cas_compare, miss_word);
-	put_be64(cas_slot + t->cas_swap, ctrl_word(&hit));
+	put_be64(cas_slot + t->cas_swap, hit_word);
 	hv_sq_publish(&h->hwrk, t->rd_bbs + t->cas_bbs);
 	uint32_t wrk_end = h->hwrk.sq_pi;
 
@@ -517,11 +528,12 @@ static int post_get_patch(struct redn_hash *h, const struct get_req *q)
 	uint32_t index[REDN_CTL_WQES] = {q->recv_index, wrk_end & 0xffff, q->wrk_index,
 	                                 r_end & 0xffff};
 	pi = h->hctl.sq_pi;
+	uint8_t *ctl_slot = hv_sq_slot(&h->hctl, pi);
 	for (int i = 0; i < REDN_CTL_WQES; i++) {
-		uint8_t *ctl_slot = hv_sq_slot(&h->hctl, pi);
-		put_be16(ctl_slot + t->idx_off, (uint16_t)(pi & 0xffff));
+		put_be16(ctl_slot + idx, (uint16_t)(pi & 0xffff));
 		put_be32(ctl_slot + t->ctl_index[i], (uint32_t)index[i]);
 		pi += t->ctl_bbs[i];
+		ctl_slot += (size_t)t->ctl_bbs[i] * PRISM_WQE_BB;
 	}
 	hv_sq_publish(&h->hctl, pi - h->hctl.sq_pi); /* the four at once */
 
