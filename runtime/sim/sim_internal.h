@@ -228,9 +228,11 @@ struct sim_pktq_ent {
 struct sim_pktq {
 	struct sim_pktq_ent *front; /* earliest entry (valid when n) */
 	uint32_t n;                 /* live entries */
-	uint32_t room;              /* slots from front to the end of e */
 	struct sim_pktq_ent *e;
 	uint32_t cap;
+	/* slots from front to the end of e: not next to n, whose decrement a
+	 * pop's would join in one vector subtraction (longer code) */
+	uint32_t room;
 	bool fifo;
 };
 
