@@ -875,12 +875,11 @@ static inline struct sim_pkt *sim_reply_alloc(struct sim_qp *qp, const struct si
 	dev->fold_taken = true;
 	p = &dev->fold.box.pkt;
 	/* Without an observer, nothing reads a field of it that its builder
-	 * (respond) does not write: the dispatch reads the addresses, the
-	 * requester the kind, PSN, syndrome, RNR timer, time and payload. */
+	 * (respond) does not write: the dispatch reads the source and the
+	 * destination QP, the requester the kind, PSN, syndrome, RNR timer,
+	 * time and payload. */
 	if (dev->obs.event)
 		memset(p, 0, SIM_PKT_HDR_BYTES);
-	else
-		p->t = 0;
 	p->payload_len = payload_len;
 	p->payload = payload_len ? dev->fold.room : NULL;
 	return p;
