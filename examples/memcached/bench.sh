@@ -14,11 +14,14 @@
 # For each run the CPU the server process spent is split by thread name:
 # memcached's own threads against the NIC's (prism-net, prism-progress,
 # prism-nic), per get.
-# Build dir: $O or build.  GETS (default 20000 per connection) sizes the runs.
+# Build dir: $O or build; a memcached older than libprism is relinked first
+# (fresh.sh).  GETS (default 20000 per connection) sizes the runs.
 set -euo pipefail
 
 O=${O:-build}
 MC=$O/memcached/src/memcached
+. examples/memcached/fresh.sh
+mc_fresh prism-memcslap # a stale memcached is relinked, stale clients are named
 GETS=${GETS:-20000}
 KEYS=${KEYS:-10000}
 VSIZE=${VSIZE:-64}

@@ -13,6 +13,8 @@ set -euo pipefail
 
 O=${O:-build}
 MC=$O/memcached/src/memcached
+. examples/memcached/fresh.sh
+mc_fresh prism-memccat prism-memcslap
 tmp=$(mktemp -d)
 pid=
 cleanup() {

@@ -11,7 +11,9 @@
  * with k (count kinds: k * stride + delta; client response address: slot
  * k mod depth).  With CPU re-arm `depth` windows are posted ahead; when
  * invocation k has produced its CQEs on every CQ, window k + depth is
- * posted.  A program that recycles its own queues is posted once.  A
+ * posted.  Invocations whose windows hold WQEs back never overlap: each
+ * window's entry is rung only once the one before it completed (serial).
+ * A program that recycles its own queues is posted once.  A
  * recycled loop's lap queue (queues[].recycle) is re-posted like any queue,
  * into the same ring slots (its ring is one lap); after each invocation it
  * advances by the laps it ran, read back from its lap counter.
@@ -39,18 +41,54 @@ static unsigned min_u(unsigned a, unsigned b)
 	return a < b ? a : b;
 }
 
-/* Depth the rings and CQs allow: each holds `depth` invocations at once. */
+/*
+ * Does a SEND_EN of the chain enable only part of its target queue's window
+ * (a barrier holds the rest back until the patches it waits for landed)?
+ * Enables count producer indexes, so the next invocation's entry enable,
+ * which counts past the end of this window, would release the held WQEs
+ * early: the NIC may fetch them before their patches (docs/nic-model.md,
+ * prefetch hazards).  Such invocations must not overlap (serial, below).
+ * (The `put` of lib/chains/prism_ops.prism: two requests back to back
+ * failed the connection.)
+ */
+static bool holds_back(const struct chainobj *o)
+{
+	for (uint32_t i = 0; i < o->n_relocs; i++) {
+		const struct chainobj_reloc *r = &o->relocs[i];
+		struct prism_ctrl_seg cs;
+
+		/* the enable's counter, not the WQE's own index in its control
+		 * segment (the first 16 bytes) */
+		if (r->kind != CHAINOBJ_RELOC_SQ_COUNT || r->site.ring != CHAINOBJ_RING_SQ ||
+		    r->site.offset < 16)
+			continue;
+		prism_ctrl_seg_unpack(o->queues[r->site.queue].sq[r->site.wqe].bytes, &cs);
+		if (cs.opcode == PRISM_OP_SEND_ENABLE && r->delta != r->stride)
+			return true;
+	}
+	return false;
+}
+
+/* Invocation windows to post ahead: as many as every ring (and @want, and
+ * INST_MAX_DEPTH) holds, or 1 where posting the next window while one runs
+ * is unsafe whatever the client sends. */
 static unsigned ring_depth(const struct chainobj *o, unsigned want)
 {
 	unsigned d = want ? min_u(want, INST_MAX_DEPTH) : INST_MAX_DEPTH;
 
 	/* With early exits (or a recycled loop's laps) invocation k+1's
 	 * counters depend on k's run; a scratch image is re-applied between
-	 * invocations only. */
+	 * invocations only; a receive that scatters into scratch would
+	 * overwrite, the moment a request arrives, what the running
+	 * invocation still reads there. */
 	if (o->n_exits || o->scratch_init_len)
 		return 1;
 	for (uint32_t q = 0; q < o->n_queues; q++)
 		if (o->queues[q].recycle.max_laps)
+			return 1;
+	for (uint32_t i = 0; i < o->n_relocs; i++)
+		if (o->relocs[i].site.ring == CHAINOBJ_RING_RQ &&
+		    o->relocs[i].kind == CHAINOBJ_RELOC_SCRATCH_ADDR)
 			return 1;
 	for (uint32_t q = 0; q < o->n_queues; q++) {
 		const struct chainobj_queue *qu = &o->queues[q];
@@ -249,6 +287,27 @@ static void invalidate_gate_slots(struct core_inst *in, uint64_t k)
 	}
 }
 
+/* Slots from a window's base to its last template on @qu's @ring (at least
+ * the per-invocation amount). */
+static uint32_t window_end(const struct chainobj_queue *qu, enum chainobj_ring ring)
+{
+	uint32_t end = ring == CHAINOBJ_RING_SQ ? qu->sq_per_invocation : qu->rq_per_invocation;
+
+	if (ring == CHAINOBJ_RING_SQ)
+		for (uint32_t i = 0; i < qu->n_sq; i++) {
+			uint32_t e =
+			    qu->sq[i].slot + prism_wqe_bbs(qu->sq[i].len / PRISM_WQE_DS_BYTES);
+
+			if (e > end)
+				end = e;
+		}
+	else
+		for (uint32_t i = 0; i < qu->n_rq; i++)
+			if (qu->rq[i].slot + 1u > end)
+				end = qu->rq[i].slot + 1u;
+	return end;
+}
+
 /* Copy invocation @k's templates (the image) to their ring slots at the
  * current bases and apply the relocations that change per window. */
 static void post_window(struct core_inst *in, uint64_t k)
@@ -292,21 +351,9 @@ static void post_window(struct core_inst *in, uint64_t k)
 	/* Producer counters: every template of this invocation is posted. */
 	for (uint32_t q = 0; q < o->n_queues; q++) {
 		const struct chainobj_queue *qu = &o->queues[q];
-		uint64_t sq_end = 0, rq_end = 0;
+		uint64_t sq_end = window_end(qu, CHAINOBJ_RING_SQ);
+		uint64_t rq_end = window_end(qu, CHAINOBJ_RING_RQ);
 
-		for (uint32_t i = 0; i < qu->n_sq; i++) {
-			uint32_t end =
-			    qu->sq[i].slot + prism_wqe_bbs(qu->sq[i].len / PRISM_WQE_DS_BYTES);
-			if (end > sq_end)
-				sq_end = end;
-		}
-		for (uint32_t i = 0; i < qu->n_rq; i++)
-			if (qu->rq[i].slot + 1u > rq_end)
-				rq_end = qu->rq[i].slot + 1u;
-		if (qu->sq_per_invocation > sq_end)
-			sq_end = qu->sq_per_invocation;
-		if (qu->rq_per_invocation > rq_end)
-			rq_end = qu->rq_per_invocation;
 		if (in->base.sq[q] + sq_end > in->sq_pi[q])
 			in->sq_pi[q] = in->base.sq[q] + sq_end;
 		if (in->base.rq[q] + rq_end > in->rq_pi[q])
@@ -462,6 +509,12 @@ static void post_next(struct core_inst *in)
  * MLNX_OFED libmlx5 skips both for MANAGED_SEND QPs).  Every WQE byte of
  * the window, managed queues' included, is written before any queue is
  * rung: once a queue runs, the chain may ENABLE another queue at once.
+ *
+ * A serial instance rings its unmanaged send queues (the entry) only up to
+ * the end of the first invocation not completed: the windows after it keep
+ * their receives posted, so their requests land, but their entries wait
+ * until the CPU saw the invocation before them complete.  Nothing else can
+ * start a window: its managed queues are enabled only by its own entry.
  */
 static int ring_doorbells(struct core_inst *in)
 {
@@ -472,11 +525,19 @@ static int ring_doorbells(struct core_inst *in)
 	/* WQE bytes before the doorbell records (mlx5: udma_to_device_barrier). */
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	for (uint32_t q = 0; q < o->n_queues; q++) {
+		const struct chainobj_queue *qu = &o->queues[q];
 		volatile uint32_t *db = in->qps[q].info.dbrec;
+		uint64_t sq_pi = in->sq_pi[q];
 
+		if (in->serial) { /* no exits (depth > 1): window k starts at k * per */
+			uint64_t entry_end = in->completed * qu->sq_per_invocation +
+			                     window_end(qu, CHAINOBJ_RING_SQ);
+
+			sq_pi = sq_pi < entry_end ? sq_pi : entry_end;
+		}
 		store_be32_shared(&db[0], (uint32_t)(in->rq_pi[q] & 0xffffu));
-		if (!o->queues[q].managed_send)
-			store_be32_shared(&db[1], (uint32_t)(in->sq_pi[q] & 0xffffu));
+		if (!qu->managed_send)
+			store_be32_shared(&db[1], (uint32_t)(sq_pi & 0xffffu));
 	}
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	for (uint32_t q = 0; q < o->n_queues; q++) {
@@ -663,6 +724,8 @@ int core_inst_create(struct prism_program *prog, unsigned shard, uint32_t id,
 	in->depth = in->cpu_rearm ? ring_depth(o, want_depth) : 1;
 	if (peer->resp_slots && in->depth > peer->resp_slots)
 		in->depth = peer->resp_slots;
+	in->serial = in->depth > 1 && holds_back(o);
+	in->inflight = in->serial ? 1 : in->depth;
 	in->cqs = calloc(o->n_cqs ? o->n_cqs : 1, sizeof(*in->cqs));
 	in->qps = calloc(o->n_queues ? o->n_queues : 1, sizeof(*in->qps));
 	core_program_get(prog);

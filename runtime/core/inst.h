@@ -71,7 +71,14 @@ struct core_inst {
 	size_t scratch_len;
 	struct core_be_mr *scratch_mr;
 	struct core_mr_info scratch_keys;
-	unsigned depth; /* invocations posted ahead */
+	unsigned depth;    /* invocations posted ahead */
+	unsigned inflight; /* invocations a client may send ahead (the welcome's) */
+	/* Invocations must not overlap on the NIC (a window holds WQEs back
+	 * behind a barrier, which the next window's entry enable would
+	 * release): windows are posted ahead, but each one's entry is rung only
+	 * once the invocation before it completed (ring_doorbells), whatever
+	 * the client sends. */
+	bool serial;
 	bool cpu_rearm; /* false: the program recycles its queues on the NIC */
 	struct {
 		uint64_t *sq, *rq; /* [n_queues] counter bases of the next window to post */

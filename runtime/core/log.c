@@ -2,8 +2,9 @@
 /*
  * core/log.c - the replaceable log callback (prism_set_log_fn).
  *
- * Owns: the process-wide callback, its context and level threshold, and the
- * formatting of one message into a bounded buffer.
+ * Owns: the process-wide callback, its context and level threshold, the
+ * formatting of one message into a bounded buffer, and the per-thread hold
+ * of an error the caller reports itself (core_log_hold).
  * Must not: write to any stream unless the application installed
  * prism_log_stderr (or its own callback) - the library never prints.
  */
@@ -17,6 +18,7 @@ static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 static prism_log_fn log_fn;
 static void *log_ctx;
 static enum prism_log_level log_max = PRISM_LOG_WARN;
+static __thread struct core_log_held *held; /* this thread's innermost hold */
 
 PRISM_API prism_log_fn prism_set_log_fn(prism_log_fn fn, void *ctx, enum prism_log_level max_level)
 {
@@ -46,13 +48,33 @@ PRISM_API void prism_log_stderr(enum prism_log_level level, const char *msg, voi
 	fprintf(stderr, "prism: %s: %s\n", level_names[level], msg);
 }
 
+void core_log_hold(struct core_log_held *h)
+{
+	h->msg[0] = 0;
+	h->outer = held;
+	held = h;
+}
+
+void core_log_release(struct core_log_held *h)
+{
+	held = h->outer;
+}
+
 void core_log(enum prism_log_level level, const char *fmt, ...)
 {
-	char buf[512];
+	char buf[CORE_LOG_MAX];
 	prism_log_fn fn;
 	void *ctx;
 	va_list ap;
 
+	if (level == PRISM_LOG_ERROR && held && !held->msg[0]) {
+		/* whatever the threshold: the caller reports it */
+		va_start(ap, fmt);
+		vsnprintf(held->msg, sizeof(held->msg), fmt, ap);
+		va_end(ap);
+		if (held->msg[0])
+			return;
+	}
 	pthread_mutex_lock(&log_lock);
 	fn = log_fn;
 	ctx = log_ctx;

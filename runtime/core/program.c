@@ -45,13 +45,18 @@ static struct prism_program *program_new(struct chainobj *obj, const struct pris
 	return prog;
 }
 
-static int read_error(int err, const struct diag_report *d, const char *origin)
+/* "program file 'PATH': ..." (@path NULL: the object was in memory). */
+static int read_error(int err, const struct diag_report *d, const char *path)
 {
+	char what[256] = "program object";
+
+	if (path)
+		snprintf(what, sizeof(what), "program file '%s'", path);
 	if (err == -EINVAL) {
-		core_err("program %s: rejected: %s", origin, d->msg);
+		core_err("%s: rejected: %s", what, d->msg);
 		return d->code == CHAINOBJ_E_VERSION ? -PRISM_E_VERSION : -PRISM_E_FORMAT;
 	}
-	core_err("program %s: %s", origin, prism_strerror(err));
+	core_err("%s: %s", what, prism_strerror(err));
 	return err;
 }
 
@@ -95,7 +100,7 @@ PRISM_API struct prism_program *prism_program__open_mem(const void *buf, size_t 
 
 	err = chainobj_read_mem(buf, len, &obj, &d);
 	if (err)
-		return core_fail_ptr(read_error(err, &d, "(memory)"));
+		return core_fail_ptr(read_error(err, &d, NULL));
 	prog = program_new(obj, opts);
 	if (prog)
 		prog->object_bytes = len;

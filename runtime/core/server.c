@@ -209,47 +209,6 @@ static uint32_t final_imm(const struct chainobj *o, int conn)
 	return 0;
 }
 
-/*
- * Does a SEND_EN of the chain enable only part of its target queue's window
- * (a barrier holds the rest back until the patches it waits for landed)?
- * Enables count producer indexes, so the next invocation's entry enable,
- * which counts past the end of this window, would release the held WQEs
- * early: the NIC may fetch them before their patches (docs/nic-model.md,
- * prefetch hazards).  (The `put` of lib/chains/prism_ops.prism: two
- * requests back to back failed the connection.)
- */
-static bool holds_back(const struct chainobj *o)
-{
-	for (uint32_t i = 0; i < o->n_relocs; i++) {
-		const struct chainobj_reloc *r = &o->relocs[i];
-		struct prism_ctrl_seg cs;
-
-		/* the enable's counter, not the WQE's own index in its control
-		 * segment (the first 16 bytes) */
-		if (r->kind != CHAINOBJ_RELOC_SQ_COUNT || r->site.ring != CHAINOBJ_RING_SQ ||
-		    r->site.offset < 16)
-			continue;
-		prism_ctrl_seg_unpack(o->queues[r->site.queue].sq[r->site.wqe].bytes, &cs);
-		if (cs.opcode == PRISM_OP_SEND_ENABLE && r->delta != r->stride)
-			return true;
-	}
-	return false;
-}
-
-/* May a client pipeline invocations?  Not when one invocation's receive can
- * overwrite scratch the previous one still reads, counters depend on exits,
- * or a window holds WQEs back that the next one's enable would release. */
-static bool pipelines(const struct chainobj *o)
-{
-	if (o->n_exits || o->scratch_init_len || holds_back(o))
-		return false;
-	for (uint32_t i = 0; i < o->n_relocs; i++)
-		if (o->relocs[i].site.ring == CHAINOBJ_RING_RQ &&
-		    o->relocs[i].kind == CHAINOBJ_RELOC_SCRATCH_ADDR)
-			return false;
-	return true;
-}
-
 static void describe(const struct core_inst *in, struct core_welcome *w)
 {
 	const struct chainobj *o = in->prog->obj;
@@ -257,7 +216,7 @@ static void describe(const struct core_inst *in, struct core_welcome *w)
 	w->qpn = core_inst_conn_qpn(in);
 	w->node = in->dev->shards[in->shard].node;
 	w->depth = in->depth;
-	w->inflight = pipelines(o) ? in->depth : 1;
+	w->inflight = in->inflight;
 	w->final_imm = final_imm(o, in->prog->conn_queue);
 	w->response_size = o->response_size;
 	snprintf(w->program, sizeof(w->program), "%s", in->prog->name);
@@ -958,6 +917,7 @@ PRISM_API int prism_server__shard_stats(const struct prism_server *srv, unsigned
 int core_server_post(struct prism_server *srv, const void *chain, size_t len,
                      const struct core_poster *who, char *why, size_t whylen)
 {
+	struct core_log_held held;
 	struct prism_program *prog;
 	bool replaces;
 	int err;
@@ -966,10 +926,14 @@ int core_server_post(struct prism_server *srv, const void *chain, size_t len,
 		snprintf(why, whylen, "this server does not accept posted programs");
 		return -EPERM;
 	}
+	/* the library's reason goes to the poster, and into the one line the
+	 * caller logs about the refusal */
+	core_log_hold(&held);
 	prog = prism_program__open_mem(chain, len, NULL);
 	if (!prog) {
 		err = -errno;
-		snprintf(why, whylen, "%s", prism_strerror(err));
+		core_log_release(&held);
+		snprintf(why, whylen, "%s", held.msg[0] ? held.msg : prism_strerror(err));
 		return err;
 	}
 	prog->installed_uid = who->uid;
@@ -980,7 +944,10 @@ int core_server_post(struct prism_server *srv, const void *chain, size_t len,
 	err = prism_program__load(prog, srv->dev);
 	if (!err)
 		err = prism_server__add_program(srv, prog);
-	if (err)
+	core_log_release(&held);
+	if (err && held.msg[0])
+		snprintf(why, whylen, "%s", held.msg);
+	else if (err)
 		snprintf(why, whylen, "program '%s': %s", prog->name, prism_strerror(err));
 	else
 		core_info("server: program '%s' %s by uid %u pid %d (%zu-byte object, %d "

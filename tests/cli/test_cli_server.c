@@ -199,9 +199,12 @@ static void test_manage_running_server(void **state)
 	o = run_toolf("@/prismc show --server %s --json", post_sock);
 	TOOL_EXPECT(o, 0, out, "[]\n");
 	tool_out_free(&o);
-	/* a program the server cannot load is refused, with its reason */
+	/* a program the server cannot load is refused, with the loader's reason,
+	 * in one line here and one in the server's log */
 	o = run_toolf("@/prismc post lib/chains/hash_get.prism --server %s", post_sock);
-	TOOL_EXPECT(o, 1, err, "region");
+	TOOL_EXPECT(o, 1, err,
+	            "program 'get': region 'table' (1048576 bytes, declared at line 11 of the "
+	            "object) is not registered on device sim\n");
 	assert_int_equal(tool_lines(o.err), 1);
 	tool_out_free(&o);
 
@@ -218,6 +221,9 @@ static void test_manage_running_server(void **state)
 	assert_non_null(strstr(log, "removal from local uid"));
 	assert_non_null(strstr(log, "refused: program 'get': no such program on the server"));
 	assert_non_null(strstr(log, "install from local uid"));
+	assert_non_null(strstr(log, " refused: program 'get': region 'table' (1048576 bytes, "
+	                            "declared at line 11 of the object) is not registered"));
+	assert_null(strstr(log, "prism: error:")); /* the refusal's line says it all */
 	free(log);
 }
 
@@ -237,9 +243,13 @@ static void test_prismd_strict_programs(void **state)
 	assert_int_equal(port, 0);
 	assert_int_equal(st, 3);
 	log = tool_read_file(log_path);
-	assert_non_null(strstr(log, "missing.chain: No such file or directory"));
-	assert_null(strstr(log, "Input/output error"));
-	assert_non_null(strstr(log, "not starting"));
+	/* one report, at the line that lists it: the line, a caret, then why
+	 * prismd stops; nothing from the library besides */
+	assert_non_null(strstr(log, "p.yaml:8:5: error: program file '"));
+	assert_non_null(strstr(log, "missing.chain': No such file or directory\n"));
+	assert_null(strstr(log, "prism: error:"));
+	assert_int_equal(tool_lines(log), 4);
+	assert_non_null(strstr(log, "\nprismd: a configured program did not load; not starting\n"));
 	free(log);
 
 	/* a program whose region nobody provides (hash_get needs 'table') */
@@ -256,7 +266,11 @@ static void test_prismd_strict_programs(void **state)
 	assert_int_equal(port, 0);
 	assert_int_equal(st, 3);
 	log = tool_read_file(log_path);
-	assert_non_null(strstr(log, "region 'table'"));
+	assert_non_null(strstr(log, "p.yaml:8:5: error: program 'get': region 'table' (1048576 "
+	                            "bytes) is not registered on device sim (declare it under "
+	                            "'regions')\n"));
+	assert_null(strstr(log, "prism: error:"));
+	assert_int_equal(tool_lines(log), 4);
 	free(log);
 }
 

@@ -303,6 +303,11 @@ static void test_prismd_config_places(void **state)
 	         "        ^~~",
 	         yaml, chain);
 	TOOL_EXPECT(o, 3, err, text);
+	/* each failure is that one report (3 lines), not the library's line as
+	 * well; then why prismd stops */
+	assert_null(strstr(o.err, "prism: error:"));
+	assert_int_equal(tool_lines(o.err), 7);
+	TOOL_EXPECT(o, 3, err, "~\nprismd: a configured program did not load; not starting\n");
 	tool_out_free(&o);
 	/* the same from standard input */
 	o = run_tool_in(yaml, "@/prismd --config -");
@@ -338,6 +343,25 @@ static void test_prismd_config_places(void **state)
 	tool_out_free(&o);
 	unlink(yaml);
 	free(yaml);
+	/* an object the reader rejects: its reason, at the line that lists it */
+	{
+		char *bad = tool_temp_file(".chain", "format: [\n");
+
+		snprintf(text, sizeof(text),
+		         "device: sim\nlisten: 127.0.0.1:0\nprograms:\n  - %s\n", bad);
+		yaml = tool_temp_file(".yaml", text);
+		o = run_toolf("@/prismd --config %s", yaml);
+		snprintf(text, sizeof(text),
+		         "%s:4:5: error: program file '%s': rejected: line 2: ", yaml, bad);
+		TOOL_EXPECT(o, 3, err, text);
+		assert_null(strstr(o.err, "prism: error:"));
+		assert_int_equal(tool_lines(o.err), 4);
+		tool_out_free(&o);
+		unlink(yaml);
+		free(yaml);
+		unlink(bad);
+		free(bad);
+	}
 	/* a region's file that is not there: at its 'file' value */
 	yaml = tool_temp_file(".yaml", "device: sim\n"
 	                               "listen: 127.0.0.1:0\n"

@@ -708,3 +708,9 @@ void mlx5emu_uninstall(void)
 	if (emu.ctxs)
 		emu_fail(EBUSY, "uninstalled with contexts still open");
 }
+
+unsigned mlx5emu_finish(void)
+{
+	mlx5emu_uninstall();
+	return mlx5emu_errors();
+}

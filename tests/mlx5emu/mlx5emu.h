@@ -66,6 +66,10 @@ void mlx5emu_install(const struct mlx5emu_opts *opts);
 const struct mlx5_glue *mlx5emu_glue(void);
 /* Back to rdma-core; every emulated object must be gone. */
 void mlx5emu_uninstall(void);
+/* mlx5emu_uninstall(), then the loud failures since mlx5emu_install (each
+ * already on stderr unless quiet): how a test ends,
+ * assert_int_equal(mlx5emu_finish(), 0). */
+unsigned mlx5emu_finish(void);
 /* Loud failures so far (unimplemented commands, bad fields, stray doorbells). */
 unsigned mlx5emu_errors(void);
 /* The last loud failure's text ("" if none). */

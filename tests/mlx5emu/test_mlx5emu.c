@@ -74,10 +74,11 @@ static struct core_be_dev *open_emu(const struct mlx5emu_opts *o)
 	return dev;
 }
 
-static void close_emu(struct core_be_dev *dev)
+/* Close @dev and the emulator: the loud failures it counted. */
+static unsigned close_emu(struct core_be_dev *dev)
 {
 	core_mlx5_backend.close(dev);
-	mlx5emu_uninstall();
+	return mlx5emu_finish();
 }
 
 static void test_caps_through_query_hca_cap(void **state)
@@ -96,8 +97,7 @@ static void test_caps_through_query_hca_cap(void **state)
 	assert_int_equal(d->caps.endianness_mode, 1);
 	assert_int_equal(d->caps.atomic_ops & MLX5_PRM_ATOMIC_OPS_MASKED_CMP_SWAP,
 	                 MLX5_PRM_ATOMIC_OPS_MASKED_CMP_SWAP);
-	close_emu(dev);
-	assert_int_equal(mlx5emu_errors(), 0);
+	assert_int_equal(close_emu(dev), 0);
 }
 
 static void test_no_cross_channel_refuses_managed_qp(void **state)
@@ -120,8 +120,7 @@ static void test_no_cross_channel_refuses_managed_qp(void **state)
 	assert_int_equal(core_mlx5_backend.create_qp(dev, &qa, &qp, &qi), 0);
 	assert_int_equal(core_mlx5_backend.destroy_qp(qp), 0);
 	assert_int_equal(core_mlx5_backend.destroy_cq(cq), 0);
-	close_emu(dev);
-	assert_int_equal(mlx5emu_errors(), 0);
+	assert_int_equal(close_emu(dev), 0);
 }
 
 static void test_unimplemented_command_fails_loudly(void **state)
@@ -145,8 +144,7 @@ static void test_unimplemented_command_fails_loudly(void **state)
 		assert_int_not_equal(
 		    d->g->devx_general_cmd(d->ctx, c.in, c.inlen, big, sizeof(big)), 0);
 	}
-	assert_int_equal(mlx5emu_errors(), 2);
-	close_emu(dev);
+	assert_int_equal(close_emu(dev), 2);
 }
 
 /* Post one signaled NOP and ring; @managed: the queue is a cd_slave_send
@@ -203,8 +201,7 @@ static void test_doorbell_starts_any_queue(void **state)
 		assert_int_equal(core_mlx5_backend.destroy_qp(qp), 0);
 	}
 	assert_int_equal(core_mlx5_backend.destroy_cq(cq), 0);
-	close_emu(dev);
-	assert_int_equal(mlx5emu_errors(), 0);
+	assert_int_equal(close_emu(dev), 0);
 }
 
 /* A self-connected unmanaged QP on @cq, in RTS. */
@@ -463,9 +460,7 @@ static void test_qp_command_bytes(void **state)
 	assert_int_equal(QPC(MLX5_PRM_QPC_NEXT_SEND_PSN), 0x123456);
 	assert_int_equal(core_mlx5_backend.destroy_qp(qp), 0);
 	assert_int_equal(core_mlx5_backend.destroy_cq(cq), 0);
-	core_mlx5_backend.close(dev);
-	mlx5emu_uninstall();
-	assert_int_equal(mlx5emu_errors(), 0);
+	assert_int_equal(close_emu(dev), 0);
 }
 
 static char last_log[512];
@@ -507,9 +502,9 @@ static void test_load_refused_naming_what_is_missing(void **state)
 	assert_non_null(strstr(last_log, "host-endian 8-byte atomics"));
 	prism_program__close(prog);
 	prism_device__close(dev);
+	assert_int_equal(mlx5emu_finish(), 0);
 	/* the same program loads on a device that has both (the firmware
 	 * profile found by the backend's probe) */
-	mlx5emu_uninstall();
 	mlx5emu_install(&(struct mlx5emu_opts){.relaxed_fw = true});
 	dev = prism_device__open("mlx5_0", NULL);
 	assert_non_null(dev);
@@ -518,10 +513,9 @@ static void test_load_refused_naming_what_is_missing(void **state)
 	assert_int_equal(prism_program__load(prog, dev), 0);
 	prism_program__close(prog);
 	prism_device__close(dev);
-	mlx5emu_uninstall();
 	prism_set_log_fn(NULL, NULL, PRISM_LOG_WARN);
 	free(yaml);
-	assert_int_equal(mlx5emu_errors(), 0);
+	assert_int_equal(mlx5emu_finish(), 0);
 }
 
 /* A hash-get server on one emulated device, listening on loopback TCP. */
@@ -580,8 +574,7 @@ static void tcp_fx_stop(struct tcp_fx *f)
 	prism_program__close(f->prog);
 	prism_device__close(f->cdev);
 	prism_device__close(f->sdev);
-	mlx5emu_uninstall();
-	assert_int_equal(mlx5emu_errors(), 0);
+	assert_int_equal(mlx5emu_finish(), 0);
 }
 
 /* @n gets through @cl, each checked against the C reference. */

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * test_core_basics.c - error codes, prism_strerror, the log callback and
+ * test_core_basics.c - error codes, prism_strerror, the log callback, the
+ * hold of an error its caller reports itself (core_log_hold) and
  * size-prefixed options (runtime core, no device needed).
  */
 #include <errno.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -97,6 +99,58 @@ static void test_log_callback_and_level(void **state)
 	prism_set_log_fn(old, NULL, PRISM_LOG_WARN);
 }
 
+/* A held error is kept for the caller and not logged; a second error, and
+ * every warning, still are; holds nest; another thread's errors are not
+ * held. */
+static void *log_error_elsewhere(void *arg)
+{
+	(void)arg;
+	core_err("from another thread");
+	return NULL;
+}
+
+static void test_log_hold(void **state)
+{
+	struct core_log_held outer, inner;
+	struct captured c = {0};
+	prism_log_fn old;
+	pthread_t th;
+
+	(void)state;
+	old = prism_set_log_fn(capture, &c, PRISM_LOG_WARN);
+	core_log_hold(&outer);
+	assert_string_equal(outer.msg, "");
+	core_warn("a warning %d", 1);
+	assert_int_equal(c.calls, 1);
+	core_err("program '%s': rejected", "get");
+	assert_int_equal(c.calls, 1);
+	assert_string_equal(outer.msg, "program 'get': rejected");
+	core_err("a second error");
+	assert_int_equal(c.calls, 2);
+	assert_string_equal(c.msg, "a second error");
+	assert_int_equal(pthread_create(&th, NULL, log_error_elsewhere, NULL), 0);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	assert_int_equal(c.calls, 3);
+	assert_string_equal(c.msg, "from another thread");
+	core_log_hold(&inner);
+	core_err("inner");
+	core_log_release(&inner);
+	assert_string_equal(inner.msg, "inner");
+	assert_string_equal(outer.msg, "program 'get': rejected");
+	assert_int_equal(c.calls, 3);
+	core_log_release(&outer);
+	core_err("not held");
+	assert_int_equal(c.calls, 4);
+	assert_string_equal(outer.msg, "program 'get': rejected");
+	/* held whatever the threshold: the caller reports it */
+	prism_set_log_fn(NULL, NULL, PRISM_LOG_ERROR);
+	core_log_hold(&outer);
+	core_err("no callback %d", 5);
+	core_log_release(&outer);
+	assert_string_equal(outer.msg, "no callback 5");
+	prism_set_log_fn(old, NULL, PRISM_LOG_WARN);
+}
+
 struct opts_v1 {
 	size_t sz;
 	int a;
@@ -144,6 +198,7 @@ int main(void)
 	    cmocka_unit_test(test_strerror_errno),
 	    cmocka_unit_test(test_error_table_range),
 	    cmocka_unit_test(test_log_callback_and_level),
+	    cmocka_unit_test(test_log_hold),
 	    cmocka_unit_test(test_opts_forward_backward),
 	};
 

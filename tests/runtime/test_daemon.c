@@ -7,6 +7,7 @@
  * every later invocation still succeeds and matches the reference; the same
  * with prismd running two NIC threads (connections on both).  Also
  * prismd's configuration errors and a region share the config does not allow;
+ * a program waiting for the application's region is no error;
  * a memfd not sealed against shrinking is refused; a restarted application
  * takes its regions back.
  *
@@ -93,21 +94,17 @@ static void write_config(const char *extra_region)
 	write_file(cfg_path, text, (size_t)n);
 }
 
-/* Start prismd (with `--nic-threads @nic` unless NULL); return its pid, the
- * port it serves on and the NIC threads it reports. */
-static pid_t start_prismd_nics(uint16_t *port, const char *nic, unsigned *nics)
+/* Start prismd (with `--nic-threads @nic` unless NULL), its standard output
+ * into @out and, unless -1, its standard error into @err. */
+static pid_t spawn_prismd(const char *nic, int out, int err)
 {
-	int p[2];
-	pid_t pid;
-	char line[256];
-	FILE *out;
+	pid_t pid = child_fork(); /* the death signal survives the exec */
 
-	assert_int_equal(pipe(p), 0);
-	pid = child_fork(); /* the death signal survives the exec */
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		dup2(p[1], 1);
-		close(p[0]);
+		dup2(out, 1);
+		if (err >= 0)
+			dup2(err, 2);
 		if (g_be->emulated) { /* prismd's NIC: the emulator, on the fabric */
 			setenv("PRISM_MLX5_GLUE", emu_so, 1);
 			setenv("PRISM_MLX5EMU", emu_opts, 1);
@@ -119,13 +116,43 @@ static pid_t start_prismd_nics(uint16_t *port, const char *nic, unsigned *nics)
 			execl(prismd, prismd, "--config", cfg_path, (char *)NULL);
 		_exit(127);
 	}
-	close(p[1]);
-	out = fdopen(p[0], "r");
+	return pid;
+}
+
+/* Read @out's lines until "prismd: ready"; the port and NIC threads it
+ * reports, and unless NULL the lines before it in @said. */
+static void wait_ready(FILE *out, uint16_t *port, unsigned *nics, char *said, size_t cap)
+{
+	char line[256];
+	size_t n = 0;
+
 	*port = 0;
 	*nics = 0;
-	while (fgets(line, sizeof(line), out))
+	while (fgets(line, sizeof(line), out)) {
 		if (sscanf(line, "prismd: ready port=%hu nic-threads=%u", port, nics) >= 1)
 			break;
+		if (said)
+			n += (size_t)snprintf(said + n, cap - n, "%s", line);
+		if (n >= cap)
+			n = cap - 1;
+	}
+	if (said)
+		said[n] = 0;
+}
+
+/* Start prismd (with `--nic-threads @nic` unless NULL); return its pid, the
+ * port it serves on and the NIC threads it reports. */
+static pid_t start_prismd_nics(uint16_t *port, const char *nic, unsigned *nics)
+{
+	int p[2];
+	pid_t pid;
+	FILE *out;
+
+	assert_int_equal(pipe2(p, O_CLOEXEC), 0);
+	pid = spawn_prismd(nic, p[1], -1);
+	close(p[1]);
+	out = fdopen(p[0], "r");
+	wait_ready(out, port, nics, NULL, 0);
 	/* prismd keeps writing; drain in the background is not needed (small output). */
 	fclose(out);
 	return pid;
@@ -312,6 +339,64 @@ static void test_two_nic_threads_share_the_table(void **state)
 	assert_int_equal(WEXITSTATUS(st), 0);
 }
 
+/* What is left of @f, up to @cap - 1 bytes, NUL-terminated. */
+static void read_rest(FILE *f, char *buf, size_t cap)
+{
+	size_t n = 0, got;
+
+	while (n < cap - 1 && (got = fread(buf + n, 1, cap - 1 - n, f)) > 0)
+		n += got;
+	buf[n] = 0;
+}
+
+/*
+ * A program that waits for the region an application shares is not an
+ * error: prismd says so on its standard output before "ready", logs no error
+ * (it did: the loader's "region 'table' ... is not registered"), and
+ * installs the program when the region arrives.
+ */
+static void test_waiting_program_is_no_error(void **state)
+{
+	char said[2048], logged[8192], want[256];
+	int out[2], err[2], st;
+	FILE *fo, *fe;
+	unsigned nics;
+	uint16_t port;
+	pid_t d;
+
+	(void)state;
+	write_config("");
+	assert_int_equal(pipe2(out, O_CLOEXEC), 0);
+	assert_int_equal(pipe2(err, O_CLOEXEC), 0);
+	d = spawn_prismd(NULL, out[1], err[1]);
+	close(out[1]);
+	close(err[1]);
+	fo = fdopen(out[0], "r");
+	fe = fdopen(err[0], "r");
+	wait_ready(fo, &port, &nics, said, sizeof(said));
+	assert_int_not_equal(port, 0);
+	snprintf(want, sizeof(want),
+	         "prismd: program 'hash_get' (%s) waits for region 'table', which an application "
+	         "shares\n",
+	         chain_path);
+	if (strcmp(said, want))
+		fail_msg("before ready, wanted \"%s\", got \"%s\"", want, said);
+	start_app(); /* prismd answers the share once it loaded the program */
+	kill(d, SIGTERM);
+	read_rest(fo, said, sizeof(said));
+	read_rest(fe, logged, sizeof(logged));
+	fclose(fo);
+	fclose(fe);
+	st = child_wait(d);
+	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	if (strstr(logged, "error:"))
+		fail_msg("prismd logged an error:\n%s", logged);
+	assert_non_null(strstr(logged, "program 'hash_get': loaded on "));
+	snprintf(want, sizeof(want), "prismd: program 'hash_get' installed (%s, ", chain_path);
+	if (!strstr(said, "prismd: region 'table': ") || !strstr(said, want))
+		fail_msg("no share and install after ready:\n%s", said);
+}
+
 static void test_config_error_exit_status(void **state)
 {
 	pid_t pid;
@@ -479,6 +564,7 @@ int main(int argc, char **argv)
 	    /* the teardown kills and reaps prismd and the application, failed or not */
 	    cmocka_unit_test_teardown(test_offload_survives_application_crash, child_teardown),
 	    cmocka_unit_test_teardown(test_two_nic_threads_share_the_table, child_teardown),
+	    cmocka_unit_test_teardown(test_waiting_program_is_no_error, child_teardown),
 	    cmocka_unit_test_teardown(test_config_error_exit_status, child_teardown),
 	    cmocka_unit_test_teardown(test_share_of_undeclared_region_refused, child_teardown),
 	    cmocka_unit_test_teardown(test_unsealed_memfd_refused, child_teardown),

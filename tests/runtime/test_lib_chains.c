@@ -607,14 +607,8 @@ int main(int argc, char **argv)
 			mlx5emu_install(&(struct mlx5emu_opts){.relaxed_fw = true, .n_devices = 2});
 		rc += _cmocka_run_group_tests(g_be->group, tests, sizeof(tests) / sizeof(tests[0]),
 		                              setup, teardown);
-		if (g_be->emulated) {
-			mlx5emu_uninstall();
-			if (mlx5emu_errors()) {
-				fprintf(stderr, "mlx5emu: %u loud failures, last: %s\n",
-				        mlx5emu_errors(), mlx5emu_last_error());
-				rc++;
-			}
-		}
+		if (g_be->emulated && mlx5emu_finish())
+			rc++; /* each failure is on stderr */
 	}
 	char cmd[128];
 

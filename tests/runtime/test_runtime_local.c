@@ -587,14 +587,8 @@ int main(void)
 			mlx5emu_install(&(struct mlx5emu_opts){.relaxed_fw = true, .seed = 7});
 		failed += _cmocka_run_group_tests(g_be->group, tests,
 		                                  sizeof(tests) / sizeof(tests[0]), NULL, NULL);
-		if (g_be->emulated) {
-			mlx5emu_uninstall();
-			if (mlx5emu_errors()) {
-				fprintf(stderr, "mlx5emu: %u loud failures, last: %s\n",
-				        mlx5emu_errors(), mlx5emu_last_error());
-				failed++;
-			}
-		}
+		if (g_be->emulated && mlx5emu_finish())
+			failed++; /* each failure is on stderr */
 	}
 	return failed;
 }

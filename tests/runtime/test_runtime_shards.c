@@ -123,10 +123,8 @@ static void fx_close(struct fx *f)
 	prism_device__close(f->dev);
 	free(f);
 	prism_set_log_fn(NULL, NULL, PRISM_LOG_WARN);
-	if (g_emulated) {
-		mlx5emu_uninstall();
-		assert_int_equal(mlx5emu_errors(), 0);
-	}
+	if (g_emulated)
+		assert_int_equal(mlx5emu_finish(), 0);
 }
 
 /* Key for case @i: a hit, another bucket's key, or an absent key. */

@@ -131,6 +131,39 @@ int raw_invoke(struct raw_client *c, const void *payload, uint32_t len)
 	}
 }
 
+int raw_invoke_burst(struct raw_client *c, const void *payloads, uint32_t len, unsigned n)
+{
+	struct prism_cqe e;
+	unsigned finals = 0;
+	int rc;
+
+	if (!n || n > RAW_SLOTS || (size_t)len * n > RAW_DATA_OFF - RAW_MSG_OFF)
+		return -EINVAL;
+	memcpy(c->q.mem + RAW_MSG_OFF, payloads, (size_t)len * n);
+	for (unsigned i = 0; i < n; i++) {
+		rc = np_post_send(&c->q, PRISM_OP_SEND, RAW_MSG_OFF + (size_t)i * len, len, 0);
+		if (rc)
+			return rc;
+		c->sent++;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		if ((rc = np_wait(&c->q.scq, &e, RAW_WAIT_MS)))
+			return rc;
+		if (e.opcode != PRISM_CQE_REQ)
+			return -EIO;
+	}
+	while (finals < n) { /* responses: each request's last carries the final immediate */
+		if ((rc = np_wait(&c->q.rcq, &e, RAW_WAIT_MS)))
+			return rc;
+		if (e.opcode != PRISM_CQE_RESP_WR_IMM)
+			return -EIO;
+		if ((rc = post_recvs(c, 1)))
+			return rc;
+		finals += e.imm == c->w.final_imm;
+	}
+	return 0;
+}
+
 int raw_send(struct raw_client *c, uint8_t opcode, const void *payload, uint32_t len,
              struct prism_cqe *out)
 {

@@ -58,6 +58,12 @@ int raw_inject(int fd, const struct net_pkt *pkt);
  * payload is laid out for) and wait for the completion that ends it. */
 int raw_invoke(struct raw_client *c, const void *payload, uint32_t len);
 
+/* Send @n requests of @len payload bytes each (@payloads back to back) at
+ * once, whatever the server's `inflight` says, then wait until each one's
+ * SEND completed and each one's final response arrived.  0, -EIO (an
+ * error completion), or -ETIMEDOUT. */
+int raw_invoke_burst(struct raw_client *c, const void *payloads, uint32_t len, unsigned n);
+
 /* Post a SEND (PRISM_OP_SEND or PRISM_OP_SEND_IMM) of @len payload bytes
  * and return its requester completion in @out, without waiting for any
  * response. */

@@ -215,12 +215,8 @@ static int teardown(void **state)
 	free(S.publish);
 	rmdir(S.tmpdir);
 	memset(&S, 0, sizeof(S)); /* the next group starts afresh */
-	if (g_emulated) {
-		mlx5emu_uninstall();
-		if (mlx5emu_errors())
-			fail_msg("mlx5emu: %u loud failures, last: %s", mlx5emu_errors(),
-			         mlx5emu_last_error());
-	}
+	if (g_emulated)
+		assert_int_equal(mlx5emu_finish(), 0);
 	return 0;
 }
 
@@ -531,6 +527,16 @@ static void snapshot_take(struct snapshot *sn)
 	}
 }
 
+/* @r's bytes in @sn (to write the changes a test expects into them). */
+static uint8_t *snapshot_bytes(struct snapshot *sn, const struct prism_region *r)
+{
+	for (unsigned i = 0; i < S.n_all; i++)
+		if (S.all[i] == r)
+			return sn->bytes[i];
+	fail_msg("region %s not in the snapshot", prism_region__name(r));
+	return NULL;
+}
+
 /* Every region byte is as in @sn, but the word the honest client publishes
  * to (honest_served checks that one itself). */
 static void snapshot_check(struct snapshot *sn)
@@ -822,10 +828,26 @@ static uint32_t open_put_versions(struct raw_client *a, int *fd, uint8_t msg[3][
 	return len;
 }
 
+/* An ACK with @psn from the client of @a on @fd. */
+static void inject_ack(const struct raw_client *a, int fd, uint32_t psn)
+{
+	struct net_pkt ack = {
+	    .opcode = NET_OP_ACKNOWLEDGE,
+	    .dest_qpn = a->w.qpn,
+	    .psn = psn,
+	    .aeth = {.syndrome = net_aeth_syndrome(NET_AETH_ACK, NET_AETH_CREDITS_INVALID)},
+	};
+
+	assert_int_equal(raw_inject(fd, &ack), 0);
+}
+
 /* Requests replayed with a PSN the connection already used, or sent ahead
  * of the expected one, run nothing: only the requests in sequence do (each
  * `put` writes its own version into the buffer it pops, so a replay that
- * ran would show as a wrong version in the second buffer). */
+ * ran would show as a wrong version in the second buffer).  The client
+ * acknowledges the first answer before its next request in sequence, as
+ * any client does: `put`'s invocations do not overlap, so the next one
+ * starts only once the server saw the one before it complete. */
 static void test_replayed_and_early_psns(void **state)
 {
 	uint8_t msg[3][64] = {{0}};
@@ -854,6 +876,8 @@ static void test_replayed_and_early_psns(void **state)
 		                    .payload = msg[seq[i].m],
 		                    .payload_len = len};
 
+		if (seq[i].psn == 1)
+			inject_ack(&a, fd, 0); /* the first answer */
 		assert_int_equal(raw_inject(fd, &p), 0);
 		if (i == 0) {
 			wait_cursor(before + 8);
@@ -873,7 +897,8 @@ static void test_replayed_and_early_psns(void **state)
 /* ACKs with odd PSNs from the client (before its first request, beyond
  * what the server sent, half the PSN space away, replayed) acknowledge at
  * most the server's own answers on that connection: each request in
- * sequence still runs exactly once, and the others are served. */
+ * sequence (behind the ACK of the answer before it, as `put` needs) still
+ * runs exactly once, and the others are served. */
 static void test_acks_with_odd_psns(void **state)
 {
 	uint8_t msg[3][64] = {{0}};
@@ -892,17 +917,10 @@ static void test_acks_with_odd_psns(void **state)
 	    {0, 0, 1, 1},               /* replayed */
 	};
 	for (int i = 0; i < 3; i++) {
-		for (int k = 0; k < 4; k++) {
-			struct net_pkt ack = {
-			    .opcode = NET_OP_ACKNOWLEDGE,
-			    .dest_qpn = a.w.qpn,
-			    .psn = acks[i][k],
-			    .aeth = {.syndrome =
-			                 net_aeth_syndrome(NET_AETH_ACK, NET_AETH_CREDITS_INVALID)},
-			};
-
-			assert_int_equal(raw_inject(fd, &ack), 0);
-		}
+		for (int k = 0; k < 4; k++)
+			inject_ack(&a, fd, acks[i][k]);
+		if (i > 0)
+			inject_ack(&a, fd, (uint32_t)i - 1); /* the answer before */
 		struct net_pkt p = {.opcode = NET_OP_SEND_ONLY,
 		                    .flags = NET_PKT_ACKREQ,
 		                    .dest_qpn = a.w.qpn,
@@ -951,6 +969,81 @@ static void test_batch_of_puts(void **state)
 		assert_int_equal(object_version(before + 8 * (uint64_t)i), 200 + (uint64_t)i);
 	assert_int_equal(cursor(), before + 24);
 	prism_client__close(cl);
+	honest_served();
+}
+
+/* The software NIC behind the server (hazards are counted there). */
+static struct sim_dev *server_sim(void)
+{
+	return g_emulated ? mlx5emu_sim(0) : sim_backend_dev(S.srv->dev->shards[0].be);
+}
+
+/*
+ * A client that ignores its connection's `inflight` (1 for `put`: a barrier
+ * in its window holds WQEs back until their patches land) and sends at once
+ * more requests than the server has windows posted.  The server keeps the
+ * windows from overlapping on the NIC: a window's entry starts only once
+ * the invocation before it completed, so the next entry enable cannot
+ * release WQEs the previous window still holds (which the NIC would fetch
+ * before their patches land: a prefetch hazard, stale WQEs executed).  A
+ * request past the posted windows meets receiver-not-ready and is retried
+ * by the client's NIC.  So each request runs whole, in order, with a buffer
+ * of its own; the NIC reports no hazard and no error completion; no region
+ * byte changes but those buffers and the cursor; no connection fails; the
+ * attacker is served and the honest client too.  (Before, three of them ran at once: the NIC
+ * reported hazards, executed a READ fetched before its address landed, and the attacker's
+ * connection failed.)
+ */
+static void test_requests_past_inflight(void **state)
+{
+	enum { N = RAW_SLOTS };
+	uint8_t msg[64] = {0}, burst[N * 64];
+	const struct prism_region *heap = S.all[0]; /* region("heap") came first */
+	struct sim_stats st0, st1;
+	uint64_t before = cursor();
+	struct raw_client a;
+	struct snapshot sn;
+	uint32_t len;
+	PRISM_OPTS(prism_server_stats, ss0);
+	PRISM_OPTS(prism_server_stats, ss1);
+
+	(void)state;
+	honest_served();
+	connect_raw(&a, "put");
+	assert_int_equal(a.w.inflight, 1);
+	assert_true(a.w.depth >= 2 && a.w.depth < N); /* N is past the posted windows */
+	len = put_request(&a, msg);
+	assert_true(len <= sizeof(msg));
+	for (int i = 0; i < N; i++) {
+		chainobj_put_uint(msg + a.w.entries[0].params[0].msg_offset, 8,
+		                  CHAINOBJ_ORDER_LITTLE, 300 + (uint64_t)i);
+		memcpy(burst + (size_t)i * len, msg, len);
+	}
+	snapshot_take(&sn);
+	assert_int_equal(prism_server__stats(S.srv, &ss0), 0);
+	sim_dev_stats(server_sim(), &st0);
+	assert_int_equal(raw_invoke_burst(&a, burst, len, N), 0);
+	sim_dev_stats(server_sim(), &st1);
+	assert_int_equal(st1.hazards, st0.hazards);
+	assert_int_equal(st1.error_cqes, st0.error_cqes);
+	wait_cursor(before + 8 * N);
+	for (int i = 0; i < N; i++) {
+		uint64_t slot = before + 8 * (uint64_t)i, obj, want[2] = {300 + (uint64_t)i, 16};
+
+		memcpy(&obj, (void *)(uintptr_t)slot, 8);
+		obj = __builtin_bswap64(obj);
+		assert_memory_equal((void *)(uintptr_t)obj, want, 16);
+		/* the only heap bytes that may change */
+		memcpy(snapshot_bytes(&sn, heap) + (obj - (uintptr_t)prism_region__addr(heap)),
+		       want, 16);
+	}
+	memcpy(snapshot_bytes(&sn, S.objects), prism_region__addr(S.objects), 8); /* cursor */
+	honest_served();
+	snapshot_check(&sn);
+	assert_int_equal(prism_server__stats(S.srv, &ss1), 0);
+	assert_int_equal(ss1.conns_failed, ss0.conns_failed);
+	raw_close(&a);
+	wait_reaped();
 	honest_served();
 }
 
@@ -1128,6 +1221,7 @@ int main(void)
 	    cmocka_unit_test(test_hello_for_missing_program),
 	    cmocka_unit_test(test_pointer_arguments_outside_their_region),
 	    cmocka_unit_test(test_batch_of_puts),
+	    cmocka_unit_test(test_requests_past_inflight),
 	    cmocka_unit_test(test_ungated_object_refused),
 	    cmocka_unit_test(test_welcome_publishes_no_keys),
 	    cmocka_unit_test(test_tampered_object_not_loaded),

@@ -145,8 +145,7 @@ static int teardown(void **state)
 	prism_server__destroy(S.srv);
 	prism_device__close(S.cdev);
 	prism_device__close(S.sdev);
-	mlx5emu_uninstall();
-	assert_int_equal(mlx5emu_errors(), 0);
+	assert_int_equal(mlx5emu_finish(), 0);
 	return 0;
 }
 

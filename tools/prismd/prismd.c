@@ -224,9 +224,12 @@ static int unsatisfied_region(const struct daemon *d, const struct prism_program
 /*
  * Why configured program @i did not load, at the place of the
  * configuration that lists it: "prismd.yaml:12:5: error: program
- * 'hash_get': ...", the line and a caret under the path.
+ * 'hash_get': ...", the line and a caret under the path.  @why is the
+ * library's reason, held while loading ("" when it logged none); a missing
+ * or too small region is told in the configuration's terms instead.
  */
-static void program_failed(const struct daemon *d, size_t i, const struct prism_program *p, int err)
+static void program_failed(const struct daemon *d, size_t i, const struct prism_program *p, int err,
+                           const char *why)
 {
 	struct prism_region_info ri;
 	const char *region;
@@ -235,9 +238,12 @@ static void program_failed(const struct daemon *d, size_t i, const struct prism_
 	size_t has = 0;
 
 	if (!p) {
-		prismd_config_report(&d->cfg, d->cfg.program_pos[i], stderr,
-		                     "program file '%s': %s", d->cfg.programs[i],
-		                     prism_strerror(err));
+		if (why[0])
+			prismd_config_report(&d->cfg, d->cfg.program_pos[i], stderr, "%s", why);
+		else
+			prismd_config_report(&d->cfg, d->cfg.program_pos[i], stderr,
+			                     "program file '%s': %s", d->cfg.programs[i],
+			                     prism_strerror(err));
 		return;
 	}
 	region = err == -PRISM_E_NOREGION ? unregistered_region(d, p, &size) : NULL;
@@ -260,9 +266,49 @@ static void program_failed(const struct daemon *d, size_t i, const struct prism_
 		                     "device %s (declare it under 'regions')",
 		                     prism_program__name(p), region, (unsigned long long)size,
 		                     d->cfg.device);
+	else if (why[0])
+		prismd_config_report(&d->cfg, d->cfg.program_pos[i], stderr, "%s", why);
 	else
 		prismd_config_report(&d->cfg, d->cfg.program_pos[i], stderr, "program '%s': %s",
 		                     prism_program__name(p), prism_strerror(err));
+}
+
+/*
+ * Open, load and install configured program @i, holding the library's error
+ * meanwhile (core_log_hold): a failure is then one line, at the place of the
+ * configuration (program_failed), and a program that only waits for a
+ * region an application will share logs no error.  Returns 0 when it is
+ * installed, 1 when it waits, -1 when it failed for good.
+ */
+static int load_program(struct daemon *d, size_t i)
+{
+	struct core_log_held why;
+	struct prism_program *p;
+	uint64_t size;
+	int err;
+
+	core_log_hold(&why);
+	p = prism_program__open_file(d->cfg.programs[i], NULL);
+	err = p ? prism_program__load(p, d->dev) : -errno;
+	if (err == -PRISM_E_NOREGION && waits_for_app(d, p)) {
+		core_log_release(&why);
+		printf("prismd: program '%s' (%s) waits for region '%s', which an application "
+		       "shares\n",
+		       prism_program__name(p), d->cfg.programs[i],
+		       unregistered_region(d, p, &size));
+		prism_program__close(p);
+		return 1;
+	}
+	if (!err)
+		err = prism_server__add_program(d->srv, p);
+	core_log_release(&why);
+	if (err)
+		program_failed(d, i, p, err, why.msg);
+	else
+		printf("prismd: program '%s' installed (%s, %llu bytes)\n", prism_program__name(p),
+		       d->cfg.programs[i], (unsigned long long)prism_program__object_bytes(p));
+	prism_program__close(p);
+	return err ? -1 : 0;
 }
 
 /*
@@ -270,44 +316,21 @@ static void program_failed(const struct daemon *d, size_t i, const struct prism_
  * many failed for good (a bad object, a region nobody will provide): at
  * start-up that stops prismd before it says "ready"; later (after a
  * share) the failure is logged and prismd goes on serving the others.
- * Each failure is reported at the configuration line that lists the
- * program (program_failed).
+ * A program that failed is not tried again: a bad object never becomes good.
  */
 static unsigned load_programs(struct daemon *d)
 {
 	unsigned failed = 0;
 
 	for (size_t i = 0; i < d->cfg.n_programs; i++) {
-		struct prism_program *p;
-		int err;
+		int rc;
 
 		if (d->loaded[i])
 			continue;
-		p = prism_program__open_file(d->cfg.programs[i], NULL);
-		if (!p) {
-			program_failed(d, i, NULL, -errno);
-			d->loaded[i] = true; /* a bad object never becomes good */
-			failed++;
-			continue;
-		}
-		err = prism_program__load(p, d->dev);
-		if (err == -PRISM_E_NOREGION && waits_for_app(d, p)) {
-			prism_program__close(p);
-			continue;
-		}
-		if (!err)
-			err = prism_server__add_program(d->srv, p);
-		if (!err) {
+		rc = load_program(d, i);
+		if (rc <= 0)
 			d->loaded[i] = true;
-			printf("prismd: program '%s' installed (%s, %llu bytes)\n",
-			       prism_program__name(p), d->cfg.programs[i],
-			       (unsigned long long)prism_program__object_bytes(p));
-		} else {
-			program_failed(d, i, p, err);
-			d->loaded[i] = true;
-			failed++;
-		}
-		prism_program__close(p);
+		failed += rc < 0;
 	}
 	fflush(stdout);
 	return failed;

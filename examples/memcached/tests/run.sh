@@ -18,6 +18,8 @@ O=${O:-build}
 mode=${1:-quick}
 src=$O/memcached/src
 MC=$src/memcached-debug # asserts, and prism_mc_check on every hit
+. examples/memcached/fresh.sh
+mc_fresh prism-mc-difftest prism-memccat prism-memcslap prismd
 pids=()
 tmp=$(mktemp -d)
 cleanup() {
@@ -121,6 +123,23 @@ quick)
 	memcstat --servers="$SERVER" | grep -Eq "prism_index_full: [1-9]" || exit 1
 
 	O=$O "$(dirname "$0")/daemon.sh"
+
+	echo "memcached: fresh.sh names a stale memcached, and a client older than libprism"
+	fake=$tmp/fake-o
+	mkdir -p "$fake/memcached/src"
+	touch -d '2 hours ago' "$fake/prism-memcslap"
+	touch -d '1 hour ago' "$fake/libprism.a" "$fake/prismc"
+	install -m 755 /dev/null "$fake/memcached/src/memcached"
+	install -m 755 /dev/null "$fake/memcached/src/memcached-debug"
+	[ -z "$(O=$fake mc_stale)" ] || { echo "a fresh memcached was called stale"; exit 1; }
+	touch "$fake/libprism.a" "$fake/prismc"
+	[ "$(O=$fake mc_stale)" = "$fake/memcached/src/memcached" ] ||
+		{ echo "a memcached older than libprism was not named"; exit 1; }
+	if (O=$fake mc_fresh prism-memcslap) 2>"$tmp/fresh.log"; then
+		echo "a client older than libprism was not named"; exit 1
+	fi
+	grep -qF "$fake/prism-memcslap is missing or older than $fake/libprism.a: run 'make O=$fake all' first" \
+		"$tmp/fresh.log" || { cat "$tmp/fresh.log"; exit 1; }
 
 	echo "memcached: t/*.t subset with the offload on (MEMCACHED_PRISM)"
 	(cd "$src" && MEMCACHED_PRISM="port=0:chaos=1" prove -j2 $SUBSET)

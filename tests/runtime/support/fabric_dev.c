@@ -25,8 +25,6 @@ struct prism_device *fabric_dev_open(const char *name, bool emulated, uint64_t s
 void fabric_dev_close(struct prism_device *dev, bool emulated)
 {
 	prism_device__close(dev);
-	if (emulated) {
-		mlx5emu_uninstall();
-		assert_int_equal(mlx5emu_errors(), 0);
-	}
+	if (emulated)
+		assert_int_equal(mlx5emu_finish(), 0);
 }
