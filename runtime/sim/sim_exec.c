@@ -221,6 +221,8 @@ void sim_sq_step(struct sim_qp *qp, sim_time_t start)
 	if (dev->obs.event) /* an observer implies dev->cost_query: q is filled */
 		emit_exec(qp, SIM_EV_EXEC_START, start, start + x.cost.busy, f->counter, &q, q.wqe);
 
+	/* the executor's context, filled last: stores to it earlier made the
+	 * compiler reload what the checks above read */
 	x.qp = qp;
 	x.f = f;
 	x.w = &sq->hd.w;
