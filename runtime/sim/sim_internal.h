@@ -597,6 +597,26 @@ bool sim_sq_patch_race(struct sim_qp *qp, uint32_t b, uint32_t off, const uint8_
                        uint32_t len, const struct sim_writer *w, sim_time_t t);
 void sim_sq_emit_patch(struct sim_qp *qp, uint32_t off, uint32_t len, const struct sim_writer *w,
                        sim_time_t t);
+/* The same record for the common write that no block of it may race: a
+ * local READ/atomic result (@may_race) landing in a block fetched after it
+ * was issued (bbf.t > issued_at; a block never fetched has t 0) makes it
+ * return false, having perhaps recorded some blocks: the caller then runs
+ * sim_sq_patch, which records them again (same values) and checks the race.
+ * Emits nothing: for a device without an event observer. */
+static inline bool sim_sq_patch_quiet(struct sim_sq *sq, uint64_t wseq, uint32_t off, uint32_t len,
+                                      const struct sim_writer *w, bool may_race)
+{
+	uint32_t b1 = (off + len - 1) / PRISM_WQE_BB;
+
+	for (uint32_t b = off / PRISM_WQE_BB;; b++) {
+		if (may_race && sq->bbf[b].t > w->issued_at)
+			return false;
+		sq->bbs[b].wseq = wseq;
+		sq->bbs[b].w = *w;
+		if (b == b1)
+			return true;
+	}
+}
 static inline void sim_sq_patch(struct sim_qp *qp, uint32_t off, const uint8_t *src, uint32_t len,
                                 const struct sim_writer *w, sim_time_t t)
 {

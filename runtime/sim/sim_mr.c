@@ -352,11 +352,30 @@ static inline void copy_bytes(uint8_t *dst, const void *src, size_t len)
 /* A write that may land in send-queue memory: attributed before the bytes
  * change (out of line: sim_mem_write's other writes need no saved
  * registers). */
-static __attribute__((noinline)) void write_sq(struct sim_dev *dev, uint8_t *dst, const void *src,
-                                               size_t len, const struct sim_writer *w, sim_time_t t)
+static __attribute__((noinline)) void write_sq_slow(struct sim_dev *dev, uint8_t *dst,
+                                                    const void *src, size_t len,
+                                                    const struct sim_writer *w, sim_time_t t)
 {
 	attribute(dev, (uintptr_t)dst, (uintptr_t)dst + len, src, w, t);
 	copy_bytes(dst, src, len);
+}
+
+/* Its common case without a call (no saved registers): wholly inside the
+ * queue the last write went to, no event observer, no block it may race
+ * (sim_sq_patch_quiet); the rest through write_sq_slow. */
+static __attribute__((noinline)) void write_sq(struct sim_dev *dev, uint8_t *dst, const void *src,
+                                               size_t len, const struct sim_writer *w, sim_time_t t)
+{
+	const struct sim_sqrange *r = &dev->sqr[dev->sqr_hint];
+	uintptr_t lo = (uintptr_t)dst, hi = lo + len;
+
+	if (dev->sqr_hint < dev->nsqr && r->lo <= lo && hi <= r->hi && !dev->obs.event &&
+	    sim_sq_patch_quiet(&r->qp->sq, dev->wseq, (uint32_t)(lo - r->lo), (uint32_t)len, w,
+	                       dev->o.hazard != SIM_HAZARD_OFF && w->kind == SIM_WRITER_SQ)) {
+		copy_bytes(dst, src, len);
+		return;
+	}
+	write_sq_slow(dev, dst, src, len, w, t);
 }
 
 void sim_mem_write(struct sim_dev *dev, uint8_t *dst, const void *src, size_t len,
