@@ -191,6 +191,11 @@ static void report(struct sim_qp *qp, uint32_t counter, uint8_t opcode, uint32_t
 	        writer_names[w->kind], w->qpn, w->wqe_counter);
 }
 
+void sim_sq_decode_full(struct sim_sq *sq, const struct sim_fetched *f)
+{
+	sq->hd.rc = prism_wqe_decode(f->bytes, f->len, &sq->hd.w, NULL);
+}
+
 /* The fetched-but-not-executed WQE at @counter, or NULL. */
 static struct sim_fetched *fetched_at_counter(struct sim_sq *sq, uint32_t counter)
 {

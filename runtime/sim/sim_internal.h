@@ -542,13 +542,19 @@ void sim_sq_fetch_upto(struct sim_qp *qp, sim_time_t t, enum sim_order first_ord
 /* Decodes the head WQE's fetched copy into sq->hd: called whenever a
  * fetched WQE becomes the head (fetched into an empty window, or the head
  * before it executed).  The copy never changes once fetched, so this is the
- * decode the fetch itself would have made. */
+ * decode the fetch itself would have made.  Only the fields the engine
+ * reads (wqe_decode_engine), unless a cost model or an event observer is
+ * there: they are handed the whole WQE (out of line, prism_wqe_decode). */
+void sim_sq_decode_full(struct sim_sq *sq, const struct sim_fetched *f);
 static inline void sim_sq_decode_head(struct sim_qp *qp)
 {
 	struct sim_sq *sq = &qp->sq;
 	const struct sim_fetched *f = &sq->pf[sq->pf_head];
 
-	sq->hd.rc = wqe_decode_lean(f->bytes, f->len, &sq->hd.w);
+	if (qp->dev->cost_query)
+		sim_sq_decode_full(sq, f);
+	else
+		sq->hd.rc = wqe_decode_engine(f->bytes, f->len, &sq->hd.w);
 	sq->hd.info = sq->hd.rc < 0 ? NULL : qp->dev->op_info[sq->hd.w.ctrl.opcode];
 }
 /* Do the 64 bytes at @mem and at @copy (line-aligned: a fetched copy's

@@ -5,8 +5,8 @@
  *
  * Owns: prism_wqe_decode(), the decoder body (wqe_decode_body.h)
  * instantiated with a diagnostic: why a WQE is rejected is recorded.  The
- * software NIC's decode, wqe_decode_lean() (wqe_lean.h), is the same body
- * without one.
+ * software NIC's decode, wqe_decode_engine() (wqe_lean.h), is the same body
+ * without one, writing only the fields the engine reads.
  *
  * Must not: execute anything, or accept a WQE it cannot re-encode.
  */
@@ -17,5 +17,5 @@ PRISM_API int prism_wqe_decode(const void *buf, size_t len, struct prism_wqe *w,
 {
 	if (!buf || !w)
 		return wqe_diag_fail(diag, PRISM_WQE_E_ARG, 0, "NULL buffer or WQE");
-	return wqe_decode_body(buf, len, w, diag);
+	return wqe_decode_body(buf, len, w, false, diag);
 }

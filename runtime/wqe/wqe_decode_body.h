@@ -5,11 +5,12 @@
  *
  * Owns: wqe_decode_body() and its shape decoders, every one inlined where
  * it is instantiated: prism_wqe_decode() (wqe_decode.c) with a diagnostic
- * record, and wqe_decode_lean() (wqe_lean.h), the software NIC's per-WQE
+ * record, and wqe_decode_engine() (wqe_lean.h), the software NIC's per-WQE
  * decode, with the constant NULL one (every failure is just its code, no
- * message argument computed), inlined into the engine's decode of a head
- * WQE.  One body: the same reads, the same checks in the same order, the
- * same fields written and the same return value.
+ * message argument computed) and @eng true (the fields the engine never
+ * reads are not written: see wqe_engine_rest), inlined into the engine's
+ * decode of a head WQE.  One body: the same reads, the same checks in the
+ * same order and the same return value.
  *
  * The control segment is read first; its DS count bounds every later read
  * (and is itself bounded by @len), so no input can make the decoder read
@@ -40,11 +41,12 @@
 /* Every helper below is inlined into both instantiations. */
 #define DECODE_INLINE static inline __attribute__((always_inline))
 
-DECODE_INLINE void get_raddr(const uint8_t *p, struct prism_raddr_seg *r)
+DECODE_INLINE void get_raddr(const uint8_t *p, struct prism_raddr_seg *r, bool eng)
 {
 	r->raddr = get_be64(p);
 	r->rkey = get_be32(p + 8);
-	r->reserved = get_be32(p + 12);
+	if (!eng)
+		r->reserved = get_be32(p + 12);
 }
 
 /*
@@ -97,12 +99,14 @@ DECODE_INLINE int get_data_part(const uint8_t *buf, uint32_t off, uint32_t end, 
 	return 0;
 }
 
-DECODE_INLINE void clear_optional(struct prism_wqe *w)
+DECODE_INLINE void clear_optional(struct prism_wqe *w, bool eng)
 {
 	w->has_raddr = false;
-	w->has_atomic = false;
-	w->has_wait_en = false;
-	w->has_wod = false;
+	if (!eng) {
+		w->has_atomic = false;
+		w->has_wait_en = false;
+		w->has_wod = false;
+	}
 	w->num_sge = 0;
 	w->is_inline = false;
 	w->inline_len = 0;
@@ -125,14 +129,14 @@ DECODE_INLINE int need_at_least(uint32_t end, uint32_t need, const struct prism_
 	            prism_opcode_name(w->ctrl.opcode), need / 16u, what);
 }
 
-DECODE_INLINE int dec_raddr_data(const uint8_t *buf, uint32_t end, struct prism_wqe *w,
+DECODE_INLINE int dec_raddr_data(const uint8_t *buf, uint32_t end, struct prism_wqe *w, bool eng,
                                  struct prism_wqe_diag *d)
 {
 	int rc = need_at_least(end, 32, w, "ctrl+raddr", d);
 
 	if (rc)
 		return rc;
-	get_raddr(buf + 16, &w->raddr);
+	get_raddr(buf + 16, &w->raddr, eng);
 	w->has_raddr = true;
 	rc = get_data_part(buf, 32, end, w, d);
 	if (rc == 0 && w->is_inline && w->ctrl.opcode == PRISM_OP_RDMA_READ)
@@ -164,21 +168,22 @@ DECODE_INLINE int get_atomic_sge(const uint8_t *buf, uint32_t off, uint32_t end,
 	return rc;
 }
 
-DECODE_INLINE int dec_raddr_atomic(const uint8_t *buf, uint32_t end, struct prism_wqe *w,
+DECODE_INLINE int dec_raddr_atomic(const uint8_t *buf, uint32_t end, struct prism_wqe *w, bool eng,
                                    struct prism_wqe_diag *d)
 {
 	int rc = get_atomic_sge(buf, 48, end, w, "ctrl+raddr+atomic+data", d);
 
 	if (rc)
 		return rc;
-	get_raddr(buf + 16, &w->raddr);
+	get_raddr(buf + 16, &w->raddr, eng);
 	w->has_raddr = true;
 	w->atomic.size = 8;
 	w->atomic.swap = get_be64(buf + 32);
 	w->atomic.compare = get_be64(buf + 40);
 	w->atomic.swap_mask = 0;
 	w->atomic.compare_mask = 0;
-	w->has_atomic = true;
+	if (!eng)
+		w->has_atomic = true;
 	return 0;
 }
 
@@ -192,7 +197,7 @@ DECODE_INLINE uint64_t get_operand(const uint8_t *p, unsigned size, uint8_t *byt
 	return 0;
 }
 
-DECODE_INLINE int dec_raddr_masked(const uint8_t *buf, uint32_t end, struct prism_wqe *w,
+DECODE_INLINE int dec_raddr_masked(const uint8_t *buf, uint32_t end, struct prism_wqe *w, bool eng,
                                    struct prism_wqe_diag *d)
 {
 	struct prism_atomic_seg *a = &w->atomic;
@@ -208,7 +213,7 @@ DECODE_INLINE int dec_raddr_masked(const uint8_t *buf, uint32_t end, struct pris
 	                    d);
 	if (rc)
 		return rc;
-	get_raddr(buf + 16, &w->raddr);
+	get_raddr(buf + 16, &w->raddr, eng);
 	w->has_raddr = true;
 	a->size = (uint8_t)size;
 	a->swap = get_operand(p, size, a->swap_bytes);
@@ -221,11 +226,12 @@ DECODE_INLINE int dec_raddr_masked(const uint8_t *buf, uint32_t end, struct pris
 		a->compare = 0;
 		a->compare_mask = 0;
 	}
-	w->has_atomic = true;
+	if (!eng)
+		w->has_atomic = true;
 	return 0;
 }
 
-DECODE_INLINE int dec_wait_enable(const uint8_t *buf, uint32_t end, struct prism_wqe *w,
+DECODE_INLINE int dec_wait_enable(const uint8_t *buf, uint32_t end, struct prism_wqe *w, bool eng,
                                   struct prism_wqe_diag *d)
 {
 	const uint8_t *p = buf + 16;
@@ -249,7 +255,8 @@ DECODE_INLINE int dec_wait_enable(const uint8_t *buf, uint32_t end, struct prism
 		w->wod.fail_action = (uint8_t)(va & 7u);
 		w->wod.value = get_be64(p + 16);
 		w->wod.mask = get_be64(p + 24);
-		w->has_wod = true;
+		if (!eng)
+			w->has_wod = true;
 		return 0;
 	}
 	if (end != 16 + WQE_WAIT_EN_BYTES)
@@ -261,7 +268,8 @@ DECODE_INLINE int dec_wait_enable(const uint8_t *buf, uint32_t end, struct prism
 	if (w->wait_en.obj_num > 0xffffffu)
 		return FAIL(d, PRISM_WQE_E_SEGMENT, 28, "%s number 0x%08x does not fit 24 bits",
 		            w->ctrl.opcode == PRISM_OP_CQE_WAIT ? "CQ" : "QP", w->wait_en.obj_num);
-	w->has_wait_en = true;
+	if (!eng)
+		w->has_wait_en = true;
 	return 0;
 }
 
@@ -270,7 +278,7 @@ DECODE_INLINE int dec_wait_enable(const uint8_t *buf, uint32_t end, struct prism
  * decoders are inlined into the switch, so each instantiation is one
  * function with constant offsets and no indirect call.
  */
-DECODE_INLINE int wqe_decode_body(const uint8_t *buf, size_t len, struct prism_wqe *w,
+DECODE_INLINE int wqe_decode_body(const uint8_t *buf, size_t len, struct prism_wqe *w, bool eng,
                                   struct prism_wqe_diag *d)
 {
 	const struct prism_opcode_info *info;
@@ -289,8 +297,17 @@ DECODE_INLINE int wqe_decode_body(const uint8_t *buf, size_t len, struct prism_w
 	ds = buf[7];
 	info = &wqe_opcode_table[opcode];
 	shape = info->shape;
-	wqe_ctrl_unpack(buf, &w->ctrl);
-	clear_optional(w);
+	if (eng) {
+		w->ctrl.opmod = opmod;
+		w->ctrl.wqe_index = get_be16(buf + 1);
+		w->ctrl.opcode = opcode;
+		w->ctrl.qpn = get_be32(buf + 4) >> 8;
+		w->ctrl.fm_ce_se = buf[11];
+		w->ctrl.imm = get_be32(buf + 12);
+	} else {
+		wqe_ctrl_unpack(buf, &w->ctrl);
+	}
+	clear_optional(w, eng);
 	if (!info->name)
 		return FAIL(d, PRISM_WQE_E_OPCODE, 3, "unknown opcode 0x%02x", opcode);
 	if (ds & 0xc0u)
@@ -309,20 +326,20 @@ DECODE_INLINE int wqe_decode_body(const uint8_t *buf, size_t len, struct prism_w
 		rc = dec_ctrl_only(buf, end, w, d);
 		break;
 	case PRISM_SHAPE_RADDR_DATA:
-		rc = dec_raddr_data(buf, end, w, d);
+		rc = dec_raddr_data(buf, end, w, eng, d);
 		break;
 	case PRISM_SHAPE_DATA:
 		rc = dec_data(buf, end, w, d);
 		break;
 	case PRISM_SHAPE_RADDR_ATOMIC:
-		rc = dec_raddr_atomic(buf, end, w, d);
+		rc = dec_raddr_atomic(buf, end, w, eng, d);
 		break;
 	case PRISM_SHAPE_RADDR_MASKED:
-		rc = dec_raddr_masked(buf, end, w, d);
+		rc = dec_raddr_masked(buf, end, w, eng, d);
 		break;
 	case PRISM_SHAPE_WAIT_ENABLE:
 	default: /* the opcode table has no other shape */
-		rc = dec_wait_enable(buf, end, w, d);
+		rc = dec_wait_enable(buf, end, w, eng, d);
 		break;
 	}
 	return rc < 0 ? rc : (int)end;

@@ -3,13 +3,14 @@
  * wqe_lean.h - the send-WQE decode the software NIC runs on every WQE it
  * fetches (internal to the library: not installed, not exported).
  *
- * Owns: wqe_decode_lean().  It is prism_wqe_decode() without the
- * diagnostic: the same decoder body (wqe_decode_body.h), so the same
- * checks, the same fields written (everything "valid after decode" in
- * <prism/wqe.h>, which observers and cost models read) and the same return
- * value; inline, so that the engine's decode of a head WQE has the body in
- * line.  Callers that need to say why a WQE was rejected (dumps, the
- * validator, tools) use prism_wqe_decode().
+ * Owns: wqe_decode_engine(), prism_wqe_decode() without the diagnostic and
+ * without the fields the engine never reads: the same decoder body
+ * (wqe_decode_body.h), so the same checks in the same order and the same
+ * return value; inline, so that the engine's decode of a head WQE has the
+ * body in line.  Where a cost model or an observer is handed the decoded
+ * WQE, the engine uses prism_wqe_decode() (every field "valid after
+ * decode" in <prism/wqe.h>), as do callers that need to say why a WQE was
+ * rejected (dumps, the validator, tools).
  *
  * Must not: be used where @buf or @w may be NULL.
  */
@@ -23,10 +24,31 @@
 #include "wqe/wqe_decode_body.h"
 
 /* Decodes the WQE at @buf (@len readable bytes): ds * 16, or a negative
- * enum prism_wqe_err exactly where prism_wqe_decode() returns it. */
-static inline int wqe_decode_lean(const uint8_t *buf, uint32_t len, struct prism_wqe *w)
+ * enum prism_wqe_err exactly where prism_wqe_decode() returns it, with the
+ * same fields written less those the engine never reads (see
+ * wqe_engine_rest), which keep whatever they held. */
+static inline int wqe_decode_engine(const uint8_t *buf, uint32_t len, struct prism_wqe *w)
 {
-	return wqe_decode_body(buf, len, w, NULL);
+	return wqe_decode_body(buf, len, w, true, NULL);
+}
+
+/* Copies into @w, from @full, the fields wqe_decode_engine leaves alone:
+ * the control segment's ds, signature and dci_stream, the
+ * remote address segment's reserved word and the has_atomic / has_wait_en /
+ * has_wod flags (the engine tells the shape by the opcode).  After it a
+ * WQE that wqe_decode_engine decoded equals, byte for byte, what
+ * prism_wqe_decode made of the same bytes (tests/unit/test_wqe_codec.c and
+ * tests/fuzz/fuzz_wqe_decode.c hold it so); nothing in runtime/sim reads
+ * these fields from the head WQE. */
+static inline void wqe_engine_rest(struct prism_wqe *w, const struct prism_wqe *full)
+{
+	w->ctrl.ds = full->ctrl.ds;
+	w->ctrl.signature = full->ctrl.signature;
+	w->ctrl.dci_stream = full->ctrl.dci_stream;
+	w->raddr.reserved = full->raddr.reserved;
+	w->has_atomic = full->has_atomic;
+	w->has_wait_en = full->has_wait_en;
+	w->has_wod = full->has_wod;
 }
 
 #endif /* PRISM_WQE_LEAN_H */
