@@ -1224,24 +1224,21 @@ static inline struct sim_mr *sim_mr_by_key(struct sim_dev *dev, uint32_t key)
 {
 	uint32_t i;
 
-	if (!dev->mrs_cap)
-		return NULL;
+	/* the table exists from sim_pd_init on */
 	for (i = sim_mr_hash(key, dev->mrs_cap); dev->mrs[i]; i = (i + 1) & (dev->mrs_cap - 1))
 		if (dev->mrs[i]->key == key)
 			return dev->mrs[i];
 	return NULL;
 }
 
-/* [addr, addr + len) inside @mr, overflow-safe for any 64-bit addr/len. */
+/* [addr, addr + len) inside @mr, overflow-safe for any 64-bit addr/len.
+ * An @addr below the MR's start wraps @off past mr->len: the MR's own range
+ * does not wrap (sim_mr_reg_pd refuses it). */
 static inline bool sim_mr_in_bounds(const struct sim_mr *mr, uint64_t addr, uint64_t len)
 {
-	uint64_t lo = (uint64_t)(uintptr_t)mr->addr;
+	uint64_t off = addr - (uint64_t)(uintptr_t)mr->addr;
 
-	if (addr < lo)
-		return false;
-	if (addr - lo > mr->len)
-		return false;
-	return len <= mr->len - (addr - lo);
+	return off <= mr->len && len <= mr->len - off;
 }
 
 /* The key must name an MR of @qp's protection domain (IBA 10.6.3.1: an

@@ -39,11 +39,6 @@ static int pd_new(struct sim_dev *dev, struct sim_pd **out)
 	return 0;
 }
 
-int sim_pd_init(struct sim_dev *dev)
-{
-	return pd_new(dev, &dev->pd0);
-}
-
 int sim_pd_alloc(struct sim_dev *dev, struct sim_pd **out)
 {
 	int rc;
@@ -121,6 +116,23 @@ static int mrs_grow(struct sim_dev *dev)
 	return 0;
 }
 
+/* The device's default PD and its MR key table: the table exists from here
+ * on, so a lookup need not ask (sim_mr_by_key). */
+int sim_pd_init(struct sim_dev *dev)
+{
+	int rc = mrs_grow(dev);
+
+	if (rc)
+		return rc;
+	rc = pd_new(dev, &dev->pd0);
+	if (rc) {
+		free(dev->mrs);
+		dev->mrs = NULL;
+		dev->mrs_cap = 0;
+	}
+	return rc;
+}
+
 /* A fresh key: random, unused, never 0 or the invalid lkey.  Lock held. */
 static int new_key(struct sim_dev *dev, uint32_t *out)
 {
@@ -145,7 +157,9 @@ int sim_mr_reg_pd(struct sim_pd *pd, void *addr, size_t len, unsigned access, st
 	uint32_t i, key = 0;
 	int rc = 0;
 
-	if (!pd || !out || !addr || len == 0 || len > (1ull << 40) || (access & ~0xfu))
+	/* [addr, addr + len) does not wrap: sim_mr_in_bounds relies on it */
+	if (!pd || !out || !addr || len == 0 || len > (1ull << 40) || (access & ~0xfu) ||
+	    (uintptr_t)addr + len < (uintptr_t)addr)
 		return -EINVAL;
 	/* IB: remote write/atomic need local write (ibv_reg_mr EINVAL) */
 	if ((access & (SIM_ACCESS_REMOTE_WRITE | SIM_ACCESS_REMOTE_ATOMIC)) &&

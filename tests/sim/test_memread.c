@@ -6,7 +6,10 @@
  *     every length up to three words past a line, and writes nothing else;
  *   - while another thread stores whole aligned words (a memcached writer
  *     publishing an index slot), every aligned word it returns is one of the
- *     values stored, never a mix of two (the check can only fail, never time).
+ *     values stored, never a mix of two (the check can only fail, never time);
+ *   - the bounds check every access makes (sim_mr_in_bounds) lets through
+ *     exactly the ranges inside the MR, for addresses below its start and
+ *     lengths that wrap too, and a range that wraps cannot be registered.
  *
  * Owns: these checks.  Must not: time anything.
  */
@@ -80,11 +83,39 @@ static void test_whole_words_under_concurrent_stores(void **state)
 	pthread_join(t, NULL);
 }
 
+static void test_mr_bounds(void **state)
+{
+	static uint8_t buf[256];
+	uint64_t lo = (uint64_t)(uintptr_t)(buf + 64);
+	struct sim_dev_opts o = {0};
+	struct sim_dev *dev;
+	struct sim_mr *mr, *bad;
+
+	(void)state;
+	assert_int_equal(sim_dev_open(&o, &dev), 0);
+	assert_int_equal(sim_mr_reg(dev, buf + 64, 128, SIM_ACCESS_LOCAL_WRITE, &mr), 0);
+	assert_true(sim_mr_in_bounds(mr, lo, 128));
+	assert_true(sim_mr_in_bounds(mr, lo + 127, 1));
+	assert_true(sim_mr_in_bounds(mr, lo + 128, 0));
+	assert_false(sim_mr_in_bounds(mr, lo, 129));
+	assert_false(sim_mr_in_bounds(mr, lo + 128, 1));
+	assert_false(sim_mr_in_bounds(mr, lo - 1, 1));
+	assert_false(sim_mr_in_bounds(mr, lo - 1, 2));
+	assert_false(sim_mr_in_bounds(mr, 0, lo + 1));
+	assert_false(sim_mr_in_bounds(mr, lo + 8, UINT64_MAX));
+	assert_false(sim_mr_in_bounds(mr, UINT64_MAX, 2));
+	/* the last bytes of the address space: the range would wrap */
+	assert_int_equal(sim_mr_reg(dev, (void *)(UINTPTR_MAX - 63), 128, 0, &bad), -EINVAL);
+	assert_int_equal(sim_mr_dereg(mr), 0);
+	sim_dev_close(dev);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_copies_every_alignment_and_length),
 	    cmocka_unit_test(test_whole_words_under_concurrent_stores),
+	    cmocka_unit_test(test_mr_bounds),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
