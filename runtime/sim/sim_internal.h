@@ -603,6 +603,15 @@ bool sim_sq_patch_race(struct sim_qp *qp, uint32_t b, uint32_t off, const uint8_
                        uint32_t len, const struct sim_writer *w, sim_time_t t);
 void sim_sq_emit_patch(struct sim_qp *qp, uint32_t off, uint32_t len, const struct sim_writer *w,
                        sim_time_t t);
+/* Does block @b hold a fetched WQE that has not run (the window [head,
+ * fetch))?  Only there is a write's record ever read: the hazard check
+ * reports the last write to a block after the fetch of the WQE being
+ * checked (bbs.wseq > f->wseq), and a WQE fetched after a write has a
+ * larger f->wseq; so a write elsewhere leaves the block's record as it is. */
+static inline bool sim_sq_bb_pending(const struct sim_sq *sq, uint32_t b)
+{
+	return ((b - sq->head) & (sq->nbb - 1)) < sq->fetch - sq->head;
+}
 /* The same record for the common write that no block of it may race: a
  * local READ/atomic result (@may_race) landing in a block fetched after it
  * was issued (bbf.t > issued_at; a block never fetched has t 0) makes it
@@ -617,8 +626,10 @@ static inline bool sim_sq_patch_quiet(struct sim_sq *sq, uint64_t wseq, uint32_t
 	for (uint32_t b = off / PRISM_WQE_BB;; b++) {
 		if (may_race && sq->bbf[b].t > w->issued_at)
 			return false;
-		sq->bbs[b].wseq = wseq;
-		sq->bbs[b].w = *w;
+		if (sim_sq_bb_pending(sq, b)) {
+			sq->bbs[b].wseq = wseq;
+			sq->bbs[b].w = *w;
+		}
 		if (b == b1)
 			return true;
 	}
@@ -635,10 +646,10 @@ static inline void sim_sq_patch(struct sim_qp *qp, uint32_t off, const uint8_t *
 	bool may_race = dev->o.hazard != SIM_HAZARD_OFF && w->kind == SIM_WRITER_SQ;
 
 	for (uint32_t b = b0;; b++) {
-		struct sim_bb_state *st = &sq->bbs[b];
-
-		st->wseq = dev->wseq;
-		st->w = *w;
+		if (sim_sq_bb_pending(sq, b)) {
+			sq->bbs[b].wseq = dev->wseq;
+			sq->bbs[b].w = *w;
+		}
 		if (may_race && sq->bbf[b].fetched && sq->bbf[b].t > w->issued_at &&
 		    sim_sq_patch_race(qp, b, off, src, len, w, t))
 			may_race = false; /* one report per patch */
