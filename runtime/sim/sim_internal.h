@@ -612,27 +612,21 @@ static inline bool sim_sq_bb_pending(const struct sim_sq *sq, uint32_t b)
 {
 	return ((b - sq->head) & (sq->nbb - 1)) < sq->fetch - sq->head;
 }
-/* The same record for the common write that no block of it may race: a
- * local READ/atomic result (@may_race) landing in a block fetched after it
- * was issued (bbf.t > issued_at; a block never fetched has t 0) makes it
- * return false, having perhaps recorded some blocks: the caller then runs
- * sim_sq_patch, which records them again (same values) and checks the race.
- * Emits nothing: for a device without an event observer. */
-static inline bool sim_sq_patch_quiet(struct sim_sq *sq, uint64_t wseq, uint32_t off, uint32_t len,
-                                      const struct sim_writer *w, bool may_race)
+/* The same record for the common write, one that lies in one block @b and
+ * may not race: a local READ/atomic result (@may_race) landing in a block
+ * fetched after it was issued (bbf.t > issued_at; a block never fetched
+ * has t 0) makes it return false, recording nothing: the caller then runs
+ * sim_sq_patch.  Emits nothing: for a device without an event observer. */
+static inline bool sim_sq_patch_one(struct sim_sq *sq, uint64_t wseq, uint32_t b,
+                                    const struct sim_writer *w, bool may_race)
 {
-	uint32_t b1 = (off + len - 1) / PRISM_WQE_BB;
-
-	for (uint32_t b = off / PRISM_WQE_BB;; b++) {
-		if (may_race && sq->bbf[b].t > w->issued_at)
-			return false;
-		if (sim_sq_bb_pending(sq, b)) {
-			sq->bbs[b].wseq = wseq;
-			sq->bbs[b].w = *w;
-		}
-		if (b == b1)
-			return true;
+	if (may_race && sq->bbf[b].t > w->issued_at)
+		return false;
+	if (sim_sq_bb_pending(sq, b)) {
+		sq->bbs[b].wseq = wseq;
+		sq->bbs[b].w = *w;
 	}
+	return true;
 }
 static inline void sim_sq_patch(struct sim_qp *qp, uint32_t off, const uint8_t *src, uint32_t len,
                                 const struct sim_writer *w, sim_time_t t)

@@ -374,9 +374,9 @@ static __attribute__((noinline)) void write_sq_slow(struct sim_dev *dev, uint8_t
 	copy_bytes(dst, src, len);
 }
 
-/* Its common case without a call (no saved registers): wholly inside the
- * queue the last write went to, no event observer, no block it may race
- * (sim_sq_patch_quiet); the rest through write_sq_slow. */
+/* Its common case without a call: wholly inside one block of the queue the
+ * last write went to, no event observer, no race (sim_sq_patch_one); the
+ * rest through write_sq_slow. */
 static __attribute__((noinline)) void write_sq(struct sim_dev *dev, uint8_t *dst, const void *src,
                                                size_t len, const struct sim_writer *w, sim_time_t t)
 {
@@ -384,8 +384,9 @@ static __attribute__((noinline)) void write_sq(struct sim_dev *dev, uint8_t *dst
 	uintptr_t lo = (uintptr_t)dst, hi = lo + len;
 
 	if (dev->sqr_hint < dev->nsqr && r->lo <= lo && hi <= r->hi && !dev->obs.event &&
-	    sim_sq_patch_quiet(&r->qp->sq, dev->wseq, (uint32_t)(lo - r->lo), (uint32_t)len, w,
-	                       dev->o.hazard != SIM_HAZARD_OFF && w->kind == SIM_WRITER_SQ)) {
+	    (lo - r->lo) % PRISM_WQE_BB + len <= PRISM_WQE_BB &&
+	    sim_sq_patch_one(&r->qp->sq, dev->wseq, (uint32_t)((lo - r->lo) / PRISM_WQE_BB), w,
+	                     dev->o.hazard != SIM_HAZARD_OFF && w->kind == SIM_WRITER_SQ)) {
 		copy_bytes(dst, src, len);
 		return;
 	}

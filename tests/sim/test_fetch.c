@@ -231,6 +231,51 @@ static void test_patch_race_two_bbs_one_report(void **state)
 	assert_memory_equal(e->dst + 16, e->src + 128, 8);
 }
 
+/* The same within one block, with no observer (the write's quick path: a
+ * first READ into an unposted slot of b's ring makes b's queue the one the
+ * last write went to): a READs 4 bytes over b's one-BB WRITE's immediate
+ * word (bytes 12-15, unused by a WRITE) and enables b with no barrier; the
+ * patch raced the fetch, reported once, naming the READ. */
+static void test_patch_race_one_bb_quiet(void **state)
+{
+	struct env *e = *state;
+	struct sim_stats st;
+	struct sim_hazard h;
+	struct prism_wqe w;
+	uint8_t *slot;
+	uint32_t read_ctr;
+
+	hx_rw(&w, PRISM_OP_RDMA_WRITE, (uintptr_t)e->dst, e->dst_key, (uintptr_t)e->src, e->src_key,
+	      8, true);
+	slot = hx_slot(&e->b, hx_post(&e->b, &w));
+	for (int i = 0; i < 4; i++)
+		e->src[2048 + i] = (uint8_t)~slot[12 + i]; /* every byte changes */
+	hx_rw(&w, PRISM_OP_RDMA_READ, (uintptr_t)e->src + 2056, e->src_key,
+	      (uintptr_t)hx_slot(&e->b, 32) + 12, sim_mr_lkey(e->b.sq_mr), 4, false);
+	hx_post(&e->a, &w);
+	read_ctr = e->a.sq_pi;
+	hx_rw(&w, PRISM_OP_RDMA_READ, (uintptr_t)e->src + 2048, e->src_key, (uintptr_t)slot + 12,
+	      sim_mr_lkey(e->b.sq_mr), 4, true);
+	hx_post(&e->a, &w);
+	hx_enable(&w, PRISM_OP_SEND_ENABLE, e->b.qpn, 1, false);
+	hx_post(&e->a, &w);
+	hx_ring(&e->a);
+	assert_int_equal(sim_dev_run(e->dev, 0), 0); /* warn: the run goes on */
+	assert_memory_equal(slot + 12, e->src + 2048, 4);
+	sim_dev_stats(e->dev, &st);
+	assert_int_equal(st.hazards, 1);
+	assert_true(sim_dev_last_hazard(e->dev, &h));
+	assert_int_equal(h.qpn, e->b.qpn);
+	assert_int_equal(h.wqe_counter, 0);
+	assert_int_equal(h.offset, 12);
+	assert_int_equal(h.len, 4);
+	assert_int_equal(h.writer.kind, SIM_WRITER_SQ);
+	assert_int_equal(h.writer.qpn, e->a.qpn);
+	assert_int_equal(h.writer.wqe_counter, read_ctr);
+	assert_true(h.executed);
+	assert_memory_equal(e->dst, e->src, 8); /* the stale copy ran */
+}
+
 /* ---- write attribution ---------------------------------------------- */
 
 #define MAX_PATCHES 16
@@ -529,6 +574,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_no_hazard_past_wqe, setup, env_teardown),
 	    cmocka_unit_test_setup_teardown(test_patch_names_its_queue, setup_attr, teardown_attr),
 	    cmocka_unit_test_setup_teardown(test_small_writes_every_length, setup, env_teardown),
+	    cmocka_unit_test_setup_teardown(test_patch_race_one_bb_quiet, setup_managed_warn,
+	                                    env_teardown),
 	    cmocka_unit_test_setup_teardown(test_patch_race_two_bbs_one_report, setup_managed_warn,
 	                                    env_teardown),
 	    cmocka_unit_test(test_fetch_after_step_quiet_matches_observed),
