@@ -273,6 +273,21 @@ void sim_sched_forget(struct sim_qp *qp)
 
 /* ---- the step ------------------------------------------------------------ */
 
+/* settle(), given sim_sq_ready_slow's verdict @v (0: parked). */
+static inline __attribute__((always_inline)) bool
+settle_verdict(struct sim_dev *dev, struct sim_qp *qp, unsigned v, sim_time_t t)
+{
+	if (v & SIM_RD_READY) {
+		rdy_set(dev, qp, t);
+		return !(v & SIM_RD_POLL);
+	}
+	if (qp->rdy_pos)
+		rdy_del(dev, qp);
+	if (v == SIM_RD_WAIT_CQ)
+		return park_on_cq(qp);
+	return !(v & SIM_RD_POLL);
+}
+
 /* @qp's readiness is @r (sim_sq_ready_plain: 1, 0, -1 = ask the slow
  * path) from @t: a ready queue gets its heap key; one that is not leaves
  * the heap.  Returns whether it may leave the dirty list (parked, or ready
@@ -288,15 +303,7 @@ static inline __attribute__((always_inline)) bool settle(struct sim_dev *dev, st
 		return true;
 	}
 	v = r < 0 ? sim_sq_ready_slow(qp, &t) : 0;
-	if (v & SIM_RD_READY) {
-		rdy_set(dev, qp, t);
-		return !(v & SIM_RD_POLL);
-	}
-	if (qp->rdy_pos)
-		rdy_del(dev, qp);
-	if (v == SIM_RD_WAIT_CQ)
-		return park_on_cq(qp);
-	return !(v & SIM_RD_POLL);
+	return settle_verdict(dev, qp, v, t);
 }
 
 static inline __attribute__((always_inline)) bool evaluate(struct sim_dev *dev, struct sim_qp *qp)
@@ -479,9 +486,13 @@ static inline __attribute__((always_inline)) bool burst_on(struct sim_dev *dev, 
 	const struct sim_rdy *h = dev->rdy;
 	uint32_t n = dev->nrdy;
 
-	if ((dev->inbox.n && dev->inbox.front->t <= t) || qp->rdy_pos != 1 ||
-	    (n > 1 && h[1].t <= t) || (n > 2 && h[2].t <= t) || dev->jobs ||
+	if ((dev->inbox.n && dev->inbox.front->t <= t) || dev->jobs ||
 	    dev->o.sched != SIM_SCHED_VTIME)
+		return false;
+	/* the heap's root, the others later; or (run_woken) outside the
+	 * heap, all of it later */
+	if (qp->rdy_pos ? qp->rdy_pos != 1 || (n > 1 && h[1].t <= t) || (n > 2 && h[2].t <= t)
+	                : n && h[0].t <= t)
 		return false;
 	if (dev->ndirty) {
 		if (dev->ndirty > 1 || dev->dirty[0] != qp)
@@ -522,6 +533,34 @@ static inline __attribute__((always_inline)) uint64_t run_pkt(struct sim_dev *de
 {
 	sim_wire_rx(dev, sim_pktq_pop(&dev->inbox));
 	return 1;
+}
+
+/*
+ * SIM_SCHED_VTIME, no READ job, the heap empty, one queue woken: refresh()
+ * for it, and when it is ready (no poll) strictly before the inbox's head,
+ * it is the next unit (the pick would take the heap's only entry, no draw):
+ * it runs at once, without entering the heap (its insert before the step
+ * and its delete or key update after it would leave the heap as its
+ * insert after the step does: nothing else is in it).  Returns the WQEs
+ * run, 0 when it was only evaluated.
+ */
+static inline __attribute__((always_inline)) uint64_t run_woken(struct sim_dev *dev, uint64_t left)
+{
+	struct sim_qp *qp = dev->dirty[0];
+	sim_time_t t = 0;
+	int r = sim_sq_ready_plain(qp, &t);
+	unsigned v = r > 0 ? SIM_RD_READY : r < 0 ? sim_sq_ready_slow(qp, &t) : 0;
+
+	if (v == SIM_RD_READY && (!dev->inbox.n || t < dev->inbox.front->t)) {
+		dev->ndirty = 0;
+		qp->dirty = false;
+		return run_sq(dev, qp, t, left);
+	}
+	if (settle_verdict(dev, qp, v, t)) {
+		dev->ndirty = 0;
+		qp->dirty = false;
+	}
+	return 0;
 }
 
 /* A step the run loop's common case does not cover (SIM_SCHED_RANDOM, READ
@@ -567,8 +606,18 @@ uint64_t sim_sched_steps(struct sim_dev *dev, uint64_t max_steps)
 	while (left) {
 		if (dev->tx_held || __atomic_load_n(&dev->rx_async.n, __ATOMIC_ACQUIRE))
 			sim_inbox_drain_async(dev);
-		if (dev->ndirty)
-			refresh(dev);
+		if (dev->ndirty) {
+			if (dev->ndirty == 1 && !dev->nrdy && !dev->jobs &&
+			    dev->o.sched == SIM_SCHED_VTIME) {
+				ran = run_woken(dev, left);
+				if (ran) {
+					left -= ran;
+					continue;
+				}
+			} else {
+				refresh(dev);
+			}
+		}
 		if (__builtin_expect(!dev->jobs && dev->o.sched == SIM_SCHED_VTIME, 1)) {
 			const struct sim_rdy *h = dev->rdy;
 			uint32_t n = dev->nrdy;
