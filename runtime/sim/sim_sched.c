@@ -25,11 +25,12 @@
  * which (SIM_RD_*).  So a step costs O(woken + log ready), not O(queues).
  * The run loop decides the common step itself (VTIME, no READ job: the
  * heap's root or the inbox's head, two queues tied at the root drawn as
- * pick_tied would); the rest goes through the general pick.  A queue that
- * stays strictly earliest, with a plain next WQE (no WAIT, fence or RNR),
- * nothing woken and the inbox later, runs that WQE at once: a burst, the
- * very step that would follow, without its pick (step limits count its
- * WQEs).
+ * pick_tied would; the one queue woken while the heap is empty, when it is
+ * strictly earliest, without entering the heap); the rest goes through the
+ * general pick.  A queue that stays strictly earliest, with a plain next
+ * WQE (no WAIT, fence or RNR), nothing woken and the inbox later, runs that
+ * WQE at once: a burst, the very step that would follow, without its pick
+ * (step limits count its WQEs).
  *
  * Must not: execute anything itself (sim_exec.c, sim_wire.c do).
  */
