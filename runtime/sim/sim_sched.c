@@ -507,7 +507,10 @@ static inline __attribute__((always_inline)) bool burst_on(struct sim_dev *dev, 
 #define SIM_BURST 64 /* WQEs a queue may run back to back in one step */
 
 /* Runs the head WQE of @qp, picked at @t, and whatever burst follows (at
- * most @left WQEs, @left > 0), then settles it.  Returns the WQEs run. */
+ * most @left WQEs, @left > 0), then settles it.  Returns the WQEs run.
+ * @qp may be out of the heap while it runs (run_woken; the heap's only
+ * entry, taken out): nothing a step calls reads the heap, and settling it
+ * into an empty heap leaves the heap its key update or delete would. */
 static inline __attribute__((always_inline)) uint64_t run_sq(struct sim_dev *dev, struct sim_qp *qp,
                                                              sim_time_t t, uint64_t left)
 {
@@ -633,7 +636,13 @@ uint64_t sim_sched_steps(struct sim_dev *dev, uint64_t max_steps)
 				struct sim_qp *qp = pick_root(dev, h, n);
 
 				if (qp) {
-					left -= run_sq(dev, qp, h[0].t, left);
+					sim_time_t t = h[0].t;
+
+					if (n == 1) { /* out of the heap (run_sq) */
+						dev->nrdy = 0;
+						qp->rdy_pos = 0;
+					}
+					left -= run_sq(dev, qp, t, left);
 					continue;
 				}
 			} else if (dev->inbox.front->t < h[0].t) {
