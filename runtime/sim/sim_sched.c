@@ -107,8 +107,13 @@ static inline __attribute__((always_inline)) void rdy_set(struct sim_dev *dev, s
 			rdy_up(dev, i);
 	} else if (t > old) {
 		c = 2 * i + 1;
-		if (c < n && (h[c].t < t || (c + 1 < n && h[c + 1].t < t)))
+		if (c + 1 == n && h[c].t < t) {
+			/* one child, the last entry: a swap (two queues) */
+			rdy_put(dev, i, h[c]);
+			rdy_put(dev, c, (struct sim_rdy){.t = t, .qp = qp});
+		} else if (c < n && (h[c].t < t || (c + 1 < n && h[c + 1].t < t))) {
 			rdy_down(dev, i);
+		}
 	}
 }
 
