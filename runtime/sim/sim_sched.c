@@ -208,12 +208,14 @@ static bool still_waiting(struct sim_qp *qp, struct sim_cq *cq)
 	const struct sim_sq *sq = &qp->sq;
 	sim_time_t t;
 
-	if (qp->wait_cqn != cq->cqn || qp->state != SIM_QPS_RTS || sq->block != SIM_BLOCK_WAIT_CQ ||
-	    !sq->pf_cnt)
+	/* the count first (the common answer: reached, wake); the head's
+	 * fields are read whatever it is, and only a WAIT's count matters */
+	if (sim_cq_reached(cq, sq->hd.w.wait_en.index & 0xffffffu, &t))
 		return false;
-	return sq->hd.rc >= 0 && sq->hd.w.ctrl.opcode == PRISM_OP_CQE_WAIT &&
-	       sq->hd.w.ctrl.opmod == PRISM_WAIT_CQ && sq->hd.w.wait_en.obj_num == cq->cqn &&
-	       !sim_cq_reached(cq, sq->hd.w.wait_en.index & 0xffffffu, &t);
+	return qp->wait_cqn == cq->cqn && qp->state == SIM_QPS_RTS &&
+	       sq->block == SIM_BLOCK_WAIT_CQ && sq->pf_cnt && sq->hd.rc >= 0 &&
+	       sq->hd.w.ctrl.opcode == PRISM_OP_CQE_WAIT && sq->hd.w.ctrl.opmod == PRISM_WAIT_CQ &&
+	       sq->hd.w.wait_en.obj_num == cq->cqn;
 }
 
 void sim_sched_wake_waiters(struct sim_cq *cq, bool all)
