@@ -615,7 +615,8 @@ uint64_t sim_sched_steps(struct sim_dev *dev, uint64_t max_steps)
 	uint64_t left = max_steps ? max_steps : UINT64_MAX, ran;
 
 	while (left) {
-		if (dev->tx_held || __atomic_load_n(&dev->rx_async.n, __ATOMIC_ACQUIRE))
+		if (__builtin_expect(
+		        dev->tx_held || __atomic_load_n(&dev->rx_async.n, __ATOMIC_ACQUIRE), 0))
 			sim_inbox_drain_async(dev);
 		if (dev->ndirty) {
 			if (dev->ndirty == 1 && !dev->nrdy && !dev->jobs &&
