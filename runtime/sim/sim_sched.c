@@ -562,7 +562,7 @@ static inline __attribute__((always_inline)) uint64_t run_woken(struct sim_dev *
 	int r = sim_sq_ready_plain(qp, &t);
 	unsigned v = r > 0 ? SIM_RD_READY : r < 0 ? sim_sq_ready_slow(qp, &t) : 0;
 
-	if (v == SIM_RD_READY && (!dev->inbox.n || t < dev->inbox.front->t)) {
+	if (__builtin_expect(v == SIM_RD_READY && (!dev->inbox.n || t < dev->inbox.front->t), 1)) {
 		dev->ndirty = 0;
 		qp->dirty = false;
 		return run_sq(dev, qp, t, left);
@@ -635,7 +635,7 @@ uint64_t sim_sched_steps(struct sim_dev *dev, uint64_t max_steps)
 			uint32_t n = dev->nrdy;
 
 			if (!n) {
-				if (!dev->inbox.n)
+				if (__builtin_expect(!dev->inbox.n, 0))
 					break;
 				left -= run_pkt(dev);
 				continue;
