@@ -494,8 +494,8 @@ static inline __attribute__((always_inline)) bool burst_on(struct sim_dev *dev, 
 	const struct sim_rdy *h = dev->rdy;
 	uint32_t n = dev->nrdy;
 
-	if ((dev->inbox.n && dev->inbox.front->t <= t) || dev->jobs ||
-	    dev->o.sched != SIM_SCHED_VTIME)
+	if ((dev->inbox.n && dev->inbox.front->t <= t) ||
+	    __builtin_expect(dev->jobs || dev->o.sched != SIM_SCHED_VTIME, 0))
 		return false;
 	/* the heap's root, the others later; or (run_woken) outside the
 	 * heap, all of it later */
