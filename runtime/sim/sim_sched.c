@@ -497,7 +497,7 @@ static inline __attribute__((always_inline)) bool burst_on(struct sim_dev *dev, 
 	if ((dev->inbox.n && dev->inbox.front->t <= t) ||
 	    __builtin_expect(dev->jobs || dev->o.sched != SIM_SCHED_VTIME, 0))
 		return false;
-	/* the heap's root, the others later; or (run_woken) outside the
+	/* the heap's root, the others later; or (take_woken) outside the
 	 * heap, all of it later */
 	if (qp->rdy_pos ? qp->rdy_pos != 1 || (n > 1 && h[1].t <= t) || (n > 2 && h[2].t <= t)
 	                : n && h[0].t <= t)
@@ -515,7 +515,7 @@ static inline __attribute__((always_inline)) bool burst_on(struct sim_dev *dev, 
 
 /* Runs the head WQE of @qp, picked at @t, and whatever burst follows (at
  * most @left WQEs, @left > 0), then settles it.  Returns the WQEs run.
- * @qp may be out of the heap while it runs (run_woken; the heap's only
+ * @qp may be out of the heap while it runs (take_woken; the heap's only
  * entry, taken out): nothing a step calls reads the heap, and settling it
  * into an empty heap leaves the heap its key update or delete would. */
 static inline __attribute__((always_inline)) uint64_t run_sq(struct sim_dev *dev, struct sim_qp *qp,
@@ -550,28 +550,28 @@ static inline __attribute__((always_inline)) uint64_t run_pkt(struct sim_dev *de
  * SIM_SCHED_VTIME, no READ job, the heap empty, one queue woken: refresh()
  * for it, and when it is ready (no poll) strictly before the inbox's head,
  * it is the next unit (the pick would take the heap's only entry, no draw):
- * it runs at once, without entering the heap (its insert before the step
- * and its delete or key update after it would leave the heap as its
- * insert after the step does: nothing else is in it).  Returns the WQEs
- * run, 0 when it was only evaluated.
+ * it is returned (*@t: its start) to run at once without entering the heap
+ * (its insert before the step and its delete or key update after it would
+ * leave the heap as its insert after the step does: nothing else is in
+ * it).  NULL when it was only evaluated.
  */
-static inline __attribute__((always_inline)) uint64_t run_woken(struct sim_dev *dev, uint64_t left)
+static inline __attribute__((always_inline)) struct sim_qp *take_woken(struct sim_dev *dev,
+                                                                       sim_time_t *t)
 {
 	struct sim_qp *qp = dev->dirty[0];
-	sim_time_t t = 0;
-	int r = sim_sq_ready_plain(qp, &t);
-	unsigned v = r > 0 ? SIM_RD_READY : r < 0 ? sim_sq_ready_slow(qp, &t) : 0;
+	int r = sim_sq_ready_plain(qp, t);
+	unsigned v = r > 0 ? SIM_RD_READY : r < 0 ? sim_sq_ready_slow(qp, t) : 0;
 
-	if (__builtin_expect(v == SIM_RD_READY && (!dev->inbox.n || t < dev->inbox.front->t), 1)) {
+	if (__builtin_expect(v == SIM_RD_READY && (!dev->inbox.n || *t < dev->inbox.front->t), 1)) {
 		dev->ndirty = 0;
 		qp->dirty = false;
-		return run_sq(dev, qp, t, left);
+		return qp;
 	}
-	if (settle_verdict(dev, qp, v, t)) {
+	if (settle_verdict(dev, qp, v, *t)) {
 		dev->ndirty = 0;
 		qp->dirty = false;
 	}
-	return 0;
+	return NULL;
 }
 
 /* A step the run loop's common case does not cover (SIM_SCHED_RANDOM, READ
@@ -607,12 +607,17 @@ static __attribute__((noinline)) uint64_t sched_step_picked(struct sim_dev *dev,
  * a step calls reads it): a burst counts as the WQEs it ran.  Each step:
  * deliveries from other threads, then the woken queues' readiness, then
  * one unit (or a burst).  The common case, SIM_SCHED_VTIME without READ
- * jobs and one earliest unit (the heap's root or the inbox's head, no
- * tie), is decided here; the rest by sched_step_picked.
+ * jobs and one earliest unit (the heap's root, the one woken queue while
+ * the heap is empty, or the inbox's head; no tie), is decided here; the
+ * rest by sched_step_picked.  A queue's step is inlined once (run:): two
+ * copies of run_sq doubled the loop's code and its instruction-cache
+ * misses.
  */
 uint64_t sim_sched_steps(struct sim_dev *dev, uint64_t max_steps)
 {
 	uint64_t left = max_steps ? max_steps : UINT64_MAX, ran;
+	struct sim_qp *qp;
+	sim_time_t t;
 
 	while (left) {
 		if (__builtin_expect(
@@ -621,11 +626,9 @@ uint64_t sim_sched_steps(struct sim_dev *dev, uint64_t max_steps)
 		if (dev->ndirty) {
 			if (dev->ndirty == 1 && !dev->nrdy && !dev->jobs &&
 			    dev->o.sched == SIM_SCHED_VTIME) {
-				ran = run_woken(dev, left);
-				if (ran) {
-					left -= ran;
-					continue;
-				}
+				qp = take_woken(dev, &t);
+				if (qp)
+					goto run;
 			} else {
 				refresh(dev);
 			}
@@ -641,17 +644,14 @@ uint64_t sim_sched_steps(struct sim_dev *dev, uint64_t max_steps)
 				continue;
 			}
 			if (!dev->inbox.n || h[0].t < dev->inbox.front->t) {
-				struct sim_qp *qp = pick_root(dev, h, n);
-
+				qp = pick_root(dev, h, n);
 				if (qp) {
-					sim_time_t t = h[0].t;
-
+					t = h[0].t;
 					if (n == 1) { /* out of the heap (run_sq) */
 						dev->nrdy = 0;
 						qp->rdy_pos = 0;
 					}
-					left -= run_sq(dev, qp, t, left);
-					continue;
+					goto run;
 				}
 			} else if (dev->inbox.front->t < h[0].t) {
 				left -= run_pkt(dev);
@@ -662,6 +662,9 @@ uint64_t sim_sched_steps(struct sim_dev *dev, uint64_t max_steps)
 		if (!ran)
 			break;
 		left -= ran;
+		continue;
+	run:
+		left -= run_sq(dev, qp, t, left);
 	}
 	ran = (max_steps ? max_steps : UINT64_MAX) - left;
 	dev->st.steps += ran;
