@@ -522,16 +522,43 @@ static int step(struct prism_client *cl)
  * NET_WAIT_US; the first wait of the next call starts where an answer that
  * needed several came in, and halves back towards NET_WAIT_US while
  * answers come within it.
+ *
+ * A threaded device (prism_device_opts.threaded) is run by its NIC thread,
+ * not by this one: the packets this thread reads are handed to that
+ * thread, and the completion that ends the call is written there, a few
+ * microseconds later, with nothing that wakes a sleeper (the sim has no
+ * completion channel).  So no wait on such a device is an idle one: each
+ * lasts NET_NIC_WAIT_US at first and doubles while it passes in silence,
+ * up to NET_WAIT_MAX_US, and every packet brings it back to
+ * NET_NIC_WAIT_US, so that the completion the NIC thread writes for it is
+ * seen within about twice the time it took.  The NIC thread retries its
+ * parked sends on its own (it wakes every 200 us while idle): no kick.
  */
 #define NET_WAIT_US      200
 #define NET_WAIT_MAX_US  3200
 #define NET_WAIT_IDLE_US 100000
+#define NET_NIC_WAIT_US  20
+
+/* A wait on the polled link of a threaded device: until a packet, a
+ * hang-up or @wait_us, whichever first (see above). */
+static void nic_thread_wait(struct prism_client *cl, unsigned *wait_us, uint64_t left_ms)
+{
+	unsigned us = *wait_us;
+
+	if (left_ms * 1000u < us)
+		us = (unsigned)left_ms * 1000u + 1000u;
+	if (core_client_net_wait(cl, (int)us) == 0)
+		*wait_us = *wait_us * 2 > NET_WAIT_MAX_US ? NET_WAIT_MAX_US : *wait_us * 2;
+	else
+		*wait_us = NET_NIC_WAIT_US;
+}
 
 int core_client_wait(struct prism_client *cl, uint64_t k, int timeout_ms)
 {
 	uint64_t now,
 	    deadline = timeout_ms < 0 ? UINT64_MAX : (uint64_t)util_now_ms() + (uint64_t)timeout_ms;
 	unsigned spins = 0, wait_us = cl->net_wait_us ? cl->net_wait_us : NET_WAIT_US;
+	unsigned nic_wait_us = NET_NIC_WAIT_US;
 	bool silent = false;
 
 	while (cl->answered <= k) {
@@ -544,6 +571,10 @@ int core_client_wait(struct prism_client *cl, uint64_t k, int timeout_ms)
 		now = (uint64_t)util_now_ms();
 		if (now >= deadline)
 			return -PRISM_E_TIMEOUT;
+		if (cl->link_polled && cl->dev->threaded) {
+			nic_thread_wait(cl, &nic_wait_us, deadline - now);
+			continue;
+		}
 		if (cl->link_polled) {
 			uint64_t parks = core_client_net_parks(cl), left_ms = deadline - now;
 
