@@ -490,13 +490,21 @@ static int poll_cqs(struct prism_client *cl)
 	return 0;
 }
 
-/* One round of making progress: our shard, and the server's connections on
- * it when in-process (other shards belong to the clients waiting on them). */
+/*
+ * One round of making progress: our shard, and the server's connections on
+ * it when in-process (other shards belong to the clients waiting on them):
+ * always when the server has no thread, and when our connection runs one
+ * invocation at a time (a serial program, or one window: inflight 1) even
+ * when it has, because then the server's CPU must see each invocation
+ * complete before the next one can start (it re-posts or rings the next
+ * window), and this thread is awake at that moment while the server's
+ * loop may be napping between its polls.
+ */
 static int step(struct prism_client *cl)
 {
 	int err;
 
-	if (cl->srv && !cl->srv->running)
+	if (cl->srv && (!cl->srv->running || cl->w.inflight == 1))
 		core_server_poll_shard(cl->srv, cl->shard);
 	else
 		core_shard_progress(cl->dev, cl->shard);
