@@ -629,6 +629,13 @@ int core_client_wait(struct prism_client *cl, uint64_t k, int timeout_ms)
 			nanosleep(&ts, NULL);
 		}
 	}
+	/* A connection that runs one invocation at a time: the server re-arms
+	 * the next one once it saw the answer acknowledged, and the ACK a
+	 * polled link holds for our next request would keep it waiting until
+	 * then (an RNR NAK for a one-window program's request, or the re-arm
+	 * on the request's path). */
+	if (cl->link_polled && cl->w.inflight == 1)
+		core_client_net_flush_acks(cl);
 	/* where the next call's first wait starts */
 	if (cl->link_polled && silent)
 		cl->net_wait_us = wait_us;

@@ -1452,6 +1452,17 @@ int net_link_set_polled(struct net_link *l)
 	return 0;
 }
 
+void net_link_flush_acks(struct net_link *l)
+{
+	bool held;
+
+	pthread_mutex_lock(&l->tx_lock);
+	held = l->acks_held;
+	pthread_mutex_unlock(&l->tx_lock);
+	if (held)
+		flush_or_flag(l);
+}
+
 int net_link_poll(struct net_link *l, int timeout_us)
 {
 	struct pollfd pfd = {.fd = l->fd, .events = POLLIN};

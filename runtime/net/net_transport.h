@@ -133,6 +133,12 @@ int net_link_set_polled(struct net_link *link);
  * handed over, or the negative error that took the link down.
  */
 int net_link_poll(struct net_link *link, int timeout_us);
+/*
+ * Polled link: send the plain ACKs it holds for its next frame now (its
+ * owner knows no frame follows soon and the peer waits for them: a server
+ * that re-arms after each invocation).
+ */
+void net_link_flush_acks(struct net_link *link);
 
 /*
  * The owner's device has receive windows posted for the link's first @n

@@ -15,7 +15,9 @@
  *              client on a device of its own that it runs itself, over
  *              TCP loopback and over a shared-memory ring pair.
  *
- * usage: bench_serial [CALLS]   (default 3000 per setup and program)
+ * usage: bench_serial [CALLS [GAP_US]]   (default 3000 calls per setup and
+ * program, back to back; GAP_US: the client pauses that long before each
+ * call, so that the server's threads have gone to sleep when it comes)
  * prismc is found next to this program (build/prismc) or in $PRISMC.
  */
 #include <libgen.h>
@@ -46,6 +48,7 @@ static const struct setup setups[] = {
 };
 
 static const char *const entries[] = {"put", "publish"};
+static unsigned gap_us; /* the client's pause between two calls */
 
 struct server {
 	struct prism_device *dev;
@@ -164,8 +167,11 @@ static void run(const struct setup *su, struct server *s, struct prism_device *c
 		    {.name = put ? "len" : "tagged", .u64 = put ? 16 : (uint64_t)(i + 1) << 32},
 		};
 		struct prism_call c = {.sz = sizeof(c), .entry = entry, .args = args, .nargs = 2};
-		double t0 = bench_now();
+		double t0;
 
+		if (gap_us)
+			usleep(gap_us);
+		t0 = bench_now();
 		BENCH_CHECK(prism_client__invoke(cl, &c, NULL));
 		if (i >= 100) /* the first 100 warm up */
 			lat[i - 100] = (uint64_t)((bench_now() - t0) * 1e9);
@@ -181,6 +187,8 @@ static void run(const struct setup *su, struct server *s, struct prism_device *c
 int main(int argc, char **argv)
 {
 	unsigned calls = argc > 1 ? (unsigned)strtoul(argv[1], NULL, 0) : 3000;
+
+	gap_us = argc > 2 ? (unsigned)strtoul(argv[2], NULL, 0) : 0;
 	char self[PATH_MAX], prismc[PATH_MAX + 16];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
 
@@ -194,8 +202,9 @@ int main(int argc, char **argv)
 	snprintf(prismc, sizeof(prismc), "%s/prismc", dirname(self));
 	if (getenv("PRISMC"))
 		snprintf(prismc, sizeof(prismc), "%s", getenv("PRISMC"));
-	printf("bench_serial: closed loop, one call in flight; put (serial) and publish "
-	       "(pipelined) of lib/chains/prism_ops.prism\n");
+	printf("bench_serial: closed loop, one call in flight, %u us between calls; put "
+	       "(serial) and publish (one window) of lib/chains/prism_ops.prism\n",
+	       gap_us);
 	for (size_t i = 0; i < sizeof(setups) / sizeof(setups[0]); i++) {
 		const struct setup *su = &setups[i];
 		struct prism_device *cdev = NULL;
