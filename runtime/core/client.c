@@ -13,7 +13,8 @@
  * inside the region the program declared; the client adds the base the
  * server described), the SEND/RECV posting through the codec, CQ polling,
  * and waiting: over TCP the waiting thread sleeps on its own socket and runs
- * its NIC when the answer comes (one wake per answer).
+ * its NIC when the answer comes (one wake per answer; a threaded device's
+ * NIC thread runs it instead, and the waiter naps until it has).
  * Must not: trust the server's description beyond proto.c's checks; print.
  */
 #include <stdlib.h>
