@@ -554,7 +554,7 @@ static void nic_thread_wait(struct prism_client *cl, unsigned *wait_us, uint64_t
 {
 	unsigned us = *wait_us;
 
-	if (left_ms * 1000u < us)
+	if (left_ms < us / 1000u) /* no longer than the call's timeout allows */
 		us = (unsigned)left_ms * 1000u + 1000u;
 	if (core_client_net_wait(cl, (int)us) == 0)
 		*wait_us = *wait_us * 2 > NET_WAIT_MAX_US ? NET_WAIT_MAX_US : *wait_us * 2;
