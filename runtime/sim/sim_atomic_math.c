@@ -103,7 +103,7 @@ void sim_atomic_apply(uint8_t opcode, unsigned size, uint8_t *target, const uint
                       const uint8_t *compare, const uint8_t *swap_mask, const uint8_t *compare_mask,
                       uint8_t *orig, uint8_t *result)
 {
-	uint64_t t[LIMBS] = {0}, s[LIMBS] = {0}, c[LIMBS] = {0}, sm[LIMBS] = {0}, cm[LIMBS] = {0};
+	uint64_t t[LIMBS], s[LIMBS], c[LIMBS], sm[LIMBS], cm[LIMBS];
 	unsigned n = size == 4 ? 1 : size / 8;
 	bool eq = true;
 
@@ -120,6 +120,11 @@ void sim_atomic_apply(uint8_t opcode, unsigned size, uint8_t *target, const uint
 		memcpy(result, &tv, 8);
 		return;
 	}
+	memset(t, 0, sizeof(t));
+	memset(s, 0, sizeof(s));
+	memset(c, 0, sizeof(c));
+	memset(sm, 0, sizeof(sm));
+	memset(cm, 0, sizeof(cm));
 	memcpy(orig, target, size);
 	target_load(target, size, t);
 	to_limbs(swap, size, s);

@@ -4,10 +4,12 @@
  * the consumer-index doorbell record, overrun, and the completion count
  * that WAIT compares against.
  *
- * Owns: struct sim_cq.  The codec writes a CQE's first 63 bytes straight
- * into its ring slot (prism_cqe_encode_body), then op_own is stored with
+ * Owns: struct sim_cq.  The codec's encoder writes a CQE's first 63 bytes
+ * straight into its ring slot (wqe_cqe_body.h), then op_own is stored with
  * release order, so a polling thread that sees the owner bit flip sees the
- * whole CQE (mlx5 rdma-core: mlx5_get_next_cqe).
+ * whole CQE (mlx5 rdma-core: mlx5_get_next_cqe).  That write, the push of
+ * the data path, is inline (sim_cq_write / sim_cq_push in sim_internal.h);
+ * its rare cases (overrun, the CQE event) are here.
  *
  * Must not: decide which CQEs exist (sim_requester.c / sim_responder.c /
  * sim_qp.c do).
@@ -250,13 +252,12 @@ static __attribute__((noinline)) void emit_cqe(struct sim_cq *cq, const struct p
 	sim_emit(cq->dev, &ev);
 }
 
-int sim_cq_push(struct sim_cq *cq, struct prism_cqe *c, sim_time_t t)
+/* sim_cq_push's rare cases: a CQ in error or overrun (the CQE is lost), or
+ * an event observer (the CQE event). */
+int sim_cq_push_slow(struct sim_cq *cq, struct prism_cqe *c, sim_time_t t)
 {
 	struct sim_dev *dev = cq->dev;
 	uint32_t ci = load_be32_shared(cq->dbrec) & 0xffffffu;
-	uint32_t idx = cq->pi & (cq->ncqe - 1);
-	uint8_t *slot;
-	uint8_t op_own;
 
 	if (cq->overrun)
 		return -ENOSPC;
@@ -266,24 +267,8 @@ int sim_cq_push(struct sim_cq *cq, struct prism_cqe *c, sim_time_t t)
 		        cq->pi, ci);
 		return -ENOSPC;
 	}
-	if (t < cq->last_time)
-		t = cq->last_time; /* a CQ produces in order */
-	c->owner = (cq->pi & cq->ncqe) ? 1 : 0;
-	c->timestamp = t / 1000; /* ns */
-	slot = cq->buf + (size_t)idx * PRISM_CQE_BYTES;
-	op_own = prism_cqe_encode_body(c, slot);
-	__atomic_store_n(&slot[PRISM_CQE_BYTES - 1], op_own, __ATOMIC_RELEASE);
-	cq->times[idx] = t;
-	cq->last_time = t;
-	cq->pi++;
-	if (cq->nwaiters)
-		sim_sched_wake_waiters(cq, false);
-	if (cq->armed)
-		sim_cq_fire(cq);
-	dev->st.cqes++;
-	if (c->opcode == PRISM_CQE_REQ_ERR || c->opcode == PRISM_CQE_RESP_ERR)
-		dev->st.error_cqes++;
+	sim_cq_write(cq, c, t);
 	if (dev->obs.event)
-		emit_cqe(cq, c, t);
+		emit_cqe(cq, c, cq->last_time);
 	return 0;
 }

@@ -51,6 +51,7 @@ int sim_exec_atomic(struct sim_xctx *x)
 	x->os->sge[0] = *s;
 	x->os->sge[0].byte_count = a->size;
 	x->os->nsge = 1;
+	x->os->mr_gen = qp->dev->mr_gen;
 	x->os->read_like = true;
 	x->os->byte_count = a->size;
 	p = sim_pkt_alloc(x->qp->dev, 0);

@@ -17,7 +17,7 @@ static const enum sim_pkt_kind pkt_of[256] = {
     [PRISM_OP_RDMA_READ] = SIM_PKT_READ_REQ,
 };
 
-static void fill_hdr(struct sim_xctx *x, struct sim_pkt *p)
+static inline __attribute__((always_inline)) void fill_hdr(struct sim_xctx *x, struct sim_pkt *p)
 {
 	struct sim_qp *qp = x->qp;
 
@@ -108,6 +108,7 @@ int sim_exec_read(struct sim_xctx *x)
 	if (total > SIM_MAX_MSG)
 		return PRISM_SYND_LOCAL_LENGTH_ERR;
 	x->os->nsge = w->num_sge;
+	x->os->mr_gen = x->qp->dev->mr_gen;
 	x->os->read_like = true;
 	p = sim_pkt_alloc(x->qp->dev, 0);
 	if (!p)

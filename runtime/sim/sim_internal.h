@@ -33,6 +33,7 @@
 
 #include "sim/sim.h"
 #include "util/byteorder.h"
+#include "wqe/wqe_cqe_body.h"
 #include "wqe/wqe_lean.h"
 
 #define SIM_CACHE_LINE           64u
@@ -121,22 +122,27 @@ struct sim_decoded {
 struct __attribute__((aligned(SIM_CACHE_LINE))) sim_outst {
 	uint32_t counter;
 	uint32_t psn;
+	uint32_t byte_count;
 	uint8_t opcode;
 	bool signaled;
 	bool done;
-	bool sent;        /* has a request packet (ACK / response expected) */
-	bool read_like;   /* READ or atomic: what fences wait for */
-	bool rnr_able;    /* SEND / SEND_IMM / WRITE_IMM: may draw an RNR NAK */
-	uint8_t syndrome; /* 0 = success */
-	uint32_t byte_count;
+	bool sent;                  /* has a request packet (ACK / response expected) */
+	bool read_like;             /* READ or atomic: what fences wait for */
+	bool rnr_able;              /* SEND / SEND_IMM / WRITE_IMM: may draw an RNR NAK */
+	uint8_t syndrome;           /* 0 = success */
+	bool req_lent;              /* see req */
+	uint8_t nsge;               /* READ / atomic local scatter list (sge, below) */
 	sim_time_t start, ready_at; /* ready_at: start + latency */
 	sim_time_t done_at;
 	/* kept for RNR retransmission until acknowledged: a copy, or (req_lent)
 	 * the loopback request itself while it waits in this device's inbox
 	 * (its box names this entry as lender: the delivery hands it back) */
 	struct sim_pkt *req;
-	bool req_lent;
-	uint8_t nsge; /* READ / atomic local scatter list */
+	/* dev->mr_gen when the scatter list passed its checks (set with nsge):
+	 * while no MR has gone since, the checks would pass again (sim_mr_check
+	 * is a function of the key, range, rights and PD, and only a
+	 * deregistration changes what a key names) */
+	uint64_t mr_gen;
 	struct prism_sge sge[PRISM_WQE_MAX_SGE];
 };
 
@@ -222,9 +228,11 @@ struct sim_pktq_ent {
 struct sim_pktq {
 	struct sim_pktq_ent *front; /* earliest entry (valid when n) */
 	uint32_t n;                 /* live entries */
-	uint32_t room;              /* slots from front to the end of e */
 	struct sim_pktq_ent *e;
 	uint32_t cap;
+	/* slots from front to the end of e: not next to n, whose decrement a
+	 * pop's would join in one vector subtraction (longer code) */
+	uint32_t room;
 	bool fifo;
 };
 
@@ -331,6 +339,7 @@ struct sim_dev {
 	 * probing, at most half full (sim_mr.c) */
 	struct sim_mr **mrs;
 	uint32_t nmrs, mrs_cap;
+	uint64_t mr_gen; /* MRs deregistered so far (sim_outst.mr_gen) */
 	/* CQs and QPs: slot tables, index 0 unused so no number is 0 */
 	struct sim_cq **cqs;
 	uint32_t ncqs, cqs_cap;
@@ -433,11 +442,55 @@ int sim_pd_init(struct sim_dev *dev);
 void sim_pd_destroy_all(struct sim_dev *dev);
 
 /* sim_cq.c */
-/* Writes one CQE (in order of the calls); fills in c->owner and
- * c->timestamp.  Returns 0 or -ENOSPC (overrun). */
-int sim_cq_push(struct sim_cq *cq, struct prism_cqe *c, sim_time_t t);
+/* Writes one CQE (in order of the calls), with its owner bit and
+ * timestamp.  Returns 0 or -ENOSPC (overrun).  Inline: the write itself
+ * (sim_cq_write); an overrun, a CQ in error or an event observer go through
+ * sim_cq_push_slow (sim_cq.c). */
+int sim_cq_push_slow(struct sim_cq *cq, struct prism_cqe *c, sim_time_t t);
 /* Queue an armed CQ's completion event (out of line: rare on the data path). */
 void sim_cq_fire(struct sim_cq *cq);
+void sim_sched_wake_waiters(struct sim_cq *cq, bool all); /* sim_sched.c */
+/* The CQE into its slot (room checked): the body, then op_own with release
+ * order, so a poller that sees the owner bit flip sees the whole CQE
+ * (mlx5 rdma-core: mlx5_get_next_cqe); then its time, the count, the WAITs
+ * and the completion event it releases. */
+static inline void sim_cq_write(struct sim_cq *cq, struct prism_cqe *c, sim_time_t t)
+{
+	uint32_t idx = cq->pi & (cq->ncqe - 1);
+	uint8_t *slot = cq->buf + (size_t)idx * PRISM_CQE_BYTES;
+	uint8_t op_own;
+
+	if (t < cq->last_time)
+		t = cq->last_time; /* a CQ produces in order */
+	c->owner = (cq->pi & cq->ncqe) ? 1 : 0;
+	c->timestamp = t / 1000; /* ns */
+	op_own = wqe_cqe_encode_body(c, slot);
+	__atomic_store_n(&slot[PRISM_CQE_BYTES - 1], op_own, __ATOMIC_RELEASE);
+	cq->times[idx] = t;
+	cq->last_time = t;
+	cq->pi++;
+	if (cq->nwaiters)
+		sim_sched_wake_waiters(cq, false);
+	if (cq->armed)
+		sim_cq_fire(cq);
+	cq->dev->st.cqes++;
+	if (c->opcode == PRISM_CQE_REQ_ERR || c->opcode == PRISM_CQE_RESP_ERR)
+		cq->dev->st.error_cqes++;
+}
+static inline int sim_cq_push(struct sim_cq *cq, const struct prism_cqe *c, sim_time_t t)
+{
+	uint32_t ci = load_be32_shared(cq->dbrec) & 0xffffffu;
+	struct prism_cqe w = *c; /* copies: the caller's CQE stays in registers */
+
+	if (cq->overrun || (!cq->ignore_overrun && ((cq->pi - ci) & 0xffffffu) >= cq->ncqe) ||
+	    cq->dev->obs.event) {
+		struct prism_cqe s = *c;
+
+		return sim_cq_push_slow(cq, &s, t);
+	}
+	sim_cq_write(cq, &w, t);
+	return 0;
+}
 /* Does CQE number @index (0-based, 24-bit, cyclic) exist?  *t: when it was
  * produced (0: too long ago to remember).  This is the WAIT threshold: a
  * WAIT with index i releases once the CQ's (i+1)-th CQE exists (MLNX_OFED
@@ -718,8 +771,22 @@ void sim_outst_complete(struct sim_qp *qp); /* emits CQEs of done entries in ord
 /* Completes @o, the oldest entry, done without error: completion times and
  * its CQE when signaled.  sim_outst_complete retires done entries in order;
  * an ordering verb that ran on an empty ring and finished in its own step
- * (sim_outst_next, never counted) is retired directly. */
-void sim_outst_retire(struct sim_qp *qp, const struct sim_outst *o);
+ * (sim_outst_next, never counted) is retired directly.  Inline: the CQE (out
+ * of line, sim_outst_retire_cqe) is the rare part, most entries of a chain
+ * being unsignaled. */
+void sim_outst_retire_cqe(struct sim_qp *qp, const struct sim_outst *o, sim_time_t t);
+static inline void sim_outst_retire(struct sim_qp *qp, const struct sim_outst *o)
+{
+	struct sim_sq *sq = &qp->sq;
+	sim_time_t t = o->done_at > o->ready_at ? o->done_at : o->ready_at;
+
+	if (t > sq->done_t)
+		sq->done_t = t;
+	if (o->read_like && t > sq->rdone_t)
+		sq->rdone_t = t;
+	if (o->signaled)
+		sim_outst_retire_cqe(qp, o, t);
+}
 void sim_requester_rx(struct sim_qp *qp, struct sim_pkt *p);
 void sim_requester_rnr_resend(struct sim_qp *qp);
 /* Sends a request for the outstanding entry @os (keeps it for an RNR resend:
@@ -744,6 +811,7 @@ void sim_readjobs_free(struct sim_dev *dev);
  * from its list would keep every delivered one, growing its heap (a
  * syscall a page) until the list is full. */
 #define SIM_PKT_POOL_OUTSIDE 64u
+_Static_assert(SIM_PKT_POOL_OUTSIDE < SIM_PKT_POOL_MAX, "sim_pkt_unpooled's order of tests");
 #if defined(__SANITIZE_ADDRESS__)
 #define SIM_ASAN 1
 #elif defined(__has_feature)
@@ -807,12 +875,11 @@ static inline struct sim_pkt *sim_reply_alloc(struct sim_qp *qp, const struct si
 	dev->fold_taken = true;
 	p = &dev->fold.box.pkt;
 	/* Without an observer, nothing reads a field of it that its builder
-	 * (respond) does not write: the dispatch reads the addresses, the
-	 * requester the kind, PSN, syndrome, RNR timer, time and payload. */
+	 * (respond) does not write: the dispatch reads the source and the
+	 * destination QP, the requester the kind, PSN, syndrome, RNR timer,
+	 * time and payload. */
 	if (dev->obs.event)
 		memset(p, 0, SIM_PKT_HDR_BYTES);
-	else
-		p->t = 0;
 	p->payload_len = payload_len;
 	p->payload = payload_len ? dev->fold.room : NULL;
 	return p;
@@ -820,8 +887,10 @@ static inline struct sim_pkt *sim_reply_alloc(struct sim_qp *qp, const struct si
 /* Does @p go back to free() rather than onto @dev's list? */
 static inline bool sim_pkt_unpooled(const struct sim_dev *dev, struct sim_pkt *p)
 {
-	return !dev || p->payload_len > SIM_PKT_SMALL || dev->npkt_free >= SIM_PKT_POOL_MAX ||
-	       (sim_pkt_box(p)->outside && dev->npkt_free >= SIM_PKT_POOL_OUTSIDE);
+	/* SIM_PKT_POOL_OUTSIDE < SIM_PKT_POOL_MAX: one compare while the list is short */
+	return !dev || p->payload_len > SIM_PKT_SMALL ||
+	       (dev->npkt_free >= SIM_PKT_POOL_OUTSIDE &&
+	        (sim_pkt_box(p)->outside || dev->npkt_free >= SIM_PKT_POOL_MAX));
 }
 static inline void sim_pkt_free(struct sim_dev *dev, struct sim_pkt *p)
 {
@@ -877,21 +946,40 @@ static inline struct sim_pkt *sim_pktq_pop(struct sim_pktq *q)
 void sim_pktq_free(struct sim_pktq *q);
 /* Sends @p (takes ownership), from @src (p->src_qpn): loopback into the
  * inbox, or the transport.  The folded response (sim_reply_alloc) is not
- * sent anywhere: sim_wire_rx takes it right after its request; without an
- * observer (no PKT_TX event) sending it is only its count and @src's send
- * time, inline here. */
+ * sent anywhere: sim_wire_rx takes it right after its request.  Without an
+ * observer (no PKT_TX event) a loopback send is inline here: @src's send
+ * time, the count, and the inbox. */
 int sim_wire_xmit_any(struct sim_qp *src, struct sim_pkt *p);
+/* One QP's packets leave in order: @p no earlier than @src's last. */
+static inline void sim_wire_sent(struct sim_dev *dev, struct sim_qp *src, struct sim_pkt *p)
+{
+	if (p->t < src->last_tx_t)
+		p->t = src->last_tx_t;
+	src->last_tx_t = p->t;
+	dev->st.pkts++;
+}
+/* @p to this device itself: into its inbox, or (the folded response) to be
+ * taken in this step. */
+static inline int sim_wire_loopback(struct sim_dev *dev, struct sim_qp *src, struct sim_pkt *p)
+{
+	int rc;
+
+	if (p == &dev->fold.box.pkt)
+		return 0;
+	src->inbox_after = p->t + 1;
+	rc = sim_pktq_push(&dev->inbox, p);
+	if (rc)
+		sim_pkt_free(dev, p);
+	return rc;
+}
 static inline int sim_wire_xmit(struct sim_qp *src, struct sim_pkt *p)
 {
 	struct sim_dev *dev = src->dev;
 
-	if (p != &dev->fold.box.pkt || dev->obs.event)
+	if (dev->obs.event || p->dst_node != dev->o.node)
 		return sim_wire_xmit_any(src, p);
-	if (p->t < src->last_tx_t) /* never: it folds only when due after */
-		p->t = src->last_tx_t;
-	src->last_tx_t = p->t;
-	dev->st.pkts++;
-	return 0;
+	sim_wire_sent(dev, src, p);
+	return sim_wire_loopback(dev, src, p);
 }
 /* Processes one inbound packet. */
 void sim_wire_rx(struct sim_dev *dev, struct sim_pkt *p);

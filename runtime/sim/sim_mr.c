@@ -217,6 +217,7 @@ int sim_mr_dereg(struct sim_mr *mr)
 	pthread_mutex_lock(&dev->lock);
 	mrs_remove(dev, mr);
 	dev->nmrs--;
+	dev->mr_gen++;
 	mr->pd->users--;
 	pthread_mutex_unlock(&dev->lock);
 	free(mr);

@@ -50,35 +50,26 @@ static inline void done_by_packet(struct sim_qp *qp)
 		sim_sched_wake(qp);
 }
 
-/* A done entry without error leaves: the queue's completion times, and its
- * CQE when signaled (in order: the caller retires the oldest entry). */
-void sim_outst_retire(struct sim_qp *qp, const struct sim_outst *o)
+/* The CQE of a signaled entry done without error. */
+void sim_outst_retire_cqe(struct sim_qp *qp, const struct sim_outst *o, sim_time_t t)
 {
-	struct sim_sq *sq = &qp->sq;
-	sim_time_t t = o->done_at > o->ready_at ? o->done_at : o->ready_at;
+	struct prism_cqe c = {
+	    .opcode = PRISM_CQE_REQ,
+	    .wqe_opcode = o->opcode,
+	    .wqe_counter = (uint16_t)o->counter,
+	    .byte_count = o->byte_count,
+	    .qpn = qp->qpn,
+	};
 
-	if (t > sq->done_t)
-		sq->done_t = t;
-	if (o->read_like && t > sq->rdone_t)
-		sq->rdone_t = t;
-	if (o->signaled) {
-		struct prism_cqe c = {
-		    .opcode = PRISM_CQE_REQ,
-		    .wqe_opcode = o->opcode,
-		    .wqe_counter = (uint16_t)o->counter,
-		    .byte_count = o->byte_count,
-		    .qpn = qp->qpn,
-		};
-
-		/* An overrun puts the CQ, not the QP, in error (rdma-core
-		 * ibv_create_cq_ex(3); the kernel's CQ error event names
-		 * the CQN): the CQE is lost, the queue goes on (sim
-		 * choice: what hardware does to the QP is not stated). */
-		(void)sim_cq_push(qp->scq, &c, t);
-	}
+	/* An overrun puts the CQ, not the QP, in error (rdma-core
+	 * ibv_create_cq_ex(3); the kernel's CQ error event names the CQN): the
+	 * CQE is lost, the queue goes on (sim choice: what hardware does to the
+	 * QP is not stated). */
+	(void)sim_cq_push(qp->scq, &c, t);
 }
 
-void sim_outst_complete(struct sim_qp *qp)
+/* sim_outst_complete, inline in the response path (its every packet). */
+static inline __attribute__((always_inline)) void complete(struct sim_qp *qp)
 {
 	struct sim_sq *sq = &qp->sq;
 
@@ -98,6 +89,11 @@ void sim_outst_complete(struct sim_qp *qp)
 	}
 	/* sq->block stays as it is: sim_sq_ready() sets it afresh whenever
 	 * it is asked, and only park() reads FENCE / OUTST, right after */
+}
+
+void sim_outst_complete(struct sim_qp *qp)
+{
+	complete(qp);
 }
 
 /*
@@ -154,7 +150,9 @@ static int find_psn(const struct sim_qp *qp, uint32_t psn)
 {
 	const struct sim_sq *sq = &qp->sq;
 
-	for (uint32_t i = 0; i < sq->os_cnt; i++) {
+	if (sq->os_cnt && sq->os[sq->os_head].sent && sq->os[sq->os_head].psn == psn)
+		return 0; /* the oldest: responses come in order */
+	for (uint32_t i = 1; i < sq->os_cnt; i++) {
 		const struct sim_outst *o = &sq->os[sim_wrap(sq->os_head + i, sq->os_cap)];
 
 		if (o->sent && o->psn == psn)
@@ -175,15 +173,19 @@ static uint8_t land(struct sim_qp *qp, struct sim_outst *o, const struct sim_pkt
 	};
 	uint32_t off = 0;
 	sim_time_t t = p->t > o->ready_at ? p->t : o->ready_at;
+	/* the list passed these checks when it was sent (sim_exec_read /
+	 * sim_exec_atomic, for its whole byte counts): unless an MR went away
+	 * since, they pass again */
+	bool checked = o->mr_gen == qp->dev->mr_gen;
 
 	for (unsigned i = 0; i < o->nsge && off < p->payload_len; i++) {
 		uint32_t n = o->sge[i].byte_count;
-		uint8_t *dst;
+		uint8_t *dst = (uint8_t *)(uintptr_t)o->sge[i].addr;
 
 		if (n > p->payload_len - off)
 			n = p->payload_len - off;
-		if (sim_mr_check_local(qp, o->sge[i].lkey, o->sge[i].addr, n,
-		                       SIM_ACCESS_LOCAL_WRITE, &dst))
+		if (!checked && sim_mr_check_local(qp, o->sge[i].lkey, o->sge[i].addr, n,
+		                                   SIM_ACCESS_LOCAL_WRITE, &dst))
 			return PRISM_SYND_LOCAL_PROT_ERR;
 		sim_mem_write(qp->dev, dst, p->payload + off, n, &w, t);
 		off += n;
@@ -269,7 +271,7 @@ void sim_requester_rx(struct sim_qp *qp, struct sim_pkt *p)
 			return; /* duplicate, or the PSN of an unanswered READ / atomic */
 		qp->sq.rnr_left = qp->rnr_retry;
 		done_by_packet(qp);
-		sim_outst_complete(qp); /* returns at once while the head is open */
+		complete(qp); /* returns at once while the head is open */
 		return;
 	}
 	o = &qp->sq.os[sim_wrap(qp->sq.os_head + (uint32_t)pos, qp->sq.os_cap)];
@@ -294,7 +296,7 @@ void sim_requester_rx(struct sim_qp *qp, struct sim_pkt *p)
 	mark_done(qp, o, synd, p->t);
 	done_by_packet(qp);
 	if (!pos) /* else an older entry is still open */
-		sim_outst_complete(qp);
+		complete(qp);
 }
 
 /* Go-back-N after an RNR NAK: resend every unacknowledged request from the

@@ -19,10 +19,17 @@
 #include <stdlib.h>
 
 #include "sim/sim_internal.h"
+#include "wqe/wqe_rwqe_body.h"
 
-static void respond(struct sim_qp *qp, const struct sim_pkt *req, enum sim_pkt_kind kind,
-                    uint8_t synd, struct sim_pkt *p)
+/* The response to @req (@p: its packet, or NULL for one without payload).
+ * Inline: a served request's answer is the responder's every call. */
+static inline __attribute__((always_inline)) void respond(struct sim_qp *qp,
+                                                          const struct sim_pkt *req,
+                                                          enum sim_pkt_kind kind, uint8_t synd,
+                                                          struct sim_pkt *p)
 {
+	struct sim_dev *dev = qp->dev;
+
 	if (!p)
 		p = sim_reply_alloc(qp, req, 0);
 	if (!p)
@@ -30,17 +37,33 @@ static void respond(struct sim_qp *qp, const struct sim_pkt *req, enum sim_pkt_k
 	p->kind = kind;
 	p->syndrome = synd;
 	p->rnr_timer = qp->min_rnr_timer;
-	p->src_node = qp->dev->o.node;
+	p->src_node = dev->o.node;
 	p->src_qpn = qp->qpn;
-	p->dst_node = req->src_node;
 	p->dst_qpn = req->src_qpn;
 	p->psn = req->psn;
+	if (p == &dev->fold.box.pkt && !dev->obs.event) {
+		/* folded, no observer: the header holds what the dispatch and
+		 * the requester read (sim_reply_alloc); it is due at its
+		 * request's time, and sending it is its count and this QP's
+		 * send time (sim_wire_xmit) */
+		p->t = req->t;
+		sim_wire_sent(dev, qp, p);
+		return;
+	}
+	p->dst_node = req->src_node;
 	p->msn = qp->msn;
 	p->wqe_counter = req->wqe_counter;
 	p->opcode = req->opcode;
 	if (p->t < req->t)
 		p->t = req->t;
 	sim_wire_xmit(qp, p);
+}
+
+/* A NAK (out of line: errors and RNR). */
+static __attribute__((noinline)) void respond_nak(struct sim_qp *qp, const struct sim_pkt *req,
+                                                  uint8_t synd)
+{
+	respond(qp, req, SIM_PKT_NAK, synd, NULL);
 }
 
 static void resp_cqe(struct sim_qp *qp, uint8_t op, uint8_t synd, uint32_t counter,
@@ -61,7 +84,7 @@ static void resp_cqe(struct sim_qp *qp, uint8_t op, uint8_t synd, uint32_t count
 /* Responder-side failure: NAK the requester, move this QP to ERR. */
 static void resp_fail(struct sim_qp *qp, const struct sim_pkt *req, uint8_t nak_synd)
 {
-	respond(qp, req, SIM_PKT_NAK, nak_synd, NULL);
+	respond_nak(qp, req, nak_synd);
 	sim_log(qp->dev, SIM_LOG_WARN, "qp %u: request psn %u from qp %u: %s", qp->qpn, req->psn,
 	        req->src_qpn, prism_cqe_syndrome_name(nak_synd));
 	sim_qp_fail(qp, req->t);
@@ -87,24 +110,30 @@ static struct sim_writer remote_writer(const struct sim_qp *qp, const struct sim
  * Consumes the next usable receive WQE: scatters @data (may be NULL for a
  * WRITE_IMM) and writes the receive CQE.  Returns 0, -EAGAIN when no
  * receive is usable (RNR), or a syndrome > 0 for the responder's CQE.
+ * Inline into serve_send and serve_write (whose @data and @cqe_op fold), as
+ * they are into the dispatch: one call per request packet.
  */
-static int consume_recv(struct sim_qp *qp, const struct sim_pkt *p, const uint8_t *data,
-                        uint32_t len, uint8_t cqe_op)
+static inline __attribute__((always_inline)) int consume_recv(struct sim_qp *qp,
+                                                              const struct sim_pkt *p,
+                                                              const uint8_t *data, uint32_t len,
+                                                              uint8_t cqe_op)
 {
 	struct sim_rq *rq = &qp->rq;
 	struct prism_sge sge[PRISM_WQE_MAX_SGE];
-	struct sim_writer w;
 	uint32_t off = 0;
+	unsigned bad;
 	int n;
 
 	if (!rq->n || (int32_t)(sim_qp_rq_limit(qp) - rq->head) <= 0)
 		return -EAGAIN;
-	w = remote_writer(qp, p, SIM_WRITER_RQ, rq->head);
-	n = prism_rwqe_decode(rq->buf + (size_t)(rq->head & (rq->n - 1)) * rq->stride, rq->max_sge,
-	                      sge, PRISM_WQE_MAX_SGE, NULL);
+	/* rq->max_sge is 1..PRISM_WQE_MAX_SGE (sim_qp_create) */
+	n = wqe_rwqe_decode_body(rq->buf + (size_t)(rq->head & (rq->n - 1)) * rq->stride,
+	                         rq->max_sge, sge, PRISM_WQE_MAX_SGE, &bad);
 	if (n < 0)
 		return PRISM_SYND_LOCAL_QP_OP_ERR;
 	if (data) {
+		struct sim_writer w = remote_writer(qp, p, SIM_WRITER_RQ, rq->head);
+
 		for (int i = 0; i < n && off < len; i++) {
 			uint32_t k = sge[i].byte_count < len - off ? sge[i].byte_count : len - off;
 			uint8_t *dst;
@@ -136,11 +165,12 @@ static void recv_fail(struct sim_qp *qp, const struct sim_pkt *p, int synd)
 static bool rnr(struct sim_qp *qp, const struct sim_pkt *p)
 {
 	qp->resp_nak_pending = true;
-	respond(qp, p, SIM_PKT_NAK, PRISM_SYND_RNR_RETRY_EXC_ERR, NULL);
+	respond_nak(qp, p, PRISM_SYND_RNR_RETRY_EXC_ERR);
 	return false;
 }
 
-static bool serve_send(struct sim_qp *qp, const struct sim_pkt *p)
+static inline __attribute__((always_inline)) bool serve_send(struct sim_qp *qp,
+                                                             const struct sim_pkt *p)
 {
 	int rc = consume_recv(qp, p, p->payload, p->payload_len,
 	                      p->kind == SIM_PKT_SEND_IMM ? PRISM_CQE_RESP_SEND_IMM
@@ -156,7 +186,8 @@ static bool serve_send(struct sim_qp *qp, const struct sim_pkt *p)
 	return true;
 }
 
-static bool serve_write(struct sim_qp *qp, const struct sim_pkt *p)
+static inline __attribute__((always_inline)) bool serve_write(struct sim_qp *qp,
+                                                              const struct sim_pkt *p)
 {
 	struct sim_writer w = remote_writer(qp, p, SIM_WRITER_REMOTE, 0);
 	uint8_t *dst;
@@ -295,10 +326,12 @@ static bool serve_read(struct sim_qp *qp, const struct sim_pkt *p)
 		resp_fail(qp, p, PRISM_SYND_REMOTE_ACCESS_ERR);
 		return false;
 	}
-	nlines = p->len ? (uint32_t)((((uintptr_t)src + p->len - 1) / SIM_CACHE_LINE) -
-	                             ((uintptr_t)src / SIM_CACHE_LINE) + 1)
-	                : 0;
-	if (!dev->o.chaos || nlines <= 1) {
+	/* chaos mode only: the lines the READ spans */
+	nlines = !dev->o.chaos || !p->len
+	             ? 0
+	             : (uint32_t)((((uintptr_t)src + p->len - 1) / SIM_CACHE_LINE) -
+	                          ((uintptr_t)src / SIM_CACHE_LINE) + 1);
+	if (nlines <= 1) {
 		r = sim_reply_alloc(qp, p, p->len); /* sent at once */
 		if (!r)
 			return false;
@@ -351,24 +384,34 @@ static bool serve_read(struct sim_qp *qp, const struct sim_pkt *p)
 	return true;
 }
 
-typedef bool (*serve_fn)(struct sim_qp *qp, const struct sim_pkt *p);
-static const serve_fn serve_table[] = {
-    [SIM_PKT_SEND] = serve_send,     [SIM_PKT_SEND_IMM] = serve_send,
-    [SIM_PKT_WRITE] = serve_write,   [SIM_PKT_WRITE_IMM] = serve_write,
-    [SIM_PKT_READ_REQ] = serve_read, [SIM_PKT_ATOMIC_REQ] = serve_atomic,
-};
-
 void sim_responder_rx(struct sim_qp *qp, struct sim_pkt *p)
 {
+	bool ok;
+
 	if (qp->state != SIM_QPS_RTR && qp->state != SIM_QPS_RTS)
 		return; /* RESET/INIT/ERR: inbound requests are dropped */
 	if (p->psn != qp->exp_psn)
 		return; /* go-back-N after an RNR NAK: wait for the expected PSN */
 	qp->resp_nak_pending = false;
-	if ((unsigned)p->kind >= sizeof(serve_table) / sizeof(serve_table[0]) ||
-	    !serve_table[p->kind])
+	switch (p->kind) {
+	case SIM_PKT_SEND:
+	case SIM_PKT_SEND_IMM:
+		ok = serve_send(qp, p);
+		break;
+	case SIM_PKT_WRITE:
+	case SIM_PKT_WRITE_IMM:
+		ok = serve_write(qp, p);
+		break;
+	case SIM_PKT_READ_REQ:
+		ok = serve_read(qp, p);
+		break;
+	case SIM_PKT_ATOMIC_REQ:
+		ok = serve_atomic(qp, p);
+		break;
+	default:
 		return;
-	if (serve_table[p->kind](qp, p)) {
+	}
+	if (ok) {
 		qp->exp_psn = (qp->exp_psn + 1) & 0xffffffu;
 		qp->msn = (qp->msn + 1) & 0xffffffu;
 	}

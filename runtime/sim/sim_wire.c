@@ -255,25 +255,14 @@ static int wire_send(struct sim_dev *dev, struct sim_qp *src, struct sim_pkt *p)
 int sim_wire_xmit_any(struct sim_qp *src, struct sim_pkt *p)
 {
 	struct sim_dev *dev = src->dev, *peer;
-	int rc;
 
-	if (p->t < src->last_tx_t)
-		p->t = src->last_tx_t;
-	src->last_tx_t = p->t;
-	dev->st.pkts++;
+	sim_wire_sent(dev, src, p);
 	if (dev->obs.event) {
 		/* out of line: only with an observer */
 		emit_pkt(dev, SIM_EV_PKT_TX, p->src_qpn, p);
 	}
-	if (p->dst_node == dev->o.node) {
-		if (p == &dev->fold.box.pkt)
-			return 0; /* a folded response: taken in this step (sim_wire_rx) */
-		src->inbox_after = p->t + 1;
-		rc = sim_pktq_push(&dev->inbox, p);
-		if (rc)
-			sim_pkt_free(dev, p);
-		return rc;
-	}
+	if (p->dst_node == dev->o.node)
+		return sim_wire_loopback(dev, src, p);
 	if (dev->fabric && (peer = fabric_dev(dev->fabric, p->dst_node)))
 		return enqueue_async(peer, p);
 	if (!dev->wire) {
@@ -365,7 +354,9 @@ static inline void rx_dispatch(struct sim_dev *dev, struct sim_pkt *p)
 
 /*
  * The folded response (built by this device's responder, so a response and
- * not from outside): rx_dispatch less the checks that cannot fail for it.
+ * not from outside): rx_dispatch less the checks that cannot fail for it,
+ * and less the clock: it is due at its request's time (sim_reply_alloc
+ * folds only when its QP sent nothing later), which rx_dispatch reached.
  * With an observer, rx_dispatch itself (its PKT_RX event).
  */
 static inline void fold_dispatch(struct sim_dev *dev)
@@ -378,7 +369,6 @@ static inline void fold_dispatch(struct sim_dev *dev)
 		return;
 	}
 	qp = sim_qp_by_num(dev, p->dst_qpn);
-	sim_advance_now(dev, p->t);
 	if (qp && qp->peer_node == p->src_node && qp->peer_qpn == p->src_qpn)
 		sim_requester_rx(qp, p);
 }

@@ -8,10 +8,12 @@
  *   62 u8 signature          63 u8 op_own: opcode 7:4, format 3:2, SE 1, owner 0
  *   error CQEs reuse 54 vendor syndrome, 55 syndrome, 56 s_wqe_opcode.
  *
- * Owns: CQE encode/decode and the CQE opcode and syndrome names.
+ * Owns: CQE encode (its body: wqe_cqe_body.h) / decode and the CQE opcode
+ * and syndrome names.
  * Must not: know CQ rings beyond the owner-bit rule in <prism/wqe.h>.
  */
 #include "wqe_bytes.h"
+#include "wqe_cqe_body.h"
 #include "wqe_layout.h"
 
 /* CQE opcodes a prism CQ may hold; the rest are reserved here. */
@@ -60,23 +62,7 @@ static bool cqe_is_error(uint8_t opcode)
 
 PRISM_API uint8_t prism_cqe_encode_body(const struct prism_cqe *c, void *out64)
 {
-	uint8_t *p = out64;
-
-	memset(p, 0, PRISM_CQE_BYTES - 1);
-	put_be32(p + 32, c->srqn_uidx);
-	if (cqe_is_error(c->opcode)) {
-		p[54] = c->vendor_syndrome;
-		p[55] = c->syndrome;
-		put_be32(p + 56, ((uint32_t)c->wqe_opcode << 24) | (c->qpn & 0xffffffu));
-	} else {
-		put_be32(p + 36, c->imm);
-		put_be32(p + 44, c->byte_count);
-		put_be64(p + 48, c->timestamp);
-		put_be32(p + 56, c->qpn & 0xffffffu);
-	}
-	put_be16(p + 60, c->wqe_counter);
-	p[62] = c->signature;
-	return (uint8_t)((c->opcode << 4) | (c->owner & 1u));
+	return wqe_cqe_encode_body(c, out64);
 }
 
 PRISM_API void prism_cqe_encode(const struct prism_cqe *c, void *out64)

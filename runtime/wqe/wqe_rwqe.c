@@ -5,11 +5,12 @@
  * stride ends with a segment whose lkey is MLX5_INVALID_LKEY (0x100), as
  * rdma-core's mlx5_post_recv() writes it.
  *
- * Owns: prism_rwqe_encode / prism_rwqe_decode.
+ * Owns: prism_rwqe_encode / prism_rwqe_decode (its body: wqe_rwqe_body.h).
  * Must not: know receive-queue geometry beyond the stride it is given.
  */
 #include "wqe_bytes.h"
 #include "wqe_layout.h"
+#include "wqe_rwqe_body.h"
 
 PRISM_API int prism_rwqe_encode(const struct prism_sge *sge, unsigned n, void *buf,
                                 unsigned stride_ds, struct prism_wqe_diag *diag)
@@ -51,31 +52,20 @@ PRISM_API int prism_rwqe_encode(const struct prism_sge *sge, unsigned n, void *b
 PRISM_API int prism_rwqe_decode(const void *buf, unsigned stride_ds, struct prism_sge *sge,
                                 unsigned max, struct prism_wqe_diag *diag)
 {
-	const uint8_t *p = buf;
-	unsigned i;
+	unsigned i = 0;
+	int n;
 
 	if (!buf || (max && !sge))
 		return wqe_diag_fail(diag, PRISM_WQE_E_ARG, 0, "NULL receive WQE or list");
 	if (stride_ds == 0 || stride_ds > PRISM_WQE_MAX_DS)
 		return wqe_diag_fail(diag, PRISM_WQE_E_ARG, 0, "receive stride of %u DS (1..%u)",
 		                     stride_ds, PRISM_WQE_MAX_DS);
-	for (i = 0; i < stride_ds; i++, p += WQE_DATA_BYTES) {
-		uint32_t lkey = get_be32(p + 4);
-		uint32_t count;
-
-		if (lkey == PRISM_INVALID_LKEY)
-			break;
-		count = get_be32(p);
-		if (count & PRISM_INLINE_SEG)
-			return wqe_diag_fail(diag, PRISM_WQE_E_SEGMENT, 16u * i,
-			                     "rsge[%u] byte_count 0x%08x has bit 31 set", i, count);
-		if (i >= max || i >= PRISM_WQE_MAX_SGE)
-			return wqe_diag_fail(diag, PRISM_WQE_E_SGE_COUNT, 16u * i,
-			                     "more than %u scatter entries",
-			                     max < PRISM_WQE_MAX_SGE ? max : PRISM_WQE_MAX_SGE);
-		sge[i].byte_count = count;
-		sge[i].lkey = lkey;
-		sge[i].addr = get_be64(p + 8);
-	}
-	return (int)i;
+	n = wqe_rwqe_decode_body(buf, stride_ds, sge, max, &i);
+	if (n == PRISM_WQE_E_SEGMENT)
+		return wqe_diag_fail(diag, n, 16u * i, "rsge[%u] byte_count 0x%08x has bit 31 set",
+		                     i, get_be32((const uint8_t *)buf + 16u * i));
+	if (n == PRISM_WQE_E_SGE_COUNT)
+		return wqe_diag_fail(diag, n, 16u * i, "more than %u scatter entries",
+		                     max < PRISM_WQE_MAX_SGE ? max : PRISM_WQE_MAX_SGE);
+	return n;
 }

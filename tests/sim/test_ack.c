@@ -5,7 +5,9 @@
  * WRITE outstanding up to its PSN, in order, across the 24-bit PSN wrap; a
  * READ before it waits for its own response (an ACK never completes a
  * READ); a stale or duplicate ACK, and one for a PSN never sent, changes
- * nothing.  The responses come from the test, standing in for the peer.
+ * nothing.  A READ / atomic response lands only into a scatter list still
+ * registered when it arrives.  The responses come from the test, standing
+ * in for the peer.
  *
  * Owns: these checks.  Must not: time anything.
  */
@@ -250,6 +252,65 @@ static void test_ack_beyond_sent_ignored(void **state)
 	fx_free(f);
 }
 
+/* A READ (or atomic) response lands only where its scatter list is still
+ * registered when it arrives: @gone_own deregisters the list's own MR
+ * while the request is out (the WQE fails with a local protection error
+ * and no byte lands), else another MR (the list is still good and the
+ * data lands). */
+static void read_after_dereg(bool gone_own, uint8_t opcode)
+{
+	struct fx *f = fx_make(50);
+	uint8_t *lbuf = aligned_alloc(64, 64), *other = aligned_alloc(64, 64);
+	uint8_t data[8] = {1, 2, 3, 4, 5, 6, 7, 8};
+	struct sim_mr *lmr, *omr;
+	struct prism_wqe w;
+
+	memset(lbuf, 0x5a, 64);
+	assert_int_equal(sim_mr_reg(f->dev, lbuf, 64, CONF_ALL, &lmr), 0);
+	assert_int_equal(sim_mr_reg(f->dev, other, 64, CONF_ALL, &omr), 0);
+	if (opcode == PRISM_OP_RDMA_READ)
+		hx_rw(&w, opcode, 0x2000, 0x77, (uintptr_t)lbuf + 8, sim_mr_lkey(lmr), 8, true);
+	else
+		hx_atomic(&w, opcode, 0x2000, 0x77, 1, 0, (uintptr_t)lbuf + 8, sim_mr_lkey(lmr),
+		          true);
+	hx_post(&f->q, &w);
+	send_all(f, 1);
+	assert_int_equal(sim_mr_dereg(gone_own ? lmr : omr), 0);
+	answer(f, opcode == PRISM_OP_RDMA_READ ? SIM_PKT_READ_RESP : SIM_PKT_ATOMIC_RESP, 50, data,
+	       sizeof(data));
+	if (gone_own) {
+		struct prism_cqe c = hx_expect(&f->cq);
+
+		assert_int_equal(c.opcode, PRISM_CQE_REQ_ERR);
+		assert_int_equal(c.syndrome, PRISM_SYND_LOCAL_PROT_ERR);
+		assert_int_equal(c.wqe_counter, 0);
+		assert_int_equal(lbuf[8], 0x5a);
+		assert_int_equal(sim_mr_dereg(omr), 0);
+	} else {
+		expect_ok(f, 0);
+		expect_none(f);
+		assert_memory_equal(lbuf + 8, data, sizeof(data));
+		assert_int_equal(sim_mr_dereg(lmr), 0);
+	}
+	fx_free(f);
+	free(lbuf);
+	free(other);
+}
+
+static void test_read_lands_after_other_dereg(void **state)
+{
+	(void)state;
+	read_after_dereg(false, PRISM_OP_RDMA_READ);
+	read_after_dereg(false, PRISM_OP_ATOMIC_CS);
+}
+
+static void test_read_fails_after_own_dereg(void **state)
+{
+	(void)state;
+	read_after_dereg(true, PRISM_OP_RDMA_READ);
+	read_after_dereg(true, PRISM_OP_ATOMIC_CS);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -257,6 +318,8 @@ int main(void)
 	    cmocka_unit_test(test_ack_past_unanswered_read),
 	    cmocka_unit_test(test_stale_ack_ignored),
 	    cmocka_unit_test(test_ack_beyond_sent_ignored),
+	    cmocka_unit_test(test_read_lands_after_other_dereg),
+	    cmocka_unit_test(test_read_fails_after_own_dereg),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
