@@ -631,12 +631,13 @@ int core_client_wait(struct prism_client *cl, uint64_t k, int timeout_ms)
 		}
 	}
 	/* A connection that runs one invocation at a time: the server re-arms
-	 * the next one once it saw the answer acknowledged, and the ACK a
-	 * polled link holds for our next request would keep it waiting until
+	 * the next one once it saw the answer acknowledged, and an ACK the
+	 * polled link held for our next request would keep it waiting until
 	 * then (an RNR NAK for a one-window program's request, or the re-arm
-	 * on the request's path). */
+	 * on the request's path).  So between two calls ACKs leave at once,
+	 * those held now and those a NIC thread sends later (threaded). */
 	if (cl->link_polled && cl->w.inflight == 1)
-		core_client_net_flush_acks(cl);
+		core_client_net_hold_acks(cl, false);
 	/* where the next call's first wait starts */
 	if (cl->link_polled && silent)
 		cl->net_wait_us = wait_us;
@@ -666,6 +667,8 @@ int core_client_send_raw(struct prism_client *cl, const void *msg, size_t len,
 		if (err)
 			return err;
 	}
+	if (cl->link_polled && cl->w.inflight == 1)
+		core_client_net_hold_acks(cl, true); /* a call: they may ride on its frames */
 	if (buf != msg)
 		memcpy(buf, msg, len);
 	/* A program that answers only part of its result (a miss) leaves zeros. */

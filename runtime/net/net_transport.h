@@ -134,11 +134,12 @@ int net_link_set_polled(struct net_link *link);
  */
 int net_link_poll(struct net_link *link, int timeout_us);
 /*
- * Polled link: send the plain ACKs it holds for its next frame now (its
- * owner knows no frame follows soon and the peer waits for them: a server
- * that re-arms after each invocation).
+ * Polled link: do plain ACKs wait for the owner's next frame or its next
+ * wait (@hold, the default), or leave at once (those held too)?  For an
+ * owner that knows no frame of its own follows soon while the peer waits
+ * for them: a server that re-arms after each invocation, between two calls.
  */
-void net_link_flush_acks(struct net_link *link);
+void net_link_hold_acks(struct net_link *link, bool hold);
 
 /*
  * The owner's device has receive windows posted for the link's first @n

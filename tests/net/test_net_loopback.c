@@ -953,9 +953,10 @@ static void test_held_acks_coalesced_ring(void **state)
 	np_qp_close(&s);
 }
 
-/* Polled client: a held ACK leaves on net_link_flush_acks, without a frame
- * of the owner's to carry it (the owner of a connection whose server
- * re-arms after each invocation sends it when its call returns). */
+/* Polled client: a held ACK leaves when the owner stops holding them
+ * (net_link_hold_acks), without a frame of its own to carry it, and so does
+ * the next one, sent by its NIC thread (the owner of a connection whose
+ * server re-arms after each invocation, between two calls). */
 static void test_held_ack_flushed(void **state)
 {
 	struct net_link_stats st;
@@ -967,7 +968,7 @@ static void test_held_ack_flushed(void **state)
 	(void)state;
 	make_pair(&s, &c);
 	assert_int_equal(net_link_set_polled(c.link), 0);
-	net_link_flush_acks(c.link); /* nothing held: nothing sent */
+	net_link_hold_acks(c.link, true); /* the default */
 	net_link_stats(c.link, &st);
 	tx0 = st.tx_pkts;
 	assert_int_equal(np_post_recv(&c, 0, 256), 0);
@@ -986,8 +987,20 @@ static void test_held_ack_flushed(void **state)
 	}
 	assert_int_equal(st.tx_pkts, tx0 + 1);
 	assert_int_not_equal(np_wait(&s.scq, &e, 0), 0); /* held */
-	net_link_flush_acks(c.link);
+	net_link_hold_acks(c.link, false);
 	expect_ok(&s.scq, PRISM_CQE_REQ); /* the ACK arrived on its own */
+	/* the next SEND's ACK is not held: reads without a wait suffice */
+	assert_int_equal(np_post_recv(&c, 256, 256), 0);
+	assert_int_equal(np_post_send(&s, PRISM_OP_SEND, 8192, 64, 0), 0);
+	done = false;
+	for (int i = 0; i < WAIT_MS && !done; i++) {
+		assert_true(net_link_poll(c.link, 0) >= 0);
+		done = np_wait(&c.rcq, &e, 0) == 0;
+		if (!done)
+			usleep(1000);
+	}
+	assert_true(done);
+	expect_ok(&s.scq, PRISM_CQE_REQ);
 	assert_int_equal(net_link_error(s.link), 0);
 	np_qp_close(&c);
 	np_qp_close(&s);
