@@ -29,11 +29,6 @@ static const sim_exec_fn exec_table[256] = {
     [PRISM_OP_SEND_ENABLE] = sim_exec_send_en,
 };
 
-static inline struct sim_fetched *head_fetched(struct sim_sq *sq)
-{
-	return sq->pf_cnt ? &sq->pf[sq->pf_head] : NULL;
-}
-
 /* WAIT_BLOCK / WAIT_RELEASE of the head WQE, for an observer (cold: the
  * caller checked there is one). */
 __attribute__((cold)) void sim_sq_emit_wait(struct sim_qp *qp, enum sim_event_kind k, sim_time_t t)
@@ -185,19 +180,17 @@ void sim_sq_step(struct sim_qp *qp, sim_time_t start)
 	struct sim_xctx x;
 	struct sim_cost_query q; /* filled only when dev->cost_query */
 	int rc;
-	uint8_t synd;
-	bool lone;
+	uint8_t synd, opcode;
+	bool lone, signaled;
 
 	if (sq->block == SIM_BLOCK_RNR) {
 		sq->t = start;
 		sim_requester_rnr_resend(qp);
 		return;
 	}
-	f = head_fetched(sq);
-	x.qp = qp;
-	x.f = f;
-	x.w = &sq->hd.w;
-	x.start = start;
+	/* the scheduler steps a queue only where sim_sq_ready said it may
+	 * run: its head WQE is fetched (and decoded: sq->hd) */
+	f = &sq->pf[sq->pf_head];
 	/* dev->now moves to the WQE's end below (nothing here reads it) */
 
 	if (sim_sq_hazard_check(qp, f, start))
@@ -215,18 +208,28 @@ void sim_sq_step(struct sim_qp *qp, sim_time_t start)
 	 * no completion pass, no pop).  It is counted where it must stay an
 	 * entry: an error, or (never for these verbs) not done in its step. */
 	lone = !synd && sq->os_cnt == 0 && sq->hd.info->cls == PRISM_CLASS_ORDERING;
+	/* what the head says, read before the entry's stores */
+	signaled = sq->hd.rc >= 0 && prism_ctrl_ce(&sq->hd.w.ctrl) >= PRISM_CE_CQ_UPDATE;
+	opcode = sq->hd.w.ctrl.opcode;
 	x.os = lone ? sim_outst_next(qp) : sim_outst_push(qp);
 	x.os->counter = f->counter;
 	x.os->opcode = f->bytes[3];
-	x.os->signaled = sq->hd.rc >= 0 && prism_ctrl_ce(&sq->hd.w.ctrl) >= PRISM_CE_CQ_UPDATE;
+	x.os->signaled = signaled;
 	x.os->start = start;
 	x.os->ready_at = start + x.cost.latency;
 
 	if (dev->obs.event) /* an observer implies dev->cost_query: q is filled */
 		emit_exec(qp, SIM_EV_EXEC_START, start, start + x.cost.busy, f->counter, &q, q.wqe);
 
-	rc = synd ? synd : exec_table[sq->hd.w.ctrl.opcode](&x);
-	sq->after_wait = sq->hd.rc >= 0 && sq->hd.w.ctrl.opcode == PRISM_OP_CQE_WAIT;
+	/* the executor's context, filled last: stores to it earlier made the
+	 * compiler reload what the checks above read */
+	x.qp = qp;
+	x.f = f;
+	x.w = &sq->hd.w;
+	x.start = start;
+	rc = synd ? synd : exec_table[opcode](&x);
+	if (dev->cost_query) /* the query's order is all that reads it */
+		sq->after_wait = sq->hd.rc >= 0 && sq->hd.w.ctrl.opcode == PRISM_OP_CQE_WAIT;
 	pop_head(qp, f); /* x.w: the next head from here */
 	sq->t = start + x.cost.busy;
 	dev->st.wqes_executed++;
@@ -234,6 +237,7 @@ void sim_sq_step(struct sim_qp *qp, sim_time_t start)
 	if (dev->obs.event)
 		emit_exec(qp, SIM_EV_EXEC_END, sq->t, sq->t, x.os->counter, &q, NULL);
 	if (lone && (rc > 0 || !x.os->done)) {
+		sim_outst_clear_req(x.os);
 		sq->os_cnt++; /* it is the ring's only entry: os_head names it */
 		lone = false;
 	}
@@ -254,5 +258,5 @@ void sim_sq_step(struct sim_qp *qp, sim_time_t start)
 	else if (sq->os[sq->os_head].done) /* completions go in order: the head first */
 		sim_outst_complete(qp);
 	if (qp->state == SIM_QPS_RTS)
-		sim_sq_fetch(qp, start, SIM_ORDER_WQ);
+		sim_sq_fetch_next(qp, start);
 }

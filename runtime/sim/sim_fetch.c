@@ -28,23 +28,6 @@ static void ring_copy(const struct sim_sq *sq, uint32_t ctr, uint8_t *dst, uint3
 		memcpy(dst + first, sq->buf, len - first);
 }
 
-/* Copies the WQE of @nbb BBs at BB counter @ctr (@len bytes) into @dst.
- * A one-BB WQE that does not wrap is copied as its whole BB (a fixed-size
- * copy; the bytes past @len are never read). */
-static inline void wqe_copy(const struct sim_sq *sq, uint32_t ctr, unsigned nbb, uint8_t *dst,
-                            uint32_t len)
-{
-	uint32_t first = ctr & (sq->nbb - 1);
-	const uint8_t *src = sq->buf + (size_t)first * PRISM_WQE_BB;
-
-	if (nbb == 1)
-		memcpy(dst, src, PRISM_WQE_BB);
-	else if (first + nbb <= sq->nbb)
-		memcpy(dst, src, len); /* does not wrap */
-	else
-		ring_copy(sq, ctr, dst, len);
-}
-
 /* FETCH, with the WQE decoded for the observer (out of line: only with
  * one; the engine itself decodes a WQE when it becomes the head). */
 static __attribute__((noinline)) void emit_fetch(struct sim_qp *qp, const struct sim_fetched *f,
@@ -70,50 +53,49 @@ void sim_sq_fetch_upto(struct sim_qp *qp, sim_time_t t, enum sim_order first_ord
 {
 	struct sim_dev *dev = qp->dev;
 	struct sim_sq *sq = &qp->sq;
-	uint32_t fetch = sq->fetch, cnt, mask, room, stop;
-	enum sim_order order, rest;
-	bool was_empty;
-
-	cnt = sq->pf_cnt;
-	was_empty = cnt == 0;
-	mask = sq->nbb - 1;
+	uint32_t fetch = sq->fetch, cnt = sq->pf_cnt, mask = sq->nbb - 1;
+	uint32_t slot = sim_wrap(sq->pf_head + cnt, sq->pf_cap);
+	/* Fetch while below both the limit and the window (pf_max_bbs BBs from
+	 * the head).  The window in BBs also bounds the entries: every WQE
+	 * takes at least one BB and pf_max_bbs equals pf_cap, so fetch - head
+	 * < pf_max_bbs implies cnt < pf_cap. */
+	uint32_t stop = sq->head + sq->pf_max_bbs;
+	uint64_t wseq = dev->wseq;
+	bool was_empty = cnt == 0;
 	/* the first WQE fetched into an empty window takes @first_order (an
 	 * empty window starts at the head: fetch == head) */
-	rest = first_order == SIM_ORDER_DOORBELL ? SIM_ORDER_DOORBELL : SIM_ORDER_WQ;
-	order = was_empty ? first_order : rest;
-	/* Fetch while below both the limit and the window (pf_max_bbs BBs from
-	 * the head): one bound, computed once.  The window in BBs also bounds
-	 * the entries: every WQE takes at least one BB and pf_max_bbs equals
-	 * pf_cap, so fetch - head < pf_max_bbs implies cnt < pf_cap. */
-	room = sq->pf_max_bbs - (fetch - sq->head);
-	stop = (int32_t)(limit - fetch) < (int32_t)room ? limit : fetch + room;
+	enum sim_order rest = first_order == SIM_ORDER_DOORBELL ? SIM_ORDER_DOORBELL : SIM_ORDER_WQ;
+	enum sim_order order = was_empty ? first_order : rest;
+
+	if ((int32_t)(limit - stop) < 0)
+		stop = limit;
 	while ((int32_t)(stop - fetch) > 0) {
-		struct sim_fetched *f = &sq->pf[sim_wrap(sq->pf_head + cnt, sq->pf_cap)];
-		const uint8_t *ctrl = sq->buf + (size_t)(fetch & mask) * PRISM_WQE_BB;
-		unsigned ds = ctrl[7] & 0x3fu; /* mlx5_wqe_ctrl_seg.qpn_ds low 6 bits */
-		unsigned nbb = ds ? prism_wqe_bbs(ds) : 1;
-		uint32_t len = ds ? ds * PRISM_WQE_DS_BYTES : PRISM_WQE_DS_BYTES;
+		struct sim_fetched *f = &sq->pf[slot];
+		const uint8_t *src = sq->buf + (size_t)(fetch & mask) * PRISM_WQE_BB;
+		unsigned ds = src[7] & 0x3fu; /* mlx5_wqe_ctrl_seg.qpn_ds low 6 bits */
+		uint32_t len = sim_fetch_len(ds);
 
-		if ((int32_t)(limit - (fetch + nbb)) < 0)
-			break; /* the WQE is not wholly posted / enabled yet */
-		f->counter = fetch;
-		f->nbb = (uint16_t)nbb;
-		f->len = (uint16_t)len;
-		wqe_copy(sq, fetch, nbb, f->bytes, len);
-		f->order = order;
-		order = rest;
-		f->fetched_at = t;
-		f->wseq = dev->wseq;
-		f->hazard = false;
-		for (unsigned b = 0; b < nbb; b++) {
-			struct sim_bb_fetch *st = &sq->bbf[(fetch + b) & mask];
+		if (ds <= PRISM_WQE_BB / PRISM_WQE_DS_BYTES) {
+			/* one BB: wholly below the limit, since fetch is;
+			 * copied as the whole block (a fixed-size copy; the
+			 * bytes past len are never read) */
+			memcpy(f->bytes, src, PRISM_WQE_BB);
+			sim_sq_fetched(sq, f, fetch, 1, len, t, order, wseq);
+		} else {
+			unsigned nbb = prism_wqe_bbs(ds);
 
-			st->ctr = fetch;
-			st->t = t;
-			st->fetched = true;
+			if ((int32_t)(limit - (fetch + nbb)) < 0)
+				break; /* the WQE is not wholly posted / enabled yet */
+			if ((fetch & mask) + nbb <= sq->nbb)
+				memcpy(f->bytes, src, len); /* does not wrap */
+			else
+				ring_copy(sq, fetch, f->bytes, len);
+			sim_sq_fetched(sq, f, fetch, nbb, len, t, order, wseq);
 		}
-		fetch += nbb;
+		order = rest;
+		fetch += f->nbb;
 		cnt++;
+		slot = slot + 1 == sq->pf_cap ? 0 : slot + 1;
 		dev->st.fetches++;
 		if (dev->obs.event) {
 			sq->fetch = fetch; /* the observer may look */

@@ -30,6 +30,9 @@
 #include <stddef.h>
 #include <stdarg.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #include "sim/sim.h"
 #include "util/byteorder.h"
@@ -189,7 +192,8 @@ struct sim_sq {
 	sim_time_t t;     /* PU virtual time: next WQE starts no earlier */
 	sim_time_t dep_t; /* time the current WQE's dependency was satisfied */
 	enum sim_block block;
-	bool after_wait;    /* the previous WQE was a WAIT: completion order */
+	bool after_wait;    /* the previous WQE was a WAIT: completion order (kept only
+	                     * where a cost query reads it: dev->cost_query) */
 	sim_time_t rdone_t; /* latest completion time of a READ/atomic (fences) */
 	sim_time_t done_t;  /* latest completion time of any WQE (strong ordering) */
 	bool rnr_parked;    /* infinite RNR retry waiting for outside progress */
@@ -546,29 +550,41 @@ static inline void sim_sq_decode_head(struct sim_qp *qp)
 	sq->hd.rc = wqe_decode_lean(f->bytes, f->len, &sq->hd.w);
 	sq->hd.info = sq->hd.rc < 0 ? NULL : qp->dev->op_info[sq->hd.w.ctrl.opcode];
 }
-/* Do the @len (<= @cap) bytes at @a and @b match?  Whole blocks of @cap
- * bytes are compared first with a fixed-size (inlined) compare: equal
- * there is equal over @len; otherwise the exact @len bytes decide. */
-static inline bool sim_bytes_match(const uint8_t *a, const uint8_t *b, uint32_t len, uint32_t cap)
+/* Do the 64 bytes at @mem and at @copy (line-aligned: a fetched copy's
+ * row) match?  Four 16-byte compares where SSE2 is there. */
+static inline bool sim_bb_match(const uint8_t *mem, const uint8_t *copy)
 {
-	if (cap == PRISM_WQE_BB && memcmp(a, b, PRISM_WQE_BB) == 0)
-		return true;
-	return memcmp(a, b, len) == 0;
+#ifdef __SSE2__
+	const __m128i *m = (const __m128i *)(const void *)mem;
+	const __m128i *c = (const __m128i *)(const void *)copy;
+	__m128i e01 = _mm_and_si128(_mm_cmpeq_epi8(_mm_loadu_si128(m), c[0]),
+	                            _mm_cmpeq_epi8(_mm_loadu_si128(m + 1), c[1]));
+	__m128i e23 = _mm_and_si128(_mm_cmpeq_epi8(_mm_loadu_si128(m + 2), c[2]),
+	                            _mm_cmpeq_epi8(_mm_loadu_si128(m + 3), c[3]));
+
+	return _mm_movemask_epi8(_mm_and_si128(e01, e23)) == 0xffff;
+#else
+	return memcmp(mem, copy, PRISM_WQE_BB) == 0;
+#endif
 }
 /* Compares a fetched WQE with memory; reports a hazard.  Returns true when
- * the fail policy says the WQE must not execute.  (The common case, a WQE
- * that does not wrap and that nobody changed, is decided inline.) */
+ * the fail policy says the WQE must not execute.  The common case, a WQE
+ * nobody changed, is decided inline: a one-BB WQE (it never wraps) by its
+ * whole block (equal there is equal over its length), a longer one that
+ * does not wrap by its bytes; the rest, and every mismatch, out of line
+ * (which compares the WQE's exact bytes). */
 bool sim_sq_hazard_check_slow(struct sim_qp *qp, struct sim_fetched *f, sim_time_t t);
 static inline bool sim_sq_hazard_check(struct sim_qp *qp, struct sim_fetched *f, sim_time_t t)
 {
 	const struct sim_sq *sq = &qp->sq;
 	uint32_t first = f->counter & (sq->nbb - 1);
+	const uint8_t *mem = sq->buf + (size_t)first * PRISM_WQE_BB;
 
 	if (qp->dev->o.hazard == SIM_HAZARD_OFF)
 		return false;
-	if (!f->hazard && first + f->nbb <= sq->nbb &&
-	    sim_bytes_match(sq->buf + (size_t)first * PRISM_WQE_BB, f->bytes, f->len,
-	                    f->nbb * PRISM_WQE_BB))
+	if (!f->hazard &&
+	    (f->nbb == 1 ? sim_bb_match(mem, f->bytes)
+	                 : first + f->nbb <= sq->nbb && memcmp(mem, f->bytes, f->len) == 0))
 		return false;
 	return sim_sq_hazard_check_slow(qp, f, t);
 }
@@ -591,7 +607,7 @@ static inline void sim_sq_patch(struct sim_qp *qp, uint32_t off, const uint8_t *
 	 * runs (sim_sq_hazard_check). */
 	bool may_race = dev->o.hazard != SIM_HAZARD_OFF && w->kind == SIM_WRITER_SQ;
 
-	for (uint32_t b = b0; b <= b1; b++) {
+	for (uint32_t b = b0;; b++) {
 		struct sim_bb_state *st = &sq->bbs[b];
 
 		st->wseq = dev->wseq;
@@ -599,6 +615,8 @@ static inline void sim_sq_patch(struct sim_qp *qp, uint32_t off, const uint8_t *
 		if (may_race && sq->bbf[b].fetched && sq->bbf[b].t > w->issued_at &&
 		    sim_sq_patch_race(qp, b, off, src, len, w, t))
 			may_race = false; /* one report per patch */
+		if (b == b1)
+			break;
 	}
 	if (dev->obs.event)
 		sim_sq_emit_patch(qp, off, len, w, t);
@@ -1030,28 +1048,37 @@ static inline uint32_t sim_wrap(uint32_t i, uint32_t cap)
 {
 	return i >= cap ? i - cap : i;
 }
-/* The entry the next push takes, with its completion state cleared, not yet
- * counted (the caller has checked there is room: sim_sq_ready). */
+/* The entry the next push takes, not yet counted, with what its completion
+ * reads (sim_outst_retire) cleared: enough for an ordering verb that
+ * completes in its own step (the caller has checked there is room:
+ * sim_sq_ready). */
 static inline struct sim_outst *sim_outst_next(struct sim_qp *qp)
 {
 	struct sim_sq *sq = &qp->sq;
 	struct sim_outst *o = &sq->os[sim_wrap(sq->os_head + sq->os_cnt, sq->os_cap)];
 
-	o->done = o->sent = o->read_like = o->rnr_able = false;
-	o->syndrome = 0;
+	o->done = o->read_like = false;
 	o->byte_count = 0;
-	o->nsge = 0;
-	o->psn = 0;
 	o->done_at = 0;
-	o->req = NULL;
-	o->req_lent = false;
 	return o;
 }
-/* Takes the next outstanding entry of @qp's send queue (sim_outst_next). */
+/* Clears what a request and its answer fill in entry @o. */
+static inline void sim_outst_clear_req(struct sim_outst *o)
+{
+	o->sent = o->rnr_able = false;
+	o->syndrome = 0;
+	o->nsge = 0;
+	o->psn = 0;
+	o->req = NULL;
+	o->req_lent = false;
+}
+/* Takes the next outstanding entry of @qp's send queue, all of its state
+ * cleared. */
 static inline struct sim_outst *sim_outst_push(struct sim_qp *qp)
 {
 	struct sim_outst *o = sim_outst_next(qp);
 
+	sim_outst_clear_req(o);
 	qp->sq.os_cnt++;
 	return o;
 }
@@ -1077,6 +1104,29 @@ static inline uint32_t sim_qp_sq_limit(const struct sim_qp *qp)
 		return sq->pi;
 	return (int32_t)(sq->en - sq->pi) > 0 ? sq->en : sq->pi;
 }
+/* Bytes fetched of a WQE whose control segment says DS @ds (1 to 63): the
+ * WQE's; a bad DS 0 fetches the control segment alone. */
+static inline uint32_t sim_fetch_len(unsigned ds)
+{
+	return ds ? ds * PRISM_WQE_DS_BYTES : PRISM_WQE_DS_BYTES;
+}
+/* Records in @f (its bytes already copied) and in the per-BB fetch records
+ * the fetch at @t of the WQE of @nbb BBs at BB counter @fetch. */
+static inline void sim_sq_fetched(struct sim_sq *sq, struct sim_fetched *f, uint32_t fetch,
+                                  unsigned nbb, uint32_t len, sim_time_t t, enum sim_order order,
+                                  uint64_t wseq)
+{
+	f->counter = fetch;
+	f->nbb = (uint16_t)nbb;
+	f->len = (uint16_t)len;
+	f->order = order;
+	f->fetched_at = t;
+	f->wseq = wseq;
+	f->hazard = false;
+	for (unsigned b = 0; b < nbb; b++)
+		sq->bbf[(fetch + b) & (sq->nbb - 1)] =
+		    (struct sim_bb_fetch){.t = t, .ctr = fetch, .fetched = true};
+}
 static inline void sim_sq_fetch(struct sim_qp *qp, sim_time_t t, enum sim_order first_order)
 {
 	uint32_t limit;
@@ -1087,6 +1137,40 @@ static inline void sim_sq_fetch(struct sim_qp *qp, sim_time_t t, enum sim_order 
 	if ((int32_t)(limit - qp->sq.fetch) <= 0)
 		return; /* nothing posted / enabled beyond what was fetched */
 	sim_sq_fetch_upto(qp, t, first_order, limit);
+}
+/* sim_sq_fetch after a step of @qp (RTS) at @t: the step freed room in the
+ * window.  The common case, one more one-BB WQE into a window that still
+ * holds WQEs (no head to decode, no queue to wake) and no observer (no
+ * FETCH event), is fetched inline; the rest, if anything, by
+ * sim_sq_fetch_upto, as before. */
+static inline void sim_sq_fetch_next(struct sim_qp *qp, sim_time_t t)
+{
+	struct sim_sq *sq = &qp->sq;
+	uint32_t fetch = sq->fetch;
+	/* BBs below the limit, and room in the window, from fetch on */
+	int32_t posted = (int32_t)(sim_qp_sq_limit(qp) - fetch);
+	int32_t room = (int32_t)(sq->head + sq->pf_max_bbs - fetch);
+	const uint8_t *src;
+	unsigned ds;
+
+	if (posted <= 0)
+		return; /* nothing posted / enabled beyond what was fetched */
+	src = sq->buf + (size_t)(fetch & (sq->nbb - 1)) * PRISM_WQE_BB;
+	ds = src[7] & 0x3fu;
+	if (room > 0 && sq->pf_cnt && ds <= PRISM_WQE_BB / PRISM_WQE_DS_BYTES &&
+	    !qp->dev->obs.event) {
+		struct sim_fetched *f = &sq->pf[sim_wrap(sq->pf_head + sq->pf_cnt, sq->pf_cap)];
+
+		/* the whole block (a fixed-size copy; bytes past len are never read) */
+		memcpy(f->bytes, src, PRISM_WQE_BB);
+		sim_sq_fetched(sq, f, fetch, 1, sim_fetch_len(ds), t, SIM_ORDER_WQ, qp->dev->wseq);
+		sq->fetch = fetch + 1;
+		sq->pf_cnt++;
+		qp->dev->st.fetches++;
+		if (posted == 1 || room == 1)
+			return;
+	}
+	sim_sq_fetch_upto(qp, t, SIM_ORDER_WQ, fetch + (uint32_t)posted);
 }
 /* How far receives may be consumed (absolute receive counter). */
 static inline uint32_t sim_qp_rq_limit(struct sim_qp *qp)

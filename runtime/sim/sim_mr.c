@@ -340,6 +340,25 @@ void sim_mem_read(void *dst, const uint8_t *src, size_t len)
 		d[i] = __atomic_load_n(src + i, __ATOMIC_RELAXED);
 }
 
+/* The bytes of an engine write (any overlap: memmove semantics). */
+static inline void copy_bytes(uint8_t *dst, const void *src, size_t len)
+{
+	if (len <= 16)
+		move_small(dst, src, len);
+	else
+		memmove(dst, src, len);
+}
+
+/* A write that may land in send-queue memory: attributed before the bytes
+ * change (out of line: sim_mem_write's other writes need no saved
+ * registers). */
+static __attribute__((noinline)) void write_sq(struct sim_dev *dev, uint8_t *dst, const void *src,
+                                               size_t len, const struct sim_writer *w, sim_time_t t)
+{
+	attribute(dev, (uintptr_t)dst, (uintptr_t)dst + len, src, w, t);
+	copy_bytes(dst, src, len);
+}
+
 void sim_mem_write(struct sim_dev *dev, uint8_t *dst, const void *src, size_t len,
                    const struct sim_writer *w, sim_time_t t)
 {
@@ -349,9 +368,7 @@ void sim_mem_write(struct sim_dev *dev, uint8_t *dst, const void *src, size_t le
 		return;
 	dev->wseq++;
 	if (hi > dev->sqr_lo && lo < dev->sqr_hi)
-		attribute(dev, lo, hi, src, w, t); /* before the bytes change */
-	if (len <= 16)
-		move_small(dst, src, len);
+		write_sq(dev, dst, src, len, w, t);
 	else
-		memmove(dst, src, len);
+		copy_bytes(dst, src, len);
 }

@@ -3,7 +3,8 @@
  * wqe_bytes.h - byte-level helpers of the codec (internal): the byte order
  * of wire fields (util/byteorder.h, the project's one set) and DS units.
  *
- * Must not: be included outside runtime/wqe/ (it is not installed).
+ * Must not: be included outside runtime/wqe/ (it is not installed; the engine
+ * gets it only through wqe_lean.h, whose inline decode needs it).
  */
 #ifndef PRISM_WQE_BYTES_H
 #define PRISM_WQE_BYTES_H

@@ -9,7 +9,8 @@
  * encoder byte for byte.  Also the control-segment unpack and the opcode
  * table as the decoder reads them inline (its hot path).
  *
- * Must not: be included outside runtime/wqe/.
+ * Must not: be included outside runtime/wqe/ (the engine gets it only through
+ * wqe_lean.h, whose inline decode needs it).
  */
 #ifndef PRISM_WQE_LAYOUT_H
 #define PRISM_WQE_LAYOUT_H
@@ -71,14 +72,20 @@ static inline uint32_t wqe_masked_seg_bytes(uint8_t opcode, unsigned size)
 	return (n * size + 15u) & ~15u;
 }
 
+/* Is @opmod meaningful for the known opcode @opcode, of shape @shape? */
+static inline int wqe_shape_opmod_valid(enum prism_seg_shape shape, uint8_t opcode, uint8_t opmod)
+{
+	if (shape == PRISM_SHAPE_RADDR_MASKED)
+		return wqe_masked_size(opmod) != 0;
+	if (opcode == PRISM_OP_CQE_WAIT)
+		return opmod <= PRISM_WAIT_ON_TIME;
+	return opmod == 0;
+}
+
 /* Is @opmod meaningful for the opcode described by @info? */
 static inline int wqe_opmod_valid(const struct prism_opcode_info *info, uint8_t opmod)
 {
-	if (info->shape == PRISM_SHAPE_RADDR_MASKED)
-		return wqe_masked_size(opmod) != 0;
-	if (info->value == PRISM_OP_CQE_WAIT)
-		return opmod <= PRISM_WAIT_ON_TIME;
-	return opmod == 0;
+	return wqe_shape_opmod_valid(info->shape, info->value, opmod);
 }
 
 /* Indexed by opcode value; an unknown opcode's entry has no name

@@ -10,7 +10,9 @@
  * WQE are not the WQE).  Also the attribution of engine writes to the send
  * queue they land in, which first tries the queue the last write went to,
  * the engine's copy for writes of up to 16 bytes, and a racing engine
- * write that spans two blocks (one report per write).
+ * write that spans two blocks (one report per write).  The WQE a step
+ * makes room for is fetched inline when no observer is there, by the fetch
+ * loop when one is: a run must end the same either way.
  *
  * Owns: these checks.  Must not: time anything.
  */
@@ -382,6 +384,141 @@ static void test_small_writes_every_length(void **state)
 	}
 }
 
+/* ---- the fetch after a step, quiet or observed ---------------------- */
+
+/* What a run of deep_run ends with. */
+struct deep_outcome {
+	int rc_pause, rc_end;
+	bool hazard;
+	struct sim_hazard h;
+	uint32_t n;
+	struct prism_cqe c[48];
+	struct sim_stats st;
+	uint32_t fetch_events;
+	uint32_t edited; /* BB counter of the WQE the host edited */
+};
+
+static void count_fetches(void *ctx, const struct sim_event *ev)
+{
+	if (ev->kind == SIM_EV_FETCH)
+		(*(uint32_t *)ctx)++;
+}
+
+/* a's ring holds more than the prefetch window (4 BBs): 5 one-BB NOPs, a
+ * two-BB WRITE, 10 more NOPs, all signaled.  Each step frees room and
+ * fetches what follows (inline without an observer; through the fetch
+ * loop, which reports FETCH, with one; the two-BB WRITE through the loop
+ * both times).  The run pauses after 9 steps, the host edits the WQE the
+ * last step fetched (not run yet), and the run goes on: a hazard there,
+ * found the same way both times. */
+static void deep_run(bool observe, struct deep_outcome *out)
+{
+	struct sim_observer obs = {
+	    .ctx = &out->fetch_events, .cost = sim_default_cost, .event = count_fetches};
+	struct sim_dev_opts o = {.sz = sizeof(o),
+	                         .seed = 5,
+	                         .fw = SIM_FW_RELAXED,
+	                         .hazard = SIM_HAZARD_FAIL,
+	                         .prefetch_bbs = 4,
+	                         .obs = observe ? &obs : NULL};
+	uint8_t *src = aligned_alloc(4096, 4096), *dst = aligned_alloc(4096, 4096);
+	struct prism_wqe w;
+	struct hx_cq cq;
+	struct hx_qp a, b;
+	struct sim_dev *dev;
+	uint32_t key, dkey;
+
+	assert_non_null(src);
+	assert_non_null(dst);
+	memset(out, 0, sizeof(*out));
+	memset(dst, 0, 4096);
+	for (unsigned i = 0; i < 4096; i++)
+		src[i] = (uint8_t)(i * 7 + 1);
+	assert_int_equal(sim_dev_open(&o, &dev), 0);
+	hx_cq_init(&cq, dev, 64, false);
+	hx_qp_init(&a, dev, &cq, &cq, RING, 16, 0);
+	hx_qp_init(&b, dev, &cq, &cq, RING, 16, 0);
+	hx_pair(&a, &b);
+	key = hx_key(dev, src, 4096, CONF_ALL);
+	dkey = hx_key(dev, dst, 4096, CONF_ALL);
+	for (int i = 0; i < 5; i++) {
+		hx_nop(&w, true);
+		hx_post(&a, &w);
+	}
+	hx_rw(&w, PRISM_OP_RDMA_WRITE, (uintptr_t)dst, dkey, (uintptr_t)src, key, 8, true);
+	w.num_sge = 3; /* 80 bytes: two BBs */
+	for (int i = 1; i < 3; i++)
+		w.sge[i] = (struct prism_sge){
+		    .byte_count = 8, .lkey = key, .addr = (uintptr_t)src + 64 * i};
+	assert_int_equal(hx_post(&a, &w), 5);
+	for (int i = 0; i < 10; i++) {
+		hx_nop(&w, true);
+		hx_post(&a, &w);
+	}
+	hx_ring(&a);
+	out->rc_pause = sim_dev_run(dev, 9);
+	sim_dev_stats(dev, &out->st);
+	/* the WQE fetched last (by the last step: a NOP past the WRITE, whose
+	 * BBs are 5 and 6), not run yet */
+	out->edited = (uint32_t)out->st.fetches - 1;
+	assert_true(out->edited > 5);
+	assert_true(out->edited > out->st.wqes_executed);
+	out->edited++; /* its BB counter */
+	hx_slot(&a, out->edited)[11] ^= PRISM_CE_CQ_UPDATE << PRISM_CTRL_CE_SHIFT; /* unsignaled */
+	out->rc_end = sim_dev_run(dev, 0);
+	out->hazard = sim_dev_last_hazard(dev, &out->h);
+	for (out->n = 0; out->n < 48 && hx_poll(&cq, &out->c[out->n]) == 1; out->n++)
+		;
+	sim_dev_stats(dev, &out->st);
+	sim_dev_close(dev);
+	free(src);
+	free(dst);
+}
+
+/* Without an observer the WQE a step makes room for is fetched inline; the
+ * run must end exactly as the observed one, where the fetch loop does it:
+ * the same hazard (WQE, byte, fetch time), CQEs and their times, figures. */
+static void test_fetch_after_step_quiet_matches_observed(void **state)
+{
+	struct deep_outcome *quiet = test_calloc(1, sizeof(*quiet));
+	struct deep_outcome *seen = test_calloc(1, sizeof(*seen));
+
+	(void)state;
+	deep_run(false, quiet);
+	deep_run(true, seen);
+	assert_int_equal(quiet->rc_pause, SIM_E_LIMIT);
+	assert_int_equal(seen->rc_pause, SIM_E_LIMIT);
+	assert_int_equal(quiet->rc_end, SIM_E_HAZARD);
+	assert_int_equal(seen->rc_end, SIM_E_HAZARD);
+	assert_true(quiet->hazard && seen->hazard);
+	assert_int_equal(quiet->edited, seen->edited);
+	assert_int_equal(quiet->h.wqe_counter, quiet->edited);
+	assert_int_equal(quiet->h.offset, 11);
+	assert_int_equal(quiet->h.writer.kind, SIM_WRITER_HOST);
+	assert_int_equal(quiet->h.wqe_counter, seen->h.wqe_counter);
+	assert_int_equal(quiet->h.offset, seen->h.offset);
+	assert_int_equal(quiet->h.len, seen->h.len);
+	assert_int_equal(quiet->h.fetched_at, seen->h.fetched_at);
+	assert_int_equal(quiet->h.executed_at, seen->h.executed_at);
+	assert_true(quiet->h.fetched_at > 0); /* fetched after a step, not at the doorbell */
+	assert_int_equal(quiet->n, seen->n);
+	for (uint32_t i = 0; i < quiet->n; i++) {
+		assert_int_equal(quiet->c[i].opcode, seen->c[i].opcode);
+		assert_int_equal(quiet->c[i].syndrome, seen->c[i].syndrome);
+		assert_int_equal(quiet->c[i].wqe_counter, seen->c[i].wqe_counter);
+		assert_int_equal(quiet->c[i].timestamp, seen->c[i].timestamp);
+	}
+	assert_int_equal(quiet->st.fetches, seen->st.fetches);
+	assert_int_equal(seen->fetch_events, seen->st.fetches);
+	assert_true(quiet->st.fetches > 4); /* past the first window */
+	assert_int_equal(quiet->st.wqes_executed, seen->st.wqes_executed);
+	assert_int_equal(quiet->st.steps, seen->st.steps);
+	assert_int_equal(quiet->st.vtime_max, seen->st.vtime_max);
+	assert_int_equal(quiet->st.hazards, 1);
+	test_free(quiet);
+	test_free(seen);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -394,6 +531,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_small_writes_every_length, setup, env_teardown),
 	    cmocka_unit_test_setup_teardown(test_patch_race_two_bbs_one_report, setup_managed_warn,
 	                                    env_teardown),
+	    cmocka_unit_test(test_fetch_after_step_quiet_matches_observed),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
