@@ -24,3 +24,7 @@ bench_runtime_RUNS := prismd
 BENCHES += bench_runtime_shards
 bench_runtime_shards_SRCS := tests/bench/bench_runtime_shards.c \
 	tests/runtime/support/hashget_chain.c
+# bench_serial: per-call latency of a serial program (put) beside a pipelined one
+BENCHES += bench_serial
+bench_serial_SRCS := tests/bench/bench_serial.c
+bench_serial_RUNS := prismc

@@ -13,7 +13,8 @@
  * inside the region the program declared; the client adds the base the
  * server described), the SEND/RECV posting through the codec, CQ polling,
  * and waiting: over TCP the waiting thread sleeps on its own socket and runs
- * its NIC when the answer comes (one wake per answer).
+ * its NIC when the answer comes (one wake per answer; a threaded device's
+ * NIC thread runs it instead, and the waiter naps until it has).
  * Must not: trust the server's description beyond proto.c's checks; print.
  */
 #include <stdlib.h>
@@ -490,13 +491,21 @@ static int poll_cqs(struct prism_client *cl)
 	return 0;
 }
 
-/* One round of making progress: our shard, and the server's connections on
- * it when in-process (other shards belong to the clients waiting on them). */
+/*
+ * One round of making progress: our shard, and the server's connections on
+ * it when in-process (other shards belong to the clients waiting on them):
+ * always when the server has no thread, and when our connection runs one
+ * invocation at a time (a serial program, or one window: inflight 1) even
+ * when it has, because then the server's CPU must see each invocation
+ * complete before the next one can start (it re-posts or rings the next
+ * window), and this thread is awake at that moment while the server's
+ * loop may be napping between its polls.
+ */
 static int step(struct prism_client *cl)
 {
 	int err;
 
-	if (cl->srv && !cl->srv->running)
+	if (cl->srv && (!cl->srv->running || cl->w.inflight == 1))
 		core_server_poll_shard(cl->srv, cl->shard);
 	else
 		core_shard_progress(cl->dev, cl->shard);
@@ -522,16 +531,43 @@ static int step(struct prism_client *cl)
  * NET_WAIT_US; the first wait of the next call starts where an answer that
  * needed several came in, and halves back towards NET_WAIT_US while
  * answers come within it.
+ *
+ * A threaded device (prism_device_opts.threaded) is run by its NIC thread,
+ * not by this one: the packets this thread reads are handed to that
+ * thread, and the completion that ends the call is written there, a few
+ * microseconds later, with nothing that wakes a sleeper (the sim has no
+ * completion channel).  So no wait on such a device is an idle one: each
+ * lasts NET_NIC_WAIT_US at first and doubles while it passes in silence,
+ * up to NET_WAIT_MAX_US, and every packet brings it back to
+ * NET_NIC_WAIT_US, so that the completion the NIC thread writes for it is
+ * seen within about twice the time it took.  The NIC thread retries its
+ * parked sends on its own (it wakes every 200 us while idle): no kick.
  */
 #define NET_WAIT_US      200
 #define NET_WAIT_MAX_US  3200
 #define NET_WAIT_IDLE_US 100000
+#define NET_NIC_WAIT_US  20
+
+/* A wait on the polled link of a threaded device: until a packet, a
+ * hang-up or @wait_us, whichever first (see above). */
+static void nic_thread_wait(struct prism_client *cl, unsigned *wait_us, uint64_t left_ms)
+{
+	unsigned us = *wait_us;
+
+	if (left_ms < us / 1000u) /* no longer than the call's timeout allows */
+		us = (unsigned)left_ms * 1000u + 1000u;
+	if (core_client_net_wait(cl, (int)us) == 0)
+		*wait_us = *wait_us * 2 > NET_WAIT_MAX_US ? NET_WAIT_MAX_US : *wait_us * 2;
+	else
+		*wait_us = NET_NIC_WAIT_US;
+}
 
 int core_client_wait(struct prism_client *cl, uint64_t k, int timeout_ms)
 {
 	uint64_t now,
 	    deadline = timeout_ms < 0 ? UINT64_MAX : (uint64_t)util_now_ms() + (uint64_t)timeout_ms;
 	unsigned spins = 0, wait_us = cl->net_wait_us ? cl->net_wait_us : NET_WAIT_US;
+	unsigned nic_wait_us = NET_NIC_WAIT_US;
 	bool silent = false;
 
 	while (cl->answered <= k) {
@@ -544,6 +580,10 @@ int core_client_wait(struct prism_client *cl, uint64_t k, int timeout_ms)
 		now = (uint64_t)util_now_ms();
 		if (now >= deadline)
 			return -PRISM_E_TIMEOUT;
+		if (cl->link_polled && cl->dev->threaded) {
+			nic_thread_wait(cl, &nic_wait_us, deadline - now);
+			continue;
+		}
 		if (cl->link_polled) {
 			uint64_t parks = core_client_net_parks(cl), left_ms = deadline - now;
 
@@ -590,6 +630,14 @@ int core_client_wait(struct prism_client *cl, uint64_t k, int timeout_ms)
 			nanosleep(&ts, NULL);
 		}
 	}
+	/* A connection that runs one invocation at a time: the server re-arms
+	 * the next one once it saw the answer acknowledged, and an ACK the
+	 * polled link held for our next request would keep it waiting until
+	 * then (an RNR NAK for a one-window program's request, or the re-arm
+	 * on the request's path).  So between two calls ACKs leave at once,
+	 * those held now and those a NIC thread sends later (threaded). */
+	if (cl->link_polled && cl->w.inflight == 1)
+		core_client_net_hold_acks(cl, false);
 	/* where the next call's first wait starts */
 	if (cl->link_polled && silent)
 		cl->net_wait_us = wait_us;
@@ -619,6 +667,8 @@ int core_client_send_raw(struct prism_client *cl, const void *msg, size_t len,
 		if (err)
 			return err;
 	}
+	if (cl->link_polled && cl->w.inflight == 1)
+		core_client_net_hold_acks(cl, true); /* a call: they may ride on its frames */
 	if (buf != msg)
 		memcpy(buf, msg, len);
 	/* A program that answers only part of its result (a miss) leaves zeros. */

@@ -82,6 +82,8 @@ bool core_client_net_peer_gone(struct prism_client *cl);
 /* Polled link: wait up to @timeout_us for the server's packets and hand them
  * to the device (net_link_poll). */
 int core_client_net_wait(struct prism_client *cl, int timeout_us);
+/* Polled link: hold ACKs for the next request (@hold), or send them at once. */
+void core_client_net_hold_acks(struct prism_client *cl, bool hold);
 void core_client_net_close(struct prism_client *cl);
 
 #endif /* CORE_CLIENT_H */

@@ -313,6 +313,11 @@ bool core_client_net_peer_gone(struct prism_client *cl)
 	return recv(cl->net_fd, &b, 1, MSG_DONTWAIT | MSG_PEEK) == 0;
 }
 
+void core_client_net_hold_acks(struct prism_client *cl, bool hold)
+{
+	net_link_hold_acks(cl->link, hold);
+}
+
 int core_client_net_wait(struct prism_client *cl, int timeout_us)
 {
 	return net_link_poll(cl->link, timeout_us);

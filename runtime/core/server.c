@@ -357,6 +357,13 @@ fail:
 	return w->status = err;
 }
 
+/* Does each request of @c wait for the CPU to see the invocation before
+ * it complete (it may have one in flight), and arrive over a link? */
+static bool gated(const struct core_conn *c)
+{
+	return c->link && c->inst->cpu_rearm && c->inst->inflight == 1;
+}
+
 void core_server_add_conn(struct prism_server *srv, struct core_conn *c)
 {
 	/* once linked, @c belongs to the shard's loop (which frees it when its
@@ -370,6 +377,8 @@ void core_server_add_conn(struct prism_server *srv, struct core_conn *c)
 	__atomic_store_n(&sh->active, sh->active + 1, __ATOMIC_RELAXED);
 	if (!c->link)
 		__atomic_store_n(&sh->loop_conns, sh->loop_conns + 1, __ATOMIC_RELAXED);
+	if (gated(c))
+		__atomic_store_n(&sh->gated_conns, sh->gated_conns + 1, __ATOMIC_RELAXED);
 	sh->total++;
 	__atomic_add_fetch(&c->inst->prog->conns_active, 1, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&c->inst->prog->conns_total, 1, __ATOMIC_RELAXED);
@@ -468,6 +477,8 @@ void core_server_close_conn(struct prism_server *srv, unsigned shard, uint32_t i
 		__atomic_store_n(&sh->active, sh->active - 1, __ATOMIC_RELAXED);
 		if (!c->link)
 			__atomic_store_n(&sh->loop_conns, sh->loop_conns - 1, __ATOMIC_RELAXED);
+		if (gated(c))
+			__atomic_store_n(&sh->gated_conns, sh->gated_conns - 1, __ATOMIC_RELAXED);
 		__atomic_sub_fetch(&c->inst->prog->conns_active, 1, __ATOMIC_RELAXED);
 		/* no event may hand @c to a progress pass once the lock is dropped */
 		core_inst_disarm(c->inst);
@@ -612,6 +623,9 @@ int core_server_poll_shard(struct prism_server *srv, unsigned shard)
 			if (!c->link)
 				__atomic_store_n(&sh->loop_conns, sh->loop_conns - 1,
 				                 __ATOMIC_RELAXED);
+			if (gated(c))
+				__atomic_store_n(&sh->gated_conns, sh->gated_conns - 1,
+				                 __ATOMIC_RELAXED);
 			core_inst_disarm(c->inst);
 			/* it may have gone hot earlier in this pass, before it died */
 			hot_remove(sh, c);
@@ -644,6 +658,8 @@ int core_server_poll(struct prism_server *srv)
 /* The longest an idle loop sleeps without being woken (a safety net: what
  * needs it rings its bell). */
 #define IDLE_WAIT_MS 50u
+/* A busy loop's nap after 64 polls found nothing; its bell ends it early. */
+#define BUSY_NAP_US 50u
 
 void core_server_wake_loop(struct prism_server *srv, unsigned shard)
 {
@@ -655,13 +671,15 @@ void core_server_wake_loop(struct prism_server *srv, unsigned shard)
 	pthread_mutex_unlock(&lp->bell_lock);
 }
 
-/* An idle loop: until its bell rings, stop, or IDLE_WAIT_MS pass. */
-static void idle_wait(struct core_server_loop *lp)
+/* Until the loop's bell rings, stop, or @us pass; true when it rang. */
+static bool bell_wait(struct core_server_loop *lp, unsigned us)
 {
 	struct timespec ts;
+	bool rung;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	ts.tv_nsec += (long)IDLE_WAIT_MS * 1000000L;
+	ts.tv_sec += us / 1000000u;
+	ts.tv_nsec += (long)(us % 1000000u) * 1000L;
 	if (ts.tv_nsec >= 1000000000L) {
 		ts.tv_sec++;
 		ts.tv_nsec -= 1000000000L;
@@ -670,8 +688,10 @@ static void idle_wait(struct core_server_loop *lp)
 	while (!lp->rung && !__atomic_load_n(&lp->srv->stop, __ATOMIC_ACQUIRE))
 		if (pthread_cond_timedwait(&lp->bell, &lp->bell_lock, &ts) == ETIMEDOUT)
 			break;
+	rung = lp->rung;
 	lp->rung = false;
 	pthread_mutex_unlock(&lp->bell_lock);
+	return rung;
 }
 
 /* Did a send on one of the loop's shards park on an RNR NAK since the loop
@@ -747,7 +767,7 @@ static void *progress_thread(void *arg)
 				nanosleep(&ts, NULL);
 			} else {
 				ticking = false;
-				idle_wait(lp);
+				bell_wait(lp, IDLE_WAIT_MS * 1000u);
 			}
 			continue;
 		}
@@ -755,13 +775,10 @@ static void *progress_thread(void *arg)
 			idle = 0;
 			continue;
 		}
-		if (++idle < 64) {
+		if (++idle < 64)
 			sched_yield();
-		} else {
-			struct timespec ts = {0, 50 * 1000}; /* 50 us */
-
-			nanosleep(&ts, NULL);
-		}
+		else if (bell_wait(lp, BUSY_NAP_US))
+			idle = 0; /* what rang it wants polls at once (shard_rx_hook) */
 	}
 	return NULL;
 }
@@ -822,6 +839,7 @@ PRISM_API void prism_server__stop(struct prism_server *srv)
 		sh->n_hot = 0;
 		__atomic_store_n(&sh->active, 0, __ATOMIC_RELAXED);
 		__atomic_store_n(&sh->loop_conns, 0, __ATOMIC_RELAXED);
+		__atomic_store_n(&sh->gated_conns, 0, __ATOMIC_RELAXED);
 		pthread_mutex_unlock(&sh->lock);
 		while (all) {
 			struct core_conn *c = all;

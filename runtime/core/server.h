@@ -67,6 +67,11 @@ struct core_server_shard {
 	 * NICs); the others are run to completion by the transport thread
 	 * (server_net.c); written under lock, read atomically */
 	uint64_t loop_conns;
+	/* connections over a link that run one invocation at a time (a
+	 * serial program, or one window): each request waits for this CPU to
+	 * see the invocation before it complete (written under lock, read
+	 * atomically) */
+	uint64_t gated_conns;
 	uint64_t parks_seen; /* the device's RNR park count its loop last saw */
 	uint64_t total, failed, invocations, rearms_cpu, polls;
 };

@@ -129,6 +129,12 @@ static void shard_rx_hook(void *ctx)
 	for (int i = 0; i < RX_HOOK_ROUNDS; i++)
 		if (core_server_poll_shard(ss->srv, ss->index) <= 0)
 			break;
+	/* On a threaded device the NIC thread runs what was just handed over
+	 * after this returns: the completion a one-at-a-time connection's next
+	 * request waits for (the re-arm) is seen by the loop's polls, which
+	 * start now rather than when its nap runs out. */
+	if (ss->srv->dev->threaded && __atomic_load_n(&ss->gated_conns, __ATOMIC_RELAXED))
+		core_server_wake_loop(ss->srv, ss->index);
 	/* an answer parked on an RNR NAK: the idle loop starts its timer */
 	if (sim_dev_rnr_parks(sim_backend_dev(ss->srv->dev->shards[ss->index].be)) !=
 	    __atomic_load_n(&ss->parks_seen, __ATOMIC_RELAXED))

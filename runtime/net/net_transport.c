@@ -92,6 +92,7 @@ struct net_link {
 	size_t tx_cap, tx_head, tx_len;
 	bool out_armed;      /* EPOLLOUT requested */
 	bool acks_held;      /* polled link: plain ACKs wait for the next flush */
+	bool acks_now;       /* polled link: its owner said plain ACKs leave at once */
 	size_t held_ack_len; /* > 0: the last record queued is a held ACK, this long */
 	bool blocked;        /* the device was told -EAGAIN: kick when drained */
 	bool rx_paused;      /* not reading while blocked: the peer is back-pressured */
@@ -447,7 +448,9 @@ static void flush_or_flag(struct net_link *l)
  * A plain ACK on a polled link (a client's) waits for the link's next flush:
  * its owner's next request, so that one segment carries both and the peer
  * wakes once, or its next sleep in net_link_poll, whichever comes first (a
- * NIC coalesces ACKs too).  NAKs and every other frame leave at once.  The
+ * NIC coalesces ACKs too), unless the owner said they leave at once
+ * (net_link_hold_acks: between two calls of a connection whose server
+ * re-arms after each one).  NAKs and every other frame leave at once.  The
  * receiving transport runs its hook on the ACKs before it delivers the
  * request behind them (deliver_from), as if they had come first.  A held ACK
  * that another held ACK follows is dropped: an ACK acknowledges every
@@ -532,7 +535,7 @@ static int transport_xmit(void *ctx, const struct sim_pkt *sp)
 	rc = tx_reserve(l, (size_t)size + NET_RECORD_HDR_BYTES);
 	if (rc)
 		goto out;
-	hold = !l->out_armed && ack_to_hold(l, &np);
+	hold = !l->out_armed && !l->acks_now && ack_to_hold(l, &np);
 	at = hold ? l->tx_len - l->held_ack_len : l->tx_len; /* over the held ACK */
 	size = net_record_encode(&np, sp->t, l->tx + l->tx_head + at, l->tx_cap - l->tx_head - at,
 	                         &fd);
@@ -1450,6 +1453,18 @@ int net_link_set_polled(struct net_link *l)
 	pthread_mutex_unlock(&l->rx_lock);
 	free(scratch);
 	return 0;
+}
+
+void net_link_hold_acks(struct net_link *l, bool hold)
+{
+	bool held;
+
+	pthread_mutex_lock(&l->tx_lock);
+	l->acks_now = !hold;
+	held = l->acks_held;
+	pthread_mutex_unlock(&l->tx_lock);
+	if (!hold && held)
+		flush_or_flag(l);
 }
 
 int net_link_poll(struct net_link *l, int timeout_us)

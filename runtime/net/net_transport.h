@@ -133,6 +133,13 @@ int net_link_set_polled(struct net_link *link);
  * handed over, or the negative error that took the link down.
  */
 int net_link_poll(struct net_link *link, int timeout_us);
+/*
+ * Polled link: do plain ACKs wait for the owner's next frame or its next
+ * wait (@hold, the default), or leave at once (those held too)?  For an
+ * owner that knows no frame of its own follows soon while the peer waits
+ * for them: a server that re-arms after each invocation, between two calls.
+ */
+void net_link_hold_acks(struct net_link *link, bool hold);
 
 /*
  * The owner's device has receive windows posted for the link's first @n

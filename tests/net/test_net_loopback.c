@@ -6,7 +6,7 @@
  * process that vanishes mid-stream, a link under back-pressure, and links
  * moved onto a shared-memory ring pair (the same traffic; a peer that
  * breaks the ring or hangs up; a request behind an acknowledgement, held
- * for the rx hook or not).  Each
+ * for the rx hook or not), and a polled link's held ACK sent on request.  Each
  * failure must take down exactly one connection: the tests keep a second
  * connection between the same devices and check it still works.
  *
@@ -953,6 +953,59 @@ static void test_held_acks_coalesced_ring(void **state)
 	np_qp_close(&s);
 }
 
+/* Polled client: a held ACK leaves when the owner stops holding them
+ * (net_link_hold_acks), without a frame of its own to carry it, and so does
+ * the next one, sent by its NIC thread (the owner of a connection whose
+ * server re-arms after each invocation, between two calls). */
+static void test_held_ack_flushed(void **state)
+{
+	struct net_link_stats st;
+	struct prism_cqe e;
+	struct np_qp s, c;
+	uint64_t tx0;
+	bool done = false;
+
+	(void)state;
+	make_pair(&s, &c);
+	assert_int_equal(net_link_set_polled(c.link), 0);
+	net_link_hold_acks(c.link, true); /* the default */
+	net_link_stats(c.link, &st);
+	tx0 = st.tx_pkts;
+	assert_int_equal(np_post_recv(&c, 0, 256), 0);
+	fill(s.mem + 8192, 64, 9);
+	assert_int_equal(np_post_send(&s, PRISM_OP_SEND, 8192, 64, 0), 0);
+	for (int i = 0; i < WAIT_MS && !done; i++) {
+		assert_true(net_link_poll(c.link, 0) >= 0);
+		done = np_wait(&c.rcq, &e, 0) == 0;
+		if (!done)
+			usleep(1000);
+	}
+	assert_true(done);
+	for (int i = 0; i < WAIT_MS && st.tx_pkts == tx0; i++) {
+		usleep(1000);
+		net_link_stats(c.link, &st);
+	}
+	assert_int_equal(st.tx_pkts, tx0 + 1);
+	assert_int_not_equal(np_wait(&s.scq, &e, 0), 0); /* held */
+	net_link_hold_acks(c.link, false);
+	expect_ok(&s.scq, PRISM_CQE_REQ); /* the ACK arrived on its own */
+	/* the next SEND's ACK is not held: reads without a wait suffice */
+	assert_int_equal(np_post_recv(&c, 256, 256), 0);
+	assert_int_equal(np_post_send(&s, PRISM_OP_SEND, 8192, 64, 0), 0);
+	done = false;
+	for (int i = 0; i < WAIT_MS && !done; i++) {
+		assert_true(net_link_poll(c.link, 0) >= 0);
+		done = np_wait(&c.rcq, &e, 0) == 0;
+		if (!done)
+			usleep(1000);
+	}
+	assert_true(done);
+	expect_ok(&s.scq, PRISM_CQE_REQ);
+	assert_int_equal(net_link_error(s.link), 0);
+	np_qp_close(&c);
+	np_qp_close(&s);
+}
+
 /* A request behind acknowledgements in one read waits for the rx hook to
  * have run on them, unless its owner said the request's window is posted
  * (net_link_set_rx_ready): then both are delivered in one run. */
@@ -1107,6 +1160,7 @@ int main(void)
 	    cmocka_unit_test(test_polled_link_garbage),
 	    cmocka_unit_test(test_held_acks_coalesced),
 	    cmocka_unit_test(test_held_acks_coalesced_ring),
+	    cmocka_unit_test(test_held_ack_flushed),
 	    cmocka_unit_test(test_client_vanishes),
 	    cmocka_unit_test(test_back_pressure),
 	    cmocka_unit_test(test_ring_link),

@@ -7,7 +7,9 @@
  * program on a running server, and the carrier a client gets (a
  * shared-memory ring pair for this local server on the sim, unless TCP is
  * asked for by option or PRISM_TRANSPORT), and a client that pipelines
- * (batches up to the connection's depth) between closed-loop calls.
+ * (batches up to the connection's depth) between closed-loop calls, and
+ * a client whose sim device runs its NIC on a thread of its own (its
+ * answers end its wait, over TCP and over a ring).
  *
  * Every body runs once per backend of the list in main(): the sim, and the
  * mlx5 backend over the PRM-level emulator (tests/mlx5emu), each process
@@ -393,6 +395,50 @@ static void test_transport_choice(void **state)
 	free(env);
 }
 
+/*
+ * A client whose sim device runs its NIC on a thread of its own, over TCP
+ * and over a ring: the answer the client reads off its link is handed to
+ * that thread, and the completion it writes must end the client's wait
+ * (not the wait's bound running out).  20 calls of either carrier take far
+ * below a second where each call would take one wait bound (100 ms) more.
+ */
+static void test_threaded_client_device(void **state)
+{
+	static const enum prism_transport carriers[] = {PRISM_TRANSPORT_TCP, PRISM_TRANSPORT_SHM};
+	PRISM_OPTS(prism_device_opts, dopts, .threaded = true);
+	uint8_t out[HG_VALUE_BYTES + 8];
+	struct prism_device *dev;
+	struct srv_proc s;
+
+	(void)state;
+	if (g_be->emulated)
+		skip(); /* a threaded NIC is a sim option */
+	start_server(&s, false);
+	dev = prism_device__open("sim", &dopts);
+	assert_non_null(dev);
+	for (size_t i = 0; i < sizeof(carriers) / sizeof(carriers[0]); i++) {
+		PRISM_OPTS(prism_client_opts, copts, .transport = carriers[i]);
+		struct prism_client *cl = prism_client__connect(dev, s.addr, &copts);
+		struct timespec t0, t1;
+		double s_total;
+
+		assert_non_null(cl);
+		assert_int_equal(prism_client__transport(cl), carriers[i]);
+		assert_int_equal(get(cl, keys[0] ? keys[0] : 1, 0, out), 0); /* warm */
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		for (uint32_t b = 0; b < 20; b++)
+			assert_int_equal(get(cl, keys[b] ? keys[b] : 1, b, out), 0);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		s_total = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+		if (s_total >= 1.0)
+			fail_msg("%s: 20 calls took %.3f s (a wait ran to its bound each time)",
+			         carriers[i] == PRISM_TRANSPORT_TCP ? "tcp" : "shm", s_total);
+		prism_client__close(cl);
+	}
+	prism_device__close(dev);
+	stop_server(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -402,6 +448,7 @@ int main(void)
 	    cmocka_unit_test_teardown(test_post_installs_program, child_teardown),
 	    cmocka_unit_test_teardown(test_transport_choice, child_teardown),
 	    cmocka_unit_test_teardown(test_pipelined_and_closed_loop, child_teardown),
+	    cmocka_unit_test_teardown(test_threaded_client_device, child_teardown),
 	};
 
 	static const struct backend backends[] = {
