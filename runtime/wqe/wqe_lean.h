@@ -18,6 +18,7 @@
 #define PRISM_WQE_LEAN_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include <prism/wqe.h>
 
@@ -39,16 +40,17 @@ static inline int wqe_decode_engine(const uint8_t *buf, uint32_t len, struct pri
  * WQE that wqe_decode_engine decoded equals, byte for byte, what
  * prism_wqe_decode made of the same bytes (tests/unit/test_wqe_codec.c and
  * tests/fuzz/fuzz_wqe_decode.c hold it so); nothing in runtime/sim reads
- * these fields from the head WQE. */
+ * these fields from the head WQE.  Byte copies: a field that neither decode
+ * wrote (a WQE rejected early) may hold any byte, not a valid bool. */
 static inline void wqe_engine_rest(struct prism_wqe *w, const struct prism_wqe *full)
 {
 	w->ctrl.ds = full->ctrl.ds;
 	w->ctrl.signature = full->ctrl.signature;
 	w->ctrl.dci_stream = full->ctrl.dci_stream;
 	w->raddr.reserved = full->raddr.reserved;
-	w->has_atomic = full->has_atomic;
-	w->has_wait_en = full->has_wait_en;
-	w->has_wod = full->has_wod;
+	memcpy(&w->has_atomic, &full->has_atomic, sizeof(w->has_atomic));
+	memcpy(&w->has_wait_en, &full->has_wait_en, sizeof(w->has_wait_en));
+	memcpy(&w->has_wod, &full->has_wod, sizeof(w->has_wod));
 }
 
 #endif /* PRISM_WQE_LEAN_H */
