@@ -336,7 +336,7 @@ static inline void move_small(uint8_t *d, const uint8_t *s, size_t n)
 void sim_mem_read(void *dst, const uint8_t *src, size_t len)
 {
 	uint8_t *d = dst;
-	size_t head = (size_t)(-(uintptr_t)src & 7u);
+	size_t head = (size_t)(-(uintptr_t)src & 7u), words;
 
 	if (head > len)
 		head = len;
@@ -345,12 +345,14 @@ void sim_mem_read(void *dst, const uint8_t *src, size_t len)
 	src += head;
 	d += head;
 	len -= head;
-	for (; len >= 8; len -= 8, src += 8, d += 8) {
-		uint64_t v = __atomic_load_n((const uint64_t *)(const void *)src, __ATOMIC_RELAXED);
+	words = len & ~(size_t)7;
+	for (size_t i = 0; i < words; i += 8) {
+		uint64_t v =
+		    __atomic_load_n((const uint64_t *)(const void *)(src + i), __ATOMIC_RELAXED);
 
-		memcpy(d, &v, 8);
+		memcpy(d + i, &v, 8);
 	}
-	for (size_t i = 0; i < len; i++)
+	for (size_t i = words; i < len; i++)
 		d[i] = __atomic_load_n(src + i, __ATOMIC_RELAXED);
 }
 
