@@ -86,9 +86,10 @@ static uint8_t check_ctrl(struct sim_qp *qp, const struct sim_fetched *f)
 
 	if (d->rc < 0)
 		return PRISM_SYND_LOCAL_QP_OP_ERR;
-	/* stock firmware checks the WQE index and QPN (PCX; RedN section 4) */
-	if (qp->dev->o.fw == SIM_FW_STRICT &&
-	    (c->wqe_index != (uint16_t)f->counter || c->qpn != qp->qpn))
+	/* stock firmware checks the WQE index and QPN (PCX; RedN section 4),
+	 * read from the fetched bytes (the engine's decode leaves them out) */
+	if (qp->dev->o.fw == SIM_FW_STRICT && (get_be16(f->bytes + 1) != (uint16_t)f->counter ||
+	                                       get_be32(f->bytes + 4) >> 8 != qp->qpn))
 		return PRISM_SYND_LOCAL_QP_OP_ERR;
 	/* SEND_EN / RECV_EN need a cross-channel QP (qpc.cd_master).  Only
 	 * software checks for this are public (MLNX_OFED libmlx5), so the

@@ -299,9 +299,7 @@ DECODE_INLINE int wqe_decode_body(const uint8_t *buf, size_t len, struct prism_w
 	shape = info->shape;
 	if (eng) {
 		w->ctrl.opmod = opmod;
-		w->ctrl.wqe_index = get_be16(buf + 1);
 		w->ctrl.opcode = opcode;
-		w->ctrl.qpn = get_be32(buf + 4) >> 8;
 		w->ctrl.fm_ce_se = buf[11];
 		w->ctrl.imm = get_be32(buf + 12);
 	} else {

@@ -34,7 +34,7 @@ static inline int wqe_decode_engine(const uint8_t *buf, uint32_t len, struct pri
 }
 
 /* Copies into @w, from @full, the fields wqe_decode_engine leaves alone:
- * the control segment's ds, signature and dci_stream, the
+ * the control segment's wqe_index, qpn, ds, signature and dci_stream, the
  * remote address segment's reserved word and the has_atomic / has_wait_en /
  * has_wod flags (the engine tells the shape by the opcode).  After it a
  * WQE that wqe_decode_engine decoded equals, byte for byte, what
@@ -44,6 +44,8 @@ static inline int wqe_decode_engine(const uint8_t *buf, uint32_t len, struct pri
  * wrote (a WQE rejected early) may hold any byte, not a valid bool. */
 static inline void wqe_engine_rest(struct prism_wqe *w, const struct prism_wqe *full)
 {
+	w->ctrl.wqe_index = full->ctrl.wqe_index;
+	w->ctrl.qpn = full->ctrl.qpn;
 	w->ctrl.ds = full->ctrl.ds;
 	w->ctrl.signature = full->ctrl.signature;
 	w->ctrl.dci_stream = full->ctrl.dci_stream;
