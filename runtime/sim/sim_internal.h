@@ -429,10 +429,62 @@ static inline int sim_mr_check_local(const struct sim_qp *qp, uint32_t lkey, uin
                                      uint64_t len, unsigned need, uint8_t **host);
 static inline int sim_mr_check_remote(const struct sim_qp *qp, uint32_t rkey, uint64_t addr,
                                       uint64_t len, unsigned need, uint8_t **host);
+/* memmove for the small writes a chain makes into its own WQEs (fields of
+ * 1 to 16 bytes): every load before any store, so overlap is safe. */
+static inline void sim_move_small(uint8_t *d, const uint8_t *s, size_t n)
+{
+	if (n >= 8) {
+		uint64_t a, b;
+
+		memcpy(&a, s, 8);
+		memcpy(&b, s + n - 8, 8);
+		memcpy(d, &a, 8);
+		memcpy(d + n - 8, &b, 8);
+	} else if (n >= 4) {
+		uint32_t a, b;
+
+		memcpy(&a, s, 4);
+		memcpy(&b, s + n - 4, 4);
+		memcpy(d, &a, 4);
+		memcpy(d + n - 4, &b, 4);
+	} else {
+		uint8_t a = s[0], b = s[n / 2], c = s[n - 1];
+
+		d[0] = a;
+		d[n / 2] = b;
+		d[n - 1] = c;
+	}
+}
+
+/* The bytes of an engine write (any overlap: memmove semantics). */
+static inline void sim_copy_bytes(uint8_t *dst, const void *src, size_t len)
+{
+	if (len <= 16)
+		sim_move_small(dst, src, len);
+	else
+		memmove(dst, src, len);
+}
+
+/* A write that may land in send-queue memory (sim_mr.c, out of line):
+ * attributed, then copied. */
+void sim_mem_write_sq(struct sim_dev *dev, uint8_t *dst, const void *src, size_t len,
+                      const struct sim_writer *w, sim_time_t t);
 /* Every engine write to host memory: copies and attributes the write when it
- * lands in send-queue memory (PATCH event, writer map). */
-void sim_mem_write(struct sim_dev *dev, uint8_t *dst, const void *src, size_t len,
-                   const struct sim_writer *w, sim_time_t t);
+ * lands in send-queue memory (PATCH event, writer map).  Inline: a write
+ * elsewhere is a copy in line. */
+static inline void sim_mem_write(struct sim_dev *dev, uint8_t *dst, const void *src, size_t len,
+                                 const struct sim_writer *w, sim_time_t t)
+{
+	uintptr_t lo = (uintptr_t)dst, hi = lo + len;
+
+	if (len == 0)
+		return;
+	dev->wseq++;
+	if (hi > dev->sqr_lo && lo < dev->sqr_hi)
+		sim_mem_write_sq(dev, dst, src, len, w, t);
+	else
+		sim_copy_bytes(dst, src, len);
+}
 /* Every engine read of registered memory an application may be writing at
  * the same time (READ responses, gathers): each aligned 8-byte word is read
  * with one atomic load, as a NIC's DMA reads whole words, so a word stored by

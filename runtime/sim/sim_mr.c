@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * sim_mr.c - memory regions, the checks every engine access goes through,
- * and the one function through which the engine writes host memory.
+ * and the engine's writes of host memory (sim_mem_write, inline in
+ * sim_internal.h, sends a write that may land in a send queue here).
  *
  * Owns: protection domains, the MR table (an open-addressing hash keyed by
  * the MR's key; keys come from getrandom(2), lkey == rkey), access and
  * bounds checks (inline, in sim_internal.h: every WQE and packet makes a
  * few; they also check the PD and, for remote access, the QP's rights),
  * and write attribution: a write that lands in a send queue's buffer
- * records its writer per 64-byte block and emits a PATCH event, so a later
- * hazard can name the WQE that wrote the bytes.
+ * records its writer in each 64-byte block that holds a fetched WQE not yet
+ * run and emits a PATCH event, so a later hazard can name the WQE that
+ * wrote the bytes.
  *
  * Must not: let any address outside a registered region through, or a key
  * through for a QP of another PD.  Checks are overflow-safe for every
@@ -306,33 +308,6 @@ static inline void attribute(struct sim_dev *dev, uintptr_t lo, uintptr_t hi, co
 	}
 }
 
-/* memmove for the small writes a chain makes into its own WQEs (fields of
- * 1 to 16 bytes): every load before any store, so overlap is safe. */
-static inline void move_small(uint8_t *d, const uint8_t *s, size_t n)
-{
-	if (n >= 8) {
-		uint64_t a, b;
-
-		memcpy(&a, s, 8);
-		memcpy(&b, s + n - 8, 8);
-		memcpy(d, &a, 8);
-		memcpy(d + n - 8, &b, 8);
-	} else if (n >= 4) {
-		uint32_t a, b;
-
-		memcpy(&a, s, 4);
-		memcpy(&b, s + n - 4, 4);
-		memcpy(d, &a, 4);
-		memcpy(d + n - 4, &b, 4);
-	} else {
-		uint8_t a = s[0], b = s[n / 2], c = s[n - 1];
-
-		d[0] = a;
-		d[n / 2] = b;
-		d[n - 1] = c;
-	}
-}
-
 void sim_mem_read(void *dst, const uint8_t *src, size_t len)
 {
 	uint8_t *d = dst;
@@ -356,15 +331,6 @@ void sim_mem_read(void *dst, const uint8_t *src, size_t len)
 		d[i] = __atomic_load_n(src + i, __ATOMIC_RELAXED);
 }
 
-/* The bytes of an engine write (any overlap: memmove semantics). */
-static inline void copy_bytes(uint8_t *dst, const void *src, size_t len)
-{
-	if (len <= 16)
-		move_small(dst, src, len);
-	else
-		memmove(dst, src, len);
-}
-
 /* A write that may land in send-queue memory: attributed before the bytes
  * change (out of line: sim_mem_write's other writes need no saved
  * registers). */
@@ -373,14 +339,14 @@ static __attribute__((noinline)) void write_sq_slow(struct sim_dev *dev, uint8_t
                                                     const struct sim_writer *w, sim_time_t t)
 {
 	attribute(dev, (uintptr_t)dst, (uintptr_t)dst + len, src, w, t);
-	copy_bytes(dst, src, len);
+	sim_copy_bytes(dst, src, len);
 }
 
 /* Its common case without a call: wholly inside one block of the queue the
  * last write went to, no event observer, no race (sim_sq_patch_one); the
  * rest through write_sq_slow. */
-static __attribute__((noinline)) void write_sq(struct sim_dev *dev, uint8_t *dst, const void *src,
-                                               size_t len, const struct sim_writer *w, sim_time_t t)
+void sim_mem_write_sq(struct sim_dev *dev, uint8_t *dst, const void *src, size_t len,
+                      const struct sim_writer *w, sim_time_t t)
 {
 	const struct sim_sqrange *r = &dev->sqr[dev->sqr_hint];
 	uintptr_t lo = (uintptr_t)dst, hi = lo + len;
@@ -389,22 +355,8 @@ static __attribute__((noinline)) void write_sq(struct sim_dev *dev, uint8_t *dst
 	    (lo - r->lo) % PRISM_WQE_BB + len <= PRISM_WQE_BB &&
 	    sim_sq_patch_one(&r->qp->sq, dev->wseq, (uint32_t)((lo - r->lo) / PRISM_WQE_BB), w,
 	                     dev->o.hazard != SIM_HAZARD_OFF && w->kind == SIM_WRITER_SQ)) {
-		copy_bytes(dst, src, len);
+		sim_copy_bytes(dst, src, len);
 		return;
 	}
 	write_sq_slow(dev, dst, src, len, w, t);
-}
-
-void sim_mem_write(struct sim_dev *dev, uint8_t *dst, const void *src, size_t len,
-                   const struct sim_writer *w, sim_time_t t)
-{
-	uintptr_t lo = (uintptr_t)dst, hi = lo + len;
-
-	if (len == 0)
-		return;
-	dev->wseq++;
-	if (hi > dev->sqr_lo && lo < dev->sqr_hi)
-		write_sq(dev, dst, src, len, w, t);
-	else
-		copy_bytes(dst, src, len);
 }
