@@ -331,9 +331,9 @@ void sim_mem_read(void *dst, const uint8_t *src, size_t len)
 		d[i] = __atomic_load_n(src + i, __ATOMIC_RELAXED);
 }
 
-/* A write that may land in send-queue memory: attributed before the bytes
- * change (out of line: sim_mem_write's other writes need no saved
- * registers). */
+/* sim_mem_write_sq's every other case (a write across blocks or queues, or
+ * outside any, an event observer, a possible race): attributed before the
+ * bytes change (out of line: the quick path saves no registers). */
 static __attribute__((noinline)) void write_sq_slow(struct sim_dev *dev, uint8_t *dst,
                                                     const void *src, size_t len,
                                                     const struct sim_writer *w, sim_time_t t)
@@ -342,9 +342,10 @@ static __attribute__((noinline)) void write_sq_slow(struct sim_dev *dev, uint8_t
 	sim_copy_bytes(dst, src, len);
 }
 
-/* Its common case without a call: wholly inside one block of the queue the
- * last write went to, no event observer, no race (sim_sq_patch_one); the
- * rest through write_sq_slow. */
+/* A write that may land in send-queue memory (sim_mem_write).  The common
+ * case without a call: wholly inside one block of the queue the last write
+ * went to, no event observer, no race (sim_sq_patch_one); the rest through
+ * write_sq_slow. */
 void sim_mem_write_sq(struct sim_dev *dev, uint8_t *dst, const void *src, size_t len,
                       const struct sim_writer *w, sim_time_t t)
 {

@@ -274,7 +274,8 @@ DECODE_INLINE int dec_wait_enable(const uint8_t *buf, uint32_t end, struct prism
 }
 
 /*
- * The decoder: @d is NULL (never written) or a diagnostic record.  The shape
+ * The decoder: @d is NULL (never written) or a diagnostic record; @eng (a
+ * constant) leaves out the fields the engine never reads.  The shape
  * decoders are inlined into the switch, so each instantiation is one
  * function with constant offsets and no indirect call.
  */
