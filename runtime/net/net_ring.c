@@ -565,11 +565,12 @@ static int ring_wait(struct net_ring *r, int timeout_us, int also_fd)
 		do
 			n = ppoll(p, 2, timeout_us < 0 ? NULL : &ts, NULL);
 		while (n < 0 && errno == EINTR);
-		ts = (struct timespec){0, 0}; /* the ring's events, if any, are there now */
 		if (n <= 0 || !(p[0].revents & POLLIN)) {
 			__atomic_store_n(r->rx_sleep, 0, __ATOMIC_RELAXED);
 			return n < 0 ? fail(r, -errno, "ring: poll: %s", strerror(errno)) : 0;
 		}
+		timeout_us = 0; /* the ring's events are there now: collect them */
+		ts = (struct timespec){0, 0};
 	}
 	do
 		n = epoll_pwait2(r->waitfd, ev, 2, timeout_us < 0 ? NULL : &ts, NULL);
