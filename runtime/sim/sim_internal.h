@@ -277,8 +277,7 @@ struct sim_qp {
 	uint32_t next_psn; /* requester: next PSN to send */
 	uint32_t exp_psn;  /* responder: next PSN expected */
 	uint32_t msn;
-	bool resp_nak_pending; /* responder sent an RNR NAK, drops until exp_psn */
-	sim_time_t last_tx_t;  /* packets of one QP leave in order */
+	sim_time_t last_tx_t; /* packets of one QP leave in order */
 	/* 1 + the time of its latest packet queued in the device's inbox: a
 	 * response due before it is not folded, so that it cannot pass a
 	 * packet of this QP still waiting there (sim_reply_alloc) */

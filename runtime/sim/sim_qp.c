@@ -356,7 +356,6 @@ static void reset_queues(struct sim_qp *qp)
 	sq->block = SIM_BLOCK_NONE;
 	sq->after_wait = false;
 	qp->rq.pi = qp->rq.en = qp->rq.head = 0;
-	qp->resp_nak_pending = false;
 	memset((void *)qp->dbrec, 0, 8);
 }
 

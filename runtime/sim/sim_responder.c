@@ -164,7 +164,6 @@ static void recv_fail(struct sim_qp *qp, const struct sim_pkt *p, int synd)
 
 static bool rnr(struct sim_qp *qp, const struct sim_pkt *p)
 {
-	qp->resp_nak_pending = true;
 	respond_nak(qp, p, PRISM_SYND_RNR_RETRY_EXC_ERR);
 	return false;
 }
@@ -392,7 +391,6 @@ void sim_responder_rx(struct sim_qp *qp, struct sim_pkt *p)
 		return; /* RESET/INIT/ERR: inbound requests are dropped */
 	if (p->psn != qp->exp_psn)
 		return; /* go-back-N after an RNR NAK: wait for the expected PSN */
-	qp->resp_nak_pending = false;
 	switch (p->kind) {
 	case SIM_PKT_SEND:
 	case SIM_PKT_SEND_IMM:

@@ -25,11 +25,12 @@
  * which (SIM_RD_*).  So a step costs O(woken + log ready), not O(queues).
  * The run loop decides the common step itself (VTIME, no READ job: the
  * heap's root or the inbox's head, two queues tied at the root drawn as
- * pick_tied would); the rest goes through the general pick.  A queue that
- * stays strictly earliest, with a plain next WQE (no WAIT, fence or RNR),
- * nothing woken and the inbox later, runs that WQE at once: a burst, the
- * very step that would follow, without its pick (step limits count its
- * WQEs).
+ * pick_tied would; the one queue woken while the heap is empty, when it is
+ * strictly earliest, without entering the heap); the rest goes through the
+ * general pick.  A queue that stays strictly earliest, with a plain next
+ * WQE (no WAIT, fence or RNR), nothing woken and the inbox later, runs that
+ * WQE at once: a burst, the very step that would follow, without its pick
+ * (step limits count its WQEs).
  *
  * Must not: execute anything itself (sim_exec.c, sim_wire.c do).
  */
@@ -106,8 +107,13 @@ static inline __attribute__((always_inline)) void rdy_set(struct sim_dev *dev, s
 			rdy_up(dev, i);
 	} else if (t > old) {
 		c = 2 * i + 1;
-		if (c < n && (h[c].t < t || (c + 1 < n && h[c + 1].t < t)))
+		if (c + 1 == n && h[c].t < t) {
+			/* one child, the last entry: a swap (two queues) */
+			rdy_put(dev, i, h[c]);
+			rdy_put(dev, c, (struct sim_rdy){.t = t, .qp = qp});
+		} else if (c < n && (h[c].t < t || (c + 1 < n && h[c + 1].t < t))) {
 			rdy_down(dev, i);
+		}
 	}
 }
 
@@ -202,12 +208,14 @@ static bool still_waiting(struct sim_qp *qp, struct sim_cq *cq)
 	const struct sim_sq *sq = &qp->sq;
 	sim_time_t t;
 
-	if (qp->wait_cqn != cq->cqn || qp->state != SIM_QPS_RTS || sq->block != SIM_BLOCK_WAIT_CQ ||
-	    !sq->pf_cnt)
+	/* the count first (the common answer: reached, wake); the head's
+	 * fields are read whatever it is, and only a WAIT's count matters */
+	if (sim_cq_reached(cq, sq->hd.w.wait_en.index & 0xffffffu, &t))
 		return false;
-	return sq->hd.rc >= 0 && sq->hd.w.ctrl.opcode == PRISM_OP_CQE_WAIT &&
-	       sq->hd.w.ctrl.opmod == PRISM_WAIT_CQ && sq->hd.w.wait_en.obj_num == cq->cqn &&
-	       !sim_cq_reached(cq, sq->hd.w.wait_en.index & 0xffffffu, &t);
+	return qp->wait_cqn == cq->cqn && qp->state == SIM_QPS_RTS &&
+	       sq->block == SIM_BLOCK_WAIT_CQ && sq->pf_cnt && sq->hd.rc >= 0 &&
+	       sq->hd.w.ctrl.opcode == PRISM_OP_CQE_WAIT && sq->hd.w.ctrl.opmod == PRISM_WAIT_CQ &&
+	       sq->hd.w.wait_en.obj_num == cq->cqn;
 }
 
 void sim_sched_wake_waiters(struct sim_cq *cq, bool all)
@@ -273,6 +281,21 @@ void sim_sched_forget(struct sim_qp *qp)
 
 /* ---- the step ------------------------------------------------------------ */
 
+/* settle(), given sim_sq_ready_slow's verdict @v (0: parked). */
+static inline __attribute__((always_inline)) bool
+settle_verdict(struct sim_dev *dev, struct sim_qp *qp, unsigned v, sim_time_t t)
+{
+	if (v & SIM_RD_READY) {
+		rdy_set(dev, qp, t);
+		return !(v & SIM_RD_POLL);
+	}
+	if (qp->rdy_pos)
+		rdy_del(dev, qp);
+	if (v == SIM_RD_WAIT_CQ)
+		return park_on_cq(qp);
+	return !(v & SIM_RD_POLL);
+}
+
 /* @qp's readiness is @r (sim_sq_ready_plain: 1, 0, -1 = ask the slow
  * path) from @t: a ready queue gets its heap key; one that is not leaves
  * the heap.  Returns whether it may leave the dirty list (parked, or ready
@@ -288,15 +311,7 @@ static inline __attribute__((always_inline)) bool settle(struct sim_dev *dev, st
 		return true;
 	}
 	v = r < 0 ? sim_sq_ready_slow(qp, &t) : 0;
-	if (v & SIM_RD_READY) {
-		rdy_set(dev, qp, t);
-		return !(v & SIM_RD_POLL);
-	}
-	if (qp->rdy_pos)
-		rdy_del(dev, qp);
-	if (v == SIM_RD_WAIT_CQ)
-		return park_on_cq(qp);
-	return !(v & SIM_RD_POLL);
+	return settle_verdict(dev, qp, v, t);
 }
 
 static inline __attribute__((always_inline)) bool evaluate(struct sim_dev *dev, struct sim_qp *qp)
@@ -479,9 +494,13 @@ static inline __attribute__((always_inline)) bool burst_on(struct sim_dev *dev, 
 	const struct sim_rdy *h = dev->rdy;
 	uint32_t n = dev->nrdy;
 
-	if ((dev->inbox.n && dev->inbox.front->t <= t) || qp->rdy_pos != 1 ||
-	    (n > 1 && h[1].t <= t) || (n > 2 && h[2].t <= t) || dev->jobs ||
-	    dev->o.sched != SIM_SCHED_VTIME)
+	if ((dev->inbox.n && dev->inbox.front->t <= t) ||
+	    __builtin_expect(dev->jobs || dev->o.sched != SIM_SCHED_VTIME, 0))
+		return false;
+	/* the heap's root, the others later; or (take_woken) outside the
+	 * heap, all of it later */
+	if (qp->rdy_pos ? qp->rdy_pos != 1 || (n > 1 && h[1].t <= t) || (n > 2 && h[2].t <= t)
+	                : n && h[0].t <= t)
 		return false;
 	if (dev->ndirty) {
 		if (dev->ndirty > 1 || dev->dirty[0] != qp)
@@ -495,7 +514,10 @@ static inline __attribute__((always_inline)) bool burst_on(struct sim_dev *dev, 
 #define SIM_BURST 64 /* WQEs a queue may run back to back in one step */
 
 /* Runs the head WQE of @qp, picked at @t, and whatever burst follows (at
- * most @left WQEs, @left > 0), then settles it.  Returns the WQEs run. */
+ * most @left WQEs, @left > 0), then settles it.  Returns the WQEs run.
+ * @qp may be out of the heap while it runs (take_woken; the heap's only
+ * entry, taken out): nothing a step calls reads the heap, and settling it
+ * into an empty heap leaves the heap its key update or delete would. */
 static inline __attribute__((always_inline)) uint64_t run_sq(struct sim_dev *dev, struct sim_qp *qp,
                                                              sim_time_t t, uint64_t left)
 {
@@ -522,6 +544,34 @@ static inline __attribute__((always_inline)) uint64_t run_pkt(struct sim_dev *de
 {
 	sim_wire_rx(dev, sim_pktq_pop(&dev->inbox));
 	return 1;
+}
+
+/*
+ * SIM_SCHED_VTIME, no READ job, the heap empty, one queue woken: refresh()
+ * for it, and when it is ready (no poll) strictly before the inbox's head,
+ * it is the next unit (the pick would take the heap's only entry, no draw):
+ * it is returned (*@t: its start) to run at once without entering the heap
+ * (its insert before the step and its delete or key update after it would
+ * leave the heap as its insert after the step does: nothing else is in
+ * it).  NULL when it was only evaluated.
+ */
+static inline __attribute__((always_inline)) struct sim_qp *take_woken(struct sim_dev *dev,
+                                                                       sim_time_t *t)
+{
+	struct sim_qp *qp = dev->dirty[0];
+	int r = sim_sq_ready_plain(qp, t);
+	unsigned v = r > 0 ? SIM_RD_READY : r < 0 ? sim_sq_ready_slow(qp, t) : 0;
+
+	if (__builtin_expect(v == SIM_RD_READY && (!dev->inbox.n || *t < dev->inbox.front->t), 1)) {
+		dev->ndirty = 0;
+		qp->dirty = false;
+		return qp;
+	}
+	if (settle_verdict(dev, qp, v, *t)) {
+		dev->ndirty = 0;
+		qp->dirty = false;
+	}
+	return NULL;
 }
 
 /* A step the run loop's common case does not cover (SIM_SCHED_RANDOM, READ
@@ -557,34 +607,51 @@ static __attribute__((noinline)) uint64_t sched_step_picked(struct sim_dev *dev,
  * a step calls reads it): a burst counts as the WQEs it ran.  Each step:
  * deliveries from other threads, then the woken queues' readiness, then
  * one unit (or a burst).  The common case, SIM_SCHED_VTIME without READ
- * jobs and one earliest unit (the heap's root or the inbox's head, no
- * tie), is decided here; the rest by sched_step_picked.
+ * jobs and one earliest unit (the heap's root, the one woken queue while
+ * the heap is empty, or the inbox's head; no tie), is decided here; the
+ * rest by sched_step_picked.  A queue's step is inlined once (run:): two
+ * copies of run_sq doubled the loop's code and its instruction-cache
+ * misses.
  */
 uint64_t sim_sched_steps(struct sim_dev *dev, uint64_t max_steps)
 {
 	uint64_t left = max_steps ? max_steps : UINT64_MAX, ran;
+	struct sim_qp *qp;
+	sim_time_t t;
 
 	while (left) {
-		if (dev->tx_held || __atomic_load_n(&dev->rx_async.n, __ATOMIC_ACQUIRE))
+		if (__builtin_expect(
+		        dev->tx_held || __atomic_load_n(&dev->rx_async.n, __ATOMIC_ACQUIRE), 0))
 			sim_inbox_drain_async(dev);
-		if (dev->ndirty)
-			refresh(dev);
+		if (dev->ndirty) {
+			if (dev->ndirty == 1 && !dev->nrdy && !dev->jobs &&
+			    dev->o.sched == SIM_SCHED_VTIME) {
+				qp = take_woken(dev, &t);
+				if (qp)
+					goto run;
+			} else {
+				refresh(dev);
+			}
+		}
 		if (__builtin_expect(!dev->jobs && dev->o.sched == SIM_SCHED_VTIME, 1)) {
 			const struct sim_rdy *h = dev->rdy;
 			uint32_t n = dev->nrdy;
 
 			if (!n) {
-				if (!dev->inbox.n)
+				if (__builtin_expect(!dev->inbox.n, 0))
 					break;
 				left -= run_pkt(dev);
 				continue;
 			}
 			if (!dev->inbox.n || h[0].t < dev->inbox.front->t) {
-				struct sim_qp *qp = pick_root(dev, h, n);
-
+				qp = pick_root(dev, h, n);
 				if (qp) {
-					left -= run_sq(dev, qp, h[0].t, left);
-					continue;
+					t = h[0].t;
+					if (n == 1) { /* out of the heap (run_sq) */
+						dev->nrdy = 0;
+						qp->rdy_pos = 0;
+					}
+					goto run;
 				}
 			} else if (dev->inbox.front->t < h[0].t) {
 				left -= run_pkt(dev);
@@ -595,6 +662,9 @@ uint64_t sim_sched_steps(struct sim_dev *dev, uint64_t max_steps)
 		if (!ran)
 			break;
 		left -= ran;
+		continue;
+	run:
+		left -= run_sq(dev, qp, t, left);
 	}
 	ran = (max_steps ? max_steps : UINT64_MAX) - left;
 	dev->st.steps += ran;

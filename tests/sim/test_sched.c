@@ -569,6 +569,109 @@ static void test_ties_drawn_by_the_seed(void **state)
 	assert_true(a_first < 32);
 }
 
+/* rec_event, plus each PKT_RX (opcode 0xff, the addressed QP). */
+static void rec_event_rx(void *ctx, const struct sim_event *ev)
+{
+	struct rec *r = ctx;
+
+	if (ev->kind == SIM_EV_PKT_RX && r->n < 4096) {
+		r->ev[r->n].t = ev->t;
+		r->ev[r->n].qpn = ev->qpn;
+		r->ev[r->n].opcode = 0xff;
+		r->n++;
+		return;
+	}
+	rec_event(ctx, ev);
+}
+
+/*
+ * One queue woken while no other is ready (the run loop may run it without
+ * the heap), ready at the very time of the inbox's head: still a tie, drawn
+ * by the seed.  w: a WAIT on n's first CQE, then a NOP; n: two NOPs (the
+ * second signaled: its CQE at 2 busy); s: a WRITE to d whose request
+ * arrives at half its 4-busy latency, 2 busy.  Returns whether the WAIT ran before
+ * the request was taken (*@wait_t: the WAIT's start).
+ */
+static bool woken_before_tied_packet(uint64_t seed, sim_time_t *wait_t)
+{
+	struct sim_dev_opts o = {.sz = sizeof(o),
+	                         .seed = seed,
+	                         .sched = SIM_SCHED_VTIME,
+	                         .hazard = SIM_HAZARD_FAIL,
+	                         .node = 1};
+	struct rec *r = test_calloc(1, sizeof(*r));
+	uint8_t *buf = aligned_alloc(4096, 4096);
+	struct sim_observer obs;
+	struct sim_dev *dev;
+	struct hx_cq cq, ncq;
+	struct hx_qp w, n, s, d;
+	struct prism_wqe x;
+	uint32_t key;
+	int wait_at = -1, rx_at = -1;
+
+	assert_non_null(buf);
+	r->busy_ps = SIM_US(0.2);
+	r->long_ps = SIM_US(0.8);
+	obs = (struct sim_observer){.ctx = r, .cost = rec_cost, .event = rec_event_rx};
+	o.obs = &obs;
+	assert_int_equal(sim_dev_open(&o, &dev), 0);
+	hx_cq_init(&cq, dev, 16, true);
+	hx_cq_init(&ncq, dev, 16, true);
+	hx_qp_init(&w, dev, &cq, &cq, 64, 0, 0);
+	hx_qp_init(&n, dev, &ncq, &ncq, 64, 0, 0);
+	hx_qp_init(&s, dev, &cq, &cq, 64, 0, 0);
+	hx_qp_init(&d, dev, &cq, &cq, 64, 0, 0);
+	hx_pair(&w, &w);
+	hx_pair(&n, &n);
+	hx_pair(&s, &d);
+	r->long_qpn = s.qpn;
+	key = hx_key(dev, buf, 4096, CONF_ALL);
+	hx_wait(&x, sim_cq_num(ncq.cq), 0, false);
+	hx_post(&w, &x);
+	hx_nop(&x, false);
+	hx_post(&w, &x);
+	hx_nop(&x, false);
+	hx_post(&n, &x);
+	hx_nop(&x, true);
+	hx_post(&n, &x);
+	hx_rw(&x, PRISM_OP_RDMA_WRITE, (uintptr_t)buf + 64, key, (uintptr_t)buf, key, 8, false);
+	hx_post(&s, &x);
+	hx_ring(&w);
+	hx_ring(&n);
+	hx_ring(&s);
+	assert_int_equal(sim_dev_run(dev, 0), 0);
+	for (uint32_t i = 0; i < r->n; i++) {
+		if (r->ev[i].opcode == 0xff && r->ev[i].qpn == d.qpn && rx_at < 0)
+			rx_at = (int)i;
+		if (r->ev[i].opcode == PRISM_OP_CQE_WAIT)
+			wait_at = (int)i;
+	}
+	assert_true(wait_at >= 0 && rx_at >= 0);
+	assert_int_equal(r->ev[rx_at].t, r->ev[wait_at].t); /* the tie */
+	*wait_t = r->ev[wait_at].t;
+	sim_dev_close(dev);
+	free(buf);
+	test_free(r);
+	return wait_at < rx_at;
+}
+
+static void test_woken_queue_tied_with_packet_drawn(void **state)
+{
+	unsigned wait_first = 0;
+	sim_time_t t0, t;
+
+	(void)state;
+	for (uint64_t seed = 1; seed <= 32; seed++) {
+		bool f = woken_before_tied_packet(seed, &t0);
+
+		assert_int_equal(f, woken_before_tied_packet(seed, &t));
+		assert_int_equal(t, t0);
+		wait_first += f;
+	}
+	assert_true(wait_first > 0);
+	assert_true(wait_first < 32);
+}
+
 /*
  * A WAIT found satisfied keeps its start time (the CQE's time) in the
  * ready heap.  If its CQ goes away before it runs, it runs and fails at
@@ -1048,6 +1151,7 @@ int main(void)
 	    cmocka_unit_test(test_lent_requests_outlive_reset_sender),
 	    cmocka_unit_test(test_independent_queues_start_in_time_order),
 	    cmocka_unit_test(test_ties_drawn_by_the_seed),
+	    cmocka_unit_test(test_woken_queue_tied_with_packet_drawn),
 	    cmocka_unit_test(test_ready_wait_rewoken_when_cq_destroyed),
 	    cmocka_unit_test(test_queue_destroyed_while_ready),
 	    cmocka_unit_test(test_ready_queue_moved_to_err_stops),
