@@ -566,8 +566,7 @@ int core_client_wait(struct prism_client *cl, uint64_t k, int timeout_ms)
 		if (now >= deadline)
 			return -PRISM_E_TIMEOUT;
 		if (cl->link_polled) {
-			uint64_t parks = cl->cq_ch ? 0 : core_client_net_parks(cl),
-			         left_ms = deadline - now;
+			uint64_t parks, left_ms = deadline - now;
 			unsigned idle = NET_WAIT_IDLE_US;
 
 			if (left_ms < NET_WAIT_IDLE_US / 1000)
@@ -577,6 +576,7 @@ int core_client_wait(struct prism_client *cl, uint64_t k, int timeout_ms)
 				core_client_net_wait_cqe(cl, (int)idle);
 				continue;
 			}
+			parks = core_client_net_parks(cl);
 			/* No send parked since the last look (this thread's step ran
 			 * the device on every packet it read): nothing but a packet
 			 * or a hang-up can move the call on, and both wake us. */
