@@ -198,9 +198,12 @@ struct core_backend_ops {
 extern const struct core_backend_ops core_sim_backend;
 struct sim_dev;
 struct sim_qp;
-/* The sim objects behind the sim backend's handles (for the net transport). */
+struct sim_cq;
+/* The sim objects behind the sim backend's handles (for the net transport
+ * and a client's completion channel). */
 struct sim_dev *sim_backend_dev(struct core_be_dev *dev);
 struct sim_qp *sim_backend_qp(struct core_be_qp *qp);
+struct sim_cq *sim_backend_cq(struct core_be_cq *cq);
 
 /* The mlx5 backend's table (runtime/mlx5/mlx5_dev.c): rdma-core, DEVX. */
 extern const struct core_backend_ops core_mlx5_backend;

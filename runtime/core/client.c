@@ -14,7 +14,8 @@
  * server described), the SEND/RECV posting through the codec, CQ polling,
  * and waiting: over TCP the waiting thread sleeps on its own socket and runs
  * its NIC when the answer comes (one wake per answer; a threaded device's
- * NIC thread runs it instead, and the waiter naps until it has).
+ * NIC thread runs it instead, and the waiter also sleeps on the response
+ * CQ's completion channel until that thread wrote the completion).
  * Must not: trust the server's description beyond proto.c's checks; print.
  */
 #include <stdlib.h>
@@ -535,39 +536,23 @@ static int step(struct prism_client *cl)
  * A threaded device (prism_device_opts.threaded) is run by its NIC thread,
  * not by this one: the packets this thread reads are handed to that
  * thread, and the completion that ends the call is written there, a few
- * microseconds later, with nothing that wakes a sleeper (the sim has no
- * completion channel).  So no wait on such a device is an idle one: each
- * lasts NET_NIC_WAIT_US at first and doubles while it passes in silence,
- * up to NET_WAIT_MAX_US, and every packet brings it back to
- * NET_NIC_WAIT_US, so that the completion the NIC thread writes for it is
- * seen within about twice the time it took.  The NIC thread retries its
- * parked sends on its own (it wakes every 200 us while idle): no kick.
+ * microseconds later.  So the wait sleeps on the response CQ's completion
+ * channel as well as on the link (core_client_net_wait_cqe): the CQ is
+ * armed over what the last poll consumed, then the thread sleeps until a
+ * packet, a hang-up or the NIC thread's CQE, as ibv_get_cq_event does.
+ * Nothing else can move the call on (the NIC thread retries its parked
+ * sends on its own: it wakes every 200 us while idle), so such a wait
+ * lasts NET_WAIT_IDLE_US, a bound, like an idle one.
  */
 #define NET_WAIT_US      200
 #define NET_WAIT_MAX_US  3200
 #define NET_WAIT_IDLE_US 100000
-#define NET_NIC_WAIT_US  20
-
-/* A wait on the polled link of a threaded device: until a packet, a
- * hang-up or @wait_us, whichever first (see above). */
-static void nic_thread_wait(struct prism_client *cl, unsigned *wait_us, uint64_t left_ms)
-{
-	unsigned us = *wait_us;
-
-	if (left_ms < us / 1000u) /* no longer than the call's timeout allows */
-		us = (unsigned)left_ms * 1000u + 1000u;
-	if (core_client_net_wait(cl, (int)us) == 0)
-		*wait_us = *wait_us * 2 > NET_WAIT_MAX_US ? NET_WAIT_MAX_US : *wait_us * 2;
-	else
-		*wait_us = NET_NIC_WAIT_US;
-}
 
 int core_client_wait(struct prism_client *cl, uint64_t k, int timeout_ms)
 {
 	uint64_t now,
 	    deadline = timeout_ms < 0 ? UINT64_MAX : (uint64_t)util_now_ms() + (uint64_t)timeout_ms;
 	unsigned spins = 0, wait_us = cl->net_wait_us ? cl->net_wait_us : NET_WAIT_US;
-	unsigned nic_wait_us = NET_NIC_WAIT_US;
 	bool silent = false;
 
 	while (cl->answered <= k) {
@@ -580,21 +565,22 @@ int core_client_wait(struct prism_client *cl, uint64_t k, int timeout_ms)
 		now = (uint64_t)util_now_ms();
 		if (now >= deadline)
 			return -PRISM_E_TIMEOUT;
-		if (cl->link_polled && cl->dev->threaded) {
-			nic_thread_wait(cl, &nic_wait_us, deadline - now);
-			continue;
-		}
 		if (cl->link_polled) {
-			uint64_t parks = core_client_net_parks(cl), left_ms = deadline - now;
+			uint64_t parks, left_ms = deadline - now;
+			unsigned idle = NET_WAIT_IDLE_US;
 
+			if (left_ms < NET_WAIT_IDLE_US / 1000)
+				idle = (unsigned)left_ms * 1000u + 1000u;
+			/* threaded: a packet, a hang-up or the completion */
+			if (cl->cq_ch) {
+				core_client_net_wait_cqe(cl, (int)idle);
+				continue;
+			}
+			parks = core_client_net_parks(cl);
 			/* No send parked since the last look (this thread's step ran
 			 * the device on every packet it read): nothing but a packet
 			 * or a hang-up can move the call on, and both wake us. */
 			if (parks == cl->parks_seen) {
-				unsigned idle = NET_WAIT_IDLE_US;
-
-				if (left_ms < NET_WAIT_IDLE_US / 1000)
-					idle = (unsigned)left_ms * 1000u + 1000u;
 				core_client_net_wait(cl, (int)idle);
 				core_client_net_kick(cl);
 				continue;

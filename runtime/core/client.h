@@ -11,6 +11,7 @@
 #define CORE_CLIENT_H
 
 struct net_oob_params;
+struct sim_channel;
 
 #include "core/proto.h"
 #include "core/server.h"
@@ -22,13 +23,14 @@ struct net_oob_params;
 
 struct prism_client {
 	struct prism_device *dev;
-	unsigned shard;           /* the device shard our queues live on */
-	struct prism_server *srv; /* in-process: the server we poll when it has no thread */
-	uint32_t conn_id;         /* in-process: our connection on that server (ids start at 1) */
-	struct net_link *link;    /* over TCP or a ring pair */
-	bool link_polled;         /* this thread reads the link's socket or ring */
-	unsigned net_wait_us;     /* the first wait of the next core_client_wait */
-	uint64_t parks_seen;      /* the device's RNR park count at the last look */
+	unsigned shard;            /* the device shard our queues live on */
+	struct prism_server *srv;  /* in-process: the server we poll when it has no thread */
+	uint32_t conn_id;          /* in-process: our connection on that server (ids start at 1) */
+	struct net_link *link;     /* over TCP or a ring pair */
+	bool link_polled;          /* this thread reads the link's socket or ring */
+	unsigned net_wait_us;      /* the first wait of the next core_client_wait */
+	uint64_t parks_seen;       /* the device's RNR park count at the last look */
+	struct sim_channel *cq_ch; /* polled link, threaded device: rcq's completion channel */
 	enum prism_transport transport; /* asked for (opts, PRISM_TRANSPORT) */
 	struct net_ring *ring;          /* fetched, until attached */
 	bool on_ring;                   /* the link is a ring pair */
@@ -82,6 +84,10 @@ bool core_client_net_peer_gone(struct prism_client *cl);
 /* Polled link: wait up to @timeout_us for the server's packets and hand them
  * to the device (net_link_poll). */
 int core_client_net_wait(struct prism_client *cl, int timeout_us);
+/* Polled link on a threaded device (cl->cq_ch): arm the response CQ, then
+ * wait as core_client_net_wait does and also until the NIC thread writes a
+ * CQE to it (or wrote one the last poll did not consume). */
+int core_client_net_wait_cqe(struct prism_client *cl, int timeout_us);
 /* Polled link: hold ACKs for the next request (@hold), or send them at once. */
 void core_client_net_hold_acks(struct prism_client *cl, bool hold);
 void core_client_net_close(struct prism_client *cl);

@@ -10,7 +10,8 @@
  * .transport, else PRISM_TRANSPORT), retrying a setup the server refused as
  * busy (bounded by the timeout), mapping setup failures to prism codes,
  * the client's link-down flag, making the link a polled one (the waiting
- * thread reads it) and the wait on it.
+ * thread reads it) and the wait on it; on a threaded device, the response
+ * CQ's completion channel that wait also sleeps on.
  * Must not: touch the data path (client.c).
  */
 #include <poll.h>
@@ -280,6 +281,21 @@ int core_client_net_attach(struct prism_client *cl)
 	/* The thread that waits for an answer reads it off the socket itself
 	 * (else the transport thread does, and the answer wakes two threads). */
 	cl->link_polled = net_link_set_polled(cl->link) == 0;
+	/* A threaded device's NIC thread writes the completion that ends a
+	 * call after this thread handed it the packet: the wait sleeps on the
+	 * response CQ's completion channel too (ibv_get_cq_event). */
+	if (cl->link_polled && cl->dev->threaded) {
+		struct sim_channel *ch;
+
+		err = sim_channel_create(sim_backend_dev(cl->dev->shards[cl->shard].be), &ch);
+		if (!err && (err = sim_cq_set_channel(sim_backend_cq(cl->rcq), ch)))
+			sim_channel_destroy(ch);
+		if (err) {
+			core_err("client: completion channel: %s", strerror(-err));
+			return err;
+		}
+		cl->cq_ch = ch;
+	}
 	return 0;
 }
 
@@ -323,8 +339,34 @@ int core_client_net_wait(struct prism_client *cl, int timeout_us)
 	return net_link_poll(cl->link, timeout_us);
 }
 
+int core_client_net_wait_cqe(struct prism_client *cl, int timeout_us)
+{
+	void *ctx;
+
+	/* take an event the last wait left (the fd unreadable again), then
+	 * arm over what the last poll consumed: a CQE written since then
+	 * makes the fd readable at once, so none is slept through */
+	sim_channel_take_events(cl->cq_ch, &ctx, 1);
+	sim_cq_arm(sim_backend_cq(cl->rcq), cl, true);
+	return net_link_poll_also(cl->link, timeout_us, sim_channel_fd(cl->cq_ch));
+}
+
+/* Disarmed first (an event still queued is dropped, none can follow), so
+ * that no ctx of ours moves to the device's own list. */
+static void close_channel(struct prism_client *cl)
+{
+	struct sim_cq *rcq = sim_backend_cq(cl->rcq);
+
+	sim_cq_arm(rcq, NULL, false);
+	sim_cq_set_channel(rcq, NULL);
+	sim_channel_destroy(cl->cq_ch);
+	cl->cq_ch = NULL;
+}
+
 void core_client_net_close(struct prism_client *cl)
 {
+	if (cl->cq_ch)
+		close_channel(cl);
 	if (cl->link)
 		net_link_close(cl->link);
 	cl->link = NULL;

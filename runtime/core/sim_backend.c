@@ -251,3 +251,8 @@ struct sim_qp *sim_backend_qp(struct core_be_qp *qp)
 {
 	return (struct sim_qp *)qp;
 }
+
+struct sim_cq *sim_backend_cq(struct core_be_cq *cq)
+{
+	return (struct sim_cq *)cq;
+}

@@ -544,7 +544,7 @@ static bool spin_for_bytes(struct net_ring *r, int timeout_us)
 	return false;
 }
 
-static int ring_wait(struct net_ring *r, int timeout_us)
+static int ring_wait(struct net_ring *r, int timeout_us, int also_fd)
 {
 	struct timespec ts = {timeout_us / 1000000, (timeout_us % 1000000) * 1000L};
 	struct epoll_event ev[2];
@@ -553,10 +553,25 @@ static int ring_wait(struct net_ring *r, int timeout_us)
 
 	if (r->err || wait_set(r))
 		return r->err;
-	if (spin_for_bytes(r, timeout_us))
+	/* no spin beside another fd: what that fd says comes without bytes */
+	if (also_fd < 0 && spin_for_bytes(r, timeout_us))
 		return 1;
 	if (!net_ring_prepare_sleep(r))
 		return r->err ? r->err : 1;
+	if (also_fd >= 0) {
+		struct pollfd p[2] = {{.fd = r->waitfd, .events = POLLIN},
+		                      {.fd = also_fd, .events = POLLIN}};
+
+		do
+			n = ppoll(p, 2, timeout_us < 0 ? NULL : &ts, NULL);
+		while (n < 0 && errno == EINTR);
+		if (n <= 0 || !(p[0].revents & POLLIN)) {
+			__atomic_store_n(r->rx_sleep, 0, __ATOMIC_RELAXED);
+			return n < 0 ? fail(r, -errno, "ring: poll: %s", strerror(errno)) : 0;
+		}
+		timeout_us = 0; /* the ring's events are there now: collect them */
+		ts = (struct timespec){0, 0};
+	}
 	do
 		n = epoll_pwait2(r->waitfd, ev, 2, timeout_us < 0 ? NULL : &ts, NULL);
 	while (n < 0 && errno == EINTR);
@@ -572,10 +587,15 @@ static int ring_wait(struct net_ring *r, int timeout_us)
 
 int net_ring_wait(struct net_ring *r, int timeout_us)
 {
+	return net_ring_wait_also(r, timeout_us, -1);
+}
+
+int net_ring_wait_also(struct net_ring *r, int timeout_us, int also_fd)
+{
 	int rc;
 
 	__atomic_add_fetch(&ring_waiters, 1, __ATOMIC_RELAXED);
-	rc = ring_wait(r, timeout_us);
+	rc = ring_wait(r, timeout_us, also_fd);
 	__atomic_sub_fetch(&ring_waiters, 1, __ATOMIC_RELAXED);
 	return rc;
 }

@@ -1469,7 +1469,12 @@ void net_link_hold_acks(struct net_link *l, bool hold)
 
 int net_link_poll(struct net_link *l, int timeout_us)
 {
-	struct pollfd pfd = {.fd = l->fd, .events = POLLIN};
+	return net_link_poll_also(l, timeout_us, -1);
+}
+
+int net_link_poll_also(struct net_link *l, int timeout_us, int also_fd)
+{
+	struct pollfd pfd[2] = {{.fd = l->fd, .events = POLLIN}, {.fd = also_fd, .events = POLLIN}};
 	bool gone = false, paused, held;
 	uint64_t before;
 	int n;
@@ -1486,21 +1491,24 @@ int net_link_poll(struct net_link *l, int timeout_us)
 		/* a link the device or the peer pushes back on is not read:
 		 * its bytes would only wake us again */
 		if (paused || __atomic_load_n(&l->rx_stalled, __ATOMIC_RELAXED)) {
-			nanosleep(&ts, NULL);
+			if (also_fd >= 0)
+				ppoll(&pfd[1], 1, &ts, NULL);
+			else
+				nanosleep(&ts, NULL);
 			return 0;
 		}
 		if (l->ring) {
 			/* sleeps on the data eventfd (the sleep flag set) and the
 			 * setup socket's hang-up; a ring whose peer is gone
 			 * fails, and the read below reports it */
-			n = net_ring_wait(l->ring, timeout_us);
+			n = net_ring_wait_also(l->ring, timeout_us, also_fd);
 			if (n == 0)
 				return 0;
 		} else {
-			n = ppoll(&pfd, 1, &ts, NULL);
-			if (n == 0)
+			n = ppoll(pfd, also_fd >= 0 ? 2 : 1, &ts, NULL);
+			if (n == 0 || (n > 0 && !pfd[0].revents))
 				return 0;
-			gone = n > 0 && (pfd.revents & (POLLHUP | POLLERR));
+			gone = n > 0 && (pfd[0].revents & (POLLHUP | POLLERR));
 		}
 	}
 	pthread_mutex_lock(&l->rx_lock);

@@ -133,6 +133,9 @@ int net_link_set_polled(struct net_link *link);
  * handed over, or the negative error that took the link down.
  */
 int net_link_poll(struct net_link *link, int timeout_us);
+/* ... sleeping also until @also_fd (-1: none; e.g. a completion channel's
+ * fd) is readable, which ends the wait as a timeout would. */
+int net_link_poll_also(struct net_link *link, int timeout_us, int also_fd);
 /*
  * Polled link: do plain ACKs wait for the owner's next frame or its next
  * wait (@hold, the default), or leave at once (those held too)?  For an

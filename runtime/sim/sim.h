@@ -316,6 +316,24 @@ void sim_cq_arm_ci(struct sim_cq *cq, void *ctx, uint32_t ci);
 /* Take up to @max queued events (their ctx) off @dev's list; how many.  A
  * destroyed CQ's event is dropped.  Thread-safe. */
 unsigned sim_dev_take_events(struct sim_dev *dev, void **ctx, unsigned max);
+/*
+ * Completion channels, as ibv_create_comp_channel: a CQ attached to one
+ * (sim_cq_set_channel; NULL: back to its device's list) queues its events
+ * there instead, and the channel's fd (an eventfd; poll it for POLLIN) is
+ * readable exactly while events are queued, whichever thread wrote the
+ * CQE (a NIC thread included).  A consumer arms with check_consumed after
+ * it polled the CQ, then sleeps on the fd: a CQE written between makes
+ * the fd readable at once.  sim_channel_take_events takes the events (the
+ * fd is unreadable again once none is left).  A channel outlives its
+ * CQs: destroying it returns SIM_E_BUSY while CQs are attached; it may
+ * outlive its device (it then holds nothing).  Thread-safe.
+ */
+struct sim_channel;
+int sim_channel_create(struct sim_dev *dev, struct sim_channel **out);
+int sim_channel_destroy(struct sim_channel *ch);
+int sim_channel_fd(const struct sim_channel *ch);
+unsigned sim_channel_take_events(struct sim_channel *ch, void **ctx, unsigned max);
+int sim_cq_set_channel(struct sim_cq *cq, struct sim_channel *ch);
 
 /* ---- queue pairs ------------------------------------------------------- */
 

@@ -1,6 +1,7 @@
 # runtime/sim: the software RNIC engine (see runtime/sim/sim.h).
 LIB_SRCS += \
 	runtime/sim/sim_atomic_math.c \
+	runtime/sim/sim_channel.c \
 	runtime/sim/sim_cq.c \
 	runtime/sim/sim_dev.c \
 	runtime/sim/sim_exec.c \

@@ -9,7 +9,9 @@
  * release order, so a polling thread that sees the owner bit flip sees the
  * whole CQE (mlx5 rdma-core: mlx5_get_next_cqe).  That write, the push of
  * the data path, is inline (sim_cq_write / sim_cq_push in sim_internal.h);
- * its rare cases (overrun, the CQE event) are here.
+ * its rare cases (overrun, the CQE event) are here, and so is the
+ * completion event of an armed CQ, queued on its channel (sim_channel.c)
+ * or its device's list: the data path pays one test of cq->armed.
  *
  * Must not: decide which CQEs exist (sim_requester.c / sim_responder.c /
  * sim_qp.c do).
@@ -89,21 +91,32 @@ static void cq_free(struct sim_cq *cq)
 	free(cq);
 }
 
-/* dev->lock held: queue @cq's event (once). */
+/* dev->lock held: the list @cq's events go to. */
+static struct sim_cq **cq_event_list(struct sim_cq *cq)
+{
+	return cq->ch ? &cq->ch->ev_head : &cq->dev->ev_head;
+}
+
+/* dev->lock held: queue @cq's event (once); a channel's first event wakes
+ * its sleepers. */
 static void cq_event(struct sim_cq *cq)
 {
+	struct sim_cq **head = cq_event_list(cq);
+
 	cq->armed = false;
 	if (cq->ev_queued)
 		return;
 	cq->ev_queued = true;
-	cq->ev_next = cq->dev->ev_head;
-	cq->dev->ev_head = cq;
+	cq->ev_next = *head;
+	*head = cq;
+	if (cq->ch && !cq->ev_next)
+		sim_channel_signal(cq->ch);
 }
 
-/* dev->lock held: take @cq's event off the device's queue, if queued. */
+/* dev->lock held: take @cq's event off its queue, if queued. */
 static void cq_event_drop(struct sim_cq *cq)
 {
-	struct sim_cq **pp = &cq->dev->ev_head;
+	struct sim_cq **pp = cq_event_list(cq);
 
 	if (!cq->ev_queued)
 		return;
@@ -111,6 +124,30 @@ static void cq_event_drop(struct sim_cq *cq)
 		pp = &(*pp)->ev_next;
 	*pp = cq->ev_next;
 	cq->ev_queued = false;
+	if (cq->ch && !cq->ch->ev_head)
+		sim_channel_drain(cq->ch);
+}
+
+int sim_cq_set_channel(struct sim_cq *cq, struct sim_channel *ch)
+{
+	struct sim_dev *dev;
+	bool queued;
+
+	if (!cq || (ch && ch->dev != cq->dev))
+		return -EINVAL;
+	dev = cq->dev;
+	pthread_mutex_lock(&dev->lock);
+	queued = cq->ev_queued;
+	cq_event_drop(cq);
+	if (cq->ch)
+		cq->ch->ncqs--;
+	cq->ch = ch;
+	if (ch)
+		ch->ncqs++;
+	if (queued) /* an event queued on the old list moves along */
+		cq_event(cq);
+	pthread_mutex_unlock(&dev->lock);
+	return 0;
 }
 
 /* dev->lock held: arm @cq; @ci < 0: for the next CQE only. */
@@ -181,6 +218,8 @@ int sim_cq_destroy(struct sim_cq *cq)
 	dev->ncqs--;
 	sim_sched_wake_waiters(cq, true); /* a WAIT on a missing CQ runs (and fails) */
 	cq_event_drop(cq);
+	if (cq->ch)
+		cq->ch->ncqs--;
 	pthread_mutex_unlock(&dev->lock);
 	cq_free(cq);
 	return 0;
@@ -190,6 +229,11 @@ void sim_cq_destroy_all(struct sim_dev *dev)
 {
 	dev->ev_head = NULL;
 	for (uint32_t i = 0; i < dev->cqs_cap; i++) {
+		if (dev->cqs[i] && dev->cqs[i]->ch) { /* a channel outliving them */
+			dev->cqs[i]->ch->ev_head = NULL;
+			dev->cqs[i]->ch->ncqs = 0;
+			sim_channel_drain(dev->cqs[i]->ch);
+		}
 		if (dev->cqs[i])
 			cq_free(dev->cqs[i]);
 		dev->cqs[i] = NULL;

@@ -87,12 +87,27 @@ struct sim_cq {
 	/* QP slots parked on a WAIT for this CQ: woken by its next CQE */
 	uint32_t *waiters;
 	uint32_t nwaiters, waiters_cap;
-	/* completion events (sim_cq_arm): the next CQE queues this CQ on
-	 * dev->ev_head once, for sim_dev_take_events */
+	/* completion events (sim_cq_arm): the next CQE queues this CQ once on
+	 * its channel's list (ch), else on dev->ev_head, for
+	 * sim_channel_take_events / sim_dev_take_events */
 	bool armed, ev_queued;
 	void *ev_ctx;
 	struct sim_cq *ev_next;
+	struct sim_channel *ch;
 };
+
+/* A completion channel (sim_channel.c): its CQs' events, and an eventfd
+ * that is readable exactly while the list is not empty.  dev->lock. */
+struct sim_channel {
+	struct sim_dev *dev;
+	struct sim_cq *ev_head;
+	int fd;
+	uint32_t ncqs; /* CQs attached */
+};
+/* dev->lock held: the first event on @ch's empty list makes its fd
+ * readable; the list emptied makes it unreadable again. */
+void sim_channel_signal(struct sim_channel *ch);
+void sim_channel_drain(struct sim_channel *ch);
 
 /* ---- send queue --------------------------------------------------------- */
 

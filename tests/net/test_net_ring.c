@@ -24,6 +24,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -187,6 +188,38 @@ static void test_wake_only_sleeping_consumer(void **state)
 	put(p.a, 40, 20);
 	assert_false(readable(net_ring_fd(p.b)));
 	free_pair(&p);
+}
+
+/* A wait beside another fd (a completion channel's): that fd readable ends
+ * it with 0 and leaves the ring's bytes alone (no spin); bytes end it with 1
+ * whatever that fd says; neither: a timeout. */
+static void test_wait_also(void **state)
+{
+	struct pair p;
+	uint64_t one = 1;
+	int efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	time_t t0;
+
+	(void)state;
+	assert_true(efd >= 0);
+	make_pair(&p, SIZE);
+	net_ring_set_spin(p.b, 40, true);
+	assert_int_equal(net_ring_wait_also(p.b, 1000, efd), 0); /* neither */
+	assert_int_equal(net_ring_spin(p.b)->budget_us, 40);     /* no spin */
+	assert_int_equal(write(efd, &one, sizeof(one)), (ssize_t)sizeof(one));
+	t0 = time(NULL);
+	assert_int_equal(net_ring_wait_also(p.b, 30000000, efd), 0); /* the other fd */
+	assert_true(time(NULL) - t0 < 20);                           /* not the timeout */
+	put(p.a, 0, 20);
+	assert_int_equal(net_ring_wait_also(p.b, 5000000, efd), 1); /* bytes */
+	get(p.b, 0, 20);
+	assert_int_equal(read(efd, &one, sizeof(one)), (ssize_t)sizeof(one));
+	put(p.a, 20, 20);
+	assert_int_equal(net_ring_wait_also(p.b, 5000000, efd), 1);
+	get(p.b, 20, 20);
+	assert_false(readable(net_ring_fd(p.b))); /* the wait cleared its flag */
+	free_pair(&p);
+	close(efd);
 }
 
 /* A poll that caught the bytes set no sleep flag (no signal was sent); one
@@ -566,6 +599,7 @@ int main(void)
 	    cmocka_unit_test(test_wake_only_sleeping_consumer),
 	    cmocka_unit_test(test_stream_between_threads),
 	    cmocka_unit_test(test_spin_then_sleep),
+	    cmocka_unit_test(test_wait_also),
 	    cmocka_unit_test(test_spin_ping_pong),
 	    cmocka_unit_test(test_hostile_indices),
 	    cmocka_unit_test(test_garbage_records_stop_at_the_parser),

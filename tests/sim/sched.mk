@@ -29,3 +29,9 @@ sim_memread_SRCS := tests/sim/test_memread.c
 # and ACKs for PSNs never sent change nothing.
 TESTS += sim_ack
 sim_ack_SRCS := tests/sim/test_ack.c tests/sim/sim_harness.c
+
+# tests/sim: completion channels: an armed CQ's CQE, written by the NIC
+# thread, makes the channel's fd readable (and nothing before it); no
+# wake-up is lost between poll, arm and sleep.
+TESTS += sim_channel
+sim_channel_SRCS := tests/sim/test_channel.c tests/sim/sim_harness.c
