@@ -31,7 +31,7 @@ static inline __attribute__((always_inline)) void fill_hdr(struct sim_xctx *x, s
 	qp->next_psn = (qp->next_psn + 1) & 0xffffffu;
 	p->wqe_counter = x->f->counter;
 	p->opcode = x->w->ctrl.opcode;
-	p->imm = x->w->ctrl.imm;
+	p->imm = get_be32(x->f->bytes + 12); /* the engine's decode leaves it out */
 	/* the request reaches the responder half-way through the latency */
 	p->t = x->start + x->cost.latency / 2;
 	x->os->psn = p->psn;

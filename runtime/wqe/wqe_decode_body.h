@@ -302,7 +302,6 @@ DECODE_INLINE int wqe_decode_body(const uint8_t *buf, size_t len, struct prism_w
 		w->ctrl.opmod = opmod;
 		w->ctrl.opcode = opcode;
 		w->ctrl.fm_ce_se = buf[11];
-		w->ctrl.imm = get_be32(buf + 12);
 	} else {
 		wqe_ctrl_unpack(buf, &w->ctrl);
 	}

@@ -34,7 +34,7 @@ static inline int wqe_decode_engine(const uint8_t *buf, uint32_t len, struct pri
 }
 
 /* Copies into @w, from @full, the fields wqe_decode_engine leaves alone:
- * the control segment's wqe_index, qpn, ds, signature and dci_stream, the
+ * the control segment's wqe_index, qpn, ds, signature, dci_stream and imm, the
  * remote address segment's reserved word and the has_atomic / has_wait_en /
  * has_wod flags (the engine tells the shape by the opcode).  After it a
  * WQE that wqe_decode_engine decoded equals, byte for byte, what
@@ -47,6 +47,7 @@ static inline void wqe_engine_rest(struct prism_wqe *w, const struct prism_wqe *
 	w->ctrl.wqe_index = full->ctrl.wqe_index;
 	w->ctrl.qpn = full->ctrl.qpn;
 	w->ctrl.ds = full->ctrl.ds;
+	w->ctrl.imm = full->ctrl.imm;
 	w->ctrl.signature = full->ctrl.signature;
 	w->ctrl.dci_stream = full->ctrl.dci_stream;
 	w->raddr.reserved = full->raddr.reserved;
