@@ -79,7 +79,8 @@ unsigned sim_sq_rnr_ready(struct sim_qp *qp, sim_time_t *t)
 	return SIM_RD_READY | SIM_RD_POLL;
 }
 
-static uint8_t check_ctrl(struct sim_qp *qp, const struct sim_fetched *f)
+/* @dev: qp->dev, which the caller holds (a reload here otherwise) */
+static uint8_t check_ctrl(const struct sim_dev *dev, struct sim_qp *qp, const struct sim_fetched *f)
 {
 	const struct sim_decoded *d = &qp->sq.hd;
 	const struct prism_ctrl_seg *c = &d->w.ctrl;
@@ -88,8 +89,8 @@ static uint8_t check_ctrl(struct sim_qp *qp, const struct sim_fetched *f)
 		return PRISM_SYND_LOCAL_QP_OP_ERR;
 	/* stock firmware checks the WQE index and QPN (PCX; RedN section 4),
 	 * read from the fetched bytes (the engine's decode leaves them out) */
-	if (qp->dev->o.fw == SIM_FW_STRICT && (get_be16(f->bytes + 1) != (uint16_t)f->counter ||
-	                                       get_be32(f->bytes + 4) >> 8 != qp->qpn))
+	if (dev->o.fw == SIM_FW_STRICT && (get_be16(f->bytes + 1) != (uint16_t)f->counter ||
+	                                   get_be32(f->bytes + 4) >> 8 != qp->qpn))
 		return PRISM_SYND_LOCAL_QP_OP_ERR;
 	/* SEND_EN / RECV_EN need a cross-channel QP (qpc.cd_master).  Only
 	 * software checks for this are public (MLNX_OFED libmlx5), so the
@@ -197,7 +198,7 @@ void sim_sq_step(struct sim_qp *qp, sim_time_t start)
 	if (sim_sq_hazard_check(qp, f, start))
 		synd = PRISM_SYND_LOCAL_QP_OP_ERR;
 	else
-		synd = check_ctrl(qp, f);
+		synd = check_ctrl(dev, qp, f);
 
 	if (!dev->cost_query) /* nobody reads the query: charge the flat default cost */
 		sim_default_cost_of(synd ? PRISM_CLASS_ORDERING : sq->hd.info->cls, &x.cost);
