@@ -230,14 +230,17 @@ void sim_sq_step(struct sim_qp *qp, sim_time_t start)
 	x.w = &sq->hd.w;
 	x.start = start;
 	rc = synd ? synd : exec_table[opcode](&x);
-	if (dev->cost_query) /* the query's order is all that reads it */
-		sq->after_wait = sq->hd.rc >= 0 && sq->hd.w.ctrl.opcode == PRISM_OP_CQE_WAIT;
-	pop_head(qp, f); /* x.w: the next head from here */
 	sq->t = start + x.cost.busy;
 	dev->st.wqes_executed++;
 	sim_advance_now(dev, sq->t);
-	if (dev->obs.event)
-		emit_exec(qp, SIM_EV_EXEC_END, sq->t, sq->t, x.os->counter, &q, NULL);
+	/* one test for the quiet case: an observer implies dev->cost_query */
+	if (dev->cost_query) {
+		/* the query's order is all that reads it */
+		sq->after_wait = sq->hd.rc >= 0 && sq->hd.w.ctrl.opcode == PRISM_OP_CQE_WAIT;
+		if (dev->obs.event)
+			emit_exec(qp, SIM_EV_EXEC_END, sq->t, sq->t, x.os->counter, &q, NULL);
+	}
+	pop_head(qp, f); /* x.w: the next head from here */
 	if (lone && (rc > 0 || !x.os->done)) {
 		sim_outst_clear_req(x.os);
 		sq->os_cnt++; /* it is the ring's only entry: os_head names it */
