@@ -429,12 +429,12 @@ static inline void sim_default_cost_of(enum prism_op_class cls, struct sim_cost 
 	out->latency = cls == PRISM_CLASS_ORDERING ? out->busy : SIM_US(1.0);
 }
 uint64_t sim_rand(struct sim_dev *dev);
+/* dev->now only grows, from 0, here: it is also the stats' vtime_max
+ * (sim_dev_stats fills that in). */
 static inline void sim_advance_now(struct sim_dev *dev, sim_time_t t)
 {
 	if (t > dev->now)
 		dev->now = t;
-	if (t > dev->st.vtime_max)
-		dev->st.vtime_max = t;
 }
 
 /* sim_mr.c: checked memory access (below, inline).  Each returns 0 and the
