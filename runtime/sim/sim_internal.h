@@ -197,7 +197,7 @@ struct sim_sq {
 	uint32_t pf_cap, pf_head, pf_cnt;
 	struct sim_decoded hd;
 	uint32_t pf_max_bbs;
-	/* outstanding ring */
+	/* outstanding ring (os_cap: a power of two) */
 	struct sim_outst *os;
 	uint32_t os_cap, os_head, os_cnt;
 	/* per-BB last engine writer and last fetch */
@@ -1153,7 +1153,8 @@ static inline uint32_t sim_wrap(uint32_t i, uint32_t cap)
 static inline struct sim_outst *sim_outst_next(struct sim_qp *qp)
 {
 	struct sim_sq *sq = &qp->sq;
-	struct sim_outst *o = &sq->os[sim_wrap(sq->os_head + sq->os_cnt, sq->os_cap)];
+	/* os_cap is a power of two (the QP's, at least 16) */
+	struct sim_outst *o = &sq->os[(sq->os_head + sq->os_cnt) & (sq->os_cap - 1)];
 
 	o->done = o->read_like = false;
 	o->byte_count = 0;
