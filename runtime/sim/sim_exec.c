@@ -108,7 +108,7 @@ static void pop_head(struct sim_qp *qp, const struct sim_fetched *f)
 	struct sim_sq *sq = &qp->sq;
 
 	sq->head = f->counter + f->nbb;
-	sq->pf_head = sim_wrap(sq->pf_head + 1, sq->pf_cap);
+	sq->pf_head = (sq->pf_head + 1) & (sq->pf_cap - 1); /* a power of two */
 	if (--sq->pf_cnt)
 		sim_sq_decode_head(qp);
 }

@@ -191,7 +191,8 @@ struct sim_sq {
 	uint32_t en;    /* managed: enabled limit (SEND_EN) */
 	uint32_t fetch; /* next BB counter to fetch */
 	uint32_t head;  /* next BB counter to execute */
-	/* prefetch ring; hd: pf[pf_head] decoded, while pf_cnt */
+	/* prefetch ring (pf_cap: a power of two, at least pf_max_bbs); hd:
+	 * pf[pf_head] decoded, while pf_cnt */
 	struct sim_fetched *pf;
 	uint8_t *pf_bytes;
 	uint32_t pf_cap, pf_head, pf_cnt;
@@ -1258,7 +1259,7 @@ static inline void sim_sq_fetch_next(struct sim_qp *qp, sim_time_t t)
 	ds = src[7] & 0x3fu;
 	if (room > 0 && sq->pf_cnt && ds <= PRISM_WQE_BB / PRISM_WQE_DS_BYTES &&
 	    !qp->dev->obs.event) {
-		struct sim_fetched *f = &sq->pf[sim_wrap(sq->pf_head + sq->pf_cnt, sq->pf_cap)];
+		struct sim_fetched *f = &sq->pf[(sq->pf_head + sq->pf_cnt) & (sq->pf_cap - 1)];
 
 		/* the whole block (a fixed-size copy; bytes past len are never read) */
 		memcpy(f->bytes, src, PRISM_WQE_BB);
