@@ -654,11 +654,12 @@ static inline bool sim_sq_hazard_check(struct sim_qp *qp, struct sim_fetched *f,
 	uint32_t first = f->counter & (sq->nbb - 1);
 	const uint8_t *mem = sq->buf + (size_t)first * PRISM_WQE_BB;
 
-	if (qp->dev->o.hazard == SIM_HAZARD_OFF)
-		return false;
+	/* the common case first: nothing changed (then the mode does not matter) */
 	if (!f->hazard &&
 	    (f->nbb == 1 ? sim_bb_match(mem, f->bytes)
 	                 : first + f->nbb <= sq->nbb && memcmp(mem, f->bytes, f->len) == 0))
+		return false;
+	if (qp->dev->o.hazard == SIM_HAZARD_OFF)
 		return false;
 	return sim_sq_hazard_check_slow(qp, f, t);
 }
