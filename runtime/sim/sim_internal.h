@@ -1177,6 +1177,12 @@ static inline uint32_t sim_wrap(uint32_t i, uint32_t cap)
 {
 	return i >= cap ? i - cap : i;
 }
+/* The outstanding entry @i places after the oldest (@i <= os_cnt): os_cap is
+ * a power of two (sim_qp_create sizes it), so the ring wraps by mask. */
+static inline struct sim_outst *sim_outst_at(const struct sim_sq *sq, uint32_t i)
+{
+	return &sq->os[(sq->os_head + i) & (sq->os_cap - 1)];
+}
 /* The entry the next push takes, not yet counted, with what its completion
  * reads (sim_outst_retire) cleared: enough for an ordering verb that
  * completes in its own step (the caller has checked there is room:
@@ -1184,8 +1190,7 @@ static inline uint32_t sim_wrap(uint32_t i, uint32_t cap)
 static inline struct sim_outst *sim_outst_next(struct sim_qp *qp)
 {
 	struct sim_sq *sq = &qp->sq;
-	/* os_cap is a power of two (the QP's, at least 16) */
-	struct sim_outst *o = &sq->os[(sq->os_head + sq->os_cnt) & (sq->os_cap - 1)];
+	struct sim_outst *o = sim_outst_at(sq, sq->os_cnt);
 
 	o->done = o->read_like = false;
 	o->byte_count = 0;
