@@ -429,7 +429,16 @@ static inline void sim_default_cost_of(enum prism_op_class cls, struct sim_cost 
 	out->busy = SIM_US(0.17);
 	out->latency = cls == PRISM_CLASS_ORDERING ? out->busy : SIM_US(1.0);
 }
-uint64_t sim_rand(struct sim_dev *dev);
+/* splitmix64: small, seedable, good enough to pick among units (inline: the
+ * scheduler draws one per two-way pick). */
+static inline uint64_t sim_rand(struct sim_dev *dev)
+{
+	uint64_t z = (dev->rng += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
 /* dev->now only grows, from 0, here: it is also the stats' vtime_max
  * (sim_dev_stats fills that in). */
 static inline void sim_advance_now(struct sim_dev *dev, sim_time_t t)
