@@ -112,6 +112,44 @@ void sim_sq_fetch_upto(struct sim_qp *qp, sim_time_t t, enum sim_order first_ord
 	}
 }
 
+void sim_sq_fetch_enabled(struct sim_qp *qp, sim_time_t t, uint32_t limit)
+{
+	struct sim_sq *sq = &qp->sq;
+	struct sim_dev *dev = qp->dev;
+	uint32_t fetch = sq->fetch, slot = sq->pf_head, mask = sq->nbb - 1;
+	uint32_t stop = sq->head + sq->pf_max_bbs;
+
+	if (sq->pf_cnt || dev->obs.event) {
+		sim_sq_fetch_upto(qp, t, SIM_ORDER_DOORBELL, limit);
+		return;
+	}
+	/* an empty window starts at the head (fetch == head) and at pf_head */
+	if ((int32_t)(limit - stop) < 0)
+		stop = limit;
+	do {
+		struct sim_fetched *f = &sq->pf[slot];
+		const uint8_t *src = sq->buf + (size_t)(fetch & mask) * PRISM_WQE_BB;
+		unsigned ds = src[7] & 0x3fu;
+
+		if (ds > PRISM_WQE_BB / PRISM_WQE_DS_BYTES)
+			break; /* longer: sim_sq_fetch_upto goes on from here */
+		memcpy(f->bytes, src, PRISM_WQE_BB); /* the whole block, as there */
+		sim_sq_fetched(sq, f, fetch, 1, sim_fetch_len(ds), t, SIM_ORDER_DOORBELL,
+		               dev->wseq);
+		fetch++;
+		sq->pf_cnt++;
+		slot = slot + 1 == sq->pf_cap ? 0 : slot + 1;
+		dev->st.fetches++;
+	} while ((int32_t)(stop - fetch) > 0);
+	sq->fetch = fetch;
+	if (sq->pf_cnt) { /* the queue may have been parked: it has a head now */
+		sim_sq_decode_head(qp);
+		sim_sched_wake(qp);
+	}
+	if ((int32_t)(stop - fetch) > 0)
+		sim_sq_fetch_upto(qp, t, SIM_ORDER_DOORBELL, limit);
+}
+
 void sim_sq_drop_fetched(struct sim_qp *qp)
 {
 	qp->sq.pf_head = 0;

@@ -605,6 +605,10 @@ void sim_qp_destroy_all(struct sim_dev *dev);
  * @limit (the value sim_qp_sq_limit just returned) and decodes the first
  * WQE fetched into an empty window (the others when they become the head). */
 void sim_sq_fetch_upto(struct sim_qp *qp, sim_time_t t, enum sim_order first_order, uint32_t limit);
+/* sim_sq_fetch_upto for an ENABLE (SIM_ORDER_DOORBELL) up to @limit, past
+ * sq->fetch: one-BB WQEs fetched into an empty window of a device without
+ * an event observer take a short path (ENABLE targets are idle queues). */
+void sim_sq_fetch_enabled(struct sim_qp *qp, sim_time_t t, uint32_t limit);
 /* Decodes the head WQE's fetched copy into sq->hd: called whenever a
  * fetched WQE becomes the head (fetched into an empty window, or the head
  * before it executed).  The copy never changes once fetched, so this is the
