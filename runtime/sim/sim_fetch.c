@@ -116,7 +116,7 @@ void sim_sq_fetch_enabled(struct sim_qp *qp, sim_time_t t, uint32_t limit)
 {
 	struct sim_sq *sq = &qp->sq;
 	struct sim_dev *dev = qp->dev;
-	uint32_t fetch = sq->fetch, slot = sq->pf_head, mask = sq->nbb - 1;
+	uint32_t fetch = sq->fetch, slot = sq->pf_head, cnt = 0, mask = sq->nbb - 1;
 	uint32_t stop = sq->head + sq->pf_max_bbs;
 
 	if (sq->pf_cnt || dev->obs.event) {
@@ -137,12 +137,13 @@ void sim_sq_fetch_enabled(struct sim_qp *qp, sim_time_t t, uint32_t limit)
 		sim_sq_fetched(sq, f, fetch, 1, sim_fetch_len(ds), t, SIM_ORDER_DOORBELL,
 		               dev->wseq);
 		fetch++;
-		sq->pf_cnt++;
+		cnt++;
 		slot = slot + 1 == sq->pf_cap ? 0 : slot + 1;
-		dev->st.fetches++;
 	} while ((int32_t)(stop - fetch) > 0);
 	sq->fetch = fetch;
-	if (sq->pf_cnt) { /* the queue may have been parked: it has a head now */
+	sq->pf_cnt = cnt;
+	dev->st.fetches += cnt;
+	if (cnt) { /* the queue may have been parked: it has a head now */
 		sim_sq_decode_head(qp);
 		sim_sched_wake(qp);
 	}
