@@ -282,6 +282,16 @@ bool sim_sq_patch_race(struct sim_qp *qp, uint32_t b, uint32_t off, const uint8_
 	return true;
 }
 
+/* Does block @b lie in a fetched WQE that has not run?  Its fetch record
+ * names the WQE last fetched over it (a block never fetched names counter
+ * 0: the WQE found must also cover the block). */
+static bool pending_over(struct sim_sq *sq, uint32_t b)
+{
+	const struct sim_fetched *f = fetched_at_counter(sq, sq->bbf[b].ctr);
+
+	return f && ((b - f->counter) & (sq->nbb - 1)) < f->nbb;
+}
+
 void sim_sq_emit_patch(struct sim_qp *qp, uint32_t off, uint32_t len, const struct sim_writer *w,
                        sim_time_t t)
 {
@@ -295,7 +305,7 @@ void sim_sq_emit_patch(struct sim_qp *qp, uint32_t off, uint32_t len, const stru
 	    .wqe_counter = w->wqe_counter,
 	    .opcode = w->opcode,
 	    .target_qpn = qp->qpn,
-	    .target_wqe_counter = sq->bbf[b0].fetched && fetched_at_counter(sq, sq->bbf[b0].ctr)
+	    .target_wqe_counter = pending_over(sq, b0)
 	                              ? sq->bbf[b0].ctr
 	                              : sq->fetch + ((b0 - sq->fetch) & (sq->nbb - 1)),
 	    .offset = off,

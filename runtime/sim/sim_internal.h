@@ -179,9 +179,8 @@ struct sim_bb_state {
 	struct sim_writer w; /* its writer */
 };
 struct sim_bb_fetch {
-	sim_time_t t; /* when */
+	sim_time_t t; /* when (0 for a block never fetched) */
 	uint32_t ctr; /* counter of the WQE last fetched over this block */
-	bool fetched;
 };
 
 struct sim_sq {
@@ -714,7 +713,7 @@ static inline void sim_sq_patch(struct sim_qp *qp, uint32_t off, const uint8_t *
 			sq->bbs[b].wseq = dev->wseq;
 			sq->bbs[b].w = *w;
 		}
-		if (may_race && sq->bbf[b].fetched && sq->bbf[b].t > w->issued_at &&
+		if (may_race && sq->bbf[b].t > w->issued_at &&
 		    sim_sq_patch_race(qp, b, off, src, len, w, t))
 			may_race = false; /* one report per patch */
 		if (b == b1)
@@ -1226,8 +1225,7 @@ static inline void sim_sq_fetched(struct sim_sq *sq, struct sim_fetched *f, uint
 	f->wseq = wseq;
 	f->hazard = false;
 	for (unsigned b = 0; b < nbb; b++)
-		sq->bbf[(fetch + b) & (sq->nbb - 1)] =
-		    (struct sim_bb_fetch){.t = t, .ctr = fetch, .fetched = true};
+		sq->bbf[(fetch + b) & (sq->nbb - 1)] = (struct sim_bb_fetch){.t = t, .ctr = fetch};
 }
 static inline void sim_sq_fetch(struct sim_qp *qp, sim_time_t t, enum sim_order first_order)
 {
