@@ -1261,12 +1261,13 @@ static inline void sim_sq_fetch_next(struct sim_qp *qp, sim_time_t t)
 	    !qp->dev->obs.event) {
 		struct sim_fetched *f = &sq->pf[sim_wrap(sq->pf_head + sq->pf_cnt, sq->pf_cap)];
 
-		/* the whole block (a fixed-size copy; bytes past len are never read) */
-		memcpy(f->bytes, src, PRISM_WQE_BB);
 		sim_sq_fetched(sq, f, fetch, 1, sim_fetch_len(ds), t, SIM_ORDER_WQ, qp->dev->wseq);
 		sq->fetch = fetch + 1;
 		sq->pf_cnt++;
 		qp->dev->st.fetches++;
+		/* the whole block (a fixed-size copy; bytes past len are never
+		 * read), last: byte stores, after which nothing is reloaded */
+		memcpy(f->bytes, src, PRISM_WQE_BB);
 		if (posted == 1 || room == 1)
 			return;
 	}
