@@ -615,7 +615,7 @@ void sim_sq_fetch_enabled(struct sim_qp *qp, sim_time_t t, uint32_t limit);
  * reads (wqe_decode_engine), unless a cost model or an event observer is
  * there: they are handed the whole WQE (out of line, prism_wqe_decode). */
 void sim_sq_decode_full(struct sim_sq *sq, const struct sim_fetched *f);
-static inline void sim_sq_decode_head(struct sim_qp *qp)
+static inline __attribute__((always_inline)) void sim_sq_decode_head(struct sim_qp *qp)
 {
 	struct sim_sq *sq = &qp->sq;
 	const struct sim_fetched *f = &sq->pf[sq->pf_head];
