@@ -14,6 +14,10 @@
  * Masked FETCH_ADD: swap = the addend, swap_mask = field boundaries (a set
  * bit marks the most significant bit of a field; no carry crosses it).
  *
+ * The 8-byte CAS / FETCH_ADD, the hash chains' one atomic, is
+ * sim_atomic_apply in sim_internal.h (inline in the responder); it calls
+ * sim_atomic_apply_limbs here for the rest.
+ *
  * Must not: check keys, bounds or alignment (the responder does first).
  */
 #include <endian.h>
@@ -99,27 +103,14 @@ static void masked_add(unsigned size, uint64_t *t, const uint64_t *add, const ui
 	}
 }
 
-void sim_atomic_apply(uint8_t opcode, unsigned size, uint8_t *target, const uint8_t *swap,
-                      const uint8_t *compare, const uint8_t *swap_mask, const uint8_t *compare_mask,
-                      uint8_t *orig, uint8_t *result)
+void sim_atomic_apply_limbs(uint8_t opcode, unsigned size, const uint8_t *target,
+                            const uint8_t *swap, const uint8_t *compare, const uint8_t *swap_mask,
+                            const uint8_t *compare_mask, uint8_t *orig, uint8_t *result)
 {
 	uint64_t t[LIMBS], s[LIMBS], c[LIMBS], sm[LIMBS], cm[LIMBS];
 	unsigned n = size == 4 ? 1 : size / 8;
 	bool eq = true;
 
-	if (size == 8 && (opcode == PRISM_OP_ATOMIC_CS || opcode == PRISM_OP_ATOMIC_FA)) {
-		/* the common case: one host-order word, no masks to read */
-		uint64_t tv, sv = get_be64(swap);
-
-		sim_mem_read(&tv, target, 8); /* one load: the word a CPU may be storing */
-		memcpy(orig, &tv, 8);
-		if (opcode == PRISM_OP_ATOMIC_FA)
-			tv += sv;
-		else if (tv == get_be64(compare))
-			tv = sv;
-		memcpy(result, &tv, 8);
-		return;
-	}
 	memset(t, 0, sizeof(t));
 	memset(s, 0, sizeof(s));
 	memset(c, 0, sizeof(c));

@@ -875,11 +875,40 @@ static inline __attribute__((always_inline)) unsigned sim_sq_ready_slow(struct s
 	return SIM_RD_READY | poll;
 }
 
-/* sim_atomic_math.c: the responder's atomic arithmetic on @size bytes at
- * @target (already bounds-checked, aligned).  @orig receives the old bytes. */
-void sim_atomic_apply(uint8_t opcode, unsigned size, uint8_t *target, const uint8_t *swap,
-                      const uint8_t *compare, const uint8_t *swap_mask, const uint8_t *compare_mask,
-                      uint8_t *orig, uint8_t *result);
+/* sim_atomic_math.c: the masked atomics and the 4-, 16- and 32-byte operands
+ * (as limbs; see sim_atomic_apply). */
+void sim_atomic_apply_limbs(uint8_t opcode, unsigned size, const uint8_t *target,
+                            const uint8_t *swap, const uint8_t *compare, const uint8_t *swap_mask,
+                            const uint8_t *compare_mask, uint8_t *orig, uint8_t *result);
+/* The responder's atomic arithmetic on @size bytes at @target (already
+ * bounds-checked, aligned): @orig receives the old bytes, @result the new.
+ * The 8-byte CAS / FETCH_ADD (one host-order word, no masks) is inline in
+ * the responder; the rest is sim_atomic_math.c's. */
+static inline void sim_atomic_apply(uint8_t opcode, unsigned size, const uint8_t *target,
+                                    const uint8_t *swap, const uint8_t *compare,
+                                    const uint8_t *swap_mask, const uint8_t *compare_mask,
+                                    uint8_t *orig, uint8_t *result)
+{
+	uint64_t tv;
+
+	if (size != 8 || (opcode != PRISM_OP_ATOMIC_CS && opcode != PRISM_OP_ATOMIC_FA)) {
+		sim_atomic_apply_limbs(opcode, size, target, swap, compare, swap_mask, compare_mask,
+		                       orig, result);
+		return;
+	}
+	/* one load: the word a CPU may be storing (an aligned target is one
+	 * word; one in an MR that starts unaligned, sim_mem_read's bytes) */
+	if (!((uintptr_t)target & 7u))
+		tv = __atomic_load_n((const uint64_t *)(const void *)target, __ATOMIC_RELAXED);
+	else
+		sim_mem_read(&tv, target, 8);
+	memcpy(orig, &tv, 8);
+	if (opcode == PRISM_OP_ATOMIC_FA)
+		tv += get_be64(swap);
+	else if (tv == get_be64(compare))
+		tv = get_be64(swap);
+	memcpy(result, &tv, 8);
+}
 uint64_t sim_masked_add64(uint64_t a, uint64_t b, uint64_t boundary);
 
 /* sim_requester.c (sim_outst_push, once per WQE, is inline below) */
