@@ -80,7 +80,7 @@ void sim_sq_fetch_upto(struct sim_qp *qp, sim_time_t t, enum sim_order first_ord
 			 * copied as the whole block (a fixed-size copy; the
 			 * bytes past len are never read) */
 			memcpy(f->bytes, src, PRISM_WQE_BB);
-			sim_sq_fetched(sq, f, fetch, 1, len, t, order, wseq);
+			sim_sq_fetched(sq, f, fetch, src, 1, len, t, order, wseq);
 		} else {
 			unsigned nbb = prism_wqe_bbs(ds);
 
@@ -90,7 +90,7 @@ void sim_sq_fetch_upto(struct sim_qp *qp, sim_time_t t, enum sim_order first_ord
 				memcpy(f->bytes, src, len); /* does not wrap */
 			else
 				ring_copy(sq, fetch, f->bytes, len);
-			sim_sq_fetched(sq, f, fetch, nbb, len, t, order, wseq);
+			sim_sq_fetched(sq, f, fetch, src, nbb, len, t, order, wseq);
 		}
 		order = rest;
 		fetch += f->nbb;
@@ -134,7 +134,7 @@ void sim_sq_fetch_enabled(struct sim_qp *qp, sim_time_t t, uint32_t limit)
 		if (ds > PRISM_WQE_BB / PRISM_WQE_DS_BYTES)
 			break; /* longer: sim_sq_fetch_upto goes on from here */
 		memcpy(f->bytes, src, PRISM_WQE_BB); /* the whole block, as there */
-		sim_sq_fetched(sq, f, fetch, 1, sim_fetch_len(ds), t, SIM_ORDER_DOORBELL,
+		sim_sq_fetched(sq, f, fetch, src, 1, sim_fetch_len(ds), t, SIM_ORDER_DOORBELL,
 		               dev->wseq);
 		fetch++;
 		cnt++;

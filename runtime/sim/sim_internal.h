@@ -119,7 +119,8 @@ struct sim_fetched {
 	enum sim_order order; /* how it was fetched */
 	bool hazard;          /* a racing write was reported while it waited */
 	sim_time_t fetched_at;
-	uint64_t wseq; /* dev->wseq at fetch time */
+	uint64_t wseq;      /* dev->wseq at fetch time */
+	const uint8_t *mem; /* its first BB in the ring (what the hazard check compares) */
 	/* the copy: this slot's row of sq->pf_bytes (PRISM_WQE_MAX_BB BBs,
 	 * line-aligned), apart from the slots, which stay in cache */
 	uint8_t *bytes;
@@ -653,14 +654,13 @@ bool sim_sq_hazard_check_slow(struct sim_qp *qp, struct sim_fetched *f, sim_time
 static inline bool sim_sq_hazard_check(struct sim_qp *qp, struct sim_fetched *f, sim_time_t t)
 {
 	const struct sim_sq *sq = &qp->sq;
-	uint32_t first = f->counter & (sq->nbb - 1);
-	const uint8_t *mem = sq->buf + (size_t)first * PRISM_WQE_BB;
+	const uint8_t *mem = f->mem;
 
 	if (qp->dev->o.hazard == SIM_HAZARD_OFF)
 		return false;
-	if (!f->hazard &&
-	    (f->nbb == 1 ? sim_bb_match(mem, f->bytes)
-	                 : first + f->nbb <= sq->nbb && memcmp(mem, f->bytes, f->len) == 0))
+	if (!f->hazard && (f->nbb == 1 ? sim_bb_match(mem, f->bytes)
+	                               : (f->counter & (sq->nbb - 1)) + f->nbb <= sq->nbb &&
+	                                     memcmp(mem, f->bytes, f->len) == 0))
 		return false;
 	return sim_sq_hazard_check_slow(qp, f, t);
 }
@@ -1241,12 +1241,14 @@ static inline uint32_t sim_fetch_len(unsigned ds)
 	return ds ? ds * PRISM_WQE_DS_BYTES : PRISM_WQE_DS_BYTES;
 }
 /* Records in @f (its bytes already copied) and in the per-BB fetch records
- * the fetch at @t of the WQE of @nbb BBs at BB counter @fetch. */
+ * the fetch at @t of the WQE of @nbb BBs at BB counter @fetch (first BB at
+ * @src in the ring). */
 static inline void sim_sq_fetched(struct sim_sq *sq, struct sim_fetched *f, uint32_t fetch,
-                                  unsigned nbb, uint32_t len, sim_time_t t, enum sim_order order,
-                                  uint64_t wseq)
+                                  const uint8_t *src, unsigned nbb, uint32_t len, sim_time_t t,
+                                  enum sim_order order, uint64_t wseq)
 {
 	f->counter = fetch;
+	f->mem = src;
 	f->nbb = (uint16_t)nbb;
 	f->len = (uint16_t)len;
 	f->order = order;
@@ -1290,7 +1292,8 @@ static inline void sim_sq_fetch_next(struct sim_qp *qp, sim_time_t t)
 	    !qp->dev->obs.event) {
 		struct sim_fetched *f = &sq->pf[sim_wrap(sq->pf_head + sq->pf_cnt, sq->pf_cap)];
 
-		sim_sq_fetched(sq, f, fetch, 1, sim_fetch_len(ds), t, SIM_ORDER_WQ, qp->dev->wseq);
+		sim_sq_fetched(sq, f, fetch, src, 1, sim_fetch_len(ds), t, SIM_ORDER_WQ,
+		               qp->dev->wseq);
 		sq->fetch = fetch + 1;
 		sq->pf_cnt++;
 		qp->dev->st.fetches++;
