@@ -212,6 +212,7 @@ void sim_dev_stats(struct sim_dev *dev, struct sim_stats *out)
 {
 	pthread_mutex_lock(&dev->lock);
 	*out = dev->st;
+	out->vtime_max = dev->now; /* the latest time any unit reached */
 	pthread_mutex_unlock(&dev->lock);
 }
 

@@ -54,7 +54,7 @@ bool sim_sq_fence_scan(struct sim_qp *qp, bool strong, sim_time_t *t)
 	const struct sim_sq *sq = &qp->sq;
 
 	for (uint32_t i = 0; i < sq->os_cnt; i++) {
-		const struct sim_outst *o = &sq->os[sim_wrap(sq->os_head + i, sq->os_cap)];
+		const struct sim_outst *o = &sq->os[(sq->os_head + i) & (sq->os_cap - 1)];
 
 		if (!strong && !o->read_like)
 			continue;
@@ -79,7 +79,8 @@ unsigned sim_sq_rnr_ready(struct sim_qp *qp, sim_time_t *t)
 	return SIM_RD_READY | SIM_RD_POLL;
 }
 
-static uint8_t check_ctrl(struct sim_qp *qp, const struct sim_fetched *f)
+/* @dev: qp->dev, which the caller holds (a reload here otherwise) */
+static uint8_t check_ctrl(const struct sim_dev *dev, struct sim_qp *qp, const struct sim_fetched *f)
 {
 	const struct sim_decoded *d = &qp->sq.hd;
 	const struct prism_ctrl_seg *c = &d->w.ctrl;
@@ -88,8 +89,8 @@ static uint8_t check_ctrl(struct sim_qp *qp, const struct sim_fetched *f)
 		return PRISM_SYND_LOCAL_QP_OP_ERR;
 	/* stock firmware checks the WQE index and QPN (PCX; RedN section 4),
 	 * read from the fetched bytes (the engine's decode leaves them out) */
-	if (qp->dev->o.fw == SIM_FW_STRICT && (get_be16(f->bytes + 1) != (uint16_t)f->counter ||
-	                                       get_be32(f->bytes + 4) >> 8 != qp->qpn))
+	if (dev->o.fw == SIM_FW_STRICT && (get_be16(f->bytes + 1) != (uint16_t)f->counter ||
+	                                   get_be32(f->bytes + 4) >> 8 != qp->qpn))
 		return PRISM_SYND_LOCAL_QP_OP_ERR;
 	/* SEND_EN / RECV_EN need a cross-channel QP (qpc.cd_master).  Only
 	 * software checks for this are public (MLNX_OFED libmlx5), so the
@@ -107,7 +108,7 @@ static void pop_head(struct sim_qp *qp, const struct sim_fetched *f)
 	struct sim_sq *sq = &qp->sq;
 
 	sq->head = f->counter + f->nbb;
-	sq->pf_head = sim_wrap(sq->pf_head + 1, sq->pf_cap);
+	sq->pf_head = (sq->pf_head + 1) & (sq->pf_cap - 1); /* a power of two */
 	if (--sq->pf_cnt)
 		sim_sq_decode_head(qp);
 }
@@ -197,7 +198,7 @@ void sim_sq_step(struct sim_qp *qp, sim_time_t start)
 	if (sim_sq_hazard_check(qp, f, start))
 		synd = PRISM_SYND_LOCAL_QP_OP_ERR;
 	else
-		synd = check_ctrl(qp, f);
+		synd = check_ctrl(dev, qp, f);
 
 	if (!dev->cost_query) /* nobody reads the query: charge the flat default cost */
 		sim_default_cost_of(synd ? PRISM_CLASS_ORDERING : sq->hd.info->cls, &x.cost);
@@ -229,14 +230,17 @@ void sim_sq_step(struct sim_qp *qp, sim_time_t start)
 	x.w = &sq->hd.w;
 	x.start = start;
 	rc = synd ? synd : exec_table[opcode](&x);
-	if (dev->cost_query) /* the query's order is all that reads it */
-		sq->after_wait = sq->hd.rc >= 0 && sq->hd.w.ctrl.opcode == PRISM_OP_CQE_WAIT;
-	pop_head(qp, f); /* x.w: the next head from here */
 	sq->t = start + x.cost.busy;
 	dev->st.wqes_executed++;
 	sim_advance_now(dev, sq->t);
-	if (dev->obs.event)
-		emit_exec(qp, SIM_EV_EXEC_END, sq->t, sq->t, x.os->counter, &q, NULL);
+	/* one test for the quiet case: an observer implies dev->cost_query */
+	if (dev->cost_query) {
+		/* the query's order is all that reads it */
+		sq->after_wait = sq->hd.rc >= 0 && sq->hd.w.ctrl.opcode == PRISM_OP_CQE_WAIT;
+		if (dev->obs.event)
+			emit_exec(qp, SIM_EV_EXEC_END, sq->t, sq->t, x.os->counter, &q, NULL);
+	}
+	pop_head(qp, f); /* x.w: the next head from here */
 	if (lone && (rc > 0 || !x.os->done)) {
 		sim_outst_clear_req(x.os);
 		sq->os_cnt++; /* it is the ring's only entry: os_head names it */

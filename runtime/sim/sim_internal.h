@@ -191,13 +191,14 @@ struct sim_sq {
 	uint32_t en;    /* managed: enabled limit (SEND_EN) */
 	uint32_t fetch; /* next BB counter to fetch */
 	uint32_t head;  /* next BB counter to execute */
-	/* prefetch ring; hd: pf[pf_head] decoded, while pf_cnt */
+	/* prefetch ring (pf_cap: a power of two, at least pf_max_bbs); hd:
+	 * pf[pf_head] decoded, while pf_cnt */
 	struct sim_fetched *pf;
 	uint8_t *pf_bytes;
 	uint32_t pf_cap, pf_head, pf_cnt;
 	struct sim_decoded hd;
 	uint32_t pf_max_bbs;
-	/* outstanding ring */
+	/* outstanding ring (os_cap: a power of two) */
 	struct sim_outst *os;
 	uint32_t os_cap, os_head, os_cnt;
 	/* per-BB last engine writer and last fetch */
@@ -429,12 +430,12 @@ static inline void sim_default_cost_of(enum prism_op_class cls, struct sim_cost 
 	out->latency = cls == PRISM_CLASS_ORDERING ? out->busy : SIM_US(1.0);
 }
 uint64_t sim_rand(struct sim_dev *dev);
+/* dev->now only grows, from 0, here: it is also the stats' vtime_max
+ * (sim_dev_stats fills that in). */
 static inline void sim_advance_now(struct sim_dev *dev, sim_time_t t)
 {
 	if (t > dev->now)
 		dev->now = t;
-	if (t > dev->st.vtime_max)
-		dev->st.vtime_max = t;
 }
 
 /* sim_mr.c: checked memory access (below, inline).  Each returns 0 and the
@@ -656,11 +657,12 @@ static inline bool sim_sq_hazard_check(struct sim_qp *qp, struct sim_fetched *f,
 	const struct sim_sq *sq = &qp->sq;
 	const uint8_t *mem = f->mem;
 
-	if (qp->dev->o.hazard == SIM_HAZARD_OFF)
-		return false;
+	/* the common case first: nothing changed (then the mode does not matter) */
 	if (!f->hazard && (f->nbb == 1 ? sim_bb_match(mem, f->bytes)
 	                               : (f->counter & (sq->nbb - 1)) + f->nbb <= sq->nbb &&
 	                                     memcmp(mem, f->bytes, f->len) == 0))
+		return false;
+	if (qp->dev->o.hazard == SIM_HAZARD_OFF)
 		return false;
 	return sim_sq_hazard_check_slow(qp, f, t);
 }
@@ -1185,7 +1187,8 @@ static inline uint32_t sim_wrap(uint32_t i, uint32_t cap)
 static inline struct sim_outst *sim_outst_next(struct sim_qp *qp)
 {
 	struct sim_sq *sq = &qp->sq;
-	struct sim_outst *o = &sq->os[sim_wrap(sq->os_head + sq->os_cnt, sq->os_cap)];
+	/* os_cap is a power of two (the QP's, at least 16) */
+	struct sim_outst *o = &sq->os[(sq->os_head + sq->os_cnt) & (sq->os_cap - 1)];
 
 	o->done = o->read_like = false;
 	o->byte_count = 0;
@@ -1290,7 +1293,7 @@ static inline void sim_sq_fetch_next(struct sim_qp *qp, sim_time_t t)
 	ds = src[7] & 0x3fu;
 	if (room > 0 && sq->pf_cnt && ds <= PRISM_WQE_BB / PRISM_WQE_DS_BYTES &&
 	    !qp->dev->obs.event) {
-		struct sim_fetched *f = &sq->pf[sim_wrap(sq->pf_head + sq->pf_cnt, sq->pf_cap)];
+		struct sim_fetched *f = &sq->pf[(sq->pf_head + sq->pf_cnt) & (sq->pf_cap - 1)];
 
 		sim_sq_fetched(sq, f, fetch, src, 1, sim_fetch_len(ds), t, SIM_ORDER_WQ,
 		               qp->dev->wseq);

@@ -79,8 +79,11 @@ int sim_qp_create(struct sim_dev *dev, const struct sim_qp_attr *attr, struct si
 	    qp->ext_mem ? attr->ext_buf : aligned_alloc(4096, (qp->buf_len + 4095) & ~(size_t)4095);
 	qp->dbrec = qp->ext_mem ? attr->ext_dbrec : aligned_alloc(64, 64);
 	qp->sq.nbb = attr->sq_bbs;
-	qp->sq.pf_cap = dev->o.prefetch_bbs < attr->sq_bbs ? dev->o.prefetch_bbs : attr->sq_bbs;
-	qp->sq.pf_max_bbs = qp->sq.pf_cap;
+	qp->sq.pf_max_bbs = dev->o.prefetch_bbs < attr->sq_bbs ? dev->o.prefetch_bbs : attr->sq_bbs;
+	/* the window's WQEs take at least a BB each: pf_max_bbs records, in a
+	 * ring of a power of two (indexed by mask) */
+	qp->sq.pf_cap =
+	    qp->sq.pf_max_bbs > 1 ? 2u << (31 - __builtin_clz(qp->sq.pf_max_bbs - 1)) : 1;
 	qp->sq.pf = calloc(qp->sq.pf_cap, sizeof(*qp->sq.pf));
 	qp->sq.pf_bytes = aligned_alloc(SIM_CACHE_LINE, (size_t)qp->sq.pf_cap * SIM_PF_ROW_BYTES);
 	qp->sq.os_cap = attr->sq_bbs < 16 ? 16 : attr->sq_bbs;

@@ -457,7 +457,7 @@ static void count_fetches(void *ctx, const struct sim_event *ev)
  * both times).  The run pauses after 9 steps, the host edits the WQE the
  * last step fetched (not run yet), and the run goes on: a hazard there,
  * found the same way both times. */
-static void deep_run(bool observe, struct deep_outcome *out)
+static void deep_run(bool observe, uint32_t window, struct deep_outcome *out)
 {
 	struct sim_observer obs = {
 	    .ctx = &out->fetch_events, .cost = sim_default_cost, .event = count_fetches};
@@ -465,7 +465,7 @@ static void deep_run(bool observe, struct deep_outcome *out)
 	                         .seed = 5,
 	                         .fw = SIM_FW_RELAXED,
 	                         .hazard = SIM_HAZARD_FAIL,
-	                         .prefetch_bbs = 4,
+	                         .prefetch_bbs = window,
 	                         .obs = observe ? &obs : NULL};
 	uint8_t *src = aligned_alloc(4096, 4096), *dst = aligned_alloc(4096, 4096);
 	struct prism_wqe w;
@@ -523,15 +523,16 @@ static void deep_run(bool observe, struct deep_outcome *out)
 
 /* Without an observer the WQE a step makes room for is fetched inline; the
  * run must end exactly as the observed one, where the fetch loop does it:
- * the same hazard (WQE, byte, fetch time), CQEs and their times, figures. */
-static void test_fetch_after_step_quiet_matches_observed(void **state)
+ * the same hazard (WQE, byte, fetch time), CQEs and their times, figures.
+ * @window: the prefetch window in BBs (the ring of fetched WQEs holds the
+ * next power of two: a window of 3 leaves a record unused there). */
+static void quiet_matches_observed(uint32_t window)
 {
 	struct deep_outcome *quiet = test_calloc(1, sizeof(*quiet));
 	struct deep_outcome *seen = test_calloc(1, sizeof(*seen));
 
-	(void)state;
-	deep_run(false, quiet);
-	deep_run(true, seen);
+	deep_run(false, window, quiet);
+	deep_run(true, window, seen);
 	assert_int_equal(quiet->rc_pause, SIM_E_LIMIT);
 	assert_int_equal(seen->rc_pause, SIM_E_LIMIT);
 	assert_int_equal(quiet->rc_end, SIM_E_HAZARD);
@@ -556,13 +557,28 @@ static void test_fetch_after_step_quiet_matches_observed(void **state)
 	}
 	assert_int_equal(quiet->st.fetches, seen->st.fetches);
 	assert_int_equal(seen->fetch_events, seen->st.fetches);
-	assert_true(quiet->st.fetches > 4); /* past the first window */
+	assert_true(quiet->st.fetches > window); /* past the first window */
+	assert_int_equal(quiet->n, 16);          /* one CQE per WQE (errors from the hazard on) */
+	for (uint32_t i = 0; i < quiet->n; i++)  /* in order, none lost or doubled */
+		assert_int_equal(quiet->c[i].wqe_counter, i < 6 ? i : i + 1); /* WRITE: BBs 5, 6 */
 	assert_int_equal(quiet->st.wqes_executed, seen->st.wqes_executed);
 	assert_int_equal(quiet->st.steps, seen->st.steps);
 	assert_int_equal(quiet->st.vtime_max, seen->st.vtime_max);
 	assert_int_equal(quiet->st.hazards, 1);
 	test_free(quiet);
 	test_free(seen);
+}
+static void test_fetch_after_step_quiet_matches_observed(void **state)
+{
+	(void)state;
+	quiet_matches_observed(4);
+}
+/* A window that is not a power of two (3 BBs): fetch stops at the window,
+ * not at the ring of records (4). */
+static void test_fetch_window_not_pow2(void **state)
+{
+	(void)state;
+	quiet_matches_observed(3);
 }
 
 /* ---- an ENABLE's fetch, quiet or observed --------------------------- */
@@ -698,6 +714,7 @@ int main(void)
 	                                    env_teardown),
 	    cmocka_unit_test(test_fetch_after_step_quiet_matches_observed),
 	    cmocka_unit_test(test_enable_fetch_quiet_matches_observed),
+	    cmocka_unit_test(test_fetch_window_not_pow2),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -106,15 +106,13 @@ int64_t hv_post_recv(struct hv_qp *h, const struct prism_sge *sge, unsigned n)
 
 int hv_poll(struct hv_cq *h, struct prism_cqe *out)
 {
-	const uint8_t *cqe = h->buf + (size_t)(h->ci & (h->ncqe - 1)) * PRISM_CQE_BYTES;
-	uint8_t op_own = __atomic_load_n(&cqe[63], __ATOMIC_ACQUIRE);
+	const uint8_t *cqe = hv_cq_peek(h);
 
-	if (!prism_cqe_sw_owned(op_own, h->ci, h->ncqe) || (op_own >> 4) == PRISM_CQE_INVALID)
+	if (!cqe)
 		return 0;
 	int rc = prism_cqe_decode(cqe, out, NULL);
 	if (rc < 0)
 		return rc;
-	h->ci++;
-	h->dbrec[0] = htonl(h->ci & 0xffffff);
+	hv_cq_pop(h);
 	return 1;
 }

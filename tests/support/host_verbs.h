@@ -83,6 +83,29 @@ static inline int64_t hv_recv_repost(struct hv_qp *h)
 }
 /* Poll one CQE: 1 and *@out filled, 0 when the CQ is empty, < 0 on a bad CQE. */
 int hv_poll(struct hv_cq *h, struct prism_cqe *out);
+/*
+ * The CQE at the consumer counter (its 64 bytes, read in place) when
+ * software owns it and its opcode is not INVALID, else NULL; hv_cq_pop()
+ * then consumes it.  For a poller that reads only the fields it needs, as
+ * a driver does (hv_poll decodes every field).  Inline: a polling
+ * benchmark calls it for every reply.
+ */
+static inline const uint8_t *hv_cq_peek(const struct hv_cq *h)
+{
+	const uint8_t *cqe = h->buf + (size_t)(h->ci & (h->ncqe - 1)) * PRISM_CQE_BYTES;
+	uint8_t op_own = __atomic_load_n(&cqe[63], __ATOMIC_ACQUIRE);
+
+	if (!prism_cqe_sw_owned(op_own, h->ci, h->ncqe) || (op_own >> 4) == PRISM_CQE_INVALID)
+		return NULL;
+	return cqe;
+}
+/* Consume the CQE hv_cq_peek() returned: advance the consumer counter and
+ * publish it in the CQ's doorbell record. */
+static inline void hv_cq_pop(struct hv_cq *h)
+{
+	h->ci++;
+	h->dbrec[0] = htobe32(h->ci & 0xffffff);
+}
 
 /* A decoded WQE skeleton with opcode and signaling set, everything else zero. */
 void hv_wqe(struct prism_wqe *w, uint8_t opcode, bool signaled);

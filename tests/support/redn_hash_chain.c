@@ -667,14 +667,17 @@ int redn_hash_ring(struct redn_hash *h)
 
 int redn_hash_poll_reply(struct redn_hash *h, struct redn_hash_reply *r)
 {
-	struct prism_cqe cqe;
-	int rc = hv_poll(&h->hcq_cli_recv, &cqe);
-	if (rc <= 0)
-		return rc;
-	if (cqe.opcode != PRISM_CQE_RESP_WR_IMM)
+	/* the two fields a reply needs, read from the CQE in place */
+	const uint8_t *cqe = hv_cq_peek(&h->hcq_cli_recv);
+	if (!cqe)
+		return 0;
+	uint8_t opcode = cqe[63] >> 4;
+	uint32_t imm = get_be32(cqe + 36);
+	hv_cq_pop(&h->hcq_cli_recv);
+	if (opcode != PRISM_CQE_RESP_WR_IMM)
 		return -EPROTO;
-	r->req_id = cqe.imm;
-	r->value = h->resp + (size_t)(cqe.imm % h->cfg.max_inflight) * h->cfg.value_len;
+	r->req_id = imm;
+	r->value = h->resp + (size_t)(imm % h->cfg.max_inflight) * h->cfg.value_len;
 	return 1;
 }
 

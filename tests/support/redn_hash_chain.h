@@ -75,7 +75,8 @@ struct redn_hash_reply {
 /* Ring the server's control queue and the client (defer_doorbells). */
 int redn_hash_ring(struct redn_hash *h);
 
-/* After a run: next value the client received (1), none (0), or < 0. */
+/* After a run: next value the client received (1), none (0), or < 0 (a
+ * CQE other than a reply's, consumed). */
 int redn_hash_poll_reply(struct redn_hash *h, struct redn_hash_reply *r);
 /* After a run: an error CQE on the server's queues (1), none (0). */
 int redn_hash_poll_server_error(struct redn_hash *h, struct prism_cqe *cqe);
