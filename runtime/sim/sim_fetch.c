@@ -57,8 +57,8 @@ void sim_sq_fetch_upto(struct sim_qp *qp, sim_time_t t, enum sim_order first_ord
 	uint32_t slot = sim_wrap(sq->pf_head + cnt, sq->pf_cap);
 	/* Fetch while below both the limit and the window (pf_max_bbs BBs from
 	 * the head).  The window in BBs also bounds the entries: every WQE
-	 * takes at least one BB and pf_max_bbs equals pf_cap, so fetch - head
-	 * < pf_max_bbs implies cnt < pf_cap. */
+	 * takes at least one BB and pf_cap is at least pf_max_bbs, so fetch -
+	 * head < pf_max_bbs implies cnt < pf_cap. */
 	uint32_t stop = sq->head + sq->pf_max_bbs;
 	uint64_t wseq = dev->wseq;
 	bool was_empty = cnt == 0;
