@@ -99,11 +99,15 @@ int sim_exec_send_en(struct sim_xctx *x)
 	if (!t || !(t->flags & SIM_QP_MANAGED_SEND))
 		return PRISM_SYND_LOCAL_QP_OP_ERR;
 	t->sq.en = sim_extend16(t->sq.en, x->w->wait_en.index & 0xffffu);
-	if (t->state == SIM_QPS_RTS)
-		sim_sq_fetch(t, at, SIM_ORDER_DOORBELL);
-	else if (t->state == SIM_QPS_ERR)
+	done_local(x); /* first: nothing below reads @x */
+	if (t->state == SIM_QPS_RTS) {
+		uint32_t limit = sim_qp_sq_limit(t);
+
+		if ((int32_t)(limit - t->sq.fetch) > 0)
+			sim_sq_fetch_enabled(t, at, limit);
+	} else if (t->state == SIM_QPS_ERR) {
 		sim_qp_flush_new(t, at);
-	done_local(x);
+	}
 	return 0;
 }
 

@@ -57,8 +57,8 @@ void sim_sq_fetch_upto(struct sim_qp *qp, sim_time_t t, enum sim_order first_ord
 	uint32_t slot = sim_wrap(sq->pf_head + cnt, sq->pf_cap);
 	/* Fetch while below both the limit and the window (pf_max_bbs BBs from
 	 * the head).  The window in BBs also bounds the entries: every WQE
-	 * takes at least one BB and pf_max_bbs equals pf_cap, so fetch - head
-	 * < pf_max_bbs implies cnt < pf_cap. */
+	 * takes at least one BB and pf_cap is at least pf_max_bbs, so fetch -
+	 * head < pf_max_bbs implies cnt < pf_cap. */
 	uint32_t stop = sq->head + sq->pf_max_bbs;
 	uint64_t wseq = dev->wseq;
 	bool was_empty = cnt == 0;
@@ -80,7 +80,7 @@ void sim_sq_fetch_upto(struct sim_qp *qp, sim_time_t t, enum sim_order first_ord
 			 * copied as the whole block (a fixed-size copy; the
 			 * bytes past len are never read) */
 			memcpy(f->bytes, src, PRISM_WQE_BB);
-			sim_sq_fetched(sq, f, fetch, 1, len, t, order, wseq);
+			sim_sq_fetched(sq, f, fetch, src, 1, len, t, order, wseq);
 		} else {
 			unsigned nbb = prism_wqe_bbs(ds);
 
@@ -90,7 +90,7 @@ void sim_sq_fetch_upto(struct sim_qp *qp, sim_time_t t, enum sim_order first_ord
 				memcpy(f->bytes, src, len); /* does not wrap */
 			else
 				ring_copy(sq, fetch, f->bytes, len);
-			sim_sq_fetched(sq, f, fetch, nbb, len, t, order, wseq);
+			sim_sq_fetched(sq, f, fetch, src, nbb, len, t, order, wseq);
 		}
 		order = rest;
 		fetch += f->nbb;
@@ -110,6 +110,45 @@ void sim_sq_fetch_upto(struct sim_qp *qp, sim_time_t t, enum sim_order first_ord
 		sim_sq_decode_head(qp);
 		sim_sched_wake(qp);
 	}
+}
+
+void sim_sq_fetch_enabled(struct sim_qp *qp, sim_time_t t, uint32_t limit)
+{
+	struct sim_sq *sq = &qp->sq;
+	struct sim_dev *dev = qp->dev;
+	uint32_t fetch = sq->fetch, slot = sq->pf_head, cnt = 0, mask = sq->nbb - 1;
+	uint32_t stop = sq->head + sq->pf_max_bbs;
+
+	if (sq->pf_cnt || dev->obs.event) {
+		sim_sq_fetch_upto(qp, t, SIM_ORDER_DOORBELL, limit);
+		return;
+	}
+	/* an empty window starts at the head (fetch == head) and at pf_head */
+	if ((int32_t)(limit - stop) < 0)
+		stop = limit;
+	do {
+		struct sim_fetched *f = &sq->pf[slot];
+		const uint8_t *src = sq->buf + (size_t)(fetch & mask) * PRISM_WQE_BB;
+		unsigned ds = src[7] & 0x3fu;
+
+		if (ds > PRISM_WQE_BB / PRISM_WQE_DS_BYTES)
+			break; /* longer: sim_sq_fetch_upto goes on from here */
+		memcpy(f->bytes, src, PRISM_WQE_BB); /* the whole block, as there */
+		sim_sq_fetched(sq, f, fetch, src, 1, sim_fetch_len(ds), t, SIM_ORDER_DOORBELL,
+		               dev->wseq);
+		fetch++;
+		cnt++;
+		slot = slot + 1 == sq->pf_cap ? 0 : slot + 1;
+	} while ((int32_t)(stop - fetch) > 0);
+	sq->fetch = fetch;
+	sq->pf_cnt = cnt;
+	dev->st.fetches += cnt;
+	if (cnt) { /* the queue may have been parked: it has a head now */
+		sim_sq_decode_head(qp);
+		sim_sched_wake(qp);
+	}
+	if ((int32_t)(stop - fetch) > 0)
+		sim_sq_fetch_upto(qp, t, SIM_ORDER_DOORBELL, limit);
 }
 
 void sim_sq_drop_fetched(struct sim_qp *qp)
@@ -243,6 +282,16 @@ bool sim_sq_patch_race(struct sim_qp *qp, uint32_t b, uint32_t off, const uint8_
 	return true;
 }
 
+/* Does block @b lie in a fetched WQE that has not run?  Its fetch record
+ * names the WQE last fetched over it (a block never fetched names counter
+ * 0: the WQE found must also cover the block). */
+static bool pending_over(struct sim_sq *sq, uint32_t b)
+{
+	const struct sim_fetched *f = fetched_at_counter(sq, sq->bbf[b].ctr);
+
+	return f && ((b - f->counter) & (sq->nbb - 1)) < f->nbb;
+}
+
 void sim_sq_emit_patch(struct sim_qp *qp, uint32_t off, uint32_t len, const struct sim_writer *w,
                        sim_time_t t)
 {
@@ -256,7 +305,7 @@ void sim_sq_emit_patch(struct sim_qp *qp, uint32_t off, uint32_t len, const stru
 	    .wqe_counter = w->wqe_counter,
 	    .opcode = w->opcode,
 	    .target_qpn = qp->qpn,
-	    .target_wqe_counter = sq->bbf[b0].fetched && fetched_at_counter(sq, sq->bbf[b0].ctr)
+	    .target_wqe_counter = pending_over(sq, b0)
 	                              ? sq->bbf[b0].ctr
 	                              : sq->fetch + ((b0 - sq->fetch) & (sq->nbb - 1)),
 	    .offset = off,

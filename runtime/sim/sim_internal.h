@@ -119,7 +119,8 @@ struct sim_fetched {
 	enum sim_order order; /* how it was fetched */
 	bool hazard;          /* a racing write was reported while it waited */
 	sim_time_t fetched_at;
-	uint64_t wseq; /* dev->wseq at fetch time */
+	uint64_t wseq;      /* dev->wseq at fetch time */
+	const uint8_t *mem; /* its first BB in the ring (what the hazard check compares) */
 	/* the copy: this slot's row of sq->pf_bytes (PRISM_WQE_MAX_BB BBs,
 	 * line-aligned), apart from the slots, which stay in cache */
 	uint8_t *bytes;
@@ -179,9 +180,8 @@ struct sim_bb_state {
 	struct sim_writer w; /* its writer */
 };
 struct sim_bb_fetch {
-	sim_time_t t; /* when */
+	sim_time_t t; /* when (0 for a block never fetched) */
 	uint32_t ctr; /* counter of the WQE last fetched over this block */
-	bool fetched;
 };
 
 struct sim_sq {
@@ -615,6 +615,10 @@ void sim_qp_destroy_all(struct sim_dev *dev);
  * @limit (the value sim_qp_sq_limit just returned) and decodes the first
  * WQE fetched into an empty window (the others when they become the head). */
 void sim_sq_fetch_upto(struct sim_qp *qp, sim_time_t t, enum sim_order first_order, uint32_t limit);
+/* sim_sq_fetch_upto for an ENABLE (SIM_ORDER_DOORBELL) up to @limit, past
+ * sq->fetch: one-BB WQEs fetched into an empty window of a device without
+ * an event observer take a short path (ENABLE targets are idle queues). */
+void sim_sq_fetch_enabled(struct sim_qp *qp, sim_time_t t, uint32_t limit);
 /* Decodes the head WQE's fetched copy into sq->hd: called whenever a
  * fetched WQE becomes the head (fetched into an empty window, or the head
  * before it executed).  The copy never changes once fetched, so this is the
@@ -622,7 +626,7 @@ void sim_sq_fetch_upto(struct sim_qp *qp, sim_time_t t, enum sim_order first_ord
  * reads (wqe_decode_engine), unless a cost model or an event observer is
  * there: they are handed the whole WQE (out of line, prism_wqe_decode). */
 void sim_sq_decode_full(struct sim_sq *sq, const struct sim_fetched *f);
-static inline void sim_sq_decode_head(struct sim_qp *qp)
+static inline __attribute__((always_inline)) void sim_sq_decode_head(struct sim_qp *qp)
 {
 	struct sim_sq *sq = &qp->sq;
 	const struct sim_fetched *f = &sq->pf[sq->pf_head];
@@ -660,13 +664,12 @@ bool sim_sq_hazard_check_slow(struct sim_qp *qp, struct sim_fetched *f, sim_time
 static inline bool sim_sq_hazard_check(struct sim_qp *qp, struct sim_fetched *f, sim_time_t t)
 {
 	const struct sim_sq *sq = &qp->sq;
-	uint32_t first = f->counter & (sq->nbb - 1);
-	const uint8_t *mem = sq->buf + (size_t)first * PRISM_WQE_BB;
+	const uint8_t *mem = f->mem;
 
 	/* the common case first: nothing changed (then the mode does not matter) */
-	if (!f->hazard &&
-	    (f->nbb == 1 ? sim_bb_match(mem, f->bytes)
-	                 : first + f->nbb <= sq->nbb && memcmp(mem, f->bytes, f->len) == 0))
+	if (!f->hazard && (f->nbb == 1 ? sim_bb_match(mem, f->bytes)
+	                               : (f->counter & (sq->nbb - 1)) + f->nbb <= sq->nbb &&
+	                                     memcmp(mem, f->bytes, f->len) == 0))
 		return false;
 	if (qp->dev->o.hazard == SIM_HAZARD_OFF)
 		return false;
@@ -721,7 +724,7 @@ static inline void sim_sq_patch(struct sim_qp *qp, uint32_t off, const uint8_t *
 			sq->bbs[b].wseq = dev->wseq;
 			sq->bbs[b].w = *w;
 		}
-		if (may_race && sq->bbf[b].fetched && sq->bbf[b].t > w->issued_at &&
+		if (may_race && sq->bbf[b].t > w->issued_at &&
 		    sim_sq_patch_race(qp, b, off, src, len, w, t))
 			may_race = false; /* one report per patch */
 		if (b == b1)
@@ -1255,12 +1258,14 @@ static inline uint32_t sim_fetch_len(unsigned ds)
 	return ds ? ds * PRISM_WQE_DS_BYTES : PRISM_WQE_DS_BYTES;
 }
 /* Records in @f (its bytes already copied) and in the per-BB fetch records
- * the fetch at @t of the WQE of @nbb BBs at BB counter @fetch. */
+ * the fetch at @t of the WQE of @nbb BBs at BB counter @fetch (first BB at
+ * @src in the ring). */
 static inline void sim_sq_fetched(struct sim_sq *sq, struct sim_fetched *f, uint32_t fetch,
-                                  unsigned nbb, uint32_t len, sim_time_t t, enum sim_order order,
-                                  uint64_t wseq)
+                                  const uint8_t *src, unsigned nbb, uint32_t len, sim_time_t t,
+                                  enum sim_order order, uint64_t wseq)
 {
 	f->counter = fetch;
+	f->mem = src;
 	f->nbb = (uint16_t)nbb;
 	f->len = (uint16_t)len;
 	f->order = order;
@@ -1268,8 +1273,7 @@ static inline void sim_sq_fetched(struct sim_sq *sq, struct sim_fetched *f, uint
 	f->wseq = wseq;
 	f->hazard = false;
 	for (unsigned b = 0; b < nbb; b++)
-		sq->bbf[(fetch + b) & (sq->nbb - 1)] =
-		    (struct sim_bb_fetch){.t = t, .ctr = fetch, .fetched = true};
+		sq->bbf[(fetch + b) & (sq->nbb - 1)] = (struct sim_bb_fetch){.t = t, .ctr = fetch};
 }
 static inline void sim_sq_fetch(struct sim_qp *qp, sim_time_t t, enum sim_order first_order)
 {
@@ -1305,12 +1309,14 @@ static inline void sim_sq_fetch_next(struct sim_qp *qp, sim_time_t t)
 	    !qp->dev->obs.event) {
 		struct sim_fetched *f = &sq->pf[(sq->pf_head + sq->pf_cnt) & (sq->pf_cap - 1)];
 
-		/* the whole block (a fixed-size copy; bytes past len are never read) */
-		memcpy(f->bytes, src, PRISM_WQE_BB);
-		sim_sq_fetched(sq, f, fetch, 1, sim_fetch_len(ds), t, SIM_ORDER_WQ, qp->dev->wseq);
+		sim_sq_fetched(sq, f, fetch, src, 1, sim_fetch_len(ds), t, SIM_ORDER_WQ,
+		               qp->dev->wseq);
 		sq->fetch = fetch + 1;
 		sq->pf_cnt++;
 		qp->dev->st.fetches++;
+		/* the whole block (a fixed-size copy; bytes past len are never
+		 * read), last: byte stores, after which nothing is reloaded */
+		memcpy(f->bytes, src, PRISM_WQE_BB);
 		if (posted == 1 || room == 1)
 			return;
 	}

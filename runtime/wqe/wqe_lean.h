@@ -28,7 +28,8 @@
  * enum prism_wqe_err exactly where prism_wqe_decode() returns it, with the
  * same fields written less those the engine never reads (see
  * wqe_engine_rest), which keep whatever they held. */
-static inline int wqe_decode_engine(const uint8_t *buf, uint32_t len, struct prism_wqe *w)
+static inline __attribute__((always_inline)) int wqe_decode_engine(const uint8_t *buf, uint32_t len,
+                                                                   struct prism_wqe *w)
 {
 	return wqe_decode_body(buf, len, w, true, NULL);
 }

@@ -12,7 +12,8 @@
  * the engine's copy for writes of up to 16 bytes, and a racing engine
  * write that spans two blocks (one report per write).  The WQE a step
  * makes room for is fetched inline when no observer is there, by the fetch
- * loop when one is: a run must end the same either way.
+ * loop when one is, and so are the one-BB WQEs an ENABLE lets into an
+ * empty window: a run must end the same either way.
  *
  * Owns: these checks.  Must not: time anything.
  */
@@ -580,6 +581,123 @@ static void test_fetch_window_not_pow2(void **state)
 	quiet_matches_observed(3);
 }
 
+/* ---- an ENABLE's fetch, quiet or observed --------------------------- */
+
+/* What a run of enable_run ends with. */
+struct enable_outcome {
+	int rc;
+	uint32_t n;
+	struct prism_cqe c[32];
+	struct sim_stats st;
+	uint32_t fetch_events;
+};
+
+/* a enables managed b three times, each time into b's empty window (4
+ * BBs): two NOPs; then one NOP, a two-BB WRITE and more NOPs (the quiet
+ * short path stops at the WRITE and the fetch loop goes on); then six
+ * NOPs, more than the window holds.  a WAITs for b's last CQE before each
+ * later enable.  All of b's WQEs are signaled. */
+static void enable_run(bool observe, struct enable_outcome *out)
+{
+	struct sim_observer obs = {
+	    .ctx = &out->fetch_events, .cost = sim_default_cost, .event = count_fetches};
+	struct sim_dev_opts o = {.sz = sizeof(o),
+	                         .seed = 7,
+	                         .fw = SIM_FW_RELAXED,
+	                         .hazard = SIM_HAZARD_FAIL,
+	                         .prefetch_bbs = 4,
+	                         .obs = observe ? &obs : NULL};
+	uint8_t *src = aligned_alloc(4096, 4096), *dst = aligned_alloc(4096, 4096);
+	struct prism_wqe w;
+	struct hx_cq cqa, cqb;
+	struct hx_qp a, b;
+	struct sim_dev *dev;
+	uint32_t key, dkey;
+
+	assert_non_null(src);
+	assert_non_null(dst);
+	memset(out, 0, sizeof(*out));
+	memset(dst, 0, 4096);
+	for (unsigned i = 0; i < 4096; i++)
+		src[i] = (uint8_t)(i * 5 + 3);
+	assert_int_equal(sim_dev_open(&o, &dev), 0);
+	hx_cq_init(&cqa, dev, 64, false);
+	hx_cq_init(&cqb, dev, 64, false);
+	hx_qp_init(&a, dev, &cqa, &cqa, RING, 16, XC);
+	hx_qp_init(&b, dev, &cqb, &cqb, RING, 16, XC | SIM_QP_MANAGED_SEND);
+	hx_pair(&a, &b);
+	key = hx_key(dev, src, 4096, CONF_ALL);
+	dkey = hx_key(dev, dst, 4096, CONF_ALL);
+	for (int i = 0; i < 3; i++) { /* BBs 0-2 */
+		hx_nop(&w, true);
+		hx_post(&b, &w);
+	}
+	hx_rw(&w, PRISM_OP_RDMA_WRITE, (uintptr_t)dst, dkey, (uintptr_t)src, key, 8, true);
+	w.num_sge = 3; /* 80 bytes: two BBs */
+	for (int i = 1; i < 3; i++)
+		w.sge[i] = (struct prism_sge){
+		    .byte_count = 8, .lkey = key, .addr = (uintptr_t)src + 64 * i};
+	assert_int_equal(hx_post(&b, &w), 3); /* BBs 3-4 */
+	for (int i = 0; i < 12; i++) {        /* BBs 5-16 */
+		hx_nop(&w, true);
+		hx_post(&b, &w);
+	}
+	hx_enable(&w, PRISM_OP_SEND_ENABLE, b.qpn, 2, false);
+	hx_post(&a, &w);
+	hx_wait(&w, sim_cq_num(cqb.cq), 1, false); /* b's second CQE */
+	hx_post(&a, &w);
+	hx_enable(&w, PRISM_OP_SEND_ENABLE, b.qpn, 11, false);
+	hx_post(&a, &w);
+	hx_wait(&w, sim_cq_num(cqb.cq), 9, false); /* b's WQEs up to BB 10 */
+	hx_post(&a, &w);
+	hx_enable(&w, PRISM_OP_SEND_ENABLE, b.qpn, 17, false);
+	hx_post(&a, &w);
+	hx_ring(&a);
+	out->rc = sim_dev_run(dev, 0);
+	for (out->n = 0; out->n < 32 && hx_poll(&cqb, &out->c[out->n]) == 1; out->n++)
+		;
+	sim_dev_stats(dev, &out->st);
+	assert_memory_equal(dst, src, 8); /* the WRITE ran */
+	sim_dev_close(dev);
+	free(src);
+	free(dst);
+}
+
+/* Without an observer an ENABLE fetches one-BB WQEs into an empty window
+ * by a short path; the run must end exactly as the observed one, where
+ * the fetch loop does it all: the same CQEs at the same times (a WQE
+ * starts no earlier than its fetch), the same figures. */
+static void test_enable_fetch_quiet_matches_observed(void **state)
+{
+	struct enable_outcome *quiet = test_calloc(1, sizeof(*quiet));
+	struct enable_outcome *seen = test_calloc(1, sizeof(*seen));
+
+	(void)state;
+	enable_run(false, quiet);
+	enable_run(true, seen);
+	assert_int_equal(quiet->rc, 0);
+	assert_int_equal(seen->rc, 0);
+	assert_int_equal(quiet->n, 16); /* every WQE of b, in order */
+	assert_int_equal(seen->n, quiet->n);
+	for (uint32_t i = 0; i < quiet->n; i++) {
+		assert_int_equal(quiet->c[i].syndrome, 0);
+		assert_int_equal(quiet->c[i].opcode, seen->c[i].opcode);
+		assert_int_equal(quiet->c[i].wqe_counter, seen->c[i].wqe_counter);
+		assert_int_equal(quiet->c[i].timestamp, seen->c[i].timestamp);
+	}
+	assert_int_equal(quiet->c[3].wqe_counter, 3); /* the WRITE */
+	assert_int_equal(quiet->c[15].wqe_counter, 16);
+	assert_int_equal(quiet->st.fetches, seen->st.fetches);
+	assert_int_equal(seen->fetch_events, seen->st.fetches);
+	assert_int_equal(quiet->st.fetches, 16 + 5); /* b's WQEs and a's */
+	assert_int_equal(quiet->st.wqes_executed, seen->st.wqes_executed);
+	assert_int_equal(quiet->st.steps, seen->st.steps);
+	assert_int_equal(quiet->st.vtime_max, seen->st.vtime_max);
+	assert_int_equal(quiet->st.hazards, 0);
+	test_free(quiet);
+	test_free(seen);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -595,6 +713,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_patch_race_two_bbs_one_report, setup_managed_warn,
 	                                    env_teardown),
 	    cmocka_unit_test(test_fetch_after_step_quiet_matches_observed),
+	    cmocka_unit_test(test_enable_fetch_quiet_matches_observed),
 	    cmocka_unit_test(test_fetch_window_not_pow2),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
