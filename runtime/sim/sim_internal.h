@@ -530,6 +530,8 @@ int sim_cq_push_slow(struct sim_cq *cq, struct prism_cqe *c, sim_time_t t);
 /* Queue an armed CQ's completion event (out of line: rare on the data path). */
 void sim_cq_fire(struct sim_cq *cq);
 void sim_sched_wake_waiters(struct sim_cq *cq, bool all); /* sim_sched.c */
+/* The common wake-up in line, else false (defined with sim_sched_wake). */
+static inline bool sim_sched_wake_lone(struct sim_cq *cq);
 /* The CQE into its slot (room checked): the body, then op_own with release
  * order, so a poller that sees the owner bit flip sees the whole CQE
  * (mlx5 rdma-core: mlx5_get_next_cqe); then its time, the count, the WAITs
@@ -549,7 +551,7 @@ static inline void sim_cq_write(struct sim_cq *cq, struct prism_cqe *c, sim_time
 	cq->times[idx] = t;
 	cq->last_time = t;
 	cq->pi++;
-	if (cq->nwaiters)
+	if (cq->nwaiters && !sim_sched_wake_lone(cq))
 		sim_sched_wake_waiters(cq, false);
 	if (cq->armed)
 		sim_cq_fire(cq);
@@ -1175,6 +1177,29 @@ static inline void sim_sched_wake(struct sim_qp *qp)
 		qp->dirty = true;
 		qp->dev->dirty[qp->dev->ndirty++] = qp;
 	}
+}
+/* The common case of a CQE's wake-up, in line (no call): @cq's one waiter,
+ * whose count the new CQE reached, wakes and leaves the list (what
+ * sim_sched_wake_waiters does for it).  Returns false, changing nothing,
+ * for any other list. */
+static inline bool sim_sched_wake_lone(struct sim_cq *cq)
+{
+	struct sim_dev *dev = cq->dev;
+	struct sim_qp *qp;
+	uint32_t slot;
+	sim_time_t t;
+
+	if (cq->nwaiters != 1)
+		return false;
+	slot = cq->waiters[0];
+	qp = slot < dev->qps_cap ? dev->qps[slot] : NULL;
+	if (!qp || !sim_cq_reached(cq, qp->sq.hd.w.wait_en.index & 0xffffffu, &t))
+		return false;
+	if (qp->wait_cqn == cq->cqn)
+		qp->wait_cqn = 0;
+	sim_sched_wake(qp);
+	cq->nwaiters = 0;
+	return true;
 }
 
 /* sim_thread.c */

@@ -223,21 +223,6 @@ void sim_sched_wake_waiters(struct sim_cq *cq, bool all)
 	struct sim_dev *dev = cq->dev;
 	uint32_t keep = 0;
 
-	/* the common case, with nothing to keep: one waiter, whose count this
-	 * CQE reached (what the loop below does for it, in a leaf) */
-	if (cq->nwaiters == 1 && !all) {
-		uint32_t slot = cq->waiters[0];
-		struct sim_qp *qp = slot < dev->qps_cap ? dev->qps[slot] : NULL;
-		sim_time_t t;
-
-		if (qp && sim_cq_reached(cq, qp->sq.hd.w.wait_en.index & 0xffffffu, &t)) {
-			if (qp->wait_cqn == cq->cqn)
-				qp->wait_cqn = 0;
-			sim_sched_wake(qp);
-			cq->nwaiters = 0;
-			return;
-		}
-	}
 	for (uint32_t i = 0; i < cq->nwaiters; i++) {
 		uint32_t slot = cq->waiters[i];
 		struct sim_qp *qp = slot < dev->qps_cap ? dev->qps[slot] : NULL;
