@@ -102,15 +102,21 @@ static uint8_t check_ctrl(const struct sim_dev *dev, struct sim_qp *qp, const st
 	return 0;
 }
 
-/* The next fetched WQE, if any, becomes the head (decoded: sq->hd). */
+/* The next fetched WQE, if any, becomes the head (decoded: sq->hd).  An
+ * emptied window starts again at slot 0: a queue that fetches one WQE at a
+ * time reuses one slot (and its row of bytes), which stays in cache, instead
+ * of walking the whole ring. */
 static void pop_head(struct sim_qp *qp, const struct sim_fetched *f)
 {
 	struct sim_sq *sq = &qp->sq;
 
 	sq->head = f->counter + f->nbb;
-	sq->pf_head = (sq->pf_head + 1) & (sq->pf_cap - 1); /* a power of two */
-	if (--sq->pf_cnt)
+	if (--sq->pf_cnt) {
+		sq->pf_head = (sq->pf_head + 1) & (sq->pf_cap - 1); /* a power of two */
 		sim_sq_decode_head(qp);
+	} else {
+		sq->pf_head = 0;
+	}
 }
 
 /* The cost query, for a cost model or an event observer (out of line: the
