@@ -95,16 +95,6 @@ void sim_emit(struct sim_dev *dev, const struct sim_event *ev)
 		dev->obs.event(dev->obs.ctx, ev);
 }
 
-/* splitmix64: small, seedable, good enough to pick among units. */
-uint64_t sim_rand(struct sim_dev *dev)
-{
-	uint64_t z = (dev->rng += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
 int sim_dev_open(const struct sim_dev_opts *opts, struct sim_dev **out)
 {
 	struct sim_dev *dev;

@@ -54,7 +54,7 @@ bool sim_sq_fence_scan(struct sim_qp *qp, bool strong, sim_time_t *t)
 	const struct sim_sq *sq = &qp->sq;
 
 	for (uint32_t i = 0; i < sq->os_cnt; i++) {
-		const struct sim_outst *o = &sq->os[(sq->os_head + i) & (sq->os_cap - 1)];
+		const struct sim_outst *o = sim_outst_at(sq, i);
 
 		if (!strong && !o->read_like)
 			continue;

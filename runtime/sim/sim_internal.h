@@ -429,7 +429,16 @@ static inline void sim_default_cost_of(enum prism_op_class cls, struct sim_cost 
 	out->busy = SIM_US(0.17);
 	out->latency = cls == PRISM_CLASS_ORDERING ? out->busy : SIM_US(1.0);
 }
-uint64_t sim_rand(struct sim_dev *dev);
+/* splitmix64: small, seedable, good enough to pick among units (inline: the
+ * scheduler draws one per two-way pick). */
+static inline uint64_t sim_rand(struct sim_dev *dev)
+{
+	uint64_t z = (dev->rng += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
 /* dev->now only grows, from 0, here: it is also the stats' vtime_max
  * (sim_dev_stats fills that in). */
 static inline void sim_advance_now(struct sim_dev *dev, sim_time_t t)
@@ -543,6 +552,8 @@ int sim_cq_push_slow(struct sim_cq *cq, struct prism_cqe *c, sim_time_t t);
 /* Queue an armed CQ's completion event (out of line: rare on the data path). */
 void sim_cq_fire(struct sim_cq *cq);
 void sim_sched_wake_waiters(struct sim_cq *cq, bool all); /* sim_sched.c */
+/* The common wake-up in line, else false (defined with sim_sched_wake). */
+static inline bool sim_sched_wake_lone(struct sim_cq *cq);
 /* The CQE into its slot (room checked): the body, then op_own with release
  * order, so a poller that sees the owner bit flip sees the whole CQE
  * (mlx5 rdma-core: mlx5_get_next_cqe); then its time, the count, the WAITs
@@ -562,7 +573,7 @@ static inline void sim_cq_write(struct sim_cq *cq, struct prism_cqe *c, sim_time
 	cq->times[idx] = t;
 	cq->last_time = t;
 	cq->pi++;
-	if (cq->nwaiters)
+	if (cq->nwaiters && !sim_sched_wake_lone(cq))
 		sim_sched_wake_waiters(cq, false);
 	if (cq->armed)
 		sim_cq_fire(cq);
@@ -1189,6 +1200,29 @@ static inline void sim_sched_wake(struct sim_qp *qp)
 		qp->dev->dirty[qp->dev->ndirty++] = qp;
 	}
 }
+/* The common case of a CQE's wake-up, in line (no call): @cq's one waiter,
+ * whose count the new CQE reached, wakes and leaves the list (what
+ * sim_sched_wake_waiters does for it).  Returns false, changing nothing,
+ * for any other list. */
+static inline bool sim_sched_wake_lone(struct sim_cq *cq)
+{
+	struct sim_dev *dev = cq->dev;
+	struct sim_qp *qp;
+	uint32_t slot;
+	sim_time_t t;
+
+	if (cq->nwaiters != 1)
+		return false;
+	slot = cq->waiters[0];
+	qp = slot < dev->qps_cap ? dev->qps[slot] : NULL;
+	if (!qp || !sim_cq_reached(cq, qp->sq.hd.w.wait_en.index & 0xffffffu, &t))
+		return false;
+	if (qp->wait_cqn == cq->cqn)
+		qp->wait_cqn = 0;
+	sim_sched_wake(qp);
+	cq->nwaiters = 0;
+	return true;
+}
 
 /* sim_thread.c */
 int sim_thread_start(struct sim_dev *dev);
@@ -1202,6 +1236,12 @@ static inline uint32_t sim_wrap(uint32_t i, uint32_t cap)
 {
 	return i >= cap ? i - cap : i;
 }
+/* The outstanding entry @i places after the oldest (@i <= os_cnt): os_cap is
+ * a power of two (sim_qp_create sizes it), so the ring wraps by mask. */
+static inline struct sim_outst *sim_outst_at(const struct sim_sq *sq, uint32_t i)
+{
+	return &sq->os[(sq->os_head + i) & (sq->os_cap - 1)];
+}
 /* The entry the next push takes, not yet counted, with what its completion
  * reads (sim_outst_retire) cleared: enough for an ordering verb that
  * completes in its own step (the caller has checked there is room:
@@ -1209,8 +1249,7 @@ static inline uint32_t sim_wrap(uint32_t i, uint32_t cap)
 static inline struct sim_outst *sim_outst_next(struct sim_qp *qp)
 {
 	struct sim_sq *sq = &qp->sq;
-	/* os_cap is a power of two (the QP's, at least 16) */
-	struct sim_outst *o = &sq->os[(sq->os_head + sq->os_cnt) & (sq->os_cap - 1)];
+	struct sim_outst *o = sim_outst_at(sq, sq->os_cnt);
 
 	o->done = o->read_like = false;
 	o->byte_count = 0;

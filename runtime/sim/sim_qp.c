@@ -86,6 +86,8 @@ int sim_qp_create(struct sim_dev *dev, const struct sim_qp_attr *attr, struct si
 	    qp->sq.pf_max_bbs > 1 ? 2u << (31 - __builtin_clz(qp->sq.pf_max_bbs - 1)) : 1;
 	qp->sq.pf = calloc(qp->sq.pf_cap, sizeof(*qp->sq.pf));
 	qp->sq.pf_bytes = aligned_alloc(SIM_CACHE_LINE, (size_t)qp->sq.pf_cap * SIM_PF_ROW_BYTES);
+	/* sq_bbs is a power of two (checked above), so os_cap is one too: the
+	 * outstanding ring wraps by mask (sim_outst_at) */
 	qp->sq.os_cap = attr->sq_bbs < 16 ? 16 : attr->sq_bbs;
 	qp->sq.os = aligned_alloc(SIM_CACHE_LINE, qp->sq.os_cap * sizeof(*qp->sq.os));
 	if (qp->sq.os) /* qp_free reads it */
@@ -439,7 +441,7 @@ int sim_qp_link_down(struct sim_qp *qp, uint8_t syndrome)
 	pthread_mutex_lock(&qp->dev->lock);
 	sq = &qp->sq;
 	for (uint32_t i = 0; i < sq->os_cnt; i++) {
-		struct sim_outst *o = &sq->os[sim_wrap(sq->os_head + i, sq->os_cap)];
+		struct sim_outst *o = sim_outst_at(sq, i);
 
 		if (!o->done && o->sent) {
 			o->done = true;

@@ -32,7 +32,7 @@ static inline void outst_pop(struct sim_qp *qp)
 	sim_outst_drop_req(qp->dev, o);
 	/* an empty ring starts over at entry 0: a queue whose WQEs complete
 	 * in their own step (ordering verbs) reuses one entry, in cache */
-	sq->os_head = --sq->os_cnt ? sim_wrap(sq->os_head + 1, sq->os_cap) : 0;
+	sq->os_head = --sq->os_cnt ? (sq->os_head + 1) & (sq->os_cap - 1) : 0;
 }
 
 void sim_outst_pop(struct sim_qp *qp)
@@ -153,7 +153,7 @@ static int find_psn(const struct sim_qp *qp, uint32_t psn)
 	if (sq->os_cnt && sq->os[sq->os_head].sent && sq->os[sq->os_head].psn == psn)
 		return 0; /* the oldest: responses come in order */
 	for (uint32_t i = 1; i < sq->os_cnt; i++) {
-		const struct sim_outst *o = &sq->os[sim_wrap(sq->os_head + i, sq->os_cap)];
+		const struct sim_outst *o = sim_outst_at(sq, i);
 
 		if (o->sent && o->psn == psn)
 			return (int)i;
@@ -245,7 +245,7 @@ static uint32_t on_ack(struct sim_qp *qp, uint32_t pos, sim_time_t t)
 	uint32_t n = 0;
 
 	for (uint32_t i = 0; i <= pos; i++) {
-		struct sim_outst *o = &sq->os[sim_wrap(sq->os_head + i, sq->os_cap)];
+		struct sim_outst *o = sim_outst_at(sq, i);
 
 		if (o->sent && !o->done && !o->read_like) {
 			mark_done(qp, o, 0, t);
@@ -274,7 +274,7 @@ void sim_requester_rx(struct sim_qp *qp, struct sim_pkt *p)
 		complete(qp); /* returns at once while the head is open */
 		return;
 	}
-	o = &qp->sq.os[sim_wrap(qp->sq.os_head + (uint32_t)pos, qp->sq.os_cap)];
+	o = sim_outst_at(&qp->sq, (uint32_t)pos);
 	if (o->done)
 		return; /* duplicate */
 	switch (p->kind) {
@@ -307,7 +307,7 @@ void sim_requester_rnr_resend(struct sim_qp *qp)
 
 	sq->block = SIM_BLOCK_NONE;
 	for (uint32_t i = 0; i < sq->os_cnt; i++) {
-		struct sim_outst *o = &sq->os[sim_wrap(sq->os_head + i, sq->os_cap)];
+		struct sim_outst *o = sim_outst_at(sq, i);
 		struct sim_pkt *p;
 
 		if (!o->sent || o->done || ((o->psn - sq->rnr_psn) & 0x800000u) || !o->req)

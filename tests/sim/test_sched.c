@@ -75,6 +75,42 @@ static void test_parked_wait_wakes_on_remote_completion(void **state)
 	env_teardown((void **)&e);
 }
 
+/* A lone WAIT parked for a CQ's second CQE stays parked through the first
+ * (the waiter is kept) and wakes on the second. */
+static void test_parked_wait_kept_until_its_count(void **state)
+{
+	struct env *e = env_make(SIM_FW_STRICT, SIM_HAZARD_FAIL, false, SIM_QP_CROSS_CHANNEL, 0);
+	struct prism_wqe w;
+
+	(void)state;
+	/* a: WAIT for b's second completion, then a WRITE */
+	hx_wait(&w, sim_cq_num(e->cq_b.cq), 1, false);
+	hx_post(&e->a, &w);
+	hx_rw(&w, PRISM_OP_RDMA_WRITE, (uintptr_t)e->dst, e->dst_key, (uintptr_t)e->src, e->src_key,
+	      16, true);
+	hx_post(&e->a, &w);
+	hx_ring(&e->a);
+	assert_int_equal(sim_dev_run(e->dev, 0), 0);
+	for (unsigned k = 0; k < 2; k++) {
+		struct prism_cqe c;
+
+		/* b: a READ whose response completes it (CQE number k on cq_b) */
+		hx_rw(&w, PRISM_OP_RDMA_READ, (uintptr_t)e->src + 64, e->src_key,
+		      (uintptr_t)e->dst + 64, e->dst_key, 8, true);
+		hx_post(&e->b, &w);
+		hx_ring(&e->b);
+		assert_int_equal(sim_dev_run(e->dev, 0), 0);
+		assert_int_equal(hx_expect(&e->cq_b).opcode, PRISM_CQE_REQ);
+		if (k == 0) {
+			assert_int_equal(hx_poll(&e->cq_a, &c), 0); /* still parked */
+			assert_int_equal(e->dst[0], 0);
+		}
+	}
+	assert_int_equal(hx_expect(&e->cq_a).opcode, PRISM_CQE_REQ);
+	assert_memory_equal(e->dst, e->src, 16);
+	env_teardown((void **)&e);
+}
+
 /* RNR NAK on a SEND: the WRITE and READ sent behind it were dropped by the
  * responder and must be sent again from the kept copies, in order. */
 static void test_rnr_resends_requests_behind_send(void **state)
@@ -1143,6 +1179,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_parked_wait_wakes_when_cq_destroyed),
 	    cmocka_unit_test(test_parked_wait_wakes_on_remote_completion),
+	    cmocka_unit_test(test_parked_wait_kept_until_its_count),
 	    cmocka_unit_test(test_rnr_resends_requests_behind_send),
 	    cmocka_unit_test(test_parked_fence_wakes_on_read_response),
 	    cmocka_unit_test(test_idle_qps_do_not_change_the_order),
