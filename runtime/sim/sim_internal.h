@@ -514,8 +514,30 @@ static inline void sim_mem_write(struct sim_dev *dev, uint8_t *dst, const void *
  * the same time (READ responses, gathers): each aligned 8-byte word is read
  * with one atomic load, as a NIC's DMA reads whole words, so a word stored by
  * a single aligned store is never seen half old, half new (and the race is
- * one the C memory model defines). */
-void sim_mem_read(void *dst, const uint8_t *src, size_t len);
+ * one the C memory model defines).  Inline: a read is a few words, and the
+ * atomic executor's 8-byte read folds to one load. */
+static inline void sim_mem_read(void *dst, const uint8_t *src, size_t len)
+{
+	uint8_t *d = dst;
+	size_t head = (size_t)(-(uintptr_t)src & 7u), words;
+
+	if (head > len)
+		head = len;
+	for (size_t i = 0; i < head; i++)
+		d[i] = __atomic_load_n(src + i, __ATOMIC_RELAXED);
+	src += head;
+	d += head;
+	len -= head;
+	words = len & ~(size_t)7;
+	for (size_t i = 0; i < words; i += 8) {
+		uint64_t v =
+		    __atomic_load_n((const uint64_t *)(const void *)(src + i), __ATOMIC_RELAXED);
+
+		memcpy(d + i, &v, 8);
+	}
+	for (size_t i = words; i < len; i++)
+		d[i] = __atomic_load_n(src + i, __ATOMIC_RELAXED);
+}
 void sim_mr_destroy_all(struct sim_dev *dev);
 /* sim_mr.c: the device's default PD (sim_dev_open) and every PD at close. */
 int sim_pd_init(struct sim_dev *dev);

@@ -308,29 +308,6 @@ static inline void attribute(struct sim_dev *dev, uintptr_t lo, uintptr_t hi, co
 	}
 }
 
-void sim_mem_read(void *dst, const uint8_t *src, size_t len)
-{
-	uint8_t *d = dst;
-	size_t head = (size_t)(-(uintptr_t)src & 7u), words;
-
-	if (head > len)
-		head = len;
-	for (size_t i = 0; i < head; i++)
-		d[i] = __atomic_load_n(src + i, __ATOMIC_RELAXED);
-	src += head;
-	d += head;
-	len -= head;
-	words = len & ~(size_t)7;
-	for (size_t i = 0; i < words; i += 8) {
-		uint64_t v =
-		    __atomic_load_n((const uint64_t *)(const void *)(src + i), __ATOMIC_RELAXED);
-
-		memcpy(d + i, &v, 8);
-	}
-	for (size_t i = words; i < len; i++)
-		d[i] = __atomic_load_n(src + i, __ATOMIC_RELAXED);
-}
-
 /* sim_mem_write_sq's every other case (a write across blocks or queues, or
  * outside any, an event observer, a possible race): attributed before the
  * bytes change (out of line: the quick path saves no registers). */
