@@ -214,7 +214,7 @@ struct sim_dev_opts {
 	enum sim_fw_profile fw;
 	enum sim_hazard_policy hazard;
 	enum sim_sched_policy sched;
-	uint32_t prefetch_bbs; /* max BBs fetched ahead per send queue; 0 = 64 */
+	uint32_t prefetch_bbs; /* max BBs fetched ahead per send queue; 0 = 16 (at most 4096) */
 	bool chaos;            /* READs served line by line, in seeded random order */
 	uint32_t node;         /* this device's node id on the wire */
 	const struct sim_observer *obs;
