@@ -450,6 +450,80 @@ static void count_fetches(void *ctx, const struct sim_event *ev)
 		(*(uint32_t *)ctx)++;
 }
 
+/* A device run quiet or observed (an observer that counts FETCH events),
+ * with two registered 4 KiB buffers: src patterned, dst zeroed. */
+struct quiet_rig {
+	struct sim_observer obs;
+	struct sim_dev *dev;
+	uint8_t *src, *dst;
+	uint32_t key, dkey;
+};
+
+static void quiet_rig_open(struct quiet_rig *r, uint64_t seed, uint32_t window, bool observe,
+                           uint32_t *fetch_events)
+{
+	r->obs = (struct sim_observer){
+	    .ctx = fetch_events, .cost = sim_default_cost, .event = count_fetches};
+	struct sim_dev_opts o = {.sz = sizeof(o),
+	                         .seed = seed,
+	                         .fw = SIM_FW_RELAXED,
+	                         .hazard = SIM_HAZARD_FAIL,
+	                         .prefetch_bbs = window,
+	                         .obs = observe ? &r->obs : NULL};
+
+	r->src = aligned_alloc(4096, 4096);
+	r->dst = aligned_alloc(4096, 4096);
+	assert_non_null(r->src);
+	assert_non_null(r->dst);
+	memset(r->dst, 0, 4096);
+	for (unsigned i = 0; i < 4096; i++)
+		r->src[i] = (uint8_t)(i * seed + 1);
+	assert_int_equal(sim_dev_open(&o, &r->dev), 0);
+	r->key = hx_key(r->dev, r->src, 4096, CONF_ALL);
+	r->dkey = hx_key(r->dev, r->dst, 4096, CONF_ALL);
+}
+
+static void quiet_rig_close(struct quiet_rig *r)
+{
+	sim_dev_close(r->dev);
+	free(r->src);
+	free(r->dst);
+}
+
+/* Posts a signaled WRITE of three 8-byte SGEs (80 bytes: two BBs) from
+ * src to dst on @qp; returns its BB counter. */
+static int post_two_bb_write(struct hx_qp *qp, const struct quiet_rig *r)
+{
+	struct prism_wqe w;
+
+	hx_rw(&w, PRISM_OP_RDMA_WRITE, (uintptr_t)r->dst, r->dkey, (uintptr_t)r->src, r->key, 8,
+	      true);
+	w.num_sge = 3;
+	for (int i = 1; i < 3; i++)
+		w.sge[i] = (struct prism_sge){
+		    .byte_count = 8, .lkey = r->key, .addr = (uintptr_t)r->src + 64 * i};
+	return hx_post(qp, &w);
+}
+
+/* A quiet and an observed run ended alike: CQEs (kind, WQE, time) and the
+ * figures; the observer saw one FETCH per fetch. */
+static void assert_same_run(const struct prism_cqe *quiet_c, const struct prism_cqe *seen_c,
+                            uint32_t n, const struct sim_stats *quiet, const struct sim_stats *seen,
+                            uint32_t fetch_events)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		assert_int_equal(quiet_c[i].opcode, seen_c[i].opcode);
+		assert_int_equal(quiet_c[i].syndrome, seen_c[i].syndrome);
+		assert_int_equal(quiet_c[i].wqe_counter, seen_c[i].wqe_counter);
+		assert_int_equal(quiet_c[i].timestamp, seen_c[i].timestamp);
+	}
+	assert_int_equal(quiet->fetches, seen->fetches);
+	assert_int_equal(fetch_events, seen->fetches);
+	assert_int_equal(quiet->wqes_executed, seen->wqes_executed);
+	assert_int_equal(quiet->steps, seen->steps);
+	assert_int_equal(quiet->vtime_max, seen->vtime_max);
+}
+
 /* a's ring holds more than the prefetch window (4 BBs): 5 one-BB NOPs, a
  * two-BB WRITE, 10 more NOPs, all signaled.  Each step frees room and
  * fetches what follows (inline without an observer; through the fetch
@@ -459,51 +533,29 @@ static void count_fetches(void *ctx, const struct sim_event *ev)
  * found the same way both times. */
 static void deep_run(bool observe, uint32_t window, struct deep_outcome *out)
 {
-	struct sim_observer obs = {
-	    .ctx = &out->fetch_events, .cost = sim_default_cost, .event = count_fetches};
-	struct sim_dev_opts o = {.sz = sizeof(o),
-	                         .seed = 5,
-	                         .fw = SIM_FW_RELAXED,
-	                         .hazard = SIM_HAZARD_FAIL,
-	                         .prefetch_bbs = window,
-	                         .obs = observe ? &obs : NULL};
-	uint8_t *src = aligned_alloc(4096, 4096), *dst = aligned_alloc(4096, 4096);
+	struct quiet_rig r;
 	struct prism_wqe w;
 	struct hx_cq cq;
 	struct hx_qp a, b;
-	struct sim_dev *dev;
-	uint32_t key, dkey;
 
-	assert_non_null(src);
-	assert_non_null(dst);
 	memset(out, 0, sizeof(*out));
-	memset(dst, 0, 4096);
-	for (unsigned i = 0; i < 4096; i++)
-		src[i] = (uint8_t)(i * 7 + 1);
-	assert_int_equal(sim_dev_open(&o, &dev), 0);
-	hx_cq_init(&cq, dev, 64, false);
-	hx_qp_init(&a, dev, &cq, &cq, RING, 16, 0);
-	hx_qp_init(&b, dev, &cq, &cq, RING, 16, 0);
+	quiet_rig_open(&r, 5, window, observe, &out->fetch_events);
+	hx_cq_init(&cq, r.dev, 64, false);
+	hx_qp_init(&a, r.dev, &cq, &cq, RING, 16, 0);
+	hx_qp_init(&b, r.dev, &cq, &cq, RING, 16, 0);
 	hx_pair(&a, &b);
-	key = hx_key(dev, src, 4096, CONF_ALL);
-	dkey = hx_key(dev, dst, 4096, CONF_ALL);
 	for (int i = 0; i < 5; i++) {
 		hx_nop(&w, true);
 		hx_post(&a, &w);
 	}
-	hx_rw(&w, PRISM_OP_RDMA_WRITE, (uintptr_t)dst, dkey, (uintptr_t)src, key, 8, true);
-	w.num_sge = 3; /* 80 bytes: two BBs */
-	for (int i = 1; i < 3; i++)
-		w.sge[i] = (struct prism_sge){
-		    .byte_count = 8, .lkey = key, .addr = (uintptr_t)src + 64 * i};
-	assert_int_equal(hx_post(&a, &w), 5);
+	assert_int_equal(post_two_bb_write(&a, &r), 5);
 	for (int i = 0; i < 10; i++) {
 		hx_nop(&w, true);
 		hx_post(&a, &w);
 	}
 	hx_ring(&a);
-	out->rc_pause = sim_dev_run(dev, 9);
-	sim_dev_stats(dev, &out->st);
+	out->rc_pause = sim_dev_run(r.dev, 9);
+	sim_dev_stats(r.dev, &out->st);
 	/* the WQE fetched last (by the last step: a NOP past the WRITE, whose
 	 * BBs are 5 and 6), not run yet */
 	out->edited = (uint32_t)out->st.fetches - 1;
@@ -511,14 +563,12 @@ static void deep_run(bool observe, uint32_t window, struct deep_outcome *out)
 	assert_true(out->edited > out->st.wqes_executed);
 	out->edited++; /* its BB counter */
 	hx_slot(&a, out->edited)[11] ^= PRISM_CE_CQ_UPDATE << PRISM_CTRL_CE_SHIFT; /* unsignaled */
-	out->rc_end = sim_dev_run(dev, 0);
-	out->hazard = sim_dev_last_hazard(dev, &out->h);
+	out->rc_end = sim_dev_run(r.dev, 0);
+	out->hazard = sim_dev_last_hazard(r.dev, &out->h);
 	for (out->n = 0; out->n < 48 && hx_poll(&cq, &out->c[out->n]) == 1; out->n++)
 		;
-	sim_dev_stats(dev, &out->st);
-	sim_dev_close(dev);
-	free(src);
-	free(dst);
+	sim_dev_stats(r.dev, &out->st);
+	quiet_rig_close(&r);
 }
 
 /* Without an observer the WQE a step makes room for is fetched inline; the
@@ -549,21 +599,11 @@ static void quiet_matches_observed(uint32_t window)
 	assert_int_equal(quiet->h.executed_at, seen->h.executed_at);
 	assert_true(quiet->h.fetched_at > 0); /* fetched after a step, not at the doorbell */
 	assert_int_equal(quiet->n, seen->n);
-	for (uint32_t i = 0; i < quiet->n; i++) {
-		assert_int_equal(quiet->c[i].opcode, seen->c[i].opcode);
-		assert_int_equal(quiet->c[i].syndrome, seen->c[i].syndrome);
-		assert_int_equal(quiet->c[i].wqe_counter, seen->c[i].wqe_counter);
-		assert_int_equal(quiet->c[i].timestamp, seen->c[i].timestamp);
-	}
-	assert_int_equal(quiet->st.fetches, seen->st.fetches);
-	assert_int_equal(seen->fetch_events, seen->st.fetches);
+	assert_same_run(quiet->c, seen->c, quiet->n, &quiet->st, &seen->st, seen->fetch_events);
 	assert_true(quiet->st.fetches > window); /* past the first window */
 	assert_int_equal(quiet->n, 16);          /* one CQE per WQE (errors from the hazard on) */
 	for (uint32_t i = 0; i < quiet->n; i++)  /* in order, none lost or doubled */
 		assert_int_equal(quiet->c[i].wqe_counter, i < 6 ? i : i + 1); /* WRITE: BBs 5, 6 */
-	assert_int_equal(quiet->st.wqes_executed, seen->st.wqes_executed);
-	assert_int_equal(quiet->st.steps, seen->st.steps);
-	assert_int_equal(quiet->st.vtime_max, seen->st.vtime_max);
 	assert_int_equal(quiet->st.hazards, 1);
 	test_free(quiet);
 	test_free(seen);
@@ -599,46 +639,24 @@ struct enable_outcome {
  * later enable.  All of b's WQEs are signaled. */
 static void enable_run(bool observe, struct enable_outcome *out)
 {
-	struct sim_observer obs = {
-	    .ctx = &out->fetch_events, .cost = sim_default_cost, .event = count_fetches};
-	struct sim_dev_opts o = {.sz = sizeof(o),
-	                         .seed = 7,
-	                         .fw = SIM_FW_RELAXED,
-	                         .hazard = SIM_HAZARD_FAIL,
-	                         .prefetch_bbs = 4,
-	                         .obs = observe ? &obs : NULL};
-	uint8_t *src = aligned_alloc(4096, 4096), *dst = aligned_alloc(4096, 4096);
+	struct quiet_rig r;
 	struct prism_wqe w;
 	struct hx_cq cqa, cqb;
 	struct hx_qp a, b;
-	struct sim_dev *dev;
-	uint32_t key, dkey;
 
-	assert_non_null(src);
-	assert_non_null(dst);
 	memset(out, 0, sizeof(*out));
-	memset(dst, 0, 4096);
-	for (unsigned i = 0; i < 4096; i++)
-		src[i] = (uint8_t)(i * 5 + 3);
-	assert_int_equal(sim_dev_open(&o, &dev), 0);
-	hx_cq_init(&cqa, dev, 64, false);
-	hx_cq_init(&cqb, dev, 64, false);
-	hx_qp_init(&a, dev, &cqa, &cqa, RING, 16, XC);
-	hx_qp_init(&b, dev, &cqb, &cqb, RING, 16, XC | SIM_QP_MANAGED_SEND);
+	quiet_rig_open(&r, 7, 4, observe, &out->fetch_events);
+	hx_cq_init(&cqa, r.dev, 64, false);
+	hx_cq_init(&cqb, r.dev, 64, false);
+	hx_qp_init(&a, r.dev, &cqa, &cqa, RING, 16, XC);
+	hx_qp_init(&b, r.dev, &cqb, &cqb, RING, 16, XC | SIM_QP_MANAGED_SEND);
 	hx_pair(&a, &b);
-	key = hx_key(dev, src, 4096, CONF_ALL);
-	dkey = hx_key(dev, dst, 4096, CONF_ALL);
 	for (int i = 0; i < 3; i++) { /* BBs 0-2 */
 		hx_nop(&w, true);
 		hx_post(&b, &w);
 	}
-	hx_rw(&w, PRISM_OP_RDMA_WRITE, (uintptr_t)dst, dkey, (uintptr_t)src, key, 8, true);
-	w.num_sge = 3; /* 80 bytes: two BBs */
-	for (int i = 1; i < 3; i++)
-		w.sge[i] = (struct prism_sge){
-		    .byte_count = 8, .lkey = key, .addr = (uintptr_t)src + 64 * i};
-	assert_int_equal(hx_post(&b, &w), 3); /* BBs 3-4 */
-	for (int i = 0; i < 12; i++) {        /* BBs 5-16 */
+	assert_int_equal(post_two_bb_write(&b, &r), 3); /* BBs 3-4 */
+	for (int i = 0; i < 12; i++) {                  /* BBs 5-16 */
 		hx_nop(&w, true);
 		hx_post(&b, &w);
 	}
@@ -653,14 +671,12 @@ static void enable_run(bool observe, struct enable_outcome *out)
 	hx_enable(&w, PRISM_OP_SEND_ENABLE, b.qpn, 17, false);
 	hx_post(&a, &w);
 	hx_ring(&a);
-	out->rc = sim_dev_run(dev, 0);
+	out->rc = sim_dev_run(r.dev, 0);
 	for (out->n = 0; out->n < 32 && hx_poll(&cqb, &out->c[out->n]) == 1; out->n++)
 		;
-	sim_dev_stats(dev, &out->st);
-	assert_memory_equal(dst, src, 8); /* the WRITE ran */
-	sim_dev_close(dev);
-	free(src);
-	free(dst);
+	sim_dev_stats(r.dev, &out->st);
+	assert_memory_equal(r.dst, r.src, 8); /* the WRITE ran */
+	quiet_rig_close(&r);
 }
 
 /* Without an observer an ENABLE fetches one-BB WQEs into an empty window
@@ -679,20 +695,12 @@ static void test_enable_fetch_quiet_matches_observed(void **state)
 	assert_int_equal(seen->rc, 0);
 	assert_int_equal(quiet->n, 16); /* every WQE of b, in order */
 	assert_int_equal(seen->n, quiet->n);
-	for (uint32_t i = 0; i < quiet->n; i++) {
+	for (uint32_t i = 0; i < quiet->n; i++)
 		assert_int_equal(quiet->c[i].syndrome, 0);
-		assert_int_equal(quiet->c[i].opcode, seen->c[i].opcode);
-		assert_int_equal(quiet->c[i].wqe_counter, seen->c[i].wqe_counter);
-		assert_int_equal(quiet->c[i].timestamp, seen->c[i].timestamp);
-	}
+	assert_same_run(quiet->c, seen->c, quiet->n, &quiet->st, &seen->st, seen->fetch_events);
 	assert_int_equal(quiet->c[3].wqe_counter, 3); /* the WRITE */
 	assert_int_equal(quiet->c[15].wqe_counter, 16);
-	assert_int_equal(quiet->st.fetches, seen->st.fetches);
-	assert_int_equal(seen->fetch_events, seen->st.fetches);
 	assert_int_equal(quiet->st.fetches, 16 + 5); /* b's WQEs and a's */
-	assert_int_equal(quiet->st.wqes_executed, seen->st.wqes_executed);
-	assert_int_equal(quiet->st.steps, seen->st.steps);
-	assert_int_equal(quiet->st.vtime_max, seen->st.vtime_max);
 	assert_int_equal(quiet->st.hazards, 0);
 	test_free(quiet);
 	test_free(seen);
