@@ -188,6 +188,27 @@ static int setup_managed_warn(void **state)
 	return 0;
 }
 
+/* One race was reported, on b's first WQE at @offset (@len bytes),
+ * naming a's READ number @read_ctr as the writer, and the WQE ran. */
+static void assert_one_read_race(struct env *e, uint32_t offset, uint32_t len, uint32_t read_ctr)
+{
+	struct sim_stats st;
+	struct sim_hazard h;
+
+	sim_dev_stats(e->dev, &st);
+	assert_int_equal(st.hazards, 1);
+	assert_true(sim_dev_last_hazard(e->dev, &h));
+	assert_int_equal(h.qpn, e->b.qpn);
+	assert_int_equal(h.wqe_counter, 0);
+	assert_int_equal(h.offset, offset);
+	assert_int_equal(h.len, len);
+	assert_int_equal(h.writer.kind, SIM_WRITER_SQ);
+	assert_int_equal(h.writer.qpn, e->a.qpn);
+	assert_int_equal(h.writer.wqe_counter, read_ctr);
+	assert_int_equal(h.writer.opcode, PRISM_OP_RDMA_READ);
+	assert_true(h.executed);
+}
+
 /* a READs 8 bytes into b's two-BB WRITE at bytes 60-67 (4 bytes in each
  * block) and enables b with no barrier: b fetches and runs the WQE before
  * the READ lands.  The patch raced the fetch in both blocks; it is one
@@ -195,8 +216,6 @@ static int setup_managed_warn(void **state)
 static void test_patch_race_two_bbs_one_report(void **state)
 {
 	struct env *e = *state;
-	struct sim_stats st;
-	struct sim_hazard h;
 	struct prism_wqe w;
 	uint8_t *slot;
 	uint32_t read_ctr;
@@ -214,18 +233,7 @@ static void test_patch_race_two_bbs_one_report(void **state)
 	hx_ring(&e->a);
 	assert_int_equal(sim_dev_run(e->dev, 0), 0); /* warn: the run goes on */
 	assert_memory_equal(slot + 60, e->src + 2048, 8);
-	sim_dev_stats(e->dev, &st);
-	assert_int_equal(st.hazards, 1);
-	assert_true(sim_dev_last_hazard(e->dev, &h));
-	assert_int_equal(h.qpn, e->b.qpn);
-	assert_int_equal(h.wqe_counter, 0);
-	assert_int_equal(h.offset, 60);
-	assert_int_equal(h.len, 4); /* the first block's part */
-	assert_int_equal(h.writer.kind, SIM_WRITER_SQ);
-	assert_int_equal(h.writer.qpn, e->a.qpn);
-	assert_int_equal(h.writer.wqe_counter, read_ctr);
-	assert_int_equal(h.writer.opcode, PRISM_OP_RDMA_READ);
-	assert_true(h.executed);
+	assert_one_read_race(e, 60, 4, read_ctr); /* the first block's part */
 	/* the stale copy ran: the WRITE's three pieces as posted */
 	assert_memory_equal(e->dst, e->src, 8);
 	assert_memory_equal(e->dst + 8, e->src + 64, 8);
@@ -240,8 +248,6 @@ static void test_patch_race_two_bbs_one_report(void **state)
 static void test_patch_race_one_bb_quiet(void **state)
 {
 	struct env *e = *state;
-	struct sim_stats st;
-	struct sim_hazard h;
 	struct prism_wqe w;
 	uint8_t *slot;
 	uint32_t read_ctr;
@@ -263,17 +269,7 @@ static void test_patch_race_one_bb_quiet(void **state)
 	hx_ring(&e->a);
 	assert_int_equal(sim_dev_run(e->dev, 0), 0); /* warn: the run goes on */
 	assert_memory_equal(slot + 12, e->src + 2048, 4);
-	sim_dev_stats(e->dev, &st);
-	assert_int_equal(st.hazards, 1);
-	assert_true(sim_dev_last_hazard(e->dev, &h));
-	assert_int_equal(h.qpn, e->b.qpn);
-	assert_int_equal(h.wqe_counter, 0);
-	assert_int_equal(h.offset, 12);
-	assert_int_equal(h.len, 4);
-	assert_int_equal(h.writer.kind, SIM_WRITER_SQ);
-	assert_int_equal(h.writer.qpn, e->a.qpn);
-	assert_int_equal(h.writer.wqe_counter, read_ctr);
-	assert_true(h.executed);
+	assert_one_read_race(e, 12, 4, read_ctr);
 	assert_memory_equal(e->dst, e->src, 8); /* the stale copy ran */
 }
 

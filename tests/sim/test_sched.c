@@ -45,16 +45,13 @@ static void test_parked_wait_wakes_when_cq_destroyed(void **state)
 	env_teardown((void **)&e);
 }
 
-/* A WAIT parked on a CQ wakes on that CQ's CQE even when the CQE comes
- * from a queue on the other side of a packet (a response completing). */
-static void test_parked_wait_wakes_on_remote_completion(void **state)
+/* a: a WAIT for b's CQE number @count (0-based) on cq_b, then a signaled
+ * 16-byte WRITE src -> dst; run (the WAIT parks). */
+static void post_wait_then_write(struct env *e, uint32_t count)
 {
-	struct env *e = env_make(SIM_FW_STRICT, SIM_HAZARD_FAIL, false, SIM_QP_CROSS_CHANNEL, 0);
 	struct prism_wqe w;
 
-	(void)state;
-	/* a: WAIT for b's first completion, then a WRITE */
-	hx_wait(&w, sim_cq_num(e->cq_b.cq), 0, false);
+	hx_wait(&w, sim_cq_num(e->cq_b.cq), count, false);
 	hx_post(&e->a, &w);
 	hx_rw(&w, PRISM_OP_RDMA_WRITE, (uintptr_t)e->dst, e->dst_key, (uintptr_t)e->src, e->src_key,
 	      16, true);
@@ -62,13 +59,30 @@ static void test_parked_wait_wakes_on_remote_completion(void **state)
 	hx_ring(&e->a);
 	assert_int_equal(sim_dev_run(e->dev, 0), 0);
 	assert_int_equal(e->dst[0], 0);
-	/* b: a READ whose response completes it (CQE on cq_b) */
+}
+
+/* b: an 8-byte READ whose response completes it (a CQE on cq_b); run. */
+static void run_read_on_b(struct env *e)
+{
+	struct prism_wqe w;
+
 	hx_rw(&w, PRISM_OP_RDMA_READ, (uintptr_t)e->src + 64, e->src_key, (uintptr_t)e->dst + 64,
 	      e->dst_key, 8, true);
 	hx_post(&e->b, &w);
 	hx_ring(&e->b);
 	assert_int_equal(sim_dev_run(e->dev, 0), 0);
 	assert_int_equal(hx_expect(&e->cq_b).opcode, PRISM_CQE_REQ);
+}
+
+/* A WAIT parked on a CQ wakes on that CQ's CQE even when the CQE comes
+ * from a queue on the other side of a packet (a response completing). */
+static void test_parked_wait_wakes_on_remote_completion(void **state)
+{
+	struct env *e = env_make(SIM_FW_STRICT, SIM_HAZARD_FAIL, false, SIM_QP_CROSS_CHANNEL, 0);
+
+	(void)state;
+	post_wait_then_write(e, 0);
+	run_read_on_b(e);
 	assert_int_equal(hx_expect(&e->cq_a).opcode, PRISM_CQE_REQ);
 	assert_memory_equal(e->dst, e->src, 16);
 	assert_memory_equal(e->dst + 64, e->src + 64, 8);
@@ -80,32 +94,14 @@ static void test_parked_wait_wakes_on_remote_completion(void **state)
 static void test_parked_wait_kept_until_its_count(void **state)
 {
 	struct env *e = env_make(SIM_FW_STRICT, SIM_HAZARD_FAIL, false, SIM_QP_CROSS_CHANNEL, 0);
-	struct prism_wqe w;
+	struct prism_cqe c;
 
 	(void)state;
-	/* a: WAIT for b's second completion, then a WRITE */
-	hx_wait(&w, sim_cq_num(e->cq_b.cq), 1, false);
-	hx_post(&e->a, &w);
-	hx_rw(&w, PRISM_OP_RDMA_WRITE, (uintptr_t)e->dst, e->dst_key, (uintptr_t)e->src, e->src_key,
-	      16, true);
-	hx_post(&e->a, &w);
-	hx_ring(&e->a);
-	assert_int_equal(sim_dev_run(e->dev, 0), 0);
-	for (unsigned k = 0; k < 2; k++) {
-		struct prism_cqe c;
-
-		/* b: a READ whose response completes it (CQE number k on cq_b) */
-		hx_rw(&w, PRISM_OP_RDMA_READ, (uintptr_t)e->src + 64, e->src_key,
-		      (uintptr_t)e->dst + 64, e->dst_key, 8, true);
-		hx_post(&e->b, &w);
-		hx_ring(&e->b);
-		assert_int_equal(sim_dev_run(e->dev, 0), 0);
-		assert_int_equal(hx_expect(&e->cq_b).opcode, PRISM_CQE_REQ);
-		if (k == 0) {
-			assert_int_equal(hx_poll(&e->cq_a, &c), 0); /* still parked */
-			assert_int_equal(e->dst[0], 0);
-		}
-	}
+	post_wait_then_write(e, 1);
+	run_read_on_b(e);
+	assert_int_equal(hx_poll(&e->cq_a, &c), 0); /* still parked */
+	assert_int_equal(e->dst[0], 0);
+	run_read_on_b(e);
 	assert_int_equal(hx_expect(&e->cq_a).opcode, PRISM_CQE_REQ);
 	assert_memory_equal(e->dst, e->src, 16);
 	env_teardown((void **)&e);
