@@ -2,10 +2,9 @@
 /*
  * sim_exec.c - one step of a send queue's processing unit: is the head WQE
  * runnable (fetched, WAIT satisfied, fence clear: decided inline by
- * sim_sq_ready_plain / sim_sq_ready_slow in sim_internal.h, their rare
- * parts here), then hazard check, firmware-profile checks, the cost
- * callback, dispatch through the opcode table to the verb executors, and
- * the error path.
+ * sim_sq_readiness in sim_internal.h, its rare parts here), then hazard
+ * check, firmware-profile checks, the cost callback, dispatch through the
+ * opcode table to the verb executors, and the error path.
  *
  * Owns: the per-WQE life from "fetched" to "executed".  Must not: know
  * any verb's semantics (sim_exec_*.c) or emit CQEs itself (completions go
@@ -46,7 +45,7 @@ __attribute__((cold)) void sim_sq_emit_wait(struct sim_qp *qp, enum sim_event_ki
 	sim_emit(qp->dev, &ev);
 }
 
-/* A fence (sim_sq_ready_slow) on a non-empty outstanding ring: every
+/* A fence (sim_sq_readiness) on a non-empty outstanding ring: every
  * READ/atomic entry (@strong: every entry) must be done; *@t moves to the
  * latest completion among them. */
 bool sim_sq_fence_scan(struct sim_qp *qp, bool strong, sim_time_t *t)

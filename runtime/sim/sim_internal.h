@@ -763,46 +763,19 @@ void sim_sqrange_rebuild(struct sim_dev *dev);
  * @start; sim_sq_ready() said so when the queue was last woken. */
 void sim_sq_step(struct sim_qp *qp, sim_time_t start);
 /* Is the head WQE of @qp runnable, and from when?  (Evaluates WAITs.)  The
- * scheduler asks a queue after each of its steps and wakes: the common
- * cases (not RTS, nothing fetched, an unfenced WQE other than a WAIT) are
- * decided inline, the rest by sim_sq_ready_slow, which may be called only
- * where sim_sq_ready_plain answered -1 (it does not re-check those cases).
- * Its answer also says whether only a sim_sched_wake can change it (the
- * scheduler then parks the queue): SIM_RD_READY is set when runnable from
- * *@t; SIM_RD_POLL when it may change without a wake (an RNR retry, a WAIT
- * on data); SIM_RD_WAIT_CQ (not runnable) is a WAIT on a CQ count, which
- * that CQ's next CQE wakes; 0: not runnable until a wake (fence, full
- * outstanding ring). */
-enum { SIM_RD_READY = 1, SIM_RD_POLL = 2, SIM_RD_WAIT_CQ = 4 };
-static inline unsigned sim_sq_ready_slow(struct sim_qp *qp, sim_time_t *t);
-/* The inline part: 1 runnable (a plain head: no WAIT, fence or RNR), 0
- * not, -1 ask sim_sq_ready_slow. */
-static inline int sim_sq_ready_plain(struct sim_qp *qp, sim_time_t *t)
-{
-	struct sim_sq *sq = &qp->sq;
-	const struct sim_fetched *f;
-
-	if (qp->state != SIM_QPS_RTS)
-		return 0;
-	if (sq->block == SIM_BLOCK_RNR)
-		return -1;
-	if (!sq->pf_cnt)
-		return 0; /* nothing fetched */
-	f = &sq->pf[sq->pf_head];
-	if (sq->os_cnt == sq->os_cap || sq->hd.rc < 0 ||
-	    (sq->hd.w.ctrl.fm_ce_se & PRISM_CTRL_FM_MASK) ||
-	    sq->hd.w.ctrl.opcode == PRISM_OP_CQE_WAIT)
-		return -1;
-	/* fetched, room in the outstanding ring, no fence, no WAIT */
-	sq->block = SIM_BLOCK_NONE;
-	*t = sq->t > f->fetched_at ? sq->t : f->fetched_at;
-	return 1;
-}
+ * scheduler asks a queue after each of its steps and wakes.  The answer
+ * also says whether only a sim_sched_wake can change it (the scheduler then
+ * parks the queue): SIM_RD_READY is set when runnable from *@t, with
+ * SIM_RD_PLAIN for a plain head (fetched, no WAIT, fence, RNR or decode
+ * error: a burst may run it); SIM_RD_POLL when it may change without a
+ * wake (an RNR retry, a WAIT on data); SIM_RD_WAIT_CQ (not runnable) is a
+ * WAIT on a CQ count, which that CQ's next CQE wakes; 0: not runnable until
+ * a wake (not RTS, nothing fetched, fence, full outstanding ring). */
+enum { SIM_RD_READY = 1, SIM_RD_POLL = 2, SIM_RD_WAIT_CQ = 4, SIM_RD_PLAIN = 8 };
+static inline unsigned sim_sq_readiness(struct sim_qp *qp, sim_time_t *t);
 static inline bool sim_sq_ready(struct sim_qp *qp, sim_time_t *t)
 {
-	int r = sim_sq_ready_plain(qp, t);
-
-	return r < 0 ? (sim_sq_ready_slow(qp, t) & SIM_RD_READY) != 0 : r;
+	return (sim_sq_readiness(qp, t) & SIM_RD_READY) != 0;
 }
 
 /* Per-verb executors (sim_exec_*.c).  They return 0 when the WQE executed
@@ -843,7 +816,7 @@ static inline bool sim_wait_satisfied(struct sim_qp *qp, const struct prism_wqe 
 	return !cq || sim_cq_reached(cq, w->wait_en.index & 0xffffffu, t);
 }
 
-/* sim_exec.c: the rare parts of sim_sq_ready_slow, out of line.  An RNR
+/* sim_exec.c: the rare parts of sim_sq_readiness, out of line.  An RNR
  * retry's readiness (always SIM_RD_POLL: a parked infinite retry waits for
  * outside progress, which wakes nothing); the fence scan of a non-empty
  * outstanding ring (*t: when the last entry the fence waits for completed);
@@ -851,29 +824,39 @@ static inline bool sim_wait_satisfied(struct sim_qp *qp, const struct prism_wqe 
 unsigned sim_sq_rnr_ready(struct sim_qp *qp, sim_time_t *t);
 bool sim_sq_fence_scan(struct sim_qp *qp, bool strong, sim_time_t *t);
 void sim_sq_emit_wait(struct sim_qp *qp, enum sim_event_kind k, sim_time_t t);
-/* Called only where sim_sq_ready_plain answered -1: the queue is RTS and
- * either RNR-blocked or its head WQE is fetched and is malformed, fenced,
- * a WAIT, or finds the outstanding ring full (none of that is re-checked).
- * A fence holds a WQE until earlier READs/atomics (or, for strong
- * ordering, everything) completed (mlx5dv.h MLX5_WQE_CTRL_*FENCE): clear
- * at once on an empty outstanding ring, else scanned.  Inline: the
- * scheduler asks a WAIT or a fenced WQE about twice per WQE. */
-static inline __attribute__((always_inline)) unsigned sim_sq_ready_slow(struct sim_qp *qp,
-                                                                        sim_time_t *t)
+/* One pass over the head's state, the common case (a plain head) first.
+ * A fence holds a WQE until earlier READs/atomics (or, for strong ordering,
+ * everything) completed (mlx5dv.h MLX5_WQE_CTRL_*FENCE): clear at once on
+ * an empty outstanding ring, else scanned.  Inline: the scheduler asks
+ * after every step and wake. */
+static inline __attribute__((always_inline)) unsigned sim_sq_readiness(struct sim_qp *qp,
+                                                                       sim_time_t *t)
 {
 	struct sim_sq *sq = &qp->sq;
 	const struct prism_ctrl_seg *c = &sq->hd.w.ctrl;
-	const struct sim_fetched *f = &sq->pf[sq->pf_head];
+	const struct sim_fetched *f;
 	sim_time_t t0, dep;
 	unsigned poll = 0;
 
+	if (qp->state != SIM_QPS_RTS)
+		return 0;
 	if (sq->block == SIM_BLOCK_RNR)
 		return sim_sq_rnr_ready(qp, t);
+	if (!sq->pf_cnt)
+		return 0; /* nothing fetched */
 	if (sq->os_cnt == sq->os_cap) {
 		sq->block = SIM_BLOCK_OUTST; /* every WQE, even a bad one, takes an entry */
 		return 0;
 	}
+	f = &sq->pf[sq->pf_head];
 	t0 = sq->t > f->fetched_at ? sq->t : f->fetched_at;
+	if (__builtin_expect(sq->hd.rc >= 0 && !(c->fm_ce_se & PRISM_CTRL_FM_MASK) &&
+	                         c->opcode != PRISM_OP_CQE_WAIT,
+	                     1)) {
+		sq->block = SIM_BLOCK_NONE;
+		*t = t0;
+		return SIM_RD_READY | SIM_RD_PLAIN;
+	}
 	if (sq->hd.rc < 0) {
 		*t = t0;
 		return SIM_RD_READY; /* executes as an error */

@@ -21,7 +21,7 @@
  * run until woken is parked (out of the heap, off the list; a WAIT on a CQ
  * count joins that CQ's waiter list).  RNR-blocked queues and WAITs on
  * data stay on the list (re-evaluated every step: outside progress and
- * memory the CPU writes wake nothing); sim_sq_ready_slow's answer says
+ * memory the CPU writes wake nothing); sim_sq_readiness's answer says
  * which (SIM_RD_*).  So a step costs O(woken + log ready), not O(queues).
  * The run loop decides the common step itself (VTIME, no READ job: the
  * heap's root or the inbox's head, two queues tied at the root drawn as
@@ -281,9 +281,12 @@ void sim_sched_forget(struct sim_qp *qp)
 
 /* ---- the step ------------------------------------------------------------ */
 
-/* settle(), given sim_sq_ready_slow's verdict @v (0: parked). */
-static inline __attribute__((always_inline)) bool
-settle_verdict(struct sim_dev *dev, struct sim_qp *qp, unsigned v, sim_time_t t)
+/* @qp's readiness is @v (sim_sq_readiness) from @t: a ready queue gets its
+ * heap key; one that is not leaves the heap.  Returns whether it may leave
+ * the dirty list (parked, or ready with a start time only a wake can
+ * change). */
+static inline __attribute__((always_inline)) bool settle(struct sim_dev *dev, struct sim_qp *qp,
+                                                         unsigned v, sim_time_t t)
 {
 	if (v & SIM_RD_READY) {
 		rdy_set(dev, qp, t);
@@ -296,30 +299,12 @@ settle_verdict(struct sim_dev *dev, struct sim_qp *qp, unsigned v, sim_time_t t)
 	return !(v & SIM_RD_POLL);
 }
 
-/* @qp's readiness is @r (sim_sq_ready_plain: 1, 0, -1 = ask the slow
- * path) from @t: a ready queue gets its heap key; one that is not leaves
- * the heap.  Returns whether it may leave the dirty list (parked, or ready
- * with a start time only a wake can change).  sim_sq_ready_plain answers 0
- * only for a queue not RTS or with nothing fetched: parked. */
-static inline __attribute__((always_inline)) bool settle(struct sim_dev *dev, struct sim_qp *qp,
-                                                         int r, sim_time_t t)
-{
-	unsigned v;
-
-	if (r > 0) {
-		rdy_set(dev, qp, t);
-		return true;
-	}
-	v = r < 0 ? sim_sq_ready_slow(qp, &t) : 0;
-	return settle_verdict(dev, qp, v, t);
-}
-
 static inline __attribute__((always_inline)) bool evaluate(struct sim_dev *dev, struct sim_qp *qp)
 {
 	sim_time_t t = 0;
-	int r = sim_sq_ready_plain(qp, &t);
+	unsigned v = sim_sq_readiness(qp, &t);
 
-	return settle(dev, qp, r, t);
+	return settle(dev, qp, v, t);
 }
 
 /* Evaluates every dirty queue, in the order they were woken (the order of
@@ -482,7 +467,7 @@ static inline __attribute__((always_inline)) bool pick_vtime(struct sim_dev *dev
 
 /*
  * After a step of @qp, the heap's earliest (its key not updated yet),
- * whose next WQE is a plain one (sim_sq_ready_plain) ready from @t: may it
+ * whose next WQE is a plain one (SIM_RD_PLAIN) ready from @t: may it
  * run at once?  Only when that is what the next step would pick without a
  * draw: nothing in the inbox at or before @t, @t strictly earlier than the
  * other queues, no READ job, VTIME, nothing else woken.  (Deliveries from
@@ -523,19 +508,20 @@ static inline __attribute__((always_inline)) uint64_t run_sq(struct sim_dev *dev
 {
 	sim_time_t next = 0;
 	uint64_t n = 0;
-	int r;
+	unsigned v;
 
 	for (;;) {
 		n++;
 		sim_sq_step(qp, t);
-		r = sim_sq_ready_plain(qp, &next);
-		if (r <= 0 || n > SIM_BURST || n >= left || !burst_on(dev, qp, next))
+		v = sim_sq_readiness(qp, &next);
+		if (v != (SIM_RD_READY | SIM_RD_PLAIN) || n > SIM_BURST || n >= left ||
+		    !burst_on(dev, qp, next))
 			break;
 		t = next; /* its heap key stays (too early) until it stops */
 	}
 	/* its head, time or block changed: evaluated at once (what it woke is
 	 * evaluated at the next step) */
-	if (!settle(dev, qp, r, next))
+	if (!settle(dev, qp, v, next))
 		sim_sched_wake(qp);
 	return n;
 }
@@ -559,15 +545,14 @@ static inline __attribute__((always_inline)) struct sim_qp *take_woken(struct si
                                                                        sim_time_t *t)
 {
 	struct sim_qp *qp = dev->dirty[0];
-	int r = sim_sq_ready_plain(qp, t);
-	unsigned v = r > 0 ? SIM_RD_READY : r < 0 ? sim_sq_ready_slow(qp, t) : 0;
+	unsigned v = sim_sq_readiness(qp, t) & ~SIM_RD_PLAIN;
 
 	if (__builtin_expect(v == SIM_RD_READY && (!dev->inbox.n || *t < dev->inbox.front->t), 1)) {
 		dev->ndirty = 0;
 		qp->dirty = false;
 		return qp;
 	}
-	if (settle_verdict(dev, qp, v, *t)) {
+	if (settle(dev, qp, v, *t)) {
 		dev->ndirty = 0;
 		qp->dirty = false;
 	}
