@@ -66,6 +66,14 @@ static inline int64_t hv_sq_publish(struct hv_qp *h, uint32_t nbb)
 	h->dbrec[1] = htobe32(h->sq_pi & 0xffff);
 	return c;
 }
+/* hv_sq_publish() for a caller that knows the new producer counter @end
+ * (the WQEs up to it are in place). */
+static inline void hv_sq_publish_to(struct hv_qp *h, uint32_t end)
+{
+	h->sq_pi = end;
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	h->dbrec[1] = htobe32(end & 0xffff);
+}
 /* Ring the send doorbell (host-started queues; managed queues ignore it). */
 int hv_ring(struct hv_qp *h);
 /* Post one receive WQE with @n entries; returns its receive counter. */

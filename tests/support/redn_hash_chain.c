@@ -42,6 +42,7 @@ struct redn_hash {
 	uint8_t *keys; /* nbuckets x 3 */
 	/* counters */
 	uint32_t next_req, inflight, srv_recvs, wrk_cqes;
+	uint32_t resp_slot; /* next_req % max_inflight: where its value lands */
 	/* What a re-post at the same ring positions rewrites (post_get_patch):
 	 * control segments as encoded, field offsets from the codec, and the
 	 * basic blocks each WQE takes.  Filled by every encoded get. */
@@ -53,7 +54,8 @@ struct redn_hash {
 		uint8_t r_miss[PRISM_WQE_DS_BYTES], r_hit[8];
 		uint32_t r_raddr, r_sge0_addr, rd_raddr, cas_compare, cas_swap, imm_off;
 		uint32_t ctl_index[REDN_CTL_WQES];
-		uint32_t r_bbs, rd_bbs, cas_bbs, ctl_bbs[REDN_CTL_WQES];
+		uint32_t r_bbs, rd_bbs, cas_bbs;
+		uint32_t ctl_at[REDN_CTL_WQES], ctl_bbs; /* each ctl WQE's BB from the first; all */
 		uint32_t cli_inline, cli_bbs; /* the client's SEND: its inline data, its size */
 		uint32_t idx_off;             /* the WQE index in a control segment */
 		/* can_patch() held and every get since posted whole (each moves
@@ -303,10 +305,11 @@ static void client_payload(const struct redn_hash *h, const struct get_req *q, u
 {
 	uint64_t ba =
 	    htobe64((uint64_t)(uintptr_t)(h->table + (size_t)q->bucket * REDN_BUCKET_BYTES));
+	const uint8_t k0 = q->key[0], k1 = q->key[1], k2 = q->key[2]; /* before the stores */
 
-	out[0] = q->key[2];
-	out[1] = q->key[1];
-	out[2] = q->key[0];
+	out[0] = k2;
+	out[1] = k1;
+	out[2] = k0;
 	memcpy(out + REDN_KEY_BYTES, &ba, 8); /* big-endian */
 }
 
@@ -337,12 +340,12 @@ static int post_client_send(struct redn_hash *h, const struct get_req *q, struct
 static void patch_client_send(struct redn_hash *h, const struct get_req *q)
 {
 	const struct redn_tmpl *t = &h->t;
-	uint32_t pi = h->hcli.sq_pi;
+	const uint32_t pi = h->hcli.sq_pi, end = pi + t->cli_bbs, inline_off = t->cli_inline;
 	uint8_t *slot = hv_sq_slot(&h->hcli, pi);
 
 	put_be16(slot + t->idx_off, (uint16_t)(pi & 0xffff));
-	client_payload(h, q, slot + t->cli_inline);
-	hv_sq_publish(&h->hcli, t->cli_bbs);
+	client_payload(h, q, slot + inline_off);
+	hv_sq_publish_to(&h->hcli, end);
 }
 
 /* Encodes every WQE of one get through the codec, and records in h->t what
@@ -459,23 +462,33 @@ static int post_get_encode(struct redn_hash *h, const struct get_req *q)
 	    {PRISM_OP_CQE_WAIT, q->wrk_index, sim_cq_num(h->cq_wrk)},
 	    {PRISM_OP_SEND_ENABLE, r_end & 0xffff, sim_qp_num(h->srv)},
 	};
+	pi = h->hctl.sq_pi;
 	for (int i = 0; i < REDN_CTL_WQES; i++) {
 		uint8_t *ctl_slot;
 		hv_wqe(&w, steps[i].op, false);
 		w.has_wait_en = true;
 		w.wait_en.index = steps[i].index;
 		w.wait_en.obj_num = steps[i].obj;
-		pi = h->hctl.sq_pi;
+		t->ctl_at[i] = h->hctl.sq_pi - pi;
 		if ((c = hv_post_send(&h->hctl, &w, false, &ctl_slot)) < 0)
 			return (int)c;
-		t->ctl_bbs[i] = h->hctl.sq_pi - pi;
 		t->ctl_index[i] = field_at(&w, PRISM_FIELD_WAIT_EN_INDEX);
 	}
+	t->ctl_bbs = h->hctl.sq_pi - pi;
 
 	if ((c = hv_post_recv(&h->hcli, NULL, 0)) < 0)
 		return (int)c;
 	t->valid = true;
 	return post_client_send(h, q, t);
+}
+
+/* One ctl WQE of a re-posted get: its WQE index and its WAIT / SEND_EN
+ * counter. */
+static inline void patch_ctl(uint8_t *slot, uint32_t idx, uint32_t pi, uint32_t index_off,
+                             uint32_t index)
+{
+	put_be16(slot + idx, (uint16_t)pi);
+	put_be32(slot + index_off, index);
 }
 
 /*
@@ -489,53 +502,50 @@ static int post_get_patch(struct redn_hash *h, const struct get_req *q)
 {
 	const struct redn_tmpl *t = &h->t;
 	const uint32_t idx = t->idx_off; /* read once: ring stores may alias t */
-	uint32_t pi;
+	/* the counters each ring moves to (read before the ring stores, too) */
+	const uint32_t srv_pi = h->hsrv.sq_pi, rd_pi = h->hwrk.sq_pi, ctl_pi = h->hctl.sq_pi;
+	const uint32_t r_end = srv_pi + t->r_bbs, cas_pi = rd_pi + t->rd_bbs;
+	const uint32_t wrk_end = cas_pi + t->cas_bbs;
 
-	pi = h->hsrv.sq_pi;
-	uint8_t *r_slot = hv_sq_slot(&h->hsrv, pi);
+	uint8_t *r_slot = hv_sq_slot(&h->hsrv, srv_pi);
 	memcpy(r_slot, t->r_miss, sizeof(t->r_miss)); /* R as a NOP (the miss) */
-	put_be16(r_slot + idx, (uint16_t)(pi & 0xffff));
+	put_be16(r_slot + idx, (uint16_t)srv_pi);
 	put_be32(r_slot + t->imm_off, q->id);
 	uint8_t hit[sizeof(t->r_hit)]; /* R's bytes 0-7 as the CAS makes them */
 	memcpy(hit, t->r_hit, sizeof(hit));
-	put_be16(hit + idx, (uint16_t)(pi & 0xffff));
+	put_be16(hit + idx, (uint16_t)srv_pi);
 	put_be64(r_slot + t->r_raddr, q->resp_addr);
 	put_be64(r_slot + t->r_sge0_addr, 0); /* patched by the READ */
-	hv_sq_publish(&h->hsrv, t->r_bbs);
-	uint32_t r_end = h->hsrv.sq_pi;
+	hv_sq_publish_to(&h->hsrv, r_end);
 
 	/* A get's WQEs on one ring never wrap: each ring holds a whole number
 	 * of gets and the rings moved in step (can_patch), so the next WQE of
 	 * the same get follows in memory. */
-	pi = h->hwrk.sq_pi;
-	uint8_t *read_slot = hv_sq_slot(&h->hwrk, pi);
-	put_be16(read_slot + idx, (uint16_t)(pi & 0xffff));
+	uint8_t *read_slot = hv_sq_slot(&h->hwrk, rd_pi);
+	put_be16(read_slot + idx, (uint16_t)rd_pi);
 	put_be64(read_slot + t->rd_raddr, 0); /* patched by the RECV */
 
-	pi += t->rd_bbs; /* both published at once, below */
 	uint8_t *cas_slot = read_slot + (size_t)t->rd_bbs * PRISM_WQE_BB;
-	put_be16(cas_slot + idx, (uint16_t)(pi & 0xffff));
+	put_be16(cas_slot + idx, (uint16_t)cas_pi);
 	uint64_t miss_word, hit_word;
 	memcpy(&miss_word, r_slot, sizeof(miss_word)); /* R as just written: the miss */
 	memcpy(&hit_word, hit, sizeof(hit_word));
 	put_be64(cas_slot + t->cas_compare, miss_word);
 	put_be64(cas_slot + t->cas_swap, hit_word);
-	hv_sq_publish(&h->hwrk, t->rd_bbs + t->cas_bbs);
-	uint32_t wrk_end = h->hwrk.sq_pi;
+	hv_sq_publish_to(&h->hwrk, wrk_end);
 
 	hv_recv_repost(&h->hsrv);
 
-	uint32_t index[REDN_CTL_WQES] = {q->recv_index, wrk_end & 0xffff, q->wrk_index,
-	                                 r_end & 0xffff};
-	pi = h->hctl.sq_pi;
-	uint8_t *ctl_slot = hv_sq_slot(&h->hctl, pi);
-	for (int i = 0; i < REDN_CTL_WQES; i++) {
-		put_be16(ctl_slot + idx, (uint16_t)(pi & 0xffff));
-		put_be32(ctl_slot + t->ctl_index[i], (uint32_t)index[i]);
-		pi += t->ctl_bbs[i];
-		ctl_slot += (size_t)t->ctl_bbs[i] * PRISM_WQE_BB;
-	}
-	hv_sq_publish(&h->hctl, pi - h->hctl.sq_pi); /* the four at once */
+	/* ctl: 1 WAIT recv, 2 SEND_EN wrk, 5 WAIT wrk CQ, 6 SEND_EN srv */
+	uint8_t *ctl_slot = hv_sq_slot(&h->hctl, ctl_pi);
+	patch_ctl(ctl_slot, idx, ctl_pi, t->ctl_index[0], q->recv_index);
+	patch_ctl(ctl_slot + (size_t)t->ctl_at[1] * PRISM_WQE_BB, idx, ctl_pi + t->ctl_at[1],
+	          t->ctl_index[1], wrk_end & 0xffff);
+	patch_ctl(ctl_slot + (size_t)t->ctl_at[2] * PRISM_WQE_BB, idx, ctl_pi + t->ctl_at[2],
+	          t->ctl_index[2], q->wrk_index);
+	patch_ctl(ctl_slot + (size_t)t->ctl_at[3] * PRISM_WQE_BB, idx, ctl_pi + t->ctl_at[3],
+	          t->ctl_index[3], r_end & 0xffff);
+	hv_sq_publish_to(&h->hctl, ctl_pi + t->ctl_bbs); /* the four at once */
 
 	hv_recv_repost(&h->hcli);
 	patch_client_send(h, q);
@@ -551,22 +561,20 @@ static int post_get_patch(struct redn_hash *h, const struct get_req *q)
 static bool can_patch(struct redn_hash *h)
 {
 	struct redn_tmpl *t = &h->t;
-	uint32_t n = h->next_req, ctl = 0;
+	uint32_t n = h->next_req;
 
 	if (!t->valid || h->cfg.encode_every_wqe)
 		return false;
 	if (t->steady)
 		return true;
-	for (int i = 0; i < REDN_CTL_WQES; i++)
-		ctl += t->ctl_bbs[i];
 	struct {
 		const struct hv_qp *q;
 		uint32_t per_get; /* basic blocks (send) or receives per get */
 		bool sq;
 	} rings[] = {
-	    {&h->hsrv, t->r_bbs, true}, {&h->hwrk, t->rd_bbs + t->cas_bbs, true},
-	    {&h->hctl, ctl, true},      {&h->hsrv, 1, false},
-	    {&h->hcli, 1, false},       {&h->hcli, t->cli_bbs, true},
+	    {&h->hsrv, t->r_bbs, true},   {&h->hwrk, t->rd_bbs + t->cas_bbs, true},
+	    {&h->hctl, t->ctl_bbs, true}, {&h->hsrv, 1, false},
+	    {&h->hcli, 1, false},         {&h->hcli, t->cli_bbs, true},
 	};
 	for (size_t i = 0; i < sizeof(rings) / sizeof(rings[0]); i++) {
 		const struct hv_qp *q = rings[i].q;
@@ -621,10 +629,9 @@ int redn_hash_post_get(struct redn_hash *h, const uint8_t key[REDN_KEY_BYTES], u
 		return -EAGAIN;
 	if (bucket >= h->cfg.nbuckets)
 		return -EINVAL;
-	uint32_t slot = h->next_req % h->cfg.max_inflight;
 	struct get_req q = {
 	    .id = h->next_req,
-	    .resp_addr = (uint64_t)(uintptr_t)(h->resp + (size_t)slot * h->cfg.value_len),
+	    .resp_addr = (uint64_t)(uintptr_t)(h->resp + (size_t)h->resp_slot * h->cfg.value_len),
 	    .key = key,
 	    .bucket = bucket,
 	    .recv_index = h->srv_recvs & 0xffffff,
@@ -632,7 +639,9 @@ int redn_hash_post_get(struct redn_hash *h, const uint8_t key[REDN_KEY_BYTES], u
 	};
 	int rc;
 
-	if (!can_patch(h))
+	if (h->t.steady && !h->cfg.check_patches) /* what can_patch says, sooner */
+		rc = post_get_patch(h, &q);
+	else if (!can_patch(h))
 		rc = post_get_encode(h, &q);
 	else if (h->cfg.check_patches)
 		rc = post_get_checked(h, &q);
@@ -653,6 +662,8 @@ int redn_hash_post_get(struct redn_hash *h, const uint8_t key[REDN_KEY_BYTES], u
 		}
 	}
 	h->next_req++;
+	if (++h->resp_slot == h->cfg.max_inflight)
+		h->resp_slot = 0;
 	h->inflight++;
 	if (req_id)
 		*req_id = q.id;
