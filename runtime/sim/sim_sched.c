@@ -470,17 +470,17 @@ static inline __attribute__((always_inline)) bool pick_vtime(struct sim_dev *dev
  * whose next WQE is a plain one (SIM_RD_PLAIN) ready from @t: may it
  * run at once?  Only when that is what the next step would pick without a
  * draw: nothing in the inbox at or before @t, @t strictly earlier than the
- * other queues, no READ job, VTIME, nothing else woken.  (Deliveries from
- * other threads wait for the burst's end, at most SIM_BURST WQEs.)
+ * other queues, no READ job, @vtime (SIM_SCHED_VTIME), nothing else woken.
+ * (Deliveries from other threads wait for the burst's end, at most
+ * SIM_BURST WQEs.)
  */
 static inline __attribute__((always_inline)) bool burst_on(struct sim_dev *dev, struct sim_qp *qp,
-                                                           sim_time_t t)
+                                                           sim_time_t t, bool vtime)
 {
 	const struct sim_rdy *h = dev->rdy;
 	uint32_t n = dev->nrdy;
 
-	if ((dev->inbox.n && dev->inbox.front->t <= t) ||
-	    __builtin_expect(dev->jobs || dev->o.sched != SIM_SCHED_VTIME, 0))
+	if ((dev->inbox.n && dev->inbox.front->t <= t) || __builtin_expect(dev->jobs || !vtime, 0))
 		return false;
 	/* the heap's root, the others later; or (take_woken) outside the
 	 * heap, all of it later */
@@ -499,12 +499,13 @@ static inline __attribute__((always_inline)) bool burst_on(struct sim_dev *dev, 
 #define SIM_BURST 64 /* WQEs a queue may run back to back in one step */
 
 /* Runs the head WQE of @qp, picked at @t, and whatever burst follows (at
- * most @left WQEs, @left > 0), then settles it.  Returns the WQEs run.
+ * most @left WQEs, @left > 0; @vtime: burst_on's), then settles it.
+ * Returns the WQEs run.
  * @qp may be out of the heap while it runs (take_woken; the heap's only
  * entry, taken out): nothing a step calls reads the heap, and settling it
  * into an empty heap leaves the heap its key update or delete would. */
-static inline __attribute__((always_inline)) uint64_t run_sq(struct sim_dev *dev, struct sim_qp *qp,
-                                                             sim_time_t t, uint64_t left)
+static inline __attribute__((always_inline)) uint64_t
+run_sq(struct sim_dev *dev, struct sim_qp *qp, sim_time_t t, uint64_t left, bool vtime)
 {
 	sim_time_t next = 0;
 	uint64_t n = 0;
@@ -515,7 +516,7 @@ static inline __attribute__((always_inline)) uint64_t run_sq(struct sim_dev *dev
 		sim_sq_step(qp, t);
 		v = sim_sq_readiness(qp, &next);
 		if (v != (SIM_RD_READY | SIM_RD_PLAIN) || n > SIM_BURST || n >= left ||
-		    !burst_on(dev, qp, next))
+		    !burst_on(dev, qp, next, vtime))
 			break;
 		t = next; /* its heap key stays (too early) until it stops */
 	}
@@ -564,13 +565,14 @@ static inline __attribute__((always_inline)) struct sim_qp *take_woken(struct si
  * the units run, 0 when none is runnable. */
 static __attribute__((noinline)) uint64_t sched_step_picked(struct sim_dev *dev, uint64_t left)
 {
+	bool vtime = dev->o.sched == SIM_SCHED_VTIME;
 	struct pick b;
 
-	if (!(dev->o.sched == SIM_SCHED_RANDOM ? pick_random(dev, &b) : pick_vtime(dev, &b)))
+	if (!(vtime ? pick_vtime(dev, &b) : pick_random(dev, &b)))
 		return 0;
 	switch (b.kind) {
 	case UNIT_SQ:
-		return run_sq(dev, b.ptr, b.t, left);
+		return run_sq(dev, b.ptr, b.t, left, vtime);
 	case UNIT_PKT:
 		return run_pkt(dev);
 	case UNIT_JOB:
@@ -587,14 +589,35 @@ static __attribute__((noinline)) uint64_t sched_step_picked(struct sim_dev *dev,
 	return 1;
 }
 
+/* Each step: deliveries from other threads, the woken queues' readiness,
+ * one unit (sched_step_picked).  SIM_SCHED_RANDOM's loop; returns the
+ * units run, at most @left. */
+static __attribute__((noinline)) uint64_t sched_steps_picked(struct sim_dev *dev, uint64_t left)
+{
+	uint64_t start = left, ran;
+
+	while (left) {
+		if (dev->tx_held || __atomic_load_n(&dev->rx_async.n, __ATOMIC_ACQUIRE))
+			sim_inbox_drain_async(dev);
+		if (dev->ndirty)
+			refresh(dev);
+		ran = sched_step_picked(dev, left);
+		if (!ran)
+			break;
+		left -= ran;
+	}
+	return start - left;
+}
+
 /*
  * Counts units in dev->st.steps (kept in a register while it runs: nothing
  * a step calls reads it): a burst counts as the WQEs it ran.  Each step:
  * deliveries from other threads, then the woken queues' readiness, then
- * one unit (or a burst).  The common case, SIM_SCHED_VTIME without READ
- * jobs and one earliest unit (the heap's root, the one woken queue while
- * the heap is empty, or the inbox's head; no tie), is decided here; the
- * rest by sched_step_picked.  A queue's step is inlined once (run:): two
+ * one unit (or a burst).  SIM_SCHED_RANDOM runs sched_steps_picked's loop;
+ * in this one (SIM_SCHED_VTIME) the common case, no READ jobs and one
+ * earliest unit (the heap's root, the one woken queue while the heap is
+ * empty, or the inbox's head; no tie), is decided here; the rest by
+ * sched_step_picked.  A queue's step is inlined once (run:): two
  * copies of run_sq doubled the loop's code and its instruction-cache
  * misses.
  */
@@ -604,13 +627,16 @@ uint64_t sim_sched_steps(struct sim_dev *dev, uint64_t max_steps)
 	struct sim_qp *qp;
 	sim_time_t t;
 
+	if (__builtin_expect(dev->o.sched != SIM_SCHED_VTIME, 0)) {
+		left -= sched_steps_picked(dev, left);
+		goto out;
+	}
 	while (left) {
 		if (__builtin_expect(
 		        dev->tx_held || __atomic_load_n(&dev->rx_async.n, __ATOMIC_ACQUIRE), 0))
 			sim_inbox_drain_async(dev);
 		if (dev->ndirty) {
-			if (dev->ndirty == 1 && !dev->nrdy && !dev->jobs &&
-			    dev->o.sched == SIM_SCHED_VTIME) {
+			if (dev->ndirty == 1 && !dev->nrdy && !dev->jobs) {
 				qp = take_woken(dev, &t);
 				if (qp)
 					goto run;
@@ -618,7 +644,7 @@ uint64_t sim_sched_steps(struct sim_dev *dev, uint64_t max_steps)
 				refresh(dev);
 			}
 		}
-		if (__builtin_expect(!dev->jobs && dev->o.sched == SIM_SCHED_VTIME, 1)) {
+		if (__builtin_expect(!dev->jobs, 1)) {
 			const struct sim_rdy *h = dev->rdy;
 			uint32_t n = dev->nrdy;
 
@@ -649,8 +675,9 @@ uint64_t sim_sched_steps(struct sim_dev *dev, uint64_t max_steps)
 		left -= ran;
 		continue;
 	run:
-		left -= run_sq(dev, qp, t, left);
+		left -= run_sq(dev, qp, t, left, true);
 	}
+out:
 	ran = (max_steps ? max_steps : UINT64_MAX) - left;
 	dev->st.steps += ran;
 	return ran;
