@@ -301,7 +301,7 @@ static inline __attribute__((always_inline)) bool settle(struct sim_dev *dev, st
 
 static inline __attribute__((always_inline)) bool evaluate(struct sim_dev *dev, struct sim_qp *qp)
 {
-	sim_time_t t = 0;
+	sim_time_t t; /* set with SIM_RD_READY, read only then */
 	unsigned v = sim_sq_readiness(qp, &t);
 
 	return settle(dev, qp, v, t);
@@ -507,7 +507,7 @@ static inline __attribute__((always_inline)) bool burst_on(struct sim_dev *dev, 
 static inline __attribute__((always_inline)) uint64_t
 run_sq(struct sim_dev *dev, struct sim_qp *qp, sim_time_t t, uint64_t left, bool vtime)
 {
-	sim_time_t next = 0;
+	sim_time_t next; /* set with SIM_RD_READY, read only then */
 	uint64_t n = 0;
 	unsigned v;
 
