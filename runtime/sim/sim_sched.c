@@ -534,13 +534,13 @@ static inline __attribute__((always_inline)) uint64_t run_pkt(struct sim_dev *de
 }
 
 /*
- * SIM_SCHED_VTIME, no READ job, the heap empty, one queue woken: refresh()
- * for it, and when it is ready (no poll) strictly before the inbox's head,
- * it is the next unit (the pick would take the heap's only entry, no draw):
- * it is returned (*@t: its start) to run at once without entering the heap
- * (its insert before the step and its delete or key update after it would
- * leave the heap as its insert after the step does: nothing else is in
- * it).  NULL when it was only evaluated.
+ * SIM_SCHED_VTIME, one queue woken: refresh() for it.  When the heap is
+ * empty, no READ job waits and it is ready (no poll) strictly before the
+ * inbox's head, it is the next unit (the pick would take the heap's only
+ * entry, no draw): it is returned (*@t: its start) to run at once without
+ * entering the heap (its insert before the step and its delete or key
+ * update after it would leave the heap as its insert after the step does:
+ * nothing else is in it).  NULL when it was only evaluated.
  */
 static inline __attribute__((always_inline)) struct sim_qp *take_woken(struct sim_dev *dev,
                                                                        sim_time_t *t)
@@ -548,7 +548,9 @@ static inline __attribute__((always_inline)) struct sim_qp *take_woken(struct si
 	struct sim_qp *qp = dev->dirty[0];
 	unsigned v = sim_sq_readiness(qp, t) & ~SIM_RD_PLAIN;
 
-	if (__builtin_expect(v == SIM_RD_READY && (!dev->inbox.n || *t < dev->inbox.front->t), 1)) {
+	if (__builtin_expect(v == SIM_RD_READY && !dev->nrdy && !dev->jobs &&
+	                         (!dev->inbox.n || *t < dev->inbox.front->t),
+	                     1)) {
 		dev->ndirty = 0;
 		qp->dirty = false;
 		return qp;
@@ -636,7 +638,7 @@ uint64_t sim_sched_steps(struct sim_dev *dev, uint64_t max_steps)
 		        dev->tx_held || __atomic_load_n(&dev->rx_async.n, __ATOMIC_ACQUIRE), 0))
 			sim_inbox_drain_async(dev);
 		if (dev->ndirty) {
-			if (dev->ndirty == 1 && !dev->nrdy && !dev->jobs) {
+			if (dev->ndirty == 1) {
 				qp = take_woken(dev, &t);
 				if (qp)
 					goto run;
