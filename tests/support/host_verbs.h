@@ -52,43 +52,35 @@ void hv_cq_init(struct hv_cq *h, struct sim_cq *cq);
  */
 int64_t hv_post_send(struct hv_qp *h, struct prism_wqe *w, bool keep_ctrl_ids, uint8_t **slot_out);
 /*
- * Publish @nbb basic blocks at the send producer counter whose bytes the
- * caller already holds there (a WQE of the same shape posted one lap ago,
- * changed fields rewritten in place).  Returns the WQE's counter.  Inline:
- * a re-posting benchmark calls it for every WQE.
+ * Re-posting WQEs whose bytes the caller already holds in place (a WQE of
+ * the same shape posted one lap ago, changed fields rewritten): move the
+ * send producer counter to @end, or the receive counter one WQE on (the
+ * receive one lap ago had the same entries), without publishing them.
+ * hv_publish() then writes the doorbell record once for all of them, as a
+ * driver's post of a list of work requests does.  Inline: a re-posting
+ * benchmark calls them for every WQE.
  */
-static inline int64_t hv_sq_publish(struct hv_qp *h, uint32_t nbb)
-{
-	uint32_t c = h->sq_pi;
-
-	h->sq_pi = c + nbb;
-	__atomic_thread_fence(__ATOMIC_RELEASE);
-	h->dbrec[1] = htobe32(h->sq_pi & 0xffff);
-	return c;
-}
-/* hv_sq_publish() for a caller that knows the new producer counter @end
- * (the WQEs up to it are in place). */
-static inline void hv_sq_publish_to(struct hv_qp *h, uint32_t end)
+static inline void hv_sq_advance(struct hv_qp *h, uint32_t end)
 {
 	h->sq_pi = end;
+}
+static inline void hv_rq_advance(struct hv_qp *h)
+{
+	h->rq_pi++;
+}
+/* Publish the producer counters in the doorbell record (after the WQE
+ * stores; the receive counter only where there is a receive queue). */
+static inline void hv_publish(struct hv_qp *h)
+{
 	__atomic_thread_fence(__ATOMIC_RELEASE);
-	h->dbrec[1] = htobe32(end & 0xffff);
+	h->dbrec[1] = htobe32(h->sq_pi & 0xffff);
+	if (h->rq_n)
+		h->dbrec[0] = htobe32(h->rq_pi & 0xffff);
 }
 /* Ring the send doorbell (host-started queues; managed queues ignore it). */
 int hv_ring(struct hv_qp *h);
 /* Post one receive WQE with @n entries; returns its receive counter. */
 int64_t hv_post_recv(struct hv_qp *h, const struct prism_sge *sge, unsigned n);
-/* Re-post the receive WQE already at the receive counter, unchanged (one
- * lap ago it was posted with the same entries); returns its counter. */
-static inline int64_t hv_recv_repost(struct hv_qp *h)
-{
-	uint32_t c = h->rq_pi;
-
-	h->rq_pi = c + 1;
-	__atomic_thread_fence(__ATOMIC_RELEASE);
-	h->dbrec[0] = htobe32(h->rq_pi & 0xffff);
-	return c;
-}
 /* Poll one CQE: 1 and *@out filled, 0 when the CQ is empty, < 0 on a bad CQE. */
 int hv_poll(struct hv_cq *h, struct prism_cqe *out);
 /*

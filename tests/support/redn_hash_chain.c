@@ -345,7 +345,7 @@ static void patch_client_send(struct redn_hash *h, const struct get_req *q)
 
 	put_be16(slot + t->idx_off, (uint16_t)(pi & 0xffff));
 	client_payload(h, q, slot + inline_off);
-	hv_sq_publish_to(&h->hcli, end);
+	hv_sq_advance(&h->hcli, end);
 }
 
 /* Encodes every WQE of one get through the codec, and records in h->t what
@@ -516,7 +516,7 @@ static int post_get_patch(struct redn_hash *h, const struct get_req *q)
 	put_be16(hit + idx, (uint16_t)srv_pi);
 	put_be64(r_slot + t->r_raddr, q->resp_addr);
 	put_be64(r_slot + t->r_sge0_addr, 0); /* patched by the READ */
-	hv_sq_publish_to(&h->hsrv, r_end);
+	hv_sq_advance(&h->hsrv, r_end);
 
 	/* A get's WQEs on one ring never wrap: each ring holds a whole number
 	 * of gets and the rings moved in step (can_patch), so the next WQE of
@@ -532,9 +532,9 @@ static int post_get_patch(struct redn_hash *h, const struct get_req *q)
 	memcpy(&hit_word, hit, sizeof(hit_word));
 	put_be64(cas_slot + t->cas_compare, miss_word);
 	put_be64(cas_slot + t->cas_swap, hit_word);
-	hv_sq_publish_to(&h->hwrk, wrk_end);
+	hv_sq_advance(&h->hwrk, wrk_end);
 
-	hv_recv_repost(&h->hsrv);
+	hv_rq_advance(&h->hsrv);
 
 	/* ctl: 1 WAIT recv, 2 SEND_EN wrk, 5 WAIT wrk CQ, 6 SEND_EN srv */
 	uint8_t *ctl_slot = hv_sq_slot(&h->hctl, ctl_pi);
@@ -545,9 +545,9 @@ static int post_get_patch(struct redn_hash *h, const struct get_req *q)
 	          t->ctl_index[2], q->wrk_index);
 	patch_ctl(ctl_slot + (size_t)t->ctl_at[3] * PRISM_WQE_BB, idx, ctl_pi + t->ctl_at[3],
 	          t->ctl_index[3], r_end & 0xffff);
-	hv_sq_publish_to(&h->hctl, ctl_pi + t->ctl_bbs); /* the four at once */
+	hv_sq_advance(&h->hctl, ctl_pi + t->ctl_bbs); /* the four at once */
 
-	hv_recv_repost(&h->hcli);
+	hv_rq_advance(&h->hcli);
 	patch_client_send(h, q);
 	return 0;
 }
@@ -672,6 +672,12 @@ int redn_hash_post_get(struct redn_hash *h, const uint8_t key[REDN_KEY_BYTES], u
 
 int redn_hash_ring(struct redn_hash *h)
 {
+	/* the gets posted since the last ring are one list per queue: their
+	 * doorbell records are written once (a re-posted get leaves them) */
+	hv_publish(&h->hsrv);
+	hv_publish(&h->hwrk);
+	hv_publish(&h->hctl);
+	hv_publish(&h->hcli);
 	int rc = hv_ring(&h->hctl);
 	return rc ? rc : hv_ring(&h->hcli);
 }

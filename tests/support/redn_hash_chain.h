@@ -40,7 +40,9 @@ struct redn_hash_cfg {
 	uint32_t value_len;    /* bytes per value, returned by the WRITE_IMM */
 	uint32_t max_inflight; /* requests posted between two runs to idle */
 	uint64_t seed;         /* table keys and values */
-	bool defer_doorbells;  /* post_get leaves ringing to redn_hash_ring() */
+	bool defer_doorbells;  /* post_get leaves ringing to redn_hash_ring() (the
+	                        * gets between two rings are one post list per
+	                        * queue, as one ibv_post_send of a list) */
 	/* Once the rings are full, gets patch the WQEs left one lap ago in
 	 * place; these two change that: */
 	bool encode_every_wqe; /* encode every WQE through the codec instead */
@@ -72,7 +74,8 @@ struct redn_hash_reply {
 	uint32_t req_id;
 	const uint8_t *value; /* the client's copy (value_len bytes) */
 };
-/* Ring the server's control queue and the client (defer_doorbells). */
+/* Publish the queues' doorbell records and ring the server's control queue
+ * and the client (defer_doorbells). */
 int redn_hash_ring(struct redn_hash *h);
 
 /* After a run: next value the client received (1), none (0), or < 0 (a
