@@ -498,7 +498,8 @@ static inline void patch_ctl(uint8_t *slot, uint32_t idx, uint32_t pi, uint32_t 
  * the CAS operands, and the fields the last run's chain patched -- at the
  * codec's field offsets.  The receives are re-posted unchanged.
  */
-static int post_get_patch(struct redn_hash *h, const struct get_req *q)
+static inline __attribute__((always_inline)) int post_get_patch(struct redn_hash *h,
+                                                                const struct get_req *q)
 {
 	const struct redn_tmpl *t = &h->t;
 	const uint32_t idx = t->idx_off; /* read once: ring stores may alias t */
