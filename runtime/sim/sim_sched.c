@@ -186,7 +186,7 @@ static __attribute__((noinline)) bool waiters_grow(struct sim_cq *cq)
 	return ARRAY_RESERVE(cq->waiters, cq->waiters_cap, cq->nwaiters + 1);
 }
 
-static bool park_on_cq(struct sim_qp *qp)
+static inline __attribute__((always_inline)) bool park_on_cq(struct sim_qp *qp)
 {
 	struct sim_cq *cq = sim_cq_by_num(qp->dev, qp->sq.hd.w.wait_en.obj_num);
 
