@@ -657,15 +657,16 @@ uint64_t sim_sched_steps(struct sim_dev *dev, uint64_t max_steps)
 				continue;
 			}
 			if (!dev->inbox.n || h[0].t < dev->inbox.front->t) {
-				qp = pick_root(dev, h, n);
-				if (qp) {
-					t = h[0].t;
-					if (n == 1) { /* out of the heap (run_sq) */
-						dev->nrdy = 0;
-						qp->rdy_pos = 0;
-					}
+				t = h[0].t;
+				if (n == 1) { /* out of the heap (run_sq) */
+					qp = h[0].qp;
+					dev->nrdy = 0;
+					qp->rdy_pos = 0;
 					goto run;
 				}
+				qp = pick_root(dev, h, n);
+				if (qp)
+					goto run;
 			} else if (dev->inbox.front->t < h[0].t) {
 				left -= run_pkt(dev);
 				continue;
