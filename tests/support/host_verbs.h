@@ -56,9 +56,9 @@ int64_t hv_post_send(struct hv_qp *h, struct prism_wqe *w, bool keep_ctrl_ids, u
  * the same shape posted one lap ago, changed fields rewritten): move the
  * send producer counter to @end, or the receive counter one WQE on (the
  * receive one lap ago had the same entries), without publishing them.
- * hv_publish() then writes the doorbell record once for all of them, as a
- * driver's post of a list of work requests does.  Inline: a re-posting
- * benchmark calls them for every WQE.
+ * hv_publish_sq() / hv_publish_rq() then write the doorbell record once for
+ * all of them, as a driver's post of a list of work requests does.  Inline:
+ * a re-posting benchmark calls them for every WQE.
  */
 static inline void hv_sq_advance(struct hv_qp *h, uint32_t end)
 {
@@ -68,14 +68,17 @@ static inline void hv_rq_advance(struct hv_qp *h)
 {
 	h->rq_pi++;
 }
-/* Publish the producer counters in the doorbell record (after the WQE
- * stores; the receive counter only where there is a receive queue). */
-static inline void hv_publish(struct hv_qp *h)
+/* Publish the send / receive producer counter in the doorbell record
+ * (after the WQE stores). */
+static inline void hv_publish_sq(struct hv_qp *h)
 {
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	h->dbrec[1] = htobe32(h->sq_pi & 0xffff);
-	if (h->rq_n)
-		h->dbrec[0] = htobe32(h->rq_pi & 0xffff);
+}
+static inline void hv_publish_rq(struct hv_qp *h)
+{
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	h->dbrec[0] = htobe32(h->rq_pi & 0xffff);
 }
 /* Ring the send doorbell (host-started queues; managed queues ignore it). */
 int hv_ring(struct hv_qp *h);

@@ -674,11 +674,13 @@ int redn_hash_post_get(struct redn_hash *h, const uint8_t key[REDN_KEY_BYTES], u
 int redn_hash_ring(struct redn_hash *h)
 {
 	/* the gets posted since the last ring are one list per queue: their
-	 * doorbell records are written once (a re-posted get leaves them) */
-	hv_publish(&h->hsrv);
-	hv_publish(&h->hwrk);
-	hv_publish(&h->hctl);
-	hv_publish(&h->hcli);
+	 * doorbell records are written once (a re-posted get leaves them);
+	 * a managed queue's send record never (libmlx5 does not write it
+	 * for MANAGED_SEND: SEND_EN runs it, docs/nic-model.md 3.8) */
+	hv_publish_rq(&h->hsrv);
+	hv_publish_sq(&h->hctl);
+	hv_publish_sq(&h->hcli);
+	hv_publish_rq(&h->hcli);
 	int rc = hv_ring(&h->hctl);
 	return rc ? rc : hv_ring(&h->hcli);
 }
