@@ -865,9 +865,15 @@ static inline __attribute__((always_inline)) unsigned sim_sq_readiness(struct si
 		bool strong = prism_ctrl_fence(c) == PRISM_FENCE_STRONG_ORDERING;
 
 		dep = strong ? sq->done_t : sq->rdone_t;
-		if (sq->os_cnt && !sim_sq_fence_scan(qp, strong, &dep)) {
-			sq->block = SIM_BLOCK_FENCE;
-			return 0;
+		if (sq->os_cnt) {
+			const struct sim_outst *o = &sq->os[sq->os_head]; /* the oldest */
+
+			/* it holds the fence (sim_sq_fence_scan's first verdict) */
+			if (((strong || o->read_like) && !o->done) ||
+			    !sim_sq_fence_scan(qp, strong, &dep)) {
+				sq->block = SIM_BLOCK_FENCE;
+				return 0;
+			}
 		}
 		if (dep > t0)
 			t0 = dep;
