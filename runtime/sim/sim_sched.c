@@ -131,6 +131,21 @@ static void rdy_del(struct sim_dev *dev, struct sim_qp *qp)
 		rdy_down(dev, i);
 }
 
+/* rdy_del, in line for a heap of at most two (the last entry fills the
+ * hole: nothing to sift). */
+static inline __attribute__((always_inline)) void rdy_leave(struct sim_dev *dev, struct sim_qp *qp)
+{
+	uint32_t i = qp->rdy_pos - 1;
+
+	if (dev->nrdy > 2) {
+		rdy_del(dev, qp);
+		return;
+	}
+	qp->rdy_pos = 0;
+	if (i != --dev->nrdy) /* not the last: the root of two */
+		rdy_put(dev, 0, dev->rdy[1]);
+}
+
 /*
  * The heap entries with time @t (the minimum), in preorder of the heap
  * (the same operations give the same heap, so the same order): entries
@@ -293,7 +308,7 @@ static inline __attribute__((always_inline)) bool settle(struct sim_dev *dev, st
 		return !(v & SIM_RD_POLL);
 	}
 	if (qp->rdy_pos)
-		rdy_del(dev, qp);
+		rdy_leave(dev, qp);
 	if (v == SIM_RD_WAIT_CQ)
 		return park_on_cq(qp);
 	return !(v & SIM_RD_POLL);
