@@ -52,10 +52,15 @@ struct redn_hash {
 		 * WQE index (idx_off) and R's immediate (imm_off).  The other
 		 * WQEs keep theirs but for the WQE index. */
 		uint8_t r_miss[PRISM_WQE_DS_BYTES], r_hit[8];
-		uint32_t r_raddr, r_sge0_addr, rd_raddr, cas_compare, cas_swap, imm_off;
-		uint32_t ctl_index[REDN_CTL_WQES];
+		uint32_t r_raddr, r_sge0_addr, rd_raddr, cas_compare, imm_off;
+		/* byte offsets from the READ (the CAS follows it) */
+		uint32_t cas_idx, cas_cmp, cas_swp;
 		uint32_t r_bbs, rd_bbs, cas_bbs;
-		uint32_t ctl_at[REDN_CTL_WQES], ctl_bbs; /* each ctl WQE's BB from the first; all */
+		/* the ctl WQEs: each one's BB from the get's first, its WQE
+		 * index and WAIT / SEND_EN counter as byte offsets from the
+		 * first; all their BBs */
+		uint32_t ctl_at[REDN_CTL_WQES], ctl_idx[REDN_CTL_WQES], ctl_cnt[REDN_CTL_WQES];
+		uint32_t ctl_bbs;
 		uint32_t cli_inline, cli_bbs; /* the client's SEND: its inline data, its size */
 		uint32_t idx_off;             /* the WQE index in a control segment */
 		/* can_patch() held and every get since posted whole (each moves
@@ -433,7 +438,9 @@ static int post_get_encode(struct redn_hash *h, const struct get_req *q)
 	t->cas_bbs = h->hwrk.sq_pi - pi;
 	uint32_t wrk_end = h->hwrk.sq_pi;
 	t->cas_compare = field_at(&w, PRISM_FIELD_ATOMIC_COMPARE);
-	t->cas_swap = field_at(&w, PRISM_FIELD_ATOMIC_SWAP);
+	t->cas_idx = t->rd_bbs * PRISM_WQE_BB + t->idx_off;
+	t->cas_cmp = t->rd_bbs * PRISM_WQE_BB + t->cas_compare;
+	t->cas_swp = t->rd_bbs * PRISM_WQE_BB + field_at(&w, PRISM_FIELD_ATOMIC_SWAP);
 	/*
 	 * The compare operand is a big-endian field holding the host-order value
 	 * of R.ctrl[0..7]: R's QPN bytes 4, 5, 6 sit at compare bytes 3, 2, 1.
@@ -472,7 +479,9 @@ static int post_get_encode(struct redn_hash *h, const struct get_req *q)
 		t->ctl_at[i] = h->hctl.sq_pi - pi;
 		if ((c = hv_post_send(&h->hctl, &w, false, &ctl_slot)) < 0)
 			return (int)c;
-		t->ctl_index[i] = field_at(&w, PRISM_FIELD_WAIT_EN_INDEX);
+		t->ctl_idx[i] = t->ctl_at[i] * PRISM_WQE_BB + t->idx_off;
+		t->ctl_cnt[i] =
+		    t->ctl_at[i] * PRISM_WQE_BB + field_at(&w, PRISM_FIELD_WAIT_EN_INDEX);
 	}
 	t->ctl_bbs = h->hctl.sq_pi - pi;
 
@@ -482,13 +491,13 @@ static int post_get_encode(struct redn_hash *h, const struct get_req *q)
 	return post_client_send(h, q, t);
 }
 
-/* One ctl WQE of a re-posted get: its WQE index and its WAIT / SEND_EN
- * counter. */
-static inline void patch_ctl(uint8_t *slot, uint32_t idx, uint32_t pi, uint32_t index_off,
-                             uint32_t index)
+/* Ctl WQE @i of a re-posted get whose first is at @first, counter @pi: its
+ * WQE index and its WAIT / SEND_EN counter @count. */
+static inline void patch_ctl(const struct redn_tmpl *t, uint8_t *first, uint32_t pi, int i,
+                             uint32_t count)
 {
-	put_be16(slot + idx, (uint16_t)pi);
-	put_be32(slot + index_off, index);
+	put_be16(first + t->ctl_idx[i], (uint16_t)(pi + t->ctl_at[i]));
+	put_be32(first + t->ctl_cnt[i], count);
 }
 
 /*
@@ -526,26 +535,22 @@ static inline __attribute__((always_inline)) int post_get_patch(struct redn_hash
 	put_be16(read_slot + idx, (uint16_t)rd_pi);
 	put_be64(read_slot + t->rd_raddr, 0); /* patched by the RECV */
 
-	uint8_t *cas_slot = read_slot + (size_t)t->rd_bbs * PRISM_WQE_BB;
-	put_be16(cas_slot + idx, (uint16_t)cas_pi);
+	put_be16(read_slot + t->cas_idx, (uint16_t)cas_pi);
 	uint64_t miss_word, hit_word;
 	memcpy(&miss_word, r_slot, sizeof(miss_word)); /* R as just written: the miss */
 	memcpy(&hit_word, hit, sizeof(hit_word));
-	put_be64(cas_slot + t->cas_compare, miss_word);
-	put_be64(cas_slot + t->cas_swap, hit_word);
+	put_be64(read_slot + t->cas_cmp, miss_word);
+	put_be64(read_slot + t->cas_swp, hit_word);
 	hv_sq_advance(&h->hwrk, wrk_end);
 
 	hv_rq_advance(&h->hsrv);
 
 	/* ctl: 1 WAIT recv, 2 SEND_EN wrk, 5 WAIT wrk CQ, 6 SEND_EN srv */
 	uint8_t *ctl_slot = hv_sq_slot(&h->hctl, ctl_pi);
-	patch_ctl(ctl_slot, idx, ctl_pi, t->ctl_index[0], q->recv_index);
-	patch_ctl(ctl_slot + (size_t)t->ctl_at[1] * PRISM_WQE_BB, idx, ctl_pi + t->ctl_at[1],
-	          t->ctl_index[1], wrk_end & 0xffff);
-	patch_ctl(ctl_slot + (size_t)t->ctl_at[2] * PRISM_WQE_BB, idx, ctl_pi + t->ctl_at[2],
-	          t->ctl_index[2], q->wrk_index);
-	patch_ctl(ctl_slot + (size_t)t->ctl_at[3] * PRISM_WQE_BB, idx, ctl_pi + t->ctl_at[3],
-	          t->ctl_index[3], r_end & 0xffff);
+	patch_ctl(t, ctl_slot, ctl_pi, 0, q->recv_index);
+	patch_ctl(t, ctl_slot, ctl_pi, 1, wrk_end & 0xffff);
+	patch_ctl(t, ctl_slot, ctl_pi, 2, q->wrk_index);
+	patch_ctl(t, ctl_slot, ctl_pi, 3, r_end & 0xffff);
 	hv_sq_advance(&h->hctl, ctl_pi + t->ctl_bbs); /* the four at once */
 
 	hv_rq_advance(&h->hcli);
