@@ -180,6 +180,18 @@ static __attribute__((noinline)) void emit_exec(struct sim_qp *qp, enum sim_even
 	sim_emit(qp->dev, &ev);
 }
 
+/* The outstanding entry of the head WQE @f (taken by the caller), as it
+ * starts at @start. */
+static inline void fill_entry(struct sim_outst *o, const struct sim_fetched *f, bool signaled,
+                              sim_time_t start, sim_time_t latency)
+{
+	o->counter = f->counter;
+	o->opcode = f->bytes[3];
+	o->signaled = signaled;
+	o->start = start;
+	o->ready_at = start + latency;
+}
+
 void sim_sq_step(struct sim_qp *qp, sim_time_t start)
 {
 	struct sim_dev *dev = qp->dev;
@@ -189,7 +201,7 @@ void sim_sq_step(struct sim_qp *qp, sim_time_t start)
 	struct sim_cost_query q; /* filled only when dev->cost_query */
 	int rc;
 	uint8_t synd, opcode;
-	bool lone, signaled;
+	bool ordering, signaled;
 
 	if (sq->block == SIM_BLOCK_RNR) {
 		sq->t = start;
@@ -211,20 +223,20 @@ void sim_sq_step(struct sim_qp *qp, sim_time_t start)
 	else
 		charge_query(qp, f, synd, &q, &x.cost);
 
-	/* An ordering verb on an empty ring completes in this step, as the
-	 * oldest entry: it takes the next entry without counting it (no push,
-	 * no completion pass, no pop).  It is counted where it must stay an
-	 * entry: an error, or (never for these verbs) not done in its step. */
-	lone = !synd && sq->os_cnt == 0 && sq->hd.info->cls == PRISM_CLASS_ORDERING;
+	/* An ordering verb completes in its own step, done at start +
+	 * latency (its executor touches no outstanding entry).  On an empty
+	 * ring it completes as the oldest entry would, without taking one (no
+	 * push, no completion pass, no pop): only an error makes it an entry,
+	 * below.  Every other WQE takes its entry now. */
+	ordering = !synd && sq->hd.info->cls == PRISM_CLASS_ORDERING;
 	/* what the head says, read before the entry's stores */
 	signaled = sq->hd.rc >= 0 && prism_ctrl_ce(&sq->hd.w.ctrl) >= PRISM_CE_CQ_UPDATE;
 	opcode = sq->hd.w.ctrl.opcode;
-	x.os = lone ? sim_outst_next(qp) : sim_outst_push(qp);
-	x.os->counter = f->counter;
-	x.os->opcode = f->bytes[3];
-	x.os->signaled = signaled;
-	x.os->start = start;
-	x.os->ready_at = start + x.cost.latency;
+	x.os = NULL;
+	if (!ordering || sq->os_cnt) {
+		x.os = sim_outst_push(qp);
+		fill_entry(x.os, f, signaled, start, x.cost.latency);
+	}
 
 	if (dev->obs.event) /* an observer implies dev->cost_query: q is filled */
 		emit_exec(qp, SIM_EV_EXEC_START, start, start + x.cost.busy, f->counter, &q, q.wqe);
@@ -244,15 +256,14 @@ void sim_sq_step(struct sim_qp *qp, sim_time_t start)
 		/* the query's order is all that reads it */
 		sq->after_wait = sq->hd.rc >= 0 && sq->hd.w.ctrl.opcode == PRISM_OP_CQE_WAIT;
 		if (dev->obs.event)
-			emit_exec(qp, SIM_EV_EXEC_END, sq->t, sq->t, x.os->counter, &q, NULL);
+			emit_exec(qp, SIM_EV_EXEC_END, sq->t, sq->t, f->counter, &q, NULL);
 	}
 	pop_head(qp, f); /* x.w: the next head from here */
-	if (lone && (rc > 0 || !x.os->done)) {
-		sim_outst_clear_req(x.os);
-		sq->os_cnt++; /* it is the ring's only entry: os_head names it */
-		lone = false;
-	}
 	if (rc > 0) {
+		if (!x.os) { /* it is the ring's only entry: os_head names it */
+			x.os = sim_outst_push(qp);
+			fill_entry(x.os, f, signaled, start, x.cost.latency);
+		}
 		x.os->done = true;
 		x.os->syndrome = (uint8_t)rc;
 		x.os->done_at = start + x.cost.busy;
@@ -264,9 +275,28 @@ void sim_sq_step(struct sim_qp *qp, sim_time_t start)
 		sim_qp_fail(qp, start + x.cost.busy);
 		return;
 	}
-	if (lone)
-		sim_outst_retire(qp, x.os);
-	else if (sq->os[sq->os_head].done) /* completions go in order: the head first */
+	if (ordering) {
+		sim_time_t done = start + x.cost.latency;
+
+		if (x.os) {
+			x.os->done = true;
+			x.os->done_at = done;
+		} else {
+			/* sim_outst_retire of the entry it would have been (done_at
+			 * = ready_at; not read_like) */
+			if (done > sq->done_t)
+				sq->done_t = done;
+			if (signaled) {
+				struct sim_outst *o = sim_outst_at(sq, 0);
+
+				o->counter = f->counter;
+				o->opcode = opcode;
+				o->byte_count = 0;
+				sim_outst_retire_cqe(qp, o, done);
+			}
+		}
+	}
+	if (x.os && sq->os[sq->os_head].done) /* completions go in order: the head first */
 		sim_outst_complete(qp);
 	if (qp->state == SIM_QPS_RTS)
 		sim_sq_fetch_next(qp, start);

@@ -812,7 +812,7 @@ struct sim_xctx {
 	struct sim_qp *qp;
 	struct sim_fetched *f;
 	const struct prism_wqe *w;
-	struct sim_outst *os; /* the WQE's outstanding entry */
+	struct sim_outst *os; /* the WQE's entry (ordering verbs: may be NULL, unused) */
 	sim_time_t start;
 	struct sim_cost cost;
 };
@@ -951,9 +951,9 @@ uint64_t sim_masked_add64(uint64_t a, uint64_t b, uint64_t boundary);
 void sim_outst_pop(struct sim_qp *qp);
 void sim_outst_complete(struct sim_qp *qp); /* emits CQEs of done entries in order */
 /* Completes @o, the oldest entry, done without error: completion times and
- * its CQE when signaled.  sim_outst_complete retires done entries in order;
- * an ordering verb that ran on an empty ring and finished in its own step
- * (sim_outst_next, never counted) is retired directly.  Inline: the CQE (out
+ * its CQE when signaled.  sim_outst_complete retires done entries in order
+ * (an ordering verb that ran on an empty ring takes no entry: sim_sq_step
+ * completes it the same way, and fills one only for its CQE).  Inline: the CQE (out
  * of line, sim_outst_retire_cqe) is the rare part, most entries of a chain
  * being unsignaled. */
 void sim_outst_retire_cqe(struct sim_qp *qp, const struct sim_outst *o, sim_time_t t);
@@ -1054,8 +1054,7 @@ static inline struct sim_outst *sim_outst_at(const struct sim_sq *sq, uint32_t i
 	return &sq->os[(sq->os_head + i) & (sq->os_cap - 1)];
 }
 /* The entry the next push takes, not yet counted, with what its completion
- * reads (sim_outst_retire) cleared: enough for an ordering verb that
- * completes in its own step (the caller has checked there is room:
+ * reads (sim_outst_retire) cleared (the caller has checked there is room:
  * sim_sq_ready). */
 static inline struct sim_outst *sim_outst_next(struct sim_qp *qp)
 {
