@@ -83,7 +83,6 @@ unsigned sim_sq_rnr_ready(struct sim_qp *qp, sim_time_t *t)
 static uint8_t check_ctrl(const struct sim_dev *dev, struct sim_qp *qp, const struct sim_fetched *f)
 {
 	const struct sim_decoded *d = &qp->sq.hd;
-	const struct prism_ctrl_seg *c = &d->w.ctrl;
 
 	if (d->rc < 0)
 		return PRISM_SYND_LOCAL_QP_OP_ERR;
@@ -92,13 +91,8 @@ static uint8_t check_ctrl(const struct sim_dev *dev, struct sim_qp *qp, const st
 	if (dev->o.fw == SIM_FW_STRICT && (get_be16(f->bytes + 1) != (uint16_t)f->counter ||
 	                                   get_be32(f->bytes + 4) >> 8 != qp->qpn))
 		return PRISM_SYND_LOCAL_QP_OP_ERR;
-	/* SEND_EN / RECV_EN need a cross-channel QP (qpc.cd_master).  Only
-	 * software checks for this are public (MLNX_OFED libmlx5), so the
-	 * error is a sim choice; WAIT runs on any send queue (DPDK posts it on
-	 * plain Tx SQs, UCC on plain RC QPs): rule enable-needs-cross-channel. */
-	if (d->info->shape == PRISM_SHAPE_WAIT_ENABLE && c->opcode != PRISM_OP_CQE_WAIT &&
-	    !(qp->flags & SIM_QP_CROSS_CHANNEL))
-		return PRISM_SYND_LOCAL_QP_OP_ERR;
+	/* an ENABLE on a QP that is not cross-channel fails in its executor
+	 * (sim_enable_refused), before it does anything */
 	return 0;
 }
 
@@ -128,6 +122,9 @@ static __attribute__((noinline)) void charge_query(struct sim_qp *qp, const stru
 	struct sim_dev *dev = qp->dev;
 	const struct sim_decoded *d = &qp->sq.hd;
 
+	/* an ENABLE its executor refuses is charged as the error it is */
+	if (!synd && sim_enable_refused(qp, d->w.ctrl.opcode))
+		synd = PRISM_SYND_LOCAL_QP_OP_ERR;
 	*q = (struct sim_cost_query){
 	    .qpn = qp->qpn,
 	    .wqe_counter = f->counter,

@@ -92,7 +92,8 @@ int sim_exec_send_en(struct sim_xctx *x)
 	struct sim_qp *t = sim_qp_by_num(x->qp->dev, x->w->wait_en.obj_num);
 	sim_time_t at = x->start + x->cost.busy;
 
-	if (!t || !(t->flags & SIM_QP_MANAGED_SEND))
+	if (sim_enable_refused(x->qp, PRISM_OP_SEND_ENABLE) || !t ||
+	    !(t->flags & SIM_QP_MANAGED_SEND))
 		return PRISM_SYND_LOCAL_QP_OP_ERR;
 	t->sq.en = sim_extend16(t->sq.en, x->w->wait_en.index & 0xffffu);
 	if (t->state == SIM_QPS_RTS) {
@@ -110,7 +111,8 @@ int sim_exec_recv_en(struct sim_xctx *x)
 {
 	struct sim_qp *t = sim_qp_by_num(x->qp->dev, x->w->wait_en.obj_num);
 
-	if (!t || !(t->flags & SIM_QP_MANAGED_RECV) || !t->rq.n)
+	if (sim_enable_refused(x->qp, PRISM_OP_RECV_ENABLE) || !t ||
+	    !(t->flags & SIM_QP_MANAGED_RECV) || !t->rq.n)
 		return PRISM_SYND_LOCAL_QP_OP_ERR;
 	t->rq.en = sim_extend16(t->rq.en, x->w->wait_en.index & 0xffffu);
 	sim_progress_bump(x->qp->dev);

@@ -817,6 +817,16 @@ struct sim_xctx {
 	struct sim_cost cost;
 };
 typedef int (*sim_exec_fn)(struct sim_xctx *x);
+/* SEND_EN / RECV_EN need a cross-channel QP (qpc.cd_master).  Only software
+ * checks for this are public (MLNX_OFED libmlx5), so the error is a sim
+ * choice; WAIT runs on any send queue (DPDK posts it on plain Tx SQs, UCC on
+ * plain RC QPs): rule enable-needs-cross-channel.  Checked first by their
+ * executors (a local QP operation error, before anything else). */
+static inline bool sim_enable_refused(const struct sim_qp *qp, uint8_t opcode)
+{
+	return (opcode == PRISM_OP_SEND_ENABLE || opcode == PRISM_OP_RECV_ENABLE) &&
+	       !(qp->flags & SIM_QP_CROSS_CHANNEL);
+}
 int sim_exec_nop(struct sim_xctx *x);
 int sim_exec_wait(struct sim_xctx *x);
 int sim_exec_send_en(struct sim_xctx *x);
