@@ -79,8 +79,10 @@ unsigned sim_sq_rnr_ready(struct sim_qp *qp, sim_time_t *t)
 	return SIM_RD_READY | SIM_RD_POLL;
 }
 
-/* @dev: qp->dev, which the caller holds (a reload here otherwise) */
-static uint8_t check_ctrl(const struct sim_dev *dev, struct sim_qp *qp, const struct sim_fetched *f)
+/* @dev: qp->dev, which the caller holds (a reload here otherwise);
+ * @plain: dev->step_plain (no stock firmware checks) */
+static inline __attribute__((always_inline)) uint8_t
+check_ctrl(const struct sim_dev *dev, struct sim_qp *qp, const struct sim_fetched *f, bool plain)
 {
 	const struct sim_decoded *d = &qp->sq.hd;
 
@@ -88,8 +90,9 @@ static uint8_t check_ctrl(const struct sim_dev *dev, struct sim_qp *qp, const st
 		return PRISM_SYND_LOCAL_QP_OP_ERR;
 	/* stock firmware checks the WQE index and QPN (PCX; RedN section 4),
 	 * read from the fetched bytes (the engine's decode leaves them out) */
-	if (dev->o.fw == SIM_FW_STRICT && (get_be16(f->bytes + 1) != (uint16_t)f->counter ||
-	                                   get_be32(f->bytes + 4) >> 8 != qp->qpn))
+	if (!plain && dev->o.fw == SIM_FW_STRICT &&
+	    (get_be16(f->bytes + 1) != (uint16_t)f->counter ||
+	     get_be32(f->bytes + 4) >> 8 != qp->qpn))
 		return PRISM_SYND_LOCAL_QP_OP_ERR;
 	/* an ENABLE on a QP that is not cross-channel fails in its executor
 	 * (sim_enable_refused), before it does anything */
@@ -99,15 +102,17 @@ static uint8_t check_ctrl(const struct sim_dev *dev, struct sim_qp *qp, const st
 /* The next fetched WQE, if any, becomes the head (decoded: sq->hd).  An
  * emptied window starts again at slot 0: a queue that fetches one WQE at a
  * time reuses one slot (and its row of bytes), which stays in cache, instead
- * of walking the whole ring. */
-static void pop_head(struct sim_qp *qp, const struct sim_fetched *f)
+ * of walking the whole ring.  @plain: dev->step_plain (no cost query: the
+ * engine's decode). */
+static inline __attribute__((always_inline)) void pop_head(struct sim_qp *qp,
+                                                           const struct sim_fetched *f, bool plain)
 {
 	struct sim_sq *sq = &qp->sq;
 
 	sq->head = f->counter + f->nbb;
 	if (--sq->pf_cnt) {
 		sq->pf_head = (sq->pf_head + 1) & (sq->pf_cap - 1); /* a power of two */
-		sim_sq_decode_head(qp);
+		sim_sq_decode_as(qp, !plain && qp->dev->cost_query);
 	} else {
 		sq->pf_head = 0;
 	}
@@ -189,7 +194,11 @@ static inline void fill_entry(struct sim_outst *o, const struct sim_fetched *f, 
 	o->ready_at = start + latency;
 }
 
-void sim_sq_step(struct sim_qp *qp, sim_time_t start)
+/* sim_sq_step, made twice: @plain (dev->step_plain, a constant in each
+ * copy) leaves out every test of a cost model, an observer and stock
+ * firmware.  True where the queue may fetch what the step made room for. */
+static inline __attribute__((always_inline)) bool step(struct sim_qp *qp, sim_time_t start,
+                                                       bool plain)
 {
 	struct sim_dev *dev = qp->dev;
 	struct sim_sq *sq = &qp->sq;
@@ -203,7 +212,7 @@ void sim_sq_step(struct sim_qp *qp, sim_time_t start)
 	if (sq->block == SIM_BLOCK_RNR) {
 		sq->t = start;
 		sim_requester_rnr_resend(qp);
-		return;
+		return false;
 	}
 	/* the scheduler steps a queue only where sim_sq_ready said it may
 	 * run: its head WQE is fetched (and decoded: sq->hd) */
@@ -213,9 +222,9 @@ void sim_sq_step(struct sim_qp *qp, sim_time_t start)
 	if (sim_sq_hazard_check(qp, f, start))
 		synd = PRISM_SYND_LOCAL_QP_OP_ERR;
 	else
-		synd = check_ctrl(dev, qp, f);
+		synd = check_ctrl(dev, qp, f, plain);
 
-	if (!dev->cost_query) /* nobody reads the query: charge the flat default cost */
+	if (plain || !dev->cost_query) /* nobody reads the query: charge the flat default cost */
 		sim_default_cost_of(synd ? PRISM_CLASS_ORDERING : sq->hd.info->cls, &x.cost);
 	else
 		charge_query(qp, f, synd, &q, &x.cost);
@@ -235,7 +244,7 @@ void sim_sq_step(struct sim_qp *qp, sim_time_t start)
 		fill_entry(x.os, f, signaled, start, x.cost.latency);
 	}
 
-	if (dev->obs.event) /* an observer implies dev->cost_query: q is filled */
+	if (!plain && dev->obs.event) /* an observer implies dev->cost_query: q is filled */
 		emit_exec(qp, SIM_EV_EXEC_START, start, start + x.cost.busy, f->counter, &q, q.wqe);
 
 	/* the executor's context, filled last: stores to it earlier made the
@@ -249,13 +258,13 @@ void sim_sq_step(struct sim_qp *qp, sim_time_t start)
 	dev->st.wqes_executed++;
 	sim_advance_now(dev, sq->t);
 	/* one test for the quiet case: an observer implies dev->cost_query */
-	if (dev->cost_query) {
+	if (!plain && dev->cost_query) {
 		/* the query's order is all that reads it */
 		sq->after_wait = sq->hd.rc >= 0 && sq->hd.w.ctrl.opcode == PRISM_OP_CQE_WAIT;
 		if (dev->obs.event)
 			emit_exec(qp, SIM_EV_EXEC_END, sq->t, sq->t, f->counter, &q, NULL);
 	}
-	pop_head(qp, f); /* x.w: the next head from here */
+	pop_head(qp, f, plain); /* x.w: the next head from here */
 	if (rc > 0) {
 		if (!x.os) { /* it is the ring's only entry: os_head names it */
 			x.os = sim_outst_push(qp);
@@ -270,7 +279,7 @@ void sim_sq_step(struct sim_qp *qp, sim_time_t start)
 		sim_log(dev, SIM_LOG_DEBUG, "qp %u: WQE %u (%s): %s", qp->qpn, x.os->counter,
 		        prism_opcode_name(x.os->opcode), prism_cqe_syndrome_name((uint8_t)rc));
 		sim_qp_fail(qp, start + x.cost.busy);
-		return;
+		return false;
 	}
 	if (ordering) {
 		sim_time_t done = start + x.cost.latency;
@@ -295,6 +304,11 @@ void sim_sq_step(struct sim_qp *qp, sim_time_t start)
 	}
 	if (x.os && sq->os[sq->os_head].done) /* completions go in order: the head first */
 		sim_outst_complete(qp);
-	if (qp->state == SIM_QPS_RTS)
+	return qp->state == SIM_QPS_RTS;
+}
+
+void sim_sq_step(struct sim_qp *qp, sim_time_t start)
+{
+	if (qp->dev->step_plain ? step(qp, start, true) : step(qp, start, false))
 		sim_sq_fetch_next(qp, start);
 }

@@ -341,6 +341,9 @@ struct sim_dev {
 	/* A cost model or an event observer reads the per-WQE cost query;
 	 * without either the flat default cost is charged directly. */
 	bool cost_query;
+	/* Neither a cost query nor stock firmware's checks: sim_sq_step's
+	 * plain copy, which tests for none of them per WQE. */
+	bool step_plain;
 	/* prism_opcode_info() of every opcode, looked up once (a fetch reads
 	 * it for every WQE) */
 	const struct prism_opcode_info *op_info[256];
@@ -650,16 +653,22 @@ void sim_sq_fetch_enabled(struct sim_qp *qp, sim_time_t t, uint32_t limit);
  * reads (wqe_decode_engine), unless a cost model or an event observer is
  * there: they are handed the whole WQE (out of line, prism_wqe_decode). */
 void sim_sq_decode_full(struct sim_sq *sq, const struct sim_fetched *f);
-static inline __attribute__((always_inline)) void sim_sq_decode_head(struct sim_qp *qp)
+/* @full: dev->cost_query, where the caller knows it (sim_sq_step's plain
+ * copy: false) */
+static inline __attribute__((always_inline)) void sim_sq_decode_as(struct sim_qp *qp, bool full)
 {
 	struct sim_sq *sq = &qp->sq;
 	const struct sim_fetched *f = &sq->pf[sq->pf_head];
 
-	if (qp->dev->cost_query)
+	if (full)
 		sim_sq_decode_full(sq, f);
 	else
 		sq->hd.rc = wqe_decode_engine(f->bytes, f->len, &sq->hd.w);
 	sq->hd.info = sq->hd.rc < 0 ? NULL : qp->dev->op_info[sq->hd.w.ctrl.opcode];
+}
+static inline __attribute__((always_inline)) void sim_sq_decode_head(struct sim_qp *qp)
+{
+	sim_sq_decode_as(qp, qp->dev->cost_query);
 }
 /* Do the 64 bytes at @mem and at @copy (line-aligned: a fetched copy's
  * row) match?  Four 16-byte compares where SSE2 is there. */

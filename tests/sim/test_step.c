@@ -5,58 +5,108 @@
  * time and CQE are those the entry would have given), behind an
  * outstanding WQE it waits in the ring for its turn; either way it is done
  * at start + latency, and one that fails still reports its error through
- * the ring; a strong fence after one waits for that time.  An ENABLE refused by its executor (a QP
- * that is not cross-channel) is charged to the cost model as an error, not as the ENABLE it would
- * have been.  With the flat default cost: busy 0.17 us, latency 1 us, ordering verbs' latency =
- * busy.
+ * the ring; a strong fence after one waits for that time.  An ENABLE
+ * refused by its executor (a QP that is not cross-channel) is charged to
+ * the cost model as an error, not as the ENABLE it would have been.  With
+ * the flat default cost: busy 0.17 us, latency 1 us, ordering verbs'
+ * latency = busy.  The chains run three ways: the step's plain copy (no
+ * cost model or observer, relaxed firmware), stock firmware, an observer;
+ * each must end as stated.
  *
  * Owns: these checks.  Must not: time anything (virtual times only).
  */
 #include "tests/sim/sim_env.h"
 
-#define XC SIM_QP_CROSS_CHANNEL
-
 /* CQE timestamps are in ns */
 #define BUSY_NS 170u
 
-static int setup(void **state)
+/* How the device runs the step: its plain copy (no cost query, relaxed
+ * firmware), with stock firmware's checks, or with an observer (the cost
+ * query and events).  Every test below must end the same in each. */
+enum mode { PLAIN, STRICT, OBSERVED, MODES };
+
+/* QP a (cross-channel) paired with b on one device, one CQ each. */
+struct rig {
+	struct sim_dev *dev;
+	struct hx_cq cq_a, cq_b;
+	struct hx_qp a, b;
+	uint8_t *src, *dst;
+	uint32_t src_key, dst_key;
+	unsigned events;
+};
+
+static void count_event(void *ctx, const struct sim_event *ev)
 {
-	*state = env_make(SIM_FW_RELAXED, SIM_HAZARD_FAIL, false, XC, 0);
-	return 0;
+	(void)ev;
+	(*(unsigned *)ctx)++;
+}
+
+static struct rig *rig_open(enum mode m)
+{
+	struct rig *r = test_calloc(1, sizeof(*r));
+	struct sim_observer obs = {.ctx = &r->events, .event = count_event};
+	struct sim_dev_opts o = {.sz = sizeof(o),
+	                         .seed = 2,
+	                         .fw = m == STRICT ? SIM_FW_STRICT : SIM_FW_RELAXED,
+	                         .hazard = SIM_HAZARD_FAIL,
+	                         .obs = m == OBSERVED ? &obs : NULL};
+
+	assert_int_equal(sim_dev_open(&o, &r->dev), 0);
+	r->src = test_calloc(1, 64);
+	r->dst = test_calloc(1, 64);
+	for (unsigned i = 0; i < 64; i++)
+		r->src[i] = (uint8_t)(i + 1);
+	hx_cq_init(&r->cq_a, r->dev, 64, false);
+	hx_cq_init(&r->cq_b, r->dev, 64, false);
+	hx_qp_init(&r->a, r->dev, &r->cq_a, &r->cq_a, 64, 16, SIM_QP_CROSS_CHANNEL);
+	hx_qp_init(&r->b, r->dev, &r->cq_b, &r->cq_b, 64, 16, 0);
+	hx_pair(&r->a, &r->b);
+	r->src_key = hx_key(r->dev, r->src, 64, CONF_ALL);
+	r->dst_key = hx_key(r->dev, r->dst, 64, CONF_ALL);
+	return r;
+}
+
+static void rig_close(struct rig *r, enum mode m)
+{
+	assert_true(m == OBSERVED ? r->events > 0 : r->events == 0);
+	sim_dev_close(r->dev);
+	test_free(r->src);
+	test_free(r->dst);
+	test_free(r);
 }
 
 /* a: a signaled NOP on an empty ring (no entry), a signaled WRITE, a
  * signaled NOP behind it (an entry: completes after the WRITE), a WAIT for
  * the WRITE's CQE, an unsignaled NOP and a signaled NOP, again on an empty
  * ring.  CQEs in order, each at its right time. */
-static void test_ordering_completions(void **state)
+static void ordering_completions(enum mode m)
 {
-	struct env *e = *state;
+	struct rig *r = rig_open(m);
 	struct prism_wqe w;
 	struct prism_cqe c[4];
 	uint64_t write_done;
 
 	hx_nop(&w, true);
-	hx_post(&e->a, &w); /* 0 */
-	hx_rw(&w, PRISM_OP_RDMA_WRITE, (uintptr_t)e->dst, e->dst_key, (uintptr_t)e->src, e->src_key,
+	hx_post(&r->a, &w); /* 0 */
+	hx_rw(&w, PRISM_OP_RDMA_WRITE, (uintptr_t)r->dst, r->dst_key, (uintptr_t)r->src, r->src_key,
 	      8, true);
-	hx_post(&e->a, &w); /* 1 */
+	hx_post(&r->a, &w); /* 1 */
 	hx_nop(&w, true);
-	hx_post(&e->a, &w); /* 2: behind the WRITE */
-	hx_wait(&w, sim_cq_num(e->cq_a.cq), 1, false);
-	hx_post(&e->a, &w); /* 3: for the WRITE's CQE (a's second) */
+	hx_post(&r->a, &w); /* 2: behind the WRITE */
+	hx_wait(&w, sim_cq_num(r->cq_a.cq), 1, false);
+	hx_post(&r->a, &w); /* 3: for the WRITE's CQE (a's second) */
 	hx_nop(&w, false);
-	hx_post(&e->a, &w); /* 4 */
+	hx_post(&r->a, &w); /* 4 */
 	hx_nop(&w, true);
-	hx_post(&e->a, &w); /* 5 */
-	hx_ring(&e->a);
-	assert_int_equal(sim_dev_run(e->dev, 0), 0);
+	hx_post(&r->a, &w); /* 5 */
+	hx_ring(&r->a);
+	assert_int_equal(sim_dev_run(r->dev, 0), 0);
 	for (int i = 0; i < 4; i++) {
-		c[i] = hx_expect(&e->cq_a);
+		c[i] = hx_expect(&r->cq_a);
 		assert_int_equal(c[i].opcode, PRISM_CQE_REQ);
 	}
-	assert_int_equal(hx_poll(&e->cq_a, &c[0]), 0); /* nothing else: the rest unsignaled */
-	assert_memory_equal(e->dst, e->src, 8);
+	assert_int_equal(hx_poll(&r->cq_a, &c[0]), 0); /* nothing else: the rest unsignaled */
+	assert_memory_equal(r->dst, r->src, 8);
 	assert_int_equal(c[0].wqe_counter, 0);
 	assert_int_equal(c[1].wqe_counter, 1);
 	assert_int_equal(c[2].wqe_counter, 2);
@@ -70,33 +120,47 @@ static void test_ordering_completions(void **state)
 	assert_int_equal(c[2].timestamp, write_done);
 	/* the WAIT starts when the WRITE's CQE exists, then two NOPs */
 	assert_int_equal(c[3].timestamp, write_done + 3 * BUSY_NS);
+	rig_close(r, m);
+}
+static void test_ordering_completions(void **state)
+{
+	(void)state;
+	for (enum mode m = PLAIN; m < MODES; m++)
+		ordering_completions(m);
 }
 
 /* An ordering verb that fails on an empty ring (a WAIT on a CQ that does
  * not exist) still reports its error in order and fails the QP. */
-static void test_ordering_error_on_empty_ring(void **state)
+static void ordering_error_on_empty_ring(enum mode m)
 {
-	struct env *e = *state;
+	struct rig *r = rig_open(m);
 	struct prism_wqe w;
 	struct prism_cqe c;
 
 	hx_nop(&w, false);
-	hx_post(&e->a, &w);
+	hx_post(&r->a, &w);
 	hx_wait(&w, 0xabcd, 0, false); /* no such CQ: satisfied, fails when run */
-	hx_post(&e->a, &w);
+	hx_post(&r->a, &w);
 	hx_nop(&w, true);
-	hx_post(&e->a, &w);
-	hx_ring(&e->a);
-	sim_dev_run(e->dev, 0);
-	c = hx_expect(&e->cq_a);
+	hx_post(&r->a, &w);
+	hx_ring(&r->a);
+	sim_dev_run(r->dev, 0);
+	c = hx_expect(&r->cq_a);
 	assert_int_equal(c.opcode, PRISM_CQE_REQ_ERR);
 	assert_int_equal(c.syndrome, PRISM_SYND_LOCAL_QP_OP_ERR);
 	assert_int_equal(c.wqe_counter, 1);
-	c = hx_expect(&e->cq_a); /* the NOP after it: flushed */
+	c = hx_expect(&r->cq_a); /* the NOP after it: flushed */
 	assert_int_equal(c.opcode, PRISM_CQE_REQ_ERR);
 	assert_int_equal(c.syndrome, PRISM_SYND_WR_FLUSH_ERR);
 	assert_int_equal(c.wqe_counter, 2);
-	assert_int_equal(sim_qp_state(e->a.qp), SIM_QPS_ERR);
+	assert_int_equal(sim_qp_state(r->a.qp), SIM_QPS_ERR);
+	rig_close(r, m);
+}
+static void test_ordering_error_on_empty_ring(void **state)
+{
+	(void)state;
+	for (enum mode m = PLAIN; m < MODES; m++)
+		ordering_error_on_empty_ring(m);
 }
 
 /* The cost queries of a run: the last one per opcode. */
@@ -197,8 +261,8 @@ static void test_strong_fence_after_lone_ordering(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test_setup_teardown(test_ordering_completions, setup, env_teardown),
-	    cmocka_unit_test_setup_teardown(test_ordering_error_on_empty_ring, setup, env_teardown),
+	    cmocka_unit_test(test_ordering_completions),
+	    cmocka_unit_test(test_ordering_error_on_empty_ring),
 	    cmocka_unit_test(test_refused_enable_charged_as_error),
 	    cmocka_unit_test(test_strong_fence_after_lone_ordering),
 	};
