@@ -650,7 +650,8 @@ void sim_sq_fetch_enabled(struct sim_qp *qp, sim_time_t t, uint32_t limit);
  * fetched WQE becomes the head (fetched into an empty window, or the head
  * before it executed).  The copy never changes once fetched, so this is the
  * decode the fetch itself would have made.  Only the fields the engine
- * reads (wqe_decode_engine), unless a cost model or an event observer is
+ * reads (wqe_decode_engine, of the copy's own DS bytes: wqe_decode_fetched),
+ * unless a cost model or an event observer is
  * there: they are handed the whole WQE (out of line, prism_wqe_decode). */
 void sim_sq_decode_full(struct sim_sq *sq, const struct sim_fetched *f);
 /* @full: dev->cost_query, where the caller knows it (sim_sq_step's plain
@@ -663,7 +664,7 @@ static inline __attribute__((always_inline)) void sim_sq_decode_as(struct sim_qp
 	if (full)
 		sim_sq_decode_full(sq, f);
 	else
-		sq->hd.rc = wqe_decode_engine(f->bytes, f->len, &sq->hd.w);
+		sq->hd.rc = wqe_decode_fetched(f->bytes, &sq->hd.w); /* its f->len bytes */
 	sq->hd.info = sq->hd.rc < 0 ? NULL : qp->dev->op_info[sq->hd.w.ctrl.opcode];
 }
 static inline __attribute__((always_inline)) void sim_sq_decode_head(struct sim_qp *qp)
