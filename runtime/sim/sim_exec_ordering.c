@@ -96,6 +96,7 @@ int sim_exec_send_en(struct sim_xctx *x)
 	    !(t->flags & SIM_QP_MANAGED_SEND))
 		return PRISM_SYND_LOCAL_QP_OP_ERR;
 	t->sq.en = sim_extend16(t->sq.en, x->w->wait_en.index & 0xffffu);
+	sim_sq_set_limit(t);
 	if (t->state == SIM_QPS_RTS) {
 		uint32_t limit = sim_qp_sq_limit(t);
 

@@ -385,6 +385,7 @@ int sim_qp_ring_sq_doorbell(struct sim_qp *qp)
 	pthread_mutex_lock(&dev->lock);
 	sq = &qp->sq;
 	sq->pi = sim_extend16(sq->pi, load_be32_shared(&qp->dbrec[1]) & 0xffffu);
+	sim_sq_set_limit(qp);
 	if (dev->obs.event) {
 		struct sim_event ev = {
 		    .kind = SIM_EV_DOORBELL,

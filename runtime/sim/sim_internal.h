@@ -189,6 +189,7 @@ struct sim_sq {
 	uint32_t nbb;   /* power of two */
 	uint32_t pi;    /* host producer counter at the last doorbell (from dbrec[1]) */
 	uint32_t en;    /* managed: enabled limit (SEND_EN) */
+	uint32_t limit; /* sim_qp_sq_limit (sim_sq_set_limit at every change of pi / en) */
 	uint32_t fetch; /* next BB counter to fetch */
 	uint32_t head;  /* next BB counter to execute */
 	/* prefetch ring (pf_cap: a power of two, at least pf_max_bbs); hd:
@@ -1122,11 +1123,18 @@ static inline uint32_t sim_extend16(uint32_t cur, uint32_t v16)
  * drivers simply never ring one). */
 static inline uint32_t sim_qp_sq_limit(const struct sim_qp *qp)
 {
-	const struct sim_sq *sq = &qp->sq;
+	return qp->sq.limit;
+}
+/* Every change of sq->pi or sq->en (doorbell, SEND_EN, reset) recomputes
+ * the limit here, where the rule is. */
+static inline void sim_sq_set_limit(struct sim_qp *qp)
+{
+	struct sim_sq *sq = &qp->sq;
 
 	if (!(qp->flags & SIM_QP_MANAGED_SEND))
-		return sq->pi;
-	return (int32_t)(sq->en - sq->pi) > 0 ? sq->en : sq->pi;
+		sq->limit = sq->pi;
+	else
+		sq->limit = (int32_t)(sq->en - sq->pi) > 0 ? sq->en : sq->pi;
 }
 /* Bytes fetched of a WQE whose control segment says DS @ds (1 to 63): the
  * WQE's; a bad DS 0 fetches the control segment alone. */
