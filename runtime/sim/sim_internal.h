@@ -115,16 +115,27 @@ void sim_channel_drain(struct sim_channel *ch);
 struct sim_fetched {
 	uint32_t counter;     /* absolute BB counter of the WQE's first BB */
 	uint16_t nbb;         /* BBs the WQE occupies (>= 1) */
-	uint16_t len;         /* bytes fetched: ds * 16, or 16 for a bad control segment */
-	enum sim_order order; /* how it was fetched */
 	bool hazard;          /* a racing write was reported while it waited */
+	enum sim_order order; /* how it was fetched */
 	sim_time_t fetched_at;
 	uint64_t wseq;      /* dev->wseq at fetch time */
 	const uint8_t *mem; /* its first BB in the ring (what the hazard check compares) */
 	/* the copy: this slot's row of sq->pf_bytes (PRISM_WQE_MAX_BB BBs,
-	 * line-aligned), apart from the slots, which stay in cache */
+	 * line-aligned), apart from the slots, which stay in cache; at least
+	 * sim_fetched_len bytes (a one-BB WQE: its whole block) */
 	uint8_t *bytes;
 };
+/* Bytes fetched of a WQE whose control segment says DS @ds (1 to 63): the
+ * WQE's; a bad DS 0 fetches the control segment alone. */
+static inline uint32_t sim_fetch_len(unsigned ds)
+{
+	return ds ? ds * PRISM_WQE_DS_BYTES : PRISM_WQE_DS_BYTES;
+}
+/* The bytes of @f that are its WQE (its copy never changes once fetched). */
+static inline uint32_t sim_fetched_len(const struct sim_fetched *f)
+{
+	return sim_fetch_len(f->bytes[7] & 0x3fu);
+}
 
 /* The head WQE of a send queue decoded (by the codec, from its fetched
  * copy, when it becomes the head: sim_sq_decode_head).  Only the head is
@@ -665,7 +676,7 @@ static inline __attribute__((always_inline)) void sim_sq_decode_as(struct sim_qp
 	if (full)
 		sim_sq_decode_full(sq, f);
 	else
-		sq->hd.rc = wqe_decode_fetched(f->bytes, &sq->hd.w); /* its f->len bytes */
+		sq->hd.rc = wqe_decode_fetched(f->bytes, &sq->hd.w);
 	sq->hd.info = sq->hd.rc < 0 ? NULL : qp->dev->op_info[sq->hd.w.ctrl.opcode];
 }
 static inline __attribute__((always_inline)) void sim_sq_decode_head(struct sim_qp *qp)
@@ -704,7 +715,7 @@ static inline bool sim_sq_hazard_check(struct sim_qp *qp, struct sim_fetched *f,
 	/* the common case first: nothing changed (then the mode does not matter) */
 	if (!f->hazard && (f->nbb == 1 ? sim_bb_match(mem, f->bytes)
 	                               : (f->counter & (sq->nbb - 1)) + f->nbb <= sq->nbb &&
-	                                     memcmp(mem, f->bytes, f->len) == 0))
+	                                     memcmp(mem, f->bytes, sim_fetched_len(f)) == 0))
 		return false;
 	if (qp->dev->o.hazard == SIM_HAZARD_OFF)
 		return false;
@@ -1136,23 +1147,16 @@ static inline void sim_sq_set_limit(struct sim_qp *qp)
 	else
 		sq->limit = (int32_t)(sq->en - sq->pi) > 0 ? sq->en : sq->pi;
 }
-/* Bytes fetched of a WQE whose control segment says DS @ds (1 to 63): the
- * WQE's; a bad DS 0 fetches the control segment alone. */
-static inline uint32_t sim_fetch_len(unsigned ds)
-{
-	return ds ? ds * PRISM_WQE_DS_BYTES : PRISM_WQE_DS_BYTES;
-}
 /* Records in @f (its bytes already copied) and in the per-BB fetch records
  * the fetch at @t of the WQE of @nbb BBs at BB counter @fetch (first BB at
  * @src in the ring). */
 static inline void sim_sq_fetched(struct sim_sq *sq, struct sim_fetched *f, uint32_t fetch,
-                                  const uint8_t *src, unsigned nbb, uint32_t len, sim_time_t t,
+                                  const uint8_t *src, unsigned nbb, sim_time_t t,
                                   enum sim_order order, uint64_t wseq)
 {
 	f->counter = fetch;
 	f->mem = src;
 	f->nbb = (uint16_t)nbb;
-	f->len = (uint16_t)len;
 	f->order = order;
 	f->fetched_at = t;
 	f->wseq = wseq;
@@ -1194,8 +1198,7 @@ static inline void sim_sq_fetch_next(struct sim_qp *qp, sim_time_t t)
 	    !qp->dev->obs.event) {
 		struct sim_fetched *f = &sq->pf[(sq->pf_head + sq->pf_cnt) & (sq->pf_cap - 1)];
 
-		sim_sq_fetched(sq, f, fetch, src, 1, sim_fetch_len(ds), t, SIM_ORDER_WQ,
-		               qp->dev->wseq);
+		sim_sq_fetched(sq, f, fetch, src, 1, t, SIM_ORDER_WQ, qp->dev->wseq);
 		sq->fetch = fetch + 1;
 		sq->pf_cnt++;
 		qp->dev->st.fetches++;
