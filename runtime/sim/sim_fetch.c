@@ -371,6 +371,7 @@ void sim_sqrange_rebuild(struct sim_dev *dev)
 	}
 	qsort(r, n, sizeof(*r), range_cmp);
 	dev->nsqr = n;
+	dev->sqr_hint = 0; /* a range, if there is one: else no write is attributed */
 }
 
 int sim_qp_ring_sq_doorbell(struct sim_qp *qp)

@@ -398,7 +398,9 @@ struct sim_dev {
 		struct sim_qp *qp;
 	} * sqr;
 	uint32_t nsqr;
-	uint32_t sqr_hint; /* range of the last attributed write (a guess) */
+	/* range of the last attributed write (a guess), always < nsqr where a
+	 * write can reach attribution (nsqr 0: sqr_lo > sqr_hi, none can) */
+	uint32_t sqr_hint;
 	uintptr_t sqr_lo, sqr_hi;
 	uint64_t wseq;
 	/* packets waiting to be processed, READ jobs */
