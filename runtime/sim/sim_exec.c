@@ -182,6 +182,43 @@ static __attribute__((noinline)) void emit_exec(struct sim_qp *qp, enum sim_even
 	sim_emit(qp->dev, &ev);
 }
 
+/* sim_sq_fetch after a step of @qp (RTS) at @t: the step freed room in the
+ * window.  The common case, one more one-BB WQE into a window that still
+ * holds WQEs (no head to decode, no queue to wake) and no observer (no
+ * FETCH event), is fetched inline; the rest, if anything, by
+ * sim_sq_fetch_upto, as before.  @plain: dev->step_plain (no observer). */
+static inline __attribute__((always_inline)) void fetch_next(struct sim_qp *qp, sim_time_t t,
+                                                             bool plain)
+{
+	struct sim_sq *sq = &qp->sq;
+	uint32_t fetch = sq->fetch;
+	/* BBs below the limit, and room in the window, from fetch on */
+	int32_t posted = (int32_t)(sim_qp_sq_limit(qp) - fetch);
+	int32_t room = (int32_t)(sq->head + sq->pf_max_bbs - fetch);
+	const uint8_t *src;
+	unsigned ds;
+
+	if (posted <= 0)
+		return; /* nothing posted / enabled beyond what was fetched */
+	src = sq->buf + (size_t)(fetch & (sq->nbb - 1)) * PRISM_WQE_BB;
+	ds = src[7] & 0x3fu;
+	if (room > 0 && sq->pf_cnt && ds <= PRISM_WQE_BB / PRISM_WQE_DS_BYTES &&
+	    (plain || !qp->dev->obs.event)) {
+		struct sim_fetched *f = &sq->pf[(sq->pf_head + sq->pf_cnt) & (sq->pf_cap - 1)];
+
+		sim_sq_fetched(sq, f, fetch, src, 1, t, SIM_ORDER_WQ, qp->dev->wseq);
+		sq->fetch = fetch + 1;
+		sq->pf_cnt++;
+		qp->dev->st.fetches++;
+		/* the whole block (a fixed-size copy; bytes past len are never
+		 * read), last: byte stores, after which nothing is reloaded */
+		memcpy(f->bytes, src, PRISM_WQE_BB);
+		if (posted == 1 || room == 1)
+			return;
+	}
+	sim_sq_fetch_upto(qp, t, SIM_ORDER_WQ, fetch + (uint32_t)posted);
+}
+
 /* The outstanding entry of the head WQE @f (taken by the caller), as it
  * starts at @start. */
 static inline void fill_entry(struct sim_outst *o, const struct sim_fetched *f, bool signaled,
@@ -309,6 +346,10 @@ static inline __attribute__((always_inline)) bool step(struct sim_qp *qp, sim_ti
 
 void sim_sq_step(struct sim_qp *qp, sim_time_t start)
 {
-	if (qp->dev->step_plain ? step(qp, start, true) : step(qp, start, false))
-		sim_sq_fetch_next(qp, start);
+	if (qp->dev->step_plain) {
+		if (step(qp, start, true))
+			fetch_next(qp, start, true);
+	} else if (step(qp, start, false)) {
+		fetch_next(qp, start, false);
+	}
 }
