@@ -715,10 +715,13 @@ static inline bool sim_sq_hazard_check(struct sim_qp *qp, struct sim_fetched *f,
 	const uint8_t *mem = f->mem;
 
 	/* the common case first: nothing changed (then the mode does not matter) */
-	if (!f->hazard && (f->nbb == 1 ? sim_bb_match(mem, f->bytes)
-	                               : (f->counter & (sq->nbb - 1)) + f->nbb <= sq->nbb &&
-	                                     memcmp(mem, f->bytes, sim_fetched_len(f)) == 0))
+	if (__builtin_expect(!f->hazard && f->nbb == 1, 1)) {
+		if (__builtin_expect(sim_bb_match(mem, f->bytes), 1))
+			return false;
+	} else if (!f->hazard && (f->counter & (sq->nbb - 1)) + f->nbb <= sq->nbb &&
+	           memcmp(mem, f->bytes, sim_fetched_len(f)) == 0) {
 		return false;
+	}
 	if (qp->dev->o.hazard == SIM_HAZARD_OFF)
 		return false;
 	return sim_sq_hazard_check_slow(qp, f, t);
