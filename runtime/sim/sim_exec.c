@@ -4,8 +4,10 @@
  * runnable (fetched, WAIT satisfied, fence clear: decided inline by
  * sim_sq_ready_plain / sim_sq_ready_slow in sim_internal.h, their rare
  * parts here), then hazard check, firmware-profile checks, the cost
- * callback, dispatch through the opcode table to the verb executors, and
- * the error path.
+ * callback, dispatch through the opcode table to the verb executors, the
+ * completion of ordering verbs, the error path, and the fetch of what the
+ * step made room for.  The step is made twice from one body: a plain copy
+ * for a device without cost model, observer or stock firmware checks.
  *
  * Owns: the per-WQE life from "fetched" to "executed".  Must not: know
  * any verb's semantics (sim_exec_*.c) or emit CQEs itself (completions go
