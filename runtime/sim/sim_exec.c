@@ -221,6 +221,12 @@ static inline __attribute__((always_inline)) void fetch_next(struct sim_qp *qp, 
 	sim_sq_fetch_upto(qp, t, SIM_ORDER_WQ, fetch + (uint32_t)posted);
 }
 
+/* Does a control segment's fm_ce_se byte ask for a CQE on success? */
+static inline bool ce_signaled(uint8_t fm_ce_se)
+{
+	return ((fm_ce_se & PRISM_CTRL_CE_MASK) >> PRISM_CTRL_CE_SHIFT) >= PRISM_CE_CQ_UPDATE;
+}
+
 /* The outstanding entry of the head WQE @f (taken by the caller), as it
  * starts at @start. */
 static inline void fill_entry(struct sim_outst *o, const struct sim_fetched *f, bool signaled,
@@ -246,7 +252,7 @@ static inline __attribute__((always_inline)) bool step(struct sim_qp *qp, sim_ti
 	struct sim_cost_query q; /* filled only when dev->cost_query */
 	int rc;
 	uint8_t synd, opcode;
-	bool ordering, signaled;
+	bool ordering;
 
 	if (sq->block == SIM_BLOCK_RNR) {
 		sq->t = start;
@@ -275,10 +281,11 @@ static inline __attribute__((always_inline)) bool step(struct sim_qp *qp, sim_ti
 	 * below.  Every other WQE takes its entry now. */
 	ordering = !synd && sq->hd.info->cls == PRISM_CLASS_ORDERING;
 	/* what the head says, read before the entry's stores */
-	signaled = sq->hd.rc >= 0 && prism_ctrl_ce(&sq->hd.w.ctrl) >= PRISM_CE_CQ_UPDATE;
 	opcode = sq->hd.w.ctrl.opcode;
 	x.os = NULL;
 	if (!ordering || sq->os_cnt) {
+		bool signaled = sq->hd.rc >= 0 && ce_signaled(sq->hd.w.ctrl.fm_ce_se);
+
 		x.os = sim_outst_push(qp);
 		fill_entry(x.os, f, signaled, start, x.cost.latency);
 	}
@@ -307,7 +314,9 @@ static inline __attribute__((always_inline)) bool step(struct sim_qp *qp, sim_ti
 	if (rc > 0) {
 		if (!x.os) { /* it is the ring's only entry: os_head names it */
 			x.os = sim_outst_push(qp);
-			fill_entry(x.os, f, signaled, start, x.cost.latency);
+			/* an ordering verb decoded: the copy's CE says it (sq->hd
+			 * is the next head's from pop_head on) */
+			fill_entry(x.os, f, ce_signaled(f->bytes[11]), start, x.cost.latency);
 		}
 		x.os->done = true;
 		x.os->syndrome = (uint8_t)rc;
@@ -331,11 +340,11 @@ static inline __attribute__((always_inline)) bool step(struct sim_qp *qp, sim_ti
 			 * = ready_at; not read_like) */
 			if (done > sq->done_t)
 				sq->done_t = done;
-			if (signaled) {
+			if (ce_signaled(f->bytes[11])) { /* the copy's, as above */
 				struct sim_outst *o = sim_outst_at(sq, 0);
 
 				o->counter = f->counter;
-				o->opcode = opcode;
+				o->opcode = f->bytes[3];
 				o->byte_count = 0;
 				sim_outst_retire_cqe(qp, o, done);
 			}
