@@ -275,10 +275,11 @@ static inline __attribute__((always_inline)) bool step(struct sim_qp *qp, sim_ti
 		charge_query(qp, f, synd, &q, &x.cost);
 
 	/* An ordering verb completes in its own step, done at start +
-	 * latency (its executor touches no outstanding entry).  On an empty
-	 * ring it completes as the oldest entry would, without taking one (no
-	 * push, no completion pass, no pop): only an error makes it an entry,
-	 * below.  Every other WQE takes its entry now. */
+	 * latency (its executor touches no outstanding entry, and an error
+	 * overwrites the completion below).  On an empty ring it completes as
+	 * the oldest entry would, without taking one (no push, no completion
+	 * pass, no pop): only an error makes it an entry, below.  Every other
+	 * WQE takes its entry now. */
 	ordering = !synd && sq->hd.info->cls == PRISM_CLASS_ORDERING;
 	/* what the head says, read before the entry's stores */
 	opcode = sq->hd.w.ctrl.opcode;
@@ -288,6 +289,10 @@ static inline __attribute__((always_inline)) bool step(struct sim_qp *qp, sim_ti
 
 		x.os = sim_outst_push(qp);
 		fill_entry(x.os, f, signaled, start, x.cost.latency);
+		if (ordering) {
+			x.os->done = true;
+			x.os->done_at = start + x.cost.latency;
+		}
 	}
 
 	if (!plain && dev->obs.event) /* an observer implies dev->cost_query: q is filled */
@@ -329,29 +334,24 @@ static inline __attribute__((always_inline)) bool step(struct sim_qp *qp, sim_ti
 		sim_qp_fail(qp, start + x.cost.busy);
 		return false;
 	}
-	if (ordering) {
+	if (!x.os) { /* an ordering verb on an empty ring, done */
 		sim_time_t done = start + x.cost.latency;
 
-		if (x.os) {
-			x.os->done = true;
-			x.os->done_at = done;
-		} else {
-			/* sim_outst_retire of the entry it would have been (done_at
-			 * = ready_at; not read_like) */
-			if (done > sq->done_t)
-				sq->done_t = done;
-			if (ce_signaled(f->bytes[11])) { /* the copy's, as above */
-				struct sim_outst *o = sim_outst_at(sq, 0);
+		/* sim_outst_retire of the entry it would have been (done_at =
+		 * ready_at; not read_like) */
+		if (done > sq->done_t)
+			sq->done_t = done;
+		if (ce_signaled(f->bytes[11])) { /* the copy's, as above */
+			struct sim_outst *o = sim_outst_at(sq, 0);
 
-				o->counter = f->counter;
-				o->opcode = f->bytes[3];
-				o->byte_count = 0;
-				sim_outst_retire_cqe(qp, o, done);
-			}
+			o->counter = f->counter;
+			o->opcode = f->bytes[3];
+			o->byte_count = 0;
+			sim_outst_retire_cqe(qp, o, done);
 		}
-	}
-	if (x.os && sq->os[sq->os_head].done) /* completions go in order: the head first */
+	} else if (sq->os[sq->os_head].done) { /* completions go in order: the head first */
 		sim_outst_complete(qp);
+	}
 	return qp->state == SIM_QPS_RTS;
 }
 
