@@ -239,6 +239,34 @@ static inline void fill_entry(struct sim_outst *o, const struct sim_fetched *f, 
 	o->ready_at = start + latency;
 }
 
+/* The WQE @f of @x failed with syndrome @synd: it leaves the window (the
+ * next head is not decoded: the QP fails, which drops every fetched WQE)
+ * and completes with its error, through the ring, then the QP fails (cold:
+ * a failure ends the queue's work). */
+static __attribute__((cold, noinline)) void step_failed(struct sim_qp *qp, struct sim_fetched *f,
+                                                        struct sim_xctx *x, uint8_t synd)
+{
+	struct sim_sq *sq = &qp->sq;
+	struct sim_outst *os = x->os;
+
+	sq->head = f->counter + f->nbb;
+	sq->pf_cnt--;
+	if (!os) { /* it is the ring's only entry: os_head names it */
+		os = sim_outst_push(qp);
+		/* an ordering verb decoded: the copy's CE says it */
+		fill_entry(os, f, ce_signaled(f->bytes[11]), x->start, x->cost.latency);
+	}
+	os->done = true;
+	os->syndrome = synd;
+	os->done_at = x->start + x->cost.busy;
+	/* debug: the error CQE reports it to the QP's owner, which says what
+	 * failed in its own terms (the behaviour probe fails QPs on purpose; a
+	 * chain's owner logs the program and CQ) */
+	sim_log(qp->dev, SIM_LOG_DEBUG, "qp %u: WQE %u (%s): %s", qp->qpn, os->counter,
+	        prism_opcode_name(os->opcode), prism_cqe_syndrome_name(synd));
+	sim_qp_fail(qp, x->start + x->cost.busy);
+}
+
 /* sim_sq_step, made twice: @plain (dev->step_plain, a constant in each
  * copy) leaves out every test of a cost model, an observer and stock
  * firmware.  True where the queue may fetch what the step made room for. */
@@ -315,26 +343,12 @@ static inline __attribute__((always_inline)) bool step(struct sim_qp *qp, sim_ti
 		if (dev->obs.event)
 			emit_exec(qp, SIM_EV_EXEC_END, sq->t, sq->t, f->counter, &q, NULL);
 	}
-	pop_head(qp, f, plain); /* x.w: the next head from here */
-	if (rc > 0) {
-		if (!x.os) { /* it is the ring's only entry: os_head names it */
-			x.os = sim_outst_push(qp);
-			/* an ordering verb decoded: the copy's CE says it (sq->hd
-			 * is the next head's from pop_head on) */
-			fill_entry(x.os, f, ce_signaled(f->bytes[11]), start, x.cost.latency);
-		}
-		x.os->done = true;
-		x.os->syndrome = (uint8_t)rc;
-		x.os->done_at = start + x.cost.busy;
-		/* debug: the error CQE reports it to the QP's owner, which says
-		 * what failed in its own terms (the behaviour probe fails QPs on
-		 * purpose; a chain's owner logs the program and CQ) */
-		sim_log(dev, SIM_LOG_DEBUG, "qp %u: WQE %u (%s): %s", qp->qpn, x.os->counter,
-		        prism_opcode_name(x.os->opcode), prism_cqe_syndrome_name((uint8_t)rc));
-		sim_qp_fail(qp, start + x.cost.busy);
+	if (__builtin_expect(rc > 0, 0)) {
+		step_failed(qp, f, &x, (uint8_t)rc);
 		return false;
 	}
-	if (!x.os) { /* an ordering verb on an empty ring, done */
+	pop_head(qp, f, plain); /* x.w: the next head from here */
+	if (!x.os) {            /* an ordering verb on an empty ring, done */
 		sim_time_t done = start + x.cost.latency;
 
 		/* sim_outst_retire of the entry it would have been (done_at =
