@@ -212,7 +212,7 @@ static inline __attribute__((always_inline)) void fetch_next(struct sim_qp *qp, 
 		sq->fetch = fetch + 1;
 		sq->pf_cnt++;
 		qp->dev->st.fetches++;
-		/* the whole block (a fixed-size copy; bytes past len are never
+		/* the whole block (a fixed-size copy; bytes past its length are never
 		 * read), last: byte stores, after which nothing is reloaded */
 		memcpy(f->bytes, src, PRISM_WQE_BB);
 		if (posted == 1 || room == 1)

@@ -665,8 +665,8 @@ void sim_sq_fetch_enabled(struct sim_qp *qp, sim_time_t t, uint32_t limit);
  * before it executed).  The copy never changes once fetched, so this is the
  * decode the fetch itself would have made.  Only the fields the engine
  * reads (wqe_decode_engine, of the copy's own DS bytes: wqe_decode_fetched),
- * unless a cost model or an event observer is
- * there: they are handed the whole WQE (out of line, prism_wqe_decode). */
+ * unless a cost model or an event observer is there: they are handed the
+ * whole WQE (out of line, prism_wqe_decode). */
 void sim_sq_decode_full(struct sim_sq *sq, const struct sim_fetched *f);
 /* @full: dev->cost_query, where the caller knows it (sim_sq_step's plain
  * copy: false) */
