@@ -875,13 +875,13 @@ static inline __attribute__((always_inline)) unsigned sim_sq_readiness(struct si
 	sim_time_t t0, dep;
 	unsigned poll = 0;
 
-	if (qp->state != SIM_QPS_RTS)
+	if (__builtin_expect(qp->state != SIM_QPS_RTS, 0))
 		return 0;
-	if (sq->block == SIM_BLOCK_RNR)
+	if (__builtin_expect(sq->block == SIM_BLOCK_RNR, 0))
 		return sim_sq_rnr_ready(qp, t);
 	if (!sq->pf_cnt)
 		return 0; /* nothing fetched */
-	if (sq->os_cnt == sq->os_cap) {
+	if (__builtin_expect(sq->os_cnt == sq->os_cap, 0)) {
 		sq->block = SIM_BLOCK_OUTST; /* every WQE, even a bad one, takes an entry */
 		return 0;
 	}
