@@ -342,7 +342,8 @@ static int post_client_send(struct redn_hash *h, const struct get_req *q, struct
 
 /* Re-posts the client's SEND over the one it left one lap ago: only the
  * control segment's WQE index and the inline payload change. */
-static void patch_client_send(struct redn_hash *h, const struct get_req *q)
+static inline __attribute__((always_inline)) void patch_client_send(struct redn_hash *h,
+                                                                    const struct get_req *q)
 {
 	const struct redn_tmpl *t = &h->t;
 	const uint32_t pi = h->hcli.sq_pi, end = pi + t->cli_bbs, inline_off = t->cli_inline;
