@@ -648,7 +648,6 @@ uint64_t sim_sched_steps(struct sim_dev *dev, uint64_t max_steps)
 		left -= sched_steps_picked(dev, left);
 		goto out;
 	}
-	/* each unit tests what is left where it ends (no jump back to a test) */
 	while (left) {
 		if (__builtin_expect(
 		        dev->tx_held || __atomic_load_n(&dev->rx_async.n, __ATOMIC_ACQUIRE), 0))
@@ -670,8 +669,6 @@ uint64_t sim_sched_steps(struct sim_dev *dev, uint64_t max_steps)
 				if (__builtin_expect(!dev->inbox.n, 0))
 					break;
 				left -= run_pkt(dev);
-				if (__builtin_expect(!left, 0))
-					break;
 				continue;
 			}
 			if (!dev->inbox.n || h[0].t < dev->inbox.front->t) {
@@ -687,8 +684,6 @@ uint64_t sim_sched_steps(struct sim_dev *dev, uint64_t max_steps)
 					goto run;
 			} else if (dev->inbox.front->t < h[0].t) {
 				left -= run_pkt(dev);
-				if (__builtin_expect(!left, 0))
-					break;
 				continue;
 			}
 		}
@@ -699,8 +694,6 @@ uint64_t sim_sched_steps(struct sim_dev *dev, uint64_t max_steps)
 		continue;
 	run:
 		left -= run_sq(dev, qp, t, left, true);
-		if (__builtin_expect(!left, 0))
-			break;
 	}
 out:
 	ran = (max_steps ? max_steps : UINT64_MAX) - left;
