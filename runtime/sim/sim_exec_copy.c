@@ -67,7 +67,7 @@ int sim_exec_write(struct sim_xctx *x)
 		return PRISM_SYND_LOCAL_QP_OP_ERR; /* out of memory: fail the QP, not the engine */
 	if (w->is_inline) {
 		if (w->inline_len) /* an empty message has no payload buffer */
-			memcpy(p->payload, w->inline_data, w->inline_len);
+			sim_copy_bytes(p->payload, w->inline_data, w->inline_len);
 	} else {
 		uint32_t off = 0;
 
