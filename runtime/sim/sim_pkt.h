@@ -92,8 +92,8 @@ static inline struct sim_pkt *sim_reply_alloc(struct sim_qp *qp, const struct si
 	p = &dev->fold.box.pkt;
 	/* Without an observer, nothing reads a field of it that its builder
 	 * (respond) does not write: the dispatch reads the source and the
-	 * destination QP, the requester the kind, PSN, syndrome, RNR timer,
-	 * time and payload. */
+	 * destination QP, the requester the kind, PSN, time and payload, and
+	 * in a NAK the syndrome and RNR timer. */
 	if (dev->obs.event)
 		memset(p, 0, SIM_PKT_HDR_BYTES);
 	p->payload_len = payload_len;

@@ -35,21 +35,26 @@ static inline __attribute__((always_inline)) void respond(struct sim_qp *qp,
 	if (!p)
 		return; /* out of memory: the requester's WQE stays outstanding */
 	p->kind = kind;
-	p->syndrome = synd;
-	p->rnr_timer = qp->min_rnr_timer;
 	p->src_node = dev->o.node;
 	p->src_qpn = qp->qpn;
 	p->dst_qpn = req->src_qpn;
 	p->psn = req->psn;
 	if (p == &dev->fold.box.pkt && !dev->obs.event) {
 		/* folded, no observer: the header holds what the dispatch and
-		 * the requester read (sim_reply_alloc); it is due at its
-		 * request's time, and sending it is its count and this QP's
-		 * send time (sim_wire_xmit) */
+		 * the requester read (sim_reply_alloc; the syndrome and RNR
+		 * timer only in a NAK); it is due at its request's time, and
+		 * sending it is its count and this QP's send time
+		 * (sim_wire_xmit) */
+		if (kind == SIM_PKT_NAK) {
+			p->syndrome = synd;
+			p->rnr_timer = qp->min_rnr_timer;
+		}
 		p->t = req->t;
 		sim_wire_sent(dev, qp, p);
 		return;
 	}
+	p->syndrome = synd;
+	p->rnr_timer = qp->min_rnr_timer;
 	p->dst_node = req->src_node;
 	p->msn = qp->msn;
 	p->wqe_counter = req->wqe_counter;
