@@ -394,10 +394,11 @@ struct sim_dev {
 	struct sim_cq *ev_head;     /* CQs with a completion event (sim_cq_arm) */
 	struct sim_readjob *jobs;
 	/* Loopback fold (sim_wire.c): while a request from one of this
-	 * device's own QPs is served in VTIME mode (folding), a response due
-	 * at the request's own time is built in fold (sim_reply_alloc), never
-	 * queued, and taken by the requester in the same step (fold_taken). */
-	bool folding, fold_taken;
+	 * device's own QPs is served in VTIME mode (fold_state OPEN), a
+	 * response due at the request's own time is built in fold
+	 * (sim_reply_alloc), never queued, and taken by the requester in the
+	 * same step (TAKEN). */
+	enum { SIM_FOLD_NONE, SIM_FOLD_OPEN, SIM_FOLD_TAKEN } fold_state;
 	struct sim_pkt *pkt_free; /* free list (linked through the payload area) */
 	uint32_t npkt_free;
 	const struct sim_wire_ops *wire;

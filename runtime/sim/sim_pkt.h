@@ -85,10 +85,10 @@ static inline struct sim_pkt *sim_reply_alloc(struct sim_qp *qp, const struct si
 	struct sim_dev *dev = qp->dev;
 	struct sim_pkt *p;
 
-	if (!dev->folding || dev->fold_taken || qp->last_tx_t > req->t ||
+	if (dev->fold_state != SIM_FOLD_OPEN || qp->last_tx_t > req->t ||
 	    qp->inbox_after > req->t || payload_len > SIM_PKT_SMALL)
 		return sim_pkt_alloc(dev, payload_len);
-	dev->fold_taken = true;
+	dev->fold_state = SIM_FOLD_TAKEN;
 	p = &dev->fold.box.pkt;
 	/* Without an observer, nothing reads a field of it that its builder
 	 * (respond) does not write: the dispatch reads the source and the
