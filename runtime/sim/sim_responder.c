@@ -111,17 +111,23 @@ static struct sim_writer remote_writer(const struct sim_qp *qp, const struct sim
 	return w;
 }
 
+/* Is a receive WQE usable (else RNR)?  Reads the host's doorbell record. */
+static inline bool rq_ready(struct sim_qp *qp)
+{
+	return qp->rq.n && (int32_t)(sim_qp_rq_limit(qp) - qp->rq.head) > 0;
+}
+
 /*
  * Consumes the next usable receive WQE: scatters @data (may be NULL for a
  * WRITE_IMM) and writes the receive CQE.  Returns 0, -EAGAIN when no
- * receive is usable (RNR), or a syndrome > 0 for the responder's CQE.
- * Inline into serve_send and serve_write (whose @data and @cqe_op fold), as
- * they are into the dispatch: one call per request packet.
+ * receive is usable (RNR; not asked when @ready), or a syndrome > 0 for the
+ * responder's CQE.  Inline into serve_send and serve_write (whose @data and
+ * @cqe_op fold), as they are into the dispatch: one call per request packet.
  */
 static inline __attribute__((always_inline)) int consume_recv(struct sim_qp *qp,
                                                               const struct sim_pkt *p,
                                                               const uint8_t *data, uint32_t len,
-                                                              uint8_t cqe_op)
+                                                              uint8_t cqe_op, bool ready)
 {
 	struct sim_rq *rq = &qp->rq;
 	struct prism_sge sge[PRISM_WQE_MAX_SGE];
@@ -129,7 +135,7 @@ static inline __attribute__((always_inline)) int consume_recv(struct sim_qp *qp,
 	unsigned bad;
 	int n;
 
-	if (!rq->n || (int32_t)(sim_qp_rq_limit(qp) - rq->head) <= 0)
+	if (!ready && !rq_ready(qp))
 		return -EAGAIN;
 	/* rq->max_sge is 1..PRISM_WQE_MAX_SGE (sim_qp_create) */
 	n = wqe_rwqe_decode_body(rq->buf + (size_t)(rq->head & (rq->n - 1)) * rq->stride,
@@ -176,9 +182,9 @@ static bool rnr(struct sim_qp *qp, const struct sim_pkt *p)
 static inline __attribute__((always_inline)) bool serve_send(struct sim_qp *qp,
                                                              const struct sim_pkt *p)
 {
-	int rc = consume_recv(qp, p, p->payload, p->payload_len,
-	                      p->kind == SIM_PKT_SEND_IMM ? PRISM_CQE_RESP_SEND_IMM
-	                                                  : PRISM_CQE_RESP_SEND);
+	int rc = consume_recv(
+	    qp, p, p->payload, p->payload_len,
+	    p->kind == SIM_PKT_SEND_IMM ? PRISM_CQE_RESP_SEND_IMM : PRISM_CQE_RESP_SEND, false);
 
 	if (rc == -EAGAIN)
 		return rnr(qp, p);
@@ -203,12 +209,18 @@ static inline __attribute__((always_inline)) bool serve_write(struct sim_qp *qp,
 		return false;
 	}
 	/* WRITE_IMM needs a receive: check before any byte lands (RNR) */
-	if (p->kind == SIM_PKT_WRITE_IMM &&
-	    (!qp->rq.n || (int32_t)(sim_qp_rq_limit(qp) - qp->rq.head) <= 0))
+	if (p->kind == SIM_PKT_WRITE_IMM && !rq_ready(qp))
 		return rnr(qp, p);
 	sim_mem_write(qp->dev, dst, p->payload, p->payload_len, &w, p->t);
 	if (p->kind == SIM_PKT_WRITE_IMM) {
-		rc = consume_recv(qp, p, NULL, p->payload_len, PRISM_CQE_RESP_WR_IMM);
+		/* The receive stays usable: its limit only grows (the doorbell
+		 * record is extended forward, RECV_EN raises rq->en), and reading
+		 * the record again tells something new only when this write
+		 * changed it. */
+		uintptr_t db = (uintptr_t)qp->dbrec, lo = (uintptr_t)dst;
+		bool ready = lo >= db + 4 || lo + p->payload_len <= db;
+
+		rc = consume_recv(qp, p, NULL, p->payload_len, PRISM_CQE_RESP_WR_IMM, ready);
 		if (rc > 0) {
 			recv_fail(qp, p, rc);
 			return false;
