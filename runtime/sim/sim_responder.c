@@ -59,8 +59,7 @@ static inline __attribute__((always_inline)) void respond(struct sim_qp *qp,
 	p->msn = qp->msn;
 	p->wqe_counter = req->wqe_counter;
 	p->opcode = req->opcode;
-	if (p->t < req->t)
-		p->t = req->t;
+	p->t = req->t; /* sent at once */
 	sim_wire_xmit(qp, p);
 }
 
@@ -254,7 +253,6 @@ static bool serve_atomic(struct sim_qp *qp, const struct sim_pkt *p)
 	sim_atomic_apply(p->opcode, size, dst, p->swap, p->compare, p->swap_mask, p->compare_mask,
 	                 r->payload, result);
 	sim_mem_write(qp->dev, dst, result, size, &w, p->t);
-	r->t = p->t;
 	respond(qp, p, SIM_PKT_ATOMIC_RESP, 0, r);
 	return true;
 }
@@ -351,7 +349,6 @@ static bool serve_read(struct sim_qp *qp, const struct sim_pkt *p)
 		r = sim_reply_alloc(qp, p, p->len); /* sent at once */
 		if (!r)
 			return false;
-		r->t = p->t;
 		if (p->len)
 			sim_mem_read(r->payload, src, p->len);
 		respond(qp, p, SIM_PKT_READ_RESP, 0, r);
