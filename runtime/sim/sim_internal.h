@@ -1223,21 +1223,30 @@ static inline bool sim_mr_in_bounds(const struct sim_mr *mr, uint64_t addr, uint
 	return off <= mr->len && len <= mr->len - off;
 }
 
-/* The key must name an MR of @qp's protection domain (IBA 10.6.3.1: an
- * L_Key / R_Key is valid only for QPs of the MR's PD), with the rights
- * @need and the range in bounds. */
+/* The MR @key names if it is of @qp's protection domain (IBA 10.6.3.1: an
+ * L_Key / R_Key is valid only for QPs of the MR's PD) with the rights
+ * @need, else NULL. */
+static inline const struct sim_mr *sim_mr_granted(const struct sim_qp *qp, uint32_t key,
+                                                  unsigned need)
+{
+	const struct sim_mr *mr = sim_mr_by_key(qp->dev, key);
+
+	return mr && mr->pd == qp->pd && (mr->access & need) == need ? mr : NULL;
+}
+
+/* The key must name an MR granted to @qp (above), with the range in
+ * bounds. */
 static inline int sim_mr_check(const struct sim_qp *qp, uint32_t key, uint64_t addr, uint64_t len,
                                unsigned need, uint8_t **host, uint8_t synd)
 {
-	struct sim_mr *mr;
+	const struct sim_mr *mr;
 
 	if (len == 0) {
 		*host = NULL;
 		return 0;
 	}
-	mr = sim_mr_by_key(qp->dev, key);
-	if (!mr || mr->pd != qp->pd || (mr->access & need) != need ||
-	    !sim_mr_in_bounds(mr, addr, len))
+	mr = sim_mr_granted(qp, key, need);
+	if (!mr || !sim_mr_in_bounds(mr, addr, len))
 		return synd;
 	*host = (uint8_t *)(uintptr_t)addr;
 	return 0;
@@ -1249,6 +1258,26 @@ static inline int sim_mr_check_local(const struct sim_qp *qp, uint32_t lkey, uin
                                      uint64_t len, unsigned need, uint8_t **host)
 {
 	return sim_mr_check(qp, lkey, addr, len, need, host, PRISM_SYND_LOCAL_PROT_ERR);
+}
+
+/* sim_mr_check_local for the entries of one scatter/gather list, in order:
+ * *@mr is the MR granted to the last entry that named one (NULL before the
+ * first), and an entry with its key checks only its bounds (nothing
+ * between two entries of a list changes an MR). */
+static inline int sim_mr_check_local_next(const struct sim_qp *qp, const struct sim_mr **mr,
+                                          uint32_t lkey, uint64_t addr, uint64_t len, unsigned need,
+                                          uint8_t **host)
+{
+	if (len == 0) {
+		*host = NULL;
+		return 0;
+	}
+	if (!*mr || (*mr)->key != lkey)
+		*mr = sim_mr_granted(qp, lkey, need);
+	if (!*mr || !sim_mr_in_bounds(*mr, addr, len))
+		return PRISM_SYND_LOCAL_PROT_ERR;
+	*host = (uint8_t *)(uintptr_t)addr;
+	return 0;
 }
 
 /* Remote access (responder @qp): the QP must grant the operation's right

@@ -143,13 +143,14 @@ static inline __attribute__((always_inline)) int consume_recv(struct sim_qp *qp,
 		return PRISM_SYND_LOCAL_QP_OP_ERR;
 	if (data) {
 		struct sim_writer w = remote_writer(qp, p, SIM_WRITER_RQ, rq->head);
+		const struct sim_mr *mr = NULL;
 
 		for (int i = 0; i < n && off < len; i++) {
 			uint32_t k = sge[i].byte_count < len - off ? sge[i].byte_count : len - off;
 			uint8_t *dst;
 
-			if (sim_mr_check_local(qp, sge[i].lkey, sge[i].addr, k,
-			                       SIM_ACCESS_LOCAL_WRITE, &dst))
+			if (sim_mr_check_local_next(qp, &mr, sge[i].lkey, sge[i].addr, k,
+			                            SIM_ACCESS_LOCAL_WRITE, &dst))
 				return PRISM_SYND_LOCAL_PROT_ERR;
 			sim_mem_write(qp->dev, dst, data + off, k, &w, p->t);
 			off += k;
