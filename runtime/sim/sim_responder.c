@@ -70,13 +70,16 @@ static __attribute__((noinline)) void respond_nak(struct sim_qp *qp, const struc
 	respond(qp, req, SIM_PKT_NAK, synd, NULL);
 }
 
-static void resp_cqe(struct sim_qp *qp, uint8_t op, uint8_t synd, uint32_t counter,
-                     const struct sim_pkt *req, uint32_t bytes)
+/* The receive CQE of receive WQE rq.head, for @req.  Out of line, its
+ * arguments as they are (noipa: a copy taking the fields it reads would
+ * pass some of them on the stack). */
+static __attribute__((noipa)) void resp_cqe(struct sim_qp *qp, uint8_t op, uint8_t synd,
+                                            const struct sim_pkt *req, uint32_t bytes)
 {
 	struct prism_cqe c = {
 	    .opcode = op,
 	    .syndrome = synd,
-	    .wqe_counter = (uint16_t)counter,
+	    .wqe_counter = (uint16_t)qp->rq.head,
 	    .byte_count = bytes,
 	    .qpn = qp->qpn,
 	    .imm = req->imm,
@@ -158,7 +161,7 @@ static inline __attribute__((always_inline)) int consume_recv(struct sim_qp *qp,
 		if (off < len)
 			return PRISM_SYND_LOCAL_LENGTH_ERR;
 	}
-	resp_cqe(qp, cqe_op, 0, rq->head, p, len);
+	resp_cqe(qp, cqe_op, 0, p, len);
 	rq->head++;
 	return 0;
 }
@@ -166,7 +169,7 @@ static inline __attribute__((always_inline)) int consume_recv(struct sim_qp *qp,
 /* A receive-side failure consumes the receive WQE with an error CQE. */
 static void recv_fail(struct sim_qp *qp, const struct sim_pkt *p, int synd)
 {
-	resp_cqe(qp, PRISM_CQE_RESP_ERR, (uint8_t)synd, qp->rq.head, p, 0);
+	resp_cqe(qp, PRISM_CQE_RESP_ERR, (uint8_t)synd, p, 0);
 	qp->rq.head++;
 	resp_fail(qp, p,
 	          synd == PRISM_SYND_LOCAL_LENGTH_ERR ? PRISM_SYND_REMOTE_INVAL_REQ_ERR
