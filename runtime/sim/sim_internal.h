@@ -620,9 +620,11 @@ void sim_cq_destroy_all(struct sim_dev *dev);
 #define SIM_QPN_BASE 0x10u /* QPN of slot 0 */
 static inline struct sim_qp *sim_qp_by_num(struct sim_dev *dev, uint32_t qpn)
 {
+	/* a QPN below the base wraps past any table size (QPNs are 24 bits:
+	 * the table stays far below 2^32 slots), so one compare */
 	uint32_t slot = qpn - SIM_QPN_BASE;
 
-	return qpn < SIM_QPN_BASE || slot >= dev->qps_cap ? NULL : dev->qps[slot];
+	return slot < dev->qps_cap ? dev->qps[slot] : NULL;
 }
 /* Moves @qp to ERR: outstanding WQEs complete in order (done ones with their
  * syndrome, the rest flushed), then every fetched/posted WQE is flushed. */
