@@ -85,6 +85,7 @@ int sim_exec_write(struct sim_xctx *x)
 	}
 	p->len = (uint32_t)total;
 	x->os->byte_count = (uint32_t)total;
+	x->os->rnr_able = p->kind != SIM_PKT_WRITE; /* it consumes a receive */
 	return sim_send_request(x->qp, x->os, p);
 }
 

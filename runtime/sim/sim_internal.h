@@ -975,7 +975,8 @@ static inline void sim_outst_retire(struct sim_qp *qp, const struct sim_outst *o
 void sim_requester_rx(struct sim_qp *qp, struct sim_pkt *p);
 void sim_requester_rnr_resend(struct sim_qp *qp);
 /* Sends a request for the outstanding entry @os (keeps it for an RNR resend:
- * lent while it waits in this device's own inbox, else a copy). */
+ * lent while it waits in this device's own inbox, else a copy), with
+ * os->rnr_able set when the request consumes a receive. */
 int sim_send_request(struct sim_qp *qp, struct sim_outst *os, struct sim_pkt *p);
 
 /* sim_responder.c */

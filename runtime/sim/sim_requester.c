@@ -98,8 +98,10 @@ void sim_outst_complete(struct sim_qp *qp)
 
 /*
  * The request is kept only where an RNR NAK can make it go again (go-back-N
- * resends from the NAKed PSN on): for a SEND / SEND_IMM / WRITE_IMM, and for
- * anything sent while one of those is outstanding.
+ * resends from the NAKed PSN on): for a SEND / SEND_IMM / WRITE_IMM (its
+ * executor sets @os->rnr_able, clear in a fresh entry: sim_exec_write knows
+ * the kind it sends), and for anything sent while one of those is
+ * outstanding.
  *
  * A request to another node is copied (the peer device or the transport
  * owns what was sent).  A loopback request is lent instead of copied: the
@@ -116,8 +118,6 @@ int sim_send_request(struct sim_qp *qp, struct sim_outst *os, struct sim_pkt *p)
 {
 	struct sim_sq *sq = &qp->sq;
 
-	os->rnr_able =
-	    p->kind == SIM_PKT_SEND || p->kind == SIM_PKT_SEND_IMM || p->kind == SIM_PKT_WRITE_IMM;
 	if (os->rnr_able)
 		sq->rnr_outst++;
 	if (sq->rnr_outst) {
