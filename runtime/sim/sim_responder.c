@@ -44,13 +44,14 @@ static inline __attribute__((always_inline)) void respond(struct sim_qp *qp,
 		 * the requester read (sim_reply_alloc; the syndrome and RNR
 		 * timer only in a NAK); it is due at its request's time, and
 		 * sending it is its count and this QP's send time
-		 * (sim_wire_xmit) */
+		 * (sim_wire_sent: folded only when the QP sent nothing later) */
 		if (kind == SIM_PKT_NAK) {
 			p->syndrome = synd;
 			p->rnr_timer = qp->min_rnr_timer;
 		}
 		p->t = req->t;
-		sim_wire_sent(dev, qp, p);
+		qp->last_tx_t = req->t;
+		dev->st.pkts++;
 		return;
 	}
 	p->syndrome = synd;
