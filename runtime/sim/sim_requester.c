@@ -161,8 +161,9 @@ static int find_psn(const struct sim_qp *qp, uint32_t psn)
 	return -1;
 }
 
-/* READ / atomic response data into the local scatter list. */
-static uint8_t land(struct sim_qp *qp, struct sim_outst *o, const struct sim_pkt *p)
+/* READ / atomic response data into the local scatter list, at @t (when
+ * @o is done). */
+static uint8_t land(struct sim_qp *qp, struct sim_outst *o, const struct sim_pkt *p, sim_time_t t)
 {
 	struct sim_writer w = {
 	    .kind = SIM_WRITER_SQ,
@@ -172,7 +173,6 @@ static uint8_t land(struct sim_qp *qp, struct sim_outst *o, const struct sim_pkt
 	    .issued_at = o->start,
 	};
 	uint32_t off = 0;
-	sim_time_t t = p->t > o->ready_at ? p->t : o->ready_at;
 	/* the list passed these checks when it was sent (sim_exec_read /
 	 * sim_exec_atomic, for its whole byte counts): unless an MR went away
 	 * since, they pass again */
@@ -220,13 +220,22 @@ static void on_rnr(struct sim_qp *qp, struct sim_outst *o, const struct sim_pkt 
 	sq->rnr_mark = __atomic_load_n(&qp->dev->outside_progress, __ATOMIC_RELAXED);
 }
 
-/* @o got its response at @t (@synd 0: success; else its error syndrome). */
-static inline void mark_done(struct sim_qp *qp, struct sim_outst *o, uint8_t synd, sim_time_t t)
+/* When @o is done, its response having arrived at @t: not before it was
+ * ready. */
+static inline sim_time_t done_time(const struct sim_outst *o, sim_time_t t)
+{
+	return t > o->ready_at ? t : o->ready_at;
+}
+
+/* @o is done at @done_at (done_time; @synd 0: success; else its error
+ * syndrome). */
+static inline void mark_done(struct sim_qp *qp, struct sim_outst *o, uint8_t synd,
+                             sim_time_t done_at)
 {
 	o->done = true;
 	o->syndrome = synd;
-	o->done_at = t > o->ready_at ? t : o->ready_at;
-	sim_advance_now(qp->dev, o->done_at);
+	o->done_at = done_at;
+	sim_advance_now(qp->dev, done_at);
 }
 
 /*
@@ -248,7 +257,7 @@ static uint32_t on_ack(struct sim_qp *qp, uint32_t pos, sim_time_t t)
 		struct sim_outst *o = sim_outst_at(sq, i);
 
 		if (o->sent && !o->done && !o->read_like) {
-			mark_done(qp, o, 0, t);
+			mark_done(qp, o, 0, done_time(o, t));
 			n++;
 		}
 	}
@@ -259,6 +268,7 @@ void sim_requester_rx(struct sim_qp *qp, struct sim_pkt *p)
 {
 	struct sim_outst *o;
 	uint8_t synd = 0;
+	sim_time_t t;
 	int pos;
 
 	if (qp->state != SIM_QPS_RTS)
@@ -277,6 +287,7 @@ void sim_requester_rx(struct sim_qp *qp, struct sim_pkt *p)
 	o = sim_outst_at(&qp->sq, (uint32_t)pos);
 	if (o->done)
 		return; /* duplicate */
+	t = done_time(o, p->t);
 	switch (p->kind) {
 	case SIM_PKT_NAK:
 		if (p->syndrome == PRISM_SYND_RNR_RETRY_EXC_ERR) {
@@ -287,13 +298,13 @@ void sim_requester_rx(struct sim_qp *qp, struct sim_pkt *p)
 		break;
 	case SIM_PKT_READ_RESP:
 	case SIM_PKT_ATOMIC_RESP:
-		synd = land(qp, o, p);
+		synd = land(qp, o, p, t);
 		break;
 	default:
 		return; /* rx_dispatch hands over responses only */
 	}
 	qp->sq.rnr_left = qp->rnr_retry;
-	mark_done(qp, o, synd, p->t);
+	mark_done(qp, o, synd, t);
 	done_by_packet(qp);
 	if (!pos) /* else an older entry is still open */
 		complete(qp);
