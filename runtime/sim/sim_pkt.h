@@ -90,12 +90,8 @@ static inline struct sim_pkt *sim_reply_alloc(struct sim_qp *qp, const struct si
 		return sim_pkt_alloc(dev, payload_len);
 	dev->fold_state = SIM_FOLD_TAKEN;
 	p = &dev->fold.box.pkt;
-	/* Without an observer, nothing reads a field of it that its builder
-	 * (respond) does not write: the dispatch reads the source and the
-	 * destination QP, the requester the kind, PSN, time and payload, and
-	 * in a NAK the syndrome and RNR timer. */
-	if (dev->obs.event)
-		memset(p, 0, SIM_PKT_HDR_BYTES);
+	/* its header, stale until then, is written by respond() (whole
+	 * with an observer; without one what its readers read) */
 	p->payload_len = payload_len;
 	p->payload = payload_len ? dev->fold.room : NULL;
 	return p;

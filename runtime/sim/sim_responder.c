@@ -34,17 +34,19 @@ static inline __attribute__((always_inline)) void respond(struct sim_qp *qp,
 		p = sim_reply_alloc(qp, req, 0);
 	if (!p)
 		return; /* out of memory: the requester's WQE stays outstanding */
-	p->kind = kind;
-	p->src_node = dev->o.node;
-	p->src_qpn = qp->qpn;
-	p->dst_qpn = req->src_qpn;
-	p->psn = req->psn;
 	if (p == &dev->fold.box.pkt && !dev->obs.event) {
-		/* folded, no observer: the header holds what the dispatch and
-		 * the requester read (sim_reply_alloc; the syndrome and RNR
-		 * timer only in a NAK); it is due at its request's time, and
-		 * sending it is its count and this QP's send time
-		 * (sim_wire_sent: folded only when the QP sent nothing later) */
+		/* Folded (sim_reply_alloc), no observer: nothing reads a field
+		 * of its header that is not written here: the dispatch reads the
+		 * source and the destination QP, the requester the kind, PSN,
+		 * time and payload, and in a NAK the syndrome and RNR timer.
+		 * It is due at its request's time, and sending it is its count
+		 * and this QP's send time (sim_wire_sent: folded only when the
+		 * QP sent nothing later). */
+		p->kind = kind;
+		p->src_node = dev->o.node;
+		p->src_qpn = qp->qpn;
+		p->dst_qpn = req->src_qpn;
+		p->psn = req->psn;
 		if (kind == SIM_PKT_NAK) {
 			p->syndrome = synd;
 			p->rnr_timer = qp->min_rnr_timer;
@@ -54,6 +56,13 @@ static inline __attribute__((always_inline)) void respond(struct sim_qp *qp,
 		dev->st.pkts++;
 		return;
 	}
+	if (p == &dev->fold.box.pkt) /* folded, observed: whole, as a fresh packet */
+		memset(p, 0, SIM_PKT_HDR_BYTES);
+	p->kind = kind;
+	p->src_node = dev->o.node;
+	p->src_qpn = qp->qpn;
+	p->dst_qpn = req->src_qpn;
+	p->psn = req->psn;
 	p->syndrome = synd;
 	p->rnr_timer = qp->min_rnr_timer;
 	p->dst_node = req->src_node;
