@@ -143,22 +143,25 @@ int sim_send_request(struct sim_qp *qp, struct sim_outst *os, struct sim_pkt *p)
 	return 0;
 }
 
-/* The ring position of the sent entry with PSN @psn, or -1: none (a stale
- * or duplicate response, or a PSN never sent).  Sent entries hold
+/* The sent entry with PSN @psn (*@pos: its ring position), or NULL: none
+ * (a stale or duplicate response, or a PSN never sent).  Sent entries hold
  * consecutive PSNs in ring order, so this is also the window check. */
-static int find_psn(const struct sim_qp *qp, uint32_t psn)
+static struct sim_outst *find_psn(const struct sim_qp *qp, uint32_t psn, uint32_t *pos)
 {
 	const struct sim_sq *sq = &qp->sq;
+	struct sim_outst *o = &sq->os[sq->os_head];
 
-	if (sq->os_cnt && sq->os[sq->os_head].sent && sq->os[sq->os_head].psn == psn)
-		return 0; /* the oldest: responses come in order */
+	*pos = 0;
+	if (sq->os_cnt && o->sent && o->psn == psn)
+		return o; /* the oldest: responses come in order */
 	for (uint32_t i = 1; i < sq->os_cnt; i++) {
-		const struct sim_outst *o = sim_outst_at(sq, i);
-
-		if (o->sent && o->psn == psn)
-			return (int)i;
+		o = sim_outst_at(sq, i);
+		if (o->sent && o->psn == psn) {
+			*pos = i;
+			return o;
+		}
 	}
-	return -1;
+	return NULL;
 }
 
 /* READ / atomic response data into the local scatter list, at @t (when
@@ -269,22 +272,21 @@ void sim_requester_rx(struct sim_qp *qp, struct sim_pkt *p)
 	struct sim_outst *o;
 	uint8_t synd = 0;
 	sim_time_t t;
-	int pos;
+	uint32_t pos;
 
 	if (qp->state != SIM_QPS_RTS)
 		return; /* responses to an ERR/RESET QP are dropped */
-	pos = find_psn(qp, p->psn);
-	if (pos < 0)
+	o = find_psn(qp, p->psn, &pos);
+	if (!o)
 		return; /* stale, duplicate, or never sent */
 	if (p->kind == SIM_PKT_ACK) {
-		if (!on_ack(qp, (uint32_t)pos, p->t))
+		if (!on_ack(qp, pos, p->t))
 			return; /* duplicate, or the PSN of an unanswered READ / atomic */
 		qp->sq.rnr_left = qp->rnr_retry;
 		done_by_packet(qp);
 		complete(qp); /* returns at once while the head is open */
 		return;
 	}
-	o = sim_outst_at(&qp->sq, (uint32_t)pos);
 	if (o->done)
 		return; /* duplicate */
 	t = done_time(o, p->t);
