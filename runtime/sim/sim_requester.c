@@ -241,6 +241,16 @@ static inline void mark_done(struct sim_qp *qp, struct sim_outst *o, uint8_t syn
 	sim_advance_now(qp->dev, done_at);
 }
 
+/* An ACK acknowledges @o (done at @t) if it is a sent SEND / WRITE not yet
+ * done (on_ack). */
+static inline bool ack_entry(struct sim_qp *qp, struct sim_outst *o, sim_time_t t)
+{
+	if (!o->sent || o->done || o->read_like)
+		return false;
+	mark_done(qp, o, 0, done_time(o, t));
+	return true;
+}
+
 /*
  * An ACK is cumulative (IBA ch. 9.7.5, coalesced acknowledges; rule
  * ack-coalesced in docs/nic-model.md): the ACK with PSN n acknowledges every
@@ -249,22 +259,16 @@ static inline void mark_done(struct sim_qp *qp, struct sim_outst *o, uint8_t syn
  * only by its response: one before n with no response yet stays waiting for
  * it (the sim's wire loses nothing; a chaos-mode READ is answered after the
  * ACKs of later requests), and so do the completions behind it (in order).
- * Returns how many entries the ACK completed (0: a duplicate).
+ * Returns how many entries the ACK completed (0: a duplicate).  @last: the
+ * entry at @pos, the ACK's own.
  */
-static uint32_t on_ack(struct sim_qp *qp, uint32_t pos, sim_time_t t)
+static uint32_t on_ack(struct sim_qp *qp, struct sim_outst *last, uint32_t pos, sim_time_t t)
 {
-	struct sim_sq *sq = &qp->sq;
 	uint32_t n = 0;
 
-	for (uint32_t i = 0; i <= pos; i++) {
-		struct sim_outst *o = sim_outst_at(sq, i);
-
-		if (o->sent && !o->done && !o->read_like) {
-			mark_done(qp, o, 0, done_time(o, t));
-			n++;
-		}
-	}
-	return n;
+	for (uint32_t i = 0; i < pos; i++)
+		n += ack_entry(qp, sim_outst_at(&qp->sq, i), t);
+	return n + ack_entry(qp, last, t);
 }
 
 void sim_requester_rx(struct sim_qp *qp, struct sim_pkt *p)
@@ -280,7 +284,7 @@ void sim_requester_rx(struct sim_qp *qp, struct sim_pkt *p)
 	if (!o)
 		return; /* stale, duplicate, or never sent */
 	if (p->kind == SIM_PKT_ACK) {
-		if (!on_ack(qp, pos, p->t))
+		if (!on_ack(qp, o, pos, p->t))
 			return; /* duplicate, or the PSN of an unanswered READ / atomic */
 		qp->sq.rnr_left = qp->rnr_retry;
 		done_by_packet(qp);
