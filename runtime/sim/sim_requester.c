@@ -22,10 +22,10 @@ static const uint32_t rnr_timer_10us[32] = {
     2048,  3072, 4096, 6144, 8192, 12288, 16384, 24576, 32768, 49152,
 };
 
-static inline void outst_pop(struct sim_qp *qp)
+/* Drops @o, the head entry. */
+static inline void outst_pop_head(struct sim_qp *qp, struct sim_outst *o)
 {
 	struct sim_sq *sq = &qp->sq;
-	struct sim_outst *o = &sq->os[sq->os_head];
 
 	if (o->rnr_able)
 		sq->rnr_outst--;
@@ -37,7 +37,7 @@ static inline void outst_pop(struct sim_qp *qp)
 
 void sim_outst_pop(struct sim_qp *qp)
 {
-	outst_pop(qp);
+	outst_pop_head(qp, &qp->sq.os[qp->sq.os_head]);
 }
 
 /* A packet made an outstanding entry done: a queue parked on a fence or a
@@ -68,14 +68,16 @@ void sim_outst_retire_cqe(struct sim_qp *qp, const struct sim_outst *o, sim_time
 	(void)sim_cq_push(qp->scq, &c, t);
 }
 
-/* sim_outst_complete, inline in the response path (its every packet). */
-static inline __attribute__((always_inline)) void complete(struct sim_qp *qp)
+/* sim_outst_complete from @o, the head entry of a ring that holds one,
+ * inline in the response path (its every packet).  sq->block stays as it
+ * is: sim_sq_ready() sets it afresh whenever it is asked, and only park()
+ * reads FENCE / OUTST, right after. */
+static inline __attribute__((always_inline)) void complete_from(struct sim_qp *qp,
+                                                                struct sim_outst *o)
 {
 	struct sim_sq *sq = &qp->sq;
 
-	while (sq->os_cnt) {
-		struct sim_outst *o = &sq->os[sq->os_head];
-
+	for (;;) {
 		if (!o->done)
 			return;
 		if (o->syndrome) {
@@ -85,15 +87,17 @@ static inline __attribute__((always_inline)) void complete(struct sim_qp *qp)
 			return;
 		}
 		sim_outst_retire(qp, o);
-		outst_pop(qp);
+		outst_pop_head(qp, o);
+		if (!sq->os_cnt)
+			return;
+		o = &sq->os[sq->os_head];
 	}
-	/* sq->block stays as it is: sim_sq_ready() sets it afresh whenever
-	 * it is asked, and only park() reads FENCE / OUTST, right after */
 }
 
 void sim_outst_complete(struct sim_qp *qp)
 {
-	complete(qp);
+	if (qp->sq.os_cnt)
+		complete_from(qp, &qp->sq.os[qp->sq.os_head]);
 }
 
 /*
@@ -288,7 +292,8 @@ void sim_requester_rx(struct sim_qp *qp, struct sim_pkt *p)
 			return; /* duplicate, or the PSN of an unanswered READ / atomic */
 		qp->sq.rnr_left = qp->rnr_retry;
 		done_by_packet(qp);
-		complete(qp); /* returns at once while the head is open */
+		/* returns at once while the head is open */
+		complete_from(qp, pos ? &qp->sq.os[qp->sq.os_head] : o);
 		return;
 	}
 	if (o->done)
@@ -313,7 +318,7 @@ void sim_requester_rx(struct sim_qp *qp, struct sim_pkt *p)
 	mark_done(qp, o, synd, t);
 	done_by_packet(qp);
 	if (!pos) /* else an older entry is still open */
-		complete(qp);
+		complete_from(qp, o);
 }
 
 /* Go-back-N after an RNR NAK: resend every unacknowledged request from the
