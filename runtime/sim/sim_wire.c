@@ -336,10 +336,11 @@ static inline void rx_dispatch(struct sim_dev *dev, struct sim_pkt *p)
 	if (dev->obs.event)
 		emit_pkt(dev, SIM_EV_PKT_RX, p->dst_qpn, p);
 	/* RC: a QP takes packets only from the QP it is connected to, and
-	 * only those that arrived after it was created */
+	 * only those that arrived after it was created; a packet from outside
+	 * must be of a kind this device knows (its own packets are) */
 	if (!qp || qp->peer_node != p->src_node || qp->peer_qpn != p->src_qpn ||
-	    (unsigned)p->kind > SIM_PKT_ATOMIC_RESP ||
-	    (sim_pkt_box(p)->outside && qp->birth >= sim_pkt_box(p)->outside))
+	    (sim_pkt_box(p)->outside &&
+	     ((unsigned)p->kind > SIM_PKT_ATOMIC_RESP || qp->birth >= sim_pkt_box(p)->outside)))
 		return;
 	if (is_response(p->kind)) {
 		sim_requester_rx(qp, p);
