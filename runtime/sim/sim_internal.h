@@ -278,10 +278,11 @@ struct sim_qp {
 	uint32_t next_psn; /* requester: next PSN to send */
 	uint32_t exp_psn;  /* responder: next PSN expected */
 	uint32_t msn;
-	sim_time_t last_tx_t; /* packets of one QP leave in order */
+	sim_time_t last_tx_t; /* packets of one QP leave in order (never decreases) */
 	/* 1 + the time of its latest packet queued in the device's inbox: a
 	 * response due before it is not folded, so that it cannot pass a
-	 * packet of this QP still waiting there (sim_reply_alloc) */
+	 * packet of this QP still waiting there (sim_reply_alloc).  Set with
+	 * last_tx_t, so at most last_tx_t + 1. */
 	sim_time_t inbox_after;
 	uint32_t wait_cqn; /* CQ whose waiter list holds this QP (0: none) */
 	uint32_t rdy_pos;  /* scheduler: 1 + index in dev->rdy, 0: not ready */

@@ -85,8 +85,10 @@ static inline struct sim_pkt *sim_reply_alloc(struct sim_qp *qp, const struct si
 	struct sim_dev *dev = qp->dev;
 	struct sim_pkt *p;
 
-	if (dev->fold_state != SIM_FOLD_OPEN || qp->last_tx_t > req->t ||
-	    qp->inbox_after > req->t || payload_len > SIM_PKT_SMALL)
+	/* inbox_after is at most last_tx_t + 1 (set with it, which only
+	 * grows): it can keep the fold only when @qp last sent at req->t */
+	if (dev->fold_state != SIM_FOLD_OPEN || payload_len > SIM_PKT_SMALL ||
+	    (qp->last_tx_t >= req->t && (qp->last_tx_t > req->t || qp->inbox_after > req->t)))
 		return sim_pkt_alloc(dev, payload_len);
 	dev->fold_state = SIM_FOLD_TAKEN;
 	p = &dev->fold.box.pkt;
