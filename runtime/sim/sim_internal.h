@@ -400,6 +400,9 @@ struct sim_dev {
 	 * (sim_reply_alloc), never queued, and taken by the requester in the
 	 * same step (TAKEN). */
 	enum { SIM_FOLD_NONE, SIM_FOLD_OPEN, SIM_FOLD_TAKEN } fold_state;
+	/* the source node of the requests that may fold: o.node in VTIME
+	 * mode, else 1 << 32 (no node: none) */
+	uint64_t fold_src;
 	struct sim_pkt *pkt_free; /* free list (linked through the payload area) */
 	uint32_t npkt_free;
 	const struct sim_wire_ops *wire;

@@ -344,8 +344,8 @@ static inline void rx_dispatch(struct sim_dev *dev, struct sim_pkt *p)
 		return;
 	if (is_response(p->kind)) {
 		sim_requester_rx(qp, p);
-	} else if (p->src_node == dev->o.node && dev->o.sched == SIM_SCHED_VTIME) {
-		dev->fold_state = SIM_FOLD_OPEN; /* sim_wire_rx closes it */
+	} else if (p->src_node == dev->fold_src) { /* loopback, VTIME mode */
+		dev->fold_state = SIM_FOLD_OPEN;   /* sim_wire_rx closes it */
 		sim_responder_rx(qp, p);
 	} else {
 		sim_responder_rx(qp, p);
