@@ -403,6 +403,9 @@ struct sim_dev {
 	/* the source node of the requests that may fold: o.node in VTIME
 	 * mode, else 1 << 32 (no node: none) */
 	uint64_t fold_src;
+	/* the destination node of the packets sent in line (sim_wire_xmit):
+	 * o.node without an event observer, else 1 << 32 (none) */
+	uint64_t quiet_dst;
 	struct sim_pkt *pkt_free; /* free list (linked through the payload area) */
 	uint32_t npkt_free;
 	const struct sim_wire_ops *wire;

@@ -190,7 +190,7 @@ static inline int sim_wire_xmit(struct sim_qp *src, struct sim_pkt *p)
 {
 	struct sim_dev *dev = src->dev;
 
-	if (dev->obs.event || p->dst_node != dev->o.node)
+	if (p->dst_node != dev->quiet_dst) /* another node, or an observer */
 		return sim_wire_xmit_any(src, p);
 	sim_wire_sent(dev, src, p);
 	return sim_wire_loopback(dev, src, p);
