@@ -76,6 +76,9 @@ struct sim_cq {
 	uint32_t ncqe;
 	bool ignore_overrun;
 	bool overrun; /* CQ in error after an overrun */
+	/* overrun, or the device has an event observer: every push takes
+	 * sim_cq_push_slow */
+	bool push_slow;
 	bool ext_mem; /* buf and dbrec are the caller's (sim_cq_attr.ext_buf) */
 	uint8_t *buf;
 	volatile uint32_t *dbrec;
@@ -594,8 +597,7 @@ static inline int sim_cq_push(struct sim_cq *cq, const struct prism_cqe *c, sim_
 	uint32_t ci = load_be32_shared(cq->dbrec) & 0xffffffu;
 	struct prism_cqe w = *c; /* copies: the caller's CQE stays in registers */
 
-	if (cq->overrun || (!cq->ignore_overrun && ((cq->pi - ci) & 0xffffffu) >= cq->ncqe) ||
-	    cq->dev->obs.event) {
+	if (cq->push_slow || (!cq->ignore_overrun && ((cq->pi - ci) & 0xffffffu) >= cq->ncqe)) {
 		struct prism_cqe s = *c;
 
 		return sim_cq_push_slow(cq, &s, t);
