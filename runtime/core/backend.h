@@ -24,6 +24,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <prism/wqe.h>
+
 struct sim_observer;
 
 /* Opaque handles; each backend defines what they point to. */
@@ -87,6 +89,21 @@ struct core_cq_info {
 	uint32_t ncqe;
 	volatile uint32_t *dbrec; /* [0]: be32 consumer index (24 bits) */
 };
+
+/* The CQE at consumer count @ci once the NIC wrote it (a valid opcode, the
+ * owner bit software's for this pass of the ring), else NULL.  op_own is
+ * read with acquire order: the body it returns is complete. */
+static inline const uint8_t *core_cq_peek(const struct core_cq_info *cq, uint64_t ci)
+{
+	const uint8_t *raw =
+	    (const uint8_t *)cq->buf + (size_t)(ci & (cq->ncqe - 1)) * PRISM_CQE_BYTES;
+	uint8_t op_own = __atomic_load_n(&raw[PRISM_CQE_BYTES - 1], __ATOMIC_ACQUIRE);
+
+	if ((op_own >> 4) == PRISM_CQE_INVALID ||
+	    !prism_cqe_sw_owned(op_own, (uint32_t)ci, cq->ncqe))
+		return NULL;
+	return raw;
+}
 
 struct core_qp_attr {
 	struct core_be_cq *send_cq, *recv_cq;

@@ -416,13 +416,10 @@ static int pack_args(const struct core_entry_desc *d, const struct prism_call *c
 static int poll_cqs(struct prism_client *cl)
 {
 	for (;;) { /* send completions: errors only matter */
-		const uint8_t *raw = (const uint8_t *)cl->scq_info.buf +
-		                     (cl->scq_ci & (cl->scq_info.ncqe - 1)) * PRISM_CQE_BYTES;
-		uint8_t op_own = __atomic_load_n(&raw[63], __ATOMIC_ACQUIRE);
+		const uint8_t *raw = core_cq_peek(&cl->scq_info, cl->scq_ci);
 		struct prism_cqe c;
 
-		if ((op_own >> 4) == PRISM_CQE_INVALID ||
-		    !prism_cqe_sw_owned(op_own, (uint32_t)cl->scq_ci, cl->scq_info.ncqe))
+		if (!raw)
 			break;
 		prism_cqe_decode(raw, &c, NULL);
 		cl->scq_ci++;
@@ -433,13 +430,10 @@ static int poll_cqs(struct prism_client *cl)
 		}
 	}
 	for (;;) { /* responses */
-		const uint8_t *raw = (const uint8_t *)cl->rcq_info.buf +
-		                     (cl->rcq_ci & (cl->rcq_info.ncqe - 1)) * PRISM_CQE_BYTES;
-		uint8_t op_own = __atomic_load_n(&raw[63], __ATOMIC_ACQUIRE);
+		const uint8_t *raw = core_cq_peek(&cl->rcq_info, cl->rcq_ci);
 		struct prism_cqe c;
 
-		if ((op_own >> 4) == PRISM_CQE_INVALID ||
-		    !prism_cqe_sw_owned(op_own, (uint32_t)cl->rcq_ci, cl->rcq_info.ncqe))
+		if (!raw)
 			break;
 		prism_cqe_decode(raw, &c, NULL);
 		cl->rcq_ci++;

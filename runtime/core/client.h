@@ -21,6 +21,19 @@ struct sim_channel;
 #define CORE_CLIENT_SQ_BBS     64u
 #define CORE_CLIENT_CQE        64u
 
+/*
+ * How the waits of a client on a threaded device ended (core_client_net_
+ * wait_cqe; read by the runtime's tests): the NIC thread writes the
+ * completion that ends a call, so a wait that slept its whole bound with
+ * that completion already written is a lost wake-up.
+ */
+struct core_client_waits {
+	uint64_t link;    /* packets read off the link, or its failure */
+	uint64_t channel; /* the response CQ's completion channel fired */
+	uint64_t bound;   /* neither: slept their bound (or a signal ended them) */
+	uint64_t missed;  /* of those, ones whose response CQ held a CQE meanwhile */
+};
+
 struct prism_client {
 	struct prism_device *dev;
 	unsigned shard;            /* the device shard our queues live on */
@@ -31,6 +44,7 @@ struct prism_client {
 	unsigned net_wait_us;      /* the first wait of the next core_client_wait */
 	uint64_t parks_seen;       /* the device's RNR park count at the last look */
 	struct sim_channel *cq_ch; /* polled link, threaded device: rcq's completion channel */
+	struct core_client_waits waits; /* cq_ch: how its waits ended */
 	enum prism_transport transport; /* asked for (opts, PRISM_TRANSPORT) */
 	struct net_ring *ring;          /* fetched, until attached */
 	bool on_ring;                   /* the link is a ring pair */
@@ -86,7 +100,8 @@ bool core_client_net_peer_gone(struct prism_client *cl);
 int core_client_net_wait(struct prism_client *cl, int timeout_us);
 /* Polled link on a threaded device (cl->cq_ch): arm the response CQ, then
  * wait as core_client_net_wait does and also until the NIC thread writes a
- * CQE to it (or wrote one the last poll did not consume). */
+ * CQE to it (or wrote one the last poll did not consume); counted in
+ * cl->waits. */
 int core_client_net_wait_cqe(struct prism_client *cl, int timeout_us);
 /* Polled link: hold ACKs for the next request (@hold), or send them at once. */
 void core_client_net_hold_acks(struct prism_client *cl, bool hold);

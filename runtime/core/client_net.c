@@ -341,14 +341,26 @@ int core_client_net_wait(struct prism_client *cl, int timeout_us)
 
 int core_client_net_wait_cqe(struct prism_client *cl, int timeout_us)
 {
+	enum net_woke woke;
 	void *ctx;
+	int n;
 
 	/* take an event the last wait left (the fd unreadable again), then
 	 * arm over what the last poll consumed: a CQE written since then
 	 * makes the fd readable at once, so none is slept through */
 	sim_channel_take_events(cl->cq_ch, &ctx, 1);
 	sim_cq_arm(sim_backend_cq(cl->rcq), cl, true);
-	return net_link_poll_also(cl->link, timeout_us, sim_channel_fd(cl->cq_ch));
+	n = net_link_poll_also(cl->link, timeout_us, sim_channel_fd(cl->cq_ch), &woke);
+	if (woke == NET_WOKE_LINK) {
+		cl->waits.link++;
+	} else if (woke == NET_WOKE_ALSO) {
+		cl->waits.channel++;
+	} else {
+		cl->waits.bound++;
+		if (core_cq_peek(&cl->rcq_info, cl->rcq_ci))
+			cl->waits.missed++; /* written, and nothing woke us */
+	}
+	return n;
 }
 
 /* Disarmed first (an event still queued is dropped, none can follow), so

@@ -777,16 +777,12 @@ fail:
 static int poll_cq(struct core_inst *in, uint32_t c)
 {
 	struct core_inst_cq *cq = &in->cqs[c];
-	const uint32_t n = cq->info.ncqe;
 
 	for (;;) {
-		const uint8_t *raw = (const uint8_t *)cq->info.buf +
-		                     (size_t)(cq->consumed & (n - 1)) * PRISM_CQE_BYTES;
-		uint8_t op_own = __atomic_load_n(&raw[PRISM_CQE_BYTES - 1], __ATOMIC_ACQUIRE);
+		const uint8_t *raw = core_cq_peek(&cq->info, cq->consumed);
 		struct prism_cqe cqe;
 
-		if ((op_own >> 4) == PRISM_CQE_INVALID ||
-		    !prism_cqe_sw_owned(op_own, (uint32_t)cq->consumed, n))
+		if (!raw)
 			return 0;
 		if (prism_cqe_decode(raw, &cqe, NULL) == 0 &&
 		    (cqe.opcode == PRISM_CQE_REQ_ERR || cqe.opcode == PRISM_CQE_RESP_ERR)) {

@@ -245,11 +245,10 @@ static unsigned cqes(struct rig_qp *q, unsigned *errors)
 	unsigned n = 0, e = 0;
 
 	for (uint32_t i = 0; i < q->cqi.ncqe; i++) {
-		const uint8_t *c = (const uint8_t *)q->cqi.buf + (size_t)i * 64;
-		uint8_t op_own = __atomic_load_n(&c[63], __ATOMIC_ACQUIRE);
+		const uint8_t *c = core_cq_peek(&q->cqi, i);
 		struct prism_cqe d;
 
-		if (op_own >> 4 == PRISM_CQE_INVALID || !prism_cqe_sw_owned(op_own, i, q->cqi.ncqe))
+		if (!c)
 			break;
 		if (prism_cqe_decode(c, &d, NULL) == 0 &&
 		    (d.opcode == PRISM_CQE_REQ_ERR || d.opcode == PRISM_CQE_RESP_ERR))

@@ -567,7 +567,9 @@ static int ring_wait(struct net_ring *r, int timeout_us, int also_fd)
 		while (n < 0 && errno == EINTR);
 		if (n <= 0 || !(p[0].revents & POLLIN)) {
 			__atomic_store_n(r->rx_sleep, 0, __ATOMIC_RELAXED);
-			return n < 0 ? fail(r, -errno, "ring: poll: %s", strerror(errno)) : 0;
+			if (n < 0)
+				return fail(r, -errno, "ring: poll: %s", strerror(errno));
+			return n ? NET_RING_WOKE_ALSO : 0;
 		}
 		timeout_us = 0; /* the ring's events are there now: collect them */
 		ts = (struct timespec){0, 0};

@@ -129,7 +129,9 @@ int net_ring_sock(const struct net_ring *r);
  */
 int net_ring_wait(struct net_ring *r, int timeout_us);
 /* ... or until @also_fd (another fd the caller sleeps on, -1: none) is
- * readable: then 0, as on timeout.  No spin before it sleeps. */
+ * readable: then NET_RING_WOKE_ALSO, unless the ring was signalled too (1).
+ * No spin before it sleeps. */
+#define NET_RING_WOKE_ALSO 2
 int net_ring_wait_also(struct net_ring *r, int timeout_us, int also_fd);
 /* Replace the spin cap net_ring_wait polls with (PRISM_SPIN_US at creation;
  * 0: sleep at once), restarting its budget at the cap; @busy_ok: poll even

@@ -1469,16 +1469,20 @@ void net_link_hold_acks(struct net_link *l, bool hold)
 
 int net_link_poll(struct net_link *l, int timeout_us)
 {
-	return net_link_poll_also(l, timeout_us, -1);
+	return net_link_poll_also(l, timeout_us, -1, NULL);
 }
 
-int net_link_poll_also(struct net_link *l, int timeout_us, int also_fd)
+int net_link_poll_also(struct net_link *l, int timeout_us, int also_fd, enum net_woke *woke)
 {
 	struct pollfd pfd[2] = {{.fd = l->fd, .events = POLLIN}, {.fd = also_fd, .events = POLLIN}};
 	bool gone = false, paused, held;
+	enum net_woke unused;
 	uint64_t before;
 	int n;
 
+	if (!woke)
+		woke = &unused;
+	*woke = NET_WOKE_LINK;
 	pthread_mutex_lock(&l->tx_lock);
 	paused = l->rx_paused;
 	held = l->acks_held;
@@ -1491,10 +1495,11 @@ int net_link_poll_also(struct net_link *l, int timeout_us, int also_fd)
 		/* a link the device or the peer pushes back on is not read:
 		 * its bytes would only wake us again */
 		if (paused || __atomic_load_n(&l->rx_stalled, __ATOMIC_RELAXED)) {
-			if (also_fd >= 0)
-				ppoll(&pfd[1], 1, &ts, NULL);
-			else
+			*woke = NET_WOKE_NOTHING;
+			if (also_fd < 0)
 				nanosleep(&ts, NULL);
+			else if (ppoll(&pfd[1], 1, &ts, NULL) > 0)
+				*woke = NET_WOKE_ALSO;
 			return 0;
 		}
 		if (l->ring) {
@@ -1502,12 +1507,17 @@ int net_link_poll_also(struct net_link *l, int timeout_us, int also_fd)
 			 * setup socket's hang-up; a ring whose peer is gone
 			 * fails, and the read below reports it */
 			n = net_ring_wait_also(l->ring, timeout_us, also_fd);
-			if (n == 0)
+			if (n == 0 || n == NET_RING_WOKE_ALSO) {
+				*woke = n ? NET_WOKE_ALSO : NET_WOKE_NOTHING;
 				return 0;
+			}
 		} else {
 			n = ppoll(pfd, also_fd >= 0 ? 2 : 1, &ts, NULL);
-			if (n == 0 || (n > 0 && !pfd[0].revents))
-				return 0;
+			if (n <= 0 || !pfd[0].revents) {
+				*woke = n > 0 ? NET_WOKE_ALSO : NET_WOKE_NOTHING;
+				if (n >= 0)
+					return 0; /* a signal (n < 0) reads on */
+			}
 			gone = n > 0 && (pfd[0].revents & (POLLHUP | POLLERR));
 		}
 	}

@@ -134,8 +134,12 @@ int net_link_set_polled(struct net_link *link);
  */
 int net_link_poll(struct net_link *link, int timeout_us);
 /* ... sleeping also until @also_fd (-1: none; e.g. a completion channel's
- * fd) is readable, which ends the wait as a timeout would. */
-int net_link_poll_also(struct net_link *link, int timeout_us, int also_fd);
+ * fd) is readable, which ends the wait as a timeout would.  @woke (may be
+ * NULL) says what ended the wait: the link (its bytes, its hang-up, its
+ * ring's signal, or no wait at all: it was read), @also_fd (the link was
+ * not read), or nothing (the timeout, or a signal). */
+enum net_woke { NET_WOKE_NOTHING, NET_WOKE_LINK, NET_WOKE_ALSO };
+int net_link_poll_also(struct net_link *link, int timeout_us, int also_fd, enum net_woke *woke);
 /*
  * Polled link: do plain ACKs wait for the owner's next frame or its next
  * wait (@hold, the default), or leave at once (those held too)?  For an

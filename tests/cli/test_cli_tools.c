@@ -111,36 +111,39 @@ static void test_unknown_option_named(void **state)
 	tool_out_free(&o);
 }
 
+/* @eq and @sp, one command with --opt=VALUE and with --opt VALUE, exit with
+ * @code and print the same (standard output when @code is 0, else standard
+ * error), which holds @want. */
+static void same_either_way(const char *eq, const char *sp, int code, const char *want)
+{
+	struct tool_out a = run_tool(eq, NULL), b = run_tool(sp, NULL);
+
+	if (code)
+		TOOL_EXPECT(a, code, err, want);
+	else
+		TOOL_EXPECT(a, code, out, want);
+	assert_string_equal(code ? a.err : a.out, code ? b.err : b.out);
+	tool_out_free(&a);
+	tool_out_free(&b);
+}
+
 /* --opt=VALUE and --opt VALUE mean the same; a missing value is named. */
 static void test_opt_equals_and_space(void **state)
 {
-	struct tool_out a, b;
+	struct tool_out a;
 
 	(void)state;
-	a = run_toolf("@/prismc compile --entry=get_parallel lib/chains/hash_get.prism --output=-");
-	b = run_toolf("@/prismc compile --entry get_parallel lib/chains/hash_get.prism --output -");
-	TOOL_EXPECT(a, 0, out, "program: get_parallel");
-	assert_string_equal(a.out, b.out);
-	tool_out_free(&a);
-	tool_out_free(&b);
-	a = run_toolf("@/prismc dump --stats --entry=get_parallel lib/chains/hash_get.prism");
-	b = run_toolf("@/prismc dump --stats --entry get_parallel lib/chains/hash_get.prism");
-	TOOL_EXPECT(a, 0, out, "get_parallel");
-	assert_string_equal(a.out, b.out);
-	tool_out_free(&a);
-	tool_out_free(&b);
-	a = run_toolf("@/prismd --config=/nonexistent/p.yaml");
-	b = run_toolf("@/prismd --config /nonexistent/p.yaml");
-	TOOL_EXPECT(a, 2, err, "/nonexistent/p.yaml");
-	assert_string_equal(a.err, b.err);
-	tool_out_free(&a);
-	tool_out_free(&b);
-	a = run_toolf("@/prism-perf --depth=0 127.0.0.1");
-	b = run_toolf("@/prism-perf --depth 0 127.0.0.1");
-	TOOL_EXPECT(a, 2, err, "--depth: '0'");
-	assert_string_equal(a.err, b.err);
-	tool_out_free(&a);
-	tool_out_free(&b);
+	same_either_way(
+	    "@/prismc compile --entry=get_parallel lib/chains/hash_get.prism --output=-",
+	    "@/prismc compile --entry get_parallel lib/chains/hash_get.prism --output -", 0,
+	    "program: get_parallel");
+	same_either_way("@/prismc dump --stats --entry=get_parallel lib/chains/hash_get.prism",
+	                "@/prismc dump --stats --entry get_parallel lib/chains/hash_get.prism", 0,
+	                "get_parallel");
+	same_either_way("@/prismd --config=/nonexistent/p.yaml",
+	                "@/prismd --config /nonexistent/p.yaml", 2, "/nonexistent/p.yaml");
+	same_either_way("@/prism-perf --depth=0 127.0.0.1", "@/prism-perf --depth 0 127.0.0.1", 2,
+	                "--depth: '0'");
 	a = run_toolf("@/prismc run lib/chains/hash_get.prism --entry");
 	TOOL_EXPECT(a, 2, err, "option '--entry' needs a value");
 	tool_out_free(&a);
@@ -262,6 +265,35 @@ static void test_missing_file(void **state)
 	tool_out_free(&o);
 }
 
+/* prismd @flags --config on a temporary file holding @text; its path in
+ * *@yaml (the caller frees it and removes the file). */
+static struct tool_out prismd_on(const char *flags, const char *text, char **yaml)
+{
+	*yaml = tool_temp_file(".yaml", text);
+	return run_toolf("@/prismd %s --config %s", flags, *yaml);
+}
+
+/* Fail the test unless @o exited with @code and its standard error holds
+ * the text @fmt formats. */
+__attribute__((format(printf, 3, 4))) static void expect_err(const struct tool_out *o, int code,
+                                                             const char *fmt, ...)
+{
+	char text[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	TOOL_EXPECT(*o, code, err, text);
+}
+
+static void done_with(struct tool_out *o, char *yaml)
+{
+	tool_out_free(o);
+	unlink(yaml);
+	free(yaml);
+}
+
 /*
  * prismd's errors about its configuration, as prismc's about a source: the
  * place, the line and a caret.  A configured program that does not load
@@ -287,22 +319,19 @@ static void test_prismd_config_places(void **state)
 	         "  - /nonexistent/gone.chain\n"
 	         "  - %s\n",
 	         chain);
-	yaml = tool_temp_file(".yaml", text);
-	o = run_toolf("@/prismd --quiet --config %s", yaml);
-	snprintf(text, sizeof(text),
-	         "%s:6:5: error: program file '/nonexistent/gone.chain': No such file or "
-	         "directory\n"
-	         "      - /nonexistent/gone.chain\n"
-	         "        ^~~~~~~~~~~~~~~~~~~~~~~\n",
-	         yaml);
-	TOOL_EXPECT(o, 3, err, text);
-	snprintf(text, sizeof(text),
-	         "%s:7:5: error: program 'get': region 'table' (1048576 bytes) is not registered "
-	         "on device sim (declare it under 'regions')\n"
-	         "      - %s\n"
-	         "        ^~~",
-	         yaml, chain);
-	TOOL_EXPECT(o, 3, err, text);
+	o = prismd_on("--quiet", text, &yaml);
+	expect_err(&o, 3,
+	           "%s:6:5: error: program file '/nonexistent/gone.chain': No such file or "
+	           "directory\n"
+	           "      - /nonexistent/gone.chain\n"
+	           "        ^~~~~~~~~~~~~~~~~~~~~~~\n",
+	           yaml);
+	expect_err(&o, 3,
+	           "%s:7:5: error: program 'get': region 'table' (1048576 bytes) is not registered "
+	           "on device sim (declare it under 'regions')\n"
+	           "      - %s\n"
+	           "        ^~~",
+	           yaml, chain);
 	/* each failure is that one report (3 lines), not the library's line as
 	 * well; then why prismd stops */
 	assert_null(strstr(o.err, "prism: error:"));
@@ -312,9 +341,7 @@ static void test_prismd_config_places(void **state)
 	/* the same from standard input */
 	o = run_tool_in(yaml, "@/prismd --config -");
 	TOOL_EXPECT(o, 3, err, "<stdin>:6:5: error: program file '/nonexistent/gone.chain'");
-	tool_out_free(&o);
-	unlink(yaml);
-	free(yaml);
+	done_with(&o, yaml);
 	/* a region smaller than the program declares: the program's line, then a
 	 * note at the region's entry */
 	snprintf(text, sizeof(text),
@@ -325,71 +352,56 @@ static void test_prismd_config_places(void **state)
 	         "  - {name: values, size: 4M}\n"
 	         "programs: [%s]\n",
 	         chain);
-	yaml = tool_temp_file(".yaml", text);
-	o = run_toolf("@/prismd --quiet --config %s", yaml);
-	snprintf(text, sizeof(text),
-	         "%s:6:12: error: program 'get': region 'table' is 4096 bytes with access read; "
-	         "the program declares 1048576 bytes with access read\n"
-	         "    programs: [%s]\n"
-	         "               ^~~",
-	         yaml, chain);
-	TOOL_EXPECT(o, 3, err, text);
-	snprintf(text, sizeof(text),
-	         "%s:4:5: note: region 'table' is configured here\n"
-	         "      - {name: table, size: 4K, access: [read]}\n"
-	         "        ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n",
-	         yaml);
-	TOOL_EXPECT(o, 3, err, text);
-	tool_out_free(&o);
-	unlink(yaml);
-	free(yaml);
+	o = prismd_on("--quiet", text, &yaml);
+	expect_err(&o, 3,
+	           "%s:6:12: error: program 'get': region 'table' is 4096 bytes with access read; "
+	           "the program declares 1048576 bytes with access read\n"
+	           "    programs: [%s]\n"
+	           "               ^~~",
+	           yaml, chain);
+	expect_err(&o, 3,
+	           "%s:4:5: note: region 'table' is configured here\n"
+	           "      - {name: table, size: 4K, access: [read]}\n"
+	           "        ^~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~~\n",
+	           yaml);
+	done_with(&o, yaml);
 	/* an object the reader rejects: its reason, at the line that lists it */
 	{
 		char *bad = tool_temp_file(".chain", "format: [\n");
 
 		snprintf(text, sizeof(text),
 		         "device: sim\nlisten: 127.0.0.1:0\nprograms:\n  - %s\n", bad);
-		yaml = tool_temp_file(".yaml", text);
-		o = run_toolf("@/prismd --config %s", yaml);
-		snprintf(text, sizeof(text),
-		         "%s:4:5: error: program file '%s': rejected: line 2: ", yaml, bad);
-		TOOL_EXPECT(o, 3, err, text);
+		o = prismd_on("", text, &yaml);
+		expect_err(&o, 3, "%s:4:5: error: program file '%s': rejected: line 2: ", yaml,
+		           bad);
 		assert_null(strstr(o.err, "prism: error:"));
 		assert_int_equal(tool_lines(o.err), 4);
-		tool_out_free(&o);
-		unlink(yaml);
-		free(yaml);
+		done_with(&o, yaml);
 		unlink(bad);
 		free(bad);
 	}
 	/* a region's file that is not there: at its 'file' value */
-	yaml = tool_temp_file(".yaml", "device: sim\n"
-	                               "listen: 127.0.0.1:0\n"
-	                               "regions:\n"
-	                               "  - {name: t, file: /nonexistent/t.bin}\n");
-	o = run_toolf("@/prismd --quiet --config %s", yaml);
-	snprintf(text, sizeof(text),
-	         "%s:4:21: error: region 't': file '/nonexistent/t.bin': No such file or "
-	         "directory\n"
-	         "      - {name: t, file: /nonexistent/t.bin}\n"
-	         "                        ^~~~~~~~~~~~~~~~~~\n",
-	         yaml);
-	TOOL_EXPECT(o, 3, err, text);
-	tool_out_free(&o);
-	unlink(yaml);
-	free(yaml);
+	o = prismd_on("--quiet",
+	              "device: sim\n"
+	              "listen: 127.0.0.1:0\n"
+	              "regions:\n"
+	              "  - {name: t, file: /nonexistent/t.bin}\n",
+	              &yaml);
+	expect_err(&o, 3,
+	           "%s:4:21: error: region 't': file '/nonexistent/t.bin': No such file or "
+	           "directory\n"
+	           "      - {name: t, file: /nonexistent/t.bin}\n"
+	           "                        ^~~~~~~~~~~~~~~~~~\n",
+	           yaml);
+	done_with(&o, yaml);
 	/* a syntax error: libyaml's place, the line, the caret */
-	yaml = tool_temp_file(".yaml", "device: sim\n  listen: 1\n");
-	o = run_toolf("@/prismd --config %s", yaml);
-	snprintf(text, sizeof(text),
-	         "%s:2:9: error: mapping values are not allowed in this context\n"
-	         "      listen: 1\n"
-	         "            ^\n",
-	         yaml);
-	TOOL_EXPECT(o, 1, err, text);
-	tool_out_free(&o);
-	unlink(yaml);
-	free(yaml);
+	o = prismd_on("", "device: sim\n  listen: 1\n", &yaml);
+	expect_err(&o, 1,
+	           "%s:2:9: error: mapping values are not allowed in this context\n"
+	           "      listen: 1\n"
+	           "            ^\n",
+	           yaml);
+	done_with(&o, yaml);
 	unlink(chain);
 	free(chain);
 }

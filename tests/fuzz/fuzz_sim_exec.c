@@ -3,13 +3,26 @@
  * tests/fuzz/fuzz_sim_exec.c - libFuzzer target: random WQE bytes executed
  * by the software RNIC.
  *
- * Input: byte 0 configures the device (firmware profile, hazard policy,
- * chaos, scheduler, seed), bytes 1-2 the send producer counters, then raw
- * bytes for a's send queue (16 BBs), b's managed send queue (8 BBs) and b's
- * receive queue.  WQEs the codec can decode get their addresses and keys
- * relocated into a registered page when the fuzzer asks for it (address
- * byte 7 == 0xAA: arena + low 12 bits; key low bit picks the arena or the
- * queue memory key), and are re-encoded through the codec; the rest stay raw.
+ * Input: byte 0 configures the device (bit 0 relaxed firmware, bits 1-2
+ * hazard policy mod 3, bit 3 chaos, bit 4 random scheduler, bits 5-7 seed),
+ * byte 1 a's RNR retry count (bits 0-2) and send producer counter (bits
+ * 3-7), byte 2 b's receive (bits 0-2) and send (bits 3-7) producer
+ * counters, then raw bytes for a's send queue (16 BBs), b's managed send
+ * queue (8 BBs) and b's receive queue (4 WQEs of 4 data segments).  WQEs
+ * the codec can decode get their addresses and keys relocated into a
+ * registered page when the input asks for it (an address whose top byte is 0xAA:
+ * arena + low 12 bits; a key whose top byte is 0xAA: its low bit picks the queue
+ * memory key, else the arena's), their control segment's QPN when it is
+ * 0xAAAAAA (the queue's own), and a WAIT's CQN or an ENABLE's QPN when it
+ * is 0xAAAAAA (the CQ; b, the managed queue), and are re-encoded through
+ * the codec; the rest stay raw.
+ *
+ * Seeds (tests/fuzz/seeds/fuzz_sim_exec/), each a valid run: write_read (a
+ * WRITE and a READ back into the page), atomics (CAS, FETCH_ADD and an
+ * 8-byte masked CAS on one word), send_recv (a SEND into b's posted
+ * receive), enable_wait (a signalled WRITE, a WAIT for its CQE, then a
+ * SEND_EN of b's WRITE: a RedN step), and enable_wait_chaos (the same with
+ * relaxed firmware, chaos and the random scheduler).
  *
  * Checks: nothing crashes (ASan/UBSan), the run ends within its step
  * budget, and the unregistered guard pages around the registered page are
@@ -26,6 +39,7 @@
 struct rig {
 	uint8_t *arena; /* guard | registered page | guard */
 	uint32_t key, qkey;
+	uint32_t cqn, b_qpn; /* what a WAIT and an ENABLE of 0xAAAAAA name */
 };
 
 static void relocate_addr(const struct rig *r, uint64_t *a)
@@ -73,8 +87,32 @@ static void load_queue(const struct rig *r, uint8_t *sq, unsigned nbb, const uin
 		}
 		if (w.ctrl.qpn == 0xAAAAAA)
 			w.ctrl.qpn = qpn;
+		if (w.has_wait_en && w.wait_en.obj_num == 0xAAAAAA)
+			w.wait_en.obj_num = w.ctrl.opcode == PRISM_OP_CQE_WAIT ? r->cqn : r->b_qpn;
 		prism_wqe_encode(&w, p, (size_t)(nbb - bb) * 64, NULL);
 		bb += used;
+	}
+}
+
+/* Copies raw receive WQEs into @rq, relocating the data segments of those
+ * the codec can decode. */
+static void load_rq(const struct rig *r, uint8_t *rq, unsigned n, unsigned stride,
+                    const uint8_t *in, size_t len)
+{
+	struct prism_sge sge[16];
+
+	memcpy(rq, in, len < (size_t)n * stride ? len : (size_t)n * stride);
+	for (unsigned i = 0; i < n; i++) {
+		uint8_t *p = rq + (size_t)i * stride;
+		int got = prism_rwqe_decode(p, stride / 16, sge, 16, NULL);
+
+		if (got <= 0)
+			continue;
+		for (int j = 0; j < got; j++) {
+			relocate_addr(r, &sge[j].addr);
+			relocate_key(r, &sge[j].lkey);
+		}
+		prism_rwqe_encode(sge, (unsigned)got, p, stride / 16, NULL);
 	}
 }
 
@@ -130,6 +168,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	               SIM_ACCESS_REMOTE_ATOMIC,
 	           &qmr);
 	r.qkey = sim_mr_lkey(qmr);
+	r.cqn = sim_cq_num(cq);
+	r.b_qpn = sim_qp_num(b);
 	p = data + 3;
 	left = size - 3;
 	load_queue(&r, sim_qp_sq(a), 16, p, left, sim_qp_num(a));
@@ -138,7 +178,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	load_queue(&r, sim_qp_sq(b), 8, p, left, sim_qp_num(b));
 	p += left < 512 ? left : 512;
 	left -= left < 512 ? left : 512;
-	memcpy(sim_qp_buf(b), p, left < 4 * 64 ? left : 4 * 64); /* raw receive WQEs */
+	load_rq(&r, sim_qp_buf(b), 4, sim_qp_rq_stride(b), p, left);
 	for (int i = 0; i < 2; i++) {
 		struct sim_qp *q = i ? b : a;
 

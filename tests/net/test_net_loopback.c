@@ -116,6 +116,25 @@ static struct prism_cqe expect_cqe(struct np_cq *cq)
 	return e;
 }
 
+/* Poll the polled @link until @cq holds a CQE (WAIT_MS rounds at most):
+ * that CQE.  Each poll waits up to 1 ms for bytes when @waits (a wait lets
+ * held ACKs go), else reads without waiting and the thread sleeps 1 ms
+ * between polls. */
+static struct prism_cqe poll_for_cqe(struct net_link *link, struct np_cq *cq, bool waits)
+{
+	struct prism_cqe e;
+	int rc = np_wait(cq, &e, 0);
+
+	for (int i = 0; i < WAIT_MS && rc != 0; i++) {
+		assert_true(net_link_poll(link, waits ? 1000 : 0) >= 0);
+		rc = np_wait(cq, &e, 0);
+		if (rc && !waits)
+			usleep(1000);
+	}
+	assert_int_equal(rc, 0);
+	return e;
+}
+
 static void expect_ok(struct np_cq *cq, uint8_t cqe_opcode)
 {
 	struct prism_cqe e = expect_cqe(cq);
@@ -513,20 +532,10 @@ static void test_polled_link(void **state)
 	assert_int_equal(np_post_recv(&c, 0, 256), 0);
 	fill(s.mem + 8192, 100, 3);
 	assert_int_equal(np_post_send(&s, PRISM_OP_SEND, 8192, 100, 0), 0);
-	done = false;
-	for (int i = 0; i < WAIT_MS && !done; i++) {
-		assert_true(net_link_poll(c.link, 1000) >= 0);
-		done = np_wait(&c.rcq, &e, 0) == 0;
-	}
-	assert_true(done);
+	e = poll_for_cqe(c.link, &c.rcq, true);
 	assert_int_equal(e.opcode, PRISM_CQE_RESP_SEND);
 	assert_memory_equal(c.mem, s.mem + 8192, 100);
-	done = false;
-	for (int i = 0; i < WAIT_MS && !done; i++) {
-		assert_true(net_link_poll(c.link, 1000) >= 0);
-		done = np_wait(&s.scq, &e, 0) == 0;
-	}
-	assert_true(done);
+	e = poll_for_cqe(c.link, &s.scq, true);
 	assert_int_equal(e.opcode, PRISM_CQE_REQ);
 	np_qp_close(&c);
 	np_qp_close(&s);
@@ -787,7 +796,6 @@ static void test_ring_link(void **state)
 	struct net_ring *r;
 	struct prism_cqe e;
 	struct np_qp s, c;
-	bool done = false;
 	int sv[2];
 
 	(void)state;
@@ -815,11 +823,7 @@ static void test_ring_link(void **state)
 	assert_int_equal(
 	    np_post_rdma(&c, PRISM_OP_RDMA_READ, c.peer.regions[0].addr, s.rkey, 0, 1u << 20, 0),
 	    0);
-	for (int i = 0; i < WAIT_MS && !done; i++) {
-		assert_true(net_link_poll(c.link, 1000) >= 0);
-		done = np_wait(&c.scq, &e, 0) == 0;
-	}
-	assert_true(done);
+	e = poll_for_cqe(c.link, &c.scq, true);
 	assert_int_equal(e.opcode, PRISM_CQE_REQ);
 	assert_memory_equal(c.mem, s.mem, 1u << 20);
 
@@ -839,18 +843,13 @@ static void ack_then_request(struct np_qp *s, struct np_qp *c, uint8_t seed)
 	struct net_link_stats st;
 	struct prism_cqe e;
 	uint64_t tx0;
-	bool done = false;
 
 	net_link_stats(c->link, &st);
 	tx0 = st.tx_pkts;
 	assert_int_equal(np_post_recv(c, 0, 256), 0);
 	fill(s->mem + 8192, 64, seed);
 	assert_int_equal(np_post_send(s, PRISM_OP_SEND, 8192, 64, 0), 0);
-	for (int i = 0; i < WAIT_MS && !done; i++) {
-		assert_true(net_link_poll(c->link, 1000) >= 0);
-		done = np_wait(&c->rcq, &e, 0) == 0;
-	}
-	assert_true(done);
+	e = poll_for_cqe(c->link, &c->rcq, true);
 	assert_int_equal(e.opcode, PRISM_CQE_RESP_SEND);
 	/* the ACK is queued and held (no poll with a wait lets it go) */
 	for (int i = 0; i < WAIT_MS && st.tx_pkts == tx0; i++) {
@@ -866,25 +865,23 @@ static void ack_then_request(struct np_qp *s, struct np_qp *c, uint8_t seed)
 	e = expect_cqe(&s->rcq);
 	assert_int_equal(e.opcode, PRISM_CQE_RESP_SEND);
 	assert_memory_equal(s->mem, c->mem + 4096, 100);
-	done = false;
-	for (int i = 0; i < WAIT_MS && !done; i++) {
-		assert_true(net_link_poll(c->link, 1000) >= 0);
-		done = np_wait(&c->scq, &e, 0) == 0;
-	}
-	assert_true(done);
+	poll_for_cqe(c->link, &c->scq, true); /* the client's SEND completed */
 }
 
-/* Polled client: two SENDs from the server are answered with two plain
- * ACKs, both held; the second replaces the first (it acknowledges both
- * SENDs), and the client's own SEND carries it: the server's SENDs complete
- * in order, from one ACK. */
-static void two_acks_then_request(struct np_qp *s, struct np_qp *c)
+/* Polled client on the pair @make_pair_fn connects: two SENDs from the
+ * server are answered with two plain ACKs, both held; the second replaces
+ * the first (it acknowledges both SENDs), and the client's own SEND carries
+ * it: the server's SENDs complete in order, from one ACK. */
+static void two_acks_then_request(void (*make_pair_fn)(struct np_qp *, struct np_qp *))
 {
 	struct net_link_stats st, sst;
+	struct np_qp srv, cli, *s = &srv, *c = &cli;
 	struct prism_cqe e;
 	uint64_t tx0, srx0;
 	unsigned got = 0;
 
+	make_pair_fn(s, c);
+	assert_int_equal(net_link_set_polled(c->link), 0);
 	net_link_stats(c->link, &st);
 	net_link_stats(s->link, &sst);
 	tx0 = st.tx_pkts;
@@ -922,35 +919,23 @@ static void two_acks_then_request(struct np_qp *s, struct np_qp *c)
 	assert_int_equal(e.opcode, PRISM_CQE_RESP_SEND);
 	net_link_stats(s->link, &sst);
 	assert_int_equal(sst.rx_pkts, srx0 + 2); /* the ACK and the SEND */
-	for (int i = 0; i < WAIT_MS && np_wait(&c->scq, &e, 0) != 0; i++)
-		assert_true(net_link_poll(c->link, 1000) >= 0);
+	e = poll_for_cqe(c->link, &c->scq, true);
 	assert_int_equal(e.opcode, PRISM_CQE_REQ);
+	assert_int_equal(net_link_error(s->link), 0);
+	np_qp_close(c);
+	np_qp_close(s);
 }
 
 static void test_held_acks_coalesced(void **state)
 {
-	struct np_qp s, c;
-
 	(void)state;
-	make_pair(&s, &c);
-	assert_int_equal(net_link_set_polled(c.link), 0);
-	two_acks_then_request(&s, &c);
-	assert_int_equal(net_link_error(s.link), 0);
-	np_qp_close(&c);
-	np_qp_close(&s);
+	two_acks_then_request(make_pair);
 }
 
 static void test_held_acks_coalesced_ring(void **state)
 {
-	struct np_qp s, c;
-
 	(void)state;
-	ring_pair(&s, &c);
-	assert_int_equal(net_link_set_polled(c.link), 0);
-	two_acks_then_request(&s, &c);
-	assert_int_equal(net_link_error(s.link), 0);
-	np_qp_close(&c);
-	np_qp_close(&s);
+	two_acks_then_request(ring_pair);
 }
 
 /* Polled client: a held ACK leaves when the owner stops holding them
@@ -963,7 +948,6 @@ static void test_held_ack_flushed(void **state)
 	struct prism_cqe e;
 	struct np_qp s, c;
 	uint64_t tx0;
-	bool done = false;
 
 	(void)state;
 	make_pair(&s, &c);
@@ -974,13 +958,7 @@ static void test_held_ack_flushed(void **state)
 	assert_int_equal(np_post_recv(&c, 0, 256), 0);
 	fill(s.mem + 8192, 64, 9);
 	assert_int_equal(np_post_send(&s, PRISM_OP_SEND, 8192, 64, 0), 0);
-	for (int i = 0; i < WAIT_MS && !done; i++) {
-		assert_true(net_link_poll(c.link, 0) >= 0);
-		done = np_wait(&c.rcq, &e, 0) == 0;
-		if (!done)
-			usleep(1000);
-	}
-	assert_true(done);
+	e = poll_for_cqe(c.link, &c.rcq, false);
 	for (int i = 0; i < WAIT_MS && st.tx_pkts == tx0; i++) {
 		usleep(1000);
 		net_link_stats(c.link, &st);
@@ -992,14 +970,7 @@ static void test_held_ack_flushed(void **state)
 	/* the next SEND's ACK is not held: reads without a wait suffice */
 	assert_int_equal(np_post_recv(&c, 256, 256), 0);
 	assert_int_equal(np_post_send(&s, PRISM_OP_SEND, 8192, 64, 0), 0);
-	done = false;
-	for (int i = 0; i < WAIT_MS && !done; i++) {
-		assert_true(net_link_poll(c.link, 0) >= 0);
-		done = np_wait(&c.rcq, &e, 0) == 0;
-		if (!done)
-			usleep(1000);
-	}
-	assert_true(done);
+	e = poll_for_cqe(c.link, &c.rcq, false);
 	expect_ok(&s.scq, PRISM_CQE_REQ);
 	assert_int_equal(net_link_error(s.link), 0);
 	np_qp_close(&c);

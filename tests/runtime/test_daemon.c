@@ -339,6 +339,37 @@ static void test_two_nic_threads_share_the_table(void **state)
 	assert_int_equal(WEXITSTATUS(st), 0);
 }
 
+/* This process as an application of prismd: its device, attached to
+ * prismd's control socket. */
+struct sharer {
+	struct prism_device *dev;
+	struct prism_daemon *dm;
+};
+
+static void sharer_open(struct sharer *sh)
+{
+	sh->dev = open_dev();
+	assert_non_null(sh->dev);
+	sh->dm = prism_daemon__attach(sock_path);
+	assert_non_null(sh->dm);
+}
+
+/* Share a new region @name of @size bytes; prismd's answer (given once it
+ * handled the share). */
+static int sharer_share(struct sharer *sh, const char *name, size_t size)
+{
+	struct prism_region *r = prism_device__create_region(sh->dev, name, size, NULL);
+
+	assert_non_null(r);
+	return prism_daemon__share_region(sh->dm, r);
+}
+
+static void sharer_close(struct sharer *sh)
+{
+	prism_daemon__detach(sh->dm);
+	close_dev(sh->dev);
+}
+
 /* What is left of @f, up to @cap - 1 bytes, NUL-terminated. */
 static void read_rest(FILE *f, char *buf, size_t cap)
 {
@@ -353,19 +384,22 @@ static void read_rest(FILE *f, char *buf, size_t cap)
  * A program that waits for the region an application shares is not an
  * error: prismd says so on its standard output before "ready", logs no error
  * (it did: the loader's "region 'table' ... is not registered"), and
- * installs the program when the region arrives.
+ * installs the program when the region arrives.  A share of a region it
+ * does not need leaves it waiting, and prismd does not say so again (it
+ * did, after every share).
  */
 static void test_waiting_program_is_no_error(void **state)
 {
-	char said[2048], logged[8192], want[256];
+	char said[2048], logged[8192], want[512];
 	int out[2], err[2], st;
+	struct sharer sh;
 	FILE *fo, *fe;
 	unsigned nics;
 	uint16_t port;
 	pid_t d;
 
 	(void)state;
-	write_config("");
+	write_config("  - {name: other, size: 4096, access: [read], shared-by-app: true}\n");
 	assert_int_equal(pipe2(out, O_CLOEXEC), 0);
 	assert_int_equal(pipe2(err, O_CLOEXEC), 0);
 	d = spawn_prismd(NULL, out[1], err[1]);
@@ -381,6 +415,8 @@ static void test_waiting_program_is_no_error(void **state)
 	         chain_path);
 	if (strcmp(said, want))
 		fail_msg("before ready, wanted \"%s\", got \"%s\"", want, said);
+	sharer_open(&sh);
+	assert_int_equal(sharer_share(&sh, "other", 4096), 0);
 	start_app(); /* prismd answers the share once it loaded the program */
 	kill(d, SIGTERM);
 	read_rest(fo, said, sizeof(said));
@@ -389,12 +425,19 @@ static void test_waiting_program_is_no_error(void **state)
 	fclose(fe);
 	st = child_wait(d);
 	assert_true(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	sharer_close(&sh);
 	if (strstr(logged, "error:"))
 		fail_msg("prismd logged an error:\n%s", logged);
 	assert_non_null(strstr(logged, "program 'hash_get': loaded on "));
-	snprintf(want, sizeof(want), "prismd: program 'hash_get' installed (%s, ", chain_path);
-	if (!strstr(said, "prismd: region 'table': ") || !strstr(said, want))
-		fail_msg("no share and install after ready:\n%s", said);
+	/* after ready: the two shares and the install, nothing else */
+	snprintf(want, sizeof(want),
+	         "prismd: region 'other': 4096 bytes shared by an application\n"
+	         "prismd: region 'table': %u bytes shared by an application\n"
+	         "prismd: program 'hash_get' installed (%s, ",
+	         TABLE_SIZE, chain_path);
+	if (strncmp(said, want, strlen(want)) ||
+	    strchr(said + strlen(want), '\n') != said + strlen(said) - 1)
+		fail_msg("after ready, wanted \"%s...\" and no more lines, got:\n%s", want, said);
 }
 
 static void test_config_error_exit_status(void **state)
@@ -420,9 +463,7 @@ static void test_config_error_exit_status(void **state)
 
 static void test_share_of_undeclared_region_refused(void **state)
 {
-	struct prism_device *dev;
-	struct prism_region *r;
-	struct prism_daemon *dm;
+	struct sharer sh;
 	uint16_t port;
 	pid_t d;
 	int st;
@@ -430,19 +471,11 @@ static void test_share_of_undeclared_region_refused(void **state)
 	(void)state;
 	write_config("");
 	d = start_prismd(&port);
-	dev = open_dev();
-	assert_non_null(dev);
-	r = prism_device__create_region(dev, "secrets", 4096, NULL);
-	assert_non_null(r);
-	dm = prism_daemon__attach(sock_path);
-	assert_non_null(dm);
-	assert_int_equal(prism_daemon__share_region(dm, r), -PRISM_E_NOREGION);
+	sharer_open(&sh);
+	assert_int_equal(sharer_share(&sh, "secrets", 4096), -PRISM_E_NOREGION);
 	/* A region smaller than declared is refused too. */
-	struct prism_region *small = prism_device__create_region(dev, "table", 64, NULL);
-	assert_non_null(small);
-	assert_int_equal(prism_daemon__share_region(dm, small), -PRISM_E_REGION);
-	prism_daemon__detach(dm);
-	close_dev(dev);
+	assert_int_equal(sharer_share(&sh, "table", 64), -PRISM_E_REGION);
+	sharer_close(&sh);
 	kill(d, SIGTERM);
 	st = child_wait(d);
 	assert_true(WIFEXITED(st));

@@ -97,6 +97,10 @@ static void test_defaults(void **state)
 }
 
 /* Each bad config and the message it must produce. */
+/* A socket path one byte longer than sockaddr_un holds. */
+#define TEN_X    "xxxxxxxxxx"
+#define PATH_108 "/" TEN_X TEN_X TEN_X TEN_X TEN_X TEN_X TEN_X TEN_X TEN_X TEN_X "xxxxxxx"
+
 static const struct {
 	const char *text;
 	const char *expect;
@@ -127,6 +131,11 @@ static const struct {
     {"post-uids: []\n", "'post-uids' is empty"},
     {"max-connections: 0\n", "'max-connections' must be at least 1"},
     {"nic-threads: 0\n", "'nic-threads' must be at least 1"},
+    {"max-connections-per-peer: 0\n", "'max-connections-per-peer' must be at least 1"},
+    {"control: " PATH_108 "\n",
+     "c.yaml:1:10: error: 'control': a socket path is at most 107 bytes"},
+    {"post-socket: " PATH_108 "\n",
+     "c.yaml:1:14: error: 'post-socket': a socket path is at most 107 bytes"},
     {"nic-threads: 65\n", "'nic-threads'"},
     {"nic-threads: two\n", "'nic-threads'"},
     {"- a\n- b\n", "the configuration must be a mapping"},

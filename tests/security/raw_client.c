@@ -105,30 +105,7 @@ void raw_close(struct raw_client *c)
 
 int raw_invoke(struct raw_client *c, const void *payload, uint32_t len)
 {
-	struct prism_cqe e;
-	int rc;
-
-	if (len > RAW_DATA_OFF - RAW_MSG_OFF)
-		return -EINVAL;
-	memcpy(c->q.mem + RAW_MSG_OFF, payload, len);
-	rc = np_post_send(&c->q, PRISM_OP_SEND, RAW_MSG_OFF, len, 0);
-	if (rc)
-		return rc;
-	c->sent++;
-	if ((rc = np_wait(&c->q.scq, &e, RAW_WAIT_MS)))
-		return rc;
-	if (e.opcode != PRISM_CQE_REQ)
-		return -EIO;
-	for (;;) { /* responses until the one carrying the final immediate */
-		if ((rc = np_wait(&c->q.rcq, &e, RAW_WAIT_MS)))
-			return rc;
-		if (e.opcode != PRISM_CQE_RESP_WR_IMM)
-			return -EIO;
-		if ((rc = post_recvs(c, 1)))
-			return rc;
-		if (e.imm == c->w.final_imm)
-			return 0;
-	}
+	return raw_invoke_burst(c, payload, len, 1);
 }
 
 int raw_invoke_burst(struct raw_client *c, const void *payloads, uint32_t len, unsigned n)

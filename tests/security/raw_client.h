@@ -55,7 +55,8 @@ int raw_setup(struct raw_client *c, struct np_dev *d, int port, const char *prog
 int raw_inject(int fd, const struct net_pkt *pkt);
 
 /* Send @len bytes of request payload (an invocation of the entry the
- * payload is laid out for) and wait for the completion that ends it. */
+ * payload is laid out for) and wait for the completion that ends it: a
+ * burst of one. */
 int raw_invoke(struct raw_client *c, const void *payload, uint32_t len);
 
 /* Send @n requests of @len payload bytes each (@payloads back to back) at

@@ -597,30 +597,20 @@ static void wait_cursor(uint64_t want)
  * completions releases the ctl queue's entry WAIT of a pre-posted `put`;
  * the gate behind it holds, so no `put` runs: the free-list cursor and
  * every region byte stay as they were, and the honest client is served
- * throughout.
+ * throughout.  Four connections to `put`, one after the other, each failed
+ * by @fail_qp(client, i).
  */
-static void test_flush_by_remote_access_error(void **state)
+static void flushed_connections(void (*fail_qp)(struct raw_client *a, int i))
 {
 	struct snapshot sn;
 	uint64_t before = cursor();
 
-	(void)state;
 	snapshot_take(&sn);
 	for (int i = 0; i < 4; i++) {
 		struct raw_client a;
-		struct prism_cqe e;
 
 		connect_raw(&a, "put");
-		/* a READ (no right on the conn queue), then a WRITE_IMM */
-		if (i & 1)
-			assert_int_equal(raw_write(&a, (uintptr_t)prism_region__addr(S.objects),
-			                           S.objects->keys.rkey, "x", 1, &e),
-			                 0);
-		else
-			assert_int_equal(raw_read(&a, (uintptr_t)prism_region__addr(S.objects),
-			                          S.objects->keys.rkey, 8, &e),
-			                 0);
-		assert_access_error(&e);
+		fail_qp(&a, i);
 		honest_served();
 		raw_close(&a);
 	}
@@ -630,35 +620,47 @@ static void test_flush_by_remote_access_error(void **state)
 	honest_served();
 }
 
+/* A READ (no right on the conn queue), then a WRITE_IMM. */
+static void remote_access_error(struct raw_client *a, int i)
+{
+	struct prism_cqe e;
+
+	if (i & 1)
+		assert_int_equal(raw_write(a, (uintptr_t)prism_region__addr(S.objects),
+		                           S.objects->keys.rkey, "x", 1, &e),
+		                 0);
+	else
+		assert_int_equal(raw_read(a, (uintptr_t)prism_region__addr(S.objects),
+		                          S.objects->keys.rkey, 8, &e),
+		                 0);
+	assert_access_error(&e);
+}
+
+static void test_flush_by_remote_access_error(void **state)
+{
+	(void)state;
+	flushed_connections(remote_access_error);
+}
+
 /* A SEND longer than the request: the receive fails with a local length
  * error after the first bytes landed (the arguments are written, the
  * completion is an error), then the rest flush. */
-static void test_flush_by_long_send(void **state)
+static void long_send(struct raw_client *a, int i)
 {
 	static uint8_t big[2048];
-	struct snapshot sn;
-	uint64_t before = cursor();
+	struct prism_cqe e;
+	uint32_t n = put_request(a, big);
 
+	assert_int_equal(raw_send(a, i & 1 ? PRISM_OP_SEND_IMM : PRISM_OP_SEND, big,
+	                          n + 64 * (uint32_t)(i + 1), &e),
+	                 0);
+	assert_int_equal(e.opcode, PRISM_CQE_REQ_ERR);
+}
+
+static void test_flush_by_long_send(void **state)
+{
 	(void)state;
-	snapshot_take(&sn);
-	for (int i = 0; i < 4; i++) {
-		struct raw_client a;
-		struct prism_cqe e;
-		uint32_t n;
-
-		connect_raw(&a, "put");
-		n = put_request(&a, big);
-		assert_int_equal(raw_send(&a, i & 1 ? PRISM_OP_SEND_IMM : PRISM_OP_SEND, big,
-		                          n + 64 * (uint32_t)(i + 1), &e),
-		                 0);
-		assert_int_equal(e.opcode, PRISM_CQE_REQ_ERR);
-		honest_served();
-		raw_close(&a);
-	}
-	wait_reaped();
-	assert_int_equal(cursor(), before);
-	snapshot_check(&sn);
-	honest_served();
+	flushed_connections(long_send);
 }
 
 /* One real request whose answer is never acknowledged (the client posts
@@ -812,33 +814,65 @@ static void wait_version(uint64_t slot_addr, uint64_t want)
 	assert_int_equal(object_version(slot_addr), want);
 }
 
-/* A raw client of `put` on @fd, and in @msg three of its requests, which
- * write versions 100, 101 and 102; returns their length. */
-static uint32_t open_put_versions(struct raw_client *a, int *fd, uint8_t msg[3][64])
-{
+/* A raw client of `put` that injects its packets on its own socket: its
+ * three requests write versions 100, 101 and 102. */
+struct put_versions {
+	struct raw_client a;
+	int fd;
+	uint8_t msg[3][64]; /* the requests, len bytes each */
 	uint32_t len;
+	uint64_t before; /* the free-list cursor before it */
+};
 
-	assert_int_equal(raw_setup(a, &S.raw, S.port, "put", fd), 0);
-	len = put_request(a, msg[0]);
+/* Skips on the emulator: its NICs have a fabric of their own, not the
+ * socket. */
+static void open_put_versions(struct put_versions *v)
+{
+	if (g_emulated)
+		skip();
+	memset(v->msg, 0, sizeof(v->msg));
+	v->before = cursor();
+	assert_int_equal(raw_setup(&v->a, &S.raw, S.port, "put", &v->fd), 0);
+	v->len = put_request(&v->a, v->msg[0]);
 	for (int i = 0; i < 3; i++) {
-		memcpy(msg[i], msg[0], len);
-		chainobj_put_uint(msg[i] + a->w.entries[0].params[0].msg_offset, 8,
+		memcpy(v->msg[i], v->msg[0], v->len);
+		chainobj_put_uint(v->msg[i] + v->a.w.entries[0].params[0].msg_offset, 8,
 		                  CHAINOBJ_ORDER_LITTLE, 100 + (uint64_t)i);
 	}
-	return len;
 }
 
-/* An ACK with @psn from the client of @a on @fd. */
-static void inject_ack(const struct raw_client *a, int fd, uint32_t psn)
+static void close_put_versions(struct put_versions *v)
+{
+	close(v->fd);
+	raw_close(&v->a);
+	wait_reaped();
+}
+
+/* An ACK with @psn from @v's client. */
+static void inject_ack(const struct put_versions *v, uint32_t psn)
 {
 	struct net_pkt ack = {
 	    .opcode = NET_OP_ACKNOWLEDGE,
-	    .dest_qpn = a->w.qpn,
+	    .dest_qpn = v->a.w.qpn,
 	    .psn = psn,
 	    .aeth = {.syndrome = net_aeth_syndrome(NET_AETH_ACK, NET_AETH_CREDITS_INVALID)},
 	};
 
-	assert_int_equal(raw_inject(fd, &ack), 0);
+	assert_int_equal(raw_inject(v->fd, &ack), 0);
+}
+
+/* @v's request @m (version 100 + @m) with @psn, in one SEND that asks for
+ * an ACK. */
+static void inject_request(const struct put_versions *v, uint32_t psn, int m)
+{
+	struct net_pkt p = {.opcode = NET_OP_SEND_ONLY,
+	                    .flags = NET_PKT_ACKREQ,
+	                    .dest_qpn = v->a.w.qpn,
+	                    .psn = psn,
+	                    .payload = v->msg[m],
+	                    .payload_len = v->len};
+
+	assert_int_equal(raw_inject(v->fd, &p), 0);
 }
 
 /* Requests replayed with a PSN the connection already used, or sent ahead
@@ -850,16 +884,10 @@ static void inject_ack(const struct raw_client *a, int fd, uint32_t psn)
  * starts only once the server saw the one before it complete. */
 static void test_replayed_and_early_psns(void **state)
 {
-	uint8_t msg[3][64] = {{0}};
-	uint64_t before = cursor();
-	struct raw_client a;
-	int fd;
+	struct put_versions v;
 
 	(void)state;
-	if (g_emulated)
-		skip(); /* the emulated NICs have a fabric of their own, not the socket */
-	uint32_t len = open_put_versions(&a, &fd, msg);
-
+	open_put_versions(&v);
 	/* PSN 0 (version 100); once it ran: PSN 0 again (101), PSN 5 (101),
 	 * PSN 1 (102).  (One request at a time, as the setup answer's
 	 * `inflight` of 1 says: `put` does not pipeline.) */
@@ -867,30 +895,21 @@ static void test_replayed_and_early_psns(void **state)
 		uint32_t psn;
 		int m;
 	} seq[] = {{0, 0}, {0, 1}, {5, 1}, {1, 2}};
-	assert_int_equal(a.w.inflight, 1);
+	assert_int_equal(v.a.w.inflight, 1);
 	for (size_t i = 0; i < sizeof(seq) / sizeof(seq[0]); i++) {
-		struct net_pkt p = {.opcode = NET_OP_SEND_ONLY,
-		                    .flags = NET_PKT_ACKREQ,
-		                    .dest_qpn = a.w.qpn,
-		                    .psn = seq[i].psn,
-		                    .payload = msg[seq[i].m],
-		                    .payload_len = len};
-
 		if (seq[i].psn == 1)
-			inject_ack(&a, fd, 0); /* the first answer */
-		assert_int_equal(raw_inject(fd, &p), 0);
+			inject_ack(&v, 0); /* the first answer */
+		inject_request(&v, seq[i].psn, seq[i].m);
 		if (i == 0) {
-			wait_cursor(before + 8);
-			wait_version(before, 100);
+			wait_cursor(v.before + 8);
+			wait_version(v.before, 100);
 		}
 	}
-	wait_cursor(before + 16);
-	wait_version(before + 8, 102);
-	close(fd);
-	raw_close(&a);
-	wait_reaped();
-	assert_int_equal(cursor(), before + 16);
-	assert_int_equal(object_version(before), 100);
+	wait_cursor(v.before + 16);
+	wait_version(v.before + 8, 102);
+	close_put_versions(&v);
+	assert_int_equal(cursor(), v.before + 16);
+	assert_int_equal(object_version(v.before), 100);
 	honest_served();
 }
 
@@ -901,42 +920,27 @@ static void test_replayed_and_early_psns(void **state)
  * runs exactly once, and the others are served. */
 static void test_acks_with_odd_psns(void **state)
 {
-	uint8_t msg[3][64] = {{0}};
-	uint64_t before = cursor();
-	struct raw_client a;
-	int fd;
-
-	(void)state;
-	if (g_emulated)
-		skip(); /* the emulated NICs have a fabric of their own, not the socket */
-	uint32_t len = open_put_versions(&a, &fd, msg);
-
 	static const uint32_t acks[3][4] = {
 	    {0x7fffff, 0xffffff, 3, 0}, /* before any request */
 	    {0x800000, 0xfffffe, 2, 1}, /* after one answer */
 	    {0, 0, 1, 1},               /* replayed */
 	};
+	struct put_versions v;
+
+	(void)state;
+	open_put_versions(&v);
 	for (int i = 0; i < 3; i++) {
 		for (int k = 0; k < 4; k++)
-			inject_ack(&a, fd, acks[i][k]);
+			inject_ack(&v, acks[i][k]);
 		if (i > 0)
-			inject_ack(&a, fd, (uint32_t)i - 1); /* the answer before */
-		struct net_pkt p = {.opcode = NET_OP_SEND_ONLY,
-		                    .flags = NET_PKT_ACKREQ,
-		                    .dest_qpn = a.w.qpn,
-		                    .psn = (uint32_t)i,
-		                    .payload = msg[i],
-		                    .payload_len = len};
-
-		assert_int_equal(raw_inject(fd, &p), 0);
-		wait_cursor(before + 8 * (uint64_t)(i + 1));
-		wait_version(before + 8 * (uint64_t)i, 100 + (uint64_t)i);
+			inject_ack(&v, (uint32_t)i - 1); /* the answer before */
+		inject_request(&v, (uint32_t)i, i);
+		wait_cursor(v.before + 8 * (uint64_t)(i + 1));
+		wait_version(v.before + 8 * (uint64_t)i, 100 + (uint64_t)i);
 	}
 	honest_served();
-	close(fd);
-	raw_close(&a);
-	wait_reaped();
-	assert_int_equal(cursor(), before + 24);
+	close_put_versions(&v);
+	assert_int_equal(cursor(), v.before + 24);
 	honest_served();
 }
 

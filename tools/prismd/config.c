@@ -189,6 +189,30 @@ static int get_size(struct cfg_ctx *c, const yaml_node_t *n, const char *key, ui
 	return 0;
 }
 
+/* A count of 1 to @max (get_size's syntax). */
+static int get_count(struct cfg_ctx *c, const yaml_node_t *n, const char *key, uint64_t max,
+                     unsigned *out)
+{
+	uint64_t v;
+	int err = get_size(c, n, key, max, &v);
+
+	if (!err && !v)
+		return fail(c, n, "'%s' must be at least 1", key);
+	if (!err)
+		*out = (unsigned)v;
+	return err;
+}
+
+/* A Unix socket's path: at most 107 bytes (sockaddr_un's sun_path). */
+static int get_socket_path(struct cfg_ctx *c, const yaml_node_t *n, const char *key, char **out)
+{
+	int err = get_string(c, n, key, out);
+
+	if (!err && strlen(*out) >= 108)
+		return fail(c, n, "'%s': a socket path is at most 107 bytes", key);
+	return err;
+}
+
 int prismd_parse_hostport(const char *s, char **host, uint16_t *port)
 {
 	const char *colon = strrchr(s, ':');
@@ -252,11 +276,7 @@ static int k_listen(struct cfg_ctx *c, yaml_node_t *n)
 
 static int k_control(struct cfg_ctx *c, yaml_node_t *n)
 {
-	int err = get_string(c, n, "control", &c->cfg->control);
-
-	if (!err && strlen(c->cfg->control) >= 108)
-		return fail(c, n, "'control' socket path is longer than 107 bytes");
-	return err;
+	return get_socket_path(c, n, "control", &c->cfg->control);
 }
 
 static int k_rearm(struct cfg_ctx *c, yaml_node_t *n)
@@ -281,24 +301,12 @@ static int k_rearm(struct cfg_ctx *c, yaml_node_t *n)
 
 static int k_max_conns(struct cfg_ctx *c, yaml_node_t *n)
 {
-	uint64_t v;
-	int err = get_size(c, n, "max-connections", 1u << 20, &v);
-
-	if (!err && !v)
-		return fail(c, n, "'max-connections' must be at least 1");
-	c->cfg->max_conns = (unsigned)v;
-	return err;
+	return get_count(c, n, "max-connections", 1u << 20, &c->cfg->max_conns);
 }
 
 static int k_nic_threads(struct cfg_ctx *c, yaml_node_t *n)
 {
-	uint64_t v;
-	int err = get_size(c, n, "nic-threads", PRISMD_MAX_NIC_THREADS, &v);
-
-	if (!err && !v)
-		return fail(c, n, "'nic-threads' must be at least 1");
-	c->cfg->nic_threads = (unsigned)v;
-	return err;
+	return get_count(c, n, "nic-threads", PRISMD_MAX_NIC_THREADS, &c->cfg->nic_threads);
 }
 
 static int k_allow_post(struct cfg_ctx *c, yaml_node_t *n)
@@ -308,11 +316,7 @@ static int k_allow_post(struct cfg_ctx *c, yaml_node_t *n)
 
 static int k_post_socket(struct cfg_ctx *c, yaml_node_t *n)
 {
-	int err = get_string(c, n, "post-socket", &c->cfg->post_socket);
-
-	if (!err && strlen(c->cfg->post_socket) >= 108)
-		return fail(c, n, "'post-socket' path is longer than 107 bytes");
-	return err;
+	return get_socket_path(c, n, "post-socket", &c->cfg->post_socket);
 }
 
 static int k_post_uids(struct cfg_ctx *c, yaml_node_t *n)
@@ -341,13 +345,7 @@ static int k_post_uids(struct cfg_ctx *c, yaml_node_t *n)
 
 static int k_max_conns_per_peer(struct cfg_ctx *c, yaml_node_t *n)
 {
-	uint64_t v;
-	int err = get_size(c, n, "max-connections-per-peer", 1u << 20, &v);
-
-	if (!err && !v)
-		return fail(c, n, "'max-connections-per-peer' must be at least 1");
-	c->cfg->max_conns_per_peer = (unsigned)v;
-	return err;
+	return get_count(c, n, "max-connections-per-peer", 1u << 20, &c->cfg->max_conns_per_peer);
 }
 
 /* ---- regions ------------------------------------------------------------ */
@@ -632,14 +630,23 @@ static int keep_text(struct prismd_config *cfg, const char *text, size_t len, co
 	return 0;
 }
 
+/* render() at @pos of the kept text. */
+__attribute__((format(printf, 5, 0))) static void render_kept(const struct prismd_config *cfg,
+                                                              struct prismd_pos pos, FILE *out,
+                                                              const char *sev, const char *fmt,
+                                                              va_list ap)
+{
+	render(out, cfg->origin ? cfg->origin : "<config>", cfg->text, cfg->text_len, pos, sev, fmt,
+	       ap);
+}
+
 void prismd_config_report(const struct prismd_config *cfg, struct prismd_pos pos, FILE *out,
                           const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	render(out, cfg->origin ? cfg->origin : "<config>", cfg->text, cfg->text_len, pos, "error",
-	       fmt, ap);
+	render_kept(cfg, pos, out, "error", fmt, ap);
 	va_end(ap);
 }
 
@@ -649,8 +656,7 @@ void prismd_config_note(const struct prismd_config *cfg, struct prismd_pos pos, 
 	va_list ap;
 
 	va_start(ap, fmt);
-	render(out, cfg->origin ? cfg->origin : "<config>", cfg->text, cfg->text_len, pos, "note",
-	       fmt, ap);
+	render_kept(cfg, pos, out, "note", fmt, ap);
 	va_end(ap);
 }
 

@@ -77,6 +77,9 @@ struct daemon {
 	struct prism_device *dev;
 	struct prism_server *srv;
 	bool loaded[PRISMD_MAX_PROGRAMS];
+	/* the region each program waiting for an application's was last said
+	 * to wait for: said once, not again after every share */
+	const struct prismd_region_cfg *waits_for[PRISMD_MAX_PROGRAMS];
 	int ctl;
 	int apps[MAX_APPS];
 	unsigned n_apps;
@@ -277,7 +280,9 @@ static void program_failed(const struct daemon *d, size_t i, const struct prism_
  * Open, load and install configured program @i, holding the library's error
  * meanwhile (core_log_hold): a failure is then one line, at the place of the
  * configuration (program_failed), and a program that only waits for a
- * region an application will share logs no error.  Returns 0 when it is
+ * region an application will share logs no error: it says which region on
+ * standard output, again only when that region changes (a share of
+ * another leaves it waiting as it was).  Returns 0 when it is
  * installed, 1 when it waits, -1 when it failed for good.
  */
 static int load_program(struct daemon *d, size_t i)
@@ -291,11 +296,15 @@ static int load_program(struct daemon *d, size_t i)
 	p = prism_program__open_file(d->cfg.programs[i], NULL);
 	err = p ? prism_program__load(p, d->dev) : -errno;
 	if (err == -PRISM_E_NOREGION && waits_for_app(d, p)) {
+		const char *region = unregistered_region(d, p, &size);
+		const struct prismd_region_cfg *rc = find_cfg(d, region);
+
 		core_log_release(&why);
-		printf("prismd: program '%s' (%s) waits for region '%s', which an application "
-		       "shares\n",
-		       prism_program__name(p), d->cfg.programs[i],
-		       unregistered_region(d, p, &size));
+		if (d->waits_for[i] != rc)
+			printf("prismd: program '%s' (%s) waits for region '%s', which an "
+			       "application shares\n",
+			       prism_program__name(p), d->cfg.programs[i], region);
+		d->waits_for[i] = rc;
 		prism_program__close(p);
 		return 1;
 	}

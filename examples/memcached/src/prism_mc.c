@@ -40,6 +40,7 @@
 #include "memcached.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -208,11 +209,50 @@ bool prism_mc_enabled(void)
 
 /* ---- device, regions, program -------------------------------------------- */
 
+/*
+ * A step of the set-up that the library refuses is one line: the option
+ * that chose what was refused, then the library's reason
+ * ("prism: device=nosuch0: device 'nosuch0': no such device ..."), as prismd
+ * places a program's failure at its configuration line.  While the offload
+ * sets up, the first error the library logs on this thread is held for that
+ * line; later errors and warnings are printed as they come, and one held
+ * that no line reported is printed when the set-up ends: nothing is lost.
+ */
+static __thread struct {
+	bool on;
+	char msg[512]; /* "" until an error is held */
+} held;
+
 static void logf_stderr(enum prism_log_level level, const char *msg, void *ctx)
 {
 	(void)ctx;
-	if (level <= PRISM_LOG_WARN || settings.verbose > 1)
+	if (level == PRISM_LOG_ERROR && held.on && !held.msg[0])
+		snprintf(held.msg, sizeof(held.msg), "%s", msg);
+	else if (level <= PRISM_LOG_WARN || settings.verbose > 1)
 		fprintf(stderr, "prism: %s\n", msg);
+}
+
+static void hold_errors(bool on)
+{
+	if (!on && held.msg[0])
+		fprintf(stderr, "prism: %s\n", held.msg);
+	held.on = on;
+	held.msg[0] = '\0';
+}
+
+/* "prism: PLACE: REASON", the reason the library logged (held), else
+ * @err's; returns -1. */
+__attribute__((format(printf, 2, 3))) static int setup_failed(int err, const char *place, ...)
+{
+	va_list ap;
+
+	fputs("prism: ", stderr);
+	va_start(ap, place);
+	vfprintf(stderr, place, ap);
+	va_end(ap);
+	fprintf(stderr, ": %s\n", held.msg[0] ? held.msg : prism_strerror(err));
+	held.msg[0] = '\0';
+	return -1;
 }
 
 static int declared(const char *name, uint64_t *size)
@@ -225,7 +265,7 @@ static int declared(const char *name, uint64_t *size)
 			return 0;
 		}
 	}
-	fprintf(stderr, "prism: %s declares no region '%s'\n", pm.chain, name);
+	fprintf(stderr, "prism: chain=%s: declares no region '%s'\n", pm.chain, name);
 	return -1;
 }
 
@@ -236,21 +276,15 @@ static int share_with_daemon(void)
 	int err;
 
 	pm.daemon = prism_daemon__attach(pm.daemon_sock);
-	if (!pm.daemon) {
-		fprintf(stderr, "prism: cannot attach to prismd at %s: %s\n", pm.daemon_sock,
-		        prism_strerror(errno));
-		return -1;
-	}
+	if (!pm.daemon)
+		return setup_failed(errno, "daemon=%s: cannot attach to prismd", pm.daemon_sock);
 	if ((err = prism_daemon__share_region(pm.daemon, pm.slabs)) ||
-	    (err = prism_daemon__share_region(pm.daemon, pm.index))) {
-		fprintf(stderr, "prism: prismd at %s refused a region: %s\n", pm.daemon_sock,
-		        prism_strerror(err));
-		return -1;
-	}
+	    (err = prism_daemon__share_region(pm.daemon, pm.index)))
+		return setup_failed(err, "daemon=%s: prismd refused a region", pm.daemon_sock);
 	return 0;
 }
 
-int prism_mc_slab_memory(size_t maxbytes, bool prealloc)
+static int slab_memory(size_t maxbytes, bool prealloc)
 {
 	struct prism_device_opts d;
 	struct prism_region_opts r;
@@ -264,7 +298,6 @@ int prism_mc_slab_memory(size_t maxbytes, bool prealloc)
 		pm.on = false;
 		return pm.from_env ? 0 : -1;
 	}
-	prism_set_log_fn(logf_stderr, NULL, PRISM_LOG_INFO);
 	memset(&d, 0, sizeof(d));
 	d.sz = sizeof(d);
 	/* Not threaded: a client's packets are run to completion by the
@@ -286,13 +319,20 @@ int prism_mc_slab_memory(size_t maxbytes, bool prealloc)
 			         pm.index_power);
 	}
 	pm.prog = prism_program__open_file(pm.chain, NULL);
-	if (!pm.prog) {
-		fprintf(stderr, "prism: cannot open %s: %s\n", pm.chain, prism_strerror(errno));
-		return -1;
-	}
+	if (!pm.prog)
+		return setup_failed(errno, "chain=%s", pm.chain);
 	entry = prism_program__find_entry(pm.prog, "get");
 	res = entry < 0 ? entry : prism_program__result_size(pm.prog, entry);
-	if (res <= (int)sizeof(item) || declared("index", &isize) || declared("slabs", &ssize))
+	if (res < 0)
+		return setup_failed(res, "chain=%s: offload 'get'", pm.chain);
+	if (res <= (int)sizeof(item)) {
+		fprintf(stderr,
+		        "prism: chain=%s: offload 'get' returns %d bytes, no more than an item "
+		        "header\n",
+		        pm.chain, res);
+		return -1;
+	}
+	if (declared("index", &isize) || declared("slabs", &ssize))
 		return -1;
 	pm.max_item = (uint32_t)res;
 	pm.nslots = (uint32_t)(isize / SLOT_BYTES);
@@ -301,11 +341,8 @@ int prism_mc_slab_memory(size_t maxbytes, bool prealloc)
 		return -1;
 	}
 	pm.dev = prism_device__open(pm.device[0] ? pm.device : "sim", &d);
-	if (!pm.dev) {
-		fprintf(stderr, "prism: cannot open device %s: %s\n",
-		        pm.device[0] ? pm.device : "sim", prism_strerror(errno));
-		return -1;
-	}
+	if (!pm.dev)
+		return setup_failed(errno, "device=%s", pm.device[0] ? pm.device : "sim");
 	/* memcached may go one page past -m per slab class (do_slabs_newslab);
 	 * MAX_ITEM bytes more: a slot's length read with another slot's pointer
 	 * never leaves the region. */
@@ -313,11 +350,9 @@ int prism_mc_slab_memory(size_t maxbytes, bool prealloc)
 	pm.slabs = prism_device__create_region(pm.dev, "slabs", pm.slab_len + pm.max_item, &r);
 	pm.index = prism_device__create_region(pm.dev, "index", isize, &r);
 	pm.owner = calloc(pm.nslots, sizeof(*pm.owner));
-	if (!pm.slabs || !pm.index || !pm.owner) {
-		fprintf(stderr, "prism: cannot create the regions (%zu + %llu bytes)\n", maxbytes,
-		        (unsigned long long)isize);
-		return -1;
-	}
+	if (!pm.slabs || !pm.index || !pm.owner)
+		return setup_failed(ENOMEM, "cannot create the regions (%zu + %llu bytes)",
+		                    maxbytes, (unsigned long long)isize);
 	if (pm.daemon_sock[0] && share_with_daemon())
 		return -1;
 	pm.slab_base = prism_region__addr(pm.slabs);
@@ -326,6 +361,17 @@ int prism_mc_slab_memory(size_t maxbytes, bool prealloc)
 	for (uint32_t i = 0; i < pm.nslots; i++)
 		pm.slots[i].w1 = htobe64(pm.slab_nic);
 	return 0;
+}
+
+int prism_mc_slab_memory(size_t maxbytes, bool prealloc)
+{
+	int rc;
+
+	prism_set_log_fn(logf_stderr, NULL, PRISM_LOG_INFO);
+	hold_errors(true);
+	rc = slab_memory(maxbytes, prealloc);
+	hold_errors(false);
+	return rc;
 }
 
 void *prism_mc_page(size_t size)
@@ -381,14 +427,17 @@ int prism_mc_start(void)
 		}
 		return 0;
 	}
-	if ((err = prism_program__load(pm.prog, pm.dev)) ||
-	    !(pm.srv = prism_server__create(pm.dev, &so)) ||
-	    (err = prism_server__add_program(pm.srv, pm.prog)) ||
-	    (err = prism_server__start(pm.srv))) {
-		fprintf(stderr, "prism: cannot start the offload on port %d: %s\n", pm.port,
-		        prism_strerror(err ? err : errno));
+	hold_errors(true);
+	if ((err = prism_program__load(pm.prog, pm.dev)))
+		err = setup_failed(err, "chain=%s", pm.chain);
+	else if (!(pm.srv = prism_server__create(pm.dev, &so)) ||
+	         (err = prism_server__add_program(pm.srv, pm.prog)) ||
+	         (err = prism_server__start(pm.srv)))
+		err = setup_failed(err ? err : errno, "port=%d",
+		                   pm.port == PRISM_PORT_ANY ? 0 : pm.port);
+	hold_errors(false);
+	if (err)
 		return -1;
-	}
 	pm.running = true;
 	if (pthread_create(&pm.sweeper, NULL, sweeper, NULL)) {
 		fprintf(stderr, "prism: cannot start the quarantine thread\n");

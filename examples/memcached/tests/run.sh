@@ -79,11 +79,27 @@ quick)
 	grep -q ": 2 offloaded" "$tmp/stats" || { cat "$tmp/stats"; exit 1; }
 	cat "$tmp/stats"
 
-	echo "memcached: an unknown prism device is refused at start"
-	if "$MC" -u "$(id -un)" -U 0 -l 127.0.0.1 -p 0 -o "prism=device=nosuch0" >"$tmp/dev.log" 2>&1; then
-		echo "memcached started with device=nosuch0"; exit 1
-	fi
-	grep -q "cannot open device nosuch0" "$tmp/dev.log" || { cat "$tmp/dev.log"; exit 1; }
+	echo "memcached: a set-up step prism refuses stops the start with one line, at its option"
+	# refused OPTIONS LINE: memcached -o prism=OPTIONS fails, printing one line
+	# that starts with LINE
+	refused() {
+		if "$MC" -u "$(id -un)" -U 0 -l 127.0.0.1 -p 0 -o "prism=$1" >"$tmp/refused.log" 2>&1; then
+			echo "memcached started with prism=$1"; exit 1
+		fi
+		if [ "$(wc -l <"$tmp/refused.log")" != 1 ] || [ "$(head -c ${#2} "$tmp/refused.log")" != "$2" ]; then
+			echo "prism=$1: expected one line: $2"; cat "$tmp/refused.log"; exit 1
+		fi
+	}
+	refused "device=nosuch0" "prism: device=nosuch0: device 'nosuch0': no such device (known: sim, mlx5 and the RDMA devices prismc devices lists)"
+	printf 'format: [\n' >"$tmp/bad.chain"
+	refused "chain=$tmp/bad.chain" "prism: chain=$tmp/bad.chain: program file '$tmp/bad.chain': rejected: line 2: "
+	# the index asked for writable: memcached registers it read-only, the load refuses it
+	sed 's/^region index: \(.*\) readonly;/region index: \1 writable;/' examples/memcached/memcached_get.prism \
+		>"$tmp/rw.prism"
+	"$O/prismc" compile "$tmp/rw.prism" --entry get -o "$tmp/rw.chain"
+	refused "port=0:chain=$tmp/rw.chain" "prism: chain=$tmp/rw.chain: program 'get': region 'index' is 16777216 bytes with access read; the program declares 16777216 bytes with access read|write|atomic, declared at $tmp/rw.chain:11"
+	taken=$(memcstat --servers="$SERVER" | sed -n 's/.*prism_port: //p')
+	refused "port=$taken" "prism: port=$taken: server: listen on *:$taken: Address already in use"
 
 	echo "memcached: differential test (offloaded vs TCP gets under writers, chaos mode)"
 	"$O/prism-mc-difftest" --servers="$SERVER" --seconds=8
