@@ -131,6 +131,7 @@ int sim_dev_open(const struct sim_dev_opts *opts, struct sim_dev **out)
 		dev->obs = *dev->o.obs;
 	dev->o.obs = NULL;
 	dev->cost_query = dev->obs.cost || dev->obs.event;
+	dev->step_plain = !dev->cost_query && dev->o.fw != SIM_FW_STRICT;
 	if (!dev->obs.cost)
 		dev->obs.cost = sim_default_cost;
 	for (unsigned op = 0; op < 256; op++)
