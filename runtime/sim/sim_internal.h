@@ -76,6 +76,9 @@ struct sim_cq {
 	uint32_t ncqe;
 	bool ignore_overrun;
 	bool overrun; /* CQ in error after an overrun */
+	/* overrun, or the device has an event observer: every push takes
+	 * sim_cq_push_slow */
+	bool push_slow;
 	bool ext_mem; /* buf and dbrec are the caller's (sim_cq_attr.ext_buf) */
 	uint8_t *buf;
 	volatile uint32_t *dbrec;
@@ -290,10 +293,11 @@ struct sim_qp {
 	uint32_t next_psn; /* requester: next PSN to send */
 	uint32_t exp_psn;  /* responder: next PSN expected */
 	uint32_t msn;
-	sim_time_t last_tx_t; /* packets of one QP leave in order */
+	sim_time_t last_tx_t; /* packets of one QP leave in order (never decreases) */
 	/* 1 + the time of its latest packet queued in the device's inbox: a
 	 * response due before it is not folded, so that it cannot pass a
-	 * packet of this QP still waiting there (sim_reply_alloc) */
+	 * packet of this QP still waiting there (sim_reply_alloc).  Set with
+	 * last_tx_t, so at most last_tx_t + 1. */
 	sim_time_t inbox_after;
 	uint32_t wait_cqn; /* CQ whose waiter list holds this QP (0: none) */
 	uint32_t rdy_pos;  /* scheduler: 1 + index in dev->rdy, 0: not ready */
@@ -411,10 +415,17 @@ struct sim_dev {
 	struct sim_cq *ev_head;     /* CQs with a completion event (sim_cq_arm) */
 	struct sim_readjob *jobs;
 	/* Loopback fold (sim_wire.c): while a request from one of this
-	 * device's own QPs is served in VTIME mode (folding), a response due
-	 * at the request's own time is built in fold (sim_reply_alloc), never
-	 * queued, and taken by the requester in the same step (fold_taken). */
-	bool folding, fold_taken;
+	 * device's own QPs is served in VTIME mode (fold_state OPEN), a
+	 * response due at the request's own time is built in fold
+	 * (sim_reply_alloc), never queued, and taken by the requester in the
+	 * same step (TAKEN). */
+	enum { SIM_FOLD_NONE, SIM_FOLD_OPEN, SIM_FOLD_TAKEN } fold_state;
+	/* the source node of the requests that may fold: o.node in VTIME
+	 * mode, else 1 << 32 (no node: none) */
+	uint64_t fold_src;
+	/* the destination node of the packets sent in line (sim_wire_xmit):
+	 * o.node without an event observer, else 1 << 32 (none) */
+	uint64_t quiet_dst;
 	struct sim_pkt *pkt_free; /* free list (linked through the payload area) */
 	uint32_t npkt_free;
 	const struct sim_wire_ops *wire;
@@ -603,8 +614,7 @@ static inline int sim_cq_push(struct sim_cq *cq, const struct prism_cqe *c, sim_
 	uint32_t ci = load_be32_shared(cq->dbrec) & 0xffffffu;
 	struct prism_cqe w = *c; /* copies: the caller's CQE stays in registers */
 
-	if (cq->overrun || (!cq->ignore_overrun && ((cq->pi - ci) & 0xffffffu) >= cq->ncqe) ||
-	    cq->dev->obs.event) {
+	if (cq->push_slow || (!cq->ignore_overrun && ((cq->pi - ci) & 0xffffffu) >= cq->ncqe)) {
 		struct prism_cqe s = *c;
 
 		return sim_cq_push_slow(cq, &s, t);
@@ -636,9 +646,11 @@ void sim_cq_destroy_all(struct sim_dev *dev);
 #define SIM_QPN_BASE 0x10u /* QPN of slot 0 */
 static inline struct sim_qp *sim_qp_by_num(struct sim_dev *dev, uint32_t qpn)
 {
+	/* a QPN below the base wraps past any table size (QPNs are 24 bits:
+	 * the table stays far below 2^32 slots), so one compare */
 	uint32_t slot = qpn - SIM_QPN_BASE;
 
-	return qpn < SIM_QPN_BASE || slot >= dev->qps_cap ? NULL : dev->qps[slot];
+	return slot < dev->qps_cap ? dev->qps[slot] : NULL;
 }
 /* Moves @qp to ERR: outstanding WQEs complete in order (done ones with their
  * syndrome, the rest flushed), then every fetched/posted WQE is flushed. */
@@ -998,7 +1010,8 @@ static inline void sim_outst_retire(struct sim_qp *qp, const struct sim_outst *o
 void sim_requester_rx(struct sim_qp *qp, struct sim_pkt *p);
 void sim_requester_rnr_resend(struct sim_qp *qp);
 /* Sends a request for the outstanding entry @os (keeps it for an RNR resend:
- * lent while it waits in this device's own inbox, else a copy). */
+ * lent while it waits in this device's own inbox, else a copy), with
+ * os->rnr_able set when the request consumes a receive. */
 int sim_send_request(struct sim_qp *qp, struct sim_outst *os, struct sim_pkt *p);
 
 /* sim_responder.c */
@@ -1211,21 +1224,30 @@ static inline bool sim_mr_in_bounds(const struct sim_mr *mr, uint64_t addr, uint
 	return off <= mr->len && len <= mr->len - off;
 }
 
-/* The key must name an MR of @qp's protection domain (IBA 10.6.3.1: an
- * L_Key / R_Key is valid only for QPs of the MR's PD), with the rights
- * @need and the range in bounds. */
+/* The MR @key names if it is of @qp's protection domain (IBA 10.6.3.1: an
+ * L_Key / R_Key is valid only for QPs of the MR's PD) with the rights
+ * @need, else NULL. */
+static inline const struct sim_mr *sim_mr_granted(const struct sim_qp *qp, uint32_t key,
+                                                  unsigned need)
+{
+	const struct sim_mr *mr = sim_mr_by_key(qp->dev, key);
+
+	return mr && mr->pd == qp->pd && (mr->access & need) == need ? mr : NULL;
+}
+
+/* The key must name an MR granted to @qp (above), with the range in
+ * bounds. */
 static inline int sim_mr_check(const struct sim_qp *qp, uint32_t key, uint64_t addr, uint64_t len,
                                unsigned need, uint8_t **host, uint8_t synd)
 {
-	struct sim_mr *mr;
+	const struct sim_mr *mr;
 
 	if (len == 0) {
 		*host = NULL;
 		return 0;
 	}
-	mr = sim_mr_by_key(qp->dev, key);
-	if (!mr || mr->pd != qp->pd || (mr->access & need) != need ||
-	    !sim_mr_in_bounds(mr, addr, len))
+	mr = sim_mr_granted(qp, key, need);
+	if (!mr || !sim_mr_in_bounds(mr, addr, len))
 		return synd;
 	*host = (uint8_t *)(uintptr_t)addr;
 	return 0;
@@ -1237,6 +1259,26 @@ static inline int sim_mr_check_local(const struct sim_qp *qp, uint32_t lkey, uin
                                      uint64_t len, unsigned need, uint8_t **host)
 {
 	return sim_mr_check(qp, lkey, addr, len, need, host, PRISM_SYND_LOCAL_PROT_ERR);
+}
+
+/* sim_mr_check_local for the entries of one scatter/gather list, in order:
+ * *@mr is the MR granted to the last entry that named one (NULL before the
+ * first), and an entry with its key checks only its bounds (nothing
+ * between two entries of a list changes an MR). */
+static inline int sim_mr_check_local_next(const struct sim_qp *qp, const struct sim_mr **mr,
+                                          uint32_t lkey, uint64_t addr, uint64_t len, unsigned need,
+                                          uint8_t **host)
+{
+	if (len == 0) {
+		*host = NULL;
+		return 0;
+	}
+	if (!*mr || (*mr)->key != lkey)
+		*mr = sim_mr_granted(qp, lkey, need);
+	if (!*mr || !sim_mr_in_bounds(*mr, addr, len))
+		return PRISM_SYND_LOCAL_PROT_ERR;
+	*host = (uint8_t *)(uintptr_t)addr;
+	return 0;
 }
 
 /* Remote access (responder @qp): the QP must grant the operation's right
