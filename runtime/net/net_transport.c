@@ -101,8 +101,9 @@ struct net_link {
 	/* rx_lock: whoever reads the socket (the transport thread, or the
 	 * owner of a polled link) */
 	pthread_mutex_t rx_lock;
-	bool polled;      /* the owner reads the socket (net_link_poll) */
-	uint8_t *scratch; /* RX_CHUNK bytes the owner reads into (polled) */
+	bool polled;          /* the owner reads the socket (net_link_poll) */
+	uint8_t *scratch;     /* RX_CHUNK bytes the owner reads into (polled) */
+	struct net_spin spin; /* polled TCP link: the owner's poll before it sleeps */
 	uint8_t *rx;
 	size_t rx_cap, rx_len;
 	bool rx_stalled;
@@ -111,6 +112,7 @@ struct net_link {
 	uint64_t rx_ready;    /* atomic: net_link_set_rx_ready */
 	bool dead;
 	int err;
+	bool hot; /* a non-polled ring link in t->hot (the transport thread's) */
 	struct net_link_stats stats;
 };
 
@@ -136,7 +138,13 @@ struct net_transport {
 	void *rx_hook_ctx;
 	bool in_hook;
 	pthread_cond_t hook_idle;
-	struct net_spin spin; /* the thread's poll after a round on a ring */
+	struct net_spin spin; /* the thread's poll after a round that read a link */
+	/* The thread's: ring links it read empty and has not yet set the sleep
+	 * flag of (their data-event ids); it looks at their heads each round
+	 * and sets their flags only before it sleeps, so that a peer writing
+	 * while the thread is busy makes no system call to wake it. */
+	uint64_t *hot;
+	uint32_t nhot, hot_cap;
 };
 
 /*
@@ -282,6 +290,25 @@ static void link_epoll_del(struct net_link *l)
 }
 
 /*
+ * The transport thread read @l's ring empty: instead of setting its sleep
+ * flag now, it looks at the ring's head again each round while it works and
+ * sets the flag before it sleeps (settle_hot).  False when the list has no
+ * room: the caller sets the flag itself.
+ */
+static bool hot_add(struct net_link *l)
+{
+	struct net_transport *t = l->t;
+
+	if (l->hot)
+		return true;
+	if (!ARRAY_RESERVE(t->hot, t->hot_cap, (size_t)t->nhot + 1))
+		return false;
+	t->hot[t->nhot++] = fd_id(l, FD_DATA);
+	l->hot = true;
+	return true;
+}
+
+/*
  * Send what the link's carrier takes now: bytes taken, or -EAGAIN (none:
  * wait for EPOLLOUT, or for the ring's room signal, which a short ring
  * write asked for), or another negative errno.
@@ -328,7 +355,9 @@ static ssize_t link_recv(struct net_link *l, void *buf, size_t cap, bool gone)
 			return n;
 		if (gone)
 			return 0;
-		if (l->polled || net_ring_prepare_sleep(l->ring))
+		/* a polled link's owner sets the flag when it waits; the
+		 * transport thread when it is about to sleep */
+		if (l->polled || hot_add(l) || net_ring_prepare_sleep(l->ring))
 			return -EAGAIN;
 	}
 }
@@ -826,10 +855,13 @@ static void on_readable(struct net_link *l, bool gone, uint8_t *scratch, bool ma
 		return;
 	}
 	/* Left before the ring was empty (budget spent, records split off
-	 * behind acknowledgements): no sleep flag was set.  Set it now if the
-	 * ring is empty (what was read waits in the link's buffer, delivered
-	 * this round), else no signal would come: wake this thread again. */
-	if (l->ring && !l->dead && !l->polled && !l->rx_stalled && !net_ring_prepare_sleep(l->ring))
+	 * behind acknowledgements): no sleep flag was set.  The thread looks
+	 * at the ring again next round (what was read waits in the link's
+	 * buffer, delivered this round); without room in that list, set the
+	 * flag now if the ring is empty, else no signal would come: wake this
+	 * thread again. */
+	if (l->ring && !l->dead && !l->polled && !l->rx_stalled && !hot_add(l) &&
+	    !net_ring_prepare_sleep(l->ring))
 		net_ring_poke(l->ring);
 }
 
@@ -957,12 +989,13 @@ static void deliver_split(struct net_transport *t, struct net_link **split, unsi
 #define SPLIT_MAX 64u
 
 /*
- * Transport thread, after a round that read a ring: a closed-loop peer
- * sends its next request a few microseconds after the answer, so look at
- * the epoll set without sleeping for up to the spin budget (net_spin.h)
- * before sleeping in it.  The rings' sleep flags are set as usual (the
- * peer signals, epoll sees it at once), so no wake-up can be lost; a stop
- * is seen through the wake eventfd.  Returns the events found (0: none).
+ * Transport thread, after a round that read a link (a ring, or a socket): a
+ * closed-loop peer sends its next request a few microseconds after the
+ * answer, so look at the epoll set without sleeping for up to the spin
+ * budget (net_spin.h) before sleeping in it.  The rings' sleep flags are
+ * set as usual (the peer signals, epoll sees it at once) and sockets are
+ * level-triggered, so no wake-up can be lost; a stop is seen through the
+ * wake eventfd.  Returns the events found (0: none).
  */
 static int spin_for_events(struct net_transport *t, struct epoll_event *evs, int max)
 {
@@ -987,12 +1020,87 @@ static int spin_for_events(struct net_transport *t, struct epoll_event *evs, int
 	return 0;
 }
 
+/*
+ * Transport thread: the hot rings (hot_add) that hold bytes now become data
+ * events in @evs (at most @max); the others stay hot.  Returns the events.
+ */
+static int take_hot(struct net_transport *t, struct epoll_event *evs, int max)
+{
+	uint32_t i, keep = 0;
+	int n = 0;
+
+	for (i = 0; i < t->nhot; i++) {
+		uint64_t id = t->hot[i];
+		struct net_link *l = pin(t, id);
+
+		if (!l)
+			continue; /* closed since */
+		if (l->dead || (n < max && net_ring_pending(l->ring))) {
+			l->hot = false; /* a dead link is dropped; a read makes it hot again */
+			if (!l->dead)
+				evs[n++] = (struct epoll_event){.events = EPOLLIN, .data.u64 = id};
+		} else {
+			t->hot[keep++] = id;
+		}
+		unpin(l);
+	}
+	t->nhot = keep;
+	return n;
+}
+
+/*
+ * Transport thread, before it sleeps: set the sleep flag of every hot ring
+ * (its peer signals its next write); a ring that got bytes meanwhile
+ * becomes a data event in @evs instead (or is poked, past @max).  Empties
+ * the list.  Returns the events.
+ */
+static int settle_hot(struct net_transport *t, struct epoll_event *evs, int max)
+{
+	int n = 0;
+
+	for (uint32_t i = 0; i < t->nhot; i++) {
+		struct net_link *l = pin(t, t->hot[i]);
+
+		if (!l)
+			continue;
+		l->hot = false;
+		if (!l->dead && !net_ring_prepare_sleep(l->ring)) {
+			if (n < max)
+				evs[n++] =
+				    (struct epoll_event){.events = EPOLLIN, .data.u64 = t->hot[i]};
+			else
+				net_ring_poke(l->ring);
+		}
+		unpin(l);
+	}
+	t->nhot = 0;
+	return n;
+}
+
+/* The events of a non-blocking epoll_wait after the @n taken from hot rings
+ * in @evs, leaving out those the hot rings already gave.  Returns the
+ * total. */
+static int add_polled(struct net_transport *t, struct epoll_event *evs, int n, int max)
+{
+	int m = epoll_wait(t->epfd, evs + n, max - n, 0), total = n;
+
+	for (int j = 0; j < m; j++) {
+		int k;
+
+		for (k = 0; k < n && evs[k].data.u64 != evs[n + j].data.u64; k++)
+			;
+		if (k == n)
+			evs[total++] = evs[n + j];
+	}
+	return total;
+}
+
 static void *transport_thread(void *arg)
 {
 	struct net_transport *t = arg;
 	struct epoll_event evs[64];
 	struct net_link *split[SPLIT_MAX];
-	bool ring_round = false; /* the last round read a ring */
+	bool data_round = false; /* the last round read a link */
 
 	for (;;) {
 		bool stop;
@@ -1007,12 +1115,20 @@ static void *transport_thread(void *arg)
 		pthread_mutex_unlock(&t->lock);
 		if (stop)
 			break;
-		n = ring_round && !stalled ? spin_for_events(t, evs, 64) : 0;
+		/* hot rings with bytes first, with whatever else is ready; when
+		 * none has bytes, their flags are set before any sleep */
+		n = take_hot(t, evs, 64);
+		if (n > 0)
+			n = add_polled(t, evs, n, 64);
+		else
+			n = settle_hot(t, evs, 64);
+		if (n == 0 && data_round && !stalled)
+			n = spin_for_events(t, evs, 64);
 		if (n == 0)
 			n = epoll_wait(t->epfd, evs, 64, stalled ? 1 : -1);
 		if (n < 0 && errno != EINTR)
 			break;
-		ring_round = false;
+		data_round = false;
 		before = __atomic_load_n(&t->delivered, __ATOMIC_RELAXED);
 		net_transport_cork(t);
 		for (i = 0; i < n; i++) {
@@ -1030,7 +1146,8 @@ static void *transport_thread(void *arg)
 				continue;
 			kind = (unsigned)(evs[i].data.u64 >> ID_KIND_SHIFT) & 3u;
 			ev = evs[i].events;
-			ring_round |= l->ring && kind == FD_DATA;
+			/* bytes came: a ring's signal, or a socket's */
+			data_round |= l->ring ? kind == FD_DATA : (ev & EPOLLIN) && !l->polled;
 			if (l->ring && kind == FD_ROOM)
 				ev = EPOLLOUT;
 			else if (l->ring && kind == FD_MAIN) /* the setup socket: a hang-up */
@@ -1219,6 +1336,7 @@ void net_transport_destroy(struct net_transport *t)
 		link_free(l);
 	}
 	free(t->slots);
+	free(t->hot);
 	free(t->rx_scratch);
 	close(t->epfd);
 	close(t->wakefd);
@@ -1256,6 +1374,7 @@ static int attach(struct net_transport *t, int fd, struct net_ring *ring, struct
 	l->addr.peer_node = net_peer_node(t->dev, peer);
 	l->addr.peer_qpn = peer->qpn;
 	l->peer_max_pkt = peer->max_pkt ? peer->max_pkt : NET_DEFAULT_MAX_PKT;
+	net_spin_init(&l->spin, net_spin_cap_env());
 	if (cbs)
 		l->cbs = *cbs;
 	pthread_mutex_init(&l->tx_lock, NULL);
@@ -1467,6 +1586,66 @@ void net_link_hold_acks(struct net_link *l, bool hold)
 		flush_or_flag(l);
 }
 
+/* The owner of a polled link reads it: the packets delivered, or the
+ * link's error once it failed. */
+static int read_polled(struct net_link *l, bool gone)
+{
+	uint64_t before;
+	int n;
+
+	pthread_mutex_lock(&l->rx_lock);
+	before = l->stats.rx_pkts;
+	if (!l->dead && l->polled)
+		on_readable(l, gone, l->scratch, false);
+	n = l->dead ? (l->err < 0 ? l->err : -EPIPE) : (int)(l->stats.rx_pkts - before);
+	pthread_mutex_unlock(&l->rx_lock);
+	return n;
+}
+
+/*
+ * The owner of a polled TCP link, before it sleeps in poll(2): a closed-loop
+ * server answers a few microseconds after the request left, so read the
+ * socket without sleeping for up to the spin budget (net_spin.h), and only
+ * as the process's one waiter.  Each look is the read itself (one
+ * non-blocking recv), so a catch costs no call beyond the one a sleep
+ * would have been followed by.  Returns the packets delivered or the
+ * link's error (a catch), 0 when the budget ran out.
+ */
+static int spin_for_packets(struct net_link *l, int timeout_us, bool alone)
+{
+	uint32_t tried = alone || l->spin.busy_ok ? net_spin_begin(&l->spin) : 0;
+	uint64_t t0, now;
+	int n;
+
+	if (!tried)
+		return 0;
+	if ((uint32_t)timeout_us < tried)
+		tried = (uint32_t)timeout_us;
+	t0 = util_now_us();
+	now = t0;
+	do {
+		n = read_polled(l, false);
+		if (n) {
+			net_spin_end(&l->spin, tried, true, (uint32_t)(now - t0));
+			return n;
+		}
+		net_spin_relax();
+		now = util_now_us();
+	} while (now - t0 < tried);
+	net_spin_end(&l->spin, tried, false, tried);
+	return 0;
+}
+
+void net_link_set_spin(struct net_link *l, uint32_t cap_us, bool busy_ok)
+{
+	if (l->ring) {
+		net_ring_set_spin(l->ring, cap_us, busy_ok);
+		return;
+	}
+	net_spin_init(&l->spin, cap_us);
+	l->spin.busy_ok = busy_ok;
+}
+
 int net_link_poll(struct net_link *l, int timeout_us)
 {
 	return net_link_poll_also(l, timeout_us, -1, NULL);
@@ -1477,7 +1656,6 @@ int net_link_poll_also(struct net_link *l, int timeout_us, int also_fd, enum net
 	struct pollfd pfd[2] = {{.fd = l->fd, .events = POLLIN}, {.fd = also_fd, .events = POLLIN}};
 	bool gone = false, paused, held;
 	enum net_woke unused;
-	uint64_t before;
 	int n;
 
 	if (!woke)
@@ -1512,6 +1690,13 @@ int net_link_poll_also(struct net_link *l, int timeout_us, int also_fd, enum net
 				return 0;
 			}
 		} else {
+			/* no spin beside another fd: what it says comes without bytes */
+			if (also_fd < 0) {
+				n = spin_for_packets(l, timeout_us, net_spin_wait_enter() == 1);
+				net_spin_wait_leave();
+				if (n)
+					return n;
+			}
 			n = ppoll(pfd, also_fd >= 0 ? 2 : 1, &ts, NULL);
 			if (n <= 0 || !pfd[0].revents) {
 				*woke = n > 0 ? NET_WOKE_ALSO : NET_WOKE_NOTHING;
@@ -1521,11 +1706,5 @@ int net_link_poll_also(struct net_link *l, int timeout_us, int also_fd, enum net
 			gone = n > 0 && (pfd[0].revents & (POLLHUP | POLLERR));
 		}
 	}
-	pthread_mutex_lock(&l->rx_lock);
-	before = l->stats.rx_pkts;
-	if (!l->dead && l->polled)
-		on_readable(l, gone, l->scratch, false);
-	n = l->dead ? (l->err < 0 ? l->err : -EPIPE) : (int)(l->stats.rx_pkts - before);
-	pthread_mutex_unlock(&l->rx_lock);
-	return n;
+	return read_polled(l, gone);
 }
