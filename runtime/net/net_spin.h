@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * net/net_spin.h - the adaptive, bounded busy-poll a ring waiter tries
- * before it sleeps.
+ * net/net_spin.h - the adaptive, bounded busy-poll a link waiter (a ring's
+ * or a TCP socket's) tries before it sleeps.
  *
  * A closed-loop peer answers a few microseconds after it was asked; sleeping
  * on an eventfd for that costs a wake-up on each side (tens of microseconds

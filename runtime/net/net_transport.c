@@ -17,7 +17,10 @@
  * delivered (a request behind acknowledgements is delivered after the hook
  * ran on them), corking (a thread's frames leave at its uncork, one send
  * per link), polled links (their owner reads the socket with
- * net_link_poll) and the plain ACKs a polled link holds for its next frame.
+ * net_link_poll) and the plain ACKs a polled link holds for its next frame;
+ * the polls before sleeps (the thread's after a round that read a link, a
+ * polled link owner's in net_link_poll) and the hot rings (read empty, their
+ * sleep flags set only before the thread sleeps).
  *
  * Threads and locks.  xmit runs on whichever thread runs the device: it
  * takes t->lock to find the link, then link->tx_lock, and never calls into
