@@ -365,17 +365,26 @@ static ssize_t link_recv(struct net_link *l, void *buf, size_t cap, bool gone)
 	}
 }
 
+/* t->lock held: the link an epoll event names, or NULL when it was closed
+ * since (a link in the table is not freed while t->lock is held). */
+static struct net_link *by_id_locked(struct net_transport *t, uint64_t id)
+{
+	uint32_t slot = (uint32_t)id & ID_SLOT_MASK, gen = (uint32_t)(id >> 32);
+
+	if (slot < t->nslots && t->slots[slot] && t->slots[slot]->gen == gen)
+		return t->slots[slot];
+	return NULL;
+}
+
 /* Pin the link an epoll event names, or NULL when it was closed since. */
 static struct net_link *pin(struct net_transport *t, uint64_t id)
 {
-	uint32_t slot = (uint32_t)id & ID_SLOT_MASK, gen = (uint32_t)(id >> 32);
-	struct net_link *l = NULL;
+	struct net_link *l;
 
 	pthread_mutex_lock(&t->lock);
-	if (slot < t->nslots && t->slots[slot] && t->slots[slot]->gen == gen) {
-		l = t->slots[slot];
+	l = by_id_locked(t, id);
+	if (l)
 		l->pins++;
-	}
 	pthread_mutex_unlock(&t->lock);
 	return l;
 }
@@ -1032,9 +1041,12 @@ static int take_hot(struct net_transport *t, struct epoll_event *evs, int max)
 	uint32_t i, keep = 0;
 	int n = 0;
 
+	if (!t->nhot)
+		return 0;
+	pthread_mutex_lock(&t->lock); /* one look for the whole list */
 	for (i = 0; i < t->nhot; i++) {
 		uint64_t id = t->hot[i];
-		struct net_link *l = pin(t, id);
+		struct net_link *l = by_id_locked(t, id);
 
 		if (!l)
 			continue; /* closed since */
@@ -1045,8 +1057,8 @@ static int take_hot(struct net_transport *t, struct epoll_event *evs, int max)
 		} else {
 			t->hot[keep++] = id;
 		}
-		unpin(l);
 	}
+	pthread_mutex_unlock(&t->lock);
 	t->nhot = keep;
 	return n;
 }
@@ -1061,8 +1073,11 @@ static int settle_hot(struct net_transport *t, struct epoll_event *evs, int max)
 {
 	int n = 0;
 
+	if (!t->nhot)
+		return 0;
+	pthread_mutex_lock(&t->lock);
 	for (uint32_t i = 0; i < t->nhot; i++) {
-		struct net_link *l = pin(t, t->hot[i]);
+		struct net_link *l = by_id_locked(t, t->hot[i]);
 
 		if (!l)
 			continue;
@@ -1074,8 +1089,8 @@ static int settle_hot(struct net_transport *t, struct epoll_event *evs, int max)
 			else
 				net_ring_poke(l->ring);
 		}
-		unpin(l);
 	}
+	pthread_mutex_unlock(&t->lock);
 	t->nhot = 0;
 	return n;
 }
