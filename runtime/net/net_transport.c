@@ -41,6 +41,7 @@
 #include "util/clock.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -60,6 +61,8 @@
 #include "net/net_spin.h"
 
 #define WAKE_ID UINT64_MAX
+/* A polled TCP link's owner waits this long or longer in recv itself. */
+#define RECV_WAIT_MIN_US 20000
 /* An epoll event's id: link generation (32 bits), descriptor kind (2), slot (30). */
 #define ID_SLOT_MASK  0x3fffffffu
 #define ID_KIND_SHIFT 30
@@ -107,6 +110,10 @@ struct net_link {
 	bool polled;          /* the owner reads the socket (net_link_poll) */
 	uint8_t *scratch;     /* RX_CHUNK bytes the owner reads into (polled) */
 	struct net_spin spin; /* polled TCP link: the owner's poll before it sleeps */
+	bool sock_blocks;     /* polled TCP link: the socket is blocking (every other
+	                       * call passes MSG_DONTWAIT) */
+	bool rx_block;        /* the next recv may block (the owner's long wait) */
+	int rcvtimeo_us;      /* SO_RCVTIMEO last set on the socket (0: none) */
 	uint8_t *rx;
 	size_t rx_cap, rx_len;
 	bool rx_stalled;
@@ -345,11 +352,14 @@ static ssize_t link_recv(struct net_link *l, void *buf, size_t cap, bool gone)
 	ssize_t n;
 
 	if (!l->ring) {
+		int flags = l->rx_block ? 0 : MSG_DONTWAIT;
+
+		l->rx_block = false; /* only a wait's first read blocks */
 		do
-			n = recv(l->fd, buf, cap, MSG_DONTWAIT);
-		while (n < 0 && errno == EINTR);
-		if (n < 0)
-			return errno == EWOULDBLOCK ? -EAGAIN : -errno;
+			n = recv(l->fd, buf, cap, flags);
+		while (n < 0 && errno == EINTR && flags);
+		if (n < 0) /* a blocking read's timeout, or a signal: nothing yet */
+			return errno == EWOULDBLOCK || errno == EINTR ? -EAGAIN : -errno;
 		return n;
 	}
 	for (;;) {
@@ -1581,10 +1591,15 @@ int net_link_set_polled(struct net_link *l)
 	pthread_mutex_lock(&l->rx_lock);
 	pthread_mutex_lock(&l->tx_lock);
 	if (!l->polled) {
+		int fl = l->ring ? -1 : fcntl(l->fd, F_GETFL);
+
 		l->polled = true;
 		l->scratch = scratch;
 		scratch = NULL;
 		link_events(l);
+		/* the owner's long waits sleep in recv (read_polled); every
+		 * other send and recv on the socket passes MSG_DONTWAIT */
+		l->sock_blocks = fl >= 0 && fcntl(l->fd, F_SETFL, fl & ~O_NONBLOCK) == 0;
 	}
 	pthread_mutex_unlock(&l->tx_lock);
 	pthread_mutex_unlock(&l->rx_lock);
@@ -1604,17 +1619,32 @@ void net_link_hold_acks(struct net_link *l, bool hold)
 		flush_or_flag(l);
 }
 
-/* The owner of a polled link reads it: the packets delivered, or the
- * link's error once it failed. */
-static int read_polled(struct net_link *l, bool gone)
+/*
+ * The owner of a polled link reads it: the packets delivered, or the link's
+ * error once it failed.  @block_us > 0 (a TCP link whose socket blocks):
+ * the first read waits up to that long for bytes, in one call, instead of a
+ * poll(2) followed by the read.  The transport thread takes rx_lock only
+ * for a hang-up or a failed send, which end that read at once.
+ */
+static int read_polled(struct net_link *l, bool gone, int block_us)
 {
 	uint64_t before;
 	int n;
 
 	pthread_mutex_lock(&l->rx_lock);
 	before = l->stats.rx_pkts;
+	if (block_us > 0 && !l->dead && l->rcvtimeo_us != block_us) {
+		struct timeval tv = {block_us / 1000000, block_us % 1000000};
+
+		if (setsockopt(l->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) == 0)
+			l->rcvtimeo_us = block_us;
+		else
+			block_us = 0;
+	}
+	l->rx_block = block_us > 0;
 	if (!l->dead && l->polled)
 		on_readable(l, gone, l->scratch, false);
+	l->rx_block = false;
 	n = l->dead ? (l->err < 0 ? l->err : -EPIPE) : (int)(l->stats.rx_pkts - before);
 	pthread_mutex_unlock(&l->rx_lock);
 	return n;
@@ -1642,7 +1672,7 @@ static int spin_for_packets(struct net_link *l, int timeout_us, bool alone)
 	t0 = util_now_us();
 	now = t0;
 	do {
-		n = read_polled(l, false);
+		n = read_polled(l, false, 0);
 		if (n) {
 			net_spin_end(&l->spin, tried, true, (uint32_t)(now - t0));
 			return n;
@@ -1714,6 +1744,15 @@ int net_link_poll_also(struct net_link *l, int timeout_us, int also_fd, enum net
 				net_spin_wait_leave();
 				if (n)
 					return n;
+				/* a long wait sleeps in the read itself (a socket's
+				 * timeout counts in scheduler ticks: short waits
+				 * poll) */
+				if (l->sock_blocks && timeout_us >= RECV_WAIT_MIN_US) {
+					n = read_polled(l, false, timeout_us);
+					if (n == 0)
+						*woke = NET_WOKE_NOTHING;
+					return n;
+				}
 			}
 			n = ppoll(pfd, also_fd >= 0 ? 2 : 1, &ts, NULL);
 			if (n <= 0 || !pfd[0].revents) {
@@ -1724,5 +1763,5 @@ int net_link_poll_also(struct net_link *l, int timeout_us, int also_fd, enum net
 			gone = n > 0 && (pfd[0].revents & (POLLHUP | POLLERR));
 		}
 	}
-	return read_polled(l, gone);
+	return read_polled(l, gone, 0);
 }
