@@ -542,6 +542,47 @@ static void test_polled_link(void **state)
 	np_qp_close(&s);
 }
 
+static void *close_later(void *arg)
+{
+	usleep(20000);
+	np_qp_close(arg);
+	return NULL;
+}
+
+/* A polled TCP link's long wait (20 ms or more) sleeps in the read itself:
+ * it returns with the answer, read whole, and with the link's error when
+ * the peer hangs up while the owner sleeps (not at the wait's bound). */
+static void test_polled_link_long_wait(void **state)
+{
+	struct prism_cqe e;
+	struct np_qp s, c;
+	pthread_t th;
+	bool done = false;
+	int n = 0;
+
+	(void)state;
+	make_pair(&s, &c);
+	assert_int_equal(net_link_set_polled(c.link), 0);
+	fill(s.mem, MEM, 6);
+	assert_int_equal(
+	    np_post_rdma(&c, PRISM_OP_RDMA_READ, c.peer.regions[0].addr, s.rkey, 0, 1u << 20, 0),
+	    0);
+	for (int i = 0; i < WAIT_MS && !done; i++) {
+		assert_true(net_link_poll(c.link, 100000) >= 0);
+		done = np_wait(&c.scq, &e, 0) == 0;
+	}
+	assert_true(done);
+	assert_int_equal(e.opcode, PRISM_CQE_REQ);
+	assert_memory_equal(c.mem, s.mem, 1u << 20);
+	assert_int_equal(pthread_create(&th, NULL, close_later, &s), 0);
+	for (int i = 0; i < 10 && n == 0; i++)
+		n = net_link_poll(c.link, 60 * 1000 * 1000); /* far beyond the test's run */
+	assert_true(n < 0);
+	assert_int_equal(net_link_error(c.link), n);
+	pthread_join(th, NULL);
+	np_qp_close(&c);
+}
+
 /* A hostile peer of a polled link: garbage in the stream fails that link
  * alone, on the owner's thread, with the parser's reason. */
 static void test_polled_link_garbage(void **state)
@@ -1222,6 +1263,7 @@ int main(void)
 	    cmocka_unit_test(test_malformed_packet),
 	    cmocka_unit_test(test_polled_link),
 	    cmocka_unit_test(test_ring_flag_set_before_sleep),
+	    cmocka_unit_test(test_polled_link_long_wait),
 	    cmocka_unit_test(test_polled_link_garbage),
 	    cmocka_unit_test(test_held_acks_coalesced),
 	    cmocka_unit_test(test_held_acks_coalesced_ring),
