@@ -54,6 +54,7 @@ int sim_cq_create(struct sim_dev *dev, const struct sim_cq_attr *attr, struct si
 	cq->dev = dev;
 	cq->ncqe = attr->ncqe;
 	cq->ignore_overrun = attr->ignore_overrun;
+	cq->push_slow = dev->obs.event != NULL;
 	pthread_mutex_lock(&dev->lock);
 	for (slot = 1; slot < dev->cqs_cap && dev->cqs[slot]; slot++)
 		;
@@ -306,7 +307,7 @@ int sim_cq_push_slow(struct sim_cq *cq, struct prism_cqe *c, sim_time_t t)
 	if (cq->overrun)
 		return -ENOSPC;
 	if (!cq->ignore_overrun && ((cq->pi - ci) & 0xffffffu) >= cq->ncqe) {
-		cq->overrun = true;
+		cq->overrun = cq->push_slow = true;
 		sim_log(dev, SIM_LOG_ERROR, "cq %u: overrun (producer %u, consumer %u)", cq->cqn,
 		        cq->pi, ci);
 		return -ENOSPC;

@@ -131,11 +131,14 @@ int sim_dev_open(const struct sim_dev_opts *opts, struct sim_dev **out)
 		dev->obs = *dev->o.obs;
 	dev->o.obs = NULL;
 	dev->cost_query = dev->obs.cost || dev->obs.event;
+	dev->step_plain = !dev->cost_query && dev->o.fw != SIM_FW_STRICT;
 	if (!dev->obs.cost)
 		dev->obs.cost = sim_default_cost;
 	for (unsigned op = 0; op < 256; op++)
 		dev->op_info[op] = prism_opcode_info((uint8_t)op);
 	dev->rng = dev->o.seed ^ 0x5eed5eed5eed5eedull;
+	dev->fold_src = dev->o.sched == SIM_SCHED_VTIME ? dev->o.node : 1ull << 32;
+	dev->quiet_dst = !dev->obs.event ? dev->o.node : 1ull << 32;
 	if (sim_pd_init(dev)) {
 		free(dev);
 		return -ENOMEM;

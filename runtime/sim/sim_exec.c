@@ -4,8 +4,10 @@
  * runnable (fetched, WAIT satisfied, fence clear: decided inline by
  * sim_sq_ready_plain / sim_sq_ready_slow in sim_internal.h, their rare
  * parts here), then hazard check, firmware-profile checks, the cost
- * callback, dispatch through the opcode table to the verb executors, and
- * the error path.
+ * callback, dispatch through the opcode table to the verb executors, the
+ * completion of ordering verbs, the error path, and the fetch of what the
+ * step made room for.  The step is made twice from one body: a plain copy
+ * for a device without cost model, observer or stock firmware checks.
  *
  * Owns: the per-WQE life from "fetched" to "executed".  Must not: know
  * any verb's semantics (sim_exec_*.c) or emit CQEs itself (completions go
@@ -79,41 +81,40 @@ unsigned sim_sq_rnr_ready(struct sim_qp *qp, sim_time_t *t)
 	return SIM_RD_READY | SIM_RD_POLL;
 }
 
-/* @dev: qp->dev, which the caller holds (a reload here otherwise) */
-static uint8_t check_ctrl(const struct sim_dev *dev, struct sim_qp *qp, const struct sim_fetched *f)
+/* @dev: qp->dev, which the caller holds (a reload here otherwise);
+ * @plain: dev->step_plain (no stock firmware checks) */
+static inline __attribute__((always_inline)) uint8_t
+check_ctrl(const struct sim_dev *dev, struct sim_qp *qp, const struct sim_fetched *f, bool plain)
 {
 	const struct sim_decoded *d = &qp->sq.hd;
-	const struct prism_ctrl_seg *c = &d->w.ctrl;
 
 	if (d->rc < 0)
 		return PRISM_SYND_LOCAL_QP_OP_ERR;
 	/* stock firmware checks the WQE index and QPN (PCX; RedN section 4),
 	 * read from the fetched bytes (the engine's decode leaves them out) */
-	if (dev->o.fw == SIM_FW_STRICT && (get_be16(f->bytes + 1) != (uint16_t)f->counter ||
-	                                   get_be32(f->bytes + 4) >> 8 != qp->qpn))
+	if (!plain && dev->o.fw == SIM_FW_STRICT &&
+	    (get_be16(f->bytes + 1) != (uint16_t)f->counter ||
+	     get_be32(f->bytes + 4) >> 8 != qp->qpn))
 		return PRISM_SYND_LOCAL_QP_OP_ERR;
-	/* SEND_EN / RECV_EN need a cross-channel QP (qpc.cd_master).  Only
-	 * software checks for this are public (MLNX_OFED libmlx5), so the
-	 * error is a sim choice; WAIT runs on any send queue (DPDK posts it on
-	 * plain Tx SQs, UCC on plain RC QPs): rule enable-needs-cross-channel. */
-	if (d->info->shape == PRISM_SHAPE_WAIT_ENABLE && c->opcode != PRISM_OP_CQE_WAIT &&
-	    !(qp->flags & SIM_QP_CROSS_CHANNEL))
-		return PRISM_SYND_LOCAL_QP_OP_ERR;
+	/* an ENABLE on a QP that is not cross-channel fails in its executor
+	 * (sim_enable_refused), before it does anything */
 	return 0;
 }
 
 /* The next fetched WQE, if any, becomes the head (decoded: sq->hd).  An
  * emptied window starts again at slot 0: a queue that fetches one WQE at a
  * time reuses one slot (and its row of bytes), which stays in cache, instead
- * of walking the whole ring. */
-static void pop_head(struct sim_qp *qp, const struct sim_fetched *f)
+ * of walking the whole ring.  @plain: dev->step_plain (no cost query: the
+ * engine's decode). */
+static inline __attribute__((always_inline)) void pop_head(struct sim_qp *qp,
+                                                           const struct sim_fetched *f, bool plain)
 {
 	struct sim_sq *sq = &qp->sq;
 
 	sq->head = f->counter + f->nbb;
 	if (--sq->pf_cnt) {
 		sq->pf_head = (sq->pf_head + 1) & (sq->pf_cap - 1); /* a power of two */
-		sim_sq_decode_head(qp);
+		sim_sq_decode_as(qp, !plain && qp->dev->cost_query);
 	} else {
 		sq->pf_head = 0;
 	}
@@ -128,6 +129,9 @@ static __attribute__((noinline)) void charge_query(struct sim_qp *qp, const stru
 	struct sim_dev *dev = qp->dev;
 	const struct sim_decoded *d = &qp->sq.hd;
 
+	/* an ENABLE its executor refuses is charged as the error it is */
+	if (!synd && sim_enable_refused(qp, d->w.ctrl.opcode))
+		synd = PRISM_SYND_LOCAL_QP_OP_ERR;
 	*q = (struct sim_cost_query){
 	    .qpn = qp->qpn,
 	    .wqe_counter = f->counter,
@@ -180,7 +184,94 @@ static __attribute__((noinline)) void emit_exec(struct sim_qp *qp, enum sim_even
 	sim_emit(qp->dev, &ev);
 }
 
-void sim_sq_step(struct sim_qp *qp, sim_time_t start)
+/* sim_sq_fetch after a step of @qp (RTS) at @t: the step freed room in the
+ * window.  The common case, one more one-BB WQE into a window that still
+ * holds WQEs (no head to decode, no queue to wake) and no observer (no
+ * FETCH event), is fetched inline; the rest, if anything, by
+ * sim_sq_fetch_upto, as before.  @plain: dev->step_plain (no observer). */
+static inline __attribute__((always_inline)) void fetch_next(struct sim_qp *qp, sim_time_t t,
+                                                             bool plain)
+{
+	struct sim_sq *sq = &qp->sq;
+	uint32_t fetch = sq->fetch;
+	/* BBs below the limit, and room in the window, from fetch on */
+	int32_t posted = (int32_t)(sim_qp_sq_limit(qp) - fetch);
+	int32_t room = (int32_t)(sq->head + sq->pf_max_bbs - fetch);
+	const uint8_t *src;
+	unsigned ds;
+
+	if (posted <= 0)
+		return; /* nothing posted / enabled beyond what was fetched */
+	src = sq->buf + (size_t)(fetch & (sq->nbb - 1)) * PRISM_WQE_BB;
+	ds = src[7] & 0x3fu;
+	if (room > 0 && sq->pf_cnt && ds <= PRISM_WQE_BB / PRISM_WQE_DS_BYTES &&
+	    (plain || !qp->dev->obs.event)) {
+		struct sim_fetched *f = &sq->pf[(sq->pf_head + sq->pf_cnt) & (sq->pf_cap - 1)];
+
+		sim_sq_fetched(sq, f, fetch, src, 1, t, SIM_ORDER_WQ, qp->dev->wseq);
+		sq->fetch = fetch + 1;
+		sq->pf_cnt++;
+		qp->dev->st.fetches++;
+		/* the whole block (a fixed-size copy; bytes past its length are never
+		 * read), last: byte stores, after which nothing is reloaded */
+		memcpy(f->bytes, src, PRISM_WQE_BB);
+		if (posted == 1 || room == 1)
+			return;
+	}
+	sim_sq_fetch_upto(qp, t, SIM_ORDER_WQ, fetch + (uint32_t)posted);
+}
+
+/* Does a control segment's fm_ce_se byte ask for a CQE on success? */
+static inline bool ce_signaled(uint8_t fm_ce_se)
+{
+	return ((fm_ce_se & PRISM_CTRL_CE_MASK) >> PRISM_CTRL_CE_SHIFT) >= PRISM_CE_CQ_UPDATE;
+}
+
+/* The outstanding entry of the head WQE @f (taken by the caller), as it
+ * starts at @start. */
+static inline void fill_entry(struct sim_outst *o, const struct sim_fetched *f, bool signaled,
+                              sim_time_t start, sim_time_t latency)
+{
+	o->counter = f->counter;
+	o->opcode = f->bytes[3];
+	o->signaled = signaled;
+	o->start = start;
+	o->ready_at = start + latency;
+}
+
+/* The WQE @f of @x failed with syndrome @synd: it leaves the window (the
+ * next head is not decoded: the QP fails, which drops every fetched WQE)
+ * and completes with its error, through the ring, then the QP fails (cold:
+ * a failure ends the queue's work). */
+static __attribute__((cold, noinline)) void step_failed(struct sim_qp *qp, struct sim_fetched *f,
+                                                        struct sim_xctx *x, uint8_t synd)
+{
+	struct sim_sq *sq = &qp->sq;
+	struct sim_outst *os = x->os;
+
+	sq->head = f->counter + f->nbb;
+	sq->pf_cnt--;
+	if (!os) { /* it is the ring's only entry: os_head names it */
+		os = sim_outst_push(qp);
+		/* an ordering verb decoded: the copy's CE says it */
+		fill_entry(os, f, ce_signaled(f->bytes[11]), x->start, x->cost.latency);
+	}
+	os->done = true;
+	os->syndrome = synd;
+	os->done_at = x->start + x->cost.busy;
+	/* debug: the error CQE reports it to the QP's owner, which says what
+	 * failed in its own terms (the behaviour probe fails QPs on purpose; a
+	 * chain's owner logs the program and CQ) */
+	sim_log(qp->dev, SIM_LOG_DEBUG, "qp %u: WQE %u (%s): %s", qp->qpn, os->counter,
+	        prism_opcode_name(os->opcode), prism_cqe_syndrome_name(synd));
+	sim_qp_fail(qp, x->start + x->cost.busy);
+}
+
+/* sim_sq_step, made twice: @plain (dev->step_plain, a constant in each
+ * copy) leaves out every test of a cost model, an observer and stock
+ * firmware.  True where the queue may fetch what the step made room for. */
+static inline __attribute__((always_inline)) bool step(struct sim_qp *qp, sim_time_t start,
+                                                       bool plain)
 {
 	struct sim_dev *dev = qp->dev;
 	struct sim_sq *sq = &qp->sq;
@@ -189,12 +280,12 @@ void sim_sq_step(struct sim_qp *qp, sim_time_t start)
 	struct sim_cost_query q; /* filled only when dev->cost_query */
 	int rc;
 	uint8_t synd, opcode;
-	bool lone, signaled;
+	bool ordering;
 
 	if (sq->block == SIM_BLOCK_RNR) {
 		sq->t = start;
 		sim_requester_rnr_resend(qp);
-		return;
+		return false;
 	}
 	/* the scheduler steps a queue only where sim_sq_ready said it may
 	 * run: its head WQE is fetched (and decoded: sq->hd) */
@@ -204,29 +295,35 @@ void sim_sq_step(struct sim_qp *qp, sim_time_t start)
 	if (sim_sq_hazard_check(qp, f, start))
 		synd = PRISM_SYND_LOCAL_QP_OP_ERR;
 	else
-		synd = check_ctrl(dev, qp, f);
+		synd = check_ctrl(dev, qp, f, plain);
 
-	if (!dev->cost_query) /* nobody reads the query: charge the flat default cost */
+	if (plain || !dev->cost_query) /* nobody reads the query: charge the flat default cost */
 		sim_default_cost_of(synd ? PRISM_CLASS_ORDERING : sq->hd.info->cls, &x.cost);
 	else
 		charge_query(qp, f, synd, &q, &x.cost);
 
-	/* An ordering verb on an empty ring completes in this step, as the
-	 * oldest entry: it takes the next entry without counting it (no push,
-	 * no completion pass, no pop).  It is counted where it must stay an
-	 * entry: an error, or (never for these verbs) not done in its step. */
-	lone = !synd && sq->os_cnt == 0 && sq->hd.info->cls == PRISM_CLASS_ORDERING;
+	/* An ordering verb completes in its own step, done at start +
+	 * latency (its executor touches no outstanding entry, and an error
+	 * overwrites the completion below).  On an empty ring it completes as
+	 * the oldest entry would, without taking one (no push, no completion
+	 * pass, no pop): only an error makes it an entry, below.  Every other
+	 * WQE takes its entry now. */
+	ordering = !synd && sq->hd.info->cls == PRISM_CLASS_ORDERING;
 	/* what the head says, read before the entry's stores */
-	signaled = sq->hd.rc >= 0 && prism_ctrl_ce(&sq->hd.w.ctrl) >= PRISM_CE_CQ_UPDATE;
 	opcode = sq->hd.w.ctrl.opcode;
-	x.os = lone ? sim_outst_next(qp) : sim_outst_push(qp);
-	x.os->counter = f->counter;
-	x.os->opcode = f->bytes[3];
-	x.os->signaled = signaled;
-	x.os->start = start;
-	x.os->ready_at = start + x.cost.latency;
+	x.os = NULL;
+	if (!ordering || sq->os_cnt) {
+		bool signaled = sq->hd.rc >= 0 && ce_signaled(sq->hd.w.ctrl.fm_ce_se);
 
-	if (dev->obs.event) /* an observer implies dev->cost_query: q is filled */
+		x.os = sim_outst_push(qp);
+		fill_entry(x.os, f, signaled, start, x.cost.latency);
+		if (ordering) {
+			x.os->done = true;
+			x.os->done_at = start + x.cost.latency;
+		}
+	}
+
+	if (!plain && dev->obs.event) /* an observer implies dev->cost_query: q is filled */
 		emit_exec(qp, SIM_EV_EXEC_START, start, start + x.cost.busy, f->counter, &q, q.wqe);
 
 	/* the executor's context, filled last: stores to it earlier made the
@@ -240,34 +337,44 @@ void sim_sq_step(struct sim_qp *qp, sim_time_t start)
 	dev->st.wqes_executed++;
 	sim_advance_now(dev, sq->t);
 	/* one test for the quiet case: an observer implies dev->cost_query */
-	if (dev->cost_query) {
+	if (!plain && dev->cost_query) {
 		/* the query's order is all that reads it */
 		sq->after_wait = sq->hd.rc >= 0 && sq->hd.w.ctrl.opcode == PRISM_OP_CQE_WAIT;
 		if (dev->obs.event)
-			emit_exec(qp, SIM_EV_EXEC_END, sq->t, sq->t, x.os->counter, &q, NULL);
+			emit_exec(qp, SIM_EV_EXEC_END, sq->t, sq->t, f->counter, &q, NULL);
 	}
-	pop_head(qp, f); /* x.w: the next head from here */
-	if (lone && (rc > 0 || !x.os->done)) {
-		sim_outst_clear_req(x.os);
-		sq->os_cnt++; /* it is the ring's only entry: os_head names it */
-		lone = false;
+	if (__builtin_expect(rc > 0, 0)) {
+		step_failed(qp, f, &x, (uint8_t)rc);
+		return false;
 	}
-	if (rc > 0) {
-		x.os->done = true;
-		x.os->syndrome = (uint8_t)rc;
-		x.os->done_at = start + x.cost.busy;
-		/* debug: the error CQE reports it to the QP's owner, which says
-		 * what failed in its own terms (the behaviour probe fails QPs on
-		 * purpose; a chain's owner logs the program and CQ) */
-		sim_log(dev, SIM_LOG_DEBUG, "qp %u: WQE %u (%s): %s", qp->qpn, x.os->counter,
-		        prism_opcode_name(x.os->opcode), prism_cqe_syndrome_name((uint8_t)rc));
-		sim_qp_fail(qp, start + x.cost.busy);
-		return;
-	}
-	if (lone)
-		sim_outst_retire(qp, x.os);
-	else if (sq->os[sq->os_head].done) /* completions go in order: the head first */
+	pop_head(qp, f, plain); /* x.w: the next head from here */
+	if (!x.os) {            /* an ordering verb on an empty ring, done */
+		sim_time_t done = start + x.cost.latency;
+
+		/* sim_outst_retire of the entry it would have been (done_at =
+		 * ready_at; not read_like) */
+		if (done > sq->done_t)
+			sq->done_t = done;
+		if (ce_signaled(f->bytes[11])) { /* the copy's, as above */
+			struct sim_outst *o = sim_outst_at(sq, 0);
+
+			o->counter = f->counter;
+			o->opcode = f->bytes[3];
+			o->byte_count = 0;
+			sim_outst_retire_cqe(qp, o, done);
+		}
+	} else if (sq->os[sq->os_head].done) { /* completions go in order: the head first */
 		sim_outst_complete(qp);
-	if (qp->state == SIM_QPS_RTS)
-		sim_sq_fetch_next(qp, start);
+	}
+	return qp->state == SIM_QPS_RTS;
+}
+
+void sim_sq_step(struct sim_qp *qp, sim_time_t start)
+{
+	if (qp->dev->step_plain) {
+		if (step(qp, start, true))
+			fetch_next(qp, start, true);
+	} else if (step(qp, start, false)) {
+		fetch_next(qp, start, false);
+	}
 }

@@ -76,10 +76,17 @@ int sim_exec_atomic(struct sim_xctx *x)
 	p->raddr = w->raddr.raddr;
 	p->rkey = w->raddr.rkey;
 	p->len = a->size;
-	operand(p->swap, a->size, a->swap, a->swap_bytes);
-	operand(p->compare, a->size, a->compare, a->compare_bytes);
-	operand(p->swap_mask, a->size, a->swap_mask, a->swap_mask_bytes);
-	operand(p->compare_mask, a->size, a->compare_mask, a->compare_mask_bytes);
+	if (a->size == 8) { /* CAS, FETCH_ADD and 8-byte masked: one test */
+		operand(p->swap, 8, a->swap, NULL);
+		operand(p->compare, 8, a->compare, NULL);
+		operand(p->swap_mask, 8, a->swap_mask, NULL);
+		operand(p->compare_mask, 8, a->compare_mask, NULL);
+	} else {
+		operand(p->swap, a->size, a->swap, a->swap_bytes);
+		operand(p->compare, a->size, a->compare, a->compare_bytes);
+		operand(p->swap_mask, a->size, a->swap_mask, a->swap_mask_bytes);
+		operand(p->compare_mask, a->size, a->compare_mask, a->compare_mask_bytes);
+	}
 	p->t = x->start + x->cost.latency / 2;
 	x->os->psn = p->psn;
 	x->os->sent = true;

@@ -42,6 +42,7 @@ int sim_exec_write(struct sim_xctx *x)
 {
 	const struct prism_wqe *w = x->w;
 	struct sim_dev *dev = x->qp->dev;
+	const struct sim_mr *mr = NULL;
 	uint64_t total = 0;
 	struct sim_pkt *p;
 	uint8_t *src[PRISM_WQE_MAX_SGE];
@@ -53,8 +54,8 @@ int sim_exec_write(struct sim_xctx *x)
 		for (unsigned i = 0; i < w->num_sge; i++) {
 			const struct prism_sge *s = &w->sge[i];
 
-			synd =
-			    sim_mr_check_local(x->qp, s->lkey, s->addr, s->byte_count, 0, &src[i]);
+			synd = sim_mr_check_local_next(x->qp, &mr, s->lkey, s->addr, s->byte_count,
+			                               0, &src[i]);
 			if (synd)
 				return synd;
 			total += s->byte_count;
@@ -67,7 +68,7 @@ int sim_exec_write(struct sim_xctx *x)
 		return PRISM_SYND_LOCAL_QP_OP_ERR; /* out of memory: fail the QP, not the engine */
 	if (w->is_inline) {
 		if (w->inline_len) /* an empty message has no payload buffer */
-			memcpy(p->payload, w->inline_data, w->inline_len);
+			sim_copy_bytes(p->payload, w->inline_data, w->inline_len);
 	} else {
 		uint32_t off = 0;
 
@@ -84,12 +85,14 @@ int sim_exec_write(struct sim_xctx *x)
 	}
 	p->len = (uint32_t)total;
 	x->os->byte_count = (uint32_t)total;
+	x->os->rnr_able = p->kind != SIM_PKT_WRITE; /* it consumes a receive */
 	return sim_send_request(x->qp, x->os, p);
 }
 
 int sim_exec_read(struct sim_xctx *x)
 {
 	const struct prism_wqe *w = x->w;
+	const struct sim_mr *mr = NULL;
 	uint64_t total = 0;
 	struct sim_pkt *p;
 	uint8_t *dst;
@@ -98,8 +101,8 @@ int sim_exec_read(struct sim_xctx *x)
 	for (unsigned i = 0; i < w->num_sge; i++) {
 		const struct prism_sge *s = &w->sge[i];
 
-		synd = sim_mr_check_local(x->qp, s->lkey, s->addr, s->byte_count,
-		                          SIM_ACCESS_LOCAL_WRITE, &dst);
+		synd = sim_mr_check_local_next(x->qp, &mr, s->lkey, s->addr, s->byte_count,
+		                               SIM_ACCESS_LOCAL_WRITE, &dst);
 		if (synd)
 			return synd;
 		total += s->byte_count;

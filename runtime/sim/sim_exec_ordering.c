@@ -8,19 +8,16 @@
  * 3.1: a managed queue fetches enabled WQEs as soon as the ENABLE runs).
  *
  * Must not: block (readiness is decided in sim_exec.c via
- * sim_wait_satisfied) or touch memory outside a registered region.
+ * sim_wait_satisfied), touch memory outside a registered region, or touch
+ * the outstanding entry (x->os, NULL where the ring is empty): an ordering
+ * verb that returns 0 is done at start + latency, which sim_sq_step
+ * records.
  */
 #include "sim/sim_internal.h"
 
-static void done_local(struct sim_xctx *x)
-{
-	x->os->done = true;
-	x->os->done_at = x->start + x->cost.latency;
-}
-
 int sim_exec_nop(struct sim_xctx *x)
 {
-	done_local(x);
+	(void)x;
 	return 0;
 }
 
@@ -87,7 +84,6 @@ int sim_exec_wait(struct sim_xctx *x)
 	} else {
 		return PRISM_SYND_LOCAL_QP_OP_ERR; /* wait-on-time: not modelled */
 	}
-	done_local(x);
 	return 0;
 }
 
@@ -96,10 +92,11 @@ int sim_exec_send_en(struct sim_xctx *x)
 	struct sim_qp *t = sim_qp_by_num(x->qp->dev, x->w->wait_en.obj_num);
 	sim_time_t at = x->start + x->cost.busy;
 
-	if (!t || !(t->flags & SIM_QP_MANAGED_SEND))
+	if (sim_enable_refused(x->qp, PRISM_OP_SEND_ENABLE) || !t ||
+	    !(t->flags & SIM_QP_MANAGED_SEND))
 		return PRISM_SYND_LOCAL_QP_OP_ERR;
 	t->sq.en = sim_extend16(t->sq.en, x->w->wait_en.index & 0xffffu);
-	done_local(x); /* first: nothing below reads @x */
+	sim_sq_set_limit(t);
 	if (t->state == SIM_QPS_RTS) {
 		uint32_t limit = sim_qp_sq_limit(t);
 
@@ -115,10 +112,10 @@ int sim_exec_recv_en(struct sim_xctx *x)
 {
 	struct sim_qp *t = sim_qp_by_num(x->qp->dev, x->w->wait_en.obj_num);
 
-	if (!t || !(t->flags & SIM_QP_MANAGED_RECV) || !t->rq.n)
+	if (sim_enable_refused(x->qp, PRISM_OP_RECV_ENABLE) || !t ||
+	    !(t->flags & SIM_QP_MANAGED_RECV) || !t->rq.n)
 		return PRISM_SYND_LOCAL_QP_OP_ERR;
 	t->rq.en = sim_extend16(t->rq.en, x->w->wait_en.index & 0xffffu);
 	sim_progress_bump(x->qp->dev);
-	done_local(x);
 	return 0;
 }

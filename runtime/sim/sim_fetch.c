@@ -42,8 +42,8 @@ static __attribute__((noinline)) void emit_fetch(struct sim_qp *qp, const struct
 	    .wqe_counter = f->counter,
 	    .opcode = f->bytes[3],
 	    .order = f->order,
-	    .bytes = f->len,
-	    .wqe = prism_wqe_decode(f->bytes, f->len, &w, NULL) < 0 ? NULL : &w,
+	    .bytes = sim_fetched_len(f),
+	    .wqe = prism_wqe_decode(f->bytes, sim_fetched_len(f), &w, NULL) < 0 ? NULL : &w,
 	};
 
 	sim_emit(qp->dev, &ev);
@@ -73,16 +73,16 @@ void sim_sq_fetch_upto(struct sim_qp *qp, sim_time_t t, enum sim_order first_ord
 		struct sim_fetched *f = &sq->pf[slot];
 		const uint8_t *src = sq->buf + (size_t)(fetch & mask) * PRISM_WQE_BB;
 		unsigned ds = src[7] & 0x3fu; /* mlx5_wqe_ctrl_seg.qpn_ds low 6 bits */
-		uint32_t len = sim_fetch_len(ds);
 
 		if (ds <= PRISM_WQE_BB / PRISM_WQE_DS_BYTES) {
 			/* one BB: wholly below the limit, since fetch is;
 			 * copied as the whole block (a fixed-size copy; the
-			 * bytes past len are never read) */
+			 * bytes past its length are never read) */
 			memcpy(f->bytes, src, PRISM_WQE_BB);
-			sim_sq_fetched(sq, f, fetch, src, 1, len, t, order, wseq);
+			sim_sq_fetched(sq, f, fetch, src, 1, t, order, wseq);
 		} else {
 			unsigned nbb = prism_wqe_bbs(ds);
+			uint32_t len = sim_fetch_len(ds);
 
 			if ((int32_t)(limit - (fetch + nbb)) < 0)
 				break; /* the WQE is not wholly posted / enabled yet */
@@ -90,7 +90,7 @@ void sim_sq_fetch_upto(struct sim_qp *qp, sim_time_t t, enum sim_order first_ord
 				memcpy(f->bytes, src, len); /* does not wrap */
 			else
 				ring_copy(sq, fetch, f->bytes, len);
-			sim_sq_fetched(sq, f, fetch, src, nbb, len, t, order, wseq);
+			sim_sq_fetched(sq, f, fetch, src, nbb, t, order, wseq);
 		}
 		order = rest;
 		fetch += f->nbb;
@@ -134,8 +134,7 @@ void sim_sq_fetch_enabled(struct sim_qp *qp, sim_time_t t, uint32_t limit)
 		if (ds > PRISM_WQE_BB / PRISM_WQE_DS_BYTES)
 			break; /* longer: sim_sq_fetch_upto goes on from here */
 		memcpy(f->bytes, src, PRISM_WQE_BB); /* the whole block, as there */
-		sim_sq_fetched(sq, f, fetch, src, 1, sim_fetch_len(ds), t, SIM_ORDER_DOORBELL,
-		               dev->wseq);
+		sim_sq_fetched(sq, f, fetch, src, 1, t, SIM_ORDER_DOORBELL, dev->wseq);
 		fetch++;
 		cnt++;
 		slot = slot + 1 == sq->pf_cap ? 0 : slot + 1;
@@ -165,20 +164,20 @@ static bool diff_range(const struct sim_sq *sq, const struct sim_fetched *f, uin
 	uint8_t now[PRISM_WQE_MAX_BB * PRISM_WQE_BB];
 	size_t ring = (size_t)sq->nbb * PRISM_WQE_BB;
 	size_t off = (size_t)(f->counter & (sq->nbb - 1)) * PRISM_WQE_BB;
-	uint32_t i, j;
+	uint32_t len = sim_fetched_len(f), i, j;
 
-	if (off + f->len <= ring) {
-		if (memcmp(sq->buf + off, f->bytes, f->len) == 0)
+	if (off + len <= ring) {
+		if (memcmp(sq->buf + off, f->bytes, len) == 0)
 			return false;
-		memcpy(now, sq->buf + off, f->len);
+		memcpy(now, sq->buf + off, len);
 	} else {
-		ring_copy(sq, f->counter, now, f->len);
-		if (memcmp(now, f->bytes, f->len) == 0)
+		ring_copy(sq, f->counter, now, len);
+		if (memcmp(now, f->bytes, len) == 0)
 			return false;
 	}
-	for (i = 0; i < f->len && now[i] == f->bytes[i]; i++)
+	for (i = 0; i < len && now[i] == f->bytes[i]; i++)
 		;
-	for (j = f->len; j > i && now[j - 1] == f->bytes[j - 1]; j--)
+	for (j = len; j > i && now[j - 1] == f->bytes[j - 1]; j--)
 		;
 	*lo = i;
 	*hi = j;
@@ -232,7 +231,7 @@ static void report(struct sim_qp *qp, uint32_t counter, uint8_t opcode, uint32_t
 
 void sim_sq_decode_full(struct sim_sq *sq, const struct sim_fetched *f)
 {
-	sq->hd.rc = prism_wqe_decode(f->bytes, f->len, &sq->hd.w, NULL);
+	sq->hd.rc = prism_wqe_decode(f->bytes, sim_fetched_len(f), &sq->hd.w, NULL);
 }
 
 /* The fetched-but-not-executed WQE at @counter, or NULL. */
@@ -372,6 +371,7 @@ void sim_sqrange_rebuild(struct sim_dev *dev)
 	}
 	qsort(r, n, sizeof(*r), range_cmp);
 	dev->nsqr = n;
+	dev->sqr_hint = 0; /* a range, if there is one: else no write is attributed */
 }
 
 int sim_qp_ring_sq_doorbell(struct sim_qp *qp)
@@ -385,6 +385,7 @@ int sim_qp_ring_sq_doorbell(struct sim_qp *qp)
 	pthread_mutex_lock(&dev->lock);
 	sq = &qp->sq;
 	sq->pi = sim_extend16(sq->pi, load_be32_shared(&qp->dbrec[1]) & 0xffffu);
+	sim_sq_set_limit(qp);
 	if (dev->obs.event) {
 		struct sim_event ev = {
 		    .kind = SIM_EV_DOORBELL,

@@ -76,6 +76,9 @@ struct sim_cq {
 	uint32_t ncqe;
 	bool ignore_overrun;
 	bool overrun; /* CQ in error after an overrun */
+	/* overrun, or the device has an event observer: every push takes
+	 * sim_cq_push_slow */
+	bool push_slow;
 	bool ext_mem; /* buf and dbrec are the caller's (sim_cq_attr.ext_buf) */
 	uint8_t *buf;
 	volatile uint32_t *dbrec;
@@ -115,16 +118,27 @@ void sim_channel_drain(struct sim_channel *ch);
 struct sim_fetched {
 	uint32_t counter;     /* absolute BB counter of the WQE's first BB */
 	uint16_t nbb;         /* BBs the WQE occupies (>= 1) */
-	uint16_t len;         /* bytes fetched: ds * 16, or 16 for a bad control segment */
-	enum sim_order order; /* how it was fetched */
 	bool hazard;          /* a racing write was reported while it waited */
+	enum sim_order order; /* how it was fetched */
 	sim_time_t fetched_at;
 	uint64_t wseq;      /* dev->wseq at fetch time */
 	const uint8_t *mem; /* its first BB in the ring (what the hazard check compares) */
 	/* the copy: this slot's row of sq->pf_bytes (PRISM_WQE_MAX_BB BBs,
-	 * line-aligned), apart from the slots, which stay in cache */
+	 * line-aligned), apart from the slots, which stay in cache; at least
+	 * sim_fetched_len bytes (a one-BB WQE: its whole block) */
 	uint8_t *bytes;
 };
+/* Bytes fetched of a WQE whose control segment says DS @ds (1 to 63): the
+ * WQE's; a bad DS 0 fetches the control segment alone. */
+static inline uint32_t sim_fetch_len(unsigned ds)
+{
+	return ds ? ds * PRISM_WQE_DS_BYTES : PRISM_WQE_DS_BYTES;
+}
+/* The bytes of @f that are its WQE (its copy never changes once fetched). */
+static inline uint32_t sim_fetched_len(const struct sim_fetched *f)
+{
+	return sim_fetch_len(f->bytes[7] & 0x3fu);
+}
 
 /* The head WQE of a send queue decoded (by the codec, from its fetched
  * copy, when it becomes the head: sim_sq_decode_head).  Only the head is
@@ -189,6 +203,7 @@ struct sim_sq {
 	uint32_t nbb;   /* power of two */
 	uint32_t pi;    /* host producer counter at the last doorbell (from dbrec[1]) */
 	uint32_t en;    /* managed: enabled limit (SEND_EN) */
+	uint32_t limit; /* sim_qp_sq_limit (sim_sq_set_limit at every change of pi / en) */
 	uint32_t fetch; /* next BB counter to fetch */
 	uint32_t head;  /* next BB counter to execute */
 	/* prefetch ring (pf_cap: a power of two, at least pf_max_bbs); hd:
@@ -278,10 +293,11 @@ struct sim_qp {
 	uint32_t next_psn; /* requester: next PSN to send */
 	uint32_t exp_psn;  /* responder: next PSN expected */
 	uint32_t msn;
-	sim_time_t last_tx_t; /* packets of one QP leave in order */
+	sim_time_t last_tx_t; /* packets of one QP leave in order (never decreases) */
 	/* 1 + the time of its latest packet queued in the device's inbox: a
 	 * response due before it is not folded, so that it cannot pass a
-	 * packet of this QP still waiting there (sim_reply_alloc) */
+	 * packet of this QP still waiting there (sim_reply_alloc).  Set with
+	 * last_tx_t, so at most last_tx_t + 1. */
 	sim_time_t inbox_after;
 	uint32_t wait_cqn; /* CQ whose waiter list holds this QP (0: none) */
 	uint32_t rdy_pos;  /* scheduler: 1 + index in dev->rdy, 0: not ready */
@@ -341,6 +357,9 @@ struct sim_dev {
 	/* A cost model or an event observer reads the per-WQE cost query;
 	 * without either the flat default cost is charged directly. */
 	bool cost_query;
+	/* Neither a cost query nor stock firmware's checks: sim_sq_step's
+	 * plain copy, which tests for none of them per WQE. */
+	bool step_plain;
 	/* prism_opcode_info() of every opcode, looked up once (a fetch reads
 	 * it for every WQE) */
 	const struct prism_opcode_info *op_info[256];
@@ -383,7 +402,9 @@ struct sim_dev {
 		struct sim_qp *qp;
 	} * sqr;
 	uint32_t nsqr;
-	uint32_t sqr_hint; /* range of the last attributed write (a guess) */
+	/* range of the last attributed write (a guess), always < nsqr where a
+	 * write can reach attribution (nsqr 0: sqr_lo > sqr_hi, none can) */
+	uint32_t sqr_hint;
 	uintptr_t sqr_lo, sqr_hi;
 	uint64_t wseq;
 	/* packets waiting to be processed, READ jobs */
@@ -394,10 +415,17 @@ struct sim_dev {
 	struct sim_cq *ev_head;     /* CQs with a completion event (sim_cq_arm) */
 	struct sim_readjob *jobs;
 	/* Loopback fold (sim_wire.c): while a request from one of this
-	 * device's own QPs is served in VTIME mode (folding), a response due
-	 * at the request's own time is built in fold (sim_reply_alloc), never
-	 * queued, and taken by the requester in the same step (fold_taken). */
-	bool folding, fold_taken;
+	 * device's own QPs is served in VTIME mode (fold_state OPEN), a
+	 * response due at the request's own time is built in fold
+	 * (sim_reply_alloc), never queued, and taken by the requester in the
+	 * same step (TAKEN). */
+	enum { SIM_FOLD_NONE, SIM_FOLD_OPEN, SIM_FOLD_TAKEN } fold_state;
+	/* the source node of the requests that may fold: o.node in VTIME
+	 * mode, else 1 << 32 (no node: none) */
+	uint64_t fold_src;
+	/* the destination node of the packets sent in line (sim_wire_xmit):
+	 * o.node without an event observer, else 1 << 32 (none) */
+	uint64_t quiet_dst;
 	struct sim_pkt *pkt_free; /* free list (linked through the payload area) */
 	uint32_t npkt_free;
 	const struct sim_wire_ops *wire;
@@ -443,7 +471,7 @@ static inline uint64_t sim_rand(struct sim_dev *dev)
  * (sim_dev_stats fills that in). */
 static inline void sim_advance_now(struct sim_dev *dev, sim_time_t t)
 {
-	if (t > dev->now)
+	if (__builtin_expect(t > dev->now, 1)) /* time mostly moves on */
 		dev->now = t;
 }
 
@@ -586,8 +614,7 @@ static inline int sim_cq_push(struct sim_cq *cq, const struct prism_cqe *c, sim_
 	uint32_t ci = load_be32_shared(cq->dbrec) & 0xffffffu;
 	struct prism_cqe w = *c; /* copies: the caller's CQE stays in registers */
 
-	if (cq->overrun || (!cq->ignore_overrun && ((cq->pi - ci) & 0xffffffu) >= cq->ncqe) ||
-	    cq->dev->obs.event) {
+	if (cq->push_slow || (!cq->ignore_overrun && ((cq->pi - ci) & 0xffffffu) >= cq->ncqe)) {
 		struct prism_cqe s = *c;
 
 		return sim_cq_push_slow(cq, &s, t);
@@ -619,9 +646,11 @@ void sim_cq_destroy_all(struct sim_dev *dev);
 #define SIM_QPN_BASE 0x10u /* QPN of slot 0 */
 static inline struct sim_qp *sim_qp_by_num(struct sim_dev *dev, uint32_t qpn)
 {
+	/* a QPN below the base wraps past any table size (QPNs are 24 bits:
+	 * the table stays far below 2^32 slots), so one compare */
 	uint32_t slot = qpn - SIM_QPN_BASE;
 
-	return qpn < SIM_QPN_BASE || slot >= dev->qps_cap ? NULL : dev->qps[slot];
+	return slot < dev->qps_cap ? dev->qps[slot] : NULL;
 }
 /* Moves @qp to ERR: outstanding WQEs complete in order (done ones with their
  * syndrome, the rest flushed), then every fetched/posted WQE is flushed. */
@@ -647,19 +676,26 @@ void sim_sq_fetch_enabled(struct sim_qp *qp, sim_time_t t, uint32_t limit);
  * fetched WQE becomes the head (fetched into an empty window, or the head
  * before it executed).  The copy never changes once fetched, so this is the
  * decode the fetch itself would have made.  Only the fields the engine
- * reads (wqe_decode_engine), unless a cost model or an event observer is
- * there: they are handed the whole WQE (out of line, prism_wqe_decode). */
+ * reads (wqe_decode_engine, of the copy's own DS bytes: wqe_decode_fetched),
+ * unless a cost model or an event observer is there: they are handed the
+ * whole WQE (out of line, prism_wqe_decode). */
 void sim_sq_decode_full(struct sim_sq *sq, const struct sim_fetched *f);
-static inline __attribute__((always_inline)) void sim_sq_decode_head(struct sim_qp *qp)
+/* @full: dev->cost_query, where the caller knows it (sim_sq_step's plain
+ * copy: false) */
+static inline __attribute__((always_inline)) void sim_sq_decode_as(struct sim_qp *qp, bool full)
 {
 	struct sim_sq *sq = &qp->sq;
 	const struct sim_fetched *f = &sq->pf[sq->pf_head];
 
-	if (qp->dev->cost_query)
+	if (full)
 		sim_sq_decode_full(sq, f);
 	else
-		sq->hd.rc = wqe_decode_engine(f->bytes, f->len, &sq->hd.w);
+		sq->hd.rc = wqe_decode_fetched(f->bytes, &sq->hd.w);
 	sq->hd.info = sq->hd.rc < 0 ? NULL : qp->dev->op_info[sq->hd.w.ctrl.opcode];
+}
+static inline __attribute__((always_inline)) void sim_sq_decode_head(struct sim_qp *qp)
+{
+	sim_sq_decode_as(qp, qp->dev->cost_query);
 }
 /* Do the 64 bytes at @mem and at @copy (line-aligned: a fetched copy's
  * row) match?  Four 16-byte compares where SSE2 is there. */
@@ -691,10 +727,13 @@ static inline bool sim_sq_hazard_check(struct sim_qp *qp, struct sim_fetched *f,
 	const uint8_t *mem = f->mem;
 
 	/* the common case first: nothing changed (then the mode does not matter) */
-	if (!f->hazard && (f->nbb == 1 ? sim_bb_match(mem, f->bytes)
-	                               : (f->counter & (sq->nbb - 1)) + f->nbb <= sq->nbb &&
-	                                     memcmp(mem, f->bytes, f->len) == 0))
+	if (__builtin_expect(!f->hazard && f->nbb == 1, 1)) {
+		if (__builtin_expect(sim_bb_match(mem, f->bytes), 1))
+			return false;
+	} else if (!f->hazard && (f->counter & (sq->nbb - 1)) + f->nbb <= sq->nbb &&
+	           memcmp(mem, f->bytes, sim_fetched_len(f)) == 0) {
 		return false;
+	}
 	if (qp->dev->o.hazard == SIM_HAZARD_OFF)
 		return false;
 	return sim_sq_hazard_check_slow(qp, f, t);
@@ -812,11 +851,21 @@ struct sim_xctx {
 	struct sim_qp *qp;
 	struct sim_fetched *f;
 	const struct prism_wqe *w;
-	struct sim_outst *os; /* the WQE's outstanding entry */
+	struct sim_outst *os; /* the WQE's entry (ordering verbs: may be NULL, unused) */
 	sim_time_t start;
 	struct sim_cost cost;
 };
 typedef int (*sim_exec_fn)(struct sim_xctx *x);
+/* SEND_EN / RECV_EN need a cross-channel QP (qpc.cd_master).  Only software
+ * checks for this are public (MLNX_OFED libmlx5), so the error is a sim
+ * choice; WAIT runs on any send queue (DPDK posts it on plain Tx SQs, UCC on
+ * plain RC QPs): rule enable-needs-cross-channel.  Checked first by their
+ * executors (a local QP operation error, before anything else). */
+static inline bool sim_enable_refused(const struct sim_qp *qp, uint8_t opcode)
+{
+	return (opcode == PRISM_OP_SEND_ENABLE || opcode == PRISM_OP_RECV_ENABLE) &&
+	       !(qp->flags & SIM_QP_CROSS_CHANNEL);
+}
 int sim_exec_nop(struct sim_xctx *x);
 int sim_exec_wait(struct sim_xctx *x);
 int sim_exec_send_en(struct sim_xctx *x);
@@ -951,9 +1000,9 @@ uint64_t sim_masked_add64(uint64_t a, uint64_t b, uint64_t boundary);
 void sim_outst_pop(struct sim_qp *qp);
 void sim_outst_complete(struct sim_qp *qp); /* emits CQEs of done entries in order */
 /* Completes @o, the oldest entry, done without error: completion times and
- * its CQE when signaled.  sim_outst_complete retires done entries in order;
- * an ordering verb that ran on an empty ring and finished in its own step
- * (sim_outst_next, never counted) is retired directly.  Inline: the CQE (out
+ * its CQE when signaled.  sim_outst_complete retires done entries in order
+ * (an ordering verb that ran on an empty ring takes no entry: sim_sq_step
+ * completes it the same way, and fills one only for its CQE).  Inline: the CQE (out
  * of line, sim_outst_retire_cqe) is the rare part, most entries of a chain
  * being unsignaled. */
 void sim_outst_retire_cqe(struct sim_qp *qp, const struct sim_outst *o, sim_time_t t);
@@ -972,7 +1021,8 @@ static inline void sim_outst_retire(struct sim_qp *qp, const struct sim_outst *o
 void sim_requester_rx(struct sim_qp *qp, struct sim_pkt *p);
 void sim_requester_rnr_resend(struct sim_qp *qp);
 /* Sends a request for the outstanding entry @os (keeps it for an RNR resend:
- * lent while it waits in this device's own inbox, else a copy). */
+ * lent while it waits in this device's own inbox, else a copy), with
+ * os->rnr_able set when the request consumes a receive. */
 int sim_send_request(struct sim_qp *qp, struct sim_outst *os, struct sim_pkt *p);
 
 /* sim_responder.c */
@@ -1054,8 +1104,7 @@ static inline struct sim_outst *sim_outst_at(const struct sim_sq *sq, uint32_t i
 	return &sq->os[(sq->os_head + i) & (sq->os_cap - 1)];
 }
 /* The entry the next push takes, not yet counted, with what its completion
- * reads (sim_outst_retire) cleared: enough for an ordering verb that
- * completes in its own step (the caller has checked there is room:
+ * reads (sim_outst_retire) cleared (the caller has checked there is room:
  * sim_sq_ready). */
 static inline struct sim_outst *sim_outst_next(struct sim_qp *qp)
 {
@@ -1103,29 +1152,29 @@ static inline uint32_t sim_extend16(uint32_t cur, uint32_t v16)
  * drivers simply never ring one). */
 static inline uint32_t sim_qp_sq_limit(const struct sim_qp *qp)
 {
-	const struct sim_sq *sq = &qp->sq;
+	return qp->sq.limit;
+}
+/* Every change of sq->pi or sq->en (doorbell, SEND_EN, reset) recomputes
+ * the limit here, where the rule is. */
+static inline void sim_sq_set_limit(struct sim_qp *qp)
+{
+	struct sim_sq *sq = &qp->sq;
 
 	if (!(qp->flags & SIM_QP_MANAGED_SEND))
-		return sq->pi;
-	return (int32_t)(sq->en - sq->pi) > 0 ? sq->en : sq->pi;
-}
-/* Bytes fetched of a WQE whose control segment says DS @ds (1 to 63): the
- * WQE's; a bad DS 0 fetches the control segment alone. */
-static inline uint32_t sim_fetch_len(unsigned ds)
-{
-	return ds ? ds * PRISM_WQE_DS_BYTES : PRISM_WQE_DS_BYTES;
+		sq->limit = sq->pi;
+	else
+		sq->limit = (int32_t)(sq->en - sq->pi) > 0 ? sq->en : sq->pi;
 }
 /* Records in @f (its bytes already copied) and in the per-BB fetch records
  * the fetch at @t of the WQE of @nbb BBs at BB counter @fetch (first BB at
  * @src in the ring). */
 static inline void sim_sq_fetched(struct sim_sq *sq, struct sim_fetched *f, uint32_t fetch,
-                                  const uint8_t *src, unsigned nbb, uint32_t len, sim_time_t t,
+                                  const uint8_t *src, unsigned nbb, sim_time_t t,
                                   enum sim_order order, uint64_t wseq)
 {
 	f->counter = fetch;
 	f->mem = src;
 	f->nbb = (uint16_t)nbb;
-	f->len = (uint16_t)len;
 	f->order = order;
 	f->fetched_at = t;
 	f->wseq = wseq;
@@ -1143,42 +1192,6 @@ static inline void sim_sq_fetch(struct sim_qp *qp, sim_time_t t, enum sim_order 
 	if ((int32_t)(limit - qp->sq.fetch) <= 0)
 		return; /* nothing posted / enabled beyond what was fetched */
 	sim_sq_fetch_upto(qp, t, first_order, limit);
-}
-/* sim_sq_fetch after a step of @qp (RTS) at @t: the step freed room in the
- * window.  The common case, one more one-BB WQE into a window that still
- * holds WQEs (no head to decode, no queue to wake) and no observer (no
- * FETCH event), is fetched inline; the rest, if anything, by
- * sim_sq_fetch_upto, as before. */
-static inline void sim_sq_fetch_next(struct sim_qp *qp, sim_time_t t)
-{
-	struct sim_sq *sq = &qp->sq;
-	uint32_t fetch = sq->fetch;
-	/* BBs below the limit, and room in the window, from fetch on */
-	int32_t posted = (int32_t)(sim_qp_sq_limit(qp) - fetch);
-	int32_t room = (int32_t)(sq->head + sq->pf_max_bbs - fetch);
-	const uint8_t *src;
-	unsigned ds;
-
-	if (posted <= 0)
-		return; /* nothing posted / enabled beyond what was fetched */
-	src = sq->buf + (size_t)(fetch & (sq->nbb - 1)) * PRISM_WQE_BB;
-	ds = src[7] & 0x3fu;
-	if (room > 0 && sq->pf_cnt && ds <= PRISM_WQE_BB / PRISM_WQE_DS_BYTES &&
-	    !qp->dev->obs.event) {
-		struct sim_fetched *f = &sq->pf[(sq->pf_head + sq->pf_cnt) & (sq->pf_cap - 1)];
-
-		sim_sq_fetched(sq, f, fetch, src, 1, sim_fetch_len(ds), t, SIM_ORDER_WQ,
-		               qp->dev->wseq);
-		sq->fetch = fetch + 1;
-		sq->pf_cnt++;
-		qp->dev->st.fetches++;
-		/* the whole block (a fixed-size copy; bytes past len are never
-		 * read), last: byte stores, after which nothing is reloaded */
-		memcpy(f->bytes, src, PRISM_WQE_BB);
-		if (posted == 1 || room == 1)
-			return;
-	}
-	sim_sq_fetch_upto(qp, t, SIM_ORDER_WQ, fetch + (uint32_t)posted);
 }
 /* How far receives may be consumed (absolute receive counter). */
 static inline uint32_t sim_qp_rq_limit(struct sim_qp *qp)
@@ -1222,21 +1235,30 @@ static inline bool sim_mr_in_bounds(const struct sim_mr *mr, uint64_t addr, uint
 	return off <= mr->len && len <= mr->len - off;
 }
 
-/* The key must name an MR of @qp's protection domain (IBA 10.6.3.1: an
- * L_Key / R_Key is valid only for QPs of the MR's PD), with the rights
- * @need and the range in bounds. */
+/* The MR @key names if it is of @qp's protection domain (IBA 10.6.3.1: an
+ * L_Key / R_Key is valid only for QPs of the MR's PD) with the rights
+ * @need, else NULL. */
+static inline const struct sim_mr *sim_mr_granted(const struct sim_qp *qp, uint32_t key,
+                                                  unsigned need)
+{
+	const struct sim_mr *mr = sim_mr_by_key(qp->dev, key);
+
+	return mr && mr->pd == qp->pd && (mr->access & need) == need ? mr : NULL;
+}
+
+/* The key must name an MR granted to @qp (above), with the range in
+ * bounds. */
 static inline int sim_mr_check(const struct sim_qp *qp, uint32_t key, uint64_t addr, uint64_t len,
                                unsigned need, uint8_t **host, uint8_t synd)
 {
-	struct sim_mr *mr;
+	const struct sim_mr *mr;
 
 	if (len == 0) {
 		*host = NULL;
 		return 0;
 	}
-	mr = sim_mr_by_key(qp->dev, key);
-	if (!mr || mr->pd != qp->pd || (mr->access & need) != need ||
-	    !sim_mr_in_bounds(mr, addr, len))
+	mr = sim_mr_granted(qp, key, need);
+	if (!mr || !sim_mr_in_bounds(mr, addr, len))
 		return synd;
 	*host = (uint8_t *)(uintptr_t)addr;
 	return 0;
@@ -1248,6 +1270,26 @@ static inline int sim_mr_check_local(const struct sim_qp *qp, uint32_t lkey, uin
                                      uint64_t len, unsigned need, uint8_t **host)
 {
 	return sim_mr_check(qp, lkey, addr, len, need, host, PRISM_SYND_LOCAL_PROT_ERR);
+}
+
+/* sim_mr_check_local for the entries of one scatter/gather list, in order:
+ * *@mr is the MR granted to the last entry that named one (NULL before the
+ * first), and an entry with its key checks only its bounds (nothing
+ * between two entries of a list changes an MR). */
+static inline int sim_mr_check_local_next(const struct sim_qp *qp, const struct sim_mr **mr,
+                                          uint32_t lkey, uint64_t addr, uint64_t len, unsigned need,
+                                          uint8_t **host)
+{
+	if (len == 0) {
+		*host = NULL;
+		return 0;
+	}
+	if (!*mr || (*mr)->key != lkey)
+		*mr = sim_mr_granted(qp, lkey, need);
+	if (!*mr || !sim_mr_in_bounds(*mr, addr, len))
+		return PRISM_SYND_LOCAL_PROT_ERR;
+	*host = (uint8_t *)(uintptr_t)addr;
+	return 0;
 }
 
 /* Remote access (responder @qp): the QP must grant the operation's right

@@ -277,7 +277,8 @@ static uint32_t sq_range_from(struct sim_dev *dev, uintptr_t a)
 		else
 			hi = mid;
 	}
-	dev->sqr_hint = lo;
+	if (lo < dev->nsqr) /* the hint always names a range */
+		dev->sqr_hint = lo;
 	return lo;
 }
 
@@ -288,7 +289,7 @@ static inline void attribute(struct sim_dev *dev, uintptr_t lo, uintptr_t hi, co
 	uintptr_t base = lo;
 
 	/* most often wholly inside the queue the last write went to */
-	if (dev->sqr_hint < dev->nsqr && last->lo <= lo && hi <= last->hi) {
+	if (last->lo <= lo && hi <= last->hi) {
 		sim_sq_patch(last->qp, (uint32_t)(lo - last->lo), src, (uint32_t)(hi - lo), w, t);
 		return;
 	}
@@ -329,7 +330,7 @@ void sim_mem_write_sq(struct sim_dev *dev, uint8_t *dst, const void *src, size_t
 	const struct sim_sqrange *r = &dev->sqr[dev->sqr_hint];
 	uintptr_t lo = (uintptr_t)dst, hi = lo + len;
 
-	if (dev->sqr_hint < dev->nsqr && r->lo <= lo && hi <= r->hi && !dev->obs.event &&
+	if (r->lo <= lo && hi <= r->hi && !dev->obs.event &&
 	    (lo - r->lo) % PRISM_WQE_BB + len <= PRISM_WQE_BB &&
 	    sim_sq_patch_one(&r->qp->sq, dev->wseq, (uint32_t)((lo - r->lo) / PRISM_WQE_BB), w,
 	                     dev->o.hazard != SIM_HAZARD_OFF && w->kind == SIM_WRITER_SQ)) {

@@ -85,17 +85,15 @@ static inline struct sim_pkt *sim_reply_alloc(struct sim_qp *qp, const struct si
 	struct sim_dev *dev = qp->dev;
 	struct sim_pkt *p;
 
-	if (!dev->folding || dev->fold_taken || qp->last_tx_t > req->t ||
-	    qp->inbox_after > req->t || payload_len > SIM_PKT_SMALL)
+	/* inbox_after is at most last_tx_t + 1 (set with it, which only
+	 * grows): it can keep the fold only when @qp last sent at req->t */
+	if (dev->fold_state != SIM_FOLD_OPEN || payload_len > SIM_PKT_SMALL ||
+	    (qp->last_tx_t >= req->t && (qp->last_tx_t > req->t || qp->inbox_after > req->t)))
 		return sim_pkt_alloc(dev, payload_len);
-	dev->fold_taken = true;
+	dev->fold_state = SIM_FOLD_TAKEN;
 	p = &dev->fold.box.pkt;
-	/* Without an observer, nothing reads a field of it that its builder
-	 * (respond) does not write: the dispatch reads the source and the
-	 * destination QP, the requester the kind, PSN, syndrome, RNR timer,
-	 * time and payload. */
-	if (dev->obs.event)
-		memset(p, 0, SIM_PKT_HDR_BYTES);
+	/* its header, stale until then, is written by respond() (whole
+	 * with an observer; without one what its readers read) */
 	p->payload_len = payload_len;
 	p->payload = payload_len ? dev->fold.room : NULL;
 	return p;
@@ -192,7 +190,7 @@ static inline int sim_wire_xmit(struct sim_qp *src, struct sim_pkt *p)
 {
 	struct sim_dev *dev = src->dev;
 
-	if (dev->obs.event || p->dst_node != dev->o.node)
+	if (p->dst_node != dev->quiet_dst) /* another node, or an observer */
 		return sim_wire_xmit_any(src, p);
 	sim_wire_sent(dev, src, p);
 	return sim_wire_loopback(dev, src, p);

@@ -357,7 +357,7 @@ static void reset_queues(struct sim_qp *qp)
 	sq->os_head = sq->os_cnt = 0;
 	sq->rnr_outst = 0;
 	sq->pf_head = sq->pf_cnt = 0;
-	sq->pi = sq->en = sq->fetch = sq->head = 0;
+	sq->pi = sq->en = sq->fetch = sq->head = sq->limit = 0;
 	sq->block = SIM_BLOCK_NONE;
 	sq->after_wait = false;
 	qp->rq.pi = qp->rq.en = qp->rq.head = 0;

@@ -22,10 +22,10 @@ static const uint32_t rnr_timer_10us[32] = {
     2048,  3072, 4096, 6144, 8192, 12288, 16384, 24576, 32768, 49152,
 };
 
-static inline void outst_pop(struct sim_qp *qp)
+/* Drops @o, the head entry. */
+static inline void outst_pop_head(struct sim_qp *qp, struct sim_outst *o)
 {
 	struct sim_sq *sq = &qp->sq;
-	struct sim_outst *o = &sq->os[sq->os_head];
 
 	if (o->rnr_able)
 		sq->rnr_outst--;
@@ -37,7 +37,7 @@ static inline void outst_pop(struct sim_qp *qp)
 
 void sim_outst_pop(struct sim_qp *qp)
 {
-	outst_pop(qp);
+	outst_pop_head(qp, &qp->sq.os[qp->sq.os_head]);
 }
 
 /* A packet made an outstanding entry done: a queue parked on a fence or a
@@ -68,14 +68,16 @@ void sim_outst_retire_cqe(struct sim_qp *qp, const struct sim_outst *o, sim_time
 	(void)sim_cq_push(qp->scq, &c, t);
 }
 
-/* sim_outst_complete, inline in the response path (its every packet). */
-static inline __attribute__((always_inline)) void complete(struct sim_qp *qp)
+/* sim_outst_complete from @o, the head entry of a ring that holds one,
+ * inline in the response path (its every packet).  sq->block stays as it
+ * is: sim_sq_ready() sets it afresh whenever it is asked, and only park()
+ * reads FENCE / OUTST, right after. */
+static inline __attribute__((always_inline)) void complete_from(struct sim_qp *qp,
+                                                                struct sim_outst *o)
 {
 	struct sim_sq *sq = &qp->sq;
 
-	while (sq->os_cnt) {
-		struct sim_outst *o = &sq->os[sq->os_head];
-
+	for (;;) {
 		if (!o->done)
 			return;
 		if (o->syndrome) {
@@ -85,21 +87,25 @@ static inline __attribute__((always_inline)) void complete(struct sim_qp *qp)
 			return;
 		}
 		sim_outst_retire(qp, o);
-		outst_pop(qp);
+		outst_pop_head(qp, o);
+		if (!sq->os_cnt)
+			return;
+		o = &sq->os[sq->os_head];
 	}
-	/* sq->block stays as it is: sim_sq_ready() sets it afresh whenever
-	 * it is asked, and only park() reads FENCE / OUTST, right after */
 }
 
 void sim_outst_complete(struct sim_qp *qp)
 {
-	complete(qp);
+	if (qp->sq.os_cnt)
+		complete_from(qp, &qp->sq.os[qp->sq.os_head]);
 }
 
 /*
  * The request is kept only where an RNR NAK can make it go again (go-back-N
- * resends from the NAKed PSN on): for a SEND / SEND_IMM / WRITE_IMM, and for
- * anything sent while one of those is outstanding.
+ * resends from the NAKed PSN on): for a SEND / SEND_IMM / WRITE_IMM (its
+ * executor sets @os->rnr_able, clear in a fresh entry: sim_exec_write knows
+ * the kind it sends), and for anything sent while one of those is
+ * outstanding.
  *
  * A request to another node is copied (the peer device or the transport
  * owns what was sent).  A loopback request is lent instead of copied: the
@@ -116,8 +122,6 @@ int sim_send_request(struct sim_qp *qp, struct sim_outst *os, struct sim_pkt *p)
 {
 	struct sim_sq *sq = &qp->sq;
 
-	os->rnr_able =
-	    p->kind == SIM_PKT_SEND || p->kind == SIM_PKT_SEND_IMM || p->kind == SIM_PKT_WRITE_IMM;
 	if (os->rnr_able)
 		sq->rnr_outst++;
 	if (sq->rnr_outst) {
@@ -143,26 +147,30 @@ int sim_send_request(struct sim_qp *qp, struct sim_outst *os, struct sim_pkt *p)
 	return 0;
 }
 
-/* The ring position of the sent entry with PSN @psn, or -1: none (a stale
- * or duplicate response, or a PSN never sent).  Sent entries hold
+/* The sent entry with PSN @psn (*@pos: its ring position), or NULL: none
+ * (a stale or duplicate response, or a PSN never sent).  Sent entries hold
  * consecutive PSNs in ring order, so this is also the window check. */
-static int find_psn(const struct sim_qp *qp, uint32_t psn)
+static struct sim_outst *find_psn(const struct sim_qp *qp, uint32_t psn, uint32_t *pos)
 {
 	const struct sim_sq *sq = &qp->sq;
+	struct sim_outst *o = &sq->os[sq->os_head];
 
-	if (sq->os_cnt && sq->os[sq->os_head].sent && sq->os[sq->os_head].psn == psn)
-		return 0; /* the oldest: responses come in order */
+	*pos = 0;
+	if (sq->os_cnt && o->sent && o->psn == psn)
+		return o; /* the oldest: responses come in order */
 	for (uint32_t i = 1; i < sq->os_cnt; i++) {
-		const struct sim_outst *o = sim_outst_at(sq, i);
-
-		if (o->sent && o->psn == psn)
-			return (int)i;
+		o = sim_outst_at(sq, i);
+		if (o->sent && o->psn == psn) {
+			*pos = i;
+			return o;
+		}
 	}
-	return -1;
+	return NULL;
 }
 
-/* READ / atomic response data into the local scatter list. */
-static uint8_t land(struct sim_qp *qp, struct sim_outst *o, const struct sim_pkt *p)
+/* READ / atomic response data into the local scatter list, at @t (when
+ * @o is done). */
+static uint8_t land(struct sim_qp *qp, struct sim_outst *o, const struct sim_pkt *p, sim_time_t t)
 {
 	struct sim_writer w = {
 	    .kind = SIM_WRITER_SQ,
@@ -172,7 +180,6 @@ static uint8_t land(struct sim_qp *qp, struct sim_outst *o, const struct sim_pkt
 	    .issued_at = o->start,
 	};
 	uint32_t off = 0;
-	sim_time_t t = p->t > o->ready_at ? p->t : o->ready_at;
 	/* the list passed these checks when it was sent (sim_exec_read /
 	 * sim_exec_atomic, for its whole byte counts): unless an MR went away
 	 * since, they pass again */
@@ -220,13 +227,32 @@ static void on_rnr(struct sim_qp *qp, struct sim_outst *o, const struct sim_pkt 
 	sq->rnr_mark = __atomic_load_n(&qp->dev->outside_progress, __ATOMIC_RELAXED);
 }
 
-/* @o got its response at @t (@synd 0: success; else its error syndrome). */
-static inline void mark_done(struct sim_qp *qp, struct sim_outst *o, uint8_t synd, sim_time_t t)
+/* When @o is done, its response having arrived at @t: not before it was
+ * ready. */
+static inline sim_time_t done_time(const struct sim_outst *o, sim_time_t t)
+{
+	return t > o->ready_at ? t : o->ready_at;
+}
+
+/* @o is done at @done_at (done_time; @synd 0: success; else its error
+ * syndrome). */
+static inline void mark_done(struct sim_qp *qp, struct sim_outst *o, uint8_t synd,
+                             sim_time_t done_at)
 {
 	o->done = true;
 	o->syndrome = synd;
-	o->done_at = t > o->ready_at ? t : o->ready_at;
-	sim_advance_now(qp->dev, o->done_at);
+	o->done_at = done_at;
+	sim_advance_now(qp->dev, done_at);
+}
+
+/* An ACK acknowledges @o (done at @t) if it is a sent SEND / WRITE not yet
+ * done (on_ack). */
+static inline bool ack_entry(struct sim_qp *qp, struct sim_outst *o, sim_time_t t)
+{
+	if (!o->sent || o->done || o->read_like)
+		return false;
+	mark_done(qp, o, 0, done_time(o, t));
+	return true;
 }
 
 /*
@@ -237,46 +263,42 @@ static inline void mark_done(struct sim_qp *qp, struct sim_outst *o, uint8_t syn
  * only by its response: one before n with no response yet stays waiting for
  * it (the sim's wire loses nothing; a chaos-mode READ is answered after the
  * ACKs of later requests), and so do the completions behind it (in order).
- * Returns how many entries the ACK completed (0: a duplicate).
+ * Returns how many entries the ACK completed (0: a duplicate).  @last: the
+ * entry at @pos, the ACK's own.
  */
-static uint32_t on_ack(struct sim_qp *qp, uint32_t pos, sim_time_t t)
+static uint32_t on_ack(struct sim_qp *qp, struct sim_outst *last, uint32_t pos, sim_time_t t)
 {
-	struct sim_sq *sq = &qp->sq;
 	uint32_t n = 0;
 
-	for (uint32_t i = 0; i <= pos; i++) {
-		struct sim_outst *o = sim_outst_at(sq, i);
-
-		if (o->sent && !o->done && !o->read_like) {
-			mark_done(qp, o, 0, t);
-			n++;
-		}
-	}
-	return n;
+	for (uint32_t i = 0; i < pos; i++)
+		n += ack_entry(qp, sim_outst_at(&qp->sq, i), t);
+	return n + ack_entry(qp, last, t);
 }
 
 void sim_requester_rx(struct sim_qp *qp, struct sim_pkt *p)
 {
 	struct sim_outst *o;
 	uint8_t synd = 0;
-	int pos;
+	sim_time_t t;
+	uint32_t pos;
 
 	if (qp->state != SIM_QPS_RTS)
 		return; /* responses to an ERR/RESET QP are dropped */
-	pos = find_psn(qp, p->psn);
-	if (pos < 0)
+	o = find_psn(qp, p->psn, &pos);
+	if (!o)
 		return; /* stale, duplicate, or never sent */
 	if (p->kind == SIM_PKT_ACK) {
-		if (!on_ack(qp, (uint32_t)pos, p->t))
+		if (!on_ack(qp, o, pos, p->t))
 			return; /* duplicate, or the PSN of an unanswered READ / atomic */
 		qp->sq.rnr_left = qp->rnr_retry;
 		done_by_packet(qp);
-		complete(qp); /* returns at once while the head is open */
+		/* returns at once while the head is open */
+		complete_from(qp, pos ? &qp->sq.os[qp->sq.os_head] : o);
 		return;
 	}
-	o = sim_outst_at(&qp->sq, (uint32_t)pos);
 	if (o->done)
 		return; /* duplicate */
+	t = done_time(o, p->t);
 	switch (p->kind) {
 	case SIM_PKT_NAK:
 		if (p->syndrome == PRISM_SYND_RNR_RETRY_EXC_ERR) {
@@ -287,16 +309,16 @@ void sim_requester_rx(struct sim_qp *qp, struct sim_pkt *p)
 		break;
 	case SIM_PKT_READ_RESP:
 	case SIM_PKT_ATOMIC_RESP:
-		synd = land(qp, o, p);
+		synd = land(qp, o, p, t);
 		break;
 	default:
 		return; /* rx_dispatch hands over responses only */
 	}
 	qp->sq.rnr_left = qp->rnr_retry;
-	mark_done(qp, o, synd, p->t);
+	mark_done(qp, o, synd, t);
 	done_by_packet(qp);
 	if (!pos) /* else an older entry is still open */
-		complete(qp);
+		complete_from(qp, o);
 }
 
 /* Go-back-N after an RNR NAK: resend every unacknowledged request from the

@@ -34,28 +34,42 @@ static inline __attribute__((always_inline)) void respond(struct sim_qp *qp,
 		p = sim_reply_alloc(qp, req, 0);
 	if (!p)
 		return; /* out of memory: the requester's WQE stays outstanding */
+	if (p == &dev->fold.box.pkt && !dev->obs.event) {
+		/* Folded (sim_reply_alloc), no observer: nothing reads a field
+		 * of its header that is not written here: the dispatch reads the
+		 * source and the destination QP, the requester the kind, PSN,
+		 * time and payload, and in a NAK the syndrome and RNR timer.
+		 * It is due at its request's time, and sending it is its count
+		 * and this QP's send time (sim_wire_sent: folded only when the
+		 * QP sent nothing later). */
+		p->kind = kind;
+		p->src_node = dev->o.node;
+		p->src_qpn = qp->qpn;
+		p->dst_qpn = req->src_qpn;
+		p->psn = req->psn;
+		if (kind == SIM_PKT_NAK) {
+			p->syndrome = synd;
+			p->rnr_timer = qp->min_rnr_timer;
+		}
+		p->t = req->t;
+		qp->last_tx_t = req->t;
+		dev->st.pkts++;
+		return;
+	}
+	if (p == &dev->fold.box.pkt) /* folded, observed: whole, as a fresh packet */
+		memset(p, 0, SIM_PKT_HDR_BYTES);
 	p->kind = kind;
-	p->syndrome = synd;
-	p->rnr_timer = qp->min_rnr_timer;
 	p->src_node = dev->o.node;
 	p->src_qpn = qp->qpn;
 	p->dst_qpn = req->src_qpn;
 	p->psn = req->psn;
-	if (p == &dev->fold.box.pkt && !dev->obs.event) {
-		/* folded, no observer: the header holds what the dispatch and
-		 * the requester read (sim_reply_alloc); it is due at its
-		 * request's time, and sending it is its count and this QP's
-		 * send time (sim_wire_xmit) */
-		p->t = req->t;
-		sim_wire_sent(dev, qp, p);
-		return;
-	}
+	p->syndrome = synd;
+	p->rnr_timer = qp->min_rnr_timer;
 	p->dst_node = req->src_node;
 	p->msn = qp->msn;
 	p->wqe_counter = req->wqe_counter;
 	p->opcode = req->opcode;
-	if (p->t < req->t)
-		p->t = req->t;
+	p->t = req->t; /* sent at once */
 	sim_wire_xmit(qp, p);
 }
 
@@ -66,13 +80,16 @@ static __attribute__((noinline)) void respond_nak(struct sim_qp *qp, const struc
 	respond(qp, req, SIM_PKT_NAK, synd, NULL);
 }
 
-static void resp_cqe(struct sim_qp *qp, uint8_t op, uint8_t synd, uint32_t counter,
-                     const struct sim_pkt *req, uint32_t bytes)
+/* The receive CQE of receive WQE rq.head, for @req.  Out of line, its
+ * arguments as they are (noipa: a copy taking the fields it reads would
+ * pass some of them on the stack). */
+static __attribute__((noipa)) void resp_cqe(struct sim_qp *qp, uint8_t op, uint8_t synd,
+                                            const struct sim_pkt *req, uint32_t bytes)
 {
 	struct prism_cqe c = {
 	    .opcode = op,
 	    .syndrome = synd,
-	    .wqe_counter = (uint16_t)counter,
+	    .wqe_counter = (uint16_t)qp->rq.head,
 	    .byte_count = bytes,
 	    .qpn = qp->qpn,
 	    .imm = req->imm,
@@ -106,17 +123,23 @@ static struct sim_writer remote_writer(const struct sim_qp *qp, const struct sim
 	return w;
 }
 
+/* Is a receive WQE usable (else RNR)?  Reads the host's doorbell record. */
+static inline bool rq_ready(struct sim_qp *qp)
+{
+	return qp->rq.n && (int32_t)(sim_qp_rq_limit(qp) - qp->rq.head) > 0;
+}
+
 /*
  * Consumes the next usable receive WQE: scatters @data (may be NULL for a
  * WRITE_IMM) and writes the receive CQE.  Returns 0, -EAGAIN when no
- * receive is usable (RNR), or a syndrome > 0 for the responder's CQE.
- * Inline into serve_send and serve_write (whose @data and @cqe_op fold), as
- * they are into the dispatch: one call per request packet.
+ * receive is usable (RNR; not asked when @ready), or a syndrome > 0 for the
+ * responder's CQE.  Inline into serve_send and serve_write (whose @data and
+ * @cqe_op fold), as they are into the dispatch: one call per request packet.
  */
 static inline __attribute__((always_inline)) int consume_recv(struct sim_qp *qp,
                                                               const struct sim_pkt *p,
                                                               const uint8_t *data, uint32_t len,
-                                                              uint8_t cqe_op)
+                                                              uint8_t cqe_op, bool ready)
 {
 	struct sim_rq *rq = &qp->rq;
 	struct prism_sge sge[PRISM_WQE_MAX_SGE];
@@ -124,7 +147,7 @@ static inline __attribute__((always_inline)) int consume_recv(struct sim_qp *qp,
 	unsigned bad;
 	int n;
 
-	if (!rq->n || (int32_t)(sim_qp_rq_limit(qp) - rq->head) <= 0)
+	if (!ready && !rq_ready(qp))
 		return -EAGAIN;
 	/* rq->max_sge is 1..PRISM_WQE_MAX_SGE (sim_qp_create) */
 	n = wqe_rwqe_decode_body(rq->buf + (size_t)(rq->head & (rq->n - 1)) * rq->stride,
@@ -133,13 +156,14 @@ static inline __attribute__((always_inline)) int consume_recv(struct sim_qp *qp,
 		return PRISM_SYND_LOCAL_QP_OP_ERR;
 	if (data) {
 		struct sim_writer w = remote_writer(qp, p, SIM_WRITER_RQ, rq->head);
+		const struct sim_mr *mr = NULL;
 
 		for (int i = 0; i < n && off < len; i++) {
 			uint32_t k = sge[i].byte_count < len - off ? sge[i].byte_count : len - off;
 			uint8_t *dst;
 
-			if (sim_mr_check_local(qp, sge[i].lkey, sge[i].addr, k,
-			                       SIM_ACCESS_LOCAL_WRITE, &dst))
+			if (sim_mr_check_local_next(qp, &mr, sge[i].lkey, sge[i].addr, k,
+			                            SIM_ACCESS_LOCAL_WRITE, &dst))
 				return PRISM_SYND_LOCAL_PROT_ERR;
 			sim_mem_write(qp->dev, dst, data + off, k, &w, p->t);
 			off += k;
@@ -147,7 +171,7 @@ static inline __attribute__((always_inline)) int consume_recv(struct sim_qp *qp,
 		if (off < len)
 			return PRISM_SYND_LOCAL_LENGTH_ERR;
 	}
-	resp_cqe(qp, cqe_op, 0, rq->head, p, len);
+	resp_cqe(qp, cqe_op, 0, p, len);
 	rq->head++;
 	return 0;
 }
@@ -155,7 +179,7 @@ static inline __attribute__((always_inline)) int consume_recv(struct sim_qp *qp,
 /* A receive-side failure consumes the receive WQE with an error CQE. */
 static void recv_fail(struct sim_qp *qp, const struct sim_pkt *p, int synd)
 {
-	resp_cqe(qp, PRISM_CQE_RESP_ERR, (uint8_t)synd, qp->rq.head, p, 0);
+	resp_cqe(qp, PRISM_CQE_RESP_ERR, (uint8_t)synd, p, 0);
 	qp->rq.head++;
 	resp_fail(qp, p,
 	          synd == PRISM_SYND_LOCAL_LENGTH_ERR ? PRISM_SYND_REMOTE_INVAL_REQ_ERR
@@ -171,9 +195,9 @@ static bool rnr(struct sim_qp *qp, const struct sim_pkt *p)
 static inline __attribute__((always_inline)) bool serve_send(struct sim_qp *qp,
                                                              const struct sim_pkt *p)
 {
-	int rc = consume_recv(qp, p, p->payload, p->payload_len,
-	                      p->kind == SIM_PKT_SEND_IMM ? PRISM_CQE_RESP_SEND_IMM
-	                                                  : PRISM_CQE_RESP_SEND);
+	int rc = consume_recv(
+	    qp, p, p->payload, p->payload_len,
+	    p->kind == SIM_PKT_SEND_IMM ? PRISM_CQE_RESP_SEND_IMM : PRISM_CQE_RESP_SEND, false);
 
 	if (rc == -EAGAIN)
 		return rnr(qp, p);
@@ -198,12 +222,18 @@ static inline __attribute__((always_inline)) bool serve_write(struct sim_qp *qp,
 		return false;
 	}
 	/* WRITE_IMM needs a receive: check before any byte lands (RNR) */
-	if (p->kind == SIM_PKT_WRITE_IMM &&
-	    (!qp->rq.n || (int32_t)(sim_qp_rq_limit(qp) - qp->rq.head) <= 0))
+	if (p->kind == SIM_PKT_WRITE_IMM && !rq_ready(qp))
 		return rnr(qp, p);
 	sim_mem_write(qp->dev, dst, p->payload, p->payload_len, &w, p->t);
 	if (p->kind == SIM_PKT_WRITE_IMM) {
-		rc = consume_recv(qp, p, NULL, p->payload_len, PRISM_CQE_RESP_WR_IMM);
+		/* The receive stays usable: its limit only grows (the doorbell
+		 * record is extended forward, RECV_EN raises rq->en), and reading
+		 * the record again tells something new only when this write
+		 * changed it. */
+		uintptr_t db = (uintptr_t)qp->dbrec, lo = (uintptr_t)dst;
+		bool ready = lo >= db + 4 || lo + p->payload_len <= db;
+
+		rc = consume_recv(qp, p, NULL, p->payload_len, PRISM_CQE_RESP_WR_IMM, ready);
 		if (rc > 0) {
 			recv_fail(qp, p, rc);
 			return false;
@@ -237,7 +267,6 @@ static bool serve_atomic(struct sim_qp *qp, const struct sim_pkt *p)
 	sim_atomic_apply(p->opcode, size, dst, p->swap, p->compare, p->swap_mask, p->compare_mask,
 	                 r->payload, result);
 	sim_mem_write(qp->dev, dst, result, size, &w, p->t);
-	r->t = p->t;
 	respond(qp, p, SIM_PKT_ATOMIC_RESP, 0, r);
 	return true;
 }
@@ -334,7 +363,6 @@ static bool serve_read(struct sim_qp *qp, const struct sim_pkt *p)
 		r = sim_reply_alloc(qp, p, p->len); /* sent at once */
 		if (!r)
 			return false;
-		r->t = p->t;
 		if (p->len)
 			sim_mem_read(r->payload, src, p->len);
 		respond(qp, p, SIM_PKT_READ_RESP, 0, r);

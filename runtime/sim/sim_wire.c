@@ -336,17 +336,17 @@ static inline void rx_dispatch(struct sim_dev *dev, struct sim_pkt *p)
 	if (dev->obs.event)
 		emit_pkt(dev, SIM_EV_PKT_RX, p->dst_qpn, p);
 	/* RC: a QP takes packets only from the QP it is connected to, and
-	 * only those that arrived after it was created */
+	 * only those that arrived after it was created; a packet from outside
+	 * must be of a kind this device knows (its own packets are) */
 	if (!qp || qp->peer_node != p->src_node || qp->peer_qpn != p->src_qpn ||
-	    (unsigned)p->kind > SIM_PKT_ATOMIC_RESP ||
-	    (sim_pkt_box(p)->outside && qp->birth >= sim_pkt_box(p)->outside))
+	    (sim_pkt_box(p)->outside &&
+	     ((unsigned)p->kind > SIM_PKT_ATOMIC_RESP || qp->birth >= sim_pkt_box(p)->outside)))
 		return;
 	if (is_response(p->kind)) {
 		sim_requester_rx(qp, p);
-	} else if (p->src_node == dev->o.node && dev->o.sched == SIM_SCHED_VTIME) {
-		dev->folding = true;
+	} else if (p->src_node == dev->fold_src) { /* loopback, VTIME mode */
+		dev->fold_state = SIM_FOLD_OPEN;   /* sim_wire_rx closes it */
 		sim_responder_rx(qp, p);
-		dev->folding = false;
 	} else {
 		sim_responder_rx(qp, p);
 	}
@@ -384,6 +384,7 @@ static inline void fold_dispatch(struct sim_dev *dev)
 void sim_wire_rx(struct sim_dev *dev, struct sim_pkt *p)
 {
 	struct sim_outst *lender;
+	int fold;
 
 	rx_dispatch(dev, p);
 	/* a loopback request lent to its outstanding entry goes back to it
@@ -395,10 +396,10 @@ void sim_wire_rx(struct sim_dev *dev, struct sim_pkt *p)
 	} else {
 		sim_pkt_free(dev, p);
 	}
-	if (dev->fold_taken) {
-		dev->fold_taken = false;
+	fold = dev->fold_state;
+	dev->fold_state = SIM_FOLD_NONE;
+	if (fold == SIM_FOLD_TAKEN)
 		fold_dispatch(dev);
-	}
 }
 
 void sim_inbox_drain_async(struct sim_dev *dev)

@@ -7,7 +7,8 @@
  * without the fields the engine never reads: the same decoder body
  * (wqe_decode_body.h), so the same checks in the same order and the same
  * return value; inline, so that the engine's decode of a head WQE has the
- * body in line.  Where a cost model or an observer is handed the decoded
+ * body in line (wqe_decode_fetched: of a fetched copy, whose length is
+ * the WQE's own).  Where a cost model or an observer is handed the decoded
  * WQE, the engine uses prism_wqe_decode() (every field "valid after
  * decode" in <prism/wqe.h>), as do callers that need to say why a WQE was
  * rejected (dumps, the validator, tools).
@@ -32,6 +33,19 @@ static inline __attribute__((always_inline)) int wqe_decode_engine(const uint8_t
                                                                    struct prism_wqe *w)
 {
 	return wqe_decode_body(buf, len, w, true, NULL);
+}
+
+/* wqe_decode_engine of a fetched copy: @buf holds at least the bytes its
+ * own DS (byte 7) says, ds * 16, as the software NIC's fetch copies them;
+ * the same verdict and fields as wqe_decode_engine(buf, ds * 16, w) (or 16
+ * for DS 0).  The length is no separate input: it is the WQE's own, given
+ * as the most any DS can say (63 * 16), so the body's checks of DS against
+ * it hold by construction and fold away (DS bits 7:6 and DS 0 are
+ * rejected before they are reached). */
+static inline __attribute__((always_inline)) int wqe_decode_fetched(const uint8_t *buf,
+                                                                    struct prism_wqe *w)
+{
+	return wqe_decode_body(buf, PRISM_WQE_MAX_BYTES, w, true, NULL);
 }
 
 /* Copies into @w, from @full, the fields wqe_decode_engine leaves alone:

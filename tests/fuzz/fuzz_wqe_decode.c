@@ -10,8 +10,9 @@
  * dirty slot (prism_cqe_encode_body) must match prism_cqe_encode's bytes.
  * The software NIC's decode (wqe_decode_engine) returns the same value as
  * prism_wqe_decode on every input, and writes the same bytes once the
- * fields it leaves alone are copied over (wqe_engine_rest).  A mismatch
- * traps.
+ * fields it leaves alone are copied over (wqe_engine_rest), and its decode
+ * of a fetched copy (wqe_decode_fetched) is that of the WQE's own DS bytes,
+ * reading none past them.  A mismatch traps.
  *
  * Owns: this property only.  Seeds: tests/fuzz/seeds/fuzz_wqe_decode/.
  */
@@ -25,6 +26,29 @@
 #include "wqe/wqe_lean.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* A fetched copy of exactly the WQE's own DS bytes (16 for DS 0), from
+ * @data where it holds them: the fetch's decode reads none past them and
+ * says what the engine's decode of that length says. */
+static void check_fetched(const uint8_t *data, size_t size)
+{
+	static struct prism_wqe a, b;
+	uint32_t own;
+	uint8_t *row;
+
+	if (size < 8)
+		return;
+	own = (data[7] & 0x3fu) ? (data[7] & 0x3fu) * 16u : 16u;
+	if (size < own || !(row = malloc(own)))
+		return;
+	memcpy(row, data, own);
+	memset(&a, 0x3c, sizeof(a));
+	memset(&b, 0x3c, sizeof(b));
+	if (wqe_decode_fetched(row, &a) != wqe_decode_engine(row, own, &b) ||
+	    memcmp(&a, &b, sizeof(a)))
+		__builtin_trap(); /* the fetch's decode differs from the engine's */
+	free(row);
+}
 
 static void check_wqe(const uint8_t *data, size_t size)
 {
@@ -51,6 +75,7 @@ static void check_wqe(const uint8_t *data, size_t size)
 		if (memcmp(&w, &lean, sizeof(w)))
 			__builtin_trap(); /* a field the engine reads differs */
 	}
+	check_fetched(data, size);
 	if (n < 0) {
 		if (diag.code != n || diag.msg[0] == '\0' || prism_wqe_strerror(n)[0] == '\0')
 			__builtin_trap(); /* an error without a diagnostic */

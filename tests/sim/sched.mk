@@ -30,6 +30,11 @@ sim_memread_SRCS := tests/sim/test_memread.c
 TESTS += sim_ack
 sim_ack_SRCS := tests/sim/test_ack.c tests/sim/sim_harness.c
 
+# tests/sim: every entry of a scatter/gather list (READ, WRITE, receive) is
+# held to its bounds, PD and rights, also where entries share a key.
+TESTS += sim_sgl
+sim_sgl_SRCS := tests/sim/test_sgl.c tests/sim/sim_harness.c
+
 # tests/sim: completion channels: an armed CQ's CQE, written by the NIC
 # thread, makes the channel's fd readable (and nothing before it); no
 # wake-up is lost between poll, arm and sleep.

@@ -790,17 +790,20 @@ static size_t random_wqe(uint64_t *s, uint8_t *b, size_t cap)
 /* The engine's decode: same return value over every input, and the same
  * bytes written (both start from the same stale pattern) once the fields it
  * leaves alone (wqe_engine_rest) are copied over: the two are one body,
- * this keeps them so. */
+ * this keeps them so.  The decode of a fetched copy (wqe_decode_fetched,
+ * whatever follows the WQE's own DS bytes) is the engine's decode of those
+ * bytes. */
 static void test_lean_decode_agrees(void **state)
 {
-	static struct prism_wqe full, lean;
-	uint8_t b[PRISM_WQE_MAX_BYTES];
+	static struct prism_wqe full, lean, fetched;
+	uint8_t b[PRISM_WQE_MAX_BYTES], row[PRISM_WQE_MAX_BYTES];
 	uint64_t s = 0x9e3779b97f4a7c15ull;
 	unsigned ok = 0, bad = 0;
 
 	for (unsigned i = 0; i < 20000; i++) {
 		size_t len = random_wqe(&s, b, 16u * (1u + i % 12u));
 		struct prism_wqe_diag diag = {0};
+		uint32_t own;
 		int n;
 
 		memset(&full, (int)(i & 0xff), sizeof(full));
@@ -809,6 +812,15 @@ static void test_lean_decode_agrees(void **state)
 		assert_int_equal(wqe_decode_engine(b, (uint32_t)len, &lean), n);
 		wqe_engine_rest(&lean, &full);
 		assert_memory_equal(&full, &lean, sizeof(full));
+
+		memset(row, (int)(0xa5 ^ i), sizeof(row));
+		memcpy(row, b, len);
+		own = (row[7] & 0x3fu) ? (row[7] & 0x3fu) * 16u : 16u;
+		memset(&lean, (int)(i & 0xff), sizeof(lean));
+		memset(&fetched, (int)(i & 0xff), sizeof(fetched));
+		assert_int_equal(wqe_decode_fetched(row, &fetched),
+		                 wqe_decode_engine(row, own, &lean));
+		assert_memory_equal(&fetched, &lean, sizeof(lean));
 		if (n < 0)
 			bad++;
 		else
