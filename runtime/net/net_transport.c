@@ -1684,16 +1684,6 @@ static int spin_for_packets(struct net_link *l, int timeout_us, bool alone)
 	return 0;
 }
 
-void net_link_set_spin(struct net_link *l, uint32_t cap_us, bool busy_ok)
-{
-	if (l->ring) {
-		net_ring_set_spin(l->ring, cap_us, busy_ok);
-		return;
-	}
-	net_spin_init(&l->spin, cap_us);
-	l->spin.busy_ok = busy_ok;
-}
-
 int net_link_poll(struct net_link *l, int timeout_us)
 {
 	return net_link_poll_also(l, timeout_us, -1, NULL);

@@ -146,10 +146,6 @@ int net_link_poll(struct net_link *link, int timeout_us);
  * not read), or nothing (the timeout, or a signal). */
 enum net_woke { NET_WOKE_NOTHING, NET_WOKE_LINK, NET_WOKE_ALSO };
 int net_link_poll_also(struct net_link *link, int timeout_us, int also_fd, enum net_woke *woke);
-/* Replace the spin cap net_link_poll polls with (PRISM_SPIN_US at attach;
- * 0: sleep at once), restarting its budget at the cap; @busy_ok: poll even
- * while every CPU of the machine is busy (tests). */
-void net_link_set_spin(struct net_link *link, uint32_t cap_us, bool busy_ok);
 /*
  * Polled link: do plain ACKs wait for the owner's next frame or its next
  * wait (@hold, the default), or leave at once (those held too)?  For an
