@@ -24,7 +24,6 @@
 
 #include "net/net_ring.h"
 #include "net/net_spin.h"
-#include "util/clock.h"
 
 #define RECV_WAIT_MIN_US 20000
 
@@ -93,29 +92,31 @@ static int read_polled(struct net_link *l, bool gone, int block_us)
  * would have been followed by.  Returns the packets delivered or the
  * link's error (a catch), 0 when the budget ran out.
  */
+struct packets_look {
+	struct net_link *l;
+	int n; /* what read_polled returned */
+};
+
+/* One look is one read: packets, or the link's error, are a catch. */
+static int look_packets(void *ctx)
+{
+	struct packets_look *p = ctx;
+
+	p->n = read_polled(p->l, false, 0);
+	return p->n != 0;
+}
+
 static int spin_for_packets(struct net_link *l, int timeout_us, bool alone)
 {
 	uint32_t tried = alone || l->spin.busy_ok ? net_spin_begin(&l->spin) : 0;
-	uint64_t t0, now;
-	int n;
+	struct packets_look p = {l, 0};
 
 	if (!tried)
 		return 0;
 	if ((uint32_t)timeout_us < tried)
 		tried = (uint32_t)timeout_us;
-	t0 = util_now_us();
-	now = t0;
-	do {
-		n = read_polled(l, false, 0);
-		if (n) {
-			net_spin_end(&l->spin, tried, true, (uint32_t)(now - t0));
-			return n;
-		}
-		net_spin_relax();
-		now = util_now_us();
-	} while (now - t0 < tried);
-	net_spin_end(&l->spin, tried, false, tried);
-	return 0;
+	net_spin_poll(&l->spin, tried, look_packets, &p);
+	return p.n;
 }
 
 int net_link_poll(struct net_link *l, int timeout_us)

@@ -148,7 +148,7 @@ void net_link_flush_or_flag(struct net_link *l)
  * (net_link_hold_acks: between two calls of a connection whose server
  * re-arms after each one).  NAKs and every other frame leave at once.  The
  * receiving transport runs its hook on the ACKs before it delivers the
- * request behind them (deliver_from), as if they had come first.  A held ACK
+ * request behind them (net_link_rx.c), as if they had come first.  A held ACK
  * that another held ACK follows is dropped: an ACK acknowledges every
  * request up to its PSN (rule ack-coalesced, docs/nic-model.md), and
  * nothing was queued between them.

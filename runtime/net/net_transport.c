@@ -18,7 +18,6 @@
  * Must not: block the device thread, create QPs, print.
  */
 #include "net/net_link.h"
-#include "util/clock.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -162,27 +161,25 @@ static void deliver_split(struct net_transport *t, struct net_link **split, unsi
  * level-triggered, so no wake-up can be lost; a stop is seen through the
  * wake eventfd.  Returns the events found (0: none).
  */
+struct epoll_look {
+	struct net_transport *t;
+	struct epoll_event *evs;
+	int max;
+};
+
+static int look_epoll(void *ctx)
+{
+	struct epoll_look *e = ctx;
+
+	return epoll_wait(e->t->epfd, e->evs, e->max, 0);
+}
+
 static int spin_for_events(struct net_transport *t, struct epoll_event *evs, int max)
 {
 	uint32_t tried = net_spin_begin(&t->spin);
-	uint64_t t0, now;
-	int n;
+	struct epoll_look e = {t, evs, max};
 
-	if (!tried)
-		return 0;
-	t0 = util_now_us();
-	now = t0;
-	do {
-		n = epoll_wait(t->epfd, evs, max, 0);
-		if (n != 0) {
-			net_spin_end(&t->spin, tried, n > 0, (uint32_t)(now - t0));
-			return n;
-		}
-		net_spin_relax();
-		now = util_now_us();
-	} while (now - t0 < tried);
-	net_spin_end(&t->spin, tried, false, tried);
-	return 0;
+	return tried ? net_spin_poll(&t->spin, tried, look_epoll, &e) : 0;
 }
 
 /* The events of a non-blocking epoll_wait after the @n taken from hot rings
