@@ -1226,13 +1226,17 @@ static inline struct sim_mr *sim_mr_by_key(struct sim_dev *dev, uint32_t key)
 }
 
 /* [addr, addr + len) inside @mr, overflow-safe for any 64-bit addr/len.
- * An @addr below the MR's start wraps @off past mr->len: the MR's own range
- * does not wrap (sim_mr_reg_pd refuses it). */
+ * An @addr below the MR's start wraps @off past mr->len (the MR's own range
+ * does not wrap: sim_mr_reg_pd refuses it), and an end past 2^64 carries:
+ * without a carry, off + len <= mr->len says both off <= mr->len and
+ * len <= mr->len - off. */
 static inline bool sim_mr_in_bounds(const struct sim_mr *mr, uint64_t addr, uint64_t len)
 {
-	uint64_t off = addr - (uint64_t)(uintptr_t)mr->addr;
+	uint64_t end;
 
-	return off <= mr->len && len <= mr->len - off;
+	if (__builtin_add_overflow(addr - (uint64_t)(uintptr_t)mr->addr, len, &end))
+		return false;
+	return end <= mr->len;
 }
 
 /* The MR @key names if it is of @qp's protection domain (IBA 10.6.3.1: an
