@@ -7,7 +7,9 @@
  * Owns: protection domains, the MR table (an open-addressing hash keyed by
  * the MR's key; keys come from getrandom(2), lkey == rkey), access and
  * bounds checks (inline, in sim_internal.h: every WQE and packet makes a
- * few; they also check the PD and, for remote access, the QP's rights),
+ * few; they also check the PD and, for remote access, the QP's rights)
+ * with each QP's key memos (per use: the key last granted, and its range;
+ * filled here, cleared here when the MR goes),
  * and write attribution: a write that lands in a send queue's buffer
  * records its writer in each 64-byte block that holds a fetched WQE not yet
  * run and emits a PATCH event, so a later hazard can name the WQE that
@@ -223,6 +225,30 @@ static void mrs_remove(struct sim_dev *dev, const struct sim_mr *mr)
 	dev->mrs[i] = NULL;
 }
 
+bool sim_mr_memo_fill(struct sim_qp *qp, enum sim_mr_use use, uint32_t key)
+{
+	const struct sim_mr *mr = sim_mr_by_key(qp->dev, key);
+	unsigned need = sim_mr_use_need(use);
+
+	if (!mr || mr->pd != qp->pd || (mr->access & need) != need)
+		return false;
+	qp->mr_memo[use] =
+	    (struct sim_mr_memo){.key = key, .base = (uint64_t)(uintptr_t)mr->addr, .len = mr->len};
+	return true;
+}
+
+/* @mr is going: no QP's memo may name it any more.  Lock held. */
+static void memos_forget(struct sim_dev *dev, const struct sim_mr *mr)
+{
+	for (uint32_t i = 0; i < dev->qps_cap; i++) {
+		struct sim_qp *qp = dev->qps[i];
+
+		for (unsigned u = 0; qp && u < SIM_MR_NUSES; u++)
+			if (qp->mr_memo[u].key == mr->key)
+				qp->mr_memo[u] = (struct sim_mr_memo){0};
+	}
+}
+
 int sim_mr_dereg(struct sim_mr *mr)
 {
 	struct sim_dev *dev;
@@ -232,6 +258,7 @@ int sim_mr_dereg(struct sim_mr *mr)
 	dev = mr->dev;
 	pthread_mutex_lock(&dev->lock);
 	mrs_remove(dev, mr);
+	memos_forget(dev, mr);
 	dev->nmrs--;
 	dev->mr_gen++;
 	mr->pd->users--;

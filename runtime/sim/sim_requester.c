@@ -191,8 +191,8 @@ static uint8_t land(struct sim_qp *qp, struct sim_outst *o, const struct sim_pkt
 
 		if (n > p->payload_len - off)
 			n = p->payload_len - off;
-		if (!checked && sim_mr_check_local(qp, o->sge[i].lkey, o->sge[i].addr, n,
-		                                   SIM_ACCESS_LOCAL_WRITE, &dst))
+		if (!checked && sim_mr_check_local(qp, SIM_MR_READ_DST, o->sge[i].lkey,
+		                                   o->sge[i].addr, n, &dst))
 			return PRISM_SYND_LOCAL_PROT_ERR;
 		sim_mem_write(qp->dev, dst, p->payload + off, n, &w, t);
 		off += n;

@@ -156,14 +156,13 @@ static inline __attribute__((always_inline)) int consume_recv(struct sim_qp *qp,
 		return PRISM_SYND_LOCAL_QP_OP_ERR;
 	if (data) {
 		struct sim_writer w = remote_writer(qp, p, SIM_WRITER_RQ, rq->head);
-		const struct sim_mr *mr = NULL;
 
 		for (int i = 0; i < n && off < len; i++) {
 			uint32_t k = sge[i].byte_count < len - off ? sge[i].byte_count : len - off;
 			uint8_t *dst;
 
-			if (sim_mr_check_local_next(qp, &mr, sge[i].lkey, sge[i].addr, k,
-			                            SIM_ACCESS_LOCAL_WRITE, &dst))
+			if (sim_mr_check_local(qp, SIM_MR_RECV_DST, sge[i].lkey, sge[i].addr, k,
+			                       &dst))
 				return PRISM_SYND_LOCAL_PROT_ERR;
 			sim_mem_write(qp->dev, dst, data + off, k, &w, p->t);
 			off += k;
@@ -216,8 +215,7 @@ static inline __attribute__((always_inline)) bool serve_write(struct sim_qp *qp,
 	uint8_t *dst;
 	int rc;
 
-	if (sim_mr_check_remote(qp, p->rkey, p->raddr, p->payload_len, SIM_ACCESS_REMOTE_WRITE,
-	                        &dst)) {
+	if (sim_mr_check_remote(qp, SIM_MR_SERVE_WRITE, p->rkey, p->raddr, p->payload_len, &dst)) {
 		resp_fail(qp, p, PRISM_SYND_REMOTE_ACCESS_ERR);
 		return false;
 	}
@@ -257,7 +255,7 @@ static bool serve_atomic(struct sim_qp *qp, const struct sim_pkt *p)
 		resp_fail(qp, p, PRISM_SYND_REMOTE_INVAL_REQ_ERR); /* misaligned / bad size */
 		return false;
 	}
-	if (sim_mr_check_remote(qp, p->rkey, p->raddr, size, SIM_ACCESS_REMOTE_ATOMIC, &dst)) {
+	if (sim_mr_check_remote(qp, SIM_MR_SERVE_ATOMIC, p->rkey, p->raddr, size, &dst)) {
 		resp_fail(qp, p, PRISM_SYND_REMOTE_ACCESS_ERR);
 		return false;
 	}
@@ -350,7 +348,7 @@ static bool serve_read(struct sim_qp *qp, const struct sim_pkt *p)
 	uint32_t nlines;
 
 	if (p->len > SIM_MAX_MSG ||
-	    sim_mr_check_remote(qp, p->rkey, p->raddr, p->len, SIM_ACCESS_REMOTE_READ, &src)) {
+	    sim_mr_check_remote(qp, SIM_MR_SERVE_READ, p->rkey, p->raddr, p->len, &src)) {
 		resp_fail(qp, p, PRISM_SYND_REMOTE_ACCESS_ERR);
 		return false;
 	}
