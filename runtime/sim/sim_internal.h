@@ -563,23 +563,50 @@ static inline void sim_copy_bytes(uint8_t *dst, const void *src, size_t len)
 		memmove(dst, src, len);
 }
 
-/* A write that may land in send-queue memory (sim_mr.c, out of line):
- * attributed, then copied. */
-void sim_mem_write_sq(struct sim_dev *dev, uint8_t *dst, const void *src, size_t len,
-                      const struct sim_writer *w, sim_time_t t);
-/* Every engine write to host memory: copies and attributes the write when it
- * lands in send-queue memory (PATCH event, writer map).  Inline: a write
- * elsewhere is a copy in line. */
-static inline void sim_mem_write(struct sim_dev *dev, uint8_t *dst, const void *src, size_t len,
-                                 const struct sim_writer *w, sim_time_t t)
+struct sim_pkt;
+/* Writes that may land in send-queue memory (sim_mr.c, out of line):
+ * attributed, then copied.  The writer record is built only where a block
+ * keeps one, from the QP and what the write carries: the request @p (a
+ * receive scatter, SIM_WRITER_RQ, the QP's rq.head not yet past its WQE; an
+ * inbound WRITE or atomic, SIM_WRITER_REMOTE) or the outstanding entry @o
+ * of a local READ / atomic (SIM_WRITER_SQ). */
+void sim_mem_write_sq_rx(struct sim_qp *qp, uint8_t *dst, const void *src, size_t len,
+                         const struct sim_pkt *p, enum sim_writer_kind kind);
+void sim_mem_write_sq_result(struct sim_qp *qp, uint8_t *dst, const void *src, size_t len,
+                             const struct sim_outst *o, sim_time_t t);
+/* Counts an engine write of host memory (dev->wseq); is [dst, dst + len)
+ * possibly in send-queue memory? */
+static inline bool sim_mem_write_near_sq(struct sim_dev *dev, const uint8_t *dst, size_t len)
 {
 	uintptr_t lo = (uintptr_t)dst, hi = lo + len;
 
+	dev->wseq++;
+	return hi > dev->sqr_lo && lo < dev->sqr_hi;
+}
+/* Every engine write of host memory is one of these two: copies, and
+ * attributes the write when it lands in send-queue memory (PATCH event,
+ * writer map).  Inline: a write elsewhere is a copy in line.
+ * sim_mem_write_rx: the bytes of request @p that QP @qp received (@kind
+ * SIM_WRITER_RQ: its receive scatter; SIM_WRITER_REMOTE: its WRITE /
+ * atomic), at its arrival p->t. */
+static inline void sim_mem_write_rx(struct sim_qp *qp, uint8_t *dst, const void *src, size_t len,
+                                    const struct sim_pkt *p, enum sim_writer_kind kind)
+{
 	if (len == 0)
 		return;
-	dev->wseq++;
-	if (hi > dev->sqr_lo && lo < dev->sqr_hi)
-		sim_mem_write_sq(dev, dst, src, len, w, t);
+	if (sim_mem_write_near_sq(qp->dev, dst, len))
+		sim_mem_write_sq_rx(qp, dst, src, len, p, kind);
+	else
+		sim_copy_bytes(dst, src, len);
+}
+/* The response data of @qp's READ / atomic @o, landing at @t. */
+static inline void sim_mem_write_result(struct sim_qp *qp, uint8_t *dst, const void *src,
+                                        size_t len, const struct sim_outst *o, sim_time_t t)
+{
+	if (len == 0)
+		return;
+	if (sim_mem_write_near_sq(qp->dev, dst, len))
+		sim_mem_write_sq_result(qp, dst, src, len, o, t);
 	else
 		sim_copy_bytes(dst, src, len);
 }
@@ -799,22 +826,6 @@ void sim_sq_emit_patch(struct sim_qp *qp, uint32_t off, uint32_t len, const stru
 static inline bool sim_sq_bb_pending(const struct sim_sq *sq, uint32_t b)
 {
 	return ((b - sq->head) & (sq->nbb - 1)) < sq->fetch - sq->head;
-}
-/* The same record for the common write, one that lies in one block @b and
- * may not race: a local READ/atomic result (@may_race) landing in a block
- * fetched after it was issued (bbf.t > issued_at; a block never fetched
- * has t 0) makes it return false, recording nothing: the caller then runs
- * sim_sq_patch.  Emits nothing: for a device without an event observer. */
-static inline bool sim_sq_patch_one(struct sim_sq *sq, uint64_t wseq, uint32_t b,
-                                    const struct sim_writer *w, bool may_race)
-{
-	if (may_race && sq->bbf[b].t > w->issued_at)
-		return false;
-	if (sim_sq_bb_pending(sq, b)) {
-		sq->bbs[b].wseq = wseq;
-		sq->bbs[b].w = *w;
-	}
-	return true;
 }
 static inline void sim_sq_patch(struct sim_qp *qp, uint32_t off, const uint8_t *src, uint32_t len,
                                 const struct sim_writer *w, sim_time_t t)

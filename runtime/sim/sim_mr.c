@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * sim_mr.c - memory regions, the checks every engine access goes through,
- * and the engine's writes of host memory (sim_mem_write, inline in
- * sim_internal.h, sends a write that may land in a send queue here).
+ * and the engine's writes of host memory (sim_mem_write_rx /
+ * sim_mem_write_result, inline in sim_internal.h, send a write that may
+ * land in a send queue here).
  *
  * Owns: protection domains, the MR table (an open-addressing hash keyed by
  * the MR's key; keys come from getrandom(2), lkey == rkey), access and
@@ -11,9 +12,10 @@
  * with each QP's key memos (per use: the key last granted, and its range;
  * filled here, cleared here when the MR goes),
  * and write attribution: a write that lands in a send queue's buffer
- * records its writer in each 64-byte block that holds a fetched WQE not yet
- * run and emits a PATCH event, so a later hazard can name the WQE that
- * wrote the bytes.
+ * records its writer (built from the request or outstanding entry only
+ * then) in each 64-byte block that holds a fetched WQE not yet run and
+ * emits a PATCH event, so a later hazard can name the WQE that wrote the
+ * bytes.
  *
  * Must not: let any address outside a registered region through, or a key
  * through for a QP of another PD.  Checks are overflow-safe for every
@@ -336,9 +338,10 @@ static inline void attribute(struct sim_dev *dev, uintptr_t lo, uintptr_t hi, co
 	}
 }
 
-/* sim_mem_write_sq's every other case (a write across blocks or queues, or
- * outside any, an event observer, a possible race): attributed before the
- * bytes change (out of line: the quick path saves no registers). */
+/* Every other case of a write into send-queue memory (a write across
+ * blocks or queues, or outside any, an event observer, a possible race):
+ * attributed before the bytes change (out of line: the quick path saves no
+ * registers). */
 static __attribute__((noinline)) void write_sq_slow(struct sim_dev *dev, uint8_t *dst,
                                                     const void *src, size_t len,
                                                     const struct sim_writer *w, sim_time_t t)
@@ -347,22 +350,114 @@ static __attribute__((noinline)) void write_sq_slow(struct sim_dev *dev, uint8_t
 	sim_copy_bytes(dst, src, len);
 }
 
-/* A write that may land in send-queue memory (sim_mem_write).  The common
- * case without a call: wholly inside one block of the queue the last write
- * went to, no event observer, no race (sim_sq_patch_one); the rest through
- * write_sq_slow. */
-void sim_mem_write_sq(struct sim_dev *dev, uint8_t *dst, const void *src, size_t len,
-                      const struct sim_writer *w, sim_time_t t)
+/* The writer of the bytes of request @p that @qp received: its receive
+ * scatter (SIM_WRITER_RQ: rq.head is still its receive WQE) or its inbound
+ * WRITE / atomic (SIM_WRITER_REMOTE). */
+static inline void writer_rx(const struct sim_qp *qp, const struct sim_pkt *p,
+                             enum sim_writer_kind kind, struct sim_writer *w)
+{
+	*w = (struct sim_writer){
+	    .kind = kind,
+	    .qpn = qp->qpn,
+	    .wqe_counter = kind == SIM_WRITER_RQ ? qp->rq.head : 0,
+	    .opcode = p->opcode,
+	    .src_node = p->src_node,
+	    .src_qpn = p->src_qpn,
+	    .src_wqe_counter = p->wqe_counter,
+	    .issued_at = p->t, /* arrival: the issue time is not on the wire */
+	};
+}
+
+/* The writer of @qp's READ / atomic @o's response data. */
+static inline void writer_result(const struct sim_qp *qp, const struct sim_outst *o,
+                                 struct sim_writer *w)
+{
+	*w = (struct sim_writer){
+	    .kind = SIM_WRITER_SQ,
+	    .qpn = qp->qpn,
+	    .wqe_counter = o->counter,
+	    .opcode = o->opcode,
+	    .issued_at = o->start,
+	};
+}
+
+/* The common write into send-queue memory: wholly inside one block of the
+ * queue the last write went to, no event observer, no race.  Only a local
+ * READ / atomic result (@o) may race: one landing in a block fetched after
+ * it was issued (bbf.t > o->start; a block never fetched has t 0) is not
+ * common (the slow path reports it).  For a common write, *@rec is the
+ * block's writer record to fill, or NULL where no fetched WQE could report
+ * it (sim_sq_bb_pending). */
+static inline __attribute__((always_inline)) bool write_common(struct sim_dev *dev, uintptr_t lo,
+                                                               size_t len,
+                                                               const struct sim_outst *o,
+                                                               struct sim_bb_state **rec)
 {
 	const struct sim_sqrange *r = &dev->sqr[dev->sqr_hint];
-	uintptr_t lo = (uintptr_t)dst, hi = lo + len;
+	struct sim_sq *sq;
+	uint32_t b;
 
-	if (r->lo <= lo && hi <= r->hi && !dev->obs.event &&
-	    (lo - r->lo) % PRISM_WQE_BB + len <= PRISM_WQE_BB &&
-	    sim_sq_patch_one(&r->qp->sq, dev->wseq, (uint32_t)((lo - r->lo) / PRISM_WQE_BB), w,
-	                     dev->o.hazard != SIM_HAZARD_OFF && w->kind == SIM_WRITER_SQ)) {
-		sim_copy_bytes(dst, src, len);
+	if (lo < r->lo || lo + len > r->hi || dev->obs.event ||
+	    (lo - r->lo) % PRISM_WQE_BB + len > PRISM_WQE_BB)
+		return false;
+	sq = &r->qp->sq;
+	b = (uint32_t)((lo - r->lo) / PRISM_WQE_BB);
+	if (o && dev->o.hazard != SIM_HAZARD_OFF && sq->bbf[b].t > o->start)
+		return false;
+	*rec = sim_sq_bb_pending(sq, b) ? &sq->bbs[b] : NULL;
+	return true;
+}
+
+/* The other writes, with their writer built (out of line: the common
+ * path saves no registers). */
+static __attribute__((noipa)) void write_rx_slow(struct sim_qp *qp, uint8_t *dst, const void *src,
+                                                 size_t len, const struct sim_pkt *p,
+                                                 enum sim_writer_kind kind)
+{
+	struct sim_writer w;
+
+	writer_rx(qp, p, kind, &w);
+	write_sq_slow(qp->dev, dst, src, len, &w, p->t);
+}
+
+static __attribute__((noipa)) void write_result_slow(struct sim_qp *qp, uint8_t *dst,
+                                                     const void *src, size_t len,
+                                                     const struct sim_outst *o, sim_time_t t)
+{
+	struct sim_writer w;
+
+	writer_result(qp, o, &w);
+	write_sq_slow(qp->dev, dst, src, len, &w, t);
+}
+
+void sim_mem_write_sq_rx(struct sim_qp *qp, uint8_t *dst, const void *src, size_t len,
+                         const struct sim_pkt *p, enum sim_writer_kind kind)
+{
+	struct sim_bb_state *rec;
+
+	if (!write_common(qp->dev, (uintptr_t)dst, len, NULL, &rec)) {
+		write_rx_slow(qp, dst, src, len, p, kind);
 		return;
 	}
-	write_sq_slow(dev, dst, src, len, w, t);
+	if (rec) {
+		rec->wseq = qp->dev->wseq;
+		writer_rx(qp, p, kind, &rec->w);
+	}
+	sim_copy_bytes(dst, src, len);
+}
+
+void sim_mem_write_sq_result(struct sim_qp *qp, uint8_t *dst, const void *src, size_t len,
+                             const struct sim_outst *o, sim_time_t t)
+{
+	struct sim_bb_state *rec;
+
+	if (!write_common(qp->dev, (uintptr_t)dst, len, o, &rec)) {
+		write_result_slow(qp, dst, src, len, o, t);
+		return;
+	}
+	if (rec) {
+		rec->wseq = qp->dev->wseq;
+		writer_result(qp, o, &rec->w);
+	}
+	sim_copy_bytes(dst, src, len);
 }

@@ -14,7 +14,7 @@
  * consumed).
  *
  * Must not: touch memory outside a registered region (every access goes
- * through sim_mr_check_* and sim_mem_write).
+ * through sim_mr_check_* and sim_mem_write_rx).
  */
 #include <stdlib.h>
 
@@ -107,22 +107,6 @@ static void resp_fail(struct sim_qp *qp, const struct sim_pkt *req, uint8_t nak_
 	sim_qp_fail(qp, req->t);
 }
 
-static struct sim_writer remote_writer(const struct sim_qp *qp, const struct sim_pkt *p,
-                                       enum sim_writer_kind kind, uint32_t counter)
-{
-	struct sim_writer w = {
-	    .kind = kind,
-	    .qpn = qp->qpn,
-	    .wqe_counter = counter,
-	    .opcode = p->opcode,
-	    .src_node = p->src_node,
-	    .src_qpn = p->src_qpn,
-	    .src_wqe_counter = p->wqe_counter,
-	    .issued_at = p->t, /* arrival: the issue time is not on the wire */
-	};
-	return w;
-}
-
 /* Is a receive WQE usable (else RNR)?  Reads the host's doorbell record. */
 static inline bool rq_ready(struct sim_qp *qp)
 {
@@ -155,8 +139,6 @@ static inline __attribute__((always_inline)) int consume_recv(struct sim_qp *qp,
 	if (n < 0)
 		return PRISM_SYND_LOCAL_QP_OP_ERR;
 	if (data) {
-		struct sim_writer w = remote_writer(qp, p, SIM_WRITER_RQ, rq->head);
-
 		for (int i = 0; i < n && off < len; i++) {
 			uint32_t k = sge[i].byte_count < len - off ? sge[i].byte_count : len - off;
 			uint8_t *dst;
@@ -164,7 +146,7 @@ static inline __attribute__((always_inline)) int consume_recv(struct sim_qp *qp,
 			if (sim_mr_check_local(qp, SIM_MR_RECV_DST, sge[i].lkey, sge[i].addr, k,
 			                       &dst))
 				return PRISM_SYND_LOCAL_PROT_ERR;
-			sim_mem_write(qp->dev, dst, data + off, k, &w, p->t);
+			sim_mem_write_rx(qp, dst, data + off, k, p, SIM_WRITER_RQ);
 			off += k;
 		}
 		if (off < len)
@@ -211,7 +193,6 @@ static inline __attribute__((always_inline)) bool serve_send(struct sim_qp *qp,
 static inline __attribute__((always_inline)) bool serve_write(struct sim_qp *qp,
                                                               const struct sim_pkt *p)
 {
-	struct sim_writer w = remote_writer(qp, p, SIM_WRITER_REMOTE, 0);
 	uint8_t *dst;
 	int rc;
 
@@ -222,7 +203,7 @@ static inline __attribute__((always_inline)) bool serve_write(struct sim_qp *qp,
 	/* WRITE_IMM needs a receive: check before any byte lands (RNR) */
 	if (p->kind == SIM_PKT_WRITE_IMM && !rq_ready(qp))
 		return rnr(qp, p);
-	sim_mem_write(qp->dev, dst, p->payload, p->payload_len, &w, p->t);
+	sim_mem_write_rx(qp, dst, p->payload, p->payload_len, p, SIM_WRITER_REMOTE);
 	if (p->kind == SIM_PKT_WRITE_IMM) {
 		/* The receive stays usable: its limit only grows (the doorbell
 		 * record is extended forward, RECV_EN raises rq->en), and reading
@@ -243,7 +224,6 @@ static inline __attribute__((always_inline)) bool serve_write(struct sim_qp *qp,
 
 static bool serve_atomic(struct sim_qp *qp, const struct sim_pkt *p)
 {
-	struct sim_writer w = remote_writer(qp, p, SIM_WRITER_REMOTE, 0);
 	unsigned size = p->atomic_size;
 	uint8_t result[32];
 	struct sim_pkt *r;
@@ -264,7 +244,7 @@ static bool serve_atomic(struct sim_qp *qp, const struct sim_pkt *p)
 		return false;
 	sim_atomic_apply(p->opcode, size, dst, p->swap, p->compare, p->swap_mask, p->compare_mask,
 	                 r->payload, result);
-	sim_mem_write(qp->dev, dst, result, size, &w, p->t);
+	sim_mem_write_rx(qp, dst, result, size, p, SIM_WRITER_REMOTE);
 	respond(qp, p, SIM_PKT_ATOMIC_RESP, 0, r);
 	return true;
 }
