@@ -563,53 +563,6 @@ static inline void sim_copy_bytes(uint8_t *dst, const void *src, size_t len)
 		memmove(dst, src, len);
 }
 
-struct sim_pkt;
-/* Writes that may land in send-queue memory (sim_mr.c, out of line):
- * attributed, then copied.  The writer record is built only where a block
- * keeps one, from the QP and what the write carries: the request @p (a
- * receive scatter, SIM_WRITER_RQ, the QP's rq.head not yet past its WQE; an
- * inbound WRITE or atomic, SIM_WRITER_REMOTE) or the outstanding entry @o
- * of a local READ / atomic (SIM_WRITER_SQ). */
-void sim_mem_write_sq_rx(struct sim_qp *qp, uint8_t *dst, const void *src, size_t len,
-                         const struct sim_pkt *p, enum sim_writer_kind kind);
-void sim_mem_write_sq_result(struct sim_qp *qp, uint8_t *dst, const void *src, size_t len,
-                             const struct sim_outst *o, sim_time_t t);
-/* Counts an engine write of host memory (dev->wseq); is [dst, dst + len)
- * possibly in send-queue memory? */
-static inline bool sim_mem_write_near_sq(struct sim_dev *dev, const uint8_t *dst, size_t len)
-{
-	uintptr_t lo = (uintptr_t)dst, hi = lo + len;
-
-	dev->wseq++;
-	return hi > dev->sqr_lo && lo < dev->sqr_hi;
-}
-/* Every engine write of host memory is one of these two: copies, and
- * attributes the write when it lands in send-queue memory (PATCH event,
- * writer map).  Inline: a write elsewhere is a copy in line.
- * sim_mem_write_rx: the bytes of request @p that QP @qp received (@kind
- * SIM_WRITER_RQ: its receive scatter; SIM_WRITER_REMOTE: its WRITE /
- * atomic), at its arrival p->t. */
-static inline void sim_mem_write_rx(struct sim_qp *qp, uint8_t *dst, const void *src, size_t len,
-                                    const struct sim_pkt *p, enum sim_writer_kind kind)
-{
-	if (len == 0)
-		return;
-	if (sim_mem_write_near_sq(qp->dev, dst, len))
-		sim_mem_write_sq_rx(qp, dst, src, len, p, kind);
-	else
-		sim_copy_bytes(dst, src, len);
-}
-/* The response data of @qp's READ / atomic @o, landing at @t. */
-static inline void sim_mem_write_result(struct sim_qp *qp, uint8_t *dst, const void *src,
-                                        size_t len, const struct sim_outst *o, sim_time_t t)
-{
-	if (len == 0)
-		return;
-	if (sim_mem_write_near_sq(qp->dev, dst, len))
-		sim_mem_write_sq_result(qp, dst, src, len, o, t);
-	else
-		sim_copy_bytes(dst, src, len);
-}
 /* Every engine read of registered memory an application may be writing at
  * the same time (READ responses, gathers): each aligned 8-byte word is read
  * with one atomic load, as a NIC's DMA reads whole words, so a word stored by
@@ -851,6 +804,71 @@ static inline void sim_sq_patch(struct sim_qp *qp, uint32_t off, const uint8_t *
 	}
 	if (dev->obs.event)
 		sim_sq_emit_patch(qp, off, len, w, t);
+}
+struct sim_pkt;
+/* Writes that may land in send-queue memory (sim_mr.c, out of line): every
+ * case but the common one (sim_mem_write_common): attributed, then copied.
+ * The writer record is built only where a block keeps one, from the QP and
+ * what the write carries: the request @p (a receive scatter, SIM_WRITER_RQ,
+ * the QP's rq.head not yet past its WQE; an inbound WRITE or atomic,
+ * SIM_WRITER_REMOTE) or the outstanding entry @o of a local READ / atomic
+ * (SIM_WRITER_SQ). */
+void sim_mem_write_sq_rx(struct sim_qp *qp, uint8_t *dst, const void *src, size_t len,
+                         const struct sim_pkt *p, enum sim_writer_kind kind);
+void sim_mem_write_sq_result(struct sim_qp *qp, uint8_t *dst, const void *src, size_t len,
+                             const struct sim_outst *o, sim_time_t t);
+/* The common engine write, decided in line: outside send-queue memory, or
+ * wholly inside one block of the queue the last write went to with no
+ * event observer and no fetched WQE there (no writer record to keep: see
+ * sim_sq_bb_pending).  Only a local READ / atomic result (@o) may race a
+ * fetch: one landing in a block fetched after it was issued (bbf.t >
+ * o->start; a block never fetched has t 0) is not common either.  Counts
+ * the write (dev->wseq). */
+static inline bool sim_mem_write_common(struct sim_dev *dev, uintptr_t lo, size_t len,
+                                        const struct sim_outst *o)
+{
+	const struct sim_sqrange *r;
+	const struct sim_sq *sq;
+	uint32_t b;
+
+	dev->wseq++;
+	if (lo + len <= dev->sqr_lo || lo >= dev->sqr_hi)
+		return true;
+	r = &dev->sqr[dev->sqr_hint];
+	if (lo < r->lo || lo + len > r->hi || dev->obs.event ||
+	    (lo - r->lo) % PRISM_WQE_BB + len > PRISM_WQE_BB)
+		return false;
+	sq = &r->qp->sq;
+	b = (uint32_t)((lo - r->lo) / PRISM_WQE_BB);
+	if (o && dev->o.hazard != SIM_HAZARD_OFF && sq->bbf[b].t > o->start)
+		return false;
+	return !sim_sq_bb_pending(sq, b);
+}
+/* Every engine write of host memory is one of these two: copies, and
+ * attributes the write when it lands in send-queue memory (PATCH event,
+ * writer map).  sim_mem_write_rx: the bytes of request @p that QP @qp
+ * received (@kind SIM_WRITER_RQ: its receive scatter; SIM_WRITER_REMOTE:
+ * its WRITE / atomic), at its arrival p->t. */
+static inline void sim_mem_write_rx(struct sim_qp *qp, uint8_t *dst, const void *src, size_t len,
+                                    const struct sim_pkt *p, enum sim_writer_kind kind)
+{
+	if (len == 0)
+		return;
+	if (sim_mem_write_common(qp->dev, (uintptr_t)dst, len, NULL))
+		sim_copy_bytes(dst, src, len);
+	else
+		sim_mem_write_sq_rx(qp, dst, src, len, p, kind);
+}
+/* The response data of @qp's READ / atomic @o, landing at @t. */
+static inline void sim_mem_write_result(struct sim_qp *qp, uint8_t *dst, const void *src,
+                                        size_t len, const struct sim_outst *o, sim_time_t t)
+{
+	if (len == 0)
+		return;
+	if (sim_mem_write_common(qp->dev, (uintptr_t)dst, len, o))
+		sim_copy_bytes(dst, src, len);
+	else
+		sim_mem_write_sq_result(qp, dst, src, len, o, t);
 }
 void sim_sqrange_rebuild(struct sim_dev *dev);
 

@@ -381,17 +381,16 @@ static inline void writer_result(const struct sim_qp *qp, const struct sim_outst
 	};
 }
 
-/* The common write into send-queue memory: wholly inside one block of the
- * queue the last write went to, no event observer, no race.  Only a local
- * READ / atomic result (@o) may race: one landing in a block fetched after
- * it was issued (bbf.t > o->start; a block never fetched has t 0) is not
- * common (the slow path reports it).  For a common write, *@rec is the
- * block's writer record to fill, or NULL where no fetched WQE could report
- * it (sim_sq_bb_pending). */
-static inline __attribute__((always_inline)) bool write_common(struct sim_dev *dev, uintptr_t lo,
-                                                               size_t len,
-                                                               const struct sim_outst *o,
-                                                               struct sim_bb_state **rec)
+/* The rest of a write into send-queue memory (sim_mem_write_common said
+ * not common): a write in one block of the queue the last write went to,
+ * without an observer or race, records its writer only in a block where a
+ * fetched WQE could report it (sim_sq_bb_pending); every other case goes
+ * through write_sq_slow.  Returns false for those, else the block's
+ * record in *@rec (NULL: none kept). */
+static inline __attribute__((always_inline)) bool write_one_block(struct sim_dev *dev, uintptr_t lo,
+                                                                  size_t len,
+                                                                  const struct sim_outst *o,
+                                                                  struct sim_bb_state **rec)
 {
 	const struct sim_sqrange *r = &dev->sqr[dev->sqr_hint];
 	struct sim_sq *sq;
@@ -408,35 +407,15 @@ static inline __attribute__((always_inline)) bool write_common(struct sim_dev *d
 	return true;
 }
 
-/* The other writes, with their writer built (out of line: the common
- * path saves no registers). */
-static __attribute__((noipa)) void write_rx_slow(struct sim_qp *qp, uint8_t *dst, const void *src,
-                                                 size_t len, const struct sim_pkt *p,
-                                                 enum sim_writer_kind kind)
-{
-	struct sim_writer w;
-
-	writer_rx(qp, p, kind, &w);
-	write_sq_slow(qp->dev, dst, src, len, &w, p->t);
-}
-
-static __attribute__((noipa)) void write_result_slow(struct sim_qp *qp, uint8_t *dst,
-                                                     const void *src, size_t len,
-                                                     const struct sim_outst *o, sim_time_t t)
-{
-	struct sim_writer w;
-
-	writer_result(qp, o, &w);
-	write_sq_slow(qp->dev, dst, src, len, &w, t);
-}
-
 void sim_mem_write_sq_rx(struct sim_qp *qp, uint8_t *dst, const void *src, size_t len,
                          const struct sim_pkt *p, enum sim_writer_kind kind)
 {
 	struct sim_bb_state *rec;
+	struct sim_writer w;
 
-	if (!write_common(qp->dev, (uintptr_t)dst, len, NULL, &rec)) {
-		write_rx_slow(qp, dst, src, len, p, kind);
+	if (!write_one_block(qp->dev, (uintptr_t)dst, len, NULL, &rec)) {
+		writer_rx(qp, p, kind, &w);
+		write_sq_slow(qp->dev, dst, src, len, &w, p->t);
 		return;
 	}
 	if (rec) {
@@ -450,9 +429,11 @@ void sim_mem_write_sq_result(struct sim_qp *qp, uint8_t *dst, const void *src, s
                              const struct sim_outst *o, sim_time_t t)
 {
 	struct sim_bb_state *rec;
+	struct sim_writer w;
 
-	if (!write_common(qp->dev, (uintptr_t)dst, len, o, &rec)) {
-		write_result_slow(qp, dst, src, len, o, t);
+	if (!write_one_block(qp->dev, (uintptr_t)dst, len, o, &rec)) {
+		writer_result(qp, o, &w);
+		write_sq_slow(qp->dev, dst, src, len, &w, t);
 		return;
 	}
 	if (rec) {
