@@ -849,8 +849,10 @@ static inline bool sim_mem_write_common(struct sim_dev *dev, uintptr_t lo, size_
  * writer map).  sim_mem_write_rx: the bytes of request @p that QP @qp
  * received (@kind SIM_WRITER_RQ: its receive scatter; SIM_WRITER_REMOTE:
  * its WRITE / atomic), at its arrival p->t. */
-static inline void sim_mem_write_rx(struct sim_qp *qp, uint8_t *dst, const void *src, size_t len,
-                                    const struct sim_pkt *p, enum sim_writer_kind kind)
+static inline __attribute__((always_inline)) void sim_mem_write_rx(struct sim_qp *qp, uint8_t *dst,
+                                                                   const void *src, size_t len,
+                                                                   const struct sim_pkt *p,
+                                                                   enum sim_writer_kind kind)
 {
 	if (len == 0)
 		return;
@@ -860,8 +862,9 @@ static inline void sim_mem_write_rx(struct sim_qp *qp, uint8_t *dst, const void 
 		sim_mem_write_sq_rx(qp, dst, src, len, p, kind);
 }
 /* The response data of @qp's READ / atomic @o, landing at @t. */
-static inline void sim_mem_write_result(struct sim_qp *qp, uint8_t *dst, const void *src,
-                                        size_t len, const struct sim_outst *o, sim_time_t t)
+static inline __attribute__((always_inline)) void
+sim_mem_write_result(struct sim_qp *qp, uint8_t *dst, const void *src, size_t len,
+                     const struct sim_outst *o, sim_time_t t)
 {
 	if (len == 0)
 		return;
