@@ -449,6 +449,13 @@ bool net_ring_prepare_sleep(struct net_ring *r)
 	return true;
 }
 
+bool net_ring_pending(struct net_ring *r)
+{
+	uint64_t avail = 0;
+
+	return r->err || rx_avail(r, &avail) || avail;
+}
+
 int net_ring_fd(const struct net_ring *r)
 {
 	return r->efd[EFD(r->side, 0)];
@@ -508,23 +515,17 @@ const struct net_spin *net_ring_spin(const struct net_ring *r)
 	return &r->spin;
 }
 
-static unsigned ring_waiters; /* net_ring_wait calls of this process in progress */
-
 /*
  * Poll the producer's head for up to the spin budget (and @timeout_us)
  * without the sleep flag set: the peer does not signal meanwhile, and the
  * caller sets the flag and looks again before it sleeps, so a write that
  * lands after the last look here is not lost.  True when bytes came.
  */
-static bool spin_for_bytes(struct net_ring *r, int timeout_us)
+static bool spin_for_bytes(struct net_ring *r, int timeout_us, bool alone)
 {
 	uint32_t tried;
 	uint64_t t0, now;
-	bool alone;
 
-	/* one waiter polls; with several connections waiting at once, their
-	 * answers keep the CPUs busy and a poll would take one from them */
-	alone = __atomic_load_n(&ring_waiters, __ATOMIC_RELAXED) == 1;
 	tried = timeout_us && (alone || r->spin.busy_ok) ? net_spin_begin(&r->spin) : 0;
 	if (!tried)
 		return false;
@@ -544,7 +545,7 @@ static bool spin_for_bytes(struct net_ring *r, int timeout_us)
 	return false;
 }
 
-static int ring_wait(struct net_ring *r, int timeout_us, int also_fd)
+static int ring_wait(struct net_ring *r, int timeout_us, int also_fd, bool alone)
 {
 	struct timespec ts = {timeout_us / 1000000, (timeout_us % 1000000) * 1000L};
 	struct epoll_event ev[2];
@@ -554,7 +555,7 @@ static int ring_wait(struct net_ring *r, int timeout_us, int also_fd)
 	if (r->err || wait_set(r))
 		return r->err;
 	/* no spin beside another fd: what that fd says comes without bytes */
-	if (also_fd < 0 && spin_for_bytes(r, timeout_us))
+	if (also_fd < 0 && spin_for_bytes(r, timeout_us, alone))
 		return 1;
 	if (!net_ring_prepare_sleep(r))
 		return r->err ? r->err : 1;
@@ -596,9 +597,8 @@ int net_ring_wait_also(struct net_ring *r, int timeout_us, int also_fd)
 {
 	int rc;
 
-	__atomic_add_fetch(&ring_waiters, 1, __ATOMIC_RELAXED);
-	rc = ring_wait(r, timeout_us, also_fd);
-	__atomic_sub_fetch(&ring_waiters, 1, __ATOMIC_RELAXED);
+	rc = ring_wait(r, timeout_us, also_fd, net_spin_wait_enter() == 1);
+	net_spin_wait_leave();
 	return rc;
 }
 

@@ -105,6 +105,9 @@ int net_ring_read(struct net_ring *r, void *buf, size_t cap);
  * be read, false when bytes are already there (flag cleared, no sleep).
  */
 bool net_ring_prepare_sleep(struct net_ring *r);
+/* Without touching the sleep flag: true when bytes wait to be read, or
+ * the ring failed (a read reports it). */
+bool net_ring_pending(struct net_ring *r);
 /* Pollable: readable when the peer signalled bytes to read. */
 int net_ring_fd(const struct net_ring *r);
 /* Pollable: readable when the peer signalled room after a short write. */
@@ -122,8 +125,8 @@ int net_ring_sock(const struct net_ring *r);
 /*
  * Block up to @timeout_us (-1: forever) until bytes can be read or the peer
  * hangs up.  Polls the ring first for its adaptive spin budget
- * (net_spin.h; only while no other net_ring_wait of the process is in
- * progress; a hang-up is seen once that poll gave up), then sleeps with
+ * (net_spin.h; only while no other link wait of the process, a ring's or a
+ * polled socket's, is in progress; a hang-up is seen once that poll gave up), then sleeps with
  * the sleep flag set.  Returns 1 when signalled or bytes are there, 0 on
  * timeout, -EPIPE when the peer closed (the ring is failed).
  */

@@ -2,7 +2,7 @@
 /*
  * net/net_spin.c - the adaptive poll budget of net_spin.h: PRISM_SPIN_US,
  * growing on a catch, halving on a miss, retrying from 0; the process-wide
- * limit on pollers; the machine's runnable-thread count (the 4th field of
+ * limit on pollers and the count of waiters; the machine's runnable-thread count (the 4th field of
  * /proc/loadavg, looked at most once a millisecond by whichever waiter
  * finds it old).
  *
@@ -20,6 +20,7 @@
 #define LOOK_EVERY_US 1000u
 
 static unsigned spinners;     /* threads of this process polling now */
+static unsigned waiters;      /* threads of this process waiting on a link now */
 static unsigned max_spinners; /* half the online CPUs, at least 1 (0: not yet read) */
 
 /* Many waiters of one process (a client's connections, a server's NIC
@@ -91,6 +92,16 @@ static bool spinner_enter(void)
 		return true;
 	__atomic_sub_fetch(&spinners, 1, __ATOMIC_RELAXED);
 	return false;
+}
+
+unsigned net_spin_wait_enter(void)
+{
+	return __atomic_add_fetch(&waiters, 1, __ATOMIC_RELAXED);
+}
+
+void net_spin_wait_leave(void)
+{
+	__atomic_sub_fetch(&waiters, 1, __ATOMIC_RELAXED);
 }
 
 uint32_t net_spin_cap_env(void)

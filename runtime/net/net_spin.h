@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * net/net_spin.h - the adaptive, bounded busy-poll a ring waiter tries
- * before it sleeps.
+ * net/net_spin.h - the adaptive, bounded busy-poll a link waiter (a ring's
+ * or a TCP socket's) tries before it sleeps.
  *
  * A closed-loop peer answers a few microseconds after it was asked; sleeping
  * on an eventfd for that costs a wake-up on each side (tens of microseconds
@@ -50,6 +50,13 @@ void net_spin_end(struct net_spin *s, uint32_t tried_us, bool caught, uint32_t t
 /* True when, at the last look (at most a millisecond old), the machine had
  * more runnable threads than online CPUs. */
 bool net_spin_cpus_full(void);
+/* A waiter of this process (a ring's or a polled socket's owner) starts
+ * waiting: returns how many wait now, itself included.  A waiter polls
+ * only when it waits alone: with several connections waiting at once,
+ * their answers keep the CPUs busy and a poll would take one from them.
+ * Each enter is followed by one net_spin_wait_leave. */
+unsigned net_spin_wait_enter(void);
+void net_spin_wait_leave(void);
 /* Between two looks: a few pause instructions, then the CPU to any other
  * runnable thread (sched_yield), so that a poll never delays a runnable
  * thread of its CPU, its peer included, by more than about a microsecond. */

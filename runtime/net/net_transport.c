@@ -17,7 +17,10 @@
  * delivered (a request behind acknowledgements is delivered after the hook
  * ran on them), corking (a thread's frames leave at its uncork, one send
  * per link), polled links (their owner reads the socket with
- * net_link_poll) and the plain ACKs a polled link holds for its next frame.
+ * net_link_poll) and the plain ACKs a polled link holds for its next frame;
+ * the polls before sleeps (the thread's after a round that read a link, a
+ * polled link owner's in net_link_poll) and the hot rings (read empty, their
+ * sleep flags set only before the thread sleeps).
  *
  * Threads and locks.  xmit runs on whichever thread runs the device: it
  * takes t->lock to find the link, then link->tx_lock, and never calls into
@@ -38,6 +41,7 @@
 #include "util/clock.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -57,6 +61,8 @@
 #include "net/net_spin.h"
 
 #define WAKE_ID UINT64_MAX
+/* A polled TCP link's owner waits this long or longer in recv itself. */
+#define RECV_WAIT_MIN_US 20000
 /* An epoll event's id: link generation (32 bits), descriptor kind (2), slot (30). */
 #define ID_SLOT_MASK  0x3fffffffu
 #define ID_KIND_SHIFT 30
@@ -101,8 +107,13 @@ struct net_link {
 	/* rx_lock: whoever reads the socket (the transport thread, or the
 	 * owner of a polled link) */
 	pthread_mutex_t rx_lock;
-	bool polled;      /* the owner reads the socket (net_link_poll) */
-	uint8_t *scratch; /* RX_CHUNK bytes the owner reads into (polled) */
+	bool polled;          /* the owner reads the socket (net_link_poll) */
+	uint8_t *scratch;     /* RX_CHUNK bytes the owner reads into (polled) */
+	struct net_spin spin; /* polled TCP link: the owner's poll before it sleeps */
+	bool sock_blocks;     /* polled TCP link: the socket is blocking (every other
+	                       * call passes MSG_DONTWAIT) */
+	bool rx_block;        /* the next recv may block (the owner's long wait) */
+	int rcvtimeo_us;      /* SO_RCVTIMEO last set on the socket (0: none) */
 	uint8_t *rx;
 	size_t rx_cap, rx_len;
 	bool rx_stalled;
@@ -111,6 +122,7 @@ struct net_link {
 	uint64_t rx_ready;    /* atomic: net_link_set_rx_ready */
 	bool dead;
 	int err;
+	bool hot; /* a non-polled ring link in t->hot (the transport thread's) */
 	struct net_link_stats stats;
 };
 
@@ -136,7 +148,13 @@ struct net_transport {
 	void *rx_hook_ctx;
 	bool in_hook;
 	pthread_cond_t hook_idle;
-	struct net_spin spin; /* the thread's poll after a round on a ring */
+	struct net_spin spin; /* the thread's poll after a round that read a link */
+	/* The thread's: ring links it read empty and has not yet set the sleep
+	 * flag of (their data-event ids); it looks at their heads each round
+	 * and sets their flags only before it sleeps, so that a peer writing
+	 * while the thread is busy makes no system call to wake it. */
+	uint64_t *hot;
+	uint32_t nhot, hot_cap;
 };
 
 /*
@@ -282,6 +300,25 @@ static void link_epoll_del(struct net_link *l)
 }
 
 /*
+ * The transport thread read @l's ring empty: instead of setting its sleep
+ * flag now, it looks at the ring's head again each round while it works and
+ * sets the flag before it sleeps (settle_hot).  False when the list has no
+ * room: the caller sets the flag itself.
+ */
+static bool hot_add(struct net_link *l)
+{
+	struct net_transport *t = l->t;
+
+	if (l->hot)
+		return true;
+	if (!ARRAY_RESERVE(t->hot, t->hot_cap, (size_t)t->nhot + 1))
+		return false;
+	t->hot[t->nhot++] = fd_id(l, FD_DATA);
+	l->hot = true;
+	return true;
+}
+
+/*
  * Send what the link's carrier takes now: bytes taken, or -EAGAIN (none:
  * wait for EPOLLOUT, or for the ring's room signal, which a short ring
  * write asked for), or another negative errno.
@@ -315,11 +352,14 @@ static ssize_t link_recv(struct net_link *l, void *buf, size_t cap, bool gone)
 	ssize_t n;
 
 	if (!l->ring) {
+		int flags = l->rx_block ? 0 : MSG_DONTWAIT;
+
+		l->rx_block = false; /* only a wait's first read blocks */
 		do
-			n = recv(l->fd, buf, cap, MSG_DONTWAIT);
-		while (n < 0 && errno == EINTR);
-		if (n < 0)
-			return errno == EWOULDBLOCK ? -EAGAIN : -errno;
+			n = recv(l->fd, buf, cap, flags);
+		while (n < 0 && errno == EINTR && flags);
+		if (n < 0) /* a blocking read's timeout, or a signal: nothing yet */
+			return errno == EWOULDBLOCK || errno == EINTR ? -EAGAIN : -errno;
 		return n;
 	}
 	for (;;) {
@@ -328,22 +368,33 @@ static ssize_t link_recv(struct net_link *l, void *buf, size_t cap, bool gone)
 			return n;
 		if (gone)
 			return 0;
-		if (l->polled || net_ring_prepare_sleep(l->ring))
+		/* a polled link's owner sets the flag when it waits; the
+		 * transport thread when it is about to sleep */
+		if (l->polled || hot_add(l) || net_ring_prepare_sleep(l->ring))
 			return -EAGAIN;
 	}
+}
+
+/* t->lock held: the link an epoll event names, or NULL when it was closed
+ * since (a link in the table is not freed while t->lock is held). */
+static struct net_link *by_id_locked(struct net_transport *t, uint64_t id)
+{
+	uint32_t slot = (uint32_t)id & ID_SLOT_MASK, gen = (uint32_t)(id >> 32);
+
+	if (slot < t->nslots && t->slots[slot] && t->slots[slot]->gen == gen)
+		return t->slots[slot];
+	return NULL;
 }
 
 /* Pin the link an epoll event names, or NULL when it was closed since. */
 static struct net_link *pin(struct net_transport *t, uint64_t id)
 {
-	uint32_t slot = (uint32_t)id & ID_SLOT_MASK, gen = (uint32_t)(id >> 32);
-	struct net_link *l = NULL;
+	struct net_link *l;
 
 	pthread_mutex_lock(&t->lock);
-	if (slot < t->nslots && t->slots[slot] && t->slots[slot]->gen == gen) {
-		l = t->slots[slot];
+	l = by_id_locked(t, id);
+	if (l)
 		l->pins++;
-	}
 	pthread_mutex_unlock(&t->lock);
 	return l;
 }
@@ -826,10 +877,13 @@ static void on_readable(struct net_link *l, bool gone, uint8_t *scratch, bool ma
 		return;
 	}
 	/* Left before the ring was empty (budget spent, records split off
-	 * behind acknowledgements): no sleep flag was set.  Set it now if the
-	 * ring is empty (what was read waits in the link's buffer, delivered
-	 * this round), else no signal would come: wake this thread again. */
-	if (l->ring && !l->dead && !l->polled && !l->rx_stalled && !net_ring_prepare_sleep(l->ring))
+	 * behind acknowledgements): no sleep flag was set.  The thread looks
+	 * at the ring again next round (what was read waits in the link's
+	 * buffer, delivered this round); without room in that list, set the
+	 * flag now if the ring is empty, else no signal would come: wake this
+	 * thread again. */
+	if (l->ring && !l->dead && !l->polled && !l->rx_stalled && !hot_add(l) &&
+	    !net_ring_prepare_sleep(l->ring))
 		net_ring_poke(l->ring);
 }
 
@@ -957,12 +1011,13 @@ static void deliver_split(struct net_transport *t, struct net_link **split, unsi
 #define SPLIT_MAX 64u
 
 /*
- * Transport thread, after a round that read a ring: a closed-loop peer
- * sends its next request a few microseconds after the answer, so look at
- * the epoll set without sleeping for up to the spin budget (net_spin.h)
- * before sleeping in it.  The rings' sleep flags are set as usual (the
- * peer signals, epoll sees it at once), so no wake-up can be lost; a stop
- * is seen through the wake eventfd.  Returns the events found (0: none).
+ * Transport thread, after a round that read a link (a ring, or a socket): a
+ * closed-loop peer sends its next request a few microseconds after the
+ * answer, so look at the epoll set without sleeping for up to the spin
+ * budget (net_spin.h) before sleeping in it.  The rings' sleep flags are
+ * set as usual (the peer signals, epoll sees it at once) and sockets are
+ * level-triggered, so no wake-up can be lost; a stop is seen through the
+ * wake eventfd.  Returns the events found (0: none).
  */
 static int spin_for_events(struct net_transport *t, struct epoll_event *evs, int max)
 {
@@ -987,12 +1042,93 @@ static int spin_for_events(struct net_transport *t, struct epoll_event *evs, int
 	return 0;
 }
 
+/*
+ * Transport thread: the hot rings (hot_add) that hold bytes now become data
+ * events in @evs (at most @max); the others stay hot.  Returns the events.
+ */
+static int take_hot(struct net_transport *t, struct epoll_event *evs, int max)
+{
+	uint32_t i, keep = 0;
+	int n = 0;
+
+	if (!t->nhot)
+		return 0;
+	pthread_mutex_lock(&t->lock); /* one look for the whole list */
+	for (i = 0; i < t->nhot; i++) {
+		uint64_t id = t->hot[i];
+		struct net_link *l = by_id_locked(t, id);
+
+		if (!l)
+			continue; /* closed since */
+		if (l->dead || (n < max && net_ring_pending(l->ring))) {
+			l->hot = false; /* a dead link is dropped; a read makes it hot again */
+			if (!l->dead)
+				evs[n++] = (struct epoll_event){.events = EPOLLIN, .data.u64 = id};
+		} else {
+			t->hot[keep++] = id;
+		}
+	}
+	pthread_mutex_unlock(&t->lock);
+	t->nhot = keep;
+	return n;
+}
+
+/*
+ * Transport thread, before it sleeps: set the sleep flag of every hot ring
+ * (its peer signals its next write); a ring that got bytes meanwhile
+ * becomes a data event in @evs instead (or is poked, past @max).  Empties
+ * the list.  Returns the events.
+ */
+static int settle_hot(struct net_transport *t, struct epoll_event *evs, int max)
+{
+	int n = 0;
+
+	if (!t->nhot)
+		return 0;
+	pthread_mutex_lock(&t->lock);
+	for (uint32_t i = 0; i < t->nhot; i++) {
+		struct net_link *l = by_id_locked(t, t->hot[i]);
+
+		if (!l)
+			continue;
+		l->hot = false;
+		if (!l->dead && !net_ring_prepare_sleep(l->ring)) {
+			if (n < max)
+				evs[n++] =
+				    (struct epoll_event){.events = EPOLLIN, .data.u64 = t->hot[i]};
+			else
+				net_ring_poke(l->ring);
+		}
+	}
+	pthread_mutex_unlock(&t->lock);
+	t->nhot = 0;
+	return n;
+}
+
+/* The events of a non-blocking epoll_wait after the @n taken from hot rings
+ * in @evs, leaving out those the hot rings already gave.  Returns the
+ * total. */
+static int add_polled(struct net_transport *t, struct epoll_event *evs, int n, int max)
+{
+	int m = epoll_wait(t->epfd, evs + n, max - n, 0), total = n;
+
+	for (int j = 0; j < m; j++) {
+		int k;
+
+		for (k = 0; k < n && evs[k].data.u64 != evs[n + j].data.u64; k++)
+			;
+		if (k == n)
+			evs[total++] = evs[n + j];
+	}
+	return total;
+}
+
 static void *transport_thread(void *arg)
 {
 	struct net_transport *t = arg;
 	struct epoll_event evs[64];
 	struct net_link *split[SPLIT_MAX];
-	bool ring_round = false; /* the last round read a ring */
+	bool data_round = false; /* the last round read a link */
 
 	for (;;) {
 		bool stop;
@@ -1007,12 +1143,20 @@ static void *transport_thread(void *arg)
 		pthread_mutex_unlock(&t->lock);
 		if (stop)
 			break;
-		n = ring_round && !stalled ? spin_for_events(t, evs, 64) : 0;
+		/* hot rings with bytes first, with whatever else is ready; when
+		 * none has bytes, their flags are set before any sleep */
+		n = take_hot(t, evs, 64);
+		if (n > 0)
+			n = add_polled(t, evs, n, 64);
+		else
+			n = settle_hot(t, evs, 64);
+		if (n == 0 && data_round && !stalled)
+			n = spin_for_events(t, evs, 64);
 		if (n == 0)
 			n = epoll_wait(t->epfd, evs, 64, stalled ? 1 : -1);
 		if (n < 0 && errno != EINTR)
 			break;
-		ring_round = false;
+		data_round = false;
 		before = __atomic_load_n(&t->delivered, __ATOMIC_RELAXED);
 		net_transport_cork(t);
 		for (i = 0; i < n; i++) {
@@ -1030,7 +1174,8 @@ static void *transport_thread(void *arg)
 				continue;
 			kind = (unsigned)(evs[i].data.u64 >> ID_KIND_SHIFT) & 3u;
 			ev = evs[i].events;
-			ring_round |= l->ring && kind == FD_DATA;
+			/* bytes came: a ring's signal, or a socket's */
+			data_round |= l->ring ? kind == FD_DATA : (ev & EPOLLIN) && !l->polled;
 			if (l->ring && kind == FD_ROOM)
 				ev = EPOLLOUT;
 			else if (l->ring && kind == FD_MAIN) /* the setup socket: a hang-up */
@@ -1219,6 +1364,7 @@ void net_transport_destroy(struct net_transport *t)
 		link_free(l);
 	}
 	free(t->slots);
+	free(t->hot);
 	free(t->rx_scratch);
 	close(t->epfd);
 	close(t->wakefd);
@@ -1256,6 +1402,7 @@ static int attach(struct net_transport *t, int fd, struct net_ring *ring, struct
 	l->addr.peer_node = net_peer_node(t->dev, peer);
 	l->addr.peer_qpn = peer->qpn;
 	l->peer_max_pkt = peer->max_pkt ? peer->max_pkt : NET_DEFAULT_MAX_PKT;
+	net_spin_init(&l->spin, net_spin_cap_env());
 	if (cbs)
 		l->cbs = *cbs;
 	pthread_mutex_init(&l->tx_lock, NULL);
@@ -1444,10 +1591,15 @@ int net_link_set_polled(struct net_link *l)
 	pthread_mutex_lock(&l->rx_lock);
 	pthread_mutex_lock(&l->tx_lock);
 	if (!l->polled) {
+		int fl = l->ring ? -1 : fcntl(l->fd, F_GETFL);
+
 		l->polled = true;
 		l->scratch = scratch;
 		scratch = NULL;
 		link_events(l);
+		/* the owner's long waits sleep in recv (read_polled); every
+		 * other send and recv on the socket passes MSG_DONTWAIT */
+		l->sock_blocks = fl >= 0 && fcntl(l->fd, F_SETFL, fl & ~O_NONBLOCK) == 0;
 	}
 	pthread_mutex_unlock(&l->tx_lock);
 	pthread_mutex_unlock(&l->rx_lock);
@@ -1467,6 +1619,71 @@ void net_link_hold_acks(struct net_link *l, bool hold)
 		flush_or_flag(l);
 }
 
+/*
+ * The owner of a polled link reads it: the packets delivered, or the link's
+ * error once it failed.  @block_us > 0 (a TCP link whose socket blocks):
+ * the first read waits up to that long for bytes, in one call, instead of a
+ * poll(2) followed by the read.  The transport thread takes rx_lock only
+ * for a hang-up or a failed send, which end that read at once.
+ */
+static int read_polled(struct net_link *l, bool gone, int block_us)
+{
+	uint64_t before;
+	int n;
+
+	pthread_mutex_lock(&l->rx_lock);
+	before = l->stats.rx_pkts;
+	if (block_us > 0 && !l->dead && l->rcvtimeo_us != block_us) {
+		struct timeval tv = {block_us / 1000000, block_us % 1000000};
+
+		if (setsockopt(l->fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv)) == 0)
+			l->rcvtimeo_us = block_us;
+		else
+			block_us = 0;
+	}
+	l->rx_block = block_us > 0;
+	if (!l->dead && l->polled)
+		on_readable(l, gone, l->scratch, false);
+	l->rx_block = false;
+	n = l->dead ? (l->err < 0 ? l->err : -EPIPE) : (int)(l->stats.rx_pkts - before);
+	pthread_mutex_unlock(&l->rx_lock);
+	return n;
+}
+
+/*
+ * The owner of a polled TCP link, before it sleeps in poll(2): a closed-loop
+ * server answers a few microseconds after the request left, so read the
+ * socket without sleeping for up to the spin budget (net_spin.h), and only
+ * as the process's one waiter.  Each look is the read itself (one
+ * non-blocking recv), so a catch costs no call beyond the one a sleep
+ * would have been followed by.  Returns the packets delivered or the
+ * link's error (a catch), 0 when the budget ran out.
+ */
+static int spin_for_packets(struct net_link *l, int timeout_us, bool alone)
+{
+	uint32_t tried = alone || l->spin.busy_ok ? net_spin_begin(&l->spin) : 0;
+	uint64_t t0, now;
+	int n;
+
+	if (!tried)
+		return 0;
+	if ((uint32_t)timeout_us < tried)
+		tried = (uint32_t)timeout_us;
+	t0 = util_now_us();
+	now = t0;
+	do {
+		n = read_polled(l, false, 0);
+		if (n) {
+			net_spin_end(&l->spin, tried, true, (uint32_t)(now - t0));
+			return n;
+		}
+		net_spin_relax();
+		now = util_now_us();
+	} while (now - t0 < tried);
+	net_spin_end(&l->spin, tried, false, tried);
+	return 0;
+}
+
 int net_link_poll(struct net_link *l, int timeout_us)
 {
 	return net_link_poll_also(l, timeout_us, -1, NULL);
@@ -1477,7 +1694,6 @@ int net_link_poll_also(struct net_link *l, int timeout_us, int also_fd, enum net
 	struct pollfd pfd[2] = {{.fd = l->fd, .events = POLLIN}, {.fd = also_fd, .events = POLLIN}};
 	bool gone = false, paused, held;
 	enum net_woke unused;
-	uint64_t before;
 	int n;
 
 	if (!woke)
@@ -1512,6 +1728,22 @@ int net_link_poll_also(struct net_link *l, int timeout_us, int also_fd, enum net
 				return 0;
 			}
 		} else {
+			/* no spin beside another fd: what it says comes without bytes */
+			if (also_fd < 0) {
+				n = spin_for_packets(l, timeout_us, net_spin_wait_enter() == 1);
+				net_spin_wait_leave();
+				if (n)
+					return n;
+				/* a long wait sleeps in the read itself (a socket's
+				 * timeout counts in scheduler ticks: short waits
+				 * poll) */
+				if (l->sock_blocks && timeout_us >= RECV_WAIT_MIN_US) {
+					n = read_polled(l, false, timeout_us);
+					if (n == 0)
+						*woke = NET_WOKE_NOTHING;
+					return n;
+				}
+			}
 			n = ppoll(pfd, also_fd >= 0 ? 2 : 1, &ts, NULL);
 			if (n <= 0 || !pfd[0].revents) {
 				*woke = n > 0 ? NET_WOKE_ALSO : NET_WOKE_NOTHING;
@@ -1521,11 +1753,5 @@ int net_link_poll_also(struct net_link *l, int timeout_us, int also_fd, enum net
 			gone = n > 0 && (pfd[0].revents & (POLLHUP | POLLERR));
 		}
 	}
-	pthread_mutex_lock(&l->rx_lock);
-	before = l->stats.rx_pkts;
-	if (!l->dead && l->polled)
-		on_readable(l, gone, l->scratch, false);
-	n = l->dead ? (l->err < 0 ? l->err : -EPIPE) : (int)(l->stats.rx_pkts - before);
-	pthread_mutex_unlock(&l->rx_lock);
-	return n;
+	return read_polled(l, gone, 0);
 }

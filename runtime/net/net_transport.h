@@ -123,14 +123,20 @@ void net_transport_uncork(struct net_transport *t);
  * The link's owner reads its socket or ring (net_link_poll) on its own
  * thread, the one that runs the device and polls for the answer: the
  * transport thread stops reading it and only watches hang-ups and write
- * space.
+ * space.  A TCP link's socket becomes blocking (for the owner's long waits);
+ * the transport's own sends and reads never block.
  */
 int net_link_set_polled(struct net_link *link);
 /*
  * Polled link: wait up to @timeout_us (0: do not wait) for bytes (a ring:
  * on its data eventfd, its sleep flag set), read what the socket or ring
- * holds and hand its packets to the device.  Returns the packets
- * handed over, or the negative error that took the link down.
+ * holds and hand its packets to the device.  Before it sleeps it polls for
+ * its adaptive spin budget (net_spin.h; only while no other link wait of
+ * the process is in progress; a socket is polled by reading it).  A TCP
+ * link's wait of 20 ms or more then sleeps in the read itself (the socket is
+ * made blocking when the link becomes polled; the transport passes
+ * MSG_DONTWAIT everywhere else).  Returns the packets handed over, or the
+ * negative error that took the link down.
  */
 int net_link_poll(struct net_link *link, int timeout_us);
 /* ... sleeping also until @also_fd (-1: none; e.g. a completion channel's

@@ -578,8 +578,10 @@ static int compare(int n, pid_t ppid, uint16_t pport, pid_t mpid, int mport, dou
 	       "memcached_process=%.2f memcached_clients=%.2f\n",
 	       pm.cs_per_get, pm.client_cs_per_get, mm.cs_per_get, mm.client_cs_per_get);
 	printf("  tcp_forced prism_gets_per_s=%.0f ratio=%.3f prism_p50=%.1f prism_p99=%.1f "
-	       "cpu_us_per_get prism_server_process=%.2f prism_clients=%.2f\n",
-	       tm.rate, tm.rate / mm.rate, tm.p50, tm.p99, tm.cpu_per_get, tm.client_cpu_per_get);
+	       "cpu_us_per_get prism_server_process=%.2f prism_clients=%.2f "
+	       "switches_per_get prism_server_process=%.2f prism_clients=%.2f\n",
+	       tm.rate, tm.rate / mm.rate, tm.p50, tm.p99, tm.cpu_per_get, tm.client_cpu_per_get,
+	       tm.cs_per_get, tm.client_cs_per_get);
 	fflush(stdout);
 	rc = 0;
 out:

@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
@@ -539,6 +540,47 @@ static void test_polled_link(void **state)
 	assert_int_equal(e.opcode, PRISM_CQE_REQ);
 	np_qp_close(&c);
 	np_qp_close(&s);
+}
+
+static void *close_later(void *arg)
+{
+	usleep(20000);
+	np_qp_close(arg);
+	return NULL;
+}
+
+/* A polled TCP link's long wait (20 ms or more) sleeps in the read itself:
+ * it returns with the answer, read whole, and with the link's error when
+ * the peer hangs up while the owner sleeps (not at the wait's bound). */
+static void test_polled_link_long_wait(void **state)
+{
+	struct prism_cqe e;
+	struct np_qp s, c;
+	pthread_t th;
+	bool done = false;
+	int n = 0;
+
+	(void)state;
+	make_pair(&s, &c);
+	assert_int_equal(net_link_set_polled(c.link), 0);
+	fill(s.mem, MEM, 6);
+	assert_int_equal(
+	    np_post_rdma(&c, PRISM_OP_RDMA_READ, c.peer.regions[0].addr, s.rkey, 0, 1u << 20, 0),
+	    0);
+	for (int i = 0; i < WAIT_MS && !done; i++) {
+		assert_true(net_link_poll(c.link, 100000) >= 0);
+		done = np_wait(&c.scq, &e, 0) == 0;
+	}
+	assert_true(done);
+	assert_int_equal(e.opcode, PRISM_CQE_REQ);
+	assert_memory_equal(c.mem, s.mem, 1u << 20);
+	assert_int_equal(pthread_create(&th, NULL, close_later, &s), 0);
+	for (int i = 0; i < 10 && n == 0; i++)
+		n = net_link_poll(c.link, 60 * 1000 * 1000); /* far beyond the test's run */
+	assert_true(n < 0);
+	assert_int_equal(net_link_error(c.link), n);
+	pthread_join(th, NULL);
+	np_qp_close(&c);
 }
 
 /* A hostile peer of a polled link: garbage in the stream fails that link
@@ -1115,6 +1157,98 @@ static void test_ring_hostile_peer(void **state)
 	np_qp_close(&s2);
 }
 
+/* The rx hook of test_ring_flag_set_before_sleep: holds the transport
+ * thread busy until the test lets it go. */
+static atomic_int hook_calls, hook_release;
+
+static void busy_hook(void *ctx)
+{
+	(void)ctx;
+	atomic_fetch_add(&hook_calls, 1);
+	for (int i = 0; i < WAIT_MS && !atomic_load(&hook_release); i++)
+		usleep(1000);
+}
+
+/* The raw peer @h writes one ACK record for @s's QP (outside its window:
+ * taken and ignored) at stream position @pos into ring 1, signalling the
+ * data eventfd only when the consumer's sleep flag was set, as a producer
+ * does.  Returns the new position. */
+static uint64_t peer_write_ack(struct ring_peer *h, const struct np_qp *s, uint64_t pos)
+{
+	struct net_pkt np = {.opcode = NET_OP_ACKNOWLEDGE,
+	                     .pkey = 0xffff,
+	                     .dest_qpn = s->qpn,
+	                     .psn = 0x123456,
+	                     .aeth = {.syndrome = 0x1f}};
+	uint32_t *flag = (uint32_t *)(h->m + NET_RING_DIR_OFF(1) + NET_RING_SLEEP_OFF);
+	uint8_t rec[64];
+	uint64_t one = 1;
+	int n = net_record_encode(&np, 0, rec, sizeof(rec), NULL);
+
+	assert_true(n > 0);
+	memcpy(ring_peer_bytes(h, 1) + pos, rec, (size_t)n);
+	__atomic_store_n(ring_peer_index(h, 1, NET_RING_HEAD_OFF), pos + (uint64_t)n,
+	                 __ATOMIC_RELEASE);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_exchange_n(flag, 0, __ATOMIC_SEQ_CST))
+		assert_int_equal(write(h->fds[1], &one, sizeof(one)), (ssize_t)sizeof(one));
+	return pos + (uint64_t)n;
+}
+
+static void wait_rx_pkts(struct np_qp *s, uint64_t want)
+{
+	struct net_link_stats st;
+
+	net_link_stats(s->link, &st);
+	for (int i = 0; i < WAIT_MS && st.rx_pkts < want; i++) {
+		usleep(1000);
+		net_link_stats(s->link, &st);
+	}
+	assert_int_equal(st.rx_pkts, want);
+}
+
+/* The transport thread sets a ring's sleep flag only before it sleeps: an
+ * idle thread's ring is flagged (the peer's next write signals it), a busy
+ * thread's is not (the peer writes without a system call), and a write
+ * that came unsignalled while it was busy is still read. */
+static void test_ring_flag_set_before_sleep(void **state)
+{
+	struct np_qp s;
+	struct ring_peer h;
+	uint32_t *flag;
+	uint64_t pos = 0;
+
+	(void)state;
+	assert_int_equal(np_qp_open(&s, &W.srv, MEM), 0);
+	raw_ring(&s, &h);
+	flag = (uint32_t *)(h.m + NET_RING_DIR_OFF(1) + NET_RING_SLEEP_OFF);
+	for (int i = 0; i < WAIT_MS && !__atomic_load_n(flag, __ATOMIC_ACQUIRE); i++)
+		usleep(1000);
+	assert_int_equal(__atomic_load_n(flag, __ATOMIC_ACQUIRE), 1); /* idle */
+
+	atomic_store(&hook_calls, 0);
+	atomic_store(&hook_release, 0);
+	net_transport_set_rx_hook(W.srv.t, busy_hook, NULL);
+	pos = peer_write_ack(&h, &s, pos); /* signalled: wakes the thread */
+	for (int i = 0; i < WAIT_MS && !atomic_load(&hook_calls); i++)
+		usleep(1000);
+	assert_int_equal(atomic_load(&hook_calls), 1);
+	/* busy in the hook, the ring read empty: not flagged */
+	assert_int_equal(__atomic_load_n(flag, __ATOMIC_ACQUIRE), 0);
+	pos = peer_write_ack(&h, &s, pos); /* no signal */
+	atomic_store(&hook_release, 1);
+	wait_rx_pkts(&s, 2);
+	for (int i = 0; i < WAIT_MS && !__atomic_load_n(flag, __ATOMIC_ACQUIRE); i++)
+		usleep(1000);
+	assert_int_equal(__atomic_load_n(flag, __ATOMIC_ACQUIRE), 1); /* idle again */
+	net_transport_set_rx_hook(W.srv.t, NULL, NULL);
+	pos = peer_write_ack(&h, &s, pos); /* signalled again */
+	wait_rx_pkts(&s, 3);
+	assert_int_equal(net_link_error(s.link), 0);
+	ring_peer_close(&h);
+	np_qp_close(&s);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1128,6 +1262,8 @@ int main(void)
 	    cmocka_unit_test(test_rnr_exceeded),
 	    cmocka_unit_test(test_malformed_packet),
 	    cmocka_unit_test(test_polled_link),
+	    cmocka_unit_test(test_ring_flag_set_before_sleep),
+	    cmocka_unit_test(test_polled_link_long_wait),
 	    cmocka_unit_test(test_polled_link_garbage),
 	    cmocka_unit_test(test_held_acks_coalesced),
 	    cmocka_unit_test(test_held_acks_coalesced_ring),
