@@ -27,7 +27,9 @@ fuzz_net_ring_SRCS := tests/fuzz/fuzz_net_ring.c tests/support/ring_peer.c
 
 # The data path needs the sim engine (runtime/sim/sim.mk, branch sim).
 ifneq ($(wildcard runtime/sim/sim.mk),)
-LIB_SRCS += runtime/net/net_simpkt.c runtime/net/net_transport.c
+LIB_SRCS += runtime/net/net_simpkt.c runtime/net/net_transport.c runtime/net/net_link.c \
+	runtime/net/net_link_tx.c runtime/net/net_link_rx.c runtime/net/net_link_poll.c \
+	runtime/net/net_hot.c
 
 TESTS += net_simpkt
 net_simpkt_SRCS := tests/net/test_net_simpkt.c

@@ -21,7 +21,6 @@
 #include "net/net_ring.h"
 #include "net/net_spin.h"
 #include "util/fdpass.h"
-#include "util/clock.h"
 
 #include <endian.h>
 #include <errno.h>
@@ -521,28 +520,23 @@ const struct net_spin *net_ring_spin(const struct net_ring *r)
  * caller sets the flag and looks again before it sleeps, so a write that
  * lands after the last look here is not lost.  True when bytes came.
  */
+static int ring_has_bytes(void *ctx)
+{
+	struct net_ring *r = ctx;
+
+	return __atomic_load_n(r->rx_head, __ATOMIC_ACQUIRE) != r->rx_pos;
+}
+
 static bool spin_for_bytes(struct net_ring *r, int timeout_us, bool alone)
 {
 	uint32_t tried;
-	uint64_t t0, now;
 
 	tried = timeout_us && (alone || r->spin.busy_ok) ? net_spin_begin(&r->spin) : 0;
 	if (!tried)
 		return false;
 	if (timeout_us > 0 && (uint32_t)timeout_us < tried)
 		tried = (uint32_t)timeout_us;
-	t0 = util_now_us();
-	now = t0;
-	do {
-		if (__atomic_load_n(r->rx_head, __ATOMIC_ACQUIRE) != r->rx_pos) {
-			net_spin_end(&r->spin, tried, true, (uint32_t)(now - t0));
-			return true;
-		}
-		net_spin_relax();
-		now = util_now_us();
-	} while (now - t0 < tried);
-	net_spin_end(&r->spin, tried, false, tried);
-	return false;
+	return net_spin_poll(&r->spin, tried, ring_has_bytes, r) > 0;
 }
 
 static int ring_wait(struct net_ring *r, int timeout_us, int also_fd, bool alone)

@@ -28,8 +28,9 @@
  * another flag and is signalled on its room eventfd once the consumer
  * freed some.
  *
- * Must not: parse what it carries, create threads, print.  net_transport.c
- * carries a link over it (a ring link), net_shm.c sets pairs up.
+ * Must not: parse what it carries, create threads, print.  The transport
+ * (net_transport.h) carries a link over it (a ring link), net_shm.c sets
+ * pairs up.
  */
 #ifndef PRISM_NET_RING_H
 #define PRISM_NET_RING_H

@@ -6,7 +6,10 @@
  * /proc/loadavg, looked at most once a millisecond by whichever waiter
  * finds it old).
  *
- * Must not: poll or sleep itself (the waiters do, with its answers).
+ * The poll loop (net_spin_poll) is its own too; what one look is, is the
+ * waiter's.
+ *
+ * Must not: sleep.
  */
 #include "net/net_spin.h"
 #include "util/clock.h"
@@ -163,6 +166,24 @@ void net_spin_end(struct net_spin *s, uint32_t tried_us, bool caught, uint32_t t
 	if (want < tried_us)
 		want = tried_us; /* a catch keeps what it had */
 	s->budget_us = want > s->cap_us ? s->cap_us : want;
+}
+
+int net_spin_poll(struct net_spin *s, uint32_t tried_us, int (*look)(void *ctx), void *ctx)
+{
+	uint64_t t0 = util_now_us(), now = t0;
+	int n;
+
+	do {
+		n = look(ctx);
+		if (n) {
+			net_spin_end(s, tried_us, n > 0, (uint32_t)(now - t0));
+			return n;
+		}
+		net_spin_relax();
+		now = util_now_us();
+	} while (now - t0 < tried_us);
+	net_spin_end(s, tried_us, false, tried_us);
+	return 0;
 }
 
 void net_spin_relax(void)

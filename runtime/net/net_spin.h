@@ -47,6 +47,12 @@ uint32_t net_spin_begin(struct net_spin *s);
 /* After a poll of @tried_us (net_spin_begin's answer, not 0): @caught says
  * whether the event came, @took_us after how long. */
 void net_spin_end(struct net_spin *s, uint32_t tried_us, bool caught, uint32_t took_us);
+/* The poll itself, for @tried_us (net_spin_begin's answer, not 0, or less):
+ * call @look(@ctx) until it answers nonzero or the time is up, with
+ * net_spin_relax between two looks, then net_spin_end.  @look answers > 0
+ * for a catch, < 0 to stop without one, 0 to go on.  Returns its last
+ * answer (0: the time ran out). */
+int net_spin_poll(struct net_spin *s, uint32_t tried_us, int (*look)(void *ctx), void *ctx);
 /* True when, at the last look (at most a millisecond old), the machine had
  * more runnable threads than online CPUs. */
 bool net_spin_cpus_full(void);

@@ -19,6 +19,10 @@
  *
  * Must not: create or modify QPs (the owner does, with the OOB parameters);
  * block the device's thread; print (messages go to the log callback).
+ *
+ * Behind it: net_transport.c (the transport and its thread), net_link.c
+ * (the link table), net_link_tx.c, net_link_rx.c, net_link_poll.c and
+ * net_hot.c, which share net_link.h.
  */
 #ifndef PRISM_NET_TRANSPORT_H
 #define PRISM_NET_TRANSPORT_H

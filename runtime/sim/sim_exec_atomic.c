@@ -45,7 +45,7 @@ int sim_exec_atomic(struct sim_xctx *x)
 		return PRISM_SYND_LOCAL_QP_OP_ERR;
 	if (s->byte_count < a->size)
 		return PRISM_SYND_LOCAL_LENGTH_ERR;
-	synd = sim_mr_check_local(qp, s->lkey, s->addr, a->size, SIM_ACCESS_LOCAL_WRITE, &dst);
+	synd = sim_mr_check_local(qp, SIM_MR_ATOMIC_DST, s->lkey, s->addr, a->size, &dst);
 	if (synd)
 		return synd;
 	x->os->sge[0] = *s;

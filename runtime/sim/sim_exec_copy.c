@@ -42,7 +42,6 @@ int sim_exec_write(struct sim_xctx *x)
 {
 	const struct prism_wqe *w = x->w;
 	struct sim_dev *dev = x->qp->dev;
-	const struct sim_mr *mr = NULL;
 	uint64_t total = 0;
 	struct sim_pkt *p;
 	uint8_t *src[PRISM_WQE_MAX_SGE];
@@ -54,8 +53,8 @@ int sim_exec_write(struct sim_xctx *x)
 		for (unsigned i = 0; i < w->num_sge; i++) {
 			const struct prism_sge *s = &w->sge[i];
 
-			synd = sim_mr_check_local_next(x->qp, &mr, s->lkey, s->addr, s->byte_count,
-			                               0, &src[i]);
+			synd = sim_mr_check_local(x->qp, SIM_MR_GATHER, s->lkey, s->addr,
+			                          s->byte_count, &src[i]);
 			if (synd)
 				return synd;
 			total += s->byte_count;
@@ -92,7 +91,6 @@ int sim_exec_write(struct sim_xctx *x)
 int sim_exec_read(struct sim_xctx *x)
 {
 	const struct prism_wqe *w = x->w;
-	const struct sim_mr *mr = NULL;
 	uint64_t total = 0;
 	struct sim_pkt *p;
 	uint8_t *dst;
@@ -101,8 +99,8 @@ int sim_exec_read(struct sim_xctx *x)
 	for (unsigned i = 0; i < w->num_sge; i++) {
 		const struct prism_sge *s = &w->sge[i];
 
-		synd = sim_mr_check_local_next(x->qp, &mr, s->lkey, s->addr, s->byte_count,
-		                               SIM_ACCESS_LOCAL_WRITE, &dst);
+		synd = sim_mr_check_local(x->qp, SIM_MR_READ_DST, s->lkey, s->addr, s->byte_count,
+		                          &dst);
 		if (synd)
 			return synd;
 		total += s->byte_count;

@@ -60,7 +60,7 @@ bool sim_wait_satisfied_slow(struct sim_qp *qp, const struct prism_wqe *w, sim_t
 	if (w->ctrl.opmod == PRISM_WAIT_ON_DATA) {
 		uint8_t *mem;
 
-		if (sim_mr_check_local(qp, w->wod.lkey, w->wod.addr, 8, 0, &mem))
+		if (sim_mr_check_local(qp, SIM_MR_WAIT, w->wod.lkey, w->wod.addr, 8, &mem))
 			return true;
 		if (!wod_true(&w->wod, mem))
 			return false;
@@ -79,7 +79,7 @@ int sim_exec_wait(struct sim_xctx *x)
 		if (!sim_cq_by_num(x->qp->dev, w->wait_en.obj_num))
 			return PRISM_SYND_LOCAL_QP_OP_ERR;
 	} else if (w->ctrl.opmod == PRISM_WAIT_ON_DATA) {
-		if (sim_mr_check_local(x->qp, w->wod.lkey, w->wod.addr, 8, 0, &mem))
+		if (sim_mr_check_local(x->qp, SIM_MR_WAIT, w->wod.lkey, w->wod.addr, 8, &mem))
 			return PRISM_SYND_LOCAL_PROT_ERR;
 	} else {
 		return PRISM_SYND_LOCAL_QP_OP_ERR; /* wait-on-time: not modelled */

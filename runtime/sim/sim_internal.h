@@ -271,6 +271,50 @@ struct sim_pktq {
 	bool fifo;
 };
 
+/* What an engine access of registered memory is for (sim_mr_check): each
+ * needs its rights (sim_mr_use_need) and has its own memo in the QP, since
+ * a QP's verbs of one kind mostly name the same MR (RedN's worker reads into
+ * one queue, swaps into one scratch word, serves one table). */
+enum sim_mr_use {
+	SIM_MR_GATHER,       /* WRITE / SEND source: no right */
+	SIM_MR_WAIT,         /* WAIT on data: the word, no right */
+	SIM_MR_READ_DST,     /* READ response scatter: LOCAL_WRITE */
+	SIM_MR_ATOMIC_DST,   /* atomic result: LOCAL_WRITE */
+	SIM_MR_RECV_DST,     /* receive scatter: LOCAL_WRITE */
+	SIM_MR_SERVE_READ,   /* an inbound READ: REMOTE_READ */
+	SIM_MR_SERVE_WRITE,  /* an inbound WRITE: REMOTE_WRITE */
+	SIM_MR_SERVE_ATOMIC, /* an inbound atomic: REMOTE_ATOMIC */
+	SIM_MR_NUSES
+};
+
+static inline unsigned sim_mr_use_need(enum sim_mr_use use)
+{
+	switch (use) {
+	case SIM_MR_READ_DST:
+	case SIM_MR_ATOMIC_DST:
+	case SIM_MR_RECV_DST:
+		return SIM_ACCESS_LOCAL_WRITE;
+	case SIM_MR_SERVE_READ:
+		return SIM_ACCESS_REMOTE_READ;
+	case SIM_MR_SERVE_WRITE:
+		return SIM_ACCESS_REMOTE_WRITE;
+	case SIM_MR_SERVE_ATOMIC:
+		return SIM_ACCESS_REMOTE_ATOMIC;
+	default:
+		return 0;
+	}
+}
+
+/* The last MR a QP's checks of one use found granted (sim_mr_check): its
+ * key and range.  An MR's fields and a QP's PD never change, so the memo
+ * holds until the MR goes (sim_mr_dereg clears every memo naming it).  An
+ * empty memo (a fresh QP's) has key 0, never an MR's, and an empty range,
+ * so it lets nothing through. */
+struct sim_mr_memo {
+	uint32_t key;
+	uint64_t base, len;
+};
+
 struct sim_qp {
 	struct sim_dev *dev;
 	uint32_t qpn;
@@ -307,6 +351,7 @@ struct sim_qp {
 	struct sim_qp *tx_next; /* in dev->tx_held while txq holds packets */
 	bool tx_listed;
 	bool tx_overflow; /* txq reached SIM_QP_TXQ_MAX: fail the QP */
+	struct sim_mr_memo mr_memo[SIM_MR_NUSES];
 };
 
 /* Packets one QP may hold back while its peer does not read (a response per
@@ -478,10 +523,10 @@ static inline void sim_advance_now(struct sim_dev *dev, sim_time_t t)
 /* sim_mr.c: checked memory access (below, inline).  Each returns 0 and the
  * host pointer, or a CQE syndrome (> 0) saying why the access is not
  * allowed. */
-static inline int sim_mr_check_local(const struct sim_qp *qp, uint32_t lkey, uint64_t addr,
-                                     uint64_t len, unsigned need, uint8_t **host);
-static inline int sim_mr_check_remote(const struct sim_qp *qp, uint32_t rkey, uint64_t addr,
-                                      uint64_t len, unsigned need, uint8_t **host);
+static inline int sim_mr_check_local(struct sim_qp *qp, enum sim_mr_use use, uint32_t lkey,
+                                     uint64_t addr, uint64_t len, uint8_t **host);
+static inline int sim_mr_check_remote(struct sim_qp *qp, enum sim_mr_use use, uint32_t rkey,
+                                      uint64_t addr, uint64_t len, uint8_t **host);
 /* memmove for the small writes a chain makes into its own WQEs (fields of
  * 1 to 16 bytes): every load before any store, so overlap is safe. */
 static inline void sim_move_small(uint8_t *d, const uint8_t *s, size_t n)
@@ -518,26 +563,6 @@ static inline void sim_copy_bytes(uint8_t *dst, const void *src, size_t len)
 		memmove(dst, src, len);
 }
 
-/* A write that may land in send-queue memory (sim_mr.c, out of line):
- * attributed, then copied. */
-void sim_mem_write_sq(struct sim_dev *dev, uint8_t *dst, const void *src, size_t len,
-                      const struct sim_writer *w, sim_time_t t);
-/* Every engine write to host memory: copies and attributes the write when it
- * lands in send-queue memory (PATCH event, writer map).  Inline: a write
- * elsewhere is a copy in line. */
-static inline void sim_mem_write(struct sim_dev *dev, uint8_t *dst, const void *src, size_t len,
-                                 const struct sim_writer *w, sim_time_t t)
-{
-	uintptr_t lo = (uintptr_t)dst, hi = lo + len;
-
-	if (len == 0)
-		return;
-	dev->wseq++;
-	if (hi > dev->sqr_lo && lo < dev->sqr_hi)
-		sim_mem_write_sq(dev, dst, src, len, w, t);
-	else
-		sim_copy_bytes(dst, src, len);
-}
 /* Every engine read of registered memory an application may be writing at
  * the same time (READ responses, gathers): each aligned 8-byte word is read
  * with one atomic load, as a NIC's DMA reads whole words, so a word stored by
@@ -755,22 +780,6 @@ static inline bool sim_sq_bb_pending(const struct sim_sq *sq, uint32_t b)
 {
 	return ((b - sq->head) & (sq->nbb - 1)) < sq->fetch - sq->head;
 }
-/* The same record for the common write, one that lies in one block @b and
- * may not race: a local READ/atomic result (@may_race) landing in a block
- * fetched after it was issued (bbf.t > issued_at; a block never fetched
- * has t 0) makes it return false, recording nothing: the caller then runs
- * sim_sq_patch.  Emits nothing: for a device without an event observer. */
-static inline bool sim_sq_patch_one(struct sim_sq *sq, uint64_t wseq, uint32_t b,
-                                    const struct sim_writer *w, bool may_race)
-{
-	if (may_race && sq->bbf[b].t > w->issued_at)
-		return false;
-	if (sim_sq_bb_pending(sq, b)) {
-		sq->bbs[b].wseq = wseq;
-		sq->bbs[b].w = *w;
-	}
-	return true;
-}
 static inline void sim_sq_patch(struct sim_qp *qp, uint32_t off, const uint8_t *src, uint32_t len,
                                 const struct sim_writer *w, sim_time_t t)
 {
@@ -795,6 +804,74 @@ static inline void sim_sq_patch(struct sim_qp *qp, uint32_t off, const uint8_t *
 	}
 	if (dev->obs.event)
 		sim_sq_emit_patch(qp, off, len, w, t);
+}
+struct sim_pkt;
+/* Writes that may land in send-queue memory (sim_mr.c, out of line): every
+ * case but the common one (sim_mem_write_common): attributed, then copied.
+ * The writer record is built only where a block keeps one, from the QP and
+ * what the write carries: the request @p (a receive scatter, SIM_WRITER_RQ,
+ * the QP's rq.head not yet past its WQE; an inbound WRITE or atomic,
+ * SIM_WRITER_REMOTE) or the outstanding entry @o of a local READ / atomic
+ * (SIM_WRITER_SQ). */
+void sim_mem_write_sq_rx(struct sim_qp *qp, uint8_t *dst, const void *src, size_t len,
+                         const struct sim_pkt *p, enum sim_writer_kind kind);
+void sim_mem_write_sq_result(struct sim_qp *qp, uint8_t *dst, const void *src, size_t len,
+                             const struct sim_outst *o, sim_time_t t);
+/* The common engine write, decided in line: outside send-queue memory, or
+ * wholly inside one block of the queue the last write went to with no
+ * event observer and no fetched WQE there (no writer record to keep: see
+ * sim_sq_bb_pending).  Only a local READ / atomic result (@o) may race a
+ * fetch: one landing in a block fetched after it was issued (bbf.t >
+ * o->start; a block never fetched has t 0) is not common either.  Counts
+ * the write (dev->wseq). */
+static inline bool sim_mem_write_common(struct sim_dev *dev, uintptr_t lo, size_t len,
+                                        const struct sim_outst *o)
+{
+	const struct sim_sqrange *r;
+	const struct sim_sq *sq;
+	uint32_t b;
+
+	dev->wseq++;
+	if (lo + len <= dev->sqr_lo || lo >= dev->sqr_hi)
+		return true;
+	r = &dev->sqr[dev->sqr_hint];
+	if (lo < r->lo || lo + len > r->hi || dev->obs.event ||
+	    (lo - r->lo) % PRISM_WQE_BB + len > PRISM_WQE_BB)
+		return false;
+	sq = &r->qp->sq;
+	b = (uint32_t)((lo - r->lo) / PRISM_WQE_BB);
+	if (o && dev->o.hazard != SIM_HAZARD_OFF && sq->bbf[b].t > o->start)
+		return false;
+	return !sim_sq_bb_pending(sq, b);
+}
+/* Every engine write of host memory is one of these two: copies, and
+ * attributes the write when it lands in send-queue memory (PATCH event,
+ * writer map).  sim_mem_write_rx: the bytes of request @p that QP @qp
+ * received (@kind SIM_WRITER_RQ: its receive scatter; SIM_WRITER_REMOTE:
+ * its WRITE / atomic), at its arrival p->t. */
+static inline __attribute__((always_inline)) void sim_mem_write_rx(struct sim_qp *qp, uint8_t *dst,
+                                                                   const void *src, size_t len,
+                                                                   const struct sim_pkt *p,
+                                                                   enum sim_writer_kind kind)
+{
+	if (len == 0)
+		return;
+	if (sim_mem_write_common(qp->dev, (uintptr_t)dst, len, NULL))
+		sim_copy_bytes(dst, src, len);
+	else
+		sim_mem_write_sq_rx(qp, dst, src, len, p, kind);
+}
+/* The response data of @qp's READ / atomic @o, landing at @t. */
+static inline __attribute__((always_inline)) void
+sim_mem_write_result(struct sim_qp *qp, uint8_t *dst, const void *src, size_t len,
+                     const struct sim_outst *o, sim_time_t t)
+{
+	if (len == 0)
+		return;
+	if (sim_mem_write_common(qp->dev, (uintptr_t)dst, len, o))
+		sim_copy_bytes(dst, src, len);
+	else
+		sim_mem_write_sq_result(qp, dst, src, len, o, t);
 }
 void sim_sqrange_rebuild(struct sim_dev *dev);
 
@@ -1214,83 +1291,70 @@ static inline struct sim_mr *sim_mr_by_key(struct sim_dev *dev, uint32_t key)
 	return NULL;
 }
 
-/* [addr, addr + len) inside @mr, overflow-safe for any 64-bit addr/len.
- * An @addr below the MR's start wraps @off past mr->len: the MR's own range
- * does not wrap (sim_mr_reg_pd refuses it). */
+/* [addr, addr + len) inside [base, base + size), overflow-safe for any
+ * 64-bit addr/len.  An @addr below @base wraps the offset past @size (an
+ * MR's own range does not wrap: sim_mr_reg_pd refuses it), and an end past
+ * 2^64 carries: without a carry, off + len <= size says both off <= size
+ * and len <= size - off. */
+static inline bool sim_range_in(uint64_t base, uint64_t size, uint64_t addr, uint64_t len)
+{
+	uint64_t end;
+
+	if (__builtin_add_overflow(addr - base, len, &end))
+		return false;
+	return end <= size;
+}
+
 static inline bool sim_mr_in_bounds(const struct sim_mr *mr, uint64_t addr, uint64_t len)
 {
-	uint64_t off = addr - (uint64_t)(uintptr_t)mr->addr;
-
-	return off <= mr->len && len <= mr->len - off;
+	return sim_range_in((uint64_t)(uintptr_t)mr->addr, mr->len, addr, len);
 }
 
-/* The MR @key names if it is of @qp's protection domain (IBA 10.6.3.1: an
- * L_Key / R_Key is valid only for QPs of the MR's PD) with the rights
- * @need, else NULL. */
-static inline const struct sim_mr *sim_mr_granted(const struct sim_qp *qp, uint32_t key,
-                                                  unsigned need)
-{
-	const struct sim_mr *mr = sim_mr_by_key(qp->dev, key);
+/* sim_mr.c: fills @qp's memo of @use with the MR @key names if it is of
+ * @qp's protection domain (IBA 10.6.3.1: an L_Key / R_Key is valid only
+ * for QPs of the MR's PD) with the rights @use needs; false (memo
+ * unchanged) if there is none. */
+bool sim_mr_memo_fill(struct sim_qp *qp, enum sim_mr_use use, uint32_t key);
 
-	return mr && mr->pd == qp->pd && (mr->access & need) == need ? mr : NULL;
-}
-
-/* The key must name an MR granted to @qp (above), with the range in
- * bounds. */
-static inline int sim_mr_check(const struct sim_qp *qp, uint32_t key, uint64_t addr, uint64_t len,
-                               unsigned need, uint8_t **host, uint8_t synd)
+/* The key must name an MR granted to @qp for @use (above; a key the QP
+ * used last for it is not looked up again), with the range in bounds. */
+static inline int sim_mr_check(struct sim_qp *qp, enum sim_mr_use use, uint32_t key, uint64_t addr,
+                               uint64_t len, uint8_t **host, uint8_t synd)
 {
-	const struct sim_mr *mr;
+	const struct sim_mr_memo *m = &qp->mr_memo[use];
 
 	if (len == 0) {
 		*host = NULL;
 		return 0;
 	}
-	mr = sim_mr_granted(qp, key, need);
-	if (!mr || !sim_mr_in_bounds(mr, addr, len))
+	if (__builtin_expect(m->key != key, 0) && !sim_mr_memo_fill(qp, use, key))
+		return synd;
+	if (!sim_range_in(m->base, m->len, addr, len))
 		return synd;
 	*host = (uint8_t *)(uintptr_t)addr;
 	return 0;
 }
 
-/* Local access: a bad lkey, another PD, missing LOCAL_WRITE or bounds ->
- * local protection error. */
-static inline int sim_mr_check_local(const struct sim_qp *qp, uint32_t lkey, uint64_t addr,
-                                     uint64_t len, unsigned need, uint8_t **host)
+/* Local access: a bad lkey, another PD, missing LOCAL_WRITE (for a
+ * scatter) or bounds -> local protection error. */
+static inline int sim_mr_check_local(struct sim_qp *qp, enum sim_mr_use use, uint32_t lkey,
+                                     uint64_t addr, uint64_t len, uint8_t **host)
 {
-	return sim_mr_check(qp, lkey, addr, len, need, host, PRISM_SYND_LOCAL_PROT_ERR);
-}
-
-/* sim_mr_check_local for the entries of one scatter/gather list, in order:
- * *@mr is the MR granted to the last entry that named one (NULL before the
- * first), and an entry with its key checks only its bounds (nothing
- * between two entries of a list changes an MR). */
-static inline int sim_mr_check_local_next(const struct sim_qp *qp, const struct sim_mr **mr,
-                                          uint32_t lkey, uint64_t addr, uint64_t len, unsigned need,
-                                          uint8_t **host)
-{
-	if (len == 0) {
-		*host = NULL;
-		return 0;
-	}
-	if (!*mr || (*mr)->key != lkey)
-		*mr = sim_mr_granted(qp, lkey, need);
-	if (!*mr || !sim_mr_in_bounds(*mr, addr, len))
-		return PRISM_SYND_LOCAL_PROT_ERR;
-	*host = (uint8_t *)(uintptr_t)addr;
-	return 0;
+	return sim_mr_check(qp, use, lkey, addr, len, host, PRISM_SYND_LOCAL_PROT_ERR);
 }
 
 /* Remote access (responder @qp): the QP must grant the operation's right
  * (IBA 9.7.5.1.3 / 10.6.3.1: qp_access_flags, mlx5 QPC rre/rwe/rae) and
  * the rkey must pass the checks above; anything wrong -> remote access
  * error. */
-static inline int sim_mr_check_remote(const struct sim_qp *qp, uint32_t rkey, uint64_t addr,
-                                      uint64_t len, unsigned need, uint8_t **host)
+static inline int sim_mr_check_remote(struct sim_qp *qp, enum sim_mr_use use, uint32_t rkey,
+                                      uint64_t addr, uint64_t len, uint8_t **host)
 {
+	unsigned need = sim_mr_use_need(use);
+
 	if ((qp->access & need) != need)
 		return PRISM_SYND_REMOTE_ACCESS_ERR;
-	return sim_mr_check(qp, rkey, addr, len, need, host, PRISM_SYND_REMOTE_ACCESS_ERR);
+	return sim_mr_check(qp, use, rkey, addr, len, host, PRISM_SYND_REMOTE_ACCESS_ERR);
 }
 
 /* The packet paths (sim_wire.c): free list, packet queue, sending. */

@@ -1,17 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * sim_mr.c - memory regions, the checks every engine access goes through,
- * and the engine's writes of host memory (sim_mem_write, inline in
- * sim_internal.h, sends a write that may land in a send queue here).
+ * and the engine's writes of host memory (sim_mem_write_rx /
+ * sim_mem_write_result, inline in sim_internal.h, send a write that may
+ * land in a send queue here).
  *
  * Owns: protection domains, the MR table (an open-addressing hash keyed by
  * the MR's key; keys come from getrandom(2), lkey == rkey), access and
  * bounds checks (inline, in sim_internal.h: every WQE and packet makes a
- * few; they also check the PD and, for remote access, the QP's rights),
+ * few; they also check the PD and, for remote access, the QP's rights)
+ * with each QP's key memos (per use: the key last granted, and its range;
+ * filled here, cleared here when the MR goes),
  * and write attribution: a write that lands in a send queue's buffer
- * records its writer in each 64-byte block that holds a fetched WQE not yet
- * run and emits a PATCH event, so a later hazard can name the WQE that
- * wrote the bytes.
+ * records its writer (built from the request or outstanding entry only
+ * then) in each 64-byte block that holds a fetched WQE not yet run and
+ * emits a PATCH event, so a later hazard can name the WQE that wrote the
+ * bytes.
  *
  * Must not: let any address outside a registered region through, or a key
  * through for a QP of another PD.  Checks are overflow-safe for every
@@ -223,6 +227,30 @@ static void mrs_remove(struct sim_dev *dev, const struct sim_mr *mr)
 	dev->mrs[i] = NULL;
 }
 
+bool sim_mr_memo_fill(struct sim_qp *qp, enum sim_mr_use use, uint32_t key)
+{
+	const struct sim_mr *mr = sim_mr_by_key(qp->dev, key);
+	unsigned need = sim_mr_use_need(use);
+
+	if (!mr || mr->pd != qp->pd || (mr->access & need) != need)
+		return false;
+	qp->mr_memo[use] =
+	    (struct sim_mr_memo){.key = key, .base = (uint64_t)(uintptr_t)mr->addr, .len = mr->len};
+	return true;
+}
+
+/* @mr is going: no QP's memo may name it any more.  Lock held. */
+static void memos_forget(struct sim_dev *dev, const struct sim_mr *mr)
+{
+	for (uint32_t i = 0; i < dev->qps_cap; i++) {
+		struct sim_qp *qp = dev->qps[i];
+
+		for (unsigned u = 0; qp && u < SIM_MR_NUSES; u++)
+			if (qp->mr_memo[u].key == mr->key)
+				qp->mr_memo[u] = (struct sim_mr_memo){0};
+	}
+}
+
 int sim_mr_dereg(struct sim_mr *mr)
 {
 	struct sim_dev *dev;
@@ -232,6 +260,7 @@ int sim_mr_dereg(struct sim_mr *mr)
 	dev = mr->dev;
 	pthread_mutex_lock(&dev->lock);
 	mrs_remove(dev, mr);
+	memos_forget(dev, mr);
 	dev->nmrs--;
 	dev->mr_gen++;
 	mr->pd->users--;
@@ -309,9 +338,10 @@ static inline void attribute(struct sim_dev *dev, uintptr_t lo, uintptr_t hi, co
 	}
 }
 
-/* sim_mem_write_sq's every other case (a write across blocks or queues, or
- * outside any, an event observer, a possible race): attributed before the
- * bytes change (out of line: the quick path saves no registers). */
+/* Every other case of a write into send-queue memory (a write across
+ * blocks or queues, or outside any, an event observer, a possible race):
+ * attributed before the bytes change (out of line: the quick path saves no
+ * registers). */
 static __attribute__((noinline)) void write_sq_slow(struct sim_dev *dev, uint8_t *dst,
                                                     const void *src, size_t len,
                                                     const struct sim_writer *w, sim_time_t t)
@@ -320,22 +350,95 @@ static __attribute__((noinline)) void write_sq_slow(struct sim_dev *dev, uint8_t
 	sim_copy_bytes(dst, src, len);
 }
 
-/* A write that may land in send-queue memory (sim_mem_write).  The common
- * case without a call: wholly inside one block of the queue the last write
- * went to, no event observer, no race (sim_sq_patch_one); the rest through
- * write_sq_slow. */
-void sim_mem_write_sq(struct sim_dev *dev, uint8_t *dst, const void *src, size_t len,
-                      const struct sim_writer *w, sim_time_t t)
+/* The writer of the bytes of request @p that @qp received: its receive
+ * scatter (SIM_WRITER_RQ: rq.head is still its receive WQE) or its inbound
+ * WRITE / atomic (SIM_WRITER_REMOTE). */
+static inline void writer_rx(const struct sim_qp *qp, const struct sim_pkt *p,
+                             enum sim_writer_kind kind, struct sim_writer *w)
+{
+	*w = (struct sim_writer){
+	    .kind = kind,
+	    .qpn = qp->qpn,
+	    .wqe_counter = kind == SIM_WRITER_RQ ? qp->rq.head : 0,
+	    .opcode = p->opcode,
+	    .src_node = p->src_node,
+	    .src_qpn = p->src_qpn,
+	    .src_wqe_counter = p->wqe_counter,
+	    .issued_at = p->t, /* arrival: the issue time is not on the wire */
+	};
+}
+
+/* The writer of @qp's READ / atomic @o's response data. */
+static inline void writer_result(const struct sim_qp *qp, const struct sim_outst *o,
+                                 struct sim_writer *w)
+{
+	*w = (struct sim_writer){
+	    .kind = SIM_WRITER_SQ,
+	    .qpn = qp->qpn,
+	    .wqe_counter = o->counter,
+	    .opcode = o->opcode,
+	    .issued_at = o->start,
+	};
+}
+
+/* The rest of a write into send-queue memory (sim_mem_write_common said
+ * not common): a write in one block of the queue the last write went to,
+ * without an observer or race, records its writer only in a block where a
+ * fetched WQE could report it (sim_sq_bb_pending); every other case goes
+ * through write_sq_slow.  Returns false for those, else the block's
+ * record in *@rec (NULL: none kept). */
+static inline __attribute__((always_inline)) bool write_one_block(struct sim_dev *dev, uintptr_t lo,
+                                                                  size_t len,
+                                                                  const struct sim_outst *o,
+                                                                  struct sim_bb_state **rec)
 {
 	const struct sim_sqrange *r = &dev->sqr[dev->sqr_hint];
-	uintptr_t lo = (uintptr_t)dst, hi = lo + len;
+	struct sim_sq *sq;
+	uint32_t b;
 
-	if (r->lo <= lo && hi <= r->hi && !dev->obs.event &&
-	    (lo - r->lo) % PRISM_WQE_BB + len <= PRISM_WQE_BB &&
-	    sim_sq_patch_one(&r->qp->sq, dev->wseq, (uint32_t)((lo - r->lo) / PRISM_WQE_BB), w,
-	                     dev->o.hazard != SIM_HAZARD_OFF && w->kind == SIM_WRITER_SQ)) {
-		sim_copy_bytes(dst, src, len);
+	if (lo < r->lo || lo + len > r->hi || dev->obs.event ||
+	    (lo - r->lo) % PRISM_WQE_BB + len > PRISM_WQE_BB)
+		return false;
+	sq = &r->qp->sq;
+	b = (uint32_t)((lo - r->lo) / PRISM_WQE_BB);
+	if (o && dev->o.hazard != SIM_HAZARD_OFF && sq->bbf[b].t > o->start)
+		return false;
+	*rec = sim_sq_bb_pending(sq, b) ? &sq->bbs[b] : NULL;
+	return true;
+}
+
+void sim_mem_write_sq_rx(struct sim_qp *qp, uint8_t *dst, const void *src, size_t len,
+                         const struct sim_pkt *p, enum sim_writer_kind kind)
+{
+	struct sim_bb_state *rec;
+	struct sim_writer w;
+
+	if (!write_one_block(qp->dev, (uintptr_t)dst, len, NULL, &rec)) {
+		writer_rx(qp, p, kind, &w);
+		write_sq_slow(qp->dev, dst, src, len, &w, p->t);
 		return;
 	}
-	write_sq_slow(dev, dst, src, len, w, t);
+	if (rec) {
+		rec->wseq = qp->dev->wseq;
+		writer_rx(qp, p, kind, &rec->w);
+	}
+	sim_copy_bytes(dst, src, len);
+}
+
+void sim_mem_write_sq_result(struct sim_qp *qp, uint8_t *dst, const void *src, size_t len,
+                             const struct sim_outst *o, sim_time_t t)
+{
+	struct sim_bb_state *rec;
+	struct sim_writer w;
+
+	if (!write_one_block(qp->dev, (uintptr_t)dst, len, o, &rec)) {
+		writer_result(qp, o, &w);
+		write_sq_slow(qp->dev, dst, src, len, &w, t);
+		return;
+	}
+	if (rec) {
+		rec->wseq = qp->dev->wseq;
+		writer_result(qp, o, &rec->w);
+	}
+	sim_copy_bytes(dst, src, len);
 }

@@ -172,13 +172,6 @@ static struct sim_outst *find_psn(const struct sim_qp *qp, uint32_t psn, uint32_
  * @o is done). */
 static uint8_t land(struct sim_qp *qp, struct sim_outst *o, const struct sim_pkt *p, sim_time_t t)
 {
-	struct sim_writer w = {
-	    .kind = SIM_WRITER_SQ,
-	    .qpn = qp->qpn,
-	    .wqe_counter = o->counter,
-	    .opcode = o->opcode,
-	    .issued_at = o->start,
-	};
 	uint32_t off = 0;
 	/* the list passed these checks when it was sent (sim_exec_read /
 	 * sim_exec_atomic, for its whole byte counts): unless an MR went away
@@ -191,10 +184,10 @@ static uint8_t land(struct sim_qp *qp, struct sim_outst *o, const struct sim_pkt
 
 		if (n > p->payload_len - off)
 			n = p->payload_len - off;
-		if (!checked && sim_mr_check_local(qp, o->sge[i].lkey, o->sge[i].addr, n,
-		                                   SIM_ACCESS_LOCAL_WRITE, &dst))
+		if (!checked && sim_mr_check_local(qp, SIM_MR_READ_DST, o->sge[i].lkey,
+		                                   o->sge[i].addr, n, &dst))
 			return PRISM_SYND_LOCAL_PROT_ERR;
-		sim_mem_write(qp->dev, dst, p->payload + off, n, &w, t);
+		sim_mem_write_result(qp, dst, p->payload + off, n, o, t);
 		off += n;
 	}
 	return 0;

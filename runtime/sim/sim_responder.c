@@ -14,7 +14,7 @@
  * consumed).
  *
  * Must not: touch memory outside a registered region (every access goes
- * through sim_mr_check_* and sim_mem_write).
+ * through sim_mr_check_* and sim_mem_write_rx).
  */
 #include <stdlib.h>
 
@@ -107,22 +107,6 @@ static void resp_fail(struct sim_qp *qp, const struct sim_pkt *req, uint8_t nak_
 	sim_qp_fail(qp, req->t);
 }
 
-static struct sim_writer remote_writer(const struct sim_qp *qp, const struct sim_pkt *p,
-                                       enum sim_writer_kind kind, uint32_t counter)
-{
-	struct sim_writer w = {
-	    .kind = kind,
-	    .qpn = qp->qpn,
-	    .wqe_counter = counter,
-	    .opcode = p->opcode,
-	    .src_node = p->src_node,
-	    .src_qpn = p->src_qpn,
-	    .src_wqe_counter = p->wqe_counter,
-	    .issued_at = p->t, /* arrival: the issue time is not on the wire */
-	};
-	return w;
-}
-
 /* Is a receive WQE usable (else RNR)?  Reads the host's doorbell record. */
 static inline bool rq_ready(struct sim_qp *qp)
 {
@@ -155,17 +139,14 @@ static inline __attribute__((always_inline)) int consume_recv(struct sim_qp *qp,
 	if (n < 0)
 		return PRISM_SYND_LOCAL_QP_OP_ERR;
 	if (data) {
-		struct sim_writer w = remote_writer(qp, p, SIM_WRITER_RQ, rq->head);
-		const struct sim_mr *mr = NULL;
-
 		for (int i = 0; i < n && off < len; i++) {
 			uint32_t k = sge[i].byte_count < len - off ? sge[i].byte_count : len - off;
 			uint8_t *dst;
 
-			if (sim_mr_check_local_next(qp, &mr, sge[i].lkey, sge[i].addr, k,
-			                            SIM_ACCESS_LOCAL_WRITE, &dst))
+			if (sim_mr_check_local(qp, SIM_MR_RECV_DST, sge[i].lkey, sge[i].addr, k,
+			                       &dst))
 				return PRISM_SYND_LOCAL_PROT_ERR;
-			sim_mem_write(qp->dev, dst, data + off, k, &w, p->t);
+			sim_mem_write_rx(qp, dst, data + off, k, p, SIM_WRITER_RQ);
 			off += k;
 		}
 		if (off < len)
@@ -212,19 +193,17 @@ static inline __attribute__((always_inline)) bool serve_send(struct sim_qp *qp,
 static inline __attribute__((always_inline)) bool serve_write(struct sim_qp *qp,
                                                               const struct sim_pkt *p)
 {
-	struct sim_writer w = remote_writer(qp, p, SIM_WRITER_REMOTE, 0);
 	uint8_t *dst;
 	int rc;
 
-	if (sim_mr_check_remote(qp, p->rkey, p->raddr, p->payload_len, SIM_ACCESS_REMOTE_WRITE,
-	                        &dst)) {
+	if (sim_mr_check_remote(qp, SIM_MR_SERVE_WRITE, p->rkey, p->raddr, p->payload_len, &dst)) {
 		resp_fail(qp, p, PRISM_SYND_REMOTE_ACCESS_ERR);
 		return false;
 	}
 	/* WRITE_IMM needs a receive: check before any byte lands (RNR) */
 	if (p->kind == SIM_PKT_WRITE_IMM && !rq_ready(qp))
 		return rnr(qp, p);
-	sim_mem_write(qp->dev, dst, p->payload, p->payload_len, &w, p->t);
+	sim_mem_write_rx(qp, dst, p->payload, p->payload_len, p, SIM_WRITER_REMOTE);
 	if (p->kind == SIM_PKT_WRITE_IMM) {
 		/* The receive stays usable: its limit only grows (the doorbell
 		 * record is extended forward, RECV_EN raises rq->en), and reading
@@ -245,7 +224,6 @@ static inline __attribute__((always_inline)) bool serve_write(struct sim_qp *qp,
 
 static bool serve_atomic(struct sim_qp *qp, const struct sim_pkt *p)
 {
-	struct sim_writer w = remote_writer(qp, p, SIM_WRITER_REMOTE, 0);
 	unsigned size = p->atomic_size;
 	uint8_t result[32];
 	struct sim_pkt *r;
@@ -257,7 +235,7 @@ static bool serve_atomic(struct sim_qp *qp, const struct sim_pkt *p)
 		resp_fail(qp, p, PRISM_SYND_REMOTE_INVAL_REQ_ERR); /* misaligned / bad size */
 		return false;
 	}
-	if (sim_mr_check_remote(qp, p->rkey, p->raddr, size, SIM_ACCESS_REMOTE_ATOMIC, &dst)) {
+	if (sim_mr_check_remote(qp, SIM_MR_SERVE_ATOMIC, p->rkey, p->raddr, size, &dst)) {
 		resp_fail(qp, p, PRISM_SYND_REMOTE_ACCESS_ERR);
 		return false;
 	}
@@ -266,7 +244,7 @@ static bool serve_atomic(struct sim_qp *qp, const struct sim_pkt *p)
 		return false;
 	sim_atomic_apply(p->opcode, size, dst, p->swap, p->compare, p->swap_mask, p->compare_mask,
 	                 r->payload, result);
-	sim_mem_write(qp->dev, dst, result, size, &w, p->t);
+	sim_mem_write_rx(qp, dst, result, size, p, SIM_WRITER_REMOTE);
 	respond(qp, p, SIM_PKT_ATOMIC_RESP, 0, r);
 	return true;
 }
@@ -350,7 +328,7 @@ static bool serve_read(struct sim_qp *qp, const struct sim_pkt *p)
 	uint32_t nlines;
 
 	if (p->len > SIM_MAX_MSG ||
-	    sim_mr_check_remote(qp, p->rkey, p->raddr, p->len, SIM_ACCESS_REMOTE_READ, &src)) {
+	    sim_mr_check_remote(qp, SIM_MR_SERVE_READ, p->rkey, p->raddr, p->len, &src)) {
 		resp_fail(qp, p, PRISM_SYND_REMOTE_ACCESS_ERR);
 		return false;
 	}

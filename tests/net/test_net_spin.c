@@ -4,9 +4,11 @@
  * catch keeps or grows the budget up to the cap, a miss halves it down to
  * 0, a budget of 0 polls again only every NET_SPIN_RETRY-th wait (a missed
  * retry stays at 0), a cap of 0 never polls, PRISM_SPIN_US parsing, and
- * the process-wide count of pollers being released.
+ * the process-wide count of pollers being released, and the poll loop
+ * (net_spin_poll) passing its look's answer on.
  *
- * Must not: time anything (no polling happens here, only the arithmetic).
+ * Must not: time anything (the only polls last a microsecond, and only
+ * their answers are checked).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -99,6 +101,42 @@ static void test_pollers_released(void **state)
 	}
 }
 
+struct look {
+	unsigned calls, catch_at;
+	int answer;
+};
+
+static int look(void *ctx)
+{
+	struct look *k = ctx;
+
+	return ++k->calls >= k->catch_at ? k->answer : 0;
+}
+
+static void test_poll_passes_the_look_on(void **state)
+{
+	struct look caught = {.catch_at = 3, .answer = 7}, failed = {.catch_at = 1, .answer = -3};
+	struct look never = {.catch_at = UINT32_MAX};
+	struct net_spin s;
+
+	net_spin_init(&s, 40);
+	s.busy_ok = true;
+	assert_int_equal(net_spin_begin(&s), 40);
+	assert_int_equal(net_spin_poll(&s, 40, look, &caught), 7);
+	assert_int_equal(caught.calls, 3);
+	assert_int_equal(net_spin_begin(&s), 40); /* a catch keeps the budget */
+	/* a negative answer stops the poll at once, as a miss */
+	assert_int_equal(net_spin_poll(&s, 40, look, &failed), -3);
+	assert_int_equal(failed.calls, 1);
+	assert_int_equal(net_spin_begin(&s), 20);
+	/* nothing came: the time ran out, a miss */
+	assert_int_equal(net_spin_poll(&s, 1, look, &never), 0);
+	assert_true(never.calls >= 1);
+	assert_int_equal(net_spin_begin(&s), 10);
+	net_spin_end(&s, 10, true, 0);
+	(void)state;
+}
+
 static void test_env(void **state)
 {
 	assert_int_equal(setenv("PRISM_SPIN_US", "0", 1), 0);
@@ -122,6 +160,7 @@ int main(void)
 	    cmocka_unit_test(test_miss_halves_to_zero_then_retries),
 	    cmocka_unit_test(test_cap_zero_never_polls),
 	    cmocka_unit_test(test_pollers_released),
+	    cmocka_unit_test(test_poll_passes_the_look_on),
 	    cmocka_unit_test(test_env),
 	};
 

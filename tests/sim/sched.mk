@@ -40,3 +40,10 @@ sim_sgl_SRCS := tests/sim/test_sgl.c tests/sim/sim_harness.c
 # wake-up is lost between poll, arm and sleep.
 TESTS += sim_channel
 sim_channel_SRCS := tests/sim/test_channel.c tests/sim/sim_harness.c
+
+# tests/sim: a QP's key memos never outlive their MR: a deregistered key,
+# or the same key registered again over another range, PD or rights,
+# grants nothing it no longer names; a key granted for one use grants no
+# other.
+TESTS += sim_mrkeys
+sim_mrkeys_SRCS := tests/sim/test_mrkeys.c tests/sim/sim_harness.c

@@ -9,8 +9,9 @@
  * right offset inside the WQE, and only then (bytes of the block past the
  * WQE are not the WQE).  Also the attribution of engine writes to the send
  * queue they land in, which first tries the queue the last write went to,
- * the engine's copy for writes of up to 16 bytes, and a racing engine
- * write that spans two blocks (one report per write).  The WQE a step
+ * the engine's copy for writes of up to 16 bytes, a racing engine write
+ * that spans two blocks (one report per write), and the writer a quiet
+ * device's quick path records (an inbound WRITE, a receive scatter).  The WQE a step
  * makes room for is fetched inline when no observer is there, by the fetch
  * loop when one is, and so are the one-BB WQEs an ENABLE lets into an
  * empty window: a run must end the same either way.
@@ -271,6 +272,73 @@ static void test_patch_race_one_bb_quiet(void **state)
 	assert_memory_equal(slot + 12, e->src + 2048, 4);
 	assert_one_read_race(e, 12, 4, read_ctr);
 	assert_memory_equal(e->dst, e->src, 8); /* the stale copy ran */
+}
+
+/* ---- writer records of the quick path (no observer) ----------------- */
+
+/*
+ * b writes 4 bytes into the immediate word of a NOP that a fetched and
+ * holds behind a WAIT on b's CQ: an inbound WRITE (@recv false) or a SEND
+ * scattered by a's receive.  A first, unsignaled WRITE into an unposted
+ * slot of a's ring makes a's queue the one the last write went to, so the
+ * patch takes the quick path, which records its writer only for a fetched
+ * block.  The NOP then fails its hazard check naming that writer.
+ */
+static void quick_writer_named(struct env *e, bool recv)
+{
+	struct prism_wqe w;
+	struct prism_sge sge;
+	struct sim_hazard h;
+	uint32_t nop, write_ctr;
+	uint8_t *slot;
+
+	hx_wait(&w, sim_cq_num(e->cq_b.cq), 0, false);
+	hx_post(&e->a, &w);
+	hx_nop(&w, true);
+	nop = hx_post(&e->a, &w);
+	slot = hx_slot(&e->a, nop);
+	hx_ring(&e->a);
+	assert_int_equal(sim_dev_run(e->dev, 0), 0); /* both fetched, the WAIT holds */
+	hx_rw(&w, PRISM_OP_RDMA_WRITE, (uintptr_t)hx_slot(&e->a, 32) + 12, sim_mr_rkey(e->a.sq_mr),
+	      (uintptr_t)e->src, e->src_key, 4, false);
+	hx_post(&e->b, &w);
+	write_ctr = e->b.sq_pi;
+	if (recv) {
+		sge = (struct prism_sge){
+		    .byte_count = 4, .lkey = sim_mr_lkey(e->a.sq_mr), .addr = (uintptr_t)slot + 12};
+		hx_post_recv(&e->a, &sge, 1);
+		hx_send(&w, PRISM_OP_SEND, (uintptr_t)e->src + 4, e->src_key, 4, true);
+	} else {
+		hx_rw(&w, PRISM_OP_RDMA_WRITE, (uintptr_t)slot + 12, sim_mr_rkey(e->a.sq_mr),
+		      (uintptr_t)e->src + 4, e->src_key, 4, true);
+	}
+	hx_post(&e->b, &w);
+	hx_ring(&e->b);
+	assert_int_equal(sim_dev_run(e->dev, 0), SIM_E_HAZARD);
+	assert_memory_equal(slot + 12, e->src + 4, 4);
+	assert_true(sim_dev_last_hazard(e->dev, &h));
+	assert_int_equal(h.qpn, e->a.qpn);
+	assert_int_equal(h.wqe_counter, nop);
+	assert_int_equal(h.offset, 12);
+	assert_int_equal(h.len, 4);
+	assert_int_equal(h.writer.kind, recv ? SIM_WRITER_RQ : SIM_WRITER_REMOTE);
+	assert_int_equal(h.writer.qpn, e->a.qpn);
+	assert_int_equal(h.writer.wqe_counter, 0); /* a's first receive; 0 for a WRITE */
+	assert_int_equal(h.writer.opcode, recv ? PRISM_OP_SEND : PRISM_OP_RDMA_WRITE);
+	assert_int_equal(h.writer.src_qpn, e->b.qpn);
+	assert_int_equal(h.writer.src_wqe_counter, write_ctr);
+	assert_true(h.writer.issued_at > 0);
+	assert_false(h.executed);
+}
+
+static void test_quick_writer_remote(void **state)
+{
+	quick_writer_named(*state, false);
+}
+
+static void test_quick_writer_recv(void **state)
+{
+	quick_writer_named(*state, true);
 }
 
 /* ---- write attribution ---------------------------------------------- */
@@ -716,6 +784,8 @@ int main(void)
 	                                    env_teardown),
 	    cmocka_unit_test_setup_teardown(test_patch_race_two_bbs_one_report, setup_managed_warn,
 	                                    env_teardown),
+	    cmocka_unit_test_setup_teardown(test_quick_writer_remote, setup, env_teardown),
+	    cmocka_unit_test_setup_teardown(test_quick_writer_recv, setup, env_teardown),
 	    cmocka_unit_test(test_fetch_after_step_quiet_matches_observed),
 	    cmocka_unit_test(test_enable_fetch_quiet_matches_observed),
 	    cmocka_unit_test(test_fetch_window_not_pow2),

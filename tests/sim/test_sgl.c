@@ -5,7 +5,8 @@
  * that share a key are each held to their bounds, and a later entry with
  * another key is checked in full (its PD, its rights), for a READ's
  * scatter list, a WRITE's gather list and a receive's scatter list.  The
- * engine looks a key up once for consecutive entries naming it.
+ * engine looks a key up only when the QP's memo for that use names
+ * another.
  *
  * Owns: these checks.  Must not: time anything.
  */
