@@ -190,10 +190,7 @@ static int be_progress(struct core_be_dev *dev)
 
 static uint64_t be_now_ns(struct core_be_dev *dev)
 {
-	struct sim_stats st;
-
-	sim_dev_stats((struct sim_dev *)dev, &st);
-	return st.vtime_max / 1000;
+	return sim_dev_now((struct sim_dev *)dev) / 1000;
 }
 
 /* The sim implements every verb of the NIC model in both firmware profiles. */

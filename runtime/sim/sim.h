@@ -243,6 +243,8 @@ struct sim_stats {
 	                       * SIM_QP_TXQ_MAX (then failed), or no QP left */
 };
 void sim_dev_stats(struct sim_dev *dev, struct sim_stats *out);
+/* The latest virtual time any unit reached (sim_stats.vtime_max), alone. */
+sim_time_t sim_dev_now(struct sim_dev *dev);
 /* Most recent hazard (false if none so far). */
 bool sim_dev_last_hazard(struct sim_dev *dev, struct sim_hazard *out);
 

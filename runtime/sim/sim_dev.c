@@ -209,6 +209,16 @@ void sim_dev_stats(struct sim_dev *dev, struct sim_stats *out)
 	pthread_mutex_unlock(&dev->lock);
 }
 
+sim_time_t sim_dev_now(struct sim_dev *dev)
+{
+	sim_time_t now;
+
+	pthread_mutex_lock(&dev->lock);
+	now = dev->now;
+	pthread_mutex_unlock(&dev->lock);
+	return now;
+}
+
 bool sim_dev_last_hazard(struct sim_dev *dev, struct sim_hazard *out)
 {
 	bool has;

@@ -1123,6 +1123,7 @@ static void fold_run(bool observe, struct fold_outcome *out)
 	for (out->n = 0; out->n < 32 && hx_poll(&cq, &out->c[out->n]) == 1; out->n++)
 		;
 	sim_dev_stats(dev, &out->st);
+	assert_int_equal(sim_dev_now(dev), out->st.vtime_max);
 	memcpy(out->mem, buf, sizeof(out->mem));
 	out->tx = 0;
 	for (uint32_t i = 0; i < l->n; i++)
