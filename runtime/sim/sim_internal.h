@@ -817,24 +817,22 @@ void sim_mem_write_sq_rx(struct sim_qp *qp, uint8_t *dst, const void *src, size_
                          const struct sim_pkt *p, enum sim_writer_kind kind);
 void sim_mem_write_sq_result(struct sim_qp *qp, uint8_t *dst, const void *src, size_t len,
                              const struct sim_outst *o, sim_time_t t);
-/* The common engine write, decided in line: outside send-queue memory, or
- * wholly inside one block of the queue the last write went to with no
- * event observer and no fetched WQE there (no writer record to keep: see
- * sim_sq_bb_pending).  Only a local READ / atomic result (@o) may race a
- * fetch: one landing in a block fetched after it was issued (bbf.t >
- * o->start; a block never fetched has t 0) is not common either.  Counts
- * the write (dev->wseq). */
-static inline bool sim_mem_write_common(struct sim_dev *dev, uintptr_t lo, size_t len,
-                                        const struct sim_outst *o)
+/* A write of [@lo, @lo + @len) that lies in one block of the queue the last
+ * write went to (dev->sqr_hint), with no event observer, and (a local READ /
+ * atomic result @o) not racing a fetch: a block fetched after @o was issued
+ * (bbf.t > o->start; a block never fetched has t 0) is a race.  True for
+ * such a write, with the block's writer record in *@rec, or NULL where no
+ * fetched WQE could report it (sim_sq_bb_pending); false for every other
+ * write into send-queue memory (sim_mr.c's write_sq_slow). */
+static inline __attribute__((always_inline)) bool sim_mem_write_one_block(struct sim_dev *dev,
+                                                                          uintptr_t lo, size_t len,
+                                                                          const struct sim_outst *o,
+                                                                          struct sim_bb_state **rec)
 {
-	const struct sim_sqrange *r;
-	const struct sim_sq *sq;
+	const struct sim_sqrange *r = &dev->sqr[dev->sqr_hint];
+	struct sim_sq *sq;
 	uint32_t b;
 
-	dev->wseq++;
-	if (lo + len <= dev->sqr_lo || lo >= dev->sqr_hi)
-		return true;
-	r = &dev->sqr[dev->sqr_hint];
 	if (lo < r->lo || lo + len > r->hi || dev->obs.event ||
 	    (lo - r->lo) % PRISM_WQE_BB + len > PRISM_WQE_BB)
 		return false;
@@ -842,7 +840,21 @@ static inline bool sim_mem_write_common(struct sim_dev *dev, uintptr_t lo, size_
 	b = (uint32_t)((lo - r->lo) / PRISM_WQE_BB);
 	if (o && dev->o.hazard != SIM_HAZARD_OFF && sq->bbf[b].t > o->start)
 		return false;
-	return !sim_sq_bb_pending(sq, b);
+	*rec = sim_sq_bb_pending(sq, b) ? &sq->bbs[b] : NULL;
+	return true;
+}
+/* The common engine write, decided in line: outside send-queue memory, or
+ * a one-block write (sim_mem_write_one_block) with no writer record to
+ * keep.  Counts the write (dev->wseq). */
+static inline bool sim_mem_write_common(struct sim_dev *dev, uintptr_t lo, size_t len,
+                                        const struct sim_outst *o)
+{
+	struct sim_bb_state *rec;
+
+	dev->wseq++;
+	if (lo + len <= dev->sqr_lo || lo >= dev->sqr_hi)
+		return true;
+	return sim_mem_write_one_block(dev, lo, len, o, &rec) && !rec;
 }
 /* Every engine write of host memory is one of these two: copies, and
  * attributes the write when it lands in send-queue memory (PATCH event,

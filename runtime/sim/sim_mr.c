@@ -381,39 +381,13 @@ static inline void writer_result(const struct sim_qp *qp, const struct sim_outst
 	};
 }
 
-/* The rest of a write into send-queue memory (sim_mem_write_common said
- * not common): a write in one block of the queue the last write went to,
- * without an observer or race, records its writer only in a block where a
- * fetched WQE could report it (sim_sq_bb_pending); every other case goes
- * through write_sq_slow.  Returns false for those, else the block's
- * record in *@rec (NULL: none kept). */
-static inline __attribute__((always_inline)) bool write_one_block(struct sim_dev *dev, uintptr_t lo,
-                                                                  size_t len,
-                                                                  const struct sim_outst *o,
-                                                                  struct sim_bb_state **rec)
-{
-	const struct sim_sqrange *r = &dev->sqr[dev->sqr_hint];
-	struct sim_sq *sq;
-	uint32_t b;
-
-	if (lo < r->lo || lo + len > r->hi || dev->obs.event ||
-	    (lo - r->lo) % PRISM_WQE_BB + len > PRISM_WQE_BB)
-		return false;
-	sq = &r->qp->sq;
-	b = (uint32_t)((lo - r->lo) / PRISM_WQE_BB);
-	if (o && dev->o.hazard != SIM_HAZARD_OFF && sq->bbf[b].t > o->start)
-		return false;
-	*rec = sim_sq_bb_pending(sq, b) ? &sq->bbs[b] : NULL;
-	return true;
-}
-
 void sim_mem_write_sq_rx(struct sim_qp *qp, uint8_t *dst, const void *src, size_t len,
                          const struct sim_pkt *p, enum sim_writer_kind kind)
 {
 	struct sim_bb_state *rec;
 	struct sim_writer w;
 
-	if (!write_one_block(qp->dev, (uintptr_t)dst, len, NULL, &rec)) {
+	if (!sim_mem_write_one_block(qp->dev, (uintptr_t)dst, len, NULL, &rec)) {
 		writer_rx(qp, p, kind, &w);
 		write_sq_slow(qp->dev, dst, src, len, &w, p->t);
 		return;
@@ -431,7 +405,7 @@ void sim_mem_write_sq_result(struct sim_qp *qp, uint8_t *dst, const void *src, s
 	struct sim_bb_state *rec;
 	struct sim_writer w;
 
-	if (!write_one_block(qp->dev, (uintptr_t)dst, len, o, &rec)) {
+	if (!sim_mem_write_one_block(qp->dev, (uintptr_t)dst, len, o, &rec)) {
 		writer_result(qp, o, &w);
 		write_sq_slow(qp->dev, dst, src, len, &w, t);
 		return;
