@@ -18,6 +18,12 @@
 
 #include "net/net_ring.h"
 
+/* Rings looked at each round at most: the look costs a load per ring, and a
+ * thread that never sleeps never empties the list, so past this a ring read
+ * empty has its flag set at once (a write to it then costs its peer a
+ * signal), and a round costs the same whatever the number of idle rings. */
+#define NET_HOT_MAX 64
+
 /*
  * The transport thread read @l's ring empty: instead of setting its sleep
  * flag now, it looks at the ring's head again each round while it works and
@@ -30,7 +36,7 @@ bool net_hot_add(struct net_link *l)
 
 	if (l->hot)
 		return true;
-	if (!ARRAY_RESERVE(t->hot, t->hot_cap, (size_t)t->nhot + 1))
+	if (t->nhot >= NET_HOT_MAX || !ARRAY_RESERVE(t->hot, t->hot_cap, (size_t)t->nhot + 1))
 		return false;
 	t->hot[t->nhot++] = fd_id(l, FD_DATA);
 	l->hot = true;
